@@ -1,0 +1,16 @@
+# The Refit web image: one daphne ASGI worker per container; docker-compose runs
+# several behind nginx.
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 REFIT_VAR_DIR=/var/lib/refit
+WORKDIR /app
+COPY pyproject.toml ./
+COPY config ./config
+COPY campaign ./campaign
+COPY rules ./rules
+COPY templates ./templates
+COPY static ./static
+COPY manage.py ./
+RUN pip install --no-cache-dir . && mkdir -p /var/lib/refit \
+ && SECRET_KEY=build-only python manage.py collectstatic --noinput -v0
+EXPOSE 8000
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "config.asgi:application"]

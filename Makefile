@@ -1,0 +1,50 @@
+# Refit — two commands set everything up on a fresh Debian machine with Python 3.11:
+#   make run    the product on the embedded default (SQLite + in-memory channel layer)
+#   make test   the whole suite on PostgreSQL + Redis, then again on the embedded default
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PG_PORT ?= 5432
+REDIS_PORT ?= 6390
+TEST_DATABASE_URL ?= postgres://refit:refit@127.0.0.1:$(PG_PORT)/refit
+TEST_REDIS_URL ?= redis://127.0.0.1:$(REDIS_PORT)/0
+PYTEST_ARGS ?=
+
+.PHONY: run test test-real test-embedded services lint bench clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+run: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput -v0
+	$(PY) manage.py loadmodules
+	@echo "Refit on http://$(HOST):$(PORT)/ (embedded default: SQLite + in-memory layer)"
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) config.asgi:application
+
+services:
+	REFIT_PG_PORT=$(PG_PORT) REFIT_REDIS_PORT=$(REDIS_PORT) scripts/services.sh
+
+test: $(VENV)/.installed services lint test-real test-embedded
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(PY) manage.py makemigrations --check --dry-run -v0
+
+# The whole suite on the real servers.
+test-real: $(VENV)/.installed
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) REFIT_TEST_BACKEND=real \
+		$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# Again on the embedded default; tests that need PostgreSQL or Redis are left out.
+test-embedded: $(VENV)/.installed
+	env -u DATABASE_URL -u REDIS_URL REFIT_TEST_BACKEND=embedded \
+		$(VENV)/bin/pytest -m "not postgres and not redis and not browser" $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

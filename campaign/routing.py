@@ -1,0 +1,7 @@
+from django.urls import path
+
+from campaign import consumers
+
+websocket_urlpatterns = [
+    path("ws/live/", consumers.LiveConsumer.as_asgi()),
+]

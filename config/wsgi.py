@@ -1,0 +1,8 @@
+"""WSGI entry point (management tooling only; Refit is served over ASGI)."""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+application = get_wsgi_application()

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RulesConfig(AppConfig):
+    name = "rules"
+    verbose_name = "Rules"

@@ -1,0 +1,828 @@
+"""The CG module format: a strict, validated description of one campaign game system.
+
+A module file (YAML under ``rules/modules/``) holds every number of a campaign game:
+sides, dates, currency, the between-scenario steps, dice tables, RG charts, the
+initiative matrix.  Code implements mechanisms; the module supplies the data.
+
+Every model forbids unknown keys, so a typo in a module file is an error, not a
+silently ignored datum.  Cross-references (a step naming a table, a restriction naming
+an RG, a variant naming a date) are checked in ``Module``'s validator.
+
+Most objects carry ``rule`` (the rule number the datum comes from) and ``note`` (the
+transcriber's inference where the OCR was damaged, with its reasoning).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$", max_length=64)]
+RuleRef = Annotated[str, Field(max_length=80)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------- ranges
+
+_RANGE_RE = re.compile(
+    r"^\s*(?:(?P<le>≤|<=)\s*(?P<le_v>-?\d+)"
+    r"|(?P<lt><)\s*(?P<lt_v>-?\d+)"
+    r"|(?P<ge>≥|>=)\s*(?P<ge_v>-?\d+)"
+    r"|(?P<gt>>)\s*(?P<gt_v>-?\d+)"
+    r"|(?P<lo>-?\d+)\s*(?:[-–]\s*(?P<hi>-?\d+))?"
+    r"|(?P<plus>-?\d+)\s*\+)\s*$"
+)
+
+
+def parse_range(text: str) -> tuple[int | None, int | None]:
+    """Parse a table row's range: ``≤2``, ``3``, ``4-5``, ``≥12``, ``<=2``, ``12+``.
+
+    Returns (low, high); ``None`` is an open end.
+    """
+    m = _RANGE_RE.match(str(text))
+    if not m:
+        raise ValueError(f"'{text}' is not a roll range (use e.g. '≤2', '3', '4-5', '≥12')")
+    if m["le"]:
+        return None, int(m["le_v"])
+    if m["lt"]:
+        return None, int(m["lt_v"]) - 1
+    if m["ge"]:
+        return int(m["ge_v"]), None
+    if m["gt"]:
+        return int(m["gt_v"]) + 1, None
+    if m["plus"]:
+        return int(m["plus"]), None
+    lo = int(m["lo"])
+    hi = int(m["hi"]) if m["hi"] is not None else lo
+    if hi < lo:
+        raise ValueError(f"'{text}': the range runs backwards")
+    return lo, hi
+
+
+# --------------------------------------------------------------------------- conditions
+
+# Quantities a mechanism can supply about the campaign when a DRM is "per N" of
+# something or a condition tests it.  Extending this list is a code change on purpose:
+# each input needs a mechanism that computes it.
+CampaignInput = Literal[
+    "cvp_lost_prior_scenario",  # CVP the acting side lost in the prior CG scenario
+    "cvp_lost_cg",  # CVP the acting side has lost in the whole CG so far
+    "san",  # the acting side's current SAN
+    "vp_total",  # the acting side's VP amassed over the CG
+]
+
+
+class Condition(Strict):
+    """When a DRM applies by itself, or which RGs a rule concerns.  All given fields
+    must hold (AND).  A DRM with no ``when`` is ticked by the player."""
+
+    sides: list[Slug] | None = None
+    nationalities: list[str] | None = None
+    groups: list[str] | None = None  # RG IDs
+    id_prefixes: list[str] | None = None  # first letter(s) of RG IDs: "I", "G", "V"
+    tags: list[Slug] | None = None  # RG tags: coy, airborne, alert, italian, ...
+    not_tags: list[Slug] | None = None
+    strength: Literal["full", "depleted"] | None = None
+    night: bool | None = None  # the current CG date is a night date
+    chose_attack_previous: bool | None = None  # side chose Attack for the prior scenario
+    initial_scenario: bool | None = None
+
+
+# --------------------------------------------------------------------------- dice tables
+
+
+class Drm(Strict):
+    """A die-roll modifier.
+
+    * fixed: ``value`` (player ticks it unless ``when`` decides);
+    * scaled: ``value`` per ``per`` of a campaign ``of`` input (+``offset``), rounded;
+      e.g. -1 per 10 CVP FRD → ``value: -1, per: 10, of: cvp_lost_prior_scenario``;
+    * variable: the player types the value (``variable: true``), e.g. a leader's DRM.
+    """
+
+    id: Slug
+    label: str
+    value: int = 0
+    when: Condition | None = None
+    per: int | None = Field(default=None, gt=0)
+    of: CampaignInput | None = None
+    offset: int = 0
+    rounding: Literal["FRD", "FRU"] = "FRD"
+    variable: bool = False
+    min: int | None = None
+    max: int | None = None
+    rule: RuleRef | None = None
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> Drm:
+        if self.variable and (self.value or self.of or self.per):
+            raise ValueError("a variable DRM takes its value from the player: no value/of/per")
+        if self.per is not None and self.of is None:
+            raise ValueError("'per' needs 'of' (the campaign quantity it counts)")
+        if not self.variable and self.value == 0 and self.of is None:
+            raise ValueError("a DRM needs a non-zero value, 'of' a campaign input, or variable")
+        return self
+
+
+class TableRow(Strict):
+    range: str
+    result: str | None = None  # single-column tables
+    results: dict[str, str] | None = None  # multi-column tables: column -> result
+    effect: Slug | None = None  # a machine-readable outcome mechanisms act on
+    note: str | None = None
+
+    @field_validator("range")
+    @classmethod
+    def _range(cls, v: str) -> str:
+        parse_range(v)
+        return v
+
+    @property
+    def bounds(self) -> tuple[int | None, int | None]:
+        return parse_range(self.range)
+
+    @model_validator(mode="after")
+    def _one_result(self) -> TableRow:
+        if (self.result is None) == (self.results is None):
+            raise ValueError("a row has either 'result' or 'results' (one per column)")
+        return self
+
+
+class Table(Strict):
+    id: Slug
+    title: str
+    rule: RuleRef
+    dice: Literal["dr", "DR"]
+    columns: list[str] | None = None  # for multi-column tables
+    column_for_side: dict[Slug, str] = {}  # which column a side reads, by side id
+    rows: list[TableRow] = []
+    drms: list[Drm] = []
+    footnotes: dict[str, str] = {}
+    missing: bool = False  # the rules text lacks this table; the host must supply it
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _rows(self) -> Table:
+        if self.missing:
+            if self.rows:
+                raise ValueError("a table declared missing has no rows")
+            return self
+        if not self.rows:
+            raise ValueError("a table needs rows (or 'missing: true' if the rules lack it)")
+        for i, row in enumerate(self.rows):
+            if self.columns:
+                if row.results is None or set(row.results) != set(self.columns):
+                    raise ValueError(
+                        f"rows[{i}] ({row.range}): results must name exactly the columns "
+                        f"{self.columns}"
+                    )
+            elif row.results is not None:
+                raise ValueError(f"rows[{i}] ({row.range}): 'results' needs 'columns'")
+        bounds = sorted((r.bounds for r in self.rows), key=_sort_key)
+        for (lo1, hi1), (lo2, hi2) in zip(bounds, bounds[1:], strict=False):
+            if hi1 is None or lo2 is None or lo2 <= hi1:
+                raise ValueError(f"rows overlap: {_fmt(lo1, hi1)} and {_fmt(lo2, hi2)}")
+            if lo2 != hi1 + 1:
+                raise ValueError(f"rows leave a gap between {hi1} and {lo2}")
+        low, high = (1, 6) if self.dice == "dr" else (2, 12)
+        first, last = bounds[0], bounds[-1]
+        if first[0] is not None and first[0] > low:
+            raise ValueError(f"no row for a final {self.dice} of {low}")
+        if last[1] is not None and last[1] < high:
+            raise ValueError(f"no row for a final {self.dice} of {high}")
+        for side_id, col in self.column_for_side.items():
+            if col not in (self.columns or []):
+                raise ValueError(f"column_for_side.{side_id}: '{col}' is not a column")
+        ids = [d.id for d in self.drms]
+        if len(ids) != len(set(ids)):
+            raise ValueError("DRM ids repeat")
+        return self
+
+    def lookup(self, final: int) -> TableRow:
+        """The row for a final roll; open ends catch modified rolls beyond the printed
+        range, and a final value beyond a closed end takes the nearest row."""
+        for row in self.rows:
+            lo, hi = row.bounds
+            if (lo is None or final >= lo) and (hi is None or final <= hi):
+                return row
+        ordered = sorted(self.rows, key=lambda r: _sort_key(r.bounds))
+        return ordered[0] if final < (ordered[0].bounds[0] or 0) else ordered[-1]
+
+
+def _sort_key(b: tuple[int | None, int | None]) -> int:
+    return -(10**6) if b[0] is None else b[0]
+
+
+def _fmt(lo: int | None, hi: int | None) -> str:
+    if lo is None:
+        return f"≤{hi}"
+    if hi is None:
+        return f"≥{lo}"
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+# --------------------------------------------------------------------------- sides, dates
+
+
+class Side(Strict):
+    id: Slug
+    name: str
+    nationalities: list[str] = []
+    note: str | None = None
+
+
+class CGDate(Strict):
+    id: Slug
+    label: str  # "July 14 AM", "0930 hrs", "Dec 6 Midday"
+    day: str  # calendar day, for per-day limits
+    time: str | None = None
+    night: bool = False
+    weather: str | None = None  # EC/weather where the rules fix it
+    base_points: dict[Slug, int] | None = None  # per side, for the base-table mechanism
+    vp_required: int | None = None  # for the VP-differential mechanism
+    initial: bool = False  # the date of an Initial Scenario
+    note: str | None = None
+
+
+class Variant(Strict):
+    id: Slug
+    name: str
+    start_date: Slug
+    last_date: Slug
+    attack_chits: dict[Slug, int] | None = None  # max Attack chits per side over the CG
+    initial_points: dict[Slug, int] = {}
+    initial_fortification_points: dict[Slug, int] = {}
+    initial_rgs: dict[Slug, list[str]] = {}
+    rule: RuleRef | None = None
+    note: str | None = None
+
+
+# --------------------------------------------------------------------------- currency
+
+
+class LossPoints(Strict):
+    """3.6162-style bonus: a side whose prior-scenario CVP losses are ≥ ratio× and ≥
+    margin more than the opponent's adds a roll."""
+
+    ratio: int = Field(gt=0)
+    margin: int = Field(ge=0)
+    dice: Literal["dr", "DR"]
+    rule: RuleRef
+
+
+class BaseTableReplenishment(Strict):
+    mechanism: Literal["base_table"]
+    rule: RuleRef
+    loss_points: LossPoints | None = None
+    note: str | None = None
+
+
+class TableRollReplenishment(Strict):
+    mechanism: Literal["table_roll"]
+    rule: RuleRef
+    table: Slug
+    no_roll_on_initial: bool = True
+    note: str | None = None
+
+
+class VpDifferentialReplenishment(Strict):
+    """Purchase points = (VP required for the previous scenario − VP amassed) + CVP
+    suffered in the CG so far; negative results count as 0 (seed 002, 2.91–2.92)."""
+
+    mechanism: Literal["vp_differential"]
+    rule: RuleRef
+    side: Slug
+    negative_ignored: bool = True
+    note: str | None = None
+
+
+Replenishment = Annotated[
+    BaseTableReplenishment | TableRollReplenishment | VpDifferentialReplenishment,
+    Field(discriminator="mechanism"),
+]
+
+
+class CarryOver(Strict):
+    retained: bool = True  # unspent points carry to the next date
+    lost_after_dates: list[Slug] = []  # unspent points are lost after these dates
+    rule: RuleRef | None = None
+    note: str | None = None
+
+
+class Currency(Strict):
+    code: str  # CPP, TP, PP
+    name: str
+    replenishment: Replenishment
+    carry_over: CarryOver = CarryOver()
+
+
+# --------------------------------------------------------------------------- RG charts
+
+
+class CostVariant(Strict):
+    """An alternative price: the printed cost × factor, rounded (3.6175), or a cost the
+    chart prints for that variant (``ReinforcementGroup.costs``)."""
+
+    id: Slug
+    label: str
+    factor: str | None = None  # "4/5", "1.2": exact fractions
+    rounding: Literal["FRD", "FRU"] = "FRD"
+    applies_to: Condition | None = None
+    implies: str | None = None  # what the variant obliges (e.g. "set up in Reserve")
+    rule: RuleRef | None = None
+    note: str | None = None
+
+    @field_validator("factor")
+    @classmethod
+    def _factor(cls, v: str | None) -> str | None:
+        if v is not None and Fraction(v) <= 0:
+            raise ValueError("factor must be positive")
+        return v
+
+
+class ReinforcementGroup(Strict):
+    id: str = Field(pattern=r"^[A-Z][A-Za-z0-9]*$")
+    type: str  # Group Type
+    full: int | None = None  # number of units at Full strength
+    depleted: int | None = None  # at Depleted strength
+    strength_text: str | None = None  # the printed Full/Depl cell, when not plain
+    units: str  # Unit Type(s) as printed
+    cost: int | None = Field(default=None, ge=0)
+    costs: dict[Slug, int] = {}  # printed alternative costs by cost variant id
+    date_max: int | None = Field(default=None, ge=0)  # per CG date (None: no limit)
+    cg_max: dict[Slug, int] = {}  # per variant id
+    tags: list[Slug] = []
+    footnotes: list[str] = []  # letters of the chart's footnotes
+    depletable: bool = False
+    grants: dict[Literal["fortification_points", "recon", "san"], int] = {}
+    comes_with: list[str] = []
+    sw: dict[str, int] = {}  # SW allotment at Full strength (3.6182)
+    setup_on_map_free: bool = False
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _strength(self) -> ReinforcementGroup:
+        if self.cost is None and not self.costs:
+            raise ValueError(f"RG {self.id}: no cost")
+        if self.full is not None and self.depleted is not None and self.depleted > self.full:
+            raise ValueError(f"RG {self.id}: depleted strength exceeds full strength")
+        return self
+
+
+class DateWindow(Strict):
+    kind: Literal["date_window"]
+    applies_to: Condition
+    not_before: Slug | None = None  # first date it may be bought
+    not_after: Slug | None = None  # last date it may be bought
+    rule: RuleRef
+    note: str | None = None
+
+
+class CountLimit(Strict):
+    """At most ``max`` purchases of the RGs ``applies_to`` selects, counted per CG date,
+    per calendar day, or held in the OB at once."""
+
+    kind: Literal["count_limit"]
+    applies_to: Condition
+    per: Literal["date", "day", "held"]
+    max: int = Field(ge=0)
+    rule: RuleRef
+    note: str | None = None
+
+
+class Prerequisite(Strict):
+    """``applies_to`` may not be bought until ``count`` purchases of ``requires``."""
+
+    kind: Literal["prerequisite"]
+    applies_to: Condition
+    requires: Condition
+    count: int = Field(gt=0)
+    rule: RuleRef
+    note: str | None = None
+
+
+class RequiresRetained(Strict):
+    """May be bought only while the side retains units with these tags."""
+
+    kind: Literal["requires_retained"]
+    applies_to: Condition
+    retained_tags: list[Slug]
+    rule: RuleRef
+    note: str | None = None
+
+
+Restriction = Annotated[
+    DateWindow | CountLimit | Prerequisite | RequiresRetained, Field(discriminator="kind")
+]
+
+
+class PostPurchaseRoll(Strict):
+    """A secret roll made for each RG bought that ``applies_to`` selects."""
+
+    table: Slug
+    applies_to: Condition | None = None
+    per: Literal["group", "unit", "sw"] = "group"
+    rule: RuleRef
+    note: str | None = None
+
+
+class RGChart(Strict):
+    side: Slug
+    title: str
+    rule: RuleRef
+    groups: list[ReinforcementGroup] = []
+    footnotes: dict[str, str] = {}
+    restrictions: list[Restriction] = []
+    missing: bool = False
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _groups(self) -> RGChart:
+        if self.missing and self.groups:
+            raise ValueError("a chart declared missing has no groups")
+        if not self.missing and not self.groups:
+            raise ValueError("a chart needs groups (or 'missing: true')")
+        ids = [g.id for g in self.groups]
+        dup = {i for i in ids if ids.count(i) > 1}
+        if dup:
+            raise ValueError(f"RG IDs repeat: {sorted(dup)}")
+        for g in self.groups:
+            for letter in g.footnotes:
+                if letter not in self.footnotes:
+                    raise ValueError(f"RG {g.id}: footnote '{letter}' is not in footnotes")
+        return self
+
+
+# --------------------------------------------------------------------------- fortifications, recon
+
+
+class FortificationItem(Strict):
+    id: Slug
+    label: str
+    cost: int = Field(ge=0)
+    cost_text: str | None = None  # printed cost when tiered, e.g. "3/2/1"
+    per_cg_max: int | None = None
+    per_date_max: int | None = None
+    requires_retained: list[Slug] = []
+    hip_fraction: str | None = None  # e.g. "1/10": ≤ 10% (FRU) of retained squads
+    note: str | None = None
+    rule: RuleRef | None = None
+
+
+class Fortifications(Strict):
+    currency: str  # FPP, DSP
+    rule: RuleRef
+    items: list[FortificationItem] = []
+    forfeit_unspent: bool = True
+    footnotes: dict[str, str] = {}
+    note: str | None = None
+
+
+class ReconOption(Strict):
+    cost: int = Field(gt=0)
+    drm: int = 0
+
+
+class Recon(Strict):
+    rule: RuleRef
+    dice: Literal["dr", "DR"] = "dr"
+    options: list[ReconOption]
+    not_for_initial: bool = True
+    cumulative_over_idle: bool = False
+    note: str | None = None
+
+
+# --------------------------------------------------------------------------- initiative
+
+
+class RollForSide(Strict):
+    """A follow-up roll deciding a side (who sets up / moves first)."""
+
+    dice: Literal["dr", "DR"]
+    roller: Slug
+    rows: list[dict[str, str]]  # [{range: "≤3", side: british}, ...]
+    rule: RuleRef
+
+    @model_validator(mode="after")
+    def _rows(self) -> RollForSide:
+        for row in self.rows:
+            if set(row) != {"range", "side"}:
+                raise ValueError("each row has exactly 'range' and 'side'")
+            parse_range(row["range"])
+        return self
+
+
+class InitiativeResult(Strict):
+    id: Slug
+    label: str
+    scenario: bool  # a scenario is generated
+    attackers: list[Slug] = []
+    sets_up_first: Slug | RollForSide | None = None
+    moves_first: Slug | RollForSide | Literal["sets_up_second"] | None = None
+    night: InitiativeResult | None = None  # what differs on a Night date
+    loops_to: str | None = None  # step id to repeat from, when no scenario
+    text: str | None = None
+    rule: RuleRef | None = None
+
+
+class MatrixCell(Strict):
+    chits: dict[Slug, Literal["attack", "idle"]]
+    result: Slug
+
+
+class ChitRestriction(Strict):
+    side: Slug
+    chit: Literal["attack", "idle"]
+    forbidden_when: Literal["opponent_has_no_on_map_retained_units"]
+    rule: RuleRef
+    text: str
+
+
+class Initiative(Strict):
+    rule: RuleRef
+    matrix: list[MatrixCell]
+    results: list[InitiativeResult]
+    restrictions: list[ChitRestriction] = []
+    initial_counts_toward_limit: bool = False
+    note: str | None = None
+
+
+# --------------------------------------------------------------------------- steps, results
+
+StepKind = Literal[
+    "results",  # enter the scenario's outcome
+    "checklist",  # done on the map; ticked off
+    "table",  # roll on named tables, once per item
+    "compute",  # arithmetic shown line by line (replenishment, VP differential)
+    "date",  # advance to the new CG date
+    "san",  # SAN adjustment
+    "purchase",  # secret RG purchase
+    "strength",  # secret post-purchase rolls
+    "fortify",
+    "recon",
+    "initiative",  # secret chit
+    "setup",
+    "commence",  # the scenario is in play
+]
+
+
+class Step(Strict):
+    id: str = Field(min_length=1, max_length=20)  # the rule number, e.g. "3.616", "C5.29"
+    title: str
+    kind: StepKind
+    acts: Literal["both", "in_order"] | Slug = "both"
+    summary: str = ""
+    tables: list[Slug] = []
+    note: str | None = None
+
+
+class ResultField(Strict):
+    id: Slug
+    label: str
+    per_side: bool = True
+    side: Slug | None = None  # only this side has it
+    kind: Literal["int", "bool", "text"] = "int"
+    rule: RuleRef | None = None
+
+
+class Flow(Strict):
+    idle_loop_from: str | None = None  # step id the Idle/Lull result repeats from
+    idle_loop_to: str | None = None  # last step of the repeated span
+    order: list[Slug] | None = None  # fixed acting order ("American first")
+    rule: RuleRef | None = None
+
+
+class Missing(Strict):
+    what: str
+    rule: RuleRef
+    note: str | None = None
+
+
+# --------------------------------------------------------------------------- the module
+
+
+class Module(Strict):
+    format: Literal[1] = 1
+    id: Slug
+    title: str
+    system: str  # e.g. "HASL-style RePh", "PHD Tactical Mission ConPh"
+    source: str  # where the data comes from
+    sides: list[Side] = Field(min_length=2, max_length=2)
+    variants: list[Variant] = Field(min_length=1)
+    dates: list[CGDate] = Field(min_length=1)
+    currency: Currency
+    fortifications: Fortifications | None = None
+    recon: Recon | None = None
+    steps: list[Step] = Field(min_length=1)
+    flow: Flow = Flow()
+    result_fields: list[ResultField] = []
+    tables: list[Table] = []
+    rg_charts: list[RGChart] = []
+    cost_variants: list[CostVariant] = []
+    post_purchase: list[PostPurchaseRoll] = []
+    initiative: Initiative | None = None
+    victory: str | None = None  # CG victory conditions, as text
+    missing: list[Missing] = []
+    notes: list[str] = []
+
+    @model_validator(mode="after")
+    def _references(self) -> Module:
+        errors: list[str] = []
+        sides = {s.id for s in self.sides}
+        dates = [d.id for d in self.dates]
+        tables = {t.id for t in self.tables}
+        steps = [s.id for s in self.steps]
+        costs = {c.id for c in self.cost_variants}
+        variants = {v.id for v in self.variants}
+
+        def dup(name: str, ids: list[str]) -> None:
+            seen = {i for i in ids if ids.count(i) > 1}
+            if seen:
+                errors.append(f"{name} ids repeat: {sorted(seen)}")
+
+        dup("side", [s.id for s in self.sides])
+        dup("date", dates)
+        dup("table", [t.id for t in self.tables])
+        dup("step", steps)
+        dup("variant", [v.id for v in self.variants])
+
+        def side(where: str, sid: str | None) -> None:
+            if sid is not None and sid not in sides:
+                errors.append(f"{where}: unknown side '{sid}' (sides: {sorted(sides)})")
+
+        def date(where: str, did: str | None) -> None:
+            if did is not None and did not in dates:
+                errors.append(f"{where}: unknown date '{did}'")
+
+        def table(where: str, tid: str) -> None:
+            if tid not in tables:
+                errors.append(f"{where}: unknown table '{tid}'")
+
+        def cond(where: str, c: Condition | None) -> None:
+            if c is None:
+                return
+            for s in c.sides or []:
+                side(where, s)
+            for g in c.groups or []:
+                if g not in all_groups:
+                    errors.append(f"{where}: unknown RG '{g}'")
+
+        all_groups = {g.id for ch in self.rg_charts for g in ch.groups}
+
+        for i, v in enumerate(self.variants):
+            w = f"variants[{i}] ({v.id})"
+            date(w + ".start_date", v.start_date)
+            date(w + ".last_date", v.last_date)
+            if (
+                v.start_date in dates
+                and v.last_date in dates
+                and dates.index(v.start_date) > dates.index(v.last_date)
+            ):
+                errors.append(f"{w}: start_date comes after last_date")
+            for k in (*(v.attack_chits or {}), *v.initial_points, *v.initial_rgs):
+                side(w, k)
+            for s, ids in v.initial_rgs.items():
+                chart_ids = {g.id for ch in self.rg_charts if ch.side == s for g in ch.groups}
+                for g in ids:
+                    if g not in chart_ids:
+                        errors.append(f"{w}.initial_rgs: side {s} has no RG '{g}'")
+        for i, d in enumerate(self.dates):
+            for s in d.base_points or {}:
+                side(f"dates[{i}] ({d.id}).base_points", s)
+        rep = self.currency.replenishment
+        if isinstance(rep, BaseTableReplenishment):
+            for i, d in enumerate(self.dates):
+                if d.base_points is None or set(d.base_points) != sides:
+                    errors.append(
+                        f"dates[{i}] ({d.id}): the base_table mechanism needs base_points "
+                        f"for every side"
+                    )
+        elif isinstance(rep, TableRollReplenishment):
+            table("currency.replenishment", rep.table)
+        else:
+            side("currency.replenishment.side", rep.side)
+        for did in self.currency.carry_over.lost_after_dates:
+            date("currency.carry_over.lost_after_dates", did)
+        for i, st in enumerate(self.steps):
+            w = f"steps[{i}] ({st.id})"
+            if st.acts not in ("both", "in_order"):
+                side(w + ".acts", st.acts)
+            if st.acts == "in_order" and not self.flow.order:
+                errors.append(f"{w}: acts in_order but flow.order is not given")
+            for t in st.tables:
+                table(w + ".tables", t)
+            if st.kind == "initiative" and self.initiative is None:
+                errors.append(f"{w}: an initiative step needs the 'initiative' section")
+            if st.kind == "recon" and self.recon is None:
+                errors.append(f"{w}: a recon step needs the 'recon' section")
+            if st.kind == "fortify" and self.fortifications is None:
+                errors.append(f"{w}: a fortify step needs the 'fortifications' section")
+        for o in self.flow.order or []:
+            side("flow.order", o)
+        for name in ("idle_loop_from", "idle_loop_to"):
+            sid = getattr(self.flow, name)
+            if sid is not None and sid not in steps:
+                errors.append(f"flow.{name}: unknown step '{sid}'")
+        for i, ch in enumerate(self.rg_charts):
+            w = f"rg_charts[{i}] ({ch.side})"
+            side(w, ch.side)
+            for g in ch.groups:
+                for var in g.cg_max:
+                    if var not in variants:
+                        errors.append(f"{w} RG {g.id}.cg_max: unknown variant '{var}'")
+                for c in g.costs:
+                    if c not in costs:
+                        errors.append(f"{w} RG {g.id}.costs: unknown cost variant '{c}'")
+            for j, r in enumerate(ch.restrictions):
+                cond(f"{w}.restrictions[{j}]", r.applies_to)
+                if isinstance(r, DateWindow):
+                    date(f"{w}.restrictions[{j}].not_before", r.not_before)
+                    date(f"{w}.restrictions[{j}].not_after", r.not_after)
+                if isinstance(r, Prerequisite):
+                    cond(f"{w}.restrictions[{j}].requires", r.requires)
+        for j, c in enumerate(self.cost_variants):
+            cond(f"cost_variants[{j}]", c.applies_to)
+        for j, p in enumerate(self.post_purchase):
+            table(f"post_purchase[{j}]", p.table)
+            cond(f"post_purchase[{j}]", p.applies_to)
+        for t in self.tables:
+            for s in t.column_for_side:
+                side(f"tables ({t.id}).column_for_side", s)
+            for d in t.drms:
+                cond(f"tables ({t.id}).drms ({d.id})", d.when)
+        for j, f in enumerate(self.result_fields):
+            side(f"result_fields[{j}].side", f.side)
+        if self.initiative:
+            self._check_initiative(errors, sides, steps, side)
+        if errors:
+            raise ValueError("; ".join(errors))
+        return self
+
+    def _check_initiative(self, errors: list[str], sides: set[str], steps: list[str], side):
+        ini = self.initiative
+        assert ini is not None
+        results = {r.id for r in ini.results}
+        seen = set()
+        for k, cell in enumerate(ini.matrix):
+            if set(cell.chits) != sides:
+                errors.append(f"initiative.matrix[{k}]: chits must name both sides")
+            if cell.result not in results:
+                errors.append(f"initiative.matrix[{k}]: unknown result '{cell.result}'")
+            seen.add(tuple(sorted(cell.chits.items())))
+        if len(seen) != 4 or len(ini.matrix) != 4:
+            errors.append("initiative.matrix: needs exactly the four chit combinations")
+        for r in ini.results:
+            for a in r.attackers:
+                side(f"initiative.results ({r.id}).attackers", a)
+            for name in ("sets_up_first", "moves_first"):
+                val = getattr(r, name)
+                if isinstance(val, str) and val != "sets_up_second":
+                    side(f"initiative.results ({r.id}).{name}", val)
+                elif isinstance(val, RollForSide):
+                    side(f"initiative.results ({r.id}).{name}.roller", val.roller)
+                    for row in val.rows:
+                        side(f"initiative.results ({r.id}).{name}.rows", row["side"])
+            if r.loops_to is not None and r.loops_to not in steps:
+                errors.append(f"initiative.results ({r.id}).loops_to: unknown step")
+        for c in ini.restrictions:
+            side("initiative.restrictions", c.side)
+
+    # ---------------------------------------------------------------- look-ups
+
+    def table(self, table_id: str) -> Table:
+        for t in self.tables:
+            if t.id == table_id:
+                return t
+        raise KeyError(table_id)
+
+    def side(self, side_id: str) -> Side:
+        for s in self.sides:
+            if s.id == side_id:
+                return s
+        raise KeyError(side_id)
+
+    def variant(self, variant_id: str) -> Variant:
+        for v in self.variants:
+            if v.id == variant_id:
+                return v
+        raise KeyError(variant_id)
+
+    def date(self, date_id: str) -> CGDate:
+        for d in self.dates:
+            if d.id == date_id:
+                return d
+        raise KeyError(date_id)
+
+    def chart(self, side_id: str) -> RGChart | None:
+        return next((c for c in self.rg_charts if c.side == side_id), None)
+
+
+def as_dict(module: Module) -> dict[str, Any]:
+    return module.model_dump(mode="json", exclude_defaults=True)

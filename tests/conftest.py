@@ -1,0 +1,167 @@
+"""Shared fixtures.
+
+The suite runs twice under ``make test``: on PostgreSQL + Redis (REFIT_TEST_BACKEND=real)
+and on the embedded default (SQLite + in-memory layer).  Tests marked ``postgres`` or
+``redis`` need the real servers: they are skipped when those are not configured, and
+in the real run a missing server is an error, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+ARTIFACTS = BASE_DIR / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def _on_postgres() -> bool:
+    return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+
+
+def _on_redis() -> bool:
+    return bool(os.environ.get("REDIS_URL"))
+
+
+def pytest_collection_modifyitems(config, items):
+    real = os.environ.get("REFIT_TEST_BACKEND") == "real"
+    if real and not (_on_postgres() and _on_redis()):
+        raise pytest.UsageError("REFIT_TEST_BACKEND=real needs DATABASE_URL and REDIS_URL")
+    for item in items:
+        if "postgres" in item.keywords and not _on_postgres():
+            item.add_marker(pytest.mark.skip(reason="needs PostgreSQL (DATABASE_URL)"))
+        if "redis" in item.keywords and not _on_redis():
+            item.add_marker(pytest.mark.skip(reason="needs Redis (REDIS_URL)"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _database_url(settings_dict: dict) -> str:
+    if "postgresql" in settings_dict["ENGINE"]:
+        return (
+            f"postgres://{settings_dict['USER']}:{settings_dict['PASSWORD']}@"
+            f"{settings_dict['HOST']}:{settings_dict['PORT']}/{settings_dict['NAME']}"
+        )
+    return f"sqlite:///{settings_dict['NAME']}"
+
+
+class AsgiServer:
+    """A real daphne process serving config.asgi on the test database."""
+
+    def __init__(self, database_url: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.log = open(ARTIFACTS / f"daphne-{self.port}.log", "w")  # noqa: SIM115
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+        }
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "config.asgi:application",
+            ],
+            cwd=BASE_DIR,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(self.url + "/login/", timeout=1).read()
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"daphne did not start; see {self.log.name}") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup, django_db_blocker):
+    """A live ASGI server (HTTP + websockets) on the test database.  Tests using it
+    need committed data: use the ``transactional_db`` fixture."""
+    from django.db import connection
+
+    server = AsgiServer(_database_url(connection.settings_dict))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's Chromium driven by Playwright (its own browser download cannot work
+    here).  Playwright's sync API runs an event loop, so the Django ORM must be told
+    that the test code around it is synchronous."""
+    from playwright.sync_api import sync_playwright
+
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+    if previous is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+@pytest.fixture
+def new_context(chromium):
+    """Isolated browser contexts (one per player); closed after the test."""
+    contexts = []
+
+    def make():
+        ctx = chromium.new_context()
+        ctx.set_default_timeout(10_000)
+        contexts.append(ctx)
+        return ctx
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+@pytest.fixture
+def make_user(django_user_model):
+    def make(username: str = "alice", password: str = "correct-horse-9"):
+        return django_user_model.objects.create_user(username=username, password=password)
+
+    return make

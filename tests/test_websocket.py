@@ -1,0 +1,52 @@
+"""The websocket endpoint is authenticated by the session and refuses anonymous sockets."""
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from campaign.consumers import ANONYMOUS_CLOSE_CODE, user_group
+from config.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ORIGIN = (b"origin", b"http://127.0.0.1")
+
+
+def _session_cookie(user) -> bytes:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def test_anonymous_socket_is_refused():
+    comm = WebsocketCommunicator(application, "/ws/live/", headers=[ORIGIN])
+    connected, code = await comm.connect()
+    assert not connected
+    assert code == ANONYMOUS_CLOSE_CODE
+
+
+async def test_socket_from_a_foreign_origin_is_refused(make_user):
+    user = await sync_to_async(make_user)()
+    cookie = await sync_to_async(_session_cookie)(user)
+    comm = WebsocketCommunicator(
+        application, "/ws/live/", headers=[(b"origin", b"http://evil.example"), (b"cookie", cookie)]
+    )
+    connected, _ = await comm.connect()
+    assert not connected
+
+
+async def test_logged_in_socket_connects_and_receives_pushes(make_user):
+    user = await sync_to_async(make_user)()
+    cookie = await sync_to_async(_session_cookie)(user)
+    comm = WebsocketCommunicator(application, "/ws/live/", headers=[ORIGIN, (b"cookie", cookie)])
+    connected, _ = await comm.connect()
+    assert connected
+    hello = await comm.receive_from()
+    assert 'id="live-status"' in hello and "live" in hello
+    await get_channel_layer().group_send(
+        user_group(user.pk), {"type": "push_html", "html": "<div id='x'>pushed</div>"}
+    )
+    assert await comm.receive_from() == "<div id='x'>pushed</div>"
+    await comm.disconnect()
