@@ -1,0 +1,234 @@
+"""The module format rejects malformed modules with a precise message (file, path,
+problem), merges host overrides, and loads every module file; the commands report."""
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+
+from campaign.models import ModuleRecord
+from rules.loader import MODULE_DIR, ModuleInvalid, load_file, merge, module_files, validate_data
+from rules.schema import parse_range
+
+FIXTURE = Path(__file__).parent / "fixtures" / "modules" / "skirmish.yaml"
+BASE = yaml.safe_load(FIXTURE.read_text())
+
+
+def errors_for(mutate) -> list[str]:
+    data = copy.deepcopy(BASE)
+    mutate(data)
+    module, errors = validate_data(data, "bad.yaml")
+    assert module is None, "the malformed module was accepted"
+    return [str(e) for e in errors]
+
+
+def _table(data, table_id):
+    return next(t for t in data["tables"] if t["id"] == table_id)
+
+
+def _set(path, value):
+    def mutate(data):
+        node = data
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+
+    return mutate
+
+
+MALFORMED = {
+    "unknown key": (
+        _set(["recon", "colour"], "red"),
+        "bad.yaml: recon.colour: Extra inputs are not permitted",
+    ),
+    "bad roll range": (
+        lambda d: _table(d, "wounded")["rows"][1].update(range="3 to 4"),
+        "'3 to 4' is not a roll range",
+    ),
+    "overlapping rows": (
+        lambda d: _table(d, "wounded")["rows"][1].update(range="2-4"),
+        "rows overlap: ≤2 and 2-4",
+    ),
+    "gap between rows": (
+        lambda d: _table(d, "wounded")["rows"][1].update(range="4"),
+        "rows leave a gap between 2 and 4",
+    ),
+    "row misses a column": (
+        lambda d: _table(d, "replenish")["rows"][0]["results"].pop("Blue"),
+        "results must name exactly the columns ['Red', 'Blue']",
+    ),
+    "step names an unknown table": (
+        lambda d: d["steps"][2].update(tables=["wonded"]),
+        "steps[2] (T3.2).tables: unknown table 'wonded'",
+    ),
+    "unknown side": (
+        lambda d: d["variants"][0]["attack_chits"].update(green=3),
+        "variants[0] (short): unknown side 'green'",
+    ),
+    "variant runs backwards": (
+        lambda d: d["variants"][0].update(start_date="d2am", last_date="d1am"),
+        "variants[0] (short): start_date comes after last_date",
+    ),
+    "restriction names an unknown RG": (
+        lambda d: d["rg_charts"][0]["restrictions"][1]["applies_to"].update(groups=["G9"]),
+        "rg_charts[0] (red).restrictions[1]: unknown RG 'G9'",
+    ),
+    "RG cg_max names an unknown variant": (
+        lambda d: d["rg_charts"][0]["groups"][0]["cg_max"].update(long=3),
+        "RG I1.cg_max: unknown variant 'long'",
+    ),
+    "footnote letter not defined": (
+        lambda d: d["rg_charts"][0]["groups"][1].update(footnotes=["z"]),
+        "RG G1: footnote 'z' is not in footnotes",
+    ),
+    "initiative matrix incomplete": (
+        lambda d: d["initiative"]["matrix"].pop(),
+        "initiative.matrix: needs exactly the four chit combinations",
+    ),
+    "date missing a base for a side": (
+        lambda d: d["dates"][1]["base_points"].pop("blue"),
+        "dates[1] (d1n): the base_table mechanism needs base_points for every side",
+    ),
+    "unknown replenishment mechanism": (
+        lambda d: d["currency"]["replenishment"].update(mechanism="lottery"),
+        "currency.replenishment: Input tag 'lottery' found using 'mechanism' does not match",
+    ),
+    "negative cost": (
+        lambda d: d["rg_charts"][1]["groups"][0].update(cost=-7),
+        "rg_charts[1].groups[0].cost: Input should be greater than or equal to 0",
+    ),
+    "DRM without a value": (
+        lambda d: _table(d, "wounded")["drms"].append({"id": "x", "label": "nothing"}),
+        "a DRM needs a non-zero value",
+    ),
+    "duplicate RG IDs": (
+        lambda d: d["rg_charts"][1]["groups"].append(dict(d["rg_charts"][1]["groups"][0])),
+        "RG IDs repeat: ['I1']",
+    ),
+    "idle loop to an unknown step": (
+        lambda d: d["flow"].update(idle_loop_from="T9.9"),
+        "flow.idle_loop_from: unknown step 'T9.9'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED, ids=list(MALFORMED))
+def test_malformed_module_is_rejected_with_a_precise_message(case):
+    mutate, expected = MALFORMED[case]
+    errors = errors_for(mutate)
+    assert any(expected in e for e in errors), errors
+
+
+def test_invalid_yaml_names_the_line(tmp_path):
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("id: x\nsides: [\n  - a\n")
+    with pytest.raises(ModuleInvalid) as exc:
+        load_file(bad)
+    assert "broken.yaml: line" in str(exc.value) and "not valid YAML" in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    "text,bounds",
+    [
+        ("≤2", (None, 2)),
+        ("<=2", (None, 2)),
+        ("3", (3, 3)),
+        ("4-5", (4, 5)),
+        ("≥12", (12, None)),
+        ("12+", (12, None)),
+        ("<1", (None, 0)),
+        ("-1", (-1, -1)),
+    ],
+)
+def test_roll_ranges_parse(text, bounds):
+    assert parse_range(text) == bounds
+
+
+def test_every_module_file_loads_with_every_table():
+    files = module_files()
+    for path in files:
+        module = load_file(path)
+        for table in module.tables:
+            if not table.missing:
+                low, high = (1, 6) if table.dice == "dr" else (2, 12)
+                for roll in range(low, high + 1):
+                    assert table.lookup(roll) is not None, (path.name, table.id, roll)
+
+
+def test_the_fixture_module_written_from_scratch_loads():
+    module = load_file(FIXTURE)
+    assert module.id == "test-skirmish"
+    assert module.table("wounded").lookup(9).result == "Evacuated"
+    assert module.table("replenish").lookup(3).results == {"Red": "2", "Blue": "1"}
+
+
+def test_override_file_corrects_a_table_without_python(tmp_path, monkeypatch):
+    override = {
+        "tables": [
+            {
+                "id": "wounded",
+                "rows": [
+                    {"range": "≤3", "result": "Recovers"},
+                    {"range": "≥4", "result": "Evacuated"},
+                ],
+            },
+            {"id": "replenish", "remove": True},
+        ]
+    }
+    (tmp_path / FIXTURE.name).write_text(yaml.safe_dump(override))
+    monkeypatch.setenv("REFIT_MODULE_OVERRIDES", str(tmp_path))
+    module = load_file(FIXTURE)
+    assert module.table("wounded").lookup(3).result == "Recovers"
+    assert module.table("wounded").drms[0].id == "isolated"  # merged, not replaced
+    assert [t.id for t in module.tables] == ["wounded", "strength"]
+
+
+def test_merge_keyed_lists_item_by_item():
+    base = {"a": [{"id": "x", "v": 1}, {"id": "y", "v": 2}], "b": 1}
+    assert merge(base, {"a": [{"id": "y", "v": 3}, {"id": "z"}], "b": 2}) == {
+        "a": [{"id": "x", "v": 1}, {"id": "y", "v": 3}, {"id": "z"}],
+        "b": 2,
+    }
+
+
+def test_validatemodule_prints_each_error_with_file_and_path(tmp_path, capsys):
+    data = copy.deepcopy(BASE)
+    data["steps"][2]["tables"] = ["nope"]
+    data["flow"]["idle_loop_from"] = "T9.9"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(data, allow_unicode=True))
+    with pytest.raises(CommandError, match="bad.yaml: 2 error"):
+        call_command("validatemodule", str(bad), "--no-overrides")
+    err = capsys.readouterr().err
+    assert "bad.yaml: steps[2] (T3.2).tables: unknown table 'nope'" in err
+    assert "bad.yaml: flow.idle_loop_from: unknown step 'T9.9'" in err
+
+
+def test_validatemodule_accepts_a_good_module(capsys):
+    call_command("validatemodule", str(FIXTURE))
+    assert "skirmish.yaml: valid" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
+def test_loadmodules_is_idempotent(tmp_path, capsys):
+    (tmp_path / "skirmish.yaml").write_text(FIXTURE.read_text())
+    call_command("loadmodules", "--dir", str(tmp_path))
+    assert "test-skirmish: created" in capsys.readouterr().out
+    call_command("loadmodules", "--dir", str(tmp_path))
+    assert "test-skirmish: unchanged" in capsys.readouterr().out
+    assert ModuleRecord.objects.get(id="test-skirmish").data["title"] == "Test Skirmish CG"
+
+
+@pytest.mark.django_db
+def test_loadmodules_refuses_an_invalid_module_and_loads_nothing(tmp_path):
+    (tmp_path / "good.yaml").write_text(FIXTURE.read_text())
+    (tmp_path / "zbad.yaml").write_text("id: Not A Slug\n")
+    with pytest.raises(CommandError, match="nothing was loaded"):
+        call_command("loadmodules", "--dir", str(tmp_path))
+    assert not ModuleRecord.objects.exists()
+
+
+def test_module_directory_is_the_one_in_rules():
+    assert MODULE_DIR.name == "modules" and MODULE_DIR.parent.name == "rules"
