@@ -1,10 +1,31 @@
 """Websocket consumers.  Every socket is a signed-in user's; anonymous sockets are
-refused before the handshake completes (close code 4401)."""
+refused before the handshake completes (close code 4401), and a campaign socket only
+opens for a member of that campaign (4404).  Sockets only push: actions go over HTTP.
+"""
 
+from __future__ import annotations
+
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db.models import F
+from django.http import Http404
 from django.template.loader import render_to_string
 
+from campaign.models import Seat
+from campaign.seat_view import member_seat, seat_view
+from rules.services.log import broadcast, campaign_group
+
 ANONYMOUS_CLOSE_CODE = 4401
+NOT_MEMBER_CLOSE_CODE = 4404
+
+# The fragments a campaign page is made of; each push re-renders them for the seat.
+CAMPAIGN_FRAGMENTS = [
+    "campaign/_header.html",
+    "campaign/_step.html",
+    "campaign/_sides.html",
+    "campaign/_invitation.html",
+    "campaign/_log.html",
+]
 
 
 def user_group(user_id: int) -> str:
@@ -12,8 +33,7 @@ def user_group(user_id: int) -> str:
 
 
 class LiveConsumer(AsyncWebsocketConsumer):
-    """The signed-in user's live channel: htmx's ws extension connects here and swaps
-    in the HTML fragments it is sent (out-of-band swaps by element id)."""
+    """The signed-in user's live channel (every page): shows that pushes arrive."""
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -30,8 +50,82 @@ class LiveConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
-        # Actions go over HTTP (forms, htmx POSTs); the socket only pushes.
         return
 
     async def push_html(self, event: dict) -> None:
         await self.send(text_data=event["html"])
+
+
+def _origin(scope) -> str:
+    headers = dict(scope.get("headers") or [])
+    host = headers.get(b"host", b"").decode("latin-1")
+    scheme = "https" if scope.get("scheme") == "wss" else "http"
+    return f"{scheme}://{host}" if host else ""
+
+
+class CampaignConsumer(AsyncWebsocketConsumer):
+    """One player's live view of one campaign.  On every change each consumer renders
+    its own seat's fragments from the seat view, so a frame never carries what the
+    seat may not see."""
+
+    seat_id: int | None = None
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=ANONYMOUS_CLOSE_CODE)
+            return
+        self.campaign_id = self.scope["url_route"]["kwargs"]["campaign_id"]
+        try:
+            self.seat_id = await self._join_presence(user)
+        except Http404:
+            await self.close(code=NOT_MEMBER_CLOSE_CODE)
+            return
+        self.group = campaign_group(self.campaign_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        # The current state at once: a reconnecting browser shows what it missed.
+        await self.send_fragments()
+        await database_sync_to_async(broadcast)(self.campaign_id)
+
+    async def disconnect(self, code: int) -> None:
+        if self.seat_id is None:
+            return
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await database_sync_to_async(
+            lambda: Seat.objects.filter(pk=self.seat_id, connections__gt=0).update(
+                connections=F("connections") - 1
+            )
+        )()
+        self.seat_id = None
+        await database_sync_to_async(broadcast)(self.campaign_id)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
+        return
+
+    async def campaign_changed(self, event: dict) -> None:
+        await self.send_fragments()
+
+    async def send_fragments(self) -> None:
+        html = await database_sync_to_async(self._render)()
+        if html is not None:
+            await self.send(text_data=html)
+
+    @database_sync_to_async
+    def _join_presence(self, user) -> int:
+        _, seat = member_seat(user, self.campaign_id)
+        Seat.objects.filter(pk=seat.pk).update(connections=F("connections") + 1)
+        return seat.pk
+
+    def _render(self) -> str | None:
+        try:
+            campaign, seat = member_seat(self.scope["user"], self.campaign_id)
+        except Http404:
+            return None
+        context = {
+            "view": seat_view(campaign, seat.side),
+            "oob": True,
+            "origin": _origin(self.scope),
+            "user": self.scope["user"],
+        }
+        return "".join(render_to_string(t, context) for t in CAMPAIGN_FRAGMENTS)

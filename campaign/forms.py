@@ -1,6 +1,72 @@
+from django import forms
 from django.contrib.auth.forms import UserCreationForm
+
+from campaign.models import ModuleRecord, RevealPolicy
+from rules.registry import parse_module
 
 
 class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
+
+
+def cg_choices() -> list[tuple[str, list[tuple[str, str]]]]:
+    """Module / variant choices grouped by module, values 'module/variant'."""
+    out = []
+    for record in ModuleRecord.objects.order_by("title"):
+        module = parse_module(record.checksum, record.data)
+        out.append(
+            (
+                module.title,
+                [(f"{module.id}/{v.id}", f"{module.title} — {v.name}") for v in module.variants],
+            )
+        )
+    return out
+
+
+class CreateCampaignForm(forms.Form):
+    name = forms.CharField(max_length=120, help_text="What you and your opponent call it.")
+    # Choosing another CG re-renders only the side list (htmx), keeping what was typed.
+    cg = forms.ChoiceField(
+        label="Campaign game",
+        choices=(),
+        widget=forms.Select(
+            attrs={
+                "hx-get": "",
+                "hx-trigger": "change",
+                "hx-target": "#id_side",
+                "hx-select": "#id_side",
+                "hx-swap": "outerHTML",
+            }
+        ),
+    )
+    side = forms.ChoiceField(label="Your side", choices=())
+    reveal_policy = forms.ChoiceField(
+        label="Purchases are revealed to the opponent",
+        choices=RevealPolicy.choices,
+        initial=RevealPolicy.STEP_END,
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        groups = cg_choices()
+        self.fields["cg"].choices = groups
+        chosen = self.data.get("cg") or self.initial.get("cg")
+        flat = [value for _, options in groups for value, _ in options]
+        if chosen not in flat:
+            chosen = flat[0] if flat else None
+        self.fields["cg"].initial = chosen
+        sides = []
+        if chosen:
+            record = ModuleRecord.objects.get(id=chosen.split("/")[0])
+            module = parse_module(record.checksum, record.data)
+            sides = [(s.id, s.name) for s in module.sides]
+        self.fields["side"].choices = sides
+
+    @property
+    def module_id(self) -> str:
+        return self.cleaned_data["cg"].split("/", 1)[0]
+
+    @property
+    def variant_id(self) -> str:
+        return self.cleaned_data["cg"].split("/", 1)[1]

@@ -1,4 +1,14 @@
+"""Campaign records.  Models are thin: fields, constraints, small properties.  Every
+change goes through ``rules.services``; every read for a player through the seat view
+(``campaign.seat_view``)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 
 class ModuleRecord(models.Model):
@@ -16,3 +26,181 @@ class ModuleRecord(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class RevealPolicy(models.TextChoices):
+    STEP_END = "step_end", "when both sides finish the purchase step"
+    SCENARIO_END = "scenario_end", "when the scenario ends"
+    OWNER = "owner", "only when their owner reveals them, or the CG ends"
+
+
+class Campaign(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=120)
+    module = models.ForeignKey(ModuleRecord, on_delete=models.PROTECT, related_name="+")
+    # The module data the campaign was created with: reloading a module never changes
+    # the rules of a campaign under way.
+    module_data = models.JSONField()
+    module_checksum = models.CharField(max_length=64)
+    variant = models.SlugField(max_length=64)
+    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reveal_policy = models.CharField(max_length=20, choices=RevealPolicy.choices)
+    # Where the campaign is: the CG date (index into the module's dates), the step
+    # (index into its steps) and the pass through the steps (grows by one each time the
+    # sequence starts again, also on an Idle/Lull loop), so records of a pass are unique.
+    date_index = models.PositiveIntegerField(default=0)
+    step_index = models.PositiveIntegerField(default=0)
+    cycle = models.PositiveIntegerField(default=0)
+    in_play = models.BooleanField(default=False)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.TextField(blank=True)
+    # Dice: every roll derives from this secret seed; its SHA-256 is shown from the start
+    # and the seed itself is disclosed when the CG ends.
+    dice_seed = models.CharField(max_length=64)
+    dice_seed_hash = models.CharField(max_length=64)
+    rolls_made = models.PositiveIntegerField(default=0)
+    # Bumped by every change: forms carry it, so a stale form is refused.
+    version = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Seat(models.Model):
+    """One side of a campaign, and the player who holds it (empty until joined)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="seats")
+    side = models.SlugField(max_length=64)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    points = models.IntegerField(default=0)  # CPP / TP / PP on hand
+    fortification_points = models.IntegerField(default=0)  # FPP / DSP on hand
+    san = models.IntegerField(null=True, blank=True)
+    attack_chits_used = models.PositiveIntegerField(default=0)
+    connections = models.IntegerField(default=0)  # open campaign sockets (presence)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "side"], name="one_seat_per_side"),
+            models.UniqueConstraint(
+                fields=["campaign", "user"],
+                name="one_side_per_user",
+                condition=Q(user__isnull=False),
+            ),
+            models.CheckConstraint(condition=Q(points__gte=0), name="points_never_negative"),
+            models.CheckConstraint(
+                condition=Q(fortification_points__gte=0), name="fortification_points_never_negative"
+            ),
+            models.CheckConstraint(
+                condition=Q(connections__gte=0), name="connections_never_negative"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign} · {self.side}"
+
+
+class Invitation(models.Model):
+    """A secret link seating one other user on the given side; used once."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    side = models.SlugField(max_length=64)
+    token = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+    used_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign"],
+                condition=Q(revoked_at__isnull=True, used_at__isnull=True),
+                name="one_open_invitation",
+            )
+        ]
+
+    @property
+    def is_open(self) -> bool:
+        return self.revoked_at is None and self.used_at is None
+
+
+class Event(models.Model):
+    """The campaign log.  ``secret_side`` set: the event's details are that side's
+    secret until ``revealed_at``; the opponent sees ``public_text`` only."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.SlugField(max_length=40)
+    side = models.SlugField(max_length=64, blank=True)  # who acted ("" = the server)
+    date_index = models.PositiveIntegerField()
+    step_id = models.CharField(max_length=20, blank=True)
+    text = models.TextField()  # what the event says to whoever may see it all
+    public_text = models.TextField(blank=True)  # what the opponent sees before reveal
+    secret_side = models.SlugField(max_length=64, blank=True)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "seq"], name="event_seq_unique"),
+        ]
+
+
+class Roll(models.Model):
+    """A server-side die roll with everything needed to audit and re-derive it."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
+    seq = models.PositiveIntegerField()  # the n-th roll of the campaign: its dice derive from it
+    side = models.SlugField(max_length=64)  # who rolled
+    date_index = models.PositiveIntegerField()
+    step_id = models.CharField(max_length=20, blank=True)
+    table_id = models.SlugField(max_length=64, blank=True)
+    purpose = models.CharField(max_length=200)  # why, in words
+    item = models.CharField(max_length=200, blank=True)  # e.g. which leader
+    dice = models.CharField(max_length=2)  # "dr" or "DR"
+    faces = models.JSONField()  # [4] or [3, 5]
+    drms = models.JSONField(default=list)  # [{"label": ..., "value": ...}]
+    final = models.IntegerField()
+    result = models.TextField(blank=True)
+    secret = models.BooleanField(default=False)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "seq"], name="roll_seq_unique"),
+        ]
+
+
+class StepMark(models.Model):
+    """A side has done its part of a step in one pass through the sequence."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="marks")
+    cycle = models.PositiveIntegerField()
+    step_index = models.PositiveIntegerField()
+    side = models.SlugField(max_length=64)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "cycle", "step_index", "side"],
+                name="one_mark_per_side_and_step",
+            ),
+        ]

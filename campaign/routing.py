@@ -4,4 +4,5 @@ from campaign import consumers
 
 websocket_urlpatterns = [
     path("ws/live/", consumers.LiveConsumer.as_asgi()),
+    path("ws/campaigns/<uuid:campaign_id>/", consumers.CampaignConsumer.as_asgi()),
 ]

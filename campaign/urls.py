@@ -13,4 +13,15 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("campaigns/", views.dashboard, name="dashboard"),
+    path("campaigns/new/", views.create, name="create"),
+    path("campaigns/<uuid:campaign_id>/", views.campaign_page, name="campaign"),
+    path("campaigns/<uuid:campaign_id>/state.json", views.state_json, name="state_json"),
+    path("campaigns/<uuid:campaign_id>/export/", views.export, name="export"),
+    path("campaigns/<uuid:campaign_id>/invitation/", views.invitation_new, name="invitation_new"),
+    path(
+        "campaigns/<uuid:campaign_id>/invitation/revoke/",
+        views.invitation_revoke,
+        name="invitation_revoke",
+    ),
+    path("join/<str:token>/", views.join, name="join"),
 ]

@@ -1,10 +1,44 @@
+"""Views: parse a request, call one service, render from the seat view.  No rule is
+computed here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from campaign.forms import SignUpForm
+from campaign.forms import CreateCampaignForm, SignUpForm
+from campaign.seat_view import dashboard_rows, invitation_view, member_seat, seat_view
+from rules.services import backup, hosting
+from rules.services.errors import ActionRefused
+
+
+def refusal(request: HttpRequest, exc: ActionRefused) -> HttpResponse:
+    """A refused action: the player's sentence, a 4xx, nothing changed."""
+    template = "campaign/_refusal.html" if request.htmx else "campaign/refusal.html"
+    response = render(request, template, {"message": exc.message}, status=exc.status)
+    if request.htmx:
+        response["HX-Retarget"] = "#flash"
+        response["HX-Reswap"] = "innerHTML"
+    return response
+
+
+def refusals(view: Callable) -> Callable:
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except ActionRefused as exc:
+            return refusal(request, exc)
+
+    return wrapped
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -21,11 +55,99 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect("dashboard")
+        target = request.GET.get("next", "")
+        if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+            target = reverse("dashboard")
+        return redirect(target)
     status = 400 if request.method == "POST" else 200
-    return render(request, "registration/signup.html", {"form": form}, status=status)
+    return render(
+        request,
+        "registration/signup.html",
+        {"form": form, "next": request.GET.get("next", "")},
+        status=status,
+    )
 
 
 @login_required
+@require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "campaign/dashboard.html", {})
+    return render(request, "campaign/dashboard.html", {"rows": dashboard_rows(request.user)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@refusals
+def create(request: HttpRequest) -> HttpResponse:
+    form = CreateCampaignForm(request.POST or None, initial={"cg": request.GET.get("cg")})
+    if request.method == "POST" and form.is_valid():
+        campaign = hosting.create_campaign(
+            host=request.user,
+            module_id=form.module_id,
+            variant_id=form.variant_id,
+            side=form.cleaned_data["side"],
+            name=form.cleaned_data["name"],
+            reveal_policy=form.cleaned_data["reveal_policy"],
+        )
+        return redirect("campaign", campaign_id=campaign.pk)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "campaign/create.html", {"form": form}, status=status)
+
+
+@login_required
+@require_GET
+def campaign_page(request: HttpRequest, campaign_id) -> HttpResponse:
+    campaign, seat = member_seat(request.user, campaign_id)
+    view = seat_view(campaign, seat.side)
+    origin = f"{request.scheme}://{request.get_host()}"
+    return render(request, "campaign/campaign.html", {"view": view, "origin": origin})
+
+
+@login_required
+@require_GET
+def state_json(request: HttpRequest, campaign_id) -> JsonResponse:
+    campaign, seat = member_seat(request.user, campaign_id)
+    return JsonResponse(seat_view(campaign, seat.side).as_json())
+
+
+@login_required
+@require_POST
+@refusals
+def invitation_new(request: HttpRequest, campaign_id) -> HttpResponse:
+    member_seat(request.user, campaign_id)
+    hosting.regenerate_invitation(campaign_id=campaign_id, host=request.user)
+    return redirect(reverse("campaign", args=[campaign_id]) + "#invitation")
+
+
+@login_required
+@require_POST
+@refusals
+def invitation_revoke(request: HttpRequest, campaign_id) -> HttpResponse:
+    member_seat(request.user, campaign_id)
+    hosting.revoke_invitation(campaign_id=campaign_id, host=request.user)
+    return redirect(reverse("campaign", args=[campaign_id]) + "#invitation")
+
+
+@require_http_methods(["GET", "POST"])
+@refusals
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return redirect(f"{reverse('signup')}?next={request.path}")
+    if request.method == "POST":
+        campaign = hosting.join_campaign(token=token, user=request.user)
+        return redirect("campaign", campaign_id=campaign.pk)
+    return render(
+        request, "campaign/join.html", {"invitation": invitation_view(token, request.user)}
+    )
+
+
+@login_required
+@require_GET
+@refusals
+def export(request: HttpRequest, campaign_id) -> HttpResponse:
+    campaign, _ = member_seat(request.user, campaign_id)
+    if campaign.host_id != request.user.pk:
+        raise ActionRefused("Only the host can export the whole campaign.", status=403)
+    data = backup.export_campaign(campaign_id=campaign.pk)
+    response = HttpResponse(data, content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="refit-campaign-{campaign.pk}.json"'
+    return response

@@ -144,8 +144,9 @@ def chromium():
 
 
 @pytest.fixture
-def new_context(chromium):
-    """Isolated browser contexts (one per player); closed after the test."""
+def new_context(chromium, request):
+    """Isolated browser contexts (one per player); each page's last state is saved as
+    a screenshot in test-artifacts/ when the test ends."""
     contexts = []
 
     def make():
@@ -155,7 +156,11 @@ def new_context(chromium):
         return ctx
 
     yield make
-    for ctx in contexts:
+    for i, ctx in enumerate(contexts):
+        for j, page in enumerate(ctx.pages):
+            ARTIFACTS.mkdir(exist_ok=True)
+            name = request.node.name.replace("/", "_")
+            page.screenshot(path=str(ARTIFACTS / f"{name}-{i}-{j}.png"), full_page=True)
         ctx.close()
 
 
@@ -165,3 +170,45 @@ def make_user(django_user_model):
         return django_user_model.objects.create_user(username=username, password=password)
 
     return make
+
+
+FIXTURE_MODULES = Path(__file__).parent / "fixtures" / "modules"
+
+
+@pytest.fixture
+def modules(db):
+    """The three seed modules and the test fixture module, loaded."""
+    from rules.loader import MODULE_DIR
+    from rules.services.modules import load_modules
+
+    load_modules(directory=MODULE_DIR)
+    load_modules(directory=FIXTURE_MODULES)
+
+
+@pytest.fixture
+def login(client):
+    def do(user):
+        client.force_login(user)
+        return client
+
+    return do
+
+
+@pytest.fixture
+def hosted(modules, make_user):
+    """A skirmish campaign hosted by alice (red), bob invited and seated on blue."""
+    from rules.services import hosting
+
+    alice, bob = make_user("alice"), make_user("bob")
+    campaign = hosting.create_campaign(
+        host=alice,
+        module_id="test-skirmish",
+        variant_id="short",
+        side="red",
+        name="Bridge at dawn",
+        reveal_policy="step_end",
+    )
+    token = campaign.invitations.get().token
+    hosting.join_campaign(token=token, user=bob)
+    campaign.refresh_from_db()
+    return campaign, alice, bob

@@ -50,3 +50,45 @@ async def test_logged_in_socket_connects_and_receives_pushes(make_user):
     )
     assert await comm.receive_from() == "<div id='x'>pushed</div>"
     await comm.disconnect()
+
+
+async def _campaign_socket(campaign, user):
+    cookie = await sync_to_async(_session_cookie)(user)
+    comm = WebsocketCommunicator(
+        application, f"/ws/campaigns/{campaign.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
+    )
+    connected, code = await comm.connect()
+    return comm, connected, code
+
+
+async def _receive_until(comm, needle: str, limit: int = 10) -> str:
+    for _ in range(limit):
+        frame = await comm.receive_from(timeout=3)
+        if needle in frame:
+            return frame
+    raise AssertionError(f"no frame contained {needle!r}")
+
+
+async def test_campaign_socket_refuses_strangers_and_anonymous(hosted, make_user):
+    campaign, *_ = hosted
+    mallory = await sync_to_async(make_user)("mallory")
+    _, connected, code = await _campaign_socket(campaign, mallory)
+    assert not connected and code == 4404
+    comm = WebsocketCommunicator(application, f"/ws/campaigns/{campaign.pk}/", headers=[ORIGIN])
+    connected, code = await comm.connect()
+    assert not connected and code == ANONYMOUS_CLOSE_CODE
+
+
+async def test_members_see_each_other_online_live(hosted):
+    campaign, alice, bob = hosted
+    alice_ws, connected, _ = await _campaign_socket(campaign, alice)
+    assert connected
+    first = await alice_ws.receive_from()
+    assert 'id="campaign-header"' in first and 'hx-swap-oob="true"' in first
+    bob_ws, connected, _ = await _campaign_socket(campaign, bob)
+    assert connected
+    frame = await _receive_until(alice_ws, 'class="presence online"')
+    assert "bob" in frame
+    await bob_ws.disconnect()
+    await _receive_until(alice_ws, 'class="presence offline"')
+    await alice_ws.disconnect()

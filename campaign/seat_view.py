@@ -1,0 +1,294 @@
+"""The seat view: the one gate between campaign data and a player.
+
+``seat_view(campaign, side)`` builds everything the player of ``side`` may see: their
+own records in full, the opponent's only as far as revealed.  Pages, htmx fragments,
+the JSON view and websocket frames are all rendered from it; nothing else reads
+campaign data for a player.  An opponent's unrevealed secret never enters a SeatView.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from django.db.models import Q
+from django.http import Http404
+
+from campaign.models import Campaign, Event, Invitation, Seat, StepMark
+from rules import machine
+from rules.registry import module_of
+
+
+@dataclass(frozen=True)
+class SideView:
+    id: str
+    name: str
+    player: str | None
+    online: bool
+    is_me: bool
+    points: int | None  # None: not the viewer's to see
+    fortification_points: int | None
+    san: int | None
+
+
+@dataclass(frozen=True)
+class StepView:
+    id: str
+    title: str
+    kind: str
+    summary: str
+    acts: str
+
+
+@dataclass(frozen=True)
+class EventView:
+    seq: int
+    kind: str
+    side: str
+    date: str
+    step_id: str
+    text: str
+    at: str
+
+
+@dataclass(frozen=True)
+class SeatView:
+    campaign_id: str
+    name: str
+    module_id: str
+    module_title: str
+    variant: str
+    host: str
+    reveal_policy: str
+    version: int
+    viewer: str  # the viewer's side id
+    sides: list[SideView]
+    date: str
+    date_index: int
+    step: StepView
+    step_number: int
+    step_count: int
+    in_play: bool
+    ended: bool
+    outcome: str
+    waiting_for: list[str]  # side ids that may act now
+    status: str  # "you", "opponent", "both", "ended"
+    dice_seed_hash: str
+    dice_seed: str | None  # disclosed only when the CG ends
+    currency: str
+    fortification_currency: str | None
+    events: list[EventView] = field(default_factory=list)
+    invitation: str | None = None  # the open invitation token, for the host only
+    invitation_side: str | None = None
+
+    @property
+    def me(self) -> SideView:
+        return next(s for s in self.sides if s.is_me)
+
+    @property
+    def opponent(self) -> SideView:
+        return next(s for s in self.sides if not s.is_me)
+
+    def as_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("invitation")
+        data["invitation_open"] = self.invitation is not None
+        return data
+
+
+def member_seat(user, campaign_id) -> tuple[Campaign, Seat]:
+    """The campaign and the user's seat in it; 404 for everyone else."""
+    if not getattr(user, "is_authenticated", False):
+        raise Http404("There is no such campaign, or it is not yours.")
+    seat = (
+        Seat.objects.select_related("campaign", "campaign__host")
+        .filter(campaign_id=campaign_id, user=user)
+        .first()
+    )
+    if seat is None:
+        raise Http404("There is no such campaign, or it is not yours.")
+    return seat.campaign, seat
+
+
+def status_for(viewer: str, waiting_for: list[str], ended: bool) -> str:
+    if ended:
+        return "ended"
+    if viewer in waiting_for:
+        return "both" if len(waiting_for) > 1 else "you"
+    return "opponent" if waiting_for else "none"
+
+
+def seat_view(campaign: Campaign, side: str) -> SeatView:
+    module = module_of(campaign)
+    seats = list(campaign.seats.select_related("user"))
+    if side not in {s.side for s in seats}:
+        raise Http404("There is no such campaign, or it is not yours.")
+    step = module.steps[campaign.step_index]
+    done = StepMark.objects.filter(
+        campaign=campaign, cycle=campaign.cycle, step_index=campaign.step_index
+    ).values_list("side", flat=True)
+    ended = campaign.ended_at is not None
+    waiting = [] if ended else machine.sides_to_act(module, step, done)
+    date = module.dates[campaign.date_index]
+    sides = [
+        SideView(
+            id=s.side,
+            name=module.side(s.side).name,
+            player=s.user.get_username() if s.user else None,
+            online=s.connections > 0,
+            is_me=s.side == side,
+            points=s.points if s.side == side else None,
+            fortification_points=s.fortification_points if s.side == side else None,
+            san=s.san if s.side == side else None,
+        )
+        for s in seats
+    ]
+    invitation = None
+    invitation_side = None
+    if campaign.host_id == next(s.user_id for s in seats if s.side == side):
+        inv = Invitation.objects.filter(
+            campaign=campaign, revoked_at__isnull=True, used_at__isnull=True
+        ).first()
+        if inv:
+            invitation, invitation_side = inv.token, inv.side
+    return SeatView(
+        campaign_id=str(campaign.pk),
+        name=campaign.name,
+        module_id=module.id,
+        module_title=module.title,
+        variant=module.variant(campaign.variant).name,
+        host=campaign.host.get_username(),
+        reveal_policy=campaign.get_reveal_policy_display(),
+        version=campaign.version,
+        viewer=side,
+        sides=sides,
+        date=date.label,
+        date_index=campaign.date_index,
+        step=StepView(step.id, step.title, step.kind, step.summary, step.acts),
+        step_number=campaign.step_index + 1,
+        step_count=len(module.steps),
+        in_play=campaign.in_play,
+        ended=ended,
+        outcome=campaign.outcome,
+        waiting_for=waiting,
+        status=status_for(side, waiting, ended),
+        dice_seed_hash=campaign.dice_seed_hash,
+        dice_seed=campaign.dice_seed if ended else None,
+        currency=module.currency.code,
+        fortification_currency=module.fortifications.currency if module.fortifications else None,
+        events=_events(campaign, side, module),
+        invitation=invitation,
+        invitation_side=invitation_side,
+    )
+
+
+def _events(campaign: Campaign, side: str, module) -> list[EventView]:
+    out = []
+    for e in Event.objects.filter(campaign=campaign).order_by("-seq")[:200]:
+        hidden = e.secret_side and e.secret_side != side and e.revealed_at is None
+        text = e.public_text if hidden else e.text
+        if not text:
+            continue
+        out.append(
+            EventView(
+                seq=e.seq,
+                kind=e.kind,
+                side=e.side,
+                date=module.dates[e.date_index].label,
+                step_id=e.step_id,
+                text=text,
+                at=e.created_at.isoformat(timespec="seconds"),
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class DashboardRow:
+    campaign_id: str
+    name: str
+    module_title: str
+    side: str
+    opponent: str | None
+    date: str
+    step: str
+    status: str
+    ended: bool
+
+
+def dashboard_rows(user) -> list[DashboardRow]:
+    """The user's campaigns, newest activity first: a constant number of queries."""
+    seats = list(
+        Seat.objects.filter(user=user).select_related("campaign").order_by("-campaign__updated_at")
+    )
+    campaign_ids = [s.campaign_id for s in seats]
+    others = {
+        (o.campaign_id, o.side): o
+        for o in Seat.objects.filter(campaign_id__in=campaign_ids).select_related("user")
+    }
+    current = Q(pk__in=[])
+    for seat in seats:
+        c = seat.campaign
+        current |= Q(campaign_id=c.pk, cycle=c.cycle, step_index=c.step_index)
+    marks: dict[tuple, set[str]] = {}
+    for m in StepMark.objects.filter(current).values("campaign_id", "cycle", "step_index", "side"):
+        marks.setdefault((m["campaign_id"], m["cycle"], m["step_index"]), set()).add(m["side"])
+    rows = []
+    for seat in seats:
+        c = seat.campaign
+        module = module_of(c)
+        step = module.steps[c.step_index]
+        ended = c.ended_at is not None
+        done = marks.get((c.pk, c.cycle, c.step_index), set())
+        waiting = [] if ended else machine.sides_to_act(module, step, done)
+        opp = others.get((c.pk, machine.opponent(module, seat.side)))
+        rows.append(
+            DashboardRow(
+                campaign_id=str(c.pk),
+                name=c.name,
+                module_title=module.title,
+                side=module.side(seat.side).name,
+                opponent=opp.user.get_username() if opp and opp.user else None,
+                date=module.dates[c.date_index].label,
+                step=f"{step.id} {step.title}",
+                status=status_for(seat.side, waiting, ended),
+                ended=ended,
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class InvitationView:
+    """What an invitation link tells its holder: the campaign's public face only."""
+
+    token: str
+    campaign: str
+    host: str
+    module: str
+    variant: str
+    side: str
+
+
+def invitation_view(token: str, user) -> InvitationView:
+    from rules.services.errors import ActionRefused
+
+    inv = (
+        Invitation.objects.select_related("campaign", "campaign__host").filter(token=token).first()
+    )
+    if inv is None:
+        raise ActionRefused("This invitation link is not valid.", status=404)
+    if not inv.is_open and inv.used_by_id != user.pk:
+        reason = "withdrawn by the host" if inv.revoked_at else "already used"
+        raise ActionRefused(
+            f"This invitation was {reason}. Ask the host for a new link.", status=410
+        )
+    module = module_of(inv.campaign)
+    return InvitationView(
+        token=inv.token,
+        campaign=inv.campaign.name,
+        host=inv.campaign.host.get_username(),
+        module=module.title,
+        variant=module.variant(inv.campaign.variant).name,
+        side=module.side(inv.side).name,
+    )

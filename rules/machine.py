@@ -1,0 +1,51 @@
+"""The between-scenario phase machine: pure functions over a module and a position.
+
+A campaign's position is (date index, step index, cycle); a step is finished when every
+side that must act has done so.  Who must act follows the step's ``acts``: both sides
+at once, a fixed order (``flow.order``: the second acts only after the first), or one
+named side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rules.schema import Module, Step
+
+
+def sides_to_act(module: Module, step: Step, done: Iterable[str]) -> list[str]:
+    """The sides that may act now at ``step`` (empty when the step is finished)."""
+    done = set(done)
+    if step.acts == "both":
+        return [s.id for s in module.sides if s.id not in done]
+    if step.acts == "in_order":
+        order = module.flow.order or [s.id for s in module.sides]
+        return next(([s] for s in order if s not in done), [])
+    return [] if step.acts in done else [step.acts]
+
+
+def sides_still_to_act(module: Module, step: Step, done: Iterable[str]) -> list[str]:
+    """Every side that still has to act at ``step``, now or later in its order."""
+    done = set(done)
+    if step.acts in ("both", "in_order"):
+        order = module.flow.order if step.acts == "in_order" and module.flow.order else None
+        return [s for s in (order or [x.id for x in module.sides]) if s not in done]
+    return [] if step.acts in done else [step.acts]
+
+
+def step_index(module: Module, step_id: str) -> int:
+    for i, step in enumerate(module.steps):
+        if step.id == step_id:
+            return i
+    raise KeyError(step_id)
+
+
+def date_index(module: Module, date_id: str) -> int:
+    for i, date in enumerate(module.dates):
+        if date.id == date_id:
+            return i
+    raise KeyError(date_id)
+
+
+def opponent(module: Module, side_id: str) -> str:
+    return next(s.id for s in module.sides if s.id != side_id)

@@ -1,0 +1,21 @@
+"""The validated Module of a campaign, parsed once per module checksum."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.schema import Module
+
+_PARSED: dict[str, Module] = {}
+
+
+def parse_module(checksum: str, data: Any) -> Module:
+    module = _PARSED.get(checksum)
+    if module is None:
+        module = _PARSED[checksum] = Module.model_validate(data)
+    return module
+
+
+def module_of(campaign) -> Module:
+    """The rules a campaign runs under (the module data it was created with)."""
+    return parse_module(campaign.module_checksum, campaign.module_data)

@@ -1,0 +1,61 @@
+"""The campaign log and the live broadcast after each change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.db.models import Max
+
+from campaign.models import Campaign, Event
+
+
+def campaign_group(campaign_id) -> str:
+    return f"campaign-{campaign_id}"
+
+
+def record_event(
+    campaign: Campaign,
+    *,
+    kind: str,
+    text: str,
+    side: str = "",
+    step_id: str = "",
+    secret_side: str = "",
+    public_text: str = "",
+    data: dict[str, Any] | None = None,
+) -> Event:
+    """Append to the log of a campaign whose row the caller holds locked."""
+    last = campaign.events.aggregate(m=Max("seq"))["m"] or 0
+    return Event.objects.create(
+        campaign=campaign,
+        seq=last + 1,
+        kind=kind,
+        side=side,
+        date_index=campaign.date_index,
+        step_id=step_id,
+        text=text,
+        public_text=public_text,
+        secret_side=secret_side,
+        data=data or {},
+    )
+
+
+def changed(campaign: Campaign) -> None:
+    """Mark a change: bump the version (stale forms are refused) and tell both seats,
+    once the transaction commits, to re-render what each may see."""
+    Campaign.objects.filter(pk=campaign.pk).update(version=campaign.version + 1)
+    campaign.version += 1
+    transaction.on_commit(lambda: broadcast(campaign.pk))
+
+
+def broadcast(campaign_id) -> None:
+    layer = get_channel_layer()
+    try:
+        async_to_sync(layer.group_send)(campaign_group(campaign_id), {"type": "campaign.changed"})
+    except Exception:  # noqa: BLE001 — a push lost never loses state: pages reload the truth
+        import logging
+
+        logging.getLogger(__name__).exception("broadcast failed for %s", campaign_id)
