@@ -11,21 +11,13 @@ from django.db.models import F
 from django.http import Http404
 from django.template.loader import render_to_string
 
+from campaign.fragments import render_fragments
 from campaign.models import Seat
 from campaign.seat_view import member_seat, seat_view
 from rules.services.log import broadcast, campaign_group
 
 ANONYMOUS_CLOSE_CODE = 4401
 NOT_MEMBER_CLOSE_CODE = 4404
-
-# The fragments a campaign page is made of; each push re-renders them for the seat.
-CAMPAIGN_FRAGMENTS = [
-    "campaign/_header.html",
-    "campaign/_step.html",
-    "campaign/_sides.html",
-    "campaign/_invitation.html",
-    "campaign/_log.html",
-]
 
 
 def user_group(user_id: int) -> str:
@@ -122,10 +114,6 @@ class CampaignConsumer(AsyncWebsocketConsumer):
             campaign, seat = member_seat(self.scope["user"], self.campaign_id)
         except Http404:
             return None
-        context = {
-            "view": seat_view(campaign, seat.side),
-            "oob": True,
-            "origin": _origin(self.scope),
-            "user": self.scope["user"],
-        }
-        return "".join(render_to_string(t, context) for t in CAMPAIGN_FRAGMENTS)
+        return render_fragments(
+            seat_view(campaign, seat.side), user=self.scope["user"], origin=_origin(self.scope)
+        )

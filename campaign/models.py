@@ -83,6 +83,8 @@ class Seat(models.Model):
     fortification_points = models.IntegerField(default=0)  # FPP / DSP on hand
     san = models.IntegerField(null=True, blank=True)
     attack_chits_used = models.PositiveIntegerField(default=0)
+    # The side's own declaration that it has no on-map retained units (3.6212*).
+    no_on_map_units = models.BooleanField(default=False)
     connections = models.IntegerField(default=0)  # open campaign sockets (presence)
 
     class Meta:
@@ -203,4 +205,66 @@ class StepMark(models.Model):
                 fields=["campaign", "cycle", "step_index", "side"],
                 name="one_mark_per_side_and_step",
             ),
+        ]
+
+
+class ScenarioResult(models.Model):
+    """A CG scenario's outcome as both players agreed it (``confirmed_at`` set), or as
+    one entered it and the other has still to confirm."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="results")
+    cycle = models.PositiveIntegerField()
+    date_index = models.PositiveIntegerField()
+    data = models.JSONField()  # {field_id: {side: value}}
+    entered_by = models.SlugField(max_length=64)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["cycle"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "cycle"], name="one_result_per_scenario"),
+        ]
+
+
+class InitiativeChit(models.Model):
+    """A side's locked initiative chit.  Secret to its side until ``revealed_at``."""
+
+    class Chit(models.TextChoices):
+        ATTACK = "attack", "Attack"
+        IDLE = "idle", "Idle"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="chits")
+    cycle = models.PositiveIntegerField()
+    date_index = models.PositiveIntegerField()
+    side = models.SlugField(max_length=64)
+    chit = models.CharField(max_length=10, choices=Chit.choices)
+    locked_at = models.DateTimeField(auto_now_add=True)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["cycle", "side"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "cycle", "side"], name="one_chit_per_side"),
+        ]
+
+
+class InitiativeOutcome(models.Model):
+    """The matrix result of a revealed pair of chits, with its follow-ups."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="outcomes")
+    cycle = models.PositiveIntegerField()
+    date_index = models.PositiveIntegerField()
+    result = models.SlugField(max_length=64)
+    label = models.CharField(max_length=100)
+    scenario = models.BooleanField()
+    attackers = models.JSONField(default=list)
+    sets_up_first = models.SlugField(max_length=64, blank=True)
+    moves_first = models.SlugField(max_length=64, blank=True)
+    text = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["cycle"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "cycle"], name="one_outcome_per_cycle"),
         ]

@@ -14,7 +14,17 @@ from typing import Any
 from django.db.models import Q
 from django.http import Http404
 
-from campaign.models import Campaign, Event, Invitation, Seat, StepMark
+from campaign.models import (
+    Campaign,
+    Event,
+    InitiativeChit,
+    InitiativeOutcome,
+    Invitation,
+    Roll,
+    ScenarioResult,
+    Seat,
+    StepMark,
+)
 from rules import machine
 from rules.registry import module_of
 
@@ -38,6 +48,74 @@ class StepView:
     kind: str
     summary: str
     acts: str
+
+
+@dataclass(frozen=True)
+class DrmView:
+    id: str
+    label: str
+    value: int
+    how: str  # "tick", "auto", "typed"
+
+
+@dataclass(frozen=True)
+class TableView:
+    id: str
+    title: str
+    rule: str
+    dice: str
+    missing: bool
+    columns: list[str]
+    rows: list[tuple[str, list[str]]]  # (range, results per column)
+    drms: list[DrmView]
+    footnotes: list[str]
+
+
+@dataclass(frozen=True)
+class RollView:
+    seq: int
+    side: str
+    purpose: str
+    item: str
+    dice: str
+    faces: list[int]
+    drms: list[dict]
+    final: int
+    result: str
+
+
+@dataclass(frozen=True)
+class FieldView:
+    key: str  # form field name: "<field>.<side>"
+    label: str
+    kind: str
+    value: Any  # the entered value, once entered
+
+
+@dataclass(frozen=True)
+class ChitView:
+    side: str
+    chit: str | None  # None: chosen but not yet revealed to the viewer
+    chosen: bool
+
+
+@dataclass(frozen=True)
+class StepPanel:
+    """What the current step shows the viewer and what the viewer may do there."""
+
+    at: str  # the position token a form carries
+    can_act: bool
+    done: list[str]  # names of the sides that have done the step
+    fields: list[FieldView] = field(default_factory=list)
+    entered_by: str | None = None  # side name that entered the result
+    tables: list[TableView] = field(default_factory=list)
+    rolls: list[RollView] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # the viewer's computation
+    chits: list[ChitView] = field(default_factory=list)
+    my_chit: str | None = None
+    attack_allowed: bool = True
+    attack_refusal: str = ""
+    outcome: str = ""
 
 
 @dataclass(frozen=True)
@@ -77,6 +155,8 @@ class SeatView:
     dice_seed: str | None  # disclosed only when the CG ends
     currency: str
     fortification_currency: str | None
+    panel: StepPanel | None = None
+    initiative: str = ""  # the latest revealed initiative result (public once revealed)
     events: list[EventView] = field(default_factory=list)
     invitation: str | None = None  # the open invitation token, for the host only
     invitation_side: str | None = None
@@ -176,10 +256,134 @@ def seat_view(campaign: Campaign, side: str) -> SeatView:
         dice_seed=campaign.dice_seed if ended else None,
         currency=module.currency.code,
         fortification_currency=module.fortifications.currency if module.fortifications else None,
+        panel=None if ended else _panel(campaign, module, side, step, set(done), waiting),
+        initiative=_latest_initiative(campaign),
         events=_events(campaign, side, module),
         invitation=invitation,
         invitation_side=invitation_side,
     )
+
+
+def _panel(campaign, module, side, step, done, waiting) -> StepPanel:
+    names = {s.id: s.name for s in module.sides}
+    base = {
+        "at": f"{campaign.cycle}.{campaign.step_index}",
+        "can_act": side in waiting,
+        "done": [names[x.id] for x in module.sides if x.id in done],
+    }
+    if step.kind == "results":
+        entered = ScenarioResult.objects.filter(campaign=campaign, cycle=campaign.cycle).first()
+        fields = []
+        for f in module.result_fields:
+            owners = [f.side] if f.side else [x.id for x in module.sides]
+            for owner in owners:
+                value = entered.data.get(f.id, {}).get(owner) if entered else None
+                fields.append(
+                    FieldView(f"{f.id}.{owner}", f"{f.label} — {names[owner]}", f.kind, value)
+                )
+        return StepPanel(
+            **base, fields=fields, entered_by=names[entered.entered_by] if entered else None
+        )
+    if step.kind in ("table", "san"):
+        return StepPanel(
+            **base,
+            tables=[_table_view(module.table(t)) for t in step.tables],
+            rolls=_step_rolls(campaign, side, step.id),
+        )
+    if step.effect == "replenish":
+        mine = (
+            Event.objects.filter(campaign=campaign, kind="replenish", side=side)
+            .order_by("-seq")
+            .first()
+        )
+        lines = (
+            mine.data.get("lines", []) if mine and mine.date_index == campaign.date_index else []
+        )
+        return StepPanel(**base, lines=lines, rolls=_step_rolls(campaign, side, step.id))
+    if step.kind == "initiative":
+        return _initiative_panel(campaign, module, side, base)
+    return StepPanel(**base)
+
+
+def _latest_initiative(campaign) -> str:
+    outcome = InitiativeOutcome.objects.filter(campaign=campaign).order_by("-cycle").first()
+    return outcome.text if outcome else ""
+
+
+def _initiative_panel(campaign, module, side, base) -> StepPanel:
+    chits = {
+        c.side: c for c in InitiativeChit.objects.filter(campaign=campaign, cycle=campaign.cycle)
+    }
+    views = []
+    for s in module.sides:
+        chit = chits.get(s.id)
+        visible = chit is not None and (s.id == side or chit.revealed_at is not None)
+        views.append(
+            ChitView(s.name, chit.get_chit_display() if visible else None, chit is not None)
+        )
+    mine = chits.get(side)
+    allowed, refusal = _attack_allowed(campaign, module, side)
+    return StepPanel(
+        **base,
+        chits=views,
+        my_chit=mine.get_chit_display() if mine else None,
+        attack_allowed=allowed,
+        attack_refusal=refusal,
+    )
+
+
+def _attack_allowed(campaign, module, side) -> tuple[bool, str]:
+    seats = {s.side: s for s in campaign.seats.all()}
+    limit = (module.variant(campaign.variant).attack_chits or {}).get(side)
+    if limit is not None and seats[side].attack_chits_used >= limit:
+        return False, f"All {limit} Attack chits of this CG are used."
+    for r in module.initiative.restrictions if module.initiative else []:
+        opponent = next(x for x in module.sides if x.id != side).id
+        if r.side == side and r.chit == "attack" and seats[opponent].no_on_map_units:
+            return False, f"{r.text} ({r.rule})"
+    return True, ""
+
+
+def _table_view(table) -> TableView:
+    columns = table.columns or ["Result"]
+    rows = [
+        (r.range, [r.results[c] for c in columns] if r.results else [r.result or ""])
+        for r in table.rows
+    ]
+    drms = []
+    for d in table.drms:
+        if d.variable:
+            how = "typed"
+        elif d.when is not None or d.of is not None:
+            how = "auto"
+        else:
+            how = "tick"
+        drms.append(DrmView(d.id, d.label, d.value, how))
+    return TableView(
+        table.id,
+        table.title,
+        table.rule,
+        table.dice,
+        table.missing,
+        columns,
+        rows,
+        drms,
+        [f"{k}: {v}" for k, v in table.footnotes.items()],
+    )
+
+
+def _step_rolls(campaign, side, step_id) -> list[RollView]:
+    """Rolls of the current step the viewer may see: own, and the opponent's open or
+    revealed ones."""
+    rolls = Roll.objects.filter(campaign=campaign, date_index=campaign.date_index, step_id=step_id)
+    out = []
+    for r in rolls.order_by("seq"):
+        if r.side != side and r.secret and r.revealed_at is None:
+            continue
+        out.append(
+            RollView(r.seq, r.side, r.purpose, r.item, r.dice, r.faces, r.drms, r.final, r.result)
+        )
+    return out
 
 
 def _events(campaign: Campaign, side: str, module) -> list[EventView]:

@@ -23,5 +23,6 @@ urlpatterns = [
         views.invitation_revoke,
         name="invitation_revoke",
     ),
+    path("campaigns/<uuid:campaign_id>/act/<slug:action>/", views.act, name="act"),
     path("join/<str:token>/", views.join, name="join"),
 ]

@@ -15,8 +15,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaign.forms import CreateCampaignForm, SignUpForm
+from campaign.fragments import render_fragments
 from campaign.seat_view import dashboard_rows, invitation_view, member_seat, seat_view
-from rules.services import backup, hosting
+from rules.services import backup, hosting, initiative, sequence
 from rules.services.errors import ActionRefused
 
 
@@ -151,3 +152,61 @@ def export(request: HttpRequest, campaign_id) -> HttpResponse:
     response = HttpResponse(data, content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="refit-campaign-{campaign.pk}.json"'
     return response
+
+
+def _typed(post) -> dict[str, int]:
+    typed = {}
+    for key, raw in post.items():
+        if key.startswith("typed.") and raw.strip():
+            try:
+                typed[key.removeprefix("typed.")] = int(raw)
+            except ValueError:
+                raise ActionRefused("A typed DRM must be a whole number, e.g. -2.") from None
+    return typed
+
+
+# One player action per name: what the form posts, and the service it calls.
+ACTIONS: dict[str, Callable] = {
+    "finish": lambda r, cid, at: sequence.finish_step(campaign_id=cid, user=r.user, at=at),
+    "roll": lambda r, cid, at: sequence.roll_on_table(
+        campaign_id=cid,
+        user=r.user,
+        at=at,
+        table_id=r.POST.get("table", ""),
+        item=r.POST.get("item", ""),
+        ticked=r.POST.getlist("tick"),
+        typed=_typed(r.POST),
+    ),
+    "result": lambda r, cid, at: sequence.enter_scenario_result(
+        campaign_id=cid, user=r.user, at=at, values=r.POST.dict()
+    ),
+    "confirm": lambda r, cid, at: sequence.confirm_scenario_result(
+        campaign_id=cid, user=r.user, at=at
+    ),
+    "dispute": lambda r, cid, at: sequence.dispute_scenario_result(
+        campaign_id=cid, user=r.user, at=at, reason=r.POST.get("reason", "")
+    ),
+    "chit": lambda r, cid, at: initiative.lock_initiative(
+        campaign_id=cid, user=r.user, at=at, chit=r.POST.get("chit", "")
+    ),
+}
+
+
+@login_required
+@require_POST
+@refusals
+def act(request: HttpRequest, campaign_id, action: str) -> HttpResponse:
+    """A player's action on the current step: one service call.  htmx gets the
+    campaign's fragments for this seat back; a plain form post is redirected."""
+    member_seat(request.user, campaign_id)
+    if action not in ACTIONS:
+        raise ActionRefused("There is no such action.", status=404)
+    ACTIONS[action](request, campaign_id, request.POST.get("at"))
+    if not request.htmx:
+        return redirect("campaign", campaign_id=campaign_id)
+    campaign, seat = member_seat(request.user, campaign_id)
+    origin = f"{request.scheme}://{request.get_host()}"
+    html = '<div id="flash" hx-swap-oob="true"></div>' + render_fragments(
+        seat_view(campaign, seat.side), user=request.user, origin=origin, request=request
+    )
+    return HttpResponse(html)

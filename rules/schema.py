@@ -165,6 +165,7 @@ class Table(Strict):
     rows: list[TableRow] = []
     drms: list[Drm] = []
     footnotes: dict[str, str] = {}
+    secret: bool = False  # rolls on it are the roller's secret until revealed
     missing: bool = False  # the rules text lacks this table; the host must supply it
     note: str | None = None
 
@@ -580,7 +581,15 @@ class Step(Strict):
     acts: Literal["both", "in_order"] | Slug = "both"
     summary: str = ""
     tables: list[Slug] = []
+    # What the server does on entering the step: "replenish" runs the currency's
+    # replenishment mechanism for each side and shows the arithmetic.
+    effect: Literal["replenish"] | None = None
     note: str | None = None
+
+
+# Result field ids the mechanisms read: CVP a side lost in the scenario, VP it scored,
+# its SAN at scenario end.  A module may add other fields (objectives, notes).
+CVP_LOST, VP, SAN = "cvp_lost", "vp", "san"
 
 
 class ResultField(Strict):
@@ -597,6 +606,26 @@ class Flow(Strict):
     idle_loop_to: str | None = None  # last step of the repeated span
     order: list[Slug] | None = None  # fixed acting order ("American first")
     rule: RuleRef | None = None
+
+
+class VictoryTerm(Strict):
+    """One comparison on the scenario results: a result field of a side, summed over
+    the CG (``total``) or the latest scenario's."""
+
+    field: Slug
+    side: Slug
+    total: bool = True
+    op: Literal[">=", ">", "<=", "<", "=="]
+    value: int | bool
+
+
+class VictoryCheck(Strict):
+    """The CG ends at once with ``winner`` when every term holds after a scenario."""
+
+    winner: Slug
+    text: str
+    rule: RuleRef
+    all: list[VictoryTerm] = Field(min_length=1)
 
 
 class Missing(Strict):
@@ -629,6 +658,8 @@ class Module(Strict):
     post_purchase: list[PostPurchaseRoll] = []
     initiative: Initiative | None = None
     victory: str | None = None  # CG victory conditions, as text
+    victory_checks: list[VictoryCheck] = []
+    default_winner: Slug | None = None  # wins when the last date ends and no check held
     missing: list[Missing] = []
     notes: list[str] = []
 
@@ -710,6 +741,8 @@ class Module(Strict):
             side("currency.replenishment.side", rep.side)
         for did in self.currency.carry_over.lost_after_dates:
             date("currency.carry_over.lost_after_dates", did)
+        if self.steps[0].kind != "results":
+            errors.append("steps[0]: the sequence starts with the scenario's results")
         for i, st in enumerate(self.steps):
             w = f"steps[{i}] ({st.id})"
             if st.acts not in ("both", "in_order"):
@@ -759,6 +792,16 @@ class Module(Strict):
                 cond(f"tables ({t.id}).drms ({d.id})", d.when)
         for j, f in enumerate(self.result_fields):
             side(f"result_fields[{j}].side", f.side)
+        fields = {f.id for f in self.result_fields}
+        for j, vc in enumerate(self.victory_checks):
+            side(f"victory_checks[{j}].winner", vc.winner)
+            for k, term in enumerate(vc.all):
+                side(f"victory_checks[{j}].all[{k}].side", term.side)
+                if term.field not in fields:
+                    errors.append(
+                        f"victory_checks[{j}].all[{k}]: unknown result field '{term.field}'"
+                    )
+        side("default_winner", self.default_winner)
         if self.initiative:
             self._check_initiative(errors, sides, steps, side)
         if errors:

@@ -1,0 +1,22 @@
+"""The campaign page's fragments, rendered for one seat from its seat view.  The page,
+htmx responses and websocket pushes all use this, so every channel shows the same."""
+
+from __future__ import annotations
+
+from django.template.loader import render_to_string
+
+from campaign.seat_view import SeatView
+
+CAMPAIGN_FRAGMENTS = [
+    "campaign/_header.html",
+    "campaign/_step.html",
+    "campaign/_sides.html",
+    "campaign/_invitation.html",
+    "campaign/_log.html",
+]
+
+
+def render_fragments(view: SeatView, *, user, origin: str, request=None) -> str:
+    """Every fragment, marked for an out-of-band swap by id."""
+    context = {"view": view, "oob": True, "origin": origin, "user": user}
+    return "".join(render_to_string(t, context, request=request) for t in CAMPAIGN_FRAGMENTS)

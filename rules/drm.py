@@ -1,0 +1,119 @@
+"""Which DRMs apply to a roll, and with what value: pure functions over the module.
+
+A DRM with ``when`` applies by itself when the condition holds; one with ``of`` is
+computed from a campaign quantity; a ``variable`` one takes the value the player
+types; any other is ticked by the player.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from rules.schema import Condition, Drm, ReinforcementGroup, Table
+
+VARIABLE_LIMIT = 9  # a typed DRM is a single ASL modifier, never more than ±9
+
+
+@dataclass(frozen=True)
+class RollContext:
+    side: str
+    nationalities: tuple[str, ...] = ()
+    night: bool = False
+    initial_scenario: bool = False
+    chose_attack_previous: bool = False
+    inputs: Mapping[str, int] = field(default_factory=dict)
+    group: ReinforcementGroup | None = None
+    strength: str | None = None  # "full" / "depleted", once known
+
+
+@dataclass(frozen=True)
+class AppliedDrm:
+    id: str
+    label: str
+    value: int
+    how: str  # "auto", "ticked", "typed"
+
+
+class DrmRefused(ValueError):
+    pass
+
+
+def holds(cond: Condition | None, ctx: RollContext) -> bool:
+    """Whether every given part of the condition holds for the roll's context."""
+    if cond is None:
+        return True
+    g = ctx.group
+    checks = [
+        cond.sides is None or ctx.side in cond.sides,
+        cond.nationalities is None or bool(set(cond.nationalities) & set(ctx.nationalities)),
+        cond.groups is None or (g is not None and g.id in cond.groups),
+        cond.id_prefixes is None
+        or (g is not None and any(g.id.startswith(p) for p in cond.id_prefixes)),
+        cond.tags is None or (g is not None and bool(set(cond.tags) & set(g.tags))),
+        cond.not_tags is None or g is None or not set(cond.not_tags) & set(g.tags),
+        cond.strength is None or ctx.strength == cond.strength,
+        cond.night is None or ctx.night == cond.night,
+        cond.chose_attack_previous is None
+        or ctx.chose_attack_previous == cond.chose_attack_previous,
+        cond.initial_scenario is None or ctx.initial_scenario == cond.initial_scenario,
+    ]
+    return all(checks)
+
+
+def is_automatic(drm: Drm) -> bool:
+    return drm.when is not None or drm.of is not None
+
+
+def scaled_value(drm: Drm, ctx: RollContext) -> int:
+    amount = ctx.inputs.get(drm.of, 0) + drm.offset
+    per = drm.per or 1
+    steps = math.floor(amount / per) if drm.rounding == "FRD" else math.ceil(amount / per)
+    value = drm.value * steps
+    if drm.min is not None:
+        value = max(drm.min, value)
+    if drm.max is not None:
+        value = min(drm.max, value)
+    return value
+
+
+def applicable_drms(
+    table: Table,
+    ctx: RollContext,
+    *,
+    ticked: Iterable[str] = (),
+    typed: Mapping[str, int] | None = None,
+) -> list[AppliedDrm]:
+    """The DRMs of a roll on ``table``; refuses ticks the table does not offer."""
+    ticked = set(ticked)
+    typed = dict(typed or {})
+    by_id = {d.id: d for d in table.drms}
+    for drm_id in ticked | set(typed):
+        if drm_id not in by_id:
+            raise DrmRefused(f"{table.title} has no DRM '{drm_id}'.")
+        if is_automatic(by_id[drm_id]):
+            raise DrmRefused(f"'{by_id[drm_id].label}' applies by itself; it is not ticked.")
+    out = []
+    for drm in table.drms:
+        if drm.variable:
+            if drm.id in typed:
+                value = typed[drm.id]
+                if not -VARIABLE_LIMIT <= value <= VARIABLE_LIMIT:
+                    raise DrmRefused(f"'{drm.label}' must be between -9 and 9.")
+                if value:
+                    out.append(AppliedDrm(drm.id, drm.label, value, "typed"))
+            continue
+        if drm.id in typed:
+            raise DrmRefused(f"'{drm.label}' has a fixed value.")
+        if drm.of is not None:
+            if holds(drm.when, ctx):
+                value = scaled_value(drm, ctx)
+                if value:
+                    out.append(AppliedDrm(drm.id, drm.label, value, "auto"))
+        elif drm.when is not None:
+            if holds(drm.when, ctx):
+                out.append(AppliedDrm(drm.id, drm.label, drm.value, "auto"))
+        elif drm.id in ticked:
+            out.append(AppliedDrm(drm.id, drm.label, drm.value, "ticked"))
+    return out

@@ -1,0 +1,125 @@
+"""Points replenishment, one mechanism per kind of currency (the module says which).
+
+Pure arithmetic: dice come through the ``roll`` callback, so the service records them.
+Every outcome carries the lines a player reads: what was added, and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from rules import machine
+from rules.drm import RollContext, applicable_drms
+from rules.schema import (
+    BaseTableReplenishment,
+    Module,
+    TableRollReplenishment,
+    VpDifferentialReplenishment,
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    points: int  # the side's points after replenishment
+    lines: list[str]
+
+
+Roller = Callable[..., object]  # roll(kind, purpose, table=None, drms=()) -> Roll
+
+
+def replenish(
+    module: Module,
+    *,
+    side: str,
+    date_index: int,
+    played_date_index: int | None,
+    points: int,
+    inputs: Mapping[str, Mapping[str, int]],
+    context: RollContext,
+    roll: Roller,
+) -> Outcome:
+    """The side's points after this date's replenishment, with the arithmetic.
+    ``played_date_index`` is the date of the scenario just played (None before any)."""
+    currency = module.currency
+    date = module.dates[date_index]
+    lines: list[str] = []
+    carry = currency.carry_over
+    previous = module.dates[date_index - 1] if date_index > 0 else None
+    if points and (
+        not carry.retained or (previous is not None and previous.id in carry.lost_after_dates)
+    ):
+        when = f" after {previous.label}" if previous else ""
+        lines.append(f"{points} unspent {currency.code} lost{when} ({carry.rule or 'carry-over'})")
+        points = 0
+    elif points:
+        lines.append(f"carried over {points}")
+    mech = currency.replenishment
+    gained = 0
+    if isinstance(mech, BaseTableReplenishment):
+        base = (date.base_points or {}).get(side, 0)
+        gained += base
+        lines.append(f"base for {date.label} {base} ({mech.rule})")
+        lp = mech.loss_points
+        if lp is not None:
+            mine = inputs[side]["cvp_lost_prior_scenario"]
+            theirs = inputs[machine.opponent(module, side)]["cvp_lost_prior_scenario"]
+            if mine >= lp.ratio * theirs and mine >= theirs + lp.margin and mine > 0:
+                r = roll(lp.dice, f"{currency.code} loss points ({lp.rule})")
+                gained += r.final
+                lines.append(
+                    f"lost {mine} CVP vs {theirs} (≥ {lp.ratio}× and ≥ {lp.margin} more): "
+                    f"loss-point {lp.dice} {r.final} ({lp.rule})"
+                )
+            else:
+                lines.append(f"no loss points: lost {mine} CVP vs {theirs} ({lp.rule})")
+    elif isinstance(mech, TableRollReplenishment):
+        table = module.table(mech.table)
+        if date.initial and mech.no_roll_on_initial:
+            lines.append(f"no roll for the Initial Scenario ({mech.rule})")
+        elif table.missing:
+            lines.append(f"the {table.title} is missing from the module: nothing added")
+        else:
+            drms = applicable_drms(table, context)
+            r = roll(table.dice, table.title, table=table, drms=drms)
+            row = table.lookup(r.final)
+            column = table.column_for_side.get(side)
+            value = (row.results or {}).get(column) if column else row.result
+            amount = _number(value)
+            gained += amount
+            mods = "".join(f", {d.value:+d} {d.label}" for d in drms)
+            faces = "+".join(map(str, r.faces))
+            lines.append(f"{table.dice} {faces}{mods} → {r.final}: {amount} ({mech.rule})")
+    elif isinstance(mech, VpDifferentialReplenishment):
+        if side == mech.side:
+            required = _required(module, played_date_index)
+            vp = inputs[side]["vp_total"]
+            cvp = inputs[side]["cvp_lost_cg"]
+            diff = required - vp
+            pp = diff + cvp
+            lines.append(f"VP differential {required} required − {vp} amassed = {diff}")
+            lines.append(f"{diff} + {cvp} CVP suffered = {pp}")
+            if pp < 0 and mech.negative_ignored:
+                lines.append("negative purchase points are ignored: 0")
+                pp = 0
+            gained += pp
+        else:
+            lines.append(f"{module.side(side).name} receives no purchase points ({mech.rule})")
+    total = points + gained
+    lines.append(f"total {total}")
+    return Outcome(points=total, lines=lines)
+
+
+def _required(module: Module, played_date_index: int | None) -> int:
+    """VP required to win the scenario just played (2.91)."""
+    if played_date_index is None:
+        return 0
+    return module.dates[played_date_index].vp_required or 0
+
+
+def _number(value: str | None) -> int:
+    digits = "".join(ch for ch in str(value or "") if ch.isdigit() or ch == "-")
+    try:
+        return int(digits)
+    except ValueError:
+        return 0

@@ -1,0 +1,300 @@
+"""The Purple Heart Draw (PHD) TM module against its seed text (seed 000, ConPh C5.1-C5.41).
+
+Each test checks one transcribed datum (or a small group) and cites its rule number.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rules.drm import RollContext, applicable_drms
+from rules.loader import load_file
+from rules.schema import Module, RollForSide, TableRollReplenishment
+
+MODULE_FILE = Path(__file__).resolve().parents[2] / "rules" / "modules" / "purple-heart-draw.yaml"
+
+
+@pytest.fixture(scope="module")
+def m() -> Module:
+    return load_file(MODULE_FILE, overrides=False)
+
+
+def final(m: Module, table: str, roll: int):
+    return m.table(table).lookup(roll)
+
+
+# --------------------------------------------------------------------------- structure
+
+
+def test_c4_2_module_sides_and_five_tm_scenarios_on_11_july_1944(m):
+    """C4.2 TM-DATES: 0600 to 1930 hrs, 11 July 1944, five TM Scenarios; US vs German."""
+    assert m.id == "purple-heart-draw"
+    assert {s.id for s in m.sides} == {"us", "german"}
+    assert [d.id for d in m.dates] == ["t0600", "t0930", "t1230", "t1530", "t1930"]
+    assert [d.label for d in m.dates][0] == "0600 hrs"
+    assert all(d.day == "11 July 1944" for d in m.dates)
+    assert not any(d.night for d in m.dates)
+    assert [d.id for d in m.dates if d.initial] == ["t0600"]
+
+
+def test_c4_2_initial_tp_and_dsp(m):
+    """C4.2 OB: German 20 TP and 60 DSP, US 30 TP; I3: the US has no Defensive Stores."""
+    v = m.variant("tm")
+    assert (v.start_date, v.last_date) == ("t0600", "t1930")
+    assert v.initial_points == {"german": 20, "us": 30}
+    assert v.initial_fortification_points == {"german": 60}
+    assert v.attack_chits is None
+
+
+def test_c5_0_steps_c5_1_to_c5_41_in_rule_order(m):
+    """C5.0: steps C5.1-C5.41 in numbered order; the unnumbered New TM Date header sits
+    between C5.24 and C5.25."""
+    ids = [s.id for s in m.steps]
+    numbered = [i for i in ids if i.startswith("C5.")]
+    assert numbered == [f"C5.{n}" for n in range(1, 42)]
+    assert ids.index("NEW-TM-DATE") == ids.index("C5.24") + 1
+    assert m.steps[0].id == "C5.1" and m.steps[0].kind == "results"
+
+
+def test_c5_step_kinds(m):
+    """C5.29 compute/replenish, C5.31 purchase, C5.35 fortify, C5.36 recon, C5.37
+    initiative, C5.39 setup, C5.41 commence, C5.25 SAN."""
+    kinds = {s.id: s.kind for s in m.steps}
+    assert kinds["C5.25"] == "san"
+    assert (
+        kinds["C5.29"] == "compute"
+        and m.steps[[s.id for s in m.steps].index("C5.29")].effect == "replenish"
+    )
+    assert kinds["C5.31"] == "purchase"
+    assert kinds["C5.35"] == "fortify"
+    assert kinds["C5.36"] == "recon"
+    assert kinds["C5.37"] == "initiative"
+    assert kinds["C5.39"] == "setup"
+    assert kinds["C5.41"] == "commence"
+    assert kinds["NEW-TM-DATE"] == "date"
+
+
+def test_c5_40_reconnaissance_alternates_german_first(m):
+    """C5.40: recon locations are declared alternating, German first."""
+    step = next(s for s in m.steps if s.id == "C5.40")
+    assert step.acts == "in_order"
+    assert m.flow.order == ["german", "us"]
+
+
+def test_c5_37_lull_repeats_new_tm_date_through_initiative(m):
+    """C5.37d: a Lull plays no scenario and proceeds to the next TM Scenario."""
+    assert m.flow.idle_loop_from == "NEW-TM-DATE"
+    assert m.flow.idle_loop_to == "C5.37"
+    lull = next(r for r in m.initiative.results if r.id == "lull")
+    assert lull.scenario is False and lull.loops_to == "NEW-TM-DATE"
+
+
+# --------------------------------------------------------------------------- TP
+
+
+def test_c5_29_currency_is_tp_by_table_roll_without_initial_roll(m):
+    """C5.29 EXC / I5: TP by DR on the TP Replenishment Table; no roll for the Initial
+    Scenario; unspent TP are added to the next total."""
+    assert m.currency.code == "TP" and m.currency.name == "Tactical Points"
+    rep = m.currency.replenishment
+    assert isinstance(rep, TableRollReplenishment)
+    assert rep.table == "tp_replenishment" and rep.no_roll_on_initial
+    assert m.currency.carry_over.retained
+
+
+def test_c5_29_tp_replenishment_dr_2_gives_german_25_us_35(m):
+    """C5.29 TP Replenishment Table, first row: ≤2 → German +25, US +35."""
+    t = m.table("tp_replenishment")
+    assert t.column_for_side == {"german": "German", "us": "US"}
+    assert final(m, "tp_replenishment", 2).results == {"German": "+25", "US": "+35"}
+    assert final(m, "tp_replenishment", 0).results == {"German": "+25", "US": "+35"}
+
+
+def test_c5_29_tp_replenishment_dr_7_gives_german_20_us_30(m):
+    """C5.29: Final DR 7 → German +20, US +30; DR 11 → +16/+26; DR 5 → +22/+32."""
+    assert final(m, "tp_replenishment", 7).results == {"German": "+20", "US": "+30"}
+    assert final(m, "tp_replenishment", 11).results == {"German": "+16", "US": "+26"}
+    assert final(m, "tp_replenishment", 5).results == {"German": "+22", "US": "+32"}
+    assert final(m, "tp_replenishment", 9).results == {"German": "+18", "US": "+28"}
+
+
+def test_c5_29_tp_drms_attack_plus_1_and_minus_1_per_10_cvp_suffered(m):
+    """C5.29 DRM: +1 if the side chose Attack in the previous scenario; -1 per 10 CVP (FRD)
+    suffered in the previous TM Scenario."""
+    drms = {d.id: d for d in m.table("tp_replenishment").drms}
+    assert drms["attack_previous"].value == 1
+    assert drms["attack_previous"].when.chose_attack_previous is True
+    cvp = drms["cvp_suffered"]
+    assert (cvp.value, cvp.per, cvp.of, cvp.rounding) == (-1, 10, "cvp_lost_prior_scenario", "FRD")
+    ctx = RollContext(side="us", chose_attack_previous=True, inputs={"cvp_lost_prior_scenario": 29})
+    applied = {a.id: a.value for a in applicable_drms(m.table("tp_replenishment"), ctx)}
+    assert applied == {"attack_previous": 1, "cvp_suffered": -2}
+
+
+# --------------------------------------------------------------------------- weather
+
+
+def test_c5_30_weather_table_rows(m):
+    """C5.30 Weather Table: I 0600 Moist/Mist, II 0930 Moderate/Overcast, III-V Moderate/
+    Clear, no wind."""
+    w = {d.id: d.weather for d in m.dates}
+    assert "Moist" in w["t0600"] and "Mist" in w["t0600"]
+    assert "Moderate" in w["t0930"] and "Overcast" in w["t0930"]
+    for d in ("t1230", "t1530", "t1930"):
+        assert "Moderate" in w[d] and "Clear" in w[d]
+    assert all("no wind" in x for x in w.values())
+
+
+# --------------------------------------------------------------------------- ConPh tables
+
+
+def test_c5_14_redeployment_table_and_enemy_feba_drm(m):
+    """C5.14 Redeployment Table: 12-13 Infantry 'Remains in hex, Reduced', Vehicle
+    'Eliminated, CS NA'; +2 DRM in enemy FEBA; -1 adjacent to friendly Front Line Hex."""
+    row = final(m, "redeployment", 12)
+    assert row.results == {
+        "Infantry": "Remains in hex, Reduced",
+        "Mobile Vehicle": "Eliminated, CS NA",
+    }
+    assert final(m, "redeployment", 2).results["Infantry"] == "Redeploys"
+    drms = {d.id: d for d in m.table("redeployment").drms}
+    assert drms["enemy_feba"].value == 2 and drms["front_line"].value == -1
+    assert drms["leadership"].variable
+
+
+def test_c5_19_leader_evacuation_6_evacuated(m):
+    """C5.19 Leader Evacuation Table: dr 1 retained unwounded; dr 6 evacuated."""
+    assert final(m, "leader_evacuation", 1).result == "Retained Unwounded"
+    assert final(m, "leader_evacuation", 6).result.startswith("Evacuated")
+
+
+def test_c5_23_battlefield_promotion_3_4_gives_2_mmc(m):
+    """C5.23 Battlefield Promotion Table: 3-4 → 2 MMC, ≥7 → 0; secret DR."""
+    t = m.table("battlefield_promotion")
+    assert t.secret and t.dice == "DR"
+    assert final(m, "battlefield_promotion", 4).result.startswith("2 MMC")
+    assert final(m, "battlefield_promotion", 9).result.startswith("0")
+
+
+def test_c5_24_leader_promotion_3_is_9_2_and_10_11_is_7_0(m):
+    """C5.24 Leader Promotion Table: DR 3 → 9-2, 5-6 → 8-1, 10-11 → 7-0."""
+    assert final(m, "leader_promotion", 3).result == "9-2"
+    assert final(m, "leader_promotion", 6).result == "8-1"
+    assert final(m, "leader_promotion", 10).result == "7-0"
+
+
+def test_c5_26a_weapon_repair_2_repaired_3_eliminated_vehicular_minus_2(m):
+    """C5.26a Weapon Repair: ≤2 Repaired, ≥3 Eliminated; -2 if Vehicular-mounted."""
+    assert final(m, "weapon_repair", 2).result == "Repaired"
+    assert final(m, "weapon_repair", 3).result == "Eliminated"
+    drms = {d.id: d.value for d in m.table("weapon_repair").drms}
+    assert drms == {"non_qualified": 1, "ammo_shortage": 1, "isolated": 1, "vehicular": -2}
+
+
+def test_c5_26b_baz_psk_ft_dc_repair_3_repaired_non_qualified_plus_2(m):
+    """C5.26b BAZ/PSK/FT/DC Repair: ≤3 Repaired, ≥4 Eliminated; +2 Non-Qualified."""
+    assert final(m, "baz_psk_ft_dc_repair", 3).result == "Repaired"
+    assert final(m, "baz_psk_ft_dc_repair", 4).result == "Eliminated"
+    assert [d.value for d in m.table("baz_psk_ft_dc_repair").drms] == [2]
+
+
+def test_c5_26c_captured_equipment_3_retained(m):
+    """C5.26c Captured Equipment: ≤3 Retained, ≥4 Eliminated."""
+    assert final(m, "captured_equipment", 3).result == "Retained"
+    assert final(m, "captured_equipment", 4).result == "Eliminated"
+
+
+def test_c5_27a_immobilization_repair_armour_leader_is_typed(m):
+    """C5.27a Immobilization Repair: ≤2 Become Mobile; armour leader DRM typed by the player."""
+    assert final(m, "immobilization_repair", 2).effect == "mobile"
+    assert final(m, "immobilization_repair", 3).result == "No Change"
+    drms = {d.id: d for d in m.table("immobilization_repair").drms}
+    assert drms["armour_leader"].variable and drms["front_line"].value == 1
+
+
+def test_c5_28_fortification_clearance_3_eliminated_engineers_minus_1(m):
+    """C5.28 Fortification Clearance: ≤3 Eliminated, ≥4 No Effect; -1 with Pionerie/
+    Engineer squads."""
+    assert final(m, "fortification_clearance", 3).effect == "eliminated"
+    assert final(m, "fortification_clearance", 4).result.startswith("No Effect")
+    drms = {d.id: d.value for d in m.table("fortification_clearance").drms if not d.variable}
+    assert drms == {"minefield_adjacent": 1, "roadblock_front": 1, "engineers": -1}
+
+
+def test_c5_34_us_oba_6_plentiful_7_11_normal_12_scarce(m):
+    """C5.34 US OBA Table: ≤6 Plentiful, 7-11 Normal, ≥12 Scarce; German 4-9 Normal."""
+    assert final(m, "us_oba", 6).result == "Plentiful"
+    assert final(m, "us_oba", 11).result == "Normal"
+    assert final(m, "us_oba", 12).result == "Scarce"
+    assert final(m, "german_oba", 4).result == "Normal"
+    assert final(m, "german_oba", 9).result == "Normal"
+
+
+# --------------------------------------------------------------------------- DSP, recon
+
+
+def test_c5_35_fortification_dsp_costs(m):
+    """C5.35 Fortification Table: Foxhole 3/2/1, Trench 5, HIP 5/3/2/2/1, Roadblock 5;
+    unspent DSP are lost."""
+    f = m.fortifications
+    assert f.currency == "DSP" and f.forfeit_unspent
+    items = {i.id: i for i in f.items}
+    assert (items["foxhole"].cost, items["foxhole"].cost_text) == (3, "3/2/1")
+    assert items["trench"].cost == 5
+    assert items["roadblock"].cost == 5
+    assert items["hip"].cost_text == "5/3/2/2/1" and items["hip"].hip_fraction == "1/10"
+    assert "30 DSP per TM Scenario on Mines" in f.footnotes["6"]
+
+
+def test_c5_36_recon_1_tp_or_2_tp_for_plus_5(m):
+    """C5.36 / RG note n: Recon for 1 TP, +5 drm for 1 additional TP; not for the Initial
+    Scenario."""
+    r = m.recon
+    assert [(o.cost, o.drm) for o in r.options] == [(1, 0), (2, 5)]
+    assert r.dice == "dr" and r.not_for_initial
+
+
+# --------------------------------------------------------------------------- initiative
+
+
+def test_c5_37_initiative_matrix_cells(m):
+    """C5.37 Initiative Determination Table: both Attack → Dual Attack; German Attack/US
+    Idle → German Attack; German Idle/US Attack → US Attack; both Idle → Lull."""
+    cells = {(c.chits["german"], c.chits["us"]): c.result for c in m.initiative.matrix}
+    assert cells == {
+        ("attack", "attack"): "dual_attack",
+        ("attack", "idle"): "german_attack",
+        ("idle", "attack"): "us_attack",
+        ("idle", "idle"): "lull",
+    }
+
+
+def test_c5_37_follow_ups_who_sets_up_and_moves_first(m):
+    """C5.37: US Attack - German sets up first, US moves first; German Attack - US sets up
+    first, German moves first; Dual Attack - dr ≤3 German sets up first, dr ≥4 US moves first."""
+    res = {r.id: r for r in m.initiative.results}
+    assert (res["us_attack"].sets_up_first, res["us_attack"].moves_first) == ("german", "us")
+    assert (res["german_attack"].sets_up_first, res["german_attack"].moves_first) == (
+        "us",
+        "german",
+    )
+    dual = res["dual_attack"]
+    assert isinstance(dual.sets_up_first, RollForSide) and isinstance(dual.moves_first, RollForSide)
+    assert dual.sets_up_first.rows == [
+        {"range": "≤3", "side": "german"},
+        {"range": "≥4", "side": "us"},
+    ]
+    assert dual.moves_first.rows[-1] == {"range": "≥4", "side": "us"}
+
+
+# --------------------------------------------------------------------------- missing
+
+
+def test_c5_31_rg_charts_declared_missing(m):
+    """C5.31: both TM RG Charts are lost in the OCR and say so."""
+    assert {c.side for c in m.rg_charts} == {"us", "german"}
+    assert all(c.missing and not c.groups for c in m.rg_charts)
+    assert any("C5.31" in x.rule for x in m.missing)
+    assert m.table("leader_table").missing  # C5.33

@@ -1,0 +1,233 @@
+"""Issue 6: the phase machine walks both players through the module's steps in rule
+order; turns, scenario results, computations, Idle loops and CG end."""
+
+import pytest
+
+from campaign.models import Event, Roll, ScenarioResult, StepMark
+from rules.services import hosting, sequence
+from rules.services.errors import ActionRefused
+from tests.walk import Players
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def skirmish(hosted):
+    campaign, alice, bob = hosted
+    return Players(campaign, {"red": alice, "blue": bob})
+
+
+def result(red_cvp=0, blue_cvp=0, red_san=3, blue_san=3):
+    return {
+        "cvp_lost.red": red_cvp,
+        "cvp_lost.blue": blue_cvp,
+        "san.red": red_san,
+        "san.blue": blue_san,
+    }
+
+
+def test_campaign_starts_in_play_waiting_for_the_initial_results(skirmish):
+    c = skirmish.campaign
+    assert c.in_play and skirmish.step.kind == "results"
+    assert set(skirmish.waiting()) == {"red", "blue"}
+
+
+def test_one_enters_the_result_and_the_other_confirms(skirmish):
+    alice, bob = skirmish.users["red"], skirmish.users["blue"]
+    sequence.enter_scenario_result(campaign_id=skirmish.campaign_id, user=alice, values=result(5))
+    assert skirmish.waiting() == ["blue"]
+    with pytest.raises(ActionRefused, match="already done"):
+        sequence.confirm_scenario_result(campaign_id=skirmish.campaign_id, user=alice)
+    sequence.confirm_scenario_result(campaign_id=skirmish.campaign_id, user=bob)
+    c = skirmish.campaign
+    assert not c.in_play and skirmish.step.id == "T3.1"
+    assert c.seats.get(side="red").san == 3
+    assert ScenarioResult.objects.get().confirmed_at is not None
+
+
+def test_a_disputed_result_is_withdrawn_and_nothing_moves_on(skirmish):
+    alice, bob = skirmish.users["red"], skirmish.users["blue"]
+    sequence.enter_scenario_result(campaign_id=skirmish.campaign_id, user=alice, values=result(5))
+    sequence.dispute_scenario_result(
+        campaign_id=skirmish.campaign_id, user=bob, reason="Red lost 7 CVP, not 5"
+    )
+    assert not ScenarioResult.objects.exists() and not StepMark.objects.exists()
+    assert skirmish.step.kind == "results"
+    assert "Red lost 7 CVP, not 5" in Event.objects.last().text
+
+
+def test_bad_result_values_are_refused_and_change_nothing(skirmish):
+    alice = skirmish.users["red"]
+    for values, message in [
+        ({**result(), "cvp_lost.red": "many"}, "enter a whole number"),
+        ({**result(), "cvp_lost.blue": -3}, "between 0 and 9999"),
+    ]:
+        before = (Event.objects.count(), skirmish.campaign.version)
+        with pytest.raises(ActionRefused, match=message):
+            sequence.enter_scenario_result(
+                campaign_id=skirmish.campaign_id, user=alice, values=values
+            )
+        assert (Event.objects.count(), skirmish.campaign.version) == before
+
+
+def test_steps_for_both_wait_for_both(skirmish):
+    skirmish.results(**result())
+    alice, bob = skirmish.users["red"], skirmish.users["blue"]
+    sequence.finish_step(campaign_id=skirmish.campaign_id, user=alice)
+    assert skirmish.step.id == "T3.1" and skirmish.waiting() == ["blue"]
+    with pytest.raises(ActionRefused, match="already done T3.1"):
+        sequence.finish_step(campaign_id=skirmish.campaign_id, user=alice)
+    sequence.finish_step(campaign_id=skirmish.campaign_id, user=bob)
+    assert skirmish.step.id == "T3.2"
+
+
+def test_fixed_order_steps_let_the_second_act_only_after_the_first(skirmish):
+    """T4.1 is done in flow order: Blue first."""
+    skirmish.results(**result())
+    skirmish.until("initiative")
+    skirmish.chits(red="attack", blue="idle")
+    assert skirmish.step.id == "T4.1"
+    with pytest.raises(ActionRefused, match="Not your turn: Blue acts first"):
+        sequence.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"])
+    sequence.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["blue"])
+    sequence.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"])
+    assert skirmish.step.id == "T4.2"
+
+
+def test_a_stale_form_is_refused(skirmish):
+    at = sequence.position(skirmish.campaign)
+    skirmish.results(**result())
+    with pytest.raises(ActionRefused, match="moved on"):
+        sequence.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"], at=at)
+
+
+def test_strangers_cannot_act(skirmish, make_user):
+    with pytest.raises(ActionRefused) as exc:
+        sequence.finish_step(campaign_id=skirmish.campaign_id, user=make_user("mallory"))
+    assert exc.value.status == 404
+
+
+def test_table_step_rolls_with_auto_ticked_and_shown_drms(skirmish):
+    skirmish.results(**result())
+    skirmish.until("table")
+    r = sequence.roll_on_table(
+        campaign_id=skirmish.campaign_id,
+        user=skirmish.users["red"],
+        table_id="wounded",
+        item="8-1 leader in H5",
+        ticked=["isolated"],
+    )
+    assert r.dice == "dr" and len(r.faces) == 1
+    assert r.drms == [{"label": "if Isolated", "value": 1, "how": "ticked"}]
+    assert r.final == r.faces[0] + 1
+    assert r.result in {"Recovers", "Stays wounded", "Evacuated"}
+    assert "8-1 leader in H5" in Event.objects.last().text
+
+
+def test_table_roll_refusals(skirmish):
+    skirmish.results(**result())
+    skirmish.until("table")
+    red = skirmish.users["red"]
+    for kwargs, message in [
+        ({"table_id": "strength"}, "has no table 'strength'"),
+        ({"table_id": "wounded", "ticked": ["nope"]}, "has no DRM 'nope'"),
+    ]:
+        with pytest.raises(ActionRefused, match=message):
+            sequence.roll_on_table(campaign_id=skirmish.campaign_id, user=red, **kwargs)
+    assert not Roll.objects.exists()
+
+
+def test_replenishment_shows_its_arithmetic_and_is_secret(skirmish):
+    """T3.5: base for the new date + loss-point dr when ≥ 2× and ≥ 8 more CVP lost."""
+    skirmish.results(**result(red_cvp=20, blue_cvp=6))
+    skirmish.until("compute")
+    c = skirmish.campaign
+    red, blue = c.seats.get(side="red"), c.seats.get(side="blue")
+    loss = Roll.objects.get(purpose__startswith="CP loss points")
+    assert loss.side == "red" and loss.secret
+    # Red: 10 initial carried over + 4 base (Day 1 Night) + loss dr; Blue: 8 + 4.
+    assert red.points == 10 + 4 + loss.final
+    assert blue.points == 8 + 4
+    event = Event.objects.get(kind="replenish", side="red")
+    assert event.secret_side == "red" and "base for Day 1 Night 4" in event.text
+    assert "lost 20 CVP vs 6" in event.text
+    assert event.public_text == "Red received its CP (secret)."
+
+
+def test_unspent_points_are_lost_after_the_named_date(skirmish):
+    """The fixture's carry-over rule loses unspent points after Day 1 Night."""
+    skirmish.results(**result())
+    skirmish.until("initiative")
+    skirmish.chits(red="idle", blue="idle")
+    skirmish.until("compute")
+    c = skirmish.campaign
+    assert c.date_index == 2
+    blue = c.seats.get(side="blue")
+    assert blue.points == 12  # 12 unspent lost, base 12 for Day 2 AM
+    assert (
+        "12 unspent CP lost after Day 1 Night"
+        in Event.objects.filter(kind="replenish", side="blue").last().text
+    )
+
+
+def test_walk_two_dates_with_an_idle_loop_to_the_end(skirmish):
+    skirmish.results(**result())
+    skirmish.until("initiative")
+    assert skirmish.campaign.date_index == 1
+    skirmish.chits(red="idle", blue="idle")
+    c = skirmish.campaign
+    assert c.date_index == 2 and skirmish.step.id == "T3.3"  # looped to the new date
+    assert "No scenario on Day 1 Night" in Event.objects.filter(kind="idle").get().text
+    skirmish.until("initiative")
+    skirmish.chits(red="attack", blue="idle")
+    skirmish.until("results")
+    c = skirmish.campaign
+    assert c.in_play and c.date_index == 2
+    skirmish.results(**result(red_cvp=3))
+    c = skirmish.campaign
+    assert c.ended_at is not None
+    assert "last date, Day 2 AM" in c.outcome
+    assert c.dice_seed in Event.objects.last().text
+    with pytest.raises(ActionRefused, match="has ended"):
+        sequence.finish_step(campaign_id=c.pk, user=skirmish.users["red"])
+
+
+@pytest.mark.parametrize("module_id,variant", [("sicily", "i"), ("purple-heart-draw", "tm")])
+def test_seed_module_walks_through_two_dates(modules, make_user, module_id, variant):
+    from rules.registry import module_of
+
+    alice, bob = make_user("alice"), make_user("bob")
+    c = hosting.create_campaign(
+        host=alice,
+        module_id=module_id,
+        variant_id=variant,
+        side=None or _first_side(module_id),
+        name="walk",
+        reveal_policy="step_end",
+    )
+    hosting.join_campaign(token=c.invitations.get().token, user=bob)
+    module = module_of(c)
+    sides = [s.id for s in module.sides]
+    players = Players(c, {sides[0]: alice, sides[1]: bob})
+    values = {
+        f"{f.id}.{s}": (True if f.kind == "bool" else 2)
+        for f in module.result_fields
+        for s in sides
+    }
+    start = c.date_index
+    players.results(**values)
+    players.until("initiative")
+    players.chits(**{sides[0]: "idle", sides[1]: "idle"})
+    assert players.campaign.date_index == start + 2
+    players.until("initiative")
+    players.chits(**{sides[0]: "attack", sides[1]: "attack"})
+    players.until("results")
+    assert players.campaign.in_play
+    players.results(**values)
+    assert players.campaign.step_index == 1
+
+
+def _first_side(module_id):
+    from campaign.models import ModuleRecord
+
+    return ModuleRecord.objects.get(id=module_id).data["sides"][0]["id"]

@@ -1,0 +1,61 @@
+"""Drive a campaign through its steps at service level, as two players would."""
+
+from __future__ import annotations
+
+from campaign.models import Campaign
+from rules.registry import module_of
+from rules.services import initiative, sequence
+
+
+class Players:
+    def __init__(self, campaign: Campaign, users: dict[str, object]):
+        self.campaign_id = campaign.pk
+        self.users = users  # side -> user
+
+    @property
+    def campaign(self) -> Campaign:
+        return Campaign.objects.get(pk=self.campaign_id)
+
+    @property
+    def step(self):
+        c = self.campaign
+        return module_of(c).steps[c.step_index]
+
+    def waiting(self) -> list[str]:
+        from rules import machine
+
+        c = self.campaign
+        return machine.sides_to_act(module_of(c), self.step, sequence.done_sides(c))
+
+    def results(self, **values):
+        """Enter (first waiting side) and confirm (the other) a scenario result."""
+        first = self.waiting()[0]
+        sequence.enter_scenario_result(
+            campaign_id=self.campaign_id, user=self.users[first], values=values
+        )
+        other = self.waiting()[0]
+        sequence.confirm_scenario_result(campaign_id=self.campaign_id, user=self.users[other])
+
+    def finish(self):
+        """Every side that must act finishes the current step."""
+        c = self.campaign
+        start = (c.cycle, c.step_index)
+        while (self.campaign.cycle, self.campaign.step_index) == start and self.waiting():
+            side = self.waiting()[0]
+            sequence.finish_step(campaign_id=self.campaign_id, user=self.users[side])
+
+    def until(self, kind: str, limit: int = 80):
+        """Finish every step until one of ``kind`` is current."""
+        for _ in range(limit):
+            if self.campaign.ended_at or self.step.kind == kind:
+                return
+            step = (self.campaign.cycle, self.campaign.step_index)
+            self.finish()
+            assert (self.campaign.cycle, self.campaign.step_index) != step, "did not move"
+        raise AssertionError(f"no {kind} step within {limit} steps")
+
+    def chits(self, **chits):
+        for side, chit in chits.items():
+            initiative.lock_initiative(
+                campaign_id=self.campaign_id, user=self.users[side], chit=chit
+            )
