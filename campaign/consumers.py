@@ -5,14 +5,16 @@ opens for a member of that campaign (4404).  Sockets only push: actions go over 
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs
+
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db.models import F
 from django.http import Http404
 from django.template.loader import render_to_string
 
-from campaign.fragments import render_fragments
-from campaign.models import Seat
+from campaign.fragments import fragment_list
+from campaign.models import Campaign, Seat
 from campaign.seat_view import member_seat, seat_view
 from rules.services.log import broadcast, campaign_group
 
@@ -62,6 +64,12 @@ class CampaignConsumer(AsyncWebsocketConsumer):
 
     seat_id: int | None = None
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # What this socket last sent of each fragment: only changed fragments are sent
+        # again, so a push about presence does not wipe a form being filled in.
+        self.sent: dict[str, str] = {}
+
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
@@ -76,19 +84,17 @@ class CampaignConsumer(AsyncWebsocketConsumer):
         self.group = campaign_group(self.campaign_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        # The current state at once: a reconnecting browser shows what it missed.
-        await self.send_fragments()
+        # The page says which version it shows (?v=); a browser that reconnects after
+        # missing changes gets the current state at once, one that is up to date does
+        # not have its forms re-rendered.
+        await self.send_fragments(page_version=self._page_version())
         await database_sync_to_async(broadcast)(self.campaign_id)
 
     async def disconnect(self, code: int) -> None:
         if self.seat_id is None:
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
-        await database_sync_to_async(
-            lambda: Seat.objects.filter(pk=self.seat_id, connections__gt=0).update(
-                connections=F("connections") - 1
-            )
-        )()
+        await database_sync_to_async(self._leave_presence)()
         self.seat_id = None
         await database_sync_to_async(broadcast)(self.campaign_id)
 
@@ -98,22 +104,44 @@ class CampaignConsumer(AsyncWebsocketConsumer):
     async def campaign_changed(self, event: dict) -> None:
         await self.send_fragments()
 
-    async def send_fragments(self) -> None:
-        html = await database_sync_to_async(self._render)()
-        if html is not None:
-            await self.send(text_data=html)
+    def _page_version(self) -> int | None:
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        try:
+            return int(query["v"][0])
+        except (KeyError, ValueError, IndexError):
+            return None
+
+    async def send_fragments(self, page_version: int | None = None) -> None:
+        rendered = await database_sync_to_async(self._render)()
+        if rendered is None:
+            return
+        version, fragments = rendered
+        changed = [html for t, html in fragments if self.sent.get(t) != html]
+        self.sent.update(fragments)
+        if changed and page_version != version:
+            await self.send(text_data="".join(changed))
 
     @database_sync_to_async
     def _join_presence(self, user) -> int:
+        """Count this socket as the seat's; presence is part of what pages show, so the
+        campaign's version moves too (a page loaded before it is out of date)."""
         _, seat = member_seat(user, self.campaign_id)
         Seat.objects.filter(pk=seat.pk).update(connections=F("connections") + 1)
+        Campaign.objects.filter(pk=self.campaign_id).update(version=F("version") + 1)
         return seat.pk
 
-    def _render(self) -> str | None:
+    def _leave_presence(self) -> None:
+        Seat.objects.filter(pk=self.seat_id, connections__gt=0).update(
+            connections=F("connections") - 1
+        )
+        Campaign.objects.filter(pk=self.campaign_id).update(version=F("version") + 1)
+
+    def _render(self) -> tuple[int, list[tuple[str, str]]] | None:
         try:
             campaign, seat = member_seat(self.scope["user"], self.campaign_id)
         except Http404:
             return None
-        return render_fragments(
-            seat_view(campaign, seat.side), user=self.scope["user"], origin=_origin(self.scope)
+        view = seat_view(campaign, seat.side)
+        return view.version, fragment_list(
+            view, user=self.scope["user"], origin=_origin(self.scope)
         )

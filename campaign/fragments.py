@@ -16,7 +16,13 @@ CAMPAIGN_FRAGMENTS = [
 ]
 
 
-def render_fragments(view: SeatView, *, user, origin: str, request=None) -> str:
-    """Every fragment, marked for an out-of-band swap by id."""
+def fragment_list(view: SeatView, *, user, origin: str, request=None) -> list[tuple[str, str]]:
+    """(template, html) for every fragment, each marked for an out-of-band swap."""
     context = {"view": view, "oob": True, "origin": origin, "user": user}
-    return "".join(render_to_string(t, context, request=request) for t in CAMPAIGN_FRAGMENTS)
+    return [(t, render_to_string(t, context, request=request)) for t in CAMPAIGN_FRAGMENTS]
+
+
+def render_fragments(view: SeatView, *, user, origin: str, request=None) -> str:
+    return "".join(
+        html for _, html in fragment_list(view, user=user, origin=origin, request=request)
+    )

@@ -115,6 +115,8 @@ class StepPanel:
     my_chit: str | None = None
     attack_allowed: bool = True
     attack_refusal: str = ""
+    declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
+    no_on_map_units: bool = False
     outcome: str = ""
 
 
@@ -323,12 +325,15 @@ def _initiative_panel(campaign, module, side, base) -> StepPanel:
         )
     mine = chits.get(side)
     allowed, refusal = _attack_allowed(campaign, module, side)
+    restricted = {r.side for r in module.initiative.restrictions}
     return StepPanel(
         **base,
         chits=views,
         my_chit=mine.get_chit_display() if mine else None,
         attack_allowed=allowed,
         attack_refusal=refusal,
+        declares_units=not chits and any(s != side for s in restricted),
+        no_on_map_units=campaign.seats.get(side=side).no_on_map_units,
     )
 
 
@@ -495,4 +500,39 @@ def invitation_view(token: str, user) -> InvitationView:
         module=module.title,
         variant=module.variant(inv.campaign.variant).name,
         side=module.side(inv.side).name,
+    )
+
+
+@dataclass(frozen=True)
+class DiceView:
+    campaign_id: str
+    name: str
+    seed_hash: str
+    seed: str | None  # disclosed when the CG ends
+    rolls: list[RollView]
+    hidden: int  # the opponent's secret rolls not yet revealed (their number is public)
+    problems: list[str] | None  # verification, once the seed is disclosed
+
+
+def dice_view(campaign: Campaign, side: str) -> DiceView:
+    """Every roll the seat may see, and (after the CG) their verification."""
+    from rules.services.dice import verify
+
+    visible, hidden = [], 0
+    for r in Roll.objects.filter(campaign=campaign).order_by("seq"):
+        if r.side != side and r.secret and r.revealed_at is None:
+            hidden += 1
+            continue
+        visible.append(
+            RollView(r.seq, r.side, r.purpose, r.item, r.dice, r.faces, r.drms, r.final, r.result)
+        )
+    ended = campaign.ended_at is not None
+    return DiceView(
+        campaign_id=str(campaign.pk),
+        name=campaign.name,
+        seed_hash=campaign.dice_seed_hash,
+        seed=campaign.dice_seed if ended else None,
+        rolls=visible,
+        hidden=hidden,
+        problems=verify(campaign) if ended else None,
     )

@@ -17,6 +17,7 @@ urlpatterns = [
     path("campaigns/<uuid:campaign_id>/", views.campaign_page, name="campaign"),
     path("campaigns/<uuid:campaign_id>/state.json", views.state_json, name="state_json"),
     path("campaigns/<uuid:campaign_id>/export/", views.export, name="export"),
+    path("campaigns/<uuid:campaign_id>/dice/", views.dice, name="dice"),
     path("campaigns/<uuid:campaign_id>/invitation/", views.invitation_new, name="invitation_new"),
     path(
         "campaigns/<uuid:campaign_id>/invitation/revoke/",

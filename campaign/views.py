@@ -16,7 +16,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaign.forms import CreateCampaignForm, SignUpForm
 from campaign.fragments import render_fragments
-from campaign.seat_view import dashboard_rows, invitation_view, member_seat, seat_view
+from campaign.seat_view import (
+    dashboard_rows,
+    dice_view,
+    invitation_view,
+    member_seat,
+    seat_view,
+)
 from rules.services import backup, hosting, initiative, sequence
 from rules.services.errors import ActionRefused
 
@@ -111,6 +117,13 @@ def state_json(request: HttpRequest, campaign_id) -> JsonResponse:
 
 
 @login_required
+@require_GET
+def dice(request: HttpRequest, campaign_id) -> HttpResponse:
+    campaign, seat = member_seat(request.user, campaign_id)
+    return render(request, "campaign/dice.html", {"dice": dice_view(campaign, seat.side)})
+
+
+@login_required
 @require_POST
 @refusals
 def invitation_new(request: HttpRequest, campaign_id) -> HttpResponse:
@@ -188,6 +201,9 @@ ACTIONS: dict[str, Callable] = {
     ),
     "chit": lambda r, cid, at: initiative.lock_initiative(
         campaign_id=cid, user=r.user, at=at, chit=r.POST.get("chit", "")
+    ),
+    "declare": lambda r, cid, at: initiative.declare_on_map_units(
+        campaign_id=cid, user=r.user, at=at, has_units=r.POST.get("has_units") == "yes"
     ),
 }
 

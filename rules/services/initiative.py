@@ -100,7 +100,7 @@ def reveal(turn: Turn) -> None:
         moves = result.moves_first
     else:
         moves = ""  # a roll after setup (decide_moves_first), or not given
-    chosen = ", ".join(f"{module.side(s).name} {CHITS[ch]}" for s, ch in chits.items())
+    chosen = ", ".join(f"{s.name} {CHITS[chits[s.id]]}" for s in module.sides)
     text = f"Initiative revealed: {chosen} → {result.label}."
     if sets_up:
         text += f" {module.side(sets_up).name} sets up first."
@@ -192,3 +192,27 @@ def decide_moves_first(turn: Turn) -> None:
     if isinstance(result.moves_first, RollForSide):
         outcome.moves_first = decide_side(turn, result.moves_first, "moves first")
         outcome.save(update_fields=["moves_first"])
+
+
+@transaction.atomic
+def declare_on_map_units(
+    *, campaign_id, user: AbstractBaseUser, has_units: bool, at: str | None = None
+) -> None:
+    """A side states openly whether it has on-map retained units; the opponent's
+    Attack chit may depend on it (e.g. 3.6212*)."""
+    turn = take_turn(campaign_id, user, at)
+    if turn.step.kind != "initiative":
+        raise ActionRefused("Declare this at the initiative step.", status=409)
+    if InitiativeChit.objects.filter(campaign=turn.campaign, cycle=turn.campaign.cycle).exists():
+        raise ActionRefused("A chit is already locked: the declaration can no longer change.", 409)
+    turn.seat.no_on_map_units = not has_units
+    turn.seat.save(update_fields=["no_on_map_units"])
+    record_event(
+        turn.campaign,
+        kind="declare",
+        side=turn.side,
+        step_id=turn.step.id,
+        text=f"{turn.side_name()} declares it has {'' if has_units else 'no '}on-map "
+        "retained units.",
+    )
+    changed(turn.campaign)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import threading
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max
 
 from campaign.models import Campaign, Event
+
+logger = logging.getLogger(__name__)
 
 
 def campaign_group(campaign_id) -> str:
@@ -46,16 +51,26 @@ def record_event(
 def changed(campaign: Campaign) -> None:
     """Mark a change: bump the version (stale forms are refused) and tell both seats,
     once the transaction commits, to re-render what each may see."""
-    Campaign.objects.filter(pk=campaign.pk).update(version=campaign.version + 1)
+    Campaign.objects.filter(pk=campaign.pk).update(version=F("version") + 1)
     campaign.version += 1
     transaction.on_commit(lambda: broadcast(campaign.pk))
 
 
 def broadcast(campaign_id) -> None:
-    layer = get_channel_layer()
+    """Tell every seat of the campaign to re-render.  A lost push loses no state: pages
+    show the truth on reload and sockets resync on reconnect."""
     try:
-        async_to_sync(layer.group_send)(campaign_group(campaign_id), {"type": "campaign.changed"})
-    except Exception:  # noqa: BLE001 — a push lost never loses state: pages reload the truth
-        import logging
+        asyncio.get_running_loop()
+    except RuntimeError:
+        _send(campaign_id)
+    else:  # called from a thread that runs an event loop: send from another thread
+        threading.Thread(target=_send, args=(campaign_id,), daemon=True).start()
 
-        logging.getLogger(__name__).exception("broadcast failed for %s", campaign_id)
+
+def _send(campaign_id) -> None:
+    try:
+        async_to_sync(get_channel_layer().group_send)(
+            campaign_group(campaign_id), {"type": "campaign.changed"}
+        )
+    except Exception:  # noqa: BLE001
+        logger.exception("broadcast failed for %s", campaign_id)

@@ -1,0 +1,115 @@
+"""Issues 6 and 7 in real Chromium: two players go through steps and see each other's
+progress live; both lock initiative chits and see the reveal at once."""
+
+import pytest
+
+from tests.walk import Players
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _sicily(make_user):
+    from rules.services import hosting
+
+    alice, bob = make_user("alice"), make_user("bob")
+    c = hosting.create_campaign(
+        host=alice,
+        module_id="sicily",
+        variant_id="i",
+        side="axis",
+        name="Primosole",
+        reveal_policy="step_end",
+    )
+    hosting.join_campaign(token=c.invitations.get().token, user=bob)
+    return c, alice, bob
+
+
+def _pages(new_context, browser_login, asgi_server, campaign, *users):
+    pages = []
+    for user in users:
+        page = browser_login(new_context(), user).new_page()
+        page.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/")
+        page.locator("#campaign-header").wait_for()
+        pages.append(page)
+    return pages
+
+
+def test_results_checklist_and_table_steps_with_live_progress(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    campaign, alice, bob = _sicily(make_user)
+    axis, british = _pages(new_context, browser_login, asgi_server, campaign, alice, bob)
+
+    # Scenario results: the Axis player enters, the British player confirms.
+    axis.locator("#f-cvp_lost\\.axis").fill("12")
+    axis.locator("#f-cvp_lost\\.british").fill("4")
+    axis.locator("#f-san\\.axis").fill("3")
+    axis.locator("#f-san\\.british").fill("4")
+    axis.get_by_role("button", name="Enter the result").click()
+    british.get_by_role("button", name="Confirm the result").wait_for()
+    assert "Result entered by Axis" in british.locator("#campaign-step").inner_text()
+    british.get_by_role("button", name="Confirm the result").click()
+
+    # A checklist step: each sees the other's progress without reload.
+    for page in (axis, british):
+        page.locator("#step-title", has_text="3.601 Conclusion of Melee").wait_for()
+    axis.get_by_role("button", name="Done with 3.601").click()
+    british.locator("#campaign-step .done", has_text="Done: Axis").wait_for()
+    axis.locator("#campaign-step .waiting").wait_for()
+    british.get_by_role("button", name="Done with 3.601").click()
+
+    # On to the first table step (3.606 Escape) by finishing the checklists.
+    for step in ("3.602", "3.603", "3.604", "3.605"):
+        for page in (axis, british):
+            page.get_by_role("button", name=f"Done with {step}").click()
+            page.get_by_role("button", name=f"Done with {step}").wait_for(state="detached")
+    for page in (axis, british):
+        page.locator("#step-title", has_text="3.606 Escape").wait_for()
+
+    # The Axis player rolls an Escape DR with two ticked DRMs; both see the roll live.
+    roller = axis.locator("#table-escape")
+    roller.locator("input[name=item]").fill("4-6-8 in 12G4")
+    roller.locator("fieldset label", has_text="If Isolated").locator("input").check()
+    roller.locator("fieldset label", has_text="If unarmed or Wounded").locator("input").check()
+    roller.get_by_role("button", name="Roll DR").click()
+    axis.locator(".rolls .roll").wait_for()
+    text = british.locator(".rolls .roll").inner_text()
+    assert "4-6-8 in 12G4" in text and "+2 If Isolated" in text and "+1 If unarmed" in text
+    final = int(british.locator(".rolls .roll .final").inner_text())
+    faces = [int(f) for f in british.locator(".rolls .roll .faces").inner_text().split("+")]
+    assert final == sum(faces) + 3
+    axis.get_by_role("button", name="Done with 3.606").click()
+    british.locator("#campaign-step .done", has_text="Done: Axis").wait_for()
+    british.get_by_role("button", name="Done with 3.606").click()
+    for page in (axis, british):
+        page.locator("#step-title", has_text="3.607").wait_for()
+
+
+def test_initiative_chits_revealed_at_once_in_both_browsers(
+    asgi_server, new_context, browser_login, hosted
+):
+    campaign, alice, bob = hosted
+    players = Players(campaign, {"red": alice, "blue": bob})
+    players.results(**{"cvp_lost.red": 0, "cvp_lost.blue": 0, "san.red": 2, "san.blue": 2})
+    players.until("initiative")
+    red, blue = _pages(new_context, browser_login, asgi_server, campaign, alice, bob)
+    blue_frames = []
+    blue.on("websocket", lambda ws: ws.on("framereceived", lambda f: blue_frames.append(f)))
+    blue.reload()
+    blue.locator("#step-title", has_text="T4.0").wait_for()
+
+    red.once("dialog", lambda d: d.accept())  # "Lock Idle? It cannot be changed."
+    red.get_by_role("button", name="Lock Idle").click()
+    red.locator(".waiting", has_text="Your chit is locked: Idle").wait_for()
+    blue.locator(".chits", has_text="Red: has chosen").wait_for()
+    # Nothing the waiting side received carries Red's choice.
+    before = blue.content() + "".join(str(f) for f in blue_frames)
+    assert 'class="chit">Idle' not in before and "chit: Idle" not in before
+
+    blue.once("dialog", lambda d: d.accept())
+    blue.get_by_role("button", name="Lock Attack").click()
+    for page in (red, blue):
+        reveal = page.locator("#initiative-result")
+        reveal.wait_for()
+        text = reveal.inner_text()
+        assert "Red Idle, Blue Attack → Blue Attack" in text and "Red sets up first" in text
