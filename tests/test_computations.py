@@ -1,0 +1,123 @@
+"""Issue 6: the computations against hand-worked examples from the rules."""
+
+import pytest
+
+from campaign.models import Event, Roll
+from rules.registry import module_of
+from rules.services import hosting
+from tests.walk import Players
+
+pytestmark = pytest.mark.django_db
+
+
+def start(module_id, variant, make_user, host_side):
+    alice, bob = make_user("alice"), make_user("bob")
+    c = hosting.create_campaign(
+        host=alice,
+        module_id=module_id,
+        variant_id=variant,
+        side=host_side,
+        name="calc",
+        reveal_policy="step_end",
+    )
+    hosting.join_campaign(token=c.invitations.get().token, user=bob)
+    module = module_of(c)
+    other = next(s.id for s in module.sides if s.id != host_side)
+    return Players(c, {host_side: alice, other: bob}), module
+
+
+def values(module, **cvp):
+    out = {}
+    for f in module.result_fields:
+        for s in module.sides:
+            out[f"{f.id}.{s.id}"] = (
+                cvp.get(s.id, 0) if f.id == "cvp_lost" else (False if f.kind == "bool" else 2)
+            )
+    return out
+
+
+def points(players, side):
+    return players.campaign.seats.get(side=side).points
+
+
+def test_3_616_cpp_is_base_plus_loss_points_dr(modules, make_user):
+    """3.6161 July 14 PM base: Axis 29, British 12.  3.6162: the Axis lost 20 CVP, ≥ 2×
+    and ≥ 8 more than the British 5, so the Axis adds a dr; the British do not."""
+    players, module = start("sicily", "i", make_user, "axis")
+    players.results(**values(module, axis=20, british=5))
+    players.until("compute")
+    assert players.step.id == "3.616"
+    dr = Roll.objects.get(purpose__startswith="CPP loss points")
+    assert dr.side == "axis" and dr.dice == "dr" and dr.secret
+    assert points(players, "axis") == 29 + dr.final
+    assert points(players, "british") == 12
+    text = Event.objects.get(kind="replenish", side="british").text
+    assert "no loss points: lost 5 CVP vs 20" in text
+
+
+def test_3_6162_loss_points_need_both_twice_and_eight_more(modules, make_user):
+    """14 vs 7 CVP is twice but only 7 more: no dr (3.6162)."""
+    players, module = start("sicily", "i", make_user, "axis")
+    players.results(**values(module, axis=14, british=7))
+    players.until("compute")
+    assert not Roll.objects.filter(purpose__startswith="CPP loss points").exists()
+    assert points(players, "axis") == 29
+
+
+def test_3_617_cpp_left_after_14_pm_are_lost(modules, make_user):
+    """3.617 EXC: CPP remaining on the 14 PM date are lost; July 14 N then gives only
+    its base (Axis 42, British 4)."""
+    players, module = start("sicily", "i", make_user, "axis")
+    players.results(**values(module))
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("compute")
+    assert module.dates[players.campaign.date_index].id == "jul14n"
+    assert points(players, "axis") == 42 and points(players, "british") == 4
+    assert (
+        "29 unspent CPP lost after July 14 PM"
+        in Event.objects.filter(kind="replenish", side="axis").last().text
+    )
+
+
+def test_c4_2_initial_tp_come_from_the_ob_without_a_roll(modules, make_user):
+    """C5.29 EXC / I5: no TP roll for the Initial Scenario; the OB gives 20 TP + 60 DSP
+    (German) and 30 TP (US)."""
+    players, module = start("purple-heart-draw", "tm", make_user, "us")
+    c = players.campaign
+    assert module.dates[c.date_index].initial
+    assert points(players, "german") == 20 and points(players, "us") == 30
+    assert c.seats.get(side="german").fortification_points == 60
+    assert not Roll.objects.exists()
+
+
+def test_c5_29_tp_replenishment_dr_with_its_drms(modules, make_user):
+    """C5.29: a DR on the TP table, −1 per 10 CVP (FRD) lost in the previous scenario;
+    the US reads the US column.  25 CVP lost → −2."""
+    players, module = start("purple-heart-draw", "tm", make_user, "us")
+    players.results(**values(module, us=25, german=9))
+    players.until("compute")
+    table = module.table("tp_replenishment")
+    us_roll = Roll.objects.get(side="us", table_id="tp_replenishment")
+    german_roll = Roll.objects.get(side="german", table_id="tp_replenishment")
+    assert us_roll.drms == [{"label": us_roll.drms[0]["label"], "value": -2, "how": "auto"}]
+    assert german_roll.drms == []  # 9 CVP: FRD(9/10) = 0
+    assert us_roll.final == sum(us_roll.faces) - 2
+    gained_us = int(table.lookup(us_roll.final).results["US"].lstrip("+"))
+    gained_german = int(table.lookup(german_roll.final).results["German"].lstrip("+"))
+    assert points(players, "us") == 30 + gained_us
+    assert points(players, "german") == 20 + gained_german
+
+
+def test_c5_29_attack_in_the_previous_scenario_adds_one(modules, make_user):
+    players, module = start("purple-heart-draw", "tm", make_user, "us")
+    players.results(**values(module))
+    players.until("initiative")
+    players.chits(us="attack", german="idle")
+    players.until("results")
+    players.results(**values(module))
+    players.until("compute")
+    roll = Roll.objects.filter(side="us", table_id="tp_replenishment").last()
+    assert [d["value"] for d in roll.drms] == [1]
+    german = Roll.objects.filter(side="german", table_id="tp_replenishment").last()
+    assert german.drms == []
