@@ -12,6 +12,7 @@ CAMPAIGN_FRAGMENTS = [
     "campaign/_step.html",
     "campaign/_sides.html",
     "campaign/_invitation.html",
+    "campaign/_record.html",
     "campaign/_log.html",
 ]
 

@@ -8,7 +8,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 
 class ModuleRecord(models.Model):
@@ -267,4 +267,98 @@ class InitiativeOutcome(models.Model):
         ordering = ["cycle"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "cycle"], name="one_outcome_per_cycle"),
+        ]
+
+
+class Purchase(models.Model):
+    """One RG bought by a side: a line of its RG Purchase Record.  Secret to the side
+    until ``revealed_at``.  The ordinals and copied maxima let the database itself
+    refuse a count above the module's maxima."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "bought"
+        CANCELLED = "cancelled", "cancelled (refunded)"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="purchases")
+    side = models.SlugField(max_length=64)
+    cycle = models.PositiveIntegerField()
+    date_index = models.PositiveIntegerField()
+    group_id = models.CharField(max_length=16)
+    group_type = models.CharField(max_length=120)
+    cost_variant = models.SlugField(max_length=64, blank=True)
+    cost = models.PositiveIntegerField()
+    ordinal = models.PositiveIntegerField()  # the n-th of this RG in the CG
+    cg_max = models.PositiveIntegerField(null=True, blank=True)
+    date_ordinal = models.PositiveIntegerField()  # the n-th of this RG on its CG date
+    date_max = models.PositiveIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    strength = models.CharField(max_length=10, blank=True)  # "full" / "depleted"
+    units = models.PositiveIntegerField(null=True, blank=True)
+    details = models.JSONField(default=dict, blank=True)  # sw, leaders, other roll results
+    rolled_at = models.DateTimeField(null=True, blank=True)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    entry_area = models.CharField(max_length=120, blank=True)
+    notes = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(cg_max__isnull=True) | Q(ordinal__lte=F("cg_max")),
+                name="purchase_within_cg_max",
+            ),
+            models.CheckConstraint(
+                condition=Q(date_max__isnull=True) | Q(date_ordinal__lte=F("date_max")),
+                name="purchase_within_date_max",
+            ),
+            models.UniqueConstraint(
+                fields=["campaign", "side", "group_id", "ordinal"],
+                condition=Q(status="active"),
+                name="one_active_purchase_per_ordinal",
+            ),
+            models.UniqueConstraint(
+                fields=["campaign", "side", "group_id", "date_index", "date_ordinal"],
+                condition=Q(status="active"),
+                name="one_active_purchase_per_date_ordinal",
+            ),
+        ]
+
+
+class FortificationBuy(models.Model):
+    """Fortifications bought with FPP/DSP (3.619 / C5.35)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="fortifications")
+    side = models.SlugField(max_length=64)
+    date_index = models.PositiveIntegerField()
+    item_id = models.SlugField(max_length=64)
+    count = models.PositiveIntegerField()
+    cost = models.PositiveIntegerField()
+    location = models.CharField(max_length=200, blank=True)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.CheckConstraint(condition=Q(count__gt=0), name="fortification_count")]
+
+
+class ReconBuy(models.Model):
+    """Recon bought on a CG date: the Final dr is the number of Locations (3.620)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="recons")
+    side = models.SlugField(max_length=64)
+    date_index = models.PositiveIntegerField()
+    cost = models.PositiveIntegerField()
+    locations = models.IntegerField()
+    roll_seq = models.PositiveIntegerField()
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "side", "date_index"], name="one_recon_per_date"
+            )
         ]

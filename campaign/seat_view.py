@@ -17,9 +17,12 @@ from django.http import Http404
 from campaign.models import (
     Campaign,
     Event,
+    FortificationBuy,
     InitiativeChit,
     InitiativeOutcome,
     Invitation,
+    Purchase,
+    ReconBuy,
     Roll,
     ScenarioResult,
     Seat,
@@ -100,6 +103,51 @@ class ChitView:
 
 
 @dataclass(frozen=True)
+class ChartRow:
+    id: str
+    type: str
+    strength: str  # "12/9"
+    units: str
+    costs: list[tuple[str, str, int]]  # (variant, label, cost)
+    left_date: str  # how many may still be bought this date ("—": no limit)
+    left_cg: str
+    reasons: list[str]  # why it cannot be bought now (empty: it can)
+    footnotes: list[str]
+
+
+@dataclass(frozen=True)
+class PurchaseLine:
+    """A line of the RG Purchase Record (3.6179)."""
+
+    id: int
+    side: str  # side name
+    mine: bool
+    date: str
+    group_id: str
+    group_type: str
+    cost: int | None
+    number_purchased: int  # #P: of this RG so far in the CG
+    number_remaining: str  # #R
+    strength: str
+    units: int | None
+    sw: str
+    rolls: list[str]
+    revealed: bool
+    can_cancel: bool
+    can_roll: bool
+
+
+@dataclass(frozen=True)
+class FortRow:
+    id: str
+    label: str
+    cost: int
+    cost_text: str
+    cap: str
+    note: str
+
+
+@dataclass(frozen=True)
 class StepPanel:
     """What the current step shows the viewer and what the viewer may do there."""
 
@@ -115,6 +163,13 @@ class StepPanel:
     my_chit: str | None = None
     attack_allowed: bool = True
     attack_refusal: str = ""
+    chart: list[ChartRow] = field(default_factory=list)
+    chart_missing: str = ""
+    purchases: list[PurchaseLine] = field(default_factory=list)
+    forts: list[FortRow] = field(default_factory=list)
+    fort_buys: list[str] = field(default_factory=list)
+    recon_options: list[tuple[int, int, int]] = field(default_factory=list)  # (index, cost, drm)
+    recon: str = ""
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
     no_on_map_units: bool = False
     outcome: str = ""
@@ -159,6 +214,7 @@ class SeatView:
     fortification_currency: str | None
     panel: StepPanel | None = None
     initiative: str = ""  # the latest revealed initiative result (public once revealed)
+    record: list[PurchaseLine] = field(default_factory=list)  # own + revealed opponent RGs
     events: list[EventView] = field(default_factory=list)
     invitation: str | None = None  # the open invitation token, for the host only
     invitation_side: str | None = None
@@ -260,6 +316,7 @@ def seat_view(campaign: Campaign, side: str) -> SeatView:
         fortification_currency=module.fortifications.currency if module.fortifications else None,
         panel=None if ended else _panel(campaign, module, side, step, set(done), waiting),
         initiative=_latest_initiative(campaign),
+        record=_record(campaign, module, side),
         events=_events(campaign, side, module),
         invitation=invitation,
         invitation_side=invitation_side,
@@ -304,7 +361,142 @@ def _panel(campaign, module, side, step, done, waiting) -> StepPanel:
         return StepPanel(**base, lines=lines, rolls=_step_rolls(campaign, side, step.id))
     if step.kind == "initiative":
         return _initiative_panel(campaign, module, side, base)
+    if step.kind in ("purchase", "strength"):
+        chart, missing = _chart(campaign, module, side) if step.kind == "purchase" else ([], "")
+        mine = [p for p in _record(campaign, module, side) if p.mine]
+        return StepPanel(**base, chart=chart, chart_missing=missing, purchases=mine)
+    if step.kind == "fortify" and module.fortifications:
+        return _fortify_panel(campaign, module, side, base)
+    if step.kind == "recon" and module.recon:
+        return _recon_panel(campaign, module, side, base)
     return StepPanel(**base)
+
+
+def _chart(campaign, module, side) -> tuple[list[ChartRow], str]:
+    from rules.purchase import Bought, cost_options, unavailable
+
+    chart = module.chart(side)
+    if chart is None or chart.missing:
+        rule = f" ({chart.rule})" if chart else ""
+        return [], (
+            f"The rules text lacks this side's RG chart{rule}. The host must supply it in a "
+            "module override before anything can be bought here."
+        )
+    active = Purchase.objects.filter(campaign=campaign, side=side, status="active")
+    bought = [Bought(p.group_id, p.date_index) for p in active]
+    groups = {g.id: g for g in chart.groups}
+    tags = set()
+    for gid in module.variant(campaign.variant).initial_rgs.get(side, []) + [
+        b.group_id for b in bought
+    ]:
+        tags |= set(groups[gid].tags) if gid in groups else set()
+    points = campaign.seats.get(side=side).points
+    rows = []
+    for g in chart.groups:
+        reasons = unavailable(
+            module,
+            variant=campaign.variant,
+            side=side,
+            group=g,
+            date_index=campaign.date_index,
+            bought=bought,
+            retained_tags=tags,
+        )
+        options = cost_options(module, side, g)
+        if options and min(o.cost for o in options) > points:
+            reasons.append(f"not enough {module.currency.code} ({points} left)")
+        n_cg = sum(1 for b in bought if b.group_id == g.id)
+        n_date = sum(
+            1 for b in bought if b.group_id == g.id and b.date_index == campaign.date_index
+        )
+        cg_max = g.cg_max.get(campaign.variant)
+        rows.append(
+            ChartRow(
+                g.id,
+                g.type,
+                g.strength_text
+                or (f"{g.full}/{g.depleted}" if g.depleted is not None else str(g.full or "")),
+                g.units,
+                [(o.variant, o.label, o.cost) for o in options],
+                "—" if g.date_max is None else str(max(0, g.date_max - n_date)),
+                "—" if cg_max is None else str(max(0, cg_max - n_cg)),
+                reasons,
+                [f"{k}: {chart.footnotes[k]}" for k in g.footnotes],
+            )
+        )
+    return rows, ""
+
+
+def _record(campaign, module, side) -> list[PurchaseLine]:
+    """The RG Purchase Records: the viewer's in full, the opponent's revealed lines."""
+    names = {s.id: s.name for s in module.sides}
+    lines = []
+    count: dict[tuple[str, str], int] = {}
+    step = module.steps[campaign.step_index]
+    for p in Purchase.objects.filter(campaign=campaign, status="active").order_by("id"):
+        key = (p.side, p.group_id)
+        count[key] = count.get(key, 0) + 1
+        mine = p.side == side
+        if not mine and p.revealed_at is None:
+            continue
+        rolls = [f"{r['table']}: {r['result']}" for r in p.details.get("rolls", [])]
+        in_purchase = step.kind == "purchase" and p.cycle == campaign.cycle
+        lines.append(
+            PurchaseLine(
+                id=p.pk,
+                side=names[p.side],
+                mine=mine,
+                date=module.dates[p.date_index].label,
+                group_id=p.group_id,
+                group_type=p.group_type,
+                cost=p.cost,
+                number_purchased=count[key],
+                number_remaining="—" if p.cg_max is None else str(p.cg_max - count[key]),
+                strength={"full": "F", "depleted": "D"}.get(p.strength, ""),
+                units=p.units if p.rolled_at or p.strength else None,
+                sw=", ".join(f"{n} {w}" for w, n in p.details.get("sw", {}).items()),
+                rolls=rolls,
+                revealed=p.revealed_at is not None,
+                can_cancel=mine and in_purchase and p.rolled_at is None,
+                can_roll=mine and p.rolled_at is None and step.kind in ("purchase", "strength"),
+            )
+        )
+    return lines
+
+
+def _fortify_panel(campaign, module, side, base) -> StepPanel:
+    forts = module.fortifications
+    rows = []
+    for i in forts.items:
+        if i.sides is not None and side not in i.sides:
+            continue
+        caps = []
+        if i.per_cg_max is not None and (i.cap_sides is None or side in i.cap_sides):
+            caps.append(f"≤ {i.per_cg_max} per CG")
+        if i.per_date_max is not None and (i.cap_sides is None or side in i.cap_sides):
+            caps.append(f"≤ {i.per_date_max} per date")
+        rows.append(
+            FortRow(
+                i.id, i.label, i.cost, i.cost_text or str(i.cost), ", ".join(caps), i.note or ""
+            )
+        )
+    buys = [
+        f"{b.count} × {b.item_id} ({b.cost} {forts.currency})"
+        + (f" at {b.location}" if b.location else "")
+        for b in FortificationBuy.objects.filter(
+            campaign=campaign, side=side, date_index=campaign.date_index
+        )
+    ]
+    return StepPanel(**base, forts=rows, fort_buys=buys)
+
+
+def _recon_panel(campaign, module, side, base) -> StepPanel:
+    mine = ReconBuy.objects.filter(
+        campaign=campaign, side=side, date_index=campaign.date_index
+    ).first()
+    options = [(i, o.cost, o.drm) for i, o in enumerate(module.recon.options)]
+    text = f"Recon bought for {mine.cost}: {mine.locations} Locations." if mine else ""
+    return StepPanel(**base, recon_options=options, recon=text)
 
 
 def _latest_initiative(campaign) -> str:

@@ -23,7 +23,7 @@ from campaign.seat_view import (
     member_seat,
     seat_view,
 )
-from rules.services import backup, hosting, initiative, sequence
+from rules.services import backup, hosting, initiative, purchases, sequence
 from rules.services.errors import ActionRefused
 
 
@@ -167,6 +167,13 @@ def export(request: HttpRequest, campaign_id) -> HttpResponse:
     return response
 
 
+def _int(raw: str, what: str) -> int:
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise ActionRefused(f"{what}: enter a whole number.") from None
+
+
 def _typed(post) -> dict[str, int]:
     typed = {}
     for key, raw in post.items():
@@ -201,6 +208,33 @@ ACTIONS: dict[str, Callable] = {
     ),
     "chit": lambda r, cid, at: initiative.lock_initiative(
         campaign_id=cid, user=r.user, at=at, chit=r.POST.get("chit", "")
+    ),
+    "buy": lambda r, cid, at: purchases.purchase_rg(
+        campaign_id=cid,
+        user=r.user,
+        at=at,
+        group_id=r.POST.get("group", ""),
+        cost_variant=r.POST.get("variant", ""),
+    ),
+    "cancel": lambda r, cid, at: purchases.cancel_purchase(
+        campaign_id=cid, user=r.user, at=at, purchase_id=r.POST.get("purchase")
+    ),
+    "rg-roll": lambda r, cid, at: purchases.roll_for_purchase(
+        campaign_id=cid, user=r.user, at=at, purchase_id=r.POST.get("purchase")
+    ),
+    "reveal-rg": lambda r, cid, at: purchases.reveal_purchase(
+        campaign_id=cid, user=r.user, purchase_id=r.POST.get("purchase")
+    ),
+    "fortify": lambda r, cid, at: purchases.buy_fortification(
+        campaign_id=cid,
+        user=r.user,
+        at=at,
+        item_id=r.POST.get("item", ""),
+        count=_int(r.POST.get("count", "1"), "How many"),
+        location=r.POST.get("location", ""),
+    ),
+    "recon": lambda r, cid, at: purchases.buy_recon(
+        campaign_id=cid, user=r.user, at=at, option=_int(r.POST.get("option", ""), "Recon option")
     ),
     "declare": lambda r, cid, at: initiative.declare_on_map_units(
         campaign_id=cid, user=r.user, at=at, has_units=r.POST.get("has_units") == "yes"

@@ -405,6 +405,7 @@ class Prerequisite(Strict):
     applies_to: Condition
     requires: Condition
     count: int = Field(gt=0)
+    count_by_variant: dict[Slug, int] = {}  # where the count differs per CG variant
     rule: RuleRef
     note: str | None = None
 
@@ -429,6 +430,7 @@ class PostPurchaseRoll(Strict):
 
     table: Slug
     applies_to: Condition | None = None
+    column: str | None = None  # which column of a multi-column table this RG reads
     per: Literal["group", "unit", "sw"] = "group"
     rule: RuleRef
     note: str | None = None
@@ -467,6 +469,8 @@ class RGChart(Strict):
 class FortificationItem(Strict):
     id: Slug
     label: str
+    sides: list[Slug] | None = None  # only these sides may buy it (None: both)
+    cap_sides: list[Slug] | None = None  # the per-CG/date caps bind only these sides
     cost: int = Field(ge=0)
     cost_text: str | None = None  # printed cost when tiered, e.g. "3/2/1"
     per_cg_max: int | None = None
@@ -784,6 +788,14 @@ class Module(Strict):
             cond(f"cost_variants[{j}]", c.applies_to)
         for j, p in enumerate(self.post_purchase):
             table(f"post_purchase[{j}]", p.table)
+            if (
+                p.column
+                and p.table in tables
+                and p.column not in (self.table(p.table).columns or [])
+            ):
+                errors.append(
+                    f"post_purchase[{j}].column: '{p.column}' is not a column of {p.table}"
+                )
             cond(f"post_purchase[{j}]", p.applies_to)
         for t in self.tables:
             for s in t.column_for_side:

@@ -22,6 +22,7 @@ def roll(
     item: str = "",
     step_id: str = "",
     secret: bool = False,
+    column: str | None = None,
 ) -> Roll:
     """Roll a dr or DR for ``side`` on a campaign whose row the caller holds locked."""
     campaign.rolls_made += 1
@@ -31,7 +32,10 @@ def roll(
     result = ""
     if table is not None and not table.missing:
         row = table.lookup(final)
-        result = row.result or "; ".join(f"{k}: {v}" for k, v in (row.results or {}).items())
+        if column and row.results:
+            result = f"{column}: {row.results[column]}"
+        else:
+            result = row.result or "; ".join(f"{k}: {v}" for k, v in (row.results or {}).items())
     return Roll.objects.create(
         campaign=campaign,
         seq=campaign.rolls_made,

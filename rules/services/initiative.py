@@ -204,7 +204,9 @@ def declare_on_map_units(
     if turn.step.kind != "initiative":
         raise ActionRefused("Declare this at the initiative step.", status=409)
     if InitiativeChit.objects.filter(campaign=turn.campaign, cycle=turn.campaign.cycle).exists():
-        raise ActionRefused("A chit is already locked: the declaration can no longer change.", 409)
+        raise ActionRefused(
+            "A chit is already locked: the declaration can no longer change.", status=409
+        )
     turn.seat.no_on_map_units = not has_units
     turn.seat.save(update_fields=["no_on_map_units"])
     record_event(

@@ -18,7 +18,10 @@ from django.utils import timezone
 from campaign.models import (
     Campaign,
     Event,
+    FortificationBuy,
     InitiativeChit,
+    Purchase,
+    ReconBuy,
     Roll,
     ScenarioResult,
     Seat,
@@ -146,6 +149,7 @@ def finish_step(*, campaign_id, user: AbstractBaseUser, at: str | None = None) -
     turn = take_turn(campaign_id, user, at)
     expect_turn(turn, *FINISHABLE)
     step = turn.step
+    side_finishes(turn)
     mark_done(turn)
     record_event(
         turn.campaign,
@@ -388,6 +392,7 @@ def advance(turn: Turn) -> None:
         step = module.steps[c.step_index]
         if machine.sides_to_act(module, step, done_sides(c)):
             break
+        step_complete(turn)
         if step.kind == "results":
             scenario_over(turn)
             if c.ended_at is not None:
@@ -407,6 +412,36 @@ def advance(turn: Turn) -> None:
         else:
             goto(turn, c.step_index + 1)
     save_position(c)
+
+
+def side_finishes(turn: Turn) -> None:
+    """What finishing a step does for the finishing side."""
+    from rules.services import purchases
+
+    if turn.step.kind == "strength":
+        purchases.roll_remaining(turn)
+    elif turn.step.kind == "fortify":
+        purchases.forfeit_fortification_points(turn)
+
+
+def step_complete(turn: Turn) -> None:
+    """What happens when every side has done the current step: purchases are revealed
+    when the campaign's reveal policy says so."""
+    from campaign.models import RevealPolicy
+    from rules.services import purchases
+
+    c, kind = turn.campaign, turn.step.kind
+    policy = c.reveal_policy
+    text = ""
+    if kind in ("purchase", "strength") and policy == RevealPolicy.STEP_END:
+        if purchases.reveal_purchases(c, date_index=c.date_index):
+            text = f"Purchases of {turn.module.dates[c.date_index].label} are revealed."
+    elif (
+        kind == "results" and policy == RevealPolicy.SCENARIO_END and purchases.reveal_purchases(c)
+    ):
+        text = "Purchases are revealed: the scenario has ended."
+    if text:
+        record_event(c, kind="reveal", step_id=turn.step.id, text=text)
 
 
 def goto(turn: Turn, index: int, *, new_pass: bool = False) -> None:
@@ -559,5 +594,7 @@ def end_campaign(turn: Turn, outcome: str) -> None:
     )
     Roll.objects.filter(campaign=c, secret=True, revealed_at__isnull=True).update(revealed_at=now)
     InitiativeChit.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
+    for model in (Purchase, FortificationBuy, ReconBuy):
+        model.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
     record_event(c, kind="end", text=f"{outcome} The dice seed is disclosed: {c.dice_seed}.")
     save_position(c)

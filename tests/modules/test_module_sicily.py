@@ -448,10 +448,14 @@ def test_3_6181_strength_roll_for_i_v_g_rgs(m):
 
 def test_3_6183_leader_rolls_for_footnote_b_rgs(m):
     """3.6183 / footnote b: leader rolls for the RGs marked b."""
-    sides = {
-        p.applies_to.sides[0]: set(p.applies_to.groups)
-        for p in m.post_purchase
-        if p.table == "leader_allotment"
-    }
+    sides: dict[str, set[str]] = {}
+    columns = {}
+    for p in m.post_purchase:
+        if p.table == "leader_allotment":
+            sides.setdefault(p.applies_to.sides[0], set()).update(p.applies_to.groups)
+            for g in p.applies_to.groups:
+                columns[(p.applies_to.sides[0], g)] = p.column
     assert sides["axis"] == {"I1", "I3", "I4", "I5", "I6", "I7", "I10", "V1"}
     assert sides["british"] == {"I1", "I2", "I3", "I4", "V1"}
+    assert columns[("axis", "V1")] == columns[("british", "V1")] == "Armor Leader"
+    assert columns[("axis", "I1")] == "Personnel Leader"

@@ -1,0 +1,135 @@
+"""What a side may buy now, and at what cost: pure functions over the module.
+
+Every refusal is a sentence with its rule, shown on the purchase page beside the RG
+and returned when a purchase is refused.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from rules.drm import RollContext, holds
+from rules.schema import (
+    CountLimit,
+    DateWindow,
+    Module,
+    Prerequisite,
+    ReinforcementGroup,
+    RequiresRetained,
+)
+
+
+@dataclass(frozen=True)
+class Bought:
+    """One active purchase of the side, as the limits count it."""
+
+    group_id: str
+    date_index: int
+
+
+@dataclass(frozen=True)
+class CostOption:
+    variant: str  # "" for the printed cost
+    label: str
+    cost: int
+    implies: str = ""
+
+
+def _ctx(module: Module, side: str, group: ReinforcementGroup) -> RollContext:
+    return RollContext(side=side, nationalities=tuple(module.side(side).nationalities), group=group)
+
+
+def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[CostOption]:
+    """The printed cost, then each cost variant that applies (3.6175-style)."""
+    out = []
+    if group.cost is not None:
+        out.append(CostOption("", "printed", group.cost))
+    for cv in module.cost_variants:
+        if cv.id in group.costs:
+            out.append(CostOption(cv.id, cv.label, group.costs[cv.id], cv.implies or ""))
+        elif (
+            cv.factor and group.cost is not None and holds(cv.applies_to, _ctx(module, side, group))
+        ):
+            exact = group.cost * Fraction(cv.factor)
+            cost = math.floor(exact) if cv.rounding == "FRD" else math.ceil(exact)
+            out.append(CostOption(cv.id, cv.label, cost, cv.implies or ""))
+    return out
+
+
+def unavailable(
+    module: Module,
+    *,
+    variant: str,
+    side: str,
+    group: ReinforcementGroup,
+    date_index: int,
+    bought: Sequence[Bought],
+    retained_tags: set[str] = frozenset(),  # type: ignore[assignment]
+) -> list[str]:
+    """Why ``group`` cannot be bought now (empty: it can, budget aside)."""
+    reasons = []
+    chart = module.chart(side)
+    date = module.dates[date_index]
+    mine = [b for b in bought if b.group_id == group.id]
+    cg_max = group.cg_max.get(variant)
+    if cg_max is not None and len(mine) >= cg_max:
+        reasons.append(
+            f"the CG maximum is reached ({len(mine)} of {cg_max} bought in "
+            f"{module.variant(variant).name}; {chart.rule})"
+        )
+    today = [b for b in mine if b.date_index == date_index]
+    if group.date_max is not None and len(today) >= group.date_max:
+        reasons.append(
+            f"the CG date maximum is reached ({len(today)} of {group.date_max} on {date.label}; "
+            f"{chart.rule})"
+        )
+    groups = {g.id: g for g in chart.groups}
+    ctx = _ctx(module, side, group)
+    for r in chart.restrictions:
+        if not holds(r.applies_to, ctx):
+            continue
+        if isinstance(r, DateWindow):
+            if r.not_before and date_index < _index(module, r.not_before):
+                reasons.append(f"not before {module.date(r.not_before).label} ({r.rule})")
+            if r.not_after and date_index > _index(module, r.not_after):
+                reasons.append(f"not after {module.date(r.not_after).label} ({r.rule})")
+        elif isinstance(r, CountLimit):
+            counted = [
+                b
+                for b in bought
+                if b.group_id in groups
+                and holds(r.applies_to, _ctx(module, side, groups[b.group_id]))
+            ]
+            if r.per == "date":
+                counted = [b for b in counted if b.date_index == date_index]
+                where = f"per CG date ({date.label})"
+            elif r.per == "day":
+                counted = [b for b in counted if module.dates[b.date_index].day == date.day]
+                where = f"per calendar day ({date.day})"
+            else:
+                where = "in the OB at a time"
+            if len(counted) >= r.max:
+                reasons.append(f"no more than {r.max} {where} ({r.rule})")
+        elif isinstance(r, Prerequisite):
+            need = r.count_by_variant.get(variant, r.count)
+            have = [
+                b
+                for b in bought
+                if b.group_id in groups
+                and holds(r.requires, _ctx(module, side, groups[b.group_id]))
+            ]
+            if len(have) < need:
+                names = ", ".join(r.requires.groups or r.requires.tags or [])
+                reasons.append(
+                    f"not until {need} {names} have been bought ({len(have)} so far; {r.rule})"
+                )
+        elif isinstance(r, RequiresRetained) and not set(r.retained_tags) & retained_tags:
+            reasons.append(f"needs retained {', '.join(r.retained_tags)} units ({r.rule})")
+    return reasons
+
+
+def _index(module: Module, date_id: str) -> int:
+    return next(i for i, d in enumerate(module.dates) if d.id == date_id)

@@ -1,0 +1,385 @@
+"""Issue 8: secret RG purchases under every limit of the module, their secret rolls,
+cancel, reveal, fortifications and recon."""
+
+import threading
+from fractions import Fraction
+
+import pytest
+from django.db import connection
+
+from campaign.models import Event, FortificationBuy, Purchase, ReconBuy, Roll, Seat
+from rules.purchase import Bought, cost_options, unavailable
+from rules.services import purchases, sequence
+from rules.services.errors import ActionRefused
+from tests.purchase_helpers import campaign_at
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def users(make_user):
+    return make_user("axis_player"), make_user("british_player")
+
+
+def buy(players, side, group, variant=""):
+    return purchases.purchase_rg(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        group_id=group,
+        cost_variant=variant,
+    )
+
+
+def refused(players, side, group, match, variant=""):
+    """The purchase is refused with ``match`` and changes nothing."""
+    before = (
+        list(Seat.objects.filter(campaign_id=players.campaign_id).values_list("points", flat=True)),
+        Purchase.objects.count(),
+        Event.objects.count(),
+        players.campaign.version,
+    )
+    with pytest.raises(ActionRefused, match=match):
+        buy(players, side, group, variant)
+    after = (
+        list(Seat.objects.filter(campaign_id=players.campaign_id).values_list("points", flat=True)),
+        Purchase.objects.count(),
+        Event.objects.count(),
+        players.campaign.version,
+    )
+    assert before == after
+
+
+def points(players, side):
+    return Seat.objects.get(campaign_id=players.campaign_id, side=side).points
+
+
+# ------------------------------------------------------------------ Sicily (seed 001)
+
+
+def test_3_6175_reserve_costs_20_percent_less_frd_and_on_map_20_percent_more_fru(modules):
+    from campaign.models import ModuleRecord
+    from rules.registry import parse_module
+
+    rec = ModuleRecord.objects.get(id="sicily")
+    module = parse_module(rec.checksum, rec.data)
+    i1 = next(g for g in module.chart("axis").groups if g.id == "I1")
+    costs = {o.variant: o.cost for o in cost_options(module, "axis", i1)}
+    assert costs == {"": 21, "reserve": 16, "on_map": 26}
+    assert int(21 * Fraction(4, 5)) == 16  # the hand-worked arithmetic of the issue
+    g1 = next(g for g in module.chart("axis").groups if g.id == "G1")
+    assert {o.variant for o in cost_options(module, "axis", g1)} == {"", "reserve"}
+    british_i1 = next(g for g in module.chart("british").groups if g.id == "I1")
+    assert {o.variant for o in cost_options(module, "british", british_i1)} == {"", "on_map"}
+
+
+def test_buying_spends_points_secretly(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    p = buy(players, "axis", "I4", "reserve")  # 15 × 4/5 = 12
+    assert p.cost == 12 and points(players, "axis") == 188
+    event = Event.objects.get(kind="purchase")
+    assert event.secret_side == "axis" and event.public_text == ""
+
+
+def test_not_enough_points(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=14)
+    refused(players, "axis", "I4", r"Not enough CPP: I4 Fallschirmjäger Signal Coy costs 15")
+
+
+def test_date_window_footnote_k(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    refused(players, "axis", "I1", r"not before July 14 Night \(3.617 Axis chart footnote k\)")
+
+
+def test_date_window_footnote_l(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    refused(players, "axis", "I4", r"not after July 14 PM \(3.617 Axis chart footnote l\)")
+
+
+def test_date_maximum(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    buy(players, "axis", "I4")
+    refused(players, "axis", "I4", r"the CG date maximum is reached \(1 of 1 on July 14 PM")
+
+
+def test_coy_limit_two_per_cg_date_footnote_m(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    buy(players, "axis", "I4")
+    buy(players, "axis", "I5")
+    refused(
+        players,
+        "axis",
+        "I5",
+        r"no more than 2 per CG date \(July 14 PM\) \(3.617 Axis chart footnote m\)",
+    )
+
+
+def test_cg_maximum(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    buy(players, "axis", "F1")
+    sequence.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    sequence.finish_step(campaign_id=players.campaign_id, user=players.users["british"])
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    refused(players, "axis", "F1", r"the CG maximum is reached \(1 of 1 bought in CG I")
+
+
+def test_prerequisite_footnote_n_and_per_day_and_held_limits(modules):
+    """Pure checks of the limits a short walk cannot reach."""
+    from campaign.models import ModuleRecord
+    from rules.registry import parse_module
+
+    rec = ModuleRecord.objects.get(id="sicily")
+    m = parse_module(rec.checksum, rec.data)
+    axis = {g.id: g for g in m.chart("axis").groups}
+    british = {g.id: g for g in m.chart("british").groups}
+    jul14n, jul15am = 2, 3
+    # n: I3 not until every I1 (3 in CG I, 2 in CG II) is bought.
+    two_i1 = [Bought("I1", 2), Bought("I1", 3)]
+    assert any(
+        "not until 3 I1" in r
+        for r in unavailable(
+            m, variant="i", side="axis", group=axis["I3"], date_index=4, bought=two_i1
+        )
+    )
+    assert not any(
+        "not until" in r
+        for r in unavailable(
+            m, variant="ii", side="axis", group=axis["I3"], date_index=4, bought=two_i1
+        )
+    )
+    # m: no more than 4 coy RG per calendar day (July 14 AM, PM and Night).
+    four = [Bought("I5", 0), Bought("I4", 1), Bought("I5", 1), Bought("I1", jul14n)]
+    reasons = unavailable(
+        m, variant="i", side="axis", group=axis["I1"], date_index=jul14n, bought=four[:3]
+    )
+    assert not any("calendar day" in r for r in reasons)
+    reasons = unavailable(
+        m, variant="i", side="axis", group=axis["I1"], date_index=jul14n, bought=four
+    )
+    assert any("no more than 4 per calendar day (July 14)" in r for r in reasons)
+    # e: no more than 1 O4 in a side's OB at a time.
+    assert any(
+        "no more than 1 in the OB at a time" in r
+        for r in unavailable(
+            m,
+            variant="i",
+            side="british",
+            group=british["O4"],
+            date_index=jul15am,
+            bought=[Bought("O4", jul14n)],
+        )
+    )
+
+
+def test_secret_rolls_strength_and_leader_with_automatic_drms(modules, users):
+    """3.6181: a DR on the RG Strength Table, −1 for "G" and "V" RGs; 3.6183 leader dr."""
+    players, module = campaign_at("sicily", "i", "jul14n", users)
+    g = buy(players, "british", "V5")  # Daimler AC Pltn: a V RG
+    purchases.roll_for_purchase(
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=g.pk
+    )
+    g.refresh_from_db()
+    strength = Roll.objects.get(table_id="rg_strength")
+    assert strength.secret and strength.side == "british"
+    assert any(d["value"] == -1 and d["how"] == "auto" for d in strength.drms)
+    assert g.strength == ("full" if strength.final <= 9 else "depleted")
+    v5 = next(x for x in module.chart("british").groups if x.id == "V5")
+    assert g.units == (v5.full if g.strength == "full" else v5.depleted)
+    i1 = buy(players, "british", "I1")
+    purchases.roll_for_purchase(
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=i1.pk
+    )
+    leader = Roll.objects.get(table_id="leader_allotment")
+    assert leader.result.startswith("Personnel Leader: ")
+
+
+def test_cancel_refunds_until_the_rolls_are_made(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    p = buy(players, "axis", "I4")
+    purchases.cancel_purchase(
+        campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p.pk
+    )
+    assert points(players, "axis") == 200
+    p2 = buy(players, "axis", "I4")  # the cancelled one no longer counts
+    purchases.roll_for_purchase(
+        campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p2.pk
+    )
+    with pytest.raises(ActionRefused, match="secret rolls are made"):
+        purchases.cancel_purchase(
+            campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p2.pk
+        )
+
+
+def test_no_cancel_after_finishing_the_step(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    p = buy(players, "axis", "I4")
+    sequence.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    with pytest.raises(ActionRefused, match="already done"):
+        purchases.cancel_purchase(
+            campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p.pk
+        )
+
+
+def test_forged_or_foreign_purchase_ids(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    p = buy(players, "axis", "I4")
+    for pid in (p.pk, "abc", 999999, None):
+        with pytest.raises(ActionRefused) as exc:
+            purchases.cancel_purchase(
+                campaign_id=players.campaign_id, user=players.users["british"], purchase_id=pid
+            )
+        assert exc.value.status == 404
+    assert Purchase.objects.get().status == "active"
+
+
+def test_unknown_rg_and_unknown_price(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    refused(players, "axis", "Z9", "There is no RG 'Z9' on your chart")
+    refused(players, "axis", "I4", "cannot be bought at that price", variant="on_sale")
+
+
+def test_buying_out_of_turn(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, kind="fortify")
+    refused(players, "axis", "I4", r"not part of the current step \(3.619")
+
+
+def test_unrolled_rgs_are_rolled_when_the_strength_step_ends(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    buy(players, "axis", "I4")
+    players.until("strength")
+    sequence.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    assert Purchase.objects.get().rolled_at is not None
+
+
+def test_fortification_points_from_m3_then_fortifications_and_caps(modules, users):
+    """M3 gives 20 FPP (3.617); Axis roadblocks ≤ 5 per CG (3.619f); unspent FPP are
+    forfeit (3.619); AT mines are British-only and need airborne units (3.619d)."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    buy(players, "axis", "M3")
+    buy(players, "axis", "M3")
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="axis").fortification_points == 40
+    players.until("fortify")
+    axis = players.users["axis"]
+    purchases.buy_fortification(
+        campaign_id=players.campaign_id, user=axis, item_id="roadblock", count=3
+    )
+    with pytest.raises(ActionRefused, match=r"No more than 5 Roadblock per CG .*3 bought so far"):
+        purchases.buy_fortification(
+            campaign_id=players.campaign_id, user=axis, item_id="roadblock", count=3
+        )
+    with pytest.raises(ActionRefused, match="Axis cannot buy AT Mines"):
+        purchases.buy_fortification(campaign_id=players.campaign_id, user=axis, item_id="at_mines")
+    with pytest.raises(ActionRefused, match="Not enough FPP"):
+        purchases.buy_fortification(
+            campaign_id=players.campaign_id, user=axis, item_id="trench", count=2
+        )
+    with pytest.raises(ActionRefused, match="AT Mines needs a retained airborne unit"):
+        purchases.buy_fortification(
+            campaign_id=players.campaign_id, user=players.users["british"], item_id="at_mines"
+        )
+    sequence.finish_step(campaign_id=players.campaign_id, user=axis)
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="axis").fortification_points == 0
+    assert "forfeits 10 unspent FPP" in Event.objects.get(kind="forfeit").text
+    assert FortificationBuy.objects.get().count == 3
+
+
+def test_recon_one_or_two_points_with_plus_five(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, kind="recon")
+    axis = players.users["axis"]
+    r = purchases.buy_recon(campaign_id=players.campaign_id, user=axis, option=1)
+    roll = Roll.objects.get(purpose__startswith="Recon")
+    assert r.cost == 2 and r.locations == roll.faces[0] + 5 and roll.secret
+    assert points(players, "axis") == 198
+    with pytest.raises(ActionRefused, match="once per CG date"):
+        purchases.buy_recon(campaign_id=players.campaign_id, user=axis, option=0)
+    assert ReconBuy.objects.count() == 1
+
+
+# ------------------------------------------------------------------ reveal and secrecy
+
+
+def secret_texts(purchase):
+    return [purchase.group_type, f"purchase-{purchase.pk}", f"record-{purchase.pk}"]
+
+
+def opponent_sees(login, user, campaign_id) -> str:
+    client = login(user)
+    return "".join(
+        client.get(path.format(id=campaign_id)).content.decode()
+        for path in ("/campaigns/{id}/", "/campaigns/{id}/state.json", "/campaigns/{id}/dice/")
+    )
+
+
+def test_purchases_are_secret_until_both_finish_the_step(modules, users, login):
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    p = buy(players, "british", "V6")  # AC Pltn II: the Axis chart has no such RG
+    purchases.roll_for_purchase(
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=p.pk
+    )
+    seen = opponent_sees(login, players.users["axis"], players.campaign_id)
+    for text in secret_texts(p):
+        assert text not in seen
+    assert "CPP: 95" not in seen and '"points": 95' not in seen  # points left
+    # The British player sees it all.
+    own = opponent_sees(login, players.users["british"], players.campaign_id)
+    assert p.group_type in own
+    # Both finish the purchase step: revealed (policy "step_end").
+    for side in ("axis", "british"):
+        sequence.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+    seen = opponent_sees(login, players.users["axis"], players.campaign_id)
+    assert p.group_type in seen
+
+
+def test_owner_policy_keeps_secret_until_the_owner_reveals_one(modules, users, login):
+    players, _ = campaign_at("sicily", "i", "jul14n", users, policy="owner")
+    a = buy(players, "british", "V6")  # AC Pltn II
+    b = buy(players, "british", "V5")  # AC Pltn I
+    for side in ("axis", "british"):
+        sequence.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+    seen = opponent_sees(login, players.users["axis"], players.campaign_id)
+    assert f"record-{a.pk}" not in seen and f"record-{b.pk}" not in seen
+    purchases.reveal_purchase(
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=a.pk
+    )
+    seen = opponent_sees(login, players.users["axis"], players.campaign_id)
+    assert f"record-{a.pk}" in seen and a.group_type in seen and f"record-{b.pk}" not in seen
+
+
+# ------------------------------------------------------------------ concurrency
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_fifty_simultaneous_purchases_never_overspend_or_pass_a_maximum(modules, users):
+    players, module = campaign_at("sicily", "i", "jul14n", users, points=60)
+    british = players.users["british"]
+    groups = ["I1", "M1", "V5", "G3", "O4"] * 10  # 18 (max 2/date), 3, 4 (max 3), 6, 1
+    barrier = threading.Barrier(len(groups))
+    outcomes = []
+
+    def attempt(group, barrier=barrier, outcomes=outcomes):
+        try:
+            barrier.wait(timeout=20)
+            purchases.purchase_rg(campaign_id=players.campaign_id, user=british, group_id=group)
+            outcomes.append("ok")
+        except ActionRefused as exc:
+            outcomes.append(exc.message)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=attempt, args=(g,)) for g in groups]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(outcomes) == 50
+    seat = Seat.objects.get(campaign_id=players.campaign_id, side="british")
+    bought = Purchase.objects.filter(campaign_id=players.campaign_id, status="active")
+    assert seat.points >= 0
+    assert seat.points + sum(p.cost for p in bought) == 60
+    assert outcomes.count("ok") == bought.count()
+    chart = {g.id: g for g in module.chart("british").groups}
+    for gid in set(groups):
+        n = bought.filter(group_id=gid).count()
+        assert n <= chart[gid].date_max and n <= chart[gid].cg_max["i"]
