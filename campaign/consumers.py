@@ -14,7 +14,7 @@ from django.http import Http404
 from django.template.loader import render_to_string
 
 from campaign.fragments import fragment_list
-from campaign.models import Campaign, Seat
+from campaign.models import Seat
 from campaign.seat_view import member_seat, seat_view
 from rules.services.log import broadcast, campaign_group
 
@@ -84,10 +84,10 @@ class CampaignConsumer(AsyncWebsocketConsumer):
         self.group = campaign_group(self.campaign_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        # The page says which version it shows (?v=); a browser that reconnects after
-        # missing changes gets the current state at once, one that is up to date does
-        # not have its forms re-rendered.
-        await self.send_fragments(page_version=self._page_version())
+        # The page says what it shows (?d=, the seat view's digest): a browser that
+        # reconnects after missing changes gets the current state at once; one that is
+        # up to date does not have its forms re-rendered.
+        await self.send_fragments(page_digest=self._page_digest())
         await database_sync_to_async(broadcast)(self.campaign_id)
 
     async def disconnect(self, code: int) -> None:
@@ -104,44 +104,36 @@ class CampaignConsumer(AsyncWebsocketConsumer):
     async def campaign_changed(self, event: dict) -> None:
         await self.send_fragments()
 
-    def _page_version(self) -> int | None:
+    def _page_digest(self) -> str | None:
         query = parse_qs(self.scope.get("query_string", b"").decode())
-        try:
-            return int(query["v"][0])
-        except (KeyError, ValueError, IndexError):
-            return None
+        return query.get("d", [None])[0]
 
-    async def send_fragments(self, page_version: int | None = None) -> None:
+    async def send_fragments(self, page_digest: str | None = None) -> None:
         rendered = await database_sync_to_async(self._render)()
         if rendered is None:
             return
-        version, fragments = rendered
+        digest, fragments = rendered
         changed = [html for t, html in fragments if self.sent.get(t) != html]
         self.sent.update(fragments)
-        if changed and page_version != version:
+        if changed and page_digest != digest:
             await self.send(text_data="".join(changed))
 
     @database_sync_to_async
     def _join_presence(self, user) -> int:
-        """Count this socket as the seat's; presence is part of what pages show, so the
-        campaign's version moves too (a page loaded before it is out of date)."""
+        """Count this socket as the seat's (presence)."""
         _, seat = member_seat(user, self.campaign_id)
         Seat.objects.filter(pk=seat.pk).update(connections=F("connections") + 1)
-        Campaign.objects.filter(pk=self.campaign_id).update(version=F("version") + 1)
         return seat.pk
 
     def _leave_presence(self) -> None:
         Seat.objects.filter(pk=self.seat_id, connections__gt=0).update(
             connections=F("connections") - 1
         )
-        Campaign.objects.filter(pk=self.campaign_id).update(version=F("version") + 1)
 
-    def _render(self) -> tuple[int, list[tuple[str, str]]] | None:
+    def _render(self) -> tuple[str, list[tuple[str, str]]] | None:
         try:
             campaign, seat = member_seat(self.scope["user"], self.campaign_id)
         except Http404:
             return None
         view = seat_view(campaign, seat.side)
-        return view.version, fragment_list(
-            view, user=self.scope["user"], origin=_origin(self.scope)
-        )
+        return view.digest, fragment_list(view, user=self.scope["user"], origin=_origin(self.scope))

@@ -59,8 +59,6 @@ class Campaign(models.Model):
     dice_seed = models.CharField(max_length=64)
     dice_seed_hash = models.CharField(max_length=64)
     rolls_made = models.PositiveIntegerField(default=0)
-    # Bumped by every change: forms carry it, so a stale form is refused.
-    version = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -8,6 +8,8 @@ campaign data for a player.  An opponent's unrevealed secret never enters a Seat
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -76,7 +78,9 @@ class TableView:
 
 @dataclass(frozen=True)
 class RollView:
-    seq: int
+    # The roll's number in the campaign: shown only once the CG has ended, since gaps
+    # between numbers would count the opponent's secret rolls.
+    seq: int | None
     side: str
     purpose: str
     item: str
@@ -177,7 +181,6 @@ class StepPanel:
 
 @dataclass(frozen=True)
 class EventView:
-    seq: int
     kind: str
     side: str
     date: str
@@ -195,7 +198,6 @@ class SeatView:
     variant: str
     host: str
     reveal_policy: str
-    version: int
     viewer: str  # the viewer's side id
     sides: list[SideView]
     date: str
@@ -232,6 +234,14 @@ class SeatView:
         data.pop("invitation")
         data["invitation_open"] = self.invitation is not None
         return data
+
+    @property
+    def digest(self) -> str:
+        """A fingerprint of what this seat sees.  Pages carry it so a reconnecting
+        socket knows whether the page is out of date; it changes only when the seat's
+        own view changes, so it counts nothing the seat may not see."""
+        blob = json.dumps(asdict(self), sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 def member_seat(user, campaign_id) -> tuple[Campaign, Seat]:
@@ -297,7 +307,6 @@ def seat_view(campaign: Campaign, side: str) -> SeatView:
         variant=module.variant(campaign.variant).name,
         host=campaign.host.get_username(),
         reveal_policy=campaign.get_reveal_policy_display(),
-        version=campaign.version,
         viewer=side,
         sides=sides,
         date=date.label,
@@ -577,10 +586,22 @@ def _step_rolls(campaign, side, step_id) -> list[RollView]:
     for r in rolls.order_by("seq"):
         if r.side != side and r.secret and r.revealed_at is None:
             continue
-        out.append(
-            RollView(r.seq, r.side, r.purpose, r.item, r.dice, r.faces, r.drms, r.final, r.result)
-        )
+        out.append(_roll_view(r, ended=False))
     return out
+
+
+def _roll_view(r: Roll, *, ended: bool) -> RollView:
+    return RollView(
+        r.seq if ended else None,
+        r.side,
+        r.purpose,
+        r.item,
+        r.dice,
+        r.faces,
+        r.drms,
+        r.final,
+        r.result,
+    )
 
 
 def _events(campaign: Campaign, side: str, module) -> list[EventView]:
@@ -592,7 +613,6 @@ def _events(campaign: Campaign, side: str, module) -> list[EventView]:
             continue
         out.append(
             EventView(
-                seq=e.seq,
                 kind=e.kind,
                 side=e.side,
                 date=module.dates[e.date_index].label,
@@ -702,7 +722,6 @@ class DiceView:
     seed_hash: str
     seed: str | None  # disclosed when the CG ends
     rolls: list[RollView]
-    hidden: int  # the opponent's secret rolls not yet revealed (their number is public)
     problems: list[str] | None  # verification, once the seed is disclosed
 
 
@@ -710,21 +729,17 @@ def dice_view(campaign: Campaign, side: str) -> DiceView:
     """Every roll the seat may see, and (after the CG) their verification."""
     from rules.services.dice import verify
 
-    visible, hidden = [], 0
-    for r in Roll.objects.filter(campaign=campaign).order_by("seq"):
-        if r.side != side and r.secret and r.revealed_at is None:
-            hidden += 1
-            continue
-        visible.append(
-            RollView(r.seq, r.side, r.purpose, r.item, r.dice, r.faces, r.drms, r.final, r.result)
-        )
     ended = campaign.ended_at is not None
+    visible = [
+        _roll_view(r, ended=ended)
+        for r in Roll.objects.filter(campaign=campaign).order_by("seq")
+        if not (r.side != side and r.secret and r.revealed_at is None)
+    ]
     return DiceView(
         campaign_id=str(campaign.pk),
         name=campaign.name,
         seed_hash=campaign.dice_seed_hash,
         seed=campaign.dice_seed if ended else None,
         rolls=visible,
-        hidden=hidden,
         problems=verify(campaign) if ended else None,
     )

@@ -36,7 +36,7 @@ def refused(players, side, group, match, variant=""):
         list(Seat.objects.filter(campaign_id=players.campaign_id).values_list("points", flat=True)),
         Purchase.objects.count(),
         Event.objects.count(),
-        players.campaign.version,
+        players.campaign.step_index,
     )
     with pytest.raises(ActionRefused, match=match):
         buy(players, side, group, variant)
@@ -44,7 +44,7 @@ def refused(players, side, group, match, variant=""):
         list(Seat.objects.filter(campaign_id=players.campaign_id).values_list("points", flat=True)),
         Purchase.objects.count(),
         Event.objects.count(),
-        players.campaign.version,
+        players.campaign.step_index,
     )
     assert before == after
 

@@ -62,12 +62,12 @@ def test_bad_result_values_are_refused_and_change_nothing(skirmish):
         ({**result(), "cvp_lost.red": "many"}, "enter a whole number"),
         ({**result(), "cvp_lost.blue": -3}, "between 0 and 9999"),
     ]:
-        before = (Event.objects.count(), skirmish.campaign.version)
+        before = (Event.objects.count(), skirmish.campaign.step_index)
         with pytest.raises(ActionRefused, match=message):
             sequence.enter_scenario_result(
                 campaign_id=skirmish.campaign_id, user=alice, values=values
             )
-        assert (Event.objects.count(), skirmish.campaign.version) == before
+        assert (Event.objects.count(), skirmish.campaign.step_index) == before
 
 
 def test_steps_for_both_wait_for_both(skirmish):

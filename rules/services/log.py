@@ -10,7 +10,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import Max
 
 from campaign.models import Campaign, Event
 
@@ -49,10 +49,7 @@ def record_event(
 
 
 def changed(campaign: Campaign) -> None:
-    """Mark a change: bump the version (stale forms are refused) and tell both seats,
-    once the transaction commits, to re-render what each may see."""
-    Campaign.objects.filter(pk=campaign.pk).update(version=F("version") + 1)
-    campaign.version += 1
+    """Tell both seats, once the transaction commits, to re-render what each may see."""
     transaction.on_commit(lambda: broadcast(campaign.pk))
 
 
