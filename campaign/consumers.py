@@ -13,9 +13,9 @@ from django.db.models import F
 from django.http import Http404
 from django.template.loader import render_to_string
 
-from campaign.fragments import fragment_list
+from campaign.fragments import fragment_list, roster_fragments
 from campaign.models import Seat
-from campaign.seat_view import member_seat, seat_view
+from campaign.seat_view import member_seat, roster_digest, roster_view, seat_view
 from rules.services.log import broadcast, campaign_group
 
 ANONYMOUS_CLOSE_CODE = 4401
@@ -104,9 +104,16 @@ class CampaignConsumer(AsyncWebsocketConsumer):
     async def campaign_changed(self, event: dict) -> None:
         await self.send_fragments()
 
-    def _page_digest(self) -> str | None:
+    def _query(self, name: str) -> str | None:
         query = parse_qs(self.scope.get("query_string", b"").decode())
-        return query.get("d", [None])[0]
+        return query.get(name, [None])[0]
+
+    def _page_digest(self) -> str | None:
+        return self._query("d")
+
+    def _page(self) -> str:
+        """Which page the socket feeds: the campaign page or the roster."""
+        return "roster" if self._query("page") == "roster" else "campaign"
 
     async def send_fragments(self, page_digest: str | None = None) -> None:
         rendered = await database_sync_to_async(self._render)()
@@ -135,5 +142,8 @@ class CampaignConsumer(AsyncWebsocketConsumer):
             campaign, seat = member_seat(self.scope["user"], self.campaign_id)
         except Http404:
             return None
+        if self._page() == "roster":
+            roster = roster_view(campaign, seat.side)
+            return roster_digest(roster), roster_fragments(roster, user=self.scope["user"])
         view = seat_view(campaign, seat.side)
         return view.digest, fragment_list(view, user=self.scope["user"], origin=_origin(self.scope))

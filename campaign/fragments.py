@@ -17,6 +17,19 @@ CAMPAIGN_FRAGMENTS = [
 ]
 
 
+ROSTER_FRAGMENTS = [
+    "campaign/_roster.html",
+    "campaign/_roster_record.html",
+    "campaign/_forces.html",
+    "campaign/_charts.html",
+]
+
+
+def roster_fragments(roster, *, user, request=None) -> list[tuple[str, str]]:
+    context = {"roster": roster, "oob": True, "user": user}
+    return [(t, render_to_string(t, context, request=request)) for t in ROSTER_FRAGMENTS]
+
+
 def fragment_list(view: SeatView, *, user, origin: str, request=None) -> list[tuple[str, str]]:
     """(template, html) for every fragment, each marked for an out-of-band swap."""
     context = {"view": view, "oob": True, "origin": origin, "user": user}

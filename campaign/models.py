@@ -360,3 +360,31 @@ class ReconBuy(models.Model):
                 fields=["campaign", "side", "date_index"], name="one_recon_per_date"
             )
         ]
+
+
+class Unit(models.Model):
+    """A retained unit of a side (the players keep this list; the map is theirs)."""
+
+    class Status(models.TextChoices):
+        OK = "ok", "in good order"
+        WOUNDED = "wounded", "wounded (leader)"
+        MALFUNCTIONED = "malfunctioned", "malfunctioned"
+        DISABLED = "disabled", "disabled"
+        IMMOBILIZED = "immobilized", "immobilized"
+        STUNNED = "stunned", "stunned"
+        ISOLATED = "isolated", "isolated"
+        CAPTURED = "captured", "captured"
+        BATTLE_HARDENED = "battle_hardened", "battle hardened"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="units")
+    side = models.SlugField(max_length=64)
+    name = models.CharField(max_length=120)  # "8-1 leader", "4-6-8", "StuG IIIG"
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.OK)
+    location = models.CharField(max_length=120, blank=True)
+    purchase = models.ForeignKey(
+        "Purchase", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["side", "id"]

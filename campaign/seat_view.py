@@ -163,6 +163,7 @@ class StepPanel:
     tables: list[TableView] = field(default_factory=list)
     rolls: list[RollView] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # the viewer's computation
+    units: list[tuple[int, str]] = field(default_factory=list)  # own units to roll for
     chits: list[ChitView] = field(default_factory=list)
     my_chit: str | None = None
     attack_allowed: bool = True
@@ -353,10 +354,14 @@ def _panel(campaign, module, side, step, done, waiting) -> StepPanel:
             **base, fields=fields, entered_by=names[entered.entered_by] if entered else None
         )
     if step.kind in ("table", "san"):
+        from campaign.models import Unit
+
+        own = Unit.objects.filter(campaign=campaign, side=side)
         return StepPanel(
             **base,
             tables=[_table_view(module.table(t)) for t in step.tables],
             rolls=_step_rolls(campaign, side, step.id),
+            units=[(u.pk, f"{u.name} ({u.get_status_display()})") for u in own],
         )
     if step.effect == "replenish":
         mine = (
@@ -436,13 +441,15 @@ def _chart(campaign, module, side) -> tuple[list[ChartRow], str]:
     return rows, ""
 
 
-def _record(campaign, module, side) -> list[PurchaseLine]:
+def _record(campaign, module, side, purchases=None) -> list[PurchaseLine]:
     """The RG Purchase Records: the viewer's in full, the opponent's revealed lines."""
     names = {s.id: s.name for s in module.sides}
     lines = []
     count: dict[tuple[str, str], int] = {}
     step = module.steps[campaign.step_index]
-    for p in Purchase.objects.filter(campaign=campaign, status="active").order_by("id"):
+    if purchases is None:
+        purchases = Purchase.objects.filter(campaign=campaign, status="active")
+    for p in sorted(purchases, key=lambda p: p.pk):
         key = (p.side, p.group_id)
         count[key] = count.get(key, 0) + 1
         mine = p.side == side
@@ -743,3 +750,166 @@ def dice_view(campaign: Campaign, side: str) -> DiceView:
         rolls=visible,
         problems=verify(campaign) if ended else None,
     )
+
+
+# --------------------------------------------------------------------------- the roster
+
+
+@dataclass(frozen=True)
+class RosterSide:
+    start: int | None  # None: the opponent's points are secret
+    repl: int | None
+    total: int | None
+    spent: int | None
+    left: int | None
+    rgs: list[str]  # RG IDs bought that date (the opponent's as far as revealed)
+    recon: int | None
+    chit: str
+    cvp_lost: int | None
+    san: int | None
+
+
+@dataclass(frozen=True)
+class RosterLine:
+    date: str
+    weather: str
+    initiative: str
+    sides: list[RosterSide]  # in module side order
+
+
+@dataclass(frozen=True)
+class UnitView:
+    id: int
+    name: str
+    status: str
+    status_label: str
+    location: str
+
+
+@dataclass(frozen=True)
+class ForcesView:
+    side: str
+    mine: bool
+    units: list[UnitView]
+
+
+@dataclass(frozen=True)
+class RosterView:
+    campaign_id: str
+    name: str
+    module_title: str
+    currency: str
+    side_names: list[str]
+    lines: list[RosterLine]
+    record: list[PurchaseLine]
+    forces: list[ForcesView]
+    statuses: list[tuple[str, str]]
+    points_chart: str  # server-rendered SVG
+    cvp_chart: str
+
+
+def roster_view(campaign: Campaign, side: str) -> RosterView:
+    """The CG Roster, RG Purchase Records and retained forces as ``side`` may see them:
+    a fixed number of queries whatever the number of dates and purchases."""
+    from campaign.charts import line_chart
+    from campaign.models import Unit
+
+    module = module_of(campaign)
+    ended = campaign.ended_at is not None
+    sides = [s.id for s in module.sides]
+    variant = module.variant(campaign.variant)
+    first = next(i for i, d in enumerate(module.dates) if d.id == variant.start_date)
+    results = {
+        r.date_index: r.data
+        for r in ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
+    }
+    purchases = list(Purchase.objects.filter(campaign=campaign, status="active"))
+    recons = {(r.side, r.date_index): r for r in ReconBuy.objects.filter(campaign=campaign)}
+    chits = {(c.side, c.date_index): c for c in InitiativeChit.objects.filter(campaign=campaign)}
+    outcomes = {o.date_index: o for o in InitiativeOutcome.objects.filter(campaign=campaign)}
+    repl = {
+        (e.side, e.date_index): e.data
+        for e in Event.objects.filter(campaign=campaign, kind="replenish").only(
+            "side", "date_index", "data"
+        )
+    }
+    lines = []
+    for i in range(first, campaign.date_index + 1):
+        date = module.dates[i]
+        row = []
+        for s in sides:
+            visible = s == side or ended
+            data = repl.get((s, i))
+            start = (
+                data["start"]
+                if data
+                else (variant.initial_points.get(s, 0) if i == first else None)
+            )
+            gained = data["repl"] if data else 0
+            bought = [p for p in purchases if p.side == s and p.date_index == i]
+            recon = recons.get((s, i))
+            spent = sum(p.cost for p in bought) + (recon.cost if recon else 0)
+            total = None if start is None else start + gained
+            chit = chits.get((s, i))
+            result = results.get(i, {})
+            row.append(
+                RosterSide(
+                    start=start if visible else None,
+                    repl=gained if visible and start is not None else None,
+                    total=total if visible else None,
+                    spent=spent if visible else None,
+                    left=(total - spent) if visible and total is not None else None,
+                    rgs=[p.group_id for p in bought if visible or p.revealed_at],
+                    recon=recon.locations if recon and (visible or recon.revealed_at) else None,
+                    chit=chit.get_chit_display()
+                    if chit and (s == side or chit.revealed_at)
+                    else "",
+                    cvp_lost=result.get("cvp_lost", {}).get(s),
+                    san=result.get("san", {}).get(s),
+                )
+            )
+        outcome = outcomes.get(i)
+        lines.append(
+            RosterLine(date.label, date.weather or "", outcome.label if outcome else "", row)
+        )
+    units = list(Unit.objects.filter(campaign=campaign).select_related("purchase"))
+    forces = [
+        ForcesView(
+            module.side(s).name,
+            s == side,
+            [
+                UnitView(u.pk, u.name, u.status, u.get_status_display(), u.location)
+                for u in units
+                if u.side == s
+                and (s == side or ended or u.purchase is None or u.purchase.revealed_at)
+            ],
+        )
+        for s in sides
+    ]
+    own = sides.index(side)
+    series = {module.side(side).name: [(ln.date, ln.sides[own].left) for ln in lines]}
+    if ended:
+        other = 1 - own
+        series[module.side(sides[other]).name] = [(ln.date, ln.sides[other].left) for ln in lines]
+    cvp = {
+        module.side(s).name: [(ln.date, ln.sides[k].cvp_lost) for ln in lines]
+        for k, s in enumerate(sides)
+    }
+    return RosterView(
+        campaign_id=str(campaign.pk),
+        name=campaign.name,
+        module_title=module.title,
+        currency=module.currency.code,
+        side_names=[module.side(s).name for s in sides],
+        lines=lines,
+        record=_record(campaign, module, side, purchases=purchases),
+        forces=forces,
+        statuses=list(Unit.Status.choices),
+        points_chart=line_chart(f"{module.currency.code} left", series),
+        cvp_chart=line_chart("CVP lost per scenario", cvp),
+    )
+
+
+def roster_digest(roster: RosterView) -> str:
+    blob = json.dumps(asdict(roster), sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -18,6 +18,8 @@ urlpatterns = [
     path("campaigns/<uuid:campaign_id>/state.json", views.state_json, name="state_json"),
     path("campaigns/<uuid:campaign_id>/export/", views.export, name="export"),
     path("campaigns/<uuid:campaign_id>/dice/", views.dice, name="dice"),
+    path("campaigns/<uuid:campaign_id>/roster/", views.roster, name="roster"),
+    path("campaigns/<uuid:campaign_id>/units/", views.unit, name="unit"),
     path("campaigns/<uuid:campaign_id>/invitation/", views.invitation_new, name="invitation_new"),
     path(
         "campaigns/<uuid:campaign_id>/invitation/revoke/",

@@ -15,15 +15,17 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaign.forms import CreateCampaignForm, SignUpForm
-from campaign.fragments import render_fragments
+from campaign.fragments import render_fragments, roster_fragments
 from campaign.seat_view import (
     dashboard_rows,
     dice_view,
     invitation_view,
     member_seat,
+    roster_digest,
+    roster_view,
     seat_view,
 )
-from rules.services import backup, hosting, initiative, purchases, sequence
+from rules.services import backup, hosting, initiative, purchases, sequence, units
 from rules.services.errors import ActionRefused
 
 
@@ -118,6 +120,55 @@ def state_json(request: HttpRequest, campaign_id) -> JsonResponse:
 
 @login_required
 @require_GET
+def roster(request: HttpRequest, campaign_id) -> HttpResponse:
+    campaign, seat = member_seat(request.user, campaign_id)
+    view = roster_view(campaign, seat.side)
+    return render(request, "campaign/roster.html", {"roster": view, "digest": roster_digest(view)})
+
+
+@login_required
+@require_POST
+@refusals
+def unit(request: HttpRequest, campaign_id) -> HttpResponse:
+    """Add, edit or remove one of the player's own retained units."""
+    member_seat(request.user, campaign_id)
+    post = request.POST
+    action = post.get("do", "")
+    if action == "add":
+        units.add_unit(
+            campaign_id=campaign_id,
+            user=request.user,
+            name=post.get("name", ""),
+            status=post.get("status", "ok"),
+            location=post.get("location", ""),
+        )
+    elif action == "save":
+        units.update_unit(
+            campaign_id=campaign_id,
+            user=request.user,
+            unit_id=post.get("unit"),
+            name=post.get("name", ""),
+            status=post.get("status", ""),
+            location=post.get("location", ""),
+        )
+    elif action == "remove":
+        units.remove_unit(campaign_id=campaign_id, user=request.user, unit_id=post.get("unit"))
+    else:
+        raise ActionRefused("Add, save or remove a unit.")
+    if not request.htmx:
+        return redirect("roster", campaign_id=campaign_id)
+    campaign, seat = member_seat(request.user, campaign_id)
+    html = '<div id="flash" hx-swap-oob="true"></div>' + "".join(
+        h
+        for _, h in roster_fragments(
+            roster_view(campaign, seat.side), user=request.user, request=request
+        )
+    )
+    return HttpResponse(html)
+
+
+@login_required
+@require_GET
 def dice(request: HttpRequest, campaign_id) -> HttpResponse:
     campaign, seat = member_seat(request.user, campaign_id)
     return render(request, "campaign/dice.html", {"dice": dice_view(campaign, seat.side)})
@@ -196,6 +247,7 @@ ACTIONS: dict[str, Callable] = {
         item=r.POST.get("item", ""),
         ticked=r.POST.getlist("tick"),
         typed=_typed(r.POST),
+        unit_id=r.POST.get("unit") or None,
     ),
     "result": lambda r, cid, at: sequence.enter_scenario_result(
         campaign_id=cid, user=r.user, at=at, values=r.POST.dict()

@@ -21,8 +21,13 @@ from rules.schema import (
 
 @dataclass(frozen=True)
 class Outcome:
-    points: int  # the side's points after replenishment
+    start: int  # the side's points at the start of the date (after any carry-over loss)
+    gained: int  # replenished this date
     lines: list[str]
+
+    @property
+    def points(self) -> int:
+        return self.start + self.gained
 
 
 Roller = Callable[..., object]  # roll(kind, purpose, table=None, drms=()) -> Roll
@@ -105,9 +110,8 @@ def replenish(
             gained += pp
         else:
             lines.append(f"{module.side(side).name} receives no purchase points ({mech.rule})")
-    total = points + gained
-    lines.append(f"total {total}")
-    return Outcome(points=total, lines=lines)
+    lines.append(f"total {points + gained}")
+    return Outcome(start=points, gained=gained, lines=lines)
 
 
 def _required(module: Module, played_date_index: int | None) -> int:

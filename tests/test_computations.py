@@ -121,3 +121,63 @@ def test_c5_29_attack_in_the_previous_scenario_adds_one(modules, make_user):
     assert [d["value"] for d in roll.drms] == [1]
     german = Roll.objects.filter(side="german", table_id="tp_replenishment").last()
     assert german.drms == []
+
+
+def pd_result(vp, cvp_american, cvp_german=5, buildings=False):
+    return {
+        "vp.american": vp,
+        "cvp_lost.american": cvp_american,
+        "cvp_lost.german": cvp_german,
+        "cgv_buildings.american": buildings,
+        "san.american": 3,
+        "san.german": 3,
+    }
+
+
+def test_2_92_worked_example_gives_33_purchase_points(modules, make_user):
+    """2.91-2.92 EX: 55 required − 63 scored = −8; + 41 CVP suffered = 33."""
+    players, module = start("pleasant-diversion", "cg", make_user, "american")
+    players.results(**pd_result(vp=63, cvp_american=41))
+    players.until("purchase")
+    assert points(players, "american") == 33
+    text = Event.objects.get(kind="replenish", side="american").text
+    assert "55 required − 63 amassed = -8" in text and "-8 + 41 CVP suffered = 33" in text
+    assert points(players, "german") == 0
+
+
+def test_3_4_unused_purchase_points_are_retained(modules, make_user):
+    players, module = start("pleasant-diversion", "cg", make_user, "american")
+    players.results(**pd_result(vp=63, cvp_american=41))
+    players.until("commence")
+    players.until("results")
+    players.results(**pd_result(vp=10, cvp_american=4))
+    players.until("purchase")
+    # Midday's VP required is missing from the text (0): 0 − 73 + 45 < 0 → 0 added.
+    assert points(players, "american") == 33
+    assert (
+        "negative purchase points are ignored"
+        in Event.objects.filter(kind="replenish", side="american").last().text
+    )
+
+
+def test_pleasant_diversion_walks_to_its_end_and_names_the_winner(modules, make_user):
+    """CG VC: the American wins at once with ≥ 150 VP, provided the Germans have not
+    amassed ≥ 105 CVP."""
+    players, module = start("pleasant-diversion", "cg", make_user, "american")
+    players.results(**pd_result(vp=63, cvp_american=41))
+    players.until("results")
+    assert module.dates[players.campaign.date_index].id == "dec6midday"
+    players.results(**pd_result(vp=90, cvp_american=20))
+    c = players.campaign
+    assert c.ended_at is not None
+    assert "American wins the CG" in c.outcome
+
+
+def test_pleasant_diversion_german_wins_after_the_last_date(modules, make_user):
+    players, module = start("pleasant-diversion", "cg", make_user, "american")
+    for vp in (20, 20):
+        players.results(**pd_result(vp=vp, cvp_american=60))
+        players.until("results")
+    players.results(**pd_result(vp=20, cvp_american=60))
+    c = players.campaign
+    assert c.ended_at is not None and "German wins" in c.outcome

@@ -16,6 +16,7 @@ from rules.services import dice as dice_service
 from rules.services.errors import ActionRefused
 from rules.services.log import changed, record_event
 from rules.services.sequence import Turn, expect_turn, roll_context, take_turn
+from rules.services.units import units_from_purchase
 
 MAX_FORTIFICATIONS_PER_BUY = 50
 
@@ -256,6 +257,7 @@ def make_rolls(turn: Turn, purchase: Purchase) -> None:
     }
     purchase.rolled_at = timezone.now()
     purchase.save(update_fields=["strength", "units", "details", "rolled_at"])
+    units_from_purchase(purchase)
     summary = "; ".join(f"{x['table']}: {x['result']}" for x in results) or "no rolls"
     record_event(
         turn.campaign,

@@ -171,6 +171,7 @@ def roll_on_table(
     item: str = "",
     ticked: list[str] | tuple[str, ...] = (),
     typed: Mapping[str, int] | None = None,
+    unit_id: int | str | None = None,
     at: str | None = None,
 ) -> Roll:
     """Roll on one of the current step's tables for one item, with the DRMs that
@@ -191,7 +192,10 @@ def roll_on_table(
         drms = applicable_drms(table, roll_context(turn), ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
-    item = item.strip()[:200]
+    from rules.services.units import apply_effect, unit_for_roll
+
+    unit = unit_for_roll(turn, unit_id)
+    item = unit.name if unit else item.strip()[:200]
     r = dice_service.roll(
         turn.campaign,
         side=turn.side,
@@ -203,13 +207,15 @@ def roll_on_table(
         step_id=step.id,
         secret=table.secret,
     )
+    consequence = apply_effect(unit, table.lookup(r.final).effect) if unit else ""
     what = f"{table.title}{f' for {item}' if item else ''}"
     record_event(
         turn.campaign,
         kind="roll",
         side=turn.side,
         step_id=step.id,
-        text=f"{turn.side_name()} rolled on the {what}: {dice_service.describe(r)}.",
+        text=f"{turn.side_name()} rolled on the {what}: {dice_service.describe(r)}."
+        + (f" {consequence}." if consequence else ""),
         secret_side=turn.side if table.secret else "",
         public_text=f"{turn.side_name()} made a secret roll ({table.title})."
         if table.secret
@@ -530,7 +536,7 @@ def replenish_side(turn: Turn, seat: Seat) -> None:
         text=f"{name} {module.currency.code}: " + " · ".join(outcome.lines),
         secret_side=seat.side,
         public_text=f"{name} received its {module.currency.code} (secret).",
-        data={"lines": outcome.lines, "points": outcome.points},
+        data={"lines": outcome.lines, "start": outcome.start, "repl": outcome.gained},
     )
 
 

@@ -1,0 +1,142 @@
+"""Issue 9: the shared roster — CG Roster, RG Purchase Records, retained forces."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from campaign.models import Campaign, Purchase, Unit
+from campaign.seat_view import roster_view
+from rules.services import purchases, sequence, units
+from rules.services.errors import ActionRefused
+from tests.purchase_helpers import campaign_at
+from tests.walk import Players
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def users(make_user):
+    return make_user("axis_p"), make_user("brit_p")
+
+
+def test_roster_lines_show_own_points_and_hide_the_opponents(modules, users, login):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=50)
+    purchases.purchase_rg(
+        campaign_id=players.campaign_id, user=players.users["axis"], group_id="I4"
+    )
+    c = players.campaign
+    mine = roster_view(c, "axis")
+    line = mine.lines[-1]
+    assert line.date == "July 14 PM"
+    axis, british = line.sides
+    assert axis.spent == 15 and axis.rgs == ["I4"]
+    assert british.start is None and british.left is None and british.rgs == []
+    theirs = roster_view(c, "british")
+    assert theirs.lines[-1].sides[0].rgs == [] and theirs.lines[-1].sides[0].spent is None
+    html = login(players.users["british"]).get(f"/campaigns/{c.pk}/roster/").content.decode()
+    assert "Fallschirmjäger Signal Coy" not in html and ">I4<" not in html
+
+
+@pytest.mark.parametrize("dates,buys", [(2, 4), (11, 60)])
+def test_roster_page_runs_a_constant_number_of_queries(modules, users, login, dates, buys):
+    """11 dates and 60 purchases cost no more queries than 2 dates and 4."""
+    players, module = campaign_at("sicily", "i", "jul14pm", users, points=5000)
+    c = players.campaign
+    Campaign.objects.filter(pk=c.pk).update(date_index=min(dates, len(module.dates)) - 1)
+    groups = [g for g in module.chart("axis").groups]
+    Purchase.objects.bulk_create(
+        Purchase(
+            campaign=c,
+            side="axis",
+            cycle=0,
+            date_index=i % dates,
+            group_id=groups[i % 5].id,
+            group_type=groups[i % 5].type,
+            cost=3,
+            ordinal=i + 1,
+            cg_max=None,
+            date_ordinal=i + 1,
+            date_max=None,
+            revealed_at=None,
+        )
+        for i in range(buys)
+    )
+    Unit.objects.bulk_create(Unit(campaign=c, side="axis", name=f"u{i}") for i in range(buys))
+    client = login(players.users["axis"])
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(f"/campaigns/{c.pk}/roster/").status_code == 200
+    assert len(ctx.captured_queries) <= 20, len(ctx.captured_queries)
+    with CaptureQueriesContext(connection) as ctx:
+        roster_view(Campaign.objects.get(pk=c.pk), "british")
+    assert len(ctx.captured_queries) <= 12
+
+
+def test_units_add_edit_remove_and_only_by_their_owner(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    axis, brit = players.users["axis"], players.users["british"]
+    u = units.add_unit(
+        campaign_id=players.campaign_id, user=axis, name="8-1 leader", status="wounded"
+    )
+    units.update_unit(
+        campaign_id=players.campaign_id,
+        user=axis,
+        unit_id=u.pk,
+        name="8-1 leader",
+        status="ok",
+        location="12G4",
+    )
+    with pytest.raises(ActionRefused) as exc:
+        units.remove_unit(campaign_id=players.campaign_id, user=brit, unit_id=u.pk)
+    assert exc.value.status == 404
+    with pytest.raises(ActionRefused, match="listed statuses"):
+        units.update_unit(
+            campaign_id=players.campaign_id, user=axis, unit_id=u.pk, name="x", status="dead"
+        )
+    units.remove_unit(campaign_id=players.campaign_id, user=axis, unit_id=u.pk)
+    assert not Unit.objects.exists()
+
+
+def test_a_table_roll_for_a_unit_writes_its_result_back(hosted):
+    """Wounded leaders (fixture T3.2): ≥5 evacuated → removed; ≤2 recovers."""
+    campaign, alice, bob = hosted
+    players = Players(campaign, {"red": alice, "blue": bob})
+    players.results(**{"cvp_lost.red": 0, "cvp_lost.blue": 0, "san.red": 2, "san.blue": 2})
+    players.until("table")
+    outcomes = set()
+    for _ in range(12):
+        u = units.add_unit(campaign_id=campaign.pk, user=alice, name="9-1 leader", status="wounded")
+        r = sequence.roll_on_table(
+            campaign_id=campaign.pk, user=alice, table_id="wounded", unit_id=u.pk
+        )
+        left = Unit.objects.filter(pk=u.pk).first()
+        if r.final >= 5:
+            assert left is None
+            outcomes.add("removed")
+        elif r.final <= 2:
+            assert left.status == "ok"
+            outcomes.add("recovered")
+        else:
+            assert left.status == "wounded"
+        Unit.objects.filter(pk=u.pk).delete()
+    assert outcomes  # the dice decided at least one write-back
+
+
+def test_rolled_rgs_join_the_retained_forces_secretly(modules, users, login):
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    p = purchases.purchase_rg(
+        campaign_id=players.campaign_id, user=players.users["british"], group_id="I1"
+    )
+    purchases.roll_for_purchase(
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=p.pk
+    )
+    names = list(Unit.objects.filter(side="british").values_list("name", flat=True))
+    assert any("I1 Lgt Inf Rifle Coy" in n for n in names)
+    assert any("leader (I1)" in n for n in names)
+    axis_view = roster_view(players.campaign, "axis")
+    assert all(not f.units for f in axis_view.forces if not f.mine)
+
+
+def test_chart_svg_shows_the_opponents_line_only_at_the_end(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    svg = roster_view(players.campaign, "axis").points_chart
+    assert svg.startswith("<svg") and "Axis" in svg and "British" not in svg
