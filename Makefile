@@ -46,5 +46,10 @@ test-embedded: $(VENV)/.installed
 	env -u DATABASE_URL -u REDIS_URL REFIT_TEST_BACKEND=embedded \
 		$(VENV)/bin/pytest -m "not postgres and not redis and not browser" $(PYTEST_ARGS)
 
+# Benchmarks: print figures (latency percentiles, queries per page, throughput).
+bench: $(VENV)/.installed services
+	BENCH_PG=postgres://refit:refit@127.0.0.1:$(PG_PORT) REDIS_URL=redis://127.0.0.1:$(REDIS_PORT)/1 \
+		$(PY) bench/run.py
+
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -147,3 +147,24 @@ class CampaignConsumer(AsyncWebsocketConsumer):
             return roster_digest(roster), roster_fragments(roster, user=self.scope["user"])
         view = seat_view(campaign, seat.side)
         return view.digest, fragment_list(view, user=self.scope["user"], origin=_origin(self.scope))
+
+
+class EchoConsumer(AsyncWebsocketConsumer):
+    """Benchmark floor only (routed when REFIT_BENCH_ECHO is set): a signed-in socket
+    joins a group and forwards whatever is group-sent to it, with no database work."""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=ANONYMOUS_CLOSE_CODE)
+            return
+        self.group = f"bench-echo-{self.scope['url_route']['kwargs']['n']}"
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def bench_echo(self, event: dict) -> None:
+        await self.send(text_data=event["text"])

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.urls import path
 
 from campaign import consumers
@@ -6,3 +7,5 @@ websocket_urlpatterns = [
     path("ws/live/", consumers.LiveConsumer.as_asgi()),
     path("ws/campaigns/<uuid:campaign_id>/", consumers.CampaignConsumer.as_asgi()),
 ]
+if settings.BENCH_ECHO:  # the benchmark's bare Channels floor (bench/reveal_latency.py)
+    websocket_urlpatterns.append(path("ws/bench-echo/<int:n>/", consumers.EchoConsumer.as_asgi()))

@@ -212,6 +212,14 @@ def export(request: HttpRequest, campaign_id) -> HttpResponse:
     campaign, _ = member_seat(request.user, campaign_id)
     if campaign.host_id != request.user.pk:
         raise ActionRefused("Only the host can export the whole campaign.", status=403)
+    opponent_joined = campaign.seats.filter(user__isnull=False).count() > 1
+    if opponent_joined and campaign.ended_at is None:
+        raise ActionRefused(
+            "A full backup holds your opponent's secrets too, so it can be downloaded once "
+            "the CG has ended. Your server's operator can back it up at any time "
+            "(manage.py exportcampaign).",
+            status=403,
+        )
     data = backup.export_campaign(campaign_id=campaign.pk)
     response = HttpResponse(data, content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="refit-campaign-{campaign.pk}.json"'

@@ -120,6 +120,9 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# The benchmark's bare group-send echo endpoint (never on in production).
+BENCH_ECHO = env_bool("REFIT_BENCH_ECHO", False)
+
 # --- auth -----------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

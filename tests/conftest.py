@@ -70,7 +70,7 @@ def _database_url(settings_dict: dict) -> str:
 class AsgiServer:
     """A real daphne process serving config.asgi on the test database."""
 
-    def __init__(self, database_url: str):
+    def __init__(self, database_url: str, **env: str):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         ARTIFACTS.mkdir(exist_ok=True)
@@ -79,6 +79,7 @@ class AsgiServer:
             **os.environ,
             "DATABASE_URL": database_url,
             "DJANGO_SETTINGS_MODULE": "config.settings",
+            **env,
         }
         self.proc = subprocess.Popen(
             [
@@ -113,6 +114,23 @@ class AsgiServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         self.log.close()
+
+
+@pytest.fixture
+def start_server(django_db_setup):
+    """Start extra ASGI workers on the test database (stopped after the test)."""
+    from django.db import connection
+
+    servers = []
+
+    def start(**env):
+        server = AsgiServer(_database_url(connection.settings_dict), **env)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -244,9 +244,14 @@ def test_dashboard_says_who_we_wait_for(hosted, login):
     assert "Bridge at dawn" in html and "bob" in html and "both of you" in html
 
 
-def test_only_the_host_exports(hosted, login):
+def test_only_the_host_exports_and_only_once_the_cg_has_ended(hosted, login):
+    from django.utils import timezone
+
     campaign, alice, bob = hosted
     assert login(bob).get(f"/campaigns/{campaign.pk}/export/").status_code == 403
+    during = login(alice).get(f"/campaigns/{campaign.pk}/export/")
+    assert during.status_code == 403 and "once the CG has ended" in during.content.decode()
+    Campaign.objects.filter(pk=campaign.pk).update(ended_at=timezone.now())
     response = login(alice).get(f"/campaigns/{campaign.pk}/export/")
     assert response.status_code == 200
     assert response["Content-Disposition"].startswith("attachment")

@@ -1,0 +1,196 @@
+"""Issue 10: the secrecy suite.  Every URL pattern of the app, every fragment, the JSON
+view and the websocket frames, fetched as the opponent and as a stranger, in several
+reveal states: no unrevealed secret appears, and strangers get 404.
+
+A new URL pattern fails ``test_every_url_pattern_is_covered`` until it is added here.
+"""
+
+import re
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from campaign.fragments import fragment_list, roster_fragments
+from campaign.seat_view import roster_view, seat_view
+from rules.services import initiative, purchases
+from tests.purchase_helpers import campaign_at
+
+pytestmark = pytest.mark.django_db
+
+# How each named pattern is fetched: GET pages/JSON, or a POST action.
+GET_CAMPAIGN = ["campaign", "state_json", "dice", "roster", "export"]
+POST_CAMPAIGN = ["act", "unit", "invitation_new", "invitation_revoke"]
+PUBLIC = ["home", "signup", "login", "logout", "dashboard", "create", "join"]
+COVERED = set(GET_CAMPAIGN + POST_CAMPAIGN + PUBLIC)
+ACTIONS = [
+    "finish",
+    "roll",
+    "result",
+    "confirm",
+    "dispute",
+    "chit",
+    "declare",
+    "buy",
+    "cancel",
+    "rg-roll",
+    "reveal-rg",
+    "fortify",
+    "recon",
+    "nonsense",
+]
+
+
+def _names(patterns, prefix=""):
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            if str(p.pattern).startswith("admin/"):
+                continue  # the Django admin: operators only (staff), not players
+            yield from _names(p.url_patterns, prefix)
+        elif isinstance(p, URLPattern):
+            yield p.name
+
+
+def test_every_url_pattern_is_covered():
+    names = set(_names(get_resolver().url_patterns))
+    assert names == COVERED, f"uncovered: {names - COVERED}; stale: {COVERED - names}"
+
+
+class Secrets:
+    """What the British side holds secret, and what the Axis player must never see."""
+
+    def __init__(self):
+        self.texts: list[str] = []
+        self.patterns: list[str] = []
+
+    def check(self, body: str, where: str) -> None:
+        for text in self.texts:
+            assert text not in body, f"{text!r} leaked in {where}"
+        for pattern in self.patterns:
+            assert not re.search(pattern, body), f"{pattern!r} leaked in {where}"
+
+
+def _state_purchase(users):
+    """The British bought and rolled two RGs, made a Recon and hold a secret unit; the
+    campaign's policy reveals only what the owner reveals."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=187, policy="owner")
+    brit = players.users["british"]
+    secrets = Secrets()
+    for gid in ("V6", "G3"):
+        p = purchases.purchase_rg(campaign_id=players.campaign_id, user=brit, group_id=gid)
+        purchases.roll_for_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=p.pk)
+        p.refresh_from_db()
+        secrets.texts += [p.group_type, f"record-{p.pk}", f"purchase-{p.pk}"]
+        secrets.texts += [r["result"] for r in p.details["rolls"]]
+    left = 187 - 5 - 6
+    secrets.patterns += [rf"\b{left}\b", r"RG Strength", r"Carrier 3"]
+    return players, secrets
+
+
+def _state_chit(users):
+    players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    initiative.lock_initiative(
+        campaign_id=players.campaign_id, user=players.users["british"], chit="idle"
+    )
+    secrets = Secrets()
+    secrets.texts += ['class="chit">Idle', "chit: Idle", '"chit": "Idle"']
+    return players, secrets
+
+
+def _state_after_reveal(users):
+    """One RG revealed by its owner, one still secret."""
+    players, secrets = _state_purchase(users)
+    brit = players.users["british"]
+    from campaign.models import Purchase
+
+    shown = Purchase.objects.get(group_id="V6")
+    purchases.reveal_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=shown.pk)
+    hidden = Purchase.objects.get(group_id="G3")
+    secrets.patterns = []
+    secrets.texts = [hidden.group_type, f"record-{hidden.pk}"] + [
+        r["result"] for r in hidden.details["rolls"] if r["result"] not in str(shown.details)
+    ]
+    return players, secrets
+
+
+def _state_secret_replenishment(users):
+    """The British received CPP in secret (3.616) and hold them."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, kind="compute", points=0)
+    from campaign.models import Event
+
+    text = Event.objects.get(kind="replenish", side="british").text
+    secrets = Secrets()
+    secrets.texts += [text, "British CPP:", "base for July 14 Night 4 "]
+    return players, secrets
+
+
+STATES = {
+    "purchases": _state_purchase,
+    "chit locked": _state_chit,
+    "one revealed": _state_after_reveal,
+    "replenishment": _state_secret_replenishment,
+}
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, client):
+    users = (make_user("axis_p"), make_user("brit_p"))
+    players, secrets = STATES[state](users)
+    cid = players.campaign_id
+    axis = login(players.users["axis"])
+    for name in GET_CAMPAIGN:
+        response = axis.get(
+            f"/campaigns/{cid}/"
+            + {
+                "campaign": "",
+                "state_json": "state.json",
+                "dice": "dice/",
+                "roster": "roster/",
+                "export": "export/",
+            }[name]
+        )
+        assert response.status_code in (200, 403), name
+        secrets.check(response.content.decode(), f"{name} ({state})")
+    for action in ACTIONS:
+        response = axis.post(
+            f"/campaigns/{cid}/act/{action}/", {"purchase": "1", "chit": "x", "at": "999.9"}
+        )
+        assert 400 <= response.status_code < 500, (action, response.status_code)
+        secrets.check(response.content.decode(), f"act/{action} ({state})")
+    for name in ("unit", "invitation_new", "invitation_revoke"):
+        path = {
+            "unit": "units/",
+            "invitation_new": "invitation/",
+            "invitation_revoke": "invitation/revoke/",
+        }[name]
+        response = axis.post(f"/campaigns/{cid}/{path}", {"do": "remove", "unit": "1"})
+        assert 400 <= response.status_code < 500, name
+        secrets.check(response.content.decode(), f"{name} ({state})")
+    # The websocket frames are these fragments, rendered for the Axis seat.
+    c = players.campaign
+    view = seat_view(c, "axis")
+    frames = [html for _, html in fragment_list(view, user=users[0], origin="http://x")]
+    frames += [html for _, html in roster_fragments(roster_view(c, "axis"), user=users[0])]
+    for html in frames:
+        secrets.check(html, f"websocket frame ({state})")
+    # A stranger: 404 on everything of the campaign.
+    stranger = login(make_user("mallory"))
+    for path in ("", "state.json", "dice/", "roster/", "export/"):
+        assert stranger.get(f"/campaigns/{cid}/{path}").status_code == 404
+    for path in ("act/finish/", "units/", "invitation/", "invitation/revoke/"):
+        response = stranger.post(f"/campaigns/{cid}/{path}", {"do": "add", "name": "x"})
+        assert response.status_code == 404
+        secrets.check(response.content.decode(), "stranger post")
+
+
+def test_public_pages_carry_no_campaign_data(hosted, client, make_user, login):
+    campaign, alice, bob = hosted
+    for path in ("/", "/signup/", "/login/"):
+        body = client.get(path).content.decode()
+        assert campaign.name not in body
+    other = login(make_user("mallory"))
+    assert campaign.name not in other.get("/campaigns/").content.decode()
+    assert campaign.name not in other.get("/campaigns/new/").content.decode()
+    token = campaign.invitations.get().token
+    body = other.get(f"/join/{token}/").content.decode()
+    assert campaign.name not in body and other.post(f"/join/{token}/").status_code == 410
+    assert client.post("/logout/").status_code == 302
