@@ -106,6 +106,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 
+elif os.environ.get("DB_POOL_MAX"):
+    # Many websockets and requests at once open a thread (and a connection) each: a
+    # hosted worker borrows from a bounded psycopg pool instead (Django 5.1+).
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": int(os.environ["DB_POOL_MAX"]),
+        "timeout": 30,
+    }
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- channels -------------------------------------------------------------------
