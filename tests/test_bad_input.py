@@ -1,0 +1,174 @@
+"""Issue 10: property-based bad input over every form and action: never a 500, and a
+refused request changes nothing."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from campaign.models import Campaign, Event, Purchase, Roll, Seat, StepMark, Unit
+from tests.purchase_helpers import campaign_at
+
+pytestmark = pytest.mark.django_db
+
+FIELDS = [
+    "at",
+    "chit",
+    "group",
+    "variant",
+    "purchase",
+    "table",
+    "item",
+    "tick",
+    "unit",
+    "reason",
+    "count",
+    "location",
+    "option",
+    "has_units",
+    "name",
+    "status",
+    "do",
+    "cvp_lost.axis",
+    "cvp_lost.british",
+    "san.axis",
+    "typed.leader",
+    "cg",
+    "side",
+    "reveal_policy",
+    "username",
+    "password1",
+    "password2",
+]
+VALUES = st.one_of(
+    st.text(max_size=30),
+    st.integers(min_value=-(10**12), max_value=10**12).map(str),
+    st.sampled_from(
+        [
+            "",
+            "0",
+            "-1",
+            "1",
+            "I4",
+            "V6",
+            "attack",
+            "idle",
+            "axis",
+            "british",
+            "sicily/i",
+            "owner",
+            "add",
+            "save",
+            "remove",
+            "0.18",
+            "999.9",
+            "nan",
+            "\x00",
+            "' OR 1=1 --",
+            "<script>x</script>",
+            "1e9",
+        ]
+    ),
+)
+BODIES = st.dictionaries(st.sampled_from(FIELDS), VALUES, max_size=6)
+ACTIONS = [
+    "finish",
+    "roll",
+    "result",
+    "confirm",
+    "dispute",
+    "chit",
+    "declare",
+    "buy",
+    "cancel",
+    "rg-roll",
+    "reveal-rg",
+    "fortify",
+    "recon",
+]
+SETTINGS = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def snapshot(campaign_id):
+    c = Campaign.objects.get(pk=campaign_id)
+    return (
+        c.step_index,
+        c.cycle,
+        c.date_index,
+        tuple(
+            Seat.objects.filter(campaign=c)
+            .order_by("side")
+            .values_list("points", "fortification_points", "san", "no_on_map_units")
+        ),
+        Event.objects.filter(campaign=c).count(),
+        Purchase.objects.filter(campaign=c).count(),
+        StepMark.objects.filter(campaign=c).count(),
+        Roll.objects.filter(campaign=c).count(),
+        Unit.objects.filter(campaign=c).count(),
+    )
+
+
+@pytest.fixture
+def purchase_campaign(modules, make_user, login):
+    players, _ = campaign_at("sicily", "i", "jul14pm", (make_user("a"), make_user("b")))
+    return players, login(players.users["axis"])
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+def test_actions_never_500_and_refusals_change_nothing(purchase_campaign, action):
+    players, client = purchase_campaign
+
+    @SETTINGS
+    @given(body=BODIES)
+    def check(body):
+        before = snapshot(players.campaign_id)
+        response = client.post(f"/campaigns/{players.campaign_id}/act/{action}/", body)
+        assert response.status_code < 500
+        if response.status_code >= 400:
+            assert snapshot(players.campaign_id) == before
+            assert response.content  # a sentence, not an empty error
+
+    check()
+
+
+def test_unit_form_never_500(purchase_campaign):
+    players, client = purchase_campaign
+
+    @SETTINGS
+    @given(body=BODIES)
+    def check(body):
+        before = snapshot(players.campaign_id)
+        response = client.post(f"/campaigns/{players.campaign_id}/units/", body)
+        assert response.status_code < 500
+        if response.status_code >= 400:
+            assert snapshot(players.campaign_id) == before
+
+    check()
+
+
+@pytest.mark.parametrize("path", ["/campaigns/new/", "/signup/", "/login/", "/join/x/"])
+def test_public_forms_never_500(purchase_campaign, path):
+    players, client = purchase_campaign
+
+    @SETTINGS
+    @given(body=BODIES)
+    def check(body):
+        campaigns = Campaign.objects.count()
+        response = client.post(path, body)
+        assert response.status_code < 500
+        if response.status_code >= 400:
+            assert Campaign.objects.count() == campaigns
+
+    check()
+
+
+@SETTINGS
+@given(cid=st.text(max_size=40), action=st.text(max_size=20))
+def test_forged_urls_are_404_not_500(purchase_campaign, cid, action):
+    _, client = purchase_campaign
+    for path in (f"/campaigns/{cid}/", f"/campaigns/{cid}/act/{action}/"):
+        assert client.get(path).status_code < 500
+        assert client.post(path).status_code < 500
