@@ -806,6 +806,7 @@ class RosterView:
     statuses: list[tuple[str, str]]
     points_chart: str  # server-rendered SVG
     cvp_chart: str
+    fortifications: list[str] = field(default_factory=list)  # the roster's FORTIFICATIONS
 
 
 def roster_view(campaign: Campaign, side: str) -> RosterView:
@@ -886,6 +887,12 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
         )
         for s in sides
     ]
+    forts = [
+        f"{module.dates[b.date_index].label}: {module.side(b.side).name} {b.count} × "
+        f"{b.item_id.replace('_', ' ')}" + (f" at {b.location}" if b.location else "")
+        for b in FortificationBuy.objects.filter(campaign=campaign).order_by("id")
+        if b.side == side or b.revealed_at
+    ]
     own = sides.index(side)
     series = {module.side(side).name: [(ln.date, ln.sides[own].left) for ln in lines]}
     if ended:
@@ -907,6 +914,7 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
         statuses=list(Unit.Status.choices),
         points_chart=line_chart(f"{module.currency.code} left", series),
         cvp_chart=line_chart("CVP lost per scenario", cvp),
+        fortifications=forts,
     )
 
 

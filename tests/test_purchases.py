@@ -383,3 +383,46 @@ def test_fifty_simultaneous_purchases_never_overspend_or_pass_a_maximum(modules,
     for gid in set(groups):
         n = bought.filter(group_id=gid).count()
         assert n <= chart[gid].date_max and n <= chart[gid].cg_max["i"]
+
+
+# ------------------------------------------------------------------ Purple Heart Draw (seed 000)
+
+
+def test_c5_35_dsp_fortifications_from_the_initial_ob(modules, users):
+    """C4.2: the German starts with 60 DSP; C5.35 fortifications are bought with them;
+    unspent DSP are forfeit when the step ends."""
+    players, module = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="fortify")
+    german = players.users["german"]
+    from campaign.models import Seat as S
+
+    S.objects.filter(campaign_id=players.campaign_id, side="german").update(fortification_points=60)
+    purchases.buy_fortification(
+        campaign_id=players.campaign_id, user=german, item_id="booby_traps", location="O4"
+    )
+    with pytest.raises(
+        ActionRefused, match=r"Not enough DSP: 2 × Booby Traps cost 60; you have 30"
+    ):
+        purchases.buy_fortification(
+            campaign_id=players.campaign_id, user=german, item_id="booby_traps", count=2
+        )
+    sequence.finish_step(campaign_id=players.campaign_id, user=german)
+    assert S.objects.get(campaign_id=players.campaign_id, side="german").fortification_points == 0
+
+
+def test_c5_31_a_missing_rg_chart_refuses_plainly(modules, users):
+    players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users)
+    refused(players, "us", "I1", r"The rules text lacks the American RG chart \(C5.31\).*override")
+
+
+def test_c5_36_recon_costs_one_tp_or_two_for_plus_five(modules, users):
+    players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="recon", points=1)
+    us = players.users["us"]
+    with pytest.raises(ActionRefused, match="Not enough TP: Recon costs 2; you have 1"):
+        purchases.buy_recon(campaign_id=players.campaign_id, user=us, option=1)
+    r = purchases.buy_recon(campaign_id=players.campaign_id, user=us, option=0)
+    assert r.cost == 1 and points(players, "us") == 0
+
+
+def test_3_4_pleasant_diversion_purchase_needs_the_host_supplied_table(modules, users):
+    players, _ = campaign_at("pleasant-diversion", "cg", "dec6midday", users)
+    refused(players, "american", "A1", r"The rules text lacks the American RG chart")

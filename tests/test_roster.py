@@ -140,3 +140,16 @@ def test_chart_svg_shows_the_opponents_line_only_at_the_end(modules, users):
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     svg = roster_view(players.campaign, "axis").points_chart
     assert svg.startswith("<svg") and "Axis" in svg and "British" not in svg
+
+
+def test_roster_lists_fortifications_with_their_locations_for_their_owner(modules, users):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    axis = players.users["axis"]
+    purchases.purchase_rg(campaign_id=players.campaign_id, user=axis, group_id="M3")
+    players.until("fortify")
+    purchases.buy_fortification(
+        campaign_id=players.campaign_id, user=axis, item_id="roadblock", location="12H3"
+    )
+    c = players.campaign
+    assert roster_view(c, "axis").fortifications == ["July 14 PM: Axis 1 × roadblock at 12H3"]
+    assert roster_view(c, "british").fortifications == []

@@ -231,3 +231,44 @@ def _first_side(module_id):
     from campaign.models import ModuleRecord
 
     return ModuleRecord.objects.get(id=module_id).data["sides"][0]["id"]
+
+
+@pytest.mark.parametrize(
+    "module_id,variant,last", [("sicily", "i", "jul17pm"), ("purple-heart-draw", "tm", "t1930")]
+)
+def test_seed_module_walks_through_its_last_date_to_cg_end(
+    modules, make_user, module_id, variant, last
+):
+    """From the last-but-one date: a scenario on the last date, then the CG ends."""
+    from tests.purchase_helpers import campaign_at
+
+    players, module = campaign_at(
+        module_id, variant, last, (make_user("a"), make_user("b")), kind="initiative"
+    )
+    sides = [s.id for s in module.sides]
+    assert module.dates[players.campaign.date_index].id == last
+    players.chits(**{sides[0]: "attack", sides[1]: "idle"})
+    players.until("results")
+    values = {
+        f"{f.id}.{s}": (False if f.kind == "bool" else 1)
+        for f in module.result_fields
+        for s in sides
+    }
+    players.results(**values)
+    c = players.campaign
+    assert c.ended_at is not None and "The CG ends after its last date" in c.outcome
+    assert Event.objects.filter(campaign=c, kind="end").exists()
+
+
+@pytest.mark.parametrize("module_id,variant", [("sicily", "i"), ("purple-heart-draw", "tm")])
+def test_idle_on_the_last_date_ends_the_cg(modules, make_user, module_id, variant):
+    from tests.purchase_helpers import campaign_at
+
+    last = {"sicily": "jul17pm", "purple-heart-draw": "t1930"}[module_id]
+    players, module = campaign_at(
+        module_id, variant, last, (make_user("a"), make_user("b")), kind="initiative"
+    )
+    sides = [s.id for s in module.sides]
+    players.chits(**{sides[0]: "idle", sides[1]: "idle"})
+    c = players.campaign
+    assert c.ended_at is not None and "was its last date" in c.outcome

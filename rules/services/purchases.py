@@ -297,21 +297,22 @@ def roll_remaining(turn: Turn) -> None:
 
 def reveal_purchases(campaign, *, date_index: int | None = None) -> int:
     """Reveal purchases (and their rolls and log lines) up to ``date_index``."""
-    now = timezone.now()
     qs = Purchase.objects.filter(campaign=campaign, revealed_at__isnull=True, status="active")
     if date_index is not None:
         qs = qs.filter(date_index__lte=date_index)
-    purchases = list(qs)
-    if not purchases:
-        return 0
+    return _reveal(campaign, list(qs))
+
+
+def _reveal(campaign, purchases: list[Purchase]) -> int:
+    now = timezone.now()
     ids = [p.pk for p in purchases]
-    qs.update(revealed_at=now)
+    Purchase.objects.filter(pk__in=ids).update(revealed_at=now)
     seqs = [r["roll"] for p in purchases for r in p.details.get("rolls", []) if "roll" in r]
     Roll.objects.filter(campaign=campaign, seq__in=seqs).update(revealed_at=now)
     Event.objects.filter(
         campaign=campaign, kind__in=["purchase", "rg-rolls"], data__purchase__in=ids
     ).update(revealed_at=now)
-    return len(purchases)
+    return len(ids)
 
 
 @transaction.atomic
@@ -321,19 +322,13 @@ def reveal_purchase(*, campaign_id, user: AbstractBaseUser, purchase_id) -> None
     purchase = _own_purchase(turn, purchase_id)
     if purchase.revealed_at is not None:
         raise ActionRefused(f"{purchase.group_id} is already revealed.", status=409)
-    now = timezone.now()
-    Purchase.objects.filter(pk=purchase.pk).update(revealed_at=now)
-    seqs = [r["roll"] for r in purchase.details.get("rolls", []) if "roll" in r]
-    Roll.objects.filter(campaign=turn.campaign, seq__in=seqs).update(revealed_at=now)
-    Event.objects.filter(
-        campaign=turn.campaign, kind__in=["purchase", "rg-rolls"], data__purchase=purchase.pk
-    ).update(revealed_at=now)
+    _reveal(turn.campaign, [purchase])
+    strength = f" ({purchase.strength}, {purchase.units} units)" if purchase.strength else ""
     record_event(
         turn.campaign,
         kind="reveal",
         side=turn.side,
-        text=f"{turn.side_name()} reveals {purchase.group_id} {purchase.group_type}"
-        f"{f' ({purchase.strength}, {purchase.units} units)' if purchase.strength else ''}.",
+        text=f"{turn.side_name()} reveals {purchase.group_id} {purchase.group_type}{strength}.",
     )
     changed(turn.campaign)
 
