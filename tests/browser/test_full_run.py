@@ -84,7 +84,7 @@ def walk(host, guest, until, extra=None, limit=150):
         if until(host):
             return
         if not (act(host, extra) or act(guest, extra)):
-            host.wait_for_timeout(150)
+            host.wait_for_timeout(50)
     raise AssertionError(
         "the run did not reach its goal: " + host.locator("#step-title").inner_text()
     )
@@ -182,4 +182,5 @@ def test_pleasant_diversion_short_run(asgi_server, new_context, modules):
     walk(host, guest, lambda p: title(p).startswith("3.4"))
     # 2.92 EX: 55 − 63 + 41 = 33 Purchase Points, shown to the American only.
     assert "You have 33 PP" in host.locator("#campaign-step").inner_text()
-    assert "33" not in guest.locator("#campaign-sides").inner_text()
+    assert "PP: 33" not in guest.locator("#campaign-sides").inner_text()
+    assert "PP: 33" in host.locator("#campaign-sides").inner_text()
