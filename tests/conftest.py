@@ -52,6 +52,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="needs Redis (REDIS_URL)"))
 
 
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """A new channel layer instance per test: pytest-asyncio gives each test its own
+    event loop, and a Redis layer keeps locks and pools bound to the loop it first
+    ran in."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -215,41 +227,9 @@ def login(client):
 @pytest.fixture
 def hosted(modules, make_user):
     """A skirmish campaign hosted by alice (red), bob invited and seated on blue."""
-    from rules.services import hosting
+    from tests.walk import host_game
 
     alice, bob = make_user("alice"), make_user("bob")
-    campaign = hosting.create_campaign(
-        host=alice,
-        module_id="test-skirmish",
-        variant_id="short",
-        side="red",
-        name="Bridge at dawn",
-        reveal_policy="step_end",
-    )
-    token = campaign.invitations.get().token
-    hosting.join_campaign(token=token, user=bob)
+    campaign = host_game("test-skirmish", "short", alice, bob, name="Bridge at dawn")
     campaign.refresh_from_db()
     return campaign, alice, bob
-
-
-@pytest.fixture
-def browser_login(asgi_server):
-    """Sign a user into a browser context by session cookie (the sign-up UI has its
-    own test)."""
-    from django.test import Client
-
-    def do(context, user):
-        client = Client()
-        client.force_login(user)
-        context.add_cookies(
-            [
-                {
-                    "name": "sessionid",
-                    "value": client.cookies["sessionid"].value,
-                    "url": asgi_server.url,
-                }
-            ]
-        )
-        return context
-
-    return do

@@ -5,30 +5,19 @@ from __future__ import annotations
 from campaign.models import Campaign, Seat
 from rules import machine
 from rules.registry import module_of
-from rules.services import hosting
-from tests.walk import Players
+from tests.walk import host_game, players_of
 
 
 def campaign_at(
     module_id, variant, date_id, users, *, kind="purchase", points=200, policy="step_end"
 ):
     alice, bob = users
-    from campaign.models import ModuleRecord
-
-    sides = [s["id"] for s in ModuleRecord.objects.get(id=module_id).data["sides"]]
-    c = hosting.create_campaign(
-        host=alice,
-        module_id=module_id,
-        variant_id=variant,
-        side=sides[0],
-        name="buy",
-        reveal_policy=policy,
-    )
-    hosting.join_campaign(token=c.invitations.get().token, user=bob)
+    c = host_game(module_id, variant, alice, bob, policy=policy, name="buy")
     module = module_of(c)
     # Start the walk on the date before, so the date step arrives at ``date_id``.
     Campaign.objects.filter(pk=c.pk).update(date_index=machine.date_index(module, date_id) - 1)
-    players = Players(c, {sides[0]: alice, sides[1]: bob})
+    players = players_of(c, alice, bob)
+    sides = [x.id for x in module.sides]
     values = {
         f"{f.id}.{s}": (False if f.kind == "bool" else 0)
         for f in module.result_fields

@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaign.models import Campaign, Event, Purchase, Roll, Seat, StepMark, Unit
+from campaign.views import ACTIONS as VIEW_ACTIONS
 from tests.purchase_helpers import campaign_at
 
 pytestmark = pytest.mark.django_db
@@ -70,21 +71,7 @@ VALUES = st.one_of(
     ),
 )
 BODIES = st.dictionaries(st.sampled_from(FIELDS), VALUES, max_size=6)
-ACTIONS = [
-    "finish",
-    "roll",
-    "result",
-    "confirm",
-    "dispute",
-    "chit",
-    "declare",
-    "buy",
-    "cancel",
-    "rg-roll",
-    "reveal-rg",
-    "fortify",
-    "recon",
-]
+ACTIONS = list(VIEW_ACTIONS)  # every action the app has
 SETTINGS = settings(
     max_examples=25,
     deadline=None,

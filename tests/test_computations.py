@@ -4,26 +4,15 @@ import pytest
 
 from campaign.models import Event, Roll
 from rules.registry import module_of
-from rules.services import hosting
-from tests.walk import Players
+from tests.walk import host_game, players_of
 
 pytestmark = pytest.mark.django_db
 
 
 def start(module_id, variant, make_user, host_side):
     alice, bob = make_user("alice"), make_user("bob")
-    c = hosting.create_campaign(
-        host=alice,
-        module_id=module_id,
-        variant_id=variant,
-        side=host_side,
-        name="calc",
-        reveal_policy="step_end",
-    )
-    hosting.join_campaign(token=c.invitations.get().token, user=bob)
-    module = module_of(c)
-    other = next(s.id for s in module.sides if s.id != host_side)
-    return Players(c, {host_side: alice, other: bob}), module
+    c = host_game(module_id, variant, alice, bob, side=host_side)
+    return players_of(c, alice, bob), module_of(c)
 
 
 def values(module, **cvp):

@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from campaign.models import Campaign, Event, Invitation, Seat
+from tests.walk import host_game
 
 pytestmark = pytest.mark.django_db
 
@@ -91,17 +92,8 @@ def test_invitation_seats_exactly_one_other_user(hosted, make_user):
 
 
 def test_joining_takes_the_invited_side(modules, make_user, login):
-    from rules.services import hosting
-
     alice = make_user("alice")
-    campaign = hosting.create_campaign(
-        host=alice,
-        module_id="test-skirmish",
-        variant_id="short",
-        side="blue",
-        name="x",
-        reveal_policy="owner",
-    )
+    campaign = host_game("test-skirmish", "short", alice, side="blue", policy="owner")
     token = campaign.invitations.get().token
     client = login(make_user("bob"))
     page = client.get(f"/join/{token}/").content.decode()
@@ -119,17 +111,8 @@ def test_anonymous_invitee_is_sent_to_sign_up_and_back(hosted):
 
 
 def test_revoked_link_gets_a_clear_page_and_a_new_one_works(modules, make_user, login):
-    from rules.services import hosting
-
     alice = make_user("alice")
-    campaign = hosting.create_campaign(
-        host=alice,
-        module_id="test-skirmish",
-        variant_id="short",
-        side="red",
-        name="x",
-        reveal_policy="owner",
-    )
+    campaign = host_game("test-skirmish", "short", alice, side="red", policy="owner")
     old = campaign.invitations.get().token
     host = login(alice)
     assert host.post(f"/campaigns/{campaign.pk}/invitation/revoke/").status_code == 302
@@ -145,17 +128,8 @@ def test_revoked_link_gets_a_clear_page_and_a_new_one_works(modules, make_user, 
 
 
 def test_regenerating_revokes_the_open_link(modules, make_user, login):
-    from rules.services import hosting
-
     alice = make_user("alice")
-    campaign = hosting.create_campaign(
-        host=alice,
-        module_id="test-skirmish",
-        variant_id="short",
-        side="red",
-        name="x",
-        reveal_policy="owner",
-    )
+    campaign = host_game("test-skirmish", "short", alice, side="red", policy="owner")
     old = campaign.invitations.get().token
     login(alice).post(f"/campaigns/{campaign.pk}/invitation/")
     assert campaign.invitations.get(token=old).revoked_at is not None
@@ -178,17 +152,8 @@ def test_only_the_host_manages_invitations(hosted, login):
 
 
 def test_host_cannot_join_own_campaign_twice(modules, make_user, login):
-    from rules.services import hosting
-
     alice = make_user("alice")
-    campaign = hosting.create_campaign(
-        host=alice,
-        module_id="test-skirmish",
-        variant_id="short",
-        side="red",
-        name="x",
-        reveal_policy="owner",
-    )
+    campaign = host_game("test-skirmish", "short", alice, side="red", policy="owner")
     token = campaign.invitations.get().token
     response = login(alice).post(f"/join/{token}/")
     assert response.status_code == 409

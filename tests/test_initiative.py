@@ -12,31 +12,21 @@ from campaign.models import (
     Event,
     InitiativeChit,
     InitiativeOutcome,
-    ModuleRecord,
 )
 from rules.registry import module_of
-from rules.services import hosting, initiative
+from rules.services import initiative
 from rules.services.errors import ActionRefused
-from tests.walk import Players
+from tests.walk import Players, host_game, players_of
 
 SEED_MODULES = [("sicily", "i"), ("purple-heart-draw", "tm"), ("test-skirmish", "short")]
 
 
 def new_campaign(module_id, variant, users):
     alice, bob = users
-    first = ModuleRecord.objects.get(id=module_id).data["sides"][0]["id"]
-    c = hosting.create_campaign(
-        host=alice,
-        module_id=module_id,
-        variant_id=variant,
-        side=first,
-        name="ini",
-        reveal_policy="step_end",
-    )
-    hosting.join_campaign(token=c.invitations.get().token, user=bob)
+    c = host_game(module_id, variant, alice, bob)
     module = module_of(c)
     sides = [s.id for s in module.sides]
-    players = Players(c, {sides[0]: alice, sides[1]: bob})
+    players = players_of(c, alice, bob)
     values = {
         f"{f.id}.{s}": (False if f.kind == "bool" else 1)
         for f in module.result_fields

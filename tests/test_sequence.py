@@ -4,9 +4,9 @@ order; turns, scenario results, computations, Idle loops and CG end."""
 import pytest
 
 from campaign.models import Event, Roll, ScenarioResult, StepMark
-from rules.services import hosting, sequence
+from rules.services import sequence
 from rules.services.errors import ActionRefused
-from tests.walk import Players
+from tests.walk import Players, host_game, players_of
 
 pytestmark = pytest.mark.django_db
 
@@ -197,18 +197,10 @@ def test_seed_module_walks_through_two_dates(modules, make_user, module_id, vari
     from rules.registry import module_of
 
     alice, bob = make_user("alice"), make_user("bob")
-    c = hosting.create_campaign(
-        host=alice,
-        module_id=module_id,
-        variant_id=variant,
-        side=None or _first_side(module_id),
-        name="walk",
-        reveal_policy="step_end",
-    )
-    hosting.join_campaign(token=c.invitations.get().token, user=bob)
+    c = host_game(module_id, variant, alice, bob)
     module = module_of(c)
     sides = [s.id for s in module.sides]
-    players = Players(c, {sides[0]: alice, sides[1]: bob})
+    players = players_of(c, alice, bob)
     values = {
         f"{f.id}.{s}": (True if f.kind == "bool" else 2)
         for f in module.result_fields
@@ -225,12 +217,6 @@ def test_seed_module_walks_through_two_dates(modules, make_user, module_id, vari
     assert players.campaign.in_play
     players.results(**values)
     assert players.campaign.step_index == 1
-
-
-def _first_side(module_id):
-    from campaign.models import ModuleRecord
-
-    return ModuleRecord.objects.get(id=module_id).data["sides"][0]["id"]
 
 
 @pytest.mark.parametrize(

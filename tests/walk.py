@@ -2,9 +2,42 @@
 
 from __future__ import annotations
 
-from campaign.models import Campaign
+from campaign.models import Campaign, ModuleRecord
 from rules.registry import module_of
-from rules.services import initiative, sequence
+from rules.services import hosting, initiative, sequence
+
+
+def host_game(
+    module_id: str,
+    variant: str,
+    host,
+    guest=None,
+    *,
+    side: str | None = None,
+    policy: str = "step_end",
+    name: str = "test campaign",
+) -> Campaign:
+    """``host`` hosts a campaign on ``side`` (the module's first side by default);
+    ``guest``, if given, joins through the invitation."""
+    side = side or ModuleRecord.objects.get(id=module_id).data["sides"][0]["id"]
+    c = hosting.create_campaign(
+        host=host,
+        module_id=module_id,
+        variant_id=variant,
+        side=side,
+        name=name,
+        reveal_policy=policy,
+    )
+    if guest is not None:
+        hosting.join_campaign(token=c.invitations.get().token, user=guest)
+    return c
+
+
+def players_of(campaign: Campaign, host, guest) -> Players:
+    module = module_of(campaign)
+    host_side = campaign.seats.get(user=host).side
+    other = next(s.id for s in module.sides if s.id != host_side)
+    return Players(campaign, {host_side: host, other: guest})
 
 
 class Players:

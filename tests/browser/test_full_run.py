@@ -126,11 +126,16 @@ def test_sicily_full_refit_phase_into_the_next_date(asgi_server, new_context, mo
         host,
         guest,
         lambda p: (
-            "July 14 PM" in p.locator("#campaign-header").inner_text()
+            "July 14 PM" in p.locator("#campaign-header .position").inner_text()
             and title(p).startswith("3.6 ")
         ),
         extra=extra,
     )
+    for page in (host, guest):  # both pages, live: the new date's scenario is in play
+        page.locator("#campaign-header .position", has_text="July 14 PM").wait_for()
+        page.locator("#campaign-header .badge", has_text="scenario in play").wait_for()
+        page.locator("#initiative-result").wait_for()
+        page.locator("#campaign-record", has_text="Sniper").wait_for()
     header = guest.locator("#campaign-header").inner_text()
     assert "July 14 PM" in header and "scenario in play" in header
     assert "British Attack" in header and "Axis Idle" in header  # the reveal, on both pages

@@ -3,25 +3,14 @@ progress live; both lock initiative chits and see the reveal at once."""
 
 import pytest
 
-from tests.walk import Players
+from tests.walk import Players, host_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def _sicily(make_user):
-    from rules.services import hosting
-
     alice, bob = make_user("alice"), make_user("bob")
-    c = hosting.create_campaign(
-        host=alice,
-        module_id="sicily",
-        variant_id="i",
-        side="axis",
-        name="Primosole",
-        reveal_policy="step_end",
-    )
-    hosting.join_campaign(token=c.invitations.get().token, user=bob)
-    return c, alice, bob
+    return host_game("sicily", "i", alice, bob, name="Primosole"), alice, bob
 
 
 def _pages(new_context, browser_login, asgi_server, campaign, *users):
