@@ -136,6 +136,8 @@ class PurchaseLine:
     units: int | None
     sw: str
     rolls: list[str]
+    entry_area: str
+    notes: str
     revealed: bool
     can_cancel: bool
     can_roll: bool
@@ -472,6 +474,8 @@ def _record(campaign, module, side, purchases=None) -> list[PurchaseLine]:
                 units=p.units if p.rolled_at or p.strength else None,
                 sw=", ".join(f"{n} {w}" for w, n in p.details.get("sw", {}).items()),
                 rolls=rolls,
+                entry_area=p.entry_area,
+                notes=p.notes,
                 revealed=p.revealed_at is not None,
                 can_cancel=mine and in_purchase and p.rolled_at is None,
                 can_roll=mine and p.rolled_at is None and step.kind in ("purchase", "strength"),

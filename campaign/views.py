@@ -285,6 +285,13 @@ ACTIONS: dict[str, Callable] = {
     "reveal-rg": lambda r, cid, at: purchases.reveal_purchase(
         campaign_id=cid, user=r.user, purchase_id=r.POST.get("purchase")
     ),
+    "entry-area": lambda r, cid, at: purchases.record_entry_area(
+        campaign_id=cid,
+        user=r.user,
+        purchase_id=r.POST.get("purchase"),
+        entry_area=r.POST.get("entry_area", ""),
+        notes=r.POST.get("notes", ""),
+    ),
     "fortify": lambda r, cid, at: purchases.buy_fortification(
         campaign_id=cid,
         user=r.user,

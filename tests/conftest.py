@@ -233,3 +233,26 @@ def hosted(modules, make_user):
     campaign = host_game("test-skirmish", "short", alice, bob, name="Bridge at dawn")
     campaign.refresh_from_db()
     return campaign, alice, bob
+
+
+@pytest.fixture
+def browser_login(asgi_server):
+    """Sign a user into a browser context by session cookie (the sign-up UI has its
+    own test)."""
+    from django.test import Client
+
+    def do(context, user):
+        client = Client()
+        client.force_login(user)
+        context.add_cookies(
+            [
+                {
+                    "name": "sessionid",
+                    "value": client.cookies["sessionid"].value,
+                    "url": asgi_server.url,
+                }
+            ]
+        )
+        return context
+
+    return do

@@ -153,3 +153,25 @@ def test_roster_lists_fortifications_with_their_locations_for_their_owner(module
     c = players.campaign
     assert roster_view(c, "axis").fortifications == ["July 14 PM: Axis 1 × roadblock at 12H3"]
     assert roster_view(c, "british").fortifications == []
+
+
+def test_owner_records_an_rg_entry_area_which_stays_secret_until_revealed(modules, users, login):
+    players, _ = campaign_at("sicily", "i", "jul14n", users, policy="owner")
+    brit = players.users["british"]
+    p = purchases.purchase_rg(campaign_id=players.campaign_id, user=brit, group_id="V6")
+    response = login(brit).post(
+        f"/campaigns/{players.campaign_id}/act/entry-area/",
+        {"purchase": p.pk, "entry_area": "Entry Area B (north road)", "notes": "holding box"},
+    )
+    assert response.status_code == 302
+    p.refresh_from_db()
+    assert p.entry_area == "Entry Area B (north road)" and p.notes == "holding box"
+    axis_page = login(players.users["axis"]).get(f"/campaigns/{players.campaign_id}/roster/")
+    assert "north road" not in axis_page.content.decode()
+    with pytest.raises(ActionRefused):
+        purchases.record_entry_area(
+            campaign_id=players.campaign_id,
+            user=players.users["axis"],
+            purchase_id=p.pk,
+            entry_area="forged",
+        )

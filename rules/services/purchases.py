@@ -481,3 +481,16 @@ def buy_recon(
     )
     changed(c)
     return buy
+
+
+@transaction.atomic
+def record_entry_area(
+    *, campaign_id, user: AbstractBaseUser, purchase_id, entry_area: str, notes: str = ""
+) -> None:
+    """Write the entry/set-up area and notes on one's own RG Purchase Record line."""
+    turn = take_turn(campaign_id, user, None)
+    purchase = _own_purchase(turn, purchase_id)
+    purchase.entry_area = entry_area.strip()[:120]
+    purchase.notes = notes.strip()[:500]
+    purchase.save(update_fields=["entry_area", "notes"])
+    changed(turn.campaign)
