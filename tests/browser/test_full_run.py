@@ -83,7 +83,11 @@ def walk(host, guest, until, extra=None, limit=150):
     the goal (the campaign is shared: the other page is at most a push behind)."""
     for _ in range(limit):
         if until(host) or until(guest):  # the campaign is there; the other page follows
-            return
+            for _ in range(100):
+                if until(host) and until(guest):
+                    return
+                host.wait_for_timeout(100)
+            raise AssertionError("one page did not follow the other")
         if not (act(host, extra) or act(guest, extra)):
             host.wait_for_timeout(50)
     raise AssertionError(
