@@ -389,7 +389,7 @@ def _panel(campaign, module, side, step, done, waiting) -> StepPanel:
 
 
 def _chart(campaign, module, side) -> tuple[list[ChartRow], str]:
-    from rules.purchase import Bought, cost_options, unavailable
+    from rules.purchase import Bought, cost_options, retained_tags, unavailable
 
     chart = module.chart(side)
     if chart is None or chart.missing:
@@ -400,12 +400,8 @@ def _chart(campaign, module, side) -> tuple[list[ChartRow], str]:
         )
     active = Purchase.objects.filter(campaign=campaign, side=side, status="active")
     bought = [Bought(p.group_id, p.date_index) for p in active]
-    groups = {g.id: g for g in chart.groups}
-    tags = set()
-    for gid in module.variant(campaign.variant).initial_rgs.get(side, []) + [
-        b.group_id for b in bought
-    ]:
-        tags |= set(groups[gid].tags) if gid in groups else set()
+    initial = module.variant(campaign.variant).initial_rgs.get(side, [])
+    tags = retained_tags(chart, [*initial, *(b.group_id for b in bought)])
     points = campaign.seats.get(side=side).points
     rows = []
     for g in chart.groups:
@@ -536,29 +532,19 @@ def _initiative_panel(campaign, module, side, base) -> StepPanel:
             ChitView(s.name, chit.get_chit_display() if visible else None, chit is not None)
         )
     mine = chits.get(side)
-    allowed, refusal = _attack_allowed(campaign, module, side)
+    from rules.services.initiative import chit_refusal
+
+    refusal = chit_refusal(campaign, module, side, "attack")
     restricted = {r.side for r in module.initiative.restrictions}
     return StepPanel(
         **base,
         chits=views,
         my_chit=mine.get_chit_display() if mine else None,
-        attack_allowed=allowed,
+        attack_allowed=not refusal,
         attack_refusal=refusal,
         declares_units=not chits and any(s != side for s in restricted),
         no_on_map_units=campaign.seats.get(side=side).no_on_map_units,
     )
-
-
-def _attack_allowed(campaign, module, side) -> tuple[bool, str]:
-    seats = {s.side: s for s in campaign.seats.all()}
-    limit = (module.variant(campaign.variant).attack_chits or {}).get(side)
-    if limit is not None and seats[side].attack_chits_used >= limit:
-        return False, f"All {limit} Attack chits of this CG are used."
-    for r in module.initiative.restrictions if module.initiative else []:
-        opponent = next(x for x in module.sides if x.id != side).id
-        if r.side == side and r.chit == "attack" and seats[opponent].no_on_map_units:
-            return False, f"{r.text} ({r.rule})"
-    return True, ""
 
 
 def _table_view(table) -> TableView:

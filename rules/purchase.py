@@ -131,5 +131,11 @@ def unavailable(
     return reasons
 
 
+def retained_tags(chart, group_ids) -> set[str]:
+    """The tags of the RGs a side holds (what "requires retained" rules test)."""
+    groups = {g.id: g for g in chart.groups}
+    return {t for gid in group_ids if gid in groups for t in groups[gid].tags}
+
+
 def _index(module: Module, date_id: str) -> int:
     return next(i for i, d in enumerate(module.dates) if d.id == date_id)

@@ -59,22 +59,36 @@ def lock_initiative(
     changed(c)
 
 
-def refuse_forbidden_chit(turn: Turn, chit: str) -> None:
-    module, seat = turn.module, turn.seat
+def chit_refusal(campaign, module, side: str, chit: str) -> str:
+    """Why ``side`` may not lock ``chit`` now (an attack-chit limit, or a restriction
+    such as 3.6212*), as a sentence with its rule; "" when it may."""
     ini = module.initiative
     assert ini is not None
-    limit = (module.variant(turn.campaign.variant).attack_chits or {}).get(turn.side)
-    if chit == "attack" and limit is not None and seat.attack_chits_used >= limit:
-        raise ActionRefused(
-            f"{turn.side_name()} has used all {limit} Attack chits this CG allows "
+    seats = {s.side: s for s in campaign.seats.all()}
+    limit = (module.variant(campaign.variant).attack_chits or {}).get(side)
+    if chit == "attack" and limit is not None and seats[side].attack_chits_used >= limit:
+        return (
+            f"{module.side(side).name} has used all {limit} Attack chits this CG allows "
             f"({ini.rule}); choose Idle."
         )
+    opponent = seats[machine.opponent(module, side)]
     for r in ini.restrictions:
-        if r.side != turn.side or r.chit != chit:
-            continue
-        opponent = turn.campaign.seats.get(side=machine.opponent(module, turn.side))
-        if r.forbidden_when == "opponent_has_no_on_map_retained_units" and opponent.no_on_map_units:
-            raise ActionRefused(f"{r.text} ({r.rule})")
+        if (
+            r.side == side
+            and r.chit == chit
+            and (
+                r.forbidden_when == "opponent_has_no_on_map_retained_units"
+                and opponent.no_on_map_units
+            )
+        ):
+            return f"{r.text} ({r.rule})"
+    return ""
+
+
+def refuse_forbidden_chit(turn: Turn, chit: str) -> None:
+    refusal = chit_refusal(turn.campaign, turn.module, turn.side, chit)
+    if refusal:
+        raise ActionRefused(refusal)
 
 
 def reveal(turn: Turn) -> None:

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from campaign.models import Event, FortificationBuy, Purchase, ReconBuy, Roll, Seat
 from rules.drm import RollContext, applicable_drms, holds
-from rules.purchase import Bought, cost_options, unavailable
+from rules.purchase import Bought, cost_options, retained_tags, unavailable
 from rules.schema import ReinforcementGroup
 from rules.services import dice as dice_service
 from rules.services.errors import ActionRefused
@@ -34,15 +34,13 @@ def bought(campaign, side: str) -> list[Bought]:
     ]
 
 
-def retained_tags(turn: Turn) -> set[str]:
+def held_tags(turn: Turn) -> set[str]:
     """Tags of the RGs the side holds: its initial RGs and its active purchases."""
     chart = turn.module.chart(turn.side)
     if chart is None:
         return set()
-    groups = {g.id: g for g in chart.groups}
-    ids = list(turn.module.variant(turn.campaign.variant).initial_rgs.get(turn.side, []))
-    ids += [b.group_id for b in bought(turn.campaign, turn.side)]
-    return {t for i in ids if i in groups for t in groups[i].tags}
+    initial = turn.module.variant(turn.campaign.variant).initial_rgs.get(turn.side, [])
+    return retained_tags(chart, [*initial, *(b.group_id for b in bought(turn.campaign, turn.side))])
 
 
 def _group(turn: Turn, group_id: str) -> ReinforcementGroup:
@@ -89,7 +87,7 @@ def purchase_rg(
         group=group,
         date_index=c.date_index,
         bought=bought(c, turn.side),
-        retained_tags=retained_tags(turn),
+        retained_tags=held_tags(turn),
     )
     if reasons:
         raise ActionRefused(
@@ -359,7 +357,7 @@ def buy_fortification(
         raise ActionRefused(
             f"{turn.side_name()} cannot buy {item.label} ({item.rule or forts.rule})."
         )
-    if item.requires_retained and not set(item.requires_retained) & retained_tags(turn):
+    if item.requires_retained and not set(item.requires_retained) & held_tags(turn):
         raise ActionRefused(
             f"{item.label} needs a retained {', '.join(item.requires_retained)} unit "
             f"({item.rule or forts.rule})."
