@@ -32,8 +32,13 @@ services:
 
 test: $(VENV)/.installed services lint test-real test-embedded
 
+# Static checks: style, types (mypy + django-stubs), the import contract (rules/ is a
+# Django-free engine; campaign -> rules only) and models agreeing with migrations.
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	$(PY) manage.py makemigrations --check --dry-run -v0
 
 # The whole suite on the real servers.

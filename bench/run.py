@@ -64,42 +64,21 @@ def fresh_database() -> None:
 
 
 class Workers:
-    def __init__(self, n: int = 2):
-        self.ports = [8701 + i for i in range(n)]
-        (ROOT / "var").mkdir(exist_ok=True)
-        self.procs = [
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "daphne",
-                    "-b",
-                    "127.0.0.1",
-                    "-p",
-                    str(port),
-                    "config.asgi:application",
-                ],
-                cwd=ROOT,
-                stdout=open(ROOT / "var" / f"bench-worker-{port}.log", "w"),  # noqa: SIM115
-                stderr=subprocess.STDOUT,
-            )
-            for port in self.ports
-        ]
-        import urllib.request
+    """The bench's two ASGI workers (the launcher the test suite uses too)."""
 
-        for port in self.ports:
-            for _ in range(100):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/login/", timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.2)
+    def __init__(self, n: int = 2):
+        from tests.servers import AsgiWorker
+
+        self.ports = [8701 + i for i in range(n)]
+        self.workers = [
+            AsgiWorker(port=port, log_dir=ROOT / "var" / "bench", env={}) for port in self.ports
+        ]
+        for worker in self.workers:
+            worker.wait_ready()
 
     def stop(self) -> None:
-        for p in self.procs:
-            p.terminate()
-        for p in self.procs:
-            p.wait(timeout=10)
+        for worker in self.workers:
+            worker.stop()
 
 
 def setup_campaigns(n: int):
@@ -112,9 +91,9 @@ def setup_campaigns(n: int):
     from django.test import Client
 
     from campaign.models import Campaign, Seat
+    from campaign.selectors import module_of
+    from campaign.services import hosting
     from rules import machine
-    from rules.registry import module_of
-    from rules.services import hosting
 
     users = {}
     for name in ("alice", "bob"):
@@ -249,7 +228,7 @@ def roster_page() -> list[str]:
     from django.test import Client
 
     from campaign.models import Campaign, Purchase, Unit
-    from rules.services import hosting
+    from campaign.services import hosting
 
     users = get_user_model().objects
     host = users.create_user("roster_host", password="x-pass-123")
@@ -319,7 +298,7 @@ async def purchase_throughput(workers: Workers, cookies: dict[str, str]) -> list
     from django.contrib.auth import get_user_model
 
     from campaign.models import Campaign
-    from rules.services import hosting
+    from campaign.services import hosting
 
     users = get_user_model().objects
     alice, bob = users.get(username="alice"), users.get(username="bob")

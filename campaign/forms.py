@@ -6,7 +6,7 @@ from rules.registry import parse_module
 
 
 class SignUpForm(UserCreationForm):
-    class Meta(UserCreationForm.Meta):
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]
         fields = ("username",)
 
 
@@ -50,7 +50,9 @@ class CreateCampaignForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         groups = cg_choices()
-        self.fields["cg"].choices = groups
+        cg_field = self.fields["cg"]
+        assert isinstance(cg_field, forms.ChoiceField)
+        cg_field.choices = groups
         chosen = self.data.get("cg") or self.initial.get("cg")
         flat = [value for _, options in groups for value, _ in options]
         if chosen not in flat:
@@ -61,7 +63,9 @@ class CreateCampaignForm(forms.Form):
             record = ModuleRecord.objects.get(id=chosen.split("/")[0])
             module = parse_module(record.checksum, record.data)
             sides = [(s.id, s.name) for s in module.sides]
-        self.fields["side"].choices = sides
+        side_field = self.fields["side"]
+        assert isinstance(side_field, forms.ChoiceField)
+        side_field.choices = sides
 
     @property
     def module_id(self) -> str:

@@ -1,6 +1,6 @@
 """Campaign records.  Models are thin: fields, constraints, small properties.  Every
-change goes through ``rules.services``; every read for a player through the seat view
-(``campaign.seat_view``)."""
+change goes through ``campaign.services``; every read for a player goes through the
+visibility gate (``campaign.visibility``: ``Model.objects.visible_to(side)``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+
+from campaign.visibility import EventQuerySet, OwnedSecretQuerySet, RollQuerySet, UnitQuerySet
 
 
 class ModuleRecord(models.Model):
@@ -135,13 +137,39 @@ class Invitation(models.Model):
         return self.revoked_at is None and self.used_at is None
 
 
+class EventKind(models.TextChoices):
+    CREATED = "created", "campaign created"
+    JOINED = "joined", "a player joined"
+    STEP_DONE = "step-done", "a side finished a step"
+    ROLL = "roll", "a roll"
+    RESULT_ENTERED = "result-entered", "scenario result entered"
+    RESULT_CONFIRMED = "result-confirmed", "scenario result confirmed"
+    RESULT_DISPUTED = "result-disputed", "scenario result disputed"
+    SCENARIO = "scenario", "a scenario is in play"
+    DATE = "date", "new CG date"
+    REPLENISH = "replenish", "points replenished"
+    PURCHASE = "purchase", "RG bought"
+    CANCEL = "cancel", "purchase cancelled"
+    RG_ROLLS = "rg-rolls", "an RG's secret rolls"
+    REVEAL = "reveal", "records revealed"
+    FORTIFY = "fortify", "fortifications bought"
+    FORFEIT = "forfeit", "points forfeit"
+    RECON = "recon", "recon bought"
+    CHIT = "chit", "initiative chit locked"
+    DECLARE = "declare", "on-map units declared"
+    INITIATIVE = "initiative", "initiative revealed"
+    IDLE = "idle", "no scenario: the sequence repeats"
+    UNIT = "unit", "retained forces changed"
+    END = "end", "the CG ended"
+
+
 class Event(models.Model):
-    """The campaign log.  ``secret_side`` set: the event's details are that side's
-    secret until ``revealed_at``; the opponent sees ``public_text`` only."""
+    """The campaign log, in the order of ``id``.  ``secret_side`` set: the event's
+    details are that side's secret until ``revealed_at``; the opponent sees
+    ``public_text`` only (nothing when it is empty)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="events")
-    seq = models.PositiveIntegerField()
-    kind = models.SlugField(max_length=40)
+    kind = models.SlugField(max_length=40, choices=EventKind.choices)
     side = models.SlugField(max_length=64, blank=True)  # who acted ("" = the server)
     date_index = models.PositiveIntegerField()
     step_id = models.CharField(max_length=20, blank=True)
@@ -152,11 +180,10 @@ class Event(models.Model):
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = EventQuerySet.as_manager()
+
     class Meta:
-        ordering = ["seq"]
-        constraints = [
-            models.UniqueConstraint(fields=["campaign", "seq"], name="event_seq_unique"),
-        ]
+        ordering = ["id"]
 
 
 class Roll(models.Model):
@@ -178,6 +205,8 @@ class Roll(models.Model):
     secret = models.BooleanField(default=False)
     revealed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RollQuerySet.as_manager()
 
     class Meta:
         ordering = ["seq"]
@@ -239,6 +268,8 @@ class InitiativeChit(models.Model):
     locked_at = models.DateTimeField(auto_now_add=True)
     revealed_at = models.DateTimeField(null=True, blank=True)
 
+    objects = OwnedSecretQuerySet.as_manager()
+
     class Meta:
         ordering = ["cycle", "side"]
         constraints = [
@@ -299,6 +330,8 @@ class Purchase(models.Model):
     notes = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = OwnedSecretQuerySet.as_manager()
+
     class Meta:
         ordering = ["id"]
         constraints = [
@@ -336,6 +369,8 @@ class FortificationBuy(models.Model):
     revealed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = OwnedSecretQuerySet.as_manager()
+
     class Meta:
         ordering = ["id"]
         constraints = [models.CheckConstraint(condition=Q(count__gt=0), name="fortification_count")]
@@ -352,6 +387,8 @@ class ReconBuy(models.Model):
     roll_seq = models.PositiveIntegerField()
     revealed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedSecretQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]
@@ -385,6 +422,8 @@ class Unit(models.Model):
         "Purchase", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = UnitQuerySet.as_manager()
 
     class Meta:
         ordering = ["side", "id"]

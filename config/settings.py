@@ -61,7 +61,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
-    "rules",
     "campaign",
 ]
 
@@ -104,7 +103,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     # A file (not :memory:) so a test server in another process sees the test data.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # Two players clicking at once: WAL lets readers run beside the writer, IMMEDIATE
+    # transactions take the write lock at BEGIN (a second writer waits its turn instead
+    # of failing halfway with "database is locked"), and the busy timeout bounds the wait.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 
 elif os.environ.get("DB_POOL_MAX"):
     # Many websockets and requests at once open a thread (and a connection) each: a

@@ -67,7 +67,7 @@ def is_automatic(drm: Drm) -> bool:
 
 
 def scaled_value(drm: Drm, ctx: RollContext) -> int:
-    amount = ctx.inputs.get(drm.of, 0) + drm.offset
+    amount = (ctx.inputs.get(drm.of, 0) if drm.of else 0) + drm.offset
     per = drm.per or 1
     steps = math.floor(amount / per) if drm.rounding == "FRD" else math.ceil(amount / per)
     value = drm.value * steps

@@ -56,17 +56,15 @@ def merge(base: Any, over: Any) -> Any:
             out[k] = merge(base[k], v) if k in base else v
         return out
     if isinstance(base, list) and isinstance(over, list) and _keyed(base) and _keyed(over):
-        out = [dict(x) for x in base]
-        index = {x["id"]: i for i, x in enumerate(out)}
+        items: list[dict[str, Any] | None] = [dict(x) for x in base]
+        index = {x["id"]: i for i, x in enumerate(base)}
         for item in over:
             if item["id"] in index:
-                if item.get("remove"):
-                    out[index[item["id"]]] = None
-                else:
-                    out[index[item["id"]]] = merge(out[index[item["id"]]], item)
+                where = index[item["id"]]
+                items[where] = None if item.get("remove") else merge(items[where], item)
             elif not item.get("remove"):
-                out.append(item)
-        return [x for x in out if x is not None]
+                items.append(item)
+        return [x for x in items if x is not None]
     return over
 
 
@@ -100,7 +98,7 @@ def validate_data(data: Any, filename: str) -> tuple[Module | None, list[ModuleE
     try:
         return Module.model_validate(data), []
     except ValidationError as exc:
-        errors = []
+        errors: list[ModuleError] = []
         for err in exc.errors():
             msg = err["msg"].removeprefix("Value error, ")
             loc = _loc(err["loc"])

@@ -7,7 +7,7 @@ and returned when a purchase is refused.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -19,15 +19,9 @@ from rules.schema import (
     Prerequisite,
     ReinforcementGroup,
     RequiresRetained,
+    RGChart,
 )
-
-
-@dataclass(frozen=True)
-class Bought:
-    """One active purchase of the side, as the limits count it."""
-
-    group_id: str
-    date_index: int
+from rules.snapshot import Bought
 
 
 @dataclass(frozen=True)
@@ -67,11 +61,12 @@ def unavailable(
     group: ReinforcementGroup,
     date_index: int,
     bought: Sequence[Bought],
-    retained_tags: set[str] = frozenset(),  # type: ignore[assignment]
+    retained_tags: Set[str] = frozenset(),
 ) -> list[str]:
     """Why ``group`` cannot be bought now (empty: it can, budget aside)."""
     reasons = []
     chart = module.chart(side)
+    assert chart is not None, "a group is always on its side's chart"
     date = module.dates[date_index]
     mine = [b for b in bought if b.group_id == group.id]
     cg_max = group.cg_max.get(variant)
@@ -131,7 +126,7 @@ def unavailable(
     return reasons
 
 
-def retained_tags(chart, group_ids) -> set[str]:
+def retained_tags(chart: RGChart, group_ids: Iterable[str]) -> set[str]:
     """The tags of the RGs a side holds (what "requires retained" rules test)."""
     groups = {g.id: g for g in chart.groups}
     return {t for gid in group_ids if gid in groups for t in groups[gid].tags}

@@ -1,4 +1,4 @@
-"""The validated Module of a campaign, parsed once per module checksum."""
+"""Validated Modules, parsed once per module checksum."""
 
 from __future__ import annotations
 
@@ -14,8 +14,3 @@ def parse_module(checksum: str, data: Any) -> Module:
     if module is None:
         module = _PARSED[checksum] = Module.model_validate(data)
     return module
-
-
-def module_of(campaign) -> Module:
-    """The rules a campaign runs under (the module data it was created with)."""
-    return parse_module(campaign.module_checksum, campaign.module_data)

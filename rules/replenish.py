@@ -6,14 +6,16 @@ Every outcome carries the lines a player reads: what was added, and why.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from rules import machine
-from rules.drm import RollContext, applicable_drms
+from rules.drm import AppliedDrm, RollContext, applicable_drms
 from rules.schema import (
     BaseTableReplenishment,
     Module,
+    Table,
     TableRollReplenishment,
     VpDifferentialReplenishment,
 )
@@ -30,7 +32,20 @@ class Outcome:
         return self.start + self.gained
 
 
-Roller = Callable[..., object]  # roll(kind, purpose, table=None, drms=()) -> Roll
+class Rolled(Protocol):
+    """What the engine reads of a roll the service made and recorded."""
+
+    @property
+    def faces(self) -> Sequence[int]: ...
+
+    @property
+    def final(self) -> int: ...
+
+
+class Roller(Protocol):
+    def __call__(
+        self, kind: str, purpose: str, table: Table | None = None, drms: tuple[AppliedDrm, ...] = ()
+    ) -> Rolled: ...
 
 
 def replenish(
@@ -86,7 +101,7 @@ def replenish(
             lines.append(f"the {table.title} is missing from the module: nothing added")
         else:
             drms = applicable_drms(table, context)
-            r = roll(table.dice, table.title, table=table, drms=drms)
+            r = roll(table.dice, table.title, table=table, drms=tuple(drms))
             row = table.lookup(r.final)
             column = table.column_for_side.get(side)
             value = (row.results or {}).get(column) if column else row.result

@@ -15,10 +15,13 @@ transcriber's inference where the OCR was damaged, with its reasoning).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from rules.kinds import KINDS
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$", max_length=64)]
 RuleRef = Annotated[str, Field(max_length=80)]
@@ -561,27 +564,11 @@ class Initiative(Strict):
 
 # --------------------------------------------------------------------------- steps, results
 
-StepKind = Literal[
-    "results",  # enter the scenario's outcome
-    "checklist",  # done on the map; ticked off
-    "table",  # roll on named tables, once per item
-    "compute",  # arithmetic shown line by line (replenishment, VP differential)
-    "date",  # advance to the new CG date
-    "san",  # SAN adjustment
-    "purchase",  # secret RG purchase
-    "strength",  # secret post-purchase rolls
-    "fortify",
-    "recon",
-    "initiative",  # secret chit
-    "setup",
-    "commence",  # the scenario is in play
-]
-
 
 class Step(Strict):
     id: str = Field(min_length=1, max_length=20)  # the rule number, e.g. "3.616", "C5.29"
     title: str
-    kind: StepKind
+    kind: str  # a registered step kind (rules.kinds)
     acts: Literal["both", "in_order"] | Slug = "both"
     summary: str = ""
     tables: list[Slug] = []
@@ -723,14 +710,14 @@ class Module(Strict):
                 errors.append(f"{w}: start_date comes after last_date")
             for k in (*(v.attack_chits or {}), *v.initial_points, *v.initial_rgs):
                 side(w, k)
-            for s, ids in v.initial_rgs.items():
-                chart_ids = {g.id for ch in self.rg_charts if ch.side == s for g in ch.groups}
-                for g in ids:
-                    if g not in chart_ids:
-                        errors.append(f"{w}.initial_rgs: side {s} has no RG '{g}'")
+            for owner, ids in v.initial_rgs.items():
+                chart_ids = {g.id for ch in self.rg_charts if ch.side == owner for g in ch.groups}
+                for gid in ids:
+                    if gid not in chart_ids:
+                        errors.append(f"{w}.initial_rgs: side {owner} has no RG '{gid}'")
         for i, d in enumerate(self.dates):
-            for s in d.base_points or {}:
-                side(f"dates[{i}] ({d.id}).base_points", s)
+            for owner in d.base_points or {}:
+                side(f"dates[{i}] ({d.id}).base_points", owner)
         rep = self.currency.replenishment
         if isinstance(rep, BaseTableReplenishment):
             for i, d in enumerate(self.dates):
@@ -753,14 +740,13 @@ class Module(Strict):
                 side(w + ".acts", st.acts)
             if st.acts == "in_order" and not self.flow.order:
                 errors.append(f"{w}: acts in_order but flow.order is not given")
-            for t in st.tables:
-                table(w + ".tables", t)
-            if st.kind == "initiative" and self.initiative is None:
-                errors.append(f"{w}: an initiative step needs the 'initiative' section")
-            if st.kind == "recon" and self.recon is None:
-                errors.append(f"{w}: a recon step needs the 'recon' section")
-            if st.kind == "fortify" and self.fortifications is None:
-                errors.append(f"{w}: a fortify step needs the 'fortifications' section")
+            for tid in st.tables:
+                table(w + ".tables", tid)
+            kind = KINDS.get(st.kind)
+            if kind is None:
+                errors.append(f"{w}.kind: unknown step kind '{st.kind}' (kinds: {sorted(KINDS)})")
+            elif kind.needs and getattr(self, kind.needs) is None:
+                errors.append(f"{w}: a {st.kind} step needs the '{kind.needs}' section")
         for o in self.flow.order or []:
             side("flow.order", o)
         for name in ("idle_loop_from", "idle_loop_to"):
@@ -784,8 +770,8 @@ class Module(Strict):
                     date(f"{w}.restrictions[{j}].not_after", r.not_after)
                 if isinstance(r, Prerequisite):
                     cond(f"{w}.restrictions[{j}].requires", r.requires)
-        for j, c in enumerate(self.cost_variants):
-            cond(f"cost_variants[{j}]", c.applies_to)
+        for j, cv in enumerate(self.cost_variants):
+            cond(f"cost_variants[{j}]", cv.applies_to)
         for j, p in enumerate(self.post_purchase):
             table(f"post_purchase[{j}]", p.table)
             if (
@@ -797,21 +783,21 @@ class Module(Strict):
                     f"post_purchase[{j}].column: '{p.column}' is not a column of {p.table}"
                 )
             cond(f"post_purchase[{j}]", p.applies_to)
-        for t in self.tables:
-            for s in t.column_for_side:
-                side(f"tables ({t.id}).column_for_side", s)
-            for d in t.drms:
-                cond(f"tables ({t.id}).drms ({d.id})", d.when)
-        for j, f in enumerate(self.result_fields):
-            side(f"result_fields[{j}].side", f.side)
-        fields = {f.id for f in self.result_fields}
+        for tab in self.tables:
+            for owner in tab.column_for_side:
+                side(f"tables ({tab.id}).column_for_side", owner)
+            for drm in tab.drms:
+                cond(f"tables ({tab.id}).drms ({drm.id})", drm.when)
+        for j, rf in enumerate(self.result_fields):
+            side(f"result_fields[{j}].side", rf.side)
+        fields = {rf.id for rf in self.result_fields}
         for j, vc in enumerate(self.victory_checks):
             side(f"victory_checks[{j}].winner", vc.winner)
-            for k, term in enumerate(vc.all):
-                side(f"victory_checks[{j}].all[{k}].side", term.side)
+            for n, term in enumerate(vc.all):
+                side(f"victory_checks[{j}].all[{n}].side", term.side)
                 if term.field not in fields:
                     errors.append(
-                        f"victory_checks[{j}].all[{k}]: unknown result field '{term.field}'"
+                        f"victory_checks[{j}].all[{n}]: unknown result field '{term.field}'"
                     )
         side("default_winner", self.default_winner)
         if self.initiative:
@@ -820,7 +806,13 @@ class Module(Strict):
             raise ValueError("; ".join(errors))
         return self
 
-    def _check_initiative(self, errors: list[str], sides: set[str], steps: list[str], side):
+    def _check_initiative(
+        self,
+        errors: list[str],
+        sides: set[str],
+        steps: list[str],
+        side: Callable[[str, str | None], None],
+    ) -> None:
         ini = self.initiative
         assert ini is not None
         results = {r.id for r in ini.results}

@@ -9,14 +9,11 @@ in the real run a missing server is an error, never a skip.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.servers import AsgiWorker
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ARTIFACTS = BASE_DIR / "test-artifacts"
@@ -64,12 +61,6 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _database_url(settings_dict: dict) -> str:
     if "postgresql" in settings_dict["ENGINE"]:
         return (
@@ -79,53 +70,9 @@ def _database_url(settings_dict: dict) -> str:
     return f"sqlite:///{settings_dict['NAME']}"
 
 
-class AsgiServer:
-    """A real daphne process serving config.asgi on the test database."""
-
-    def __init__(self, database_url: str, **env: str):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.log = open(ARTIFACTS / f"daphne-{self.port}.log", "w")  # noqa: SIM115
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            **env,
-        }
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(self.port),
-                "config.asgi:application",
-            ],
-            cwd=BASE_DIR,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(self.url + "/login/", timeout=1).read()
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"daphne did not start; see {self.log.name}") from None
-                time.sleep(0.2)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self.log.close()
+def AsgiServer(database_url: str, **env: str) -> AsgiWorker:  # noqa: N802 - a factory
+    """A real ASGI worker serving config.asgi on the test database."""
+    return AsgiWorker(log_dir=ARTIFACTS, env={"DATABASE_URL": database_url, **env}).wait_ready()
 
 
 @pytest.fixture
@@ -208,8 +155,8 @@ FIXTURE_MODULES = Path(__file__).parent / "fixtures" / "modules"
 @pytest.fixture
 def modules(db):
     """The three seed modules and the test fixture module, loaded."""
+    from campaign.services.modules import load_modules
     from rules.loader import MODULE_DIR
-    from rules.services.modules import load_modules
 
     load_modules(directory=MODULE_DIR)
     load_modules(directory=FIXTURE_MODULES)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from campaign.models import Campaign, Seat
+from campaign.selectors import module_of
 from rules import machine
-from rules.registry import module_of
 from tests.walk import host_game, players_of
 
 

@@ -6,8 +6,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from campaign.models import Campaign, ModuleRecord
-from rules.services.backup import export_campaign, import_campaign
-from rules.services.errors import ActionRefused
+from campaign.services.backup import export_campaign, import_campaign
+from campaign.services.errors import ActionRefused
 
 pytestmark = pytest.mark.django_db
 
@@ -37,9 +37,10 @@ def test_round_trip_through_the_management_commands(hosted, tmp_path):
     call_command("importcampaign", str(path))
     assert export_campaign(campaign_id=campaign.pk) == first
     # New rows after an import do not collide with imported ids.
-    from rules.services.log import record_event
+    from campaign.models import EventKind
+    from campaign.services.events import record_event
 
-    record_event(Campaign.objects.get(), kind="note", text="after import")
+    record_event(Campaign.objects.get(), kind=EventKind.UNIT, text="after import")
 
 
 def test_importing_twice_is_refused(hosted):

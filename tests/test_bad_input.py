@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaign.models import Campaign, Event, Purchase, Roll, Seat, StepMark, Unit
-from campaign.views import ACTIONS as VIEW_ACTIONS
+from campaign.views.actions import ACTIONS as VIEW_ACTIONS
 from tests.purchase_helpers import campaign_at
 
 pytestmark = pytest.mark.django_db

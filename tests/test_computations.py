@@ -3,7 +3,7 @@
 import pytest
 
 from campaign.models import Event, Roll
-from rules.registry import module_of
+from campaign.selectors import module_of
 from tests.walk import host_game, players_of
 
 pytestmark = pytest.mark.django_db

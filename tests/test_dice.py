@@ -6,8 +6,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from campaign.models import Roll
+from campaign.services import steps
 from rules import dice
-from rules.services import sequence
 from tests.walk import Players
 
 CHI2_5DF_999 = 20.515  # χ² critical value, 5 degrees of freedom, p = 0.001
@@ -42,7 +42,7 @@ def test_verification_detects_a_tampered_roll(hosted):
     players = Players(campaign, {"red": alice, "blue": bob})
     players.results(**{"cvp_lost.red": 20, "cvp_lost.blue": 1, "san.red": 2, "san.blue": 2})
     players.until("table")
-    sequence.roll_on_table(campaign_id=campaign.pk, user=alice, table_id="wounded")
+    steps.roll_on_table(campaign_id=campaign.pk, user=alice, table_id="wounded")
     campaign.refresh_from_db()
     call_command("verifydice", str(campaign.pk))
     r = Roll.objects.filter(campaign=campaign).last()

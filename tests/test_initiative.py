@@ -13,9 +13,9 @@ from campaign.models import (
     InitiativeChit,
     InitiativeOutcome,
 )
-from rules.registry import module_of
-from rules.services import initiative
-from rules.services.errors import ActionRefused
+from campaign.selectors import module_of
+from campaign.services import initiative
+from campaign.services.errors import ActionRefused
 from tests.walk import Players, host_game, players_of
 
 SEED_MODULES = [("sicily", "i"), ("purple-heart-draw", "tm"), ("test-skirmish", "short")]

@@ -8,9 +8,10 @@ import pytest
 from django.db import connection
 
 from campaign.models import Event, FortificationBuy, Purchase, ReconBuy, Roll, Seat
-from rules.purchase import Bought, cost_options, unavailable
-from rules.services import purchases, sequence
-from rules.services.errors import ActionRefused
+from campaign.services import purchases, steps
+from campaign.services.errors import ActionRefused
+from rules.purchase import cost_options, unavailable
+from rules.snapshot import Bought
 from tests.purchase_helpers import campaign_at
 
 pytestmark = pytest.mark.django_db
@@ -82,7 +83,13 @@ def test_buying_spends_points_secretly(modules, users):
 
 def test_not_enough_points(modules, users):
     players, _ = campaign_at("sicily", "i", "jul14pm", users, points=14)
-    refused(players, "axis", "I4", r"Not enough CPP: I4 Fallschirmjäger Signal Coy costs 15")
+    refused(
+        players,
+        "axis",
+        "I4",
+        r"I4 Fallschirmjäger Signal Coy cannot be bought at 15 CPP"
+        r".*not enough CPP \(15 needed, 14 left\)",
+    )
 
 
 def test_date_window_footnote_k(modules, users):
@@ -116,8 +123,8 @@ def test_coy_limit_two_per_cg_date_footnote_m(modules, users):
 def test_cg_maximum(modules, users):
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     buy(players, "axis", "F1")
-    sequence.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
-    sequence.finish_step(campaign_id=players.campaign_id, user=players.users["british"])
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["british"])
     players.until("initiative")
     players.chits(axis="idle", british="idle")
     players.until("purchase")
@@ -214,7 +221,7 @@ def test_cancel_refunds_until_the_rolls_are_made(modules, users):
 def test_no_cancel_after_finishing_the_step(modules, users):
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     p = buy(players, "axis", "I4")
-    sequence.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
     with pytest.raises(ActionRefused, match="already done"):
         purchases.cancel_purchase(
             campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p.pk
@@ -248,7 +255,7 @@ def test_unrolled_rgs_are_rolled_when_the_strength_step_ends(modules, users):
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     buy(players, "axis", "I4")
     players.until("strength")
-    sequence.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
     assert Purchase.objects.get().rolled_at is not None
 
 
@@ -264,21 +271,23 @@ def test_fortification_points_from_m3_then_fortifications_and_caps(modules, user
     purchases.buy_fortification(
         campaign_id=players.campaign_id, user=axis, item_id="roadblock", count=3
     )
-    with pytest.raises(ActionRefused, match=r"No more than 5 Roadblock per CG .*3 bought so far"):
+    with pytest.raises(
+        ActionRefused, match=r"Roadblock cannot be bought: no more than 5 per CG .*3 bought so far"
+    ):
         purchases.buy_fortification(
             campaign_id=players.campaign_id, user=axis, item_id="roadblock", count=3
         )
     with pytest.raises(ActionRefused, match="Axis cannot buy AT Mines"):
         purchases.buy_fortification(campaign_id=players.campaign_id, user=axis, item_id="at_mines")
-    with pytest.raises(ActionRefused, match="Not enough FPP"):
+    with pytest.raises(ActionRefused, match="not enough FPP"):
         purchases.buy_fortification(
             campaign_id=players.campaign_id, user=axis, item_id="trench", count=2
         )
-    with pytest.raises(ActionRefused, match="AT Mines needs a retained airborne unit"):
+    with pytest.raises(ActionRefused, match="AT Mines cannot be bought: needs a retained airborne"):
         purchases.buy_fortification(
             campaign_id=players.campaign_id, user=players.users["british"], item_id="at_mines"
         )
-    sequence.finish_step(campaign_id=players.campaign_id, user=axis)
+    steps.finish_step(campaign_id=players.campaign_id, user=axis)
     assert Seat.objects.get(campaign_id=players.campaign_id, side="axis").fortification_points == 0
     assert "forfeits 10 unspent FPP" in Event.objects.get(kind="forfeit").text
     assert FortificationBuy.objects.get().count == 3
@@ -326,7 +335,7 @@ def test_purchases_are_secret_until_both_finish_the_step(modules, users, login):
     assert p.group_type in own
     # Both finish the purchase step: revealed (policy "step_end").
     for side in ("axis", "british"):
-        sequence.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
     seen = opponent_sees(login, players.users["axis"], players.campaign_id)
     assert p.group_type in seen
 
@@ -336,7 +345,7 @@ def test_owner_policy_keeps_secret_until_the_owner_reveals_one(modules, users, l
     a = buy(players, "british", "V6")  # AC Pltn II
     b = buy(players, "british", "V5")  # AC Pltn I
     for side in ("axis", "british"):
-        sequence.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
     seen = opponent_sees(login, players.users["axis"], players.campaign_id)
     assert f"record-{a.pk}" not in seen and f"record-{b.pk}" not in seen
     purchases.reveal_purchase(
@@ -400,24 +409,32 @@ def test_c5_35_dsp_fortifications_from_the_initial_ob(modules, users):
         campaign_id=players.campaign_id, user=german, item_id="booby_traps", location="O4"
     )
     with pytest.raises(
-        ActionRefused, match=r"Not enough DSP: 2 × Booby Traps cost 60; you have 30"
+        ActionRefused,
+        match=r"2 × Booby Traps cannot be bought: not enough DSP \(60 needed, 30 left\)",
     ):
         purchases.buy_fortification(
             campaign_id=players.campaign_id, user=german, item_id="booby_traps", count=2
         )
-    sequence.finish_step(campaign_id=players.campaign_id, user=german)
+    steps.finish_step(campaign_id=players.campaign_id, user=german)
     assert S.objects.get(campaign_id=players.campaign_id, side="german").fortification_points == 0
 
 
 def test_c5_31_a_missing_rg_chart_refuses_plainly(modules, users):
     players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users)
-    refused(players, "us", "I1", r"The rules text lacks the American RG chart \(C5.31\).*override")
+    refused(
+        players,
+        "us",
+        "I1",
+        r"The rules text lacks the American RG chart \(C5.31\); it must be supplied",
+    )
 
 
 def test_c5_36_recon_costs_one_tp_or_two_for_plus_five(modules, users):
     players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="recon", points=1)
     us = players.users["us"]
-    with pytest.raises(ActionRefused, match="Not enough TP: Recon costs 2; you have 1"):
+    with pytest.raises(
+        ActionRefused, match="Recon cannot be bought: not enough TP \\(2 needed, 1 left\\)"
+    ):
         purchases.buy_recon(campaign_id=players.campaign_id, user=us, option=1)
     r = purchases.buy_recon(campaign_id=players.campaign_id, user=us, option=0)
     assert r.cost == 1 and points(players, "us") == 0

@@ -5,9 +5,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from campaign.models import Campaign, Purchase, Unit
-from campaign.seat_view import roster_view
-from rules.services import purchases, sequence, units
-from rules.services.errors import ActionRefused
+from campaign.seat_views.roster import roster_view
+from campaign.services import purchases, steps, units
+from campaign.services.errors import ActionRefused
 from tests.purchase_helpers import campaign_at
 from tests.walk import Players
 
@@ -105,7 +105,7 @@ def test_a_table_roll_for_a_unit_writes_its_result_back(hosted):
     outcomes = set()
     for _ in range(12):
         u = units.add_unit(campaign_id=campaign.pk, user=alice, name="9-1 leader", status="wounded")
-        r = sequence.roll_on_table(
+        r = steps.roll_on_table(
             campaign_id=campaign.pk, user=alice, table_id="wounded", unit_id=u.pk
         )
         left = Unit.objects.filter(pk=u.pk).first()
@@ -151,7 +151,7 @@ def test_roster_lists_fortifications_with_their_locations_for_their_owner(module
         campaign_id=players.campaign_id, user=axis, item_id="roadblock", location="12H3"
     )
     c = players.campaign
-    assert roster_view(c, "axis").fortifications == ["July 14 PM: Axis 1 × roadblock at 12H3"]
+    assert roster_view(c, "axis").fortifications == ["July 14 PM: Axis 1 × Roadblock at 12H3"]
     assert roster_view(c, "british").fortifications == []
 
 

@@ -17,7 +17,8 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 
 from campaign.models import InitiativeOutcome
-from tests.conftest import ARTIFACTS, free_port
+from tests.conftest import ARTIFACTS
+from tests.servers import free_port
 from tests.walk import Players
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]

@@ -10,10 +10,12 @@ import re
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from campaign.fragments import fragment_list, roster_fragments
-from campaign.seat_view import roster_view, seat_view
-from campaign.views import ACTIONS as VIEW_ACTIONS
-from rules.services import initiative, purchases
+from campaign.fragments import campaign_fragments, roster_fragments
+from campaign.seat_views.campaign_page import campaign_view
+from campaign.seat_views.roster import roster_view
+from campaign.services import initiative, purchases
+from campaign.services.push import Part
+from campaign.views.actions import ACTIONS as VIEW_ACTIONS
 from tests.purchase_helpers import campaign_at
 
 pytestmark = pytest.mark.django_db
@@ -153,9 +155,9 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
         secrets.check(response.content.decode(), f"{name} ({state})")
     # The websocket frames are these fragments, rendered for the Axis seat.
     c = players.campaign
-    view = seat_view(c, "axis")
-    frames = [html for _, html in fragment_list(view, user=users[0], origin="http://x")]
-    frames += [html for _, html in roster_fragments(roster_view(c, "axis"), user=users[0])]
+    view = campaign_view(users[0], c.pk)
+    frames = [html for _, html in campaign_fragments(view, Part, user=users[0], origin="http://x")]
+    frames += [html for _, html in roster_fragments(roster_view(c, "axis"), Part, user=users[0])]
     for html in frames:
         secrets.check(html, f"websocket frame ({state})")
     # A stranger: 404 on everything of the campaign.

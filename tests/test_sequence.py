@@ -4,8 +4,9 @@ order; turns, scenario results, computations, Idle loops and CG end."""
 import pytest
 
 from campaign.models import Event, Roll, ScenarioResult, StepMark
-from rules.services import sequence
-from rules.services.errors import ActionRefused
+from campaign.selectors import position_token
+from campaign.services import steps
+from campaign.services.errors import ActionRefused
 from tests.walk import Players, host_game, players_of
 
 pytestmark = pytest.mark.django_db
@@ -34,11 +35,11 @@ def test_campaign_starts_in_play_waiting_for_the_initial_results(skirmish):
 
 def test_one_enters_the_result_and_the_other_confirms(skirmish):
     alice, bob = skirmish.users["red"], skirmish.users["blue"]
-    sequence.enter_scenario_result(campaign_id=skirmish.campaign_id, user=alice, values=result(5))
+    steps.enter_scenario_result(campaign_id=skirmish.campaign_id, user=alice, values=result(5))
     assert skirmish.waiting() == ["blue"]
     with pytest.raises(ActionRefused, match="already done"):
-        sequence.confirm_scenario_result(campaign_id=skirmish.campaign_id, user=alice)
-    sequence.confirm_scenario_result(campaign_id=skirmish.campaign_id, user=bob)
+        steps.confirm_scenario_result(campaign_id=skirmish.campaign_id, user=alice)
+    steps.confirm_scenario_result(campaign_id=skirmish.campaign_id, user=bob)
     c = skirmish.campaign
     assert not c.in_play and skirmish.step.id == "T3.1"
     assert c.seats.get(side="red").san == 3
@@ -47,8 +48,8 @@ def test_one_enters_the_result_and_the_other_confirms(skirmish):
 
 def test_a_disputed_result_is_withdrawn_and_nothing_moves_on(skirmish):
     alice, bob = skirmish.users["red"], skirmish.users["blue"]
-    sequence.enter_scenario_result(campaign_id=skirmish.campaign_id, user=alice, values=result(5))
-    sequence.dispute_scenario_result(
+    steps.enter_scenario_result(campaign_id=skirmish.campaign_id, user=alice, values=result(5))
+    steps.dispute_scenario_result(
         campaign_id=skirmish.campaign_id, user=bob, reason="Red lost 7 CVP, not 5"
     )
     assert not ScenarioResult.objects.exists() and not StepMark.objects.exists()
@@ -64,20 +65,18 @@ def test_bad_result_values_are_refused_and_change_nothing(skirmish):
     ]:
         before = (Event.objects.count(), skirmish.campaign.step_index)
         with pytest.raises(ActionRefused, match=message):
-            sequence.enter_scenario_result(
-                campaign_id=skirmish.campaign_id, user=alice, values=values
-            )
+            steps.enter_scenario_result(campaign_id=skirmish.campaign_id, user=alice, values=values)
         assert (Event.objects.count(), skirmish.campaign.step_index) == before
 
 
 def test_steps_for_both_wait_for_both(skirmish):
     skirmish.results(**result())
     alice, bob = skirmish.users["red"], skirmish.users["blue"]
-    sequence.finish_step(campaign_id=skirmish.campaign_id, user=alice)
+    steps.finish_step(campaign_id=skirmish.campaign_id, user=alice)
     assert skirmish.step.id == "T3.1" and skirmish.waiting() == ["blue"]
     with pytest.raises(ActionRefused, match="already done T3.1"):
-        sequence.finish_step(campaign_id=skirmish.campaign_id, user=alice)
-    sequence.finish_step(campaign_id=skirmish.campaign_id, user=bob)
+        steps.finish_step(campaign_id=skirmish.campaign_id, user=alice)
+    steps.finish_step(campaign_id=skirmish.campaign_id, user=bob)
     assert skirmish.step.id == "T3.2"
 
 
@@ -88,29 +87,29 @@ def test_fixed_order_steps_let_the_second_act_only_after_the_first(skirmish):
     skirmish.chits(red="attack", blue="idle")
     assert skirmish.step.id == "T4.1"
     with pytest.raises(ActionRefused, match="Not your turn: Blue acts first"):
-        sequence.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"])
-    sequence.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["blue"])
-    sequence.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"])
+        steps.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"])
+    steps.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["blue"])
+    steps.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"])
     assert skirmish.step.id == "T4.2"
 
 
 def test_a_stale_form_is_refused(skirmish):
-    at = sequence.position(skirmish.campaign)
+    at = position_token(skirmish.campaign)
     skirmish.results(**result())
     with pytest.raises(ActionRefused, match="moved on"):
-        sequence.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"], at=at)
+        steps.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"], at=at)
 
 
 def test_strangers_cannot_act(skirmish, make_user):
     with pytest.raises(ActionRefused) as exc:
-        sequence.finish_step(campaign_id=skirmish.campaign_id, user=make_user("mallory"))
+        steps.finish_step(campaign_id=skirmish.campaign_id, user=make_user("mallory"))
     assert exc.value.status == 404
 
 
 def test_table_step_rolls_with_auto_ticked_and_shown_drms(skirmish):
     skirmish.results(**result())
     skirmish.until("table")
-    r = sequence.roll_on_table(
+    r = steps.roll_on_table(
         campaign_id=skirmish.campaign_id,
         user=skirmish.users["red"],
         table_id="wounded",
@@ -133,7 +132,7 @@ def test_table_roll_refusals(skirmish):
         ({"table_id": "wounded", "ticked": ["nope"]}, "has no DRM 'nope'"),
     ]:
         with pytest.raises(ActionRefused, match=message):
-            sequence.roll_on_table(campaign_id=skirmish.campaign_id, user=red, **kwargs)
+            steps.roll_on_table(campaign_id=skirmish.campaign_id, user=red, **kwargs)
     assert not Roll.objects.exists()
 
 
@@ -189,12 +188,12 @@ def test_walk_two_dates_with_an_idle_loop_to_the_end(skirmish):
     assert "last date, Day 2 AM" in c.outcome
     assert c.dice_seed in Event.objects.last().text
     with pytest.raises(ActionRefused, match="has ended"):
-        sequence.finish_step(campaign_id=c.pk, user=skirmish.users["red"])
+        steps.finish_step(campaign_id=c.pk, user=skirmish.users["red"])
 
 
 @pytest.mark.parametrize("module_id,variant", [("sicily", "i"), ("purple-heart-draw", "tm")])
 def test_seed_module_walks_through_two_dates(modules, make_user, module_id, variant):
-    from rules.registry import module_of
+    from campaign.selectors import module_of
 
     alice, bob = make_user("alice"), make_user("bob")
     c = host_game(module_id, variant, alice, bob)
@@ -258,3 +257,55 @@ def test_idle_on_the_last_date_ends_the_cg(modules, make_user, module_id, varian
     players.chits(**{sides[0]: "idle", sides[1]: "idle"})
     c = players.campaign
     assert c.ended_at is not None and "was its last date" in c.outcome
+
+
+def test_a_new_step_kind_needs_only_its_registration(modules, make_user, client):
+    """ARCHITECTURE.md's worked example: a kind registered in the engine is accepted by
+    the schema, walked by the machine and drawn by its template, with no other code."""
+    import yaml
+
+    from rules.kinds import KINDS, Action, Show, StepKind, register
+    from rules.loader import validate_data
+    from tests.conftest import FIXTURE_MODULES
+
+    register(
+        StepKind(
+            name="briefing",
+            summary="each side reads the scenario's special rules; weather is rolled",
+            template="campaign/steps/table.html",
+            actions=frozenset({Action.ROLL}),
+            shows=(Show.TABLES, Show.ROLLS),
+        )
+    )
+    try:
+        data = yaml.safe_load((FIXTURE_MODULES / "skirmish.yaml").read_text())
+        data["id"] = "briefed-skirmish"
+        data["steps"].insert(
+            1, {"id": "T3.05", "title": "Briefing", "kind": "briefing", "tables": ["wounded"]}
+        )
+        module, errors = validate_data(data, "briefed-skirmish.yaml")
+        assert not errors and module is not None
+        from campaign.models import ModuleRecord
+        from campaign.services.modules import checksum
+        from rules.schema import as_dict
+
+        ModuleRecord.objects.create(
+            id=module.id, title=module.title, data=as_dict(module), checksum=checksum(module)
+        )
+        alice, bob = make_user("alice"), make_user("bob")
+        c = host_game("briefed-skirmish", "short", alice, bob, side="red")
+        players = players_of(c, alice, bob)
+        players.results(**result())
+        assert players.step.kind == "briefing"
+        with pytest.raises(ActionRefused, match="not part of the current step"):
+            from campaign.services import purchases
+
+            purchases.purchase_rg(campaign_id=c.pk, user=alice, group_id="G1")
+        steps.roll_on_table(campaign_id=c.pk, user=alice, table_id="wounded")
+        client.force_login(alice)
+        page = client.get(f"/campaigns/{c.pk}/").content.decode()
+        assert "T3.05 Briefing" in page and "Roll dr" in page
+        players.finish()
+        assert players.step.id == "T3.1"
+    finally:
+        KINDS.pop("briefing")

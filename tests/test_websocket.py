@@ -6,7 +6,8 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from campaign.consumers import ANONYMOUS_CLOSE_CODE, user_group
+from campaign.consumers import ANONYMOUS_CLOSE_CODE
+from campaign.services.push import user_group
 from config.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,7 +38,7 @@ async def test_socket_from_a_foreign_origin_is_refused(make_user):
     assert not connected
 
 
-async def test_logged_in_socket_connects_and_receives_pushes(make_user):
+async def test_logged_in_socket_connects_and_closes_when_its_session_ends(make_user):
     user = await sync_to_async(make_user)()
     cookie = await sync_to_async(_session_cookie)(user)
     comm = WebsocketCommunicator(application, "/ws/live/", headers=[ORIGIN, (b"cookie", cookie)])
@@ -45,11 +46,17 @@ async def test_logged_in_socket_connects_and_receives_pushes(make_user):
     assert connected
     hello = await comm.receive_from()
     assert 'id="live-status"' in hello and "live" in hello
+    # Another session of the same user ending leaves this socket open ...
     await get_channel_layer().group_send(
-        user_group(user.pk), {"type": "push_html", "html": "<div id='x'>pushed</div>"}
+        user_group(user.pk), {"type": "session.ended", "session": "some-other-session"}
     )
-    assert await comm.receive_from() == "<div id='x'>pushed</div>"
-    await comm.disconnect()
+    assert await comm.receive_nothing(timeout=0.3)
+    # ... its own session ending closes it.
+    session = cookie.decode().split("=", 1)[1]
+    await get_channel_layer().group_send(
+        user_group(user.pk), {"type": "session.ended", "session": session}
+    )
+    assert (await comm.receive_output(timeout=3))["type"] == "websocket.close"
 
 
 async def _campaign_socket(campaign, user):

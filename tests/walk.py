@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from campaign.models import Campaign, ModuleRecord
-from rules.registry import module_of
-from rules.services import hosting, initiative, sequence
+from campaign.selectors import done_sides, module_of
+from campaign.services import hosting, initiative, steps
 
 
 def host_game(
@@ -58,16 +58,16 @@ class Players:
         from rules import machine
 
         c = self.campaign
-        return machine.sides_to_act(module_of(c), self.step, sequence.done_sides(c))
+        return machine.sides_to_act(module_of(c), self.step, done_sides(c))
 
     def results(self, **values):
         """Enter (first waiting side) and confirm (the other) a scenario result."""
         first = self.waiting()[0]
-        sequence.enter_scenario_result(
+        steps.enter_scenario_result(
             campaign_id=self.campaign_id, user=self.users[first], values=values
         )
         other = self.waiting()[0]
-        sequence.confirm_scenario_result(campaign_id=self.campaign_id, user=self.users[other])
+        steps.confirm_scenario_result(campaign_id=self.campaign_id, user=self.users[other])
 
     def finish(self):
         """Every side that must act finishes the current step."""
@@ -75,7 +75,7 @@ class Players:
         start = (c.cycle, c.step_index)
         while (self.campaign.cycle, self.campaign.step_index) == start and self.waiting():
             side = self.waiting()[0]
-            sequence.finish_step(campaign_id=self.campaign_id, user=self.users[side])
+            steps.finish_step(campaign_id=self.campaign_id, user=self.users[side])
 
     def until(self, kind: str, limit: int = 80):
         """Finish every step until one of ``kind`` is current."""

@@ -4,7 +4,7 @@ The print stylesheet is rendered to a screenshot."""
 
 import pytest
 
-from rules.services import units
+from campaign.services import units
 from tests.conftest import ARTIFACTS
 from tests.purchase_helpers import campaign_at
 

@@ -4,7 +4,7 @@ import uuid
 from django.core.management.base import BaseCommand, CommandError
 
 from campaign.models import Campaign
-from rules.services.backup import export_campaign
+from campaign.services.backup import export_campaign
 
 
 class Command(BaseCommand):

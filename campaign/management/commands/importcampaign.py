@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from rules.services.backup import import_campaign
-from rules.services.errors import ActionRefused
+from campaign.services.backup import import_campaign
+from campaign.services.errors import ActionRefused
 
 
 class Command(BaseCommand):

@@ -1,0 +1,338 @@
+"""The campaign page for one seat: header, step panel, sides, invitation, RG Purchase
+Records and log.  Each part is computed on first use, so a push or an htmx answer that
+renders only some parts reads only what those parts need."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, is_dataclass
+from functools import cached_property
+from typing import Any
+
+from django.http import Http404
+
+from campaign.models import Campaign, InitiativeOutcome, Invitation, Purchase, Seat
+from campaign.seat_views.common import (
+    NOT_YOURS,
+    EventView,
+    PurchaseLine,
+    event_views,
+    record_lines,
+    status_for,
+    visible_purchases,
+)
+from campaign.seat_views.panels import StepPanel, build_panel
+from campaign.selectors import (
+    as_uuid,
+    campaign_seats,
+    done_sides,
+    module_of,
+    position_token,
+    seats_done,
+    snapshot,
+)
+from rules import machine
+from rules.kinds import kind_of
+from rules.schema import Module, Step
+from rules.snapshot import Holdings, Snapshot
+
+
+@dataclass(frozen=True)
+class SideView:
+    id: str
+    name: str
+    player: str | None
+    online: bool
+    is_me: bool
+    points: int | None  # None: not the viewer's to see
+    fortification_points: int | None
+    san: int | None
+
+
+@dataclass(frozen=True)
+class StepView:
+    id: str
+    title: str
+    kind: str
+    summary: str
+    acts: str
+
+
+JSON_FIELDS = (
+    "campaign_id",
+    "name",
+    "module_id",
+    "module_title",
+    "variant",
+    "host",
+    "reveal_policy",
+    "viewer",
+    "sides",
+    "date",
+    "date_index",
+    "step",
+    "step_number",
+    "step_count",
+    "in_play",
+    "ended",
+    "outcome",
+    "waiting_for",
+    "status",
+    "dice_seed_hash",
+    "dice_seed",
+    "currency",
+    "fortification_currency",
+    "panel",
+    "initiative",
+    "record",
+    "events",
+    "invitation_side",
+)
+
+
+class CampaignView:
+    """Everything the player of ``viewer`` may see of a campaign, part by part."""
+
+    def __init__(
+        self,
+        campaign: Campaign,
+        viewer: str,
+        *,
+        seats: list[Seat] | None = None,
+        done: frozenset[str] | None = None,
+    ):
+        self.campaign = campaign
+        self.viewer = viewer
+        if seats is not None:
+            self.__dict__["seats"] = seats
+        if done is not None:
+            self.__dict__["done"] = done
+
+    # ------------------------------------------------------------ shared reads
+
+    @cached_property
+    def module(self) -> Module:
+        return module_of(self.campaign)
+
+    @cached_property
+    def seats(self) -> list[Seat]:
+        return list(Seat.objects.filter(campaign=self.campaign).select_related("user"))
+
+    @cached_property
+    def seat(self) -> Seat:
+        return next(s for s in self.seats if s.side == self.viewer)
+
+    @cached_property
+    def done(self) -> frozenset[str]:
+        return done_sides(self.campaign)
+
+    @cached_property
+    def purchases(self) -> list[Purchase]:
+        return visible_purchases(self.campaign, self.viewer)
+
+    def snapshot(self, held: Holdings | None = None, chits: int = 0) -> Snapshot:
+        return snapshot(
+            self.campaign, self.viewer, seats=self.seats, done=self.done, held=held, chits=chits
+        )
+
+    # ------------------------------------------------------------ header
+
+    @property
+    def campaign_id(self) -> str:
+        return str(self.campaign.pk)
+
+    @property
+    def name(self) -> str:
+        return self.campaign.name
+
+    @property
+    def module_id(self) -> str:
+        return self.module.id
+
+    @property
+    def module_title(self) -> str:
+        return self.module.title
+
+    @property
+    def variant(self) -> str:
+        return self.module.variant(self.campaign.variant).name
+
+    @cached_property
+    def host(self) -> str:
+        host = next(s.user for s in self.seats if s.user_id == self.campaign.host_id)
+        return host.get_username() if host else ""
+
+    @property
+    def reveal_policy(self) -> str:
+        return self.campaign.get_reveal_policy_display()
+
+    @property
+    def date(self) -> str:
+        return self.module.dates[self.campaign.date_index].label
+
+    @property
+    def date_index(self) -> int:
+        return self.campaign.date_index
+
+    @property
+    def step_def(self) -> Step:
+        return self.module.steps[self.campaign.step_index]
+
+    @property
+    def step(self) -> StepView:
+        s = self.step_def
+        return StepView(s.id, s.title, s.kind, s.summary, s.acts)
+
+    @property
+    def panel_template(self) -> str:
+        return kind_of(self.step_def.kind).template
+
+    @property
+    def step_number(self) -> int:
+        return self.campaign.step_index + 1
+
+    @property
+    def step_count(self) -> int:
+        return len(self.module.steps)
+
+    @property
+    def in_play(self) -> bool:
+        return self.campaign.in_play
+
+    @property
+    def ended(self) -> bool:
+        return self.campaign.ended_at is not None
+
+    @property
+    def outcome(self) -> str:
+        return self.campaign.outcome
+
+    @cached_property
+    def waiting_for(self) -> list[str]:
+        if self.ended:
+            return []
+        return machine.sides_to_act(self.module, self.step_def, self.done)
+
+    @property
+    def status(self) -> str:
+        return status_for(self.viewer, self.waiting_for, self.ended)
+
+    @property
+    def dice_seed_hash(self) -> str:
+        return self.campaign.dice_seed_hash
+
+    @property
+    def dice_seed(self) -> str | None:
+        return self.campaign.dice_seed if self.ended else None  # disclosed at the CG's end
+
+    @property
+    def currency(self) -> str:
+        return self.module.currency.code
+
+    @property
+    def fortification_currency(self) -> str | None:
+        forts = self.module.fortifications
+        return forts.currency if forts else None
+
+    @property
+    def at(self) -> str:
+        return position_token(self.campaign)
+
+    @cached_property
+    def initiative(self) -> str:
+        """The latest revealed initiative result (public once revealed)."""
+        outcome = (
+            InitiativeOutcome.objects.filter(campaign=self.campaign).order_by("-cycle").first()
+        )
+        return outcome.text if outcome else ""
+
+    # ------------------------------------------------------------ parts
+
+    @cached_property
+    def sides(self) -> list[SideView]:
+        return [
+            SideView(
+                id=s.side,
+                name=self.module.side(s.side).name,
+                player=s.user.get_username() if s.user else None,
+                online=s.connections > 0,
+                is_me=s.side == self.viewer,
+                points=s.points if s.side == self.viewer else None,
+                fortification_points=s.fortification_points if s.side == self.viewer else None,
+                san=s.san if s.side == self.viewer else None,
+            )
+            for s in self.seats
+        ]
+
+    @property
+    def me(self) -> SideView:
+        return next(s for s in self.sides if s.is_me)
+
+    @property
+    def opponent(self) -> SideView:
+        return next(s for s in self.sides if not s.is_me)
+
+    @cached_property
+    def panel(self) -> StepPanel | None:
+        return None if self.ended else build_panel(self)
+
+    @cached_property
+    def record(self) -> list[PurchaseLine]:
+        return record_lines(self.campaign, self.module, self.viewer, self.purchases)
+
+    @cached_property
+    def events(self) -> list[EventView]:
+        return event_views(self.campaign, self.viewer, self.module)
+
+    @cached_property
+    def _invitation(self) -> Invitation | None:
+        """The open invitation, for the host only, while a side is free."""
+        if self.campaign.host_id != self.seat.user_id or all(s.user_id for s in self.seats):
+            return None
+        return Invitation.objects.filter(
+            campaign=self.campaign, revoked_at__isnull=True, used_at__isnull=True
+        ).first()
+
+    @property
+    def invitation(self) -> str | None:
+        return self._invitation.token if self._invitation else None
+
+    @property
+    def invitation_side(self) -> str | None:
+        return self._invitation.side if self._invitation else None
+
+    # ------------------------------------------------------------ whole
+
+    def as_json(self) -> dict[str, Any]:
+        data = {name: _plain(getattr(self, name)) for name in JSON_FIELDS}
+        data["invitation_open"] = self.invitation is not None
+        return data
+
+    @property
+    def digest(self) -> str:
+        """A fingerprint of what this seat sees.  Pages carry it so a reconnecting
+        socket knows whether the page is out of date; it changes only when the seat's
+        own view changes, so it counts nothing the seat may not see."""
+        data = {**self.as_json(), "invitation": self.invitation}
+        blob = json.dumps(data, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def campaign_view(user: Any, campaign_id: object) -> CampaignView:
+    """The campaign page of ``user``'s seat (404 for anyone not seated): the campaign,
+    its seats and the current step's progress come in one query."""
+    pk = as_uuid(campaign_id)
+    seats = campaign_seats(pk) if pk and getattr(user, "is_authenticated", False) else []
+    seat = next((s for s in seats if s.user_id == user.pk), None)
+    if seat is None:
+        raise Http404(NOT_YOURS)
+    return CampaignView(seat.campaign, seat.side, seats=seats, done=seats_done(seats))

@@ -1,0 +1,174 @@
+"""Pieces every page shares: who may see a campaign at all, a seat's status, and the
+view rows of rolls, events and RG Purchase Record lines (built from gated querysets)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import Http404
+
+from campaign.models import Campaign, Event, Purchase, Roll, Seat
+from campaign.selectors import as_uuid
+from rules.schema import Module
+
+NOT_YOURS = "There is no such campaign, or it is not yours."
+LOG_WINDOW = 200  # newest events on a page; the filter runs before the window
+
+
+def member_seat(user: Any, campaign_id: object) -> tuple[Campaign, Seat]:
+    """The campaign and the user's seat in it; 404 for everyone else."""
+    if not getattr(user, "is_authenticated", False):
+        raise Http404(NOT_YOURS)
+    pk = as_uuid(campaign_id)
+    seat = (
+        Seat.objects.select_related("campaign").filter(campaign_id=pk, user=user).first()
+        if pk
+        else None
+    )
+    if seat is None:
+        raise Http404(NOT_YOURS)
+    return seat.campaign, seat
+
+
+def status_for(viewer: str, waiting_for: list[str], ended: bool) -> str:
+    if ended:
+        return "ended"
+    if viewer in waiting_for:
+        return "both" if len(waiting_for) > 1 else "you"
+    return "opponent" if waiting_for else "none"
+
+
+@dataclass(frozen=True)
+class RollView:
+    # The roll's number in the campaign: shown only once the CG has ended, since gaps
+    # between numbers would count the opponent's secret rolls.
+    seq: int | None
+    side: str
+    purpose: str
+    item: str
+    dice: str
+    faces: list[int]
+    drms: list[dict[str, Any]]
+    final: int
+    result: str
+
+
+def roll_view(r: Roll, *, ended: bool) -> RollView:
+    return RollView(
+        r.seq if ended else None,
+        r.side,
+        r.purpose,
+        r.item,
+        r.dice,
+        list(r.faces),
+        list(r.drms),
+        r.final,
+        r.result,
+    )
+
+
+@dataclass(frozen=True)
+class EventView:
+    kind: str
+    side: str
+    date: str
+    step_id: str
+    text: str
+    at: str
+
+
+def event_views(campaign: Campaign, side: str, module: Module) -> list[EventView]:
+    """The newest events the seat may read, newest first."""
+    events = (
+        Event.objects.visible_to(side)
+        .filter(campaign=campaign)
+        .order_by("-id")
+        .only("kind", "side", "date_index", "step_id", "created_at", "text", "public_text")
+    )[:LOG_WINDOW]
+    return [
+        EventView(
+            kind=e.kind,
+            side=e.side,
+            date=module.dates[e.date_index].label,
+            step_id=e.step_id,
+            text=e.shown,  # type: ignore[attr-defined]  # annotated by the gate
+            at=e.created_at.isoformat(timespec="seconds"),
+        )
+        for e in events
+    ]
+
+
+@dataclass(frozen=True)
+class PurchaseLine:
+    """A line of the RG Purchase Record (3.6179)."""
+
+    id: int
+    side: str  # side name
+    mine: bool
+    date: str
+    group_id: str
+    group_type: str
+    cost: int | None
+    number_purchased: int  # #P: of this RG so far in the CG, among the lines shown
+    number_remaining: str  # #R
+    strength: str
+    units: int | None
+    sw: str
+    rolls: list[str]
+    entry_area: str
+    notes: str
+    revealed: bool
+    can_cancel: bool
+    can_roll: bool
+
+
+def visible_purchases(campaign: Campaign, side: str) -> list[Purchase]:
+    return list(
+        Purchase.objects.visible_to(side)
+        .filter(campaign=campaign, status=Purchase.Status.ACTIVE)
+        .order_by("id")
+    )
+
+
+def record_lines(
+    campaign: Campaign, module: Module, side: str, purchases: Iterable[Purchase]
+) -> list[PurchaseLine]:
+    """The RG Purchase Records from the purchases the seat may see: the viewer's in
+    full, the opponent's revealed lines.  #P counts only the lines shown."""
+    names = {s.id: s.name for s in module.sides}
+    step = module.steps[campaign.step_index]
+    lines = []
+    count: dict[tuple[str, str], int] = {}
+    for p in purchases:
+        key = (p.side, p.group_id)
+        count[key] = count.get(key, 0) + 1
+        mine = p.side == side
+        in_purchase = step.kind == "purchase" and p.cycle == campaign.cycle
+        lines.append(
+            PurchaseLine(
+                id=p.pk,
+                side=names[p.side],
+                mine=mine,
+                date=module.dates[p.date_index].label,
+                group_id=p.group_id,
+                group_type=p.group_type,
+                cost=p.cost,
+                number_purchased=count[key],
+                number_remaining="—" if p.cg_max is None else str(p.cg_max - count[key]),
+                strength={"full": "F", "depleted": "D"}.get(p.strength, ""),
+                units=p.units if p.rolled_at or p.strength else None,
+                sw=", ".join(f"{n} {w}" for w, n in p.details.get("sw", {}).items()),
+                rolls=[f"{r['table']}: {r['result']}" for r in p.details.get("rolls", [])],
+                entry_area=p.entry_area,
+                notes=p.notes,
+                revealed=p.revealed_at is not None,
+                can_cancel=mine and in_purchase and p.rolled_at is None,
+                can_roll=mine
+                and p.rolled_at is None
+                and step.kind in ("purchase", "strength")
+                and campaign.ended_at is None,
+            )
+        )
+    return lines

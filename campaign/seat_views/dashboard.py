@@ -1,0 +1,67 @@
+"""The player's campaigns, newest activity first, in a constant number of queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Q
+
+from campaign.models import Seat, StepMark
+from campaign.seat_views.common import status_for
+from campaign.selectors import module_of
+from rules import machine
+
+
+@dataclass(frozen=True)
+class DashboardRow:
+    campaign_id: str
+    name: str
+    module_title: str
+    side: str
+    opponent: str | None
+    date: str
+    step: str
+    status: str
+    ended: bool
+
+
+def dashboard_rows(user: Any) -> list[DashboardRow]:
+    seats = list(
+        Seat.objects.filter(user=user).select_related("campaign").order_by("-campaign__updated_at")
+    )
+    campaign_ids = [s.campaign_id for s in seats]
+    others = {
+        (o.campaign_id, o.side): o
+        for o in Seat.objects.filter(campaign_id__in=campaign_ids).select_related("user")
+    }
+    current = Q(pk__in=[])
+    for seat in seats:
+        c = seat.campaign
+        current |= Q(campaign_id=c.pk, cycle=c.cycle, step_index=c.step_index)
+    marks: dict[tuple[Any, int, int], set[str]] = {}
+    for m in StepMark.objects.filter(current).values("campaign_id", "cycle", "step_index", "side"):
+        marks.setdefault((m["campaign_id"], m["cycle"], m["step_index"]), set()).add(m["side"])
+    rows = []
+    for seat in seats:
+        c = seat.campaign
+        module = module_of(c)
+        step = module.steps[c.step_index]
+        ended = c.ended_at is not None
+        done = marks.get((c.pk, c.cycle, c.step_index), set())
+        waiting = [] if ended else machine.sides_to_act(module, step, done)
+        opp = others.get((c.pk, machine.opponent(module, seat.side)))
+        rows.append(
+            DashboardRow(
+                campaign_id=str(c.pk),
+                name=c.name,
+                module_title=module.title,
+                side=module.side(seat.side).name,
+                opponent=opp.user.get_username() if opp and opp.user else None,
+                date=module.dates[c.date_index].label,
+                step=f"{step.id} {step.title}",
+                status=status_for(seat.side, waiting, ended),
+                ended=ended,
+            )
+        )
+    return rows

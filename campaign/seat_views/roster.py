@@ -1,0 +1,192 @@
+"""The roster page for one seat: the CG Roster, the RG Purchase Records and the
+retained forces, in a fixed number of queries whatever the number of dates."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+
+from campaign.charts import line_chart
+from campaign.models import (
+    Campaign,
+    Event,
+    EventKind,
+    FortificationBuy,
+    InitiativeChit,
+    InitiativeOutcome,
+    ReconBuy,
+    ScenarioResult,
+    Unit,
+)
+from campaign.seat_views.common import PurchaseLine, record_lines, visible_purchases
+from campaign.selectors import module_of
+from rules import machine
+
+
+@dataclass(frozen=True)
+class RosterSide:
+    start: int | None  # None: the opponent's points are secret
+    repl: int | None
+    total: int | None
+    spent: int | None
+    left: int | None
+    rgs: list[str]  # RG IDs bought that date (the opponent's as far as revealed)
+    recon: int | None
+    chit: str
+    cvp_lost: int | None
+    san: int | None
+
+
+@dataclass(frozen=True)
+class RosterLine:
+    date: str
+    weather: str
+    initiative: str
+    sides: list[RosterSide]  # in module side order
+
+
+@dataclass(frozen=True)
+class UnitView:
+    id: int
+    name: str
+    status: str
+    status_label: str
+    location: str
+
+
+@dataclass(frozen=True)
+class ForcesView:
+    side: str
+    mine: bool
+    units: list[UnitView]
+
+
+@dataclass(frozen=True)
+class RosterView:
+    campaign_id: str
+    name: str
+    module_title: str
+    currency: str
+    side_names: list[str]
+    lines: list[RosterLine]
+    record: list[PurchaseLine]
+    forces: list[ForcesView]
+    statuses: list[tuple[str, str]]
+    points_chart: str  # server-rendered SVG
+    cvp_chart: str
+    fortifications: list[str] = field(default_factory=list)  # the roster's FORTIFICATIONS
+
+    @property
+    def digest(self) -> str:
+        blob = json.dumps(asdict(self), sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def roster_view(campaign: Campaign, side: str) -> RosterView:
+    """The CG Roster, RG Purchase Records and retained forces as ``side`` may see them.
+    The opponent's points columns stay secret until the CG ends."""
+    module = module_of(campaign)
+    ended = campaign.ended_at is not None
+    sides = [s.id for s in module.sides]
+    variant = module.variant(campaign.variant)
+    first = machine.date_index(module, variant.start_date)
+    results = {
+        r.date_index: r.data
+        for r in ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
+    }
+    purchases = visible_purchases(campaign, side)
+    recons = {
+        (r.side, r.date_index): r
+        for r in ReconBuy.objects.visible_to(side).filter(campaign=campaign)
+    }
+    chits = {
+        (c.side, c.date_index): c
+        for c in InitiativeChit.objects.visible_to(side).filter(campaign=campaign)
+    }
+    outcomes = {o.date_index: o for o in InitiativeOutcome.objects.filter(campaign=campaign)}
+    repl = {
+        (e.side, e.date_index): e.data
+        for e in Event.objects.readable_by(side)
+        .filter(campaign=campaign, kind=EventKind.REPLENISH)
+        .only("side", "date_index", "data")
+    }
+    lines = []
+    for i in range(first, campaign.date_index + 1):
+        date = module.dates[i]
+        row = []
+        for s in sides:
+            own = s == side or ended
+            data = repl.get((s, i))
+            start = (
+                data["start"]
+                if data
+                else (variant.initial_points.get(s, 0) if i == first else None)
+            )
+            gained = data["repl"] if data else 0
+            bought = [p for p in purchases if p.side == s and p.date_index == i]
+            recon = recons.get((s, i))
+            spent = sum(p.cost for p in bought) + (recon.cost if recon else 0)
+            total = None if start is None else start + gained
+            chit = chits.get((s, i))
+            result = results.get(i, {})
+            row.append(
+                RosterSide(
+                    start=start if own else None,
+                    repl=gained if own and start is not None else None,
+                    total=total if own else None,
+                    spent=spent if own else None,
+                    left=(total - spent) if own and total is not None else None,
+                    rgs=[p.group_id for p in bought],
+                    recon=recon.locations if recon else None,
+                    chit=chit.get_chit_display() if chit else "",
+                    cvp_lost=result.get("cvp_lost", {}).get(s),
+                    san=result.get("san", {}).get(s),
+                )
+            )
+        outcome = outcomes.get(i)
+        lines.append(
+            RosterLine(date.label, date.weather or "", outcome.label if outcome else "", row)
+        )
+    units = list(Unit.objects.visible_to(side).filter(campaign=campaign))
+    forces = [
+        ForcesView(
+            module.side(s).name,
+            s == side,
+            [
+                UnitView(u.pk, u.name, u.status, u.get_status_display(), u.location)
+                for u in units
+                if u.side == s
+            ],
+        )
+        for s in sides
+    ]
+    labels = {i.id: i.label for i in module.fortifications.items} if module.fortifications else {}
+    forts = [
+        f"{module.dates[b.date_index].label}: {module.side(b.side).name} {b.count} × "
+        f"{labels.get(b.item_id, b.item_id)}" + (f" at {b.location}" if b.location else "")
+        for b in FortificationBuy.objects.visible_to(side).filter(campaign=campaign).order_by("id")
+    ]
+    own_index = sides.index(side)
+    series = {module.side(side).name: [(ln.date, ln.sides[own_index].left) for ln in lines]}
+    if ended:
+        other = 1 - own_index
+        series[module.side(sides[other]).name] = [(ln.date, ln.sides[other].left) for ln in lines]
+    cvp = {
+        module.side(s).name: [(ln.date, ln.sides[k].cvp_lost) for ln in lines]
+        for k, s in enumerate(sides)
+    }
+    return RosterView(
+        campaign_id=str(campaign.pk),
+        name=campaign.name,
+        module_title=module.title,
+        currency=module.currency.code,
+        side_names=[module.side(s).name for s in sides],
+        lines=lines,
+        record=record_lines(campaign, module, side, purchases),
+        forces=forces,
+        statuses=list(Unit.Status.choices),
+        points_chart=line_chart(f"{module.currency.code} left", series),
+        cvp_chart=line_chart("CVP lost per scenario", cvp),
+        fortifications=forts,
+    )

@@ -1,0 +1,181 @@
+"""Reads shared by the write side and the seat views: a campaign's rules, its
+position, and the engine's snapshot of one side (through the visibility gate: a
+snapshot holds that side's own records and only public facts about the opponent)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from uuid import UUID
+
+from django.db.models import Exists, OuterRef
+
+from campaign.models import (
+    Campaign,
+    FortificationBuy,
+    InitiativeChit,
+    Purchase,
+    ReconBuy,
+    Seat,
+    StepMark,
+)
+from rules.registry import parse_module
+from rules.schema import Module
+from rules.snapshot import (
+    Bought,
+    FortificationBought,
+    Holdings,
+    Position,
+    SideState,
+    Snapshot,
+)
+
+
+def as_uuid(value: object) -> UUID | None:
+    """A campaign id from a URL or a form, or None when it is not one."""
+    try:
+        return value if isinstance(value, UUID) else UUID(str(value))
+    except ValueError:
+        return None
+
+
+def module_of(campaign: Campaign) -> Module:
+    """The rules a campaign runs under (the module data it was created with)."""
+    return parse_module(campaign.module_checksum, campaign.module_data)
+
+
+def position_of(campaign: Campaign) -> Position:
+    return Position(
+        date_index=campaign.date_index,
+        step_index=campaign.step_index,
+        cycle=campaign.cycle,
+        ended=campaign.ended_at is not None,
+        in_play=campaign.in_play,
+    )
+
+
+def position_token(campaign: Campaign) -> str:
+    """The token a form carries: the pass and step it was made for."""
+    return f"{campaign.cycle}.{campaign.step_index}"
+
+
+def done_sides(campaign: Campaign) -> frozenset[str]:
+    return frozenset(
+        StepMark.objects.filter(
+            campaign=campaign, cycle=campaign.cycle, step_index=campaign.step_index
+        ).values_list("side", flat=True)
+    )
+
+
+def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat]:
+    """A campaign's seats with their players, the campaign itself (one shared object)
+    and whether each side has done the current step: one query.
+
+    With ``lock`` the seats and the campaign row are locked, seats in id order, in the
+    same statement: every write to a campaign starts here, so two players' actions
+    queue one behind the other and never deadlock."""
+    if campaign_id is None:
+        return []
+    current_mark = StepMark.objects.filter(
+        campaign_id=OuterRef("campaign_id"),
+        side=OuterRef("side"),
+        cycle=OuterRef("campaign__cycle"),
+        step_index=OuterRef("campaign__step_index"),
+    )
+    qs = (
+        Seat.objects.filter(campaign_id=campaign_id)
+        .select_related("campaign", "user")
+        .annotate(is_done=Exists(current_mark))
+        .order_by("id")
+    )
+    if lock:
+        qs = qs.select_for_update(of=("self", "campaign"))
+    seats: list[Seat] = list(qs)
+    if seats:
+        campaign = seats[0].campaign
+        for seat in seats:
+            seat.campaign = campaign
+    return seats
+
+
+def seats_done(seats: Iterable[Seat]) -> frozenset[str]:
+    return frozenset(s.side for s in seats if getattr(s, "is_done", False))
+
+
+def side_states(seats: Iterable[Seat], viewer: str) -> dict[str, SideState]:
+    """Every side's public state; points only for the viewer's own side."""
+    return {
+        s.side: SideState(
+            side=s.side,
+            joined=s.user_id is not None,
+            attack_chits_used=s.attack_chits_used,
+            no_on_map_units=s.no_on_map_units,
+            points=s.points if s.side == viewer else None,
+            fortification_points=s.fortification_points if s.side == viewer else None,
+            san=s.san if s.side == viewer else None,
+        )
+        for s in seats
+    }
+
+
+def bought(campaign: Campaign, side: str) -> tuple[Bought, ...]:
+    return tuple(
+        Bought(group_id, date_index)
+        for group_id, date_index in Purchase.objects.filter(
+            campaign=campaign, side=side, status=Purchase.Status.ACTIVE
+        ).values_list("group_id", "date_index")
+    )
+
+
+def holdings(
+    campaign: Campaign,
+    side: str,
+    *,
+    purchases: bool = False,
+    fortifications: bool = False,
+    recon: bool = False,
+) -> Holdings:
+    """The side's own records the caller needs (one query each)."""
+    forts: tuple[FortificationBought, ...] = ()
+    if fortifications:
+        forts = tuple(
+            FortificationBought(item_id, date_index, count)
+            for item_id, date_index, count in FortificationBuy.objects.filter(
+                campaign=campaign, side=side
+            ).values_list("item_id", "date_index", "count")
+        )
+    recon_dates: frozenset[int] = frozenset()
+    if recon:
+        recon_dates = frozenset(
+            ReconBuy.objects.filter(campaign=campaign, side=side).values_list(
+                "date_index", flat=True
+            )
+        )
+    return Holdings(
+        bought=bought(campaign, side) if purchases or fortifications else (),
+        fortifications=forts,
+        recon_dates=recon_dates,
+    )
+
+
+def chits_locked(campaign: Campaign) -> int:
+    return InitiativeChit.objects.filter(campaign=campaign, cycle=campaign.cycle).count()
+
+
+def snapshot(
+    campaign: Campaign,
+    side: str,
+    *,
+    seats: Iterable[Seat],
+    done: frozenset[str],
+    held: Holdings | None = None,
+    chits: int = 0,
+) -> Snapshot:
+    return Snapshot(
+        variant=campaign.variant,
+        position=position_of(campaign),
+        done=done,
+        sides=side_states(seats, side),
+        side=side,
+        holdings=held or Holdings(),
+        chits_locked=chits,
+    )

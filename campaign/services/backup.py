@@ -1,0 +1,89 @@
+"""Backup: one file with the whole campaign (both sides, all secrets, every roll and
+event), and its import into another installation.  Host-only: it holds both sides'
+secrets."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from uuid import UUID
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.core import serializers
+from django.core.management.color import no_style
+from django.db import connection, transaction
+
+from campaign.models import Campaign, ModuleRecord
+from campaign.services.errors import ActionRefused
+
+FORMAT = "refit-campaign"
+VERSION = 1
+
+
+def _child_models() -> list:
+    """Every model that belongs to a campaign (a ``campaign`` foreign key), so a record
+    added later is in the backup without touching this file."""
+    out = []
+    for model in apps.get_app_config("campaign").get_models():
+        field = next((f for f in model._meta.fields if f.name == "campaign"), None)
+        if field is not None and field.related_model is Campaign:
+            out.append(model)
+    return sorted(out, key=lambda m: m._meta.label)
+
+
+def export_campaign(*, campaign_id: UUID) -> bytes:
+    campaign = Campaign.objects.select_related("module").get(pk=campaign_id)
+    objects: list[Any] = [campaign.module, campaign]
+    for model in _child_models():
+        objects.extend(model.objects.filter(campaign=campaign).order_by("pk"))
+    serialized = json.loads(serializers.serialize("json", objects, use_natural_foreign_keys=True))
+    user_fields = {
+        (m._meta.label_lower, f.name)
+        for m in [Campaign, *_child_models()]
+        for f in m._meta.fields
+        if f.is_relation and f.related_model is get_user_model()
+    }
+    users = sorted(
+        {
+            obj["fields"][name][0]
+            for obj in serialized
+            for (label, name) in user_fields
+            if obj["model"] == label and obj["fields"].get(name)
+        }
+    )
+    payload = {"format": FORMAT, "version": VERSION, "users": users, "objects": serialized}
+    return json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False).encode()
+
+
+@transaction.atomic
+def import_campaign(*, data: bytes) -> Campaign:
+    try:
+        payload = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise ActionRefused("This is not a Refit campaign file (not JSON).") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise ActionRefused("This is not a Refit campaign file.")
+    if payload.get("version") != VERSION:
+        raise ActionRefused(f"This file is version {payload.get('version')}; expected {VERSION}.")
+    user_model = get_user_model()
+    for username in payload["users"]:
+        if not user_model.objects.filter(username=username).exists():
+            user = user_model(username=username)
+            user.set_unusable_password()  # the player sets a password through an admin reset
+            user.save()
+    objects = list(serializers.deserialize("json", json.dumps(payload["objects"])))
+    models_seen = set()
+    for obj in objects:
+        instance = obj.object
+        if isinstance(instance, ModuleRecord):
+            if ModuleRecord.objects.filter(pk=instance.pk).exists():
+                continue  # the campaign carries its own copy of the module data
+        elif isinstance(instance, Campaign) and Campaign.objects.filter(pk=instance.pk).exists():
+            raise ActionRefused("This campaign is already in this installation.", status=409)
+        obj.save()
+        models_seen.add(type(instance))
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), list(models_seen)):
+            cursor.execute(sql)
+    return next(o.object for o in objects if isinstance(o.object, Campaign))

@@ -1,0 +1,34 @@
+"""The campaign log: every service appends what it did, in words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign.models import Campaign, Event, EventKind
+
+
+def record_event(
+    campaign: Campaign,
+    *,
+    kind: EventKind,
+    text: str,
+    side: str = "",
+    step_id: str = "",
+    secret_side: str = "",
+    public_text: str = "",
+    data: dict[str, Any] | None = None,
+) -> Event:
+    """Append to the log of a campaign whose row the caller holds locked.  With
+    ``secret_side`` the text is that side's secret until revealed; the opponent reads
+    ``public_text`` (or nothing, when it is empty)."""
+    return Event.objects.create(
+        campaign=campaign,
+        kind=kind,
+        side=side,
+        date_index=campaign.date_index,
+        step_id=step_id,
+        text=text,
+        public_text=public_text,
+        secret_side=secret_side,
+        data=data or {},
+    )

@@ -1,0 +1,326 @@
+"""The phase machine's server side: moving a campaign through its steps and running
+the operations (``rules.kinds.Hook``) a step kind asks for.
+
+``advance`` completes every step whose sides have all acted and enters the next;
+each ``Hook`` is implemented once here, for every kind that names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.utils import timezone
+
+from campaign.models import (
+    Campaign,
+    Event,
+    EventKind,
+    FortificationBuy,
+    InitiativeChit,
+    InitiativeOutcome,
+    Purchase,
+    ReconBuy,
+    RevealPolicy,
+    Roll,
+    ScenarioResult,
+    Seat,
+)
+from campaign.services import dice as dice_service
+from campaign.services import purchase_records
+from campaign.services.events import record_event
+from campaign.services.rolls import campaign_inputs, confirmed_results, roll_context
+from campaign.services.turns import Turn
+from rules import machine, replenish
+from rules.drm import AppliedDrm
+from rules.kinds import Hook, kind_of
+from rules.schema import SAN, InitiativeResult, RollForSide, Table, parse_range
+
+# --------------------------------------------------------------------------- moving on
+
+
+def advance(turn: Turn) -> None:
+    """Move on while the current step is finished: complete it, enter the next."""
+    c, module = turn.campaign, turn.module
+    while c.ended_at is None:
+        step = module.steps[c.step_index]
+        if machine.sides_to_act(module, step, turn.done):
+            break
+        kind = kind_of(step.kind)
+        for hook in kind.on_complete:
+            HOOKS[hook](turn)
+        if c.ended_at is not None:
+            break
+        if kind.ends_scenario:
+            goto(turn, 1)
+        elif c.step_index + 1 >= len(module.steps):
+            c.cycle += 1
+            c.in_play = True
+            c.step_index = 0
+            turn.forget_done()
+            record_event(
+                c,
+                kind=EventKind.SCENARIO,
+                step_id=step.id,
+                text=f"The {module.dates[c.date_index].label} scenario is in play. Enter its "
+                "result when it is over.",
+            )
+        else:
+            goto(turn, c.step_index + 1)
+    save_position(c)
+
+
+def side_done(turn: Turn) -> None:
+    """What finishing the current step does for the finishing side."""
+    for hook in turn.kind.on_side_done:
+        HOOKS[hook](turn)
+
+
+def goto(turn: Turn, index: int, *, new_pass: bool = False) -> None:
+    c = turn.campaign
+    if new_pass:
+        c.cycle += 1
+    c.step_index = index
+    turn.forget_done()
+    for hook in enter_hooks(turn):
+        HOOKS[hook](turn)
+
+
+def enter_hooks(turn: Turn) -> tuple[Hook, ...]:
+    step = turn.step
+    extra = (Hook.REPLENISH,) if step.effect == "replenish" else ()
+    return kind_of(step.kind).on_enter + extra
+
+
+def save_position(c: Campaign) -> None:
+    Campaign.objects.filter(pk=c.pk).update(
+        date_index=c.date_index,
+        step_index=c.step_index,
+        cycle=c.cycle,
+        in_play=c.in_play,
+        ended_at=c.ended_at,
+        outcome=c.outcome,
+        updated_at=timezone.now(),
+    )
+
+
+# --------------------------------------------------------------------------- hooks
+
+
+def new_date(turn: Turn) -> None:
+    c, module = turn.campaign, turn.module
+    last = machine.date_index(module, module.variant(c.variant).last_date)
+    if c.date_index >= last:
+        end_campaign(turn, f"The CG ends: {module.dates[c.date_index].label} was its last date.")
+        return
+    c.date_index += 1
+    record_event(
+        c,
+        kind=EventKind.DATE,
+        step_id=turn.step.id,
+        text=f"New CG date: {module.dates[c.date_index].label}.",
+    )
+
+
+def replenish_all(turn: Turn) -> None:
+    for seat in turn.seats.values():
+        replenish_side(turn, seat)
+
+
+def replenish_side(turn: Turn, seat: Seat) -> None:
+    c, module = turn.campaign, turn.module
+    step_id = turn.step.id
+
+    def roll(
+        kind: str, purpose: str, table: Table | None = None, drms: tuple[AppliedDrm, ...] = ()
+    ) -> Roll:
+        return dice_service.roll(
+            c,
+            side=seat.side,
+            kind=kind,
+            purpose=purpose,
+            table=table,
+            drms=drms,
+            step_id=step_id,
+            secret=True,
+        )
+
+    played = confirmed_results(c)
+    outcome = replenish.replenish(
+        module,
+        side=seat.side,
+        date_index=c.date_index,
+        played_date_index=played[-1].date_index if played else None,
+        points=seat.points,
+        inputs={s: campaign_inputs(turn, s) for s in turn.seats},
+        context=roll_context(turn, seat.side),
+        roll=roll,
+    )
+    seat.points = outcome.points
+    seat.save(update_fields=["points"])
+    name = module.side(seat.side).name
+    record_event(
+        c,
+        kind=EventKind.REPLENISH,
+        side=seat.side,
+        step_id=step_id,
+        text=f"{name} {module.currency.code}: " + " · ".join(outcome.lines),
+        secret_side=seat.side,
+        public_text=f"{name} received its {module.currency.code} (secret).",
+        data={"lines": outcome.lines, "start": outcome.start, "repl": outcome.gained},
+    )
+
+
+def reveal_at_step_end(turn: Turn) -> None:
+    c = turn.campaign
+    if c.reveal_policy == RevealPolicy.STEP_END and purchase_records.reveal_purchases(
+        c, date_index=c.date_index
+    ):
+        record_event(
+            c,
+            kind=EventKind.REVEAL,
+            step_id=turn.step.id,
+            text=f"Purchases of {turn.module.dates[c.date_index].label} are revealed.",
+        )
+
+
+def scenario_over(turn: Turn) -> None:
+    """Both agreed the result: reveal by policy, record SANs, check the CG victory
+    conditions, end the CG after its last date."""
+    c, module = turn.campaign, turn.module
+    if c.reveal_policy == RevealPolicy.SCENARIO_END and purchase_records.reveal_purchases(c):
+        record_event(
+            c,
+            kind=EventKind.REVEAL,
+            step_id=turn.step.id,
+            text="Purchases are revealed: the scenario has ended.",
+        )
+    c.in_play = False
+    result = ScenarioResult.objects.get(campaign=c, cycle=c.cycle)
+    for side, san in result.data.get(SAN, {}).items():
+        seat = turn.seats[side]
+        seat.san = san
+        seat.save(update_fields=["san"])
+    winner = victory_check(turn)
+    if winner:
+        end_campaign(turn, winner)
+        return
+    last = machine.date_index(module, module.variant(c.variant).last_date)
+    if c.date_index >= last:
+        text = f"The CG ends after its last date, {module.dates[c.date_index].label}."
+        if module.default_winner:
+            text += (
+                f" {module.side(module.default_winner).name} wins: no CG victory condition was met."
+            )
+        elif module.victory:
+            text += f" Decide the winner by the CG victory conditions: {module.victory}"
+        else:
+            text += " The module has no CG victory conditions: decide the winner by the rules."
+        end_campaign(turn, text)
+
+
+def victory_check(turn: Turn) -> str | None:
+    c, module = turn.campaign, turn.module
+    results = confirmed_results(c)
+    if not results:
+        return None
+    ops: dict[str, Callable[[int, int], bool]] = {
+        ">=": lambda a, b: a >= b,
+        ">": lambda a, b: a > b,
+        "<=": lambda a, b: a <= b,
+        "<": lambda a, b: a < b,
+        "==": lambda a, b: a == b,
+    }
+    for check in module.victory_checks:
+        ok = True
+        for term in check.all:
+            values = [r.data.get(term.field, {}).get(term.side, 0) for r in results]
+            amount = sum(int(v) for v in values) if term.total else values[-1]
+            ok = ok and ops[term.op](amount, int(term.value))
+        if ok:
+            return f"{module.side(check.winner).name} wins the CG ({check.rule}): {check.text}"
+    return None
+
+
+def end_campaign(turn: Turn, outcome: str) -> None:
+    """The CG is over: every secret is revealed and the dice seed disclosed."""
+    c = turn.campaign
+    now = timezone.now()
+    c.ended_at = now
+    c.outcome = outcome
+    Event.objects.filter(campaign=c, revealed_at__isnull=True).exclude(secret_side="").update(
+        revealed_at=now
+    )
+    Roll.objects.filter(campaign=c, secret=True, revealed_at__isnull=True).update(revealed_at=now)
+    InitiativeChit.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
+    for model in (Purchase, FortificationBuy, ReconBuy):
+        model.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
+    record_event(
+        c, kind=EventKind.END, text=f"{outcome} The dice seed is disclosed: {c.dice_seed}."
+    )
+    save_position(c)
+
+
+# --------------------------------------------------------------------------- initiative follow-ups
+
+
+def matrix_result(turn: Turn, result_id: str) -> InitiativeResult:
+    """A matrix result as it applies on the current date (its Night form at night)."""
+    assert turn.module.initiative is not None
+    result = next(r for r in turn.module.initiative.results if r.id == result_id)
+    if turn.module.dates[turn.campaign.date_index].night and result.night is not None:
+        return result.night
+    return result
+
+
+def decide_side(turn: Turn, rule: str | RollForSide | None, what: str) -> str:
+    """A side fixed by the matrix, or decided by a public follow-up roll."""
+    if rule is None or rule == "sets_up_second":
+        return ""
+    if isinstance(rule, str):
+        return rule
+    r = dice_service.roll(
+        turn.campaign,
+        side=rule.roller,
+        kind=rule.dice,
+        purpose=f"who {what} ({rule.rule})",
+        step_id=turn.step.id,
+    )
+    side = rule.rows[-1]["side"]
+    for row in rule.rows:
+        lo, hi = parse_range(row["range"])
+        if (lo is None or r.final >= lo) and (hi is None or r.final <= hi):
+            side = row["side"]
+            break
+    record_event(
+        turn.campaign,
+        kind=EventKind.ROLL,
+        side=rule.roller,
+        step_id=turn.step.id,
+        text=f"{turn.module.side(rule.roller).name} rolled who {what}: "
+        f"{dice_service.describe(r)} → {turn.module.side(side).name} ({rule.rule}).",
+    )
+    return side
+
+
+def decide_moves_first(turn: Turn) -> None:
+    """At scenario commencement: roll who moves first where the matrix left it to a dr."""
+    c, module = turn.campaign, turn.module
+    outcome = InitiativeOutcome.objects.filter(campaign=c, date_index=c.date_index).last()
+    if outcome is None or outcome.moves_first or not outcome.scenario or module.initiative is None:
+        return
+    result = matrix_result(turn, outcome.result)
+    if isinstance(result.moves_first, RollForSide):
+        outcome.moves_first = decide_side(turn, result.moves_first, "moves first")
+        outcome.save(update_fields=["moves_first"])
+
+
+HOOKS: dict[Hook, Callable[[Turn], None]] = {
+    Hook.NEW_DATE: new_date,
+    Hook.REPLENISH: replenish_all,
+    Hook.DECIDE_MOVES_FIRST: decide_moves_first,
+    Hook.ROLL_REMAINING: purchase_records.roll_remaining,
+    Hook.FORFEIT_FORTIFICATION_POINTS: purchase_records.forfeit_fortification_points,
+    Hook.REVEAL_PURCHASES: reveal_at_step_end,
+    Hook.SCENARIO_OVER: scenario_over,
+}
+assert set(HOOKS) == set(Hook), "every Hook has its one implementation"

@@ -1,0 +1,150 @@
+"""Secret initiative chits (3.621 / C5.x): each side locks Attack or Idle; when the
+second locks, the same transaction reveals both, cross-indexes the module's matrix
+and moves the campaign on — or loops it to a new date on Idle/Lull."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from campaign.models import Event, EventKind, InitiativeChit, InitiativeOutcome
+from campaign.selectors import chits_locked
+from campaign.services import push
+from campaign.services.errors import ActionRefused
+from campaign.services.events import record_event
+from campaign.services.flow import (
+    advance,
+    decide_side,
+    goto,
+    matrix_result,
+    save_position,
+)
+from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
+from rules import availability, machine
+from rules.availability import CHITS
+from rules.kinds import Action
+from rules.schema import RollForSide
+
+
+@transaction.atomic
+def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | None = None) -> None:
+    """Lock this side's chit.  It cannot be changed; the opponent learns only that it
+    was chosen, until both are revealed at once."""
+    turn = take_turn(campaign_id, user, at)
+    snap = turn.snapshot()
+    expect_turn(turn, Action.CHIT, snap)
+    availability.check_chit(turn.module, snap, chit)
+    c = turn.campaign
+    InitiativeChit.objects.create(
+        campaign=c, cycle=c.cycle, date_index=c.date_index, side=turn.side, chit=chit
+    )
+    mark_done(turn)
+    name = turn.side_name()
+    record_event(
+        c,
+        kind=EventKind.CHIT,
+        side=turn.side,
+        step_id=turn.step.id,
+        text=f"{name} locked its initiative chit: {CHITS[chit]}.",
+        secret_side=turn.side,
+        public_text=f"{name} has chosen its initiative chit.",
+    )
+    if chits_locked(c) == len(turn.module.sides):
+        reveal(turn)
+    push.changed(c.pk)
+
+
+def reveal(turn: Turn) -> None:
+    """Reveal both chits, find the matrix result and its follow-ups, move on."""
+    c, module = turn.campaign, turn.module
+    ini = module.initiative
+    assert ini is not None
+    now = timezone.now()
+    chits = {ch.side: ch.chit for ch in InitiativeChit.objects.filter(campaign=c, cycle=c.cycle)}
+    InitiativeChit.objects.filter(campaign=c, cycle=c.cycle).update(revealed_at=now)
+    Event.objects.filter(
+        campaign=c, kind=EventKind.CHIT, date_index=c.date_index, revealed_at=None
+    ).update(revealed_at=now)
+    cell = next(cell for cell in ini.matrix if cell.chits == chits)
+    result = matrix_result(turn, cell.result)
+    for side, chit in chits.items():
+        if chit == "attack":
+            c.seats.filter(side=side).update(attack_chits_used=F("attack_chits_used") + 1)
+    sets_up = decide_side(turn, result.sets_up_first, "sets up first")
+    if result.moves_first == "sets_up_second":
+        moves = machine.opponent(module, sets_up) if sets_up else ""
+    elif isinstance(result.moves_first, str):
+        moves = result.moves_first
+    else:
+        moves = ""  # a roll after setup (decide_moves_first), or not given
+    chosen = ", ".join(f"{s.name} {CHITS[chits[s.id]]}" for s in module.sides)
+    text = f"Initiative revealed: {chosen} → {result.label}."
+    if sets_up:
+        text += f" {module.side(sets_up).name} sets up first."
+    if moves:
+        text += f" {module.side(moves).name} moves first."
+    elif isinstance(result.moves_first, RollForSide):
+        text += f" Who moves first is rolled after setup ({result.moves_first.rule})."
+    if result.text:
+        text += f" {result.text}"
+    InitiativeOutcome.objects.create(
+        campaign=c,
+        cycle=c.cycle,
+        date_index=c.date_index,
+        result=cell.result,
+        label=result.label,
+        scenario=result.scenario,
+        attackers=result.attackers,
+        sets_up_first=sets_up,
+        moves_first=moves,
+        text=text,
+    )
+    record_event(
+        c, kind=EventKind.INITIATIVE, step_id=turn.step.id, text=text, data={"chits": chits}
+    )
+    if result.scenario:
+        advance(turn)
+        return
+    target = result.loops_to or module.flow.idle_loop_from
+    if target is None:
+        advance(turn)
+        return
+    record_event(
+        c,
+        kind=EventKind.IDLE,
+        step_id=turn.step.id,
+        text=f"No scenario on {module.dates[c.date_index].label}: steps from {target} repeat "
+        "for the next CG date.",
+    )
+    goto(turn, machine.step_index(module, target), new_pass=True)
+    save_position(c)
+    advance(turn)
+
+
+@transaction.atomic
+def declare_on_map_units(
+    *, campaign_id: object, user: User, has_units: bool, at: str | None = None
+) -> None:
+    """A side states openly whether it has on-map retained units; the opponent's
+    Attack chit may depend on it (e.g. 3.6212*)."""
+    turn = take_turn(campaign_id, user, at)
+    refusal = availability.declare_refusal(
+        turn.module, turn.snapshot(chits=chits_locked(turn.campaign))
+    )
+    if refusal is not None:
+        raise refusal
+    turn.seat.no_on_map_units = not has_units
+    turn.seat.save(update_fields=["no_on_map_units"])
+    record_event(
+        turn.campaign,
+        kind=EventKind.DECLARE,
+        side=turn.side,
+        step_id=turn.step.id,
+        text=f"{turn.side_name()} declares it has {'' if has_units else 'no '}on-map "
+        "retained units.",
+    )
+    push.changed(turn.campaign.pk)
+
+
+__all__ = ["ActionRefused", "declare_on_map_units", "lock_initiative", "reveal"]

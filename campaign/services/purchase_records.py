@@ -1,0 +1,140 @@
+"""What happens to RG Purchase Record lines besides buying: their secret rolls, the
+forfeit of unspent fortification points, and their reveal.  Used by the purchase
+actions and by the step hooks (``campaign.services.flow``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.utils import timezone
+
+from campaign.models import Campaign, Event, EventKind, Purchase, Roll
+from campaign.services import dice as dice_service
+from campaign.services.events import record_event
+from campaign.services.rolls import roll_context
+from campaign.services.turns import Turn
+from campaign.services.units import units_from_purchase
+from rules import availability
+from rules.drm import RollContext, applicable_drms, holds
+from rules.schema import ReinforcementGroup
+
+
+def make_rolls(turn: Turn, purchase: Purchase) -> None:
+    """The module's post-purchase rolls for this RG, in the module's order; a strength
+    result (row effect full/depleted) decides the units and what later rolls apply."""
+    module = turn.module
+    group = availability.find_group(module, turn.side, purchase.group_id)
+    strength = "" if group.depletable else "full"
+    results: list[dict[str, object]] = []
+    for pp in module.post_purchase:
+        ctx = _purchase_ctx(turn, group, strength)
+        if not holds(pp.applies_to, ctx):
+            continue
+        table = module.table(pp.table)
+        if table.missing:
+            results.append(
+                {"table": table.title, "result": f"table missing from the module ({pp.rule})"}
+            )
+            continue
+        r = dice_service.roll(
+            turn.campaign,
+            side=turn.side,
+            kind=table.dice,
+            purpose=table.title,
+            drms=applicable_drms(table, ctx),
+            table=table,
+            item=f"{group.id} {group.type}",
+            step_id=turn.step.id,
+            secret=True,
+            column=pp.column,
+        )
+        row = table.lookup(r.final)
+        if row.effect in ("full", "depleted"):
+            strength = row.effect
+        results.append({"table": table.title, "result": r.result, "roll": r.seq})
+    purchase.strength = strength or "full"
+    purchase.units = group.depleted if purchase.strength == "depleted" else group.full
+    purchase.details = {
+        "rolls": results,
+        "sw": group.sw if purchase.strength == "full" else {},
+    }
+    purchase.rolled_at = timezone.now()
+    purchase.save(update_fields=["strength", "units", "details", "rolled_at"])
+    units_from_purchase(purchase)
+    summary = "; ".join(f"{x['table']}: {x['result']}" for x in results) or "no rolls"
+    record_event(
+        turn.campaign,
+        kind=EventKind.RG_ROLLS,
+        side=turn.side,
+        step_id=turn.step.id,
+        secret_side=turn.side,
+        text=f"{turn.side_name()} {purchase.group_id} {purchase.group_type}: {summary}.",
+        data={"purchase": purchase.pk},
+    )
+
+
+def _purchase_ctx(turn: Turn, group: ReinforcementGroup, strength: str) -> RollContext:
+    base = roll_context(turn)
+    return RollContext(
+        side=base.side,
+        nationalities=base.nationalities,
+        night=base.night,
+        initial_scenario=base.initial_scenario,
+        chose_attack_previous=base.chose_attack_previous,
+        inputs=base.inputs,
+        group=group,
+        strength=strength or None,
+    )
+
+
+def roll_remaining(turn: Turn) -> None:
+    """Finishing the strength step rolls for every RG of the side still unrolled."""
+    for purchase in Purchase.objects.filter(
+        campaign=turn.campaign,
+        side=turn.side,
+        status=Purchase.Status.ACTIVE,
+        rolled_at__isnull=True,
+    ):
+        make_rolls(turn, purchase)
+
+
+def forfeit_fortification_points(turn: Turn) -> None:
+    forts = turn.module.fortifications
+    seat = turn.seat
+    if forts and forts.forfeit_unspent and seat.fortification_points:
+        lost = seat.fortification_points
+        seat.fortification_points = 0
+        seat.save(update_fields=["fortification_points"])
+        record_event(
+            turn.campaign,
+            kind=EventKind.FORFEIT,
+            side=turn.side,
+            step_id=turn.step.id,
+            secret_side=turn.side,
+            text=f"{turn.side_name()} forfeits {lost} unspent {forts.currency} ({forts.rule}).",
+        )
+
+
+def reveal_purchases(campaign: Campaign, *, date_index: int | None = None) -> int:
+    """Reveal purchases (and their rolls and log lines) up to ``date_index``."""
+    qs = Purchase.objects.filter(
+        campaign=campaign, revealed_at__isnull=True, status=Purchase.Status.ACTIVE
+    )
+    if date_index is not None:
+        qs = qs.filter(date_index__lte=date_index)
+    return reveal(campaign, list(qs))
+
+
+def reveal(campaign: Campaign, purchases: Iterable[Purchase]) -> int:
+    now = timezone.now()
+    purchases = list(purchases)
+    ids = [p.pk for p in purchases]
+    Purchase.objects.filter(pk__in=ids).update(revealed_at=now)
+    seqs = [r["roll"] for p in purchases for r in p.details.get("rolls", []) if "roll" in r]
+    Roll.objects.filter(campaign=campaign, seq__in=seqs).update(revealed_at=now)
+    Event.objects.filter(
+        campaign=campaign,
+        kind__in=[EventKind.PURCHASE, EventKind.RG_ROLLS],
+        data__purchase__in=ids,
+    ).update(revealed_at=now)
+    return len(ids)

@@ -1,0 +1,291 @@
+"""Secret purchases: Reinforcement Groups, their secret rolls, fortifications and
+recon.  Everything runs with the campaign row and the acting side's seat (its points)
+locked; the database refuses negative points and counts above the module's maxima by
+itself.  What may be bought, and why not, is the engine's (``rules.availability``):
+the purchase page shows the same sentences."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy
+from campaign.selectors import holdings
+from campaign.services import dice as dice_service
+from campaign.services import push
+from campaign.services.errors import ActionRefused
+from campaign.services.events import record_event
+from campaign.services.purchase_records import make_rolls, reveal
+from campaign.services.turns import Turn, User, expect_turn, take_turn
+from rules import availability
+from rules.drm import AppliedDrm
+from rules.kinds import Action
+from rules.snapshot import Bought, Holdings
+
+# What a purchase changes on the buyer's pages (the opponent sees none of it).
+PURCHASE_PARTS = (push.Part.STEP, push.Part.SIDES, push.Part.RECORD, push.Part.LOG)
+RECORD_PARTS = (*PURCHASE_PARTS, push.Part.ROSTER, push.Part.ROSTER_RECORD, push.Part.FORCES)
+
+
+def _free(used: set[int], maximum: int | None) -> int:
+    n = 1
+    while n in used:
+        n += 1
+    return n if maximum is None or n <= maximum else maximum + 1
+
+
+@transaction.atomic
+def purchase_rg(
+    *,
+    campaign_id: object,
+    user: User,
+    group_id: str,
+    cost_variant: str = "",
+    at: str | None = None,
+) -> Purchase:
+    """Buy one RG, secretly, within every limit of the module."""
+    turn = take_turn(campaign_id, user, at)
+    c, module, seat = turn.campaign, turn.module, turn.seat
+    mine = list(
+        Purchase.objects.filter(campaign=c, side=turn.side, status=Purchase.Status.ACTIVE).only(
+            "group_id", "date_index", "ordinal", "date_ordinal"
+        )
+    )
+    snap = turn.snapshot(Holdings(bought=tuple(Bought(p.group_id, p.date_index) for p in mine)))
+    expect_turn(turn, Action.BUY, snap)
+    group, option = availability.check_purchase(module, snap, group_id, cost_variant)
+    same = [p for p in mine if p.group_id == group.id]
+    cg_max = group.cg_max.get(c.variant)
+    purchase = Purchase.objects.create(
+        campaign=c,
+        side=turn.side,
+        cycle=c.cycle,
+        date_index=c.date_index,
+        group_id=group.id,
+        group_type=group.type,
+        cost_variant=option.variant,
+        cost=option.cost,
+        ordinal=_free({p.ordinal for p in same}, cg_max),
+        cg_max=cg_max,
+        date_ordinal=_free(
+            {p.date_ordinal for p in same if p.date_index == c.date_index}, group.date_max
+        ),
+        date_max=group.date_max,
+        units=None if group.depletable else group.full,
+    )
+    seat.points -= option.cost
+    seat.fortification_points += group.grants.get("fortification_points", 0)
+    if group.grants.get("san"):
+        seat.san = (seat.san or 0) + group.grants["san"]
+    seat.save(update_fields=["points", "fortification_points", "san"])
+    code = module.currency.code
+    how = "" if not option.variant else f", {option.label}"
+    record_event(
+        c,
+        kind=EventKind.PURCHASE,
+        side=turn.side,
+        step_id=turn.step.id,
+        secret_side=turn.side,
+        text=f"{turn.side_name()} bought {group.id} {group.type} for {option.cost} {code}"
+        f"{how}; {seat.points} {code} left.",
+        data={"purchase": purchase.pk},
+    )
+    push.changed(c.pk, PURCHASE_PARTS)
+    return purchase
+
+
+def own_purchase(turn: Turn, purchase_id: object) -> Purchase:
+    try:
+        pid = int(str(purchase_id))
+    except (TypeError, ValueError):
+        pid = None
+    purchase = (
+        Purchase.objects.select_for_update()
+        .filter(pk=pid, campaign=turn.campaign, side=turn.side, status=Purchase.Status.ACTIVE)
+        .first()
+        if pid
+        else None
+    )
+    if purchase is None:
+        raise ActionRefused("You have no such purchase.", status=404)
+    return purchase
+
+
+@transaction.atomic
+def cancel_purchase(
+    *, campaign_id: object, user: User, purchase_id: object, at: str | None = None
+) -> None:
+    """Refund a purchase: only in the purchase step, before its secret rolls."""
+    turn = take_turn(campaign_id, user, at)
+    purchase = own_purchase(turn, purchase_id)
+    expect_turn(turn, Action.CANCEL)
+    if purchase.cycle != turn.campaign.cycle:
+        raise ActionRefused("Only this date's purchases can be cancelled.", status=409)
+    if purchase.rolled_at is not None:
+        raise ActionRefused(
+            f"{purchase.group_id}'s secret rolls are made: it can no longer be cancelled.",
+            status=409,
+        )
+    seat = turn.seat
+    group = availability.find_group(turn.module, turn.side, purchase.group_id)
+    fpp = group.grants.get("fortification_points", 0)
+    if fpp > seat.fortification_points:
+        forts = turn.module.fortifications
+        raise ActionRefused(
+            f"The {forts.currency if forts else 'points'} this RG gave are already spent: "
+            "spend fewer first.",
+            status=409,
+        )
+    seat.points += purchase.cost
+    seat.fortification_points -= fpp
+    if group.grants.get("san"):
+        seat.san = (seat.san or 0) - group.grants["san"]
+    seat.save(update_fields=["points", "fortification_points", "san"])
+    purchase.status = Purchase.Status.CANCELLED
+    purchase.save(update_fields=["status"])
+    code = turn.module.currency.code
+    record_event(
+        turn.campaign,
+        kind=EventKind.CANCEL,
+        side=turn.side,
+        step_id=turn.step.id,
+        secret_side=turn.side,
+        text=f"{turn.side_name()} cancelled {purchase.group_id}; {purchase.cost} {code} refunded.",
+    )
+    push.changed(turn.campaign.pk, PURCHASE_PARTS)
+
+
+@transaction.atomic
+def roll_for_purchase(
+    *, campaign_id: object, user: User, purchase_id: object, at: str | None = None
+) -> None:
+    """Make an RG's secret rolls (strength, SW, leaders, ...) now."""
+    turn = take_turn(campaign_id, user, at)
+    purchase = own_purchase(turn, purchase_id)
+    expect_turn(turn, Action.RG_ROLL)
+    if purchase.rolled_at is not None:
+        raise ActionRefused(f"{purchase.group_id}'s rolls are already made.", status=409)
+    make_rolls(turn, purchase)
+    push.changed(turn.campaign.pk, RECORD_PARTS)
+
+
+@transaction.atomic
+def reveal_purchase(*, campaign_id: object, user: User, purchase_id: object) -> None:
+    """The owner reveals one RG (e.g. when it enters the map)."""
+    turn = take_turn(campaign_id, user, None)
+    purchase = own_purchase(turn, purchase_id)
+    if purchase.revealed_at is not None:
+        raise ActionRefused(f"{purchase.group_id} is already revealed.", status=409)
+    reveal(turn.campaign, [purchase])
+    strength = f" ({purchase.strength}, {purchase.units} units)" if purchase.strength else ""
+    record_event(
+        turn.campaign,
+        kind=EventKind.REVEAL,
+        side=turn.side,
+        text=f"{turn.side_name()} reveals {purchase.group_id} {purchase.group_type}{strength}.",
+    )
+    push.changed(turn.campaign.pk)
+
+
+@transaction.atomic
+def record_entry_area(
+    *, campaign_id: object, user: User, purchase_id: object, entry_area: str, notes: str = ""
+) -> None:
+    """Write the entry/set-up area and notes on one's own RG Purchase Record line."""
+    turn = take_turn(campaign_id, user, None)
+    purchase = own_purchase(turn, purchase_id)
+    purchase.entry_area = entry_area.strip()[:120]
+    purchase.notes = notes.strip()[:500]
+    purchase.save(update_fields=["entry_area", "notes"])
+    push.changed(turn.campaign.pk, (push.Part.RECORD, push.Part.ROSTER_RECORD))
+
+
+# --------------------------------------------------------------------------- fortifications, recon
+
+
+@transaction.atomic
+def buy_fortification(
+    *,
+    campaign_id: object,
+    user: User,
+    item_id: str,
+    count: int = 1,
+    location: str = "",
+    at: str | None = None,
+) -> FortificationBuy:
+    turn = take_turn(campaign_id, user, at)
+    c = turn.campaign
+    snap = turn.snapshot(holdings(c, turn.side, fortifications=True))
+    expect_turn(turn, Action.FORTIFY, snap)
+    item = availability.check_fortification(turn.module, snap, item_id, count)
+    forts = turn.module.fortifications
+    assert forts is not None
+    cost = item.cost * count
+    seat = turn.seat
+    seat.fortification_points -= cost
+    seat.save(update_fields=["fortification_points"])
+    buy = FortificationBuy.objects.create(
+        campaign=c,
+        side=turn.side,
+        date_index=c.date_index,
+        item_id=item.id,
+        count=count,
+        cost=cost,
+        location=location.strip()[:200],
+    )
+    record_event(
+        c,
+        kind=EventKind.FORTIFY,
+        side=turn.side,
+        step_id=turn.step.id,
+        secret_side=turn.side,
+        text=f"{turn.side_name()} bought {count} × {item.label} for {cost} {forts.currency}.",
+    )
+    push.changed(c.pk, (*PURCHASE_PARTS, push.Part.ROSTER))
+    return buy
+
+
+@transaction.atomic
+def buy_recon(*, campaign_id: object, user: User, option: int, at: str | None = None) -> ReconBuy:
+    turn = take_turn(campaign_id, user, at)
+    c = turn.campaign
+    snap = turn.snapshot(holdings(c, turn.side, recon=True))
+    expect_turn(turn, Action.RECON, snap)
+    availability.check_recon(turn.module, snap, option)
+    recon = turn.module.recon
+    assert recon is not None
+    choice = recon.options[option]
+    seat = turn.seat
+    code = turn.module.currency.code
+    seat.points -= choice.cost
+    seat.save(update_fields=["points"])
+    drms = (
+        [AppliedDrm("paid", f"paid {choice.cost} {code}", choice.drm, "auto")] if choice.drm else []
+    )
+    r = dice_service.roll(
+        c,
+        side=turn.side,
+        kind=recon.dice,
+        purpose=f"Recon ({recon.rule})",
+        drms=drms,
+        step_id=turn.step.id,
+        secret=True,
+    )
+    buy = ReconBuy.objects.create(
+        campaign=c,
+        side=turn.side,
+        date_index=c.date_index,
+        cost=choice.cost,
+        locations=r.final,
+        roll_seq=r.seq,
+    )
+    record_event(
+        c,
+        kind=EventKind.RECON,
+        side=turn.side,
+        step_id=turn.step.id,
+        secret_side=turn.side,
+        text=f"{turn.side_name()} bought Recon for {choice.cost} {code}: "
+        f"{dice_service.describe(r)} → {r.final} Locations.",
+    )
+    push.changed(c.pk, (*PURCHASE_PARTS, push.Part.ROSTER))
+    return buy

@@ -1,0 +1,108 @@
+"""The live-push protocol, in one place: group names, message types, the parts of a
+page a change concerns, and the send after commit.
+
+Services call ``changed``; nothing else sends.  After the transaction commits, one
+message goes to the campaign's group; every consumer in it renders the named parts
+for its own seat through the visibility gate and sends only what differs from what
+its page shows.  Pages are updated through their socket only — the acting page too —
+so every page receives its fragments in the order of the campaign's changes, each
+once; an htmx answer carries fragments only for a page whose socket is down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+CAMPAIGN_CHANGED = "campaign.changed"  # {"parts": [...]}
+SESSION_ENDED = "session.ended"  # {"session": session key}: close that session's sockets
+
+
+class Part(StrEnum):
+    """A fragment of a page that a change may concern."""
+
+    HEADER = "header"
+    STEP = "step"
+    SIDES = "sides"
+    INVITATION = "invitation"
+    RECORD = "record"
+    LOG = "log"
+    ROSTER = "roster"
+    ROSTER_RECORD = "roster_record"
+    FORCES = "forces"
+    CHARTS = "charts"
+
+
+EVERYTHING = frozenset(Part)
+
+
+# The parts changed while serving one request (the action decorator answers with them).
+_collector: contextvars.ContextVar[set[Part] | None] = contextvars.ContextVar(
+    "refit_push_collector", default=None
+)
+
+
+@contextmanager
+def collecting() -> Iterator[set[Part]]:
+    """Collect the parts the services of one request say they changed."""
+    parts: set[Part] = set()
+    token = _collector.set(parts)
+    try:
+        yield parts
+    finally:
+        _collector.reset(token)
+
+
+def campaign_group(campaign_id: object) -> str:
+    return f"campaign-{campaign_id}"
+
+
+def user_group(user_id: object) -> str:
+    return f"user-{user_id}"
+
+
+def changed(campaign_id: object, parts: Iterable[Part] = EVERYTHING) -> None:
+    """Once the transaction commits, tell every seat of the campaign which parts of its
+    pages changed."""
+    parts = set(parts)
+    collected = _collector.get()
+    if collected is not None:
+        collected.update(parts)
+    message = {"type": CAMPAIGN_CHANGED, "parts": sorted(parts)}
+    group = campaign_group(campaign_id)
+    transaction.on_commit(lambda: send(group, message))
+
+
+def session_ended(user_id: object, session_key: str) -> None:
+    """A user's session ended (logout): its sockets close and receive nothing more."""
+    send(user_group(user_id), {"type": SESSION_ENDED, "session": session_key})
+
+
+def send(group: str, message: dict[str, Any]) -> None:
+    """Send to a group.  A lost push loses no state: pages show the truth on reload and
+    sockets resync on reconnect, so a failed send is logged, never raised."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        _send(group, message)
+    else:  # called from a thread that runs an event loop: send from another thread
+        threading.Thread(target=_send, args=(group, message), daemon=True).start()
+
+
+def _send(group: str, message: dict[str, Any]) -> None:
+    try:
+        async_to_sync(get_channel_layer().group_send)(group, message)
+    except Exception:  # noqa: BLE001 - the push is best effort; the state is committed
+        logger.warning("push to %s failed", group, exc_info=True)

@@ -1,0 +1,55 @@
+"""The campaign quantities a roll's DRMs count, read for the acting side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign.models import Campaign, InitiativeChit, ScenarioResult
+from campaign.services.turns import Turn
+from rules.drm import RollContext
+from rules.schema import CVP_LOST, VP
+
+
+def confirmed_results(campaign: Campaign) -> list[ScenarioResult]:
+    return list(
+        ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False).order_by(
+            "cycle"
+        )
+    )
+
+
+def campaign_inputs(turn: Turn, side: str) -> dict[str, int]:
+    """The campaign quantities DRMs and mechanisms count (schema.CampaignInput)."""
+    results = confirmed_results(turn.campaign)
+
+    def value(r: ScenarioResult, field: str) -> int:
+        v = r.data.get(field, {}).get(side, 0)
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    seat = turn.seats[side]
+    return {
+        "cvp_lost_prior_scenario": value(results[-1], CVP_LOST) if results else 0,
+        "cvp_lost_cg": sum(value(r, CVP_LOST) for r in results),
+        "vp_total": sum(value(r, VP) for r in results),
+        "san": seat.san or 0,
+    }
+
+
+def roll_context(turn: Turn, side: str | None = None, **extra: Any) -> RollContext:
+    side = side or turn.side
+    c = turn.campaign
+    date = turn.module.dates[c.date_index]
+    last_chit = (
+        InitiativeChit.objects.filter(campaign=c, side=side, revealed_at__isnull=False)
+        .order_by("-cycle")
+        .first()
+    )
+    return RollContext(
+        side=side,
+        nationalities=tuple(turn.module.side(side).nationalities),
+        night=date.night,
+        initial_scenario=date.initial,
+        chose_attack_previous=bool(last_chit and last_chit.chit == "attack"),
+        inputs=campaign_inputs(turn, side),
+        **extra,
+    )

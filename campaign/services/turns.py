@@ -1,0 +1,126 @@
+"""Taking a turn: lock the campaign, find the acting seat, refuse what is out of turn.
+
+Every service that changes a campaign starts with ``take_turn``: the campaign row is
+locked first, then its seats (always in this order, so two players' simultaneous
+actions queue instead of deadlocking), and a form made for a step the campaign has
+left is refused with a sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as Player
+
+from campaign.models import Campaign, Seat, StepMark
+from campaign.selectors import (
+    as_uuid,
+    campaign_seats,
+    done_sides,
+    module_of,
+    position_token,
+    seats_done,
+    snapshot,
+)
+from campaign.services.errors import ActionRefused, NotFound
+from rules import availability
+from rules.kinds import Action, StepKind, kind_of
+from rules.schema import Module, Step
+from rules.snapshot import Holdings, Snapshot
+
+User = Player | AnonymousUser  # whoever sent the request; services refuse strangers
+
+
+def signed_in(user: User) -> Player:
+    """The signed-in player, or the stranger's refusal."""
+    if isinstance(user, Player) and user.is_authenticated:
+        return user
+    raise NotFound()
+
+
+@dataclass
+class Turn:
+    """A locked campaign, its rules, and the acting player's seat."""
+
+    campaign: Campaign
+    module: Module
+    seat: Seat
+    seats: dict[str, Seat] = field(default_factory=dict)
+
+    @property
+    def side(self) -> str:
+        return self.seat.side
+
+    @property
+    def step(self) -> Step:
+        return self.module.steps[self.campaign.step_index]
+
+    @property
+    def kind(self) -> StepKind:
+        return kind_of(self.step.kind)
+
+    def side_name(self, side: str | None = None) -> str:
+        return self.module.side(side or self.side).name
+
+    @cached_property
+    def done(self) -> frozenset[str]:
+        return done_sides(self.campaign)
+
+    def forget_done(self) -> None:
+        self.__dict__.pop("done", None)
+
+    def snapshot(self, held: Holdings | None = None, chits: int = 0) -> Snapshot:
+        return snapshot(
+            self.campaign,
+            self.side,
+            seats=self.seats.values(),
+            done=self.done,
+            held=held,
+            chits=chits,
+        )
+
+
+def take_turn(campaign_id: object, user: User, at: str | None) -> Turn:
+    """Lock the campaign for ``user``'s action; refuse strangers, an ended campaign and
+    a form made for a step the campaign has left."""
+    pk = as_uuid(campaign_id)
+    player = signed_in(user)
+    locked = campaign_seats(pk, lock=True) if pk else []
+    seat = next((s for s in locked if s.user_id == player.pk), None)
+    if seat is None:
+        raise NotFound()
+    campaign = seat.campaign
+    if campaign.ended_at is not None:
+        raise ActionRefused("The campaign has ended; nothing more can be done.", status=409)
+    turn = Turn(campaign, module_of(campaign), seat, {s.side: s for s in locked})
+    turn.__dict__["done"] = seats_done(locked)
+    if at is not None and at != position_token(campaign):
+        step = turn.step
+        date = turn.module.dates[campaign.date_index].label
+        raise ActionRefused(
+            "The campaign has moved on since this page was loaded: it is now at "
+            f"{step.id} {step.title} ({date}). The page shows the current step; "
+            "look again and act there.",
+            status=409,
+        )
+    return turn
+
+
+def expect_turn(turn: Turn, action: Action, snap: Snapshot | None = None) -> None:
+    """Refuse an action that is not this side's to take at the current step."""
+    availability.check_turn(turn.module, snap or turn.snapshot(), turn.side, action)
+
+
+def mark_done(turn: Turn, data: Mapping[str, Any] | None = None) -> None:
+    StepMark.objects.create(
+        campaign=turn.campaign,
+        cycle=turn.campaign.cycle,
+        step_index=turn.campaign.step_index,
+        side=turn.side,
+        data=dict(data or {}),
+    )
+    turn.forget_done()

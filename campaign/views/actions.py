@@ -1,0 +1,304 @@
+"""Player actions: one decorator for all of them, and one named parser per action.
+
+``player_action`` signs the player in, refuses a non-POST, turns a refusal into its
+4xx sentence, and answers.  A page with its socket open (``X-Refit-Live``) gets its
+new fragments through the socket, like every other page, in the order of the
+campaign's changes; the answer only clears the message area.  A page without a live
+socket gets the parts the services said they changed, rendered for its seat.  A
+plain form post is redirected.
+Each parser reads its form fields and calls one service; the service checks the
+seat, the turn and the stale form (``at``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+from uuid import UUID
+
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import redirect
+from django.urls import reverse
+
+from campaign.fragments import CAMPAIGN_PARTS, ROSTER_PARTS, campaign_fragments, roster_fragments
+from campaign.seat_views.campaign_page import campaign_view
+from campaign.seat_views.roster import roster_view
+from campaign.services import hosting, initiative, purchases, push, steps, units
+from campaign.services.errors import ActionRefused
+from campaign.views.http import refusal
+from campaign.views.pages import page_origin
+from rules.errors import Refused
+from rules.kinds import Action
+
+Parser = Callable[[HttpRequest, UUID, "str | None"], object]
+ACTIONS: dict[str, Parser] = {}
+
+LIVE_HEADER = "X-Refit-Live"  # "1": the page's campaign socket is open
+PAGE_HEADER = "X-Refit-Page"
+SIGNED_OUT = "You are signed out. Sign in again; nothing was changed."
+
+
+def action(name: str) -> Callable[[Parser], Parser]:
+    def register(parser: Parser) -> Parser:
+        ACTIONS[name] = parser
+        return parser
+
+    return register
+
+
+def _post(request: HttpRequest, name: str, default: str = "") -> str:
+    value = request.POST.get(name, default)
+    return value if isinstance(value, str) else default
+
+
+def _int(raw: str, what: str) -> int:
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise ActionRefused(f"{what}: enter a whole number.") from None
+
+
+def _typed(request: HttpRequest) -> dict[str, int]:
+    typed = {}
+    for key, raw in request.POST.items():
+        if key.startswith("typed.") and str(raw).strip():
+            try:
+                typed[key.removeprefix("typed.")] = int(str(raw))
+            except ValueError:
+                raise ActionRefused("A typed DRM must be a whole number, e.g. -2.") from None
+    return typed
+
+
+# --------------------------------------------------------------------------- the decorator
+
+
+def player_action(run: Callable[..., object]) -> Callable[..., HttpResponse]:
+    @wraps(run)
+    def view(request: HttpRequest, campaign_id: UUID, **kwargs: Any) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not request.user.is_authenticated:
+            if request.htmx:  # type: ignore[attr-defined]
+                return refusal(request, Refused(SIGNED_OUT, status=403))
+            return redirect(f"{reverse('login')}?next={reverse('campaign', args=[campaign_id])}")
+        try:
+            with push.collecting() as parts:
+                run(request, campaign_id, **kwargs)
+        except Refused as exc:
+            return refusal(request, exc)
+        page = request.headers.get(PAGE_HEADER) or request.POST.get("page")
+        page = "roster" if page == "roster" else "campaign"
+        if not request.htmx:  # type: ignore[attr-defined]
+            return redirect(page, campaign_id=campaign_id)
+        if request.headers.get(LIVE_HEADER) == "1":
+            parts = set()  # the page's socket brings them
+        return HttpResponse(_fragments(request, campaign_id, page, parts))
+
+    return view
+
+
+def _fragments(request: HttpRequest, campaign_id: UUID, page: str, parts: set[push.Part]) -> str:
+    """The changed parts of the acting page, for the acting seat, each once; the flash
+    area is cleared of any earlier refusal."""
+    html = '<div id="flash" hx-swap-oob="true"></div>'
+    if page == "roster":
+        changed = [p for p in ROSTER_PARTS if p in parts]
+        if changed:
+            view = campaign_view(request.user, campaign_id)
+            roster = roster_view(view.campaign, view.viewer)
+            html += "".join(
+                h for _, h in roster_fragments(roster, changed, user=request.user, request=request)
+            )
+        return html
+    changed = [p for p in CAMPAIGN_PARTS if p in parts]
+    if changed:
+        view = campaign_view(request.user, campaign_id)
+        html += "".join(
+            h
+            for _, h in campaign_fragments(
+                view, changed, user=request.user, origin=page_origin(request), request=request
+            )
+        )
+    return html
+
+
+@player_action
+def act(request: HttpRequest, campaign_id: UUID, action: str) -> None:
+    """A player's action on the campaign: one parser, one service call."""
+    parser = ACTIONS.get(action)
+    if parser is None:
+        raise ActionRefused("There is no such action.", status=404)
+    parser(request, campaign_id, request.POST.get("at"))
+
+
+@player_action
+def unit(request: HttpRequest, campaign_id: UUID) -> None:
+    """Add, edit or remove one of the player's own retained units."""
+    parser = ACTIONS.get(f"unit-{_post(request, 'do')}")
+    if parser is None:
+        raise ActionRefused("Add, save or remove a unit.")
+    parser(request, campaign_id, None)
+
+
+@player_action
+def invitation_new(request: HttpRequest, campaign_id: UUID) -> None:
+    hosting.regenerate_invitation(campaign_id=campaign_id, host=request.user)
+
+
+@player_action
+def invitation_revoke(request: HttpRequest, campaign_id: UUID) -> None:
+    hosting.revoke_invitation(campaign_id=campaign_id, host=request.user)
+
+
+# --------------------------------------------------------------------------- the parsers
+
+
+@action(Action.FINISH)
+def finish(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return steps.finish_step(campaign_id=campaign_id, user=request.user, at=at)
+
+
+@action(Action.ROLL)
+def roll(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return steps.roll_on_table(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        table_id=_post(request, "table"),
+        item=_post(request, "item"),
+        ticked=request.POST.getlist("tick"),
+        typed=_typed(request),
+        unit_id=request.POST.get("unit") or None,
+    )
+
+
+@action(Action.RESULT)
+def result(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return steps.enter_scenario_result(
+        campaign_id=campaign_id, user=request.user, at=at, values=request.POST.dict()
+    )
+
+
+@action(Action.CONFIRM)
+def confirm(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return steps.confirm_scenario_result(campaign_id=campaign_id, user=request.user, at=at)
+
+
+@action(Action.DISPUTE)
+def dispute(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return steps.dispute_scenario_result(
+        campaign_id=campaign_id, user=request.user, at=at, reason=_post(request, "reason")
+    )
+
+
+@action(Action.CHIT)
+def chit(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return initiative.lock_initiative(
+        campaign_id=campaign_id, user=request.user, at=at, chit=_post(request, "chit")
+    )
+
+
+@action(Action.DECLARE)
+def declare(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return initiative.declare_on_map_units(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        has_units=_post(request, "has_units") == "yes",
+    )
+
+
+@action(Action.BUY)
+def buy(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return purchases.purchase_rg(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        group_id=_post(request, "group"),
+        cost_variant=_post(request, "variant"),
+    )
+
+
+@action(Action.CANCEL)
+def cancel(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return purchases.cancel_purchase(
+        campaign_id=campaign_id, user=request.user, at=at, purchase_id=request.POST.get("purchase")
+    )
+
+
+@action(Action.RG_ROLL)
+def rg_roll(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return purchases.roll_for_purchase(
+        campaign_id=campaign_id, user=request.user, at=at, purchase_id=request.POST.get("purchase")
+    )
+
+
+@action(Action.FORTIFY)
+def fortify(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return purchases.buy_fortification(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        item_id=_post(request, "item"),
+        count=_int(_post(request, "count", "1"), "How many"),
+        location=_post(request, "location"),
+    )
+
+
+@action(Action.RECON)
+def recon(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return purchases.buy_recon(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        option=_int(_post(request, "option"), "Recon option"),
+    )
+
+
+@action("reveal-rg")
+def reveal_rg(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return purchases.reveal_purchase(
+        campaign_id=campaign_id, user=request.user, purchase_id=request.POST.get("purchase")
+    )
+
+
+@action("entry-area")
+def entry_area(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return purchases.record_entry_area(
+        campaign_id=campaign_id,
+        user=request.user,
+        purchase_id=request.POST.get("purchase"),
+        entry_area=_post(request, "entry_area"),
+        notes=_post(request, "notes"),
+    )
+
+
+@action("unit-add")
+def unit_add(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return units.add_unit(
+        campaign_id=campaign_id,
+        user=request.user,
+        name=_post(request, "name"),
+        status=_post(request, "status", "ok"),
+        location=_post(request, "location"),
+    )
+
+
+@action("unit-save")
+def unit_save(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return units.update_unit(
+        campaign_id=campaign_id,
+        user=request.user,
+        unit_id=request.POST.get("unit"),
+        name=_post(request, "name"),
+        status=_post(request, "status"),
+        location=_post(request, "location"),
+    )
+
+
+@action("unit-remove")
+def unit_remove(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return units.remove_unit(
+        campaign_id=campaign_id, user=request.user, unit_id=request.POST.get("unit")
+    )

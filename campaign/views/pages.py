@@ -1,0 +1,121 @@
+"""Pages: what a signed-in player reads.  Each renders one seat view."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from campaign.forms import CreateCampaignForm
+from campaign.seat_views.campaign_page import campaign_view
+from campaign.seat_views.common import member_seat
+from campaign.seat_views.dashboard import dashboard_rows
+from campaign.seat_views.dice import dice_view
+from campaign.seat_views.invitation import invitation_view
+from campaign.seat_views.roster import roster_view
+from campaign.services import backup, hosting
+from campaign.services.errors import ActionRefused
+from campaign.views.http import refusals
+
+
+def page_origin(request: HttpRequest) -> str:
+    return f"{request.scheme}://{request.get_host()}"
+
+
+@login_required
+@require_GET
+def dashboard(request: HttpRequest) -> HttpResponse:
+    return render(request, "campaign/dashboard.html", {"rows": dashboard_rows(request.user)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@refusals
+def create(request: HttpRequest) -> HttpResponse:
+    form = CreateCampaignForm(request.POST or None, initial={"cg": request.GET.get("cg")})
+    if request.method == "POST" and form.is_valid():
+        campaign = hosting.create_campaign(
+            host=request.user,
+            module_id=form.module_id,
+            variant_id=form.variant_id,
+            side=form.cleaned_data["side"],
+            name=form.cleaned_data["name"],
+            reveal_policy=form.cleaned_data["reveal_policy"],
+        )
+        return redirect("campaign", campaign_id=campaign.pk)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "campaign/create.html", {"form": form}, status=status)
+
+
+@login_required
+@require_GET
+def campaign_page(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
+    view = campaign_view(request.user, campaign_id)
+    return render(
+        request,
+        "campaign/campaign.html",
+        {"view": view, "origin": page_origin(request)},
+    )
+
+
+@login_required
+@require_GET
+def state_json(request: HttpRequest, campaign_id: UUID) -> JsonResponse:
+    return JsonResponse(campaign_view(request.user, campaign_id).as_json())
+
+
+@login_required
+@require_GET
+def roster(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
+    campaign, seat = member_seat(request.user, campaign_id)
+    view = roster_view(campaign, seat.side)
+    return render(
+        request,
+        "campaign/roster.html",
+        {"roster": view, "digest": view.digest},
+    )
+
+
+@login_required
+@require_GET
+def dice(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
+    campaign, seat = member_seat(request.user, campaign_id)
+    return render(request, "campaign/dice.html", {"dice": dice_view(campaign, seat.side)})
+
+
+@require_http_methods(["GET", "POST"])
+@refusals
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return redirect(f"{reverse('signup')}?next={request.path}")
+    if request.method == "POST":
+        campaign = hosting.join_campaign(token=token, user=request.user)
+        return redirect("campaign", campaign_id=campaign.pk)
+    return render(
+        request, "campaign/join.html", {"invitation": invitation_view(token, request.user)}
+    )
+
+
+@login_required
+@require_GET
+@refusals
+def export(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
+    campaign, _ = member_seat(request.user, campaign_id)
+    if campaign.host_id != request.user.pk:
+        raise ActionRefused("Only the host can export the whole campaign.", status=403)
+    opponent_joined = campaign.seats.filter(user__isnull=False).count() > 1
+    if opponent_joined and campaign.ended_at is None:
+        raise ActionRefused(
+            "A full backup holds your opponent's secrets too, so it can be downloaded once "
+            "the CG has ended. Your server's operator can back it up at any time "
+            "(manage.py exportcampaign).",
+            status=403,
+        )
+    data = backup.export_campaign(campaign_id=campaign.pk)
+    response = HttpResponse(data, content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="refit-campaign-{campaign.pk}.json"'
+    return response

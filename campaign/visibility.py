@@ -1,0 +1,59 @@
+"""The visibility gate: what a seat may see of a campaign's secret records.
+
+Every page, htmx fragment, JSON document and websocket frame reads secret records
+through ``Model.objects.visible_to(side)`` and nothing else.  A record is a side's
+secret until it is revealed (``revealed_at``); the CG's end reveals everything.
+Filters run in the database, before any window or count, so what a seat receives is
+a function of what has been revealed to it only.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from django.db import models
+from django.db.models import Case, F, Q, Value, When
+
+_M = TypeVar("_M", bound=models.Model)
+
+
+def owned_secret_visible(side: str, *, owner: str = "side", revealed: str = "revealed_at") -> Q:
+    """The seat's own records, and the opponent's once revealed."""
+    return Q(**{owner: side}) | Q(**{f"{revealed}__isnull": False})
+
+
+class OwnedSecretQuerySet(models.QuerySet[_M]):
+    """Records that belong to one side and are its secret until revealed: chits,
+    purchases, fortifications, recon."""
+
+    def visible_to(self, side: str) -> OwnedSecretQuerySet[_M]:
+        return self.filter(owned_secret_visible(side))
+
+
+class RollQuerySet(models.QuerySet[_M]):
+    def visible_to(self, side: str) -> RollQuerySet[_M]:
+        return self.filter(Q(secret=False) | owned_secret_visible(side))
+
+
+class UnitQuerySet(models.QuerySet[_M]):
+    """A retained unit from a still-secret RG purchase is its side's secret."""
+
+    def visible_to(self, side: str) -> UnitQuerySet[_M]:
+        return self.filter(
+            Q(side=side) | Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False)
+        )
+
+
+class EventQuerySet(models.QuerySet[_M]):
+    def readable_by(self, side: str) -> EventQuerySet[_M]:
+        """Events whose full record (text and data) the seat may read."""
+        return self.filter(Q(secret_side="") | owned_secret_visible(side, owner="secret_side"))
+
+    def visible_to(self, side: str) -> EventQuerySet[_M]:
+        """Events the seat may read, each with ``shown``: its full text, or the public
+        text of an opponent's unrevealed secret; events with nothing to show are
+        dropped here, before any slicing."""
+        hidden = ~Q(secret_side="") & ~Q(secret_side=side) & Q(revealed_at__isnull=True)
+        return self.annotate(
+            shown=Case(When(hidden, then=F("public_text")), default=F("text"))
+        ).exclude(shown=Value(""))

@@ -1,6 +1,0 @@
-from django.apps import AppConfig
-
-
-class RulesConfig(AppConfig):
-    name = "rules"
-    verbose_name = "Rules"

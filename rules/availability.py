@@ -1,0 +1,289 @@
+"""May this side do X now, and if not, why: one function per rule.
+
+Each function here is used twice: by the page, to show why a button is disabled, and
+by the action, to refuse with the same sentence.  They read a module and a snapshot
+of the acting side (``rules.snapshot``), nothing else.
+"""
+
+from __future__ import annotations
+
+from rules import machine
+from rules.errors import Refused
+from rules.kinds import Action, kind_of
+from rules.purchase import CostOption, cost_options, retained_tags, unavailable
+from rules.schema import FortificationItem, Module, ReinforcementGroup, Step
+from rules.snapshot import Snapshot
+
+CHITS = {"attack": "Attack", "idle": "Idle"}
+MAX_FORTIFICATIONS_PER_BUY = 50
+
+
+def current_step(module: Module, snap: Snapshot) -> Step:
+    return module.steps[snap.position.step_index]
+
+
+def names(module: Module, sides: list[str]) -> str:
+    return " and ".join(module.side(s).name for s in sides) or "nobody"
+
+
+# --------------------------------------------------------------------------- turns
+
+
+def turn_refusal(module: Module, snap: Snapshot, side: str, action: Action) -> Refused | None:
+    """Why ``side`` may not take ``action`` at the current step (None: it may)."""
+    if snap.position.ended:
+        return Refused("The campaign has ended; nothing more can be done.", status=409)
+    step = current_step(module, snap)
+    if action not in kind_of(step.kind).all_actions:
+        return Refused(
+            f"That is not part of the current step ({step.id} {step.title}).", status=409
+        )
+    to_act = machine.sides_to_act(module, step, snap.done)
+    if side in snap.done:
+        return Refused(
+            f"You have already done {step.id} {step.title}; waiting for {names(module, to_act)}.",
+            status=409,
+        )
+    if side not in to_act:
+        return Refused(
+            f"Not your turn: {names(module, to_act)} acts first at {step.id} {step.title}.",
+            status=409,
+        )
+    return None
+
+
+def check_turn(module: Module, snap: Snapshot, side: str, action: Action) -> None:
+    refusal = turn_refusal(module, snap, side, action)
+    if refusal is not None:
+        raise refusal
+
+
+# --------------------------------------------------------------------------- purchases
+
+
+def held_tags(module: Module, snap: Snapshot) -> set[str]:
+    """Tags of the RGs the side holds: its initial RGs and its purchases."""
+    chart = module.chart(snap.side)
+    if chart is None:
+        return set()
+    initial = module.variant(snap.variant).initial_rgs.get(snap.side, [])
+    return retained_tags(chart, [*initial, *(b.group_id for b in snap.holdings.bought)])
+
+
+def chart_missing(module: Module, side: str) -> str:
+    """Why nothing can be bought from ``side``'s chart ("" when it exists)."""
+    chart = module.chart(side)
+    if chart is not None and not chart.missing:
+        return ""
+    rule = f" ({chart.rule})" if chart else ""
+    return (
+        f"The rules text lacks the {module.side(side).name} RG chart{rule}; it must be "
+        "supplied before anything can be bought."
+    )
+
+
+def budget_reason(module: Module, points: int, cost: int) -> str:
+    code = module.currency.code
+    return "" if cost <= points else f"not enough {code} ({cost} needed, {points} left)"
+
+
+def limit_reasons(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[str]:
+    """Every limit of the chart that forbids ``group`` now, budget aside."""
+    return unavailable(
+        module,
+        variant=snap.variant,
+        side=snap.side,
+        group=group,
+        date_index=snap.position.date_index,
+        bought=snap.holdings.bought,
+        retained_tags=held_tags(module, snap),
+    )
+
+
+def group_reasons(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[str]:
+    """Why ``group`` cannot be bought now: every limit of the chart, then the budget
+    at its cheapest price (empty: it can)."""
+    reasons = limit_reasons(module, snap, group)
+    options = cost_options(module, snap.side, group)
+    if options:
+        cheapest = min(o.cost for o in options)
+        budget = budget_reason(module, snap.me.points or 0, cheapest)
+        if budget:
+            reasons.append(budget)
+    return reasons
+
+
+def find_group(module: Module, side: str, group_id: str) -> ReinforcementGroup:
+    missing = chart_missing(module, side)
+    if missing:
+        raise Refused(missing, status=409)
+    chart = module.chart(side)
+    assert chart is not None
+    group = next((g for g in chart.groups if g.id == group_id), None)
+    if group is None:
+        raise Refused(f"There is no RG '{group_id[:16]}' on your chart.")
+    return group
+
+
+def check_purchase(
+    module: Module, snap: Snapshot, group_id: str, cost_variant: str
+) -> tuple[ReinforcementGroup, CostOption]:
+    """The RG and price of a purchase the side may make now, or the refusal."""
+    group = find_group(module, snap.side, group_id)
+    limits = limit_reasons(module, snap, group)
+    if limits:
+        raise Refused(f"{group.id} {group.type} cannot be bought: " + "; ".join(limits) + ".")
+    option = next(
+        (o for o in cost_options(module, snap.side, group) if o.variant == cost_variant), None
+    )
+    if option is None:
+        raise Refused(f"{group.id} cannot be bought at that price.")
+    budget = budget_reason(module, snap.me.points or 0, option.cost)
+    if budget:
+        raise Refused(
+            f"{group.id} {group.type} cannot be bought at {option.cost} "
+            f"{module.currency.code} ({option.label}): {budget}."
+        )
+    return group, option
+
+
+# --------------------------------------------------------------------------- fortifications
+
+
+def fortification_caps(item: FortificationItem, side: str) -> list[tuple[int, str]]:
+    """(maximum, "per CG" / "per CG date") caps binding ``side``."""
+    if item.cap_sides is not None and side not in item.cap_sides:
+        return []
+    caps = []
+    if item.per_cg_max is not None:
+        caps.append((item.per_cg_max, "per CG"))
+    if item.per_date_max is not None:
+        caps.append((item.per_date_max, "per CG date"))
+    return caps
+
+
+def fortification_reasons(
+    module: Module, snap: Snapshot, item: FortificationItem, count: int = 1
+) -> list[str]:
+    """Why ``count`` × ``item`` cannot be bought now (empty: they can)."""
+    forts = module.fortifications
+    assert forts is not None
+    rule = item.rule or forts.rule
+    reasons = []
+    if item.sides is not None and snap.side not in item.sides:
+        reasons.append(f"{module.side(snap.side).name} cannot buy {item.label} ({rule})")
+    if item.requires_retained and not set(item.requires_retained) & held_tags(module, snap):
+        reasons.append(f"needs a retained {', '.join(item.requires_retained)} unit ({rule})")
+    date = snap.position.date_index
+    for cap, where in fortification_caps(item, snap.side):
+        have = sum(
+            f.count
+            for f in snap.holdings.fortifications
+            if f.item_id == item.id and (where == "per CG" or f.date_index == date)
+        )
+        if have + count > cap:
+            reasons.append(f"no more than {cap} {where} ({rule}); {have} bought so far")
+    cost = item.cost * count
+    points = snap.me.fortification_points or 0
+    if cost > points:
+        reasons.append(f"not enough {forts.currency} ({cost} needed, {points} left)")
+    return reasons
+
+
+def check_fortification(
+    module: Module, snap: Snapshot, item_id: str, count: int
+) -> FortificationItem:
+    forts = module.fortifications
+    item = next((i for i in forts.items if i.id == item_id), None) if forts else None
+    if item is None:
+        raise Refused("There is no such fortification in this CG.")
+    if not 1 <= count <= MAX_FORTIFICATIONS_PER_BUY:
+        raise Refused(f"Buy between 1 and {MAX_FORTIFICATIONS_PER_BUY} at a time.")
+    reasons = fortification_reasons(module, snap, item, count)
+    if reasons:
+        raise Refused(f"{count} × {item.label} cannot be bought: " + "; ".join(reasons) + ".")
+    return item
+
+
+# --------------------------------------------------------------------------- recon
+
+
+def recon_reasons(module: Module, snap: Snapshot, option: int) -> list[str]:
+    recon = module.recon
+    assert recon is not None
+    reasons = []
+    if recon.not_for_initial and module.dates[snap.position.date_index].initial:
+        reasons.append(f"no Recon before an Initial Scenario ({recon.rule})")
+    if snap.position.date_index in snap.holdings.recon_dates:
+        reasons.append(f"Recon is bought once per CG date ({recon.rule})")
+    if 0 <= option < len(recon.options):
+        budget = budget_reason(module, snap.me.points or 0, recon.options[option].cost)
+        if budget:
+            reasons.append(budget)
+    return reasons
+
+
+def check_recon(module: Module, snap: Snapshot, option: int) -> None:
+    recon = module.recon
+    if recon is None or not 0 <= option < len(recon.options):
+        raise Refused("Choose one of the Recon options.")
+    reasons = recon_reasons(module, snap, option)
+    if reasons:
+        raise Refused("Recon cannot be bought: " + "; ".join(reasons) + ".", status=409)
+
+
+# --------------------------------------------------------------------------- initiative
+
+
+def chit_refusal(module: Module, snap: Snapshot, chit: str) -> str:
+    """Why the side may not lock ``chit`` now (an Attack-chit limit, or a restriction
+    such as 3.6212*), as a sentence with its rule; "" when it may."""
+    ini = module.initiative
+    assert ini is not None
+    side = snap.side
+    limit = (module.variant(snap.variant).attack_chits or {}).get(side)
+    if chit == "attack" and limit is not None and snap.me.attack_chits_used >= limit:
+        return (
+            f"{module.side(side).name} has used all {limit} Attack chits this CG allows "
+            f"({ini.rule}); choose Idle."
+        )
+    opponent = snap.sides[machine.opponent(module, side)]
+    for r in ini.restrictions:
+        if (
+            r.side == side
+            and r.chit == chit
+            and r.forbidden_when == "opponent_has_no_on_map_retained_units"
+            and opponent.no_on_map_units
+        ):
+            return f"{r.text} ({r.rule})"
+    return ""
+
+
+def check_chit(module: Module, snap: Snapshot, chit: str) -> None:
+    if chit not in CHITS:
+        raise Refused("Choose Attack or Idle.")
+    refusal = chit_refusal(module, snap, chit)
+    if refusal:
+        raise Refused(refusal)
+
+
+def declare_refusal(module: Module, snap: Snapshot) -> Refused | None:
+    """Whether the side may (re)state if it has on-map retained units now."""
+    if snap.position.ended:
+        return Refused("The campaign has ended; nothing more can be done.", status=409)
+    if current_step(module, snap).kind != "initiative":
+        return Refused("Declare this at the initiative step.", status=409)
+    if snap.chits_locked:
+        return Refused(
+            "A chit is already locked: the declaration can no longer change.", status=409
+        )
+    return None
+
+
+def declares_units(module: Module, snap: Snapshot) -> bool:
+    """Whether the side's declaration decides an opponent's chit (and may still
+    change)."""
+    ini = module.initiative
+    if ini is None or snap.chits_locked:
+        return False
+    return any(r.side != snap.side for r in ini.restrictions)

@@ -1,0 +1,100 @@
+"""Step kinds: what each kind of between-scenario step is, declared in one place.
+
+A module's step names its kind (``kind: purchase``).  The kind says which player
+actions the step allows, whether a side completes it with "Done", what its panel
+shows, which template draws that panel, and which server operations (``Hook``) run
+when the step is entered, when a side finishes it and when every side has.  Who acts
+(both at once, in a fixed order, one side) is the module step's ``acts``.
+
+Adding a kind is one module in this package (it calls ``register``), one template
+under ``templates/campaign/steps/`` and its tests; ``campaign`` implements each
+``Hook`` and each ``Show`` once, for every kind that names it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Action(StrEnum):
+    """What a player may post at a step (the URL's ``act/<action>/``)."""
+
+    FINISH = "finish"
+    ROLL = "roll"
+    RESULT = "result"
+    CONFIRM = "confirm"
+    DISPUTE = "dispute"
+    CHIT = "chit"
+    DECLARE = "declare"
+    BUY = "buy"
+    CANCEL = "cancel"
+    RG_ROLL = "rg-roll"
+    FORTIFY = "fortify"
+    RECON = "recon"
+
+
+class Hook(StrEnum):
+    """A server operation a kind asks for; ``campaign.services`` implements each once."""
+
+    NEW_DATE = "new_date"  # advance the CG date (or end the CG after its last)
+    REPLENISH = "replenish"  # each side's points, by the currency's mechanism
+    DECIDE_MOVES_FIRST = "decide_moves_first"  # a follow-up roll left by the matrix
+    ROLL_REMAINING = "roll_remaining"  # a finishing side's unrolled RGs are rolled
+    FORFEIT_FORTIFICATION_POINTS = "forfeit_fortification_points"
+    REVEAL_PURCHASES = "reveal_purchases"  # when the reveal policy says "step end"
+    SCENARIO_OVER = "scenario_over"  # SANs, CG victory, the last date
+
+
+class Show(StrEnum):
+    """A part of a step's panel; each is built once, for every kind that shows it."""
+
+    RESULT_FIELDS = "result_fields"
+    TABLES = "tables"  # the step's dice tables with their DRMs, and a roller
+    ROLLS = "rolls"  # rolls made in this step that the viewer may see
+    UNITS = "units"  # the viewer's retained units, to roll for one of them
+    ARITHMETIC = "arithmetic"  # the viewer's replenishment lines
+    CHART = "chart"  # the viewer's RG chart with availability
+    MY_PURCHASES = "my_purchases"
+    FORTIFICATIONS = "fortifications"
+    RECON = "recon"
+    CHITS = "chits"
+
+
+@dataclass(frozen=True)
+class StepKind:
+    name: str
+    summary: str
+    template: str  # under templates/campaign/steps/
+    actions: frozenset[Action] = frozenset()
+    finishable: bool = True  # a side completes its part with "Done"
+    shows: tuple[Show, ...] = ()
+    on_enter: tuple[Hook, ...] = ()
+    on_side_done: tuple[Hook, ...] = ()
+    on_complete: tuple[Hook, ...] = ()
+    needs: str | None = None  # the module section the kind cannot work without
+    ends_scenario: bool = False  # completing it closes the scenario in play
+
+    @property
+    def all_actions(self) -> frozenset[Action]:
+        return self.actions | ({Action.FINISH} if self.finishable else frozenset())
+
+
+KINDS: dict[str, StepKind] = {}
+
+
+def register(kind: StepKind) -> StepKind:
+    if kind.name in KINDS:
+        raise ValueError(f"step kind '{kind.name}' is registered twice")
+    KINDS[kind.name] = kind
+    return kind
+
+
+def kind_of(name: str) -> StepKind:
+    return KINDS[name]
+
+
+for _info in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_info.name}")

@@ -1,0 +1,9 @@
+from rules.kinds import StepKind, register
+
+CHECKLIST = register(
+    StepKind(
+        name="checklist",
+        summary="done on the map; each side ticks it off",
+        template="campaign/steps/checklist.html",
+    )
+)

@@ -1,0 +1,12 @@
+from rules.kinds import Action, Hook, Show, StepKind, register
+
+PURCHASE = register(
+    StepKind(
+        name="purchase",
+        summary="secret RG purchases within every limit of the chart",
+        template="campaign/steps/purchase.html",
+        actions=frozenset({Action.BUY, Action.CANCEL, Action.RG_ROLL}),
+        shows=(Show.CHART, Show.MY_PURCHASES),
+        on_complete=(Hook.REVEAL_PURCHASES,),
+    )
+)

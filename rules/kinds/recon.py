@@ -1,0 +1,12 @@
+from rules.kinds import Action, Show, StepKind, register
+
+RECON = register(
+    StepKind(
+        name="recon",
+        summary="secret Recon bought with points; its dr gives the Locations revealed",
+        template="campaign/steps/recon.html",
+        actions=frozenset({Action.RECON}),
+        shows=(Show.RECON,),
+        needs="recon",
+    )
+)

@@ -1,0 +1,11 @@
+from rules.kinds import Action, Show, StepKind, register
+
+SAN = register(
+    StepKind(
+        name="san",
+        summary="SAN adjustment: a roll on the SAN table where the rule calls for one",
+        template="campaign/steps/table.html",
+        actions=frozenset({Action.ROLL}),
+        shows=(Show.TABLES, Show.ROLLS),
+    )
+)

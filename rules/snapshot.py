@@ -1,0 +1,76 @@
+"""A campaign as the engine sees it: plain data, no database.
+
+The write side and the seat views load a ``Snapshot`` for one side through the
+visibility gate, so it holds that side's own records and only public facts about the
+opponent; every "may this side do X now, and why not" in ``rules.availability`` is a
+function of a module and a snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a campaign is: its CG date, the step of its sequence and the pass."""
+
+    date_index: int
+    step_index: int
+    cycle: int
+    ended: bool = False
+    in_play: bool = False
+
+
+@dataclass(frozen=True)
+class SideState:
+    """A side's public state, plus its points when it is the snapshot's own side."""
+
+    side: str
+    joined: bool
+    attack_chits_used: int = 0
+    no_on_map_units: bool = False  # the side's open declaration (e.g. 3.6212*)
+    points: int | None = None  # None: the opponent's, secret
+    fortification_points: int | None = None
+    san: int | None = None
+
+
+@dataclass(frozen=True)
+class Bought:
+    """One RG the side holds from a purchase, as the limits count it."""
+
+    group_id: str
+    date_index: int
+
+
+@dataclass(frozen=True)
+class FortificationBought:
+    item_id: str
+    date_index: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Holdings:
+    """The snapshot side's own records (its secrets; never the opponent's)."""
+
+    bought: tuple[Bought, ...] = ()
+    fortifications: tuple[FortificationBought, ...] = ()
+    recon_dates: frozenset[int] = frozenset()
+    chit_locked: bool = False
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    variant: str
+    position: Position
+    done: frozenset[str]  # sides that have done the current step in this pass
+    sides: Mapping[str, SideState]
+    side: str  # whose holdings these are
+    holdings: Holdings = field(default_factory=Holdings)
+    chits_locked: int = 0  # how many chits are locked in this pass (public: "has chosen")
+
+    @property
+    def me(self) -> SideState:
+        return self.sides[self.side]

@@ -1,0 +1,63 @@
+// Refit's few lines of page behaviour on top of htmx (which comes from django-htmx).
+(function () {
+  "use strict";
+
+  // A page whose campaign socket is open gets its fragments through the socket, in
+  // the order of the campaign's changes; its actions say so, and the server answers
+  // them without fragments.  A page without a live socket gets them in the answer.
+  function isCampaignSocket(elt) {
+    return elt && elt.hasAttribute && elt.hasAttribute("data-campaign-socket");
+  }
+  document.addEventListener("htmx:wsOpen", function (evt) {
+    if (isCampaignSocket(evt.target)) document.body.dataset.live = "1";
+  });
+  ["htmx:wsClose", "htmx:wsError"].forEach(function (name) {
+    document.addEventListener(name, function (evt) {
+      if (isCampaignSocket(evt.target)) delete document.body.dataset.live;
+    });
+  });
+  document.addEventListener("htmx:configRequest", function (evt) {
+    if (document.body.dataset.live === "1") evt.detail.headers["X-Refit-Live"] = "1";
+  });
+
+  // Every refusal is shown where the player clicked: the server answers a refused
+  // action with a 4xx and a sentence; it goes into the message slot of the form that
+  // was submitted (made on first use), and the slot is cleared on the next try.
+  function slotFor(elt) {
+    var form = elt && elt.closest ? elt.closest("form") || elt : null;
+    // A live push may have re-drawn the part the form was in: then the page's
+    // message area takes the sentence.
+    if (!form || !form.isConnected) return document.getElementById("flash");
+    var slot = form.nextElementSibling;
+    if (!slot || !slot.classList.contains("refusal")) {
+      slot = document.createElement("div");
+      slot.className = "refusal";
+      slot.setAttribute("role", "alert");
+      slot.setAttribute("aria-live", "assertive");
+      form.parentNode.insertBefore(slot, form.nextSibling);
+    }
+    return slot;
+  }
+  function show(elt, html) {
+    var slot = slotFor(elt);
+    if (slot) slot.innerHTML = html;
+  }
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    var form = evt.detail.elt && evt.detail.elt.closest ? evt.detail.elt.closest("form") : null;
+    var slot = form && form.nextElementSibling;
+    if (slot && slot.classList.contains("refusal")) slot.innerHTML = "";
+  });
+  document.addEventListener("htmx:responseError", function (evt) {
+    var xhr = evt.detail.xhr;
+    if (xhr.status >= 400 && xhr.status < 500 && /class="error"/.test(xhr.responseText)) {
+      show(evt.detail.elt, xhr.responseText);
+    } else {
+      show(evt.detail.elt, '<p class="error">The server failed to answer (' + xhr.status +
+        "). Nothing was changed; try again in a moment.</p>");
+    }
+  });
+  document.addEventListener("htmx:sendError", function (evt) {
+    show(evt.detail.elt, '<p class="error">The server cannot be reached. Nothing was ' +
+      "changed; check your connection and try again.</p>");
+  });
+})();

@@ -1,0 +1,115 @@
+"""May this side do X now, and why not: the engine's answers, rule by rule, from plain
+data.  The purchase page and the refused action show these same sentences."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules import availability
+from rules.errors import Refused
+from rules.kinds import Action
+from rules.schema import Module
+from rules.snapshot import Bought, FortificationBought, Holdings, SideState
+from tests.engine.conftest import at
+
+
+def group(m: Module, side: str, rg: str):
+    chart = m.chart(side)
+    assert chart is not None
+    return next(g for g in chart.groups if g.id == rg)
+
+
+def test_3_617_date_max_refuses_a_second_i1_on_the_same_date(sicily: Module) -> None:
+    snap = at(
+        sicily,
+        side="axis",
+        date="jul14n",
+        step="3.617",
+        holdings=Holdings(bought=(Bought("I1", 2),)),
+    )
+    reasons = availability.group_reasons(sicily, snap, group(sicily, "axis", "I1"))
+    assert any("CG date maximum is reached (1 of 1 on July 14 Night" in r for r in reasons)
+
+
+def test_3_617_footnote_m_no_more_than_two_coy_rgs_per_date(sicily: Module) -> None:
+    bought = (Bought("I7", 2), Bought("I10", 2))
+    snap = at(sicily, side="axis", date="jul14n", step="3.617", holdings=Holdings(bought=bought))
+    reasons = availability.group_reasons(sicily, snap, group(sicily, "axis", "I1"))
+    assert "no more than 2 per CG date (July 14 Night) (3.617 Axis chart footnote m)" in reasons
+
+
+def test_3_617_footnote_k_axis_pioneers_only_after_july_14_pm(sicily: Module) -> None:
+    snap = at(sicily, side="axis", date="jul14pm", step="3.617")
+    reasons = availability.group_reasons(sicily, snap, group(sicily, "axis", "I1"))
+    assert "not before July 14 Night (3.617 Axis chart footnote k)" in reasons
+
+
+def test_the_page_and_the_action_give_the_same_budget_sentence(sicily: Module) -> None:
+    snap = at(sicily, side="axis", date="jul14pm", step="3.617", points=11)
+    page = availability.group_reasons(sicily, snap, group(sicily, "axis", "I4"))
+    assert page == ["not enough CPP (12 needed, 11 left)"]  # its cheapest, Reserve price
+    with pytest.raises(Refused) as refused:
+        availability.check_purchase(sicily, snap, "I4", "reserve")
+    assert page[0] in refused.value.message
+
+
+def test_3_6175_reserve_price_passes_where_the_printed_price_is_too_dear(sicily: Module) -> None:
+    snap = at(sicily, side="axis", date="jul14pm", step="3.617", points=12)
+    g, option = availability.check_purchase(sicily, snap, "I4", "reserve")
+    assert (g.id, option.cost) == ("I4", 12)
+
+
+def test_3_6212_axis_attack_is_refused_when_the_british_declare_no_on_map_units(
+    sicily: Module,
+) -> None:
+    british = SideState(side="british", joined=True, no_on_map_units=True)
+    snap = at(sicily, side="axis", step="3.621", opponent=british)
+    assert "3.6212" in availability.chit_refusal(sicily, snap, "attack")
+    assert availability.chit_refusal(sicily, snap, "idle") == ""
+
+
+def test_3_620_no_recon_before_an_initial_scenario(sicily: Module) -> None:
+    snap = at(sicily, side="axis", date="jul14am", step="3.620")
+    assert "no Recon before an Initial Scenario (3.620)" in availability.recon_reasons(
+        sicily, snap, 0
+    )
+    later = at(sicily, side="axis", date="jul14pm", step="3.620")
+    assert availability.recon_reasons(sicily, later, 0) == []
+
+
+def test_3_619_footnote_f_five_roadblocks_per_cg_bind_the_axis_only(sicily: Module) -> None:
+    forts = sicily.fortifications
+    assert forts is not None
+    roadblock = next(i for i in forts.items if i.id == "roadblock")
+    held = Holdings(fortifications=(FortificationBought("roadblock", 1, 5),))
+    axis = at(sicily, side="axis", fortification_points=100, holdings=held)
+    british = at(sicily, side="british", fortification_points=100, holdings=held)
+    assert any(
+        "no more than 5 per CG" in r
+        for r in availability.fortification_reasons(sicily, axis, roadblock)
+    )
+    assert availability.fortification_reasons(sicily, british, roadblock) == []
+
+
+def test_a_step_refuses_actions_that_are_not_its_own(sicily: Module) -> None:
+    snap = at(sicily, side="axis", step="3.601")
+    refusal = availability.turn_refusal(sicily, snap, "axis", Action.BUY)
+    assert refusal is not None and refusal.status == 409
+    assert "not part of the current step (3.601" in refusal.message
+
+
+def test_apd_in_order_step_the_american_acts_first(apd: Module) -> None:
+    step = next(s for s in apd.steps if s.acts == "in_order")
+    first, second = apd.flow.order or []
+    snap = at(apd, side=second, step=step.id)
+    refusal = availability.turn_refusal(apd, snap, second, Action.FINISH)
+    assert refusal is not None and "Not your turn" in refusal.message
+    assert availability.turn_refusal(apd, snap, first, Action.FINISH) is None
+
+
+def test_a_side_that_is_done_is_told_whom_it_waits_for(phd: Module) -> None:
+    snap = at(phd, side="us", step="C5.2", done=("us",))
+    refusal = availability.turn_refusal(phd, snap, "us", Action.FINISH)
+    assert refusal is not None
+    assert refusal.message.startswith("You have already done C5.2")
+    assert "waiting for German" in refusal.message

@@ -1,0 +1,75 @@
+"""One launcher for real ASGI worker processes, shared by the test suite and the
+benchmarks: a worker serving ``config.asgi`` on a loopback port, started with the
+given environment, waited for until it answers, and stopped."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class AsgiWorker:
+    """A daphne process serving Refit on 127.0.0.1:``port``."""
+
+    def __init__(self, *, port: int | None = None, log_dir: Path, env: dict[str, str]):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_dir / f"worker-{self.port}.log"
+        self.log = self.log_path.open("w")
+        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env}
+        self.proc = self._spawn()
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
+        return subprocess.Popen(
+            [*command, "config.asgi:application"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+
+    def wait_ready(self, timeout: float = 30) -> AsgiWorker:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                urllib.request.urlopen(self.url + "/login/", timeout=1).read()
+                return self
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the worker did not start; see {self.log_path}") from None
+                time.sleep(0.2)
+
+    def restart(self) -> AsgiWorker:
+        self.stop(close_log=False)
+        self.proc = self._spawn()
+        return self.wait_ready()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+
+    def stop(self, *, close_log: bool = True) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        if close_log:
+            self.log.close()
