@@ -1,4 +1,8 @@
-"""Put a campaign at a purchase-phase step on a chosen date, with points to spend."""
+"""Put a two-player campaign at a named step on a chosen date, in one line:
+
+    players, module = campaign_at("sicily", "i", "jul14pm", users, step="3.619")
+    players, module = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,19 @@ from tests.walk import host_game, players_of
 
 
 def campaign_at(
-    module_id, variant, date_id, users, *, kind="purchase", points=200, policy="step_end"
+    module_id,
+    variant,
+    date_id,
+    users,
+    *,
+    kind="purchase",
+    step=None,
+    points=200,
+    policy="step_end",
 ):
+    """Both players walk from the scenario result to the first step of ``kind`` (or
+    the step with rule number ``step``) on ``date_id``; each side then holds
+    ``points``."""
     alice, bob = users
     c = host_game(module_id, variant, alice, bob, policy=policy, name="buy")
     module = module_of(c)
@@ -24,6 +39,9 @@ def campaign_at(
         for s in sides
     }
     players.results(**values)
-    players.until(kind)
+    if step is None:
+        players.until(kind)
+    else:
+        players.until_step(step)
     Seat.objects.filter(campaign=c).update(points=points)
     return players, module

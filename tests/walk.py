@@ -87,6 +87,14 @@ class Players:
             assert (self.campaign.cycle, self.campaign.step_index) != step, "did not move"
         raise AssertionError(f"no {kind} step within {limit} steps")
 
+    def until_step(self, step_id: str, limit: int = 80):
+        """Finish every step until the one numbered ``step_id`` is current."""
+        for _ in range(limit):
+            if self.campaign.ended_at or self.step.id == step_id:
+                return
+            self.finish()
+        raise AssertionError(f"no step {step_id} within {limit} steps")
+
     def chits(self, **chits):
         for side, chit in chits.items():
             initiative.lock_initiative(
