@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils.html import escape
 
-WIDTH, HEIGHT, PAD = 560, 180, 36
+WIDTH, HEIGHT, PAD = 560, 220, 40
 COLOURS = ["#4b5320", "#9a3412"]
 
 
@@ -24,14 +24,17 @@ def line_chart(title: str, series: dict[str, list[tuple[str, int | None]]]) -> s
     parts = [
         f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         f'aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg">',
-        f'<text x="{PAD}" y="16" class="chart-title">{escape(title)}</text>',
+        f'<text x="{PAD}" y="18" class="chart-title">{escape(title)}</text>',
         f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" '
         'stroke="#999"/>',
-        f'<text x="4" y="{y(top) + 4:.0f}" font-size="10">{top}</text>',
+        f'<text x="4" y="{y(top) + 4:.0f}" font-size="13">{top}</text>',
     ]
+    every = max(1, -(-len(labels) // 6))  # at most six date labels, so they stay legible
     for i, (label, _) in enumerate(labels):
+        if i % every and i != len(labels) - 1:
+            continue
         parts.append(
-            f'<text x="{x(i):.0f}" y="{HEIGHT - 12}" font-size="9" text-anchor="middle">'
+            f'<text x="{x(i):.0f}" y="{HEIGHT - 12}" font-size="12" text-anchor="middle">'
             f"{escape(label)}</text>"
         )
     for k, (name, pts) in enumerate(series.items()):
@@ -42,7 +45,7 @@ def line_chart(title: str, series: dict[str, list[tuple[str, int | None]]]) -> s
                 f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{coords}"/>'
             )
         parts.append(
-            f'<text x="{WIDTH - PAD - 120}" y="{16 + 12 * k}" font-size="10" fill="{colour}">'
+            f'<text x="{WIDTH - PAD - 140}" y="{18 + 16 * k}" font-size="13" fill="{colour}">'
             f"{escape(name)}</text>"
         )
     parts.append("</svg>")

@@ -117,13 +117,15 @@ def side_states(seats: Iterable[Seat], viewer: str) -> dict[str, SideState]:
     }
 
 
-def bought(campaign: Campaign, side: str) -> tuple[Bought, ...]:
-    return tuple(
-        Bought(group_id, date_index)
-        for group_id, date_index in Purchase.objects.filter(
+def bought(campaign: Campaign, side: str) -> tuple[tuple[Bought, ...], int]:
+    """The side's RGs as the limits count them, and how many await their rolls."""
+    rows = list(
+        Purchase.objects.filter(
             campaign=campaign, side=side, status=Purchase.Status.ACTIVE
-        ).values_list("group_id", "date_index")
+        ).values_list("group_id", "date_index", "rolled_at")
     )
+    unrolled = sum(1 for *_, rolled_at in rows if rolled_at is None)
+    return tuple(Bought(group_id, date_index) for group_id, date_index, _ in rows), unrolled
 
 
 def holdings(
@@ -150,11 +152,8 @@ def holdings(
                 "date_index", flat=True
             )
         )
-    return Holdings(
-        bought=bought(campaign, side) if purchases or fortifications else (),
-        fortifications=forts,
-        recon_dates=recon_dates,
-    )
+    held, unrolled = bought(campaign, side) if purchases or fortifications else ((), 0)
+    return Holdings(bought=held, fortifications=forts, recon_dates=recon_dates, unrolled=unrolled)
 
 
 def chits_locked(campaign: Campaign) -> int:

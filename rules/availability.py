@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rules import machine
 from rules.errors import Refused
-from rules.kinds import Action, kind_of
+from rules.kinds import Action, Pass, kind_of
 from rules.purchase import CostOption, cost_options, retained_tags, unavailable
 from rules.schema import FortificationItem, Module, ReinforcementGroup, Step
 from rules.snapshot import Snapshot
@@ -230,6 +230,45 @@ def check_recon(module: Module, snap: Snapshot, option: int) -> None:
     reasons = recon_reasons(module, snap, option)
     if reasons:
         raise Refused("Recon cannot be bought: " + "; ".join(reasons) + ".", status=409)
+
+
+# --------------------------------------------------------------------------- nothing to do
+
+
+def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
+    """Why the side has nothing to do at ``step``, so it passes by itself ("" when it
+    has something to do or decide there)."""
+    for condition in kind_of(step.kind).passes:
+        if condition is Pass.ALWAYS:
+            return "the server does this step"
+        if condition is Pass.NOTHING_TO_ROLL and not snap.holdings.unrolled:
+            return "no RG awaits its secret rolls"
+        if condition is Pass.NO_FORTIFICATION_POINTS and not snap.me.fortification_points:
+            forts = module.fortifications
+            return f"no {forts.currency if forts else 'fortification points'} to spend"
+        if condition is Pass.NO_RECON and module.recon is not None:
+            options = range(len(module.recon.options))
+            reasons = [recon_reasons(module, snap, i) for i in options]
+            if all(reasons):
+                return reasons[0][0]
+        if condition is Pass.NOTHING_TO_BUY and not chart_missing(module, snap.side):
+            chart = module.chart(snap.side)
+            assert chart is not None
+            if all(group_reasons(module, snap, g) for g in chart.groups):
+                return "no RG of the chart can be bought now"
+    return ""
+
+
+def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
+    """The run of steps, from the current one, that the side may finish at once: map
+    work and optional rolls in which it acts (empty when fewer than two)."""
+    run: list[Step] = []
+    for step in module.steps[snap.position.step_index :]:
+        kind = kind_of(step.kind)
+        if not kind.finish_ahead or step.acts not in ("both", "in_order", snap.side):
+            break
+        run.append(step)
+    return run if len(run) >= 2 and snap.side not in snap.done else []
 
 
 # --------------------------------------------------------------------------- initiative

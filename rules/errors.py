@@ -8,7 +8,8 @@ class Refused(Exception):
     sentence for the player; nothing was changed.  ``status`` is the HTTP status an
     edge answers with (400 bad request, 404 no such thing, 409 the state disagrees)."""
 
-    def __init__(self, message: str, *, status: int = 400):
+    def __init__(self, message: str, *, status: int = 400, stale: bool = False):
         super().__init__(message)
         self.message = message
         self.status = status
+        self.stale = stale  # the form was made for a step the campaign has left

@@ -69,9 +69,16 @@ def test_every_matrix_cell(modules, make_user, module_id, variant, chits, expect
         if isinstance(result.sets_up_first, str):
             assert outcome.sets_up_first == result.sets_up_first
     else:
-        # Idle/Lull: no scenario; the sequence loops to the next date.
+        # Idle/Lull: no scenario; the sequence loops to the next date (the date step
+        # itself passes by itself: the server does it).
+        from campaign.models import Event
+        from rules import machine
+
         assert players.campaign.date_index == date_before + 1
-        assert players.step.id == (result.loops_to or module.flow.idle_loop_from)
+        target = result.loops_to or module.flow.idle_loop_from
+        assert players.campaign.step_index >= machine.step_index(module, target)
+        assert Event.objects.filter(kind="idle").exists()
+        assert Event.objects.filter(step_id=target, text__contains=f"passes {target}").exists()
 
 
 @pytest.mark.django_db

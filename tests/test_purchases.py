@@ -247,8 +247,8 @@ def test_unknown_rg_and_unknown_price(modules, users):
 
 
 def test_buying_out_of_turn(modules, users):
-    players, _ = campaign_at("sicily", "i", "jul14pm", users, kind="fortify")
-    refused(players, "axis", "I4", r"not part of the current step \(3.619")
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, step="3.615")
+    refused(players, "axis", "I4", r"not part of the current step \(3.615")
 
 
 def test_unrolled_rgs_are_rolled_when_the_strength_step_ends(modules, users):
@@ -266,6 +266,10 @@ def test_fortification_points_from_m3_then_fortifications_and_caps(modules, user
     buy(players, "axis", "M3")
     buy(players, "axis", "M3")
     assert Seat.objects.get(campaign_id=players.campaign_id, side="axis").fortification_points == 40
+    # The British hold FPP too, or 3.619 passes for them by itself (nothing to spend).
+    Seat.objects.filter(campaign_id=players.campaign_id, side="british").update(
+        fortification_points=20
+    )
     players.until("fortify")
     axis = players.users["axis"]
     purchases.buy_fortification(

@@ -102,7 +102,8 @@ def _state_after_reveal(users):
 
 def _state_secret_replenishment(users):
     """The British received CPP in secret (3.616) and hold them."""
-    players, _ = campaign_at("sicily", "i", "jul14n", users, kind="compute", points=0)
+    # 3.616 is the server's and passes by itself: the campaign rests at 3.617.
+    players, _ = campaign_at("sicily", "i", "jul14n", users, kind="purchase", points=0)
     from campaign.models import Event
 
     text = Event.objects.get(kind="replenish", side="british").text

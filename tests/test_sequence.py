@@ -90,7 +90,10 @@ def test_fixed_order_steps_let_the_second_act_only_after_the_first(skirmish):
         steps.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"])
     steps.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["blue"])
     steps.finish_step(campaign_id=skirmish.campaign_id, user=skirmish.users["red"])
-    assert skirmish.step.id == "T4.2"
+    # T4.2 Commence is the server's (who moves first): it passes by itself, and the
+    # scenario is in play at its results step.
+    assert skirmish.step.id == "T3.0" and skirmish.campaign.in_play
+    assert Event.objects.filter(step_id="T4.2", text__contains="passes T4.2").count() == 2
 
 
 def test_a_stale_form_is_refused(skirmish):
@@ -139,7 +142,7 @@ def test_table_roll_refusals(skirmish):
 def test_replenishment_shows_its_arithmetic_and_is_secret(skirmish):
     """T3.5: base for the new date + loss-point dr when ≥ 2× and ≥ 8 more CVP lost."""
     skirmish.results(**result(red_cvp=20, blue_cvp=6))
-    skirmish.until("compute")
+    skirmish.until("purchase")  # T3.5 is the server's: it passes by itself
     c = skirmish.campaign
     red, blue = c.seats.get(side="red"), c.seats.get(side="blue")
     loss = Roll.objects.get(purpose__startswith="CP loss points")
@@ -158,7 +161,7 @@ def test_unspent_points_are_lost_after_the_named_date(skirmish):
     skirmish.results(**result())
     skirmish.until("initiative")
     skirmish.chits(red="idle", blue="idle")
-    skirmish.until("compute")
+    skirmish.until("purchase")
     c = skirmish.campaign
     assert c.date_index == 2
     blue = c.seats.get(side="blue")
@@ -175,7 +178,10 @@ def test_walk_two_dates_with_an_idle_loop_to_the_end(skirmish):
     assert skirmish.campaign.date_index == 1
     skirmish.chits(red="idle", blue="idle")
     c = skirmish.campaign
-    assert c.date_index == 2 and skirmish.step.id == "T3.3"  # looped to the new date
+    # Looped to the new date; T3.3 (the date) and T3.5 (replenishment) are the
+    # server's and pass by themselves.
+    assert c.date_index == 2 and skirmish.step.id == "T3.6"
+    assert Event.objects.filter(step_id="T3.3", text__contains="passes T3.3").count() == 4
     assert "No scenario on Day 1 Night" in Event.objects.filter(kind="idle").get().text
     skirmish.until("initiative")
     skirmish.chits(red="attack", blue="idle")

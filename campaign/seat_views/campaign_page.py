@@ -295,6 +295,14 @@ class CampaignView:
         ).first()
 
     @property
+    def can_export(self) -> bool:
+        """The host may download the whole campaign (both sides' secrets) once the CG
+        has ended, or while nobody else is seated."""
+        if self.campaign.host_id != self.seat.user_id:
+            return False
+        return self.ended or not all(s.user_id for s in self.seats)
+
+    @property
     def invitation(self) -> str | None:
         return self._invitation.token if self._invitation else None
 

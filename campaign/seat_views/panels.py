@@ -118,6 +118,7 @@ class StepPanel:
     recon_refusal: str = ""
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
     no_on_map_units: bool = False
+    ahead: list[tuple[str, str]] = field(default_factory=list)  # (id, title) done at once
 
 
 def build_panel(view: CampaignView) -> StepPanel:
@@ -130,6 +131,9 @@ def build_panel(view: CampaignView) -> StepPanel:
     )
     for show in kind_of(step.kind).shows:
         BUILDERS[show](view, panel)
+    if panel.can_act and kind_of(step.kind).finish_ahead:
+        run = availability.finish_ahead(view.module, view.snapshot())
+        panel.ahead = [(s.id, s.title) for s in run[1:]]
     return panel
 
 

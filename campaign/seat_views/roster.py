@@ -145,9 +145,8 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
                 )
             )
         outcome = outcomes.get(i)
-        lines.append(
-            RosterLine(date.label, date.weather or "", outcome.label if outcome else "", row)
-        )
+        weather = date.weather or ("Night" if date.night else "")
+        lines.append(RosterLine(date.label, weather, outcome.label if outcome else "", row))
     units = list(Unit.objects.visible_to(side).filter(campaign=campaign))
     forces = [
         ForcesView(

@@ -25,12 +25,13 @@ from campaign.models import (
     ScenarioResult,
     Seat,
 )
+from campaign.selectors import holdings
 from campaign.services import dice as dice_service
 from campaign.services import purchase_records
 from campaign.services.events import record_event
 from campaign.services.rolls import campaign_inputs, confirmed_results, roll_context
-from campaign.services.turns import Turn
-from rules import machine, replenish
+from campaign.services.turns import Turn, mark_done
+from rules import availability, machine, replenish
 from rules.drm import AppliedDrm
 from rules.kinds import Hook, kind_of
 from rules.schema import SAN, InitiativeResult, RollForSide, Table, parse_range
@@ -39,10 +40,12 @@ from rules.schema import SAN, InitiativeResult, RollForSide, Table, parse_range
 
 
 def advance(turn: Turn) -> None:
-    """Move on while the current step is finished: complete it, enter the next."""
+    """Move on while the current step is finished: complete it, enter the next.  A
+    side with nothing to do at a step passes it by itself, with a log line."""
     c, module = turn.campaign, turn.module
     while c.ended_at is None:
         step = module.steps[c.step_index]
+        pass_sides_with_nothing_to_do(turn)
         if machine.sides_to_act(module, step, turn.done):
             break
         kind = kind_of(step.kind)
@@ -67,6 +70,30 @@ def advance(turn: Turn) -> None:
         else:
             goto(turn, c.step_index + 1)
     save_position(c)
+
+
+def pass_sides_with_nothing_to_do(turn: Turn) -> None:
+    module, step = turn.module, turn.step
+    if not kind_of(step.kind).passes:
+        return
+    while True:
+        passed = False
+        for side in machine.sides_to_act(module, step, turn.done):
+            snap = turn.snapshot_of(side, holdings(turn.campaign, side, purchases=True, recon=True))
+            reason = availability.nothing_to_do(module, snap, step)
+            if not reason:
+                continue
+            mark_done(turn, side=side)
+            record_event(
+                turn.campaign,
+                kind=EventKind.STEP_DONE,
+                side=side,
+                step_id=step.id,
+                text=f"{module.side(side).name} passes {step.id} {step.title}: {reason}.",
+            )
+            passed = True
+        if not passed:
+            return
 
 
 def side_done(turn: Turn) -> None:

@@ -20,6 +20,7 @@ from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
 from rules.snapshot import Bought, Holdings
+from rules.text import count
 
 # What a purchase changes on the buyer's pages (the opponent sees none of it).
 PURCHASE_PARTS = (push.Part.STEP, push.Part.SIDES, push.Part.RECORD, push.Part.LOG)
@@ -176,7 +177,9 @@ def reveal_purchase(*, campaign_id: object, user: User, purchase_id: object) -> 
     if purchase.revealed_at is not None:
         raise ActionRefused(f"{purchase.group_id} is already revealed.", status=409)
     reveal(turn.campaign, [purchase])
-    strength = f" ({purchase.strength}, {purchase.units} units)" if purchase.strength else ""
+    strength = (
+        f" ({purchase.strength}, {count(purchase.units, 'unit')})" if purchase.strength else ""
+    )
     record_event(
         turn.campaign,
         kind=EventKind.REVEAL,

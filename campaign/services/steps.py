@@ -23,6 +23,7 @@ from campaign.services.flow import advance, side_done
 from campaign.services.rolls import roll_context
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.units import apply_effect, unit_for_roll
+from rules import availability
 from rules.drm import DrmRefused, applicable_drms
 from rules.kinds import Action
 from rules.schema import Module
@@ -31,19 +32,36 @@ ROLL_PARTS = (push.Part.STEP, push.Part.LOG, push.Part.FORCES)
 
 
 @transaction.atomic
-def finish_step(*, campaign_id: object, user: User, at: str | None = None) -> None:
-    """The player has done their part of the current step."""
+def finish_step(
+    *, campaign_id: object, user: User, at: str | None = None, through: str = ""
+) -> None:
+    """The player has done their part of the current step — or, with ``through``, of
+    the current step and the following map steps up to the one numbered ``through``
+    (they have nothing to do on the map and no roll to make there)."""
     turn = take_turn(campaign_id, user, at)
-    expect_turn(turn, Action.FINISH)
+    snap = turn.snapshot()
+    expect_turn(turn, Action.FINISH, snap)
     step = turn.step
+    ahead = []
+    if through:
+        run = availability.finish_ahead(turn.module, snap)
+        ids = [s.id for s in run]
+        if through not in ids[1:]:
+            raise ActionRefused(
+                f"{step.id} cannot be finished together with step {through[:20]}.", status=409
+            )
+        ahead = run[1 : ids.index(through) + 1]
     side_done(turn)
     mark_done(turn)
+    for later in ahead:
+        mark_done(turn, step_index=turn.module.steps.index(later))
+    last = f" to {ahead[-1].id} {ahead[-1].title}" if ahead else ""
     record_event(
         turn.campaign,
         kind=EventKind.STEP_DONE,
         side=turn.side,
         step_id=step.id,
-        text=f"{turn.side_name()} finished {step.id} {step.title}.",
+        text=f"{turn.side_name()} finished {step.id} {step.title}{last}.",
     )
     advance(turn)
     push.changed(turn.campaign.pk)

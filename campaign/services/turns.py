@@ -74,13 +74,13 @@ class Turn:
         self.__dict__.pop("done", None)
 
     def snapshot(self, held: Holdings | None = None, chits: int = 0) -> Snapshot:
+        return self.snapshot_of(self.side, held, chits)
+
+    def snapshot_of(self, side: str, held: Holdings | None = None, chits: int = 0) -> Snapshot:
+        """The engine's view of ``side`` (the acting side, or a side the server acts
+        for, e.g. passing a step it has nothing to do at)."""
         return snapshot(
-            self.campaign,
-            self.side,
-            seats=self.seats.values(),
-            done=self.done,
-            held=held,
-            chits=chits,
+            self.campaign, side, seats=self.seats.values(), done=self.done, held=held, chits=chits
         )
 
 
@@ -106,6 +106,7 @@ def take_turn(campaign_id: object, user: User, at: str | None) -> Turn:
             f"{step.id} {step.title} ({date}). The page shows the current step; "
             "look again and act there.",
             status=409,
+            stale=True,
         )
     return turn
 
@@ -115,12 +116,20 @@ def expect_turn(turn: Turn, action: Action, snap: Snapshot | None = None) -> Non
     availability.check_turn(turn.module, snap or turn.snapshot(), turn.side, action)
 
 
-def mark_done(turn: Turn, data: Mapping[str, Any] | None = None) -> None:
+def mark_done(
+    turn: Turn,
+    data: Mapping[str, Any] | None = None,
+    *,
+    side: str | None = None,
+    step_index: int | None = None,
+) -> None:
+    """Record that a side (the acting one by default) has done a step of this pass
+    (the current one by default; a later one when finishing ahead)."""
     StepMark.objects.create(
         campaign=turn.campaign,
         cycle=turn.campaign.cycle,
-        step_index=turn.campaign.step_index,
-        side=turn.side,
+        step_index=turn.campaign.step_index if step_index is None else step_index,
+        side=side or turn.side,
         data=dict(data or {}),
     )
     turn.forget_done()

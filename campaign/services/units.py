@@ -10,6 +10,7 @@ from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.turns import Turn, User, take_turn
+from rules.text import count
 
 # What a table row's effect does to the unit the roll was for.
 REMOVING_EFFECTS = {"eliminated", "evacuated", "removed"}
@@ -130,7 +131,7 @@ def apply_effect(unit: Unit, effect: str | None) -> str:
 
 def units_from_purchase(purchase: Purchase) -> None:
     """After its rolls, an RG joins the retained forces: the group, its SW, its leader."""
-    rows = [f"{purchase.group_id} {purchase.group_type} ({purchase.units} units)"]
+    rows = [f"{purchase.group_id} {purchase.group_type} ({count(purchase.units, 'unit')})"]
     rows += [
         f"{n} × {weapon} ({purchase.group_id})"
         for weapon, n in purchase.details.get("sw", {}).items()

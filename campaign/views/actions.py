@@ -156,7 +156,9 @@ def invitation_revoke(request: HttpRequest, campaign_id: UUID) -> None:
 
 @action(Action.FINISH)
 def finish(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return steps.finish_step(campaign_id=campaign_id, user=request.user, at=at)
+    return steps.finish_step(
+        campaign_id=campaign_id, user=request.user, at=at, through=_post(request, "through")
+    )
 
 
 @action(Action.ROLL)

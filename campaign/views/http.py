@@ -8,8 +8,9 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import NoReverseMatch, reverse
 
 from rules.errors import Refused
 
@@ -17,10 +18,41 @@ View = Callable[..., HttpResponse]
 
 
 def refusal(request: HttpRequest, exc: Refused) -> HttpResponse:
-    """A refused action: the player's sentence, a 4xx, nothing changed."""
+    """A refused action: the player's sentence, a 4xx, nothing changed.  A form made
+    for a step the campaign has left also offers the page as it is now."""
     htmx = bool(getattr(request, "htmx", False))
     template = "campaign/_refusal.html" if htmx else "campaign/refusal.html"
-    return render(request, template, {"message": exc.message}, status=exc.status)
+    context = {"message": exc.message, "fresh": _fresh_page(request) if exc.stale else ""}
+    return render(request, template, context, status=exc.status)
+
+
+def _fresh_page(request: HttpRequest) -> str:
+    match = request.resolver_match
+    campaign_id = match.kwargs.get("campaign_id") if match else None
+    try:
+        return reverse("campaign", args=[campaign_id]) if campaign_id else ""
+    except NoReverseMatch:
+        return ""
+
+
+def _sentence(exception: Exception | None, default: str) -> str:
+    """Our own refusals are sentences; Django's internals (a URL resolver's report)
+    are not shown to players."""
+    args = getattr(exception, "args", ())
+    if args and isinstance(args[0], str) and args[0]:
+        return args[0]
+    return default
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    default = "There is nothing here, or it is not yours to see."
+    message = _sentence(exception, default) if isinstance(exception, Http404) else default
+    return render(request, "404.html", {"message": message}, status=404)
+
+
+def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    message = _sentence(exception, "This is not yours to do or to see.")
+    return render(request, "403.html", {"message": message}, status=403)
 
 
 def refusals(view: View) -> View:

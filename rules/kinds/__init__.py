@@ -48,6 +48,17 @@ class Hook(StrEnum):
     SCENARIO_OVER = "scenario_over"  # SANs, CG victory, the last date
 
 
+class Pass(StrEnum):
+    """When a side has nothing to do at a step, so the step passes for it by itself
+    (with a log line); each is decided once, in ``rules.availability.nothing_to_do``."""
+
+    ALWAYS = "always"  # the server does the step; players only read it
+    NOTHING_TO_ROLL = "nothing_to_roll"  # no RG of the side awaits its secret rolls
+    NO_FORTIFICATION_POINTS = "no_fortification_points"
+    NO_RECON = "no_recon"  # Recon may not or cannot be bought now
+    NOTHING_TO_BUY = "nothing_to_buy"  # no RG of the chart can be bought now
+
+
 class Show(StrEnum):
     """A part of a step's panel; each is built once, for every kind that shows it."""
 
@@ -76,6 +87,10 @@ class StepKind:
     on_complete: tuple[Hook, ...] = ()
     needs: str | None = None  # the module section the kind cannot work without
     ends_scenario: bool = False  # completing it closes the scenario in play
+    passes: tuple[Pass, ...] = ()  # when it passes by itself for a side
+    # A side may finish it ahead, with the steps after it ("Done with 3.613 to 3.615"):
+    # map work and optional rolls, no decision and no server operation.
+    finish_ahead: bool = False
 
     @property
     def all_actions(self) -> frozenset[Action]:

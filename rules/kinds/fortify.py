@@ -1,8 +1,9 @@
-from rules.kinds import Action, Hook, Show, StepKind, register
+from rules.kinds import Action, Hook, Pass, Show, StepKind, register
 
 FORTIFY = register(
     StepKind(
         name="fortify",
+        passes=(Pass.NO_FORTIFICATION_POINTS,),
         summary="secret fortification purchases with FPP/DSP; unspent points may be forfeit",
         template="campaign/steps/fortify.html",
         actions=frozenset({Action.FORTIFY}),

@@ -1,8 +1,9 @@
-from rules.kinds import Action, Hook, Show, StepKind, register
+from rules.kinds import Action, Hook, Pass, Show, StepKind, register
 
 PURCHASE = register(
     StepKind(
         name="purchase",
+        passes=(Pass.NOTHING_TO_BUY,),
         summary="secret RG purchases within every limit of the chart",
         template="campaign/steps/purchase.html",
         actions=frozenset({Action.BUY, Action.CANCEL, Action.RG_ROLL}),

@@ -1,8 +1,9 @@
-from rules.kinds import Action, Show, StepKind, register
+from rules.kinds import Action, Pass, Show, StepKind, register
 
 RECON = register(
     StepKind(
         name="recon",
+        passes=(Pass.NO_RECON,),
         summary="secret Recon bought with points; its dr gives the Locations revealed",
         template="campaign/steps/recon.html",
         actions=frozenset({Action.RECON}),

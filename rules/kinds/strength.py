@@ -1,8 +1,9 @@
-from rules.kinds import Action, Hook, Show, StepKind, register
+from rules.kinds import Action, Hook, Pass, Show, StepKind, register
 
 STRENGTH = register(
     StepKind(
         name="strength",
+        passes=(Pass.NOTHING_TO_ROLL,),
         summary="the secret post-purchase rolls (strength, SW, leaders) of each RG bought",
         template="campaign/steps/strength.html",
         actions=frozenset({Action.RG_ROLL}),

@@ -46,6 +46,14 @@
     var form = evt.detail.elt && evt.detail.elt.closest ? evt.detail.elt.closest("form") : null;
     var slot = form && form.nextElementSibling;
     if (slot && slot.classList.contains("refusal")) slot.innerHTML = "";
+    // What a submitted form holds is sent: the page's next re-draw may clear it.
+    if (form) {
+      form.querySelectorAll("[data-typed]").forEach(function (el) { el.removeAttribute("data-typed"); });
+      form.querySelectorAll("input, textarea").forEach(function (el) {
+        if (el.type === "checkbox" || el.type === "radio") el.defaultChecked = el.checked;
+        else el.defaultValue = el.value;
+      });
+    }
   });
   document.addEventListener("htmx:responseError", function (evt) {
     var xhr = evt.detail.xhr;
@@ -59,5 +67,57 @@
   document.addEventListener("htmx:sendError", function (evt) {
     show(evt.detail.elt, '<p class="error">The server cannot be reached. Nothing was ' +
       "changed; check your connection and try again.</p>");
+  });
+
+  // A live push never breaks an open form: what the player has typed, picked or
+  // ticked in a part that a push re-draws is carried into the new part (matched by
+  // id), and the focus and caret stay where they were.
+  function isDirty(el) {
+    if (el.hasAttribute("data-typed")) return true;
+    if (el.type === "checkbox" || el.type === "radio") return el.checked !== el.defaultChecked;
+    if (el.tagName === "SELECT") {
+      return Array.prototype.some.call(el.options, function (o) { return o.selected !== o.defaultSelected; });
+    }
+    return el.value !== el.defaultValue;
+  }
+  document.addEventListener("htmx:oobBeforeSwap", function (evt) {
+    var target = evt.detail.target;
+    var fragment = evt.detail.fragment;
+    if (!target || !fragment || !target.querySelectorAll) return;
+    var focused = null;
+    target.querySelectorAll("input[id], select[id], textarea[id]").forEach(function (el) {
+      if (el.type === "hidden") return;
+      var isFocused = el === document.activeElement;
+      if (!isDirty(el) && !isFocused) return;
+      var twin = fragment.querySelector("#" + CSS.escape(el.id));
+      if (!twin) return;
+      twin.setAttribute("data-typed", "1");
+      if (el.type === "checkbox" || el.type === "radio") {
+        twin.toggleAttribute("checked", el.checked);
+      } else if (el.tagName === "SELECT") {
+        Array.prototype.forEach.call(twin.options, function (o) {
+          o.toggleAttribute("selected", o.value === el.value);
+        });
+      } else if (el.tagName === "TEXTAREA") {
+        twin.textContent = el.value;
+      } else {
+        twin.setAttribute("value", el.value);
+      }
+      if (isFocused) {
+        var caret = null;
+        try { caret = [el.selectionStart, el.selectionEnd]; } catch (e) { caret = null; }
+        focused = { id: el.id, caret: caret };
+      }
+    });
+    if (focused) {
+      setTimeout(function () {
+        var el = document.getElementById(focused.id);
+        if (!el) return;
+        el.focus();
+        if (focused.caret && el.setSelectionRange) {
+          try { el.setSelectionRange(focused.caret[0], focused.caret[1]); } catch (e) { /* not a text field */ }
+        }
+      }, 0);
+    }
   });
 })();

@@ -21,9 +21,9 @@ def test_buy_two_roll_reveal_one(asgi_server, new_context, browser_login, module
         page.goto(url)
         page.locator("#step-title", has_text="3.617").wait_for()
 
-    brit.locator("#rg-I1").get_by_role("button", name="18 CPP", exact=True).click()
+    brit.get_by_role("button", name="Buy I1 Lgt Inf Rifle Coy for 18 CPP", exact=True).click()
     brit.locator(".purchases li", has_text="Lgt Inf Rifle Coy").wait_for()
-    brit.locator("#rg-V6").get_by_role("button", name="5 CPP", exact=True).click()
+    brit.get_by_role("button", name="Buy V6 AC Pltn II for 5 CPP", exact=True).click()
     brit.locator(".purchases li", has_text="AC Pltn II").wait_for()
     assert "CPP: 177" in brit.locator("#campaign-sides").inner_text()
     for rg in ("Lgt Inf Rifle Coy", "AC Pltn II"):

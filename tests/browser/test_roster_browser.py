@@ -38,7 +38,7 @@ def test_roster_updates_live_and_prints(
 
     # ... buys an RG on the campaign page: nothing shows on the Axis roster ...
     brit.goto(base)
-    brit.locator("#rg-V6").get_by_role("button", name="5 CPP", exact=True).click()
+    brit.get_by_role("button", name="Buy V6 AC Pltn II for 5 CPP", exact=True).click()
     brit.locator(".purchases li", has_text="AC Pltn II").wait_for()
     axis.wait_for_timeout(500)
     assert "AC Pltn II" not in axis.content()

@@ -42,16 +42,17 @@ def test_results_checklist_and_table_steps_with_live_progress(
     # A checklist step: each sees the other's progress without reload.
     for page in (axis, british):
         page.locator("#step-title", has_text="3.601 Conclusion of Melee").wait_for()
-    axis.get_by_role("button", name="Done with 3.601").click()
+    axis.get_by_role("button", name="Done with 3.601", exact=True).click()
     british.locator("#campaign-step .done", has_text="Done: Axis").wait_for()
     axis.locator("#campaign-step .waiting").wait_for()
-    british.get_by_role("button", name="Done with 3.601").click()
+    british.get_by_role("button", name="Done with 3.601", exact=True).click()
 
     # On to the first table step (3.606 Escape) by finishing the checklists.
     for step in ("3.602", "3.603", "3.604", "3.605"):
         for page in (axis, british):
-            page.get_by_role("button", name=f"Done with {step}").click()
-            page.get_by_role("button", name=f"Done with {step}").wait_for(state="detached")
+            done = page.get_by_role("button", name=f"Done with {step}", exact=True)
+            done.click()
+            done.wait_for(state="detached")
     for page in (axis, british):
         page.locator("#step-title", has_text="3.606 Escape").wait_for()
 
@@ -67,9 +68,9 @@ def test_results_checklist_and_table_steps_with_live_progress(
     final = int(british.locator(".rolls .roll .final").inner_text())
     faces = [int(f) for f in british.locator(".rolls .roll .faces").inner_text().split("+")]
     assert final == sum(faces) + 3
-    axis.get_by_role("button", name="Done with 3.606").click()
+    axis.get_by_role("button", name="Done with 3.606", exact=True).click()
     british.locator("#campaign-step .done", has_text="Done: Axis").wait_for()
-    british.get_by_role("button", name="Done with 3.606").click()
+    british.get_by_role("button", name="Done with 3.606", exact=True).click()
     for page in (axis, british):
         page.locator("#step-title", has_text="3.607").wait_for()
 
