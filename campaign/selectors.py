@@ -117,14 +117,14 @@ def side_states(seats: Iterable[Seat], viewer: str) -> dict[str, SideState]:
     }
 
 
-def bought(campaign: Campaign, side: str) -> tuple[tuple[Bought, ...], int]:
+def bought(campaign: Campaign, side: str) -> tuple[tuple[Bought, ...], tuple[str, ...]]:
     """The side's RGs as the limits count them, and how many await their rolls."""
     rows = list(
         Purchase.objects.filter(
             campaign=campaign, side=side, status=Purchase.Status.ACTIVE
         ).values_list("group_id", "date_index", "rolled_at")
     )
-    unrolled = sum(1 for *_, rolled_at in rows if rolled_at is None)
+    unrolled = tuple(group_id for group_id, _, rolled_at in rows if rolled_at is None)
     return tuple(Bought(group_id, date_index) for group_id, date_index, _ in rows), unrolled
 
 
@@ -152,7 +152,7 @@ def holdings(
                 "date_index", flat=True
             )
         )
-    held, unrolled = bought(campaign, side) if purchases or fortifications else ((), 0)
+    held, unrolled = bought(campaign, side) if purchases or fortifications else ((), ())
     return Holdings(bought=held, fortifications=forts, recon_dates=recon_dates, unrolled=unrolled)
 
 

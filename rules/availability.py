@@ -8,6 +8,7 @@ of the acting side (``rules.snapshot``), nothing else.
 from __future__ import annotations
 
 from rules import machine
+from rules.drm import RollContext, holds
 from rules.errors import Refused
 from rules.kinds import Action, Pass, kind_of
 from rules.purchase import CostOption, cost_options, retained_tags, unavailable
@@ -241,7 +242,9 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
     for condition in kind_of(step.kind).passes:
         if condition is Pass.ALWAYS:
             return "the server does this step"
-        if condition is Pass.NOTHING_TO_ROLL and not snap.holdings.unrolled:
+        if condition is Pass.NOTHING_TO_ROLL and not any(
+            rolls_to_make(module, snap.side, gid) for gid in snap.holdings.unrolled
+        ):
             return "no RG awaits its secret rolls"
         if condition is Pass.NO_FORTIFICATION_POINTS and not snap.me.fortification_points:
             forts = module.fortifications
@@ -257,6 +260,17 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
             if all(group_reasons(module, snap, g) for g in chart.groups):
                 return "no RG of the chart can be bought now"
     return ""
+
+
+def rolls_to_make(module: Module, side: str, group_id: str) -> list[str]:
+    """The tables of the post-purchase rolls an RG of ``side`` makes (before its
+    strength is known)."""
+    chart = module.chart(side)
+    group = next((g for g in chart.groups if g.id == group_id), None) if chart else None
+    if group is None:
+        return []
+    ctx = RollContext(side=side, nationalities=tuple(module.side(side).nationalities), group=group)
+    return [pp.table for pp in module.post_purchase if holds(pp.applies_to, ctx)]
 
 
 def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:

@@ -58,7 +58,7 @@ class Holdings:
     bought: tuple[Bought, ...] = ()
     fortifications: tuple[FortificationBought, ...] = ()
     recon_dates: frozenset[int] = frozenset()
-    unrolled: int = 0  # RGs bought whose secret rolls are not made yet
+    unrolled: tuple[str, ...] = ()  # RG IDs bought whose secret rolls are not made yet
 
 
 @dataclass(frozen=True)

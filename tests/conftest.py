@@ -16,7 +16,7 @@ import pytest
 from tests.servers import AsgiWorker
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-ARTIFACTS = BASE_DIR / "test-artifacts"
+ARTIFACTS = BASE_DIR / "var" / "artifacts"  # screenshots and worker logs (CI keeps var/)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -123,22 +123,29 @@ def chromium():
 @pytest.fixture
 def new_context(chromium, request):
     """Isolated browser contexts (one per player); each page's last state is saved as
-    a screenshot in test-artifacts/ when the test ends."""
+    a screenshot in var/artifacts/ when the test ends."""
     contexts = []
 
-    def make():
-        ctx = chromium.new_context()
+    def make(**options):
+        ctx = chromium.new_context(**options)
         ctx.set_default_timeout(10_000)
         contexts.append(ctx)
         return ctx
 
     yield make
+    from tests.browser.helpers import accessibility_problems
+
+    problems = []
     for i, ctx in enumerate(contexts):
         for j, page in enumerate(ctx.pages):
-            ARTIFACTS.mkdir(exist_ok=True)
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
             name = request.node.name.replace("/", "_")
             page.screenshot(path=str(ARTIFACTS / f"{name}-{i}-{j}.png"), full_page=True)
+            if page.url.startswith("http"):
+                problems += [f"{page.url}: {p}" for p in accessibility_problems(page)]
         ctx.close()
+    # Every page a browser test leaves open is checked by axe-core as the player left it.
+    assert not problems, "accessibility (axe-core, serious/critical):\n" + "\n".join(problems)
 
 
 @pytest.fixture

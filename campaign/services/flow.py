@@ -83,6 +83,7 @@ def pass_sides_with_nothing_to_do(turn: Turn) -> None:
             reason = availability.nothing_to_do(module, snap, step)
             if not reason:
                 continue
+            side_done(turn.as_side(side))
             mark_done(turn, side=side)
             record_event(
                 turn.campaign,

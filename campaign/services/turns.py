@@ -76,6 +76,11 @@ class Turn:
     def snapshot(self, held: Holdings | None = None, chits: int = 0) -> Snapshot:
         return self.snapshot_of(self.side, held, chits)
 
+    def as_side(self, side: str) -> Turn:
+        """The same locked campaign, acting for ``side`` (the server acting for a side,
+        e.g. passing a step it has nothing to do at)."""
+        return Turn(self.campaign, self.module, self.seats[side], self.seats)
+
     def snapshot_of(self, side: str, held: Holdings | None = None, chits: int = 0) -> Snapshot:
         """The engine's view of ``side`` (the acting side, or a side the server acts
         for, e.g. passing a step it has nothing to do at)."""

@@ -32,7 +32,6 @@
     if (!slot || !slot.classList.contains("refusal")) {
       slot = document.createElement("div");
       slot.className = "refusal";
-      slot.setAttribute("role", "alert");
       slot.setAttribute("aria-live", "assertive");
       form.parentNode.insertBefore(slot, form.nextSibling);
     }
