@@ -46,10 +46,11 @@ test-real: $(VENV)/.installed
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) REFIT_TEST_BACKEND=real \
 		$(VENV)/bin/pytest $(PYTEST_ARGS)
 
-# Again on the embedded default; tests that need PostgreSQL or Redis are left out.
+# Again on the embedded default (SQLite + in-memory layer, browsers included); tests
+# that need PostgreSQL or Redis are left out.
 test-embedded: $(VENV)/.installed
 	env -u DATABASE_URL -u REDIS_URL REFIT_TEST_BACKEND=embedded \
-		$(VENV)/bin/pytest -m "not postgres and not redis and not browser" $(PYTEST_ARGS)
+		$(VENV)/bin/pytest -m "not postgres and not redis" $(PYTEST_ARGS)
 
 # Benchmarks: print figures (latency percentiles, queries per page, throughput).
 bench: $(VENV)/.installed services

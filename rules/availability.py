@@ -274,15 +274,28 @@ def rolls_to_make(module: Module, side: str, group_id: str) -> list[str]:
 
 
 def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
-    """The run of steps, from the current one, that the side may finish at once: map
-    work and optional rolls in which it acts (empty when fewer than two)."""
+    """The run of steps, from the current one, that the side may finish at once (empty
+    when fewer than two): steps a side may finish ahead (map work, optional rolls,
+    declining to buy), and between them steps that would pass by themselves for it —
+    the server's own, and those with nothing to do, which stays so when it buys
+    nothing on the way."""
+    if snap.side in snap.done:
+        return []
     run: list[Step] = []
     for step in module.steps[snap.position.step_index :]:
         kind = kind_of(step.kind)
-        if not kind.finish_ahead or step.acts not in ("both", "in_order", snap.side):
+        acts = step.acts in ("both", "in_order", snap.side)
+        if not acts or not (kind.finish_ahead or (run and nothing_to_do(module, snap, step))):
             break
         run.append(step)
-    return run if len(run) >= 2 and snap.side not in snap.done else []
+    while run and not kind_of(run[-1].kind).finish_ahead:
+        run.pop()  # end on a step the side finishes, not on one that passes anyway
+    return run if len(run) >= 2 else []
+
+
+def declines_to_buy(step: Step) -> bool:
+    """Finishing this step ahead means buying nothing in it."""
+    return bool(set(kind_of(step.kind).actions) & {Action.BUY, Action.RECON, Action.FORTIFY})
 
 
 # --------------------------------------------------------------------------- initiative

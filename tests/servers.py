@@ -30,7 +30,12 @@ class AsgiWorker:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / f"worker-{self.port}.log"
         self.log = self.log_path.open("w")
-        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env}
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "PYTHONUNBUFFERED": "1",  # the log is read while the worker runs
+            **env,
+        }
         self.proc = self._spawn()
 
     def _spawn(self) -> subprocess.Popen[bytes]:

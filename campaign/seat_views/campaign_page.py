@@ -12,7 +12,14 @@ from typing import Any
 
 from django.http import Http404
 
-from campaign.models import Campaign, InitiativeOutcome, Invitation, Purchase, Seat
+from campaign.models import (
+    Campaign,
+    InitiativeChit,
+    InitiativeOutcome,
+    Invitation,
+    Purchase,
+    Seat,
+)
 from campaign.seat_views.common import (
     NOT_YOURS,
     EventView,
@@ -241,11 +248,27 @@ class CampaignView:
 
     @cached_property
     def initiative(self) -> str:
-        """The latest revealed initiative result (public once revealed)."""
+        """The latest revealed initiative result, in short (public once revealed; the
+        whole reveal with its explanation is in the log, once)."""
         outcome = (
             InitiativeOutcome.objects.filter(campaign=self.campaign).order_by("-cycle").first()
         )
-        return outcome.text if outcome else ""
+        if outcome is None:
+            return ""
+        date = self.module.dates[outcome.date_index].label
+        chits = {
+            ch.side: ch.get_chit_display()
+            for ch in InitiativeChit.objects.visible_to(self.viewer).filter(
+                campaign=self.campaign, cycle=outcome.cycle
+            )
+        }
+        chosen = ", ".join(f"{s.name} {chits[s.id]}" for s in self.module.sides if s.id in chits)
+        parts = [f"Initiative for {date}: {chosen} → {outcome.label}"]
+        if outcome.sets_up_first:
+            parts.append(f"{self.module.side(outcome.sets_up_first).name} sets up first")
+        if outcome.moves_first:
+            parts.append(f"{self.module.side(outcome.moves_first).name} moves first")
+        return "; ".join(parts) + "."
 
     # ------------------------------------------------------------ parts
 

@@ -20,7 +20,7 @@ from campaign.models import (
     Unit,
 )
 from campaign.seat_views.common import PurchaseLine, RollView, roll_view
-from campaign.selectors import holdings
+from campaign.selectors import bought, holdings
 from rules import availability
 from rules.kinds import Show, kind_of
 from rules.purchase import cost_options
@@ -118,7 +118,8 @@ class StepPanel:
     recon_refusal: str = ""
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
     no_on_map_units: bool = False
-    ahead: list[tuple[str, str]] = field(default_factory=list)  # (id, title) done at once
+    # Finishing several steps at once: (last step id, its title, what it means).
+    ahead: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def build_panel(view: CampaignView) -> StepPanel:
@@ -132,9 +133,34 @@ def build_panel(view: CampaignView) -> StepPanel:
     for show in kind_of(step.kind).shows:
         BUILDERS[show](view, panel)
     if panel.can_act and kind_of(step.kind).finish_ahead:
-        run = availability.finish_ahead(view.module, view.snapshot())
-        panel.ahead = [(s.id, s.title) for s in run[1:]]
+        panel.ahead = _ahead(view)
     return panel
+
+
+def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:
+    """The ways to finish several steps at once: through the last map step before a
+    purchase, and through the whole run (buying nothing on the way)."""
+    side = view.viewer
+    c = view.campaign
+    held, unrolled = bought(c, side)
+    snap = view.snapshot(
+        Holdings(
+            bought=held,
+            unrolled=unrolled,
+            recon_dates=holdings(c, side, recon=True).recon_dates,
+        )
+    )
+    run = availability.finish_ahead(view.module, snap)
+    options = []
+    buys = [i for i, s in enumerate(run) if availability.declines_to_buy(s)]
+    if buys and buys[0] >= 2:
+        last = next(s for s in reversed(run[: buys[0]]) if kind_of(s.kind).finish_ahead)
+        if last is not run[0]:
+            options.append((last.id, last.title, "no rolls"))
+    if run:
+        meaning = "no rolls, no purchases" if buys else "no rolls"
+        options.append((run[-1].id, run[-1].title, meaning))
+    return options
 
 
 def _result_fields(view: CampaignView, panel: StepPanel) -> None:

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign.models import EventKind, Roll, ScenarioResult, StepMark
+from campaign.selectors import holdings
 from campaign.services import dice as dice_service
 from campaign.services import push
 from campaign.services.errors import ActionRefused
@@ -39,7 +40,8 @@ def finish_step(
     the current step and the following map steps up to the one numbered ``through``
     (they have nothing to do on the map and no roll to make there)."""
     turn = take_turn(campaign_id, user, at)
-    snap = turn.snapshot()
+    held = holdings(turn.campaign, turn.side, purchases=True, recon=True) if through else None
+    snap = turn.snapshot(held)
     expect_turn(turn, Action.FINISH, snap)
     step = turn.step
     ahead = []

@@ -88,8 +88,9 @@ class StepKind:
     needs: str | None = None  # the module section the kind cannot work without
     ends_scenario: bool = False  # completing it closes the scenario in play
     passes: tuple[Pass, ...] = ()  # when it passes by itself for a side
-    # A side may finish it ahead, with the steps after it ("Done with 3.613 to 3.615"):
-    # map work and optional rolls, no decision and no server operation.
+    # A side may finish it ahead, with the steps after it ("Done with 3.613 to 3.620"):
+    # map work, optional rolls, or declining to buy; never a step whose finishing runs
+    # a server operation for the side (``on_side_done``).
     finish_ahead: bool = False
 
     @property

@@ -3,6 +3,7 @@ from rules.kinds import Action, Hook, Pass, Show, StepKind, register
 PURCHASE = register(
     StepKind(
         name="purchase",
+        finish_ahead=True,
         passes=(Pass.NOTHING_TO_BUY,),
         summary="secret RG purchases within every limit of the chart",
         template="campaign/steps/purchase.html",

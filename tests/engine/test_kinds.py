@@ -25,3 +25,8 @@ def test_kinds_name_only_known_hooks_and_parts() -> None:
         assert set(kind.on_enter + kind.on_side_done + kind.on_complete) <= set(Hook)
         assert set(kind.shows) <= set(Show)
         assert kind.template.startswith("campaign/steps/")
+
+
+def test_a_step_finished_ahead_never_skips_a_server_operation() -> None:
+    for kind in KINDS.values():
+        assert not (kind.finish_ahead and kind.on_side_done), kind.name
