@@ -8,7 +8,6 @@ a purchase and the initiative reveal, into the next CG date.  Purple Heart Draw 
 import re
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "full-run-pass-9"
@@ -56,41 +55,44 @@ def enter_result(page, values):
     page.get_by_role("button", name="Enter the result").click()
 
 
+def confirm(page) -> None:
+    button = page.get_by_role("button", name="Confirm the result", exact=True)
+    button.click()
+    button.wait_for(state="detached")
+
+
 def act(page, extra=None) -> bool:
-    """Take whatever action this page offers now; False if it offers none (or the
-    button was re-rendered under the click by a live push: the walk tries again)."""
-    step = page.locator("#campaign-step")
-    before = step.inner_html()
+    """Take the action this page offers for the step it shows, and wait until the page
+    has moved past it (its socket brings the new state); False if it offers none now.
+    Map steps are finished together where the page offers it (no rolls)."""
     step_id = title(page).split(" ")[0]
-    try:
-        if extra and extra(page):
-            pass
-        elif page.get_by_role("button", name="Confirm the result").is_visible():
-            page.get_by_role("button", name="Confirm the result").click(timeout=3000)
-        elif page.get_by_role("button", name=f"Done with {step_id}", exact=True).is_visible():
-            # The button of the step seen, not whatever step a push has just brought.
-            page.get_by_role("button", name=f"Done with {step_id}", exact=True).click(timeout=3000)
-        else:
-            return False
-    except PlaywrightTimeout:
-        return False
-    page.wait_for_function(
-        "old => document.querySelector('#campaign-step').innerHTML !== old", arg=before
+    if extra and extra(page):
+        return True
+    ahead = page.get_by_role(
+        "button", name=re.compile(rf"^Done with {re.escape(step_id)} to .*\(no rolls\)$")
     )
-    return True
+    for button in (
+        page.get_by_role("button", name="Confirm the result", exact=True),
+        ahead,
+        page.get_by_role("button", name=f"Done with {step_id}", exact=True),
+    ):
+        if button.count():
+            if button is ahead:
+                page.once("dialog", lambda d: d.accept())
+            button.first.click()
+            button.first.wait_for(state="detached")
+            return True
+    return False
 
 
 def walk(host, guest, until, extra=None, limit=150):
-    """Both players act, in whatever order the pages allow, until either page shows
-    the goal (the campaign is shared: the other page is at most a push behind)."""
+    """Both players act on what their pages show until both pages show the goal.  The
+    pages follow the campaign through their sockets, in order; a page with nothing to
+    do waits for the next state."""
     for _ in range(limit):
-        if until(host) or until(guest):  # the campaign is there; the other page follows
-            for _ in range(100):
-                if until(host) and until(guest):
-                    return
-                host.wait_for_timeout(100)
-            raise AssertionError("one page did not follow the other")
-        if not (act(host, extra) or act(guest, extra)):
+        if until(host) and until(guest):
+            return
+        if not (until(host) or act(host, extra)) and not (until(guest) or act(guest, extra)):
             host.wait_for_timeout(50)
     raise AssertionError(
         "the run did not reach its goal: " + host.locator("#step-title").inner_text()
@@ -106,21 +108,13 @@ def test_sicily_full_refit_phase_into_the_next_date(asgi_server, new_context, mo
     enter_result(
         host, {"cvp_lost.axis": 12, "cvp_lost.british": 3, "san.axis": 3, "san.british": 4}
     )
-    guest.get_by_role("button", name="Confirm the result").click()
+    confirm(guest)
     host.locator("#step-title", has_text="3.601").wait_for()
     walk(host, guest, lambda p: title(p).startswith("3.617"))
     for page in (host, guest):  # each side buys a Sniper (M1: SAN +1), in secret
         page.locator("#step-title", has_text="3.617").wait_for()
-        bought = page.locator(".purchases li", has_text="Sniper")
-        for _ in range(3):  # a live push may re-render the button under the click
-            if page.locator("#rg-M1 button").count():
-                page.locator("#rg-M1 button").first.click(timeout=3000)
-            try:
-                bought.wait_for(timeout=3000)
-                break
-            except PlaywrightTimeout:
-                continue
-        bought.wait_for()
+        page.locator("#rg-M1 button").first.click()
+        page.locator(".purchases li", has_text="Sniper").wait_for()
 
     def extra(page):
         t = title(page)
@@ -128,11 +122,11 @@ def test_sicily_full_refit_phase_into_the_next_date(asgi_server, new_context, mo
             button = page.get_by_role("button", name=name)
             if t.startswith("3.621") and button.is_visible() and button.is_enabled():
                 page.once("dialog", lambda d: d.accept())
-                (
-                    page.get_by_role("button", name="Lock Attack")
-                    if page is host
-                    else page.get_by_role("button", name="Lock Idle")
-                ).click()
+                mine = page.get_by_role(
+                    "button", name="Lock Attack" if page is host else "Lock Idle"
+                )
+                mine.click()
+                mine.wait_for(state="detached")
                 return True
         return False
 
@@ -174,7 +168,7 @@ def test_purple_heart_draw_short_run(asgi_server, new_context, modules):
             "highway_controlled.german": False,
         },
     )
-    guest.get_by_role("button", name="Confirm the result").click()
+    confirm(guest)
     # C5.29 is the server's: it passes by itself and its arithmetic is in each side's log.
     walk(host, guest, lambda p: title(p).startswith("C5.31"))
     log = host.locator("#campaign-log").inner_text()
@@ -198,7 +192,7 @@ def test_pleasant_diversion_short_run(asgi_server, new_context, modules):
             "san.german": 3,
         },
     )
-    guest.get_by_role("button", name="Confirm the result").click()
+    confirm(guest)
     walk(host, guest, lambda p: title(p).startswith("3.4"))
     # 2.92 EX: 55 − 63 + 41 = 33 Purchase Points, shown to the American only.
     assert "You have 33 PP" in host.locator("#campaign-step").inner_text()
