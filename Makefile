@@ -12,6 +12,8 @@ REDIS_PORT ?= 6390
 TEST_DATABASE_URL ?= postgres://refit:refit@127.0.0.1:$(PG_PORT)/refit
 TEST_REDIS_URL ?= redis://127.0.0.1:$(REDIS_PORT)/0
 PYTEST_ARGS ?=
+# Two test processes (the machine has 2 cores); the browser tests stay together in one.
+XDIST ?= -n 2 --dist loadgroup
 
 .PHONY: run test test-real test-embedded services lint bench clean
 
@@ -30,7 +32,11 @@ run: $(VENV)/.installed
 services:
 	REFIT_PG_PORT=$(PG_PORT) REFIT_REDIS_PORT=$(REDIS_PORT) scripts/services.sh
 
-test: $(VENV)/.installed services lint test-real test-embedded
+test: $(VENV)/.installed services
+	@start=$$(date +%s); status=0; \
+	$(MAKE) --no-print-directory lint test-real test-embedded || status=$$?; \
+	echo "make test: $$(( $$(date +%s) - start )) s wall time (exit $$status)"; \
+	exit $$status
 
 # Static checks: style, types (mypy + django-stubs), the import contract (rules/ is a
 # Django-free engine; campaign -> rules only) and models agreeing with migrations.
@@ -44,13 +50,13 @@ lint: $(VENV)/.installed
 # The whole suite on the real servers.
 test-real: $(VENV)/.installed
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) REFIT_TEST_BACKEND=real \
-		$(VENV)/bin/pytest $(PYTEST_ARGS)
+		$(VENV)/bin/pytest $(XDIST) $(PYTEST_ARGS)
 
 # Again on the embedded default (SQLite + in-memory layer, browsers included); tests
 # that need PostgreSQL or Redis are left out.
 test-embedded: $(VENV)/.installed
 	env -u DATABASE_URL -u REDIS_URL REFIT_TEST_BACKEND=embedded \
-		$(VENV)/bin/pytest -m "not postgres and not redis" $(PYTEST_ARGS)
+		$(VENV)/bin/pytest $(XDIST) -m "not postgres and not redis" $(PYTEST_ARGS)
 
 # Benchmarks: print figures (latency percentiles, queries per page, throughput).
 bench: $(VENV)/.installed services

@@ -43,6 +43,9 @@ def pytest_collection_modifyitems(config, items):
     if real and not (_on_postgres() and _on_redis()):
         raise pytest.UsageError("REFIT_TEST_BACKEND=real needs DATABASE_URL and REDIS_URL")
     for item in items:
+        if "browser" in item.keywords:
+            # One test process runs every browser test (one Chromium, one live server).
+            item.add_marker(pytest.mark.xdist_group("browser"))
         if "postgres" in item.keywords and not _on_postgres():
             item.add_marker(pytest.mark.skip(reason="needs PostgreSQL (DATABASE_URL)"))
         if "redis" in item.keywords and not _on_redis():
