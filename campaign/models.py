@@ -82,6 +82,7 @@ class Seat(models.Model):
     points = models.IntegerField(default=0)  # CPP / TP / PP on hand
     fortification_points = models.IntegerField(default=0)  # FPP / DSP on hand
     san = models.IntegerField(null=True, blank=True)
+    elr = models.IntegerField(null=True, blank=True)
     attack_chits_used = models.PositiveIntegerField(default=0)
     # The side's own declaration that it has no on-map retained units (3.6212*).
     no_on_map_units = models.BooleanField(default=False)
@@ -321,6 +322,9 @@ class Purchase(models.Model):
     date_ordinal = models.PositiveIntegerField()  # the n-th of this RG on its CG date
     date_max = models.PositiveIntegerField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    # Given in the Initial-Scenario OB, not bought: on the record, not counted toward the
+    # purchase limits (3.6179).
+    initial = models.BooleanField(default=False)
     strength = models.CharField(max_length=10, blank=True)  # "full" / "depleted"
     units = models.PositiveIntegerField(null=True, blank=True)
     details = models.JSONField(default=dict, blank=True)  # sw, leaders, other roll results
@@ -345,12 +349,12 @@ class Purchase(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["campaign", "side", "group_id", "ordinal"],
-                condition=Q(status="active"),
+                condition=Q(status="active", initial=False),
                 name="one_active_purchase_per_ordinal",
             ),
             models.UniqueConstraint(
                 fields=["campaign", "side", "group_id", "date_index", "date_ordinal"],
-                condition=Q(status="active"),
+                condition=Q(status="active", initial=False),
                 name="one_active_purchase_per_date_ordinal",
             ),
         ]

@@ -122,10 +122,11 @@ def bought(campaign: Campaign, side: str) -> tuple[tuple[Bought, ...], tuple[str
     rows = list(
         Purchase.objects.filter(
             campaign=campaign, side=side, status=Purchase.Status.ACTIVE
-        ).values_list("group_id", "date_index", "rolled_at")
+        ).values_list("group_id", "date_index", "rolled_at", "initial")
     )
-    unrolled = tuple(group_id for group_id, _, rolled_at in rows if rolled_at is None)
-    return tuple(Bought(group_id, date_index) for group_id, date_index, _ in rows), unrolled
+    unrolled = tuple(group_id for group_id, _, rolled_at, _ in rows if rolled_at is None)
+    held = tuple(Bought(gid, date_index, initial) for gid, date_index, _, initial in rows)
+    return held, unrolled
 
 
 def holdings(

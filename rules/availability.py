@@ -63,12 +63,12 @@ def check_turn(module: Module, snap: Snapshot, side: str, action: Action) -> Non
 
 
 def held_tags(module: Module, snap: Snapshot) -> set[str]:
-    """Tags of the RGs the side holds: its initial RGs and its purchases."""
+    """Tags of the RGs the side holds: those of its Initial-Scenario OB and those it
+    bought."""
     chart = module.chart(snap.side)
     if chart is None:
         return set()
-    initial = module.variant(snap.variant).initial_rgs.get(snap.side, [])
-    return retained_tags(chart, [*initial, *(b.group_id for b in snap.holdings.bought)])
+    return retained_tags(chart, [b.group_id for b in snap.holdings.bought])
 
 
 def chart_missing(module: Module, side: str) -> str:
@@ -238,7 +238,10 @@ def check_recon(module: Module, snap: Snapshot, option: int) -> None:
 
 def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
     """Why the side has nothing to do at ``step``, so it passes by itself ("" when it
-    has something to do or decide there)."""
+    has something to do or decide there).  A step of the start waits while what the
+    CG gives its sides is still to be supplied."""
+    if step.start and module.variant(snap.variant).start.missing:
+        return ""
     for condition in kind_of(step.kind).passes:
         if condition is Pass.ALWAYS:
             return "the server does this step"

@@ -33,6 +33,16 @@ def sides_still_to_act(module: Module, step: Step, done: Iterable[str]) -> list[
     return [] if step.acts in done else [step.acts]
 
 
+def results_index(module: Module) -> int:
+    """Where each scenario's sequence begins: its results step, after the start's
+    steps (which run once, before the Initial Scenario)."""
+    return next(i for i, s in enumerate(module.steps) if not s.start)
+
+
+def has_start(module: Module) -> bool:
+    return module.steps[0].start
+
+
 def step_index(module: Module, step_id: str) -> int:
     for i, step in enumerate(module.steps):
         if step.id == step_id:

@@ -63,11 +63,14 @@ def unavailable(
     bought: Sequence[Bought],
     retained_tags: Set[str] = frozenset(),
 ) -> list[str]:
-    """Why ``group`` cannot be bought now (empty: it can, budget aside)."""
+    """Why ``group`` cannot be bought now (empty: it can, budget aside).  RGs of the
+    Initial-Scenario OB count only toward what is held at a time (3.6179)."""
     reasons = []
     chart = module.chart(side)
     assert chart is not None, "a group is always on its side's chart"
     date = module.dates[date_index]
+    held = list(bought)
+    bought = [b for b in held if not b.initial]
     mine = [b for b in bought if b.group_id == group.id]
     cg_max = group.cg_max.get(variant)
     if cg_max is not None and len(mine) >= cg_max:
@@ -94,7 +97,7 @@ def unavailable(
         elif isinstance(r, CountLimit):
             counted = [
                 b
-                for b in bought
+                for b in (held if r.per == "held" else bought)
                 if b.group_id in groups
                 and holds(r.applies_to, _ctx(module, side, groups[b.group_id]))
             ]

@@ -255,15 +255,54 @@ class CGDate(Strict):
     note: str | None = None
 
 
+# What a CG variant's start gives, field by field; a field the rules documents lack is
+# declared in ``Start.missing`` and supplied by the players in the app.
+StartField = Literal[
+    "points",  # initial points of the currency (CPP, TP, PP) per side
+    "fortification_points",  # initial FPP/DSP per side
+    "ob",  # the Initial-Scenario OB per side
+    "san",
+    "elr",
+    "sets_up_first",
+    "moves_first",
+    "misr",  # the Initial Scenario's special rules (as text)
+    "weather",  # its EC/weather (as text)
+    "attack_chits",  # the variant's Attack-chit maxima (``Variant.attack_chits``)
+]
+
+
+class InitialOB(Strict):
+    """One side's Initial-Scenario OB."""
+
+    rgs: list[str] = []  # RG IDs: on the RG Purchase Record, not counted toward limits
+    units: list[str] = []  # other units it holds, as printed ("8-1 leader", "2 x 4-6-7")
+    text: str | None = None  # the OB as the rules print it
+
+
+class Start(Strict):
+    """Where the CG starts: what each side has for its Initial Scenario."""
+
+    rule: RuleRef
+    points: dict[Slug, int] = {}
+    fortification_points: dict[Slug, int] = {}
+    ob: dict[Slug, InitialOB] = {}
+    san: dict[Slug, int] = {}
+    elr: dict[Slug, int] = {}
+    sets_up_first: Slug | None = None
+    moves_first: Slug | None = None
+    misr: list[str] = []
+    weather: str | None = None
+    missing: list[StartField] = []
+    note: str | None = None
+
+
 class Variant(Strict):
     id: Slug
     name: str
     start_date: Slug
     last_date: Slug
     attack_chits: dict[Slug, int] | None = None  # max Attack chits per side over the CG
-    initial_points: dict[Slug, int] = {}
-    initial_fortification_points: dict[Slug, int] = {}
-    initial_rgs: dict[Slug, list[str]] = {}
+    start: Start
     rule: RuleRef | None = None
     note: str | None = None
 
@@ -558,7 +597,6 @@ class Initiative(Strict):
     matrix: list[MatrixCell]
     results: list[InitiativeResult]
     restrictions: list[ChitRestriction] = []
-    initial_counts_toward_limit: bool = False
     note: str | None = None
 
 
@@ -575,6 +613,9 @@ class Step(Strict):
     # What the server does on entering the step: "replenish" runs the currency's
     # replenishment mechanism for each side and shows the arithmetic.
     effect: Literal["replenish"] | None = None
+    # A step of the start: run once, before the Initial Scenario (the steps the rules
+    # require before it), listed first.
+    start: bool = False
     note: str | None = None
 
 
@@ -620,8 +661,14 @@ class VictoryCheck(Strict):
 
 
 class Missing(Strict):
+    """A datum the rules documents lack.  ``supply`` names it where the players can
+    supply it in the app: ``tables.<id>``, ``rg_charts.<side>`` or
+    ``dates.<id>.vp_required`` (a variant's start fields are declared in its
+    ``start.missing``)."""
+
     what: str
     rule: RuleRef
+    supply: str | None = None
     note: str | None = None
 
 
@@ -708,13 +755,7 @@ class Module(Strict):
                 and dates.index(v.start_date) > dates.index(v.last_date)
             ):
                 errors.append(f"{w}: start_date comes after last_date")
-            for k in (*(v.attack_chits or {}), *v.initial_points, *v.initial_rgs):
-                side(w, k)
-            for owner, ids in v.initial_rgs.items():
-                chart_ids = {g.id for ch in self.rg_charts if ch.side == owner for g in ch.groups}
-                for gid in ids:
-                    if gid not in chart_ids:
-                        errors.append(f"{w}.initial_rgs: side {owner} has no RG '{gid}'")
+            self._check_start(errors, w, v, side)
         for i, d in enumerate(self.dates):
             for owner in d.base_points or {}:
                 side(f"dates[{i}] ({d.id}).base_points", owner)
@@ -732,8 +773,27 @@ class Module(Strict):
             side("currency.replenishment.side", rep.side)
         for did in self.currency.carry_over.lost_after_dates:
             date("currency.carry_over.lost_after_dates", did)
-        if self.steps[0].kind != "results":
-            errors.append("steps[0]: the sequence starts with the scenario's results")
+        starts = [i for i, st in enumerate(self.steps) if st.start]
+        if starts != list(range(len(starts))):
+            errors.append("steps: the start's steps come first, before the scenario's results")
+        first = len(starts)
+        if first >= len(self.steps) or self.steps[first].kind != "results":
+            errors.append(
+                f"steps[{first}]: the sequence starts with the scenario's results"
+                + (" (after the start's steps)" if starts else "")
+            )
+        for i in starts:
+            st = self.steps[i]
+            kind = KINDS.get(st.kind)
+            if st.kind in ("results", "initiative") or (kind is not None and kind.ends_scenario):
+                errors.append(
+                    f"steps[{i}] ({st.id}): no {st.kind} step before the Initial Scenario "
+                    "(its result and type are the CG's own)"
+                )
+            if st.kind == "recon" and self.recon is not None and self.recon.not_for_initial:
+                errors.append(
+                    f"steps[{i}] ({st.id}): no Recon before an Initial Scenario ({self.recon.rule})"
+                )
         for i, st in enumerate(self.steps):
             w = f"steps[{i}] ({st.id})"
             if st.acts not in ("both", "in_order"):
@@ -800,11 +860,37 @@ class Module(Strict):
                         f"victory_checks[{j}].all[{n}]: unknown result field '{term.field}'"
                     )
         side("default_winner", self.default_winner)
+        for j, m in enumerate(self.missing):
+            if m.supply is not None:
+                problem = supply_problem(self, m.supply)
+                if problem:
+                    errors.append(f"missing[{j}].supply: {problem}")
         if self.initiative:
             self._check_initiative(errors, sides, steps, side)
         if errors:
             raise ValueError("; ".join(errors))
         return self
+
+    def _check_start(
+        self, errors: list[str], w: str, v: Variant, side: Callable[[str, str | None], None]
+    ) -> None:
+        start = v.start
+        for field in ("points", "fortification_points", "ob", "san", "elr"):
+            for owner in getattr(start, field):
+                side(f"{w}.start.{field}", owner)
+        side(f"{w}.start.sets_up_first", start.sets_up_first)
+        side(f"{w}.start.moves_first", start.moves_first)
+        for k in v.attack_chits or {}:
+            side(f"{w}.attack_chits", k)
+        for owner, ob in start.ob.items():
+            chart_ids = {g.id for ch in self.rg_charts if ch.side == owner for g in ch.groups}
+            for gid in ob.rgs:
+                if gid not in chart_ids:
+                    errors.append(f"{w}.start.ob.{owner}: side {owner} has no RG '{gid}'")
+        for field in start.missing:
+            given = v.attack_chits if field == "attack_chits" else getattr(start, field)
+            if given:
+                errors.append(f"{w}.start.missing: '{field}' is declared missing but is given")
 
     def _check_initiative(
         self,
@@ -869,6 +955,33 @@ class Module(Strict):
 
     def chart(self, side_id: str) -> RGChart | None:
         return next((c for c in self.rg_charts if c.side == side_id), None)
+
+
+SUPPLIABLE_START = ("points", "fortification_points", "san", "elr")
+
+
+def supply_problem(module: Module, path: str) -> str:
+    """Why ``path`` is not a datum the players can supply ("" when it is)."""
+    parts = path.split(".")
+    if len(parts) == 2 and parts[0] == "tables":
+        table = next((t for t in module.tables if t.id == parts[1]), None)
+        if table is None:
+            return f"unknown table '{parts[1]}'"
+        return "" if table.missing else f"table '{parts[1]}' is not declared missing"
+    if len(parts) == 2 and parts[0] == "rg_charts":
+        chart = module.chart(parts[1])
+        if chart is None:
+            return f"no RG chart for side '{parts[1]}'"
+        return "" if chart.missing else f"the {parts[1]} RG chart is not declared missing"
+    if len(parts) == 3 and parts[0] == "dates" and parts[2] == "vp_required":
+        date = next((d for d in module.dates if d.id == parts[1]), None)
+        if date is None:
+            return f"unknown date '{parts[1]}'"
+        return "" if date.vp_required is None else f"{parts[1]}.vp_required is given"
+    return (
+        f"'{path}' is not a datum the app can take "
+        "(tables.<id>, rg_charts.<side>, dates.<id>.vp_required)"
+    )
 
 
 def as_dict(module: Module) -> dict[str, Any]:

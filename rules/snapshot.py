@@ -38,10 +38,12 @@ class SideState:
 
 @dataclass(frozen=True)
 class Bought:
-    """One RG the side holds from a purchase, as the limits count it."""
+    """One RG the side holds: bought, or given in the Initial-Scenario OB (``initial``:
+    counted only by limits on what is held at a time, 3.6179)."""
 
     group_id: str
     date_index: int
+    initial: bool = False
 
 
 @dataclass(frozen=True)

@@ -72,13 +72,24 @@ def test_3_617_cpp_left_after_14_pm_are_lost(modules, make_user):
 
 def test_c4_2_initial_tp_come_from_the_ob_without_a_roll(modules, make_user):
     """C5.29 EXC / I5: no TP roll for the Initial Scenario; the OB gives 20 TP + 60 DSP
-    (German) and 30 TP (US)."""
-    players, module = start("purple-heart-draw", "tm", make_user, "us")
+    (German) and 30 TP (US), SAN and ELR (C4.2); the start's steps come first, and
+    unspent DSP are lost at its C5.35 (nothing carries them past the Initial Scenario)."""
+    alice, bob = make_user("alice"), make_user("bob")
+    c = host_game("purple-heart-draw", "tm", alice, bob, side="us", through_start=False)
+    players, module = players_of(c, alice, bob), module_of(c)
+    assert module.dates[c.date_index].initial and not c.in_play
+    assert players.step.id == "I-C5.31"
+    german, us = c.seats.get(side="german"), c.seats.get(side="us")
+    assert (german.points, german.fortification_points, us.points) == (20, 60, 30)
+    assert (german.san, german.elr, us.san, us.elr) == (3, 3, 2, 4)
+    while players.step.start:
+        players.finish()
     c = players.campaign
-    assert module.dates[c.date_index].initial
+    assert c.in_play and players.step.id == "C5.1"
     assert points(players, "german") == 20 and points(players, "us") == 30
-    assert c.seats.get(side="german").fortification_points == 60
+    assert c.seats.get(side="german").fortification_points == 0  # C5.35: unspent DSP lost
     assert not Roll.objects.exists()
+    assert "German sets up first. American moves first." in Event.objects.get(kind="scenario").text
 
 
 def test_c5_29_tp_replenishment_dr_with_its_drms(modules, make_user):

@@ -31,14 +31,17 @@ def _snapshot():
     )
 
 
-def test_host_creates_a_campaign_at_its_initial_scenario(modules, make_user, login):
+def test_host_creates_a_campaign_where_its_cg_starts(modules, make_user, login):
+    """Sicily: the steps before the Initial Scenario come first (3.617-3.619 for the
+    Initial Scenario; 3.6179, 3.6181)."""
     client = login(make_user("alice"))
     response = _create(client)
     assert response.status_code == 302
     campaign = Campaign.objects.get()
     assert response.url == f"/campaigns/{campaign.pk}/"
-    assert campaign.in_play and campaign.step_index == 0
+    assert not campaign.in_play and campaign.step_index == 0
     assert campaign.module_data["id"] == "sicily"
+    assert campaign.module_data["steps"][0]["id"] == "I-3.617"
     host_seat = campaign.seats.get(side="axis")
     assert host_seat.user.username == "alice"
     assert campaign.seats.get(side="british").user is None

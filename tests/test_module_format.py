@@ -65,7 +65,7 @@ MALFORMED = {
     ),
     "unknown side": (
         lambda d: d["variants"][0]["attack_chits"].update(green=3),
-        "variants[0] (short): unknown side 'green'",
+        "variants[0] (short).attack_chits: unknown side 'green'",
     ),
     "variant runs backwards": (
         lambda d: d["variants"][0].update(start_date="d2am", last_date="d1am"),

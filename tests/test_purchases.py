@@ -402,13 +402,16 @@ def test_fifty_simultaneous_purchases_never_overspend_or_pass_a_maximum(modules,
 
 
 def test_c5_35_dsp_fortifications_from_the_initial_ob(modules, users):
-    """C4.2: the German starts with 60 DSP; C5.35 fortifications are bought with them;
-    unspent DSP are forfeit when the step ends."""
-    players, module = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="fortify")
-    german = players.users["german"]
+    """C4.2: the German starts with 60 DSP; before the Initial TM Scenario, C5.35
+    fortifications are bought with them; unspent DSP are forfeit when the step ends."""
     from campaign.models import Seat as S
+    from tests.walk import host_game, players_of
 
-    S.objects.filter(campaign_id=players.campaign_id, side="german").update(fortification_points=60)
+    german, us = users
+    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
+    players = players_of(c, german, us)
+    players.until_step("I-C5.35")
+    assert S.objects.get(campaign_id=players.campaign_id, side="german").fortification_points == 60
     purchases.buy_fortification(
         campaign_id=players.campaign_id, user=german, item_id="booby_traps", location="O4"
     )

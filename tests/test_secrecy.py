@@ -70,7 +70,7 @@ def _state_purchase(users):
         secrets.texts += [p.group_type, f"record-{p.pk}", f"purchase-{p.pk}"]
         secrets.texts += [r["result"] for r in p.details["rolls"]]
     left = 187 - 5 - 6
-    secrets.patterns += [rf"\b{left}\b", r"RG Strength", r"Carrier 3"]
+    secrets.patterns += [rf"\b{left}\b", r"RG Strength: ", r"Carrier 3"]
     return players, secrets
 
 

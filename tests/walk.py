@@ -16,9 +16,12 @@ def host_game(
     side: str | None = None,
     policy: str = "step_end",
     name: str = "test campaign",
+    through_start: bool = True,
 ) -> Campaign:
     """``host`` hosts a campaign on ``side`` (the module's first side by default);
-    ``guest``, if given, joins through the invitation."""
+    ``guest``, if given, joins through the invitation.  With ``through_start`` both
+    finish the steps before the Initial Scenario (buying nothing), so the campaign is
+    at the Initial Scenario's result."""
     side = side or ModuleRecord.objects.get(id=module_id).data["sides"][0]["id"]
     c = hosting.create_campaign(
         host=host,
@@ -30,6 +33,10 @@ def host_game(
     )
     if guest is not None:
         hosting.join_campaign(token=c.invitations.get().token, user=guest)
+        if through_start:
+            players = players_of(c, host, guest)
+            while players.step.start:
+                players.finish()
     return c
 
 

@@ -20,7 +20,7 @@ from campaign.models import (
     Unit,
 )
 from campaign.seat_views.common import PurchaseLine, RollView, roll_view
-from campaign.selectors import bought, holdings
+from campaign.selectors import holdings
 from rules import availability
 from rules.kinds import Show, kind_of
 from rules.purchase import cost_options
@@ -140,14 +140,11 @@ def build_panel(view: CampaignView) -> StepPanel:
 def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:
     """The ways to finish several steps at once: through the last map step before a
     purchase, and through the whole run (buying nothing on the way)."""
-    side = view.viewer
-    c = view.campaign
-    held, unrolled = bought(c, side)
+    own = [p for p in view.purchases if p.side == view.viewer]
     snap = view.snapshot(
         Holdings(
-            bought=held,
-            unrolled=unrolled,
-            recon_dates=holdings(c, side, recon=True).recon_dates,
+            bought=tuple(Bought(p.group_id, p.date_index, p.initial) for p in own),
+            unrolled=tuple(p.group_id for p in own if p.rolled_at is None),
         )
     )
     run = availability.finish_ahead(view.module, snap)
@@ -243,12 +240,14 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     chart = module.chart(side)
     assert chart is not None
     own = [p for p in view.purchases if p.side == side]
-    bought = tuple(Bought(p.group_id, p.date_index) for p in own)
+    bought = tuple(Bought(p.group_id, p.date_index, p.initial) for p in own)
     snap = view.snapshot(Holdings(bought=bought))
     date_index = view.campaign.date_index
     for g in chart.groups:
-        n_cg = sum(1 for b in bought if b.group_id == g.id)
-        n_date = sum(1 for b in bought if b.group_id == g.id and b.date_index == date_index)
+        n_cg = sum(1 for b in bought if b.group_id == g.id and not b.initial)
+        n_date = sum(
+            1 for b in bought if b.group_id == g.id and b.date_index == date_index and not b.initial
+        )
         cg_max = g.cg_max.get(view.campaign.variant)
         panel.chart.append(
             ChartRow(

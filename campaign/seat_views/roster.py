@@ -119,9 +119,7 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
             own = s == side or ended
             data = repl.get((s, i))
             start = (
-                data["start"]
-                if data
-                else (variant.initial_points.get(s, 0) if i == first else None)
+                data["start"] if data else (variant.start.points.get(s, 0) if i == first else None)
             )
             gained = data["repl"] if data else 0
             bought = [p for p in purchases if p.side == s and p.date_index == i]
@@ -146,6 +144,8 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
             )
         outcome = outcomes.get(i)
         weather = date.weather or ("Night" if date.night else "")
+        if i == first and variant.start.weather:
+            weather = variant.start.weather
         lines.append(RosterLine(date.label, weather, outcome.label if outcome else "", row))
     units = list(Unit.objects.visible_to(side).filter(campaign=campaign))
     forces = [

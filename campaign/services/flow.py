@@ -30,6 +30,7 @@ from campaign.services import dice as dice_service
 from campaign.services import purchase_records
 from campaign.services.events import record_event
 from campaign.services.rolls import campaign_inputs, confirmed_results, roll_context
+from campaign.services.start import start_summary
 from campaign.services.turns import Turn, mark_done
 from rules import availability, machine, replenish
 from rules.drm import AppliedDrm
@@ -53,23 +54,37 @@ def advance(turn: Turn) -> None:
             HOOKS[hook](turn)
         if c.ended_at is not None:
             break
+        following = c.step_index + 1
         if kind.ends_scenario:
-            goto(turn, 1)
-        elif c.step_index + 1 >= len(module.steps):
-            c.cycle += 1
-            c.in_play = True
-            c.step_index = 0
-            turn.forget_done()
-            record_event(
-                c,
-                kind=EventKind.SCENARIO,
-                step_id=step.id,
-                text=f"The {module.dates[c.date_index].label} scenario is in play. Enter its "
-                "result when it is over.",
-            )
+            goto(turn, following)
+        elif step.start and not module.steps[following].start:
+            begin_scenario(turn, initial=True)  # the start is over
+        elif following >= len(module.steps):
+            begin_scenario(turn)
         else:
-            goto(turn, c.step_index + 1)
+            goto(turn, following)
     save_position(c)
+
+
+def begin_scenario(turn: Turn, *, initial: bool = False) -> None:
+    """The next CG scenario is in play: the campaign waits at its results step."""
+    c, module = turn.campaign, turn.module
+    step_id = turn.step.id
+    c.cycle += 1
+    c.in_play = True
+    c.step_index = machine.results_index(module)
+    turn.forget_done()
+    date = module.dates[c.date_index].label
+    if initial:
+        text = f"The Initial Scenario ({date}) is in play. " + " ".join(start_summary(module, c))
+    else:
+        text = f"The {date} scenario is in play."
+    record_event(
+        c,
+        kind=EventKind.SCENARIO,
+        step_id=step_id,
+        text=text.strip() + " Enter its result when it is over.",
+    )
 
 
 def pass_sides_with_nothing_to_do(turn: Turn) -> None:

@@ -12,6 +12,7 @@ from campaign.selectors import as_uuid, campaign_seats, module_of
 from campaign.services import push
 from campaign.services.errors import ActionRefused, NotFound
 from campaign.services.events import record_event
+from campaign.services.start import give_start, log_start
 from campaign.services.turns import User, signed_in
 from rules import dice, machine
 from rules.registry import parse_module
@@ -27,7 +28,8 @@ def create_campaign(
     name: str,
     reveal_policy: str,
 ) -> Campaign:
-    """Create a campaign at its Initial Scenario with the host seated on ``side``."""
+    """Create a campaign where its CG starts (the steps before the Initial Scenario, if
+    the rules have any, else the Initial Scenario itself) with the host on ``side``."""
     player = signed_in(host)
     record = ModuleRecord.objects.filter(id=module_id).first()
     if record is None:
@@ -55,28 +57,29 @@ def create_campaign(
         reveal_policy=reveal_policy,
         date_index=machine.date_index(module, variant.start_date),
         step_index=0,
-        in_play=True,
+        in_play=not machine.has_start(module),
         dice_seed=seed,
         dice_seed_hash=seed_hash,
     )
-    for s in module.sides:
-        Seat.objects.create(
-            campaign=campaign,
-            side=s.id,
-            user=player if s.id == side else None,
-            points=variant.initial_points.get(s.id, 0),
-            fortification_points=variant.initial_fortification_points.get(s.id, 0),
-        )
+    seats = [
+        Seat.objects.create(campaign=campaign, side=s.id, user=player if s.id == side else None)
+        for s in module.sides
+    ]
+    where = (
+        f"It starts with the steps before the Initial Scenario ({module.steps[0].id})."
+        if machine.has_start(module)
+        else "The Initial Scenario is in play."
+    )
     record_event(
         campaign,
         kind=EventKind.CREATED,
         side=side,
         text=(
             f"{player.get_username()} hosts {campaign.name}: {module.title}, {variant.name}, "
-            f"playing {module.side(side).name}. The Initial Scenario is in play. "
-            f"Dice seed SHA-256: {seed_hash}."
+            f"playing {module.side(side).name}. {where} Dice seed SHA-256: {seed_hash}."
         ),
     )
+    log_start(campaign, module, give_start(campaign, module, seats))
     _open_invitation(campaign, machine.opponent(module, side))
     return campaign
 

@@ -46,12 +46,15 @@ def purchase_rg(
     """Buy one RG, secretly, within every limit of the module."""
     turn = take_turn(campaign_id, user, at)
     c, module, seat = turn.campaign, turn.module, turn.seat
-    mine = list(
+    held = list(
         Purchase.objects.filter(campaign=c, side=turn.side, status=Purchase.Status.ACTIVE).only(
-            "group_id", "date_index", "ordinal", "date_ordinal"
+            "group_id", "date_index", "ordinal", "date_ordinal", "initial"
         )
     )
-    snap = turn.snapshot(Holdings(bought=tuple(Bought(p.group_id, p.date_index) for p in mine)))
+    snap = turn.snapshot(
+        Holdings(bought=tuple(Bought(p.group_id, p.date_index, p.initial) for p in held))
+    )
+    mine = [p for p in held if not p.initial]  # the OB's RGs do not count (3.6179)
     expect_turn(turn, Action.BUY, snap)
     group, option = availability.check_purchase(module, snap, group_id, cost_variant)
     same = [p for p in mine if p.group_id == group.id]

@@ -44,6 +44,18 @@ def host_and_join(asgi_server, new_context, cg, host_side, guest_side_name):
     return host, guest
 
 
+def through_the_start(host, guest):
+    """Both players finish the steps before the Initial Scenario (buying nothing)."""
+    walk(
+        host,
+        guest,
+        lambda p: (
+            p.locator("[name^='cvp_lost']").count() > 0
+            or bool(p.get_by_role("button", name="Confirm the result").count())
+        ),
+    )
+
+
 def enter_result(page, values):
     for key, value in values.items():
         field = page.locator(f"[name='{key}']")
@@ -105,6 +117,7 @@ def title(page) -> str:
 
 def test_sicily_full_refit_phase_into_the_next_date(asgi_server, new_context, modules):
     host, guest = host_and_join(asgi_server, new_context, "sicily/i", "british", "Axis")
+    through_the_start(host, guest)
     enter_result(
         host, {"cvp_lost.axis": 12, "cvp_lost.british": 3, "san.axis": 3, "san.british": 4}
     )
@@ -157,6 +170,7 @@ def test_sicily_full_refit_phase_into_the_next_date(asgi_server, new_context, mo
 
 def test_purple_heart_draw_short_run(asgi_server, new_context, modules):
     host, guest = host_and_join(asgi_server, new_context, "purple-heart-draw/tm", "us", "German")
+    through_the_start(host, guest)
     enter_result(
         host,
         {

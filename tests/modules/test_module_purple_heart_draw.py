@@ -43,19 +43,34 @@ def test_c4_2_initial_tp_and_dsp(m):
     """C4.2 OB: German 20 TP and 60 DSP, US 30 TP; I3: the US has no Defensive Stores."""
     v = m.variant("tm")
     assert (v.start_date, v.last_date) == ("t0600", "t1930")
-    assert v.initial_points == {"german": 20, "us": 30}
-    assert v.initial_fortification_points == {"german": 60}
+    assert v.start.points == {"german": 20, "us": 30}
+    assert v.start.fortification_points == {"german": 60}
+    assert v.start.san == {"german": 3, "us": 2} and v.start.elr == {"german": 3, "us": 4}
+    assert (v.start.sets_up_first, v.start.moves_first) == ("german", "us")  # C4.2
     assert v.attack_chits is None
 
 
 def test_c5_0_steps_c5_1_to_c5_41_in_rule_order(m):
     """C5.0: steps C5.1-C5.41 in numbered order; the unnumbered New TM Date header sits
     between C5.24 and C5.25."""
-    ids = [s.id for s in m.steps]
+    ids = [s.id for s in m.steps if not s.start]
     numbered = [i for i in ids if i.startswith("C5.")]
     assert numbered == [f"C5.{n}" for n in range(1, 42)]
     assert ids.index("NEW-TM-DATE") == ids.index("C5.24") + 1
-    assert m.steps[0].id == "C5.1" and m.steps[0].kind == "results"
+    first = next(s for s in m.steps if not s.start)
+    assert first.id == "C5.1" and first.kind == "results"
+
+
+def test_c4_2_the_start_requisitions_leaders_and_fortifications_without_recon_or_chits(m):
+    """Before the Initial TM Scenario: requisitions (I2 speaks of German purchased RGs),
+    the C5.33 leader DR for OB-given and requisitioned RGs, the German DSP (C5.35);
+    no Recon (C5.36c) and no chits (C4.2 fixes the US Attack)."""
+    start = [s for s in m.steps if s.start]
+    assert [(s.id, s.kind) for s in start] == [
+        ("I-C5.31", "purchase"),
+        ("I-C5.33", "strength"),
+        ("I-C5.35", "fortify"),
+    ]
 
 
 def test_c5_step_kinds(m):

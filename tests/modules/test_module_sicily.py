@@ -55,8 +55,9 @@ def test_3_6161_eleven_cg_dates_july_14_am_to_july_17_pm(m):
 
 def test_3_601_to_3_623_steps_in_order_after_results(m):
     """3.6: steps 3.601-3.623 are performed simultaneously, in order."""
-    ids = [s.id for s in m.steps]
-    assert ids[0] == "3.6" and m.steps[0].kind == "results"
+    ids = [s.id for s in m.steps if not s.start]
+    first = next(s for s in m.steps if not s.start)
+    assert ids[0] == "3.6" and first.kind == "results"
     numbered = [i for i in ids if len(i) == 5]
     assert numbered == [f"3.6{n:02d}" for n in range(1, 24)]
     assert all(s.acts == "both" for s in m.steps)
@@ -433,8 +434,11 @@ def test_3_6212_axis_cannot_attack_without_british_on_map(m):
 
 
 def test_3_6211_initial_scenario_not_counted(m):
-    """3.6211: neither side has selected an Attack Chit for an Initial Scenario."""
-    assert m.initiative.initial_counts_toward_limit is False
+    """3.6211: neither side has selected an Attack Chit for an Initial Scenario: no
+    initiative step runs before it (the start's steps are purchases, strength rolls and
+    fortifications only), and 3.620: no Recon before it."""
+    start = [s for s in m.steps if s.start]
+    assert [s.kind for s in start] == ["purchase", "strength", "fortify"]
 
 
 # --------------------------------------------------------------------------- post-purchase
