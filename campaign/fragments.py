@@ -20,6 +20,7 @@ CAMPAIGN_PARTS: dict[Part, str] = {
     Part.SIDES: "campaign/_sides.html",
     Part.INVITATION: "campaign/_invitation.html",
     Part.RECORD: "campaign/_record.html",
+    Part.SUPPLIES: "campaign/_supplies.html",
     Part.LOG: "campaign/_log.html",
 }
 

@@ -4,6 +4,7 @@ visibility gate (``campaign.visibility``: ``Model.objects.visible_to(side)``).""
 
 from __future__ import annotations
 
+import secrets
 import uuid
 
 from django.conf import settings
@@ -147,6 +148,7 @@ class EventKind(models.TextChoices):
     RESULT_CONFIRMED = "result-confirmed", "scenario result confirmed"
     RESULT_DISPUTED = "result-disputed", "scenario result disputed"
     SCENARIO = "scenario", "a scenario is in play"
+    SUPPLY = "supply", "rules data supplied"
     DATE = "date", "new CG date"
     REPLENISH = "replenish", "points replenished"
     PURCHASE = "purchase", "RG bought"
@@ -431,3 +433,41 @@ class Unit(models.Model):
 
     class Meta:
         ordering = ["side", "id"]
+
+
+def _ref() -> str:
+    return secrets.token_urlsafe(9)
+
+
+class Supplement(models.Model):
+    """A datum the rules documents lack, supplied by a player (a table, an RG chart,
+    the CG's start): proposed by one side, it changes the campaign's module data only
+    once the other side accepts it.  Public to both seats."""
+
+    class Status(models.TextChoices):
+        PROPOSED = "proposed", "proposed"
+        ACCEPTED = "accepted", "accepted"
+        REFUSED = "refused", "refused"
+        WITHDRAWN = "withdrawn", "withdrawn"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="supplements")
+    ref = models.CharField(max_length=16, default=_ref)
+    path = models.CharField(max_length=120)
+    value = models.JSONField()
+    rows = models.JSONField(default=list, blank=True)  # form row of each table/chart row
+    proposed_by = models.SlugField(max_length=64)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
+    reason = models.CharField(max_length=500, blank=True)  # why it was refused
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "ref"], name="supplement_ref_unique"),
+            models.UniqueConstraint(
+                fields=["campaign", "path"],
+                condition=Q(status="proposed"),
+                name="one_open_proposal_per_datum",
+            ),
+        ]

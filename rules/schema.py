@@ -961,23 +961,17 @@ SUPPLIABLE_START = ("points", "fortification_points", "san", "elr")
 
 
 def supply_problem(module: Module, path: str) -> str:
-    """Why ``path`` is not a datum the players can supply ("" when it is)."""
+    """Why ``path`` is not a datum the players can supply ("" when it is; once
+    supplied it stays suppliable, to be amended)."""
     parts = path.split(".")
     if len(parts) == 2 and parts[0] == "tables":
-        table = next((t for t in module.tables if t.id == parts[1]), None)
-        if table is None:
-            return f"unknown table '{parts[1]}'"
-        return "" if table.missing else f"table '{parts[1]}' is not declared missing"
+        found = any(t.id == parts[1] for t in module.tables)
+        return "" if found else f"unknown table '{parts[1]}'"
     if len(parts) == 2 and parts[0] == "rg_charts":
-        chart = module.chart(parts[1])
-        if chart is None:
-            return f"no RG chart for side '{parts[1]}'"
-        return "" if chart.missing else f"the {parts[1]} RG chart is not declared missing"
+        return "" if module.chart(parts[1]) else f"no RG chart for side '{parts[1]}'"
     if len(parts) == 3 and parts[0] == "dates" and parts[2] == "vp_required":
-        date = next((d for d in module.dates if d.id == parts[1]), None)
-        if date is None:
-            return f"unknown date '{parts[1]}'"
-        return "" if date.vp_required is None else f"{parts[1]}.vp_required is given"
+        found = any(d.id == parts[1] for d in module.dates)
+        return "" if found else f"unknown date '{parts[1]}'"
     return (
         f"'{path}' is not a datum the app can take "
         "(tables.<id>, rg_charts.<side>, dates.<id>.vp_required)"

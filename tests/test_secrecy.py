@@ -21,7 +21,7 @@ from tests.purchase_helpers import campaign_at
 pytestmark = pytest.mark.django_db
 
 # How each named pattern is fetched: GET pages/JSON, or a POST action.
-GET_CAMPAIGN = ["campaign", "state_json", "dice", "roster", "export"]
+GET_CAMPAIGN = ["campaign", "state_json", "dice", "roster", "export", "supply"]
 POST_CAMPAIGN = ["act", "unit", "invitation_new", "invitation_revoke"]
 PUBLIC = ["home", "signup", "login", "logout", "dashboard", "create", "join"]
 COVERED = set(GET_CAMPAIGN + POST_CAMPAIGN + PUBLIC)
@@ -68,7 +68,7 @@ def _state_purchase(users):
         purchases.roll_for_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=p.pk)
         p.refresh_from_db()
         secrets.texts += [p.group_type, f"record-{p.pk}", f"purchase-{p.pk}"]
-        secrets.texts += [r["result"] for r in p.details["rolls"]]
+        secrets.texts += [f"{r['table']}: {r['result']}" for r in p.details["rolls"]]
     left = 187 - 5 - 6
     secrets.patterns += [rf"\b{left}\b", r"RG Strength: ", r"Carrier 3"]
     return players, secrets
@@ -95,7 +95,10 @@ def _state_after_reveal(users):
     hidden = Purchase.objects.get(group_id="G3")
     secrets.patterns = []
     secrets.texts = [hidden.group_type, f"record-{hidden.pk}"] + [
-        r["result"] for r in hidden.details["rolls"] if r["result"] not in str(shown.details)
+        f"{r['table']}: {r['result']}"
+        for r in hidden.details["rolls"]
+        if f"{r['table']}: {r['result']}"
+        not in [f"{x['table']}: {x['result']}" for x in shown.details["rolls"]]
     ]
     return players, secrets
 
@@ -135,6 +138,7 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
                 "dice": "dice/",
                 "roster": "roster/",
                 "export": "export/",
+                "supply": "supply/tables.captured_equipment/",
             }[name]
         )
         assert response.status_code in (200, 403), name
@@ -163,7 +167,7 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
         secrets.check(html, f"websocket frame ({state})")
     # A stranger: 404 on everything of the campaign.
     stranger = login(make_user("mallory"))
-    for path in ("", "state.json", "dice/", "roster/", "export/"):
+    for path in ("", "state.json", "dice/", "roster/", "export/", "supply/tables.escape/"):
         assert stranger.get(f"/campaigns/{cid}/{path}").status_code == 404
     for path in ("act/finish/", "units/", "invitation/", "invitation/revoke/"):
         response = stranger.post(f"/campaigns/{cid}/{path}", {"do": "add", "name": "x"})

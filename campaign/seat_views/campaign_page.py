@@ -30,6 +30,7 @@ from campaign.seat_views.common import (
     visible_purchases,
 )
 from campaign.seat_views.panels import StepPanel, build_panel
+from campaign.seat_views.supplements import SupplyView, supply_views
 from campaign.selectors import (
     as_uuid,
     campaign_seats,
@@ -93,6 +94,7 @@ JSON_FIELDS = (
     "panel",
     "initiative",
     "record",
+    "supplies",
     "events",
     "invitation_side",
 )
@@ -303,6 +305,15 @@ class CampaignView:
     @cached_property
     def record(self) -> list[PurchaseLine]:
         return record_lines(self.campaign, self.module, self.viewer, self.purchases)
+
+    @cached_property
+    def supplies(self) -> list[SupplyView]:
+        """What the rules documents lack and the players supply (public)."""
+        return supply_views(self.campaign, self.module, self.viewer)
+
+    @property
+    def supply_paths(self) -> set[str]:
+        return {s.path for s in self.supplies}
 
     @cached_property
     def events(self) -> list[EventView]:

@@ -38,6 +38,7 @@ class Part(StrEnum):
     SIDES = "sides"
     INVITATION = "invitation"
     RECORD = "record"
+    SUPPLIES = "supplies"
     LOG = "log"
     ROSTER = "roster"
     ROSTER_RECORD = "roster_record"

@@ -14,6 +14,7 @@ from campaign.views.pages import (
     roster,
     state_json,
 )
+from campaign.views.supply import supply
 
 __all__ = [
     "act",
@@ -29,5 +30,6 @@ __all__ = [
     "roster",
     "signup",
     "state_json",
+    "supply",
     "unit",
 ]

@@ -24,7 +24,7 @@ from django.urls import reverse
 from campaign.fragments import CAMPAIGN_PARTS, ROSTER_PARTS, campaign_fragments, roster_fragments
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.roster import roster_view
-from campaign.services import hosting, initiative, purchases, push, steps, units
+from campaign.services import hosting, initiative, purchases, push, steps, supplements, units
 from campaign.services.errors import ActionRefused
 from campaign.views.http import refusal
 from campaign.views.pages import page_origin
@@ -273,6 +273,30 @@ def entry_area(request: HttpRequest, campaign_id: UUID, at: str | None) -> objec
         purchase_id=request.POST.get("purchase"),
         entry_area=_post(request, "entry_area"),
         notes=_post(request, "notes"),
+    )
+
+
+@action("supply-accept")
+def supply_accept(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return supplements.accept_supplement(
+        campaign_id=campaign_id, user=request.user, ref=_post(request, "supplement")
+    )
+
+
+@action("supply-refuse")
+def supply_refuse(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return supplements.refuse_supplement(
+        campaign_id=campaign_id,
+        user=request.user,
+        ref=_post(request, "supplement"),
+        reason=_post(request, "reason"),
+    )
+
+
+@action("supply-withdraw")
+def supply_withdraw(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return supplements.withdraw_supplement(
+        campaign_id=campaign_id, user=request.user, ref=_post(request, "supplement")
     )
 
 

@@ -1,0 +1,273 @@
+"""What the rules documents lack and the players supply: the list on the campaign
+page, and the form of one datum (public to both seats)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from campaign.models import Campaign, Supplement
+from rules import supply
+from rules.schema import Module
+
+
+@dataclass(frozen=True)
+class ProposalView:
+    ref: str
+    by: str  # side name
+    mine: bool
+    summary: list[str]
+
+
+@dataclass(frozen=True)
+class SupplyView:
+    path: str
+    label: str
+    rule: str
+    missing: bool
+    proposal: ProposalView | None
+    supplied_by: str  # side name of the accepted supply ("" when none)
+    refused: str  # the latest refusal, in words
+
+
+def summary(module: Module, kind: supply.FormKind, value: Any) -> list[str]:
+    """A datum in lines a player can check before accepting it."""
+    names = {s.id: s.name for s in module.sides}
+    if kind is supply.FormKind.SIDE_NUMBERS:
+        return [f"{names.get(k, k)}: {v}" for k, v in value.items()]
+    if kind is supply.FormKind.SIDE:
+        return [names.get(value, value)]
+    if kind is supply.FormKind.LINES:
+        return list(value)
+    if kind is supply.FormKind.OB:
+        return [
+            f"{names.get(side, side)}: "
+            + "; ".join(
+                [*(["RGs " + ", ".join(ob["rgs"])] if ob.get("rgs") else []), *ob.get("units", [])]
+                + ([ob["text"]] if ob.get("text") else [])
+            )
+            for side, ob in value.items()
+        ]
+    if kind is supply.FormKind.TABLE:
+        return [
+            f"{row['range']}: "
+            + (row.get("result") or "; ".join(f"{k}: {v}" for k, v in row["results"].items()))
+            + (f" [{row['effect']}]" if row.get("effect") else "")
+            for row in value
+        ]
+    if kind is supply.FormKind.CHART:
+        return [
+            f"{g['id']} {g['type']} ({g['units']}), cost {g.get('cost')}"
+            + (f", {g['full']}/{g.get('depleted', '-')}" if "full" in g else "")
+            for g in value
+        ]
+    return [str(value)]
+
+
+def supply_views(campaign: Campaign, module: Module, viewer: str) -> list[SupplyView]:
+    rows = list(Supplement.objects.filter(campaign=campaign).order_by("id"))
+    accepted = {r.path: r for r in rows if r.status == Supplement.Status.ACCEPTED}
+    names = {s.id: s.name for s in module.sides}
+    views = []
+    for it in supply.suppliable(module, campaign.variant, set(accepted)):
+        mine = [r for r in rows if r.path == it.path]
+        open_one = next((r for r in mine if r.status == Supplement.Status.PROPOSED), None)
+        refused = next((r for r in reversed(mine) if r.status == Supplement.Status.REFUSED), None)
+        views.append(
+            SupplyView(
+                path=it.path,
+                label=it.label,
+                rule=it.rule,
+                missing=it.missing,
+                proposal=ProposalView(
+                    open_one.ref,
+                    names[open_one.proposed_by],
+                    open_one.proposed_by == viewer,
+                    summary(module, it.kind, open_one.value),
+                )
+                if open_one
+                else None,
+                supplied_by=names[accepted[it.path].proposed_by] if it.path in accepted else "",
+                refused=f"{names[refused.proposed_by]}'s proposal was refused: “{refused.reason}”"
+                if refused and not open_one
+                else "",
+            )
+        )
+    return views
+
+
+@dataclass(frozen=True)
+class Cell:
+    name: str  # the form field's name
+    label: str
+    value: str
+    input: str = "text"  # "text", "number", "textarea", "checkbox", "side"
+
+
+@dataclass
+class SupplyForm:
+    """The form of one datum: simple fields, or a grid (a table's rows, an RG chart's
+    groups) with a header, and the problems of the last try, per cell."""
+
+    item: supply.Suppliable
+    sides: list[tuple[str, str]]
+    fields: list[Cell] = field(default_factory=list)
+    header: list[str] = field(default_factory=list)
+    grid: list[list[Cell]] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def supply_form(
+    campaign: Campaign, module: Module, path: str, posted: dict[str, str] | None = None
+) -> SupplyForm:
+    accepted = set(
+        Supplement.objects.filter(campaign=campaign, status=Supplement.Status.ACCEPTED).values_list(
+            "path", flat=True
+        )
+    )
+    it = supply.item(module, campaign.variant, path, accepted)
+    form = SupplyForm(item=it, sides=[(s.id, s.name) for s in module.sides])
+    values = dict(posted) if posted is not None else _current(module, campaign, it)
+    used = max(
+        [
+            int(k.split("-")[1])
+            for k in values
+            if k.startswith("row-") and k.split("-")[1].isdigit()
+        ],
+        default=-1,
+    )
+    rows = range(min(used + 1 + supply.BLANK_ROWS, supply.MAX_ROWS))
+    kind = it.kind
+    sides = form.sides
+    if kind is supply.FormKind.SIDE_NUMBERS:
+        form.fields = [
+            Cell(f"value.{s}", name, values.get(f"value.{s}", ""), "number") for s, name in sides
+        ]
+    elif kind is supply.FormKind.SIDE:
+        form.fields = [Cell("value", "Side", values.get("value", ""), "side")]
+    elif kind in (supply.FormKind.TEXT, supply.FormKind.NUMBER):
+        input_kind = "number" if kind is supply.FormKind.NUMBER else "text"
+        form.fields = [Cell("value", it.label, values.get("value", ""), input_kind)]
+    elif kind is supply.FormKind.LINES:
+        form.fields = [Cell("value", it.label, values.get("value", ""), "textarea")]
+    elif kind is supply.FormKind.OB:
+        for s, name in sides:
+            form.fields += [
+                Cell(f"rgs.{s}", f"{name}: RG IDs (comma-separated)", values.get(f"rgs.{s}", "")),
+                Cell(
+                    f"units.{s}",
+                    f"{name}: units (one per line)",
+                    values.get(f"units.{s}", ""),
+                    "textarea",
+                ),
+                Cell(
+                    f"text.{s}",
+                    f"{name}: the OB as printed",
+                    values.get(f"text.{s}", ""),
+                    "textarea",
+                ),
+            ]
+    elif kind is supply.FormKind.TABLE:
+        columns = supply.table_columns(module, path)
+        results = [(f"col-{k}", c) for k, c in enumerate(columns)] or [("result", "Result")]
+        form.header = ["Final roll", *(c for _, c in results), "Effect (optional)"]
+        form.grid = [
+            [
+                Cell(f"row-{n}-range", f"Row {n + 1} final roll", values.get(f"row-{n}-range", "")),
+                *(
+                    Cell(f"row-{n}-{key}", f"Row {n + 1} {label}", values.get(f"row-{n}-{key}", ""))
+                    for key, label in results
+                ),
+                Cell(f"row-{n}-effect", f"Row {n + 1} effect", values.get(f"row-{n}-effect", "")),
+            ]
+            for n in rows
+        ]
+    else:
+        numbers = [
+            ("full", "Full"),
+            ("depleted", "Depl"),
+            ("cost", "Cost"),
+            ("date_max", "Date max"),
+        ]
+        maxima = [(f"cg_max-{v.id}", f"CG max {v.name}") for v in module.variants]
+        form.header = [
+            "ID",
+            "Group type",
+            "Units",
+            *(label for _, label in numbers),
+            *(label for _, label in maxima),
+            "Tags",
+            "Depletable",
+        ]
+        form.grid = [
+            [
+                Cell(f"row-{n}-id", f"Row {n + 1} ID", values.get(f"row-{n}-id", "")),
+                Cell(f"row-{n}-type", f"Row {n + 1} group type", values.get(f"row-{n}-type", "")),
+                Cell(f"row-{n}-units", f"Row {n + 1} units", values.get(f"row-{n}-units", "")),
+                *(
+                    Cell(
+                        f"row-{n}-{key}",
+                        f"Row {n + 1} {label}",
+                        values.get(f"row-{n}-{key}", ""),
+                        "number",
+                    )
+                    for key, label in [*numbers, *maxima]
+                ),
+                Cell(f"row-{n}-tags", f"Row {n + 1} tags", values.get(f"row-{n}-tags", "")),
+                Cell(
+                    f"row-{n}-depletable",
+                    f"Row {n + 1} depletable",
+                    values.get(f"row-{n}-depletable", ""),
+                    "checkbox",
+                ),
+            ]
+            for n in rows
+        ]
+    return form
+
+
+def _current(module: Module, campaign: Campaign, it: supply.Suppliable) -> dict[str, str]:
+    """The datum as the campaign has it now (to amend it), as form values."""
+    values: dict[str, str] = {}
+    parts = it.path.split(".")
+    if parts[0] == "variants":
+        variant = module.variant(campaign.variant)
+        name = parts[-1]
+        current: Any = (
+            variant.attack_chits if name == "attack_chits" else getattr(variant.start, name)
+        )
+        if it.kind is supply.FormKind.SIDE_NUMBERS:
+            values = {f"value.{k}": str(v) for k, v in (current or {}).items()}
+        elif it.kind is supply.FormKind.LINES:
+            values = {"value": "\n".join(current or [])}
+        elif it.kind is supply.FormKind.OB:
+            for side, ob in (current or {}).items():
+                values[f"rgs.{side}"] = ", ".join(ob.rgs)
+                values[f"units.{side}"] = "\n".join(ob.units)
+                values[f"text.{side}"] = ob.text or ""
+        elif current:
+            values = {"value": str(current)}
+    elif parts[0] == "tables":
+        table = module.table(parts[1])
+        for n, row in enumerate(table.rows):
+            values[f"row-{n}-range"] = row.range
+            values[f"row-{n}-result"] = row.result or ""
+            for k, column in enumerate(table.columns or []):
+                values[f"row-{n}-col-{k}"] = (row.results or {}).get(column, "")
+            values[f"row-{n}-effect"] = row.effect or ""
+    elif parts[0] == "rg_charts":
+        chart = module.chart(parts[1])
+        for n, g in enumerate(chart.groups if chart else []):
+            for name in ("id", "type", "units"):
+                values[f"row-{n}-{name}"] = getattr(g, name)
+            for name in ("full", "depleted", "cost", "date_max"):
+                value = getattr(g, name)
+                values[f"row-{n}-{name}"] = "" if value is None else str(value)
+            for variant_id, value in g.cg_max.items():
+                values[f"row-{n}-cg_max-{variant_id}"] = str(value)
+            values[f"row-{n}-tags"] = ", ".join(g.tags)
+            values[f"row-{n}-depletable"] = "on" if g.depletable else ""
+    else:
+        date = module.date(parts[1])
+        values = {"value": "" if date.vp_required is None else str(date.vp_required)}
+    return values

@@ -1,0 +1,337 @@
+"""Data the rules documents lack, supplied by the players: what can be supplied, the
+form each datum takes, reading a filled-in form, and patching the module with it.
+
+Pure functions over a module's data (a dict, as stored with a campaign): the write
+side proposes, validates (with the same schema as a module file) and applies.  A
+problem is reported per cell of the form that caused it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import ValidationError
+
+from rules.errors import Refused
+from rules.schema import Module, StartField
+
+BLANK_ROWS = 4  # empty rows offered below a table's or a chart's rows
+MAX_ROWS = 60
+
+
+class FormKind(StrEnum):
+    SIDE_NUMBERS = "side_numbers"  # a whole number per side
+    SIDE = "side"  # one of the sides
+    TEXT = "text"
+    LINES = "lines"  # one entry per line
+    OB = "ob"  # per side: RG IDs, units, the OB as printed
+    NUMBER = "number"
+    TABLE = "table"  # rows of a dice table
+    CHART = "chart"  # the groups of an RG chart
+
+
+START_FORMS: dict[str, tuple[FormKind, str]] = {
+    "points": (FormKind.SIDE_NUMBERS, "Initial {currency} per side"),
+    "fortification_points": (FormKind.SIDE_NUMBERS, "Initial {fortification} per side"),
+    "ob": (FormKind.OB, "Initial-Scenario OB per side"),
+    "san": (FormKind.SIDE_NUMBERS, "Initial SAN per side"),
+    "elr": (FormKind.SIDE_NUMBERS, "ELR per side"),
+    "sets_up_first": (FormKind.SIDE, "Who sets up first in the Initial Scenario"),
+    "moves_first": (FormKind.SIDE, "Who moves first in the Initial Scenario"),
+    "misr": (FormKind.LINES, "Initial Scenario special rules (one per line)"),
+    "weather": (FormKind.TEXT, "Initial Scenario EC and weather"),
+    "attack_chits": (FormKind.SIDE_NUMBERS, "Attack chits each side may choose in the CG"),
+}
+
+CHART_FIELDS = ("id", "type", "units", "full", "depleted", "cost", "date_max", "tags")
+
+
+@dataclass(frozen=True)
+class Suppliable:
+    path: str
+    label: str
+    rule: str
+    kind: FormKind
+    missing: bool  # still lacking (else: supplied, and may be amended)
+
+
+class SupplyProblems(Refused):
+    """A filled-in form that does not make valid module data: a sentence per cell."""
+
+    def __init__(self, cells: Mapping[str, str], summary: str = ""):
+        self.cells = dict(cells)
+        first = next(iter(self.cells.values()), "")
+        super().__init__(summary or f"The data is not valid: {first}", status=400)
+
+
+def suppliable(module: Module, variant_id: str, supplied: set[str]) -> list[Suppliable]:
+    """What the players of a campaign on ``variant_id`` may supply: the variant's
+    missing start fields, the module's missing data that names a ``supply`` path, and
+    what they have supplied already (to amend it)."""
+    variant = module.variant(variant_id)
+    items: list[Suppliable] = []
+    currency = module.currency.code
+    fortification = module.fortifications.currency if module.fortifications else "FPP"
+    start_paths = {f"variants.{variant.id}.start.{f}": f for f in START_FORMS}
+    start_paths[f"variants.{variant.id}.attack_chits"] = "attack_chits"
+    for path, name in start_paths.items():
+        if name in variant.start.missing or path in supplied:
+            kind, label = START_FORMS[name]
+            items.append(
+                Suppliable(
+                    path,
+                    label.format(currency=currency, fortification=fortification),
+                    variant.start.rule,
+                    kind,
+                    name in variant.start.missing,
+                )
+            )
+    for m in module.missing:
+        if m.supply is None:
+            continue
+        kind = FormKind.TABLE if m.supply.startswith("tables.") else FormKind.CHART
+        if m.supply.startswith("dates."):
+            kind = FormKind.NUMBER
+        still = _still_missing(module, m.supply)
+        if still or m.supply in supplied:
+            items.append(Suppliable(m.supply, m.what, m.rule, kind, still))
+    return items
+
+
+def _still_missing(module: Module, path: str) -> bool:
+    kind, key, *rest = path.split(".")
+    if kind == "tables":
+        return module.table(key).missing
+    if kind == "rg_charts":
+        chart = module.chart(key)
+        return bool(chart and chart.missing)
+    return module.date(key).vp_required is None
+
+
+def item(module: Module, variant_id: str, path: str, supplied: set[str]) -> Suppliable:
+    found = next((i for i in suppliable(module, variant_id, supplied) if i.path == path), None)
+    if found is None:
+        raise Refused("There is no such datum to supply for this campaign.", status=404)
+    return found
+
+
+# --------------------------------------------------------------------------- reading a form
+
+
+def _int(raw: str, cell: str, problems: dict[str, str], *, low: int = 0) -> int | None:
+    text = raw.strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        problems[cell] = f"{cell}: enter a whole number (not “{text[:20]}”)."
+        return None
+    if not low <= value <= 9999:
+        problems[cell] = f"{cell}: must be between {low} and 9999."
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a filled-in form gives: the datum, and for a table or a chart the form's
+    row number of each row of it (the empty rows of the form are left out)."""
+
+    value: Any
+    rows: list[int] = field(default_factory=list)
+
+
+def read_form(module: Module, it: Suppliable, form: Mapping[str, str]) -> Reading:
+    """The datum a filled-in form gives, or ``SupplyProblems`` naming each bad cell."""
+    problems: dict[str, str] = {}
+    numbers: list[int] = []
+    sides = [s for s in module.sides]
+    value: Any
+    if it.kind is FormKind.SIDE_NUMBERS:
+        value = {}
+        for s in sides:
+            n = _int(form.get(f"value.{s.id}", ""), f"{s.name}", problems)
+            if n is None and f"{s.name}" not in problems:
+                problems[s.name] = f"{s.name}: enter a whole number."
+            elif n is not None:
+                value[s.id] = n
+    elif it.kind is FormKind.SIDE:
+        value = form.get("value", "")
+        if value not in {s.id for s in sides}:
+            problems["Side"] = "Side: choose one of the sides."
+    elif it.kind is FormKind.TEXT:
+        value = form.get("value", "").strip()
+        if not value:
+            problems["Text"] = "Text: write it as the rules give it."
+    elif it.kind is FormKind.LINES:
+        value = [line.strip() for line in form.get("value", "").splitlines() if line.strip()]
+        if not value:
+            problems["Lines"] = "Lines: write at least one."
+    elif it.kind is FormKind.NUMBER:
+        value = _int(form.get("value", ""), "Value", problems)
+        if value is None and "Value" not in problems:
+            problems["Value"] = "Value: enter a whole number."
+    elif it.kind is FormKind.OB:
+        value = {}
+        for s in sides:
+            rgs = [x.strip() for x in form.get(f"rgs.{s.id}", "").split(",") if x.strip()]
+            units = [x.strip() for x in form.get(f"units.{s.id}", "").splitlines() if x.strip()]
+            text = form.get(f"text.{s.id}", "").strip()
+            if rgs or units or text:
+                value[s.id] = {"rgs": rgs, "units": units, **({"text": text} if text else {})}
+    elif it.kind is FormKind.TABLE:
+        value = _table_rows(module, it.path, form, problems, numbers)
+    else:
+        value = _chart_groups(module, form, problems, numbers)
+    if problems:
+        raise SupplyProblems(problems)
+    return Reading(value, numbers)
+
+
+def _rows(form: Mapping[str, str]) -> list[int]:
+    numbers = set()
+    for key in form:
+        if key.startswith("row-"):
+            head = key.split("-", 2)[1]
+            if head.isdigit() and int(head) < MAX_ROWS:
+                numbers.add(int(head))
+    return sorted(numbers)
+
+
+def table_columns(module: Module, path: str) -> list[str]:
+    return list(module.table(path.split(".", 1)[1]).columns or [])
+
+
+def _table_rows(
+    module: Module,
+    path: str,
+    form: Mapping[str, str],
+    problems: dict[str, str],
+    numbers: list[int],
+) -> list[dict[str, Any]]:
+    columns = table_columns(module, path)
+    rows = []
+    for n in _rows(form):
+        cell = f"Row {n + 1}"
+        rng = form.get(f"row-{n}-range", "").strip()
+        results = {c: form.get(f"row-{n}-col-{k}", "").strip() for k, c in enumerate(columns)}
+        result = form.get(f"row-{n}-result", "").strip()
+        effect = form.get(f"row-{n}-effect", "").strip()
+        if not rng and not result and not any(results.values()):
+            continue  # an empty row
+        row: dict[str, Any] = {"range": rng}
+        if columns:
+            row["results"] = results
+        else:
+            row["result"] = result
+            if not result:
+                problems[f"{cell} result"] = f"{cell}, result: write what the roll gives."
+        if effect:
+            row["effect"] = effect
+        rows.append(row)
+        numbers.append(n)
+    if not rows:
+        problems["Rows"] = "Rows: fill in at least one row (a range and its result)."
+    return rows
+
+
+def _chart_groups(
+    module: Module, form: Mapping[str, str], problems: dict[str, str], numbers: list[int]
+) -> list[dict[str, Any]]:
+    groups = []
+    for n in _rows(form):
+        cell = f"Row {n + 1}"
+        gid = form.get(f"row-{n}-id", "").strip()
+        gtype = form.get(f"row-{n}-type", "").strip()
+        if not gid and not gtype:
+            continue
+        group: dict[str, Any] = {
+            "id": gid,
+            "type": gtype,
+            "units": form.get(f"row-{n}-units", "").strip() or gtype,
+        }
+        for name in ("full", "depleted", "cost", "date_max"):
+            value = _int(form.get(f"row-{n}-{name}", ""), f"{cell} {name}", problems)
+            if value is not None:
+                group[name] = value
+        if "cost" not in group and f"{cell} cost" not in problems:
+            problems[f"{cell} cost"] = f"{cell} cost: every RG has a cost."
+        for variant in module.variants:
+            value = _int(form.get(f"row-{n}-cg_max-{variant.id}", ""), f"{cell} CG max", problems)
+            if value is not None:
+                group.setdefault("cg_max", {})[variant.id] = value
+        tags = [t.strip() for t in form.get(f"row-{n}-tags", "").split(",") if t.strip()]
+        if tags:
+            group["tags"] = tags
+        if form.get(f"row-{n}-depletable"):
+            group["depletable"] = True
+        groups.append(group)
+        numbers.append(n)
+    if not groups:
+        problems["Rows"] = "Rows: fill in at least one RG (its ID, type and cost)."
+    return groups
+
+
+# --------------------------------------------------------------------------- patching the module
+
+
+def patched(data: Mapping[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """A copy of module ``data`` with the datum at ``path`` set to ``value``."""
+    out = copy.deepcopy(dict(data))
+    parts = path.split(".")
+    if parts[0] == "variants":
+        variant = next(v for v in out["variants"] if v["id"] == parts[1])
+        start = variant.setdefault("start", {})
+        name: str = parts[-1]
+        if name == "attack_chits":
+            variant["attack_chits"] = value
+        else:
+            start[name] = value
+        missing: list[StartField] = start.get("missing", [])
+        start["missing"] = [m for m in missing if m != name]
+    elif parts[0] == "tables":
+        table = next(t for t in out["tables"] if t["id"] == parts[1])
+        table["rows"] = value
+        table["missing"] = False
+    elif parts[0] == "rg_charts":
+        chart = next(c for c in out["rg_charts"] if c["side"] == parts[1])
+        chart["groups"] = value
+        chart["missing"] = False
+    else:
+        date = next(d for d in out["dates"] if d["id"] == parts[1])
+        date[parts[2]] = value
+    return out
+
+
+def check(data: Mapping[str, Any], path: str, rows: list[int] | None = None) -> Module:
+    """The module the patched data makes, or the schema's problems, each placed on the
+    form's cell where it can be (``tables[3].rows[2].range`` → the form's row of the
+    table's third row, "range")."""
+    try:
+        return Module.model_validate(data)
+    except ValidationError as exc:
+        cells: dict[str, str] = {}
+        for err in exc.errors():
+            message = str(err["msg"]).removeprefix("Value error, ")
+            loc = [str(x) for x in err["loc"]]
+            cell = _cell(loc, path, rows or [])
+            cells.setdefault(cell, f"{cell}: {message}" if cell != "Data" else message)
+        raise SupplyProblems(cells) from None
+
+
+def _cell(loc: list[str], path: str, rows: list[int]) -> str:
+    kind = path.split(".", 1)[0]
+    for marker in ("rows", "groups"):
+        if marker in loc:
+            i = loc.index(marker)
+            if i + 1 < len(loc) and loc[i + 1].isdigit():
+                k = int(loc[i + 1])
+                n = rows[k] if k < len(rows) else k
+                rest = " ".join(loc[i + 2 :])
+                return f"Row {n + 1}" + (f" {rest}" if rest else "")
+    return "Data" if kind != "variants" else "Value"
