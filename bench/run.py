@@ -282,12 +282,12 @@ def roster_page() -> list[str]:
     ]
 
 
-def active_purchase(campaign_id: str) -> int | None:
+def active_purchase(campaign_id: str) -> str | None:
     from campaign.models import Purchase
 
     return (
         Purchase.objects.filter(campaign_id=campaign_id, status="active")
-        .values_list("pk", flat=True)
+        .values_list("ref", flat=True)
         .first()
     )
 

@@ -140,10 +140,15 @@ class CampaignConsumer(AsyncWebsocketConsumer):
         if rendered is None:
             return
         digest, fragments = rendered
-        changed = [html for part, html in fragments if self.sent.get(part) != html]
-        self.sent.update(fragments)
+        changed = self.unsent(fragments)
         if changed and (page_digest is None or page_digest != digest):
             await self.send(text_data="".join(changed))
+
+    def unsent(self, fragments: list[tuple[str, str]]) -> list[str]:
+        """The fragments that differ from what the page shows, which it then shows."""
+        changed = [html for part, html in fragments if self.sent.get(part) != html]
+        self.sent.update(fragments)
+        return changed
 
     @database_sync_to_async
     def _join_presence(self, user: Any) -> int:

@@ -1,7 +1,7 @@
 """Put a two-player campaign at a named step on a chosen date, in one line:
 
-    players, module = campaign_at("sicily", "i", "jul14pm", users, step="3.619")
-    players, module = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+players, module = campaign_at("sicily", "i", "jul14pm", users, step="3.619")
+players, module = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
 """
 
 from __future__ import annotations

@@ -21,9 +21,20 @@ from rules.drm import AppliedDrm
 from rules.kinds import Action
 from rules.snapshot import Bought, Holdings
 
-# What a purchase changes on the buyer's pages (the opponent sees none of it).
-PURCHASE_PARTS = (push.Part.STEP, push.Part.SIDES, push.Part.RECORD, push.Part.LOG)
-RECORD_PARTS = (*PURCHASE_PARTS, push.Part.ROSTER, push.Part.ROSTER_RECORD, push.Part.FORCES)
+# What a purchase changes on the buyer's pages (the opponent sees none of it): every
+# part, on both pages, that shows it.  A part left out here would stay stale on the
+# buyer's page until some later push, perhaps his opponent's secret one, refreshed it:
+# the timing of that frame would tell him the opponent had acted.
+PURCHASE_PARTS = (
+    push.Part.STEP,
+    push.Part.SIDES,
+    push.Part.RECORD,
+    push.Part.LOG,
+    push.Part.ROSTER,
+    push.Part.ROSTER_RECORD,
+    push.Part.CHARTS,
+)
+RECORD_PARTS = (*PURCHASE_PARTS, push.Part.FORCES)
 
 
 def _free(used: set[int], maximum: int | None) -> int:
@@ -94,15 +105,14 @@ def purchase_rg(
 
 
 def own_purchase(turn: Turn, purchase_id: object) -> Purchase:
-    try:
-        pid = int(str(purchase_id))
-    except (TypeError, ValueError):
-        pid = None
+    """The acting side's active purchase named by ``purchase_id``: its reference
+    (``Purchase.ref``, what pages name), never its primary key."""
+    ref = purchase_id if isinstance(purchase_id, str) and purchase_id else None
     purchase = (
         Purchase.objects.select_for_update()
-        .filter(pk=pid, campaign=turn.campaign, side=turn.side, status=Purchase.Status.ACTIVE)
+        .filter(ref=ref, campaign=turn.campaign, side=turn.side, status=Purchase.Status.ACTIVE)
         .first()
-        if pid
+        if ref
         else None
     )
     if purchase is None:
@@ -196,7 +206,7 @@ def record_entry_area(
     purchase.entry_area = entry_area.strip()[:120]
     purchase.notes = notes.strip()[:500]
     purchase.save(update_fields=["entry_area", "notes"])
-    push.changed(turn.campaign.pk, (push.Part.RECORD, push.Part.ROSTER_RECORD))
+    push.changed(turn.campaign.pk, (push.Part.STEP, push.Part.RECORD, push.Part.ROSTER_RECORD))
 
 
 # --------------------------------------------------------------------------- fortifications, recon
@@ -240,7 +250,7 @@ def buy_fortification(
         secret_side=turn.side,
         text=f"{turn.side_name()} bought {count} × {item.label} for {cost} {forts.currency}.",
     )
-    push.changed(c.pk, (*PURCHASE_PARTS, push.Part.ROSTER))
+    push.changed(c.pk, PURCHASE_PARTS)
     return buy
 
 
@@ -287,5 +297,5 @@ def buy_recon(*, campaign_id: object, user: User, option: int, at: str | None = 
         text=f"{turn.side_name()} bought Recon for {choice.cost} {code}: "
         f"{dice_service.describe(r)} → {r.final} Locations.",
     )
-    push.changed(c.pk, (*PURCHASE_PARTS, push.Part.ROSTER))
+    push.changed(c.pk, PURCHASE_PARTS)
     return buy

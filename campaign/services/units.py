@@ -26,15 +26,14 @@ def _secret_side(unit: Unit) -> str:
 
 
 def own_unit(turn: Turn, unit_id: object) -> Unit:
-    try:
-        uid = int(str(unit_id))
-    except (TypeError, ValueError):
-        uid = None
+    """The acting side's unit named by ``unit_id``: its reference (``Unit.ref``, what
+    pages name), never its primary key."""
+    ref = unit_id if isinstance(unit_id, str) and unit_id else None
     unit = (
         Unit.objects.select_related("purchase")
-        .filter(pk=uid, campaign=turn.campaign, side=turn.side)
+        .filter(ref=ref, campaign=turn.campaign, side=turn.side)
         .first()
-        if uid
+        if ref
         else None
     )
     if unit is None:
