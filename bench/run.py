@@ -140,7 +140,10 @@ async def reveal_latency(workers: Workers, ids: list[str], cookies: dict[str, st
     async def connect(url, cookie):
         return await websockets.connect(
             url,
-            additional_headers={"Cookie": cookie, "Origin": "http://127.0.0.1"},
+            additional_headers={
+                "Cookie": cookie,
+                "Origin": url.replace("ws://", "http://").split("/ws/")[0],
+            },
             max_size=2**22,
             open_timeout=30,
         )

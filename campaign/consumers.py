@@ -184,6 +184,14 @@ class CampaignConsumer(AsyncWebsocketConsumer):
         return digest, list(fragments)
 
 
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """A websocket path Refit does not serve: refused before the handshake completes
+    (the server answers 403), with nothing logged."""
+
+    async def connect(self) -> None:
+        await self.close()
+
+
 class EchoConsumer(AsyncWebsocketConsumer):
     """Benchmark floor only (routed when REFIT_BENCH_ECHO is set): a signed-in socket
     joins a group and forwards whatever is group-sent to it, with no database work."""

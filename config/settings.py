@@ -74,7 +74,12 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, so its refusal knows an htmx request; it still runs before any view (and
+    # before the CSRF check, which runs as the view is called).
+    "campaign.middleware.PlainInputMiddleware",
 ]
+# No form of Refit's comes near this; a larger body is refused with a sentence.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 
 ROOT_URLCONF = "config.urls"
 

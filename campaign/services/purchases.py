@@ -15,6 +15,7 @@ from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.purchase_records import make_rolls, reveal
+from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from rules import availability
 from rules.drm import AppliedDrm
@@ -203,8 +204,10 @@ def record_entry_area(
     """Write the entry/set-up area and notes on one's own RG Purchase Record line."""
     turn = take_turn(campaign_id, user, None)
     purchase = own_purchase(turn, purchase_id)
-    purchase.entry_area = entry_area.strip()[:120]
-    purchase.notes = notes.strip()[:500]
+    purchase.entry_area = clean_text(
+        entry_area, what="Entry area", limit=max_length(Purchase, "entry_area")
+    )
+    purchase.notes = clean_text(notes, what="Notes", limit=max_length(Purchase, "notes"))
     purchase.save(update_fields=["entry_area", "notes"])
     push.changed(turn.campaign.pk, (push.Part.STEP, push.Part.RECORD, push.Part.ROSTER_RECORD))
 
@@ -223,6 +226,7 @@ def buy_fortification(
     at: str | None = None,
 ) -> FortificationBuy:
     turn = take_turn(campaign_id, user, at)
+    location = clean_text(location, what="Where", limit=max_length(FortificationBuy, "location"))
     c = turn.campaign
     snap = turn.snapshot(holdings(c, turn.side, fortifications=True))
     expect_turn(turn, Action.FORTIFY, snap)
@@ -240,7 +244,7 @@ def buy_fortification(
         item_id=item.id,
         count=count,
         cost=cost,
-        location=location.strip()[:200],
+        location=location,
     )
     record_event(
         c,

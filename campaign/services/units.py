@@ -9,6 +9,7 @@ from campaign.models import EventKind, Purchase, Unit
 from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
+from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, take_turn
 
 # What a table row's effect does to the unit the roll was for.
@@ -42,12 +43,13 @@ def own_unit(turn: Turn, unit_id: object) -> Unit:
 
 
 def _clean(name: str, location: str, status: str) -> tuple[str, str, str]:
-    name = name.strip()[:120]
+    name = clean_text(name, what="Unit name", limit=max_length(Unit, "name"))
     if not name:
         raise ActionRefused("Give the unit a name, e.g. “8-1 leader” or “4-6-8”.")
     if status not in Unit.Status.values:
         raise ActionRefused("Choose one of the listed statuses.")
-    return name, location.strip()[:120], status
+    location = clean_text(location, what="Location", limit=max_length(Unit, "location"))
+    return name, location, status
 
 
 @transaction.atomic
