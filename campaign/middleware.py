@@ -50,9 +50,9 @@ def _problem(request: HttpRequest) -> str | None:
                         f"Refit takes plain text only: “{field[:40]}” holds the control "
                         f"character {bad}."
                     )
-    request.GET = _folded(request.GET)
+    request.GET = _folded(request.GET)  # type: ignore[assignment]  # immutable, as Django's
     if post is not None:
-        request.POST = _folded(post)
+        request.POST = _folded(post)  # type: ignore[assignment]
     return None
 
 
