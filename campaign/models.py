@@ -101,7 +101,6 @@ class Seat(models.Model):
     attack_chits_used = models.PositiveIntegerField(default=0)
     # The side's own declaration that it has no on-map retained units (3.6212*).
     no_on_map_units = models.BooleanField(default=False)
-    connections = models.IntegerField(default=0)  # open campaign sockets (presence)
 
     class Meta:
         ordering = ["id"]
@@ -116,13 +115,24 @@ class Seat(models.Model):
             models.CheckConstraint(
                 condition=Q(fortification_points__gte=0), name="fortification_points_never_negative"
             ),
-            models.CheckConstraint(
-                condition=Q(connections__gte=0), name="connections_never_negative"
-            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.campaign} · {self.side}"
+
+
+class Presence(models.Model):
+    """An open campaign socket, alive while it beats: its seat is online while one of
+    its sockets has not expired.  A socket refreshes ``expires_at`` every heartbeat and
+    deletes its row when it closes; a worker that dies takes its sockets' beats with
+    it, so their rows simply expire (no counter to leave wrong)."""
+
+    socket = models.CharField(max_length=64, primary_key=True)
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="presences")
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.seat} until {self.expires_at:%H:%M:%S}"
 
 
 class Invitation(models.Model):

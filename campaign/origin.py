@@ -50,6 +50,13 @@ def _scheme(scope: dict[str, Any], headers: dict[bytes, str]) -> str:
     return "http"
 
 
+def page_origin(scope: dict[str, Any]) -> str:
+    """The origin of the page a socket belongs to, e.g. for the invitation link."""
+    headers = _headers(scope)
+    host = headers.get(b"host", "")
+    return f"{_scheme(scope, headers)}://{host}" if host else ""
+
+
 def allowed_origins(scope: dict[str, Any]) -> set[Origin]:
     """The origins a socket opened with ``scope`` may come from."""
     headers = _headers(scope)

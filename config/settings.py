@@ -134,14 +134,41 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- channels -------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        # A pooled connection Redis dropped (a restart) is found by a
+                        # PING before use and replaced; a command that still meets a
+                        # dead connection is retried on a fresh one.
+                        "health_check_interval": 5,
+                        "retry": Retry(ExponentialBackoff(cap=1.0, base=0.1), retries=3),
+                        "retry_on_error": [RedisConnectionError, RedisTimeoutError],
+                        "socket_connect_timeout": 2,
+                        "socket_timeout": 15,  # above channels-redis's 5 s blocking receive
+                        "socket_keepalive": True,
+                    }
+                ]
+            },
         }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Presence (campaign.services.presence): each open campaign socket beats every
+# HEARTBEAT seconds; a seat is online while one of its sockets beat within TTL.
+PRESENCE_HEARTBEAT = float(os.environ.get("REFIT_PRESENCE_HEARTBEAT", 10))
+PRESENCE_TTL = float(os.environ.get("REFIT_PRESENCE_TTL", 30))
+# ... and re-renders its whole page every so many beats, in case a push was lost.
+PRESENCE_RESYNC_BEATS = int(os.environ.get("REFIT_PRESENCE_RESYNC_BEATS", 6))
 
 # The benchmark's bare group-send echo endpoint (never on in production).
 BENCH_ECHO = env_bool("REFIT_BENCH_ECHO", False)
