@@ -7,6 +7,7 @@ in-memory layer — one process, for ``make run``.  Hosted: ``DATABASE_URL``
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -61,6 +62,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "axes",
     "campaign",
 ]
 
@@ -77,6 +79,7 @@ MIDDLEWARE = [
     # Last, so its refusal knows an htmx request; it still runs before any view (and
     # before the CSRF check, which runs as the view is called).
     "campaign.middleware.PlainInputMiddleware",
+    "axes.middleware.AxesMiddleware",  # sign-in throttling (see "auth" below)
 ]
 # No form of Refit's comes near this; a larger body is refused with a sentence.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
@@ -180,6 +183,20 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Sign-in throttling (django-axes): 5 failed sign-ins in a row for one name from one
+# address pause that name from that address for 15 minutes (a sentence says so, 429).
+# Locking the pair, not the name alone, keeps a stranger from locking a player out.
+# Behind the proxy, daphne's --proxy-headers makes the client's address REMOTE_ADDR.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("REFIT_LOGIN_FAILURE_LIMIT", 5))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("REFIT_LOGIN_COOLOFF_MINUTES", 15)))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "campaign.throttle.lockout"
+AXES_VERBOSE = False
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
