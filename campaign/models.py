@@ -188,6 +188,10 @@ class EventKind(models.TextChoices):
     INITIATIVE = "initiative", "initiative revealed"
     IDLE = "idle", "no scenario: the sequence repeats"
     UNIT = "unit", "retained forces changed"
+    RG_STATE = "rg-state", "an RG's state changed"
+    SAN = "san", "SAN adjusted"
+    FORGO = "forgo", "points forgone"
+    WINNER = "winner", "scenario winner recorded"
     END = "end", "the CG ended"
 
 
@@ -226,7 +230,11 @@ class Roll(models.Model):
     side = models.SlugField(max_length=64)  # who rolled
     date_index = models.PositiveIntegerField()
     step_id = models.CharField(max_length=20, blank=True)
+    cycle = models.PositiveIntegerField(default=0)  # the pass through the steps
     table_id = models.SlugField(max_length=64, blank=True)
+    # The retained unit rolled for (its ``Unit.ref``), so a table rolled once per unit
+    # refuses a second roll for it in the same pass (APD 3.31).
+    unit_ref = models.CharField(max_length=16, blank=True)
     purpose = models.CharField(max_length=200)  # why, in words
     item = models.CharField(max_length=200, blank=True)  # e.g. which leader
     dice = models.CharField(max_length=2)  # "dr" or "DR"
@@ -277,6 +285,8 @@ class ScenarioResult(models.Model):
     data = models.JSONField()  # {field_id: {side: value}}
     entered_by = models.SlugField(max_length=64)
     confirmed_at = models.DateTimeField(null=True, blank=True)
+    # Who won the scenario, where the module decides it (APD 2.9): he moves first next.
+    winner = models.SlugField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["cycle"]
@@ -340,6 +350,15 @@ class Purchase(models.Model):
         ACTIVE = "active", "bought"
         CANCELLED = "cancelled", "cancelled (refunded)"
 
+    class State(models.TextChoices):
+        """Where a bought (or OB-given) RG is now: limits on what a side holds "at a
+        time" count only those in its OB."""
+
+        HELD = "held", "in the OB"
+        ELIMINATED = "eliminated", "eliminated"
+        WITHDRAWN = "withdrawn", "withdrawn"
+        USED = "used", "used up"
+
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="purchases")
     ref = models.CharField(max_length=16, default=new_ref, editable=False)  # what pages name
     side = models.SlugField(max_length=64)
@@ -357,6 +376,7 @@ class Purchase(models.Model):
     # Given in the Initial-Scenario OB, not bought: on the record, not counted toward the
     # purchase limits (3.6179).
     initial = models.BooleanField(default=False)
+    state = models.CharField(max_length=12, choices=State.choices, default=State.HELD)
     strength = models.CharField(max_length=10, blank=True)  # "full" / "depleted"
     units = models.PositiveIntegerField(null=True, blank=True)
     details = models.JSONField(default=dict, blank=True)  # sw, leaders, other roll results
@@ -400,6 +420,7 @@ class FortificationBuy(models.Model):
     side = models.SlugField(max_length=64)
     date_index = models.PositiveIntegerField()
     item_id = models.SlugField(max_length=64)
+    tier = models.CharField(max_length=60, blank=True)  # the price bought at ("2S")
     count = models.PositiveIntegerField()
     cost = models.PositiveIntegerField()
     location = models.CharField(max_length=200, blank=True)
@@ -422,6 +443,11 @@ class ReconBuy(models.Model):
     cost = models.PositiveIntegerField()
     locations = models.IntegerField()
     roll_seq = models.PositiveIntegerField()
+    # The Recon RG whose dr this is, where Recon is bought as an RG (3.620 footnote r):
+    # one dr per RG; otherwise one Recon per date.
+    purchase = models.OneToOneField(
+        "Purchase", null=True, blank=True, on_delete=models.CASCADE, related_name="recon"
+    )
     revealed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -431,7 +457,9 @@ class ReconBuy(models.Model):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["campaign", "side", "date_index"], name="one_recon_per_date"
+                fields=["campaign", "side", "date_index"],
+                condition=Q(purchase__isnull=True),
+                name="one_recon_per_date",
             )
         ]
 
@@ -449,11 +477,26 @@ class Unit(models.Model):
         ISOLATED = "isolated", "isolated"
         CAPTURED = "captured", "captured"
         BATTLE_HARDENED = "battle_hardened", "battle hardened"
+        RECALLED = "recalled", "recalled (BU)"
+        REDUCED = "reduced", "casualty reduced"
+
+    class Kind(models.TextChoices):
+        """What a unit is, where a table's effect depends on it (rules.schema.UnitKind)."""
+
+        SQUAD = "squad", "squad"
+        HALF_SQUAD = "half_squad", "half-squad / crew"
+        LEADER = "leader", "leader"
+        VEHICLE = "vehicle", "vehicle"
+        GUN = "gun", "Gun"
+        SW = "sw", "SW"
+        OTHER = "other", "other"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="units")
     ref = models.CharField(max_length=16, default=new_ref, editable=False)  # what pages name
     side = models.SlugField(max_length=64)
     name = models.CharField(max_length=120)  # "8-1 leader", "4-6-8", "StuG IIIG"
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.OTHER)
+    count = models.PositiveIntegerField(default=1)  # identical units on this line ("12 × 4-6-8")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OK)
     location = models.CharField(max_length=120, blank=True)
     purchase = models.ForeignKey(
@@ -465,7 +508,10 @@ class Unit(models.Model):
 
     class Meta:
         ordering = ["side", "id"]
-        constraints = [models.UniqueConstraint(fields=["campaign", "ref"], name="unit_ref_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "ref"], name="unit_ref_unique"),
+            models.CheckConstraint(condition=Q(count__gt=0), name="unit_count_positive"),
+        ]
 
 
 class Supplement(models.Model):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from uuid import UUID
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet, Sum
 from django.utils import timezone
 
 from campaign.models import (
@@ -17,8 +17,10 @@ from campaign.models import (
     Presence,
     Purchase,
     ReconBuy,
+    ScenarioResult,
     Seat,
     StepMark,
+    Unit,
 )
 from rules.registry import parse_module
 from rules.schema import Module
@@ -129,16 +131,35 @@ def side_states(seats: Iterable[Seat], viewer: str) -> dict[str, SideState]:
     }
 
 
+BOUGHT_FIELDS = ("group_id", "date_index", "initial", "state", "ref", "cost_variant")
+
+
+def bought_of(p: Purchase) -> Bought:
+    """A purchase as the engine's limits count it."""
+    return Bought(p.group_id, p.date_index, p.initial, p.state, p.ref, p.cost_variant)
+
+
 def bought(campaign: Campaign, side: str) -> tuple[tuple[Bought, ...], tuple[str, ...]]:
-    """The side's RGs as the limits count them, and how many await their rolls."""
+    """The side's RGs as the limits count them, and which await their rolls."""
     rows = list(
-        Purchase.objects.filter(
-            campaign=campaign, side=side, status=Purchase.Status.ACTIVE
-        ).values_list("group_id", "date_index", "rolled_at", "initial")
+        Purchase.objects.filter(campaign=campaign, side=side, status=Purchase.Status.ACTIVE).only(
+            *BOUGHT_FIELDS, "rolled_at"
+        )
     )
-    unrolled = tuple(group_id for group_id, _, rolled_at, _ in rows if rolled_at is None)
-    held = tuple(Bought(gid, date_index, initial) for gid, date_index, _, initial in rows)
-    return held, unrolled
+    unrolled = tuple(p.group_id for p in rows if p.rolled_at is None)
+    return tuple(bought_of(p) for p in rows), unrolled
+
+
+def squad_counts(campaign: Campaign, side: str) -> tuple[int, int]:
+    """The side's retained squads and half-squads/crews (what a HIP cap counts)."""
+    rows = dict(
+        Unit.objects.filter(
+            campaign=campaign, side=side, kind__in=[Unit.Kind.SQUAD, Unit.Kind.HALF_SQUAD]
+        )
+        .values_list("kind")
+        .annotate(n=Sum("count"))
+    )
+    return rows.get(Unit.Kind.SQUAD, 0), rows.get(Unit.Kind.HALF_SQUAD, 0)
 
 
 def holdings(
@@ -159,14 +180,26 @@ def holdings(
             ).values_list("item_id", "date_index", "count")
         )
     recon_dates: frozenset[int] = frozenset()
+    recon_rolled: frozenset[str] = frozenset()
     if recon:
-        recon_dates = frozenset(
+        rows = list(
             ReconBuy.objects.filter(campaign=campaign, side=side).values_list(
-                "date_index", flat=True
+                "date_index", "purchase__ref"
             )
         )
-    held, unrolled = bought(campaign, side) if purchases or fortifications else ((), ())
-    return Holdings(bought=held, fortifications=forts, recon_dates=recon_dates, unrolled=unrolled)
+        recon_dates = frozenset(d for d, ref in rows if ref is None)
+        recon_rolled = frozenset(ref for _, ref in rows if ref is not None)
+    squads, half_squads = squad_counts(campaign, side) if fortifications else (0, 0)
+    held, unrolled = bought(campaign, side) if purchases or fortifications or recon else ((), ())
+    return Holdings(
+        bought=held,
+        fortifications=forts,
+        recon_dates=recon_dates,
+        recon_rolled=recon_rolled,
+        unrolled=unrolled,
+        squads=squads,
+        half_squads=half_squads,
+    )
 
 
 def chits_locked(campaign: Campaign) -> int:
@@ -190,4 +223,14 @@ def snapshot(
         side=side,
         holdings=held or Holdings(),
         chits_locked=chits,
+    )
+
+
+def last_scenario_date(campaign: Campaign) -> int | None:
+    """The CG date of the last scenario played (its result confirmed), if any."""
+    return (
+        ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
+        .order_by("-cycle")
+        .values_list("date_index", flat=True)
+        .first()
     )

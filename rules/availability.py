@@ -7,13 +7,16 @@ of the acting side (``rules.snapshot``), nothing else.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 from rules import machine
 from rules.drm import RollContext, holds
 from rules.errors import Refused
 from rules.kinds import Action, Pass, kind_of
 from rules.purchase import CostOption, cost_options, retained_tags, unavailable
-from rules.schema import FortificationItem, Module, ReinforcementGroup, Step
-from rules.snapshot import Snapshot
+from rules.schema import Forgo, FortificationItem, Module, ReinforcementGroup, Step
+from rules.snapshot import Bought, Snapshot
 
 CHITS = {"attack": "Attack", "idle": "Idle"}
 MAX_FORTIFICATIONS_PER_BUY = 50
@@ -68,7 +71,7 @@ def held_tags(module: Module, snap: Snapshot) -> set[str]:
     chart = module.chart(snap.side)
     if chart is None:
         return set()
-    return retained_tags(chart, [b.group_id for b in snap.holdings.bought])
+    return retained_tags(chart, [b.group_id for b in snap.holdings.bought if b.state == "held"])
 
 
 def chart_missing(module: Module, side: str) -> str:
@@ -163,10 +166,24 @@ def fortification_caps(item: FortificationItem, side: str) -> list[tuple[int, st
     return caps
 
 
+def hip_cap(item: FortificationItem, snap: Snapshot) -> int | None:
+    """How many units of the side may set up HIP (3.619 footnote b: "no more than 10%
+    (FRU) of the squads ..."), from the retained forces; None when uncapped."""
+    if item.hip is None:
+        return None
+    h = snap.holdings
+    base = Fraction(h.squads) + (
+        Fraction(h.half_squads, 2) if item.hip.of == "squad_equivalents" else 0
+    )
+    exact = base * Fraction(item.hip.fraction)
+    return math.floor(exact) if item.hip.rounding == "FRD" else math.ceil(exact)
+
+
 def fortification_reasons(
-    module: Module, snap: Snapshot, item: FortificationItem, count: int = 1
+    module: Module, snap: Snapshot, item: FortificationItem, count: int = 1, tier: int = 0
 ) -> list[str]:
-    """Why ``count`` × ``item`` cannot be bought now (empty: they can)."""
+    """Why ``count`` × ``item`` (at its ``tier`` price) cannot be bought now (empty:
+    they can)."""
     forts = module.fortifications
     assert forts is not None
     rule = item.rule or forts.rule
@@ -184,15 +201,38 @@ def fortification_reasons(
         )
         if have + count > cap:
             reasons.append(f"no more than {cap} {where} ({rule}); {have} bought so far")
-    cost = item.cost * count
+    hip = hip_cap(item, snap)
+    if hip is not None:
+        assert item.hip is not None
+        have = sum(
+            f.count
+            for f in snap.holdings.fortifications
+            if f.item_id == item.id and f.date_index == date
+        )
+        if have + count > hip:
+            what = "squads" if item.hip.of == "squads" else "squad-equivalents"
+            reasons.append(
+                f"no more than {hip} HIP ({item.hip.fraction} {item.hip.rounding} of "
+                f"{snap.holdings.squads if item.hip.of == 'squads' else _equivalents(snap)} "
+                f"retained {what}; {item.hip.rule}); {have} bought so far"
+            )
+    if item.tiers and not 0 <= tier < len(item.tiers):
+        reasons.append(f"choose one of the prices of {item.label}")
+        tier = 0
+    cost = item.price(tier) * count
     points = snap.me.fortification_points or 0
     if cost > points:
         reasons.append(f"not enough {forts.currency} ({cost} needed, {points} left)")
     return reasons
 
 
+def _equivalents(snap: Snapshot) -> str:
+    value = Fraction(snap.holdings.squads) + Fraction(snap.holdings.half_squads, 2)
+    return str(float(value)).removesuffix(".0")
+
+
 def check_fortification(
-    module: Module, snap: Snapshot, item_id: str, count: int
+    module: Module, snap: Snapshot, item_id: str, count: int, tier: int = 0
 ) -> FortificationItem:
     forts = module.fortifications
     item = next((i for i in forts.items if i.id == item_id), None) if forts else None
@@ -200,13 +240,52 @@ def check_fortification(
         raise Refused("There is no such fortification in this CG.")
     if not 1 <= count <= MAX_FORTIFICATIONS_PER_BUY:
         raise Refused(f"Buy between 1 and {MAX_FORTIFICATIONS_PER_BUY} at a time.")
-    reasons = fortification_reasons(module, snap, item, count)
+    reasons = fortification_reasons(module, snap, item, count, tier)
     if reasons:
-        raise Refused(f"{count} × {item.label} cannot be bought: " + "; ".join(reasons) + ".")
+        label = (
+            f"{item.label} ({item.tiers[tier].label})"
+            if 0 <= tier < len(item.tiers)
+            else item.label
+        )
+        raise Refused(f"{count} × {label} cannot be bought: " + "; ".join(reasons) + ".")
     return item
 
 
 # --------------------------------------------------------------------------- recon
+
+
+def recon_due(module: Module, snap: Snapshot) -> list[Bought]:
+    """The Recon RGs (``recon.group``) the side bought on this date whose Recon dr is
+    still to be made: each gives one (3.620, chart footnote r)."""
+    recon = module.recon
+    if recon is None or recon.group is None:
+        return []
+    return [
+        b
+        for b in snap.holdings.bought
+        if b.group_id == recon.group
+        and b.date_index == snap.position.date_index
+        and not b.initial
+        and b.ref not in snap.holdings.recon_rolled
+    ]
+
+
+def recon_drm(module: Module, variant: str) -> int:
+    """What a Recon RG bought at cost variant ``variant`` adds to its Recon dr."""
+    return next((cv.recon_drm for cv in module.cost_variants if cv.id == variant), 0)
+
+
+def check_recon_group(module: Module, snap: Snapshot, ref: str) -> Bought:
+    recon = module.recon
+    if recon is None or recon.group is None:
+        raise Refused("Recon is bought at this step here, not as an RG.")
+    due = next((b for b in recon_due(module, snap) if b.ref == ref), None)
+    if due is None:
+        raise Refused(
+            f"No {recon.group} Recon RG bought on this date awaits its Recon dr ({recon.rule}).",
+            status=409,
+        )
+    return due
 
 
 def recon_reasons(module: Module, snap: Snapshot, option: int) -> list[str]:
@@ -215,6 +294,10 @@ def recon_reasons(module: Module, snap: Snapshot, option: int) -> list[str]:
     reasons = []
     if recon.not_for_initial and module.dates[snap.position.date_index].initial:
         reasons.append(f"no Recon before an Initial Scenario ({recon.rule})")
+    if recon.group is not None:
+        if not recon_due(module, snap):
+            reasons.append(f"no {recon.group} Recon RG bought on this date awaits its dr")
+        return reasons
     if snap.position.date_index in snap.holdings.recon_dates:
         reasons.append(f"Recon is bought once per CG date ({recon.rule})")
     if 0 <= option < len(recon.options):
@@ -253,10 +336,16 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
             forts = module.fortifications
             return f"no {forts.currency if forts else 'fortification points'} to spend"
         if condition is Pass.NO_RECON and module.recon is not None:
-            options = range(len(module.recon.options))
+            options = range(max(1, len(module.recon.options)))
             reasons = [recon_reasons(module, snap, i) for i in options]
             if all(reasons):
                 return reasons[0][0]
+        if condition is Pass.NOTHING_TO_DECIDE and forgo_rule(module, snap) is None:
+            return "the server does this step"
+        if condition is Pass.NO_SAN_ROLL:
+            reason = no_san_roll(module, snap)
+            if reason:
+                return reason
         if condition is Pass.NOTHING_TO_BUY and not chart_missing(module, snap.side):
             chart = module.chart(snap.side)
             assert chart is not None
@@ -356,3 +445,43 @@ def declares_units(module: Module, snap: Snapshot) -> bool:
     if ini is None or snap.chits_locked:
         return False
     return any(r.side != snap.side for r in ini.restrictions)
+
+
+# --------------------------------------------------------------------------- SAN, forgoing points
+
+
+def no_san_roll(module: Module, snap: Snapshot) -> str:
+    """Why the side makes no SAN roll ("" when it must: its SAN is at least the
+    module's ``roll_from``)."""
+    rule = module.san
+    if rule is None or rule.roll_from is None or rule.table is None:
+        return f"the SAN is adjusted by the server ({rule.rule if rule else 'no SAN rule'})"
+    san = snap.me.san or 0
+    if san < rule.roll_from:
+        return f"SAN {san} is below {rule.roll_from}: no SAN roll ({rule.rule})"
+    return ""
+
+
+def forgo_rule(module: Module, snap: Snapshot) -> Forgo | None:
+    """The forgo the side may make at this step (3.616 EXC), if any."""
+    date = module.dates[snap.position.date_index]
+    return next(
+        (
+            f
+            for f in module.currency.forgo
+            if f.side == snap.side and f.date == date.id and snap.variant in f.variants
+        ),
+        None,
+    )
+
+
+def check_forgo(module: Module, snap: Snapshot, amount: int) -> Forgo:
+    rule = forgo_rule(module, snap)
+    if rule is None:
+        raise Refused("There are no points to forgo here.", status=409)
+    points = snap.me.points or 0
+    if not 0 <= amount <= points:
+        raise Refused(
+            f"Forgo between 0 and {points} {module.currency.code} (what you have; {rule.rule})."
+        )
+    return rule

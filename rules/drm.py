@@ -24,8 +24,9 @@ class RollContext:
     initial_scenario: bool = False
     chose_attack_previous: bool = False
     inputs: Mapping[str, int] = field(default_factory=dict)
-    group: ReinforcementGroup | None = None
+    group: ReinforcementGroup | None = None  # the RG rolled for, or the unit's RG
     strength: str | None = None  # "full" / "depleted", once known
+    roll_number: int = 1  # the n-th of the RG's rolls on the table
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
         cond.chose_attack_previous is None
         or ctx.chose_attack_previous == cond.chose_attack_previous,
         cond.initial_scenario is None or ctx.initial_scenario == cond.initial_scenario,
+        cond.first_roll is None or (ctx.roll_number == 1) == cond.first_roll,
+        cond.footnotes is None or (g is not None and bool(set(cond.footnotes) & set(g.footnotes))),
     ]
     return all(checks)
 

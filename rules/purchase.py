@@ -37,11 +37,15 @@ def _ctx(module: Module, side: str, group: ReinforcementGroup) -> RollContext:
 
 
 def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[CostOption]:
-    """The printed cost, then each cost variant that applies (3.6175-style)."""
+    """The printed cost, then each cost variant that applies (3.6175-style).  An RG
+    that sets up on map at no extra cost (``setup_on_map_free``) is not offered the
+    on-map price."""
     out = []
     if group.cost is not None:
         out.append(CostOption("", "printed", group.cost))
     for cv in module.cost_variants:
+        if cv.on_map and group.setup_on_map_free:
+            continue
         if cv.id in group.costs:
             out.append(CostOption(cv.id, cv.label, group.costs[cv.id], cv.implies or ""))
         elif (
@@ -64,13 +68,14 @@ def unavailable(
     retained_tags: Set[str] = frozenset(),
 ) -> list[str]:
     """Why ``group`` cannot be bought now (empty: it can, budget aside).  RGs of the
-    Initial-Scenario OB count only toward what is held at a time (3.6179)."""
+    Initial-Scenario OB count only toward what is held at a time (3.6179); what is held
+    at a time counts only the RGs still in the OB (not eliminated, withdrawn or used)."""
     reasons = []
     chart = module.chart(side)
     assert chart is not None, "a group is always on its side's chart"
     date = module.dates[date_index]
-    held = list(bought)
-    bought = [b for b in held if not b.initial]
+    held = [b for b in bought if b.state == "held"]
+    bought = [b for b in bought if not b.initial]
     mine = [b for b in bought if b.group_id == group.id]
     cg_max = group.cg_max.get(variant)
     if cg_max is not None and len(mine) >= cg_max:
@@ -130,7 +135,8 @@ def unavailable(
 
 
 def retained_tags(chart: RGChart, group_ids: Iterable[str]) -> set[str]:
-    """The tags of the RGs a side holds (what "requires retained" rules test)."""
+    """The tags of the RGs a side holds (what "requires retained" rules test): pass
+    only the RGs still in its OB."""
     groups = {g.id: g for g in chart.groups}
     return {t for gid in group_ids if gid in groups for t in groups[gid].tags}
 

@@ -65,12 +65,8 @@ def replenish(
     date = module.dates[date_index]
     lines: list[str] = []
     carry = currency.carry_over
-    previous = module.dates[date_index - 1] if date_index > 0 else None
-    if points and (
-        not carry.retained or (previous is not None and previous.id in carry.lost_after_dates)
-    ):
-        when = f" after {previous.label}" if previous else ""
-        lines.append(f"{points} unspent {currency.code} lost{when} ({carry.rule or 'carry-over'})")
+    if points and not carry.retained:
+        lines.append(f"{points} unspent {currency.code} lost ({carry.rule or 'carry-over'})")
         points = 0
     elif points:
         lines.append(f"carried over {points}")
@@ -142,3 +138,16 @@ def _number(value: str | None) -> int:
         return int(digits)
     except ValueError:
         return 0
+
+
+def lost_after_purchase(module: Module, date_index: int, points: int) -> str:
+    """Why the side's unspent points are lost as its purchase step ends on this date
+    (3.617 EXC: "Any CPP remaining after this step on the 14 PM date are lost"), or ""."""
+    carry = module.currency.carry_over
+    date = module.dates[date_index]
+    if not points or date.id not in carry.lost_after_dates:
+        return ""
+    return (
+        f"{points} unspent {module.currency.code} lost after the purchase step of "
+        f"{date.label} ({carry.rule or 'carry-over'})"
+    )

@@ -95,6 +95,84 @@ class Condition(Strict):
     night: bool | None = None  # the current CG date is a night date
     chose_attack_previous: bool | None = None  # side chose Attack for the prior scenario
     initial_scenario: bool | None = None
+    first_roll: bool | None = None  # the first of an RG's rolls on the table
+    footnotes: list[str] | None = None  # the RG is marked with one of these chart footnotes
+
+
+# --------------------------------------------------------------------------- effects
+
+# What a unit of the retained forces may be marked (campaign.models.Unit.status).
+UnitStatus = Literal[
+    "ok",
+    "wounded",
+    "malfunctioned",
+    "disabled",
+    "immobilized",
+    "stunned",
+    "isolated",
+    "captured",
+    "battle_hardened",
+    "recalled",
+    "reduced",
+]
+# What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
+# removed, on the same roll).
+UnitKind = Literal["squad", "half_squad", "leader", "vehicle", "gun", "sw", "other"]
+
+EffectName = Literal[
+    "none",  # the roll changes nothing (said explicitly)
+    "eliminate",  # the unit rolled for leaves the retained forces
+    "status",  # the unit rolled for is marked ``status``
+    "replace",  # the unit rolled for leaves and ``unit`` takes its place (A19.13, APD 3.1)
+    "strength",  # the RG is at ``strength`` (full / depleted)
+    "leader",  # the RG receives the leader ``unit`` ("8-1")
+    "units",  # the side receives ``count`` × ``unit``
+    "group",  # the side receives RG ``group`` of its chart at no cost (APD 3.5 rows)
+    "san",  # the side's SAN changes by ``by``
+    "side",  # the roll names ``side`` (who sets up / moves first)
+]
+
+
+# Effects on the unit a roll was for (only on tables rolled for a unit, ``for_units``).
+UNIT_EFFECTS = ("eliminate", "status", "replace")
+
+
+class Effect(Strict):
+    """What a table result does, named explicitly (never read from its text).  One
+    engine function applies each (``rules.effects``)."""
+
+    do: EffectName
+    status: UnitStatus | None = None
+    unit: str | None = None
+    count: int = Field(default=1, ge=1)
+    strength: Literal["full", "depleted"] | None = None
+    group: str | None = None
+    by: int | None = None
+    side: Slug | None = None
+    kinds: list[UnitKind] | None = None  # only for a unit of these kinds
+    kind: UnitKind | None = None  # what the units an effect creates are ("units")
+
+    @model_validator(mode="after")
+    def _params(self) -> Effect:
+        needs = {
+            "status": ("status",),
+            "replace": ("unit",),
+            "strength": ("strength",),
+            "leader": ("unit",),
+            "units": ("unit", "kind"),
+            "group": ("group",),
+            "san": ("by",),
+            "side": ("side",),
+        }.get(self.do, ())
+        for name in needs:
+            if getattr(self, name) is None:
+                raise ValueError(f"effect '{self.do}' needs '{name}'")
+        return self
+
+
+class UnitFilter(Strict):
+    kinds: list[UnitKind] | None = None
+    statuses: list[UnitStatus] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables
@@ -138,7 +216,9 @@ class TableRow(Strict):
     range: str
     result: str | None = None  # single-column tables
     results: dict[str, str] | None = None  # multi-column tables: column -> result
-    effect: Slug | None = None  # a machine-readable outcome mechanisms act on
+    effect: Effect | None = None  # what the result does (a single-column table)
+    effects: list[Effect] = []  # several, each for its unit kinds (3.31)
+    column_effects: dict[str, Effect] = {}  # multi-column tables: column -> effect
     note: str | None = None
 
     @field_validator("range")
@@ -170,14 +250,19 @@ class Table(Strict):
     footnotes: dict[str, str] = {}
     secret: bool = False  # rolls on it are the roller's secret until revealed
     missing: bool = False  # the rules text lacks this table; the host must supply it
+    # One roll per unit in a pass through the sequence (APD 3.31: "Each weapon/Vehicle
+    # may make only one Repair attempt"; a wounded leader is rolled for once), or one
+    # per side (APD 3.5: "three Reinforcement drs (one each on Rows A-C)").
+    once: Literal["unit", "side"] | None = None
+    # Rolled only for a retained unit of these kinds / statuses (APD 3.1: each wounded
+    # leader; 3.3: each malfunctioned weapon).
+    for_units: UnitFilter | None = None
     note: str | None = None
 
     @model_validator(mode="after")
     def _rows(self) -> Table:
         if self.missing:
-            if self.rows:
-                raise ValueError("a table declared missing has no rows")
-            return self
+            return self  # its rows, if any, are what the text keeps: they prefill the form
         if not self.rows:
             raise ValueError("a table needs rows (or 'missing: true' if the rules lack it)")
         for i, row in enumerate(self.rows):
@@ -204,6 +289,19 @@ class Table(Strict):
         for side_id, col in self.column_for_side.items():
             if col not in (self.columns or []):
                 raise ValueError(f"column_for_side.{side_id}: '{col}' is not a column")
+        for i, row in enumerate(self.rows):
+            for col in row.column_effects:
+                if col not in (self.columns or []):
+                    raise ValueError(
+                        f"rows[{i}] ({row.range}): column_effects: '{col}' is not a column"
+                    )
+        if self.for_units is not None:
+            for i, row in enumerate(self.rows):
+                if row.effect is None and not row.effects and not row.column_effects:
+                    raise ValueError(
+                        f"rows[{i}] ({row.range}): a roll for a unit names its effect "
+                        "(e.g. {do: none})"
+                    )
         ids = [d.id for d in self.drms]
         if len(ids) != len(set(ids)):
             raise ValueError("DRM ids repeat")
@@ -354,9 +452,24 @@ Replenishment = Annotated[
 
 class CarryOver(Strict):
     retained: bool = True  # unspent points carry to the next date
-    lost_after_dates: list[Slug] = []  # unspent points are lost after these dates
+    # On these dates the points left when the purchase step ends are lost (3.617 EXC:
+    # "Any CPP remaining after this step on the 14 PM date are lost").
+    lost_after_dates: list[Slug] = []
     rule: RuleRef | None = None
     note: str | None = None
+
+
+class Forgo(Strict):
+    """A side may forgo part of its replenishment on a date; what it forgoes comes off
+    the other side's base (3.616 EXC: "On the July 14 PM date of CG III the British
+    player may fore go all or a portion of the allotted CPP. The number of CPP fore gone
+    is subtracted from the Axis CPP base.")."""
+
+    variants: list[Slug]
+    date: Slug
+    side: Slug
+    from_side: Slug
+    rule: RuleRef
 
 
 class Currency(Strict):
@@ -364,6 +477,7 @@ class Currency(Strict):
     name: str
     replenishment: Replenishment
     carry_over: CarryOver = CarryOver()
+    forgo: list[Forgo] = []
 
 
 # --------------------------------------------------------------------------- RG charts
@@ -379,6 +493,8 @@ class CostVariant(Strict):
     rounding: Literal["FRD", "FRU"] = "FRD"
     applies_to: Condition | None = None
     implies: str | None = None  # what the variant obliges (e.g. "set up in Reserve")
+    on_map: bool = False  # the price of on-map set-up (free for setup_on_map_free RGs)
+    recon_drm: int = 0  # a Recon RG bought at this price adds this to its Recon dr
     rule: RuleRef | None = None
     note: str | None = None
 
@@ -390,6 +506,16 @@ class CostVariant(Strict):
         return v
 
 
+class ComesWith(Strict):
+    """Units an RG brings besides its own ("Each Gun is accompanied by a 2-2-8 crew")."""
+
+    unit: str
+    kind: UnitKind
+    per: Literal["group", "unit"] = "group"  # one, or one for each unit of the RG
+    count: int = Field(default=1, ge=1)
+    rule: RuleRef | None = None
+
+
 class ReinforcementGroup(Strict):
     id: str = Field(pattern=r"^[A-Z][A-Za-z0-9]*$")
     type: str  # Group Type
@@ -397,6 +523,9 @@ class ReinforcementGroup(Strict):
     depleted: int | None = None  # at Depleted strength
     strength_text: str | None = None  # the printed Full/Depl cell, when not plain
     units: str  # Unit Type(s) as printed
+    # What the RG's units are (squads, Guns, vehicles...): the retained forces it joins
+    # as, counted by the HIP cap and matched by unit tables (None: no units, e.g. OBA).
+    unit_kind: UnitKind | None = None
     cost: int | None = Field(default=None, ge=0)
     costs: dict[Slug, int] = {}  # printed alternative costs by cost variant id
     date_max: int | None = Field(default=None, ge=0)  # per CG date (None: no limit)
@@ -404,9 +533,11 @@ class ReinforcementGroup(Strict):
     tags: list[Slug] = []
     footnotes: list[str] = []  # letters of the chart's footnotes
     depletable: bool = False
-    grants: dict[Literal["fortification_points", "recon", "san"], int] = {}
-    comes_with: list[str] = []
+    grants: dict[Literal["fortification_points", "san"], int] = {}
+    comes_with: list[ComesWith] = []
     sw: dict[str, int] = {}  # SW allotment at Full strength (3.6182)
+    # May set up on map on its purchase date at no extra cost: a cost variant for
+    # on-map set-up is not offered for it (Sicily chart footnotes f/g).
     setup_on_map_free: bool = False
     note: str | None = None
 
@@ -473,7 +604,9 @@ class PostPurchaseRoll(Strict):
     table: Slug
     applies_to: Condition | None = None
     column: str | None = None  # which column of a multi-column table this RG reads
+    # How many rolls: ``count`` for the RG, or one for each of its units / SW.
     per: Literal["group", "unit", "sw"] = "group"
+    count: int = Field(default=1, ge=1)
     rule: RuleRef
     note: str | None = None
 
@@ -508,19 +641,53 @@ class RGChart(Strict):
 # --------------------------------------------------------------------------- fortifications, recon
 
 
+class CostTier(Strict):
+    """One price of a fortification whose cost depends on what it is for ("3/2/1": a
+    3-, 2- or 1-squad-capacity Foxhole)."""
+
+    label: str
+    cost: int = Field(ge=0)
+
+
+class HipCap(Strict):
+    """No more than ``fraction`` of a side's retained squads (squad-equivalents: a HS
+    counts half) may set up HIP, rounded as the rule says."""
+
+    fraction: str  # "1/10"
+    rounding: Literal["FRD", "FRU"]
+    of: Literal["squads", "squad_equivalents"]
+    rule: RuleRef
+
+    @field_validator("fraction")
+    @classmethod
+    def _fraction(cls, v: str) -> str:
+        if not 0 < Fraction(v) <= 1:
+            raise ValueError("fraction must be in (0, 1]")
+        return v
+
+
 class FortificationItem(Strict):
     id: Slug
     label: str
     sides: list[Slug] | None = None  # only these sides may buy it (None: both)
     cap_sides: list[Slug] | None = None  # the per-CG/date caps bind only these sides
-    cost: int = Field(ge=0)
-    cost_text: str | None = None  # printed cost when tiered, e.g. "3/2/1"
+    cost: int | None = Field(default=None, ge=0)  # one price; or ``tiers``
+    tiers: list[CostTier] = []
     per_cg_max: int | None = None
     per_date_max: int | None = None
     requires_retained: list[Slug] = []
-    hip_fraction: str | None = None  # e.g. "1/10": ≤ 10% (FRU) of retained squads
+    hip: HipCap | None = None
     note: str | None = None
     rule: RuleRef | None = None
+
+    @model_validator(mode="after")
+    def _price(self) -> FortificationItem:
+        if (self.cost is None) == (not self.tiers):
+            raise ValueError(f"fortification {self.id}: give either 'cost' or 'tiers'")
+        return self
+
+    def price(self, tier: int) -> int:
+        return self.tiers[tier].cost if self.tiers else int(self.cost or 0)
 
 
 class Fortifications(Strict):
@@ -540,8 +707,13 @@ class ReconOption(Strict):
 class Recon(Strict):
     rule: RuleRef
     dice: Literal["dr", "DR"] = "dr"
-    options: list[ReconOption]
+    options: list[ReconOption] = []  # bought at the recon step itself
+    # Recon bought as an RG of each side's chart (Sicily M2, 3.620 with chart footnote
+    # r): the RG's limits apply, and each one bought gives one Recon dr at this step.
+    group: str | None = None
     not_for_initial: bool = True
+    # The Locations of each Idle date's Recon add up with the following dates', until
+    # the next CG scenario (3.620).
     cumulative_over_idle: bool = False
     note: str | None = None
 
@@ -612,7 +784,9 @@ class Step(Strict):
     tables: list[Slug] = []
     # What the server does on entering the step: "replenish" runs the currency's
     # replenishment mechanism for each side and shows the arithmetic.
-    effect: Literal["replenish"] | None = None
+    # "record_winner": the module's scenario_winner decides who won the scenario played,
+    # who then moves first (APD 2.9, 4.0).
+    effect: Literal["replenish", "record_winner"] | None = None
     # A step of the start: run once, before the Initial Scenario (the steps the rules
     # require before it), listed first.
     start: bool = False
@@ -635,9 +809,20 @@ class ResultField(Strict):
 
 class Flow(Strict):
     idle_loop_from: str | None = None  # step id the Idle/Lull result repeats from
-    idle_loop_to: str | None = None  # last step of the repeated span
     order: list[Slug] | None = None  # fixed acting order ("American first")
     rule: RuleRef | None = None
+
+
+class SanRule(Strict):
+    """SAN between scenarios: raised to ``minimum``, lowered to ``maximum``, or a roll
+    on ``table`` for a side whose SAN is at least ``roll_from`` (Sicily 3.6122; PHD
+    C5.25)."""
+
+    rule: RuleRef
+    minimum: int | None = None
+    maximum: int | None = None
+    roll_from: int | None = None
+    table: Slug | None = None
 
 
 class VictoryTerm(Strict):
@@ -648,7 +833,7 @@ class VictoryTerm(Strict):
     side: Slug
     total: bool = True
     op: Literal[">=", ">", "<=", "<", "=="]
-    value: int | bool
+    value: int | bool | Literal["vp_required"]  # or the VP the played scenario required
 
 
 class VictoryCheck(Strict):
@@ -658,6 +843,16 @@ class VictoryCheck(Strict):
     text: str
     rule: RuleRef
     all: list[VictoryTerm] = Field(min_length=1)
+
+
+class ScenarioWinner(Strict):
+    """Who won the scenario just played (APD 2.9): ``winner`` when any term holds, else
+    ``otherwise``; the winner moves first in the next scenario (4.0)."""
+
+    winner: Slug
+    otherwise: Slug
+    any: list[VictoryTerm] = Field(min_length=1)
+    rule: RuleRef
 
 
 class Missing(Strict):
@@ -697,6 +892,8 @@ class Module(Strict):
     initiative: Initiative | None = None
     victory: str | None = None  # CG victory conditions, as text
     victory_checks: list[VictoryCheck] = []
+    scenario_winner: ScenarioWinner | None = None
+    san: SanRule | None = None
     default_winner: Slug | None = None  # wins when the last date ends and no check held
     missing: list[Missing] = []
     notes: list[str] = []
@@ -809,10 +1006,26 @@ class Module(Strict):
                 errors.append(f"{w}: a {st.kind} step needs the '{kind.needs}' section")
         for o in self.flow.order or []:
             side("flow.order", o)
-        for name in ("idle_loop_from", "idle_loop_to"):
-            sid = getattr(self.flow, name)
-            if sid is not None and sid not in steps:
-                errors.append(f"flow.{name}: unknown step '{sid}'")
+        sid = self.flow.idle_loop_from
+        if sid is not None and sid not in steps:
+            errors.append(f"flow.idle_loop_from: unknown step '{sid}'")
+        for i, st in enumerate(self.steps):
+            if st.effect == "record_winner" and self.scenario_winner is None:
+                errors.append(f"steps[{i}] ({st.id}): record_winner needs 'scenario_winner'")
+        if self.san is not None and self.san.table is not None:
+            table("san.table", self.san.table)
+        for j, fg in enumerate(self.currency.forgo):
+            w = f"currency.forgo[{j}]"
+            side(w + ".side", fg.side)
+            side(w + ".from_side", fg.from_side)
+            date(w + ".date", fg.date)
+            for var in fg.variants:
+                if var not in variants:
+                    errors.append(f"{w}.variants: unknown variant '{var}'")
+        if self.recon is not None and self.recon.group is not None:
+            for ch in self.rg_charts:
+                if not ch.missing and not any(g.id == self.recon.group for g in ch.groups):
+                    errors.append(f"recon.group: no RG '{self.recon.group}' on the {ch.side} chart")
         for i, ch in enumerate(self.rg_charts):
             w = f"rg_charts[{i}] ({ch.side})"
             side(w, ch.side)
@@ -846,11 +1059,33 @@ class Module(Strict):
         for tab in self.tables:
             for owner in tab.column_for_side:
                 side(f"tables ({tab.id}).column_for_side", owner)
+            for row in tab.rows:
+                for eff in [
+                    *([row.effect] if row.effect else []),
+                    *row.effects,
+                    *row.column_effects.values(),
+                ]:
+                    w = f"tables ({tab.id}) row {row.range}"
+                    if eff.do in UNIT_EFFECTS and tab.for_units is None:
+                        errors.append(
+                            f"{w}: effect '{eff.do}' acts on the unit rolled for, so the "
+                            "table needs 'for_units'"
+                        )
+                    if eff.do == "side":
+                        side(w + ".effect.side", eff.side)
             for drm in tab.drms:
                 cond(f"tables ({tab.id}).drms ({drm.id})", drm.when)
         for j, rf in enumerate(self.result_fields):
             side(f"result_fields[{j}].side", rf.side)
         fields = {rf.id for rf in self.result_fields}
+        if self.scenario_winner is not None:
+            sw = self.scenario_winner
+            side("scenario_winner.winner", sw.winner)
+            side("scenario_winner.otherwise", sw.otherwise)
+            for n, term in enumerate(sw.any):
+                side(f"scenario_winner.any[{n}].side", term.side)
+                if term.field not in fields:
+                    errors.append(f"scenario_winner.any[{n}]: unknown result field '{term.field}'")
         for j, vc in enumerate(self.victory_checks):
             side(f"victory_checks[{j}].winner", vc.winner)
             for n, term in enumerate(vc.all):
@@ -955,6 +1190,10 @@ class Module(Strict):
 
     def chart(self, side_id: str) -> RGChart | None:
         return next((c for c in self.rg_charts if c.side == side_id), None)
+
+    def group(self, side_id: str, group_id: str) -> ReinforcementGroup | None:
+        chart = self.chart(side_id)
+        return next((g for g in chart.groups if g.id == group_id), None) if chart else None
 
 
 SUPPLIABLE_START = ("points", "fortification_points", "san", "elr")

@@ -44,6 +44,9 @@ class Bought:
     group_id: str
     date_index: int
     initial: bool = False
+    state: str = "held"  # "held" (in the OB), "eliminated", "withdrawn", "used"
+    ref: str = ""  # the purchase's reference
+    variant: str = ""  # the cost variant it was bought at
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,11 @@ class Holdings:
     bought: tuple[Bought, ...] = ()
     fortifications: tuple[FortificationBought, ...] = ()
     recon_dates: frozenset[int] = frozenset()
+    recon_rolled: frozenset[str] = frozenset()  # refs of Recon RGs whose dr is made
     unrolled: tuple[str, ...] = ()  # RG IDs bought whose secret rolls are not made yet
+    # The side's retained squads and half-squads/crews (what a HIP cap counts).
+    squads: int = 0
+    half_squads: int = 0
 
 
 @dataclass(frozen=True)

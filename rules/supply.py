@@ -12,12 +12,13 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
+from rules import effects
 from rules.errors import Refused
-from rules.schema import Module, StartField
+from rules.schema import Module, StartField, UnitKind
 
 BLANK_ROWS = 4  # empty rows offered below a table's or a chart's rows
 MAX_ROWS = 60
@@ -47,7 +48,7 @@ START_FORMS: dict[str, tuple[FormKind, str]] = {
     "attack_chits": (FormKind.SIDE_NUMBERS, "Attack chits each side may choose in the CG"),
 }
 
-CHART_FIELDS = ("id", "type", "units", "full", "depleted", "cost", "date_max", "tags")
+UNIT_KINDS = get_args(UnitKind)
 
 
 @dataclass(frozen=True)
@@ -232,7 +233,10 @@ def _table_rows(
             if not result:
                 problems[f"{cell} result"] = f"{cell}, result: write what the roll gives."
         if effect:
-            row["effect"] = effect
+            try:
+                row["effect"] = effects.parse_short(effect)
+            except ValueError as exc:
+                problems[f"{cell} effect"] = f"{cell}, effect: {exc}."
         rows.append(row)
         numbers.append(n)
     if not rows:
@@ -265,9 +269,18 @@ def _chart_groups(
             value = _int(form.get(f"row-{n}-cg_max-{variant.id}", ""), f"{cell} CG max", problems)
             if value is not None:
                 group.setdefault("cg_max", {})[variant.id] = value
-        tags = [t.strip() for t in form.get(f"row-{n}-tags", "").split(",") if t.strip()]
-        if tags:
-            group["tags"] = tags
+        kind = form.get(f"row-{n}-unit_kind", "").strip().lower().replace("-", "_")
+        if kind in UNIT_KINDS:
+            group["unit_kind"] = kind
+        elif kind:
+            problems[f"{cell} unit kind"] = (
+                f"{cell} unit kind: one of {', '.join(UNIT_KINDS)} (or empty for an RG "
+                "without units, such as OBA)."
+            )
+        for name in ("tags", "footnotes"):
+            items = [t.strip() for t in form.get(f"row-{n}-{name}", "").split(",") if t.strip()]
+            if items:
+                group[name] = items
         if form.get(f"row-{n}-depletable"):
             group["depletable"] = True
         groups.append(group)

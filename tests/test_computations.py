@@ -55,19 +55,24 @@ def test_3_6162_loss_points_need_both_twice_and_eight_more(modules, make_user):
 
 
 def test_3_617_cpp_left_after_14_pm_are_lost(modules, make_user):
-    """3.617 EXC: CPP remaining on the 14 PM date are lost; July 14 N then gives only
+    """3.617 EXC: "Any CPP remaining after this step on the 14 PM date are lost": they
+    go as the 14 PM purchase step ends (not a date later); July 14 N then gives only
     its base (Axis 42, British 4)."""
     players, module = start("sicily", "i", make_user, "axis")
     players.results(**values(module))
+    players.until("purchase")
+    assert module.dates[players.campaign.date_index].id == "jul14pm"
+    assert points(players, "axis") == 29
+    players.finish()
+    assert players.step.kind != "purchase"
+    assert points(players, "axis") == 0 and points(players, "british") == 0
+    lost = Event.objects.get(kind="forfeit", side="axis", step_id="3.617")
+    assert "29 unspent CPP lost after the purchase step of July 14 PM (3.617" in lost.text
     players.until("initiative")
     players.chits(axis="idle", british="idle")
     players.until("purchase")
     assert module.dates[players.campaign.date_index].id == "jul14n"
     assert points(players, "axis") == 42 and points(players, "british") == 4
-    assert (
-        "29 unspent CPP lost after July 14 PM"
-        in Event.objects.filter(kind="replenish", side="axis").last().text
-    )
 
 
 def test_c4_2_initial_tp_come_from_the_ob_without_a_roll(modules, make_user):

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from campaign.models import Roll
-from campaign.services import steps
+from campaign.services import steps, units
 from rules import dice
 from tests.walk import Players
 
@@ -42,7 +42,10 @@ def test_verification_detects_a_tampered_roll(hosted):
     players = Players(campaign, {"red": alice, "blue": bob})
     players.results(**{"cvp_lost.red": 20, "cvp_lost.blue": 1, "san.red": 2, "san.blue": 2})
     players.until("table")
-    steps.roll_on_table(campaign_id=campaign.pk, user=alice, table_id="wounded")
+    leader = units.add_unit(
+        campaign_id=campaign.pk, user=alice, name="8-1", kind="leader", status="wounded"
+    )
+    steps.roll_on_table(campaign_id=campaign.pk, user=alice, table_id="wounded", unit_id=leader.ref)
     campaign.refresh_from_db()
     call_command("verifydice", str(campaign.pk))
     r = Roll.objects.filter(campaign=campaign).last()

@@ -307,6 +307,10 @@ class CampaignView:
     def record(self) -> list[PurchaseLine]:
         return record_lines(self.campaign, self.module, self.viewer, self.purchases)
 
+    @property
+    def rg_states(self) -> list[tuple[str, str]]:
+        return list(Purchase.State.choices)
+
     @cached_property
     def supplies(self) -> list[SupplyView]:
         """What the rules documents lack and the players supply (public)."""

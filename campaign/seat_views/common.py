@@ -4,13 +4,15 @@ view rows of rolls, events and RG Purchase Record lines (built from gated querys
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.http import Http404
 
 from campaign.models import Campaign, Event, Purchase, Roll, Seat
 from campaign.selectors import as_uuid
+from rules import availability
+from rules.drm import is_automatic
 from rules.schema import Module
 
 NOT_YOURS = "There is no such campaign, or it is not yours."
@@ -125,6 +127,25 @@ class PurchaseLine:
     revealed: bool
     can_cancel: bool
     can_roll: bool
+    state: str = "held"  # Purchase.State: in the OB, eliminated, withdrawn, used up
+    state_label: str = "in the OB"
+    can_change_state: bool = False
+    # DRMs the player may claim for its secret rolls: (table id, DRM id, label, value).
+    claims: list[tuple[str, str, str, int]] = field(default_factory=list)
+
+
+def claims(module: Module, side: str, group_id: str) -> list[tuple[str, str, str, int]]:
+    """The DRMs of an RG's post-purchase rolls that the player claims by ticking (the
+    rules leave them to him; e.g. a DRM whose label the OCR cut)."""
+    out = []
+    for table_id in dict.fromkeys(availability.rolls_to_make(module, side, group_id)):
+        table = module.table(table_id)
+        out += [
+            (table.id, d.id, f"{d.label} ({table.title})", d.value)
+            for d in table.drms
+            if not d.variable and not is_automatic(d)
+        ]
+    return out
 
 
 def visible_purchases(campaign: Campaign, side: str) -> list[Purchase]:
@@ -149,6 +170,12 @@ def record_lines(
         count[key] = count.get(key, 0) + 1
         mine = p.side == side
         in_purchase = step.kind == "purchase" and p.cycle == campaign.cycle
+        can_roll = (
+            mine
+            and p.rolled_at is None
+            and step.kind in ("purchase", "strength")
+            and campaign.ended_at is None
+        )
         lines.append(
             PurchaseLine(
                 id=p.ref,
@@ -168,10 +195,11 @@ def record_lines(
                 notes=p.notes,
                 revealed=p.revealed_at is not None,
                 can_cancel=mine and in_purchase and p.rolled_at is None,
-                can_roll=mine
-                and p.rolled_at is None
-                and step.kind in ("purchase", "strength")
-                and campaign.ended_at is None,
+                can_roll=can_roll,
+                state=p.state,
+                state_label=p.get_state_display(),
+                can_change_state=mine and campaign.ended_at is None,
+                claims=claims(module, p.side, p.group_id) if can_roll else [],
             )
         )
     return lines

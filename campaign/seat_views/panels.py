@@ -6,7 +6,7 @@ functions that refuse the actions."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from campaign.models import (
@@ -20,12 +20,14 @@ from campaign.models import (
     Unit,
 )
 from campaign.seat_views.common import PurchaseLine, RollView, roll_view
-from campaign.selectors import holdings
+from campaign.selectors import bought_of, holdings, last_scenario_date
+from campaign.services.units import describe_filter, label, state_of
 from rules import availability
+from rules.effects import matches
 from rules.kinds import Show, kind_of
 from rules.purchase import cost_options
 from rules.schema import Table
-from rules.snapshot import Bought, Holdings
+from rules.snapshot import Holdings
 
 if TYPE_CHECKING:
     from campaign.seat_views.campaign_page import CampaignView
@@ -50,6 +52,10 @@ class TableView:
     rows: list[tuple[str, list[str]]]  # (range, results per column)
     drms: list[DrmView]
     footnotes: list[str]
+    for_units: str = ""  # the units it is rolled for, in words ("" : for an item)
+    once: str = ""  # "unit" / "side": one roll each in a pass
+    choices: tuple[tuple[str, str], ...] = ()  # the viewer's units it may be rolled for
+    no_roll: str = ""  # why none may
 
 
 @dataclass(frozen=True)
@@ -84,8 +90,8 @@ class ChartRow:
 class FortRow:
     id: str
     label: str
-    cost: int
-    cost_text: str
+    prices: list[tuple[int, str, int]]  # (tier index, label, cost); one "" tier if untiered
+    cost_text: str  # "3/2/1"
     cap: str
     note: str
     reasons: list[str]
@@ -103,7 +109,6 @@ class StepPanel:
     tables: list[TableView] = field(default_factory=list)
     rolls: list[RollView] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # the viewer's computation
-    units: list[tuple[str, str]] = field(default_factory=list)  # own units (ref, label)
     chits: list[ChitView] = field(default_factory=list)
     my_chit: str | None = None
     attack_allowed: bool = True
@@ -114,8 +119,11 @@ class StepPanel:
     forts: list[FortRow] = field(default_factory=list)
     fort_buys: list[str] = field(default_factory=list)
     recon_options: list[tuple[int, int, int]] = field(default_factory=list)  # (index, cost, drm)
+    recon_due: list[tuple[str, str, int]] = field(default_factory=list)  # (ref, RG, drm)
     recon: str = ""
     recon_refusal: str = ""
+    recon_total: str = ""  # Locations adding up over Idle dates (3.620)
+    forgo: tuple[int, str, str] | None = None  # (most, whose points drop, rule)
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
     no_on_map_units: bool = False
     # Finishing several steps at once: (last step id, its title, what it means).
@@ -143,7 +151,7 @@ def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:
     own = [p for p in view.purchases if p.side == view.viewer]
     snap = view.snapshot(
         Holdings(
-            bought=tuple(Bought(p.group_id, p.date_index, p.initial) for p in own),
+            bought=tuple(bought_of(p) for p in own),
             unrolled=tuple(p.group_id for p in own if p.rolled_at is None),
         )
     )
@@ -199,6 +207,8 @@ def table_view(table: Table) -> TableView:
         rows,
         drms,
         [f"{k}: {v}" for k, v in table.footnotes.items()],
+        describe_filter(table.for_units) if table.for_units else "",
+        table.once or "",
     )
 
 
@@ -215,8 +225,33 @@ def _rolls(view: CampaignView, panel: StepPanel) -> None:
 
 
 def _units(view: CampaignView, panel: StepPanel) -> None:
-    own = Unit.objects.visible_to(view.viewer).filter(campaign=view.campaign, side=view.viewer)
-    panel.units = [(u.ref, f"{u.name} ({u.get_status_display()})") for u in own]
+    """For each table rolled for units: the viewer's units of its kinds and statuses
+    that have not had their one roll on it in this pass."""
+    c, module = view.campaign, view.module
+    tables = {t: module.table(t) for t in view.step_def.tables}
+    if not any(t.for_units for t in tables.values()):
+        return
+    own = list(Unit.objects.visible_to(view.viewer).filter(campaign=c, side=view.viewer))
+    rolled = set(
+        Roll.objects.filter(campaign=c, cycle=c.cycle, side=view.viewer)
+        .exclude(unit_ref="")
+        .values_list("table_id", "unit_ref")
+    )
+    for n, tv in enumerate(panel.tables):
+        t = tables[tv.id]
+        if t.for_units is None:
+            continue
+        eligible = [u for u in own if matches(t.for_units, state_of(u))]
+        fresh = [u for u in eligible if not (t.once == "unit" and (t.id, u.ref) in rolled)]
+        choices = tuple((u.ref, f"{label(u)} ({u.get_status_display()})") for u in fresh)
+        why = ""
+        if not fresh:
+            why = (
+                f"Each of your {tv.for_units} has had its roll ({t.rule})."
+                if eligible
+                else f"You have no {tv.for_units} to roll for."
+            )
+        panel.tables[n] = replace(tv, choices=choices, no_roll=why)
 
 
 def _arithmetic(view: CampaignView, panel: StepPanel) -> None:
@@ -240,7 +275,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     chart = module.chart(side)
     assert chart is not None
     own = [p for p in view.purchases if p.side == side]
-    bought = tuple(Bought(p.group_id, p.date_index, p.initial) for p in own)
+    bought = tuple(bought_of(p) for p in own)
     snap = view.snapshot(Holdings(bought=bought))
     date_index = view.campaign.date_index
     for g in chart.groups:
@@ -279,12 +314,18 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
         if i.sides is not None and side not in i.sides:
             continue
         caps = [f"≤ {cap} {where}" for cap, where in availability.fortification_caps(i, side)]
+        hip = availability.hip_cap(i, snap)
+        if hip is not None and i.hip is not None:
+            caps.append(
+                f"≤ {hip} HIP ({i.hip.fraction} {i.hip.rounding} of your {i.hip.of}, {i.hip.rule})"
+            )
+        prices = [(n, t.label, t.cost) for n, t in enumerate(i.tiers)] or [(0, "", i.price(0))]
         panel.forts.append(
             FortRow(
                 i.id,
                 i.label,
-                i.cost,
-                i.cost_text or str(i.cost),
+                prices,
+                "/".join(str(cost) for _, _, cost in prices),
                 ", ".join(caps),
                 i.note or "",
                 availability.fortification_reasons(module, snap, i),
@@ -292,7 +333,9 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
         )
     labels = {i.id: i.label for i in forts.items}
     panel.fort_buys = [
-        f"{b.count} × {labels.get(b.item_id, b.item_id)} ({b.cost} {forts.currency})"
+        f"{b.count} × {labels.get(b.item_id, b.item_id)}"
+        + (f" ({b.tier})" if b.tier else "")
+        + f" ({b.cost} {forts.currency})"
         + (f" at {b.location}" if b.location else "")
         for b in FortificationBuy.objects.visible_to(side).filter(
             campaign=c, side=side, date_index=c.date_index
@@ -302,18 +345,37 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
 
 def _recon(view: CampaignView, panel: StepPanel) -> None:
     module, c, side = view.module, view.campaign, view.viewer
-    if module.recon is None:
+    recon = module.recon
+    if recon is None:
         return
-    mine = (
-        ReconBuy.objects.visible_to(side)
-        .filter(campaign=c, side=side, date_index=c.date_index)
-        .first()
-    )
-    panel.recon_options = [(i, o.cost, o.drm) for i, o in enumerate(module.recon.options)]
-    panel.recon = f"Recon bought for {mine.cost}: {mine.locations} Locations." if mine else ""
+    mine = list(ReconBuy.objects.visible_to(side).filter(campaign=c, side=side))
+    today = [r for r in mine if r.date_index == c.date_index]
+    panel.recon = "; ".join(f"Recon dr: {r.locations} Locations" for r in today)
     snap = view.snapshot(holdings(c, side, recon=True))
+    if recon.group is None:
+        panel.recon_options = [(i, o.cost, o.drm) for i, o in enumerate(recon.options)]
+    else:
+        panel.recon_due = [
+            (b.ref, b.group_id, availability.recon_drm(module, b.variant))
+            for b in availability.recon_due(module, snap)
+        ]
     reasons = availability.recon_reasons(module, snap, 0)
-    panel.recon_refusal = "; ".join(reasons)
+    panel.recon_refusal = "; ".join(reasons) if not panel.recon_due else ""
+    if recon.cumulative_over_idle:
+        since = last_scenario_date(c)
+        total = sum(r.locations for r in mine if since is None or r.date_index > since)
+        if total:
+            panel.recon_total = (
+                f"Recon Locations for your next scenario, adding up over Idle dates: {total} "
+                f"({recon.rule})."
+            )
+
+
+def _forgo(view: CampaignView, panel: StepPanel) -> None:
+    module = view.module
+    rule = availability.forgo_rule(module, view.snapshot())
+    if rule is not None and panel.can_act:
+        panel.forgo = (view.me.points or 0, module.side(rule.from_side).name, rule.rule)
 
 
 def _chits(view: CampaignView, panel: StepPanel) -> None:
@@ -352,5 +414,6 @@ BUILDERS: dict[Show, Callable[[CampaignView, StepPanel], None]] = {
     Show.FORTIFICATIONS: _fortifications,
     Show.RECON: _recon,
     Show.CHITS: _chits,
+    Show.FORGO: _forgo,
 }
 assert set(BUILDERS) == set(Show), "every Show has its one builder"

@@ -21,6 +21,7 @@ from campaign.models import (
 )
 from campaign.seat_views.common import PurchaseLine, record_lines, visible_purchases
 from campaign.selectors import module_of
+from campaign.services.units import label
 from rules import machine
 
 
@@ -53,6 +54,9 @@ class UnitView:
     status: str
     status_label: str
     location: str
+    kind: str = "other"
+    count: int = 1
+    label: str = ""  # "12 × 4-6-8"
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class RosterView:
     record: list[PurchaseLine]
     forces: list[ForcesView]
     statuses: list[tuple[str, str]]
+    kinds: list[tuple[str, str]]
     points_chart: str  # server-rendered SVG
     cvp_chart: str
     fortifications: list[str] = field(default_factory=list)  # the roster's FORTIFICATIONS
@@ -153,7 +158,16 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
             module.side(s).name,
             s == side,
             [
-                UnitView(u.ref, u.name, u.status, u.get_status_display(), u.location)
+                UnitView(
+                    u.ref,
+                    u.name,
+                    u.status,
+                    u.get_status_display(),
+                    u.location,
+                    u.kind,
+                    u.count,
+                    label(u),
+                )
                 for u in units
                 if u.side == s
             ],
@@ -185,6 +199,7 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
         record=record_lines(campaign, module, side, purchases),
         forces=forces,
         statuses=list(Unit.Status.choices),
+        kinds=list(Unit.Kind.choices),
         points_chart=line_chart(f"{module.currency.code} left", series),
         cvp_chart=line_chart("CVP lost per scenario", cvp),
         fortifications=forts,

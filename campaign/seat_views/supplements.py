@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from campaign.models import Campaign, Supplement
-from rules import supply
+from rules import effects, supply
 from rules.schema import Module
 
 
@@ -194,9 +194,11 @@ def supply_form(
             "ID",
             "Group type",
             "Units",
+            "Unit kind",
             *(label for _, label in numbers),
             *(label for _, label in maxima),
             "Tags",
+            "Footnotes",
             "Depletable",
         ]
         form.grid = [
@@ -204,6 +206,11 @@ def supply_form(
                 Cell(f"row-{n}-id", f"Row {n + 1} ID", values.get(f"row-{n}-id", "")),
                 Cell(f"row-{n}-type", f"Row {n + 1} group type", values.get(f"row-{n}-type", "")),
                 Cell(f"row-{n}-units", f"Row {n + 1} units", values.get(f"row-{n}-units", "")),
+                Cell(
+                    f"row-{n}-unit_kind",
+                    f"Row {n + 1} unit kind ({', '.join(supply.UNIT_KINDS)})",
+                    values.get(f"row-{n}-unit_kind", ""),
+                ),
                 *(
                     Cell(
                         f"row-{n}-{key}",
@@ -214,6 +221,11 @@ def supply_form(
                     for key, label in [*numbers, *maxima]
                 ),
                 Cell(f"row-{n}-tags", f"Row {n + 1} tags", values.get(f"row-{n}-tags", "")),
+                Cell(
+                    f"row-{n}-footnotes",
+                    f"Row {n + 1} footnote letters",
+                    values.get(f"row-{n}-footnotes", ""),
+                ),
                 Cell(
                     f"row-{n}-depletable",
                     f"Row {n + 1} depletable",
@@ -254,7 +266,7 @@ def _current(module: Module, campaign: Campaign, it: supply.Suppliable) -> dict[
             values[f"row-{n}-result"] = row.result or ""
             for k, column in enumerate(table.columns or []):
                 values[f"row-{n}-col-{k}"] = (row.results or {}).get(column, "")
-            values[f"row-{n}-effect"] = row.effect or ""
+            values[f"row-{n}-effect"] = effects.short(row.effect) if row.effect else ""
     elif parts[0] == "rg_charts":
         chart = module.chart(parts[1])
         for n, g in enumerate(chart.groups if chart else []):
@@ -266,6 +278,8 @@ def _current(module: Module, campaign: Campaign, it: supply.Suppliable) -> dict[
             for variant_id, value in g.cg_max.items():
                 values[f"row-{n}-cg_max-{variant_id}"] = str(value)
             values[f"row-{n}-tags"] = ", ".join(g.tags)
+            values[f"row-{n}-footnotes"] = ", ".join(g.footnotes)
+            values[f"row-{n}-unit_kind"] = g.unit_kind or ""
             values[f"row-{n}-depletable"] = "on" if g.depletable else ""
     else:
         date = module.date(parts[1])

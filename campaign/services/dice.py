@@ -23,6 +23,7 @@ def roll(
     step_id: str = "",
     secret: bool = False,
     column: str | None = None,
+    unit_ref: str = "",
 ) -> Roll:
     """Roll a dr or DR for ``side`` on a campaign whose row the caller holds locked.
     The roll's number is the campaign's count of rolls; its dice are the next draw of
@@ -44,6 +45,8 @@ def roll(
         side=side,
         date_index=campaign.date_index,
         step_id=step_id,
+        cycle=campaign.cycle,
+        unit_ref=unit_ref,
         table_id=table.id if table else "",
         purpose=purpose,
         item=item,

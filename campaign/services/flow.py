@@ -32,8 +32,9 @@ from campaign.services.events import record_event
 from campaign.services.rolls import campaign_inputs, confirmed_results, roll_context
 from campaign.services.start import start_summary
 from campaign.services.turns import Turn, mark_done
-from rules import availability, machine, replenish
+from rules import availability, machine, replenish, victory
 from rules.drm import AppliedDrm
+from rules.effects import clamp_san
 from rules.kinds import Hook, kind_of
 from rules.schema import SAN, InitiativeResult, RollForSide, Table, parse_range
 
@@ -130,8 +131,8 @@ def goto(turn: Turn, index: int, *, new_pass: bool = False) -> None:
 
 def enter_hooks(turn: Turn) -> tuple[Hook, ...]:
     step = turn.step
-    extra = (Hook.REPLENISH,) if step.effect == "replenish" else ()
-    return kind_of(step.kind).on_enter + extra
+    extra = {"replenish": (Hook.REPLENISH,), "record_winner": (Hook.RECORD_WINNER,)}
+    return kind_of(step.kind).on_enter + extra.get(step.effect or "", ())
 
 
 def save_position(c: Campaign) -> None:
@@ -262,26 +263,86 @@ def scenario_over(turn: Turn) -> None:
 
 
 def victory_check(turn: Turn) -> str | None:
-    c, module = turn.campaign, turn.module
-    results = confirmed_results(c)
-    if not results:
+    module = turn.module
+    check = victory.cg_winner(module, [r.data for r in confirmed_results(turn.campaign)])
+    if check is None:
         return None
-    ops: dict[str, Callable[[int, int], bool]] = {
-        ">=": lambda a, b: a >= b,
-        ">": lambda a, b: a > b,
-        "<=": lambda a, b: a <= b,
-        "<": lambda a, b: a < b,
-        "==": lambda a, b: a == b,
-    }
-    for check in module.victory_checks:
-        ok = True
-        for term in check.all:
-            values = [r.data.get(term.field, {}).get(term.side, 0) for r in results]
-            amount = sum(int(v) for v in values) if term.total else values[-1]
-            ok = ok and ops[term.op](amount, int(term.value))
-        if ok:
-            return f"{module.side(check.winner).name} wins the CG ({check.rule}): {check.text}"
-    return None
+    return f"{module.side(check.winner).name} wins the CG ({check.rule}): {check.text}"
+
+
+def record_winner(turn: Turn) -> None:
+    """Who won the scenario just played, and so moves first in the next (APD 2.9, 4.0)."""
+    c, module = turn.campaign, turn.module
+    rule = module.scenario_winner
+    results = confirmed_results(c)
+    if rule is None or not results:
+        return
+    last = results[-1]
+    played = module.dates[last.date_index]
+    win = victory.scenario_winner(module, [r.data for r in results], played.vp_required)
+    if win is None:
+        text = (
+            f"The winner of the {played.label} scenario cannot be decided: the VP it required "
+            f"are missing from the rules text ({rule.rule}); supply them, then the winner is "
+            "recorded here."
+        )
+    else:
+        last.winner = win.side
+        last.save(update_fields=["winner"])
+        name = module.side(win.side).name
+        why = f": {win.because}" if win.because else ""
+        text = (
+            f"{name} wins the {played.label} scenario{why} ({rule.rule}). {name} moves first "
+            "in the next scenario."
+        )
+    record_event(c, kind=EventKind.WINNER, step_id=turn.step.id, text=text)
+
+
+def lose_unspent(turn: Turn) -> None:
+    """Points left when the purchase step ends on a named date are lost (3.617 EXC)."""
+    c, module = turn.campaign, turn.module
+    for seat in turn.seats.values():
+        reason = replenish.lost_after_purchase(module, c.date_index, seat.points)
+        if not reason:
+            continue
+        seat.points = 0
+        seat.save(update_fields=["points"])
+        name = module.side(seat.side).name
+        record_event(
+            c,
+            kind=EventKind.FORFEIT,
+            side=seat.side,
+            step_id=turn.step.id,
+            secret_side=seat.side,
+            text=f"{name}: {reason}.",
+            public_text=f"{name} loses its unspent {module.currency.code} "
+            f"({module.currency.carry_over.rule}).",
+        )
+
+
+def adjust_san(turn: Turn) -> None:
+    """Each SAN brought within the module's bounds (Sicily 3.6122: below 2 rises to 2;
+    PHD C5.25: between 2 and 4)."""
+    c, module = turn.campaign, turn.module
+    rule = module.san
+    if rule is None:
+        return
+    for seat in turn.seats.values():
+        if seat.san is None:
+            continue
+        new = clamp_san(seat.san, rule.minimum, rule.maximum)
+        if new == seat.san:
+            continue
+        old, seat.san = seat.san, new
+        seat.save(update_fields=["san"])
+        how = "raised" if new > old else "lowered"
+        record_event(
+            c,
+            kind=EventKind.SAN,
+            side=seat.side,
+            step_id=turn.step.id,
+            text=f"{module.side(seat.side).name} SAN {old} is {how} to {new} ({rule.rule}).",
+        )
 
 
 def end_campaign(turn: Turn, outcome: str) -> None:
@@ -365,5 +426,8 @@ HOOKS: dict[Hook, Callable[[Turn], None]] = {
     Hook.FORFEIT_FORTIFICATION_POINTS: purchase_records.forfeit_fortification_points,
     Hook.REVEAL_PURCHASES: reveal_at_step_end,
     Hook.SCENARIO_OVER: scenario_over,
+    Hook.LOSE_UNSPENT: lose_unspent,
+    Hook.ADJUST_SAN: adjust_san,
+    Hook.RECORD_WINNER: record_winner,
 }
 assert set(HOOKS) == set(Hook), "every Hook has its one implementation"

@@ -4,30 +4,38 @@ actions and by the step hooks (``campaign.services.flow``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from django.utils import timezone
 
 from campaign.models import Campaign, Event, EventKind, Purchase, Roll
 from campaign.services import dice as dice_service
+from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.rolls import roll_context
 from campaign.services.turns import Turn
 from campaign.services.units import units_from_purchase
 from rules import availability
-from rules.drm import RollContext, applicable_drms, holds
-from rules.schema import ReinforcementGroup
+from rules.drm import DrmRefused, applicable_drms, holds
+from rules.effects import GroupOutcome, on_group, result_effects
+from rules.schema import PostPurchaseRoll, ReinforcementGroup
 
 
-def make_rolls(turn: Turn, purchase: Purchase) -> None:
-    """The module's post-purchase rolls for this RG, in the module's order; a strength
-    result (row effect full/depleted) decides the units and what later rolls apply."""
+def make_rolls(
+    turn: Turn, purchase: Purchase, ticked: Mapping[str, Sequence[str]] | None = None
+) -> None:
+    """The module's post-purchase rolls for this RG, in the module's order, each as
+    many times as it says (per RG, per unit, per SW); each result's effects give the
+    RG its strength, leaders and units.  ``ticked``: the DRMs the player claims, by
+    table (those the rules leave to him)."""
     module = turn.module
     group = availability.find_group(module, turn.side, purchase.group_id)
-    strength = "" if group.depletable else "full"
+    outcome = GroupOutcome(strength=None if group.depletable else "full")
     results: list[dict[str, object]] = []
+    base = roll_context(turn, group=group)
     for pp in module.post_purchase:
-        ctx = _purchase_ctx(turn, group, strength)
+        ctx = replace(base, strength=outcome.strength)
         if not holds(pp.applies_to, ctx):
             continue
         table = module.table(pp.table)
@@ -36,31 +44,36 @@ def make_rolls(turn: Turn, purchase: Purchase) -> None:
                 {"table": table.title, "result": f"table missing from the module ({pp.rule})"}
             )
             continue
-        r = dice_service.roll(
-            turn.campaign,
-            side=turn.side,
-            kind=table.dice,
-            purpose=table.title,
-            drms=applicable_drms(table, ctx),
-            table=table,
-            item=f"{group.id} {group.type}",
-            step_id=turn.step.id,
-            secret=True,
-            column=pp.column,
-        )
-        row = table.lookup(r.final)
-        if row.effect in ("full", "depleted"):
-            strength = row.effect
-        results.append({"table": table.title, "result": r.result, "roll": r.seq})
-    purchase.strength = strength or "full"
+        for n in range(rolls_for(pp, group, outcome.strength)):
+            ctx = replace(ctx, roll_number=n + 1)
+            try:
+                drms = applicable_drms(table, ctx, ticked=(ticked or {}).get(table.id, ()))
+            except DrmRefused as exc:
+                raise ActionRefused(str(exc)) from None
+            r = dice_service.roll(
+                turn.campaign,
+                side=turn.side,
+                kind=table.dice,
+                purpose=table.title,
+                drms=drms,
+                table=table,
+                item=f"{group.id} {group.type}",
+                step_id=turn.step.id,
+                secret=True,
+                column=pp.column,
+            )
+            on_group(result_effects(table, r.final, pp.column), outcome)
+            results.append({"table": table.title, "result": r.result, "roll": r.seq})
+    purchase.strength = outcome.strength or "full"
     purchase.units = group.depleted if purchase.strength == "depleted" else group.full
     purchase.details = {
         "rolls": results,
         "sw": group.sw if purchase.strength == "full" else {},
+        "leaders": outcome.leaders,
     }
     purchase.rolled_at = timezone.now()
     purchase.save(update_fields=["strength", "units", "details", "rolled_at"])
-    units_from_purchase(purchase)
+    units_from_purchase(module, purchase, group, outcome)
     summary = "; ".join(f"{x['table']}: {x['result']}" for x in results) or "no rolls"
     record_event(
         turn.campaign,
@@ -73,18 +86,14 @@ def make_rolls(turn: Turn, purchase: Purchase) -> None:
     )
 
 
-def _purchase_ctx(turn: Turn, group: ReinforcementGroup, strength: str) -> RollContext:
-    base = roll_context(turn)
-    return RollContext(
-        side=base.side,
-        nationalities=base.nationalities,
-        night=base.night,
-        initial_scenario=base.initial_scenario,
-        chose_attack_previous=base.chose_attack_previous,
-        inputs=base.inputs,
-        group=group,
-        strength=strength or None,
-    )
+def rolls_for(pp: PostPurchaseRoll, group: ReinforcementGroup, strength: str | None) -> int:
+    """How many rolls an RG makes on ``pp``'s table: ``count`` for the RG, or one per
+    unit (at its strength) or per SW of its allotment."""
+    if pp.per == "unit":
+        return (group.depleted if strength == "depleted" else group.full) or 0
+    if pp.per == "sw":
+        return sum(group.sw.values())
+    return pp.count
 
 
 def roll_remaining(turn: Turn) -> None:
@@ -132,9 +141,5 @@ def reveal(campaign: Campaign, purchases: Iterable[Purchase]) -> int:
     Purchase.objects.filter(pk__in=ids).update(revealed_at=now)
     seqs = [r["roll"] for p in purchases for r in p.details.get("rolls", []) if "roll" in r]
     Roll.objects.filter(campaign=campaign, seq__in=seqs).update(revealed_at=now)
-    Event.objects.filter(
-        campaign=campaign,
-        kind__in=[EventKind.PURCHASE, EventKind.RG_ROLLS],
-        data__purchase__in=ids,
-    ).update(revealed_at=now)
+    Event.objects.filter(campaign=campaign, data__purchase__in=ids).update(revealed_at=now)
     return len(ids)

@@ -6,10 +6,12 @@ the purchase page shows the same sentences."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from django.db import transaction
 
 from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy
-from campaign.selectors import holdings
+from campaign.selectors import BOUGHT_FIELDS, bought_of, holdings
 from campaign.services import dice as dice_service
 from campaign.services import push
 from campaign.services.errors import ActionRefused
@@ -20,7 +22,7 @@ from campaign.services.turns import Turn, User, expect_turn, take_turn
 from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
-from rules.snapshot import Bought, Holdings
+from rules.snapshot import Holdings
 from rules.text import count
 
 # What a purchase changes on the buyer's pages (the opponent sees none of it): every
@@ -60,12 +62,10 @@ def purchase_rg(
     c, module, seat = turn.campaign, turn.module, turn.seat
     held = list(
         Purchase.objects.filter(campaign=c, side=turn.side, status=Purchase.Status.ACTIVE).only(
-            "group_id", "date_index", "ordinal", "date_ordinal", "initial"
+            *BOUGHT_FIELDS, "ordinal", "date_ordinal"
         )
     )
-    snap = turn.snapshot(
-        Holdings(bought=tuple(Bought(p.group_id, p.date_index, p.initial) for p in held))
-    )
+    snap = turn.snapshot(Holdings(bought=tuple(bought_of(p) for p in held)))
     mine = [p for p in held if not p.initial]  # the OB's RGs do not count (3.6179)
     expect_turn(turn, Action.BUY, snap)
     group, option = availability.check_purchase(module, snap, group_id, cost_variant)
@@ -171,15 +171,21 @@ def cancel_purchase(
 
 @transaction.atomic
 def roll_for_purchase(
-    *, campaign_id: object, user: User, purchase_id: object, at: str | None = None
+    *,
+    campaign_id: object,
+    user: User,
+    purchase_id: object,
+    ticked: Mapping[str, Sequence[str]] | None = None,
+    at: str | None = None,
 ) -> None:
-    """Make an RG's secret rolls (strength, SW, leaders, ...) now."""
+    """Make an RG's secret rolls (strength, SW, leaders, ...) now, with the DRMs the
+    player claims (``ticked``, by table)."""
     turn = take_turn(campaign_id, user, at)
     purchase = own_purchase(turn, purchase_id)
     expect_turn(turn, Action.RG_ROLL)
     if purchase.rolled_at is not None:
         raise ActionRefused(f"{purchase.group_id}'s rolls are already made.", status=409)
-    make_rolls(turn, purchase)
+    make_rolls(turn, purchase, ticked)
     push.changed(turn.campaign.pk, RECORD_PARTS)
 
 
@@ -228,6 +234,7 @@ def buy_fortification(
     user: User,
     item_id: str,
     count: int = 1,
+    tier: int = 0,
     location: str = "",
     at: str | None = None,
 ) -> FortificationBuy:
@@ -236,10 +243,11 @@ def buy_fortification(
     c = turn.campaign
     snap = turn.snapshot(holdings(c, turn.side, fortifications=True))
     expect_turn(turn, Action.FORTIFY, snap)
-    item = availability.check_fortification(turn.module, snap, item_id, count)
+    item = availability.check_fortification(turn.module, snap, item_id, count, tier)
     forts = turn.module.fortifications
     assert forts is not None
-    cost = item.cost * count
+    cost = item.price(tier) * count
+    tier_label = item.tiers[tier].label if item.tiers else ""
     seat = turn.seat
     seat.fortification_points -= cost
     seat.save(update_fields=["fortification_points"])
@@ -248,6 +256,7 @@ def buy_fortification(
         side=turn.side,
         date_index=c.date_index,
         item_id=item.id,
+        tier=tier_label,
         count=count,
         cost=cost,
         location=location,
@@ -258,29 +267,47 @@ def buy_fortification(
         side=turn.side,
         step_id=turn.step.id,
         secret_side=turn.side,
-        text=f"{turn.side_name()} bought {count} × {item.label} for {cost} {forts.currency}.",
+        text=f"{turn.side_name()} bought {count} × {item.label}"
+        + (f" ({tier_label})" if tier_label else "")
+        + f" for {cost} {forts.currency}.",
     )
     push.changed(c.pk, PURCHASE_PARTS)
     return buy
 
 
 @transaction.atomic
-def buy_recon(*, campaign_id: object, user: User, option: int, at: str | None = None) -> ReconBuy:
+def buy_recon(
+    *,
+    campaign_id: object,
+    user: User,
+    option: int = 0,
+    purchase_id: object = None,
+    at: str | None = None,
+) -> ReconBuy:
+    """Recon at the recon step: bought there (an option's price, PHD C5.36), or the dr
+    of a Recon RG bought at the purchase step (``purchase_id``; Sicily 3.620)."""
     turn = take_turn(campaign_id, user, at)
-    c = turn.campaign
+    c, module = turn.campaign, turn.module
+    recon = module.recon
     snap = turn.snapshot(holdings(c, turn.side, recon=True))
     expect_turn(turn, Action.RECON, snap)
-    availability.check_recon(turn.module, snap, option)
-    recon = turn.module.recon
-    assert recon is not None
-    choice = recon.options[option]
-    seat = turn.seat
-    code = turn.module.currency.code
-    seat.points -= choice.cost
-    seat.save(update_fields=["points"])
-    drms = (
-        [AppliedDrm("paid", f"paid {choice.cost} {code}", choice.drm, "auto")] if choice.drm else []
-    )
+    code = module.currency.code
+    purchase = None
+    if recon is not None and recon.group is not None:
+        due = availability.check_recon_group(module, snap, str(purchase_id or ""))
+        purchase = own_purchase(turn, due.ref)
+        cost, drm = 0, availability.recon_drm(module, due.variant)
+        label = f"{purchase.group_id} bought for {purchase.cost} {code}"
+    else:
+        availability.check_recon(module, snap, option)
+        assert recon is not None
+        choice = recon.options[option]
+        cost, drm = choice.cost, choice.drm
+        label = f"paid {cost} {code}"
+        seat = turn.seat
+        seat.points -= cost
+        seat.save(update_fields=["points"])
+    drms = [AppliedDrm("paid", label, drm, "auto")] if drm else []
     r = dice_service.roll(
         c,
         side=turn.side,
@@ -294,9 +321,15 @@ def buy_recon(*, campaign_id: object, user: User, option: int, at: str | None = 
         campaign=c,
         side=turn.side,
         date_index=c.date_index,
-        cost=choice.cost,
+        cost=cost,
         locations=r.final,
         roll_seq=r.seq,
+        purchase=purchase,
+    )
+    what = (
+        f"made the Recon dr of {purchase.group_id}"
+        if purchase
+        else f"bought Recon for {cost} {code}"
     )
     record_event(
         c,
@@ -304,8 +337,77 @@ def buy_recon(*, campaign_id: object, user: User, option: int, at: str | None = 
         side=turn.side,
         step_id=turn.step.id,
         secret_side=turn.side,
-        text=f"{turn.side_name()} bought Recon for {choice.cost} {code}: "
-        f"{dice_service.describe(r)} → {r.final} Locations.",
+        text=f"{turn.side_name()} {what}: {dice_service.describe(r)} → {r.final} Locations.",
     )
     push.changed(c.pk, PURCHASE_PARTS)
     return buy
+
+
+# --------------------------------------------------------------------------- RG lifecycle
+
+
+@transaction.atomic
+def change_rg_state(
+    *, campaign_id: object, user: User, purchase_id: object, state: str
+) -> Purchase:
+    """Mark one's RG in the OB, eliminated, withdrawn or used up: limits on what a side
+    holds at a time count only those in the OB (e.g. 3.617 footnote e, one O4)."""
+    turn = take_turn(campaign_id, user, None)
+    purchase = own_purchase(turn, purchase_id)
+    if state not in Purchase.State.values:
+        raise ActionRefused(
+            "Choose where the RG is now: in the OB, eliminated, withdrawn or used up."
+        )
+    if state == purchase.state:
+        raise ActionRefused(
+            f"{purchase.group_id} is already {purchase.get_state_display()}.", status=409
+        )
+    purchase.state = state
+    purchase.save(update_fields=["state"])
+    record_event(
+        turn.campaign,
+        kind=EventKind.RG_STATE,
+        side=turn.side,
+        secret_side="" if purchase.revealed_at else turn.side,
+        text=f"{turn.side_name()} marks {purchase.group_id} {purchase.group_type} "
+        f"{purchase.get_state_display()}.",
+        data={"purchase": purchase.pk},
+    )
+    push.changed(turn.campaign.pk, RECORD_PARTS)
+    return purchase
+
+
+def receive_group(turn: Turn, group_id: str, why: str) -> Purchase:
+    """An RG a table result gives the side at no cost (APD 3.5: the German's Rows
+    A-C): a line of its RG Purchase Record, secret like a purchase, whose own rolls
+    (leaders, ...) follow at the strength step."""
+    group = availability.find_group(turn.module, turn.side, group_id)
+    c = turn.campaign
+    same = list(
+        Purchase.objects.filter(
+            campaign=c, side=turn.side, group_id=group.id, status=Purchase.Status.ACTIVE
+        ).values_list("ordinal", "date_index", "date_ordinal")
+    )
+    purchase = Purchase.objects.create(
+        campaign=c,
+        side=turn.side,
+        cycle=c.cycle,
+        date_index=c.date_index,
+        group_id=group.id,
+        group_type=group.type,
+        cost=0,
+        ordinal=_free({o for o, _, _ in same}, None),
+        date_ordinal=_free({d for o, i, d in same if i == c.date_index}, None),
+        units=None if group.depletable else group.full,
+        notes=why[: max_length(Purchase, "notes")],
+    )
+    record_event(
+        c,
+        kind=EventKind.PURCHASE,
+        side=turn.side,
+        step_id=turn.step.id,
+        secret_side=turn.side,
+        text=f"{turn.side_name()} receives {group.id} {group.type} ({why}).",
+        data={"purchase": purchase.pk},
+    )
+    return purchase

@@ -14,10 +14,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from campaign.models import EventKind, Roll, ScenarioResult, StepMark
+from campaign.models import EventKind, Roll, ScenarioResult, StepMark, Unit
 from campaign.selectors import holdings
 from campaign.services import dice as dice_service
-from campaign.services import push
+from campaign.services import purchases, push, units
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.flow import advance, side_done
@@ -30,11 +30,11 @@ from campaign.services.text import (
     whole_number,
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
-from campaign.services.units import apply_effect, unit_for_roll
 from rules import availability
 from rules.drm import DrmRefused, applicable_drms
+from rules.effects import granted_group, matches, on_unit, result_effects, san_after, units_given
 from rules.kinds import Action
-from rules.schema import Module
+from rules.schema import Effect, Module, Table
 
 ROLL_PARTS = (push.Part.STEP, push.Part.LOG, push.Part.FORCES)
 
@@ -88,12 +88,13 @@ def roll_on_table(
     unit_id: object = None,
     at: str | None = None,
 ) -> Roll:
-    """Roll on one of the current step's tables for one item, with the DRMs that
-    apply by themselves plus those the player ticked or typed."""
+    """Roll on one of the current step's tables — for one of the side's retained
+    units where the table is rolled for units, else for the item named — with the
+    DRMs that apply by themselves plus those the player ticked or typed; the result's
+    effects are applied (``rules.effects``)."""
     turn = take_turn(campaign_id, user, at)
-    item = clean_text(item, what="What the roll is for", limit=max_length(Roll, "item"))
     expect_turn(turn, Action.ROLL)
-    step = turn.step
+    step, c = turn.step, turn.campaign
     if table_id not in step.tables:
         raise ActionRefused(f"{step.id} {step.title} has no table '{table_id[:64]}'.")
     table = turn.module.table(table_id)
@@ -103,14 +104,31 @@ def roll_on_table(
             "before anyone can roll on it.",
             status=409,
         )
+    unit = rolled_for(turn, table, unit_id)
+    if (
+        table.once == "side"
+        and Roll.objects.filter(
+            campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
+        ).exists()
+    ):
+        raise ActionRefused(
+            f"You have made your {table.title} roll in this pass ({table.rule}).", status=409
+        )
+    group = None
+    if unit is not None and unit.purchase is not None:
+        group = turn.module.group(turn.side, unit.purchase.group_id)
     try:
-        drms = applicable_drms(table, roll_context(turn), ticked=ticked, typed=typed)
+        drms = applicable_drms(table, roll_context(turn, group=group), ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
-    unit = unit_for_roll(turn, unit_id)
-    item = unit.name if unit else item
+    item = (
+        units.label(unit)
+        if unit
+        else clean_text(item, what="What the roll is for", limit=max_length(Roll, "item"))
+    )
+    column = table.column_for_side.get(turn.side)
     r = dice_service.roll(
-        turn.campaign,
+        c,
         side=turn.side,
         kind=table.dice,
         purpose=table.title,
@@ -119,11 +137,13 @@ def roll_on_table(
         item=item,
         step_id=step.id,
         secret=table.secret,
+        column=column,
+        unit_ref=unit.ref if unit else "",
     )
-    consequence = apply_effect(unit, table.lookup(r.final).effect) if unit else ""
+    consequence = apply_effects(turn, table, result_effects(table, r.final, column), unit)
     what = f"{table.title}{f' for {item}' if item else ''}"
     record_event(
-        turn.campaign,
+        c,
         kind=EventKind.ROLL,
         side=turn.side,
         step_id=step.id,
@@ -135,8 +155,63 @@ def roll_on_table(
         else "",
         data={"roll": r.seq},
     )
-    push.changed(turn.campaign.pk, ROLL_PARTS)
+    push.changed(c.pk, ROLL_PARTS)
     return r
+
+
+def rolled_for(turn: Turn, table: Table, unit_id: object) -> Unit | None:
+    """The retained unit a roll on ``table`` is for: required, and of the kinds and
+    statuses the table names, where it is rolled for units; refused if it has had its
+    one roll on the table in this pass.  A line of several identical units gives up the
+    one rolled for, as a line of its own."""
+    unit = units.unit_for_roll(turn, unit_id)
+    flt = table.for_units
+    if flt is None:
+        if unit is not None:
+            raise ActionRefused(f"The {table.title} is not rolled for a unit: say what it is for.")
+        return None
+    wanted = units.describe_filter(flt)
+    if unit is None:
+        raise ActionRefused(f"Choose which of your {wanted} the {table.title} roll is for.")
+    if not matches(flt, units.state_of(unit)):
+        raise ActionRefused(
+            f"{units.label(unit)} is not one of your {wanted}: the {table.title} is not "
+            f"rolled for it ({table.rule})."
+        )
+    if (
+        table.once == "unit"
+        and Roll.objects.filter(
+            campaign=turn.campaign, cycle=turn.campaign.cycle, table_id=table.id, unit_ref=unit.ref
+        ).exists()
+    ):
+        raise ActionRefused(
+            f"{unit.name} has made its one {table.title} roll in this pass ({table.rule}).",
+            status=409,
+        )
+    return units.split_one(unit)
+
+
+def apply_effects(turn: Turn, table: Table, effects: list[Effect], unit: Unit | None) -> str:
+    """Apply a result's effects to the unit rolled for and to the side; in words."""
+    words = []
+    if unit is not None:
+        words.append(units.apply_outcome(unit, on_unit(effects, units.state_of(unit))))
+    seat = turn.seat
+    if any(e.do == "san" for e in effects):
+        before = seat.san or 0
+        seat.san = san_after(effects, before)
+        seat.save(update_fields=["san"])
+        words.append(f"{turn.side_name()} SAN {before} → {seat.san}")
+    for new in units_given(effects):
+        Unit.objects.create(
+            campaign=turn.campaign, side=turn.side, name=new.name, kind=new.kind, count=new.count
+        )
+        words.append(f"{new.count} × {new.name} join the retained forces")
+    gid = granted_group(effects)
+    if gid:
+        p = purchases.receive_group(turn, gid, f"{table.title}, {table.rule}")
+        words.append(f"{turn.side_name()} receives {p.group_id} {p.group_type}")
+    return "; ".join(w for w in words if w)
 
 
 @transaction.atomic
@@ -253,3 +328,32 @@ def describe_result(module: Module, data: Mapping[str, Mapping[str, Any]]) -> st
             shown = ("yes" if value else "no") if f.kind == "bool" else value
             parts.append(f"{f.label} {module.side(side).name} {shown}")
     return "; ".join(parts) or "no figures"
+
+
+@transaction.atomic
+def forgo_points(*, campaign_id: object, user: User, amount: int, at: str | None = None) -> None:
+    """Forgo part of one's replenishment; the opponent's base loses as much (3.616
+    EXC), and the side has done the step."""
+    turn = take_turn(campaign_id, user, at)
+    snap = turn.snapshot()
+    expect_turn(turn, Action.FORGO, snap)
+    module = turn.module
+    rule = availability.check_forgo(module, snap, amount)
+    seat, other = turn.seat, turn.seats[rule.from_side]
+    seat.points -= amount
+    seat.save(update_fields=["points"])
+    taken = min(amount, other.points)
+    other.points -= taken
+    other.save(update_fields=["points"])
+    code = module.currency.code
+    record_event(
+        turn.campaign,
+        kind=EventKind.FORGO,
+        side=turn.side,
+        step_id=turn.step.id,
+        text=f"{turn.side_name()} forgoes {amount} {code}; the {module.side(other.side).name} "
+        f"{code} are reduced by {taken} ({rule.rule}).",
+    )
+    mark_done(turn)
+    advance(turn)
+    push.changed(turn.campaign.pk)

@@ -11,11 +11,10 @@ from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, take_turn
-from rules.text import count
+from rules.effects import GroupOutcome, UnitOutcome, UnitState
+from rules.schema import Module, ReinforcementGroup, UnitFilter
 
-# What a table row's effect does to the unit the roll was for.
-REMOVING_EFFECTS = {"eliminated", "evacuated", "removed"}
-RESTORING_EFFECTS = {"recovered", "repaired", "mobile", "restored", "unwounded"}
+MAX_COUNT = 99  # identical units on one line of the retained forces
 
 UNIT_PARTS = (push.Part.FORCES, push.Part.STEP, push.Part.LOG)
 
@@ -53,21 +52,51 @@ def _clean(name: str, location: str, status: str) -> tuple[str, str, str]:
     return name, location, status
 
 
+def _kind_and_count(kind: str, number: object) -> tuple[str, int]:
+    if kind not in Unit.Kind.values:
+        raise ActionRefused("Choose what the unit is (squad, leader, vehicle...).")
+    try:
+        n = int(str(number).strip())
+    except (TypeError, ValueError):
+        raise ActionRefused(f"How many: a whole number from 1 to {MAX_COUNT}.") from None
+    if not 1 <= n <= MAX_COUNT:
+        raise ActionRefused(f"How many: a whole number from 1 to {MAX_COUNT}.")
+    return kind, n
+
+
+def label(unit: Unit) -> str:
+    return unit.name if unit.count == 1 else f"{unit.count} × {unit.name}"
+
+
 @transaction.atomic
 def add_unit(
-    *, campaign_id: object, user: User, name: str, status: str = "ok", location: str = ""
+    *,
+    campaign_id: object,
+    user: User,
+    name: str,
+    status: str = "ok",
+    location: str = "",
+    kind: str = "other",
+    number: object = 1,
 ) -> Unit:
     turn = take_turn(campaign_id, user, None)
     name, location, status = _clean(name, location, status)
+    kind, n = _kind_and_count(kind, number)
     unit = Unit.objects.create(
-        campaign=turn.campaign, side=turn.side, name=name, status=status, location=location
+        campaign=turn.campaign,
+        side=turn.side,
+        name=name,
+        kind=kind,
+        count=n,
+        status=status,
+        location=location,
     )
     record_event(
         turn.campaign,
         kind=EventKind.UNIT,
         side=turn.side,
-        text=f"{turn.side_name()} adds {name} ({unit.get_status_display()}) to its retained "
-        "forces.",
+        text=f"{turn.side_name()} adds {label(unit)} ({unit.get_kind_display()}, "
+        f"{unit.get_status_display()}) to its retained forces.",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS)
     return unit
@@ -82,17 +111,22 @@ def update_unit(
     name: str,
     status: str,
     location: str = "",
+    kind: str | None = None,
+    number: object = None,
 ) -> Unit:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
     unit.name, unit.location, unit.status = _clean(name, location, status)
-    unit.save(update_fields=["name", "location", "status"])
+    unit.kind, unit.count = _kind_and_count(
+        unit.kind if kind is None else kind, unit.count if number is None else number
+    )
+    unit.save(update_fields=["name", "location", "status", "kind", "count"])
     record_event(
         turn.campaign,
         kind=EventKind.UNIT,
         side=turn.side,
         secret_side=_secret_side(unit),
-        text=f"{turn.side_name()} marks {unit.name} {unit.get_status_display()}.",
+        text=f"{turn.side_name()} marks {label(unit)} {unit.get_status_display()}.",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS)
     return unit
@@ -109,7 +143,7 @@ def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
         kind=EventKind.UNIT,
         side=turn.side,
         secret_side=secret,
-        text=f"{turn.side_name()} removes {unit.name} from its retained forces.",
+        text=f"{turn.side_name()} removes {label(unit)} from its retained forces.",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS)
 
@@ -118,29 +152,100 @@ def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:
     return None if unit_id in (None, "") else own_unit(turn, unit_id)
 
 
-def apply_effect(unit: Unit, effect: str | None) -> str:
-    """Write a table result back to the unit it was rolled for; what happened, in words."""
-    if effect in REMOVING_EFFECTS:
+def describe_filter(flt: UnitFilter) -> str:
+    """The units a table is rolled for, in words: "wounded leaders", "malfunctioned or
+    disabled SWs or Guns"."""
+    kinds = " or ".join(f"{Unit.Kind(k).label.split(' /')[0]}s" for k in flt.kinds or [])
+    statuses = " or ".join(s.replace("_", " ") for s in flt.statuses or [])
+    return " ".join(part for part in (statuses, kinds or "units") if part)
+
+
+def split_one(unit: Unit) -> Unit:
+    """The one unit a roll is for: a line of several identical units gives it up as a
+    line of its own (so its roll and result are its own)."""
+    if unit.count == 1:
+        return unit
+    unit.count -= 1
+    unit.save(update_fields=["count"])
+    return _copy(unit, name=unit.name, kind=unit.kind, status=unit.status)
+
+
+def state_of(unit: Unit) -> UnitState:
+    return UnitState(unit.name, unit.status, unit.kind)
+
+
+def apply_outcome(unit: Unit, outcome: UnitOutcome) -> str:
+    """Write what a roll did to one of the units on ``unit``'s line (a line of several
+    identical units gives one up); what happened, in words."""
+    if not outcome.changes:
+        return ""
+    one = unit.name if unit.count == 1 else f"one {unit.name}"
+    if unit.count > 1:
+        unit.count -= 1
+        unit.save(update_fields=["count"])
+        if not outcome.removed:
+            _copy(unit, name=unit.name, kind=unit.kind, status=outcome.status or unit.status)
+    elif outcome.removed:
         unit.delete()
-        return f"{unit.name} is removed from the retained forces"
-    if effect in RESTORING_EFFECTS and unit.status != Unit.Status.OK:
-        unit.status = Unit.Status.OK
+    else:
+        unit.status = outcome.status or unit.status
         unit.save(update_fields=["status"])
-        return f"{unit.name} is now {unit.get_status_display()}"
-    return ""
+    for name, kind in outcome.added:
+        _copy(unit, name=name, kind=kind, status=Unit.Status.OK)
+    if outcome.removed and outcome.added:
+        names = " and ".join(name for name, _ in outcome.added)
+        return f"{one} is removed and replaced by a {names}"
+    if outcome.removed:
+        return f"{one} is removed from the retained forces"
+    return f"{one} is now {Unit.Status(outcome.status or unit.status).label}"
 
 
-def units_from_purchase(purchase: Purchase) -> None:
-    """After its rolls, an RG joins the retained forces: the group, its SW, its leader."""
-    rows = [f"{purchase.group_id} {purchase.group_type} ({count(purchase.units, 'unit')})"]
-    rows += [
-        f"{n} × {weapon} ({purchase.group_id})"
-        for weapon, n in purchase.details.get("sw", {}).items()
+def _copy(unit: Unit, *, name: str, kind: str, status: str) -> Unit:
+    return Unit.objects.create(
+        campaign_id=unit.campaign_id,
+        side=unit.side,
+        name=name,
+        kind=kind,
+        status=status,
+        location=unit.location,
+        purchase=unit.purchase,
+    )
+
+
+def units_from_purchase(
+    module: Module, purchase: Purchase, group: ReinforcementGroup, outcome: GroupOutcome
+) -> None:
+    """After its rolls, an RG joins the retained forces: its units (or those its rolls
+    gave, e.g. the three M4s of 3.7), its SW at Full strength, what comes with it, its
+    leaders.  An RG that only grants points (Sniper, FPP) or Recon brings no unit."""
+    gid = purchase.group_id
+    lines: list[tuple[str, str, int]] = []
+    n = purchase.units or 0
+    if outcome.units:
+        lines += [(f"{u.name} ({gid})", u.kind, u.count) for u in outcome.units]
+    elif group.unit_kind is not None:
+        if n:
+            lines.append((f"{group.units} ({gid} {group.type})", group.unit_kind, n))
+    elif not group.grants and not (module.recon and module.recon.group == gid):
+        lines.append((f"{group.type}: {group.units} ({gid})", Unit.Kind.OTHER, 1))
+    lines += [
+        (f"{weapon} ({gid})", Unit.Kind.SW, k)
+        for weapon, k in purchase.details.get("sw", {}).items()
+        if k
     ]
-    for r in purchase.details.get("rolls", []):
-        if "Leader" in r["table"] and r["result"] and not r["result"].endswith("-"):
-            rows.append(f"{r['result'].split(': ')[-1]} leader ({purchase.group_id})")
+    for c in group.comes_with:
+        k = c.count * (n if c.per == "unit" else 1)
+        if k:
+            lines.append((f"{c.unit} ({gid})", c.kind, k))
+    lines += [(f"{name} ({gid})", Unit.Kind.LEADER, 1) for name in outcome.leaders]
     Unit.objects.bulk_create(
-        Unit(campaign=purchase.campaign, side=purchase.side, name=name[:120], purchase=purchase)
-        for name in rows
+        Unit(
+            campaign=purchase.campaign,
+            side=purchase.side,
+            name=name[: max_length(Unit, "name")],
+            kind=kind,
+            count=min(k, MAX_COUNT),
+            purchase=purchase,
+        )
+        for name, kind, k in lines
     )

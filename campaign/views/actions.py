@@ -231,8 +231,16 @@ def cancel(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
 
 @action(Action.RG_ROLL)
 def rg_roll(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    claimed: dict[str, list[str]] = {}
+    for value in request.POST.getlist("claim"):
+        table_id, _, drm_id = value.partition(":")
+        claimed.setdefault(table_id, []).append(drm_id)
     return purchases.roll_for_purchase(
-        campaign_id=campaign_id, user=request.user, at=at, purchase_id=request.POST.get("purchase")
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        purchase_id=request.POST.get("purchase"),
+        ticked=claimed,
     )
 
 
@@ -244,6 +252,7 @@ def fortify(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
         at=at,
         item_id=_post(request, "item"),
         count=_int(_post(request, "count", "1"), "How many"),
+        tier=_int(_post(request, "tier", "0"), "Price"),
         location=_post(request, "location"),
     )
 
@@ -254,7 +263,28 @@ def recon(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
         campaign_id=campaign_id,
         user=request.user,
         at=at,
-        option=_int(_post(request, "option"), "Recon option"),
+        option=_int(_post(request, "option", "0"), "Recon option"),
+        purchase_id=request.POST.get("purchase") or None,
+    )
+
+
+@action(Action.FORGO)
+def forgo(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return steps.forgo_points(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        amount=_int(_post(request, "amount", "0"), "Points to forgo"),
+    )
+
+
+@action("rg-state")
+def rg_state(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return purchases.change_rg_state(
+        campaign_id=campaign_id,
+        user=request.user,
+        purchase_id=request.POST.get("purchase"),
+        state=_post(request, "state"),
     )
 
 
@@ -308,6 +338,8 @@ def unit_add(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
         name=_post(request, "name"),
         status=_post(request, "status", "ok"),
         location=_post(request, "location"),
+        kind=_post(request, "kind", "other"),
+        number=_post(request, "count", "1"),
     )
 
 
@@ -320,6 +352,8 @@ def unit_save(request: HttpRequest, campaign_id: UUID, at: str | None) -> object
         name=_post(request, "name"),
         status=_post(request, "status"),
         location=_post(request, "location"),
+        kind=request.POST.get("kind"),
+        number=request.POST.get("count"),
     )
 
 

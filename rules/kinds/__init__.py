@@ -34,6 +34,7 @@ class Action(StrEnum):
     RG_ROLL = "rg-roll"
     FORTIFY = "fortify"
     RECON = "recon"
+    FORGO = "forgo"  # give up part of one's replenishment (3.616 EXC)
 
 
 class Hook(StrEnum):
@@ -46,6 +47,9 @@ class Hook(StrEnum):
     FORFEIT_FORTIFICATION_POINTS = "forfeit_fortification_points"
     REVEAL_PURCHASES = "reveal_purchases"  # when the reveal policy says "step end"
     SCENARIO_OVER = "scenario_over"  # SANs, CG victory, the last date
+    LOSE_UNSPENT = "lose_unspent"  # points left after the purchase step on a named date
+    ADJUST_SAN = "adjust_san"  # SANs raised / lowered to the module's bounds
+    RECORD_WINNER = "record_winner"  # who won the scenario played, who moves first
 
 
 class Pass(StrEnum):
@@ -53,6 +57,8 @@ class Pass(StrEnum):
     (with a log line); each is decided once, in ``rules.availability.nothing_to_do``."""
 
     ALWAYS = "always"  # the server does the step; players only read it
+    NOTHING_TO_DECIDE = "nothing_to_decide"  # the server's step, unless the side may forgo
+    NO_SAN_ROLL = "no_san_roll"  # the side's SAN is below the module's roll_from
     NOTHING_TO_ROLL = "nothing_to_roll"  # no RG of the side awaits its secret rolls
     NO_FORTIFICATION_POINTS = "no_fortification_points"
     NO_RECON = "no_recon"  # Recon may not or cannot be bought now
@@ -72,6 +78,7 @@ class Show(StrEnum):
     FORTIFICATIONS = "fortifications"
     RECON = "recon"
     CHITS = "chits"
+    FORGO = "forgo"  # a side's choice to forgo part of its replenishment
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,12 @@
-from rules.kinds import Pass, Show, StepKind, register
+from rules.kinds import Action, Pass, Show, StepKind, register
 
 COMPUTE = register(
     StepKind(
         name="compute",
-        passes=(Pass.ALWAYS,),
+        passes=(Pass.NOTHING_TO_DECIDE,),
         summary="arithmetic done by the server (e.g. replenishment), shown line by line",
         template="campaign/steps/checklist.html",
-        shows=(Show.ARITHMETIC, Show.ROLLS),
+        actions=frozenset({Action.FORGO}),
+        shows=(Show.ARITHMETIC, Show.ROLLS, Show.FORGO),
     )
 )

@@ -9,6 +9,6 @@ PURCHASE = register(
         template="campaign/steps/purchase.html",
         actions=frozenset({Action.BUY, Action.CANCEL, Action.RG_ROLL}),
         shows=(Show.CHART, Show.MY_PURCHASES),
-        on_complete=(Hook.REVEAL_PURCHASES,),
+        on_complete=(Hook.LOSE_UNSPENT, Hook.REVEAL_PURCHASES),
     )
 )

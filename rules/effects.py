@@ -1,0 +1,190 @@
+"""What a table result does: one engine function per effect of the closed vocabulary
+(``rules.schema.EffectName``), over plain data.  The write side applies the outcome
+to its records; nothing is read from a result's text or a table's title.
+
+- on the unit a roll was for (``for_units`` tables): ``eliminate``, ``status``,
+  ``replace`` (``on_unit``), each possibly only for some unit kinds (3.31);
+- on the RG a post-purchase roll was for: ``strength``, ``leader``, ``units``
+  (``on_group``);
+- on the side: ``san`` (``san_after``, clamped by the module's SAN rule, ``clamp_san``),
+  ``group`` (an RG of its chart at no cost, ``granted_group``), ``units``
+  (``units_given``);
+- naming a side (who sets up / moves first): ``side`` (``named_side``);
+- ``none``: the result changes nothing, said explicitly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rules.schema import Effect, Table, TableRow, UnitFilter
+
+
+@dataclass(frozen=True)
+class UnitState:
+    name: str
+    status: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class UnitOutcome:
+    """What becomes of the unit a roll was for: it leaves (``removed``), is marked
+    ``status``, and/or ``added`` units (name, kind) take its place."""
+
+    removed: bool = False
+    status: str | None = None
+    added: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def changes(self) -> bool:
+        return self.removed or self.status is not None or bool(self.added)
+
+
+@dataclass(frozen=True)
+class NewUnits:
+    name: str
+    kind: str
+    count: int = 1
+
+
+@dataclass
+class GroupOutcome:
+    """What an RG's post-purchase rolls give it."""
+
+    strength: str | None = None
+    leaders: list[str] = field(default_factory=list)
+    units: list[NewUnits] = field(default_factory=list)
+
+
+def row_effects(row: TableRow, column: str | None = None) -> list[Effect]:
+    """The effects of a result: its column's (a multi-column table), else the row's."""
+    if column and column in row.column_effects:
+        return [row.column_effects[column]]
+    return ([row.effect] if row.effect else []) + list(row.effects)
+
+
+def result_effects(table: Table, final: int, column: str | None = None) -> list[Effect]:
+    return [] if table.missing else row_effects(table.lookup(final), column)
+
+
+def for_kind(effects: list[Effect], kind: str) -> list[Effect]:
+    return [e for e in effects if e.kinds is None or kind in e.kinds]
+
+
+def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
+    """Whether a table rolled for units of ``flt`` may be rolled for ``unit``."""
+    if flt is None:
+        return False
+    return (flt.kinds is None or unit.kind in flt.kinds) and (
+        flt.statuses is None or unit.status in flt.statuses
+    )
+
+
+def on_unit(effects: list[Effect], unit: UnitState) -> UnitOutcome:
+    """What a roll made for ``unit`` does to it: the first effect for its kind."""
+    for effect in for_kind(effects, unit.kind):
+        if effect.do == "eliminate":
+            return UnitOutcome(removed=True)
+        if effect.do == "replace":
+            assert effect.unit is not None
+            # The replacement is of the same kind (an evacuated leader by a 7-0 leader).
+            return UnitOutcome(removed=True, added=((effect.unit, unit.kind),))
+        if effect.do == "status":
+            return (
+                UnitOutcome(status=effect.status) if effect.status != unit.status else UnitOutcome()
+            )
+        if effect.do == "none":
+            return UnitOutcome()
+    return UnitOutcome()
+
+
+def on_group(effects: list[Effect], outcome: GroupOutcome) -> None:
+    """Add what a post-purchase roll gives to the RG's outcome."""
+    for effect in effects:
+        if effect.do == "strength":
+            outcome.strength = effect.strength
+        elif effect.do == "leader":
+            assert effect.unit is not None
+            outcome.leaders.append(effect.unit)
+        elif effect.do == "units":
+            assert effect.unit is not None and effect.kind is not None
+            outcome.units.append(NewUnits(effect.unit, effect.kind, effect.count))
+
+
+def san_after(effects: list[Effect], san: int) -> int:
+    """The side's SAN after a roll's effects (never below 0)."""
+    for effect in effects:
+        if effect.do == "san" and effect.by is not None:
+            san = max(0, san + effect.by)
+    return san
+
+
+def clamp_san(san: int, minimum: int | None, maximum: int | None) -> int:
+    """A SAN below ``minimum`` is raised to it, one above ``maximum`` lowered to it."""
+    if minimum is not None and san < minimum:
+        san = minimum
+    if maximum is not None and san > maximum:
+        san = maximum
+    return san
+
+
+def named_side(effects: list[Effect]) -> str | None:
+    return next((e.side for e in effects if e.do == "side"), None)
+
+
+def granted_group(effects: list[Effect]) -> str | None:
+    return next((e.group for e in effects if e.do == "group"), None)
+
+
+def units_given(effects: list[Effect]) -> list[NewUnits]:
+    out = GroupOutcome()
+    on_group([e for e in effects if e.do == "units"], out)
+    return out.units
+
+
+# --------------------------------------------------------------------------- typed by players
+
+_SHORT = re.compile(r"^\s*(?P<do>[a-z]+)\s*(?::\s*(?P<arg>.+?))?\s*$")
+
+
+def parse_short(text: str) -> dict[str, object]:
+    """An effect as players type it in a supplied table: "eliminate", "status: ok",
+    "strength: full", "leader: 8-1 leader", "units: 2 x M4A3 (vehicle)",
+    "group: RA1", "san: -2", "side: axis", "none".  Returns the effect's data, which
+    the schema then checks."""
+    m = _SHORT.match(text)
+    if not m:
+        raise ValueError(f"'{text}' is not an effect (e.g. 'eliminate', 'status: ok')")
+    do, arg = m["do"], (m["arg"] or "").strip()
+    data: dict[str, object] = {"do": do}
+    if do in ("status", "strength", "group", "side"):
+        data[do] = arg
+    elif do in ("leader", "replace"):
+        data["unit"] = arg
+    elif do == "units":
+        typed = re.match(r"^(?:(\d+)\s*[x×]\s*)?(.+?)(?:\s*\((\w+)\))?$", arg)
+        assert typed is not None  # the pattern matches any non-empty text
+        data["count"] = int(typed.group(1) or 1)
+        data["unit"] = typed.group(2)
+        data["kind"] = typed.group(3) or "other"
+    elif do == "san":
+        try:
+            data["by"] = int(arg)
+        except ValueError:
+            raise ValueError(f"'{text}': SAN changes by a whole number, e.g. 'san: -2'") from None
+    return data
+
+
+def short(effect: Effect) -> str:
+    """An effect as ``parse_short`` reads it (to prefill a form)."""
+    if effect.do in ("status", "strength", "group", "side"):
+        return f"{effect.do}: {getattr(effect, effect.do)}"
+    if effect.do in ("leader", "replace"):
+        return f"{effect.do}: {effect.unit}"
+    if effect.do == "units":
+        return f"units: {effect.count} x {effect.unit} ({effect.kind})"
+    if effect.do == "san":
+        return f"san: {effect.by:+d}"
+    return effect.do

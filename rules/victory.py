@@ -1,0 +1,77 @@
+"""Who wins: the CG's victory checks and the scenario winner (APD 2.9), over the
+confirmed scenario results as plain data (``{field: {side: value}}`` per scenario)."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rules.schema import Module, VictoryCheck, VictoryTerm
+
+Results = Sequence[Mapping[str, Mapping[str, Any]]]
+
+OPS: dict[str, Callable[[int, int], bool]] = {
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
+    "==": operator.eq,
+}
+
+
+def amount(term: VictoryTerm, results: Results) -> int:
+    """The term's quantity: its field for its side, summed over the CG (``total``) or
+    the latest scenario's."""
+    values = [int(r.get(term.field, {}).get(term.side, 0)) for r in results]
+    return sum(values) if term.total else (values[-1] if values else 0)
+
+
+def term_holds(term: VictoryTerm, results: Results, vp_required: int | None = None) -> bool:
+    target = vp_required if term.value == "vp_required" else term.value
+    if target is None:
+        return False
+    return OPS[term.op](amount(term, results), int(target))
+
+
+def cg_winner(module: Module, results: Results) -> VictoryCheck | None:
+    """The first CG victory check all of whose terms hold."""
+    if not results:
+        return None
+    return next(
+        (c for c in module.victory_checks if all(term_holds(t, results) for t in c.all)), None
+    )
+
+
+@dataclass(frozen=True)
+class ScenarioWin:
+    side: str
+    because: str  # the terms that held, in words ("" for the otherwise side)
+
+
+def scenario_winner(
+    module: Module, results: Results, vp_required: int | None
+) -> ScenarioWin | None:
+    """Who won the scenario just played (2.9): the module's winner when any of its
+    terms holds, else the other side; None when the VP it required is not known."""
+    rule = module.scenario_winner
+    if rule is None or not results:
+        return None
+    needs_vp = any(t.value == "vp_required" for t in rule.any)
+    held = [t for t in rule.any if term_holds(t, results, vp_required)]
+    if held:
+        words = "; ".join(_words(module, t, results, vp_required) for t in held)
+        return ScenarioWin(rule.winner, words)
+    if needs_vp and vp_required is None:
+        return None
+    return ScenarioWin(rule.otherwise, "")
+
+
+def _words(module: Module, t: VictoryTerm, results: Results, vp_required: int | None) -> str:
+    label = next((f.label for f in module.result_fields if f.id == t.field), t.field)
+    if isinstance(t.value, bool):
+        return label if t.value else f"not: {label}"
+    target = vp_required if t.value == "vp_required" else t.value
+    scope = "CG total" if t.total else "this scenario"
+    return f"{label} ({scope}) {amount(t, results)} {t.op} {target}"
