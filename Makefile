@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 # Two test processes (the machine has 2 cores); the browser tests stay together in one.
 XDIST ?= -n 2 --dist loadgroup
 
-.PHONY: run test test-real test-embedded services lint bench clean
+.PHONY: run test test-real test-embedded services lint bench rules-doc clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -57,6 +57,11 @@ test-real: $(VENV)/.installed
 test-embedded: $(VENV)/.installed
 	env -u DATABASE_URL -u REDIS_URL REFIT_TEST_BACKEND=embedded \
 		$(VENV)/bin/pytest $(XDIST) -m "not postgres and not redis" $(PYTEST_ARGS)
+
+# RULES.md: what Refit automates, records or leaves to the map, rule by rule, from
+# rules/ledger/*.yaml and the modules (tests/test_rules_doc.py fails when it is stale).
+rules-doc: $(VENV)/.installed
+	$(PY) manage.py rulesdoc
 
 # Benchmarks: print figures (latency percentiles, queries per page, throughput).
 bench: $(VENV)/.installed services
