@@ -303,3 +303,63 @@ async def test_postgresql_crash_and_recovery_loses_nothing_and_5xx_stop(stack, s
     await host.close()
     await guest.close()
     assert not unhandled(stack)
+
+
+# --------------------------------------------------------------------------- everything
+
+
+async def test_everything_restarted_presence_and_pushes_come_right(stack, servers):
+    """Both workers killed, Redis restarted empty, PostgreSQL crashed, then the stack
+    comes back: pages reconnect, presence is right within its expiry, nothing acked
+    is lost, pushes flow."""
+    pg, redis = servers
+    one, two = stack.start_worker(), stack.start_worker()
+    guest = await Watcher(stack, two, "guest").open()
+    host = await Watcher(stack, one, "host").open()
+    await guest.until_opponent(True)
+    ledger = Ledger()
+
+    async with httpx.AsyncClient(timeout=30) as http:
+        await burst(
+            http,
+            stack,
+            [f"all-before-{n:02d}" for n in range(8)],
+            lambda i: (one, two)[i % 2],
+            ledger,
+        )
+        for worker in (one, two):
+            worker.kill()
+        redis.stop()
+        await asyncio.to_thread(pg.crash, 1.0)
+        redis.start()
+        one, two = stack.start_worker(), stack.start_worker()
+        back_at = time.monotonic()
+        # Only the guest comes back: the host's row, left by a killed worker, expires.
+        await guest.close()
+        guest = await Watcher(stack, two, "guest").open()
+        offline_at = await guest.until_opponent(False, timeout=30)
+        host = await Watcher(stack, one, "host").open()
+        online_at = await guest.until_opponent(True, timeout=30)
+        pushed_from = time.monotonic()
+        await burst(
+            http,
+            stack,
+            [f"all-after-{n:02d}" for n in range(8)],
+            lambda i: (one, two)[i % 2],
+            ledger,
+        )
+        live_at = await guest.until("adds all-after-07 ", since=pushed_from)
+    applied = applied_units(stack.env["DATABASE_URL"], stack.campaign_id)
+    figures = ledger.figures(applied) | {
+        "presence_offline_after_restart_s": round(offline_at - back_at, 2),
+        "presence_online_after_host_returns_s": round(online_at - offline_at, 2),
+        "push_after_restart_s": round(live_at - pushed_from, 2),
+        "statuses": dict(ledger.statuses),
+        "ttl_s": TTL,
+    }
+    record("everything restarted", figures)
+    assert figures["lost"] == 0 and figures["duplicated"] == 0
+    assert set(ledger.statuses) == {200}
+    await host.close()
+    await guest.close()
+    assert not unhandled(stack)
