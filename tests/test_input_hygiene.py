@@ -252,6 +252,17 @@ def test_full_width_numbers_in_counts_and_options(modules, make_user, login):
     assert ReconBuy.objects.count() == 1
 
 
+def test_names_are_folded_but_passwords_are_compared_as_typed(make_user):
+    make_user("alice", password="ｐａｎｚｅｒ-grenadier-44")
+    client = Client()
+    response = client.post(
+        "/login/", {"username": "ａｌｉｃｅ", "password": "ｐａｎｚｅｒ-grenadier-44"}
+    )
+    assert response.status_code == 302
+    response = Client().post("/login/", {"username": "alice", "password": "panzer-grenadier-44"})
+    assert response.status_code == 200  # refused: not the password that was set
+
+
 def test_numbers_in_other_scripts_or_words_are_refused(hosted):
     campaign, alice, _ = hosted
     for raw in ("١٢", "1_000", "12.0", "twelve", " "):
