@@ -111,8 +111,18 @@ class LiveConsumer(ResilientConsumer):
         await self.accept()
         await self.join_groups()
         await self.send(text_data=render_to_string("campaign/_live_status.html", {"live": True}))
+        self._rejoining = asyncio.create_task(self._rejoin())
+
+    async def _rejoin(self) -> None:
+        """Re-join the group every heartbeat: a restarted Redis forgets it, and a
+        logout elsewhere must still reach this socket."""
+        while True:
+            await asyncio.sleep(settings.PRESENCE_HEARTBEAT)
+            await self.join_groups()
 
     async def disconnect(self, code: int) -> None:
+        if hasattr(self, "_rejoining"):
+            self._rejoining.cancel()
         await self.leave_groups()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -145,6 +155,10 @@ class CampaignConsumer(ResilientConsumer):
         self.socket = uuid.uuid4().hex  # this socket's presence row
         self.stale = False  # a render failed: resync at the next heartbeat
         self._rendering = asyncio.Lock()  # one render-and-send at a time, in order
+        # A beat and the closing socket's leave never overlap: a beat still running
+        # when the socket closes would write its row back after the leave.
+        self._presence = asyncio.Lock()
+        self.closing = False
         self._beating: asyncio.Task[None] | None = None
         self.beats = 0
 
@@ -186,15 +200,19 @@ class CampaignConsumer(ResilientConsumer):
         self._beating = asyncio.create_task(self._heartbeat())
 
     async def disconnect(self, code: int) -> None:
-        if self._beating is not None:
-            self._beating.cancel()
+        self.closing = True
         if self.seat_id is None:
+            if self._beating is not None:
+                self._beating.cancel()
             return
         await self.leave_groups()
-        try:
-            await database_sync_to_async(presence.leave)(socket=self.socket)
-        except OUTAGE as exc:
-            logger.warning("presence not cleared, it expires by itself (%s)", exc)
+        async with self._presence:
+            try:
+                await database_sync_to_async(presence.leave)(socket=self.socket)
+            except OUTAGE as exc:
+                logger.warning("presence not cleared, it expires by itself (%s)", exc)
+        if self._beating is not None:
+            self._beating.cancel()
         self.seat_id = None
         await self.announce()
 
@@ -221,11 +239,14 @@ class CampaignConsumer(ResilientConsumer):
 
     async def beat(self, *, sweep: bool = False) -> bool:
         """Renew this socket's presence; True if its row had to be (re)created."""
-        try:
-            return await database_sync_to_async(self._beat)(sweep)
-        except OUTAGE as exc:
-            logger.warning("presence beat failed (%s); next beat retries", exc)
-            return False
+        async with self._presence:
+            if self.closing:
+                return False
+            try:
+                return await database_sync_to_async(self._beat)(sweep)
+            except OUTAGE as exc:
+                logger.warning("presence beat failed (%s); next beat retries", exc)
+                return False
 
     async def announce(self) -> None:
         """Tell the campaign's sockets that who is online may have changed."""

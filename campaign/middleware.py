@@ -1,8 +1,9 @@
 """Input hygiene at the edge, for every request: an address or a form with a control
 character (NUL among them, which PostgreSQL cannot store) is refused with a 400 and
 a sentence before any view or query sees it, an oversized form likewise, and
-full-width ASCII forms ("１２", "Ｉ４") are folded to ASCII in every parameter, so
-every field reads them alike.  Services check text again with each field's limit
+full-width ASCII forms ("１２", "Ｉ４") are folded to ASCII in every parameter
+(passwords aside: they are compared as they were set), so every field reads them
+alike.  Services check text again with each field's limit
 (``campaign.services.text``)."""
 
 from __future__ import annotations
@@ -57,8 +58,12 @@ def _problem(request: HttpRequest) -> str | None:
 
 
 def _folded(params: QueryDict) -> QueryDict:
+    """Full-width forms folded, passwords aside: a password is compared as it was set."""
     folded = QueryDict(mutable=True, encoding=params.encoding)
     for key, values in params.lists():
-        folded.setlist(fold_width(key), [fold_width(v) for v in values])
+        if "password" in key:
+            folded.setlist(key, values)
+        else:
+            folded.setlist(fold_width(key), [fold_width(v) for v in values])
     folded._mutable = False
     return folded

@@ -126,10 +126,13 @@ elif os.environ.get("DB_POOL_MAX"):
     # Many websockets and requests at once open a thread (and a connection) each: a
     # hosted worker borrows from a bounded psycopg pool instead (Django 5.1+).
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # A pooled connection PostgreSQL dropped (a restart) is found before use and
+    # replaced (the pool's check), so the first request after a restart does not fail.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
         "max_size": int(os.environ["DB_POOL_MAX"]),
-        "timeout": 30,
+        "timeout": float(os.environ.get("DB_POOL_TIMEOUT", 10)),
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -144,7 +147,8 @@ if REDIS_URL:
 
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels-redis's layer, outage-proof in one background task.
+            "BACKEND": "campaign.layers.RedisChannelLayer",
             "CONFIG": {
                 "hosts": [
                     {
@@ -238,6 +242,8 @@ SESSION_COOKIE_HTTPONLY = True
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"one_line_outages": {"()": "campaign.outage.OneLineOutages"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {"django.request": {"filters": ["one_line_outages"]}},
 }

@@ -167,8 +167,9 @@ def test_a_text_one_character_over_its_limit_is_refused_with_the_limit(sicily):
 
 def test_a_fortification_location_over_its_limit_is_refused(modules, make_user, login):
     players, _ = campaign_at("sicily", "i", "jul14n", (make_user("a"), make_user("b")))
-    players.until("fortify")
+    # With FPP in hand the fortification step waits for the players (3.619).
     Seat.objects.filter(campaign_id=players.campaign_id).update(fortification_points=20)
+    players.until("fortify")
     client = login(players.users["axis"])
     response = client.post(
         f"/campaigns/{players.campaign_id}/act/fortify/",
@@ -234,8 +235,9 @@ def test_full_width_digits_are_read_as_digits_in_every_field(hosted, login):
 
 def test_full_width_numbers_in_counts_and_options(modules, make_user, login):
     players, _ = campaign_at("sicily", "i", "jul14n", (make_user("a"), make_user("b")))
-    players.until("fortify")
+    # With FPP in hand the fortification step waits for the players (3.619).
     Seat.objects.filter(campaign_id=players.campaign_id).update(fortification_points=20)
+    players.until("fortify")
     client = login(players.users["axis"])
     cid = players.campaign_id
     response = client.post(
@@ -248,6 +250,17 @@ def test_full_width_numbers_in_counts_and_options(modules, make_user, login):
     response = client.post(f"/campaigns/{cid}/act/recon/", {"option": "０"}, **HTMX)
     assert response.status_code == 200, response.content
     assert ReconBuy.objects.count() == 1
+
+
+def test_names_are_folded_but_passwords_are_compared_as_typed(make_user):
+    make_user("alice", password="ｐａｎｚｅｒ-grenadier-44")
+    client = Client()
+    response = client.post(
+        "/login/", {"username": "ａｌｉｃｅ", "password": "ｐａｎｚｅｒ-grenadier-44"}
+    )
+    assert response.status_code == 302
+    response = Client().post("/login/", {"username": "alice", "password": "panzer-grenadier-44"})
+    assert response.status_code == 200  # refused: not the password that was set
 
 
 def test_numbers_in_other_scripts_or_words_are_refused(hosted):

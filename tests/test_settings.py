@@ -25,7 +25,9 @@ def test_main_run_uses_postgresql():
 @pytest.mark.redis
 def test_main_run_uses_the_redis_channel_layer():
     layer = get_channel_layer()
-    assert type(layer).__module__ == "channels_redis.core"
+    from channels_redis.core import RedisChannelLayer
+
+    assert isinstance(layer, RedisChannelLayer)
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.send)(channel, {"type": "probe", "n": 7})
     assert async_to_sync(layer.receive)(channel) == {"type": "probe", "n": 7}
