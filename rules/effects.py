@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import get_args
 
-from rules.schema import Effect, Table, TableRow, UnitFilter
+from rules.schema import Effect, EffectName, Table, TableRow, UnitFilter
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ def units_given(effects: list[Effect]) -> list[NewUnits]:
 
 # --------------------------------------------------------------------------- typed by players
 
-_SHORT = re.compile(r"^\s*(?P<do>[a-z]+)\s*(?::\s*(?P<arg>.+?))?\s*$")
+_SHORT = re.compile(r"^\s*(?P<do>[A-Za-z]+)\s*(?::\s*(?P<arg>.+?))?\s*$")
 
 
 def parse_short(text: str) -> dict[str, object]:
@@ -157,7 +158,12 @@ def parse_short(text: str) -> dict[str, object]:
     m = _SHORT.match(text)
     if not m:
         raise ValueError(f"'{text}' is not an effect (e.g. 'eliminate', 'status: ok')")
-    do, arg = m["do"], (m["arg"] or "").strip()
+    do, arg = m["do"].lower(), (m["arg"] or "").strip()
+    if do not in get_args(EffectName):
+        raise ValueError(
+            f"'{text}' is not an effect: write one of {', '.join(get_args(EffectName))}, "
+            "with what it needs after a colon (e.g. 'status: ok', 'san: -2')"
+        )
     data: dict[str, object] = {"do": do}
     if do in ("status", "strength", "group", "side"):
         data[do] = arg

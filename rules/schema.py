@@ -20,11 +20,25 @@ from fractions import Fraction
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import JsonDict
 
 from rules.kinds import KINDS
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$", max_length=64)]
 RuleRef = Annotated[str, Field(max_length=80)]
+
+# Documentation for the module's author and the host: the transcriber's notes (how a
+# datum was read from the rules text) and the rule number a datum is traced to.  No
+# mechanism reads them and no page shows them to players as rules.
+DOC: JsonDict = {"documentation": True}
+
+
+def note_field() -> Any:
+    return Field(default=None, json_schema_extra=DOC)
+
+
+def rule_field() -> Any:
+    return Field(default=None, json_schema_extra=DOC)
 
 
 class Strict(BaseModel):
@@ -198,8 +212,8 @@ class Drm(Strict):
     variable: bool = False
     min: int | None = None
     max: int | None = None
-    rule: RuleRef | None = None
-    note: str | None = None
+    rule: RuleRef | None = rule_field()
+    note: str | None = note_field()
 
     @model_validator(mode="after")
     def _shape(self) -> Drm:
@@ -219,7 +233,7 @@ class TableRow(Strict):
     effect: Effect | None = None  # what the result does (a single-column table)
     effects: list[Effect] = []  # several, each for its unit kinds (3.31)
     column_effects: dict[str, Effect] = {}  # multi-column tables: column -> effect
-    note: str | None = None
+    note: str | None = note_field()
 
     @field_validator("range")
     @classmethod
@@ -257,7 +271,7 @@ class Table(Strict):
     # Rolled only for a retained unit of these kinds / statuses (APD 3.1: each wounded
     # leader; 3.3: each malfunctioned weapon).
     for_units: UnitFilter | None = None
-    note: str | None = None
+    note: str | None = note_field()
 
     @model_validator(mode="after")
     def _rows(self) -> Table:
@@ -337,20 +351,19 @@ class Side(Strict):
     id: Slug
     name: str
     nationalities: list[str] = []
-    note: str | None = None
+    note: str | None = note_field()
 
 
 class CGDate(Strict):
     id: Slug
     label: str  # "July 14 AM", "0930 hrs", "Dec 6 Midday"
     day: str  # calendar day, for per-day limits
-    time: str | None = None
     night: bool = False
     weather: str | None = None  # EC/weather where the rules fix it
     base_points: dict[Slug, int] | None = None  # per side, for the base-table mechanism
     vp_required: int | None = None  # for the VP-differential mechanism
     initial: bool = False  # the date of an Initial Scenario
-    note: str | None = None
+    note: str | None = note_field()
 
 
 # What a CG variant's start gives, field by field; a field the rules documents lack is
@@ -391,7 +404,7 @@ class Start(Strict):
     misr: list[str] = []
     weather: str | None = None
     missing: list[StartField] = []
-    note: str | None = None
+    note: str | None = note_field()
 
 
 class Variant(Strict):
@@ -401,8 +414,8 @@ class Variant(Strict):
     last_date: Slug
     attack_chits: dict[Slug, int] | None = None  # max Attack chits per side over the CG
     start: Start
-    rule: RuleRef | None = None
-    note: str | None = None
+    rule: RuleRef | None = rule_field()
+    note: str | None = note_field()
 
 
 # --------------------------------------------------------------------------- currency
@@ -422,7 +435,7 @@ class BaseTableReplenishment(Strict):
     mechanism: Literal["base_table"]
     rule: RuleRef
     loss_points: LossPoints | None = None
-    note: str | None = None
+    note: str | None = note_field()
 
 
 class TableRollReplenishment(Strict):
@@ -430,7 +443,7 @@ class TableRollReplenishment(Strict):
     rule: RuleRef
     table: Slug
     no_roll_on_initial: bool = True
-    note: str | None = None
+    note: str | None = note_field()
 
 
 class VpDifferentialReplenishment(Strict):
@@ -441,7 +454,7 @@ class VpDifferentialReplenishment(Strict):
     rule: RuleRef
     side: Slug
     negative_ignored: bool = True
-    note: str | None = None
+    note: str | None = note_field()
 
 
 Replenishment = Annotated[
@@ -456,7 +469,7 @@ class CarryOver(Strict):
     # "Any CPP remaining after this step on the 14 PM date are lost").
     lost_after_dates: list[Slug] = []
     rule: RuleRef | None = None
-    note: str | None = None
+    note: str | None = note_field()
 
 
 class Forgo(Strict):
@@ -495,8 +508,8 @@ class CostVariant(Strict):
     implies: str | None = None  # what the variant obliges (e.g. "set up in Reserve")
     on_map: bool = False  # the price of on-map set-up (free for setup_on_map_free RGs)
     recon_drm: int = 0  # a Recon RG bought at this price adds this to its Recon dr
-    rule: RuleRef | None = None
-    note: str | None = None
+    rule: RuleRef | None = rule_field()
+    note: str | None = note_field()
 
     @field_validator("factor")
     @classmethod
@@ -513,7 +526,7 @@ class ComesWith(Strict):
     kind: UnitKind
     per: Literal["group", "unit"] = "group"  # one, or one for each unit of the RG
     count: int = Field(default=1, ge=1)
-    rule: RuleRef | None = None
+    rule: RuleRef | None = rule_field()
 
 
 class ReinforcementGroup(Strict):
@@ -539,7 +552,7 @@ class ReinforcementGroup(Strict):
     # May set up on map on its purchase date at no extra cost: a cost variant for
     # on-map set-up is not offered for it (Sicily chart footnotes f/g).
     setup_on_map_free: bool = False
-    note: str | None = None
+    note: str | None = note_field()
 
     @model_validator(mode="after")
     def _strength(self) -> ReinforcementGroup:
@@ -556,7 +569,7 @@ class DateWindow(Strict):
     not_before: Slug | None = None  # first date it may be bought
     not_after: Slug | None = None  # last date it may be bought
     rule: RuleRef
-    note: str | None = None
+    note: str | None = note_field()
 
 
 class CountLimit(Strict):
@@ -568,7 +581,7 @@ class CountLimit(Strict):
     per: Literal["date", "day", "held"]
     max: int = Field(ge=0)
     rule: RuleRef
-    note: str | None = None
+    note: str | None = note_field()
 
 
 class Prerequisite(Strict):
@@ -580,7 +593,7 @@ class Prerequisite(Strict):
     count: int = Field(gt=0)
     count_by_variant: dict[Slug, int] = {}  # where the count differs per CG variant
     rule: RuleRef
-    note: str | None = None
+    note: str | None = note_field()
 
 
 class RequiresRetained(Strict):
@@ -590,7 +603,7 @@ class RequiresRetained(Strict):
     applies_to: Condition
     retained_tags: list[Slug]
     rule: RuleRef
-    note: str | None = None
+    note: str | None = note_field()
 
 
 Restriction = Annotated[
@@ -608,7 +621,7 @@ class PostPurchaseRoll(Strict):
     per: Literal["group", "unit", "sw"] = "group"
     count: int = Field(default=1, ge=1)
     rule: RuleRef
-    note: str | None = None
+    note: str | None = note_field()
 
 
 class RGChart(Strict):
@@ -619,7 +632,7 @@ class RGChart(Strict):
     footnotes: dict[str, str] = {}
     restrictions: list[Restriction] = []
     missing: bool = False
-    note: str | None = None
+    note: str | None = note_field()
 
     @model_validator(mode="after")
     def _groups(self) -> RGChart:
@@ -677,7 +690,7 @@ class FortificationItem(Strict):
     per_date_max: int | None = None
     requires_retained: list[Slug] = []
     hip: HipCap | None = None
-    note: str | None = None
+    note: str | None = note_field()
     rule: RuleRef | None = None
 
     @model_validator(mode="after")
@@ -696,7 +709,7 @@ class Fortifications(Strict):
     items: list[FortificationItem] = []
     forfeit_unspent: bool = True
     footnotes: dict[str, str] = {}
-    note: str | None = None
+    note: str | None = note_field()
 
 
 class ReconOption(Strict):
@@ -715,7 +728,7 @@ class Recon(Strict):
     # The Locations of each Idle date's Recon add up with the following dates', until
     # the next CG scenario (3.620).
     cumulative_over_idle: bool = False
-    note: str | None = None
+    note: str | None = note_field()
 
 
 # --------------------------------------------------------------------------- initiative
@@ -748,7 +761,7 @@ class InitiativeResult(Strict):
     night: InitiativeResult | None = None  # what differs on a Night date
     loops_to: str | None = None  # step id to repeat from, when no scenario
     text: str | None = None
-    rule: RuleRef | None = None
+    rule: RuleRef | None = rule_field()
 
 
 class MatrixCell(Strict):
@@ -769,7 +782,7 @@ class Initiative(Strict):
     matrix: list[MatrixCell]
     results: list[InitiativeResult]
     restrictions: list[ChitRestriction] = []
-    note: str | None = None
+    note: str | None = note_field()
 
 
 # --------------------------------------------------------------------------- steps, results
@@ -790,7 +803,7 @@ class Step(Strict):
     # A step of the start: run once, before the Initial Scenario (the steps the rules
     # require before it), listed first.
     start: bool = False
-    note: str | None = None
+    note: str | None = note_field()
 
 
 # Result field ids the mechanisms read: CVP a side lost in the scenario, VP it scored,
@@ -804,13 +817,13 @@ class ResultField(Strict):
     per_side: bool = True
     side: Slug | None = None  # only this side has it
     kind: Literal["int", "bool", "text"] = "int"
-    rule: RuleRef | None = None
+    rule: RuleRef | None = rule_field()
 
 
 class Flow(Strict):
     idle_loop_from: str | None = None  # step id the Idle/Lull result repeats from
     order: list[Slug] | None = None  # fixed acting order ("American first")
-    rule: RuleRef | None = None
+    rule: RuleRef | None = rule_field()
 
 
 class SanRule(Strict):
@@ -864,7 +877,7 @@ class Missing(Strict):
     what: str
     rule: RuleRef
     supply: str | None = None
-    note: str | None = None
+    note: str | None = note_field()
 
 
 # --------------------------------------------------------------------------- the module
@@ -875,7 +888,7 @@ class Module(Strict):
     id: Slug
     title: str
     system: str  # e.g. "HASL-style RePh", "PHD Tactical Mission ConPh"
-    source: str  # where the data comes from
+    source: str = Field(json_schema_extra=DOC)  # where the data comes from
     sides: list[Side] = Field(min_length=2, max_length=2)
     variants: list[Variant] = Field(min_length=1)
     dates: list[CGDate] = Field(min_length=1)
@@ -896,7 +909,7 @@ class Module(Strict):
     san: SanRule | None = None
     default_winner: Slug | None = None  # wins when the last date ends and no check held
     missing: list[Missing] = []
-    notes: list[str] = []
+    notes: list[str] = Field(default_factory=list, json_schema_extra=DOC)
 
     @model_validator(mode="after")
     def _references(self) -> Module:
@@ -1073,6 +1086,11 @@ class Module(Strict):
                         )
                     if eff.do == "side":
                         side(w + ".effect.side", eff.side)
+                    # A chart still to be supplied may hold the RG; the supplied data is
+                    # checked again then (rules.supply).
+                    charts_known = not any(ch.missing for ch in self.rg_charts)
+                    if eff.do == "group" and charts_known and eff.group not in all_groups:
+                        errors.append(f"{w}.effect.group: unknown RG '{eff.group}'")
             for drm in tab.drms:
                 cond(f"tables ({tab.id}).drms ({drm.id})", drm.when)
         for j, rf in enumerate(self.result_fields):

@@ -216,6 +216,7 @@ def _table_rows(
     numbers: list[int],
 ) -> list[dict[str, Any]]:
     columns = table_columns(module, path)
+    per_unit = module.table(path.split(".")[1]).for_units is not None
     rows = []
     for n in _rows(form):
         cell = f"Row {n + 1}"
@@ -237,6 +238,11 @@ def _table_rows(
                 row["effect"] = effects.parse_short(effect)
             except ValueError as exc:
                 problems[f"{cell} effect"] = f"{cell}, effect: {exc}."
+        elif per_unit:
+            problems[f"{cell} effect"] = (
+                f"{cell}, effect: this table is rolled for a unit; name what the result "
+                "does to it (e.g. 'eliminate', 'status: ok', or 'none')."
+            )
         rows.append(row)
         numbers.append(n)
     if not rows:

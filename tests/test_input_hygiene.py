@@ -20,7 +20,6 @@ from campaign.models import (
     Event,
     FortificationBuy,
     Purchase,
-    ReconBuy,
     Roll,
     ScenarioResult,
     Seat,
@@ -241,15 +240,11 @@ def test_full_width_numbers_in_counts_and_options(modules, make_user, login):
     client = login(players.users["axis"])
     cid = players.campaign_id
     response = client.post(
-        f"/campaigns/{cid}/act/fortify/", {"item": "foxhole", "count": "２"}, **HTMX
+        f"/campaigns/{cid}/act/fortify/", {"item": "foxhole", "count": "２", "tier": "２"}, **HTMX
     )
     assert response.status_code == 200, response.content
-    assert FortificationBuy.objects.get().count == 2
-    players.finish()
-    assert players.step.kind == "recon"
-    response = client.post(f"/campaigns/{cid}/act/recon/", {"option": "０"}, **HTMX)
-    assert response.status_code == 200, response.content
-    assert ReconBuy.objects.count() == 1
+    bought = FortificationBuy.objects.get()
+    assert (bought.count, bought.tier) == (2, "1S")  # two 1S Foxholes (3.619 footnote c)
 
 
 def test_names_are_folded_but_passwords_are_compared_as_typed(make_user):

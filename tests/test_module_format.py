@@ -170,8 +170,12 @@ def test_override_file_corrects_a_table_without_python(tmp_path, monkeypatch):
             {
                 "id": "wounded",
                 "rows": [
-                    {"range": "≤3", "result": "Recovers"},
-                    {"range": "≥4", "result": "Evacuated"},
+                    {
+                        "range": "≤3",
+                        "result": "Recovers",
+                        "effect": {"do": "status", "status": "ok"},
+                    },
+                    {"range": "≥4", "result": "Evacuated", "effect": {"do": "eliminate"}},
                 ],
             },
             {"id": "replenish", "remove": True},

@@ -293,19 +293,29 @@ def test_fortification_points_from_m3_then_fortifications_and_caps(modules, user
         )
     steps.finish_step(campaign_id=players.campaign_id, user=axis)
     assert Seat.objects.get(campaign_id=players.campaign_id, side="axis").fortification_points == 0
-    assert "forfeits 10 unspent FPP" in Event.objects.get(kind="forfeit").text
+    assert Event.objects.filter(kind="forfeit", text__contains="forfeits 10 unspent FPP").exists()
     assert FortificationBuy.objects.get().count == 3
 
 
-def test_recon_one_or_two_points_with_plus_five(modules, users):
-    players, _ = campaign_at("sicily", "i", "jul14pm", users, kind="recon")
-    axis = players.users["axis"]
-    r = purchases.buy_recon(campaign_id=players.campaign_id, user=axis, option=1)
+def test_recon_is_the_m2_rg_bought_then_rolled_once_at_3_620(modules, users):
+    """3.620 and chart footnote r: an M2 Recon RG costs 1 CPP, or 2 for a +5 drm on its
+    Recon dr; Date Max 2; each one bought is rolled once at 3.620, secretly."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    cid, axis = players.campaign_id, players.users["axis"]
+    plus5 = purchases.purchase_rg(
+        campaign_id=cid, user=axis, group_id="M2", cost_variant="recon_plus5"
+    )
+    purchases.purchase_rg(campaign_id=cid, user=axis, group_id="M2")
+    assert points(players, "axis") == 197
+    with pytest.raises(ActionRefused, match="M2"):
+        purchases.purchase_rg(campaign_id=cid, user=axis, group_id="M2")  # Date Max 2
+    players.until("recon")
+    r = purchases.buy_recon(campaign_id=cid, user=axis, purchase_id=plus5.ref)
     roll = Roll.objects.get(purpose__startswith="Recon")
-    assert r.cost == 2 and r.locations == roll.faces[0] + 5 and roll.secret
-    assert points(players, "axis") == 198
-    with pytest.raises(ActionRefused, match="once per CG date"):
-        purchases.buy_recon(campaign_id=players.campaign_id, user=axis, option=0)
+    assert r.locations == roll.faces[0] + 5 and roll.secret
+    assert points(players, "axis") == 197  # paid at the purchase step
+    with pytest.raises(ActionRefused, match="awaits its Recon dr"):
+        purchases.buy_recon(campaign_id=cid, user=axis, purchase_id=plus5.ref)
     assert ReconBuy.objects.count() == 1
 
 

@@ -104,7 +104,9 @@ def test_a_table_roll_for_a_unit_writes_its_result_back(hosted):
     players.until("table")
     outcomes = set()
     for _ in range(12):
-        u = units.add_unit(campaign_id=campaign.pk, user=alice, name="9-1 leader", status="wounded")
+        u = units.add_unit(
+            campaign_id=campaign.pk, user=alice, name="9-1 leader", kind="leader", status="wounded"
+        )
         r = steps.roll_on_table(
             campaign_id=campaign.pk, user=alice, table_id="wounded", unit_id=u.ref
         )

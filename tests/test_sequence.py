@@ -5,7 +5,7 @@ import pytest
 
 from campaign.models import Event, Roll, ScenarioResult, StepMark
 from campaign.selectors import position_token
-from campaign.services import steps
+from campaign.services import steps, units
 from campaign.services.errors import ActionRefused
 from tests.walk import Players, host_game, players_of
 
@@ -109,30 +109,51 @@ def test_strangers_cannot_act(skirmish, make_user):
     assert exc.value.status == 404
 
 
+def wounded_leader(skirmish, side="red", name="8-1 leader"):
+    return units.add_unit(
+        campaign_id=skirmish.campaign_id,
+        user=skirmish.users[side],
+        name=name,
+        kind="leader",
+        status="wounded",
+        location="H5",
+    )
+
+
 def test_table_step_rolls_with_auto_ticked_and_shown_drms(skirmish):
     skirmish.results(**result())
     skirmish.until("table")
+    leader = wounded_leader(skirmish)
     r = steps.roll_on_table(
         campaign_id=skirmish.campaign_id,
         user=skirmish.users["red"],
         table_id="wounded",
-        item="8-1 leader in H5",
+        unit_id=leader.ref,
         ticked=["isolated"],
     )
     assert r.dice == "dr" and len(r.faces) == 1
     assert r.drms == [{"label": "if Isolated", "value": 1, "how": "ticked"}]
     assert r.final == r.faces[0] + 1
     assert r.result in {"Recovers", "Stays wounded", "Evacuated"}
-    assert "8-1 leader in H5" in Event.objects.last().text
+    assert "8-1 leader" in Event.objects.filter(kind="roll").last().text
 
 
 def test_table_roll_refusals(skirmish):
     skirmish.results(**result())
     skirmish.until("table")
     red = skirmish.users["red"]
+    leader = wounded_leader(skirmish)
+    fit = units.add_unit(
+        campaign_id=skirmish.campaign_id, user=red, name="9-1 leader", kind="leader"
+    )
+    theirs = wounded_leader(skirmish, "blue", "7-0 leader")
     for kwargs, message in [
         ({"table_id": "strength"}, "has no table 'strength'"),
-        ({"table_id": "wounded", "ticked": ["nope"]}, "has no DRM 'nope'"),
+        ({"table_id": "wounded", "unit_id": leader.ref, "ticked": ["nope"]}, "has no DRM 'nope'"),
+        # T3.2 is rolled for each wounded leader, named: never for words.
+        ({"table_id": "wounded"}, "Choose which of your wounded leaders"),
+        ({"table_id": "wounded", "unit_id": fit.ref}, "9-1 leader is not one of your wounded"),
+        ({"table_id": "wounded", "unit_id": theirs.ref}, "not one of your units|no such unit"),
     ]:
         with pytest.raises(ActionRefused, match=message):
             steps.roll_on_table(campaign_id=skirmish.campaign_id, user=red, **kwargs)
@@ -157,19 +178,23 @@ def test_replenishment_shows_its_arithmetic_and_is_secret(skirmish):
 
 
 def test_unspent_points_are_lost_after_the_named_date(skirmish):
-    """The fixture's carry-over rule loses unspent points after Day 1 Night."""
+    """The fixture's carry-over rule (as Sicily 3.617 EXC): points left when the purchase
+    step of Day 1 Night ends are lost then, not a date later."""
     skirmish.results(**result())
+    skirmish.until("purchase")
+    assert skirmish.campaign.date_index == 1
+    blue = skirmish.campaign.seats.get(side="blue")
+    assert blue.points == 12
+    skirmish.finish()
+    assert skirmish.campaign.seats.get(side="blue").points == 0
+    lost = Event.objects.get(kind="forfeit", side="blue")
+    assert "12 unspent CP lost after the purchase step of Day 1 Night" in lost.text
+    assert lost.public_text == "Blue loses its unspent CP (T3.6)."
     skirmish.until("initiative")
     skirmish.chits(red="idle", blue="idle")
     skirmish.until("purchase")
-    c = skirmish.campaign
-    assert c.date_index == 2
-    blue = c.seats.get(side="blue")
-    assert blue.points == 12  # 12 unspent lost, base 12 for Day 2 AM
-    assert (
-        "12 unspent CP lost after Day 1 Night"
-        in Event.objects.filter(kind="replenish", side="blue").last().text
-    )
+    assert skirmish.campaign.date_index == 2
+    assert skirmish.campaign.seats.get(side="blue").points == 12  # Day 2 AM's base
 
 
 def test_walk_two_dates_with_an_idle_loop_to_the_end(skirmish):
@@ -290,7 +315,19 @@ def test_a_new_step_kind_needs_only_its_registration(modules, make_user, client)
         data = yaml.safe_load((FIXTURE_MODULES / "skirmish.yaml").read_text())
         data["id"] = "briefed-skirmish"
         data["steps"].insert(
-            1, {"id": "T3.05", "title": "Briefing", "kind": "briefing", "tables": ["wounded"]}
+            1, {"id": "T3.05", "title": "Briefing", "kind": "briefing", "tables": ["weather"]}
+        )
+        data["tables"].append(
+            {
+                "id": "weather",
+                "title": "Weather",
+                "rule": "T3.05",
+                "dice": "dr",
+                "rows": [
+                    {"range": "≤3", "result": "Clear", "effect": {"do": "none"}},
+                    {"range": "≥4", "result": "Mist", "effect": {"do": "none"}},
+                ],
+            }
         )
         module, errors = validate_data(data, "briefed-skirmish.yaml")
         assert not errors and module is not None
@@ -310,7 +347,7 @@ def test_a_new_step_kind_needs_only_its_registration(modules, make_user, client)
             from campaign.services import purchases
 
             purchases.purchase_rg(campaign_id=c.pk, user=alice, group_id="G1")
-        steps.roll_on_table(campaign_id=c.pk, user=alice, table_id="wounded")
+        steps.roll_on_table(campaign_id=c.pk, user=alice, table_id="weather")
         client.force_login(alice)
         page = client.get(f"/campaigns/{c.pk}/").content.decode()
         assert "T3.05 Briefing" in page and "Roll dr" in page

@@ -23,10 +23,10 @@ CAPTURED = "tables.captured_equipment"
 GOOD_ROWS = {
     "row-0-range": "≤3",
     "row-0-result": "Retained",
-    "row-0-effect": "",
+    "row-0-effect": "none",
     "row-1-range": "≥4",
     "row-1-result": "Eliminated",
-    "row-1-effect": "eliminated",
+    "row-1-effect": "eliminate",
 }
 
 
@@ -63,7 +63,7 @@ def test_a_good_table_is_proposed_accepted_logged_and_rolled_on(sicily):
     )
     c = sicily.campaign
     table = module_of(c).table("captured_equipment")
-    assert not table.missing and table.lookup(5).effect == "eliminated"
+    assert not table.missing and table.lookup(5).effect.do == "eliminate"
     assert c.module_checksum != before
     texts = [e.text for e in Event.objects.filter(kind="supply")]
     assert any("Axis proposes the Captured Equipment table (3.61422)" in t for t in texts)
@@ -83,6 +83,13 @@ def test_a_bad_cell_is_named_and_nothing_changes(sicily):
         propose(sicily, "axis", CAPTURED, nonsense)
     assert "Row 2 range" in problems.value.cells and "'often' is not a roll range" in str(
         problems.value.cells
+    )
+    # An effect is named from the closed vocabulary, never read from the result's words.
+    guessed = {**GOOD_ROWS, "row-1-effect": "eliminated"}
+    with pytest.raises(SupplyProblems) as problems:
+        propose(sicily, "axis", CAPTURED, guessed)
+    assert "'eliminated' is not an effect: write one of none, eliminate" in str(
+        problems.value.cells["Row 2 effect"]
     )
     assert unchanged(sicily) == before
 
@@ -201,7 +208,7 @@ def test_supplements_are_public_and_carried_by_the_backup(sicily, client):
         client.force_login(sicily.users[side])
         state = client.get(f"/campaigns/{sicily.campaign_id}/state.json").json()
         item = next(s for s in state["supplies"] if s["path"] == CAPTURED)
-        assert item["proposal"]["by"] == "Axis" and "≥4: Eliminated [eliminated]" in str(item)
+        assert item["proposal"]["by"] == "Axis" and "≥4: Eliminated [eliminate]" in str(item)
     supplements.accept_supplement(
         campaign_id=sicily.campaign_id, user=sicily.users["british"], ref=proposal.ref
     )

@@ -91,6 +91,7 @@ JSON_FIELDS = (
     "dice_seed_hash",
     "dice_seed",
     "currency",
+    "currency_name",
     "fortification_currency",
     "panel",
     "initiative",
@@ -239,6 +240,10 @@ class CampaignView:
     @property
     def currency(self) -> str:
         return self.module.currency.code
+
+    @property
+    def currency_name(self) -> str:
+        return self.module.currency.name
 
     @property
     def fortification_currency(self) -> str | None:

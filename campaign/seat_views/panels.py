@@ -93,7 +93,6 @@ class FortRow:
     prices: list[tuple[int, str, int]]  # (tier index, label, cost); one "" tier if untiered
     cost_text: str  # "3/2/1"
     cap: str
-    note: str
     reasons: list[str]
 
 
@@ -117,6 +116,8 @@ class StepPanel:
     chart_missing: str = ""
     purchases: list[PurchaseLine] = field(default_factory=list)
     forts: list[FortRow] = field(default_factory=list)
+    fort_footnotes: list[str] = field(default_factory=list)  # the rules' footnotes
+    chart_title: str = ""
     fort_buys: list[str] = field(default_factory=list)
     recon_options: list[tuple[int, int, int]] = field(default_factory=list)  # (index, cost, drm)
     recon_due: list[tuple[str, str, int]] = field(default_factory=list)  # (ref, RG, drm)
@@ -274,6 +275,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
         return
     chart = module.chart(side)
     assert chart is not None
+    panel.chart_title = f"{chart.title} ({chart.rule})"
     own = [p for p in view.purchases if p.side == side]
     bought = tuple(bought_of(p) for p in own)
     snap = view.snapshot(Holdings(bought=bought))
@@ -310,6 +312,7 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
     if forts is None:
         return
     snap = view.snapshot(holdings(c, side, fortifications=True))
+    panel.fort_footnotes = [f"{k}: {v}" for k, v in forts.footnotes.items()]
     for i in forts.items:
         if i.sides is not None and side not in i.sides:
             continue
@@ -327,7 +330,6 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
                 prices,
                 "/".join(str(cost) for _, _, cost in prices),
                 ", ".join(caps),
-                i.note or "",
                 availability.fortification_reasons(module, snap, i),
             )
         )

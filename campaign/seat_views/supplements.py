@@ -8,7 +8,7 @@ from typing import Any
 
 from campaign.models import Campaign, Supplement
 from rules import effects, supply
-from rules.schema import Module
+from rules.schema import Effect, Module
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def summary(module: Module, kind: supply.FormKind, value: Any) -> list[str]:
         return [
             f"{row['range']}: "
             + (row.get("result") or "; ".join(f"{k}: {v}" for k, v in row["results"].items()))
-            + (f" [{row['effect']}]" if row.get("effect") else "")
+            + (f" [{effects.short(Effect(**row['effect']))}]" if row.get("effect") else "")
             for row in value
         ]
     if kind is supply.FormKind.CHART:
@@ -115,6 +115,7 @@ class SupplyForm:
     header: list[str] = field(default_factory=list)
     grid: list[list[Cell]] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
+    help: str = ""  # how to fill the grid's less obvious cells
 
 
 def supply_form(
@@ -170,7 +171,15 @@ def supply_form(
     elif kind is supply.FormKind.TABLE:
         columns = supply.table_columns(module, path)
         results = [(f"col-{k}", c) for k, c in enumerate(columns)] or [("result", "Result")]
-        form.header = ["Final roll", *(c for _, c in results), "Effect (optional)"]
+        per_unit = module.table(path.split(".")[1]).for_units is not None
+        effect = "Effect" if per_unit else "Effect (optional)"
+        form.header = ["Final roll", *(c for _, c in results), effect]
+        form.help = (
+            "An effect names what the result does (never read from its words): none · "
+            "eliminate · status: ok / wounded / malfunctioned / recalled … · replace: 7-0 "
+            "leader · strength: full / depleted · leader: 8-1 leader · units: 2 x M4A3 "
+            "(vehicle) · group: RA1 · san: -2 · side: axis."
+        )
         form.grid = [
             [
                 Cell(f"row-{n}-range", f"Row {n + 1} final roll", values.get(f"row-{n}-range", "")),
@@ -190,6 +199,11 @@ def supply_form(
             ("date_max", "Date max"),
         ]
         maxima = [(f"cg_max-{v.id}", f"CG max {v.name}") for v in module.variants]
+        form.help = (
+            "Unit kind: what the RG's units join the retained forces as (squad, "
+            "half_squad, leader, vehicle, gun, sw, other; empty for none, e.g. OBA). "
+            "Footnotes: the chart's footnote letters for the RG, e.g. “l, m”."
+        )
         form.header = [
             "ID",
             "Group type",

@@ -65,7 +65,7 @@ def make_rolls(
             on_group(result_effects(table, r.final, pp.column), outcome)
             results.append({"table": table.title, "result": r.result, "roll": r.seq})
     purchase.strength = outcome.strength or "full"
-    purchase.units = group.depleted if purchase.strength == "depleted" else group.full
+    purchase.units = units_at(group, purchase.strength)
     purchase.details = {
         "rolls": results,
         "sw": group.sw if purchase.strength == "full" else {},
@@ -86,11 +86,20 @@ def make_rolls(
     )
 
 
+def units_at(group: ReinforcementGroup, strength: str | None) -> int | None:
+    """How many units an RG has at ``strength``: where the chart prints no Depleted
+    count, a depleted RG keeps its Full count and each unit's own roll decides it
+    (Sicily chart footnote m: "If depleted make a Secret dr for each Carrier")."""
+    if strength == "depleted" and group.depleted is not None:
+        return group.depleted
+    return group.full
+
+
 def rolls_for(pp: PostPurchaseRoll, group: ReinforcementGroup, strength: str | None) -> int:
     """How many rolls an RG makes on ``pp``'s table: ``count`` for the RG, or one per
     unit (at its strength) or per SW of its allotment."""
     if pp.per == "unit":
-        return (group.depleted if strength == "depleted" else group.full) or 0
+        return units_at(group, strength) or 0
     if pp.per == "sw":
         return sum(group.sw.values())
     return pp.count

@@ -92,6 +92,7 @@ def roll_on_table(
     units where the table is rolled for units, else for the item named — with the
     DRMs that apply by themselves plus those the player ticked or typed; the result's
     effects are applied (``rules.effects``)."""
+    item = clean_text(item, what="What the roll is for", limit=max_length(Roll, "item"))
     turn = take_turn(campaign_id, user, at)
     expect_turn(turn, Action.ROLL)
     step, c = turn.step, turn.campaign
@@ -121,11 +122,8 @@ def roll_on_table(
         drms = applicable_drms(table, roll_context(turn, group=group), ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
-    item = (
-        units.label(unit)
-        if unit
-        else clean_text(item, what="What the roll is for", limit=max_length(Roll, "item"))
-    )
+    if unit is not None:
+        item = units.label(unit)
     column = table.column_for_side.get(turn.side)
     r = dice_service.roll(
         c,

@@ -107,7 +107,10 @@ def walk(host, guest, until, extra=None, limit=150):
         if not (until(host) or act(host, extra)) and not (until(guest) or act(guest, extra)):
             host.wait_for_timeout(50)
     raise AssertionError(
-        "the run did not reach its goal: " + host.locator("#step-title").inner_text()
+        "the run did not reach its goal: "
+        + host.locator("#step-title").inner_text()
+        + "\n"
+        + host.locator("#campaign-step").inner_text()[:1500]
     )
 
 

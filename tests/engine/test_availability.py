@@ -69,12 +69,21 @@ def test_3_6212_axis_attack_is_refused_when_the_british_declare_no_on_map_units(
 
 
 def test_3_620_no_recon_before_an_initial_scenario(sicily: Module) -> None:
-    snap = at(sicily, side="axis", date="jul14am", step="3.620")
+    """3.620: a Recon dr "provided it first expends the required CPP for this purpose and
+    the players are not preparing to play an Initial Scenario": an M2 Recon RG bought on
+    July 14 AM (the Initial Scenario's date) gives no dr; one bought on July 14 PM does."""
+    m2_am = Holdings(bought=(Bought("M2", 0, ref="am"),))
+    snap = at(sicily, side="axis", date="jul14am", step="3.620", holdings=m2_am)
     assert "no Recon before an Initial Scenario (3.620)" in availability.recon_reasons(
         sicily, snap, 0
     )
-    later = at(sicily, side="axis", date="jul14pm", step="3.620")
+    m2_pm = Holdings(bought=(Bought("M2", 1, ref="pm"),))
+    later = at(sicily, side="axis", date="jul14pm", step="3.620", holdings=m2_pm)
     assert availability.recon_reasons(sicily, later, 0) == []
+    nothing = at(sicily, side="axis", date="jul14pm", step="3.620")
+    assert availability.recon_reasons(sicily, nothing, 0) == [
+        "no M2 Recon RG bought on this date awaits its dr"
+    ]
 
 
 def test_3_619_footnote_f_five_roadblocks_per_cg_bind_the_axis_only(sicily: Module) -> None:

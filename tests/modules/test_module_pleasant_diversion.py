@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rules.loader import load_file
-from rules.schema import Module, VpDifferentialReplenishment
+from rules.schema import Effect, Module, VpDifferentialReplenishment
 
 MODULE_FILE = Path(__file__).resolve().parents[2] / "rules" / "modules" / "pleasant-diversion.yaml"
 
@@ -147,12 +147,18 @@ def test_2_92_replenishment_arithmetic_through_the_mechanism(m):
 
 
 def test_3_1_recovery_table_1_3_unwounded_4_6_evacuated(m):
-    """3.1 Recovery Table: 1-3 Retain Unwounded, 4-6 Evacuated* (replaced by a 7-0)."""
+    """3.1 Recovery Table, rolled for "each wounded leader": 1-3 Retain Unwounded, 4-6
+    Evacuated* ("permanently removed from play, but is immediately replaced with a 7-0
+    leader")."""
+    t = m.table("recovery")
+    assert (t.for_units.kinds, t.for_units.statuses, t.once) == (["leader"], ["wounded"], "unit")
     for dr in (1, 2, 3):
         assert cell(m, "recovery", dr) == "Retain Unwounded"
+        assert t.lookup(dr).effect == Effect(do="status", status="ok")
     for dr in (4, 5, 6):
         assert cell(m, "recovery", dr) == "Evacuated*"
-    assert "7-0 leader" in m.table("recovery").footnotes["*"]
+        assert t.lookup(dr).effect == Effect(do="replace", unit="7-0 leader")
+    assert "7-0 leader" in t.footnotes["*"]
 
 
 @pytest.mark.parametrize(
@@ -164,15 +170,33 @@ def test_3_1_recovery_table_1_3_unwounded_4_6_evacuated(m):
     ],
 )
 def test_3_3_repair_table_rows(m, table, repaired, ne, eliminated):
-    """3.3 Repair Table: MA/Gun 1-4|5|6, SW 1-3|4-5|6, vehicular MG 1-2|3-5|6."""
+    """3.3 Repair Table: MA/Gun 1-4|5|6, SW 1-3|4-5|6, vehicular MG 1-2|3-5|6; 3.31:
+    "Each weapon/Vehicle may make only one Repair attempt"."""
     t = m.table(table)
-    assert t.dice == "dr"
+    assert t.dice == "dr" and t.once == "unit" and t.for_units.statuses == ["malfunctioned"]
     for dr in repaired:
         assert cell(m, table, dr) == "Repaired"
+        assert t.lookup(dr).effect == Effect(do="status", status="ok")
     for dr in ne:
         assert cell(m, table, dr) == "NE"
+        assert t.lookup(dr).effect == Effect(do="none")
     for dr in eliminated:
         assert cell(m, table, dr) == "Eliminated"
+
+
+def test_3_31_ma_repair_6_recalls_a_vehicle_and_removes_a_gun(m):
+    """3.31: "A vehicle that rolls a 6 on a MA repair becomes BU if CE and is marked with
+    a Recall counter (D5.431), while a Gun is removed from the board."""
+    t = m.table("repair_ma_gun")
+    assert t.for_units.kinds == ["vehicle", "gun"]
+    six = t.lookup(6)
+    assert six.effect is None
+    assert [(e.do, e.status, e.kinds) for e in six.effects] == [
+        ("status", "recalled", ["vehicle"]),
+        ("eliminate", None, ["gun"]),
+    ]
+    assert m.table("repair_sw").lookup(6).effect == Effect(do="eliminate")
+    assert m.table("repair_sw").for_units.kinds == ["sw"]
 
 
 def test_3_6_leader_table_best_row_9_2_9_2_10_2_10_2(m):
@@ -235,10 +259,24 @@ def test_3_6_leader_table_american_armor_column_no_leader_from_9(m):
 
 
 def test_3_6_leader_table_minus_1_drm_for_pzgr_platoon_i_pzv_section(m):
-    """3.6 note: -1 DRM for PzGr Platoon I/PzV Section."""
+    """3.6 note: -1 DRM for PzGr Platoon I/PzV Section (the German groups are on the
+    missing Rows A-C, so the player ticks it for the group rolled for)."""
     (drm,) = m.table("leader").drms
-    assert drm.value == -1
+    assert drm.value == -1 and drm.when is None and not drm.variable
     assert "PzGr Platoon I" in drm.label and "PzV Section" in drm.label
+
+
+def test_3_6_leader_table_dash_is_no_leader(m):
+    """3.6: a printed '-' is no leader received (effect none), never a leader unit; a
+    rating is a leader of the group."""
+    t = m.table("leader")
+    assert t.lookup(12).column_effects["German Infantry"] == Effect(do="none")
+    for dr in (9, 10, 11, 12):
+        assert t.lookup(dr).column_effects["American Armor"] == Effect(do="none")
+    assert t.lookup(12).column_effects["American Infantry"] == Effect(
+        do="leader", unit="6+1 leader"
+    )
+    assert t.lookup(2).column_effects["American Armor"] == Effect(do="leader", unit="10-2 leader")
 
 
 def test_3_7_m4_model_dr_2_gives_two_m4a3_76w_and_m4a3e2l(m):
@@ -246,6 +284,10 @@ def test_3_7_m4_model_dr_2_gives_two_m4a3_76w_and_m4a3e2l(m):
     t = m.table("m4_model")
     assert t.dice == "DR" and t.secret
     assert cell(m, "m4_model", 2) == "2 x M4A3(76)W; M4A3E2(L)"
+    assert [(e.do, e.unit, e.count, e.kind) for e in t.lookup(2).effects] == [
+        ("units", "M4A3(76)W", 2, "vehicle"),
+        ("units", "M4A3E2(L)", 1, "vehicle"),
+    ]
 
 
 def test_3_7_m4_model_rows_3_to_12(m):
@@ -255,6 +297,9 @@ def test_3_7_m4_model_rows_3_to_12(m):
     assert cell(m, "m4_model", 6) == cell(m, "m4_model", 8) == "2 x M4A1(76); M4A3(75)W"
     assert cell(m, "m4_model", 9) == cell(m, "m4_model", 10) == "M4A1(76)W; 2 x M4A3"
     assert cell(m, "m4_model", 11) == cell(m, "m4_model", 12) == "2 x M4A3(75); M4A3"
+    # every row gives the group its three tanks
+    for row in m.table("m4_model").rows:
+        assert sum(e.count for e in row.effects if e.do == "units") == 3, row.range
 
 
 def test_3_4_3_5_reinforcement_and_h1_42_tables_declared_missing(m):
@@ -284,6 +329,37 @@ def test_3_6_3_7_post_purchase_rolls_point_at_leader_and_m4_tables(m):
     assert ("leader", "German Infantry") in rolls
     assert ("leader", "German Armor") in rolls
     assert ("m4_model", None) in rolls
+    per_unit = {p.table: p.per for p in m.post_purchase if p.per != "group"}
+    assert per_unit == {"gyrostabilizer": "unit", "schuerzen": "unit"}  # per AFV / PzIV
+
+
+def test_3_5_german_rows_a_c_one_dr_each(m):
+    """3.5: "three Reinforcement drs (one each on Rows A-C)": each row is rolled once by
+    the German, secretly, at step 3.5; the rows are not printed (supplied, each result
+    naming the RG it gives)."""
+    step = next(s for s in m.steps if s.id == "3.5")
+    assert step.acts == "german" and step.kind == "table"
+    for tid in step.tables:
+        t = m.table(tid)
+        assert t.once == "side" and t.secret and t.missing and t.dice == "dr"
+        assert any(x.supply == f"tables.{tid}" for x in m.missing)
+    assert any(x.supply == "rg_charts.german" for x in m.missing)
+
+
+def test_2_9_scenario_winner_is_recorded_at_step_2_9(m):
+    """2.9: "If the VP total is ≥ the required CG scenario total and/or the American
+    achieved the scenario-specific CGV Building VC requirements then the American is the
+    winner of the current scenario; otherwise the German wins. The winning side moves
+    first in the following scenario." """
+    step = next(s for s in m.steps if s.id == "2.9")
+    assert step.effect == "record_winner" and step.acts == "american"
+    w = m.scenario_winner
+    assert (w.winner, w.otherwise) == ("american", "german")
+    terms = {(t.field, t.side, t.total, t.op, t.value) for t in w.any}
+    assert terms == {
+        ("vp", "american", True, ">=", "vp_required"),
+        ("cgv_buildings", "american", False, "==", True),
+    }
 
 
 def test_cg_victory_conditions_150_vp_or_cgv_buildings_unless_105_cvp(m):

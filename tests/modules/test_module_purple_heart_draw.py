@@ -11,7 +11,7 @@ import pytest
 
 from rules.drm import RollContext, applicable_drms
 from rules.loader import load_file
-from rules.schema import Module, RollForSide, TableRollReplenishment
+from rules.schema import Effect, Module, RollForSide, TableRollReplenishment
 
 MODULE_FILE = Path(__file__).resolve().parents[2] / "rules" / "modules" / "purple-heart-draw.yaml"
 
@@ -99,11 +99,14 @@ def test_c5_40_reconnaissance_alternates_german_first(m):
 
 
 def test_c5_37_lull_repeats_new_tm_date_through_initiative(m):
-    """C5.37d: a Lull plays no scenario and proceeds to the next TM Scenario."""
+    """C5.37d: a Lull plays no scenario and proceeds to the next TM Scenario: the
+    sequence repeats from the New TM Date header through the initiative step C5.37."""
     assert m.flow.idle_loop_from == "NEW-TM-DATE"
-    assert m.flow.idle_loop_to == "C5.37"
     lull = next(r for r in m.initiative.results if r.id == "lull")
     assert lull.scenario is False and lull.loops_to == "NEW-TM-DATE"
+    ids = [s.id for s in m.steps]
+    repeated = m.steps[ids.index("NEW-TM-DATE") : ids.index("C5.37") + 1]
+    assert repeated[0].kind == "date" and repeated[-1].kind == "initiative"
 
 
 # --------------------------------------------------------------------------- TP
@@ -180,9 +183,17 @@ def test_c5_14_redeployment_table_and_enemy_feba_drm(m):
 
 
 def test_c5_19_leader_evacuation_6_evacuated(m):
-    """C5.19 Leader Evacuation Table: dr 1 retained unwounded; dr 6 evacuated."""
+    """C5.19 Leader Evacuation Table: dr 1 retained unwounded; dr 6 evacuated (removed
+    from play).  The rows between 2 and 6 are lost: the table is to be supplied, the
+    surviving rows prefill the form; one dr for each wounded leader."""
+    t = m.table("leader_evacuation")
+    assert t.missing
+    assert any(x.supply == "tables.leader_evacuation" for x in m.missing)
     assert final(m, "leader_evacuation", 1).result == "Retained Unwounded"
+    assert final(m, "leader_evacuation", 1).effect == Effect(do="status", status="ok")
     assert final(m, "leader_evacuation", 6).result.startswith("Evacuated")
+    assert final(m, "leader_evacuation", 6).effect == Effect(do="eliminate")
+    assert (t.for_units.kinds, t.for_units.statuses, t.once) == (["leader"], ["wounded"], "unit")
 
 
 def test_c5_23_battlefield_promotion_3_4_gives_2_mmc(m):
@@ -201,9 +212,14 @@ def test_c5_24_leader_promotion_3_is_9_2_and_10_11_is_7_0(m):
 
 
 def test_c5_26a_weapon_repair_2_repaired_3_eliminated_vehicular_minus_2(m):
-    """C5.26a Weapon Repair: ≤2 Repaired, ≥3 Eliminated; -2 if Vehicular-mounted."""
+    """C5.26a Weapon Repair: a dr "for each malfunctioned, non-captured Retained weapon":
+    ≤2 Repaired, ≥3 Eliminated; -2 if Vehicular-mounted."""
     assert final(m, "weapon_repair", 2).result == "Repaired"
+    assert final(m, "weapon_repair", 2).effect == Effect(do="status", status="ok")
     assert final(m, "weapon_repair", 3).result == "Eliminated"
+    assert final(m, "weapon_repair", 3).effect == Effect(do="eliminate")
+    t = m.table("weapon_repair")
+    assert t.for_units.statuses == ["malfunctioned"] and t.once == "unit"
     drms = {d.id: d.value for d in m.table("weapon_repair").drms}
     assert drms == {"non_qualified": 1, "ammo_shortage": 1, "isolated": 1, "vehicular": -2}
 
@@ -216,15 +232,21 @@ def test_c5_26b_baz_psk_ft_dc_repair_3_repaired_non_qualified_plus_2(m):
 
 
 def test_c5_26c_captured_equipment_3_retained(m):
-    """C5.26c Captured Equipment: ≤3 Retained, ≥4 Eliminated."""
+    """C5.26c Captured Equipment: ≤3 Retained, ≥4 Eliminated (one dr per captured
+    weapon)."""
     assert final(m, "captured_equipment", 3).result == "Retained"
+    assert final(m, "captured_equipment", 3).effect == Effect(do="none")
     assert final(m, "captured_equipment", 4).result == "Eliminated"
+    assert final(m, "captured_equipment", 4).effect == Effect(do="eliminate")
+    assert m.table("captured_equipment").for_units.statuses == ["captured"]
 
 
 def test_c5_27a_immobilization_repair_armour_leader_is_typed(m):
     """C5.27a Immobilization Repair: ≤2 Become Mobile; armour leader DRM typed by the player."""
-    assert final(m, "immobilization_repair", 2).effect == "mobile"
+    assert final(m, "immobilization_repair", 2).effect == Effect(do="status", status="ok")
     assert final(m, "immobilization_repair", 3).result == "No Change"
+    assert final(m, "immobilization_repair", 3).effect == Effect(do="none")
+    assert m.table("immobilization_repair").for_units.statuses == ["immobilized"]
     drms = {d.id: d for d in m.table("immobilization_repair").drms}
     assert drms["armour_leader"].variable and drms["front_line"].value == 1
 
@@ -232,7 +254,9 @@ def test_c5_27a_immobilization_repair_armour_leader_is_typed(m):
 def test_c5_28_fortification_clearance_3_eliminated_engineers_minus_1(m):
     """C5.28 Fortification Clearance: ≤3 Eliminated, ≥4 No Effect; -1 with Pionerie/
     Engineer squads."""
-    assert final(m, "fortification_clearance", 3).effect == "eliminated"
+    assert final(m, "fortification_clearance", 3).result == "Eliminated (1)"
+    # the fortification is on the map, not in the retained forces: no effect is named
+    assert final(m, "fortification_clearance", 3).effect is None
     assert final(m, "fortification_clearance", 4).result.startswith("No Effect")
     drms = {d.id: d.value for d in m.table("fortification_clearance").drms if not d.variable}
     assert drms == {"minefield_adjacent": 1, "roadblock_front": 1, "engineers": -1}
@@ -251,24 +275,45 @@ def test_c5_34_us_oba_6_plentiful_7_11_normal_12_scarce(m):
 
 
 def test_c5_35_fortification_dsp_costs(m):
-    """C5.35 Fortification Table: Foxhole 3/2/1, Trench 5, HIP 5/3/2/2/1, Roadblock 5;
-    unspent DSP are lost."""
+    """C5.35 Fortification Table: Foxhole 3/2/1 (note 1: for 3-, 2- and 1-squad
+    capacity), Trench 5, HIP 5/3/2/2/1 (note 3: AFV/Squad/HS/Crew/SMC), Roadblock 5;
+    note 3: "No > 10% (FRD) of a side's non-reserve Infantry squad-equivalents may be set
+    up using HIP"; unspent DSP are lost."""
     f = m.fortifications
     assert f.currency == "DSP" and f.forfeit_unspent
     items = {i.id: i for i in f.items}
-    assert (items["foxhole"].cost, items["foxhole"].cost_text) == (3, "3/2/1")
+    foxhole, hip = items["foxhole"], items["hip"]
+    assert [foxhole.price(n) for n in range(3)] == [3, 2, 1]
+    assert [t.label for t in foxhole.tiers] == [
+        "3-squad capacity",
+        "2-squad capacity",
+        "1-squad capacity",
+    ]
     assert items["trench"].cost == 5
     assert items["roadblock"].cost == 5
-    assert items["hip"].cost_text == "5/3/2/2/1" and items["hip"].hip_fraction == "1/10"
+    assert [(t.label, t.cost) for t in hip.tiers] == [
+        ("AFV", 5),
+        ("Squad", 3),
+        ("HS", 2),
+        ("Crew", 2),
+        ("SMC", 1),
+    ]
+    assert (hip.hip.fraction, hip.hip.rounding, hip.hip.of) == (
+        "1/10",
+        "FRD",
+        "squad_equivalents",
+    )
     assert "30 DSP per TM Scenario on Mines" in f.footnotes["6"]
 
 
 def test_c5_36_recon_1_tp_or_2_tp_for_plus_5(m):
     """C5.36 / RG note n: Recon for 1 TP, +5 drm for 1 additional TP; not for the Initial
-    Scenario."""
+    Scenario; bought at the step itself (no Recon RG), and the text says nothing of
+    Locations adding up over a Lull."""
     r = m.recon
     assert [(o.cost, o.drm) for o in r.options] == [(1, 0), (2, 5)]
     assert r.dice == "dr" and r.not_for_initial
+    assert r.group is None and not r.cumulative_over_idle
 
 
 # --------------------------------------------------------------------------- initiative
@@ -313,3 +358,25 @@ def test_c5_31_rg_charts_declared_missing(m):
     assert all(c.missing and not c.groups for c in m.rg_charts)
     assert any("C5.31" in x.rule for x in m.missing)
     assert m.table("leader_table").missing  # C5.33
+
+
+# --------------------------------------------------------------------------- SAN, leaders
+
+
+def test_c5_25_san_below_2_raised_to_2_above_4_lowered_to_4(m):
+    """C5.25: "Any side with a SAN of < 2 has its SAN adjusted to '2' ... Any side with a
+    SAN that is > 4 has it reduced to '4' prior to making any requisitions."  No roll."""
+    assert (m.san.minimum, m.san.maximum, m.san.rule) == (2, 4, "C5.25")
+    assert m.san.table is None and m.san.roll_from is None
+    ids = [s.id for s in m.steps]
+    assert m.steps[ids.index("C5.25")].kind == "san"
+    assert ids.index("C5.25") < ids.index("C5.31")  # before any requisitions
+
+
+def test_c5_33_leader_dr_for_i_and_a_rgs_marked_l(m):
+    """C5.33: "For each requisitioned/OB given 'I' or 'A' type RG marked with an RG
+    Footnote 'l' make one secret DR" on the (lost) Leader Table."""
+    (p,) = m.post_purchase
+    assert p.table == "leader_table" and p.rule == "C5.33"
+    assert sorted(p.applies_to.id_prefixes) == ["A", "I"] and p.applies_to.footnotes == ["l"]
+    assert (p.per, p.count) == ("group", 1)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rules.loader import load_file
-from rules.schema import CountLimit, DateWindow, Module, Prerequisite, RollForSide
+from rules.schema import CountLimit, DateWindow, Effect, Module, Prerequisite, RollForSide
 
 MODULE_FILE = Path(__file__).resolve().parents[2] / "rules" / "modules" / "sicily.yaml"
 
@@ -64,11 +64,14 @@ def test_3_601_to_3_623_steps_in_order_after_results(m):
 
 
 def test_3_6212_idle_repeats_steps_3_612_to_3_6212(m):
-    """3.6212 footnote 2: Idle repeats RePh steps 3.612-.6212."""
+    """3.6212 footnote 2: Idle repeats RePh steps 3.612-.6212: the Idle result loops back
+    to 3.612 (New CG Date), and the repeated run ends at the initiative step 3.621."""
     assert m.flow.idle_loop_from == "3.612"
-    assert m.flow.idle_loop_to == "3.621"
     idle = next(r for r in m.initiative.results if r.id == "idle")
     assert idle.scenario is False and idle.loops_to == "3.612"
+    ids = [s.id for s in m.steps]
+    repeated = m.steps[ids.index("3.612") : ids.index("3.621") + 1]
+    assert repeated[0].kind == "date" and repeated[-1].kind == "initiative"
 
 
 def test_3_51_attack_chit_limits_declared_missing(m):
@@ -112,6 +115,22 @@ def test_3_6162_loss_points_two_times_and_eight_more_gives_a_dr(m):
 def test_3_617_cpp_left_after_july_14_pm_are_lost(m):
     """3.617 EXC: any CPP remaining after this step on the 14 PM date are lost."""
     assert m.currency.carry_over.lost_after_dates == ["jul14pm"]
+
+
+def test_3_616_exc_cg_iii_british_may_forgo_cpp_from_the_axis_base(m):
+    """3.616 EXC: "On the July 14 PM date of CG III the British player may fore go all or
+    a portion of the allotted CPP. The number of CPP fore gone is subtracted from the Axis
+    CPP base." """
+    (f,) = m.currency.forgo
+    assert (f.variants, f.date, f.side, f.from_side, f.rule) == (
+        ["iii"],
+        "jul14pm",
+        "british",
+        "axis",
+        "3.616 EXC",
+    )
+    step = next(s for s in m.steps if s.id == "3.616")
+    assert step.kind == "compute" and step.effect == "replenish"
 
 
 # --------------------------------------------------------------------------- RG charts
@@ -180,10 +199,15 @@ def test_3_617_axis_m3_fortification_grants_20_fpp(m):
 
 
 def test_3_617_axis_m1_sniper_and_m2_recon(m):
-    """Axis chart: M1 Sniper SAN +1 for 2 CPP; M2 Recon '1 (2)'."""
+    """Axis chart: M1 Sniper SAN +1 for 2 CPP; M2 Recon '1 (2)' (3.620r): the Recon RG
+    of the chart is what 3.620's Recon dr is bought as, +5 drm at 2 CPP (footnote r)."""
     assert group(m, "axis", "M1").grants == {"san": 1} and group(m, "axis", "M1").cost == 2
     m2 = group(m, "axis", "M2")
-    assert m2.cost == 1 and m2.costs == {"recon_plus5": 2} and m2.grants == {"recon": 1}
+    assert m2.cost == 1 and m2.costs == {"recon_plus5": 2} and m2.grants == {}
+    assert m2.unit_kind is None  # a Recon RG brings no unit
+    assert m.recon.group == "M2"
+    plus5 = next(c for c in m.cost_variants if c.id == "recon_plus5")
+    assert plus5.recon_drm == 5 and plus5.applies_to.groups == ["M2"]
 
 
 def test_3_617_british_v1_sherman_troop(m):
@@ -220,6 +244,43 @@ def test_3_617_british_footnote_e_one_o4_held(m):
     """British footnote e: no more than 1 O4 in a side's OB at any given time."""
     (c,) = restrictions_for(m, "british", "O4", CountLimit)
     assert (c.per, c.max) == ("held", 1)
+
+
+def test_3_617_footnotes_d_e_f_g_what_comes_with_an_rg(m):
+    """Axis footnotes d/e/f/h: each German MG comes with a 2-4-8 HS, each Gun with a
+    2-2-8 crew, each OBA module with a radio, the G4 gun with an SdKfz 7; British
+    footnote q: each G2 Gun with a Jeep (a) and a British Glider.  Footnote g (Axis) / f
+    (British): on-map set-up on the purchase date at no extra cost."""
+    i2 = group(m, "axis", "I2")
+    assert i2.unit_kind == "sw"
+    assert [(c.unit, c.kind, c.per) for c in i2.comes_with] == [("2-4-8 HS", "half_squad", "unit")]
+    g4 = group(m, "axis", "G4")
+    assert g4.unit_kind == "gun"
+    assert [(c.unit, c.kind, c.per) for c in g4.comes_with] == [
+        ("2-2-8 crew", "half_squad", "unit"),
+        ("SdKfz 7", "vehicle", "unit"),
+    ]
+    o1 = group(m, "axis", "O1")
+    assert o1.unit_kind is None and [(c.unit, c.per) for c in o1.comes_with] == [("radio", "group")]
+    g2 = group(m, "british", "G2")
+    assert [c.unit for c in g2.comes_with] == ["2-2-8 crew", "Jeep (a)", "British Glider"]
+    assert all(group(m, "axis", g).setup_on_map_free for g in ("I2", "G1", "O1"))
+    assert all(group(m, "british", g).setup_on_map_free for g in ("I5", "G1", "O1"))
+    assert not group(m, "axis", "I1").setup_on_map_free  # no footnote g
+    on_map = next(c for c in m.cost_variants if c.id == "on_map")
+    assert on_map.on_map
+
+
+def test_3_617_unit_kinds_of_the_rgs(m):
+    """3.617: the Unit Type column: squads (I coys), MGs (SW), Guns (G), vehicles (V);
+    OBA modules, Bombardments and the M RGs bring no unit of their own."""
+    kinds = {g.id: g.unit_kind for g in m.chart("axis").groups}
+    assert kinds["I1"] == kinds["I7"] == "squad"
+    assert kinds["I2"] == kinds["I8"] == "sw"
+    assert kinds["G1"] == kinds["G5"] == "gun"
+    assert kinds["V1"] == "vehicle"
+    assert kinds["O1"] is kinds["M1"] is kinds["M3"] is None
+    assert group(m, "british", "V1").unit_kind == "vehicle"
 
 
 def test_3_617_british_m3_costs_2_date_max_1(m):
@@ -268,51 +329,86 @@ def test_3_606_escape_drms(m):
 
 
 def test_3_610_wounded_leaders(m):
-    """3.610: <= 1 unwounded, 2-4 wounded, >= 5 evacuated; -1 British Airborne RG."""
+    """3.610: a dr "for each currently wounded Retained Leader": <= 1 Retained unwounded,
+    2-4 Retained wounded, >= 5 Eliminated (evacuated); -1 if part of British Airborne RG
+    (applies by itself to a leader a British airborne RG brought)."""
     t = m.table("wounded_leaders")
+    assert t.for_units.kinds == ["leader"] and t.for_units.statuses == ["wounded"]
+    assert t.once == "unit"
     assert t.lookup(1).result == "Retained unwounded"
-    assert t.lookup(4).result == "Retained wounded"
-    assert t.lookup(5).effect == "eliminated"
-    assert {d.id: d.value for d in t.drms}["british_airborne"] == -1
+    assert t.lookup(1).effect == Effect(do="status", status="ok")
+    assert t.lookup(4).result == "Retained wounded" and t.lookup(4).effect.do == "none"
+    assert t.lookup(5).effect.do == "eliminate"
+    airborne = {d.id: d for d in t.drms}["british_airborne"]
+    assert airborne.value == -1
+    assert airborne.when.sides == ["british"] and airborne.when.tags == ["airborne"]
 
 
 def test_3_6122_san_adjustment_drm_is_san_minus_4(m):
-    """3.6122: dr + (SAN - 4); Final dr >= 5 reduces SAN by two."""
+    """3.6122: a SAN < 2 is raised to 2; a side with SAN >= 4 makes a dr + (SAN - 4);
+    a Final dr >= 5 reduces its SAN by two.  One dr per side."""
     t = m.table("san_adjustment")
     (d,) = t.drms
     assert (d.of, d.offset, d.value, d.per) == ("san", -4, 1, 1)
-    assert t.lookup(5).effect == "san_minus_2" and t.lookup(4).effect is None
+    assert t.lookup(5).effect == Effect(do="san", by=-2)
+    assert t.lookup(4).effect == Effect(do="none")
+    assert t.once == "side"
+    assert (m.san.minimum, m.san.maximum, m.san.roll_from, m.san.table) == (
+        2,
+        None,
+        4,
+        "san_adjustment",
+    )
+    step = next(s for s in m.steps if s.id == "3.6122")
+    assert step.kind == "san" and step.tables == ["san_adjustment"]
 
 
 def test_3_613_shift_table(m):
-    """3.613: <= 8 safe, 9-10 no Shift, 11 casualties, >= 12 eliminated; -1 road path."""
+    """3.613: <= 8 Shifted safely, 9-10 No Shift, 11 Shifted with Casualties, >= 12 all
+    eliminated; -1 if the path is all road.  The players move the units on the map: the
+    results name no effect on the retained forces."""
     t = m.table("shift")
-    assert [t.lookup(v).effect for v in (8, 9, 10, 11, 12)] == [
-        "shifted",
-        "no_shift",
-        "no_shift",
-        "shifted_with_casualties",
-        "eliminated",
+    assert [t.lookup(v).result for v in (8, 9, 10, 11, 12)] == [
+        "Shifted safely",
+        "No Shift [*]",
+        "No Shift [*]",
+        "Shifted with Casualties [†]",
+        "All units, Inherent Crews and Equipment Eliminated",
     ]
+    assert all(r.effect is None and not r.effects for r in t.rows) and t.for_units is None
     assert {d.id: d.value for d in t.drms}["road"] == -1
 
 
 def test_3_6141_immobilization_and_stun(m):
-    """3.6141b: <= 2 becomes Mobile; 3.6141d: <= 2 recover, 3-5 retain, >= 6 eliminated."""
-    assert m.table("immobilization_repair").lookup(2).effect == "mobile"
-    assert m.table("immobilization_repair").lookup(3).result == "No change"
+    """3.6141b: <= 2 becomes Mobile; 3.6141d: <= 2 recover, 3-5 retain, >= 6 eliminated;
+    each rolled once per immobilized / stunned vehicle."""
+    immob = m.table("immobilization_repair")
+    assert immob.lookup(2).effect == Effect(do="status", status="ok")
+    assert immob.lookup(3).result == "No change" and immob.lookup(3).effect.do == "none"
+    assert (immob.for_units.kinds, immob.for_units.statuses) == (["vehicle"], ["immobilized"])
     stun = m.table("stun_recovery")
     assert [stun.lookup(v).result for v in (2, 5, 6)] == [
         "Recover, remove stun",
         "Retain stun",
         "Eliminated",
     ]
+    assert [stun.lookup(v).effect.do for v in (2, 5, 6)] == ["status", "none", "eliminate"]
+    assert (stun.for_units.kinds, stun.for_units.statuses) == (["vehicle"], ["stunned"])
+    assert immob.once == stun.once == "unit"
 
 
 def test_3_6142_weapon_repair_has_variable_repair_number(m):
-    """3.6142: <= 1 Repaired, >= 2 Eliminated; -x Weapon Repair Number entered by player."""
+    """3.6142: <= 1 Repaired, >= 2 Eliminated (footnote *: a vehicular-mounted weapon is
+    Disabled instead, the vehicle stays); -x Weapon Repair Number entered by player."""
     t = m.table("weapon_repair")
-    assert t.lookup(1).effect == "repaired" and t.lookup(2).effect == "eliminated"
+    assert t.lookup(1).effect == Effect(do="status", status="ok")
+    eliminated = t.lookup(2)
+    assert eliminated.effect is None
+    assert [(e.do, e.status, e.kinds) for e in eliminated.effects] == [
+        ("eliminate", None, ["sw", "gun"]),
+        ("status", "disabled", ["vehicle"]),
+    ]
+    assert t.for_units.statuses == ["malfunctioned"] and t.once == "unit"
     assert next(d for d in t.drms if d.id == "repair_number").variable
 
 
@@ -322,16 +418,20 @@ def test_3_61422_captured_equipment_declared_missing(m):
 
 
 def test_3_61424_special_ammo(m):
-    """3.61424: <= 3 restores the special ammunition type."""
+    """3.61424: <= 3 restores the special ammunition type; >= 4 it stays depleted.  Ammo
+    is not a unit of the retained forces: the result names no effect."""
     t = m.table("special_ammo")
-    assert t.lookup(3).effect == "restored" and t.lookup(4).effect is None
+    assert t.lookup(3).result == "Restores special Ammunition type"
+    assert t.lookup(4).result.startswith("NA, weapon still depleted")
+    assert t.lookup(3).effect is None and t.lookup(4).effect is None
 
 
 def test_3_6181_rg_strength_table_and_g_v_drm(m):
     """3.6181: DR <= 9 Full, >= 10 Depleted; -1 for G and V RGs [EXC British Airlanding]."""
     t = m.table("rg_strength")
     assert t.dice == "DR"
-    assert t.lookup(9).effect == "full" and t.lookup(10).effect == "depleted"
+    assert t.lookup(9).effect == Effect(do="strength", strength="full")
+    assert t.lookup(10).effect == Effect(do="strength", strength="depleted")
     gv = next(d for d in t.drms if d.id == "g_v_type")
     assert gv.value == -1 and sorted(gv.when.id_prefixes) == ["G", "V"]
     assert gv.when.not_tags == ["airlanding"]
@@ -347,26 +447,47 @@ def test_3_6183_leader_allotment_rows(m):
 
 
 def test_3_6183_leader_drms(m):
-    """3.6183: +2 Italian RG, +2 British V, -1 German V, +1 Depleted, -4 Signal Coy 1st roll."""
+    """3.6183: +2 Italian RG, +2 British V, -1 German V, +1 Depleted, -4 Signal Coy 1st
+    roll (the Axis I4 Signal Coy's first leader roll, by itself)."""
     d = {x.id: x for x in m.table("leader_allotment").drms}
     assert d["italian"].value == 2 and d["italian"].when.tags == ["italian"]
     assert d["british_v"].value == 2 and d["british_v"].when.sides == ["british"]
     assert d["german_v"].value == -1 and d["german_v"].when.sides == ["axis"]
     assert d["depleted"].when.strength == "depleted"
-    assert d["signal_first_roll"].value == -4
+    signal = d["signal_first_roll"]
+    assert signal.value == -4
+    assert signal.when.tags == ["signal"] and signal.when.first_roll is True
+    assert "signal" in group(m, "axis", "I4").tags
+
+
+def test_3_6183_armor_leader_dash_is_no_leader(m):
+    """3.6183: the Armor Leader column prints '-' from 8 up: no leader (effect none),
+    while the Personnel Leader column gives a leader on every row."""
+    t = m.table("leader_allotment")
+    for dr in (8, 10, 12):
+        assert t.lookup(dr).column_effects["Armor Leader"] == Effect(do="none")
+    assert t.lookup(3).column_effects["Armor Leader"] == Effect(
+        do="leader", unit="9-2 armor leader"
+    )
+    assert all(r.column_effects["Personnel Leader"].do == "leader" for r in t.rows)
+    assert t.lookup(12).column_effects["Personnel Leader"].unit == "6+1 leader"
 
 
 # --------------------------------------------------------------------------- fortifications, recon
 
 
 def test_3_619_fortification_costs(m):
-    """3.619: Foxhole 3/2/1, Roadblock 10, '?' 1, HIP 5/3/2/1, Trench 10."""
+    """3.619: Foxhole 3/2/1 (footnote c: by squad capacity, 3S/2S/1S), Roadblock 10,
+    '?' 1, HIP 5/3/2/1 (footnote a: per counter size), Trench 10, AT Mines 3."""
     items = {i.id: i for i in m.fortifications.items}
-    assert items["foxhole"].cost_text == "3/2/1"
-    assert items["roadblock"].cost == 10
+    foxhole, hip = items["foxhole"], items["hip"]
+    assert [foxhole.price(n) for n in range(3)] == [3, 2, 1]
+    assert foxhole.cost is None and foxhole.tiers[0].label.startswith("3S")
+    assert [hip.price(n) for n in range(4)] == [5, 3, 2, 1]
+    assert items["roadblock"].price(0) == items["roadblock"].cost == 10
     assert items["unknown_counter"].cost == 1
-    assert items["hip"].cost_text == "5/3/2/1"
     assert items["trench"].cost == 10
+    assert items["at_mines"].cost == 3
     assert m.fortifications.forfeit_unspent
 
 
@@ -376,15 +497,24 @@ def test_3_619_caps_and_airborne_requirement(m):
     items = {i.id: i for i in m.fortifications.items}
     assert items["at_mines"].per_cg_max == 6
     assert items["at_mines"].requires_retained == ["airborne"]
-    assert items["roadblock"].per_cg_max == 5 and "AXIS ONLY" in items["roadblock"].note
-    assert Fraction(items["hip"].hip_fraction) == Fraction(1, 10)
+    assert items["roadblock"].per_cg_max == 5 and items["roadblock"].cap_sides == ["axis"]
+    assert items["at_mines"].sides == ["british"]
+    hip = items["hip"].hip
+    assert Fraction(hip.fraction) == Fraction(1, 10)
+    assert (hip.rounding, hip.of, hip.rule) == ("FRU", "squads", "3.619 footnote b")
 
 
 def test_3_620_recon_options(m):
-    """3.620: 1 CPP, or 2 CPP for +5 drm; not for an Initial Scenario; Idle cumulative."""
+    """3.620: one CPP (or two, for +5 drm) buys a Recon dr, bought as the chart's M2
+    Recon RG (3.620r) whose Date Max (2) and CG Max per CG (Axis 6/4/2, British 6/6/0)
+    apply; not for an Initial Scenario; Idle dates are cumulative."""
     r = m.recon
-    assert [(o.cost, o.drm) for o in r.options] == [(1, 0), (2, 5)]
+    assert r.group == "M2" and r.options == []
     assert r.not_for_initial and r.cumulative_over_idle and r.dice == "dr"
+    axis, british = group(m, "axis", "M2"), group(m, "british", "M2")
+    assert (axis.cost, axis.costs, axis.date_max) == (1, {"recon_plus5": 2}, 2)
+    assert axis.cg_max == {"i": 6, "ii": 4, "iii": 2}
+    assert british.cg_max == {"i": 6, "ii": 6, "iii": 0}
 
 
 # --------------------------------------------------------------------------- initiative
@@ -463,3 +593,13 @@ def test_3_6183_leader_rolls_for_footnote_b_rgs(m):
     assert sides["british"] == {"I1", "I2", "I3", "I4", "V1"}
     assert columns[("axis", "V1")] == columns[("british", "V1")] == "Armor Leader"
     assert columns[("axis", "I1")] == "Personnel Leader"
+
+
+def test_3_6182_depleted_i_rgs_roll_per_sw_and_footnote_m_per_carrier(m):
+    """3.6182: a Full-Strength I RG receives all its SW, a Depleted one rolls for each;
+    British footnote m: a depleted V3/V4 rolls "for each Carrier as if a SW"."""
+    per_sw = next(p for p in m.post_purchase if p.table == "sw_depleted" and p.per == "sw")
+    assert per_sw.applies_to.id_prefixes == ["I"] and per_sw.applies_to.strength == "depleted"
+    per_unit = next(p for p in m.post_purchase if p.table == "sw_depleted" and p.per == "unit")
+    assert per_unit.applies_to.groups == ["V3", "V4"]
+    assert per_unit.rule == "3.617 British chart footnote m"

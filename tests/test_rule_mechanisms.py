@@ -1,0 +1,674 @@
+"""Issue 16, "Rules as data, honestly": each mechanism a module declares happens,
+through the services, as two players would meet it — with the rule's own numbers and
+examples.  The dice are fixed where a rule's outcome depends on them (``fixed_dice``).
+
+Engine-level checks of the same mechanisms are in ``tests/engine/test_effects.py``;
+3.617's loss timing is in ``tests/test_computations.py``."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+
+import pytest
+
+import rules.dice
+from campaign.models import Campaign, Event, FortificationBuy, Purchase, ReconBuy, Roll, Seat, Unit
+from campaign.seat_views.campaign_page import campaign_view
+from campaign.selectors import module_of
+from campaign.services import purchases, steps, supplements, units
+from campaign.services.errors import ActionRefused
+from rules.schema import Module
+from tests.purchase_helpers import campaign_at
+from tests.walk import host_game, players_of
+
+pytestmark = pytest.mark.django_db
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+@pytest.fixture
+def fixed_dice(monkeypatch):
+    """A queue of faces: each roll takes the next entry ([6] for a dr, [3, 4] for a DR);
+    when the queue is empty the campaign's own dice roll."""
+    queue: list[list[int]] = []
+    real = rules.dice.faces
+
+    def faces(seed, seq, dice, stream=""):
+        if queue:
+            out = queue.pop(0)
+            assert len(out) == rules.dice.DICE_COUNT[dice], (dice, out)
+            return list(out)
+        return real(seed, seq, dice, stream)
+
+    monkeypatch.setattr(rules.dice, "faces", faces)
+    return queue
+
+
+@pytest.fixture
+def users(make_user):
+    return make_user("first_player"), make_user("second_player")
+
+
+def start(module_id, variant, users, side):
+    a, b = users
+    c = host_game(module_id, variant, a, b, side=side)
+    return players_of(c, a, b), module_of(c)
+
+
+def result_values(module, **by_field):
+    """Every result field 0 (False), except ``<field>_<side>=value``."""
+    out = {}
+    for f in module.result_fields:
+        for s in module.sides:
+            out[f"{f.id}.{s.id}"] = by_field.get(f"{f.id}_{s.id}", False if f.kind == "bool" else 0)
+    return out
+
+
+def patch_module(campaign, mutate) -> Module:
+    """Change the campaign's module data (as a host's override would) and return it."""
+    data = copy.deepcopy(campaign.module_data)
+    mutate(data)
+    module = Module.model_validate(data)
+    checksum = hashlib.sha256(
+        json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
+    ).hexdigest()
+    Campaign.objects.filter(pk=campaign.pk).update(module_data=data, module_checksum=checksum)
+    return module
+
+
+def seat(players, side) -> Seat:
+    return Seat.objects.get(campaign_id=players.campaign_id, side=side)
+
+
+def buy(players, side, group, variant=""):
+    return purchases.purchase_rg(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        group_id=group,
+        cost_variant=variant,
+    )
+
+
+def rg_roll(players, side, purchase, ticked=None):
+    purchases.roll_for_purchase(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        purchase_id=purchase.ref,
+        ticked=ticked,
+    )
+    purchase.refresh_from_db()
+    return purchase
+
+
+def add(players, side, name, kind, status="ok", number=1) -> Unit:
+    return units.add_unit(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        name=name,
+        kind=kind,
+        status=status,
+        number=number,
+    )
+
+
+def roll(players, side, table, unit=None, item="", **kw) -> Roll:
+    return steps.roll_on_table(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        table_id=table,
+        unit_id=unit.ref if unit is not None else None,
+        item=item,
+        **kw,
+    )
+
+
+def unit_names(players, side, **filters) -> list[tuple[str, str, str, int]]:
+    return sorted(
+        Unit.objects.filter(campaign_id=players.campaign_id, side=side, **filters).values_list(
+            "name", "kind", "status", "count"
+        )
+    )
+
+
+# --------------------------------------------------------------------------- SAN
+
+
+def test_3_6122_san_raised_to_2_and_a_san_of_6_rolls_plus_2(users, modules, fixed_dice):
+    """3.6122: "A side whose SAN is currently < 2 has it automatically raised to 2 ... If
+    a side has a SAN ≥ 4, a SAN adjustment dr must be made with a +drm equal to the
+    current SAN minus 4. A Final dr ≥ 5 immediately reduces that sides SAN by two."
+    Axis SAN 1 → 2 on entering the step (no roll); British SAN 6: dr 3 + 2 = 5 → 4."""
+    players, module = start("sicily", "i", users, "axis")
+    players.results(**result_values(module, san_axis=1, san_british=6))
+    players.until_step("3.6122")
+    assert seat(players, "axis").san == 2
+    assert Event.objects.filter(kind="san", text="Axis SAN 1 is raised to 2 (3.6122).").exists()
+    assert players.waiting() == ["british"]  # the Axis (SAN 2 < 4) has no roll to make
+    fixed_dice.append([3])
+    r = roll(players, "british", "san_adjustment")
+    assert [(d["value"], d["how"]) for d in r.drms] == [(2, "auto")] and r.final == 5
+    assert seat(players, "british").san == 4
+    assert "British SAN 6 → 4" in Event.objects.filter(kind="roll").last().text
+    with pytest.raises(ActionRefused, match=r"made your SAN Adjustment roll in this pass"):
+        roll(players, "british", "san_adjustment")
+
+
+def test_3_6122_a_final_dr_of_4_leaves_the_san(users, modules, fixed_dice):
+    """3.6122: only a Final dr ≥ 5 reduces the SAN: SAN 5, dr 3 + 1 = 4, no change."""
+    players, module = start("sicily", "i", users, "axis")
+    players.results(**result_values(module, san_axis=5, san_british=2))
+    players.until_step("3.6122")
+    fixed_dice.append([3])
+    assert roll(players, "axis", "san_adjustment").final == 4
+    assert seat(players, "axis").san == 5
+
+
+def test_c5_25_san_below_2_becomes_2_above_4_becomes_4_before_requisitions(users, modules):
+    """C5.25: "Any side with a SAN of < 2 has its SAN adjusted to '2' before making any
+    requisitions (C5.31). Any side with a SAN that is > 4 has it reduced to '4'": no
+    roll, the step passes for both."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module, san_german=1, san_us=6))
+    players.until("purchase")
+    assert players.step.id == "C5.31"
+    assert (seat(players, "german").san, seat(players, "us").san) == (2, 4)
+    texts = set(Event.objects.filter(kind="san").values_list("text", flat=True))
+    us = module.side("us").name
+    assert texts == {
+        "German SAN 1 is raised to 2 (C5.25).",
+        f"{us} SAN 6 is lowered to 4 (C5.25).",
+    }
+
+
+# --------------------------------------------------------------------------- APD 3.1, 3.3
+
+
+def apd_at(users, step_id, **result):
+    players, module = start("pleasant-diversion", "cg", users, "american")
+    players.results(**result_values(module, vp_american=63, cvp_lost_american=41, **result))
+    players.until_step(step_id)
+    return players, module
+
+
+def test_3_31_ma_repair_6_recalls_the_vehicle_and_removes_the_gun(users, modules, fixed_dice):
+    """3.31: "A vehicle that rolls a 6 on a MA repair becomes BU if CE and is marked with a
+    Recall counter (D5.431), while a Gun is removed from the board."  The tank stays."""
+    players, _ = apd_at(users, "3.3")
+    tank = add(players, "american", "M4A3(75)W", "vehicle", "malfunctioned")
+    gun = add(players, "american", "57L AT", "gun", "malfunctioned")
+    fixed_dice.extend([[6], [6]])
+    roll(players, "american", "repair_ma_gun", tank)
+    roll(players, "american", "repair_ma_gun", gun)
+    assert unit_names(players, "american") == [("M4A3(75)W", "vehicle", "recalled", 1)]
+    texts = list(Event.objects.filter(kind="roll").values_list("text", flat=True))
+    assert any("M4A3(75)W is now" in t for t in texts)
+    assert any("57L AT is removed from the retained forces" in t for t in texts)
+
+
+def test_3_31_each_weapon_makes_only_one_repair_attempt(users, modules, fixed_dice):
+    """3.31: "Each weapon/Vehicle may make only one Repair attempt": a SW that rolled NE
+    (4-5) stays malfunctioned, and is refused a second attempt in the same pass."""
+    players, _ = apd_at(users, "3.3")
+    baz = add(players, "american", "BAZ 44", "sw", "malfunctioned")
+    fixed_dice.append([4])
+    r = roll(players, "american", "repair_sw", baz)
+    assert r.result == "NE"
+    assert unit_names(players, "american") == [("BAZ 44", "sw", "malfunctioned", 1)]
+    with pytest.raises(
+        ActionRefused, match=r"BAZ 44 has made its one Repair Table: Repair SW roll in this pass"
+    ):
+        roll(players, "american", "repair_sw", baz)
+    # Two identical SW on one line: each makes its own attempt.
+    pair = add(players, "american", "MMG", "sw", "malfunctioned", number=2)
+    fixed_dice.extend([[5], [1]])
+    roll(players, "american", "repair_sw", pair)
+    roll(players, "american", "repair_sw", pair)
+    assert ("MMG", "sw", "ok", 1) in unit_names(players, "american")
+
+
+def test_3_1_an_evacuated_leader_is_replaced_by_a_7_0_and_a_recovered_one_rolls_no_more(
+    users, modules, fixed_dice
+):
+    """3.1 Recovery Table: 4-6 Evacuated* ("permanently removed from play, but is
+    immediately replaced with a 7-0 leader"); 1-3 Retain Unwounded — then he is no longer
+    a wounded leader to roll for."""
+    players, _ = apd_at(users, "3.1")
+    evacuated = add(players, "american", "8-1 leader", "leader", "wounded")
+    recovered = add(players, "american", "9-1 leader", "leader", "wounded")
+    fixed_dice.extend([[5], [2]])
+    roll(players, "american", "recovery", evacuated)
+    roll(players, "american", "recovery", recovered)
+    assert unit_names(players, "american") == [
+        ("7-0 leader", "leader", "ok", 1),
+        ("9-1 leader", "leader", "ok", 1),
+    ]
+    assert "8-1 leader is removed and replaced by a 7-0 leader" in (
+        Event.objects.filter(kind="roll").first().text
+    )
+    for leader in Unit.objects.filter(campaign_id=players.campaign_id):
+        with pytest.raises(ActionRefused, match="is not one of your wounded leaders"):
+            roll(players, "american", "recovery", leader)
+
+
+# --------------------------------------------------------------------------- leaders from rolls
+
+
+def test_3_6183_a_dash_gives_no_leader_unit(users, modules, fixed_dice):
+    """3.6183: British V1 Med Tank Troop reads the Armor Leader column, +2 for a British
+    "V" RG: dr 6 + 2 = 8 is '-' (no leader, no leader unit); dr 1 + 2 = 3 is a 9-2."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    first = buy(players, "british", "V1")
+    fixed_dice.extend([[3, 3], [6]])  # strength DR 6 - 1 = 5: Full; leader dr 6 + 2
+    rg_roll(players, "british", first)
+    assert first.strength == "full" and first.details["leaders"] == []
+    assert unit_names(players, "british", kind="leader") == []
+    assert unit_names(players, "british") == [
+        ("Sherman III(a) (V1 Med Tank Troop)", "vehicle", "ok", 3)
+    ]
+    second = buy(players, "british", "V1")
+    fixed_dice.extend([[3, 3], [1]])
+    rg_roll(players, "british", second)
+    assert unit_names(players, "british", kind="leader") == [
+        ("9-2 armor leader (V1)", "leader", "ok", 1)
+    ]
+
+
+def test_3_6183_signal_coy_first_leader_roll_minus_4_and_leaders_per_rg(users, modules, fixed_dice):
+    """3.6183: "-4 1st Signal Coy RG Leader Roll" reaches the Axis I4's first leader roll
+    by itself.  With two leaders per RG (the count is in the cut text of 3.6183: here a
+    host's override), the I4 makes two leader rolls, the -4 on the first only, and gets
+    two leaders."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+
+    def two_leaders(data):
+        for pp in data["post_purchase"]:
+            if pp["table"] == "leader_allotment" and "I4" in pp["applies_to"].get("groups", []):
+                pp["count"] = 2
+
+    patch_module(players.campaign, two_leaders)
+    i4 = buy(players, "axis", "I4")
+    fixed_dice.extend([[4, 4], [6], [6]])  # strength DR 8: Full; leader drs 6 - 4, 6
+    rg_roll(players, "axis", i4)
+    first, second = Roll.objects.filter(table_id="leader_allotment").order_by("seq")
+    assert {"label": "1st Signal Coy RG Leader Roll", "value": -4, "how": "auto"} in first.drms
+    assert first.final == 2 and second.final == 6 and second.drms == []
+    assert i4.details["leaders"] == ["10-2 leader", "8-1 leader"]
+    assert unit_names(players, "axis", kind="leader") == [
+        ("10-2 leader (I4)", "leader", "ok", 1),
+        ("8-1 leader (I4)", "leader", "ok", 1),
+    ]
+
+
+def supply_sw_table(data):
+    table = next(t for t in data["tables"] if t["id"] == "sw_depleted")
+    table["missing"] = False
+    table["rows"] = [
+        {"range": "≤3", "result": "Received"},
+        {"range": "≥4", "result": "Not received"},
+    ]
+
+
+def test_3_6182_a_depleted_i_rg_rolls_once_per_sw(users, modules, fixed_dice):
+    """3.6182: a Full-Strength "I" RG receives all its SW; a Depleted one rolls for each
+    (British I3 Lgt Inf Assault Pltn: 2 LMG + 1 DC = 3 drs).  The table is cut from the
+    seed: supplied here."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    patch_module(players.campaign, supply_sw_table)
+    i3 = buy(players, "british", "I3")
+    fixed_dice.extend([[6, 6], [1], [1], [1], [1]])  # DR 12: Depleted; 3 SW drs; leader
+    rg_roll(players, "british", i3)
+    assert i3.strength == "depleted" and i3.units == 2
+    assert Roll.objects.filter(table_id="sw_depleted").count() == 3
+    assert Roll.objects.filter(table_id="leader_allotment").count() == 1
+
+
+def test_3_617_footnote_m_a_depleted_carrier_pltn_rolls_once_per_carrier(
+    users, modules, fixed_dice
+):
+    """British footnote m: "If depleted make a Secret dr for each Carrier as if a SW per
+    3.6182": V3 Carrier Pltn I has three Carriers (Full/Depl printed '3/m'), so a
+    Depleted V3 makes three drs."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    patch_module(players.campaign, supply_sw_table)
+    v3 = buy(players, "british", "V3")
+    fixed_dice.extend([[6, 6], [1], [1], [1]])  # DR 12 - 1 = 11: Depleted
+    rg_roll(players, "british", v3)
+    assert v3.strength == "depleted"
+    assert Roll.objects.filter(table_id="sw_depleted").count() == 3
+
+
+def test_3_610_british_airborne_leader_minus_1_reaches_the_wounded_leader_roll(
+    users, modules, fixed_dice
+):
+    """3.610 drm: "-1 if part of British Airborne RG": the leader the British I2 Airborne
+    Pltn brought rolls with -1 by itself when wounded."""
+    players, module = campaign_at("sicily", "i", "jul14pm", users)
+    i2 = buy(players, "british", "I2")
+    fixed_dice.extend([[3, 3], [6]])
+    rg_roll(players, "british", i2)
+    (leader,) = Unit.objects.filter(campaign_id=players.campaign_id, kind="leader")
+    units.update_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["british"],
+        unit_id=leader.ref,
+        name=leader.name,
+        status="wounded",
+    )
+    players.until("initiative")
+    players.chits(axis="attack", british="idle")
+    players.until("results")
+    players.results(**result_values(module, san_axis=2, san_british=2))
+    players.until_step("3.610")
+    fixed_dice.append([5])
+    r = roll(players, "british", "wounded_leaders", leader)
+    assert r.drms == [{"label": "if part of British Airborne RG", "value": -1, "how": "auto"}]
+    assert r.final == 4 and r.result == "Retained wounded"
+
+
+# --------------------------------------------------------------------------- the RG lifecycle
+
+
+def test_3_617_footnote_e_one_o4_in_the_ob_at_a_time(users, modules):
+    """British footnote e: "No more than 1 O4 may be in a sides OB at any given time":
+    a second O4 is refused while the first is in the OB, and may be bought once it is
+    marked eliminated."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    first = buy(players, "british", "O4")
+    players.finish()
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    Seat.objects.filter(campaign_id=players.campaign_id).update(points=100)
+    with pytest.raises(ActionRefused, match=r"no more than 1 in the OB at a time \(3.617 British"):
+        buy(players, "british", "O4")
+    purchases.change_rg_state(
+        campaign_id=players.campaign_id,
+        user=players.users["british"],
+        purchase_id=first.ref,
+        state="eliminated",
+    )
+    assert Purchase.objects.get(pk=first.pk).state == "eliminated"
+    second = buy(players, "british", "O4")
+    assert second.ordinal == 2  # the CG Max still counts the first
+    with pytest.raises(ActionRefused, match="already eliminated"):
+        purchases.change_rg_state(
+            campaign_id=players.campaign_id,
+            user=players.users["british"],
+            purchase_id=first.ref,
+            state="eliminated",
+        )
+
+
+# --------------------------------------------------------------------------- recon (3.620)
+
+
+def two_recon_drs(users, fixed_dice):
+    """The Axis buys two M2 Recon RGs on July 14 PM (one at 2 CPP) and makes their
+    Recon drs: 2 + 5 and 4 Locations."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    plus5 = buy(players, "axis", "M2", "recon_plus5")
+    plain = buy(players, "axis", "M2")
+    assert (plus5.cost, plain.cost, seat(players, "axis").points) == (2, 1, 197)
+    players.until("recon")
+    assert players.waiting() == ["axis"]
+    assert Event.objects.filter(
+        kind="step-done", side="british", text__contains="passes 3.620"
+    ).exists()
+    axis = players.users["axis"]
+    fixed_dice.extend([[2], [4]])
+    a = purchases.buy_recon(campaign_id=players.campaign_id, user=axis, purchase_id=plus5.ref)
+    b = purchases.buy_recon(campaign_id=players.campaign_id, user=axis, purchase_id=plain.ref)
+    assert (a.locations, b.locations, a.cost, b.cost) == (7, 4, 0, 0)
+    assert (a.purchase_id, b.purchase_id) == (plus5.pk, plain.pk)
+    with pytest.raises(ActionRefused, match=r"No M2 Recon RG bought on this date awaits"):
+        purchases.buy_recon(campaign_id=players.campaign_id, user=axis, purchase_id=plain.ref)
+    return players
+
+
+def test_3_620_each_m2_recon_rg_gives_one_recon_dr_plus_5_at_2_cpp(users, modules, fixed_dice):
+    """3.620 / chart footnote r: the Recon dr is bought as the M2 Recon RG, 1 CPP, or 2
+    CPP "for a +5 drm to the Recon dr"; each gives one dr; a side that bought none passes
+    3.620."""
+    two_recon_drs(users, fixed_dice)
+    plus5 = Roll.objects.filter(purpose__startswith="Recon").first()
+    assert plus5.drms == [{"label": "M2 bought for 2 CPP", "value": 5, "how": "auto"}]
+
+
+def test_3_620_the_british_buy_no_recon_in_cg_iii(users, modules):
+    """3.617 British chart, M2 Recon: CG Max 6/6/0: none in CG III (the Axis may buy 2)."""
+    players, _ = campaign_at("sicily", "iii", "jul14pm", users)
+    with pytest.raises(ActionRefused, match=r"the CG maximum is reached \(0 of 0 bought in CG III"):
+        buy(players, "british", "M2")
+    buy(players, "axis", "M2")
+
+
+def test_3_620_idle_dates_recon_locations_add_up_until_the_next_scenario(
+    users, modules, fixed_dice
+):
+    """3.620: "The number recorded for each Idle CG Date is cumulative with the number
+    recorded for each succeeding CG Date, but not beyond the next CG scenario": 7 + 4
+    Locations on July 14 PM (Idle), then 3 on July 14 N: 14."""
+    players = two_recon_drs(users, fixed_dice)
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    m2 = buy(players, "axis", "M2")
+    players.until("recon")
+    fixed_dice.append([3])
+    purchases.buy_recon(
+        campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=m2.ref
+    )
+    panel = campaign_view(players.users["axis"], players.campaign_id).panel
+    assert panel.recon_total == (
+        "Recon Locations for your next scenario, adding up over Idle dates: 14 (3.620)."
+    )
+    assert ReconBuy.objects.count() == 3
+
+
+# --------------------------------------------------------------------------- forgone CPP (3.616)
+
+
+def test_3_616_exc_the_british_forgo_cpp_which_come_off_the_axis(users, modules):
+    """3.616 EXC: "On the July 14 PM date of CG III the British player may fore go all or
+    a portion of the allotted CPP. The number of CPP fore gone is subtracted from the Axis
+    CPP base."  July 14 PM: Axis 29, British 12 (3.6161); the British forgo 5."""
+    players, module = start("sicily", "iii", users, "axis")
+    players.results(**result_values(module))
+    players.until_step("3.616")
+    assert players.waiting() == ["british"]
+    assert (seat(players, "axis").points, seat(players, "british").points) == (29, 12)
+    british = players.users["british"]
+    with pytest.raises(ActionRefused, match=r"Forgo between 0 and 12 CPP"):
+        steps.forgo_points(campaign_id=players.campaign_id, user=british, amount=13)
+    steps.forgo_points(campaign_id=players.campaign_id, user=british, amount=5)
+    assert (seat(players, "axis").points, seat(players, "british").points) == (24, 7)
+    assert Event.objects.get(kind="forgo").text == (
+        "British forgoes 5 CPP; the Axis CPP are reduced by 5 (3.616 EXC)."
+    )
+    assert players.step.id != "3.616"
+
+
+# --------------------------------------------------------------------------- fortifications (3.619)
+
+
+def test_3_619_foxholes_cost_3_2_1_by_capacity_and_hip_is_capped(users, modules):
+    """3.619: Foxhole "3/2/1" FPP (footnote c, 3S/2S/1S); footnote b: "No more than 10%
+    (FRU) of a side's Retained Infantry squads may use HIP": 11 squads → 2."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    buy(players, "axis", "M3")  # 20 FPP
+    add(players, "axis", "4-6-8", "squad", number=11)
+    add(players, "axis", "2-4-8", "half_squad", number=4)
+    players.until("fortify")
+    axis = players.users["axis"]
+
+    def fortify(item, count=1, tier=0):
+        return purchases.buy_fortification(
+            campaign_id=players.campaign_id, user=axis, item_id=item, count=count, tier=tier
+        )
+
+    two_s = fortify("foxhole", count=3, tier=1)
+    assert (two_s.cost, two_s.tier) == (6, "2S")
+    assert fortify("foxhole", tier=2).cost == 1
+    assert seat(players, "axis").fortification_points == 13
+    assert (
+        Event.objects.filter(kind="fortify")
+        .first()
+        .text.endswith("bought 3 × Foxhole (2S) for 6 FPP.")
+    )
+    hip = fortify("hip", count=2, tier=3)  # two 1-FPP counters
+    assert hip.cost == 2
+    with pytest.raises(
+        ActionRefused,
+        match=r"no more than 2 HIP \(1/10 FRU of 11 retained squads; 3.619 footnote b\); "
+        r"2 bought so far",
+    ):
+        fortify("hip", tier=3)
+    with pytest.raises(ActionRefused, match=r"not enough FPP \(15 needed, 11 left\)"):
+        fortify("foxhole", count=5, tier=0)
+    assert FortificationBuy.objects.count() == 3
+
+
+def test_c5_35_hip_capped_at_10_percent_frd_of_squad_equivalents(users, modules):
+    """C5.35 note 3: "No > 10% (FRD) of a side's non-reserve Infantry squad-equivalents may
+    be set up using HIP": 15 squads and 3 HS are 16.5 squad-equivalents → 1."""
+    german, us = users
+    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
+    players = players_of(c, german, us)
+    players.until_step("I-C5.35")
+    add(players, "german", "4-6-7", "squad", number=15)
+    add(players, "german", "2-4-7", "half_squad", number=3)
+    with pytest.raises(
+        ActionRefused,
+        match=r"no more than 1 HIP \(1/10 FRD of 16.5 retained squad-equivalents; C5.35 note 3\)",
+    ):
+        purchases.buy_fortification(campaign_id=c.pk, user=german, item_id="hip", count=2, tier=1)
+    buy = purchases.buy_fortification(campaign_id=c.pk, user=german, item_id="hip", tier=1)
+    assert (buy.cost, buy.tier) == (3, "Squad")
+
+
+# --------------------------------------------------------------------------- APD 2.9, 3.5, 3.6
+
+
+def test_2_9_the_american_wins_the_morning_and_moves_first(users, modules):
+    """2.9: at or above the required total the American wins the scenario, "otherwise the
+    German wins. The winning side moves first in the following scenario."  2.92 EX: 63 VP
+    scored, 55 needed; 2.92: 55 − 63 + 41 = 33 PP."""
+    players, module = apd_at(users, "3.4")
+    assert players.campaign.results.get().winner == "american"
+    assert Event.objects.get(kind="winner").text == (
+        "American wins the December 6 Morning scenario: VP scored by the American in the "
+        "scenario (CG total) 63 >= 55 (2.9; 4.0). American moves first in the next scenario."
+    )
+    assert seat(players, "american").points == 33
+
+
+def test_2_9_below_the_required_total_the_german_wins(users, modules):
+    """2.9: 40 VP of the 55 required (and no CGV Buildings): the German wins the scenario
+    and moves first in the next."""
+    players, module = start("pleasant-diversion", "cg", users, "american")
+    players.results(**result_values(module, vp_american=40, cvp_lost_american=10))
+    players.until("purchase")
+    assert players.campaign.results.get().winner == "german"
+    assert Event.objects.get(kind="winner").text == (
+        "German wins the December 6 Morning scenario (2.9; 4.0). German moves first in the "
+        "next scenario."
+    )
+
+
+GERMAN_CHART = {
+    "row-0-id": "RA1",
+    "row-0-type": "PzGr Platoon I",
+    "row-0-units": "4-6-7",
+    "row-0-full": "4",
+    "row-0-cost": "0",
+    "row-0-unit_kind": "squad",
+    "row-0-tags": "row_a",
+    "row-1-id": "RB1",
+    "row-1-type": "PzIV Section",
+    "row-1-units": "PzIVH",
+    "row-1-full": "2",
+    "row-1-cost": "0",
+    "row-1-unit_kind": "vehicle",
+    "row-1-tags": "row_b, pziv",
+}
+
+
+def row_table(rows):
+    form = {}
+    for n, (rng, result, effect) in enumerate(rows):
+        form.update(
+            {
+                f"row-{n}-range": rng,
+                f"row-{n}-result": result,
+                f"row-{n}-effect": effect,
+            }
+        )
+    return form
+
+
+def supply(players, path, form):
+    proposal = supplements.propose_supplement(
+        campaign_id=players.campaign_id, user=players.users["german"], path=path, form=form
+    )
+    supplements.accept_supplement(
+        campaign_id=players.campaign_id, user=players.users["american"], ref=proposal.ref
+    )
+
+
+def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leaders(
+    users, modules, fixed_dice
+):
+    """3.5: "The German player now secretly makes three Reinforcement drs (one each on
+    Rows A-C)"; 3.6: a Leader Table DR "for each German infantry (Row A) and armor (Row B)
+    Reinforcement Group" on its column, -1 for a PzGr Platoon I.  The rows and the groups
+    are not printed: the players supply them, each row naming the RG it gives."""
+    players, _ = apd_at(users, "3.4")
+    supply(players, "rg_charts.german", GERMAN_CHART)
+    supply(
+        players,
+        "tables.german_reinforcement_row_a",
+        row_table([("1-3", "PzGr Platoon I", "group: RA1"), ("4-6", "Nothing", "none")]),
+    )
+    supply(
+        players,
+        "tables.german_reinforcement_row_b",
+        row_table([("1-6", "PzIV Section", "group: RB1")]),
+    )
+    supply(
+        players,
+        "tables.german_reinforcement_row_c",
+        row_table([("1-6", "HE (only)", "none")]),
+    )
+    players.until_step("3.5")
+    fixed_dice.extend([[2], [5], [1]])
+    roll(players, "german", "german_reinforcement_row_a", item="Row A")
+    roll(players, "german", "german_reinforcement_row_b", item="Row B")
+    roll(players, "german", "german_reinforcement_row_c", item="Row C")
+    got = Purchase.objects.filter(side="german").order_by("id")
+    assert [(p.group_id, p.cost, p.revealed_at) for p in got] == [
+        ("RA1", 0, None),
+        ("RB1", 0, None),
+    ]
+    assert seat(players, "german").points == 0
+    with pytest.raises(
+        ActionRefused,
+        match=r"You have made your German Reinforcement Table, Row A roll in this pass \(3.5\)",
+    ):
+        roll(players, "german", "german_reinforcement_row_a", item="Row A again")
+    players.finish()
+    players.until_step("3.6")
+    assert players.waiting() == ["german"]
+    ra1, rb1 = got
+    fixed_dice.extend([[3, 3], [6, 6]])
+    rg_roll(players, "german", ra1, ticked={"leader": ["pzgr_pzv"]})
+    rg_roll(players, "german", rb1)
+    infantry, armor = Roll.objects.filter(table_id="leader").order_by("seq")
+    assert infantry.drms == [
+        {"label": "PzGr Platoon I / PzV Section (German)", "value": -1, "how": "ticked"}
+    ]
+    assert infantry.result == "German Infantry: 8-1" and armor.result == "German Armor: No leader"
+    assert unit_names(players, "german", kind="leader") == [("8-1 leader (RA1)", "leader", "ok", 1)]
+    assert ("4-6-7 (RA1 PzGr Platoon I)", "squad", "ok", 4) in unit_names(players, "german")

@@ -1,0 +1,3048 @@
+"""Issue 16, "every declared field enforced or removed": for each field of the module
+format (every pydantic model field reachable from ``rules.schema.Module``), a test
+changes it in a copy of a module and observes a different outcome through the engine
+(``ENGINE``) or the services (``SERVICE``); ``test_every_schema_field_has_a_mutation``
+checks that the tables name every field and nothing else.  A field no mechanism reads
+fails its case: it must be read, or removed from the schema — or, for a transcriber's
+note kept for the host on purpose, marked ``Field(json_schema_extra={"documentation":
+True})`` in ``rules/schema.py``, which exempts it here (``documentation_fields``).
+
+A case is ``(base module, prepare, mutate, observe)``: ``prepare`` (optional) adapts
+the base for the observation (both copies get it), ``mutate`` changes the field in one
+copy, ``observe`` turns a module (engine) or a campaign hosted on it (services) into an
+outcome.  A mutation the loader refuses is an outcome too ("refused: ...").
+
+Also here: ``validatemodule`` refuses a field no mechanism reads (the fields removed by
+issue 16 among them), naming its path."""
+
+from __future__ import annotations
+
+import copy
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, astuple, dataclass, replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+from pydantic import BaseModel
+
+import rules.dice
+from rules import availability, effects, ledger, machine, replenish, supply, victory
+from rules.drm import DrmRefused, RollContext, applicable_drms, holds
+from rules.kinds import Action
+from rules.loader import MODULE_DIR, load_file, validate_data
+from rules.purchase import cost_options, unavailable
+from rules.schema import Module, as_dict
+from rules.snapshot import Bought, FortificationBought, Holdings, SideState, Snapshot
+from tests.engine.conftest import at
+
+FIXTURE = Path(__file__).parent / "fixtures" / "modules" / "skirmish.yaml"
+FILES = {
+    "sicily": MODULE_DIR / "sicily.yaml",
+    "phd": MODULE_DIR / "purple-heart-draw.yaml",
+    "apd": MODULE_DIR / "pleasant-diversion.yaml",
+    "skirmish": FIXTURE,
+}
+_BASES: dict[str, dict[str, Any]] = {}
+
+
+def base(name: str) -> dict[str, Any]:
+    if name not in _BASES:
+        _BASES[name] = load_file(FILES[name], overrides=False).model_dump(mode="json")
+    return copy.deepcopy(_BASES[name])
+
+
+# --------------------------------------------------------------------------- the schema's fields
+
+
+def _models(annotation: Any) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+        return
+    for arg in typing.get_args(annotation):
+        yield from _models(arg)
+
+
+def schema_fields() -> list[str]:
+    """Every field reachable from Module, as "Model.field" (a model used in several
+    places, such as Condition, is listed once)."""
+    seen: set[type[BaseModel]] = set()
+    out: list[str] = []
+
+    def walk(model: type[BaseModel]) -> None:
+        if model in seen:
+            return
+        seen.add(model)
+        for name, info in model.model_fields.items():
+            out.append(f"{model.__name__}.{name}")
+            for sub in _models(info.annotation):
+                walk(sub)
+
+    walk(Module)
+    return out
+
+
+def documentation_fields() -> set[str]:
+    """Fields the schema marks as documentation for the transcriber and the host, read by
+    no mechanism on purpose (``Field(json_schema_extra={"documentation": True})``): they
+    need no mutation test."""
+    out = set()
+    for path in schema_fields():
+        model, name = path.split(".")
+        info = _MODELS[model].model_fields[name]
+        extra = info.json_schema_extra
+        if isinstance(extra, dict) and extra.get("documentation"):
+            out.add(path)
+    return out
+
+
+def _all_models() -> dict[str, type[BaseModel]]:
+    found: dict[str, type[BaseModel]] = {}
+
+    def walk(model: type[BaseModel]) -> None:
+        if model.__name__ in found:
+            return
+        found[model.__name__] = model
+        for info in model.model_fields.values():
+            for sub in _models(info.annotation):
+                walk(sub)
+
+    walk(Module)
+    return found
+
+
+_MODELS = _all_models()
+
+
+# --------------------------------------------------------------------------- data helpers
+
+
+def by_id(items: list[dict[str, Any]], key: str, field: str = "id") -> dict[str, Any]:
+    return next(x for x in items if x[field] == key)
+
+
+def tab(d: dict, tid: str) -> dict:
+    return by_id(d["tables"], tid)
+
+
+def step(d: dict, sid: str) -> dict:
+    return by_id(d["steps"], sid)
+
+
+def chart(d: dict, side: str) -> dict:
+    return by_id(d["rg_charts"], side, "side")
+
+
+def grp(d: dict, side: str, gid: str) -> dict:
+    return by_id(chart(d, side)["groups"], gid)
+
+
+def fort(d: dict, fid: str) -> dict:
+    return by_id(d["fortifications"]["items"], fid)
+
+
+def drm(d: dict, tid: str, did: str) -> dict:
+    return by_id(tab(d, tid)["drms"], did)
+
+
+def cvar(d: dict, cid: str) -> dict:
+    return by_id(d["cost_variants"], cid)
+
+
+def ini_result(d: dict, rid: str) -> dict:
+    return by_id(d["initiative"]["results"], rid)
+
+
+def restriction(d: dict, side: str, kind: str, n: int = 0) -> dict:
+    return [r for r in chart(d, side)["restrictions"] if r["kind"] == kind][n]
+
+
+def rename(node: Any, old: str, new: str) -> Any:
+    """Every key and string value equal to ``old`` becomes ``new`` (an id, everywhere
+    it is referred to)."""
+    if isinstance(node, dict):
+        return {(new if k == old else k): rename(v, old, new) for k, v in node.items()}
+    if isinstance(node, list):
+        return [rename(x, old, new) for x in node]
+    return new if node == old else node
+
+
+def setter(fn: Callable[[dict], Any], **values: Any) -> Callable[[dict], None]:
+    def mutate(d: dict) -> None:
+        fn(d).update(values)
+
+    return mutate
+
+
+# --------------------------------------------------------------------------- engine observers
+
+
+def snap(m: Module, side: str, **kw: Any) -> Snapshot:
+    return at(m, side=side, **kw)
+
+
+def reasons(side: str, gid: str, date: str, **kw: Any) -> Callable[[Module], Any]:
+    def observe(m: Module) -> Any:
+        g = m.group(side, gid)
+        assert g is not None
+        return availability.group_reasons(m, snap(m, side, date=date, **kw), g)
+
+    return observe
+
+
+def held(*bought: Bought, **kw: Any) -> Holdings:
+    return Holdings(bought=tuple(bought), **kw)
+
+
+def costs(side: str, gid: str) -> Callable[[Module], Any]:
+    def observe(m: Module) -> Any:
+        g = m.group(side, gid)
+        assert g is not None
+        return [astuple(o) for o in cost_options(m, side, g)]
+
+    return observe
+
+
+def auto_drms(tid: str, **ctx: Any) -> Callable[[Module], Any]:
+    def observe(m: Module) -> Any:
+        group = ctx.pop("group", None)
+        gside = ctx.get("side", "axis")
+        g = m.group(gside, group) if group else None
+        context = RollContext(**{**ctx, "group": g})
+        ctx["group"] = group
+        return [astuple(a) for a in applicable_drms(m.table(tid), context)]
+
+    return observe
+
+
+def ticked_drms(tid: str, ticked: list[str], typed: dict[str, int] | None = None, **ctx: Any):
+    def observe(m: Module) -> Any:
+        try:
+            out = applicable_drms(
+                m.table(tid), RollContext(**ctx), ticked=ticked, typed=typed or {}
+            )
+        except DrmRefused as exc:
+            return f"refused: {exc}"
+        return [astuple(a) for a in out]
+
+    return observe
+
+
+def view(tid: str) -> Callable[[Module], Any]:
+    from campaign.seat_views.panels import table_view
+
+    return lambda m: asdict(table_view(m.table(tid)))
+
+
+def lookup(tid: str, rolls: range | tuple[int, ...], column: str | None = None):
+    def observe(m: Module) -> Any:
+        t = m.table(tid)
+        out = []
+        for r in rolls:
+            row = t.lookup(r)
+            out.append(
+                (
+                    r,
+                    row.results[column] if column and row.results else row.result,
+                    [e.model_dump() for e in effects.row_effects(row, column)],
+                )
+            )
+        return out
+
+    return observe
+
+
+def unit_outcome(tid: str, final: int, name: str, status: str, kind: str, column=None):
+    def observe(m: Module) -> Any:
+        out = effects.on_unit(
+            effects.result_effects(m.table(tid), final, column),
+            effects.UnitState(name, status, kind),
+        )
+        return (out.removed, out.status, out.added)
+
+    return observe
+
+
+def group_outcome(tid: str, final: int, column: str | None = None):
+    def observe(m: Module) -> Any:
+        out = effects.GroupOutcome()
+        effects.on_group(effects.result_effects(m.table(tid), final, column), out)
+        return (out.strength, out.leaders, [astuple(u) for u in out.units])
+
+    return observe
+
+
+def lines(side: str, date_index: int, points: int = 0, **inputs: Any):
+    """The replenishment arithmetic of ``side`` on a date (dice fixed at 3 each)."""
+
+    def observe(m: Module) -> Any:
+        rolled: list[tuple[str, str]] = []
+
+        def roll(kind, purpose, table=None, drms=()):
+            rolled.append((kind, purpose))
+            n = rules.dice.DICE_COUNT[kind]
+            return SimpleNamespace(faces=[3] * n, final=3 * n + sum(d.value for d in drms))
+
+        defaults = {"cvp_lost_prior_scenario": 0, "cvp_lost_cg": 0, "vp_total": 0, "san": 2}
+        ins = {s.id: {**defaults, **inputs.get(s.id, {})} for s in m.sides}
+        ctx = RollContext(side=side, **inputs.get("ctx", {}))
+        try:
+            out = replenish.replenish(
+                m,
+                side=side,
+                date_index=date_index,
+                played_date_index=inputs.get("played", date_index - 1),
+                points=points,
+                inputs=ins,
+                context=ctx,
+                roll=roll,
+            )
+        except KeyError as exc:
+            return f"error {exc}"
+        return (out.points, out.lines, rolled)
+
+    return observe
+
+
+def fort_reasons(side: str, fid: str, count: int = 1, tier: int = 0, **kw: Any):
+    def observe(m: Module) -> Any:
+        forts = m.fortifications
+        assert forts is not None
+        item = next((i for i in forts.items if i.id == fid), None)
+        if item is None:
+            return "no such item"
+        return availability.fortification_reasons(m, snap(m, side, **kw), item, count, tier)
+
+    return observe
+
+
+def check_fort(side: str, fid: str, count: int = 1, tier: int = 0, **kw: Any):
+    def observe(m: Module) -> Any:
+        try:
+            item = availability.check_fortification(m, snap(m, side, **kw), fid, count, tier)
+        except Exception as exc:  # Refused
+            return f"refused: {exc}"
+        return item.price(tier) * count
+
+    return observe
+
+
+def hip_cap(side: str, **kw: Any):
+    def observe(m: Module) -> Any:
+        forts = m.fortifications
+        assert forts is not None
+        item = next(i for i in forts.items if i.id == "hip")
+        return availability.hip_cap(item, snap(m, side, **kw))
+
+    return observe
+
+
+def recon(side: str, option: int = 0, **kw: Any):
+    def observe(m: Module) -> Any:
+        s = snap(m, side, **kw)
+        return (
+            availability.recon_reasons(m, s, option),
+            [b.ref for b in availability.recon_due(m, s)],
+        )
+
+    return observe
+
+
+def nothing(side: str, sid: str, **kw: Any):
+    def observe(m: Module) -> Any:
+        st = next(s for s in m.steps if s.id == sid)
+        return availability.nothing_to_do(m, snap(m, side, step=sid, **kw), st)
+
+    return observe
+
+
+def refusal(side: str, sid: str, action: Action = Action.FINISH, **kw: Any):
+    def observe(m: Module) -> Any:
+        r = availability.turn_refusal(m, snap(m, side, step=sid, **kw), side, action)
+        return r.message if r else None
+
+    return observe
+
+
+def to_act(sid: str, done: tuple[str, ...] = ()):
+    def observe(m: Module) -> Any:
+        st = next(s for s in m.steps if s.id == sid)
+        return machine.sides_to_act(m, st, done)
+
+    return observe
+
+
+def chit(side: str, which: str = "attack", used: int = 0, opponent_no_units: bool = False):
+    def observe(m: Module) -> Any:
+        sides = [s.id for s in m.sides]
+        other = next(s for s in sides if s != side)
+        s = snap(
+            m,
+            side,
+            opponent=SideState(side=other, joined=True, no_on_map_units=opponent_no_units),
+        )
+        me = replace(s.me, attack_chits_used=used)
+        s = replace(s, sides={**s.sides, side: me})
+        return availability.chit_refusal(m, s, which)
+
+    return observe
+
+
+def with_san(m: Module, side: str, san: int, **kw: Any) -> Snapshot:
+    s = snap(m, side, **kw)
+    return replace(s, sides={**s.sides, side: replace(s.me, san=san)})
+
+
+def san_roll(side: str, san: int):
+    return lambda m: availability.no_san_roll(m, with_san(m, side, san))
+
+
+def forgo(side: str, date: str, variant: str, amount: int = 5, points: int = 12):
+    def observe(m: Module) -> Any:
+        s = snap(m, side, date=date, variant=variant, points=points, step="3.616")
+        try:
+            availability.check_forgo(m, s, amount)
+        except Exception as exc:
+            return f"refused: {exc}"
+        return "may forgo"
+
+    return observe
+
+
+def suppliable(variant: str | None = None, supplied: frozenset[str] = frozenset()):
+    def observe(m: Module) -> Any:
+        v = variant or m.variants[0].id
+        return [astuple(i) for i in supply.suppliable(m, v, set(supplied))]
+
+    return observe
+
+
+def rendered(m: Module) -> str:
+    entry = ledger.LedgerEntry(rule="1.1", title="x", status="map")
+    return ledger.render(m, ledger.Ledger(module=m.id, entries=[entry]))
+
+
+def start_summary(m: Module) -> Any:
+    from campaign.services.start import start_summary as summary
+
+    return summary(m, SimpleNamespace(variant=m.variants[0].id))
+
+
+def clean_result(values: dict[str, Any]):
+    def observe(m: Module) -> Any:
+        from campaign.services.errors import ActionRefused
+        from campaign.services.steps import clean_result as clean
+        from campaign.services.steps import describe_result
+
+        try:
+            data = clean(m, values)
+        except ActionRefused as exc:
+            return f"refused: {exc.message}"
+        return (data, describe_result(m, data))
+
+    return observe
+
+
+def rolls_for(table: str, gside: str, gid: str, strength: str | None = "full", n: int = 0):
+    """How many times the ``n``-th post-purchase roll on ``table`` is made for an RG."""
+
+    def observe(m: Module) -> Any:
+        from campaign.services.purchase_records import rolls_for as count
+
+        g = m.group(gside, gid)
+        assert g is not None
+        pps = [p for p in m.post_purchase if p.table == table]
+        ctx = RollContext(side=gside, group=g, strength=strength)
+        return [count(p, g, strength) if holds(p.applies_to, ctx) else 0 for p in pps]
+
+    return observe
+
+
+def to_make(side: str, gid: str):
+    return lambda m: availability.rolls_to_make(m, side, gid)
+
+
+def results(**per_scenario: Any) -> list[dict[str, dict[str, Any]]]:
+    return [per_scenario]
+
+
+def cg_won(rs: list[dict[str, Any]]):
+    def observe(m: Module) -> Any:
+        check = victory.cg_winner(m, rs)
+        return check.winner if check else None
+
+    return observe
+
+
+def scenario_won(rs: list[dict[str, Any]], vp_required: int | None = 55):
+    def observe(m: Module) -> Any:
+        win = victory.scenario_winner(m, rs, vp_required)
+        return astuple(win) if win else None
+
+    return observe
+
+
+def unavailable_for(side: str, gid: str, date_index: int, bought, variant: str = "i", tags=()):
+    def observe(m: Module) -> Any:
+        g = m.group(side, gid)
+        assert g is not None
+        return unavailable(
+            m,
+            variant=variant,
+            side=side,
+            group=g,
+            date_index=date_index,
+            bought=list(bought),
+            retained_tags=set(tags),
+        )
+
+    return observe
+
+
+def first(*observers: Callable[[Module], Any]) -> Callable[[Module], Any]:
+    return lambda m: [o(m) for o in observers]
+
+
+def everything(m: Module) -> Any:
+    """What the engine tells the players of a module, as broadly as it can: its RULES.md
+    section, every table as shown, what can be supplied, and for each side on the first
+    two dates, at every step: whether it must act, every chart row's refusals and
+    prices, every fortification's, recon, chits, SAN and forgoing, and the points
+    arithmetic."""
+    out: list[Any] = [rendered(m)]
+    from campaign.seat_views.panels import table_view
+
+    out += [asdict(table_view(t)) for t in m.tables]
+    out += [suppliable(v.id)(m) for v in m.variants]
+    for s in m.sides:
+        for date in m.dates[:2]:
+            for st in m.steps:
+                sn = snap(m, s.id, date=date.id, step=st.id, fortification_points=10)
+                out.append(availability.nothing_to_do(m, sn, st))
+                r = availability.turn_refusal(m, sn, s.id, Action.FINISH)
+                out.append(r.message if r else None)
+            sn = snap(m, s.id, date=date.id, fortification_points=10)
+            chart_ = m.chart(s.id)
+            for g in chart_.groups if chart_ else []:
+                out.append(availability.group_reasons(m, sn, g))
+                out.append([astuple(o) for o in cost_options(m, s.id, g)])
+                out.append(availability.rolls_to_make(m, s.id, g.id))
+            for item in m.fortifications.items if m.fortifications else []:
+                out.append(availability.fortification_reasons(m, sn, item))
+            if m.recon:
+                out.append(availability.recon_reasons(m, sn, 0))
+            if m.initiative:
+                out.append(availability.chit_refusal(m, sn, "attack"))
+            out.append(availability.no_san_roll(m, sn))
+            out.append(lines(s.id, m.dates.index(date))(m))
+            out.append(replenish.lost_after_purchase(m, m.dates.index(date), 5))
+    return out
+
+
+@dataclass(frozen=True)
+class Case:
+    base: str
+    mutate: Callable[[dict], Any]
+    observe: Callable[..., Any]
+    prepare: Callable[[dict], Any] | None = None
+
+
+def outcome(case: Case, data: dict) -> Any:
+    module, errors = validate_data(data, "copy.yaml")
+    if module is None:
+        return "refused: " + "; ".join(str(e) for e in errors)
+    return case.observe(module)
+
+
+def copies(case: Case) -> tuple[dict, dict]:
+    before = base(case.base)
+    if case.prepare is not None:
+        case.prepare(before)
+    after = copy.deepcopy(before)
+    result = case.mutate(after)
+    if isinstance(result, dict):
+        after = result
+    assert after != before, "the mutation changed nothing"
+    return before, after
+
+
+# --------------------------------------------------------------------------- mutations (engine)
+
+
+def _nationality_variant(d: dict) -> None:
+    d["cost_variants"].append(
+        {
+            "id": "redland_bonus",
+            "label": "Redland discount",
+            "factor": "1/2",
+            "applies_to": {"nationalities": ["Redland"]},
+        }
+    )
+
+
+def _night_drm(d: dict) -> None:
+    tab(d, "wounded")["drms"].append(
+        {"id": "dark", "label": "at night", "value": 1, "when": {"night": True}}
+    )
+
+
+def _supply_row_a(d: dict) -> None:
+    t = tab(d, "german_reinforcement_row_a")
+    t["missing"] = False
+    t["rows"] = [
+        {"range": "1-3", "result": "PzGr Platoon I", "effect": {"do": "group", "group": "RA1"}},
+        {"range": "4-6", "result": "Nothing", "effect": {"do": "none"}},
+    ]
+
+
+def _sw_depleted(d: dict) -> None:
+    t = tab(d, "sw_depleted")
+    t["missing"] = False
+    t["rows"] = [{"range": "≤3", "result": "Received"}, {"range": "≥4", "result": "Lost"}]
+
+
+def _pp(d: dict, table: str, n: int = 0) -> dict:
+    return [p for p in d["post_purchase"] if p["table"] == table][n]
+
+
+SICILY_I1 = Bought("I1", 2)
+CVP_20_VS_5 = {"axis": {"cvp_lost_prior_scenario": 20}, "british": {"cvp_lost_prior_scenario": 5}}
+APD_EX = {"american": {"vp_total": 63, "cvp_lost_cg": 41}, "played": 0}
+APD_RESULT = {"vp": {"american": 63}, "cgv_buildings": {"american": False}, "cvp_lost": {}}
+
+
+def _cg_results(vp: int, cvp: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "vp": {"american": vp},
+            "cvp_lost": {"american": cvp},
+            "cgv_buildings": {"american": False},
+        }
+    ]
+
+
+ENGINE: dict[str, Case] = {}
+
+
+def case(*fields: str, **kw: Any) -> None:
+    c = Case(**kw)
+    for f in fields:
+        assert f not in ENGINE, f
+        ENGINE[f] = c
+
+
+# Module
+case("Module.format", base="skirmish", mutate=setter(lambda d: d, format=2), observe=rendered)
+case(
+    "Module.id", base="skirmish", mutate=setter(lambda d: d, id="other-skirmish"), observe=rendered
+)
+case(
+    "Module.title",
+    base="skirmish",
+    mutate=setter(lambda d: d, title="Another CG"),
+    observe=rendered,
+)
+case("Module.system", base="skirmish", mutate=setter(lambda d: d, system="PHD"), observe=rendered)
+case(
+    "Module.source",
+    base="skirmish",
+    mutate=setter(lambda d: d, source="elsewhere"),
+    observe=everything,
+)
+case(
+    "Module.notes", base="sicily", mutate=lambda d: d["notes"].append("a note"), observe=everything
+)
+case(
+    "Module.sides",
+    base="skirmish",
+    mutate=lambda d: d["sides"].reverse(),
+    observe=to_act("T3.1"),
+)
+case(
+    "Module.victory_checks",
+    "VictoryCheck.winner",
+    base="apd",
+    mutate=lambda d: d["victory_checks"][0].update(winner="german"),
+    observe=cg_won(_cg_results(150, 10)),
+)
+case(
+    "Module.scenario_winner",
+    "ScenarioWinner.winner",
+    base="apd",
+    mutate=lambda d: d["scenario_winner"].update(winner="german", otherwise="american"),
+    observe=scenario_won([APD_RESULT]),
+)
+case(
+    "ScenarioWinner.otherwise",
+    base="apd",
+    mutate=lambda d: d["scenario_winner"].update(otherwise="american"),
+    observe=scenario_won([{**APD_RESULT, "vp": {"american": 10}}]),
+)
+case(
+    "ScenarioWinner.any",
+    "VictoryTerm.value",
+    base="apd",
+    mutate=lambda d: d["scenario_winner"]["any"][0].update(value=70),
+    observe=scenario_won([APD_RESULT]),
+)
+case(
+    "VictoryTerm.field",
+    base="apd",
+    mutate=lambda d: d["victory_checks"][0]["all"][0].update(field="cvp_lost"),
+    observe=cg_won(_cg_results(150, 10)),
+)
+case(
+    "VictoryTerm.side",
+    base="apd",
+    mutate=lambda d: d["victory_checks"][0]["all"][1].update(side="german"),
+    observe=cg_won(_cg_results(150, 10) + [{"cvp_lost": {"german": 200}}]),
+)
+case(
+    "VictoryTerm.total",
+    base="apd",
+    mutate=lambda d: d["victory_checks"][0]["all"][0].update(total=False),
+    observe=cg_won(_cg_results(100, 10) + _cg_results(60, 10)),
+)
+case(
+    "VictoryTerm.op",
+    base="apd",
+    mutate=lambda d: d["victory_checks"][0]["all"][0].update(op="<"),
+    observe=cg_won(_cg_results(150, 10)),
+)
+case(
+    "VictoryCheck.all",
+    base="apd",
+    mutate=lambda d: d["victory_checks"][0].update(all=d["victory_checks"][0]["all"][:1]),
+    observe=cg_won(_cg_results(150, 200)),
+)
+case(
+    "Module.san",
+    "SanRule.roll_from",
+    base="sicily",
+    mutate=lambda d: d["san"].update(roll_from=5),
+    observe=san_roll("axis", 4),
+)
+case(
+    "SanRule.rule",
+    base="sicily",
+    mutate=lambda d: d["san"].update(rule="3.6122b"),
+    observe=san_roll("axis", 3),
+)
+case(
+    "SanRule.table",
+    base="sicily",
+    mutate=lambda d: d["san"].update(table=None),
+    observe=san_roll("axis", 6),
+)
+
+# Sides
+case(
+    "Side.id",
+    base="skirmish",
+    mutate=lambda d: rename(d, "blue", "green"),
+    observe=to_act("T3.1"),
+)
+case(
+    "Side.name",
+    base="phd",
+    mutate=lambda d: by_id(d["sides"], "german").update(name="Wehrmacht"),
+    observe=refusal("us", "C5.2", done=("us",)),
+)
+case(
+    "Side.nationalities",
+    base="skirmish",
+    prepare=_nationality_variant,
+    mutate=lambda d: by_id(d["sides"], "red").update(nationalities=["Greenland"]),
+    observe=costs("red", "I1"),
+)
+case(
+    "Side.note",
+    base="sicily",
+    mutate=lambda d: d["sides"][0].update(note="changed"),
+    observe=everything,
+)
+
+# Variants and the start
+case(
+    "Module.variants",
+    "Variant.attack_chits",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["attack_chits"].update(red=2),
+    observe=chit("red", used=1),
+)
+case(
+    "Variant.id",
+    base="apd",
+    mutate=lambda d: rename(d, "cg", "whole"),
+    observe=suppliable(),
+)
+case(
+    "Variant.name",
+    base="sicily",
+    mutate=lambda d: d["variants"][0].update(name="CG One"),
+    observe=reasons("axis", "F1", "jul14pm", holdings=held(Bought("F1", 0))),
+)
+case(
+    "Variant.rule",
+    base="sicily",
+    mutate=lambda d: d["variants"][0].update(rule="3.51 (changed)"),
+    observe=everything,
+)
+case(
+    "Variant.note",
+    base="sicily",
+    mutate=lambda d: d["variants"][0].update(note="changed"),
+    observe=everything,
+)
+case(
+    "Variant.start",
+    "Start.rule",
+    base="sicily",
+    mutate=lambda d: d["variants"][0]["start"].update(rule="3.52"),
+    observe=suppliable("i"),
+)
+case(
+    "Start.missing",
+    base="apd",
+    mutate=lambda d: d["variants"][0]["start"]["missing"].remove("elr"),
+    observe=suppliable(),
+)
+case(
+    "Start.sets_up_first",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"].update(sets_up_first="blue"),
+    observe=start_summary,
+)
+case(
+    "Start.moves_first",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"].update(moves_first="red"),
+    observe=start_summary,
+)
+case(
+    "Start.misr",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"].update(misr=["I1: EC is Moist."]),
+    observe=start_summary,
+)
+case(
+    "Start.weather",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"].update(weather="Mist"),
+    observe=start_summary,
+)
+case(
+    "Start.note",
+    base="apd",
+    mutate=lambda d: d["variants"][0]["start"].update(note="changed"),
+    observe=everything,
+)
+
+
+def _ob_form(m: Module) -> Any:
+    from campaign.seat_views.supplements import _current
+
+    path = f"variants.{m.variants[0].id}.start.ob"
+    it = supply.item(m, m.variants[0].id, path, {path})
+    return _current(m, SimpleNamespace(variant=m.variants[0].id), it)
+
+
+case(
+    "InitialOB.text",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"]["ob"]["red"].update(text="Elements of 1st Coy"),
+    observe=_ob_form,
+)
+
+# Dates
+case(
+    "Module.dates",
+    "CGDate.label",
+    base="sicily",
+    mutate=lambda d: by_id(d["dates"], "jul14n").update(label="July 14 Night (N)"),
+    observe=reasons("axis", "I1", "jul14pm"),
+)
+case(
+    "CGDate.id",
+    base="apd",
+    mutate=lambda d: rename(d, "dec6midday", "dec6noon"),
+    observe=suppliable(),
+)
+case(
+    "CGDate.day",
+    base="sicily",
+    mutate=lambda d: by_id(d["dates"], "jul14n").update(day="July 15"),
+    observe=reasons(
+        "axis",
+        "I1",
+        "jul14n",
+        holdings=held(Bought("I5", 0), Bought("I4", 1), Bought("I5", 1), Bought("I7", 2)),
+    ),
+)
+case(
+    "CGDate.base_points",
+    base="sicily",
+    mutate=lambda d: by_id(d["dates"], "jul14pm")["base_points"].update(axis=30),
+    observe=lines("axis", 1),
+)
+case(
+    "CGDate.vp_required",
+    base="apd",
+    mutate=lambda d: by_id(d["dates"], "dec6morning").update(vp_required=60),
+    observe=lines("american", 1, **APD_EX),
+)
+case(
+    "CGDate.initial",
+    base="sicily",
+    mutate=lambda d: by_id(d["dates"], "jul14pm").update(initial=True),
+    observe=recon("axis", date="jul14pm", holdings=held(Bought("M2", 1, ref="r"))),
+)
+case(
+    "CGDate.note",
+    base="sicily",
+    mutate=lambda d: by_id(d["dates"], "jul14pm").update(note="changed"),
+    observe=everything,
+)
+
+# Currency
+case(
+    "Module.currency",
+    "Currency.code",
+    base="sicily",
+    mutate=lambda d: d["currency"].update(code="CP"),
+    observe=reasons("axis", "I4", "jul14pm", points=1),
+)
+case(
+    "Currency.replenishment",
+    "BaseTableReplenishment.rule",
+    base="sicily",
+    mutate=lambda d: d["currency"]["replenishment"].update(rule="3.616b"),
+    observe=lines("axis", 1),
+)
+case(
+    "BaseTableReplenishment.mechanism",
+    base="sicily",
+    mutate=lambda d: d["currency"]["replenishment"].update(mechanism="table_roll"),
+    observe=lines("axis", 1),
+)
+case(
+    "BaseTableReplenishment.loss_points",
+    "LossPoints.margin",
+    base="sicily",
+    mutate=lambda d: d["currency"]["replenishment"]["loss_points"].update(margin=20),
+    observe=lines("axis", 1, **CVP_20_VS_5),
+)
+case(
+    "LossPoints.ratio",
+    base="sicily",
+    mutate=lambda d: d["currency"]["replenishment"]["loss_points"].update(ratio=5),
+    observe=lines("axis", 1, **CVP_20_VS_5),
+)
+case(
+    "LossPoints.dice",
+    base="sicily",
+    mutate=lambda d: d["currency"]["replenishment"]["loss_points"].update(dice="DR"),
+    observe=lines("axis", 1, **CVP_20_VS_5),
+)
+case(
+    "LossPoints.rule",
+    base="sicily",
+    mutate=lambda d: d["currency"]["replenishment"]["loss_points"].update(rule="3.6162b"),
+    observe=lines("axis", 1, **CVP_20_VS_5),
+)
+case(
+    "BaseTableReplenishment.note",
+    base="sicily",
+    mutate=lambda d: d["currency"]["replenishment"].update(note="changed"),
+    observe=everything,
+)
+case(
+    "TableRollReplenishment.mechanism",
+    base="phd",
+    mutate=lambda d: d["currency"]["replenishment"].update(mechanism="base_table"),
+    observe=lines("us", 1),
+)
+case(
+    "TableRollReplenishment.rule",
+    base="phd",
+    mutate=lambda d: d["currency"]["replenishment"].update(rule="C5.29b"),
+    observe=lines("us", 1),
+)
+case(
+    "TableRollReplenishment.table",
+    base="phd",
+    prepare=lambda d: tab(d, "redeployment").update(
+        column_for_side={"us": "Infantry", "german": "Infantry"}
+    ),
+    mutate=lambda d: d["currency"]["replenishment"].update(table="redeployment"),
+    observe=lines("us", 1),
+)
+case(
+    "TableRollReplenishment.no_roll_on_initial",
+    base="phd",
+    mutate=lambda d: d["currency"]["replenishment"].update(no_roll_on_initial=False),
+    observe=lines("us", 0),
+)
+case(
+    "TableRollReplenishment.note",
+    base="phd",
+    mutate=lambda d: d["currency"]["replenishment"].update(note="changed"),
+    observe=everything,
+)
+case(
+    "VpDifferentialReplenishment.mechanism",
+    base="apd",
+    mutate=lambda d: d["currency"]["replenishment"].update(mechanism="table_roll"),
+    observe=lines("american", 1, **APD_EX),
+)
+case(
+    "VpDifferentialReplenishment.rule",
+    base="apd",
+    mutate=lambda d: d["currency"]["replenishment"].update(rule="2.92b"),
+    observe=lines("german", 1, **APD_EX),
+)
+case(
+    "VpDifferentialReplenishment.side",
+    base="apd",
+    mutate=lambda d: d["currency"]["replenishment"].update(side="german"),
+    observe=lines("american", 1, **APD_EX),
+)
+case(
+    "VpDifferentialReplenishment.negative_ignored",
+    base="apd",
+    mutate=lambda d: d["currency"]["replenishment"].update(negative_ignored=False),
+    observe=lines("american", 1, american={"vp_total": 63, "cvp_lost_cg": 1}, played=0),
+)
+case(
+    "VpDifferentialReplenishment.note",
+    base="apd",
+    mutate=lambda d: d["currency"]["replenishment"].update(note="changed"),
+    observe=everything,
+)
+case(
+    "Currency.carry_over",
+    "CarryOver.retained",
+    base="sicily",
+    mutate=lambda d: d["currency"]["carry_over"].update(retained=False),
+    observe=lines("axis", 2, points=10),
+)
+case(
+    "CarryOver.lost_after_dates",
+    base="sicily",
+    mutate=lambda d: d["currency"]["carry_over"].update(lost_after_dates=["jul14n"]),
+    observe=lambda m: replenish.lost_after_purchase(m, 1, 29),
+)
+case(
+    "CarryOver.rule",
+    base="sicily",
+    mutate=lambda d: d["currency"]["carry_over"].update(rule="3.617 EXC"),
+    observe=lambda m: replenish.lost_after_purchase(m, 1, 29),
+)
+case(
+    "CarryOver.note",
+    base="sicily",
+    mutate=lambda d: d["currency"]["carry_over"].update(note="changed"),
+    observe=everything,
+)
+case(
+    "Currency.forgo",
+    "Forgo.variants",
+    base="sicily",
+    mutate=lambda d: d["currency"]["forgo"][0].update(variants=["i"]),
+    observe=first(forgo("british", "jul14pm", "iii"), forgo("british", "jul14pm", "i")),
+)
+case(
+    "Forgo.date",
+    base="sicily",
+    mutate=lambda d: d["currency"]["forgo"][0].update(date="jul14n"),
+    observe=forgo("british", "jul14pm", "iii"),
+)
+case(
+    "Forgo.side",
+    base="sicily",
+    mutate=lambda d: d["currency"]["forgo"][0].update(side="axis", from_side="british"),
+    observe=forgo("british", "jul14pm", "iii"),
+)
+case(
+    "Forgo.rule",
+    base="sicily",
+    mutate=lambda d: d["currency"]["forgo"][0].update(rule="3.616 EXC (CG III)"),
+    observe=forgo("british", "jul14pm", "iii", amount=13),
+)
+
+# Fortifications
+case(
+    "Module.fortifications",
+    "Fortifications.currency",
+    base="sicily",
+    mutate=lambda d: d["fortifications"].update(currency="FP"),
+    observe=fort_reasons("axis", "trench", fortification_points=5),
+)
+case(
+    "Fortifications.rule",
+    base="sicily",
+    mutate=lambda d: d["fortifications"].update(rule="3.619b"),
+    observe=fort_reasons("axis", "at_mines", fortification_points=5),
+)
+case(
+    "Fortifications.items",
+    "FortificationItem.cost",
+    base="sicily",
+    mutate=lambda d: fort(d, "trench").update(cost=4),
+    observe=fort_reasons("axis", "trench", fortification_points=5),
+)
+case(
+    "Fortifications.note",
+    base="sicily",
+    mutate=lambda d: d["fortifications"].update(note="changed"),
+    observe=everything,
+)
+case(
+    "FortificationItem.id",
+    base="sicily",
+    mutate=lambda d: fort(d, "trench").update(id="trenches"),
+    observe=check_fort("axis", "trench", fortification_points=50),
+)
+case(
+    "FortificationItem.label",
+    base="sicily",
+    mutate=lambda d: fort(d, "at_mines").update(label="A-T Mines"),
+    observe=fort_reasons("axis", "at_mines", fortification_points=50),
+)
+case(
+    "FortificationItem.sides",
+    base="sicily",
+    mutate=lambda d: fort(d, "at_mines").update(sides=None),
+    observe=fort_reasons(
+        "axis", "at_mines", fortification_points=50, holdings=held(Bought("I2", 0))
+    ),
+)
+case(
+    "FortificationItem.cap_sides",
+    base="sicily",
+    mutate=lambda d: fort(d, "roadblock").update(cap_sides=None),
+    observe=fort_reasons(
+        "british",
+        "roadblock",
+        fortification_points=50,
+        holdings=Holdings(fortifications=(FortificationBought("roadblock", 0, 5),)),
+    ),
+)
+case(
+    "FortificationItem.tiers",
+    "CostTier.cost",
+    base="sicily",
+    mutate=lambda d: fort(d, "foxhole")["tiers"][1].update(cost=3),
+    observe=fort_reasons("axis", "foxhole", tier=1, fortification_points=2),
+)
+case(
+    "CostTier.label",
+    base="sicily",
+    mutate=lambda d: fort(d, "foxhole")["tiers"][0].update(label="3-squad"),
+    observe=check_fort("axis", "foxhole", count=5, tier=0, fortification_points=2),
+)
+case(
+    "FortificationItem.per_cg_max",
+    base="sicily",
+    mutate=lambda d: fort(d, "roadblock").update(per_cg_max=6),
+    observe=fort_reasons(
+        "axis",
+        "roadblock",
+        fortification_points=50,
+        holdings=Holdings(fortifications=(FortificationBought("roadblock", 0, 5),)),
+    ),
+)
+case(
+    "FortificationItem.per_date_max",
+    base="skirmish",
+    mutate=lambda d: fort(d, "foxhole").update(per_date_max=1),
+    observe=fort_reasons(
+        "red",
+        "foxhole",
+        fortification_points=50,
+        holdings=Holdings(fortifications=(FortificationBought("foxhole", 0, 1),)),
+    ),
+)
+case(
+    "FortificationItem.requires_retained",
+    base="sicily",
+    mutate=lambda d: fort(d, "at_mines").update(requires_retained=["coy"]),
+    observe=fort_reasons(
+        "british", "at_mines", fortification_points=50, holdings=held(Bought("I2", 0))
+    ),
+)
+case(
+    "FortificationItem.hip",
+    "HipCap.fraction",
+    base="sicily",
+    mutate=lambda d: fort(d, "hip")["hip"].update(fraction="1/5"),
+    observe=hip_cap("axis", holdings=Holdings(squads=11)),
+)
+case(
+    "HipCap.rounding",
+    base="sicily",
+    mutate=lambda d: fort(d, "hip")["hip"].update(rounding="FRD"),
+    observe=hip_cap("axis", holdings=Holdings(squads=11)),
+)
+case(
+    "HipCap.of",
+    base="sicily",
+    mutate=lambda d: fort(d, "hip")["hip"].update(of="squad_equivalents"),
+    observe=hip_cap("axis", holdings=Holdings(squads=9, half_squads=4)),
+)
+case(
+    "HipCap.rule",
+    base="sicily",
+    mutate=lambda d: fort(d, "hip")["hip"].update(rule="3.619b"),
+    observe=fort_reasons(
+        "axis", "hip", count=3, fortification_points=50, holdings=Holdings(squads=11)
+    ),
+)
+case(
+    "FortificationItem.rule",
+    base="sicily",
+    mutate=lambda d: fort(d, "at_mines").update(rule="3.619d"),
+    observe=fort_reasons("axis", "at_mines", fortification_points=50),
+)
+
+# Recon
+case(
+    "Module.recon",
+    "Recon.group",
+    base="sicily",
+    mutate=lambda d: d["recon"].update(group=None, options=[{"cost": 1, "drm": 0}]),
+    observe=recon("axis", date="jul14pm", holdings=held(Bought("M2", 1, ref="r"))),
+)
+case(
+    "Recon.rule",
+    base="sicily",
+    mutate=lambda d: d["recon"].update(rule="3.620b"),
+    observe=recon("axis", date="jul14am", holdings=held(Bought("M2", 0, ref="r"))),
+)
+case(
+    "Recon.options",
+    "ReconOption.cost",
+    base="phd",
+    mutate=lambda d: d["recon"]["options"][0].update(cost=2),
+    observe=recon("us", date="t0930", points=1),
+)
+case(
+    "Recon.not_for_initial",
+    base="sicily",
+    mutate=lambda d: d["recon"].update(not_for_initial=False),
+    observe=recon("axis", date="jul14am", holdings=held(Bought("M2", 0, ref="r"))),
+)
+case(
+    "Recon.note",
+    base="sicily",
+    mutate=lambda d: d["recon"].update(note="changed"),
+    observe=everything,
+)
+
+# Steps and flow
+case(
+    "Module.steps",
+    "Step.acts",
+    base="skirmish",
+    mutate=lambda d: step(d, "T3.1").update(acts="red"),
+    observe=to_act("T3.1"),
+)
+case(
+    "Step.id",
+    base="sicily",
+    mutate=lambda d: step(d, "3.601").update(id="3.601a"),
+    observe=lambda m: (
+        availability.turn_refusal(
+            m, snap(m, "axis", step=m.steps[4].id), "axis", Action.BUY
+        ).message
+    ),
+)
+case(
+    "Step.title",
+    base="sicily",
+    mutate=lambda d: step(d, "3.601").update(title="Melee"),
+    observe=refusal("axis", "3.601", Action.BUY),
+)
+case(
+    "Step.kind",
+    base="sicily",
+    mutate=lambda d: step(d, "3.601").update(kind="purchase"),
+    observe=refusal("axis", "3.601", Action.BUY),
+)
+case(
+    "Step.start",
+    base="skirmish",
+    mutate=lambda d: d["steps"].insert(
+        0, {"id": "T0", "title": "Buy", "kind": "purchase", "start": True}
+    ),
+    observe=lambda m: machine.results_index(m),
+)
+case(
+    "Step.note",
+    base="sicily",
+    mutate=lambda d: step(d, "3.601").update(note="changed"),
+    observe=everything,
+)
+case(
+    "Module.flow",
+    "Flow.order",
+    base="apd",
+    mutate=lambda d: d["flow"].update(order=["german", "american"]),
+    observe=to_act("2.1"),
+)
+case(
+    "Flow.rule",
+    base="apd",
+    mutate=lambda d: d["flow"].update(rule="1.2b"),
+    observe=everything,
+)
+
+# Result fields
+VALUES = {"cvp_lost.red": "3", "cvp_lost.blue": "4", "san.red": "2", "san.blue": "2"}
+case(
+    "Module.result_fields",
+    "ResultField.label",
+    base="skirmish",
+    mutate=lambda d: d["result_fields"][0].update(label="Casualty VP lost"),
+    observe=clean_result(VALUES),
+)
+case(
+    "ResultField.id",
+    base="skirmish",
+    mutate=lambda d: d["result_fields"][0].update(id="cvp"),
+    observe=clean_result(VALUES),
+)
+case(
+    "ResultField.per_side",
+    base="skirmish",
+    mutate=lambda d: d["result_fields"][0].update(per_side=False),
+    observe=clean_result(VALUES),
+)
+case(
+    "ResultField.side",
+    base="skirmish",
+    mutate=lambda d: d["result_fields"][0].update(side="red"),
+    observe=clean_result(VALUES),
+)
+case(
+    "ResultField.kind",
+    base="skirmish",
+    mutate=lambda d: d["result_fields"][0].update(kind="text"),
+    observe=clean_result({**VALUES, "cvp_lost.red": "three"}),
+)
+case(
+    "ResultField.rule",
+    base="skirmish",
+    mutate=lambda d: d["result_fields"][0].update(rule="T3.0"),
+    observe=everything,
+)
+
+# Tables
+case(
+    "Module.tables",
+    "Table.title",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape").update(title="Escapes"),
+    observe=view("escape"),
+)
+case(
+    "Table.id",
+    base="skirmish",
+    mutate=lambda d: rename(d, "wounded", "hurt"),
+    observe=lambda m: [view(t)(m) for t in m.steps[2].tables],
+)
+case(
+    "Table.rule",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape").update(rule="3.606b"),
+    observe=view("escape"),
+)
+case(
+    "Table.dice",
+    base="sicily",
+    mutate=lambda d: tab(d, "stun_recovery").update(dice="DR"),
+    observe=view("stun_recovery"),
+)
+case(
+    "Table.columns",
+    base="sicily",
+    mutate=lambda d: [
+        tab(d, "escape").update(columns=["Infantry", "Vehicle"]),
+        [
+            r["results"].update({"Vehicle": r["results"].pop("Mobile Vehicle")})
+            for r in tab(d, "escape")["rows"]
+        ],
+    ],
+    observe=view("escape"),
+)
+case(
+    "Table.column_for_side",
+    base="phd",
+    mutate=lambda d: tab(d, "tp_replenishment").update(
+        column_for_side={"us": "German", "german": "US"}
+    ),
+    observe=lines("us", 1),
+)
+case(
+    "Table.rows",
+    "TableRow.range",
+    base="sicily",
+    mutate=lambda d: [
+        tab(d, "rg_strength")["rows"][0].update(range="≤8"),
+        tab(d, "rg_strength")["rows"][1].update(range="≥9"),
+    ],
+    observe=lookup("rg_strength", (9,)),
+)
+case(
+    "TableRow.result",
+    base="sicily",
+    mutate=lambda d: tab(d, "shift")["rows"][0].update(result="Shifted"),
+    observe=view("shift"),
+)
+case(
+    "TableRow.results",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["rows"][0]["results"].update(Infantry="Escapes"),
+    observe=view("escape"),
+)
+case(
+    "TableRow.effect",
+    "Effect.do",
+    base="sicily",
+    mutate=lambda d: tab(d, "stun_recovery")["rows"][2].update(effect={"do": "none"}),
+    observe=unit_outcome("stun_recovery", 6, "PzIII", "stunned", "vehicle"),
+)
+case(
+    "TableRow.effects",
+    "Effect.kinds",
+    base="apd",
+    mutate=lambda d: tab(d, "repair_ma_gun")["rows"][2]["effects"][0].update(kinds=["gun"]),
+    observe=unit_outcome("repair_ma_gun", 6, "M4", "malfunctioned", "vehicle"),
+)
+case(
+    "TableRow.column_effects",
+    base="apd",
+    mutate=lambda d: tab(d, "leader")["rows"][6]["column_effects"].update(
+        {"German Infantry": {"do": "leader", "unit": "6+1 leader"}}
+    ),
+    observe=group_outcome("leader", 12, "German Infantry"),
+)
+case(
+    "TableRow.note",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["rows"][0].update(note="changed"),
+    observe=everything,
+)
+case(
+    "Effect.status",
+    base="apd",
+    mutate=lambda d: tab(d, "repair_ma_gun")["rows"][2]["effects"][0].update(status="immobilized"),
+    observe=unit_outcome("repair_ma_gun", 6, "M4", "malfunctioned", "vehicle"),
+)
+case(
+    "Effect.unit",
+    base="apd",
+    mutate=lambda d: tab(d, "recovery")["rows"][1]["effect"].update(unit="8-0 leader"),
+    observe=unit_outcome("recovery", 5, "9-1 leader", "wounded", "leader"),
+)
+case(
+    "Effect.count",
+    base="apd",
+    mutate=lambda d: tab(d, "m4_model")["rows"][0]["effects"][0].update(count=3),
+    observe=group_outcome("m4_model", 2),
+)
+case(
+    "Effect.strength",
+    base="sicily",
+    mutate=lambda d: tab(d, "rg_strength")["rows"][1]["effect"].update(strength="full"),
+    observe=group_outcome("rg_strength", 11),
+)
+case(
+    "Effect.group",
+    base="apd",
+    prepare=_supply_row_a,
+    mutate=lambda d: tab(d, "german_reinforcement_row_a")["rows"][0]["effect"].update(group="RA2"),
+    observe=lambda m: effects.granted_group(
+        effects.result_effects(m.table("german_reinforcement_row_a"), 2)
+    ),
+)
+case(
+    "Effect.by",
+    base="sicily",
+    mutate=lambda d: tab(d, "san_adjustment")["rows"][1]["effect"].update(by=-1),
+    observe=lambda m: effects.san_after(effects.result_effects(m.table("san_adjustment"), 5), 6),
+)
+case(
+    "Effect.side",
+    base="sicily",
+    mutate=lambda d: tab(d, "dual_attack_setup")["rows"][0]["effect"].update(side="axis"),
+    observe=lambda m: effects.named_side(effects.result_effects(m.table("dual_attack_setup"), 2)),
+)
+case(
+    "Effect.kind",
+    base="apd",
+    mutate=lambda d: tab(d, "m4_model")["rows"][0]["effects"][1].update(kind="other"),
+    observe=group_outcome("m4_model", 2),
+)
+case(
+    "Table.drms",
+    "Drm.value",
+    base="sicily",
+    mutate=lambda d: drm(d, "leader_allotment", "alert_coy").update(value=2),
+    observe=auto_drms("leader_allotment", side="axis", group="I3"),
+)
+case(
+    "Drm.id",
+    base="sicily",
+    mutate=lambda d: drm(d, "escape", "isolated").update(id="isolated_unit"),
+    observe=ticked_drms("escape", ["isolated"], side="axis"),
+)
+case(
+    "Drm.label",
+    base="sicily",
+    mutate=lambda d: drm(d, "escape", "isolated").update(label="+2 Isolated"),
+    observe=ticked_drms("escape", ["isolated"], side="axis"),
+)
+case(
+    "Drm.when",
+    "Condition.tags",
+    base="sicily",
+    mutate=lambda d: drm(d, "leader_allotment", "alert_coy")["when"].update(tags=["coy"]),
+    observe=auto_drms("leader_allotment", side="axis", group="I1"),
+)
+case(
+    "Drm.per",
+    base="phd",
+    mutate=lambda d: drm(d, "tp_replenishment", "cvp_suffered").update(per=5),
+    observe=auto_drms("tp_replenishment", side="us", inputs={"cvp_lost_prior_scenario": 29}),
+)
+case(
+    "Drm.of",
+    base="phd",
+    mutate=lambda d: drm(d, "tp_replenishment", "cvp_suffered").update(of="cvp_lost_cg"),
+    observe=auto_drms(
+        "tp_replenishment", side="us", inputs={"cvp_lost_prior_scenario": 29, "cvp_lost_cg": 60}
+    ),
+)
+case(
+    "Drm.offset",
+    base="sicily",
+    mutate=lambda d: drm(d, "san_adjustment", "san_over_4").update(offset=-3),
+    observe=auto_drms("san_adjustment", side="axis", inputs={"san": 6}),
+)
+case(
+    "Drm.rounding",
+    base="phd",
+    mutate=lambda d: drm(d, "tp_replenishment", "cvp_suffered").update(rounding="FRU"),
+    observe=auto_drms("tp_replenishment", side="us", inputs={"cvp_lost_prior_scenario": 29}),
+)
+case(
+    "Drm.variable",
+    base="sicily",
+    mutate=lambda d: drm(d, "weapon_repair", "repair_number").update(variable=False, value=-1),
+    observe=ticked_drms("weapon_repair", [], {"repair_number": -3}, side="axis"),
+)
+case(
+    "Drm.min",
+    base="phd",
+    mutate=lambda d: drm(d, "tp_replenishment", "cvp_suffered").update(min=-1),
+    observe=auto_drms("tp_replenishment", side="us", inputs={"cvp_lost_prior_scenario": 29}),
+)
+case(
+    "Drm.max",
+    base="sicily",
+    mutate=lambda d: drm(d, "san_adjustment", "san_over_4").update(max=1),
+    observe=auto_drms("san_adjustment", side="axis", inputs={"san": 6}),
+)
+case(
+    "Drm.rule",
+    base="sicily",
+    mutate=lambda d: drm(d, "escape", "isolated").update(rule="3.606"),
+    observe=everything,
+)
+case(
+    "Drm.note",
+    base="sicily",
+    mutate=lambda d: drm(d, "escape", "isolated").update(note="changed"),
+    observe=everything,
+)
+case(
+    "Condition.sides",
+    base="sicily",
+    mutate=lambda d: drm(d, "leader_allotment", "german_v")["when"].update(sides=["british"]),
+    observe=auto_drms("leader_allotment", side="axis", group="V1"),
+)
+case(
+    "Condition.nationalities",
+    base="skirmish",
+    mutate=lambda d: d["cost_variants"][0]["applies_to"].update(nationalities=["Blueland"]),
+    observe=costs("red", "I1"),
+)
+case(
+    "Condition.groups",
+    base="sicily",
+    mutate=lambda d: _pp(d, "leader_allotment", 1)["applies_to"].update(groups=["I1"]),
+    observe=to_make("axis", "I3"),
+)
+case(
+    "Condition.id_prefixes",
+    base="sicily",
+    mutate=lambda d: cvar(d, "reserve")["applies_to"].update(id_prefixes=["I"]),
+    observe=costs("axis", "G1"),
+)
+case(
+    "Condition.not_tags",
+    base="sicily",
+    mutate=lambda d: drm(d, "rg_strength", "g_v_type")["when"].update(not_tags=None),
+    observe=auto_drms("rg_strength", side="british", group="G2"),
+)
+case(
+    "Condition.strength",
+    base="sicily",
+    mutate=lambda d: drm(d, "leader_allotment", "depleted")["when"].update(strength="full"),
+    observe=auto_drms("leader_allotment", side="axis", group="I1", strength="full"),
+)
+case(
+    "Condition.night",
+    base="skirmish",
+    prepare=_night_drm,
+    mutate=lambda d: drm(d, "wounded", "dark")["when"].update(night=False),
+    observe=auto_drms("wounded", side="red", night=True),
+)
+case(
+    "Condition.chose_attack_previous",
+    base="phd",
+    mutate=lambda d: drm(d, "tp_replenishment", "attack_previous")["when"].update(
+        chose_attack_previous=False
+    ),
+    observe=auto_drms("tp_replenishment", side="us", chose_attack_previous=True),
+)
+case(
+    "Condition.initial_scenario",
+    base="skirmish",
+    prepare=lambda d: tab(d, "strength")["drms"].append(
+        {"id": "ob", "label": "OB RG", "value": 1, "when": {"initial_scenario": True}}
+    ),
+    mutate=lambda d: drm(d, "strength", "ob")["when"].update(initial_scenario=False),
+    observe=auto_drms("strength", side="red", initial_scenario=True),
+)
+case(
+    "Condition.first_roll",
+    base="sicily",
+    mutate=lambda d: drm(d, "leader_allotment", "signal_first_roll")["when"].update(
+        first_roll=None
+    ),
+    observe=auto_drms("leader_allotment", side="axis", group="I4", roll_number=2),
+)
+case(
+    "Condition.footnotes",
+    base="phd",
+    prepare=lambda d: chart(d, "us").update(
+        missing=False,
+        groups=[{"id": "I1", "type": "Rifle Pl", "units": "6-6-6", "cost": 8, "footnotes": ["l"]}],
+        footnotes={"l": "leader"},
+    ),
+    mutate=lambda d: _pp(d, "leader_table")["applies_to"].update(footnotes=["x"]),
+    observe=to_make("us", "I1"),
+)
+case(
+    "Table.footnotes",
+    base="apd",
+    mutate=lambda d: tab(d, "recovery")["footnotes"].update({"*": "Replaced by an 8-0."}),
+    observe=view("recovery"),
+)
+case(
+    "Table.missing",
+    base="sicily",
+    mutate=lambda d: tab(d, "special_ammo").update(missing=True),
+    observe=view("special_ammo"),
+)
+case(
+    "Table.once",
+    base="sicily",
+    mutate=lambda d: tab(d, "wounded_leaders").update(once=None),
+    observe=view("wounded_leaders"),
+)
+case(
+    "Table.for_units",
+    "UnitFilter.statuses",
+    base="apd",
+    mutate=lambda d: tab(d, "recovery")["for_units"].update(statuses=["wounded", "ok"]),
+    observe=lambda m: effects.matches(
+        m.table("recovery").for_units, effects.UnitState("8-1", "ok", "leader")
+    ),
+)
+case(
+    "UnitFilter.kinds",
+    base="apd",
+    mutate=lambda d: tab(d, "repair_sw")["for_units"].update(kinds=["sw", "gun"]),
+    observe=lambda m: effects.matches(
+        m.table("repair_sw").for_units, effects.UnitState("AT", "malfunctioned", "gun")
+    ),
+)
+case(
+    "Table.note",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape").update(note="changed"),
+    observe=everything,
+)
+
+# RG charts
+case(
+    "Module.rg_charts",
+    "RGChart.groups",
+    "ReinforcementGroup.cost",
+    base="sicily",
+    mutate=lambda d: grp(d, "axis", "I4").update(cost=12),
+    observe=reasons("axis", "I4", "jul14pm", points=11),
+)
+case(
+    "RGChart.side",
+    base="skirmish",
+    mutate=lambda d: [d["rg_charts"][0].update(side="blue"), d["rg_charts"][1].update(side="red")],
+    observe=costs("red", "I1"),
+)
+case(
+    "RGChart.rule",
+    base="sicily",
+    mutate=lambda d: chart(d, "axis").update(rule="3.617b"),
+    observe=reasons("axis", "F1", "jul14pm", holdings=held(Bought("F1", 0))),
+)
+case(
+    "RGChart.missing",
+    base="phd",
+    mutate=lambda d: chart(d, "us").update(
+        missing=False, groups=[{"id": "I1", "type": "Rifle Pl", "units": "6-6-6", "cost": 8}]
+    ),
+    observe=lambda m: availability.chart_missing(m, "us"),
+)
+case(
+    "RGChart.note",
+    base="sicily",
+    mutate=lambda d: chart(d, "axis").update(note="changed"),
+    observe=everything,
+)
+case(
+    "ReinforcementGroup.id",
+    base="skirmish",
+    mutate=lambda d: grp(d, "blue", "I1").update(id="I2"),
+    observe=lambda m: _check_purchase(m, "blue", "I1", "d1am"),
+)
+case(
+    "ReinforcementGroup.type",
+    base="sicily",
+    mutate=lambda d: grp(d, "axis", "I4").update(type="Signal Coy"),
+    observe=lambda m: _check_purchase(m, "axis", "I4", "jul14pm", points=1),
+)
+case(
+    "ReinforcementGroup.full",
+    base="sicily",
+    mutate=lambda d: grp(d, "british", "V3").update(full=2),
+    observe=rolls_for("sw_depleted", "british", "V3", strength="full"),
+    prepare=lambda d: _pp(d, "sw_depleted", 1)["applies_to"].pop("strength"),
+)
+case(
+    "ReinforcementGroup.depleted",
+    base="sicily",
+    mutate=lambda d: grp(d, "british", "V5").update(depleted=1),
+    observe=rolls_for("sw_depleted", "british", "V5", strength="depleted"),
+    prepare=lambda d: _pp(d, "sw_depleted", 1)["applies_to"].update(groups=["V5"]),
+)
+case(
+    "ReinforcementGroup.costs",
+    base="sicily",
+    mutate=lambda d: grp(d, "axis", "M2")["costs"].update(recon_plus5=3),
+    observe=costs("axis", "M2"),
+)
+case(
+    "ReinforcementGroup.date_max",
+    base="sicily",
+    mutate=lambda d: grp(d, "axis", "I4").update(date_max=2),
+    observe=reasons("axis", "I4", "jul14pm", holdings=held(Bought("I4", 1))),
+)
+case(
+    "ReinforcementGroup.cg_max",
+    base="sicily",
+    mutate=lambda d: grp(d, "axis", "F1")["cg_max"].update(i=2),
+    observe=reasons("axis", "F1", "jul14pm", holdings=held(Bought("F1", 0))),
+)
+case(
+    "ReinforcementGroup.tags",
+    base="sicily",
+    mutate=lambda d: grp(d, "axis", "I7").update(tags=["italian"]),
+    observe=reasons("axis", "I7", "jul14n", holdings=held(Bought("I1", 2), Bought("I3", 2))),
+)
+case(
+    "ReinforcementGroup.footnotes",
+    base="phd",
+    prepare=lambda d: chart(d, "us").update(
+        missing=False,
+        groups=[{"id": "I1", "type": "Rifle Pl", "units": "6-6-6", "cost": 8, "footnotes": ["l"]}],
+        footnotes={"l": "leader", "x": "x"},
+    ),
+    mutate=lambda d: grp(d, "us", "I1").update(footnotes=["x"]),
+    observe=to_make("us", "I1"),
+)
+case(
+    "ReinforcementGroup.sw",
+    base="sicily",
+    prepare=_sw_depleted,
+    mutate=lambda d: grp(d, "british", "I3").update(sw={"LMG": 1}),
+    observe=rolls_for("sw_depleted", "british", "I3", strength="depleted"),
+)
+case(
+    "ReinforcementGroup.setup_on_map_free",
+    base="sicily",
+    mutate=lambda d: grp(d, "axis", "I2").update(setup_on_map_free=False),
+    observe=costs("axis", "I2"),
+)
+case(
+    "ReinforcementGroup.note",
+    base="sicily",
+    mutate=lambda d: grp(d, "axis", "I4").update(note="changed"),
+    observe=everything,
+)
+case(
+    "RGChart.restrictions",
+    "DateWindow.not_before",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "date_window", 0).update(not_before="jul14pm"),
+    observe=reasons("axis", "I1", "jul14pm"),
+)
+case(
+    "DateWindow.kind",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "date_window", 0).update(kind="count_limit"),
+    observe=reasons("axis", "I1", "jul14pm"),
+)
+case(
+    "DateWindow.applies_to",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "date_window", 0)["applies_to"].update(groups=["I2"]),
+    observe=reasons("axis", "I1", "jul14pm"),
+)
+case(
+    "DateWindow.not_after",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "date_window", 1).update(not_after="jul14n"),
+    observe=reasons("axis", "I5", "jul14n"),
+)
+case(
+    "DateWindow.rule",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "date_window", 0).update(rule="k"),
+    observe=reasons("axis", "I1", "jul14pm"),
+)
+case(
+    "DateWindow.note",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "date_window", 0).update(note="changed"),
+    observe=everything,
+)
+case(
+    "CountLimit.kind",
+    base="sicily",
+    mutate=lambda d: [
+        restriction(d, "british", "count_limit", 2).update(kind="date_window"),
+        restriction(d, "british", "date_window", 2).pop("per"),
+        restriction(d, "british", "date_window", 2).pop("max"),
+    ],
+    observe=reasons("british", "O4", "jul15am", holdings=held(Bought("O4", 2))),
+)
+case(
+    "CountLimit.applies_to",
+    base="sicily",
+    mutate=lambda d: restriction(d, "british", "count_limit", 2)["applies_to"].update(
+        groups=["O3"]
+    ),
+    observe=reasons("british", "O4", "jul15am", holdings=held(Bought("O4", 2))),
+)
+case(
+    "CountLimit.per",
+    base="sicily",
+    mutate=lambda d: restriction(d, "british", "count_limit", 2).update(per="date"),
+    observe=reasons("british", "O4", "jul15am", holdings=held(Bought("O4", 2))),
+)
+case(
+    "CountLimit.max",
+    base="sicily",
+    mutate=lambda d: restriction(d, "british", "count_limit", 2).update(max=2),
+    observe=reasons("british", "O4", "jul15am", holdings=held(Bought("O4", 2))),
+)
+case(
+    "CountLimit.rule",
+    base="sicily",
+    mutate=lambda d: restriction(d, "british", "count_limit", 2).update(rule="e"),
+    observe=reasons("british", "O4", "jul15am", holdings=held(Bought("O4", 2))),
+)
+case(
+    "CountLimit.note",
+    base="sicily",
+    mutate=lambda d: restriction(d, "british", "count_limit", 2).update(note="changed"),
+    observe=everything,
+)
+case(
+    "Prerequisite.kind",
+    base="sicily",
+    mutate=lambda d: [
+        restriction(d, "axis", "prerequisite").update(
+            kind="requires_retained", retained_tags=["x"]
+        ),
+        [
+            restriction(d, "axis", "requires_retained").pop(k)
+            for k in ("requires", "count", "count_by_variant")
+        ],
+    ],
+    observe=reasons("axis", "I3", "jul15am", holdings=held(SICILY_I1, SICILY_I1)),
+)
+case(
+    "Prerequisite.applies_to",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "prerequisite")["applies_to"].update(groups=["I2"]),
+    observe=reasons("axis", "I3", "jul15am", holdings=held(SICILY_I1, SICILY_I1)),
+)
+case(
+    "Prerequisite.requires",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "prerequisite")["requires"].update(groups=["I2"]),
+    observe=reasons("axis", "I3", "jul15am", holdings=held(SICILY_I1, SICILY_I1, SICILY_I1)),
+)
+case(
+    "Prerequisite.count",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "prerequisite").update(count=2, count_by_variant={}),
+    observe=reasons("axis", "I3", "jul15am", holdings=held(SICILY_I1, SICILY_I1)),
+)
+case(
+    "Prerequisite.count_by_variant",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "prerequisite")["count_by_variant"].update(i=2),
+    observe=reasons("axis", "I3", "jul15am", holdings=held(SICILY_I1, SICILY_I1)),
+)
+case(
+    "Prerequisite.rule",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "prerequisite").update(rule="n"),
+    observe=reasons("axis", "I3", "jul15am", holdings=held(SICILY_I1, SICILY_I1)),
+)
+case(
+    "Prerequisite.note",
+    base="sicily",
+    mutate=lambda d: restriction(d, "axis", "prerequisite").update(note="changed"),
+    observe=everything,
+)
+RETAINED = {
+    "kind": "requires_retained",
+    "applies_to": {"groups": ["G1"]},
+    "retained_tags": ["coy"],
+    "rule": "T3.6 r",
+}
+case(
+    "RequiresRetained.kind",
+    base="skirmish",
+    prepare=lambda d: chart(d, "red")["restrictions"].append(dict(RETAINED)),
+    mutate=lambda d: (
+        chart(d, "red")["restrictions"][-1].update(
+            kind="date_window", not_before="d2am", retained_tags=None
+        )
+        or chart(d, "red")["restrictions"][-1].pop("retained_tags")
+    ),
+    observe=unavailable_for("red", "G1", 1, [], variant="short"),
+)
+case(
+    "RequiresRetained.applies_to",
+    base="skirmish",
+    prepare=lambda d: chart(d, "red")["restrictions"].append(dict(RETAINED)),
+    mutate=lambda d: chart(d, "red")["restrictions"][-1].update(applies_to={"groups": ["M1"]}),
+    observe=unavailable_for("red", "G1", 1, [], variant="short"),
+)
+case(
+    "RequiresRetained.retained_tags",
+    base="skirmish",
+    prepare=lambda d: chart(d, "red")["restrictions"].append(dict(RETAINED)),
+    mutate=lambda d: chart(d, "red")["restrictions"][-1].update(retained_tags=["guns"]),
+    observe=unavailable_for("red", "G1", 1, [], variant="short", tags=("coy",)),
+)
+case(
+    "RequiresRetained.rule",
+    base="skirmish",
+    prepare=lambda d: chart(d, "red")["restrictions"].append(dict(RETAINED)),
+    mutate=lambda d: chart(d, "red")["restrictions"][-1].update(rule="T3.6 s"),
+    observe=unavailable_for("red", "G1", 1, [], variant="short"),
+)
+case(
+    "RequiresRetained.note",
+    base="skirmish",
+    prepare=lambda d: chart(d, "red")["restrictions"].append(dict(RETAINED)),
+    mutate=lambda d: chart(d, "red")["restrictions"][-1].update(note="changed"),
+    observe=everything,
+)
+
+# Cost variants, post-purchase rolls
+case(
+    "Module.cost_variants",
+    "CostVariant.factor",
+    base="sicily",
+    mutate=lambda d: cvar(d, "reserve").update(factor="3/4"),
+    observe=costs("axis", "I1"),
+)
+case(
+    "CostVariant.id",
+    base="sicily",
+    mutate=lambda d: rename(d, "reserve", "in_reserve"),
+    observe=costs("axis", "I1"),
+)
+case(
+    "CostVariant.label",
+    base="sicily",
+    mutate=lambda d: cvar(d, "reserve").update(label="Reserve"),
+    observe=costs("axis", "I1"),
+)
+case(
+    "CostVariant.rounding",
+    base="sicily",
+    mutate=lambda d: cvar(d, "reserve").update(rounding="FRU"),
+    observe=costs("axis", "I1"),
+)
+case(
+    "CostVariant.applies_to",
+    base="sicily",
+    mutate=lambda d: cvar(d, "on_map").update(applies_to={"id_prefixes": ["I"], "sides": ["axis"]}),
+    observe=costs("british", "I1"),
+)
+case(
+    "CostVariant.implies",
+    base="sicily",
+    mutate=lambda d: cvar(d, "reserve").update(implies="In Reserve."),
+    observe=costs("axis", "I1"),
+)
+case(
+    "CostVariant.on_map",
+    base="sicily",
+    mutate=lambda d: cvar(d, "on_map").update(on_map=False),
+    observe=costs("axis", "I2"),
+)
+case(
+    "CostVariant.recon_drm",
+    base="sicily",
+    mutate=lambda d: cvar(d, "recon_plus5").update(recon_drm=4),
+    observe=lambda m: availability.recon_drm(m, "recon_plus5"),
+)
+case(
+    "CostVariant.rule",
+    base="sicily",
+    mutate=lambda d: cvar(d, "reserve").update(rule="3.6175b"),
+    observe=everything,
+)
+case(
+    "CostVariant.note",
+    base="sicily",
+    mutate=lambda d: cvar(d, "reserve").update(note="changed"),
+    observe=everything,
+)
+case(
+    "Module.post_purchase",
+    "PostPurchaseRoll.table",
+    base="sicily",
+    mutate=lambda d: _pp(d, "leader_allotment", 1).update(table="sw_depleted", column=None),
+    observe=to_make("axis", "I1"),
+)
+case(
+    "PostPurchaseRoll.applies_to",
+    base="sicily",
+    mutate=lambda d: _pp(d, "rg_strength")["applies_to"].update(id_prefixes=["I", "V"]),
+    observe=to_make("axis", "G1"),
+)
+case(
+    "PostPurchaseRoll.per",
+    base="sicily",
+    prepare=_sw_depleted,
+    mutate=lambda d: (
+        _pp(d, "sw_depleted")["applies_to"].update() or _pp(d, "sw_depleted").update(per="unit")
+    ),
+    observe=rolls_for("sw_depleted", "british", "I3", strength="depleted"),
+)
+case(
+    "PostPurchaseRoll.count",
+    base="sicily",
+    mutate=lambda d: _pp(d, "leader_allotment", 1).update(count=2),
+    observe=rolls_for("leader_allotment", "axis", "I1"),
+)
+case(
+    "PostPurchaseRoll.note",
+    base="sicily",
+    mutate=lambda d: _pp(d, "rg_strength").update(note="changed"),
+    observe=everything,
+)
+
+# Initiative (what the engine decides of it; the rest through the services)
+case(
+    "Module.initiative",
+    "Initiative.rule",
+    base="skirmish",
+    mutate=lambda d: d["initiative"].update(rule="T4.0b"),
+    observe=chit("red", used=1),
+)
+case(
+    "Initiative.restrictions",
+    "ChitRestriction.side",
+    base="skirmish",
+    mutate=lambda d: d["initiative"]["restrictions"][0].update(side="blue"),
+    observe=chit("red", opponent_no_units=True),
+)
+case(
+    "ChitRestriction.chit",
+    base="skirmish",
+    mutate=lambda d: d["initiative"]["restrictions"][0].update(chit="idle"),
+    observe=chit("red", opponent_no_units=True),
+)
+case(
+    "ChitRestriction.forbidden_when",
+    base="skirmish",
+    mutate=lambda d: d["initiative"]["restrictions"][0].update(forbidden_when="always"),
+    observe=chit("red", opponent_no_units=True),
+)
+case(
+    "ChitRestriction.rule",
+    base="skirmish",
+    mutate=lambda d: d["initiative"]["restrictions"][0].update(rule="T4.0**"),
+    observe=chit("red", opponent_no_units=True),
+)
+case(
+    "ChitRestriction.text",
+    base="skirmish",
+    mutate=lambda d: d["initiative"]["restrictions"][0].update(text="No."),
+    observe=chit("red", opponent_no_units=True),
+)
+case(
+    "Initiative.note",
+    base="sicily",
+    mutate=lambda d: d["initiative"].update(note="changed"),
+    observe=everything,
+)
+
+# What is missing
+case(
+    "Module.missing",
+    "Missing.what",
+    base="apd",
+    mutate=lambda d: d["missing"][1].update(what="Midday VP"),
+    observe=suppliable(),
+)
+case(
+    "Missing.rule",
+    base="apd",
+    mutate=lambda d: d["missing"][1].update(rule="2.91b"),
+    observe=suppliable(),
+)
+case(
+    "Missing.supply",
+    base="apd",
+    mutate=lambda d: d["missing"][1].update(supply=None),
+    observe=suppliable(),
+)
+case(
+    "Missing.note",
+    base="apd",
+    mutate=lambda d: d["missing"][1].update(note="changed"),
+    observe=everything,
+)
+
+
+def _check_purchase(m: Module, side: str, gid: str, date: str, **kw: Any) -> str:
+    try:
+        availability.check_purchase(m, snap(m, side, date=date, **kw), gid, "")
+    except Exception as exc:
+        return str(exc)
+    return "bought"
+
+
+# --------------------------------------------------------------------------- mutations (services)
+
+
+def service_record(data: dict) -> None:
+    from campaign.models import ModuleRecord
+    from campaign.services.modules import checksum
+
+    module = Module.model_validate(data)
+    ModuleRecord.objects.update_or_create(
+        id=module.id,
+        defaults={"title": module.title, "data": as_dict(module), "checksum": checksum(module)},
+    )
+
+
+def values_of(m: Module, **by_field: Any) -> dict[str, Any]:
+    return {
+        f"{f.id}.{s.id}": by_field.get(f"{f.id}_{s.id}", False if f.kind == "bool" else 0)
+        for f in m.result_fields
+        for s in m.sides
+    }
+
+
+def _walk(players: Any, **result: Any) -> Any:
+    from campaign.selectors import module_of
+
+    players.results(**values_of(module_of(players.campaign), **result))
+    return players
+
+
+def c_outcome(host: Callable[..., Any], **result: Any) -> Any:
+    c = _walk(host(), **result).campaign
+    return (c.ended_at is not None, c.outcome)
+
+
+def c_start(host: Callable[..., Any]) -> Any:
+    from campaign.models import Purchase, Seat, Unit
+
+    players = host(through_start=False)
+    c = players.campaign
+    seats = sorted(
+        Seat.objects.filter(campaign=c).values_list(
+            "side", "points", "fortification_points", "san", "elr"
+        )
+    )
+    rgs = sorted(Purchase.objects.filter(campaign=c, initial=True).values_list("side", "group_id"))
+    units = sorted(Unit.objects.filter(campaign=c).values_list("side", "name"))
+    return (c.date_index, seats, rgs, units)
+
+
+def panel(players: Any, side: str) -> Any:
+    from campaign.seat_views.campaign_page import campaign_view
+
+    return campaign_view(players.users[side], players.campaign_id)
+
+
+def wounded_roll(host: Callable[..., Any]) -> Any:
+    from campaign.services import steps, units
+
+    players = _walk(host())
+    players.until_step("T3.2")
+    red = players.users["red"]
+    leader = units.add_unit(
+        campaign_id=players.campaign_id, user=red, name="8-1", kind="leader", status="wounded"
+    )
+    try:
+        r = steps.roll_on_table(
+            campaign_id=players.campaign_id, user=red, table_id="wounded", unit_id=leader.ref
+        )
+    except Exception as exc:
+        return f"refused: {exc}"
+    return (r.secret, r.drms)
+
+
+def purchase_of(host: Callable[..., Any], side: str, gid: str, dice: list | None = None) -> Any:
+    """``side`` buys ``gid`` at the first purchase step and makes its rolls: the
+    purchase's units before the rolls, then the retained forces it brings and what the
+    seat holds."""
+    from campaign.models import Purchase, Seat, Unit
+    from campaign.services import purchases
+
+    players = _walk(host())
+    players.until("purchase")
+    Seat.objects.filter(campaign_id=players.campaign_id).update(points=100)
+    p = purchases.purchase_rg(
+        campaign_id=players.campaign_id, user=players.users[side], group_id=gid
+    )
+    before = p.units
+    _DICE.extend(dice or [])
+    purchases.roll_for_purchase(
+        campaign_id=players.campaign_id, user=players.users[side], purchase_id=p.ref
+    )
+    p = Purchase.objects.get(pk=p.pk)
+    seat = Seat.objects.get(campaign_id=players.campaign_id, side=side)
+    units = sorted(
+        Unit.objects.filter(campaign_id=players.campaign_id, side=side).values_list(
+            "name", "kind", "count"
+        )
+    )
+    return (before, units, p.details, seat.fortification_points, seat.san)
+
+
+def initiative(host: Callable[..., Any], red: str, blue: str, dice: list | None = None) -> Any:
+    from campaign.models import Event, InitiativeOutcome, Roll
+
+    players = _walk(host())
+    players.until("initiative")
+    _DICE.extend(dice or [])
+    players.chits(red=red, blue=blue)
+    o = InitiativeOutcome.objects.get(campaign_id=players.campaign_id)
+    rolls = list(
+        Roll.objects.filter(campaign_id=players.campaign_id, purpose__startswith="who").values_list(
+            "side", "dice", "purpose", "final"
+        )
+    )
+    idle = list(
+        Event.objects.filter(campaign_id=players.campaign_id, kind="idle").values_list(
+            "text", flat=True
+        )
+    )
+    return (
+        o.result,
+        o.label,
+        o.scenario,
+        o.attackers,
+        o.sets_up_first,
+        o.moves_first,
+        o.text,
+        rolls,
+        idle,
+        players.step.id,
+    )
+
+
+def recon_at(
+    host: Callable[..., Any], option: int, dice: list | None = None, twice: bool = False
+) -> Any:
+    from campaign.models import Roll, Seat
+    from campaign.services import purchases
+
+    players = _walk(host())
+    out = []
+    for n in range(2 if twice else 1):
+        players.until("recon")
+        Seat.objects.filter(campaign_id=players.campaign_id).update(points=20)
+        _DICE.extend(dice or [])
+        b = purchases.buy_recon(
+            campaign_id=players.campaign_id, user=players.users["red"], option=option
+        )
+        r = Roll.objects.get(seq=b.roll_seq, campaign_id=players.campaign_id)
+        out.append((b.locations, r.dice, len(r.faces), r.drms))
+        if twice and n == 0:
+            players.until("initiative")
+            players.chits(red="idle", blue="idle")
+    return (out, panel(players, "red").panel.recon_total)
+
+
+_DICE: list[list[int]] = []
+
+
+def _points_kept(d: dict) -> None:
+    """The fixture CG loses its unspent points after the Day 1 Night purchases (T3.6):
+    keep them, for Recon to be bought after."""
+    d["currency"]["carry_over"]["lost_after_dates"] = []
+
+
+SERVICE: dict[str, Case] = {}
+
+
+def service(*fields: str, **kw: Any) -> None:
+    c = Case(**kw)
+    for f in fields:
+        assert f not in SERVICE and f not in ENGINE, f
+        SERVICE[f] = c
+
+
+def _skirmish_ends_at_once(d: dict) -> None:
+    d["variants"][0]["last_date"] = "d1am"
+
+
+service(
+    "Module.victory",
+    base="skirmish",
+    prepare=_skirmish_ends_at_once,
+    mutate=setter(lambda d: d, victory="Blue wins if it holds the ford."),
+    observe=c_outcome,
+)
+service(
+    "Module.default_winner",
+    base="skirmish",
+    prepare=_skirmish_ends_at_once,
+    mutate=setter(lambda d: d, default_winner="blue"),
+    observe=c_outcome,
+)
+service(
+    "Variant.start_date",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0].update(start_date="d1n"),
+    observe=c_start,
+)
+service(
+    "Variant.last_date",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0].update(last_date="d1am"),
+    observe=c_outcome,
+)
+service(
+    "Start.points",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"]["points"].update(red=12),
+    observe=c_start,
+)
+service(
+    "Start.fortification_points",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"]["fortification_points"].update(blue=6),
+    observe=c_start,
+)
+service(
+    "Start.san",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"]["san"].update(red=4),
+    observe=c_start,
+)
+service(
+    "Start.elr",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"]["elr"].update(red=2),
+    observe=c_start,
+)
+service(
+    "Start.ob",
+    "InitialOB.rgs",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"]["ob"]["red"].update(rgs=["G1"]),
+    observe=c_start,
+)
+service(
+    "InitialOB.units",
+    base="skirmish",
+    mutate=lambda d: d["variants"][0]["start"]["ob"]["red"].update(units=["9-1 leader"]),
+    observe=c_start,
+)
+service(
+    "CGDate.night",
+    base="skirmish",
+    prepare=_night_drm,
+    mutate=lambda d: by_id(d["dates"], "d1am").update(night=True),
+    observe=wounded_roll,
+)
+service(
+    "Table.secret",
+    base="skirmish",
+    mutate=lambda d: tab(d, "wounded").update(secret=True),
+    observe=wounded_roll,
+)
+service(
+    "Step.tables",
+    base="skirmish",
+    mutate=lambda d: step(d, "T3.2").update(tables=[]),
+    observe=wounded_roll,
+)
+
+
+def _roster_weather(host: Callable[..., Any]) -> Any:
+    from campaign.seat_views.roster import roster_view
+
+    players = host()
+    return [line.weather for line in roster_view(players.campaign, "red").lines]
+
+
+service(
+    "CGDate.weather",
+    base="skirmish",
+    mutate=lambda d: by_id(d["dates"], "d1am").update(weather="Mist"),
+    observe=_roster_weather,
+)
+
+
+def _fortify(host: Callable[..., Any]) -> Any:
+    from campaign.models import Seat
+
+    players = _walk(host())
+    players.until("fortify")
+    view_ = panel(players, "blue")
+    shown = (view_.currency_name, view_.panel.fort_footnotes if view_.panel else None)
+    players.finish()
+    return (
+        shown,
+        Seat.objects.get(campaign_id=players.campaign_id, side="blue").fortification_points,
+    )
+
+
+def _chart_title(host: Callable[..., Any]) -> Any:
+    players = _walk(host())
+    players.until("purchase")
+    view_ = panel(players, "blue")
+    return view_.panel.chart_title if view_.panel else None
+
+
+service(
+    "Currency.name",
+    base="skirmish",
+    mutate=lambda d: d["currency"].update(name="Command Points"),
+    observe=_fortify,
+)
+service(
+    "Fortifications.footnotes",
+    base="skirmish",
+    mutate=lambda d: d["fortifications"].update(footnotes={"a": "no more than 2 per date"}),
+    observe=_fortify,
+)
+service(
+    "RGChart.title",
+    base="skirmish",
+    mutate=lambda d: d["rg_charts"][1].update(title="Blue RG Chart, revised"),
+    observe=_chart_title,
+)
+service(
+    "Fortifications.forfeit_unspent",
+    base="skirmish",
+    mutate=lambda d: d["fortifications"].update(forfeit_unspent=False),
+    observe=_fortify,
+)
+service(
+    "FortificationItem.note",
+    base="skirmish",
+    mutate=lambda d: fort(d, "foxhole").update(note="Per squad capacity."),
+    observe=_fortify,
+)
+service(
+    "Recon.dice",
+    base="skirmish",
+    prepare=_points_kept,
+    mutate=lambda d: d["recon"].update(dice="DR"),
+    observe=lambda host: recon_at(host, 0),
+)
+service(
+    "ReconOption.drm",
+    base="skirmish",
+    prepare=_points_kept,
+    mutate=lambda d: d["recon"]["options"][1].update(drm=4),
+    observe=lambda host: recon_at(host, 1, [[3]]),
+)
+service(
+    "Recon.cumulative_over_idle",
+    base="skirmish",
+    prepare=lambda d: [_points_kept(d), d["recon"].update(cumulative_over_idle=True)],
+    mutate=lambda d: d["recon"].update(cumulative_over_idle=False),
+    observe=lambda host: recon_at(host, 0, [[3]], twice=True),
+)
+
+
+def _summary(host: Callable[..., Any]) -> Any:
+    players = _walk(host())
+    return panel(players, "red").step.summary
+
+
+service(
+    "Step.summary",
+    base="skirmish",
+    mutate=lambda d: step(d, "T3.1").update(summary="Rally all."),
+    observe=_summary,
+)
+
+
+def _replenished(host: Callable[..., Any]) -> Any:
+    from campaign.models import Event
+
+    players = _walk(host())
+    players.until("purchase")
+    return list(
+        Event.objects.filter(campaign_id=players.campaign_id, kind="replenish").values_list(
+            "side", flat=True
+        )
+    )
+
+
+service(
+    "Step.effect",
+    base="skirmish",
+    mutate=lambda d: step(d, "T3.5").update(effect=None),
+    observe=_replenished,
+)
+service(
+    "Flow.idle_loop_from",
+    base="skirmish",
+    prepare=lambda d: ini_result(d, "idle").update(loops_to=None),
+    mutate=lambda d: d["flow"].update(idle_loop_from="T3.5"),
+    observe=lambda host: initiative(host, "idle", "idle"),
+)
+
+
+def _chart_panel(host: Callable[..., Any]) -> Any:
+    players = _walk(host())
+    players.until("purchase")
+    return [(r.id, r.strength, r.footnotes) for r in panel(players, "red").panel.chart]
+
+
+service(
+    "ReinforcementGroup.strength_text",
+    base="skirmish",
+    mutate=lambda d: grp(d, "red", "I1").update(strength_text="9/6*"),
+    observe=_chart_panel,
+)
+service(
+    "RGChart.footnotes",
+    base="skirmish",
+    mutate=lambda d: chart(d, "red")["footnotes"].update(a="One coy per date."),
+    observe=_chart_panel,
+)
+service(
+    "ReinforcementGroup.units",
+    base="skirmish",
+    mutate=lambda d: grp(d, "red", "I1").update(units="4-5-7"),
+    observe=lambda host: purchase_of(host, "red", "I1", [[2, 2]]),
+)
+service(
+    "ReinforcementGroup.unit_kind",
+    base="skirmish",
+    mutate=lambda d: grp(d, "red", "I1").update(unit_kind="squad"),
+    observe=lambda host: purchase_of(host, "red", "I1", [[2, 2]]),
+)
+service(
+    "ReinforcementGroup.depletable",
+    base="skirmish",
+    mutate=lambda d: grp(d, "red", "I1").update(depletable=False),
+    observe=lambda host: purchase_of(host, "red", "I1", [[2, 2]]),
+)
+service(
+    "ReinforcementGroup.grants",
+    base="skirmish",
+    mutate=lambda d: grp(d, "red", "M1").update(grants={"san": 1}),
+    observe=lambda host: purchase_of(host, "red", "M1"),
+)
+GUN_CREW = {"unit": "2-2-8 crew", "kind": "half_squad", "per": "unit", "count": 1, "rule": "T3.6 c"}
+
+
+def _crewed(d: dict) -> None:
+    grp(d, "red", "G1").update(unit_kind="gun", comes_with=[dict(GUN_CREW)])
+
+
+def _crew(**kw: Any) -> Callable[[dict], None]:
+    return lambda d: grp(d, "red", "G1")["comes_with"][0].update(**kw)
+
+
+service(
+    "ReinforcementGroup.comes_with",
+    "ComesWith.unit",
+    base="skirmish",
+    prepare=_crewed,
+    mutate=_crew(unit="2-2-7 crew"),
+    observe=lambda host: purchase_of(host, "red", "G1", [[2, 2]]),
+)
+service(
+    "ComesWith.kind",
+    base="skirmish",
+    prepare=_crewed,
+    mutate=_crew(kind="squad"),
+    observe=lambda host: purchase_of(host, "red", "G1", [[2, 2]]),
+)
+service(
+    "ComesWith.per",
+    base="skirmish",
+    prepare=_crewed,
+    mutate=_crew(per="group"),
+    observe=lambda host: purchase_of(host, "red", "G1", [[2, 2]]),
+)
+service(
+    "ComesWith.count",
+    base="skirmish",
+    prepare=_crewed,
+    mutate=_crew(count=2),
+    observe=lambda host: purchase_of(host, "red", "G1", [[2, 2]]),
+)
+service(
+    "ComesWith.rule",
+    base="skirmish",
+    prepare=_crewed,
+    mutate=_crew(rule="T3.6 d"),
+    observe=lambda host: purchase_of(host, "red", "G1", [[2, 2]]),
+)
+LEADERS = {
+    "id": "leaders",
+    "title": "Leaders",
+    "rule": "T3.71",
+    "dice": "dr",
+    "columns": ["Infantry", "Guns"],
+    "rows": [
+        {
+            "range": "1-6",
+            "results": {"Infantry": "8-1", "Guns": "7-0"},
+            "column_effects": {
+                "Infantry": {"do": "leader", "unit": "8-1 leader"},
+                "Guns": {"do": "leader", "unit": "7-0 leader"},
+            },
+        }
+    ],
+}
+
+
+def _leaders(d: dict) -> None:
+    d["tables"].append(copy.deepcopy(LEADERS))
+    d["tables"].append(
+        {"id": "lost", "title": "Lost table", "rule": "T3.72", "dice": "dr", "missing": True}
+    )
+    d["post_purchase"].append(
+        {
+            "table": "leaders",
+            "applies_to": {"groups": ["I1"]},
+            "column": "Infantry",
+            "rule": "T3.71",
+        }
+    )
+    d["post_purchase"].append({"table": "lost", "applies_to": {"groups": ["I1"]}, "rule": "T3.72"})
+
+
+service(
+    "PostPurchaseRoll.column",
+    base="skirmish",
+    prepare=_leaders,
+    mutate=lambda d: _pp(d, "leaders").update(column="Guns"),
+    observe=lambda host: purchase_of(host, "red", "I1", [[2, 2], [3]]),
+)
+service(
+    "PostPurchaseRoll.rule",
+    base="skirmish",
+    prepare=_leaders,
+    mutate=lambda d: _pp(d, "lost").update(rule="T3.72b"),
+    observe=lambda host: purchase_of(host, "red", "I1", [[2, 2], [3]]),
+)
+
+
+def _with_dual_roll(d: dict) -> None:
+    ini_result(d, "dual")["moves_first"] = "sets_up_second"
+
+
+service(
+    "Initiative.matrix",
+    "MatrixCell.result",
+    base="skirmish",
+    mutate=lambda d: d["initiative"]["matrix"][1].update(result="blue_attack"),
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+service(
+    "MatrixCell.chits",
+    base="skirmish",
+    mutate=lambda d: [
+        d["initiative"]["matrix"][1].update(chits={"red": "idle", "blue": "attack"}),
+        d["initiative"]["matrix"][2].update(chits={"red": "attack", "blue": "idle"}),
+    ],
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+service(
+    "Initiative.results",
+    "InitiativeResult.label",
+    base="skirmish",
+    mutate=lambda d: ini_result(d, "red_attack").update(label="Red Assault"),
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+service(
+    "InitiativeResult.id",
+    base="skirmish",
+    mutate=lambda d: rename(d, "red_attack", "red_assault"),
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+service(
+    "InitiativeResult.scenario",
+    base="skirmish",
+    mutate=lambda d: ini_result(d, "red_attack").update(scenario=False),
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+service(
+    "InitiativeResult.attackers",
+    base="skirmish",
+    mutate=lambda d: ini_result(d, "red_attack").update(attackers=["red", "blue"]),
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+service(
+    "InitiativeResult.sets_up_first",
+    base="skirmish",
+    mutate=lambda d: ini_result(d, "red_attack").update(sets_up_first="red"),
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+service(
+    "InitiativeResult.moves_first",
+    base="skirmish",
+    mutate=lambda d: ini_result(d, "red_attack").update(moves_first="blue"),
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+service(
+    "InitiativeResult.night",
+    base="skirmish",
+    mutate=lambda d: ini_result(d, "red_attack").update(
+        night={
+            "id": "red_night",
+            "label": "Red Night Attack",
+            "scenario": True,
+            "attackers": ["red"],
+            "sets_up_first": "blue",
+            "moves_first": "red",
+        }
+    ),
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+service(
+    "InitiativeResult.loops_to",
+    base="skirmish",
+    mutate=lambda d: ini_result(d, "idle").update(loops_to="T3.5"),
+    observe=lambda host: initiative(host, "idle", "idle"),
+)
+service(
+    "InitiativeResult.text",
+    base="skirmish",
+    mutate=lambda d: ini_result(d, "red_attack").update(text="Red attacks at dawn."),
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+service(
+    "InitiativeResult.rule",
+    base="skirmish",
+    mutate=lambda d: ini_result(d, "red_attack").update(rule="T4.0c"),
+    observe=lambda host: initiative(host, "attack", "idle"),
+)
+
+
+def _dual(**kw: Any) -> Callable[[dict], None]:
+    return lambda d: ini_result(d, "dual")["sets_up_first"].update(**kw)
+
+
+service(
+    "RollForSide.dice",
+    base="skirmish",
+    prepare=_with_dual_roll,
+    mutate=_dual(dice="DR", rows=[{"range": "≤6", "side": "blue"}, {"range": "≥7", "side": "red"}]),
+    observe=lambda host: initiative(host, "attack", "attack"),
+)
+service(
+    "RollForSide.roller",
+    base="skirmish",
+    prepare=_with_dual_roll,
+    mutate=_dual(roller="red"),
+    observe=lambda host: initiative(host, "attack", "attack", [[2]]),
+)
+service(
+    "RollForSide.rows",
+    base="skirmish",
+    prepare=_with_dual_roll,
+    mutate=_dual(rows=[{"range": "≤3", "side": "red"}, {"range": "≥4", "side": "blue"}]),
+    observe=lambda host: initiative(host, "attack", "attack", [[2]]),
+)
+service(
+    "RollForSide.rule",
+    base="skirmish",
+    prepare=_with_dual_roll,
+    mutate=_dual(rule="T4.0a*"),
+    observe=lambda host: initiative(host, "attack", "attack", [[2]]),
+)
+
+
+def _apd_wins_at_once(d: dict) -> None:
+    d["victory_checks"][0]["all"][0]["value"] = 60
+
+
+def _apd_end(host: Callable[..., Any]) -> Any:
+    return c_outcome(host, vp_american=63, cvp_lost_american=41)
+
+
+service(
+    "VictoryCheck.text",
+    base="apd",
+    prepare=_apd_wins_at_once,
+    mutate=lambda d: d["victory_checks"][0].update(text="The Americans break through."),
+    observe=_apd_end,
+)
+service(
+    "VictoryCheck.rule",
+    base="apd",
+    prepare=_apd_wins_at_once,
+    mutate=lambda d: d["victory_checks"][0].update(rule="CG VC (a)"),
+    observe=_apd_end,
+)
+
+
+def _winner_event(host: Callable[..., Any]) -> Any:
+    from campaign.models import Event
+
+    players = _walk(host(), vp_american=63, cvp_lost_american=41)
+    players.until("purchase")
+    return list(
+        Event.objects.filter(campaign_id=players.campaign_id, kind="winner").values_list(
+            "text", flat=True
+        )
+    )
+
+
+service(
+    "ScenarioWinner.rule",
+    base="apd",
+    mutate=lambda d: d["scenario_winner"].update(rule="2.9b"),
+    observe=_winner_event,
+)
+
+
+def _phd_san(host: Callable[..., Any]) -> Any:
+    from campaign.models import Seat
+
+    players = _walk(host(side="us"), san_german=1, san_us=6)
+    players.until("purchase")
+    return sorted(Seat.objects.filter(campaign_id=players.campaign_id).values_list("side", "san"))
+
+
+service(
+    "SanRule.minimum", base="phd", mutate=lambda d: d["san"].update(minimum=1), observe=_phd_san
+)
+service(
+    "SanRule.maximum", base="phd", mutate=lambda d: d["san"].update(maximum=5), observe=_phd_san
+)
+
+
+def _forgone(host: Callable[..., Any]) -> Any:
+    from campaign.models import Seat
+    from campaign.services import steps
+
+    players = _walk(host(side="axis", variant="iii"))
+    players.until_step("3.616")
+    steps.forgo_points(campaign_id=players.campaign_id, user=players.users["british"], amount=5)
+    return sorted(
+        Seat.objects.filter(campaign_id=players.campaign_id).values_list("side", "points")
+    )
+
+
+service(
+    "Forgo.from_side",
+    base="sicily",
+    mutate=lambda d: d["currency"]["forgo"][0].update(from_side="british"),
+    observe=_forgone,
+)
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+def test_every_schema_field_has_a_mutation() -> None:
+    """Issue 16: "For each field of the schema there is a test that changes it in a copy
+    of a module and observes a different outcome": the tables name every field of the
+    schema, and no field the schema no longer has."""
+    fields = set(schema_fields()) - documentation_fields()
+    named = (set(ENGINE) | set(SERVICE)) - documentation_fields()
+    assert not set(ENGINE) & set(SERVICE)
+    assert sorted(fields - named) == [], "fields with no mutation test"
+    assert sorted(named - fields) == [], "mutation tests of fields the schema does not have"
+
+
+@pytest.mark.parametrize("field", sorted(set(ENGINE) - documentation_fields()))
+def test_a_field_changed_changes_what_the_engine_does(field: str) -> None:
+    c = ENGINE[field]
+    before, after = copies(c)
+    same = outcome(c, before) == outcome(c, after)
+    assert not same, f"changing {field} changes nothing the engine does"
+
+
+@pytest.fixture
+def fixed_dice(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
+    real = rules.dice.faces
+    _DICE.clear()
+
+    def faces(seed: str, seq: int, dice: str, stream: str = "") -> list[int]:
+        if _DICE:
+            return list(_DICE.pop(0))
+        return real(seed, seq, dice, stream)
+
+    monkeypatch.setattr(rules.dice, "faces", faces)
+    yield _DICE
+    _DICE.clear()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("field", sorted(set(SERVICE) - documentation_fields()))
+def test_a_field_changed_changes_what_the_services_do(field: str, make_user, fixed_dice) -> None:
+    from tests.walk import host_game, players_of
+
+    c = SERVICE[field]
+    before, after = copies(c)
+    made = iter(range(100))
+
+    def hosting(data: dict) -> Callable[..., Any]:
+        def host(side: str | None = None, variant: str | None = None, through_start: bool = True):
+            service_record(data)
+            a, b = make_user(f"p{next(made)}"), make_user(f"p{next(made)}")
+            camp = host_game(
+                data["id"],
+                variant or data["variants"][0]["id"],
+                a,
+                b,
+                side=side,
+                through_start=through_start,
+            )
+            return players_of(camp, a, b)
+
+        return host
+
+    def run(data: dict) -> Any:
+        module, errors = validate_data(data, "copy.yaml")
+        if module is None:
+            return "refused: " + "; ".join(str(e) for e in errors)
+        return c.observe(hosting(data))
+
+    same = run(before) == run(after)
+    assert not same, f"changing {field} changes nothing the services do"
+
+
+# --------------------------------------------------------------------------- validatemodule
+
+
+@pytest.mark.parametrize(
+    ("where", "path"),
+    [
+        (lambda d: d["flow"].update(idle_loop_to="T4.0"), "flow.idle_loop_to"),
+        (
+            lambda d: d["fortifications"]["items"][0].update(cost_text="2/1"),
+            "fortifications.items[0].cost_text",
+        ),
+        (
+            lambda d: d["fortifications"]["items"][0].update(hip_fraction="1/10"),
+            "fortifications.items[0].hip_fraction",
+        ),
+        (
+            lambda d: d["rg_charts"][0]["groups"][2]["grants"].update(recon=1),
+            "rg_charts[0].groups[2].grants.recon",
+        ),
+        (
+            lambda d: d["tables"][0]["rows"][0].update(effect="recovered"),
+            "tables[0].rows[0].effect",
+        ),
+        (
+            lambda d: d["tables"][0]["rows"][2]["effect"].update(vanish=True),
+            "tables[0].rows[2].effect.vanish",
+        ),
+        (
+            lambda d: d["variants"][0]["start"].update(initial_counts_toward_limit=True),
+            "variants[0].start.initial_counts_toward_limit",
+        ),
+    ],
+    ids=[
+        "idle_loop_to",
+        "cost_text",
+        "hip_fraction",
+        "grants.recon",
+        "effect by name",
+        "effect key",
+        "initial_counts",
+    ],
+)
+def test_validatemodule_refuses_a_field_no_mechanism_reads_naming_its_path(
+    where: Callable[[dict], Any], path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 16: "validatemodule refuses a module with an unread field, with its path in
+    the message" — the fields issue 16 removed (flow.idle_loop_to, cost_text,
+    hip_fraction, grants.recon, initial_counts_toward_limit) and effects named by a word
+    are refused, not ignored."""
+    data = yaml.safe_load(FIXTURE.read_text())
+    where(data)
+    bad = tmp_path / "unread.yaml"
+    bad.write_text(yaml.safe_dump(data, allow_unicode=True))
+    with pytest.raises(CommandError, match="unread.yaml: .*error"):
+        call_command("validatemodule", str(bad), "--no-overrides")
+    err = capsys.readouterr().err
+    assert f"unread.yaml: {path}" in err, err
+
+
+def test_validatemodule_accepts_the_three_systems(capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("sicily", "phd", "apd"):
+        call_command("validatemodule", str(FILES[name]), "--no-overrides")
+    out = capsys.readouterr().out
+    assert out.count(": valid") == 3
+
+
+def test_a_result_giving_an_rg_names_one_of_the_charts() -> None:
+    """APD 3.5: each Row A-C result gives an RG of the German chart ("effect group"): a
+    result naming no RG of any chart is refused when the module is checked, not when
+    the German rolls it (as an unknown RG of a restriction is)."""
+    data = yaml.safe_load(FIXTURE.read_text())
+    tab(data, "strength")["rows"][0]["effect"] = {"do": "group", "group": "Z9"}
+    module, errors = validate_data(data, "typo.yaml")
+    assert module is None
+    assert any("unknown RG 'Z9'" in str(e) for e in errors), [str(e) for e in errors]
