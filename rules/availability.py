@@ -14,7 +14,13 @@ from rules import machine
 from rules.drm import RollContext, holds
 from rules.errors import Refused
 from rules.kinds import Action, Pass, kind_of
-from rules.purchase import CostOption, cost_options, retained_tags, unavailable
+from rules.purchase import (
+    CostOption,
+    cost_options,
+    date_window_reasons,
+    retained_tags,
+    unavailable,
+)
 from rules.schema import Forgo, FortificationItem, Module, ReinforcementGroup, Step
 from rules.snapshot import Bought, Snapshot
 
@@ -292,8 +298,9 @@ def recon_reasons(module: Module, snap: Snapshot, option: int) -> list[str]:
     recon = module.recon
     assert recon is not None
     reasons = []
-    if recon.not_for_initial and module.dates[snap.position.date_index].initial:
-        reasons.append(f"no Recon before an Initial Scenario ({recon.rule})")
+    initial = initial_recon_reason(module, snap.position.date_index)
+    if initial:
+        reasons.append(initial)
     if recon.group is not None:
         if not recon_due(module, snap):
             reasons.append(f"no {recon.group} Recon RG bought on this date awaits its dr")
@@ -319,15 +326,103 @@ def check_recon(module: Module, snap: Snapshot, option: int) -> None:
 # --------------------------------------------------------------------------- nothing to do
 
 
-def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
-    """Why the side has nothing to do at ``step``, so it passes by itself ("" when it
-    has something to do or decide there).  A step of the start waits while what the
-    CG gives its sides is still to be supplied."""
-    if step.start and module.variant(snap.variant).start.missing:
+def passes_by_itself(
+    module: Module, variant: str, side: str, step: Step, date_index: int, san: int | None = None
+) -> str:
+    """Why ``step`` passes by itself for ``side`` ("" when the side finishes it with
+    Done), decided on public facts only: the module (with what the players supplied),
+    the variant, the date and the step.  Both seats see a pass ("waiting for you", a log
+    line, the campaign moving on), so it never reads the side's points, FPP or secret
+    records: a side whose FPP may have come from a secret purchase waits for its Done
+    even with none left, or the pass would tell its opponent so.  A step of the start
+    waits while what the CG gives its sides is still to be supplied."""
+    if step.start and module.variant(variant).start.missing:
         return ""
     for condition in kind_of(step.kind).passes:
         if condition is Pass.ALWAYS:
             return "the server does this step"
+        if condition is Pass.NOTHING_TO_ROLL and not secret_rolls_possible(module, side):
+            return "no RG of its chart has secret rolls to make"
+        if condition is Pass.NO_FORTIFICATION_POINTS:
+            reason = no_fortification_possible(module, variant, side, step)
+            if reason:
+                return reason
+        if condition is Pass.NO_RECON and module.recon is not None:
+            reason = initial_recon_reason(module, date_index)
+            if reason:
+                return reason
+        if condition is Pass.NOTHING_TO_BUY and not chart_missing(module, side):
+            chart = module.chart(side)
+            assert chart is not None
+            if all(
+                group.cg_max.get(variant) == 0
+                or date_window_reasons(module, side=side, group=group, date_index=date_index)
+                for group in chart.groups
+            ):
+                return "no RG of the chart can be bought on this date"
+        if (
+            condition is Pass.NOTHING_TO_DECIDE
+            and forgo_of(module, variant, side, date_index) is None
+        ):
+            return "the server does this step"
+        if condition is Pass.NO_SAN_ROLL:
+            reason = san_roll_reason(module, san)  # the SAN is entered with the result: public
+            if reason:
+                return reason
+    return ""
+
+
+def secret_rolls_possible(module: Module, side: str) -> bool:
+    """Whether an RG the side may hold (from its chart) makes post-purchase rolls."""
+    chart = module.chart(side)
+    return chart is not None and any(rolls_to_make(module, side, g.id) for g in chart.groups)
+
+
+def no_fortification_possible(module: Module, variant: str, side: str, step: Step) -> str:
+    """Why the side can have nothing to spend at a fortification step, on public facts
+    ("" when it may): no fortification it may buy, or no FPP/DSP it can hold — none
+    given by the start (or those forfeit at the start's own fortification step) and no
+    RG of its chart that grants them."""
+    forts = module.fortifications
+    if forts is None:
+        return "the CG has no fortifications"
+    items = [i for i in forts.items if i.sides is None or side in i.sides]
+    if not items:
+        return f"{module.side(side).name} may buy no fortification ({forts.rule})"
+    if any(i.cost == 0 for i in items):
+        return ""
+    chart = module.chart(side)
+    if chart is not None and any(
+        g.grants.get("fortification_points") and g.cg_max.get(variant) != 0 for g in chart.groups
+    ):
+        return ""
+    if module.variant(variant).start.fortification_points.get(side):
+        start_fortifies = any(s.start and s.kind == step.kind for s in module.steps)
+        if step.start or not (forts.forfeit_unspent and start_fortifies):
+            return ""
+    return f"no {forts.currency} to spend (none from the start, and no RG grants them)"
+
+
+def initial_recon_reason(module: Module, date_index: int) -> str:
+    recon = module.recon
+    assert recon is not None
+    if recon.not_for_initial and module.dates[date_index].initial:
+        return f"no Recon before an Initial Scenario ({recon.rule})"
+    return ""
+
+
+def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
+    """Why the side itself has nothing to do at ``step`` ("" when it has something to
+    do or decide there), from what it alone knows: its points, FPP and records.  It
+    lets the side finish such a step ahead with others (``finish_ahead``: its own
+    click); the server passes a step by itself only on public facts
+    (``passes_by_itself``)."""
+    public = passes_by_itself(
+        module, snap.variant, snap.side, step, snap.position.date_index, snap.me.san
+    )
+    if public or (step.start and module.variant(snap.variant).start.missing):
+        return public
+    for condition in kind_of(step.kind).passes:
         if condition is Pass.NOTHING_TO_ROLL and not any(
             rolls_to_make(module, snap.side, gid) for gid in snap.holdings.unrolled
         ):
@@ -340,12 +435,6 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
             reasons = [recon_reasons(module, snap, i) for i in options]
             if all(reasons):
                 return reasons[0][0]
-        if condition is Pass.NOTHING_TO_DECIDE and forgo_rule(module, snap) is None:
-            return "the server does this step"
-        if condition is Pass.NO_SAN_ROLL:
-            reason = no_san_roll(module, snap)
-            if reason:
-                return reason
         if condition is Pass.NOTHING_TO_BUY and not chart_missing(module, snap.side):
             chart = module.chart(snap.side)
             assert chart is not None
@@ -368,9 +457,10 @@ def rolls_to_make(module: Module, side: str, group_id: str) -> list[str]:
 def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
     """The run of steps, from the current one, that the side may finish at once (empty
     when fewer than two): steps a side may finish ahead (map work, optional rolls,
-    declining to buy), and between them steps that would pass by themselves for it —
-    the server's own, and those with nothing to do, which stays so when it buys
-    nothing on the way."""
+    declining to buy), and between them steps where it has nothing to do
+    (``nothing_to_do``: the server's own, nothing to roll or spend — which stays so
+    when it buys nothing on the way).  Its click says so to its opponent, as a Done at
+    each of those steps would."""
     if snap.side in snap.done:
         return []
     run: list[Step] = []
@@ -381,7 +471,7 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
             break
         run.append(step)
     while run and not kind_of(run[-1].kind).finish_ahead:
-        run.pop()  # end on a step the side finishes, not on one that passes anyway
+        run.pop()  # end on a step of the kinds the side may finish ahead
     return run if len(run) >= 2 else []
 
 
@@ -453,23 +543,30 @@ def declares_units(module: Module, snap: Snapshot) -> bool:
 def no_san_roll(module: Module, snap: Snapshot) -> str:
     """Why the side makes no SAN roll ("" when it must: its SAN is at least the
     module's ``roll_from``)."""
+    return san_roll_reason(module, snap.me.san)
+
+
+def san_roll_reason(module: Module, san: int | None) -> str:
     rule = module.san
     if rule is None or rule.roll_from is None or rule.table is None:
         return f"the SAN is adjusted by the server ({rule.rule if rule else 'no SAN rule'})"
-    san = snap.me.san or 0
-    if san < rule.roll_from:
-        return f"SAN {san} is below {rule.roll_from}: no SAN roll ({rule.rule})"
+    if (san or 0) < rule.roll_from:
+        return f"SAN {san or 0} is below {rule.roll_from}: no SAN roll ({rule.rule})"
     return ""
 
 
 def forgo_rule(module: Module, snap: Snapshot) -> Forgo | None:
     """The forgo the side may make at this step (3.616 EXC), if any."""
-    date = module.dates[snap.position.date_index]
+    return forgo_of(module, snap.variant, snap.side, snap.position.date_index)
+
+
+def forgo_of(module: Module, variant: str, side: str, date_index: int) -> Forgo | None:
+    date = module.dates[date_index]
     return next(
         (
             f
             for f in module.currency.forgo
-            if f.side == snap.side and f.date == date.id and snap.variant in f.variants
+            if f.side == side and f.date == date.id and variant in f.variants
         ),
         None,
     )

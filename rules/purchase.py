@@ -95,10 +95,7 @@ def unavailable(
         if not holds(r.applies_to, ctx):
             continue
         if isinstance(r, DateWindow):
-            if r.not_before and date_index < _index(module, r.not_before):
-                reasons.append(f"not before {module.date(r.not_before).label} ({r.rule})")
-            if r.not_after and date_index > _index(module, r.not_after):
-                reasons.append(f"not after {module.date(r.not_after).label} ({r.rule})")
+            reasons += _outside(module, r, date_index)
         elif isinstance(r, CountLimit):
             counted = [
                 b
@@ -131,6 +128,31 @@ def unavailable(
                 )
         elif isinstance(r, RequiresRetained) and not set(r.retained_tags) & retained_tags:
             reasons.append(f"needs retained {', '.join(r.retained_tags)} units ({r.rule})")
+    return reasons
+
+
+def date_window_reasons(
+    module: Module, *, side: str, group: ReinforcementGroup, date_index: int
+) -> list[str]:
+    """The chart's date windows that forbid ``group`` on this date: the limits that hold
+    whatever the side holds (public: they read the module and the date only)."""
+    chart = module.chart(side)
+    assert chart is not None, "a group is always on its side's chart"
+    ctx = _ctx(module, side, group)
+    return [
+        reason
+        for r in chart.restrictions
+        if isinstance(r, DateWindow) and holds(r.applies_to, ctx)
+        for reason in _outside(module, r, date_index)
+    ]
+
+
+def _outside(module: Module, window: DateWindow, date_index: int) -> list[str]:
+    reasons = []
+    if window.not_before and date_index < _index(module, window.not_before):
+        reasons.append(f"not before {module.date(window.not_before).label} ({window.rule})")
+    if window.not_after and date_index > _index(module, window.not_after):
+        reasons.append(f"not after {module.date(window.not_after).label} ({window.rule})")
     return reasons
 
 

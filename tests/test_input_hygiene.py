@@ -166,7 +166,7 @@ def test_a_text_one_character_over_its_limit_is_refused_with_the_limit(sicily):
 
 def test_a_fortification_location_over_its_limit_is_refused(modules, make_user, login):
     players, _ = campaign_at("sicily", "i", "jul14n", (make_user("a"), make_user("b")))
-    # With FPP in hand the fortification step waits for the players (3.619).
+    # FPP in hand to spend at 3.619 (which waits for the players: FPP may come from M3).
     Seat.objects.filter(campaign_id=players.campaign_id).update(fortification_points=20)
     players.until("fortify")
     client = login(players.users["axis"])
@@ -234,7 +234,7 @@ def test_full_width_digits_are_read_as_digits_in_every_field(hosted, login):
 
 def test_full_width_numbers_in_counts_and_options(modules, make_user, login):
     players, _ = campaign_at("sicily", "i", "jul14n", (make_user("a"), make_user("b")))
-    # With FPP in hand the fortification step waits for the players (3.619).
+    # FPP in hand to spend at 3.619 (which waits for the players: FPP may come from M3).
     Seat.objects.filter(campaign_id=players.campaign_id).update(fortification_points=20)
     players.until("fortify")
     client = login(players.users["axis"])

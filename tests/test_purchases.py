@@ -266,7 +266,7 @@ def test_fortification_points_from_m3_then_fortifications_and_caps(modules, user
     buy(players, "axis", "M3")
     buy(players, "axis", "M3")
     assert Seat.objects.get(campaign_id=players.campaign_id, side="axis").fortification_points == 40
-    # The British hold FPP too, or 3.619 passes for them by itself (nothing to spend).
+    # The British hold FPP too (3.619 waits for both: FPP may come from a secret M3).
     Seat.objects.filter(campaign_id=players.campaign_id, side="british").update(
         fortification_points=20
     )

@@ -25,7 +25,6 @@ from campaign.models import (
     ScenarioResult,
     Seat,
 )
-from campaign.selectors import holdings
 from campaign.services import dice as dice_service
 from campaign.services import purchase_records
 from campaign.services.events import record_event
@@ -43,7 +42,8 @@ from rules.schema import SAN, InitiativeResult, RollForSide, Table, parse_range
 
 def advance(turn: Turn) -> None:
     """Move on while the current step is finished: complete it, enter the next.  A
-    side with nothing to do at a step passes it by itself, with a log line."""
+    side with nothing to do at a step, as the public facts show it, passes it by
+    itself, with a log line."""
     c, module = turn.campaign, turn.module
     while c.ended_at is None:
         step = module.steps[c.step_index]
@@ -89,14 +89,19 @@ def begin_scenario(turn: Turn, *, initial: bool = False) -> None:
 
 
 def pass_sides_with_nothing_to_do(turn: Turn) -> None:
-    module, step = turn.module, turn.step
+    """Pass the step for each side that has nothing to do there, as the public facts
+    show it (``availability.passes_by_itself``): never from a side's secrets, which
+    the pass would tell its opponent."""
+    c, module, step = turn.campaign, turn.module, turn.step
     if not kind_of(step.kind).passes:
         return
     while True:
         passed = False
         for side in machine.sides_to_act(module, step, turn.done):
-            snap = turn.snapshot_of(side, holdings(turn.campaign, side, purchases=True, recon=True))
-            reason = availability.nothing_to_do(module, snap, step)
+            seat = turn.seats.get(side) or Seat.objects.get(campaign=c, side=side)
+            reason = availability.passes_by_itself(
+                module, c.variant, side, step, c.date_index, seat.san
+            )
             if not reason:
                 continue
             side_done(turn.as_side(side))

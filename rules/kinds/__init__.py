@@ -54,7 +54,9 @@ class Hook(StrEnum):
 
 class Pass(StrEnum):
     """When a side has nothing to do at a step, so the step passes for it by itself
-    (with a log line); each is decided once, in ``rules.availability.nothing_to_do``."""
+    (with a log line).  Each is decided once, on public facts only, in
+    ``rules.availability.passes_by_itself``: both seats see a pass, so it may not depend
+    on the side's secret points, FPP or records."""
 
     ALWAYS = "always"  # the server does the step; players only read it
     NOTHING_TO_DECIDE = "nothing_to_decide"  # the server's step, unless the side may forgo

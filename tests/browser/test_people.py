@@ -110,11 +110,13 @@ def test_a_sicily_date_played_like_people(
     assert "British" not in axis.locator("#campaign-record").inner_text()  # secret so far
     for page in (axis, brit):
         _done(page, "3.617")
-    # 3.618 (nothing to roll), 3.619 (no FPP) pass by themselves; Recon (3.620) can
-    # be bought on July 14 PM: each side declines.
-    for page in (axis, brit):
-        page.locator("#step-title", has_text="3.620").wait_for()
-        _done(page, "3.620")
+    # 3.618 (a Sniper has no rolls) and 3.619 (no FPP) wait for each side's Done: that
+    # a side has nothing to do there is its secret, so they never pass by themselves.
+    # Recon (3.620): neither side bought an M2 Recon RG, so neither has a dr to make.
+    for step in ("3.618", "3.619", "3.620"):
+        for page in (axis, brit):
+            page.locator("#step-title", has_text=step).wait_for()
+            _done(page, step)
 
     # Initiative: both lock at the same instant; both see the reveal.
     for page in (axis, brit):

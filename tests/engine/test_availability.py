@@ -122,3 +122,45 @@ def test_a_side_that_is_done_is_told_whom_it_waits_for(phd: Module) -> None:
     assert refusal is not None
     assert refusal.message.startswith("You have already done C5.2")
     assert "waiting for German" in refusal.message
+
+
+# --------------------------------------------------------------------------- passing
+
+
+def passes(m: Module, side: str, step_id: str, date: str, variant: str | None = None) -> str:
+    step = next(s for s in m.steps if s.id == step_id)
+    date_index = next(i for i, d in enumerate(m.dates) if d.id == date)
+    return availability.passes_by_itself(m, variant or m.variants[0].id, side, step, date_index)
+
+
+def test_a_step_passes_by_itself_on_public_facts_only(sicily: Module, phd: Module) -> None:
+    """Both seats see a pass, so it never reads a side's points, FPP or records (it is
+    given none): a side that may hold something to spend or roll waits for its Done."""
+    # Sicily: FPP come from M3, a secret purchase; every RG of the charts has rolls.
+    for side in ("axis", "british"):
+        assert passes(sicily, side, "3.619", "jul14n") == ""
+        assert passes(sicily, side, "3.618", "jul14n") == ""
+        assert passes(sicily, side, "3.617", "jul14n") == ""
+        assert passes(sicily, side, "3.620", "jul14n") == ""
+        assert passes(sicily, side, "3.616", "jul14n") == "the server does this step"
+    assert passes(sicily, "axis", "3.620", "jul14am") == (
+        "no Recon before an Initial Scenario (3.620)"
+    )
+    # Purple Heart Draw: DSP only from the start (the German's 60, forfeit at I-C5.35);
+    # its RG charts are lost, so there is nothing to roll.
+    assert passes(phd, "german", "I-C5.35", "t0600") == ""
+    assert passes(phd, "us", "I-C5.35", "t0600").startswith("no DSP to spend")
+    for side in ("german", "us"):
+        assert passes(phd, side, "C5.35", "t0930").startswith("no DSP to spend")
+        assert passes(phd, side, "C5.33", "t0930") == "no RG of its chart has secret rolls to make"
+        assert passes(phd, side, "C5.31", "t0930") == ""  # its chart may be supplied
+        assert passes(phd, side, "C5.36", "t0930") == ""
+
+
+def test_what_a_side_alone_knows_lets_it_finish_ahead_but_never_passes(sicily: Module) -> None:
+    snap = at(sicily, side="axis", date="jul14n", step="3.617", fortification_points=0)
+    fortify = next(s for s in sicily.steps if s.id == "3.619")
+    assert availability.nothing_to_do(sicily, snap, fortify) == "no FPP to spend"
+    assert passes(sicily, "axis", "3.619", "jul14n") == ""
+    run = [s.id for s in availability.finish_ahead(sicily, snap)]
+    assert run == ["3.617", "3.618", "3.619", "3.620"]
