@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from campaign.models import Campaign, ModuleRecord
+from campaign.models import Campaign, ModuleRecord, StepMark
 from campaign.selectors import done_sides, module_of
 from campaign.services import hosting, initiative, steps
+from rules import machine
 
 
 def host_game(
@@ -76,28 +77,42 @@ class Players:
         other = self.waiting()[0]
         steps.confirm_scenario_result(campaign_id=self.campaign_id, user=self.users[other])
 
+    def position(self) -> tuple[int, int, bool]:
+        """(cycle, step index, ended), read without the campaign's module data."""
+        cycle, index, ended = Campaign.objects.values_list("cycle", "step_index", "ended_at").get(
+            pk=self.campaign_id
+        )
+        return cycle, index, ended is not None
+
     def finish(self):
         """Every side that must act finishes the current step."""
         c = self.campaign
-        start = (c.cycle, c.step_index)
-        while (self.campaign.cycle, self.campaign.step_index) == start and self.waiting():
-            side = self.waiting()[0]
-            steps.finish_step(campaign_id=self.campaign_id, user=self.users[side])
+        module, start = module_of(c), (c.cycle, c.step_index)
+        step = module.steps[c.step_index]
+        while self.position()[:2] == start:
+            done = StepMark.objects.filter(
+                campaign_id=self.campaign_id, cycle=c.cycle, step_index=c.step_index
+            ).values_list("side", flat=True)
+            waiting = machine.sides_to_act(module, step, done)
+            if not waiting:
+                return
+            steps.finish_step(campaign_id=self.campaign_id, user=self.users[waiting[0]])
 
     def until(self, kind: str, limit: int = 80):
         """Finish every step until one of ``kind`` is current."""
         for _ in range(limit):
-            if self.campaign.ended_at or self.step.kind == kind:
+            c = self.campaign
+            if c.ended_at or module_of(c).steps[c.step_index].kind == kind:
                 return
-            step = (self.campaign.cycle, self.campaign.step_index)
             self.finish()
-            assert (self.campaign.cycle, self.campaign.step_index) != step, "did not move"
+            assert self.position()[:2] != (c.cycle, c.step_index), "did not move"
         raise AssertionError(f"no {kind} step within {limit} steps")
 
     def until_step(self, step_id: str, limit: int = 80):
         """Finish every step until the one numbered ``step_id`` is current."""
         for _ in range(limit):
-            if self.campaign.ended_at or self.step.id == step_id:
+            c = self.campaign
+            if c.ended_at or module_of(c).steps[c.step_index].id == step_id:
                 return
             self.finish()
         raise AssertionError(f"no step {step_id} within {limit} steps")
