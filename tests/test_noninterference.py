@@ -406,6 +406,11 @@ class World:
             options = cost_options(module, side, group)
             variant = options[args[1] % len(options)].variant if options else ""
             return "act/buy/", {"group": group.id, "variant": variant}
+        if name == "buy-group":
+            chart = module.chart(side)
+            if chart is None or args[0] not in {g.id for g in chart.groups}:
+                return None
+            return "act/buy/", {"group": args[0], "variant": ""}
         if name in ("cancel", "rg-roll", "reveal-rg", "entry-area"):
             mine = self.own_purchases(side)
             if not mine:
@@ -424,6 +429,11 @@ class World:
         if name == "recon":
             if module.recon is None:
                 return None
+            if module.recon.group is not None:  # Sicily: the dr of an M2 bought this date
+                m2 = self.own_purchases(side, group_id=module.recon.group)
+                if not m2:
+                    return None
+                return "act/recon/", {"purchase": m2[args[0] % len(m2)].ref}
             return "act/recon/", {"option": args[0] % len(module.recon.options)}
         if name == "chit":
             return "act/chit/", {"chit": args[0]}
@@ -517,9 +527,22 @@ class World:
         elif name == "recon":
             if module.recon is None:
                 return False
-            purchases.buy_recon(
-                campaign_id=cid, user=user, option=args[0] % len(module.recon.options)
-            )
+            if module.recon.group is not None:  # Sicily: the dr of an M2 bought this date
+                m2 = self.own_purchases(side, group_id=module.recon.group)
+                if not m2:
+                    return False
+                purchases.buy_recon(
+                    campaign_id=cid, user=user, purchase_id=m2[args[0] % len(m2)].ref
+                )
+            else:
+                purchases.buy_recon(
+                    campaign_id=cid, user=user, option=args[0] % len(module.recon.options)
+                )
+        elif name == "buy-group":
+            chart = module.chart(side)
+            if chart is None or args[0] not in {g.id for g in chart.groups}:
+                return False
+            purchases.purchase_rg(campaign_id=cid, user=user, group_id=args[0])
         elif name == "roll":
             tables = self.step.tables
             if not tables:
@@ -771,8 +794,12 @@ def scripted_plan(step: Any) -> list[Slot]:
     )
     plan = {
         "purchase": [
-            secret([Op("buy", (k, 0)) for k in (1, 2, 3, 4)], [Op("buy", (5, 0))]),
+            secret(
+                [*(Op("buy", (k, 0)) for k in (1, 2, 3, 4)), Op("buy-group", ("M2",))],
+                [Op("buy", (5, 0))],
+            ),
             seen("buy", 0, 0),
+            seen("buy-group", "M2"),
             secret([Op("rg-roll", (0,)), Op("cancel", (1,)), Op("rg-roll", (1,))]),
             seen("rg-roll", 0),
             seen("reveal-rg", 0),
@@ -818,10 +845,18 @@ def test_open_rolls_do_not_depend_on_how_many_secret_rolls_were_made(modules, fr
     start = Start.of(SYSTEMS["sicily"])
     for secret_rolls in (1, 0):
         world = World(start, True, (150, 40))
+        m2 = {
+            side: purchases.purchase_rg(campaign_id=world.cid, user=user, group_id="M2")
+            for side, user in ((world.hider, world.h_user), (world.observer, world.o_user))
+        }
         world.players.until("recon")
         for _ in range(secret_rolls):
-            purchases.buy_recon(campaign_id=world.cid, user=world.h_user, option=0)
-        purchases.buy_recon(campaign_id=world.cid, user=world.o_user, option=0)
+            purchases.buy_recon(
+                campaign_id=world.cid, user=world.h_user, purchase_id=m2[world.hider].ref
+            )
+        purchases.buy_recon(
+            campaign_id=world.cid, user=world.o_user, purchase_id=m2[world.observer].ref
+        )
         world.players.finish()
         world.players.chits(**{world.hider: "attack", world.observer: "attack"})
         world.players.until("results")  # set-up, then commencement (public rolls)
