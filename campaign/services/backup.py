@@ -4,6 +4,7 @@ secrets."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 from uuid import UUID
@@ -12,6 +13,7 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core import serializers
 from django.core.management.color import no_style
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
 from campaign.models import Campaign, ModuleRecord
@@ -35,12 +37,25 @@ def _child_models() -> list:
     return sorted(out, key=lambda m: m._meta.label)
 
 
+class _FullTimes(DjangoJSONEncoder):
+    """Times with all their microseconds: Django's encoder cuts them to milliseconds,
+    so a time of 12:00:00.000456 came back from an import as 12:00:00 and a second
+    export differed from the first."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, dt.datetime):
+            text = o.isoformat()
+            return text[:-6] + "Z" if text.endswith("+00:00") else text
+        return super().default(o)
+
+
 def export_campaign(*, campaign_id: UUID) -> bytes:
     campaign = Campaign.objects.select_related("module").get(pk=campaign_id)
     objects: list[Any] = [campaign.module, campaign]
     for model in _child_models():
         objects.extend(model.objects.filter(campaign=campaign).order_by("pk"))
-    serialized = json.loads(serializers.serialize("json", objects, use_natural_foreign_keys=True))
+    python = serializers.serialize("python", objects, use_natural_foreign_keys=True)
+    serialized = json.loads(json.dumps(python, cls=_FullTimes))
     user_fields = {
         (m._meta.label_lower, f.name)
         for m in [Campaign, *_child_models()]
