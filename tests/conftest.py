@@ -64,6 +64,13 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
 
 
+@pytest.fixture(autouse=True)
+def notices_inline(settings):
+    """Notices are e-mailed in the committing thread during tests (a server started
+    by a test sends them from its background thread, as in production)."""
+    settings.REFIT_NOTIFY_DELIVERY = "inline"
+
+
 def _database_url(settings_dict: dict) -> str:
     if "postgresql" in settings_dict["ENGINE"]:
         return (

@@ -24,6 +24,7 @@ from campaign.services.flow import advance, side_done
 from campaign.services.rolls import roll_context
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.units import apply_effect, unit_for_roll
+from campaign.services.waiting import update_waiting
 from rules import availability
 from rules.drm import DrmRefused, applicable_drms
 from rules.kinds import Action
@@ -66,6 +67,7 @@ def finish_step(
         text=f"{turn.side_name()} finished {step.id} {step.title}{last}.",
     )
     advance(turn)
+    update_waiting(turn)
     push.changed(turn.campaign.pk)
 
 
@@ -157,6 +159,7 @@ def enter_scenario_result(
         text=f"{turn.side_name()} entered the scenario result: "
         f"{describe_result(turn.module, data)}.",
     )
+    update_waiting(turn)
     push.changed(c.pk)
     return result
 
@@ -185,6 +188,7 @@ def confirm_scenario_result(*, campaign_id: object, user: User, at: str | None =
         text=f"{turn.side_name()} confirmed the scenario result.",
     )
     advance(turn)
+    update_waiting(turn)
     push.changed(turn.campaign.pk)
 
 
@@ -209,6 +213,8 @@ def dispute_scenario_result(
         text=f"{turn.side_name()} disputed the scenario result: “{reason}”. "
         "It must be entered again.",
     )
+    turn.forget_done()
+    update_waiting(turn)
     push.changed(c.pk)
 
 
