@@ -193,15 +193,15 @@ def scenario_sheet(campaign: Campaign, side: str) -> ScenarioSheet:
 
 
 def _scenario(campaign: Campaign, module: Module, initial: bool) -> str:
-    which = "the Initial Scenario" if initial else "the CG scenario"
     label = module.dates[campaign.date_index].label
+    which = f"The Initial Scenario ({label})" if initial else f"The {label} scenario"
     if campaign.ended_at is not None:
-        return f"The CG has ended; {which} of {label} was the last."
+        return f"The CG has ended; {which[0].lower()}{which[1:]} was its last."
     if campaign.in_play:
-        return f"{which[0].upper()}{which[1:]} of {label} is in play."
+        return f"{which} is in play."
     kind = module.steps[campaign.step_index].kind
     if kind in ("setup", "commence"):
-        return f"{which[0].upper()}{which[1:]} of {label} is being set up."
+        return f"{which} is being set up."
     return (
         f"Between scenarios: the next scenario is not set up yet; this is {label} as it stands now."
     )
@@ -244,7 +244,8 @@ def _initiative(campaign: Campaign, module: Module, side: str, initial: bool) ->
     chosen = ", ".join(f"{s.name} {chits[s.id]}" for s in module.sides if s.id in chits)
     lines = [f"{chosen} → {outcome.label}." if chosen else f"{outcome.label}."]
     if outcome.attackers:
-        lines.append("Attacker: " + ", ".join(module.side(a).name for a in outcome.attackers))
+        attackers = ", ".join(module.side(a).name for a in outcome.attackers)
+        lines.append(f"Attacker: {attackers}.")
     if outcome.sets_up_first:
         lines.append(f"{module.side(outcome.sets_up_first).name} sets up first.")
     if outcome.moves_first:

@@ -28,7 +28,6 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, every: int = 0, **options: Any) -> None:
         while True:
-            close_old_connections()
             report = deliver_due()
             self.stdout.write(
                 f"sent {report.sent} notice(s) in {report.emails} e-mail(s); "
@@ -38,3 +37,4 @@ class Command(BaseCommand):
             if every <= 0:
                 return
             time.sleep(every)
+            close_old_connections()  # a long-running loop: no connection kept past its age
