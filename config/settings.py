@@ -203,6 +203,9 @@ REFIT_BASE_URL = os.environ.get("REFIT_BASE_URL", "http://127.0.0.1:8000").rstri
 # After commit, notices are e-mailed from a background thread ("thread"), or at once in
 # the committing thread ("inline": tests).
 REFIT_NOTIFY_DELIVERY = os.environ.get("REFIT_NOTIFY_DELIVERY", "thread")
+# Seconds a notice waits before it is e-mailed: a player who acts meanwhile (both at
+# their pages, playing live) gets no e-mail about a move already made.
+REFIT_NOTIFY_DELAY = int(os.environ.get("REFIT_NOTIFY_DELAY", "120"))
 
 LOGGING = {
     "version": 1,

@@ -66,9 +66,11 @@ def fresh_channel_layer():
 
 @pytest.fixture(autouse=True)
 def notices_inline(settings):
-    """Notices are e-mailed in the committing thread during tests (a server started
-    by a test sends them from its background thread, as in production)."""
+    """Notices are e-mailed in the committing thread during tests, without the grace
+    delay (a server started by a test sends them from its background thread, as in
+    production)."""
     settings.REFIT_NOTIFY_DELIVERY = "inline"
+    settings.REFIT_NOTIFY_DELAY = 0
 
 
 def _database_url(settings_dict: dict) -> str:

@@ -20,7 +20,7 @@ from campaign.selectors import done_sides, module_of
 from campaign.services import initiative, notifications, purchases, steps
 from campaign.services.notifications import deliver_due
 from rules import machine
-from tests.walk import Players, host_game
+from tests.walk import Players, host_game, players_of
 
 pytestmark = pytest.mark.django_db
 
@@ -399,3 +399,87 @@ def test_the_migration_records_whom_a_campaign_under_way_waits_for(players):
     Seat.objects.filter(campaign_id=players.campaign_id).update(waiting_since=None)
     migration.waiting_now(apps, None)
     assert stored_waiting(players) == waiting(players) == {"red", "blue"}
+
+
+def _one_date(players, on_each=lambda: None):
+    """Play from the scenario result to the next scenario in play: the waiting
+    sides act one at a time (Attack chits at initiative)."""
+    module = module_of(players.campaign)
+    values = {
+        f"{f.id}.{s.id}": (False if f.kind == "bool" else 0)
+        for f in module.result_fields
+        for s in module.sides
+    }
+    first = sorted(waiting(players))[0]
+    steps.enter_scenario_result(
+        campaign_id=players.campaign_id, user=players.users[first], values=values
+    )
+    on_each()
+    other = sorted(waiting(players))[0]
+    steps.confirm_scenario_result(campaign_id=players.campaign_id, user=players.users[other])
+    on_each()
+    cycle = players.campaign.cycle
+    for _ in range(200):
+        c = players.campaign
+        if c.ended_at or (c.in_play and c.cycle > cycle):
+            return
+        side = sorted(waiting(players))[0]
+        if players.step.kind == "initiative":
+            initiative.lock_initiative(
+                campaign_id=players.campaign_id, user=players.users[side], chit="attack"
+            )
+        else:
+            steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+        on_each()
+    raise AssertionError("the date did not end")
+
+
+@pytest.mark.parametrize(
+    "module_id,variant,side",
+    [
+        ("sicily", "i", "axis"),
+        ("purple-heart-draw", "tm", "us"),
+        ("pleasant-diversion", "cg", "american"),
+    ],
+)
+def test_waiting_since_follows_the_engine_through_a_whole_date(
+    module_id, variant, side, modules, make_user
+):
+    """Through the start and one whole date of each system, after every action, the
+    seats the campaign stores as waited for are those the engine says it waits for."""
+    alice, bob = make_user("host"), make_user("guest")
+    c = host_game(module_id, variant, alice, bob, side=side)
+    players = players_of(c, alice, bob)
+
+    def agrees():
+        assert stored_waiting(players) == waiting(players), players.step.id
+
+    agrees()
+    _one_date(players, agrees)
+    assert players.campaign.in_play
+
+
+def test_players_at_their_pages_get_no_e_mail_about_a_move_already_made(players, settings):
+    """A notice waits REFIT_NOTIFY_DELAY before it goes out: playing live, each acts
+    before it is due, and the notice is dropped; the one not acted on goes out."""
+    settings.REFIT_NOTIFY_DELAY = 120
+    red, blue = players.users["red"], players.users["blue"]
+    cid = players.campaign_id
+    values = {"cvp_lost.red": 0, "cvp_lost.blue": 0, "san.red": 2, "san.blue": 2}
+    steps.enter_scenario_result(campaign_id=cid, user=red, values=values)  # for Blue
+    assert deliver_due().sent == 0  # not yet due
+    steps.confirm_scenario_result(campaign_id=cid, user=blue)  # Blue acts: Red's move
+    report = deliver_due(now=timezone.now() + timedelta(minutes=3))
+    assert report.obsolete == 1 and report.sent == 1
+    assert [m.to for m in mail.outbox] == [["alice@example.org"]]
+
+
+def test_told_it_is_your_move_you_are_not_told_again_that_it_waits_only_for_you(players):
+    red, blue = players.users["red"], players.users["blue"]
+    cid = players.campaign_id
+    values = {"cvp_lost.red": 0, "cvp_lost.blue": 0, "san.red": 2, "san.blue": 2}
+    steps.enter_scenario_result(campaign_id=cid, user=red, values=values)
+    steps.confirm_scenario_result(campaign_id=cid, user=blue)  # T3.1: Red's move (told)
+    assert your_move_rows(red).count() == 1
+    steps.finish_step(campaign_id=cid, user=blue)  # Blue done first: Red still to act
+    assert Notification.objects.filter(user=red).count() == 1

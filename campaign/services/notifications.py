@@ -6,13 +6,15 @@ A notice is built in the transaction that makes it due (``queue_notices``, calle
 step, whom it waits for, and the log lines of this transaction *as the recipient's
 seat may read them* (``Event.objects.visible_to(side)``, the gate the pages use).  It
 is stored as a ``Notification`` row and e-mailed after commit (``deliver_due``, run in
-a background thread), so sending never blocks or fails the action.  A failed send is
-logged and retried with a growing delay — at the next action on any campaign, or by
-``manage.py sendnotifications`` — until ``MAX_ATTEMPTS``.
+a background thread), so sending never blocks or fails the action.  It waits a short
+grace period first (``REFIT_NOTIFY_DELAY``): a "your move" notice whose player has
+acted before it goes out is dropped (``obsolete``), so two players at their pages get
+no e-mail.  A failed send is logged and retried with a growing delay — by the running
+server when it falls due, at the next action, or by ``manage.py sendnotifications`` —
+until ``MAX_ATTEMPTS``.
 
 Per-user settings: e-mail immediately, at most one per hour (notices that arrive within
-the hour wait and go out together in one summary), or off.  A "your move" notice whose
-player has acted before it went out is dropped (``obsolete``).
+the hour wait and go out together in one summary), or off.
 """
 
 from __future__ import annotations
@@ -30,11 +32,11 @@ from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.core.validators import validate_email
 from django.db import connections, transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Min
 from django.urls import reverse
 from django.utils import timezone
 
-from campaign.models import Event, EventKind, Notification, NotificationSettings
+from campaign.models import Event, EventKind, Notification, NotificationSettings, Seat
 from campaign.services.errors import ActionRefused
 from campaign.services.events import recorded
 from campaign.services.turns import Turn, User, signed_in
@@ -94,6 +96,8 @@ def queue_notices(turn: Turn, *, actor: str, due: Mapping[str, Notification.Kind
         if seat.user_id is None or side == actor:
             continue
         kind = due.get(side)
+        if kind == Notification.Kind.ONLY_YOU and told_your_move(seat):
+            kind = None  # already told it is their move, and they have not acted since
         lines = news_lines(side, news)
         if kind is None and not lines:
             continue
@@ -133,12 +137,20 @@ def queue_notices(turn: Turn, *, actor: str, due: Mapping[str, Notification.Kind
                 body="\n".join(body),
                 link=step_link(c.pk)[:500],
                 waiting_since=seat.waiting_since if kind in WAITING_KINDS else None,
+                next_attempt_at=timezone.now() + timedelta(seconds=settings.REFIT_NOTIFY_DELAY),
             )
         )
     if rows:
         _mark_unsendable(rows)
         Notification.objects.bulk_create(rows)
     transaction.on_commit(deliver_soon, robust=True)
+
+
+def told_your_move(seat: Seat) -> bool:
+    """The player was told it is their move for the wait they are in now."""
+    return Notification.objects.filter(
+        seat=seat, kind=Notification.Kind.YOUR_MOVE, waiting_since=seat.waiting_since
+    ).exists()
 
 
 def news_lines(side: str, event_ids: Sequence[int]) -> list[str]:
@@ -343,11 +355,45 @@ def _work() -> None:
         while _wanted.is_set():
             _wanted.clear()
             deliver_logged()
+        _wake_for_next()
     finally:
         connections.close_all()  # this thread's connections
         _running.release()
     if _wanted.is_set():  # asked again while this thread was stopping
         deliver_soon()
+
+
+_timer: threading.Timer | None = None
+_timer_at: datetime | None = None
+_timer_lock = threading.Lock()
+
+
+def _wake_for_next() -> None:
+    """Run again when the next notice falls due (a delay, a retry, an hourly summary),
+    so a running server sends it without waiting for the next action.  A restarted
+    server picks them up at its next action, or ``manage.py sendnotifications``."""
+    global _timer, _timer_at
+    try:
+        when = (
+            Notification.objects.filter(status=Notification.Status.PENDING)
+            .aggregate(next=Min("next_attempt_at"))
+            .get("next")
+        )
+    except Exception:  # noqa: BLE001 - the next action or the command will send it
+        logger.warning("could not schedule the next notice delivery", exc_info=True)
+        return
+    if when is None:
+        return
+    with _timer_lock:
+        if _timer is not None and _timer.is_alive() and _timer_at is not None:
+            if _timer_at <= when:
+                return
+            _timer.cancel()
+        delay = max(0.0, (when - timezone.now()).total_seconds()) + 1.0
+        _timer = threading.Timer(delay, deliver_soon)
+        _timer.daemon = True
+        _timer.start()
+        _timer_at = when
 
 
 def deliver_logged() -> Delivery | None:
