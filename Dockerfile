@@ -1,5 +1,5 @@
 # The Refit web image: one daphne ASGI worker per container; docker-compose runs
-# several behind nginx.
+# several behind Caddy (deploy/Caddyfile): HTTPS, websockets passed through.
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 REFIT_VAR_DIR=/var/lib/refit
 WORKDIR /app

@@ -140,7 +140,10 @@ async def reveal_latency(workers: Workers, ids: list[str], cookies: dict[str, st
     async def connect(url, cookie):
         return await websockets.connect(
             url,
-            additional_headers={"Cookie": cookie, "Origin": "http://127.0.0.1"},
+            additional_headers={
+                "Cookie": cookie,
+                "Origin": url.replace("ws://", "http://").split("/ws/")[0],
+            },
             max_size=2**22,
             open_timeout=30,
         )
@@ -282,12 +285,12 @@ def roster_page() -> list[str]:
     ]
 
 
-def active_purchase(campaign_id: str) -> int | None:
+def active_purchase(campaign_id: str) -> str | None:
     from campaign.models import Purchase
 
     return (
         Purchase.objects.filter(campaign_id=campaign_id, status="active")
-        .values_list("pk", flat=True)
+        .values_list("ref", flat=True)
         .first()
     )
 

@@ -7,4 +7,5 @@ class CampaignConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from campaign import checks  # noqa: F401  (deployment checks)
         from campaign.services import accounts  # noqa: F401  (signal receivers)

@@ -3,32 +3,103 @@ refused before the handshake completes (close code 4401), and a campaign socket 
 opens for a member of that campaign (4404).  Sockets only push: actions go over HTTP.
 
 The push protocol (group names, message types, parts) is ``campaign.services.push``.
+
+Consumers weather outages instead of raising them: a Redis (channel layer) or
+database failure is logged as one warning line, never a traceback; a socket whose
+database is down is refused at the handshake (the browser retries), one whose Redis
+is down is accepted and joins its groups when Redis is back.  A campaign socket beats
+(``campaign.services.presence``): every heartbeat it renews its presence, re-joins its
+groups (a restarted Redis forgets them), re-renders the sides (an opponent's presence
+may have expired) and, after an outage that may have cost it pushes, resyncs its
+page.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import uuid
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.db.models import F
+from django.conf import settings
+from django.db import Error as DatabaseError
 from django.http import Http404
 from django.template.loader import render_to_string
+from redis.exceptions import RedisError
 
 from campaign.fragments import CAMPAIGN_PARTS, ROSTER_PARTS, campaign_fragments, roster_fragments
-from campaign.models import Seat
+from campaign.origin import page_origin
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.common import member_seat
 from campaign.seat_views.roster import roster_view
-from campaign.services import push
+from campaign.services import presence, push
+
+logger = logging.getLogger(__name__)
 
 ANONYMOUS_CLOSE_CODE = 4401
 NOT_MEMBER_CLOSE_CODE = 4404
 SIGNED_OUT_CLOSE_CODE = 4403
 
+# What a server behind a socket may do: be unreachable, time out, or fail.
+OUTAGE = (OSError, asyncio.TimeoutError, RedisError, DatabaseError)
 
-class LiveConsumer(AsyncWebsocketConsumer):
+
+class ResilientConsumer(AsyncWebsocketConsumer):
+    """A consumer whose channel layer may go away and come back.
+
+    Receiving from the layer retries with backoff instead of raising (Channels would
+    end the socket with a traceback); joining and leaving groups never raise.
+    ``layer_lost`` says pushes may have been missed since the layer last answered."""
+
+    live_groups: tuple[str, ...] = ()
+    layer_lost = False
+
+    @property
+    def channel_receive(self) -> Any:
+        return self._receive_resiliently
+
+    @channel_receive.setter
+    def channel_receive(self, receive: Any) -> None:
+        self._layer_receive = receive
+
+    async def _receive_resiliently(self) -> dict[str, Any]:
+        delay = 0.5
+        while True:
+            try:
+                return await self._layer_receive()
+            except OUTAGE as exc:
+                self.layer_down(exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+
+    def layer_down(self, exc: BaseException) -> None:
+        if not self.layer_lost:
+            logger.warning("channel layer unavailable (%s: %s); retrying", type(exc).__name__, exc)
+        self.layer_lost = True
+
+    async def join_groups(self) -> bool:
+        """Join (again) every group of this socket; False if the layer is down."""
+        try:
+            for group in self.live_groups:
+                await self.channel_layer.group_add(group, self.channel_name)
+        except OUTAGE as exc:
+            self.layer_down(exc)
+            return False
+        return True
+
+    async def leave_groups(self) -> None:
+        try:
+            for group in self.live_groups:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        except OUTAGE as exc:
+            # Redis forgets the membership by itself (channels-redis group expiry).
+            logger.warning("could not leave groups (%s: %s)", type(exc).__name__, exc)
+
+
+class LiveConsumer(ResilientConsumer):
     """The signed-in user's live channel (every page): shows that pushes arrive."""
 
     async def connect(self) -> None:
@@ -36,14 +107,23 @@ class LiveConsumer(AsyncWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self.close(code=ANONYMOUS_CLOSE_CODE)
             return
-        self.group = push.user_group(user.pk)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.live_groups = (push.user_group(user.pk),)
         await self.accept()
+        await self.join_groups()
         await self.send(text_data=render_to_string("campaign/_live_status.html", {"live": True}))
+        self._rejoining = asyncio.create_task(self._rejoin())
+
+    async def _rejoin(self) -> None:
+        """Re-join the group every heartbeat: a restarted Redis forgets it, and a
+        logout elsewhere must still reach this socket."""
+        while True:
+            await asyncio.sleep(settings.PRESENCE_HEARTBEAT)
+            await self.join_groups()
 
     async def disconnect(self, code: int) -> None:
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        if hasattr(self, "_rejoining"):
+            self._rejoining.cancel()
+        await self.leave_groups()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         return
@@ -59,14 +139,7 @@ async def close_if_session_ended(consumer: AsyncWebsocketConsumer, event: dict[s
         await consumer.close(code=SIGNED_OUT_CLOSE_CODE)
 
 
-def _origin(scope: dict[str, Any]) -> str:
-    headers = dict(scope.get("headers") or [])
-    host = headers.get(b"host", b"").decode("latin-1")
-    scheme = "https" if scope.get("scheme") == "wss" else "http"
-    return f"{scheme}://{host}" if host else ""
-
-
-class CampaignConsumer(AsyncWebsocketConsumer):
+class CampaignConsumer(ResilientConsumer):
     """One player's live view of one campaign page (the campaign page or the roster).
     On every change each consumer renders the changed parts for its own seat through
     the visibility gate, so a frame never carries what the seat may not see, and sends
@@ -79,6 +152,15 @@ class CampaignConsumer(AsyncWebsocketConsumer):
         # What this socket's page shows of each part: unchanged parts are not sent again,
         # so a push about presence does not wipe a form being filled in.
         self.sent: dict[str, str] = {}
+        self.socket = uuid.uuid4().hex  # this socket's presence row
+        self.stale = False  # a render failed: resync at the next heartbeat
+        self._rendering = asyncio.Lock()  # one render-and-send at a time, in order
+        # A beat and the closing socket's leave never overlap: a beat still running
+        # when the socket closes would write its row back after the leave.
+        self._presence = asyncio.Lock()
+        self.closing = False
+        self._beating: asyncio.Task[None] | None = None
+        self.beats = 0
 
     def _query(self, name: str) -> str | None:
         query = parse_qs(self.scope.get("query_string", b"").decode())
@@ -95,33 +177,44 @@ class CampaignConsumer(AsyncWebsocketConsumer):
             return
         self.campaign_id = self.scope["url_route"]["kwargs"]["campaign_id"]
         try:
-            self.seat_id = await self._join_presence(user)
+            seat_id = await database_sync_to_async(self._seat_of)(user)
         except Http404:
             await self.close(code=NOT_MEMBER_CLOSE_CODE)
             return
+        except OUTAGE as exc:
+            # Refused at the handshake: the page's socket tries again by itself.
+            logger.warning("campaign socket refused: database unavailable (%s)", exc)
+            await self.close()
+            return
+        self.seat_id = seat_id
         self.group = push.campaign_group(self.campaign_id)
-        self.user_group = push.user_group(user.pk)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.channel_layer.group_add(self.user_group, self.channel_name)
+        self.live_groups = (self.group, push.user_group(user.pk))
         await self.accept()
+        await self.join_groups()
+        await self.beat(sweep=True)
         # The page says what it shows (?d=, the seat view's digest): a browser that
         # reconnects after missing changes gets the current state at once; one that is
         # up to date does not have its forms re-rendered.
         await self.send_parts(set(push.Part), page_digest=self._query("d"))
-        await database_sync_to_async(push.send)(
-            self.group, {"type": push.CAMPAIGN_CHANGED, "parts": [push.Part.SIDES]}
-        )
+        await self.announce()
+        self._beating = asyncio.create_task(self._heartbeat())
 
     async def disconnect(self, code: int) -> None:
+        self.closing = True
         if self.seat_id is None:
+            if self._beating is not None:
+                self._beating.cancel()
             return
-        await self.channel_layer.group_discard(self.group, self.channel_name)
-        await self.channel_layer.group_discard(self.user_group, self.channel_name)
-        await database_sync_to_async(self._leave_presence)()
+        await self.leave_groups()
+        async with self._presence:
+            try:
+                await database_sync_to_async(presence.leave)(socket=self.socket)
+            except OUTAGE as exc:
+                logger.warning("presence not cleared, it expires by itself (%s)", exc)
+        if self._beating is not None:
+            self._beating.cancel()
         self.seat_id = None
-        await database_sync_to_async(push.send)(
-            self.group, {"type": push.CAMPAIGN_CHANGED, "parts": [push.Part.SIDES]}
-        )
+        await self.announce()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         return
@@ -132,32 +225,90 @@ class CampaignConsumer(AsyncWebsocketConsumer):
     async def campaign_changed(self, event: dict[str, Any]) -> None:
         await self.send_parts({push.Part(p) for p in event.get("parts", [])})
 
-    async def send_parts(self, parts: set[push.Part], page_digest: str | None = None) -> None:
-        """Render ``parts`` for this seat and send those that changed.  Messages are
-        handled one at a time and each render reads the committed state, so the last
-        frame a page gets is always the newest."""
-        rendered = await database_sync_to_async(self._render)(parts)
-        if rendered is None:
-            return
-        digest, fragments = rendered
-        changed = [html for part, html in fragments if self.sent.get(part) != html]
-        self.sent.update(fragments)
-        if changed and (page_digest is None or page_digest != digest):
-            await self.send(text_data="".join(changed))
+    # ------------------------------------------------------------ presence
 
-    @database_sync_to_async
-    def _join_presence(self, user: Any) -> int:
-        """Count this socket as the seat's (presence)."""
+    def _seat_of(self, user: Any) -> int:
         _, seat = member_seat(user, self.campaign_id)
-        Seat.objects.filter(pk=seat.pk).update(connections=F("connections") + 1)
         return seat.pk
 
-    def _leave_presence(self) -> None:
-        if self.seat_id is None:
-            return
-        Seat.objects.filter(pk=self.seat_id, connections__gt=0).update(
-            connections=F("connections") - 1
-        )
+    def _beat(self, sweep: bool) -> bool:
+        if sweep:
+            presence.sweep()
+        assert self.seat_id is not None
+        return presence.beat(socket=self.socket, seat_id=self.seat_id)
+
+    async def beat(self, *, sweep: bool = False) -> bool:
+        """Renew this socket's presence; True if its row had to be (re)created."""
+        async with self._presence:
+            if self.closing:
+                return False
+            try:
+                return await database_sync_to_async(self._beat)(sweep)
+            except OUTAGE as exc:
+                logger.warning("presence beat failed (%s); next beat retries", exc)
+                return False
+
+    async def announce(self) -> None:
+        """Tell the campaign's sockets that who is online may have changed."""
+        message = {"type": push.CAMPAIGN_CHANGED, "parts": [push.Part.SIDES]}
+        try:
+            await self.channel_layer.group_send(self.group, message)
+        except OUTAGE as exc:
+            self.layer_down(exc)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(settings.PRESENCE_HEARTBEAT)
+            try:
+                await self.heartbeat()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - a bug must not stop the beats
+                logger.exception("campaign socket heartbeat failed")
+
+    async def heartbeat(self) -> None:
+        """One beat: presence renewed, groups re-joined (a restarted Redis forgets
+        them), and the page refreshed — in full after an outage that may have cost it
+        pushes (and every PRESENCE_RESYNC_BEATS beats, against a push lost unseen),
+        else its sides (an opponent's presence may have expired).  Only what differs
+        from what the page shows is sent."""
+        recreated = await self.beat()
+        joined = await self.join_groups()
+        self.beats += 1
+        resync = self.beats % settings.PRESENCE_RESYNC_BEATS == 0
+        if joined and (self.layer_lost or self.stale or resync):
+            self.layer_lost = self.stale = False
+            await self.send_parts(set(push.Part))
+        else:
+            await self.send_parts({push.Part.SIDES})
+        if recreated:
+            await self.announce()
+
+    # ------------------------------------------------------------ rendering
+
+    async def send_parts(self, parts: set[push.Part], page_digest: str | None = None) -> None:
+        """Render ``parts`` for this seat and send those that changed.  Renders run one
+        at a time and each reads the committed state, so the last frame a page gets is
+        always the newest."""
+        async with self._rendering:
+            try:
+                rendered = await database_sync_to_async(self._render)(parts)
+            except OUTAGE as exc:
+                logger.warning("could not render a campaign socket's page (%s)", exc)
+                self.stale = True
+                return
+            if rendered is None:
+                return
+            digest, fragments = rendered
+            changed = self.unsent(fragments)
+            if changed and (page_digest is None or page_digest != digest):
+                await self.send(text_data="".join(changed))
+
+    def unsent(self, fragments: list[tuple[str, str]]) -> list[str]:
+        """The fragments that differ from what the page shows, which it then shows."""
+        changed = [html for part, html in fragments if self.sent.get(part) != html]
+        self.sent.update(fragments)
+        return changed
 
     def _render(self, parts: set[push.Part]) -> tuple[str | None, list[tuple[str, str]]] | None:
         user = self.scope["user"]
@@ -174,9 +325,17 @@ class CampaignConsumer(AsyncWebsocketConsumer):
         wanted = [p for p in CAMPAIGN_PARTS if p in parts]
         if not wanted:
             return None, []
-        fragments = campaign_fragments(view, wanted, user=user, origin=_origin(self.scope))
+        fragments = campaign_fragments(view, wanted, user=user, origin=page_origin(self.scope))
         digest = view.digest if len(wanted) == len(CAMPAIGN_PARTS) else None
         return digest, list(fragments)
+
+
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """A websocket path Refit does not serve: refused before the handshake completes
+    (the server answers 403), with nothing logged."""
+
+    async def connect(self) -> None:
+        await self.close()
 
 
 class EchoConsumer(AsyncWebsocketConsumer):

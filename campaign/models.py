@@ -14,6 +14,18 @@ from django.utils import timezone
 
 from campaign.visibility import EventQuerySet, OwnedSecretQuerySet, RollQuerySet, UnitQuerySet
 
+# Records a page names (a purchase, a unit) are named by an opaque reference, never by
+# their primary key: keys come from global sequences, and the gap between two of them
+# would count the opponent's secret purchases and the units his secret rolls made.
+REF_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+REF_LENGTH = 12
+
+
+def new_ref() -> str:
+    """A random reference, unique within its campaign (31^12 values: a clash is as
+    likely as guessing a password, and the database refuses one)."""
+    return "".join(secrets.choice(REF_ALPHABET) for _ in range(REF_LENGTH))
+
 
 class ModuleRecord(models.Model):
     """A CG module as loaded from its file (and overrides): campaigns are pinned to
@@ -63,6 +75,9 @@ class Campaign(models.Model):
     dice_seed = models.CharField(max_length=64)
     dice_seed_hash = models.CharField(max_length=64)
     rolls_made = models.PositiveIntegerField(default=0)
+    # Rolls drawn from each dice stream: "public" for open rolls, "secret-<side>" for a
+    # side's secret rolls, so the dice of one stream never depend on another's count.
+    draws = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -88,10 +103,9 @@ class Seat(models.Model):
     attack_chits_used = models.PositiveIntegerField(default=0)
     # The side's own declaration that it has no on-map retained units (3.6212*).
     no_on_map_units = models.BooleanField(default=False)
-    connections = models.IntegerField(default=0)  # open campaign sockets (presence)
     # Since when the campaign waits for this side (null: it does not).  Kept by
-    # ``campaign.services.notifications.settle`` in the transaction that changes whom the
-    # campaign waits for; a seat going from null to a time is a "your move" transition.
+    # ``campaign.services.waiting.update_waiting`` in the transaction that changes whom
+    # the campaign waits for; a seat going from null to a time is a "your move" transition.
     waiting_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -107,13 +121,24 @@ class Seat(models.Model):
             models.CheckConstraint(
                 condition=Q(fortification_points__gte=0), name="fortification_points_never_negative"
             ),
-            models.CheckConstraint(
-                condition=Q(connections__gte=0), name="connections_never_negative"
-            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.campaign} · {self.side}"
+
+
+class Presence(models.Model):
+    """An open campaign socket, alive while it beats: its seat is online while one of
+    its sockets has not expired.  A socket refreshes ``expires_at`` every heartbeat and
+    deletes its row when it closes; a worker that dies takes its sockets' beats with
+    it, so their rows simply expire (no counter to leave wrong)."""
+
+    socket = models.CharField(max_length=64, primary_key=True)
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="presences")
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.seat} until {self.expires_at:%H:%M:%S}"
 
 
 class Invitation(models.Model):
@@ -198,7 +223,11 @@ class Roll(models.Model):
     """A server-side die roll with everything needed to audit and re-derive it."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
-    seq = models.PositiveIntegerField()  # the n-th roll of the campaign: its dice derive from it
+    seq = models.PositiveIntegerField()  # the n-th roll of the campaign (shown once it ends)
+    # The dice derive from the seed, the stream and the roll's draw in that stream
+    # (``rules.dice``); rolls made before streams existed have stream "" and derive from seq.
+    stream = models.CharField(max_length=80, blank=True)
+    draw = models.PositiveIntegerField(null=True, blank=True)
     side = models.SlugField(max_length=64)  # who rolled
     date_index = models.PositiveIntegerField()
     step_id = models.CharField(max_length=20, blank=True)
@@ -317,6 +346,7 @@ class Purchase(models.Model):
         CANCELLED = "cancelled", "cancelled (refunded)"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="purchases")
+    ref = models.CharField(max_length=16, default=new_ref, editable=False)  # what pages name
     side = models.SlugField(max_length=64)
     cycle = models.PositiveIntegerField()
     date_index = models.PositiveIntegerField()
@@ -354,6 +384,7 @@ class Purchase(models.Model):
                 condition=Q(date_max__isnull=True) | Q(date_ordinal__lte=F("date_max")),
                 name="purchase_within_date_max",
             ),
+            models.UniqueConstraint(fields=["campaign", "ref"], name="purchase_ref_unique"),
             models.UniqueConstraint(
                 fields=["campaign", "side", "group_id", "ordinal"],
                 condition=Q(status="active", initial=False),
@@ -425,6 +456,7 @@ class Unit(models.Model):
         BATTLE_HARDENED = "battle_hardened", "battle hardened"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="units")
+    ref = models.CharField(max_length=16, default=new_ref, editable=False)  # what pages name
     side = models.SlugField(max_length=64)
     name = models.CharField(max_length=120)  # "8-1 leader", "4-6-8", "StuG IIIG"
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OK)
@@ -438,10 +470,7 @@ class Unit(models.Model):
 
     class Meta:
         ordering = ["side", "id"]
-
-
-def _ref() -> str:
-    return secrets.token_urlsafe(9)
+        constraints = [models.UniqueConstraint(fields=["campaign", "ref"], name="unit_ref_unique")]
 
 
 class Supplement(models.Model):
@@ -456,7 +485,7 @@ class Supplement(models.Model):
         WITHDRAWN = "withdrawn", "withdrawn"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="supplements")
-    ref = models.CharField(max_length=16, default=_ref)
+    ref = models.CharField(max_length=16, default=new_ref)
     path = models.CharField(max_length=120)
     value = models.JSONField()
     rows = models.JSONField(default=list, blank=True)  # form row of each table/chart row

@@ -1,5 +1,5 @@
 from django.conf import settings
-from django.urls import path
+from django.urls import path, re_path
 
 from campaign import consumers
 
@@ -9,3 +9,5 @@ websocket_urlpatterns = [
 ]
 if settings.BENCH_ECHO:  # the benchmark's bare Channels floor (bench/reveal_latency.py)
     websocket_urlpatterns.append(path("ws/bench-echo/<int:n>/", consumers.EchoConsumer.as_asgi()))
+# Any other path: refused cleanly (HTTP 403 at the handshake), never a routing error.
+websocket_urlpatterns.append(re_path(r"", consumers.NoSuchSocket.as_asgi()))

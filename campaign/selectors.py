@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from uuid import UUID
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
+from django.utils import timezone
 
 from campaign.models import (
     Campaign,
     FortificationBuy,
     InitiativeChit,
+    Presence,
     Purchase,
     ReconBuy,
     Seat,
@@ -66,9 +68,19 @@ def done_sides(campaign: Campaign) -> frozenset[str]:
     )
 
 
+def online_now() -> Exists:
+    """Whether one of a seat's sockets beats (``services.presence``): for ``online``."""
+    return Exists(Presence.objects.filter(seat=OuterRef("pk"), expires_at__gt=timezone.now()))
+
+
+def with_online(seats: QuerySet[Seat]) -> QuerySet[Seat]:
+    return seats.annotate(online=online_now())
+
+
 def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat]:
-    """A campaign's seats with their players, the campaign itself (one shared object)
-    and whether each side has done the current step: one query.
+    """A campaign's seats with their players, the campaign itself (one shared object),
+    whether each side has done the current step and (unless locking) whether its
+    player is online: one query.
 
     With ``lock`` the seats and the campaign row are locked, seats in id order, in the
     same statement: every write to a campaign starts here, so two players' actions
@@ -84,7 +96,7 @@ def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat
     qs = (
         Seat.objects.filter(campaign_id=campaign_id)
         .select_related("campaign", "user")
-        .annotate(is_done=Exists(current_mark))
+        .annotate(is_done=Exists(current_mark), **({} if lock else {"online": online_now()}))
         .order_by("id")
     )
     if lock:

@@ -1,7 +1,7 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
 Websockets are authenticated by the Django session (AuthMiddlewareStack) and only
-accepted from the hosts in ALLOWED_HOSTS (AllowedHostsOriginValidator).
+accepted from Refit's own pages: the same scheme, host and port (campaign.origin).
 """
 
 import os
@@ -13,15 +13,13 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from campaign.origin import SameOriginValidator  # noqa: E402
 from campaign.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -7,6 +7,7 @@ in-memory layer — one process, for ``make run``.  Hosted: ``DATABASE_URL``
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -61,6 +62,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "axes",
     "campaign",
 ]
 
@@ -74,7 +76,13 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, so its refusal knows an htmx request; it still runs before any view (and
+    # before the CSRF check, which runs as the view is called).
+    "campaign.middleware.PlainInputMiddleware",
+    "axes.middleware.AxesMiddleware",  # sign-in throttling (see "auth" below)
 ]
+# No form of Refit's comes near this; a larger body is refused with a sentence.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 
 ROOT_URLCONF = "config.urls"
 
@@ -118,10 +126,13 @@ elif os.environ.get("DB_POOL_MAX"):
     # Many websockets and requests at once open a thread (and a connection) each: a
     # hosted worker borrows from a bounded psycopg pool instead (Django 5.1+).
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # A pooled connection PostgreSQL dropped (a restart) is found before use and
+    # replaced (the pool's check), so the first request after a restart does not fail.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
         "max_size": int(os.environ["DB_POOL_MAX"]),
-        "timeout": 30,
+        "timeout": float(os.environ.get("DB_POOL_TIMEOUT", 10)),
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -129,14 +140,42 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- channels -------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # channels-redis's layer, outage-proof in one background task.
+            "BACKEND": "campaign.layers.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        # A pooled connection Redis dropped (a restart) is found by a
+                        # PING before use and replaced; a command that still meets a
+                        # dead connection is retried on a fresh one.
+                        "health_check_interval": 5,
+                        "retry": Retry(ExponentialBackoff(cap=1.0, base=0.1), retries=3),
+                        "retry_on_error": [RedisConnectionError, RedisTimeoutError],
+                        "socket_connect_timeout": 2,
+                        "socket_timeout": 15,  # above channels-redis's 5 s blocking receive
+                        "socket_keepalive": True,
+                    }
+                ]
+            },
         }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Presence (campaign.services.presence): each open campaign socket beats every
+# HEARTBEAT seconds; a seat is online while one of its sockets beat within TTL.
+PRESENCE_HEARTBEAT = float(os.environ.get("REFIT_PRESENCE_HEARTBEAT", 10))
+PRESENCE_TTL = float(os.environ.get("REFIT_PRESENCE_TTL", 30))
+# ... and re-renders its whole page every so many beats, in case a push was lost.
+PRESENCE_RESYNC_BEATS = int(os.environ.get("REFIT_PRESENCE_RESYNC_BEATS", 6))
 
 # The benchmark's bare group-send echo endpoint (never on in production).
 BENCH_ECHO = env_bool("REFIT_BENCH_ECHO", False)
@@ -148,6 +187,20 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Sign-in throttling (django-axes): 5 failed sign-ins in a row for one name from one
+# address pause that name from that address for 15 minutes (a sentence says so, 429).
+# Locking the pair, not the name alone, keeps a stranger from locking a player out.
+# Behind the proxy, daphne's --proxy-headers makes the client's address REMOTE_ADDR.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("REFIT_LOGIN_FAILURE_LIMIT", 5))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("REFIT_LOGIN_COOLOFF_MINUTES", 15)))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "campaign.throttle.lockout"
+AXES_VERBOSE = False
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -210,6 +263,8 @@ REFIT_NOTIFY_DELAY = int(os.environ.get("REFIT_NOTIFY_DELAY", "120"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"one_line_outages": {"()": "campaign.outage.OneLineOutages"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {"django.request": {"filters": ["one_line_outages"]}},
 }

@@ -1,6 +1,9 @@
 from django.contrib import admin
 from django.urls import include, path
 
+# A database that is briefly away answers 503 with a sentence, not a bare 500.
+handler500 = "campaign.outage.server_error"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("campaign.urls")),

@@ -1,9 +1,15 @@
 """Dice: reproducible from a per-campaign secret seed.
 
-The n-th roll of a campaign takes its faces from HMAC-SHA256(seed, "roll:n"): each
+Rolls are drawn from streams: ``public`` for open rolls, ``secret-<side>`` for one
+side's secret rolls.  The n-th roll of a stream takes its faces from
+HMAC-SHA256(seed, "roll:<stream>:n:0") (then ":1", ... if more bytes are needed): each
 byte below 252 gives one face (byte % 6 + 1; 252 = 42 × 6, so every face is equally
-likely), bytes ≥ 252 are skipped.  Publishing SHA-256(seed) before the first roll and
-the seed at the end lets either player recompute every roll.
+likely), bytes ≥ 252 are skipped.  Separate streams keep the dice of a player's open
+rolls independent of how many secret rolls his opponent made.  Rolls made before
+streams existed (stream "") used the campaign-wide count: "roll:n:0".
+
+Publishing SHA-256(seed) before the first roll and the seed at the end lets either
+player recompute every roll.
 """
 
 from __future__ import annotations
@@ -25,12 +31,24 @@ def seed_hash(seed: str) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()
 
 
-def faces(seed: str, seq: int, dice: str) -> list[int]:
+PUBLIC_STREAM = "public"
+
+
+def stream_of(side: str, *, secret: bool) -> str:
+    """The stream a roll draws from: open rolls share one, each side's secret rolls
+    have their own."""
+    return f"secret-{side}" if secret else PUBLIC_STREAM
+
+
+def faces(seed: str, seq: int, dice: str, stream: str = "") -> list[int]:
+    """The faces of draw ``seq`` of ``stream`` ("" = the campaign-wide count of rolls
+    made before streams existed)."""
     count = DICE_COUNT[dice]
     out: list[int] = []
     block = 0
+    prefix = f"roll:{stream}:{seq}" if stream else f"roll:{seq}"
     while len(out) < count:
-        digest = hmac.new(seed.encode(), f"roll:{seq}:{block}".encode(), hashlib.sha256).digest()
+        digest = hmac.new(seed.encode(), f"{prefix}:{block}".encode(), hashlib.sha256).digest()
         out.extend(b % 6 + 1 for b in digest if b < 252)
         block += 1
     return out[:count]

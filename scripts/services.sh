@@ -53,4 +53,15 @@ if ! redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping >/dev/null 2>&1; then
   done
 fi
 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping >/dev/null
+# --- Caddy (the TLS proxy test): Debian's binary, unpacked under var/ -------------
+# Not installed as a service: nothing listens until a test starts it on free ports.
+CADDY="$VAR_DIR/tools/caddy"
+if ! command -v caddy >/dev/null 2>&1 && [ ! -x "$CADDY" ]; then
+  tmp=$(mktemp -d)
+  (cd "$tmp" && apt-get download -q caddy >/dev/null 2>&1 && dpkg-deb -x caddy_*.deb root) \
+    && mkdir -p "$VAR_DIR/tools" && cp "$tmp/root/usr/bin/caddy" "$CADDY" \
+    || echo "services: caddy unavailable; the TLS proxy test will be skipped"
+  rm -rf "$tmp"
+fi
+
 echo "services: PostgreSQL $PG_VERSION on 127.0.0.1:$PG_PORT, Redis on 127.0.0.1:$REDIS_PORT, $(/usr/bin/chromium --version 2>/dev/null)"

@@ -73,6 +73,18 @@ def notices_inline(settings):
     settings.REFIT_NOTIFY_DELAY = 0
 
 
+@pytest.fixture(autouse=True)
+def close_worker_thread_connections():
+    """Async tests and consumers reach the database from asgiref's one worker thread
+    (sync_to_async, database_sync_to_async): close that thread's connection after each
+    test, so the test database can be dropped at the end of the session."""
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
+
+
 def _database_url(settings_dict: dict) -> str:
     if "postgresql" in settings_dict["ENGINE"]:
         return (

@@ -24,7 +24,15 @@ def free_port() -> int:
 class AsgiWorker:
     """A daphne process serving Refit on 127.0.0.1:``port``."""
 
-    def __init__(self, *, port: int | None = None, log_dir: Path, env: dict[str, str]):
+    def __init__(
+        self,
+        *,
+        port: int | None = None,
+        log_dir: Path,
+        env: dict[str, str],
+        args: tuple[str, ...] = (),
+    ):
+        self.args = args  # more daphne options, e.g. ("--proxy-headers",)
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -40,6 +48,7 @@ class AsgiWorker:
 
     def _spawn(self) -> subprocess.Popen[bytes]:
         command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
+        command += list(self.args)
         return subprocess.Popen(
             [*command, "config.asgi:application"],
             cwd=ROOT,
@@ -52,7 +61,12 @@ class AsgiWorker:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                urllib.request.urlopen(self.url + "/login/", timeout=1).read()
+                # As the TLS proxy would ask (a worker with REFIT_HTTPS=1 redirects
+                # plain requests; others ignore the header).
+                request = urllib.request.Request(
+                    self.url + "/login/", headers={"X-Forwarded-Proto": "https"}
+                )
+                urllib.request.urlopen(request, timeout=1).read()
                 return self
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:

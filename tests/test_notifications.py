@@ -215,7 +215,7 @@ def test_at_most_one_e_mail_per_hour_the_rest_in_one_summary(players):
     steps.confirm_scenario_result(campaign_id=cid, user=blue)  # Red's move (T3.1)
     steps.finish_step(campaign_id=cid, user=red)  # Blue: the campaign waits only for you
     ob = Purchase.objects.get(campaign_id=cid, side="red", initial=True)
-    purchases.reveal_purchase(campaign_id=cid, user=red, purchase_id=ob.pk)  # news for Blue
+    purchases.reveal_purchase(campaign_id=cid, user=red, purchase_id=ob.ref)  # news for Blue
     report = deliver_due(now=t0 + timedelta(minutes=20))
     assert report.held == 2  # (Red's notice is obsolete: Red has acted since)
     assert len([m for m in mail.outbox if m.to == ["bob@example.org"]]) == 1
@@ -395,7 +395,7 @@ def test_the_migration_records_whom_a_campaign_under_way_waits_for(players):
 
     from django.apps import apps
 
-    migration = importlib.import_module("campaign.migrations.0006_notifications")
+    migration = importlib.import_module("campaign.migrations.0008_notifications")
     Seat.objects.filter(campaign_id=players.campaign_id).update(waiting_since=None)
     migration.waiting_now(apps, None)
     assert stored_waiting(players) == waiting(players) == {"red", "blue"}

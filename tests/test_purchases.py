@@ -184,7 +184,7 @@ def test_secret_rolls_strength_and_leader_with_automatic_drms(modules, users):
     players, module = campaign_at("sicily", "i", "jul14n", users)
     g = buy(players, "british", "V5")  # Daimler AC Pltn: a V RG
     purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=g.pk
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=g.ref
     )
     g.refresh_from_db()
     strength = Roll.objects.get(table_id="rg_strength")
@@ -195,7 +195,7 @@ def test_secret_rolls_strength_and_leader_with_automatic_drms(modules, users):
     assert g.units == (v5.full if g.strength == "full" else v5.depleted)
     i1 = buy(players, "british", "I1")
     purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=i1.pk
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=i1.ref
     )
     leader = Roll.objects.get(table_id="leader_allotment")
     assert leader.result.startswith("Personnel Leader: ")
@@ -205,16 +205,16 @@ def test_cancel_refunds_until_the_rolls_are_made(modules, users):
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     p = buy(players, "axis", "I4")
     purchases.cancel_purchase(
-        campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p.pk
+        campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p.ref
     )
     assert points(players, "axis") == 200
     p2 = buy(players, "axis", "I4")  # the cancelled one no longer counts
     purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p2.pk
+        campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p2.ref
     )
     with pytest.raises(ActionRefused, match="secret rolls are made"):
         purchases.cancel_purchase(
-            campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p2.pk
+            campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p2.ref
         )
 
 
@@ -224,14 +224,14 @@ def test_no_cancel_after_finishing_the_step(modules, users):
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
     with pytest.raises(ActionRefused, match="already done"):
         purchases.cancel_purchase(
-            campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p.pk
+            campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p.ref
         )
 
 
 def test_forged_or_foreign_purchase_ids(modules, users):
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     p = buy(players, "axis", "I4")
-    for pid in (p.pk, "abc", 999999, None):
+    for pid in (p.ref, p.pk, str(p.pk), "abc", 999999, None):
         with pytest.raises(ActionRefused) as exc:
             purchases.cancel_purchase(
                 campaign_id=players.campaign_id, user=players.users["british"], purchase_id=pid
@@ -313,7 +313,7 @@ def test_recon_one_or_two_points_with_plus_five(modules, users):
 
 
 def secret_texts(purchase):
-    return [purchase.group_type, f"purchase-{purchase.pk}", f"record-{purchase.pk}"]
+    return [purchase.group_type, f"purchase-{purchase.ref}", f"record-{purchase.ref}"]
 
 
 def opponent_sees(login, user, campaign_id) -> str:
@@ -328,7 +328,7 @@ def test_purchases_are_secret_until_both_finish_the_step(modules, users, login):
     players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
     p = buy(players, "british", "V6")  # AC Pltn II: the Axis chart has no such RG
     purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=p.pk
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=p.ref
     )
     seen = opponent_sees(login, players.users["axis"], players.campaign_id)
     for text in secret_texts(p):
@@ -351,12 +351,12 @@ def test_owner_policy_keeps_secret_until_the_owner_reveals_one(modules, users, l
     for side in ("axis", "british"):
         steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
     seen = opponent_sees(login, players.users["axis"], players.campaign_id)
-    assert f"record-{a.pk}" not in seen and f"record-{b.pk}" not in seen
+    assert f"record-{a.ref}" not in seen and f"record-{b.ref}" not in seen
     purchases.reveal_purchase(
-        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=a.pk
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=a.ref
     )
     seen = opponent_sees(login, players.users["axis"], players.campaign_id)
-    assert f"record-{a.pk}" in seen and a.group_type in seen and f"record-{b.pk}" not in seen
+    assert f"record-{a.ref}" in seen and a.group_type in seen and f"record-{b.ref}" not in seen
 
 
 # ------------------------------------------------------------------ concurrency

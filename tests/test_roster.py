@@ -80,19 +80,19 @@ def test_units_add_edit_remove_and_only_by_their_owner(modules, users):
     units.update_unit(
         campaign_id=players.campaign_id,
         user=axis,
-        unit_id=u.pk,
+        unit_id=u.ref,
         name="8-1 leader",
         status="ok",
         location="12G4",
     )
     with pytest.raises(ActionRefused) as exc:
-        units.remove_unit(campaign_id=players.campaign_id, user=brit, unit_id=u.pk)
+        units.remove_unit(campaign_id=players.campaign_id, user=brit, unit_id=u.ref)
     assert exc.value.status == 404
     with pytest.raises(ActionRefused, match="listed statuses"):
         units.update_unit(
-            campaign_id=players.campaign_id, user=axis, unit_id=u.pk, name="x", status="dead"
+            campaign_id=players.campaign_id, user=axis, unit_id=u.ref, name="x", status="dead"
         )
-    units.remove_unit(campaign_id=players.campaign_id, user=axis, unit_id=u.pk)
+    units.remove_unit(campaign_id=players.campaign_id, user=axis, unit_id=u.ref)
     assert not Unit.objects.exists()
 
 
@@ -106,7 +106,7 @@ def test_a_table_roll_for_a_unit_writes_its_result_back(hosted):
     for _ in range(12):
         u = units.add_unit(campaign_id=campaign.pk, user=alice, name="9-1 leader", status="wounded")
         r = steps.roll_on_table(
-            campaign_id=campaign.pk, user=alice, table_id="wounded", unit_id=u.pk
+            campaign_id=campaign.pk, user=alice, table_id="wounded", unit_id=u.ref
         )
         left = Unit.objects.filter(pk=u.pk).first()
         if r.final >= 5:
@@ -127,7 +127,7 @@ def test_rolled_rgs_join_the_retained_forces_secretly(modules, users, login):
         campaign_id=players.campaign_id, user=players.users["british"], group_id="I1"
     )
     purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=p.pk
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=p.ref
     )
     names = list(Unit.objects.filter(side="british").values_list("name", flat=True))
     assert any("I1 Lgt Inf Rifle Coy" in n for n in names)
@@ -161,7 +161,7 @@ def test_owner_records_an_rg_entry_area_which_stays_secret_until_revealed(module
     p = purchases.purchase_rg(campaign_id=players.campaign_id, user=brit, group_id="V6")
     response = login(brit).post(
         f"/campaigns/{players.campaign_id}/act/entry-area/",
-        {"purchase": p.pk, "entry_area": "Entry Area B (north road)", "notes": "holding box"},
+        {"purchase": p.ref, "entry_area": "Entry Area B (north road)", "notes": "holding box"},
     )
     assert response.status_code == 302
     p.refresh_from_db()
@@ -172,6 +172,6 @@ def test_owner_records_an_rg_entry_area_which_stays_secret_until_revealed(module
         purchases.record_entry_area(
             campaign_id=players.campaign_id,
             user=players.users["axis"],
-            purchase_id=p.pk,
+            purchase_id=p.ref,
             entry_area="forged",
         )

@@ -41,7 +41,7 @@ def _at_initiative(campaign, alice, bob) -> Players:
 async def _socket(server, campaign, cookie):
     url = server.url.replace("http://", "ws://") + f"/ws/campaigns/{campaign.pk}/"
     return await websockets.connect(
-        url, additional_headers={"Cookie": cookie, "Origin": "http://127.0.0.1"}, max_size=2**22
+        url, additional_headers={"Cookie": cookie, "Origin": server.url}, max_size=2**22
     )
 
 

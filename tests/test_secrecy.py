@@ -75,9 +75,9 @@ def _state_purchase(users):
     secrets = Secrets()
     for gid in ("V6", "G3"):
         p = purchases.purchase_rg(campaign_id=players.campaign_id, user=brit, group_id=gid)
-        purchases.roll_for_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=p.pk)
+        purchases.roll_for_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=p.ref)
         p.refresh_from_db()
-        secrets.texts += [p.group_type, f"record-{p.pk}", f"purchase-{p.pk}"]
+        secrets.texts += [p.group_type, f"record-{p.ref}", f"purchase-{p.ref}"]
         secrets.texts += [f"{r['table']}: {r['result']}" for r in p.details["rolls"]]
     left = 187 - 5 - 6
     secrets.patterns += [rf"\b{left}\b", r"RG Strength: ", r"Carrier 3"]
@@ -101,10 +101,10 @@ def _state_after_reveal(users):
     from campaign.models import Purchase
 
     shown = Purchase.objects.get(group_id="V6")
-    purchases.reveal_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=shown.pk)
+    purchases.reveal_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=shown.ref)
     hidden = Purchase.objects.get(group_id="G3")
     secrets.patterns = []
-    secrets.texts = [hidden.group_type, f"record-{hidden.pk}"] + [
+    secrets.texts = [hidden.group_type, f"record-{hidden.ref}"] + [
         f"{r['table']}: {r['result']}"
         for r in hidden.details["rolls"]
         if f"{r['table']}: {r['result']}"
@@ -225,7 +225,7 @@ def test_no_notice_carries_a_secret(state, modules, make_user, django_capture_on
             steps.finish_step(campaign_id=players.campaign_id, user=brit)
     with django_capture_on_commit_callbacks(execute=True):
         for p in Purchase.objects.filter(side="british", revealed_at__isnull=True, initial=True):
-            purchases.reveal_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=p.pk)
+            purchases.reveal_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=p.ref)
     deliver_due()
     axis = players.users["axis"]
     notices = list(Notification.objects.filter(user=axis))
@@ -236,3 +236,56 @@ def test_no_notice_carries_a_secret(state, modules, make_user, django_capture_on
     assert to_axis
     for m in to_axis:
         secrets.check(f"{m.subject}\n{m.body}", f"e-mail ({state})")
+
+
+# --------------------------------------------------------------------------- counting (issue 18)
+
+
+def test_record_counts_only_the_lines_the_viewer_sees(modules, make_user):
+    """#P and #R of a revealed line count the owner's lines the viewer may see: with
+    one V1 secret and one revealed, the Axis player's V1 line says #P 1, #R 14."""
+    from campaign.models import Purchase
+
+    users = (make_user("axis_p"), make_user("brit_p"))
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=187, policy="owner")
+    brit = players.users["british"]
+    for _ in range(2):
+        purchases.purchase_rg(campaign_id=players.campaign_id, user=brit, group_id="V1")
+    second = Purchase.objects.filter(group_id="V1").order_by("id").last()
+    purchases.reveal_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=second.ref)
+    lines = campaign_view(users[0], players.campaign_id).record
+    assert [(ln.group_id, ln.number_purchased, ln.number_remaining) for ln in lines] == [
+        ("V1", 1, "14")
+    ]
+    own = campaign_view(brit, players.campaign_id).record
+    assert [(ln.number_purchased, ln.number_remaining) for ln in own] == [(1, "14"), (2, "13")]
+
+
+def test_the_log_window_is_filled_with_what_the_viewer_may_read(modules, make_user):
+    """The newest 200 lines of the log the seat may read: 300 secret lines of the
+    opponent after them do not push the older public lines out of the Axis log."""
+    from campaign.models import Event, EventKind
+    from campaign.seat_views.common import LOG_WINDOW
+
+    users = (make_user("axis_p"), make_user("brit_p"))
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    c = players.campaign
+    public = list(
+        Event.objects.visible_to("axis").filter(campaign=c).values_list("shown", flat=True)
+    )
+    Event.objects.bulk_create(
+        Event(
+            campaign=c,
+            kind=EventKind.PURCHASE,
+            side="british",
+            secret_side="british",
+            date_index=c.date_index,
+            text=f"British secret no. {n}",
+        )
+        for n in range(300)
+    )
+    axis_log = [e.text for e in campaign_view(users[0], c.pk).events]
+    assert len(public) < LOG_WINDOW
+    assert axis_log == public[::-1]
+    brit_log = campaign_view(players.users["british"], c.pk).events
+    assert len(brit_log) == LOG_WINDOW and brit_log[0].text == "British secret no. 299"

@@ -30,19 +30,19 @@ def setup_night(modules, make_user):
     axis, brit = players.users["axis"], players.users["british"]
     cid = players.campaign_id
     i1 = purchases.purchase_rg(campaign_id=cid, user=axis, group_id="I1")
-    purchases.roll_for_purchase(campaign_id=cid, user=axis, purchase_id=i1.pk)
+    purchases.roll_for_purchase(campaign_id=cid, user=axis, purchase_id=i1.ref)
     purchases.record_entry_area(
-        campaign_id=cid, user=axis, purchase_id=i1.pk, entry_area="east edge", notes="HIP 1"
+        campaign_id=cid, user=axis, purchase_id=i1.ref, entry_area="east edge", notes="HIP 1"
     )
     bought = {}
     for gid in ("V6", "G3"):
         p = purchases.purchase_rg(campaign_id=cid, user=brit, group_id=gid)
-        purchases.roll_for_purchase(campaign_id=cid, user=brit, purchase_id=p.pk)
+        purchases.roll_for_purchase(campaign_id=cid, user=brit, purchase_id=p.ref)
         bought[gid] = Purchase.objects.get(pk=p.pk)
     purchases.record_entry_area(
-        campaign_id=cid, user=brit, purchase_id=bought["G3"].pk, entry_area="Primosole bridge"
+        campaign_id=cid, user=brit, purchase_id=bought["G3"].ref, entry_area="Primosole bridge"
     )
-    purchases.reveal_purchase(campaign_id=cid, user=brit, purchase_id=bought["V6"].pk)
+    purchases.reveal_purchase(campaign_id=cid, user=brit, purchase_id=bought["V6"].ref)
     units.add_unit(campaign_id=cid, user=axis, name="8-1 leader", location="12G4")
     units.add_unit(campaign_id=cid, user=brit, name="9-2 leader", location="secret wood")
     players.until("recon")

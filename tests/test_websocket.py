@@ -13,6 +13,7 @@ from config.asgi import application
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
+HOST = (b"host", b"127.0.0.1")
 
 
 def _session_cookie(user) -> bytes:
@@ -22,7 +23,7 @@ def _session_cookie(user) -> bytes:
 
 
 async def test_anonymous_socket_is_refused():
-    comm = WebsocketCommunicator(application, "/ws/live/", headers=[ORIGIN])
+    comm = WebsocketCommunicator(application, "/ws/live/", headers=[ORIGIN, HOST])
     connected, code = await comm.connect()
     assert not connected
     assert code == ANONYMOUS_CLOSE_CODE
@@ -32,7 +33,9 @@ async def test_socket_from_a_foreign_origin_is_refused(make_user):
     user = await sync_to_async(make_user)()
     cookie = await sync_to_async(_session_cookie)(user)
     comm = WebsocketCommunicator(
-        application, "/ws/live/", headers=[(b"origin", b"http://evil.example"), (b"cookie", cookie)]
+        application,
+        "/ws/live/",
+        headers=[(b"origin", b"http://evil.example"), HOST, (b"cookie", cookie)],
     )
     connected, _ = await comm.connect()
     assert not connected
@@ -41,7 +44,9 @@ async def test_socket_from_a_foreign_origin_is_refused(make_user):
 async def test_logged_in_socket_connects_and_closes_when_its_session_ends(make_user):
     user = await sync_to_async(make_user)()
     cookie = await sync_to_async(_session_cookie)(user)
-    comm = WebsocketCommunicator(application, "/ws/live/", headers=[ORIGIN, (b"cookie", cookie)])
+    comm = WebsocketCommunicator(
+        application, "/ws/live/", headers=[ORIGIN, HOST, (b"cookie", cookie)]
+    )
     connected, _ = await comm.connect()
     assert connected
     hello = await comm.receive_from()
@@ -62,7 +67,7 @@ async def test_logged_in_socket_connects_and_closes_when_its_session_ends(make_u
 async def _campaign_socket(campaign, user):
     cookie = await sync_to_async(_session_cookie)(user)
     comm = WebsocketCommunicator(
-        application, f"/ws/campaigns/{campaign.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
+        application, f"/ws/campaigns/{campaign.pk}/", headers=[ORIGIN, HOST, (b"cookie", cookie)]
     )
     connected, code = await comm.connect()
     return comm, connected, code
@@ -81,7 +86,9 @@ async def test_campaign_socket_refuses_strangers_and_anonymous(hosted, make_user
     mallory = await sync_to_async(make_user)("mallory")
     _, connected, code = await _campaign_socket(campaign, mallory)
     assert not connected and code == 4404
-    comm = WebsocketCommunicator(application, f"/ws/campaigns/{campaign.pk}/", headers=[ORIGIN])
+    comm = WebsocketCommunicator(
+        application, f"/ws/campaigns/{campaign.pk}/", headers=[ORIGIN, HOST]
+    )
     connected, code = await comm.connect()
     assert not connected and code == ANONYMOUS_CLOSE_CODE
 

@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
             name='Supplement',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ref', models.CharField(default=campaign.models._ref, max_length=16)),
+                ('ref', models.CharField(default=campaign.models.new_ref, max_length=16)),
                 ('path', models.CharField(max_length=120)),
                 ('value', models.JSONField()),
                 ('rows', models.JSONField(blank=True, default=list)),

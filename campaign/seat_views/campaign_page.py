@@ -39,6 +39,7 @@ from campaign.selectors import (
     position_token,
     seats_done,
     snapshot,
+    with_online,
 )
 from rules import machine
 from rules.kinds import kind_of
@@ -126,7 +127,7 @@ class CampaignView:
 
     @cached_property
     def seats(self) -> list[Seat]:
-        return list(Seat.objects.filter(campaign=self.campaign).select_related("user"))
+        return list(with_online(Seat.objects.filter(campaign=self.campaign).select_related("user")))
 
     @cached_property
     def seat(self) -> Seat:
@@ -286,7 +287,7 @@ class CampaignView:
                 id=s.side,
                 name=self.module.side(s.side).name,
                 player=s.user.get_username() if s.user else None,
-                online=s.connections > 0,
+                online=bool(getattr(s, "online", False)),
                 is_me=s.side == self.viewer,
                 points=s.points if s.side == self.viewer else None,
                 fortification_points=s.fortification_points if s.side == self.viewer else None,

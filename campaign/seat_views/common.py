@@ -53,6 +53,8 @@ class RollView:
     drms: list[dict[str, Any]]
     final: int
     result: str
+    # Where its dice come from ("public #3", "secret-axis #2"): shown with ``seq``.
+    drawn: str | None = None
 
 
 def roll_view(r: Roll, *, ended: bool) -> RollView:
@@ -66,6 +68,7 @@ def roll_view(r: Roll, *, ended: bool) -> RollView:
         list(r.drms),
         r.final,
         r.result,
+        f"{r.stream} #{r.draw}" if ended and r.stream else None,
     )
 
 
@@ -104,7 +107,7 @@ def event_views(campaign: Campaign, side: str, module: Module) -> list[EventView
 class PurchaseLine:
     """A line of the RG Purchase Record (3.6179)."""
 
-    id: int
+    id: str  # the purchase's opaque reference (``Purchase.ref``), never its key
     side: str  # side name
     mine: bool
     date: str
@@ -148,7 +151,7 @@ def record_lines(
         in_purchase = step.kind == "purchase" and p.cycle == campaign.cycle
         lines.append(
             PurchaseLine(
-                id=p.pk,
+                id=p.ref,
                 side=names[p.side],
                 mine=mine,
                 date=module.dates[p.date_index].label,

@@ -103,7 +103,7 @@ class StepPanel:
     tables: list[TableView] = field(default_factory=list)
     rolls: list[RollView] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # the viewer's computation
-    units: list[tuple[int, str]] = field(default_factory=list)  # own units to roll for
+    units: list[tuple[str, str]] = field(default_factory=list)  # own units (ref, label)
     chits: list[ChitView] = field(default_factory=list)
     my_chit: str | None = None
     attack_allowed: bool = True
@@ -216,7 +216,7 @@ def _rolls(view: CampaignView, panel: StepPanel) -> None:
 
 def _units(view: CampaignView, panel: StepPanel) -> None:
     own = Unit.objects.visible_to(view.viewer).filter(campaign=view.campaign, side=view.viewer)
-    panel.units = [(u.pk, f"{u.name} ({u.get_status_display()})") for u in own]
+    panel.units = [(u.ref, f"{u.name} ({u.get_status_display()})") for u in own]
 
 
 def _arithmetic(view: CampaignView, panel: StepPanel) -> None:

@@ -48,7 +48,7 @@ class RosterLine:
 
 @dataclass(frozen=True)
 class UnitView:
-    id: int
+    id: str  # the unit's opaque reference (``Unit.ref``), never its key
     name: str
     status: str
     status_label: str
@@ -153,7 +153,7 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
             module.side(s).name,
             s == side,
             [
-                UnitView(u.pk, u.name, u.status, u.get_status_display(), u.location)
+                UnitView(u.ref, u.name, u.status, u.get_status_display(), u.location)
                 for u in units
                 if u.side == s
             ],

@@ -19,6 +19,9 @@ from campaign.services.errors import ActionRefused
 
 FORMAT = "refit-campaign"
 VERSION = 1
+# Fields older files carry that the records no longer have (issue 18: presence is a
+# heartbeat now, not a counter on the seat).
+OBSOLETE_FIELDS = {"campaign.seat": {"connections"}}
 
 
 def _child_models() -> list:
@@ -75,6 +78,9 @@ def import_campaign(*, data: bytes) -> Campaign:
             user = user_model(username=username)
             user.set_unusable_password()  # the player sets a password through an admin reset
             user.save()
+    for obj in payload["objects"]:
+        for name in OBSOLETE_FIELDS.get(obj.get("model", ""), ()):
+            obj.get("fields", {}).pop(name, None)
     objects = list(serializers.deserialize("json", json.dumps(payload["objects"])))
     models_seen = set()
     for obj in objects:

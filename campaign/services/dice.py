@@ -25,15 +25,22 @@ def roll(
     column: str | None = None,
 ) -> Roll:
     """Roll a dr or DR for ``side`` on a campaign whose row the caller holds locked.
-    The roll's number is the campaign's count of rolls (saved with the campaign's
-    position by the caller's ``save_position``, or here at once)."""
+    The roll's number is the campaign's count of rolls; its dice are the next draw of
+    its stream (open rolls, or the side's secret rolls), so an open roll's dice never
+    depend on how many secret rolls were made.  Both counts are saved here at once."""
+    stream = dice.stream_of(side, secret=secret)
+    draws = dict(campaign.draws or {})
+    draws[stream] = draws.get(stream, 0) + 1
     campaign.rolls_made += 1
-    Campaign.objects.filter(pk=campaign.pk).update(rolls_made=campaign.rolls_made)
-    faces = dice.faces(campaign.dice_seed, campaign.rolls_made, kind)
+    campaign.draws = draws
+    Campaign.objects.filter(pk=campaign.pk).update(rolls_made=campaign.rolls_made, draws=draws)
+    faces = dice.faces(campaign.dice_seed, draws[stream], kind, stream)
     final = sum(faces) + sum(d.value for d in drms)
     return Roll.objects.create(
         campaign=campaign,
         seq=campaign.rolls_made,
+        stream=stream,
+        draw=draws[stream],
         side=side,
         date_index=campaign.date_index,
         step_id=step_id,
@@ -79,7 +86,11 @@ def verify(campaign: Campaign, seed: str | None = None) -> list[str]:
     if dice.seed_hash(seed) != campaign.dice_seed_hash:
         problems.append("the seed does not match the published SHA-256")
     for r in Roll.objects.filter(campaign=campaign).order_by("seq"):
-        expected = dice.faces(seed, r.seq, r.dice)
+        expected = (
+            dice.faces(seed, r.draw, r.dice, r.stream)
+            if r.stream and r.draw
+            else dice.faces(seed, r.seq, r.dice)
+        )
         if list(r.faces) != expected:
             problems.append(f"roll {r.seq} ({r.purpose}): stored {r.faces}, seed gives {expected}")
         elif r.final != sum(r.faces) + sum(d["value"] for d in r.drms):

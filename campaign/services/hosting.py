@@ -13,6 +13,7 @@ from campaign.services import push
 from campaign.services.errors import ActionRefused, NotFound
 from campaign.services.events import record_event
 from campaign.services.start import give_start, log_start
+from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, signed_in
 from campaign.services.waiting import update_waiting
 from rules import dice, machine
@@ -44,12 +45,12 @@ def create_campaign(
         raise ActionRefused(f"{module.title} has no side '{side}'.")
     if reveal_policy not in RevealPolicy.values:
         raise ActionRefused("Choose when purchases are revealed.")
-    name = name.strip()
+    name = clean_text(name, what="Campaign name", limit=max_length(Campaign, "name"))
     if not name:
         raise ActionRefused("Give the campaign a name.")
     seed, seed_hash = dice.new_seed()
     campaign = Campaign.objects.create(
-        name=name[:120],
+        name=name,
         module=record,
         module_data=record.data,
         module_checksum=record.checksum,

@@ -15,6 +15,7 @@ from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.purchase_records import make_rolls, reveal
+from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from campaign.services.waiting import update_waiting
 from rules import availability
@@ -23,9 +24,20 @@ from rules.kinds import Action
 from rules.snapshot import Bought, Holdings
 from rules.text import count
 
-# What a purchase changes on the buyer's pages (the opponent sees none of it).
-PURCHASE_PARTS = (push.Part.STEP, push.Part.SIDES, push.Part.RECORD, push.Part.LOG)
-RECORD_PARTS = (*PURCHASE_PARTS, push.Part.ROSTER, push.Part.ROSTER_RECORD, push.Part.FORCES)
+# What a purchase changes on the buyer's pages (the opponent sees none of it): every
+# part, on both pages, that shows it.  A part left out here would stay stale on the
+# buyer's page until some later push, perhaps his opponent's secret one, refreshed it:
+# the timing of that frame would tell him the opponent had acted.
+PURCHASE_PARTS = (
+    push.Part.STEP,
+    push.Part.SIDES,
+    push.Part.RECORD,
+    push.Part.LOG,
+    push.Part.ROSTER,
+    push.Part.ROSTER_RECORD,
+    push.Part.CHARTS,
+)
+RECORD_PARTS = (*PURCHASE_PARTS, push.Part.FORCES)
 
 
 def _free(used: set[int], maximum: int | None) -> int:
@@ -99,15 +111,14 @@ def purchase_rg(
 
 
 def own_purchase(turn: Turn, purchase_id: object) -> Purchase:
-    try:
-        pid = int(str(purchase_id))
-    except (TypeError, ValueError):
-        pid = None
+    """The acting side's active purchase named by ``purchase_id``: its reference
+    (``Purchase.ref``, what pages name), never its primary key."""
+    ref = purchase_id if isinstance(purchase_id, str) and purchase_id else None
     purchase = (
         Purchase.objects.select_for_update()
-        .filter(pk=pid, campaign=turn.campaign, side=turn.side, status=Purchase.Status.ACTIVE)
+        .filter(ref=ref, campaign=turn.campaign, side=turn.side, status=Purchase.Status.ACTIVE)
         .first()
-        if pid
+        if ref
         else None
     )
     if purchase is None:
@@ -201,10 +212,12 @@ def record_entry_area(
     """Write the entry/set-up area and notes on one's own RG Purchase Record line."""
     turn = take_turn(campaign_id, user, None)
     purchase = own_purchase(turn, purchase_id)
-    purchase.entry_area = entry_area.strip()[:120]
-    purchase.notes = notes.strip()[:500]
+    purchase.entry_area = clean_text(
+        entry_area, what="Entry area", limit=max_length(Purchase, "entry_area")
+    )
+    purchase.notes = clean_text(notes, what="Notes", limit=max_length(Purchase, "notes"))
     purchase.save(update_fields=["entry_area", "notes"])
-    push.changed(turn.campaign.pk, (push.Part.RECORD, push.Part.ROSTER_RECORD))
+    push.changed(turn.campaign.pk, (push.Part.STEP, push.Part.RECORD, push.Part.ROSTER_RECORD))
 
 
 # --------------------------------------------------------------------------- fortifications, recon
@@ -221,6 +234,7 @@ def buy_fortification(
     at: str | None = None,
 ) -> FortificationBuy:
     turn = take_turn(campaign_id, user, at)
+    location = clean_text(location, what="Where", limit=max_length(FortificationBuy, "location"))
     c = turn.campaign
     snap = turn.snapshot(holdings(c, turn.side, fortifications=True))
     expect_turn(turn, Action.FORTIFY, snap)
@@ -238,7 +252,7 @@ def buy_fortification(
         item_id=item.id,
         count=count,
         cost=cost,
-        location=location.strip()[:200],
+        location=location,
     )
     record_event(
         c,
@@ -248,7 +262,7 @@ def buy_fortification(
         secret_side=turn.side,
         text=f"{turn.side_name()} bought {count} × {item.label} for {cost} {forts.currency}.",
     )
-    push.changed(c.pk, (*PURCHASE_PARTS, push.Part.ROSTER))
+    push.changed(c.pk, PURCHASE_PARTS)
     return buy
 
 
@@ -295,5 +309,5 @@ def buy_recon(*, campaign_id: object, user: User, option: int, at: str | None = 
         text=f"{turn.side_name()} bought Recon for {choice.cost} {code}: "
         f"{dice_service.describe(r)} → {r.final} Locations.",
     )
-    push.changed(c.pk, (*PURCHASE_PARTS, push.Part.ROSTER))
+    push.changed(c.pk, PURCHASE_PARTS)
     return buy

@@ -105,5 +105,6 @@ def send(group: str, message: dict[str, Any]) -> None:
 def _send(group: str, message: dict[str, Any]) -> None:
     try:
         async_to_sync(get_channel_layer().group_send)(group, message)
-    except Exception:  # noqa: BLE001 - the push is best effort; the state is committed
-        logger.warning("push to %s failed", group, exc_info=True)
+    except Exception as exc:  # noqa: BLE001 - the push is best effort; the state is committed
+        # One line, no traceback: an outage is expected, and sockets resync after it.
+        logger.warning("push to %s failed (%s: %s)", group, type(exc).__name__, exc)

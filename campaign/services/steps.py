@@ -22,6 +22,13 @@ from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.flow import advance, side_done
 from campaign.services.rolls import roll_context
+from campaign.services.text import (
+    DISPUTE_REASON_LIMIT,
+    RESULT_TEXT_LIMIT,
+    clean_text,
+    max_length,
+    whole_number,
+)
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.units import apply_effect, unit_for_roll
 from campaign.services.waiting import update_waiting
@@ -86,6 +93,7 @@ def roll_on_table(
     """Roll on one of the current step's tables for one item, with the DRMs that
     apply by themselves plus those the player ticked or typed."""
     turn = take_turn(campaign_id, user, at)
+    item = clean_text(item, what="What the roll is for", limit=max_length(Roll, "item"))
     expect_turn(turn, Action.ROLL)
     step = turn.step
     if table_id not in step.tables:
@@ -102,7 +110,7 @@ def roll_on_table(
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
     unit = unit_for_roll(turn, unit_id)
-    item = unit.name if unit else item.strip()[:200]
+    item = unit.name if unit else item
     r = dice_service.roll(
         turn.campaign,
         side=turn.side,
@@ -198,8 +206,8 @@ def dispute_scenario_result(
 ) -> None:
     """Reject the entered result: it is withdrawn and either player enters it anew."""
     turn = take_turn(campaign_id, user, at)
+    reason = clean_text(reason, what="The reason", limit=DISPUTE_REASON_LIMIT)
     result = _entered(turn, Action.DISPUTE)
-    reason = reason.strip()[:500]
     if not reason:
         raise ActionRefused("Say what is wrong with the result, so it can be put right.")
     c = turn.campaign
@@ -235,12 +243,9 @@ def clean_result(module: Module, values: Mapping[str, Any]) -> dict[str, dict[st
             if f.kind == "bool":
                 data[f.id][side] = raw in (True, "on", "true", "1", "yes")
             elif f.kind == "text":
-                data[f.id][side] = str(raw or "").strip()[:500]
+                data[f.id][side] = clean_text(raw or "", what=label, limit=RESULT_TEXT_LIMIT)
             else:
-                try:
-                    number = int(str(raw).strip())
-                except (TypeError, ValueError):
-                    raise ActionRefused(f"{label}: enter a whole number.") from None
+                number = whole_number(raw, what=label)
                 if not 0 <= number <= 9999:
                     raise ActionRefused(f"{label}: must be between 0 and 9999.")
                 data[f.id][side] = number

@@ -9,6 +9,7 @@ from campaign.models import EventKind, Purchase, Unit
 from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
+from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, take_turn
 from rules.text import count
 
@@ -27,15 +28,14 @@ def _secret_side(unit: Unit) -> str:
 
 
 def own_unit(turn: Turn, unit_id: object) -> Unit:
-    try:
-        uid = int(str(unit_id))
-    except (TypeError, ValueError):
-        uid = None
+    """The acting side's unit named by ``unit_id``: its reference (``Unit.ref``, what
+    pages name), never its primary key."""
+    ref = unit_id if isinstance(unit_id, str) and unit_id else None
     unit = (
         Unit.objects.select_related("purchase")
-        .filter(pk=uid, campaign=turn.campaign, side=turn.side)
+        .filter(ref=ref, campaign=turn.campaign, side=turn.side)
         .first()
-        if uid
+        if ref
         else None
     )
     if unit is None:
@@ -44,12 +44,13 @@ def own_unit(turn: Turn, unit_id: object) -> Unit:
 
 
 def _clean(name: str, location: str, status: str) -> tuple[str, str, str]:
-    name = name.strip()[:120]
+    name = clean_text(name, what="Unit name", limit=max_length(Unit, "name"))
     if not name:
         raise ActionRefused("Give the unit a name, e.g. “8-1 leader” or “4-6-8”.")
     if status not in Unit.Status.values:
         raise ActionRefused("Choose one of the listed statuses.")
-    return name, location.strip()[:120], status
+    location = clean_text(location, what="Location", limit=max_length(Unit, "location"))
+    return name, location, status
 
 
 @transaction.atomic

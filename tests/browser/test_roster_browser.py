@@ -31,7 +31,7 @@ def test_roster_updates_live_and_prints(
 
     # The British player marks the leader recovered on the roster page.
     brit.goto(base + "roster/")
-    row = brit.locator(f"#unit-{leader.pk}")
+    row = brit.locator(f"#unit-{leader.ref}")
     row.locator("select[name=status]").select_option("ok")
     row.get_by_role("button", name="Save").click()
     axis.locator("#retained-forces", has_text="9-1 leader — in good order").wait_for()

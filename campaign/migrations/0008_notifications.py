@@ -34,7 +34,7 @@ def waiting_now(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0005_supplements'),
+        ('campaign', '0007_presence_heartbeats'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,41 @@
+"""Presence: which seats have a campaign page open right now.
+
+Each open campaign socket keeps a ``Presence`` row alive by beating: it writes
+``expires_at = now + PRESENCE_TTL`` when it opens and every ``PRESENCE_HEARTBEAT``
+seconds after, and deletes the row when it closes.  A seat is online while one of its
+rows has not expired.  Nothing is counted, so nothing can be left wrong: a worker
+killed mid-disconnect, a Redis outage or a restart of everything leaves rows that
+stop beating and expire within the TTL; expired rows are swept as sockets open.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from campaign.models import Presence
+
+
+def ttl() -> timedelta:
+    return timedelta(seconds=settings.PRESENCE_TTL)
+
+
+def beat(*, socket: str, seat_id: int) -> bool:
+    """Keep ``socket`` alive for another TTL (creating its row if it is new, or lost
+    with a database restored from before it opened).  True if the row was created."""
+    _, created = Presence.objects.update_or_create(
+        socket=socket, defaults={"seat_id": seat_id, "expires_at": timezone.now() + ttl()}
+    )
+    return created
+
+
+def leave(*, socket: str) -> None:
+    Presence.objects.filter(socket=socket).delete()
+
+
+def sweep() -> int:
+    """Forget sockets that stopped beating (their seats are already shown offline)."""
+    deleted, _ = Presence.objects.filter(expires_at__lte=timezone.now()).delete()
+    return deleted
