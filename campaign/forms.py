@@ -14,6 +14,7 @@ class NotificationSettingsForm(forms.Form):
     email = forms.EmailField(
         label="E-mail address",
         required=False,
+        max_length=254,  # auth.User.email
         help_text="Optional. Refit e-mails it when a campaign waits for you; nobody else sees it.",
     )
     frequency = forms.ChoiceField(

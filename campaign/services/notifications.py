@@ -39,6 +39,7 @@ from django.utils import timezone
 from campaign.models import Event, EventKind, Notification, NotificationSettings, Seat
 from campaign.services.errors import ActionRefused
 from campaign.services.events import recorded
+from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, signed_in
 
 logger = logging.getLogger(__name__)
@@ -414,7 +415,7 @@ def change_notification_settings(*, user: User, email: str, frequency: str) -> N
     player = signed_in(user)
     if frequency not in NotificationSettings.Frequency.values:
         raise ActionRefused("Choose how often Refit may e-mail you.")
-    email = email.strip()
+    email = clean_text(email, what="E-mail address", limit=max_length(Player, "email"))
     if email:
         try:
             validate_email(email)
@@ -423,7 +424,7 @@ def change_notification_settings(*, user: User, email: str, frequency: str) -> N
                 "That is not an e-mail address; enter one like name@example.org, or "
                 "leave the field empty."
             ) from None
-    player.email = email[:254]
+    player.email = email
     player.save(update_fields=["email"])
     NotificationSettings.objects.update_or_create(user=player, defaults={"frequency": frequency})
 
