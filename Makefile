@@ -7,6 +7,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Where the links in notice e-mails point (the console backend prints them under make run).
+REFIT_BASE_URL ?= http://$(HOST):$(PORT)
 PG_PORT ?= 5432
 REDIS_PORT ?= 6390
 TEST_DATABASE_URL ?= postgres://refit:refit@127.0.0.1:$(PG_PORT)/refit
@@ -27,7 +29,7 @@ run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py loadmodules
 	@echo "Refit on http://$(HOST):$(PORT)/ (embedded default: SQLite + in-memory layer)"
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) config.asgi:application
+	REFIT_BASE_URL=$(REFIT_BASE_URL) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) config.asgi:application
 
 services:
 	REFIT_PG_PORT=$(PG_PORT) REFIT_REDIS_PORT=$(REDIS_PORT) scripts/services.sh

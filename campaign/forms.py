@@ -1,13 +1,27 @@
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from campaign.models import ModuleRecord, RevealPolicy
+from campaign.models import ModuleRecord, NotificationSettings, RevealPolicy
 from rules.registry import parse_module
 
 
 class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]
         fields = ("username",)
+
+
+class NotificationSettingsForm(forms.Form):
+    email = forms.EmailField(
+        label="E-mail address",
+        required=False,
+        max_length=254,  # auth.User.email
+        help_text="Optional. Refit e-mails it when a campaign waits for you; nobody else sees it.",
+    )
+    frequency = forms.ChoiceField(
+        label="E-mail me",
+        choices=NotificationSettings.Frequency.choices,
+        widget=forms.RadioSelect,
+    )
 
 
 def cg_choices() -> list[tuple[str, list[tuple[str, str]]]]:

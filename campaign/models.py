@@ -10,6 +10,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 from campaign.visibility import EventQuerySet, OwnedSecretQuerySet, RollQuerySet, UnitQuerySet
 
@@ -102,6 +103,10 @@ class Seat(models.Model):
     attack_chits_used = models.PositiveIntegerField(default=0)
     # The side's own declaration that it has no on-map retained units (3.6212*).
     no_on_map_units = models.BooleanField(default=False)
+    # Since when the campaign waits for this side (null: it does not).  Kept by
+    # ``campaign.services.waiting.update_waiting`` in the transaction that changes whom
+    # the campaign waits for; a seat going from null to a time is a "your move" transition.
+    waiting_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]
@@ -545,4 +550,70 @@ class Supplement(models.Model):
                 condition=Q(status="proposed"),
                 name="one_open_proposal_per_datum",
             ),
+        ]
+
+
+class NotificationSettings(models.Model):
+    """How a player wants to hear that a campaign waits for them (e-mail; the address
+    is the user's own ``email``).  Browser notifications are opted into per browser."""
+
+    class Frequency(models.TextChoices):
+        IMMEDIATELY = "immediately", "immediately"
+        HOURLY = "hourly", "at most one e-mail per hour (the rest in one summary)"
+        OFF = "off", "off"
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_settings"
+    )
+    frequency = models.CharField(
+        max_length=12, choices=Frequency.choices, default=Frequency.IMMEDIATELY
+    )
+
+
+class Notification(models.Model):
+    """A message to one player about one campaign, built in the transaction that made
+    it due (only from what the player's seat may see) and e-mailed after commit.  A
+    failed send is retried (``attempts``, ``next_attempt_at``) until it is sent or
+    given up; the row stays as the record of what was sent."""
+
+    class Kind(models.TextChoices):
+        YOUR_MOVE = "your-move", "the campaign now waits for you"
+        ONLY_YOU = "only-you", "your opponent is done: the campaign waits only for you"
+        NEWS = "news", "your opponent revealed or did something public"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "to send"
+        SENDING = "sending", "being sent"
+        SENT = "sent", "sent"
+        FAILED = "failed", "given up after repeated failures"
+        SKIPPED = "skipped", "not sent: e-mail is off or there is no address"
+        OBSOLETE = "obsolete", "not sent: the player acted before it went out"
+
+    # Delivery records of this installation, not part of the game: not in backups.
+    in_backup = False
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    subject = models.CharField(max_length=200)
+    body = models.TextField()
+    link = models.CharField(max_length=500)
+    # The seat's ``waiting_since`` this notice is about (your-move / only-you): when it
+    # differs at sending time, the player has acted since and the notice is obsolete.
+    waiting_since = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    claim = models.CharField(max_length=32, blank=True)  # the sender holding it
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(fields=["status", "next_attempt_at"], name="notification_due"),
+            models.Index(fields=["user", "status"], name="notification_user_status"),
         ]

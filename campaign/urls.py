@@ -12,6 +12,7 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("settings/", views.notification_settings, name="settings"),
     path("campaigns/", views.dashboard, name="dashboard"),
     path("campaigns/new/", views.create, name="create"),
     path("campaigns/<uuid:campaign_id>/", views.campaign_page, name="campaign"),
@@ -19,6 +20,9 @@ urlpatterns = [
     path("campaigns/<uuid:campaign_id>/export/", views.export, name="export"),
     path("campaigns/<uuid:campaign_id>/dice/", views.dice, name="dice"),
     path("campaigns/<uuid:campaign_id>/roster/", views.roster, name="roster"),
+    path("campaigns/<uuid:campaign_id>/sheet/", views.sheet, name="sheet"),
+    path("campaigns/<uuid:campaign_id>/sheet.txt", views.sheet_txt, name="sheet_txt"),
+    path("campaigns/<uuid:campaign_id>/sheet.json", views.sheet_json, name="sheet_json"),
     path("campaigns/<uuid:campaign_id>/units/", views.unit, name="unit"),
     path("campaigns/<uuid:campaign_id>/invitation/", views.invitation_new, name="invitation_new"),
     path(

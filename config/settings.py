@@ -239,6 +239,27 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 
+# --- e-mail (notices to players) ---------------------------------------------------
+# The console backend by default (`make run` prints the e-mails it would send); a host
+# sets EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and the SMTP server.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "10"))  # seconds; a send never hangs
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Refit <refit@localhost>")
+# Links in e-mails point here (the address players open Refit at).
+REFIT_BASE_URL = os.environ.get("REFIT_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+# After commit, notices are e-mailed from a background thread ("thread"), or at once in
+# the committing thread ("inline": tests).
+REFIT_NOTIFY_DELIVERY = os.environ.get("REFIT_NOTIFY_DELIVERY", "thread")
+# Seconds a notice waits before it is e-mailed: a player who acts meanwhile (both at
+# their pages, playing live) gets no e-mail about a move already made.
+REFIT_NOTIFY_DELAY = int(os.environ.get("REFIT_NOTIFY_DELAY", "120"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

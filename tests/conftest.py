@@ -65,6 +65,15 @@ def fresh_channel_layer():
 
 
 @pytest.fixture(autouse=True)
+def notices_inline(settings):
+    """Notices are e-mailed in the committing thread during tests, without the grace
+    delay (a server started by a test sends them from its background thread, as in
+    production)."""
+    settings.REFIT_NOTIFY_DELIVERY = "inline"
+    settings.REFIT_NOTIFY_DELAY = 0
+
+
+@pytest.fixture(autouse=True)
 def close_worker_thread_connections():
     """Async tests and consumers reach the database from asgiref's one worker thread
     (sync_to_async, database_sync_to_async): close that thread's connection after each

@@ -350,3 +350,29 @@ async def test_a_real_server_answers_403_to_unknown_paths_and_foreign_origins(
     await ws.close()
     log = asgi_server.log_path.read_text()
     assert "Traceback" not in log and "No route found" not in log
+
+
+def test_the_notification_settings_form_takes_plain_addresses_within_the_limit(make_user):
+    """Issue 20: the e-mail address of the notification settings — a control character
+    is a 400 sentence, an address over auth's 254 characters is refused (never cut),
+    full-width forms are folded; the service checks again with the field's limit."""
+    from django.contrib.auth import get_user_model
+
+    from campaign.services import notifications
+
+    user = make_user("mailer")
+    client = Client()
+    client.force_login(user)
+    for char in CONTROLS:
+        r = client.post("/settings/", {"email": f"a{char}@example.org", "frequency": "hourly"})
+        assert r.status_code == 400 and "control character" in r.content.decode()
+    long = "a" * 250 + "@example.org"
+    r = client.post("/settings/", {"email": long, "frequency": "hourly"})
+    assert r.status_code == 400 and "254" in r.content.decode()
+    r = client.post("/settings/", {"email": "ｃａｒｏｌ@example.org", "frequency": "ｏｆｆ"})
+    assert r.status_code == 302
+    user.refresh_from_db()
+    assert user.email == "carol@example.org"
+    with pytest.raises(ActionRefused, match="at most 254 characters"):
+        notifications.change_notification_settings(user=user, email=long, frequency="hourly")
+    assert get_user_model().objects.get(pk=user.pk).email == "carol@example.org"

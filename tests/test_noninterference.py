@@ -7,7 +7,8 @@ the units those rolls make and what it does with them, the entry areas and notes
 writes, its fortifications, its Recon, the content of its secret table rolls, its
 initiative chit and its points.  Everything the observer can fetch or receive must
 then be identical in both worlds: every page (campaign, state.json, roster, dice,
-dashboard, export), the htmx answer to each of his own actions and the websocket
+dashboard, export, the scenario sheet as page, text and JSON), the notices built for
+him (issue 20), the htmx answer to each of his own actions and the websocket
 frames his consumers send after every change — modulo CSRF tokens and the random
 references of purchases and units (renamed in order of first appearance: a random
 reference tells only which record it names).  A page's digest (``?d=``, for a
@@ -54,7 +55,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from campaign.consumers import CampaignConsumer
-from campaign.models import Campaign, ModuleRecord, Purchase, Roll, Seat, Unit
+from campaign.models import Campaign, ModuleRecord, Notification, Purchase, Roll, Seat, Unit
 from campaign.selectors import module_of
 from campaign.services import initiative, purchases, push, steps, units
 from campaign.services.errors import ActionRefused
@@ -358,13 +359,20 @@ class World:
         do not draw (at its start and after each step).  The campaign and roster pages
         are made of the very fragments the sockets send (``campaign.fragments``), drawn
         in full when they connect, and a finished step pushes every part; the export
-        is refused until the CG ends."""
+        is refused until the CG ends.  Issue 20: the scenario sheet, and the notices."""
         paths = ("", "state.json", "roster/", "dice/", "export/") if every else STEP_PAGES
+        paths += ("sheet/", "sheet.txt", "sheet.json")
         for path in paths:
             response = self.client.get(f"/campaigns/{self.cid}/{path}")
             self.log.append(f"GET {path} after {what}: {response.status_code} {body(response)}")
         response = self.client.get("/campaigns/")
         self.log.append(f"GET dashboard after {what}: {response.status_code} {body(response)}")
+        # Issue 20: the notices built for the observer (e-mailed after commit).
+        for n in Notification.objects.filter(user=self.o_user).order_by("id"):
+            self.log.append(
+                f"notice after {what}: {n.kind} {n.status} {n.waiting_since} {n.link}\n"
+                f"{n.subject}\n{n.body}"
+            )
 
     # ----------------------------------------------------------------- acting
 
@@ -694,6 +702,7 @@ def trial(
     for n, (x, y) in enumerate(zip(a, b, strict=False)):
         assert x == y, f"entry {n} differs:\n{first_difference(x, y)}"
     assert len(a) == len(b)
+    assert any(entry.startswith("notice after") for entry in a), "the observer was told"
     return done, world.hider
 
 

@@ -83,7 +83,7 @@ def _grow(players, factor: int, start: int = 1000) -> None:
     )
 
 
-PAGES = ["", "state.json", "roster/", "dice/"]
+PAGES = ["", "state.json", "roster/", "dice/", "sheet/", "sheet.json"]
 
 
 def _counts(client, campaign_id) -> dict[str, int]:

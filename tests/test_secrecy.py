@@ -21,9 +21,19 @@ from tests.purchase_helpers import campaign_at
 pytestmark = pytest.mark.django_db
 
 # How each named pattern is fetched: GET pages/JSON, or a POST action.
-GET_CAMPAIGN = ["campaign", "state_json", "dice", "roster", "export", "supply"]
+GET_CAMPAIGN = [
+    "campaign",
+    "state_json",
+    "dice",
+    "roster",
+    "export",
+    "supply",
+    "sheet",
+    "sheet_txt",
+    "sheet_json",
+]
 POST_CAMPAIGN = ["act", "unit", "invitation_new", "invitation_revoke"]
-PUBLIC = ["home", "signup", "login", "logout", "dashboard", "create", "join"]
+PUBLIC = ["home", "signup", "login", "logout", "dashboard", "create", "join", "settings"]
 COVERED = set(GET_CAMPAIGN + POST_CAMPAIGN + PUBLIC)
 ACTIONS = [*VIEW_ACTIONS, "nonsense"]  # every action the app has, and one it has not
 
@@ -139,6 +149,9 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
                 "roster": "roster/",
                 "export": "export/",
                 "supply": "supply/tables.captured_equipment/",
+                "sheet": "sheet/",
+                "sheet_txt": "sheet.txt",
+                "sheet_json": "sheet.json",
             }[name]
         )
         assert response.status_code in (200, 403), name
@@ -167,7 +180,8 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
         secrets.check(html, f"websocket frame ({state})")
     # A stranger: 404 on everything of the campaign.
     stranger = login(make_user("mallory"))
-    for path in ("", "state.json", "dice/", "roster/", "export/", "supply/tables.escape/"):
+    pages = ("", "state.json", "dice/", "roster/", "export/", "supply/tables.escape/")
+    for path in (*pages, "sheet/", "sheet.txt", "sheet.json"):
         assert stranger.get(f"/campaigns/{cid}/{path}").status_code == 404
     for path in ("act/finish/", "units/", "invitation/", "invitation/revoke/"):
         response = stranger.post(f"/campaigns/{cid}/{path}", {"do": "add", "name": "x"})
@@ -187,6 +201,41 @@ def test_public_pages_carry_no_campaign_data(hosted, client, make_user, login):
     body = other.get(f"/join/{token}/").content.decode()
     assert campaign.name not in body and other.post(f"/join/{token}/").status_code == 410
     assert client.post("/logout/").status_code == 302
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_no_notice_carries_a_secret(state, modules, make_user, django_capture_on_commit_callbacks):
+    """Issue 20: every notice the Axis player got while the state was built, and those
+    the British player's further actions bring (finishing the step, revealing an RG),
+    e-mailed: no subject or body holds a British secret."""
+    from django.core import mail
+
+    from campaign.models import Notification, Purchase
+    from campaign.services import steps
+    from campaign.services.notifications import deliver_due
+
+    users = (make_user("axis_p"), make_user("brit_p"))
+    for user in users:
+        user.email = f"{user.username}@example.org"
+        user.save()
+    players, secrets = STATES[state](users)
+    brit = players.users["british"]
+    with django_capture_on_commit_callbacks(execute=True):
+        if "british" in players.waiting():
+            steps.finish_step(campaign_id=players.campaign_id, user=brit)
+    with django_capture_on_commit_callbacks(execute=True):
+        for p in Purchase.objects.filter(side="british", revealed_at__isnull=True, initial=True):
+            purchases.reveal_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=p.ref)
+    deliver_due()
+    axis = players.users["axis"]
+    notices = list(Notification.objects.filter(user=axis))
+    assert notices, "the Axis player was told something"
+    for n in notices:
+        secrets.check(f"{n.subject}\n{n.body}", f"notice {n.kind} ({state})")
+    to_axis = [m for m in mail.outbox if m.to == [axis.email]]
+    assert to_axis
+    for m in to_axis:
+        secrets.check(f"{m.subject}\n{m.body}", f"e-mail ({state})")
 
 
 # --------------------------------------------------------------------------- counting (issue 18)

@@ -230,6 +230,11 @@ class CampaignView:
         return status_for(self.viewer, self.waiting_for, self.ended)
 
     @property
+    def your_move(self) -> bool:
+        """The campaign waits for this seat (the title's badge)."""
+        return self.viewer in self.waiting_for
+
+    @property
     def dice_seed_hash(self) -> str:
         return self.campaign.dice_seed_hash
 

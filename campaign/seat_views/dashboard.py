@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q
@@ -24,6 +25,11 @@ class DashboardRow:
     step: str
     status: str
     ended: bool
+    since: datetime | None  # since when the campaign waits for whom it waits for
+
+    @property
+    def your_move(self) -> bool:
+        return self.status in ("you", "both")
 
 
 def dashboard_rows(user: Any) -> list[DashboardRow]:
@@ -51,6 +57,8 @@ def dashboard_rows(user: Any) -> list[DashboardRow]:
         done = marks.get((c.pk, c.cycle, c.step_index), set())
         waiting = [] if ended else machine.sides_to_act(module, step, done)
         opp = others.get((c.pk, machine.opponent(module, seat.side)))
+        waited = [others[(c.pk, side)] for side in waiting if (c.pk, side) in others]
+        since = min((s.waiting_since for s in waited if s.waiting_since), default=None)
         rows.append(
             DashboardRow(
                 campaign_id=str(c.pk),
@@ -62,6 +70,7 @@ def dashboard_rows(user: Any) -> list[DashboardRow]:
                 step=f"{step.id} {step.title}",
                 status=status_for(seat.side, waiting, ended),
                 ended=ended,
+                since=since,
             )
         )
     return rows

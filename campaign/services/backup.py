@@ -28,10 +28,13 @@ OBSOLETE_FIELDS = {"campaign.seat": {"connections"}}
 
 def _child_models() -> list:
     """Every model that belongs to a campaign (a ``campaign`` foreign key), so a record
-    added later is in the backup without touching this file."""
+    added later is in the backup without touching this file; a model that says it is
+    not part of the game (``in_backup = False``: e-mail delivery records) is left out."""
     out = []
     for model in apps.get_app_config("campaign").get_models():
         field = next((f for f in model._meta.fields if f.name == "campaign"), None)
+        if not getattr(model, "in_backup", True):
+            continue
         if field is not None and field.related_model is Campaign:
             out.append(model)
     return sorted(out, key=lambda m: m._meta.label)

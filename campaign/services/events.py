@@ -20,8 +20,9 @@ def record_event(
 ) -> Event:
     """Append to the log of a campaign whose row the caller holds locked.  With
     ``secret_side`` the text is that side's secret until revealed; the opponent reads
-    ``public_text`` (or nothing, when it is empty)."""
-    return Event.objects.create(
+    ``public_text`` (or nothing, when it is empty).  The event is also kept on the
+    campaign object (``recorded``) for the notices of this transaction."""
+    event = Event.objects.create(
         campaign=campaign,
         kind=kind,
         side=side,
@@ -32,3 +33,13 @@ def record_event(
         secret_side=secret_side,
         data=data or {},
     )
+    recorded(campaign).append(event)
+    return event
+
+
+def recorded(campaign: Campaign) -> list[Event]:
+    """The events recorded on this campaign object: every write holds the one locked
+    object of its transaction, so these are the events of the transaction so far
+    (``campaign.services.notifications`` tells the opponent the public ones)."""
+    events: list[Event] = campaign.__dict__.setdefault("_recorded_events", [])
+    return events

@@ -8,13 +8,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from campaign.models import Campaign, EventKind, Invitation, ModuleRecord, RevealPolicy, Seat
-from campaign.selectors import as_uuid, campaign_seats, module_of
+from campaign.selectors import as_uuid, campaign_seats, module_of, seats_done
 from campaign.services import push
 from campaign.services.errors import ActionRefused, NotFound
 from campaign.services.events import record_event
 from campaign.services.start import give_start, log_start
 from campaign.services.text import clean_text, max_length
-from campaign.services.turns import User, signed_in
+from campaign.services.turns import Turn, User, signed_in
+from campaign.services.waiting import update_waiting
 from rules import dice, machine
 from rules.registry import parse_module
 
@@ -82,6 +83,10 @@ def create_campaign(
     )
     log_start(campaign, module, give_start(campaign, module, seats))
     _open_invitation(campaign, machine.opponent(module, side))
+    host_seat = next(s for s in seats if s.side == side)
+    turn = Turn(campaign, module, host_seat, {s.side: s for s in seats})
+    turn.__dict__["done"] = frozenset()  # nobody has done anything yet
+    update_waiting(turn)
     return campaign
 
 
@@ -172,5 +177,8 @@ def join_campaign(*, token: str, user: User) -> Campaign:
         side=seat.side,
         text=f"{player.get_username()} joins as {module.side(seat.side).name}.",
     )
+    turn = Turn(campaign, module, seat, {s.side: s for s in seats})
+    turn.__dict__["done"] = seats_done(seats)
+    update_waiting(turn)  # tells the host who joined
     push.changed(campaign.pk)
     return campaign

@@ -21,6 +21,7 @@ from campaign.services.flow import (
     save_position,
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
+from campaign.services.waiting import update_waiting
 from rules import availability, machine
 from rules.availability import CHITS
 from rules.kinds import Action
@@ -52,6 +53,7 @@ def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | Non
     )
     if chits_locked(c) == len(turn.module.sides):
         reveal(turn)
+    update_waiting(turn)
     push.changed(c.pk)
 
 

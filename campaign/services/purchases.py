@@ -19,6 +19,7 @@ from campaign.services.events import record_event
 from campaign.services.purchase_records import make_rolls, reveal
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
+from campaign.services.waiting import update_waiting
 from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
@@ -206,6 +207,7 @@ def reveal_purchase(*, campaign_id: object, user: User, purchase_id: object) -> 
         side=turn.side,
         text=f"{turn.side_name()} reveals {purchase.group_id} {purchase.group_type}{strength}.",
     )
+    update_waiting(turn)  # tells the opponent what was revealed
     push.changed(turn.campaign.pk)
 
 

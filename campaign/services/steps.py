@@ -30,6 +30,7 @@ from campaign.services.text import (
     whole_number,
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
+from campaign.services.waiting import update_waiting
 from rules import availability
 from rules.drm import DrmRefused, applicable_drms
 from rules.effects import granted_group, matches, on_unit, result_effects, san_after, units_given
@@ -73,6 +74,7 @@ def finish_step(
         text=f"{turn.side_name()} finished {step.id} {step.title}{last}.",
     )
     advance(turn)
+    update_waiting(turn)
     push.changed(turn.campaign.pk)
 
 
@@ -238,6 +240,7 @@ def enter_scenario_result(
         text=f"{turn.side_name()} entered the scenario result: "
         f"{describe_result(turn.module, data)}.",
     )
+    update_waiting(turn)
     push.changed(c.pk)
     return result
 
@@ -266,6 +269,7 @@ def confirm_scenario_result(*, campaign_id: object, user: User, at: str | None =
         text=f"{turn.side_name()} confirmed the scenario result.",
     )
     advance(turn)
+    update_waiting(turn)
     push.changed(turn.campaign.pk)
 
 
@@ -290,6 +294,8 @@ def dispute_scenario_result(
         text=f"{turn.side_name()} disputed the scenario result: “{reason}”. "
         "It must be entered again.",
     )
+    turn.forget_done()
+    update_waiting(turn)
     push.changed(c.pk)
 
 

@@ -18,6 +18,7 @@ from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.start import give_start, log_start
 from campaign.services.turns import Turn, User, take_turn
+from campaign.services.waiting import update_waiting
 from rules import supply
 from rules.registry import parse_module
 
@@ -72,6 +73,7 @@ def propose_supplement(
         f"{turn.side_name(_other(turn))} is to accept or refuse it.",
         data={"path": path},
     )
+    update_waiting(turn)  # tells the other player
     push.changed(turn.campaign.pk)
     return proposal
 
@@ -126,6 +128,7 @@ def accept_supplement(*, campaign_id: object, user: User, ref: object) -> None:
     if proposal.path.startswith("variants.") and c.cycle == 0:
         # Still before the Initial Scenario's end: each side gets what the start now gives.
         log_start(c, module, give_start(c, module, turn.seats.values(), before=before))
+    update_waiting(turn)  # tells the other player
     push.changed(c.pk)
 
 
@@ -154,6 +157,7 @@ def refuse_supplement(*, campaign_id: object, user: User, ref: object, reason: s
         f"{turn.side_name(proposal.proposed_by)} proposed: “{reason}”.",
         data={"path": proposal.path},
     )
+    update_waiting(turn)  # tells the other player
     push.changed(turn.campaign.pk)
 
 
@@ -174,4 +178,5 @@ def withdraw_supplement(*, campaign_id: object, user: User, ref: object) -> None
         text=f"{turn.side_name()} withdraws its proposed {it.label}.",
         data={"path": proposal.path},
     )
+    update_waiting(turn)  # tells the other player
     push.changed(turn.campaign.pk)

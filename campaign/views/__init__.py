@@ -2,7 +2,7 @@
 is computed here.  Pages are in ``pages``, player actions in ``actions`` (one
 decorator, named parsers), sign-up in ``accounts``."""
 
-from campaign.views.accounts import home, signup
+from campaign.views.accounts import home, notification_settings, signup
 from campaign.views.actions import act, invitation_new, invitation_revoke, unit
 from campaign.views.pages import (
     campaign_page,
@@ -12,6 +12,9 @@ from campaign.views.pages import (
     export,
     join,
     roster,
+    sheet,
+    sheet_json,
+    sheet_txt,
     state_json,
 )
 from campaign.views.supply import supply
@@ -27,7 +30,11 @@ __all__ = [
     "invitation_new",
     "invitation_revoke",
     "join",
+    "notification_settings",
     "roster",
+    "sheet",
+    "sheet_json",
+    "sheet_txt",
     "signup",
     "state_json",
     "supply",

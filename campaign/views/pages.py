@@ -17,6 +17,7 @@ from campaign.seat_views.dashboard import dashboard_rows
 from campaign.seat_views.dice import dice_view
 from campaign.seat_views.invitation import invitation_view
 from campaign.seat_views.roster import roster_view
+from campaign.seat_views.sheet import scenario_sheet, sheet_text
 from campaign.services import backup, hosting
 from campaign.services.errors import ActionRefused
 from campaign.views.http import refusals
@@ -29,7 +30,9 @@ def page_origin(request: HttpRequest) -> str:
 @login_required
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "campaign/dashboard.html", {"rows": dashboard_rows(request.user)})
+    rows = dashboard_rows(request.user)
+    your_moves = sum(1 for r in rows if r.your_move)
+    return render(request, "campaign/dashboard.html", {"rows": rows, "your_moves": your_moves})
 
 
 @login_required
@@ -78,6 +81,31 @@ def roster(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
         "campaign/roster.html",
         {"roster": view, "digest": view.digest},
     )
+
+
+@login_required
+@require_GET
+def sheet(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
+    """The seat's scenario sheet, printable."""
+    campaign, seat = member_seat(request.user, campaign_id)
+    return render(request, "campaign/sheet.html", {"sheet": scenario_sheet(campaign, seat.side)})
+
+
+@login_required
+@require_GET
+def sheet_txt(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
+    """The scenario sheet as plain text, to paste into VASL's chat or notes."""
+    campaign, seat = member_seat(request.user, campaign_id)
+    text = sheet_text(scenario_sheet(campaign, seat.side))
+    return HttpResponse(text, content_type="text/plain; charset=utf-8")
+
+
+@login_required
+@require_GET
+def sheet_json(request: HttpRequest, campaign_id: UUID) -> JsonResponse:
+    """The scenario sheet for tools."""
+    campaign, seat = member_seat(request.user, campaign_id)
+    return JsonResponse(scenario_sheet(campaign, seat.side).as_json())
 
 
 @login_required

@@ -119,4 +119,84 @@
       }, 0);
     }
   });
+
+  // "Your move" at a glance: while the campaign waits for this seat the page title
+  // shows a badge, kept live from the header fragment (every push that changes whom
+  // the campaign waits for re-draws it; its data-your-move says whether it is this
+  // seat's move).  With the player's opt-in (per browser), a notification appears
+  // when it becomes their move while the tab is in the background.
+  var NOTIFY_KEY = "refit-notify";
+  var wasMyMove = null;
+  function notifyWanted() {
+    try {
+      return "Notification" in window && Notification.permission === "granted" &&
+        window.localStorage.getItem(NOTIFY_KEY) === "1";
+    } catch (e) { return false; }
+  }
+  function notifyMove(name, text) {
+    if (!document.hidden || !notifyWanted()) return;
+    try {
+      var n = new Notification("Your move — " + name, { body: text || "", tag: "refit-" + location.pathname });
+      n.onclick = function () { window.focus(); n.close(); };
+    } catch (e) { /* a browser that only notifies from a service worker: the title still says it */ }
+  }
+  function syncMove() {
+    var header = document.getElementById("campaign-header");
+    if (!header || !header.dataset.yourMove) return;
+    var mine = header.dataset.yourMove === "1";
+    var name = header.dataset.campaignName || "";
+    var title = (mine ? "(1) Your move — " : "") + name + " · Refit";
+    if (document.title !== title) document.title = title;
+    if (wasMyMove === false && mine) notifyMove(name, header.dataset.moveText);
+    wasMyMove = mine;
+  }
+  ["htmx:oobAfterSwap", "htmx:afterSwap", "htmx:wsAfterMessage"].forEach(function (name) {
+    document.addEventListener(name, syncMove);
+  });
+
+  // The opt-in: Notification.requestPermission on a click, remembered in this browser.
+  function syncOptin() {
+    document.querySelectorAll("[data-notify-optin]").forEach(function (box) {
+      var button = box.querySelector("button");
+      var state = box.querySelector("[data-notify-state]");
+      function say(text) { if (state) state.textContent = text; }
+      if (!("Notification" in window)) {
+        say("This browser cannot show notifications.");
+        if (button) button.hidden = true;
+        return;
+      }
+      box.hidden = false;
+      if (Notification.permission === "denied") {
+        say("This browser blocks notifications from Refit; allow them in its site settings first.");
+        if (button) button.hidden = true;
+        return;
+      }
+      var on = notifyWanted();
+      say(on ? "Browser notifications are on." : "Browser notifications are off.");
+      if (button) {
+        button.hidden = false;
+        button.textContent = on ? "Stop notifications in this browser" : "Notify me in this browser";
+      }
+    });
+  }
+  document.addEventListener("click", function (evt) {
+    var button = evt.target.closest ? evt.target.closest("[data-notify-optin] button") : null;
+    if (button) {
+      if (notifyWanted()) {
+        window.localStorage.removeItem(NOTIFY_KEY);
+        syncOptin();
+        return;
+      }
+      Notification.requestPermission().then(function (permission) {
+        if (permission === "granted") window.localStorage.setItem(NOTIFY_KEY, "1");
+        syncOptin();
+      });
+      return;
+    }
+    if (evt.target.closest && evt.target.closest("[data-print]")) window.print();
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    syncMove();
+    syncOptin();
+  });
 })();

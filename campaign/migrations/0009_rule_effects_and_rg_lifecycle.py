@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0007_presence_heartbeats'),
+        ('campaign', '0008_notifications'),
     ]
 
     operations = [

@@ -1,0 +1,98 @@
+"""Issue 20 in real Chromium: the waiting seat's title badge appears live and clears
+after it acts; with the player's opt-in, a background tab shows a notification when
+it becomes their move."""
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# The browser's notifications, recorded instead of shown (a headless Chromium has no
+# notification centre), and a tab that can be told it is in the background.
+FAKE_NOTIFICATIONS = """
+window.__notes = [];
+window.__hidden = false;
+class FakeNotification {
+  constructor(title, options) { window.__notes.push({title, body: (options || {}).body}); }
+  close() {}
+}
+FakeNotification.permission = "default";
+FakeNotification.requestPermission = () => {
+  FakeNotification.permission = "granted";
+  return Promise.resolve("granted");
+};
+window.Notification = FakeNotification;
+Object.defineProperty(document, "hidden", {get: () => window.__hidden});
+"""
+
+MOVE = "(1) Your move — Bridge at dawn · Refit"
+NO_MOVE = "Bridge at dawn · Refit"
+
+
+def _page(new_context, browser_login, asgi_server, campaign, user):
+    context = browser_login(new_context(), user)
+    context.add_init_script(FAKE_NOTIFICATIONS)
+    page = context.new_page()
+    page.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/")
+    page.locator("#campaign-header").wait_for()
+    page.locator("body[data-live]").wait_for(state="attached")  # its socket is open
+    return page
+
+
+def test_title_badge_appears_live_clears_after_acting_and_a_background_tab_is_notified(
+    asgi_server, new_context, browser_login, hosted
+):
+    campaign, alice, bob = hosted  # alice: Red, bob: Blue; at T3.0, both to act
+    red = _page(new_context, browser_login, asgi_server, campaign, alice)
+    blue = _page(new_context, browser_login, asgi_server, campaign, bob)
+    expect(red).to_have_title(MOVE)
+    expect(blue).to_have_title(MOVE)
+
+    # Red opts in to browser notifications, then its tab goes to the background.
+    optin = red.locator("[data-notify-optin]")
+    optin.get_by_role("button", name="Notify me in this browser").click()
+    expect(optin).to_contain_text("Browser notifications are on.")
+    red.evaluate("() => { window.__hidden = true; }")
+
+    # Red enters the result: Red's badge clears; Blue, to confirm it, keeps its own.
+    for side, value in (("red", "3"), ("blue", "1")):
+        red.locator(f"#f-cvp_lost\\.{side}").fill(value)
+        red.locator(f"#f-san\\.{side}").fill("2")
+    red.get_by_role("button", name="Enter the result").click()
+    expect(red).to_have_title(NO_MOVE)
+    blue.get_by_role("button", name="Confirm the result").wait_for()
+    expect(blue).to_have_title(MOVE)
+    assert red.evaluate("() => window.__notes") == []
+
+    # Blue confirms: T3.1 waits for both — Red's badge appears live, and its tab,
+    # in the background, shows a notification.
+    blue.get_by_role("button", name="Confirm the result").click()
+    expect(red).to_have_title(MOVE)
+    red.wait_for_function("() => window.__notes.length === 1")
+    note = red.evaluate("() => window.__notes[0]")
+    assert note == {"title": "Your move — Bridge at dawn", "body": "T3.1 Rally · Day 1 AM"}
+    assert blue.evaluate("() => window.__notes") == []  # Blue acted: nothing for it
+
+    # Red acts: its badge clears.
+    red.evaluate("() => { window.__hidden = false; }")
+    red.get_by_role("button", name="Done with T3.1", exact=True).click()
+    expect(red).to_have_title(NO_MOVE)
+    expect(blue).to_have_title(MOVE)
+
+
+def test_scenario_sheet_and_notification_settings_pages(
+    asgi_server, new_context, browser_login, hosted
+):
+    """Both pages as a player reaches them (axe-core checks each page left open)."""
+    campaign, alice, _ = hosted
+    page = _page(new_context, browser_login, asgi_server, campaign, alice)
+    page.get_by_role("link", name="Scenario sheet").click()
+    page.get_by_role("heading", name="Scenario sheet: Red").wait_for()
+    assert "8-1 leader" in page.locator("article.sheet").inner_text()  # Red's OB
+    settings = page.context.new_page()
+    settings.goto(f"{asgi_server.url}/settings/")
+    settings.get_by_label("E-mail address").fill("alice@example.org")
+    settings.get_by_label("at most one e-mail per hour (the rest in one summary)").check()
+    settings.get_by_role("button", name="Save").click()
+    settings.get_by_text("Your notification settings are saved.").wait_for()
+    assert settings.get_by_label("E-mail address").input_value() == "alice@example.org"
