@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from campaign.models import Notification, NotificationSettings, Purchase, Seat
 from campaign.selectors import done_sides, module_of
-from campaign.services import initiative, notifications, purchases, steps
+from campaign.services import initiative, notifications, purchases, steps, units
 from campaign.services.notifications import deliver_due
 from rules import machine
 from tests.walk import Players, host_game, players_of
@@ -114,8 +114,11 @@ def test_a_your_move_notice_is_sent_once_per_transition_to_the_right_player_with
     walk.finish_all()  # T3.1 Rally
     assert players.step.id == "T3.2"
     # A roll is pushed to both pages but changes nobody's turn: no notice.
+    leader = units.add_unit(
+        campaign_id=cid, user=players.users["red"], name="8-1", kind="leader", status="wounded"
+    )
     rows = Notification.objects.count()
-    walk.act("red", steps.roll_on_table, table_id="wounded", item="8-1 leader")
+    walk.act("red", steps.roll_on_table, table_id="wounded", unit_id=leader.ref)
     assert Notification.objects.count() == rows
     while players.step.id != "T3.6":
         walk.finish_all()

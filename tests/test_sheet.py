@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def setup_night(modules, make_user):
-    """July 14 Night, owner-revealed purchases: the Axis player bought I1 and Recon,
+    """July 14 Night, owner-revealed purchases: the Axis player bought I1 and an M2 Recon RG,
     the British V6 and G3 and revealed V6; both chose Attack; the campaign is at 3.622
     Unit Set Up."""
     users = make_user("axis_s"), make_user("brit_s")
@@ -30,6 +30,7 @@ def setup_night(modules, make_user):
     axis, brit = players.users["axis"], players.users["british"]
     cid = players.campaign_id
     i1 = purchases.purchase_rg(campaign_id=cid, user=axis, group_id="I1")
+    m2 = purchases.purchase_rg(campaign_id=cid, user=axis, group_id="M2")  # Recon (3.620)
     purchases.roll_for_purchase(campaign_id=cid, user=axis, purchase_id=i1.ref)
     purchases.record_entry_area(
         campaign_id=cid, user=axis, purchase_id=i1.ref, entry_area="east edge", notes="HIP 1"
@@ -46,7 +47,7 @@ def setup_night(modules, make_user):
     units.add_unit(campaign_id=cid, user=axis, name="8-1 leader", location="12G4")
     units.add_unit(campaign_id=cid, user=brit, name="9-2 leader", location="secret wood")
     players.until("recon")
-    purchases.buy_recon(campaign_id=cid, user=axis, option=0)
+    purchases.buy_recon(campaign_id=cid, user=axis, purchase_id=m2.ref)
     players.until("initiative")
     players.chits(axis="attack", british="attack")
     assert players.step.id == "3.622", players.step.id
