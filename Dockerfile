@@ -1,4 +1,4 @@
-# The Refit web image: one daphne ASGI worker per container; docker-compose runs
+# The Refit web image: one uvicorn ASGI worker per container (uvloop, httptools); docker-compose runs
 # several behind Caddy (deploy/Caddyfile): HTTPS, websockets passed through.
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 REFIT_VAR_DIR=/var/lib/refit
@@ -13,4 +13,6 @@ COPY manage.py ./
 RUN pip install --no-cache-dir . && mkdir -p /var/lib/refit \
  && SECRET_KEY=build-only python manage.py collectstatic --noinput -v0
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "config.asgi:application"]
+CMD ["uvicorn", "config.asgi:application", "--host=0.0.0.0", "--port=8000", "--loop=uvloop", \
+     "--http=httptools", "--ws=websockets-sansio", "--ws-per-message-deflate=false", \
+     "--lifespan=off", "--no-access-log", "--proxy-headers", "--forwarded-allow-ips=*"]

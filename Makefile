@@ -65,10 +65,18 @@ test-embedded: $(VENV)/.installed
 rules-doc: $(VENV)/.installed
 	$(PY) manage.py rulesdoc
 
-# Benchmarks: print figures (latency percentiles, queries per page, throughput).
+# Benchmarks: print figures (README "Performance"): the echo floor, the reveal, server
+# time and SQL queries per request, purchase throughput, peak RSS, the same at 10x the
+# campaigns, and the reveal in two Chromium browsers.  In databases of their own
+# (BENCH_DB, BENCH_DB_browser: never test_*) and Redis db BENCH_REDIS_DB.
+# Compare servers: make bench BENCH_ARGS="--servers daphne,uvicorn --repeat 2"
+BENCH_DB ?= bench_refit
+BENCH_REDIS_DB ?= 1
+BENCH_ARGS ?=
 bench: $(VENV)/.installed services
-	BENCH_PG=postgres://refit:refit@127.0.0.1:$(PG_PORT) REDIS_URL=redis://127.0.0.1:$(REDIS_PORT)/1 \
-		$(PY) bench/run.py
+	BENCH_PG=postgres://refit:refit@127.0.0.1:$(PG_PORT) BENCH_DB=$(BENCH_DB) \
+		REDIS_URL=redis://127.0.0.1:$(REDIS_PORT)/$(BENCH_REDIS_DB) \
+		$(PY) bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

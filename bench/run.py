@@ -1,29 +1,57 @@
 """Refit benchmarks (``make bench``): they print figures, they assert nothing.
 
-1. Reveal latency: 200 campaigns, 400 sockets on two ASGI workers sharing PostgreSQL
-   and Redis; from the second initiative lock's HTTP response to both sockets holding
-   the reveal — beside a bare Channels group-send echo on the same workers (the floor).
-2. Roster page: SQL queries and server time with 11 CG dates and 60 purchases.
-3. Purchase throughput: 50 concurrent clients buying and cancelling over HTTP.
+One run of one ASGI server at one scale (``--one``) measures, on two workers sharing
+PostgreSQL and Redis:
 
-Everything runs on loopback against the servers ``make services`` starts, in a
-database of its own (``refit_bench``), and stops by itself.
+1. The floor: a bare Channels ``group_send`` through Redis to one socket on each worker.
+2. The reveal: 200 campaigns, 400 campaign sockets (one player on each worker); from
+   sending the 2nd initiative lock (and from its HTTP response) until both sockets
+   hold the reveal.  Floor and reveal samples alternate, so both see the same load.
+3. Server time and SQL queries per request, in-process (Django's test client on the
+   same PostgreSQL and Redis): the 1st and the 2nd (revealing) lock, buy, cancel,
+   roster page and campaign page — for a page whose socket is open (the answer
+   carries no fragments: the push brings them) and for one without (the answer
+   renders the changed fragments).
+4. Purchase throughput: 50 concurrent clients buying and cancelling over HTTP.
+5. Peak resident memory of each worker.
+
+``--scale 10`` runs the same with ten times the campaigns in the database (the same
+number of open sockets and clients: how the cost of one action grows with the data).
+
+Without ``--one`` the bench is the driver: for each repeat, server and scale it runs
+one such run in a fresh process and a fresh database, then the in-browser reveal
+(``bench/browser.py``: 2nd lock's request -> reveal painted in the other browser, on
+the embedded default and on PostgreSQL + Redis), and prints every figure in one table.
+Runs of several servers are interleaved (d, u, d, u): the machine may be shared.
+
+Everything runs on loopback against the servers ``make services`` starts, in
+databases of its own (``$BENCH_DB``, default ``bench_refit``, never a ``test_*``
+name), on free ports, and stops by itself.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
 import os
 import platform
+import re
+import statistics
 import subprocess
 import sys
 import time
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PG = os.environ.get("BENCH_PG", "postgres://refit:refit@127.0.0.1:5432")
-os.environ["DATABASE_URL"] = f"{PG}/refit_bench"
+DB = os.environ.get("BENCH_DB", "bench_refit")
+if not re.fullmatch(r"[a-z][a-z0-9_]{0,40}", DB) or DB.startswith("test"):
+    raise SystemExit(f"BENCH_DB={DB!r}: a plain name that does not start with 'test'")
+os.environ["DATABASE_URL"] = f"{PG}/{DB}"
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6390/1")
 os.environ["REFIT_BENCH_ECHO"] = "1"
 os.environ.setdefault("DB_POOL_MAX", "20")  # per worker process, as docker-compose sets it
@@ -33,7 +61,15 @@ os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # the bench drives the ORM fro
 CAMPAIGNS = int(os.environ.get("BENCH_CAMPAIGNS", 200))
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", 50))
 THROUGHPUT_SECONDS = float(os.environ.get("BENCH_SECONDS", 15))
+SAMPLES = int(os.environ.get("BENCH_SAMPLES", 100))  # in-process requests per figure
+DEFAULT_SERVER = "uvicorn"  # chosen by this bench (README "Performance")
+LOG_DIR = ROOT / "var" / "bench"
 CSRF = "b" * 32
+MARK = "BENCH-JSON "
+LATE = 30  # seconds: a reveal later than this is counted as missed
+
+
+# --------------------------------------------------------------------------- figures
 
 
 def pct(values: list[float], p: float) -> float:
@@ -42,20 +78,36 @@ def pct(values: list[float], p: float) -> float:
     return ordered[k]
 
 
-def report(name: str, values_ms: list[float]) -> str:
+def summary(values_ms: list[float]) -> dict[str, float]:
+    return {
+        "n": len(values_ms),
+        "p50": pct(values_ms, 50),
+        "p95": pct(values_ms, 95),
+        "p99": pct(values_ms, 99),
+        "max": max(values_ms),
+    }
+
+
+def line(name: str, s: dict[str, float]) -> str:
     return (
-        f"{name}: n={len(values_ms)} p50={pct(values_ms, 50):.1f} ms "
-        f"p95={pct(values_ms, 95):.1f} ms p99={pct(values_ms, 99):.1f} ms "
-        f"max={max(values_ms):.1f} ms"
+        f"{name}: n={s['n']} p50={s['p50']:.1f} ms p95={s['p95']:.1f} ms "
+        f"p99={s['p99']:.1f} ms max={s['max']:.1f} ms"
     )
 
 
-def fresh_database() -> None:
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+# --------------------------------------------------------------------------- set-up
+
+
+def fresh_database(name: str) -> None:
     import psycopg
 
     with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS refit_bench WITH (FORCE)")
-        conn.execute("CREATE DATABASE refit_bench")
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
     fixtures = ["loadmodules", "--dir", "tests/fixtures/modules"]
     for cmd in (["migrate", "-v0"], ["loadmodules"], fixtures):
         subprocess.run(
@@ -63,188 +115,89 @@ def fresh_database() -> None:
         )
 
 
-class Workers:
-    """The bench's two ASGI workers (the launcher the test suite uses too)."""
+def drop_database(name: str) -> None:
+    import psycopg
 
-    def __init__(self, n: int = 2):
-        from tests.servers import AsgiWorker
-
-        self.ports = [8701 + i for i in range(n)]
-        self.workers = [
-            AsgiWorker(port=port, log_dir=ROOT / "var" / "bench", env={}) for port in self.ports
-        ]
-        for worker in self.workers:
-            worker.wait_ready()
-
-    def stop(self) -> None:
-        for worker in self.workers:
-            worker.stop()
+    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def setup_campaigns(n: int):
-    """n skirmish campaigns with alice (red) and bob (blue), placed at the initiative
-    step (the position is set directly: the walk there is not what is measured)."""
-    import django
-
-    django.setup()
+def players() -> tuple[dict[str, Any], dict[str, str]]:
+    """alice and bob, signed in: their users and their cookie headers."""
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    users, cookies = {}, {}
+    for name in ("alice", "bob"):
+        users[name] = get_user_model().objects.create_user(name, password="bench-pass-1")
+        client = Client()
+        client.force_login(users[name])
+        cookies[name] = f"sessionid={client.cookies['sessionid'].value}; csrftoken={CSRF}"
+    return users, cookies
+
+
+def initiative_campaigns(users: dict[str, Any], n: int, prefix: str) -> list[str]:
+    """n skirmish campaigns with alice (red) and bob (blue), placed at the initiative
+    step (the position is set directly: the walk there is not what is measured).  One
+    is made by the services, the others are its copies."""
     from campaign.models import Campaign, Seat
     from campaign.selectors import module_of
     from campaign.services import hosting
     from rules import machine
 
-    users = {}
-    for name in ("alice", "bob"):
-        users[name] = get_user_model().objects.create_user(name, password="bench-pass-1")
-    ids = []
-    for i in range(n):
-        c = hosting.create_campaign(
-            host=users["alice"],
-            module_id="test-skirmish",
-            variant_id="short",
-            side="red",
-            name=f"bench {i}",
-            reveal_policy="step_end",
-        )
-        hosting.join_campaign(token=c.invitations.get().token, user=users["bob"])
-        module = module_of(c)
-        Campaign.objects.filter(pk=c.pk).update(
-            step_index=machine.step_index(module, "T4.0"), date_index=1, cycle=1, in_play=False
-        )
-        ids.append(str(c.pk))
-    Seat.objects.update(points=10**6)
-    cookies = {}
-    for name, user in users.items():
-        client = Client()
-        client.force_login(user)
-        cookies[name] = f"sessionid={client.cookies['sessionid'].value}; csrftoken={CSRF}"
-    return ids, cookies
-
-
-async def reveal_latency(workers: Workers, ids: list[str], cookies: dict[str, str]) -> list[str]:
-    import httpx
-    import websockets
-    from channels.layers import get_channel_layer
-
-    a, b = workers.ports
-    arrivals: dict[tuple[str, str], float] = {}
-    sockets = []
-
-    async def listen(ws, key, needle):
-        async for frame in ws:
-            if needle in frame and key not in arrivals:
-                arrivals[key] = time.perf_counter()
-
-    async def connect(url, cookie):
-        return await websockets.connect(
-            url,
-            additional_headers={
-                "Cookie": cookie,
-                "Origin": url.replace("ws://", "http://").split("/ws/")[0],
-            },
-            max_size=2**22,
-            open_timeout=30,
-        )
-
-    tasks = []
-    for cid in ids:
-        for who, port in (("alice", a), ("bob", b)):
-            ws = await connect(f"ws://127.0.0.1:{port}/ws/campaigns/{cid}/", cookies[who])
-            sockets.append(ws)
-            tasks.append(asyncio.create_task(listen(ws, (cid, who), "Initiative revealed")))
-    lines = [f"connected {len(sockets)} campaign sockets on 2 workers"]
-
-    headers = {"X-CSRFToken": CSRF, "HX-Request": "true"}
-    async with httpx.AsyncClient(timeout=30) as http:
-        # First locks (Red), all campaigns; then the second lock (Blue), one at a time.
-        await asyncio.gather(
-            *[
-                http.post(
-                    f"http://127.0.0.1:{a}/campaigns/{cid}/act/chit/",
-                    data={"chit": "idle"},
-                    headers={**headers, "Cookie": cookies["alice"]},
-                )
-                for cid in ids
-            ]
-        )
-        await asyncio.sleep(2)
-        after_response, after_request = [], []
-        for cid in ids:
-            start = time.perf_counter()
-            r = await http.post(
-                f"http://127.0.0.1:{b}/campaigns/{cid}/act/chit/",
-                data={"chit": "attack"},
-                headers={**headers, "Cookie": cookies["bob"]},
-            )
-            responded = time.perf_counter()
-            assert r.status_code == 200, r.text[:200]
-            while not ((cid, "alice") in arrivals and (cid, "bob") in arrivals):
-                await asyncio.sleep(0.0005)
-                if time.perf_counter() - start > 10:
-                    raise RuntimeError(f"no reveal for {cid}")
-            both = max(arrivals[(cid, "alice")], arrivals[(cid, "bob")])
-            after_response.append(max(0.0, both - responded) * 1000)
-            after_request.append((both - start) * 1000)
-    lines.append(
-        report("reveal, from the 2nd lock's HTTP response to both sockets", after_response)
+    c = hosting.create_campaign(
+        host=users["alice"],
+        module_id="test-skirmish",
+        variant_id="short",
+        side="red",
+        name=prefix,
+        reveal_policy="step_end",
     )
-    lines.append(report("reveal, from sending the 2nd lock to both sockets", after_request))
-    for t in tasks:
-        t.cancel()
-    for ws in sockets:
-        await ws.close()
-
-    # The floor: a bare group_send through Redis to one socket on each worker.
-    layer = get_channel_layer()
-    echo_arrivals: dict[tuple[int, int], float] = {}
-    echo = []
-
-    async def listen_echo(ws, key):
-        async for _ in ws:
-            echo_arrivals[key] = time.perf_counter()
-
-    for n in range(len(ids)):
-        for k, port in enumerate((a, b)):
-            ws = await connect(f"ws://127.0.0.1:{port}/ws/bench-echo/{n}/", cookies["alice"])
-            echo.append((ws, asyncio.create_task(listen_echo(ws, (n, k)))))
-    await asyncio.sleep(1)
-    floor = []
-    for n in range(len(ids)):
-        start = time.perf_counter()
-        await layer.group_send(f"bench-echo-{n}", {"type": "bench.echo", "text": "x"})
-        while not ((n, 0) in echo_arrivals and (n, 1) in echo_arrivals):
-            await asyncio.sleep(0.0005)
-        floor.append((max(echo_arrivals[(n, 0)], echo_arrivals[(n, 1)]) - start) * 1000)
-    name = f"floor: bare Channels group_send echo to 2 sockets ({len(echo)} open)"
-    lines.append(report(name, floor))
-    for ws, t in echo:
-        t.cancel()
-        await ws.close()
-    return lines
+    hosting.join_campaign(token=c.invitations.get().token, user=users["bob"])
+    module = module_of(c)
+    Campaign.objects.filter(pk=c.pk).update(
+        step_index=machine.step_index(module, "T4.0"), date_index=1, cycle=1, in_play=False
+    )
+    Seat.objects.filter(campaign=c).update(points=10**6)
+    return [str(c.pk), *clone_campaigns([str(c.pk)], n - 1)]
 
 
-def roster_page() -> list[str]:
-    from django.contrib.auth import get_user_model
-    from django.db import connection
-    from django.test import Client
+def purchase_campaigns(users: dict[str, Any], n: int, prefix: str) -> list[str]:
+    """n Sicily campaigns (alice Axis, bob British) at 3.617 Purchasing RGs."""
+    from campaign.models import Campaign, Seat
+    from campaign.selectors import module_of
+    from campaign.services import hosting
+    from rules import machine
 
+    c = hosting.create_campaign(
+        host=users["alice"],
+        module_id="sicily",
+        variant_id="i",
+        side="axis",
+        name=prefix,
+        reveal_policy="owner",
+    )
+    hosting.join_campaign(token=c.invitations.get().token, user=users["bob"])
+    step = machine.step_index(module_of(c), "3.617")
+    Campaign.objects.filter(pk=c.pk).update(date_index=1, step_index=step, cycle=1)
+    Seat.objects.filter(campaign=c).update(points=10**6)
+    return [str(c.pk), *clone_campaigns([str(c.pk)], n - 1)]
+
+
+def roster_campaign(users: dict[str, Any]) -> str:
+    """Sicily on its 11th CG date with 60 purchases and 30 units (the roster's data)."""
     from campaign.models import Campaign, Purchase, Unit
     from campaign.services import hosting
 
-    users = get_user_model().objects
-    host = users.create_user("roster_host", password="x-pass-123")
-    guest = users.create_user("roster_guest", password="x-pass-123")
     c = hosting.create_campaign(
-        host=host,
+        host=users["alice"],
         module_id="sicily",
         variant_id="i",
         side="axis",
         name="roster bench",
         reveal_policy="owner",
     )
-    hosting.join_campaign(token=c.invitations.get().token, user=guest)
+    hosting.join_campaign(token=c.invitations.get().token, user=users["bob"])
     Campaign.objects.filter(pk=c.pk).update(date_index=10, step_index=1)
     groups = c.module_data["rg_charts"][0]["groups"]
     Purchase.objects.bulk_create(
@@ -263,26 +216,316 @@ def roster_page() -> list[str]:
         for i in range(60)
     )
     Unit.objects.bulk_create(Unit(campaign=c, side="axis", name=f"unit {i}") for i in range(30))
-    client = Client(HTTP_HOST="127.0.0.1")
-    client.force_login(host)
-    url = f"/campaigns/{c.pk}/roster/"
-    queries = []
+    return str(c.pk)
 
-    def count(execute, sql, params, many, context):
-        queries.append(sql)
+
+def clone_campaigns(template_ids: list[str], copies: int) -> list[str]:
+    """``copies`` more of every template campaign, with their seats, log, purchases,
+    units, rolls, chits and marks (bulk inserts: more data, not what is measured)."""
+    import uuid
+
+    from django.db import transaction
+
+    from campaign import models as m
+
+    related = [
+        m.Seat,
+        m.Event,
+        m.Purchase,
+        m.Unit,
+        m.Roll,
+        m.StepMark,
+        m.InitiativeChit,
+        m.InitiativeOutcome,
+        m.ScenarioResult,
+    ]
+    templates = list(m.Campaign.objects.filter(pk__in=template_ids))
+    rows = {model: list(model.objects.filter(campaign_id__in=template_ids)) for model in related}
+    fields = {
+        model: [f.attname for f in model._meta.concrete_fields if not f.primary_key]
+        for model in [m.Campaign, *related]
+    }
+    new_ids: list[dict[Any, uuid.UUID]] = []
+    clones = []
+    for k in range(copies):
+        new_ids.append({})
+        for c in templates:
+            clone = m.Campaign(**{name: getattr(c, name) for name in fields[m.Campaign]})
+            clone.pk = new_ids[k][c.pk] = uuid.uuid4()
+            clone.name = f"{c.name} (copy {k + 1})"
+            clones.append(clone)
+    with transaction.atomic():
+        m.Campaign.objects.bulk_create(clones, batch_size=100)
+        for model, objs in rows.items():
+            copied = []
+            for k in range(copies):
+                for obj in objs:
+                    copy = model(**{name: getattr(obj, name) for name in fields[model]})
+                    copy.campaign_id = new_ids[k][obj.campaign_id]
+                    copied.append(copy)
+            model.objects.bulk_create(copied, batch_size=1000)
+    return [str(clone.pk) for clone in clones]
+
+
+def analyze() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+
+# --------------------------------------------------------------------------- in-process
+
+
+QUERIES = [0]  # SQL statements run by any connection of this process
+
+
+def count_queries() -> None:
+    """Count every statement of every connection (requests run in asgiref's thread)."""
+    from django.db.backends.signals import connection_created
+
+    def counted(execute, sql, params, many, context):
+        QUERIES[0] += 1
         return execute(sql, params, many, context)
 
-    with connection.execute_wrapper(count):
-        assert client.get(url).status_code == 200
-    times = []
-    for _ in range(200):
+    def hook(sender, connection, **kwargs):
+        if counted not in connection.execute_wrappers:
+            connection.execute_wrappers.append(counted)
+
+    connection_created.connect(hook, weak=False)
+
+
+class Timed:
+    """Requests through Django's ASGI handler (``AsyncClient``) in one event loop, as a
+    worker serves them: the sync view in asgiref's thread, the push's ``group_send``
+    back on the loop through the worker's own Redis connections.  Timed, and their SQL
+    statements counted."""
+
+    def __init__(self, user: Any) -> None:
+        from django.test import AsyncClient
+
+        self.client = AsyncClient()
+        self.client.force_login(user)
+        self.times: dict[str, list[float]] = {}
+        self.cpu: dict[str, list[float]] = {}
+        self.queries: dict[str, list[int]] = {}
+
+    async def request(self, name: str, method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        before = QUERIES[0]
+        cpu = time.process_time()
         start = time.perf_counter()
-        assert client.get(url).status_code == 200
-        times.append((time.perf_counter() - start) * 1000)
-    return [
-        f"roster page, 11 dates + 60 purchases + 30 units: {len(queries)} queries",
-        report("roster page server time (in-process, PostgreSQL)", times),
+        response = await getattr(self.client, method)(url, *args, **kwargs)
+        elapsed = (time.perf_counter() - start) * 1000
+        self.cpu.setdefault(name, []).append((time.process_time() - cpu) * 1000)
+        assert response.status_code == 200, (name, response.status_code, response.content[:300])
+        self.times.setdefault(name, []).append(elapsed)
+        self.queries.setdefault(name, []).append(QUERIES[0] - before)
+        return response
+
+    def figures(self) -> dict[str, dict[str, Any]]:
+        return {
+            name: {
+                **summary(t),
+                "cpu_p50": pct(self.cpu[name], 50),
+                "queries": max(self.queries[name]),
+                "q_min": min(self.queries[name]),
+            }
+            for name, t in self.times.items()
+        }
+
+
+def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], roster: str):
+    """Server time of lock, buy, cancel, roster and campaign page, in-process."""
+    from asgiref.sync import sync_to_async
+
+    from campaign.models import Purchase
+
+    live = {"HX-Request": "true", "X-Refit-Live": "1", "X-Refit-Page": "campaign"}
+    answer = {"HX-Request": "true", "X-Refit-Page": "campaign"}
+    from django.conf import settings
+
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]  # the test client's host
+    red, blue = Timed(users["alice"]), Timed(users["bob"])
+    count_queries()
+
+    @sync_to_async
+    def active(cid: str) -> str:
+        return Purchase.objects.filter(campaign_id=cid, status="active").values_list(
+            "ref", flat=True
+        )[0]
+
+    async def run() -> None:
+        half = len(lock_ids) // 2
+        for k, cid in enumerate(lock_ids):
+            mode, headers = ("live", live) if k < half else ("answer", answer)
+            url = f"/campaigns/{cid}/act/chit/"
+            await red.request(f"lock 1st ({mode})", "post", url, {"chit": "idle"}, headers=headers)
+            await blue.request(
+                f"lock 2nd, reveals ({mode})", "post", url, {"chit": "attack"}, headers=headers
+            )
+        for cid, (mode, headers) in zip(
+            buy_ids, (("live", live), ("answer", answer)), strict=False
+        ):
+            url = f"/campaigns/{cid}/act/"
+            for _ in range(SAMPLES):
+                await red.request(
+                    f"buy ({mode})", "post", url + "buy/", {"group": "I4"}, headers=headers
+                )
+                ref = await active(cid)
+                await red.request(
+                    f"cancel ({mode})", "post", url + "cancel/", {"purchase": ref}, headers=headers
+                )
+        for _ in range(SAMPLES):
+            await red.request("roster page", "get", f"/campaigns/{roster}/roster/")
+            await red.request("campaign page", "get", f"/campaigns/{roster}/")
+
+    asyncio.run(run())
+    figures = red.figures()
+    figures.update(blue.figures())
+    return figures
+
+
+# --------------------------------------------------------------------------- sockets
+
+
+async def connect(url: str, cookie: str):
+    import websockets
+
+    return await websockets.connect(
+        url,
+        additional_headers={
+            "Cookie": cookie,
+            "Origin": url.replace("ws://", "http://").split("/ws/")[0],
+        },
+        max_size=2**22,
+        open_timeout=60,
+        ping_interval=None,
+    )
+
+
+class Inbox:
+    """Frames of many sockets; a test waits for the first frame holding a needle."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[tuple[Any, str], tuple[str, asyncio.Future[float]]] = {}
+        self.tasks: list[asyncio.Task[None]] = []
+
+    def expect(self, key: Any, who: str, needle: str) -> asyncio.Future[float]:
+        future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        self.waiting[(key, who)] = (needle, future)
+        return future
+
+    def listen(self, ws: Any, key: Any, who: str) -> None:
+        async def run() -> None:
+            async for frame in ws:
+                now = time.perf_counter()
+                wanted = self.waiting.get((key, who))
+                if wanted and wanted[0] in frame and not wanted[1].done():
+                    wanted[1].set_result(now)
+
+        self.tasks.append(asyncio.create_task(run()))
+
+
+async def reveal_and_floor(ports: list[int], ids: list[str], cookies: dict[str, str]):
+    import httpx
+    from channels.layers import get_channel_layer
+
+    a, b = ports
+    inbox = Inbox()
+    sockets = []
+    # Campaign sockets: alice (red) on worker A, bob (blue) on worker B; each gets its
+    # page's parts when it opens.
+    opened = []
+    for cid in ids:
+        for who, port in (("alice", a), ("bob", b)):
+            ws = await connect(f"ws://127.0.0.1:{port}/ws/campaigns/{cid}/", cookies[who])
+            sockets.append(ws)
+            opened.append(inbox.expect(cid, who, "campaign-step"))
+            inbox.listen(ws, cid, who)
+    await asyncio.wait_for(asyncio.gather(*opened), 120)
+    # Echo sockets for the floor: one group per campaign, one socket on each worker.
+    for n in range(len(ids)):
+        for who, port in (("alice", a), ("bob", b)):
+            ws = await connect(f"ws://127.0.0.1:{port}/ws/bench-echo/{n}/", cookies["alice"])
+            sockets.append(ws)
+            inbox.listen(ws, f"echo-{n}", who)
+    lines = [f"{len(sockets)} sockets open on 2 workers ({len(ids)} campaigns + echo)"]
+
+    # A page with its socket open says so; its answer then carries no fragments.
+    headers = {"X-CSRFToken": CSRF, "HX-Request": "true", "X-Refit-Live": "1"}
+    layer = get_channel_layer()
+    after_response, after_request, floor = [], [], []
+    missed = 0  # reveals that did not reach both sockets within LATE seconds
+    async with httpx.AsyncClient(timeout=60) as http:
+        # The first locks (Red), all campaigns at once; both pages show them.
+        shown = []
+        for cid in ids:
+            shown.append(inbox.expect(cid, "alice", "Your chit is locked"))
+            shown.append(inbox.expect(cid, "bob", "has chosen"))
+        await asyncio.gather(
+            *[
+                http.post(
+                    f"http://127.0.0.1:{a}/campaigns/{cid}/act/chit/",
+                    data={"chit": "idle"},
+                    headers={**headers, "Cookie": cookies["alice"]},
+                )
+                for cid in ids
+            ]
+        )
+        await asyncio.wait_for(asyncio.gather(*shown), 120)
+        await asyncio.sleep(1)
+        for n, cid in enumerate(ids):
+            # The floor ...
+            echoes = [inbox.expect(f"echo-{n}", who, "x") for who in ("alice", "bob")]
+            start = time.perf_counter()
+            await layer.group_send(f"bench-echo-{n}", {"type": "bench.echo", "text": "x"})
+            arrived = await asyncio.wait_for(asyncio.gather(*echoes), 10)
+            floor.append((max(arrived) - start) * 1000)
+            # ... then the 2nd lock (Blue) and its reveal on both sockets.
+            reveals = [inbox.expect(cid, who, "Initiative revealed") for who in ("alice", "bob")]
+            start = time.perf_counter()
+            r = await http.post(
+                f"http://127.0.0.1:{b}/campaigns/{cid}/act/chit/",
+                data={"chit": "attack"},
+                headers={**headers, "Cookie": cookies["bob"]},
+            )
+            responded = time.perf_counter()
+            assert r.status_code == 200, r.text[:200]
+            try:
+                both = max(await asyncio.wait_for(asyncio.gather(*reveals), LATE))
+            except TimeoutError:
+                missed += 1
+                continue
+            after_response.append(max(0.0, both - responded) * 1000)
+            after_request.append((both - start) * 1000)
+    for task in inbox.tasks:
+        task.cancel()
+    for ws in sockets:
+        await ws.close()
+    figures = {
+        "missed": missed,
+        "floor": summary(floor),
+        "reveal": summary(after_request),
+        "reveal_after_response": summary(after_response),
+    }
+    lines += [
+        line("floor: bare group_send echo to 2 sockets, one on each worker", figures["floor"]),
+        line("reveal, from sending the 2nd lock to both sockets", figures["reveal"]),
+        line(
+            "reveal, from the 2nd lock's HTTP response to both sockets",
+            figures["reveal_after_response"],
+        ),
     ]
+    ratio = figures["reveal"]["p50"] / figures["floor"]["p50"]
+    lines.append(f"reveal / floor (p50): {ratio:.1f}x")
+    if missed:
+        lines.append(f"{missed} reveals did not reach both sockets within {LATE} s (not counted)")
+    return figures, lines
+
+
+# --------------------------------------------------------------------------- throughput
+
+REF = re.compile(r'name="purchase" value="([a-z0-9]+)"')
 
 
 def active_purchase(campaign_id: str) -> str | None:
@@ -295,42 +538,19 @@ def active_purchase(campaign_id: str) -> str | None:
     )
 
 
-async def purchase_throughput(workers: Workers, cookies: dict[str, str]) -> list[str]:
-    """CLIENTS clients, each on its own campaign at 3.617, buy and cancel I4 in a loop."""
+async def purchase_throughput(ports: list[int], ids: list[str], cookies: dict[str, str]):
+    """CLIENTS clients, each on its own campaign at 3.617, buy and cancel I4 in a loop
+    (no socket open: each answer renders the buyer's changed fragments)."""
     import httpx
-    from django.contrib.auth import get_user_model
 
-    from campaign.models import Campaign
-    from campaign.services import hosting
-
-    users = get_user_model().objects
-    alice, bob = users.get(username="alice"), users.get(username="bob")
-    ids = []
-    for i in range(CLIENTS):
-        c = hosting.create_campaign(
-            host=alice,
-            module_id="sicily",
-            variant_id="i",
-            side="axis",
-            name=f"buy {i}",
-            reveal_policy="owner",
-        )
-        hosting.join_campaign(token=c.invitations.get().token, user=bob)
-        Campaign.objects.filter(pk=c.pk).update(date_index=1, step_index=18, cycle=1)
-        c.seats.update(points=10**6)
-        ids.append(str(c.pk))
-    headers = {
-        "X-CSRFToken": CSRF,
-        "HX-Request": "true",
-        "Cookie": cookies["alice"],
-    }
+    headers = {"X-CSRFToken": CSRF, "HX-Request": "true", "Cookie": cookies["alice"]}
     latencies: list[float] = []
     refused = 0
     deadline = time.perf_counter() + THROUGHPUT_SECONDS
 
-    async def client(k: int, http):
+    async def client(k: int, http: httpx.AsyncClient) -> None:
         nonlocal refused
-        port = workers.ports[k % 2]
+        port = ports[k % len(ports)]
         cid = ids[k]
         while time.perf_counter() < deadline:
             start = time.perf_counter()
@@ -343,11 +563,12 @@ async def purchase_throughput(workers: Workers, cookies: dict[str, str]) -> list
             if r.status_code != 200:
                 refused += 1
                 continue
-            pid = await asyncio.to_thread(active_purchase, cid)
+            found = REF.search(r.text)
+            ref = found.group(1) if found else await asyncio.to_thread(active_purchase, cid)
             start = time.perf_counter()
             r = await http.post(
                 f"http://127.0.0.1:{port}/campaigns/{cid}/act/cancel/",
-                data={"purchase": str(pid)},
+                data={"purchase": str(ref)},
                 headers=headers,
             )
             latencies.append((time.perf_counter() - start) * 1000)
@@ -356,33 +577,243 @@ async def purchase_throughput(workers: Workers, cookies: dict[str, str]) -> list
     began = time.perf_counter()
     limits = httpx.Limits(max_connections=CLIENTS, max_keepalive_connections=CLIENTS)
     async with httpx.AsyncClient(timeout=60, limits=limits) as http:
-        await asyncio.gather(*[client(k, http) for k in range(CLIENTS)])
+        await asyncio.gather(*[client(k, http) for k in range(len(ids))])
     elapsed = time.perf_counter() - began
-    return [
-        f"purchase throughput, {CLIENTS} concurrent clients on 2 workers: "
-        f"{len(latencies) / elapsed:.0f} requests/s ({len(latencies)} buy/cancel requests in "
+    figures = {
+        "clients": len(ids),
+        "rps": len(latencies) / elapsed,
+        "requests": len(latencies),
+        "refused": refused,
+        "latency": summary(latencies),
+    }
+    return figures, [
+        f"purchase throughput, {len(ids)} concurrent clients on 2 workers: "
+        f"{figures['rps']:.0f} requests/s ({len(latencies)} buy/cancel requests in "
         f"{elapsed:.1f} s, {refused} refused)",
-        report("purchase request latency", latencies),
+        line("purchase request latency", figures["latency"]),
     ]
 
 
-def main() -> None:
+# --------------------------------------------------------------------------- one run
+
+
+def run_one(server: str, scale: int) -> dict[str, Any]:
+    import django
+
+    say(f"== {server}, x{scale} campaigns ==")
     began = time.perf_counter()
-    py = platform.python_version()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {py}")
-    fresh_database()
-    ids, cookies = setup_campaigns(CAMPAIGNS)
-    workers = Workers(2)
+    fresh_database(DB)
+    django.setup()
+    from django.db import connections
+
+    from bench.servers import Workers
+    from campaign.models import Campaign
+
+    users, cookies = players()
+    reveal_ids = initiative_campaigns(users, CAMPAIGNS, "reveal")
+    buy_ids = purchase_campaigns(users, CLIENTS, "buy")
+    lock_ids = initiative_campaigns(users, 2 * SAMPLES, "lock")
+    own_buy = purchase_campaigns(users, 2, "own buy")
+    roster = roster_campaign(users)
+    if scale > 1:
+        templates = reveal_ids + buy_ids + lock_ids + own_buy + [roster]
+        clone_campaigns(templates, scale - 1)
+    analyze()
+    total = Campaign.objects.count()
+    say(f"{total} campaigns in the database (set up in {time.perf_counter() - began:.0f} s)")
+    result: dict[str, Any] = {"server": server, "scale": scale, "campaigns": total}
+
+    result["requests"] = in_process(users, lock_ids, own_buy, roster)
+    for name, f in result["requests"].items():
+        cpu = f", CPU p50 {f['cpu_p50']:.1f} ms"
+        say(line(f"in-process {name}, {f['queries']} queries{cpu}", f))
+    connections.close_all()
+
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    workers = Workers(server, 2, log_dir=LOG_DIR)
     try:
-        for line in asyncio.run(reveal_latency(workers, ids, cookies)):
-            print(line, flush=True)
-        for line in roster_page():
-            print(line, flush=True)
-        for line in asyncio.run(purchase_throughput(workers, cookies)):
-            print(line, flush=True)
+        result["reveal"], lines = asyncio.run(reveal_and_floor(workers.ports, reveal_ids, cookies))
+        for text in lines:
+            say(text)
+        result["throughput"], lines = asyncio.run(
+            purchase_throughput(workers.ports, buy_ids, cookies)
+        )
+        for text in lines:
+            say(text)
+        result["rss_mib"] = workers.peak_rss_mib()
+        say("peak RSS per worker: " + ", ".join(f"{r:.0f} MiB" for r in result["rss_mib"] if r))
     finally:
         workers.stop()
-    print(f"bench finished in {time.perf_counter() - began:.0f} s")
+    connections.close_all()
+    result["seconds"] = time.perf_counter() - began
+    return result
+
+
+# --------------------------------------------------------------------------- the driver
+
+
+def child(args: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run one part of the bench in its own process; its figures are its last line."""
+    proc = subprocess.Popen(
+        [sys.executable, *args],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    found: dict[str, Any] = {}
+    for text in proc.stdout:
+        if text.startswith(MARK):
+            found = json.loads(text[len(MARK) :])
+        else:
+            print("  " + text, end="", flush=True)
+    if proc.wait() != 0:
+        raise SystemExit(f"bench part failed: {' '.join(args)}")
+    return found
+
+
+def ms(s: dict[str, float] | None, *keys: str) -> str:
+    if not s:
+        return "—"
+    return " / ".join(f"{s[k]:.1f}" for k in keys)
+
+
+def table(runs: list[dict[str, Any]]) -> list[str]:
+    """Every figure of every run, one column per run."""
+    heads = [f"{r['server']} x{r['scale']} #{r['repeat']}" for r in runs]
+    rows: list[tuple[str, list[str]]] = []
+
+    def row(name: str, get: Any) -> None:
+        values = []
+        for r in runs:
+            try:
+                values.append(get(r))
+            except (KeyError, TypeError, ZeroDivisionError):
+                values.append("—")
+        rows.append((name, values))
+
+    row("campaigns in the database", lambda r: str(r["campaigns"]))
+    row("floor p50 / p95 / p99 ms", lambda r: ms(r["reveal"]["floor"], "p50", "p95", "p99"))
+    row(
+        "reveal from sending the 2nd lock p50 / p95 / p99 ms",
+        lambda r: ms(r["reveal"]["reveal"], "p50", "p95", "p99"),
+    )
+    row(
+        "reveal / floor (p50; p99)",
+        lambda r: (
+            f"{r['reveal']['reveal']['p50'] / r['reveal']['floor']['p50']:.1f}x; "
+            f"{r['reveal']['reveal']['p99'] / r['reveal']['floor']['p99']:.1f}x"
+        ),
+    )
+    row("reveals missed (later than 30 s)", lambda r: str(r["reveal"].get("missed", 0)))
+    row(
+        "reveal after the 2nd lock's response p50 / p99 ms",
+        lambda r: ms(r["reveal"]["reveal_after_response"], "p50", "p99"),
+    )
+    row(
+        f"purchases, {CLIENTS} clients on 2 workers: requests/s",
+        lambda r: f"{r['throughput']['rps']:.0f}",
+    )
+    row(
+        "purchase latency p50 / p95 / p99 ms",
+        lambda r: ms(r["throughput"]["latency"], "p50", "p95", "p99"),
+    )
+    names = list(runs[0].get("requests", {})) if runs else []
+    for name in names:
+        row(
+            f"{name}: server p50 / p99 ms (CPU p50)",
+            lambda r, n=name: (
+                ms(r["requests"][n], "p50", "p99") + f" ({r['requests'][n]['cpu_p50']:.1f})"
+            ),
+        )
+        row(f"{name}: SQL queries", lambda r, n=name: str(r["requests"][n]["queries"]))
+    row(
+        "peak RSS per worker MiB",
+        lambda r: " / ".join(f"{x:.0f}" for x in r["rss_mib"] if x is not None),
+    )
+    for backend in ("embedded", "real"):
+        row(
+            f"in-browser reveal ({backend}) p50 / p95 ms",
+            lambda r, b=backend: (
+                ms(r["browser"][b]["other"], "p50", "p95") + f" (n={r['browser'][b]['other']['n']})"
+            ),
+        )
+    width = max(len(n) for n, _ in rows)
+    out = ["| figure | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
+    out += [f"| {n:<{width}} | " + " | ".join(v) + " |" for n, v in rows]
+    return out
+
+
+def medians(runs: list[dict[str, Any]]) -> list[str]:
+    """Per server and scale: the median over repeats of the headline figures."""
+    out = []
+    keys = sorted({(r["server"], r["scale"]) for r in runs})
+    for server, scale in keys:
+        mine = [r for r in runs if r["server"] == server and r["scale"] == scale]
+        if len(mine) < 2:
+            continue
+        med = statistics.median
+        out.append(
+            f"{server} x{scale}, median of {len(mine)} runs: "
+            f"reveal p50 {med(r['reveal']['reveal']['p50'] for r in mine):.1f} ms, "
+            f"p99 {med(r['reveal']['reveal']['p99'] for r in mine):.1f} ms; "
+            f"floor p50 {med(r['reveal']['floor']['p50'] for r in mine):.1f} ms; "
+            f"purchases {med(r['throughput']['rps'] for r in mine):.0f} requests/s, "
+            f"p99 {med(r['throughput']['latency']['p99'] for r in mine):.0f} ms"
+        )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--servers", default=os.environ.get("BENCH_SERVERS", DEFAULT_SERVER))
+    parser.add_argument("--repeat", type=int, default=int(os.environ.get("BENCH_REPEAT", 1)))
+    parser.add_argument("--scales", default=os.environ.get("BENCH_SCALES", "1,10"))
+    parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--json", help="also write every run's figures to this file")
+    parser.add_argument("--one", action="store_true", help="one run in this process")
+    parser.add_argument("--server", default=DEFAULT_SERVER)
+    parser.add_argument("--scale", type=int, default=1)
+    args = parser.parse_args()
+    if args.one:
+        result = run_one(args.server, args.scale)
+        print(MARK + json.dumps(result), flush=True)
+        return
+
+    began = time.perf_counter()
+    servers = [s.strip() for s in args.servers.split(",") if s.strip()]
+    scales = [int(s) for s in args.scales.split(",") if s.strip()]
+    say(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, {date.today().isoformat()}; "
+        f"servers {', '.join(servers)}; scales {scales}; {args.repeat} repeat(s), interleaved"
+    )
+    runs: list[dict[str, Any]] = []
+    try:
+        for repeat in range(1, args.repeat + 1):
+            for server in servers:
+                for scale in scales:
+                    run = child(
+                        ["bench/run.py", "--one", "--server", server, "--scale", str(scale)]
+                    )
+                    run["repeat"] = repeat
+                    if scale == 1 and not args.no_browser:
+                        run["browser"] = {
+                            backend: child(
+                                ["bench/browser.py", "--backend", backend, "--server", server]
+                            )
+                            for backend in ("embedded", "real")
+                        }
+                    runs.append(run)
+    finally:
+        drop_database(DB)
+        if args.json:
+            Path(args.json).write_text(json.dumps(runs, indent=1))
+    say("")
+    for text in table(runs) + [""] + medians(runs):
+        say(text)
+    say(f"bench finished in {time.perf_counter() - began:.0f} s")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,14 @@ SIGNED_OUT_CLOSE_CODE = 4403
 OUTAGE = (OSError, asyncio.TimeoutError, RedisError, DatabaseError)
 
 
+def in_pool(fn: Any) -> Any:
+    """``fn`` run in a thread of the worker's pool, not in its one thread for sync code
+    (where Django runs every view): a socket's render or beat does not queue behind
+    the others' and the requests', and their database waits overlap.  Each socket
+    still renders one change at a time, in order (``CampaignConsumer._rendering``)."""
+    return database_sync_to_async(fn, thread_sensitive=False)
+
+
 class ResilientConsumer(AsyncWebsocketConsumer):
     """A consumer whose channel layer may go away and come back.
 
@@ -177,7 +185,7 @@ class CampaignConsumer(ResilientConsumer):
             return
         self.campaign_id = self.scope["url_route"]["kwargs"]["campaign_id"]
         try:
-            seat_id = await database_sync_to_async(self._seat_of)(user)
+            seat_id = await in_pool(self._seat_of)(user)
         except Http404:
             await self.close(code=NOT_MEMBER_CLOSE_CODE)
             return
@@ -208,7 +216,7 @@ class CampaignConsumer(ResilientConsumer):
         await self.leave_groups()
         async with self._presence:
             try:
-                await database_sync_to_async(presence.leave)(socket=self.socket)
+                await in_pool(presence.leave)(socket=self.socket)
             except OUTAGE as exc:
                 logger.warning("presence not cleared, it expires by itself (%s)", exc)
         if self._beating is not None:
@@ -243,7 +251,7 @@ class CampaignConsumer(ResilientConsumer):
             if self.closing:
                 return False
             try:
-                return await database_sync_to_async(self._beat)(sweep)
+                return await in_pool(self._beat)(sweep)
             except OUTAGE as exc:
                 logger.warning("presence beat failed (%s); next beat retries", exc)
                 return False
@@ -292,7 +300,7 @@ class CampaignConsumer(ResilientConsumer):
         always the newest."""
         async with self._rendering:
             try:
-                rendered = await database_sync_to_async(self._render)(parts)
+                rendered = await in_pool(self._render)(parts, page_digest is not None)
             except OUTAGE as exc:
                 logger.warning("could not render a campaign socket's page (%s)", exc)
                 self.stale = True
@@ -310,7 +318,11 @@ class CampaignConsumer(ResilientConsumer):
         self.sent.update(fragments)
         return changed
 
-    def _render(self, parts: set[push.Part]) -> tuple[str | None, list[tuple[str, str]]] | None:
+    def _render(
+        self, parts: set[push.Part], digest: bool = False
+    ) -> tuple[str | None, list[tuple[str, str]]] | None:
+        """The fragments of ``parts`` for this seat, and (with ``digest``, when the page
+        said what it shows) the seat view's digest."""
         user = self.scope["user"]
         try:
             view = campaign_view(user, self.campaign_id)
@@ -321,13 +333,14 @@ class CampaignConsumer(ResilientConsumer):
             if not wanted:
                 return None, []
             roster = roster_view(view.campaign, view.viewer)
-            return roster.digest, list(roster_fragments(roster, wanted, user=user))
+            fragments: list[tuple[str, str]] = list(roster_fragments(roster, wanted, user=user))
+            return (roster.digest if digest else None), fragments
         wanted = [p for p in CAMPAIGN_PARTS if p in parts]
         if not wanted:
             return None, []
-        fragments = campaign_fragments(view, wanted, user=user, origin=page_origin(self.scope))
-        digest = view.digest if len(wanted) == len(CAMPAIGN_PARTS) else None
-        return digest, list(fragments)
+        html = campaign_fragments(view, wanted, user=user, origin=page_origin(self.scope))
+        whole = digest and len(wanted) == len(CAMPAIGN_PARTS)
+        return (view.digest if whole else None), list(html)
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):

@@ -22,7 +22,7 @@ from campaign.models import (
     StepMark,
     Unit,
 )
-from rules.registry import parse_module
+from rules.registry import cached_module, parse_module
 from rules.schema import Module
 from rules.snapshot import (
     Bought,
@@ -32,6 +32,9 @@ from rules.snapshot import (
     SideState,
     Snapshot,
 )
+
+# Loaded with a request's campaign only when its module is not parsed yet (module_of).
+DEFERRED = "campaign__module_data"
 
 
 def as_uuid(value: object) -> UUID | None:
@@ -43,8 +46,14 @@ def as_uuid(value: object) -> UUID | None:
 
 
 def module_of(campaign: Campaign) -> Module:
-    """The rules a campaign runs under (the module data it was created with)."""
-    return parse_module(campaign.module_checksum, campaign.module_data)
+    """The rules a campaign runs under (the module data it was created with).  A
+    module is parsed once per checksum and process; the reads that load a campaign for
+    a request defer its large ``module_data`` (``DEFERRED``), read only the first time
+    a process meets its checksum."""
+    module = cached_module(campaign.module_checksum)
+    if module is None:
+        module = parse_module(campaign.module_checksum, campaign.module_data)
+    return module
 
 
 def position_of(campaign: Campaign) -> Position:
@@ -98,6 +107,7 @@ def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat
     qs = (
         Seat.objects.filter(campaign_id=campaign_id)
         .select_related("campaign", "user")
+        .defer(DEFERRED)
         .annotate(is_done=Exists(current_mark), **({} if lock else {"online": online_now()}))
         .order_by("id")
     )

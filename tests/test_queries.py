@@ -1,11 +1,13 @@
 """Query budgets (issue 14): a purchase POST runs at most ten SQL queries, session and
 user included, and every page runs the same number of queries whatever the number of
-CG dates, purchases, units, rolls and log lines (×1 vs ×10 data)."""
+CG dates, purchases, units, rolls and log lines (×1 vs ×10 data).  Issue 19: the same
+for lock, buy and cancel, at today's counts."""
 
 from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from campaign.models import Event, EventKind, Purchase, Roll, Unit
@@ -116,3 +118,89 @@ def test_pages_run_the_same_queries_on_a_later_cg_date(modules, make_user, clien
     one = _counts(client, early.campaign_id)
     client.force_login(late.users["axis"])
     assert _counts(client, late.campaign_id) == one
+
+
+# --------------------------------------------------------------------------- issue 19
+# Every action and page a player uses most runs the same SQL statements whatever the
+# campaign holds: ×1 is July 14 PM (2 CG dates) with the records of ``_grow(…, 1)``,
+# ×10 is July 17 PM (11 CG dates) with ten times the purchases, units, rolls and log.
+# Both for a page whose socket is open (the answer carries no fragments) and for one
+# without (the answer renders the changed parts).  The ceilings are today's counts,
+# session and user included (the 2nd lock reveals, records the outcome and moves on).
+
+LIVE = {**HTMX, "HTTP_X_REFIT_LIVE": "1"}
+SMALL, LARGE = ("jul14pm", 1), ("jul17pm", 10)
+
+
+def _count(call) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        response = call()
+    assert response.status_code == 200, response.content[:500]
+    return len(statements(ctx))
+
+
+def _at(make_user, kind: str, scale: tuple[str, int], n: int):
+    """A Sicily campaign at the first ``kind`` step on the scale's date, grown."""
+    date, factor = scale
+    users = (make_user(f"axis_{kind}{n}"), make_user(f"brit_{kind}{n}"))
+    players, _ = campaign_at("sicily", "i", date, users, kind=kind)
+    _grow(players, factor)
+    return players
+
+
+def _purchase_counts(client, players) -> dict[str, int]:
+    client.force_login(players.users["axis"])
+    cid = players.campaign_id
+    act = f"/campaigns/{cid}/act/"
+    counts = {}
+    for mode, headers in (("live", LIVE), ("answer", HTMX)):
+        at = f"{players.campaign.cycle}.{players.campaign.step_index}"
+        counts[f"buy {mode}"] = _count(
+            lambda h=headers, at=at: client.post(
+                act + "buy/", {"group": "M3", "variant": "", "at": at}, **h
+            )
+        )
+        ref = Purchase.objects.get(campaign_id=cid, group_id="M3", status="active").ref
+        counts[f"cancel {mode}"] = _count(
+            lambda h=headers, at=at, ref=ref: client.post(
+                act + "cancel/", {"purchase": ref, "at": at}, **h
+            )
+        )
+    counts["campaign page"] = _count(lambda: client.get(f"/campaigns/{cid}/"))
+    counts["roster page"] = _count(lambda: client.get(f"/campaigns/{cid}/roster/"))
+    return counts
+
+
+@pytest.mark.django_db
+def test_buy_cancel_and_pages_run_the_same_queries_with_ten_times_the_data(make_user, modules):
+    small = _purchase_counts(Client(), _at(make_user, "purchase", SMALL, 1))
+    large = _purchase_counts(Client(), _at(make_user, "purchase", LARGE, 2))
+    assert small == large
+    assert small["buy live"] <= 7 and small["cancel live"] <= 7, small
+    assert small["buy answer"] <= 10 and small["cancel answer"] <= 10, small
+    assert small["campaign page"] <= 7 and small["roster page"] <= 11, small
+
+
+def _lock_counts(players, mode_headers) -> dict[str, int]:
+    first, second = Client(), Client()
+    first.force_login(players.users["axis"])
+    second.force_login(players.users["british"])
+    url = f"/campaigns/{players.campaign_id}/act/chit/"
+    at = f"{players.campaign.cycle}.{players.campaign.step_index}"
+    return {
+        "lock 1st": _count(lambda: first.post(url, {"chit": "idle", "at": at}, **mode_headers)),
+        "lock 2nd (reveals)": _count(
+            lambda: second.post(url, {"chit": "attack", "at": at}, **mode_headers)
+        ),
+    }
+
+
+@pytest.mark.parametrize("mode", ["live", "answer"])
+@pytest.mark.django_db
+def test_locks_run_the_same_queries_with_ten_times_the_data(make_user, modules, mode):
+    headers = LIVE if mode == "live" else HTMX
+    small = _lock_counts(_at(make_user, "initiative", SMALL, 1), headers)
+    large = _lock_counts(_at(make_user, "initiative", LARGE, 2), headers)
+    assert small == large
+    assert small["lock 1st"] <= (7 if mode == "live" else 13), small
+    assert small["lock 2nd (reveals)"] <= (16 if mode == "live" else 22), small

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -25,6 +25,7 @@ from campaign.seat_views.common import (
     EventView,
     PurchaseLine,
     event_views,
+    plain,
     record_lines,
     status_for,
     visible_purchases,
@@ -362,7 +363,7 @@ class CampaignView:
     # ------------------------------------------------------------ whole
 
     def as_json(self) -> dict[str, Any]:
-        data = {name: _plain(getattr(self, name)) for name in JSON_FIELDS}
+        data = {name: plain(getattr(self, name)) for name in JSON_FIELDS}
         data["invitation_open"] = self.invitation is not None
         return data
 
@@ -374,14 +375,6 @@ class CampaignView:
         data = {**self.as_json(), "invitation": self.invitation}
         blob = json.dumps(data, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-def _plain(value: Any) -> Any:
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def campaign_view(user: Any, campaign_id: object) -> CampaignView:

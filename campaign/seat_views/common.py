@@ -4,13 +4,13 @@ view rows of rolls, events and RG Purchase Record lines (built from gated querys
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from django.http import Http404
 
 from campaign.models import Campaign, Event, Purchase, Roll, Seat
-from campaign.selectors import as_uuid
+from campaign.selectors import DEFERRED, as_uuid
 from rules import availability
 from rules.drm import is_automatic
 from rules.schema import Module
@@ -25,13 +25,30 @@ def member_seat(user: Any, campaign_id: object) -> tuple[Campaign, Seat]:
         raise Http404(NOT_YOURS)
     pk = as_uuid(campaign_id)
     seat = (
-        Seat.objects.select_related("campaign").filter(campaign_id=pk, user=user).first()
+        Seat.objects.select_related("campaign")
+        .defer(DEFERRED)
+        .filter(campaign_id=pk, user=user)
+        .first()
         if pk
         else None
     )
     if seat is None:
         raise Http404(NOT_YOURS)
     return seat.campaign, seat
+
+
+def plain(value: Any) -> Any:
+    """A view as plain data, for JSON and digests: ``dataclasses.asdict`` without its
+    deep copy of every value (views hold plain values, never shared mutable ones)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
 
 
 def status_for(viewer: str, waiting_for: list[str], ended: bool) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from campaign.charts import line_chart
 from campaign.models import (
@@ -19,7 +19,7 @@ from campaign.models import (
     ScenarioResult,
     Unit,
 )
-from campaign.seat_views.common import PurchaseLine, record_lines, visible_purchases
+from campaign.seat_views.common import PurchaseLine, plain, record_lines, visible_purchases
 from campaign.selectors import module_of
 from campaign.services.units import label
 from rules import machine
@@ -84,7 +84,7 @@ class RosterView:
 
     @property
     def digest(self) -> str:
-        blob = json.dumps(asdict(self), sort_keys=True, default=str)
+        blob = json.dumps(plain(self), sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

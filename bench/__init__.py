@@ -1,0 +1,1 @@
+"""Refit benchmarks: `make bench` (bench/run.py)."""

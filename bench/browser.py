@@ -1,0 +1,178 @@
+"""The reveal as players see it (part of ``make bench``): two real Chromium browsers
+(Debian's ``/usr/bin/chromium`` driven by Playwright), one player in each, on a
+campaign at the initiative step.  Red locks first; then Blue's "Lock Attack" is
+clicked, and the figure is the time from that 2nd lock's request leaving Blue's page
+(htmx's ``beforeSend``) until the reveal is painted in Red's page (the
+``#initiative-result`` element inserted by the push, then the next animation frame
+done), both read from the pages' own clocks.  Blue's own page is timed the same way.
+
+``--backend embedded``: what ``make run`` serves, SQLite + in-memory layer, one
+worker.  ``--backend real``: PostgreSQL + Redis, two workers, Red on one and Blue on
+the other.  The last line printed is the figures as JSON (for ``bench/run.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import run as bench  # noqa: E402  (sets the bench's environment)
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [  # as the test suite's (tests/conftest.py)
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+WARM_UP = 2  # campaigns played first and not counted (cold caches in the workers)
+
+# Armed in both pages before the 2nd lock: when the reveal's element appears, note
+# the time, and the time once the frame that shows it has been produced.
+ARM = """() => {
+  window.__dom = null; window.__painted = null; window.__sent = null;
+  const now = () => performance.timeOrigin + performance.now();
+  const seen = () => {
+    if (window.__dom !== null || !document.getElementById('initiative-result')) return;
+    window.__dom = now();
+    requestAnimationFrame(() => setTimeout(() => { window.__painted = now(); }, 0));
+  };
+  new MutationObserver(seen).observe(document.body, {subtree: true, childList: true});
+  document.body.addEventListener('htmx:beforeSend', () => {
+    if (window.__sent === null) window.__sent = now();
+  });
+}"""
+
+
+def environment(backend: str) -> None:
+    """The environment of this process and of the workers it starts."""
+    if backend == "embedded":
+        var = bench.ROOT / "var" / "bench" / "embedded"
+        shutil.rmtree(var, ignore_errors=True)
+        var.mkdir(parents=True)
+        os.environ["REFIT_VAR_DIR"] = str(var)
+        for name in ("DATABASE_URL", "REDIS_URL", "DB_POOL_MAX"):
+            os.environ.pop(name, None)
+        for cmd in (["migrate", "-v0"], ["loadmodules"]):
+            subprocess.run([sys.executable, "manage.py", *cmd], cwd=bench.ROOT, check=True)
+        subprocess.run(
+            [sys.executable, "manage.py", "loadmodules", "--dir", "tests/fixtures/modules"],
+            cwd=bench.ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    else:
+        name = f"{bench.DB}_browser"
+        os.environ["DATABASE_URL"] = f"{bench.PG}/{name}"
+        bench.fresh_database(name)
+
+
+def play(n: int, server: str, backend: str) -> dict[str, object]:
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.db import connections
+    from django.test import Client
+    from playwright.sync_api import sync_playwright
+
+    from bench.servers import Workers
+
+    users = {
+        name: get_user_model().objects.create_user(name, password="bench-pass-1")
+        for name in ("alice", "bob")
+    }
+    ids = bench.initiative_campaigns(users, n + WARM_UP, "browser")
+    sessions = {}
+    for name, user in users.items():
+        client = Client()
+        client.force_login(user)
+        sessions[name] = client.cookies["sessionid"].value
+    connections.close_all()
+
+    workers = Workers(server, 1 if backend == "embedded" else 2, log_dir=bench.LOG_DIR)
+    red_url = f"http://127.0.0.1:{workers.ports[0]}"
+    blue_url = f"http://127.0.0.1:{workers.ports[-1]}"
+    other, own, other_dom = [], [], []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            pages = {}
+            for name, url in (("alice", red_url), ("bob", blue_url)):
+                context = browser.new_context()
+                context.set_default_timeout(20_000)
+                context.add_cookies([{"name": "sessionid", "value": sessions[name], "url": url}])
+                page = context.new_page()
+                page.on("dialog", lambda d: d.accept())  # "Lock …? It cannot be changed."
+                pages[name] = page
+            red, blue = pages["alice"], pages["bob"]
+            for k, cid in enumerate(ids):
+                red.goto(f"{red_url}/campaigns/{cid}/")
+                blue.goto(f"{blue_url}/campaigns/{cid}/")
+                for page in (red, blue):
+                    page.wait_for_function("document.body.dataset.live === '1'")
+                red.get_by_role("button", name="Lock Idle").click()
+                red.locator(".waiting", has_text="Your chit is locked").wait_for()
+                blue.locator(".chits", has_text="has chosen").wait_for()
+                for page in (red, blue):
+                    page.evaluate(ARM)
+                blue.get_by_role("button", name="Lock Attack").click()
+                for page in (red, blue):
+                    page.wait_for_function("window.__painted !== null")
+                sent = blue.evaluate("window.__sent")
+                if k < WARM_UP:
+                    continue
+                other.append(red.evaluate("window.__painted") - sent)
+                other_dom.append(red.evaluate("window.__dom") - sent)
+                own.append(blue.evaluate("window.__painted") - sent)
+            browser.close()
+    finally:
+        workers.stop()
+    return {
+        "backend": backend,
+        "server": server,
+        "workers": len(workers.ports),
+        "other": bench.summary(other),
+        "other_dom": bench.summary(other_dom),
+        "own": bench.summary(own),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--backend", choices=("embedded", "real"), required=True)
+    parser.add_argument("--server", default=bench.DEFAULT_SERVER)
+    parser.add_argument("--n", type=int, default=int(os.environ.get("BENCH_BROWSER_N", 20)))
+    args = parser.parse_args()
+    began = time.perf_counter()
+    environment(args.backend)
+    figures = play(args.n, args.server, args.backend)
+    where = (
+        "embedded default (SQLite + in-memory layer), 1 worker"
+        if args.backend == "embedded"
+        else "PostgreSQL + Redis, Red and Blue on different workers"
+    )
+    print(f"in-browser reveal, {where}, {args.server}:", flush=True)
+    print(bench.line("  2nd lock's request -> painted in the other browser", figures["other"]))
+    print(bench.line("  ... in the other browser's DOM", figures["other_dom"]))
+    print(bench.line("  ... painted in the acting browser", figures["own"]))
+    print(f"  ({time.perf_counter() - began:.0f} s)", flush=True)
+    if args.backend == "real":
+        bench.drop_database(f"{bench.DB}_browser")
+    print(bench.MARK + json.dumps(figures), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""Profile the lock, buy and roster paths (``python bench/profiling.py``).
+
+The same campaigns as ``make bench`` (its database, ``$BENCH_DB``), the same
+requests in-process through Django's ASGI handler (``AsyncClient``) on PostgreSQL +
+Redis; each path is warmed up, then run ``--n`` times under cProfile, started in the
+thread that runs the sync views (the event loop's own work is not in the profile).
+Prints, per path, the functions with the most time of their own and the project's
+functions with the most time including their callees.  ``--pyinstrument`` prints
+pyinstrument's call tree instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import pstats
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import run as bench  # noqa: E402  (sets the bench's environment)
+
+LIVE = {"HX-Request": "true", "X-Refit-Live": "1", "X-Refit-Page": "campaign"}
+ANSWER = {"HX-Request": "true", "X-Refit-Page": "campaign"}
+Path_ = Callable[[], Awaitable[None]]
+
+
+def paths(n: int) -> dict[str, Path_]:
+    """Each path: a coroutine function doing one request (or one pair)."""
+    from asgiref.sync import sync_to_async
+    from django.conf import settings
+    from django.test import AsyncClient
+
+    from campaign.models import Purchase
+
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+    users, _ = bench.players()
+    red, blue = AsyncClient(), AsyncClient()
+    red.force_login(users["alice"])
+    blue.force_login(users["bob"])
+    locks = iter(bench.initiative_campaigns(users, 2 * (n + 5), "lock"))
+    buy, buy_answer = bench.purchase_campaigns(users, 2, "buy")
+    roster = bench.roster_campaign(users)
+
+    def ok(response: Any) -> None:
+        assert response.status_code == 200, response.content[:300]
+
+    @sync_to_async
+    def active(cid: str) -> str:
+        return Purchase.objects.filter(campaign_id=cid, status="active").values_list(
+            "ref", flat=True
+        )[0]
+
+    def lock_pair(headers: dict[str, str]) -> Path_:
+        async def run() -> None:
+            url = f"/campaigns/{next(locks)}/act/chit/"
+            ok(await red.post(url, {"chit": "idle"}, headers=headers))
+            ok(await blue.post(url, {"chit": "attack"}, headers=headers))
+
+        return run
+
+    def buy_cancel(cid: str, headers: dict[str, str]) -> Path_:
+        async def run() -> None:
+            ok(await red.post(f"/campaigns/{cid}/act/buy/", {"group": "I4"}, headers=headers))
+            ref = await active(cid)
+            ok(await red.post(f"/campaigns/{cid}/act/cancel/", {"purchase": ref}, headers=headers))
+
+        return run
+
+    async def roster_page() -> None:
+        ok(await red.get(f"/campaigns/{roster}/roster/"))
+
+    async def campaign_page() -> None:
+        ok(await red.get(f"/campaigns/{roster}/"))
+
+    return {
+        "lock, 1st + 2nd (live page)": lock_pair(LIVE),
+        "lock, 1st + 2nd (answer with fragments)": lock_pair(ANSWER),
+        "buy + cancel (live page)": buy_cancel(buy, LIVE),
+        "buy + cancel (answer with fragments)": buy_cancel(buy_answer, ANSWER),
+        "roster page": roster_page,
+        "campaign page": campaign_page,
+    }
+
+
+def in_view_thread(fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` in the thread where Django's ASGI handler runs sync views (a
+    profiler started there sees the views, the ORM and the templates)."""
+    from asgiref.sync import SyncToAsync
+
+    return SyncToAsync.single_thread_executor.submit(fn).result()
+
+
+def report(stats: pstats.Stats, top: int) -> str:
+    out = io.StringIO()
+    stats.stream = out  # type: ignore[attr-defined]
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(r"/(campaign|rules|config)/", top)
+    text = out.getvalue()
+    return "\n".join(
+        ln
+        for ln in text.splitlines()
+        if ln.strip() and not ln.startswith(("   Ordered by", "   List reduced"))
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=50)
+    parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--only", default="", help="a substring of the path names")
+    parser.add_argument("--pyinstrument", action="store_true")
+    args = parser.parse_args()
+    bench.fresh_database(bench.DB)
+    import django
+
+    django.setup()
+    todo = paths(args.n)
+
+    async def run_all() -> None:
+        for name, run in todo.items():
+            if args.only and args.only not in name:
+                continue
+            for _ in range(3):
+                await run()  # warm: templates, the parsed module, the pool
+            print(f"\n===== {name}: {args.n} times =====", flush=True)
+            if args.pyinstrument:
+                from pyinstrument import Profiler
+
+                profiler = Profiler(interval=0.0005, async_mode="disabled")
+                in_view_thread(profiler.start)
+                for _ in range(args.n):
+                    await run()
+                in_view_thread(profiler.stop)
+                print(profiler.output_text(unicode=False, color=False))
+                continue
+            prof = cProfile.Profile()
+            in_view_thread(prof.enable)
+            began = time.perf_counter()
+            for _ in range(args.n):
+                await run()
+            elapsed = time.perf_counter() - began
+            in_view_thread(prof.disable)
+            print(f"{elapsed / args.n * 1000:.1f} ms each under the profiler")
+            print(report(pstats.Stats(prof), args.top), flush=True)
+
+    asyncio.run(run_all())
+    bench.drop_database(bench.DB)
+
+
+if __name__ == "__main__":
+    main()
