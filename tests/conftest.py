@@ -183,14 +183,32 @@ def make_user(django_user_model):
 FIXTURE_MODULES = Path(__file__).parent / "fixtures" / "modules"
 
 
+_PARSED_MODULES: dict[tuple, dict] = {}
+
+
+def _load_all_once(directory: Path):
+    """``rules.loader.load_all``, read and validated once per test process while no
+    module or override file changes (it costs ~0.4 s, and most tests load modules)."""
+    from rules.loader import load_all, module_files, override_dirs
+
+    files = module_files(directory)
+    files += [p for d in override_dirs() if d.is_dir() for p in module_files(d)]
+    key = (str(directory), *((str(p), p.stat().st_mtime_ns) for p in files))
+    if key not in _PARSED_MODULES:
+        _PARSED_MODULES[key] = load_all(directory)
+    return _PARSED_MODULES[key]
+
+
 @pytest.fixture
-def modules(db):
+def modules(db, monkeypatch):
     """The three seed modules and the test fixture module, loaded."""
-    from campaign.services.modules import load_modules
+    from campaign.services import modules as service
     from rules.loader import MODULE_DIR
 
-    load_modules(directory=MODULE_DIR)
-    load_modules(directory=FIXTURE_MODULES)
+    with monkeypatch.context() as patch:
+        patch.setattr(service, "load_all", _load_all_once)
+        service.load_modules(directory=MODULE_DIR)
+        service.load_modules(directory=FIXTURE_MODULES)
 
 
 @pytest.fixture
