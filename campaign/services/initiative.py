@@ -42,13 +42,10 @@ def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | Non
     )
     mark_done(turn)
     name = turn.side_name()
-    record_event(
-        c,
-        kind=EventKind.CHIT,
-        side=turn.side,
-        step_id=turn.step.id,
+    turn.record(
+        EventKind.CHIT,
         text=f"{name} locked its initiative chit: {CHITS[chit]}.",
-        secret_side=turn.side,
+        secret=True,
         public_text=f"{name} has chosen its initiative chit.",
     )
     if chits_locked(c) == len(turn.module.sides):
@@ -138,11 +135,8 @@ def declare_on_map_units(
         raise refusal
     turn.seat.no_on_map_units = not has_units
     turn.seat.save(update_fields=["no_on_map_units"])
-    record_event(
-        turn.campaign,
-        kind=EventKind.DECLARE,
-        side=turn.side,
-        step_id=turn.step.id,
+    turn.record(
+        EventKind.DECLARE,
         text=f"{turn.side_name()} declares it has {'' if has_units else 'no '}on-map "
         "retained units.",
     )

@@ -172,14 +172,15 @@ def _mark_unsendable(rows: Iterable[Notification]) -> None:
     record but never sent (switching e-mail on later does not send old notices)."""
     rows = list(rows)
     users = {r.user_id for r in rows}
-    frequency = dict(
-        NotificationSettings.objects.filter(user_id__in=users).values_list("user_id", "frequency")
-    )
-    emails = dict(Player.objects.filter(pk__in=users).values_list("pk", "email"))
+    reach = {
+        pk: (email, frequency)
+        for pk, email, frequency in Player.objects.filter(pk__in=users).values_list(
+            "pk", "email", "notification_settings__frequency"
+        )
+    }
     for r in rows:
-        if frequency.get(r.user_id) == NotificationSettings.Frequency.OFF or not emails.get(
-            r.user_id
-        ):
+        email, frequency = reach.get(r.user_id, ("", None))
+        if frequency == NotificationSettings.Frequency.OFF or not email:
             r.status = Notification.Status.SKIPPED
 
 

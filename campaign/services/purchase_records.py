@@ -12,7 +12,6 @@ from django.utils import timezone
 from campaign.models import Campaign, Event, EventKind, Purchase, Roll
 from campaign.services import dice as dice_service
 from campaign.services.errors import ActionRefused
-from campaign.services.events import record_event
 from campaign.services.rolls import roll_context
 from campaign.services.turns import Turn
 from campaign.services.units import units_from_purchase
@@ -75,12 +74,9 @@ def make_rolls(
     purchase.save(update_fields=["strength", "units", "details", "rolled_at"])
     units_from_purchase(module, purchase, group, outcome)
     summary = "; ".join(f"{x['table']}: {x['result']}" for x in results) or "no rolls"
-    record_event(
-        turn.campaign,
-        kind=EventKind.RG_ROLLS,
-        side=turn.side,
-        step_id=turn.step.id,
-        secret_side=turn.side,
+    turn.record(
+        EventKind.RG_ROLLS,
+        secret=True,
         text=f"{turn.side_name()} {purchase.group_id} {purchase.group_type}: {summary}.",
         data={"purchase": purchase.pk},
     )
@@ -123,12 +119,9 @@ def forfeit_fortification_points(turn: Turn) -> None:
         lost = seat.fortification_points
         seat.fortification_points = 0
         seat.save(update_fields=["fortification_points"])
-        record_event(
-            turn.campaign,
-            kind=EventKind.FORFEIT,
-            side=turn.side,
-            step_id=turn.step.id,
-            secret_side=turn.side,
+        turn.record(
+            EventKind.FORFEIT,
+            secret=True,
             text=f"{turn.side_name()} forfeits {lost} unspent {forts.currency} ({forts.rule}).",
         )
 

@@ -6,7 +6,7 @@ the purchase page shows the same sentences."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from django.db import transaction
 
@@ -23,6 +23,7 @@ from campaign.services.waiting import update_waiting
 from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
+from rules.schema import ReinforcementGroup
 from rules.snapshot import Holdings
 from rules.text import count
 
@@ -49,6 +50,40 @@ def _free(used: set[int], maximum: int | None) -> int:
     return n if maximum is None or n <= maximum else maximum + 1
 
 
+def _new_line(
+    turn: Turn,
+    group: ReinforcementGroup,
+    same: Iterable[tuple[int, int, int]],
+    *,
+    cost: int = 0,
+    cost_variant: str = "",
+    cg_max: int | None = None,
+    date_max: int | None = None,
+    notes: str = "",
+) -> Purchase:
+    """A new line of the acting side's RG Purchase Record for ``group``, numbered
+    after ``same``: (ordinal, date index, ordinal on that date) of the side's active
+    lines of that RG.  The database's constraints hold the numbers within the limits."""
+    c = turn.campaign
+    same = list(same)
+    return Purchase.objects.create(
+        campaign=c,
+        side=turn.side,
+        cycle=c.cycle,
+        date_index=c.date_index,
+        group_id=group.id,
+        group_type=group.type,
+        cost_variant=cost_variant,
+        cost=cost,
+        ordinal=_free({o for o, _, _ in same}, cg_max),
+        cg_max=cg_max,
+        date_ordinal=_free({d for _, i, d in same if i == c.date_index}, date_max),
+        date_max=date_max,
+        units=None if group.depletable else group.full,
+        notes=notes,
+    )
+
+
 @transaction.atomic
 def purchase_rg(
     *,
@@ -70,24 +105,14 @@ def purchase_rg(
     mine = [p for p in held if not p.initial]  # the OB's RGs do not count (3.6179)
     expect_turn(turn, Action.BUY, snap)
     group, option = availability.check_purchase(module, snap, group_id, cost_variant)
-    same = [p for p in mine if p.group_id == group.id]
-    cg_max = group.cg_max.get(c.variant)
-    purchase = Purchase.objects.create(
-        campaign=c,
-        side=turn.side,
-        cycle=c.cycle,
-        date_index=c.date_index,
-        group_id=group.id,
-        group_type=group.type,
-        cost_variant=option.variant,
+    purchase = _new_line(
+        turn,
+        group,
+        [(p.ordinal, p.date_index, p.date_ordinal) for p in mine if p.group_id == group.id],
         cost=option.cost,
-        ordinal=_free({p.ordinal for p in same}, cg_max),
-        cg_max=cg_max,
-        date_ordinal=_free(
-            {p.date_ordinal for p in same if p.date_index == c.date_index}, group.date_max
-        ),
+        cost_variant=option.variant,
+        cg_max=group.cg_max.get(c.variant),
         date_max=group.date_max,
-        units=None if group.depletable else group.full,
     )
     seat.points -= option.cost
     seat.fortification_points += group.grants.get("fortification_points", 0)
@@ -96,12 +121,9 @@ def purchase_rg(
     seat.save(update_fields=["points", "fortification_points", "san"])
     code = module.currency.code
     how = "" if not option.variant else f", {option.label}"
-    record_event(
-        c,
-        kind=EventKind.PURCHASE,
-        side=turn.side,
-        step_id=turn.step.id,
-        secret_side=turn.side,
+    turn.record(
+        EventKind.PURCHASE,
+        secret=True,
         text=f"{turn.side_name()} bought {group.id} {group.type} for {option.cost} {code}"
         f"{how}; {seat.points} {code} left.",
         data={"purchase": purchase.pk},
@@ -159,12 +181,9 @@ def cancel_purchase(
     purchase.status = Purchase.Status.CANCELLED
     purchase.save(update_fields=["status"])
     code = turn.module.currency.code
-    record_event(
-        turn.campaign,
-        kind=EventKind.CANCEL,
-        side=turn.side,
-        step_id=turn.step.id,
-        secret_side=turn.side,
+    turn.record(
+        EventKind.CANCEL,
+        secret=True,
         text=f"{turn.side_name()} cancelled {purchase.group_id}; {purchase.cost} {code} refunded.",
     )
     push.changed(turn.campaign.pk, PURCHASE_PARTS)
@@ -263,12 +282,9 @@ def buy_fortification(
         cost=cost,
         location=location,
     )
-    record_event(
-        c,
-        kind=EventKind.FORTIFY,
-        side=turn.side,
-        step_id=turn.step.id,
-        secret_side=turn.side,
+    turn.record(
+        EventKind.FORTIFY,
+        secret=True,
         text=f"{turn.side_name()} bought {count} × {item.label}"
         + (f" ({tier_label})" if tier_label else "")
         + f" for {cost} {forts.currency}.",
@@ -333,12 +349,9 @@ def buy_recon(
         if purchase
         else f"bought Recon for {cost} {code}"
     )
-    record_event(
-        c,
-        kind=EventKind.RECON,
-        side=turn.side,
-        step_id=turn.step.id,
-        secret_side=turn.side,
+    turn.record(
+        EventKind.RECON,
+        secret=True,
         text=f"{turn.side_name()} {what}: {dice_service.describe(r)} → {r.final} Locations.",
     )
     push.changed(c.pk, PURCHASE_PARTS)
@@ -384,31 +397,13 @@ def receive_group(turn: Turn, group_id: str, why: str) -> Purchase:
     A-C): a line of its RG Purchase Record, secret like a purchase, whose own rolls
     (leaders, ...) follow at the strength step."""
     group = availability.find_group(turn.module, turn.side, group_id)
-    c = turn.campaign
-    same = list(
-        Purchase.objects.filter(
-            campaign=c, side=turn.side, group_id=group.id, status=Purchase.Status.ACTIVE
-        ).values_list("ordinal", "date_index", "date_ordinal")
-    )
-    purchase = Purchase.objects.create(
-        campaign=c,
-        side=turn.side,
-        cycle=c.cycle,
-        date_index=c.date_index,
-        group_id=group.id,
-        group_type=group.type,
-        cost=0,
-        ordinal=_free({o for o, _, _ in same}, None),
-        date_ordinal=_free({d for o, i, d in same if i == c.date_index}, None),
-        units=None if group.depletable else group.full,
-        notes=why[: max_length(Purchase, "notes")],
-    )
-    record_event(
-        c,
-        kind=EventKind.PURCHASE,
-        side=turn.side,
-        step_id=turn.step.id,
-        secret_side=turn.side,
+    same = Purchase.objects.filter(
+        campaign=turn.campaign, side=turn.side, group_id=group.id, status=Purchase.Status.ACTIVE
+    ).values_list("ordinal", "date_index", "date_ordinal")
+    purchase = _new_line(turn, group, same, notes=why[: max_length(Purchase, "notes")])
+    turn.record(
+        EventKind.PURCHASE,
+        secret=True,
         text=f"{turn.side_name()} receives {group.id} {group.type} ({why}).",
         data={"purchase": purchase.pk},
     )

@@ -232,11 +232,8 @@ def enter_scenario_result(
         campaign=c, cycle=c.cycle, date_index=c.date_index, data=data, entered_by=turn.side
     )
     mark_done(turn)
-    record_event(
-        c,
-        kind=EventKind.RESULT_ENTERED,
-        side=turn.side,
-        step_id=turn.step.id,
+    turn.record(
+        EventKind.RESULT_ENTERED,
         text=f"{turn.side_name()} entered the scenario result: "
         f"{describe_result(turn.module, data)}.",
     )
@@ -261,11 +258,8 @@ def confirm_scenario_result(*, campaign_id: object, user: User, at: str | None =
     result.confirmed_at = timezone.now()
     result.save(update_fields=["confirmed_at"])
     mark_done(turn)
-    record_event(
-        turn.campaign,
-        kind=EventKind.RESULT_CONFIRMED,
-        side=turn.side,
-        step_id=turn.step.id,
+    turn.record(
+        EventKind.RESULT_CONFIRMED,
         text=f"{turn.side_name()} confirmed the scenario result.",
     )
     advance(turn)
@@ -286,11 +280,8 @@ def dispute_scenario_result(
     c = turn.campaign
     StepMark.objects.filter(campaign=c, cycle=c.cycle, step_index=c.step_index).delete()
     result.delete()
-    record_event(
-        c,
-        kind=EventKind.RESULT_DISPUTED,
-        side=turn.side,
-        step_id=turn.step.id,
+    turn.record(
+        EventKind.RESULT_DISPUTED,
         text=f"{turn.side_name()} disputed the scenario result: “{reason}”. "
         "It must be entered again.",
     )
@@ -350,11 +341,8 @@ def forgo_points(*, campaign_id: object, user: User, amount: int, at: str | None
     other.points -= taken
     other.save(update_fields=["points"])
     code = module.currency.code
-    record_event(
-        turn.campaign,
-        kind=EventKind.FORGO,
-        side=turn.side,
-        step_id=turn.step.id,
+    turn.record(
+        EventKind.FORGO,
         text=f"{turn.side_name()} forgoes {amount} {code}; the {module.side(other.side).name} "
         f"{code} are reduced by {taken} ({rule.rule}).",
     )

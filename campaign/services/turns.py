@@ -16,7 +16,7 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.models import User as Player
 
-from campaign.models import Campaign, Seat, StepMark
+from campaign.models import Campaign, Event, EventKind, Seat, StepMark
 from campaign.selectors import (
     as_uuid,
     campaign_seats,
@@ -27,6 +27,7 @@ from campaign.selectors import (
     snapshot,
 )
 from campaign.services.errors import ActionRefused, NotFound
+from campaign.services.events import record_event
 from rules import availability
 from rules.kinds import Action, StepKind, kind_of
 from rules.schema import Module, Step
@@ -65,6 +66,28 @@ class Turn:
 
     def side_name(self, side: str | None = None) -> str:
         return self.module.side(side or self.side).name
+
+    def record(
+        self,
+        kind: EventKind,
+        text: str,
+        *,
+        secret: bool = False,
+        public_text: str = "",
+        data: dict[str, Any] | None = None,
+    ) -> Event:
+        """Log what the acting side did at this step; ``secret``: the side's own until
+        revealed (the opponent reads ``public_text``, or nothing)."""
+        return record_event(
+            self.campaign,
+            kind=kind,
+            text=text,
+            side=self.side,
+            step_id=self.step.id,
+            secret_side=self.side if secret else "",
+            public_text=public_text,
+            data=data,
+        )
 
     @cached_property
     def done(self) -> frozenset[str]:
