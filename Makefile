@@ -55,10 +55,11 @@ test-real: $(VENV)/.installed
 		$(VENV)/bin/pytest $(XDIST) $(PYTEST_ARGS)
 
 # Again on the embedded default (SQLite + in-memory layer, browsers included); tests
-# that need PostgreSQL or Redis are left out.
+# that need PostgreSQL or Redis are left out, and so are the rules' data and mechanism
+# tests (marker "rules"): they ran above, and the backend only stores what they check.
 test-embedded: $(VENV)/.installed
 	env -u DATABASE_URL -u REDIS_URL REFIT_TEST_BACKEND=embedded \
-		$(VENV)/bin/pytest $(XDIST) -m "not postgres and not redis" $(PYTEST_ARGS)
+		$(VENV)/bin/pytest $(XDIST) -m "not postgres and not redis and not rules" $(PYTEST_ARGS)
 
 # RULES.md: what Refit automates, records or leaves to the map, rule by rule, from
 # rules/ledger/*.yaml and the modules (tests/test_rules_doc.py fails when it is stale).

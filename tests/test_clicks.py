@@ -18,7 +18,7 @@ from campaign.services import initiative, steps
 from rules import availability, machine
 from tests.walk import host_game, players_of
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
 
 def lazy_click(players, clicks: Counter, chit: dict[str, str]) -> None:

@@ -6,7 +6,7 @@ from campaign.models import Event, Roll
 from campaign.selectors import module_of
 from tests.walk import host_game, players_of
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
 
 def start(module_id, variant, make_user, host_side):

@@ -54,6 +54,7 @@ def matrix_cases():
 
 
 @pytest.mark.django_db
+@pytest.mark.rules
 @pytest.mark.parametrize("module_id,variant,chits,expected", matrix_cases())
 def test_every_matrix_cell(modules, make_user, module_id, variant, chits, expected):
     players, module = new_campaign(module_id, variant, (make_user("a"), make_user("b")))

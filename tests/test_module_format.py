@@ -12,6 +12,8 @@ from campaign.models import ModuleRecord
 from rules.loader import MODULE_DIR, ModuleInvalid, load_file, merge, module_files, validate_data
 from rules.schema import parse_range
 
+pytestmark = pytest.mark.rules
+
 FIXTURE = Path(__file__).parent / "fixtures" / "modules" / "skirmish.yaml"
 BASE = yaml.safe_load(FIXTURE.read_text())
 

@@ -23,7 +23,7 @@ from rules.schema import Module
 from tests.purchase_helpers import campaign_at
 from tests.walk import host_game, players_of
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
 
 # --------------------------------------------------------------------------- helpers

@@ -27,6 +27,8 @@ from rules.ledger import (
 )
 from rules.loader import MODULE_DIR, ModuleInvalid, load_file
 
+pytestmark = pytest.mark.rules
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

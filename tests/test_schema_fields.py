@@ -40,6 +40,8 @@ from rules.schema import Module, as_dict
 from rules.snapshot import Bought, FortificationBought, Holdings, SideState, Snapshot
 from tests.engine.conftest import at
 
+pytestmark = pytest.mark.rules
+
 FIXTURE = Path(__file__).parent / "fixtures" / "modules" / "skirmish.yaml"
 FILES = {
     "sicily": MODULE_DIR / "sicily.yaml",

@@ -21,6 +21,7 @@ from campaign.models import (
 )
 from campaign.seat_views.common import PurchaseLine, record_lines, visible_purchases
 from campaign.selectors import module_of
+from campaign.services.start import setup_order
 from rules import machine
 from rules.schema import Module
 
@@ -221,13 +222,9 @@ def _weather(module: Module, campaign: Campaign, initial: bool) -> str:
 
 def _initiative(campaign: Campaign, module: Module, side: str, initial: bool) -> list[str]:
     if initial:
-        start = module.variant(campaign.variant).start
-        lines = []
-        if start.sets_up_first:
-            lines.append(f"{module.side(start.sets_up_first).name} sets up first.")
-        if start.moves_first:
-            lines.append(f"{module.side(start.moves_first).name} moves first.")
-        return lines or ["The Initial Scenario's set-up order is as its rules say."]
+        return setup_order(module, campaign) or [
+            "The Initial Scenario's set-up order is as its rules say."
+        ]
     outcome = (
         InitiativeOutcome.objects.filter(campaign=campaign, date_index=campaign.date_index)
         .order_by("-cycle")

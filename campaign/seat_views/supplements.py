@@ -138,6 +138,11 @@ def supply_form(
         default=-1,
     )
     rows = range(min(used + 1 + supply.BLANK_ROWS, supply.MAX_ROWS))
+
+    def row_cell(n: int, key: str, label: str, kind: str = "text") -> Cell:
+        name = f"row-{n}-{key}"
+        return Cell(name, f"Row {n + 1} {label}", values.get(name, ""), kind)
+
     kind = it.kind
     sides = form.sides
     if kind is supply.FormKind.SIDE_NUMBERS:
@@ -182,12 +187,9 @@ def supply_form(
         )
         form.grid = [
             [
-                Cell(f"row-{n}-range", f"Row {n + 1} final roll", values.get(f"row-{n}-range", "")),
-                *(
-                    Cell(f"row-{n}-{key}", f"Row {n + 1} {label}", values.get(f"row-{n}-{key}", ""))
-                    for key, label in results
-                ),
-                Cell(f"row-{n}-effect", f"Row {n + 1} effect", values.get(f"row-{n}-effect", "")),
+                row_cell(n, "range", "final roll"),
+                *(row_cell(n, key, label) for key, label in results),
+                row_cell(n, "effect", "effect"),
             ]
             for n in rows
         ]
@@ -217,35 +219,14 @@ def supply_form(
         ]
         form.grid = [
             [
-                Cell(f"row-{n}-id", f"Row {n + 1} ID", values.get(f"row-{n}-id", "")),
-                Cell(f"row-{n}-type", f"Row {n + 1} group type", values.get(f"row-{n}-type", "")),
-                Cell(f"row-{n}-units", f"Row {n + 1} units", values.get(f"row-{n}-units", "")),
-                Cell(
-                    f"row-{n}-unit_kind",
-                    f"Row {n + 1} unit kind ({', '.join(supply.UNIT_KINDS)})",
-                    values.get(f"row-{n}-unit_kind", ""),
-                ),
-                *(
-                    Cell(
-                        f"row-{n}-{key}",
-                        f"Row {n + 1} {label}",
-                        values.get(f"row-{n}-{key}", ""),
-                        "number",
-                    )
-                    for key, label in [*numbers, *maxima]
-                ),
-                Cell(f"row-{n}-tags", f"Row {n + 1} tags", values.get(f"row-{n}-tags", "")),
-                Cell(
-                    f"row-{n}-footnotes",
-                    f"Row {n + 1} footnote letters",
-                    values.get(f"row-{n}-footnotes", ""),
-                ),
-                Cell(
-                    f"row-{n}-depletable",
-                    f"Row {n + 1} depletable",
-                    values.get(f"row-{n}-depletable", ""),
-                    "checkbox",
-                ),
+                row_cell(n, "id", "ID"),
+                row_cell(n, "type", "group type"),
+                row_cell(n, "units", "units"),
+                row_cell(n, "unit_kind", f"unit kind ({', '.join(supply.UNIT_KINDS)})"),
+                *(row_cell(n, key, label, "number") for key, label in [*numbers, *maxima]),
+                row_cell(n, "tags", "tags"),
+                row_cell(n, "footnotes", "footnote letters"),
+                row_cell(n, "depletable", "depletable", "checkbox"),
             ]
             for n in rows
         ]

@@ -92,14 +92,20 @@ def _added(now: list[str], before: list[str]) -> list[str]:
     return added
 
 
+def setup_order(module: Module, campaign: Campaign) -> list[str]:
+    """Who sets up and who moves first in the Initial Scenario, as far as the CG says."""
+    start = module.variant(campaign.variant).start
+    return [
+        f"{module.side(side).name} {verb} first."
+        for side, verb in ((start.sets_up_first, "sets up"), (start.moves_first, "moves"))
+        if side
+    ]
+
+
 def start_summary(module: Module, campaign: Campaign) -> list[str]:
     """The Initial Scenario's set-up order, MISR and weather, as the players read them."""
     start = module.variant(campaign.variant).start
-    lines = []
-    if start.sets_up_first:
-        lines.append(f"{module.side(start.sets_up_first).name} sets up first.")
-    if start.moves_first:
-        lines.append(f"{module.side(start.moves_first).name} moves first.")
+    lines = setup_order(module, campaign)
     if start.weather:
         lines.append(f"Weather: {start.weather}")
     lines += start.misr

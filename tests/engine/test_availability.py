@@ -12,6 +12,8 @@ from rules.schema import Module
 from rules.snapshot import Bought, FortificationBought, Holdings, SideState
 from tests.engine.conftest import at
 
+pytestmark = pytest.mark.rules
+
 
 def group(m: Module, side: str, rg: str):
     chart = m.chart(side)

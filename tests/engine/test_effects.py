@@ -19,6 +19,8 @@ from rules.schema import Effect, Module, ReinforcementGroup, TableRow
 from rules.snapshot import Bought, FortificationBought, Holdings, Snapshot
 from tests.engine.conftest import at
 
+pytestmark = pytest.mark.rules
+
 
 def group(m: Module, side: str, rg: str) -> ReinforcementGroup:
     g = m.group(side, rg)

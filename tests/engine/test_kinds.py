@@ -3,8 +3,12 @@ every hook and panel part a kind names has its one implementation."""
 
 from __future__ import annotations
 
+import pytest
+
 from rules.kinds import KINDS, Action, Hook, Show
 from rules.schema import Module
+
+pytestmark = pytest.mark.rules
 
 
 def test_every_step_of_the_three_systems_has_a_registered_kind(

@@ -13,6 +13,8 @@ import pytest
 from rules.loader import load_file
 from rules.schema import Effect, Module, VpDifferentialReplenishment
 
+pytestmark = pytest.mark.rules
+
 MODULE_FILE = Path(__file__).resolve().parents[2] / "rules" / "modules" / "pleasant-diversion.yaml"
 
 

@@ -13,6 +13,8 @@ from rules.drm import RollContext, applicable_drms
 from rules.loader import load_file
 from rules.schema import Effect, Module, RollForSide, TableRollReplenishment
 
+pytestmark = pytest.mark.rules
+
 MODULE_FILE = Path(__file__).resolve().parents[2] / "rules" / "modules" / "purple-heart-draw.yaml"
 
 

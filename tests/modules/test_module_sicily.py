@@ -14,6 +14,8 @@ import pytest
 from rules.loader import load_file
 from rules.schema import CountLimit, DateWindow, Effect, Module, Prerequisite, RollForSide
 
+pytestmark = pytest.mark.rules
+
 MODULE_FILE = Path(__file__).resolve().parents[2] / "rules" / "modules" / "sicily.yaml"
 
 
