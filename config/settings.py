@@ -187,6 +187,15 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Tests only: a cheap password hash (the default PBKDF2 costs ~0.3 s a user on purpose;
+# the suite creates a thousand users).  Refused with REFIT_HTTPS on.
+if env_bool("REFIT_TEST_FAST_PASSWORDS", False):
+    if env_bool("REFIT_HTTPS", False):
+        raise ImproperlyConfigured("REFIT_TEST_FAST_PASSWORDS is for tests, not with REFIT_HTTPS.")
+    PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    ]
 # Sign-in throttling (django-axes): 5 failed sign-ins in a row for one name from one
 # address pause that name from that address for 15 minutes (a sentence says so, 429).
 # Locking the pair, not the name alone, keeps a stranger from locking a player out.

@@ -52,6 +52,20 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="needs Redis (REDIS_URL)"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fast_passwords():
+    """The default PBKDF2 hash costs ~0.3 s a user on purpose; tests make hundreds."""
+    from django.conf import settings
+    from django.contrib.auth.hashers import get_hashers, get_hashers_by_algorithm
+
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    ]
+    get_hashers.cache_clear()
+    get_hashers_by_algorithm.cache_clear()
+
+
 @pytest.fixture(autouse=True)
 def fresh_channel_layer():
     """A new channel layer instance per test: pytest-asyncio gives each test its own

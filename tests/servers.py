@@ -44,6 +44,9 @@ class AsgiWorker:
             "PYTHONUNBUFFERED": "1",  # the log is read while the worker runs
             **env,
         }
+        if self.env.get("REFIT_HTTPS") != "1":
+            # The test process's cheap password hashes (tests/conftest.py).
+            self.env.setdefault("REFIT_TEST_FAST_PASSWORDS", "1")
         self.proc = self._spawn()
 
     def _spawn(self) -> subprocess.Popen[bytes]:

@@ -28,6 +28,7 @@ import websockets
 import yaml
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth.hashers import make_password
 from django.test import Client
 
 from tests.conftest import ARTIFACTS, BASE_DIR, _database_url
@@ -196,6 +197,10 @@ async def test_through_caddy_refit_is_https_with_secure_cookies_hsts_and_websock
     from django.db import connection
 
     user = await sync_to_async(make_user)("alice")
+    # The worker runs as in production (REFIT_HTTPS): the tests' cheap hash is not
+    # among its hashers, so this user's password gets the real one.
+    user.password = make_password("correct-horse-9", hasher="pbkdf2_sha256")
+    await sync_to_async(user.save)(update_fields=["password"])
     worker = AsgiWorker(
         log_dir=ARTIFACTS,
         env={
