@@ -371,7 +371,7 @@ class CGDate(Strict):
 StartField = Literal[
     "points",  # initial points of the currency (CPP, TP, PP) per side
     "fortification_points",  # initial FPP/DSP per side
-    "ob",  # the Initial-Scenario OB per side
+    "ob",  # the Initial-Scenario OB per side (declared missing, it may keep its printed text)
     "san",
     "elr",
     "sets_up_first",
@@ -1142,6 +1142,8 @@ class Module(Strict):
                     errors.append(f"{w}.start.ob.{owner}: side {owner} has no RG '{gid}'")
         for field in start.missing:
             given = v.attack_chits if field == "attack_chits" else getattr(start, field)
+            if field == "ob" and not any(ob.rgs or ob.units for ob in start.ob.values()):
+                continue  # only the OB as printed (its text): the players supply the rest
             if given:
                 errors.append(f"{w}.start.missing: '{field}' is declared missing but is given")
 

@@ -133,7 +133,8 @@ class PurchaseLine:
     group_id: str
     group_type: str
     cost: int | None
-    number_purchased: int  # #P: of this RG so far in the CG, among the lines shown
+    number_purchased: int | str  # #P: of this RG so far in the CG, among the lines shown;
+    # "OB" for a line of the Initial-Scenario OB (not a purchase: no limit counts it, 3.6179)
     number_remaining: str  # #R
     strength: str
     units: int | None
@@ -184,7 +185,8 @@ def record_lines(
     count: dict[tuple[str, str], int] = {}
     for p in purchases:
         key = (p.side, p.group_id)
-        count[key] = count.get(key, 0) + 1
+        if not p.initial:
+            count[key] = count.get(key, 0) + 1
         mine = p.side == side
         in_purchase = step.kind == "purchase" and p.cycle == campaign.cycle
         can_roll = (
@@ -202,8 +204,10 @@ def record_lines(
                 group_id=p.group_id,
                 group_type=p.group_type,
                 cost=p.cost,
-                number_purchased=count[key],
-                number_remaining="—" if p.cg_max is None else str(p.cg_max - count[key]),
+                number_purchased="OB" if p.initial else count[key],
+                number_remaining=(
+                    "—" if p.initial or p.cg_max is None else str(p.cg_max - count[key])
+                ),
                 strength={"full": "F", "depleted": "D"}.get(p.strength, ""),
                 units=p.units if p.rolled_at or p.strength else None,
                 sw=", ".join(f"{n} {w}" for w, n in p.details.get("sw", {}).items()),

@@ -118,6 +118,14 @@ def test_purple_heart_draw_from_sign_up_to_the_second_conph(asgi_server, new_con
     )
     accept(guest, "US TM Reinforcement Group Chart")
     accept(host, "German TM Reinforcement Group Chart")
+    # C4.2 names the OB's RGs (Gren Pl x 2, Rifle Pl x 2), whose IDs were on the lost
+    # charts: with the charts supplied, the German supplies the OB; the form starts from
+    # the OB as printed.
+    supply(guest, "Initial-Scenario OB per side", {"rgs.german": "I1, I1", "rgs.us": "I1, I1"})
+    accept(host, "Initial-Scenario OB per side")
+    ob = host.locator("#campaign-record tr.mine").get_by_role("cell", name="OB", exact=True)
+    ob.nth(1).wait_for()
+    assert ob.count() == 2  # on the US Purchase Record, not counted as purchases
     buy(host, "Buy I1 Rifle Pl for 8 TP")
     walk(host, guest, lambda p: p.locator("[name^='cvp_lost']").count() > 0)
     values = {
