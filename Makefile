@@ -14,7 +14,8 @@ REDIS_PORT ?= 6390
 TEST_DATABASE_URL ?= postgres://refit:refit@127.0.0.1:$(PG_PORT)/refit
 TEST_REDIS_URL ?= redis://127.0.0.1:$(REDIS_PORT)/0
 PYTEST_ARGS ?=
-# Two test processes (the machine has 2 cores); the browser tests stay together in one.
+# Two test processes (the machine has 2 cores); the browser tests run in two groups,
+# each kept in one process (tests/conftest.py).
 XDIST ?= -n 2 --dist loadgroup
 
 .PHONY: run test test-real test-embedded services lint bench rules-doc clean

@@ -30,6 +30,9 @@ CHROMIUM_ARGS = [
 ]
 
 
+LONG_BROWSER_RUNS = {"test_full_run.py", "test_start_browser.py"}
+
+
 def _on_postgres() -> bool:
     return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 
@@ -44,8 +47,10 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError("REFIT_TEST_BACKEND=real needs DATABASE_URL and REDIS_URL")
     for item in items:
         if "browser" in item.keywords:
-            # One test process runs every browser test (one Chromium, one live server).
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            # Browser tests run in two groups, each in one test process (one Chromium and
+            # one live server per process): the two long whole-campaign files, the rest.
+            long_runs = item.path.name in LONG_BROWSER_RUNS
+            item.add_marker(pytest.mark.xdist_group("browser-long" if long_runs else "browser"))
         if "postgres" in item.keywords and not _on_postgres():
             item.add_marker(pytest.mark.skip(reason="needs PostgreSQL (DATABASE_URL)"))
         if "redis" in item.keywords and not _on_redis():
