@@ -25,18 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import run as bench  # noqa: E402  (sets the bench's environment)
+from tests.servers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (as the test suite's)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [  # as the test suite's (tests/conftest.py)
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 WARM_UP = 2  # campaigns played first and not counted (cold caches in the workers)
 
 # Armed in both pages before the 2nd lock: when the reveal's element appears, note

@@ -4,11 +4,10 @@ uvicorn (uvloop + httptools), and the worker's peak resident memory."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
-from tests.servers import ROOT, AsgiWorker
+from tests.servers import AsgiWorker
 
 SERVERS = ("daphne", "uvicorn")
 
@@ -53,15 +52,8 @@ class BenchWorker(AsgiWorker):
         server_command(server, "127.0.0.1", 0)  # refuse an unknown server at once
         super().__init__(log_dir=log_dir, env=env)
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
-        command = server_command(self.server, "127.0.0.1", self.port)
-        return subprocess.Popen(
-            [*command, "config.asgi:application"],
-            cwd=ROOT,
-            env=self.env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
+    def command(self) -> list[str]:
+        return server_command(self.server, "127.0.0.1", self.port)
 
     def peak_rss_mib(self) -> float | None:
         """The worker's peak resident set (VmHWM), while it runs."""
@@ -95,4 +87,4 @@ class Workers:
             worker.stop()
 
 
-__all__ = ["ROOT", "SERVERS", "BenchWorker", "Workers", "server_command"]
+__all__ = ["SERVERS", "BenchWorker", "Workers", "server_command"]

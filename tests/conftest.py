@@ -13,21 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import AsgiWorker
+from tests.servers import CHROMIUM, CHROMIUM_ARGS, AsgiWorker
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ARTIFACTS = BASE_DIR / "var" / "artifacts"  # screenshots and worker logs (CI keeps var/)
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 
 
 LONG_BROWSER_RUNS = {"test_full_run.py", "test_start_browser.py"}

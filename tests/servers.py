@@ -1,6 +1,7 @@
 """One launcher for real ASGI worker processes, shared by the test suite and the
 benchmarks: a worker serving ``config.asgi`` on a loopback port, started with the
-given environment, waited for until it answers, and stopped."""
+given environment, waited for until it answers, and stopped; and how both launch
+Debian's Chromium."""
 
 from __future__ import annotations
 
@@ -13,6 +14,17 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 def free_port() -> int:
@@ -49,11 +61,14 @@ class AsgiWorker:
             self.env.setdefault("REFIT_TEST_FAST_PASSWORDS", "1")
         self.proc = self._spawn()
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
+    def command(self) -> list[str]:
+        """The worker's command line, without the application (daphne here)."""
         command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
-        command += list(self.args)
+        return command + list(self.args)
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            [*command, "config.asgi:application"],
+            [*self.command(), "config.asgi:application"],
             cwd=ROOT,
             env=self.env,
             stdout=self.log,
