@@ -345,7 +345,11 @@ class CampaignConsumer(ResilientConsumer):
 
 class NoSuchSocket(AsyncWebsocketConsumer):
     """A websocket path Refit does not serve: refused before the handshake completes
-    (the server answers 403), with nothing logged."""
+    (the server answers 403), with nothing logged.  It joins no channel layer (an
+    alias that names none): a refused socket holds no Redis channel and no pending
+    receive."""
+
+    channel_layer_alias = "refit-no-channel-layer"
 
     async def connect(self) -> None:
         await self.close()

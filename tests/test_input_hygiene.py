@@ -317,6 +317,7 @@ async def test_an_unknown_websocket_path_is_refused_without_an_error(path, caplo
     )
     connected, _ = await comm.connect()
     assert not connected
+    await comm.disconnect()  # as the server does after refusing: the consumer ends here
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
 
 

@@ -26,6 +26,7 @@ async def test_anonymous_socket_is_refused():
     comm = WebsocketCommunicator(application, "/ws/live/", headers=[ORIGIN, HOST])
     connected, code = await comm.connect()
     assert not connected
+    await comm.disconnect()  # as the server does after refusing
     assert code == ANONYMOUS_CLOSE_CODE
 
 
@@ -39,6 +40,7 @@ async def test_socket_from_a_foreign_origin_is_refused(make_user):
     )
     connected, _ = await comm.connect()
     assert not connected
+    await comm.disconnect()  # as the server does after refusing
 
 
 async def test_logged_in_socket_connects_and_closes_when_its_session_ends(make_user):
@@ -62,6 +64,7 @@ async def test_logged_in_socket_connects_and_closes_when_its_session_ends(make_u
         user_group(user.pk), {"type": "session.ended", "session": session}
     )
     assert (await comm.receive_output(timeout=3))["type"] == "websocket.close"
+    await comm.disconnect()  # as the server does after the close
 
 
 async def _campaign_socket(campaign, user):
@@ -84,13 +87,15 @@ async def _receive_until(comm, needle: str, limit: int = 10) -> str:
 async def test_campaign_socket_refuses_strangers_and_anonymous(hosted, make_user):
     campaign, *_ = hosted
     mallory = await sync_to_async(make_user)("mallory")
-    _, connected, code = await _campaign_socket(campaign, mallory)
+    comm, connected, code = await _campaign_socket(campaign, mallory)
     assert not connected and code == 4404
+    await comm.disconnect()  # as the server does after refusing
     comm = WebsocketCommunicator(
         application, f"/ws/campaigns/{campaign.pk}/", headers=[ORIGIN, HOST]
     )
     connected, code = await comm.connect()
     assert not connected and code == ANONYMOUS_CLOSE_CODE
+    await comm.disconnect()  # as the server does after refusing
 
 
 async def test_members_see_each_other_online_live(hosted):
