@@ -136,10 +136,21 @@ def players() -> tuple[dict[str, Any], dict[str, str]]:
     return users, cookies
 
 
-def initiative_campaigns(users: dict[str, Any], n: int, prefix: str) -> list[str]:
-    """n skirmish campaigns with alice (red) and bob (blue), placed at the initiative
-    step (the position is set directly: the walk there is not what is measured).  One
-    is made by the services, the others are its copies."""
+def _copies(
+    users: dict[str, Any],
+    n: int,
+    prefix: str,
+    *,
+    module_id: str,
+    variant_id: str,
+    side: str,
+    reveal_policy: str,
+    step_id: str,
+    **position: Any,
+) -> list[str]:
+    """n campaigns of alice (host, ``side``) and bob, placed at ``step_id`` (the
+    position is set directly: the walk there is not what is measured), each side with
+    points to spare.  One is made by the services, the others are its copies."""
     from campaign.models import Campaign, Seat
     from campaign.selectors import module_of
     from campaign.services import hosting
@@ -147,41 +158,50 @@ def initiative_campaigns(users: dict[str, Any], n: int, prefix: str) -> list[str
 
     c = hosting.create_campaign(
         host=users["alice"],
+        module_id=module_id,
+        variant_id=variant_id,
+        side=side,
+        name=prefix,
+        reveal_policy=reveal_policy,
+    )
+    hosting.join_campaign(token=c.invitations.get().token, user=users["bob"])
+    step = machine.step_index(module_of(c), step_id)
+    Campaign.objects.filter(pk=c.pk).update(step_index=step, **position)
+    Seat.objects.filter(campaign=c).update(points=10**6)
+    return [str(c.pk), *clone_campaigns([str(c.pk)], n - 1)]
+
+
+def initiative_campaigns(users: dict[str, Any], n: int, prefix: str) -> list[str]:
+    """n skirmish campaigns with alice (red) and bob (blue) at the initiative step."""
+    return _copies(
+        users,
+        n,
+        prefix,
         module_id="test-skirmish",
         variant_id="short",
         side="red",
-        name=prefix,
         reveal_policy="step_end",
+        step_id="T4.0",
+        date_index=1,
+        cycle=1,
+        in_play=False,
     )
-    hosting.join_campaign(token=c.invitations.get().token, user=users["bob"])
-    module = module_of(c)
-    Campaign.objects.filter(pk=c.pk).update(
-        step_index=machine.step_index(module, "T4.0"), date_index=1, cycle=1, in_play=False
-    )
-    Seat.objects.filter(campaign=c).update(points=10**6)
-    return [str(c.pk), *clone_campaigns([str(c.pk)], n - 1)]
 
 
 def purchase_campaigns(users: dict[str, Any], n: int, prefix: str) -> list[str]:
     """n Sicily campaigns (alice Axis, bob British) at 3.617 Purchasing RGs."""
-    from campaign.models import Campaign, Seat
-    from campaign.selectors import module_of
-    from campaign.services import hosting
-    from rules import machine
-
-    c = hosting.create_campaign(
-        host=users["alice"],
+    return _copies(
+        users,
+        n,
+        prefix,
         module_id="sicily",
         variant_id="i",
         side="axis",
-        name=prefix,
         reveal_policy="owner",
+        step_id="3.617",
+        date_index=1,
+        cycle=1,
     )
-    hosting.join_campaign(token=c.invitations.get().token, user=users["bob"])
-    step = machine.step_index(module_of(c), "3.617")
-    Campaign.objects.filter(pk=c.pk).update(date_index=1, step_index=step, cycle=1)
-    Seat.objects.filter(campaign=c).update(points=10**6)
-    return [str(c.pk), *clone_campaigns([str(c.pk)], n - 1)]
 
 
 def roster_campaign(users: dict[str, Any]) -> str:

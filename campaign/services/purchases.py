@@ -15,7 +15,6 @@ from campaign.selectors import BOUGHT_FIELDS, bought_of, holdings
 from campaign.services import dice as dice_service
 from campaign.services import push
 from campaign.services.errors import ActionRefused
-from campaign.services.events import record_event
 from campaign.services.purchase_records import make_rolls, reveal
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
@@ -220,10 +219,8 @@ def reveal_purchase(*, campaign_id: object, user: User, purchase_id: object) -> 
     strength = (
         f" ({purchase.strength}, {count(purchase.units, 'unit')})" if purchase.strength else ""
     )
-    record_event(
-        turn.campaign,
-        kind=EventKind.REVEAL,
-        side=turn.side,
+    turn.record(
+        EventKind.REVEAL,
         text=f"{turn.side_name()} reveals {purchase.group_id} {purchase.group_type}{strength}.",
     )
     update_waiting(turn)  # tells the opponent what was revealed
@@ -379,11 +376,9 @@ def change_rg_state(
         )
     purchase.state = state
     purchase.save(update_fields=["state"])
-    record_event(
-        turn.campaign,
-        kind=EventKind.RG_STATE,
-        side=turn.side,
-        secret_side="" if purchase.revealed_at else turn.side,
+    turn.record(
+        EventKind.RG_STATE,
+        secret=purchase.revealed_at is None,
         text=f"{turn.side_name()} marks {purchase.group_id} {purchase.group_type} "
         f"{purchase.get_state_display()}.",
         data={"purchase": purchase.pk},

@@ -19,7 +19,6 @@ from campaign.selectors import holdings
 from campaign.services import dice as dice_service
 from campaign.services import purchases, push, units
 from campaign.services.errors import ActionRefused
-from campaign.services.events import record_event
 from campaign.services.flow import advance, side_done
 from campaign.services.rolls import roll_context
 from campaign.services.text import (
@@ -66,11 +65,8 @@ def finish_step(
     for later in ahead:
         mark_done(turn, step_index=turn.module.steps.index(later))
     last = f" to {ahead[-1].id} {ahead[-1].title}" if ahead else ""
-    record_event(
-        turn.campaign,
-        kind=EventKind.STEP_DONE,
-        side=turn.side,
-        step_id=step.id,
+    turn.record(
+        EventKind.STEP_DONE,
         text=f"{turn.side_name()} finished {step.id} {step.title}{last}.",
     )
     advance(turn)
@@ -142,14 +138,11 @@ def roll_on_table(
     )
     consequence = apply_effects(turn, table, result_effects(table, r.final, column), unit)
     what = f"{table.title}{f' for {item}' if item else ''}"
-    record_event(
-        c,
-        kind=EventKind.ROLL,
-        side=turn.side,
-        step_id=step.id,
+    turn.record(
+        EventKind.ROLL,
         text=f"{turn.side_name()} rolled on the {what}: {dice_service.describe(r)}."
         + (f" {consequence}." if consequence else ""),
-        secret_side=turn.side if table.secret else "",
+        secret=table.secret,
         public_text=f"{turn.side_name()} made a secret roll ({table.title})."
         if table.secret
         else "",

@@ -15,7 +15,6 @@ from django.utils import timezone
 from campaign.models import EventKind, Supplement
 from campaign.services import push
 from campaign.services.errors import ActionRefused
-from campaign.services.events import record_event
 from campaign.services.start import give_start, log_start
 from campaign.services.turns import Turn, User, take_turn
 from campaign.services.waiting import update_waiting
@@ -65,10 +64,8 @@ def propose_supplement(
         rows=reading.rows,
         proposed_by=turn.side,
     )
-    record_event(
-        turn.campaign,
-        kind=EventKind.SUPPLY,
-        side=turn.side,
+    turn.record(
+        EventKind.SUPPLY,
         text=f"{turn.side_name()} proposes the {it.label} ({it.rule}); "
         f"{turn.side_name(_other(turn))} is to accept or refuse it.",
         data={"path": path},
@@ -116,10 +113,8 @@ def accept_supplement(*, campaign_id: object, user: User, ref: object) -> None:
     Supplement.objects.filter(
         campaign=c, path=proposal.path, status=Supplement.Status.ACCEPTED
     ).exclude(pk=proposal.pk).update(status=Supplement.Status.WITHDRAWN)
-    record_event(
-        c,
-        kind=EventKind.SUPPLY,
-        side=turn.side,
+    turn.record(
+        EventKind.SUPPLY,
         text=f"{turn.side_name()} accepts the {it.label} that "
         f"{turn.side_name(proposal.proposed_by)} proposed ({it.rule}): it is part of this "
         "campaign's rules now.",
@@ -149,10 +144,8 @@ def refuse_supplement(*, campaign_id: object, user: User, ref: object, reason: s
     proposal.reason = reason
     proposal.decided_at = timezone.now()
     proposal.save(update_fields=["status", "reason", "decided_at"])
-    record_event(
-        turn.campaign,
-        kind=EventKind.SUPPLY,
-        side=turn.side,
+    turn.record(
+        EventKind.SUPPLY,
         text=f"{turn.side_name()} refuses the {it.label} "
         f"{turn.side_name(proposal.proposed_by)} proposed: “{reason}”.",
         data={"path": proposal.path},
@@ -171,10 +164,8 @@ def withdraw_supplement(*, campaign_id: object, user: User, ref: object) -> None
     proposal.decided_at = timezone.now()
     proposal.save(update_fields=["status", "decided_at"])
     it = _item(turn, proposal.path)
-    record_event(
-        turn.campaign,
-        kind=EventKind.SUPPLY,
-        side=turn.side,
+    turn.record(
+        EventKind.SUPPLY,
         text=f"{turn.side_name()} withdraws its proposed {it.label}.",
         data={"path": proposal.path},
     )

@@ -8,7 +8,6 @@ from django.db import transaction
 from campaign.models import EventKind, Purchase, Unit
 from campaign.services import push
 from campaign.services.errors import ActionRefused
-from campaign.services.events import record_event
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, take_turn
 from rules.effects import GroupOutcome, UnitOutcome, UnitState
@@ -19,11 +18,9 @@ MAX_COUNT = 99  # identical units on one line of the retained forces
 UNIT_PARTS = (push.Part.FORCES, push.Part.STEP, push.Part.LOG)
 
 
-def _secret_side(unit: Unit) -> str:
+def _is_secret(unit: Unit) -> bool:
     """A unit of a still-secret RG is its side's secret."""
-    if unit.purchase_id and unit.purchase is not None and unit.purchase.revealed_at is None:
-        return unit.side
-    return ""
+    return bool(unit.purchase_id and unit.purchase and unit.purchase.revealed_at is None)
 
 
 def own_unit(turn: Turn, unit_id: object) -> Unit:
@@ -91,10 +88,8 @@ def add_unit(
         status=status,
         location=location,
     )
-    record_event(
-        turn.campaign,
-        kind=EventKind.UNIT,
-        side=turn.side,
+    turn.record(
+        EventKind.UNIT,
         text=f"{turn.side_name()} adds {label(unit)} ({unit.get_kind_display()}, "
         f"{unit.get_status_display()}) to its retained forces.",
     )
@@ -121,11 +116,9 @@ def update_unit(
         unit.kind if kind is None else kind, unit.count if number is None else number
     )
     unit.save(update_fields=["name", "location", "status", "kind", "count"])
-    record_event(
-        turn.campaign,
-        kind=EventKind.UNIT,
-        side=turn.side,
-        secret_side=_secret_side(unit),
+    turn.record(
+        EventKind.UNIT,
+        secret=_is_secret(unit),
         text=f"{turn.side_name()} marks {label(unit)} {unit.get_status_display()}.",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS)
@@ -136,13 +129,11 @@ def update_unit(
 def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
-    secret = _secret_side(unit)
+    secret = _is_secret(unit)
     unit.delete()
-    record_event(
-        turn.campaign,
-        kind=EventKind.UNIT,
-        side=turn.side,
-        secret_side=secret,
+    turn.record(
+        EventKind.UNIT,
+        secret=secret,
         text=f"{turn.side_name()} removes {label(unit)} from its retained forces.",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS)
