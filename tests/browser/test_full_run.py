@@ -73,11 +73,16 @@ def confirm(page) -> None:
     button.wait_for(state="detached")
 
 
-def act(page, extra=None) -> bool:
+def act(page, extra=None, until=None) -> bool:
     """Take the action this page offers for the step it shows, and wait until the page
-    has moved past it (its socket brings the new state); False if it offers none now.
-    Map steps are finished together where the page offers it (no rolls)."""
+    has moved past it (its socket brings the new state); False if it offers none now,
+    or if the page shows ``until`` (the walk's goal).  Map steps are finished together
+    where the page offers it (no rolls)."""
     step_id = title(page).split(" ")[0]
+    # Read after the step: a push may have brought the goal since the walk looked, and a
+    # step read before it names buttons that the goal's page no longer has.
+    if until is not None and until(page):
+        return False
     if extra and extra(page):
         return True
     ahead = page.get_by_role(
@@ -104,7 +109,7 @@ def walk(host, guest, until, extra=None, limit=150):
     for _ in range(limit):
         if until(host) and until(guest):
             return
-        if not (until(host) or act(host, extra)) and not (until(guest) or act(guest, extra)):
+        if not act(host, extra, until) and not act(guest, extra, until):
             host.wait_for_timeout(50)
     raise AssertionError(
         "the run did not reach its goal: "
