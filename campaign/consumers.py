@@ -17,11 +17,13 @@ page.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from typing import Any
 from urllib.parse import parse_qs
 
+from autobahn.exception import Disconnected as DaphneDisconnected
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -46,6 +48,12 @@ SIGNED_OUT_CLOSE_CODE = 4403
 # What a server behind a socket may do: be unreachable, time out, or fail.
 OUTAGE = (OSError, asyncio.TimeoutError, RedisError, DatabaseError)
 
+# What the ASGI server raises on a send to a socket that is closing or closed: the
+# ASGI spec asks for an OSError (uvicorn's ClientDisconnected); daphne raises
+# autobahn's Disconnected while the close handshake runs, before the consumer
+# receives websocket.disconnect.
+CLOSED = (OSError, DaphneDisconnected)
+
 
 def in_pool(fn: Any) -> Any:
     """``fn`` run in a thread of the worker's pool, not in its one thread for sync code
@@ -64,6 +72,8 @@ class ResilientConsumer(AsyncWebsocketConsumer):
 
     live_groups: tuple[str, ...] = ()
     layer_lost = False
+    # Set once the socket closes (either end): nothing is sent to it any more.
+    closing = False
 
     @property
     def channel_receive(self) -> Any:
@@ -87,6 +97,28 @@ class ResilientConsumer(AsyncWebsocketConsumer):
         if not self.layer_lost:
             logger.warning("channel layer unavailable (%s: %s); retrying", type(exc).__name__, exc)
         self.layer_lost = True
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        """Send a frame unless the socket is closing.  A push that races the browser's
+        own close (the page navigates away while a change is rendered) is dropped, not
+        raised: the page it was for is gone."""
+        if self.closing:
+            return
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except CLOSED:
+            self.closing = True
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        self.closing = True
+        with contextlib.suppress(CLOSED):  # closed already, from the other end
+            await super().close(code=code, reason=reason)
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        self.closing = True
+        await super().websocket_disconnect(message)
 
     async def join_groups(self) -> bool:
         """Join (again) every group of this socket; False if the layer is down."""
@@ -166,7 +198,6 @@ class CampaignConsumer(ResilientConsumer):
         # A beat and the closing socket's leave never overlap: a beat still running
         # when the socket closes would write its row back after the leave.
         self._presence = asyncio.Lock()
-        self.closing = False
         self._beating: asyncio.Task[None] | None = None
         self.beats = 0
 
@@ -208,7 +239,6 @@ class CampaignConsumer(ResilientConsumer):
         self._beating = asyncio.create_task(self._heartbeat())
 
     async def disconnect(self, code: int) -> None:
-        self.closing = True
         if self.seat_id is None:
             if self._beating is not None:
                 self._beating.cancel()

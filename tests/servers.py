@@ -27,6 +27,28 @@ CHROMIUM_ARGS = [
 ]
 
 
+class ServerLog:
+    """The lines a worker logged since this was made: no request may end in a 5xx."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.start = path.stat().st_size if path.exists() else 0
+
+    def new_lines(self) -> list[str]:
+        with self.path.open() as fh:
+            fh.seek(self.start)
+            return fh.read().splitlines()
+
+    def server_errors(self) -> list[str]:
+        return [
+            line
+            for line in self.new_lines()
+            if ('" 5' in line and " - - [" in line)
+            or "Traceback" in line
+            or "Internal Server Error" in line
+        ]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

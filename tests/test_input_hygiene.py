@@ -31,6 +31,7 @@ from campaign.services.errors import ActionRefused
 from campaign.services.text import DISPUTE_REASON_LIMIT
 from config.asgi import application
 from tests.purchase_helpers import campaign_at
+from tests.servers import ServerLog
 
 pytestmark = pytest.mark.django_db
 
@@ -325,6 +326,7 @@ async def test_an_unknown_websocket_path_is_refused_without_an_error(path, caplo
 async def test_a_real_server_answers_403_to_unknown_paths_and_foreign_origins(
     asgi_server, make_user
 ):
+    log = ServerLog(asgi_server.log_path)  # the worker serves other tests too
     user = await sync_to_async(make_user)()
     client = Client()
     await sync_to_async(client.force_login)(user)
@@ -349,8 +351,8 @@ async def test_a_real_server_answers_403_to_unknown_paths_and_foreign_origins(
     )
     assert "live-status" in await asyncio.wait_for(ws.recv(), 5)
     await ws.close()
-    log = asgi_server.log_path.read_text()
-    assert "Traceback" not in log and "No route found" not in log
+    lines = "\n".join(log.new_lines())
+    assert "Traceback" not in lines and "No route found" not in lines
 
 
 def test_the_notification_settings_form_takes_plain_addresses_within_the_limit(make_user):

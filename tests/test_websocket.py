@@ -2,11 +2,12 @@
 
 import pytest
 from asgiref.sync import sync_to_async
+from autobahn.exception import Disconnected as DaphneDisconnected
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from campaign.consumers import ANONYMOUS_CLOSE_CODE
+from campaign.consumers import ANONYMOUS_CLOSE_CODE, LiveConsumer
 from campaign.services.push import user_group
 from config.asgi import application
 
@@ -111,3 +112,29 @@ async def test_members_see_each_other_online_live(hosted):
     await bob_ws.disconnect()
     await _receive_until(alice_ws, 'class="presence offline"')
     await alice_ws.disconnect()
+
+
+@pytest.mark.parametrize(
+    "closed",
+    [
+        DaphneDisconnected("Attempt to send on a closed protocol"),  # daphne, mid-handshake
+        OSError("client disconnected"),  # the ASGI spec's error (uvicorn)
+    ],
+    ids=["daphne", "asgi-spec"],
+)
+async def test_a_push_racing_the_browsers_close_is_dropped_not_raised(closed):
+    """The browser closes its socket (it navigates away) while a change is being
+    rendered for it: the server refuses the frame.  The push is dropped quietly — no
+    traceback in the worker's log — and nothing more is sent to that socket."""
+    consumer = LiveConsumer()
+    attempts: list[dict] = []
+
+    async def server_refuses(message: dict) -> None:
+        attempts.append(message)
+        raise closed
+
+    consumer.base_send = server_refuses
+    await consumer.send(text_data="<div id='sides'></div>")
+    assert consumer.closing
+    await consumer.send(text_data="<div id='sides'></div>")
+    assert len(attempts) == 1, "a closing socket is sent nothing more"

@@ -4,9 +4,11 @@ server answered no click with a 5xx."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from axe_playwright_python.sync_playwright import Axe
+
+from tests.servers import ServerLog
+
+__all__ = ["ServerLog", "accessibility_problems", "assert_accessible", "horizontal_overflow"]
 
 BLOCKING = {"serious", "critical"}
 PHONE = {"width": 390, "height": 844}
@@ -37,25 +39,3 @@ def horizontal_overflow(page) -> int:
             " document.body.scrollWidth) - window.innerWidth"
         )
     )
-
-
-class ServerLog:
-    """The lines a worker logged since this was made: no request may end in a 5xx."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.start = path.stat().st_size if path.exists() else 0
-
-    def new_lines(self) -> list[str]:
-        with self.path.open() as fh:
-            fh.seek(self.start)
-            return fh.read().splitlines()
-
-    def server_errors(self) -> list[str]:
-        return [
-            line
-            for line in self.new_lines()
-            if ('" 5' in line and " - - [" in line)
-            or "Traceback" in line
-            or "Internal Server Error" in line
-        ]
