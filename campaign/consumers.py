@@ -113,7 +113,7 @@ class ResilientConsumer(AsyncWebsocketConsumer):
 
     async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
         self.closing = True
-        with contextlib.suppress(CLOSED):  # closed already, from the other end
+        with contextlib.suppress(*CLOSED):  # closed already, from the other end
             await super().close(code=code, reason=reason)
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
