@@ -209,8 +209,13 @@ async def _socket(campaign, user):
     return comm
 
 
-async def _drain(comm) -> list[str]:
-    frames = []
+async def _drain(comm, *, expect: str | None = None) -> list[str]:
+    """The frames a socket receives for one change: with ``expect``, it first waits (up
+    to 10 s: a loaded machine renders slowly) for a frame holding it; then it takes
+    what follows until the socket has been quiet for 0.3 s."""
+    frames: list[str] = []
+    while expect is not None and not any(expect in f for f in frames):
+        frames.append(await comm.receive_from(timeout=10))
     while not await comm.receive_nothing(timeout=0.3):
         frames.append(await comm.receive_from())
     return frames
@@ -231,8 +236,8 @@ async def test_frames_never_carry_the_first_chit_and_one_frame_reveals_both(host
     await sync_to_async(initiative.lock_initiative)(
         campaign_id=campaign.pk, user=alice, chit="idle"
     )
-    bob_frames = await _drain(bob_ws)
-    alice_frames = await _drain(alice_ws)
+    bob_frames = await _drain(bob_ws, expect="<strong>Red</strong>: has chosen")
+    alice_frames = await _drain(alice_ws, expect='class="chit">Idle')
     assert bob_frames and alice_frames
     for frame in bob_frames:
         assert "chit: Idle" not in frame and 'class="chit">Idle' not in frame
@@ -242,7 +247,7 @@ async def test_frames_never_carry_the_first_chit_and_one_frame_reveals_both(host
         campaign_id=campaign.pk, user=bob, chit="attack"
     )
     for comm in (alice_ws, bob_ws):
-        frames = await _drain(comm)
+        frames = await _drain(comm, expect="Initiative revealed")
         reveal = [f for f in frames if "Initiative revealed: Red Idle, Blue Attack" in f]
         assert len(reveal) >= 1
         assert "Blue Attack" in reveal[0] and "Red sets up first" in reveal[0]

@@ -5,9 +5,13 @@ from __future__ import annotations
 import copy
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
 from pydantic import ValidationError
 
 from campaign.models import (
+    Campaign,
     Event,
     InitiativeChit,
     InitiativeOutcome,
@@ -15,11 +19,13 @@ from campaign.models import (
     Purchase,
     Roll,
     Seat,
+    Supplement,
     Unit,
 )
 from campaign.seat_views.supplements import supply_form
 from campaign.selectors import module_of
 from campaign.services import purchases, supplements
+from campaign.services.backup import export_campaign, import_campaign
 from rules import machine
 from rules.errors import Refused
 from rules.schema import Module
@@ -422,6 +428,102 @@ def test_1_2_start_state_and_the_first_clean_up(modules, make_user):
     assert _points(players.campaign)["american"] == 33 - sum(p.cost for p in bought)
 
 
+def _apd_with_chart(make_user):
+    american, german = make_user("us_p"), make_user("german_p")
+    c = host_game("pleasant-diversion", "cg", american, german, side="american")
+    players = players_of(c, american, german)
+    _supply(
+        players,
+        "american",
+        "rg_charts.american",
+        {
+            "row-0-id": "A1",
+            "row-0-type": "Armored Infantry Platoon",
+            "row-0-units": "4 x 6-6-6",
+            "row-0-cost": "10",
+            "row-0-date_max": "2",
+        },
+    )
+    return players
+
+
+def test_an_amended_ob_takes_off_what_it_no_longer_lists(modules, make_user):
+    """An OB supplied, accepted, then amended before the Initial Scenario ends: the RG
+    the amendment drops leaves the RG Purchase Record (its line cancelled, not deleted:
+    the record of what happened stays), a dropped unit leaves the retained forces, a
+    new one joins them; what both OBs list is untouched."""
+    players = _apd_with_chart(make_user)
+    path = "variants.cg.start.ob"
+    _supply(
+        players,
+        "german",
+        path,
+        {
+            "rgs.american": "A1",
+            "units.american": "Lt Hayes 8-1",
+            "units.german": "6 x 4-6-7\n9-1 leader",
+        },
+    )
+    c = players.campaign
+    [line] = _ob_lines(c, "american")
+    kept = Unit.objects.get(campaign=c, side="german", name="6 x 4-6-7")
+    _supply(
+        players,
+        "american",
+        path,
+        {"rgs.american": "", "units.american": "Sgt Ruiz 7-0", "units.german": "6 x 4-6-7"},
+    )
+    c = players.campaign
+    line.refresh_from_db()
+    assert line.status == Purchase.Status.CANCELLED
+    assert sorted(Unit.objects.filter(campaign=c).values_list("side", "name")) == [
+        ("american", "Sgt Ruiz 7-0"),
+        ("german", "6 x 4-6-7"),
+    ]
+    assert Unit.objects.get(campaign=c, side="german").pk == kept.pk
+    client = Client()
+    client.force_login(players.users["american"])
+    roster = client.get(reverse("roster", args=[c.pk])).content.decode()
+    assert "Sgt Ruiz 7-0" in roster and "Lt Hayes 8-1" not in roster
+    assert "A1" not in roster.split("RG Purchase Record", 1)[-1]
+
+
+def test_a_refused_start_datum_changes_nothing_and_an_accepted_one_is_logged(modules, make_user):
+    """The opponent refuses the proposed SAN and OB: seats, record and retained forces
+    stay as they were.  Accepted, the start's points are given and the log says what
+    each side received for the Initial Scenario, with its rule."""
+    axis, british = make_user("axis_p"), make_user("brit_p")
+    c = host_game("sicily", "i", axis, british, side="axis", through_start=False)
+    players = players_of(c, axis, british)
+    before = {s: (x.points, x.fortification_points, x.san, x.elr) for s, x in _seats(c).items()}
+    for path, form in (
+        ("variants.i.start.san", {"value.axis": "3", "value.british": "2"}),
+        ("variants.i.start.ob", {"rgs.axis": "I5", "rgs.british": "I2"}),
+        ("variants.i.start.points", {"value.axis": "40", "value.british": "20"}),
+    ):
+        proposal = supplements.propose_supplement(
+            campaign_id=c.pk, user=british, path=path, form=form
+        )
+        supplements.refuse_supplement(
+            campaign_id=c.pk, user=axis, ref=proposal.ref, reason="not what the CG says"
+        )
+    c = players.campaign
+    assert {
+        s: (x.points, x.fortification_points, x.san, x.elr) for s, x in _seats(c).items()
+    } == before
+    assert not Purchase.objects.filter(campaign=c).exists()
+    assert not Unit.objects.filter(campaign=c).exists()
+    assert not Event.objects.filter(campaign=c, text__startswith="For the Initial").exists()
+    _supply(
+        players, "british", "variants.i.start.points", {"value.axis": "40", "value.british": "20"}
+    )
+    start_rule = module_of(players.campaign).variant("i").start.rule
+    [given] = Event.objects.filter(campaign=c, text__startswith="For the Initial")
+    assert given.text == (
+        f"For the Initial Scenario ({start_rule}): Axis: 40 CPP; British: 20 CPP."
+    )
+
+
 def test_an_ob_declared_missing_may_keep_only_its_printed_text(modules):
     """The schema: an OB declared missing may keep the text the rules print (the supply
     form starts from it), but no RG and no unit."""
@@ -432,3 +534,51 @@ def test_an_ob_declared_missing_may_keep_only_its_printed_text(modules):
         given["variants"][0]["start"]["ob"]["us"][key] = value
         with pytest.raises(ValidationError, match="'ob' is declared missing but is given"):
             Module.model_validate(given)
+
+
+def test_a_start_supplied_in_the_app_survives_a_backup_round_trip(modules, make_user):
+    """Backup and restore carry what the players supplied for the start — the accepted
+    chart and OB, a refused and a pending proposal — with what the OB gave (its Purchase
+    Record line and units), into an empty database, byte for byte."""
+    players = _apd_with_chart(make_user)
+    _supply(
+        players,
+        "german",
+        "variants.cg.start.ob",
+        {"rgs.american": "A1", "units.american": "Lt Hayes 8-1", "units.german": "6 x 4-6-7"},
+    )
+    c = players.campaign
+    refused = supplements.propose_supplement(
+        campaign_id=c.pk,
+        user=players.users["american"],
+        path="variants.cg.start.san",
+        form={"value.american": "5", "value.german": "1"},
+    )
+    supplements.refuse_supplement(
+        campaign_id=c.pk, user=players.users["german"], ref=refused.ref, reason="too high"
+    )
+    supplements.propose_supplement(
+        campaign_id=c.pk,
+        user=players.users["german"],
+        path="variants.cg.start.elr",
+        form={"value.american": "4", "value.german": "3"},
+    )
+    data = export_campaign(campaign_id=c.pk)
+    Campaign.objects.all().delete()
+    ModuleRecord.objects.all().delete()
+    get_user_model().objects.all().delete()
+    restored = import_campaign(data=data)
+    assert sorted(Supplement.objects.filter(campaign=restored).values_list("path", "status")) == [
+        ("rg_charts.american", "accepted"),
+        ("variants.cg.start.elr", "proposed"),
+        ("variants.cg.start.ob", "accepted"),
+        ("variants.cg.start.san", "refused"),
+    ]
+    [line] = _ob_lines(restored, "american")
+    assert (line.group_id, line.cost, line.status) == ("A1", 0, Purchase.Status.ACTIVE)
+    assert sorted(Unit.objects.filter(campaign=restored).values_list("side", "name")) == [
+        ("american", "Lt Hayes 8-1"),
+        ("german", "6 x 4-6-7"),
+    ]
+    assert module_of(restored).variant("cg").start.ob["american"].rgs == ["A1"]
+    assert export_campaign(campaign_id=restored.pk) == data

@@ -56,6 +56,10 @@ def _give_ob(
     units: list[str],
     old: object | None,
 ) -> None:
+    """The OB's RGs on the Purchase Record and its units in the retained forces; an
+    amended OB (``old`` the OB as it was) adds what it adds and takes off what it no
+    longer lists: an RG line leaves the record (cancelled, its rolls kept for the dice
+    audit), a unit leaves the retained forces."""
     old_rgs = list(getattr(old, "rgs", []))
     old_units = list(getattr(old, "units", []))
     chart = module.chart(side)
@@ -76,12 +80,29 @@ def _give_ob(
             initial=True,
             units=None if group.depletable else group.full,
         )
+    ob_lines = Purchase.objects.filter(
+        campaign=campaign, side=side, initial=True, status=Purchase.Status.ACTIVE
+    )
+    for gid in _added(old_rgs, rgs):  # no longer in the OB
+        line = ob_lines.filter(group_id=gid).order_by("-id").first()
+        if line is not None:
+            line.status = Purchase.Status.CANCELLED
+            line.save(update_fields=["status"])
     Unit.objects.bulk_create(
         Unit(campaign=campaign, side=side, name=name[:120]) for name in _added(units, old_units)
     )
+    for name in _added(old_units, units):
+        unit = (
+            Unit.objects.filter(campaign=campaign, side=side, name=name[:120], purchase=None)
+            .order_by("-id")
+            .first()
+        )
+        if unit is not None:
+            unit.delete()
 
 
 def _added(now: list[str], before: list[str]) -> list[str]:
+    """What ``now`` lists beyond ``before``, counting repeats (``I1, I1`` is two)."""
     remaining = list(before)
     added = []
     for item in now:
