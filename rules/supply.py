@@ -77,8 +77,11 @@ def suppliable(module: Module, variant_id: str, supplied: set[str]) -> list[Supp
     items: list[Suppliable] = []
     currency = module.currency.code
     fortification = module.fortifications.currency if module.fortifications else "FPP"
-    start_paths = {f"variants.{variant.id}.start.{f}": f for f in START_FORMS}
-    start_paths[f"variants.{variant.id}.attack_chits"] = "attack_chits"
+    # The Attack-chit maxima are the variant's, not its start's: one item, at its path.
+    start_paths = {
+        f"variants.{variant.id}.{'' if f == 'attack_chits' else 'start.'}{f}": f
+        for f in START_FORMS
+    }
     for path, name in start_paths.items():
         if name in variant.start.missing or path in supplied:
             kind, label = START_FORMS[name]

@@ -6,6 +6,8 @@ between-scenario phase — without touching the server."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser.test_full_run import confirm, enter_result, host_and_join, title, walk
@@ -19,7 +21,11 @@ def supply(page, label: str, values: dict[str, str], checks: tuple[str, ...] = (
     item.get_by_role("link", name="Supply it").click()
     page.locator("form.supply-form").wait_for()
     for name, value in values.items():
-        page.locator(f"form.supply-form [name='{name}']").fill(value)
+        field = page.locator(f"form.supply-form [name='{name}']")
+        if field.evaluate("e => e.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
     for name in checks:
         page.locator(f"form.supply-form [name='{name}']").check()
     page.get_by_role("button", name="Propose it to my opponent").click()
@@ -33,6 +39,20 @@ def accept(page, label: str) -> None:
     page.once("dialog", lambda d: d.accept())
     item.get_by_role("button", name="Accept").click()
     page.locator("#campaign-supplies li", has_text=label).get_by_text("supplied by").wait_for()
+
+
+def agree(proposer, accepter, label: str, values: dict[str, str]) -> None:
+    """One player supplies a datum the rules lack; the other accepts it."""
+    supply(proposer, label, values)
+    accept(accepter, label)
+
+
+def sheet(page) -> str:
+    """The player's scenario sheet, as plain text (what he pastes into VASL)."""
+    campaign = re.search(r"/campaigns/([0-9a-f-]{36})/", page.url)
+    assert campaign, page.url
+    url = page.url[: campaign.end()] + "sheet.txt"
+    return page.request.get(url).text()
 
 
 def buy(page, name: str) -> None:
@@ -81,6 +101,30 @@ def test_sicily_from_sign_up_to_the_second_refit_phase(asgi_server, new_context,
     supply(host, "Initial CPP per side", {"value.axis": "39", "value.british": "17"})
     accept(guest, "Initial CPP per side")
     assert "CPP: 39" in guest.locator("#campaign-sides").inner_text()
+    # The rest of what 3.51 would give, supplied the same way, each by one player and
+    # accepted by the other.
+    agree(guest, host, "Initial FPP per side", {"value.axis": "6", "value.british": "3"})
+    agree(host, guest, "Initial-Scenario OB per side", {"rgs.axis": "I5", "rgs.british": "I2"})
+    agree(guest, host, "Initial SAN per side", {"value.axis": "3", "value.british": "2"})
+    agree(host, guest, "ELR per side", {"value.axis": "4", "value.british": "3"})
+    agree(guest, host, "Who sets up first in the Initial Scenario", {"value": "british"})
+    agree(host, guest, "Who moves first in the Initial Scenario", {"value": "axis"})
+    agree(guest, host, "Initial Scenario special rules (one per line)", {"value": "EC: Dry"})
+    agree(host, guest, "Initial Scenario EC and weather", {"value": "Clear, no wind"})
+    agree(
+        guest,
+        host,
+        "Attack chits each side may choose in the CG",
+        {"value.axis": "3", "value.british": "2"},
+    )
+    assert "FPP: 3" in host.locator("#campaign-sides").inner_text()
+    ob = host.locator("#campaign-record tr.mine").get_by_role("cell", name="OB", exact=True)
+    ob.first.wait_for()
+    assert ob.count() == 1  # I2 on the British Purchase Record, not counted as a purchase
+    text = sheet(host)
+    assert "SAN 2 · ELR 3" in text, text
+    for shown in ("British sets up first.", "Axis moves first.", "EC: Dry", "Clear, no wind"):
+        assert shown in text, (shown, text)
     buy(guest, "Buy I4 Fallschirmjäger Signal Coy for 15 CPP")
     # Both finish the start; the OB/purchase strength rolls are made on the way.
     walk(host, guest, lambda p: p.locator("[name^='cvp_lost']").count() > 0)
@@ -118,6 +162,20 @@ def test_purple_heart_draw_from_sign_up_to_the_second_conph(asgi_server, new_con
     )
     accept(guest, "US TM Reinforcement Group Chart")
     accept(host, "German TM Reinforcement Group Chart")
+    # C5.33's Leader Table is lost too: the German supplies one, the US accepts.
+    agree(
+        guest,
+        host,
+        "Leader Table for RG leaders (C5.33)",
+        {
+            "row-0-range": "≤9",
+            "row-0-result": "No leader",
+            "row-0-effect": "none",
+            "row-1-range": "≥10",
+            "row-1-result": "8-0 leader",
+            "row-1-effect": "leader: 8-0 leader",
+        },
+    )
     # C4.2 names the OB's RGs (Gren Pl x 2, Rifle Pl x 2), whose IDs were on the lost
     # charts: with the charts supplied, the German supplies the OB; the form starts from
     # the OB as printed.
@@ -160,6 +218,17 @@ def test_pleasant_diversion_from_sign_up_to_the_second_clean_up(asgi_server, new
         },
     )
     accept(guest, "American Reinforcement Table")
+    # SG1's OB, SAN and ELR are not in the seed either.
+    agree(
+        guest,
+        host,
+        "Initial-Scenario OB per side",
+        {"rgs.american": "A1", "units.american": "Lt Hayes 8-1", "units.german": "9-1 leader"},
+    )
+    agree(host, guest, "Initial SAN per side", {"value.american": "3", "value.german": "4"})
+    agree(guest, host, "ELR per side", {"value.american": "4", "value.german": "3"})
+    assert "SAN 3 · ELR 4" in sheet(host)
+    assert "Lt Hayes 8-1" in sheet(host)
     values = {
         "vp.american": 63,
         "cvp_lost.american": 41,
