@@ -57,7 +57,7 @@ from hypothesis import strategies as st
 from campaign.consumers import CampaignConsumer
 from campaign.models import Campaign, ModuleRecord, Notification, Purchase, Roll, Seat, Unit
 from campaign.selectors import module_of
-from campaign.services import initiative, purchases, push, steps, units
+from campaign.services import initiative, purchases, push, steps, supplements, units
 from campaign.services.errors import ActionRefused
 from rules import dice
 from rules.errors import Refused
@@ -90,6 +90,15 @@ SYSTEMS = {
     # I-C5.35; the US has none (I3) and passes it.  Its RG charts are lost: nothing is
     # bought, and its strength steps pass by themselves.
     "purple-heart-draw-start": dict(module="purple-heart-draw", variant="tm", start=True),
+    # Sicily CG I's start (3.51, supplied by the players: an OB for each side): the
+    # OB's RGs get their secret strength, SW and leader rolls at I-3.618 beside what
+    # the hider buys with the initial CPP; FPP spent in secret at I-3.619.
+    "sicily-start": dict(
+        module="sicily",
+        variant="i",
+        start=True,
+        supply=[("british", "variants.i.start.ob", {"rgs.axis": "I5", "rgs.british": "I2"})],
+    ),
     # Purple Heart Draw: secret table rolls (promotions), secret TP replenishment,
     # Recon, initiative chits (C5.35 passes: no DSP without the lost TP price).
     "purple-heart-draw": dict(
@@ -271,7 +280,14 @@ class Start:
             c = host_game(
                 system["module"], system["variant"], *users, policy="owner", through_start=False
             )
-            players, module = players_of(c, *users), module_of(c)
+            players = players_of(c, *users)
+            for side, path, form in system.get("supply", []):
+                proposal = supplements.propose_supplement(
+                    campaign_id=c.pk, user=players.users[side], path=path, form=form
+                )
+                other = next(u for s, u in players.users.items() if s != side)
+                supplements.accept_supplement(campaign_id=c.pk, user=other, ref=proposal.ref)
+            module = module_of(players.campaign)
         else:
             players, module = campaign_at(
                 system["module"],
@@ -769,6 +785,9 @@ ROLLS_RECON_CHIT = {"hider roll", "secret recon", "hider chit"}
 DOES = {
     ("sicily", "axis"): SECRETS["sicily"],
     ("sicily", "british"): SECRETS["sicily"],
+    # Before the Initial Scenario: no Recon (3.620), no chit (3.6211).
+    ("sicily-start", "axis"): SECRETS["sicily"] - {"secret recon", "hider chit"},
+    ("sicily-start", "british"): SECRETS["sicily"] - {"secret recon", "hider chit"},
     ("purple-heart-draw-start", "german"): {"secret fortify"},
     # The US has no DSP for the Initial Scenario (I3), publicly: I-C5.35 passes for it.
     ("purple-heart-draw-start", "us"): set(),
