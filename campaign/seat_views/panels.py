@@ -79,7 +79,9 @@ class ChartRow:
     type: str
     strength: str  # "12/9"
     units: str
-    costs: list[tuple[str, str, int]]  # (variant, label, cost)
+    # One cell per column of ``StepPanel.price_columns``: (variant, label, cost) or
+    # None where the variant does not apply to this RG.
+    prices: list[tuple[str, str, int] | None]
     left_date: str  # how many may still be bought this date ("—": no limit)
     left_cg: str
     reasons: list[str]  # why it cannot be bought now (empty: it can)
@@ -118,6 +120,9 @@ class StepPanel:
     forts: list[FortRow] = field(default_factory=list)
     fort_footnotes: list[str] = field(default_factory=list)  # the rules' footnotes
     chart_title: str = ""
+    # The chart's price columns: the printed cost, then each cost variant that applies
+    # to one of its RGs (variant id, label), so a row's choices sit side by side.
+    price_columns: list[tuple[str, str]] = field(default_factory=list)
     fort_buys: list[str] = field(default_factory=list)
     recon_options: list[tuple[int, int, int]] = field(default_factory=list)  # (index, cost, drm)
     recon_due: list[tuple[str, str, int]] = field(default_factory=list)  # (ref, RG, drm)
@@ -280,7 +285,16 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     bought = tuple(bought_of(p) for p in own)
     snap = view.snapshot(Holdings(bought=bought))
     date_index = view.campaign.date_index
+    options = {
+        g.id: [(o.variant, o.label, o.cost) for o in cost_options(module, side, g)]
+        for g in chart.groups
+    }
+    used = {variant for opts in options.values() for variant, _, _ in opts}
+    columns = [("", "printed")] if "" in used else []
+    columns += [(cv.id, cv.label) for cv in module.cost_variants if cv.id in used]
+    panel.price_columns = columns
     for g in chart.groups:
+        by_variant = {o[0]: o for o in options[g.id]}
         n_cg = sum(1 for b in bought if b.group_id == g.id and not b.initial)
         n_date = sum(
             1 for b in bought if b.group_id == g.id and b.date_index == date_index and not b.initial
@@ -293,7 +307,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
                 g.strength_text
                 or (f"{g.full}/{g.depleted}" if g.depleted is not None else str(g.full or "")),
                 g.units,
-                [(o.variant, o.label, o.cost) for o in cost_options(module, side, g)],
+                [by_variant.get(variant) for variant, _ in columns],
                 "—" if g.date_max is None else str(max(0, g.date_max - n_date)),
                 "—" if cg_max is None else str(max(0, cg_max - n_cg)),
                 availability.group_reasons(module, snap, g),

@@ -10,9 +10,11 @@ critical violations fail) and the server's log must hold no 5xx.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from campaign.models import Seat
+from campaign.models import ModuleRecord, Seat
 from campaign.services import units
 from tests.browser.helpers import (
     PHONE,
@@ -21,6 +23,7 @@ from tests.browser.helpers import (
     horizontal_overflow,
 )
 from tests.conftest import ARTIFACTS
+from tests.purchase_helpers import campaign_at
 from tests.walk import host_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -264,3 +267,100 @@ def test_the_404_page_is_the_sites_own(asgi_server, new_context):
     body = page.locator("main").inner_text()
     assert "Not found" in body and "Resolver404" not in body and "tried" not in body
     assert_accessible(page, "404")
+
+
+_PLURAL_SLIPS = re.compile(r"\b1 (units|leaders|squads|rolls|entries|groups|chits|points)\b")
+
+
+def _module_notes(data: object) -> list[str]:
+    """Every transcription note of a module (its authors' remarks, not rules text)."""
+    if isinstance(data, dict):
+        own = [data["note"]] if isinstance(data.get("note"), str) else []
+        return own + [n for k, v in data.items() if k != "note" for n in _module_notes(v)]
+    if isinstance(data, list):
+        return [n for v in data for n in _module_notes(v)]
+    return []
+
+
+def test_the_purchase_chart_the_log_and_the_words_a_player_reads(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """Wear, as the Axis player meets it at July 14 PM's purchase step (3.617): the
+    chart is compact (its price variants one row of choices, a filter to what can be
+    bought now), the log is folded by CG date with the current date open, counts read
+    as English, no transcription note of the module's authors is shown, the roster
+    and the backup's place is said on the page."""
+    alice, bob = make_user("alice"), make_user("bob")
+    players, module = campaign_at("sicily", "i", "jul14pm", (alice, bob))
+    campaign = players.campaign
+    axis = _open(new_context, browser_login, asgi_server, campaign, alice)
+    axis.locator("#step-title", has_text="3.617").wait_for()
+
+    chart = axis.locator(".chart-wrap")
+    filtered = chart.bounding_box()["height"]
+    axis.locator("#only-available").uncheck()
+    whole = chart.bounding_box()["height"]
+    rows = axis.locator(".chart tbody tr").count()
+    figures = f"Sicily Axis purchase chart at 1280 px: {whole:.0f} px ({rows} RGs), "
+    figures += f"{filtered:.0f} px showing only the RGs the Axis can buy now\n"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "purchase-chart-height.txt").write_text(figures)
+    assert whole < 2500, figures  # was about 5,600 px with the price variants stacked
+    assert filtered <= whole
+    # The price variants are columns of the chart: a row's choices sit side by side.
+    heads = axis.locator(".chart thead th.price-col").all_inner_texts()
+    assert heads[0] == "Price" and any("Reserve" in h for h in heads), heads
+    reserve = axis.locator("#rg-I4").get_by_role("button", name="Axis I/G RG in Reserve")
+    printed = axis.locator("#rg-I4").get_by_role("button", name="for 15 CPP", exact=False).first
+    assert reserve.bounding_box()["y"] == printed.bounding_box()["y"]
+    axis.screenshot(path=str(ARTIFACTS / "purchase-chart.png"), full_page=True)
+
+    folds = axis.locator("#campaign-log details.log-date")
+    assert folds.count() >= 2  # July 14 AM and PM
+    assert folds.first.get_attribute("open") is not None
+    assert all(folds.nth(i).get_attribute("open") is None for i in range(1, folds.count()))
+    assert "July 14 PM" in folds.first.locator("summary").inner_text()
+
+    sides = axis.locator("#campaign-sides").inner_text()
+    assert "backup" in sides and "once the CG has ended" in sides  # the host, mid-CG
+
+    notes = [n for n in _module_notes(ModuleRecord.objects.get(id="sicily").data) if len(n) > 30]
+    assert notes
+    pages = {}
+    for path in ("", "roster/", "sheet/"):
+        axis.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/{path}")
+        pages[path or "campaign"] = axis.locator("body").inner_text()
+    for name, text in pages.items():
+        slip = _PLURAL_SLIPS.search(text)
+        assert not slip, f"{name}: '{slip and slip.group(0)}'"
+        shown = [n[:40] for n in notes if " ".join(n.split())[:40] in " ".join(text.split())]
+        assert not shown, f"{name} shows transcription notes as rules: {shown}"
+
+
+def test_every_step_of_a_refit_date_fits_a_phone(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """At 390 px, every page of a Refit date — the purchase chart, the strength,
+    fortification, Recon and initiative steps, the roster, the scenario sheet and a
+    supply form's grid — fits without scrolling sideways (wide tables scroll inside
+    their own box) and passes axe-core."""
+    alice, bob = make_user("alice"), make_user("bob")
+    players, _ = campaign_at("sicily", "i", "jul14pm", (alice, bob))
+    campaign = players.campaign
+    phone = _open(new_context, browser_login, asgi_server, campaign, alice, viewport=PHONE)
+    seen = []
+    while True:
+        step = players.step
+        phone.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/")
+        phone.locator("#step-title", has_text=step.id).wait_for()
+        assert horizontal_overflow(phone) <= 0, f"{step.id} scrolls sideways"
+        assert_accessible(phone, f"{step.id} on a phone")
+        seen.append(step.kind)
+        if step.kind == "initiative":
+            break
+        players.finish()
+    assert {"purchase", "strength", "fortify", "recon", "initiative"} <= set(seen), seen
+    for path in ("roster/", "sheet/", "supply/tables.captured_equipment/"):
+        phone.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/{path}")
+        assert horizontal_overflow(phone) <= 0, f"{path} scrolls sideways"
+        assert_accessible(phone, f"{path} on a phone")

@@ -138,6 +138,11 @@ def test_sicily_from_sign_up_to_the_second_refit_phase(asgi_server, new_context,
     confirm(guest)
     for page in (host, guest):
         page.locator("#step-title", has_text="3.601").wait_for()
+    # The roster names each date's EC/weather as far as the CG knows it: the supplied
+    # start weather for July 14 AM.
+    host.get_by_role("link", name="CG Roster").first.click()
+    first = host.locator("#cg-roster tbody tr").first
+    assert "July 14 AM" in first.inner_text() and "Clear, no wind" in first.inner_text()
 
 
 def test_purple_heart_draw_from_sign_up_to_the_second_conph(asgi_server, new_context, modules):
