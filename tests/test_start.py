@@ -353,19 +353,12 @@ def test_c4_2_start_state_and_the_first_conph(modules, make_user):
     assert {s: x.fortification_points for s, x in _seats(c).items()} == {"german": 0, "us": 0}
 
 
-def test_1_2_start_state_and_the_first_clean_up(modules, make_user):
-    """A Pleasant Diversion.  1.2: the CG begins by playing SG1 as the Morning Scenario;
-    nothing of the between-scenario sequence comes before it (no purchase, no roll, no
-    Recon; the system has no chits), and no Purchase Points are given (the American
-    receives his first in 2.92, the German none, 3.5).  SG1 is not in the seed: the
-    players supply its OB, SAN and ELR; an RG of the OB is on the record and does not
-    count toward the scenario maximum of 3.4.  After SG1: PP = VP required − VP scored
-    + CVP suffered (2.91-2.92 EX: 55 − 63 + 41 = 33); nothing is carried from the start."""
+def _apd_with_chart(make_user):
+    """A Pleasant Diversion hosted by the American, with his Reinforcement Table
+    supplied (3.4: not in the seed) and accepted."""
     american, german = make_user("us_p"), make_user("german_p")
     c = host_game("pleasant-diversion", "cg", american, german, side="american")
-    players, module = players_of(c, american, german), module_of(c)
-    assert not machine.has_start(module) and players.step.id == "1.2"
-    assert _points(c) == {"american": 0, "german": 0}
+    players = players_of(c, american, german)
     _supply(
         players,
         "american",
@@ -379,6 +372,21 @@ def test_1_2_start_state_and_the_first_clean_up(modules, make_user):
             "row-0-tags": "armored_infantry",
         },
     )
+    return players
+
+
+def test_1_2_start_state_and_the_first_clean_up(modules, make_user):
+    """A Pleasant Diversion.  1.2: the CG begins by playing SG1 as the Morning Scenario;
+    nothing of the between-scenario sequence comes before it (no purchase, no roll, no
+    Recon; the system has no chits), and no Purchase Points are given (the American
+    receives his first in 2.92, the German none, 3.5).  SG1 is not in the seed: the
+    players supply its OB, SAN and ELR; an RG of the OB is on the record and does not
+    count toward the scenario maximum of 3.4.  After SG1: PP = VP required − VP scored
+    + CVP suffered (2.91-2.92 EX: 55 − 63 + 41 = 33); nothing is carried from the start."""
+    players = _apd_with_chart(make_user)
+    c, module = players.campaign, module_of(players.campaign)
+    assert not machine.has_start(module) and players.step.id == "1.2"
+    assert _points(c) == {"american": 0, "german": 0}
     _supply(
         players,
         "german",
@@ -426,25 +434,6 @@ def test_1_2_start_state_and_the_first_clean_up(modules, make_user):
         _buy(players, "american", "A1")
     assert Purchase.objects.filter(campaign=c, group_id="A1").count() == 3  # OB line + 2
     assert _points(players.campaign)["american"] == 33 - sum(p.cost for p in bought)
-
-
-def _apd_with_chart(make_user):
-    american, german = make_user("us_p"), make_user("german_p")
-    c = host_game("pleasant-diversion", "cg", american, german, side="american")
-    players = players_of(c, american, german)
-    _supply(
-        players,
-        "american",
-        "rg_charts.american",
-        {
-            "row-0-id": "A1",
-            "row-0-type": "Armored Infantry Platoon",
-            "row-0-units": "4 x 6-6-6",
-            "row-0-cost": "10",
-            "row-0-date_max": "2",
-        },
-    )
-    return players
 
 
 def test_an_amended_ob_takes_off_what_it_no_longer_lists(modules, make_user):
