@@ -12,6 +12,7 @@ from typing import Protocol
 
 from rules import machine
 from rules.drm import AppliedDrm, RollContext, applicable_drms
+from rules.errors import Refused
 from rules.schema import (
     BaseTableReplenishment,
     Module,
@@ -108,7 +109,7 @@ def replenish(
             lines.append(f"{table.dice} {faces}{mods} → {r.final}: {amount} ({mech.rule})")
     elif isinstance(mech, VpDifferentialReplenishment):
         if side == mech.side:
-            required = _required(module, played_date_index)
+            required = _required(module, played_date_index, mech.rule)
             vp = inputs[side]["vp_total"]
             cvp = inputs[side]["cvp_lost_cg"]
             diff = required - vp
@@ -125,11 +126,22 @@ def replenish(
     return Outcome(start=points, gained=gained, lines=lines)
 
 
-def _required(module: Module, played_date_index: int | None) -> int:
-    """VP required to win the scenario just played (2.91)."""
+def _required(module: Module, played_date_index: int | None, rule: str) -> int:
+    """VP required to win the scenario just played (2.91).  Where the rules text lacks
+    them (declared missing), the points cannot be computed: the step waits until the
+    players have supplied them — never a silent 0."""
     if played_date_index is None:
         return 0
-    return module.dates[played_date_index].vp_required or 0
+    date = module.dates[played_date_index]
+    if date.vp_required is None:
+        raise Refused(
+            f"The VP required to win the {date.label} scenario are not in the rules text, "
+            f"so the {module.currency.name} cannot be computed ({rule}): supply them under "
+            "“Rules data to supply” on the campaign page; once your opponent accepts them, "
+            "finish the step again.",
+            status=409,
+        )
+    return date.vp_required
 
 
 def _number(value: str | None) -> int:

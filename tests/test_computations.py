@@ -4,6 +4,8 @@ import pytest
 
 from campaign.models import Event, Roll
 from campaign.selectors import module_of
+from campaign.services import supplements
+from rules.errors import Refused
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
@@ -151,18 +153,50 @@ def test_2_92_worked_example_gives_33_purchase_points(modules, make_user):
     assert points(players, "german") == 0
 
 
+def supply_midday_vp(players, vp: int) -> None:
+    """The VP required to win the Midday scenario are not in the rules text: the German
+    supplies them, the American accepts."""
+    proposal = supplements.propose_supplement(
+        campaign_id=players.campaign_id,
+        user=players.users["german"],
+        path="dates.dec6midday.vp_required",
+        form={"value": str(vp)},
+    )
+    supplements.accept_supplement(
+        campaign_id=players.campaign_id, user=players.users["american"], ref=proposal.ref
+    )
+
+
 def test_3_4_unused_purchase_points_are_retained(modules, make_user):
     players, module = start("pleasant-diversion", "cg", make_user, "american")
     players.results(**pd_result(vp=63, cvp_american=41))
     players.until("results")  # 4.0 (commence) passes by itself into the next scenario
+    supply_midday_vp(players, 70)
     players.results(**pd_result(vp=10, cvp_american=4))
     players.until("purchase")
-    # Midday's VP required is missing from the text (0): 0 − 73 + 45 < 0 → 0 added.
+    # 2.91: 70 required − 73 amassed = −3; 2.92: −3 + 45 CVP suffered in the CG = 42,
+    # added to the 33 retained (3.4) from the Morning.
+    assert points(players, "american") == 33 + 42
+    text = Event.objects.filter(kind="replenish", side="american").last().text
+    assert "70 required − 73 amassed = -3" in text and "-3 + 45 CVP suffered = 42" in text
+
+
+def test_2_91_the_midday_points_wait_for_the_vp_it_required(modules, make_user):
+    """The Midday scenario's VP required are missing from the rules text: its 2.92
+    cannot be computed, so the step that leads into it is refused with a sentence and
+    nothing changes — no silent 0; once supplied and accepted, it goes on."""
+    players, module = start("pleasant-diversion", "cg", make_user, "american")
+    players.results(**pd_result(vp=63, cvp_american=41))
+    players.until("results")
+    players.results(**pd_result(vp=10, cvp_american=4))
+    with pytest.raises(Refused, match="VP required to win the December 6 Midday") as refused:
+        players.until("purchase")
+    assert refused.value.status == 409
     assert points(players, "american") == 33
-    assert (
-        "negative purchase points are ignored"
-        in Event.objects.filter(kind="replenish", side="american").last().text
-    )
+    assert Event.objects.filter(kind="replenish", side="american").count() == 1  # the Morning's
+    supply_midday_vp(players, 70)
+    players.until("purchase")
+    assert points(players, "american") == 33 + 42
 
 
 def test_pleasant_diversion_walks_to_its_end_and_names_the_winner(modules, make_user):
@@ -180,6 +214,7 @@ def test_pleasant_diversion_walks_to_its_end_and_names_the_winner(modules, make_
 
 def test_pleasant_diversion_german_wins_after_the_last_date(modules, make_user):
     players, module = start("pleasant-diversion", "cg", make_user, "american")
+    supply_midday_vp(players, 110)
     for vp in (20, 20):
         players.results(**pd_result(vp=vp, cvp_american=60))
         players.until("results")

@@ -234,6 +234,8 @@ def test_pleasant_diversion_from_sign_up_to_the_second_clean_up(asgi_server, new
     agree(guest, host, "ELR per side", {"value.american": "4", "value.german": "3"})
     assert "SAN 3 · ELR 4" in sheet(host)
     assert "Lt Hayes 8-1" in sheet(host)
+    # The Midday scenario's VP required (2.91) are cut from the text too.
+    agree(guest, host, "VP required to win the Midday scenario", {"value": "90"})
     values = {
         "vp.american": 63,
         "cvp_lost.american": 41,
@@ -256,3 +258,7 @@ def test_pleasant_diversion_from_sign_up_to_the_second_clean_up(asgi_server, new
     confirm(guest)
     for page in (host, guest):
         page.locator("#step-title", has_text="2.1 ").wait_for()
+    # 2.91-2.92 with the supplied 90: 90 − (63 + 20) = 7; 7 + (41 + 41) CVP = 89 PP,
+    # beside the 33 − 10 = 23 retained (3.4).
+    walk(host, guest, lambda p: title(p).startswith("3.4 "))
+    assert "You have 112 PP" in host.locator("#campaign-step").inner_text()
