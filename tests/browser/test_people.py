@@ -24,7 +24,7 @@ from tests.browser.helpers import (
 )
 from tests.conftest import ARTIFACTS
 from tests.purchase_helpers import campaign_at
-from tests.walk import host_game
+from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -158,8 +158,6 @@ def test_both_done_at_the_same_instant(
 ):
     log = ServerLog(asgi_server.log_path)
     campaign, alice, bob = _sicily(make_user)
-    from tests.walk import players_of
-
     players = players_of(campaign, alice, bob)
     players.results(**{"cvp_lost.axis": 0, "cvp_lost.british": 0, "san.axis": 3, "san.british": 3})
     pages = [
@@ -364,3 +362,24 @@ def test_every_step_of_a_refit_date_fits_a_phone(
         phone.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/{path}")
         assert horizontal_overflow(phone) <= 0, f"{path} scrolls sideways"
         assert_accessible(phone, f"{path} on a phone")
+
+
+def test_the_opponents_done_moves_nothing_under_the_pointer(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """At a step both sides finish, the first side's Done is pushed to the other page;
+    its Done button must stay where it was: a button that jumps as the player clicks
+    makes the click land beside it, and the click is lost (seen once in ten full
+    runs)."""
+    campaign, alice, bob = _sicily(make_user)
+    players_of(campaign, alice, bob).results(
+        **{"cvp_lost.axis": 0, "cvp_lost.british": 0, "san.axis": 3, "san.british": 3}
+    )
+    axis = _open(new_context, browser_login, asgi_server, campaign, alice)
+    brit = _open(new_context, browser_login, asgi_server, campaign, bob)
+    step = _title(brit).split(" ")[0]
+    button = brit.get_by_role("button", name=f"Done with {step}", exact=True)
+    before = button.bounding_box()
+    _done(axis, step)
+    brit.locator("#campaign-step .done", has_text="Done: Axis").wait_for()
+    assert button.bounding_box() == before
