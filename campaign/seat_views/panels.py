@@ -104,7 +104,6 @@ class StepPanel:
 
     at: str  # the position token a form carries
     can_act: bool
-    done: list[str]  # names of the sides that have done the step
     fields: list[FieldView] = field(default_factory=list)
     entered_by: str | None = None  # side name that entered the result
     tables: list[TableView] = field(default_factory=list)
@@ -138,11 +137,9 @@ class StepPanel:
 
 def build_panel(view: CampaignView) -> StepPanel:
     step = view.step_def
-    names = {s.id: s.name for s in view.module.sides}
     panel = StepPanel(
         at=view.at,
         can_act=view.viewer in view.waiting_for,
-        done=[names[x.id] for x in view.module.sides if x.id in view.done],
     )
     for show in kind_of(step.kind).shows:
         BUILDERS[show](view, panel)

@@ -43,7 +43,7 @@ def test_results_checklist_and_table_steps_with_live_progress(
     for page in (axis, british):
         page.locator("#step-title", has_text="3.601 Conclusion of Melee").wait_for()
     axis.get_by_role("button", name="Done with 3.601", exact=True).click()
-    british.locator("#campaign-step .done", has_text="Done: Axis").wait_for()
+    british.locator("#campaign-header .status-you").wait_for()  # the Axis is done
     axis.locator("#campaign-step .waiting").wait_for()
     british.get_by_role("button", name="Done with 3.601", exact=True).click()
 
@@ -69,7 +69,7 @@ def test_results_checklist_and_table_steps_with_live_progress(
     faces = [int(f) for f in british.locator(".rolls .roll .faces").inner_text().split("+")]
     assert final == sum(faces) + 3
     axis.get_by_role("button", name="Done with 3.606", exact=True).click()
-    british.locator("#campaign-step .done", has_text="Done: Axis").wait_for()
+    british.locator("#campaign-header .status-you").wait_for()  # the Axis is done
     british.get_by_role("button", name="Done with 3.606", exact=True).click()
     for page in (axis, british):
         page.locator("#step-title", has_text="3.607").wait_for()
