@@ -32,7 +32,14 @@ from django.http import Http404
 from django.template.loader import render_to_string
 from redis.exceptions import RedisError
 
-from campaign.fragments import CAMPAIGN_PARTS, ROSTER_PARTS, campaign_fragments, roster_fragments
+from campaign.fragments import (
+    CAMPAIGN_PARTS,
+    ROSTER_PARTS,
+    campaign_fragments,
+    roster_fragments,
+    shown,
+    unchanged,
+)
 from campaign.origin import page_origin
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.common import member_seat
@@ -191,7 +198,7 @@ class CampaignConsumer(ResilientConsumer):
         super().__init__(*args, **kwargs)
         # What this socket's page shows of each part: unchanged parts are not sent again,
         # so a push about presence does not wipe a form being filled in.
-        self.sent: dict[str, str] = {}
+        self.sent: dict[push.Part, str] = {}
         self.socket = uuid.uuid4().hex  # this socket's presence row
         self.stale = False  # a render failed: resync at the next heartbeat
         self._rendering = asyncio.Lock()  # one render-and-send at a time, in order
@@ -231,10 +238,10 @@ class CampaignConsumer(ResilientConsumer):
         await self.accept()
         await self.join_groups()
         await self.beat(sweep=True)
-        # The page says what it shows (?d=, the seat view's digest): a browser that
-        # reconnects after missing changes gets the current state at once; one that is
-        # up to date does not have its forms re-rendered.
-        await self.send_parts(set(push.Part), page_digest=self._query("d"))
+        # The page says what each of its parts shows (?shows=): a browser that
+        # reconnects after missing changes gets the parts that changed at once; a part
+        # that is up to date is not re-drawn under the player's pointer or typing.
+        await self.send_parts(set(push.Part), shows=shown(self._query("shows")))
         await self.announce()
         self._beating = asyncio.create_task(self._heartbeat())
 
@@ -324,53 +331,47 @@ class CampaignConsumer(ResilientConsumer):
 
     # ------------------------------------------------------------ rendering
 
-    async def send_parts(self, parts: set[push.Part], page_digest: str | None = None) -> None:
-        """Render ``parts`` for this seat and send those that changed.  Renders run one
-        at a time and each reads the committed state, so the last frame a page gets is
-        always the newest."""
+    async def send_parts(self, parts: set[push.Part], shows: dict[str, str] | None = None) -> None:
+        """Render ``parts`` for this seat and send those that differ from what the page
+        shows (``shows``: what the page said at connecting; after that, what was sent).
+        Renders run one at a time and each reads the committed state, so the last frame
+        a page gets is always the newest."""
         async with self._rendering:
             try:
-                rendered = await in_pool(self._render)(parts, page_digest is not None)
+                fragments = await in_pool(self._render)(parts)
             except OUTAGE as exc:
                 logger.warning("could not render a campaign socket's page (%s)", exc)
                 self.stale = True
                 return
-            if rendered is None:
-                return
-            digest, fragments = rendered
+            if shows is not None:
+                same = unchanged(fragments, shows)
+                self.sent.update((part, html) for part, html in fragments if part in same)
             changed = self.unsent(fragments)
-            if changed and (page_digest is None or page_digest != digest):
+            if changed:
                 await self.send(text_data="".join(changed))
 
-    def unsent(self, fragments: list[tuple[str, str]]) -> list[str]:
+    def unsent(self, fragments: list[tuple[push.Part, str]]) -> list[str]:
         """The fragments that differ from what the page shows, which it then shows."""
         changed = [html for part, html in fragments if self.sent.get(part) != html]
         self.sent.update(fragments)
         return changed
 
-    def _render(
-        self, parts: set[push.Part], digest: bool = False
-    ) -> tuple[str | None, list[tuple[str, str]]] | None:
-        """The fragments of ``parts`` for this seat, and (with ``digest``, when the page
-        said what it shows) the seat view's digest."""
+    def _render(self, parts: set[push.Part]) -> list[tuple[push.Part, str]]:
+        """The fragments of ``parts`` for this seat (none for a seat it no longer has)."""
         user = self.scope["user"]
         try:
             view = campaign_view(user, self.campaign_id)
         except Http404:
-            return None
+            return []
         if self.page == "roster":
             wanted = [p for p in ROSTER_PARTS if p in parts]
             if not wanted:
-                return None, []
-            roster = roster_view(view.campaign, view.viewer)
-            fragments: list[tuple[str, str]] = list(roster_fragments(roster, wanted, user=user))
-            return (roster.digest if digest else None), fragments
+                return []
+            return roster_fragments(roster_view(view.campaign, view.viewer), wanted, user=user)
         wanted = [p for p in CAMPAIGN_PARTS if p in parts]
         if not wanted:
-            return None, []
-        html = campaign_fragments(view, wanted, user=user, origin=page_origin(self.scope))
-        whole = digest and len(wanted) == len(CAMPAIGN_PARTS)
-        return (view.digest if whole else None), list(html)
+            return []
+        return campaign_fragments(view, wanted, user=user, origin=page_origin(self.scope))
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):

@@ -1,14 +1,22 @@
 """The fragments htmx swaps: one template per page part, rendered for one seat from
 its seat view.  The page, htmx answers and websocket pushes all render through here,
-so every channel shows the same."""
+so every channel shows the same.
+
+Each part's root carries its name and a fingerprint of what it shows
+(``data-part``/``data-fp``).  A page's socket says, when it (re)connects, what each
+part of the page shows; only the parts that differ are sent, so a part the player
+is working in is not re-drawn for nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.http import HttpRequest
 from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 
 from campaign.seat_views.campaign_page import CampaignView
 from campaign.seat_views.roster import RosterView
@@ -32,6 +40,57 @@ ROSTER_PARTS: dict[Part, str] = {
 }
 
 
+# What differs between renders of the same content: the swap marker (a page's own
+# parts have none) and the per-request CSRF token (a socket's render has none).
+_PER_RENDER = re.compile(r'hx-swap-oob="true"|(?<=name="csrfmiddlewaretoken" value=")[^"]*')
+_ROOT = re.compile(r"<section\b")
+_SHOWS = re.compile(r"([a-z_]+)\.([0-9a-f]{8})")
+
+
+def fingerprint(html: str) -> str:
+    """What a part shows, in eight hex digits: equal for the page's render, an htmx
+    answer and a socket's push of the same content."""
+    return hashlib.sha256(_PER_RENDER.sub("", html).encode()).hexdigest()[:8]
+
+
+def _stamped(part: Part, html: str) -> str:
+    stamp = f'<section data-part="{part}" data-fp="{fingerprint(html)}"'
+    stamped, found = _ROOT.subn(stamp, html, count=1)
+    if not found:
+        raise ValueError(f"the {part} part's template has no <section> root")
+    return mark_safe(stamped)  # a rendered template, stamped with a name and hex digits
+
+
+def shown(query: str | None) -> dict[str, str]:
+    """A page's ``shows`` (``part.fingerprint`` pairs, comma-separated): what each of
+    its parts shows.  Anything malformed is ignored (that part is sent)."""
+    return {m.group(1): m.group(2) for m in map(_SHOWS.fullmatch, (query or "").split(",")) if m}
+
+
+def unchanged(fragments: Iterable[tuple[Part, str]], shows: Mapping[str, str]) -> set[Part]:
+    """The parts among ``fragments`` that show what the page already shows."""
+    return {part for part, html in fragments if shows.get(part) == _fp_of(html)}
+
+
+_FP = re.compile(r'data-fp="([0-9a-f]{8})"')
+
+
+def _fp_of(html: str) -> str | None:
+    match = _FP.search(html)
+    return match.group(1) if match else None
+
+
+def _render(
+    templates: Mapping[Part, str], parts: Iterable[Part], context: dict[str, Any], request: Any
+) -> list[tuple[Part, str]]:
+    wanted = set(parts)
+    return [
+        (part, _stamped(part, render_to_string(template, context, request=request)))
+        for part, template in templates.items()
+        if part in wanted
+    ]
+
+
 def campaign_fragments(
     view: CampaignView,
     parts: Iterable[Part],
@@ -39,15 +98,12 @@ def campaign_fragments(
     user: Any,
     origin: str,
     request: HttpRequest | None = None,
+    oob: bool = True,
 ) -> list[tuple[Part, str]]:
     """(part, html) for each campaign-page part asked for, each marked for an
-    out-of-band swap."""
-    context = {"view": view, "oob": True, "origin": origin, "user": user}
-    return [
-        (part, render_to_string(CAMPAIGN_PARTS[part], context, request=request))
-        for part in CAMPAIGN_PARTS
-        if part in set(parts)
-    ]
+    out-of-band swap (``oob``; the page itself renders its parts without)."""
+    context = {"view": view, "oob": oob, "origin": origin, "user": user}
+    return _render(CAMPAIGN_PARTS, parts, context, request)
 
 
 def roster_fragments(
@@ -56,10 +112,7 @@ def roster_fragments(
     *,
     user: Any,
     request: HttpRequest | None = None,
+    oob: bool = True,
 ) -> list[tuple[Part, str]]:
-    context = {"roster": roster, "oob": True, "user": user}
-    return [
-        (part, render_to_string(ROSTER_PARTS[part], context, request=request))
-        for part in ROSTER_PARTS
-        if part in set(parts)
-    ]
+    context = {"roster": roster, "oob": oob, "user": user}
+    return _render(ROSTER_PARTS, parts, context, request)

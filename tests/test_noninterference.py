@@ -11,9 +11,9 @@ dashboard, export, the scenario sheet as page, text and JSON), the notices built
 him (issue 20), the htmx answer to each of his own actions and the websocket
 frames his consumers send after every change — modulo CSRF tokens and the random
 references of purchases and units (renamed in order of first appearance: a random
-reference tells only which record it names).  A page's digest (``?d=``, for a
-reconnecting socket) hashes the seat view, references included, so it is compared
-through what it hashes: the page, state.json and the roster.
+reference tells only which record it names).  A part's fingerprint (``data-fp``, what a
+reconnecting socket says its page shows) hashes the part's HTML, references
+included, so it is compared through what it hashes: the part itself.
 
 Every world starts from the same state (``Start``: built once per test from an empty
 database with its sequences reset; each world rolls back to it, sequences included),
@@ -362,11 +362,7 @@ class World:
         if not parts:
             return
         for page, consumer in self.consumers.items():
-            rendered = consumer._render(parts)
-            if rendered is None:
-                continue
-            _, fragments = rendered
-            changed = consumer.unsent(fragments)
+            changed = consumer.unsent(consumer._render(parts))
             if changed:
                 self.log.append(f"frame {page} after {what}: " + "".join(changed))
 
@@ -595,13 +591,13 @@ def body(response) -> str:
 # --------------------------------------------------------------------------- normalising
 
 CSRF = re.compile(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[^"]+')
-DIGEST = re.compile(r"([?&]d=)[0-9a-f]{16}")
+FINGERPRINT = re.compile(r'(data-fp=")[0-9a-f]{8}')
 REF = re.compile(r"(?<![A-Za-z0-9])[a-z2-9]{12}(?![A-Za-z0-9])")
 
 
 def normalised(world: World) -> list[str]:
     """The observer's log with what is drawn afresh per request or per record renamed:
-    CSRF tokens, page digests, and purchase/unit references in order of first
+    CSRF tokens, part fingerprints, and purchase/unit references in order of first
     appearance."""
     names: dict[str, str] = {}
 
@@ -614,7 +610,7 @@ def normalised(world: World) -> list[str]:
     out = []
     for entry in world.log:
         entry = CSRF.sub(r"\1CSRF", entry)
-        entry = DIGEST.sub(r"\1DIGEST", entry)
+        entry = FINGERPRINT.sub(r"\1FP", entry)
         out.append(REF.sub(rename, entry))
     return out
 

@@ -1,5 +1,7 @@
 """The websocket endpoint is authenticated by the session and refuses anonymous sockets."""
 
+import re
+
 import pytest
 from asgiref.sync import sync_to_async
 from autobahn.exception import Disconnected as DaphneDisconnected
@@ -138,3 +140,70 @@ async def test_a_push_racing_the_browsers_close_is_dropped_not_raised(closed):
     assert consumer.closing
     await consumer.send(text_data="<div id='sides'></div>")
     assert len(attempts) == 1, "a closing socket is sent nothing more"
+
+
+def _page_shows(user, campaign, path: str = "") -> dict[str, str]:
+    """What each part of ``user``'s page shows, as its socket reports it (``shows``)."""
+    client = Client()
+    client.force_login(user)
+    html = client.get(f"/campaigns/{campaign.pk}/{path}").content.decode()
+    return dict(re.findall(r'data-part="([a-z_]+)" data-fp="([0-9a-f]{8})"', html))
+
+
+async def _socket_showing(campaign, user, shows: dict[str, str], page: str = ""):
+    cookie = await sync_to_async(_session_cookie)(user)
+    query = ",".join(f"{part}.{fp}" for part, fp in shows.items())
+    comm = WebsocketCommunicator(
+        application,
+        f"/ws/campaigns/{campaign.pk}/?{page}shows={query}",
+        headers=[ORIGIN, HOST, (b"cookie", cookie)],
+    )
+    connected, _ = await comm.connect()
+    assert connected
+    return comm
+
+
+def _parts_in(frame: str) -> list[str]:
+    return re.findall(r'data-part="([a-z_]+)"', frame)
+
+
+async def test_a_connecting_page_is_sent_only_the_parts_it_does_not_show(hosted):
+    """The page says what each part shows; at connecting, only the parts that differ
+    are sent.  Before: the page sent one digest of the whole seat view, which counted
+    the player's own presence (offline while the page loaded), so every page got all
+    its parts again just after its socket opened, and a click under way on its step
+    part was lost.  A part whose fingerprint is stale or missing is sent."""
+    campaign, alice, bob = hosted
+    alice_ws = await _socket_showing(
+        campaign, alice, await sync_to_async(_page_shows)(alice, campaign)
+    )
+    assert await alice_ws.receive_nothing(timeout=0.5)
+    shows = await sync_to_async(_page_shows)(bob, campaign)
+    assert {"header", "step", "sides", "record", "log"} <= set(shows)
+    bob_ws = await _socket_showing(campaign, bob, shows)
+    assert _parts_in(await alice_ws.receive_from(timeout=3)) == ["sides"]  # bob is online
+    assert await bob_ws.receive_nothing(timeout=0.5)
+    await bob_ws.disconnect()
+    assert _parts_in(await alice_ws.receive_from(timeout=3)) == ["sides"]  # and offline
+    # A page that shows an older step, and one that says nothing of its log.
+    stale = {**shows, "step": "00000000"}
+    del stale["log"]
+    bob_ws = await _socket_showing(campaign, bob, stale)
+    frame = await bob_ws.receive_from(timeout=3)
+    assert _parts_in(frame) == ["step", "log"]
+    await bob_ws.disconnect()
+    await alice_ws.disconnect()
+
+
+async def test_the_roster_page_says_what_it_shows_too(hosted):
+    campaign, alice, _ = hosted
+    shows = await sync_to_async(_page_shows)(alice, campaign, "roster/")
+    assert set(shows) == {"roster", "roster_record", "forces", "charts"}
+    comm = await _socket_showing(campaign, alice, shows, page="page=roster&")
+    assert await comm.receive_nothing(timeout=0.5)
+    await comm.disconnect()
+    comm = await _socket_showing(
+        campaign, alice, {**shows, "forces": "0badf00d"}, page="page=roster&"
+    )
+    assert _parts_in(await comm.receive_from(timeout=3)) == ["forces"]
+    await comm.disconnect()

@@ -4,8 +4,6 @@ renders only some parts reads only what those parts need."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -366,15 +364,6 @@ class CampaignView:
         data = {name: plain(getattr(self, name)) for name in JSON_FIELDS}
         data["invitation_open"] = self.invitation is not None
         return data
-
-    @property
-    def digest(self) -> str:
-        """A fingerprint of what this seat sees.  Pages carry it so a reconnecting
-        socket knows whether the page is out of date; it changes only when the seat's
-        own view changes, so it counts nothing the seat may not see."""
-        data = {**self.as_json(), "invitation": self.invitation}
-        blob = json.dumps(data, sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 def campaign_view(user: Any, campaign_id: object) -> CampaignView:

@@ -3,8 +3,6 @@ retained forces, in a fixed number of queries whatever the number of dates."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 
 from campaign.charts import line_chart
@@ -19,7 +17,7 @@ from campaign.models import (
     ScenarioResult,
     Unit,
 )
-from campaign.seat_views.common import PurchaseLine, plain, record_lines, visible_purchases
+from campaign.seat_views.common import PurchaseLine, record_lines, visible_purchases
 from campaign.selectors import module_of
 from campaign.services.units import label
 from rules import machine
@@ -81,11 +79,6 @@ class RosterView:
     points_chart: str  # server-rendered SVG
     cvp_chart: str
     fortifications: list[str] = field(default_factory=list)  # the roster's FORTIFICATIONS
-
-    @property
-    def digest(self) -> str:
-        blob = json.dumps(plain(self), sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 def roster_view(campaign: Campaign, side: str) -> RosterView:

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.forms import CreateCampaignForm
+from campaign.fragments import CAMPAIGN_PARTS, ROSTER_PARTS, campaign_fragments, roster_fragments
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.common import member_seat
 from campaign.seat_views.dashboard import dashboard_rows
@@ -58,11 +59,11 @@ def create(request: HttpRequest) -> HttpResponse:
 @require_GET
 def campaign_page(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     view = campaign_view(request.user, campaign_id)
-    return render(
-        request,
-        "campaign/campaign.html",
-        {"view": view, "origin": page_origin(request)},
+    origin = page_origin(request)
+    parts = campaign_fragments(
+        view, CAMPAIGN_PARTS, user=request.user, origin=origin, request=request, oob=False
     )
+    return render(request, "campaign/campaign.html", {"view": view, "parts": dict(parts)})
 
 
 @login_required
@@ -76,11 +77,8 @@ def state_json(request: HttpRequest, campaign_id: UUID) -> JsonResponse:
 def roster(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     campaign, seat = member_seat(request.user, campaign_id)
     view = roster_view(campaign, seat.side)
-    return render(
-        request,
-        "campaign/roster.html",
-        {"roster": view, "digest": view.digest},
-    )
+    parts = roster_fragments(view, ROSTER_PARTS, user=request.user, request=request, oob=False)
+    return render(request, "campaign/roster.html", {"roster": view, "parts": dict(parts)})
 
 
 @login_required

@@ -8,6 +8,20 @@
   function isCampaignSocket(elt) {
     return elt && elt.hasAttribute && elt.hasAttribute("data-campaign-socket");
   }
+  // Each time the campaign socket (re)connects, it says what each part of the page
+  // shows now (its fingerprint, data-fp): the server sends only the parts that
+  // differ, so a part the player is clicking or typing in is not re-drawn for nothing.
+  var openSocket = htmx.createWebSocket;
+  htmx.createWebSocket = function (url) {
+    if (url.indexOf("/ws/campaigns/") >= 0) {
+      var shows = [];
+      document.querySelectorAll("[data-part][data-fp]").forEach(function (el) {
+        shows.push(el.dataset.part + "." + el.dataset.fp);
+      });
+      url += (url.indexOf("?") >= 0 ? "&" : "?") + "shows=" + shows.join(",");
+    }
+    return openSocket(url);
+  };
   document.addEventListener("htmx:wsOpen", function (evt) {
     if (isCampaignSocket(evt.target)) document.body.dataset.live = "1";
   });

@@ -393,3 +393,59 @@ def test_the_opponents_done_neither_moves_nor_swallows_a_click_under_way(
             "old => !document.querySelector('#step-title').innerText.startsWith(old + ' ')",
             arg=step,
         )
+
+
+# Tags every part of the page as it was loaded: a part re-drawn by a push loses its tag.
+_TAG_PARTS_AT_LOAD = """
+document.addEventListener("htmx:wsOpen", e => {
+  if (!e.target.hasAttribute("data-campaign-socket")) return;
+  window.refitSocket = e.detail.socketWrapper;
+  window.refitOpens = (window.refitOpens || 0) + 1;
+});
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("[data-part]").forEach(el => { el.refitTag = true; });
+});
+"""
+_UNTAGGED = (
+    "Array.from(document.querySelectorAll('[data-part]')).filter(el => !el.refitTag)"
+    ".map(el => el.dataset.part)"
+)
+
+
+def test_a_page_is_not_re_drawn_when_its_socket_connects_or_reconnects(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """The page's socket says what each part shows; the server sends only what differs.
+    Before: every page got all its parts again just after its socket opened (the
+    page's digest counted its player's own presence, offline while the page loaded),
+    so a click made then on a Done button was lost (CI, once).  After a push, a
+    reconnecting socket reports what the page shows now, not what it loaded with."""
+    campaign, alice, bob = _sicily(make_user)
+    players_of(campaign, alice, bob).results(
+        **{"cvp_lost.axis": 0, "cvp_lost.british": 0, "san.axis": 3, "san.british": 3}
+    )
+    axis = _open(new_context, browser_login, asgi_server, campaign, alice)
+    context = new_context()
+    context.add_init_script(_TAG_PARTS_AT_LOAD)
+    brit = browser_login(context, bob).new_page()
+    for path in ("", "roster/", ""):  # the first time, this player is offline as it loads
+        brit.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/{path}")
+        brit.locator("body[data-live='1']").wait_for()
+        brit.wait_for_timeout(1000)  # what the socket sends at connecting has arrived
+        assert brit.evaluate(_UNTAGGED) == [], path
+    step = _title(brit).split(" ")[0]
+    _done(axis, step)  # a push re-draws the British header (waiting for: you) ...
+    brit.locator("#campaign-header .status-you").wait_for()
+    redrawn = brit.evaluate(_UNTAGGED)
+    assert "header" in redrawn and "step" not in redrawn, redrawn
+    brit.evaluate("document.querySelectorAll('[data-part]').forEach(el => { el.refitTag = true; })")
+    brit.evaluate("window.refitSocket.reconnect()")  # ... and the socket reconnects
+    brit.wait_for_function("window.refitOpens === 2")
+    brit.wait_for_timeout(1000)
+    assert brit.evaluate(_UNTAGGED) == []
+    _done(brit, step)  # the page is live: the step moves on in both browsers
+    for page in (axis, brit):
+        page.wait_for_function(
+            "old => !document.querySelector('#step-title').innerText.startsWith(old + ' ')",
+            arg=step,
+        )
