@@ -154,29 +154,30 @@ def chromium():
 
 @pytest.fixture
 def new_context(chromium, request):
-    """Isolated browser contexts (one per player); each page's last state is saved as
-    a screenshot in var/artifacts/ when the test ends."""
+    """Isolated browser contexts (one per player).  axe-core checks every kind of page
+    the test visits, as it first loads, and every page the test leaves open, as the
+    player left it; each page's last state is saved as a screenshot in var/artifacts/."""
+    from tests.browser.helpers import PageAudit
+
     contexts = []
+    audit = PageAudit()
 
     def make(**options):
         ctx = chromium.new_context(**options)
         ctx.set_default_timeout(10_000)
+        ctx.on("page", audit.watch)
         contexts.append(ctx)
         return ctx
 
     yield make
-    from tests.browser.helpers import accessibility_problems
-
-    problems = []
     for i, ctx in enumerate(contexts):
         for j, page in enumerate(ctx.pages):
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             name = request.node.name.replace("/", "_")
             page.screenshot(path=str(ARTIFACTS / f"{name}-{i}-{j}.png"), full_page=True)
-            if page.url.startswith("http"):
-                problems += [f"{page.url}: {p}" for p in accessibility_problems(page)]
+            audit.check(page, "as left")
         ctx.close()
-    # Every page a browser test leaves open is checked by axe-core as the player left it.
+    problems = audit.problems
     assert not problems, "accessibility (axe-core, serious/critical):\n" + "\n".join(problems)
 
 

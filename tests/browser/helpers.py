@@ -4,11 +4,21 @@ server answered no click with a 5xx."""
 
 from __future__ import annotations
 
+import re
+from urllib.parse import urlsplit
+
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.servers import ServerLog
 
-__all__ = ["ServerLog", "accessibility_problems", "assert_accessible", "horizontal_overflow"]
+__all__ = [
+    "PageAudit",
+    "ServerLog",
+    "accessibility_problems",
+    "assert_accessible",
+    "horizontal_overflow",
+]
 
 BLOCKING = {"serious", "critical"}
 PHONE = {"width": 390, "height": 844}
@@ -24,6 +34,40 @@ def accessibility_problems(page) -> list[str]:
         for v in results.response["violations"]
         if v.get("impact") in BLOCKING
     ]
+
+
+class PageAudit:
+    """axe-core on each kind of page (its path, ids and tokens aside) as it first
+    loads in a test, and on any page when asked.  A page that navigates away while
+    being checked is checked at its next load."""
+
+    _IDS = re.compile(r"/[0-9a-f-]{32,36}/|/[A-Za-z0-9_-]{20,}/")
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+        self.problems: list[str] = []
+
+    def watch(self, page) -> None:
+        page.on("load", lambda: self.first_load(page))
+
+    def first_load(self, page) -> None:
+        kind = self._IDS.sub("/<id>/", urlsplit(page.url).path)
+        if kind not in self.seen:
+            self.seen.add(kind)
+            if not self.check(page, "as loaded"):
+                self.seen.discard(kind)
+
+    def check(self, page, when: str) -> bool:
+        """Record the page's serious and critical violations; False if it could not
+        be checked (closed, or navigating)."""
+        if not page.url.startswith("http") or page.is_closed():
+            return True
+        try:
+            found = accessibility_problems(page)
+        except PlaywrightError:
+            return False
+        self.problems += [f"{page.url} ({when}): {p}" for p in found]
+        return True
 
 
 def assert_accessible(page, where: str = "") -> None:
