@@ -56,8 +56,11 @@ def sheet(page) -> str:
 
 
 def buy(page, name: str) -> None:
+    """Buy, and wait until the purchase is listed among the side's RGs (an OB line may
+    already be there: the list must grow, else the next Done may overtake the buy)."""
+    listed = page.locator(".purchases li").count()
     page.get_by_role("button", name=name, exact=True).click()
-    page.locator(".purchases li").first.wait_for()
+    page.wait_for_function("n => document.querySelectorAll('.purchases li').length > n", arg=listed)
 
 
 def chits(host_chit: str, guest_chit: str):
