@@ -724,7 +724,13 @@ def frozen(monkeypatch):
     start is built once, from an empty database)."""
     monkeypatch.setattr(timezone, "now", lambda: FROZEN)
     monkeypatch.setattr(dice, "new_seed", lambda: (SEED, dice.seed_hash(SEED)))
-    monkeypatch.setattr(Campaign._meta.get_field("id"), "default", lambda: CAMPAIGN_ID)
+    field = Campaign._meta.get_field("id")
+    # Django caches a field's default getter (``_get_default``): dropped on the way in
+    # and out, so later tests in this process draw random UUIDs again.
+    field.__dict__.pop("_get_default", None)
+    monkeypatch.setattr(field, "default", lambda: CAMPAIGN_ID)
+    yield
+    field.__dict__.pop("_get_default", None)
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
