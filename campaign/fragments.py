@@ -68,16 +68,13 @@ def shown(query: str | None) -> dict[str, str]:
 
 
 def unchanged(fragments: Iterable[tuple[Part, str]], shows: Mapping[str, str]) -> set[Part]:
-    """The parts among ``fragments`` that show what the page already shows."""
-    return {part for part, html in fragments if shows.get(part) == _fp_of(html)}
-
-
-_FP = re.compile(r'data-fp="([0-9a-f]{8})"')
-
-
-def _fp_of(html: str) -> str | None:
-    match = _FP.search(html)
-    return match.group(1) if match else None
+    """The parts among ``fragments`` that show what the page already shows (their
+    stamp carries the fingerprint the page reported)."""
+    return {
+        part
+        for part, html in fragments
+        if part in shows and f'<section data-part="{part}" data-fp="{shows[part]}"' in html
+    }
 
 
 def _render(
