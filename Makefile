@@ -32,8 +32,12 @@ run: $(VENV)/.installed
 	@echo "Refit on http://$(HOST):$(PORT)/ (embedded default: SQLite + in-memory layer)"
 	REFIT_BASE_URL=$(REFIT_BASE_URL) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) config.asgi:application
 
+# PostgreSQL's fsync: off for the suite's throw-away data (a target-specific value
+# reaches the services prerequisite), on for the bench and by default.
+PG_FSYNC ?= on
+test: PG_FSYNC = off
 services:
-	REFIT_PG_PORT=$(PG_PORT) REFIT_REDIS_PORT=$(REDIS_PORT) scripts/services.sh
+	REFIT_PG_PORT=$(PG_PORT) REFIT_REDIS_PORT=$(REDIS_PORT) REFIT_PG_FSYNC=$(PG_FSYNC) scripts/services.sh
 
 test: $(VENV)/.installed services
 	@start=$$(date +%s); status=0; \

@@ -46,6 +46,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="needs Redis (REDIS_URL)"))
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep the call phase's report on the item: fixtures' teardown reads whether the
+    test failed (``new_context`` saves screenshots only then)."""
+    report = yield
+    if report.when == "call":
+        item.refit_call_report = report
+    return report
+
+
 @pytest.fixture(scope="session", autouse=True)
 def fast_passwords():
     """The default PBKDF2 hash costs ~0.3 s a user on purpose; tests make hundreds."""
@@ -156,7 +166,8 @@ def chromium():
 def new_context(chromium, request):
     """Isolated browser contexts (one per player).  axe-core checks every kind of page
     the test visits, as it first loads, and every page the test leaves open, as the
-    player left it; each page's last state is saved as a screenshot in var/artifacts/."""
+    player left it; when the test failed, each page's last state is saved as a
+    screenshot in var/artifacts/."""
     from tests.browser.helpers import PageAudit
 
     contexts = []
@@ -170,11 +181,14 @@ def new_context(chromium, request):
         return ctx
 
     yield make
+    report = getattr(request.node, "refit_call_report", None)
+    failed = report is None or report.failed
     for i, ctx in enumerate(contexts):
         for j, page in enumerate(ctx.pages):
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            name = request.node.name.replace("/", "_")
-            page.screenshot(path=str(ARTIFACTS / f"{name}-{i}-{j}.png"), full_page=True)
+            if failed:  # a full-page screenshot costs Chromium ~0.5 s: kept for failures
+                ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                name = request.node.name.replace("/", "_")
+                page.screenshot(path=str(ARTIFACTS / f"{name}-{i}-{j}.png"), full_page=True)
             audit.check(page, "as left")
         ctx.close()
     problems = audit.problems
