@@ -1,0 +1,55 @@
+"""The template tags that replace per-row template loops: the same HTML, escaped."""
+
+import uuid
+from types import SimpleNamespace
+
+from django.template import engines
+from django.urls import reverse
+
+CID = uuid.UUID("19191919-1919-4919-9191-191919191919")
+
+
+def render(source: str, **context) -> str:
+    return engines["django"].from_string("{% load refit %}" + source).render(context)
+
+
+def test_an_action_form_opens_with_its_url_token_and_stamp():
+    html = render(
+        '{% action_form "buy" class="inline" confirm=ask %}',
+        view=SimpleNamespace(campaign_id=CID),
+        p=SimpleNamespace(at="3.601:2"),
+        csrf_token="tok",
+        ask='Buy "I4"? <now>',
+    )
+    url = reverse("act", args=[CID, "buy"])
+    assert html == (
+        f'\n<form method="post" action="{url}" hx-post="{url}" hx-swap="none" class="inline"'
+        ' hx-confirm="Buy &quot;I4&quot;? &lt;now&gt;">\n'
+        '  <input type="hidden" name="csrfmiddlewaretoken" value="tok">\n'
+        '  <input type="hidden" name="at" value="3.601:2">\n'
+    )
+
+
+def test_an_action_form_defaults_and_takes_the_panel_it_is_given():
+    html = render(
+        '{% action_form "finish" %}|{% action_form "rg-state" p=other %}',
+        view=SimpleNamespace(campaign_id=CID),
+        other=SimpleNamespace(at="elsewhere"),
+    )
+    first, second = html.split("|")
+    assert 'class="action"' in first and "hx-confirm" not in first
+    assert 'name="at" value=""' in first and 'name="csrfmiddlewaretoken" value=""' in first
+    assert reverse("act", args=[CID, "rg-state"]) in second and 'value="elsewhere"' in second
+
+
+def test_options_mark_the_selected_value_and_escape_labels():
+    html = render(
+        "{% options choices chosen %}/{% options choices %}",
+        choices=[("ok", "OK"), ("<b>", 'A & "B"')],
+        chosen="<b>",
+    )
+    assert html == (
+        '<option value="ok">OK</option><option value="&lt;b&gt;" selected>A &amp; &quot;B&quot;'
+        '</option>/<option value="ok">OK</option><option value="&lt;b&gt;">A &amp; &quot;B&quot;'
+        "</option>"
+    )
