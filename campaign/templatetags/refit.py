@@ -33,7 +33,7 @@ def action_form(context: template.Context, action: str, **options: Any) -> SafeS
     url = urls.get((campaign_id, action))
     if url is None:
         url = urls[campaign_id, action] = reverse("act", args=[campaign_id, action])
-    panel = options["p"] if "p" in options else context.get("p")
+    panel = options.get("p", context.get("p"))
     confirm = options.get("confirm")
     return format_html(
         '\n<form method="post" action="{0}" hx-post="{0}" hx-swap="none" class="{1}"{2}>\n'
@@ -43,7 +43,7 @@ def action_form(context: template.Context, action: str, **options: Any) -> SafeS
         options.get("class") or "action",
         format_html(' hx-confirm="{}"', confirm) if confirm else "",
         context.get("csrf_token") or "",
-        getattr(panel, "at", "") if panel is not None else "",
+        getattr(panel, "at", ""),
     )
 
 
