@@ -222,16 +222,50 @@ def _load_all_once(directory: Path):
     return _PARSED_MODULES[key]
 
 
-@pytest.fixture
-def modules(db, monkeypatch):
-    """The three seed modules and the test fixture module, loaded."""
+def load_test_modules() -> None:
+    """Load the three seed modules and the test fixture module."""
     from campaign.services import modules as service
     from rules.loader import MODULE_DIR
 
-    with monkeypatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch:
         patch.setattr(service, "load_all", _load_all_once)
         service.load_modules(directory=MODULE_DIR)
         service.load_modules(directory=FIXTURE_MODULES)
+
+
+@pytest.fixture
+def modules(db):
+    """The three seed modules and the test fixture module, loaded."""
+    load_test_modules()
+
+
+@pytest.fixture(scope="module")
+def module_db(django_db_setup, django_db_blocker):
+    """Data built once for a test module: it is written inside a transaction that stays
+    open while the module's tests run (each test's ``db`` transaction is a savepoint in
+    it, so what a test changes rolls back to the shared data) and that rolls back after
+    the last one.  Yields a context manager to build the data in; for tests that use
+    ``db``, not ``transactional_db`` (which commits), in a module whose every test
+    starts from that data (the module's other tests would see it too)."""
+    from contextlib import contextmanager
+
+    from django.db import transaction
+
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+
+    @contextmanager
+    def building():
+        with django_db_blocker.unblock():
+            yield
+
+    try:
+        yield building
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
 
 
 @pytest.fixture

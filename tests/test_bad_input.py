@@ -2,11 +2,13 @@
 refused request changes nothing."""
 
 import pytest
+from django.contrib.auth.models import User
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaign.models import Campaign, Event, Purchase, Roll, Seat, StepMark, Unit
 from campaign.views.actions import ACTIONS as VIEW_ACTIONS
+from tests.conftest import load_test_modules
 from tests.purchase_helpers import campaign_at
 
 pytestmark = pytest.mark.django_db
@@ -80,7 +82,7 @@ SETTINGS = settings(
 
 
 def snapshot(campaign_id):
-    c = Campaign.objects.get(pk=campaign_id)
+    c = Campaign.objects.only("step_index", "cycle", "date_index").get(pk=campaign_id)
     return (
         c.step_index,
         c.cycle,
@@ -98,9 +100,22 @@ def snapshot(campaign_id):
     )
 
 
+@pytest.fixture(scope="module")
+def sicily_purchase_step(module_db):
+    """Sicily at its purchase step, walked to once for the module (every test starts
+    from it: what a test changes rolls back)."""
+    with module_db():
+        load_test_modules()
+        users = [
+            User.objects.create_user(name, password="x-9") for name in ("shared-a", "shared-b")
+        ]
+        players, _ = campaign_at("sicily", "i", "jul14pm", tuple(users))
+    return players
+
+
 @pytest.fixture
-def purchase_campaign(modules, make_user, login):
-    players, _ = campaign_at("sicily", "i", "jul14pm", (make_user("a"), make_user("b")))
+def purchase_campaign(sicily_purchase_step, db, login):
+    players = sicily_purchase_step
     return players, login(players.users["axis"])
 
 

@@ -55,7 +55,10 @@ class Players:
 
     @property
     def campaign(self) -> Campaign:
-        return Campaign.objects.get(pk=self.campaign_id)
+        # Without the module's data (read once per process by ``module_of``): the walks
+        # read the campaign at every step, and decoding that JSON each time was a tenth
+        # of a walk's time.
+        return Campaign.objects.defer("module_data").get(pk=self.campaign_id)
 
     @property
     def step(self):
