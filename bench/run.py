@@ -501,8 +501,9 @@ async def reveal_and_floor(ports: list[int], ids: list[str], cookies: dict[str, 
             await layer.group_send(f"bench-echo-{n}", {"type": "bench.echo", "text": "x"})
             arrived = await asyncio.wait_for(asyncio.gather(*echoes), 10)
             floor.append((max(arrived) - start) * 1000)
-            # ... then the 2nd lock (Blue) and its reveal on both sockets.
-            reveals = [inbox.expect(cid, who, "Initiative revealed") for who in ("alice", "bob")]
+            # ... then the 2nd lock (Blue) and its reveal on both sockets: the result in
+            # the page's header (the first frame of the change; the log line follows).
+            reveals = [inbox.expect(cid, who, 'id="initiative-result"') for who in ("alice", "bob")]
             start = time.perf_counter()
             r = await http.post(
                 f"http://127.0.0.1:{b}/campaigns/{cid}/act/chit/",

@@ -41,7 +41,7 @@ from campaign.fragments import (
     unchanged,
 )
 from campaign.origin import page_origin
-from campaign.seat_views.campaign_page import campaign_view
+from campaign.seat_views.campaign_page import CampaignView, campaign_view
 from campaign.seat_views.common import member_seat
 from campaign.seat_views.roster import roster_view
 from campaign.services import presence, push
@@ -54,6 +54,17 @@ SIGNED_OUT_CLOSE_CODE = 4403
 
 # What a server behind a socket may do: be unreachable, time out, or fail.
 OUTAGE = (OSError, asyncio.TimeoutError, RedisError, DatabaseError)
+# What a player reads first on the campaign page: the header (the initiative result,
+# whom the campaign waits for), the step and the sides.  A change's push sends them in
+# a frame of their own before the other parts, so a reveal or a move shows without
+# waiting for the purchase records and the log to render.
+FIRST_PARTS = frozenset({push.Part.HEADER, push.Part.STEP, push.Part.SIDES})
+
+
+def batches(parts: set[push.Part]) -> list[set[push.Part]]:
+    """The frames a change's ``parts`` are rendered and sent in, in order."""
+    return [batch for batch in (parts & FIRST_PARTS, parts - FIRST_PARTS) if batch]
+
 
 # What the ASGI server raises on a send to a socket that is closing or closed: the
 # ASGI spec asks for an OSError (uvicorn's ClientDisconnected); daphne raises
@@ -335,20 +346,37 @@ class CampaignConsumer(ResilientConsumer):
         """Render ``parts`` for this seat and send those that differ from what the page
         shows (``shows``: what the page said at connecting; after that, what was sent).
         Renders run one at a time and each reads the committed state, so the last frame
-        a page gets is always the newest."""
+        a page gets is always the newest.  The parts a player reads first go in a frame
+        of their own (``FIRST_PARTS``), rendered from the same seat view as the rest."""
         async with self._rendering:
             try:
-                fragments = await in_pool(self._render)(parts)
+                view = await in_pool(self._seat_view)()
             except OUTAGE as exc:
-                logger.warning("could not render a campaign socket's page (%s)", exc)
-                self.stale = True
+                self._not_rendered(exc)
                 return
-            if shows is not None:
-                same = unchanged(fragments, shows)
-                self.sent.update((part, html) for part, html in fragments if part in same)
-            changed = self.unsent(fragments)
-            if changed:
-                await self.send(text_data="".join(changed))
+            if view is None:
+                return
+            for batch in batches(parts):
+                try:
+                    fragments = await in_pool(self._render)(view, batch)
+                except OUTAGE as exc:
+                    self._not_rendered(exc)
+                    return
+                await self._send_fragments(fragments, shows)
+
+    def _not_rendered(self, exc: BaseException) -> None:
+        logger.warning("could not render a campaign socket's page (%s)", exc)
+        self.stale = True
+
+    async def _send_fragments(
+        self, fragments: list[tuple[push.Part, str]], shows: dict[str, str] | None
+    ) -> None:
+        if shows is not None:
+            same = unchanged(fragments, shows)
+            self.sent.update((part, html) for part, html in fragments if part in same)
+        changed = self.unsent(fragments)
+        if changed:
+            await self.send(text_data="".join(changed))
 
     def unsent(self, fragments: list[tuple[push.Part, str]]) -> list[str]:
         """The fragments that differ from what the page shows, which it then shows."""
@@ -356,13 +384,16 @@ class CampaignConsumer(ResilientConsumer):
         self.sent.update(fragments)
         return changed
 
-    def _render(self, parts: set[push.Part]) -> list[tuple[push.Part, str]]:
-        """The fragments of ``parts`` for this seat (none for a seat it no longer has)."""
-        user = self.scope["user"]
+    def _seat_view(self) -> CampaignView | None:
+        """This seat's view of the campaign (None for a seat it no longer has)."""
         try:
-            view = campaign_view(user, self.campaign_id)
+            return campaign_view(self.scope["user"], self.campaign_id)
         except Http404:
-            return []
+            return None
+
+    def _render(self, view: CampaignView, parts: set[push.Part]) -> list[tuple[push.Part, str]]:
+        """The fragments of ``parts`` of this socket's page, from the seat's view."""
+        user = self.scope["user"]
         if self.page == "roster":
             wanted = [p for p in ROSTER_PARTS if p in parts]
             if not wanted:

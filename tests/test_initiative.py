@@ -241,7 +241,8 @@ async def test_frames_never_carry_the_first_chit_and_one_frame_reveals_both(host
     assert bob_frames and alice_frames
     for frame in bob_frames:
         assert "chit: Idle" not in frame and 'class="chit">Idle' not in frame
-        assert "<strong>Red</strong>: has chosen" in frame
+    # The step (what a player reads first, in the change's first frame) says so.
+    assert "<strong>Red</strong>: has chosen" in bob_frames[0]
     assert any('class="chit">Idle' in f for f in alice_frames)  # her own, to her only
     await sync_to_async(initiative.lock_initiative)(
         campaign_id=campaign.pk, user=bob, chit="attack"

@@ -54,7 +54,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from campaign.consumers import CampaignConsumer
+from campaign.consumers import CampaignConsumer, batches
 from campaign.models import Campaign, ModuleRecord, Notification, Purchase, Roll, Seat, Unit
 from campaign.selectors import module_of
 from campaign.services import initiative, purchases, push, steps, supplements, units
@@ -362,9 +362,11 @@ class World:
         if not parts:
             return
         for page, consumer in self.consumers.items():
-            changed = consumer.unsent(consumer._render(parts))
-            if changed:
-                self.log.append(f"frame {page} after {what}: " + "".join(changed))
+            view = consumer._seat_view()
+            for batch in batches(parts):  # each frame as the socket sends it
+                changed = consumer.unsent(consumer._render(view, batch)) if view else []
+                if changed:
+                    self.log.append(f"frame {page} after {what}: " + "".join(changed))
 
     def pages(self, what: str, every: bool = False) -> None:
         """The observer's pages: ``every`` one (at a trial's end), or those his sockets

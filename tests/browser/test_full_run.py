@@ -172,6 +172,7 @@ def test_sicily_full_refit_phase_into_the_next_date(asgi_server, new_context, mo
     # Each side sees its own Sniper purchase; the opponent sees it revealed (step_end).
     record = guest.locator("#campaign-record").inner_text()
     assert record.count("Sniper") == 2
+    host.locator("#campaign-log", has_text="Purchases of July 14 PM are revealed").wait_for()
     log = host.locator("#campaign-log").inner_text()
     assert "New CG date: July 14 PM" in log and "Purchases of July 14 PM are revealed" in log
 
@@ -193,6 +194,7 @@ def test_purple_heart_draw_short_run(asgi_server, new_context, modules):
     confirm(guest)
     # C5.29 is the server's: it passes by itself and its arithmetic is in each side's log.
     walk(host, guest, lambda p: title(p).startswith("C5.31"))
+    host.locator("#campaign-log", has_text="American TP:").wait_for()  # after the step's frame
     log = host.locator("#campaign-log").inner_text()
     assert "American TP:" in log and "-2 " in log  # −1 per 10 CVP lost (FRD)
     assert "German TP:" not in log  # the other side's TP are not on this page

@@ -131,7 +131,9 @@ def test_a_sicily_date_played_like_people(
     )
     for page in (axis, brit):
         page.locator("#initiative-result", has_text="British Attack").wait_for()
-        # The reveal is told once: in short in the header, in full in the log.
+        # The reveal is told once: in short in the header (the change's first frame),
+        # in full in the log (the next).
+        page.locator("#campaign-log", has_text="Initiative revealed:").wait_for()
         assert page.content().count("Initiative revealed:") == 1
 
     # Set up (in the order the result gives), then the scenario is in play.
@@ -436,6 +438,10 @@ def test_a_page_is_not_re_drawn_when_its_socket_connects_or_reconnects(
     step = _title(brit).split(" ")[0]
     _done(axis, step)  # a push re-draws the British header (waiting for: you) ...
     brit.locator("#campaign-header .status-you").wait_for()
+    # The change's second frame (the log's line) has arrived too.
+    brit.locator("#campaign-log li", has_text=f"Axis finished {step} ").first.wait_for(
+        state="attached"
+    )
     redrawn = brit.evaluate(_UNTAGGED)
     assert "header" in redrawn and "step" not in redrawn, redrawn
     brit.evaluate("document.querySelectorAll('[data-part]').forEach(el => { el.refitTag = true; })")
