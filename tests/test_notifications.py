@@ -486,3 +486,37 @@ def test_told_it_is_your_move_you_are_not_told_again_that_it_waits_only_for_you(
     assert your_move_rows(red).count() == 1
     steps.finish_step(campaign_id=cid, user=blue)  # Blue done first: Red still to act
     assert Notification.objects.filter(user=red).count() == 1
+
+
+@pytest.fixture
+def no_timer():
+    """No delivery timer from an earlier test; none left running after this one."""
+
+    def cancel() -> None:
+        if notifications._timer is not None:
+            notifications._timer.cancel()
+        notifications._timer = notifications._timer_at = None
+
+    cancel()
+    yield
+    cancel()
+
+
+def test_a_notice_in_its_grace_period_starts_no_thread_its_timer_sends_it(
+    players, settings, no_timer, django_capture_on_commit_callbacks
+):
+    """In a running server (a thread delivers): an action whose notice must wait out
+    REFIT_NOTIFY_DELAY only sets the timer for when it falls due — no delivery thread,
+    no query after its commit."""
+    settings.REFIT_NOTIFY_DELIVERY = "thread"
+    settings.REFIT_NOTIFY_DELAY = 120
+    notifications._looked_since_start.set()  # this process has looked since its start
+    red, blue = players.users["red"], players.users["blue"]
+    values = {"cvp_lost.red": 0, "cvp_lost.blue": 0, "san.red": 2, "san.blue": 2}
+    with django_capture_on_commit_callbacks(execute=True):
+        steps.enter_scenario_result(campaign_id=players.campaign_id, user=red, values=values)
+    row = Notification.objects.get(user=blue)
+    assert row.status == Notification.Status.PENDING
+    assert not notifications._running.locked()  # no delivery thread
+    assert notifications._timer is not None and notifications._timer.is_alive()
+    assert notifications._timer_at == row.next_attempt_at

@@ -10,8 +10,8 @@ a background thread), so sending never blocks or fails the action.  It waits a s
 grace period first (``REFIT_NOTIFY_DELAY``): a "your move" notice whose player has
 acted before it goes out is dropped (``obsolete``), so two players at their pages get
 no e-mail.  A failed send is logged and retried with a growing delay — by the running
-server when it falls due, at the next action, or by ``manage.py sendnotifications`` —
-until ``MAX_ATTEMPTS``.
+server when it falls due (a timer; a restarted server looks at its first action), or
+by ``manage.py sendnotifications`` — until ``MAX_ATTEMPTS``.
 
 Per-user settings: e-mail immediately, at most one per hour (notices that arrive within
 the hour wait and go out together in one summary), or off.
@@ -144,7 +144,10 @@ def queue_notices(turn: Turn, *, actor: str, due: Mapping[str, Notification.Kind
     if rows:
         _mark_unsendable(rows)
         Notification.objects.bulk_create(rows)
-    transaction.on_commit(deliver_soon, robust=True)
+        falls_due = rows[0].next_attempt_at  # the same for every row of this action
+        transaction.on_commit(lambda: deliver_at(falls_due), robust=True)
+    elif not _looked_since_start.is_set():
+        transaction.on_commit(deliver_soon, robust=True)  # what a restart left due
 
 
 def told_your_move(seat: Seat) -> bool:
@@ -339,6 +342,19 @@ def _finish(rows: Sequence[Notification], *, status: str) -> None:
 
 _running = threading.Lock()
 _wanted = threading.Event()
+_looked_since_start = threading.Event()  # this process has looked for due notices
+
+
+def deliver_at(when: datetime) -> None:
+    """After commit: have notices that fall due at ``when`` delivered then — now if
+    they are due (or settings deliver inline), else by a timer, so an action whose
+    notices wait out the grace period starts no thread and runs no query for them."""
+    if when <= timezone.now() or settings.REFIT_NOTIFY_DELIVERY == "inline":
+        deliver_soon()
+    elif not _looked_since_start.is_set():
+        deliver_soon()  # what a restart left due; it schedules the next one itself
+    else:
+        _schedule(when)
 
 
 def deliver_soon() -> None:
@@ -356,6 +372,7 @@ def _work() -> None:
     try:
         while _wanted.is_set():
             _wanted.clear()
+            _looked_since_start.set()
             deliver_logged()
         _wake_for_next()
     finally:
@@ -373,8 +390,7 @@ _timer_lock = threading.Lock()
 def _wake_for_next() -> None:
     """Run again when the next notice falls due (a delay, a retry, an hourly summary),
     so a running server sends it without waiting for the next action.  A restarted
-    server picks them up at its next action, or ``manage.py sendnotifications``."""
-    global _timer, _timer_at
+    server picks them up at its first action, or ``manage.py sendnotifications``."""
     try:
         when = (
             Notification.objects.filter(status=Notification.Status.PENDING)
@@ -384,8 +400,13 @@ def _wake_for_next() -> None:
     except Exception:  # noqa: BLE001 - the next action or the command will send it
         logger.warning("could not schedule the next notice delivery", exc_info=True)
         return
-    if when is None:
-        return
+    if when is not None:
+        _schedule(when)
+
+
+def _schedule(when: datetime) -> None:
+    """Run the delivery when ``when`` is due, unless it already runs by then."""
+    global _timer, _timer_at
     with _timer_lock:
         if _timer is not None and _timer.is_alive() and _timer_at is not None:
             if _timer_at <= when:
