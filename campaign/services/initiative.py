@@ -48,19 +48,21 @@ def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | Non
         secret=True,
         public_text=f"{name} has chosen its initiative chit.",
     )
-    if chits_locked(c) == len(turn.module.sides):
-        reveal(turn)
+    # Read under the campaign's lock: the other side's chit is in, or not yet.
+    chits = {ch.side: ch.chit for ch in InitiativeChit.objects.filter(campaign=c, cycle=c.cycle)}
+    if len(chits) == len(turn.module.sides):
+        reveal(turn, chits)
     update_waiting(turn)
     push.changed(c.pk)
 
 
-def reveal(turn: Turn) -> None:
-    """Reveal both chits, find the matrix result and its follow-ups, move on."""
+def reveal(turn: Turn, chits: dict[str, str]) -> None:
+    """Reveal both chits (``chits``: side -> chit), find the matrix result and its
+    follow-ups, move on."""
     c, module = turn.campaign, turn.module
     ini = module.initiative
     assert ini is not None
     now = timezone.now()
-    chits = {ch.side: ch.chit for ch in InitiativeChit.objects.filter(campaign=c, cycle=c.cycle)}
     InitiativeChit.objects.filter(campaign=c, cycle=c.cycle).update(revealed_at=now)
     Event.objects.filter(
         campaign=c, kind=EventKind.CHIT, date_index=c.date_index, revealed_at=None
