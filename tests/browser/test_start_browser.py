@@ -132,7 +132,8 @@ def test_sicily_from_sign_up_to_the_second_refit_phase(asgi_server, new_context,
     # Both finish the start; the OB/purchase strength rolls are made on the way.
     walk(host, guest, lambda p: p.locator("[name^='cvp_lost']").count() > 0)
     # The log comes in the change's second frame, after the step's.
-    host.locator("#campaign-log", has_text="The Initial Scenario (July 14 AM) is in play").wait_for()
+    in_play = "The Initial Scenario (July 14 AM) is in play"
+    host.locator("#campaign-log", has_text=in_play).wait_for()
     values = {"cvp_lost.axis": 5, "cvp_lost.british": 3, "san.axis": 3, "san.british": 3}
     play_date(host, guest, values, "attack", "idle")
     assert "July 14 PM" in host.locator("#campaign-header").inner_text()
