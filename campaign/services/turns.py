@@ -153,17 +153,11 @@ def mark_done(
 ) -> None:
     """Record that a side (the acting one by default) has done a step of this pass
     (the current one by default; a later one when finishing ahead)."""
-    c = turn.campaign
-    marked = side or turn.side
-    current = step_index is None or step_index == c.step_index
     StepMark.objects.create(
-        campaign=c,
-        cycle=c.cycle,
-        step_index=c.step_index if step_index is None else step_index,
-        side=marked,
+        campaign=turn.campaign,
+        cycle=turn.campaign.cycle,
+        step_index=turn.campaign.step_index if step_index is None else step_index,
+        side=side or turn.side,
         data=dict(data or {}),
     )
-    if current and "done" in turn.__dict__:
-        # The current step's done sides, read under this transaction's lock, plus
-        # the mark just written (the StepMark's unique constraint: it was not there).
-        turn.__dict__["done"] = turn.done | {marked}
+    turn.forget_done()
