@@ -89,30 +89,35 @@ def with_online(seats: QuerySet[Seat]) -> QuerySet[Seat]:
 
 
 def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat]:
-    """A campaign's seats with their players, the campaign itself (one shared object),
-    whether each side has done the current step and (unless locking) whether its
-    player is online: one query.
+    """A campaign's seats with their players and the campaign itself (one shared
+    object); unless locking, also whether each side has done the current step and
+    whether its player is online: one query.
 
     With ``lock`` the seats and the campaign row are locked, seats in id order, in the
     same statement: every write to a campaign starts here, so two players' actions
-    queue one behind the other and never deadlock."""
+    queue one behind the other and never deadlock.  A locking read says nothing of
+    the done marks: under READ COMMITTED a statement that waited for the lock keeps
+    the snapshot it started with, which misses the mark the other player's action
+    committed meanwhile; the writer reads them after it holds the lock
+    (``Turn.done``)."""
     if campaign_id is None:
         return []
-    current_mark = StepMark.objects.filter(
-        campaign_id=OuterRef("campaign_id"),
-        side=OuterRef("side"),
-        cycle=OuterRef("campaign__cycle"),
-        step_index=OuterRef("campaign__step_index"),
-    )
     qs = (
         Seat.objects.filter(campaign_id=campaign_id)
         .select_related("campaign", "user")
         .defer(DEFERRED)
-        .annotate(is_done=Exists(current_mark), **({} if lock else {"online": online_now()}))
         .order_by("id")
     )
     if lock:
         qs = qs.select_for_update(of=("self", "campaign"))
+    else:
+        current_mark = StepMark.objects.filter(
+            campaign_id=OuterRef("campaign_id"),
+            side=OuterRef("side"),
+            cycle=OuterRef("campaign__cycle"),
+            step_index=OuterRef("campaign__step_index"),
+        )
+        qs = qs.annotate(is_done=Exists(current_mark), online=online_now())
     seats: list[Seat] = list(qs)
     if seats:
         campaign = seats[0].campaign

@@ -29,7 +29,7 @@ def users(make_user):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_purchase_post_runs_at_most_ten_queries(modules, users, client):
+def test_a_purchase_post_runs_at_most_eleven_queries(modules, users, client):
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     client.force_login(players.users["axis"])
     url = f"/campaigns/{players.campaign_id}/act/buy/"
@@ -38,7 +38,8 @@ def test_a_purchase_post_runs_at_most_ten_queries(modules, users, client):
         response = client.post(url, {"group": "I4", "variant": "", "at": at}, **HTMX)
     assert response.status_code == 200, response.content
     assert Purchase.objects.filter(group_id="I4").count() == 1
-    assert len(statements(ctx)) <= 10, "\n".join(statements(ctx))
+    # The done marks are read after the lock, in a statement of their own (test_turns).
+    assert len(statements(ctx)) <= 11, "\n".join(statements(ctx))
 
 
 def _grow(players, factor: int, start: int = 1000) -> None:
@@ -176,8 +177,8 @@ def test_buy_cancel_and_pages_run_the_same_queries_with_ten_times_the_data(make_
     small = _purchase_counts(Client(), _at(make_user, "purchase", SMALL, 1))
     large = _purchase_counts(Client(), _at(make_user, "purchase", LARGE, 2))
     assert small == large
-    assert small["buy live"] <= 7 and small["cancel live"] <= 7, small
-    assert small["buy answer"] <= 10 and small["cancel answer"] <= 10, small
+    assert small["buy live"] <= 8 and small["cancel live"] <= 8, small
+    assert small["buy answer"] <= 11 and small["cancel answer"] <= 11, small
     assert small["campaign page"] <= 7 and small["roster page"] <= 11, small
 
 
@@ -204,5 +205,5 @@ def test_locks_run_the_same_queries_with_ten_times_the_data(make_user, modules, 
     assert small == large
     # Five of these are the "your move" notice to the opponent (issue 20): the seat's
     # waiting time, whether he was told already, his address and settings, the notice.
-    assert small["lock 1st"] <= (12 if mode == "live" else 18), small
-    assert small["lock 2nd (reveals)"] <= (20 if mode == "live" else 26), small
+    assert small["lock 1st"] <= (13 if mode == "live" else 19), small
+    assert small["lock 2nd (reveals)"] <= (21 if mode == "live" else 27), small

@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from campaign.models import Campaign, EventKind, Invitation, ModuleRecord, RevealPolicy, Seat
-from campaign.selectors import as_uuid, campaign_seats, module_of, seats_done
+from campaign.selectors import as_uuid, campaign_seats, module_of
 from campaign.services import push
 from campaign.services.errors import ActionRefused, NotFound
 from campaign.services.events import record_event
@@ -178,7 +178,6 @@ def join_campaign(*, token: str, user: User) -> Campaign:
         text=f"{player.get_username()} joins as {module.side(seat.side).name}.",
     )
     turn = Turn(campaign, module, seat, {s.side: s for s in seats})
-    turn.__dict__["done"] = seats_done(seats)
     update_waiting(turn)  # tells the host who joined
     push.changed(campaign.pk)
     return campaign

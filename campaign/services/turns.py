@@ -23,7 +23,6 @@ from campaign.selectors import (
     done_sides,
     module_of,
     position_token,
-    seats_done,
     snapshot,
 )
 from campaign.services.errors import ActionRefused, NotFound
@@ -124,8 +123,9 @@ def take_turn(campaign_id: object, user: User, at: str | None) -> Turn:
     campaign = seat.campaign
     if campaign.ended_at is not None:
         raise ActionRefused("The campaign has ended; nothing more can be done.", status=409)
+    # ``turn.done`` is read when first needed, in a statement of its own: after the
+    # lock, so it sees a mark the other player committed while this one waited.
     turn = Turn(campaign, module_of(campaign), seat, {s.side: s for s in locked})
-    turn.__dict__["done"] = seats_done(locked)
     if at is not None and at != position_token(campaign):
         step = turn.step
         date = turn.module.dates[campaign.date_index].label

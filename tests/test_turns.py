@@ -1,0 +1,56 @@
+"""A turn under concurrency: what it knows of the current step's done marks is what
+was committed before it got the campaign's lock.  (PostgreSQL, READ COMMITTED: a
+statement that waits for a row lock keeps the snapshot it started with, so the
+locking read itself cannot say which sides are done.)"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, transaction
+
+from campaign.services.turns import mark_done, take_turn
+from campaign.services.waiting import waiting_sides
+from tests.walk import host_game, players_of
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_turn_sees_the_mark_committed_while_it_waited_for_the_lock(modules, make_user):
+    red, blue = make_user("red_t"), make_user("blue_t")
+    players = players_of(host_game("test-skirmish", "short", red, blue), red, blue)
+    cid = players.campaign_id
+    locked, errors, seen = threading.Event(), [], {}
+
+    def first() -> None:  # Red finishes the step and holds the lock a moment
+        try:
+            with transaction.atomic():
+                mark_done(take_turn(cid, red, None))
+                locked.set()
+                threading.Event().wait(0.5)
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            locked.set()
+            connection.close()
+
+    def second() -> None:  # Blue acts meanwhile: its turn waits for Red's commit
+        try:
+            locked.wait(10)
+            with transaction.atomic():
+                turn = take_turn(cid, blue, None)
+                seen["done"], seen["waiting"] = turn.done, waiting_sides(turn)
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert "red" in seen["done"], seen
+    assert "red" not in seen["waiting"], seen
