@@ -347,12 +347,13 @@ _looked_since_start = threading.Event()  # this process has looked for due notic
 
 def deliver_at(when: datetime) -> None:
     """After commit: have notices that fall due at ``when`` delivered then — now if
-    they are due (or settings deliver inline), else by a timer, so an action whose
-    notices wait out the grace period starts no thread and runs no query for them."""
-    if when <= timezone.now() or settings.REFIT_NOTIFY_DELIVERY == "inline":
+    they are due, if settings deliver inline, or if this process has not yet looked
+    for what a restart left due (that run schedules the next itself); else by a
+    timer, so an action whose notices wait out the grace period starts no thread and
+    runs no query for them."""
+    now_please = when <= timezone.now() or settings.REFIT_NOTIFY_DELIVERY == "inline"
+    if now_please or not _looked_since_start.is_set():
         deliver_soon()
-    elif not _looked_since_start.is_set():
-        deliver_soon()  # what a restart left due; it schedules the next one itself
     else:
         _schedule(when)
 
