@@ -46,23 +46,30 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
     if cond is None:
         return True
     g = ctx.group
-    checks = [
-        cond.sides is None or ctx.side in cond.sides,
-        cond.nationalities is None or bool(set(cond.nationalities) & set(ctx.nationalities)),
-        cond.groups is None or (g is not None and g.id in cond.groups),
-        cond.id_prefixes is None
-        or (g is not None and any(g.id.startswith(p) for p in cond.id_prefixes)),
-        cond.tags is None or (g is not None and bool(set(cond.tags) & set(g.tags))),
-        cond.not_tags is None or g is None or not set(cond.not_tags) & set(g.tags),
-        cond.strength is None or ctx.strength == cond.strength,
-        cond.night is None or ctx.night == cond.night,
-        cond.chose_attack_previous is None
-        or ctx.chose_attack_previous == cond.chose_attack_previous,
-        cond.initial_scenario is None or ctx.initial_scenario == cond.initial_scenario,
-        cond.first_roll is None or (ctx.roll_number == 1) == cond.first_roll,
-        cond.footnotes is None or (g is not None and bool(set(cond.footnotes) & set(g.footnotes))),
-    ]
-    return all(checks)
+    return (  # in order, stopping at the first part that fails
+        (cond.sides is None or ctx.side in cond.sides)
+        and (
+            cond.nationalities is None or not set(cond.nationalities).isdisjoint(ctx.nationalities)
+        )
+        and (cond.groups is None or (g is not None and g.id in cond.groups))
+        and (
+            cond.id_prefixes is None or (g is not None and g.id.startswith(tuple(cond.id_prefixes)))
+        )
+        and (cond.tags is None or (g is not None and not set(cond.tags).isdisjoint(g.tags)))
+        and (cond.not_tags is None or g is None or set(cond.not_tags).isdisjoint(g.tags))
+        and (cond.strength is None or ctx.strength == cond.strength)
+        and (cond.night is None or ctx.night == cond.night)
+        and (
+            cond.chose_attack_previous is None
+            or ctx.chose_attack_previous == cond.chose_attack_previous
+        )
+        and (cond.initial_scenario is None or ctx.initial_scenario == cond.initial_scenario)
+        and (cond.first_roll is None or (ctx.roll_number == 1) == cond.first_roll)
+        and (
+            cond.footnotes is None
+            or (g is not None and not set(cond.footnotes).isdisjoint(g.footnotes))
+        )
+    )
 
 
 def is_automatic(drm: Drm) -> bool:

@@ -53,3 +53,20 @@ def test_options_mark_the_selected_value_and_escape_labels():
         '</option>/<option value="ok">OK</option><option value="&lt;b&gt;">A &amp; &quot;B&quot;'
         "</option>"
     )
+
+
+def test_an_action_forms_tag_is_built_once_per_render_but_each_keeps_its_own_stamp():
+    html = render(
+        '{% for p in panels %}{% action_form "buy" p=p %}{% action_form "cancel" p=p %}|'
+        "{% endfor %}",
+        view=SimpleNamespace(campaign_id=CID),
+        panels=[SimpleNamespace(at="1"), SimpleNamespace(at="1"), SimpleNamespace(at="2")],
+        csrf_token="tok",
+    )
+    rows = html.split("|")[:3]
+    buy, cancel = reverse("act", args=[CID, "buy"]), reverse("act", args=[CID, "cancel"])
+    assert rows[0] == rows[1]  # the same action and stamp: the same tag
+    for row, at in zip(rows, ("1", "1", "2"), strict=True):
+        assert row.count('name="csrfmiddlewaretoken" value="tok"') == 2
+        assert row.index(buy) < row.index(cancel)
+        assert row.count(f'name="at" value="{at}"') == 2

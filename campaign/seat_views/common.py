@@ -166,6 +166,17 @@ def claims(module: Module, side: str, group_id: str) -> list[tuple[str, str, str
     return out
 
 
+def _claims(
+    known: dict[tuple[str, str], list[tuple[str, str, str, int]]],
+    module: Module,
+    key: tuple[str, str],
+) -> list[tuple[str, str, str, int]]:
+    """``claims`` of a (side, RG ID), worked out once per record."""
+    if key not in known:
+        known[key] = claims(module, *key)
+    return known[key]
+
+
 def visible_purchases(campaign: Campaign, side: str) -> list[Purchase]:
     return list(
         Purchase.objects.visible_to(side)
@@ -183,6 +194,7 @@ def record_lines(
     step = module.steps[campaign.step_index]
     lines = []
     count: dict[tuple[str, str], int] = {}
+    claimable: dict[tuple[str, str], list[tuple[str, str, str, int]]] = {}  # per side and RG
     for p in purchases:
         key = (p.side, p.group_id)
         if not p.initial:
@@ -220,7 +232,7 @@ def record_lines(
                 state=p.state,
                 state_label=p.get_state_display(),
                 can_change_state=mine and campaign.ended_at is None,
-                claims=claims(module, p.side, p.group_id) if can_roll else [],
+                claims=_claims(claimable, module, key) if can_roll else [],
             )
         )
     return lines

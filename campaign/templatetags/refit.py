@@ -4,7 +4,7 @@
 class="inline" %}`` ... ``</form>``): htmx posts it and swaps the returned fragments
 out of band; without JavaScript it is a plain POST.  A page has up to a few hundred
 of them (a buy button per price of the RG chart), so it is a tag rather than an
-include, and each action's URL is reversed once per render.
+include, and each distinct opening tag is built once per render.
 """
 
 from __future__ import annotations
@@ -13,46 +13,52 @@ from typing import Any
 
 from django import template
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
 
-_URLS = "refit.action_urls"  # the render's cache: (campaign id, action) -> URL
+_FORMS = "refit.action_forms"  # the render's cache of opening tags
 
 
 @register.simple_tag(takes_context=True)
 def action_form(context: template.Context, action: str, **options: Any) -> SafeString:
     """The form's opening tag with its CSRF token and the step's stale-form stamp
     (``at``: the panel ``p``, or the one given).  Options: ``class`` (default
-    "action"), ``confirm`` (asked before posting), ``p``."""
+    "action"), ``confirm`` (asked before posting), ``p``.  The same tag is built once
+    per render (a record has one per line and action)."""
     campaign_id = context["view"].campaign_id
-    urls: dict[tuple[Any, str], str] | None = context.render_context.get(_URLS)
-    if urls is None:
-        urls = context.render_context[_URLS] = {}
-    url = urls.get((campaign_id, action))
-    if url is None:
-        url = urls[campaign_id, action] = reverse("act", args=[campaign_id, action])
     panel = options.get("p", context.get("p"))
     confirm = options.get("confirm")
-    return format_html(
-        '\n<form method="post" action="{0}" hx-post="{0}" hx-swap="none" class="{1}"{2}>\n'
-        '  <input type="hidden" name="csrfmiddlewaretoken" value="{3}">\n'
-        '  <input type="hidden" name="at" value="{4}">\n',
-        url,
-        options.get("class") or "action",
-        format_html(' hx-confirm="{}"', confirm) if confirm else "",
-        context.get("csrf_token") or "",
-        getattr(panel, "at", ""),
-    )
+    css = options.get("class") or "action"
+    key = (campaign_id, action, css, confirm, getattr(panel, "at", ""))
+    built: dict[tuple[Any, ...], SafeString] | None = context.render_context.get(_FORMS)
+    if built is None:
+        built = context.render_context[_FORMS] = {}
+    tag = built.get(key)
+    if tag is None:
+        url = reverse("act", args=[campaign_id, action])
+        tag = built[key] = format_html(
+            '\n<form method="post" action="{0}" hx-post="{0}" hx-swap="none" class="{1}"{2}>\n'
+            '  <input type="hidden" name="csrfmiddlewaretoken" value="{3}">\n'
+            '  <input type="hidden" name="at" value="{4}">\n',
+            url,
+            css,
+            format_html(' hx-confirm="{}"', confirm) if confirm else "",
+            context.get("csrf_token") or "",
+            key[-1],
+        )
+    return tag
 
 
 @register.simple_tag
 def options(choices: Any, selected: Any = None) -> SafeString:
     """A select's ``<option>`` elements from (value, label) pairs, ``selected`` marked
     (a page has a few selects per unit and per RG line: a tag, not a template loop)."""
-    return format_html_join(
-        "",
-        '<option value="{}"{}>{}</option>',
-        ((value, " selected" if value == selected else "", label) for value, label in choices),
+    return mark_safe(  # every value and label escaped here
+        "".join(
+            f'<option value="{conditional_escape(value)}"'
+            f"{' selected' if value == selected else ''}>{conditional_escape(label)}</option>"
+            for value, label in choices
+        )
     )
