@@ -19,7 +19,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 ARTIFACTS = BASE_DIR / "var" / "artifacts"  # screenshots and worker logs (CI keeps var/)
 
 
-LONG_BROWSER_RUNS = {"test_full_run.py", "test_start_browser.py"}
+LONG_BROWSER_RUNS = {"test_start_browser.py"}
 
 
 def _on_postgres() -> bool:

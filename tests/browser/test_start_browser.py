@@ -1,7 +1,8 @@
-"""Issue 15 in real Chromium: for each of the three systems, two players sign up, host
-and join, supply through the campaign page what the rules documents lack (the other
-accepts it), play the steps before the Initial Scenario, its result, the whole
-between-scenario phase, the next scenario's result, and reach the second
+"""Whole campaigns in real Chromium (issues 10 and 15): for each of the three systems,
+two players sign up, host and join, supply through the campaign page what the rules
+documents lack (the other accepts it), play the steps before the Initial Scenario, its
+result, the whole between-scenario phase (Sicily: a secret purchase each and the
+initiative reveal on both pages), the next scenario's result, and reach the second
 between-scenario phase — without touching the server."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import re
 
 import pytest
 
-from tests.browser.test_full_run import confirm, enter_result, host_and_join, title, walk
+from tests.browser.play import confirm, enter_result, host_and_join, title, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -135,8 +136,30 @@ def test_sicily_from_sign_up_to_the_second_refit_phase(asgi_server, new_context,
     in_play = "The Initial Scenario (July 14 AM) is in play"
     host.locator("#campaign-log", has_text=in_play).wait_for()
     values = {"cvp_lost.axis": 5, "cvp_lost.british": 3, "san.axis": 3, "san.british": 3}
-    play_date(host, guest, values, "attack", "idle")
-    assert "July 14 PM" in host.locator("#campaign-header").inner_text()
+    enter_result(host, values)
+    confirm(guest)
+    walk(host, guest, lambda p: title(p).startswith("3.617"))
+    for page in (host, guest):  # each side buys a Sniper (M1: SAN +1), in secret
+        page.locator("#step-title", has_text="3.617").wait_for()
+        page.locator("#rg-M1 button").first.click()
+        page.locator(".purchases li", has_text="Sniper").wait_for()
+    pick = chits("attack", "idle")
+    walk(
+        host,
+        guest,
+        lambda p: p.locator("#campaign-header .badge", has_text="scenario in play").count() > 0,
+        extra=lambda page: pick(page, host=page is host),
+    )
+    for page in (host, guest):  # both pages, live: the new date's scenario is in play
+        page.locator("#campaign-header .position", has_text="July 14 PM").wait_for()
+        page.locator("#initiative-result").wait_for()
+        page.locator("#campaign-record", has_text="Sniper").wait_for()
+        header = page.locator("#campaign-header").inner_text()
+        assert "British Attack" in header and "Axis Idle" in header  # the reveal, on both
+    # Each side sees its own Sniper; the opponent's too, revealed at the step's end.
+    assert guest.locator("#campaign-record").inner_text().count("Sniper") == 2
+    host.locator("#campaign-log", has_text="Purchases of July 14 PM are revealed").wait_for()
+    assert "New CG date: July 14 PM" in host.locator("#campaign-log").inner_text()
     enter_result(host, values)
     confirm(guest)
     for page in (host, guest):
@@ -195,12 +218,18 @@ def test_purple_heart_draw_from_sign_up_to_the_second_conph(asgi_server, new_con
     buy(host, "Buy I1 Rifle Pl for 8 TP")
     walk(host, guest, lambda p: p.locator("[name^='cvp_lost']").count() > 0)
     values = {
-        "cvp_lost.us": 6,
-        "cvp_lost.german": 4,
-        "san.us": 2,
+        "cvp_lost.us": 25,
+        "cvp_lost.german": 8,
+        "san.us": 3,
         "san.german": 3,
     }
     play_date(host, guest, values, "attack", "idle")
+    # C5.29 is the server's: it passes by itself and its arithmetic is in each side's log.
+    host.locator("#campaign-log", has_text="American TP:").wait_for()
+    log = host.locator("#campaign-log").inner_text()
+    assert "American TP:" in log and "-2 " in log  # −1 per 10 CVP lost (FRD)
+    assert "German TP:" not in log  # the other side's TP are not on this page
+    assert "German received its TP (secret)" in log
     enter_result(host, values)
     confirm(guest)
     for page in (host, guest):
@@ -250,6 +279,8 @@ def test_pleasant_diversion_from_sign_up_to_the_second_clean_up(asgi_server, new
     confirm(guest)
     walk(host, guest, lambda p: title(p).startswith("3.4 "))
     assert "You have 33 PP" in host.locator("#campaign-step").inner_text()  # 2.92 EX
+    assert "PP: 33" in host.locator("#campaign-sides").inner_text()
+    assert "PP: 33" not in guest.locator("#campaign-sides").inner_text()  # the American's
     buy(host, "Buy A1 Armored Infantry Platoon for 10 PP")
     walk(
         host,
