@@ -69,9 +69,9 @@ def reveal(turn: Turn, chits: dict[str, str]) -> None:
     ).update(revealed_at=now)
     cell = next(cell for cell in ini.matrix if cell.chits == chits)
     result = matrix_result(turn, cell.result)
-    for side, chit in chits.items():
-        if chit == "attack":
-            c.seats.filter(side=side).update(attack_chits_used=F("attack_chits_used") + 1)
+    attackers = [side for side, chit in chits.items() if chit == "attack"]
+    if attackers:
+        c.seats.filter(side__in=attackers).update(attack_chits_used=F("attack_chits_used") + 1)
     sets_up = decide_side(turn, result.sets_up_first, "sets up first")
     if result.moves_first == "sets_up_second":
         moves = machine.opponent(module, sets_up) if sets_up else ""
