@@ -205,5 +205,5 @@ def test_locks_run_the_same_queries_with_ten_times_the_data(make_user, modules, 
     assert small == large
     # Five of these are the "your move" notice to the opponent (issue 20): the seat's
     # waiting time, whether he was told already, his address and settings, the notice.
-    assert small["lock 1st"] <= (13 if mode == "live" else 19), small
-    assert small["lock 2nd (reveals)"] <= (21 if mode == "live" else 27), small
+    assert small["lock 1st"] <= (12 if mode == "live" else 18), small
+    assert small["lock 2nd (reveals)"] <= (20 if mode == "live" else 26), small

@@ -55,3 +55,22 @@ def test_a_turn_sees_the_mark_committed_while_it_waited_for_the_lock(modules, ma
     assert not errors, errors
     assert "red" in seen["done"], seen
     assert "red" not in seen["waiting"], seen
+
+
+@pytest.mark.django_db
+def test_a_turns_own_mark_joins_the_done_sides_it_read_without_reading_them_again(
+    modules, make_user, django_assert_num_queries
+):
+    red, blue = make_user("red_m"), make_user("blue_m")
+    players = players_of(host_game("test-skirmish", "short", red, blue), red, blue)
+    with transaction.atomic():
+        turn = take_turn(players.campaign_id, red, None)
+        assert turn.done == frozenset()  # read once, after the lock
+        later = turn.campaign.step_index + 1
+        with django_assert_num_queries(2):  # the two marks' inserts; no read
+            mark_done(turn, step_index=later)  # finishing ahead: not this step's
+            assert turn.done == frozenset()
+            mark_done(turn)
+            assert turn.done == {turn.side}
+        turn.forget_done()  # what the database says, read again: the same
+        assert turn.done == {turn.side}

@@ -95,6 +95,14 @@ class Turn:
     def forget_done(self) -> None:
         self.__dict__.pop("done", None)
 
+    def marked(self, side: str, step_index: int) -> None:
+        """This transaction has just marked ``side`` done at ``step_index``.  The done
+        sides of the current step, once read (after the lock: no other writer can add
+        a mark before this one commits), gain it without reading them again; a mark
+        for a later step (finishing ahead) is read when the campaign gets there."""
+        if step_index == self.campaign.step_index and "done" in self.__dict__:
+            self.__dict__["done"] = self.done | {side}
+
     def snapshot(self, held: Holdings | None = None, chits: int = 0) -> Snapshot:
         return self.snapshot_of(self.side, held, chits)
 
@@ -153,11 +161,12 @@ def mark_done(
 ) -> None:
     """Record that a side (the acting one by default) has done a step of this pass
     (the current one by default; a later one when finishing ahead)."""
+    index = turn.campaign.step_index if step_index is None else step_index
     StepMark.objects.create(
         campaign=turn.campaign,
         cycle=turn.campaign.cycle,
-        step_index=turn.campaign.step_index if step_index is None else step_index,
+        step_index=index,
         side=side or turn.side,
         data=dict(data or {}),
     )
-    turn.forget_done()
+    turn.marked(side or turn.side, index)
