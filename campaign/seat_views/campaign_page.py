@@ -148,7 +148,7 @@ class CampaignView:
 
     # ------------------------------------------------------------ header
 
-    @property
+    @cached_property
     def campaign_id(self) -> str:
         return str(self.campaign.pk)
 
@@ -241,11 +241,11 @@ class CampaignView:
     def dice_seed(self) -> str | None:
         return self.campaign.dice_seed if self.ended else None  # disclosed at the CG's end
 
-    @property
+    @cached_property
     def currency(self) -> str:
         return self.module.currency.code
 
-    @property
+    @cached_property
     def currency_name(self) -> str:
         return self.module.currency.name
 
@@ -300,11 +300,11 @@ class CampaignView:
             for s in self.seats
         ]
 
-    @property
+    @cached_property
     def me(self) -> SideView:
         return next(s for s in self.sides if s.is_me)
 
-    @property
+    @cached_property
     def opponent(self) -> SideView:
         return next(s for s in self.sides if not s.is_me)
 
@@ -316,7 +316,7 @@ class CampaignView:
     def record(self) -> list[PurchaseLine]:
         return record_lines(self.campaign, self.module, self.viewer, self.purchases)
 
-    @property
+    @cached_property
     def rg_states(self) -> list[tuple[str, str]]:
         return list(Purchase.State.choices)
 
@@ -325,7 +325,7 @@ class CampaignView:
         """What the rules documents lack and the players supply (public)."""
         return supply_views(self.campaign, self.module, self.viewer)
 
-    @property
+    @cached_property
     def supply_paths(self) -> set[str]:
         return {s.path for s in self.supplies}
 
