@@ -89,12 +89,13 @@ _ONLINE = (
     f'EXISTS (SELECT 1 FROM "{Presence._meta.db_table}" p'
     f' WHERE p."seat_id" = "{_SEAT}"."id" AND p."expires_at" > %s)'
 )
-# With the seats' campaign joined (select_related), under its table's name.
+# The campaign's position is read inside the clause: it names only the seat's own
+# table, whatever else the query joins.
 _DONE = (
     f'EXISTS (SELECT 1 FROM "{StepMark._meta.db_table}" m'
+    f' JOIN "{Campaign._meta.db_table}" c ON c."id" = m."campaign_id"'
     f' WHERE m."campaign_id" = "{_SEAT}"."campaign_id" AND m."side" = "{_SEAT}"."side"'
-    f' AND m."cycle" = "{Campaign._meta.db_table}"."cycle"'
-    f' AND m."step_index" = "{Campaign._meta.db_table}"."step_index")'
+    ' AND m."cycle" = c."cycle" AND m."step_index" = c."step_index")'
 )
 
 

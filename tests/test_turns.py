@@ -11,6 +11,7 @@ import time
 import pytest
 from django.db import connection, transaction
 
+from campaign.selectors import campaign_seats
 from campaign.services.turns import mark_done, take_turn
 from campaign.services.waiting import waiting_sides
 from tests.walk import host_game, players_of
@@ -74,3 +75,21 @@ def test_a_turns_own_mark_joins_the_done_sides_it_read_without_reading_them_agai
             assert turn.done == {turn.side}
         turn.forget_done()  # what the database says, read again: the same
         assert turn.done == {turn.side}
+
+
+@pytest.mark.django_db
+def test_the_seat_read_says_who_is_done_with_this_campaigns_current_step(modules, make_user):
+    red, blue = make_user("red_s"), make_user("blue_s")
+    one = players_of(host_game("test-skirmish", "short", red, blue), red, blue)
+    two = players_of(host_game("test-skirmish", "short", red, blue), red, blue)
+    with transaction.atomic():
+        turn = take_turn(one.campaign_id, red, None)
+        blue_side = next(side for side in turn.seats if side != turn.side)
+        mark_done(turn)  # Red, at this step of campaign one
+        mark_done(turn, side=blue_side, step_index=turn.campaign.step_index + 1)  # ahead
+    with transaction.atomic():
+        other = take_turn(two.campaign_id, blue, None)
+        mark_done(other)  # Blue, the same step of campaign two
+    seats = campaign_seats(one.campaign_id)
+    assert {s.side for s in seats if s.is_done} == {turn.side}
+    assert {s.side for s in campaign_seats(two.campaign_id) if s.is_done} == {other.side}
