@@ -81,10 +81,9 @@ def second_phase(page, first_step: str) -> bool:
     return title(page).startswith(first_step + " ")
 
 
-def play_date(host, guest, results: dict[str, object], host_chit: str, guest_chit: str):
-    """The scenario's result, then the between-scenario phase to the next scenario."""
-    enter_result(host, results)
-    confirm(guest)
+def to_the_next_scenario(host, guest, host_chit: str, guest_chit: str):
+    """Both players walk the rest of the between-scenario phase, each locking its
+    initiative chit, until the next scenario is in play."""
     pick = chits(host_chit, guest_chit)
 
     def extra(page):
@@ -96,6 +95,13 @@ def play_date(host, guest, results: dict[str, object], host_chit: str, guest_chi
         lambda p: p.locator("#campaign-header .badge", has_text="scenario in play").count() > 0,
         extra=extra,
     )
+
+
+def play_date(host, guest, results: dict[str, object], host_chit: str, guest_chit: str):
+    """The scenario's result, then the between-scenario phase to the next scenario."""
+    enter_result(host, results)
+    confirm(guest)
+    to_the_next_scenario(host, guest, host_chit, guest_chit)
 
 
 def test_sicily_from_sign_up_to_the_second_refit_phase(asgi_server, new_context, modules):
@@ -143,13 +149,7 @@ def test_sicily_from_sign_up_to_the_second_refit_phase(asgi_server, new_context,
         page.locator("#step-title", has_text="3.617").wait_for()
         page.locator("#rg-M1 button").first.click()
         page.locator(".purchases li", has_text="Sniper").wait_for()
-    pick = chits("attack", "idle")
-    walk(
-        host,
-        guest,
-        lambda p: p.locator("#campaign-header .badge", has_text="scenario in play").count() > 0,
-        extra=lambda page: pick(page, host=page is host),
-    )
+    to_the_next_scenario(host, guest, "attack", "idle")
     for page in (host, guest):  # both pages, live: the new date's scenario is in play
         page.locator("#campaign-header .position", has_text="July 14 PM").wait_for()
         page.locator("#initiative-result").wait_for()
