@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from uuid import UUID
 
 from django.db import connection
-from django.db.models import BooleanField, DateTimeField, QuerySet, Sum
+from django.db.models import BooleanField, DateTimeField, F, QuerySet, Sum
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -116,7 +116,9 @@ def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat
 
     With ``lock`` the seats and the campaign row are locked, seats in id order, in the
     same statement: every write to a campaign starts here, so two players' actions
-    queue one behind the other and never deadlock.  A locking read says nothing of
+    queue one behind the other and never deadlock.  The locking read also brings each
+    player's e-mail setting (``notice_frequency``, None when never set): whether a
+    notice the action queues can be sent.  A locking read says nothing of
     the done marks: under READ COMMITTED a statement that waited for the lock keeps
     the snapshot it started with, which misses the mark the other player's action
     committed meanwhile; the writer reads them after it holds the lock
@@ -130,7 +132,9 @@ def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat
         .order_by("id")
     )
     if lock:
-        qs = qs.select_for_update(of=("self", "campaign"))
+        qs = qs.select_for_update(of=("self", "campaign")).annotate(
+            notice_frequency=F("user__notification_settings__frequency")
+        )
     else:
         qs = qs.annotate(is_done=RawSQL(_DONE, (), BooleanField()), online=online_now())
     seats: list[Seat] = list(qs)

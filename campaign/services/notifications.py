@@ -142,7 +142,7 @@ def queue_notices(turn: Turn, *, actor: str, due: Mapping[str, Notification.Kind
             )
         )
     if rows:
-        _mark_unsendable(rows)
+        _mark_unsendable(rows, turn.seats.values())
         Notification.objects.bulk_create(rows)
         falls_due = rows[0].next_attempt_at  # the same for every row of this action
         transaction.on_commit(lambda: deliver_at(falls_due), robust=True)
@@ -170,14 +170,22 @@ def _line(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _mark_unsendable(rows: Iterable[Notification]) -> None:
+def _mark_unsendable(rows: Iterable[Notification], seats: Iterable[Seat]) -> None:
     """Notices for players without an address, or with e-mail off, are kept as a
-    record but never sent (switching e-mail on later does not send old notices)."""
+    record but never sent (switching e-mail on later does not send old notices).
+    Each player's address and setting come with the seats' locking read
+    (``campaign_seats``); a seat made in this transaction is read here."""
     rows = list(rows)
     users = {r.user_id for r in rows}
     reach = {
+        seat.user.pk: (seat.user.email, getattr(seat, "notice_frequency"))  # noqa: B009
+        for seat in seats
+        if seat.user is not None and seat.user.pk in users and hasattr(seat, "notice_frequency")
+    }
+    unread = users - reach.keys()
+    reach |= {
         pk: (email, frequency)
-        for pk, email, frequency in Player.objects.filter(pk__in=users).values_list(
+        for pk, email, frequency in Player.objects.filter(pk__in=unread).values_list(
             "pk", "email", "notification_settings__frequency"
         )
     }
