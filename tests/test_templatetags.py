@@ -70,3 +70,20 @@ def test_an_action_forms_tag_is_built_once_per_render_but_each_keeps_its_own_sta
         assert row.count('name="csrfmiddlewaretoken" value="tok"') == 2
         assert row.index(buy) < row.index(cancel)
         assert row.count(f'name="at" value="{at}"') == 2
+
+
+def test_option_lists_reused_within_a_render_stay_apart_by_their_pairs_and_choice():
+    kinds, statuses = [("a", "A"), ("b", "B")], [("a", "Able"), ("x", "X")]
+    html = render(
+        "{% for u in units %}{% options kinds u %}{% options statuses u %}|{% endfor %}",
+        kinds=kinds,
+        statuses=statuses,
+        units=["a", "a", "b"],
+    )
+    rows = html.split("|")[:3]
+    assert rows[0] == rows[1]
+    assert rows[0] == (
+        '<option value="a" selected>A</option><option value="b">B</option>'
+        '<option value="a" selected>Able</option><option value="x">X</option>'
+    )
+    assert rows[2].startswith('<option value="a">A</option><option value="b" selected>B</option>')

@@ -19,6 +19,15 @@ from django.utils.safestring import SafeString, mark_safe
 register = template.Library()
 
 _FORMS = "refit.action_forms"  # the render's cache of opening tags
+_OPTIONS = "refit.options"  # ... and of option lists
+
+
+def _cache(context: template.Context, name: str) -> dict[tuple[Any, ...], SafeString]:
+    """A dict that lives as long as this render (``name``: one per tag)."""
+    built: dict[tuple[Any, ...], SafeString] | None = context.render_context.get(name)
+    if built is None:
+        built = context.render_context[name] = {}
+    return built
 
 
 @register.simple_tag(takes_context=True)
@@ -32,9 +41,7 @@ def action_form(context: template.Context, action: str, **options: Any) -> SafeS
     confirm = options.get("confirm")
     css = options.get("class") or "action"
     key = (campaign_id, action, css, confirm, getattr(panel, "at", ""))
-    built: dict[tuple[Any, ...], SafeString] | None = context.render_context.get(_FORMS)
-    if built is None:
-        built = context.render_context[_FORMS] = {}
+    built = _cache(context, _FORMS)
     tag = built.get(key)
     if tag is None:
         url = reverse("act", args=[campaign_id, action])
@@ -51,14 +58,21 @@ def action_form(context: template.Context, action: str, **options: Any) -> SafeS
     return tag
 
 
-@register.simple_tag
-def options(choices: Any, selected: Any = None) -> SafeString:
+@register.simple_tag(takes_context=True)
+def options(context: template.Context, choices: Any, selected: Any = None) -> SafeString:
     """A select's ``<option>`` elements from (value, label) pairs, ``selected`` marked
-    (a page has a few selects per unit and per RG line: a tag, not a template loop)."""
-    return mark_safe(  # every value and label escaped here
-        "".join(
-            f'<option value="{conditional_escape(value)}"'
-            f"{' selected' if value == selected else ''}>{conditional_escape(label)}</option>"
-            for value, label in choices
+    (a page has a few selects per unit and per RG line: a tag, not a template loop,
+    and each distinct list is built once per render)."""
+    pairs = tuple((value, label) for value, label in choices)
+    built = _cache(context, _OPTIONS)
+    key = (pairs, selected)
+    html = built.get(key)
+    if html is None:
+        html = built[key] = mark_safe(  # every value and label escaped here
+            "".join(
+                f'<option value="{conditional_escape(value)}"'
+                f"{' selected' if value == selected else ''}>{conditional_escape(label)}</option>"
+                for value, label in pairs
+            )
         )
-    )
+    return html
