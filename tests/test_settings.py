@@ -94,3 +94,14 @@ def test_htmx_and_its_ws_extension_come_from_django_htmx(client):
     htmx = settings.MIDDLEWARE.index("django_htmx.middleware.HtmxMiddleware")
     # The input check refuses with htmx's fragment, so it runs after HtmxMiddleware.
     assert htmx < settings.MIDDLEWARE.index("campaign.middleware.PlainInputMiddleware")
+
+
+def test_a_worker_moves_what_it_loaded_at_start_out_of_the_collectors_reach():
+    """``config.asgi`` freezes what the start loaded (Django, the apps), so a full
+    collection in a busy worker scans only what requests made (``make bench`` prints
+    the collector's longest pause)."""
+    probe = "import gc, config.asgi; print(gc.get_freeze_count())"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=BASE_DIR, capture_output=True, text=True, check=True
+    )
+    assert int(out.stdout) > 10_000, out
