@@ -73,6 +73,16 @@ def position_token(campaign: Campaign) -> str:
     return f"{campaign.cycle}.{campaign.step_index}"
 
 
+def pass_marks(campaign: Campaign) -> dict[int, frozenset[str]]:
+    """The sides done with each step of the campaign's current pass."""
+    marks: dict[int, set[str]] = {}
+    for index, side in StepMark.objects.filter(campaign=campaign, cycle=campaign.cycle).values_list(
+        "step_index", "side"
+    ):
+        marks.setdefault(index, set()).add(side)
+    return {index: frozenset(sides) for index, sides in marks.items()}
+
+
 def done_sides(campaign: Campaign) -> frozenset[str]:
     return frozenset(
         StepMark.objects.filter(

@@ -207,4 +207,4 @@ def test_locks_run_the_same_queries_with_ten_times_the_data(make_user, modules, 
     # waiting times, whether he was told already, the notice (his address and e-mail
     # setting come with the locking read).
     assert small["lock 1st"] <= (11 if mode == "live" else 17), small
-    assert small["lock 2nd (reveals)"] <= (19 if mode == "live" else 25), small
+    assert small["lock 2nd (reveals)"] <= (18 if mode == "live" else 24), small

@@ -59,7 +59,7 @@ def test_a_turn_sees_the_mark_committed_while_it_waited_for_the_lock(modules, ma
 
 
 @pytest.mark.django_db
-def test_a_turns_own_mark_joins_the_done_sides_it_read_without_reading_them_again(
+def test_a_turns_own_marks_join_the_pass_marks_it_read_without_reading_them_again(
     modules, make_user, django_assert_num_queries
 ):
     red, blue = make_user("red_m"), make_user("blue_m")
@@ -75,6 +75,11 @@ def test_a_turns_own_mark_joins_the_done_sides_it_read_without_reading_them_agai
             assert turn.done == {turn.side}
         turn.forget_done()  # what the database says, read again: the same
         assert turn.done == {turn.side}
+        with django_assert_num_queries(0):  # the pass's marks were read with them
+            turn.campaign.step_index = later
+            assert turn.done == {turn.side}  # the mark made ahead
+            turn.begin_pass()  # a new pass: nobody has marked any of its steps
+            assert turn.done == frozenset()
 
 
 @pytest.mark.django_db

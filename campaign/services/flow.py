@@ -71,10 +71,9 @@ def begin_scenario(turn: Turn, *, initial: bool = False) -> None:
     """The next CG scenario is in play: the campaign waits at its results step."""
     c, module = turn.campaign, turn.module
     step_id = turn.step.id
-    c.cycle += 1
+    turn.begin_pass()
     c.in_play = True
     c.step_index = machine.results_index(module)
-    turn.forget_done()
     date = module.dates[c.date_index].label
     if initial:
         text = f"The Initial Scenario ({date}) is in play. " + " ".join(start_summary(module, c))
@@ -127,9 +126,8 @@ def side_done(turn: Turn) -> None:
 def goto(turn: Turn, index: int, *, new_pass: bool = False) -> None:
     c = turn.campaign
     if new_pass:
-        c.cycle += 1
+        turn.begin_pass()
     c.step_index = index
-    turn.forget_done()
     for hook in enter_hooks(turn):
         HOOKS[hook](turn)
 

@@ -85,7 +85,7 @@ def create_campaign(
     _open_invitation(campaign, machine.opponent(module, side))
     host_seat = next(s for s in seats if s.side == side)
     turn = Turn(campaign, module, host_seat, {s.side: s for s in seats})
-    turn.__dict__["done"] = frozenset()  # nobody has done anything yet
+    turn.no_marks_yet()
     update_waiting(turn)
     return campaign
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
@@ -20,8 +19,8 @@ from campaign.models import Campaign, Event, EventKind, Seat, StepMark
 from campaign.selectors import (
     as_uuid,
     campaign_seats,
-    done_sides,
     module_of,
+    pass_marks,
     position_token,
     snapshot,
 )
@@ -88,20 +87,39 @@ class Turn:
             data=data,
         )
 
-    @cached_property
+    # The pass's done marks, per step, read once after the lock (``pass_marks``) for
+    # the pass they were read in; no other writer can add one before this
+    # transaction commits, so a move to another step of the pass reads nothing.
+    _marks: dict[int, frozenset[str]] = field(default_factory=dict, init=False, repr=False)
+    _marks_cycle: int | None = field(default=None, init=False, repr=False)
+
+    @property
     def done(self) -> frozenset[str]:
-        return done_sides(self.campaign)
+        """The sides done with the current step."""
+        c = self.campaign
+        if self._marks_cycle != c.cycle:
+            self._marks, self._marks_cycle = pass_marks(c), c.cycle
+        return self._marks.get(c.step_index, frozenset())
+
+    def no_marks_yet(self) -> None:
+        """The pass has no marks (a campaign just made): nothing to read."""
+        self._marks, self._marks_cycle = {}, self.campaign.cycle
+
+    def begin_pass(self) -> None:
+        """The campaign enters its next pass.  A mark is always made for the pass the
+        campaign is in, so nobody can have marked a step of this one yet."""
+        self.campaign.cycle += 1
+        self.no_marks_yet()
 
     def forget_done(self) -> None:
-        self.__dict__.pop("done", None)
+        """Marks were deleted: read them again when next needed."""
+        self._marks_cycle = None
 
     def marked(self, side: str, step_index: int) -> None:
-        """This transaction has just marked ``side`` done at ``step_index``.  The done
-        sides of the current step, once read (after the lock: no other writer can add
-        a mark before this one commits), gain it without reading them again; a mark
-        for a later step (finishing ahead) is read when the campaign gets there."""
-        if step_index == self.campaign.step_index and "done" in self.__dict__:
-            self.__dict__["done"] = self.done | {side}
+        """This transaction has just marked ``side`` done at ``step_index`` of the
+        current pass: the marks, once read, gain it without reading them again."""
+        if self._marks_cycle == self.campaign.cycle:
+            self._marks[step_index] = self._marks.get(step_index, frozenset()) | {side}
 
     def snapshot(self, held: Holdings | None = None, chits: int = 0) -> Snapshot:
         return self.snapshot_of(self.side, held, chits)
@@ -109,7 +127,9 @@ class Turn:
     def as_side(self, side: str) -> Turn:
         """The same locked campaign, acting for ``side`` (the server acting for a side,
         e.g. passing a step it has nothing to do at)."""
-        return Turn(self.campaign, self.module, self.seats[side], self.seats)
+        other = Turn(self.campaign, self.module, self.seats[side], self.seats)
+        other._marks, other._marks_cycle = self._marks, self._marks_cycle
+        return other
 
     def snapshot_of(self, side: str, held: Holdings | None = None, chits: int = 0) -> Snapshot:
         """The engine's view of ``side`` (the acting side, or a side the server acts
