@@ -170,6 +170,9 @@ def _line(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_UNREAD = object()  # a seat not read by the locking read: no e-mail setting with it
+
+
 def _mark_unsendable(rows: Iterable[Notification], seats: Iterable[Seat]) -> None:
     """Notices for players without an address, or with e-mail off, are kept as a
     record but never sent (switching e-mail on later does not send old notices).
@@ -177,11 +180,11 @@ def _mark_unsendable(rows: Iterable[Notification], seats: Iterable[Seat]) -> Non
     (``campaign_seats``); a seat made in this transaction is read here."""
     rows = list(rows)
     users = {r.user_id for r in rows}
-    reach = {
-        seat.user.pk: (seat.user.email, getattr(seat, "notice_frequency"))  # noqa: B009
-        for seat in seats
-        if seat.user is not None and seat.user.pk in users and hasattr(seat, "notice_frequency")
-    }
+    reach = {}
+    for seat in seats:
+        frequency = getattr(seat, "notice_frequency", _UNREAD)
+        if seat.user is not None and seat.user.pk in users and frequency is not _UNREAD:
+            reach[seat.user.pk] = (seat.user.email, frequency)
     unread = users - reach.keys()
     reach |= {
         pk: (email, frequency)

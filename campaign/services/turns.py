@@ -49,6 +49,11 @@ class Turn:
     module: Module
     seat: Seat
     seats: dict[str, Seat] = field(default_factory=dict)
+    # The pass's done marks, per step, read once after the lock (``pass_marks``) for
+    # the pass they were read in; no other writer can add one before this
+    # transaction commits, so a move to another step of the pass reads nothing.
+    _marks: dict[int, frozenset[str]] = field(default_factory=dict, init=False, repr=False)
+    _marks_cycle: int | None = field(default=None, init=False, repr=False)
 
     @property
     def side(self) -> str:
@@ -86,12 +91,6 @@ class Turn:
             public_text=public_text,
             data=data,
         )
-
-    # The pass's done marks, per step, read once after the lock (``pass_marks``) for
-    # the pass they were read in; no other writer can add one before this
-    # transaction commits, so a move to another step of the pass reads nothing.
-    _marks: dict[int, frozenset[str]] = field(default_factory=dict, init=False, repr=False)
-    _marks_cycle: int | None = field(default=None, init=False, repr=False)
 
     @property
     def done(self) -> frozenset[str]:
@@ -182,11 +181,12 @@ def mark_done(
     """Record that a side (the acting one by default) has done a step of this pass
     (the current one by default; a later one when finishing ahead)."""
     index = turn.campaign.step_index if step_index is None else step_index
+    who = side or turn.side
     StepMark.objects.create(
         campaign=turn.campaign,
         cycle=turn.campaign.cycle,
         step_index=index,
-        side=side or turn.side,
+        side=who,
         data=dict(data or {}),
     )
-    turn.marked(side or turn.side, index)
+    turn.marked(who, index)
