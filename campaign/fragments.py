@@ -10,11 +10,16 @@ is working in is not re-drawn for nothing."""
 from __future__ import annotations
 
 import hashlib
+import pickle
 import re
+import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.http import HttpRequest
+from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
@@ -104,6 +109,51 @@ def campaign_fragments(
     return _render(CAMPAIGN_PARTS, parts, context, request)
 
 
+class PartMemo:
+    """Rendered parts keyed by everything they are rendered from: the part, the swap
+    marker and a digest of the seat's view, a plain-data tree already cut down to what
+    the seat may see (the one visibility gate decided it).  Equal views render equal
+    HTML, so nothing is ever invalidated: a change makes a new view, hence a new key,
+    and the oldest entries go.  The CSRF token, which differs per request, is rendered
+    as a placeholder (random per process: no text a player writes can match it) and
+    put in after.  Shared by the threads of one process."""
+
+    TOKEN = f"csrf-{secrets.token_hex(16)}"
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._parts: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def digest(view: Any) -> bytes:
+        return hashlib.blake2b(pickle.dumps(view, protocol=pickle.HIGHEST_PROTOCOL)).digest()
+
+    def get(self, key: tuple[Any, ...]) -> str | None:
+        with self._lock:
+            html = self._parts.get(key)
+            if html is not None:
+                self._parts.move_to_end(key)
+            return html
+
+    def put(self, key: tuple[Any, ...], html: str) -> None:
+        with self._lock:
+            self._parts[key] = html
+            while len(self._parts) > self.size:
+                self._parts.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._parts)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._parts.clear()
+
+
+# About a roster page's worth of parts for each of 32 seats (a part is up to ~90 kB).
+ROSTER_MEMO = PartMemo(size=128)
+
+
 def roster_fragments(
     roster: RosterView,
     parts: Iterable[Part],
@@ -112,5 +162,21 @@ def roster_fragments(
     request: HttpRequest | None = None,
     oob: bool = True,
 ) -> list[tuple[Part, str]]:
-    context = {"roster": roster, "oob": oob, "user": user}
-    return _render(ROSTER_PARTS, parts, context, request)
+    """As ``campaign_fragments``, for the roster page.  A roster view is plain data,
+    so each part is rendered once per distinct view (``ROSTER_MEMO``): a reload, a
+    second tab or a reconnecting socket of an unchanged roster renders nothing."""
+    shows = PartMemo.digest(roster)
+    token = get_token(request) if request is not None else ""
+    context = {"roster": roster, "oob": oob, "csrf_token": PartMemo.TOKEN}
+    wanted = set(parts)
+    found: list[tuple[Part, str]] = []
+    for part, template in ROSTER_PARTS.items():
+        if part not in wanted:
+            continue
+        key = (part, oob, user.pk, shows)
+        html = ROSTER_MEMO.get(key)
+        if html is None:
+            html = _stamped(part, render_to_string(template, context))
+            ROSTER_MEMO.put(key, html)
+        found.append((part, mark_safe(html.replace(PartMemo.TOKEN, token))))
+    return found

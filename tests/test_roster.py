@@ -1,5 +1,7 @@
 """Issue 9: the shared roster — CG Roster, RG Purchase Records, retained forces."""
 
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -177,3 +179,57 @@ def test_owner_records_an_rg_entry_area_which_stays_secret_until_revealed(module
             purchase_id=p.ref,
             entry_area="forged",
         )
+
+
+def test_an_unchanged_roster_is_rendered_once_and_every_page_gets_a_token_that_works(
+    modules, users
+):
+    """A reload renders no part again (``ROSTER_MEMO``), yet each answer carries a CSRF
+    token of its own that Django accepts; a change is shown at the next load."""
+    from django.test import Client
+
+    from campaign.fragments import ROSTER_MEMO, ROSTER_PARTS, PartMemo, roster_fragments
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    axis = players.users["axis"]
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(axis)
+    url = f"/campaigns/{players.campaign_id}/roster/"
+    ROSTER_MEMO.clear()
+    first = client.get(url).content.decode()
+    assert len(ROSTER_MEMO) == len(ROSTER_PARTS)
+    again = client.get(url).content.decode()
+    assert len(ROSTER_MEMO) == len(ROSTER_PARTS)  # nothing rendered again
+    assert PartMemo.TOKEN not in first + again
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', again)[1]
+    added = client.post(
+        f"/campaigns/{players.campaign_id}/units/",
+        {
+            "csrfmiddlewaretoken": token,
+            "do": "add",
+            "count": "2",
+            "name": "8-1 leader",
+            "kind": "leader",
+            "status": "ok",
+            "page": "roster",
+        },
+        headers={"HX-Request": "true", "X-Refit-Page": "roster"},
+    )
+    assert added.status_code == 200, added.content[:300]
+    assert "8-1 leader" in client.get(url).content.decode()
+    # A socket's render (no request) carries an empty token, as it always did.
+    view = roster_view(players.campaign, "axis")
+    pushed = "".join(html for _, html in roster_fragments(view, ROSTER_PARTS, user=axis))
+    assert PartMemo.TOKEN not in pushed and 'name="csrfmiddlewaretoken" value=""' in pushed
+
+
+def test_the_part_memo_keeps_the_newest_entries():
+    from campaign.fragments import PartMemo
+
+    memo = PartMemo(size=2)
+    for key in ("a", "b", "c"):
+        memo.put((key,), key.upper())
+    memo.get(("b",))
+    memo.put(("d",), "D")
+    assert len(memo) == 2 and memo.get(("a",)) is None and memo.get(("c",)) is None
+    assert memo.get(("b",)) == "B" and memo.get(("d",)) == "D"
