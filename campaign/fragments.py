@@ -178,5 +178,6 @@ def roster_fragments(
         if html is None:
             html = _stamped(part, render_to_string(template, context))
             ROSTER_MEMO.put(key, html)
+        # A rendered part with Django's CSRF token (letters and digits) in its place.
         found.append((part, mark_safe(html.replace(PartMemo.TOKEN, token))))
     return found
