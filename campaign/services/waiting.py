@@ -36,6 +36,7 @@ def update_waiting(turn: Turn, *, actor: str | None = None) -> None:
     now = timezone.now()
     waiting = waiting_sides(turn)
     before: dict[str, datetime | None] = {s: seat.waiting_since for s, seat in turn.seats.items()}
+    changed: dict[datetime | None, list[int]] = {}  # new value -> seats (one UPDATE each)
     for side, seat in turn.seats.items():
         if side not in waiting:
             since = None
@@ -45,7 +46,9 @@ def update_waiting(turn: Turn, *, actor: str | None = None) -> None:
             since = before[side]
         if since != before[side]:
             seat.waiting_since = since
-            Seat.objects.filter(pk=seat.pk).update(waiting_since=since)
+            changed.setdefault(since, []).append(seat.pk)
+    for since, seats in changed.items():
+        Seat.objects.filter(pk__in=seats).update(waiting_since=since)
     actor_finished = actor in before and before[actor] is not None and actor not in waiting
     transitions: dict[str, Notification.Kind] = {}
     for side in turn.seats:
