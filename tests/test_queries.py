@@ -206,5 +206,5 @@ def test_locks_run_the_same_queries_with_ten_times_the_data(make_user, modules, 
     # Some of these are the "your move" notice to the opponent (issue 20): the seats'
     # waiting times (one UPDATE per new value), whether he was told already, the
     # notice (his address and e-mail setting come with the locking read).
-    assert small["lock 1st"] <= (11 if mode == "live" else 17), small
+    assert small["lock 1st"] <= (10 if mode == "live" else 16), small
     assert small["lock 2nd (reveals)"] <= (17 if mode == "live" else 23), small

@@ -48,10 +48,14 @@ def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | Non
         secret=True,
         public_text=f"{name} has chosen its initiative chit.",
     )
-    # Read under the campaign's lock: the other side's chit is in, or not yet.
-    chits = {ch.side: ch.chit for ch in InitiativeChit.objects.filter(campaign=c, cycle=c.cycle)}
-    if len(chits) == len(turn.module.sides):
-        reveal(turn, chits)
+    # A side that locks its chit marks the step done in the same transaction, so the
+    # chits are read (under the campaign's lock) only once every side is done.
+    if turn.done >= {s.id for s in turn.module.sides}:
+        chits = {
+            ch.side: ch.chit for ch in InitiativeChit.objects.filter(campaign=c, cycle=c.cycle)
+        }
+        if len(chits) == len(turn.module.sides):
+            reveal(turn, chits)
     update_waiting(turn)
     push.changed(c.pk)
 
