@@ -49,6 +49,18 @@ def test_a_seat_is_online_while_one_of_its_sockets_beats(hosted):
     assert presence.sweep() == 1 and not Presence.objects.exists()
 
 
+@pytest.mark.django_db
+def test_a_renewing_beat_is_one_statement(hosted, django_assert_num_queries):
+    """Every open page beats every PRESENCE_HEARTBEAT seconds: renewing is one UPDATE."""
+    campaign, _, _ = hosted
+    red = Seat.objects.get(campaign=campaign, side="red")
+    assert presence.beat(socket="tab-1", seat_id=red.pk) is True
+    first = Presence.objects.get(socket="tab-1").expires_at
+    with django_assert_num_queries(1):
+        assert presence.beat(socket="tab-1", seat_id=red.pk) is False
+    assert Presence.objects.get(socket="tab-1").expires_at > first
+
+
 async def _socket(campaign, user):
     client = Client()
     await sync_to_async(client.force_login)(user)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from campaign.models import Presence
@@ -24,11 +25,22 @@ def ttl() -> timedelta:
 
 def beat(*, socket: str, seat_id: int) -> bool:
     """Keep ``socket`` alive for another TTL (creating its row if it is new, or lost
-    with a database restored from before it opened).  True if the row was created."""
-    _, created = Presence.objects.update_or_create(
-        socket=socket, defaults={"seat_id": seat_id, "expires_at": timezone.now() + ttl()}
-    )
-    return created
+    with a database restored from before it opened).  True if the row was created.
+    A renewing beat, every beat but a socket's first, is one UPDATE."""
+    values = {"seat_id": seat_id, "expires_at": timezone.now() + ttl()}
+    if Presence.objects.filter(socket=socket).update(**values):
+        return False
+    try:
+        with transaction.atomic():
+            Presence.objects.create(socket=socket, **values)
+    except IntegrityError:
+        # Made meanwhile by another beat of the same socket (a socket's beats do not
+        # overlap in its consumer, so only a retried beat can): renew it.  Any other
+        # integrity error (its seat deleted) is not ours to hide.
+        if not Presence.objects.filter(socket=socket).update(**values):
+            raise
+        return False
+    return True
 
 
 def leave(*, socket: str) -> None:
