@@ -21,7 +21,6 @@ __all__ = [
     "horizontal_overflow",
 ]
 
-BLOCKING = {"serious", "critical"}
 PHONE = {"width": 390, "height": 844}
 _axe = Axe()
 # axe-core checks the HTML, and both backends serve the same HTML: it runs in the
@@ -30,29 +29,44 @@ _axe = Axe()
 AUDITED = os.environ.get("REFIT_TEST_BACKEND") != "embedded"
 
 
+# axe-core is injected once per document; a check waits for one under way on the same
+# document (a page's load handler may check it while the test does), and the page
+# answers only the serious and critical violations (not every rule's help texts).
+_INJECTED = "typeof axe !== 'undefined'"
+_BLOCKING_VIOLATIONS = """async () => {
+    const run = (window.refitAxeRun || Promise.resolve())
+        .then(() => axe.run(document, {resultTypes: ["violations"]}));
+    window.refitAxeRun = run.catch(() => null);
+    const results = await run;
+    return results.violations
+        .filter(v => v.impact === "serious" || v.impact === "critical")
+        .map(v => `${v.id} (${v.impact}): ${v.help} — ` + v.nodes.slice(0, 3)
+            .map(n => n.target.length ? n.target[0] : "?").join("; "));
+}"""
+
+
 def accessibility_problems(page) -> list[str]:
     """Serious and critical axe-core violations on the page as it is now (none looked
     for in the embedded run: see ``AUDITED``)."""
     if not AUDITED:
         return []
-    results = _axe.run(page)
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} — "
-        + "; ".join(n["target"][0] if n["target"] else "?" for n in v["nodes"][:3])
-        for v in results.response["violations"]
-        if v.get("impact") in BLOCKING
-    ]
+    if not page.evaluate(_INJECTED):
+        page.evaluate(_axe.axe_script)
+    return list(page.evaluate(_BLOCKING_VIOLATIONS))
 
 
 class PageAudit:
     """axe-core on each kind of page (its path, ids and tokens aside) as it first
-    loads in a test, and on any page when asked.  A page that navigates away while
-    being checked is checked at its next load."""
+    loads in the test process, and on any page when asked (each test's pages as they
+    are left, and the states the tests name).  A page that navigates away while being
+    checked is checked at its next load."""
 
     _IDS = re.compile(r"/[0-9a-f-]{32,36}/|/[A-Za-z0-9_-]{20,}/")
+    # The kinds already checked as loaded, by any test of this process: a kind's later
+    # loads show the same template (a check costs Chromium 0.2-0.5 s).
+    seen: set[str] = set()
 
     def __init__(self) -> None:
-        self.seen: set[str] = set()
         self.problems: list[str] = []
 
     def watch(self, page) -> None:

@@ -17,8 +17,10 @@ import pytest
 from campaign.models import ModuleRecord, Seat
 from campaign.services import units
 from tests.browser.helpers import (
+    AUDITED,
     PHONE,
     ServerLog,
+    accessibility_problems,
     assert_accessible,
     horizontal_overflow,
 )
@@ -267,6 +269,19 @@ def test_the_404_page_is_the_sites_own(asgi_server, new_context):
     body = page.locator("main").inner_text()
     assert "Not found" in body and "Resolver404" not in body and "tried" not in body
     assert_accessible(page, "404")
+
+
+@pytest.mark.skipif(not AUDITED, reason="axe-core runs in the real run only")
+def test_the_audit_finds_what_it_looks_for(asgi_server, new_context):
+    """The check answers a serious violation added to a clean page whose axe-core was
+    injected by an earlier check (once per document)."""
+    page = new_context().new_page()
+    page.goto(asgi_server.url + "/no/such/page/")
+    assert accessibility_problems(page) == []
+    page.evaluate("document.querySelector('main').append(document.createElement('button'))")
+    problems = accessibility_problems(page)
+    assert any(p.startswith("button-name (critical)") for p in problems), problems
+    page.close()  # not left with its violation for the test's own audit
 
 
 _PLURAL_SLIPS = re.compile(r"\b1 (units|leaders|squads|rolls|entries|groups|chits|points)\b")
