@@ -37,10 +37,12 @@ from tests.faults import (
     Watcher,
     add_unit,
     applied_units,
+    hosted_template,
     pg_bin,
 )
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+# One process runs them all: the template cluster is made once (tests/faults.py).
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.xdist_group("faults")]
 
 HEARTBEAT, TTL = 1.0, 3.0
 FIGURES = ARTIFACTS / "fault-figures.json"
@@ -58,11 +60,12 @@ def record(fault: str, figures: dict) -> None:
 def servers():
     if pg_bin() is None or shutil.which("redis-server") is None:
         pytest.fail("the fault suite needs PostgreSQL's binaries and redis-server (make services)")
+    template, hosted = hosted_template()
     root = Path(tempfile.mkdtemp(prefix="refit-faults-"))
     root.chmod(0o755)  # the postgres user reaches its cluster directory
-    pg = PrivatePostgres(root)
+    pg = PrivatePostgres(root, template)
     redis = PrivateRedis(root)
-    yield pg, redis
+    yield pg, redis, hosted
     redis.stop()
     pg.stop()
     shutil.rmtree(root, ignore_errors=True)
@@ -70,7 +73,7 @@ def servers():
 
 @pytest.fixture
 def stack(servers):
-    pg, redis = servers
+    pg, redis, hosted = servers
     stack = Stack(
         env={
             "DATABASE_URL": pg.url,
@@ -85,7 +88,7 @@ def stack(servers):
         },
         log_dir=ARTIFACTS / "faults",
     )
-    stack.setup()
+    stack.hosted(hosted)
     yield stack
     stack.stop()
 
@@ -181,7 +184,7 @@ async def test_a_worker_killed_mid_burst_loses_nothing_and_presence_heals(stack)
 
 
 async def test_redis_stopped_and_restarted_actions_apply_and_pushes_resume(stack, servers):
-    _, redis = servers
+    _, redis, _ = servers
     one, two = stack.start_worker(), stack.start_worker()
     guest = await Watcher(stack, two, "guest").open()
     host = await Watcher(stack, one, "host").open()
@@ -238,7 +241,7 @@ async def test_redis_stopped_and_restarted_actions_apply_and_pushes_resume(stack
 
 
 async def test_postgresql_crash_and_recovery_loses_nothing_and_5xx_stop(stack, servers):
-    pg, _ = servers
+    pg, _, _ = servers
     one, two = stack.start_worker(), stack.start_worker()
     guest = await Watcher(stack, two, "guest").open()
     host = await Watcher(stack, one, "host").open()
@@ -312,7 +315,7 @@ async def test_everything_restarted_presence_and_pushes_come_right(stack, server
     """Both workers killed, Redis restarted empty, PostgreSQL crashed, then the stack
     comes back: pages reconnect, presence is right within its expiry, nothing acked
     is lost, pushes flow."""
-    pg, redis = servers
+    pg, redis, _ = servers
     one, two = stack.start_worker(), stack.start_worker()
     guest = await Watcher(stack, two, "guest").open()
     host = await Watcher(stack, one, "host").open()

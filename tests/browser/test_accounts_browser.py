@@ -27,6 +27,7 @@ def test_sign_up_log_out_log_in(asgi_server, new_context):
     assert "montgomery" in page.locator("header").inner_text()
 
 
+@pytest.mark.presentation
 def test_wrong_password_gets_a_clear_message(asgi_server, new_context, make_user):
     make_user("rommel")
     page = new_context().new_page()

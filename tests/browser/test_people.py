@@ -235,6 +235,7 @@ def test_invitation_forms_work_after_a_live_push(
     assert "This form has expired" not in host.content()
 
 
+@pytest.mark.presentation
 def test_the_roster_prints_every_unit_and_pages_fit_a_phone(
     asgi_server, new_context, browser_login, modules, make_user
 ):
@@ -262,6 +263,7 @@ def test_the_roster_prints_every_unit_and_pages_fit_a_phone(
     phone.emulate_media(media="screen")
 
 
+@pytest.mark.presentation
 def test_the_404_page_is_the_sites_own(asgi_server, new_context):
     page = new_context().new_page()
     response = page.goto(asgi_server.url + "/no/such/page/")
@@ -271,6 +273,7 @@ def test_the_404_page_is_the_sites_own(asgi_server, new_context):
     assert_accessible(page, "404")
 
 
+@pytest.mark.presentation
 @pytest.mark.skipif(not AUDITED, reason="axe-core runs in the real run only")
 def test_the_audit_finds_what_it_looks_for(asgi_server, new_context):
     """The check answers a serious violation added to a clean page whose axe-core was
@@ -297,6 +300,7 @@ def _module_notes(data: object) -> list[str]:
     return []
 
 
+@pytest.mark.presentation
 def test_the_purchase_chart_the_log_and_the_words_a_player_reads(
     asgi_server, new_context, browser_login, modules, make_user
 ):
@@ -352,6 +356,7 @@ def test_the_purchase_chart_the_log_and_the_words_a_player_reads(
         assert not shown, f"{name} shows transcription notes as rules: {shown}"
 
 
+@pytest.mark.presentation
 def test_every_step_of_a_refit_date_fits_a_phone(
     asgi_server, new_context, browser_login, modules, make_user
 ):

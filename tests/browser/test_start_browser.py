@@ -3,7 +3,13 @@ two players sign up, host and join, supply through the campaign page what the ru
 documents lack (the other accepts it), play the steps before the Initial Scenario, its
 result, the whole between-scenario phase (Sicily: a secret purchase each and the
 initiative reveal on both pages), the next scenario's result, and reach the second
-between-scenario phase — without touching the server."""
+between-scenario phase — without touching the server.
+
+All three run on PostgreSQL + Redis; on the embedded default (SQLite + in-memory
+layer) Sicily's walk runs, the richest (secret purchases, the initiative reveal): the
+other two walk their systems' data, which the backend only stores, and the three
+systems walk through their steps on both backends below the browser (test_sequence,
+test_start, test_noninterference)."""
 
 from __future__ import annotations
 
@@ -171,6 +177,7 @@ def test_sicily_from_sign_up_to_the_second_refit_phase(asgi_server, new_context,
     assert "July 14 AM" in first.inner_text() and "Clear, no wind" in first.inner_text()
 
 
+@pytest.mark.rules  # Sicily's walk runs on both backends (module docstring)
 def test_purple_heart_draw_from_sign_up_to_the_second_conph(asgi_server, new_context, modules):
     host, guest = host_and_join(asgi_server, new_context, "purple-heart-draw/tm", "us", "German")
     assert title(host).startswith("I-C5.31")
@@ -236,6 +243,7 @@ def test_purple_heart_draw_from_sign_up_to_the_second_conph(asgi_server, new_con
         page.locator("#step-title", has_text="C5.2 ").wait_for()
 
 
+@pytest.mark.rules  # Sicily's walk runs on both backends (module docstring)
 def test_pleasant_diversion_from_sign_up_to_the_second_clean_up(asgi_server, new_context, modules):
     host, guest = host_and_join(
         asgi_server, new_context, "pleasant-diversion/cg", "american", "German"

@@ -80,6 +80,7 @@ def test_title_badge_appears_live_clears_after_acting_and_a_background_tab_is_no
     expect(blue).to_have_title(MOVE)
 
 
+@pytest.mark.presentation
 def test_scenario_sheet_and_notification_settings_pages(
     asgi_server, new_context, browser_login, hosted
 ):
