@@ -39,9 +39,13 @@ test: PG_FSYNC = off
 services:
 	REFIT_PG_PORT=$(PG_PORT) REFIT_REDIS_PORT=$(REDIS_PORT) REFIT_PG_FSYNC=$(PG_FSYNC) scripts/services.sh
 
+# The static checks run beside the first run (mypy is one process on one core); their
+# output is printed once they end.
 test: $(VENV)/.installed services
-	@start=$$(date +%s); status=0; \
-	$(MAKE) --no-print-directory lint test-real test-embedded || status=$$?; \
+	@start=$$(date +%s); status=0; mkdir -p var; \
+	$(MAKE) --no-print-directory lint > var/lint.log 2>&1 & lint=$$!; \
+	$(MAKE) --no-print-directory test-real test-embedded || status=$$?; \
+	wait $$lint || status=$$?; echo "--- make lint:"; cat var/lint.log; \
 	echo "make test: $$(( $$(date +%s) - start )) s wall time (exit $$status)"; \
 	exit $$status
 
