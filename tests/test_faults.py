@@ -41,8 +41,14 @@ from tests.faults import (
     pg_bin,
 )
 
-# One process runs them all: the template cluster is made once (tests/faults.py).
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.xdist_group("faults")]
+# One process runs them all: the template cluster is made once (tests/faults.py).  make
+# test-real runs them in a process of their own beside the rest (marker "faults").
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.faults,
+    pytest.mark.xdist_group("faults"),
+]
 
 HEARTBEAT, TTL = 1.0, 3.0
 FIGURES = ARTIFACTS / "fault-figures.json"
