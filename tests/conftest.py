@@ -30,34 +30,29 @@ def _on_redis() -> bool:
     return bool(os.environ.get("REDIS_URL"))
 
 
-def _delete_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
-    """PostgreSQL's flush as DELETEs when no sequence is reset: a transactional test's
-    teardown empties every table, and TRUNCATE makes each table's files anew (~190 ms a
-    test with fsync off; the DELETEs take a few).  Django's foreign keys are DEFERRABLE
-    INITIALLY DEFERRED there, and the flush runs in one transaction: any order works."""
-    if reset_sequences or not tables:
-        return _TRUNCATE_FLUSH(self, style, tables, reset_sequences=reset_sequences,
-                               allow_cascade=allow_cascade)  # fmt: skip
-    return [
-        f"{style.SQL_KEYWORD('DELETE FROM')} {style.SQL_FIELD(self.quote_name(t))};" for t in tables
-    ]
-
-
-_TRUNCATE_FLUSH = None
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _flush_by_delete():
-    """On PostgreSQL, transactional tests are emptied with DELETE (``_delete_flush``)."""
-    global _TRUNCATE_FLUSH
+    """On PostgreSQL, a transactional test's teardown empties the tables with DELETE
+    rather than TRUNCATE, which makes each table's files anew (~190 ms a test with
+    fsync off; the DELETEs take a few).  Django's foreign keys are DEFERRABLE INITIALLY
+    DEFERRED there and the flush runs in one transaction, so any order works.  A flush
+    that resets sequences still truncates."""
     if not _on_postgres():
         yield
         return
     from django.db.backends.postgresql.operations import DatabaseOperations
 
-    _TRUNCATE_FLUSH = DatabaseOperations.sql_flush
+    truncate = DatabaseOperations.sql_flush
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if reset_sequences or not tables:
+            return truncate(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        return [f"DELETE FROM {self.quote_name(table)};" for table in tables]
+
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(DatabaseOperations, "sql_flush", _delete_flush)
+        patch.setattr(DatabaseOperations, "sql_flush", sql_flush)
         yield
 
 
