@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -150,33 +151,28 @@ class PrivateRedis:
             self.proc.wait(timeout=10)
 
 
-_TEMPLATE: tuple[Path, dict] | None = None
-
-
+@functools.cache
 def hosted_template() -> tuple[Path, dict]:
     """A stopped cluster's data directory holding Refit migrated, the modules loaded and
     a campaign hosted (``python -m tests.faults setup``), with what the setup printed.
     Made once per test process: each fault test starts from a copy (a new cluster and
     the setup cost ~4 s a test; the copy ~0.3 s)."""
-    global _TEMPLATE
-    if _TEMPLATE is None:
-        root = Path(tempfile.mkdtemp(prefix="refit-faults-template-"))
-        root.chmod(0o755)  # the postgres user reaches its cluster directory
-        atexit.register(shutil.rmtree, root, ignore_errors=True)
-        pg = PrivatePostgres(root)
-        try:
-            done = subprocess.run(
-                [sys.executable, "-m", "tests.faults", "setup"],
-                cwd=ROOT,
-                env={**os.environ, "DATABASE_URL": pg.url, "SECRET_KEY": SECRET_KEY},
-                capture_output=True,
-                text=True,
-            )
-        finally:
-            pg.stop()
-        assert done.returncode == 0, done.stderr[-3000:]
-        _TEMPLATE = pg.data, json.loads(done.stdout.strip().splitlines()[-1])
-    return _TEMPLATE
+    root = Path(tempfile.mkdtemp(prefix="refit-faults-template-"))
+    root.chmod(0o755)  # the postgres user reaches its cluster directory
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    pg = PrivatePostgres(root)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.faults", "setup"],
+            cwd=ROOT,
+            env={**os.environ, "DATABASE_URL": pg.url, "SECRET_KEY": SECRET_KEY},
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        pg.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    return pg.data, json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @dataclass

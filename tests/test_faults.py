@@ -66,12 +66,12 @@ def record(fault: str, figures: dict) -> None:
 def servers():
     if pg_bin() is None or shutil.which("redis-server") is None:
         pytest.fail("the fault suite needs PostgreSQL's binaries and redis-server (make services)")
-    template, hosted = hosted_template()
+    template, _ = hosted_template()
     root = Path(tempfile.mkdtemp(prefix="refit-faults-"))
     root.chmod(0o755)  # the postgres user reaches its cluster directory
     pg = PrivatePostgres(root, template)
     redis = PrivateRedis(root)
-    yield pg, redis, hosted
+    yield pg, redis
     redis.stop()
     pg.stop()
     shutil.rmtree(root, ignore_errors=True)
@@ -79,7 +79,7 @@ def servers():
 
 @pytest.fixture
 def stack(servers):
-    pg, redis, hosted = servers
+    pg, redis = servers
     stack = Stack(
         env={
             "DATABASE_URL": pg.url,
@@ -94,7 +94,7 @@ def stack(servers):
         },
         log_dir=ARTIFACTS / "faults",
     )
-    stack.hosted(hosted)
+    stack.hosted(hosted_template()[1])  # the template's campaign, in the copy
     yield stack
     stack.stop()
 
@@ -190,7 +190,7 @@ async def test_a_worker_killed_mid_burst_loses_nothing_and_presence_heals(stack)
 
 
 async def test_redis_stopped_and_restarted_actions_apply_and_pushes_resume(stack, servers):
-    _, redis, _ = servers
+    _, redis = servers
     one, two = stack.start_worker(), stack.start_worker()
     guest = await Watcher(stack, two, "guest").open()
     host = await Watcher(stack, one, "host").open()
@@ -247,7 +247,7 @@ async def test_redis_stopped_and_restarted_actions_apply_and_pushes_resume(stack
 
 
 async def test_postgresql_crash_and_recovery_loses_nothing_and_5xx_stop(stack, servers):
-    pg, _, _ = servers
+    pg, _ = servers
     one, two = stack.start_worker(), stack.start_worker()
     guest = await Watcher(stack, two, "guest").open()
     host = await Watcher(stack, one, "host").open()
@@ -321,7 +321,7 @@ async def test_everything_restarted_presence_and_pushes_come_right(stack, server
     """Both workers killed, Redis restarted empty, PostgreSQL crashed, then the stack
     comes back: pages reconnect, presence is right within its expiry, nothing acked
     is lost, pushes flow."""
-    pg, redis, _ = servers
+    pg, redis = servers
     one, two = stack.start_worker(), stack.start_worker()
     guest = await Watcher(stack, two, "guest").open()
     host = await Watcher(stack, one, "host").open()
