@@ -35,13 +35,12 @@ def paths(n: int) -> dict[str, Path_]:
     """Each path: a coroutine function doing one request (or one pair)."""
     from asgiref.sync import sync_to_async
     from django.conf import settings
-    from django.test import AsyncClient
 
     from campaign.models import Purchase
 
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     users, _ = bench.players()
-    red, blue = AsyncClient(), AsyncClient()
+    red, blue = bench.worker_client(), bench.worker_client()
     red.force_login(users["alice"])
     blue.force_login(users["bob"])
     locks = iter(bench.initiative_campaigns(users, 2 * (n + 5), "lock"))

@@ -319,6 +319,22 @@ def count_queries() -> None:
     connection_created.connect(hook, weak=False)
 
 
+def worker_client() -> Any:
+    """Django's ``AsyncClient`` with the worker's middleware chain (``config.handler``:
+    built sync, entered once), not the test client's own async chain."""
+    from django.test import AsyncClient
+    from django.test.client import AsyncClientHandler
+
+    from config.handler import SyncChainMixin
+
+    class Handler(SyncChainMixin, AsyncClientHandler):
+        pass
+
+    client = AsyncClient()
+    client.handler = Handler(enforce_csrf_checks=False)
+    return client
+
+
 class Timed:
     """Requests through Django's ASGI handler (``AsyncClient``) in one event loop, as a
     worker serves them: the sync view in asgiref's thread, the push's ``group_send``
@@ -326,9 +342,7 @@ class Timed:
     statements counted."""
 
     def __init__(self, user: Any) -> None:
-        from django.test import AsyncClient
-
-        self.client = AsyncClient()
+        self.client = worker_client()
         self.client.force_login(user)
         self.times: dict[str, list[float]] = {}
         self.cpu: dict[str, list[float]] = {}
