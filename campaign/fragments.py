@@ -16,6 +16,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest
@@ -24,6 +25,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from campaign.seat_views.campaign_page import CampaignView
+from campaign.seat_views.panels import ChartRow, StepPanel
 from campaign.seat_views.roster import RosterView
 from campaign.services.push import Part
 
@@ -152,6 +154,48 @@ class PartMemo:
 
 # About a roster page's worth of parts for each of 32 seats (a part is up to ~90 kB).
 ROSTER_MEMO = PartMemo(size=128)
+
+
+@dataclass(frozen=True)
+class ChartInputs:
+    """Everything the RG chart's template (``steps/_chart.html``) reads: it is
+    rendered from these alone, so equal inputs render equal HTML.  ``campaign_id``
+    and ``at`` are what ``action_form`` reads from a render's ``view`` and ``p``."""
+
+    campaign_id: str
+    at: str
+    can_act: bool
+    currency: str
+    title: str
+    columns: tuple[tuple[str, str], ...]
+    rows: tuple[ChartRow, ...]
+
+
+# A purchase step's chart is most of its part (~35 kB on Sicily): each seat's chart,
+# rendered once while it is unchanged.  The other side's purchase re-renders this
+# seat's step part for its socket, a reload or a reconnect renders the page again:
+# none of them changes this chart.
+CHART_MEMO = PartMemo(size=64)
+
+
+def purchase_chart(view: CampaignView, panel: StepPanel, csrf_token: str) -> str:
+    """The RG chart of ``panel`` (the viewer's purchase step), from ``CHART_MEMO``."""
+    inputs = ChartInputs(
+        campaign_id=str(view.campaign_id),
+        at=panel.at,
+        can_act=panel.can_act,
+        currency=view.currency,
+        title=panel.chart_title,
+        columns=tuple(panel.price_columns),
+        rows=tuple(panel.chart),
+    )
+    key = ("chart", PartMemo.digest(inputs))
+    html = CHART_MEMO.get(key)
+    if html is None:
+        context = {"c": inputs, "view": inputs, "p": inputs, "csrf_token": PartMemo.TOKEN}
+        html = render_to_string("campaign/steps/_chart.html", context)
+        CHART_MEMO.put(key, html)
+    return mark_safe(html.replace(PartMemo.TOKEN, csrf_token))  # rendered, escaped there
 
 
 def roster_fragments(

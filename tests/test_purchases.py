@@ -460,3 +460,43 @@ def test_c5_36_recon_costs_one_tp_or_two_for_plus_five(modules, users):
 def test_3_4_pleasant_diversion_purchase_needs_the_host_supplied_table(modules, users):
     players, _ = campaign_at("pleasant-diversion", "cg", "dec6midday", users)
     refused(players, "american", "A1", r"The rules text lacks the American RG chart")
+
+
+def test_an_unchanged_rg_chart_is_rendered_once_and_a_purchase_shows_at_once(modules, users):
+    """The purchase step's RG chart is rendered once while it is unchanged
+    (``fragments.CHART_MEMO``): a reload or the opponent's purchase renders nothing
+    again, yet every page carries a CSRF token of its own that works, and a purchase
+    shows in the next chart (its points, its limits)."""
+    import re
+
+    from django.test import Client
+
+    from campaign.fragments import CHART_MEMO, PartMemo
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(players.users["axis"])
+    url = f"/campaigns/{players.campaign_id}/"
+    CHART_MEMO.clear()
+    first = client.get(url).content.decode()
+    assert len(CHART_MEMO) == 1
+    group = re.search(r'name="group" value="([^"]+)"', first)[1]  # the first one buyable
+    buy(players, "british", "I1")  # the opponent's purchase: the Axis chart is the same
+    again = client.get(url).content.decode()
+    assert len(CHART_MEMO) == 1
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', again)[1]
+    assert PartMemo.TOKEN not in first + again
+    before = points(players, "axis")
+    at = re.search(r'name="at" value="([^"]+)"', again)[1]
+    bought = client.post(
+        url + "act/buy/",
+        {"csrfmiddlewaretoken": token, "group": group, "variant": "", "at": at},
+        headers={"HX-Request": "true", "X-Refit-Page": "campaign"},
+    )
+    assert bought.status_code == 200, bought.content[:300]
+    assert points(players, "axis") < before
+    assert len(CHART_MEMO) == 2  # the answer's step part: the chart after the purchase
+    after = client.get(url).content.decode()
+    assert len(CHART_MEMO) == 2
+    row = rf'<tr[^>]*id="rg-{group}">.*?</tr>'
+    assert re.search(row, after, re.S)[0] != re.search(row, first, re.S)[0]

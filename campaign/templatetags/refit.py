@@ -16,6 +16,8 @@ from django.urls import reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from campaign import fragments
+
 register = template.Library()
 
 _FORMS = "refit.action_forms"  # the render's cache of opening tags
@@ -76,3 +78,11 @@ def options(context: template.Context, choices: Any, selected: Any = None) -> Sa
             )
         )
     return html
+
+
+@register.simple_tag(takes_context=True)
+def purchase_chart(context: template.Context) -> SafeString:
+    """The RG chart of the purchase step's panel ``p``, rendered once per distinct
+    chart (``campaign.fragments.purchase_chart``)."""
+    token = str(context.get("csrf_token") or "")
+    return mark_safe(fragments.purchase_chart(context["view"], context["p"], token))
