@@ -105,8 +105,9 @@ def event_views(campaign: Campaign, side: str, module: Module) -> list[EventView
     """The newest events the seat may read, newest first (plain rows: a log holds up
     to ``LOG_WINDOW`` of them, and a model instance each would cost more than the
     rest of the read)."""
+    # ``shown`` is annotated by the gate (``visible_to``), which the stubs cannot see.
     rows = (
-        Event.objects.visible_to(side)
+        Event.objects.visible_to(side)  # type: ignore[misc]
         .filter(campaign=campaign)
         .order_by("-id")
         .values_list("kind", "side", "date_index", "step_id", "shown", "created_at")
