@@ -25,6 +25,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from campaign.seat_views.campaign_page import CampaignView
+from campaign.seat_views.common import PurchaseLine
 from campaign.seat_views.panels import ChartRow, StepPanel
 from campaign.seat_views.roster import RosterView
 from campaign.services.push import Part
@@ -156,11 +157,23 @@ class PartMemo:
 ROSTER_MEMO = PartMemo(size=128)
 
 
+def _from_inputs(memo: PartMemo, template: str, inputs: Any, csrf_token: str) -> str:
+    """``template`` rendered from ``inputs`` alone (a frozen dataclass of plain data,
+    given to the template as ``c``, and as ``view`` and ``p``, where ``action_form``
+    reads ``campaign_id`` and ``at``), once per distinct ``inputs`` (``memo``), with
+    this render's CSRF token put in after."""
+    key = (template, PartMemo.digest(inputs))
+    html = memo.get(key)
+    if html is None:
+        context = {"c": inputs, "view": inputs, "p": inputs, "csrf_token": PartMemo.TOKEN}
+        html = render_to_string(template, context)
+        memo.put(key, html)
+    return mark_safe(html.replace(PartMemo.TOKEN, csrf_token))  # rendered, escaped there
+
+
 @dataclass(frozen=True)
 class ChartInputs:
-    """Everything the RG chart's template (``steps/_chart.html``) reads: it is
-    rendered from these alone, so equal inputs render equal HTML.  ``campaign_id``
-    and ``at`` are what ``action_form`` reads from a render's ``view`` and ``p``."""
+    """Everything the RG chart's template (``steps/_chart.html``) reads."""
 
     campaign_id: str
     at: str
@@ -171,15 +184,26 @@ class ChartInputs:
     rows: tuple[ChartRow, ...]
 
 
-# A purchase step's chart is most of its part (~35 kB on Sicily): each seat's chart,
-# rendered once while it is unchanged.  The other side's purchase re-renders this
-# seat's step part for its socket, a reload or a reconnect renders the page again:
-# none of them changes this chart.
-CHART_MEMO = PartMemo(size=64)
+@dataclass(frozen=True)
+class RecordInputs:
+    """Everything the RG Purchase Records' table (``_record_table.html``) reads."""
+
+    campaign_id: str
+    at: str
+    states: tuple[tuple[str, str], ...]
+    lines: tuple[PurchaseLine, ...]
+
+
+# The two largest things a campaign page shows, each rendered once while unchanged:
+# a purchase step's RG chart (~35 kB on Sicily) and the RG Purchase Records (~90 kB
+# with 60 purchases).  The other side's secret purchase re-renders this seat's parts
+# for its socket, and a reload, a reconnect or a socket's periodic re-render renders
+# the whole page again: none of them changes this seat's chart or records.
+TABLE_MEMO = PartMemo(size=128)
 
 
 def purchase_chart(view: CampaignView, panel: StepPanel, csrf_token: str) -> str:
-    """The RG chart of ``panel`` (the viewer's purchase step), from ``CHART_MEMO``."""
+    """The RG chart of ``panel`` (the viewer's purchase step)."""
     inputs = ChartInputs(
         campaign_id=str(view.campaign_id),
         at=panel.at,
@@ -189,13 +213,18 @@ def purchase_chart(view: CampaignView, panel: StepPanel, csrf_token: str) -> str
         columns=tuple(panel.price_columns),
         rows=tuple(panel.chart),
     )
-    key = ("chart", PartMemo.digest(inputs))
-    html = CHART_MEMO.get(key)
-    if html is None:
-        context = {"c": inputs, "view": inputs, "p": inputs, "csrf_token": PartMemo.TOKEN}
-        html = render_to_string("campaign/steps/_chart.html", context)
-        CHART_MEMO.put(key, html)
-    return mark_safe(html.replace(PartMemo.TOKEN, csrf_token))  # rendered, escaped there
+    return _from_inputs(TABLE_MEMO, "campaign/steps/_chart.html", inputs, csrf_token)
+
+
+def purchase_record(view: CampaignView, csrf_token: str) -> str:
+    """The RG Purchase Records the viewer may see, as a table."""
+    inputs = RecordInputs(
+        campaign_id=str(view.campaign_id),
+        at=getattr(view.panel, "at", ""),
+        states=tuple(view.rg_states),
+        lines=tuple(view.record),
+    )
+    return _from_inputs(TABLE_MEMO, "campaign/_record_table.html", inputs, csrf_token)
 
 
 def roster_fragments(

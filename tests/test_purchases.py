@@ -462,28 +462,30 @@ def test_3_4_pleasant_diversion_purchase_needs_the_host_supplied_table(modules, 
     refused(players, "american", "A1", r"The rules text lacks the American RG chart")
 
 
-def test_an_unchanged_rg_chart_is_rendered_once_and_a_purchase_shows_at_once(modules, users):
-    """The purchase step's RG chart is rendered once while it is unchanged
-    (``fragments.CHART_MEMO``): a reload or the opponent's purchase renders nothing
-    again, yet every page carries a CSRF token of its own that works, and a purchase
-    shows in the next chart (its points, its limits)."""
+def test_an_unchanged_chart_and_record_are_rendered_once_and_a_purchase_shows_at_once(
+    modules, users
+):
+    """The purchase step's RG chart and the RG Purchase Records are rendered once
+    while unchanged (``fragments.TABLE_MEMO``): a reload or the opponent's secret
+    purchase renders neither again, yet every page carries a CSRF token of its own
+    that works, and a purchase shows in the next chart and record."""
     import re
 
     from django.test import Client
 
-    from campaign.fragments import CHART_MEMO, PartMemo
+    from campaign.fragments import TABLE_MEMO, PartMemo
 
     players, _ = campaign_at("sicily", "i", "jul14n", users)
     client = Client(enforce_csrf_checks=True)
     client.force_login(players.users["axis"])
     url = f"/campaigns/{players.campaign_id}/"
-    CHART_MEMO.clear()
+    TABLE_MEMO.clear()
     first = client.get(url).content.decode()
-    assert len(CHART_MEMO) == 1
+    assert len(TABLE_MEMO) == 2  # this seat's chart and record
     group = re.search(r'name="group" value="([^"]+)"', first)[1]  # the first one buyable
     buy(players, "british", "I1")  # the opponent's purchase: the Axis chart is the same
     again = client.get(url).content.decode()
-    assert len(CHART_MEMO) == 1
+    assert len(TABLE_MEMO) == 2
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', again)[1]
     assert PartMemo.TOKEN not in first + again
     before = points(players, "axis")
@@ -495,8 +497,9 @@ def test_an_unchanged_rg_chart_is_rendered_once_and_a_purchase_shows_at_once(mod
     )
     assert bought.status_code == 200, bought.content[:300]
     assert points(players, "axis") < before
-    assert len(CHART_MEMO) == 2  # the answer's step part: the chart after the purchase
+    assert len(TABLE_MEMO) == 4  # the answer's parts: the chart and record after it
     after = client.get(url).content.decode()
-    assert len(CHART_MEMO) == 2
+    assert len(TABLE_MEMO) == 4
     row = rf'<tr[^>]*id="rg-{group}">.*?</tr>'
     assert re.search(row, after, re.S)[0] != re.search(row, first, re.S)[0]
+    assert after.count('id="record-') == first.count('id="record-') + 1

@@ -80,9 +80,19 @@ def options(context: template.Context, choices: Any, selected: Any = None) -> Sa
     return html
 
 
+def _token(context: template.Context) -> str:
+    return str(context.get("csrf_token") or "")
+
+
 @register.simple_tag(takes_context=True)
 def purchase_chart(context: template.Context) -> SafeString:
     """The RG chart of the purchase step's panel ``p``, rendered once per distinct
     chart (``campaign.fragments.purchase_chart``)."""
-    token = str(context.get("csrf_token") or "")
-    return mark_safe(fragments.purchase_chart(context["view"], context["p"], token))
+    return mark_safe(fragments.purchase_chart(context["view"], context["p"], _token(context)))
+
+
+@register.simple_tag(takes_context=True)
+def purchase_record(context: template.Context) -> SafeString:
+    """The RG Purchase Records' table, rendered once per distinct record
+    (``campaign.fragments.purchase_record``)."""
+    return mark_safe(fragments.purchase_record(context["view"], _token(context)))
