@@ -194,11 +194,22 @@ class RecordInputs:
     lines: tuple[PurchaseLine, ...]
 
 
-# The two largest things a campaign page shows, each rendered once while unchanged:
-# a purchase step's RG chart (~35 kB on Sicily) and the RG Purchase Records (~90 kB
-# with 60 purchases).  The other side's secret purchase re-renders this seat's parts
-# for its socket, and a reload, a reconnect or a socket's periodic re-render renders
-# the whole page again: none of them changes this seat's chart or records.
+@dataclass(frozen=True)
+class MyPurchasesInputs:
+    """Everything the list of the viewer's RGs (``steps/_my_purchases.html``) reads."""
+
+    campaign_id: str
+    at: str
+    currency: str
+    lines: tuple[PurchaseLine, ...]
+
+
+# The largest things a campaign page shows, each rendered once while unchanged: a
+# purchase step's RG chart (~35 kB on Sicily), the RG Purchase Records (~90 kB with
+# 60 purchases) and the viewer's own RGs at a purchase or strength step.  The other
+# side's secret purchase re-renders this seat's parts for its socket, and a reload, a
+# reconnect or a socket's periodic re-render renders the whole page again: none of
+# them changes what these show this seat.
 TABLE_MEMO = PartMemo(size=128)
 
 
@@ -225,6 +236,17 @@ def purchase_record(view: CampaignView, csrf_token: str) -> str:
         lines=tuple(view.record),
     )
     return _from_inputs(TABLE_MEMO, "campaign/_record_table.html", inputs, csrf_token)
+
+
+def my_purchases(view: CampaignView, panel: StepPanel, csrf_token: str) -> str:
+    """The viewer's RGs at a purchase or strength step (``panel``), with their forms."""
+    inputs = MyPurchasesInputs(
+        campaign_id=str(view.campaign_id),
+        at=panel.at,
+        currency=view.currency,
+        lines=tuple(panel.purchases),
+    )
+    return _from_inputs(TABLE_MEMO, "campaign/steps/_my_purchases.html", inputs, csrf_token)
 
 
 def roster_fragments(

@@ -462,13 +462,11 @@ def test_3_4_pleasant_diversion_purchase_needs_the_host_supplied_table(modules, 
     refused(players, "american", "A1", r"The rules text lacks the American RG chart")
 
 
-def test_an_unchanged_chart_and_record_are_rendered_once_and_a_purchase_shows_at_once(
-    modules, users
-):
-    """The purchase step's RG chart and the RG Purchase Records are rendered once
-    while unchanged (``fragments.TABLE_MEMO``): a reload or the opponent's secret
-    purchase renders neither again, yet every page carries a CSRF token of its own
-    that works, and a purchase shows in the next chart and record."""
+def test_unchanged_tables_are_rendered_once_and_a_purchase_shows_at_once(modules, users):
+    """The purchase step's RG chart, the seat's own RGs and the RG Purchase Records
+    are rendered once while unchanged (``fragments.TABLE_MEMO``): a reload or the
+    opponent's secret purchase renders none again, yet every page carries a CSRF token
+    of its own that works, and a purchase shows in the next chart, list and record."""
     import re
 
     from django.test import Client
@@ -481,11 +479,11 @@ def test_an_unchanged_chart_and_record_are_rendered_once_and_a_purchase_shows_at
     url = f"/campaigns/{players.campaign_id}/"
     TABLE_MEMO.clear()
     first = client.get(url).content.decode()
-    assert len(TABLE_MEMO) == 2  # this seat's chart and record
+    assert len(TABLE_MEMO) == 3  # this seat's chart, own RGs and record
     group = re.search(r'name="group" value="([^"]+)"', first)[1]  # the first one buyable
     buy(players, "british", "I1")  # the opponent's purchase: the Axis chart is the same
     again = client.get(url).content.decode()
-    assert len(TABLE_MEMO) == 2
+    assert len(TABLE_MEMO) == 3
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', again)[1]
     assert PartMemo.TOKEN not in first + again
     before = points(players, "axis")
@@ -497,9 +495,10 @@ def test_an_unchanged_chart_and_record_are_rendered_once_and_a_purchase_shows_at
     )
     assert bought.status_code == 200, bought.content[:300]
     assert points(players, "axis") < before
-    assert len(TABLE_MEMO) == 4  # the answer's parts: the chart and record after it
+    assert len(TABLE_MEMO) == 6  # the answer's parts: all three after the purchase
     after = client.get(url).content.decode()
-    assert len(TABLE_MEMO) == 4
+    assert len(TABLE_MEMO) == 6
     row = rf'<tr[^>]*id="rg-{group}">.*?</tr>'
     assert re.search(row, after, re.S)[0] != re.search(row, first, re.S)[0]
     assert after.count('id="record-') == first.count('id="record-') + 1
+    assert after.count('id="purchase-') == first.count('id="purchase-') + 1

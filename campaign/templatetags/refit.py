@@ -96,3 +96,10 @@ def purchase_record(context: template.Context) -> SafeString:
     """The RG Purchase Records' table, rendered once per distinct record
     (``campaign.fragments.purchase_record``)."""
     return mark_safe(fragments.purchase_record(context["view"], _token(context)))
+
+
+@register.simple_tag(takes_context=True)
+def my_purchases(context: template.Context) -> SafeString:
+    """The viewer's RGs at the step of panel ``p``, rendered once per distinct list
+    (``campaign.fragments.my_purchases``)."""
+    return mark_safe(fragments.my_purchases(context["view"], context["p"], _token(context)))
