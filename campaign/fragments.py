@@ -157,18 +157,22 @@ class PartMemo:
 ROSTER_MEMO = PartMemo(size=128)
 
 
-def _from_inputs(memo: PartMemo, template: str, inputs: Any, csrf_token: str) -> str:
+def _from_inputs(memo: PartMemo, template: str, inputs: Any, csrf_token: Any) -> str:
     """``template`` rendered from ``inputs`` alone (a frozen dataclass of plain data,
     given to the template as ``c``, and as ``view`` and ``p``, where ``action_form``
     reads ``campaign_id`` and ``at``), once per distinct ``inputs`` (``memo``), with
-    this render's CSRF token put in after."""
+    this render's CSRF token (lazy: read only if the table has a form) put in after.
+    The enclosing part, rendered from ``ROSTER_MEMO`` or not, has its own token put in
+    here already: the placeholder never reaches it."""
     key = (template, PartMemo.digest(inputs))
     html = memo.get(key)
     if html is None:
         context = {"c": inputs, "view": inputs, "p": inputs, "csrf_token": PartMemo.TOKEN}
         html = render_to_string(template, context)
         memo.put(key, html)
-    return mark_safe(html.replace(PartMemo.TOKEN, csrf_token))  # rendered, escaped there
+    if PartMemo.TOKEN in html:
+        html = html.replace(PartMemo.TOKEN, str(csrf_token or ""))
+    return mark_safe(html)  # rendered, and escaped, by the template
 
 
 @dataclass(frozen=True)
@@ -213,7 +217,7 @@ class MyPurchasesInputs:
 TABLE_MEMO = PartMemo(size=128)
 
 
-def purchase_chart(view: CampaignView, panel: StepPanel, csrf_token: str) -> str:
+def purchase_chart(view: CampaignView, panel: StepPanel, csrf_token: Any) -> str:
     """The RG chart of ``panel`` (the viewer's purchase step)."""
     inputs = ChartInputs(
         campaign_id=str(view.campaign_id),
@@ -227,18 +231,20 @@ def purchase_chart(view: CampaignView, panel: StepPanel, csrf_token: str) -> str
     return _from_inputs(TABLE_MEMO, "campaign/steps/_chart.html", inputs, csrf_token)
 
 
-def purchase_record(view: CampaignView, csrf_token: str) -> str:
-    """The RG Purchase Records the viewer may see, as a table."""
+def purchase_record(view: CampaignView, csrf_token: Any) -> str:
+    """The RG Purchase Records the viewer may see, as a table.  The step's panel (for
+    the forms' stale-form stamp) is built only when a line has a form."""
+    forms = any(line.can_change_state or (line.mine and not line.revealed) for line in view.record)
     inputs = RecordInputs(
         campaign_id=str(view.campaign_id),
-        at=getattr(view.panel, "at", ""),
+        at=getattr(view.panel, "at", "") if forms else "",
         states=tuple(view.rg_states),
         lines=tuple(view.record),
     )
     return _from_inputs(TABLE_MEMO, "campaign/_record_table.html", inputs, csrf_token)
 
 
-def my_purchases(view: CampaignView, panel: StepPanel, csrf_token: str) -> str:
+def my_purchases(view: CampaignView, panel: StepPanel, csrf_token: Any) -> str:
     """The viewer's RGs at a purchase or strength step (``panel``), with their forms."""
     inputs = MyPurchasesInputs(
         campaign_id=str(view.campaign_id),

@@ -3,12 +3,12 @@
 Django builds an ASGI worker's middleware chain async wherever a middleware allows
 it.  Refit's chain mixes sync-only middleware (``PlainInputMiddleware``; Django's own
 run their hooks through ``sync_to_async`` when async) with async-capable ones, so a
-request went from the event loop to the thread for sync code, back to the loop for
+request went from the event loop to its thread for sync code, back to the loop for
 the async-capable middleware and back to the thread for the view: three hand-overs,
-each waiting for the loop to get round to it.  Under load the loop is busy with other
-sockets and requests while the one thread for sync code, where every view runs, sits
-idle.  Here the chain is built sync, as under WSGI, and entered once: one hand-over
-per request, and the thread keeps working until the response is made."""
+each waiting for the loop to get round to it, and under load the loop is busy with
+other sockets and requests.  Here the chain is built sync, as under WSGI, and entered
+once: one hand-over per request, and the request's thread for sync code keeps
+working until the response is made."""
 
 from __future__ import annotations
 

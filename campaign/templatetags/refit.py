@@ -80,8 +80,10 @@ def options(context: template.Context, choices: Any, selected: Any = None) -> Sa
     return html
 
 
-def _token(context: template.Context) -> str:
-    return str(context.get("csrf_token") or "")
+def _token(context: template.Context) -> Any:
+    """The render's CSRF token, still lazy: a table without a form does not ask for
+    one (nor set the CSRF cookie)."""
+    return context.get("csrf_token")
 
 
 @register.simple_tag(takes_context=True)
