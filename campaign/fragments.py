@@ -176,11 +176,17 @@ def _from_inputs(memo: PartMemo, template: str, inputs: Any, csrf_token: Any) ->
 
 
 @dataclass(frozen=True)
-class ChartInputs:
-    """Everything the RG chart's template (``steps/_chart.html``) reads."""
+class TableInputs:
+    """What every table's forms read (``action_form``: from ``view`` and ``p``)."""
 
     campaign_id: str
-    at: str
+    at: str  # the step's stale-form stamp ("" when the table has no form)
+
+
+@dataclass(frozen=True)
+class ChartInputs(TableInputs):
+    """Everything the RG chart's template (``steps/_chart.html``) reads."""
+
     can_act: bool
     currency: str
     title: str
@@ -189,21 +195,17 @@ class ChartInputs:
 
 
 @dataclass(frozen=True)
-class RecordInputs:
+class RecordInputs(TableInputs):
     """Everything the RG Purchase Records' table (``_record_table.html``) reads."""
 
-    campaign_id: str
-    at: str
     states: tuple[tuple[str, str], ...]
     lines: tuple[PurchaseLine, ...]
 
 
 @dataclass(frozen=True)
-class MyPurchasesInputs:
+class MyPurchasesInputs(TableInputs):
     """Everything the list of the viewer's RGs (``steps/_my_purchases.html``) reads."""
 
-    campaign_id: str
-    at: str
     currency: str
     lines: tuple[PurchaseLine, ...]
 
