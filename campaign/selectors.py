@@ -8,7 +8,16 @@ from collections.abc import Iterable
 from uuid import UUID
 
 from django.db import connection
-from django.db.models import BooleanField, DateTimeField, F, QuerySet, Sum
+from django.db.models import (
+    BooleanField,
+    CharField,
+    DateTimeField,
+    F,
+    IntegerField,
+    QuerySet,
+    Sum,
+    UUIDField,
+)
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -24,6 +33,7 @@ from campaign.models import (
     StepMark,
     Unit,
 )
+from campaign.prepared import Param, PreparedRead
 from rules.registry import cached_module, parse_module
 from rules.schema import Module
 from rules.snapshot import (
@@ -73,12 +83,17 @@ def position_token(campaign: Campaign) -> str:
     return f"{campaign.cycle}.{campaign.step_index}"
 
 
+_PASS_MARKS = PreparedRead(
+    lambda: StepMark.objects.filter(
+        campaign_id=Param("campaign", UUIDField()), cycle=Param("cycle", IntegerField())
+    ).values_list("step_index", "side")
+)
+
+
 def pass_marks(campaign: Campaign) -> dict[int, frozenset[str]]:
     """The sides done with each step of the campaign's current pass."""
     marks: dict[int, set[str]] = {}
-    for index, side in StepMark.objects.filter(campaign=campaign, cycle=campaign.cycle).values_list(
-        "step_index", "side"
-    ):
+    for index, side in _PASS_MARKS(campaign=campaign.pk, cycle=campaign.cycle):
         marks.setdefault(index, set()).add(side)
     return {index: frozenset(sides) for index, sides in marks.items()}
 
@@ -115,6 +130,28 @@ def online_now() -> RawSQL:
     return RawSQL(_ONLINE, (now,), output_field=BooleanField())
 
 
+def _seats(*, lock: bool) -> QuerySet[Seat]:
+    """A campaign's seats with their players and the campaign (``campaign_seats``)."""
+    qs = (
+        Seat.objects.filter(campaign_id=Param("campaign", UUIDField()))
+        .select_related("campaign", "user")
+        .defer(DEFERRED)
+        .order_by("id")
+    )
+    if lock:
+        return qs.select_for_update(of=("self", "campaign")).annotate(
+            notice_frequency=F("user__notification_settings__frequency")
+        )
+    return qs.annotate(
+        is_done=RawSQL(_DONE, (), BooleanField()),
+        online=RawSQL(_ONLINE, (Param("now", DateTimeField()),), BooleanField()),
+    )
+
+
+_SEATS = PreparedRead(lambda: _seats(lock=False))
+_SEATS_LOCKED = PreparedRead(lambda: _seats(lock=True))
+
+
 def with_online(seats: QuerySet[Seat]) -> QuerySet[Seat]:
     return seats.annotate(online=online_now())
 
@@ -135,19 +172,11 @@ def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat
     (``Turn.done``)."""
     if campaign_id is None:
         return []
-    qs = (
-        Seat.objects.filter(campaign_id=campaign_id)
-        .select_related("campaign", "user")
-        .defer(DEFERRED)
-        .order_by("id")
+    seats = (
+        _SEATS_LOCKED(campaign=campaign_id)
+        if lock
+        else _SEATS(campaign=campaign_id, now=timezone.now())
     )
-    if lock:
-        qs = qs.select_for_update(of=("self", "campaign")).annotate(
-            notice_frequency=F("user__notification_settings__frequency")
-        )
-    else:
-        qs = qs.annotate(is_done=RawSQL(_DONE, (), BooleanField()), online=online_now())
-    seats: list[Seat] = list(qs)
     if seats:
         campaign = seats[0].campaign
         for seat in seats:
@@ -178,6 +207,15 @@ def side_states(seats: Iterable[Seat], viewer: str) -> dict[str, SideState]:
 BOUGHT_FIELDS = ("group_id", "date_index", "initial", "state", "ref", "cost_variant")
 
 
+_BOUGHT = PreparedRead(
+    lambda: Purchase.objects.filter(
+        campaign_id=Param("campaign", UUIDField()),
+        side=Param("side", CharField()),
+        status=Purchase.Status.ACTIVE,
+    ).only(*BOUGHT_FIELDS, "rolled_at")
+)
+
+
 def bought_of(p: Purchase) -> Bought:
     """A purchase as the engine's limits count it."""
     return Bought(p.group_id, p.date_index, p.initial, p.state, p.ref, p.cost_variant)
@@ -185,11 +223,7 @@ def bought_of(p: Purchase) -> Bought:
 
 def bought(campaign: Campaign, side: str) -> tuple[tuple[Bought, ...], tuple[str, ...]]:
     """The side's RGs as the limits count them, and which await their rolls."""
-    rows = list(
-        Purchase.objects.filter(campaign=campaign, side=side, status=Purchase.Status.ACTIVE).only(
-            *BOUGHT_FIELDS, "rolled_at"
-        )
-    )
+    rows = _BOUGHT(campaign=campaign.pk, side=side)
     unrolled = tuple(p.group_id for p in rows if p.rolled_at is None)
     return tuple(bought_of(p) for p in rows), unrolled
 

@@ -14,10 +14,15 @@ from typing import TypeVar
 from django.db import models
 from django.db.models import Case, F, Q, Value, When
 
+from campaign.prepared import Param
+
 _M = TypeVar("_M", bound=models.Model)
+# A seat's side, or the placeholder of a prepared read (``campaign.prepared``) that
+# binds it per call: the gate is the same query either way.
+Side = str | Param
 
 
-def owned_secret_visible(side: str, *, owner: str = "side", revealed: str = "revealed_at") -> Q:
+def owned_secret_visible(side: Side, *, owner: str = "side", revealed: str = "revealed_at") -> Q:
     """The seat's own records, and the opponent's once revealed."""
     return Q(**{owner: side}) | Q(**{f"{revealed}__isnull": False})
 
@@ -26,30 +31,30 @@ class OwnedSecretQuerySet(models.QuerySet[_M]):
     """Records that belong to one side and are its secret until revealed: chits,
     purchases, fortifications, recon."""
 
-    def visible_to(self, side: str) -> OwnedSecretQuerySet[_M]:
+    def visible_to(self, side: Side) -> OwnedSecretQuerySet[_M]:
         return self.filter(owned_secret_visible(side))
 
 
 class RollQuerySet(models.QuerySet[_M]):
-    def visible_to(self, side: str) -> RollQuerySet[_M]:
+    def visible_to(self, side: Side) -> RollQuerySet[_M]:
         return self.filter(Q(secret=False) | owned_secret_visible(side))
 
 
 class UnitQuerySet(models.QuerySet[_M]):
     """A retained unit from a still-secret RG purchase is its side's secret."""
 
-    def visible_to(self, side: str) -> UnitQuerySet[_M]:
+    def visible_to(self, side: Side) -> UnitQuerySet[_M]:
         return self.filter(
             Q(side=side) | Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False)
         )
 
 
 class EventQuerySet(models.QuerySet[_M]):
-    def readable_by(self, side: str) -> EventQuerySet[_M]:
+    def readable_by(self, side: Side) -> EventQuerySet[_M]:
         """Events whose full record (text and data) the seat may read."""
         return self.filter(Q(secret_side="") | owned_secret_visible(side, owner="secret_side"))
 
-    def visible_to(self, side: str) -> EventQuerySet[_M]:
+    def visible_to(self, side: Side) -> EventQuerySet[_M]:
         """Events the seat may read, each with ``shown``: its full text, or the public
         text of an opponent's unrevealed secret; events with nothing to show are
         dropped here, before any slicing."""

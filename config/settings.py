@@ -247,6 +247,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# Django's database sessions, their per-request read compiled once (campaign.prepared).
+SESSION_ENGINE = "campaign.sessions"
 
 # --- e-mail (notices to players) ---------------------------------------------------
 # The console backend by default (`make run` prints the e-mails it would send); a host

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from django.db.models import CharField, IntegerField, UUIDField
 from django.http import Http404
 
 from campaign.models import (
@@ -18,6 +19,7 @@ from campaign.models import (
     Purchase,
     Seat,
 )
+from campaign.prepared import Param, PreparedRead
 from campaign.seat_views.common import (
     NOT_YOURS,
     EventView,
@@ -98,6 +100,19 @@ JSON_FIELDS = (
     "supplies",
     "events",
     "invitation_side",
+)
+
+
+# The header's reads, compiled once (``campaign.prepared``): every campaign page, htmx
+# answer and push that shows the header makes them.
+_CAMPAIGN = Param("campaign", UUIDField())
+_LATEST_OUTCOME = PreparedRead(
+    lambda: InitiativeOutcome.objects.filter(campaign_id=_CAMPAIGN).order_by("-cycle")[:1]
+)
+_CHITS_OF_PASS = PreparedRead(
+    lambda: InitiativeChit.objects.visible_to(Param("side", CharField())).filter(
+        campaign_id=_CAMPAIGN, cycle=Param("cycle", IntegerField())
+    )
 )
 
 
@@ -262,16 +277,15 @@ class CampaignView:
     def initiative(self) -> str:
         """The latest revealed initiative result, in short (public once revealed; the
         whole reveal with its explanation is in the log, once)."""
-        outcome = (
-            InitiativeOutcome.objects.filter(campaign=self.campaign).order_by("-cycle").first()
-        )
-        if outcome is None:
+        latest = _LATEST_OUTCOME(campaign=self.campaign_id)
+        if not latest:
             return ""
+        outcome = latest[0]
         date = self.module.dates[outcome.date_index].label
         chits = {
             ch.side: ch.get_chit_display()
-            for ch in InitiativeChit.objects.visible_to(self.viewer).filter(
-                campaign=self.campaign, cycle=outcome.cycle
+            for ch in _CHITS_OF_PASS(
+                side=self.viewer, campaign=self.campaign_id, cycle=outcome.cycle
             )
         }
         chosen = ", ".join(f"{s.name} {chits[s.id]}" for s in self.module.sides if s.id in chits)

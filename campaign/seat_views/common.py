@@ -7,9 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
+from django.db.models import CharField, IntegerField, UUIDField
 from django.http import Http404
 
 from campaign.models import Campaign, Event, Purchase, Roll, Seat
+from campaign.prepared import Param, PreparedRead
 from campaign.selectors import DEFERRED, as_uuid
 from rules import availability
 from rules.drm import is_automatic
@@ -19,22 +21,26 @@ NOT_YOURS = "There is no such campaign, or it is not yours."
 LOG_WINDOW = 200  # newest events on a page; the filter runs before the window
 
 
+# The user's seats in a campaign, the first taken first (as ``.first()`` would).
+_MEMBER_SEAT = PreparedRead(
+    lambda: (
+        Seat.objects.select_related("campaign")
+        .defer(DEFERRED)
+        .filter(campaign_id=Param("campaign", UUIDField()), user_id=Param("user", IntegerField()))
+        .order_by("id")
+    )
+)
+
+
 def member_seat(user: Any, campaign_id: object) -> tuple[Campaign, Seat]:
     """The campaign and the user's seat in it; 404 for everyone else."""
     if not getattr(user, "is_authenticated", False):
         raise Http404(NOT_YOURS)
     pk = as_uuid(campaign_id)
-    seat = (
-        Seat.objects.select_related("campaign")
-        .defer(DEFERRED)
-        .filter(campaign_id=pk, user=user)
-        .first()
-        if pk
-        else None
-    )
-    if seat is None:
+    seats = _MEMBER_SEAT(campaign=pk, user=user.pk) if pk else []
+    if not seats:
         raise Http404(NOT_YOURS)
-    return seat.campaign, seat
+    return seats[0].campaign, seats[0]
 
 
 def plain(value: Any) -> Any:
@@ -101,17 +107,22 @@ class EventView:
     at: str
 
 
+_EVENTS = PreparedRead(
+    # ``shown`` is annotated by the gate (``visible_to``), which the stubs cannot see.
+    lambda: (
+        Event.objects.visible_to(Param("side", CharField()))  # type: ignore[misc]
+        .filter(campaign_id=Param("campaign", UUIDField()))
+        .order_by("-id")
+        .values_list("kind", "side", "date_index", "step_id", "shown", "created_at")[:LOG_WINDOW]
+    )
+)
+
+
 def event_views(campaign: Campaign, side: str, module: Module) -> list[EventView]:
     """The newest events the seat may read, newest first (plain rows: a log holds up
     to ``LOG_WINDOW`` of them, and a model instance each would cost more than the
     rest of the read)."""
-    # ``shown`` is annotated by the gate (``visible_to``), which the stubs cannot see.
-    rows = (
-        Event.objects.visible_to(side)  # type: ignore[misc]
-        .filter(campaign=campaign)
-        .order_by("-id")
-        .values_list("kind", "side", "date_index", "step_id", "shown", "created_at")
-    )[:LOG_WINDOW]
+    rows = _EVENTS(side=side, campaign=campaign.pk)
     dates = module.dates
     return [
         EventView(
@@ -181,12 +192,17 @@ def _claims(
     return known[key]
 
 
-def visible_purchases(campaign: Campaign, side: str) -> list[Purchase]:
-    return list(
-        Purchase.objects.visible_to(side)
-        .filter(campaign=campaign, status=Purchase.Status.ACTIVE)
+_VISIBLE_PURCHASES = PreparedRead(
+    lambda: (
+        Purchase.objects.visible_to(Param("side", CharField()))
+        .filter(campaign_id=Param("campaign", UUIDField()), status=Purchase.Status.ACTIVE)
         .order_by("id")
     )
+)
+
+
+def visible_purchases(campaign: Campaign, side: str) -> list[Purchase]:
+    return _VISIBLE_PURCHASES(side=side, campaign=campaign.pk)
 
 
 def record_lines(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.db.models import CharField, UUIDField
+
 from campaign.charts import line_chart
 from campaign.models import (
     Campaign,
@@ -17,6 +19,7 @@ from campaign.models import (
     ScenarioResult,
     Unit,
 )
+from campaign.prepared import Param, PreparedRead
 from campaign.seat_views.common import PurchaseLine, record_lines, visible_purchases
 from campaign.selectors import module_of
 from campaign.services.units import label
@@ -81,6 +84,31 @@ class RosterView:
     fortifications: list[str] = field(default_factory=list)  # the roster's FORTIFICATIONS
 
 
+# The roster's reads, compiled once (``campaign.prepared``): a roster page makes
+# eleven statements, and compiling them cost more than the database's answers.
+_CAMPAIGN = Param("campaign", UUIDField())
+_SIDE = Param("side", CharField())
+_RESULTS = PreparedRead(
+    lambda: ScenarioResult.objects.filter(campaign_id=_CAMPAIGN, confirmed_at__isnull=False)
+)
+_RECONS = PreparedRead(lambda: ReconBuy.objects.visible_to(_SIDE).filter(campaign_id=_CAMPAIGN))
+_CHITS = PreparedRead(
+    lambda: InitiativeChit.objects.visible_to(_SIDE).filter(campaign_id=_CAMPAIGN)
+)
+_OUTCOMES = PreparedRead(lambda: InitiativeOutcome.objects.filter(campaign_id=_CAMPAIGN))
+_REPLENISHED = PreparedRead(
+    lambda: (
+        Event.objects.readable_by(_SIDE)
+        .filter(campaign_id=_CAMPAIGN, kind=EventKind.REPLENISH)
+        .only("side", "date_index", "data")
+    )
+)
+_UNITS = PreparedRead(lambda: Unit.objects.visible_to(_SIDE).filter(campaign_id=_CAMPAIGN))
+_FORTIFICATIONS = PreparedRead(
+    lambda: FortificationBuy.objects.visible_to(_SIDE).filter(campaign_id=_CAMPAIGN).order_by("id")
+)
+
+
 def roster_view(campaign: Campaign, side: str) -> RosterView:
     """The CG Roster, RG Purchase Records and retained forces as ``side`` may see them.
     The opponent's points columns stay secret until the CG ends."""
@@ -89,26 +117,13 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
     sides = [s.id for s in module.sides]
     variant = module.variant(campaign.variant)
     first = machine.date_index(module, variant.start_date)
-    results = {
-        r.date_index: r.data
-        for r in ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
-    }
+    cid = campaign.pk
+    results = {r.date_index: r.data for r in _RESULTS(campaign=cid)}
     purchases = visible_purchases(campaign, side)
-    recons = {
-        (r.side, r.date_index): r
-        for r in ReconBuy.objects.visible_to(side).filter(campaign=campaign)
-    }
-    chits = {
-        (c.side, c.date_index): c
-        for c in InitiativeChit.objects.visible_to(side).filter(campaign=campaign)
-    }
-    outcomes = {o.date_index: o for o in InitiativeOutcome.objects.filter(campaign=campaign)}
-    repl = {
-        (e.side, e.date_index): e.data
-        for e in Event.objects.readable_by(side)
-        .filter(campaign=campaign, kind=EventKind.REPLENISH)
-        .only("side", "date_index", "data")
-    }
+    recons = {(r.side, r.date_index): r for r in _RECONS(side=side, campaign=cid)}
+    chits = {(c.side, c.date_index): c for c in _CHITS(side=side, campaign=cid)}
+    outcomes = {o.date_index: o for o in _OUTCOMES(campaign=cid)}
+    repl = {(e.side, e.date_index): e.data for e in _REPLENISHED(side=side, campaign=cid)}
     lines = []
     for i in range(first, campaign.date_index + 1):
         date = module.dates[i]
@@ -145,7 +160,7 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
         if i == first and variant.start.weather:
             weather = variant.start.weather
         lines.append(RosterLine(date.label, weather, outcome.label if outcome else "", row))
-    units = list(Unit.objects.visible_to(side).filter(campaign=campaign))
+    units = _UNITS(side=side, campaign=cid)
     forces = [
         ForcesView(
             module.side(s).name,
@@ -171,7 +186,7 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
     forts = [
         f"{module.dates[b.date_index].label}: {module.side(b.side).name} {b.count} × "
         f"{labels.get(b.item_id, b.item_id)}" + (f" at {b.location}" if b.location else "")
-        for b in FortificationBuy.objects.visible_to(side).filter(campaign=campaign).order_by("id")
+        for b in _FORTIFICATIONS(side=side, campaign=cid)
     ]
     own_index = sides.index(side)
     series = {module.side(side).name: [(ln.date, ln.sides[own_index].left) for ln in lines]}

@@ -6,7 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import UUIDField
+
 from campaign.models import Campaign, Supplement
+from campaign.prepared import Param, PreparedRead
 from rules import effects, supply
 from rules.schema import Effect, Module
 
@@ -64,8 +67,14 @@ def summary(module: Module, kind: supply.FormKind, value: Any) -> list[str]:
     return [str(value)]
 
 
+# Every campaign page reads them (compiled once: ``campaign.prepared``).
+_SUPPLEMENTS = PreparedRead(
+    lambda: Supplement.objects.filter(campaign_id=Param("campaign", UUIDField())).order_by("id")
+)
+
+
 def supply_views(campaign: Campaign, module: Module, viewer: str) -> list[SupplyView]:
-    rows = list(Supplement.objects.filter(campaign=campaign).order_by("id"))
+    rows = _SUPPLEMENTS(campaign=campaign.pk)
     accepted = {r.path: r for r in rows if r.status == Supplement.Status.ACCEPTED}
     names = {s.id: s.name for s in module.sides}
     views = []
