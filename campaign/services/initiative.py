@@ -5,10 +5,11 @@ and moves the campaign on — or loops it to a new date on Idle/Lull."""
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, IntegerField, UUIDField
 from django.utils import timezone
 
 from campaign.models import Event, EventKind, InitiativeChit, InitiativeOutcome
+from campaign.prepared import Param, PreparedRead
 from campaign.selectors import chits_locked
 from campaign.services import push
 from campaign.services.errors import ActionRefused
@@ -26,6 +27,13 @@ from rules import availability, machine
 from rules.availability import CHITS
 from rules.kinds import Action
 from rules.schema import RollForSide
+
+# The chits of a pass, read (under the campaign's lock) once every side is done.
+_CHITS = PreparedRead(
+    lambda: InitiativeChit.objects.filter(
+        campaign_id=Param("campaign", UUIDField()), cycle=Param("cycle", IntegerField())
+    )
+)
 
 
 @transaction.atomic
@@ -51,9 +59,7 @@ def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | Non
     # A side that locks its chit marks the step done in the same transaction, so the
     # chits are read (under the campaign's lock) only once every side is done.
     if turn.done >= {s.id for s in turn.module.sides}:
-        chits = {
-            ch.side: ch.chit for ch in InitiativeChit.objects.filter(campaign=c, cycle=c.cycle)
-        }
+        chits = {ch.side: ch.chit for ch in _CHITS(campaign=c.pk, cycle=c.cycle)}
         if len(chits) == len(turn.module.sides):
             reveal(turn, chits)
     update_waiting(turn)

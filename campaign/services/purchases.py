@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from django.db import transaction
+from django.db.models import CharField, UUIDField
 
 from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy
+from campaign.prepared import Param, PreparedRead
 from campaign.selectors import BOUGHT_FIELDS, bought_of, holdings
 from campaign.services import dice as dice_service
 from campaign.services import push
@@ -83,6 +85,28 @@ def _new_line(
     )
 
 
+# The purchase and cancel paths' reads, compiled once (``campaign.prepared``).
+_CAMPAIGN = Param("campaign", UUIDField())
+_SIDE = Param("side", CharField())
+_HELD = PreparedRead(
+    lambda: Purchase.objects.filter(
+        campaign_id=_CAMPAIGN, side=_SIDE, status=Purchase.Status.ACTIVE
+    ).only(*BOUGHT_FIELDS, "ordinal", "date_ordinal")
+)
+_OWN_ACTIVE = PreparedRead(
+    lambda: (
+        Purchase.objects.select_for_update()
+        .filter(
+            ref=Param("ref", CharField()),
+            campaign_id=_CAMPAIGN,
+            side=_SIDE,
+            status=Purchase.Status.ACTIVE,
+        )
+        .order_by("pk")[:1]
+    )
+)
+
+
 @transaction.atomic
 def purchase_rg(
     *,
@@ -95,11 +119,7 @@ def purchase_rg(
     """Buy one RG, secretly, within every limit of the module."""
     turn = take_turn(campaign_id, user, at)
     c, module, seat = turn.campaign, turn.module, turn.seat
-    held = list(
-        Purchase.objects.filter(campaign=c, side=turn.side, status=Purchase.Status.ACTIVE).only(
-            *BOUGHT_FIELDS, "ordinal", "date_ordinal"
-        )
-    )
+    held = _HELD(campaign=c.pk, side=turn.side)
     snap = turn.snapshot(Holdings(bought=tuple(bought_of(p) for p in held)))
     mine = [p for p in held if not p.initial]  # the OB's RGs do not count (3.6179)
     expect_turn(turn, Action.BUY, snap)
@@ -135,16 +155,10 @@ def own_purchase(turn: Turn, purchase_id: object) -> Purchase:
     """The acting side's active purchase named by ``purchase_id``: its reference
     (``Purchase.ref``, what pages name), never its primary key."""
     ref = purchase_id if isinstance(purchase_id, str) and purchase_id else None
-    purchase = (
-        Purchase.objects.select_for_update()
-        .filter(ref=ref, campaign=turn.campaign, side=turn.side, status=Purchase.Status.ACTIVE)
-        .first()
-        if ref
-        else None
-    )
-    if purchase is None:
+    found = _OWN_ACTIVE(ref=ref, campaign=turn.campaign.pk, side=turn.side) if ref else []
+    if not found:
         raise ActionRefused("You have no such purchase.", status=404)
-    return purchase
+    return found[0]
 
 
 @transaction.atomic
