@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from django.db import connections
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Expression, Field, QuerySet
 from django.db.models.sql.compiler import SQLCompiler
 
@@ -60,6 +60,9 @@ class _Compiled:
         self.queryset = queryset.using(alias)
         self.compiler: SQLCompiler = self.queryset.query.get_compiler(using=alias)
         sql, params = self.compiler.as_sql()
+        # Each call binds its own thread's connection; the compiling thread's is not
+        # kept (a cached reference would keep a finished thread's connection open).
+        self.compiler.connection = None
         self.sql: str = sql
         self.params: tuple[Any, ...] = tuple(params)
         self.names = frozenset(p.name for p in self.params if isinstance(p, Param))
@@ -74,7 +77,7 @@ class PreparedRead(Generic[_T]):
         self._compiled: dict[str, _Compiled] = {}
         self._lock = threading.Lock()
 
-    def compiled(self, alias: str = "default") -> _Compiled:
+    def compiled(self, alias: str) -> _Compiled:
         found = self._compiled.get(alias)
         if found is None:
             with self._lock:
@@ -83,7 +86,8 @@ class PreparedRead(Generic[_T]):
                     found = self._compiled[alias] = _Compiled(self._build(), alias)
         return found
 
-    def __call__(self, *, using: str = "default", **values: Any) -> list[_T]:
+    def __call__(self, **values: Any) -> list[_T]:
+        using = DEFAULT_DB_ALIAS  # Refit has one database
         compiled = self.compiled(using)
         if values.keys() != compiled.names:
             raise TypeError(f"this read takes {sorted(compiled.names)}, was given {sorted(values)}")

@@ -19,6 +19,7 @@ the hour wait and go out together in one summary), or off.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import uuid
@@ -32,11 +33,12 @@ from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.core.validators import validate_email
 from django.db import connections, transaction
-from django.db.models import F, Max, Min
+from django.db.models import CharField, DateTimeField, F, IntegerField, Max, Min
 from django.urls import reverse
 from django.utils import timezone
 
 from campaign.models import Event, EventKind, Notification, NotificationSettings, Seat
+from campaign.prepared import Param, PreparedRead
 from campaign.services.errors import ActionRefused
 from campaign.services.events import recorded
 from campaign.services.text import clean_text, max_length
@@ -150,19 +152,46 @@ def queue_notices(turn: Turn, *, actor: str, due: Mapping[str, Notification.Kind
         transaction.on_commit(deliver_soon, robust=True)  # what a restart left due
 
 
+_TOLD_YOUR_MOVE = PreparedRead(
+    lambda: Notification.objects.filter(
+        seat_id=Param("seat", IntegerField()),
+        kind=Notification.Kind.YOUR_MOVE,
+        waiting_since=Param("since", DateTimeField()),
+    ).values_list("pk")[:1]
+)
+
+
 def told_your_move(seat: Seat) -> bool:
     """The player was told it is their move for the wait they are in now."""
-    return Notification.objects.filter(
-        seat=seat, kind=Notification.Kind.YOUR_MOVE, waiting_since=seat.waiting_since
-    ).exists()
+    if seat.waiting_since is None:  # not waited for: no such notice can be pending
+        return Notification.objects.filter(
+            seat=seat, kind=Notification.Kind.YOUR_MOVE, waiting_since=None
+        ).exists()
+    return bool(_TOLD_YOUR_MOVE(seat=seat.pk, since=seat.waiting_since))
+
+
+@functools.lru_cache(maxsize=16)
+def _news(count: int) -> PreparedRead[str]:
+    """The gated read of ``count`` events by id, compiled once per count (a
+    transaction logs a few)."""
+    ids = [Param(f"event{i}", IntegerField()) for i in range(count)]
+    return PreparedRead(
+        # ``shown`` is annotated by the gate (``visible_to``), which the stubs cannot see.
+        lambda: (
+            Event.objects.visible_to(Param("side", CharField()))  # type: ignore[misc]
+            .filter(pk__in=ids)
+            .order_by("id")
+            .values_list("shown", flat=True)
+        )
+    )
 
 
 def news_lines(side: str, event_ids: Sequence[int]) -> list[str]:
     """The public events of this transaction as ``side``'s seat may read them."""
     if not event_ids:
         return []
-    events = Event.objects.visible_to(side).filter(pk__in=event_ids).order_by("id")
-    return [str(e.shown) for e in events]  # type: ignore[attr-defined]  # the gate's
+    ids = {f"event{i}": pk for i, pk in enumerate(event_ids)}
+    return [str(shown) for shown in _news(len(event_ids))(side=side, **ids)]
 
 
 def _line(text: str, limit: int) -> str:
@@ -186,12 +215,13 @@ def _mark_unsendable(rows: Iterable[Notification], seats: Iterable[Seat]) -> Non
         if seat.user is not None and seat.user.pk in users and frequency is not _UNREAD:
             reach[seat.user.pk] = (seat.user.email, frequency)
     unread = users - reach.keys()
-    reach |= {
-        pk: (email, frequency)
-        for pk, email, frequency in Player.objects.filter(pk__in=unread).values_list(
-            "pk", "email", "notification_settings__frequency"
-        )
-    }
+    if unread:
+        reach |= {
+            pk: (email, frequency)
+            for pk, email, frequency in Player.objects.filter(pk__in=unread).values_list(
+                "pk", "email", "notification_settings__frequency"
+            )
+        }
     for r in rows:
         email, frequency = reach.get(r.user_id, ("", None))
         if frequency == NotificationSettings.Frequency.OFF or not email:
