@@ -109,18 +109,44 @@ def report(stats: pstats.Stats, top: int) -> str:
     )
 
 
+async def paired(run: Path_, n: int) -> None:
+    """``run`` n times with compiled reads and n times without, alternating."""
+    from campaign.prepared import PreparedRead
+
+    times: dict[bool, tuple[list[float], list[float]]] = {True: ([], []), False: ([], [])}
+    try:
+        for _ in range(n):
+            for once in (True, False):
+                PreparedRead.compile_once = once
+                wall, cpu = time.perf_counter(), time.process_time()
+                await run()
+                times[once][0].append((time.perf_counter() - wall) * 1000)
+                times[once][1].append((time.process_time() - cpu) * 1000)
+    finally:
+        PreparedRead.compile_once = True
+    for once, label in ((False, "compiled at every call"), (True, "compiled once")):
+        wall, cpu = (bench.pct(values, 50) for values in times[once])
+        print(f"{label:>24}: p50 {wall:6.1f} ms, CPU p50 {cpu:6.1f} ms", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--only", default="", help="a substring of the path names")
     parser.add_argument("--pyinstrument", action="store_true")
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="no profiler: each path alternately with its reads compiled once and compiled "
+        "at every call (campaign.prepared), p50 wall and CPU time of each",
+    )
     args = parser.parse_args()
     bench.fresh_database(bench.DB)
     import django
 
     django.setup()
-    todo = paths(args.n)
+    todo = paths(args.n * (2 if args.paired else 1))  # a pair runs each path twice
 
     async def run_all() -> None:
         for name, run in todo.items():
@@ -129,6 +155,9 @@ def main() -> None:
             for _ in range(3):
                 await run()  # warm: templates, the parsed module, the pool
             print(f"\n===== {name}: {args.n} times =====", flush=True)
+            if args.paired:
+                await paired(run, args.n)
+                continue
             if args.pyinstrument:
                 from pyinstrument import Profiler
 

@@ -32,6 +32,7 @@ from typing import Any, Generic, TypeVar
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Expression, Field, QuerySet
 from django.db.models.sql.compiler import SQLCompiler
+from django.db.transaction import TransactionManagementError
 
 _T = TypeVar("_T")
 
@@ -66,11 +67,18 @@ class _Compiled:
         self.sql: str = sql
         self.params: tuple[Any, ...] = tuple(params)
         self.names = frozenset(p.name for p in self.params if isinstance(p, Param))
+        self.locks = self.queryset.query.select_for_update
 
 
 class PreparedRead(Generic[_T]):
     """A read whose shape is fixed (``build`` returns the queryset, with ``Param``
-    placeholders), compiled on first use and run with each call's values."""
+    placeholders), compiled on first use and run with each call's values.
+
+    ``compile_once`` off builds and compiles the queryset at every call, as the ORM
+    does: the benchmark (``bench/profiling.py --paired``) alternates both in one
+    process to measure what compiling once saves."""
+
+    compile_once = True
 
     def __init__(self, build: Callable[[], QuerySet[Any, _T]]) -> None:
         self._build = build
@@ -88,10 +96,22 @@ class PreparedRead(Generic[_T]):
 
     def __call__(self, **values: Any) -> list[_T]:
         using = DEFAULT_DB_ALIAS  # Refit has one database
-        compiled = self.compiled(using)
+        compiled = (
+            self.compiled(using) if PreparedRead.compile_once else _Compiled(self._build(), using)
+        )
         if values.keys() != compiled.names:
             raise TypeError(f"this read takes {sorted(compiled.names)}, was given {sorted(values)}")
         connection = connections[using]
+        if (
+            compiled.locks
+            and connection.features.has_select_for_update
+            and connection.get_autocommit()
+        ):
+            # As the ORM refuses it when it compiles: a lock outside a transaction
+            # would be released at once.
+            raise TransactionManagementError(
+                "select_for_update cannot be used outside of a transaction."
+            )
         params = tuple(
             p.output_field.get_db_prep_value(values[p.name], connection, prepared=False)
             if isinstance(p, Param)

@@ -246,3 +246,33 @@ def test_the_session_store_signs_in_reads_and_signs_out(make_user):
     assert client.get("/").wsgi_request.user.username == "s_alice"
     client.post("/logout/")
     assert client.get("/").wsgi_request.user.is_anonymous
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locking_read_outside_a_transaction_is_refused_as_the_orm_refuses_it(bought):
+    """A compiled locking read is refused in autocommit, where its lock would be
+    released at once, as the ORM refuses the same queryset."""
+    from django.db import transaction
+    from django.db.transaction import TransactionManagementError
+
+    cid = bought.campaign_id
+    with transaction.atomic():
+        assert len(campaign_seats(cid, lock=True)) == 2  # compiled here, in a transaction
+    if not connection.features.has_select_for_update:  # SQLite: no row locks, no refusal
+        list(Seat.objects.select_for_update().filter(campaign_id=cid))
+        assert len(campaign_seats(cid, lock=True)) == 2
+        return
+    with pytest.raises(TransactionManagementError):
+        list(Seat.objects.select_for_update().filter(campaign_id=cid))
+    with pytest.raises(TransactionManagementError):
+        campaign_seats(cid, lock=True)
+
+
+def test_compiling_at_every_call_reads_the_same(bought, monkeypatch):
+    """The benchmark's comparison (``compile_once`` off: built and compiled at every
+    call, as the ORM does) reads what the compiled read reads."""
+    c = bought.campaign
+    once = ([_seat_row(s) for s in campaign_seats(c.pk)], visible_purchases(c, "british"))
+    monkeypatch.setattr(PreparedRead, "compile_once", False)
+    again = ([_seat_row(s) for s in campaign_seats(c.pk)], visible_purchases(c, "british"))
+    assert once == again
