@@ -233,3 +233,19 @@ def test_the_part_memo_keeps_the_newest_entries():
     memo.put(("d",), "D")
     assert len(memo) == 2 and memo.get(("a",)) is None and memo.get(("c",)) is None
     assert memo.get(("b",)) == "B" and memo.get(("d",)) == "D"
+
+
+def test_choice_labels_are_what_the_models_display():
+    """The roster and the purchase records name a state, a status and a chit by
+    ``choice_label``: the model's own ``get_FOO_display()``, an unknown value included."""
+    from campaign.models import InitiativeChit, Purchase, Unit
+    from campaign.seat_views.common import choice_label
+
+    for choices, model, field in (
+        (Purchase.State, Purchase, "state"),
+        (Unit.Status, Unit, "status"),
+        (InitiativeChit.Chit, InitiativeChit, "chit"),
+    ):
+        for value in [*choices.values, "not-a-choice"]:
+            shown = getattr(model(**{field: value}), f"get_{field}_display")()
+            assert choice_label(choices, value) == shown

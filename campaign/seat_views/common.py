@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
-from django.db.models import CharField, IntegerField, UUIDField
+from django.db.models import CharField, IntegerField, TextChoices, UUIDField
 from django.http import Http404
 
 from campaign.models import Campaign, Event, Purchase, Roll, Seat
@@ -41,6 +41,14 @@ def member_seat(user: Any, campaign_id: object) -> tuple[Campaign, Seat]:
     if not seats:
         raise Http404(NOT_YOURS)
     return seats[0].campaign, seats[0]
+
+
+def choice_label(choices: type[TextChoices], value: str) -> str:
+    """A choice's label, as ``get_FOO_display()`` gives it (the value itself when it
+    is no choice), without that method's flattening of the field's choices at every
+    call: the roster and the purchase records ask it for every line."""
+    member = choices._value2member_map_.get(value)
+    return str(member.label) if isinstance(member, TextChoices) else value
 
 
 def plain(value: Any) -> Any:
@@ -250,7 +258,7 @@ def record_lines(
                 can_cancel=mine and in_purchase and p.rolled_at is None,
                 can_roll=can_roll,
                 state=p.state,
-                state_label=p.get_state_display(),
+                state_label=choice_label(Purchase.State, p.state),
                 can_change_state=mine and campaign.ended_at is None,
                 claims=_claims(claimable, module, key) if can_roll else [],
             )

@@ -20,7 +20,12 @@ from campaign.models import (
     Unit,
 )
 from campaign.prepared import Param, PreparedRead
-from campaign.seat_views.common import PurchaseLine, record_lines, visible_purchases
+from campaign.seat_views.common import (
+    PurchaseLine,
+    choice_label,
+    record_lines,
+    visible_purchases,
+)
 from campaign.selectors import module_of
 from campaign.services.units import label
 from rules import machine
@@ -150,7 +155,7 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
                     left=(total - spent) if own and total is not None else None,
                     rgs=[p.group_id for p in bought],
                     recon=recon.locations if recon else None,
-                    chit=chit.get_chit_display() if chit else "",
+                    chit=choice_label(InitiativeChit.Chit, chit.chit) if chit else "",
                     cvp_lost=result.get("cvp_lost", {}).get(s),
                     san=result.get("san", {}).get(s),
                 )
@@ -170,7 +175,7 @@ def roster_view(campaign: Campaign, side: str) -> RosterView:
                     u.ref,
                     u.name,
                     u.status,
-                    u.get_status_display(),
+                    choice_label(Unit.Status, u.status),
                     u.location,
                     u.kind,
                     u.count,
