@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Expression, Field, QuerySet
+from django.db.models import CharField, Expression, Field, QuerySet, UUIDField
 from django.db.models.sql.compiler import SQLCompiler
 from django.db.transaction import TransactionManagementError
 
@@ -52,6 +52,12 @@ class Param(Expression):
 
     def __repr__(self) -> str:
         return f"Param({self.name!r})"
+
+
+# The two values nearly every read takes: the campaign, and the seat's side (what
+# the visibility gate's querysets take).
+CAMPAIGN = Param("campaign", UUIDField())
+SIDE = Param("side", CharField())
 
 
 class _Compiled:

@@ -10,13 +10,11 @@ from uuid import UUID
 from django.db import connection
 from django.db.models import (
     BooleanField,
-    CharField,
     DateTimeField,
     F,
     IntegerField,
     QuerySet,
     Sum,
-    UUIDField,
 )
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -33,7 +31,7 @@ from campaign.models import (
     StepMark,
     Unit,
 )
-from campaign.prepared import Param, PreparedRead
+from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from rules.registry import cached_module, parse_module
 from rules.schema import Module
 from rules.snapshot import (
@@ -85,7 +83,7 @@ def position_token(campaign: Campaign) -> str:
 
 _PASS_MARKS = PreparedRead(
     lambda: StepMark.objects.filter(
-        campaign_id=Param("campaign", UUIDField()), cycle=Param("cycle", IntegerField())
+        campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField())
     ).values_list("step_index", "side")
 )
 
@@ -133,7 +131,7 @@ def online_now() -> RawSQL:
 def _seats(*, lock: bool) -> QuerySet[Seat]:
     """A campaign's seats with their players and the campaign (``campaign_seats``)."""
     qs = (
-        Seat.objects.filter(campaign_id=Param("campaign", UUIDField()))
+        Seat.objects.filter(campaign_id=CAMPAIGN)
         .select_related("campaign", "user")
         .defer(DEFERRED)
         .order_by("id")
@@ -209,8 +207,8 @@ BOUGHT_FIELDS = ("group_id", "date_index", "initial", "state", "ref", "cost_vari
 
 _BOUGHT = PreparedRead(
     lambda: Purchase.objects.filter(
-        campaign_id=Param("campaign", UUIDField()),
-        side=Param("side", CharField()),
+        campaign_id=CAMPAIGN,
+        side=SIDE,
         status=Purchase.Status.ACTIVE,
     ).only(*BOUGHT_FIELDS, "rolled_at")
 )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from django.db.models import CharField, IntegerField, UUIDField
+from django.db.models import IntegerField
 from django.http import Http404
 
 from campaign.models import (
@@ -19,7 +19,7 @@ from campaign.models import (
     Purchase,
     Seat,
 )
-from campaign.prepared import Param, PreparedRead
+from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.seat_views.common import (
     NOT_YOURS,
     EventView,
@@ -105,13 +105,12 @@ JSON_FIELDS = (
 
 # The header's reads, compiled once (``campaign.prepared``): every campaign page, htmx
 # answer and push that shows the header makes them.
-_CAMPAIGN = Param("campaign", UUIDField())
 _LATEST_OUTCOME = PreparedRead(
-    lambda: InitiativeOutcome.objects.filter(campaign_id=_CAMPAIGN).order_by("-cycle")[:1]
+    lambda: InitiativeOutcome.objects.filter(campaign_id=CAMPAIGN).order_by("-cycle")[:1]
 )
 _CHITS_OF_PASS = PreparedRead(
-    lambda: InitiativeChit.objects.visible_to(Param("side", CharField())).filter(
-        campaign_id=_CAMPAIGN, cycle=Param("cycle", IntegerField())
+    lambda: InitiativeChit.objects.visible_to(SIDE).filter(
+        campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField())
     )
 )
 

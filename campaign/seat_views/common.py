@@ -7,11 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
-from django.db.models import CharField, IntegerField, TextChoices, UUIDField
+from django.db.models import IntegerField, TextChoices
 from django.http import Http404
 
 from campaign.models import Campaign, Event, Purchase, Roll, Seat
-from campaign.prepared import Param, PreparedRead
+from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import DEFERRED, as_uuid
 from rules import availability
 from rules.drm import is_automatic
@@ -26,7 +26,7 @@ _MEMBER_SEAT = PreparedRead(
     lambda: (
         Seat.objects.select_related("campaign")
         .defer(DEFERRED)
-        .filter(campaign_id=Param("campaign", UUIDField()), user_id=Param("user", IntegerField()))
+        .filter(campaign_id=CAMPAIGN, user_id=Param("user", IntegerField()))
         .order_by("id")
     )
 )
@@ -118,8 +118,8 @@ class EventView:
 _EVENTS = PreparedRead(
     # ``shown`` is annotated by the gate (``visible_to``), which the stubs cannot see.
     lambda: (
-        Event.objects.visible_to(Param("side", CharField()))  # type: ignore[misc]
-        .filter(campaign_id=Param("campaign", UUIDField()))
+        Event.objects.visible_to(SIDE)  # type: ignore[misc]
+        .filter(campaign_id=CAMPAIGN)
         .order_by("-id")
         .values_list("kind", "side", "date_index", "step_id", "shown", "created_at")[:LOG_WINDOW]
     )
@@ -202,8 +202,8 @@ def _claims(
 
 _VISIBLE_PURCHASES = PreparedRead(
     lambda: (
-        Purchase.objects.visible_to(Param("side", CharField()))
-        .filter(campaign_id=Param("campaign", UUIDField()), status=Purchase.Status.ACTIVE)
+        Purchase.objects.visible_to(SIDE)
+        .filter(campaign_id=CAMPAIGN, status=Purchase.Status.ACTIVE)
         .order_by("id")
     )
 )

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import CharField, UUIDField
-
 from campaign.charts import line_chart
 from campaign.models import (
     Campaign,
@@ -19,7 +17,7 @@ from campaign.models import (
     ScenarioResult,
     Unit,
 )
-from campaign.prepared import Param, PreparedRead
+from campaign.prepared import CAMPAIGN, SIDE, PreparedRead
 from campaign.seat_views.common import (
     PurchaseLine,
     choice_label,
@@ -91,26 +89,22 @@ class RosterView:
 
 # The roster's reads, compiled once (``campaign.prepared``): a roster page makes
 # eleven statements, and compiling them cost more than the database's answers.
-_CAMPAIGN = Param("campaign", UUIDField())
-_SIDE = Param("side", CharField())
 _RESULTS = PreparedRead(
-    lambda: ScenarioResult.objects.filter(campaign_id=_CAMPAIGN, confirmed_at__isnull=False)
+    lambda: ScenarioResult.objects.filter(campaign_id=CAMPAIGN, confirmed_at__isnull=False)
 )
-_RECONS = PreparedRead(lambda: ReconBuy.objects.visible_to(_SIDE).filter(campaign_id=_CAMPAIGN))
-_CHITS = PreparedRead(
-    lambda: InitiativeChit.objects.visible_to(_SIDE).filter(campaign_id=_CAMPAIGN)
-)
-_OUTCOMES = PreparedRead(lambda: InitiativeOutcome.objects.filter(campaign_id=_CAMPAIGN))
+_RECONS = PreparedRead(lambda: ReconBuy.objects.visible_to(SIDE).filter(campaign_id=CAMPAIGN))
+_CHITS = PreparedRead(lambda: InitiativeChit.objects.visible_to(SIDE).filter(campaign_id=CAMPAIGN))
+_OUTCOMES = PreparedRead(lambda: InitiativeOutcome.objects.filter(campaign_id=CAMPAIGN))
 _REPLENISHED = PreparedRead(
     lambda: (
-        Event.objects.readable_by(_SIDE)
-        .filter(campaign_id=_CAMPAIGN, kind=EventKind.REPLENISH)
+        Event.objects.readable_by(SIDE)
+        .filter(campaign_id=CAMPAIGN, kind=EventKind.REPLENISH)
         .only("side", "date_index", "data")
     )
 )
-_UNITS = PreparedRead(lambda: Unit.objects.visible_to(_SIDE).filter(campaign_id=_CAMPAIGN))
+_UNITS = PreparedRead(lambda: Unit.objects.visible_to(SIDE).filter(campaign_id=CAMPAIGN))
 _FORTIFICATIONS = PreparedRead(
-    lambda: FortificationBuy.objects.visible_to(_SIDE).filter(campaign_id=_CAMPAIGN).order_by("id")
+    lambda: FortificationBuy.objects.visible_to(SIDE).filter(campaign_id=CAMPAIGN).order_by("id")
 )
 
 

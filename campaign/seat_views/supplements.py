@@ -6,10 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import UUIDField
-
 from campaign.models import Campaign, Supplement
-from campaign.prepared import Param, PreparedRead
+from campaign.prepared import CAMPAIGN, PreparedRead
 from rules import effects, supply
 from rules.schema import Effect, Module
 
@@ -68,9 +66,7 @@ def summary(module: Module, kind: supply.FormKind, value: Any) -> list[str]:
 
 
 # Every campaign page reads them (compiled once: ``campaign.prepared``).
-_SUPPLEMENTS = PreparedRead(
-    lambda: Supplement.objects.filter(campaign_id=Param("campaign", UUIDField())).order_by("id")
-)
+_SUPPLEMENTS = PreparedRead(lambda: Supplement.objects.filter(campaign_id=CAMPAIGN).order_by("id"))
 
 
 def supply_views(campaign: Campaign, module: Module, viewer: str) -> list[SupplyView]:

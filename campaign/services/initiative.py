@@ -5,11 +5,11 @@ and moves the campaign on — or loops it to a new date on Idle/Lull."""
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import F, IntegerField, UUIDField
+from django.db.models import F, IntegerField
 from django.utils import timezone
 
 from campaign.models import Event, EventKind, InitiativeChit, InitiativeOutcome
-from campaign.prepared import Param, PreparedRead
+from campaign.prepared import CAMPAIGN, Param, PreparedRead
 from campaign.selectors import chits_locked
 from campaign.services import push
 from campaign.services.errors import ActionRefused
@@ -31,7 +31,7 @@ from rules.schema import RollForSide
 # The chits of a pass, read (under the campaign's lock) once every side is done.
 _CHITS = PreparedRead(
     lambda: InitiativeChit.objects.filter(
-        campaign_id=Param("campaign", UUIDField()), cycle=Param("cycle", IntegerField())
+        campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField())
     )
 )
 

@@ -33,12 +33,12 @@ from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.core.validators import validate_email
 from django.db import connections, transaction
-from django.db.models import CharField, DateTimeField, F, IntegerField, Max, Min
+from django.db.models import DateTimeField, F, IntegerField, Max, Min
 from django.urls import reverse
 from django.utils import timezone
 
 from campaign.models import Event, EventKind, Notification, NotificationSettings, Seat
-from campaign.prepared import Param, PreparedRead
+from campaign.prepared import SIDE, Param, PreparedRead
 from campaign.services.errors import ActionRefused
 from campaign.services.events import recorded
 from campaign.services.text import clean_text, max_length
@@ -163,10 +163,7 @@ _TOLD_YOUR_MOVE = PreparedRead(
 
 def told_your_move(seat: Seat) -> bool:
     """The player was told it is their move for the wait they are in now."""
-    if seat.waiting_since is None:  # not waited for: no such notice can be pending
-        return Notification.objects.filter(
-            seat=seat, kind=Notification.Kind.YOUR_MOVE, waiting_since=None
-        ).exists()
+    # Asked only of a seat still waited for: its ``waiting_since`` is set.
     return bool(_TOLD_YOUR_MOVE(seat=seat.pk, since=seat.waiting_since))
 
 
@@ -178,7 +175,7 @@ def _news(count: int) -> PreparedRead[str]:
     return PreparedRead(
         # ``shown`` is annotated by the gate (``visible_to``), which the stubs cannot see.
         lambda: (
-            Event.objects.visible_to(Param("side", CharField()))  # type: ignore[misc]
+            Event.objects.visible_to(SIDE)  # type: ignore[misc]
             .filter(pk__in=ids)
             .order_by("id")
             .values_list("shown", flat=True)

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from django.db import transaction
-from django.db.models import CharField, UUIDField
+from django.db.models import CharField
 
 from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy
-from campaign.prepared import Param, PreparedRead
+from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import BOUGHT_FIELDS, bought_of, holdings
 from campaign.services import dice as dice_service
 from campaign.services import push
@@ -86,11 +86,9 @@ def _new_line(
 
 
 # The purchase and cancel paths' reads, compiled once (``campaign.prepared``).
-_CAMPAIGN = Param("campaign", UUIDField())
-_SIDE = Param("side", CharField())
 _HELD = PreparedRead(
     lambda: Purchase.objects.filter(
-        campaign_id=_CAMPAIGN, side=_SIDE, status=Purchase.Status.ACTIVE
+        campaign_id=CAMPAIGN, side=SIDE, status=Purchase.Status.ACTIVE
     ).only(*BOUGHT_FIELDS, "ordinal", "date_ordinal")
 )
 _OWN_ACTIVE = PreparedRead(
@@ -98,8 +96,8 @@ _OWN_ACTIVE = PreparedRead(
         Purchase.objects.select_for_update()
         .filter(
             ref=Param("ref", CharField()),
-            campaign_id=_CAMPAIGN,
-            side=_SIDE,
+            campaign_id=CAMPAIGN,
+            side=SIDE,
             status=Purchase.Status.ACTIVE,
         )
         .order_by("pk")[:1]
