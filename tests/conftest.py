@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import CHROMIUM, CHROMIUM_ARGS, AsgiWorker
+from tests.servers import AsgiWorker
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ARTIFACTS = BASE_DIR / "var" / "artifacts"  # screenshots and worker logs (CI keeps var/)
@@ -169,23 +169,6 @@ def asgi_server(django_db_setup, django_db_blocker):
     server = AsgiServer(_database_url(connection.settings_dict))
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    """Debian's Chromium driven by Playwright (its own browser download cannot work
-    here).  Playwright's sync API runs an event loop, so the Django ORM must be told
-    that the test code around it is synchronous."""
-    from playwright.sync_api import sync_playwright
-
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-    if previous is None:
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.fixture
