@@ -48,18 +48,27 @@ ROSTER_PARTS: dict[Part, str] = {
 }
 
 
-# What differs between renders of the same content: the swap marker (a page's own
-# parts have none) and the per-request CSRF token (a socket's render has none).
-# (A capture rather than a look-behind: the search is three times faster on a 90 kB part.)
-_PER_RENDER = re.compile(r'hx-swap-oob="true"|(name="csrfmiddlewaretoken" value=")[^"]*')
+# What differs between renders of the same content: the per-request CSRF token (a
+# socket's render has none) and the swap marker (a page's own parts have none).
+_TOKEN_FIELD = 'name="csrfmiddlewaretoken" value="'
+_TOKEN = re.compile(re.escape(_TOKEN_FIELD) + '[^"]*')
+_SWAP_MARKER = 'hx-swap-oob="true"'
 _ROOT = re.compile(r"<section\b")
 _SHOWS = re.compile(r"([a-z_]+)\.([0-9a-f]{8})")
+
+
+def per_render_removed(html: str) -> str:
+    """``html`` without its CSRF tokens' values and its swap markers.  Two passes, each
+    searching for a literal (a token's value cannot hold a swap marker: both end at a
+    quote), instead of one alternation tried at every character: a tenth of the time on
+    a 90 kB part."""
+    return _TOKEN.sub(_TOKEN_FIELD, html).replace(_SWAP_MARKER, "")
 
 
 def fingerprint(html: str) -> str:
     """What a part shows, in eight hex digits: equal for the page's render, an htmx
     answer and a socket's push of the same content."""
-    return hashlib.sha256(_PER_RENDER.sub(r"\1", html).encode()).hexdigest()[:8]
+    return hashlib.sha256(per_render_removed(html).encode()).hexdigest()[:8]
 
 
 def _stamped(part: Part, html: str) -> str:
