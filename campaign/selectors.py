@@ -205,13 +205,19 @@ def side_states(seats: Iterable[Seat], viewer: str) -> dict[str, SideState]:
 BOUGHT_FIELDS = ("group_id", "date_index", "initial", "state", "ref", "cost_variant")
 
 
-_BOUGHT = PreparedRead(
+_ACTIVE_PURCHASES = PreparedRead(
     lambda: Purchase.objects.filter(
         campaign_id=CAMPAIGN,
         side=SIDE,
         status=Purchase.Status.ACTIVE,
-    ).only(*BOUGHT_FIELDS, "rolled_at")
+    ).only(*BOUGHT_FIELDS, "rolled_at", "ordinal", "date_ordinal")
 )
+
+
+def active_purchases(campaign: Campaign, side: str) -> list[Purchase]:
+    """The side's active RGs, with what the limits count, whether each awaits its
+    rolls, and its ordinals (what a new purchase numbers itself after)."""
+    return _ACTIVE_PURCHASES(campaign=campaign.pk, side=side)
 
 
 def bought_of(p: Purchase) -> Bought:
@@ -221,7 +227,7 @@ def bought_of(p: Purchase) -> Bought:
 
 def bought(campaign: Campaign, side: str) -> tuple[tuple[Bought, ...], tuple[str, ...]]:
     """The side's RGs as the limits count them, and which await their rolls."""
-    rows = _BOUGHT(campaign=campaign.pk, side=side)
+    rows = active_purchases(campaign, side)
     unrolled = tuple(p.group_id for p in rows if p.rolled_at is None)
     return tuple(bought_of(p) for p in rows), unrolled
 

@@ -13,7 +13,7 @@ from django.db.models import CharField
 
 from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
-from campaign.selectors import BOUGHT_FIELDS, bought_of, holdings
+from campaign.selectors import active_purchases, bought_of, holdings
 from campaign.services import dice as dice_service
 from campaign.services import push
 from campaign.services.errors import ActionRefused
@@ -85,12 +85,8 @@ def _new_line(
     )
 
 
-# The purchase and cancel paths' reads, compiled once (``campaign.prepared``).
-_HELD = PreparedRead(
-    lambda: Purchase.objects.filter(
-        campaign_id=CAMPAIGN, side=SIDE, status=Purchase.Status.ACTIVE
-    ).only(*BOUGHT_FIELDS, "ordinal", "date_ordinal")
-)
+# The acting side's purchase that an action names, locked (compiled once:
+# ``campaign.prepared``).
 _OWN_ACTIVE = PreparedRead(
     lambda: (
         Purchase.objects.select_for_update()
@@ -117,7 +113,7 @@ def purchase_rg(
     """Buy one RG, secretly, within every limit of the module."""
     turn = take_turn(campaign_id, user, at)
     c, module, seat = turn.campaign, turn.module, turn.seat
-    held = _HELD(campaign=c.pk, side=turn.side)
+    held = active_purchases(c, turn.side)
     snap = turn.snapshot(Holdings(bought=tuple(bought_of(p) for p in held)))
     mine = [p for p in held if not p.initial]  # the OB's RGs do not count (3.6179)
     expect_turn(turn, Action.BUY, snap)
