@@ -430,19 +430,33 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
 def collector_pauses() -> Iterator[dict[str, float]]:
     """Python's cyclic garbage collector while the block runs: how many collections,
     how many of them full (generation 2), and the longest pause (every request of the
-    worker waits it out)."""
-    figures = {"collections": 0, "full": 0, "longest_ms": 0.0, "total_ms": 0.0}
-    began = [0.0]
+    worker waits it out), in wall time and in the collecting thread's CPU time (a
+    collection's wall time also counts the other processes the 2 cores ran meanwhile:
+    the workers, PostgreSQL)."""
+    figures = {
+        "collections": 0,
+        "full": 0,
+        "longest_ms": 0.0,
+        "longest_cpu_ms": 0.0,
+        "longest_full_cpu_ms": 0.0,
+        "total_ms": 0.0,
+    }
+    began = [0.0, 0.0]
 
     def timed(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            began[0] = time.perf_counter()
+            began[:] = time.perf_counter(), time.thread_time()
             return
         pause = (time.perf_counter() - began[0]) * 1000
+        cpu = (time.thread_time() - began[1]) * 1000
+        full = info["generation"] == 2
         figures["collections"] += 1
-        figures["full"] += info["generation"] == 2
+        figures["full"] += full
         figures["total_ms"] += pause
         figures["longest_ms"] = max(figures["longest_ms"], pause)
+        figures["longest_cpu_ms"] = max(figures["longest_cpu_ms"], cpu)
+        if full:
+            figures["longest_full_cpu_ms"] = max(figures["longest_full_cpu_ms"], cpu)
 
     gc.callbacks.append(timed)
     try:
@@ -689,6 +703,7 @@ def run_one(server: str, scale: int) -> dict[str, Any]:
     total = Campaign.objects.count()
     say(f"{total} campaigns in the database (set up in {time.perf_counter() - began:.0f} s)")
     result: dict[str, Any] = {"server": server, "scale": scale, "campaigns": total}
+    result["machine"] = {"before": reference_work()}
 
     result["requests"], result["gc"] = in_process(users, lock_ids, own_buy, roster)
     for name, f in result["requests"].items():
@@ -696,7 +711,8 @@ def run_one(server: str, scale: int) -> dict[str, Any]:
         say(line(f"in-process {name}, {f['queries']} queries{cpu}", f))
     say(
         "in-process garbage collections: {collections} ({full} full), longest pause "
-        "{longest_ms:.1f} ms, {total_ms:.0f} ms in all".format(**result["gc"])
+        "{longest_ms:.1f} ms (CPU {longest_cpu_ms:.1f} ms; of a full one "
+        "{longest_full_cpu_ms:.1f} ms), {total_ms:.0f} ms in all".format(**result["gc"])
     )
     connections.close_all()
 
@@ -716,8 +732,37 @@ def run_one(server: str, scale: int) -> dict[str, Any]:
     finally:
         workers.stop()
     connections.close_all()
+    result["machine"]["after"] = reference_work()
+    say(
+        "reference work (machine speed, lower is faster), CPU p50 ms before / after: "
+        "{:.2f} / {:.2f}".format(*(result["machine"][k]["p50"] for k in ("before", "after")))
+    )
     result["seconds"] = time.perf_counter() - began
     return result
+
+
+def reference_work() -> dict[str, float]:
+    """How fast the machine is right now: a fixed piece of work that is not Refit's
+    code (Django's template engine rendering a 200-row table from a template string,
+    as a page does), p50 and best of 30 runs in ms of CPU.  On a shared 2-core machine
+    the same code's figures move by half within an hour; this one moves with them, so
+    two runs' figures can be compared through it (lower is faster)."""
+    from django.template import Context, Engine
+
+    template = Engine().from_string(
+        '<table>{% for r in rows %}<tr id="r-{{ r.id }}"><td>{{ r.name|upper }}</td>'
+        "<td>{{ r.cost }}</td><td>{% if r.mine %}{{ r.notes|default:'—' }}{% endif %}"
+        "</td></tr>{% endfor %}</table>"
+    )
+    rows = [
+        {"id": i, "name": f"rg {i}", "cost": i % 7, "mine": i % 2, "notes": ""} for i in range(200)
+    ]
+    times = []
+    for _ in range(30):
+        began = time.process_time()
+        template.render(Context({"rows": rows}))
+        times.append((time.process_time() - began) * 1000)
+    return {"p50": pct(times, 50), "best": min(times)}
 
 
 # --------------------------------------------------------------------------- the driver
@@ -765,6 +810,10 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
         rows.append((name, values))
 
     row("campaigns in the database", lambda r: str(r["campaigns"]))
+    row(
+        "reference work, CPU p50 ms before / after (machine speed: lower is faster)",
+        lambda r: f"{r['machine']['before']['p50']:.2f} / {r['machine']['after']['p50']:.2f}",
+    )
     row("floor p50 / p95 / p99 ms", lambda r: ms(r["reveal"]["floor"], "p50", "p95", "p99"))
     row(
         "reveal from sending the 2nd lock p50 / p95 / p99 ms",
@@ -800,8 +849,11 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
         )
         row(f"{name}: SQL queries", lambda r, n=name: str(r["requests"][n]["queries"]))
     row(
-        "in-process garbage collections (full); longest pause ms",
-        lambda r: f"{r['gc']['collections']} ({r['gc']['full']}); {r['gc']['longest_ms']:.1f}",
+        "in-process garbage collections (full); longest pause ms (CPU; a full one's CPU)",
+        lambda r: (
+            f"{r['gc']['collections']} ({r['gc']['full']}); {r['gc']['longest_ms']:.1f} "
+            f"({r['gc'].get('longest_cpu_ms', 0):.1f}; {r['gc'].get('longest_full_cpu_ms', 0):.1f})"
+        ),
     )
     row(
         "peak RSS per worker MiB",
