@@ -3,6 +3,7 @@ refused request changes nothing."""
 
 import pytest
 from django.contrib.auth.models import User
+from django.db.models import F, Func, OuterRef, Subquery
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -81,23 +82,37 @@ SETTINGS = settings(
 )
 
 
+def _rows(model):
+    """How many rows of ``model`` the campaign has, as a column of the campaign's read."""
+    rows = model.objects.filter(campaign=OuterRef("pk")).order_by()
+    return Subquery(rows.annotate(n=Func(F("pk"), function="COUNT")).values("n"))
+
+
+# Named apart from the campaign's reverse relations (``events``, ``units``...).
+COUNTED = {
+    "n_events": Event,
+    "n_purchases": Purchase,
+    "n_marks": StepMark,
+    "n_rolls": Roll,
+    "n_units": Unit,
+}
+
+
 def snapshot(campaign_id):
-    c = Campaign.objects.only("step_index", "cycle", "date_index").get(pk=campaign_id)
-    return (
-        c.step_index,
-        c.cycle,
-        c.date_index,
-        tuple(
-            Seat.objects.filter(campaign=c)
-            .order_by("side")
-            .values_list("points", "fortification_points", "san", "no_on_map_units")
-        ),
-        Event.objects.filter(campaign=c).count(),
-        Purchase.objects.filter(campaign=c).count(),
-        StepMark.objects.filter(campaign=c).count(),
-        Roll.objects.filter(campaign=c).count(),
-        Unit.objects.filter(campaign=c).count(),
+    """The campaign's position, its seats' points and how many rows of each kind it has,
+    in two reads (every example of the properties below takes two snapshots)."""
+    position = (
+        Campaign.objects.filter(pk=campaign_id)
+        .annotate(**{name: _rows(model) for name, model in COUNTED.items()})
+        .values_list("step_index", "cycle", "date_index", *COUNTED)
+        .get()
     )
+    seats = tuple(
+        Seat.objects.filter(campaign_id=campaign_id)
+        .order_by("side")
+        .values_list("points", "fortification_points", "san", "no_on_map_units")
+    )
+    return position, seats
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +132,22 @@ def sicily_purchase_step(module_db):
 def purchase_campaign(sicily_purchase_step, db, login):
     players = sicily_purchase_step
     return players, login(players.users["axis"])
+
+
+def test_the_snapshot_sees_what_an_accepted_action_changes(purchase_campaign):
+    """The properties below rely on ``snapshot`` to see a change: an RG bought adds a
+    purchase and a log line, and spends the buyer's points."""
+    players, client = purchase_campaign
+    before = snapshot(players.campaign_id)
+    response = client.post(f"/campaigns/{players.campaign_id}/act/buy/", {"group": "M1"})
+    assert response.status_code == 302, response.content[:300]  # back to the page
+    after = snapshot(players.campaign_id)
+    (position, seats), (new_position, new_seats) = before, after
+    counted = dict(zip(COUNTED, position[3:], strict=True))
+    new_counted = dict(zip(COUNTED, new_position[3:], strict=True))
+    assert new_counted["n_purchases"] == counted["n_purchases"] + 1
+    assert new_counted["n_events"] > counted["n_events"]
+    assert new_seats != seats
 
 
 @pytest.mark.parametrize("action", ACTIONS)
