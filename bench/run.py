@@ -9,7 +9,8 @@ PostgreSQL and Redis:
    hold the reveal.  Floor and reveal samples alternate, so both see the same load.
 3. Server time and SQL queries per request, in-process (Django's test client on the
    same PostgreSQL and Redis): the 1st and the 2nd (revealing) lock, buy, cancel,
-   roster page and campaign page — for a page whose socket is open (the answer
+   roster page (reloaded; and its first load after a change, i.e. at a new
+   revision) and campaign page — for a page whose socket is open (the answer
    carries no fragments: the push brings them) and for one without (the answer
    renders the changed fragments); with the garbage collector's pauses meanwhile
    (collections, full ones, the longest), the process set up as a worker is.
@@ -44,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -376,7 +378,7 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
     """Server time of lock, buy, cancel, roster and campaign page, in-process."""
     from asgiref.sync import sync_to_async
 
-    from campaign.models import Purchase
+    from campaign.models import Campaign, Purchase
 
     live = {"HX-Request": "true", "X-Refit-Live": "1", "X-Refit-Page": "campaign"}
     answer = {"HX-Request": "true", "X-Refit-Page": "campaign"}
@@ -393,6 +395,12 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
         return Purchase.objects.filter(campaign_id=cid, status="active").values_list(
             "ref", flat=True
         )[0]
+
+    @sync_to_async
+    def a_change(cid: str) -> None:
+        """What every change does to the campaign row (``push.changed``), the data
+        left as it is: the next load reads and renders the roster at a new revision."""
+        Campaign.objects.filter(pk=cid).update(revision=uuid.uuid4())
 
     async def run() -> None:
         half = len(lock_ids) // 2
@@ -417,6 +425,8 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
                 )
         for _ in range(SAMPLES):
             await red.request("roster page", "get", f"/campaigns/{roster}/roster/")
+            await a_change(roster)
+            await red.request("roster page, after a change", "get", f"/campaigns/{roster}/roster/")
             await red.request("campaign page", "get", f"/campaigns/{roster}/")
 
     with collector_pauses() as gc_figures:

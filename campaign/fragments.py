@@ -13,8 +13,6 @@ import hashlib
 import pickle
 import re
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +22,7 @@ from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
+from campaign.memo import Memo
 from campaign.seat_views.campaign_page import CampaignView
 from campaign.seat_views.common import PurchaseLine
 from campaign.seat_views.panels import ChartRow, StepPanel
@@ -121,45 +120,20 @@ def campaign_fragments(
     return _render(CAMPAIGN_PARTS, parts, context, request)
 
 
-class PartMemo:
+class PartMemo(Memo[str]):
     """Rendered parts keyed by everything they are rendered from: the part, the swap
     marker and a digest of the seat's view, a plain-data tree already cut down to what
     the seat may see (the one visibility gate decided it).  Equal views render equal
     HTML, so nothing is ever invalidated: a change makes a new view, hence a new key,
     and the oldest entries go.  The CSRF token, which differs per request, is rendered
     as a placeholder (random per process: no text a player writes can match it) and
-    put in after.  Shared by the threads of one process."""
+    put in after."""
 
     TOKEN = f"csrf-{secrets.token_hex(16)}"
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._parts: OrderedDict[tuple[Any, ...], str] = OrderedDict()
-        self._lock = threading.Lock()
 
     @staticmethod
     def digest(view: Any) -> bytes:
         return hashlib.blake2b(pickle.dumps(view, protocol=pickle.HIGHEST_PROTOCOL)).digest()
-
-    def get(self, key: tuple[Any, ...]) -> str | None:
-        with self._lock:
-            html = self._parts.get(key)
-            if html is not None:
-                self._parts.move_to_end(key)
-            return html
-
-    def put(self, key: tuple[Any, ...], html: str) -> None:
-        with self._lock:
-            self._parts[key] = html
-            while len(self._parts) > self.size:
-                self._parts.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._parts)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._parts.clear()
 
 
 # About a roster page's worth of parts for each of 32 seats (a part is up to ~90 kB).
@@ -266,6 +240,21 @@ def my_purchases(view: CampaignView, panel: StepPanel, csrf_token: Any) -> str:
     return _from_inputs(TABLE_MEMO, "campaign/steps/_my_purchases.html", inputs, csrf_token)
 
 
+# The digests of the roster views met lately, by identity: a view memoised per
+# revision (``roster.ROSTER_VIEWS``) is pickled and digested once, not at every load.
+# An entry holds its view, so no other object can take its id while the entry lives.
+_ROSTER_DIGESTS: Memo[tuple[RosterView, bytes]] = Memo(size=64)
+
+
+def _roster_digest(roster: RosterView) -> bytes:
+    entry = _ROSTER_DIGESTS.get(id(roster))
+    if entry is not None and entry[0] is roster:
+        return entry[1]
+    digest = PartMemo.digest(roster)
+    _ROSTER_DIGESTS.put(id(roster), (roster, digest))
+    return digest
+
+
 def roster_fragments(
     roster: RosterView,
     parts: Iterable[Part],
@@ -277,7 +266,7 @@ def roster_fragments(
     """As ``campaign_fragments``, for the roster page.  A roster view is plain data,
     so each part is rendered once per distinct view (``ROSTER_MEMO``): a reload, a
     second tab or a reconnecting socket of an unchanged roster renders nothing."""
-    shows = PartMemo.digest(roster)
+    shows = _roster_digest(roster)
     token = get_token(request) if request is not None else ""
     context = {"roster": roster, "oob": oob, "csrf_token": PartMemo.TOKEN}
     wanted = set(parts)

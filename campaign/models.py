@@ -78,6 +78,12 @@ class Campaign(models.Model):
     # Rolls drawn from each dice stream: "public" for open rolls, "secret-<side>" for a
     # side's secret rolls, so the dice of one stream never depend on another's count.
     draws = models.JSONField(default=dict, blank=True)
+    # Which state the campaign is in: ``push.changed`` draws a new one in the
+    # transaction of every change, so what a seat sees is the same while it stays
+    # (the roster's view is memoised per revision and side).  Random, not a count:
+    # two histories of one campaign (a backup restored and played on differently, or
+    # a test's two worlds under one id) never share a revision.
+    revision = models.UUIDField(default=uuid.uuid4, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -99,12 +99,12 @@ COUNTED = {
 
 
 def snapshot(campaign_id):
-    """The campaign's position, its seats' points and how many rows of each kind it has,
-    in two reads (every example of the properties below takes two snapshots)."""
+    """The campaign's position and revision, its seats' points and how many rows of each
+    kind it has, in two reads (every example of the properties below takes two snapshots)."""
     position = (
         Campaign.objects.filter(pk=campaign_id)
         .annotate(**{name: _rows(model) for name, model in COUNTED.items()})
-        .values_list("step_index", "cycle", "date_index", *COUNTED)
+        .values_list("step_index", "cycle", "date_index", "revision", *COUNTED)
         .get()
     )
     seats = tuple(
@@ -136,18 +136,20 @@ def purchase_campaign(sicily_purchase_step, db, login):
 
 def test_the_snapshot_sees_what_an_accepted_action_changes(purchase_campaign):
     """The properties below rely on ``snapshot`` to see a change: an RG bought adds a
-    purchase and a log line, and spends the buyer's points."""
+    purchase and a log line, spends the buyer's points and gives the campaign a new
+    revision."""
     players, client = purchase_campaign
     before = snapshot(players.campaign_id)
     response = client.post(f"/campaigns/{players.campaign_id}/act/buy/", {"group": "M1"})
     assert response.status_code == 302, response.content[:300]  # back to the page
     after = snapshot(players.campaign_id)
     (position, seats), (new_position, new_seats) = before, after
-    counted = dict(zip(COUNTED, position[3:], strict=True))
-    new_counted = dict(zip(COUNTED, new_position[3:], strict=True))
+    counted = dict(zip(COUNTED, position[4:], strict=True))
+    new_counted = dict(zip(COUNTED, new_position[4:], strict=True))
     assert new_counted["n_purchases"] == counted["n_purchases"] + 1
     assert new_counted["n_events"] > counted["n_events"]
     assert new_seats != seats
+    assert new_position[3] != position[3]  # a new revision
 
 
 @pytest.mark.parametrize("action", ACTIONS)

@@ -223,6 +223,47 @@ def test_an_unchanged_roster_is_rendered_once_and_every_page_gets_a_token_that_w
     assert PartMemo.TOKEN not in pushed and 'name="csrfmiddlewaretoken" value=""' in pushed
 
 
+def test_a_reload_of_an_unchanged_campaign_reads_only_the_session_user_and_seat(
+    modules, users, login
+):
+    """The roster's view is memoised per campaign revision and side: reloading an
+    unchanged campaign reads nothing more, and every change gives the campaign a new
+    revision, so the next load shows it — the opponent's secret purchase stays out of sight, the
+    seat's own change appears, and each side keeps seeing only its own view."""
+    from django.test import Client
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    cid = players.campaign_id
+    url = f"/campaigns/{cid}/roster/"
+    axis, british = login(players.users["axis"]), Client()
+    british.force_login(players.users["british"])
+
+    def load(client):
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.get(url)
+        assert response.status_code == 200
+        html = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", response.content.decode())
+        html = re.sub(r'"X-CSRFToken": "[^"]*"', "", html)
+        return html, len(ctx.captured_queries)
+
+    def revision():
+        return Campaign.objects.values_list("revision", flat=True).get(pk=cid)
+
+    first, read = load(axis)
+    again, reread = load(axis)
+    assert again == first and reread == 3 < read  # session, user, seat
+    before = revision()
+    purchases.purchase_rg(campaign_id=cid, user=players.users["british"], group_id="M1")
+    assert revision() != before
+    after_secret, read = load(axis)
+    assert read > 3 and ">M1<" not in after_secret
+    own, _ = load(british)
+    assert ">M1<" in own  # the buyer's own view, read at the same revision
+    units.add_unit(campaign_id=cid, user=players.users["axis"], name="9-2 leader", kind="leader")
+    assert "9-2 leader" in load(axis)[0]
+    assert "9-2 leader" in load(british)[0]  # a unit of no RG purchase is public
+
+
 def test_the_part_memo_keeps_the_newest_entries():
     from campaign.fragments import PartMemo
 

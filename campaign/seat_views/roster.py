@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from campaign.charts import line_chart
+from campaign.memo import Memo
 from campaign.models import (
     Campaign,
     Event,
@@ -108,9 +109,27 @@ _FORTIFICATIONS = PreparedRead(
 )
 
 
+# Roster views of the latest revisions read in this process, per campaign and side:
+# what a seat may see of a campaign changes only with its revision (``push.changed``
+# draws a new one in the transaction of every change), so a reload, a second tab or a
+# reconnecting socket of an unchanged campaign reads nothing again.  Keyed by side:
+# each view is already cut down by the visibility gate to what that side may see.
+ROSTER_VIEWS: Memo[RosterView] = Memo(size=64)
+
+
 def roster_view(campaign: Campaign, side: str) -> RosterView:
-    """The CG Roster, RG Purchase Records and retained forces as ``side`` may see them.
-    The opponent's points columns stay secret until the CG ends."""
+    """The CG Roster, RG Purchase Records and retained forces as ``side`` may see them,
+    at the campaign's revision.  The opponent's points columns stay secret until the
+    CG ends."""
+    key = (campaign.pk, campaign.revision, side)
+    view = ROSTER_VIEWS.get(key)
+    if view is None:
+        view = _read_roster_view(campaign, side)
+        ROSTER_VIEWS.put(key, view)
+    return view
+
+
+def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     module = module_of(campaign)
     ended = campaign.ended_at is not None
     sides = [s.id for s in module.sides]

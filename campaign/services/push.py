@@ -19,10 +19,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from typing import Any
+from uuid import UUID, uuid4
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+
+from campaign.models import Campaign
 
 logger = logging.getLogger(__name__)
 
@@ -74,9 +77,12 @@ def user_group(user_id: object) -> str:
     return f"user-{user_id}"
 
 
-def changed(campaign_id: object, parts: Iterable[Part] = EVERYTHING) -> None:
-    """Once the transaction commits, tell every seat of the campaign which parts of its
-    pages changed."""
+def changed(campaign_id: UUID | str, parts: Iterable[Part] = EVERYTHING) -> None:
+    """The campaign changed: it takes a new revision in this transaction (whatever was
+    read at the old one is not what it shows now), and once the transaction commits
+    every seat of the campaign is told which parts of its pages changed.  Called inside
+    the service's transaction, whose campaign row is already locked."""
+    Campaign.objects.filter(pk=campaign_id).update(revision=uuid4())
     parts = set(parts)
     collected = _collector.get()
     if collected is not None:
