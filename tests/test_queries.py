@@ -41,7 +41,7 @@ def test_a_purchase_post_runs_at_most_twelve_queries(modules, users, client):
     assert response.status_code == 200, response.content
     assert Purchase.objects.filter(group_id="I4").count() == 1
     # The done marks are read after the lock, in a statement of their own (test_turns);
-    # the campaign's revision moves on in one more (``push.changed``).
+    # the campaign takes a new revision in one more (``push.changed``).
     assert len(statements(ctx)) <= 12, "\n".join(statements(ctx))
 
 
@@ -87,7 +87,7 @@ def _grow(players, factor: int, start: int = 1000) -> None:
         Event(campaign=c, kind=EventKind.UNIT, date_index=c.date_index, text=f"line {n}")
         for n in range(5 * factor)
     )
-    # Written past the services: the campaign's revision moves on, as in a service.
+    # Written past the services: the campaign takes a new revision, as in a service.
     Campaign.objects.filter(pk=c.pk).update(revision=uuid.uuid4())
 
 

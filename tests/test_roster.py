@@ -228,8 +228,8 @@ def test_a_reload_of_an_unchanged_campaign_reads_only_the_session_user_and_seat(
 ):
     """The roster's view is memoised per campaign revision and side: reloading an
     unchanged campaign reads nothing more, and every change gives the campaign a new
-    revision, so the next load shows it — the opponent's secret purchase stays out of sight, the
-    seat's own change appears, and each side keeps seeing only its own view."""
+    revision, so the next load shows it: the opponent's secret purchase stays out of
+    sight, the seat's own change appears, and each side sees only its own view."""
     from django.test import Client
 
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
