@@ -384,7 +384,7 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
     """Server time of lock, buy, cancel, roster and campaign page, in-process."""
     from asgiref.sync import sync_to_async
 
-    from campaign.models import Campaign, Purchase
+    from campaign.models import Purchase, Seat
 
     live = {"HX-Request": "true", "X-Refit-Live": "1", "X-Refit-Page": "campaign"}
     answer = {"HX-Request": "true", "X-Refit-Page": "campaign"}
@@ -404,9 +404,10 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
 
     @sync_to_async
     def a_change(cid: str) -> None:
-        """What every change does to the campaign row (``push.changed``), the data
-        left as it is: the next load reads and renders the roster at a new revision."""
-        Campaign.objects.filter(pk=cid).update(revision=uuid.uuid4())
+        """What every change both sides may see does to the seats (``push.changed``),
+        the data left as it is: the next load reads and renders the roster at a new
+        revision."""
+        Seat.objects.filter(campaign_id=cid).update(revision=uuid.uuid4())
 
     async def run() -> None:
         half = len(lock_ids) // 2

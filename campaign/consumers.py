@@ -40,6 +40,7 @@ from campaign.fragments import (
     shown,
     unchanged,
 )
+from campaign.models import Seat
 from campaign.origin import page_origin
 from campaign.seat_views.campaign_page import CampaignView, campaign_view
 from campaign.seat_views.common import member_seat
@@ -59,6 +60,7 @@ OUTAGE = (OSError, asyncio.TimeoutError, RedisError, DatabaseError)
 # a frame of their own before the other parts, so a reveal or a move shows without
 # waiting for the purchase records and the log to render.
 FIRST_PARTS = frozenset({push.Part.HEADER, push.Part.STEP, push.Part.SIDES})
+EVERY_PART = frozenset(push.Part)
 
 
 def batches(parts: set[push.Part]) -> list[set[push.Part]]:
@@ -212,6 +214,8 @@ class CampaignConsumer(ResilientConsumer):
         self.sent: dict[push.Part, str] = {}
         self.socket = uuid.uuid4().hex  # this socket's presence row
         self.stale = False  # a render failed: resync at the next heartbeat
+        # The seat's revision when the page was last drawn in full (every part).
+        self.synced: uuid.UUID | None = None
         self._rendering = asyncio.Lock()  # one render-and-send at a time, in order
         # A beat and the closing socket's leave never overlap: a beat still running
         # when the socket closes would write its row back after the leave.
@@ -234,7 +238,7 @@ class CampaignConsumer(ResilientConsumer):
             return
         self.campaign_id = self.scope["url_route"]["kwargs"]["campaign_id"]
         try:
-            seat_id = await in_pool(self._seat_of)(user)
+            seat_id, side = await in_pool(self._seat_of)(user)
         except Http404:
             await self.close(code=NOT_MEMBER_CLOSE_CODE)
             return
@@ -245,7 +249,12 @@ class CampaignConsumer(ResilientConsumer):
             return
         self.seat_id = seat_id
         self.group = push.campaign_group(self.campaign_id)
-        self.live_groups = (self.group, push.user_group(user.pk))
+        # The campaign's changes, those its side keeps secret, and its user's logout.
+        self.live_groups = (
+            self.group,
+            push.side_group(self.campaign_id, side),
+            push.user_group(user.pk),
+        )
         await self.accept()
         await self.join_groups()
         await self.beat(sweep=True)
@@ -283,9 +292,9 @@ class CampaignConsumer(ResilientConsumer):
 
     # ------------------------------------------------------------ presence
 
-    def _seat_of(self, user: Any) -> int:
+    def _seat_of(self, user: Any) -> tuple[int, str]:
         _, seat = member_seat(user, self.campaign_id)
-        return seat.pk
+        return seat.pk, seat.side
 
     def _beat(self, sweep: bool) -> bool:
         if sweep:
@@ -325,16 +334,19 @@ class CampaignConsumer(ResilientConsumer):
     async def heartbeat(self) -> None:
         """One beat: presence renewed, groups re-joined (a restarted Redis forgets
         them), and the page refreshed — in full after an outage that may have cost it
-        pushes (and every PRESENCE_RESYNC_BEATS beats, against a push lost unseen),
-        else its sides (an opponent's presence may have expired).  Only what differs
+        pushes (and every PRESENCE_RESYNC_BEATS beats if the seat's revision moved
+        since the page was last drawn in full: a push lost unseen), else its sides (an
+        opponent's presence may have expired).  Only what differs
         from what the page shows is sent."""
         recreated = await self.beat()
         joined = await self.join_groups()
         self.beats += 1
         resync = self.beats % settings.PRESENCE_RESYNC_BEATS == 0
-        if joined and (self.layer_lost or self.stale or resync):
+        if joined and (self.layer_lost or self.stale):
             self.layer_lost = self.stale = False
             await self.send_parts(set(push.Part))
+        elif joined and resync:
+            await self.send_parts(set(push.Part), unless_synced=True)
         else:
             await self.send_parts({push.Part.SIDES})
         if recreated:
@@ -342,12 +354,22 @@ class CampaignConsumer(ResilientConsumer):
 
     # ------------------------------------------------------------ rendering
 
-    async def send_parts(self, parts: set[push.Part], shows: dict[str, str] | None = None) -> None:
+    async def send_parts(
+        self,
+        parts: set[push.Part],
+        shows: dict[str, str] | None = None,
+        *,
+        unless_synced: bool = False,
+    ) -> None:
         """Render ``parts`` for this seat and send those that differ from what the page
         shows (``shows``: what the page said at connecting; after that, what was sent).
         Renders run one at a time and each reads the committed state, so the last frame
         a page gets is always the newest.  The parts a player reads first go in a frame
-        of their own (``FIRST_PARTS``), rendered from the same seat view as the rest."""
+        of their own (``FIRST_PARTS``), rendered from the same seat view as the rest.
+
+        ``unless_synced`` (the periodic resync, against a push lost unseen): every part
+        only if the seat's revision moved since the page was last drawn in full, else
+        just the sides (presence has no revision).  An idle page is not re-drawn."""
         async with self._rendering:
             try:
                 view = await in_pool(self._seat_view)()
@@ -356,6 +378,10 @@ class CampaignConsumer(ResilientConsumer):
                 return
             if view is None:
                 return
+            # Read with the view, before its parts: what they show is at least as new.
+            revision = (view if isinstance(view, Seat) else view.seat).revision
+            if unless_synced and revision == self.synced:
+                parts = {push.Part.SIDES}
             for batch in batches(parts):
                 try:
                     fragments = await in_pool(self._render)(view, batch)
@@ -363,6 +389,8 @@ class CampaignConsumer(ResilientConsumer):
                     self._not_rendered(exc)
                     return
                 await self._send_fragments(fragments, shows)
+            if parts == EVERY_PART:
+                self.synced = revision
 
     def _not_rendered(self, exc: BaseException) -> None:
         logger.warning("could not render a campaign socket's page (%s)", exc)
@@ -384,21 +412,27 @@ class CampaignConsumer(ResilientConsumer):
         self.sent.update(fragments)
         return changed
 
-    def _seat_view(self) -> CampaignView | None:
-        """This seat's view of the campaign (None for a seat it no longer has)."""
+    def _seat_view(self) -> CampaignView | Seat | None:
+        """What this socket's page is drawn from: the seat's view of the campaign, or
+        for the roster the seat itself (its view is memoised per revision); None for a
+        seat it no longer has."""
         try:
+            if self.page == "roster":
+                return member_seat(self.scope["user"], self.campaign_id)[1]
             return campaign_view(self.scope["user"], self.campaign_id)
         except Http404:
             return None
 
-    def _render(self, view: CampaignView, parts: set[push.Part]) -> list[tuple[push.Part, str]]:
-        """The fragments of ``parts`` of this socket's page, from the seat's view."""
+    def _render(
+        self, view: CampaignView | Seat, parts: set[push.Part]
+    ) -> list[tuple[push.Part, str]]:
+        """The fragments of ``parts`` of this socket's page, from ``_seat_view``."""
         user = self.scope["user"]
-        if self.page == "roster":
+        if isinstance(view, Seat):
             wanted = [p for p in ROSTER_PARTS if p in parts]
             if not wanted:
                 return []
-            return roster_fragments(roster_view(view.campaign, view.viewer), wanted, user=user)
+            return roster_fragments(roster_view(view), wanted, user=user)
         wanted = [p for p in CAMPAIGN_PARTS if p in parts]
         if not wanted:
             return []

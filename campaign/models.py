@@ -78,12 +78,6 @@ class Campaign(models.Model):
     # Rolls drawn from each dice stream: "public" for open rolls, "secret-<side>" for a
     # side's secret rolls, so the dice of one stream never depend on another's count.
     draws = models.JSONField(default=dict, blank=True)
-    # Which state the campaign is in: ``push.changed`` draws a new one in the
-    # transaction of every change, so what a seat sees is the same while it stays
-    # (the roster's view is memoised per revision and side).  Random, not a count:
-    # two histories of one campaign (a backup restored and played on differently, or
-    # a test's two worlds under one id) never share a revision.
-    revision = models.UUIDField(default=uuid.uuid4, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -113,6 +107,14 @@ class Seat(models.Model):
     # ``campaign.services.waiting.update_waiting`` in the transaction that changes whom
     # the campaign waits for; a seat going from null to a time is a "your move" transition.
     waiting_since = models.DateTimeField(null=True, blank=True)
+    # What this seat may see of the campaign, as a value: ``push.changed`` draws a new
+    # one in the transaction of every change the seat may see (a change kept secret
+    # by one side renews that side's seat only), so the seat's views can be memoised
+    # per revision (the roster's: ``seat_views.roster``) and a change the seat may not
+    # see leaves them, and the time they take to load, as they were.  Random, not a
+    # count: two histories of one campaign (a test's two worlds under one id) never
+    # share a revision.  Not game data: backups leave it out.
+    revision = models.UUIDField(default=uuid.uuid4, editable=False)
 
     class Meta:
         ordering = ["id"]

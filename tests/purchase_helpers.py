@@ -45,3 +45,12 @@ def campaign_at(
         players.until_step(step)
     Seat.objects.filter(campaign=c).update(points=points)
     return players, module
+
+
+def roster_of(campaign, side):
+    """``side``'s roster view as its page reads it: through its seat, at the seat's
+    revision (``campaign``: a campaign or its id)."""
+    from campaign.seat_views.roster import roster_view
+
+    pk = getattr(campaign, "pk", campaign)
+    return roster_view(Seat.objects.select_related("campaign").get(campaign_id=pk, side=side))

@@ -99,18 +99,18 @@ COUNTED = {
 
 
 def snapshot(campaign_id):
-    """The campaign's position and revision, its seats' points and how many rows of each
+    """The campaign's position, its seats' points and revisions and how many rows of each
     kind it has, in two reads (every example of the properties below takes two snapshots)."""
     position = (
         Campaign.objects.filter(pk=campaign_id)
         .annotate(**{name: _rows(model) for name, model in COUNTED.items()})
-        .values_list("step_index", "cycle", "date_index", "revision", *COUNTED)
+        .values_list("step_index", "cycle", "date_index", *COUNTED)
         .get()
     )
     seats = tuple(
         Seat.objects.filter(campaign_id=campaign_id)
         .order_by("side")
-        .values_list("points", "fortification_points", "san", "no_on_map_units")
+        .values_list("side", "points", "fortification_points", "san", "no_on_map_units", "revision")
     )
     return position, seats
 
@@ -136,20 +136,23 @@ def purchase_campaign(sicily_purchase_step, db, login):
 
 def test_the_snapshot_sees_what_an_accepted_action_changes(purchase_campaign):
     """The properties below rely on ``snapshot`` to see a change: an RG bought adds a
-    purchase and a log line, spends the buyer's points and gives the campaign a new
-    revision."""
+    purchase and a log line, spends the buyer's points and gives the buyer's seat, and it
+    alone, a new revision (the purchase is its secret)."""
     players, client = purchase_campaign
     before = snapshot(players.campaign_id)
     response = client.post(f"/campaigns/{players.campaign_id}/act/buy/", {"group": "M1"})
     assert response.status_code == 302, response.content[:300]  # back to the page
     after = snapshot(players.campaign_id)
     (position, seats), (new_position, new_seats) = before, after
-    counted = dict(zip(COUNTED, position[4:], strict=True))
-    new_counted = dict(zip(COUNTED, new_position[4:], strict=True))
+    counted = dict(zip(COUNTED, position[3:], strict=True))
+    new_counted = dict(zip(COUNTED, new_position[3:], strict=True))
     assert new_counted["n_purchases"] == counted["n_purchases"] + 1
     assert new_counted["n_events"] > counted["n_events"]
     assert new_seats != seats
-    assert new_position[3] != position[3]  # a new revision
+    revision = {seat[0]: seat[-1] for seat in seats}
+    new_revision = {seat[0]: seat[-1] for seat in new_seats}
+    assert new_revision["axis"] != revision["axis"]
+    assert new_revision["british"] == revision["british"]
 
 
 @pytest.mark.parametrize("action", ACTIONS)

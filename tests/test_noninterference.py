@@ -56,6 +56,7 @@ from hypothesis import strategies as st
 
 from campaign.consumers import CampaignConsumer, batches
 from campaign.models import Campaign, ModuleRecord, Notification, Purchase, Roll, Seat, Unit
+from campaign.seat_views.roster import _read_roster_view, roster_view
 from campaign.selectors import module_of
 from campaign.services import initiative, purchases, push, steps, supplements, units
 from campaign.services.errors import ActionRefused
@@ -368,6 +369,13 @@ class World:
                 if changed:
                     self.log.append(f"frame {page} after {what}: " + "".join(changed))
 
+    def memoised_views_are_current(self) -> None:
+        """Each side's memoised roster view is what a fresh read gives: every change a
+        seat may see gave it a new revision (a change marked secret to one side that
+        another could see would leave the other's view stale, and its sockets untold)."""
+        for seat in Seat.objects.select_related("campaign").filter(campaign_id=self.cid):
+            assert roster_view(seat) == _read_roster_view(seat.campaign, seat.side), seat.side
+
     def pages(self, what: str, every: bool = False) -> None:
         """The observer's pages: ``every`` one (at a trial's end), or those his sockets
         do not draw (at its start and after each step).  The campaign and roster pages
@@ -647,9 +655,10 @@ def run_world(world: World, plans: list[list[Slot]], index: int, planner: Planne
     pushed: set[push.Part] = set()
     original = push.changed
 
-    def recording(campaign_id, parts=push.EVERYTHING):
-        pushed.update(parts)
-        original(campaign_id, parts)
+    def recording(campaign_id, parts=push.EVERYTHING, *, secret_of=None):
+        if secret_of in (None, world.observer):  # what reaches the observer's sockets
+            pushed.update(parts)
+        original(campaign_id, parts, secret_of=secret_of)
 
     push.changed = recording  # type: ignore[assignment]
     try:
@@ -677,6 +686,7 @@ def run_world(world: World, plans: list[list[Slot]], index: int, planner: Planne
                         world.hider_act(op, index, "secret")
                 world.remember_refs()
                 world.frames(set(pushed), f"{slot.who} {slot.op.name if slot.op else ''}")
+                world.memoised_views_are_current()
             now = world.position()
             if now[2]:
                 break

@@ -20,9 +20,8 @@ from django.utils import timezone
 from campaign.models import Event, Presence, Purchase, Seat
 from campaign.prepared import Param, PreparedRead
 from campaign.seat_views.common import event_views, member_seat, visible_purchases
-from campaign.seat_views.roster import roster_view
 from campaign.selectors import _DONE, DEFERRED, campaign_seats, online_now, pass_marks
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import campaign_at, roster_of
 
 
 @pytest.fixture
@@ -118,7 +117,7 @@ def test_the_gated_reads_return_what_the_orm_returns_for_each_seat(bought):
     british = {p.group_id for p in visible_purchases(c, "british")}
     assert axis == {"I1", "G3"}  # the British V5 is secret
     assert british == {"V5", "G3"}  # the Axis G3 is revealed, I1 is not
-    roster = roster_view(c, "british")
+    roster = roster_of(c, "british")
     assert sorted(line.group_id for line in roster.record) == ["G3", "V5"]
 
 

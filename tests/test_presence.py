@@ -242,3 +242,43 @@ async def test_a_push_is_sent_once_per_change_and_in_order_while_heartbeats_run(
         # From now on the page is up to date: beats and resyncs send nothing more.
         assert await bob_ws.receive_nothing(timeout=0.5)
         await bob_ws.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_periodic_resync_redraws_a_page_only_when_its_seat_has_a_new_revision(
+    hosted, monkeypatch
+):
+    """Every PRESENCE_RESYNC_BEATS beats a socket catches up on a push lost unseen, but
+    an idle page (its seat's revision the same as when it was last drawn in full) is
+    not re-rendered: only its sides are (presence).  A change whose push was lost gives
+    the seat a new revision, and the next resync draws the page in full."""
+    from campaign.consumers import CampaignConsumer
+
+    campaign, alice, bob = hosted
+    players = Players(campaign, {"red": alice, "blue": bob})
+    values = {"cvp_lost.red": 0, "cvp_lost.blue": 0, "san.red": 2, "san.blue": 2}
+    await sync_to_async(players.results)(**values)
+    await sync_to_async(players.until)("initiative")
+    rendered: list[set[str]] = []
+    render = CampaignConsumer._render
+
+    def recording(self, view, parts):
+        rendered.append({str(p) for p in parts})
+        return render(self, view, parts)
+
+    monkeypatch.setattr(CampaignConsumer, "_render", recording)
+    with override_settings(**{**FAST, "PRESENCE_HEARTBEAT": 0.05, "PRESENCE_RESYNC_BEATS": 2}):
+        bob_ws = await _socket(campaign, bob)
+        await _until(bob_ws, 'id="campaign-log"')  # drawn in full at connecting
+
+        async def beats(n: int) -> None:
+            while len(rendered) < n:
+                await asyncio.sleep(0.02)
+
+        await asyncio.wait_for(beats(12), 30)  # ten beats, five of them resyncs
+        assert all(parts == {"sides"} for parts in rendered[2:]), rendered
+        # Alice locks her chit and its push is lost: the next resync draws it.
+        monkeypatch.setattr(push, "send", lambda group, message: None)
+        await sync_to_async(_lock)(players, "red", "attack")
+        await _until(bob_ws, "<strong>Red</strong>: has chosen")
+        await bob_ws.disconnect()

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit
+from campaign.models import Event, EventKind, Purchase, Roll, Seat, Unit
 from tests.purchase_helpers import campaign_at
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -41,7 +41,7 @@ def test_a_purchase_post_runs_at_most_twelve_queries(modules, users, client):
     assert response.status_code == 200, response.content
     assert Purchase.objects.filter(group_id="I4").count() == 1
     # The done marks are read after the lock, in a statement of their own (test_turns);
-    # the campaign takes a new revision in one more (``push.changed``).
+    # the buyer's seat takes a new revision in one more (``push.changed``).
     assert len(statements(ctx)) <= 12, "\n".join(statements(ctx))
 
 
@@ -87,8 +87,8 @@ def _grow(players, factor: int, start: int = 1000) -> None:
         Event(campaign=c, kind=EventKind.UNIT, date_index=c.date_index, text=f"line {n}")
         for n in range(5 * factor)
     )
-    # Written past the services: the campaign takes a new revision, as in a service.
-    Campaign.objects.filter(pk=c.pk).update(revision=uuid.uuid4())
+    # Written past the services: the seats take a new revision, as in a service.
+    Seat.objects.filter(campaign=c).update(revision=uuid.uuid4())
 
 
 PAGES = ["", "state.json", "roster/", "dice/", "sheet/", "sheet.json"]

@@ -6,11 +6,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from campaign.models import Campaign, Purchase, Unit
-from campaign.seat_views.roster import roster_view
+from campaign.models import Campaign, Purchase, Seat, Unit
 from campaign.services import purchases, steps, units
 from campaign.services.errors import ActionRefused
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import campaign_at, roster_of
 from tests.walk import Players
 
 pytestmark = pytest.mark.django_db
@@ -27,13 +26,13 @@ def test_roster_lines_show_own_points_and_hide_the_opponents(modules, users, log
         campaign_id=players.campaign_id, user=players.users["axis"], group_id="I4"
     )
     c = players.campaign
-    mine = roster_view(c, "axis")
+    mine = roster_of(c, "axis")
     line = mine.lines[-1]
     assert line.date == "July 14 PM"
     axis, british = line.sides
     assert axis.spent == 15 and axis.rgs == ["I4"]
     assert british.start is None and british.left is None and british.rgs == []
-    theirs = roster_view(c, "british")
+    theirs = roster_of(c, "british")
     assert theirs.lines[-1].sides[0].rgs == [] and theirs.lines[-1].sides[0].spent is None
     html = login(players.users["british"]).get(f"/campaigns/{c.pk}/roster/").content.decode()
     assert "Fallschirmjäger Signal Coy" not in html and ">I4<" not in html
@@ -69,7 +68,7 @@ def test_roster_page_runs_a_constant_number_of_queries(modules, users, login, da
         assert client.get(f"/campaigns/{c.pk}/roster/").status_code == 200
     assert len(ctx.captured_queries) <= 20, len(ctx.captured_queries)
     with CaptureQueriesContext(connection) as ctx:
-        roster_view(Campaign.objects.get(pk=c.pk), "british")
+        roster_of(c.pk, "british")
     assert len(ctx.captured_queries) <= 12
 
 
@@ -136,13 +135,13 @@ def test_rolled_rgs_join_the_retained_forces_secretly(modules, users, login):
     names = list(Unit.objects.filter(side="british").values_list("name", flat=True))
     assert any("I1 Lgt Inf Rifle Coy" in n for n in names)
     assert any("leader (I1)" in n for n in names)
-    axis_view = roster_view(players.campaign, "axis")
+    axis_view = roster_of(players.campaign, "axis")
     assert all(not f.units for f in axis_view.forces if not f.mine)
 
 
 def test_chart_svg_shows_the_opponents_line_only_at_the_end(modules, users):
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
-    svg = roster_view(players.campaign, "axis").points_chart
+    svg = roster_of(players.campaign, "axis").points_chart
     assert svg.startswith("<svg") and "Axis" in svg and "British" not in svg
 
 
@@ -155,8 +154,8 @@ def test_roster_lists_fortifications_with_their_locations_for_their_owner(module
         campaign_id=players.campaign_id, user=axis, item_id="roadblock", location="12H3"
     )
     c = players.campaign
-    assert roster_view(c, "axis").fortifications == ["July 14 PM: Axis 1 × Roadblock at 12H3"]
-    assert roster_view(c, "british").fortifications == []
+    assert roster_of(c, "axis").fortifications == ["July 14 PM: Axis 1 × Roadblock at 12H3"]
+    assert roster_of(c, "british").fortifications == []
 
 
 def test_owner_records_an_rg_entry_area_which_stays_secret_until_revealed(modules, users, login):
@@ -218,7 +217,7 @@ def test_an_unchanged_roster_is_rendered_once_and_every_page_gets_a_token_that_w
     assert added.status_code == 200, added.content[:300]
     assert "8-1 leader" in client.get(url).content.decode()
     # A socket's render (no request) carries an empty token, as it always did.
-    view = roster_view(players.campaign, "axis")
+    view = roster_of(players.campaign, "axis")
     pushed = "".join(html for _, html in roster_fragments(view, ROSTER_PARTS, user=axis))
     assert PartMemo.TOKEN not in pushed and 'name="csrfmiddlewaretoken" value=""' in pushed
 
@@ -226,10 +225,11 @@ def test_an_unchanged_roster_is_rendered_once_and_every_page_gets_a_token_that_w
 def test_a_reload_of_an_unchanged_campaign_reads_only_the_session_user_and_seat(
     modules, users, login
 ):
-    """The roster's view is memoised per campaign revision and side: reloading an
-    unchanged campaign reads nothing more, and every change gives the campaign a new
-    revision, so the next load shows it: the opponent's secret purchase stays out of
-    sight, the seat's own change appears, and each side sees only its own view."""
+    """The roster's view is memoised per seat revision: reloading an unchanged campaign
+    reads nothing more.  A change kept secret by one side renews that side's revision
+    only, so the opponent's reload stays a memo hit (the same 3 statements, and the
+    same time: nothing tells him the opponent acted), while the buyer's next load
+    shows it; a change both may see (a reveal, a unit of no RG) renews both."""
     from django.test import Client
 
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
@@ -246,19 +246,25 @@ def test_a_reload_of_an_unchanged_campaign_reads_only_the_session_user_and_seat(
         html = re.sub(r'"X-CSRFToken": "[^"]*"', "", html)
         return html, len(ctx.captured_queries)
 
-    def revision():
-        return Campaign.objects.values_list("revision", flat=True).get(pk=cid)
+    def revisions():
+        return dict(Seat.objects.filter(campaign_id=cid).values_list("side", "revision"))
 
     first, read = load(axis)
     again, reread = load(axis)
     assert again == first and reread == 3 < read  # session, user, seat
-    before = revision()
-    purchases.purchase_rg(campaign_id=cid, user=players.users["british"], group_id="M1")
-    assert revision() != before
-    after_secret, read = load(axis)
-    assert read > 3 and ">M1<" not in after_secret
-    own, _ = load(british)
-    assert ">M1<" in own  # the buyer's own view, read at the same revision
+    load(british)
+    before = revisions()
+    bought = purchases.purchase_rg(campaign_id=cid, user=players.users["british"], group_id="M1")
+    after = revisions()
+    assert after["axis"] == before["axis"] and after["british"] != before["british"]
+    assert load(axis) == (first, 3)  # the opponent's secret: not even a re-read
+    own, read = load(british)
+    assert ">M1<" in own and read > 3  # the buyer's own view, read at its new revision
+    purchases.reveal_purchase(
+        campaign_id=cid, user=players.users["british"], purchase_id=bought.ref
+    )
+    shown, read = load(axis)
+    assert ">M1<" in shown and read > 3
     units.add_unit(campaign_id=cid, user=players.users["axis"], name="9-2 leader", kind="leader")
     assert "9-2 leader" in load(axis)[0]
     assert "9-2 leader" in load(british)[0]  # a unit of no RG purchase is public

@@ -2427,10 +2427,10 @@ service(
 
 
 def _roster_weather(host: Callable[..., Any]) -> Any:
-    from campaign.seat_views.roster import roster_view
+    from tests.purchase_helpers import roster_of
 
     players = host()
-    return [line.weather for line in roster_view(players.campaign, "red").lines]
+    return [line.weather for line in roster_of(players.campaign, "red").lines]
 
 
 service(

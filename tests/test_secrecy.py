@@ -12,11 +12,10 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from campaign.fragments import campaign_fragments, roster_fragments
 from campaign.seat_views.campaign_page import campaign_view
-from campaign.seat_views.roster import roster_view
 from campaign.services import initiative, purchases
 from campaign.services.push import Part
 from campaign.views.actions import ACTIONS as VIEW_ACTIONS
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import campaign_at, roster_of
 
 pytestmark = pytest.mark.django_db
 
@@ -175,7 +174,7 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
     c = players.campaign
     view = campaign_view(users[0], c.pk)
     frames = [html for _, html in campaign_fragments(view, Part, user=users[0], origin="http://x")]
-    frames += [html for _, html in roster_fragments(roster_view(c, "axis"), Part, user=users[0])]
+    frames += [html for _, html in roster_fragments(roster_of(c, "axis"), Part, user=users[0])]
     for html in frames:
         secrets.check(html, f"websocket frame ({state})")
     # A stranger: 404 on everything of the campaign.

@@ -10,10 +10,9 @@ import json
 import pytest
 
 from campaign.models import Purchase, Seat
-from campaign.seat_views.roster import roster_view
 from campaign.seat_views.sheet import scenario_sheet
 from campaign.services import purchases, units
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import campaign_at, roster_of
 from tests.test_secrecy import Secrets
 from tests.walk import host_game, players_of
 
@@ -86,7 +85,7 @@ def test_each_seats_sheet_matches_the_purchase_record_and_the_roster(setup_night
     players, _ = setup_night
     c = players.campaign
     sheet = scenario_sheet(c, side)
-    roster = roster_view(c, side)
+    roster = roster_of(c, side)
     name = {"axis": "Axis", "british": "British"}[side]
     other = {"axis": "British", "british": "Axis"}[side]
     assert sheet.side == name and sheet.date == "July 14 Night"

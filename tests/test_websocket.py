@@ -1,5 +1,6 @@
 """The websocket endpoint is authenticated by the session and refuses anonymous sockets."""
 
+import asyncio
 import re
 
 import pytest
@@ -209,3 +210,61 @@ async def test_the_roster_page_says_what_it_shows_too(hosted):
     )
     assert _parts_in(await comm.receive_from(timeout=3)) == ["forces"]
     await comm.disconnect()
+
+
+async def test_a_secret_change_reaches_only_its_own_sides_sockets(modules, make_user):
+    """A change one side keeps secret (an RG bought) is pushed to that side's group
+    only: the opponent's sockets are not even told to render (what they would render
+    is unchanged anyway), so nothing on his side, frames or work, follows the
+    opponent's secret.  The reveal is pushed to both."""
+    from campaign.services import purchases, push
+    from tests.purchase_helpers import campaign_at
+
+    users = (await sync_to_async(make_user)("axis_ws"), await sync_to_async(make_user)("brit_ws"))
+    players, _ = await sync_to_async(campaign_at)("sicily", "i", "jul14pm", users)
+    campaign = await sync_to_async(lambda: players.campaign)()
+    axis, british = players.users["axis"], players.users["british"]
+    layer = get_channel_layer()
+    # Listeners on the campaign's groups, as a socket of each side joins them.
+    listeners = {}
+    for name, group in (
+        ("campaign", push.campaign_group(campaign.pk)),
+        ("axis", push.side_group(campaign.pk, "axis")),
+        ("british", push.side_group(campaign.pk, "british")),
+    ):
+        listeners[name] = await layer.new_channel()
+        await layer.group_add(group, listeners[name])
+    axis_ws = await _socket_showing(
+        campaign, axis, await sync_to_async(_page_shows)(axis, campaign)
+    )
+    british_ws = await _socket_showing(
+        campaign, british, await sync_to_async(_page_shows)(british, campaign)
+    )
+    for ws in (axis_ws, british_ws):  # each sees the other come online
+        while await ws.receive_nothing(timeout=0.5) is False:
+            await ws.receive_from()
+    for channel in listeners.values():  # the presence announcements
+        while True:
+            try:
+                await asyncio.wait_for(layer.receive(channel), 0.2)
+            except TimeoutError:
+                break
+
+    bought = await sync_to_async(purchases.purchase_rg)(
+        campaign_id=campaign.pk, user=british, group_id="M1"
+    )
+    message = await asyncio.wait_for(layer.receive(listeners["british"]), 3)
+    assert message["type"] == push.CAMPAIGN_CHANGED
+    for name in ("campaign", "axis"):
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(layer.receive(listeners[name]), 0.3)
+    assert ">M1<" in await _receive_until(british_ws, ">M1<")
+    assert await axis_ws.receive_nothing(timeout=0.5)
+
+    await sync_to_async(purchases.reveal_purchase)(
+        campaign_id=campaign.pk, user=british, purchase_id=bought.ref
+    )
+    assert (await asyncio.wait_for(layer.receive(listeners["campaign"]), 3))["parts"]
+    assert ">M1<" in await _receive_until(axis_ws, ">M1<")
+    for ws in (axis_ws, british_ws):
+        await ws.disconnect()

@@ -16,6 +16,7 @@ from campaign.models import (
     InitiativeOutcome,
     ReconBuy,
     ScenarioResult,
+    Seat,
     Unit,
 )
 from campaign.prepared import CAMPAIGN, SIDE, PreparedRead
@@ -109,22 +110,23 @@ _FORTIFICATIONS = PreparedRead(
 )
 
 
-# Roster views of the latest revisions read in this process, per campaign and side:
-# what a seat may see of a campaign changes only with its revision (``push.changed``
-# draws a new one in the transaction of every change), so a reload, a second tab or a
-# reconnecting socket of an unchanged campaign reads nothing again.  Keyed by side:
-# each view is already cut down by the visibility gate to what that side may see.
+# Roster views of the latest revisions read in this process, per seat: what a seat may
+# see of a campaign changes only with its revision (``push.changed`` draws a new one in
+# the transaction of every change the seat may see), so a reload, a second tab or a
+# reconnecting socket of an unchanged campaign reads nothing again, and an opponent's
+# secret change neither.  Keyed by side too: each view is already cut down by the
+# visibility gate to what that side may see.
 ROSTER_VIEWS: Memo[RosterView] = Memo(size=64)
 
 
-def roster_view(campaign: Campaign, side: str) -> RosterView:
-    """The CG Roster, RG Purchase Records and retained forces as ``side`` may see them,
-    at the campaign's revision.  The opponent's points columns stay secret until the
-    CG ends."""
-    key = (campaign.pk, campaign.revision, side)
+def roster_view(seat: Seat) -> RosterView:
+    """The CG Roster, RG Purchase Records and retained forces as ``seat`` may see them,
+    at its revision (``seat.campaign``: the campaign it was read with).  The
+    opponent's points columns stay secret until the CG ends."""
+    key = (seat.campaign_id, seat.side, seat.revision)
     view = ROSTER_VIEWS.get(key)
     if view is None:
-        view = _read_roster_view(campaign, side)
+        view = _read_roster_view(seat.campaign, seat.side)
         ROSTER_VIEWS.put(key, view)
     return view
 

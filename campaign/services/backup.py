@@ -22,8 +22,12 @@ from campaign.services.errors import ActionRefused
 FORMAT = "refit-campaign"
 VERSION = 1
 # Fields older files carry that the records no longer have (issue 18: presence is a
-# heartbeat now, not a counter on the seat).
-OBSOLETE_FIELDS = {"campaign.seat": {"connections"}}
+# heartbeat now, not a counter on the seat; issue 19: the campaign's revision, now
+# each seat's).
+OBSOLETE_FIELDS = {"campaign.seat": {"connections"}, "campaign.campaign": {"revision"}}
+# What a backup leaves out: not game data.  A seat's revision names what this
+# installation's memos hold of it; an imported campaign's seats draw new ones.
+NOT_EXPORTED = {"campaign.seat": {"revision"}}
 
 
 def _child_models() -> list:
@@ -59,6 +63,9 @@ def export_campaign(*, campaign_id: UUID) -> bytes:
         objects.extend(model.objects.filter(campaign=campaign).order_by("pk"))
     python = serializers.serialize("python", objects, use_natural_foreign_keys=True)
     serialized = json.loads(json.dumps(python, cls=_FullTimes))
+    for obj in serialized:
+        for name in NOT_EXPORTED.get(obj["model"], ()):
+            del obj["fields"][name]
     user_fields = {
         (m._meta.label_lower, f.name)
         for m in [Campaign, *_child_models()]

@@ -44,6 +44,12 @@ PURCHASE_PARTS = (
 RECORD_PARTS = (*PURCHASE_PARTS, push.Part.FORCES)
 
 
+def kept_secret(turn: Turn, purchase: Purchase) -> str | None:
+    """The acting side while ``purchase`` is its secret (``push.changed``'s
+    ``secret_of``: a change to it concerns no other seat), else None."""
+    return turn.side if purchase.revealed_at is None else None
+
+
 def _free(used: set[int], maximum: int | None) -> int:
     n = 1
     while n in used:
@@ -141,7 +147,7 @@ def purchase_rg(
         f"{how}; {seat.points} {code} left.",
         data={"purchase": purchase.pk},
     )
-    push.changed(c.pk, PURCHASE_PARTS)
+    push.changed(c.pk, PURCHASE_PARTS, secret_of=turn.side)
     return purchase
 
 
@@ -193,7 +199,7 @@ def cancel_purchase(
         secret=True,
         text=f"{turn.side_name()} cancelled {purchase.group_id}; {purchase.cost} {code} refunded.",
     )
-    push.changed(turn.campaign.pk, PURCHASE_PARTS)
+    push.changed(turn.campaign.pk, PURCHASE_PARTS, secret_of=kept_secret(turn, purchase))
 
 
 @transaction.atomic
@@ -213,7 +219,7 @@ def roll_for_purchase(
     if purchase.rolled_at is not None:
         raise ActionRefused(f"{purchase.group_id}'s rolls are already made.", status=409)
     make_rolls(turn, purchase, ticked)
-    push.changed(turn.campaign.pk, RECORD_PARTS)
+    push.changed(turn.campaign.pk, RECORD_PARTS, secret_of=kept_secret(turn, purchase))
 
 
 @transaction.atomic
@@ -247,7 +253,11 @@ def record_entry_area(
     )
     purchase.notes = clean_text(notes, what="Notes", limit=max_length(Purchase, "notes"))
     purchase.save(update_fields=["entry_area", "notes"])
-    push.changed(turn.campaign.pk, (push.Part.STEP, push.Part.RECORD, push.Part.ROSTER_RECORD))
+    push.changed(
+        turn.campaign.pk,
+        (push.Part.STEP, push.Part.RECORD, push.Part.ROSTER_RECORD),
+        secret_of=kept_secret(turn, purchase),
+    )
 
 
 # --------------------------------------------------------------------------- fortifications, recon
@@ -294,7 +304,7 @@ def buy_fortification(
         + (f" ({tier_label})" if tier_label else "")
         + f" for {cost} {forts.currency}.",
     )
-    push.changed(c.pk, PURCHASE_PARTS)
+    push.changed(c.pk, PURCHASE_PARTS, secret_of=turn.side)
     return buy
 
 
@@ -359,7 +369,7 @@ def buy_recon(
         secret=True,
         text=f"{turn.side_name()} {what}: {dice_service.describe(r)} → {r.final} Locations.",
     )
-    push.changed(c.pk, PURCHASE_PARTS)
+    push.changed(c.pk, PURCHASE_PARTS, secret_of=turn.side)
     return buy
 
 
@@ -391,7 +401,7 @@ def change_rg_state(
         f"{purchase.get_state_display()}.",
         data={"purchase": purchase.pk},
     )
-    push.changed(turn.campaign.pk, RECORD_PARTS)
+    push.changed(turn.campaign.pk, RECORD_PARTS, secret_of=kept_secret(turn, purchase))
     return purchase
 
 

@@ -2,9 +2,10 @@
 page a change concerns, and the send after commit.
 
 Services call ``changed``; nothing else sends.  After the transaction commits, one
-message goes to the campaign's group; every consumer in it renders the named parts
-for its own seat through the visibility gate and sends only what differs from what
-its page shows.  Pages are updated through their socket only — the acting page too —
+message goes to the campaign's group (or, for a change one side keeps secret, to that
+side's group only); every consumer in it renders the named parts for its own seat
+through the visibility gate and sends only what differs from what its page shows.
+Pages are updated through their socket only — the acting page too —
 so every page receives its fragments in the order of the campaign's changes, each
 once; an htmx answer carries fragments only for a page whose socket is down.
 """
@@ -25,7 +26,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from campaign.models import Campaign
+from campaign.models import Seat
 
 logger = logging.getLogger(__name__)
 
@@ -73,22 +74,36 @@ def campaign_group(campaign_id: object) -> str:
     return f"campaign-{campaign_id}"
 
 
+def side_group(campaign_id: object, side: str) -> str:
+    """The sockets of one side of a campaign (a campaign socket joins both groups)."""
+    return f"campaign-{campaign_id}-{side}"
+
+
 def user_group(user_id: object) -> str:
     return f"user-{user_id}"
 
 
-def changed(campaign_id: UUID | str, parts: Iterable[Part] = EVERYTHING) -> None:
-    """The campaign changed: it takes a new revision in this transaction (whatever was
-    read at the old one is not what it shows now), and once the transaction commits
-    every seat of the campaign is told which parts of its pages changed.  Called inside
-    the service's transaction, whose campaign row is already locked."""
-    Campaign.objects.filter(pk=campaign_id).update(revision=uuid4())
+def changed(
+    campaign_id: UUID | str, parts: Iterable[Part] = EVERYTHING, *, secret_of: str | None = None
+) -> None:
+    """The campaign changed: the seats that may see the change take a new revision in
+    this transaction (whatever they read at the old one is not what they see now), and
+    once the transaction commits their sockets are told which parts of their pages
+    changed.  ``secret_of``: the change is that side's secret, and nothing any other
+    seat may see changed (its unrevealed purchase, cancel, roll, fortification, recon
+    or unit): only that side's seat and sockets hear of it, so the opponent's pages,
+    their memoised views and the time they take to load stay as they were.  Called
+    inside the service's transaction, which already holds every seat's row locked."""
+    seats = Seat.objects.filter(campaign_id=campaign_id)
+    if secret_of is not None:
+        seats = seats.filter(side=secret_of)
+    seats.update(revision=uuid4())
     parts = set(parts)
     collected = _collector.get()
     if collected is not None:
         collected.update(parts)
     message = {"type": CAMPAIGN_CHANGED, "parts": sorted(parts)}
-    group = campaign_group(campaign_id)
+    group = campaign_group(campaign_id) if secret_of is None else side_group(campaign_id, secret_of)
     transaction.on_commit(lambda: send(group, message))
 
 

@@ -121,7 +121,7 @@ def update_unit(
         secret=_is_secret(unit),
         text=f"{turn.side_name()} marks {label(unit)} {unit.get_status_display()}.",
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS)
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if _is_secret(unit) else None)
     return unit
 
 
@@ -136,7 +136,7 @@ def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
         secret=secret,
         text=f"{turn.side_name()} removes {label(unit)} from its retained forces.",
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS)
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
 
 
 def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:

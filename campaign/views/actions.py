@@ -23,6 +23,7 @@ from django.urls import reverse
 
 from campaign.fragments import CAMPAIGN_PARTS, ROSTER_PARTS, campaign_fragments, roster_fragments
 from campaign.seat_views.campaign_page import campaign_view
+from campaign.seat_views.common import member_seat
 from campaign.seat_views.roster import roster_view
 from campaign.services import hosting, initiative, purchases, push, steps, supplements, units
 from campaign.services.errors import ActionRefused
@@ -105,8 +106,7 @@ def _fragments(request: HttpRequest, campaign_id: UUID, page: str, parts: set[pu
     if page == "roster":
         changed = [p for p in ROSTER_PARTS if p in parts]
         if changed:
-            view = campaign_view(request.user, campaign_id)
-            roster = roster_view(view.campaign, view.viewer)
+            roster = roster_view(member_seat(request.user, campaign_id)[1])
             html += "".join(
                 h for _, h in roster_fragments(roster, changed, user=request.user, request=request)
             )

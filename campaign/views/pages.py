@@ -75,8 +75,8 @@ def state_json(request: HttpRequest, campaign_id: UUID) -> JsonResponse:
 @login_required
 @require_GET
 def roster(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
-    campaign, seat = member_seat(request.user, campaign_id)
-    view = roster_view(campaign, seat.side)
+    _, seat = member_seat(request.user, campaign_id)
+    view = roster_view(seat)
     parts = roster_fragments(view, ROSTER_PARTS, user=request.user, request=request, oob=False)
     return render(request, "campaign/roster.html", {"roster": view, "parts": dict(parts)})
 
