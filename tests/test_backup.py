@@ -54,3 +54,27 @@ def test_importing_twice_is_refused(hosted):
 def test_importing_garbage_is_refused(db, data):
     with pytest.raises(ActionRefused):
         import_campaign(data=data)
+
+
+def test_a_seats_revision_stays_out_of_the_file_and_an_import_draws_new_ones(hosted):
+    """A seat's revision names what this installation's memos hold of it, not game
+    data: the file leaves it out, an imported campaign's seats draw new ones, and a
+    file of the version that kept it on the campaign still imports."""
+    import json
+    import uuid
+
+    from campaign.models import Seat
+
+    campaign, *_ = hosted
+    before = set(Seat.objects.filter(campaign=campaign).values_list("revision", flat=True))
+    data = export_campaign(campaign_id=campaign.pk)
+    assert not any(str(r) in data.decode() for r in before)
+    payload = json.loads(data)
+    for obj in payload["objects"]:
+        if obj["model"] == "campaign.campaign":
+            obj["fields"]["revision"] = str(uuid.uuid4())
+    _wipe()
+    import_campaign(data=json.dumps(payload).encode())
+    after = set(Seat.objects.filter(campaign=campaign).values_list("revision", flat=True))
+    assert after and not after & before
+    assert export_campaign(campaign_id=campaign.pk) == data
