@@ -9,7 +9,8 @@ PostgreSQL and Redis:
    hold the reveal.  Floor and reveal samples alternate, so both see the same load.
 3. Server time and SQL queries per request, in-process (Django's test client on the
    same PostgreSQL and Redis): the 1st and the 2nd (revealing) lock, buy, cancel,
-   roster page (reloaded; and its first load after a change, i.e. at a new
+   roster page (reloaded; after the opponent's secret change, which leaves the
+   seat's revision as it was; and its first load after a change, i.e. at a new
    revision) and campaign page — for a page whose socket is open (the answer
    carries no fragments: the push brings them) and for one without (the answer
    renders the changed fragments); with the garbage collector's pauses meanwhile
@@ -409,6 +410,12 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
         revision."""
         Seat.objects.filter(campaign_id=cid).update(revision=uuid.uuid4())
 
+    @sync_to_async
+    def a_secret_change(cid: str) -> None:
+        """What a change the opponent (British) keeps secret does to the seats: his
+        alone takes a new revision (``push.changed(secret_of=...)``)."""
+        Seat.objects.filter(campaign_id=cid, side="british").update(revision=uuid.uuid4())
+
     async def run() -> None:
         half = len(lock_ids) // 2
         for k, cid in enumerate(lock_ids):
@@ -433,6 +440,12 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
         await red.client.get(f"/campaigns/{roster}/roster/")  # its first load, not timed
         for _ in range(SAMPLES):
             await red.request("roster page", "get", f"/campaigns/{roster}/roster/")
+            await a_secret_change(roster)
+            await red.request(
+                "roster page, after the opponent's secret change",
+                "get",
+                f"/campaigns/{roster}/roster/",
+            )
             await a_change(roster)
             await red.request("roster page, after a change", "get", f"/campaigns/{roster}/roster/")
             await red.request("campaign page", "get", f"/campaigns/{roster}/")
