@@ -11,10 +11,11 @@ PostgreSQL and Redis:
    same PostgreSQL and Redis): the 1st and the 2nd (revealing) lock, buy, cancel,
    roster page (reloaded; after the opponent's secret change, which leaves the
    seat's revision as it was; and its first load after a change, i.e. at a new
-   revision) and campaign page — for a page whose socket is open (the answer
-   carries no fragments: the push brings them) and for one without (the answer
-   renders the changed fragments); with the garbage collector's pauses meanwhile
-   (collections, full ones, the longest), the process set up as a worker is.
+   revision) and campaign page (reloaded, and after a change) — for a page whose
+   socket is open (the answer carries no fragments: the push brings them) and for
+   one without (the answer renders the changed fragments); with the garbage
+   collector's pauses meanwhile (collections, full ones, the longest), the process
+   set up as a worker is.
 4. Purchase throughput: 50 concurrent clients buying and cancelling over HTTP.
 5. Peak resident memory of each worker.
 
@@ -448,6 +449,7 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
             )
             await a_change(roster)
             await red.request("roster page, after a change", "get", f"/campaigns/{roster}/roster/")
+            await red.request("campaign page, after a change", "get", f"/campaigns/{roster}/")
             await red.request("campaign page", "get", f"/campaigns/{roster}/")
 
     with collector_pauses() as gc_figures:

@@ -115,9 +115,36 @@ def campaign_fragments(
     oob: bool = True,
 ) -> list[tuple[Part, str]]:
     """(part, html) for each campaign-page part asked for, each marked for an
-    out-of-band swap (``oob``; the page itself renders its parts without)."""
+    out-of-band swap (``oob``; the page itself renders its parts without).  The parts
+    that show only what the seat's revision stands for are rendered once per revision
+    (``CAMPAIGN_MEMO``); the sides (presence) and the invitation (the page's origin)
+    every time."""
+    wanted = set(parts)
     context = {"view": view, "oob": oob, "origin": origin, "user": user}
-    return _render(CAMPAIGN_PARTS, parts, context, request)
+    fresh = dict(_render(CAMPAIGN_PARTS, wanted - BY_REVISION, context, request))
+    token = get_token(request) if request is not None else ""
+    memo_context = {"view": view, "csrf_token": PartMemo.TOKEN}
+    seat = view.seat
+    # The players' names too: an administrator may rename a user without a change.
+    players = tuple(s.user.get_username() if s.user else "" for s in view.seats)
+    return [
+        (
+            part,
+            fresh[part]
+            if part in fresh
+            else _memoised(
+                CAMPAIGN_MEMO,
+                (part, seat.campaign_id, seat.side, seat.revision, players),
+                part,
+                template,
+                memo_context,
+                token,
+                oob,
+            ),
+        )
+        for part, template in CAMPAIGN_PARTS.items()
+        if part in wanted
+    ]
 
 
 class PartMemo(Memo[str]):
@@ -138,6 +165,15 @@ class PartMemo(Memo[str]):
 
 # About a roster page's worth of parts for each of 32 seats (a part is up to ~90 kB).
 ROSTER_MEMO = PartMemo(size=128)
+
+# The campaign page's parts that show nothing but what the seat's revision stands for
+# (``Seat.revision``: every change the seat may see renews it): rendered once per
+# revision, so a reload, a second tab, the socket a page opens at loading or a
+# periodic resync renders them again only after a change.  Not the sides (who is
+# online changes without a revision) nor the invitation (its link names the page's
+# origin).  About a campaign page's worth for each of 32 seats.
+BY_REVISION = frozenset({Part.HEADER, Part.STEP, Part.RECORD, Part.SUPPLIES, Part.LOG})
+CAMPAIGN_MEMO = PartMemo(size=160)
 
 
 def _from_inputs(memo: PartMemo, template: str, inputs: Any, csrf_token: Any) -> str:
@@ -195,10 +231,10 @@ class MyPurchasesInputs(TableInputs):
 
 # The largest things a campaign page shows, each rendered once while unchanged: a
 # purchase step's RG chart (~35 kB on Sicily), the RG Purchase Records (~90 kB with
-# 60 purchases) and the viewer's own RGs at a purchase or strength step.  The other
-# side's secret purchase re-renders this seat's parts for its socket, and a reload, a
-# reconnect or a socket's periodic re-render renders the whole page again: none of
-# them changes what these show this seat.
+# 60 purchases) and the viewer's own RGs at a purchase or strength step.  A change
+# the seat may see renders its parts again (a new revision: ``CAMPAIGN_MEMO``
+# misses), yet most changes leave these tables as they were (a log line, the other
+# side done, a roll).
 TABLE_MEMO = PartMemo(size=128)
 
 
@@ -268,17 +304,38 @@ def roster_fragments(
     second tab or a reconnecting socket of an unchanged roster renders nothing."""
     shows = _roster_digest(roster)
     token = get_token(request) if request is not None else ""
-    context = {"roster": roster, "oob": oob, "csrf_token": PartMemo.TOKEN}
+    context = {"roster": roster, "csrf_token": PartMemo.TOKEN}
     wanted = set(parts)
-    found: list[tuple[Part, str]] = []
-    for part, template in ROSTER_PARTS.items():
-        if part not in wanted:
-            continue
-        key = (part, oob, user.pk, shows)
-        html = ROSTER_MEMO.get(key)
-        if html is None:
-            html = _stamped(part, render_to_string(template, context))
-            ROSTER_MEMO.put(key, html)
-        # A rendered part with Django's CSRF token (letters and digits) in its place.
-        found.append((part, mark_safe(html.replace(PartMemo.TOKEN, token))))
-    return found
+    return [
+        (
+            part,
+            _memoised(ROSTER_MEMO, (part, user.pk, shows), part, template, context, token, oob),
+        )
+        for part, template in ROSTER_PARTS.items()
+        if part in wanted
+    ]
+
+
+def _memoised(
+    memo: PartMemo,
+    key: tuple[Any, ...],
+    part: Part,
+    template: str,
+    context: dict[str, Any],
+    token: str,
+    oob: bool,
+) -> str:
+    """``part`` rendered from ``template`` once per ``key`` (everything it shows),
+    with the placeholder token of ``context`` replaced by this render's CSRF token
+    (letters and digits) and, for an out-of-band swap (``oob``), the swap marker put
+    after the part's stamp: a page and its socket share one render."""
+    html = memo.get(key)
+    if html is None:
+        html = _stamped(part, render_to_string(template, {**context, "oob": False}))
+        memo.put(key, html)
+    html = html.replace(PartMemo.TOKEN, token)
+    if oob:  # after the stamp's fingerprint (eight hex digits) and its closing quote
+        head = f'<section data-part="{part}" data-fp="'
+        end = html.index(head) + len(head) + 9
+        html = f"{html[:end]} {_SWAP_MARKER}{html[end:]}"
+    return mark_safe(html)  # rendered, and escaped

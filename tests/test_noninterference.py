@@ -55,7 +55,9 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from campaign.consumers import CampaignConsumer, batches
+from campaign.fragments import BY_REVISION, CAMPAIGN_MEMO, campaign_fragments
 from campaign.models import Campaign, ModuleRecord, Notification, Purchase, Roll, Seat, Unit
+from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.roster import _read_roster_view, roster_view
 from campaign.selectors import module_of
 from campaign.services import initiative, purchases, push, steps, supplements, units
@@ -370,11 +372,19 @@ class World:
                     self.log.append(f"frame {page} after {what}: " + "".join(changed))
 
     def memoised_views_are_current(self) -> None:
-        """Each side's memoised roster view is what a fresh read gives: every change a
-        seat may see gave it a new revision (a change marked secret to one side that
-        another could see would leave the other's view stale, and its sockets untold)."""
-        for seat in Seat.objects.select_related("campaign").filter(campaign_id=self.cid):
+        """Each side's memoised roster view and campaign-page parts are what a fresh
+        read and render give: every change a seat may see gave it a new revision (a
+        change marked secret to one side that another could see would leave the
+        other's view stale, and its sockets untold)."""
+        for seat in Seat.objects.select_related("campaign", "user").filter(campaign_id=self.cid):
             assert roster_view(seat) == _read_roster_view(seat.campaign, seat.side), seat.side
+            memoised = self._campaign_parts(seat.user)
+            CAMPAIGN_MEMO.clear()
+            assert self._campaign_parts(seat.user) == memoised, seat.side
+
+    def _campaign_parts(self, user: Any) -> list[tuple[push.Part, str]]:
+        view = campaign_view(user, self.cid)
+        return campaign_fragments(view, BY_REVISION, user=user, origin="http://testserver")
 
     def pages(self, what: str, every: bool = False) -> None:
         """The observer's pages: ``every`` one (at a trial's end), or those his sockets

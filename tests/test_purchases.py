@@ -462,6 +462,68 @@ def test_3_4_pleasant_diversion_purchase_needs_the_host_supplied_table(modules, 
     refused(players, "american", "A1", r"The rules text lacks the American RG chart")
 
 
+def test_a_campaign_page_renders_its_parts_once_per_seat_revision(modules, users):
+    """The campaign page's parts that show only what the seat's revision stands for
+    (``fragments.BY_REVISION``) are rendered once per revision: a reload renders none
+    of them again, nor does the opponent's secret purchase (his seat alone takes a new
+    revision), yet every page has a CSRF token of its own that works, and the seat's
+    own purchase shows at once on the next load."""
+    import re
+
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from campaign.fragments import BY_REVISION, CAMPAIGN_MEMO, PartMemo, campaign_fragments
+    from campaign.seat_views.campaign_page import campaign_view
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(players.users["axis"])
+    url = f"/campaigns/{players.campaign_id}/"
+
+    def load():
+        with CaptureQueriesContext(connection) as ctx:
+            html = client.get(url).content.decode()
+        return html, len(ctx.captured_queries)
+
+    def same(html):
+        return re.sub(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[^"]+', "", html)
+
+    CAMPAIGN_MEMO.clear()
+    first, read = load()
+    assert len(CAMPAIGN_MEMO) == len(BY_REVISION)
+    # The page's socket (connecting, or a push) shares the page's renders: each part
+    # out of band, with the same fingerprint.
+    axis = players.users["axis"]
+    frames = campaign_fragments(
+        campaign_view(axis, players.campaign_id), BY_REVISION, user=axis, origin=""
+    )
+    assert len(CAMPAIGN_MEMO) == len(BY_REVISION)
+    for part, html in frames:
+        root = re.match(r"<section [^>]*>", html)[0]
+        assert f'data-part="{part}"' in root and 'hx-swap-oob="true"' in root
+        fp = re.search(r'data-fp="([0-9a-f]{8})"', root)[1]
+        assert f'data-part="{part}" data-fp="{fp}"' in first
+    again, reread = load()
+    assert same(again) == same(first) and reread < read
+    buy(players, "british", "I1")  # the opponent's secret: nothing to render again
+    again, _ = load()
+    assert same(again) == same(first) and len(CAMPAIGN_MEMO) == len(BY_REVISION)
+    assert PartMemo.TOKEN not in first + again
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', again)[1]
+    at = re.search(r'name="at" value="([^"]+)"', again)[1]
+    group = re.search(r'name="group" value="([^"]+)"', again)[1]
+    bought = client.post(
+        url + "act/buy/",
+        {"csrfmiddlewaretoken": token, "group": group, "variant": "", "at": at},
+        headers={"HX-Request": "true", "X-Refit-Page": "campaign"},
+    )
+    assert bought.status_code == 200, bought.content[:300]
+    after, _ = load()
+    assert after.count('id="purchase-') == first.count('id="purchase-') + 1
+
+
 def test_unchanged_tables_are_rendered_once_and_a_purchase_shows_at_once(modules, users):
     """The purchase step's RG chart, the seat's own RGs and the RG Purchase Records
     are rendered once while unchanged (``fragments.TABLE_MEMO``): a reload or the

@@ -174,6 +174,9 @@ def _purchase_counts(client, players) -> dict[str, int]:
         )
     counts["campaign page"] = _count(lambda: client.get(f"/campaigns/{cid}/"))
     counts["roster page"] = _count(lambda: client.get(f"/campaigns/{cid}/roster/"))
+    # Reloaded at the same revision: the memoised parts and roster view read nothing.
+    counts["campaign page reloaded"] = _count(lambda: client.get(f"/campaigns/{cid}/"))
+    counts["roster page reloaded"] = _count(lambda: client.get(f"/campaigns/{cid}/roster/"))
     return counts
 
 
@@ -185,6 +188,9 @@ def test_buy_cancel_and_pages_run_the_same_queries_with_ten_times_the_data(make_
     assert small["buy live"] <= 9 and small["cancel live"] <= 9, small
     assert small["buy answer"] <= 12 and small["cancel answer"] <= 12, small
     assert small["campaign page"] <= 7 and small["roster page"] <= 11, small
+    # Session, user, and the seat (with the campaign and, on the campaign page, the
+    # other seats, who is online and who is done).
+    assert small["campaign page reloaded"] <= 3 and small["roster page reloaded"] <= 3, small
 
 
 def _lock_counts(players, mode_headers) -> dict[str, int]:
