@@ -462,6 +462,21 @@ def test_3_4_pleasant_diversion_purchase_needs_the_host_supplied_table(modules, 
     refused(players, "american", "A1", r"The rules text lacks the American RG chart")
 
 
+def buy_from_the_page(client, url: str, html: str, group: str) -> None:
+    """Buy ``group`` with the CSRF token and the stale-form stamp of the page ``html``
+    (its form, as the browser posts it)."""
+    import re
+
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)[1]
+    at = re.search(r'name="at" value="([^"]+)"', html)[1]
+    bought = client.post(
+        url + "act/buy/",
+        {"csrfmiddlewaretoken": token, "group": group, "variant": "", "at": at},
+        headers={"HX-Request": "true", "X-Refit-Page": "campaign"},
+    )
+    assert bought.status_code == 200, bought.content[:300]
+
+
 def test_a_campaign_page_renders_its_parts_once_per_seat_revision(modules, users):
     """The campaign page's parts that show only what the seat's revision stands for
     (``fragments.BY_REVISION``) are rendered once per revision: a reload renders none
@@ -511,15 +526,8 @@ def test_a_campaign_page_renders_its_parts_once_per_seat_revision(modules, users
     again, _ = load()
     assert same(again) == same(first) and len(CAMPAIGN_MEMO) == len(BY_REVISION)
     assert PartMemo.TOKEN not in first + again
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', again)[1]
-    at = re.search(r'name="at" value="([^"]+)"', again)[1]
     group = re.search(r'name="group" value="([^"]+)"', again)[1]
-    bought = client.post(
-        url + "act/buy/",
-        {"csrfmiddlewaretoken": token, "group": group, "variant": "", "at": at},
-        headers={"HX-Request": "true", "X-Refit-Page": "campaign"},
-    )
-    assert bought.status_code == 200, bought.content[:300]
+    buy_from_the_page(client, url, again, group)
     after, _ = load()
     assert after.count('id="purchase-') == first.count('id="purchase-') + 1
 
@@ -546,16 +554,9 @@ def test_unchanged_tables_are_rendered_once_and_a_purchase_shows_at_once(modules
     buy(players, "british", "I1")  # the opponent's purchase: the Axis chart is the same
     again = client.get(url).content.decode()
     assert len(TABLE_MEMO) == 3
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', again)[1]
     assert PartMemo.TOKEN not in first + again
     before = points(players, "axis")
-    at = re.search(r'name="at" value="([^"]+)"', again)[1]
-    bought = client.post(
-        url + "act/buy/",
-        {"csrfmiddlewaretoken": token, "group": group, "variant": "", "at": at},
-        headers={"HX-Request": "true", "X-Refit-Page": "campaign"},
-    )
-    assert bought.status_code == 200, bought.content[:300]
+    buy_from_the_page(client, url, again, group)
     assert points(players, "axis") < before
     assert len(TABLE_MEMO) == 6  # the answer's parts: all three after the purchase
     after = client.get(url).content.decode()
