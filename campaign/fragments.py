@@ -115,18 +115,18 @@ def campaign_fragments(
     oob: bool = True,
 ) -> list[tuple[Part, str]]:
     """(part, html) for each campaign-page part asked for, each marked for an
-    out-of-band swap (``oob``; the page itself renders its parts without).  The parts
-    that show only what the seat's revision stands for are rendered once per revision
-    (``CAMPAIGN_MEMO``); the sides (presence) and the invitation (the page's origin)
-    every time."""
+    out-of-band swap (``oob``; the page itself renders its parts without).  Every part
+    but the invitation (its link names the page's origin) is rendered once per seat
+    revision (``CAMPAIGN_MEMO``), the sides once per revision and presence."""
     wanted = set(parts)
     context = {"view": view, "oob": oob, "origin": origin, "user": user}
-    fresh = dict(_render(CAMPAIGN_PARTS, wanted - BY_REVISION, context, request))
+    fresh = dict(_render(CAMPAIGN_PARTS, wanted - MEMOISED_PARTS, context, request))
     token = get_token(request) if request is not None else ""
-    memo_context = {"view": view, "csrf_token": PartMemo.TOKEN}
+    memo_context = {"view": view, "user": user, "csrf_token": PartMemo.TOKEN}
     seat = view.seat
     # The players' names too: an administrator may rename a user without a change.
     players = tuple(s.user.get_username() if s.user else "" for s in view.seats)
+    online = tuple(bool(getattr(s, "online", False)) for s in view.seats)
     return [
         (
             part,
@@ -134,7 +134,14 @@ def campaign_fragments(
             if part in fresh
             else _memoised(
                 CAMPAIGN_MEMO,
-                (part, seat.campaign_id, seat.side, seat.revision, players),
+                (
+                    part,
+                    seat.campaign_id,
+                    seat.side,
+                    seat.revision,
+                    players,
+                    online if part == Part.SIDES else None,
+                ),
                 part,
                 template,
                 memo_context,
@@ -167,13 +174,15 @@ class PartMemo(Memo[str]):
 ROSTER_MEMO = PartMemo(size=128)
 
 # The campaign page's parts that show nothing but what the seat's revision stands for
-# (``Seat.revision``: every change the seat may see renews it): rendered once per
-# revision, so a reload, a second tab, the socket a page opens at loading or a
-# periodic resync renders them again only after a change.  Not the sides (who is
-# online changes without a revision) nor the invitation (its link names the page's
-# origin).  About a campaign page's worth for each of 32 seats.
-BY_REVISION = frozenset({Part.HEADER, Part.STEP, Part.RECORD, Part.SUPPLIES, Part.LOG})
-CAMPAIGN_MEMO = PartMemo(size=160)
+# (``Seat.revision``: every change the seat may see renews it), and for the sides who
+# is online (presence has no revision): rendered once per revision, so a reload, a
+# second tab, the socket a page opens at loading, a periodic resync or a heartbeat
+# renders them again only after a change.  Not the invitation (its link names the
+# page's origin).  About a campaign page's worth for each of 32 seats.
+MEMOISED_PARTS = frozenset(
+    {Part.HEADER, Part.STEP, Part.SIDES, Part.RECORD, Part.SUPPLIES, Part.LOG}
+)
+CAMPAIGN_MEMO = PartMemo(size=192)
 
 
 def _from_inputs(memo: PartMemo, template: str, inputs: Any, csrf_token: Any) -> str:

@@ -55,7 +55,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from campaign.consumers import CampaignConsumer, batches
-from campaign.fragments import BY_REVISION, CAMPAIGN_MEMO, campaign_fragments
+from campaign.fragments import CAMPAIGN_MEMO, MEMOISED_PARTS, campaign_fragments
 from campaign.models import Campaign, ModuleRecord, Notification, Purchase, Roll, Seat, Unit
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.roster import _read_roster_view, roster_view
@@ -315,11 +315,13 @@ class World:
         self.players, self.module = start.players, start.module
         sides = [s.id for s in self.module.sides]
         self.hider, self.observer = sides if hider_first else sides[::-1]
+        # Written past the services: each seat takes a new revision, as in a service
+        # (both worlds start from one savepoint, hence from the same revisions).
         Seat.objects.filter(campaign_id=self.cid, side=self.hider).update(
-            points=points[0], fortification_points=points[1]
+            points=points[0], fortification_points=points[1], revision=uuid.uuid4()
         )
         Seat.objects.filter(campaign_id=self.cid, side=self.observer).update(
-            points=60, fortification_points=40
+            points=60, fortification_points=40, revision=uuid.uuid4()
         )
         self.h_user = self.players.users[self.hider]
         self.o_user = self.players.users[self.observer]
@@ -384,7 +386,7 @@ class World:
 
     def _campaign_parts(self, user: Any) -> list[tuple[push.Part, str]]:
         view = campaign_view(user, self.cid)
-        return campaign_fragments(view, BY_REVISION, user=user, origin="http://testserver")
+        return campaign_fragments(view, MEMOISED_PARTS, user=user, origin="http://testserver")
 
     def pages(self, what: str, every: bool = False) -> None:
         """The observer's pages: ``every`` one (at a trial's end), or those his sockets

@@ -479,7 +479,7 @@ def buy_from_the_page(client, url: str, html: str, group: str) -> None:
 
 def test_a_campaign_page_renders_its_parts_once_per_seat_revision(modules, users):
     """The campaign page's parts that show only what the seat's revision stands for
-    (``fragments.BY_REVISION``) are rendered once per revision: a reload renders none
+    (``fragments.MEMOISED_PARTS``) are rendered once per revision: a reload renders none
     of them again, nor does the opponent's secret purchase (his seat alone takes a new
     revision), yet every page has a CSRF token of its own that works, and the seat's
     own purchase shows at once on the next load."""
@@ -489,7 +489,7 @@ def test_a_campaign_page_renders_its_parts_once_per_seat_revision(modules, users
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from campaign.fragments import BY_REVISION, CAMPAIGN_MEMO, PartMemo, campaign_fragments
+    from campaign.fragments import CAMPAIGN_MEMO, MEMOISED_PARTS, PartMemo, campaign_fragments
     from campaign.seat_views.campaign_page import campaign_view
 
     players, _ = campaign_at("sicily", "i", "jul14n", users)
@@ -507,14 +507,14 @@ def test_a_campaign_page_renders_its_parts_once_per_seat_revision(modules, users
 
     CAMPAIGN_MEMO.clear()
     first, read = load()
-    assert len(CAMPAIGN_MEMO) == len(BY_REVISION)
+    assert len(CAMPAIGN_MEMO) == len(MEMOISED_PARTS)
     # The page's socket (connecting, or a push) shares the page's renders: each part
     # out of band, with the same fingerprint.
     axis = players.users["axis"]
     frames = campaign_fragments(
-        campaign_view(axis, players.campaign_id), BY_REVISION, user=axis, origin=""
+        campaign_view(axis, players.campaign_id), MEMOISED_PARTS, user=axis, origin=""
     )
-    assert len(CAMPAIGN_MEMO) == len(BY_REVISION)
+    assert len(CAMPAIGN_MEMO) == len(MEMOISED_PARTS)
     for part, html in frames:
         root = re.match(r"<section [^>]*>", html)[0]
         assert f'data-part="{part}"' in root and 'hx-swap-oob="true"' in root
@@ -524,7 +524,7 @@ def test_a_campaign_page_renders_its_parts_once_per_seat_revision(modules, users
     assert same(again) == same(first) and reread < read
     buy(players, "british", "I1")  # the opponent's secret: nothing to render again
     again, _ = load()
-    assert same(again) == same(first) and len(CAMPAIGN_MEMO) == len(BY_REVISION)
+    assert same(again) == same(first) and len(CAMPAIGN_MEMO) == len(MEMOISED_PARTS)
     assert PartMemo.TOKEN not in first + again
     group = re.search(r'name="group" value="([^"]+)"', again)[1]
     buy_from_the_page(client, url, again, group)
