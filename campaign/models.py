@@ -110,10 +110,10 @@ class Seat(models.Model):
     # What this seat may see of the campaign, as a value: ``push.changed`` draws a new
     # one in the transaction of every change the seat may see (a change kept secret
     # by one side renews that side's seat only), so the seat's views can be memoised
-    # per revision (the roster's: ``seat_views.roster``) and a change the seat may not
-    # see leaves them, and the time they take to load, as they were.  Random, not a
-    # count: two histories of one campaign (a test's two worlds under one id) never
-    # share a revision.  Not game data: backups leave it out.
+    # per revision (the roster's view, the campaign page's parts) and a change the
+    # seat may not see leaves them, and the time they take to load, as they were.
+    # Random, not a count: two histories of one campaign (a test's two worlds under
+    # one id) never share a revision.  Not game data: backups leave it out.
     revision = models.UUIDField(default=uuid.uuid4, editable=False)
 
     class Meta:
