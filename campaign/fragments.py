@@ -113,20 +113,20 @@ def campaign_fragments(
     origin: str,
     request: HttpRequest | None = None,
     oob: bool = True,
+    token: str | None = None,
 ) -> list[tuple[Part, str]]:
     """(part, html) for each campaign-page part asked for, each marked for an
     out-of-band swap (``oob``; the page itself renders its parts without).  Every part
     but the invitation (its link names the page's origin) is rendered once per seat
-    revision (``CAMPAIGN_MEMO``), the sides once per revision and presence."""
+    revision (``CAMPAIGN_MEMO``), the sides once per revision and presence.
+    ``token``: the CSRF token to put in the forms (by default the request's; none
+    without a request)."""
     wanted = set(parts)
-    context = {"view": view, "oob": oob, "origin": origin, "user": user}
+    token = _token(request, token)
+    context = {"view": view, "oob": oob, "origin": origin, "user": user, "csrf_token": token}
     fresh = dict(_render(CAMPAIGN_PARTS, wanted - MEMOISED_PARTS, context, request))
-    token = get_token(request) if request is not None else ""
     memo_context = {"view": view, "user": user, "csrf_token": PartMemo.TOKEN}
-    seat = view.seat
-    # The players' names too: an administrator may rename a user without a change.
-    players = tuple(s.user.get_username() if s.user else "" for s in view.seats)
-    online = tuple(bool(getattr(s, "online", False)) for s in view.seats)
+    *shown, online = shown_by(view)
     return [
         (
             part,
@@ -134,14 +134,7 @@ def campaign_fragments(
             if part in fresh
             else _memoised(
                 CAMPAIGN_MEMO,
-                (
-                    part,
-                    seat.campaign_id,
-                    seat.side,
-                    seat.revision,
-                    players,
-                    online if part == Part.SIDES else None,
-                ),
+                (part, *shown, online if part == Part.SIDES else None),
                 part,
                 template,
                 memo_context,
@@ -152,6 +145,16 @@ def campaign_fragments(
         for part, template in CAMPAIGN_PARTS.items()
         if part in wanted
     ]
+
+
+def shown_by(view: CampaignView) -> tuple[object, ...]:
+    """What the seat's campaign page shows is a function of, but the page's origin:
+    the seat and its revision, the players' names (an administrator may rename a user
+    without a change) and, last, who is online (the sides part only)."""
+    seat = view.seat
+    players = tuple(s.user.get_username() if s.user else "" for s in view.seats)
+    online = tuple(bool(getattr(s, "online", False)) for s in view.seats)
+    return seat.campaign_id, seat.side, seat.revision, players, online
 
 
 class PartMemo(Memo[str]):
@@ -307,12 +310,13 @@ def roster_fragments(
     user: Any,
     request: HttpRequest | None = None,
     oob: bool = True,
+    token: str | None = None,
 ) -> list[tuple[Part, str]]:
     """As ``campaign_fragments``, for the roster page.  A roster view is plain data,
     so each part is rendered once per distinct view (``ROSTER_MEMO``): a reload, a
     second tab or a reconnecting socket of an unchanged roster renders nothing."""
     shows = _roster_digest(roster)
-    token = get_token(request) if request is not None else ""
+    token = _token(request, token)
     context = {"roster": roster, "csrf_token": PartMemo.TOKEN}
     wanted = set(parts)
     return [
@@ -323,6 +327,14 @@ def roster_fragments(
         for part, template in ROSTER_PARTS.items()
         if part in wanted
     ]
+
+
+def _token(request: HttpRequest | None, token: str | None) -> str:
+    """The CSRF token a render puts in its forms: ``token`` if given, else the
+    request's (none for a socket's render, which has no request)."""
+    if token is not None:
+        return token
+    return str(get_token(request)) if request is not None else ""
 
 
 def _memoised(

@@ -532,6 +532,48 @@ def test_a_campaign_page_renders_its_parts_once_per_seat_revision(modules, users
     assert after.count('id="purchase-') == first.count('id="purchase-') + 1
 
 
+def test_a_page_reloaded_unchanged_is_served_whole_with_a_token_and_messages_of_its_own(
+    modules, users
+):
+    """A campaign or roster page reloaded at the same seat revision is served from one
+    render (``views.pages.PAGE_MEMO``), yet each answer has a CSRF token of its own
+    that works and a one-time message is shown (the page rendered afresh, then
+    served whole again); another player's page is his own."""
+    import re
+
+    from django.test import Client
+
+    from campaign.views.pages import PAGE_MEMO
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    axis = Client(enforce_csrf_checks=True)
+    axis.force_login(players.users["axis"])
+    url = f"/campaigns/{players.campaign_id}/"
+    PAGE_MEMO.clear()
+    pages = [axis.get(url + path).content.decode() for path in ("", "roster/", "", "roster/")]
+    assert len(PAGE_MEMO) == 2
+    tokens = [re.search(r'"X-CSRFToken": "([^"]+)"', page)[1] for page in pages]
+    assert len(set(tokens)) == 4  # each answer its own (masked) token
+    assert re.sub(r'"X-CSRFToken": "[^"]+"', "", pages[0]).count("csrfmiddlewaretoken") > 0
+    # A message waits (the settings saved, their page not shown yet): it is shown once.
+    saved = axis.post(
+        "/settings/",
+        {"csrfmiddlewaretoken": tokens[2], "email": "", "frequency": "off"},
+    )
+    assert saved.status_code == 302
+    shown = axis.get(url).content.decode()
+    assert "Your notification settings are saved." in shown
+    assert "Your notification settings are saved." not in axis.get(url).content.decode()
+    british = Client()
+    british.force_login(players.users["british"])
+    theirs = british.get(url).content.decode()
+    assert 'class="me" data-side="british"' in theirs
+    assert 'class="me" data-side="axis"' in pages[2]
+    assert len(PAGE_MEMO) == 3
+    group = re.search(r'name="group" value="([^"]+)"', pages[2])[1]
+    buy_from_the_page(axis, url, pages[2], group)
+
+
 def test_unchanged_tables_are_rendered_once_and_a_purchase_shows_at_once(modules, users):
     """The purchase step's RG chart, the seat's own RGs and the RG Purchase Records
     are rendered once while unchanged (``fragments.TABLE_MEMO``): a reload or the

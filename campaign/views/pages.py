@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from uuid import UUID
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.messages import get_messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.forms import CreateCampaignForm
-from campaign.fragments import CAMPAIGN_PARTS, ROSTER_PARTS, campaign_fragments, roster_fragments
+from campaign.fragments import (
+    CAMPAIGN_PARTS,
+    ROSTER_PARTS,
+    PartMemo,
+    campaign_fragments,
+    roster_fragments,
+    shown_by,
+)
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.common import member_seat
 from campaign.seat_views.dashboard import dashboard_rows
@@ -55,15 +66,54 @@ def create(request: HttpRequest) -> HttpResponse:
     return render(request, "campaign/create.html", {"form": form}, status=status)
 
 
+# Whole pages of a seat, rendered once per everything they show (``once_per``'s key):
+# the campaign and roster pages a player reloads, opens in another tab or comes back
+# to.  About two pages for each of 32 seats.
+PAGE_MEMO = PartMemo(size=64)
+
+
+def once_per(
+    request: HttpRequest,
+    key: tuple[object, ...],
+    template: str,
+    context: Callable[[str | None], dict[str, object]],
+) -> HttpResponse:
+    """``template`` rendered once per ``key``, which names everything the page shows
+    but its CSRF token (rendered as a placeholder, this request's put in after) and
+    one-time messages (a page with any is rendered afresh).  ``context(token)``: the
+    page's context with its parts' forms holding ``token`` (None: the request's)."""
+    if len(get_messages(request)):
+        return render(request, template, context(None))
+    key = (template, request.user.get_username(), *key)
+    html = PAGE_MEMO.get(key)
+    if html is None:
+        placeholder = {**context(PartMemo.TOKEN), "csrf_token": PartMemo.TOKEN}
+        html = render_to_string(template, placeholder, request=request)
+        PAGE_MEMO.put(key, html)
+    return HttpResponse(html.replace(PartMemo.TOKEN, get_token(request)))
+
+
 @login_required
 @require_GET
 def campaign_page(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     view = campaign_view(request.user, campaign_id)
     origin = page_origin(request)
-    parts = campaign_fragments(
-        view, CAMPAIGN_PARTS, user=request.user, origin=origin, request=request, oob=False
-    )
-    return render(request, "campaign/campaign.html", {"view": view, "parts": dict(parts)})
+
+    def context(token: str | None) -> dict[str, object]:
+        parts = campaign_fragments(
+            view,
+            CAMPAIGN_PARTS,
+            user=request.user,
+            origin=origin,
+            request=request,
+            oob=False,
+            token=token,
+        )
+        return {"view": view, "parts": dict(parts)}
+
+    # The invitation's link names the page's origin.
+    key = (*shown_by(view), origin)
+    return once_per(request, key, "campaign/campaign.html", context)
 
 
 @login_required
@@ -77,8 +127,15 @@ def state_json(request: HttpRequest, campaign_id: UUID) -> JsonResponse:
 def roster(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     _, seat = member_seat(request.user, campaign_id)
     view = roster_view(seat)
-    parts = roster_fragments(view, ROSTER_PARTS, user=request.user, request=request, oob=False)
-    return render(request, "campaign/roster.html", {"roster": view, "parts": dict(parts)})
+
+    def context(token: str | None) -> dict[str, object]:
+        parts = roster_fragments(
+            view, ROSTER_PARTS, user=request.user, request=request, oob=False, token=token
+        )
+        return {"roster": view, "parts": dict(parts)}
+
+    key = (seat.campaign_id, seat.side, seat.revision)
+    return once_per(request, key, "campaign/roster.html", context)
 
 
 @login_required
