@@ -405,17 +405,13 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
         )[0]
 
     @sync_to_async
-    def a_change(cid: str) -> None:
-        """What every change both sides may see does to the seats (``push.changed``),
-        the data left as it is: the next load reads and renders the roster at a new
-        revision."""
-        Seat.objects.filter(campaign_id=cid).update(revision=uuid.uuid4())
-
-    @sync_to_async
-    def a_secret_change(cid: str) -> None:
-        """What a change the opponent (British) keeps secret does to the seats: his
-        alone takes a new revision (``push.changed(secret_of=...)``)."""
-        Seat.objects.filter(campaign_id=cid, side="british").update(revision=uuid.uuid4())
+    def a_change(cid: str, secret_of: str | None = None) -> None:
+        """What a change does to the seats (``push.changed``), the data left as it is:
+        every seat takes a new revision, or only the side whose secret it is."""
+        seats = Seat.objects.filter(campaign_id=cid)
+        if secret_of is not None:
+            seats = seats.filter(side=secret_of)
+        seats.update(revision=uuid.uuid4())
 
     async def run() -> None:
         half = len(lock_ids) // 2
@@ -441,7 +437,7 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
         await red.client.get(f"/campaigns/{roster}/roster/")  # its first load, not timed
         for _ in range(SAMPLES):
             await red.request("roster page", "get", f"/campaigns/{roster}/roster/")
-            await a_secret_change(roster)
+            await a_change(roster, secret_of="british")  # the opponent's secret
             await red.request(
                 "roster page, after the opponent's secret change",
                 "get",

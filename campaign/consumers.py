@@ -60,7 +60,6 @@ OUTAGE = (OSError, asyncio.TimeoutError, RedisError, DatabaseError)
 # a frame of their own before the other parts, so a reveal or a move shows without
 # waiting for the purchase records and the log to render.
 FIRST_PARTS = frozenset({push.Part.HEADER, push.Part.STEP, push.Part.SIDES})
-EVERY_PART = frozenset(push.Part)
 
 
 def batches(parts: set[push.Part]) -> list[set[push.Part]]:
@@ -389,7 +388,7 @@ class CampaignConsumer(ResilientConsumer):
                     self._not_rendered(exc)
                     return
                 await self._send_fragments(fragments, shows)
-            if parts == EVERY_PART:
+            if parts == push.EVERYTHING:
                 self.synced = revision
 
     def _not_rendered(self, exc: BaseException) -> None:
