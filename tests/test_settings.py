@@ -1,5 +1,6 @@
 """The foundation's settings: real servers in the main run, safe defaults, deploy check."""
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -22,6 +23,50 @@ def test_main_run_uses_postgresql():
         assert cursor.fetchone()[0].startswith("PostgreSQL")
 
 
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_postgresql_plans_a_statement_repeated_on_a_connection_once():
+    """Parameters are bound by the server and a statement is prepared at its second
+    use on a connection: PostgreSQL then plans it once, not at every execution."""
+    from campaign.models import Seat
+
+    def prepared() -> list[str]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement FROM pg_prepared_statements")
+            return [row[0] for row in cursor.fetchall()]
+
+    for _ in range(3):
+        list(Seat.objects.filter(side="probe-side"))
+    seat_reads = [sql for sql in prepared() if '"campaign_seat"' in sql]
+    assert len(seat_reads) == 1 and "$1" in seat_reads[0]
+
+
+def _database_options(**env: str) -> subprocess.CompletedProcess[str]:
+    code = (
+        "import django; django.setup(); from django.conf import settings as s; "
+        "o = s.DATABASES['default']['OPTIONS']; "
+        "print(o.get('server_side_binding'), o.get('prepare_threshold'))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=BASE_DIR,
+        env={**os.environ, "DATABASE_URL": "postgres://u:p@127.0.0.1:1/x", **env},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_prepared_statements_are_on_by_default_and_off_for_a_pooler_that_cannot_keep_them():
+    assert _database_options().stdout.split() == ["True", "2"]
+    assert _database_options(DB_PREPARE_THRESHOLD="5").stdout.split() == ["True", "5"]
+    # Django's own defaults: client-side binding, nothing prepared (PgBouncer in
+    # transaction mode).
+    assert _database_options(DB_PREPARE_THRESHOLD="off").stdout.split() == ["None", "None"]
+    refused = _database_options(DB_PREPARE_THRESHOLD="sometimes")
+    assert refused.returncode != 0
+    assert "DB_PREPARE_THRESHOLD: a whole number of uses, or off." in refused.stderr
+
+
 @pytest.mark.redis
 def test_main_run_uses_the_redis_channel_layer():
     layer = get_channel_layer()
@@ -31,6 +76,31 @@ def test_main_run_uses_the_redis_channel_layer():
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.send)(channel, {"type": "probe", "n": 7})
     assert async_to_sync(layer.receive)(channel) == {"type": "probe", "n": 7}
+
+
+@pytest.mark.redis
+def test_a_burst_of_layer_commands_waits_for_a_connection_instead_of_failing():
+    """More commands at once than the worker's pool has connections (a few hundred
+    sockets joining or beating together): each waits its turn, none is refused with
+    "Too many connections" (which lost pushes and backed every socket's receive off
+    as if Redis were down)."""
+    from campaign.layers import RedisChannelLayer
+
+    host = {**settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0], "max_connections": 2}
+    layer = RedisChannelLayer(hosts=[host], prefix="refit-test-burst")
+
+    async def burst() -> list[dict[str, object]]:
+        channels = [await layer.new_channel() for _ in range(3)]
+        await asyncio.gather(*(layer.group_add("burst", ch) for ch in channels * 20))
+        await asyncio.gather(*(layer.group_send("burst", {"type": "x", "n": n}) for n in range(40)))
+        received = [await layer.receive(channels[0]) for _ in range(40)]
+        pool = layer._layers[asyncio.get_running_loop()].get_connection(0).connection_pool
+        await layer.flush()
+        assert pool.max_connections == 2
+        return received
+
+    received = async_to_sync(burst)()
+    assert sorted(m["n"] for m in received) == list(range(40))
 
 
 def test_embedded_default_is_sqlite_and_in_memory_layer():
