@@ -122,7 +122,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
 
-else:
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # PostgreSQL plans a statement at every execution unless it is prepared, and the
     # reads every page and action repeat spent more time being planned than run (the
     # seats read: 0.7 ms planning, 0.15 ms running): parameters are bound by the

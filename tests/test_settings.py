@@ -41,18 +41,20 @@ def test_postgresql_plans_a_statement_repeated_on_a_connection_once():
     assert len(seat_reads) == 1 and "$1" in seat_reads[0]
 
 
-def _database_options(**env: str) -> subprocess.CompletedProcess[str]:
-    code = (
-        "import django; django.setup(); from django.conf import settings as s; "
-        "o = s.DATABASES['default']['OPTIONS']; "
-        "print(o.get('server_side_binding'), o.get('prepare_threshold'))"
-    )
+def _settings_printed(values: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The settings a fresh process starts with under ``env``: ``values`` (an
+    expression of ``s``, the settings) printed."""
+    code = f"import django; django.setup(); from django.conf import settings as s; print({values})"
     return subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=BASE_DIR,
-        env={**os.environ, "DATABASE_URL": "postgres://u:p@127.0.0.1:1/x", **env},
-        capture_output=True,
-        text=True,
+        [sys.executable, "-c", code], cwd=BASE_DIR, env=env, capture_output=True, text=True
+    )
+
+
+def _database_options(**env: str) -> subprocess.CompletedProcess[str]:
+    return _settings_printed(
+        "s.DATABASES['default']['OPTIONS'].get('server_side_binding'), "
+        "s.DATABASES['default']['OPTIONS'].get('prepare_threshold')",
+        {**os.environ, "DATABASE_URL": "postgres://u:p@127.0.0.1:1/x", **env},
     )
 
 
@@ -105,18 +107,11 @@ def test_a_burst_of_layer_commands_waits_for_a_connection_instead_of_failing():
 
 def test_embedded_default_is_sqlite_and_in_memory_layer():
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    code = (
-        "import django; django.setup(); from django.conf import settings as s; "
-        "print(s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'], s.DEBUG)"
+    printed = _settings_printed(
+        "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'], s.DEBUG", env
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    assert printed.returncode == 0, printed.stderr
+    out = printed.stdout.split()
     assert out == [
         "django.db.backends.sqlite3",
         "channels.layers.InMemoryChannelLayer",
