@@ -34,7 +34,14 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from rules.loader import MODULE_DIR, ModuleError, ModuleInvalid, load_file, module_files
+from rules.loader import (
+    MODULE_DIR,
+    ModuleError,
+    ModuleInvalid,
+    load_file,
+    module_files,
+    safe_load,
+)
 from rules.schema import Module
 
 LEDGER_DIR = Path(__file__).resolve().parent / "ledger"
@@ -200,7 +207,7 @@ def _is_step_datum(datum: str) -> bool:
 def read_ledger(path: Path) -> Ledger:
     name = path.name
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ModuleInvalid([ModuleError(name, "", f"cannot be read: {exc}")]) from None
     try:

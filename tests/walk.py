@@ -6,6 +6,8 @@ from campaign.models import Campaign, ModuleRecord, StepMark
 from campaign.selectors import done_sides, module_of
 from campaign.services import hosting, initiative, steps
 from rules import machine
+from rules.registry import cached_module
+from rules.schema import Module
 
 
 def host_game(
@@ -82,43 +84,54 @@ class Players:
 
     def position(self) -> tuple[int, int, bool]:
         """(cycle, step index, ended), read without the campaign's module data."""
-        cycle, index, ended = Campaign.objects.values_list("cycle", "step_index", "ended_at").get(
-            pk=self.campaign_id
-        )
-        return cycle, index, ended is not None
+        return self._where()[:3]
 
-    def finish(self):
-        """Every side that must act finishes the current step."""
-        c = self.campaign
-        module, start = module_of(c), (c.cycle, c.step_index)
-        step = module.steps[c.step_index]
-        while self.position()[:2] == start:
-            done = StepMark.objects.filter(
-                campaign_id=self.campaign_id, cycle=c.cycle, step_index=c.step_index
+    def _where(self) -> tuple[int, int, bool, Module]:
+        """The position and the module, in one read of four columns (the module is
+        parsed once per process and checksum)."""
+        cycle, index, ended, checksum = Campaign.objects.values_list(
+            "cycle", "step_index", "ended_at", "module_checksum"
+        ).get(pk=self.campaign_id)
+        module = cached_module(checksum) or module_of(self.campaign)
+        return cycle, index, ended is not None, module
+
+    def _done(self, cycle: int, index: int) -> list[str]:
+        return list(
+            StepMark.objects.filter(
+                campaign_id=self.campaign_id, cycle=cycle, step_index=index
             ).values_list("side", flat=True)
-            waiting = machine.sides_to_act(module, step, done)
-            if not waiting:
-                return
+        )
+
+    def finish(self, where: tuple[int, int, bool, Module] | None = None):
+        """Every side that must act finishes the current step; the position after it."""
+        cycle, index, ended, module = where or self._where()
+        step = module.steps[index]
+        while True:
+            waiting = machine.sides_to_act(module, step, self._done(cycle, index))
+            if ended or not waiting:
+                return cycle, index, ended, module
             steps.finish_step(campaign_id=self.campaign_id, user=self.users[waiting[0]])
+            after = self._where()
+            if after[:2] != (cycle, index):
+                return after
+
+    def _until(self, reached, goal: str, limit: int, must_move: bool):
+        where = self._where()
+        for _ in range(limit):
+            cycle, index, ended, module = where
+            if ended or reached(module.steps[index]):
+                return
+            where = self.finish(where)
+            assert not must_move or where[:2] != (cycle, index), "did not move"
+        raise AssertionError(f"no {goal} within {limit} steps")
 
     def until(self, kind: str, limit: int = 80):
         """Finish every step until one of ``kind`` is current."""
-        for _ in range(limit):
-            c = self.campaign
-            if c.ended_at or module_of(c).steps[c.step_index].kind == kind:
-                return
-            self.finish()
-            assert self.position()[:2] != (c.cycle, c.step_index), "did not move"
-        raise AssertionError(f"no {kind} step within {limit} steps")
+        self._until(lambda step: step.kind == kind, f"{kind} step", limit, must_move=True)
 
     def until_step(self, step_id: str, limit: int = 80):
         """Finish every step until the one numbered ``step_id`` is current."""
-        for _ in range(limit):
-            c = self.campaign
-            if c.ended_at or module_of(c).steps[c.step_index].id == step_id:
-                return
-            self.finish()
-        raise AssertionError(f"no step {step_id} within {limit} steps")
+        self._until(lambda step: step.id == step_id, f"step {step_id}", limit, must_move=False)
 
     def chits(self, **chits):
         for side, chit in chits.items():
