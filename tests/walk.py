@@ -106,14 +106,16 @@ class Players:
         """Every side that must act finishes the current step; the position after it."""
         cycle, index, ended, module = where or self._where()
         step = module.steps[index]
-        while True:
+        while not ended:
             waiting = machine.sides_to_act(module, step, self._done(cycle, index))
-            if ended or not waiting:
-                return cycle, index, ended, module
+            if not waiting:
+                break
             steps.finish_step(campaign_id=self.campaign_id, user=self.users[waiting[0]])
             after = self._where()
             if after[:2] != (cycle, index):
                 return after
+            ended = after[2]
+        return cycle, index, ended, module
 
     def _until(self, reached, goal: str, limit: int, must_move: bool):
         where = self._where()
