@@ -658,14 +658,7 @@ async def purchase_throughput(ports: list[int], ids: list[str], cookies: dict[st
     refused = 0
     deadline = time.perf_counter() + THROUGHPUT_SECONDS
 
-    async def client(k: int) -> None:
-        # Each client on a connection of its own, as each player's browser is: from one
-        # pool shared by all, a connection could sit idle past the server's keep-alive
-        # timeout (5 s under uvicorn) and be closed as it was reused (httpx.ReadError).
-        async with httpx.AsyncClient(timeout=60, limits=one_connection) as http:
-            await buy_and_cancel(k, http)
-
-    async def buy_and_cancel(k: int, http: httpx.AsyncClient) -> None:
+    async def client(k: int, http: httpx.AsyncClient) -> None:
         nonlocal refused
         port = ports[k % len(ports)]
         cid = ids[k]
@@ -692,8 +685,14 @@ async def purchase_throughput(ports: list[int], ids: list[str], cookies: dict[st
             refused += r.status_code != 200
 
     began = time.perf_counter()
-    one_connection = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-    await asyncio.gather(*[client(k) for k in range(len(ids))])
+    # A connection left idle is dropped after 2 s, before the server closes it (uvicorn
+    # after 5 s, httpx's own default too): reused at that very moment, it was reset
+    # under the request (the phase's occasional httpx.ReadError).
+    limits = httpx.Limits(
+        max_connections=CLIENTS, max_keepalive_connections=CLIENTS, keepalive_expiry=2.0
+    )
+    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+        await asyncio.gather(*[client(k, http) for k in range(len(ids))])
     elapsed = time.perf_counter() - began
     figures = {
         "clients": len(ids),
