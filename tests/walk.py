@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from campaign.models import Campaign, ModuleRecord, StepMark
+from campaign.models import Campaign, ModuleRecord
 from campaign.selectors import done_sides, module_of
 from campaign.services import hosting, initiative, steps
 from rules import machine
@@ -95,12 +95,9 @@ class Players:
         module = cached_module(checksum) or module_of(self.campaign)
         return cycle, index, ended is not None, module
 
-    def _done(self, cycle: int, index: int) -> list[str]:
-        return list(
-            StepMark.objects.filter(
-                campaign_id=self.campaign_id, cycle=cycle, step_index=index
-            ).values_list("side", flat=True)
-        )
+    def _done(self, cycle: int, index: int) -> frozenset[str]:
+        """The sides done at a position, read by the services' own selector."""
+        return done_sides(Campaign(pk=self.campaign_id, cycle=cycle, step_index=index))
 
     def finish(self, where: tuple[int, int, bool, Module] | None = None):
         """Every side that must act finishes the current step; the position after it."""
