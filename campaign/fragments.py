@@ -223,6 +223,7 @@ class ChartInputs(TableInputs):
     title: str
     columns: tuple[tuple[str, str], ...]
     rows: tuple[ChartRow, ...]
+    notes: tuple[tuple[str, str], ...]  # the chart's notes (letter, text), once below it
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,7 @@ def purchase_chart(view: CampaignView, panel: StepPanel, csrf_token: Any) -> str
         title=panel.chart_title,
         columns=tuple(panel.price_columns),
         rows=tuple(panel.chart),
+        notes=tuple(panel.chart_notes),
     )
     return _from_inputs(TABLE_MEMO, "campaign/steps/_chart.html", inputs, csrf_token)
 

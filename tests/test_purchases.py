@@ -3,6 +3,8 @@ cancel, reveal, fortifications and recon."""
 
 import threading
 from fractions import Fraction
+from html.parser import HTMLParser
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -607,3 +609,69 @@ def test_unchanged_tables_are_rendered_once_and_a_purchase_shows_at_once(modules
     assert re.search(row, after, re.S)[0] != re.search(row, first, re.S)[0]
     assert after.count('id="record-') == first.count('id="record-') + 1
     assert after.count('id="purchase-') == first.count('id="purchase-') + 1
+
+
+class _PageForms(HTMLParser):
+    """A page's forms and submit buttons as a browser sees them: each form's action and
+    fields, each button with the form it submits (its ``form`` attribute, else the
+    form around it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: dict[str, dict[str, Any]] = {}
+        self.buttons: list[dict[str, Any]] = []
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "form":
+            key = a.get("id") or f"#{len(self.forms)}"
+            self.forms[key] = {"action": a["action"], "fields": []}
+            self.open.append(key)
+        elif tag == "input" and self.open and a.get("name"):
+            self.forms[self.open[-1]]["fields"].append((a["name"], a.get("value", "")))
+        elif tag == "button":
+            a["owner"] = a.get("form") or (self.open[-1] if self.open else None)
+            self.buttons.append(a)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form" and self.open:
+            self.open.pop()
+
+
+def test_a_chart_price_is_one_button_that_posts_its_column_form_without_javascript(modules, users):
+    """The RG chart's prices are buttons of one form per price column (their ``form``
+    attribute): a cell holds no form of its own, and a button posts, as a browser
+    without JavaScript does, its column's form (CSRF token, stale-form stamp, cost
+    variant) with its RG.  The chart's notes are written once, below it, each row
+    naming its notes' letters."""
+    from django.test import Client
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(players.users["axis"])
+    url = f"/campaigns/{players.campaign_id}/"
+    page = client.get(url).content.decode()
+    table = page[page.index('<table class="list chart">') : page.index("</table>")]
+    assert "<form" not in table and "<input" not in table
+    forms = _PageForms()
+    forms.feed(page)
+    columns = [key for key in forms.forms if key.startswith("buy-col-")]
+    assert len(columns) == table.count('class="price-col"') >= 2  # printed, Reserve, ...
+    prices = [b for b in forms.buttons if b.get("aria-label", "").startswith("Buy ")]
+    assert prices and all(b["owner"] in columns and b["name"] == "group" for b in prices)
+    reserve = next(
+        b for b in prices if b["aria-label"].startswith("Buy I4 ") and "Reserve" in b["aria-label"]
+    )
+    form = forms.forms[reserve["owner"]]
+    before = points(players, "axis")
+    posted = client.post(form["action"], dict([*form["fields"], ("group", reserve["value"])]))
+    assert posted.status_code in (302, 303), posted.content[:300]
+    bought = Purchase.objects.get(campaign_id=players.campaign_id, side="axis", group_id="I4")
+    assert bought.cost_variant == "reserve"
+    cost = int(reserve["aria-label"].split(" for ")[1].split()[0])
+    assert before - points(players, "axis") == cost == bought.cost
+    # The notes: once each, after the table; the row names the letters.
+    assert page.count("b: SW and Leader types") == 1
+    assert page.index("b: SW and Leader types") > page.index("</table>")
+    assert 'aria-label="chart notes b c l m"' in page

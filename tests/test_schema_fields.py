@@ -2558,7 +2558,8 @@ service(
 def _chart_panel(host: Callable[..., Any]) -> Any:
     players = _walk(host())
     players.until("purchase")
-    return [(r.id, r.strength, r.footnotes) for r in panel(players, "red").panel.chart]
+    shown = panel(players, "red").panel
+    return [(r.id, r.strength, r.footnotes) for r in shown.chart], shown.chart_notes
 
 
 service(

@@ -42,6 +42,19 @@ def test_an_action_form_defaults_and_takes_the_panel_it_is_given():
     assert reverse("act", args=[CID, "rg-state"]) in second and 'value="elsewhere"' in second
 
 
+def test_an_action_form_may_carry_an_id_for_buttons_outside_it():
+    html = render(
+        '{% for n in cols %}{% action_form "buy" id="buy-col-"|add:n %}|{% endfor %}',
+        view=SimpleNamespace(campaign_id=CID),
+        p=SimpleNamespace(at="1"),
+        cols=["1", "2", '"x'],
+    )
+    first, second, odd = html.split("|")[:3]
+    assert 'class="action" id="buy-col-1">' in first and 'id="buy-col-2"' in second
+    assert 'id="buy-col-&quot;x"' in odd  # escaped
+    assert "id=" not in render('{% action_form "buy" %}', view=SimpleNamespace(campaign_id=CID))
+
+
 def test_options_mark_the_selected_value_and_escape_labels():
     html = render(
         "{% options choices chosen %}/{% options choices %}",

@@ -85,7 +85,7 @@ class ChartRow:
     left_date: str  # how many may still be bought this date ("—": no limit)
     left_cg: str
     reasons: list[str]  # why it cannot be bought now (empty: it can)
-    footnotes: list[str]
+    footnotes: list[str]  # the letters of its chart notes (``StepPanel.chart_notes``)
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,7 @@ class StepPanel:
     forts: list[FortRow] = field(default_factory=list)
     fort_footnotes: list[str] = field(default_factory=list)  # the rules' footnotes
     chart_title: str = ""
+    chart_notes: list[tuple[str, str]] = field(default_factory=list)  # (letter, text)
     # The chart's price columns: the printed cost, then each cost variant that applies
     # to one of its RGs (variant id, label), so a row's choices sit side by side.
     price_columns: list[tuple[str, str]] = field(default_factory=list)
@@ -278,6 +279,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     chart = module.chart(side)
     assert chart is not None
     panel.chart_title = f"{chart.title} ({chart.rule})"
+    panel.chart_notes = list(chart.footnotes.items())
     own = [p for p in view.purchases if p.side == side]
     bought = tuple(bought_of(p) for p in own)
     snap = view.snapshot(Holdings(bought=bought))
@@ -308,7 +310,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
                 "—" if g.date_max is None else str(max(0, g.date_max - n_date)),
                 "—" if cg_max is None else str(max(0, cg_max - n_cg)),
                 availability.group_reasons(module, snap, g),
-                [f"{k}: {chart.footnotes[k]}" for k in g.footnotes],
+                list(g.footnotes),
             )
         )
 

@@ -2,9 +2,9 @@
 
 ``action_form`` opens the form of a player action (``{% action_form "buy"
 class="inline" %}`` ... ``</form>``): htmx posts it and swaps the returned fragments
-out of band; without JavaScript it is a plain POST.  A page has up to a few hundred
-of them (a buy button per price of the RG chart), so it is a tag rather than an
-include, and each distinct opening tag is built once per render.
+out of band; without JavaScript it is a plain POST.  A page has dozens of them (a
+line of the records each, a few per unit), so it is a tag rather than an include, and
+each distinct opening tag is built once per render.
 """
 
 from __future__ import annotations
@@ -36,23 +36,26 @@ def _cache(context: template.Context, name: str) -> dict[tuple[Any, ...], SafeSt
 def action_form(context: template.Context, action: str, **options: Any) -> SafeString:
     """The form's opening tag with its CSRF token and the step's stale-form stamp
     (``at``: the panel ``p``, or the one given).  Options: ``class`` (default
-    "action"), ``confirm`` (asked before posting), ``p``.  The same tag is built once
+    "action"), ``confirm`` (asked before posting), ``id`` (for buttons outside the
+    form that name it in their ``form`` attribute), ``p``.  The same tag is built once
     per render (a record has one per line and action)."""
     campaign_id = context["view"].campaign_id
     panel = options.get("p", context.get("p"))
     confirm = options.get("confirm")
     css = options.get("class") or "action"
-    key = (campaign_id, action, css, confirm, getattr(panel, "at", ""))
+    form_id = options.get("id")
+    key = (campaign_id, action, css, confirm, form_id, getattr(panel, "at", ""))
     built = _cache(context, _FORMS)
     tag = built.get(key)
     if tag is None:
         url = reverse("act", args=[campaign_id, action])
         tag = built[key] = format_html(
-            '\n<form method="post" action="{0}" hx-post="{0}" hx-swap="none" class="{1}"{2}>\n'
-            '  <input type="hidden" name="csrfmiddlewaretoken" value="{3}">\n'
-            '  <input type="hidden" name="at" value="{4}">\n',
+            '\n<form method="post" action="{0}" hx-post="{0}" hx-swap="none" class="{1}"{2}{3}>\n'
+            '  <input type="hidden" name="csrfmiddlewaretoken" value="{4}">\n'
+            '  <input type="hidden" name="at" value="{5}">\n',
             url,
             css,
+            format_html(' id="{}"', form_id) if form_id else "",
             format_html(' hx-confirm="{}"', confirm) if confirm else "",
             context.get("csrf_token") or "",
             key[-1],

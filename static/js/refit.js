@@ -35,30 +35,40 @@
   });
 
   // Every refusal is shown where the player clicked: the server answers a refused
-  // action with a 4xx and a sentence; it goes into the message slot of the form that
-  // was submitted (made on first use), and the slot is cleared on the next try.
-  function slotFor(elt) {
-    var form = elt && elt.closest ? elt.closest("form") || elt : null;
+  // action with a 4xx and a sentence; it goes into the message slot after the form
+  // that was submitted, or after the button that submitted it from outside (a price
+  // of the RG chart names its column's form), made on first use; the slot is
+  // cleared on the next try.
+  function clickedIn(detail) {
+    var form = detail.elt && detail.elt.closest ? detail.elt.closest("form") : null;
+    var cause = detail.requestConfig && detail.requestConfig.triggeringEvent;
+    var button = cause && cause.submitter;
+    if (form && button && button.form === form && !form.contains(button)) return button;
+    return form || detail.elt;
+  }
+  function slotFor(detail) {
+    var anchor = clickedIn(detail);
     // A live push may have re-drawn the part the form was in: then the page's
     // message area takes the sentence.
-    if (!form || !form.isConnected) return document.getElementById("flash");
-    var slot = form.nextElementSibling;
+    if (!anchor || !anchor.isConnected) return document.getElementById("flash");
+    var slot = anchor.nextElementSibling;
     if (!slot || !slot.classList.contains("refusal")) {
       slot = document.createElement("div");
       slot.className = "refusal";
       slot.setAttribute("aria-live", "assertive");
-      form.parentNode.insertBefore(slot, form.nextSibling);
+      anchor.parentNode.insertBefore(slot, anchor.nextSibling);
     }
     return slot;
   }
-  function show(elt, html) {
-    var slot = slotFor(elt);
+  function show(detail, html) {
+    var slot = slotFor(detail);
     if (slot) slot.innerHTML = html;
   }
   document.addEventListener("htmx:beforeRequest", function (evt) {
-    var form = evt.detail.elt && evt.detail.elt.closest ? evt.detail.elt.closest("form") : null;
-    var slot = form && form.nextElementSibling;
+    var anchor = clickedIn(evt.detail);
+    var slot = anchor && anchor.nextElementSibling;
     if (slot && slot.classList.contains("refusal")) slot.innerHTML = "";
+    var form = evt.detail.elt && evt.detail.elt.closest ? evt.detail.elt.closest("form") : null;
     // What a submitted form holds is sent: the page's next re-draw may clear it.
     if (form) {
       form.querySelectorAll("[data-typed]").forEach(function (el) { el.removeAttribute("data-typed"); });
@@ -71,14 +81,14 @@
   document.addEventListener("htmx:responseError", function (evt) {
     var xhr = evt.detail.xhr;
     if (xhr.status >= 400 && xhr.status < 500 && /class="error"/.test(xhr.responseText)) {
-      show(evt.detail.elt, xhr.responseText);
+      show(evt.detail, xhr.responseText);
     } else {
-      show(evt.detail.elt, '<p class="error">The server failed to answer (' + xhr.status +
+      show(evt.detail, '<p class="error">The server failed to answer (' + xhr.status +
         "). Nothing was changed; try again in a moment.</p>");
     }
   });
   document.addEventListener("htmx:sendError", function (evt) {
-    show(evt.detail.elt, '<p class="error">The server cannot be reached. Nothing was ' +
+    show(evt.detail, '<p class="error">The server cannot be reached. Nothing was ' +
       "changed; check your connection and try again.</p>");
   });
 
