@@ -6,6 +6,12 @@ clicked, and the figure is the time from that 2nd lock's request leaving Blue's 
 ``#initiative-result`` element inserted by the push, then the next animation frame
 done), both read from the pages' own clocks.  Blue's own page is timed the same way.
 
+Then a purchase as the player sees it: Red, on a Sicily page at the purchase step
+(3.617), clicks a price of the RG chart, then cancels that RG, n times each: from the
+request leaving the page to its RG's line painted in (or out of) the page's own list,
+the Chromium CPU time per such change (every Chromium process, the page's clicks
+included), and the step panel's size in elements.
+
 ``--backend embedded``: what ``make run`` serves, SQLite + in-memory layer, one
 worker.  ``--backend real``: PostgreSQL + Redis, two workers, Red on one and Blue on
 the other.  The last line printed is the figures as JSON (for ``bench/run.py``).
@@ -21,6 +27,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -44,6 +51,68 @@ ARM = """() => {
     if (window.__sent === null) window.__sent = now();
   });
 }"""
+
+
+# Armed before a buy or a cancel: the time the request leaves, and the frame after the
+# page's list of its own RGs (selector) stops having ``count`` lines.
+ARM_LIST = """([selector, count]) => {
+  window.__dom = null; window.__painted = null; window.__sent = null;
+  const now = () => performance.timeOrigin + performance.now();
+  if (window.__watch) window.__watch.disconnect();
+  window.__watch = new MutationObserver(() => {
+    if (window.__dom !== null || document.querySelectorAll(selector).length === count) return;
+    window.__dom = now();
+    requestAnimationFrame(() => setTimeout(() => { window.__painted = now(); }, 0));
+  });
+  window.__watch.observe(document.body, {subtree: true, childList: true});
+  document.body.addEventListener('htmx:beforeSend', () => {
+    if (window.__sent === null) window.__sent = now();
+  }, {once: true});
+}"""
+
+
+def chromium_cpu_s() -> float:
+    """User + system CPU time of every Chromium process alive now, in seconds."""
+    ticks = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat.rsplit(")", 1)[1]
+        if "chrom" in name:
+            fields = rest.split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def buying(page: Any, url: str, n: int) -> dict[str, object]:
+    """Red buys I4 from the chart and cancels it, n times after the warm-up."""
+    page.goto(url)
+    page.wait_for_function("document.body.dataset.live === '1'")
+    mine = ".purchases li"
+    times: list[float] = []
+    cpu = 0.0
+    for k in range(n + WARM_UP):
+        started = chromium_cpu_s()
+        for action in ("buy", "cancel"):
+            page.evaluate(ARM_LIST, [mine, page.locator(mine).count()])
+            if action == "buy":
+                page.locator("#rg-I4 button").first.click()
+            else:
+                page.locator(mine, has_text="I4").get_by_role("button", name="Cancel").click()
+            page.wait_for_function("window.__painted !== null")
+            if k >= WARM_UP:
+                times.append(page.evaluate("window.__painted - window.__sent"))
+        if k >= WARM_UP:
+            cpu += chromium_cpu_s() - started
+    return {
+        "change": bench.summary(times),
+        "chromium_ms": cpu * 1000 / len(times),
+        "elements": page.evaluate("document.querySelectorAll('#campaign-step *').length"),
+    }
 
 
 def environment(backend: str) -> None:
@@ -85,6 +154,7 @@ def play(n: int, server: str, backend: str) -> dict[str, object]:
         for name in ("alice", "bob")
     }
     ids = bench.initiative_campaigns(users, n + WARM_UP, "browser")
+    (to_buy,) = bench.purchase_campaigns(users, 1, "browser-buy")
     sessions = {}
     for name, user in users.items():
         client = Client()
@@ -127,6 +197,7 @@ def play(n: int, server: str, backend: str) -> dict[str, object]:
                 other.append(red.evaluate("window.__painted") - sent)
                 other_dom.append(red.evaluate("window.__dom") - sent)
                 own.append(blue.evaluate("window.__painted") - sent)
+            buys = buying(red, f"{red_url}/campaigns/{to_buy}/", n)
             browser.close()
     finally:
         workers.stop()
@@ -137,6 +208,7 @@ def play(n: int, server: str, backend: str) -> dict[str, object]:
         "other": bench.summary(other),
         "other_dom": bench.summary(other_dom),
         "own": bench.summary(own),
+        "buy": buys,
     }
 
 
@@ -158,6 +230,10 @@ def main() -> None:
     print(bench.line("  2nd lock's request -> painted in the other browser", figures["other"]))
     print(bench.line("  ... in the other browser's DOM", figures["other_dom"]))
     print(bench.line("  ... painted in the acting browser", figures["own"]))
+    buys = figures["buy"]
+    print(f"a purchase in the browser (Sicily 3.617, {buys['elements']} elements in the step):")
+    print(bench.line("  buy or cancel's request -> the RG's line painted", buys["change"]))
+    print(f"  Chromium CPU per buy or cancel: {buys['chromium_ms']:.0f} ms", flush=True)
     print(f"  ({time.perf_counter() - began:.0f} s)", flush=True)
     if args.backend == "real":
         bench.drop_database(f"{bench.DB}_browser")

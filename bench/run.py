@@ -25,7 +25,9 @@ number of open sockets and clients: how the cost of one action grows with the da
 Without ``--one`` the bench is the driver: for each repeat, server and scale it runs
 one such run in a fresh process and a fresh database, then the in-browser reveal
 (``bench/browser.py``: 2nd lock's request -> reveal painted in the other browser, on
-the embedded default and on PostgreSQL + Redis), and prints every figure in one table.
+the embedded default and on PostgreSQL + Redis; then a buy and a cancel from the RG
+chart, request -> painted, with Chromium's CPU time per change), and prints every
+figure in one table.
 Runs of several servers are interleaved (d, u, d, u): the machine may be shared.
 
 Everything runs on loopback against the servers ``make services`` starts, in
@@ -900,10 +902,20 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
                 ms(r["browser"][b]["other"], "p50", "p95") + f" (n={r['browser'][b]['other']['n']})"
             ),
         )
+    for backend in ("embedded", "real"):
+        row(
+            f"in-browser buy or cancel ({backend}) p50 / p95 ms; Chromium CPU ms; step elements",
+            lambda r, b=backend: _buying(r["browser"][b]["buy"]),
+        )
     width = max(len(n) for n, _ in rows)
     out = ["| figure | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
     out += [f"| {n:<{width}} | " + " | ".join(v) + " |" for n, v in rows]
     return out
+
+
+def _buying(buy: dict[str, Any]) -> str:
+    """The in-browser purchase's cell: request -> painted, Chromium CPU, elements."""
+    return f"{ms(buy['change'], 'p50', 'p95')}; {buy['chromium_ms']:.0f}; {buy['elements']}"
 
 
 def medians(runs: list[dict[str, Any]]) -> list[str]:
