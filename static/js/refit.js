@@ -218,6 +218,11 @@
       return;
     }
     if (evt.target.closest && evt.target.closest("[data-print]")) window.print();
+    // A row's chart-note letters lead to the chart's notes: open them if folded.
+    if (evt.target.closest && evt.target.closest("a.fn")) {
+      var notes = document.getElementById("chart-notes");
+      if (notes) notes.open = true;
+    }
   });
   document.addEventListener("DOMContentLoaded", function () {
     syncMove();
