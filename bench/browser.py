@@ -36,26 +36,11 @@ from tests.servers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (as the test su
 
 WARM_UP = 2  # campaigns played first and not counted (cold caches in the workers)
 
-# Armed in both pages before the 2nd lock: when the reveal's element appears, note
-# the time, and the time once the frame that shows it has been produced.
-ARM = """() => {
-  window.__dom = null; window.__painted = null; window.__sent = null;
-  const now = () => performance.timeOrigin + performance.now();
-  const seen = () => {
-    if (window.__dom !== null || !document.getElementById('initiative-result')) return;
-    window.__dom = now();
-    requestAnimationFrame(() => setTimeout(() => { window.__painted = now(); }, 0));
-  };
-  new MutationObserver(seen).observe(document.body, {subtree: true, childList: true});
-  document.body.addEventListener('htmx:beforeSend', () => {
-    if (window.__sent === null) window.__sent = now();
-  });
-}"""
-
-
-# Armed before a buy or a cancel: the time the request leaves, and the frame after the
-# page's list of its own RGs (selector) stops having ``count`` lines.
-ARM_LIST = """([selector, count]) => {
+# Armed in a page before an action: the time its request leaves the page (the first
+# htmx ``beforeSend``), the time the page's count of ``selector`` stops being
+# ``count`` (the reveal's element inserted, an RG's line added or removed), and the
+# time once the frame that shows it has been produced.
+ARM = """([selector, count]) => {
   window.__dom = null; window.__painted = null; window.__sent = null;
   const now = () => performance.timeOrigin + performance.now();
   if (window.__watch) window.__watch.disconnect();
@@ -98,7 +83,7 @@ def buying(page: Any, url: str, n: int) -> dict[str, object]:
     for k in range(n + WARM_UP):
         started = chromium_cpu_s()
         for action in ("buy", "cancel"):
-            page.evaluate(ARM_LIST, [mine, page.locator(mine).count()])
+            page.evaluate(ARM, [mine, page.locator(mine).count()])
             if action == "buy":
                 page.locator("#rg-I4 button").first.click()
             else:
@@ -187,7 +172,7 @@ def play(n: int, server: str, backend: str) -> dict[str, object]:
                 red.locator(".waiting", has_text="Your chit is locked").wait_for()
                 blue.locator(".chits", has_text="has chosen").wait_for()
                 for page in (red, blue):
-                    page.evaluate(ARM)
+                    page.evaluate(ARM, ["#initiative-result", 0])
                 blue.get_by_role("button", name="Lock Attack").click()
                 for page in (red, blue):
                     page.wait_for_function("window.__painted !== null")
