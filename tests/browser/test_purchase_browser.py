@@ -3,6 +3,7 @@ rolls, reveals one; the opponent's open page shows that one live and nothing of 
 
 import pytest
 
+from campaign.models import Purchase, Seat
 from tests.purchase_helpers import campaign_at
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -46,3 +47,25 @@ def test_buy_two_roll_reveal_one(asgi_server, new_context, browser_login, module
     seen = axis.content() + "".join(axis_frames)
     assert "Lgt Inf Rifle Coy" not in seen
     assert "British reveals V6 AC Pltn II" in axis.locator("#campaign-log").inner_text()
+
+
+def test_a_price_buys_its_variant_in_a_browser_without_javascript(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """The RG chart's prices are buttons of their column's form (HTML ``form``
+    attribute): with JavaScript off, Chromium itself posts the column's token, stamp and
+    cost variant with the RG, and the page that follows lists the purchase; a refused
+    price answers with its sentence."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", (make_user("axis_p"), make_user("b_p")))
+    axis = browser_login(new_context(java_script_enabled=False), players.users["axis"]).new_page()
+    axis.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
+    reserve = axis.locator("#rg-I4").get_by_role("button", name="Axis I/G RG in Reserve")
+    cost = int(reserve.inner_text())
+    reserve.click()
+    axis.locator(".purchases li", has_text="Fallschirmjäger Signal Coy").wait_for()
+    bought = Purchase.objects.get(campaign_id=players.campaign_id, side="axis", group_id="I4")
+    assert (bought.cost_variant, bought.cost) == ("reserve", cost)
+    Seat.objects.filter(campaign_id=players.campaign_id, side="axis").update(points=0)
+    axis.get_by_role("button", name="Buy M1 Sniper for 2 CPP", exact=True).click()
+    assert "not enough CPP" in axis.locator("main").inner_text()
+    assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M1").count() == 0
