@@ -232,6 +232,7 @@ class RecordInputs(TableInputs):
 
     states: tuple[tuple[str, str], ...]
     lines: tuple[PurchaseLine, ...]
+    can_reveal: bool  # a line is the viewer's own secret: the table has a reveal form
 
 
 @dataclass(frozen=True)
@@ -269,12 +270,14 @@ def purchase_chart(view: CampaignView, panel: StepPanel, csrf_token: Any) -> str
 def purchase_record(view: CampaignView, csrf_token: Any) -> str:
     """The RG Purchase Records the viewer may see, as a table.  The step's panel (for
     the forms' stale-form stamp) is built only when a line has a form."""
-    forms = any(line.can_change_state or (line.mine and not line.revealed) for line in view.record)
+    can_reveal = any(line.mine and not line.revealed for line in view.record)
+    forms = can_reveal or any(line.can_change_state for line in view.record)
     inputs = RecordInputs(
         campaign_id=str(view.campaign_id),
         at=getattr(view.panel, "at", "") if forms else "",
         states=tuple(view.rg_states),
         lines=tuple(view.record),
+        can_reveal=can_reveal,
     )
     return _from_inputs(TABLE_MEMO, "campaign/_record_table.html", inputs, csrf_token)
 

@@ -49,13 +49,14 @@ def test_buy_two_roll_reveal_one(asgi_server, new_context, browser_login, module
     assert "British reveals V6 AC Pltn II" in axis.locator("#campaign-log").inner_text()
 
 
-def test_a_price_buys_its_variant_in_a_browser_without_javascript(
+def test_a_price_buys_its_variant_and_a_line_is_revealed_without_javascript(
     asgi_server, new_context, browser_login, modules, make_user
 ):
-    """The RG chart's prices are buttons of their column's form (HTML ``form``
-    attribute): with JavaScript off, Chromium itself posts the column's token, stamp and
-    cost variant with the RG, and the page that follows lists the purchase; a refused
-    price answers with its sentence."""
+    """The RG chart's prices are buttons of their column's form, and the RG Purchase
+    Records' Reveal buttons of the table's one reveal form (HTML ``form`` attribute):
+    with JavaScript off, Chromium itself posts the form's token, stamp and cost variant
+    with the RG, then the reveal with its purchase, and each page that follows shows
+    it; a refused price answers with its sentence."""
     players, _ = campaign_at("sicily", "i", "jul14pm", (make_user("axis_p"), make_user("b_p")))
     axis = browser_login(new_context(java_script_enabled=False), players.users["axis"]).new_page()
     axis.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
@@ -65,6 +66,10 @@ def test_a_price_buys_its_variant_in_a_browser_without_javascript(
     axis.locator(".purchases li", has_text="Fallschirmjäger Signal Coy").wait_for()
     bought = Purchase.objects.get(campaign_id=players.campaign_id, side="axis", group_id="I4")
     assert (bought.cost_variant, bought.cost) == ("reserve", cost)
+    axis.locator("#campaign-record tr", has_text="I4").get_by_role("button", name="Reveal").click()
+    axis.locator("#campaign-record tr", has_text="I4").get_by_text("revealed").wait_for()
+    bought.refresh_from_db()
+    assert bought.revealed_at is not None
     Seat.objects.filter(campaign_id=players.campaign_id, side="axis").update(points=0)
     axis.get_by_role("button", name="Buy M1 Sniper for 2 CPP", exact=True).click()
     assert "not enough CPP" in axis.locator("main").inner_text()
