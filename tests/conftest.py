@@ -188,30 +188,28 @@ def new_context(chromium, request):
     var/artifacts/."""
     from tests.browser.helpers import PageAudit
 
-    contexts = []
+    contexts = []  # (context, whether axe-core can check its pages)
     audit = PageAudit()
-    unaudited = []
 
     def make(**options):
         ctx = chromium.new_context(**options)
         ctx.set_default_timeout(10_000)
-        if options.get("java_script_enabled", True):
+        audited = options.get("java_script_enabled", True)
+        if audited:
             ctx.on("page", audit.watch)
-        else:
-            unaudited.append(ctx)
-        contexts.append(ctx)
+        contexts.append((ctx, audited))
         return ctx
 
     yield make
     report = getattr(request.node, "refit_call_report", None)
     failed = report is None or report.failed
-    for i, ctx in enumerate(contexts):
+    for i, (ctx, audited) in enumerate(contexts):
         for j, page in enumerate(ctx.pages):
             if failed:  # a full-page screenshot costs Chromium ~0.5 s: kept for failures
                 ARTIFACTS.mkdir(parents=True, exist_ok=True)
                 name = request.node.name.replace("/", "_")
                 page.screenshot(path=str(ARTIFACTS / f"{name}-{i}-{j}.png"), full_page=True)
-            if ctx not in unaudited:
+            if audited:
                 audit.check(page, "as left")
         ctx.close()
     problems = audit.problems

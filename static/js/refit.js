@@ -39,8 +39,11 @@
   // that was submitted, or after the button that submitted it from outside (a price
   // of the RG chart names its column's form), made on first use; the slot is
   // cleared on the next try.
+  function formOf(elt) {
+    return elt && elt.closest ? elt.closest("form") : null;
+  }
   function clickedIn(detail) {
-    var form = detail.elt && detail.elt.closest ? detail.elt.closest("form") : null;
+    var form = formOf(detail.elt);
     var cause = detail.requestConfig && detail.requestConfig.triggeringEvent;
     var button = cause && cause.submitter;
     if (form && button && button.form === form && !form.contains(button)) return button;
@@ -68,7 +71,7 @@
     var anchor = clickedIn(evt.detail);
     var slot = anchor && anchor.nextElementSibling;
     if (slot && slot.classList.contains("refusal")) slot.innerHTML = "";
-    var form = evt.detail.elt && evt.detail.elt.closest ? evt.detail.elt.closest("form") : null;
+    var form = formOf(evt.detail.elt);
     // What a submitted form holds is sent: the page's next re-draw may clear it.
     if (form) {
       form.querySelectorAll("[data-typed]").forEach(function (el) { el.removeAttribute("data-typed"); });
