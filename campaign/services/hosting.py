@@ -86,7 +86,8 @@ def create_campaign(
     host_seat = next(s for s in seats if s.side == side)
     turn = Turn(campaign, module, host_seat, {s.side: s for s in seats})
     turn.no_marks_yet()
-    update_waiting(turn)
+    for seat, name in update_waiting(turn):  # no page shows the campaign yet: no push
+        seat.save(update_fields=[name])
     return campaign
 
 
@@ -178,6 +179,6 @@ def join_campaign(*, token: str, user: User) -> Campaign:
         text=f"{player.get_username()} joins as {module.side(seat.side).name}.",
     )
     turn = Turn(campaign, module, seat, {s.side: s for s in seats})
-    update_waiting(turn)  # tells the host who joined
-    push.changed(campaign.pk)
+    # tells the host who joined
+    push.changed(campaign.pk, saving=update_waiting(turn))
     return campaign

@@ -5,7 +5,7 @@ and moves the campaign on — or loops it to a new date on Idle/Lull."""
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import F, IntegerField
+from django.db.models import IntegerField
 from django.utils import timezone
 
 from campaign.models import Event, EventKind, InitiativeChit, InitiativeOutcome
@@ -58,17 +58,18 @@ def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | Non
     )
     # A side that locks its chit marks the step done in the same transaction, so the
     # chits are read (under the campaign's lock) only once every side is done.
+    revealed: list[push.SeatField] = []
     if turn.done >= {s.id for s in turn.module.sides}:
         chits = {ch.side: ch.chit for ch in _CHITS(campaign=c.pk, cycle=c.cycle)}
         if len(chits) == len(turn.module.sides):
-            reveal(turn, chits)
-    update_waiting(turn)
-    push.changed(c.pk)
+            revealed = reveal(turn, chits)
+    push.changed(c.pk, saving=[*revealed, *update_waiting(turn)])
 
 
-def reveal(turn: Turn, chits: dict[str, str]) -> None:
+def reveal(turn: Turn, chits: dict[str, str]) -> list[push.SeatField]:
     """Reveal both chits (``chits``: side -> chit), find the matrix result and its
-    follow-ups, move on."""
+    follow-ups, move on.  Returns the seats' changed fields (the Attack chits used),
+    for ``push.changed`` to write."""
     c, module = turn.campaign, turn.module
     ini = module.initiative
     assert ini is not None
@@ -79,9 +80,11 @@ def reveal(turn: Turn, chits: dict[str, str]) -> None:
     ).update(revealed_at=now)
     cell = next(cell for cell in ini.matrix if cell.chits == chits)
     result = matrix_result(turn, cell.result)
-    attackers = [side for side, chit in chits.items() if chit == "attack"]
-    if attackers:
-        c.seats.filter(side__in=attackers).update(attack_chits_used=F("attack_chits_used") + 1)
+    used: list[push.SeatField] = []
+    for side, chit in chits.items():
+        if chit == "attack":  # the seats are locked: their counts are the stored ones
+            turn.seats[side].attack_chits_used += 1
+            used.append((turn.seats[side], "attack_chits_used"))
     sets_up = decide_side(turn, result.sets_up_first, "sets up first")
     if result.moves_first == "sets_up_second":
         moves = machine.opponent(module, sets_up) if sets_up else ""
@@ -116,11 +119,11 @@ def reveal(turn: Turn, chits: dict[str, str]) -> None:
     )
     if result.scenario:
         advance(turn)
-        return
+        return used
     target = result.loops_to or module.flow.idle_loop_from
     if target is None:
         advance(turn)
-        return
+        return used
     record_event(
         c,
         kind=EventKind.IDLE,
@@ -131,6 +134,7 @@ def reveal(turn: Turn, chits: dict[str, str]) -> None:
     goto(turn, machine.step_index(module, target), new_pass=True)
     save_position(c)
     advance(turn)
+    return used
 
 
 @transaction.atomic

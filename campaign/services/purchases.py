@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from django.db import transaction
 from django.db.models import CharField
 
-from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy
+from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy, Seat
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import active_purchases, bought_of, holdings
 from campaign.services import dice as dice_service
@@ -48,6 +48,12 @@ def kept_secret(turn: Turn, purchase: Purchase) -> str | None:
     """The acting side while ``purchase`` is its secret (``push.changed``'s
     ``secret_of``: a change to it concerns no other seat), else None."""
     return turn.side if purchase.revealed_at is None else None
+
+
+def _spent(seat: Seat) -> list[push.SeatField]:
+    """What buying or cancelling an RG sets on the buyer's seat (its points, and what
+    the RG grants), for ``push.changed`` to write."""
+    return [(seat, name) for name in ("points", "fortification_points", "san")]
 
 
 def _free(used: set[int], maximum: int | None) -> int:
@@ -137,7 +143,6 @@ def purchase_rg(
     seat.fortification_points += group.grants.get("fortification_points", 0)
     if group.grants.get("san"):
         seat.san = (seat.san or 0) + group.grants["san"]
-    seat.save(update_fields=["points", "fortification_points", "san"])
     code = module.currency.code
     how = "" if not option.variant else f", {option.label}"
     turn.record(
@@ -147,7 +152,7 @@ def purchase_rg(
         f"{how}; {seat.points} {code} left.",
         data={"purchase": purchase.pk},
     )
-    push.changed(c.pk, PURCHASE_PARTS, secret_of=turn.side)
+    push.changed(c.pk, PURCHASE_PARTS, secret_of=turn.side, saving=_spent(seat))
     return purchase
 
 
@@ -190,7 +195,6 @@ def cancel_purchase(
     seat.fortification_points -= fpp
     if group.grants.get("san"):
         seat.san = (seat.san or 0) - group.grants["san"]
-    seat.save(update_fields=["points", "fortification_points", "san"])
     purchase.status = Purchase.Status.CANCELLED
     purchase.save(update_fields=["status"])
     code = turn.module.currency.code
@@ -199,7 +203,12 @@ def cancel_purchase(
         secret=True,
         text=f"{turn.side_name()} cancelled {purchase.group_id}; {purchase.cost} {code} refunded.",
     )
-    push.changed(turn.campaign.pk, PURCHASE_PARTS, secret_of=kept_secret(turn, purchase))
+    push.changed(
+        turn.campaign.pk,
+        PURCHASE_PARTS,
+        secret_of=kept_secret(turn, purchase),
+        saving=_spent(seat),
+    )
 
 
 @transaction.atomic
@@ -237,8 +246,8 @@ def reveal_purchase(*, campaign_id: object, user: User, purchase_id: object) -> 
         EventKind.REVEAL,
         text=f"{turn.side_name()} reveals {purchase.group_id} {purchase.group_type}{strength}.",
     )
-    update_waiting(turn)  # tells the opponent what was revealed
-    push.changed(turn.campaign.pk)
+    # tells the opponent what was revealed
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
 
 
 @transaction.atomic

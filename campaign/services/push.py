@@ -25,6 +25,7 @@ from uuid import UUID, uuid4
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+from django.db.models import Case, F, Field, Value, When
 
 from campaign.models import Seat
 
@@ -83,8 +84,17 @@ def user_group(user_id: object) -> str:
     return f"user-{user_id}"
 
 
+# A locked seat and the name of a field the transaction set on it in memory (written
+# by ``changed`` in the statement that gives the seat its new revision).
+SeatField = tuple[Seat, str]
+
+
 def changed(
-    campaign_id: UUID | str, parts: Iterable[Part] = EVERYTHING, *, secret_of: str | None = None
+    campaign_id: UUID | str,
+    parts: Iterable[Part] = EVERYTHING,
+    *,
+    secret_of: str | None = None,
+    saving: Iterable[SeatField] = (),
 ) -> None:
     """The campaign changed: the seats that may see the change take a new revision in
     this transaction (whatever they read at the old one is not what they see now), and
@@ -93,11 +103,31 @@ def changed(
     seat may see changed (its unrevealed purchase, cancel, roll, fortification, recon
     or unit): only that side's seat and sockets hear of it, so the opponent's pages,
     their memoised views and the time they take to load stay as they were.  Called
-    inside the service's transaction, which already holds every seat's row locked."""
+    inside the service's transaction, which already holds every seat's row locked.
+
+    ``saving``: fields the transaction set on its locked seats (points, waiting since,
+    chits used...), written in the same statement as the new revisions; a seat whose
+    stored state changes takes a new revision, so it must be one the change concerns."""
     seats = Seat.objects.filter(campaign_id=campaign_id)
     if secret_of is not None:
         seats = seats.filter(side=secret_of)
-    seats.update(revision=uuid4())
+    values: dict[str, Any] = {"revision": uuid4()}
+    written: dict[str, dict[int, Any]] = {}
+    for seat, name in saving:
+        if secret_of is not None and seat.side != secret_of:
+            raise ValueError(f"the {seat.side} seat is written by a change secret to {secret_of}")
+        written.setdefault(name, {})[seat.pk] = getattr(seat, name)
+    for name, by_seat in written.items():
+        if secret_of is not None:  # one seat: its value as it is
+            values[name] = next(iter(by_seat.values()))
+        else:
+            field = Seat._meta.get_field(name)
+            assert isinstance(field, Field)
+            values[name] = Case(
+                *(When(pk=pk, then=Value(v, output_field=field)) for pk, v in by_seat.items()),
+                default=F(name),
+            )
+    seats.update(**values)
     parts = set(parts)
     collected = _collector.get()
     if collected is not None:

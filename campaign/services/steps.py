@@ -70,8 +70,7 @@ def finish_step(
         text=f"{turn.side_name()} finished {step.id} {step.title}{last}.",
     )
     advance(turn)
-    update_waiting(turn)
-    push.changed(turn.campaign.pk)
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -230,8 +229,7 @@ def enter_scenario_result(
         text=f"{turn.side_name()} entered the scenario result: "
         f"{describe_result(turn.module, data)}.",
     )
-    update_waiting(turn)
-    push.changed(c.pk)
+    push.changed(c.pk, saving=update_waiting(turn))
     return result
 
 
@@ -256,8 +254,7 @@ def confirm_scenario_result(*, campaign_id: object, user: User, at: str | None =
         text=f"{turn.side_name()} confirmed the scenario result.",
     )
     advance(turn)
-    update_waiting(turn)
-    push.changed(turn.campaign.pk)
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -279,8 +276,7 @@ def dispute_scenario_result(
         "It must be entered again.",
     )
     turn.forget_done()
-    update_waiting(turn)
-    push.changed(c.pk)
+    push.changed(c.pk, saving=update_waiting(turn))
 
 
 # --------------------------------------------------------------------------- results

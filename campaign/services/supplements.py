@@ -70,8 +70,8 @@ def propose_supplement(
         f"{turn.side_name(_other(turn))} is to accept or refuse it.",
         data={"path": path},
     )
-    update_waiting(turn)  # tells the other player
-    push.changed(turn.campaign.pk)
+    # tells the other player
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
     return proposal
 
 
@@ -123,8 +123,8 @@ def accept_supplement(*, campaign_id: object, user: User, ref: object) -> None:
     if proposal.path.startswith("variants.") and c.cycle == 0:
         # Still before the Initial Scenario's end: each side gets what the start now gives.
         log_start(c, module, give_start(c, module, turn.seats.values(), before=before))
-    update_waiting(turn)  # tells the other player
-    push.changed(c.pk)
+    # tells the other player
+    push.changed(c.pk, saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -150,8 +150,8 @@ def refuse_supplement(*, campaign_id: object, user: User, ref: object, reason: s
         f"{turn.side_name(proposal.proposed_by)} proposed: “{reason}”.",
         data={"path": proposal.path},
     )
-    update_waiting(turn)  # tells the other player
-    push.changed(turn.campaign.pk)
+    # tells the other player
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -169,5 +169,5 @@ def withdraw_supplement(*, campaign_id: object, user: User, ref: object) -> None
         text=f"{turn.side_name()} withdraws its proposed {it.label}.",
         data={"path": proposal.path},
     )
-    update_waiting(turn)  # tells the other player
-    push.changed(turn.campaign.pk)
+    # tells the other player
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))

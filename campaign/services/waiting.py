@@ -1,7 +1,8 @@
 """Whom a campaign waits for, and since when: the "your move" transitions.
 
 Every service that changes where a campaign is or who has done the current step ends
-with ``update_waiting(turn)``, in its own transaction.  It computes the sides the
+with ``push.changed(..., saving=update_waiting(turn))``, in its own transaction.  It
+computes the sides the
 campaign waits for now (``rules.machine.sides_to_act``), keeps each seat's
 ``waiting_since`` (set when the campaign starts waiting for the seat, cleared when it
 stops), and hands the changes to ``notifications.queue_notices``: a seat going from
@@ -15,8 +16,9 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from campaign.models import Notification, Seat
+from campaign.models import Notification
 from campaign.services import notifications
+from campaign.services.push import SeatField
 from campaign.services.turns import Turn
 from rules import machine
 
@@ -28,15 +30,17 @@ def waiting_sides(turn: Turn) -> frozenset[str]:
     return frozenset(machine.sides_to_act(turn.module, turn.step, turn.done))
 
 
-def update_waiting(turn: Turn, *, actor: str | None = None) -> None:
-    """Record whom the campaign waits for after this transaction's changes and queue
-    the notices they make due.  ``actor`` (the acting side by default) is on the page:
-    its own clock restarts when it is still waited for, and it is told nothing."""
+def update_waiting(turn: Turn, *, actor: str | None = None) -> list[SeatField]:
+    """Set whom the campaign waits for after this transaction's changes on the locked
+    seats and queue the notices they make due; returns the seats' changed fields, for
+    the caller to write (``push.changed``'s ``saving``: with the seats' new
+    revisions).  ``actor`` (the acting side by default) is on the page: its own clock
+    restarts when it is still waited for, and it is told nothing."""
     actor = turn.side if actor is None else actor
     now = timezone.now()
     waiting = waiting_sides(turn)
     before: dict[str, datetime | None] = {s: seat.waiting_since for s, seat in turn.seats.items()}
-    changed: dict[datetime | None, list[int]] = {}  # new value -> seats (one UPDATE each)
+    writes: list[SeatField] = []
     for side, seat in turn.seats.items():
         if side not in waiting:
             since = None
@@ -46,9 +50,7 @@ def update_waiting(turn: Turn, *, actor: str | None = None) -> None:
             since = before[side]
         if since != before[side]:
             seat.waiting_since = since
-            changed.setdefault(since, []).append(seat.pk)
-    for since, seats in changed.items():
-        Seat.objects.filter(pk__in=seats).update(waiting_since=since)
+            writes.append((seat, "waiting_since"))
     actor_finished = actor in before and before[actor] is not None and actor not in waiting
     transitions: dict[str, Notification.Kind] = {}
     for side in turn.seats:
@@ -59,3 +61,4 @@ def update_waiting(turn: Turn, *, actor: str | None = None) -> None:
         elif actor_finished:
             transitions[side] = Notification.Kind.ONLY_YOU
     notifications.queue_notices(turn, actor=actor, due=transitions)
+    return writes
