@@ -220,8 +220,11 @@ if env_bool("REFIT_TEST_FAST_PASSWORDS", False):
 # address pause that name from that address for 15 minutes (a sentence says so, 429).
 # Locking the pair, not the name alone, keeps a stranger from locking a player out.
 # Behind the proxy, daphne's --proxy-headers makes the client's address REMOTE_ADDR.
+# Django's ModelBackend with its per-request user read compiled once; Django's own stays
+# listed for sessions signed in before it (a session names its backend).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    "campaign.auth.ModelBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("REFIT_LOGIN_FAILURE_LIMIT", 5))

@@ -1,7 +1,7 @@
 """Reads compiled once (``campaign.prepared``, issue 19): each returns what the same
 queryset evaluated by the ORM returns, binds each call's own values (in any thread),
 compiles once per process, refuses a call with the wrong values, and the session
-store built on one still signs players in and out."""
+store and the user read built on them still sign players in and out."""
 
 from __future__ import annotations
 
@@ -245,6 +245,36 @@ def test_the_session_store_signs_in_reads_and_signs_out(make_user):
     assert client.get("/").wsgi_request.user.username == "s_alice"
     client.post("/logout/")
     assert client.get("/").wsgi_request.user.is_anonymous
+
+
+def test_the_user_read_signs_in_as_djangos_and_keeps_older_sessions(make_user):
+    """Signing in names the backend whose user read is compiled once; a player signed
+    in before it (his session names Django's own backend) stays signed in; a player
+    made inactive or deleted is signed out, as Django's backend does."""
+    from django.contrib.auth import BACKEND_SESSION_KEY
+    from django.contrib.auth.models import User
+    from django.contrib.sessions.backends.db import SessionStore
+
+    user = make_user("u_alice", "pass-word-42")
+    client = Client()
+    response = client.post("/login/", {"username": "u_alice", "password": "pass-word-42"})
+    assert response.status_code == 302, response.content
+    session = SessionStore(client.cookies["sessionid"].value)
+    assert session[BACKEND_SESSION_KEY] == "campaign.auth.ModelBackend"
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get("/campaigns/").wsgi_request.user.username == "u_alice"
+    assert sum('FROM "auth_user"' in q["sql"] for q in ctx.captured_queries) == 1
+
+    older = Client()
+    older.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    assert older.get("/campaigns/").wsgi_request.user.username == "u_alice"
+
+    User.objects.filter(pk=user.pk).update(is_active=False)
+    assert client.get("/campaigns/").wsgi_request.user.is_anonymous
+    User.objects.filter(pk=user.pk).update(is_active=True)
+    assert client.get("/campaigns/").wsgi_request.user.username == "u_alice"
+    User.objects.filter(pk=user.pk).delete()
+    assert client.get("/campaigns/").wsgi_request.user.is_anonymous
 
 
 @pytest.mark.django_db(transaction=True)

@@ -27,7 +27,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user, backend="campaign.auth.ModelBackend")
         target = request.GET.get("next", "")
         if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
             target = reverse("dashboard")
