@@ -2,12 +2,12 @@
 
 Every service that changes where a campaign is or who has done the current step ends
 with ``push.changed(..., saving=update_waiting(turn))``, in its own transaction.  It
-computes the sides the
-campaign waits for now (``rules.machine.sides_to_act``), keeps each seat's
-``waiting_since`` (set when the campaign starts waiting for the seat, cleared when it
-stops), and hands the changes to ``notifications.queue_notices``: a seat going from
-"not waited for" to "waited for" is a *your move* transition, noticed exactly once
-because the stored state, not the push, says what changed.
+computes the sides the campaign waits for now (``rules.machine.sides_to_act``), keeps
+each seat's ``waiting_since`` (set when the campaign starts waiting for the seat,
+cleared when it stops; written with the seat's new revision) and hands the changes to
+``notifications.queue_notices``: a seat going from "not waited for" to "waited for" is
+a *your move* transition, noticed exactly once because the stored state, not the push,
+says what changed.
 """
 
 from __future__ import annotations
