@@ -8,6 +8,7 @@ of the acting side (``rules.snapshot``), nothing else.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence, Set
 from fractions import Fraction
 
 from rules import machine
@@ -97,8 +98,11 @@ def budget_reason(module: Module, points: int, cost: int) -> str:
     return "" if cost <= points else f"not enough {code} ({cost} needed, {points} left)"
 
 
-def limit_reasons(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[str]:
-    """Every limit of the chart that forbids ``group`` now, budget aside."""
+def limit_reasons(
+    module: Module, snap: Snapshot, group: ReinforcementGroup, tags: Set[str] | None = None
+) -> list[str]:
+    """Every limit of the chart that forbids ``group`` now, budget aside (``tags``: the
+    side's ``held_tags``, when already known)."""
     return unavailable(
         module,
         variant=snap.variant,
@@ -106,21 +110,47 @@ def limit_reasons(module: Module, snap: Snapshot, group: ReinforcementGroup) -> 
         group=group,
         date_index=snap.position.date_index,
         bought=snap.holdings.bought,
-        retained_tags=held_tags(module, snap),
+        retained_tags=held_tags(module, snap) if tags is None else tags,
     )
 
 
-def group_reasons(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[str]:
-    """Why ``group`` cannot be bought now: every limit of the chart, then the budget
-    at its cheapest price (empty: it can)."""
-    reasons = limit_reasons(module, snap, group)
-    options = cost_options(module, snap.side, group)
+def _reasons(
+    module: Module,
+    snap: Snapshot,
+    group: ReinforcementGroup,
+    tags: Set[str],
+    options: Sequence[CostOption],
+) -> list[str]:
+    reasons = limit_reasons(module, snap, group, tags)
     if options:
         cheapest = min(o.cost for o in options)
         budget = budget_reason(module, snap.me.points or 0, cheapest)
         if budget:
             reasons.append(budget)
     return reasons
+
+
+def group_reasons(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[str]:
+    """Why ``group`` cannot be bought now: every limit of the chart, then the budget
+    at its cheapest price (empty: it can)."""
+    options = cost_options(module, snap.side, group)
+    return _reasons(module, snap, group, held_tags(module, snap), options)
+
+
+def chart_offers(
+    module: Module, snap: Snapshot
+) -> list[tuple[ReinforcementGroup, list[CostOption], list[str]]]:
+    """Each RG of the side's chart, its prices (``cost_options``) and why it cannot be
+    bought now (``group_reasons``; empty: it can), what the side holds read once for
+    the whole chart."""
+    chart = module.chart(snap.side)
+    assert chart is not None, "a side's offers are asked only where its chart exists"
+    tags = held_tags(module, snap)
+    offers = []
+    for group in chart.groups:
+        options = cost_options(module, snap.side, group)
+        offers.append((group, options, _reasons(module, snap, group, tags, options)))
+    return offers
 
 
 def find_group(module: Module, side: str, group_id: str) -> ReinforcementGroup:
@@ -435,11 +465,12 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
             reasons = [recon_reasons(module, snap, i) for i in options]
             if all(reasons):
                 return reasons[0][0]
-        if condition is Pass.NOTHING_TO_BUY and not chart_missing(module, snap.side):
-            chart = module.chart(snap.side)
-            assert chart is not None
-            if all(group_reasons(module, snap, g) for g in chart.groups):
-                return "no RG of the chart can be bought now"
+        if (
+            condition is Pass.NOTHING_TO_BUY
+            and not chart_missing(module, snap.side)
+            and all(reasons for _, _, reasons in chart_offers(module, snap))
+        ):
+            return "no RG of the chart can be bought now"
     return ""
 
 

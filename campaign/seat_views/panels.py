@@ -25,7 +25,6 @@ from campaign.services.units import describe_filter, label, state_of
 from rules import availability
 from rules.effects import matches
 from rules.kinds import Show, kind_of
-from rules.purchase import cost_options
 from rules.schema import Table
 from rules.snapshot import Holdings
 
@@ -284,15 +283,13 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     bought = tuple(bought_of(p) for p in own)
     snap = view.snapshot(Holdings(bought=bought))
     date_index = view.campaign.date_index
-    options = {
-        g.id: [(o.variant, o.label, o.cost) for o in cost_options(module, side, g)]
-        for g in chart.groups
-    }
+    offers = availability.chart_offers(module, snap)
+    options = {g.id: [(o.variant, o.label, o.cost) for o in opts] for g, opts, _ in offers}
     used = {variant for opts in options.values() for variant, _, _ in opts}
     columns = [("", "printed")] if "" in used else []
     columns += [(cv.id, cv.label) for cv in module.cost_variants if cv.id in used]
     panel.price_columns = columns
-    for g in chart.groups:
+    for g, _, reasons in offers:
         by_variant = {o[0]: o for o in options[g.id]}
         n_cg = sum(1 for b in bought if b.group_id == g.id and not b.initial)
         n_date = sum(
@@ -309,7 +306,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
                 [by_variant.get(variant) for variant, _ in columns],
                 "—" if g.date_max is None else str(max(0, g.date_max - n_date)),
                 "—" if cg_max is None else str(max(0, cg_max - n_cg)),
-                availability.group_reasons(module, snap, g),
+                reasons,
                 list(g.footnotes),
             )
         )

@@ -55,6 +55,30 @@ def test_the_page_and_the_action_give_the_same_budget_sentence(sicily: Module) -
     assert page[0] in refused.value.message
 
 
+@pytest.mark.parametrize(
+    "side, date, held",
+    [
+        ("axis", "jul14pm", ()),
+        ("axis", "jul14n", (Bought("I7", 2), Bought("I10", 2), Bought("I1", 2))),
+        ("british", "jul14n", (Bought("V5", 2),)),
+    ],
+)
+def test_a_charts_offers_are_each_rgs_prices_and_reasons(sicily: Module, side, date, held) -> None:
+    """The whole chart at once (what the purchase page shows) says, for every RG, what
+    ``cost_options`` and ``group_reasons`` say of it alone."""
+    from rules.purchase import cost_options
+
+    snap = at(sicily, side=side, date=date, step="3.617", points=12, holdings=Holdings(held))
+    offers = availability.chart_offers(sicily, snap)
+    chart = sicily.chart(side)
+    assert chart is not None
+    assert [g.id for g, _, _ in offers] == [g.id for g in chart.groups]
+    for g, options, reasons in offers:
+        assert options == cost_options(sicily, side, g)
+        assert reasons == availability.group_reasons(sicily, snap, g), g.id
+    assert any(reasons for _, _, reasons in offers)  # some refused, so the check says something
+
+
 def test_3_6175_reserve_price_passes_where_the_printed_price_is_too_dear(sicily: Module) -> None:
     snap = at(sicily, side="axis", date="jul14pm", step="3.617", points=12)
     g, option = availability.check_purchase(sicily, snap, "I4", "reserve")
