@@ -283,14 +283,16 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     bought = tuple(bought_of(p) for p in own)
     snap = view.snapshot(Holdings(bought=bought))
     date_index = view.campaign.date_index
-    offers = availability.chart_offers(module, snap)
-    options = {g.id: [(o.variant, o.label, o.cost) for o in opts] for g, opts, _ in offers}
-    used = {variant for opts in options.values() for variant, _, _ in opts}
+    offers = [
+        (g, [(o.variant, o.label, o.cost) for o in opts], reasons)
+        for g, opts, reasons in availability.chart_offers(module, snap)
+    ]
+    used = {variant for _, prices, _ in offers for variant, _, _ in prices}
     columns = [("", "printed")] if "" in used else []
     columns += [(cv.id, cv.label) for cv in module.cost_variants if cv.id in used]
     panel.price_columns = columns
-    for g, _, reasons in offers:
-        by_variant = {o[0]: o for o in options[g.id]}
+    for g, prices, reasons in offers:
+        by_variant = {price[0]: price for price in prices}
         n_cg = sum(1 for b in bought if b.group_id == g.id and not b.initial)
         n_date = sum(
             1 for b in bought if b.group_id == g.id and b.date_index == date_index and not b.initial
