@@ -57,6 +57,38 @@ def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[C
     return out
 
 
+@dataclass(frozen=True)
+class PurchaseCounts:
+    """How many of one RG a side has bought (its Initial-Scenario OB aside, 3.6179) in
+    the CG and on the current date, against the chart's maxima (None: no limit)."""
+
+    in_cg: int
+    on_date: int
+    cg_max: int | None
+    date_max: int | None
+
+    @property
+    def cg_left(self) -> int | None:
+        return None if self.cg_max is None else max(0, self.cg_max - self.in_cg)
+
+    @property
+    def date_left(self) -> int | None:
+        return None if self.date_max is None else max(0, self.date_max - self.on_date)
+
+
+def purchase_counts(
+    group: ReinforcementGroup, *, variant: str, date_index: int, bought: Sequence[Bought]
+) -> PurchaseCounts:
+    """``group``'s purchases counted toward its CG and CG-date maxima (3.617)."""
+    mine = [b for b in bought if b.group_id == group.id and not b.initial]
+    return PurchaseCounts(
+        in_cg=len(mine),
+        on_date=sum(1 for b in mine if b.date_index == date_index),
+        cg_max=group.cg_max.get(variant),
+        date_max=group.date_max,
+    )
+
+
 def unavailable(
     module: Module,
     *,
@@ -75,18 +107,16 @@ def unavailable(
     assert chart is not None, "a group is always on its side's chart"
     date = module.dates[date_index]
     held = [b for b in bought if b.state == "held"]
+    n = purchase_counts(group, variant=variant, date_index=date_index, bought=bought)
     bought = [b for b in bought if not b.initial]
-    mine = [b for b in bought if b.group_id == group.id]
-    cg_max = group.cg_max.get(variant)
-    if cg_max is not None and len(mine) >= cg_max:
+    if n.cg_left == 0:
         reasons.append(
-            f"the CG maximum is reached ({len(mine)} of {cg_max} bought in "
+            f"the CG maximum is reached ({n.in_cg} of {n.cg_max} bought in "
             f"{module.variant(variant).name}; {chart.rule})"
         )
-    today = [b for b in mine if b.date_index == date_index]
-    if group.date_max is not None and len(today) >= group.date_max:
+    if n.date_left == 0:
         reasons.append(
-            f"the CG date maximum is reached ({len(today)} of {group.date_max} on {date.label}; "
+            f"the CG date maximum is reached ({n.on_date} of {n.date_max} on {date.label}; "
             f"{chart.rule})"
         )
     groups = {g.id: g for g in chart.groups}

@@ -25,6 +25,7 @@ from campaign.services.units import describe_filter, label, state_of
 from rules import availability
 from rules.effects import matches
 from rules.kinds import Show, kind_of
+from rules.purchase import purchase_counts
 from rules.schema import Table
 from rules.snapshot import Holdings
 
@@ -293,11 +294,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     panel.price_columns = columns
     for g, prices, reasons in offers:
         by_variant = {price[0]: price for price in prices}
-        n_cg = sum(1 for b in bought if b.group_id == g.id and not b.initial)
-        n_date = sum(
-            1 for b in bought if b.group_id == g.id and b.date_index == date_index and not b.initial
-        )
-        cg_max = g.cg_max.get(view.campaign.variant)
+        n = purchase_counts(g, variant=view.campaign.variant, date_index=date_index, bought=bought)
         panel.chart.append(
             ChartRow(
                 g.id,
@@ -306,8 +303,8 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
                 or (f"{g.full}/{g.depleted}" if g.depleted is not None else str(g.full or "")),
                 g.units,
                 [by_variant.get(variant) for variant, _ in columns],
-                "—" if g.date_max is None else str(max(0, g.date_max - n_date)),
-                "—" if cg_max is None else str(max(0, cg_max - n_cg)),
+                "—" if n.date_left is None else str(n.date_left),
+                "—" if n.cg_left is None else str(n.cg_left),
                 reasons,
                 list(g.footnotes),
             )

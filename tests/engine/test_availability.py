@@ -33,6 +33,27 @@ def test_3_617_date_max_refuses_a_second_i1_on_the_same_date(sicily: Module) -> 
     assert any("CG date maximum is reached (1 of 1 on July 14 Night" in r for r in reasons)
 
 
+def test_3_617_the_charts_counts_left_are_the_limits_the_refusal_names(sicily: Module) -> None:
+    """The chart's "Left" cells and the refusal count the same purchases: the RG's own,
+    its Initial-Scenario OB aside (3.6179), on this date and in the CG."""
+    from rules.purchase import purchase_counts
+
+    i1 = group(sicily, "axis", "I1")
+    held = (Bought("I1", 1), Bought("I1", 2, initial=True), Bought("I7", 2))
+    n = purchase_counts(i1, variant="i", date_index=2, bought=held)
+    assert (n.in_cg, n.on_date, n.date_left) == (1, 0, i1.date_max)
+    snap = at(sicily, side="axis", date="jul14n", step="3.617", holdings=Holdings(bought=held))
+    assert not any("maximum" in r for r in availability.group_reasons(sicily, snap, i1))
+    held += (Bought("I1", 2),)
+    n = purchase_counts(i1, variant="i", date_index=2, bought=held)
+    assert (n.in_cg, n.on_date, n.date_left) == (2, 1, 0)
+    snap = at(sicily, side="axis", date="jul14n", step="3.617", holdings=Holdings(bought=held))
+    assert any(
+        "CG date maximum is reached (1 of 1" in r
+        for r in availability.group_reasons(sicily, snap, i1)
+    )
+
+
 def test_3_617_footnote_m_no_more_than_two_coy_rgs_per_date(sicily: Module) -> None:
     bought = (Bought("I7", 2), Bought("I10", 2))
     snap = at(sicily, side="axis", date="jul14n", step="3.617", holdings=Holdings(bought=bought))
