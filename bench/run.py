@@ -77,10 +77,11 @@ LOG_DIR = ROOT / "var" / "bench"
 CSRF = "b" * 32
 MARK = "BENCH-JSON "
 LATE = 30  # seconds: a reveal later than this is counted as missed
-# The reveal's two conditions (bench/run.py reveal_and_floor) and the idle time before
-# a "paused" sample.
+# The reveal's two conditions (``reveal_and_floor``), the idle time before a "paused"
+# sample, and each condition's label in what the bench prints.
 CONDITIONS = ("paused", "busy")
 PAUSE = float(os.environ.get("BENCH_PAUSE", 0.05))
+LABELS = {"paused": f"after {PAUSE * 1000:.0f} ms idle", "busy": "back to back"}
 
 
 # --------------------------------------------------------------------------- figures
@@ -631,7 +632,7 @@ async def reveal_and_floor(ports: list[int], ids: list[str], cookies: dict[str, 
     paused = {name: summary(values) for name, values in samples["paused"].items()}
     busy = {name: summary(values) for name, values in samples["busy"].items()}
     figures: dict[str, Any] = {"missed": missed, **paused, "busy": busy}
-    for label, f in ((f"after {PAUSE * 1000:.0f} ms idle", paused), ("back to back", busy)):
+    for label, f in ((LABELS["paused"], paused), (LABELS["busy"], busy)):
         lines += [
             f"{label}:",
             line("  floor: bare group_send echo to 2 sockets, one on each worker", f["floor"]),
@@ -866,8 +867,8 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
         lambda r: f"{r['machine']['before']['p50']:.2f} / {r['machine']['after']['p50']:.2f}",
     )
     for label, get in (
-        (f"after {PAUSE * 1000:.0f} ms idle", lambda r: r["reveal"]),
-        ("back to back", lambda r: r["reveal"]["busy"]),
+        (LABELS["paused"], lambda r: r["reveal"]),
+        (LABELS["busy"], lambda r: r["reveal"]["busy"]),
     ):
         row(f"floor p50 / p95 / p99 ms, {label}", lambda r, g=get: ms(g(r)["floor"], *P3))
         row(
