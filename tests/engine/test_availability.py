@@ -8,6 +8,7 @@ import pytest
 from rules import availability
 from rules.errors import Refused
 from rules.kinds import Action
+from rules.purchase import purchase_counts
 from rules.schema import Module
 from rules.snapshot import Bought, FortificationBought, Holdings, SideState
 from tests.engine.conftest import at
@@ -36,8 +37,6 @@ def test_3_617_date_max_refuses_a_second_i1_on_the_same_date(sicily: Module) -> 
 def test_3_617_the_charts_counts_left_are_the_limits_the_refusal_names(sicily: Module) -> None:
     """The chart's "Left" cells and the refusal count the same purchases: the RG's own,
     its Initial-Scenario OB aside (3.6179), on this date and in the CG."""
-    from rules.purchase import purchase_counts
-
     i1 = group(sicily, "axis", "I1")
     held = (Bought("I1", 1), Bought("I1", 2, initial=True), Bought("I7", 2))
     n = purchase_counts(i1, variant="i", date_index=2, bought=held)
