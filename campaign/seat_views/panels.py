@@ -75,17 +75,20 @@ class ChitView:
 
 @dataclass(frozen=True)
 class ChartRow:
+    """A row of the RG chart: plain, hashable data (the chart renders each distinct
+    row once: ``campaign.fragments.chart_row``)."""
+
     id: str
     type: str
     strength: str  # "12/9"
     units: str
     # One cell per column of ``StepPanel.price_columns``: (variant, label, cost) or
     # None where the variant does not apply to this RG.
-    prices: list[tuple[str, str, int] | None]
+    prices: tuple[tuple[str, str, int] | None, ...]
     left_date: str  # how many may still be bought this date ("—": no limit)
     left_cg: str
-    reasons: list[str]  # why it cannot be bought now (empty: it can)
-    footnotes: list[str]  # the letters of its chart notes (``StepPanel.chart_notes``)
+    reasons: tuple[str, ...]  # why it cannot be bought now (empty: it can)
+    footnotes: tuple[str, ...]  # the letters of its chart notes (``StepPanel.chart_notes``)
 
 
 @dataclass(frozen=True)
@@ -302,11 +305,11 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
                 g.strength_text
                 or (f"{g.full}/{g.depleted}" if g.depleted is not None else str(g.full or "")),
                 g.units,
-                [by_variant.get(variant) for variant, _ in columns],
+                tuple(by_variant.get(variant) for variant, _ in columns),
                 "—" if n.date_left is None else str(n.date_left),
                 "—" if n.cg_left is None else str(n.cg_left),
-                reasons,
-                list(g.footnotes),
+                tuple(reasons),
+                tuple(g.footnotes),
             )
         )
 

@@ -17,6 +17,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from campaign import fragments
+from campaign.seat_views.panels import ChartRow
 
 register = template.Library()
 
@@ -94,6 +95,13 @@ def purchase_chart(context: template.Context) -> SafeString:
     """The RG chart of the purchase step's panel ``p``, rendered once per distinct
     chart (``campaign.fragments.purchase_chart``)."""
     return mark_safe(fragments.purchase_chart(context["view"], context["p"], _token(context)))
+
+
+@register.simple_tag
+def chart_row(chart: fragments.ChartInputs, row: ChartRow) -> SafeString:
+    """A row of the RG chart ``chart``, rendered once per distinct row
+    (``campaign.fragments.chart_row``)."""
+    return mark_safe(fragments.chart_row(chart, row))
 
 
 @register.simple_tag(takes_context=True)
