@@ -15,14 +15,15 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import threading
+import os
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from typing import Any
 from uuid import UUID, uuid4
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 from django.db.models import Case, F, Field, Value, When
@@ -143,14 +144,79 @@ def session_ended(user_id: object, session_key: str) -> None:
 
 
 def send(group: str, message: dict[str, Any]) -> None:
-    """Send to a group.  A lost push loses no state: pages show the truth on reload and
-    sockets resync on reconnect, so a failed send is logged, never raised."""
+    """Send to a group, without waiting for it.  A lost push loses no state: pages
+    show the truth on reload and sockets resync on reconnect, so a failed send is
+    logged, never raised.
+
+    Under an ASGI server (a view runs in a thread the server's event loop handed it)
+    the message goes to that loop's outbox, and the request goes on at once: its
+    answer does not wait for the channel layer's round trips, which on a busy machine
+    were a view's longest wait.  With no serving loop (a command, a test's plain
+    client) the send is made here, before returning."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        _send(group, message)
-    else:  # called from a thread that runs an event loop: send from another thread
-        threading.Thread(target=_send, args=(group, message), daemon=True).start()
+        serving = _serving_loop()
+        if serving is None:
+            _send(group, message)
+        else:
+            serving.call_soon_threadsafe(_post, group, message)
+    else:  # on the loop's own thread (async code)
+        _post(group, message)
+
+
+def _serving_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop that handed this thread its work, when a sync function runs
+    under ``sync_to_async`` (as Django's ASGI handler runs a sync view): asgiref
+    records it in its thread-local, where ``async_to_sync`` finds it too.  None
+    outside such a thread, or if asgiref ever stops recording it (the send then
+    waits, as ``async_to_sync`` would)."""
+    local = SyncToAsync.threadlocal
+    loop = getattr(local, "main_event_loop", None)
+    if loop is None or getattr(local, "main_event_loop_pid", None) != os.getpid():
+        return None
+    return None if loop.is_closed() else loop
+
+
+class _Outbox:
+    """The pushes of one event loop, sent one at a time in the order they were made
+    (a page's socket receives a campaign's changes in order).  Bounded: while the
+    channel layer is away the oldest wait, and past ``SIZE`` a push is dropped and
+    logged (sockets resync when they reconnect)."""
+
+    SIZE = 10_000
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue(self.SIZE)
+        self.task = asyncio.get_running_loop().create_task(self._drain())
+
+    def post(self, group: str, message: dict[str, Any]) -> None:
+        try:
+            self.queue.put_nowait((group, message))
+        except asyncio.QueueFull:
+            logger.warning("push to %s dropped: %d pushes wait to be sent", group, self.SIZE)
+
+    async def _drain(self) -> None:
+        while True:
+            group, message = await self.queue.get()
+            try:
+                await get_channel_layer().group_send(group, message)
+            except Exception as exc:  # noqa: BLE001 - best effort, as ``_send``
+                logger.warning("push to %s failed (%s: %s)", group, type(exc).__name__, exc)
+
+
+_outboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Outbox] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _post(group: str, message: dict[str, Any]) -> None:
+    """On the loop's own thread: queue the push in the loop's outbox."""
+    loop = asyncio.get_running_loop()
+    outbox = _outboxes.get(loop)
+    if outbox is None or outbox.task.done():
+        outbox = _outboxes[loop] = _Outbox()
+    outbox.post(group, message)
 
 
 def _send(group: str, message: dict[str, Any]) -> None:
