@@ -543,8 +543,9 @@ class Inbox:
 
 
 async def reveal_and_floor(ports: list[int], ids: list[str], cookies: dict[str, str]):
-    import httpx
     from channels.layers import get_channel_layer
+
+    from bench.loadclient import Connection
 
     a, b = ports
     inbox = Inbox()
@@ -578,22 +579,16 @@ async def reveal_and_floor(ports: list[int], ids: list[str], cookies: dict[str, 
         cond: {"floor": [], "reveal": [], "reveal_after_response": []} for cond in CONDITIONS
     }
     missed = 0  # reveals that did not reach both sockets within LATE seconds
-    async with httpx.AsyncClient(timeout=60) as http:
-        # The first locks (Red), all campaigns at once; both pages show them.
+    red = Connection(a, {**headers, "Cookie": cookies["alice"]})
+    blue = Connection(b, {**headers, "Cookie": cookies["bob"]})
+    try:
+        # The first locks (Red), one after another; both pages show them.
         shown = []
         for cid in ids:
             shown.append(inbox.expect(cid, "alice", "Your chit is locked"))
             shown.append(inbox.expect(cid, "bob", "has chosen"))
-        await asyncio.gather(
-            *[
-                http.post(
-                    f"http://127.0.0.1:{a}/campaigns/{cid}/act/chit/",
-                    data={"chit": "idle"},
-                    headers={**headers, "Cookie": cookies["alice"]},
-                )
-                for cid in ids
-            ]
-        )
+            status, body = await red.post(f"/campaigns/{cid}/act/chit/", {"chit": "idle"})
+            assert status == 200, body[:200]
         await asyncio.wait_for(asyncio.gather(*shown), 120)
         await asyncio.sleep(1)
         for n, cid in enumerate(ids):
@@ -611,13 +606,9 @@ async def reveal_and_floor(ports: list[int], ids: list[str], cookies: dict[str, 
             # the page's header (the first frame of the change; the log line follows).
             reveals = [inbox.expect(cid, who, 'id="initiative-result"') for who in ("alice", "bob")]
             start = time.perf_counter()
-            r = await http.post(
-                f"http://127.0.0.1:{b}/campaigns/{cid}/act/chit/",
-                data={"chit": "attack"},
-                headers={**headers, "Cookie": cookies["bob"]},
-            )
+            status, body = await blue.post(f"/campaigns/{cid}/act/chit/", {"chit": "attack"})
             responded = time.perf_counter()
-            assert r.status_code == 200, r.text[:200]
+            assert status == 200, body[:200]
             try:
                 both = max(await asyncio.wait_for(asyncio.gather(*reveals), LATE))
             except TimeoutError:
@@ -625,6 +616,9 @@ async def reveal_and_floor(ports: list[int], ids: list[str], cookies: dict[str, 
                 continue
             got["reveal_after_response"].append(max(0.0, both - responded) * 1000)
             got["reveal"].append((both - start) * 1000)
+    finally:
+        red.close()
+        blue.close()
     for task in inbox.tasks:
         task.cancel()
     for ws in sockets:
@@ -664,50 +658,42 @@ def active_purchase(campaign_id: str) -> str | None:
 
 
 async def purchase_throughput(ports: list[int], ids: list[str], cookies: dict[str, str]):
-    """CLIENTS clients, each on its own campaign at 3.617, buy and cancel I4 in a loop
-    (no socket open: each answer renders the buyer's changed fragments)."""
-    import httpx
+    """CLIENTS clients, each on its own campaign at 3.617 and its own connection, buy
+    and cancel I4 in a loop (no socket open: each answer renders the buyer's changed
+    fragments)."""
+    from bench.loadclient import Connection
 
     headers = {"X-CSRFToken": CSRF, "HX-Request": "true", "Cookie": cookies["alice"]}
     latencies: list[float] = []
     refused = 0
     deadline = time.perf_counter() + THROUGHPUT_SECONDS
 
-    async def client(k: int, http: httpx.AsyncClient) -> None:
+    async def client(k: int) -> None:
         nonlocal refused
-        port = ports[k % len(ports)]
+        http = Connection(ports[k % len(ports)], headers)
         cid = ids[k]
-        while time.perf_counter() < deadline:
-            start = time.perf_counter()
-            r = await http.post(
-                f"http://127.0.0.1:{port}/campaigns/{cid}/act/buy/",
-                data={"group": "I4", "variant": ""},
-                headers=headers,
-            )
-            latencies.append((time.perf_counter() - start) * 1000)
-            if r.status_code != 200:
-                refused += 1
-                continue
-            found = REF.search(r.text)
-            ref = found.group(1) if found else await asyncio.to_thread(active_purchase, cid)
-            start = time.perf_counter()
-            r = await http.post(
-                f"http://127.0.0.1:{port}/campaigns/{cid}/act/cancel/",
-                data={"purchase": str(ref)},
-                headers=headers,
-            )
-            latencies.append((time.perf_counter() - start) * 1000)
-            refused += r.status_code != 200
+        try:
+            while time.perf_counter() < deadline:
+                start = time.perf_counter()
+                status, body = await http.post(
+                    f"/campaigns/{cid}/act/buy/", {"group": "I4", "variant": ""}
+                )
+                latencies.append((time.perf_counter() - start) * 1000)
+                if status != 200:
+                    refused += 1
+                    continue
+                found = REF.search(body.decode())
+                ref = found.group(1) if found else await asyncio.to_thread(active_purchase, cid)
+                start = time.perf_counter()
+                status, _ = await http.post(f"/campaigns/{cid}/act/cancel/", {"purchase": ref})
+                latencies.append((time.perf_counter() - start) * 1000)
+                refused += status != 200
+        finally:
+            http.close()
 
     began = time.perf_counter()
-    # A connection left idle is dropped after 2 s, before the server closes it (uvicorn
-    # after 5 s, httpx's own default too): reused at that very moment, it was reset
-    # under the request (the phase's occasional httpx.ReadError).
-    limits = httpx.Limits(
-        max_connections=CLIENTS, max_keepalive_connections=CLIENTS, keepalive_expiry=2.0
-    )
-    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
-        await asyncio.gather(*[client(k, http) for k in range(len(ids))])
+    cpu = time.process_time()
+    await asyncio.gather(*[client(k) for k in range(len(ids))])
     elapsed = time.perf_counter() - began
     figures = {
         "clients": len(ids),
@@ -715,11 +701,13 @@ async def purchase_throughput(ports: list[int], ids: list[str], cookies: dict[st
         "requests": len(latencies),
         "refused": refused,
         "latency": summary(latencies),
+        "client_cpu_ms": (time.process_time() - cpu) / max(1, len(latencies)) * 1000,
     }
     return figures, [
         f"purchase throughput, {len(ids)} concurrent clients on 2 workers: "
         f"{figures['rps']:.0f} requests/s ({len(latencies)} buy/cancel requests in "
-        f"{elapsed:.1f} s, {refused} refused)",
+        f"{elapsed:.1f} s, {refused} refused; the clients' CPU "
+        f"{figures['client_cpu_ms']:.2f} ms per request)",
         line("purchase request latency", figures["latency"]),
     ]
 
