@@ -16,7 +16,11 @@ PostgreSQL and Redis:
    one without (the answer renders the changed fragments); with the garbage
    collector's pauses meanwhile (collections, full ones, the longest), the process
    set up as a worker is.
-4. Purchase throughput: 50 concurrent clients buying and cancelling over HTTP.
+4. The stack ceiling: 50 concurrent clients posting an empty signed-in request
+   (``campaign.views.bench``: session, user, CSRF, nothing else), to read the
+   purchases against; then purchase throughput: 50 concurrent clients buying and
+   cancelling over HTTP.  Each client has one keep-alive connection
+   (``bench/loadclient.py``: a lean client, so the load costs the shared cores little).
 5. Peak resident memory of each worker.
 
 ``--scale 10`` runs the same with ten times the campaigns in the database (the same
@@ -50,7 +54,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -71,6 +75,7 @@ os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # the bench drives the ORM fro
 CAMPAIGNS = int(os.environ.get("BENCH_CAMPAIGNS", 200))
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", 50))
 THROUGHPUT_SECONDS = float(os.environ.get("BENCH_SECONDS", 15))
+CEILING_SECONDS = max(2.0, THROUGHPUT_SECONDS / 3)
 SAMPLES = int(os.environ.get("BENCH_SAMPLES", 100))  # in-process requests per figure
 DEFAULT_SERVER = "uvicorn"  # chosen by this bench (README "Performance")
 LOG_DIR = ROOT / "var" / "bench"
@@ -657,59 +662,95 @@ def active_purchase(campaign_id: str) -> str | None:
     )
 
 
-async def purchase_throughput(ports: list[int], ids: list[str], cookies: dict[str, str]):
-    """CLIENTS clients, each on its own campaign at 3.617 and its own connection, buy
-    and cancel I4 in a loop (no socket open: each answer renders the buyer's changed
-    fragments)."""
+Post = Callable[[str, dict[str, str]], Awaitable[tuple[int, bytes]]]
+
+
+async def under_load(
+    ports: list[int],
+    cookie: str,
+    clients: int,
+    seconds: float,
+    work: Callable[[int, Post], Awaitable[None]],
+) -> dict[str, Any]:
+    """``clients`` clients, each on its own keep-alive connection (alternately to each
+    worker), running ``work(k, post)`` again and again for ``seconds``: every request
+    ``post`` makes is timed, and one that is not answered 200 counted as refused."""
     from bench.loadclient import Connection
 
-    headers = {"X-CSRFToken": CSRF, "HX-Request": "true", "Cookie": cookies["alice"]}
+    headers = {"X-CSRFToken": CSRF, "HX-Request": "true", "Cookie": cookie}
     latencies: list[float] = []
     refused = 0
-    deadline = time.perf_counter() + THROUGHPUT_SECONDS
+    deadline = time.perf_counter() + seconds
 
     async def client(k: int) -> None:
-        nonlocal refused
         http = Connection(ports[k % len(ports)], headers)
-        cid = ids[k]
+
+        async def post(path: str, data: dict[str, str]) -> tuple[int, bytes]:
+            nonlocal refused
+            start = time.perf_counter()
+            status, body = await http.post(path, data)
+            latencies.append((time.perf_counter() - start) * 1000)
+            refused += status != 200
+            return status, body
+
         try:
             while time.perf_counter() < deadline:
-                start = time.perf_counter()
-                status, body = await http.post(
-                    f"/campaigns/{cid}/act/buy/", {"group": "I4", "variant": ""}
-                )
-                latencies.append((time.perf_counter() - start) * 1000)
-                if status != 200:
-                    refused += 1
-                    continue
-                found = REF.search(body.decode())
-                ref = found.group(1) if found else await asyncio.to_thread(active_purchase, cid)
-                start = time.perf_counter()
-                status, _ = await http.post(f"/campaigns/{cid}/act/cancel/", {"purchase": ref})
-                latencies.append((time.perf_counter() - start) * 1000)
-                refused += status != 200
+                await work(k, post)
         finally:
             http.close()
 
-    began = time.perf_counter()
-    cpu = time.process_time()
-    await asyncio.gather(*[client(k) for k in range(len(ids))])
+    began, cpu = time.perf_counter(), time.process_time()
+    await asyncio.gather(*[client(k) for k in range(clients)])
     elapsed = time.perf_counter() - began
-    figures = {
-        "clients": len(ids),
+    return {
+        "clients": clients,
         "rps": len(latencies) / elapsed,
         "requests": len(latencies),
+        "seconds": elapsed,
         "refused": refused,
         "latency": summary(latencies),
         "client_cpu_ms": (time.process_time() - cpu) / max(1, len(latencies)) * 1000,
     }
-    return figures, [
-        f"purchase throughput, {len(ids)} concurrent clients on 2 workers: "
-        f"{figures['rps']:.0f} requests/s ({len(latencies)} buy/cancel requests in "
-        f"{elapsed:.1f} s, {refused} refused; the clients' CPU "
+
+
+def _load_lines(what: str, figures: dict[str, Any]) -> list[str]:
+    return [
+        f"{what}, {figures['clients']} concurrent clients on 2 workers: "
+        f"{figures['rps']:.0f} requests/s ({figures['requests']} requests in "
+        f"{figures['seconds']:.1f} s, {figures['refused']} refused; the clients' CPU "
         f"{figures['client_cpu_ms']:.2f} ms per request)",
-        line("purchase request latency", figures["latency"]),
+        line(f"{what}, request latency", figures["latency"]),
     ]
+
+
+async def stack_ceiling(ports: list[int], cookies: dict[str, str]):
+    """CLIENTS clients posting the bench's empty request (``campaign.views.bench``):
+    what the server stack alone (ASGI server, middleware, session and user) allows."""
+
+    async def empty(k: int, post: Post) -> None:
+        await post("/bench/ceiling/", {})
+
+    figures = await under_load(ports, cookies["alice"], CLIENTS, CEILING_SECONDS, empty)
+    return figures, _load_lines("stack ceiling: an empty signed-in POST", figures)
+
+
+async def purchase_throughput(ports: list[int], ids: list[str], cookies: dict[str, str]):
+    """CLIENTS clients, each on its own campaign at 3.617, buy and cancel I4 in a loop
+    (no socket open: each answer renders the buyer's changed fragments)."""
+
+    async def buy_and_cancel(k: int, post: Post) -> None:
+        cid = ids[k]
+        status, body = await post(f"/campaigns/{cid}/act/buy/", {"group": "I4", "variant": ""})
+        if status != 200:
+            return
+        found = REF.search(body.decode())
+        ref = found.group(1) if found else await asyncio.to_thread(active_purchase, cid)
+        await post(f"/campaigns/{cid}/act/cancel/", {"purchase": str(ref)})
+
+    figures = await under_load(
+        ports, cookies["alice"], len(ids), THROUGHPUT_SECONDS, buy_and_cancel
+    )
+    return figures, _load_lines("purchase throughput (buy and cancel)", figures)
 
 
 # --------------------------------------------------------------------------- one run
@@ -757,6 +798,9 @@ def run_one(server: str, scale: int) -> dict[str, Any]:
     workers = Workers(server, 2, log_dir=LOG_DIR)
     try:
         result["reveal"], lines = asyncio.run(reveal_and_floor(workers.ports, reveal_ids, cookies))
+        for text in lines:
+            say(text)
+        result["ceiling"], lines = asyncio.run(stack_ceiling(workers.ports, cookies))
         for text in lines:
             say(text)
         result["throughput"], lines = asyncio.run(
@@ -882,6 +926,10 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
     row(
         "purchase latency p50 / p95 / p99 ms",
         lambda r: ms(r["throughput"]["latency"], "p50", "p95", "p99"),
+    )
+    row(
+        f"stack ceiling (an empty signed-in POST), {CLIENTS} clients: requests/s; p50 / p99 ms",
+        lambda r: f"{r['ceiling']['rps']:.0f}; " + ms(r["ceiling"]["latency"], "p50", "p99"),
     )
     names = list(runs[0].get("requests", {})) if runs else []
     for name in names:
