@@ -16,7 +16,6 @@ import asyncio
 import contextvars
 import logging
 import os
-import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
@@ -205,16 +204,19 @@ class _Outbox:
                 logger.warning("push to %s failed (%s: %s)", group, type(exc).__name__, exc)
 
 
-_outboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Outbox] = (
-    weakref.WeakKeyDictionary()
-)
+# Each outbox's task holds its loop, so a weak key would never go: a plain dict.
+_outboxes: dict[asyncio.AbstractEventLoop, _Outbox] = {}
 
 
 def _post(group: str, message: dict[str, Any]) -> None:
-    """On the loop's own thread: queue the push in the loop's outbox."""
+    """On the loop's own thread: queue the push in the loop's outbox (made at the
+    loop's first push; a server has one loop, a test run one per test, whose closed
+    loops' outboxes are dropped here)."""
     loop = asyncio.get_running_loop()
     outbox = _outboxes.get(loop)
     if outbox is None or outbox.task.done():
+        for closed in [other for other in _outboxes if other.is_closed()]:
+            del _outboxes[closed]
         outbox = _outboxes[loop] = _Outbox()
     outbox.post(group, message)
 
