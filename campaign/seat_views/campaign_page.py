@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 from django.db.models import IntegerField
@@ -345,6 +347,11 @@ class CampaignView:
     @cached_property
     def events(self) -> list[EventView]:
         return event_views(self.campaign, self.viewer, self.module)
+
+    @property
+    def log_days(self) -> list[tuple[str, list[EventView]]]:
+        """The log's lines by CG date (runs of one date, newest first)."""
+        return [(date, list(lines)) for date, lines in groupby(self.events, attrgetter("date"))]
 
     @cached_property
     def _invitation(self) -> Invitation | None:

@@ -107,12 +107,11 @@ def roll_view(r: Roll, *, ended: bool) -> RollView:
 
 @dataclass(frozen=True)
 class EventView:
-    kind: str
-    side: str
-    date: str
+    """A line of the campaign log, as the log shows it."""
+
+    date: str  # the CG date's label (the log groups its lines by date)
     step_id: str
     text: str
-    at: str
 
 
 _EVENTS = PreparedRead(
@@ -121,27 +120,20 @@ _EVENTS = PreparedRead(
         Event.objects.visible_to(SIDE)  # type: ignore[misc]
         .filter(campaign_id=CAMPAIGN)
         .order_by("-id")
-        .values_list("kind", "side", "date_index", "step_id", "shown", "created_at")[:LOG_WINDOW]
+        .values_list("date_index", "step_id", "shown")[:LOG_WINDOW]
     )
 )
 
 
 def event_views(campaign: Campaign, side: str, module: Module) -> list[EventView]:
-    """The newest events the seat may read, newest first (plain rows: a log holds up
-    to ``LOG_WINDOW`` of them, and a model instance each would cost more than the
-    rest of the read)."""
+    """The newest events the seat may read, newest first (plain rows of the columns
+    the log shows: a log holds up to ``LOG_WINDOW`` of them, and a model instance, or
+    a timestamp decoded, each would cost more than the rest of the read)."""
     rows = _EVENTS(side=side, campaign=campaign.pk)
-    dates = module.dates
+    labels = [d.label for d in module.dates]
     return [
-        EventView(
-            kind=kind,
-            side=seat_side,
-            date=dates[date_index].label,
-            step_id=step_id,
-            text=shown,  # annotated by the gate
-            at=created_at.isoformat(timespec="seconds"),
-        )
-        for kind, seat_side, date_index, step_id, shown, created_at in rows
+        EventView(date=labels[date_index], step_id=step_id, text=shown)  # shown: the gate's
+        for date_index, step_id, shown in rows
     ]
 
 

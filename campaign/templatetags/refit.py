@@ -64,6 +64,19 @@ def action_form(context: template.Context, action: str, **options: Any) -> SafeS
     return tag
 
 
+@register.simple_tag
+def log_lines(entries: Any) -> SafeString:
+    """The ``<li>`` lines of a log date's entries (``EventView``): a log shows up to
+    200, so a tag joining escaped strings, not a template loop."""
+    return mark_safe(  # every step id and text escaped here
+        "".join(
+            f'<li><span class="when">{conditional_escape(e.step_id)}</span> '
+            f"{conditional_escape(e.text)}</li>"
+            for e in entries
+        )
+    )
+
+
 @register.simple_tag(takes_context=True)
 def options(context: template.Context, choices: Any, selected: Any = None) -> SafeString:
     """A select's ``<option>`` elements from (value, label) pairs, ``selected`` marked
