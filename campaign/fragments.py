@@ -13,7 +13,7 @@ import hashlib
 import pickle
 import re
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -267,23 +267,59 @@ def purchase_chart(view: CampaignView, panel: StepPanel, csrf_token: Any) -> str
     return _from_inputs(TABLE_MEMO, "campaign/steps/_chart.html", inputs, csrf_token)
 
 
-# The RG chart's rows, each rendered once per distinct row and what the chart gives
-# every row: a purchase changes a few rows (the RG bought, those it puts out of reach
-# or back in), so a chart rendered again (``TABLE_MEMO`` misses) joins the rest from
-# here.  A row is about 1 kB: some 170 Sicily charts' worth in 4 MB.
-CHART_ROWS: Memo[str] = Memo(size=4096)
+# Rows of the two largest tables, each rendered once per distinct row and what its
+# table gives every row: the RG chart's (a purchase changes a few: the RG bought,
+# those it puts out of reach or back in) and the RG Purchase Records' (a purchase adds
+# one), so a table rendered again (``TABLE_MEMO`` misses) joins the rest from here.
+# A row is about 1 kB: some 4 MB in all.
+TABLE_ROWS: Memo[str] = Memo(size=4096)
+# Where a render of several rows is cut apart: random per process (no text a player
+# writes can match it), an HTML comment (harmless if it ever showed).
+_ROW_END = mark_safe(f"<!--row-{secrets.token_hex(8)}-->")
 
 
-def chart_row(chart: ChartInputs, row: ChartRow) -> str:
-    """One row of ``chart`` (``steps/_chart_row.html``), keyed by all it shows."""
-    span, can_act, currency = len(chart.columns), chart.can_act, chart.currency
-    key = (row, span, can_act, currency)
-    html = CHART_ROWS.get(key)
-    if html is None:
-        context = {"g": row, "span": span, "can_act": can_act, "currency": currency}
-        html = render_to_string("campaign/steps/_chart_row.html", context)
-        CHART_ROWS.put(key, html)
-    return mark_safe(html)  # rendered, and escaped, by the template
+def _rows(template: str, rows: Sequence[tuple[Hashable, Any]], context: dict[str, Any]) -> str:
+    """Each of ``rows`` (key: all its HTML is made from; row) as ``template`` renders
+    it, once per key: the rows not memoised yet are rendered together, in one render
+    (as the whole table was: the tags' per-render caches serve them all), and cut
+    apart where ``template`` puts ``row_end`` after each."""
+    html = {key: TABLE_ROWS.get((template, key)) for key, _ in rows}
+    missing = [(key, row) for key, row in rows if html[key] is None]
+    if missing:
+        rendered = render_to_string(
+            template, {**context, "rows": [row for _, row in missing], "row_end": _ROW_END}
+        ).split(_ROW_END)
+        for (key, _), piece in zip(missing, rendered, strict=False):
+            html[key] = piece
+            TABLE_ROWS.put((template, key), piece)
+    return mark_safe("".join(html[key] or "" for key, _ in rows))  # rendered and escaped
+
+
+def chart_rows(chart: ChartInputs) -> str:
+    """The rows of ``chart`` (``steps/_chart_rows.html``)."""
+    shared = {"span": len(chart.columns), "can_act": chart.can_act, "currency": chart.currency}
+    setting = tuple(shared.values())
+    return _rows(
+        "campaign/steps/_chart_rows.html", [((row, setting), row) for row in chart.rows], shared
+    )
+
+
+@dataclass(frozen=True)
+class RecordLineInputs(TableInputs):
+    """What a line of the RG Purchase Records reads besides the line: its form's
+    campaign and stamp, and the RG states its select offers."""
+
+    states: tuple[tuple[str, str], ...]
+
+
+def record_lines(record: RecordInputs) -> str:
+    """The lines of ``record`` (``_record_lines.html``), their CSRF tokens the
+    placeholder the table's token replaces."""
+    c = RecordLineInputs(campaign_id=record.campaign_id, at=record.at, states=record.states)
+    context = {"c": c, "view": c, "p": c, "csrf_token": PartMemo.TOKEN}
+    return _rows(
+        "campaign/_record_lines.html", [((line, c), line) for line in record.lines], context
+    )
 
 
 def purchase_record(view: CampaignView, csrf_token: Any) -> str:

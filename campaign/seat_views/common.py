@@ -4,7 +4,7 @@ view rows of rolls, events and RG Purchase Record lines (built from gated querys
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
 from django.db.models import IntegerField, TextChoices
@@ -154,7 +154,7 @@ class PurchaseLine:
     strength: str
     units: int | None
     sw: str
-    rolls: list[str]
+    rolls: tuple[str, ...]
     entry_area: str
     notes: str
     revealed: bool
@@ -164,7 +164,7 @@ class PurchaseLine:
     state_label: str = "in the OB"
     can_change_state: bool = False
     # DRMs the player may claim for its secret rolls: (table id, DRM id, label, value).
-    claims: list[tuple[str, str, str, int]] = field(default_factory=list)
+    claims: tuple[tuple[str, str, str, int], ...] = ()
 
 
 def claims(module: Module, side: str, group_id: str) -> list[tuple[str, str, str, int]]:
@@ -243,7 +243,7 @@ def record_lines(
                 strength={"full": "F", "depleted": "D"}.get(p.strength, ""),
                 units=p.units if p.rolled_at or p.strength else None,
                 sw=", ".join(f"{n} {w}" for w, n in p.details.get("sw", {}).items()),
-                rolls=[f"{r['table']}: {r['result']}" for r in p.details.get("rolls", [])],
+                rolls=tuple(f"{r['table']}: {r['result']}" for r in p.details.get("rolls", [])),
                 entry_area=p.entry_area,
                 notes=p.notes,
                 revealed=p.revealed_at is not None,
@@ -252,7 +252,7 @@ def record_lines(
                 state=p.state,
                 state_label=choice_label(Purchase.State, p.state),
                 can_change_state=mine and campaign.ended_at is None,
-                claims=_claims(claimable, module, key) if can_roll else [],
+                claims=tuple(_claims(claimable, module, key)) if can_roll else (),
             )
         )
     return lines

@@ -37,7 +37,7 @@ class SheetRG:
     strength: str  # "Full" / "Depleted" / "" (not rolled yet)
     units: int | None
     sw: str
-    rolls: list[str]  # leaders and other roll results
+    rolls: tuple[str, ...]  # leaders and other roll results
     entry_area: str
     notes: str
     initial: bool  # given in the Initial-Scenario OB

@@ -17,7 +17,6 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from campaign import fragments
-from campaign.seat_views.panels import ChartRow
 
 register = template.Library()
 
@@ -111,10 +110,17 @@ def purchase_chart(context: template.Context) -> SafeString:
 
 
 @register.simple_tag
-def chart_row(chart: fragments.ChartInputs, row: ChartRow) -> SafeString:
-    """A row of the RG chart ``chart``, rendered once per distinct row
-    (``campaign.fragments.chart_row``)."""
-    return mark_safe(fragments.chart_row(chart, row))
+def chart_rows(chart: fragments.ChartInputs) -> SafeString:
+    """The rows of the RG chart ``chart``, each rendered once per distinct row
+    (``campaign.fragments.chart_rows``)."""
+    return mark_safe(fragments.chart_rows(chart))
+
+
+@register.simple_tag
+def record_lines(record: fragments.RecordInputs) -> SafeString:
+    """The lines of the RG Purchase Records ``record``, each rendered once per distinct
+    line (``campaign.fragments.record_lines``)."""
+    return mark_safe(fragments.record_lines(record))
 
 
 @register.simple_tag(takes_context=True)
