@@ -7,7 +7,8 @@ import logging
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.test import override_settings
 
 from campaign.services import push
 
@@ -59,3 +60,28 @@ def test_without_a_serving_loop_the_push_is_sent_before_returning():
     # A command or a plain test client: nothing would run an outbox, so the send is
     # made at once (the group has nobody in it; it must simply not fail or hang).
     push.send("outbox-nobody", {"type": "bench.echo", "text": "x"})
+
+
+class HangingLayer(InMemoryChannelLayer):
+    """The in-memory layer, with a group send that never ends for one group."""
+
+    async def group_send(self, group, message):
+        if group == "outbox-hangs":
+            await asyncio.Event().wait()
+        await super().group_send(group, message)
+
+
+async def test_a_send_that_hangs_is_given_up_and_the_next_one_still_goes(monkeypatch, caplog):
+    monkeypatch.setattr(push._Outbox, "TIMEOUT", 0.2)
+    hanging = {"default": {"BACKEND": "tests.test_push_outbox.HangingLayer"}}
+    with override_settings(CHANNEL_LAYERS=hanging), caplog.at_level(logging.WARNING):
+        channel = await _listening("outbox-after-hang")
+
+        def view() -> None:
+            push.send("outbox-hangs", {"type": "bench.echo", "text": "held"})
+            push.send("outbox-after-hang", {"type": "bench.echo", "text": "sent"})
+
+        await sync_to_async(view)()
+        message = await asyncio.wait_for(get_channel_layer().receive(channel), 5)
+    assert message["text"] == "sent"
+    assert any("push to outbox-hangs failed (TimeoutError" in r.message for r in caplog.records)

@@ -180,10 +180,12 @@ def _serving_loop() -> asyncio.AbstractEventLoop | None:
 class _Outbox:
     """The pushes of one event loop, sent one at a time in the order they were made
     (a page's socket receives a campaign's changes in order).  Bounded: while the
-    channel layer is away the oldest wait, and past ``SIZE`` a push is dropped and
-    logged (sockets resync when they reconnect)."""
+    channel layer is away the oldest wait, past ``SIZE`` a push is dropped and a send
+    that takes longer than ``TIMEOUT`` given up, each logged (sockets resync when they
+    reconnect)."""
 
     SIZE = 10_000
+    TIMEOUT = 5.0  # seconds a send may take: a layer that hangs holds up no more than this
 
     def __init__(self) -> None:
         self.queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue(self.SIZE)
@@ -199,7 +201,7 @@ class _Outbox:
         while True:
             group, message = await self.queue.get()
             try:
-                await get_channel_layer().group_send(group, message)
+                await asyncio.wait_for(get_channel_layer().group_send(group, message), self.TIMEOUT)
             except Exception as exc:  # noqa: BLE001 - best effort, as ``_send``
                 logger.warning("push to %s failed (%s: %s)", group, type(exc).__name__, exc)
 
