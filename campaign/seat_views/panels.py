@@ -76,7 +76,7 @@ class ChitView:
 @dataclass(frozen=True)
 class ChartRow:
     """A row of the RG chart: plain, hashable data (the chart renders each distinct
-    row once: ``campaign.fragments.chart_row``)."""
+    row once: ``campaign.fragments.chart_rows``)."""
 
     id: str
     type: str
