@@ -312,13 +312,13 @@ class RecordLineInputs(TableInputs):
     states: tuple[tuple[str, str], ...]
 
 
-def record_lines(record: RecordInputs) -> str:
-    """The lines of ``record`` (``_record_lines.html``), their CSRF tokens the
+def record_rows(record: RecordInputs) -> str:
+    """The lines of ``record`` (``_record_rows.html``), their CSRF tokens the
     placeholder the table's token replaces."""
     c = RecordLineInputs(campaign_id=record.campaign_id, at=record.at, states=record.states)
     context = {"c": c, "view": c, "p": c, "csrf_token": PartMemo.TOKEN}
     return _rows(
-        "campaign/_record_lines.html", [((line, c), line) for line in record.lines], context
+        "campaign/_record_rows.html", [((line, c), line) for line in record.lines], context
     )
 
 

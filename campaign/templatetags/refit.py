@@ -117,10 +117,10 @@ def chart_rows(chart: fragments.ChartInputs) -> SafeString:
 
 
 @register.simple_tag
-def record_lines(record: fragments.RecordInputs) -> SafeString:
+def record_rows(record: fragments.RecordInputs) -> SafeString:
     """The lines of the RG Purchase Records ``record``, each rendered once per distinct
-    line (``campaign.fragments.record_lines``)."""
-    return mark_safe(fragments.record_lines(record))
+    line (``campaign.fragments.record_rows``)."""
+    return mark_safe(fragments.record_rows(record))
 
 
 @register.simple_tag(takes_context=True)
