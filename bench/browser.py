@@ -37,12 +37,17 @@ from tests.servers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (as the test su
 WARM_UP = 2  # campaigns played first and not counted (cold caches in the workers)
 
 # Armed in a page before an action: the time its request leaves the page (the first
-# htmx ``beforeSend``), the time the page's count of ``selector`` stops being
-# ``count`` (the reveal's element inserted, an RG's line added or removed), and the
-# time once the frame that shows it has been produced.
+# htmx ``beforeSend``), the time the first frame of its socket arrives (the ws
+# extension's ``wsBeforeMessage``), the time the page's count of ``selector`` stops
+# being ``count`` (the reveal's element inserted, an RG's line added or removed), and
+# the time once the frame that shows it has been produced.
 ARM = """([selector, count]) => {
-  window.__dom = null; window.__painted = null; window.__sent = null;
+  window.__dom = null; window.__painted = null; window.__sent = null; window.__frame = null;
+  performance.clearResourceTimings();
   const now = () => performance.timeOrigin + performance.now();
+  document.body.addEventListener('htmx:wsBeforeMessage', () => {
+    if (window.__frame === null) window.__frame = now();
+  }, {once: true});
   if (window.__watch) window.__watch.disconnect();
   window.__watch = new MutationObserver(() => {
     if (window.__dom !== null || document.querySelectorAll(selector).length === count) return;
@@ -56,21 +61,36 @@ ARM = """([selector, count]) => {
 }"""
 
 
+# Read in a page once its change is painted, each from the time ``sent`` (its own
+# request's, or the other browser's): its own request answered (the first byte of the
+# answer, from Resource Timing; null in a page that sent nothing), its socket's first
+# frame in, the change in the DOM, the change painted.
+STAGES = tuple(bench.STAGES)
+READ = """(sent) => {
+  const xhr = performance.getEntriesByType('resource')
+    .filter(e => e.initiatorType === 'xmlhttprequest').pop();
+  const at = (t) => (t === null ? null : t - sent);
+  return {
+    answered: xhr ? at(performance.timeOrigin + xhr.responseStart) : null,
+    frame: at(window.__frame), dom: at(window.__dom), painted: at(window.__painted),
+  };
+}"""
+
+
+def staged(samples: list[dict[str, float | None]]) -> dict[str, dict[str, float]]:
+    """Each stage's summary over the samples that have it."""
+    out = {}
+    for stage in STAGES:
+        values = [float(v) for s in samples if (v := s.get(stage)) is not None]
+        if values:
+            out[stage] = bench.summary(values)
+    return out
+
+
 def chromium_cpu_s() -> float:
     """User + system CPU time of every Chromium process alive now, in seconds."""
-    ticks = 0
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat.rsplit(")", 1)[1]
-        if "chrom" in name:
-            fields = rest.split()
-            ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
+    found = bench.process_cpu(lambda pid, name: "chromium" if "chrom" in name else None)
+    return sum(seconds for _, seconds in found.values())
 
 
 def buying(page: Any, url: str, n: int) -> dict[str, object]:
@@ -79,6 +99,7 @@ def buying(page: Any, url: str, n: int) -> dict[str, object]:
     page.wait_for_function("document.body.dataset.live === '1'")
     mine = ".purchases li"
     times: list[float] = []
+    samples: list[dict[str, float | None]] = []
     cpu = 0.0
     for k in range(n + WARM_UP):
         started = chromium_cpu_s()
@@ -90,11 +111,15 @@ def buying(page: Any, url: str, n: int) -> dict[str, object]:
                 page.locator(mine, has_text="I4").get_by_role("button", name="Cancel").click()
             page.wait_for_function("window.__painted !== null")
             if k >= WARM_UP:
-                times.append(page.evaluate("window.__painted - window.__sent"))
+                samples.append(page.evaluate(READ, page.evaluate("window.__sent")))
+                painted = samples[-1]["painted"]
+                assert painted is not None  # waited for above
+                times.append(painted)
         if k >= WARM_UP:
             cpu += chromium_cpu_s() - started
     return {
         "change": bench.summary(times),
+        "stages": staged(samples),
         "chromium_ms": cpu * 1000 / len(times),
         "elements": page.evaluate("document.querySelectorAll('#campaign-step *').length"),
     }
@@ -151,6 +176,7 @@ def play(n: int, server: str, backend: str) -> dict[str, object]:
     red_url = f"http://127.0.0.1:{workers.ports[0]}"
     blue_url = f"http://127.0.0.1:{workers.ports[-1]}"
     other, own, other_dom = [], [], []
+    seen: dict[str, list[dict[str, float | None]]] = {"other": [], "own": []}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -182,6 +208,8 @@ def play(n: int, server: str, backend: str) -> dict[str, object]:
                 other.append(red.evaluate("window.__painted") - sent)
                 other_dom.append(red.evaluate("window.__dom") - sent)
                 own.append(blue.evaluate("window.__painted") - sent)
+                seen["other"].append(red.evaluate(READ, sent))
+                seen["own"].append(blue.evaluate(READ, sent))
             buys = buying(red, f"{red_url}/campaigns/{to_buy}/", n)
             browser.close()
     finally:
@@ -193,6 +221,7 @@ def play(n: int, server: str, backend: str) -> dict[str, object]:
         "other": bench.summary(other),
         "other_dom": bench.summary(other_dom),
         "own": bench.summary(own),
+        "stages": {who: staged(samples) for who, samples in seen.items()},
         "buy": buys,
     }
 
@@ -215,9 +244,13 @@ def main() -> None:
     print(bench.line("  2nd lock's request -> painted in the other browser", figures["other"]))
     print(bench.line("  ... in the other browser's DOM", figures["other_dom"]))
     print(bench.line("  ... painted in the acting browser", figures["own"]))
+    stages = figures["stages"]
+    print(f"  stages p50 ms, the other browser: {bench.stage_line(stages['other'])}")
+    print(f"  stages p50 ms, the acting browser: {bench.stage_line(stages['own'])}")
     buys = figures["buy"]
     print(f"a purchase in the browser (Sicily 3.617, {buys['elements']} elements in the step):")
     print(bench.line("  buy or cancel's request -> the RG's line painted", buys["change"]))
+    print(f"  stages p50 ms: {bench.stage_line(buys['stages'])}")
     print(f"  Chromium CPU per buy or cancel: {buys['chromium_ms']:.0f} ms", flush=True)
     print(f"  ({time.perf_counter() - began:.0f} s)", flush=True)
     if args.backend == "real":

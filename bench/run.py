@@ -19,8 +19,12 @@ PostgreSQL and Redis:
 4. The stack ceiling: 50 concurrent clients posting an empty signed-in request
    (``campaign.views.bench``: session, user, CSRF, nothing else), to read the
    purchases against; then purchase throughput: 50 concurrent clients buying and
-   cancelling over HTTP.  Each client has one keep-alive connection
-   (``bench/loadclient.py``: a lean client, so the load costs the shared cores little).
+   cancelling over HTTP, each answer rendering the buyer's changed fragments; then
+   the same purchases answered as to a live page with no socket open, so nothing is
+   rendered anywhere: the bound the service and the stack set.  Each client has one
+   keep-alive connection (``bench/loadclient.py``: a lean client, so the load costs
+   the shared cores little).  For each load, the CPU per request of the workers,
+   PostgreSQL, Redis and the clients, read from ``/proc``: where the two cores go.
 5. Peak resident memory of each worker.
 
 ``--scale 10`` runs the same with ten times the campaigns in the database (the same
@@ -55,6 +59,7 @@ import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -90,6 +95,54 @@ LABELS = {"paused": f"after {PAUSE * 1000:.0f} ms idle", "busy": "back to back"}
 
 
 # --------------------------------------------------------------------------- figures
+
+
+def process_cpu(classify: Callable[[int, str], str | None]) -> dict[int, tuple[str, float]]:
+    """User + system CPU seconds so far of every live process ``classify(pid, name)``
+    names a class for, by pid (a process's own time: not its children's)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        kind = classify(int(entry), stat[stat.index("(") + 1 : stat.rindex(")")])
+        if kind is not None:
+            fields = stat.rsplit(")", 1)[1].split()
+            found[int(entry)] = (kind, (int(fields[11]) + int(fields[12])) / hz)
+    return found
+
+
+# Where a load's CPU goes: the two workers, PostgreSQL's processes (its pooled
+# backends among them), Redis, and the bench's own clients (this process).
+CPU_CLASSES = ("workers", "PostgreSQL", "Redis", "clients")
+
+
+def serving_cpu(worker_pids: list[int]) -> dict[int, tuple[str, float]]:
+    def classify(pid: int, name: str) -> str | None:
+        if pid in worker_pids:
+            return "workers"
+        if pid == os.getpid():
+            return "clients"
+        if name == "postgres":
+            return "PostgreSQL"
+        return "Redis" if name.startswith("redis-server") else None
+
+    return process_cpu(classify)
+
+
+def cpu_spent(
+    before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]
+) -> dict[str, float]:
+    """CPU seconds each class spent between two ``process_cpu`` readings (a process
+    started in between counts from its start)."""
+    spent = dict.fromkeys(CPU_CLASSES, 0.0)
+    for pid, (kind, seconds) in after.items():
+        spent[kind] = spent.get(kind, 0.0) + seconds - before.get(pid, (kind, 0.0))[1]
+    return spent
 
 
 def pct(values: list[float], p: float) -> float:
@@ -665,19 +718,30 @@ def active_purchase(campaign_id: str) -> str | None:
 Post = Callable[[str, dict[str, str]], Awaitable[tuple[int, bytes]]]
 
 
+@dataclass(frozen=True)
+class Served:
+    """The workers a load is sent to: their ports, and their pids (whose CPU it reads)."""
+
+    ports: list[int]
+    pids: list[int]
+
+
 async def under_load(
-    ports: list[int],
+    served: Served,
     cookie: str,
     clients: int,
     seconds: float,
     work: Callable[[int, Post], Awaitable[None]],
+    headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """``clients`` clients, each on its own keep-alive connection (alternately to each
     worker), running ``work(k, post)`` again and again for ``seconds``: every request
-    ``post`` makes is timed, and one that is not answered 200 counted as refused."""
+    ``post`` makes is timed, and one that is not answered 200 counted as refused; and
+    the CPU the workers, PostgreSQL, Redis and the clients spent per request."""
     from bench.loadclient import Connection
 
-    headers = {"X-CSRFToken": CSRF, "HX-Request": "true", "Cookie": cookie}
+    ports = served.ports
+    headers = {"X-CSRFToken": CSRF, "HX-Request": "true", "Cookie": cookie, **(headers or {})}
     latencies: list[float] = []
     refused = 0
     deadline = time.perf_counter() + seconds
@@ -699,9 +763,11 @@ async def under_load(
         finally:
             http.close()
 
-    began, cpu = time.perf_counter(), time.process_time()
+    began, cpu = time.perf_counter(), serving_cpu(served.pids)
     await asyncio.gather(*[client(k) for k in range(clients)])
     elapsed = time.perf_counter() - began
+    spent = cpu_spent(cpu, serving_cpu(served.pids))
+    requests = max(1, len(latencies))
     return {
         "clients": clients,
         "rps": len(latencies) / elapsed,
@@ -709,34 +775,56 @@ async def under_load(
         "seconds": elapsed,
         "refused": refused,
         "latency": summary(latencies),
-        "client_cpu_ms": (time.process_time() - cpu) / max(1, len(latencies)) * 1000,
+        "cpu_ms": {kind: t / requests * 1000 for kind, t in spent.items()},
+        "busy_cores": sum(spent.values()) / elapsed,
     }
+
+
+def cpu_cell(figures: dict[str, Any]) -> str:
+    """CPU ms per request of each class, and how many of the cores the load kept busy."""
+    per = figures["cpu_ms"]
+    return (
+        " / ".join(f"{per[kind]:.2f}" for kind in CPU_CLASSES)
+        + f" ({figures['busy_cores']:.2f} cores busy)"
+    )
 
 
 def _load_lines(what: str, figures: dict[str, Any]) -> list[str]:
     return [
         f"{what}, {figures['clients']} concurrent clients on 2 workers: "
         f"{figures['rps']:.0f} requests/s ({figures['requests']} requests in "
-        f"{figures['seconds']:.1f} s, {figures['refused']} refused; the clients' CPU "
-        f"{figures['client_cpu_ms']:.2f} ms per request)",
+        f"{figures['seconds']:.1f} s, {figures['refused']} refused)",
         line(f"{what}, request latency", figures["latency"]),
+        f"{what}, CPU ms per request, {' / '.join(CPU_CLASSES)}: {cpu_cell(figures)}",
     ]
 
 
-async def stack_ceiling(ports: list[int], cookies: dict[str, str]):
+async def stack_ceiling(served: Served, cookies: dict[str, str]):
     """CLIENTS clients posting the bench's empty request (``campaign.views.bench``):
     what the server stack alone (ASGI server, middleware, session and user) allows."""
 
     async def empty(k: int, post: Post) -> None:
         await post("/bench/ceiling/", {})
 
-    figures = await under_load(ports, cookies["alice"], CLIENTS, CEILING_SECONDS, empty)
+    figures = await under_load(served, cookies["alice"], CLIENTS, CEILING_SECONDS, empty)
     return figures, _load_lines("stack ceiling: an empty signed-in POST", figures)
 
 
-async def purchase_throughput(ports: list[int], ids: list[str], cookies: dict[str, str]):
+# The purchases' two answers: a page without a socket gets the buyer's changed
+# fragments rendered in the answer (the purchase's whole cost: ``purchase_throughput``);
+# a page whose socket is open gets an empty answer and the fragments through its
+# socket.  With no socket open, the second renders nothing at all: the bound that the
+# service and the stack alone set (``BOUND``).
+ANSWERED = "purchase throughput (buy and cancel)"
+BOUND = "the same purchases with nothing rendered (a live page's answer, no socket open)"
+
+
+async def purchase_throughput(
+    served: Served, ids: list[str], cookies: dict[str, str], *, rendered: bool = True
+):
     """CLIENTS clients, each on its own campaign at 3.617, buy and cancel I4 in a loop
-    (no socket open: each answer renders the buyer's changed fragments)."""
+    (no socket open: each answer renders the buyer's changed fragments; or, not
+    ``rendered``, answers as to a live page, so nothing is rendered anywhere)."""
 
     async def buy_and_cancel(k: int, post: Post) -> None:
         cid = ids[k]
@@ -748,9 +836,14 @@ async def purchase_throughput(ports: list[int], ids: list[str], cookies: dict[st
         await post(f"/campaigns/{cid}/act/cancel/", {"purchase": str(ref)})
 
     figures = await under_load(
-        ports, cookies["alice"], len(ids), THROUGHPUT_SECONDS, buy_and_cancel
+        served,
+        cookies["alice"],
+        len(ids),
+        THROUGHPUT_SECONDS,
+        buy_and_cancel,
+        headers={} if rendered else {"X-Refit-Live": "1"},
     )
-    return figures, _load_lines("purchase throughput (buy and cancel)", figures)
+    return figures, _load_lines(ANSWERED if rendered else BOUND, figures)
 
 
 # --------------------------------------------------------------------------- one run
@@ -800,11 +893,15 @@ def run_one(server: str, scale: int) -> dict[str, Any]:
         result["reveal"], lines = asyncio.run(reveal_and_floor(workers.ports, reveal_ids, cookies))
         for text in lines:
             say(text)
-        result["ceiling"], lines = asyncio.run(stack_ceiling(workers.ports, cookies))
+        served = Served(workers.ports, workers.pids)
+        result["ceiling"], lines = asyncio.run(stack_ceiling(served, cookies))
         for text in lines:
             say(text)
-        result["throughput"], lines = asyncio.run(
-            purchase_throughput(workers.ports, buy_ids, cookies)
+        result["throughput"], lines = asyncio.run(purchase_throughput(served, buy_ids, cookies))
+        for text in lines:
+            say(text)
+        result["bound"], lines = asyncio.run(
+            purchase_throughput(served, buy_ids, cookies, rendered=False)
         )
         for text in lines:
             say(text)
@@ -928,8 +1025,24 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
         lambda r: ms(r["throughput"]["latency"], "p50", "p95", "p99"),
     )
     row(
+        f"purchases: CPU ms per request, {' / '.join(CPU_CLASSES)}",
+        lambda r: cpu_cell(r["throughput"]),
+    )
+    row(
+        f"{BOUND}: requests/s; p50 / p99 ms",
+        lambda r: f"{r['bound']['rps']:.0f}; " + ms(r["bound"]["latency"], "p50", "p99"),
+    )
+    row(
+        f"... CPU ms per request, {' / '.join(CPU_CLASSES)}",
+        lambda r: cpu_cell(r["bound"]),
+    )
+    row(
         f"stack ceiling (an empty signed-in POST), {CLIENTS} clients: requests/s; p50 / p99 ms",
         lambda r: f"{r['ceiling']['rps']:.0f}; " + ms(r["ceiling"]["latency"], "p50", "p99"),
+    )
+    row(
+        f"... CPU ms per request, {' / '.join(CPU_CLASSES)}",
+        lambda r: cpu_cell(r["ceiling"]),
     )
     names = list(runs[0].get("requests", {})) if runs else []
     for name in names:
@@ -960,13 +1073,40 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
         )
     for backend in ("embedded", "real"):
         row(
+            f"... its stages in the other browser p50 ms ({backend}): 1st frame in; in the "
+            "DOM; painted",
+            lambda r, b=backend: stage_line(r["browser"][b]["stages"]["other"], named=False),
+        )
+    for backend in ("embedded", "real"):
+        row(
             f"in-browser buy or cancel ({backend}) p50 / p95 ms; Chromium CPU ms; step elements",
             lambda r, b=backend: _buying(r["browser"][b]["buy"]),
+        )
+    for backend in ("embedded", "real"):
+        row(
+            f"... its stages p50 ms ({backend}): answered; 1st frame in; in the DOM; painted",
+            lambda r, b=backend: stage_line(r["browser"][b]["buy"]["stages"], named=False),
         )
     width = max(len(n) for n, _ in rows)
     out = ["| figure | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
     out += [f"| {n:<{width}} | " + " | ".join(v) + " |" for n, v in rows]
     return out
+
+
+# The stages of a change in the browser (``bench/browser.py``), each timed from the
+# request leaving the acting page: that page's request answered (first byte), the
+# page's socket's first frame in, the change in the DOM, the change painted.
+STAGES = {"answered": "answered", "frame": "1st frame in", "dom": "in the DOM"}
+STAGES["painted"] = "painted"
+
+
+def stage_line(stages: dict[str, dict[str, float]], *, named: bool = True) -> str:
+    """The p50 of each stage a page has (a page that sent nothing was not answered)."""
+    return "; ".join(
+        (f"{STAGES[stage]} " if named else "") + f"{stages[stage]['p50']:.1f}"
+        for stage in STAGES
+        if stage in stages
+    )
 
 
 def _buying(buy: dict[str, Any]) -> str:

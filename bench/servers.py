@@ -79,6 +79,10 @@ class Workers:
             worker.wait_ready(timeout=60)
         self.ports = [w.port for w in self.workers]
 
+    @property
+    def pids(self) -> list[int]:
+        return [w.proc.pid for w in self.workers]
+
     def peak_rss_mib(self) -> list[float | None]:
         return [w.peak_rss_mib() for w in self.workers]
 
