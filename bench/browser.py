@@ -48,6 +48,12 @@ ARM = """([selector, count]) => {
   document.body.addEventListener('htmx:wsBeforeMessage', () => {
     if (window.__frame === null) window.__frame = now();
   }, {once: true});
+  if (window.__pushed === undefined) {  // every frame's characters, counted once
+    window.__pushed = 0;
+    document.body.addEventListener('htmx:wsBeforeMessage', (e) => {
+      window.__pushed += (e.detail.message || '').length;
+    });
+  }
   if (window.__watch) window.__watch.disconnect();
   window.__watch = new MutationObserver(() => {
     if (window.__dom !== null || document.querySelectorAll(selector).length === count) return;
@@ -101,8 +107,12 @@ def buying(page: Any, url: str, n: int) -> dict[str, object]:
     times: list[float] = []
     samples: list[dict[str, float | None]] = []
     cpu = 0.0
+    pushed = 0
     for k in range(n + WARM_UP):
         started = chromium_cpu_s()
+        if k == WARM_UP:
+            page.wait_for_timeout(200)  # the last warm-up change's frames all in
+            pushed = -page.evaluate("window.__pushed")
         for action in ("buy", "cancel"):
             page.evaluate(ARM, [mine, page.locator(mine).count()])
             if action == "buy":
@@ -117,9 +127,12 @@ def buying(page: Any, url: str, n: int) -> dict[str, object]:
                 times.append(painted)
         if k >= WARM_UP:
             cpu += chromium_cpu_s() - started
+    page.wait_for_timeout(200)  # the last change's frames all in
+    pushed += page.evaluate("window.__pushed")
     return {
         "change": bench.summary(times),
         "stages": staged(samples),
+        "pushed_kb": pushed / len(times) / 1000,
         "chromium_ms": cpu * 1000 / len(times),
         "elements": page.evaluate("document.querySelectorAll('#campaign-step *').length"),
     }
@@ -251,6 +264,7 @@ def main() -> None:
     print(f"a purchase in the browser (Sicily 3.617, {buys['elements']} elements in the step):")
     print(bench.line("  buy or cancel's request -> the RG's line painted", buys["change"]))
     print(f"  stages p50 ms: {bench.stage_line(buys['stages'])}")
+    print(f"  pushed to the page per buy or cancel: {buys['pushed_kb']:.1f} kB of frames")
     print(f"  Chromium CPU per buy or cancel: {buys['chromium_ms']:.0f} ms", flush=True)
     print(f"  ({time.perf_counter() - began:.0f} s)", flush=True)
     if args.backend == "real":

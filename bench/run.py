@@ -1079,7 +1079,8 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
         )
     for backend in ("embedded", "real"):
         row(
-            f"in-browser buy or cancel ({backend}) p50 / p95 ms; Chromium CPU ms; step elements",
+            f"in-browser buy or cancel ({backend}) p50 / p95 ms; Chromium CPU ms; step elements; "
+            "kB pushed",
             lambda r, b=backend: _buying(r["browser"][b]["buy"]),
         )
     for backend in ("embedded", "real"):
@@ -1110,8 +1111,12 @@ def stage_line(stages: dict[str, dict[str, float]], *, named: bool = True) -> st
 
 
 def _buying(buy: dict[str, Any]) -> str:
-    """The in-browser purchase's cell: request -> painted, Chromium CPU, elements."""
-    return f"{ms(buy['change'], 'p50', 'p95')}; {buy['chromium_ms']:.0f}; {buy['elements']}"
+    """The in-browser purchase's cell: request -> painted, Chromium CPU, elements, the
+    frames pushed to the page."""
+    return (
+        f"{ms(buy['change'], 'p50', 'p95')}; {buy['chromium_ms']:.0f}; {buy['elements']}; "
+        f"{buy['pushed_kb']:.1f}"
+    )
 
 
 def medians(runs: list[dict[str, Any]]) -> list[str]:

@@ -36,6 +36,7 @@ from campaign.fragments import (
     CAMPAIGN_PARTS,
     ROSTER_PARTS,
     campaign_fragments,
+    kept_rows,
     roster_fragments,
     shown,
     unchanged,
@@ -406,8 +407,13 @@ class CampaignConsumer(ResilientConsumer):
             await self.send(text_data="".join(changed))
 
     def unsent(self, fragments: list[tuple[push.Part, str]]) -> list[str]:
-        """The fragments that differ from what the page shows, which it then shows."""
-        changed = [html for part, html in fragments if self.sent.get(part) != html]
+        """The fragments that differ from what the page shows, which it then shows; in
+        each, the rows the page already shows as they are are left to it (``kept_rows``)."""
+        changed = []
+        for part, html in fragments:
+            shown = self.sent.get(part)
+            if shown != html:
+                changed.append(html if shown is None else kept_rows(shown, html))
         self.sent.update(fragments)
         return changed
 

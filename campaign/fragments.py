@@ -94,6 +94,32 @@ def unchanged(fragments: Iterable[tuple[Part, str]], shows: Mapping[str, str]) -
     }
 
 
+# A table row a page may keep when a push re-draws its part (the RG chart's rows, the
+# RG Purchase Records' lines): its start tag begins ``<tr data-keep`` and names its id.
+# A row holds no other row, so it ends at the first ``</tr>``.
+_KEPT_ROW = re.compile(r'<tr data-keep\b[^>]*\bid="([^"]+)"[^>]*>.*?</tr>', re.S)
+
+
+def kept_rows(shown: str, html: str) -> str:
+    """``html``, a part's new render, for a page whose part shows ``shown`` (what its
+    socket last sent it): each row the page shows exactly as ``html`` has it is sent
+    empty, marked for htmx to keep the page's own (``hx-preserve``, by id).  A
+    purchase changes a row or two of a chart of dozens: the frame carries those, and
+    the browser parses and swaps those, while the rows it keeps stay as they were
+    (focus, an open note, a refusal beside a price).  The fingerprint on the part is
+    the whole render's: what the page shows once the rows are back in place."""
+    before = {m.group(1): m.group(0) for m in _KEPT_ROW.finditer(shown)}
+    if not before:
+        return html
+
+    def keep(row: re.Match[str]) -> str:
+        if before.get(row.group(1)) != row.group(0):
+            return row.group(0)
+        return f'<tr data-keep id="{row.group(1)}" hx-preserve="true"></tr>'
+
+    return _KEPT_ROW.sub(keep, html)
+
+
 def _render(
     templates: Mapping[Part, str], parts: Iterable[Part], context: dict[str, Any], request: Any
 ) -> list[tuple[Part, str]]:

@@ -268,3 +268,42 @@ async def test_a_secret_change_reaches_only_its_own_sides_sockets(modules, make_
     assert ">M1<" in await _receive_until(axis_ws, ">M1<")
     for ws in (axis_ws, british_ws):
         await ws.disconnect()
+
+
+async def test_a_purchase_re_draws_only_the_rows_it_changed(modules, make_user):
+    """The buyer's socket gets the RG chart with the rows the purchase changed and,
+    for every other row, an empty one that htmx keeps the page's own for
+    (hx-preserve): the page ends up showing what a fresh render shows."""
+    from campaign.services import purchases
+    from tests.purchase_helpers import campaign_at
+
+    users = (await sync_to_async(make_user)("axis_rows"), await sync_to_async(make_user)("b_rows"))
+    players, _ = await sync_to_async(campaign_at)("sicily", "i", "jul14pm", users)
+    campaign = await sync_to_async(lambda: players.campaign)()
+    british = players.users["british"]
+    client = Client()
+    await sync_to_async(client.force_login)(british)
+    url = f"/campaigns/{campaign.pk}/"
+    page = (await sync_to_async(client.get)(url)).content.decode()
+    shows = dict(re.findall(r'data-part="([a-z_]+)" data-fp="([0-9a-f]{8})"', page))
+    ws = await _socket_showing(campaign, british, shows)
+    assert await ws.receive_nothing(timeout=0.5)
+
+    await sync_to_async(purchases.purchase_rg)(campaign_id=campaign.pk, user=british, group_id="M1")
+    frame = await _receive_until(ws, 'data-part="step"')
+    chart = re.compile(r'<tr data-keep[^>]*id="(rg-[^"]+)"[^>]*>(.*?)</tr>', re.S)
+    rows = dict(chart.findall(frame))
+    kept = {rg for rg in rows if f'id="{rg}" hx-preserve="true"></tr>' in frame}
+    whole = set(rows) - kept
+    assert "rg-M1" in whole and rows["rg-M1"]
+    assert len(kept) > 10 and len(whole) < len(kept)
+    assert all(rows[rg] == "" for rg in kept)
+    # What the page shows once htmx has put its own rows back: a fresh render.
+    shown, fresh = (
+        dict(chart.findall(page)),
+        dict(chart.findall((await sync_to_async(client.get)(url)).content.decode())),
+    )
+    assert set(fresh) == set(rows)
+    assert all(rows[rg] == fresh[rg] for rg in whole)
+    assert all(shown[rg] == fresh[rg] for rg in kept)
+    await ws.disconnect()

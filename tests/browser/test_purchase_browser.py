@@ -27,6 +27,13 @@ def test_buy_two_roll_reveal_one(asgi_server, new_context, browser_login, module
     brit.get_by_role("button", name="Buy V6 AC Pltn II for 5 CPP", exact=True).click()
     brit.locator(".purchases li", has_text="AC Pltn II").wait_for()
     assert "CPP: 177" in brit.locator("#campaign-sides").inner_text()
+    # Each purchase's push re-drew only the chart rows and record lines it changed; the
+    # page kept its own for the rest (hx-preserve): it reads as a fresh page does.
+    assert brit.locator("tr[hx-preserve]").count() == 0
+    drawn = [brit.locator(t).inner_text() for t in ("table.chart", "#campaign-record")]
+    brit.reload()
+    brit.wait_for_function("document.body.dataset.live === '1'")
+    assert [brit.locator(t).inner_text() for t in ("table.chart", "#campaign-record")] == drawn
     for rg in ("Lgt Inf Rifle Coy", "AC Pltn II"):
         brit.locator(".purchases li", has_text=rg).get_by_role(
             "button", name="Make its secret rolls"
