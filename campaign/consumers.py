@@ -411,9 +411,9 @@ class CampaignConsumer(ResilientConsumer):
         each, the rows the page already shows as they are are left to it (``kept_rows``)."""
         changed = []
         for part, html in fragments:
-            shown = self.sent.get(part)
-            if shown != html:
-                changed.append(html if shown is None else kept_rows(shown, html))
+            sent = self.sent.get(part)
+            if sent != html:
+                changed.append(html if sent is None else kept_rows(sent, html))
         self.sent.update(fragments)
         return changed
 

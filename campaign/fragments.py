@@ -100,15 +100,15 @@ def unchanged(fragments: Iterable[tuple[Part, str]], shows: Mapping[str, str]) -
 _KEPT_ROW = re.compile(r'<tr data-keep\b[^>]*\bid="([^"]+)"[^>]*>.*?</tr>', re.S)
 
 
-def kept_rows(shown: str, html: str) -> str:
-    """``html``, a part's new render, for a page whose part shows ``shown`` (what its
+def kept_rows(sent: str, html: str) -> str:
+    """``html``, a part's new render, for a page whose part shows ``sent`` (what its
     socket last sent it): each row the page shows exactly as ``html`` has it is sent
     empty, marked for htmx to keep the page's own (``hx-preserve``, by id).  A
-    purchase changes a row or two of a chart of dozens: the frame carries those, and
-    the browser parses and swaps those, while the rows it keeps stay as they were
-    (focus, an open note, a refusal beside a price).  The fingerprint on the part is
-    the whole render's: what the page shows once the rows are back in place."""
-    before = {m.group(1): m.group(0) for m in _KEPT_ROW.finditer(shown)}
+    purchase changes a row or two of a chart of dozens: the frame carries those (half
+    a purchase's bytes), and the rows the page keeps stay as they were (an open note,
+    a refusal beside a price).  The part's fingerprint is the whole render's: what the
+    page shows once its rows are back in place."""
+    before = {m.group(1): m.group(0) for m in _KEPT_ROW.finditer(sent)}
     if not before:
         return html
 

@@ -299,10 +299,8 @@ async def test_a_purchase_re_draws_only_the_rows_it_changed(modules, make_user):
     assert len(kept) > 10 and len(whole) < len(kept)
     assert all(rows[rg] == "" for rg in kept)
     # What the page shows once htmx has put its own rows back: a fresh render.
-    shown, fresh = (
-        dict(chart.findall(page)),
-        dict(chart.findall((await sync_to_async(client.get)(url)).content.decode())),
-    )
+    shown = dict(chart.findall(page))
+    fresh = dict(chart.findall((await sync_to_async(client.get)(url)).content.decode()))
     assert set(fresh) == set(rows)
     assert all(rows[rg] == fresh[rg] for rg in whole)
     assert all(shown[rg] == fresh[rg] for rg in kept)
