@@ -1028,22 +1028,15 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
         f"purchases: CPU ms per request, {' / '.join(CPU_CLASSES)}",
         lambda r: cpu_cell(r["throughput"]),
     )
-    row(
-        f"{BOUND}: requests/s; p50 / p99 ms",
-        lambda r: f"{r['bound']['rps']:.0f}; " + ms(r["bound"]["latency"], "p50", "p99"),
-    )
-    row(
-        f"... CPU ms per request, {' / '.join(CPU_CLASSES)}",
-        lambda r: cpu_cell(r["bound"]),
-    )
-    row(
-        f"stack ceiling (an empty signed-in POST), {CLIENTS} clients: requests/s; p50 / p99 ms",
-        lambda r: f"{r['ceiling']['rps']:.0f}; " + ms(r["ceiling"]["latency"], "p50", "p99"),
-    )
-    row(
-        f"... CPU ms per request, {' / '.join(CPU_CLASSES)}",
-        lambda r: cpu_cell(r["ceiling"]),
-    )
+    for label, key in (
+        (BOUND, "bound"),
+        (f"stack ceiling (an empty signed-in POST), {CLIENTS} clients", "ceiling"),
+    ):
+        row(
+            f"{label}: requests/s; p50 / p99 ms",
+            lambda r, k=key: f"{r[k]['rps']:.0f}; " + ms(r[k]["latency"], "p50", "p99"),
+        )
+        row(f"... CPU ms per request, {' / '.join(CPU_CLASSES)}", lambda r, k=key: cpu_cell(r[k]))
     names = list(runs[0].get("requests", {})) if runs else []
     for name in names:
         row(
