@@ -3,6 +3,8 @@ campaign's steps through their pages, each click on what a player sees."""
 
 import re
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
 PASSWORD = "full-run-pass-9"
 
 
@@ -49,9 +51,7 @@ def enter_result(page, values):
 
 
 def confirm(page) -> None:
-    button = page.get_by_role("button", name="Confirm the result", exact=True)
-    button.click()
-    button.wait_for(state="detached")
+    press(page, page.get_by_role("button", name="Confirm the result", exact=True))
 
 
 def act(page, extra=None, until=None) -> bool:
@@ -75,12 +75,58 @@ def act(page, extra=None, until=None) -> bool:
         page.get_by_role("button", name=f"Done with {step_id}", exact=True),
     ):
         if button.count():
-            if button is ahead:
-                page.once("dialog", lambda d: d.accept())
-            button.first.click()
-            button.first.wait_for(state="detached")
+            press(page, button.first, confirm=button is ahead)
             return True
     return False
+
+
+# The request a step's action button makes (``{% action_form %}``).
+_ACTION = re.compile(r"/campaigns/[0-9a-f-]{36}/act/[\w-]+/$")
+
+
+def _is_action(request) -> bool:
+    return request.method == "POST" and _ACTION.search(request.url) is not None
+
+
+def press(page, button, *, confirm: bool = False) -> None:
+    """Click an action's ``button`` as a player does, and wait until the page has moved
+    past it.  A click that Chromium never turned into the action's request is made
+    again (once), as a player whose click did not take would; an action the server
+    refused, or a page that stays put after its action was taken, fails with what the
+    server answered and what the page shows, so a failure says where it went wrong."""
+    for attempt in (1, 2):
+        if confirm:
+            page.once("dialog", lambda d: d.accept())
+        try:
+            with page.expect_request(_is_action) as sent:
+                button.click()
+            break
+        except PlaywrightTimeoutError:
+            if attempt == 2 or not button.count():
+                raise AssertionError(_what_page_shows(page, "the click made no request")) from None
+    answer = sent.value.response()
+    said = f"the server answered {answer.status}" if answer else "the request got no answer"
+    if answer is None or not answer.ok:
+        detail = answer.text()[:500] if answer else ""
+        raise AssertionError(_what_page_shows(page, f"{said}: {detail}"))
+    try:
+        button.wait_for(state="detached")
+    except PlaywrightTimeoutError:
+        raise AssertionError(_what_page_shows(page, f"{said}, and the page stayed")) from None
+
+
+def _what_page_shows(page, what: str) -> str:
+    shows = page.evaluate(
+        """() => ({
+            live: document.body.dataset.live === "1",
+            refusals: [...document.querySelectorAll(".refusal, #flash")]
+                .map(e => e.innerText.trim()).filter(Boolean),
+        })"""
+    )
+    return (
+        f"{what}; the page's socket {'is' if shows['live'] else 'is not'} live; "
+        f"refusals shown: {shows['refusals']}; step: {title(page)}"
+    )
 
 
 def walk(host, guest, until, extra=None, limit=150):
