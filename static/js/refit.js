@@ -22,16 +22,60 @@
     }
     return openSocket(url);
   };
+  // The page is live while its current socket is open (a socket it replaced may
+  // report its close after the new one opened).
+  var socket = null; // the open campaign socket (a WebSocket)
+  var wrapper = null; // htmx's handle on it, which can reconnect it
   document.addEventListener("htmx:wsOpen", function (evt) {
-    if (isCampaignSocket(evt.target)) document.body.dataset.live = "1";
+    if (!isCampaignSocket(evt.target)) return;
+    socket = evt.detail.event.target;
+    wrapper = evt.detail.socketWrapper;
+    document.body.dataset.live = "1";
   });
-  ["htmx:wsClose", "htmx:wsError"].forEach(function (name) {
-    document.addEventListener(name, function (evt) {
-      if (isCampaignSocket(evt.target)) delete document.body.dataset.live;
-    });
+  document.addEventListener("htmx:wsClose", function (evt) {
+    if (isCampaignSocket(evt.target) && evt.detail.event.target === socket) {
+      socket = null;
+      delete document.body.dataset.live;
+    }
+  });
+  document.addEventListener("htmx:wsError", function (evt) {
+    if (isCampaignSocket(evt.target) && evt.detail.error.target === socket) {
+      socket = null;
+      delete document.body.dataset.live;
+    }
   });
   document.addEventListener("htmx:configRequest", function (evt) {
     if (document.body.dataset.live === "1") evt.detail.headers["X-Refit-Live"] = "1";
+  });
+
+  // An action taken through a live page is answered without its change, which the
+  // socket brings at once.  If nothing has come RESYNC_MS after the answer (a push
+  // lost on its way: a channel layer that forgot the page's groups, a render that
+  // failed), the page reconnects its socket: the new socket says what each part
+  // shows and is sent the parts that differ.  A click is never left unanswered until
+  // the next periodic resync.
+  var RESYNC_MS = 3000;
+  var frames = 0; // socket messages received so far
+  var resync = null;
+  document.addEventListener("htmx:wsAfterMessage", function (evt) {
+    if (!isCampaignSocket(evt.target)) return;
+    frames += 1;
+    clearTimeout(resync);
+    resync = null;
+  });
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    evt.detail.xhr.refitFrames = frames;
+  });
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    var config = evt.detail.requestConfig;
+    var live = config && config.verb === "post" && config.headers["X-Refit-Live"] === "1";
+    // A frame since the request was sent may be its change, pushed before the answer.
+    if (!live || !evt.detail.successful || frames !== evt.detail.xhr.refitFrames) return;
+    clearTimeout(resync);
+    resync = setTimeout(function () {
+      resync = null;
+      if (socket && wrapper) wrapper.reconnect();
+    }, RESYNC_MS);
   });
 
   // Every refusal is shown where the player clicked: the server answers a refused

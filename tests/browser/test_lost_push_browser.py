@@ -1,0 +1,65 @@
+"""A click is not left unanswered when its push is lost: an action taken through a live
+page is answered without its change, which the page's socket brings.  If the channel
+layer forgot the page's groups (a Redis that restarted empty does), no frame comes;
+a few seconds later the page reconnects its socket, says what it shows, and is sent
+what changed, long before the periodic resync."""
+
+import os
+
+import pytest
+import redis
+
+from tests.purchase_helpers import campaign_at
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.redis,
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def forget_groups(campaign_id) -> int:
+    """What a Redis restart does to the campaign's groups: they are gone, with no
+    error anywhere (channels-redis keeps a group as a sorted set of channels)."""
+    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    keys = list(client.scan_iter(f"asgi:group:campaign-{campaign_id}*"))
+    return client.delete(*keys) if keys else 0
+
+
+def buyers_page(asgi_server, new_context, browser_login, make_user):
+    """The British player's live page at Sicily's first purchase step, and the list of
+    the campaign sockets it opens."""
+    players, _ = campaign_at("sicily", "i", "jul14n", (make_user("axis_p"), make_user("brit_p")))
+    brit = browser_login(new_context(), players.users["british"]).new_page()
+    sockets = []
+    brit.on("websocket", lambda ws: "/ws/campaigns/" in ws.url and sockets.append(ws))
+    brit.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
+    brit.wait_for_function("document.body.dataset.live === '1'")
+    return players, brit, sockets
+
+
+def buy_rifles(brit) -> None:
+    brit.get_by_role("button", name="Buy I1 Lgt Inf Rifle Coy for 18 CPP", exact=True).click()
+    brit.locator(".purchases li", has_text="Lgt Inf Rifle Coy").wait_for()
+
+
+def test_a_purchase_whose_push_is_lost_still_shows_on_the_buyers_page(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    players, brit, sockets = buyers_page(asgi_server, new_context, browser_login, make_user)
+    assert len(sockets) == 1
+    assert forget_groups(players.campaign_id) >= 2  # the campaign's and the side's
+    # Shown within 10 s (the test's wait), well before the resync every six 10 s beats.
+    buy_rifles(brit)
+    assert "CPP: 182" in brit.locator("#campaign-sides").inner_text()
+    assert len(sockets) == 2  # the page reconnected its socket
+    assert brit.evaluate("document.body.dataset.live") == "1"
+
+
+def test_a_page_whose_push_comes_does_not_reconnect(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    _, brit, sockets = buyers_page(asgi_server, new_context, browser_login, make_user)
+    buy_rifles(brit)
+    brit.wait_for_timeout(4000)  # past the page's 3 s wait for the push
+    assert len(sockets) == 1
