@@ -75,7 +75,7 @@ def act(page, extra=None, until=None) -> bool:
         page.get_by_role("button", name=f"Done with {step_id}", exact=True),
     ):
         if button.count():
-            press(page, button.first, confirm=button is ahead)
+            press(page, button.first, dialog=button is ahead)
             return True
     return False
 
@@ -88,14 +88,14 @@ def _is_action(request) -> bool:
     return request.method == "POST" and _ACTION.search(request.url) is not None
 
 
-def press(page, button, *, confirm: bool = False) -> None:
+def press(page, button, *, dialog: bool = False) -> None:
     """Click an action's ``button`` as a player does, and wait until the page has moved
     past it.  A click that Chromium never turned into the action's request is made
     again (once), as a player whose click did not take would; an action the server
     refused, or a page that stays put after its action was taken, fails with what the
     server answered and what the page shows, so a failure says where it went wrong."""
     for attempt in (1, 2):
-        if confirm:
+        if dialog:  # the button asks to confirm first
             page.once("dialog", lambda d: d.accept())
         try:
             with page.expect_request(_is_action) as sent:
