@@ -37,6 +37,7 @@ CAMPAIGN_PARTS: dict[Part, str] = {
     Part.RECORD: "campaign/_record.html",
     Part.SUPPLIES: "campaign/_supplies.html",
     Part.LOG: "campaign/_log.html",
+    Part.MESSAGES: "campaign/_messages.html",
 }
 
 ROSTER_PARTS: dict[Part, str] = {
@@ -209,7 +210,7 @@ ROSTER_MEMO = PartMemo(size=128)
 # renders them again only after a change.  Not the invitation (its link names the
 # page's origin).  About a campaign page's worth for each of 32 seats.
 MEMOISED_PARTS = frozenset(
-    {Part.HEADER, Part.STEP, Part.SIDES, Part.RECORD, Part.SUPPLIES, Part.LOG}
+    {Part.HEADER, Part.STEP, Part.SIDES, Part.RECORD, Part.SUPPLIES, Part.LOG, Part.MESSAGES}
 )
 CAMPAIGN_MEMO = PartMemo(size=192)
 

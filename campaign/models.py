@@ -13,6 +13,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from campaign.visibility import EventQuerySet, OwnedSecretQuerySet, RollQuerySet, UnitQuerySet
+from rules.effects import UnitState
 
 # Records a page names (a purchase, a unit) are named by an opaque reference, never by
 # their primary key: keys come from global sequences, and the gap between two of them
@@ -206,6 +207,7 @@ class EventKind(models.TextChoices):
     FORGO = "forgo", "points forgone"
     WINNER = "winner", "scenario winner recorded"
     END = "end", "the CG ended"
+    MESSAGE = "message", "a message between the players"
 
 
 class Event(models.Model):
@@ -525,6 +527,16 @@ class Unit(models.Model):
             models.UniqueConstraint(fields=["campaign", "ref"], name="unit_ref_unique"),
             models.CheckConstraint(condition=Q(count__gt=0), name="unit_count_positive"),
         ]
+
+    @property
+    def label(self) -> str:
+        """The line as a player reads it ("8-1 leader", "3 × 4-6-7")."""
+        return self.name if self.count == 1 else f"{self.count} × {self.name}"
+
+    @property
+    def state(self) -> UnitState:
+        """What the rules' tables read of the unit."""
+        return UnitState(self.name, self.status, self.kind)
 
 
 class Supplement(models.Model):

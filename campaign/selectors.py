@@ -26,12 +26,14 @@ from campaign.models import (
     Presence,
     Purchase,
     ReconBuy,
+    Roll,
     ScenarioResult,
     Seat,
     StepMark,
     Unit,
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
+from rules.effects import matches
 from rules.registry import cached_module, parse_module
 from rules.schema import Module
 from rules.snapshot import (
@@ -251,6 +253,7 @@ def holdings(
     purchases: bool = False,
     fortifications: bool = False,
     recon: bool = False,
+    owed: bool = False,
 ) -> Holdings:
     """The side's own records the caller needs (one query each)."""
     forts: tuple[FortificationBought, ...] = ()
@@ -281,7 +284,40 @@ def holdings(
         unrolled=unrolled,
         squads=squads,
         half_squads=half_squads,
+        owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
     )
+
+
+def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str, str], ...]:
+    """The compulsory rolls (``Table.required``) ``side`` has not made in this pass at
+    the current step or the steps after it (all that Done or finishing ahead can
+    reach): (table id, "") for a roll once per side, (table id, the unit's line) for
+    each of its retained units the table is rolled for (two queries; none without
+    such tables ahead)."""
+    ahead = {t for step in module.steps[campaign.step_index :] for t in step.tables}
+    required = [t for t in module.tables if t.required and not t.missing and t.id in ahead]
+    if not required:
+        return ()
+    rolled = set(
+        Roll.objects.filter(
+            campaign=campaign,
+            cycle=campaign.cycle,
+            side=side,
+            table_id__in=[t.id for t in required],
+        ).values_list("table_id", "unit_ref")
+    )
+    owed: list[tuple[str, str]] = [
+        (t.id, "") for t in required if t.once == "side" and not any(r[0] == t.id for r in rolled)
+    ]
+    per_unit = [t for t in required if t.once == "unit"]
+    if per_unit:
+        for unit in Unit.objects.filter(campaign=campaign, side=side).only(
+            "ref", "name", "kind", "status", "count"
+        ):
+            for t in per_unit:
+                if matches(t.for_units, unit.state) and (t.id, unit.ref) not in rolled:
+                    owed.append((t.id, unit.label))
+    return tuple(owed)
 
 
 def chits_locked(campaign: Campaign) -> int:

@@ -22,6 +22,7 @@ from rules.purchase import (
     retained_tags,
     unavailable,
 )
+from rules.replenish import lost_after_purchase
 from rules.schema import Forgo, FortificationItem, Module, ReinforcementGroup, Step
 from rules.snapshot import Bought, Snapshot
 
@@ -500,6 +501,8 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
         acts = step.acts in ("both", "in_order", snap.side)
         if not acts or not (kind.finish_ahead or (run and nothing_to_do(module, snap, step))):
             break
+        if rolls_owed(module, snap, step):
+            break  # a compulsory roll is made at its step, never skipped on the way
         run.append(step)
     while run and not kind_of(run[-1].kind).finish_ahead:
         run.pop()  # end on a step of the kinds the side may finish ahead
@@ -613,3 +616,99 @@ def check_forgo(module: Module, snap: Snapshot, amount: int) -> Forgo:
             f"Forgo between 0 and {points} {module.currency.code} (what you have; {rule.rule})."
         )
     return rule
+
+
+# --------------------------------------------------------------------------- finishing
+
+
+def finish_refusal(module: Module, snap: Snapshot, step: Step) -> str:
+    """Why "Done" cannot meaningfully be pressed at ``step`` yet ("" when it can): what
+    the step spends or buys from is still missing from the rules text — the points the
+    CG gives at its start, or the side's RG chart.  The side may still go on without it
+    (``Go on without it``), knowingly; a plain Done never leaves such a step unseen."""
+    actions = kind_of(step.kind).actions
+    missing: list[str] = []
+    start = module.variant(snap.variant).start
+    if step.start and Action.BUY in actions and "points" in start.missing:
+        missing.append(f"the {module.currency.code} the CG gives each side at its start")
+    if (
+        step.start
+        and Action.FORTIFY in actions
+        and "fortification_points" in start.missing
+        and module.fortifications is not None
+    ):
+        missing.append(f"the {module.fortifications.currency} the CG gives at its start")
+    if Action.BUY in actions and chart_missing(module, snap.side):
+        missing.append(f"your RG chart ({module.side(snap.side).name})")
+    if not missing:
+        return ""
+    rule = f" ({start.rule})" if step.start else ""
+    return (
+        f"Nothing can be bought at {step.id} yet: {' and '.join(missing)} "
+        f"{'are' if len(missing) > 1 else 'is'} missing from the rules text{rule}. "
+        "Supply it on the start sheet and have your opponent accept it, or go on "
+        "without it and buy nothing here."
+    )
+
+
+def finish_warnings(
+    module: Module, snap: Snapshot, step: Step, *, rolled_tables: Set[str] = frozenset()
+) -> list[str]:
+    """What the side gives up by pressing Done at ``step`` now, with the figures, for
+    its confirmation: points the rules forfeit when the step ends (3.617 EXC, unspent
+    FPP), a purchase step left with nothing bought, an optional roll the side makes
+    once and has not made (``rolled_tables``: the tables it has rolled on in this
+    pass; a compulsory one is refused instead, ``owed_refusal``)."""
+    actions = kind_of(step.kind).actions
+    me = snap.me
+    warnings: list[str] = []
+    code = module.currency.code
+    if Action.BUY in actions and me.points:
+        lost = lost_after_purchase(module, snap.position.date_index, me.points)
+        if lost:
+            warnings.append(f"{lost}.")
+        bought_here = [
+            b
+            for b in snap.holdings.bought
+            if b.date_index == snap.position.date_index and not b.initial
+        ]
+        if not bought_here:
+            keep = "" if lost else f"; your {me.points} {code} stay unspent"
+            warnings.append(f"You have bought no RG at {step.id}{keep}.")
+    forts = module.fortifications
+    if Action.FORTIFY in actions and forts and forts.forfeit_unspent and me.fortification_points:
+        warnings.append(
+            f"{me.fortification_points} unspent {forts.currency} will be forfeit ({forts.rule})."
+        )
+    once = [module.table(t) for t in step.tables if t not in rolled_tables]
+    once = [t for t in once if t.once == "side" and not t.required and not t.missing]
+    if once and not nothing_to_do(module, snap, step):
+        warnings += [f"You have not rolled on the {t.title} ({t.rule})." for t in once]
+    return warnings
+
+
+def rolls_owed(module: Module, snap: Snapshot, step: Step) -> list[str]:
+    """The compulsory rolls (``Table.required``) the side still owes at ``step`` in
+    this pass, each in words with its rule ("the Wounded Leader Table for 9-2 leader
+    (3.610)"); none where the step has nothing for the side to do (a SAN below the
+    roll's threshold)."""
+    owed = [
+        (module.table(t), [what for tid, what in snap.holdings.owed if tid == t])
+        for t in step.tables
+    ]
+    owed = [(t, whats) for t, whats in owed if t.required and not t.missing and whats]
+    if not owed or nothing_to_do(module, snap, step):
+        return []
+    return [
+        f"the {t.title}{' for ' + ', '.join(whats) if t.once == 'unit' else ''} ({t.rule})"
+        for t, whats in owed
+    ]
+
+
+def owed_refusal(module: Module, snap: Snapshot, step: Step) -> str:
+    """Why Done waits at ``step``: the compulsory rolls not made yet ("" : none)."""
+    owed = rolls_owed(module, snap, step)
+    if not owed:
+        return ""
+    these = "these rolls" if len(owed) > 1 else "this roll"
+    return f"Roll first: {'; '.join(owed)}. The rules make {these} compulsory."

@@ -271,10 +271,18 @@ class Table(Strict):
     # Rolled only for a retained unit of these kinds / statuses (APD 3.1: each wounded
     # leader; 3.3: each malfunctioned weapon).
     for_units: UnitFilter | None = None
+    # The rules make the roll compulsory ("must make a dr", "makes a dr ... for each
+    # wounded leader"): a side's Done at its step waits until it is made, once per side
+    # or for each unit it is rolled for (``once``); finishing ahead stops before it.
+    required: bool = False
     note: str | None = note_field()
 
     @model_validator(mode="after")
     def _rows(self) -> Table:
+        if self.required and self.once is None:
+            raise ValueError("a required roll says how often it is made ('once: side' or 'unit')")
+        if self.required and self.once == "unit" and self.for_units is None:
+            raise ValueError("a roll required for each unit names its units ('for_units')")
         if self.missing:
             return self  # its rows, if any, are what the text keeps: they prefill the form
         if not self.rows:

@@ -68,6 +68,9 @@ class Holdings:
     # The side's retained squads and half-squads/crews (what a HIP cap counts).
     squads: int = 0
     half_squads: int = 0
+    # The compulsory rolls (``Table.required``) the side has still to make in this
+    # pass: (table id, what for: a unit's line, or "" for a roll once per side).
+    owed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

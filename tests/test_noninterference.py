@@ -675,7 +675,7 @@ def run_world(
     pushed: set[push.Part] = set()
     original = push.changed
 
-    def recording(campaign_id, parts=push.EVERYTHING, *, secret_of=None, saving=()):
+    def recording(campaign_id, parts=push.STATE_PARTS, *, secret_of=None, saving=()):
         if secret_of in (None, world.observer):  # what reaches the observer's sockets
             pushed.update(parts)
         original(campaign_id, parts, secret_of=secret_of, saving=saving)

@@ -432,7 +432,9 @@ def _one_date(players, on_each=lambda: None):
                 campaign_id=players.campaign_id, user=players.users[side], chit="attack"
             )
         else:
-            steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+            steps.finish_step(
+                campaign_id=players.campaign_id, user=players.users[side], without_data=True
+            )
         on_each()
     raise AssertionError("the date did not end")
 

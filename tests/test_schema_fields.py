@@ -1670,6 +1670,22 @@ case(
     observe=view("wounded_leaders"),
 )
 case(
+    "Table.required",
+    base="sicily",
+    mutate=lambda d: tab(d, "wounded_leaders").update(required=False),
+    observe=lambda m: availability.rolls_owed(
+        m,
+        at(
+            m,
+            side="axis",
+            date="jul15am",
+            step="3.610",
+            holdings=Holdings(owed=(("wounded_leaders", "9-1 leader"),)),
+        ),
+        next(s for s in m.steps if s.id == "3.610"),
+    ),
+)
+case(
     "Table.for_units",
     "UnitFilter.statuses",
     base="apd",

@@ -107,7 +107,10 @@ class Players:
             waiting = machine.sides_to_act(module, step, self._done(cycle, index))
             if not waiting:
                 break
-            steps.finish_step(campaign_id=self.campaign_id, user=self.users[waiting[0]])
+            # The walk goes on where a step lacks its data ("Go on without it").
+            steps.finish_step(
+                campaign_id=self.campaign_id, user=self.users[waiting[0]], without_data=True
+            )
             after = self._where()
             if after[:2] != (cycle, index):
                 return after

@@ -15,6 +15,8 @@ from django.http import Http404
 
 from campaign.models import (
     Campaign,
+    Event,
+    EventKind,
     InitiativeChit,
     InitiativeOutcome,
     Invitation,
@@ -39,6 +41,7 @@ from campaign.selectors import (
     campaign_seats,
     done_sides,
     module_of,
+    owed_rolls,
     position_token,
     seats_done,
     snapshot,
@@ -48,6 +51,16 @@ from rules import machine
 from rules.kinds import kind_of
 from rules.schema import Module, Step
 from rules.snapshot import Holdings, Snapshot
+
+MESSAGES_SHOWN = 50
+
+
+@dataclass(frozen=True)
+class MessageView:
+    who: str  # the side's name
+    said: str
+    when: Any  # a datetime
+    mine: bool
 
 
 @dataclass(frozen=True)
@@ -156,6 +169,11 @@ class CampaignView:
     @cached_property
     def purchases(self) -> list[Purchase]:
         return visible_purchases(self.campaign, self.viewer)
+
+    @cached_property
+    def owed_rolls(self) -> tuple[tuple[str, str], ...]:
+        """The viewer's own compulsory rolls not made in this pass."""
+        return owed_rolls(self.campaign, self.module, self.viewer)
 
     def snapshot(self, held: Holdings | None = None, chits: int = 0) -> Snapshot:
         return snapshot(
@@ -347,6 +365,22 @@ class CampaignView:
     @cached_property
     def events(self) -> list[EventView]:
         return event_views(self.campaign, self.viewer, self.module)
+
+    @cached_property
+    def messages(self) -> list[MessageView]:
+        """The players' messages, the latest ``MESSAGES_SHOWN``, oldest first (read
+        through the gate like every line of the log)."""
+        rows = (
+            Event.objects.visible_to(self.viewer)
+            .filter(campaign=self.campaign, kind=EventKind.MESSAGE)
+            .order_by("-id")
+            .values_list("side", "data", "created_at")[:MESSAGES_SHOWN]
+        )
+        names = {s.id: s.name for s in self.module.sides}
+        return [
+            MessageView(names.get(side, side), str(data.get("said", "")), when, side == self.viewer)
+            for side, data, when in reversed(rows)
+        ]
 
     @property
     def log_days(self) -> list[tuple[str, list[EventView]]]:

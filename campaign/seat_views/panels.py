@@ -24,10 +24,10 @@ from campaign.selectors import bought_of, holdings, last_scenario_date
 from campaign.services.units import describe_filter, label, state_of
 from rules import availability
 from rules.effects import matches
-from rules.kinds import Show, kind_of
+from rules.kinds import Action, Show, kind_of
 from rules.purchase import purchase_counts
 from rules.schema import Table
-from rules.snapshot import Holdings
+from rules.snapshot import Holdings, Snapshot
 
 if TYPE_CHECKING:
     from campaign.seat_views.campaign_page import CampaignView
@@ -137,6 +137,18 @@ class StepPanel:
     no_on_map_units: bool = False
     # Finishing several steps at once: (last step id, its title, what it means).
     ahead: list[tuple[str, str, str]] = field(default_factory=list)
+    # Why Done cannot meaningfully be pressed yet (the step's data missing), and what
+    # Done gives up (asked in its confirmation, with the figures).
+    finish_refusal: str = ""
+    rolls_owed: bool = False  # the refusal is a compulsory roll: no going on without it
+    finish_warnings: list[str] = field(default_factory=list)
+
+    @property
+    def finish_confirm(self) -> str:
+        """The Done button's confirmation ("" : none needed)."""
+        if not self.finish_warnings:
+            return ""
+        return " ".join([*self.finish_warnings, "Finish the step anyway?"])
 
 
 def build_panel(view: CampaignView) -> StepPanel:
@@ -147,22 +159,57 @@ def build_panel(view: CampaignView) -> StepPanel:
     )
     for show in kind_of(step.kind).shows:
         BUILDERS[show](view, panel)
-    if panel.can_act and kind_of(step.kind).finish_ahead:
+    kind = kind_of(step.kind)
+    if panel.can_act and kind.finishable:
+        _finishing(view, panel)
+    if panel.can_act and kind.finish_ahead:
         panel.ahead = _ahead(view)
     return panel
+
+
+def _own_snapshot(view: CampaignView) -> Snapshot:
+    """The viewer's snapshot with its own purchases (what finishing reads)."""
+    own = [p for p in view.purchases if p.side == view.viewer]
+    return view.snapshot(
+        Holdings(
+            bought=tuple(bought_of(p) for p in own),
+            unrolled=tuple(p.group_id for p in own if p.rolled_at is None),
+            owed=view.owed_rolls,
+        )
+    )
+
+
+def _finishing(view: CampaignView, panel: StepPanel) -> None:
+    """What Done at this step lacks or gives up, for the viewer."""
+    c, step = view.campaign, view.step_def
+    actions = kind_of(step.kind).actions
+    needs_holdings = bool(actions & {Action.BUY, Action.FORTIFY})
+    snap = (
+        _own_snapshot(view)
+        if needs_holdings
+        else view.snapshot(Holdings(owed=view.owed_rolls if step.tables else ()))
+    )
+    panel.finish_refusal = availability.owed_refusal(
+        view.module, snap, step
+    ) or availability.finish_refusal(view.module, snap, step)
+    panel.rolls_owed = bool(availability.rolls_owed(view.module, snap, step))
+    once = [t for t in step.tables if view.module.table(t).once == "side"]
+    rolled: set[str] = set()
+    if once:
+        rolled = set(
+            Roll.objects.filter(
+                campaign=c, cycle=c.cycle, side=view.viewer, table_id__in=once
+            ).values_list("table_id", flat=True)
+        )
+    panel.finish_warnings = availability.finish_warnings(
+        view.module, snap, step, rolled_tables=rolled
+    )
 
 
 def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:
     """The ways to finish several steps at once: through the last map step before a
     purchase, and through the whole run (buying nothing on the way)."""
-    own = [p for p in view.purchases if p.side == view.viewer]
-    snap = view.snapshot(
-        Holdings(
-            bought=tuple(bought_of(p) for p in own),
-            unrolled=tuple(p.group_id for p in own if p.rolled_at is None),
-        )
-    )
-    run = availability.finish_ahead(view.module, snap)
+    run = availability.finish_ahead(view.module, _own_snapshot(view))
     options = []
     buys = [i for i, s in enumerate(run) if availability.declines_to_buy(s)]
     if buys and buys[0] >= 2:

@@ -59,6 +59,7 @@ NEWS_KINDS = frozenset(
         EventKind.SCENARIO,
         EventKind.SUPPLY,
         EventKind.END,
+        EventKind.MESSAGE,
     }
 )
 WAITING_KINDS = (Notification.Kind.YOUR_MOVE, Notification.Kind.ONLY_YOU)

@@ -45,6 +45,7 @@ class Part(StrEnum):
     RECORD = "record"
     SUPPLIES = "supplies"
     LOG = "log"
+    MESSAGES = "messages"
     ROSTER = "roster"
     ROSTER_RECORD = "roster_record"
     FORCES = "forces"
@@ -52,6 +53,9 @@ class Part(StrEnum):
 
 
 EVERYTHING = frozenset(Part)
+# What a change of the campaign's state may touch: every part but the players'
+# messages, which change only when one is sent (``services.messages``).
+STATE_PARTS = EVERYTHING - {Part.MESSAGES}
 
 
 # The parts changed while serving one request (the action decorator answers with them).
@@ -91,7 +95,7 @@ SeatField = tuple[Seat, str]
 
 def changed(
     campaign_id: UUID | str,
-    parts: Iterable[Part] = EVERYTHING,
+    parts: Iterable[Part] = STATE_PARTS,
     *,
     secret_of: str | None = None,
     saving: Iterable[SeatField] = (),

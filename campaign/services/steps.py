@@ -41,16 +41,30 @@ ROLL_PARTS = (push.Part.STEP, push.Part.LOG, push.Part.FORCES)
 
 @transaction.atomic
 def finish_step(
-    *, campaign_id: object, user: User, at: str | None = None, through: str = ""
+    *,
+    campaign_id: object,
+    user: User,
+    at: str | None = None,
+    through: str = "",
+    without_data: bool = False,
 ) -> None:
     """The player has done their part of the current step — or, with ``through``, of
     the current step and the following map steps up to the one numbered ``through``
-    (they have nothing to do on the map and no roll to make there)."""
+    (they have nothing to do on the map and no roll to make there).  A step whose
+    purchases lack their data (the start's points, the side's RG chart) is finished
+    only knowingly: ``without_data``, the player's "Go on without it"."""
     turn = take_turn(campaign_id, user, at)
-    held = holdings(turn.campaign, turn.side, purchases=True, recon=True) if through else None
+    reads = bool(through)  # finishing ahead reads the side's purchases and recon
+    held = holdings(turn.campaign, turn.side, purchases=reads, recon=reads, owed=True)
     snap = turn.snapshot(held)
     expect_turn(turn, Action.FINISH, snap)
     step = turn.step
+    owed = availability.owed_refusal(turn.module, snap, step)
+    if owed:
+        raise ActionRefused(owed, status=409)
+    lacking = availability.finish_refusal(turn.module, snap, step)
+    if lacking and not without_data:
+        raise ActionRefused(lacking, status=409)
     ahead = []
     if through:
         run = availability.finish_ahead(turn.module, snap)
@@ -65,9 +79,10 @@ def finish_step(
     for later in ahead:
         mark_done(turn, step_index=turn.module.steps.index(later))
     last = f" to {ahead[-1].id} {ahead[-1].title}" if ahead else ""
+    knowingly = " without the data it lacks, buying nothing there" if lacking else ""
     turn.record(
         EventKind.STEP_DONE,
-        text=f"{turn.side_name()} finished {step.id} {step.title}{last}.",
+        text=f"{turn.side_name()} finished {step.id} {step.title}{last}{knowingly}.",
     )
     advance(turn)
     push.changed(turn.campaign.pk, saving=update_waiting(turn))

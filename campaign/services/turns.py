@@ -138,9 +138,10 @@ class Turn:
         )
 
 
-def take_turn(campaign_id: object, user: User, at: str | None) -> Turn:
-    """Lock the campaign for ``user``'s action; refuse strangers, an ended campaign and
-    a form made for a step the campaign has left."""
+def take_turn(campaign_id: object, user: User, at: str | None, *, after_end: bool = False) -> Turn:
+    """Lock the campaign for ``user``'s action; refuse strangers, an ended campaign
+    (unless the action may come ``after_end``: a message) and a form made for a step
+    the campaign has left."""
     pk = as_uuid(campaign_id)
     player = signed_in(user)
     locked = campaign_seats(pk, lock=True) if pk else []
@@ -148,7 +149,7 @@ def take_turn(campaign_id: object, user: User, at: str | None) -> Turn:
     if seat is None:
         raise NotFound()
     campaign = seat.campaign
-    if campaign.ended_at is not None:
+    if campaign.ended_at is not None and not after_end:
         raise ActionRefused("The campaign has ended; nothing more can be done.", status=409)
     # ``turn.done`` is read when first needed, in a statement of its own: after the
     # lock, so it sees a mark the other player committed while this one waited.

@@ -62,7 +62,7 @@ def _kind_and_count(kind: str, number: object) -> tuple[str, int]:
 
 
 def label(unit: Unit) -> str:
-    return unit.name if unit.count == 1 else f"{unit.count} × {unit.name}"
+    return unit.label
 
 
 @transaction.atomic
@@ -162,7 +162,7 @@ def split_one(unit: Unit) -> Unit:
 
 
 def state_of(unit: Unit) -> UnitState:
-    return UnitState(unit.name, unit.status, unit.kind)
+    return unit.state
 
 
 def apply_outcome(unit: Unit, outcome: UnitOutcome) -> str:

@@ -25,7 +25,16 @@ from campaign.fragments import CAMPAIGN_PARTS, ROSTER_PARTS, campaign_fragments,
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.common import member_seat
 from campaign.seat_views.roster import roster_view
-from campaign.services import hosting, initiative, purchases, push, steps, supplements, units
+from campaign.services import (
+    hosting,
+    initiative,
+    messages,
+    purchases,
+    push,
+    steps,
+    supplements,
+    units,
+)
 from campaign.services.errors import ActionRefused
 from campaign.views.http import refusal
 from campaign.views.pages import page_origin
@@ -151,13 +160,22 @@ def invitation_revoke(request: HttpRequest, campaign_id: UUID) -> None:
     hosting.revoke_invitation(campaign_id=campaign_id, host=request.user)
 
 
+@player_action
+def message(request: HttpRequest, campaign_id: UUID) -> None:
+    messages.send_message(campaign_id=campaign_id, user=request.user, text=_post(request, "text"))
+
+
 # --------------------------------------------------------------------------- the parsers
 
 
 @action(Action.FINISH)
 def finish(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return steps.finish_step(
-        campaign_id=campaign_id, user=request.user, at=at, through=_post(request, "through")
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        through=_post(request, "through"),
+        without_data=_post(request, "without") == "data",
     )
 
 

@@ -78,6 +78,47 @@
     }, RESYNC_MS);
   });
 
+  // One click, one action: the buttons of a form being posted (and the buttons
+  // outside it that name it, as the RG chart's prices do) are disabled until the page
+  // shows the answer — at once for a refusal or an answer that carries its parts, at
+  // the next frame of the socket for a live page (its change comes that way), or when
+  // the reconnect above has brought it.  A double-click is one purchase.
+  var busy = []; // buttons disabled until the page shows what they did
+  function buttonsOf(form) {
+    var found = Array.prototype.slice.call(form.querySelectorAll("button, input[type=submit]"));
+    if (form.id) {
+      document.querySelectorAll('[form="' + CSS.escape(form.id) + '"]').forEach(function (b) {
+        if (b.matches("button, input[type=submit]")) found.push(b);
+      });
+    }
+    return found;
+  }
+  function release() {
+    busy.forEach(function (b) { b.disabled = false; b.removeAttribute("aria-busy"); });
+    busy = [];
+  }
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    var config = evt.detail.requestConfig;
+    var form = formOf(evt.detail.elt);
+    if (!form || !config || config.verb !== "post") return;
+    buttonsOf(form).forEach(function (b) {
+      if (b.disabled) return;
+      b.disabled = true;
+      b.setAttribute("aria-busy", "true");
+      busy.push(b);
+    });
+  });
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    var config = evt.detail.requestConfig;
+    var live = config && config.verb === "post" && config.headers["X-Refit-Live"] === "1";
+    if (!live || !evt.detail.successful || frames !== evt.detail.xhr.refitFrames) release();
+    else setTimeout(release, RESYNC_MS * 2); // never a button left dead
+  });
+  document.addEventListener("htmx:wsAfterMessage", function (evt) {
+    if (isCampaignSocket(evt.target)) release();
+  });
+  document.addEventListener("htmx:wsClose", release);
+
   // Every refusal is shown where the player clicked: the server answers a refused
   // action with a 4xx and a sentence; it goes into the message slot after the form
   // that was submitted, or after the button that submitted it from outside (a price

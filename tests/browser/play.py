@@ -73,11 +73,18 @@ def act(page, extra=None, until=None) -> bool:
         page.get_by_role("button", name="Confirm the result", exact=True),
         ahead,
         page.get_by_role("button", name=f"Done with {step_id}", exact=True),
+        page.get_by_role("button", name="Go on without it", exact=True),
     ):
         if button.count():
-            press(page, button.first, dialog=button is ahead)
+            press(page, button.first, dialog=asks(button.first))
             return True
     return False
+
+
+def asks(button) -> bool:
+    """Whether the button's form asks to confirm first (a Done that gives something up,
+    finishing several steps at once, going on without the step's data)."""
+    return button.evaluate("b => !!(b.form && b.form.hasAttribute('hx-confirm'))")
 
 
 # The request a step's action button makes (``{% action_form %}``).

@@ -64,6 +64,8 @@ def _add_unit(page, name: str) -> None:
 
 
 def _done(page, step_id: str) -> None:
+    """Done, accepting its confirmation where it asks one (points it forfeits)."""
+    page.once("dialog", lambda d: d.accept())
     page.get_by_role("button", name=f"Done with {step_id}", exact=True).click()
 
 
@@ -83,12 +85,21 @@ def test_a_sicily_date_played_like_people(
     axis.get_by_role("button", name="Enter the result").click()
     brit.get_by_role("button", name="Confirm the result").click()
 
-    # The map steps 3.601-3.615 (3.612, the new date, is the server's): one click each.
-    for page in (axis, brit):
+    # The map steps 3.601-3.615 (3.612, the new date, is the server's): one click each
+    # for the Axis.  The British, at SAN 4, must make the 3.6122 SAN dr: their run stops
+    # before it, Done waits for it, and after the dr the rest goes in one click.
+    for page, last in ((axis, "3.615"), (brit, "3.611")):
         page.locator("#step-title", has_text="3.601").wait_for()
-        button = page.get_by_role("button", name="Done with 3.601 to 3.615", exact=False)
+        button = page.get_by_role("button", name=f"Done with 3.601 to {last}", exact=False)
         page.once("dialog", lambda d: d.accept())
         button.click()
+    brit.locator("#step-title", has_text="3.6122").wait_for()
+    assert "Roll first: the SAN Adjustment (3.6122)" in brit.locator("#campaign-step").inner_text()
+    assert not brit.get_by_role("button", name="Done with 3.6122", exact=True).count()
+    brit.get_by_role("button", name="Roll dr").click()
+    ahead = brit.get_by_role("button", name="Done with 3.6122 to 3.615", exact=False)
+    brit.once("dialog", lambda d: d.accept())
+    ahead.click()
     # 3.616 is the server's too: both land on the purchase step, July 14 PM.
     for page in (axis, brit):
         page.locator("#step-title", has_text="3.617").wait_for()

@@ -1,0 +1,193 @@
+"""Issue 46: nothing irreversible by accident.  Done is not offered where the step's
+data are missing (the page says what, and offers to go on knowingly); a Done that
+gives something up says so, with the figures, before it is sent."""
+
+import html
+
+import pytest
+
+from campaign.models import Event, Roll, Seat, StepMark, Unit
+from campaign.services import purchases, steps, units
+from campaign.services.errors import ActionRefused
+from tests.purchase_helpers import campaign_at
+from tests.walk import host_game, players_of
+
+pytestmark = pytest.mark.django_db
+
+
+def state(players):
+    c = players.campaign
+    return (
+        c.step_index,
+        c.cycle,
+        StepMark.objects.filter(campaign=c).count(),
+        Event.objects.filter(campaign=c).count(),
+        sorted(Seat.objects.filter(campaign=c).values_list("side", "points")),
+    )
+
+
+def page(client, players, user):
+    client.force_login(user)
+    answer = client.get(f"/campaigns/{players.campaign_id}/")
+    assert answer.status_code == 200
+    return html.unescape(answer.content.decode())
+
+
+@pytest.fixture
+def sicily_start(modules, make_user):
+    axis, brit = make_user("axis_p"), make_user("brit_p")
+    c = host_game("sicily", "i", axis, brit, through_start=False)
+    return players_of(c, axis, brit)
+
+
+def test_done_at_the_start_requisition_is_refused_while_its_cpp_are_missing(sicily_start, client):
+    """3.51 is not in the rules text: the CPP the CG gives for the Initial Scenario
+    are to be supplied.  Done at the start's purchase step (I-3.617) is refused with
+    what is missing, and changes nothing; the page offers no Done there, only a
+    guarded "Go on without it"."""
+    players = sicily_start
+    assert players.step.id == "I-3.617"
+    before = state(players)
+    with pytest.raises(ActionRefused, match=r"the CPP the CG gives each side at its start"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    assert state(players) == before
+    shown = page(client, players, players.users["axis"])
+    assert "Done with I-3.617</button>" not in shown
+    assert "Nothing can be bought at I-3.617 yet" in shown
+    assert 'hx-confirm="Go on without it? You buy nothing at I-3.617' in shown
+
+
+def test_going_on_without_the_data_is_knowing_and_logged(sicily_start, client):
+    """The players may go on without the missing start data (no dead end): the step
+    is finished for that side, and the log says it bought nothing there knowingly."""
+    players = sicily_start
+    client.force_login(players.users["axis"])
+    answer = client.post(
+        f"/campaigns/{players.campaign_id}/act/finish/",
+        {"without": "data"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert answer.status_code == 200
+    line = Event.objects.get(kind="step-done", side="axis")
+    assert "without the data it lacks, buying nothing there" in line.text
+
+
+def test_a_forged_plain_done_at_the_start_requisition_is_a_409_sentence(sicily_start, client):
+    players = sicily_start
+    client.force_login(players.users["british"])
+    before = state(players)
+    answer = client.post(
+        f"/campaigns/{players.campaign_id}/act/finish/", {}, HTTP_HX_REQUEST="true"
+    )
+    assert answer.status_code == 409
+    assert "is missing from the rules text" in html.unescape(answer.content.decode())
+    assert state(players) == before
+
+
+def test_done_on_july_14_pm_asks_first_with_the_cpp_that_will_be_lost(modules, make_user, client):
+    """3.617 EXC: "Any CPP remaining after this step on the 14 PM date are lost".  The
+    Done button's confirmation names the figure before the click sends anything."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", (make_user("a"), make_user("b")), points=21)
+    assert players.step.id == "3.617"
+    shown = page(client, players, players.users["axis"])
+    assert "21 unspent CPP lost after the purchase step of July 14 PM (3.617" in shown
+    done = shown.index(">Done with 3.617</button>")
+    form = shown.rindex("<form", 0, done)
+    assert "hx-confirm=" in shown[form:done]
+    assert "21 unspent CPP lost" in shown[form:done]
+
+
+def test_done_at_a_purchase_step_with_nothing_bought_says_so(modules, make_user, client):
+    """A purchase step left with nothing bought is confirmed first; once an RG is
+    bought, only what the rules forfeit is asked about."""
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")), points=50)
+    shown = page(client, players, players.users["british"])
+    assert "You have bought no RG at 3.617; your 50 CPP stay unspent." in shown
+    purchases.purchase_rg(
+        campaign_id=players.campaign_id, user=players.users["british"], group_id="I1"
+    )
+    shown = page(client, players, players.users["british"])
+    assert "You have bought no RG" not in shown
+    done = shown.index(">Done with 3.617</button>")
+    assert "hx-confirm=" not in shown[shown.rindex("<form", 0, done) : done]
+
+
+def test_done_at_the_fortification_step_names_the_fpp_forfeit(modules, make_user, client):
+    """3.619: unspent FPP are forfeit when a side finishes the step."""
+    players, module = campaign_at(
+        "sicily", "i", "jul15am", (make_user("a"), make_user("b")), step="3.619"
+    )
+    Seat.objects.filter(campaign_id=players.campaign_id, side="axis").update(fortification_points=7)
+    shown = page(client, players, players.users["axis"])
+    assert f"7 unspent FPP will be forfeit ({module.fortifications.rule})." in shown
+
+
+def test_an_optional_once_per_side_roll_not_made_is_named_in_the_confirmation():
+    """A roll the side makes once and may skip (here Sicily's SAN dr made optional in
+    a copy of the module) is named in Done's confirmation until it is made; at a SAN
+    below the threshold there is no roll to name."""
+    from dataclasses import replace
+
+    from rules import availability
+    from rules.loader import MODULE_DIR, load_file
+    from tests.engine.conftest import at
+
+    sicily = load_file(MODULE_DIR / "sicily.yaml", overrides=False)
+    tables = [
+        t.model_copy(update={"required": False}) if t.id == "san_adjustment" else t
+        for t in sicily.tables
+    ]
+    module = sicily.model_copy(update={"tables": tables})
+    step = next(s for s in module.steps if s.id == "3.6122")
+    snap = at(module, side="axis", date="jul15am", step="3.6122")
+    at_four = replace(snap, sides={**snap.sides, "axis": replace(snap.me, san=4)})
+    said = availability.finish_warnings(module, at_four, step)
+    assert "You have not rolled on the SAN Adjustment (3.6122)." in said
+    assert not availability.finish_warnings(module, at_four, step, rolled_tables={"san_adjustment"})
+    at_three = replace(snap, sides={**snap.sides, "axis": replace(snap.me, san=3)})
+    assert not availability.finish_warnings(module, at_three, step)
+
+
+def test_3_6142_done_waits_for_each_malfunctioned_weapons_dr(modules, make_user, client):
+    """3.6142: "Each side now makes a separate dr on the table below for each
+    malfunctioned, non-Captured, Retained Weapon": Done is refused (409, the weapon
+    named) and not offered until the dr is made; then it is accepted."""
+    players, _ = campaign_at(
+        "sicily", "i", "jul15am", (make_user("a"), make_user("b")), step="3.614"
+    )
+    axis = players.users["axis"]
+    units.add_unit(
+        campaign_id=players.campaign_id, user=axis, name="MMG", kind="sw", status="malfunctioned"
+    )
+    before = state(players)
+    with pytest.raises(ActionRefused, match=r"Roll first: the Weapon Repair for MMG \(3.6142\)"):
+        steps.finish_step(campaign_id=players.campaign_id, user=axis)
+    assert state(players) == before
+    shown = page(client, players, axis)
+    assert "Roll first: the Weapon Repair for MMG (3.6142)" in shown
+    assert ">Done with 3.614</button>" not in shown and "Go on without it" not in shown
+    weapon = Unit.objects.get(campaign_id=players.campaign_id, name="MMG")
+    steps.roll_on_table(
+        campaign_id=players.campaign_id, user=axis, table_id="weapon_repair", unit_id=weapon.ref
+    )
+    assert Roll.objects.filter(table_id="weapon_repair").count() == 1
+    steps.finish_step(campaign_id=players.campaign_id, user=axis)
+    assert StepMark.objects.filter(campaign_id=players.campaign_id, side="axis").exists()
+
+
+def test_the_opponents_owed_roll_is_not_his_concern(modules, make_user, client):
+    """The British page at 3.614 does not ask the Axis weapon's roll of the British,
+    and their Done goes through: what a side owes is its own."""
+    players, _ = campaign_at(
+        "sicily", "i", "jul15am", (make_user("a"), make_user("b")), step="3.614"
+    )
+    units.add_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["axis"],
+        name="Secret MMG",
+        kind="sw",
+        status="malfunctioned",
+    )
+    shown = page(client, players, players.users["british"])
+    assert "Roll first" not in shown
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["british"])

@@ -1,0 +1,106 @@
+"""Issue 46: a way to talk.  The two players' messages in their campaign: plain text,
+length-limited, escaped, live to the other page, a notice to an opponent who is away,
+never seen by a stranger, carried by the log (and so the backup)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from campaign.models import Event, Notification, Presence
+from campaign.services import messages
+from campaign.services.errors import ActionRefused, NotFound
+from tests.walk import Players
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def players(hosted):
+    campaign, alice, bob = hosted
+    for user in (alice, bob):
+        user.email = f"{user.username}@example.org"
+        user.save()
+    Notification.objects.all().delete()
+    return Players(campaign, {"red": alice, "blue": bob})
+
+
+def say(players, side, text):
+    return messages.send_message(
+        campaign_id=players.campaign_id, user=players.users[side], text=text
+    )
+
+
+def page(client, players, side):
+    client.force_login(players.users[side])
+    answer = client.get(f"/campaigns/{players.campaign_id}/")
+    assert answer.status_code == 200
+    return answer.content.decode()
+
+
+def test_a_message_is_shown_to_both_players_escaped(players, client):
+    say(players, "red", "See you Sunday <b>8pm</b>?")
+    for side in ("red", "blue"):
+        shown = page(client, players, side)
+        assert "See you Sunday &lt;b&gt;8pm&lt;/b&gt;?" in shown
+        assert "<b>8pm</b>" not in shown
+    assert "You</span>" in page(client, players, "red").split('id="campaign-messages"')[1]
+
+
+def test_bad_messages_are_refused_with_a_sentence_and_change_nothing(players):
+    before = Event.objects.count()
+    with pytest.raises(ActionRefused, match="Your message is empty"):
+        say(players, "red", "   ")
+    with pytest.raises(ActionRefused, match="at most 1000 characters"):
+        say(players, "red", "x" * 1001)
+    with pytest.raises(ActionRefused, match="plain text only"):
+        say(players, "red", "bell \x07")
+    assert Event.objects.count() == before
+
+
+def test_a_stranger_can_neither_post_nor_read(players, client, make_user):
+    say(players, "red", "our secret plan")
+    with pytest.raises(NotFound):
+        messages.send_message(
+            campaign_id=players.campaign_id, user=make_user("mallory"), text="hi"
+        )
+    client.force_login(make_user("eve"))
+    answer = client.post(f"/campaigns/{players.campaign_id}/messages/", {"text": "hi"})
+    assert answer.status_code == 404
+    assert client.get(f"/campaigns/{players.campaign_id}/").status_code == 404
+    assert Event.objects.filter(kind="message").count() == 1
+
+
+def test_posting_through_the_page_answers_htmx_and_logs_it(players, client):
+    client.force_login(players.users["blue"])
+    answer = client.post(
+        f"/campaigns/{players.campaign_id}/messages/",
+        {"text": "Dispute: I had 12 CVP, not 10."},
+        HTTP_HX_REQUEST="true",
+    )
+    assert answer.status_code == 200
+    assert "Dispute: I had 12 CVP, not 10." in answer.content.decode()  # the part, not live
+    line = Event.objects.get(kind="message")
+    assert line.text == "Blue: Dispute: I had 12 CVP, not 10." and line.side == "blue"
+
+
+def test_an_opponent_away_gets_a_notice_one_looking_does_not(players):
+    say(players, "red", "Your turn to buy.")
+    notice = Notification.objects.get()
+    assert notice.user == players.users["blue"]
+    assert "Red: Your turn to buy." in notice.body
+    Notification.objects.all().delete()
+    blue_seat = players.campaign.seats.get(side="blue")
+    Presence.objects.create(
+        socket="s-1", seat=blue_seat, expires_at=timezone.now() + timedelta(minutes=1)
+    )
+    say(players, "red", "Are you there?")
+    assert not Notification.objects.exists()
+
+
+def test_players_may_still_talk_after_the_cg_has_ended(players):
+    type(players.campaign).objects.filter(pk=players.campaign_id).update(ended_at=timezone.now())
+    say(players, "blue", "Good game!")
+    assert Event.objects.filter(kind="message", side="blue").exists()
