@@ -25,9 +25,31 @@ from rules.schema import Module
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+class _UniqueKeys(_YAML_LOADER):  # type: ignore[misc,valid-type]
+    """The safe loader, refusing a mapping that gives one key twice (YAML would keep the
+    last silently: a datum typed twice, one of them lost)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping",
+                    node.start_mark,
+                    f"the key '{key}' is given twice",
+                    key_node.start_mark,
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def safe_load(stream: Any) -> Any:
-    """``yaml.safe_load`` (plain data only), through libyaml when it is there."""
-    return yaml.load(stream, Loader=_YAML_LOADER)  # noqa: S506 (a safe loader)
+    """``yaml.safe_load`` (plain data only), through libyaml when it is there; a key
+    given twice in one mapping is refused."""
+    return yaml.load(stream, Loader=_UniqueKeys)  # noqa: S506 (a safe loader)
 
 
 MODULE_DIR = Path(__file__).resolve().parent / "modules"

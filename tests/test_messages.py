@@ -63,9 +63,7 @@ def test_bad_messages_are_refused_with_a_sentence_and_change_nothing(players):
 def test_a_stranger_can_neither_post_nor_read(players, client, make_user):
     say(players, "red", "our secret plan")
     with pytest.raises(NotFound):
-        messages.send_message(
-            campaign_id=players.campaign_id, user=make_user("mallory"), text="hi"
-        )
+        messages.send_message(campaign_id=players.campaign_id, user=make_user("mallory"), text="hi")
     client.force_login(make_user("eve"))
     answer = client.post(f"/campaigns/{players.campaign_id}/messages/", {"text": "hi"})
     assert answer.status_code == 404

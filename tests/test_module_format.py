@@ -139,6 +139,18 @@ def test_invalid_yaml_names_the_line(tmp_path):
     assert "broken.yaml: line" in str(exc.value) and "not valid YAML" in str(exc.value)
 
 
+def test_a_key_given_twice_is_refused_with_its_line(tmp_path):
+    """YAML keeps the last of two equal keys silently: a datum typed twice in a row
+    of a chart ("tags: [a], tags: [b]") would lose one.  The loader refuses it."""
+    bad = tmp_path / "twice.yaml"
+    text = FIXTURE.read_text().replace("id: test-skirmish\n", "id: test-skirmish\nid: other\n", 1)
+    bad.write_text(text)
+    with pytest.raises(ModuleInvalid) as exc:
+        load_file(bad)
+    assert "twice.yaml: line 5" in str(exc.value)
+    assert "the key 'id' is given twice" in str(exc.value)
+
+
 def test_module_files_are_read_through_libyaml_into_the_same_data():
     """Modules and ledgers are parsed by libyaml (five times faster than PyYAML's own
     parser on sicily.yaml) when PyYAML has it, as its wheels do; the data are the same

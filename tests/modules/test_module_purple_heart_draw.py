@@ -382,3 +382,62 @@ def test_c5_33_leader_dr_for_i_and_a_rgs_marked_l(m):
     assert p.table == "leader_table" and p.rule == "C5.33"
     assert sorted(p.applies_to.id_prefixes) == ["A", "I"] and p.applies_to.footnotes == ["l"]
     assert (p.per, p.count) == ("group", 1)
+
+
+def _with_chart(m: Module, side: str, groups: list[dict]) -> Module:
+    """``m`` with ``side``'s lost chart supplied (as the players would, in the app)."""
+    from rules.schema import ReinforcementGroup
+
+    charts = [
+        c.model_copy(
+            update={
+                "missing": False,
+                "groups": [ReinforcementGroup.model_validate(g) for g in groups],
+            }
+        )
+        if c.side == side
+        else c
+        for c in m.rg_charts
+    ]
+    return m.model_copy(update={"rg_charts": charts})
+
+
+def test_c5_31_footnote_x_only_on_or_after_tm_scenario_iii(m):
+    """RG footnote x: "May only be requisitioned on/after TM Scenario III" (1230 hrs):
+    an RG the players mark x on their supplied chart is refused at 0600 and 0930."""
+    from rules.purchase import unavailable
+
+    supplied = _with_chart(
+        m,
+        "us",
+        [
+            {"id": "A1", "type": "Armor", "units": "M4A1", "cost": 6, "footnotes": ["x"]},
+            {"id": "I1", "type": "Rifle Pl", "units": "6-6-6", "cost": 4},
+        ],
+    )
+    late, plain = supplied.group("us", "A1"), supplied.group("us", "I1")
+    for date_index, refused in ((0, True), (1, True), (2, False), (4, False)):
+        why = unavailable(
+            supplied, variant="tm", side="us", group=late, date_index=date_index, bought=()
+        )
+        assert bool(why) is refused, (date_index, why)
+        assert not unavailable(
+            supplied, variant="tm", side="us", group=plain, date_index=date_index, bought=()
+        )
+    why = unavailable(supplied, variant="tm", side="us", group=late, date_index=0, bought=())
+    assert any("C5.31 RG footnote x" in w for w in why)
+
+
+def test_c5_23_c5_24_one_secret_promotion_dr_per_side(m):
+    """C5.23 "Each side makes a secret DR"; C5.24 "Each side has the option to make a
+    secret DR": one each, never rerolled until a better result comes."""
+    assert m.table("battlefield_promotion").once == "side"
+    assert m.table("leader_promotion").once == "side"
+    assert not m.table("leader_promotion").required  # "has the option"
+
+
+def test_c5_35_booby_traps_are_german_only(m):
+    """Fortification note G "Only available for German requisition"; C5.25b knows only
+    a German Booby Trap Level."""
+    item = next(i for i in m.fortifications.items if i.id == "booby_traps")
+    assert item.sides == ["german"]

@@ -605,3 +605,43 @@ def test_3_6182_depleted_i_rgs_roll_per_sw_and_footnote_m_per_carrier(m):
     per_unit = next(p for p in m.post_purchase if p.table == "sw_depleted" and p.per == "unit")
     assert per_unit.applies_to.groups == ["V3", "V4"]
     assert per_unit.rule == "3.617 British chart footnote m"
+
+
+def test_british_footnote_e_creeping_barrage_costs_half_as_much_again(m):
+    """British chart footnote e: "Use as a creeping barrage increases the cost of a
+    module by 50% and is not convertible" — offered for the three OBA modules (O1 7 ->
+    11, O2 8 -> 12, O3 10 -> 15), not for the observer (O4) nor for the Axis."""
+    from rules.purchase import cost_options
+
+    def creeping(side, rg):
+        return [
+            o.cost for o in cost_options(m, side, group(m, side, rg)) if o.variant == "creeping"
+        ]
+
+    assert (creeping("british", "O1"), creeping("british", "O2")) == ([11], [12])
+    assert creeping("british", "O3") == [15]
+    assert creeping("british", "O4") == [] and creeping("axis", "O1") == []
+
+
+def test_british_footnote_j_an_observer_needs_an_oba_module_held(m):
+    """British chart footnote j: "Cost is per module ... Each Off board Observer is
+    retained as long as the module he is assigned to is retained": O4 is refused while
+    the British hold no OBA module, and offered once one is held."""
+    from rules.purchase import unavailable
+
+    jul15 = [d.id for d in m.dates].index("jul15am")
+    o4 = group(m, "british", "O4")
+
+    def why(tags):
+        return unavailable(
+            m,
+            variant="i",
+            side="british",
+            group=o4,
+            date_index=jul15,
+            bought=(),
+            retained_tags=frozenset(tags),
+        )
+
+    assert any("3.617 British chart footnote j" in r for r in why(set()))
+    assert not why({"oba"})
