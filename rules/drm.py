@@ -27,6 +27,7 @@ class RollContext:
     group: ReinforcementGroup | None = None  # the RG rolled for, or the unit's RG
     strength: str | None = None  # "full" / "depleted", once known
     roll_number: int = 1  # the n-th of the RG's rolls on the table
+    unit_kind: str | None = None  # the kind of the retained unit rolled for, if any
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
             cond.footnotes is None
             or (g is not None and not set(cond.footnotes).isdisjoint(g.footnotes))
         )
+        and (cond.unit_kinds is None or ctx.unit_kind in cond.unit_kinds)
     )
 
 

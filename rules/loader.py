@@ -25,7 +25,7 @@ from rules.schema import Module
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _UniqueKeys(_YAML_LOADER):  # type: ignore[misc,valid-type]
+class _UniqueKeys(_YAML_LOADER):
     """The safe loader, refusing a mapping that gives one key twice (YAML would keep the
     last silently: a datum typed twice, one of them lost)."""
 

@@ -95,26 +95,6 @@ CampaignInput = Literal[
 ]
 
 
-class Condition(Strict):
-    """When a DRM applies by itself, or which RGs a rule concerns.  All given fields
-    must hold (AND).  A DRM with no ``when`` is ticked by the player."""
-
-    sides: list[Slug] | None = None
-    nationalities: list[str] | None = None
-    groups: list[str] | None = None  # RG IDs
-    id_prefixes: list[str] | None = None  # first letter(s) of RG IDs: "I", "G", "V"
-    tags: list[Slug] | None = None  # RG tags: coy, airborne, alert, italian, ...
-    not_tags: list[Slug] | None = None
-    strength: Literal["full", "depleted"] | None = None
-    night: bool | None = None  # the current CG date is a night date
-    chose_attack_previous: bool | None = None  # side chose Attack for the prior scenario
-    initial_scenario: bool | None = None
-    first_roll: bool | None = None  # the first of an RG's rolls on the table
-    footnotes: list[str] | None = None  # the RG is marked with one of these chart footnotes
-
-
-# --------------------------------------------------------------------------- effects
-
 # What a unit of the retained forces may be marked (campaign.models.Unit.status).
 UnitStatus = Literal[
     "ok",
@@ -132,6 +112,31 @@ UnitStatus = Literal[
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
 UnitKind = Literal["squad", "half_squad", "leader", "vehicle", "gun", "sw", "other"]
+
+
+class Condition(Strict):
+    """When a DRM applies by itself, or which RGs a rule concerns.  All given fields
+    must hold (AND).  A DRM with no ``when`` is ticked by the player."""
+
+    sides: list[Slug] | None = None
+    nationalities: list[str] | None = None
+    groups: list[str] | None = None  # RG IDs
+    id_prefixes: list[str] | None = None  # first letter(s) of RG IDs: "I", "G", "V"
+    tags: list[Slug] | None = None  # RG tags: coy, airborne, alert, italian, ...
+    not_tags: list[Slug] | None = None
+    strength: Literal["full", "depleted"] | None = None
+    night: bool | None = None  # the current CG date is a night date
+    chose_attack_previous: bool | None = None  # side chose Attack for the prior scenario
+    initial_scenario: bool | None = None
+    first_roll: bool | None = None  # the first of an RG's rolls on the table
+    footnotes: list[str] | None = None  # the RG is marked with one of these chart footnotes
+    # The retained unit a table is rolled for is of these kinds (a weapon's roll "if
+    # vehicular-mounted": the vehicle's line); no unit, no match.
+    unit_kinds: list[UnitKind] | None = None
+
+
+# --------------------------------------------------------------------------- effects
+
 
 EffectName = Literal[
     "none",  # the roll changes nothing (said explicitly)

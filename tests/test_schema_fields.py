@@ -1670,6 +1670,16 @@ case(
     observe=view("wounded_leaders"),
 )
 case(
+    "Condition.unit_kinds",
+    base="sicily",
+    mutate=lambda d: next(x for x in tab(d, "weapon_repair")["drms"] if x["id"] == "vehicular")[
+        "when"
+    ].update(unit_kinds=["sw"]),
+    observe=lambda m: applicable_drms(
+        m.table("weapon_repair"), RollContext(side="axis", unit_kind="vehicle")
+    ),
+)
+case(
     "Table.required",
     base="sicily",
     mutate=lambda d: tab(d, "wounded_leaders").update(required=False),

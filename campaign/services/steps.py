@@ -131,7 +131,8 @@ def roll_on_table(
     if unit is not None and unit.purchase is not None:
         group = turn.module.group(turn.side, unit.purchase.group_id)
     try:
-        drms = applicable_drms(table, roll_context(turn, group=group), ticked=ticked, typed=typed)
+        context = roll_context(turn, group=group, unit_kind=unit.kind if unit else None)
+        drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
     if unit is not None:

@@ -224,6 +224,10 @@ def test_c5_26a_weapon_repair_2_repaired_3_eliminated_vehicular_minus_2(m):
     assert t.for_units.statuses == ["malfunctioned"] and t.once == "unit"
     drms = {d.id: d.value for d in m.table("weapon_repair").drms}
     assert drms == {"non_qualified": 1, "ammo_shortage": 1, "isolated": 1, "vehicular": -2}
+    # The -2 applies by itself to a vehicle's weapon, never to a SW or Gun.
+    vehicle = applicable_drms(t, RollContext(side="us", unit_kind="vehicle"))
+    assert [(d.id, d.value, d.how) for d in vehicle] == [("vehicular", -2, "auto")]
+    assert applicable_drms(t, RollContext(side="us", unit_kind="gun")) == []
 
 
 def test_c5_26b_baz_psk_ft_dc_repair_3_repaired_non_qualified_plus_2(m):

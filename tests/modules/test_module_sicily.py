@@ -645,3 +645,17 @@ def test_british_footnote_j_an_observer_needs_an_oba_module_held(m):
 
     assert any("3.617 British chart footnote j" in r for r in why(set()))
     assert not why({"oba"})
+
+
+def test_3_6142_vehicular_minus_1_applies_by_itself_to_a_vehicle_only(m):
+    """3.6142 drm "-1 if vehicular-mounted": the app knows the kind of the unit rolled
+    for, so the -1 applies by itself to a vehicle's weapon and never to a SW or Gun (it
+    is no longer the player's tick, and cannot be claimed for a SW)."""
+    from rules.drm import DrmRefused, RollContext, applicable_drms
+
+    t = m.table("weapon_repair")
+    on_vehicle = applicable_drms(t, RollContext(side="axis", unit_kind="vehicle"))
+    assert [(d.id, d.value, d.how) for d in on_vehicle] == [("vehicular", -1, "auto")]
+    assert applicable_drms(t, RollContext(side="axis", unit_kind="sw")) == []
+    with pytest.raises(DrmRefused, match="applies by itself"):
+        applicable_drms(t, RollContext(side="axis", unit_kind="sw"), ticked=["vehicular"])
