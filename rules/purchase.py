@@ -157,7 +157,9 @@ def unavailable(
                     f"not until {need} {names} have been bought ({len(have)} so far; {r.rule})"
                 )
         elif isinstance(r, RequiresRetained) and not set(r.retained_tags) & retained_tags:
-            reasons.append(f"needs retained {', '.join(r.retained_tags)} units ({r.rule})")
+            needed = [g.id for g in chart.groups if set(g.tags) & set(r.retained_tags)]
+            held_rgs = f"one of {', '.join(needed)} held" if needed else "units it serves held"
+            reasons.append(f"only with {held_rgs} ({r.rule})")
     return reasons
 
 

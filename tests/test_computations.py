@@ -137,8 +137,7 @@ def pd_result(vp, cvp_american, cvp_german=5, buildings=False):
         "cvp_lost.american": cvp_american,
         "cvp_lost.german": cvp_german,
         "cgv_buildings.american": buildings,
-        "san.american": 3,
-        "san.german": 3,
+        "cgv_scenario.american": buildings,
     }
 
 

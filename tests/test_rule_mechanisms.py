@@ -376,6 +376,9 @@ def test_3_617_footnote_e_one_o4_in_the_ob_at_a_time(users, modules):
     a second O4 is refused while the first is in the OB, and may be bought once it is
     marked eliminated."""
     players, _ = campaign_at("sicily", "i", "jul14n", users)
+    with pytest.raises(ActionRefused, match=r"only with one of O1, O2, O3 held \(3.617 British"):
+        buy(players, "british", "O4")  # footnote j: an observer serves a module
+    buy(players, "british", "O2")
     first = buy(players, "british", "O4")
     players.finish()
     players.until("initiative")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from campaign.models import Campaign, ModuleRecord
-from campaign.selectors import done_sides, module_of
+from campaign.models import Campaign, ModuleRecord, Roll, Unit
+from campaign.selectors import done_sides, module_of, owed_rolls
 from campaign.services import hosting, initiative, steps
+from campaign.services.errors import ActionRefused
 from rules import machine
+from rules.effects import matches
 from rules.registry import cached_module
 from rules.schema import Module
 
@@ -107,15 +109,53 @@ class Players:
             waiting = machine.sides_to_act(module, step, self._done(cycle, index))
             if not waiting:
                 break
-            # The walk goes on where a step lacks its data ("Go on without it").
-            steps.finish_step(
-                campaign_id=self.campaign_id, user=self.users[waiting[0]], without_data=True
-            )
+            self.finish_side(waiting[0])
             after = self._where()
             if after[:2] != (cycle, index):
                 return after
             ended = after[2]
         return cycle, index, ended, module
+
+    def finish_side(self, side: str) -> None:
+        """``side`` presses Done, going on where a step lacks its data ("Go on without
+        it"), and first makes the compulsory rolls the step refuses Done without ("Roll
+        first: ..."), as a player told so would."""
+
+        def done() -> None:
+            steps.finish_step(
+                campaign_id=self.campaign_id, user=self.users[side], without_data=True
+            )
+
+        try:
+            done()
+        except ActionRefused as exc:
+            if not str(exc).startswith("Roll first"):
+                raise
+            self.make_owed_rolls(side)
+            done()
+
+    def make_owed_rolls(self, side: str) -> None:
+        """The compulsory rolls ``side`` owes at the current step, made."""
+        c = self.campaign
+        module = module_of(c)
+        step = module.steps[c.step_index]
+        for table_id, _ in owed_rolls(c, module, side):
+            table = module.table(table_id)
+            if table_id not in step.tables:
+                continue
+            if table.once == "side":
+                steps.roll_on_table(campaign_id=c.pk, user=self.users[side], table_id=table_id)
+                continue
+            rolled = set(
+                Roll.objects.filter(campaign=c, cycle=c.cycle, table_id=table_id).values_list(
+                    "unit_ref", flat=True
+                )
+            )
+            for unit in Unit.objects.filter(campaign=c, side=side):
+                if unit.ref not in rolled and matches(table.for_units, unit.state):
+                    steps.roll_on_table(
+                        campaign_id=c.pk, user=self.users[side], table_id=table_id, unit_id=unit.ref
+                    )
 
     def _until(self, reached, goal: str, limit: int, must_move: bool):
         where = self._where()

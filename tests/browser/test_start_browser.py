@@ -276,13 +276,7 @@ def test_pleasant_diversion_from_sign_up_to_the_second_clean_up(asgi_server, new
     assert "Lt Hayes 8-1" in sheet(host)
     # The Midday scenario's VP required (2.91) are cut from the text too.
     agree(guest, host, "VP required to win the Midday scenario", {"value": "90"})
-    values = {
-        "vp.american": 63,
-        "cvp_lost.american": 41,
-        "cvp_lost.german": 5,
-        "san.american": 3,
-        "san.german": 3,
-    }
+    values = {"vp.american": 63, "cvp_lost.american": 41, "cvp_lost.german": 5}
     enter_result(host, values)
     confirm(guest)
     walk(host, guest, lambda p: title(p).startswith("3.4 "))

@@ -344,6 +344,7 @@ def test_3_617_footnote_e_one_o4_held_at_a_time_counts_the_rg_lifecycle(sicily: 
             group=o4,
             date_index=jul15am,
             bought=[Bought("O4", jul14n, state=state)],
+            retained_tags={"oba"},  # the module it serves (footnote j)
         )
 
     held = "no more than 1 in the OB at a time (3.617 British chart footnote e)"
@@ -351,7 +352,15 @@ def test_3_617_footnote_e_one_o4_held_at_a_time_counts_the_rg_lifecycle(sicily: 
     for state in ("eliminated", "withdrawn", "used"):
         assert reasons(state) == [], state
     four = [Bought("O4", d, state="eliminated") for d in (2, 3, 4, 5)]
-    full = unavailable(sicily, variant="i", side="british", group=o4, date_index=6, bought=four)
+    full = unavailable(
+        sicily,
+        variant="i",
+        side="british",
+        group=o4,
+        date_index=6,
+        bought=four,
+        retained_tags={"oba"},
+    )
     assert any("the CG maximum is reached (4 of 4 bought in CG I" in r for r in full)
 
 
@@ -360,7 +369,15 @@ def test_3_6179_ob_rgs_count_only_toward_what_is_held(sicily: Module) -> None:
     an OB O4 still held is an O4 in the OB (footnote e)."""
     o4 = group(sicily, "british", "O4")
     ob = [Bought("O4", 0, initial=True)]
-    reasons = unavailable(sicily, variant="i", side="british", group=o4, date_index=2, bought=ob)
+    reasons = unavailable(
+        sicily,
+        variant="i",
+        side="british",
+        group=o4,
+        date_index=2,
+        bought=ob,
+        retained_tags={"oba"},
+    )
     assert reasons == ["no more than 1 in the OB at a time (3.617 British chart footnote e)"]
     i1 = group(sicily, "british", "I1")
     assert (
@@ -529,9 +546,12 @@ def test_c5_35_hip_for_no_more_than_10_percent_frd_of_squad_equivalents(phd: Mod
 
 
 def results(vp: int, buildings: bool = False, cvp: int = 0) -> dict[str, dict[str, object]]:
+    """A result; ``buildings``: the American met the scenario's CGV Building requirement
+    (2.9) and controls all CGV Buildings (CG VC)."""
     return {
         "vp": {"american": vp},
         "cgv_buildings": {"american": buildings},
+        "cgv_scenario": {"american": buildings},
         "cvp_lost": {"american": cvp, "german": 0},
     }
 

@@ -183,7 +183,18 @@ def test_3_3_repair_table_rows(m, table, repaired, ne, eliminated):
         assert cell(m, table, dr) == "NE"
         assert t.lookup(dr).effect == Effect(do="none")
     for dr in eliminated:
-        assert cell(m, table, dr) == "Eliminated"
+        assert cell(m, table, dr).startswith("Eliminated")
+
+
+def test_3_3_a_6_on_the_vehicular_mg_eliminates_the_mg_not_the_vehicle(m):
+    """3.3 repairs "malfunctioned, non-captured weapons": a 6 on the vehicular-MG row
+    eliminates the MG; the vehicle it is mounted on stays in the retained forces."""
+    from rules.effects import UnitState, on_unit, row_effects
+
+    row = m.table("repair_vehicular_mg").lookup(6)
+    assert row.effect == Effect(do="none")
+    outcome = on_unit(row_effects(row), UnitState("M4A3", "malfunctioned", "vehicle"))
+    assert not outcome.removed
 
 
 def test_3_31_ma_repair_6_recalls_a_vehicle_and_removes_a_gun(m):
@@ -360,7 +371,7 @@ def test_2_9_scenario_winner_is_recorded_at_step_2_9(m):
     terms = {(t.field, t.side, t.total, t.op, t.value) for t in w.any}
     assert terms == {
         ("vp", "american", True, ">=", "vp_required"),
-        ("cgv_buildings", "american", False, "==", True),
+        ("cgv_scenario", "american", False, "==", True),
     }
 
 
@@ -376,4 +387,19 @@ def test_cg_victory_conditions_150_vp_or_cgv_buildings_unless_105_cvp(m):
     fields = {f.id: f for f in m.result_fields}
     assert fields["vp"].side == "american"
     assert fields["cgv_buildings"].kind == "bool"
-    assert set(fields) == {"vp", "cvp_lost", "cgv_buildings", "san"}
+    assert set(fields) == {"vp", "cvp_lost", "cgv_buildings", "cgv_scenario"}
+
+
+def test_2_9_the_scenarios_own_cgv_requirement_is_not_the_cg_vc(m):
+    """2.9 reads "the scenario-specific CGV Building VC requirements"; the CG VC reads
+    "control all existing CGV Buildings": two answers, two fields."""
+    fields = {f.id: f for f in m.result_fields}
+    assert fields["cgv_scenario"].kind == "bool" and fields["cgv_scenario"].side == "american"
+    assert {t.field for t in m.scenario_winner.any} == {"vp", "cgv_scenario"}
+    assert all(t.field != "cgv_scenario" for c in m.victory_checks for t in c.all)
+
+
+def test_4_0_sniper_values_reset_so_no_san_is_entered(m):
+    """4.0: "Sniper values are reset to their original numbers": no SAN is entered with
+    a result (which would carry it to the next scenario)."""
+    assert "san" not in {f.id for f in m.result_fields}
