@@ -697,12 +697,19 @@ def rolls_owed(module: Module, snap: Snapshot, step: Step) -> list[str]:
         for t in step.tables
     ]
     owed = [(t, whats) for t, whats in owed if t.required and not t.missing and whats]
-    if not owed or nothing_to_do(module, snap, step):
-        return []
-    return [
+    said = [
         f"the {t.title}{' for ' + ', '.join(whats) if t.once == 'unit' else ''} ({t.rule})"
         for t, whats in owed
     ]
+    if Action.RECON in kind_of(step.kind).actions and module.recon is not None:
+        # A Recon RG bought on this date was paid for its dr (3.620, footnote r).
+        said += [
+            f"the Recon dr of your {b.group_id} bought on this date ({module.recon.rule})"
+            for b in recon_due(module, snap)
+        ]
+    if not said or nothing_to_do(module, snap, step):
+        return []
+    return said
 
 
 def owed_refusal(module: Module, snap: Snapshot, step: Step) -> str:

@@ -119,6 +119,15 @@ def unavailable(
             f"the CG date maximum is reached ({n.on_date} of {n.date_max} on {date.label}; "
             f"{chart.rule})"
         )
+    recon = module.recon
+    if (
+        recon is not None
+        and recon.group == group.id
+        and recon.not_for_initial
+        and module.variant(variant).start_date == date.id
+    ):
+        # Its one use, the Recon dr, is never made while preparing an Initial Scenario.
+        reasons.append(f"no Recon while preparing the Initial Scenario ({recon.rule})")
     groups = {g.id: g for g in chart.groups}
     ctx = _ctx(module, side, group)
     for r in chart.restrictions:

@@ -191,3 +191,43 @@ def test_the_opponents_owed_roll_is_not_his_concern(modules, make_user, client):
     shown = page(client, players, players.users["british"])
     assert "Roll first" not in shown
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["british"])
+
+
+def test_3_620_a_paid_recon_dr_is_made_before_done(modules, make_user, client):
+    """3.620 with footnote r: an M2 Recon RG is paid for its Recon dr.  Finishing ahead
+    from the purchase step stops before 3.620, and Done there waits for the dr."""
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
+    axis = players.users["axis"]
+    m2 = purchases.purchase_rg(campaign_id=players.campaign_id, user=axis, group_id="M2")
+    shown = page(client, players, axis)
+    assert "Done with 3.617 to 3.620" not in shown
+    players.until("recon")
+    assert players.step.id == "3.620"
+    with pytest.raises(ActionRefused, match=r"Roll first: the Recon dr of your M2 bought"):
+        steps.finish_step(campaign_id=players.campaign_id, user=axis)
+    assert "Roll first: the Recon dr of your M2" in page(client, players, axis)
+    purchases.buy_recon(campaign_id=players.campaign_id, user=axis, purchase_id=m2.ref)
+    steps.finish_step(campaign_id=players.campaign_id, user=axis)
+
+
+def test_3_620_no_m2_while_preparing_the_initial_scenario():
+    """3.620: a Recon dr is made "provided ... the players are not preparing to play an
+    Initial Scenario": the M2 Recon RG, whose one use is that dr, is not sold at the
+    start's purchase step (CG I: July 14 AM; CG II: July 14 N), and is sold after."""
+    from rules.loader import MODULE_DIR, load_file
+    from rules.purchase import unavailable
+
+    m = load_file(MODULE_DIR / "sicily.yaml", overrides=False)
+    m2 = m.group("axis", "M2")
+    dates = [d.id for d in m.dates]
+
+    def why(variant, date):
+        return unavailable(
+            m, variant=variant, side="axis", group=m2, date_index=dates.index(date), bought=()
+        )
+
+    assert any(
+        "no Recon while preparing the Initial Scenario (3.620)" in r for r in why("i", "jul14am")
+    )
+    assert any("Initial Scenario" in r for r in why("ii", "jul14n"))
+    assert not any("Initial Scenario" in r for r in why("i", "jul14pm"))

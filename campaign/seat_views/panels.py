@@ -183,12 +183,12 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
     """What Done at this step lacks or gives up, for the viewer."""
     c, step = view.campaign, view.step_def
     actions = kind_of(step.kind).actions
-    needs_holdings = bool(actions & {Action.BUY, Action.FORTIFY})
-    snap = (
-        _own_snapshot(view)
-        if needs_holdings
-        else view.snapshot(Holdings(owed=view.owed_rolls if step.tables else ()))
-    )
+    if Action.RECON in actions:  # a Recon RG's dr may be owed: purchases and recon read
+        snap = view.snapshot(holdings(c, view.viewer, purchases=True, recon=True))
+    elif actions & {Action.BUY, Action.FORTIFY}:
+        snap = _own_snapshot(view)
+    else:
+        snap = view.snapshot(Holdings(owed=view.owed_rolls if step.tables else ()))
     panel.finish_refusal = availability.owed_refusal(
         view.module, snap, step
     ) or availability.finish_refusal(view.module, snap, step)

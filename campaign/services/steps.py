@@ -54,7 +54,8 @@ def finish_step(
     purchases lack their data (the start's points, the side's RG chart) is finished
     only knowingly: ``without_data``, the player's "Go on without it"."""
     turn = take_turn(campaign_id, user, at)
-    reads = bool(through)  # finishing ahead reads the side's purchases and recon
+    # Finishing ahead, or a Recon step (a Recon RG's dr owed), reads purchases and recon.
+    reads = bool(through) or Action.RECON in turn.kind.actions
     held = holdings(turn.campaign, turn.side, purchases=reads, recon=reads, owed=True)
     snap = turn.snapshot(held)
     expect_turn(turn, Action.FINISH, snap)
