@@ -773,6 +773,10 @@ class InitiativeResult(Strict):
     moves_first: Slug | RollForSide | Literal["sets_up_second"] | None = None
     night: InitiativeResult | None = None  # what differs on a Night date
     loops_to: str | None = None  # step id to repeat from, when no scenario
+    # No scenario is played, yet the rules count it as one (PHD C2.0: "Lull: A TM
+    # Scenario in which neither side has requisitioned an attack option"): a later
+    # rule's "previous scenario" is it, in which no CVP were lost (C5.29's DRM).
+    counts_as_scenario: bool = False
     text: str | None = None
     rule: RuleRef | None = rule_field()
 

@@ -131,6 +131,24 @@ def test_c5_29_attack_in_the_previous_scenario_adds_one(modules, make_user):
     assert german.drms == []
 
 
+def test_c5_29_after_a_lull_the_previous_scenario_cost_no_cvp(modules, make_user):
+    """C2.0: "Lull: A TM Scenario in which neither side has requisitioned an attack
+    option"; C5.29: "-1 per 10 CVP (FRD) suffered ... in the previous TM Scenario".
+    After a Lull the previous TM Scenario is the Lull, in which nothing was lost: the
+    25 CVP of the scenario played before it count no more."""
+    players, module = start("purple-heart-draw", "tm", make_user, "us")
+    players.results(**values(module, us=25, german=9))
+    players.until("initiative")  # 0930: its TP roll counts the 25 CVP (-2)
+    assert [d["value"] for d in Roll.objects.get(side="us", table_id="tp_replenishment").drms] == [
+        -2
+    ]
+    players.chits(us="idle", german="idle")  # a Lull: the 0930 scenario is not played
+    players.until("initiative")
+    after_lull = Roll.objects.filter(side="us", table_id="tp_replenishment").last()
+    assert module.dates[players.campaign.date_index].id == "t1230"
+    assert after_lull.drms == []
+
+
 def pd_result(vp, cvp_american, cvp_german=5, buildings=False):
     return {
         "vp.american": vp,

@@ -1679,6 +1679,8 @@ case(
         m.table("weapon_repair"), RollContext(side="axis", unit_kind="vehicle")
     ),
 )
+
+
 case(
     "Table.required",
     base="sicily",
@@ -2368,6 +2370,28 @@ def _skirmish_ends_at_once(d: dict) -> None:
     d["variants"][0]["last_date"] = "d1am"
 
 
+def tp_drms_after_a_lull(host: Callable[..., Any]) -> Any:
+    """The US C5.29 TP DRMs after a Lull that followed a scenario with 25 US CVP lost."""
+    from campaign.models import Roll
+
+    players = _walk(host(side="us"), cvp_lost_us=25)
+    players.until("initiative")
+    players.chits(us="idle", german="idle")
+    players.until("initiative")
+    rolls = Roll.objects.filter(
+        campaign_id=players.campaign_id, side="us", table_id="tp_replenishment"
+    )
+    return [r.drms for r in rolls]
+
+
+service(
+    "InitiativeResult.counts_as_scenario",
+    base="phd",
+    mutate=lambda d: next(r for r in d["initiative"]["results"] if r["id"] == "lull").update(
+        counts_as_scenario=False
+    ),
+    observe=tp_drms_after_a_lull,
+)
 service(
     "Module.victory",
     base="skirmish",

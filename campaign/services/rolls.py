@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from campaign.models import Campaign, InitiativeChit, ScenarioResult
+from campaign.models import Campaign, InitiativeChit, InitiativeOutcome, ScenarioResult
 from campaign.services.turns import Turn
 from rules.drm import RollContext
 from rules.schema import CVP_LOST, VP
@@ -27,12 +27,29 @@ def campaign_inputs(turn: Turn, side: str) -> dict[str, int]:
         return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
     seat = turn.seats[side]
+    prior = results[-1] if results else None
     return {
-        "cvp_lost_prior_scenario": value(results[-1], CVP_LOST) if results else 0,
+        "cvp_lost_prior_scenario": value(prior, CVP_LOST)
+        if prior and not lull_since(turn, prior)
+        else 0,
         "cvp_lost_cg": sum(value(r, CVP_LOST) for r in results),
         "vp_total": sum(value(r, VP) for r in results),
         "san": seat.san or 0,
     }
+
+
+def lull_since(turn: Turn, played: ScenarioResult) -> bool:
+    """Whether a scenario in which nothing was played, but which the rules count as one
+    (``counts_as_scenario``: PHD's Lull), came after ``played``: the "previous
+    scenario" is then that one, and no CVP were lost in it."""
+    ini = turn.module.initiative
+    lulls = [r.id for r in ini.results if r.counts_as_scenario] if ini else []
+    return (
+        bool(lulls)
+        and InitiativeOutcome.objects.filter(
+            campaign=turn.campaign, date_index__gt=played.date_index, result__in=lulls
+        ).exists()
+    )
 
 
 def roll_context(turn: Turn, side: str | None = None, **extra: Any) -> RollContext:
