@@ -208,6 +208,7 @@ class EventKind(models.TextChoices):
     WINNER = "winner", "scenario winner recorded"
     END = "end", "the CG ended"
     MESSAGE = "message", "a message between the players"
+    TAKEBACK = "takeback", "a side took back its Done"
 
 
 class Event(models.Model):

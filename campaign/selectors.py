@@ -21,6 +21,8 @@ from django.utils import timezone
 
 from campaign.models import (
     Campaign,
+    Event,
+    EventKind,
     FortificationBuy,
     InitiativeChit,
     Presence,
@@ -351,4 +353,24 @@ def last_scenario_date(campaign: Campaign) -> int | None:
         .order_by("-cycle")
         .values_list("date_index", flat=True)
         .first()
+    )
+
+
+def opponent_acted_since_done(campaign: Campaign, side: str) -> bool:
+    """Whether the opponent has done anything ``side`` may see since ``side``'s last
+    Done (its messages aside): a Done it may have acted on stands.  Read through the
+    gate, so the answer never depends on the opponent's secrets."""
+    last_done = (
+        Event.objects.filter(campaign=campaign, kind=EventKind.STEP_DONE, side=side)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+    )
+    return (
+        last_done is not None
+        and Event.objects.visible_to(side)
+        .filter(campaign=campaign, id__gt=last_done)
+        .exclude(side__in=("", side))
+        .exclude(kind=EventKind.MESSAGE)
+        .exists()
     )

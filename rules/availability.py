@@ -14,7 +14,7 @@ from fractions import Fraction
 from rules import machine
 from rules.drm import RollContext, holds
 from rules.errors import Refused
-from rules.kinds import Action, Pass, kind_of
+from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
     CostOption,
     cost_options,
@@ -719,3 +719,25 @@ def owed_refusal(module: Module, snap: Snapshot, step: Step) -> str:
         return ""
     these = "these rolls" if len(owed) > 1 else "this roll"
     return f"Roll first: {'; '.join(owed)}. The rules make {these} compulsory."
+
+
+# What finishing a step did that a take-back cannot undo (``StepKind.on_side_done``).
+_FINAL_ON_DONE = {
+    Hook.FORFEIT_FORTIFICATION_POINTS: "your unspent fortification points were forfeit",
+    Hook.ROLL_REMAINING: "the rolls still owed were made, and dice stand",
+}
+
+
+def take_back_refusal(module: Module, snap: Snapshot, step: Step, *, opponent_acted: bool) -> str:
+    """Why the side may not take back its Done at ``step`` ("" : it may): it has not
+    finished it, finishing it did something final, or the opponent has acted since (a
+    Done the opponent may have acted on stands)."""
+    where = f"{step.id} {step.title}"
+    if snap.side not in snap.done:
+        return f"You have not finished {where}: there is no Done to take back."
+    final = [_FINAL_ON_DONE[h] for h in kind_of(step.kind).on_side_done if h in _FINAL_ON_DONE]
+    if final:
+        return f"Your Done at {where} cannot be taken back: {'; '.join(final)}."
+    if opponent_acted:
+        return f"Your opponent has acted since you finished {where}: your Done stands."
+    return ""

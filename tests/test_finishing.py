@@ -231,3 +231,69 @@ def test_3_620_no_m2_while_preparing_the_initial_scenario():
     )
     assert any("Initial Scenario" in r for r in why("ii", "jul14n"))
     assert not any("Initial Scenario" in r for r in why("i", "jul14pm"))
+
+
+# --------------------------------------------------------------------------- take-backs
+
+
+def take_back(players, side):
+    steps.take_back_done(campaign_id=players.campaign_id, user=players.users[side])
+
+
+def test_a_done_is_taken_back_until_the_opponent_acts(modules, make_user, client):
+    """A side that pressed Done at 3.617 by mistake takes it back: the step waits for it
+    again and it buys; both logs say so."""
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
+    axis = players.users["axis"]
+    steps.finish_step(campaign_id=players.campaign_id, user=axis)
+    assert "axis" not in players.waiting()
+    shown = page(client, players, axis)
+    assert "Take back my Done at 3.617" in shown
+    take_back(players, "axis")
+    assert "axis" in players.waiting()
+    purchases.purchase_rg(campaign_id=players.campaign_id, user=axis, group_id="I1")
+    line = Event.objects.get(kind="takeback")
+    assert (
+        line.text
+        == "Axis takes back its Done at 3.617 Purchasing Reinforcement Groups; "
+        "the step waits for it again."
+        and line.secret_side == ""
+    )
+    with pytest.raises(ActionRefused, match="there is no Done to take back"):
+        take_back(players, "axis")
+
+
+def test_the_opponents_public_act_makes_the_done_stand(modules, make_user, client):
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    units.add_unit(campaign_id=players.campaign_id, user=players.users["british"], name="8-1")
+    before = state(players)
+    with pytest.raises(ActionRefused, match="Your opponent has acted since"):
+        take_back(players, "axis")
+    assert state(players) == before
+    assert "Take back my Done" not in page(client, players, players.users["axis"])
+
+
+def test_the_opponents_secret_purchase_does_not_show_through_a_take_back(modules, make_user):
+    """The opponent's unrevealed purchase after the Done is not 'acting on it' as far as
+    the side may know: the take-back is allowed exactly as if nothing had happened, so
+    its answer says nothing of the secret."""
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    purchases.purchase_rg(
+        campaign_id=players.campaign_id, user=players.users["british"], group_id="I1"
+    )
+    take_back(players, "axis")
+    assert "axis" in players.waiting()
+
+
+def test_a_done_that_forfeited_fpp_stands(modules, make_user):
+    """3.619: unspent FPP are forfeit as the side finishes: that Done cannot be taken
+    back (the points are gone)."""
+    players, _ = campaign_at(
+        "sicily", "i", "jul15am", (make_user("a"), make_user("b")), step="3.619"
+    )
+    Seat.objects.filter(campaign_id=players.campaign_id, side="axis").update(fortification_points=7)
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    with pytest.raises(ActionRefused, match="cannot be taken back: your unspent fortification"):
+        take_back(players, "axis")

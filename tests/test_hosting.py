@@ -209,7 +209,9 @@ def test_dice_seed_never_reaches_a_player_before_the_end(hosted, login):
 def test_dashboard_says_who_we_wait_for(hosted, login):
     campaign, alice, bob = hosted
     html = login(alice).get("/campaigns/").content.decode()
-    assert "Bridge at dawn" in html and "bob" in html and "both of you" in html
+    assert "Bridge at dawn" in html and "bob" in html
+    # The Initial Scenario is being played on the map: nobody's move here yet.
+    assert "the scenario, played on the map" in html and "both of you" not in html
 
 
 def test_only_the_host_exports_and_only_once_the_cg_has_ended(hosted, login):

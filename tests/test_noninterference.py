@@ -909,14 +909,16 @@ def first_difference(x: str, y: str) -> str:
 
 def test_open_rolls_do_not_depend_on_how_many_secret_rolls_were_made(modules, frozen):
     """Dice streams (rules.dice): the hider's secret Recon roll in one world, none in
-    the other; the open rolls that follow show the same dice in both."""
+    the other (it bought no M2 there: a paid Recon dr is owed before Done); the open
+    rolls that follow show the same dice in both."""
     faces = []
     start = Start.of(SYSTEMS["sicily"])
     for secret_rolls in (1, 0):
         world = World(start, True, (150, 40))
+        buyers = ((world.hider, world.h_user),) * secret_rolls + ((world.observer, world.o_user),)
         m2 = {
             side: purchases.purchase_rg(campaign_id=world.cid, user=user, group_id="M2")
-            for side, user in ((world.hider, world.h_user), (world.observer, world.o_user))
+            for side, user in buyers
         }
         world.players.until("recon")
         for _ in range(secret_rolls):

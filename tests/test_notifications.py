@@ -375,20 +375,23 @@ def test_dashboard_and_title_say_whose_move_and_since_when(players, client):
     red = players.users["red"]
     client.force_login(red)
     html = client.get("/campaigns/").content.decode()
-    assert "<title>(1) My campaigns · Refit</title>" in html
+    assert "<title>My campaigns · Refit</title>" in html  # the scenario is on the map
     assert "ago</time>" in html
     page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
-    assert "<title>(1) Your move — Bridge at dawn · Refit</title>" in page
-    assert 'data-your-move="1"' in page
+    # The scenario is being played on the map: the page says so, and it is nobody's
+    # move in Refit until its result is entered.
+    assert "<title>Bridge at dawn · Refit</title>" in page and 'data-your-move="0"' in page
+    assert "the scenario, played on the map" in page
     steps.enter_scenario_result(
         campaign_id=players.campaign_id,
-        user=red,
+        user=players.users["blue"],
         values={"cvp_lost.red": 0, "cvp_lost.blue": 0, "san.red": 2, "san.blue": 2},
     )
     page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
-    assert "<title>Bridge at dawn · Refit</title>" in page and 'data-your-move="0"' in page
+    assert "<title>(1) Your move — Bridge at dawn · Refit</title>" in page  # to confirm
+    assert 'data-your-move="1"' in page
     html = client.get("/campaigns/").content.decode()
-    assert "<title>My campaigns · Refit</title>" in html and "your opponent" in html
+    assert "<title>(1) My campaigns · Refit</title>" in html and "ago</time>" in html
 
 
 def test_the_migration_records_whom_a_campaign_under_way_waits_for(players):

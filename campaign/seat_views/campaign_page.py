@@ -33,6 +33,7 @@ from campaign.seat_views.common import (
     record_lines,
     status_for,
     visible_purchases,
+    your_move,
 )
 from campaign.seat_views.panels import StepPanel, build_panel
 from campaign.seat_views.supplements import SupplyView, supply_views
@@ -260,12 +261,18 @@ class CampaignView:
 
     @property
     def status(self) -> str:
-        return status_for(self.viewer, self.waiting_for, self.ended)
+        return status_for(
+            self.viewer,
+            self.waiting_for,
+            self.ended,
+            opponent_joined=all(s.user_id for s in self.seats),
+            in_play=self.in_play,
+        )
 
     @property
     def your_move(self) -> bool:
-        """The campaign waits for this seat (the title's badge)."""
-        return self.viewer in self.waiting_for
+        """The campaign waits for this seat's action (the title's badge)."""
+        return your_move(self.status)
 
     @property
     def dice_seed_hash(self) -> str:

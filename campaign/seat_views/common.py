@@ -65,12 +65,31 @@ def plain(value: Any) -> Any:
     return value
 
 
-def status_for(viewer: str, waiting_for: list[str], ended: bool) -> str:
+def status_for(
+    viewer: str,
+    waiting_for: list[str],
+    ended: bool,
+    *,
+    opponent_joined: bool = True,
+    in_play: bool = False,
+) -> str:
+    """What the campaign waits for, from ``viewer``'s seat: "you", "opponent", "both",
+    "join" (the opponent has not taken the other side yet), "map" (the scenario is
+    being played on the map; either player enters its result when it ends), "ended"."""
     if ended:
         return "ended"
+    if not opponent_joined:
+        return "join"
+    if in_play and len(waiting_for) > 1:
+        return "map"
     if viewer in waiting_for:
         return "both" if len(waiting_for) > 1 else "you"
     return "opponent" if waiting_for else "none"
+
+
+def your_move(status: str) -> bool:
+    """The campaign waits for this seat's action (the title's badge, the count)."""
+    return status in ("you", "both")
 
 
 @dataclass(frozen=True)

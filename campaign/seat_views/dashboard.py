@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models import Q
 
 from campaign.models import Seat, StepMark
-from campaign.seat_views.common import status_for
+from campaign.seat_views.common import status_for, your_move
 from campaign.selectors import module_of
 from rules import machine
 
@@ -29,7 +29,7 @@ class DashboardRow:
 
     @property
     def your_move(self) -> bool:
-        return self.status in ("you", "both")
+        return your_move(self.status)
 
 
 def dashboard_rows(user: Any) -> list[DashboardRow]:
@@ -68,7 +68,13 @@ def dashboard_rows(user: Any) -> list[DashboardRow]:
                 opponent=opp.user.get_username() if opp and opp.user else None,
                 date=module.dates[c.date_index].label,
                 step=f"{step.id} {step.title}",
-                status=status_for(seat.side, waiting, ended),
+                status=status_for(
+                    seat.side,
+                    waiting,
+                    ended,
+                    opponent_joined=bool(opp and opp.user_id),
+                    in_play=c.in_play,
+                ),
                 ended=ended,
                 since=since,
             )

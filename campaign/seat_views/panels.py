@@ -20,7 +20,12 @@ from campaign.models import (
     Unit,
 )
 from campaign.seat_views.common import PurchaseLine, RollView, roll_view
-from campaign.selectors import bought_of, holdings, last_scenario_date
+from campaign.selectors import (
+    bought_of,
+    holdings,
+    last_scenario_date,
+    opponent_acted_since_done,
+)
 from campaign.services.units import describe_filter, label, state_of
 from rules import availability
 from rules.effects import matches
@@ -142,6 +147,7 @@ class StepPanel:
     finish_refusal: str = ""
     rolls_owed: bool = False  # the refusal is a compulsory roll: no going on without it
     finish_warnings: list[str] = field(default_factory=list)
+    take_back: bool = False  # the viewer may withdraw its Done (the opponent has not acted)
 
     @property
     def finish_confirm(self) -> str:
@@ -162,6 +168,11 @@ def build_panel(view: CampaignView) -> StepPanel:
     kind = kind_of(step.kind)
     if panel.can_act and kind.finishable:
         _finishing(view, panel)
+    elif kind.finishable and view.viewer in view.done and not view.ended:
+        acted = opponent_acted_since_done(view.campaign, view.viewer)
+        panel.take_back = not availability.take_back_refusal(
+            view.module, view.snapshot(), step, opponent_acted=acted
+        )
     if panel.can_act and kind.finish_ahead:
         panel.ahead = _ahead(view)
     return panel

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign.models import EventKind, Roll, ScenarioResult, StepMark, Unit
-from campaign.selectors import holdings
+from campaign.selectors import holdings, opponent_acted_since_done
 from campaign.services import dice as dice_service
 from campaign.services import purchases, push, units
 from campaign.services.errors import ActionRefused
@@ -87,6 +87,30 @@ def finish_step(
     )
     advance(turn)
     push.changed(turn.campaign.pk, saving=update_waiting(turn))
+
+
+@transaction.atomic
+def take_back_done(*, campaign_id: object, user: User, at: str | None = None) -> None:
+    """The player withdraws its Done at the current step (and at the steps it finished
+    with it), until the opponent has acted on it: the step waits for it again.  What
+    finishing did that is final (points forfeit, dice rolled) is never taken back."""
+    turn = take_turn(campaign_id, user, at)
+    c, step = turn.campaign, turn.step
+    snap = turn.snapshot()
+    acted = opponent_acted_since_done(c, turn.side)
+    refusal = availability.take_back_refusal(turn.module, snap, step, opponent_acted=acted)
+    if refusal:
+        raise ActionRefused(refusal, status=409)
+    StepMark.objects.filter(
+        campaign=c, cycle=c.cycle, side=turn.side, step_index__gte=c.step_index
+    ).delete()
+    turn.forget_done()
+    turn.record(
+        EventKind.TAKEBACK,
+        text=f"{turn.side_name()} takes back its Done at {step.id} {step.title}; "
+        "the step waits for it again.",
+    )
+    push.changed(c.pk, saving=update_waiting(turn))
 
 
 @transaction.atomic

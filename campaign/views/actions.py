@@ -179,6 +179,11 @@ def finish(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     )
 
 
+@action("take-back")
+def take_back(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return steps.take_back_done(campaign_id=campaign_id, user=request.user, at=at)
+
+
 @action(Action.ROLL)
 def roll(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return steps.roll_on_table(

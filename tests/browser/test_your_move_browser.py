@@ -42,11 +42,13 @@ def _page(new_context, browser_login, asgi_server, campaign, user):
 def test_title_badge_appears_live_clears_after_acting_and_a_background_tab_is_notified(
     asgi_server, new_context, browser_login, hosted
 ):
-    campaign, alice, bob = hosted  # alice: Red, bob: Blue; at T3.0, both to act
+    campaign, alice, bob = hosted  # alice: Red, bob: Blue; at T3.0, the scenario on the map
     red = _page(new_context, browser_login, asgi_server, campaign, alice)
     blue = _page(new_context, browser_login, asgi_server, campaign, bob)
-    expect(red).to_have_title(MOVE)
-    expect(blue).to_have_title(MOVE)
+    # The scenario is being played on the map: nobody's move in Refit.
+    expect(red).to_have_title(NO_MOVE)
+    expect(blue).to_have_title(NO_MOVE)
+    assert "played on the map" in red.locator("#campaign-header").inner_text()
 
     # Red opts in to browser notifications, then its tab goes to the background.
     optin = red.locator("[data-notify-optin]")

@@ -1,0 +1,100 @@
+"""Issue 46 in real Chromium: nothing irreversible by accident, and a way to talk.  A
+double-click on a price buys one RG; a Done that forfeits CPP asks first with the
+figure, and dismissing it changes nothing; a Done is taken back until the opponent
+acts; a message appears live in the other browser."""
+
+import pytest
+
+from campaign.models import Event, Purchase, StepMark
+from tests.purchase_helpers import campaign_at
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _pages(asgi_server, new_context, browser_login, players):
+    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
+    pages = {}
+    for side in ("axis", "british"):
+        page = browser_login(new_context(), players.users[side]).new_page()
+        page.goto(url)
+        page.locator("body[data-live]").wait_for(state="attached")  # its socket is open
+        pages[side] = page
+    return pages["axis"], pages["british"]
+
+
+def done_here(players):
+    """The marks of the sides done with the current step."""
+    c = players.campaign
+    return set(
+        StepMark.objects.filter(campaign=c, cycle=c.cycle, step_index=c.step_index).values_list(
+            "side", flat=True
+        )
+    )
+
+
+def test_a_double_click_on_a_price_buys_one_rg(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """The British M2 Recon RG may be bought twice on a date (Date Max 2): a
+    double-click on its price is still one purchase."""
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
+    _, brit = _pages(asgi_server, new_context, browser_login, players)
+    price = brit.get_by_role("button", name="Buy M2 Recon for 1 CPP", exact=True)
+    price.dblclick()
+    brit.locator(".purchases li", has_text="Recon").first.wait_for()
+    brit.wait_for_timeout(1500)  # a second purchase, were there one, would be in by now
+    assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 1
+    assert brit.locator(".purchases li", has_text="Recon").count() == 1
+    # The page has the answer: the price may be clicked again, on purpose.
+    price.click()
+    brit.locator(".purchases li", has_text="Recon").nth(1).wait_for()
+    assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 2
+
+
+def test_a_done_that_forfeits_cpp_asks_first_and_is_taken_back(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """3.617 EXC on July 14 PM: Done names the CPP it forfeits before anything is sent;
+    dismissed, nothing happened.  Accepted, the step waits for the opponent, and the
+    Done is taken back while the opponent has not acted."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", (make_user("a"), make_user("b")), points=21)
+    axis, _ = _pages(asgi_server, new_context, browser_login, players)
+    done = axis.get_by_role("button", name="Done with 3.617", exact=True)
+    said = []
+
+    def dismiss(dialog):
+        said.append(dialog.message)
+        dialog.dismiss()
+
+    axis.once("dialog", dismiss)
+    done.click()
+    axis.wait_for_timeout(500)
+    assert said and "21 unspent CPP lost after the purchase step of July 14 PM (3.617" in said[0]
+    assert done_here(players) == set()
+    assert "21 unspent CPP lost" in axis.locator("#finish-warnings").inner_text()
+
+    axis.once("dialog", lambda d: d.accept())
+    done.click()
+    take_back = axis.get_by_role("button", name="Take back my Done at 3.617")
+    take_back.wait_for()
+    assert done_here(players) == {"axis"}
+    take_back.click()
+    axis.get_by_role("button", name="Done with 3.617", exact=True).wait_for()
+    assert done_here(players) == set()
+    assert "Axis takes back its Done at 3.617" in axis.locator("#campaign-log").inner_text()
+
+
+def test_a_message_appears_live_in_the_other_browser(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
+    axis, brit = _pages(asgi_server, new_context, browser_login, players)
+    axis.locator("#message-text").fill("See you Sunday at 8? <b>bold</b>")
+    axis.get_by_role("button", name="Send").click()
+    brit.locator("#campaign-messages li", has_text="See you Sunday at 8?").wait_for()
+    assert "<b>bold</b>" in brit.locator("#campaign-messages").inner_text()  # shown as text
+    assert axis.locator("#message-text").input_value() == ""  # the sent text is gone
+    assert Event.objects.filter(kind="message").count() == 1
+    empty = brit.get_by_role("button", name="Send")
+    empty.click()  # an empty message: the browser's own check keeps it
+    assert Event.objects.filter(kind="message").count() == 1
