@@ -269,12 +269,24 @@ def test_c5_28_fortification_clearance_3_eliminated_engineers_minus_1(m):
 
 
 def test_c5_34_us_oba_6_plentiful_7_11_normal_12_scarce(m):
-    """C5.34 US OBA Table: ≤6 Plentiful, 7-11 Normal, ≥12 Scarce; German 4-9 Normal."""
-    assert final(m, "us_oba", 6).result == "Plentiful"
-    assert final(m, "us_oba", 11).result == "Normal"
-    assert final(m, "us_oba", 12).result == "Scarce"
-    assert final(m, "german_oba", 4).result == "Normal"
-    assert final(m, "german_oba", 9).result == "Normal"
+    """C5.34 US OBA Table: ≤6 Plentiful, 7-11 Normal, ≥12 Scarce; German 4-9 Normal.
+    One table, each side reading its own column: neither rolls on the other's."""
+    t = m.table("oba")
+    assert t.column_for_side == {"german": "German", "us": "US"}
+
+    def us(dr):
+        return final(m, "oba", dr).results["US"]
+
+    def german(dr):
+        return final(m, "oba", dr).results["German"]
+
+    assert (us(6), us(7), us(11), us(12)) == ("Plentiful", "Normal", "Normal", "Scarce")
+    assert (german(3), german(4), german(9), german(10)) == (
+        "Plentiful",
+        "Normal",
+        "Normal",
+        "Scarce",
+    )
 
 
 # --------------------------------------------------------------------------- DSP, recon
