@@ -203,10 +203,13 @@ def fortification_caps(item: FortificationItem, side: str) -> list[tuple[int, st
     return caps
 
 
-def hip_cap(item: FortificationItem, snap: Snapshot) -> int | None:
+def hip_cap(module: Module, item: FortificationItem, snap: Snapshot) -> int | None:
     """How many units of the side may set up HIP (3.619 footnote b: "no more than 10%
-    (FRU) of the squads ..."), from the retained forces; None when uncapped."""
+    (FRU) of the squads ... in a daytime Scenario"), from the retained forces; None
+    when uncapped (at Night, for a cap on daytime scenarios)."""
     if item.hip is None:
+        return None
+    if item.hip.day_only and module.dates[snap.position.date_index].night:
         return None
     h = snap.holdings
     base = Fraction(h.squads) + (
@@ -238,7 +241,7 @@ def fortification_reasons(
         )
         if have + count > cap:
             reasons.append(f"no more than {cap} {where} ({rule}); {have} bought so far")
-    hip = hip_cap(item, snap)
+    hip = hip_cap(module, item, snap)
     if hip is not None:
         assert item.hip is not None
         have = sum(

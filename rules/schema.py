@@ -682,6 +682,8 @@ class HipCap(Strict):
     fraction: str  # "1/10"
     rounding: Literal["FRD", "FRU"]
     of: Literal["squads", "squad_equivalents"]
+    # The cap binds "in a daytime Scenario" only (3.619 footnote b): none at Night.
+    day_only: bool = False
     rule: RuleRef
 
     @field_validator("fraction")

@@ -338,7 +338,7 @@ def hip_cap(side: str, **kw: Any):
         forts = m.fortifications
         assert forts is not None
         item = next(i for i in forts.items if i.id == "hip")
-        return availability.hip_cap(item, snap(m, side, **kw))
+        return availability.hip_cap(m, item, snap(m, side, **kw))
 
     return observe
 
@@ -1681,6 +1681,16 @@ case(
 )
 
 
+case(
+    "HipCap.day_only",
+    base="sicily",
+    mutate=lambda d: fort(d, "hip")["hip"].update(day_only=False),
+    observe=lambda m: availability.hip_cap(
+        m,
+        next(i for i in m.fortifications.items if i.id == "hip"),
+        at(m, side="axis", date="jul14n", holdings=Holdings(squads=11)),
+    ),
+)
 case(
     "Table.required",
     base="sicily",

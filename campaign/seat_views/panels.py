@@ -387,7 +387,7 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
         if i.sides is not None and side not in i.sides:
             continue
         caps = [f"≤ {cap} {where}" for cap, where in availability.fortification_caps(i, side)]
-        hip = availability.hip_cap(i, snap)
+        hip = availability.hip_cap(view.module, i, snap)
         if hip is not None and i.hip is not None:
             caps.append(
                 f"≤ {hip} HIP ({i.hip.fraction} {i.hip.rounding} of your {i.hip.of}, {i.hip.rule})"

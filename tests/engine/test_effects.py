@@ -510,7 +510,7 @@ def test_3_619_footnote_b_hip_for_no_more_than_10_percent_fru_of_squads(sicily: 
 
     def cap(squads: int, half_squads: int = 0) -> int | None:
         held = Holdings(squads=squads, half_squads=half_squads)
-        return availability.hip_cap(hip, at(sicily, side="axis", holdings=held))
+        return availability.hip_cap(sicily, hip, at(sicily, side="axis", holdings=held))
 
     assert (cap(11), cap(10), cap(10, 6), cap(0)) == (2, 1, 1, 0)
     snap = at(sicily, side="axis", fortification_points=50, holdings=Holdings(squads=11))
@@ -525,6 +525,20 @@ def test_3_619_footnote_b_hip_for_no_more_than_10_percent_fru_of_squads(sicily: 
     assert "2 bought so far" in availability.fortification_reasons(sicily, same, hip)[0]
 
 
+def test_3_619_footnote_b_the_hip_cap_binds_by_day_only(sicily: Module) -> None:
+    """3.619 footnote b caps HIP "in a daytime Scenario": on a Night date (July 14 N)
+    the 10% cap does not bind."""
+    forts = sicily.fortifications
+    assert forts is not None
+    hip = next(i for i in forts.items if i.id == "hip")
+    held = Holdings(squads=11)
+    night = at(sicily, side="axis", date="jul14n", fortification_points=50, holdings=held)
+    assert availability.hip_cap(sicily, hip, night) is None
+    assert availability.fortification_reasons(sicily, night, hip, count=5) == []
+    day = at(sicily, side="axis", date="jul15am", fortification_points=50, holdings=held)
+    assert availability.hip_cap(sicily, hip, day) == 2
+
+
 def test_c5_35_hip_for_no_more_than_10_percent_frd_of_squad_equivalents(phd: Module) -> None:
     """C5.35 note 3: "No > 10% (FRD) of a side's non-reserve Infantry squad-equivalents
     may be set up using HIP": 15 squads and 3 HS are 16.5 → 1.65 → 1; 20 squads → 2."""
@@ -533,13 +547,13 @@ def test_c5_35_hip_for_no_more_than_10_percent_frd_of_squad_equivalents(phd: Mod
     hip = next(i for i in forts.items if i.id == "hip")
     held = Holdings(squads=15, half_squads=3)
     snap = at(phd, side="german", fortification_points=60, holdings=held)
-    assert availability.hip_cap(hip, snap) == 1
+    assert availability.hip_cap(phd, hip, snap) == 1
     assert availability.fortification_reasons(phd, snap, hip, count=2, tier=1) == [
         "no more than 1 HIP (1/10 FRD of 16.5 retained squad-equivalents; C5.35 note 3); "
         "0 bought so far"
     ]
     twenty = at(phd, side="german", holdings=Holdings(squads=19, half_squads=2))
-    assert availability.hip_cap(hip, twenty) == 2
+    assert availability.hip_cap(phd, hip, twenty) == 2
 
 
 # --------------------------------------------------------------------------- APD 2.9, 2.92
