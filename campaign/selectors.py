@@ -374,3 +374,21 @@ def opponent_acted_since_done(campaign: Campaign, side: str) -> bool:
         .exclude(kind=EventKind.MESSAGE)
         .exists()
     )
+
+
+def replenished_on_date(campaign: Campaign, side: str) -> int | None:
+    """The points ``side`` was allotted by this date's replenishment (its own record),
+    or None when none was made."""
+    data = (
+        Event.objects.filter(
+            campaign=campaign,
+            kind=EventKind.REPLENISH,
+            side=side,
+            date_index=campaign.date_index,
+        )
+        .order_by("-id")
+        .values_list("data", flat=True)
+        .first()
+    )
+    repl = data.get("repl") if isinstance(data, dict) else None
+    return repl if isinstance(repl, int) else None

@@ -609,16 +609,33 @@ def forgo_of(module: Module, variant: str, side: str, date_index: int) -> Forgo 
     )
 
 
-def check_forgo(module: Module, snap: Snapshot, amount: int) -> Forgo:
+def forgo_most(snap: Snapshot, allotted: int | None) -> int:
+    """The most the side may forgo: the points allotted to it on this date (3.616 EXC:
+    "all or a portion of the allotted CPP"), never those it carried over; at most what
+    it has (``allotted`` None: not known, what it has)."""
+    points = snap.me.points or 0
+    return points if allotted is None else max(0, min(points, allotted))
+
+
+def check_forgo(module: Module, snap: Snapshot, amount: int, allotted: int | None) -> Forgo:
     rule = forgo_rule(module, snap)
     if rule is None:
         raise Refused("There are no points to forgo here.", status=409)
-    points = snap.me.points or 0
-    if not 0 <= amount <= points:
+    most = forgo_most(snap, allotted)
+    if not 0 <= amount <= most:
         raise Refused(
-            f"Forgo between 0 and {points} {module.currency.code} (what you have; {rule.rule})."
+            f"Forgo between 0 and {most} {module.currency.code} (the {module.currency.code} "
+            f"allotted to you on this date; {rule.rule})."
         )
     return rule
+
+
+def forgo_taken(module: Module, rule: Forgo, date_index: int, amount: int, points: int) -> int:
+    """What the other side loses when ``amount`` is forgone: as much, off its base for
+    the date (3.616 EXC: "subtracted from the Axis CPP base"), never more than that
+    base nor than it has."""
+    base = (module.dates[date_index].base_points or {}).get(rule.from_side)
+    return min(amount, points, base if base is not None else amount)
 
 
 # --------------------------------------------------------------------------- finishing

@@ -483,7 +483,7 @@ def test_3_616_exc_the_british_forgo_cpp_which_come_off_the_axis(users, modules)
     assert players.waiting() == ["british"]
     assert (seat(players, "axis").points, seat(players, "british").points) == (29, 12)
     british = players.users["british"]
-    with pytest.raises(ActionRefused, match=r"Forgo between 0 and 12 CPP"):
+    with pytest.raises(ActionRefused, match=r"Forgo between 0 and 12 CPP \(the CPP allotted"):
         steps.forgo_points(campaign_id=players.campaign_id, user=british, amount=13)
     steps.forgo_points(campaign_id=players.campaign_id, user=british, amount=5)
     assert (seat(players, "axis").points, seat(players, "british").points) == (24, 7)
@@ -491,6 +491,22 @@ def test_3_616_exc_the_british_forgo_cpp_which_come_off_the_axis(users, modules)
         "British forgoes 5 CPP; the Axis CPP are reduced by 5 (3.616 EXC)."
     )
     assert players.step.id != "3.616"
+
+
+def test_3_616_exc_only_the_allotted_cpp_are_forgone_never_the_carried_ones(users, modules):
+    """3.616 EXC: "all or a portion of the allotted CPP": British CPP carried over from
+    July 14 AM are not forgone (they would cost the British nothing, being lost after
+    the 14 PM purchase step, 3.617 EXC, and cut the Axis as much)."""
+    players, module = start("sicily", "iii", users, "axis")
+    Seat.objects.filter(campaign_id=players.campaign_id, side="british").update(points=10)
+    players.results(**result_values(module))
+    players.until_step("3.616")
+    assert seat(players, "british").points == 22  # 10 carried + 12 allotted (3.6161)
+    british = players.users["british"]
+    with pytest.raises(ActionRefused, match=r"Forgo between 0 and 12 CPP"):
+        steps.forgo_points(campaign_id=players.campaign_id, user=british, amount=13)
+    steps.forgo_points(campaign_id=players.campaign_id, user=british, amount=12)
+    assert (seat(players, "axis").points, seat(players, "british").points) == (17, 10)
 
 
 # --------------------------------------------------------------------------- fortifications (3.619)

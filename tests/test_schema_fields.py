@@ -407,7 +407,7 @@ def forgo(side: str, date: str, variant: str, amount: int = 5, points: int = 12)
     def observe(m: Module) -> Any:
         s = snap(m, side, date=date, variant=variant, points=points, step="3.616")
         try:
-            availability.check_forgo(m, s, amount)
+            availability.check_forgo(m, s, amount, None)
         except Exception as exc:
             return f"refused: {exc}"
         return "may forgo"

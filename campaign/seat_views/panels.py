@@ -25,6 +25,7 @@ from campaign.selectors import (
     holdings,
     last_scenario_date,
     opponent_acted_since_done,
+    replenished_on_date,
 )
 from campaign.services.units import describe_filter, label, state_of
 from rules import availability
@@ -447,7 +448,9 @@ def _forgo(view: CampaignView, panel: StepPanel) -> None:
     module = view.module
     rule = availability.forgo_rule(module, view.snapshot())
     if rule is not None and panel.can_act:
-        panel.forgo = (view.me.points or 0, module.side(rule.from_side).name, rule.rule)
+        allotted = replenished_on_date(view.campaign, view.viewer)
+        most = availability.forgo_most(view.snapshot(), allotted)
+        panel.forgo = (most, module.side(rule.from_side).name, rule.rule)
 
 
 def _chits(view: CampaignView, panel: StepPanel) -> None:

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign.models import EventKind, Roll, ScenarioResult, StepMark, Unit
-from campaign.selectors import holdings, opponent_acted_since_done
+from campaign.selectors import holdings, opponent_acted_since_done, replenished_on_date
 from campaign.services import dice as dice_service
 from campaign.services import purchases, push, units
 from campaign.services.errors import ActionRefused
@@ -363,11 +363,12 @@ def forgo_points(*, campaign_id: object, user: User, amount: int, at: str | None
     snap = turn.snapshot()
     expect_turn(turn, Action.FORGO, snap)
     module = turn.module
-    rule = availability.check_forgo(module, snap, amount)
+    allotted = replenished_on_date(turn.campaign, turn.side)
+    rule = availability.check_forgo(module, snap, amount, allotted)
     seat, other = turn.seat, turn.seats[rule.from_side]
     seat.points -= amount
     seat.save(update_fields=["points"])
-    taken = min(amount, other.points)
+    taken = availability.forgo_taken(module, rule, turn.campaign.date_index, amount, other.points)
     other.points -= taken
     other.save(update_fields=["points"])
     code = module.currency.code

@@ -476,9 +476,9 @@ def test_3_616_exc_only_the_british_of_cg_iii_on_july_14_pm_may_forgo(sicily: Mo
     ):
         assert availability.forgo_rule(sicily, snap) is None
         assert availability.nothing_to_do(sicily, snap, step) == "the server does this step"
-    assert availability.check_forgo(sicily, british, 12) is rule
+    assert availability.check_forgo(sicily, british, 12, 12) is rule
     with pytest.raises(Exception, match=r"Forgo between 0 and 12 CPP"):
-        availability.check_forgo(sicily, british, 13)
+        availability.check_forgo(sicily, british, 13, 12)
 
 
 # --------------------------------------------------------------------------- fortifications (3.619)
