@@ -583,6 +583,22 @@ def test_2_9_the_american_wins_the_morning_and_moves_first(users, modules):
     assert seat(players, "american").points == 33
 
 
+def test_2_9_4_0_the_winner_who_moves_first_is_on_the_header_and_the_sheet(users, modules):
+    """4.0: "Play then commences with the RPh of the player who won the previous
+    scenario": the scenario sheet and the header say so (APD has no initiative chit),
+    instead of an initiative still to be determined."""
+    from django.test import Client
+
+    players, _ = apd_at(users, "3.4")
+    client = Client()
+    client.force_login(players.users["german"])
+    said = "American won the December 6 Morning scenario: American moves first"
+    for path in ("", "sheet/"):
+        page = client.get(f"/campaigns/{players.campaign_id}/{path}").content.decode()
+        assert said in page, path
+        assert "Initiative is not determined yet" not in page
+
+
 def test_2_9_below_the_required_total_the_german_wins(users, modules):
     """2.9: 40 VP of the 55 required (and no CGV Buildings): the German wins the scenario
     and moves first in the next."""

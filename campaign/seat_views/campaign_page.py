@@ -30,6 +30,7 @@ from campaign.seat_views.common import (
     PurchaseLine,
     event_views,
     plain,
+    previous_winner_moves_first,
     record_lines,
     status_for,
     visible_purchases,
@@ -305,7 +306,7 @@ class CampaignView:
         whole reveal with its explanation is in the log, once)."""
         latest = _LATEST_OUTCOME(campaign=self.campaign_id)
         if not latest:
-            return ""
+            return previous_winner_moves_first(self.campaign, self.module)
         outcome = latest[0]
         date = self.module.dates[outcome.date_index].label
         chits = {

@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import IntegerField, TextChoices
 from django.http import Http404
 
-from campaign.models import Campaign, Event, Purchase, Roll, Seat
+from campaign.models import Campaign, Event, Purchase, Roll, ScenarioResult, Seat
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import DEFERRED, as_uuid
 from rules import availability
@@ -275,3 +275,26 @@ def record_lines(
             )
         )
     return lines
+
+
+def previous_winner_moves_first(campaign: Campaign, module: Module) -> str:
+    """Where the winner of the scenario played last moves first in the next (APD 2.9,
+    4.0: no initiative chits), who that is, in a sentence ("" : not such a CG, or no
+    winner recorded yet).  The winner is public: both players confirmed the result."""
+    rule = module.scenario_winner
+    if rule is None or module.initiative is not None:
+        return ""
+    last = (
+        ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
+        .exclude(winner="")
+        .order_by("-cycle")
+        .first()
+    )
+    if last is None:
+        return ""
+    name = module.side(last.winner).name
+    played = module.dates[last.date_index].label
+    return (
+        f"{name} won the {played} scenario: {name} moves first, and play begins with "
+        f"{name}'s RPh ({rule.rule})."
+    )

@@ -19,7 +19,12 @@ from campaign.models import (
     Seat,
     Unit,
 )
-from campaign.seat_views.common import PurchaseLine, record_lines, visible_purchases
+from campaign.seat_views.common import (
+    PurchaseLine,
+    previous_winner_moves_first,
+    record_lines,
+    visible_purchases,
+)
 from campaign.selectors import module_of
 from campaign.services.start import setup_order
 from rules import machine
@@ -231,7 +236,8 @@ def _initiative(campaign: Campaign, module: Module, side: str, initial: bool) ->
         .first()
     )
     if outcome is None:
-        return ["Initiative is not determined yet on this date."]
+        winner = previous_winner_moves_first(campaign, module)
+        return [winner or "Initiative is not determined yet on this date."]
     chits = {
         ch.side: ch.get_chit_display()
         for ch in InitiativeChit.objects.visible_to(side).filter(
