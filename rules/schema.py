@@ -549,6 +549,10 @@ class ReinforcementGroup(Strict):
     depleted: int | None = None  # at Depleted strength
     strength_text: str | None = None  # the printed Full/Depl cell, when not plain
     units: str  # Unit Type(s) as printed
+    # The unit types the RG's units are shared among, evenly, each a line of its own in
+    # the retained forces (Sicily British I1 "4-5-8;4-5-7;4-4-7 (4/3 each)": 12 = 4 of
+    # each); empty: they are all of the one type ``units`` names.
+    unit_types: list[str] = []
     # What the RG's units are (squads, Guns, vehicles...): the retained forces it joins
     # as, counted by the HIP cap and matched by unit tables (None: no units, e.g. OBA).
     unit_kind: UnitKind | None = None
@@ -571,6 +575,13 @@ class ReinforcementGroup(Strict):
     def _strength(self) -> ReinforcementGroup:
         if self.cost is None and not self.costs:
             raise ValueError(f"RG {self.id}: no cost")
+        if self.unit_types:
+            for label, n in (("full", self.full), ("depleted", self.depleted)):
+                if n is not None and n % len(self.unit_types):
+                    raise ValueError(
+                        f"RG {self.id}: {label} strength {n} cannot be shared evenly among "
+                        f"its {len(self.unit_types)} unit types"
+                    )
         if self.full is not None and self.depleted is not None and self.depleted > self.full:
             raise ValueError(f"RG {self.id}: depleted strength exceeds full strength")
         return self

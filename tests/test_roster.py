@@ -139,6 +139,31 @@ def test_rolled_rgs_join_the_retained_forces_secretly(modules, users, login):
     assert all(not f.units for f in axis_view.forces if not f.mine)
 
 
+def test_a_group_of_several_unit_types_joins_as_each_type(modules, users):
+    """British chart I1 "4-5-8;4-5-7;4-4-7 (4/3 each)" and footnote s ("If depleted 1
+    less of each squad type is received"): the RG joins as 4 (or 3) of each type, each a
+    line of its own; Axis I2 "MMG;HMG" at "2;2" as 2 MMG, 2 HMG and a 2-4-8 HS with
+    each MG (footnote d)."""
+    from campaign.models import Purchase
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    for side, group_id in (("british", "I1"), ("axis", "I2")):
+        p = purchases.purchase_rg(
+            campaign_id=players.campaign_id, user=players.users[side], group_id=group_id
+        )
+        purchases.roll_for_purchase(
+            campaign_id=players.campaign_id, user=players.users[side], purchase_id=p.ref
+        )
+    i1 = Purchase.objects.get(side="british", group_id="I1")
+    each = 4 if i1.strength == "full" else 3
+    squads = dict(Unit.objects.filter(side="british", kind="squad").values_list("name", "count"))
+    assert squads == {f"{t} (I1 Lgt Inf Rifle Coy)": each for t in ("4-5-8", "4-5-7", "4-4-7")}
+    axis = dict(Unit.objects.filter(side="axis").values_list("name", "count"))
+    assert axis["MMG (I2 Fallschirmjäger MG Pltn)"] == 2
+    assert axis["HMG (I2 Fallschirmjäger MG Pltn)"] == 2
+    assert axis["2-4-8 HS (I2)"] == 4
+
+
 def test_chart_svg_shows_the_opponents_line_only_at_the_end(modules, users):
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     svg = roster_of(players.campaign, "axis").points_chart

@@ -2678,6 +2678,13 @@ service(
     observe=lambda host: purchase_of(host, "red", "G1", [[2, 2]]),
 )
 service(
+    "ReinforcementGroup.unit_types",
+    base="skirmish",
+    prepare=lambda d: grp(d, "red", "G1").update(unit_kind="gun", full=2, depleted=None),
+    mutate=lambda d: grp(d, "red", "G1").update(unit_types=["57L AT", "75* INF"]),
+    observe=lambda host: purchase_of(host, "red", "G1", [[2, 2]]),
+)
+service(
     "ComesWith.kind",
     base="skirmish",
     prepare=_crewed,

@@ -214,9 +214,13 @@ def units_from_purchase(
     n = purchase.units or 0
     if outcome.units:
         lines += [(f"{u.name} ({gid})", u.kind, u.count) for u in outcome.units]
-    elif group.unit_kind is not None:
-        if n:
-            lines.append((f"{group.units} ({gid} {group.type})", group.unit_kind, n))
+    elif group.unit_kind is not None and n:
+        kind = group.unit_kind
+        if group.unit_types:  # shared evenly among the printed types (4/3 each)
+            each = n // len(group.unit_types)
+            lines += [(f"{t} ({gid} {group.type})", kind, each) for t in group.unit_types]
+        else:
+            lines.append((f"{group.units} ({gid} {group.type})", kind, n))
     elif not group.grants and not (module.recon and module.recon.group == gid):
         lines.append((f"{group.type}: {group.units} ({gid})", Unit.Kind.OTHER, 1))
     lines += [
