@@ -48,7 +48,29 @@ START_FORMS: dict[str, tuple[FormKind, str]] = {
     "attack_chits": (FormKind.SIDE_NUMBERS, "Attack chits each side may choose in the CG"),
 }
 
-UNIT_KINDS = get_args(UnitKind)
+# The words a player types for a unit kind in a supplied chart: ASL's, each kind's code
+# accepted too (a chart supplied before these words).
+UNIT_KIND_WORDS: dict[str, str] = {
+    "squad": "squad",
+    "squads": "squad",
+    "mmc": "squad",
+    "half-squad": "half_squad",
+    "half squad": "half_squad",
+    "hs": "half_squad",
+    "crew": "half_squad",
+    "half_squad": "half_squad",
+    "leader": "leader",
+    "smc": "leader",
+    "vehicle": "vehicle",
+    "afv": "vehicle",
+    "gun": "gun",
+    "sw": "sw",
+    "support weapon": "sw",
+    "other": "other",
+}
+UNIT_KIND_HELP = "squad, half-squad (or crew), leader, vehicle, Gun, SW, other"
+# A kind as the form shows it back (its word, not its code).
+UNIT_KIND_WORD: dict[str, str] = {k: k for k in get_args(UnitKind)} | {"half_squad": "half-squad"}
 
 
 @dataclass(frozen=True)
@@ -278,13 +300,14 @@ def _chart_groups(
             value = _int(form.get(f"row-{n}-cg_max-{variant.id}", ""), f"{cell} CG max", problems)
             if value is not None:
                 group.setdefault("cg_max", {})[variant.id] = value
-        kind = form.get(f"row-{n}-unit_kind", "").strip().lower().replace("-", "_")
-        if kind in UNIT_KINDS:
+        word = " ".join(form.get(f"row-{n}-unit_kind", "").split()).lower()
+        kind = UNIT_KIND_WORDS.get(word)
+        if kind is not None:
             group["unit_kind"] = kind
-        elif kind:
+        elif word:
             problems[f"{cell} unit kind"] = (
-                f"{cell} unit kind: one of {', '.join(UNIT_KINDS)} (or empty for an RG "
-                "without units, such as OBA)."
+                f"{cell} unit kind: one of {UNIT_KIND_HELP} (or empty for an RG without "
+                "units, such as OBA)."
             )
         for name in ("tags", "footnotes"):
             items = [t.strip() for t in form.get(f"row-{n}-{name}", "").split(",") if t.strip()]

@@ -207,9 +207,10 @@ def supply_form(
         ]
         maxima = [(f"cg_max-{v.id}", f"CG max {v.name}") for v in module.variants]
         form.help = (
-            "Unit kind: what the RG's units join the retained forces as (squad, "
-            "half_squad, leader, vehicle, gun, sw, other; empty for none, e.g. OBA). "
-            "Footnotes: the chart's footnote letters for the RG, e.g. “l, m”."
+            "Unit kind: what the RG's units join the retained forces as "
+            f"({supply.UNIT_KIND_HELP}; empty for none, e.g. OBA). Group kinds: what "
+            "other rules call the RG, e.g. “coy, airborne” (the chart's coy limit reads "
+            "“coy”). Footnotes: the chart's footnote letters for the RG, e.g. “l, m”."
         )
         form.header = [
             "ID",
@@ -218,7 +219,7 @@ def supply_form(
             "Unit kind",
             *(label for _, label in numbers),
             *(label for _, label in maxima),
-            "Tags",
+            "Group kinds",
             "Footnotes",
             "Depletable",
         ]
@@ -227,9 +228,9 @@ def supply_form(
                 row_cell(n, "id", "ID"),
                 row_cell(n, "type", "group type"),
                 row_cell(n, "units", "units"),
-                row_cell(n, "unit_kind", f"unit kind ({', '.join(supply.UNIT_KINDS)})"),
+                row_cell(n, "unit_kind", f"unit kind ({supply.UNIT_KIND_HELP})"),
                 *(row_cell(n, key, label, "number") for key, label in [*numbers, *maxima]),
-                row_cell(n, "tags", "tags"),
+                row_cell(n, "tags", "group kinds"),
                 row_cell(n, "footnotes", "footnote letters"),
                 row_cell(n, "depletable", "depletable", "checkbox"),
             ]
@@ -279,7 +280,7 @@ def _current(module: Module, campaign: Campaign, it: supply.Suppliable) -> dict[
                 values[f"row-{n}-cg_max-{variant_id}"] = str(value)
             values[f"row-{n}-tags"] = ", ".join(g.tags)
             values[f"row-{n}-footnotes"] = ", ".join(g.footnotes)
-            values[f"row-{n}-unit_kind"] = g.unit_kind or ""
+            values[f"row-{n}-unit_kind"] = supply.UNIT_KIND_WORD.get(g.unit_kind or "", "")
             values[f"row-{n}-depletable"] = "on" if g.depletable else ""
     else:
         date = module.date(parts[1])

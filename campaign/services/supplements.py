@@ -38,7 +38,7 @@ def _item(turn: Turn, path: str) -> supply.Suppliable:
 def propose_supplement(
     *, campaign_id: object, user: User, path: str, form: Mapping[str, str]
 ) -> Supplement:
-    """Propose a datum the rules lack; it is checked as a module file is (each bad
+    """Propose a datum the rules lack; it is checked as a module's data are (each bad
     cell named) and waits for the opponent's acceptance."""
     turn = take_turn(campaign_id, user, None)
     it = _item(turn, path)

@@ -343,11 +343,10 @@ def test_the_purchase_chart_the_log_and_the_words_a_player_reads(
     reserve = axis.locator("#rg-I4").get_by_role("button", name="Axis I/G RG in Reserve")
     printed = axis.locator("#rg-I4").get_by_role("button", name="for 15 CPP", exact=False).first
     assert reserve.bounding_box()["y"] == printed.bounding_box()["y"]
-    # The chart's notes are written once, below it; a row's letters lead to them, and
-    # open them if the player folded them.
+    # The chart's notes are written once, below it, folded; a row's letters lead to
+    # them, and open them.
     notes = axis.locator("#chart-notes")
     assert notes.locator("p").count() == len(set(notes.locator("p").all_inner_texts()))
-    notes.locator("summary").click()
     assert notes.get_attribute("open") is None
     axis.locator("#rg-I4 a.fn").click()
     assert notes.get_attribute("open") is not None
