@@ -209,6 +209,7 @@ class EventKind(models.TextChoices):
     END = "end", "the CG ended"
     MESSAGE = "message", "a message between the players"
     TAKEBACK = "takeback", "a side took back its Done"
+    AMENDMENT = "amendment", "a scenario result amended by consent"
 
 
 class Event(models.Model):
@@ -303,6 +304,12 @@ class ScenarioResult(models.Model):
     confirmed_at = models.DateTimeField(null=True, blank=True)
     # Who won the scenario, where the module decides it (APD 2.9): he moves first next.
     winner = models.SlugField(max_length=64, blank=True)
+    # An amendment proposed after confirmation (losses of the Clean-Up or ConPh, a
+    # figure entered wrong): the new figures, who proposed them and why; the other
+    # side accepts or refuses it (public, as the result is).
+    amendment = models.JSONField(null=True, blank=True)
+    amendment_by = models.SlugField(max_length=64, blank=True)
+    amendment_reason = models.TextField(blank=True)
 
     class Meta:
         ordering = ["cycle"]

@@ -761,3 +761,19 @@ def take_back_refusal(module: Module, snap: Snapshot, step: Step, *, opponent_ac
     if opponent_acted:
         return f"Your opponent has acted since you finished {where}: your Done stands."
     return ""
+
+
+def amendment_refusal(module: Module, snap: Snapshot, has_result: bool) -> str:
+    """Why the scenario result of this pass may not be amended now ("" : it may, by a
+    proposal the opponent accepts): none confirmed yet, or a step has already read it
+    (losses the Clean-Up or ConPh adds are entered by amending it before then)."""
+    if snap.position.ended:
+        return "The campaign has ended; its results stand."
+    start = machine.results_index(module)
+    if not has_result or snap.position.step_index <= start:
+        return "No confirmed scenario result of this pass to amend (dispute one being entered)."
+    reader = machine.result_reader(module)
+    if reader is not None and snap.position.step_index >= reader:
+        step = module.steps[reader]
+        return f"The scenario result was read at {step.id} {step.title}: it stands as it was read."
+    return ""

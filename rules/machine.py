@@ -10,7 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rules.kinds import Hook, kind_of
 from rules.schema import Module, Step
+
+# The server operations a step's ``effect`` asks for on entering it.
+EFFECT_HOOKS: dict[str, tuple[Hook, ...]] = {
+    "replenish": (Hook.REPLENISH,),
+    "record_winner": (Hook.RECORD_WINNER,),
+}
+# The operations that read the scenario result (its CVP, VP, control): once one has
+# run in a pass, the result stands as it was read.
+READS_RESULT = frozenset({Hook.REPLENISH, Hook.RECORD_WINNER})
 
 
 def sides_to_act(module: Module, step: Step, done: Iterable[str]) -> list[str]:
@@ -59,3 +69,19 @@ def date_index(module: Module, date_id: str) -> int:
 
 def opponent(module: Module, side_id: str) -> str:
     return next(s.id for s in module.sides if s.id != side_id)
+
+
+def enter_hooks(step: Step) -> tuple[Hook, ...]:
+    """The server operations run on entering ``step``: its kind's and its effect's."""
+    return kind_of(step.kind).on_enter + EFFECT_HOOKS.get(step.effect or "", ())
+
+
+def result_reader(module: Module) -> int | None:
+    """The first step after the results step whose operations read the scenario result
+    (replenishment from losses, the scenario's winner): the result may be amended by
+    consent until the campaign reaches it (None: no step reads it)."""
+    start = results_index(module)
+    return next(
+        (i for i, s in enumerate(module.steps) if i > start and READS_RESULT & set(enter_hooks(s))),
+        None,
+    )

@@ -8,9 +8,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.schema import Module, VictoryCheck, VictoryTerm
+from rules.schema import Module, ResultField, VictoryCheck, VictoryTerm
 
-Results = Sequence[Mapping[str, Mapping[str, Any]]]
+Result = Mapping[str, Mapping[str, Any]]  # one scenario's: {field: {side: value}}
+Results = Sequence[Result]
 
 OPS: dict[str, Callable[[int, int], bool]] = {
     ">=": operator.ge,
@@ -75,3 +76,26 @@ def _words(module: Module, t: VictoryTerm, results: Results, vp_required: int | 
     target = vp_required if t.value == "vp_required" else t.value
     scope = "CG total" if t.total else "this scenario"
     return f"{label} ({scope}) {amount(t, results)} {t.op} {target}"
+
+
+def result_owners(module: Module, field: ResultField) -> list[str]:
+    """The sides a result field is entered for: its side, each side, or one value."""
+    if field.side:
+        return [field.side]
+    sides = [s.id for s in module.sides]
+    return sides if field.per_side else sides[:1]
+
+
+def describe_changes(module: Module, before: Result, after: Result) -> str:
+    """The figures of a result that differ, as "CVP lost in the scenario (Axis) 12 → 15"."""
+
+    def shown(kind: str, value: Any) -> Any:
+        return ("yes" if value else "no") if kind == "bool" else value
+
+    return "; ".join(
+        f"{f.label} ({module.side(side).name}) {shown(f.kind, before.get(f.id, {}).get(side))}"
+        f" → {shown(f.kind, value)}"
+        for f in module.result_fields
+        for side, value in after.get(f.id, {}).items()
+        if before.get(f.id, {}).get(side) != value
+    )

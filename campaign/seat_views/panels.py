@@ -28,12 +28,13 @@ from campaign.selectors import (
     replenished_on_date,
 )
 from campaign.services.units import describe_filter, label, state_of
-from rules import availability
+from rules import availability, machine
 from rules.effects import matches
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import purchase_counts
 from rules.schema import Table
 from rules.snapshot import Holdings, Snapshot
+from rules.victory import describe_changes, result_owners
 
 if TYPE_CHECKING:
     from campaign.seat_views.campaign_page import CampaignView
@@ -107,6 +108,17 @@ class FortRow:
     reasons: list[str]
 
 
+@dataclass(frozen=True)
+class AmendView:
+    """The confirmed result of this pass, while it may be amended by consent."""
+
+    fields: list[FieldView]  # the figures agreed, as the form's starting values
+    proposed_by: str = ""  # the side name of an open proposal's author
+    mine: bool = False  # the viewer proposed it
+    changes: str = ""
+    reason: str = ""
+
+
 @dataclass
 class StepPanel:
     """What the current step shows the viewer and what the viewer may do there."""
@@ -149,6 +161,7 @@ class StepPanel:
     rolls_owed: bool = False  # the refusal is a compulsory roll: no going on without it
     finish_warnings: list[str] = field(default_factory=list)
     take_back: bool = False  # the viewer may withdraw its Done (the opponent has not acted)
+    amend: AmendView | None = None  # the result, while it may be amended by consent
 
     @property
     def finish_confirm(self) -> str:
@@ -176,7 +189,48 @@ def build_panel(view: CampaignView) -> StepPanel:
         )
     if panel.can_act and kind.finish_ahead:
         panel.ahead = _ahead(view)
+    panel.amend = _amend(view)
     return panel
+
+
+def _amend(view: CampaignView) -> AmendView | None:
+    """The result of this pass and its open amendment, between its confirmation and the
+    step that reads it (public: both players agreed the result)."""
+    module, c = view.module, view.campaign
+    reader = machine.result_reader(module)
+    if view.ended or not machine.results_index(module) < c.step_index < (reader or 10**6):
+        return None
+    result = ScenarioResult.objects.filter(
+        campaign=c, cycle=c.cycle, confirmed_at__isnull=False
+    ).first()
+    if result is None or availability.amendment_refusal(module, view.snapshot(), True):
+        return None
+    names = {s.id: s.name for s in module.sides}
+    fields = [
+        FieldView(
+            f"{f.id}.{owner}",
+            f"{f.label} — {names[owner]}",
+            f.kind,
+            result.data.get(f.id, {}).get(owner),
+        )
+        for f in module.result_fields
+        for owner in (
+            [f.side]
+            if f.side
+            else [x.id for x in module.sides]
+            if f.per_side
+            else [module.sides[0].id]
+        )
+    ]
+    if result.amendment is None:
+        return AmendView(fields)
+    return AmendView(
+        fields,
+        proposed_by=names[result.amendment_by],
+        mine=result.amendment_by == view.viewer,
+        changes=describe_changes(module, result.data, result.amendment),
+        reason=result.amendment_reason,
+    )
 
 
 def _own_snapshot(view: CampaignView) -> Snapshot:
@@ -239,8 +293,7 @@ def _result_fields(view: CampaignView, panel: StepPanel) -> None:
     names = {s.id: s.name for s in module.sides}
     entered = ScenarioResult.objects.filter(campaign=c, cycle=c.cycle).first()
     for f in module.result_fields:
-        owners = [f.side] if f.side else [x.id for x in module.sides]
-        for owner in owners:
+        for owner in result_owners(module, f):
             value = entered.data.get(f.id, {}).get(owner) if entered else None
             panel.fields.append(
                 FieldView(f"{f.id}.{owner}", f"{f.label} — {names[owner]}", f.kind, value)

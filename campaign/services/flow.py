@@ -7,7 +7,8 @@ each ``Hook`` is implemented once here, for every kind that names it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from django.utils import timezone
 
@@ -133,9 +134,7 @@ def goto(turn: Turn, index: int, *, new_pass: bool = False) -> None:
 
 
 def enter_hooks(turn: Turn) -> tuple[Hook, ...]:
-    step = turn.step
-    extra = {"replenish": (Hook.REPLENISH,), "record_winner": (Hook.RECORD_WINNER,)}
-    return kind_of(step.kind).on_enter + extra.get(step.effect or "", ())
+    return machine.enter_hooks(turn.step)
 
 
 def save_position(c: Campaign) -> None:
@@ -243,13 +242,8 @@ def scenario_over(turn: Turn) -> None:
         )
     c.in_play = False
     result = ScenarioResult.objects.get(campaign=c, cycle=c.cycle)
-    for side, san in result.data.get(SAN, {}).items():
-        seat = turn.seats[side]
-        seat.san = san
-        seat.save(update_fields=["san"])
-    winner = victory_check(turn)
-    if winner:
-        end_campaign(turn, winner)
+    record_sans(turn, result.data)
+    if check_cg_victory(turn):
         return
     last = machine.date_index(module, module.variant(c.variant).last_date)
     if c.date_index >= last:
@@ -263,6 +257,23 @@ def scenario_over(turn: Turn) -> None:
         else:
             text += " The module has no CG victory conditions: decide the winner by the rules."
         end_campaign(turn, text)
+
+
+def record_sans(turn: Turn, data: Mapping[str, Any]) -> None:
+    """Each side's SAN as the scenario's result gives it (where the module asks it)."""
+    for side, san in data.get(SAN, {}).items():
+        seat = turn.seats[side]
+        if seat.san != san:
+            seat.san = san
+            seat.save(update_fields=["san"])
+
+
+def check_cg_victory(turn: Turn) -> bool:
+    """End the CG if a CG victory condition is met by the confirmed results."""
+    winner = victory_check(turn)
+    if winner:
+        end_campaign(turn, winner)
+    return bool(winner)
 
 
 def victory_check(turn: Turn) -> str | None:

@@ -60,6 +60,7 @@ NEWS_KINDS = frozenset(
         EventKind.SUPPLY,
         EventKind.END,
         EventKind.MESSAGE,
+        EventKind.AMENDMENT,
     }
 )
 WAITING_KINDS = (Notification.Kind.YOUR_MOVE, Notification.Kind.ONLY_YOU)

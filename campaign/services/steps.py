@@ -19,7 +19,7 @@ from campaign.selectors import holdings, opponent_acted_since_done, replenished_
 from campaign.services import dice as dice_service
 from campaign.services import purchases, push, units
 from campaign.services.errors import ActionRefused
-from campaign.services.flow import advance, side_done
+from campaign.services.flow import advance, check_cg_victory, record_sans, side_done
 from campaign.services.rolls import roll_context
 from campaign.services.text import (
     DISPUTE_REASON_LIMIT,
@@ -30,11 +30,12 @@ from campaign.services.text import (
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
-from rules import availability
+from rules import availability, machine
 from rules.drm import DrmRefused, applicable_drms
 from rules.effects import granted_group, matches, on_unit, result_effects, san_after, units_given
 from rules.kinds import Action
 from rules.schema import Effect, Module, Table
+from rules.victory import describe_changes, result_owners
 
 ROLL_PARTS = (push.Part.STEP, push.Part.LOG, push.Part.FORCES)
 
@@ -320,17 +321,111 @@ def dispute_scenario_result(
     push.changed(c.pk, saving=update_waiting(turn))
 
 
+# --------------------------------------------------------------------------- amendments
+
+
+def _amendable(turn: Turn) -> ScenarioResult:
+    """The pass's confirmed result, while it may still be amended (before a step reads
+    it), locked with the campaign."""
+    c = turn.campaign
+    result = ScenarioResult.objects.filter(
+        campaign=c, cycle=c.cycle, confirmed_at__isnull=False
+    ).first()
+    refusal = availability.amendment_refusal(turn.module, turn.snapshot(), result is not None)
+    if refusal:
+        raise ActionRefused(refusal, status=409)
+    assert result is not None
+    return result
+
+
+@transaction.atomic
+def propose_result_amendment(
+    *,
+    campaign_id: object,
+    user: User,
+    values: Mapping[str, Any],
+    reason: str,
+    at: str | None = None,
+) -> None:
+    """Propose new figures for the confirmed scenario result (losses of the Clean-Up or
+    ConPh, a figure entered wrong) with the reason; the opponent accepts or refuses.
+    Possible until a step reads the result."""
+    turn = take_turn(campaign_id, user, at)
+    reason = clean_text(reason, what="The reason", limit=DISPUTE_REASON_LIMIT)
+    result = _amendable(turn)
+    if result.amendment is not None and result.amendment_by != turn.side:
+        raise ActionRefused(
+            f"{turn.side_name(result.amendment_by)} has proposed an amendment: accept or "
+            "refuse it first.",
+            status=409,
+        )
+    if not reason:
+        raise ActionRefused(
+            "Say why the result changes (e.g. the CVP lost in the Clean-Up), so your "
+            "opponent can check it."
+        )
+    data = clean_result(turn.module, values)
+    changes = describe_changes(turn.module, result.data, data)
+    if not changes:
+        raise ActionRefused("These are the figures already agreed: change one to amend them.")
+    result.amendment, result.amendment_by, result.amendment_reason = data, turn.side, reason
+    result.save(update_fields=["amendment", "amendment_by", "amendment_reason"])
+    other = machine.opponent(turn.module, turn.side)
+    turn.record(
+        EventKind.AMENDMENT,
+        text=f"{turn.side_name()} proposes to amend the scenario result: {changes} "
+        f"(“{reason}”); {turn.side_name(other)} is to accept or refuse it.",
+    )
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+
+
+@transaction.atomic
+def answer_result_amendment(
+    *, campaign_id: object, user: User, accept: bool, at: str | None = None
+) -> None:
+    """The opponent accepts the proposed figures (they replace the result, and what the
+    result decides is decided again: SANs, the CG victory conditions) or refuses them;
+    the proposer may withdraw them."""
+    turn = take_turn(campaign_id, user, at)
+    result = _amendable(turn)
+    if result.amendment is None:
+        raise ActionRefused("No amendment of the result is proposed.", status=409)
+    mine = result.amendment_by == turn.side
+    if accept and mine:
+        raise ActionRefused(
+            "Your opponent accepts or refuses your amendment; you may withdraw it.", status=409
+        )
+    changes = describe_changes(turn.module, result.data, result.amendment)
+    new = result.amendment
+    result.amendment, result.amendment_by, result.amendment_reason = None, "", ""
+    if accept:
+        result.data = new
+        result.save(update_fields=["data", "amendment", "amendment_by", "amendment_reason"])
+        turn.record(
+            EventKind.AMENDMENT,
+            text=f"{turn.side_name()} accepts the amendment: {changes}. The result is amended.",
+        )
+        record_sans(turn, new)
+        check_cg_victory(turn)
+    else:
+        result.save(update_fields=["amendment", "amendment_by", "amendment_reason"])
+        what = "withdraws its" if mine else "refuses the"
+        turn.record(
+            EventKind.AMENDMENT,
+            text=f"{turn.side_name()} {what} amendment of the result; the agreed figures stand.",
+        )
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+
+
 # --------------------------------------------------------------------------- results
 
 
 def clean_result(module: Module, values: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Validate the entered outcome against the module's result fields."""
     data: dict[str, dict[str, Any]] = {}
-    sides = [s.id for s in module.sides]
     for f in module.result_fields:
-        owners = [f.side] if f.side else (sides if f.per_side else [sides[0]])
         data[f.id] = {}
-        for side in owners:
+        for side in result_owners(module, f):
             key = f"{f.id}.{side}"
             raw = values.get(key)
             label = f"{f.label} ({module.side(side).name})"

@@ -217,6 +217,28 @@ def dispute(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     )
 
 
+@action("amend")
+def amend(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    values = request.POST.dict()
+    return steps.propose_result_amendment(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        values=values,
+        reason=values.get("reason", ""),
+    )
+
+
+@action("amend-answer")
+def amend_answer(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    decision = _post(request, "decision")
+    if decision not in ("accept", "refuse", "withdraw"):
+        raise ActionRefused("Accept, refuse or withdraw the amendment.")
+    return steps.answer_result_amendment(
+        campaign_id=campaign_id, user=request.user, at=at, accept=decision == "accept"
+    )
+
+
 @action(Action.CHIT)
 def chit(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return initiative.lock_initiative(

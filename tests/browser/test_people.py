@@ -346,7 +346,7 @@ def test_the_purchase_chart_the_log_and_the_words_a_player_reads(
     # The chart's notes are written once, below it, folded; a row's letters lead to
     # them, and open them.
     notes = axis.locator("#chart-notes")
-    assert notes.locator("p").count() == len(set(notes.locator("p").all_inner_texts()))
+    assert notes.locator("p").count() == len(set(notes.locator("p").all_text_contents()))
     assert notes.get_attribute("open") is None
     axis.locator("#rg-I4 a.fn").click()
     assert notes.get_attribute("open") is not None

@@ -6,7 +6,7 @@ acts; a message appears live in the other browser."""
 import pytest
 from playwright.sync_api import expect
 
-from campaign.models import Event, Purchase, StepMark
+from campaign.models import Event, Purchase, Seat, StepMark
 from tests.purchase_helpers import campaign_at
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -100,3 +100,34 @@ def test_a_message_appears_live_in_the_other_browser(
     empty = brit.get_by_role("button", name="Send")
     empty.click()  # an empty message: the browser's own check keeps it
     assert Event.objects.filter(kind="message").count() == 1
+
+
+def test_an_amended_result_is_proposed_and_accepted_live(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """APD 2.: "CVP are recorded normally throughout this phase": during the Clean-Up
+    the American adds the 4 CVP its melee cost; the German, live, accepts; 2.92 reads
+    the amended total (55 - 63 + 45 = 37 PP)."""
+    from tests.test_rule_mechanisms import result_values, start
+
+    players, module = start(
+        "pleasant-diversion", "cg", (make_user("am"), make_user("ge")), "american"
+    )
+    players.results(**result_values(module, vp_american=63, cvp_lost_american=41))
+    players.until_step("2.1")
+    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
+    pages = {}
+    for side in ("american", "german"):
+        page = browser_login(new_context(), players.users[side]).new_page()
+        page.goto(url)
+        page.locator("body[data-live]").wait_for(state="attached")
+        pages[side] = page
+    am, ge = pages["american"], pages["german"]
+    am.locator("#amend summary").click()
+    am.locator("#amend-cvp_lost\\.american").fill("45")
+    am.locator("#amend-reason").fill("4 CVP lost in the Clean-Up melee (2.1)")
+    am.get_by_role("button", name="Propose the amendment").click()
+    ge.get_by_role("button", name="Accept the amendment").click()
+    ge.locator("#campaign-log", has_text="The result is amended").wait_for()
+    players.until("purchase")
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="american").points == 37

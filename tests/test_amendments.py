@@ -1,0 +1,132 @@
+"""Issues 44 (losses where they happen) and 46 (amend with consent): the confirmed
+scenario result is amended by a proposal the opponent accepts, until a step reads it.
+APD: "CVP are recorded normally throughout this phase" (2. Clean-Up): the losses of
+melee, encirclement and blazes (2.1-2.8) join the result before 2.9 and 2.92 read it."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Event, ScenarioResult, Seat
+from campaign.services import steps
+from campaign.services.errors import ActionRefused
+from tests.test_rule_mechanisms import result_values, start
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def users(make_user):
+    return make_user("american_p"), make_user("german_p")
+
+
+def amend(players, side, module, reason="4 CVP lost in the Clean-Up melee (2.1)", **figures):
+    steps.propose_result_amendment(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        values=result_values(module, **figures),
+        reason=reason,
+    )
+
+
+def answer(players, side, accept):
+    steps.answer_result_amendment(
+        campaign_id=players.campaign_id, user=players.users[side], accept=accept
+    )
+
+
+def result(players):
+    return ScenarioResult.objects.get(campaign_id=players.campaign_id)
+
+
+def apd_in_the_clean_up(users):
+    players, module = start("pleasant-diversion", "cg", users, "american")
+    players.results(**result_values(module, vp_american=63, cvp_lost_american=41))
+    players.until_step("2.1")
+    return players, module
+
+
+def test_2_clean_up_losses_join_the_result_by_consent_and_2_92_reads_them(users, modules):
+    """2.92 EX: 55 required - 63 scored + 41 CVP suffered = 33 PP; with the 4 CVP the
+    American lost in the Clean-Up's melee (2.1), agreed by the German, 37."""
+    players, module = apd_in_the_clean_up(users)
+    amend(players, "american", module, vp_american=63, cvp_lost_american=45)
+    assert result(players).data["cvp_lost"]["american"] == 41  # not until accepted
+    proposed = Event.objects.filter(kind="amendment").last().text
+    assert "CVP lost in the scenario (American) 41 → 45" in proposed
+    answer(players, "german", accept=True)
+    assert result(players).data["cvp_lost"]["american"] == 45
+    assert result(players).amendment is None
+    players.until("purchase")
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="american").points == 37
+
+
+def test_a_refused_or_withdrawn_amendment_leaves_the_agreed_figures(users, modules):
+    players, module = apd_in_the_clean_up(users)
+    amend(players, "american", module, vp_american=63, cvp_lost_american=50)
+    with pytest.raises(ActionRefused, match="Your opponent accepts or refuses your amendment"):
+        answer(players, "american", accept=True)
+    with pytest.raises(ActionRefused, match="American has proposed an amendment"):
+        amend(players, "german", module, vp_american=60, cvp_lost_american=41)
+    answer(players, "german", accept=False)
+    assert result(players).data["cvp_lost"]["american"] == 41
+    amend(players, "american", module, vp_american=63, cvp_lost_american=44)
+    answer(players, "american", accept=False)  # withdrawn by its author
+    assert result(players).data["cvp_lost"]["american"] == 41
+    texts = [e.text for e in Event.objects.filter(kind="amendment")]
+    assert any("German refuses the amendment" in t for t in texts)
+    assert any("American withdraws its amendment" in t for t in texts)
+
+
+def test_bad_amendments_are_refused_and_change_nothing(users, modules):
+    players, module = apd_in_the_clean_up(users)
+    with pytest.raises(ActionRefused, match="Say why the result changes"):
+        amend(players, "american", module, reason="", vp_american=63, cvp_lost_american=45)
+    with pytest.raises(ActionRefused, match="already agreed"):
+        amend(players, "american", module, vp_american=63, cvp_lost_american=41)
+    with pytest.raises(ActionRefused, match="must be between 0 and 9999"):
+        amend(players, "american", module, vp_american=63, cvp_lost_american=10**6)
+    assert result(players).amendment is None
+    assert not Event.objects.filter(kind="amendment").exists()
+
+
+def test_once_a_step_has_read_the_result_it_stands(users, modules):
+    """2.9 reads the result (the scenario's winner): from there on it is no longer
+    amended."""
+    players, module = apd_in_the_clean_up(users)
+    players.until_step("3.1")
+    with pytest.raises(ActionRefused, match=r"read at 2.9"):
+        amend(players, "american", module, vp_american=63, cvp_lost_american=45)
+
+
+def test_the_page_offers_the_agreed_figures_and_shows_the_proposal(users, modules, client):
+    players, module = apd_in_the_clean_up(users)
+    client.force_login(players.users["german"])
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    assert "Amend the scenario result" in page
+    assert 'id="amend-cvp_lost.american"' in page and 'value="41"' in page
+    amend(players, "american", module, vp_american=63, cvp_lost_american=45)
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    assert "American proposes to amend the scenario result" in page
+    assert "Accept the amendment" in page
+
+
+def test_sicily_3_616_loss_points_read_the_amended_losses(users, modules):
+    """3.6162: a side that lost at least twice the CVP of the other, and 8 more, rolls
+    for loss points at 3.616; losses agreed during 3.601-3.615 count."""
+    from campaign.models import Roll
+
+    players, module = start("sicily", "i", users, "axis")
+    players.results(**result_values(module, cvp_lost_axis=10, cvp_lost_british=5))
+    players.until_step("3.601")
+    amend(
+        players,
+        "axis",
+        module,
+        reason="the encircled 4-6-8s eliminated at 3.604",
+        cvp_lost_axis=20,
+        cvp_lost_british=5,
+    )
+    answer(players, "british", accept=True)
+    players.until("purchase")
+    assert Roll.objects.filter(purpose__startswith="CPP loss points", side="axis").exists()
