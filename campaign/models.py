@@ -210,6 +210,7 @@ class EventKind(models.TextChoices):
     MESSAGE = "message", "a message between the players"
     TAKEBACK = "takeback", "a side took back its Done"
     AMENDMENT = "amendment", "a scenario result amended by consent"
+    NUDGE = "nudge", "a player reminded the other that the campaign waits for him"
 
 
 class Event(models.Model):

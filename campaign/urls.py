@@ -34,6 +34,7 @@ urlpatterns = [
     ),
     path("campaigns/<uuid:campaign_id>/act/<slug:action>/", views.act, name="act"),
     path("campaigns/<uuid:campaign_id>/messages/", views.message, name="message"),
+    path("campaigns/<uuid:campaign_id>/nudge/", views.nudge, name="nudge"),
     path("campaigns/<uuid:campaign_id>/supply/<str:path>/", views.supply, name="supply"),
     path("join/<str:token>/", views.join, name="join"),
 ]

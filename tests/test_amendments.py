@@ -130,3 +130,24 @@ def test_sicily_3_616_loss_points_read_the_amended_losses(users, modules):
     answer(players, "british", accept=True)
     players.until("purchase")
     assert Roll.objects.filter(purpose__startswith="CPP loss points", side="axis").exists()
+
+
+def test_a_disputed_result_comes_back_with_its_figures_and_the_reason(users, modules, client):
+    """Issue 46: the re-entry form of a disputed result is not blank: it holds the
+    figures disputed, and says who disputed them and why."""
+    players, module = start("pleasant-diversion", "cg", users, "american")
+    steps.enter_scenario_result(
+        campaign_id=players.campaign_id,
+        user=players.users["american"],
+        values=result_values(module, vp_american=63, cvp_lost_american=41),
+    )
+    steps.dispute_scenario_result(
+        campaign_id=players.campaign_id,
+        user=players.users["german"],
+        reason="You lost 43 CVP, not 41",
+    )
+    client.force_login(players.users["american"])
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    assert "German disputed the result entered: “You lost 43 CVP, not 41”" in page
+    assert 'id="f-cvp_lost.american" name="cvp_lost.american" min="0" max="9999"' in page
+    assert 'value="41"' in page and 'value="63"' in page

@@ -102,3 +102,45 @@ def test_players_may_still_talk_after_the_cg_has_ended(players):
     type(players.campaign).objects.filter(pk=players.campaign_id).update(ended_at=timezone.now())
     say(players, "blue", "Good game!")
     assert Event.objects.filter(kind="message", side="blue").exists()
+
+
+# --------------------------------------------------------------------------- reminders
+
+
+def nudge(players, side):
+    return messages.nudge_opponent(campaign_id=players.campaign_id, user=players.users[side])
+
+
+def test_the_waiting_player_reminds_the_awaited_one_once_a_day(players, client):
+    """Red has done T3.1 and waits for Blue: Red's header offers a reminder, which
+    notifies Blue; a second one the same day is refused with the time of the first."""
+    from campaign.services import steps
+
+    players.results(**{"cvp_lost.red": 0, "cvp_lost.blue": 0, "san.red": 2, "san.blue": 2})
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["red"])
+    Notification.objects.all().delete()
+    client.force_login(players.users["red"])
+    assert (
+        "Remind your opponent" in client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    )
+    nudge(players, "red")
+    notice = Notification.objects.get()
+    assert notice.user == players.users["blue"]
+    assert "Red reminds Blue that the campaign waits for them at T3.1" in notice.body
+    with pytest.raises(ActionRefused, match="one reminder a day per campaign"):
+        nudge(players, "red")
+    assert (
+        "Remind your opponent"
+        not in client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    )
+    Event.objects.filter(kind="nudge").update(
+        created_at=timezone.now() - timedelta(days=1, minutes=1)
+    )
+    nudge(players, "red")  # a day later
+
+
+def test_a_reminder_is_refused_to_the_awaited_player(players):
+    players.results(**{"cvp_lost.red": 0, "cvp_lost.blue": 0, "san.red": 2, "san.blue": 2})
+    with pytest.raises(ActionRefused, match="waits for you too"):
+        nudge(players, "blue")  # T3.1 waits for both
+    assert not Event.objects.filter(kind="nudge").exists()

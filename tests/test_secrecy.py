@@ -31,7 +31,7 @@ GET_CAMPAIGN = [
     "sheet_txt",
     "sheet_json",
 ]
-POST_CAMPAIGN = ["act", "unit", "invitation_new", "invitation_revoke", "message"]
+POST_CAMPAIGN = ["act", "unit", "invitation_new", "invitation_revoke", "message", "nudge"]
 PUBLIC = ["home", "signup", "login", "logout", "dashboard", "create", "join", "settings"]
 COVERED = set(GET_CAMPAIGN + POST_CAMPAIGN + PUBLIC)
 ACTIONS = [*VIEW_ACTIONS, "nonsense"]  # every action the app has, and one it has not
@@ -182,7 +182,14 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
     pages = ("", "state.json", "dice/", "roster/", "export/", "supply/tables.escape/")
     for path in (*pages, "sheet/", "sheet.txt", "sheet.json"):
         assert stranger.get(f"/campaigns/{cid}/{path}").status_code == 404
-    for path in ("act/finish/", "units/", "invitation/", "invitation/revoke/", "messages/"):
+    for path in (
+        "act/finish/",
+        "units/",
+        "invitation/",
+        "invitation/revoke/",
+        "messages/",
+        "nudge/",
+    ):
         response = stranger.post(f"/campaigns/{cid}/{path}", {"do": "add", "name": "x"})
         assert response.status_code == 404
         secrets.check(response.content.decode(), "stranger post")

@@ -49,6 +49,7 @@ from campaign.selectors import (
     snapshot,
     with_online,
 )
+from campaign.services.messages import last_nudge, nudge_refusal
 from rules import machine
 from rules.kinds import kind_of
 from rules.schema import Module, Step
@@ -269,6 +270,14 @@ class CampaignView:
             opponent_joined=all(s.user_id for s in self.seats),
             in_play=self.in_play,
         )
+
+    @cached_property
+    def can_nudge(self) -> bool:
+        """The viewer waits for the opponent, who has not been reminded today."""
+        if self.status != "opponent":
+            return False
+        last = last_nudge(self.campaign, self.viewer)
+        return not nudge_refusal(self.waiting_for, self.viewer, last)
 
     @property
     def your_move(self) -> bool:

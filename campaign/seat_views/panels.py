@@ -162,6 +162,7 @@ class StepPanel:
     finish_warnings: list[str] = field(default_factory=list)
     take_back: bool = False  # the viewer may withdraw its Done (the opponent has not acted)
     amend: AmendView | None = None  # the result, while it may be amended by consent
+    disputed: tuple[str, str] | None = None  # who disputed the last result entered, and why
 
     @property
     def finish_confirm(self) -> str:
@@ -289,12 +290,24 @@ def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:
 
 
 def _result_fields(view: CampaignView, panel: StepPanel) -> None:
+    """The result's fields: as entered (to confirm), or to enter — prefilled with the
+    figures last disputed in this pass, whose reason the panel says."""
     c, module = view.campaign, view.module
     names = {s.id: s.name for s in module.sides}
     entered = ScenarioResult.objects.filter(campaign=c, cycle=c.cycle).first()
+    shown = entered.data if entered else {}
+    if entered is None:
+        last = (
+            Event.objects.filter(campaign=c, kind=EventKind.RESULT_DISPUTED, data__cycle=c.cycle)
+            .order_by("-id")
+            .first()
+        )
+        if last is not None:
+            shown = last.data.get("disputed") or {}
+            panel.disputed = (names.get(last.side, last.side), str(last.data.get("reason", "")))
     for f in module.result_fields:
         for owner in result_owners(module, f):
-            value = entered.data.get(f.id, {}).get(owner) if entered else None
+            value = shown.get(f.id, {}).get(owner)
             panel.fields.append(
                 FieldView(f"{f.id}.{owner}", f"{f.label} — {names[owner]}", f.kind, value)
             )

@@ -10,17 +10,21 @@ notification settings, like any public news.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db import transaction
 from django.utils import timezone
 
-from campaign.models import Event, EventKind, Presence, Seat
+from campaign.models import Campaign, Event, EventKind, Presence, Seat
 from campaign.services import notifications, push
 from campaign.services.errors import ActionRefused
 from campaign.services.events import recorded
 from campaign.services.text import clean_text
 from campaign.services.turns import User, take_turn
+from rules import machine
 
 MESSAGE_LIMIT = 1000  # characters of one message (the form says so)
+NUDGE_EVERY = timedelta(days=1)  # one reminder a day per campaign and player
 
 
 @transaction.atomic
@@ -48,3 +52,49 @@ def send_message(*, campaign_id: object, user: User, text: object) -> Event:
 def online(seat: Seat) -> bool:
     """Whether one of the seat's campaign pages is open now (``services.presence``)."""
     return Presence.objects.filter(seat=seat, expires_at__gt=timezone.now()).exists()
+
+
+def last_nudge(campaign: Campaign, side: str) -> Event | None:
+    """The latest reminder ``side`` sent in the campaign."""
+    return (
+        Event.objects.filter(campaign=campaign, kind=EventKind.NUDGE, side=side)
+        .order_by("-id")
+        .first()
+    )
+
+
+def nudge_refusal(turn_waits_for: list[str], side: str, last: Event | None) -> str:
+    """Why ``side`` may not remind its opponent now ("" : it may)."""
+    if side in turn_waits_for:
+        return "The campaign waits for you too: act first, then remind your opponent."
+    if not turn_waits_for:
+        return "The campaign waits for nobody now."
+    if last is not None and timezone.now() - last.created_at < NUDGE_EVERY:
+        return (
+            f"You reminded your opponent on {last.created_at:%d %b at %H:%M} UTC: one "
+            "reminder a day per campaign."
+        )
+    return ""
+
+
+@transaction.atomic
+def nudge_opponent(*, campaign_id: object, user: User, at: str | None = None) -> Event:
+    """The player who waits reminds the awaited opponent (a notice by his settings);
+    at most once a day per campaign."""
+    turn = take_turn(campaign_id, user, at)
+    waits_for = machine.sides_to_act(turn.module, turn.step, turn.done)
+    opponent = machine.opponent(turn.module, turn.side)
+    if turn.seats[opponent].user_id is None:
+        raise ActionRefused("Nobody has taken the other side yet: send the invitation.", status=409)
+    refusal = nudge_refusal(waits_for, turn.side, last_nudge(turn.campaign, turn.side))
+    if refusal:
+        raise ActionRefused(refusal, status=409)
+    step = turn.step
+    event = turn.record(
+        EventKind.NUDGE,
+        text=f"{turn.side_name()} reminds {turn.side_name(opponent)} that the campaign waits "
+        f"for them at {step.id} {step.title}.",
+    )
+    notifications.queue_notices(turn, actor=turn.side, due={})
+    push.changed(turn.campaign.pk, parts=(push.Part.HEADER, push.Part.LOG))
+    return event

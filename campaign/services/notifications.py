@@ -61,6 +61,7 @@ NEWS_KINDS = frozenset(
         EventKind.END,
         EventKind.MESSAGE,
         EventKind.AMENDMENT,
+        EventKind.NUDGE,
     }
 )
 WAITING_KINDS = (Notification.Kind.YOUR_MOVE, Notification.Kind.ONLY_YOU)

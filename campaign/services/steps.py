@@ -311,11 +311,14 @@ def dispute_scenario_result(
         raise ActionRefused("Say what is wrong with the result, so it can be put right.")
     c = turn.campaign
     StepMark.objects.filter(campaign=c, cycle=c.cycle, step_index=c.step_index).delete()
+    disputed = result.data
     result.delete()
     turn.record(
         EventKind.RESULT_DISPUTED,
         text=f"{turn.side_name()} disputed the scenario result: “{reason}”. "
         "It must be entered again.",
+        # The figures disputed, for the form that enters it again (public, as entered).
+        data={"cycle": c.cycle, "disputed": disputed, "reason": reason},
     )
     turn.forget_done()
     push.changed(c.pk, saving=update_waiting(turn))

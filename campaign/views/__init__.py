@@ -3,7 +3,7 @@ is computed here.  Pages are in ``pages``, player actions in ``actions`` (one
 decorator, named parsers), sign-up in ``accounts``."""
 
 from campaign.views.accounts import home, notification_settings, signup
-from campaign.views.actions import act, invitation_new, invitation_revoke, message, unit
+from campaign.views.actions import act, invitation_new, invitation_revoke, message, nudge, unit
 from campaign.views.pages import (
     campaign_page,
     create,
@@ -31,6 +31,7 @@ __all__ = [
     "invitation_revoke",
     "join",
     "message",
+    "nudge",
     "notification_settings",
     "roster",
     "sheet",

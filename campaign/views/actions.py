@@ -161,6 +161,11 @@ def invitation_revoke(request: HttpRequest, campaign_id: UUID) -> None:
 
 
 @player_action
+def nudge(request: HttpRequest, campaign_id: UUID) -> None:
+    messages.nudge_opponent(campaign_id=campaign_id, user=request.user)
+
+
+@player_action
 def message(request: HttpRequest, campaign_id: UUID) -> None:
     messages.send_message(campaign_id=campaign_id, user=request.user, text=_post(request, "text"))
 
