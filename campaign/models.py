@@ -108,6 +108,9 @@ class Seat(models.Model):
     # ``campaign.services.waiting.update_waiting`` in the transaction that changes whom
     # the campaign waits for; a seat going from null to a time is a "your move" transition.
     waiting_since = models.DateTimeField(null=True, blank=True)
+    # When the player last reminded the opponent that the campaign waits for him (one
+    # reminder a day per campaign: ``services.messages.nudge_opponent``).
+    nudged_at = models.DateTimeField(null=True, blank=True)
     # What this seat may see of the campaign, as a value: ``push.changed`` draws a new
     # one in the transaction of every change the seat may see (a change kept secret
     # by one side renews that side's seat only), so the seat's views can be memoised

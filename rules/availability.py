@@ -19,11 +19,12 @@ from rules.purchase import (
     CostOption,
     cost_options,
     date_window_reasons,
+    outside,
     retained_tags,
     unavailable,
 )
 from rules.replenish import lost_after_purchase
-from rules.schema import Forgo, FortificationItem, Module, ReinforcementGroup, Step
+from rules.schema import Forgo, FortificationItem, Module, ReinforcementGroup, Step, Table
 from rules.snapshot import Bought, Snapshot
 
 CHITS = {"attack": "Attack", "idle": "Idle"}
@@ -777,3 +778,34 @@ def amendment_refusal(module: Module, snap: Snapshot, has_result: bool) -> str:
         step = module.steps[reader]
         return f"The scenario result was read at {step.id} {step.title}: it stands as it was read."
     return ""
+
+
+def same_item(a: str, b: str) -> bool:
+    """Whether two rolls name the same item ("PSK at 12H3", "psk  at 12h3")."""
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def item_roll_refusal(table: Table, item: str, rolled_items: Sequence[str]) -> str:
+    """Why a roll on a table rolled once per item may not be made for ``item`` (""
+    : it may): no item named, or that item already rolled for in this pass."""
+    if table.once != "item":
+        return ""
+    if not item:
+        return (
+            f"Say what this {table.title} roll is for (e.g. “PSK at 12H3”): one roll per "
+            f"item in this pass ({table.rule})."
+        )
+    if any(same_item(item, done) for done in rolled_items):
+        return f"{item} has had its {table.title} roll in this pass ({table.rule})."
+    return ""
+
+
+def table_date_reasons(module: Module, table: Table, side: str, date_index: int) -> list[str]:
+    """Why ``side`` may not roll on ``table`` on this date (its date windows)."""
+    ctx = RollContext(side=side, nationalities=tuple(module.side(side).nationalities))
+    return [
+        reason
+        for window in table.date_windows
+        if holds(window.applies_to, ctx)
+        for reason in outside(module, window, date_index)
+    ]

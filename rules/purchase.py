@@ -134,7 +134,7 @@ def unavailable(
         if not holds(r.applies_to, ctx):
             continue
         if isinstance(r, DateWindow):
-            reasons += _outside(module, r, date_index)
+            reasons += outside(module, r, date_index)
         elif isinstance(r, CountLimit):
             counted = [
                 b
@@ -184,11 +184,11 @@ def date_window_reasons(
         reason
         for r in chart.restrictions
         if isinstance(r, DateWindow) and holds(r.applies_to, ctx)
-        for reason in _outside(module, r, date_index)
+        for reason in outside(module, r, date_index)
     ]
 
 
-def _outside(module: Module, window: DateWindow, date_index: int) -> list[str]:
+def outside(module: Module, window: DateWindow, date_index: int) -> list[str]:
     reasons = []
     if window.not_before and date_index < _index(module, window.not_before):
         reasons.append(f"not before {module.date(window.not_before).label} ({window.rule})")

@@ -270,12 +270,17 @@ class Table(Strict):
     secret: bool = False  # rolls on it are the roller's secret until revealed
     missing: bool = False  # the rules text lacks this table; the host must supply it
     # One roll per unit in a pass through the sequence (APD 3.31: "Each weapon/Vehicle
-    # may make only one Repair attempt"; a wounded leader is rolled for once), or one
-    # per side (APD 3.5: "three Reinforcement drs (one each on Rows A-C)").
-    once: Literal["unit", "side"] | None = None
+    # may make only one Repair attempt"; a wounded leader is rolled for once), one per
+    # side (APD 3.5: "three Reinforcement drs (one each on Rows A-C)"), or one per item
+    # the player names (Sicily 3.61424: a dr "for each type of special ammunition which
+    # is depleted ... for that weapon"; PHD C5.28: "once per item and location").
+    once: Literal["unit", "side", "item"] | None = None
     # Rolled only for a retained unit of these kinds / statuses (APD 3.1: each wounded
     # leader; 3.3: each malfunctioned weapon).
     for_units: UnitFilter | None = None
+    # When a side may not roll on it (Sicily 3.61424 EXC: "British weapons prior to July
+    # 15 AM CG Date"): each window's ``applies_to`` names the sides it binds.
+    date_windows: list[DateWindow] = []
     # The rules make the roll compulsory ("must make a dr", "makes a dr ... for each
     # wounded leader"): a side's Done at its step waits until it is made, once per side
     # or for each unit it is rolled for (``once``); finishing ahead stops before it.
@@ -1086,6 +1091,11 @@ class Module(Strict):
                     date(f"{w}.restrictions[{j}].not_after", r.not_after)
                 if isinstance(r, Prerequisite):
                     cond(f"{w}.restrictions[{j}].requires", r.requires)
+        for t in self.tables:
+            for j, r in enumerate(t.date_windows):
+                cond(f"tables.{t.id}.date_windows[{j}]", r.applies_to)
+                date(f"tables.{t.id}.date_windows[{j}].not_before", r.not_before)
+                date(f"tables.{t.id}.date_windows[{j}].not_after", r.not_after)
         for j, cv in enumerate(self.cost_variants):
             cond(f"cost_variants[{j}]", cv.applies_to)
         for j, p in enumerate(self.post_purchase):

@@ -297,3 +297,48 @@ def test_a_done_that_forfeited_fpp_stands(modules, make_user):
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
     with pytest.raises(ActionRefused, match="cannot be taken back: your unspent fortification"):
         take_back(players, "axis")
+
+
+def test_3_61424_one_special_ammo_dr_per_weapon_and_ammunition_type(modules, make_user):
+    """3.61424: a weapon "may make a dr ... for each type of special ammunition which is
+    depleted": one dr per item named (weapon and type) in a pass; the item must be
+    named; another item rolls."""
+    players, _ = campaign_at(
+        "sicily", "i", "jul15am", (make_user("a"), make_user("b")), step="3.614"
+    )
+    axis = players.users["axis"]
+
+    def ammo(item):
+        return steps.roll_on_table(
+            campaign_id=players.campaign_id, user=axis, table_id="special_ammo", item=item
+        )
+
+    ammo("StuG IIIG at 12H3: smoke")
+    with pytest.raises(ActionRefused, match=r"has had its Special Ammo roll in this pass"):
+        ammo("stug iiig at  12h3: SMOKE")
+    with pytest.raises(ActionRefused, match=r"Say what this Special Ammo roll is for"):
+        ammo("")
+    ammo("StuG IIIG at 12H3: APCR")
+    assert Roll.objects.filter(table_id="special_ammo").count() == 2
+
+
+def test_3_61424_exc_no_british_special_ammo_before_july_15_am(modules, make_user, client):
+    """3.61424 "[EXC: British weapons prior to July 15 AM CG Date]": on July 14 PM the
+    British may not roll for special ammunition (the page says why); the Axis may."""
+    players, _ = campaign_at(
+        "sicily", "i", "jul14pm", (make_user("a"), make_user("b")), step="3.614"
+    )
+
+    def ammo(side):
+        return steps.roll_on_table(
+            campaign_id=players.campaign_id,
+            user=players.users[side],
+            table_id="special_ammo",
+            item="MMG: AP",
+        )
+
+    with pytest.raises(ActionRefused, match=r"not before July 15 AM \(3.61424 EXC\)"):
+        ammo("british")
+    shown = page(client, players, players.users["british"])
+    assert "You may not roll on it now: not before July 15 AM (3.61424 EXC)." in shown
+    ammo("axis")

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from campaign.models import Event, Notification, Presence
+from campaign.models import Event, Notification, Presence, Seat
 from campaign.services import messages
 from campaign.services.errors import ActionRefused, NotFound
 from tests.walk import Players
@@ -133,8 +133,8 @@ def test_the_waiting_player_reminds_the_awaited_one_once_a_day(players, client):
         "Remind your opponent"
         not in client.get(f"/campaigns/{players.campaign_id}/").content.decode()
     )
-    Event.objects.filter(kind="nudge").update(
-        created_at=timezone.now() - timedelta(days=1, minutes=1)
+    Seat.objects.filter(campaign_id=players.campaign_id, side="red").update(
+        nudged_at=timezone.now() - timedelta(days=1, minutes=1)
     )
     nudge(players, "red")  # a day later
 

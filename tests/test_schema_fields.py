@@ -1692,6 +1692,14 @@ case(
     ),
 )
 case(
+    "Table.date_windows",
+    base="sicily",
+    mutate=lambda d: tab(d, "special_ammo")["date_windows"][0].update(not_before="jul14pm"),
+    observe=lambda m: availability.table_date_reasons(
+        m, m.table("special_ammo"), "british", [x.id for x in m.dates].index("jul14pm")
+    ),
+)
+case(
     "Table.required",
     base="sicily",
     mutate=lambda d: tab(d, "wounded_leaders").update(required=False),

@@ -49,7 +49,7 @@ from campaign.selectors import (
     snapshot,
     with_online,
 )
-from campaign.services.messages import last_nudge, nudge_refusal
+from campaign.services.messages import nudge_refusal
 from rules import machine
 from rules.kinds import kind_of
 from rules.schema import Module, Step
@@ -276,8 +276,7 @@ class CampaignView:
         """The viewer waits for the opponent, who has not been reminded today."""
         if self.status != "opponent":
             return False
-        last = last_nudge(self.campaign, self.viewer)
-        return not nudge_refusal(self.waiting_for, self.viewer, last)
+        return not nudge_refusal(self.waiting_for, self.viewer, self.seat.nudged_at)
 
     @property
     def your_move(self) -> bool:

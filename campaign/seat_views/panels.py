@@ -63,6 +63,7 @@ class TableView:
     once: str = ""  # "unit" / "side": one roll each in a pass
     choices: tuple[tuple[str, str], ...] = ()  # the viewer's units it may be rolled for
     no_roll: str = ""  # why none may
+    closed: str = ""  # why the viewer may not roll on it on this date (its date windows)
 
 
 @dataclass(frozen=True)
@@ -345,7 +346,13 @@ def table_view(table: Table) -> TableView:
 
 
 def _tables(view: CampaignView, panel: StepPanel) -> None:
-    panel.tables = [table_view(view.module.table(t)) for t in view.step_def.tables]
+    module, date_index = view.module, view.campaign.date_index
+    panel.tables = []
+    for t in view.step_def.tables:
+        table = module.table(t)
+        closed = availability.table_date_reasons(module, table, view.viewer, date_index)
+        tv = table_view(table)
+        panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
 
 
 def _rolls(view: CampaignView, panel: StepPanel) -> None:

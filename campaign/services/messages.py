@@ -10,12 +10,12 @@ notification settings, like any public news.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
-from campaign.models import Campaign, Event, EventKind, Presence, Seat
+from campaign.models import Event, EventKind, Presence, Seat
 from campaign.services import notifications, push
 from campaign.services.errors import ActionRefused
 from campaign.services.events import recorded
@@ -54,25 +54,17 @@ def online(seat: Seat) -> bool:
     return Presence.objects.filter(seat=seat, expires_at__gt=timezone.now()).exists()
 
 
-def last_nudge(campaign: Campaign, side: str) -> Event | None:
-    """The latest reminder ``side`` sent in the campaign."""
-    return (
-        Event.objects.filter(campaign=campaign, kind=EventKind.NUDGE, side=side)
-        .order_by("-id")
-        .first()
-    )
-
-
-def nudge_refusal(turn_waits_for: list[str], side: str, last: Event | None) -> str:
-    """Why ``side`` may not remind its opponent now ("" : it may)."""
+def nudge_refusal(turn_waits_for: list[str], side: str, last: datetime | None) -> str:
+    """Why ``side`` may not remind its opponent now ("" : it may); ``last``: when it
+    last did (``Seat.nudged_at``)."""
     if side in turn_waits_for:
         return "The campaign waits for you too: act first, then remind your opponent."
     if not turn_waits_for:
         return "The campaign waits for nobody now."
-    if last is not None and timezone.now() - last.created_at < NUDGE_EVERY:
+    if last is not None and timezone.now() - last < NUDGE_EVERY:
         return (
-            f"You reminded your opponent on {last.created_at:%d %b at %H:%M} UTC: one "
-            "reminder a day per campaign."
+            f"You reminded your opponent on {last:%d %b at %H:%M} UTC: one reminder a day "
+            "per campaign."
         )
     return ""
 
@@ -86,7 +78,7 @@ def nudge_opponent(*, campaign_id: object, user: User, at: str | None = None) ->
     opponent = machine.opponent(turn.module, turn.side)
     if turn.seats[opponent].user_id is None:
         raise ActionRefused("Nobody has taken the other side yet: send the invitation.", status=409)
-    refusal = nudge_refusal(waits_for, turn.side, last_nudge(turn.campaign, turn.side))
+    refusal = nudge_refusal(waits_for, turn.side, turn.seat.nudged_at)
     if refusal:
         raise ActionRefused(refusal, status=409)
     step = turn.step
@@ -96,5 +88,10 @@ def nudge_opponent(*, campaign_id: object, user: User, at: str | None = None) ->
         f"for them at {step.id} {step.title}.",
     )
     notifications.queue_notices(turn, actor=turn.side, due={})
-    push.changed(turn.campaign.pk, parts=(push.Part.HEADER, push.Part.LOG))
+    turn.seat.nudged_at = event.created_at
+    push.changed(
+        turn.campaign.pk,
+        parts=(push.Part.HEADER, push.Part.LOG),
+        saving=[(turn.seat, "nudged_at")],
+    )
     return event

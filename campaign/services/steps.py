@@ -143,6 +143,11 @@ def roll_on_table(
             "before anyone can roll on it.",
             status=409,
         )
+    closed = availability.table_date_reasons(turn.module, table, turn.side, c.date_index)
+    if closed:
+        raise ActionRefused(
+            f"You may not roll on the {table.title} now: {'; '.join(closed)}.", status=409
+        )
     unit = rolled_for(turn, table, unit_id)
     if (
         table.once == "side"
@@ -153,6 +158,13 @@ def roll_on_table(
         raise ActionRefused(
             f"You have made your {table.title} roll in this pass ({table.rule}).", status=409
         )
+    if table.once == "item":
+        rolled_items = Roll.objects.filter(
+            campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
+        ).values_list("item", flat=True)
+        refusal = availability.item_roll_refusal(table, item, list(rolled_items))
+        if refusal:
+            raise ActionRefused(refusal, status=409)
     group = None
     if unit is not None and unit.purchase is not None:
         group = turn.module.group(turn.side, unit.purchase.group_id)
