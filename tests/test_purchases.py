@@ -688,3 +688,19 @@ def test_a_chart_price_is_one_button_that_posts_its_column_form_without_javascri
     assert page.count("b: SW and Leader types") == 1
     assert page.index("b: SW and Leader types") > page.index("</table>")
     assert 'aria-label="chart notes b c l m"' in page
+
+
+def test_your_dice_show_beside_your_rgs_results(modules, users, login):
+    """Issue 47: a purchase's secret strength roll shows its dice and DRMs where the
+    player rolled, beside the result; the opponent sees none of it."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    p = buy(players, "british", "I1")
+    purchases.roll_for_purchase(
+        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=p.ref
+    )
+    roll = Roll.objects.filter(purpose="RG Strength").get()
+    faces = "+".join(str(f) for f in roll.faces)
+    mine = login(players.users["british"]).get(f"/campaigns/{players.campaign_id}/")
+    assert f"RG Strength: {roll.result} (DR {faces}" in mine.content.decode()
+    theirs = login(players.users["axis"]).get(f"/campaigns/{players.campaign_id}/")
+    assert "RG Strength: " not in theirs.content.decode()

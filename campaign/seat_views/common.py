@@ -262,7 +262,10 @@ def record_lines(
                 strength={"full": "F", "depleted": "D"}.get(p.strength, ""),
                 units=p.units if p.rolled_at or p.strength else None,
                 sw=", ".join(f"{n} {w}" for w, n in p.details.get("sw", {}).items()),
-                rolls=tuple(f"{r['table']}: {r['result']}" for r in p.details.get("rolls", [])),
+                rolls=tuple(
+                    f"{r['table']}: {r['result']}" + (f" ({r['dice']})" if r.get("dice") else "")
+                    for r in p.details.get("rolls", [])
+                ),
                 entry_area=p.entry_area,
                 notes=p.notes,
                 revealed=p.revealed_at is not None,

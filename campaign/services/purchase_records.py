@@ -40,7 +40,10 @@ def make_rolls(
         table = module.table(pp.table)
         if table.missing:
             results.append(
-                {"table": table.title, "result": f"table missing from the module ({pp.rule})"}
+                {
+                    "table": table.title,
+                    "result": f"not rolled: the rules text lacks this table ({pp.rule})",
+                }
             )
             continue
         for n in range(rolls_for(pp, group, outcome.strength)):
@@ -62,7 +65,9 @@ def make_rolls(
                 column=pp.column,
             )
             on_group(result_effects(table, r.final, pp.column), outcome)
-            results.append({"table": table.title, "result": r.result, "roll": r.seq})
+            results.append(
+                {"table": table.title, "result": r.result, "roll": r.seq, "dice": dice_text(r)}
+            )
     purchase.strength = outcome.strength or "full"
     purchase.units = units_at(group, purchase.strength)
     purchase.details = {
@@ -99,6 +104,13 @@ def rolls_for(pp: PostPurchaseRoll, group: ReinforcementGroup, strength: str | N
     if pp.per == "sw":
         return sum(group.sw.values())
     return pp.count
+
+
+def dice_text(r: Roll) -> str:
+    """A roll's dice and DRMs as the player reads them beside its result: "DR 3+4,
+    -1 Airborne → 6"."""
+    drms = "".join(f", {d['value']:+d} {d['label']}" for d in r.drms)
+    return f"{r.dice} {'+'.join(str(f) for f in r.faces)}{drms} → {r.final}"
 
 
 def roll_remaining(turn: Turn) -> None:
