@@ -151,3 +151,19 @@ def test_a_disputed_result_comes_back_with_its_figures_and_the_reason(users, mod
     assert "German disputed the result entered: “You lost 43 CVP, not 41”" in page
     assert 'id="f-cvp_lost.american" name="cvp_lost.american" min="0" max="9999"' in page
     assert 'value="41"' in page and 'value="63"' in page
+
+
+def test_a_dispute_reason_is_said_in_the_players_thread(users, modules, client):
+    players, module = start("pleasant-diversion", "cg", users, "american")
+    steps.enter_scenario_result(
+        campaign_id=players.campaign_id,
+        user=players.users["american"],
+        values=result_values(module, vp_american=63, cvp_lost_american=41),
+    )
+    steps.dispute_scenario_result(
+        campaign_id=players.campaign_id, user=players.users["german"], reason="43 CVP, not 41"
+    )
+    client.force_login(players.users["american"])
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    thread = page.split('id="campaign-messages"')[1].split("</section>")[0]
+    assert "(disputing the scenario result) 43 CVP, not 41" in thread

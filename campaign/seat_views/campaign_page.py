@@ -56,6 +56,17 @@ from rules.schema import Module, Step
 from rules.snapshot import Holdings, Snapshot
 
 MESSAGES_SHOWN = 50
+# What the players' thread shows: their messages, and the reasons they gave when
+# disputing a result (issue 46: the reason does not live only in the log).
+THREAD_KINDS = (EventKind.MESSAGE, EventKind.RESULT_DISPUTED)
+
+
+def _thread_line(kind: str, data: Any) -> str:
+    data = data if isinstance(data, dict) else {}
+    if kind == EventKind.RESULT_DISPUTED:
+        reason = data.get("reason")
+        return f"(disputing the scenario result) {reason}" if reason else ""
+    return str(data.get("said", ""))
 
 
 @dataclass(frozen=True)
@@ -388,14 +399,15 @@ class CampaignView:
         through the gate like every line of the log)."""
         rows = (
             Event.objects.visible_to(self.viewer)
-            .filter(campaign=self.campaign, kind=EventKind.MESSAGE)
+            .filter(campaign=self.campaign, kind__in=THREAD_KINDS)
             .order_by("-id")
-            .values_list("side", "data", "created_at")[:MESSAGES_SHOWN]
+            .values_list("side", "kind", "data", "created_at")[:MESSAGES_SHOWN]
         )
         names = {s.id: s.name for s in self.module.sides}
         return [
-            MessageView(names.get(side, side), str(data.get("said", "")), when, side == self.viewer)
-            for side, data, when in reversed(rows)
+            MessageView(names.get(side, side), said, when, side == self.viewer)
+            for side, kind, data, when in reversed(rows)
+            if (said := _thread_line(kind, data))
         ]
 
     @property

@@ -333,7 +333,8 @@ def dispute_scenario_result(
         data={"cycle": c.cycle, "disputed": disputed, "reason": reason},
     )
     turn.forget_done()
-    push.changed(c.pk, saving=update_waiting(turn))
+    # The reason is said in the players' thread too.
+    push.changed(c.pk, parts=push.EVERYTHING, saving=update_waiting(turn))
 
 
 # --------------------------------------------------------------------------- amendments

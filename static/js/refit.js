@@ -266,6 +266,26 @@
     document.addEventListener(name, syncMove);
   });
 
+  // A message from the opponent while the tab is in the background: a browser
+  // notification too (with the same opt-in), so a player away from the page hears of it.
+  var theirs = null; // how many of the opponent's lines the thread showed
+  function syncMessages() {
+    var lines = document.querySelectorAll("#campaign-messages li.theirs");
+    if (theirs !== null && lines.length > theirs && document.hidden && notifyWanted()) {
+      var last = lines[lines.length - 1];
+      var header = document.getElementById("campaign-header");
+      var name = header ? header.dataset.campaignName || "" : "";
+      try {
+        new Notification("Message — " + name, { body: last.innerText.trim().slice(0, 200), tag: "refit-msg-" + location.pathname });
+      } catch (e) { /* only a service worker may notify here: the page shows it */ }
+    }
+    theirs = lines.length;
+  }
+  ["htmx:oobAfterSwap", "htmx:wsAfterMessage"].forEach(function (name) {
+    document.addEventListener(name, syncMessages);
+  });
+  document.addEventListener("DOMContentLoaded", syncMessages);
+
   // The opt-in: Notification.requestPermission on a click, remembered in this browser.
   function syncOptin() {
     document.querySelectorAll("[data-notify-optin]").forEach(function (box) {

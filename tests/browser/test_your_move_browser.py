@@ -82,6 +82,27 @@ def test_title_badge_appears_live_clears_after_acting_and_a_background_tab_is_no
     expect(blue).to_have_title(MOVE)
 
 
+def test_a_message_to_a_background_tab_is_a_browser_notification(
+    asgi_server, new_context, browser_login, hosted
+):
+    """Issue 46: the opponent's message reaches a player whose tab is in the background
+    as a browser notification (with the same opt-in as "your move")."""
+    campaign, alice, bob = hosted
+    red = _page(new_context, browser_login, asgi_server, campaign, alice)
+    blue = _page(new_context, browser_login, asgi_server, campaign, bob)
+    optin = red.locator("[data-notify-optin]")
+    optin.get_by_role("button", name="Notify me in this browser").click()
+    expect(optin).to_contain_text("Browser notifications are on.")
+    red.evaluate("() => { window.__hidden = true; }")
+    blue.locator("#message-text").fill("Ready when you are")
+    blue.get_by_role("button", name="Send").click()
+    red.wait_for_function("() => window.__notes.length === 1")
+    note = red.evaluate("() => window.__notes[0]")
+    assert note["title"] == "Message — Bridge at dawn"
+    assert "Ready when you are" in note["body"]
+    assert blue.evaluate("() => window.__notes") == []  # its own message: nothing
+
+
 @pytest.mark.presentation
 def test_scenario_sheet_and_notification_settings_pages(
     asgi_server, new_context, browser_login, hosted
