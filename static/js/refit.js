@@ -286,6 +286,25 @@
   });
   document.addEventListener("DOMContentLoaded", syncMessages);
 
+  // Phones show the lists as stacked cards: each cell carries its column's name
+  // (data-label, read by the stylesheet), taken from the table's own header.
+  function labelCells() {
+    document.querySelectorAll("table.cards").forEach(function (table) {
+      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+        return th.textContent.trim();
+      });
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        Array.prototype.forEach.call(tr.children, function (cell, i) {
+          if (heads[i] && !cell.hasAttribute("data-label")) cell.setAttribute("data-label", heads[i]);
+        });
+      });
+    });
+  }
+  ["htmx:oobAfterSwap", "htmx:afterSwap", "htmx:wsAfterMessage"].forEach(function (name) {
+    document.addEventListener(name, labelCells);
+  });
+  document.addEventListener("DOMContentLoaded", labelCells);
+
   // The opt-in: Notification.requestPermission on a click, remembered in this browser.
   function syncOptin() {
     document.querySelectorAll("[data-notify-optin]").forEach(function (box) {
