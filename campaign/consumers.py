@@ -389,7 +389,7 @@ class CampaignConsumer(ResilientConsumer):
                     self._not_rendered(exc)
                     return
                 await self._send_fragments(fragments, shows)
-            if parts >= push.STATE_PARTS:
+            if parts == push.EVERYTHING:
                 self.synced = revision
 
     def _not_rendered(self, exc: BaseException) -> None:

@@ -286,6 +286,10 @@ class StepMark(models.Model):
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # The data of a mark made by the side's own Done (not by the server passing the
+    # step for it, a result or a chit): the one a take-back withdraws.
+    BY_DONE = {"by": "done"}
+
     class Meta:
         ordering = ["id"]
         constraints = [
@@ -294,6 +298,10 @@ class StepMark(models.Model):
                 name="one_mark_per_side_and_step",
             ),
         ]
+
+    @staticmethod
+    def by_done(data: object) -> bool:
+        return isinstance(data, dict) and data.get("by") == StepMark.BY_DONE["by"]
 
 
 class ScenarioResult(models.Model):

@@ -13,6 +13,7 @@ from django.db.models import (
     DateTimeField,
     F,
     IntegerField,
+    Q,
     QuerySet,
     Sum,
 )
@@ -356,6 +357,30 @@ def last_scenario_date(campaign: Campaign) -> int | None:
     )
 
 
+# What a player does himself (not what the server records under his side: his points
+# replenished or forfeit, a step passed for him), for "has the opponent acted since".
+PLAYER_ACTS = (
+    EventKind.STEP_DONE,
+    EventKind.ROLL,
+    EventKind.RESULT_ENTERED,
+    EventKind.RESULT_CONFIRMED,
+    EventKind.RESULT_DISPUTED,
+    EventKind.PURCHASE,
+    EventKind.CANCEL,
+    EventKind.RG_ROLLS,
+    EventKind.FORTIFY,
+    EventKind.RECON,
+    EventKind.CHIT,
+    EventKind.DECLARE,
+    EventKind.UNIT,
+    EventKind.RG_STATE,
+    EventKind.FORGO,
+    EventKind.SUPPLY,
+    EventKind.AMENDMENT,
+    EventKind.TAKEBACK,
+)
+
+
 def opponent_acted_since_done(campaign: Campaign, side: str) -> bool:
     """Whether the opponent has done anything ``side`` may see since ``side``'s last
     Done (its messages aside): a Done it may have acted on stands.  Read through the
@@ -366,12 +391,13 @@ def opponent_acted_since_done(campaign: Campaign, side: str) -> bool:
         .values_list("id", flat=True)
         .first()
     )
+    if last_done is None:
+        return True  # no Done of the side's own: nothing it may take back
     return (
-        last_done is not None
-        and Event.objects.visible_to(side)
-        .filter(campaign=campaign, id__gt=last_done)
+        Event.objects.visible_to(side)
+        .filter(campaign=campaign, id__gt=last_done, kind__in=PLAYER_ACTS)
         .exclude(side__in=("", side))
-        .exclude(kind=EventKind.MESSAGE)
+        .filter(Q(data__passed__isnull=True) | ~Q(data__passed=True))  # no server pass
         .exists()
     )
 

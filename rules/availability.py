@@ -744,19 +744,23 @@ def owed_refusal(module: Module, snap: Snapshot, step: Step) -> str:
 
 # What finishing a step did that a take-back cannot undo (``StepKind.on_side_done``).
 _FINAL_ON_DONE = {
-    Hook.FORFEIT_FORTIFICATION_POINTS: "your unspent fortification points were forfeit",
-    Hook.ROLL_REMAINING: "the rolls still owed were made, and dice stand",
+    Hook.FORFEIT_FORTIFICATION_POINTS: "finishing it forfeits the unspent fortification points",
+    Hook.ROLL_REMAINING: "finishing it makes the rolls still owed, and dice stand",
 }
 
 
-def take_back_refusal(module: Module, snap: Snapshot, step: Step, *, opponent_acted: bool) -> str:
+def take_back_refusal(
+    module: Module, snap: Snapshot, step: Step, *, opponent_acted: bool, by_done: bool = True
+) -> str:
     """Why the side may not take back its Done at ``step`` ("" : it may): it has not
-    finished it, finishing it did something final, or the opponent has acted since (a
-    Done the opponent may have acted on stands)."""
+    pressed Done there (``by_done``: its mark was made by its Done, not by the server
+    passing the step, a result or a chit), finishing it did something final, or the
+    opponent has acted since (a Done the opponent may have acted on stands)."""
     where = f"{step.id} {step.title}"
-    if snap.side not in snap.done:
-        return f"You have not finished {where}: there is no Done to take back."
-    final = [_FINAL_ON_DONE[h] for h in kind_of(step.kind).on_side_done if h in _FINAL_ON_DONE]
+    kind = kind_of(step.kind)
+    if snap.side not in snap.done or not kind.finishable or not by_done:
+        return f"You have not pressed Done at {where}: there is no Done to take back."
+    final = [_FINAL_ON_DONE[h] for h in kind.on_side_done if h in _FINAL_ON_DONE]
     if final:
         return f"Your Done at {where} cannot be taken back: {'; '.join(final)}."
     if opponent_acted:

@@ -85,3 +85,13 @@ def result_reader(module: Module) -> int | None:
         (i for i, s in enumerate(module.steps) if i > start and READS_RESULT & set(enter_hooks(s))),
         None,
     )
+
+
+def san_reader(module: Module) -> int | None:
+    """The first step after the results step that adjusts the SANs the result gave
+    (Sicily 3.6122, PHD C5.25): from there a SAN in the result is no longer amended."""
+    start = results_index(module)
+    return next(
+        (i for i, s in enumerate(module.steps) if i > start and Hook.ADJUST_SAN in enter_hooks(s)),
+        None,
+    )

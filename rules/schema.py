@@ -289,7 +289,7 @@ class Table(Strict):
 
     @model_validator(mode="after")
     def _rows(self) -> Table:
-        if self.required and self.once is None:
+        if self.required and self.once not in ("side", "unit"):
             raise ValueError("a required roll says how often it is made ('once: side' or 'unit')")
         if self.required and self.once == "unit" and self.for_units is None:
             raise ValueError("a roll required for each unit names its units ('for_units')")

@@ -167,3 +167,28 @@ def test_a_dispute_reason_is_said_in_the_players_thread(users, modules, client):
     page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
     thread = page.split('id="campaign-messages"')[1].split("</section>")[0]
     assert "(disputing the scenario result) 43 CVP, not 41" in thread
+
+
+def test_an_amendment_cannot_undo_the_san_adjustment(users, modules):
+    """Sicily 3.6122 adjusts the SANs the result gave: past it, a SAN in the result is
+    no longer amended, and amending the CVP leaves the adjusted SANs as they are."""
+    players, module = start("sicily", "i", users, "axis")
+    players.results(**result_values(module, cvp_lost_axis=10, san_axis=3, san_british=3))
+    players.until_step("3.613")
+    Seat.objects.filter(campaign_id=players.campaign_id, side="axis").update(san=2)  # as adjusted
+    with pytest.raises(ActionRefused, match="The SANs were adjusted at 3.6122"):
+        amend(players, "axis", module, cvp_lost_axis=10, san_axis=5, san_british=3)
+    amend(players, "axis", module, cvp_lost_axis=14, san_axis=3, san_british=3)
+    answer(players, "british", accept=True)
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="axis").san == 2
+
+
+def test_an_amendment_is_not_changed_under_its_answer_and_lapses_if_unanswered(users, modules):
+    players, module = apd_in_the_clean_up(users)
+    amend(players, "american", module, vp_american=63, cvp_lost_american=45)
+    with pytest.raises(ActionRefused, match="withdraw it first to change it"):
+        amend(players, "american", module, vp_american=63, cvp_lost_american=99)
+    players.until("purchase")  # 2.9 reads the result as agreed
+    assert result(players).amendment is None
+    assert result(players).data["cvp_lost"]["american"] == 41
+    assert Event.objects.filter(kind="amendment", text__contains="lapses unanswered").exists()

@@ -295,7 +295,9 @@ def test_a_done_that_forfeited_fpp_stands(modules, make_user):
     )
     Seat.objects.filter(campaign_id=players.campaign_id, side="axis").update(fortification_points=7)
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
-    with pytest.raises(ActionRefused, match="cannot be taken back: your unspent fortification"):
+    with pytest.raises(
+        ActionRefused, match="cannot be taken back: finishing it forfeits the unspent"
+    ):
         take_back(players, "axis")
 
 
@@ -342,3 +344,57 @@ def test_3_61424_exc_no_british_special_ammo_before_july_15_am(modules, make_use
     shown = page(client, players, players.users["british"])
     assert "You may not roll on it now: not before July 15 AM (3.61424 EXC)." in shown
     ammo("axis")
+
+
+def test_a_compulsory_roll_for_a_unit_of_a_secret_rg_stays_secret(modules, make_user, client):
+    """The British hold an armoured car of an RG they have not revealed (purchases
+    revealed by their owner): its compulsory repair roll names it, so the roll, its log
+    line and its push are the British side's own until the RG is revealed."""
+    from campaign.models import Purchase
+    from campaign.services import purchases as purchase_services
+
+    players, _ = campaign_at(
+        "sicily", "i", "jul15am", (make_user("a"), make_user("b")), step="3.614", policy="owner"
+    )
+    c = players.campaign
+    rg = Purchase.objects.create(
+        campaign=c,
+        side="british",
+        cycle=c.cycle,
+        date_index=c.date_index - 1,
+        group_id="V6",
+        group_type="AC Pltn II",
+        cost=5,
+        ordinal=1,
+        date_ordinal=1,
+    )
+    car = Unit.objects.create(
+        campaign=c,
+        side="british",
+        name="AEC I",
+        kind="vehicle",
+        status="malfunctioned",
+        purchase=rg,
+    )
+    brit = players.users["british"]
+    steps.roll_on_table(campaign_id=c.pk, user=brit, table_id="weapon_repair", unit_id=car.ref)
+    roll = Roll.objects.get(table_id="weapon_repair")
+    assert roll.secret and roll.revealed_at is None
+    axis_page = page(client, players, players.users["axis"])
+    assert "AEC I" not in axis_page
+    assert "rolled on the Weapon Repair" not in axis_page and "secret roll" not in axis_page
+    purchase_services.reveal_purchase(campaign_id=c.pk, user=brit, purchase_id=rg.ref)
+    assert Roll.objects.get(pk=roll.pk).revealed_at is not None
+
+
+def test_a_locked_chit_is_no_done_to_take_back(modules, make_user):
+    players, _ = campaign_at(
+        "sicily", "i", "jul15am", (make_user("a"), make_user("b")), kind="initiative"
+    )
+    from campaign.services import initiative
+
+    initiative.lock_initiative(
+        campaign_id=players.campaign_id, user=players.users["axis"], chit="idle"
+    )
+    with pytest.raises(ActionRefused, match="You have not pressed Done"):
+        take_back(players, "axis")

@@ -49,7 +49,6 @@ from campaign.selectors import (
     snapshot,
     with_online,
 )
-from campaign.services.messages import nudge_refusal
 from rules import machine
 from rules.kinds import kind_of
 from rules.schema import Module, Step
@@ -282,12 +281,12 @@ class CampaignView:
             in_play=self.in_play,
         )
 
-    @cached_property
+    @property
     def can_nudge(self) -> bool:
-        """The viewer waits for the opponent, who has not been reminded today."""
-        if self.status != "opponent":
-            return False
-        return not nudge_refusal(self.waiting_for, self.viewer, self.seat.nudged_at)
+        """The viewer waits for the opponent (the reminder's once-a-day limit is the
+        service's to say when pressed: a header drawn at one revision is shown for
+        days, and the limit runs by the clock)."""
+        return self.status == "opponent"
 
     @property
     def your_move(self) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import IntegerField, TextChoices
 from django.http import Http404
 
-from campaign.models import Campaign, Event, Purchase, Roll, ScenarioResult, Seat
+from campaign.models import Campaign, Event, EventKind, Purchase, Roll, ScenarioResult, Seat
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import DEFERRED, as_uuid
 from rules import availability
@@ -138,6 +138,7 @@ _EVENTS = PreparedRead(
     lambda: (
         Event.objects.visible_to(SIDE)  # type: ignore[misc]
         .filter(campaign_id=CAMPAIGN)
+        .exclude(kind=EventKind.MESSAGE)  # the players' messages have their own card
         .order_by("-id")
         .values_list("date_index", "step_id", "shown")[:LOG_WINDOW]
     )

@@ -17,6 +17,7 @@ from campaign.models import (
     ReconBuy,
     Roll,
     ScenarioResult,
+    StepMark,
     Unit,
 )
 from campaign.seat_views.common import PurchaseLine, RollView, roll_view
@@ -185,9 +186,21 @@ def build_panel(view: CampaignView) -> StepPanel:
     if panel.can_act and kind.finishable:
         _finishing(view, panel)
     elif kind.finishable and view.viewer in view.done and not view.ended:
-        acted = opponent_acted_since_done(view.campaign, view.viewer)
+        c = view.campaign
+        mark = (
+            StepMark.objects.filter(
+                campaign=c, cycle=c.cycle, step_index=c.step_index, side=view.viewer
+            )
+            .values_list("data", flat=True)
+            .first()
+        )
+        acted = opponent_acted_since_done(c, view.viewer)
         panel.take_back = not availability.take_back_refusal(
-            view.module, view.snapshot(), step, opponent_acted=acted
+            view.module,
+            view.snapshot(),
+            step,
+            opponent_acted=acted,
+            by_done=StepMark.by_done(mark),
         )
     if panel.can_act and kind.finish_ahead:
         panel.ahead = _ahead(view)

@@ -112,10 +112,33 @@ def pass_sides_with_nothing_to_do(turn: Turn) -> None:
                 side=side,
                 step_id=step.id,
                 text=f"{module.side(side).name} passes {step.id} {step.title}: {reason}.",
+                data={"passed": True},  # the server's, not the side's own act
             )
             passed = True
         if not passed:
             return
+
+
+def lapse_amendment(turn: Turn) -> None:
+    """The step reading the scenario result is entered: an amendment still awaiting
+    its answer lapses (the result is read as agreed), and the log says so."""
+    c = turn.campaign
+    open_one = (
+        ScenarioResult.objects.filter(campaign=c, cycle=c.cycle).exclude(amendment=None).first()
+    )
+    if open_one is None:
+        return
+    who = turn.module.side(open_one.amendment_by).name
+    open_one.amendment, open_one.amendment_by, open_one.amendment_reason = None, "", ""
+    open_one.save(update_fields=["amendment", "amendment_by", "amendment_reason"])
+    step = turn.step
+    record_event(
+        c,
+        kind=EventKind.AMENDMENT,
+        step_id=step.id,
+        text=f"{who}'s amendment of the result lapses unanswered: {step.id} {step.title} "
+        "reads the result as agreed.",
+    )
 
 
 def side_done(turn: Turn) -> None:
@@ -129,7 +152,10 @@ def goto(turn: Turn, index: int, *, new_pass: bool = False) -> None:
     if new_pass:
         turn.begin_pass()
     c.step_index = index
-    for hook in enter_hooks(turn):
+    hooks = enter_hooks(turn)
+    if machine.READS_RESULT & set(hooks):
+        lapse_amendment(turn)
+    for hook in hooks:
         HOOKS[hook](turn)
 
 

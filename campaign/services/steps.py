@@ -34,7 +34,7 @@ from rules import availability, machine
 from rules.drm import DrmRefused, applicable_drms
 from rules.effects import granted_group, matches, on_unit, result_effects, san_after, units_given
 from rules.kinds import Action
-from rules.schema import Effect, Module, Table
+from rules.schema import SAN, Effect, Module, Table
 from rules.victory import describe_changes, result_owners
 
 ROLL_PARTS = (push.Part.STEP, push.Part.LOG, push.Part.FORCES)
@@ -77,9 +77,9 @@ def finish_step(
             )
         ahead = run[1 : ids.index(through) + 1]
     side_done(turn)
-    mark_done(turn)
+    mark_done(turn, StepMark.BY_DONE)
     for later in ahead:
-        mark_done(turn, step_index=turn.module.steps.index(later))
+        mark_done(turn, StepMark.BY_DONE, step_index=turn.module.steps.index(later))
     last = f" to {ahead[-1].id} {ahead[-1].title}" if ahead else ""
     knowingly = " without the data it lacks, buying nothing there" if lacking else ""
     turn.record(
@@ -98,8 +98,16 @@ def take_back_done(*, campaign_id: object, user: User, at: str | None = None) ->
     turn = take_turn(campaign_id, user, at)
     c, step = turn.campaign, turn.step
     snap = turn.snapshot()
+    mark = (
+        StepMark.objects.filter(campaign=c, cycle=c.cycle, step_index=c.step_index, side=turn.side)
+        .values_list("data", flat=True)
+        .first()
+    )
+    by_done = StepMark.by_done(mark)
     acted = opponent_acted_since_done(c, turn.side)
-    refusal = availability.take_back_refusal(turn.module, snap, step, opponent_acted=acted)
+    refusal = availability.take_back_refusal(
+        turn.module, snap, step, opponent_acted=acted, by_done=by_done
+    )
     if refusal:
         raise ActionRefused(refusal, status=409)
     StepMark.objects.filter(
@@ -175,6 +183,10 @@ def roll_on_table(
         raise ActionRefused(str(exc)) from None
     if unit is not None:
         item = units.label(unit)
+    # A unit of a still-secret RG is its side's secret, and so is a roll made for it
+    # (nothing of it reaches the opponent, not even that it was made), until the RG is
+    # revealed with its rolls.
+    hidden = unit is not None and units.is_secret(unit)
     column = table.column_for_side.get(turn.side)
     r = dice_service.roll(
         c,
@@ -185,23 +197,24 @@ def roll_on_table(
         table=table,
         item=item,
         step_id=step.id,
-        secret=table.secret,
+        secret=table.secret or hidden,
         column=column,
         unit_ref=unit.ref if unit else "",
     )
+    purchase_id = unit.purchase_id if hidden and unit is not None else None
     consequence = apply_effects(turn, table, result_effects(table, r.final, column), unit)
     what = f"{table.title}{f' for {item}' if item else ''}"
     turn.record(
         EventKind.ROLL,
         text=f"{turn.side_name()} rolled on the {what}: {dice_service.describe(r)}."
         + (f" {consequence}." if consequence else ""),
-        secret=table.secret,
+        secret=table.secret or hidden,
         public_text=f"{turn.side_name()} made a secret roll ({table.title})."
-        if table.secret
+        if table.secret and not hidden
         else "",
-        data={"roll": r.seq},
+        data={"roll": r.seq, **({"purchase": purchase_id} if purchase_id else {})},
     )
-    push.changed(c.pk, ROLL_PARTS)
+    push.changed(c.pk, ROLL_PARTS, secret_of=turn.side if hidden else None)
     return r
 
 
@@ -369,10 +382,13 @@ def propose_result_amendment(
     turn = take_turn(campaign_id, user, at)
     reason = clean_text(reason, what="The reason", limit=DISPUTE_REASON_LIMIT)
     result = _amendable(turn)
-    if result.amendment is not None and result.amendment_by != turn.side:
+    if result.amendment is not None:
+        # One open proposal at a time, never changed under the opponent's answer.
         raise ActionRefused(
-            f"{turn.side_name(result.amendment_by)} has proposed an amendment: accept or "
-            "refuse it first.",
+            "Your amendment awaits your opponent's answer: withdraw it first to change it."
+            if result.amendment_by == turn.side
+            else f"{turn.side_name(result.amendment_by)} has proposed an amendment: accept "
+            "or refuse it first.",
             status=409,
         )
     if not reason:
@@ -384,6 +400,18 @@ def propose_result_amendment(
     changes = describe_changes(turn.module, result.data, data)
     if not changes:
         raise ActionRefused("These are the figures already agreed: change one to amend them.")
+    adjusted = machine.san_reader(turn.module)
+    if (
+        data.get(SAN) != result.data.get(SAN)
+        and adjusted is not None
+        and turn.campaign.step_index >= adjusted
+    ):
+        step = turn.module.steps[adjusted]
+        raise ActionRefused(
+            f"The SANs were adjusted at {step.id} {step.title}: they stand as adjusted. "
+            "Amend the other figures only.",
+            status=409,
+        )
     result.amendment, result.amendment_by, result.amendment_reason = data, turn.side, reason
     result.save(update_fields=["amendment", "amendment_by", "amendment_reason"])
     other = machine.opponent(turn.module, turn.side)
@@ -415,13 +443,17 @@ def answer_result_amendment(
     new = result.amendment
     result.amendment, result.amendment_by, result.amendment_reason = None, "", ""
     if accept:
+        old = result.data
         result.data = new
         result.save(update_fields=["data", "amendment", "amendment_by", "amendment_reason"])
         turn.record(
             EventKind.AMENDMENT,
             text=f"{turn.side_name()} accepts the amendment: {changes}. The result is amended.",
         )
-        record_sans(turn, new)
+        # Only the SANs the amendment changed: the others stand as they may have been
+        # adjusted since.
+        before = old.get(SAN, {})
+        record_sans(turn, {SAN: {s: v for s, v in new.get(SAN, {}).items() if before.get(s) != v}})
         check_cg_victory(turn)
     else:
         result.save(update_fields=["amendment", "amendment_by", "amendment_reason"])

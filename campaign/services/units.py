@@ -18,7 +18,7 @@ MAX_COUNT = 99  # identical units on one line of the retained forces
 UNIT_PARTS = (push.Part.FORCES, push.Part.STEP, push.Part.LOG)
 
 
-def _is_secret(unit: Unit) -> bool:
+def is_secret(unit: Unit) -> bool:
     """A unit of a still-secret RG is its side's secret."""
     return bool(unit.purchase_id and unit.purchase and unit.purchase.revealed_at is None)
 
@@ -118,10 +118,10 @@ def update_unit(
     unit.save(update_fields=["name", "location", "status", "kind", "count"])
     turn.record(
         EventKind.UNIT,
-        secret=_is_secret(unit),
+        secret=is_secret(unit),
         text=f"{turn.side_name()} marks {label(unit)} {unit.get_status_display()}.",
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if _is_secret(unit) else None)
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if is_secret(unit) else None)
     return unit
 
 
@@ -129,7 +129,7 @@ def update_unit(
 def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
-    secret = _is_secret(unit)
+    secret = is_secret(unit)
     unit.delete()
     turn.record(
         EventKind.UNIT,
