@@ -192,9 +192,9 @@ def test_3_3_a_6_on_the_vehicular_mg_eliminates_the_mg_not_the_vehicle(m):
     from rules.effects import UnitState, on_unit, row_effects
 
     row = m.table("repair_vehicular_mg").lookup(6)
-    assert row.effect == Effect(do="none")
+    assert row.effect == Effect(do="status", status="disabled")
     outcome = on_unit(row_effects(row), UnitState("M4A3", "malfunctioned", "vehicle"))
-    assert not outcome.removed
+    assert not outcome.removed and outcome.status == "disabled"  # no second attempt
 
 
 def test_3_31_ma_repair_6_recalls_a_vehicle_and_removes_a_gun(m):
