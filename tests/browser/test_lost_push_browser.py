@@ -5,6 +5,7 @@ a few seconds later the page reconnects its socket, says what it shows, and is s
 what changed, long before the periodic resync."""
 
 import os
+import time
 
 import pytest
 import redis
@@ -20,9 +21,15 @@ pytestmark = [
 
 def forget_groups(campaign_id) -> int:
     """What a Redis restart does to the campaign's groups: they are gone, with no
-    error anywhere (channels-redis keeps a group as a sorted set of channels)."""
+    error anywhere (channels-redis keeps a group as a sorted set of channels).  The
+    page counts as live once its socket is open, which may be a moment before the
+    consumer has joined its groups: they are waited for (5 s at most) first."""
     client = redis.Redis.from_url(os.environ["REDIS_URL"])
-    keys = list(client.scan_iter(f"asgi:group:campaign-{campaign_id}*"))
+    for _ in range(50):
+        keys = list(client.scan_iter(f"asgi:group:campaign-{campaign_id}*"))
+        if len(keys) >= 2:
+            break
+        time.sleep(0.1)
     return client.delete(*keys) if keys else 0
 
 
