@@ -232,7 +232,16 @@ def fortification_reasons(
     if item.sides is not None and snap.side not in item.sides:
         reasons.append(f"{module.side(snap.side).name} cannot buy {item.label} ({rule})")
     if item.requires_retained and not set(item.requires_retained) & held_tags(module, snap):
-        reasons.append(f"needs a retained {', '.join(item.requires_retained)} unit ({rule})")
+        chart = module.chart(snap.side)
+        needed = [
+            g.id
+            for g in (chart.groups if chart else [])
+            if set(g.tags) & set(item.requires_retained)
+        ]
+        held = f"one of {', '.join(needed)} held" if needed else "the units it needs held"
+        reasons.append(f"only with {held} ({rule})")
+    if item.not_for_initial and module.steps[snap.position.step_index].start:
+        reasons.append(f"not while preparing the Initial Scenario ({rule})")
     date = snap.position.date_index
     for cap, where in fortification_caps(item, snap.side):
         have = sum(

@@ -721,6 +721,10 @@ class FortificationItem(Strict):
     per_date_max: int | None = None
     requires_retained: list[Slug] = []
     hip: HipCap | None = None
+    # Built on something of the previous CG date (Sicily 3.619 footnote e: a Trench
+    # "only in a hex that held a Foxhole on the previous CG Date"): not bought while
+    # preparing an Initial Scenario, which has no previous date.
+    not_for_initial: bool = False
     note: str | None = note_field()
     rule: RuleRef | None = None
 

@@ -289,7 +289,7 @@ def test_fortification_points_from_m3_then_fortifications_and_caps(modules, user
         purchases.buy_fortification(
             campaign_id=players.campaign_id, user=axis, item_id="trench", count=2
         )
-    with pytest.raises(ActionRefused, match="AT Mines cannot be bought: needs a retained airborne"):
+    with pytest.raises(ActionRefused, match=r"AT Mines cannot be bought: only with one of I2, I4"):
         purchases.buy_fortification(
             campaign_id=players.campaign_id, user=players.users["british"], item_id="at_mines"
         )

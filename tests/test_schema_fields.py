@@ -1700,6 +1700,16 @@ case(
     ),
 )
 case(
+    "FortificationItem.not_for_initial",
+    base="sicily",
+    mutate=lambda d: fort(d, "trench").update(not_for_initial=False),
+    observe=lambda m: availability.fortification_reasons(
+        m,
+        at(m, side="axis", step="I-3.619", fortification_points=50),
+        next(i for i in m.fortifications.items if i.id == "trench"),
+    ),
+)
+case(
     "Table.required",
     base="sicily",
     mutate=lambda d: tab(d, "wounded_leaders").update(required=False),

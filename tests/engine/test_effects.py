@@ -405,8 +405,22 @@ def test_requires_retained_reads_only_rgs_still_held(sicily: Module) -> None:
     assert availability.fortification_reasons(sicily, ok, mines) == []
     no = at(sicily, side="british", fortification_points=20, holdings=gone)
     assert availability.fortification_reasons(sicily, no, mines) == [
-        "needs a retained airborne unit (3.619)"
+        "only with one of I2, I4 held (3.619)"
     ]
+
+
+def test_3_619_footnote_e_no_trench_while_preparing_the_initial_scenario(sicily: Module) -> None:
+    """3.619 footnote e: a Trench only "in a hex that held a Foxhole on the previous CG
+    Date": before the Initial Scenario there is none."""
+    forts = sicily.fortifications
+    assert forts is not None
+    trench = next(i for i in forts.items if i.id == "trench")
+    start = at(sicily, side="axis", step="I-3.619", fortification_points=50)
+    assert availability.fortification_reasons(sicily, start, trench) == [
+        "not while preparing the Initial Scenario (3.619 footnote e)"
+    ]
+    later = at(sicily, side="axis", date="jul15am", step="3.619", fortification_points=50)
+    assert availability.fortification_reasons(sicily, later, trench) == []
 
 
 # --------------------------------------------------------------------------- recon (3.620)
