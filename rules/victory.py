@@ -45,6 +45,27 @@ def cg_winner(module: Module, results: Results) -> VictoryCheck | None:
     )
 
 
+def never_again(term: VictoryTerm, results: Results) -> bool:
+    """A term that fails now and can never hold again: an upper bound ("<", "<=") on
+    a CG total of figures that never go down (CVP, VP)."""
+    return term.total and term.op in ("<", "<=") and not term_holds(term, results)
+
+
+def sides_out_of_the_running(module: Module, results: Results) -> list[str]:
+    """The sides that can win by no CG victory check any more (every check of theirs
+    has a term that will never hold again: "Provided the Germans have not amassed
+    >= 105 CVP, the Americans win ..."), first from the latest result: empty before."""
+    if not results:
+        return []
+
+    def lost(side: str, rs: Results) -> bool:
+        checks = [c for c in module.victory_checks if c.winner == side]
+        return bool(rs) and all(any(never_again(t, rs) for t in c.all) for c in checks)
+
+    sides = dict.fromkeys(c.winner for c in module.victory_checks)
+    return [s for s in sides if lost(s, results) and not lost(s, results[:-1])]
+
+
 @dataclass(frozen=True)
 class ScenarioWin:
     side: str

@@ -238,3 +238,12 @@ def test_pleasant_diversion_german_wins_after_the_last_date(modules, make_user):
     players.results(**pd_result(vp=20, cvp_american=60))
     c = players.campaign
     assert c.ended_at is not None and "German wins" in c.outcome
+
+
+def test_cg_vc_the_log_says_when_105_cvp_rule_out_an_american_cg_win(modules, make_user):
+    """CG VC: "Provided the Germans have not amassed >= 105 CVP": once the American has
+    lost 105 CVP, both players are told the American can no longer win the CG."""
+    players, module = start("pleasant-diversion", "cg", make_user, "american")
+    players.results(**pd_result(vp=63, cvp_american=110))
+    said = [e.text for e in Event.objects.filter(campaign_id=players.campaign_id)]
+    assert any("American can no longer win the CG by its victory conditions" in t for t in said)

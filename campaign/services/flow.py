@@ -299,7 +299,26 @@ def check_cg_victory(turn: Turn) -> bool:
     winner = victory_check(turn)
     if winner:
         end_campaign(turn, winner)
+    else:
+        out_of_the_running(turn)
     return bool(winner)
+
+
+def out_of_the_running(turn: Turn) -> None:
+    """Say once in the log when a side can no longer win the CG by its victory
+    conditions (APD: the Germans have amassed 105 CVP)."""
+    module = turn.module
+    results = [r.data for r in confirmed_results(turn.campaign)]
+    for side in victory.sides_out_of_the_running(module, results):
+        checks = [c for c in module.victory_checks if c.winner == side]
+        rules = "; ".join(dict.fromkeys(c.rule for c in checks))
+        record_event(
+            turn.campaign,
+            kind=EventKind.SCENARIO,
+            step_id=turn.step.id,
+            text=f"{module.side(side).name} can no longer win the CG by its victory "
+            f"conditions ({rules}): a condition they depend on will never hold again.",
+        )
 
 
 def victory_check(turn: Turn) -> str | None:

@@ -620,3 +620,14 @@ def test_cg_vc_150_vp_wins_the_cg_unless_105_cvp(apd: Module) -> None:
     assert victory.cg_winner(apd, [results(63, cvp=41), results(90, cvp=64)]) is None
     assert victory.cg_winner(apd, [results(63, cvp=41)]) is None
     assert victory.cg_winner(apd, []) is None
+
+
+def test_cg_vc_105_cvp_puts_the_americans_out_of_the_running_once(apd: Module) -> None:
+    """CG VC: "Provided the Germans have not amassed >= 105 CVP, the Americans win if
+    ...": from the result that brings the CVP the American lost to 105, no American CG
+    victory can come; said once (not again after later results)."""
+    first = [results(63, cvp=60)]
+    assert victory.sides_out_of_the_running(apd, first) == []
+    second = [*first, results(20, cvp=45)]
+    assert victory.sides_out_of_the_running(apd, second) == ["american"]
+    assert victory.sides_out_of_the_running(apd, [*second, results(10, cvp=1)]) == []
