@@ -514,6 +514,7 @@ class Unit(models.Model):
         BATTLE_HARDENED = "battle_hardened", "battle hardened"
         RECALLED = "recalled", "recalled (BU)"
         REDUCED = "reduced", "casualty reduced"
+        ABANDONED = "abandoned", "abandoned (vehicle)"
 
     class Kind(models.TextChoices):
         """What a unit is, where a table's effect depends on it (rules.schema.UnitKind)."""

@@ -108,6 +108,7 @@ UnitStatus = Literal[
     "battle_hardened",
     "recalled",
     "reduced",
+    "abandoned",  # a vehicle its crew left (Sicily 3.6141a; APD 2.5 EXC)
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).

@@ -398,3 +398,30 @@ def test_a_locked_chit_is_no_done_to_take_back(modules, make_user):
     )
     with pytest.raises(ActionRefused, match="You have not pressed Done"):
         take_back(players, "axis")
+
+
+def test_3_6141b_an_abandoned_vehicle_owes_no_immobilization_dr(modules, make_user):
+    """3.6141b: "Each non-Captured, non-Abandoned, immobilized vehicle must make a dr":
+    a vehicle recorded as abandoned is not owed one; an immobilized one is."""
+    players, _ = campaign_at(
+        "sicily", "i", "jul15am", (make_user("a"), make_user("b")), step="3.614"
+    )
+    axis = players.users["axis"]
+    units.add_unit(
+        campaign_id=players.campaign_id,
+        user=axis,
+        name="StuG IIIG",
+        kind="vehicle",
+        status="abandoned",
+    )
+    steps.finish_step(campaign_id=players.campaign_id, user=axis)  # nothing owed
+    steps.take_back_done(campaign_id=players.campaign_id, user=axis)
+    units.add_unit(
+        campaign_id=players.campaign_id,
+        user=axis,
+        name="Semovente",
+        kind="vehicle",
+        status="immobilized",
+    )
+    with pytest.raises(ActionRefused, match=r"Immobilization Repair for Semovente"):
+        steps.finish_step(campaign_id=players.campaign_id, user=axis)
