@@ -192,3 +192,20 @@ def test_an_amendment_is_not_changed_under_its_answer_and_lapses_if_unanswered(u
     assert result(players).amendment is None
     assert result(players).data["cvp_lost"]["american"] == 41
     assert Event.objects.filter(kind="amendment", text__contains="lapses unanswered").exists()
+
+
+def test_the_header_says_an_answer_is_awaited(users, modules, client):
+    """Issue 46: the header tells the player whose answer a proposal awaits (and only
+    him) before anything else of the campaign."""
+    players, module = apd_in_the_clean_up(users)
+    amend(players, "american", module, vp_american=63, cvp_lost_american=45)
+    client.force_login(players.users["german"])
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    header = page.split('id="campaign-header"')[1].split("</section>")[0]
+    assert "Your answer is awaited:" in header
+    assert "the amendment of the result American proposed" in header
+    client.force_login(players.users["american"])
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    assert (
+        "Your answer is awaited" not in page.split('id="campaign-header"')[1].split("</section>")[0]
+    )

@@ -380,6 +380,20 @@ class CampaignView:
         return list(Purchase.State.choices)
 
     @cached_property
+    def awaiting_answer(self) -> list[str]:
+        """The opponent's proposals this player is to accept or refuse: data the rules
+        lack, an amendment of the scenario result (the header says so first)."""
+        asked = [
+            f"the {s.label} ({s.rule}) {s.proposal.by} proposed"
+            for s in self.supplies
+            if s.proposal is not None and not s.proposal.mine
+        ]
+        amend = self.panel.amend if self.panel is not None else None
+        if amend is not None and amend.proposed_by and not amend.mine:
+            asked.append(f"the amendment of the result {amend.proposed_by} proposed")
+        return asked
+
+    @cached_property
     def supplies(self) -> list[SupplyView]:
         """What the rules documents lack and the players supply (public)."""
         return supply_views(self.campaign, self.module, self.viewer)
