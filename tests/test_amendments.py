@@ -209,3 +209,19 @@ def test_the_header_says_an_answer_is_awaited(users, modules, client):
     assert (
         "Your answer is awaited" not in page.split('id="campaign-header"')[1].split("</section>")[0]
     )
+
+
+def test_a_figure_of_thousands_of_digits_is_a_sentence_not_a_500(users, modules, client):
+    """A result (or an amendment, a forgo, a typed DRM) of 5,000 digits, ASCII or
+    full-width: a 4xx with a sentence, the campaign unchanged (Python would refuse to
+    parse it: its integer-string limit)."""
+    players, module = start("pleasant-diversion", "cg", users, "american")
+    client.force_login(players.users["american"])
+    for digits in ("9" * 5000, "９" * 5000):
+        values = {**result_values(module, vp_american=63), "cvp_lost.american": digits}
+        answer = client.post(
+            f"/campaigns/{players.campaign_id}/act/result/", values, HTTP_HX_REQUEST="true"
+        )
+        assert answer.status_code == 400
+        assert "at most 9 digits" in answer.content.decode()
+    assert not ScenarioResult.objects.filter(campaign_id=players.campaign_id).exists()

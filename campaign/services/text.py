@@ -63,6 +63,7 @@ def clean_text(value: object, *, what: str, limit: int) -> str:
 
 
 WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+MAX_DIGITS = 9  # no figure of a campaign is larger; thousands of digits would not parse
 
 
 def whole_number(value: object, *, what: str) -> int:
@@ -70,4 +71,6 @@ def whole_number(value: object, *, what: str) -> int:
     text = fold_width(str(value if value is not None else "")).strip()
     if not WHOLE_NUMBER.fullmatch(text):
         raise ActionRefused(f"{what}: enter a whole number.")
+    if len(text.lstrip("+-").lstrip("0")) > MAX_DIGITS:
+        raise ActionRefused(f"{what}: a number of at most {MAX_DIGITS} digits, please.")
     return int(text)

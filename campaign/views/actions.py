@@ -36,6 +36,7 @@ from campaign.services import (
     units,
 )
 from campaign.services.errors import ActionRefused
+from campaign.services.text import whole_number
 from campaign.views.http import refusal
 from campaign.views.pages import page_origin
 from rules.errors import Refused
@@ -63,20 +64,14 @@ def _post(request: HttpRequest, name: str, default: str = "") -> str:
 
 
 def _int(raw: str, what: str) -> int:
-    try:
-        return int(raw)
-    except (TypeError, ValueError):
-        raise ActionRefused(f"{what}: enter a whole number.") from None
+    return whole_number(raw, what=what)
 
 
 def _typed(request: HttpRequest) -> dict[str, int]:
     typed = {}
     for key, raw in request.POST.items():
         if key.startswith("typed.") and str(raw).strip():
-            try:
-                typed[key.removeprefix("typed.")] = int(str(raw))
-            except ValueError:
-                raise ActionRefused("A typed DRM must be a whole number, e.g. -2.") from None
+            typed[key.removeprefix("typed.")] = whole_number(raw, what="A typed DRM (e.g. -2)")
     return typed
 
 
