@@ -418,3 +418,23 @@ def replenished_on_date(campaign: Campaign, side: str) -> int | None:
     )
     repl = data.get("repl") if isinstance(data, dict) else None
     return repl if isinstance(repl, int) else None
+
+
+def pass_result(campaign: Campaign) -> ScenarioResult | None:
+    """The scenario result confirmed in the campaign's current pass (None: none yet)."""
+    return ScenarioResult.objects.filter(
+        campaign=campaign, cycle=campaign.cycle, confirmed_at__isnull=False
+    ).first()
+
+
+def done_by_own_click(campaign: Campaign, side: str) -> bool:
+    """Whether ``side``'s mark at the current step was made by its own Done (not by the
+    server passing the step for it, a result or a chit): what a take-back withdraws."""
+    data = (
+        StepMark.objects.filter(
+            campaign=campaign, cycle=campaign.cycle, step_index=campaign.step_index, side=side
+        )
+        .values_list("data", flat=True)
+        .first()
+    )
+    return StepMark.by_done(data)

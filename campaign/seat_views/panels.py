@@ -5,7 +5,7 @@ functions that refuse the actions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -17,23 +17,24 @@ from campaign.models import (
     ReconBuy,
     Roll,
     ScenarioResult,
-    StepMark,
     Unit,
 )
 from campaign.seat_views.common import PurchaseLine, RollView, roll_view
 from campaign.selectors import (
     bought_of,
+    done_by_own_click,
     holdings,
     last_scenario_date,
     opponent_acted_since_done,
+    pass_result,
     replenished_on_date,
 )
 from campaign.services.units import describe_filter, label, state_of
-from rules import availability, machine
+from rules import availability
 from rules.effects import matches
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import purchase_counts
-from rules.schema import Table
+from rules.schema import Module, Table
 from rules.snapshot import Holdings, Snapshot
 from rules.victory import describe_changes, result_owners
 
@@ -187,20 +188,12 @@ def build_panel(view: CampaignView) -> StepPanel:
         _finishing(view, panel)
     elif kind.finishable and view.viewer in view.done and not view.ended:
         c = view.campaign
-        mark = (
-            StepMark.objects.filter(
-                campaign=c, cycle=c.cycle, step_index=c.step_index, side=view.viewer
-            )
-            .values_list("data", flat=True)
-            .first()
-        )
-        acted = opponent_acted_since_done(c, view.viewer)
         panel.take_back = not availability.take_back_refusal(
             view.module,
             view.snapshot(),
             step,
-            opponent_acted=acted,
-            by_done=StepMark.by_done(mark),
+            opponent_acted=opponent_acted_since_done(c, view.viewer),
+            by_done=done_by_own_click(c, view.viewer),
         )
     if panel.can_act and kind.finish_ahead:
         panel.ahead = _ahead(view)
@@ -211,32 +204,14 @@ def build_panel(view: CampaignView) -> StepPanel:
 def _amend(view: CampaignView) -> AmendView | None:
     """The result of this pass and its open amendment, between its confirmation and the
     step that reads it (public: both players agreed the result)."""
-    module, c = view.module, view.campaign
-    reader = machine.result_reader(module)
-    if view.ended or not machine.results_index(module) < c.step_index < (reader or 10**6):
-        return None
-    result = ScenarioResult.objects.filter(
-        campaign=c, cycle=c.cycle, confirmed_at__isnull=False
-    ).first()
-    if result is None or availability.amendment_refusal(module, view.snapshot(), True):
+    module = view.module
+    if availability.amendment_refusal(module, view.snapshot(), True):
+        return None  # outside the window: nothing read
+    result = pass_result(view.campaign)
+    if result is None:
         return None
     names = {s.id: s.name for s in module.sides}
-    fields = [
-        FieldView(
-            f"{f.id}.{owner}",
-            f"{f.label} — {names[owner]}",
-            f.kind,
-            result.data.get(f.id, {}).get(owner),
-        )
-        for f in module.result_fields
-        for owner in (
-            [f.side]
-            if f.side
-            else [x.id for x in module.sides]
-            if f.per_side
-            else [module.sides[0].id]
-        )
-    ]
+    fields = result_field_views(module, result.data)
     if result.amendment is None:
         return AmendView(fields)
     return AmendView(
@@ -319,13 +294,21 @@ def _result_fields(view: CampaignView, panel: StepPanel) -> None:
         if last is not None:
             shown = last.data.get("disputed") or {}
             panel.disputed = (names.get(last.side, last.side), str(last.data.get("reason", "")))
-    for f in module.result_fields:
-        for owner in result_owners(module, f):
-            value = shown.get(f.id, {}).get(owner)
-            panel.fields.append(
-                FieldView(f"{f.id}.{owner}", f"{f.label} — {names[owner]}", f.kind, value)
-            )
+    panel.fields = result_field_views(module, shown)
     panel.entered_by = names[entered.entered_by] if entered else None
+
+
+def result_field_views(module: Module, data: Mapping[str, Mapping[str, Any]]) -> list[FieldView]:
+    """A scenario result's fields, each for the side it is entered for, holding
+    ``data``'s values (the entry form, the confirmation, the amendment)."""
+    names = {s.id: s.name for s in module.sides}
+    return [
+        FieldView(
+            f"{f.id}.{owner}", f"{f.label} — {names[owner]}", f.kind, data.get(f.id, {}).get(owner)
+        )
+        for f in module.result_fields
+        for owner in result_owners(module, f)
+    ]
 
 
 def table_view(table: Table) -> TableView:

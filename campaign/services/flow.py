@@ -26,6 +26,7 @@ from campaign.models import (
     ScenarioResult,
     Seat,
 )
+from campaign.selectors import pass_result
 from campaign.services import dice as dice_service
 from campaign.services import purchase_records
 from campaign.services.events import record_event
@@ -123,10 +124,8 @@ def lapse_amendment(turn: Turn) -> None:
     """The step reading the scenario result is entered: an amendment still awaiting
     its answer lapses (the result is read as agreed), and the log says so."""
     c = turn.campaign
-    open_one = (
-        ScenarioResult.objects.filter(campaign=c, cycle=c.cycle).exclude(amendment=None).first()
-    )
-    if open_one is None:
+    open_one = pass_result(c)
+    if open_one is None or open_one.amendment is None:
         return
     who = turn.module.side(open_one.amendment_by).name
     open_one.amendment, open_one.amendment_by, open_one.amendment_reason = None, "", ""

@@ -15,7 +15,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign.models import EventKind, Roll, ScenarioResult, StepMark, Unit
-from campaign.selectors import holdings, opponent_acted_since_done, replenished_on_date
+from campaign.selectors import (
+    done_by_own_click,
+    holdings,
+    opponent_acted_since_done,
+    pass_result,
+    replenished_on_date,
+)
 from campaign.services import dice as dice_service
 from campaign.services import purchases, push, units
 from campaign.services.errors import ActionRefused
@@ -98,15 +104,12 @@ def take_back_done(*, campaign_id: object, user: User, at: str | None = None) ->
     turn = take_turn(campaign_id, user, at)
     c, step = turn.campaign, turn.step
     snap = turn.snapshot()
-    mark = (
-        StepMark.objects.filter(campaign=c, cycle=c.cycle, step_index=c.step_index, side=turn.side)
-        .values_list("data", flat=True)
-        .first()
-    )
-    by_done = StepMark.by_done(mark)
-    acted = opponent_acted_since_done(c, turn.side)
     refusal = availability.take_back_refusal(
-        turn.module, snap, step, opponent_acted=acted, by_done=by_done
+        turn.module,
+        snap,
+        step,
+        opponent_acted=opponent_acted_since_done(c, turn.side),
+        by_done=done_by_own_click(c, turn.side),
     )
     if refusal:
         raise ActionRefused(refusal, status=409)
@@ -356,10 +359,7 @@ def dispute_scenario_result(
 def _amendable(turn: Turn) -> ScenarioResult:
     """The pass's confirmed result, while it may still be amended (before a step reads
     it), locked with the campaign."""
-    c = turn.campaign
-    result = ScenarioResult.objects.filter(
-        campaign=c, cycle=c.cycle, confirmed_at__isnull=False
-    ).first()
+    result = pass_result(turn.campaign)
     refusal = availability.amendment_refusal(turn.module, turn.snapshot(), result is not None)
     if refusal:
         raise ActionRefused(refusal, status=409)
