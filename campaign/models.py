@@ -576,6 +576,7 @@ class Supplement(models.Model):
     path = models.CharField(max_length=120)
     value = models.JSONField()
     rows = models.JSONField(default=list, blank=True)  # form row of each table/chart row
+    package = models.CharField(max_length=16, blank=True)  # the start sheet it came in
     proposed_by = models.SlugField(max_length=64)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
     reason = models.CharField(max_length=500, blank=True)  # why it was refused

@@ -36,6 +36,7 @@ urlpatterns = [
     path("campaigns/<uuid:campaign_id>/messages/", views.message, name="message"),
     path("campaigns/<uuid:campaign_id>/nudge/", views.nudge, name="nudge"),
     path("campaigns/<uuid:campaign_id>/supply/<str:path>/", views.supply, name="supply"),
+    path("campaigns/<uuid:campaign_id>/start-sheet/", views.start_sheet, name="start_sheet"),
     path("join/<str:token>/", views.join, name="join"),
 ]
 if settings.BENCH_ECHO:  # the benchmark's empty request (bench/run.py)

@@ -9,6 +9,7 @@ problem is reported per cell of the form that caused it.
 from __future__ import annotations
 
 import copy
+import csv
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -320,6 +321,88 @@ def _chart_groups(
     if not groups:
         problems["Rows"] = "Rows: fill in at least one RG (its ID, type and cost)."
     return groups
+
+
+# ---------------------------------------------------------------- a grid's columns, and pasted rows
+
+
+@dataclass(frozen=True)
+class GridColumn:
+    key: str  # the form cell of row n is ``row-{n}-{key}``
+    header: str  # as the grid's header shows it
+    label: str  # as a cell's label reads it ("Row 3 cost")
+    input: str = "text"  # "text", "number", "checkbox"
+
+
+def grid_columns(module: Module, it: Suppliable) -> list[GridColumn]:
+    """The columns of a table's or an RG chart's grid, in the order the form shows
+    them and a pasted row gives them."""
+    if it.kind is FormKind.TABLE:
+        columns = table_columns(module, it.path)
+        per_unit = module.table(it.path.split(".")[1]).for_units is not None
+        results = [GridColumn(f"col-{k}", c, c) for k, c in enumerate(columns)] or [
+            GridColumn("result", "Result", "result")
+        ]
+        effect = "Effect" if per_unit else "Effect (optional)"
+        return [
+            GridColumn("range", "Final roll", "final roll"),
+            *results,
+            GridColumn("effect", effect, "effect"),
+        ]
+    if it.kind is not FormKind.CHART:
+        return []
+    numbers = [("full", "Full"), ("depleted", "Depl"), ("cost", "Cost"), ("date_max", "Date max")]
+    maxima = [(f"cg_max-{v.id}", f"CG max {v.name}") for v in module.variants]
+    return [
+        GridColumn("id", "ID", "ID"),
+        GridColumn("type", "Group type", "group type"),
+        GridColumn("units", "Units", "units"),
+        GridColumn("unit_kind", "Unit kind", f"unit kind ({UNIT_KIND_HELP})"),
+        *(GridColumn(key, header, header, "number") for key, header in [*numbers, *maxima]),
+        GridColumn("tags", "Group kinds", "group kinds"),
+        GridColumn("footnotes", "Footnotes", "footnote letters"),
+        GridColumn("depletable", "Depletable", "depletable", "checkbox"),
+    ]
+
+
+TICKED = {"x", "yes", "y", "1", "true", "on", "✓", "✔"}
+
+
+def read_pasted(module: Module, it: Suppliable, text: str) -> dict[str, str]:
+    """The grid cells that rows pasted as text give (tab-separated, as a spreadsheet
+    copies them, or comma-separated, as a CSV file holds them), one row per line in
+    the grid's column order; a first line that repeats the grid's headers is skipped.
+    A line with more cells than the grid has columns is named, nothing is read."""
+    columns = grid_columns(module, it)
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not columns or not lines:
+        return {}
+    delimiter = "\t" if any("\t" in line for line in lines) else ","
+    rows = list(csv.reader(lines, delimiter=delimiter))
+    headers = {c.header.lower() for c in columns}
+    if rows and sum(cell.strip().lower() in headers for cell in rows[0]) * 2 >= len(rows[0]):
+        rows = rows[1:]
+    problems: dict[str, str] = {}
+    if len(rows) > MAX_ROWS:
+        problems["Rows"] = f"Rows: at most {MAX_ROWS} rows (you pasted {len(rows)})."
+    cells: dict[str, str] = {}
+    for n, row in enumerate(rows[:MAX_ROWS]):
+        while row and not row[-1].strip():
+            row = row[:-1]
+        if len(row) > len(columns):
+            problems[f"Line {n + 1}"] = (
+                f"Pasted line {n + 1}: {len(row)} cells, but the grid has {len(columns)} "
+                f"columns ({', '.join(c.header for c in columns)})."
+            )
+            continue
+        for column, raw in zip(columns, row, strict=False):
+            value = raw.strip()
+            if column.input == "checkbox":
+                value = "on" if value.lower() in TICKED else ""
+            cells[f"row-{n}-{column.key}"] = value
+    if problems:
+        raise SupplyProblems(problems)
+    return cells
 
 
 # --------------------------------------------------------------------------- patching the module

@@ -27,6 +27,7 @@ GET_CAMPAIGN = [
     "roster",
     "export",
     "supply",
+    "start_sheet",
     "sheet",
     "sheet_txt",
     "sheet_json",
@@ -148,6 +149,7 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
                 "roster": "roster/",
                 "export": "export/",
                 "supply": "supply/tables.captured_equipment/",
+                "start_sheet": "start-sheet/",
                 "sheet": "sheet/",
                 "sheet_txt": "sheet.txt",
                 "sheet_json": "sheet.json",
@@ -180,6 +182,7 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
     # A stranger: 404 on everything of the campaign.
     stranger = login(make_user("mallory"))
     pages = ("", "state.json", "dice/", "roster/", "export/", "supply/tables.escape/")
+    pages += ("start-sheet/",)
     for path in (*pages, "sheet/", "sheet.txt", "sheet.json"):
         assert stranger.get(f"/campaigns/{cid}/{path}").status_code == 404
     for path in (

@@ -129,7 +129,7 @@ def test_the_proposer_cannot_accept_and_strangers_cannot_see(sicily, make_user):
             campaign_id=sicily.campaign_id, user=make_user("mallory"), ref=proposal.ref
         )
     assert refused.value.status == 404
-    with pytest.raises(ActionRefused, match="has proposed this already"):
+    with pytest.raises(ActionRefused, match="has proposed the Captured Equipment table already"):
         propose(sicily, "british", CAPTURED, GOOD_ROWS)
 
 

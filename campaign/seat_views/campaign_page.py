@@ -37,7 +37,7 @@ from campaign.seat_views.common import (
     your_move,
 )
 from campaign.seat_views.panels import StepPanel, build_panel
-from campaign.seat_views.supplements import SupplyView, supply_views
+from campaign.seat_views.supplements import PackageView, SupplyView, package_views, supply_views
 from campaign.selectors import (
     as_uuid,
     campaign_seats,
@@ -397,6 +397,26 @@ class CampaignView:
     def supplies(self) -> list[SupplyView]:
         """What the rules documents lack and the players supply (public)."""
         return supply_views(self.campaign, self.module, self.viewer)
+
+    @cached_property
+    def packages(self) -> list[PackageView]:
+        """The open start sheets (public)."""
+        return package_views(self.supplies)
+
+    @cached_property
+    def supplies_missing(self) -> int:
+        """How many data the rules lack are still to be supplied, unproposed."""
+        return sum(1 for s in self.supplies if s.missing and s.proposal is None)
+
+    @cached_property
+    def supplies_first(self) -> bool:
+        """An opponent's proposal awaits this player's answer: the page leads with it."""
+        return any(s.proposal is not None and not s.proposal.mine for s in self.supplies)
+
+    @cached_property
+    def supplies_open(self) -> bool:
+        """The list stays unfolded while a datum is missing or a proposal is open."""
+        return any(s.missing or s.proposal is not None for s in self.supplies)
 
     @cached_property
     def supply_paths(self) -> set[str]:

@@ -3,7 +3,7 @@ page, and the form of one datum (public to both seats)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from campaign.models import Campaign, Supplement
@@ -18,6 +18,17 @@ class ProposalView:
     by: str  # side name
     mine: bool
     summary: list[str]
+    package: str = ""  # the start sheet it came in
+
+
+@dataclass(frozen=True)
+class PackageView:
+    """A start sheet still open: its data are answered at once (or one by one)."""
+
+    ref: str
+    by: str
+    mine: bool
+    labels: list[str]
 
 
 @dataclass(frozen=True)
@@ -89,6 +100,7 @@ def supply_views(campaign: Campaign, module: Module, viewer: str) -> list[Supply
                     names[open_one.proposed_by],
                     open_one.proposed_by == viewer,
                     summary(module, it.kind, open_one.value),
+                    open_one.package,
                 )
                 if open_one
                 else None,
@@ -99,6 +111,19 @@ def supply_views(campaign: Campaign, module: Module, viewer: str) -> list[Supply
             )
         )
     return views
+
+
+def package_views(supplies: list[SupplyView]) -> list[PackageView]:
+    """The open start sheets, from the data's open proposals."""
+    packages: dict[str, PackageView] = {}
+    for s in supplies:
+        p = s.proposal
+        if p is None or not p.package:
+            continue
+        if p.package not in packages:
+            packages[p.package] = PackageView(p.package, p.by, p.mine, [])
+        packages[p.package].labels.append(s.label)
+    return list(packages.values())
 
 
 @dataclass(frozen=True)
@@ -121,18 +146,63 @@ class SupplyForm:
     grid: list[list[Cell]] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
     help: str = ""  # how to fill the grid's less obvious cells
+    prefix: str = ""  # before each cell's name (a datum of the start sheet)
+
+    @property
+    def paste_name(self) -> str:
+        return f"{self.prefix}paste"
+
+
+def _accepted(campaign: Campaign) -> set[str]:
+    return set(
+        Supplement.objects.filter(campaign=campaign, status=Supplement.Status.ACCEPTED).values_list(
+            "path", flat=True
+        )
+    )
 
 
 def supply_form(
     campaign: Campaign, module: Module, path: str, posted: dict[str, str] | None = None
 ) -> SupplyForm:
-    accepted = set(
-        Supplement.objects.filter(campaign=campaign, status=Supplement.Status.ACCEPTED).values_list(
-            "path", flat=True
-        )
-    )
-    it = supply.item(module, campaign.variant, path, accepted)
-    form = SupplyForm(item=it, sides=[(s.id, s.name) for s in module.sides])
+    it = supply.item(module, campaign.variant, path, _accepted(campaign))
+    return _form(campaign, module, it, posted)
+
+
+def prefilled(campaign: Campaign, module: Module, it: supply.Suppliable) -> dict[str, str]:
+    """What a datum's form shows before the player types: what the campaign has."""
+    return _current(module, campaign, it)
+
+
+def start_sheet(
+    campaign: Campaign, module: Module, viewer: str, posted: dict[str, str] | None = None
+) -> list[SupplyForm]:
+    """One form for every datum the rules lack that no opponent's proposal waits on:
+    each datum's cells named ``<path>|<cell>``, prefilled with what the module knows."""
+    rows = list(Supplement.objects.filter(campaign=campaign, status=Supplement.Status.PROPOSED))
+    theirs = {r.path for r in rows if r.proposed_by != viewer}
+    forms = []
+    for it in supply.suppliable(module, campaign.variant, _accepted(campaign)):
+        if not it.missing or it.path in theirs:
+            continue
+        values = None if posted is None else sheet_values(posted, it.path)
+        forms.append(_form(campaign, module, it, values, prefix=f"{it.path}|"))
+    return forms
+
+
+def sheet_values(posted: dict[str, str], path: str) -> dict[str, str]:
+    """The cells of one datum in a posted start sheet, without their prefix."""
+    head = f"{path}|"
+    return {k.removeprefix(head): v for k, v in posted.items() if k.startswith(head)}
+
+
+def _form(
+    campaign: Campaign,
+    module: Module,
+    it: supply.Suppliable,
+    posted: dict[str, str] | None,
+    prefix: str = "",
+) -> SupplyForm:
+    form = SupplyForm(item=it, sides=[(s.id, s.name) for s in module.sides], prefix=prefix)
     values = dict(posted) if posted is not None else _current(module, campaign, it)
     used = max(
         [
@@ -146,7 +216,7 @@ def supply_form(
 
     def row_cell(n: int, key: str, label: str, kind: str = "text") -> Cell:
         name = f"row-{n}-{key}"
-        return Cell(name, f"Row {n + 1} {label}", values.get(name, ""), kind)
+        return Cell(prefix + name, f"Row {n + 1} {label}", values.get(name, ""), kind)
 
     kind = it.kind
     sides = form.sides
@@ -178,64 +248,25 @@ def supply_form(
                     "textarea",
                 ),
             ]
-    elif kind is supply.FormKind.TABLE:
-        columns = supply.table_columns(module, path)
-        results = [(f"col-{k}", c) for k, c in enumerate(columns)] or [("result", "Result")]
-        per_unit = module.table(path.split(".")[1]).for_units is not None
-        effect = "Effect" if per_unit else "Effect (optional)"
-        form.header = ["Final roll", *(c for _, c in results), effect]
-        form.help = (
-            "An effect names what the result does (never read from its words): none · "
-            "eliminate · status: ok / wounded / malfunctioned / recalled … · replace: 7-0 "
-            "leader · strength: full / depleted · leader: 8-1 leader · units: 2 x M4A3 "
-            "(vehicle) · group: RA1 · san: -2 · side: axis."
-        )
-        form.grid = [
-            [
-                row_cell(n, "range", "final roll"),
-                *(row_cell(n, key, label) for key, label in results),
-                row_cell(n, "effect", "effect"),
-            ]
-            for n in rows
-        ]
-    else:
-        numbers = [
-            ("full", "Full"),
-            ("depleted", "Depl"),
-            ("cost", "Cost"),
-            ("date_max", "Date max"),
-        ]
-        maxima = [(f"cg_max-{v.id}", f"CG max {v.name}") for v in module.variants]
-        form.help = (
-            "Unit kind: what the RG's units join the retained forces as "
-            f"({supply.UNIT_KIND_HELP}; empty for none, e.g. OBA). Group kinds: what "
-            "other rules call the RG, e.g. “coy, airborne” (the chart's coy limit reads "
-            "“coy”). Footnotes: the chart's footnote letters for the RG, e.g. “l, m”."
-        )
-        form.header = [
-            "ID",
-            "Group type",
-            "Units",
-            "Unit kind",
-            *(label for _, label in numbers),
-            *(label for _, label in maxima),
-            "Group kinds",
-            "Footnotes",
-            "Depletable",
-        ]
-        form.grid = [
-            [
-                row_cell(n, "id", "ID"),
-                row_cell(n, "type", "group type"),
-                row_cell(n, "units", "units"),
-                row_cell(n, "unit_kind", f"unit kind ({supply.UNIT_KIND_HELP})"),
-                *(row_cell(n, key, label, "number") for key, label in [*numbers, *maxima]),
-                row_cell(n, "tags", "group kinds"),
-                row_cell(n, "footnotes", "footnote letters"),
-                row_cell(n, "depletable", "depletable", "checkbox"),
-            ]
-            for n in rows
-        ]
+    elif kind in (supply.FormKind.TABLE, supply.FormKind.CHART):
+        columns = supply.grid_columns(module, it)
+        form.header = [c.header for c in columns]
+        form.grid = [[row_cell(n, c.key, c.label, c.input) for c in columns] for n in rows]
+        if kind is supply.FormKind.TABLE:
+            form.help = (
+                "An effect names what the result does (never read from its words): none · "
+                "eliminate · status: ok / wounded / malfunctioned / recalled … · replace: "
+                "7-0 leader · strength: full / depleted · leader: 8-1 leader · units: 2 x "
+                "M4A3 (vehicle) · group: RA1 · san: -2 · side: axis."
+            )
+        else:
+            form.help = (
+                "Unit kind: what the RG's units join the retained forces as "
+                f"({supply.UNIT_KIND_HELP}; empty for none, e.g. OBA). Group kinds: what "
+                "other rules call the RG, e.g. “coy, airborne” (the chart's coy limit reads "
+                "“coy”). Footnotes: the chart's footnote letters for the RG, e.g. “l, m”."
+            )
+    form.fields = [replace(c, name=prefix + c.name) for c in form.fields]
     return form
 
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from campaign.models import EventKind, Supplement
+from campaign.models import EventKind, Supplement, new_ref
 from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.start import give_start, log_start
@@ -20,6 +21,7 @@ from campaign.services.turns import Turn, User, take_turn
 from campaign.services.waiting import update_waiting
 from rules import supply
 from rules.registry import parse_module
+from rules.supply import SupplyProblems
 
 
 def supplied_paths(turn: Turn) -> set[str]:
@@ -44,26 +46,7 @@ def propose_supplement(
     it = _item(turn, path)
     reading = supply.read_form(turn.module, it, form)
     supply.check(supply.patched(turn.campaign.module_data, path, reading.value), path, reading.rows)
-    open_one = Supplement.objects.filter(
-        campaign=turn.campaign, path=path, status=Supplement.Status.PROPOSED
-    ).first()
-    if open_one is not None:
-        if open_one.proposed_by != turn.side:
-            raise ActionRefused(
-                f"{turn.side_name(open_one.proposed_by)} has proposed this already: accept "
-                "or refuse that proposal first.",
-                status=409,
-            )
-        open_one.status = Supplement.Status.WITHDRAWN
-        open_one.decided_at = timezone.now()
-        open_one.save(update_fields=["status", "decided_at"])
-    proposal = Supplement.objects.create(
-        campaign=turn.campaign,
-        path=path,
-        value=reading.value,
-        rows=reading.rows,
-        proposed_by=turn.side,
-    )
+    proposal = _open(turn, path, reading)
     turn.record(
         EventKind.SUPPLY,
         text=f"{turn.side_name()} proposes the {it.label} ({it.rule}); "
@@ -73,6 +56,80 @@ def propose_supplement(
     # tells the other player
     push.changed(turn.campaign.pk, saving=update_waiting(turn))
     return proposal
+
+
+@transaction.atomic
+def propose_start_sheet(
+    *, campaign_id: object, user: User, forms: Mapping[str, Mapping[str, str]]
+) -> str:
+    """Propose several data the rules lack at once, as one package (the start sheet):
+    each is checked as one datum is, together with the others, every problem named by
+    its datum and cell; nothing is proposed unless all are valid.  The opponent
+    accepts or refuses the package at once (or datum by datum).  Returns its ref."""
+    turn = take_turn(campaign_id, user, None)
+    if not forms:
+        raise ActionRefused("Nothing was proposed: fill in at least one datum of the start sheet.")
+    problems: dict[str, str] = {}
+    data: Mapping[str, Any] = turn.campaign.module_data
+    readings: list[tuple[supply.Suppliable, supply.Reading]] = []
+    for path, form in forms.items():
+        it = _item(turn, path)
+        try:
+            reading = supply.read_form(turn.module, it, form)
+            following = supply.patched(data, path, reading.value)
+            supply.check(following, path, reading.rows)
+        except SupplyProblems as bad:
+            for cell, message in bad.cells.items():
+                problems[f"{path}|{cell}"] = f"{it.label}: {message}"
+            continue
+        data = following
+        readings.append((it, reading))
+    if problems:
+        raise SupplyProblems(
+            problems,
+            f"Nothing was proposed: {len(problems)} problem{'s' if len(problems) > 1 else ''} "
+            f"in the start sheet. {next(iter(problems.values()))}",
+        )
+    package = new_ref()
+    for it, reading in readings:
+        _open(turn, it.path, reading, package)
+    labels = ", ".join(it.label for it, _ in readings)
+    turn.record(
+        EventKind.SUPPLY,
+        text=f"{turn.side_name()} proposes a start sheet of {len(readings)} "
+        f"{'datum' if len(readings) == 1 else 'data'} ({labels}); "
+        f"{turn.side_name(_other(turn))} is to accept or refuse it.",
+        data={"package": package},
+    )
+    # tells the other player
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    return package
+
+
+def _open(turn: Turn, path: str, reading: supply.Reading, package: str = "") -> Supplement:
+    """The proposal of one datum; the proposer's own open one on it is withdrawn, the
+    opponent's must be answered first."""
+    open_one = Supplement.objects.filter(
+        campaign=turn.campaign, path=path, status=Supplement.Status.PROPOSED
+    ).first()
+    if open_one is not None:
+        if open_one.proposed_by != turn.side:
+            raise ActionRefused(
+                f"{turn.side_name(open_one.proposed_by)} has proposed the "
+                f"{_item(turn, path).label} already: accept or refuse that proposal first.",
+                status=409,
+            )
+        open_one.status = Supplement.Status.WITHDRAWN
+        open_one.decided_at = timezone.now()
+        open_one.save(update_fields=["status", "decided_at"])
+    return Supplement.objects.create(
+        campaign=turn.campaign,
+        path=path,
+        value=reading.value,
+        rows=reading.rows,
+        proposed_by=turn.side,
+        package=package,
+    )
 
 
 def _other(turn: Turn) -> str:
@@ -88,18 +145,23 @@ def _proposal(turn: Turn, ref: object) -> Supplement:
     return proposal
 
 
-@transaction.atomic
-def accept_supplement(*, campaign_id: object, user: User, ref: object) -> None:
-    """The opponent of the proposer accepts: the datum joins the campaign's rules."""
-    turn = take_turn(campaign_id, user, None)
-    proposal = _proposal(turn, ref)
-    if proposal.proposed_by == turn.side:
-        raise ActionRefused("Your opponent accepts what you propose, not you.", status=409)
+def _package(turn: Turn, ref: object) -> list[Supplement]:
+    proposals = list(
+        Supplement.objects.filter(
+            campaign=turn.campaign, package=str(ref)[:16], status=Supplement.Status.PROPOSED
+        ).exclude(package="")
+    )
+    if not proposals:
+        raise ActionRefused("There is no such open start sheet.", status=404)
+    return proposals
+
+
+def _apply(turn: Turn, proposal: Supplement) -> supply.Suppliable:
+    """The accepted datum joins the campaign's module data; returns what it was."""
     it = _item(turn, proposal.path)
     c = turn.campaign
     data = supply.patched(c.module_data, proposal.path, proposal.value)
     module = supply.check(data, proposal.path, proposal.rows)
-    before = turn.module.variant(c.variant).start
     c.module_data = data
     c.module_checksum = hashlib.sha256(
         json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
@@ -113,6 +175,28 @@ def accept_supplement(*, campaign_id: object, user: User, ref: object) -> None:
     Supplement.objects.filter(
         campaign=c, path=proposal.path, status=Supplement.Status.ACCEPTED
     ).exclude(pk=proposal.pk).update(status=Supplement.Status.WITHDRAWN)
+    return it
+
+
+def _accept(turn: Turn, proposals: list[Supplement]) -> list[supply.Suppliable]:
+    """Accept proposals of the opponent's, in order; each side then gets what the start
+    now gives, while still before the Initial Scenario's end."""
+    if proposals[0].proposed_by == turn.side:
+        raise ActionRefused("Your opponent accepts what you propose, not you.", status=409)
+    c = turn.campaign
+    before = turn.module.variant(c.variant).start
+    items = [_apply(turn, p) for p in proposals]
+    if any(p.path.startswith("variants.") for p in proposals) and c.cycle == 0:
+        log_start(c, turn.module, give_start(c, turn.module, turn.seats.values(), before=before))
+    return items
+
+
+@transaction.atomic
+def accept_supplement(*, campaign_id: object, user: User, ref: object) -> None:
+    """The opponent of the proposer accepts: the datum joins the campaign's rules."""
+    turn = take_turn(campaign_id, user, None)
+    proposal = _proposal(turn, ref)
+    (it,) = _accept(turn, [proposal])
     turn.record(
         EventKind.SUPPLY,
         text=f"{turn.side_name()} accepts the {it.label} that "
@@ -120,11 +204,78 @@ def accept_supplement(*, campaign_id: object, user: User, ref: object) -> None:
         "campaign's rules now.",
         data={"path": proposal.path},
     )
-    if proposal.path.startswith("variants.") and c.cycle == 0:
-        # Still before the Initial Scenario's end: each side gets what the start now gives.
-        log_start(c, module, give_start(c, module, turn.seats.values(), before=before))
     # tells the other player
-    push.changed(c.pk, saving=update_waiting(turn))
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+
+
+@transaction.atomic
+def accept_start_sheet(*, campaign_id: object, user: User, package: object) -> None:
+    """The opponent accepts every datum of a start sheet still open, at once."""
+    turn = take_turn(campaign_id, user, None)
+    proposals = _package(turn, package)
+    items = _accept(turn, proposals)
+    turn.record(
+        EventKind.SUPPLY,
+        text=f"{turn.side_name()} accepts the start sheet "
+        f"{turn.side_name(proposals[0].proposed_by)} proposed: "
+        + "; ".join(f"{it.label} ({it.rule})" for it in items)
+        + ". They are part of this campaign's rules now.",
+        data={"package": proposals[0].package},
+    )
+    # tells the other player
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+
+
+@transaction.atomic
+def refuse_start_sheet(*, campaign_id: object, user: User, package: object, reason: str) -> None:
+    """The opponent refuses a whole start sheet (saying why): nothing changes."""
+    turn = take_turn(campaign_id, user, None)
+    proposals = _package(turn, package)
+    if proposals[0].proposed_by == turn.side:
+        raise ActionRefused(
+            "Your opponent refuses what you propose; you may withdraw it.", status=409
+        )
+    reason = _reason(reason)
+    _close(proposals, Supplement.Status.REFUSED, reason)
+    turn.record(
+        EventKind.SUPPLY,
+        text=f"{turn.side_name()} refuses the start sheet "
+        f"{turn.side_name(proposals[0].proposed_by)} proposed: “{reason}”.",
+        data={"package": proposals[0].package},
+    )
+    # tells the other player
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+
+
+@transaction.atomic
+def withdraw_start_sheet(*, campaign_id: object, user: User, package: object) -> None:
+    turn = take_turn(campaign_id, user, None)
+    proposals = _package(turn, package)
+    if proposals[0].proposed_by != turn.side:
+        raise ActionRefused("Only its proposer withdraws a proposal.", status=409)
+    _close(proposals, Supplement.Status.WITHDRAWN)
+    turn.record(
+        EventKind.SUPPLY,
+        text=f"{turn.side_name()} withdraws its proposed start sheet.",
+        data={"package": proposals[0].package},
+    )
+    # tells the other player
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+
+
+def _reason(reason: str) -> str:
+    reason = reason.strip()[:500]
+    if not reason:
+        raise ActionRefused("Say what is wrong with it, so it can be put right.")
+    return reason
+
+
+def _close(proposals: list[Supplement], status: str, reason: str = "") -> None:
+    for p in proposals:
+        p.status = status
+        p.reason = reason
+        p.decided_at = timezone.now()
+        p.save(update_fields=["status", "reason", "decided_at"])
 
 
 @transaction.atomic
@@ -136,14 +287,9 @@ def refuse_supplement(*, campaign_id: object, user: User, ref: object, reason: s
         raise ActionRefused(
             "Your opponent refuses what you propose; you may withdraw it.", status=409
         )
-    reason = reason.strip()[:500]
-    if not reason:
-        raise ActionRefused("Say what is wrong with it, so it can be put right.")
+    reason = _reason(reason)
     it = _item(turn, proposal.path)
-    proposal.status = Supplement.Status.REFUSED
-    proposal.reason = reason
-    proposal.decided_at = timezone.now()
-    proposal.save(update_fields=["status", "reason", "decided_at"])
+    _close([proposal], Supplement.Status.REFUSED, reason)
     turn.record(
         EventKind.SUPPLY,
         text=f"{turn.side_name()} refuses the {it.label} "
@@ -160,9 +306,7 @@ def withdraw_supplement(*, campaign_id: object, user: User, ref: object) -> None
     proposal = _proposal(turn, ref)
     if proposal.proposed_by != turn.side:
         raise ActionRefused("Only its proposer withdraws a proposal.", status=409)
-    proposal.status = Supplement.Status.WITHDRAWN
-    proposal.decided_at = timezone.now()
-    proposal.save(update_fields=["status", "decided_at"])
+    _close([proposal], Supplement.Status.WITHDRAWN)
     it = _item(turn, proposal.path)
     turn.record(
         EventKind.SUPPLY,

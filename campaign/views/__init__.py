@@ -17,7 +17,7 @@ from campaign.views.pages import (
     sheet_txt,
     state_json,
 )
-from campaign.views.supply import supply
+from campaign.views.supply import start_sheet, supply
 
 __all__ = [
     "act",
@@ -39,6 +39,7 @@ __all__ = [
     "sheet_txt",
     "signup",
     "state_json",
+    "start_sheet",
     "supply",
     "unit",
 ]

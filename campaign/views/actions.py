@@ -375,6 +375,30 @@ def supply_withdraw(request: HttpRequest, campaign_id: UUID, at: str | None) -> 
     )
 
 
+@action("sheet-accept")
+def sheet_accept(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return supplements.accept_start_sheet(
+        campaign_id=campaign_id, user=request.user, package=_post(request, "package")
+    )
+
+
+@action("sheet-refuse")
+def sheet_refuse(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return supplements.refuse_start_sheet(
+        campaign_id=campaign_id,
+        user=request.user,
+        package=_post(request, "package"),
+        reason=_post(request, "reason"),
+    )
+
+
+@action("sheet-withdraw")
+def sheet_withdraw(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return supplements.withdraw_start_sheet(
+        campaign_id=campaign_id, user=request.user, package=_post(request, "package")
+    )
+
+
 @action("unit-add")
 def unit_add(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return units.add_unit(

@@ -195,6 +195,11 @@
     var target = evt.detail.target;
     var fragment = evt.detail.fragment;
     if (!target || !fragment || !target.querySelectorAll) return;
+    // A fold the player opened or closed stays as the player left it.
+    target.querySelectorAll("details[id]").forEach(function (el) {
+      var twin = fragment.querySelector("#" + CSS.escape(el.id));
+      if (twin) twin.toggleAttribute("open", el.open);
+    });
     var focused = null;
     target.querySelectorAll("input[id], select[id], textarea[id]").forEach(function (el) {
       if (el.type === "hidden") return;

@@ -39,6 +39,16 @@ def host_and_join(asgi_server, new_context, cg, host_side, guest_side_name):
     return host, guest
 
 
+def fill(page, form: str, values: dict[str, str]) -> None:
+    """Type or pick each value into the field of that name in ``form``."""
+    for name, value in values.items():
+        field = page.locator(f"{form} [name='{name}']")
+        if field.evaluate("e => e.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+
+
 def enter_result(page, values):
     for key, value in values.items():
         field = page.locator(f"[name='{key}']")

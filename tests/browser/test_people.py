@@ -58,6 +58,9 @@ def _click_together(*buttons) -> None:
 def _add_unit(page, name: str) -> None:
     """The player adds a unit on the roster page (actions from the test process itself
     would not reach a worker's sockets on the embedded, in-process channel layer)."""
+    fold = page.locator(".unit-add-fold").first
+    if fold.get_attribute("open") is None:  # the fold stays open after an add
+        fold.locator("summary").click()
     page.locator(".unit-add input[name=name]").fill(name)
     page.locator(".unit-add").get_by_role("button", name="Add").click()
     page.locator("#retained-forces", has_text=name).wait_for()

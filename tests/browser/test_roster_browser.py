@@ -32,6 +32,10 @@ def test_roster_updates_live_and_prints(
     # The British player marks the leader recovered on the roster page.
     brit.goto(base + "roster/")
     row = brit.locator(f"#unit-{leader.ref}")
+    # The roster reads first: a unit is a line of text, its form behind Edit.
+    assert not row.locator("select[name=status]").is_visible()
+    assert "9-1 leader — wounded (leader)" in row.inner_text()
+    row.locator("summary", has_text="Edit").click()
     row.locator("select[name=status]").select_option("ok")
     row.get_by_role("button", name="Save").click()
     axis.locator("#retained-forces", has_text="9-1 leader — in good order").wait_for()

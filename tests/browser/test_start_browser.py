@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from tests.browser.play import confirm, enter_result, host_and_join, title, walk
+from tests.browser.play import confirm, enter_result, fill, host_and_join, title, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,12 +27,7 @@ def supply(page, label: str, values: dict[str, str], checks: tuple[str, ...] = (
     item = page.locator("#campaign-supplies li", has_text=label).first
     item.get_by_role("link", name="Supply it").click()
     page.locator("form.supply-form").wait_for()
-    for name, value in values.items():
-        field = page.locator(f"form.supply-form [name='{name}']")
-        if field.evaluate("e => e.tagName") == "SELECT":
-            field.select_option(value)
-        else:
-            field.fill(value)
+    fill(page, "form.supply-form", values)
     for name in checks:
         page.locator(f"form.supply-form [name='{name}']").check()
     page.get_by_role("button", name="Propose it to my opponent").click()
