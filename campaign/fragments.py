@@ -249,6 +249,7 @@ class ChartInputs(TableInputs):
     currency: str
     title: str
     columns: tuple[tuple[str, str], ...]
+    legend: tuple[str, ...]  # each price column, in full
     rows: tuple[ChartRow, ...]
     notes: tuple[tuple[str, str], ...]  # the chart's notes (letter, text), once below it
 
@@ -288,6 +289,7 @@ def purchase_chart(view: CampaignView, panel: StepPanel, csrf_token: Any) -> str
         currency=view.currency,
         title=panel.chart_title,
         columns=tuple(panel.price_columns),
+        legend=tuple(panel.price_legend),
         rows=tuple(panel.chart),
         notes=tuple(panel.chart_notes),
     )

@@ -12,7 +12,7 @@ from collections.abc import Sequence, Set
 from fractions import Fraction
 
 from rules import machine
-from rules.drm import RollContext, holds
+from rules.drm import RollContext, holds, is_automatic, offered
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
@@ -24,7 +24,15 @@ from rules.purchase import (
     unavailable,
 )
 from rules.replenish import lost_after_purchase
-from rules.schema import Forgo, FortificationItem, Module, ReinforcementGroup, Step, Table
+from rules.schema import (
+    Drm,
+    Forgo,
+    FortificationItem,
+    Module,
+    ReinforcementGroup,
+    Step,
+    Table,
+)
 from rules.snapshot import Bought, Snapshot
 
 CHITS = {"attack": "Attack", "idle": "Idle"}
@@ -488,15 +496,44 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
     return ""
 
 
-def rolls_to_make(module: Module, side: str, group_id: str) -> list[str]:
-    """The tables of the post-purchase rolls an RG of ``side`` makes (before its
-    strength is known)."""
+def rolls_to_make(module: Module, side: str, group_id: str, cost_variant: str = "") -> list[str]:
+    """The tables of the post-purchase rolls an RG of ``side`` bought at
+    ``cost_variant`` makes (before its strength is known)."""
+    ctx = _group_ctx(module, side, group_id, cost_variant)
+    if ctx is None:
+        return []
+    return [pp.table for pp in module.post_purchase if holds(pp.applies_to, ctx)]
+
+
+def _group_ctx(
+    module: Module, side: str, group_id: str, cost_variant: str = ""
+) -> RollContext | None:
     chart = module.chart(side)
     group = next((g for g in chart.groups if g.id == group_id), None) if chart else None
     if group is None:
+        return None
+    nationalities = tuple(module.side(side).nationalities)
+    return RollContext(side, nationalities, group=group, cost_variant=cost_variant)
+
+
+def claimable_drms(
+    module: Module, side: str, group_id: str, cost_variant: str = ""
+) -> list[tuple[Table, Drm]]:
+    """The DRMs of an RG's post-purchase rolls that the player claims by ticking (the
+    rules leave them to him, e.g. a DRM whose label the rules text cut), where they
+    may apply to this RG (``offer_when``)."""
+    ctx = _group_ctx(module, side, group_id, cost_variant)
+    if ctx is None:
         return []
-    ctx = RollContext(side=side, nationalities=tuple(module.side(side).nationalities), group=group)
-    return [pp.table for pp in module.post_purchase if holds(pp.applies_to, ctx)]
+    out = []
+    for table_id in dict.fromkeys(rolls_to_make(module, side, group_id, cost_variant)):
+        table = module.table(table_id)
+        out += [
+            (table, d)
+            for d in table.drms
+            if not d.variable and not is_automatic(d) and offered(d, ctx)
+        ]
+    return out
 
 
 def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
@@ -671,13 +708,38 @@ def finish_refusal(module: Module, snap: Snapshot, step: Step) -> str:
     if Action.BUY in actions and chart_missing(module, snap.side):
         missing.append(f"your RG chart ({module.side(snap.side).name})")
     if not missing:
-        return ""
+        return _required_tables_missing(module, snap, step)
     rule = f" ({start.rule})" if step.start else ""
     return (
         f"Nothing can be bought at {step.id} yet: {' and '.join(missing)} "
         f"{'are' if len(missing) > 1 else 'is'} missing from the rules text{rule}. "
         "Supply it on the start sheet and have your opponent accept it, or go on "
         "without it and buy nothing here."
+    )
+
+
+def _required_tables_missing(module: Module, snap: Snapshot, step: Step) -> str:
+    """A roll the rules make compulsory for the side at ``step`` (``required``, not
+    per unit) on a table the rules text lacks: nothing can be rolled yet (APD 3.5: "The
+    German player now secretly makes three Reinforcement drs")."""
+    if step.acts not in ("both", "in_order", snap.side):
+        return ""
+    lacking = [
+        module.table(t)
+        for t in step.tables
+        if module.table(t).required
+        and module.table(t).missing
+        and module.table(t).for_units is None
+        and not table_date_reasons(module, module.table(t), snap.side, snap.position.date_index)
+    ]
+    if not lacking:
+        return ""
+    names = ", ".join(f"{t.title} ({t.rule})" for t in lacking)
+    return (
+        f"Nothing can be rolled at {step.id} yet: {names} "
+        f"{'are' if len(lacking) > 1 else 'is'} missing from the rules text. Supply "
+        f"{'them' if len(lacking) > 1 else 'it'} and have your opponent accept, or go on "
+        "without and roll nothing here."
     )
 
 

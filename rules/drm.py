@@ -28,6 +28,7 @@ class RollContext:
     strength: str | None = None  # "full" / "depleted", once known
     roll_number: int = 1  # the n-th of the RG's rolls on the table
     unit_kind: str | None = None  # the kind of the retained unit rolled for, if any
+    cost_variant: str = ""  # the price the RG rolled for was bought at ("" printed)
 
 
 @dataclass(frozen=True)
@@ -71,11 +72,18 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
             or (g is not None and not set(cond.footnotes).isdisjoint(g.footnotes))
         )
         and (cond.unit_kinds is None or ctx.unit_kind in cond.unit_kinds)
+        and (cond.cost_variants is None or ctx.cost_variant in cond.cost_variants)
+        and (cond.not_cost_variants is None or ctx.cost_variant not in cond.not_cost_variants)
     )
 
 
 def is_automatic(drm: Drm) -> bool:
     return drm.when is not None or drm.of is not None
+
+
+def offered(drm: Drm, ctx: RollContext) -> bool:
+    """Whether the player may claim this DRM on a roll in ``ctx`` (``offer_when``)."""
+    return drm.offer_when is None or holds(drm.offer_when, ctx)
 
 
 def scaled_value(drm: Drm, ctx: RollContext) -> int:
@@ -106,13 +114,19 @@ def applicable_drms(
             raise DrmRefused(f"{table.title} has no DRM '{drm_id}'.")
         if is_automatic(by_id[drm_id]):
             raise DrmRefused(f"'{by_id[drm_id].label}' applies by itself; it is not ticked.")
+        if not offered(by_id[drm_id], ctx):
+            drm = by_id[drm_id]
+            rule = f" ({drm.rule or table.rule})"
+            raise DrmRefused(f"'{drm.label}' does not apply to this roll{rule}.")
     out = []
     for drm in table.drms:
         if drm.variable:
             if drm.id in typed:
                 value = typed[drm.id]
-                if not -VARIABLE_LIMIT <= value <= VARIABLE_LIMIT:
-                    raise DrmRefused(f"'{drm.label}' must be between -9 and 9.")
+                low = -VARIABLE_LIMIT if drm.min is None else max(drm.min, -VARIABLE_LIMIT)
+                high = VARIABLE_LIMIT if drm.max is None else min(drm.max, VARIABLE_LIMIT)
+                if not low <= value <= high:
+                    raise DrmRefused(f"'{drm.label}' must be between {low} and {high}.")
                 if value:
                     out.append(AppliedDrm(drm.id, drm.label, value, "typed"))
             continue

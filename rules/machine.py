@@ -82,9 +82,25 @@ def result_reader(module: Module) -> int | None:
     consent until the campaign reaches it (None: no step reads it)."""
     start = results_index(module)
     return next(
-        (i for i, s in enumerate(module.steps) if i > start and READS_RESULT & set(enter_hooks(s))),
+        (
+            i
+            for i, s in enumerate(module.steps)
+            if i > start and (READS_RESULT & set(enter_hooks(s)) or _drms_read_result(module, s))
+        ),
         None,
     )
+
+
+# The campaign inputs a DRM computes from the scenario results (schema.CampaignInput).
+RESULT_INPUTS = frozenset(
+    {"cvp_lost_prior_scenario", "cvp_amassed_prior_scenario", "cvp_lost_cg", "vp_total"}
+)
+
+
+def _drms_read_result(module: Module, step: Step) -> bool:
+    """A step whose tables have a DRM computed from the results (PHD C5.23: "-1 per 10
+    CVP amassed ... in this scenario")."""
+    return any(d.of in RESULT_INPUTS for t in step.tables for d in module.table(t).drms)
 
 
 def san_reader(module: Module) -> int | None:

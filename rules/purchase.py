@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from rules.drm import RollContext, holds
 from rules.schema import (
+    CostVariant,
     CountLimit,
     DateWindow,
     Module,
@@ -30,6 +31,11 @@ class CostOption:
     label: str
     cost: int
     implies: str = ""
+
+
+def price_column(cv: CostVariant) -> str:
+    """A cost variant's column header in the RG chart: its short name, else its label."""
+    return cv.short or cv.label
 
 
 def _ctx(module: Module, side: str, group: ReinforcementGroup) -> RollContext:

@@ -89,6 +89,7 @@ def parse_range(text: str) -> tuple[int | None, int | None]:
 # each input needs a mechanism that computes it.
 CampaignInput = Literal[
     "cvp_lost_prior_scenario",  # CVP the acting side lost in the prior CG scenario
+    "cvp_amassed_prior_scenario",  # CVP the acting side amassed then (the opponent lost)
     "cvp_lost_cg",  # CVP the acting side has lost in the whole CG so far
     "san",  # the acting side's current SAN
     "vp_total",  # the acting side's VP amassed over the CG
@@ -134,6 +135,10 @@ class Condition(Strict):
     # The retained unit a table is rolled for is of these kinds (a weapon's roll "if
     # vehicular-mounted": the vehicle's line); no unit, no match.
     unit_kinds: list[UnitKind] | None = None
+    # The RG was bought at one of these prices (``cost_variants`` ids), or at none of
+    # them: "EXC: RG entering via Para drop" (Sicily 3.6181).
+    cost_variants: list[Slug] | None = None
+    not_cost_variants: list[Slug] | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -211,6 +216,9 @@ class Drm(Strict):
     label: str
     value: int = 0
     when: Condition | None = None
+    # A DRM the player claims (ticked or typed) is offered, and accepted, only where
+    # this holds: "+1 British Airlanding/…" is not the Axis's to claim.
+    offer_when: Condition | None = None
     per: int | None = Field(default=None, gt=0)
     of: CampaignInput | None = None
     offset: int = 0
@@ -229,6 +237,8 @@ class Drm(Strict):
             raise ValueError("'per' needs 'of' (the campaign quantity it counts)")
         if not self.variable and self.value == 0 and self.of is None:
             raise ValueError("a DRM needs a non-zero value, 'of' a campaign input, or variable")
+        if self.offer_when is not None and (self.when is not None or self.of is not None):
+            raise ValueError("'offer_when' is for a DRM the player claims, not an automatic one")
         return self
 
 
@@ -521,6 +531,7 @@ class CostVariant(Strict):
 
     id: Slug
     label: str
+    short: str | None = None  # the RG chart's column header ("On-map +20%"); else label
     factor: str | None = None  # "4/5", "1.2": exact fractions
     rounding: Literal["FRD", "FRU"] = "FRD"
     applies_to: Condition | None = None
@@ -649,6 +660,9 @@ class PostPurchaseRoll(Strict):
     column: str | None = None  # which column of a multi-column table this RG reads
     # How many rolls: ``count`` for the RG, or one for each of its units / SW.
     per: Literal["group", "unit", "sw"] = "group"
+    # With ``per: unit``: only the units whose name begins with one of these count
+    # ("one DR ... per PzIV", APD 3.5 note 2).
+    unit_names: list[str] = []
     count: int = Field(default=1, ge=1)
     rule: RuleRef
     note: str | None = note_field()
@@ -857,7 +871,17 @@ class ResultField(Strict):
     per_side: bool = True
     side: Slug | None = None  # only this side has it
     kind: Literal["int", "bool", "text"] = "int"
+    # A yes/no that, once yes in a confirmed result, holds for the rest of the CG (APD
+    # 4.0: "Once invoked, No Quarter will remain in effect for the duration of the
+    # CG"): every later scenario sheet says so.
+    lasts_cg: bool = False
     rule: RuleRef | None = rule_field()
+
+    @model_validator(mode="after")
+    def _lasting(self) -> ResultField:
+        if self.lasts_cg and self.kind != "bool":
+            raise ValueError("'lasts_cg' is for a yes/no field")
+        return self
 
 
 class Flow(Strict):
@@ -992,6 +1016,9 @@ class Module(Strict):
             for g in c.groups or []:
                 if g not in all_groups:
                     errors.append(f"{where}: unknown RG '{g}'")
+            for cv in [*(c.cost_variants or []), *(c.not_cost_variants or [])]:
+                if cv not in costs:
+                    errors.append(f"{where}: unknown cost variant '{cv}'")
 
         all_groups = {g.id for ch in self.rg_charts for g in ch.groups}
 
@@ -1138,6 +1165,7 @@ class Module(Strict):
                         errors.append(f"{w}.effect.group: unknown RG '{eff.group}'")
             for drm in tab.drms:
                 cond(f"tables ({tab.id}).drms ({drm.id})", drm.when)
+                cond(f"tables ({tab.id}).drms ({drm.id}).offer_when", drm.offer_when)
         for j, rf in enumerate(self.result_fields):
             side(f"result_fields[{j}].side", rf.side)
         fields = {rf.id for rf in self.result_fields}

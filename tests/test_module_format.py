@@ -273,3 +273,38 @@ def test_loadmodules_refuses_an_invalid_module_and_loads_nothing(tmp_path):
 
 def test_module_directory_is_the_one_in_rules():
     assert MODULE_DIR.name == "modules" and MODULE_DIR.parent.name == "rules"
+
+
+@pytest.mark.parametrize("name", ["sicily", "purple-heart-draw", "pleasant-diversion"])
+def test_every_row_of_the_three_modules_can_be_reached(name, capsys):
+    """Issue 44, class 7: ``validatemodule`` reads each table's rows with its dice kind
+    and its largest DRMs (those that can reach each side's rolls); no printed row of
+    the three modules is out of reach (Sicily 3.6183 prints "dr" but its rows run to
+    >= 12: read as a DR)."""
+    from rules.loader import MODULE_DIR
+
+    call_command("validatemodule", str(MODULE_DIR / f"{name}.yaml"))
+    assert "valid" in capsys.readouterr().out
+
+
+def test_validatemodule_refuses_a_row_no_roll_can_reach(tmp_path, capsys):
+    """A table whose dice cannot reach a printed row (a dr table with a row for 12) is
+    refused, the row named."""
+    data = copy.deepcopy(BASE)
+    table = next(t for t in data["tables"] if t["id"] == "strength")
+    table["dice"] = "dr"
+    table["drms"] = []
+    table["rows"] = [
+        {"range": "≤5", "result": "Full", "effect": {"do": "strength", "strength": "full"}},
+        {
+            "range": "6-11",
+            "result": "Depleted",
+            "effect": {"do": "strength", "strength": "depleted"},
+        },
+        {"range": "≥12", "result": "Lost", "effect": {"do": "none"}},
+    ]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(data, allow_unicode=True))
+    with pytest.raises(CommandError, match="1 row"):
+        call_command("validatemodule", str(bad), "--no-overrides")
+    assert "strength: row ≥12 can never come up (a final 1..6" in capsys.readouterr().err

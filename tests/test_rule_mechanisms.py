@@ -258,10 +258,11 @@ def test_3_1_an_evacuated_leader_is_replaced_by_a_7_0_and_a_recovered_one_rolls_
 
 def test_3_6183_a_dash_gives_no_leader_unit(users, modules, fixed_dice):
     """3.6183: British V1 Med Tank Troop reads the Armor Leader column, +2 for a British
-    "V" RG: dr 6 + 2 = 8 is '-' (no leader, no leader unit); dr 1 + 2 = 3 is a 9-2."""
+    "V" RG: DR 6 + 2 = 8 is '-' (no leader, no leader unit); DR 2 + 2 = 4 is a 9-1.
+    (3.6183 prints "dr"; its rows run to >= 12, read as a DR: see the module.)"""
     players, _ = campaign_at("sicily", "i", "jul14n", users)
     first = buy(players, "british", "V1")
-    fixed_dice.extend([[3, 3], [6]])  # strength DR 6 - 1 = 5: Full; leader dr 6 + 2
+    fixed_dice.extend([[3, 3], [3, 3]])  # strength DR 6 - 1 = 5: Full; leader DR 6 + 2
     rg_roll(players, "british", first)
     assert first.strength == "full" and first.details["leaders"] == []
     assert unit_names(players, "british", kind="leader") == []
@@ -269,10 +270,10 @@ def test_3_6183_a_dash_gives_no_leader_unit(users, modules, fixed_dice):
         ("Sherman III(a) (V1 Med Tank Troop)", "vehicle", "ok", 3)
     ]
     second = buy(players, "british", "V1")
-    fixed_dice.extend([[3, 3], [1]])
+    fixed_dice.extend([[3, 3], [1, 1]])
     rg_roll(players, "british", second)
     assert unit_names(players, "british", kind="leader") == [
-        ("9-2 armor leader (V1)", "leader", "ok", 1)
+        ("9-1 armor leader (V1)", "leader", "ok", 1)
     ]
 
 
@@ -290,7 +291,7 @@ def test_3_6183_signal_coy_first_leader_roll_minus_4_and_leaders_per_rg(users, m
 
     patch_module(players.campaign, two_leaders)
     i4 = buy(players, "axis", "I4")
-    fixed_dice.extend([[4, 4], [6], [6]])  # strength DR 8: Full; leader drs 6 - 4, 6
+    fixed_dice.extend([[4, 4], [3, 3], [3, 3]])  # strength DR 8: Full; leader DRs 6 - 4, 6
     rg_roll(players, "axis", i4)
     first, second = Roll.objects.filter(table_id="leader_allotment").order_by("seq")
     assert {"label": "1st Signal Coy RG Leader Roll", "value": -4, "how": "auto"} in first.drms
@@ -318,7 +319,7 @@ def test_3_6182_a_depleted_i_rg_rolls_once_per_sw(users, modules, fixed_dice):
     players, _ = campaign_at("sicily", "i", "jul14n", users)
     patch_module(players.campaign, supply_sw_table)
     i3 = buy(players, "british", "I3")
-    fixed_dice.extend([[6, 6], [1], [1], [1], [1]])  # DR 12: Depleted; 3 SW drs; leader
+    fixed_dice.extend([[6, 6], [1, 1], [1], [1], [1]])  # DR 12: Depleted; leader; 3 SW drs
     rg_roll(players, "british", i3)
     assert i3.strength == "depleted" and i3.units == 2
     assert Roll.objects.filter(table_id="sw_depleted").count() == 3
@@ -347,7 +348,7 @@ def test_3_610_british_airborne_leader_minus_1_reaches_the_wounded_leader_roll(
     Pltn brought rolls with -1 by itself when wounded."""
     players, module = campaign_at("sicily", "i", "jul14pm", users)
     i2 = buy(players, "british", "I2")
-    fixed_dice.extend([[3, 3], [6]])
+    fixed_dice.extend([[3, 3], [3, 3]])
     rg_roll(players, "british", i2)
     (leader,) = Unit.objects.filter(campaign_id=players.campaign_id, kind="leader")
     units.update_unit(
@@ -706,3 +707,317 @@ def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leader
     assert infantry.result == "German Infantry: 8-1" and armor.result == "German Armor: No leader"
     assert unit_names(players, "german", kind="leader") == [("8-1 leader (RA1)", "leader", "ok", 1)]
     assert ("4-6-7 (RA1 PzGr Platoon I)", "squad", "ok", 4) in unit_names(players, "german")
+
+
+# --------------------------------------------------------------------------- issue 44, third pass
+
+
+def test_3_6181_exc_an_airborne_rg_entering_by_paradrop_is_not_depleted(users, modules, fixed_dice):
+    """3.6181 [EXC: RG entering via Para drop] and British footnote c: the British I2
+    bought to enter by paradrop (the printed cost) makes no RG Strength DR and is
+    received at Full Strength with all its SW; bought otherwise, it rolls."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=60)
+    dropped = buy(players, "british", "I2", "paradrop")
+    assert dropped.cost == 7 and dropped.cost_variant == "paradrop"
+    fixed_dice.extend([[3, 3]])  # the leader DR (3.6183) only
+    dropped = rg_roll(players, "british", dropped)
+    assert dropped.strength == "full" and dropped.units == 4
+    assert [r["table"] for r in dropped.details["rolls"]] == ["Leader Allotment"]
+    assert dropped.details["sw"] == {"LMG": 1, "DC": 1, "FT": 1}
+    landed = buy(players, "british", "I2")
+    fixed_dice.extend([[6, 6], [3, 3]])  # strength DR 12: Depleted
+    landed = rg_roll(players, "british", landed)
+    assert landed.strength == "depleted"
+    assert [r["table"] for r in landed.details["rolls"]][0] == "RG Strength"
+    with pytest.raises(ActionRefused):  # an Axis RG is never bought "by paradrop" here
+        buy(players, "axis", "I1", "paradrop")
+
+
+def test_3_6181_3_6183_claimable_drms_are_offered_and_accepted_only_where_they_apply(
+    users, modules, fixed_dice
+):
+    """The cut DRM labels of 3.6181/3.6183 say whom they concern: "British
+    Airlanding/…" is the British player's, "Airborne/…" an airborne (Fallschirmjäger)
+    RG's, "Non-Airborne/…" never an airborne one.  The Italian I7's leader roll is not
+    offered "-1 Airborne/…" and a forged tick of it is refused, nothing rolled."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=80)
+    i7 = buy(players, "axis", "I7")
+    view = campaign_view(players.users["axis"], players.campaign_id)
+    line = next(r for r in view.record if r.group_id == "I7")
+    claimed = {drm_id for _, drm_id, _, _ in line.claims}
+    assert claimed == {"non_airborne"}
+    with pytest.raises(ActionRefused, match="does not apply to this roll"):
+        rg_roll(players, "axis", i7, ticked={"leader_allotment": ["airborne"]})
+    with pytest.raises(ActionRefused, match="does not apply to this roll"):
+        rg_roll(players, "axis", i7, ticked={"rg_strength": ["british_airlanding"]})
+    assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
+    i4 = buy(players, "axis", "I4")  # Fallschirmjäger: its "-1 Airborne/…" is offered
+    view = campaign_view(players.users["axis"], players.campaign_id)
+    line = next(r for r in view.record if r.group_id == "I4")
+    assert {d for _, d, _, _ in line.claims} == {"airborne"}
+    fixed_dice.extend([[3, 3], [4, 5]])  # the -4 of the Signal Coy's first leader roll, too
+    rg_roll(players, "axis", i4, ticked={"leader_allotment": ["airborne"]})
+    leader = Roll.objects.get(table_id="leader_allotment")
+    assert leader.final == 4 and "Airborne/... RG" in [d["label"] for d in leader.drms]
+
+
+def test_tm20_one_secret_gyrostabilizer_dr_per_us_vehicle(users, modules, fixed_dice):
+    """TM20: "The US player may make a secret dr, to determine if an eligible Sherman
+    tank has a functioning Gyrostabilizer": a step of its own before set-up, the US
+    side's; one dr per retained vehicle, secret, and never a second for it."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    sherman = add(players, "us", "M4A1 Sherman", "vehicle")
+    players.until_step("C5.37")
+    players.chits(german="idle", us="attack")
+    players.until_step("TM20")
+    assert players.step.acts == "us"
+    fixed_dice.extend([[2]])
+    r = roll(players, "us", "gyrostabilizer", sherman)
+    assert r.secret and r.result == "Functioning Gyrostabilizer (D11.1)"
+    with pytest.raises(ActionRefused):
+        roll(players, "us", "gyrostabilizer", sherman)
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "gyrostabilizer", sherman)
+    assert Unit.objects.get(pk=sherman.pk).status == "ok"
+
+
+def test_c5_23_the_cvp_drm_is_computed_from_the_recorded_result(users, modules, fixed_dice):
+    """C5.23: "-1 per 10 CVP (FRD) amassed by friendly side in this scenario": the US
+    inflicted 25 CVP (the German's recorded losses): -2 by itself, shown with its
+    source; the German amassed 9: no DRM.  A typed value is refused."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module, cvp_lost_german=25, cvp_lost_us=9))
+    players.until_step("C5.23")
+    fixed_dice.extend([[3, 3], [3, 3]])
+    us = roll(players, "us", "battlefield_promotion")
+    assert us.final == 4 and [d["value"] for d in us.drms] == [-2]
+    assert us.drms[0]["how"] == "auto"
+    german = roll(players, "german", "battlefield_promotion")
+    assert german.final == 6 and german.drms == []
+
+
+def test_3_4_note_3_one_gyrostabilizer_dr_per_afv_the_m4_roll_gave(users, modules, fixed_dice):
+    """APD 3.4 note 3: "one DR on the H1.42 Gyrostabilizer Table per AFV": the M4 Model
+    roll (3.7) gives the group's tanks (DR 3: three of them), and one Gyrostabilizer DR
+    is made for each, whatever the chart's count; 3.5 note 2 counts PzIVs only."""
+    players, _ = apd_at(users, "3.4")
+
+    def supplied(data):
+        chart = next(c for c in data["rg_charts"] if c["side"] == "american")
+        chart.update(
+            missing=False,
+            groups=[
+                {
+                    "id": "A1",
+                    "type": "M4 Armor Group",
+                    "units": "M4",
+                    "cost": 10,
+                    "full": 1,
+                    "unit_kind": "vehicle",
+                    "tags": ["armor", "m4", "afv"],
+                }
+            ],
+        )
+        gyro = next(t for t in data["tables"] if t["id"] == "gyrostabilizer")
+        gyro.update(missing=False, rows=[{"range": "≤12", "result": "Functioning"}])
+
+    patch_module(players.campaign, supplied)
+    Seat.objects.filter(campaign_id=players.campaign_id, side="american").update(points=20)
+    a1 = buy(players, "american", "A1")
+    fixed_dice.extend([[1, 1], [1, 2], [2, 2], [3, 3], [4, 4]])  # leader, M4 (3), 3 gyros
+    rg_roll(players, "american", a1)
+    tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
+    assert tables.count("gyrostabilizer") == 3, tables
+    assert tables.index("m4_model") < tables.index("gyrostabilizer")
+
+
+def test_4_0_no_quarter_once_invoked_is_on_every_later_sheet(users, modules):
+    """APD 4.0: "Once invoked, No Quarter will remain in effect for the duration of the
+    CG": recorded with the scenario's result, every later scenario sheet says so."""
+    from campaign.seat_views.sheet import scenario_sheet, sheet_text
+
+    players, _ = apd_at(users, "3.1", no_quarter_american=True)
+    for side in ("american", "german"):
+        sheet = scenario_sheet(players.campaign, side)
+        assert sheet.in_effect == [
+            "No Quarter invoked (4.0): since the December 6 Morning scenario, for the rest of "
+            "the CG."
+        ], sheet.in_effect
+        assert "In effect: No Quarter invoked (4.0)" in sheet_text(sheet)
+
+
+def test_c5_26a_a_vehicular_weapon_that_fails_repair_is_disabled_the_vehicle_stays(
+    users, modules, fixed_dice
+):
+    """C5.26a/c: a malfunctioned weapon failing its repair dr is eliminated, but a
+    vehicular-mounted one is Disabled (C5.27b repairs an MG "even if disabled in
+    C5.26"): the vehicle stays in the retained forces; a SW is removed."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    tank = add(players, "us", "M4A1 Sherman", "vehicle", status="malfunctioned")
+    bazooka = add(players, "us", "Bazooka", "sw", status="malfunctioned")
+    players.until_step("C5.26")
+    fixed_dice.extend([[6], [5]])  # the vehicle's -2 makes 4: still a failure
+    roll(players, "us", "weapon_repair", tank)
+    roll(players, "us", "weapon_repair", bazooka)
+    assert Unit.objects.get(pk=tank.pk).status == "disabled"
+    assert not Unit.objects.filter(pk=bazooka.pk).exists()
+
+
+def test_c3_0_tm20_gyrostabilizers_in_the_initial_tm_scenario_too(users, modules):
+    """C3.0: the TM's special rules "apply in all TM Scenarios": the US may make its
+    Gyrostabilizer drs (TM20) before the Initial TM Scenario as well."""
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side="us", through_start=False)
+    module = module_of(c)
+    ids = [s.id for s in module.steps if s.start]
+    assert ids.index("I-TM20") == ids.index("I-C5.35") + 1
+    assert module.steps[[s.id for s in module.steps].index("I-TM20")].acts == "us"
+
+
+def test_c5_34_c5_13a_one_dr_per_oba_module_and_per_redeploying_unit(users, modules, fixed_dice):
+    """C5.34: "a DR for each [OBA module]"; C5.13a: "No unit may redeploy more than
+    once per ConPh": a second roll for the same module, or the same unit, in the pass is
+    refused; the typed "+1 per ..." Redeployment DRMs are never negative."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.14")
+    roll(players, "us", "redeployment", item="E Coy 1st Pltn")
+    with pytest.raises(ActionRefused):
+        roll(players, "us", "redeployment", item="e coy 1st  pltn")
+    with pytest.raises(ActionRefused, match="between 0 and 9"):
+        roll(players, "us", "redeployment", item="F Coy", typed={"extra_hs": -2})
+    assert module.table("oba").once == "item"
+
+
+def test_c5_20_c5_23_the_result_is_read_at_c5_23_no_amendment_after_it(users, modules):
+    """C5.20: the CVP are recorded "for the DRM for TP Replenishment and Bravery and
+    Battlefield Promotion": C5.23's DRM reads them, so the result may no longer be
+    amended from C5.23 on."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module, cvp_lost_german=25))
+    players.until_step("C5.23")
+    with pytest.raises(ActionRefused, match="read at C5.23"):
+        steps.propose_result_amendment(
+            campaign_id=players.campaign_id,
+            user=players.users["us"],
+            values=result_values(module, cvp_lost_german=35),
+            reason="two more tanks lost",
+        )
+
+
+def test_3_606_3_613_escape_and_shift_once_per_item_night_drm_at_night_only(
+    users, modules, fixed_dice
+):
+    """3.606: one Escape DR per unit or stack, "-1 If current CG Date is Night" offered
+    on a Night date only; 3.613: one Shift DR per attempt, "+1 per five ... hexes" never
+    negative, and footnote †'s subsequent dr is offered."""
+    players, module = campaign_at("sicily", "i", "jul14pm", users)
+    players.until("initiative")
+    players.chits(axis="attack", british="idle")
+    players.until("results")
+    players.results(**result_values(module, san_axis=2, san_british=2))
+    players.until_step("3.606")
+    assert not module.dates[players.campaign.date_index].night
+    with pytest.raises(ActionRefused, match="does not apply to this roll"):
+        roll(players, "axis", "escape", item="Stack at 12H3", ticked=["night"])
+    fixed_dice.extend([[3, 3]])
+    roll(players, "axis", "escape", item="Stack at 12H3")
+    with pytest.raises(ActionRefused):
+        roll(players, "axis", "escape", item="stack at 12h3")
+    players.until_step("3.613")
+    assert players.step.tables == ["shift", "shift_casualties"]
+    with pytest.raises(ActionRefused, match="between 0 and 9"):
+        roll(players, "axis", "shift", item="I5 to Area B", typed={"uncontrolled_hexes": -3})
+
+
+def test_3_6181_3_6141d_penalty_drms_apply_by_themselves(users, modules, fixed_dice):
+    """3.6181 "+1 British Airlanding/…" reaches the British airlanding RG's strength roll
+    by itself (the owner need not tick his own penalty); 3.6141d "+1 if German" reaches
+    an Axis stun roll by itself, never a British one; 3.6142's "-x (Weapon Repair
+    Number)" is typed between -6 and -1."""
+    from rules.drm import DrmRefused, RollContext, applicable_drms
+
+    players, module = campaign_at("sicily", "i", "jul14pm", users)
+    g2 = module.group("british", "G2")
+    strength = module.table("rg_strength")
+    applied = applicable_drms(strength, RollContext(side="british", group=g2))
+    assert ("british_airlanding_rg", 1, "auto") in [(d.id, d.value, d.how) for d in applied]
+    stun = module.table("stun_recovery")
+    assert [d.id for d in applicable_drms(stun, RollContext(side="axis"))] == ["german"]
+    assert applicable_drms(stun, RollContext(side="british")) == []
+    repair = module.table("weapon_repair")
+    with pytest.raises(DrmRefused, match="between -6 and -1"):
+        applicable_drms(repair, RollContext(side="axis"), typed={"repair_number": 3})
+
+
+def test_3_6_note_a_the_pzgr_pzv_drm_is_the_germans_to_claim(users, modules):
+    """APD 3.6 note a "-1 DRM for PzGr Platoon I/PzV Section" sits under the German
+    columns: an American group's leader roll is not offered it, and a forged tick of it
+    is refused."""
+    from rules import availability
+    from rules.drm import DrmRefused, RollContext, applicable_drms
+
+    players, module = apd_at(users, "3.4")
+    leader = module.table("leader")
+    with pytest.raises(DrmRefused, match="does not apply"):
+        applicable_drms(leader, RollContext(side="american"), ticked=["pzgr_pzv"])
+    assert [
+        d.id for d in applicable_drms(leader, RollContext(side="german"), ticked=["pzgr_pzv"])
+    ] == ["pzgr_pzv"]
+
+    def chart(data):
+        c = next(c for c in data["rg_charts"] if c["side"] == "american")
+        c.update(
+            missing=False,
+            groups=[{"id": "A1", "type": "Armor", "units": "M4", "cost": 5, "tags": ["armor"]}],
+        )
+
+    patched = patch_module(players.campaign, chart)
+    assert availability.claimable_drms(patched, "american", "A1") == []
+
+
+def test_3_5_done_with_the_rows_missing_says_so_and_may_go_on_without(users, modules):
+    """APD 3.5: "The German player now secretly makes three Reinforcement drs": while
+    the rows are missing from the rules text, a plain Done is refused with the reason;
+    going on without them is the player's knowing choice."""
+    players, _ = apd_at(users, "3.5")
+    with pytest.raises(ActionRefused, match="Nothing can be rolled at 3.5 yet"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
+    steps.finish_step(
+        campaign_id=players.campaign_id, user=players.users["german"], without_data=True
+    )
+
+
+def test_3_1_a_unit_owing_its_compulsory_roll_keeps_its_line_until_it_rolls(
+    users, modules, fixed_dice
+):
+    """APD 3.1: the owner "rolls ... to determine each wounded leader's fate": at 3.1 the
+    wounded leader cannot be marked unwounded or removed before its roll; after the
+    roll it may be edited again."""
+    players, _ = start("pleasant-diversion", "cg", users, "american")
+    leader = add(players, "american", "8-1 leader", "leader", status="wounded")
+    module = module_of(players.campaign)
+    players.results(**result_values(module, vp_american=63, cvp_lost_american=41))
+    players.until_step("3.1")
+    for change in (
+        lambda: units.update_unit(
+            campaign_id=players.campaign_id,
+            user=players.users["american"],
+            unit_id=leader.ref,
+            name=leader.name,
+            status="ok",
+        ),
+        lambda: units.remove_unit(
+            campaign_id=players.campaign_id, user=players.users["american"], unit_id=leader.ref
+        ),
+    ):
+        with pytest.raises(ActionRefused, match="owes its roll on the Recovery Table"):
+            change()
+    assert Unit.objects.get(pk=leader.pk).status == "wounded"
+    fixed_dice.append([2])
+    roll(players, "american", "recovery", leader)
+    units.remove_unit(
+        campaign_id=players.campaign_id, user=players.users["american"], unit_id=leader.ref
+    )

@@ -237,7 +237,7 @@ def ticked_drms(tid: str, ticked: list[str], typed: dict[str, int] | None = None
 def view(tid: str) -> Callable[[Module], Any]:
     from campaign.seat_views.panels import table_view
 
-    return lambda m: asdict(table_view(m.table(tid)))
+    return lambda m: asdict(table_view(m.table(tid), RollContext(side=m.sides[0].id)))
 
 
 def lookup(tid: str, rolls: range | tuple[int, ...], column: str | None = None):
@@ -518,7 +518,7 @@ def everything(m: Module) -> Any:
     out: list[Any] = [rendered(m)]
     from campaign.seat_views.panels import table_view
 
-    out += [asdict(table_view(t)) for t in m.tables]
+    out += [asdict(table_view(t, RollContext(side=m.sides[0].id))) for t in m.tables]
     out += [suppliable(v.id)(m) for v in m.variants]
     for s in m.sides:
         for date in m.dates[:2]:
@@ -1680,6 +1680,46 @@ case(
     ),
 )
 
+case(
+    "Condition.cost_variants",
+    base="sicily",
+    prepare=lambda d: _pp(d, "rg_strength")["applies_to"].update(not_cost_variants=None),
+    mutate=lambda d: _pp(d, "rg_strength")["applies_to"].update(cost_variants=["paradrop"]),
+    observe=lambda m: availability.rolls_to_make(m, "british", "I2"),
+)
+case(
+    "Condition.not_cost_variants",
+    base="sicily",
+    mutate=lambda d: _pp(d, "rg_strength")["applies_to"].update(not_cost_variants=None),
+    observe=lambda m: availability.rolls_to_make(m, "british", "I2", "paradrop"),
+)
+case(
+    "PostPurchaseRoll.unit_names",
+    base="apd",
+    mutate=lambda d: _pp(d, "schuerzen").update(unit_names=["StuG"]),
+    observe=lambda m: __import__(
+        "campaign.services.purchase_records", fromlist=["rolls_for"]
+    ).rolls_for(
+        next(p for p in m.post_purchase if p.table == "schuerzen"),
+        SimpleNamespace(units="PzIVH", full=2, depleted=None),
+        "full",
+    ),
+)
+case(
+    "CostVariant.short",
+    base="sicily",
+    mutate=lambda d: next(v for v in d["cost_variants"] if v["id"] == "reserve").update(short=None),
+    observe=lambda m: [
+        __import__("rules.purchase").purchase.price_column(v) for v in m.cost_variants
+    ],
+)
+case(
+    "Drm.offer_when",
+    base="sicily",
+    mutate=lambda d: drm(d, "leader_allotment", "airborne").update(offer_when=None),
+    observe=lambda m: [(t.id, x.id) for t, x in availability.claimable_drms(m, "axis", "I7")],
+)
+
 
 case(
     "HipCap.day_only",
@@ -2412,6 +2452,22 @@ def tp_drms_after_a_lull(host: Callable[..., Any]) -> Any:
     return [r.drms for r in rolls]
 
 
+def apd_sheet_in_effect(host: Callable[..., Any]) -> Any:
+    """What the American's sheet keeps in effect after a scenario with No Quarter."""
+    from campaign.seat_views.sheet import scenario_sheet
+
+    players = _walk(host(side="american"), no_quarter_american=True)
+    return scenario_sheet(players.campaign, "american").in_effect
+
+
+service(
+    "ResultField.lasts_cg",
+    base="apd",
+    mutate=lambda d: next(f for f in d["result_fields"] if f["id"] == "no_quarter").update(
+        lasts_cg=False
+    ),
+    observe=apd_sheet_in_effect,
+)
 service(
     "InitiativeResult.counts_as_scenario",
     base="phd",

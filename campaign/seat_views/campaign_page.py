@@ -414,6 +414,12 @@ class CampaignView:
         return any(s.proposal is not None and not s.proposal.mine for s in self.supplies)
 
     @cached_property
+    def supply_items_open(self) -> bool:
+        """Each datum is listed open while a proposal awaits an answer, or when the
+        start sheet would not spare the player anything (one datum left at most)."""
+        return self.supplies_missing <= 1 or any(s.proposal is not None for s in self.supplies)
+
+    @cached_property
     def supplies_open(self) -> bool:
         """The list stays unfolded while a datum is missing or a proposal is open."""
         return any(s.missing or s.proposal is not None for s in self.supplies)

@@ -14,7 +14,6 @@ from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Scenario
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import DEFERRED, as_uuid
 from rules import availability
-from rules.drm import is_automatic
 from rules.schema import Module
 
 NOT_YOURS = "There is no such campaign, or it is not yours."
@@ -187,26 +186,22 @@ class PurchaseLine:
     claims: tuple[tuple[str, str, str, int], ...] = ()
 
 
-def claims(module: Module, side: str, group_id: str) -> list[tuple[str, str, str, int]]:
-    """The DRMs of an RG's post-purchase rolls that the player claims by ticking (the
-    rules leave them to him; e.g. a DRM whose label the OCR cut)."""
-    out = []
-    for table_id in dict.fromkeys(availability.rolls_to_make(module, side, group_id)):
-        table = module.table(table_id)
-        out += [
-            (table.id, d.id, f"{d.label} ({table.title})", d.value)
-            for d in table.drms
-            if not d.variable and not is_automatic(d)
-        ]
-    return out
+def claims(
+    module: Module, side: str, group_id: str, cost_variant: str = ""
+) -> list[tuple[str, str, str, int]]:
+    """The DRMs of an RG's post-purchase rolls that the player claims by ticking."""
+    return [
+        (table.id, d.id, f"{d.label} ({table.title})", d.value)
+        for table, d in availability.claimable_drms(module, side, group_id, cost_variant)
+    ]
 
 
 def _claims(
-    known: dict[tuple[str, str], list[tuple[str, str, str, int]]],
+    known: dict[tuple[str, str, str], list[tuple[str, str, str, int]]],
     module: Module,
-    key: tuple[str, str],
+    key: tuple[str, str, str],
 ) -> list[tuple[str, str, str, int]]:
-    """``claims`` of a (side, RG ID), worked out once per record."""
+    """``claims`` of a (side, RG ID, price), worked out once per record."""
     if key not in known:
         known[key] = claims(module, *key)
     return known[key]
@@ -234,7 +229,7 @@ def record_lines(
     step = module.steps[campaign.step_index]
     lines = []
     count: dict[tuple[str, str], int] = {}
-    claimable: dict[tuple[str, str], list[tuple[str, str, str, int]]] = {}  # per side and RG
+    claimable: dict[tuple[str, str, str], list[tuple[str, str, str, int]]] = {}  # per RG, price
     for p in purchases:
         key = (p.side, p.group_id)
         if not p.initial:
@@ -275,7 +270,9 @@ def record_lines(
                 state=p.state,
                 state_label=choice_label(Purchase.State, p.state),
                 can_change_state=mine and campaign.ended_at is None,
-                claims=tuple(_claims(claimable, module, key)) if can_roll else (),
+                claims=tuple(_claims(claimable, module, (*key, p.cost_variant or "")))
+                if can_roll
+                else (),
             )
         )
     return lines

@@ -31,9 +31,10 @@ from campaign.selectors import (
 )
 from campaign.services.units import describe_filter, label, state_of
 from rules import availability
+from rules.drm import RollContext, offered
 from rules.effects import matches
 from rules.kinds import Action, Show, kind_of
-from rules.purchase import purchase_counts
+from rules.purchase import price_column, purchase_counts
 from rules.schema import Module, Table
 from rules.snapshot import Holdings, Snapshot
 from rules.victory import describe_changes, result_owners
@@ -147,6 +148,7 @@ class StepPanel:
     # The chart's price columns: the printed cost, then each cost variant that applies
     # to one of its RGs (variant id, label), so a row's choices sit side by side.
     price_columns: list[tuple[str, str]] = field(default_factory=list)
+    price_legend: list[str] = field(default_factory=list)  # each price column, in full
     fort_buys: list[str] = field(default_factory=list)
     recon_options: list[tuple[int, int, int]] = field(default_factory=list)  # (index, cost, drm)
     recon_due: list[tuple[str, str, int]] = field(default_factory=list)  # (ref, RG, drm)
@@ -304,14 +306,19 @@ def result_field_views(module: Module, data: Mapping[str, Mapping[str, Any]]) ->
     names = {s.id: s.name for s in module.sides}
     return [
         FieldView(
-            f"{f.id}.{owner}", f"{f.label} — {names[owner]}", f.kind, data.get(f.id, {}).get(owner)
+            f"{f.id}.{owner}",
+            # one value for the scenario (not a side's): its label alone
+            f"{f.label} — {names[owner]}" if f.per_side or f.side else f.label,
+            f.kind,
+            data.get(f.id, {}).get(owner),
         )
         for f in module.result_fields
         for owner in result_owners(module, f)
     ]
 
 
-def table_view(table: Table) -> TableView:
+def table_view(table: Table, ctx: RollContext) -> TableView:
+    """A step's table as the side of ``ctx`` rolls on it: the DRMs it may claim."""
     columns = table.columns or ["Result"]
     rows = [
         (r.range, [r.results[c] for c in columns] if r.results else [r.result or ""])
@@ -319,6 +326,8 @@ def table_view(table: Table) -> TableView:
     ]
     drms = []
     for d in table.drms:
+        if not offered(d, ctx):
+            continue
         if d.variable:
             how = "typed"
         elif d.when is not None or d.of is not None:
@@ -343,11 +352,18 @@ def table_view(table: Table) -> TableView:
 
 def _tables(view: CampaignView, panel: StepPanel) -> None:
     module, date_index = view.module, view.campaign.date_index
+    date = module.dates[date_index]
+    ctx = RollContext(
+        side=view.viewer,
+        nationalities=tuple(module.side(view.viewer).nationalities),
+        night=date.night,
+        initial_scenario=date.initial,
+    )
     panel.tables = []
     for t in view.step_def.tables:
         table = module.table(t)
         closed = availability.table_date_reasons(module, table, view.viewer, date_index)
-        tv = table_view(table)
+        tv = table_view(table, ctx)
         panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
 
 
@@ -421,8 +437,13 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     ]
     used = {variant for _, prices, _ in offers for variant, _, _ in prices}
     columns = [("", "printed")] if "" in used else []
-    columns += [(cv.id, cv.label) for cv in module.cost_variants if cv.id in used]
+    columns += [(cv.id, price_column(cv)) for cv in module.cost_variants if cv.id in used]
     panel.price_columns = columns
+    panel.price_legend = [
+        f"{price_column(cv)}: {cv.label}" + (f" — {cv.implies}" if cv.implies else "")
+        for cv in module.cost_variants
+        if cv.id in used
+    ]
     for g, prices, reasons in offers:
         by_variant = {price[0]: price for price in prices}
         n = purchase_counts(g, variant=view.campaign.variant, date_index=date_index, bought=bought)

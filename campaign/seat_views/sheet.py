@@ -16,6 +16,7 @@ from campaign.models import (
     InitiativeChit,
     InitiativeOutcome,
     ReconBuy,
+    ScenarioResult,
     Seat,
     Unit,
 )
@@ -83,6 +84,7 @@ class ScenarioSheet:
     points: str  # the viewer's points left, in words
     weather: str
     misr: list[str]
+    in_effect: list[str]  # what a past result keeps in effect for the rest of the CG
     initiative: list[str]
     mine: SheetForces
     # What the opponent has revealed: its RGs, fortifications and recon as far as
@@ -191,6 +193,7 @@ def scenario_sheet(campaign: Campaign, side: str) -> ScenarioSheet:
         points=points,
         weather=_weather(module, campaign, initial),
         misr=list(variant.start.misr) if initial else [],
+        in_effect=_in_effect(campaign, module),
         initiative=_initiative(campaign, module, side, initial),
         mine=forces(side),
         opponent=forces(opp),
@@ -211,6 +214,26 @@ def _scenario(campaign: Campaign, module: Module, initial: bool) -> str:
     return (
         f"Between scenarios: the next scenario is not set up yet; this is {label} as it stands now."
     )
+
+
+def _in_effect(campaign: Campaign, module: Module) -> list[str]:
+    """What a confirmed result made true for the rest of the CG (``lasts_cg``), and
+    since which scenario: results are public once both players confirmed them."""
+    lasting = [f for f in module.result_fields if f.lasts_cg]
+    if not lasting:
+        return []
+    results = ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
+    lines = []
+    for f in lasting:
+        first = next(
+            (r for r in results.order_by("cycle") if any((r.data.get(f.id) or {}).values())),
+            None,
+        )
+        if first is not None:
+            since = module.dates[first.date_index].label
+            rule = f" ({f.rule})" if f.rule else ""
+            lines.append(f"{f.label}{rule}: since the {since} scenario, for the rest of the CG.")
+    return lines
 
 
 def _weather(module: Module, campaign: Campaign, initial: bool) -> str:
@@ -271,6 +294,7 @@ def sheet_text(sheet: ScenarioSheet) -> str:
     ]
     if sheet.misr:
         out += ["MISR:"] + [f"  {m}" for m in sheet.misr]
+    out += [f"In effect: {line}" for line in sheet.in_effect]
     out += ["Initiative: " + " ".join(sheet.initiative), ""]
     out += _forces_text(f"{sheet.side} — your forces", sheet.mine, own=True)
     out += ["", "You have revealed: " + ("; ".join(sheet.revealed_by_me) or "nothing"), ""]

@@ -152,7 +152,7 @@ def goto(turn: Turn, index: int, *, new_pass: bool = False) -> None:
         turn.begin_pass()
     c.step_index = index
     hooks = enter_hooks(turn)
-    if machine.READS_RESULT & set(hooks):
+    if index == machine.result_reader(turn.module):
         lapse_amendment(turn)
     for hook in hooks:
         HOOKS[hook](turn)

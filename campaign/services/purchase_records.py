@@ -17,7 +17,7 @@ from campaign.services.turns import Turn
 from campaign.services.units import units_from_purchase
 from rules import availability
 from rules.drm import DrmRefused, applicable_drms, holds
-from rules.effects import GroupOutcome, on_group, result_effects
+from rules.effects import GroupOutcome, NewUnits, on_group, result_effects
 from rules.schema import PostPurchaseRoll, ReinforcementGroup
 
 
@@ -32,7 +32,7 @@ def make_rolls(
     group = availability.find_group(module, turn.side, purchase.group_id)
     outcome = GroupOutcome(strength=None if group.depletable else "full")
     results: list[dict[str, object]] = []
-    base = roll_context(turn, group=group)
+    base = roll_context(turn, group=group, cost_variant=purchase.cost_variant or "")
     for pp in module.post_purchase:
         ctx = replace(base, strength=outcome.strength)
         if not holds(pp.applies_to, ctx):
@@ -46,7 +46,7 @@ def make_rolls(
                 }
             )
             continue
-        for n in range(rolls_for(pp, group, outcome.strength)):
+        for n in range(rolls_for(pp, group, outcome.strength, outcome.units)):
             ctx = replace(ctx, roll_number=n + 1)
             try:
                 drms = applicable_drms(table, ctx, ticked=(ticked or {}).get(table.id, ()))
@@ -96,11 +96,23 @@ def units_at(group: ReinforcementGroup, strength: str | None) -> int | None:
     return group.full
 
 
-def rolls_for(pp: PostPurchaseRoll, group: ReinforcementGroup, strength: str | None) -> int:
+def rolls_for(
+    pp: PostPurchaseRoll,
+    group: ReinforcementGroup,
+    strength: str | None,
+    given: Sequence[NewUnits] = (),
+) -> int:
     """How many rolls an RG makes on ``pp``'s table: ``count`` for the RG, or one per
-    unit (at its strength) or per SW of its allotment."""
+    unit (those an earlier roll of the RG gave, e.g. the AFVs of APD 3.4's M4 Model
+    roll; else the chart's, at its strength) or per SW of its allotment."""
     if pp.per == "unit":
-        return units_at(group, strength) or 0
+
+        def named(name: str) -> bool:
+            return not pp.unit_names or name.startswith(tuple(pp.unit_names))
+
+        if given:
+            return sum(u.count for u in given if named(u.name))
+        return (units_at(group, strength) or 0) if named(group.units) else 0
     if pp.per == "sw":
         return sum(group.sw.values())
     return pp.count

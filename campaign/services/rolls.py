@@ -22,15 +22,18 @@ def campaign_inputs(turn: Turn, side: str) -> dict[str, int]:
     """The campaign quantities DRMs and mechanisms count (schema.CampaignInput)."""
     results = confirmed_results(turn.campaign)
 
-    def value(r: ScenarioResult, field: str) -> int:
-        v = r.data.get(field, {}).get(side, 0)
+    def value(r: ScenarioResult, field: str, of: str = side) -> int:
+        v = r.data.get(field, {}).get(of, 0)
         return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
     seat = turn.seats[side]
     prior = results[-1] if results else None
+    played = prior is not None and not lull_since(turn, prior)
+    others = [s.id for s in turn.module.sides if s.id != side]
     return {
-        "cvp_lost_prior_scenario": value(prior, CVP_LOST)
-        if prior and not lull_since(turn, prior)
+        "cvp_lost_prior_scenario": value(prior, CVP_LOST) if prior and played else 0,
+        "cvp_amassed_prior_scenario": sum(value(prior, CVP_LOST, o) for o in others)
+        if prior and played
         else 0,
         "cvp_lost_cg": sum(value(r, CVP_LOST) for r in results),
         "vp_total": sum(value(r, VP) for r in results),

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from campaign.models import EventKind, Purchase, Unit
+from campaign.models import EventKind, Purchase, Roll, Unit
 from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, take_turn
-from rules.effects import GroupOutcome, UnitOutcome, UnitState
+from rules.effects import GroupOutcome, UnitOutcome, UnitState, matches
 from rules.schema import Module, ReinforcementGroup, UnitFilter
 
 MAX_COUNT = 99  # identical units on one line of the retained forces
@@ -111,10 +111,13 @@ def update_unit(
 ) -> Unit:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
+    before = (unit.status, unit.kind)
     unit.name, unit.location, unit.status = _clean(name, location, status)
     unit.kind, unit.count = _kind_and_count(
         unit.kind if kind is None else kind, unit.count if number is None else number
     )
+    if (unit.status, unit.kind) != before:
+        _refuse_if_owed(turn, unit, before)
     unit.save(update_fields=["name", "location", "status", "kind", "count"])
     turn.record(
         EventKind.UNIT,
@@ -129,6 +132,7 @@ def update_unit(
 def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
+    _refuse_if_owed(turn, unit, (unit.status, unit.kind))
     secret = is_secret(unit)
     unit.delete()
     turn.record(
@@ -137,6 +141,36 @@ def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
         text=f"{turn.side_name()} removes {label(unit)} from its retained forces.",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+
+
+def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str]) -> None:
+    """A unit that owes a compulsory roll at the current step (``required``, once per
+    unit) keeps the status and kind the roll is for until it is made: the roll decides
+    its fate, never a change of its line (APD 3.1: each wounded leader's fate)."""
+    status, kind = before
+    state = UnitState(name=unit.name, status=status, kind=kind)
+    owed = [
+        t
+        for t in (turn.module.table(t) for t in turn.step.tables)
+        if t.required
+        and not t.missing
+        and t.once == "unit"
+        and t.for_units is not None
+        and matches(t.for_units, state)
+    ]
+    rolled = set(
+        Roll.objects.filter(
+            campaign=turn.campaign, cycle=turn.campaign.cycle, side=turn.side, unit_ref=unit.ref
+        ).values_list("table_id", flat=True)
+    )
+    owed = [t for t in owed if t.id not in rolled]
+    if owed:
+        t = owed[0]
+        raise ActionRefused(
+            f"{label(unit)} owes its roll on the {t.title} ({t.rule}) at this step: the roll "
+            "decides what becomes of it. Roll first; nothing was changed.",
+            status=409,
+        )
 
 
 def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:

@@ -191,14 +191,26 @@
     }
     return el.value !== el.defaultValue;
   }
+  document.addEventListener("click", function (evt) {
+    var summary = evt.target.closest && evt.target.closest("summary");
+    var fold = summary && summary.parentElement;
+    if (fold && fold.tagName === "DETAILS" && fold.id) fold.setAttribute("data-toggled", "1");
+  });
   document.addEventListener("htmx:oobBeforeSwap", function (evt) {
     var target = evt.detail.target;
     var fragment = evt.detail.fragment;
     if (!target || !fragment || !target.querySelectorAll) return;
-    // A fold the player opened or closed stays as the player left it.
+    // A fold the player opened or closed stays as the player left it, and a push never
+    // folds away what the player is reading (it may unfold what now needs him).
     target.querySelectorAll("details[id]").forEach(function (el) {
       var twin = fragment.querySelector("#" + CSS.escape(el.id));
-      if (twin) twin.toggleAttribute("open", el.open);
+      if (!twin) return;
+      if (el.hasAttribute("data-toggled")) {
+        twin.toggleAttribute("open", el.open);
+        twin.setAttribute("data-toggled", "1");
+      } else if (el.open) {
+        twin.setAttribute("open", "");
+      }
     });
     var focused = null;
     target.querySelectorAll("input[id], select[id], textarea[id]").forEach(function (el) {

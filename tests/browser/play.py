@@ -49,6 +49,14 @@ def fill(page, form: str, values: dict[str, str]) -> None:
             field.fill(value)
 
 
+def unfold(page) -> None:
+    """Open the list of each datum the rules lack, where the page folded it (the start
+    sheet leads while several are missing)."""
+    for fold in ("#supplies-fold", "#supply-items"):
+        if page.locator(fold).get_attribute("open") is None:
+            page.locator(f"{fold} > summary").click()
+
+
 def enter_result(page, values):
     for key, value in values.items():
         field = page.locator(f"[name='{key}']")

@@ -17,13 +17,14 @@ import re
 
 import pytest
 
-from tests.browser.play import confirm, enter_result, fill, host_and_join, title, walk
+from tests.browser.play import confirm, enter_result, fill, host_and_join, title, unfold, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def supply(page, label: str, values: dict[str, str], checks: tuple[str, ...] = ()) -> None:
     """The player opens the form of a missing datum, fills it in and proposes it."""
+    unfold(page)
     item = page.locator("#campaign-supplies li", has_text=label).first
     item.get_by_role("link", name="Supply it").click()
     page.locator("form.supply-form").wait_for()
@@ -37,6 +38,7 @@ def supply(page, label: str, values: dict[str, str], checks: tuple[str, ...] = (
 
 
 def accept(page, label: str) -> None:
+    unfold(page)
     item = page.locator("#campaign-supplies li", has_text=label).first
     page.once("dialog", lambda d: d.accept())
     item.get_by_role("button", name="Accept").click()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.helpers import PHONE, horizontal_overflow
-from tests.browser.play import confirm, enter_result, fill, host_and_join, title, walk
+from tests.browser.play import confirm, enter_result, fill, host_and_join, title, unfold, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -113,6 +113,7 @@ def test_a_purple_heart_draw_chart_pasted_on_a_phone(asgi_server, new_context, m
     phone.add_cookies(host.context.cookies())
     page = phone.new_page()
     page.goto(host.url)
+    unfold(page)
     page.locator("#campaign-supplies li", has_text="US TM Reinforcement Group Chart").get_by_role(
         "link", name="Supply it"
     ).click()

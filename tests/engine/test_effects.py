@@ -314,7 +314,7 @@ def test_3_6181_g_and_v_minus_1_except_british_airlanding(sicily: Module) -> Non
 def test_c5_33_leader_roll_reaches_i_and_a_rgs_marked_l_only(phd: Module) -> None:
     """C5.33: "For each requisitioned/OB given 'I' or 'A' type RG marked with an RG
     Footnote 'l'"."""
-    (pp,) = phd.post_purchase
+    (pp,) = [p for p in phd.post_purchase if p.table == "leader_table"]
     from rules.drm import holds
 
     def rg(gid: str, footnotes: list[str]) -> ReinforcementGroup:

@@ -387,7 +387,7 @@ def test_cg_victory_conditions_150_vp_or_cgv_buildings_unless_105_cvp(m):
     fields = {f.id: f for f in m.result_fields}
     assert fields["vp"].side == "american"
     assert fields["cgv_buildings"].kind == "bool"
-    assert set(fields) == {"vp", "cvp_lost", "cgv_buildings", "cgv_scenario"}
+    assert set(fields) == {"vp", "cvp_lost", "cgv_buildings", "cgv_scenario", "no_quarter"}
 
 
 def test_2_9_the_scenarios_own_cgv_requirement_is_not_the_cg_vc(m):

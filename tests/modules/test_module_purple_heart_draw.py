@@ -72,6 +72,7 @@ def test_c4_2_the_start_requisitions_leaders_and_fortifications_without_recon_or
         ("I-C5.31", "purchase"),
         ("I-C5.33", "strength"),
         ("I-C5.35", "fortify"),
+        ("I-TM20", "table"),  # C3.0: the TM's special rules apply in all TM Scenarios
     ]
 
 
@@ -219,7 +220,10 @@ def test_c5_26a_weapon_repair_2_repaired_3_eliminated_vehicular_minus_2(m):
     assert final(m, "weapon_repair", 2).result == "Repaired"
     assert final(m, "weapon_repair", 2).effect == Effect(do="status", status="ok")
     assert final(m, "weapon_repair", 3).result == "Eliminated"
-    assert final(m, "weapon_repair", 3).effect == Effect(do="eliminate")
+    assert final(m, "weapon_repair", 3).effects == [
+        Effect(do="eliminate", kinds=["sw", "gun"]),
+        Effect(do="status", status="disabled", kinds=["vehicle"]),
+    ]
     t = m.table("weapon_repair")
     assert t.for_units.statuses == ["malfunctioned"] and t.once == "unit"
     drms = {d.id: d.value for d in m.table("weapon_repair").drms}
@@ -394,7 +398,7 @@ def test_c5_25_san_below_2_raised_to_2_above_4_lowered_to_4(m):
 def test_c5_33_leader_dr_for_i_and_a_rgs_marked_l(m):
     """C5.33: "For each requisitioned/OB given 'I' or 'A' type RG marked with an RG
     Footnote 'l' make one secret DR" on the (lost) Leader Table."""
-    (p,) = m.post_purchase
+    (p,) = [x for x in m.post_purchase if x.table == "leader_table"]
     assert p.table == "leader_table" and p.rule == "C5.33"
     assert sorted(p.applies_to.id_prefixes) == ["A", "I"] and p.applies_to.footnotes == ["l"]
     assert (p.per, p.count) == ("group", 1)
@@ -457,3 +461,11 @@ def test_c5_35_booby_traps_are_german_only(m):
     a German Booby Trap Level."""
     item = next(i for i in m.fortifications.items if i.id == "booby_traps")
     assert item.sides == ["german"]
+
+
+def test_c5_31_footnote_u_rgs_roll_for_their_type(m):
+    """C5.31 RG footnote u: "Determine RG type as per following table": a dr for each
+    RG marked u, on the RG type table (lost: the players supply it)."""
+    (p,) = [x for x in m.post_purchase if x.table == "rg_type"]
+    assert p.applies_to.footnotes == ["u"] and p.rule == "C5.31 RG footnote u"
+    assert m.table("rg_type").missing

@@ -3,6 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from rules.loader import ModuleInvalid, load_file
+from rules.reach import unreachable_rows
 
 
 class Command(BaseCommand):
@@ -22,6 +23,12 @@ class Command(BaseCommand):
             for error in exc.errors:
                 self.stderr.write(str(error))
             raise CommandError(f"{path.name}: {len(exc.errors)} error(s)") from exc
+        # A row the dice and the largest DRMs cannot reach: a misread dice kind or range.
+        unreachable = unreachable_rows(module)
+        for row in unreachable:
+            self.stderr.write(f"{path.name}: {row}")
+        if unreachable:
+            raise CommandError(f"{path.name}: {len(unreachable)} row(s) no roll can reach")
         self.stdout.write(
             f"{path.name}: valid — {module.title}: {len(module.steps)} steps, "
             f"{len(module.tables)} tables, "
