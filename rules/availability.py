@@ -496,6 +496,21 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
     return ""
 
 
+def rg_roll_refusal(module: Module, step: Step) -> str:
+    """Why an RG's secret rolls may not be made at ``step`` ("" : they may): at a
+    purchase step they wait until every RG is selected, for the strength step after it
+    (unless the step says otherwise: ``rolls_while_buying``)."""
+    if step.kind != "purchase" or step.rolls_while_buying:
+        return ""
+    at = module.steps.index(step)
+    later = next((s for s in module.steps[at + 1 :] if s.kind == "strength"), None)
+    where = f" at {later.id} {later.title}" if later else ""
+    return (
+        f"An RG's secret rolls are made{where}, once all RGs are selected: finish your "
+        f"purchases at {step.id} first."
+    )
+
+
 def rolls_to_make(module: Module, side: str, group_id: str, cost_variant: str = "") -> list[str]:
     """The tables of the post-purchase rolls an RG of ``side`` bought at
     ``cost_variant`` makes (before its strength is known)."""

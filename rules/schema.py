@@ -857,7 +857,18 @@ class Step(Strict):
     # A step of the start: run once, before the Initial Scenario (the steps the rules
     # require before it), listed first.
     start: bool = False
+    # A purchase step at which an RG's secret rolls may already be made (APD 3.4: "For
+    # each Armor Group purchased, make a dr to determine armor type").  Elsewhere they
+    # wait for the strength step, once every RG is selected (Sicily 3.617-3.6181: "For
+    # each such RG the player has just purchased"; PHD C5.33).
+    rolls_while_buying: bool = False
     note: str | None = note_field()
+
+    @model_validator(mode="after")
+    def _rolls_while_buying(self) -> Step:
+        if self.rolls_while_buying and self.kind != "purchase":
+            raise ValueError("'rolls_while_buying' is for a purchase step")
+        return self
 
 
 # Result field ids the mechanisms read: CVP a side lost in the scenario, VP it scored,
@@ -914,11 +925,14 @@ class VictoryTerm(Strict):
 
 
 class VictoryCheck(Strict):
-    """The CG ends at once with ``winner`` when every term holds after a scenario."""
+    """The CG ends at once with ``winner`` when every term holds after a scenario; with
+    ``at_end``, only when the CG ends (PHD C4.2: "victory at the end of the last TM
+    Scenario if they control the ... Highway")."""
 
     winner: Slug
     text: str
     rule: RuleRef
+    at_end: bool = False
     all: list[VictoryTerm] = Field(min_length=1)
 
 

@@ -301,6 +301,11 @@ def _chart_groups(
             value = _int(form.get(f"row-{n}-cg_max-{variant.id}", ""), f"{cell} CG max", problems)
             if value is not None:
                 group.setdefault("cg_max", {})[variant.id] = value
+        # The fortification points an RG gives (PHD C5.35: "first expends TP to
+        # requisition DSP"): an RG of the chart that buys them.
+        gives = _int(form.get(f"row-{n}-grants", ""), f"{cell} gives", problems)
+        if gives:
+            group["grants"] = {"fortification_points": gives}
         word = " ".join(form.get(f"row-{n}-unit_kind", "").split()).lower()
         kind = UNIT_KIND_WORDS.get(word)
         if kind is not None:
@@ -353,12 +358,25 @@ def grid_columns(module: Module, it: Suppliable) -> list[GridColumn]:
         return []
     numbers = [("full", "Full"), ("depleted", "Depl"), ("cost", "Cost"), ("date_max", "Date max")]
     maxima = [(f"cg_max-{v.id}", f"CG max {v.name}") for v in module.variants]
+    grants = (
+        [
+            GridColumn(
+                "grants",
+                f"Gives {module.fortifications.currency}",
+                f"{module.fortifications.currency} it gives",
+                "number",
+            )
+        ]
+        if module.fortifications is not None
+        else []
+    )
     return [
         GridColumn("id", "ID", "ID"),
         GridColumn("type", "Group type", "group type"),
         GridColumn("units", "Units", "units"),
         GridColumn("unit_kind", "Unit kind", f"unit kind ({UNIT_KIND_HELP})"),
         *(GridColumn(key, header, header, "number") for key, header in [*numbers, *maxima]),
+        *grants,
         GridColumn("tags", "Group kinds", "group kinds"),
         GridColumn("footnotes", "Footnotes", "footnote letters"),
         GridColumn("depletable", "Depletable", "depletable", "checkbox"),

@@ -36,12 +36,18 @@ def term_holds(term: VictoryTerm, results: Results, vp_required: int | None = No
     return OPS[term.op](amount(term, results), int(target))
 
 
-def cg_winner(module: Module, results: Results) -> VictoryCheck | None:
-    """The first CG victory check all of whose terms hold."""
+def cg_winner(module: Module, results: Results, *, ending: bool = False) -> VictoryCheck | None:
+    """The first CG victory check all of whose terms hold (those read only when the CG
+    ends, ``at_end``, when it is ``ending``)."""
     if not results:
         return None
     return next(
-        (c for c in module.victory_checks if all(term_holds(t, results) for t in c.all)), None
+        (
+            c
+            for c in module.victory_checks
+            if (ending or not c.at_end) and all(term_holds(t, results) for t in c.all)
+        ),
+        None,
     )
 
 

@@ -54,3 +54,22 @@ def roster_of(campaign, side):
 
     pk = getattr(campaign, "pk", campaign)
     return roster_view(Seat.objects.select_related("campaign").get(campaign_id=pk, side=side))
+
+
+def make_rolls(players, side, purchase, ticked=None):
+    """``side`` makes an RG's secret rolls where the rules make them: at the strength
+    step after the purchase step (Sicily 3.6181, PHD C5.33), the walk going there
+    first if the campaign is still buying; returns the purchase as rolled."""
+    from campaign.services import purchases
+
+    step = players.step
+    if step.kind == "purchase" and not step.rolls_while_buying:
+        players.until("strength")
+    purchases.roll_for_purchase(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        purchase_id=purchase.ref,
+        ticked=ticked,
+    )
+    purchase.refresh_from_db()
+    return purchase

@@ -14,7 +14,7 @@ from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
 from rules.purchase import cost_options, unavailable
 from rules.snapshot import Bought
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import campaign_at, make_rolls
 
 pytestmark = pytest.mark.django_db
 
@@ -185,20 +185,15 @@ def test_secret_rolls_strength_and_leader_with_automatic_drms(modules, users):
     """3.6181: a DR on the RG Strength Table, −1 for "G" and "V" RGs; 3.6183 leader dr."""
     players, module = campaign_at("sicily", "i", "jul14n", users)
     g = buy(players, "british", "V5")  # Daimler AC Pltn: a V RG
-    purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=g.ref
-    )
-    g.refresh_from_db()
+    i1 = buy(players, "british", "I1")
+    make_rolls(players, "british", g)
     strength = Roll.objects.get(table_id="rg_strength")
     assert strength.secret and strength.side == "british"
     assert any(d["value"] == -1 and d["how"] == "auto" for d in strength.drms)
     assert g.strength == ("full" if strength.final <= 9 else "depleted")
     v5 = next(x for x in module.chart("british").groups if x.id == "V5")
     assert g.units == (v5.full if g.strength == "full" else v5.depleted)
-    i1 = buy(players, "british", "I1")
-    purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=i1.ref
-    )
+    make_rolls(players, "british", i1)
     leader = Roll.objects.get(table_id="leader_allotment")
     assert leader.result.startswith("Personnel Leader: ")
 
@@ -211,10 +206,14 @@ def test_cancel_refunds_until_the_rolls_are_made(modules, users):
     )
     assert points(players, "axis") == 200
     p2 = buy(players, "axis", "I4")  # the cancelled one no longer counts
-    purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p2.ref
-    )
-    with pytest.raises(ActionRefused, match="secret rolls are made"):
+    # Its rolls wait for the strength step, once every RG is selected (3.6181) ...
+    with pytest.raises(ActionRefused, match="secret rolls are made at 3.618"):
+        purchases.roll_for_purchase(
+            campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p2.ref
+        )
+    make_rolls(players, "axis", p2)
+    # ... and a rolled RG is never cancelled.
+    with pytest.raises(ActionRefused):
         purchases.cancel_purchase(
             campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=p2.ref
         )
@@ -339,9 +338,6 @@ def opponent_sees(login, user, campaign_id) -> str:
 def test_purchases_are_secret_until_both_finish_the_step(modules, users, login):
     players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
     p = buy(players, "british", "V6")  # AC Pltn II: the Axis chart has no such RG
-    purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=p.ref
-    )
     seen = opponent_sees(login, players.users["axis"], players.campaign_id)
     for text in secret_texts(p):
         assert text not in seen
@@ -693,11 +689,9 @@ def test_a_chart_price_is_one_button_that_posts_its_column_form_without_javascri
 def test_your_dice_show_beside_your_rgs_results(modules, users, login):
     """Issue 47: a purchase's secret strength roll shows its dice and DRMs where the
     player rolled, beside the result; the opponent sees none of it."""
-    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    players, _ = campaign_at("sicily", "i", "jul14n", users, policy="owner")
     p = buy(players, "british", "I1")
-    purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=p.ref
-    )
+    make_rolls(players, "british", p)
     roll = Roll.objects.filter(purpose="RG Strength").get()
     faces = "+".join(str(f) for f in roll.faces)
     mine = login(players.users["british"]).get(f"/campaigns/{players.campaign_id}/")

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from campaign.models import Campaign, Purchase, Seat, Unit
 from campaign.services import purchases, steps, units
 from campaign.services.errors import ActionRefused
-from tests.purchase_helpers import campaign_at, roster_of
+from tests.purchase_helpers import campaign_at, make_rolls, roster_of
 from tests.walk import Players
 
 pytestmark = pytest.mark.django_db
@@ -125,13 +125,11 @@ def test_a_table_roll_for_a_unit_writes_its_result_back(hosted):
 
 
 def test_rolled_rgs_join_the_retained_forces_secretly(modules, users, login):
-    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    players, _ = campaign_at("sicily", "i", "jul14n", users, policy="owner")
     p = purchases.purchase_rg(
         campaign_id=players.campaign_id, user=players.users["british"], group_id="I1"
     )
-    purchases.roll_for_purchase(
-        campaign_id=players.campaign_id, user=players.users["british"], purchase_id=p.ref
-    )
+    make_rolls(players, "british", p)
     names = list(Unit.objects.filter(side="british").values_list("name", flat=True))
     assert any("I1 Lgt Inf Rifle Coy" in n for n in names)
     assert any("leader (I1)" in n for n in names)
@@ -147,13 +145,17 @@ def test_a_group_of_several_unit_types_joins_as_each_type(modules, users):
     from campaign.models import Purchase
 
     players, _ = campaign_at("sicily", "i", "jul14n", users)
-    for side, group_id in (("british", "I1"), ("axis", "I2")):
-        p = purchases.purchase_rg(
-            campaign_id=players.campaign_id, user=players.users[side], group_id=group_id
+    bought = [
+        (
+            side,
+            purchases.purchase_rg(
+                campaign_id=players.campaign_id, user=players.users[side], group_id=group_id
+            ),
         )
-        purchases.roll_for_purchase(
-            campaign_id=players.campaign_id, user=players.users[side], purchase_id=p.ref
-        )
+        for side, group_id in (("british", "I1"), ("axis", "I2"))
+    ]
+    for side, p in bought:
+        make_rolls(players, side, p)
     i1 = Purchase.objects.get(side="british", group_id="I1")
     each = 4 if i1.strength == "full" else 3
     squads = dict(Unit.objects.filter(side="british", kind="squad").values_list("name", "count"))

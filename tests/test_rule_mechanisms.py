@@ -20,7 +20,7 @@ from campaign.selectors import module_of
 from campaign.services import purchases, steps, supplements, units
 from campaign.services.errors import ActionRefused
 from rules.schema import Module
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import campaign_at, make_rolls
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
@@ -93,14 +93,7 @@ def buy(players, side, group, variant=""):
 
 
 def rg_roll(players, side, purchase, ticked=None):
-    purchases.roll_for_purchase(
-        campaign_id=players.campaign_id,
-        user=players.users[side],
-        purchase_id=purchase.ref,
-        ticked=ticked,
-    )
-    purchase.refresh_from_db()
-    return purchase
+    return make_rolls(players, side, purchase, ticked)
 
 
 def add(players, side, name, kind, status="ok", number=1) -> Unit:
@@ -262,6 +255,7 @@ def test_3_6183_a_dash_gives_no_leader_unit(users, modules, fixed_dice):
     (3.6183 prints "dr"; its rows run to >= 12, read as a DR: see the module.)"""
     players, _ = campaign_at("sicily", "i", "jul14n", users)
     first = buy(players, "british", "V1")
+    second = buy(players, "british", "V1")
     fixed_dice.extend([[3, 3], [3, 3]])  # strength DR 6 - 1 = 5: Full; leader DR 6 + 2
     rg_roll(players, "british", first)
     assert first.strength == "full" and first.details["leaders"] == []
@@ -269,7 +263,6 @@ def test_3_6183_a_dash_gives_no_leader_unit(users, modules, fixed_dice):
     assert unit_names(players, "british") == [
         ("Sherman III(a) (V1 Med Tank Troop)", "vehicle", "ok", 3)
     ]
-    second = buy(players, "british", "V1")
     fixed_dice.extend([[3, 3], [1, 1]])
     rg_roll(players, "british", second)
     assert unit_names(players, "british", kind="leader") == [
@@ -719,18 +712,18 @@ def test_3_6181_exc_an_airborne_rg_entering_by_paradrop_is_not_depleted(users, m
     players, _ = campaign_at("sicily", "i", "jul14pm", users, points=60)
     dropped = buy(players, "british", "I2", "paradrop")
     assert dropped.cost == 7 and dropped.cost_variant == "paradrop"
+    landed = buy(players, "british", "I2")
+    with pytest.raises(ActionRefused):  # an Axis RG is never bought "by paradrop" here
+        buy(players, "axis", "I1", "paradrop")
     fixed_dice.extend([[3, 3]])  # the leader DR (3.6183) only
     dropped = rg_roll(players, "british", dropped)
     assert dropped.strength == "full" and dropped.units == 4
     assert [r["table"] for r in dropped.details["rolls"]] == ["Leader Allotment"]
     assert dropped.details["sw"] == {"LMG": 1, "DC": 1, "FT": 1}
-    landed = buy(players, "british", "I2")
     fixed_dice.extend([[6, 6], [3, 3]])  # strength DR 12: Depleted
     landed = rg_roll(players, "british", landed)
     assert landed.strength == "depleted"
     assert [r["table"] for r in landed.details["rolls"]][0] == "RG Strength"
-    with pytest.raises(ActionRefused):  # an Axis RG is never bought "by paradrop" here
-        buy(players, "axis", "I1", "paradrop")
 
 
 def test_3_6181_3_6183_claimable_drms_are_offered_and_accepted_only_where_they_apply(
@@ -742,6 +735,8 @@ def test_3_6181_3_6183_claimable_drms_are_offered_and_accepted_only_where_they_a
     offered "-1 Airborne/…" and a forged tick of it is refused, nothing rolled."""
     players, _ = campaign_at("sicily", "i", "jul14pm", users, points=80)
     i7 = buy(players, "axis", "I7")
+    i4 = buy(players, "axis", "I4")  # Fallschirmjäger: its "-1 Airborne/…" is offered
+    players.until("strength")  # the rolls come once every RG is selected (3.6181)
     view = campaign_view(players.users["axis"], players.campaign_id)
     line = next(r for r in view.record if r.group_id == "I7")
     claimed = {drm_id for _, drm_id, _, _ in line.claims}
@@ -751,7 +746,6 @@ def test_3_6181_3_6183_claimable_drms_are_offered_and_accepted_only_where_they_a
     with pytest.raises(ActionRefused, match="does not apply to this roll"):
         rg_roll(players, "axis", i7, ticked={"rg_strength": ["british_airlanding"]})
     assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
-    i4 = buy(players, "axis", "I4")  # Fallschirmjäger: its "-1 Airborne/…" is offered
     view = campaign_view(players.users["axis"], players.campaign_id)
     line = next(r for r in view.record if r.group_id == "I4")
     assert {d for _, d, _, _ in line.claims} == {"airborne"}
@@ -1021,3 +1015,21 @@ def test_3_1_a_unit_owing_its_compulsory_roll_keeps_its_line_until_it_rolls(
     units.remove_unit(
         campaign_id=players.campaign_id, user=players.users["american"], unit_id=leader.ref
     )
+
+
+@pytest.mark.parametrize("held, winner", [(True, "American"), (False, "German")])
+def test_c4_2_the_tm_objective_decides_the_tm_at_its_end_only(users, modules, held, winner):
+    """C4.2 TM Objective: "The Americans achieve victory at the end of the last TM
+    Scenario if they control the St-Lo-Bayeux Highway": holding it after an earlier TM
+    Scenario ends nothing; after the 1930 TM Scenario it decides the TM (else the
+    German wins)."""
+    players, module = campaign_at("purple-heart-draw", "tm", "t1930", users, kind="initiative")
+    players.chits(german="idle", us="attack")
+    players.until("results")
+    assert players.campaign.ended_at is None
+    players.results(**result_values(module, highway_controlled_us=held))
+    c = players.campaign
+    assert c.ended_at is not None
+    assert f"{winner} wins" in c.outcome, c.outcome
+    if held:
+        assert "C4.2 TM Objective" in c.outcome

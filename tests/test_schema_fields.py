@@ -1714,6 +1714,12 @@ case(
     ],
 )
 case(
+    "VictoryCheck.at_end",
+    base="phd",
+    mutate=lambda d: d["victory_checks"][0].update(at_end=False),
+    observe=lambda m: victory.cg_winner(m, [{"highway_controlled": {"us": True}}]),
+)
+case(
     "Drm.offer_when",
     base="sicily",
     mutate=lambda d: drm(d, "leader_allotment", "airborne").update(offer_when=None),
@@ -2707,6 +2713,29 @@ service(
     base="skirmish",
     mutate=lambda d: chart(d, "red")["footnotes"].update(a="One coy per date."),
     observe=_chart_panel,
+)
+
+
+def refused_or(observe: Callable[..., Any]) -> Callable[..., Any]:
+    """The outcome, or the sentence of the refusal that stopped it."""
+    from campaign.services.errors import ActionRefused
+
+    def wrapped(host: Callable[..., Any]) -> Any:
+        try:
+            return observe(host)
+        except ActionRefused as exc:
+            return f"refused: {exc}"
+
+    return wrapped
+
+
+service(
+    "Step.rolls_while_buying",
+    base="skirmish",
+    mutate=lambda d: next(s for s in d["steps"] if s["id"] == "T3.6").update(
+        rolls_while_buying=False
+    ),
+    observe=refused_or(lambda host: purchase_of(host, "red", "I1", [[2, 2]])),
 )
 service(
     "ReinforcementGroup.units",

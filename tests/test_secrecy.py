@@ -73,8 +73,12 @@ def _state_purchase(users):
     players, _ = campaign_at("sicily", "i", "jul14n", users, points=187, policy="owner")
     brit = players.users["british"]
     secrets = Secrets()
-    for gid in ("V6", "G3"):
-        p = purchases.purchase_rg(campaign_id=players.campaign_id, user=brit, group_id=gid)
+    bought = [
+        purchases.purchase_rg(campaign_id=players.campaign_id, user=brit, group_id=gid)
+        for gid in ("V6", "G3")
+    ]
+    players.until("strength")  # the rolls come once every RG is selected (3.6181)
+    for p in bought:
         purchases.roll_for_purchase(campaign_id=players.campaign_id, user=brit, purchase_id=p.ref)
         p.refresh_from_db()
         secrets.texts += [p.group_type, f"record-{p.ref}", f"purchase-{p.ref}"]

@@ -30,13 +30,15 @@ def setup_night(modules, make_user):
     cid = players.campaign_id
     i1 = purchases.purchase_rg(campaign_id=cid, user=axis, group_id="I1")
     m2 = purchases.purchase_rg(campaign_id=cid, user=axis, group_id="M2")  # Recon (3.620)
+    bought = {
+        gid: purchases.purchase_rg(campaign_id=cid, user=brit, group_id=gid) for gid in ("V6", "G3")
+    }
+    players.until("strength")  # the rolls come once every RG is selected (3.6181)
     purchases.roll_for_purchase(campaign_id=cid, user=axis, purchase_id=i1.ref)
     purchases.record_entry_area(
         campaign_id=cid, user=axis, purchase_id=i1.ref, entry_area="east edge", notes="HIP 1"
     )
-    bought = {}
-    for gid in ("V6", "G3"):
-        p = purchases.purchase_rg(campaign_id=cid, user=brit, group_id=gid)
+    for gid, p in bought.items():
         purchases.roll_for_purchase(campaign_id=cid, user=brit, purchase_id=p.ref)
         bought[gid] = Purchase.objects.get(pk=p.pk)
     purchases.record_entry_area(

@@ -233,3 +233,32 @@ def test_the_supply_page_names_a_bad_cell_and_changes_nothing(sicily, client):
     response = client.post(url, GOOD_ROWS)
     assert response.status_code == 302 and Supplement.objects.get().path == CAPTURED
     assert client.get(f"/campaigns/{sicily.campaign_id}/supply/tables.escape/").status_code == 404
+
+
+def test_c5_35_a_supplied_rg_that_gives_dsp_makes_fortifications_possible(modules, make_user):
+    """C5.35: "To obtain Fortifications the player first expends TP to requisition
+    DSP": the supplied chart's RG that gives DSP is bought with TP and the side holds
+    the DSP, so C5.35 no longer passes by itself."""
+    german, us = make_user("german_p"), make_user("us_p")
+    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
+    players = players_of(c, german, us)
+    chart = {
+        "row-0-id": "D1",
+        "row-0-type": "Defensive Stores",
+        "row-0-units": "DSP",
+        "row-0-cost": "2",
+        "row-0-grants": "5",
+        "row-1-id": "I1",
+        "row-1-type": "Gren Pl",
+        "row-1-units": "4-6-7",
+        "row-1-unit_kind": "squad",
+        "row-1-full": "3",
+        "row-1-cost": "8",
+    }
+    proposal = propose(players, "german", "rg_charts.german", chart)
+    assert proposal.value[0]["grants"] == {"fortification_points": 5}
+    assert "grants" not in proposal.value[1]
+    supplements.accept_supplement(campaign_id=c.pk, user=us, ref=proposal.ref)
+    before = Seat.objects.get(campaign=c, side="german").fortification_points
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="D1")
+    assert Seat.objects.get(campaign=c, side="german").fortification_points == before + 5

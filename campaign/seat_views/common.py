@@ -240,6 +240,7 @@ def record_lines(
             mine
             and p.rolled_at is None
             and step.kind in ("purchase", "strength")
+            and not availability.rg_roll_refusal(module, step)
             and campaign.ended_at is None
         )
         lines.append(

@@ -266,6 +266,12 @@ def _form(
                 "other rules call the RG, e.g. “coy, airborne” (the chart's coy limit reads "
                 "“coy”). Footnotes: the chart's footnote letters for the RG, e.g. “l, m”."
             )
+            if module.fortifications is not None:
+                currency = module.fortifications.currency
+                form.help += (
+                    f" Gives {currency}: the {currency} a side receives with the RG (an RG "
+                    f"that buys {currency} for fortifications)."
+                )
     form.fields = [replace(c, name=prefix + c.name) for c in form.fields]
     return form
 
@@ -309,6 +315,8 @@ def _current(module: Module, campaign: Campaign, it: supply.Suppliable) -> dict[
                 values[f"row-{n}-{name}"] = "" if value is None else str(value)
             for variant_id, value in g.cg_max.items():
                 values[f"row-{n}-cg_max-{variant_id}"] = str(value)
+            gives = g.grants.get("fortification_points")
+            values[f"row-{n}-grants"] = "" if gives is None else str(gives)
             values[f"row-{n}-tags"] = ", ".join(g.tags)
             values[f"row-{n}-footnotes"] = ", ".join(g.footnotes)
             values[f"row-{n}-unit_kind"] = supply.UNIT_KIND_WORD.get(g.unit_kind or "", "")

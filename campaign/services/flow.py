@@ -181,7 +181,11 @@ def new_date(turn: Turn) -> None:
     c, module = turn.campaign, turn.module
     last = machine.date_index(module, module.variant(c.variant).last_date)
     if c.date_index >= last:
-        end_campaign(turn, f"The CG ends: {module.dates[c.date_index].label} was its last date.")
+        end_campaign(
+            turn,
+            f"The CG ends: {module.dates[c.date_index].label} was its last date."
+            + final_winner(turn),
+        )
         return
     c.date_index += 1
     record_event(
@@ -273,15 +277,22 @@ def scenario_over(turn: Turn) -> None:
     last = machine.date_index(module, module.variant(c.variant).last_date)
     if c.date_index >= last:
         text = f"The CG ends after its last date, {module.dates[c.date_index].label}."
-        if module.default_winner:
-            text += (
-                f" {module.side(module.default_winner).name} wins: no CG victory condition was met."
-            )
-        elif module.victory:
-            text += f" Decide the winner by the CG victory conditions: {module.victory}"
-        else:
-            text += " The module has no CG victory conditions: decide the winner by the rules."
-        end_campaign(turn, text)
+        end_campaign(turn, text + final_winner(turn))
+
+
+def final_winner(turn: Turn) -> str:
+    """Who wins as the CG ends, in a sentence: a check read at the end that holds
+    (``at_end``), else the module's default winner, else the players decide."""
+    module = turn.module
+    results = [r.data for r in confirmed_results(turn.campaign)]
+    check = victory.cg_winner(module, results, ending=True)
+    if check is not None:
+        return f" {module.side(check.winner).name} wins the CG ({check.rule}): {check.text}"
+    if module.default_winner:
+        return f" {module.side(module.default_winner).name} wins: no CG victory condition was met."
+    if module.victory:
+        return f" Decide the winner by the CG victory conditions: {module.victory}"
+    return " The module has no CG victory conditions: decide the winner by the rules."
 
 
 def record_sans(turn: Turn, data: Mapping[str, Any]) -> None:

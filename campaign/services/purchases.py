@@ -225,6 +225,9 @@ def roll_for_purchase(
     turn = take_turn(campaign_id, user, at)
     purchase = own_purchase(turn, purchase_id)
     expect_turn(turn, Action.RG_ROLL)
+    refusal = availability.rg_roll_refusal(turn.module, turn.step)
+    if refusal:
+        raise ActionRefused(refusal, status=409)
     if purchase.rolled_at is not None:
         raise ActionRefused(f"{purchase.group_id}'s rolls are already made.", status=409)
     make_rolls(turn, purchase, ticked)

@@ -34,6 +34,12 @@ def test_buy_two_roll_reveal_one(asgi_server, new_context, browser_login, module
     brit.reload()
     brit.wait_for_function("document.body.dataset.live === '1'")
     assert [brit.locator(t).inner_text() for t in ("table.chart", "#campaign-record")] == drawn
+    # The secret rolls come once every RG is selected (3.6181): both finish 3.617.
+    assert brit.get_by_role("button", name="Make its secret rolls").count() == 0
+    for page in (brit, axis):
+        page.once("dialog", lambda d: d.accept())
+        page.get_by_role("button", name="Done with 3.617", exact=True).click()
+    brit.locator("#step-title", has_text="3.618").wait_for()
     for rg in ("Lgt Inf Rifle Coy", "AC Pltn II"):
         brit.locator(".purchases li", has_text=rg).get_by_role(
             "button", name="Make its secret rolls"
