@@ -534,6 +534,9 @@ class Unit(models.Model):
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.OTHER)
     count = models.PositiveIntegerField(default=1)  # identical units on this line ("12 × 4-6-8")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OK)
+    # More markers the unit carries at once (an Isolated malfunctioned weapon, a
+    # captured immobilized vehicle): values of ``Status`` other than its own.
+    markers = models.JSONField(default=list, blank=True)
     location = models.CharField(max_length=120, blank=True)
     purchase = models.ForeignKey(
         "Purchase", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -557,7 +560,12 @@ class Unit(models.Model):
     @property
     def state(self) -> UnitState:
         """What the rules' tables read of the unit."""
-        return UnitState(self.name, self.status, self.kind)
+        return UnitState(self.name, self.status, self.kind, tuple(self.markers or ()))
+
+    @property
+    def markers_display(self) -> list[str]:
+        labels = dict(Unit.Status.choices)
+        return [str(labels.get(m, m)) for m in self.markers or ()]
 
 
 class Supplement(models.Model):

@@ -28,6 +28,7 @@ class RollContext:
     strength: str | None = None  # "full" / "depleted", once known
     roll_number: int = 1  # the n-th of the RG's rolls on the table
     unit_kind: str | None = None  # the kind of the retained unit rolled for, if any
+    unit_markers: frozenset[str] = frozenset()  # its status and markers
     cost_variant: str = ""  # the price the RG rolled for was bought at ("" printed)
 
 
@@ -72,6 +73,7 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
             or (g is not None and not set(cond.footnotes).isdisjoint(g.footnotes))
         )
         and (cond.unit_kinds is None or ctx.unit_kind in cond.unit_kinds)
+        and (cond.unit_markers is None or not ctx.unit_markers.isdisjoint(cond.unit_markers))
         and (cond.cost_variants is None or ctx.cost_variant in cond.cost_variants)
         and (cond.not_cost_variants is None or ctx.cost_variant not in cond.not_cost_variants)
     )

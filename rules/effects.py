@@ -27,6 +27,12 @@ class UnitState:
     name: str
     status: str
     kind: str
+    markers: tuple[str, ...] = ()  # more markers the unit carries besides its status
+
+    @property
+    def marked(self) -> frozenset[str]:
+        """Its status and its markers: all the rules may read of its condition."""
+        return frozenset((self.status, *self.markers))
 
 
 @dataclass(frozen=True)
@@ -78,8 +84,10 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
     """Whether a table rolled for units of ``flt`` may be rolled for ``unit``."""
     if flt is None:
         return False
-    return (flt.kinds is None or unit.kind in flt.kinds) and (
-        flt.statuses is None or unit.status in flt.statuses
+    return (
+        (flt.kinds is None or unit.kind in flt.kinds)
+        and (flt.statuses is None or not unit.marked.isdisjoint(flt.statuses))
+        and (flt.not_statuses is None or unit.marked.isdisjoint(flt.not_statuses))
     )
 
 
@@ -150,6 +158,51 @@ def units_given(effects: list[Effect]) -> list[NewUnits]:
 _SHORT = re.compile(r"^\s*(?P<do>[A-Za-z]+)\s*(?::\s*(?P<arg>.+?))?\s*$")
 
 
+def _counted(text: str) -> tuple[int, str, str | None]:
+    """ "2 x M4A3 (vehicle)" → (2, "M4A3", "vehicle"); the count and the kind optional."""
+    typed = re.match(r"^(?:(\d+)\s*[x×]\s*)?(.+?)(?:\s*\(([\w-]+)\))?$", text.strip())
+    assert typed is not None  # the pattern matches any non-empty text
+    return int(typed.group(1) or 1), typed.group(2), typed.group(3)
+
+
+# ASL's notation for a unit counter, read where a player lists units without naming
+# their kind (an Initial-Scenario OB line): "8-1" a leader, "4-6-7" a squad, "2-3-8 HS"
+# a half-squad; anything else is "other" (the player may name the kind).
+_LEADER = re.compile(r"^\d{1,2}[-+]\d\b(?!-)|\bleader\b", re.IGNORECASE)
+_SQUAD = re.compile(r"^\d-\d-\d\b")
+_HALF = re.compile(r"\b(HS|half[- ]squad|crew)\b", re.IGNORECASE)
+KIND_WORDS = {
+    "squad": "squad",
+    "hs": "half_squad",
+    "half-squad": "half_squad",
+    "half squad": "half_squad",
+    "crew": "half_squad",
+    "leader": "leader",
+    "vehicle": "vehicle",
+    "afv": "vehicle",
+    "gun": "gun",
+    "sw": "sw",
+    "other": "other",
+}
+
+
+def unit_line(text: str) -> NewUnits:
+    """A line of units as a player lists them ("2 x 4-6-7", "8-1 leader", "3 x Sherman
+    III(a) (vehicle)"): how many, which, and of what kind."""
+    count, name, kind = _counted(text)
+    if kind is not None and kind.lower() in KIND_WORDS:
+        return NewUnits(name, KIND_WORDS[kind.lower()], count)
+    if kind is not None:  # a parenthesis that is part of the name: "Sherman III(a)"
+        name = re.sub(r"^\d+\s*[x×]\s*", "", text.strip())
+    if _HALF.search(name):
+        return NewUnits(name, "half_squad", count)
+    if _SQUAD.search(name):
+        return NewUnits(name, "squad", count)
+    if _LEADER.search(name):
+        return NewUnits(name, "leader", count)
+    return NewUnits(name, "other", count)
+
+
 def parse_short(text: str) -> dict[str, object]:
     """An effect as players type it in a supplied table: "eliminate", "status: ok",
     "strength: full", "leader: 8-1 leader", "units: 2 x M4A3 (vehicle)",
@@ -170,11 +223,8 @@ def parse_short(text: str) -> dict[str, object]:
     elif do in ("leader", "replace"):
         data["unit"] = arg
     elif do == "units":
-        typed = re.match(r"^(?:(\d+)\s*[x×]\s*)?(.+?)(?:\s*\((\w+)\))?$", arg)
-        assert typed is not None  # the pattern matches any non-empty text
-        data["count"] = int(typed.group(1) or 1)
-        data["unit"] = typed.group(2)
-        data["kind"] = typed.group(3) or "other"
+        count, unit, kind = _counted(arg)
+        data.update(count=count, unit=unit, kind=kind or "other")
     elif do == "san":
         try:
             data["by"] = int(arg)

@@ -135,6 +135,9 @@ class Condition(Strict):
     # The retained unit a table is rolled for is of these kinds (a weapon's roll "if
     # vehicular-mounted": the vehicle's line); no unit, no match.
     unit_kinds: list[UnitKind] | None = None
+    # The unit rolled for carries one of these, as its status or one of its markers
+    # ("+1 if Isolated": an Isolated malfunctioned weapon); no unit, no match.
+    unit_markers: list[UnitStatus] | None = None
     # The RG was bought at one of these prices (``cost_variants`` ids), or at none of
     # them: "EXC: RG entering via Para drop" (Sicily 3.6181).
     cost_variants: list[Slug] | None = None
@@ -196,8 +199,13 @@ class Effect(Strict):
 
 
 class UnitFilter(Strict):
+    """Which retained units a table is rolled for: of these kinds, with one of these
+    statuses or markers, and with none of ``not_statuses`` (Sicily 3.6141b: "Each
+    non-Captured, non-Abandoned, immobilized vehicle")."""
+
     kinds: list[UnitKind] | None = None
     statuses: list[UnitStatus] | None = None
+    not_statuses: list[UnitStatus] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables

@@ -397,9 +397,14 @@ def read_pasted(module: Module, it: Suppliable, text: str) -> dict[str, str]:
         return {}
     delimiter = "\t" if any("\t" in line for line in lines) else ","
     rows = list(csv.reader(lines, delimiter=delimiter))
-    headers = {c.header.lower() for c in columns}
+    headers = {c.header.lower(): c for c in columns}
+    order = columns
     if rows and sum(cell.strip().lower() in headers for cell in rows[0]) * 2 >= len(rows[0]):
-        rows = rows[1:]
+        # A first line of column names: each cell goes to the column it names (a column
+        # it does not name stays empty; a name the grid lacks is left out).
+        named = [headers.get(cell.strip().lower()) for cell in rows[0]]
+        rows = [[v for v, c in zip(row, named, strict=False) if c] for row in rows[1:]]
+        order = [c for c in named if c]
     problems: dict[str, str] = {}
     if len(rows) > MAX_ROWS:
         problems["Rows"] = f"Rows: at most {MAX_ROWS} rows (you pasted {len(rows)})."
@@ -407,13 +412,13 @@ def read_pasted(module: Module, it: Suppliable, text: str) -> dict[str, str]:
     for n, row in enumerate(rows[:MAX_ROWS]):
         while row and not row[-1].strip():
             row = row[:-1]
-        if len(row) > len(columns):
+        if len(row) > len(order):
             problems[f"Line {n + 1}"] = (
-                f"Pasted line {n + 1}: {len(row)} cells, but the grid has {len(columns)} "
-                f"columns ({', '.join(c.header for c in columns)})."
+                f"Pasted line {n + 1}: {len(row)} cells, but the grid has {len(order)} "
+                f"columns ({', '.join(c.header for c in order)})."
             )
             continue
-        for column, raw in zip(columns, row, strict=False):
+        for column, raw in zip(order, row, strict=False):
             value = raw.strip()
             if column.input == "checkbox":
                 value = "on" if value.lower() in TICKED else ""

@@ -224,6 +224,10 @@ def test_pleasant_diversion_walks_to_its_end_and_names_the_winner(modules, make_
     players.until("results")
     assert module.dates[players.campaign.date_index].id == "dec6midday"
     players.results(**pd_result(vp=90, cvp_american=20))
+    # The CG VC read the result once the Clean-Up's losses are in it, at 2.9 (2.: "CVP
+    # are recorded normally throughout this phase").
+    assert players.campaign.ended_at is None
+    players.until_step("2.9")
     c = players.campaign
     assert c.ended_at is not None
     assert "American wins the CG" in c.outcome
@@ -245,5 +249,6 @@ def test_cg_vc_the_log_says_when_105_cvp_rule_out_an_american_cg_win(modules, ma
     lost 105 CVP, both players are told the American can no longer win the CG."""
     players, module = start("pleasant-diversion", "cg", make_user, "american")
     players.results(**pd_result(vp=63, cvp_american=110))
+    players.until("results")  # through 2.9, which reads the result with the Clean-Up's
     said = [e.text for e in Event.objects.filter(campaign_id=players.campaign_id)]
     assert any("American can no longer win the CG by its victory conditions" in t for t in said)

@@ -551,6 +551,8 @@ class World:
                     name=unit.name,
                     status=args[1],
                     location=args[2],
+                    # a secret unit's markers never reach the opponent either
+                    markers=["isolated"] if args[1] != "isolated" else ["captured"],
                 )
             else:
                 units.remove_unit(campaign_id=cid, user=user, unit_id=unit.ref)

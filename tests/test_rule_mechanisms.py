@@ -1033,3 +1033,86 @@ def test_c4_2_the_tm_objective_decides_the_tm_at_its_end_only(users, modules, he
     assert f"{winner} wins" in c.outcome, c.outcome
     if held:
         assert "C4.2 TM Objective" in c.outcome
+
+
+def test_apd_2_cleanup_losses_amended_in_can_void_a_cg_win(users, modules):
+    """APD 2.: "CVP are recorded normally throughout this phase", and the CG VC: the
+    American wins with >= 150 VP "provided the Germans have not amassed >= 105 CVP".
+    The Midday result gives 153 VP with 100 American CVP lost; the Clean-Up's melee
+    costs 6 more, amended in with consent before 2.9: the CG goes on, and the log says
+    the American can no longer win by its victory conditions."""
+    from tests.test_computations import supply_midday_vp
+
+    players, module = start("pleasant-diversion", "cg", users, "american")
+    supply_midday_vp(players, 110)
+    players.results(**result_values(module, vp_american=63, cvp_lost_american=41))
+    players.until("results")
+    players.results(**result_values(module, vp_american=90, cvp_lost_american=59))
+    assert players.campaign.ended_at is None  # not read before the Clean-Up's losses
+    players.until_step("2.1")
+    steps.propose_result_amendment(
+        campaign_id=players.campaign_id,
+        user=players.users["american"],
+        values=result_values(module, vp_american=90, cvp_lost_american=65),
+        reason="the melee in the church",
+    )
+    steps.answer_result_amendment(
+        campaign_id=players.campaign_id, user=players.users["german"], accept=True
+    )
+    assert players.campaign.ended_at is None
+    players.until("results")  # through 2.9, which reads the amended result
+    c = players.campaign
+    assert c.ended_at is None, c.outcome
+    said = [e.text for e in Event.objects.filter(campaign_id=players.campaign_id)]
+    assert any("American can no longer win the CG" in t for t in said)
+
+
+def test_3_6142_a_unit_carries_several_markers_and_the_isolated_drm_is_computed(
+    users, modules, fixed_dice
+):
+    """A unit carries several markers at once (issue 45): a malfunctioned tank that is
+    also Isolated rolls 3.6142 with "+1 if Isolated" by itself (and -1 vehicular);
+    repaired, it is in good order and still Isolated.  An Isolated vehicle marked
+    malfunctioned rolls too, and its repair takes the malfunction off, not the
+    isolation.  A captured malfunctioned weapon owes no repair dr ("each ...
+    non-Captured, Retained Weapon"); a marker outside the vocabulary is refused."""
+    from campaign.selectors import owed_rolls
+
+    players, module = campaign_at("sicily", "i", "jul14pm", users)
+
+    def unit(name, kind, status, markers):
+        return units.add_unit(
+            campaign_id=players.campaign_id,
+            user=players.users["axis"],
+            name=name,
+            kind=kind,
+            status=status,
+            markers=markers,
+        )
+
+    tank = unit("StuG IIIG", "vehicle", "malfunctioned", ["isolated"])
+    halftrack = unit("SPW 251/1", "vehicle", "isolated", ["malfunctioned"])
+    bren = unit("Bren LMG", "sw", "captured", ["malfunctioned"])
+    with pytest.raises(ActionRefused, match="markers among those listed"):
+        unit("PIAT", "sw", "ok", ["cowering"])
+    players.until("initiative")
+    players.chits(axis="attack", british="idle")
+    players.until("results")
+    players.results(**result_values(module, san_axis=2, san_british=2))
+    players.until_step("3.614")
+    owed = [t for t, _ in owed_rolls(players.campaign, module, "axis")]
+    assert owed.count("weapon_repair") == 2  # the two vehicles; never the captured Bren
+    with pytest.raises(ActionRefused):
+        roll(players, "axis", "weapon_repair", bren)
+    fixed_dice.extend([[1], [1]])
+    r = roll(players, "axis", "weapon_repair", tank)
+    assert {(d["label"], d["value"], d["how"]) for d in r.drms} == {
+        ("if Isolated", 1, "auto"),
+        ("if vehicular-mounted", -1, "auto"),
+    }
+    assert r.final == 1 and r.result == "Repaired"
+    tank.refresh_from_db()
+    assert (tank.status, tank.markers) == ("ok", ["isolated"])
+    roll(players, "axis", "weapon_repair", halftrack)
+    halftrack.refresh_from_db()
+    assert (halftrack.status, halftrack.markers) == ("isolated", [])

@@ -1720,6 +1720,27 @@ case(
     observe=lambda m: victory.cg_winner(m, [{"highway_controlled": {"us": True}}]),
 )
 case(
+    "Condition.unit_markers",
+    base="sicily",
+    mutate=lambda d: drm(d, "weapon_repair", "isolated")["when"].update(unit_markers=["captured"]),
+    observe=lambda m: [
+        d.id
+        for d in applicable_drms(
+            m.table("weapon_repair"),
+            RollContext(side="axis", unit_kind="sw", unit_markers=frozenset({"isolated"})),
+        )
+    ],
+)
+case(
+    "UnitFilter.not_statuses",
+    base="sicily",
+    mutate=lambda d: tab(d, "weapon_repair")["for_units"].update(not_statuses=None),
+    observe=lambda m: effects.matches(
+        m.table("weapon_repair").for_units,
+        effects.UnitState("Bren", "captured", "sw", ("malfunctioned",)),
+    ),
+)
+case(
     "Drm.offer_when",
     base="sicily",
     mutate=lambda d: drm(d, "leader_allotment", "airborne").update(offer_when=None),
@@ -2997,7 +3018,11 @@ def _apd_wins_at_once(d: dict) -> None:
 
 
 def _apd_end(host: Callable[..., Any]) -> Any:
-    return c_outcome(host, vp_american=63, cvp_lost_american=41)
+    """The outcome once 2.9 has read the result (the Clean-Up's losses in it)."""
+    players = _walk(host(), vp_american=63, cvp_lost_american=41)
+    players.until_step("2.9")
+    c = players.campaign
+    return (c.ended_at is not None, c.outcome)
 
 
 service(

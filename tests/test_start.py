@@ -415,10 +415,11 @@ def test_1_2_start_state_and_the_first_clean_up(modules, make_user):
     [line] = _ob_lines(c, "american")
     assert (line.group_id, line.cost, line.date_index) == ("A1", 0, c.date_index)
     assert not _ob_lines(c, "german")
-    assert sorted(Unit.objects.filter(campaign=c).values_list("side", "name")) == [
-        ("american", "8-1 leader"),
-        ("german", "6 x 4-6-7"),
-        ("german", "9-1 leader"),
+    # Each OB line joins as the units it lists (ASL notation read: squads, leaders).
+    assert sorted(Unit.objects.filter(campaign=c).values_list("side", "name", "kind", "count")) == [
+        ("american", "8-1 leader", "leader", 1),
+        ("german", "4-6-7", "squad", 6),
+        ("german", "9-1 leader", "leader", 1),
     ]
     _no_recon_nor_chit_before_the_initial_scenario(players, module)
     assert not Roll.objects.filter(campaign=c).exists()
@@ -458,7 +459,7 @@ def test_an_amended_ob_takes_off_what_it_no_longer_lists(modules, make_user):
     )
     c = players.campaign
     [line] = _ob_lines(c, "american")
-    kept = Unit.objects.get(campaign=c, side="german", name="6 x 4-6-7")
+    kept = Unit.objects.get(campaign=c, side="german", name="4-6-7")
     _supply(
         players,
         "american",
@@ -470,7 +471,7 @@ def test_an_amended_ob_takes_off_what_it_no_longer_lists(modules, make_user):
     assert line.status == Purchase.Status.CANCELLED
     assert sorted(Unit.objects.filter(campaign=c).values_list("side", "name")) == [
         ("american", "Sgt Ruiz 7-0"),
-        ("german", "6 x 4-6-7"),
+        ("german", "4-6-7"),
     ]
     assert Unit.objects.get(campaign=c, side="german").pk == kept.pk
     client = Client()
@@ -572,7 +573,7 @@ def test_a_start_supplied_in_the_app_survives_a_backup_round_trip(modules, make_
     assert (line.group_id, line.cost, line.status) == ("A1", 0, Purchase.Status.ACTIVE)
     assert sorted(Unit.objects.filter(campaign=restored).values_list("side", "name")) == [
         ("american", "Lt Hayes 8-1"),
-        ("german", "6 x 4-6-7"),
+        ("german", "4-6-7"),
     ]
     assert module_of(restored).variant("cg").start.ob["american"].rgs == ["A1"]
     assert export_campaign(campaign_id=restored.pk) == data

@@ -211,13 +211,14 @@ def test_an_rg_chart_pasted_from_a_spreadsheet_is_read_cell_by_cell(phd, client)
     value = Supplement.objects.get().value
     assert [g["id"] for g in value] == ["I1", "I2"]
     assert value[0]["depletable"] is True and value[0]["tags"] == ["coy"]
+    assert "grants" not in value[0]  # a column the pasted header does not name stays empty
     assert value[1]["footnotes"] == ["c"] and "depletable" not in value[1]
 
 
 def test_a_csv_file_is_read_and_a_bad_cell_named_by_its_row(phd, client):
     client.force_login(phd.users["us"])
     url = f"/campaigns/{phd.campaign_id}/supply/rg_charts.us/"
-    csv_text = 'I1,Rifle Coy,4-6-7,squad,6,4,eight,1,,"coy, airborne",,yes\n'
+    csv_text = 'I1,Rifle Coy,4-6-7,squad,6,4,eight,1,,,"coy, airborne",,yes\n'
     upload = SimpleUploadedFile("us.csv", csv_text.encode(), content_type="text/csv")
     response = client.post(url, {"csv": upload})
     assert response.status_code == 400
@@ -225,9 +226,9 @@ def test_a_csv_file_is_read_and_a_bad_cell_named_by_its_row(phd, client):
     assert "Row 1 cost: enter a whole number (not “eight”)" in page
     assert 'value="coy, airborne"' in page  # the pasted cells come back in the grid
     assert not Supplement.objects.exists()
-    too_wide = "I1," * 14 + "\n"
+    too_wide = "I1," * 15 + "\n"
     response = client.post(url, {"paste": too_wide})
-    assert response.status_code == 400 and "Pasted line 1: 14 cells" in response.content.decode()
+    assert response.status_code == 400 and "Pasted line 1: 15 cells" in response.content.decode()
 
 
 def test_a_table_pasted_on_the_start_sheet(phd, client):

@@ -63,6 +63,8 @@ class UnitView:
     kind: str = "other"
     count: int = 1
     label: str = ""  # "12 × 4-6-8"
+    markers: tuple[str, ...] = ()  # more markers besides its status
+    markers_label: str = ""  # "isolated, captured"
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     u.kind,
                     u.count,
                     label(u),
+                    tuple(u.markers or ()),
+                    ", ".join(u.markers_display),
                 )
                 for u in units
                 if u.side == s

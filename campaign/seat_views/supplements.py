@@ -237,7 +237,8 @@ def _form(
                 Cell(f"rgs.{s}", f"{name}: RG IDs (comma-separated)", values.get(f"rgs.{s}", "")),
                 Cell(
                     f"units.{s}",
-                    f"{name}: units (one per line)",
+                    f"{name}: units, one line each (e.g. “2 x 4-6-7”, “8-1 leader”, "
+                    "“3 x Sherman III(a) (vehicle)”)",
                     values.get(f"units.{s}", ""),
                     "textarea",
                 ),

@@ -154,8 +154,20 @@ def goto(turn: Turn, index: int, *, new_pass: bool = False) -> None:
     hooks = enter_hooks(turn)
     if index == machine.result_reader(turn.module):
         lapse_amendment(turn)
+        # The result is final now: the CG victory conditions read it (APD 2.: "CVP are
+        # recorded normally throughout this phase", the Clean-Up's losses included).
+        if victory_deferred(turn) and check_cg_victory(turn):
+            return
     for hook in hooks:
         HOOKS[hook](turn)
+
+
+def victory_deferred(turn: Turn) -> bool:
+    """The CG victory conditions wait for the step that reads the scenario result (the
+    result may be amended, by consent, until then), except after the last date."""
+    c, module = turn.campaign, turn.module
+    last = machine.date_index(module, module.variant(c.variant).last_date)
+    return c.date_index < last and machine.result_reader(module) is not None
 
 
 def enter_hooks(turn: Turn) -> tuple[Hook, ...]:
@@ -272,7 +284,7 @@ def scenario_over(turn: Turn) -> None:
     c.in_play = False
     result = ScenarioResult.objects.get(campaign=c, cycle=c.cycle)
     record_sans(turn, result.data)
-    if check_cg_victory(turn):
+    if not victory_deferred(turn) and check_cg_victory(turn):
         return
     last = machine.date_index(module, module.variant(c.variant).last_date)
     if c.date_index >= last:

@@ -8,7 +8,9 @@ from collections.abc import Iterable
 
 from campaign.models import Campaign, EventKind, Purchase, Seat, Unit
 from campaign.services.events import record_event
+from campaign.services.units import MAX_COUNT
 from rules import machine
+from rules.effects import unit_line
 from rules.schema import Module, Start
 
 
@@ -88,10 +90,20 @@ def _give_ob(
         if line is not None:
             line.status = Purchase.Status.CANCELLED
             line.save(update_fields=["status"])
+    # Each line as the units it lists: "2 x 4-6-7" two squads, "8-1 leader" a leader.
+    lines = [unit_line(text) for text in _added(units, old_units)]
     Unit.objects.bulk_create(
-        Unit(campaign=campaign, side=side, name=name[:120]) for name in _added(units, old_units)
+        Unit(
+            campaign=campaign,
+            side=side,
+            name=line.name[:120],
+            kind=line.kind,
+            count=max(1, min(line.count, MAX_COUNT)),
+        )
+        for line in lines
     )
-    for name in _added(old_units, units):
+    for text in _added(old_units, units):
+        name = unit_line(text).name
         unit = (
             Unit.objects.filter(campaign=campaign, side=side, name=name[:120], purchase=None)
             .order_by("-id")

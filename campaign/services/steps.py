@@ -25,7 +25,13 @@ from campaign.selectors import (
 from campaign.services import dice as dice_service
 from campaign.services import purchases, push, units
 from campaign.services.errors import ActionRefused
-from campaign.services.flow import advance, check_cg_victory, record_sans, side_done
+from campaign.services.flow import (
+    advance,
+    check_cg_victory,
+    record_sans,
+    side_done,
+    victory_deferred,
+)
 from campaign.services.rolls import roll_context
 from campaign.services.text import (
     DISPUTE_REASON_LIMIT,
@@ -180,7 +186,12 @@ def roll_on_table(
     if unit is not None and unit.purchase is not None:
         group = turn.module.group(turn.side, unit.purchase.group_id)
     try:
-        context = roll_context(turn, group=group, unit_kind=unit.kind if unit else None)
+        context = roll_context(
+            turn,
+            group=group,
+            unit_kind=unit.kind if unit else None,
+            unit_markers=unit.state.marked if unit else frozenset(),
+        )
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
@@ -257,7 +268,8 @@ def apply_effects(turn: Turn, table: Table, effects: list[Effect], unit: Unit | 
     """Apply a result's effects to the unit rolled for and to the side; in words."""
     words = []
     if unit is not None:
-        words.append(units.apply_outcome(unit, on_unit(effects, units.state_of(unit))))
+        rolled_for = (table.for_units.statuses if table.for_units else None) or ()
+        words.append(units.apply_outcome(unit, on_unit(effects, units.state_of(unit)), rolled_for))
     seat = turn.seat
     if any(e.do == "san" for e in effects):
         before = seat.san or 0
@@ -454,7 +466,8 @@ def answer_result_amendment(
         # adjusted since.
         before = old.get(SAN, {})
         record_sans(turn, {SAN: {s: v for s, v in new.get(SAN, {}).items() if before.get(s) != v}})
-        check_cg_victory(turn)
+        if not victory_deferred(turn):
+            check_cg_victory(turn)
     else:
         result.save(update_fields=["amendment", "amendment_by", "amendment_reason"])
         what = "withdraws its" if mine else "refuses the"

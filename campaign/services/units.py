@@ -3,6 +3,8 @@ rolls and RG purchases write their results here."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import transaction
 
 from campaign.models import EventKind, Purchase, Roll, Unit
@@ -49,6 +51,16 @@ def _clean(name: str, location: str, status: str) -> tuple[str, str, str]:
     return name, location, status
 
 
+def _markers(markers: Sequence[str] | None, status: str) -> list[str]:
+    """The markers a unit carries besides its status, from the same words, each once
+    and in the vocabulary's order."""
+    given = {m for m in (markers or ()) if m}
+    unknown = given - set(Unit.Status.values)
+    if unknown:
+        raise ActionRefused("Choose the unit's markers among those listed.")
+    return [m for m in Unit.Status.values if m in given and m not in (status, "ok")]
+
+
 def _kind_and_count(kind: str, number: object) -> tuple[str, int]:
     if kind not in Unit.Kind.values:
         raise ActionRefused("Choose what the unit is (squad, leader, vehicle...).")
@@ -75,6 +87,7 @@ def add_unit(
     location: str = "",
     kind: str = "other",
     number: object = 1,
+    markers: Sequence[str] | None = None,
 ) -> Unit:
     turn = take_turn(campaign_id, user, None)
     name, location, status = _clean(name, location, status)
@@ -86,6 +99,7 @@ def add_unit(
         kind=kind,
         count=n,
         status=status,
+        markers=_markers(markers, status),
         location=location,
     )
     turn.record(
@@ -108,6 +122,7 @@ def update_unit(
     location: str = "",
     kind: str | None = None,
     number: object = None,
+    markers: Sequence[str] | None = None,
 ) -> Unit:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
@@ -116,9 +131,11 @@ def update_unit(
     unit.kind, unit.count = _kind_and_count(
         unit.kind if kind is None else kind, unit.count if number is None else number
     )
+    if markers is not None:
+        unit.markers = _markers(markers, unit.status)
     if (unit.status, unit.kind) != before:
         _refuse_if_owed(turn, unit, before)
-    unit.save(update_fields=["name", "location", "status", "kind", "count"])
+    unit.save(update_fields=["name", "location", "status", "kind", "count", "markers"])
     turn.record(
         EventKind.UNIT,
         secret=is_secret(unit),
@@ -199,22 +216,43 @@ def state_of(unit: Unit) -> UnitState:
     return unit.state
 
 
-def apply_outcome(unit: Unit, outcome: UnitOutcome) -> str:
+def _condition(
+    unit: Unit, status: str | None, rolled_for: Sequence[str] = ()
+) -> tuple[str, list[str]]:
+    """The status and markers a result leaves on ``unit``: the condition the table was
+    rolled for (its status, or a marker) gives way to the result's; the unit's other
+    markers stay (a repaired weapon is still Isolated)."""
+    if status is None:
+        return unit.status, list(unit.markers or ())
+    markers = [m for m in unit.markers or () if m not in rolled_for]
+    if not rolled_for or unit.status in rolled_for:
+        return status, [m for m in markers if m != status]
+    if status != Unit.Status.OK and status not in markers and status != unit.status:
+        markers.append(status)
+    return unit.status, markers
+
+
+def apply_outcome(unit: Unit, outcome: UnitOutcome, rolled_for: Sequence[str] = ()) -> str:
     """Write what a roll did to one of the units on ``unit``'s line (a line of several
-    identical units gives one up); what happened, in words."""
+    identical units gives one up); what happened, in words.  ``rolled_for``: the
+    conditions the table is rolled for (its filter's statuses)."""
     if not outcome.changes:
         return ""
     one = unit.name if unit.count == 1 else f"one {unit.name}"
+    status, markers = _condition(unit, outcome.status, rolled_for)
     if unit.count > 1:
         unit.count -= 1
         unit.save(update_fields=["count"])
         if not outcome.removed:
-            _copy(unit, name=unit.name, kind=unit.kind, status=outcome.status or unit.status)
+            copy = _copy(unit, name=unit.name, kind=unit.kind, status=status)
+            if copy.markers != markers:
+                copy.markers = markers
+                copy.save(update_fields=["markers"])
     elif outcome.removed:
         unit.delete()
     else:
-        unit.status = outcome.status or unit.status
-        unit.save(update_fields=["status"])
+        unit.status, unit.markers = status, markers
+        unit.save(update_fields=["status", "markers"])
     for name, kind in outcome.added:
         _copy(unit, name=name, kind=kind, status=Unit.Status.OK)
     if outcome.removed and outcome.added:
@@ -226,12 +264,14 @@ def apply_outcome(unit: Unit, outcome: UnitOutcome) -> str:
 
 
 def _copy(unit: Unit, *, name: str, kind: str, status: str) -> Unit:
+    """A new line beside ``unit``'s, where it is, of its RG, with its markers."""
     return Unit.objects.create(
         campaign_id=unit.campaign_id,
         side=unit.side,
         name=name,
         kind=kind,
         status=status,
+        markers=[m for m in unit.markers or () if m != status],
         location=unit.location,
         purchase=unit.purchase,
     )

@@ -409,6 +409,7 @@ def unit_add(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
         location=_post(request, "location"),
         kind=_post(request, "kind", "other"),
         number=_post(request, "count", "1"),
+        markers=request.POST.getlist("markers"),
     )
 
 
@@ -423,6 +424,7 @@ def unit_save(request: HttpRequest, campaign_id: UUID, at: str | None) -> object
         location=_post(request, "location"),
         kind=request.POST.get("kind"),
         number=request.POST.get("count"),
+        markers=request.POST.getlist("markers") if "markers-shown" in request.POST else None,
     )
 
 

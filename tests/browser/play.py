@@ -53,8 +53,11 @@ def unfold(page) -> None:
     """Open the list of each datum the rules lack, where the page folded it (the start
     sheet leads while several are missing)."""
     for fold in ("#supplies-fold", "#supply-items"):
-        if page.locator(fold).get_attribute("open") is None:
+        for _ in range(3):  # a push may re-draw the fold between a look and a click
+            if page.locator(fold).get_attribute("open") is not None:
+                break
             page.locator(f"{fold} > summary").click()
+            page.wait_for_timeout(100)
 
 
 def enter_result(page, values):

@@ -37,8 +37,9 @@ def test_roster_updates_live_and_prints(
     assert "9-1 leader — wounded (leader)" in row.inner_text()
     row.locator("summary", has_text="Edit").click()
     row.locator("select[name=status]").select_option("ok")
+    row.get_by_label("isolated").check()  # a unit carries several markers at once
     row.get_by_role("button", name="Save").click()
-    axis.locator("#retained-forces", has_text="9-1 leader — in good order").wait_for()
+    axis.locator("#retained-forces", has_text="9-1 leader — in good order, isolated").wait_for()
 
     # ... buys an RG on the campaign page: nothing shows on the Axis roster ...
     brit.goto(base)

@@ -631,3 +631,26 @@ def test_cg_vc_105_cvp_puts_the_americans_out_of_the_running_once(apd: Module) -
     second = [*first, results(20, cvp=45)]
     assert victory.sides_out_of_the_running(apd, second) == ["american"]
     assert victory.sides_out_of_the_running(apd, [*second, results(10, cvp=1)]) == []
+
+
+@pytest.mark.parametrize(
+    "line, unit",
+    [
+        ("2 x 4-6-7", ("4-6-7", "squad", 2)),
+        ("9-1 leader", ("9-1 leader", "leader", 1)),
+        ("6+1", ("6+1", "leader", 1)),
+        ("2 × 2-3-8 HS", ("2-3-8 HS", "half_squad", 2)),
+        ("3 x Sherman III(a) (vehicle)", ("Sherman III(a)", "vehicle", 3)),
+        ("3 x Sherman III(a)", ("Sherman III(a)", "other", 3)),
+        ("MMG (sw)", ("MMG", "sw", 1)),
+    ],
+)
+def test_an_ob_line_joins_as_the_units_it_lists(line, unit):
+    """An Initial-Scenario OB lists units as players write them: the count, ASL's
+    notation for squads, half-squads and leaders, or a kind named in parentheses (so a
+    wounded OB leader owes Sicily 3.610's dr, and OB squads count toward 3.619's HIP
+    cap)."""
+    from rules.effects import unit_line
+
+    got = unit_line(line)
+    assert (got.name, got.kind, got.count) == unit
