@@ -111,6 +111,8 @@ class Seat(models.Model):
     # When the player last reminded the opponent that the campaign waits for him (one
     # reminder a day per campaign: ``services.messages.nudge_opponent``).
     nudged_at = models.DateTimeField(null=True, blank=True)
+    # The seat's player last opened the campaign page: its digest counts from here.
+    visited_at = models.DateTimeField(null=True, blank=True)
     # What this seat may see of the campaign, as a value: ``push.changed`` draws a new
     # one in the transaction of every change the seat may see (a change kept secret
     # by one side renews that side's seat only), so the seat's views can be memoised

@@ -24,3 +24,17 @@ def lockout(
         "ask your server's operator to reset it."
     )
     return refusal(request, Refused(message, status=429))
+
+
+# The longest name a sign-in can name (Django's user name field): a longer one, typed
+# or forged, is recorded cut to it, never a database error on the throttle's column.
+USERNAME_LIMIT = 150
+
+
+def username(request: HttpRequest, credentials: Any = None) -> str:
+    """The name a sign-in attempt is throttled by (django-axes), cut to
+    ``USERNAME_LIMIT`` characters."""
+    name = (credentials or {}).get("username") if isinstance(credentials, dict) else None
+    if name is None:
+        name = request.POST.get("username", "")
+    return str(name)[:USERNAME_LIMIT]

@@ -3,10 +3,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from campaign import views
-from campaign.views import bench
+from campaign.views import bench, health
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("healthz", health.healthz, name="healthz"),
     path("signup/", views.signup, name="signup"),
     path(
         "login/",
@@ -37,6 +38,7 @@ urlpatterns = [
     path("campaigns/<uuid:campaign_id>/nudge/", views.nudge, name="nudge"),
     path("campaigns/<uuid:campaign_id>/supply/<str:path>/", views.supply, name="supply"),
     path("campaigns/<uuid:campaign_id>/start-sheet/", views.start_sheet, name="start_sheet"),
+    path("campaigns/<uuid:campaign_id>/digest/", views.digest, name="digest"),
     path("join/<str:token>/", views.join, name="join"),
 ]
 if settings.BENCH_ECHO:  # the benchmark's empty request (bench/run.py)

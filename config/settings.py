@@ -232,6 +232,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("REFIT_LOGIN_COOLOFF_MI
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "campaign.throttle.lockout"
+AXES_USERNAME_CALLABLE = "campaign.throttle.username"
 AXES_VERBOSE = False
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"

@@ -203,6 +203,27 @@ def outside(module: Module, window: DateWindow, date_index: int) -> list[str]:
     return reasons
 
 
+def outlived(module: Module, side: str, bought: Sequence[Bought]) -> list[Bought]:
+    """The RGs a side holds only while it holds others (a ``requires_retained``
+    restriction: Sicily British footnote j, "Each Off board Observer is retained as
+    long as the module he is assigned to is retained") whose others it holds no more."""
+    chart = module.chart(side)
+    if chart is None:
+        return []
+    groups = {g.id: g for g in chart.groups}
+    held = [b for b in bought if b.state == "held" and b.group_id in groups]
+    tags = retained_tags(chart, [b.group_id for b in held])
+    out: list[Bought] = []
+    for r in chart.restrictions:
+        if isinstance(r, RequiresRetained) and not set(r.retained_tags) & tags:
+            out += [
+                b
+                for b in held
+                if b not in out and holds(r.applies_to, _ctx(module, side, groups[b.group_id]))
+            ]
+    return out
+
+
 def retained_tags(chart: RGChart, group_ids: Iterable[str]) -> set[str]:
     """The tags of the RGs a side holds (what "requires retained" rules test): pass
     only the RGs still in its OB."""

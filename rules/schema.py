@@ -304,6 +304,10 @@ class Table(Strict):
     # wounded leader"): a side's Done at its step waits until it is made, once per side
     # or for each unit it is rolled for (``once``); finishing ahead stops before it.
     required: bool = False
+    # Rolled for what the scenario just played did ("each Baz/Psk/FT/DC ... removed from
+    # play ... in the previous TM Scenario", PHD C5.26b): not in a pass where no
+    # scenario was played (a Lull).
+    after_scenario: bool = False
     note: str | None = note_field()
 
     @model_validator(mode="after")
@@ -963,6 +967,9 @@ class Missing(Strict):
     what: str
     rule: RuleRef
     supply: str | None = None
+    # A datum the module gives by inference (the rules text is damaged): listed for the
+    # players to amend by consent even though it is given (APD's Morning VP).
+    amendable: bool = False
     note: str | None = note_field()
 
 

@@ -23,6 +23,11 @@ from rules.schema import Module, StartField, UnitKind
 
 BLANK_ROWS = 4  # empty rows offered below a table's or a chart's rows
 MAX_ROWS = 60
+# What a supplied datum may hold (the form says so): an OB or a list of special rules
+# is a few dozen lines, a weather line a sentence.
+MAX_LINES = 100
+MAX_LINE = 300  # characters in one line (a unit, a rule, a cell)
+MAX_TEXT = 2000  # characters of a free text (the OB as printed, the weather)
 
 
 class FormKind(StrEnum):
@@ -124,7 +129,7 @@ def suppliable(module: Module, variant_id: str, supplied: set[str]) -> list[Supp
         if m.supply.startswith("dates."):
             kind = FormKind.NUMBER
         still = _still_missing(module, m.supply)
-        if still or m.supply in supplied:
+        if still or m.supply in supplied or m.amendable:
             items.append(Suppliable(m.supply, m.what, m.rule, kind, still))
     return items
 
@@ -164,6 +169,26 @@ def _int(raw: str, cell: str, problems: dict[str, str], *, low: int = 0) -> int 
     return value
 
 
+def _capped(text: str, cell: str, problems: dict[str, str]) -> None:
+    if len(text) > MAX_TEXT:
+        problems[cell] = f"{cell}: at most {MAX_TEXT} characters (this is {len(text)})."
+
+
+def _cells_capped(form: Mapping[str, str], problems: dict[str, str]) -> None:
+    for key, value in form.items():
+        parts = key.split("-", 2)
+        if len(parts) == 3 and is_row_number(parts[1]) and len(value) > MAX_LINE:
+            cell = f"Row {int(parts[1]) + 1} {parts[2]}"
+            problems[cell] = f"{cell}: at most {MAX_LINE} characters."
+
+
+def _lines_capped(lines: list[str], cell: str, problems: dict[str, str]) -> None:
+    if len(lines) > MAX_LINES:
+        problems[cell] = f"{cell}: at most {MAX_LINES} lines (this has {len(lines)})."
+    elif any(len(line) > MAX_LINE for line in lines):
+        problems[cell] = f"{cell}: at most {MAX_LINE} characters a line."
+
+
 @dataclass(frozen=True)
 class Reading:
     """What a filled-in form gives: the datum, and for a table or a chart the form's
@@ -195,10 +220,12 @@ def read_form(module: Module, it: Suppliable, form: Mapping[str, str]) -> Readin
         value = form.get("value", "").strip()
         if not value:
             problems["Text"] = "Text: write it as the rules give it."
+        _capped(value, "Text", problems)
     elif it.kind is FormKind.LINES:
         value = [line.strip() for line in form.get("value", "").splitlines() if line.strip()]
         if not value:
             problems["Lines"] = "Lines: write at least one."
+        _lines_capped(value, "Lines", problems)
     elif it.kind is FormKind.NUMBER:
         value = _int(form.get("value", ""), "Value", problems)
         if value is None and "Value" not in problems:
@@ -209,15 +236,26 @@ def read_form(module: Module, it: Suppliable, form: Mapping[str, str]) -> Readin
             rgs = [x.strip() for x in form.get(f"rgs.{s.id}", "").split(",") if x.strip()]
             units = [x.strip() for x in form.get(f"units.{s.id}", "").splitlines() if x.strip()]
             text = form.get(f"text.{s.id}", "").strip()
+            _lines_capped(rgs, f"{s.name}: RG IDs", problems)
+            _lines_capped(units, f"{s.name}: units", problems)
+            _capped(text, f"{s.name}: the OB as printed", problems)
             if rgs or units or text:
                 value[s.id] = {"rgs": rgs, "units": units, **({"text": text} if text else {})}
     elif it.kind is FormKind.TABLE:
+        _cells_capped(form, problems)
         value = _table_rows(module, it.path, form, problems, numbers)
     else:
+        _cells_capped(form, problems)
         value = _chart_groups(module, form, problems, numbers)
     if problems:
         raise SupplyProblems(problems)
     return Reading(value, numbers)
+
+
+def is_row_number(text: str) -> bool:
+    """A grid's row number as the form names it ("row-3-..."): a few ASCII digits (a
+    forged name with other digits, "²", or thousands of them, names no row)."""
+    return 0 < len(text) <= 3 and text.isascii() and text.isdecimal()
 
 
 def _rows(form: Mapping[str, str]) -> list[int]:
@@ -225,7 +263,7 @@ def _rows(form: Mapping[str, str]) -> list[int]:
     for key in form:
         if key.startswith("row-"):
             head = key.split("-", 2)[1]
-            if head.isdigit() and int(head) < MAX_ROWS:
+            if is_row_number(head) and int(head) < MAX_ROWS:
                 numbers.add(int(head))
     return sorted(numbers)
 

@@ -63,3 +63,25 @@ async def test_a_missing_page_is_a_404_page_through_the_worker():
     response = await get("/no-such-page/").get_response()
     assert response["status"] == 404
     assert b"<html" in response["body"].lower()
+
+
+def test_healthz_says_what_it_checked_and_the_version(client, db):
+    """Issue 48: the proxy's and compose's health check: 200 when the database and the
+    channel layer answer, with the version; no session needed, nothing secret."""
+
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok" and body["database"] and body["channel_layer"]
+    assert body["version"] and body["version"] != "unknown"
+    assert "sessionid" not in response.cookies
+
+
+def test_the_version_is_in_the_footer_and_the_command(client, db, capsys):
+    from django.core.management import call_command
+
+    from campaign.views.health import version
+
+    assert f"Refit {version()}" in client.get("/").content.decode()
+    call_command("version")
+    assert capsys.readouterr().out.strip() == version()

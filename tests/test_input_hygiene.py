@@ -379,3 +379,14 @@ def test_the_notification_settings_form_takes_plain_addresses_within_the_limit(m
     with pytest.raises(ActionRefused, match="at most 254 characters"):
         notifications.change_notification_settings(user=user, email=long, frequency="hourly")
     assert get_user_model().objects.get(pk=user.pk).email == "carol@example.org"
+
+
+@pytest.mark.django_db
+def test_a_sign_in_with_a_name_of_ten_thousand_characters_is_a_plain_refusal(client):
+    """Issue 48: the throttle records a name cut to 150 characters: a forged 10,000-
+    character name is a failed sign-in (200, the form with its sentence), never a 503."""
+    response = client.post("/login/", {"username": "x" * 10_000, "password": "nope"})
+    assert response.status_code == 200
+    assert "Please enter a correct" in response.content.decode() or "correct" in (
+        response.content.decode()
+    )

@@ -399,6 +399,32 @@ def test_3_617_footnote_e_one_o4_in_the_ob_at_a_time(users, modules):
         )
 
 
+def test_3_617_footnote_j_the_observer_leaves_with_the_last_module_it_serves(users, modules):
+    """British footnote j: "Each Off board Observer is retained as long as the module he
+    is assigned to is retained": the O2 module used up, the O4 bought for it leaves the
+    OB with it (withdrawn, logged), and a new O4 may be bought with a new module."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    module = buy(players, "british", "O2")
+    observer = buy(players, "british", "O4")
+    purchases.change_rg_state(
+        campaign_id=players.campaign_id,
+        user=players.users["british"],
+        purchase_id=module.ref,
+        state="used",
+    )
+    assert Purchase.objects.get(pk=observer.pk).state == "withdrawn"
+    said = [e.text for e in Event.objects.filter(campaign_id=players.campaign_id)]
+    assert any("O4 Offboard Observer leaves with O2" in t for t in said)
+    # Footnote e ("no more than 1 O4 ... at any given time") no longer counts it.
+    from campaign.selectors import holdings
+    from rules.purchase import outlived
+
+    snap = players.campaign
+    held = holdings(snap, "british", purchases=True).bought
+    assert [b.group_id for b in held if b.state == "held"] == []
+    assert outlived(module_of(snap), "british", held) == []
+
+
 # --------------------------------------------------------------------------- recon (3.620)
 
 
@@ -1116,3 +1142,43 @@ def test_3_6142_a_unit_carries_several_markers_and_the_isolated_drm_is_computed(
     roll(players, "axis", "weapon_repair", halftrack)
     halftrack.refresh_from_db()
     assert (halftrack.status, halftrack.markers) == ("isolated", [])
+
+
+def test_c2_0_a_side_concedes_the_tm_and_its_opponent_wins(users, modules, client):
+    """PHD C2.0: "TM End ... if one side concedes the Tactical Mission": asked to
+    confirm (without it nothing changes), the concession ends the TM for both with the
+    opponent the winner; nothing more can be done."""
+    from campaign.services import conceding
+
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    with pytest.raises(ActionRefused, match="confirm it"):
+        conceding.concede_campaign(
+            campaign_id=players.campaign_id, user=players.users["german"], confirmed=False
+        )
+    assert players.campaign.ended_at is None
+    client.force_login(players.users["german"])
+    response = client.post(f"/campaigns/{players.campaign_id}/act/concede/", {"confirm": "concede"})
+    assert response.status_code in (200, 302)
+    c = players.campaign
+    us = module.side("us").name
+    assert c.ended_at is not None and c.outcome == f"German concedes the CG: {us} wins."
+    with pytest.raises(ActionRefused, match="has ended"):
+        conceding.concede_campaign(
+            campaign_id=players.campaign_id, user=players.users["us"], confirmed=True
+        )
+
+
+def test_c5_26b_no_baz_repair_after_a_lull(users, modules, fixed_dice):
+    """C5.26b: a dr "for each Baz/Psk/FT/DC ... removed from play in the previous TM
+    Scenario": made after a scenario played, refused in the pass a Lull brings (no
+    scenario, nothing removed: C2.0, C5.37d)."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.26")
+    fixed_dice.append([1])
+    roll(players, "us", "baz_psk_ft_dc_repair", item="Bazooka at 12H3")
+    players.until("initiative")
+    players.chits(us="idle", german="idle")  # a Lull
+    players.until_step("C5.26")
+    with pytest.raises(ActionRefused, match="No scenario was played in this pass"):
+        roll(players, "us", "baz_psk_ft_dc_repair", item="Bazooka at 14K2")

@@ -1741,6 +1741,14 @@ case(
     ),
 )
 case(
+    "Missing.amendable",
+    base="apd",
+    mutate=lambda d: next(
+        m for m in d["missing"] if m.get("supply") == "dates.dec6morning.vp_required"
+    ).update(amendable=False),
+    observe=lambda m: [i.path for i in supply.suppliable(m, "cg", set())],
+)
+case(
     "Drm.offer_when",
     base="sicily",
     mutate=lambda d: drm(d, "leader_allotment", "airborne").update(offer_when=None),
@@ -2750,6 +2758,33 @@ def refused_or(observe: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
+def baz_after_a_lull(host: Callable[..., Any]) -> Any:
+    """The US C5.26b roll in the pass a Lull brings."""
+    from campaign.services import steps
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until("initiative")
+    players.chits(us="idle", german="idle")
+    players.until_step("C5.26")
+    try:
+        steps.roll_on_table(
+            campaign_id=players.campaign_id,
+            user=players.users["us"],
+            table_id="baz_psk_ft_dc_repair",
+            item="Bazooka",
+        )
+    except ActionRefused as exc:
+        return f"refused: {exc}"
+    return "rolled"
+
+
+service(
+    "Table.after_scenario",
+    base="phd",
+    mutate=lambda d: tab(d, "baz_psk_ft_dc_repair").update(after_scenario=False),
+    observe=baz_after_a_lull,
+)
 service(
     "Step.rolls_while_buying",
     base="skirmish",

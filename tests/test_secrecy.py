@@ -28,12 +28,13 @@ GET_CAMPAIGN = [
     "export",
     "supply",
     "start_sheet",
+    "digest",
     "sheet",
     "sheet_txt",
     "sheet_json",
 ]
 POST_CAMPAIGN = ["act", "unit", "invitation_new", "invitation_revoke", "message", "nudge"]
-PUBLIC = ["home", "signup", "login", "logout", "dashboard", "create", "join", "settings"]
+PUBLIC = ["home", "healthz", "signup", "login", "logout", "dashboard", "create", "join", "settings"]
 COVERED = set(GET_CAMPAIGN + POST_CAMPAIGN + PUBLIC)
 ACTIONS = [*VIEW_ACTIONS, "nonsense"]  # every action the app has, and one it has not
 
@@ -154,6 +155,7 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
                 "export": "export/",
                 "supply": "supply/tables.captured_equipment/",
                 "start_sheet": "start-sheet/",
+                "digest": "digest/",
                 "sheet": "sheet/",
                 "sheet_txt": "sheet.txt",
                 "sheet_json": "sheet.json",
@@ -186,7 +188,7 @@ def test_opponent_and_stranger_see_no_secret(state, modules, make_user, login, c
     # A stranger: 404 on everything of the campaign.
     stranger = login(make_user("mallory"))
     pages = ("", "state.json", "dice/", "roster/", "export/", "supply/tables.escape/")
-    pages += ("start-sheet/",)
+    pages += ("start-sheet/", "digest/")
     for path in (*pages, "sheet/", "sheet.txt", "sheet.json"):
         assert stranger.get(f"/campaigns/{cid}/{path}").status_code == 404
     for path in (

@@ -251,3 +251,24 @@ def test_pasted_cells_with_too_many_rows_are_refused():
     it = supply.item(module, "tm", "rg_charts.us", set())
     with pytest.raises(SupplyProblems, match="at most 60 rows"):
         supply.read_pasted(module, it, "I1,x,x,squad,1,,1\n" * 61)
+
+
+def test_forged_row_names_and_oversized_data_are_refused_in_words(sicily, phd, client):
+    """Issue 48: a supply grid's field names with other digits ("row-²-…") or thousands
+    of them name no row (never a 500); an OB of thousands of lines, a weather text of
+    200 kB, a cell of a kilobyte are refused with their cap, nothing proposed."""
+    client.force_login(phd.users["us"])
+    url = f"/campaigns/{phd.campaign_id}/supply/rg_charts.us/"
+    for name in ("row-²-id", "row-" + "9" * 5000 + "-id", "row--id", "row-"):
+        response = client.post(url, {name: "I1", "row-0-id": ""})
+        assert response.status_code == 400, name
+    response = client.post(url, {"row-0-id": "I1", "row-0-type": "x" * 1000, "row-0-cost": "1"})
+    assert response.status_code == 400 and "at most 300 characters" in response.content.decode()
+    client.force_login(sicily.users["axis"])
+    base = f"/campaigns/{sicily.campaign_id}/supply/variants.i.start."
+    too_many = "\n".join(f"{n} x 4-6-7" for n in range(5000))
+    response = client.post(base + "ob/", {"units.axis": too_many})
+    assert response.status_code == 400 and "at most 100 lines" in response.content.decode()
+    response = client.post(base + "weather/", {"value": "rain " * 40000})
+    assert response.status_code == 400 and "at most 2000 characters" in response.content.decode()
+    assert not Supplement.objects.exists()

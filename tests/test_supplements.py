@@ -262,3 +262,20 @@ def test_c5_35_a_supplied_rg_that_gives_dsp_makes_fortifications_possible(module
     before = Seat.objects.get(campaign=c, side="german").fortification_points
     purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="D1")
     assert Seat.objects.get(campaign=c, side="german").fortification_points == before + 5
+
+
+def test_apd_the_inferred_morning_vp_may_be_amended_by_consent(modules, make_user):
+    """APD CG Scenario VC: the Morning's 55 VP are read from the 2.92 example (the table
+    is cut from the rules text): the players may correct them by consent."""
+    from rules import supply
+
+    american, german = make_user("us_p"), make_user("german_p")
+    c = host_game("pleasant-diversion", "cg", american, german, side="american")
+    players = players_of(c, american, german)
+    module = module_of(c)
+    path = "dates.dec6morning.vp_required"
+    it = supply.item(module, "cg", path, set())
+    assert not it.missing and module.date("dec6morning").vp_required == 55
+    proposal = propose(players, "german", path, {"value": "60"})
+    supplements.accept_supplement(campaign_id=c.pk, user=american, ref=proposal.ref)
+    assert module_of(players.campaign).date("dec6morning").vp_required == 60

@@ -208,7 +208,7 @@ def _form(
         [
             int(k.split("-")[1])
             for k in values
-            if k.startswith("row-") and k.split("-")[1].isdigit()
+            if k.startswith("row-") and supply.is_row_number(k.split("-")[1])
         ],
         default=-1,
     )

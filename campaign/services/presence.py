@@ -10,13 +10,13 @@ stop beating and expire within the TTL; expired rows are swept as sockets open.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from campaign.models import Presence
+from campaign.models import Presence, Seat
 
 
 def ttl() -> timedelta:
@@ -51,3 +51,11 @@ def sweep() -> int:
     """Forget sockets that stopped beating (their seats are already shown offline)."""
     deleted, _ = Presence.objects.filter(expires_at__lte=timezone.now()).delete()
     return deleted
+
+
+def record_visit(*, seat_id: int) -> datetime | None:
+    """The seat's player opens the campaign page: when he did so before (None:
+    never); from now on it is now (what the page's digest counts from)."""
+    seat = Seat.objects.only("visited_at").get(pk=seat_id)
+    Seat.objects.filter(pk=seat_id).update(visited_at=timezone.now())
+    return seat.visited_at

@@ -24,6 +24,7 @@ from campaign.services.waiting import update_waiting
 from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
+from rules.purchase import outlived
 from rules.schema import ReinforcementGroup
 from rules.snapshot import Holdings
 from rules.text import count
@@ -413,8 +414,33 @@ def change_rg_state(
         f"{purchase.get_state_display()}.",
         data={"purchase": purchase.pk},
     )
+    _retire_outlived(turn, purchase)
     push.changed(turn.campaign.pk, RECORD_PARTS, secret_of=kept_secret(turn, purchase))
     return purchase
+
+
+def _retire_outlived(turn: Turn, cause: Purchase) -> None:
+    """An RG held only while the side holds others leaves with the last of them (an
+    Offboard Observer with the last OBA module it serves): withdrawn, and logged."""
+    own = list(
+        Purchase.objects.filter(
+            campaign=turn.campaign, side=turn.side, status=Purchase.Status.ACTIVE
+        )
+    )
+    gone = {b.ref for b in outlived(turn.module, turn.side, [bought_of(p) for p in own])}
+    for p in own:
+        if p.ref not in gone:
+            continue
+        p.state = Purchase.State.WITHDRAWN
+        p.save(update_fields=["state"])
+        turn.record(
+            EventKind.RG_STATE,
+            secret=p.revealed_at is None or cause.revealed_at is None,
+            text=f"{turn.side_name()}'s {p.group_id} {p.group_type} leaves with "
+            f"{cause.group_id} {cause.group_type}: it is retained only while the RG it "
+            "serves is.",
+            data={"purchase": p.pk},
+        )
 
 
 def receive_group(turn: Turn, group_id: str, why: str) -> Purchase:

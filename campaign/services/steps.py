@@ -165,6 +165,12 @@ def roll_on_table(
         raise ActionRefused(
             f"You may not roll on the {table.title} now: {'; '.join(closed)}.", status=409
         )
+    if table.after_scenario and pass_result(c) is None:
+        raise ActionRefused(
+            f"No scenario was played in this pass: nothing is rolled on the {table.title} "
+            f"({table.rule}).",
+            status=409,
+        )
     unit = rolled_for(turn, table, unit_id)
     if (
         table.once == "side"

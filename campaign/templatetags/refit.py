@@ -135,3 +135,11 @@ def my_purchases(context: template.Context) -> SafeString:
     """The viewer's RGs at the step of panel ``p``, rendered once per distinct list
     (``campaign.fragments.my_purchases``)."""
     return mark_safe(fragments.my_purchases(context["view"], context["p"], _token(context)))
+
+
+@register.simple_tag
+def refit_version() -> str:
+    """The version this worker runs (``pyproject.toml``), for the page footer."""
+    from campaign.views.health import version
+
+    return version()

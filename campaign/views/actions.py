@@ -26,6 +26,7 @@ from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.common import member_seat
 from campaign.seat_views.roster import roster_view
 from campaign.services import (
+    conceding,
     hosting,
     initiative,
     messages,
@@ -396,6 +397,15 @@ def sheet_refuse(request: HttpRequest, campaign_id: UUID, at: str | None) -> obj
 def sheet_withdraw(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return supplements.withdraw_start_sheet(
         campaign_id=campaign_id, user=request.user, package=_post(request, "package")
+    )
+
+
+@action("concede")
+def concede(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return conceding.concede_campaign(
+        campaign_id=campaign_id,
+        user=request.user,
+        confirmed=_post(request, "confirm") == "concede",
     )
 
 

@@ -27,10 +27,12 @@ from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.common import member_seat
 from campaign.seat_views.dashboard import dashboard_rows
 from campaign.seat_views.dice import dice_view
+from campaign.seat_views.digest import digest as digest_of
 from campaign.seat_views.invitation import invitation_view
 from campaign.seat_views.roster import roster_view
 from campaign.seat_views.sheet import scenario_sheet, sheet_text
-from campaign.services import backup, hosting
+from campaign.selectors import module_of
+from campaign.services import backup, hosting, presence
 from campaign.services.errors import ActionRefused
 from campaign.views.http import refusals
 
@@ -202,3 +204,14 @@ def export(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     response = HttpResponse(data, content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="refit-campaign-{campaign.pk}.json"'
     return response
+
+
+@login_required
+@require_GET
+def digest(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
+    """What happened since the player last opened the campaign page (the page fetches
+    it once as it loads; from then on its socket keeps it live)."""
+    campaign, seat = member_seat(request.user, campaign_id)
+    before = presence.record_visit(seat_id=seat.pk)
+    news = digest_of(campaign, module_of(campaign), seat.side, before)
+    return render(request, "campaign/_digest.html", {"digest": news})
