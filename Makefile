@@ -83,6 +83,7 @@ test-embedded: $(VENV)/.installed
 # rules/ledger/*.yaml and the modules (tests/test_rules_doc.py fails when it is stale).
 rules-doc: $(VENV)/.installed
 	$(PY) manage.py rulesdoc
+	$(PY) manage.py moduleschema
 
 # Benchmarks: print figures (README "Performance"): the echo floor, the reveal, server
 # time and SQL queries per request, purchase throughput, peak RSS, the same at 10x the

@@ -260,19 +260,24 @@ def fortification_reasons(
         if have + count > cap:
             reasons.append(f"no more than {cap} {where} ({rule}); {have} bought so far")
     hip = hip_cap(module, item, snap)
-    if hip is not None:
+    if hip is not None and 0 <= tier < max(1, len(item.tiers)):
         assert item.hip is not None
-        have = sum(
-            f.count
-            for f in snap.holdings.fortifications
-            if f.item_id == item.id and f.date_index == date
+        weights = {t.label: Fraction(t.weight) for t in item.tiers}
+        taken = sum(
+            (
+                f.count * weights.get(f.tier, Fraction(1))
+                for f in snap.holdings.fortifications
+                if f.item_id == item.id and f.date_index == date
+            ),
+            Fraction(0),
         )
-        if have + count > hip:
+        adding = count * (Fraction(item.tiers[tier].weight) if item.tiers else Fraction(1))
+        if adding and taken + adding > hip:
             what = "squads" if item.hip.of == "squads" else "squad-equivalents"
             reasons.append(
                 f"no more than {hip} HIP ({item.hip.fraction} {item.hip.rounding} of "
                 f"{snap.holdings.squads if item.hip.of == 'squads' else _equivalents(snap)} "
-                f"retained {what}; {item.hip.rule}); {have} bought so far"
+                f"retained {what}; {item.hip.rule}); {_figure(taken)} taken so far"
             )
     if item.tiers and not 0 <= tier < len(item.tiers):
         reasons.append(f"choose one of the prices of {item.label}")
@@ -282,6 +287,10 @@ def fortification_reasons(
     if cost > points:
         reasons.append(f"not enough {forts.currency} ({cost} needed, {points} left)")
     return reasons
+
+
+def _figure(value: Fraction) -> str:
+    return str(float(value)).removesuffix(".0")
 
 
 def _equivalents(snap: Snapshot) -> str:

@@ -203,6 +203,21 @@ def outside(module: Module, window: DateWindow, date_index: int) -> list[str]:
     return reasons
 
 
+def roll_variants(module: Module, side: str, group: ReinforcementGroup) -> list[CostOption]:
+    """The prices an RG of the Initial-Scenario OB may still be taken at before its
+    rolls: those that change which rolls it makes (a post-purchase roll's condition
+    names them: Sicily 3.6181 "[EXC: RG entering via Para drop]") at no other cost."""
+    named = {
+        cv
+        for pp in module.post_purchase
+        if pp.applies_to is not None
+        for cv in [*(pp.applies_to.cost_variants or []), *(pp.applies_to.not_cost_variants or [])]
+    }
+    return [
+        o for o in cost_options(module, side, group) if o.variant in named and o.cost == group.cost
+    ]
+
+
 def outlived(module: Module, side: str, bought: Sequence[Bought]) -> list[Bought]:
     """The RGs a side holds only while it holds others (a ``requires_retained``
     restriction: Sicily British footnote j, "Each Off board Observer is retained as

@@ -716,6 +716,17 @@ class CostTier(Strict):
 
     label: str
     cost: int = Field(ge=0)
+    # What one such HIP counter takes of the HIP cap, in the cap's units (PHD C5.35
+    # note 3: "No > 10% ... of Infantry squad-equivalents": a Squad 1, a HS or Crew 1/2,
+    # an AFV or SMC nothing).
+    weight: str = "1"
+
+    @field_validator("weight")
+    @classmethod
+    def _weight(cls, v: str) -> str:
+        if Fraction(v) < 0:
+            raise ValueError("weight must not be negative")
+        return v
 
 
 class HipCap(Strict):
@@ -1341,3 +1352,14 @@ def supply_problem(module: Module, path: str) -> str:
 
 def as_dict(module: Module) -> dict[str, Any]:
     return module.model_dump(mode="json", exclude_defaults=True)
+
+
+def module_json_schema() -> str:
+    """The module format as a JSON Schema (draft 2020-12), generated from the models
+    above: what an author's editor checks a module file against."""
+    import json
+
+    schema = Module.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "Refit CG module"
+    return json.dumps(schema, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

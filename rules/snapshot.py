@@ -54,6 +54,7 @@ class FortificationBought:
     item_id: str
     date_index: int
     count: int
+    tier: str = ""  # the price's label it was bought at ("Squad", "AFV")
 
 
 @dataclass(frozen=True)

@@ -561,7 +561,7 @@ def test_3_619_foxholes_cost_3_2_1_by_capacity_and_hip_is_capped(users, modules)
     with pytest.raises(
         ActionRefused,
         match=r"no more than 2 HIP \(1/10 FRU of 11 retained squads; 3.619 footnote b\); "
-        r"2 bought so far",
+        r"2 taken so far",
     ):
         fortify("hip", tier=3)
     with pytest.raises(ActionRefused, match=r"not enough FPP \(15 needed, 11 left\)"):
@@ -1182,3 +1182,61 @@ def test_c5_26b_no_baz_repair_after_a_lull(users, modules, fixed_dice):
     players.until_step("C5.26")
     with pytest.raises(ActionRefused, match="No scenario was played in this pass"):
         roll(players, "us", "baz_psk_ft_dc_repair", item="Bazooka at 14K2")
+
+
+def test_c5_35_note_3_an_smc_or_afv_hip_takes_nothing_of_the_infantry_cap(users, modules):
+    """C5.35 note 3: "AFV/Squad/HS/Crew/SMC cost respectively. No > 10% (FRD) of a side's
+    non-reserve Infantry squad-equivalents may be set up using HIP": with 12 squads (cap
+    1) a leader (SMC) and an AFV hidden take nothing of it; one squad does; a HS then
+    exceeds it (half a squad-equivalent more)."""
+    german, us = users
+    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
+    players = players_of(c, german, us)
+    players.until_step("I-C5.35")
+    add(players, "german", "4-6-7", "squad", number=12)
+    hip = next(i for i in module_of(c).fortifications.items if i.id == "hip")
+    tiers = {t.label: n for n, t in enumerate(hip.tiers)}
+
+    def hide(tier):
+        return purchases.buy_fortification(
+            campaign_id=c.pk, user=german, item_id="hip", tier=tiers[tier]
+        )
+
+    hide("SMC")
+    hide("AFV")
+    hide("Squad")
+    with pytest.raises(ActionRefused, match=r"no more than 1 HIP .* 1 taken so far"):
+        hide("HS")
+
+
+def test_3_6181_exc_an_ob_airborne_rg_may_enter_by_paradrop(users, modules, fixed_dice):
+    """3.6181: a strength DR "for each such RG he receives in an Initial-Scenario OB
+    [EXC: RG entering via Para drop]": the British OB's I2 Airborne Pltn, rolled as
+    entering by paradrop, makes no strength DR and is Full; a non-OB or unknown way is
+    refused."""
+    a, b = users
+    c = host_game("sicily", "i", a, b, side="british", through_start=False)
+    players = players_of(c, a, b)
+    proposal = supplements.propose_supplement(
+        campaign_id=c.pk,
+        user=players.users["british"],
+        path="variants.i.start.ob",
+        form={"rgs.axis": "I5", "rgs.british": "I2"},
+    )
+    supplements.accept_supplement(campaign_id=c.pk, user=players.users["axis"], ref=proposal.ref)
+    players.until_step("I-3.618")
+    line = Purchase.objects.get(campaign=c, side="british", initial=True)
+    view = campaign_view(players.users["british"], c.pk)
+    (shown,) = [r for r in view.record if r.group_id == "I2"]
+    assert [v for v, _ in shown.entering] == ["paradrop"]
+    with pytest.raises(ActionRefused, match="cannot enter that way"):
+        purchases.roll_for_purchase(
+            campaign_id=c.pk, user=players.users["british"], purchase_id=line.ref, entering="x"
+        )
+    fixed_dice.extend([[3, 3]])  # the leader DR only
+    purchases.roll_for_purchase(
+        campaign_id=c.pk, user=players.users["british"], purchase_id=line.ref, entering="paradrop"
+    )
+    line.refresh_from_db()
+    assert line.strength == "full" and line.cost_variant == "paradrop"
+    assert [r["table"] for r in line.details["rolls"]] == ["Leader Allotment"]

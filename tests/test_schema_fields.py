@@ -1748,6 +1748,30 @@ case(
     ).update(amendable=False),
     observe=lambda m: [i.path for i in supply.suppliable(m, "cg", set())],
 )
+
+
+def _hip_smc(m: Module) -> Any:
+    """Whether a German SMC may hide beside a hidden squad, with 12 squads (cap 1)."""
+    hip = next(i for i in m.fortifications.items if i.id == "hip")
+    smc = [t.label for t in hip.tiers].index("SMC")
+    squad = FortificationBought("hip", 0, 1, "Squad")
+    snap = at(
+        m,
+        side="german",
+        fortification_points=60,
+        holdings=Holdings(squads=12, fortifications=(squad,)),
+    )
+    return availability.fortification_reasons(m, snap, hip, 1, tier=smc)
+
+
+case(
+    "CostTier.weight",
+    base="phd",
+    mutate=lambda d: next(t for t in fort(d, "hip")["tiers"] if t["label"] == "SMC").update(
+        weight="1"
+    ),
+    observe=_hip_smc,
+)
 case(
     "Drm.offer_when",
     base="sicily",

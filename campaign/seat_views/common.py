@@ -14,6 +14,7 @@ from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Scenario
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import DEFERRED, as_uuid
 from rules import availability
+from rules.purchase import roll_variants
 from rules.schema import Module
 
 NOT_YOURS = "There is no such campaign, or it is not yours."
@@ -184,6 +185,8 @@ class PurchaseLine:
     can_change_state: bool = False
     # DRMs the player may claim for its secret rolls: (table id, DRM id, label, value).
     claims: tuple[tuple[str, str, str, int], ...] = ()
+    # An OB line's other ways to enter before its rolls (variant, words): by paradrop.
+    entering: tuple[tuple[str, str], ...] = ()
 
 
 def claims(
@@ -194,6 +197,11 @@ def claims(
         (table.id, d.id, f"{d.label} ({table.title})", d.value)
         for table, d in availability.claimable_drms(module, side, group_id, cost_variant)
     ]
+
+
+def _entering(module: Module, p: Purchase) -> tuple[tuple[str, str], ...]:
+    group = availability.find_group(module, p.side, p.group_id)
+    return tuple((o.variant, o.label) for o in roll_variants(module, p.side, group))
 
 
 def _claims(
@@ -274,6 +282,7 @@ def record_lines(
                 claims=tuple(_claims(claimable, module, (*key, p.cost_variant or "")))
                 if can_roll
                 else (),
+                entering=_entering(module, p) if can_roll and p.initial else (),
             )
         )
     return lines

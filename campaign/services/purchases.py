@@ -24,7 +24,7 @@ from campaign.services.waiting import update_waiting
 from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
-from rules.purchase import outlived
+from rules.purchase import outlived, roll_variants
 from rules.schema import ReinforcementGroup
 from rules.snapshot import Holdings
 from rules.text import count
@@ -220,9 +220,11 @@ def roll_for_purchase(
     purchase_id: object,
     ticked: Mapping[str, Sequence[str]] | None = None,
     at: str | None = None,
+    entering: str = "",
 ) -> None:
     """Make an RG's secret rolls (strength, SW, leaders, ...) now, with the DRMs the
-    player claims (``ticked``, by table)."""
+    player claims (``ticked``, by table).  An RG of the Initial-Scenario OB may first
+    be taken at a price that changes its rolls (``entering``: by paradrop)."""
     turn = take_turn(campaign_id, user, at)
     purchase = own_purchase(turn, purchase_id)
     expect_turn(turn, Action.RG_ROLL)
@@ -231,6 +233,16 @@ def roll_for_purchase(
         raise ActionRefused(refusal, status=409)
     if purchase.rolled_at is not None:
         raise ActionRefused(f"{purchase.group_id}'s rolls are already made.", status=409)
+    if entering:
+        group = availability.find_group(turn.module, turn.side, purchase.group_id)
+        options = {o.variant: o for o in roll_variants(turn.module, turn.side, group)}
+        if not purchase.initial or entering not in options:
+            raise ActionRefused(
+                f"{purchase.group_id} cannot enter that way: only an RG of the "
+                "Initial-Scenario OB picks how it enters before its rolls.",
+            )
+        purchase.cost_variant = entering
+        purchase.save(update_fields=["cost_variant"])
     make_rolls(turn, purchase, ticked)
     push.changed(turn.campaign.pk, RECORD_PARTS, secret_of=kept_secret(turn, purchase))
 

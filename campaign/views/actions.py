@@ -287,6 +287,7 @@ def rg_roll(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
         at=at,
         purchase_id=request.POST.get("purchase"),
         ticked=claimed,
+        entering=_post(request, "entering"),
     )
 
 

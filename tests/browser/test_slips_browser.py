@@ -176,3 +176,23 @@ def _holding(ws, held):
     """A page's socket whose pushes from the server stop once ``held`` is set."""
     server = ws.connect_to_server()
     server.on_message(lambda message: None if held else ws.send(message))
+
+
+def test_conceding_asks_first_and_ends_the_cg_for_both(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """A side may concede (PHD C2.0: "TM End ... if one side concedes"): behind a fold
+    and a confirmation; dismissed, nothing happens; accepted, both pages show the CG
+    ended with the opponent the winner."""
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
+    axis, brit = _pages(asgi_server, new_context, browser_login, players)
+    axis.locator("#concede-fold > summary").click()
+    button = axis.get_by_role("button", name="I concede: my opponent wins the CG")
+    axis.once("dialog", lambda d: d.dismiss())
+    button.click()
+    axis.wait_for_timeout(500)
+    assert players.campaign.ended_at is None
+    axis.once("dialog", lambda d: d.accept())
+    button.click()
+    for page in (axis, brit):
+        page.locator("#campaign-log", has_text="Axis concedes the CG: British wins.").wait_for()

@@ -120,3 +120,31 @@ def test_scenario_sheet_and_notification_settings_pages(
     settings.get_by_role("button", name="Save").click()
     settings.get_by_text("Your notification settings are saved.").wait_for()
     assert settings.get_by_label("E-mail address").input_value() == "alice@example.org"
+
+
+def test_the_page_opens_with_what_happened_since_the_last_visit(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """Issue 46: "since your last visit": the Axis player comes back after the British
+    bought in secret and wrote to him: the page opens with both (the purchase in the
+    gate's words only), and a reload says nothing is new."""
+    from campaign.services import messages, purchases
+    from tests.purchase_helpers import campaign_at
+
+    players, _ = campaign_at("sicily", "i", "jul14n", (make_user("ax"), make_user("br")))
+    page = browser_login(new_context(), players.users["axis"]).new_page()
+    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
+    page.goto(url)
+    page.locator("#digest").wait_for(state="attached")
+    purchases.purchase_rg(
+        campaign_id=players.campaign_id, user=players.users["british"], group_id="V6"
+    )
+    messages.send_message(
+        campaign_id=players.campaign_id, user=players.users["british"], text="Back Sunday"
+    )
+    page.goto(url)
+    digest = page.locator("#digest", has_text="Since your last visit")
+    digest.wait_for()
+    assert "Back Sunday" in digest.inner_text() and "AC Pltn II" not in digest.inner_text()
+    page.reload()
+    page.locator("#digest", has_text="Nothing new from your opponent").wait_for()

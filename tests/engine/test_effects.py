@@ -530,13 +530,13 @@ def test_3_619_footnote_b_hip_for_no_more_than_10_percent_fru_of_squads(sicily: 
     snap = at(sicily, side="axis", fortification_points=50, holdings=Holdings(squads=11))
     assert availability.fortification_reasons(sicily, snap, hip, count=2) == []
     assert availability.fortification_reasons(sicily, snap, hip, count=3) == [
-        "no more than 2 HIP (1/10 FRU of 11 retained squads; 3.619 footnote b); 0 bought so far"
+        "no more than 2 HIP (1/10 FRU of 11 retained squads; 3.619 footnote b); 0 taken so far"
     ]
     earlier = Holdings(squads=11, fortifications=(FortificationBought("hip", 0, 2),))
     later = at(sicily, side="axis", date="jul14pm", fortification_points=50, holdings=earlier)
     assert availability.fortification_reasons(sicily, later, hip) == []  # per date
     same = at(sicily, side="axis", date="jul14am", fortification_points=50, holdings=earlier)
-    assert "2 bought so far" in availability.fortification_reasons(sicily, same, hip)[0]
+    assert "2 taken so far" in availability.fortification_reasons(sicily, same, hip)[0]
 
 
 def test_3_619_footnote_b_the_hip_cap_binds_by_day_only(sicily: Module) -> None:
@@ -564,7 +564,7 @@ def test_c5_35_hip_for_no_more_than_10_percent_frd_of_squad_equivalents(phd: Mod
     assert availability.hip_cap(phd, hip, snap) == 1
     assert availability.fortification_reasons(phd, snap, hip, count=2, tier=1) == [
         "no more than 1 HIP (1/10 FRD of 16.5 retained squad-equivalents; C5.35 note 3); "
-        "0 bought so far"
+        "0 taken so far"
     ]
     twenty = at(phd, side="german", holdings=Holdings(squads=19, half_squads=2))
     assert availability.hip_cap(phd, hip, twenty) == 2

@@ -1,0 +1,64 @@
+"""Issue 50: the module format as a JSON Schema, generated from the models
+(``manage.py moduleschema``), kept in the repository (``rules/module.schema.json``)
+and checked here to match them: an author's editor checks a module as it is typed."""
+
+from __future__ import annotations
+
+import copy
+
+import jsonschema
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+
+from campaign.management.commands.moduleschema import SCHEMA_FILE
+from rules.loader import MODULE_DIR
+from rules.schema import module_json_schema
+
+SEEDS = ["sicily", "purple-heart-draw", "pleasant-diversion"]
+
+
+def schema() -> dict:
+    import json
+
+    return json.loads(SCHEMA_FILE.read_text())
+
+
+def test_the_published_schema_matches_the_models(capsys):
+    assert SCHEMA_FILE.read_text() == module_json_schema()
+    call_command("moduleschema", "--check")
+    assert "up to date" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", SEEDS)
+def test_the_schema_validates_the_three_seed_modules(name):
+    data = yaml.safe_load((MODULE_DIR / f"{name}.yaml").read_text())
+    jsonschema.validate(data, schema())
+
+
+@pytest.mark.parametrize(
+    "break_it, where",
+    [
+        (lambda d: d["tables"][0].update(dice="d20"), "dice"),
+        (lambda d: d["tables"][0].update(colour="red"), "colour"),
+        (lambda d: d["steps"][0].pop("title"), "title"),
+        (lambda d: d.update(format=2), "format"),
+    ],
+)
+def test_the_schema_refuses_a_broken_module(break_it, where):
+    data = yaml.safe_load((MODULE_DIR / "sicily.yaml").read_text())
+    broken = copy.deepcopy(data)
+    break_it(broken)
+    with pytest.raises(jsonschema.ValidationError) as refused:
+        jsonschema.validate(broken, schema())
+    assert where in str(refused.value)
+
+
+def test_a_stale_schema_fails_the_check(tmp_path, monkeypatch):
+    from campaign.management.commands import moduleschema
+
+    stale = tmp_path / "module.schema.json"
+    stale.write_text("{}\n")
+    monkeypatch.setattr(moduleschema, "SCHEMA_FILE", stale)
+    with pytest.raises(CommandError, match="stale"):
+        call_command("moduleschema", "--check")
