@@ -44,6 +44,12 @@ def line_chart(title: str, series: dict[str, list[tuple[str, int | None]]]) -> s
             parts.append(
                 f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{coords}"/>'
             )
+        # A dot at each value: a series of one scenario is a point, not nothing.
+        parts += [
+            f'<circle cx="{x(i):.0f}" cy="{y(v):.0f}" r="3.5" fill="{colour}"/>'
+            for i, (_, v) in enumerate(pts)
+            if v is not None
+        ]
         parts.append(
             f'<text x="{WIDTH - PAD - 140}" y="{18 + 16 * k}" font-size="13" fill="{colour}">'
             f"{escape(name)}</text>"

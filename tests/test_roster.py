@@ -323,3 +323,18 @@ def test_choice_labels_are_what_the_models_display():
         for value in [*choices.values, "not-a-choice"]:
             shown = getattr(model(**{field: value}), f"get_{field}_display")()
             assert choice_label(choices, value) == shown
+
+
+def test_points_forfeited_are_not_left_and_one_scenario_is_drawn(modules, users):
+    """Issue 47: the roster's "CPP left" counts what the log counts: the 29 CPP the
+    Axis received on July 14 PM and leaves unspent are lost when the purchase step
+    ends (3.617 EXC), so 0 are left, not 29; a chart of one scenario draws its
+    point."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=29)
+    for side in ("axis", "british"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+    view = roster_of(players.campaign, "axis")
+    line = next(ln for ln in view.lines if ln.date == "July 14 PM")
+    me = line.sides[[s for s in view.side_names].index("Axis")]
+    assert me.left == 0, me
+    assert "<circle" in view.cvp_chart

@@ -99,11 +99,13 @@ _RESULTS = PreparedRead(
 _RECONS = PreparedRead(lambda: ReconBuy.objects.visible_to(SIDE).filter(campaign_id=CAMPAIGN))
 _CHITS = PreparedRead(lambda: InitiativeChit.objects.visible_to(SIDE).filter(campaign_id=CAMPAIGN))
 _OUTCOMES = PreparedRead(lambda: InitiativeOutcome.objects.filter(campaign_id=CAMPAIGN))
-_REPLENISHED = PreparedRead(
+# Each side's points as the log counts them: what each date gave (REPLENISH) and what
+# the rules forfeit when its purchase step ends (FORFEIT: 3.617 EXC), one read.
+_POINTS_EVENTS = PreparedRead(
     lambda: (
         Event.objects.readable_by(SIDE)
-        .filter(campaign_id=CAMPAIGN, kind=EventKind.REPLENISH)
-        .only("side", "date_index", "data")
+        .filter(campaign_id=CAMPAIGN, kind__in=[EventKind.REPLENISH, EventKind.FORFEIT])
+        .only("kind", "side", "date_index", "data")
     )
 )
 _UNITS = PreparedRead(lambda: Unit.objects.visible_to(SIDE).filter(campaign_id=CAMPAIGN))
@@ -145,7 +147,14 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     recons = {(r.side, r.date_index): r for r in _RECONS(side=side, campaign=cid)}
     chits = {(c.side, c.date_index): c for c in _CHITS(side=side, campaign=cid)}
     outcomes = {o.date_index: o for o in _OUTCOMES(campaign=cid)}
-    repl = {(e.side, e.date_index): e.data for e in _REPLENISHED(side=side, campaign=cid)}
+    points_events = list(_POINTS_EVENTS(side=side, campaign=cid))
+    repl = {(e.side, e.date_index): e.data for e in points_events if e.kind == EventKind.REPLENISH}
+    # Points the rules forfeit when the purchase step ends (3.617 EXC) are not "left".
+    forfeited: dict[tuple[str, int], int] = {}
+    for e in points_events:
+        lost = (e.data or {}).get("points_lost") if e.kind == EventKind.FORFEIT else None
+        if isinstance(lost, int):
+            forfeited[(e.side, e.date_index)] = forfeited.get((e.side, e.date_index), 0) + lost
     lines = []
     for i in range(first, campaign.date_index + 1):
         date = module.dates[i]
@@ -169,7 +178,9 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     repl=gained if own and start is not None else None,
                     total=total if own else None,
                     spent=spent if own else None,
-                    left=(total - spent) if own and total is not None else None,
+                    left=(total - spent - forfeited.get((s, i), 0))
+                    if own and total is not None
+                    else None,
                     rgs=[p.group_id for p in bought],
                     recon=recon.locations if recon else None,
                     chit=choice_label(InitiativeChit.Chit, chit.chit) if chit else "",

@@ -386,6 +386,7 @@ def lose_unspent(turn: Turn) -> None:
         reason = replenish.lost_after_purchase(module, c.date_index, seat.points)
         if not reason:
             continue
+        lost = seat.points
         seat.points = 0
         seat.save(update_fields=["points"])
         name = module.side(seat.side).name
@@ -395,6 +396,7 @@ def lose_unspent(turn: Turn) -> None:
             side=seat.side,
             step_id=turn.step.id,
             secret_side=seat.side,
+            data={"points_lost": lost},  # the roster's "left" reads it
             text=f"{name}: {reason}.",
             public_text=f"{name} loses its unspent {module.currency.code} "
             f"({module.currency.carry_over.rule}).",
