@@ -113,6 +113,10 @@ class Seat(models.Model):
     nudged_at = models.DateTimeField(null=True, blank=True)
     # The seat's player last opened the campaign page: its digest counts from here.
     visited_at = models.DateTimeField(null=True, blank=True)
+    # That page load (its browser's own id) and the visit before it: the page asking
+    # again is told the same (a digest fetched twice never reads "nothing new").
+    visit_page = models.CharField(max_length=40, blank=True)
+    visit_since = models.DateTimeField(null=True, blank=True)
     # What this seat may see of the campaign, as a value: ``push.changed`` draws a new
     # one in the transaction of every change the seat may see (a change kept secret
     # by one side renews that side's seat only), so the seat's views can be memoised

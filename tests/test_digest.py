@@ -45,3 +45,19 @@ def test_a_stranger_gets_no_digest(modules, make_user, login):
     players, _ = campaign_at("sicily", "i", "jul14n", (make_user("ax"), make_user("br")))
     stranger = login(make_user("mallory"))
     assert stranger.get(f"/campaigns/{players.campaign_id}/digest/").status_code == 404
+
+
+def test_the_same_page_load_asking_twice_is_told_the_same(modules, make_user, login):
+    """A page that fetches its digest twice (its socket's processing, a retry) reads
+    the same lines both times; the next page load finds nothing new."""
+    players, _ = campaign_at("sicily", "i", "jul14n", (make_user("ax"), make_user("br")))
+    axis = login(players.users["axis"])
+    url = f"/campaigns/{players.campaign_id}/digest/"
+    axis.get(url, {"page": "1000.5"})
+    messages.send_message(
+        campaign_id=players.campaign_id, user=players.users["british"], text="Ready?"
+    )
+    first = axis.get(url, {"page": "2000.5"}).content.decode()
+    again = axis.get(url, {"page": "2000.5"}).content.decode()
+    assert "Ready?" in first and first == again
+    assert "Nothing new" in axis.get(url, {"page": "3000.5"}).content.decode()

@@ -53,9 +53,20 @@ def sweep() -> int:
     return deleted
 
 
-def record_visit(*, seat_id: int) -> datetime | None:
-    """The seat's player opens the campaign page: when he did so before (None:
-    never); from now on it is now (what the page's digest counts from)."""
-    seat = Seat.objects.only("visited_at").get(pk=seat_id)
-    Seat.objects.filter(pk=seat_id).update(visited_at=timezone.now())
-    return seat.visited_at
+def record_visit(*, seat_id: int, page: str = "") -> datetime | None:
+    """The seat's player opens the campaign page (``page``: that page load's own id):
+    when he did so before (None: never); from now on it is now (what the page's
+    digest counts from).  The same page load asking again is told the same."""
+    page = page[:40]
+    with transaction.atomic():
+        seat = (
+            Seat.objects.select_for_update()
+            .only("visited_at", "visit_page", "visit_since")
+            .get(pk=seat_id)
+        )
+        if page and page == seat.visit_page:
+            return seat.visit_since
+        Seat.objects.filter(pk=seat_id).update(
+            visited_at=timezone.now(), visit_page=page, visit_since=seat.visited_at
+        )
+        return seat.visited_at

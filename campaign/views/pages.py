@@ -212,6 +212,6 @@ def digest(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     """What happened since the player last opened the campaign page (the page fetches
     it once as it loads; from then on its socket keeps it live)."""
     campaign, seat = member_seat(request.user, campaign_id)
-    before = presence.record_visit(seat_id=seat.pk)
+    before = presence.record_visit(seat_id=seat.pk, page=str(request.GET.get("page", "")))
     news = digest_of(campaign, module_of(campaign), seat.side, before)
     return render(request, "campaign/_digest.html", {"digest": news})
