@@ -36,7 +36,7 @@ from campaign.models import (
     Unit,
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
-from rules.effects import matches
+from rules.availability import owed_for
 from rules.registry import cached_module, parse_module
 from rules.schema import Module
 from rules.snapshot import (
@@ -315,10 +315,10 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
     per_unit = [t for t in required if t.once == "unit"]
     if per_unit:
         for unit in Unit.objects.filter(campaign=campaign, side=side).only(
-            "ref", "name", "kind", "status", "count"
+            "ref", "name", "kind", "status", "markers", "count"
         ):
             for t in per_unit:
-                if matches(t.for_units, unit.state) and (t.id, unit.ref) not in rolled:
+                if owed_for(t, unit.state) and (t.id, unit.ref) not in rolled:
                     owed.append((t.id, unit.label))
     return tuple(owed)
 

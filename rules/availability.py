@@ -13,12 +13,14 @@ from fractions import Fraction
 
 from rules import machine
 from rules.drm import RollContext, holds, is_automatic, offered
+from rules.effects import UnitState, matches
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
     CostOption,
     cost_options,
     date_window_reasons,
+    group_context,
     outside,
     retained_tags,
     unavailable,
@@ -505,6 +507,19 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
     return ""
 
 
+def owed_for(table: Table, unit: UnitState) -> bool:
+    """Whether ``table``'s roll is compulsory for ``unit``, once (``required``, rolled
+    once per unit, and the unit of its kinds and conditions): "each currently wounded
+    Retained Leader" (Sicily 3.610).  Made or not, the caller knows."""
+    return (
+        table.required
+        and not table.missing
+        and table.once == "unit"
+        and table.for_units is not None
+        and matches(table.for_units, unit)
+    )
+
+
 def rg_roll_refusal(module: Module, step: Step) -> str:
     """Why an RG's secret rolls may not be made at ``step`` ("" : they may): at a
     purchase step they wait until every RG is selected, for the strength step after it
@@ -534,10 +549,7 @@ def _group_ctx(
 ) -> RollContext | None:
     chart = module.chart(side)
     group = next((g for g in chart.groups if g.id == group_id), None) if chart else None
-    if group is None:
-        return None
-    nationalities = tuple(module.side(side).nationalities)
-    return RollContext(side, nationalities, group=group, cost_variant=cost_variant)
+    return None if group is None else group_context(module, side, group, cost_variant)
 
 
 def claimable_drms(

@@ -38,8 +38,12 @@ def price_column(cv: CostVariant) -> str:
     return cv.short or cv.label
 
 
-def _ctx(module: Module, side: str, group: ReinforcementGroup) -> RollContext:
-    return RollContext(side=side, nationalities=tuple(module.side(side).nationalities), group=group)
+def group_context(
+    module: Module, side: str, group: ReinforcementGroup, cost_variant: str = ""
+) -> RollContext:
+    """What the conditions on an RG read: its side, nationalities, the RG, its price."""
+    nationalities = tuple(module.side(side).nationalities)
+    return RollContext(side, nationalities, group=group, cost_variant=cost_variant)
 
 
 def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[CostOption]:
@@ -55,7 +59,9 @@ def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[C
         if cv.id in group.costs:
             out.append(CostOption(cv.id, cv.label, group.costs[cv.id], cv.implies or ""))
         elif (
-            cv.factor and group.cost is not None and holds(cv.applies_to, _ctx(module, side, group))
+            cv.factor
+            and group.cost is not None
+            and holds(cv.applies_to, group_context(module, side, group))
         ):
             exact = group.cost * Fraction(cv.factor)
             cost = math.floor(exact) if cv.rounding == "FRD" else math.ceil(exact)
@@ -135,7 +141,7 @@ def unavailable(
         # Its one use, the Recon dr, is never made while preparing an Initial Scenario.
         reasons.append(f"no Recon while preparing the Initial Scenario ({recon.rule})")
     groups = {g.id: g for g in chart.groups}
-    ctx = _ctx(module, side, group)
+    ctx = group_context(module, side, group)
     for r in chart.restrictions:
         if not holds(r.applies_to, ctx):
             continue
@@ -146,7 +152,7 @@ def unavailable(
                 b
                 for b in (held if r.per == "held" else bought)
                 if b.group_id in groups
-                and holds(r.applies_to, _ctx(module, side, groups[b.group_id]))
+                and holds(r.applies_to, group_context(module, side, groups[b.group_id]))
             ]
             if r.per == "date":
                 counted = [b for b in counted if b.date_index == date_index]
@@ -164,7 +170,7 @@ def unavailable(
                 b
                 for b in bought
                 if b.group_id in groups
-                and holds(r.requires, _ctx(module, side, groups[b.group_id]))
+                and holds(r.requires, group_context(module, side, groups[b.group_id]))
             ]
             if len(have) < need:
                 names = ", ".join(r.requires.groups or r.requires.tags or [])
@@ -185,7 +191,7 @@ def date_window_reasons(
     whatever the side holds (public: they read the module and the date only)."""
     chart = module.chart(side)
     assert chart is not None, "a group is always on its side's chart"
-    ctx = _ctx(module, side, group)
+    ctx = group_context(module, side, group)
     return [
         reason
         for r in chart.restrictions
@@ -234,7 +240,8 @@ def outlived(module: Module, side: str, bought: Sequence[Bought]) -> list[Bought
             out += [
                 b
                 for b in held
-                if b not in out and holds(r.applies_to, _ctx(module, side, groups[b.group_id]))
+                if b not in out
+                and holds(r.applies_to, group_context(module, side, groups[b.group_id]))
             ]
     return out
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.drm import VARIABLE_LIMIT
-from rules.schema import Drm, Module, Table
+from rules.schema import DICE_RANGE, Drm, Module, Table
 
-DICE_RANGE = {"dr": (1, 6), "DR": (2, 12)}
 # A DRM computed from a campaign quantity with no bound of its own: as far as a typed
 # one may go (a quantity the app counts, such as CVP, has no printed ceiling).
 SCALED_LIMIT = VARIABLE_LIMIT

@@ -250,6 +250,10 @@ class Drm(Strict):
         return self
 
 
+# The finals an unmodified roll of each dice kind gives.
+DICE_RANGE = {"dr": (1, 6), "DR": (2, 12)}
+
+
 class TableRow(Strict):
     range: str
     result: str | None = None  # single-column tables
@@ -335,7 +339,7 @@ class Table(Strict):
                 raise ValueError(f"rows overlap: {_fmt(lo1, hi1)} and {_fmt(lo2, hi2)}")
             if lo2 != hi1 + 1:
                 raise ValueError(f"rows leave a gap between {hi1} and {lo2}")
-        low, high = (1, 6) if self.dice == "dr" else (2, 12)
+        low, high = DICE_RANGE[self.dice]
         first, last = bounds[0], bounds[-1]
         if first[0] is not None and first[0] > low:
             raise ValueError(f"no row for a final {self.dice} of {low}")

@@ -846,11 +846,11 @@ case(
 
 
 def _ob_form(m: Module) -> Any:
-    from campaign.seat_views.supplements import _current
+    from campaign.seat_views.supplements import prefilled
 
     path = f"variants.{m.variants[0].id}.start.ob"
     it = supply.item(m, m.variants[0].id, path, {path})
-    return _current(m, SimpleNamespace(variant=m.variants[0].id), it)
+    return prefilled(SimpleNamespace(variant=m.variants[0].id), m, it)
 
 
 case(

@@ -168,11 +168,6 @@ def supply_form(
     return _form(campaign, module, it, posted)
 
 
-def prefilled(campaign: Campaign, module: Module, it: supply.Suppliable) -> dict[str, str]:
-    """What a datum's form shows before the player types: what the campaign has."""
-    return _current(module, campaign, it)
-
-
 def start_sheet(
     campaign: Campaign, module: Module, viewer: str, posted: dict[str, str] | None = None
 ) -> list[SupplyForm]:
@@ -203,7 +198,7 @@ def _form(
     prefix: str = "",
 ) -> SupplyForm:
     form = SupplyForm(item=it, sides=[(s.id, s.name) for s in module.sides], prefix=prefix)
-    values = dict(posted) if posted is not None else _current(module, campaign, it)
+    values = dict(posted) if posted is not None else prefilled(campaign, module, it)
     used = max(
         [
             int(k.split("-")[1])
@@ -277,8 +272,9 @@ def _form(
     return form
 
 
-def _current(module: Module, campaign: Campaign, it: supply.Suppliable) -> dict[str, str]:
-    """The datum as the campaign has it now (to amend it), as form values."""
+def prefilled(campaign: Campaign, module: Module, it: supply.Suppliable) -> dict[str, str]:
+    """What a datum's form shows before the player types: the datum as the campaign
+    has it now (to amend it, or what the module knows of a missing one)."""
     values: dict[str, str] = {}
     parts = it.path.split(".")
     if parts[0] == "variants":

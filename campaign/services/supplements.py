@@ -231,7 +231,22 @@ def refuse_start_sheet(*, campaign_id: object, user: User, package: object, reas
     """The opponent refuses a whole start sheet (saying why): nothing changes."""
     turn = take_turn(campaign_id, user, None)
     proposals = _package(turn, package)
-    if proposals[0].proposed_by == turn.side:
+    _refuse(turn, proposals, reason, "start sheet", {"package": proposals[0].package})
+
+
+@transaction.atomic
+def withdraw_start_sheet(*, campaign_id: object, user: User, package: object) -> None:
+    turn = take_turn(campaign_id, user, None)
+    proposals = _package(turn, package)
+    _withdraw(turn, proposals, "start sheet", {"package": proposals[0].package})
+
+
+def _refuse(
+    turn: Turn, proposals: list[Supplement], reason: str, what: str, data: dict[str, str]
+) -> None:
+    """The opponent of the proposer refuses, saying why: logged, nothing changes."""
+    by = proposals[0].proposed_by
+    if by == turn.side:
         raise ActionRefused(
             "Your opponent refuses what you propose; you may withdraw it.", status=409
         )
@@ -239,25 +254,22 @@ def refuse_start_sheet(*, campaign_id: object, user: User, package: object, reas
     _close(proposals, Supplement.Status.REFUSED, reason)
     turn.record(
         EventKind.SUPPLY,
-        text=f"{turn.side_name()} refuses the start sheet "
-        f"{turn.side_name(proposals[0].proposed_by)} proposed: “{reason}”.",
-        data={"package": proposals[0].package},
+        text=f"{turn.side_name()} refuses the {what} {turn.side_name(by)} proposed: “{reason}”.",
+        data=data,
     )
     # tells the other player
     push.changed(turn.campaign.pk, saving=update_waiting(turn))
 
 
-@transaction.atomic
-def withdraw_start_sheet(*, campaign_id: object, user: User, package: object) -> None:
-    turn = take_turn(campaign_id, user, None)
-    proposals = _package(turn, package)
+def _withdraw(turn: Turn, proposals: list[Supplement], what: str, data: dict[str, str]) -> None:
+    """The proposer withdraws: logged, nothing changes."""
     if proposals[0].proposed_by != turn.side:
         raise ActionRefused("Only its proposer withdraws a proposal.", status=409)
     _close(proposals, Supplement.Status.WITHDRAWN)
     turn.record(
         EventKind.SUPPLY,
-        text=f"{turn.side_name()} withdraws its proposed start sheet.",
-        data={"package": proposals[0].package},
+        text=f"{turn.side_name()} withdraws its proposed {what}.",
+        data=data,
     )
     # tells the other player
     push.changed(turn.campaign.pk, saving=update_waiting(turn))
@@ -283,35 +295,13 @@ def refuse_supplement(*, campaign_id: object, user: User, ref: object, reason: s
     """The opponent refuses (saying why): nothing changes."""
     turn = take_turn(campaign_id, user, None)
     proposal = _proposal(turn, ref)
-    if proposal.proposed_by == turn.side:
-        raise ActionRefused(
-            "Your opponent refuses what you propose; you may withdraw it.", status=409
-        )
-    reason = _reason(reason)
     it = _item(turn, proposal.path)
-    _close([proposal], Supplement.Status.REFUSED, reason)
-    turn.record(
-        EventKind.SUPPLY,
-        text=f"{turn.side_name()} refuses the {it.label} "
-        f"{turn.side_name(proposal.proposed_by)} proposed: “{reason}”.",
-        data={"path": proposal.path},
-    )
-    # tells the other player
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    _refuse(turn, [proposal], reason, it.label, {"path": proposal.path})
 
 
 @transaction.atomic
 def withdraw_supplement(*, campaign_id: object, user: User, ref: object) -> None:
     turn = take_turn(campaign_id, user, None)
     proposal = _proposal(turn, ref)
-    if proposal.proposed_by != turn.side:
-        raise ActionRefused("Only its proposer withdraws a proposal.", status=409)
-    _close([proposal], Supplement.Status.WITHDRAWN)
     it = _item(turn, proposal.path)
-    turn.record(
-        EventKind.SUPPLY,
-        text=f"{turn.side_name()} withdraws its proposed {it.label}.",
-        data={"path": proposal.path},
-    )
-    # tells the other player
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    _withdraw(turn, [proposal], it.label, {"path": proposal.path})

@@ -12,7 +12,8 @@ from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, take_turn
-from rules.effects import GroupOutcome, UnitOutcome, UnitState, matches
+from rules.availability import owed_for
+from rules.effects import GroupOutcome, UnitOutcome, UnitState
 from rules.schema import Module, ReinforcementGroup, UnitFilter
 
 MAX_COUNT = 99  # identical units on one line of the retained forces
@@ -165,16 +166,8 @@ def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str]) -> None:
     unit) keeps the status and kind the roll is for until it is made: the roll decides
     its fate, never a change of its line (APD 3.1: each wounded leader's fate)."""
     status, kind = before
-    state = UnitState(name=unit.name, status=status, kind=kind)
-    owed = [
-        t
-        for t in (turn.module.table(t) for t in turn.step.tables)
-        if t.required
-        and not t.missing
-        and t.once == "unit"
-        and t.for_units is not None
-        and matches(t.for_units, state)
-    ]
+    state = UnitState(unit.name, status, kind, tuple(unit.markers or ()))
+    owed = [t for t in map(turn.module.table, turn.step.tables) if owed_for(t, state)]
     rolled = set(
         Roll.objects.filter(
             campaign=turn.campaign, cycle=turn.campaign.cycle, side=turn.side, unit_ref=unit.ref
