@@ -38,8 +38,12 @@ def supply(page, label: str, values: dict[str, str], checks: tuple[str, ...] = (
 
 
 def accept(page, label: str) -> None:
-    unfold(page)
     item = page.locator("#campaign-supplies li", has_text=label).first
+    # The opponent's proposal has reached this page (its push unfolds the list) before
+    # the player looks for its Accept: a fold opened by hand as the push lands is not
+    # folded again by a second click.
+    item.get_by_role("button", name="Accept").wait_for(state="attached")
+    unfold(page)
     page.once("dialog", lambda d: d.accept())
     item.get_by_role("button", name="Accept").click()
     page.locator("#campaign-supplies li", has_text=label).get_by_text("supplied by").wait_for()
