@@ -7,40 +7,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.servers import AsgiWorker
+from tests.servers import APP, AsgiWorker, image_command
 
 SERVERS = ("daphne", "uvicorn")
 
 
 def server_command(server: str, host: str, port: int) -> list[str]:
-    """The command line of one worker process of ``server`` (what docker-compose runs,
-    bound to loopback)."""
+    """The command line of one worker process of ``server``: for uvicorn, the
+    Dockerfile's (what docker-compose runs), bound to loopback."""
     if server == "daphne":
-        return [sys.executable, "-m", "daphne", "-b", host, "-p", str(port)]
+        return [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), APP]
     if server == "uvicorn":
-        return [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--host",
-            host,
-            "--port",
-            str(port),
-            "--loop",
-            "uvloop",
-            "--http",
-            "httptools",
-            "--ws",
-            "websockets-sansio",
-            # Channels' router has no lifespan protocol; daphne has none either.
-            "--lifespan",
-            "off",
-            # daphne logs no access lines unless asked; neither does this.
-            "--no-access-log",
-            # As daphne: frames go uncompressed (compression costs CPU per frame).
-            "--ws-per-message-deflate",
-            "false",
-        ]
+        return image_command(host, port)
     raise ValueError(f"unknown server {server!r}; one of {', '.join(SERVERS)}")
 
 

@@ -224,7 +224,8 @@ class CampaignConsumer(ResilientConsumer):
         self.beats = 0
 
     def _query(self, name: str) -> str | None:
-        query = parse_qs(self.scope.get("query_string", b"").decode())
+        # A client's bytes need not be UTF-8: read them safely, never fail the socket.
+        query = parse_qs(self.scope.get("query_string", b"").decode("utf-8", "replace"))
         return query.get(name, [None])[0]
 
     @property

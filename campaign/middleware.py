@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http.multipartparser import MultiPartParserError
 
 from campaign.services.text import control_character, fold_width
-from campaign.views.http import refusal
+from campaign.views.http import refusal, unreadable
 from rules.errors import Refused
 
 
@@ -35,10 +35,10 @@ def _problem(request: HttpRequest) -> str | None:
     if bad:
         return f"The address holds the control character {bad}; Refit takes plain text only."
     try:
+        request.GET.lists()
         post = request.POST if request.method == "POST" else None
-    except (RequestDataTooBig, TooManyFieldsSent):
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 1024
-        return f"The form is too large: at most {limit} KB, please."
+    except (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent, MultiPartParserError) as exc:
+        return unreadable(exc)
     for params in (request.GET, post):
         if params is None:
             continue

@@ -299,7 +299,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"one_line_outages": {"()": "campaign.outage.OneLineOutages"}},
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # On the handler too: django.security logs from child loggers (one per exception
+    # class), which a parent logger's filter never sees.
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["one_line_outages"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-    "loggers": {"django.request": {"filters": ["one_line_outages"]}},
+    "loggers": {
+        "django.request": {"filters": ["one_line_outages"]},
+    },
 }

@@ -11,3 +11,4 @@ urlpatterns = [
 
 handler404 = "campaign.views.http.not_found"
 handler403 = "campaign.views.http.forbidden"
+handler400 = "campaign.views.http.bad_request"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install (when missing) and start the real servers the test suite runs against:
-# PostgreSQL and Redis on loopback, plus Debian's Chromium for the browser tests.
+# PostgreSQL and Redis on loopback, plus Debian's Chromium for the browser tests,
+# Caddy for the TLS proxy tests and docker-compose to check the compose file.
 # Idempotent: a second run finds everything up and only checks it.
 set -euo pipefail
 
@@ -15,6 +16,8 @@ missing=()
 command -v pg_ctlcluster >/dev/null 2>&1 && ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# Checks docker-compose.yml (`config`); no container runs here.
+command -v docker-compose >/dev/null 2>&1 || docker compose version >/dev/null 2>&1 || missing+=(docker-compose)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "services: installing ${missing[*]} (apt)"
   as_root apt-get update -q >/dev/null

@@ -180,6 +180,29 @@ def asgi_server(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture
+def stack(tmp_path, transactional_db):
+    """The hosted topology on the test database: the repository's Caddyfile serving
+    HTTPS in front of two workers started with the web image's command
+    (``tests/proxy.py``).  Its data must be committed, as for ``asgi_server``."""
+    from django.conf import settings
+    from django.db import connection
+
+    from tests.proxy import Stack
+
+    redis_url = os.environ.get("REDIS_URL", "")
+    assert redis_url, "the proxy tests run on the real servers (make test-real)"
+    found = Stack(
+        tmp_path,
+        ARTIFACTS,
+        database_url=_database_url(connection.settings_dict),
+        redis_url=redis_url,
+        secret_key=settings.SECRET_KEY,
+    )
+    yield found
+    found.stop()
+
+
+@pytest.fixture
 def new_context(chromium, request):
     """Isolated browser contexts (one per player).  axe-core checks every kind of page
     the test visits, as it first loads, and every page the test leaves open, as the

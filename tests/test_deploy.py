@@ -12,70 +12,42 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
-import secrets
 import shutil
-import ssl
 import subprocess
 import sys
-import time
 from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import pytest
 import websockets
-import yaml
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.test import Client
 
-from tests.conftest import ARTIFACTS, BASE_DIR, _database_url
-from tests.servers import AsgiWorker, free_port
-
-COMPOSE = BASE_DIR / "docker-compose.yml"
-ENV_EXAMPLE = BASE_DIR / "deploy" / "env.example"
-CADDYFILE = BASE_DIR / "deploy" / "Caddyfile"
-VARIABLE = re.compile(r"\$\{(\w+)(?::?[-?][^}]*)?\}")
-
-
-def _env_example() -> dict[str, str]:
-    pairs = (
-        line.split("=", 1)
-        for line in ENV_EXAMPLE.read_text().splitlines()
-        if line.strip() and not line.startswith("#")
-    )
-    return {k.strip(): v.strip() for k, v in pairs}
+from tests.conftest import BASE_DIR
+from tests.proxy import (
+    CADDYFILE,
+    COMPOSE,
+    ENV_EXAMPLE,
+    VARIABLE,
+    caddy,
+    caddy_env,
+    compose,
+    compose_worker_env,
+    env_example,
+)
 
 
-def _compose() -> dict:
-    return yaml.safe_load(COMPOSE.read_text())
-
-
-def _substitute(value: str, env: dict[str, str]) -> str:
-    return VARIABLE.sub(lambda m: env[m.group(1)], value)
-
-
-def compose_worker_env(**overrides: str) -> dict[str, str]:
-    """What docker compose gives a web worker: .env (from env.example, with a fresh
-    SECRET_KEY as its comment says) plus the service's own environment."""
-    env = {**_env_example(), "SECRET_KEY": secrets.token_urlsafe(50), **overrides}
-    service = _compose()["services"]["web"]
-    worker = dict(env)
-    for key, value in service["environment"].items():
-        worker[key] = _substitute(str(value), env)
-    return worker
-
-
-def test_every_variable_the_compose_file_needs_is_in_env_example():
+def test_every_variable_the_compose_file_needs_is_inenv_example():
     needed = set(VARIABLE.findall(COMPOSE.read_text()))
     optional = {"WEB_WORKERS"}  # has a default
-    assert needed - optional <= set(_env_example()), needed - set(_env_example())
+    assert needed - optional <= set(env_example()), needed - set(env_example())
 
 
 def test_only_caddy_is_published_and_every_worker_runs_behind_https():
-    services = _compose()["services"]
+    services = compose()["services"]
     published = {name for name, s in services.items() if s.get("ports")}
     assert published == {"proxy"}
     proxy = services["proxy"]
@@ -129,166 +101,121 @@ def test_plain_http_for_a_public_host_is_a_deploy_warning(tmp_path):
     assert "refit.W001" not in result.stderr + result.stdout
 
 
-def _docker_compose() -> list[str] | None:
+def _dockercompose() -> list[str]:
+    """Compose v2 (a docker plugin) where there is one, else Debian's docker-compose,
+    which ``make services`` installs: the check never skips."""
     docker = shutil.which("docker")
-    if docker is None:
-        return None
-    probe = subprocess.run([docker, "compose", "version"], capture_output=True)
-    return [docker, "compose"] if probe.returncode == 0 else None
+    if (
+        docker
+        and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0
+    ):
+        return [docker, "compose"]
+    found = shutil.which("docker-compose")
+    assert found, "no docker compose here: `make services` installs Debian's docker-compose"
+    return [found]
 
 
-def test_the_compose_file_validates_with_docker_compose(tmp_path):
-    compose = _docker_compose()
-    if compose is None:
-        pytest.skip("docker compose is not installed here (the file's structure is tested above)")
-    env_file = tmp_path / ".env"
-    env_file.write_text(ENV_EXAMPLE.read_text())
-    result = subprocess.run(
-        [*compose, "--env-file", str(env_file), "-f", str(COMPOSE), "config", "--quiet"],
+def _compose_config(tmp_path: Path, compose_text: str | None = None):
+    """``config`` of the compose file (or of a changed copy) with deploy/env.example
+    as its .env, in a project directory of its own."""
+    (tmp_path / ".env").write_text(ENV_EXAMPLE.read_text())
+    compose = COMPOSE
+    if compose_text is not None:
+        compose = tmp_path / "docker-compose.yml"
+        compose.write_text(compose_text)
+    return subprocess.run(
+        [*_dockercompose(), "--project-directory", str(tmp_path), "-f", str(compose)]
+        + ["config", "--quiet"],
         capture_output=True,
         text=True,
     )
+
+
+def test_the_compose_file_validates_with_docker_compose(tmp_path):
+    result = _compose_config(tmp_path)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_compose_check_refuses_a_broken_file(tmp_path):
+    broken = COMPOSE.read_text().replace("    image: caddy:", "    imag: caddy:")
+    result = _compose_config(tmp_path, broken)
+    assert result.returncode != 0 and "imag" in result.stderr
+
+
+def test_the_workers_run_the_images_command_and_report_their_health():
+    """One source for the worker's command line: compose runs the image's CMD (the
+    test suite and the bench read it from the Dockerfile); the healthcheck asks
+    /healthz as Caddy would."""
+    web = compose()["services"]["web"]
+    assert "command" not in web
+    assert "/healthz" in " ".join(web["healthcheck"]["test"])
+    assert compose()["services"]["proxy"]["depends_on"]["web"]["condition"] == "service_healthy"
 
 
 # --------------------------------------------------------------------------- Caddy
 
 
-def _caddy() -> str | None:
-    found = os.environ.get("REFIT_CADDY") or shutil.which("caddy")
-    local = Path(settings.VAR_DIR) / "tools" / "caddy"
-    if found is None and local.exists():
-        found = str(local)
-    return found
-
-
-def _caddy_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "CADDY_ADMIN": f"127.0.0.1:{free_port()}",
-        "HTTP_PORT": str(free_port()),
-        "HTTPS_PORT": str(free_port()),
-        **extra,
-    }
-
-
 def test_the_caddyfile_is_valid(tmp_path):
-    caddy = _caddy()
-    if caddy is None:
-        pytest.skip("no caddy binary (make services unpacks Debian's into var/tools)")
+    binary = caddy()
+    assert binary, "no caddy binary: `make services` unpacks Debian's into var/tools"
     result = subprocess.run(
-        [caddy, "validate", "--adapter", "caddyfile", "--config", str(CADDYFILE)],
-        env=_caddy_env(tmp_path, DOMAIN="refit.example.org"),
+        [binary, "validate", "--adapter", "caddyfile", "--config", str(CADDYFILE)],
+        env=caddy_env(tmp_path, DOMAIN="refit.example.org"),
         capture_output=True,
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+@pytest.mark.redis
 async def test_through_caddy_refit_is_https_with_secure_cookies_hsts_and_websockets(
-    tmp_path, make_user
+    stack, make_user
 ):
-    caddy = _caddy()
-    if caddy is None:
-        pytest.skip("no caddy binary (make services unpacks Debian's into var/tools)")
-    from django.db import connection
-
     user = await sync_to_async(make_user)("alice")
-    # The worker runs as in production (REFIT_HTTPS): the tests' cheap hash is not
-    # among its hashers, so this user's password gets the real one.
+    # The workers run as in production (REFIT_HTTPS): the tests' cheap hash is not
+    # among their hashers, so this user's password gets the real one.
     user.password = make_password("correct-horse-9", hasher="pbkdf2_sha256")
     await sync_to_async(user.save)(update_fields=["password"])
-    worker = AsgiWorker(
-        log_dir=ARTIFACTS,
-        env={
-            "DATABASE_URL": _database_url(connection.settings_dict),
-            "SECRET_KEY": settings.SECRET_KEY,
-            "REFIT_HTTPS": "1",
-            "ALLOWED_HOSTS": "localhost,127.0.0.1",
-        },
-        args=("--proxy-headers",),
-    ).wait_ready()
-    env = _caddy_env(
-        tmp_path, DOMAIN="localhost", UPSTREAM_HOST="127.0.0.1", UPSTREAM_PORT=str(worker.port)
-    )
-    https, http = env["HTTPS_PORT"], env["HTTP_PORT"]
-    log = (ARTIFACTS / "caddy.log").open("w")
-    proxy = subprocess.Popen(
-        [caddy, "run", "--adapter", "caddyfile", "--config", str(CADDYFILE)],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        origin = f"https://localhost:{https}"
-        root = tmp_path / "data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
-        tls = await _until_served(origin, root)
-        async with httpx.AsyncClient(verify=tls, timeout=10) as client:
-            page = await client.get(f"{origin}/login/")
-            assert page.status_code == 200
-            assert page.headers["strict-transport-security"].startswith("max-age=31536000")
-            assert "Secure" in page.headers["set-cookie"]  # the CSRF cookie
-            # Plain HTTP is only a redirect to HTTPS.
-            plain = await client.get(f"http://localhost:{http}/login/")
-            assert plain.status_code in (301, 308)
-            assert plain.headers["location"].startswith("https://localhost")
-            # Signing in works through the proxy (CSRF sees https), cookie Secure.
-            token = client.cookies["csrftoken"]
-            signed_in = await client.post(
-                f"{origin}/login/",
-                data={
-                    "username": "alice",
-                    "password": "correct-horse-9",
-                    "csrfmiddlewaretoken": token,
-                },
-                headers={"Referer": f"{origin}/login/", "X-Forwarded-For": "203.0.113.9"},
-            )
-            assert signed_in.status_code == 302, signed_in.text[:500]
-            assert "Secure" in signed_in.headers["set-cookie"]
-            session = client.cookies["sessionid"]
-        # Throttling counts the real client: Caddy drops the address the client claimed.
-        from axes.models import AccessLog
+    origin = stack.origin
+    async with httpx.AsyncClient(verify=stack.tls, timeout=10) as client:
+        page = await client.get(f"{origin}/login/")
+        assert page.status_code == 200
+        assert page.headers["strict-transport-security"].startswith("max-age=31536000")
+        assert "Secure" in page.headers["set-cookie"]  # the CSRF cookie
+        # Plain HTTP is only a redirect to HTTPS.
+        plain = await client.get(f"{stack.http_origin}/login/")
+        assert plain.status_code in (301, 308)
+        assert plain.headers["location"].startswith("https://localhost")
+        # Signing in works through the proxy (CSRF sees https), cookie Secure.
+        token = client.cookies["csrftoken"]
+        signed_in = await client.post(
+            f"{origin}/login/",
+            data={"username": "alice", "password": "correct-horse-9", "csrfmiddlewaretoken": token},
+            headers={"Referer": f"{origin}/login/", "X-Forwarded-For": "203.0.113.9"},
+        )
+        assert signed_in.status_code == 302, signed_in.text[:500]
+        assert "Secure" in signed_in.headers["set-cookie"]
+        session = client.cookies["sessionid"]
+    # Throttling counts the real client: Caddy drops the address the client claimed.
+    from axes.models import AccessLog
 
-        logged = await sync_to_async(AccessLog.objects.get)(username="alice")
-        assert logged.ip_address == "127.0.0.1"
-        # The websocket through Caddy: accepted from the page's own https origin ...
-        wss = f"wss://localhost:{https}/ws/live/"
-        context = ssl.create_default_context(cafile=str(root))
-        headers = {"Cookie": f"sessionid={session}", "Origin": origin}
-        ws = await websockets.connect(wss, additional_headers=headers, ssl=context)
-        assert "live" in await asyncio.wait_for(ws.recv(), 10)
-        await ws.close()
-        # ... and refused from the same host over plain http.
-        with pytest.raises(websockets.InvalidStatus) as refused:
-            await websockets.connect(
-                wss,
-                additional_headers={**headers, "Origin": f"http://localhost:{https}"},
-                ssl=context,
-            )
-        assert refused.value.response.status_code == 403
-    finally:
-        proxy.terminate()
-        proxy.wait(timeout=10)
-        log.close()
-        worker.stop()
-    assert user.username == "alice"
-
-
-async def _until_served(origin: str, root: Path) -> ssl.SSLContext:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            context = ssl.create_default_context(cafile=str(root))
-            async with httpx.AsyncClient(verify=context, timeout=2) as client:
-                await client.get(f"{origin}/login/")
-            return context
-        except (OSError, httpx.HTTPError, ssl.SSLError):
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.3)
+    logged = await sync_to_async(AccessLog.objects.get)(username="alice")
+    assert logged.ip_address == "127.0.0.1"
+    # The websocket through Caddy: accepted from the page's own https origin ...
+    wss = origin.replace("https://", "wss://") + "/ws/live/"
+    headers = {"Cookie": f"sessionid={session}", "Origin": origin}
+    ws = await websockets.connect(wss, additional_headers=headers, ssl=stack.tls)
+    assert "live" in await asyncio.wait_for(ws.recv(), 10)
+    await ws.close()
+    # ... and refused from the same host over plain http.
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        await websockets.connect(
+            wss,
+            additional_headers={**headers, "Origin": origin.replace("https://", "http://")},
+            ssl=stack.tls,
+        )
+    assert refused.value.response.status_code == 403
 
 
 # --------------------------------------------------------------------------- throttling
@@ -362,3 +289,76 @@ def test_sign_up_and_sessions_are_not_throttled(client):
         },
     )
     assert response.status_code == 302
+
+
+# --------------------------------------------------------------------------- two workers
+
+
+async def _open_socket(stack, campaign, cookie):
+    url = stack.origin.replace("https://", "wss://") + f"/ws/campaigns/{campaign.pk}/"
+    headers = {"Cookie": cookie, "Origin": stack.origin}
+    return await websockets.connect(url, additional_headers=headers, ssl=stack.tls)
+
+
+async def _closed(ws, timeout: float) -> bool:
+    try:
+        while True:
+            await asyncio.wait_for(ws.recv(), timeout=timeout)
+    except websockets.ConnectionClosed:
+        return True
+    except TimeoutError:
+        return False
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+async def test_two_players_on_two_workers_and_one_worker_killed_mid_campaign(stack, hosted):
+    """Caddy balances the two workers (least_conn puts the second player's socket on
+    the worker the first is not on: killing one worker closes exactly one socket), and
+    skips the dead one: every request still answers, the dropped player reconnects
+    through the proxy to the live worker, and the reveal reaches both."""
+    from tests.test_scaleout import CSRF, _at_initiative, _cookie, _until
+
+    campaign, alice, bob = hosted
+    await sync_to_async(_at_initiative)(campaign, alice, bob)
+    cookies = [await sync_to_async(_cookie)(user) for user in (alice, bob)]
+    sockets = [await _open_socket(stack, campaign, cookie) for cookie in cookies]
+    for ws in sockets:
+        await _until(ws, 'id="campaign-header"')
+
+    async def lock(cookie: str, chit: str) -> httpx.Response:
+        async with httpx.AsyncClient(verify=stack.tls, timeout=20) as http:
+            return await http.post(
+                f"{stack.origin}/campaigns/{campaign.pk}/act/chit/",
+                data={"chit": chit},
+                headers={
+                    "Cookie": cookie,
+                    "X-CSRFToken": CSRF,
+                    "HX-Request": "true",
+                    "Origin": stack.origin,
+                    "Referer": f"{stack.origin}/",
+                },
+            )
+
+    assert (await lock(cookies[0], "attack")).status_code == 200
+    await _until(sockets[1], "<strong>Red</strong>: has chosen")
+    stack.workers[0].kill()
+    closed = [await _closed(ws, timeout=3) for ws in sockets]
+    assert sorted(closed) == [False, True], closed  # one player on each worker
+    # Every request now goes to the live worker: none fails.
+    async with httpx.AsyncClient(verify=stack.tls, timeout=20) as http:
+        for _ in range(6):
+            assert (await http.get(f"{stack.origin}/healthz")).status_code == 200
+    dropped = closed.index(True)
+    sockets[dropped] = await _open_socket(stack, campaign, cookies[dropped])  # as htmx does
+    # Resynced at once: what that player's page shows of Red's locked chit.
+    shown = ("Your chit is locked: <strong>Attack", "<strong>Red</strong>: has chosen")[dropped]
+    await _until(sockets[dropped], shown)
+    assert (await lock(cookies[1], "idle")).status_code == 200
+    for ws in sockets:
+        await _until(ws, "Initiative revealed: Red Attack, Blue Idle")
+        await ws.close()
+    # The killed worker comes back and serves again.
+    stack.workers[0].restart()
+    for worker in stack.workers:
+        assert worker.healthy()

@@ -390,3 +390,23 @@ def test_a_sign_in_with_a_name_of_ten_thousand_characters_is_a_plain_refusal(cli
     assert "Please enter a correct" in response.content.decode() or "correct" in (
         response.content.decode()
     )
+
+
+def test_every_supplied_datum_shows_its_caps_in_the_form(modules, make_user, client):
+    """Issue 48: each cap on supplied data is one a player can read where he types
+    (and the browser enforces the characters): an OB's lines, a text, a grid's rows."""
+    from django.urls import reverse
+
+    from rules import supply
+    from tests.walk import host_game
+
+    axis, brit = make_user("cap_a"), make_user("cap_b")
+    c = host_game("sicily", "i", axis, brit, through_start=False)
+    client.force_login(axis)
+    page = client.get(reverse("start_sheet", args=[c.pk])).content.decode()
+    assert f"At most {supply.MAX_LINES} lines of at most {supply.MAX_LINE} characters." in page
+    assert f'maxlength="{supply.MAX_TEXT}"' in page  # the OB as printed, the weather
+    phd = host_game("purple-heart-draw", "tm", axis, brit, through_start=False)
+    page = client.get(reverse("start_sheet", args=[phd.pk])).content.decode()
+    assert f"At most {supply.MAX_ROWS} rows, each cell at most {supply.MAX_LINE}" in page
+    assert f'maxlength="{supply.MAX_LINE}"' in page

@@ -132,6 +132,12 @@ class Cell:
     label: str
     value: str
     input: str = "text"  # "text", "number", "textarea", "checkbox", "side"
+    limit: int = 0  # most characters the field takes (its maxlength), 0 for a number or a side
+    cap: str = ""  # the cap said in words, under the field
+
+
+LINES_CAP = f"At most {supply.MAX_LINES} lines of at most {supply.MAX_LINE} characters."
+TEXT_CAP = f"At most {supply.MAX_TEXT} characters."
 
 
 @dataclass
@@ -147,6 +153,8 @@ class SupplyForm:
     errors: dict[str, str] = field(default_factory=dict)
     help: str = ""  # how to fill the grid's less obvious cells
     prefix: str = ""  # before each cell's name (a datum of the start sheet)
+    max_rows: int = supply.MAX_ROWS  # the caps the grid's help states
+    max_cell: int = supply.MAX_LINE
 
     @property
     def paste_name(self) -> str:
@@ -222,26 +230,40 @@ def _form(
     elif kind is supply.FormKind.SIDE:
         form.fields = [Cell("value", "Side", values.get("value", ""), "side")]
     elif kind in (supply.FormKind.TEXT, supply.FormKind.NUMBER):
-        input_kind = "number" if kind is supply.FormKind.NUMBER else "text"
-        form.fields = [Cell("value", it.label, values.get("value", ""), input_kind)]
+        if kind is supply.FormKind.NUMBER:
+            form.fields = [Cell("value", it.label, values.get("value", ""), "number")]
+        else:
+            form.fields = [
+                Cell(
+                    "value", it.label, values.get("value", ""), limit=supply.MAX_TEXT, cap=TEXT_CAP
+                )
+            ]
     elif kind is supply.FormKind.LINES:
-        form.fields = [Cell("value", it.label, values.get("value", ""), "textarea")]
+        form.fields = [Cell("value", it.label, values.get("value", ""), "textarea", cap=LINES_CAP)]
     elif kind is supply.FormKind.OB:
         for s, name in sides:
             form.fields += [
-                Cell(f"rgs.{s}", f"{name}: RG IDs (comma-separated)", values.get(f"rgs.{s}", "")),
+                Cell(
+                    f"rgs.{s}",
+                    f"{name}: RG IDs (comma-separated)",
+                    values.get(f"rgs.{s}", ""),
+                    limit=supply.MAX_TEXT,
+                ),
                 Cell(
                     f"units.{s}",
                     f"{name}: units, one line each (e.g. “2 x 4-6-7”, “8-1 leader”, "
                     "“3 x Sherman III(a) (vehicle)”)",
                     values.get(f"units.{s}", ""),
                     "textarea",
+                    cap=LINES_CAP,
                 ),
                 Cell(
                     f"text.{s}",
                     f"{name}: the OB as printed",
                     values.get(f"text.{s}", ""),
                     "textarea",
+                    limit=supply.MAX_TEXT,
+                    cap=TEXT_CAP,
                 ),
             ]
     elif kind in (supply.FormKind.TABLE, supply.FormKind.CHART):

@@ -8,7 +8,10 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 
@@ -53,6 +56,31 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
 def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     message = _sentence(exception, "This is not yours to do or to see.")
     return render(request, "403.html", {"message": message}, status=403)
+
+
+def unreadable(exception: Exception | None) -> str:
+    """Why Django could not read a request, in words (never its internals)."""
+    if isinstance(exception, TooManyFieldsSent | TooManyFilesSent):
+        fields = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return (
+            f"This request carries more fields than any page of Refit sends (at most "
+            f"{fields}). Reload the page and try again."
+        )
+    if isinstance(exception, RequestDataTooBig):
+        size = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 1024
+        return f"The form is too large: at most {size} kB, please."
+    if isinstance(exception, MultiPartParserError):
+        return (
+            "This form could not be read (a field's name or its headers are too long). "
+            "Reload the page and try again."
+        )
+    return "This request could not be read. Reload the page and try again."
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's refusals before any view (too many fields, an unreadable body): a
+    sentence where the player clicked, as every other refusal."""
+    return refusal(request, Refused(unreadable(exception), status=400))
 
 
 def refusals(view: View) -> View:

@@ -1,0 +1,299 @@
+"""Issue 48: no input from the internet breaks a worker.
+
+Generated hostile input — numbers of thousands of digits (ASCII, full-width, other
+scripts), Unicode digits in field names, control characters, oversized values and
+names, a field given many times, too many fields — posted to every action and form,
+every supplied datum (a grid, a text, an OB), the start sheet, messages, the unit
+form, sign-in and sign-up, and sent as queries to every campaign page and as frames
+to the sockets.  Every answer is below 500; a refusal is a 4xx with a sentence (never
+Django's bare page), the campaign is unchanged, and nothing is logged with a
+traceback.  (``test_bad_input.py`` posts plausible values; this suite posts hostile
+ones.)"""
+
+from __future__ import annotations
+
+import json
+import logging
+from urllib.parse import urlencode
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from campaign.models import Campaign, Supplement
+from campaign.selectors import module_of
+from campaign.views.actions import ACTIONS
+from rules import supply
+from tests.conftest import load_test_modules
+from tests.purchase_helpers import campaign_at
+from tests.test_bad_input import FIELDS, snapshot
+from tests.walk import host_game, players_of
+
+pytestmark = pytest.mark.django_db
+
+HUGE = st.integers(min_value=300, max_value=6000)
+DIGITS = st.one_of(
+    HUGE.map(lambda n: "9" * n),  # past Python's int-string limit (4300 digits)
+    HUGE.map(lambda n: "１" * n),  # full-width
+    HUGE.map(lambda n: "-" + "٣" * n),  # Arabic-Indic
+    st.text(alphabet=st.characters(categories=["Nd", "No"]), min_size=1, max_size=40),
+    st.sampled_from(["²", "1e999", "0x1F", "Infinity", "-0", "+", "１２", "1_000", "١٢"]),
+)
+CONTROL = st.text(alphabet=st.characters(categories=["Cc", "Cf", "Cs", "Co"]), min_size=1)
+OVERSIZED = st.integers(min_value=2_000, max_value=60_000).map(lambda n: "x" * n)
+VALUE = st.one_of(DIGITS, CONTROL, OVERSIZED, st.text(max_size=50))
+NAME = st.one_of(
+    st.sampled_from(FIELDS),
+    st.builds(  # a grid's cell with a forged row number
+        lambda row, col: f"row-{row}-{col}",
+        st.one_of(DIGITS, st.text(max_size=8)),
+        st.sampled_from(["range", "result", "effect", "group", "cost", "units", "x"]),
+    ),
+    st.text(min_size=1, max_size=30),
+    st.integers(min_value=500, max_value=20_000).map(lambda n: "n" * n),
+)
+# A field given once or many times (a list where one value is expected).
+BODY = st.dictionaries(NAME, st.one_of(VALUE, st.lists(VALUE, max_size=3)), max_size=5)
+FUZZ = hypothesis_settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,  # the same examples each run: a failure is reproducible
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
+BARE = b"<h1>Bad Request (400)</h1>"
+
+
+def _encoded(body: dict) -> bytes:
+    """As a form post (urlencoded): a name of thousands of characters is read by
+    Django's parser, not refused by the multipart header limit first; a lone surrogate
+    goes as the bytes that are not UTF-8 it stands for."""
+    return urlencode(body, doseq=True, errors="surrogatepass").encode()
+
+
+def _utf8(value: object) -> object:
+    """The test client's multipart encoder writes UTF-8 only: a lone surrogate is sent
+    as the replacement character there (the urlencoded posts carry the raw bytes)."""
+    if isinstance(value, list):
+        return [_utf8(v) for v in value]
+    return str(value).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _post(client: Client, path: str, body: dict, *, multipart: bool):
+    if multipart:
+        return client.post(path, {str(_utf8(k)): _utf8(v) for k, v in body.items()})
+    return client.post(path, _encoded(body), content_type="application/x-www-form-urlencoded")
+
+
+def _answered_in_words(response) -> None:
+    assert response.status_code < 500, (response.status_code, response.content[:300])
+    if response.status_code >= 400:
+        assert response.content and BARE not in response.content, response.content[:300]
+
+
+def _no_traceback(caplog) -> None:
+    logged = [r for r in caplog.records if r.exc_info and r.levelno >= logging.WARNING]
+    assert not logged, [r.getMessage() for r in logged]
+
+
+@pytest.fixture(scope="module")
+def sicily_purchase(module_db):
+    with module_db():
+        load_test_modules()
+        users = [User.objects.create_user(n, password="x-9") for n in ("fuzz-a", "fuzz-b")]
+        players, _ = campaign_at("sicily", "i", "jul14pm", tuple(users))
+        start_users = [User.objects.create_user(n, password="x-9") for n in ("fz-c", "fz-d")]
+        start = host_game("sicily", "i", *start_users, through_start=False)
+        start_players = players_of(start, *start_users)
+    return players, start_players
+
+
+def _as_axis(players):
+    client = Client(raise_request_exception=False)  # a 500 is an answer to check
+    client.force_login(players.users["axis"])
+    return players, client
+
+
+@pytest.fixture
+def at_purchase(sicily_purchase, db):
+    return _as_axis(sicily_purchase[0])
+
+
+@pytest.fixture
+def at_start(sicily_purchase, db):
+    return _as_axis(sicily_purchase[1])
+
+
+def _campaign_posts(cid) -> list[str]:
+    paths = [reverse("act", args=[cid, a]) for a in ACTIONS]
+    paths += [reverse(n, args=[cid]) for n in ("unit", "message", "nudge", "invitation_new")]
+    return paths
+
+
+@pytest.mark.parametrize("multipart", [False, True], ids=["urlencoded", "multipart"])
+def test_hostile_posts_to_every_action_and_form_are_refused_in_words(
+    at_purchase, multipart, caplog
+):
+    players, client = at_purchase
+    cid = players.campaign_id
+    _fuzz_posts(client, _campaign_posts(cid), lambda: snapshot(cid), multipart=multipart)
+    _no_traceback(caplog)
+
+
+def _fuzz_posts(client: Client, paths: list[str], state, *, multipart: bool = False) -> None:
+    """Hostile bodies posted to ``paths``: each answered in words, and ``state()`` the
+    same after a refusal."""
+
+    @FUZZ
+    @given(body=BODY, which=st.integers(min_value=0, max_value=len(paths) - 1))
+    def check(body, which):
+        before = state()
+        response = _post(client, paths[which], body, multipart=multipart)
+        _answered_in_words(response)
+        if response.status_code >= 400:
+            assert state() == before
+
+    check()
+
+
+def _supplied(players) -> tuple:
+    c = Campaign.objects.get(pk=players.campaign_id)
+    return c.module_checksum, json.dumps(c.module_data, sort_keys=True), Supplement.objects.count()
+
+
+def test_hostile_supplied_data_and_start_sheets_are_refused_in_words(at_start, caplog):
+    """Every datum the campaign lacks (a grid, a text, lines, an OB) and the start
+    sheet: whatever a form carries, nothing is proposed unless it reads as the datum."""
+    players, client = at_start
+    cid = players.campaign_id
+    module = module_of(players.campaign)
+    items = supply.suppliable(module, players.campaign.variant, set())
+    paths = [reverse("supply", args=[cid, it.path]) for it in items]
+    paths += [reverse("start_sheet", args=[cid]), reverse("supply", args=[cid, "no.such"])]
+    assert len(paths) > 5
+    _fuzz_posts(client, paths, lambda: _supplied(players))
+    _no_traceback(caplog)
+
+
+@pytest.mark.parametrize("path", ["/login/", "/signup/", "/campaigns/new/", "/settings/"])
+def test_hostile_sign_in_sign_up_and_account_forms(path, caplog, make_user):
+    client = Client(raise_request_exception=False)
+    if path in ("/campaigns/new/", "/settings/"):
+        client.force_login(make_user("fuzzer"))
+    names = st.sampled_from(["username", "password", "password1", "password2", "email", "name"])
+
+    @FUZZ
+    @given(body=st.dictionaries(names, VALUE, min_size=1, max_size=4))
+    def check(body):
+        users, campaigns = User.objects.count(), Campaign.objects.count()
+        response = _post(client, path, body, multipart=False)
+        _answered_in_words(response)
+        if response.status_code >= 400:
+            assert (User.objects.count(), Campaign.objects.count()) == (users, campaigns)
+
+    check()
+    _no_traceback(caplog)
+
+
+def test_hostile_queries_on_every_campaign_page(at_purchase, caplog):
+    players, client = at_purchase
+    cid = players.campaign_id
+    names = ("campaign", "state_json", "dice", "roster", "export", "digest", "sheet", "sheet_json")
+    paths = [reverse(n, args=[cid]) for n in names]
+
+    @FUZZ
+    @given(
+        query=st.dictionaries(st.one_of(NAME, st.sampled_from(["page", "since", "at"])), VALUE),
+        which=st.integers(min_value=0, max_value=len(paths) - 1),
+    )
+    def check(query, which):
+        response = client.get(f"{paths[which]}?{urlencode(query, errors='surrogatepass')}")
+        _answered_in_words(response)
+
+    check()
+    _no_traceback(caplog)
+
+
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_too_many_fields_are_a_sentence_not_djangos_bare_page(at_purchase, method, caplog):
+    players, client = at_purchase
+    cid = players.campaign_id
+    many = {f"f{n}": "1" for n in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1000)}
+    before = snapshot(cid)
+    if method == "get":
+        response = client.get(reverse("campaign", args=[cid]), many)
+    else:
+        response = _post(client, reverse("act", args=[cid, "buy"]), many, multipart=False)
+    assert response.status_code == 400
+    assert b"more fields than any page of Refit sends" in response.content
+    assert snapshot(cid) == before
+    htmx = client.post(
+        reverse("act", args=[cid, "buy"]),
+        _encoded(many),
+        content_type="application/x-www-form-urlencoded",
+        headers={"HX-Request": "true"},
+    )
+    assert htmx.status_code == 400 and b"<html" not in htmx.content  # beside the click
+    _no_traceback(caplog)
+
+
+def test_a_field_name_too_long_for_the_multipart_parser_is_a_sentence(at_purchase, caplog):
+    players, client = at_purchase
+    response = client.post(reverse("act", args=[players.campaign_id, "buy"]), {"n" * 9000: "1"})
+    assert response.status_code == 400
+    assert b"could not be read" in response.content
+    _no_traceback(caplog)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_hostile_socket_frames_and_queries_change_nothing(hosted, caplog):
+    """The sockets take nothing from the client: any frame is ignored, any query
+    (bytes that are not UTF-8 among them) is read safely, and the socket stays up."""
+    from asgiref.sync import sync_to_async
+
+    from config.asgi import application
+
+    campaign, alice, _ = hosted
+
+    def cookie() -> bytes:
+        client = Client()
+        client.force_login(alice)
+        return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+    headers = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
+    headers.append((b"cookie", await sync_to_async(cookie)()))
+    frames = [
+        "9" * 5000,
+        "\x00\x01",
+        "{}",
+        json.dumps({"page": "roster", "action": "buy", "group": "M1"}),
+        "x" * 200_000,
+    ]
+    queries = [b"page=" + b"r" * 5000, b"page=%ff%fe", b"page=\xff\xfe", b"%00=%00&page=x&page=y"]
+    before = await sync_to_async(snapshot)(campaign.pk)
+    for query in queries:
+        socket = WebsocketCommunicator(
+            application, f"/ws/campaigns/{campaign.pk}/", headers=headers
+        )
+        socket.scope["query_string"] = query  # raw bytes, as a client may send them
+        connected, _ = await socket.connect()
+        assert connected
+        await socket.receive_from(timeout=5)  # the page's first sync
+        for frame in frames:
+            await socket.send_to(text_data=frame)
+        await socket.send_to(bytes_data=b"\xff\xfe" * 1000)
+        # Still up: whatever came back (a presence push) is a frame, never a close.
+        while not await socket.receive_nothing(timeout=0.3):
+            assert (await socket.receive_output())["type"] == "websocket.send"
+        await socket.disconnect()
+    assert await sync_to_async(snapshot)(campaign.pk) == before
+    _no_traceback(caplog)
