@@ -142,6 +142,9 @@ class Condition(Strict):
     # them: "EXC: RG entering via Para drop" (Sicily 3.6181).
     cost_variants: list[Slug] | None = None
     not_cost_variants: list[Slug] | None = None
+    # The RG brings units (its chart row says what they are, ``unit_kind``), or not
+    # (OBA, DSP): PHD C5.32's set-up (On-Map, In Reserve, Reinforcements) is a unit's.
+    with_units: bool | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -554,6 +557,10 @@ class CostVariant(Strict):
     implies: str | None = None  # what the variant obliges (e.g. "set up in Reserve")
     on_map: bool = False  # the price of on-map set-up (free for setup_on_map_free RGs)
     recon_drm: int = 0  # a Recon RG bought at this price adds this to its Recon dr
+    # A choice among such prices is required: an RG this variant applies to is not
+    # offered at its bare printed cost (PHD C5.32: every RG is requisitioned for
+    # On-Map set-up, In Reserve or as Reinforcements).
+    replaces_printed: bool = False
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
 
@@ -742,6 +749,9 @@ class HipCap(Strict):
     of: Literal["squads", "squad_equivalents"]
     # The cap binds "in a daytime Scenario" only (3.619 footnote b): none at Night.
     day_only: bool = False
+    # The units of RGs bought on the scenario's date at these prices (cost variant
+    # ids) are not counted (PHD C5.35 note 3: "non-reserve ... squad-equivalents").
+    not_cost_variants: list[Slug] = []
     rule: RuleRef
 
     @field_validator("fraction")

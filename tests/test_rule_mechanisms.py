@@ -1240,3 +1240,42 @@ def test_3_6181_exc_an_ob_airborne_rg_may_enter_by_paradrop(users, modules, fixe
     line.refresh_from_db()
     assert line.strength == "full" and line.cost_variant == "paradrop"
     assert [r["table"] for r in line.details["rolls"]] == ["Leader Allotment"]
+
+
+def test_c5_32_a_purchase_records_its_set_up_and_the_hip_cap_leaves_out_reserve(users, modules):
+    """C5.31/C5.32: an RG is requisitioned On-Map, In Reserve or as Reinforcements, never
+    at its bare printed cost; the set-up is on its record line.  C5.35 note 3: "No > 10%
+    (FRD) of a side's non-reserve Infantry squad-equivalents may be set up using HIP":
+    the 10 squads of an RG bought In Reserve for this TM Scenario are not counted (12
+    squads retained, 2 of them not in Reserve: no HIP at all)."""
+    german, us = users
+    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
+    players = players_of(c, german, us)
+    chart = {
+        "row-0-id": "I1",
+        "row-0-type": "Gren Pl",
+        "row-0-units": "4-6-7",
+        "row-0-unit_kind": "squad",
+        "row-0-full": "10",
+        "row-0-cost": "8",
+    }
+    proposal = supplements.propose_supplement(
+        campaign_id=c.pk, user=german, path="rg_charts.german", form=chart
+    )
+    supplements.accept_supplement(campaign_id=c.pk, user=us, ref=proposal.ref)
+    with pytest.raises(ActionRefused, match="cannot be bought at that price"):
+        purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I1")
+    bought = purchases.purchase_rg(
+        campaign_id=c.pk, user=german, group_id="I1", cost_variant="reserve"
+    )
+    assert (bought.cost, bought.cost_variant) == (8, "reserve")
+    (line,) = [x for x in campaign_view(german, c.pk).record if x.mine]
+    assert line.bought_as == "In Reserve"
+    players.until_step("I-C5.35")
+    assert Unit.objects.get(campaign=c, side="german", purchase=bought).count == 10
+    add(players, "german", "4-6-7", "squad", number=2)
+    with pytest.raises(
+        ActionRefused,
+        match=r"no more than 0 HIP \(1/10 FRD of 2 retained squad-equivalents; C5.35 note 3\)",
+    ):
+        purchases.buy_fortification(campaign_id=c.pk, user=german, item_id="hip", tier=1)

@@ -3303,3 +3303,50 @@ def test_a_result_giving_an_rg_names_one_of_the_charts() -> None:
     module, errors = validate_data(data, "typo.yaml")
     assert module is None
     assert any("unknown RG 'Z9'" in str(e) for e in errors), [str(e) for e in errors]
+
+
+def _phd_chart(d: dict) -> None:
+    """PHD's German chart supplied with an RG of squads and an OBA module."""
+    c = chart(d, "german")
+    c["missing"] = False
+    c["groups"] = [
+        {"id": "I1", "type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": 4},
+        {"id": "O1", "type": "105mm OBA Module", "units": "OBA", "cost": 6},
+    ]
+
+
+def _phd_prices(m: Module) -> Any:
+    chart_ = m.chart("german")
+    assert chart_ is not None
+    return [[(o.variant, o.cost) for o in cost_options(m, "german", g)] for g in chart_.groups]
+
+
+case(
+    "CostVariant.replaces_printed",
+    base="phd",
+    prepare=_phd_chart,
+    mutate=lambda d: cvar(d, "onmap").update(replaces_printed=False),
+    observe=_phd_prices,
+)
+case(
+    "Condition.with_units",
+    base="phd",
+    prepare=_phd_chart,
+    mutate=lambda d: cvar(d, "reinforcement")["applies_to"].update(with_units=None),
+    observe=_phd_prices,
+)
+
+
+def _hip_with_reserve(m: Module) -> Any:
+    """The HIP cap with 12 squads, 10 of an RG bought In Reserve on this date."""
+    hip = next(i for i in m.fortifications.items if i.id == "hip")
+    held = Holdings(squads=12, bought_as=(("reserve", 0, 10, 0),))
+    return availability.hip_cap(m, hip, at(m, side="german", holdings=held))
+
+
+case(
+    "HipCap.not_cost_variants",
+    base="phd",
+    mutate=lambda d: fort(d, "hip")["hip"].update(not_cost_variants=[]),
+    observe=_hip_with_reserve,
+)

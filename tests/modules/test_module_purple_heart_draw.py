@@ -469,3 +469,48 @@ def test_c5_31_footnote_u_rgs_roll_for_their_type(m):
     (p,) = [x for x in m.post_purchase if x.table == "rg_type"]
     assert p.applies_to.footnotes == ["u"] and p.rule == "C5.31 RG footnote u"
     assert m.table("rg_type").missing
+
+
+def test_c5_32_every_rg_with_units_is_requisitioned_on_map_in_reserve_or_as_reinforcements(m):
+    """C5.31/C5.32: "Any reinforcement group may be requisitioned for On-Map set up; In
+    Reserve set up; or enter as Reinforcements ... [its] TP cost increased or decreased"
+    by the (lost) RG Set Up Cost Table: an RG with units is offered the three set-ups,
+    never the bare printed cost; C5.31b: only A, G, HW and I RGs In Reserve, even at a
+    cost the chart gives; an RG the table does not name keeps its printed cost, one the
+    supplied chart prices per set-up costs that; an OBA module has no set-up."""
+    from rules.purchase import cost_options
+
+    supplied = _with_chart(
+        m,
+        "german",
+        [
+            {"id": "I1", "type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": 4},
+            {
+                "id": "A1",
+                "type": "StuG Pl",
+                "units": "StuG IIIG",
+                "unit_kind": "vehicle",
+                "cost": 6,
+                "costs": {"onmap": 8, "reserve": 5},
+            },
+            {
+                "id": "W2",
+                "type": "Pak Section",
+                "units": "7.5cm Pak 40",
+                "unit_kind": "gun",
+                "cost": 3,
+                "costs": {"reserve": 2},
+            },
+            {"id": "O1", "type": "105mm OBA Module", "units": "OBA", "cost": 6},
+        ],
+    )
+
+    def prices(gid):
+        group = supplied.group("german", gid)
+        return [(o.variant, o.cost) for o in cost_options(supplied, "german", group)]
+
+    assert prices("I1") == [("onmap", 4), ("reserve", 4), ("reinforcement", 4)]
+    assert prices("A1") == [("onmap", 8), ("reserve", 5), ("reinforcement", 6)]
+    assert prices("W2") == [("onmap", 3), ("reinforcement", 3)]
+    assert prices("O1") == [("", 6)]
+    assert [cv.rule for cv in m.cost_variants] == ["C5.31a, C5.32", "C5.31b, C5.32", "C5.31, C5.32"]
