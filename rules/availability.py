@@ -11,9 +11,9 @@ import math
 from collections.abc import Sequence, Set
 from fractions import Fraction
 
-from rules import machine
+from rules import machine, text
 from rules.drm import RollContext, holds, is_automatic, offered
-from rules.effects import UnitState, matches
+from rules.effects import NewUnits, UnitState, matches
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
@@ -922,6 +922,41 @@ def item_roll_refusal(table: Table, item: str, rolled_items: Sequence[str]) -> s
         )
     if any(same_item(item, done) for done in rolled_items):
         return f"{item} has had its {table.title} roll in this pass ({table.rule})."
+    return ""
+
+
+def instead_words(table: Table) -> str:
+    """What a side may do instead of rolling on ``table``, as the player reads it."""
+    assert table.instead is not None
+    return f"{table.instead.label} ({table.instead.rule})"
+
+
+def instead_units(table: Table) -> NewUnits:
+    """The unit a side receives instead of rolling on ``table`` (PHD C5.24a: a 7-0)."""
+    assert table.instead is not None
+    return NewUnits(table.instead.unit, table.instead.kind)
+
+
+def instead_refusal(
+    table: Table, *, leaders: int, squads: int, half_squads: int, rolled: bool, taken: bool
+) -> str:
+    """Why a side may not take what a table offers instead of its roll ("" : it may):
+    it has rolled on it, or taken it, in this pass; or it has more than one leader per
+    ``squads_per_leader`` squad-equivalents (PHD C5.24a)."""
+    instead = table.instead
+    if instead is None:
+        return f"The {table.title} offers nothing instead of its roll."
+    if rolled:
+        return f"You have made your {table.title} roll in this pass: not both ({instead.rule})."
+    if taken:
+        return f"You have done so in this pass ({instead.rule})."
+    per = instead.squads_per_leader
+    equivalents = Fraction(squads) + Fraction(half_squads, 2)
+    if per is not None and leaders * per > equivalents:
+        return (
+            f"Not with {text.count(leaders, 'leader')} for {_figure(equivalents)} "
+            f"squad-equivalents: no more than one leader per {per} ({instead.rule})."
+        )
     return ""
 
 

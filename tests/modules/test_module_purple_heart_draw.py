@@ -196,6 +196,9 @@ def test_c5_19_leader_evacuation_6_evacuated(m):
     assert final(m, "leader_evacuation", 1).effect == Effect(do="status", status="ok")
     assert final(m, "leader_evacuation", 6).result.startswith("Evacuated")
     assert final(m, "leader_evacuation", 6).effect == Effect(do="eliminate")
+    # Row 2 "Retained Unwounded & Replaced (A19.13)*": Replaced by the next lower
+    # quality leader, unwounded; "* EXC: A wounded 6+1 is retained Unwounded".
+    assert final(m, "leader_evacuation", 2).effect == Effect(do="replace_lower", status="ok")
     assert (t.for_units.kinds, t.for_units.statuses, t.once) == (["leader"], ["wounded"], "unit")
 
 
@@ -208,10 +211,26 @@ def test_c5_23_battlefield_promotion_3_4_gives_2_mmc(m):
 
 
 def test_c5_24_leader_promotion_3_is_9_2_and_10_11_is_7_0(m):
-    """C5.24 Leader Promotion Table: DR 3 → 9-2, 5-6 → 8-1, 10-11 → 7-0."""
+    """C5.24 Leader Promotion Table: DR 3 → 9-2, 5-6 → 8-1, 10-11 → 7-0, each the
+    leader Battle Hardened (the next lower one if the side has none, footnote *), along
+    the leaders' qualities (9-1, then 8-1, 8-0 ...; the 6+1 lowest, C5.19 EXC); C5.24a:
+    a 7-0 out of the Ranks instead, at most one leader per four squad-equivalents."""
     assert final(m, "leader_promotion", 3).result == "9-2"
     assert final(m, "leader_promotion", 6).result == "8-1"
     assert final(m, "leader_promotion", 10).result == "7-0"
+    assert final(m, "leader_promotion", 4).effect == Effect(do="battle_harden", unit="9-1")
+    assert final(m, "leader_promotion", 12).effect is None  # lost in the OCR
+    ratings = m.leader_ladder.ratings
+    assert ratings[0] == "6+1" and ratings.index("8-0") < ratings.index("8-1") < ratings.index(
+        "9-1"
+    )
+    instead = m.table("leader_promotion").instead
+    assert (instead.unit, instead.kind, instead.squads_per_leader, instead.rule) == (
+        "7-0 leader",
+        "leader",
+        4,
+        "C5.24a",
+    )
 
 
 def test_c5_26a_weapon_repair_2_repaired_3_eliminated_vehicular_minus_2(m):
