@@ -80,6 +80,7 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
             cond.with_units is None
             or (g is not None and (g.unit_kind is not None) == cond.with_units)
         )
+        and (cond.group_kinds is None or (g is not None and g.unit_kind in cond.group_kinds))
     )
 
 

@@ -46,6 +46,23 @@ def group_context(
     return RollContext(side, nationalities, group=group, cost_variant=cost_variant)
 
 
+def comes_with(
+    module: Module, side: str, group: ReinforcementGroup, units: int
+) -> list[tuple[str, str, int]]:
+    """What ``group`` of ``units`` units brings besides them, as (unit, kind, how
+    many): its own row's, then what its chart gives the RGs it selects (PHD C5.31 RG
+    footnote c: a HS with each MMG/HMG); none of what would be 0."""
+    chart = module.chart(side)
+    ctx = group_context(module, side, group)
+    given = [c for c in (chart.comes_with if chart else []) if holds(c.applies_to, ctx)]
+    out: list[tuple[str, str, int]] = []
+    for c in [*group.comes_with, *given]:
+        k = c.count * (units if c.per == "unit" else 1)
+        if k:
+            out.append((c.unit, c.kind, k))
+    return out
+
+
 def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[CostOption]:
     """The printed cost, then each cost variant that applies (3.6175-style): at the
     cost the chart prints for it, else at the printed cost × its factor.  An RG that

@@ -145,6 +145,9 @@ class Condition(Strict):
     # The RG brings units (its chart row says what they are, ``unit_kind``), or not
     # (OBA, DSP): PHD C5.32's set-up (On-Map, In Reserve, Reinforcements) is a unit's.
     with_units: bool | None = None
+    # The RG's units are of these kinds (its chart row's ``unit_kind``): PHD C5.31 RG
+    # footnote c gives a Gun a crew and an MMG/HMG (a SW) a HS.
+    group_kinds: list[UnitKind] | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -630,6 +633,12 @@ class ComesWith(Strict):
     rule: RuleRef | None = rule_field()
 
 
+class ChartComesWith(ComesWith):
+    """What each RG of a chart that ``applies_to`` selects brings besides its units."""
+
+    applies_to: Condition
+
+
 class ReinforcementGroup(Strict):
     id: str = Field(pattern=r"^[A-Z][A-Za-z0-9]*$")
     type: str  # Group Type
@@ -746,6 +755,9 @@ class RGChart(Strict):
     groups: list[ReinforcementGroup] = []
     footnotes: dict[str, str] = {}
     restrictions: list[Restriction] = []
+    # Units the RGs a condition selects bring besides their own, whoever supplies the
+    # chart (PHD C5.31 RG footnote c: "Each German MMG/HMG comes with a 2-3-8 HS").
+    comes_with: list[ChartComesWith] = []
     missing: bool = False
     note: str | None = note_field()
 
@@ -1226,6 +1238,8 @@ class Module(Strict):
                     date(f"{w}.restrictions[{j}].not_after", r.not_after)
                 if isinstance(r, Prerequisite):
                     cond(f"{w}.restrictions[{j}].requires", r.requires)
+            for j, cw in enumerate(ch.comes_with):
+                cond(f"{w}.comes_with[{j}]", cw.applies_to)
         for t in self.tables:
             for j, r in enumerate(t.date_windows):
                 cond(f"tables.{t.id}.date_windows[{j}]", r.applies_to)

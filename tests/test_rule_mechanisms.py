@@ -1397,3 +1397,37 @@ def test_c5_24a_a_7_0_out_of_the_ranks_instead_of_the_promotion_dr(users, module
     roll(players, "us", "leader_promotion")
     with pytest.raises(ActionRefused, match=r"You have made your Leader Promotion Table roll"):
         promote("us")
+
+
+def test_c5_31_footnote_c_a_hs_with_each_mmg_and_a_crew_with_each_gun(users, modules):
+    """C5.31 RG footnote c: "Each German MMG/HMG comes with a 2-3-8 HS and each Gun comes
+    with a 2-2-8 Crew": the RGs the players mark c on the chart they supply join the
+    retained forces with them, one per unit; an RG not marked c brings none."""
+    german, us = users
+    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
+    players = players_of(c, german, us)
+    rows = [
+        ("W1", "MG Section", "MMG", "sw", "2", "c"),
+        ("G1", "Pak Section", "7.5cm PaK 40", "gun", "2", "c"),
+        ("W2", "LMG Section", "LMG", "sw", "3", ""),
+    ]
+    chart = {}
+    for n, row in enumerate(rows):
+        for key, value in zip(
+            ("id", "type", "units", "unit_kind", "full", "footnotes"), row, strict=True
+        ):
+            chart[f"row-{n}-{key}"] = value
+        chart[f"row-{n}-cost"] = "3"
+    proposal = supplements.propose_supplement(
+        campaign_id=c.pk, user=german, path="rg_charts.german", form=chart
+    )
+    supplements.accept_supplement(campaign_id=c.pk, user=us, ref=proposal.ref)
+    for gid in ("W1", "G1", "W2"):
+        purchases.purchase_rg(
+            campaign_id=c.pk, user=german, group_id=gid, cost_variant="reinforcement"
+        )
+    players.until_step("I-C5.35")
+    assert unit_names(players, "german", kind="half_squad") == [
+        ("2-2-8 Crew (G1)", "half_squad", "ok", 2),
+        ("2-3-8 HS (W1)", "half_squad", "ok", 2),
+    ]

@@ -2610,6 +2610,81 @@ case(
 )
 
 
+def _c_chart(d: dict) -> None:
+    """PHD's German chart supplied with an MG and a Gun RG marked c."""
+    c = chart(d, "german")
+    c["missing"] = False
+    c["groups"] = [
+        {"id": "W1", "type": "MG", "units": "MMG", "unit_kind": "sw", "full": 2, "cost": 3},
+        {"id": "G1", "type": "Pak", "units": "PaK 40", "unit_kind": "gun", "full": 2, "cost": 3},
+    ]
+    for g in c["groups"]:
+        g["footnotes"] = ["c"]
+
+
+def _accompanying(m: Module) -> Any:
+    from rules.purchase import comes_with
+
+    chart_ = m.chart("german")
+    assert chart_ is not None
+    return [comes_with(m, "german", g, 2) for g in chart_.groups]
+
+
+def _c_rule(**values: Any) -> Callable[[dict], None]:
+    return lambda d: chart(d, "german")["comes_with"][0].update(values)
+
+
+case(
+    "RGChart.comes_with",
+    base="phd",
+    prepare=_c_chart,
+    mutate=lambda d: chart(d, "german").update(comes_with=[]),
+    observe=_accompanying,
+)
+case(
+    "ChartComesWith.applies_to",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(applies_to={"footnotes": ["e"]}),
+    observe=_accompanying,
+)
+case(
+    "ChartComesWith.unit",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(unit="2-4-8 HS"),
+    observe=_accompanying,
+)
+case(
+    "ChartComesWith.kind",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(kind="squad"),
+    observe=_accompanying,
+)
+case(
+    "ChartComesWith.per",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(per="group"),
+    observe=_accompanying,
+)
+case(
+    "ChartComesWith.count",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(count=2),
+    observe=_accompanying,
+)
+case(
+    "Condition.group_kinds",
+    base="phd",
+    prepare=_c_chart,
+    mutate=lambda d: chart(d, "german")["comes_with"][1]["applies_to"].update(group_kinds=None),
+    observe=_accompanying,
+)
+
+
 SERVICE: dict[str, Case] = {}
 
 

@@ -16,6 +16,7 @@ from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, take_turn
 from rules.availability import owed_for
 from rules.effects import GroupOutcome, UnitOutcome, UnitState, battle_hardened
+from rules.purchase import comes_with
 from rules.schema import Effect, Module, ReinforcementGroup, UnitFilter
 
 MAX_COUNT = 99  # identical units on one line of the retained forces
@@ -349,10 +350,10 @@ def units_from_purchase(
         for weapon, k in purchase.details.get("sw", {}).items()
         if k
     ]
-    for c in group.comes_with:
-        k = c.count * (n if c.per == "unit" else 1)
-        if k:
-            lines.append((f"{c.unit} ({gid})", c.kind, k))
+    lines += [
+        (f"{unit} ({gid})", kind, k)
+        for unit, kind, k in comes_with(module, purchase.side, group, n)
+    ]
     lines += [(f"{name} ({gid})", Unit.Kind.LEADER, 1) for name in outcome.leaders]
     Unit.objects.bulk_create(
         Unit(
