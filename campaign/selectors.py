@@ -237,16 +237,29 @@ def bought(campaign: Campaign, side: str) -> tuple[tuple[Bought, ...], tuple[str
     return tuple(bought_of(p) for p in rows), unrolled
 
 
-def squad_counts(campaign: Campaign, side: str) -> tuple[int, int]:
-    """The side's retained squads and half-squads/crews (what a HIP cap counts)."""
-    rows = dict(
+def squad_counts(
+    campaign: Campaign, side: str
+) -> tuple[int, int, tuple[tuple[str, int, int, int], ...]]:
+    """The side's retained squads and half-squads/crews (what a HIP cap counts), and
+    those of RGs bought at a cost variant: (variant, date index, squads, half-squads)."""
+    totals = {Unit.Kind.SQUAD: 0, Unit.Kind.HALF_SQUAD: 0}
+    by_variant: dict[tuple[str, int], dict[str, int]] = {}
+    for kind, variant, date_index, n in (
         Unit.objects.filter(
             campaign=campaign, side=side, kind__in=[Unit.Kind.SQUAD, Unit.Kind.HALF_SQUAD]
         )
-        .values_list("kind")
+        .values_list("kind", "purchase__cost_variant", "purchase__date_index")
         .annotate(n=Sum("count"))
+    ):
+        totals[kind] += n
+        if variant:
+            by_variant.setdefault((variant, date_index), {}).setdefault(kind, 0)
+            by_variant[variant, date_index][kind] += n
+    bought_as = tuple(
+        (variant, date_index, k.get(Unit.Kind.SQUAD, 0), k.get(Unit.Kind.HALF_SQUAD, 0))
+        for (variant, date_index), k in sorted(by_variant.items())
     )
-    return rows.get(Unit.Kind.SQUAD, 0), rows.get(Unit.Kind.HALF_SQUAD, 0)
+    return totals[Unit.Kind.SQUAD], totals[Unit.Kind.HALF_SQUAD], bought_as
 
 
 def holdings(
@@ -277,7 +290,7 @@ def holdings(
         )
         recon_dates = frozenset(d for d, ref in rows if ref is None)
         recon_rolled = frozenset(ref for _, ref in rows if ref is not None)
-    squads, half_squads = squad_counts(campaign, side) if fortifications else (0, 0)
+    squads, half_squads, bought_as = squad_counts(campaign, side) if fortifications else (0, 0, ())
     held, unrolled = bought(campaign, side) if purchases or fortifications or recon else ((), ())
     return Holdings(
         bought=held,
@@ -287,6 +300,7 @@ def holdings(
         unrolled=unrolled,
         squads=squads,
         half_squads=half_squads,
+        bought_as=bought_as,
         owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
     )
 

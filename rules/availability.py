@@ -11,9 +11,9 @@ import math
 from collections.abc import Sequence, Set
 from fractions import Fraction
 
-from rules import machine
+from rules import machine, text
 from rules.drm import RollContext, holds, is_automatic, offered
-from rules.effects import UnitState, matches
+from rules.effects import NewUnits, UnitState, matches
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
@@ -222,12 +222,31 @@ def hip_cap(module: Module, item: FortificationItem, snap: Snapshot) -> int | No
         return None
     if item.hip.day_only and module.dates[snap.position.date_index].night:
         return None
-    h = snap.holdings
-    base = Fraction(h.squads) + (
-        Fraction(h.half_squads, 2) if item.hip.of == "squad_equivalents" else 0
-    )
-    exact = base * Fraction(item.hip.fraction)
+    exact = hip_base(item, snap) * Fraction(item.hip.fraction)
     return math.floor(exact) if item.hip.rounding == "FRD" else math.ceil(exact)
+
+
+def hip_counted(item: FortificationItem, snap: Snapshot) -> tuple[int, int]:
+    """The side's retained squads and half-squads a HIP cap counts: not those of RGs
+    bought on this date at a price the cap leaves out (PHD C5.35 note 3: "non-reserve
+    Infantry squad-equivalents")."""
+    assert item.hip is not None
+    h = snap.holdings
+    out = [
+        (s, hs)
+        for variant, date_index, s, hs in h.bought_as
+        if variant in item.hip.not_cost_variants and date_index == snap.position.date_index
+    ]
+    return h.squads - sum(s for s, _ in out), h.half_squads - sum(hs for _, hs in out)
+
+
+def hip_base(item: FortificationItem, snap: Snapshot) -> Fraction:
+    """The squads (or squad-equivalents: a HS counts half) a HIP cap is a fraction of."""
+    assert item.hip is not None
+    squads, half_squads = hip_counted(item, snap)
+    return Fraction(squads) + (
+        Fraction(half_squads, 2) if item.hip.of == "squad_equivalents" else 0
+    )
 
 
 def fortification_reasons(
@@ -278,8 +297,8 @@ def fortification_reasons(
             what = "squads" if item.hip.of == "squads" else "squad-equivalents"
             reasons.append(
                 f"no more than {hip} HIP ({item.hip.fraction} {item.hip.rounding} of "
-                f"{snap.holdings.squads if item.hip.of == 'squads' else _equivalents(snap)} "
-                f"retained {what}; {item.hip.rule}); {_figure(taken)} taken so far"
+                f"{_figure(hip_base(item, snap))} retained {what}; {item.hip.rule}); "
+                f"{_figure(taken)} taken so far"
             )
     if item.tiers and not 0 <= tier < len(item.tiers):
         reasons.append(f"choose one of the prices of {item.label}")
@@ -292,11 +311,6 @@ def fortification_reasons(
 
 
 def _figure(value: Fraction) -> str:
-    return str(float(value)).removesuffix(".0")
-
-
-def _equivalents(snap: Snapshot) -> str:
-    value = Fraction(snap.holdings.squads) + Fraction(snap.holdings.half_squads, 2)
     return str(float(value)).removesuffix(".0")
 
 
@@ -908,6 +922,41 @@ def item_roll_refusal(table: Table, item: str, rolled_items: Sequence[str]) -> s
         )
     if any(same_item(item, done) for done in rolled_items):
         return f"{item} has had its {table.title} roll in this pass ({table.rule})."
+    return ""
+
+
+def instead_words(table: Table) -> str:
+    """What a side may do instead of rolling on ``table``, as the player reads it."""
+    assert table.instead is not None
+    return f"{table.instead.label} ({table.instead.rule})"
+
+
+def instead_units(table: Table) -> NewUnits:
+    """The unit a side receives instead of rolling on ``table`` (PHD C5.24a: a 7-0)."""
+    assert table.instead is not None
+    return NewUnits(table.instead.unit, table.instead.kind)
+
+
+def instead_refusal(
+    table: Table, *, leaders: int, squads: int, half_squads: int, rolled: bool, taken: bool
+) -> str:
+    """Why a side may not take what a table offers instead of its roll ("" : it may):
+    it has rolled on it, or taken it, in this pass; or it has more than one leader per
+    ``squads_per_leader`` squad-equivalents (PHD C5.24a)."""
+    instead = table.instead
+    if instead is None:
+        return f"The {table.title} offers nothing instead of its roll."
+    if rolled:
+        return f"You have made your {table.title} roll in this pass: not both ({instead.rule})."
+    if taken:
+        return f"You have done so in this pass ({instead.rule})."
+    per = instead.squads_per_leader
+    equivalents = Fraction(squads) + Fraction(half_squads, 2)
+    if per is not None and leaders * per > equivalents:
+        return (
+            f"Not with {text.count(leaders, 'leader')} for {_figure(equivalents)} "
+            f"squad-equivalents: no more than one leader per {per} ({instead.rule})."
+        )
     return ""
 
 

@@ -76,6 +76,11 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
         and (cond.unit_markers is None or not ctx.unit_markers.isdisjoint(cond.unit_markers))
         and (cond.cost_variants is None or ctx.cost_variant in cond.cost_variants)
         and (cond.not_cost_variants is None or ctx.cost_variant not in cond.not_cost_variants)
+        and (
+            cond.with_units is None
+            or (g is not None and (g.unit_kind is not None) == cond.with_units)
+        )
+        and (cond.group_kinds is None or (g is not None and g.unit_kind in cond.group_kinds))
     )
 
 

@@ -10,16 +10,19 @@ to its records; nothing is read from a result's text or a table's title.
   ``group`` (an RG of its chart at no cost, ``granted_group``), ``units``
   (``units_given``);
 - naming a side (who sets up / moves first): ``side`` (``named_side``);
+- on a leader, along the module's ``leader_ladder``: ``replace_lower`` (the unit rolled
+  for, ``on_unit``), ``battle_harden`` (one of the side's leaders, ``battle_hardened``);
 - ``none``: the result changes nothing, said explicitly.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import get_args
 
-from rules.schema import Effect, EffectName, Table, TableRow, UnitFilter
+from rules.schema import LEADER_RATING, Effect, EffectName, Table, TableRow, UnitFilter
 
 
 @dataclass(frozen=True)
@@ -91,9 +94,28 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
     )
 
 
-def on_unit(effects: list[Effect], unit: UnitState) -> UnitOutcome:
+def rated(name: str, ladder: Sequence[str], step: int) -> str | None:
+    """A leader's name ``step`` qualities up (+1) or down (-1) ``ladder`` ("9-1 leader",
+    +1 → "9-2 leader"); None: not a leader's quality on the ladder, or none there."""
+    m = LEADER_RATING.match(name.strip())
+    if m is None or m.group() not in ladder:
+        return None
+    n = list(ladder).index(m.group()) + step
+    if not 0 <= n < len(ladder):
+        return None
+    return ladder[n] + name.strip()[m.end() :]
+
+
+def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) -> UnitOutcome:
     """What a roll made for ``unit`` does to it: the first effect for its kind."""
     for effect in for_kind(effects, unit.kind):
+        if effect.do == "replace_lower":
+            lower = rated(unit.name, ladder, -1)
+            if lower is not None:
+                return UnitOutcome(removed=True, added=((lower, unit.kind),))
+            if effect.status is None or effect.status == unit.status:
+                return UnitOutcome()
+            return UnitOutcome(status=effect.status)
         if effect.do == "eliminate":
             return UnitOutcome(removed=True)
         if effect.do == "replace":
@@ -107,6 +129,29 @@ def on_unit(effects: list[Effect], unit: UnitState) -> UnitOutcome:
         if effect.do == "none":
             return UnitOutcome()
     return UnitOutcome()
+
+
+def battle_hardened(
+    effects: list[Effect], leaders: Sequence[UnitState], ladder: Sequence[str]
+) -> tuple[int, str] | None:
+    """Which of the side's ``leaders`` a ``battle_harden`` result Battle Hardens and
+    into whom: (its index, its new name), the non-wounded leader of the quality named,
+    else of the next lower quality the side has (PHD C5.24 footnote *: "if a 9-1 is
+    selected, but there is no 9-1, then the next lower quality would be an 8-1,
+    followed by an 8-0, etc."); None: no such leader (or no such result)."""
+    named = next((e.unit for e in effects if e.do == "battle_harden"), None)
+    if named is None or named not in ladder:
+        return None
+    top = list(ladder).index(named)
+    for quality in reversed(ladder[: top + 1]):
+        for i, u in enumerate(leaders):
+            m = LEADER_RATING.match(u.name.strip())
+            if u.kind != "leader" or "wounded" in u.marked or not m or m.group() != quality:
+                continue
+            higher = rated(u.name, ladder, +1)
+            if higher is not None:
+                return i, higher
+    return None
 
 
 def on_group(effects: list[Effect], outcome: GroupOutcome) -> None:
@@ -155,7 +200,7 @@ def units_given(effects: list[Effect]) -> list[NewUnits]:
 
 # --------------------------------------------------------------------------- typed by players
 
-_SHORT = re.compile(r"^\s*(?P<do>[A-Za-z]+)\s*(?::\s*(?P<arg>.+?))?\s*$")
+_SHORT = re.compile(r"^\s*(?P<do>[A-Za-z][A-Za-z _-]*?)\s*(?::\s*(?P<arg>.+?))?\s*$")
 
 
 def _counted(text: str) -> tuple[int, str, str | None]:
@@ -206,22 +251,27 @@ def unit_line(text: str) -> NewUnits:
 def parse_short(text: str) -> dict[str, object]:
     """An effect as players type it in a supplied table: "eliminate", "status: ok",
     "strength: full", "leader: 8-1 leader", "units: 2 x M4A3 (vehicle)",
-    "group: RA1", "san: -2", "side: axis", "none".  Returns the effect's data, which
+    "group: RA1", "san: -2", "side: axis", "replace lower: ok", "battle harden: 9-1",
+    "none".  Returns the effect's data, which
     the schema then checks."""
     m = _SHORT.match(text)
     if not m:
         raise ValueError(f"'{text}' is not an effect (e.g. 'eliminate', 'status: ok')")
-    do, arg = m["do"].lower(), (m["arg"] or "").strip()
+    # An effect of two words is typed as two ("battle harden: 9-1").
+    do, arg = re.sub(r"[ -]+", "_", m["do"].lower()), (m["arg"] or "").strip()
     if do not in get_args(EffectName):
+        words = ", ".join(e.replace("_", " ") for e in get_args(EffectName))
         raise ValueError(
-            f"'{text}' is not an effect: write one of {', '.join(get_args(EffectName))}, "
+            f"'{text}' is not an effect: write one of {words}, "
             "with what it needs after a colon (e.g. 'status: ok', 'san: -2')"
         )
     data: dict[str, object] = {"do": do}
     if do in ("status", "strength", "group", "side"):
         data[do] = arg
-    elif do in ("leader", "replace"):
+    elif do in ("leader", "replace", "battle_harden"):
         data["unit"] = arg
+    elif do == "replace_lower" and arg:
+        data["status"] = arg
     elif do == "units":
         count, unit, kind = _counted(arg)
         data.update(count=count, unit=unit, kind=kind or "other")
@@ -237,10 +287,14 @@ def short(effect: Effect) -> str:
     """An effect as ``parse_short`` reads it (to prefill a form)."""
     if effect.do in ("status", "strength", "group", "side"):
         return f"{effect.do}: {getattr(effect, effect.do)}"
+    if effect.do == "battle_harden":
+        return f"battle harden: {effect.unit}"
     if effect.do in ("leader", "replace"):
         return f"{effect.do}: {effect.unit}"
     if effect.do == "units":
         return f"units: {effect.count} x {effect.unit} ({effect.kind})"
+    if effect.do == "replace_lower":
+        return "replace lower" + (f": {effect.status}" if effect.status else "")
     if effect.do == "san":
         return f"san: {effect.by:+d}"
     return effect.do

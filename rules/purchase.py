@@ -46,26 +46,48 @@ def group_context(
     return RollContext(side, nationalities, group=group, cost_variant=cost_variant)
 
 
+def comes_with(
+    module: Module, side: str, group: ReinforcementGroup, units: int
+) -> list[tuple[str, str, int]]:
+    """What ``group`` of ``units`` units brings besides them, as (unit, kind, how
+    many): its own row's, then what its chart gives the RGs it selects (PHD C5.31 RG
+    footnote c: a HS with each MMG/HMG); none of what would be 0."""
+    chart = module.chart(side)
+    ctx = group_context(module, side, group)
+    given = [c for c in (chart.comes_with if chart else []) if holds(c.applies_to, ctx)]
+    out: list[tuple[str, str, int]] = []
+    for c in [*group.comes_with, *given]:
+        k = c.count * (units if c.per == "unit" else 1)
+        if k:
+            out.append((c.unit, c.kind, k))
+    return out
+
+
 def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[CostOption]:
-    """The printed cost, then each cost variant that applies (3.6175-style).  An RG
-    that sets up on map at no extra cost (``setup_on_map_free``) is not offered the
-    on-map price."""
+    """The printed cost, then each cost variant that applies (3.6175-style): at the
+    cost the chart prints for it, else at the printed cost × its factor.  An RG that
+    sets up on map at no extra cost (``setup_on_map_free``) is not offered the on-map
+    price; one a ``replaces_printed`` variant applies to is not offered the bare
+    printed cost (PHD C5.32: a set-up is always chosen)."""
     out = []
-    if group.cost is not None:
-        out.append(CostOption("", "printed", group.cost))
+    replaced = False
+    ctx = group_context(module, side, group)
     for cv in module.cost_variants:
         if cv.on_map and group.setup_on_map_free:
             continue
+        if not holds(cv.applies_to, ctx):
+            continue
         if cv.id in group.costs:
-            out.append(CostOption(cv.id, cv.label, group.costs[cv.id], cv.implies or ""))
-        elif (
-            cv.factor
-            and group.cost is not None
-            and holds(cv.applies_to, group_context(module, side, group))
-        ):
+            cost = group.costs[cv.id]
+        elif cv.factor and group.cost is not None:
             exact = group.cost * Fraction(cv.factor)
             cost = math.floor(exact) if cv.rounding == "FRD" else math.ceil(exact)
-            out.append(CostOption(cv.id, cv.label, cost, cv.implies or ""))
+        else:
+            continue
+        out.append(CostOption(cv.id, cv.label, cost, cv.implies or ""))
+        replaced = replaced or cv.replaces_printed
+    if group.cost is not None and not replaced:
+        out.insert(0, CostOption("", "printed", group.cost))
     return out
 
 

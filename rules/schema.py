@@ -142,6 +142,12 @@ class Condition(Strict):
     # them: "EXC: RG entering via Para drop" (Sicily 3.6181).
     cost_variants: list[Slug] | None = None
     not_cost_variants: list[Slug] | None = None
+    # The RG brings units (its chart row says what they are, ``unit_kind``), or not
+    # (OBA, DSP): PHD C5.32's set-up (On-Map, In Reserve, Reinforcements) is a unit's.
+    with_units: bool | None = None
+    # The RG's units are of these kinds (its chart row's ``unit_kind``): PHD C5.31 RG
+    # footnote c gives a Gun a crew and an MMG/HMG (a SW) a HS.
+    group_kinds: list[UnitKind] | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -158,11 +164,20 @@ EffectName = Literal[
     "group",  # the side receives RG ``group`` of its chart at no cost (APD 3.5 rows)
     "san",  # the side's SAN changes by ``by``
     "side",  # the roll names ``side`` (who sets up / moves first)
+    # The leader rolled for is Replaced (A19.13) by the next lower quality leader of
+    # ``leader_ladder`` (a new counter, in good order); one with none lower is marked
+    # ``status`` instead, if given (PHD C5.19 "* EXC: A wounded 6+1 is retained
+    # Unwounded").
+    "replace_lower",
+    # The side Battle Hardens (A15.3) one retained non-wounded leader of quality
+    # ``unit`` ("9-1"), else of the next lower quality it has, into the next higher
+    # quality of ``leader_ladder``; none: no leader does (PHD C5.24 footnote *).
+    "battle_harden",
 ]
 
 
 # Effects on the unit a roll was for (only on tables rolled for a unit, ``for_units``).
-UNIT_EFFECTS = ("eliminate", "status", "replace")
+UNIT_EFFECTS = ("eliminate", "status", "replace", "replace_lower")
 
 
 class Effect(Strict):
@@ -191,11 +206,47 @@ class Effect(Strict):
             "group": ("group",),
             "san": ("by",),
             "side": ("side",),
+            "battle_harden": ("unit",),
         }.get(self.do, ())
         for name in needs:
             if getattr(self, name) is None:
                 raise ValueError(f"effect '{self.do}' needs '{name}'")
         return self
+
+
+class InsteadOfRoll(Strict):
+    """Instead of its roll on a table, a side receives ``unit`` (PHD C5.24a: "it may
+    automatically create one 7-0 leader"), provided it has no more than one leader per
+    ``squads_per_leader`` squad-equivalents (a HS or crew counts half)."""
+
+    label: str  # the action as the player reads it
+    unit: str
+    kind: UnitKind
+    squads_per_leader: int | None = Field(default=None, ge=1)
+    rule: RuleRef
+
+
+class LeaderLadder(Strict):
+    """The leaders' qualities, lowest first (ASL's 6+1 ... 10-3): what Replacement
+    (A19.13) lowers a leader to and Battle Hardening (A15.3) raises him to."""
+
+    ratings: list[str] = Field(min_length=2)
+    rule: RuleRef | None = rule_field()
+    note: str | None = note_field()
+
+    @field_validator("ratings")
+    @classmethod
+    def _ratings(cls, v: list[str]) -> list[str]:
+        for r in v:
+            if not LEADER_RATING.fullmatch(r):
+                raise ValueError(f"'{r}' is not a leader's quality (e.g. '8-1', '6+1')")
+        if len(set(v)) != len(v):
+            raise ValueError("a quality is listed twice")
+        return v
+
+
+# A leader's quality as the counter prints it, first in a unit's name ("9-1 leader").
+LEADER_RATING = re.compile(r"\d{1,2}[-+]\d")
 
 
 class UnitFilter(Strict):
@@ -308,6 +359,9 @@ class Table(Strict):
     # wounded leader"): a side's Done at its step waits until it is made, once per side
     # or for each unit it is rolled for (``once``); finishing ahead stops before it.
     required: bool = False
+    # What a side may do instead of rolling on it (PHD C5.24a: "OR promote a leader out
+    # of the Ranks"); one excludes the other in a pass.
+    instead: InsteadOfRoll | None = None
     # Rolled for what the scenario just played did ("each Baz/Psk/FT/DC ... removed from
     # play ... in the previous TM Scenario", PHD C5.26b): not in a pass where no
     # scenario was played (a Lull).
@@ -554,6 +608,10 @@ class CostVariant(Strict):
     implies: str | None = None  # what the variant obliges (e.g. "set up in Reserve")
     on_map: bool = False  # the price of on-map set-up (free for setup_on_map_free RGs)
     recon_drm: int = 0  # a Recon RG bought at this price adds this to its Recon dr
+    # A choice among such prices is required: an RG this variant applies to is not
+    # offered at its bare printed cost (PHD C5.32: every RG is requisitioned for
+    # On-Map set-up, In Reserve or as Reinforcements).
+    replaces_printed: bool = False
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
 
@@ -573,6 +631,12 @@ class ComesWith(Strict):
     per: Literal["group", "unit"] = "group"  # one, or one for each unit of the RG
     count: int = Field(default=1, ge=1)
     rule: RuleRef | None = rule_field()
+
+
+class ChartComesWith(ComesWith):
+    """What each RG of a chart that ``applies_to`` selects brings besides its units."""
+
+    applies_to: Condition
 
 
 class ReinforcementGroup(Strict):
@@ -691,6 +755,9 @@ class RGChart(Strict):
     groups: list[ReinforcementGroup] = []
     footnotes: dict[str, str] = {}
     restrictions: list[Restriction] = []
+    # Units the RGs a condition selects bring besides their own, whoever supplies the
+    # chart (PHD C5.31 RG footnote c: "Each German MMG/HMG comes with a 2-3-8 HS").
+    comes_with: list[ChartComesWith] = []
     missing: bool = False
     note: str | None = note_field()
 
@@ -742,6 +809,9 @@ class HipCap(Strict):
     of: Literal["squads", "squad_equivalents"]
     # The cap binds "in a daytime Scenario" only (3.619 footnote b): none at Night.
     day_only: bool = False
+    # The units of RGs bought on the scenario's date at these prices (cost variant
+    # ids) are not counted (PHD C5.35 note 3: "non-reserve ... squad-equivalents").
+    not_cost_variants: list[Slug] = []
     rule: RuleRef
 
     @field_validator("fraction")
@@ -1010,6 +1080,7 @@ class Module(Strict):
     rg_charts: list[RGChart] = []
     cost_variants: list[CostVariant] = []
     post_purchase: list[PostPurchaseRoll] = []
+    leader_ladder: LeaderLadder | None = None
     initiative: Initiative | None = None
     victory: str | None = None  # CG victory conditions, as text
     victory_checks: list[VictoryCheck] = []
@@ -1167,6 +1238,8 @@ class Module(Strict):
                     date(f"{w}.restrictions[{j}].not_after", r.not_after)
                 if isinstance(r, Prerequisite):
                     cond(f"{w}.restrictions[{j}].requires", r.requires)
+            for j, cw in enumerate(ch.comes_with):
+                cond(f"{w}.comes_with[{j}]", cw.applies_to)
         for t in self.tables:
             for j, r in enumerate(t.date_windows):
                 cond(f"tables.{t.id}.date_windows[{j}]", r.applies_to)
@@ -1202,6 +1275,14 @@ class Module(Strict):
                         )
                     if eff.do == "side":
                         side(w + ".effect.side", eff.side)
+                    if eff.do in ("replace_lower", "battle_harden") and not self.leader_ladder:
+                        errors.append(f"{w}: effect '{eff.do}' needs the module's leader_ladder")
+                    if (
+                        eff.do == "battle_harden"
+                        and self.leader_ladder
+                        and eff.unit not in self.leader_ladder.ratings
+                    ):
+                        errors.append(f"{w}: '{eff.unit}' is not on the leader_ladder")
                     # A chart still to be supplied may hold the RG; the supplied data is
                     # checked again then (rules.supply).
                     charts_known = not any(ch.missing for ch in self.rg_charts)

@@ -69,6 +69,9 @@ class Holdings:
     # The side's retained squads and half-squads/crews (what a HIP cap counts).
     squads: int = 0
     half_squads: int = 0
+    # Of those, the ones of RGs bought at a cost variant: (variant, date index,
+    # squads, half-squads) — what a HIP cap may leave out (PHD C5.35 note 3: Reserve).
+    bought_as: tuple[tuple[str, int, int, int], ...] = ()
     # The compulsory rolls (``Table.required``) the side has still to make in this
     # pass: (table id, what for: a unit's line, or "" for a roll once per side).
     owed: tuple[tuple[str, str], ...] = ()

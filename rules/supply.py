@@ -339,6 +339,12 @@ def _chart_groups(
             value = _int(form.get(f"row-{n}-cg_max-{variant.id}", ""), f"{cell} CG max", problems)
             if value is not None:
                 group.setdefault("cg_max", {})[variant.id] = value
+        # The RG's cost at each other price the chart prints (PHD C5.32: its cost for
+        # On-Map set-up, In Reserve, as Reinforcements); blank: the variant's own rule.
+        for cv in module.cost_variants:
+            value = _int(form.get(f"row-{n}-cost-{cv.id}", ""), f"{cell} cost", problems)
+            if value is not None:
+                group.setdefault("costs", {})[cv.id] = value
         # The fortification points an RG gives (PHD C5.35: "first expends TP to
         # requisition DSP"): an RG of the chart that buys them.
         gives = _int(form.get(f"row-{n}-grants", ""), f"{cell} gives", problems)
@@ -408,6 +414,7 @@ def grid_columns(module: Module, it: Suppliable) -> list[GridColumn]:
         if module.fortifications is not None
         else []
     )
+    prices = [(f"cost-{cv.id}", f"Cost {cv.short or cv.label}") for cv in module.cost_variants]
     return [
         GridColumn("id", "ID", "ID"),
         GridColumn("type", "Group type", "group type"),
@@ -418,6 +425,7 @@ def grid_columns(module: Module, it: Suppliable) -> list[GridColumn]:
         GridColumn("tags", "Group kinds", "group kinds"),
         GridColumn("footnotes", "Footnotes", "footnote letters"),
         GridColumn("depletable", "Depletable", "depletable", "checkbox"),
+        *(GridColumn(key, header, header, "number") for key, header in prices),
     ]
 
 

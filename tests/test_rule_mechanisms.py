@@ -1240,3 +1240,194 @@ def test_3_6181_exc_an_ob_airborne_rg_may_enter_by_paradrop(users, modules, fixe
     line.refresh_from_db()
     assert line.strength == "full" and line.cost_variant == "paradrop"
     assert [r["table"] for r in line.details["rolls"]] == ["Leader Allotment"]
+
+
+def test_c5_32_a_purchase_records_its_set_up_and_the_hip_cap_leaves_out_reserve(users, modules):
+    """C5.31/C5.32: an RG is requisitioned On-Map, In Reserve or as Reinforcements, never
+    at its bare printed cost; the set-up is on its record line.  C5.35 note 3: "No > 10%
+    (FRD) of a side's non-reserve Infantry squad-equivalents may be set up using HIP":
+    the 10 squads of an RG bought In Reserve for this TM Scenario are not counted (12
+    squads retained, 2 of them not in Reserve: no HIP at all)."""
+    german, us = users
+    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
+    players = players_of(c, german, us)
+    chart = {
+        "row-0-id": "I1",
+        "row-0-type": "Gren Pl",
+        "row-0-units": "4-6-7",
+        "row-0-unit_kind": "squad",
+        "row-0-full": "10",
+        "row-0-cost": "8",
+    }
+    proposal = supplements.propose_supplement(
+        campaign_id=c.pk, user=german, path="rg_charts.german", form=chart
+    )
+    supplements.accept_supplement(campaign_id=c.pk, user=us, ref=proposal.ref)
+    with pytest.raises(ActionRefused, match="cannot be bought at that price"):
+        purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I1")
+    bought = purchases.purchase_rg(
+        campaign_id=c.pk, user=german, group_id="I1", cost_variant="reserve"
+    )
+    assert (bought.cost, bought.cost_variant) == (8, "reserve")
+    (line,) = [x for x in campaign_view(german, c.pk).record if x.mine]
+    assert line.bought_as == "In Reserve"
+    players.until_step("I-C5.35")
+    assert Unit.objects.get(campaign=c, side="german", purchase=bought).count == 10
+    add(players, "german", "4-6-7", "squad", number=2)
+    with pytest.raises(
+        ActionRefused,
+        match=r"no more than 0 HIP \(1/10 FRD of 2 retained squad-equivalents; C5.35 note 3\)",
+    ):
+        purchases.buy_fortification(campaign_id=c.pk, user=german, item_id="hip", tier=1)
+
+
+def test_c5_19_row_2_the_wounded_leader_is_replaced_unwounded_a_6_1_retained(
+    users, modules, fixed_dice
+):
+    """C5.19 Leader Evacuation Table row 2: "Retained Unwounded & Replaced (A19.13)*":
+    a wounded 9-1 is Replaced by the next lower quality leader, an 8-1, unwounded;
+    "* EXC: A wounded 6+1 is retained Unwounded" (there is none lower)."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    rows = [
+        ("≤1", "Retained Unwounded", "status: ok"),
+        ("2", "Retained Unwounded & Replaced (A19.13)*", "replace lower: ok"),
+        ("3-5", "(as the players supply it)", "status: ok"),
+        ("≥6", "Evacuated (removed from play)", "eliminate"),
+    ]
+    form = {
+        f"row-{n}-{key}": value
+        for n, row in enumerate(rows)
+        for key, value in zip(("range", "result", "effect"), row, strict=True)
+    }
+    proposal = supplements.propose_supplement(
+        campaign_id=players.campaign_id,
+        user=players.users["us"],
+        path="tables.leader_evacuation",
+        form=form,
+    )
+    assert proposal.value[1]["effect"] == {"do": "replace_lower", "status": "ok"}
+    supplements.accept_supplement(
+        campaign_id=players.campaign_id, user=players.users["german"], ref=proposal.ref
+    )
+    players.results(**result_values(module))
+    players.until_step("C5.19")
+    nine = add(players, "german", "9-1 leader", "leader", status="wounded")
+    six = add(players, "german", "6+1 leader", "leader", status="wounded")
+    fixed_dice.extend([[2], [2]])
+    roll(players, "german", "leader_evacuation", nine)
+    roll(players, "german", "leader_evacuation", six)
+    assert unit_names(players, "german") == [
+        ("6+1 leader", "leader", "ok", 1),
+        ("8-1 leader", "leader", "ok", 1),
+    ]
+
+
+def test_c5_24_the_promotion_battle_hardens_the_leader_or_the_next_lower(
+    users, modules, fixed_dice
+):
+    """C5.24: the Leader Promotion Table's DR 4 selects a 9-1; "If that side does not
+    currently retain the leader selected, then the player must Battle Harden the next
+    lower quality non-wounded leader": the German has no 9-1 and a wounded 8-1, so his
+    8-0 Battle Hardens (A15.3) into an 8-1; the US, with no leader of 9-1 or lower, has
+    none Battle Harden."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.24")
+    add(players, "german", "9-2 leader", "leader")
+    add(players, "german", "8-1 leader", "leader", status="wounded")
+    add(players, "german", "8-0 leader", "leader")
+    fixed_dice.extend([[2, 2], [2, 2]])
+    r = roll(players, "german", "leader_promotion")
+    assert r.result == "9-1"
+    assert unit_names(players, "german", kind="leader") == [
+        ("8-1 leader", "leader", "ok", 1),
+        ("8-1 leader", "leader", "wounded", 1),
+        ("9-2 leader", "leader", "ok", 1),
+    ]
+    add(players, "us", "9-2 leader", "leader")
+    roll(players, "us", "leader_promotion")
+    assert unit_names(players, "us", kind="leader") == [("9-2 leader", "leader", "ok", 1)]
+    log = Event.objects.filter(campaign_id=players.campaign_id, kind="roll").order_by("id")
+    assert "8-0 leader Battle Hardens: now 8-1 leader" in log.filter(side="german").last().text
+    assert "none Battle Hardens" in log.filter(side="us").last().text
+
+
+def page(players, side) -> str:
+    from django.test import Client
+
+    client = Client()
+    client.force_login(players.users[side])
+    return client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+
+
+def test_c5_24a_a_7_0_out_of_the_ranks_instead_of_the_promotion_dr(users, modules, fixed_dice):
+    """C5.24: a secret DR "OR promote a leader out of the Ranks (C5.24a)"; C5.24a:
+    "Provided that a side does not have > one leader per four squad-equivalents of its
+    currently retained units, it may automatically create one 7-0 leader": the German
+    (1 leader, 3 squads and 2 HS: 4 squad-equivalents) creates one and may then not
+    roll; the US (2 leaders, 4 squads) may not; after its roll, no 7-0 either."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.24")
+
+    def promote(side):
+        return steps.take_instead_of_roll(
+            campaign_id=players.campaign_id, user=players.users[side], table_id="leader_promotion"
+        )
+
+    add(players, "german", "8-0 leader", "leader")
+    add(players, "german", "4-6-7", "squad", number=3)
+    add(players, "german", "2-4-7", "half_squad", number=2)
+    offer = "Instead of rolling: Promote a 7-0 leader out of the Ranks (C5.24a)"
+    assert f'<button type="submit">{offer}</button>' in page(players, "german")
+    assert promote("german").name == "7-0 leader"
+    after = page(players, "german")
+    assert f"{offer} — You have done so in this pass" in after
+    assert "You have not rolled on the Leader Promotion Table" not in after
+    with pytest.raises(ActionRefused, match=r"You have chosen instead: .*C5.24a"):
+        roll(players, "german", "leader_promotion")
+    with pytest.raises(ActionRefused, match=r"You have done so in this pass \(C5.24a\)"):
+        promote("german")
+    add(players, "us", "8-0 leader", "leader", number=2)
+    add(players, "us", "6-6-6", "squad", number=4)
+    with pytest.raises(ActionRefused, match=r"Not with 2 leaders for 4 squad-equivalents"):
+        promote("us")
+    add(players, "us", "6-6-6", "squad", number=4)
+    fixed_dice.extend([[6, 6]])
+    roll(players, "us", "leader_promotion")
+    with pytest.raises(ActionRefused, match=r"You have made your Leader Promotion Table roll"):
+        promote("us")
+
+
+def test_c5_31_footnote_c_a_hs_with_each_mmg_and_a_crew_with_each_gun(users, modules):
+    """C5.31 RG footnote c: "Each German MMG/HMG comes with a 2-3-8 HS and each Gun comes
+    with a 2-2-8 Crew": the RGs the players mark c on the chart they supply join the
+    retained forces with them, one per unit; an RG not marked c brings none."""
+    german, us = users
+    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
+    players = players_of(c, german, us)
+    rows = [
+        ("W1", "MG Section", "MMG", "sw", "2", "c"),
+        ("G1", "Pak Section", "7.5cm PaK 40", "gun", "2", "c"),
+        ("W2", "LMG Section", "LMG", "sw", "3", ""),
+    ]
+    chart = {}
+    for n, row in enumerate(rows):
+        for key, value in zip(
+            ("id", "type", "units", "unit_kind", "full", "footnotes"), row, strict=True
+        ):
+            chart[f"row-{n}-{key}"] = value
+        chart[f"row-{n}-cost"] = "3"
+    proposal = supplements.propose_supplement(
+        campaign_id=c.pk, user=german, path="rg_charts.german", form=chart
+    )
+    supplements.accept_supplement(campaign_id=c.pk, user=us, ref=proposal.ref)
+    for gid in ("W1", "G1", "W2"):
+        purchases.purchase_rg(
+            campaign_id=c.pk, user=german, group_id=gid, cost_variant="reinforcement"
+        )
+    players.until_step("I-C5.35")
+    assert unit_names(players, "german", kind="half_squad") == [
+        ("2-2-8 Crew (G1)", "half_squad", "ok", 2),
+        ("2-3-8 HS (W1)", "half_squad", "ok", 2),
+    ]

@@ -2483,6 +2483,208 @@ def _points_kept(d: dict) -> None:
     d["currency"]["carry_over"]["lost_after_dates"] = []
 
 
+def _phd_chart(d: dict) -> None:
+    """PHD's German chart supplied with an RG of squads and an OBA module."""
+    c = chart(d, "german")
+    c["missing"] = False
+    c["groups"] = [
+        {"id": "I1", "type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": 4},
+        {"id": "O1", "type": "105mm OBA Module", "units": "OBA", "cost": 6},
+    ]
+
+
+def _phd_prices(m: Module) -> Any:
+    chart_ = m.chart("german")
+    assert chart_ is not None
+    return [[(o.variant, o.cost) for o in cost_options(m, "german", g)] for g in chart_.groups]
+
+
+case(
+    "CostVariant.replaces_printed",
+    base="phd",
+    prepare=_phd_chart,
+    mutate=lambda d: [cv.update(replaces_printed=False) for cv in d["cost_variants"]],
+    observe=_phd_prices,
+)
+case(
+    "Condition.with_units",
+    base="phd",
+    prepare=_phd_chart,
+    mutate=lambda d: cvar(d, "reinforcement")["applies_to"].update(with_units=None),
+    observe=_phd_prices,
+)
+
+
+def _hip_with_reserve(m: Module) -> Any:
+    """The HIP cap with 12 squads, 10 of an RG bought In Reserve on this date."""
+    hip = next(i for i in m.fortifications.items if i.id == "hip")
+    held = Holdings(squads=12, bought_as=(("reserve", 0, 10, 0),))
+    return availability.hip_cap(m, hip, at(m, side="german", holdings=held))
+
+
+case(
+    "HipCap.not_cost_variants",
+    base="phd",
+    mutate=lambda d: fort(d, "hip")["hip"].update(not_cost_variants=[]),
+    observe=_hip_with_reserve,
+)
+
+
+def _replaced(m: Module) -> Any:
+    """C5.19 row 2 for a wounded 9-1 and a wounded 6+1."""
+    row = effects.row_effects(m.table("leader_evacuation").lookup(2))
+    ladder = m.leader_ladder.ratings if m.leader_ladder else ()
+    return [
+        effects.on_unit(row, effects.UnitState(name, "wounded", "leader"), ladder)
+        for name in ("9-1 leader", "6+1 leader")
+    ]
+
+
+case(
+    "Module.leader_ladder",
+    base="phd",
+    mutate=lambda d: d.update(leader_ladder=None),
+    observe=_replaced,
+)
+case(
+    "LeaderLadder.ratings",
+    base="phd",
+    mutate=lambda d: d["leader_ladder"]["ratings"].remove("8-1"),
+    observe=_replaced,
+)
+
+
+def _instead(**counts: Any) -> Callable[[Module], Any]:
+    def observe(m: Module) -> Any:
+        table = m.table("leader_promotion")
+        return (
+            availability.instead_refusal(table, rolled=False, taken=False, **counts),
+            availability.instead_words(table),
+            availability.instead_units(table),
+        )
+
+    return observe
+
+
+def _promotion(d: dict) -> dict:
+    return tab(d, "leader_promotion")["instead"]
+
+
+case(
+    "Table.instead",
+    base="phd",
+    mutate=lambda d: tab(d, "leader_promotion").update(instead=None),
+    observe=lambda m: availability.instead_refusal(
+        m.table("leader_promotion"), leaders=0, squads=4, half_squads=0, rolled=False, taken=False
+    ),
+)
+case(
+    "InsteadOfRoll.label",
+    base="phd",
+    mutate=lambda d: _promotion(d).update(label="Make a leader"),
+    observe=_instead(leaders=0, squads=4, half_squads=0),
+)
+case(
+    "InsteadOfRoll.unit",
+    base="phd",
+    mutate=lambda d: _promotion(d).update(unit="6+1 leader"),
+    observe=_instead(leaders=0, squads=4, half_squads=0),
+)
+case(
+    "InsteadOfRoll.kind",
+    base="phd",
+    mutate=lambda d: _promotion(d).update(kind="other"),
+    observe=_instead(leaders=0, squads=4, half_squads=0),
+)
+case(
+    "InsteadOfRoll.squads_per_leader",
+    base="phd",
+    mutate=lambda d: _promotion(d).update(squads_per_leader=2),
+    observe=_instead(leaders=1, squads=3, half_squads=1),
+)
+case(
+    "InsteadOfRoll.rule",
+    base="phd",
+    mutate=lambda d: _promotion(d).update(rule="C5.24b"),
+    observe=_instead(leaders=2, squads=4, half_squads=0),
+)
+
+
+def _c_chart(d: dict) -> None:
+    """PHD's German chart supplied with an MG and a Gun RG marked c."""
+    c = chart(d, "german")
+    c["missing"] = False
+    c["groups"] = [
+        {"id": "W1", "type": "MG", "units": "MMG", "unit_kind": "sw", "full": 2, "cost": 3},
+        {"id": "G1", "type": "Pak", "units": "PaK 40", "unit_kind": "gun", "full": 2, "cost": 3},
+    ]
+    for g in c["groups"]:
+        g["footnotes"] = ["c"]
+
+
+def _accompanying(m: Module) -> Any:
+    from rules.purchase import comes_with
+
+    chart_ = m.chart("german")
+    assert chart_ is not None
+    return [comes_with(m, "german", g, 2) for g in chart_.groups]
+
+
+def _c_rule(**values: Any) -> Callable[[dict], None]:
+    return lambda d: chart(d, "german")["comes_with"][0].update(values)
+
+
+case(
+    "RGChart.comes_with",
+    base="phd",
+    prepare=_c_chart,
+    mutate=lambda d: chart(d, "german").update(comes_with=[]),
+    observe=_accompanying,
+)
+case(
+    "ChartComesWith.applies_to",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(applies_to={"footnotes": ["e"]}),
+    observe=_accompanying,
+)
+case(
+    "ChartComesWith.unit",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(unit="2-4-8 HS"),
+    observe=_accompanying,
+)
+case(
+    "ChartComesWith.kind",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(kind="squad"),
+    observe=_accompanying,
+)
+case(
+    "ChartComesWith.per",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(per="group"),
+    observe=_accompanying,
+)
+case(
+    "ChartComesWith.count",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(count=2),
+    observe=_accompanying,
+)
+case(
+    "Condition.group_kinds",
+    base="phd",
+    prepare=_c_chart,
+    mutate=lambda d: chart(d, "german")["comes_with"][1]["applies_to"].update(group_kinds=None),
+    observe=_accompanying,
+)
+
+
 SERVICE: dict[str, Case] = {}
 
 

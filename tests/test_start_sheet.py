@@ -226,9 +226,9 @@ def test_a_csv_file_is_read_and_a_bad_cell_named_by_its_row(phd, client):
     assert "Row 1 cost: enter a whole number (not “eight”)" in page
     assert 'value="coy, airborne"' in page  # the pasted cells come back in the grid
     assert not Supplement.objects.exists()
-    too_wide = "I1," * 15 + "\n"
+    too_wide = "I1," * 20 + "\n"  # the grid has 16 columns (C5.32: a cost per set-up)
     response = client.post(url, {"paste": too_wide})
-    assert response.status_code == 400 and "Pasted line 1: 15 cells" in response.content.decode()
+    assert response.status_code == 400 and "Pasted line 1: 20 cells" in response.content.decode()
 
 
 def test_a_table_pasted_on_the_start_sheet(phd, client):

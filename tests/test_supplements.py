@@ -279,3 +279,37 @@ def test_apd_the_inferred_morning_vp_may_be_amended_by_consent(modules, make_use
     proposal = propose(players, "german", path, {"value": "60"})
     supplements.accept_supplement(campaign_id=c.pk, user=american, ref=proposal.ref)
     assert module_of(players.campaign).date("dec6morning").vp_required == 60
+
+
+def test_c5_32_the_supplied_chart_gives_an_rgs_cost_for_each_set_up(modules, make_user):
+    """C5.32: the RG Set Up Cost Table's values are lost, so the supplied chart gives an
+    RG's cost for each set-up (On-Map, In Reserve, as Reinforcements); a blank keeps the
+    printed cost; the form shows them back to amend."""
+    from campaign.seat_views.supplements import prefilled
+    from rules import supply
+
+    german, us = make_user("german_p"), make_user("us_p")
+    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
+    players = players_of(c, german, us)
+    it = supply.item(module_of(c), "tm", "rg_charts.german", set())
+    headers = [col.header for col in supply.grid_columns(module_of(c), it)]
+    assert headers[-3:] == ["Cost On-Map", "Cost In Reserve", "Cost As Reinforcements"]
+    chart = {
+        "row-0-id": "A1",
+        "row-0-type": "StuG Pl",
+        "row-0-units": "StuG IIIG",
+        "row-0-unit_kind": "vehicle",
+        "row-0-full": "2",
+        "row-0-cost": "6",
+        "row-0-cost-onmap": "8",
+    }
+    proposal = propose(players, "german", "rg_charts.german", chart)
+    assert proposal.value[0]["costs"] == {"onmap": 8}
+    supplements.accept_supplement(campaign_id=c.pk, user=us, ref=proposal.ref)
+    module = module_of(players.campaign)
+    it = supply.item(module, "tm", "rg_charts.german", {"rg_charts.german"})
+    assert prefilled(players.campaign, module, it)["row-0-cost-onmap"] == "8"
+    bought = purchases.purchase_rg(
+        campaign_id=c.pk, user=german, group_id="A1", cost_variant="onmap"
+    )
+    assert (bought.cost, bought.cost_variant) == (8, "onmap")

@@ -187,6 +187,8 @@ class PurchaseLine:
     claims: tuple[tuple[str, str, str, int], ...] = ()
     # An OB line's other ways to enter before its rolls (variant, words): by paradrop.
     entering: tuple[tuple[str, str], ...] = ()
+    # The price it was bought at, where not the printed one ("In Reserve", PHD C5.32).
+    bought_as: str = ""
 
 
 def claims(
@@ -238,6 +240,7 @@ def record_lines(
     lines = []
     count: dict[tuple[str, str], int] = {}
     claimable: dict[tuple[str, str, str], list[tuple[str, str, str, int]]] = {}  # per RG, price
+    bought_as = {cv.id: cv.label for cv in module.cost_variants}
     for p in purchases:
         key = (p.side, p.group_id)
         if not p.initial:
@@ -283,6 +286,7 @@ def record_lines(
                 if can_roll
                 else (),
                 entering=_entering(module, p) if can_roll and p.initial else (),
+                bought_as=bought_as.get(p.cost_variant or "", ""),
             )
         )
     return lines

@@ -29,7 +29,13 @@ from campaign.selectors import (
     pass_result,
     replenished_on_date,
 )
-from campaign.services.units import describe_filter, label, state_of
+from campaign.services.units import (
+    describe_filter,
+    label,
+    state_of,
+    strength_counts,
+    took_instead,
+)
 from rules import availability
 from rules.drm import RollContext, offered
 from rules.effects import matches
@@ -67,6 +73,8 @@ class TableView:
     choices: tuple[tuple[str, str], ...] = ()  # the viewer's units it may be rolled for
     no_roll: str = ""  # why none may
     closed: str = ""  # why the viewer may not roll on it on this date (its date windows)
+    instead: str = ""  # what the viewer may do instead of rolling (PHD C5.24a), in words
+    no_instead: str = ""  # why not now
 
 
 @dataclass(frozen=True)
@@ -259,6 +267,10 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
                 campaign=c, cycle=c.cycle, side=view.viewer, table_id__in=once
             ).values_list("table_id", flat=True)
         )
+        # What a side took instead of the roll stands for it (PHD C5.24a).
+        rolled |= {
+            t for t in once if view.module.table(t).instead and took_instead(c, view.viewer, t)
+        }
     panel.finish_warnings = availability.finish_warnings(
         view.module, snap, step, rolled_tables=rolled
     )
@@ -365,6 +377,30 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         closed = availability.table_date_reasons(module, table, view.viewer, date_index)
         tv = table_view(table, ctx)
         panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
+    _instead(view, panel)
+
+
+def _instead(view: CampaignView, panel: StepPanel) -> None:
+    """For each table that offers something instead of its roll: what, and why the
+    viewer may not take it now."""
+    c, module = view.campaign, view.module
+    for n, tv in enumerate(panel.tables):
+        table = module.table(tv.id)
+        if table.instead is None:
+            continue
+        leaders, squads, half_squads = strength_counts(c, view.viewer)
+        rolls = Roll.objects.visible_to(view.viewer).filter(
+            campaign=c, cycle=c.cycle, side=view.viewer, table_id=tv.id
+        )
+        why = availability.instead_refusal(
+            table,
+            leaders=leaders,
+            squads=squads,
+            half_squads=half_squads,
+            rolled=rolls.exists(),
+            taken=took_instead(c, view.viewer, tv.id),
+        )
+        panel.tables[n] = replace(tv, instead=availability.instead_words(table), no_instead=why)
 
 
 def _rolls(view: CampaignView, panel: StepPanel) -> None:

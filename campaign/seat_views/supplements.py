@@ -334,6 +334,8 @@ def prefilled(campaign: Campaign, module: Module, it: supply.Suppliable) -> dict
                 values[f"row-{n}-{name}"] = "" if value is None else str(value)
             for variant_id, value in g.cg_max.items():
                 values[f"row-{n}-cg_max-{variant_id}"] = str(value)
+            for variant_id, value in g.costs.items():
+                values[f"row-{n}-cost-{variant_id}"] = str(value)
             gives = g.grants.get("fortification_points")
             values[f"row-{n}-grants"] = "" if gives is None else str(gives)
             values[f"row-{n}-tags"] = ", ".join(g.tags)

@@ -172,6 +172,10 @@ def roll_on_table(
             status=409,
         )
     unit = rolled_for(turn, table, unit_id)
+    if table.instead is not None and units.took_instead(c, turn.side, table.id):
+        raise ActionRefused(
+            f"You have chosen instead: {availability.instead_words(table)}.", status=409
+        )
     if (
         table.once == "side"
         and Roll.objects.filter(
@@ -238,6 +242,46 @@ def roll_on_table(
     return r
 
 
+@transaction.atomic
+def take_instead_of_roll(
+    *, campaign_id: object, user: User, table_id: str, at: str | None = None
+) -> Unit:
+    """Take what a table of the step offers instead of its roll (PHD C5.24a: a 7-0
+    leader promoted out of the Ranks), within its limit, once in a pass and never
+    beside the roll."""
+    turn = take_turn(campaign_id, user, at)
+    expect_turn(turn, Action.ROLL)
+    step, c = turn.step, turn.campaign
+    table = turn.module.table(table_id) if table_id in step.tables else None
+    if table is None or table.instead is None:
+        raise ActionRefused(f"{step.id} {step.title} offers nothing instead of a roll.")
+    leaders, squads, half_squads = units.strength_counts(c, turn.side)
+    refusal = availability.instead_refusal(
+        table,
+        leaders=leaders,
+        squads=squads,
+        half_squads=half_squads,
+        rolled=Roll.objects.filter(
+            campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
+        ).exists(),
+        taken=units.took_instead(c, turn.side, table.id),
+    )
+    if refusal:
+        raise ActionRefused(refusal, status=409)
+    new = availability.instead_units(table)
+    unit = Unit.objects.create(
+        campaign=c, side=turn.side, name=new.name, kind=new.kind, count=new.count
+    )
+    turn.record(
+        EventKind.UNIT,
+        text=f"{turn.side_name()}: {availability.instead_words(table)}; a {new.name} joins "
+        "the retained forces.",
+        data={"instead": table.id, "cycle": c.cycle},
+    )
+    push.changed(c.pk, ROLL_PARTS)
+    return unit
+
+
 def rolled_for(turn: Turn, table: Table, unit_id: object) -> Unit | None:
     """The retained unit a roll on ``table`` is for: required, and of the kinds and
     statuses the table names, where it is rolled for units; refused if it has had its
@@ -275,7 +319,9 @@ def apply_effects(turn: Turn, table: Table, effects: list[Effect], unit: Unit | 
     words = []
     if unit is not None:
         rolled_for = (table.for_units.statuses if table.for_units else None) or ()
-        words.append(units.apply_outcome(unit, on_unit(effects, units.state_of(unit)), rolled_for))
+        outcome = on_unit(effects, units.state_of(unit), units.ladder(turn.module))
+        words.append(units.apply_outcome(unit, outcome, rolled_for))
+    words.append(units.battle_harden(turn, effects))
     seat = turn.seat
     if any(e.do == "san" for e in effects):
         before = seat.san or 0

@@ -6,15 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.db import transaction
+from django.db.models import Sum
 
-from campaign.models import EventKind, Purchase, Roll, Unit
+from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit
+from campaign.selectors import squad_counts
 from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, take_turn
 from rules.availability import owed_for
-from rules.effects import GroupOutcome, UnitOutcome, UnitState
-from rules.schema import Module, ReinforcementGroup, UnitFilter
+from rules.effects import GroupOutcome, UnitOutcome, UnitState, battle_hardened
+from rules.purchase import comes_with
+from rules.schema import Effect, Module, ReinforcementGroup, UnitFilter
 
 MAX_COUNT = 99  # identical units on one line of the retained forces
 
@@ -195,6 +198,58 @@ def describe_filter(flt: UnitFilter) -> str:
     return " ".join(part for part in (statuses, kinds or "units") if part)
 
 
+def strength_counts(campaign: Campaign, side: str) -> tuple[int, int, int]:
+    """The side's retained leaders, squads and half-squads/crews (PHD C5.24a's ratio)."""
+    squads, half_squads, _ = squad_counts(campaign, side)
+    leaders = Unit.objects.filter(campaign=campaign, side=side, kind=Unit.Kind.LEADER).aggregate(
+        n=Sum("count")
+    )["n"]
+    return leaders or 0, squads, half_squads
+
+
+def took_instead(campaign: Campaign, side: str, table_id: str) -> bool:
+    """Whether ``side`` took what a table offers instead of its roll in this pass
+    (PHD C5.24a): the log's line of it says so."""
+    return (
+        Event.objects.readable_by(side)
+        .filter(
+            campaign=campaign,
+            kind=EventKind.UNIT,
+            side=side,
+            data__instead=table_id,
+            data__cycle=campaign.cycle,
+        )
+        .exists()
+    )
+
+
+def ladder(module: Module) -> tuple[str, ...]:
+    """The leaders' qualities, lowest first (none: the module has no ladder)."""
+    return tuple(module.leader_ladder.ratings) if module.leader_ladder else ()
+
+
+def battle_harden(turn: Turn, effects: list[Effect]) -> str:
+    """A ``battle_harden`` result: the side's leader it names (or the next lower one
+    the side has) becomes the next higher quality, on its own line where it was; what
+    happened, in words ("" : no such result)."""
+    if not any(e.do == "battle_harden" for e in effects):
+        return ""
+    leaders = list(
+        Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind=Unit.Kind.LEADER).order_by(
+            "id"
+        )
+    )
+    found = battle_hardened(effects, [u.state for u in leaders], ladder(turn.module))
+    if found is None:
+        return "no retained unwounded leader of that quality or lower: none Battle Hardens"
+    index, name = found
+    unit = split_one(leaders[index])
+    before = unit.name
+    unit.name = name[: max_length(Unit, "name")]
+    unit.save(update_fields=["name"])
+    return f"{before} Battle Hardens: now {unit.name}"
+
+
 def split_one(unit: Unit) -> Unit:
     """The one unit a roll is for: a line of several identical units gives it up as a
     line of its own (so its roll and result are its own)."""
@@ -295,10 +350,10 @@ def units_from_purchase(
         for weapon, k in purchase.details.get("sw", {}).items()
         if k
     ]
-    for c in group.comes_with:
-        k = c.count * (n if c.per == "unit" else 1)
-        if k:
-            lines.append((f"{c.unit} ({gid})", c.kind, k))
+    lines += [
+        (f"{unit} ({gid})", kind, k)
+        for unit, kind, k in comes_with(module, purchase.side, group, n)
+    ]
     lines += [(f"{name} ({gid})", Unit.Kind.LEADER, 1) for name in outcome.leaders]
     Unit.objects.bulk_create(
         Unit(

@@ -199,6 +199,13 @@ def roll(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     )
 
 
+@action("instead")
+def instead(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return steps.take_instead_of_roll(
+        campaign_id=campaign_id, user=request.user, at=at, table_id=_post(request, "table")
+    )
+
+
 @action(Action.RESULT)
 def result(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return steps.enter_scenario_result(

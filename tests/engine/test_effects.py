@@ -654,3 +654,40 @@ def test_an_ob_line_joins_as_the_units_it_lists(line, unit):
 
     got = unit_line(line)
     assert (got.name, got.kind, got.count) == unit
+
+
+LADDER = ("6+1", "7-0", "8-0", "8-1", "9-1", "9-2", "10-2", "10-3")
+
+
+def test_a19_13_replaced_by_the_next_lower_quality_leader_a_6_1_retained():
+    """PHD C5.19 row 2 "Retained Unwounded & Replaced (A19.13)* ... EXC: A wounded 6+1
+    is retained Unwounded": a 9-1 becomes an 8-1 (a new counter), a 6+1 stays, unwounded."""
+    row = [Effect(do="replace_lower", status="ok")]
+    out = effects.on_unit(row, UnitState("9-1 leader (I1)", "wounded", "leader"), LADDER)
+    assert out.removed and out.added == (("8-1 leader (I1)", "leader"),)
+    six = effects.on_unit(row, UnitState("6+1 leader", "wounded", "leader"), LADDER)
+    assert (six.removed, six.status) == (False, "ok")
+
+
+def test_c5_24_battle_hardens_the_leader_named_or_the_next_lower_non_wounded():
+    """PHD C5.24 footnote *: "if a 9-1 is selected, but there is no 9-1, then the next
+    lower quality would be an 8-1, followed by an 8-0, etc. ... If there is no lower
+    quality leader available, then no SMC will be Battle-Harden"; A15.3: the leader
+    becomes the next higher quality."""
+    result = [Effect(do="battle_harden", unit="9-1")]
+    leaders = [
+        UnitState("9-2 leader", "ok", "leader"),
+        UnitState("8-1 leader", "wounded", "leader"),
+        UnitState("8-0 leader", "ok", "leader"),
+    ]
+    assert effects.battle_hardened(result, leaders, LADDER) == (2, "8-1 leader")
+    assert effects.battle_hardened(result, leaders[:2], LADDER) is None
+    assert effects.battle_hardened([Effect(do="none")], leaders, LADDER) is None
+
+
+def test_two_word_effects_are_typed_as_two_words():
+    """A supplied table's effects as players type them: "replace lower: ok", "battle
+    harden: 9-1" (the forms show them back so)."""
+    for text in ("replace lower: ok", "battle harden: 9-1", "replace lower"):
+        data = effects.parse_short(text)
+        assert effects.short(Effect.model_validate(data)) == text

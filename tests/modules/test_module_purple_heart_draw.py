@@ -196,6 +196,9 @@ def test_c5_19_leader_evacuation_6_evacuated(m):
     assert final(m, "leader_evacuation", 1).effect == Effect(do="status", status="ok")
     assert final(m, "leader_evacuation", 6).result.startswith("Evacuated")
     assert final(m, "leader_evacuation", 6).effect == Effect(do="eliminate")
+    # Row 2 "Retained Unwounded & Replaced (A19.13)*": Replaced by the next lower
+    # quality leader, unwounded; "* EXC: A wounded 6+1 is retained Unwounded".
+    assert final(m, "leader_evacuation", 2).effect == Effect(do="replace_lower", status="ok")
     assert (t.for_units.kinds, t.for_units.statuses, t.once) == (["leader"], ["wounded"], "unit")
 
 
@@ -208,10 +211,26 @@ def test_c5_23_battlefield_promotion_3_4_gives_2_mmc(m):
 
 
 def test_c5_24_leader_promotion_3_is_9_2_and_10_11_is_7_0(m):
-    """C5.24 Leader Promotion Table: DR 3 → 9-2, 5-6 → 8-1, 10-11 → 7-0."""
+    """C5.24 Leader Promotion Table: DR 3 → 9-2, 5-6 → 8-1, 10-11 → 7-0, each the
+    leader Battle Hardened (the next lower one if the side has none, footnote *), along
+    the leaders' qualities (9-1, then 8-1, 8-0 ...; the 6+1 lowest, C5.19 EXC); C5.24a:
+    a 7-0 out of the Ranks instead, at most one leader per four squad-equivalents."""
     assert final(m, "leader_promotion", 3).result == "9-2"
     assert final(m, "leader_promotion", 6).result == "8-1"
     assert final(m, "leader_promotion", 10).result == "7-0"
+    assert final(m, "leader_promotion", 4).effect == Effect(do="battle_harden", unit="9-1")
+    assert final(m, "leader_promotion", 12).effect is None  # lost in the OCR
+    ratings = m.leader_ladder.ratings
+    assert ratings[0] == "6+1" and ratings.index("8-0") < ratings.index("8-1") < ratings.index(
+        "9-1"
+    )
+    instead = m.table("leader_promotion").instead
+    assert (instead.unit, instead.kind, instead.squads_per_leader, instead.rule) == (
+        "7-0 leader",
+        "leader",
+        4,
+        "C5.24a",
+    )
 
 
 def test_c5_26a_weapon_repair_2_repaired_3_eliminated_vehicular_minus_2(m):
@@ -469,3 +488,48 @@ def test_c5_31_footnote_u_rgs_roll_for_their_type(m):
     (p,) = [x for x in m.post_purchase if x.table == "rg_type"]
     assert p.applies_to.footnotes == ["u"] and p.rule == "C5.31 RG footnote u"
     assert m.table("rg_type").missing
+
+
+def test_c5_32_every_rg_with_units_is_requisitioned_on_map_in_reserve_or_as_reinforcements(m):
+    """C5.31/C5.32: "Any reinforcement group may be requisitioned for On-Map set up; In
+    Reserve set up; or enter as Reinforcements ... [its] TP cost increased or decreased"
+    by the (lost) RG Set Up Cost Table: an RG with units is offered the three set-ups,
+    never the bare printed cost; C5.31b: only A, G, HW and I RGs In Reserve, even at a
+    cost the chart gives; an RG the table does not name keeps its printed cost, one the
+    supplied chart prices per set-up costs that; an OBA module has no set-up."""
+    from rules.purchase import cost_options
+
+    supplied = _with_chart(
+        m,
+        "german",
+        [
+            {"id": "I1", "type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": 4},
+            {
+                "id": "A1",
+                "type": "StuG Pl",
+                "units": "StuG IIIG",
+                "unit_kind": "vehicle",
+                "cost": 6,
+                "costs": {"onmap": 8, "reserve": 5},
+            },
+            {
+                "id": "W2",
+                "type": "Pak Section",
+                "units": "7.5cm Pak 40",
+                "unit_kind": "gun",
+                "cost": 3,
+                "costs": {"reserve": 2},
+            },
+            {"id": "O1", "type": "105mm OBA Module", "units": "OBA", "cost": 6},
+        ],
+    )
+
+    def prices(gid):
+        group = supplied.group("german", gid)
+        return [(o.variant, o.cost) for o in cost_options(supplied, "german", group)]
+
+    assert prices("I1") == [("onmap", 4), ("reserve", 4), ("reinforcement", 4)]
+    assert prices("A1") == [("onmap", 8), ("reserve", 5), ("reinforcement", 6)]
+    assert prices("W2") == [("onmap", 3), ("reinforcement", 3)]
+    assert prices("O1") == [("", 6)]
+    assert [cv.rule for cv in m.cost_variants] == ["C5.31a, C5.32", "C5.31b, C5.32", "C5.31, C5.32"]
