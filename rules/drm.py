@@ -30,6 +30,7 @@ class RollContext:
     unit_kind: str | None = None  # the kind of the retained unit rolled for, if any
     unit_markers: frozenset[str] = frozenset()  # its status and markers
     cost_variant: str = ""  # the price the RG rolled for was bought at ("" printed)
+    rolled_types: frozenset[str] = frozenset()  # group kinds the RG's earlier rolls gave
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
         and (cond.unit_markers is None or not ctx.unit_markers.isdisjoint(cond.unit_markers))
         and (cond.cost_variants is None or ctx.cost_variant in cond.cost_variants)
         and (cond.not_cost_variants is None or ctx.cost_variant not in cond.not_cost_variants)
+        and (cond.rolled_types is None or not ctx.rolled_types.isdisjoint(cond.rolled_types))
     )
 
 

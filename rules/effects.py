@@ -4,8 +4,8 @@ to its records; nothing is read from a result's text or a table's title.
 
 - on the unit a roll was for (``for_units`` tables): ``eliminate``, ``status``,
   ``replace`` (``on_unit``), each possibly only for some unit kinds (3.31);
-- on the RG a post-purchase roll was for: ``strength``, ``leader``, ``units``
-  (``on_group``);
+- on the RG a post-purchase roll was for: ``strength``, ``leader``, ``units``,
+  ``type`` (the group kind a later roll's condition reads, APD 3.4) (``on_group``);
 - on the side: ``san`` (``san_after``, clamped by the module's SAN rule, ``clamp_san``),
   ``group`` (an RG of its chart at no cost, ``granted_group``), ``units``
   (``units_given``);
@@ -63,6 +63,7 @@ class GroupOutcome:
     strength: str | None = None
     leaders: list[str] = field(default_factory=list)
     units: list[NewUnits] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)  # group kinds its rolls gave it
 
 
 def row_effects(row: TableRow, column: str | None = None) -> list[Effect]:
@@ -120,6 +121,9 @@ def on_group(effects: list[Effect], outcome: GroupOutcome) -> None:
         elif effect.do == "units":
             assert effect.unit is not None and effect.kind is not None
             outcome.units.append(NewUnits(effect.unit, effect.kind, effect.count))
+        elif effect.do == "type":
+            assert effect.type is not None
+            outcome.types.append(effect.type)
 
 
 def san_after(effects: list[Effect], san: int) -> int:
@@ -206,7 +210,7 @@ def unit_line(text: str) -> NewUnits:
 def parse_short(text: str) -> dict[str, object]:
     """An effect as players type it in a supplied table: "eliminate", "status: ok",
     "strength: full", "leader: 8-1 leader", "units: 2 x M4A3 (vehicle)",
-    "group: RA1", "san: -2", "side: axis", "none".  Returns the effect's data, which
+    "group: RA1", "san: -2", "side: axis", "type: m4", "none".  Returns the effect's data, which
     the schema then checks."""
     m = _SHORT.match(text)
     if not m:
@@ -218,7 +222,7 @@ def parse_short(text: str) -> dict[str, object]:
             "with what it needs after a colon (e.g. 'status: ok', 'san: -2')"
         )
     data: dict[str, object] = {"do": do}
-    if do in ("status", "strength", "group", "side"):
+    if do in ("status", "strength", "group", "side", "type"):
         data[do] = arg
     elif do in ("leader", "replace"):
         data["unit"] = arg
@@ -235,7 +239,7 @@ def parse_short(text: str) -> dict[str, object]:
 
 def short(effect: Effect) -> str:
     """An effect as ``parse_short`` reads it (to prefill a form)."""
-    if effect.do in ("status", "strength", "group", "side"):
+    if effect.do in ("status", "strength", "group", "side", "type"):
         return f"{effect.do}: {getattr(effect, effect.do)}"
     if effect.do in ("leader", "replace"):
         return f"{effect.do}: {effect.unit}"

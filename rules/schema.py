@@ -142,6 +142,10 @@ class Condition(Strict):
     # them: "EXC: RG entering via Para drop" (Sicily 3.6181).
     cost_variants: list[Slug] | None = None
     not_cost_variants: list[Slug] | None = None
+    # An earlier roll of the RG's own gave it one of these group kinds (effect
+    # ``type``): APD 3.4 "make a dr to determine armor type", and 3.7 rolls for the
+    # groups that dr made M4 groups.  No such roll, no match.
+    rolled_types: list[Slug] | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -158,6 +162,7 @@ EffectName = Literal[
     "group",  # the side receives RG ``group`` of its chart at no cost (APD 3.5 rows)
     "san",  # the side's SAN changes by ``by``
     "side",  # the roll names ``side`` (who sets up / moves first)
+    "type",  # the RG rolled for is of group kind ``type`` (APD 3.4: its armor type)
 ]
 
 
@@ -179,6 +184,7 @@ class Effect(Strict):
     side: Slug | None = None
     kinds: list[UnitKind] | None = None  # only for a unit of these kinds
     kind: UnitKind | None = None  # what the units an effect creates are ("units")
+    type: Slug | None = None  # the group kind an RG's roll gives it ("type")
 
     @model_validator(mode="after")
     def _params(self) -> Effect:
@@ -191,6 +197,7 @@ class Effect(Strict):
             "group": ("group",),
             "san": ("by",),
             "side": ("side",),
+            "type": ("type",),
         }.get(self.do, ())
         for name in needs:
             if getattr(self, name) is None:

@@ -817,35 +817,75 @@ def test_c5_23_the_cvp_drm_is_computed_from_the_recorded_result(users, modules, 
     assert german.final == 6 and german.drms == []
 
 
-def test_3_4_note_3_one_gyrostabilizer_dr_per_afv_the_m4_roll_gave(users, modules, fixed_dice):
-    """APD 3.4 note 3: "one DR on the H1.42 Gyrostabilizer Table per AFV": the M4 Model
-    roll (3.7) gives the group's tanks (DR 3: three of them), and one Gyrostabilizer DR
-    is made for each, whatever the chart's count; 3.5 note 2 counts PzIVs only."""
-    players, _ = apd_at(users, "3.4")
+_M4_ARMOR_TYPE = {"do": "type", "type": "m4"}
+
+
+def _armor_group(players, armor_rows, *, tags=("armor",), **group):
+    """The American chart's one Armor Group A1 (10 PP) and the players' armor-type rows
+    (3.4), supplied; the American holds 20 PP at 3.4."""
 
     def supplied(data):
         chart = next(c for c in data["rg_charts"] if c["side"] == "american")
+        a1 = {"id": "A1", "type": "Armor Group", "units": "3 tanks", "cost": 10}
         chart.update(
             missing=False,
-            groups=[
-                {
-                    "id": "A1",
-                    "type": "M4 Armor Group",
-                    "units": "M4",
-                    "cost": 10,
-                    "full": 1,
-                    "unit_kind": "vehicle",
-                    "tags": ["armor", "m4", "afv"],
-                }
-            ],
+            groups=[{**a1, "unit_kind": "vehicle", "tags": list(tags), **group}],
         )
+        armor = next(t for t in data["tables"] if t["id"] == "american_reinforcement")
+        armor.update(missing=False, rows=armor_rows)
         gyro = next(t for t in data["tables"] if t["id"] == "gyrostabilizer")
         gyro.update(missing=False, rows=[{"range": "≤12", "result": "Functioning"}])
 
     patch_module(players.campaign, supplied)
     Seat.objects.filter(campaign_id=players.campaign_id, side="american").update(points=20)
+
+
+def test_3_4_3_7_the_m4_model_dr_follows_the_armor_type_dr(users, modules, fixed_dice):
+    """APD 3.4: "For each Armor Group purchased, make a dr to determine armor type"; 3.7:
+    "For each M4 Armor Reinforcement Group, make a secret DR on the M4 Model Table".  The
+    players' armor-type rows say which result is an M4 group (effect type m4): the Armor
+    Group whose dr gave M4 rolls on the M4 Model Table and receives its three tanks; the
+    one whose dr gave another type does not, and receives that row's tanks."""
+    players, _ = apd_at(users, "3.4")
+    stuarts = {"do": "units", "unit": "M5A1", "count": 3, "kind": "vehicle"}
+    _armor_group(
+        players,
+        [
+            {"range": "1-3", "result": "M4", "effect": _M4_ARMOR_TYPE},
+            {"range": "4-6", "result": "M5A1", "effect": stuarts},
+        ],
+    )
+    m4, stuart = buy(players, "american", "A1"), buy(players, "american", "A1")
+    fixed_dice.extend([[2], [3, 3], [1, 2]])  # armor type M4, leader, M4 Model DR 3
+    rg_roll(players, "american", m4)
+    fixed_dice.extend([[5], [3, 3]])  # armor type M5A1, leader: no M4 Model DR
+    rg_roll(players, "american", stuart)
+    rolled = list(Roll.objects.order_by("seq").values_list("table_id", "item"))
+    assert [t for t, _ in rolled].count("m4_model") == 1, rolled
+    assert rolled.index(("m4_model", "A1 Armor Group")) == 2
+    tanks = Unit.objects.filter(campaign_id=players.campaign_id, kind="vehicle")
+    assert sorted(tanks.filter(purchase=m4).values_list("name", "count")) == [
+        ("M4A3(105) (A1)", 1),
+        ("M4A3(75)W (A1)", 1),
+        ("M4A3(76)W (A1)", 1),
+    ]
+    assert list(tanks.filter(purchase=stuart).values_list("name", "count")) == [("M5A1 (A1)", 3)]
+
+
+def test_3_4_note_3_one_gyrostabilizer_dr_per_afv_the_m4_roll_gave(users, modules, fixed_dice):
+    """APD 3.4 note 3: "one DR on the H1.42 Gyrostabilizer Table per AFV": the M4 Model
+    roll (3.7) gives the group's tanks (DR 3: three of them), and one Gyrostabilizer DR
+    is made for each, whatever the chart's count; 3.5 note 2 counts PzIVs only."""
+    players, _ = apd_at(users, "3.4")
+    _armor_group(
+        players,
+        [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}],
+        tags=("armor", "afv"),
+        full=1,
+    )
     a1 = buy(players, "american", "A1")
-    fixed_dice.extend([[1, 1], [1, 2], [2, 2], [3, 3], [4, 4]])  # leader, M4 (3), 3 gyros
+    # armor type (M4), leader, M4 (3), 3 gyros
+    fixed_dice.extend([[1], [1, 1], [1, 2], [2, 2], [3, 3], [4, 4]])
     rg_roll(players, "american", a1)
     tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
     assert tables.count("gyrostabilizer") == 3, tables

@@ -273,7 +273,7 @@ def group_outcome(tid: str, final: int, column: str | None = None):
     def observe(m: Module) -> Any:
         out = effects.GroupOutcome()
         effects.on_group(effects.result_effects(m.table(tid), final, column), out)
-        return (out.strength, out.leaders, [astuple(u) for u in out.units])
+        return (out.strength, out.leaders, [astuple(u) for u in out.units], out.types)
 
     return observe
 
@@ -1692,6 +1692,37 @@ case(
     base="sicily",
     mutate=lambda d: _pp(d, "rg_strength")["applies_to"].update(not_cost_variants=None),
     observe=lambda m: availability.rolls_to_make(m, "british", "I2", "paradrop"),
+)
+
+
+def _supply_armor_type(d: dict) -> None:
+    t = tab(d, "american_reinforcement")
+    t["missing"] = False
+    t["rows"] = [{"range": "1-6", "result": "M4", "effect": {"do": "type", "type": "m4"}}]
+
+
+case(
+    "Effect.type",
+    base="apd",
+    prepare=_supply_armor_type,
+    mutate=lambda d: tab(d, "american_reinforcement")["rows"][0]["effect"].update(type="m36"),
+    observe=group_outcome("american_reinforcement", 2),
+)
+case(
+    "Condition.rolled_types",
+    base="apd",
+    mutate=lambda d: _pp(d, "m4_model")["applies_to"].update(rolled_types=["m36"]),
+    observe=lambda m: [
+        holds(
+            p.applies_to,
+            RollContext(
+                side="american",
+                group=SimpleNamespace(id="A1", tags=["armor"], footnotes=[]),
+                rolled_types=frozenset({"m4"}),
+            ),
+        )
+        for p in m.post_purchase
+    ],
 )
 case(
     "PostPurchaseRoll.unit_names",
