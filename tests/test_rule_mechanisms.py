@@ -1083,6 +1083,24 @@ def test_3_1_a_unit_owing_its_compulsory_roll_keeps_its_line_until_it_rolls(
     )
 
 
+def test_3_1_done_waits_for_each_wounded_leaders_recovery_dr(users, modules, fixed_dice):
+    """APD 3.1: "The owning player rolls on the following Recovery Table to determine
+    each wounded leader's fate" (issue 44, audit item 4): neither Done nor "Done with
+    3.1 to 3.3" skips it; once the leader has rolled, Done goes through."""
+    players, _ = apd_at(users, "3.1")
+    leader = add(players, "american", "9-2 leader", "leader", status="wounded")
+    american = players.users["american"]
+    for through in ("", "3.3"):
+        with pytest.raises(
+            ActionRefused, match=r"Roll first: the Recovery Table for 9-2 leader \(3.1\)"
+        ):
+            steps.finish_step(campaign_id=players.campaign_id, user=american, through=through)
+    assert players.step.id == "3.1"
+    fixed_dice.append([5])
+    roll(players, "american", "recovery", leader)
+    steps.finish_step(campaign_id=players.campaign_id, user=american)
+
+
 @pytest.mark.parametrize("held, winner", [(True, "American"), (False, "German")])
 def test_c4_2_the_tm_objective_decides_the_tm_at_its_end_only(users, modules, held, winner):
     """C4.2 TM Objective: "The Americans achieve victory at the end of the last TM
