@@ -528,6 +528,7 @@ class Unit(models.Model):
         SQUAD = "squad", "squad"
         HALF_SQUAD = "half_squad", "half-squad / crew"
         LEADER = "leader", "leader"
+        HERO = "hero", "Hero"
         VEHICLE = "vehicle", "vehicle"
         GUN = "gun", "Gun"
         SW = "sw", "SW"

@@ -16,10 +16,11 @@ to its records; nothing is read from a result's text or a table's title.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import get_args
 
-from rules.schema import Effect, EffectName, Table, TableRow, UnitFilter
+from rules.schema import Effect, EffectName, Table, TableRow, UnitExchange, UnitFilter
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,18 @@ def on_unit(effects: list[Effect], unit: UnitState) -> UnitOutcome:
     return UnitOutcome()
 
 
+def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]) -> UnitOutcome:
+    """What becomes of a unit of an exchange's ``gives`` still held when its owner
+    finishes the step: it leaves, none marked for it; or, where the side holds no unit
+    the exchange could mark, it stays, marked ``kept_status`` (APD 3.2 EXC: "If unable
+    to Battle Harden any MMC, the Hero remains onboard unwounded instead")."""
+    if any(matches(exchange.marks, u) for u in held):
+        return UnitOutcome(removed=True)
+    if unit.status == exchange.kept_status:
+        return UnitOutcome()
+    return UnitOutcome(status=exchange.kept_status)
+
+
 def on_group(effects: list[Effect], outcome: GroupOutcome) -> None:
     """Add what a post-purchase roll gives to the RG's outcome."""
     for effect in effects:
@@ -171,10 +184,12 @@ def _counted(text: str) -> tuple[int, str, str | None]:
 
 # ASL's notation for a unit counter, read where a player lists units without naming
 # their kind (an Initial-Scenario OB line): "8-1" a leader, "4-6-7" a squad, "2-3-8 HS"
-# a half-squad; anything else is "other" (the player may name the kind).
+# a half-squad, "1-4-9 Hero" a Hero; anything else is "other" (the player may name the
+# kind).
 _LEADER = re.compile(r"^\d{1,2}[-+]\d\b(?!-)|\bleader\b", re.IGNORECASE)
 _SQUAD = re.compile(r"^\d-\d-\d\b")
 _HALF = re.compile(r"\b(HS|half[- ]squad|crew)\b", re.IGNORECASE)
+_HERO = re.compile(r"\bhero\b", re.IGNORECASE)  # "1-4-9 Hero" (A15.2), not a squad
 KIND_WORDS = {
     "squad": "squad",
     "hs": "half_squad",
@@ -182,6 +197,7 @@ KIND_WORDS = {
     "half squad": "half_squad",
     "crew": "half_squad",
     "leader": "leader",
+    "hero": "hero",
     "vehicle": "vehicle",
     "afv": "vehicle",
     "gun": "gun",
@@ -198,6 +214,8 @@ def unit_line(text: str) -> NewUnits:
         return NewUnits(name, KIND_WORDS[kind.lower()], count)
     if kind is not None:  # a parenthesis that is part of the name: "Sherman III(a)"
         name = re.sub(r"^\d+\s*[x×]\s*", "", text.strip())
+    if _HERO.search(name):
+        return NewUnits(name, "hero", count)
     if _HALF.search(name):
         return NewUnits(name, "half_squad", count)
     if _SQUAD.search(name):

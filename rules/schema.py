@@ -113,7 +113,7 @@ UnitStatus = Literal[
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
-UnitKind = Literal["squad", "half_squad", "leader", "vehicle", "gun", "sw", "other"]
+UnitKind = Literal["squad", "half_squad", "leader", "hero", "vehicle", "gun", "sw", "other"]
 
 
 class Condition(Strict):
@@ -876,6 +876,22 @@ class Initiative(Strict):
 # --------------------------------------------------------------------------- steps, results
 
 
+class UnitExchange(Strict):
+    """A step at which each retained unit of ``gives`` leaves the side's forces, and for
+    each the owner may mark one unit of ``marks`` ``status``; where no unit of ``marks``
+    is held, a unit of ``gives`` stays instead, marked ``kept_status`` (APD 3.2: "Heroes
+    ... are eliminated, but for each such eliminated Hero the owning player may Battle
+    Harden ... any one MMC. [EXC: If unable to Battle Harden any MMC, the Hero remains
+    onboard unwounded instead]")."""
+
+    gives: UnitFilter
+    marks: UnitFilter
+    status: UnitStatus
+    kept_status: UnitStatus
+    rule: RuleRef
+    note: str | None = note_field()
+
+
 class Step(Strict):
     id: str = Field(min_length=1, max_length=20)  # the rule number, e.g. "3.616", "C5.29"
     title: str
@@ -896,12 +912,16 @@ class Step(Strict):
     # wait for the strength step, once every RG is selected (Sicily 3.617-3.6181: "For
     # each such RG the player has just purchased"; PHD C5.33).
     rolls_while_buying: bool = False
+    # What an exchange step trades (APD 3.2: a Hero for a Battle Hardened MMC).
+    exchange: UnitExchange | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")
     def _rolls_while_buying(self) -> Step:
         if self.rolls_while_buying and self.kind != "purchase":
             raise ValueError("'rolls_while_buying' is for a purchase step")
+        if (self.exchange is not None) != (self.kind == "exchange"):
+            raise ValueError("an exchange step, and only it, says what it exchanges ('exchange')")
         return self
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import html
 import json
 
 import pytest
@@ -1099,6 +1100,79 @@ def test_3_1_done_waits_for_each_wounded_leaders_recovery_dr(users, modules, fix
     fixed_dice.append([5])
     roll(players, "american", "recovery", leader)
     steps.finish_step(campaign_id=players.campaign_id, user=american)
+
+
+def exchange(players, side, give, mark):
+    units.exchange_unit(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        give_id=give.ref,
+        mark_id=mark.ref,
+    )
+
+
+def test_3_2_each_hero_eliminated_lets_one_mmc_battle_harden(users, modules, client):
+    """APD 3.2: "Heroes (whether wounded or unwounded) are eliminated, but for each such
+    eliminated Hero the owning player may Battle Harden ... any one MMC": two Heroes give
+    two MMC their Battle Hardening, one each, and no more; a leader is no MMC, a squad no
+    Hero."""
+    players, _ = apd_at(users, "3.2")
+    heroes = add(players, "american", "1-4-9 Hero", "hero", "wounded", number=2)
+    squads = add(players, "american", "7-4-7", "squad", number=2)
+    hs = add(players, "american", "3-4-7", "half_squad")
+    leader = add(players, "american", "8-1 leader", "leader")
+    client.force_login(players.users["american"])
+    shown = html.unescape(client.get(f"/campaigns/{players.campaign_id}/").content.decode())
+    assert "Your Heroes" in shown and ">Mark battle hardened</button>" in shown
+    assert "2 × 1-4-9 Hero (wounded (leader))" in shown and "3-4-7 (in good order)" in shown
+    assert "each of your Heroes left leaves your forces (3.2)" in shown
+    with pytest.raises(ActionRefused, match=r"8-1 leader is not one of your squads or half-squads"):
+        exchange(players, "american", heroes, leader)
+    with pytest.raises(ActionRefused, match=r"2 × 7-4-7 is not one of your Heroes \(3.2\)"):
+        exchange(players, "american", squads, hs)
+    exchange(players, "american", heroes, squads)
+    exchange(players, "american", heroes, hs)
+    assert unit_names(players, "american") == [
+        ("3-4-7", "half_squad", "battle_hardened", 1),
+        ("7-4-7", "squad", "battle_hardened", 1),
+        ("7-4-7", "squad", "ok", 1),
+        ("8-1 leader", "leader", "ok", 1),
+    ]
+    with pytest.raises(ActionRefused, match="You have no such unit"):
+        exchange(players, "american", heroes, squads)  # no Hero left: no third MMC
+    assert "1-4-9 Hero is removed from the retained forces; for it, 3-4-7 is now battle " in (
+        Event.objects.filter(kind="unit").order_by("-id").first().text
+    )
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["american"])
+    assert len(unit_names(players, "american")) == 4
+
+
+def test_3_2_a_hero_left_is_eliminated_or_stays_unwounded_with_no_mmc(users, modules):
+    """APD 3.2: a Hero whose owner Battle Hardens nothing for him is still eliminated at
+    Done; "[EXC: If unable to Battle Harden any MMC, the Hero remains onboard unwounded
+    instead]": a side with no MMC keeps its wounded Hero, unwounded.  Recovery (3.1) is
+    for leaders, never offered for a Hero."""
+    players, module = apd_at(users, "3.2")
+    add(players, "american", "1-4-9 Hero", "hero")
+    add(players, "american", "7-4-7", "squad")
+    add(players, "german", "1-4-9 Hero", "hero", "wounded")
+    add(players, "german", "PzIVH", "vehicle")
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["american"])
+    assert unit_names(players, "american") == [("7-4-7", "squad", "ok", 1)]
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
+    assert unit_names(players, "german") == [
+        ("1-4-9 Hero", "hero", "ok", 1),
+        ("PzIVH", "vehicle", "ok", 1),
+    ]
+    texts = list(Event.objects.filter(kind="unit").values_list("text", flat=True))
+    assert any(
+        "1-4-9 Hero leaves the retained forces, no unit marked for it (3.2)" in t for t in texts
+    )
+    assert any("1-4-9 Hero stays, now in good order: no squads or half-squads" in t for t in texts)
+    from rules.effects import UnitState, matches
+
+    hero = UnitState("1-4-9 Hero", "wounded", "hero")
+    assert not matches(module.table("recovery").for_units, hero)
 
 
 @pytest.mark.parametrize("held, winner", [(True, "American"), (False, "German")])

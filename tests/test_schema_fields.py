@@ -1725,6 +1725,16 @@ case(
     ],
 )
 case(
+    "Step.exchange",
+    base="apd",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "3.2").update(exchange=None),
+    observe=lambda m: [
+        effects.left_over(st.exchange, effects.UnitState("1-4-9 Hero", "wounded", "hero"), [])
+        for st in m.steps
+        if st.exchange
+    ],
+)
+case(
     "PostPurchaseRoll.unit_names",
     base="apd",
     mutate=lambda d: _pp(d, "schuerzen").update(unit_names=["StuG"]),
@@ -2550,6 +2560,68 @@ def apd_sheet_in_effect(host: Callable[..., Any]) -> Any:
     return scenario_sheet(players.campaign, "american").in_effect
 
 
+def apd_exchange(host: Callable[..., Any]) -> Any:
+    """APD 3.2 played through: the American gives up a Hero for his squad and leaves
+    the other at Done; the German, with a wounded Hero and no MMC, finishes."""
+    from campaign.models import Event, Unit
+    from campaign.services import steps, units
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="american"))
+    players.until_step("3.2")
+
+    lines = [
+        ("american", "1-4-9 Hero", "hero", "wounded", 2),
+        ("american", "7-4-7", "squad", "ok", 1),
+        ("american", "M4A3", "vehicle", "ok", 1),
+        ("german", "1-4-9 Hero", "hero", "wounded", 1),
+    ]
+    hero, squad, *_ = [
+        units.add_unit(
+            campaign_id=players.campaign_id,
+            user=players.users[side],
+            name=name,
+            kind=kind,
+            status=status,
+            number=n,
+        )
+        for side, name, kind, status, n in lines
+    ]
+    said = ""
+    try:
+        units.exchange_unit(
+            campaign_id=players.campaign_id,
+            user=players.users["american"],
+            give_id=hero.ref,
+            mark_id=squad.ref,
+        )
+    except ActionRefused as exc:
+        said = exc.message
+    for side in ("american", "german"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+    c = players.campaign
+    held = sorted(Unit.objects.filter(campaign=c).values_list("side", "name", "status", "count"))
+    log = list(Event.objects.filter(campaign=c, kind="unit").values_list("text", flat=True))
+    return (said, held, log[4:])
+
+
+def _apd_exchange(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "3.2")["exchange"]
+
+
+for _field, _change in {
+    "gives": {"gives": {"kinds": ["vehicle"]}},
+    "marks": {"marks": {"kinds": ["vehicle"]}},
+    "status": {"status": "isolated"},
+    "kept_status": {"kept_status": "wounded"},
+    "rule": {"rule": "3.2 EXC"},
+}.items():
+    service(
+        f"UnitExchange.{_field}",
+        base="apd",
+        mutate=lambda d, change=_change: _apd_exchange(d).update(change),
+        observe=apd_exchange,
+    )
 service(
     "ResultField.lasts_cg",
     base="apd",
