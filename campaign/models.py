@@ -512,6 +512,7 @@ class Unit(models.Model):
         OK = "ok", "in good order"
         WOUNDED = "wounded", "wounded (leader)"
         MALFUNCTIONED = "malfunctioned", "malfunctioned"
+        MG_MALFUNCTIONED = "mg_malfunctioned", "MG malfunctioned (vehicle)"
         DISABLED = "disabled", "disabled"
         IMMOBILIZED = "immobilized", "immobilized"
         STUNNED = "stunned", "stunned"

@@ -101,6 +101,7 @@ UnitStatus = Literal[
     "ok",
     "wounded",
     "malfunctioned",
+    "mg_malfunctioned",  # a vehicle's MG, apart from its MA (APD 3.3: its own Repair row)
     "disabled",
     "immobilized",
     "stunned",

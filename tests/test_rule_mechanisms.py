@@ -223,6 +223,36 @@ def test_3_31_each_weapon_makes_only_one_repair_attempt(users, modules, fixed_di
     assert ("MMG", "sw", "ok", 1) in unit_names(players, "american")
 
 
+def test_3_31_a_vehicle_with_ma_and_mg_malfunctioned_repairs_each_on_its_own_row(
+    users, modules, fixed_dice
+):
+    """3.31: "Each weapon/Vehicle may make only one Repair attempt": a tank whose MA and
+    MG are both malfunctioned makes one attempt on each row, and each result concerns
+    its own weapon: the MG Repaired leaves the MA malfunctioned; a tank whose MG alone is
+    out has no MA to repair."""
+    players, _ = apd_at(users, "3.3")
+    tank = units.add_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["american"],
+        name="M4A3(75)W",
+        kind="vehicle",
+        status="malfunctioned",
+        markers=["mg_malfunctioned"],
+    )
+    other = add(players, "american", "M4A3(76)W", "vehicle", "mg_malfunctioned")
+    fixed_dice.extend([[1], [5]])
+    assert roll(players, "american", "repair_vehicular_mg", tank).result == "Repaired"
+    tank.refresh_from_db()
+    assert (tank.status, tank.markers) == ("malfunctioned", [])
+    assert roll(players, "american", "repair_ma_gun", tank).result == "NE"
+    for table, unit in (("repair_vehicular_mg", tank), ("repair_ma_gun", other)):
+        with pytest.raises(ActionRefused):
+            roll(players, "american", table, unit)
+    assert Unit.objects.get(pk=tank.pk).status == "malfunctioned"
+    texts = list(Event.objects.filter(kind="roll").values_list("text", flat=True))
+    assert any("Repair vehicular MG" in t and "M4A3(75)W" in t for t in texts), texts
+
+
 def test_3_1_an_evacuated_leader_is_replaced_by_a_7_0_and_a_recovered_one_rolls_no_more(
     users, modules, fixed_dice
 ):
