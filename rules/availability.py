@@ -867,6 +867,7 @@ def owed_refusal(module: Module, snap: Snapshot, step: Step) -> str:
 _FINAL_ON_DONE = {
     Hook.FORFEIT_FORTIFICATION_POINTS: "finishing it forfeits the unspent fortification points",
     Hook.ROLL_REMAINING: "finishing it makes the rolls still owed, and dice stand",
+    Hook.SETTLE_EXCHANGE: "finishing it removed or kept the units the step exchanges",
 }
 
 

@@ -30,6 +30,7 @@ class RollContext:
     unit_kind: str | None = None  # the kind of the retained unit rolled for, if any
     unit_markers: frozenset[str] = frozenset()  # its status and markers
     cost_variant: str = ""  # the price the RG rolled for was bought at ("" printed)
+    rolled_types: frozenset[str] = frozenset()  # group kinds the RG's earlier rolls gave
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
             or (g is not None and (g.unit_kind is not None) == cond.with_units)
         )
         and (cond.group_kinds is None or (g is not None and g.unit_kind in cond.group_kinds))
+        and (cond.rolled_types is None or not ctx.rolled_types.isdisjoint(cond.rolled_types))
     )
 
 

@@ -4,8 +4,8 @@ to its records; nothing is read from a result's text or a table's title.
 
 - on the unit a roll was for (``for_units`` tables): ``eliminate``, ``status``,
   ``replace`` (``on_unit``), each possibly only for some unit kinds (3.31);
-- on the RG a post-purchase roll was for: ``strength``, ``leader``, ``units``
-  (``on_group``);
+- on the RG a post-purchase roll was for: ``strength``, ``leader``, ``units``,
+  ``type`` (the group kind a later roll's condition reads, APD 3.4) (``on_group``);
 - on the side: ``san`` (``san_after``, clamped by the module's SAN rule, ``clamp_san``),
   ``group`` (an RG of its chart at no cost, ``granted_group``), ``units``
   (``units_given``);
@@ -18,11 +18,19 @@ to its records; nothing is read from a result's text or a table's title.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import get_args
 
-from rules.schema import LEADER_RATING, Effect, EffectName, Table, TableRow, UnitFilter
+from rules.schema import (
+    LEADER_RATING,
+    Effect,
+    EffectName,
+    Table,
+    TableRow,
+    UnitExchange,
+    UnitFilter,
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,7 @@ class GroupOutcome:
     strength: str | None = None
     leaders: list[str] = field(default_factory=list)
     units: list[NewUnits] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)  # group kinds its rolls gave it
 
 
 def row_effects(row: TableRow, column: str | None = None) -> list[Effect]:
@@ -154,6 +163,18 @@ def battle_hardened(
     return None
 
 
+def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]) -> UnitOutcome:
+    """What becomes of a unit of an exchange's ``gives`` still held when its owner
+    finishes the step: it leaves, none marked for it; or, where the side holds no unit
+    the exchange could mark, it stays, marked ``kept_status`` (APD 3.2 EXC: "If unable
+    to Battle Harden any MMC, the Hero remains onboard unwounded instead")."""
+    if any(matches(exchange.marks, u) for u in held):
+        return UnitOutcome(removed=True)
+    if unit.status == exchange.kept_status:
+        return UnitOutcome()
+    return UnitOutcome(status=exchange.kept_status)
+
+
 def on_group(effects: list[Effect], outcome: GroupOutcome) -> None:
     """Add what a post-purchase roll gives to the RG's outcome."""
     for effect in effects:
@@ -165,6 +186,9 @@ def on_group(effects: list[Effect], outcome: GroupOutcome) -> None:
         elif effect.do == "units":
             assert effect.unit is not None and effect.kind is not None
             outcome.units.append(NewUnits(effect.unit, effect.kind, effect.count))
+        elif effect.do == "type":
+            assert effect.type is not None
+            outcome.types.append(effect.type)
 
 
 def san_after(effects: list[Effect], san: int) -> int:
@@ -212,10 +236,12 @@ def _counted(text: str) -> tuple[int, str, str | None]:
 
 # ASL's notation for a unit counter, read where a player lists units without naming
 # their kind (an Initial-Scenario OB line): "8-1" a leader, "4-6-7" a squad, "2-3-8 HS"
-# a half-squad; anything else is "other" (the player may name the kind).
+# a half-squad, "1-4-9 Hero" a Hero; anything else is "other" (the player may name the
+# kind).
 _LEADER = re.compile(r"^\d{1,2}[-+]\d\b(?!-)|\bleader\b", re.IGNORECASE)
 _SQUAD = re.compile(r"^\d-\d-\d\b")
 _HALF = re.compile(r"\b(HS|half[- ]squad|crew)\b", re.IGNORECASE)
+_HERO = re.compile(r"\bhero\b", re.IGNORECASE)  # "1-4-9 Hero" (A15.2), not a squad
 KIND_WORDS = {
     "squad": "squad",
     "hs": "half_squad",
@@ -223,6 +249,7 @@ KIND_WORDS = {
     "half squad": "half_squad",
     "crew": "half_squad",
     "leader": "leader",
+    "hero": "hero",
     "vehicle": "vehicle",
     "afv": "vehicle",
     "gun": "gun",
@@ -239,6 +266,8 @@ def unit_line(text: str) -> NewUnits:
         return NewUnits(name, KIND_WORDS[kind.lower()], count)
     if kind is not None:  # a parenthesis that is part of the name: "Sherman III(a)"
         name = re.sub(r"^\d+\s*[x×]\s*", "", text.strip())
+    if _HERO.search(name):
+        return NewUnits(name, "hero", count)
     if _HALF.search(name):
         return NewUnits(name, "half_squad", count)
     if _SQUAD.search(name):
@@ -252,7 +281,7 @@ def parse_short(text: str) -> dict[str, object]:
     """An effect as players type it in a supplied table: "eliminate", "status: ok",
     "strength: full", "leader: 8-1 leader", "units: 2 x M4A3 (vehicle)",
     "group: RA1", "san: -2", "side: axis", "replace lower: ok", "battle harden: 9-1",
-    "none".  Returns the effect's data, which
+    "type: m4", "none".  Returns the effect's data, which
     the schema then checks."""
     m = _SHORT.match(text)
     if not m:
@@ -266,7 +295,7 @@ def parse_short(text: str) -> dict[str, object]:
             "with what it needs after a colon (e.g. 'status: ok', 'san: -2')"
         )
     data: dict[str, object] = {"do": do}
-    if do in ("status", "strength", "group", "side"):
+    if do in ("status", "strength", "group", "side", "type"):
         data[do] = arg
     elif do in ("leader", "replace", "battle_harden"):
         data["unit"] = arg
@@ -285,7 +314,7 @@ def parse_short(text: str) -> dict[str, object]:
 
 def short(effect: Effect) -> str:
     """An effect as ``parse_short`` reads it (to prefill a form)."""
-    if effect.do in ("status", "strength", "group", "side"):
+    if effect.do in ("status", "strength", "group", "side", "type"):
         return f"{effect.do}: {getattr(effect, effect.do)}"
     if effect.do == "battle_harden":
         return f"battle harden: {effect.unit}"

@@ -101,6 +101,7 @@ UnitStatus = Literal[
     "ok",
     "wounded",
     "malfunctioned",
+    "mg_malfunctioned",  # a vehicle's MG, apart from its MA (APD 3.3: its own Repair row)
     "disabled",
     "immobilized",
     "stunned",
@@ -113,7 +114,7 @@ UnitStatus = Literal[
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
-UnitKind = Literal["squad", "half_squad", "leader", "vehicle", "gun", "sw", "other"]
+UnitKind = Literal["squad", "half_squad", "leader", "hero", "vehicle", "gun", "sw", "other"]
 
 
 class Condition(Strict):
@@ -148,6 +149,10 @@ class Condition(Strict):
     # The RG's units are of these kinds (its chart row's ``unit_kind``): PHD C5.31 RG
     # footnote c gives a Gun a crew and an MMG/HMG (a SW) a HS.
     group_kinds: list[UnitKind] | None = None
+    # An earlier roll of the RG's own gave it one of these group kinds (effect
+    # ``type``): APD 3.4 "make a dr to determine armor type", and 3.7 rolls for the
+    # groups that dr made M4 groups.  No such roll, no match.
+    rolled_types: list[Slug] | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -173,6 +178,7 @@ EffectName = Literal[
     # ``unit`` ("9-1"), else of the next lower quality it has, into the next higher
     # quality of ``leader_ladder``; none: no leader does (PHD C5.24 footnote *).
     "battle_harden",
+    "type",  # the RG rolled for is of group kind ``type`` (APD 3.4: its armor type)
 ]
 
 
@@ -194,6 +200,7 @@ class Effect(Strict):
     side: Slug | None = None
     kinds: list[UnitKind] | None = None  # only for a unit of these kinds
     kind: UnitKind | None = None  # what the units an effect creates are ("units")
+    type: Slug | None = None  # the group kind an RG's roll gives it ("type")
 
     @model_validator(mode="after")
     def _params(self) -> Effect:
@@ -207,6 +214,7 @@ class Effect(Strict):
             "san": ("by",),
             "side": ("side",),
             "battle_harden": ("unit",),
+            "type": ("type",),
         }.get(self.do, ())
         for name in needs:
             if getattr(self, name) is None:
@@ -939,6 +947,22 @@ class Initiative(Strict):
 # --------------------------------------------------------------------------- steps, results
 
 
+class UnitExchange(Strict):
+    """A step at which each retained unit of ``gives`` leaves the side's forces, and for
+    each the owner may mark one unit of ``marks`` ``status``; where no unit of ``marks``
+    is held, a unit of ``gives`` stays instead, marked ``kept_status`` (APD 3.2: "Heroes
+    ... are eliminated, but for each such eliminated Hero the owning player may Battle
+    Harden ... any one MMC. [EXC: If unable to Battle Harden any MMC, the Hero remains
+    onboard unwounded instead]")."""
+
+    gives: UnitFilter
+    marks: UnitFilter
+    status: UnitStatus
+    kept_status: UnitStatus
+    rule: RuleRef
+    note: str | None = note_field()
+
+
 class Step(Strict):
     id: str = Field(min_length=1, max_length=20)  # the rule number, e.g. "3.616", "C5.29"
     title: str
@@ -959,12 +983,16 @@ class Step(Strict):
     # wait for the strength step, once every RG is selected (Sicily 3.617-3.6181: "For
     # each such RG the player has just purchased"; PHD C5.33).
     rolls_while_buying: bool = False
+    # What an exchange step trades (APD 3.2: a Hero for a Battle Hardened MMC).
+    exchange: UnitExchange | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")
     def _rolls_while_buying(self) -> Step:
         if self.rolls_while_buying and self.kind != "purchase":
             raise ValueError("'rolls_while_buying' is for a purchase step")
+        if (self.exchange is not None) != (self.kind == "exchange"):
+            raise ValueError("an exchange step, and only it, says what it exchanges ('exchange')")
         return self
 
 

@@ -67,6 +67,7 @@ UNIT_KIND_WORDS: dict[str, str] = {
     "half_squad": "half_squad",
     "leader": "leader",
     "smc": "leader",
+    "hero": "hero",
     "vehicle": "vehicle",
     "afv": "vehicle",
     "gun": "gun",
@@ -74,7 +75,7 @@ UNIT_KIND_WORDS: dict[str, str] = {
     "support weapon": "sw",
     "other": "other",
 }
-UNIT_KIND_HELP = "squad, half-squad (or crew), leader, vehicle, Gun, SW, other"
+UNIT_KIND_HELP = "squad, half-squad (or crew), leader, Hero, vehicle, Gun, SW, other"
 # A kind as the form shows it back (its word, not its code).
 UNIT_KIND_WORD: dict[str, str] = {k: k for k in get_args(UnitKind)} | {"half_squad": "half-squad"}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import html
 import json
 
 import pytest
@@ -220,6 +221,36 @@ def test_3_31_each_weapon_makes_only_one_repair_attempt(users, modules, fixed_di
     roll(players, "american", "repair_sw", pair)
     roll(players, "american", "repair_sw", pair)
     assert ("MMG", "sw", "ok", 1) in unit_names(players, "american")
+
+
+def test_3_31_a_vehicle_with_ma_and_mg_malfunctioned_repairs_each_on_its_own_row(
+    users, modules, fixed_dice
+):
+    """3.31: "Each weapon/Vehicle may make only one Repair attempt": a tank whose MA and
+    MG are both malfunctioned makes one attempt on each row, and each result concerns
+    its own weapon: the MG Repaired leaves the MA malfunctioned; a tank whose MG alone is
+    out has no MA to repair."""
+    players, _ = apd_at(users, "3.3")
+    tank = units.add_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["american"],
+        name="M4A3(75)W",
+        kind="vehicle",
+        status="malfunctioned",
+        markers=["mg_malfunctioned"],
+    )
+    other = add(players, "american", "M4A3(76)W", "vehicle", "mg_malfunctioned")
+    fixed_dice.extend([[1], [5]])
+    assert roll(players, "american", "repair_vehicular_mg", tank).result == "Repaired"
+    tank.refresh_from_db()
+    assert (tank.status, tank.markers) == ("malfunctioned", [])
+    assert roll(players, "american", "repair_ma_gun", tank).result == "NE"
+    for table, unit in (("repair_vehicular_mg", tank), ("repair_ma_gun", other)):
+        with pytest.raises(ActionRefused):
+            roll(players, "american", table, unit)
+    assert Unit.objects.get(pk=tank.pk).status == "malfunctioned"
+    texts = list(Event.objects.filter(kind="roll").values_list("text", flat=True))
+    assert any("Repair vehicular MG" in t and "M4A3(75)W" in t for t in texts), texts
 
 
 def test_3_1_an_evacuated_leader_is_replaced_by_a_7_0_and_a_recovered_one_rolls_no_more(
@@ -817,35 +848,75 @@ def test_c5_23_the_cvp_drm_is_computed_from_the_recorded_result(users, modules, 
     assert german.final == 6 and german.drms == []
 
 
-def test_3_4_note_3_one_gyrostabilizer_dr_per_afv_the_m4_roll_gave(users, modules, fixed_dice):
-    """APD 3.4 note 3: "one DR on the H1.42 Gyrostabilizer Table per AFV": the M4 Model
-    roll (3.7) gives the group's tanks (DR 3: three of them), and one Gyrostabilizer DR
-    is made for each, whatever the chart's count; 3.5 note 2 counts PzIVs only."""
-    players, _ = apd_at(users, "3.4")
+_M4_ARMOR_TYPE = {"do": "type", "type": "m4"}
+
+
+def _armor_group(players, armor_rows, *, tags=("armor",), **group):
+    """The American chart's one Armor Group A1 (10 PP) and the players' armor-type rows
+    (3.4), supplied; the American holds 20 PP at 3.4."""
 
     def supplied(data):
         chart = next(c for c in data["rg_charts"] if c["side"] == "american")
+        a1 = {"id": "A1", "type": "Armor Group", "units": "3 tanks", "cost": 10}
         chart.update(
             missing=False,
-            groups=[
-                {
-                    "id": "A1",
-                    "type": "M4 Armor Group",
-                    "units": "M4",
-                    "cost": 10,
-                    "full": 1,
-                    "unit_kind": "vehicle",
-                    "tags": ["armor", "m4", "afv"],
-                }
-            ],
+            groups=[{**a1, "unit_kind": "vehicle", "tags": list(tags), **group}],
         )
+        armor = next(t for t in data["tables"] if t["id"] == "american_reinforcement")
+        armor.update(missing=False, rows=armor_rows)
         gyro = next(t for t in data["tables"] if t["id"] == "gyrostabilizer")
         gyro.update(missing=False, rows=[{"range": "≤12", "result": "Functioning"}])
 
     patch_module(players.campaign, supplied)
     Seat.objects.filter(campaign_id=players.campaign_id, side="american").update(points=20)
+
+
+def test_3_4_3_7_the_m4_model_dr_follows_the_armor_type_dr(users, modules, fixed_dice):
+    """APD 3.4: "For each Armor Group purchased, make a dr to determine armor type"; 3.7:
+    "For each M4 Armor Reinforcement Group, make a secret DR on the M4 Model Table".  The
+    players' armor-type rows say which result is an M4 group (effect type m4): the Armor
+    Group whose dr gave M4 rolls on the M4 Model Table and receives its three tanks; the
+    one whose dr gave another type does not, and receives that row's tanks."""
+    players, _ = apd_at(users, "3.4")
+    stuarts = {"do": "units", "unit": "M5A1", "count": 3, "kind": "vehicle"}
+    _armor_group(
+        players,
+        [
+            {"range": "1-3", "result": "M4", "effect": _M4_ARMOR_TYPE},
+            {"range": "4-6", "result": "M5A1", "effect": stuarts},
+        ],
+    )
+    m4, stuart = buy(players, "american", "A1"), buy(players, "american", "A1")
+    fixed_dice.extend([[2], [3, 3], [1, 2]])  # armor type M4, leader, M4 Model DR 3
+    rg_roll(players, "american", m4)
+    fixed_dice.extend([[5], [3, 3]])  # armor type M5A1, leader: no M4 Model DR
+    rg_roll(players, "american", stuart)
+    rolled = list(Roll.objects.order_by("seq").values_list("table_id", "item"))
+    assert [t for t, _ in rolled].count("m4_model") == 1, rolled
+    assert rolled.index(("m4_model", "A1 Armor Group")) == 2
+    tanks = Unit.objects.filter(campaign_id=players.campaign_id, kind="vehicle")
+    assert sorted(tanks.filter(purchase=m4).values_list("name", "count")) == [
+        ("M4A3(105) (A1)", 1),
+        ("M4A3(75)W (A1)", 1),
+        ("M4A3(76)W (A1)", 1),
+    ]
+    assert list(tanks.filter(purchase=stuart).values_list("name", "count")) == [("M5A1 (A1)", 3)]
+
+
+def test_3_4_note_3_one_gyrostabilizer_dr_per_afv_the_m4_roll_gave(users, modules, fixed_dice):
+    """APD 3.4 note 3: "one DR on the H1.42 Gyrostabilizer Table per AFV": the M4 Model
+    roll (3.7) gives the group's tanks (DR 3: three of them), and one Gyrostabilizer DR
+    is made for each, whatever the chart's count; 3.5 note 2 counts PzIVs only."""
+    players, _ = apd_at(users, "3.4")
+    _armor_group(
+        players,
+        [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}],
+        tags=("armor", "afv"),
+        full=1,
+    )
     a1 = buy(players, "american", "A1")
-    fixed_dice.extend([[1, 1], [1, 2], [2, 2], [3, 3], [4, 4]])  # leader, M4 (3), 3 gyros
+    # armor type (M4), leader, M4 (3), 3 gyros
+    fixed_dice.extend([[1], [1, 1], [1, 2], [2, 2], [3, 3], [4, 4]])
     rg_roll(players, "american", a1)
     tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
     assert tables.count("gyrostabilizer") == 3, tables
@@ -1041,6 +1112,97 @@ def test_3_1_a_unit_owing_its_compulsory_roll_keeps_its_line_until_it_rolls(
     units.remove_unit(
         campaign_id=players.campaign_id, user=players.users["american"], unit_id=leader.ref
     )
+
+
+def test_3_1_done_waits_for_each_wounded_leaders_recovery_dr(users, modules, fixed_dice):
+    """APD 3.1: "The owning player rolls on the following Recovery Table to determine
+    each wounded leader's fate" (issue 44, audit item 4): neither Done nor "Done with
+    3.1 to 3.3" skips it; once the leader has rolled, Done goes through."""
+    players, _ = apd_at(users, "3.1")
+    leader = add(players, "american", "9-2 leader", "leader", status="wounded")
+    american = players.users["american"]
+    for through in ("", "3.3"):
+        with pytest.raises(
+            ActionRefused, match=r"Roll first: the Recovery Table for 9-2 leader \(3.1\)"
+        ):
+            steps.finish_step(campaign_id=players.campaign_id, user=american, through=through)
+    assert players.step.id == "3.1"
+    fixed_dice.append([5])
+    roll(players, "american", "recovery", leader)
+    steps.finish_step(campaign_id=players.campaign_id, user=american)
+
+
+def exchange(players, side, give, mark):
+    units.exchange_unit(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        give_id=give.ref,
+        mark_id=mark.ref,
+    )
+
+
+def test_3_2_each_hero_eliminated_lets_one_mmc_battle_harden(users, modules, client):
+    """APD 3.2: "Heroes (whether wounded or unwounded) are eliminated, but for each such
+    eliminated Hero the owning player may Battle Harden ... any one MMC": two Heroes give
+    two MMC their Battle Hardening, one each, and no more; a leader is no MMC, a squad no
+    Hero."""
+    players, _ = apd_at(users, "3.2")
+    heroes = add(players, "american", "1-4-9 Hero", "hero", "wounded", number=2)
+    squads = add(players, "american", "7-4-7", "squad", number=2)
+    hs = add(players, "american", "3-4-7", "half_squad")
+    leader = add(players, "american", "8-1 leader", "leader")
+    client.force_login(players.users["american"])
+    shown = html.unescape(client.get(f"/campaigns/{players.campaign_id}/").content.decode())
+    assert "Your Heroes" in shown and ">Mark battle hardened</button>" in shown
+    assert "2 × 1-4-9 Hero (wounded (leader))" in shown and "3-4-7 (in good order)" in shown
+    assert "each of your Heroes left leaves your forces (3.2)" in shown
+    with pytest.raises(ActionRefused, match=r"8-1 leader is not one of your squads or half-squads"):
+        exchange(players, "american", heroes, leader)
+    with pytest.raises(ActionRefused, match=r"2 × 7-4-7 is not one of your Heroes \(3.2\)"):
+        exchange(players, "american", squads, hs)
+    exchange(players, "american", heroes, squads)
+    exchange(players, "american", heroes, hs)
+    assert unit_names(players, "american") == [
+        ("3-4-7", "half_squad", "battle_hardened", 1),
+        ("7-4-7", "squad", "battle_hardened", 1),
+        ("7-4-7", "squad", "ok", 1),
+        ("8-1 leader", "leader", "ok", 1),
+    ]
+    with pytest.raises(ActionRefused, match="You have no such unit"):
+        exchange(players, "american", heroes, squads)  # no Hero left: no third MMC
+    assert "1-4-9 Hero is removed from the retained forces; for it, 3-4-7 is now battle " in (
+        Event.objects.filter(kind="unit").order_by("-id").first().text
+    )
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["american"])
+    assert len(unit_names(players, "american")) == 4
+
+
+def test_3_2_a_hero_left_is_eliminated_or_stays_unwounded_with_no_mmc(users, modules):
+    """APD 3.2: a Hero whose owner Battle Hardens nothing for him is still eliminated at
+    Done; "[EXC: If unable to Battle Harden any MMC, the Hero remains onboard unwounded
+    instead]": a side with no MMC keeps its wounded Hero, unwounded.  Recovery (3.1) is
+    for leaders, never offered for a Hero."""
+    players, module = apd_at(users, "3.2")
+    add(players, "american", "1-4-9 Hero", "hero")
+    add(players, "american", "7-4-7", "squad")
+    add(players, "german", "1-4-9 Hero", "hero", "wounded")
+    add(players, "german", "PzIVH", "vehicle")
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["american"])
+    assert unit_names(players, "american") == [("7-4-7", "squad", "ok", 1)]
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
+    assert unit_names(players, "german") == [
+        ("1-4-9 Hero", "hero", "ok", 1),
+        ("PzIVH", "vehicle", "ok", 1),
+    ]
+    texts = list(Event.objects.filter(kind="unit").values_list("text", flat=True))
+    assert any(
+        "1-4-9 Hero leaves the retained forces, no unit marked for it (3.2)" in t for t in texts
+    )
+    assert any("1-4-9 Hero stays, now in good order: no squads or half-squads" in t for t in texts)
+    from rules.effects import UnitState, matches
+
+    hero = UnitState("1-4-9 Hero", "wounded", "hero")
+    assert not matches(module.table("recovery").for_units, hero)
 
 
 @pytest.mark.parametrize("held, winner", [(True, "American"), (False, "German")])

@@ -273,7 +273,7 @@ def group_outcome(tid: str, final: int, column: str | None = None):
     def observe(m: Module) -> Any:
         out = effects.GroupOutcome()
         effects.on_group(effects.result_effects(m.table(tid), final, column), out)
-        return (out.strength, out.leaders, [astuple(u) for u in out.units])
+        return (out.strength, out.leaders, [astuple(u) for u in out.units], out.types)
 
     return observe
 
@@ -1693,6 +1693,47 @@ case(
     mutate=lambda d: _pp(d, "rg_strength")["applies_to"].update(not_cost_variants=None),
     observe=lambda m: availability.rolls_to_make(m, "british", "I2", "paradrop"),
 )
+
+
+def _supply_armor_type(d: dict) -> None:
+    t = tab(d, "american_reinforcement")
+    t["missing"] = False
+    t["rows"] = [{"range": "1-6", "result": "M4", "effect": {"do": "type", "type": "m4"}}]
+
+
+case(
+    "Effect.type",
+    base="apd",
+    prepare=_supply_armor_type,
+    mutate=lambda d: tab(d, "american_reinforcement")["rows"][0]["effect"].update(type="m36"),
+    observe=group_outcome("american_reinforcement", 2),
+)
+case(
+    "Condition.rolled_types",
+    base="apd",
+    mutate=lambda d: _pp(d, "m4_model")["applies_to"].update(rolled_types=["m36"]),
+    observe=lambda m: [
+        holds(
+            p.applies_to,
+            RollContext(
+                side="american",
+                group=SimpleNamespace(id="A1", tags=["armor"], footnotes=[]),
+                rolled_types=frozenset({"m4"}),
+            ),
+        )
+        for p in m.post_purchase
+    ],
+)
+case(
+    "Step.exchange",
+    base="apd",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "3.2").update(exchange=None),
+    observe=lambda m: [
+        effects.left_over(st.exchange, effects.UnitState("1-4-9 Hero", "wounded", "hero"), [])
+        for st in m.steps
+        if st.exchange
+    ],
+)
 case(
     "PostPurchaseRoll.unit_names",
     base="apd",
@@ -2721,6 +2762,68 @@ def apd_sheet_in_effect(host: Callable[..., Any]) -> Any:
     return scenario_sheet(players.campaign, "american").in_effect
 
 
+def apd_exchange(host: Callable[..., Any]) -> Any:
+    """APD 3.2 played through: the American gives up a Hero for his squad and leaves
+    the other at Done; the German, with a wounded Hero and no MMC, finishes."""
+    from campaign.models import Event, Unit
+    from campaign.services import steps, units
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="american"))
+    players.until_step("3.2")
+
+    lines = [
+        ("american", "1-4-9 Hero", "hero", "wounded", 2),
+        ("american", "7-4-7", "squad", "ok", 1),
+        ("american", "M4A3", "vehicle", "ok", 1),
+        ("german", "1-4-9 Hero", "hero", "wounded", 1),
+    ]
+    hero, squad, *_ = [
+        units.add_unit(
+            campaign_id=players.campaign_id,
+            user=players.users[side],
+            name=name,
+            kind=kind,
+            status=status,
+            number=n,
+        )
+        for side, name, kind, status, n in lines
+    ]
+    said = ""
+    try:
+        units.exchange_unit(
+            campaign_id=players.campaign_id,
+            user=players.users["american"],
+            give_id=hero.ref,
+            mark_id=squad.ref,
+        )
+    except ActionRefused as exc:
+        said = exc.message
+    for side in ("american", "german"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+    c = players.campaign
+    held = sorted(Unit.objects.filter(campaign=c).values_list("side", "name", "status", "count"))
+    log = list(Event.objects.filter(campaign=c, kind="unit").values_list("text", flat=True))
+    return (said, held, log[4:])
+
+
+def _apd_exchange(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "3.2")["exchange"]
+
+
+for _field, _change in {
+    "gives": {"gives": {"kinds": ["vehicle"]}},
+    "marks": {"marks": {"kinds": ["vehicle"]}},
+    "status": {"status": "isolated"},
+    "kept_status": {"kept_status": "wounded"},
+    "rule": {"rule": "3.2 EXC"},
+}.items():
+    service(
+        f"UnitExchange.{_field}",
+        base="apd",
+        mutate=lambda d, change=_change: _apd_exchange(d).update(change),
+        observe=apd_exchange,
+    )
 service(
     "ResultField.lasts_cg",
     base="apd",

@@ -41,7 +41,7 @@ from rules.drm import RollContext, offered
 from rules.effects import matches
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
-from rules.schema import Module, Table
+from rules.schema import Module, Table, UnitFilter
 from rules.snapshot import Holdings, Snapshot
 from rules.victory import describe_changes, result_owners
 
@@ -121,6 +121,20 @@ class FortRow:
 
 
 @dataclass(frozen=True)
+class ExchangeView:
+    """An exchange step for the viewer (APD 3.2): the units it gives up, those it may
+    mark for each, and what Done does with the units left."""
+
+    gives: tuple[tuple[str, str], ...]  # (ref, line) of each unit it may give up
+    marks: tuple[tuple[str, str], ...]  # (ref, line) of each unit it may mark
+    gives_words: str  # "Heroes"
+    marks_words: str  # "squads or half-squads"
+    status: str  # "battle hardened"
+    rule: str
+    on_done: str  # what Done does with the units of ``gives`` still held
+
+
+@dataclass(frozen=True)
 class AmendView:
     """The confirmed result of this pass, while it may be amended by consent."""
 
@@ -164,6 +178,7 @@ class StepPanel:
     recon_refusal: str = ""
     recon_total: str = ""  # Locations adding up over Idle dates (3.620)
     forgo: tuple[int, str, str] | None = None  # (most, whose points drop, rule)
+    exchange: ExchangeView | None = None
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
     no_on_map_units: bool = False
     # Finishing several steps at once: (last step id, its title, what it means).
@@ -579,6 +594,40 @@ def _forgo(view: CampaignView, panel: StepPanel) -> None:
         panel.forgo = (most, module.side(rule.from_side).name, rule.rule)
 
 
+def _exchange(view: CampaignView, panel: StepPanel) -> None:
+    ex = view.step_def.exchange
+    if ex is None:
+        return
+    own = list(
+        Unit.objects.visible_to(view.viewer).filter(campaign=view.campaign, side=view.viewer)
+    )
+
+    def lines(flt: UnitFilter) -> tuple[tuple[str, str], ...]:
+        return tuple(
+            (u.ref, f"{label(u)} ({u.get_status_display()})")
+            for u in own
+            if matches(flt, state_of(u))
+        )
+
+    gives, marks = lines(ex.gives), lines(ex.marks)
+    status = Unit.Status(ex.kept_status).label
+    on_done = (
+        f"Done: each of your {describe_filter(ex.gives)} left leaves your forces"
+        if marks
+        else f"Done: having no {describe_filter(ex.marks)} to mark, each of your "
+        f"{describe_filter(ex.gives)} stays, {status}"
+    )
+    panel.exchange = ExchangeView(
+        gives=gives,
+        marks=tuple(m for m in marks if m[0] not in {g[0] for g in gives}),
+        gives_words=describe_filter(ex.gives),
+        marks_words=describe_filter(ex.marks),
+        status=Unit.Status(ex.status).label,
+        rule=ex.rule,
+        on_done=f"{on_done} ({ex.rule}).",
+    )
+
+
 def _chits(view: CampaignView, panel: StepPanel) -> None:
     module, c, side = view.module, view.campaign, view.viewer
     chits = {
@@ -616,5 +665,6 @@ BUILDERS: dict[Show, Callable[[CampaignView, StepPanel], None]] = {
     Show.RECON: _recon,
     Show.CHITS: _chits,
     Show.FORGO: _forgo,
+    Show.EXCHANGE: _exchange,
 }
 assert set(BUILDERS) == set(Show), "every Show has its one builder"

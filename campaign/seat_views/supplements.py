@@ -275,7 +275,8 @@ def _form(
                 "An effect names what the result does (never read from its words): none · "
                 "eliminate · status: ok / wounded / malfunctioned / recalled … · replace: "
                 "7-0 leader · strength: full / depleted · leader: 8-1 leader · units: 2 x "
-                "M4A3 (vehicle) · group: RA1 · san: -2 · side: axis."
+                "M4A3 (vehicle) · group: RA1 · san: -2 · side: axis · type: m4 (the group is "
+                "now of that group kind, e.g. the armor type a dr decides)."
             )
         else:
             form.help = (

@@ -28,7 +28,7 @@ from campaign.models import (
 )
 from campaign.selectors import pass_result
 from campaign.services import dice as dice_service
-from campaign.services import purchase_records
+from campaign.services import purchase_records, units
 from campaign.services.events import record_event
 from campaign.services.rolls import campaign_inputs, confirmed_results, roll_context
 from campaign.services.start import start_summary
@@ -512,5 +512,6 @@ HOOKS: dict[Hook, Callable[[Turn], None]] = {
     Hook.LOSE_UNSPENT: lose_unspent,
     Hook.ADJUST_SAN: adjust_san,
     Hook.RECORD_WINNER: record_winner,
+    Hook.SETTLE_EXCHANGE: units.settle_exchange,
 }
 assert set(HOOKS) == set(Hook), "every Hook has its one implementation"

@@ -34,7 +34,9 @@ def make_rolls(
     results: list[dict[str, object]] = []
     base = roll_context(turn, group=group, cost_variant=purchase.cost_variant or "")
     for pp in module.post_purchase:
-        ctx = replace(base, strength=outcome.strength)
+        # What the RG's earlier rolls made it: its strength, the group kinds they gave
+        # (APD 3.7 rolls for the groups 3.4's armor-type dr made M4 groups).
+        ctx = replace(base, strength=outcome.strength, rolled_types=frozenset(outcome.types))
         if not holds(pp.applies_to, ctx):
             continue
         table = module.table(pp.table)

@@ -13,11 +13,19 @@ from campaign.selectors import squad_counts
 from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
-from campaign.services.turns import Turn, User, take_turn
+from campaign.services.turns import Turn, User, expect_turn, take_turn
 from rules.availability import owed_for
-from rules.effects import GroupOutcome, UnitOutcome, UnitState, battle_hardened
+from rules.effects import (
+    GroupOutcome,
+    UnitOutcome,
+    UnitState,
+    battle_hardened,
+    left_over,
+    matches,
+)
+from rules.kinds import Action
 from rules.purchase import comes_with
-from rules.schema import Effect, Module, ReinforcementGroup, UnitFilter
+from rules.schema import Effect, Module, ReinforcementGroup, UnitExchange, UnitFilter
 
 MAX_COUNT = 99  # identical units on one line of the retained forces
 
@@ -186,6 +194,74 @@ def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str]) -> None:
         )
 
 
+def exchange_of(turn: Turn) -> UnitExchange:
+    exchange = turn.step.exchange
+    assert exchange is not None, "an exchange step says what it exchanges (schema)"
+    return exchange
+
+
+@transaction.atomic
+def exchange_unit(
+    *, campaign_id: object, user: User, give_id: object, mark_id: object, at: str | None = None
+) -> None:
+    """At an exchange step, one unit of ``gives`` leaves the side's forces and one unit
+    of ``marks`` is marked for it (APD 3.2: "for each such eliminated Hero the owning
+    player may Battle Harden ... any one MMC"): one mark per unit given up."""
+    turn = take_turn(campaign_id, user, at)
+    expect_turn(turn, Action.EXCHANGE)
+    exchange = exchange_of(turn)
+    give, mark = own_unit(turn, give_id), own_unit(turn, mark_id)
+    if not matches(exchange.gives, give.state):
+        raise ActionRefused(
+            f"{label(give)} is not one of your {describe_filter(exchange.gives)} ({exchange.rule})."
+        )
+    if give.pk == mark.pk or not matches(exchange.marks, mark.state):
+        raise ActionRefused(
+            f"{label(mark)} is not one of your {describe_filter(exchange.marks)} ({exchange.rule})."
+        )
+    secret = is_secret(give) or is_secret(mark)
+    gone = apply_outcome(give, UnitOutcome(removed=True))
+    marked = apply_outcome(mark, UnitOutcome(status=exchange.status), (Unit.Status.OK,))
+    turn.record(
+        EventKind.UNIT,
+        secret=secret,
+        text=f"{turn.side_name()}: {gone}; for it, {marked} ({exchange.rule}).",
+    )
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+
+
+def settle_exchange(turn: Turn) -> None:
+    """Finishing an exchange step: each unit of ``gives`` the side still holds leaves its
+    forces (its owner marked none for it), or stays, marked ``kept_status``, where the
+    side holds no unit the exchange could mark (APD 3.2 EXC)."""
+    exchange = exchange_of(turn)
+    own = list(
+        Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=turn.side)
+    )
+    held = [u.state for u in own]
+    for unit in own:
+        if not matches(exchange.gives, unit.state):
+            continue
+        fate = left_over(exchange, unit.state, held)
+        secret = is_secret(unit)
+        if fate.removed:
+            unit.delete()
+            said = f"{label(unit)} leaves the retained forces, no unit marked for it"
+        elif fate.status is not None:
+            unit.status = fate.status
+            unit.save(update_fields=["status"])
+            said = (
+                f"{label(unit)} stays, now {unit.get_status_display()}: no "
+                f"{describe_filter(exchange.marks)} to mark"
+            )
+        else:
+            continue
+        turn.record(
+            EventKind.UNIT, secret=secret, text=f"{turn.side_name()}: {said} ({exchange.rule})."
+        )
+        push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+
+
 def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:
     return None if unit_id in (None, "") else own_unit(turn, unit_id)
 
@@ -193,7 +269,7 @@ def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:
 def describe_filter(flt: UnitFilter) -> str:
     """The units a table is rolled for, in words: "wounded leaders", "malfunctioned or
     disabled SWs or Guns"."""
-    kinds = " or ".join(f"{Unit.Kind(k).label.split(' /')[0]}s" for k in flt.kinds or [])
+    kinds = " or ".join(_plural(Unit.Kind(k).label.split(" /")[0]) for k in flt.kinds or [])
     statuses = " or ".join(s.replace("_", " ") for s in flt.statuses or [])
     return " ".join(part for part in (statuses, kinds or "units") if part)
 
@@ -248,6 +324,10 @@ def battle_harden(turn: Turn, effects: list[Effect]) -> str:
     unit.name = name[: max_length(Unit, "name")]
     unit.save(update_fields=["name"])
     return f"{before} Battle Hardens: now {unit.name}"
+
+
+def _plural(word: str) -> str:
+    return f"{word}es" if word.endswith("o") else f"{word}s"  # Heroes
 
 
 def split_one(unit: Unit) -> Unit:

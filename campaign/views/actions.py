@@ -206,6 +206,17 @@ def instead(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     )
 
 
+@action(Action.EXCHANGE)
+def exchange(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return units.exchange_unit(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        give_id=_post(request, "give"),
+        mark_id=_post(request, "mark"),
+    )
+
+
 @action(Action.RESULT)
 def result(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return steps.enter_scenario_result(

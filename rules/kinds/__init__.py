@@ -35,6 +35,7 @@ class Action(StrEnum):
     FORTIFY = "fortify"
     RECON = "recon"
     FORGO = "forgo"  # give up part of one's replenishment (3.616 EXC)
+    EXCHANGE = "exchange"  # give up a unit to mark another (APD 3.2 Battle Hardening)
 
 
 class Hook(StrEnum):
@@ -50,6 +51,7 @@ class Hook(StrEnum):
     LOSE_UNSPENT = "lose_unspent"  # points left after the purchase step on a named date
     ADJUST_SAN = "adjust_san"  # SANs raised / lowered to the module's bounds
     RECORD_WINNER = "record_winner"  # who won the scenario played, who moves first
+    SETTLE_EXCHANGE = "settle_exchange"  # the units an exchange step still holds leave
 
 
 class Pass(StrEnum):
@@ -81,6 +83,7 @@ class Show(StrEnum):
     RECON = "recon"
     CHITS = "chits"
     FORGO = "forgo"  # a side's choice to forgo part of its replenishment
+    EXCHANGE = "exchange"  # the viewer's units to give up, and those it may mark for them
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ lost and no error on screen."""
 
 import pytest
 from django.contrib.auth.models import User
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from campaign.models import InitiativeOutcome, Purchase
 from tests.browser.play import host_and_join
@@ -93,13 +94,18 @@ def test_two_players_through_the_proxy_on_two_workers_one_killed(stack, trusting
     # Each page holds two sockets (the campaign's and the site's), spread over both
     # workers: the kill is felt (tests/test_deploy.py shows one player on each worker).
     assert any(closed.values()), closed
+    red.wait_for_timeout(1000)  # every socket of the dead worker has closed by now
     for page in (red, blue):
-        page.wait_for_function("document.body.dataset.live === '1'", timeout=20_000)
+        page.wait_for_function("document.body.dataset.live === '1'", timeout=30_000)
     blue.once("dialog", lambda d: d.accept())
     blue.get_by_role("button", name="Lock Attack").click()
-    for page in (red, blue):
+    for name, page in (("red", red), ("blue", blue)):
         reveal = page.locator("#initiative-result")
-        reveal.wait_for(timeout=20_000)
+        try:
+            reveal.wait_for(timeout=30_000)
+        except PlaywrightTimeoutError:
+            shown = page.locator("main").inner_text()[:1500]
+            raise AssertionError(f"{name} never saw the reveal ({closed}):\n{shown}") from None
         assert "Red Idle, Blue Attack → Blue Attack" in reveal.inner_text()
         assert _on_screen_errors(page) == []
     assert InitiativeOutcome.objects.filter(campaign=campaign).count() == 1

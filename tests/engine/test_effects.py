@@ -107,6 +107,7 @@ def test_group_and_side_effects() -> None:
         "group: RA1",
         "san: -2",
         "side: axis",
+        "type: m4",
     ],
 )
 def test_a_typed_effect_reads_back_as_typed(text: str) -> None:

@@ -175,7 +175,8 @@ def test_3_3_repair_table_rows(m, table, repaired, ne, eliminated):
     """3.3 Repair Table: MA/Gun 1-4|5|6, SW 1-3|4-5|6, vehicular MG 1-2|3-5|6; 3.31:
     "Each weapon/Vehicle may make only one Repair attempt"."""
     t = m.table(table)
-    assert t.dice == "dr" and t.once == "unit" and t.for_units.statuses == ["malfunctioned"]
+    mg = "mg_" if table == "repair_vehicular_mg" else ""  # a vehicle's MG apart from its MA
+    assert t.dice == "dr" and t.once == "unit" and t.for_units.statuses == [f"{mg}malfunctioned"]
     for dr in repaired:
         assert cell(m, table, dr) == "Repaired"
         assert t.lookup(dr).effect == Effect(do="status", status="ok")
@@ -193,7 +194,7 @@ def test_3_3_a_6_on_the_vehicular_mg_eliminates_the_mg_not_the_vehicle(m):
 
     row = m.table("repair_vehicular_mg").lookup(6)
     assert row.effect == Effect(do="status", status="disabled")
-    outcome = on_unit(row_effects(row), UnitState("M4A3", "malfunctioned", "vehicle"))
+    outcome = on_unit(row_effects(row), UnitState("M4A3", "mg_malfunctioned", "vehicle"))
     assert not outcome.removed and outcome.status == "disabled"  # no second attempt
 
 
