@@ -138,22 +138,28 @@ class Stack:
             CSRF_TRUSTED_ORIGINS=self.origin,
             REFIT_BASE_URL=self.origin,
         )
-        self.workers = [
-            ImageWorker(host=host, port=port, log_dir=log_dir, env=worker_env)
-            for host in WORKER_HOSTS
-        ]
-        for worker in self.workers:
-            worker.wait_ready()
+        self.workers: list[ImageWorker] = []
+        self.proxy: subprocess.Popen[bytes] | None = None
         self.log_path = log_dir / "caddy-stack.log"
         self._log = self.log_path.open("w")
-        self.proxy = subprocess.Popen(
-            [binary, "run", "--adapter", "caddyfile", "--config", str(CADDYFILE)],
-            env=env,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-        )
         self.root = tmp_path / "data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
-        self.tls = self._until_served()
+        try:
+            for host in WORKER_HOSTS:
+                self.workers.append(
+                    ImageWorker(host=host, port=port, log_dir=log_dir, env=worker_env)
+                )
+            for worker in self.workers:
+                worker.wait_ready()
+            self.proxy = subprocess.Popen(
+                [binary, "run", "--adapter", "caddyfile", "--config", str(CADDYFILE)],
+                env=env,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+            )
+            self.tls = self._until_served()
+        except BaseException:
+            self.stop()  # nothing left running when the stack cannot start
+            raise
 
     def _until_served(self) -> ssl.SSLContext:
         deadline = time.monotonic() + 30
@@ -163,6 +169,7 @@ class Stack:
                 httpx.get(f"{self.origin}/healthz", verify=context, timeout=2).raise_for_status()
                 return context
             except (OSError, httpx.HTTPError, ssl.SSLError):
+                assert self.proxy is not None
                 if self.proxy.poll() is not None or time.monotonic() > deadline:
                     raise
                 time.sleep(0.3)
@@ -190,12 +197,15 @@ class Stack:
         return hashes
 
     def stop(self) -> None:
-        self.proxy.terminate()
-        try:
-            self.proxy.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proxy.kill()
+        if self.proxy is not None:
+            self.proxy.terminate()
+            try:
+                self.proxy.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proxy.kill()
         self._log.close()
-        for worker in self.workers:
-            worker.stop()
+        for worker in self.workers:  # thrown away: nothing to wait for
+            if worker.proc.poll() is None:
+                worker.kill()
+            worker.log.close()
         self.dns.close()

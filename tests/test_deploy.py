@@ -38,6 +38,7 @@ from tests.proxy import (
     compose_worker_env,
     env_example,
 )
+from tests.servers import ServerLog
 
 
 def test_every_variable_the_compose_file_needs_is_inenv_example():
@@ -362,3 +363,57 @@ async def test_two_players_on_two_workers_and_one_worker_killed_mid_campaign(sta
     stack.workers[0].restart()
     for worker in stack.workers:
         assert worker.healthy()
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_secrecy_and_hostile_input_hold_through_the_proxy(stack, modules, make_user):
+    """The secrecy and fuzz suites' checks, once through Caddy and both workers: the
+    opponent's every page and answer carries none of the British secrets, and hostile
+    bodies posted to every action are answered below 500, in words, changing
+    nothing."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from campaign.views.actions import ACTIONS
+    from tests.test_bad_input import snapshot
+    from tests.test_fuzz import BARE, BODY, FUZZ, _encoded
+    from tests.test_scaleout import CSRF, _cookie
+    from tests.test_secrecy import _state_purchase
+
+    logs = [ServerLog(worker.log_path) for worker in stack.workers]
+    players, hidden = _state_purchase((make_user("axis_p"), make_user("brit_p")))
+    cid = players.campaign_id
+    headers = {
+        "Cookie": _cookie(players.users["axis"]),
+        "X-CSRFToken": CSRF,
+        "Origin": stack.origin,
+        "Referer": f"{stack.origin}/",
+    }
+    http = httpx.Client(verify=stack.tls, timeout=20, headers=headers)
+    pages = ["", "state.json", "dice/", "roster/", "digest/", "sheet/", "sheet.json"]
+    for page in pages:
+        answer = http.get(f"{stack.origin}/campaigns/{cid}/{page}")
+        assert answer.status_code == 200, (page, answer.status_code)
+        hidden.check(answer.text, f"{page} through the proxy")
+    paths = [f"{stack.origin}/campaigns/{cid}/act/{action}/" for action in ACTIONS]
+
+    @FUZZ
+    @given(body=BODY, which=st.integers(min_value=0, max_value=len(paths) - 1))
+    def check(body, which):
+        before = snapshot(cid)
+        answer = http.post(
+            paths[which],
+            content=_encoded(body),
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
+        assert answer.status_code < 500, (paths[which], answer.status_code, answer.text[:300])
+        if answer.status_code >= 400:
+            assert answer.content and BARE not in answer.content
+            assert snapshot(cid) == before
+        hidden.check(answer.text, f"{paths[which]} through the proxy")
+
+    check()
+    http.close()
+    for log in logs:
+        assert log.server_errors() == []
