@@ -174,6 +174,19 @@ class Stack:
                     raise
                 time.sleep(0.3)
 
+    def kill(self, n: int) -> None:
+        """Worker ``n`` dies (SIGKILL); DNS stops naming it, as Docker's DNS answers for
+        running containers only (Caddy's next lookup, within ``refresh``, drops it)."""
+        worker = self.workers[n]
+        worker.kill()
+        self.dns.addresses.remove(worker.host)
+
+    def restart(self, n: int) -> None:
+        """Worker ``n`` comes back (compose's ``restart: unless-stopped``)."""
+        worker = self.workers[n]
+        worker.restart()
+        self.dns.addresses.append(worker.host)
+
     @property
     def url(self) -> str:  # as the browser helpers read a server's address
         return self.origin

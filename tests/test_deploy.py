@@ -26,7 +26,7 @@ from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.test import Client
 
-from tests.conftest import BASE_DIR
+from tests.conftest import BASE_DIR, _database_url
 from tests.proxy import (
     CADDYFILE,
     COMPOSE,
@@ -294,6 +294,8 @@ def test_sign_up_and_sessions_are_not_throttled(client):
 
 # --------------------------------------------------------------------------- two workers
 
+REFRESH = 1  # seconds: the Caddyfile's `dynamic a ... refresh`
+
 
 async def _open_socket(stack, campaign, cookie):
     url = stack.origin.replace("https://", "wss://") + f"/ws/campaigns/{campaign.pk}/"
@@ -343,7 +345,7 @@ async def test_two_players_on_two_workers_and_one_worker_killed_mid_campaign(sta
 
     assert (await lock(cookies[0], "attack")).status_code == 200
     await _until(sockets[1], "<strong>Red</strong>: has chosen")
-    stack.workers[0].kill()
+    stack.kill(0)
     closed = [await _closed(ws, timeout=3) for ws in sockets]
     assert sorted(closed) == [False, True], closed  # one player on each worker
     # Every request now goes to the live worker: none fails.
@@ -360,7 +362,7 @@ async def test_two_players_on_two_workers_and_one_worker_killed_mid_campaign(sta
         await _until(ws, "Initiative revealed: Red Attack, Blue Idle")
         await ws.close()
     # The killed worker comes back and serves again.
-    stack.workers[0].restart()
+    stack.restart(0)
     for worker in stack.workers:
         assert worker.healthy()
 
@@ -417,3 +419,51 @@ def test_secrecy_and_hostile_input_hold_through_the_proxy(stack, modules, make_u
     http.close()
     for log in logs:
         assert log.server_errors() == []
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+async def test_a_burst_through_the_proxy_with_a_worker_killed_loses_nothing(stack, hosted):
+    """The fault suite's worker kill, once through Caddy: a burst of the host's
+    actions, four at a time, with one worker killed mid-burst; every acknowledged
+    action is applied once, none twice, and once the kill is over every action is
+    answered 200 through the other worker."""
+    from types import SimpleNamespace
+
+    from django.db import connection
+
+    from tests.faults import Ledger, add_unit, applied_units
+    from tests.test_scaleout import CSRF, _cookie
+
+    campaign, alice, _ = hosted
+    cookie = await sync_to_async(_cookie)(alice)
+    headers = {
+        "Cookie": cookie,
+        "X-CSRFToken": CSRF,
+        "HX-Request": "true",
+        "Origin": stack.origin,
+        "Referer": f"{stack.origin}/",
+    }
+    target = SimpleNamespace(campaign_id=str(campaign.pk), headers=lambda _: headers)
+    proxy = SimpleNamespace(url=stack.origin)
+    ledger, after = Ledger(), Ledger()
+    async with httpx.AsyncClient(verify=stack.tls, timeout=30) as http:
+        for wave in range(10):
+            if wave == 4:  # mid-burst: requests to the first worker are in flight
+                asyncio.get_running_loop().call_later(0.01, stack.kill, 0)
+            names = [f"proxied-{wave}-{k}" for k in range(4)]
+            await asyncio.gather(*(add_unit(http, target, proxy, n, ledger) for n in names))
+        # Caddy's next lookup (``refresh``) no longer names the dead worker.  Until
+        # then a POST routed to it can fail (Caddy closes the body of a request it
+        # retries after a dial error, caddyserver/caddy#7546, fixed upstream in 2026 by
+        # #7547; Debian's 2.6 and the compose image have it): counted above
+        # as unanswered, never lost or applied twice.
+        await asyncio.sleep(REFRESH + 0.5)
+        names = [f"after-{k}" for k in range(8)]
+        await asyncio.gather(*(add_unit(http, target, proxy, n, after) for n in names))
+    database_url = _database_url(connection.settings_dict)
+    applied = await sync_to_async(applied_units)(database_url, str(campaign.pk))
+    figures = ledger.figures(applied)
+    assert figures["lost"] == 0 and figures["duplicated"] == 0, figures
+    assert set(after.statuses) == {200}, after.statuses
+    assert after.figures(applied)["lost"] == 0

@@ -86,7 +86,7 @@ def test_two_players_through_the_proxy_on_two_workers_one_killed(stack, trusting
 
     # One worker dies: a page loses a socket, reconnects through the proxy to the
     # other worker and is resynced; the players go on.
-    stack.workers[0].kill()
+    stack.kill(0)
     for _ in range(50):
         if any(closed.values()):
             break
