@@ -9,15 +9,18 @@ with an ``id`` merge item by item (``remove: true`` drops one), other values rep
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
+from rules import schema
 from rules.schema import Module
 
 # libyaml's parser when PyYAML was built with it (its wheels are): the same documents
@@ -58,13 +61,22 @@ OVERRIDE_DIR = MODULE_DIR / "overrides"
 
 @dataclass(frozen=True)
 class ModuleError:
+    """One problem of a module file, as a compiler reports it: the file, the line and
+    column of the YAML node (where known), the path to the datum, what is wrong, and a
+    suggestion where one is clear."""
+
     file: str
     path: str
     message: str
+    line: int | None = None
+    column: int | None = None
+    hint: str = ""  # e.g. "'cost_variants'": what was probably meant
 
     def __str__(self) -> str:
-        where = f"{self.file}: {self.path}" if self.path else self.file
-        return f"{where}: {self.message}"
+        where = f"{self.file}:{self.line}:{self.column}" if self.line else self.file
+        where = f"{where}: {self.path}" if self.path else where
+        text = f"{where}: {self.message}"
+        return f"{text} (did you mean {self.hint}?)" if self.hint else text
 
 
 class ModuleInvalid(Exception):
@@ -110,11 +122,93 @@ def _read_yaml(path: Path) -> tuple[Any, list[ModuleError]]:
             return safe_load(fh), []
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        return None, [ModuleError(path.name, where, f"not valid YAML: {problem}")]
+        line, column = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        return None, [ModuleError(path.name, "", f"not valid YAML: {problem}", line, column)]
     except OSError as exc:
         return None, [ModuleError(str(path), "", f"cannot be read: {exc.strerror}")]
+
+
+# A path at the head of a model check's message: "steps[2] (T3.2).tables: unknown ...".
+_MESSAGE_PATH = re.compile(
+    r"^((?:[A-Za-z_]\w*|\[\d+\])(?:\[\d+\]| \([^)]*\)|\.[A-Za-z_]\w*)*): (.+)$"
+)
+_PATH_PART = re.compile(r"\.?([A-Za-z_]\w*)|\[(\d+)\]| \([^)]*\)")
+_UNKNOWN = re.compile(r"unknown (step|table|side|group|date|chart) '([^']+)'")
+
+
+def _field_names() -> list[str]:
+    """Every field name of the module format (what a misspelt key is compared with)."""
+    names: set[str] = set()
+    for value in vars(schema).values():
+        if isinstance(value, type) and issubclass(value, schema.BaseModel):
+            names.update(value.model_fields)
+    return sorted(names)
+
+
+def _ids(data: Any, kind: str) -> list[str]:
+    """The ids a module file gives to its steps, tables, sides, ... (for a suggestion)."""
+    items = (
+        data.get(
+            {"step": "steps", "table": "tables", "side": "sides", "date": "dates"}.get(kind, ""), []
+        )
+        if isinstance(data, dict)
+        else []
+    )
+    return [str(x["id"]) for x in items if isinstance(x, dict) and "id" in x]
+
+
+def _closest(word: object, candidates: Iterable[str]) -> str:
+    found = difflib.get_close_matches(str(word), list(candidates), n=1, cutoff=0.6)
+    return f"'{found[0]}'" if found else ""
+
+
+def _hint(err: Any, data: Any, message: str) -> str:
+    """What was probably meant: a field name for a misspelt key, a word of the
+    vocabulary for one that is not in it, an id the file gives for an unknown one."""
+    if err is not None and err["type"] == "extra_forbidden" and err["loc"]:
+        return _closest(err["loc"][-1], _field_names())
+    if err is not None and err["type"] == "literal_error":
+        expected = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
+        return _closest(err.get("input"), expected)
+    unknown = _UNKNOWN.search(message)
+    return _closest(unknown.group(2), _ids(data, unknown.group(1))) if unknown else ""
+
+
+def position(text: str, path: str) -> tuple[int, int] | None:
+    """Line and column (from 1) in the YAML ``text`` of the deepest node on ``path``
+    ("steps[2].tables"), the key itself where the path ends at a key; None if the
+    text holds none of it (a datum an override file brought)."""
+    try:
+        node: Any = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    found = None
+    for name, index in ((m.group(1), m.group(2)) for m in _PATH_PART.finditer(path)):
+        if name is None and index is None:
+            continue  # a label: "(T3.2)"
+        if name is not None and isinstance(node, yaml.MappingNode):
+            pair = next(((k, v) for k, v in node.value if k.value == name), None)
+            if pair is None:
+                break
+            found, node = pair[0].start_mark, pair[1]
+        elif index is not None and isinstance(node, yaml.SequenceNode):
+            if int(index) >= len(node.value):
+                break
+            node = node.value[int(index)]
+            found = node.start_mark
+        else:
+            break
+    return (found.line + 1, found.column + 1) if found is not None else None
+
+
+def located(errors: list[ModuleError], text: str) -> list[ModuleError]:
+    """``errors`` with the line and column of each one's datum in ``text``."""
+    out = []
+    for error in errors:
+        where = position(text, error.path) if error.path else None
+        out.append(replace(error, line=where[0], column=where[1]) if where else error)
+    return out
 
 
 def _loc(loc: Iterable[Any]) -> str:
@@ -134,10 +228,14 @@ def validate_data(data: Any, filename: str) -> tuple[Module | None, list[ModuleE
         for err in exc.errors():
             msg = err["msg"].removeprefix("Value error, ")
             loc = _loc(err["loc"])
-            if err["type"] == "value_error" and "; " in msg and not loc:
-                errors.extend(ModuleError(filename, "", m) for m in msg.split("; "))
+            if err["type"] == "value_error" and not loc:
+                # A check over the whole module: each problem names its own path.
+                for m in msg.split("; "):
+                    at = _MESSAGE_PATH.match(m)
+                    path, said = (at.group(1), at.group(2)) if at else ("", m)
+                    errors.append(ModuleError(filename, path, said, hint=_hint(None, data, m)))
             else:
-                errors.append(ModuleError(filename, loc, msg))
+                errors.append(ModuleError(filename, loc, msg, hint=_hint(err, data, msg)))
         return None, errors
 
 
@@ -156,7 +254,7 @@ def load_file(path: Path, *, overrides: bool = True) -> Module:
                 data = merge(data, over or {})
     module, errors = validate_data(data, path.name)
     if errors:
-        raise ModuleInvalid(errors)
+        raise ModuleInvalid(located(errors, path.read_text(encoding="utf-8")))
     assert module is not None
     return module
 

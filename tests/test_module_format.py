@@ -2,6 +2,7 @@
 problem), merges host overrides, and loads every module file; the commands report."""
 
 import copy
+import re
 from pathlib import Path
 
 import pytest
@@ -136,7 +137,7 @@ def test_invalid_yaml_names_the_line(tmp_path):
     bad.write_text("id: x\nsides: [\n  - a\n")
     with pytest.raises(ModuleInvalid) as exc:
         load_file(bad)
-    assert "broken.yaml: line" in str(exc.value) and "not valid YAML" in str(exc.value)
+    assert re.search(r"broken\.yaml:\d+:\d+: not valid YAML", str(exc.value))
 
 
 def test_a_key_given_twice_is_refused_with_its_line(tmp_path):
@@ -147,7 +148,7 @@ def test_a_key_given_twice_is_refused_with_its_line(tmp_path):
     bad.write_text(text)
     with pytest.raises(ModuleInvalid) as exc:
         load_file(bad)
-    assert "twice.yaml: line 5" in str(exc.value)
+    assert "twice.yaml:5:1: " in str(exc.value)
     assert "the key 'id' is given twice" in str(exc.value)
 
 
@@ -243,8 +244,62 @@ def test_validatemodule_prints_each_error_with_file_and_path(tmp_path, capsys):
     with pytest.raises(CommandError, match="bad.yaml: 2 error"):
         call_command("validatemodule", str(bad), "--no-overrides")
     err = capsys.readouterr().err
-    assert "bad.yaml: steps[2] (T3.2).tables: unknown table 'nope'" in err
-    assert "bad.yaml: flow.idle_loop_from: unknown step 'T9.9'" in err
+    assert re.search(r"bad\.yaml:\d+:\d+: steps\[2\] \(T3\.2\)\.tables: unknown table 'nope'", err)
+    assert re.search(r"bad\.yaml:\d+:\d+: flow\.idle_loop_from: unknown step 'T9\.9'", err)
+
+
+def test_validatemodule_answers_like_a_compiler(tmp_path, capsys):
+    """Issue 50: each problem with the file, the line and column of its YAML node, what
+    was expected, and a suggestion where one is clear (a misspelt field, an effect word
+    not in the vocabulary, an id the file does not give)."""
+    lines = FIXTURE.read_text().splitlines()
+    at = {
+        name: next(n for n, ln in enumerate(lines) if needle in ln)
+        for name, needle in (
+            ("table", "tables: [wounded]}"),
+            ("effect", "effect: {do: eliminate}}"),
+            ("dice", "  - id: strength"),
+        )
+    }
+    lines[at["table"]] = lines[at["table"]].replace("[wounded]", "[wounde]")
+    lines[at["effect"]] = lines[at["effect"]].replace("do: eliminate", "do: eliminat")
+    lines.insert(at["dice"] + 1, "    dise: 2d6")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(CommandError):
+        call_command("validatemodule", str(bad), "--no-overrides")
+    err = capsys.readouterr().err
+    effect_line = at["effect"] + 1 + (at["dice"] < at["effect"])
+    assert re.search(
+        rf"bad\.yaml:{effect_line}:\d+: tables\[\d\]\.rows\[\d\]\.effect\.do: Input should be "
+        r"'none', 'eliminate'.*\(did you mean 'eliminate'\?\)",
+        err,
+    ), err
+    assert re.search(
+        rf"bad\.yaml:{at['dice'] + 2}:5: tables\[\d\]\.dise: Extra inputs are not permitted "
+        r"\(did you mean 'dice'\?\)",
+        err,
+    ), err
+    # Once the fields read, the model's checks: the unknown table, where it is named.
+    lines[at["effect"]] = lines[at["effect"]].replace("do: eliminat", "do: eliminate")
+    del lines[at["dice"] + 1]
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(CommandError):
+        call_command("validatemodule", str(bad), "--no-overrides")
+    err = capsys.readouterr().err
+    assert re.search(
+        rf"bad\.yaml:{at['table'] + 1}:\d+: steps\[\d\] \(T3\.2\)\.tables: unknown table "
+        r"'wounde' \(did you mean 'wounded'\?\)",
+        err,
+    ), err
+
+
+def test_a_file_that_is_not_yaml_is_named_by_line_and_column(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: x\n  bad: [\n")
+    with pytest.raises(CommandError):
+        call_command("validatemodule", str(bad), "--no-overrides")
+    assert "bad.yaml:2:6: not valid YAML" in capsys.readouterr().err
 
 
 def test_validatemodule_accepts_a_good_module(capsys):
@@ -307,4 +362,6 @@ def test_validatemodule_refuses_a_row_no_roll_can_reach(tmp_path, capsys):
     bad.write_text(yaml.safe_dump(data, allow_unicode=True))
     with pytest.raises(CommandError, match="1 row"):
         call_command("validatemodule", str(bad), "--no-overrides")
-    assert "strength: row ≥12 can never come up (a final 1..6" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "strength: row ≥12 can never come up (a final 1..6" in err
+    assert re.search(r"bad\.yaml:\d+:\d+: strength: row ≥12", err), err  # where it is

@@ -2,8 +2,20 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from rules.loader import ModuleInvalid, load_file
-from rules.reach import unreachable_rows
+from rules.loader import ModuleInvalid, load_file, position
+from rules.reach import Unreachable, unreachable_rows
+from rules.schema import Module
+
+
+def _where(path: Path, module: Module, row: Unreachable) -> str:
+    """``file:line:column`` of an unreachable row in the module file."""
+    tables = [t.id for t in module.tables]
+    if row.table not in tables:
+        return path.name
+    t = tables.index(row.table)
+    rows = [r.range for r in module.tables[t].rows]
+    found = position(path.read_text(encoding="utf-8"), f"tables[{t}].rows[{rows.index(row.row)}]")
+    return f"{path.name}:{found[0]}:{found[1]}" if found else path.name
 
 
 class Command(BaseCommand):
@@ -26,7 +38,7 @@ class Command(BaseCommand):
         # A row the dice and the largest DRMs cannot reach: a misread dice kind or range.
         unreachable = unreachable_rows(module)
         for row in unreachable:
-            self.stderr.write(f"{path.name}: {row}")
+            self.stderr.write(f"{_where(path, module, row)}: {row}")
         if unreachable:
             raise CommandError(f"{path.name}: {len(unreachable)} row(s) no roll can reach")
         self.stdout.write(
