@@ -167,7 +167,8 @@ def _hint(err: Any, data: Any, message: str) -> str:
     """What was probably meant: a field name for a misspelt key, a word of the
     vocabulary for one that is not in it, an id the file gives for an unknown one."""
     if err is not None and err["type"] == "extra_forbidden" and err["loc"]:
-        return _closest(err["loc"][-1], _field_names())
+        name = err["loc"][-1]  # a field of another part of the format is no suggestion
+        return _closest(name, (f for f in _field_names() if f != name))
     if err is not None and err["type"] == "literal_error":
         expected = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
         return _closest(err.get("input"), expected)
