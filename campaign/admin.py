@@ -5,8 +5,15 @@ from campaign.models import ModuleRecord, Notification
 
 @admin.register(ModuleRecord)
 class ModuleRecordAdmin(admin.ModelAdmin):
-    list_display = ["id", "title", "checksum", "loaded_at"]
-    readonly_fields = ["checksum", "loaded_at"]
+    list_display = ["id", "title", "owner", "public", "checksum", "loaded_at"]
+    list_filter = ["public"]
+    readonly_fields = ["checksum", "loaded_at", "owner"]
+    actions = ["publish"]
+
+    @admin.action(description="Publish to every player")
+    def publish(self, request, queryset):
+        published = queryset.filter(public=False).update(public=True)
+        self.message_user(request, f"{published} module(s) published.")
 
 
 @admin.register(Notification)

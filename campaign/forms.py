@@ -1,7 +1,8 @@
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from campaign.models import ModuleRecord, NotificationSettings, RevealPolicy
+from campaign.models import NotificationSettings, RevealPolicy
+from campaign.selectors import visible_modules
 from rules.registry import parse_module
 
 
@@ -24,16 +25,15 @@ class NotificationSettingsForm(forms.Form):
     )
 
 
-def cg_choices() -> list[tuple[str, list[tuple[str, str]]]]:
-    """Module / variant choices grouped by module, values 'module/variant'."""
+def cg_choices(user: object) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Module / variant choices grouped by module, values 'module/variant', of the
+    modules ``user`` may host (a private one says whose it is)."""
     out = []
-    for record in ModuleRecord.objects.order_by("title"):
+    for record in visible_modules(user):
         module = parse_module(record.checksum, record.data)
+        title = module.title if record.public else f"{module.title} (private module)"
         out.append(
-            (
-                module.title,
-                [(f"{module.id}/{v.id}", f"{module.title} — {v.name}") for v in module.variants],
-            )
+            (title, [(f"{record.id}/{v.id}", f"{title} — {v.name}") for v in module.variants])
         )
     return out
 
@@ -61,9 +61,9 @@ class CreateCampaignForm(forms.Form):
         initial=RevealPolicy.STEP_END,
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
-        groups = cg_choices()
+        groups = cg_choices(user)
         cg_field = self.fields["cg"]
         assert isinstance(cg_field, forms.ChoiceField)
         cg_field.choices = groups
@@ -74,7 +74,7 @@ class CreateCampaignForm(forms.Form):
         self.fields["cg"].initial = chosen
         sides = []
         if chosen:
-            record = ModuleRecord.objects.get(id=chosen.split("/")[0])
+            record = visible_modules(user).get(id=chosen.split("/")[0])
             module = parse_module(record.checksum, record.data)
             sides = [(s.id, s.name) for s in module.sides]
         side_field = self.fields["side"]
@@ -88,3 +88,17 @@ class CreateCampaignForm(forms.Form):
     @property
     def variant_id(self) -> str:
         return self.cleaned_data["cg"].split("/", 1)[1]
+
+
+class ModuleUploadForm(forms.Form):
+    file = forms.FileField(
+        label="Module file (YAML)",
+        required=False,
+        help_text="A CG module as docs/modules.md describes it, at most 256 kB.",
+    )
+    text = forms.CharField(
+        label="Or paste the module",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false"}),
+        max_length=256 * 1024,
+    )

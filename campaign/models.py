@@ -29,14 +29,26 @@ def new_ref() -> str:
 
 
 class ModuleRecord(models.Model):
-    """A CG module as loaded from its file (and overrides): campaigns are pinned to
-    the exact data they were created with, identified by its checksum."""
+    """A CG module as loaded from its file (and overrides), or uploaded by a player:
+    campaigns are pinned to the exact data they were created with, identified by its
+    checksum.  An uploaded module is private (``public`` off): its owner and the
+    players of campaigns hosted from it see it, until an administrator publishes it;
+    each version uploaded is a record of its own."""
 
     id = models.SlugField(primary_key=True, max_length=64)
     title = models.CharField(max_length=200)
     data = models.JSONField()
     checksum = models.CharField(max_length=64)
     loaded_at = models.DateTimeField(auto_now=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="who uploaded it (none: a module shipped with Refit)",
+    )
+    public = models.BooleanField(default=True, help_text="offered to every player")
 
     class Meta:
         ordering = ["title"]

@@ -26,6 +26,7 @@ from campaign.models import (
     EventKind,
     FortificationBuy,
     InitiativeChit,
+    ModuleRecord,
     Presence,
     Purchase,
     ReconBuy,
@@ -452,3 +453,14 @@ def done_by_own_click(campaign: Campaign, side: str) -> bool:
         .first()
     )
     return StepMark.by_done(data)
+
+
+def visible_modules(user: object) -> QuerySet[ModuleRecord]:
+    """The CG modules ``user`` may see and host: the public ones, his own uploads, and
+    those of campaigns he plays in."""
+    shown = Q(public=True)
+    player_id = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
+    if player_id is not None:
+        played = Campaign.objects.filter(seats__user_id=player_id).values("module_id")
+        shown |= Q(owner_id=player_id) | Q(id__in=played)
+    return ModuleRecord.objects.filter(shown).order_by("title", "id")

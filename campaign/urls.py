@@ -18,6 +18,7 @@ urlpatterns = [
     path("settings/", views.notification_settings, name="settings"),
     path("campaigns/", views.dashboard, name="dashboard"),
     path("campaigns/new/", views.create, name="create"),
+    path("modules/", views.modules, name="modules"),
     path("campaigns/<uuid:campaign_id>/", views.campaign_page, name="campaign"),
     path("campaigns/<uuid:campaign_id>/state.json", views.state_json, name="state_json"),
     path("campaigns/<uuid:campaign_id>/export/", views.export, name="export"),

@@ -184,12 +184,16 @@ def test_hostile_supplied_data_and_start_sheets_are_refused_in_words(at_start, c
     _no_traceback(caplog)
 
 
-@pytest.mark.parametrize("path", ["/login/", "/signup/", "/campaigns/new/", "/settings/"])
+@pytest.mark.parametrize(
+    "path", ["/login/", "/signup/", "/campaigns/new/", "/settings/", "/modules/"]
+)
 def test_hostile_sign_in_sign_up_and_account_forms(path, caplog, make_user):
     client = Client(raise_request_exception=False)
-    if path in ("/campaigns/new/", "/settings/"):
+    if path in ("/campaigns/new/", "/settings/", "/modules/"):
         client.force_login(make_user("fuzzer"))
-    names = st.sampled_from(["username", "password", "password1", "password2", "email", "name"])
+    names = st.sampled_from(
+        ["username", "password", "password1", "password2", "email", "name", "text", "cg"]
+    )
 
     @FUZZ
     @given(body=st.dictionaries(names, VALUE, min_size=1, max_size=4))

@@ -34,7 +34,18 @@ GET_CAMPAIGN = [
     "sheet_json",
 ]
 POST_CAMPAIGN = ["act", "unit", "invitation_new", "invitation_revoke", "message", "nudge"]
-PUBLIC = ["home", "healthz", "signup", "login", "logout", "dashboard", "create", "join", "settings"]
+PUBLIC = [
+    "home",
+    "healthz",
+    "signup",
+    "login",
+    "logout",
+    "dashboard",
+    "create",
+    "join",
+    "settings",
+    "modules",
+]
 COVERED = set(GET_CAMPAIGN + POST_CAMPAIGN + PUBLIC)
 ACTIONS = [*VIEW_ACTIONS, "nonsense"]  # every action the app has, and one it has not
 

@@ -7,8 +7,8 @@ import secrets
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from campaign.models import Campaign, EventKind, Invitation, ModuleRecord, RevealPolicy, Seat
-from campaign.selectors import as_uuid, campaign_seats, module_of
+from campaign.models import Campaign, EventKind, Invitation, RevealPolicy, Seat
+from campaign.selectors import as_uuid, campaign_seats, module_of, visible_modules
 from campaign.services import push
 from campaign.services.errors import ActionRefused, NotFound
 from campaign.services.events import record_event
@@ -33,7 +33,7 @@ def create_campaign(
     """Create a campaign where its CG starts (the steps before the Initial Scenario, if
     the rules have any, else the Initial Scenario itself) with the host on ``side``."""
     player = signed_in(host)
-    record = ModuleRecord.objects.filter(id=module_id).first()
+    record = visible_modules(player).filter(id=module_id).first()
     if record is None:
         raise ActionRefused(f"There is no CG module '{module_id}'.")
     module = parse_module(record.checksum, record.data)

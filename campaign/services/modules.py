@@ -1,4 +1,5 @@
-"""Loading CG modules into the database (what ``loadmodules`` does)."""
+"""Loading CG modules into the database (what ``loadmodules`` does), and a player's
+upload of a module of his own (private until an administrator publishes it)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import transaction
+from django.utils.text import slugify
 
 from campaign.models import ModuleRecord
-from rules.loader import MODULE_DIR, load_all
+from campaign.services.errors import ActionRefused
+from campaign.services.turns import User, signed_in
+from rules.loader import MODULE_DIR, ModuleError, load_all, located, safe_load, validate_data
+from rules.reach import unreachable_rows
 from rules.schema import Module, as_dict
+
+MAX_UPLOAD = 256 * 1024  # bytes of a module file (the largest seed module is ~60 kB)
+
+
+class ModuleRefused(ActionRefused):
+    """An uploaded module that does not validate: each problem as validatemodule says it."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__(
+            f"The module was not added: {len(problems)} problem{'s' if len(problems) != 1 else ''}."
+        )
+        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -41,3 +58,53 @@ def load_modules(*, directory: Path = MODULE_DIR) -> list[LoadReport]:
         )
         reports.append(LoadReport(module_id, "updated" if record else "created"))
     return reports
+
+
+def _problems(text: str, filename: str) -> tuple[Module | None, list[str]]:
+    """The module ``text`` holds, or each of its problems (file:line:column, path,
+    what is wrong, a suggestion)."""
+    try:
+        data = safe_load(text)
+    except Exception as exc:  # noqa: BLE001 - any parse error is the file's problem
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or "not a YAML document"
+        where = f"{filename}:{mark.line + 1}:{mark.column + 1}" if mark else filename
+        return None, [f"{where}: not valid YAML: {problem}"]
+    module, errors = validate_data(data, filename)
+    if module is None:
+        return None, [str(e) for e in located(errors, text)]
+    unreachable = [str(ModuleError(filename, "", str(row))) for row in unreachable_rows(module)]
+    return (None, unreachable) if unreachable else (module, [])
+
+
+@transaction.atomic
+def upload_module(*, user: User, content: bytes, filename: str = "module.yaml") -> ModuleRecord:
+    """A player's module file, validated as ``validatemodule`` does and stored as a
+    private module of his (the same file uploaded again is the same module; an edited
+    one is a new version beside it)."""
+    owner = signed_in(user)
+    if len(content) > MAX_UPLOAD:
+        raise ActionRefused(
+            f"A module file is at most {MAX_UPLOAD // 1024} kB (this one is "
+            f"{len(content) // 1024} kB)."
+        )
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ActionRefused("A module file is UTF-8 text (YAML).") from None
+    module, problems = _problems(text, filename[:100] or "module.yaml")
+    if module is None:
+        raise ModuleRefused(problems)
+    digest = checksum(module)
+    record_id = f"{slugify(module.id)[:50]}-{digest[:8]}"
+    record, _ = ModuleRecord.objects.get_or_create(
+        id=record_id,
+        defaults={
+            "title": module.title[:200],
+            "data": as_dict(module),
+            "checksum": digest,
+            "owner": owner,
+            "public": False,
+        },
+    )
+    return record

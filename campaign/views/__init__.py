@@ -4,6 +4,7 @@ decorator, named parsers), sign-up in ``accounts``."""
 
 from campaign.views.accounts import home, notification_settings, signup
 from campaign.views.actions import act, invitation_new, invitation_revoke, message, nudge, unit
+from campaign.views.modules import modules
 from campaign.views.pages import (
     campaign_page,
     create,
@@ -28,6 +29,7 @@ __all__ = [
     "dice",
     "digest",
     "export",
+    "modules",
     "home",
     "invitation_new",
     "invitation_revoke",

@@ -53,7 +53,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @refusals
 def create(request: HttpRequest) -> HttpResponse:
-    form = CreateCampaignForm(request.POST or None, initial={"cg": request.GET.get("cg")})
+    form = CreateCampaignForm(
+        request.POST or None, initial={"cg": request.GET.get("cg")}, user=request.user
+    )
     if request.method == "POST" and form.is_valid():
         campaign = hosting.create_campaign(
             host=request.user,
