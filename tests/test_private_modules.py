@@ -133,3 +133,20 @@ def test_the_backup_carries_a_private_module(make_user):
     copy = ModuleRecord.objects.get(pk=record.pk)
     assert not copy.public and copy.owner is None  # private, shown to its players
     assert copy in visible_modules(guest) and restored.module_checksum == record.checksum
+
+
+def test_an_alias_bomb_is_refused_with_a_sentence_before_it_is_expanded(make_user):
+    """A "billion laughs": nine anchors of nine aliases each, a few hundred bytes that
+    expand to nearly 400 million values.  Counted without expanding it, refused."""
+    lines = ['a0: &a0 ["lol"]']
+    lines += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, 10)]
+    owner = make_user("author")
+    answer = _client(owner).post("/modules/", {"text": "\n".join(lines) + "\nid: bomb\n"})
+    assert answer.status_code == 400
+    assert "expand to more than 200,000 values" in answer.content.decode()
+    assert not ModuleRecord.objects.filter(owner=owner).exists()
+    # The seed modules use anchors too, and stay far below the cap.
+    from rules.loader import MODULE_DIR
+
+    for path in MODULE_DIR.glob("*.yaml"):
+        assert module_service.expanded_size(path.read_text()) < module_service.MAX_VALUES // 10

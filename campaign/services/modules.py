@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from django.db import transaction
 from django.utils.text import slugify
 
@@ -19,6 +20,9 @@ from rules.reach import unreachable_rows
 from rules.schema import Module, as_dict
 
 MAX_UPLOAD = 256 * 1024  # bytes of a module file (the largest seed module is ~60 kB)
+# Values of a module with its aliases (``*name``) expanded: the seed modules hold a few
+# thousand; an alias bomb ("billion laughs") holds billions in a few lines.
+MAX_VALUES = 200_000
 
 
 class ModuleRefused(ActionRefused):
@@ -60,10 +64,44 @@ def load_modules(*, directory: Path = MODULE_DIR) -> list[LoadReport]:
     return reports
 
 
+def expanded_size(text: str) -> int:
+    """How many values the YAML ``text`` holds once its aliases are expanded, counted
+    without expanding them (each node once, by identity); a node that contains itself
+    counts as too many."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            if sizes[key] < 0:
+                raise RecursionError  # an alias inside its own anchor
+            return sizes[key]
+        sizes[key] = -1
+        if isinstance(node, yaml.MappingNode):
+            total = 1 + sum(size(k) + size(v) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            total = 1 + sum(size(v) for v in node.value)
+        else:
+            total = 1
+        sizes[key] = min(total, MAX_VALUES + 1)
+        return sizes[key]
+
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    try:
+        return size(root) if root is not None else 0
+    except RecursionError:
+        return MAX_VALUES + 1
+
+
 def _problems(text: str, filename: str) -> tuple[Module | None, list[str]]:
     """The module ``text`` holds, or each of its problems (file:line:column, path,
     what is wrong, a suggestion)."""
     try:
+        if expanded_size(text) > MAX_VALUES:
+            return None, [
+                f"{filename}: its anchors and aliases (&, *) expand to more than "
+                f"{MAX_VALUES:,} values: not a module"
+            ]
         data = safe_load(text)
     except Exception as exc:  # noqa: BLE001 - any parse error is the file's problem
         mark = getattr(exc, "problem_mark", None)
