@@ -52,6 +52,15 @@ def test_the_schema_refuses_a_broken_module(break_it, where):
     with pytest.raises(jsonschema.ValidationError) as refused:
         jsonschema.validate(broken, schema())
     assert where in str(refused.value)
+    # validatemodule names the same place (the schema's path, or the field under it).
+    from rules.loader import _loc, validate_data
+
+    at = _loc(refused.value.absolute_path)
+    _, errors = validate_data(broken, "sicily.yaml")
+    assert any(e.path.startswith(at) and where in e.path + e.message for e in errors), (
+        at,
+        [str(e) for e in errors],
+    )
 
 
 def test_a_stale_schema_fails_the_check(tmp_path, monkeypatch):
