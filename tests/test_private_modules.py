@@ -150,3 +150,23 @@ def test_an_alias_bomb_is_refused_with_a_sentence_before_it_is_expanded(make_use
 
     for path in MODULE_DIR.glob("*.yaml"):
         assert module_service.expanded_size(path.read_text()) < module_service.MAX_VALUES // 10
+
+
+def test_a_strangers_pages_are_the_same_whether_or_not_a_module_was_uploaded(make_user):
+    """Non-interference: what a third player can fetch does not depend on another
+    player's private module — not its title, id, version or count."""
+    author, stranger = make_user("author"), make_user("stranger")
+    client = _client(stranger)
+    pages = ["/campaigns/", "/campaigns/new/", "/modules/"]
+
+    def seen() -> list[str]:
+        token = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"|"X-CSRFToken": "[^"]+"')
+        return [token.sub("", client.get(p).content.decode()) for p in pages]
+
+    before = seen()
+    record = module_service.upload_module(user=author, content=HILL.read_bytes())
+    after = seen()
+    assert after == before
+    assert not any(
+        needle in page for page in after for needle in ("Hill 621", record.id, record.checksum[:8])
+    )
