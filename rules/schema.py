@@ -33,6 +33,13 @@ RuleRef = Annotated[str, Field(max_length=80)]
 DOC: JsonDict = {"documentation": True}
 
 
+DOC_FIELDS = {
+    "note": "How the datum was read from the rules text (an OCR fix, an inference).",
+    "rule": "The rule number the datum is traced to.",
+    "source": "Where the module's data come from.",
+}
+
+
 def note_field() -> Any:
     return Field(default=None, json_schema_extra=DOC)
 
@@ -539,14 +546,14 @@ class LossPoints(Strict):
 
 
 class BaseTableReplenishment(Strict):
-    mechanism: Literal["base_table"]
+    mechanism: Literal["base_table"]  # each date's base points (replenish.py reads the kind)
     rule: RuleRef
     loss_points: LossPoints | None = None
     note: str | None = note_field()
 
 
 class TableRollReplenishment(Strict):
-    mechanism: Literal["table_roll"]
+    mechanism: Literal["table_roll"]  # a roll on a table (replenish.py reads the kind)
     rule: RuleRef
     table: Slug
     no_roll_on_initial: bool = True
@@ -557,7 +564,7 @@ class VpDifferentialReplenishment(Strict):
     """Purchase points = (VP required for the previous scenario − VP amassed) + CVP
     suffered in the CG so far; negative results count as 0 (seed 002, 2.91–2.92)."""
 
-    mechanism: Literal["vp_differential"]
+    mechanism: Literal["vp_differential"]  # from the VP differential (replenish.py reads it)
     rule: RuleRef
     side: Slug
     negative_ignored: bool = True
@@ -1105,6 +1112,8 @@ class Module(Strict):
     flow: Flow = Flow()
     result_fields: list[ResultField] = []
     tables: list[Table] = []
+    # Each side's RG chart: Module.chart(side) reads it for purchasing
+    # (rules/purchase.py, campaign/services/purchases.py) and the chart pages.
     rg_charts: list[RGChart] = []
     cost_variants: list[CostVariant] = []
     post_purchase: list[PostPurchaseRoll] = []
@@ -1467,12 +1476,62 @@ def as_dict(module: Module) -> dict[str, Any]:
     return module.model_dump(mode="json", exclude_defaults=True)
 
 
-def module_json_schema() -> str:
+def _field_comments() -> dict[tuple[str, str], str]:
+    """Each model field's comment in this file (the lines of ``#`` just above it and
+    the one after it on its line), by (class, field): what it means in the rules."""
+    import ast
+    import io
+    import tokenize
+    from pathlib import Path
+
+    source = Path(__file__).read_text(encoding="utf-8")
+    comments: dict[int, str] = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            comments[token.start[0]] = token.string.lstrip("#").strip()
+    lines = source.splitlines()
+    found: dict[tuple[str, str], str] = {}
+    for cls in ast.parse(source).body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for stmt in cls.body:
+            if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+                continue
+            above: list[str] = []
+            n = stmt.lineno - 1
+            while n >= 1 and lines[n - 1].strip().startswith("#"):
+                above.insert(0, comments.get(n, ""))
+                n -= 1
+            inline = [comments[stmt.end_lineno]] if stmt.end_lineno in comments else []
+            text = " ".join(t for t in above + inline if t)
+            if text:
+                found[(cls.name, stmt.target.id)] = text
+    return found
+
+
+def module_json_schema(read_by: Callable[[str], list[str]] | None = None) -> str:
     """The module format as a JSON Schema (draft 2020-12), generated from the models
-    above: what an author's editor checks a module file against."""
+    above: what an author's editor checks a module file against.  Each field's
+    description is its comment here (what it means in the rules) and, given
+    ``read_by`` (a field name to the code that reads it), which mechanism reads it."""
     import json
 
     schema = Module.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "Refit CG module"
+    comments = _field_comments()
+    models = [("Module", schema), *schema.get("$defs", {}).items()]
+    for name, model in models:
+        for field_name, prop in model.get("properties", {}).items():
+            said = comments.get((name, field_name), "")
+            if prop.get("documentation"):
+                said = said or DOC_FIELDS.get(field_name, "")
+                said += " Documentation: no mechanism reads it, no player sees it."
+                prop["description"] = said.strip()
+                continue
+            readers = read_by(field_name) if read_by else []
+            if readers:
+                said = f"{said} Read by {', '.join(readers)}.".strip()
+            if said:
+                prop["description"] = said
     return json.dumps(schema, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

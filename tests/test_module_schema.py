@@ -5,15 +5,15 @@ and checked here to match them: an author's editor checks a module as it is type
 from __future__ import annotations
 
 import copy
+import re
 
 import jsonschema
 import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
-from campaign.management.commands.moduleschema import SCHEMA_FILE
+from campaign.management.commands.moduleschema import SCHEMA_FILE, published_schema
 from rules.loader import MODULE_DIR
-from rules.schema import module_json_schema
 
 SEEDS = ["sicily", "purple-heart-draw", "pleasant-diversion"]
 
@@ -25,9 +25,33 @@ def schema() -> dict:
 
 
 def test_the_published_schema_matches_the_models(capsys):
-    assert SCHEMA_FILE.read_text() == module_json_schema()
+    assert SCHEMA_FILE.read_text() == published_schema()
     call_command("moduleschema", "--check")
     assert "up to date" in capsys.readouterr().out
+
+
+def test_every_field_says_what_it_means_and_what_reads_it():
+    """Issue 50: each field's description says what it means in the rules (its
+    comment in rules/schema.py) and which mechanism reads it."""
+    found = schema()
+    models = [("Module", found), *found["$defs"].items()]
+    undescribed = [
+        f"{name}.{field}"
+        for name, model in models
+        for field, prop in model.get("properties", {}).items()
+        if not prop.get("description")
+    ]
+    unread = [
+        f"{name}.{field}"
+        for name, model in models
+        for field, prop in model.get("properties", {}).items()
+        if not re.search(r"Read by|reads|Documentation", prop.get("description", ""))
+    ]
+    total = sum(len(m.get("properties", {})) for _, m in models)
+    assert undescribed == [], undescribed
+    assert unread == [], unread
+    strength = found["$defs"]["Table"]["properties"]["once"]["description"]
+    assert "Read by" in strength
 
 
 @pytest.mark.parametrize("name", SEEDS)
