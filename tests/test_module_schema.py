@@ -47,7 +47,6 @@ def test_every_field_says_what_it_means_and_what_reads_it():
         for field, prop in model.get("properties", {}).items()
         if not re.search(r"Read by|reads|Documentation", prop.get("description", ""))
     ]
-    total = sum(len(m.get("properties", {})) for _, m in models)
     assert undescribed == [], undescribed
     assert unread == [], unread
     strength = found["$defs"]["Table"]["properties"]["once"]["description"]
