@@ -140,6 +140,7 @@ class Stack:
         )
         self.workers: list[ImageWorker] = []
         self.proxy: subprocess.Popen[bytes] | None = None
+        log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / "caddy-stack.log"
         self._log = self.log_path.open("w")
         self.root = tmp_path / "data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"

@@ -221,7 +221,10 @@ def draw_step_plan(data: Any, kind: str, tables: int) -> list[Slot]:
 
 
 def fresh_database() -> None:
-    """Empty every table a world writes (modules aside) and reset its sequences."""
+    """Empty every table a world writes (modules aside: emptying the users' table
+    cascades to the modules, which name their uploader, so they are put back) and reset
+    its sequences."""
+    kept = list(ModuleRecord.objects.all())
     models = [m for m in apps.get_app_config("campaign").get_models() if m is not ModuleRecord]
     user = get_user_model()
     models += [user, user.groups.through, user.user_permissions.through, Session, LogEntry]
@@ -238,6 +241,8 @@ def fresh_database() -> None:
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")
     else:
         connection.ops.execute_sql_flush(sql)
+    if not ModuleRecord.objects.exists():
+        ModuleRecord.objects.bulk_create(kept)  # shipped modules: no uploader to lose
 
 
 def sequences() -> list[tuple[str, str, int | None]]:
