@@ -36,7 +36,7 @@ from campaign.models import (
     Unit,
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
-from rules.availability import owed_for
+from rules.availability import owed_for, table_date_reasons
 from rules.registry import cached_module, parse_module
 from rules.schema import Module
 from rules.snapshot import (
@@ -308,11 +308,19 @@ def holdings(
 def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str, str], ...]:
     """The compulsory rolls (``Table.required``) ``side`` has not made in this pass at
     the current step or the steps after it (all that Done or finishing ahead can
-    reach): (table id, "") for a roll once per side, (table id, the unit's line) for
-    each of its retained units the table is rolled for (two queries; none without
-    such tables ahead)."""
+    reach) and may roll on now: (table id, "") for a roll once per side, (table id,
+    the unit's line) for each of its retained units the table is rolled for (two
+    queries; none without such tables ahead)."""
     ahead = {t for step in module.steps[campaign.step_index :] for t in step.tables}
-    required = [t for t in module.tables if t.required and not t.missing and t.id in ahead]
+    required = [
+        t
+        for t in module.tables
+        if t.required
+        and not t.missing
+        and t.id in ahead
+        # Not owed where the side may not roll on it now (3.61426: the British at Night).
+        and not table_date_reasons(module, t, side, campaign.date_index)
+    ]
     if not required:
         return ()
     rolled = set(

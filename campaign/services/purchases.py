@@ -15,7 +15,7 @@ from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy, Sea
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import active_purchases, bought_of, holdings
 from campaign.services import dice as dice_service
-from campaign.services import push
+from campaign.services import push, units
 from campaign.services.errors import ActionRefused
 from campaign.services.purchase_records import make_rolls, reveal
 from campaign.services.text import clean_text, max_length
@@ -24,7 +24,7 @@ from campaign.services.waiting import update_waiting
 from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
-from rules.purchase import outlived, roll_variants
+from rules.purchase import leaving_with, outlived, roll_variants
 from rules.schema import ReinforcementGroup
 from rules.snapshot import Holdings
 from rules.text import count
@@ -426,6 +426,20 @@ def change_rg_state(
         f"{purchase.get_state_display()}.",
         data={"purchase": purchase.pk},
     )
+    leaving = leaving_with(
+        turn.module, turn.side, turn.module.group(turn.side, purchase.group_id), state
+    )
+    gone = units.remove_brought(turn, purchase, leaving)
+    if gone:
+        rules = "; ".join(sorted({b.rule for b in leaving if b.rule}))
+        turn.record(
+            EventKind.UNIT,
+            secret=purchase.revealed_at is None,
+            text=f"{turn.side_name()}'s {gone} leaves the retained forces: "
+            f"{purchase.group_id} {purchase.group_type} is {purchase.get_state_display()}"
+            + (f" ({rules})." if rules else "."),
+            data={"purchase": purchase.pk},
+        )
     _retire_outlived(turn, purchase)
     push.changed(turn.campaign.pk, RECORD_PARTS, secret_of=kept_secret(turn, purchase))
     return purchase

@@ -42,15 +42,18 @@ def test_3_6122_san_dr_is_owed_only_from_the_threshold(sicily):
 
 def test_finishing_ahead_stops_before_a_step_that_owes_a_roll(sicily):
     """3.6142: "Each side now makes a separate dr ... for each malfunctioned ...
-    Retained Weapon": the "Done with 3.601 to ..." run ends before 3.614."""
-    free = availability.finish_ahead(sicily, at(sicily, side="axis", date="jul15am", step="3.601"))
+    Retained Weapon": the "Done with 3.613 to ..." run ends before 3.614.  (A run from
+    3.601 ends before 3.611, where the side decides which MMC its Heroes harden.)"""
+    start = at(sicily, side="axis", date="jul15am", step="3.601")
+    assert "3.611" not in [s.id for s in availability.finish_ahead(sicily, start)]
+    free = availability.finish_ahead(sicily, at(sicily, side="axis", date="jul15am", step="3.613"))
     owes = availability.finish_ahead(
         sicily,
         at(
             sicily,
             side="axis",
             date="jul15am",
-            step="3.601",
+            step="3.613",
             holdings=Holdings(owed=(("weapon_repair", "MMG"),)),
         ),
     )
