@@ -37,6 +37,7 @@ from campaign.models import (
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from rules.availability import owed_for, table_date_reasons
+from rules.effects import matches
 from rules.registry import cached_module, parse_module
 from rules.schema import Module
 from rules.snapshot import (
@@ -302,6 +303,7 @@ def holdings(
         half_squads=half_squads,
         bought_as=bought_as,
         owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
+        exchanges=exchanges_held(campaign, module_of(campaign), side) if owed else frozenset(),
     )
 
 
@@ -343,6 +345,23 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
                 if owed_for(t, unit.state) and (t.id, unit.ref) not in rolled:
                     owed.append((t.id, unit.label))
     return tuple(owed)
+
+
+def exchanges_held(campaign: Campaign, module: Module, side: str) -> frozenset[str]:
+    """The exchange steps from the current one on at which ``side`` holds a unit the
+    step takes (one query; none without such a step ahead)."""
+    ahead = [s for s in module.steps[campaign.step_index :] if s.exchange is not None]
+    if not ahead:
+        return frozenset()
+    held = [
+        u.state
+        for u in Unit.objects.filter(campaign=campaign, side=side).only(
+            "name", "kind", "status", "markers"
+        )
+    ]
+    return frozenset(
+        s.id for s in ahead if s.exchange and any(matches(s.exchange.gives, u) for u in held)
+    )
 
 
 def chits_locked(campaign: Campaign) -> int:

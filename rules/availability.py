@@ -518,6 +518,8 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
             and all(reasons for _, _, reasons in chart_offers(module, snap))
         ):
             return "no RG of the chart can be bought now"
+        if condition is Pass.NOTHING_TO_EXCHANGE and step.id not in snap.holdings.exchanges:
+            return "nothing to exchange"
     return ""
 
 

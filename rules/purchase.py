@@ -47,6 +47,17 @@ def group_context(
     return RollContext(side, nationalities, group=group, cost_variant=cost_variant)
 
 
+def records_objective(module: Module, side: str, group: ReinforcementGroup | None) -> bool:
+    """Whether ``group``'s RG Purchase Record line records an Objective Hex (Sicily
+    3.6179: "each Coy size RG")."""
+    columns = module.purchase_record
+    return (
+        columns is not None
+        and group is not None
+        and holds(columns.objective_hex, group_context(module, side, group))
+    )
+
+
 def comes_with(
     module: Module, side: str, group: ReinforcementGroup, units: int
 ) -> list[tuple[str, str, int]]:

@@ -1153,6 +1153,16 @@ class Missing(Strict):
 # --------------------------------------------------------------------------- the module
 
 
+class PurchaseRecordColumns(Strict):
+    """Columns of the RG Purchase Record that only some RGs' lines have."""
+
+    # The RGs whose line records an Objective Hex (Sicily 3.6179: "Record the Objective
+    # Hex of each Coy size RG").
+    objective_hex: Condition
+    rule: RuleRef | None = rule_field()
+    note: str | None = note_field()
+
+
 class Module(Strict):
     format: Literal[1] = 1
     id: Slug
@@ -1173,6 +1183,7 @@ class Module(Strict):
     cost_variants: list[CostVariant] = []
     post_purchase: list[PostPurchaseRoll] = []
     leader_ladder: LeaderLadder | None = None
+    purchase_record: PurchaseRecordColumns | None = None
     initiative: Initiative | None = None
     victory: str | None = None  # CG victory conditions, as text
     victory_checks: list[VictoryCheck] = []

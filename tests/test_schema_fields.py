@@ -1930,6 +1930,23 @@ case(
 )
 
 
+def _objectives(m: Module) -> Any:
+    from rules.purchase import records_objective
+
+    return [
+        (c.side, g.id) for c in m.rg_charts for g in c.groups if records_objective(m, c.side, g)
+    ]
+
+
+case(
+    "Module.purchase_record",
+    "PurchaseRecordColumns.objective_hex",
+    base="sicily",
+    mutate=lambda d: d["purchase_record"].update(objective_hex={"tags": ["airborne"]}),
+    observe=_objectives,
+)
+
+
 case(
     "HipCap.day_only",
     base="sicily",

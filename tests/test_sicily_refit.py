@@ -3,9 +3,12 @@ meet it: the Carrier Pltns' three carriers (3.6174), a vehicle's MA and MG repai
 apart and a failed MA recalling the AFV (3.6142), mobile Isolated British tanks'
 Escape at Night only (3.61426), Heroes given up for Battle Hardening (3.6112), the
 Setup Area Escape DRMs one or the other (3.606), captured weapons that function
-(3.61422), a used OBA RG's radio (3.6046), an Original 2 Escape DR (3.606 fn 1)."""
+(3.61422), a used OBA RG's radio (3.6046), an Original 2 Escape DR (3.606 fn 1), a
+Coy RG's Objective Hex on its RG Purchase Record line (3.6179)."""
 
 from __future__ import annotations
+
+import html
 
 import pytest
 
@@ -146,6 +149,10 @@ def test_3_6112_each_hero_given_up_battle_hardens_one_mmc_and_the_rest_leave(use
     heroes = add(players, "british", "1-4-9 Hero", "hero", number=2)
     squad = add(players, "british", "4-5-8", "squad")
     add(players, "axis", "1-4-9 Hero", "hero", "wounded")
+    from campaign.selectors import exchanges_held, module_of
+
+    c = players.campaign  # a side holding a Hero is not taken past 3.611 by finishing ahead
+    assert exchanges_held(c, module_of(c), "british") == {"3.611"}
     units.exchange_unit(
         campaign_id=players.campaign_id,
         user=players.users["british"],
@@ -230,3 +237,36 @@ def test_3_6046_a_used_oba_rg_loses_its_radio(users, modules, fixed_dice):
     assert "3.6046" in said.text
     o1.refresh_from_db()  # secret like the RG's own line while it is unrevealed
     assert said.secret_side == ("axis" if o1.revealed_at is None else "")
+
+
+def test_3_6179_a_coy_rgs_line_records_its_objective_hex_secretly(users, modules, login):
+    """3.6179 "Objective Hex: Record the Objective Hex of each Coy size RG": the
+    British I1 Rifle Coy's line has the column, and its owner writes it; the Med Tank
+    Troop's has none (refused); the opponent sees nothing of it before the reveal."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, policy="owner")
+    brit = players.users["british"]
+    coy = buy(players, "british", "I1")
+    troop = buy(players, "british", "V1")
+    roster = f"/campaigns/{players.campaign_id}/roster/"
+    page = html.unescape(login(brit).get(roster).content.decode())
+    assert f'id="objective-hex-{coy.ref}"' in page
+    assert f'id="objective-hex-{troop.ref}"' not in page
+
+    def record(purchase, hex_):
+        return login(brit).post(
+            f"/campaigns/{players.campaign_id}/act/entry-area/",
+            {"purchase": purchase.ref, "entry_area": "Area A", "objective_hex": hex_},
+        )
+
+    assert record(coy, "23Q5").status_code == 302
+    coy.refresh_from_db()
+    assert coy.objective_hex == "23Q5"
+    assert 'value="23Q5"' in login(brit).get(roster).content.decode()
+    refused = record(troop, "12A1")
+    assert refused.status_code == 400
+    assert "V1 Med Tank Troop records no Objective Hex (3.6179)" in html.unescape(
+        refused.content.decode()
+    )
+    troop.refresh_from_db()
+    assert troop.objective_hex == ""
+    assert "23Q5" not in login(players.users["axis"]).get(roster).content.decode()

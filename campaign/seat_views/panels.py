@@ -256,6 +256,7 @@ def _own_snapshot(view: CampaignView) -> Snapshot:
             bought=tuple(bought_of(p) for p in own),
             unrolled=tuple(p.group_id for p in own if p.rolled_at is None),
             owed=view.owed_rolls,
+            exchanges=view.exchanges_held,
         )
     )
 
