@@ -436,6 +436,9 @@ class Purchase(models.Model):
     rolled_at = models.DateTimeField(null=True, blank=True)
     revealed_at = models.DateTimeField(null=True, blank=True)
     entry_area = models.CharField(max_length=120, blank=True)
+    # Where the module's record has the column for this RG (Sicily 3.6179: "Record the
+    # Objective Hex of each Coy size RG").
+    objective_hex = models.CharField(max_length=40, blank=True)
     notes = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -37,7 +37,8 @@ from campaign.models import (
     Unit,
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
-from rules.availability import owed_for
+from rules.availability import owed_for, table_date_reasons
+from rules.effects import matches
 from rules.registry import cached_module, parse_module
 from rules.schema import Module
 from rules.snapshot import (
@@ -303,17 +304,26 @@ def holdings(
         half_squads=half_squads,
         bought_as=bought_as,
         owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
+        exchanges=exchanges_held(campaign, module_of(campaign), side) if owed else frozenset(),
     )
 
 
 def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str, str], ...]:
     """The compulsory rolls (``Table.required``) ``side`` has not made in this pass at
     the current step or the steps after it (all that Done or finishing ahead can
-    reach): (table id, "") for a roll once per side, (table id, the unit's line) for
-    each of its retained units the table is rolled for (two queries; none without
-    such tables ahead)."""
+    reach) and may roll on now: (table id, "") for a roll once per side, (table id,
+    the unit's line) for each of its retained units the table is rolled for (two
+    queries; none without such tables ahead)."""
     ahead = {t for step in module.steps[campaign.step_index :] for t in step.tables}
-    required = [t for t in module.tables if t.required and not t.missing and t.id in ahead]
+    required = [
+        t
+        for t in module.tables
+        if t.required
+        and not t.missing
+        and t.id in ahead
+        # Not owed where the side may not roll on it now (3.61426: the British at Night).
+        and not table_date_reasons(module, t, side, campaign.date_index)
+    ]
     if not required:
         return ()
     rolled = set(
@@ -336,6 +346,23 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
                 if owed_for(t, unit.state) and (t.id, unit.ref) not in rolled:
                     owed.append((t.id, unit.label))
     return tuple(owed)
+
+
+def exchanges_held(campaign: Campaign, module: Module, side: str) -> frozenset[str]:
+    """The exchange steps from the current one on at which ``side`` holds a unit the
+    step takes (one query; none without such a step ahead)."""
+    ahead = [s for s in module.steps[campaign.step_index :] if s.exchange is not None]
+    if not ahead:
+        return frozenset()
+    held = [
+        u.state
+        for u in Unit.objects.filter(campaign=campaign, side=side).only(
+            "name", "kind", "status", "markers"
+        )
+    ]
+    return frozenset(
+        s.id for s in ahead if s.exchange and any(matches(s.exchange.gives, u) for u in held)
+    )
 
 
 def chits_locked(campaign: Campaign) -> int:

@@ -518,6 +518,8 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
             and all(reasons for _, _, reasons in chart_offers(module, snap))
         ):
             return "no RG of the chart can be bought now"
+        if condition is Pass.NOTHING_TO_EXCHANGE and step.id not in snap.holdings.exchanges:
+            return "nothing to exchange"
     return ""
 
 
@@ -962,11 +964,40 @@ def instead_refusal(
 
 
 def table_date_reasons(module: Module, table: Table, side: str, date_index: int) -> list[str]:
-    """Why ``side`` may not roll on ``table`` on this date (its date windows)."""
-    ctx = RollContext(side=side, nationalities=tuple(module.side(side).nationalities))
-    return [
+    """Why ``side`` may not roll on ``table`` on this date: its date windows, and who
+    may roll on it when (``Table.offer_when``: Sicily 3.61426, the British at Night)."""
+    date = module.dates[date_index]
+    ctx = RollContext(
+        side=side,
+        nationalities=tuple(module.side(side).nationalities),
+        night=date.night,
+        initial_scenario=date.initial,
+    )
+    reasons = [
         reason
         for window in table.date_windows
         if holds(window.applies_to, ctx)
         for reason in outside(module, window, date_index)
     ]
+    if not holds(table.offer_when, ctx):
+        reasons.append(f"{offer_words(module, table)} ({table.rule})")
+    return reasons
+
+
+def offer_words(module: Module, table: Table) -> str:
+    """Who rolls on a table and when, in words: "only the British roll on it, and only
+    on a Night CG Date"."""
+    cond = table.offer_when
+    assert cond is not None
+    who = " or ".join(
+        [module.side(s).name for s in cond.sides or []] + list(cond.nationalities or [])
+    )
+    times = []
+    if cond.night is not None:
+        times.append("on a Night CG Date" if cond.night else "on a day CG Date")
+    if cond.initial_scenario is not None:
+        times.append("before the Initial Scenario" if cond.initial_scenario else "after it")
+    when = " and ".join(times)
+    if who and when:
+        return f"only the {who} roll on it, and only {when}"
+    return f"only the {who} roll on it" if who else f"it is rolled on only {when}"

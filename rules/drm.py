@@ -151,4 +151,19 @@ def applicable_drms(
                 out.append(AppliedDrm(drm.id, drm.label, drm.value, "auto"))
         elif drm.id in ticked:
             out.append(AppliedDrm(drm.id, drm.label, drm.value, "ticked"))
+    _exclusive(table, {d.id for d in out})
     return out
+
+
+def _exclusive(table: Table, applied: set[str]) -> None:
+    """Refuses two DRMs of a roll that exclude each other (``Drm.excludes``): Sicily
+    3.606 "-2 If adjacent to a friendly Setup Area (-1 if two hexes away ...)"."""
+    by_id = {d.id: d for d in table.drms}
+    for drm in table.drms:
+        for other in drm.excludes:
+            if drm.id in applied and other in applied:
+                rule = drm.rule or table.rule
+                raise DrmRefused(
+                    f"'{drm.label}' and '{by_id[other].label}' do not both apply to one "
+                    f"roll ({rule}): claim one of them."
+                )

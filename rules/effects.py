@@ -27,7 +27,7 @@ from rules.schema import (
     Effect,
     EffectName,
     Table,
-    TableRow,
+    TableResult,
     UnitExchange,
     UnitFilter,
 )
@@ -77,15 +77,19 @@ class GroupOutcome:
     types: list[str] = field(default_factory=list)  # group kinds its rolls gave it
 
 
-def row_effects(row: TableRow, column: str | None = None) -> list[Effect]:
+def row_effects(row: TableResult, column: str | None = None) -> list[Effect]:
     """The effects of a result: its column's (a multi-column table), else the row's."""
     if column and column in row.column_effects:
         return [row.column_effects[column]]
     return ([row.effect] if row.effect else []) + list(row.effects)
 
 
-def result_effects(table: Table, final: int, column: str | None = None) -> list[Effect]:
-    return [] if table.missing else row_effects(table.lookup(final), column)
+def result_effects(
+    table: Table, final: int, column: str | None = None, original: int | None = None
+) -> list[Effect]:
+    """The effects of a roll: those of its Original roll's result where the table gives
+    one (``Table.original``), else of its Final roll's row."""
+    return [] if table.missing else row_effects(table.result_row(final, original), column)
 
 
 def for_kind(effects: list[Effect], kind: str) -> list[Effect]:
@@ -167,8 +171,9 @@ def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]
     """What becomes of a unit of an exchange's ``gives`` still held when its owner
     finishes the step: it leaves, none marked for it; or, where the side holds no unit
     the exchange could mark, it stays, marked ``kept_status`` (APD 3.2 EXC: "If unable
-    to Battle Harden any MMC, the Hero remains onboard unwounded instead")."""
-    if any(matches(exchange.marks, u) for u in held):
+    to Battle Harden any MMC, the Hero remains onboard unwounded instead"); with no
+    ``kept_status`` it always leaves (Sicily 3.6112)."""
+    if exchange.kept_status is None or any(matches(exchange.marks, u) for u in held):
         return UnitOutcome(removed=True)
     if unit.status == exchange.kept_status:
         return UnitOutcome()

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from rules.drm import RollContext, holds
 from rules.schema import (
+    ComesWith,
     CostVariant,
     CountLimit,
     DateWindow,
@@ -46,6 +47,17 @@ def group_context(
     return RollContext(side, nationalities, group=group, cost_variant=cost_variant)
 
 
+def records_objective(module: Module, side: str, group: ReinforcementGroup | None) -> bool:
+    """Whether ``group``'s RG Purchase Record line records an Objective Hex (Sicily
+    3.6179: "each Coy size RG")."""
+    columns = module.purchase_record
+    return (
+        columns is not None
+        and group is not None
+        and holds(columns.objective_hex, group_context(module, side, group))
+    )
+
+
 def comes_with(
     module: Module, side: str, group: ReinforcementGroup, units: int
 ) -> list[tuple[str, str, int]]:
@@ -61,6 +73,20 @@ def comes_with(
         if k:
             out.append((c.unit, c.kind, k))
     return out
+
+
+def leaving_with(
+    module: Module, side: str, group: ReinforcementGroup | None, state: str
+) -> list[ComesWith]:
+    """What ``group`` brought (``comes_with``) that leaves the retained forces when
+    the RG is marked ``state``: Sicily 3.6046 "If an OBA RG has been used ... remove
+    its radio"."""
+    if group is None:
+        return []
+    chart = module.chart(side)
+    ctx = group_context(module, side, group)
+    given = [c for c in (chart.comes_with if chart else []) if holds(c.applies_to, ctx)]
+    return [c for c in [*group.comes_with, *given] if state in c.leaves_when]
 
 
 def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[CostOption]:

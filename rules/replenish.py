@@ -99,7 +99,7 @@ def replenish(
         else:
             drms = applicable_drms(table, context)
             r = roll(table.dice, table.title, table=table, drms=tuple(drms))
-            row = table.lookup(r.final)
+            row = table.result_row(r.final, sum(r.faces))
             column = table.column_for_side.get(side)
             value = (row.results or {}).get(column) if column else row.result
             amount = _number(value)

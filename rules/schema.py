@@ -300,6 +300,10 @@ class Drm(Strict):
     variable: bool = False
     min: int | None = None
     max: int | None = None
+    # DRMs of the same table this one is never claimed with: Sicily 3.606 "-2 If
+    # adjacent to a friendly Setup Area (-1 if two hexes away ...)" is one DRM or the
+    # other, never both.
+    excludes: list[Slug] = []
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
 
@@ -316,18 +320,32 @@ class Drm(Strict):
         return self
 
 
+# What a table's ``offer_when`` may read: the roll's side and date, not a unit or RG.
+TABLE_OFFER_FIELDS = ("sides", "nationalities", "night", "initial_scenario")
+
 # The finals an unmodified roll of each dice kind gives.
 DICE_RANGE = {"dr": (1, 6), "DR": (2, 12)}
 
 
-class TableRow(Strict):
-    range: str
+class TableResult(Strict):
+    """What a table gives: its words (one per column) and what it does."""
+
     result: str | None = None  # single-column tables
     results: dict[str, str] | None = None  # multi-column tables: column -> result
     effect: Effect | None = None  # what the result does (a single-column table)
     effects: list[Effect] = []  # several, each for its unit kinds (3.31)
     column_effects: dict[str, Effect] = {}  # multi-column tables: column -> effect
     note: str | None = note_field()
+
+    @model_validator(mode="after")
+    def _one_result(self) -> TableResult:
+        if (self.result is None) == (self.results is None):
+            raise ValueError("a row has either 'result' or 'results' (one per column)")
+        return self
+
+
+class TableRow(TableResult):
+    range: str
 
     @field_validator("range")
     @classmethod
@@ -339,11 +357,12 @@ class TableRow(Strict):
     def bounds(self) -> tuple[int | None, int | None]:
         return parse_range(self.range)
 
-    @model_validator(mode="after")
-    def _one_result(self) -> TableRow:
-        if (self.result is None) == (self.results is None):
-            raise ValueError("a row has either 'result' or 'results' (one per column)")
-        return self
+
+class OriginalRoll(TableResult):
+    """A result the dice themselves give, whatever the DRMs (Sicily 3.606 footnote 1:
+    "An Original 2 DR results in Escape and Heat of Battle")."""
+
+    roll: int
 
 
 class Table(Strict):
@@ -354,6 +373,8 @@ class Table(Strict):
     columns: list[str] | None = None  # for multi-column tables
     column_for_side: dict[Slug, str] = {}  # which column a side reads, by side id
     rows: list[TableRow] = []
+    # Results an Original roll gives before the Final roll is looked up (3.606 fn 1).
+    original: list[OriginalRoll] = []
     drms: list[Drm] = []
     footnotes: dict[str, str] = {}
     secret: bool = False  # rolls on it are the roller's secret until revealed
@@ -381,6 +402,11 @@ class Table(Strict):
     # play ... in the previous TM Scenario", PHD C5.26b): not in a pass where no
     # scenario was played (a Lull).
     after_scenario: bool = False
+    # Who may roll on it, and when (Sicily 3.61426: "If this is a Night CG Date ... all
+    # mobile Isolated British Tanks must now attempt Escape"): the side, its
+    # nationalities, a Night or the Initial Scenario's date.  Elsewhere it is neither
+    # offered nor owed.
+    offer_when: Condition | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")
@@ -433,7 +459,41 @@ class Table(Strict):
         ids = [d.id for d in self.drms]
         if len(ids) != len(set(ids)):
             raise ValueError("DRM ids repeat")
+        for d in self.drms:
+            for other in d.excludes:
+                if other not in ids or other == d.id:
+                    raise ValueError(f"drms.{d.id}.excludes: '{other}' is not another DRM here")
+        self._check_original(low, high)
+        if self.offer_when is not None:
+            extra = set(self.offer_when.model_dump(exclude_none=True)) - set(TABLE_OFFER_FIELDS)
+            if extra:
+                raise ValueError(
+                    f"offer_when: a table is offered by {', '.join(TABLE_OFFER_FIELDS)} only, "
+                    f"not {', '.join(sorted(extra))}"
+                )
         return self
+
+    def _check_original(self, low: int, high: int) -> None:
+        rolls = [o.roll for o in self.original]
+        if len(rolls) != len(set(rolls)):
+            raise ValueError("original: a roll repeats")
+        for o in self.original:
+            if not low <= o.roll <= high:
+                raise ValueError(f"original: no {self.dice} rolls {o.roll}")
+            if self.columns and (o.results is None or set(o.results) != set(self.columns)):
+                raise ValueError(f"original {o.roll}: results must name the columns {self.columns}")
+            if not self.columns and o.results is not None:
+                raise ValueError(f"original {o.roll}: 'results' needs 'columns'")
+            if self.for_units is not None and not (o.effect or o.effects or o.column_effects):
+                raise ValueError(f"original {o.roll}: a roll for a unit names its effect")
+
+    def result_row(self, final: int, original: int | None = None) -> TableResult:
+        """The result of a roll: what its Original roll gives where the table says
+        (``original``), else the row of its Final roll."""
+        for o in self.original:
+            if o.roll == original:
+                return o
+        return self.lookup(final)
 
     def lookup(self, final: int) -> TableRow:
         """The row for a final roll; open ends catch modified rolls beyond the printed
@@ -645,6 +705,9 @@ class ComesWith(Strict):
     kind: UnitKind
     per: Literal["group", "unit"] = "group"  # one, or one for each unit of the RG
     count: int = Field(default=1, ge=1)
+    # The RG marked so (its RG Purchase Record state), these units leave the retained
+    # forces (Sicily 3.6046: "If an OBA RG has been used ... remove its radio").
+    leaves_when: list[Literal["eliminated", "withdrawn", "used"]] = []
     rule: RuleRef | None = rule_field()
 
 
@@ -960,12 +1023,13 @@ class UnitExchange(Strict):
     is held, a unit of ``gives`` stays instead, marked ``kept_status`` (APD 3.2: "Heroes
     ... are eliminated, but for each such eliminated Hero the owning player may Battle
     Harden ... any one MMC. [EXC: If unable to Battle Harden any MMC, the Hero remains
-    onboard unwounded instead]")."""
+    onboard unwounded instead]"); with no ``kept_status`` it always leaves (Sicily
+    3.6112: "each Retained Hero ... is Eliminated")."""
 
     gives: UnitFilter
     marks: UnitFilter
     status: UnitStatus
-    kept_status: UnitStatus
+    kept_status: UnitStatus | None = None
     rule: RuleRef
     note: str | None = note_field()
 
@@ -1096,6 +1160,16 @@ class Missing(Strict):
 # --------------------------------------------------------------------------- the module
 
 
+class PurchaseRecordColumns(Strict):
+    """Columns of the RG Purchase Record that only some RGs' lines have."""
+
+    # The RGs whose line records an Objective Hex (Sicily 3.6179: "Record the Objective
+    # Hex of each Coy size RG").
+    objective_hex: Condition
+    rule: RuleRef | None = rule_field()
+    note: str | None = note_field()
+
+
 class Module(Strict):
     format: Literal[1] = 1
     id: Slug
@@ -1118,6 +1192,7 @@ class Module(Strict):
     cost_variants: list[CostVariant] = []
     post_purchase: list[PostPurchaseRoll] = []
     leader_ladder: LeaderLadder | None = None
+    purchase_record: PurchaseRecordColumns | None = None
     initiative: Initiative | None = None
     victory: str | None = None  # CG victory conditions, as text
     victory_checks: list[VictoryCheck] = []

@@ -75,6 +75,9 @@ class Holdings:
     # The compulsory rolls (``Table.required``) the side has still to make in this
     # pass: (table id, what for: a unit's line, or "" for a roll once per side).
     owed: tuple[tuple[str, str], ...] = ()
+    # The exchange steps of this pass, from the current one, at which the side holds a
+    # unit the step takes (a Hero at Sicily 3.611): finishing ahead stops there.
+    exchanges: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -93,11 +93,21 @@ def buy(players, side, group, variant=""):
     )
 
 
+def mark_rg(players, side, purchase, state):
+    """``side`` marks its RG in the OB, eliminated, withdrawn or used up."""
+    return purchases.change_rg_state(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        purchase_id=purchase.ref,
+        state=state,
+    )
+
+
 def rg_roll(players, side, purchase, ticked=None):
     return make_rolls(players, side, purchase, ticked)
 
 
-def add(players, side, name, kind, status="ok", number=1) -> Unit:
+def add(players, side, name, kind, status="ok", number=1, markers=None) -> Unit:
     return units.add_unit(
         campaign_id=players.campaign_id,
         user=players.users[side],
@@ -105,6 +115,7 @@ def add(players, side, name, kind, status="ok", number=1) -> Unit:
         kind=kind,
         status=status,
         number=number,
+        markers=markers,
     )
 
 
@@ -412,12 +423,7 @@ def test_3_617_footnote_e_one_o4_in_the_ob_at_a_time(users, modules):
     Seat.objects.filter(campaign_id=players.campaign_id).update(points=100)
     with pytest.raises(ActionRefused, match=r"no more than 1 in the OB at a time \(3.617 British"):
         buy(players, "british", "O4")
-    purchases.change_rg_state(
-        campaign_id=players.campaign_id,
-        user=players.users["british"],
-        purchase_id=first.ref,
-        state="eliminated",
-    )
+    mark_rg(players, "british", first, "eliminated")
     assert Purchase.objects.get(pk=first.pk).state == "eliminated"
     second = buy(players, "british", "O4")
     assert second.ordinal == 2  # the CG Max still counts the first
@@ -437,12 +443,7 @@ def test_3_617_footnote_j_the_observer_leaves_with_the_last_module_it_serves(use
     players, _ = campaign_at("sicily", "i", "jul14n", users)
     module = buy(players, "british", "O2")
     observer = buy(players, "british", "O4")
-    purchases.change_rg_state(
-        campaign_id=players.campaign_id,
-        user=players.users["british"],
-        purchase_id=module.ref,
-        state="used",
-    )
+    mark_rg(players, "british", module, "used")
     assert Purchase.objects.get(pk=observer.pk).state == "withdrawn"
     said = [e.text for e in Event.objects.filter(campaign_id=players.campaign_id)]
     assert any("O4 Offboard Observer leaves with O2" in t for t in said)

@@ -1823,6 +1823,132 @@ case(
 
 
 case(
+    "Drm.excludes",
+    base="sicily",
+    mutate=lambda d: [
+        drm(d, "escape", x).update(excludes=[])
+        for x in ("adjacent_setup_area", "two_hexes_setup_area")
+    ],
+    observe=ticked_drms("escape", ["adjacent_setup_area", "two_hexes_setup_area"], side="british"),
+)
+case(
+    "Table.offer_when",
+    base="sicily",
+    mutate=lambda d: tab(d, "tank_escape").update(offer_when=None),
+    observe=lambda m: availability.table_date_reasons(
+        m, m.table("tank_escape"), "axis", [x.id for x in m.dates].index("jul14n")
+    ),
+)
+
+
+def _original(tid: str, final: int, original: int, column: str | None = None):
+    """What a roll with this Original and Final roll gives a mobile Isolated tank."""
+
+    def observe(m: Module) -> Any:
+        t = m.table(tid)
+        out = effects.on_unit(
+            effects.result_effects(t, final, column, original),
+            effects.UnitState("Sherman III(a)", "isolated", "vehicle"),
+        )
+        row = t.result_row(final, original)
+        return (row.result, row.results, out.removed, out.status)
+
+    return observe
+
+
+def _san_original(d: dict) -> None:
+    tab(d, "san_adjustment")["original"] = [
+        {"roll": 1, "result": "No change", "effect": {"do": "none"}}
+    ]
+
+
+case(
+    "Table.original",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape").update(original=[]),
+    observe=_original("escape", 9, 2, "Infantry"),
+)
+case(
+    "OriginalRoll.roll",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["original"][0].update(roll=3),
+    observe=_original("escape", 9, 2, "Infantry"),
+)
+case(
+    "OriginalRoll.results",
+    base="sicily",
+    mutate=lambda d: tab(d, "tank_escape")["original"][0].update(
+        results={"Mobile Vehicle": "Abandoned"}
+    ),
+    observe=_original("tank_escape", 9, 2, "Mobile Vehicle"),
+)
+case(
+    "OriginalRoll.result",
+    base="sicily",
+    prepare=_san_original,
+    mutate=lambda d: tab(d, "san_adjustment")["original"][0].update(result="Unchanged"),
+    observe=_original("san_adjustment", 5, 1),
+)
+case(
+    "OriginalRoll.effect",
+    base="sicily",
+    mutate=lambda d: tab(d, "tank_escape")["original"][0].update(effect={"do": "eliminate"}),
+    observe=_original("tank_escape", 10, 2, "Mobile Vehicle"),
+)
+case(
+    "OriginalRoll.effects",
+    base="sicily",
+    mutate=lambda d: tab(d, "tank_escape")["original"][0].update(
+        effect=None, effects=[{"do": "eliminate"}]
+    ),
+    observe=_original("tank_escape", 10, 2, "Mobile Vehicle"),
+)
+case(
+    "OriginalRoll.column_effects",
+    base="sicily",
+    mutate=lambda d: tab(d, "tank_escape")["original"][0].update(
+        column_effects={"Mobile Vehicle": {"do": "status", "status": "abandoned"}}
+    ),
+    observe=_original("tank_escape", 10, 2, "Mobile Vehicle"),
+)
+
+
+def _radio_leaves(m: Module) -> Any:
+    from rules.purchase import leaving_with
+
+    return [
+        (state, c.unit, c.kind)
+        for state in ("held", "eliminated", "used")
+        for c in leaving_with(m, "axis", m.group("axis", "O1"), state)
+    ]
+
+
+case(
+    "ComesWith.leaves_when",
+    base="sicily",
+    mutate=lambda d: grp(d, "axis", "O1")["comes_with"][0].update(leaves_when=["eliminated"]),
+    observe=_radio_leaves,
+)
+
+
+def _objectives(m: Module) -> Any:
+    from rules.purchase import records_objective
+
+    return [
+        (c.side, g.id) for c in m.rg_charts for g in c.groups if records_objective(m, c.side, g)
+    ]
+
+
+case(
+    "Module.purchase_record",
+    "PurchaseRecordColumns.objective_hex",
+    base="sicily",
+    mutate=lambda d: d["purchase_record"].update(objective_hex={"tags": ["airborne"]}),
+    observe=_objectives,
+)
+
+
+case(
     "HipCap.day_only",
     base="sicily",
     mutate=lambda d: fort(d, "hip")["hip"].update(day_only=False),
@@ -2672,6 +2798,12 @@ def _accompanying(m: Module) -> Any:
     return [comes_with(m, "german", g, 2) for g in chart_.groups]
 
 
+def _leaving(m: Module, g: Any, state: str) -> Any:
+    from rules.purchase import leaving_with
+
+    return leaving_with(m, "german", g, state)
+
+
 def _c_rule(**values: Any) -> Callable[[dict], None]:
     return lambda d: chart(d, "german")["comes_with"][0].update(values)
 
@@ -2710,6 +2842,15 @@ case(
     prepare=_c_chart,
     mutate=_c_rule(per="group"),
     observe=_accompanying,
+)
+case(
+    "ChartComesWith.leaves_when",
+    base="phd",
+    prepare=_c_chart,
+    mutate=_c_rule(leaves_when=["withdrawn"]),
+    observe=lambda m: [
+        [(c.unit, c.kind) for c in _leaving(m, g, "withdrawn")] for g in m.chart("german").groups
+    ],
 )
 case(
     "ChartComesWith.count",

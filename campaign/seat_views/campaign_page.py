@@ -42,6 +42,7 @@ from campaign.selectors import (
     as_uuid,
     campaign_seats,
     done_sides,
+    exchanges_held,
     module_of,
     owed_rolls,
     position_token,
@@ -187,6 +188,11 @@ class CampaignView:
     def owed_rolls(self) -> tuple[tuple[str, str], ...]:
         """The viewer's own compulsory rolls not made in this pass."""
         return owed_rolls(self.campaign, self.module, self.viewer)
+
+    @cached_property
+    def exchanges_held(self) -> frozenset[str]:
+        """The exchange steps ahead at which the viewer holds a unit the step takes."""
+        return exchanges_held(self.campaign, self.module, self.viewer)
 
     def snapshot(self, held: Holdings | None = None, chits: int = 0) -> Snapshot:
         return snapshot(

@@ -14,7 +14,7 @@ from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Scenario
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import DEFERRED, as_uuid
 from rules import availability
-from rules.purchase import roll_variants
+from rules.purchase import records_objective, roll_variants
 from rules.schema import Module
 
 NOT_YOURS = "There is no such campaign, or it is not yours."
@@ -189,6 +189,9 @@ class PurchaseLine:
     entering: tuple[tuple[str, str], ...] = ()
     # The price it was bought at, where not the printed one ("In Reserve", PHD C5.32).
     bought_as: str = ""
+    # Its Objective Hex, where the record has the column for its RG (Sicily 3.6179).
+    has_objective: bool = False
+    objective_hex: str = ""
 
 
 def claims(
@@ -287,6 +290,8 @@ def record_lines(
                 else (),
                 entering=_entering(module, p) if can_roll and p.initial else (),
                 bought_as=bought_as.get(p.cost_variant or "", ""),
+                has_objective=records_objective(module, p.side, module.group(p.side, p.group_id)),
+                objective_hex=p.objective_hex,
             )
         )
     return lines

@@ -41,7 +41,7 @@ from rules.drm import RollContext, offered
 from rules.effects import matches
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
-from rules.schema import Module, Table, UnitFilter
+from rules.schema import Module, Table, TableResult, UnitFilter
 from rules.snapshot import Holdings, Snapshot
 from rules.victory import describe_changes, result_owners
 
@@ -256,6 +256,7 @@ def _own_snapshot(view: CampaignView) -> Snapshot:
             bought=tuple(bought_of(p) for p in own),
             unrolled=tuple(p.group_id for p in own if p.rolled_at is None),
             owed=view.owed_rolls,
+            exchanges=view.exchanges_held,
         )
     )
 
@@ -347,9 +348,11 @@ def result_field_views(module: Module, data: Mapping[str, Mapping[str, Any]]) ->
 def table_view(table: Table, ctx: RollContext) -> TableView:
     """A step's table as the side of ``ctx`` rolls on it: the DRMs it may claim."""
     columns = table.columns or ["Result"]
+    # A result the Original roll gives, whatever the DRMs, first (3.606 footnote 1).
+    given: list[tuple[str, TableResult]] = [(f"Original {o.roll}", o) for o in table.original]
     rows = [
-        (r.range, [r.results[c] for c in columns] if r.results else [r.result or ""])
-        for r in table.rows
+        (label, [r.results[c] for c in columns] if r.results else [r.result or ""])
+        for label, r in [*given, *((r.range, r) for r in table.rows)]
     ]
     drms = []
     for d in table.drms:
@@ -610,12 +613,11 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
         )
 
     gives, marks = lines(ex.gives), lines(ex.marks)
-    status = Unit.Status(ex.kept_status).label
     on_done = (
         f"Done: each of your {describe_filter(ex.gives)} left leaves your forces"
-        if marks
+        if marks or ex.kept_status is None
         else f"Done: having no {describe_filter(ex.marks)} to mark, each of your "
-        f"{describe_filter(ex.gives)} stays, {status}"
+        f"{describe_filter(ex.gives)} stays, {Unit.Status(ex.kept_status).label}"
     )
     panel.exchange = ExchangeView(
         gives=gives,

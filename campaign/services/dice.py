@@ -54,15 +54,19 @@ def roll(
         faces=faces,
         drms=[{"label": d.label, "value": d.value, "how": d.how} for d in drms],
         final=final,
-        result=table_result(table, final, column),
+        result=table_result(table, final, column, original=sum(faces)),
         secret=secret,
     )
 
 
-def table_result(table: Table | None, final: int, column: str | None = None) -> str:
+def table_result(
+    table: Table | None, final: int, column: str | None = None, *, original: int | None = None
+) -> str:
+    """A roll's result in the table's words: its Original roll's where the table gives
+    one (3.606 footnote 1), else its Final roll's row."""
     if table is None or table.missing:
         return ""
-    row = table.lookup(final)
+    row = table.result_row(final, original)
     if column and row.results:
         return f"{column}: {row.results[column]}"
     return row.result or "; ".join(f"{k}: {v}" for k, v in (row.results or {}).items())

@@ -66,7 +66,7 @@ def make_rolls(
                 secret=True,
                 column=pp.column,
             )
-            on_group(result_effects(table, r.final, pp.column), outcome)
+            on_group(result_effects(table, r.final, pp.column, sum(r.faces)), outcome)
             results.append(
                 {"table": table.title, "result": r.result, "roll": r.seq, "dice": dice_text(r)}
             )

@@ -15,7 +15,7 @@ from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy, Sea
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import active_purchases, bought_of, holdings
 from campaign.services import dice as dice_service
-from campaign.services import push
+from campaign.services import push, units
 from campaign.services.errors import ActionRefused
 from campaign.services.purchase_records import make_rolls, reveal
 from campaign.services.text import clean_text, max_length
@@ -24,7 +24,7 @@ from campaign.services.waiting import update_waiting
 from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
-from rules.purchase import outlived, roll_variants
+from rules.purchase import leaving_with, outlived, records_objective, roll_variants
 from rules.schema import ReinforcementGroup
 from rules.snapshot import Holdings
 from rules.text import count
@@ -268,16 +268,34 @@ def reveal_purchase(*, campaign_id: object, user: User, purchase_id: object) -> 
 
 @transaction.atomic
 def record_entry_area(
-    *, campaign_id: object, user: User, purchase_id: object, entry_area: str, notes: str = ""
+    *,
+    campaign_id: object,
+    user: User,
+    purchase_id: object,
+    entry_area: str,
+    notes: str = "",
+    objective_hex: str = "",
 ) -> None:
-    """Write the entry/set-up area and notes on one's own RG Purchase Record line."""
+    """Write the entry/set-up area, the Objective Hex where its RG has one (Sicily
+    3.6179: "each Coy size RG") and notes on one's own RG Purchase Record line."""
     turn = take_turn(campaign_id, user, None)
     purchase = own_purchase(turn, purchase_id)
     purchase.entry_area = clean_text(
         entry_area, what="Entry area", limit=max_length(Purchase, "entry_area")
     )
+    objective_hex = clean_text(
+        objective_hex, what="Objective hex", limit=max_length(Purchase, "objective_hex")
+    )
+    group = turn.module.group(turn.side, purchase.group_id)
+    if objective_hex and not records_objective(turn.module, turn.side, group):
+        rule = turn.module.purchase_record.rule if turn.module.purchase_record else None
+        raise ActionRefused(
+            f"{purchase.group_id} {purchase.group_type} records no Objective Hex"
+            + (f" ({rule})." if rule else ".")
+        )
+    purchase.objective_hex = objective_hex
     purchase.notes = clean_text(notes, what="Notes", limit=max_length(Purchase, "notes"))
-    purchase.save(update_fields=["entry_area", "notes"])
+    purchase.save(update_fields=["entry_area", "objective_hex", "notes"])
     push.changed(
         turn.campaign.pk,
         (push.Part.STEP, push.Part.RECORD, push.Part.ROSTER_RECORD),
@@ -426,6 +444,20 @@ def change_rg_state(
         f"{purchase.get_state_display()}.",
         data={"purchase": purchase.pk},
     )
+    leaving = leaving_with(
+        turn.module, turn.side, turn.module.group(turn.side, purchase.group_id), state
+    )
+    gone = units.remove_brought(turn, purchase, leaving)
+    if gone:
+        rules = "; ".join(sorted({b.rule for b in leaving if b.rule}))
+        turn.record(
+            EventKind.UNIT,
+            secret=purchase.revealed_at is None,
+            text=f"{turn.side_name()}'s {gone} leaves the retained forces: "
+            f"{purchase.group_id} {purchase.group_type} is {purchase.get_state_display()}"
+            + (f" ({rules})." if rules else "."),
+            data={"purchase": purchase.pk},
+        )
     _retire_outlived(turn, purchase)
     push.changed(turn.campaign.pk, RECORD_PARTS, secret_of=kept_secret(turn, purchase))
     return purchase

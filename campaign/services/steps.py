@@ -226,7 +226,8 @@ def roll_on_table(
         unit_ref=unit.ref if unit else "",
     )
     purchase_id = unit.purchase_id if hidden and unit is not None else None
-    consequence = apply_effects(turn, table, result_effects(table, r.final, column), unit)
+    effects = result_effects(table, r.final, column, sum(r.faces))
+    consequence = apply_effects(turn, table, effects, unit)
     what = f"{table.title}{f' for {item}' if item else ''}"
     turn.record(
         EventKind.ROLL,

@@ -25,7 +25,14 @@ from rules.effects import (
 )
 from rules.kinds import Action
 from rules.purchase import comes_with
-from rules.schema import Effect, Module, ReinforcementGroup, UnitExchange, UnitFilter
+from rules.schema import (
+    ComesWith,
+    Effect,
+    Module,
+    ReinforcementGroup,
+    UnitExchange,
+    UnitFilter,
+)
 
 MAX_COUNT = 99  # identical units on one line of the retained forces
 
@@ -405,6 +412,29 @@ def _copy(unit: Unit, *, name: str, kind: str, status: str) -> Unit:
     )
 
 
+def brought_name(unit: str, group_id: str) -> str:
+    """The line of a unit an RG brings besides its own ("radio (O1)")."""
+    return f"{unit} ({group_id})"[: max_length(Unit, "name")]
+
+
+def remove_brought(turn: Turn, purchase: Purchase, leaving: Sequence[ComesWith]) -> str:
+    """Take out of the retained forces the lines of what ``purchase``'s RG brought that
+    leave with its new state (``ComesWith.leaves_when``); what left, in words ("" :
+    nothing was held)."""
+    gone = []
+    for brought in leaving:
+        lines = Unit.objects.filter(
+            campaign=turn.campaign,
+            side=turn.side,
+            purchase=purchase,
+            kind=brought.kind,
+            name=brought_name(brought.unit, purchase.group_id),
+        )
+        gone += [label(u) for u in lines]
+        lines.delete()
+    return ", ".join(gone)
+
+
 def units_from_purchase(
     module: Module, purchase: Purchase, group: ReinforcementGroup, outcome: GroupOutcome
 ) -> None:
@@ -431,7 +461,7 @@ def units_from_purchase(
         if k
     ]
     lines += [
-        (f"{unit} ({gid})", kind, k)
+        (brought_name(unit, gid), kind, k)
         for unit, kind, k in comes_with(module, purchase.side, group, n)
     ]
     lines += [(f"{name} ({gid})", Unit.Kind.LEADER, 1) for name in outcome.leaders]

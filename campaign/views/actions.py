@@ -368,6 +368,7 @@ def entry_area(request: HttpRequest, campaign_id: UUID, at: str | None) -> objec
         purchase_id=request.POST.get("purchase"),
         entry_area=_post(request, "entry_area"),
         notes=_post(request, "notes"),
+        objective_hex=_post(request, "objective_hex"),
     )
 
 

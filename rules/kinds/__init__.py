@@ -67,6 +67,9 @@ class Pass(StrEnum):
     NO_FORTIFICATION_POINTS = "no_fortification_points"
     NO_RECON = "no_recon"  # Recon may not or cannot be bought now
     NOTHING_TO_BUY = "nothing_to_buy"  # no RG of the chart can be bought now
+    # The side holds no unit the exchange step takes (its own records: finishing ahead
+    # only, never a pass by itself).
+    NOTHING_TO_EXCHANGE = "nothing_to_exchange"
 
 
 class Show(StrEnum):

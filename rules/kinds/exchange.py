@@ -1,4 +1,4 @@
-from rules.kinds import Action, Hook, Show, StepKind, register
+from rules.kinds import Action, Hook, Pass, Show, StepKind, register
 
 EXCHANGE = register(
     StepKind(
@@ -11,5 +11,6 @@ EXCHANGE = register(
         actions=frozenset({Action.EXCHANGE}),
         shows=(Show.EXCHANGE,),
         on_side_done=(Hook.SETTLE_EXCHANGE,),
+        passes=(Pass.NOTHING_TO_EXCHANGE,),
     )
 )

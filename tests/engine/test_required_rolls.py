@@ -77,3 +77,17 @@ def test_a_missing_table_owes_nothing_until_supplied(phd):
     )
     assert phd.table("leader_evacuation").missing
     assert availability.rolls_owed(phd, snap, step_of(phd, "C5.19")) == []
+
+
+def test_finishing_ahead_stops_before_an_exchange_with_a_unit_to_give(sicily):
+    """Sicily 3.6112: a side holding a Hero decides at 3.611 which MMC he Battle
+    Hardens, so its "Done with 3.601 to ..." run ends before 3.611; a side with none
+    finishes 3.611 with the others."""
+
+    def run(exchanges: frozenset[str]) -> list[str]:
+        held = Holdings(exchanges=exchanges)
+        snap = at(sicily, side="axis", date="jul15am", step="3.601", holdings=held)
+        return [s.id for s in availability.finish_ahead(sicily, snap)]
+
+    assert "3.611" in run(frozenset())
+    assert run(frozenset({"3.611"}))[-1] == "3.610"
