@@ -694,13 +694,31 @@ def row_table(rows):
     return form
 
 
-def supply(players, path, form):
+def supply(players, path, form, by="german"):
+    """``by`` proposes the datum, the other side accepts it."""
+    (other,) = [side for side in players.users if side != by]
     proposal = supplements.propose_supplement(
-        campaign_id=players.campaign_id, user=players.users["german"], path=path, form=form
+        campaign_id=players.campaign_id, user=players.users[by], path=path, form=form
     )
     supplements.accept_supplement(
-        campaign_id=players.campaign_id, user=players.users["american"], ref=proposal.ref
+        campaign_id=players.campaign_id, user=players.users[other], ref=proposal.ref
     )
+
+
+def phd_with_chart(users, rows: list[dict[str, str]], side="german"):
+    """A PHD TM at its start (I-C5.31), ``side``'s RG chart supplied with ``rows``."""
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side=side, through_start=False)
+    players = players_of(c, a, b)
+    supply_chart(players, side, rows)
+    return players, c
+
+
+def supply_chart(players, side, rows: list[dict[str, str]]):
+    """``side``'s lost RG chart supplied with these rows (form keys: id, type, units,
+    unit_kind, full, cost, footnotes, tags ...), accepted by the opponent."""
+    form = {f"row-{n}-{key}": value for n, row in enumerate(rows) for key, value in row.items()}
+    supply(players, f"rg_charts.{side}", form, by=side)
 
 
 def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leaders(
@@ -1411,20 +1429,19 @@ def test_c5_32_a_purchase_records_its_set_up_and_the_hip_cap_leaves_out_reserve(
     the 10 squads of an RG bought In Reserve for this TM Scenario are not counted (12
     squads retained, 2 of them not in Reserve: no HIP at all)."""
     german, us = users
-    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
-    players = players_of(c, german, us)
-    chart = {
-        "row-0-id": "I1",
-        "row-0-type": "Gren Pl",
-        "row-0-units": "4-6-7",
-        "row-0-unit_kind": "squad",
-        "row-0-full": "10",
-        "row-0-cost": "8",
-    }
-    proposal = supplements.propose_supplement(
-        campaign_id=c.pk, user=german, path="rg_charts.german", form=chart
+    players, c = phd_with_chart(
+        users,
+        [
+            {
+                "id": "I1",
+                "type": "Gren Pl",
+                "units": "4-6-7",
+                "unit_kind": "squad",
+                "full": "10",
+                "cost": "8",
+            }
+        ],
     )
-    supplements.accept_supplement(campaign_id=c.pk, user=us, ref=proposal.ref)
     with pytest.raises(ActionRefused, match="cannot be bought at that price"):
         purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I1")
     bought = purchases.purchase_rg(
@@ -1573,17 +1590,10 @@ def test_c5_31_footnote_c_a_hs_with_each_mmg_and_a_crew_with_each_gun(users, mod
         ("G1", "Pak Section", "7.5cm PaK 40", "gun", "2", "c"),
         ("W2", "LMG Section", "LMG", "sw", "3", ""),
     ]
-    chart = {}
-    for n, row in enumerate(rows):
-        for key, value in zip(
-            ("id", "type", "units", "unit_kind", "full", "footnotes"), row, strict=True
-        ):
-            chart[f"row-{n}-{key}"] = value
-        chart[f"row-{n}-cost"] = "3"
-    proposal = supplements.propose_supplement(
-        campaign_id=c.pk, user=german, path="rg_charts.german", form=chart
+    keys = ("id", "type", "units", "unit_kind", "full", "footnotes")
+    supply_chart(
+        players, "german", [{**dict(zip(keys, row, strict=True)), "cost": "3"} for row in rows]
     )
-    supplements.accept_supplement(campaign_id=c.pk, user=us, ref=proposal.ref)
     for gid in ("W1", "G1", "W2"):
         purchases.purchase_rg(
             campaign_id=c.pk, user=german, group_id=gid, cost_variant="reinforcement"
@@ -1593,3 +1603,23 @@ def test_c5_31_footnote_c_a_hs_with_each_mmg_and_a_crew_with_each_gun(users, mod
         ("2-2-8 Crew (G1)", "half_squad", "ok", 2),
         ("2-3-8 HS (W1)", "half_squad", "ok", 2),
     ]
+
+
+def test_c5_34_an_oba_module_bought_for_the_initial_scenario_rolls_its_ammunition(
+    users, modules, fixed_dice
+):
+    """C5.34 "To determine the Ammunition of each OBA Module requisitioned, make a DR for
+    each" (C3.0: in all TM Scenarios): a module the German requisitions at I-C5.31 has
+    its DR on the Offboard Artillery Table at I-C5.34, before the Initial TM Scenario."""
+    german, us = users
+    players, c = phd_with_chart(
+        users,
+        [{"id": "O1", "type": "105mm OBA Module (HE & smoke)", "units": "OBA", "cost": "6"}],
+    )
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O1")
+    players.until_step("I-C5.34")
+    fixed_dice.append([3, 4])
+    r = roll(players, "german", "oba", item="O1 105mm OBA")
+    assert (r.final, r.result) == (7, "German: Normal") and r.step_id == "I-C5.34"
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "oba", item="O1 105mm OBA")

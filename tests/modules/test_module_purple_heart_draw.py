@@ -71,6 +71,7 @@ def test_c4_2_the_start_requisitions_leaders_and_fortifications_without_recon_or
     assert [(s.id, s.kind) for s in start] == [
         ("I-C5.31", "purchase"),
         ("I-C5.33", "strength"),
+        ("I-C5.34", "table"),  # C5.34: a DR for each OBA module requisitioned
         ("I-C5.35", "fortify"),
         ("I-TM20", "table"),  # C3.0: the TM's special rules apply in all TM Scenarios
     ]
