@@ -21,7 +21,7 @@ from campaign.selectors import module_of
 from campaign.services import purchases, steps, supplements, units
 from campaign.services.errors import ActionRefused
 from rules.schema import Module
-from tests.purchase_helpers import campaign_at, make_rolls
+from tests.purchase_helpers import add_unit, campaign_at, make_rolls
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
@@ -97,15 +97,8 @@ def rg_roll(players, side, purchase, ticked=None):
     return make_rolls(players, side, purchase, ticked)
 
 
-def add(players, side, name, kind, status="ok", number=1) -> Unit:
-    return units.add_unit(
-        campaign_id=players.campaign_id,
-        user=players.users[side],
-        name=name,
-        kind=kind,
-        status=status,
-        number=number,
-    )
+def add(players, side, name, kind, status="ok", number=1, markers=()) -> Unit:
+    return add_unit(players, side, name, kind, status, number, markers)
 
 
 def roll(players, side, table, unit=None, item="", **kw) -> Roll:
@@ -1623,3 +1616,47 @@ def test_c5_34_an_oba_module_bought_for_the_initial_scenario_rolls_its_ammunitio
     assert (r.final, r.result) == (7, "German: Normal") and r.step_id == "I-C5.34"
     with pytest.raises(ActionRefused):
         roll(players, "german", "oba", item="O1 105mm OBA")
+
+
+def test_c5_26c_a_malfunctioned_captured_weapon_owes_no_roll_and_is_removed_at_done(
+    users, modules, fixed_dice
+):
+    """C5.26c: a Captured Equipment dr "for each functioning, captured, and possessed
+    weapon. Each already-malfunctioned captured weapon is removed from play (disabled if
+    vehicular)": a captured MMG marked malfunctioned owes no dr and leaves the retained
+    forces when C5.26 is done; a captured Sherman whose weapon is malfunctioned stays,
+    captured, its weapon disabled; a functioning captured Panzerschreck makes its dr."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    mmg = add(players, "us", "MG 42", "sw", "captured", markers=["malfunctioned"])
+    tank = add(players, "us", "PzKpfw IVH", "vehicle", "malfunctioned", markers=["captured"])
+    psk = add(players, "us", "Panzerschreck", "sw", "captured")
+    players.until_step("C5.26")
+    with pytest.raises(ActionRefused, match=r"Roll first: .*Captured Equipment"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
+    fixed_dice.append([2])
+    roll(players, "us", "captured_equipment", psk)
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
+    assert Unit.objects.filter(pk=mmg.pk).exists()  # until the step is completed
+    players.finish()
+    assert players.step.id == "C5.27"
+    assert not Unit.objects.filter(pk=mmg.pk).exists()
+    tank.refresh_from_db()
+    assert (tank.status, tank.markers) == ("disabled", ["captured"])
+    assert Unit.objects.get(pk=psk.pk).status == "captured"
+    assert Event.objects.filter(
+        campaign_id=players.campaign_id, text__contains="MG 42 leaves the retained forces (C5.26c)"
+    ).exists()
+
+
+def test_c5_1_recalled_units_are_eliminated(users, modules):
+    """C5.1: "Recalled units are eliminated but do not count for CVP purposes": a unit
+    marked recalled leaves the retained forces once the result is confirmed; the CVP
+    are the players' entry."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    recalled = add(players, "german", "StuG IIIG", "vehicle", status="recalled")
+    kept = add(players, "german", "4-6-7", "squad")
+    players.results(**result_values(module))
+    assert players.step.id != "C5.1"
+    assert not Unit.objects.filter(pk=recalled.pk).exists()
+    assert Unit.objects.filter(pk=kept.pk).exists()
