@@ -704,6 +704,7 @@ def phd_with_chart(users, rows: list[dict[str, str]], side="german"):
     c = host_game("purple-heart-draw", "tm", a, b, side=side, through_start=False)
     players = players_of(c, a, b)
     supply_chart(players, side, rows)
+    players.until_step("I-C5.31")  # after I-C5.12 (control)
     return players, c
 
 
@@ -1587,6 +1588,7 @@ def test_c5_31_footnote_c_a_hs_with_each_mmg_and_a_crew_with_each_gun(users, mod
     supply_chart(
         players, "german", [{**dict(zip(keys, row, strict=True)), "cost": "3"} for row in rows]
     )
+    players.until_step("I-C5.31")
     for gid in ("W1", "G1", "W2"):
         purchases.purchase_rg(
             campaign_id=c.pk, user=german, group_id=gid, cost_variant="reinforcement"
