@@ -153,6 +153,9 @@ class Condition(Strict):
     # ``type``): APD 3.4 "make a dr to determine armor type", and 3.7 rolls for the
     # groups that dr made M4 groups.  No such roll, no match.
     rolled_types: list[Slug] | None = None
+    # The RG grants one of these (its chart row's ``grants``): PHD I3 "The US may not
+    # requisition Defensive stores during the Initial Scenario" (an RG giving DSP).
+    grants: list[Literal["fortification_points", "san"]] | None = None
 
 
 # --------------------------------------------------------------------------- effects

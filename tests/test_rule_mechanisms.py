@@ -20,6 +20,7 @@ from campaign.seat_views.campaign_page import campaign_view
 from campaign.selectors import module_of
 from campaign.services import purchases, steps, supplements, units
 from campaign.services.errors import ActionRefused
+from rules import availability
 from rules.schema import Module
 from tests.purchase_helpers import add_unit, campaign_at, make_rolls
 from tests.walk import host_game, players_of
@@ -1662,3 +1663,26 @@ def test_c5_1_recalled_units_are_eliminated(users, modules):
     assert players.step.id != "C5.1"
     assert not Unit.objects.filter(pk=recalled.pk).exists()
     assert Unit.objects.filter(pk=kept.pk).exists()
+
+
+def test_i3_the_us_may_not_requisition_defensive_stores_for_the_initial_scenario(users, modules):
+    """I3: "The US may not requisition Defensive stores during the Initial Scenario": an
+    RG of the US chart that gives DSP is refused at I-C5.31 (0600 hrs), so the US passes
+    I-C5.35; the German buys his; from the 0930 hrs TM Scenario on the US may."""
+    dsp = {"id": "D1", "type": "Defensive Stores", "units": "DSP", "cost": "2", "grants": "5"}
+    players, c = phd_with_chart(users, [dsp], side="us")
+    supply_chart(players, "german", [dsp])
+    with pytest.raises(ActionRefused, match=r"not before 0930 hrs \(I3\)"):
+        buy(players, "us", "D1")
+    buy(players, "german", "D1")
+    assert seat(players, "german").fortification_points == 60 + 5
+    module = module_of(players.campaign)  # with the charts supplied
+    step = next(st for st in module.steps if st.id == "I-C5.35")
+    assert availability.no_fortification_possible(module, "tm", "us", step, 0)
+    assert not availability.no_fortification_possible(module, "tm", "german", step, 0)
+    players.until_step("C5.1")
+    players.results(**result_values(module))
+    players.until_step("C5.31")
+    assert not availability.no_fortification_possible(module, "tm", "us", step, 1)
+    buy(players, "us", "D1")
+    assert seat(players, "us").fortification_points == 5

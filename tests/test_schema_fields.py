@@ -2551,6 +2551,20 @@ def _phd_prices(m: Module) -> Any:
     return [[(o.variant, o.cost) for o in cost_options(m, "german", g)] for g in chart_.groups]
 
 
+def _phd_us_chart(d: dict) -> None:
+    """PHD's US chart supplied with an RG of squads."""
+    c = chart(d, "us")
+    c["missing"] = False
+    c["groups"] = [{"id": "I1", "type": "Rifle Pl", "units": "6-6-6", "cost": 4}]
+
+
+case(
+    "Condition.grants",
+    base="phd",
+    prepare=_phd_us_chart,
+    mutate=lambda d: restriction(d, "us", "date_window", 1)["applies_to"].update(grants=None),
+    observe=reasons("us", "I1", "t0600"),
+)
 case(
     "CostVariant.replaces_printed",
     base="phd",
