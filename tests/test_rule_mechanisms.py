@@ -1686,3 +1686,26 @@ def test_i3_the_us_may_not_requisition_defensive_stores_for_the_initial_scenario
     assert not availability.no_fortification_possible(module, "tm", "us", step, 1)
     buy(players, "us", "D1")
     assert seat(players, "us").fortification_points == 5
+
+
+def test_tm13_an_oba_module_requisitioned_brings_a_radio_or_fieldphone(users, modules):
+    """TM13: "The player may add a Radio or fieldphone to his On-Map OB when an OBA module
+    is requisitioned as a RG": the RG the players give the group kind oba on the chart
+    they supply joins the retained forces with one; an RG of squads brings none.  The
+    chart's form names the group kind."""
+    from campaign.seat_views.supplements import supply_form
+
+    german, _ = users
+    players, c = phd_with_chart(
+        users,
+        [
+            {"id": "O1", "type": "105mm OBA Module", "units": "OBA", "cost": "6", "tags": "oba"},
+            {"id": "I1", "type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": "4"},
+        ],
+    )
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O1")
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I1", cost_variant="onmap")
+    players.until_step("I-C5.35")
+    assert unit_names(players, "german", kind="sw") == [("Radio or Fieldphone (O1)", "sw", "ok", 1)]
+    form = supply_form(players.campaign, module_of(c), "rg_charts.us")
+    assert "The group kinds this chart's rules read: oba." in form.help
