@@ -421,7 +421,7 @@ def passes_by_itself(
         if condition is Pass.NOTHING_TO_ROLL and not secret_rolls_possible(module, side):
             return "no RG of its chart has secret rolls to make"
         if condition is Pass.NO_FORTIFICATION_POINTS:
-            reason = no_fortification_possible(module, variant, side, step)
+            reason = no_fortification_possible(module, variant, side, step, date_index)
             if reason:
                 return reason
         if condition is Pass.NO_RECON and module.recon is not None:
@@ -455,11 +455,13 @@ def secret_rolls_possible(module: Module, side: str) -> bool:
     return chart is not None and any(rolls_to_make(module, side, g.id) for g in chart.groups)
 
 
-def no_fortification_possible(module: Module, variant: str, side: str, step: Step) -> str:
+def no_fortification_possible(
+    module: Module, variant: str, side: str, step: Step, date_index: int
+) -> str:
     """Why the side can have nothing to spend at a fortification step, on public facts
     ("" when it may): no fortification it may buy, or no FPP/DSP it can hold — none
     given by the start (or those forfeit at the start's own fortification step) and no
-    RG of its chart that grants them."""
+    RG of its chart that grants them and may be bought on this date (PHD I3)."""
     forts = module.fortifications
     if forts is None:
         return "the CG has no fortifications"
@@ -470,7 +472,10 @@ def no_fortification_possible(module: Module, variant: str, side: str, step: Ste
         return ""
     chart = module.chart(side)
     if chart is not None and any(
-        g.grants.get("fortification_points") and g.cg_max.get(variant) != 0 for g in chart.groups
+        g.grants.get("fortification_points")
+        and g.cg_max.get(variant) != 0
+        and not date_window_reasons(module, side=side, group=g, date_index=date_index)
+        for g in chart.groups
     ):
         return ""
     if module.variant(variant).start.fortification_points.get(side):

@@ -83,6 +83,10 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
         )
         and (cond.group_kinds is None or (g is not None and g.unit_kind in cond.group_kinds))
         and (cond.rolled_types is None or not ctx.rolled_types.isdisjoint(cond.rolled_types))
+        and (
+            cond.grants is None
+            or (g is not None and any(g.grants.get(what) for what in cond.grants))
+        )
     )
 
 

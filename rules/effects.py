@@ -26,6 +26,7 @@ from rules.schema import (
     LEADER_RATING,
     Effect,
     EffectName,
+    Settle,
     Table,
     TableResult,
     UnitExchange,
@@ -104,6 +105,7 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
         (flt.kinds is None or unit.kind in flt.kinds)
         and (flt.statuses is None or not unit.marked.isdisjoint(flt.statuses))
         and (flt.not_statuses is None or unit.marked.isdisjoint(flt.not_statuses))
+        and (flt.all_statuses is None or unit.marked.issuperset(flt.all_statuses))
     )
 
 
@@ -178,6 +180,14 @@ def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]
     if unit.status == exchange.kept_status:
         return UnitOutcome()
     return UnitOutcome(status=exchange.kept_status)
+
+
+def settled(row: Settle, unit: UnitState) -> UnitOutcome:
+    """What completing a step does to ``unit`` by one of its ``settles``: nothing to a
+    unit the row does not name."""
+    if not matches(row.units, unit):
+        return UnitOutcome()
+    return on_unit(row.effects, unit)
 
 
 def on_group(effects: list[Effect], outcome: GroupOutcome) -> None:

@@ -76,6 +76,12 @@ def enter_hooks(step: Step) -> tuple[Hook, ...]:
     return kind_of(step.kind).on_enter + EFFECT_HOOKS.get(step.effect or "", ())
 
 
+def complete_hooks(step: Step) -> tuple[Hook, ...]:
+    """The server operations run on completing ``step``: its kind's, then what it does
+    to the units it names (``settles``)."""
+    return kind_of(step.kind).on_complete + ((Hook.SETTLE_UNITS,) if step.settles else ())
+
+
 def result_reader(module: Module) -> int | None:
     """The first step after the results step whose operations read the scenario result
     (replenishment from losses, the scenario's winner): the result may be amended by

@@ -160,6 +160,9 @@ class Condition(Strict):
     # ``type``): APD 3.4 "make a dr to determine armor type", and 3.7 rolls for the
     # groups that dr made M4 groups.  No such roll, no match.
     rolled_types: list[Slug] | None = None
+    # The RG grants one of these (its chart row's ``grants``): PHD I3 "The US may not
+    # requisition Defensive stores during the Initial Scenario" (an RG giving DSP).
+    grants: list[Literal["fortification_points", "san"]] | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -272,6 +275,10 @@ class UnitFilter(Strict):
     kinds: list[UnitKind] | None = None
     statuses: list[UnitStatus] | None = None
     not_statuses: list[UnitStatus] | None = None
+    # And every one of these besides (``statuses`` is one of): PHD C5.26c "Each
+    # already-malfunctioned captured weapon", malfunctioned and captured.  A result acts
+    # on the condition of ``statuses``; these stay (a captured weapon disabled).
+    all_statuses: list[UnitStatus] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables
@@ -1034,6 +1041,31 @@ class UnitExchange(Strict):
     note: str | None = note_field()
 
 
+# The effects a step's ``settles`` may have on a unit: the whole line leaves, or is marked.
+SETTLE_EFFECTS = ("eliminate", "status")
+
+
+class Settle(Strict):
+    """What becomes of each retained unit of ``units`` (each side's) when the step is
+    completed: ``effects``, the first for its kind, as a table result's on the unit
+    rolled for (PHD C5.1 "Recalled units are eliminated"; C5.26c "Each
+    already-malfunctioned captured weapon is removed from play (disabled if
+    vehicular)")."""
+
+    units: UnitFilter
+    effects: list[Effect] = Field(min_length=1)
+    rule: RuleRef
+
+    @model_validator(mode="after")
+    def _effects(self) -> Settle:
+        for effect in self.effects:
+            if effect.do not in SETTLE_EFFECTS:
+                raise ValueError(
+                    f"a step settles its units by {' or '.join(SETTLE_EFFECTS)}, not '{effect.do}'"
+                )
+        return self
+
+
 class Step(Strict):
     id: str = Field(min_length=1, max_length=20)  # the rule number, e.g. "3.616", "C5.29"
     title: str
@@ -1056,6 +1088,8 @@ class Step(Strict):
     rolls_while_buying: bool = False
     # What an exchange step trades (APD 3.2: a Hero for a Battle Hardened MMC).
     exchange: UnitExchange | None = None
+    # What completing the step does to the retained units it names (C5.1, C5.26c).
+    settles: list[Settle] = []
     note: str | None = note_field()
 
     @model_validator(mode="after")

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from rules import effects
 from rules.errors import Refused
-from rules.schema import Module, StartField, UnitKind
+from rules.schema import Condition, Module, StartField, UnitKind
 
 BLANK_ROWS = 4  # empty rows offered below a table's or a chart's rows
 MAX_ROWS = 60
@@ -428,6 +428,19 @@ def grid_columns(module: Module, it: Suppliable) -> list[GridColumn]:
         GridColumn("depletable", "Depletable", "depletable", "checkbox"),
         *(GridColumn(key, header, header, "number") for key, header in prices),
     ]
+
+
+def tags_read(module: Module, side: str) -> list[str]:
+    """The group kinds the rules of ``side``'s chart read (what comes with an RG, its
+    restrictions): what the players give an RG for those rules to apply (PHD TM13:
+    "oba" brings a Radio or Fieldphone)."""
+    chart = module.chart(side)
+    if chart is None:
+        return []
+    conditions: list[Condition | None] = [c.applies_to for c in chart.comes_with]
+    for r in chart.restrictions:
+        conditions += [getattr(r, "applies_to", None), getattr(r, "requires", None)]
+    return sorted({t for c in conditions if c is not None for t in c.tags or ()})
 
 
 TICKED = {"x", "yes", "y", "1", "true", "on", "✓", "✔"}

@@ -73,3 +73,12 @@ def make_rolls(players, side, purchase, ticked=None):
     )
     purchase.refresh_from_db()
     return purchase
+
+
+def add_unit(players, side, name, kind, status="ok", number=1, markers=()):
+    """``side`` adds ``number`` × ``name`` to its retained forces, marked ``status``
+    and ``markers``."""
+    from campaign.services import units
+
+    line = dict(name=name, kind=kind, status=status, number=number, markers=list(markers))
+    return units.add_unit(campaign_id=players.campaign_id, user=players.users[side], **line)

@@ -85,7 +85,8 @@ def test_c4_2_initial_tp_come_from_the_ob_without_a_roll(modules, make_user):
     c = host_game("purple-heart-draw", "tm", alice, bob, side="us", through_start=False)
     players, module = players_of(c, alice, bob), module_of(c)
     assert module.dates[c.date_index].initial and not c.in_play
-    assert players.step.id == "I-C5.31"
+    assert players.step.id == "I-C5.12"  # control before the Initial TM Scenario
+    players.until_step("I-C5.31")
     german, us = c.seats.get(side="german"), c.seats.get(side="us")
     assert (german.points, german.fortification_points, us.points) == (20, 60, 30)
     assert (german.san, german.elr, us.san, us.elr) == (3, 3, 2, 4)

@@ -20,8 +20,9 @@ from campaign.seat_views.campaign_page import campaign_view
 from campaign.selectors import module_of
 from campaign.services import purchases, steps, supplements, units
 from campaign.services.errors import ActionRefused
+from rules import availability
 from rules.schema import Module
-from tests.purchase_helpers import campaign_at, make_rolls
+from tests.purchase_helpers import add_unit, campaign_at, make_rolls
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
@@ -107,16 +108,8 @@ def rg_roll(players, side, purchase, ticked=None):
     return make_rolls(players, side, purchase, ticked)
 
 
-def add(players, side, name, kind, status="ok", number=1, markers=None) -> Unit:
-    return units.add_unit(
-        campaign_id=players.campaign_id,
-        user=players.users[side],
-        name=name,
-        kind=kind,
-        status=status,
-        number=number,
-        markers=markers,
-    )
+def add(players, side, name, kind, status="ok", number=1, markers=()) -> Unit:
+    return add_unit(players, side, name, kind, status, number, markers)
 
 
 def roll(players, side, table, unit=None, item="", **kw) -> Roll:
@@ -695,13 +688,32 @@ def row_table(rows):
     return form
 
 
-def supply(players, path, form):
+def supply(players, path, form, by="german"):
+    """``by`` proposes the datum, the other side accepts it."""
+    (other,) = [side for side in players.users if side != by]
     proposal = supplements.propose_supplement(
-        campaign_id=players.campaign_id, user=players.users["german"], path=path, form=form
+        campaign_id=players.campaign_id, user=players.users[by], path=path, form=form
     )
     supplements.accept_supplement(
-        campaign_id=players.campaign_id, user=players.users["american"], ref=proposal.ref
+        campaign_id=players.campaign_id, user=players.users[other], ref=proposal.ref
     )
+
+
+def phd_with_chart(users, rows: list[dict[str, str]], side="german"):
+    """A PHD TM at its start (I-C5.31), ``side``'s RG chart supplied with ``rows``."""
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side=side, through_start=False)
+    players = players_of(c, a, b)
+    supply_chart(players, side, rows)
+    players.until_step("I-C5.31")  # after I-C5.12 (control)
+    return players, c
+
+
+def supply_chart(players, side, rows: list[dict[str, str]]):
+    """``side``'s lost RG chart supplied with these rows (form keys: id, type, units,
+    unit_kind, full, cost, footnotes, tags ...), accepted by the opponent."""
+    form = {f"row-{n}-{key}": value for n, row in enumerate(rows) for key, value in row.items()}
+    supply(players, f"rg_charts.{side}", form, by=side)
 
 
 def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leaders(
@@ -1412,20 +1424,19 @@ def test_c5_32_a_purchase_records_its_set_up_and_the_hip_cap_leaves_out_reserve(
     the 10 squads of an RG bought In Reserve for this TM Scenario are not counted (12
     squads retained, 2 of them not in Reserve: no HIP at all)."""
     german, us = users
-    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
-    players = players_of(c, german, us)
-    chart = {
-        "row-0-id": "I1",
-        "row-0-type": "Gren Pl",
-        "row-0-units": "4-6-7",
-        "row-0-unit_kind": "squad",
-        "row-0-full": "10",
-        "row-0-cost": "8",
-    }
-    proposal = supplements.propose_supplement(
-        campaign_id=c.pk, user=german, path="rg_charts.german", form=chart
+    players, c = phd_with_chart(
+        users,
+        [
+            {
+                "id": "I1",
+                "type": "Gren Pl",
+                "units": "4-6-7",
+                "unit_kind": "squad",
+                "full": "10",
+                "cost": "8",
+            }
+        ],
     )
-    supplements.accept_supplement(campaign_id=c.pk, user=us, ref=proposal.ref)
     with pytest.raises(ActionRefused, match="cannot be bought at that price"):
         purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I1")
     bought = purchases.purchase_rg(
@@ -1574,17 +1585,11 @@ def test_c5_31_footnote_c_a_hs_with_each_mmg_and_a_crew_with_each_gun(users, mod
         ("G1", "Pak Section", "7.5cm PaK 40", "gun", "2", "c"),
         ("W2", "LMG Section", "LMG", "sw", "3", ""),
     ]
-    chart = {}
-    for n, row in enumerate(rows):
-        for key, value in zip(
-            ("id", "type", "units", "unit_kind", "full", "footnotes"), row, strict=True
-        ):
-            chart[f"row-{n}-{key}"] = value
-        chart[f"row-{n}-cost"] = "3"
-    proposal = supplements.propose_supplement(
-        campaign_id=c.pk, user=german, path="rg_charts.german", form=chart
+    keys = ("id", "type", "units", "unit_kind", "full", "footnotes")
+    supply_chart(
+        players, "german", [{**dict(zip(keys, row, strict=True)), "cost": "3"} for row in rows]
     )
-    supplements.accept_supplement(campaign_id=c.pk, user=us, ref=proposal.ref)
+    players.until_step("I-C5.31")
     for gid in ("W1", "G1", "W2"):
         purchases.purchase_rg(
             campaign_id=c.pk, user=german, group_id=gid, cost_variant="reinforcement"
@@ -1594,3 +1599,113 @@ def test_c5_31_footnote_c_a_hs_with_each_mmg_and_a_crew_with_each_gun(users, mod
         ("2-2-8 Crew (G1)", "half_squad", "ok", 2),
         ("2-3-8 HS (W1)", "half_squad", "ok", 2),
     ]
+
+
+def test_c5_34_an_oba_module_bought_for_the_initial_scenario_rolls_its_ammunition(
+    users, modules, fixed_dice
+):
+    """C5.34 "To determine the Ammunition of each OBA Module requisitioned, make a DR for
+    each" (C3.0: in all TM Scenarios): a module the German requisitions at I-C5.31 has
+    its DR on the Offboard Artillery Table at I-C5.34, before the Initial TM Scenario."""
+    german, us = users
+    players, c = phd_with_chart(
+        users,
+        [{"id": "O1", "type": "105mm OBA Module (HE & smoke)", "units": "OBA", "cost": "6"}],
+    )
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O1")
+    players.until_step("I-C5.34")
+    fixed_dice.append([3, 4])
+    r = roll(players, "german", "oba", item="O1 105mm OBA")
+    assert (r.final, r.result) == (7, "German: Normal") and r.step_id == "I-C5.34"
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "oba", item="O1 105mm OBA")
+
+
+def test_c5_26c_a_malfunctioned_captured_weapon_owes_no_roll_and_is_removed_at_done(
+    users, modules, fixed_dice
+):
+    """C5.26c: a Captured Equipment dr "for each functioning, captured, and possessed
+    weapon. Each already-malfunctioned captured weapon is removed from play (disabled if
+    vehicular)": a captured MMG marked malfunctioned owes no dr and leaves the retained
+    forces when C5.26 is done; a captured Sherman whose weapon is malfunctioned stays,
+    captured, its weapon disabled; a functioning captured Panzerschreck makes its dr."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    mmg = add(players, "us", "MG 42", "sw", "captured", markers=["malfunctioned"])
+    tank = add(players, "us", "PzKpfw IVH", "vehicle", "malfunctioned", markers=["captured"])
+    psk = add(players, "us", "Panzerschreck", "sw", "captured")
+    players.until_step("C5.26")
+    with pytest.raises(ActionRefused, match=r"Roll first: .*Captured Equipment"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
+    fixed_dice.append([2])
+    roll(players, "us", "captured_equipment", psk)
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
+    assert Unit.objects.filter(pk=mmg.pk).exists()  # until the step is completed
+    players.finish()
+    assert players.step.id == "C5.27"
+    assert not Unit.objects.filter(pk=mmg.pk).exists()
+    tank.refresh_from_db()
+    assert (tank.status, tank.markers) == ("disabled", ["captured"])
+    assert Unit.objects.get(pk=psk.pk).status == "captured"
+    assert Event.objects.filter(
+        campaign_id=players.campaign_id, text__contains="MG 42 leaves the retained forces (C5.26c)"
+    ).exists()
+
+
+def test_c5_1_recalled_units_are_eliminated(users, modules):
+    """C5.1: "Recalled units are eliminated but do not count for CVP purposes": a unit
+    marked recalled leaves the retained forces once the result is confirmed; the CVP
+    are the players' entry."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    recalled = add(players, "german", "StuG IIIG", "vehicle", status="recalled")
+    kept = add(players, "german", "4-6-7", "squad")
+    players.results(**result_values(module))
+    assert players.step.id != "C5.1"
+    assert not Unit.objects.filter(pk=recalled.pk).exists()
+    assert Unit.objects.filter(pk=kept.pk).exists()
+
+
+def test_i3_the_us_may_not_requisition_defensive_stores_for_the_initial_scenario(users, modules):
+    """I3: "The US may not requisition Defensive stores during the Initial Scenario": an
+    RG of the US chart that gives DSP is refused at I-C5.31 (0600 hrs), so the US passes
+    I-C5.35; the German buys his; from the 0930 hrs TM Scenario on the US may."""
+    dsp = {"id": "D1", "type": "Defensive Stores", "units": "DSP", "cost": "2", "grants": "5"}
+    players, c = phd_with_chart(users, [dsp], side="us")
+    supply_chart(players, "german", [dsp])
+    with pytest.raises(ActionRefused, match=r"not before 0930 hrs \(I3\)"):
+        buy(players, "us", "D1")
+    buy(players, "german", "D1")
+    assert seat(players, "german").fortification_points == 60 + 5
+    module = module_of(players.campaign)  # with the charts supplied
+    step = next(st for st in module.steps if st.id == "I-C5.35")
+    assert availability.no_fortification_possible(module, "tm", "us", step, 0)
+    assert not availability.no_fortification_possible(module, "tm", "german", step, 0)
+    players.until_step("C5.1")
+    players.results(**result_values(module))
+    players.until_step("C5.31")
+    assert not availability.no_fortification_possible(module, "tm", "us", step, 1)
+    buy(players, "us", "D1")
+    assert seat(players, "us").fortification_points == 5
+
+
+def test_tm13_an_oba_module_requisitioned_brings_a_radio_or_fieldphone(users, modules):
+    """TM13: "The player may add a Radio or fieldphone to his On-Map OB when an OBA module
+    is requisitioned as a RG": the RG the players give the group kind oba on the chart
+    they supply joins the retained forces with one; an RG of squads brings none.  The
+    chart's form names the group kind."""
+    from campaign.seat_views.supplements import supply_form
+
+    german, _ = users
+    players, c = phd_with_chart(
+        users,
+        [
+            {"id": "O1", "type": "105mm OBA Module", "units": "OBA", "cost": "6", "tags": "oba"},
+            {"id": "I1", "type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": "4"},
+        ],
+    )
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O1")
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I1", cost_variant="onmap")
+    players.until_step("I-C5.35")
+    assert unit_names(players, "german", kind="sw") == [("Radio or Fieldphone (O1)", "sw", "ok", 1)]
+    form = supply_form(players.campaign, module_of(c), "rg_charts.us")
+    assert "The group kinds this chart's rules read: oba." in form.help

@@ -1774,6 +1774,17 @@ case(
     ],
 )
 case(
+    "UnitFilter.all_statuses",
+    base="phd",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "C5.26")["settles"][0][
+        "units"
+    ].update(all_statuses=None),
+    observe=lambda m: effects.settled(
+        next(st for st in m.steps if st.id == "C5.26").settles[0],
+        effects.UnitState("MG 42", "malfunctioned", "sw"),
+    ),
+)
+case(
     "UnitFilter.not_statuses",
     base="sicily",
     mutate=lambda d: tab(d, "weapon_repair")["for_units"].update(not_statuses=None),
@@ -2667,6 +2678,20 @@ def _phd_prices(m: Module) -> Any:
     return [[(o.variant, o.cost) for o in cost_options(m, "german", g)] for g in chart_.groups]
 
 
+def _phd_us_chart(d: dict) -> None:
+    """PHD's US chart supplied with an RG of squads."""
+    c = chart(d, "us")
+    c["missing"] = False
+    c["groups"] = [{"id": "I1", "type": "Rifle Pl", "units": "6-6-6", "cost": 4}]
+
+
+case(
+    "Condition.grants",
+    base="phd",
+    prepare=_phd_us_chart,
+    mutate=lambda d: restriction(d, "us", "date_window", 1)["applies_to"].update(grants=None),
+    observe=reasons("us", "I1", "t0600"),
+)
 case(
     "CostVariant.replaces_printed",
     base="phd",
@@ -2947,6 +2972,44 @@ def apd_exchange(host: Callable[..., Any]) -> Any:
     held = sorted(Unit.objects.filter(campaign=c).values_list("side", "name", "status", "count"))
     log = list(Event.objects.filter(campaign=c, kind="unit").values_list("text", flat=True))
     return (said, held, log[4:])
+
+
+def phd_settled(host: Callable[..., Any]) -> Any:
+    """PHD C5.1 and C5.26 completed: what is left of a recalled squad and a captured,
+    malfunctioned MMG and Panzer, and the log's lines of them."""
+    from campaign.models import Event, Unit
+    from tests.purchase_helpers import add_unit
+
+    players = host(side="us")
+    add_unit(players, "us", "7-4-7", "squad", "recalled")
+    add_unit(players, "us", "MG 42", "sw", "captured", markers=["malfunctioned"])
+    add_unit(players, "us", "PzKpfw IVH", "vehicle", "malfunctioned", markers=["captured"])
+    _walk(players).until_step("C5.27")
+    c = players.campaign
+    held = sorted(Unit.objects.filter(campaign=c).values_list("name", "status", "markers"))
+    log = list(Event.objects.filter(campaign=c, kind="unit").values_list("text", flat=True))
+    return held, log[3:]
+
+
+def _phd_settle(change: dict[str, Any]) -> Callable[[dict], Any]:
+    """``change`` made to PHD C5.1's settling row."""
+    return lambda d: next(st for st in d["steps"] if st["id"] == "C5.1")["settles"][0].update(
+        change
+    )
+
+
+service(
+    "Step.settles",
+    base="phd",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "C5.1").update(settles=[]),
+    observe=phd_settled,
+)
+for _field, _change in {
+    "units": {"units": {"statuses": ["captured"]}},
+    "effects": {"effects": [{"do": "status", "status": "ok"}]},
+    "rule": {"rule": "C5.1 recalled"},
+}.items():
+    service(f"Settle.{_field}", base="phd", mutate=_phd_settle(_change), observe=phd_settled)
 
 
 def _apd_exchange(d: dict) -> dict:

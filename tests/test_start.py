@@ -263,7 +263,8 @@ def test_c4_2_start_state_and_the_first_conph(modules, make_user):
     us, german = make_user("us_p"), make_user("german_p")
     c = host_game("purple-heart-draw", "tm", us, german, side="us", through_start=False)
     players, module = players_of(c, us, german), module_of(c)
-    assert players.step.id == "I-C5.31"
+    assert players.step.id == "I-C5.12"  # control before the Initial TM Scenario
+    players.until_step("I-C5.31")
     seats = _seats(c)
     assert {s: (x.points, x.fortification_points) for s, x in seats.items()} == {
         "german": (20, 60),
@@ -331,6 +332,8 @@ def test_c4_2_start_state_and_the_first_conph(modules, make_user):
             [roll] = _rolled_on(line, "leader_table")
             assert roll.secret and roll.side == side and roll.step_id == "I-C5.33"
     assert all(_rolled_on(Purchase.objects.get(pk=p.pk), "leader_table") for p in bought)
+    assert players.step.id == "I-C5.34"
+    players.finish()  # I-C5.34: the OBA DRs (no OBA module requisitioned)
     players.finish()  # I-C5.35: the German's 60 DSP, unspent, are lost
     if players.step.id == "I-TM20":  # the US Gyrostabilizer drs (none: no Sherman)
         players.finish()

@@ -179,7 +179,8 @@ def test_a_missing_rg_chart_supplied_makes_the_purchase_step_work(modules, make_
     us, german = make_user("us_p"), make_user("german_p")
     c = host_game("purple-heart-draw", "tm", us, german, side="us", through_start=False)
     players = players_of(c, us, german)
-    assert players.step.id == "I-C5.31"
+    assert players.step.id == "I-C5.12"  # control before the Initial TM Scenario
+    players.until_step("I-C5.31")
     chart = {
         "row-0-id": "I1",
         "row-0-type": "Rifle Pl",
@@ -242,6 +243,7 @@ def test_c5_35_a_supplied_rg_that_gives_dsp_makes_fortifications_possible(module
     german, us = make_user("german_p"), make_user("us_p")
     c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
     players = players_of(c, german, us)
+    players.until_step("I-C5.31")  # after I-C5.12
     chart = {
         "row-0-id": "D1",
         "row-0-type": "Defensive Stores",
@@ -291,6 +293,7 @@ def test_c5_32_the_supplied_chart_gives_an_rgs_cost_for_each_set_up(modules, mak
     german, us = make_user("german_p"), make_user("us_p")
     c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
     players = players_of(c, german, us)
+    players.until_step("I-C5.31")  # after I-C5.12
     it = supply.item(module_of(c), "tm", "rg_charts.german", set())
     headers = [col.header for col in supply.grid_columns(module_of(c), it)]
     assert headers[-3:] == ["Cost On-Map", "Cost In Reserve", "Cost As Reinforcements"]

@@ -285,6 +285,9 @@ def _form(
                 "other rules call the RG, e.g. “coy, airborne” (the chart's coy limit reads "
                 "“coy”). Footnotes: the chart's footnote letters for the RG, e.g. “l, m”."
             )
+            read = supply.tags_read(module, it.path.split(".")[1])
+            if read:
+                form.help += f" The group kinds this chart's rules read: {', '.join(read)}."
             if module.fortifications is not None:
                 currency = module.fortifications.currency
                 form.help += (

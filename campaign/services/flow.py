@@ -53,7 +53,7 @@ def advance(turn: Turn) -> None:
         if machine.sides_to_act(module, step, turn.done):
             break
         kind = kind_of(step.kind)
-        for hook in kind.on_complete:
+        for hook in machine.complete_hooks(step):
             HOOKS[hook](turn)
         if c.ended_at is not None:
             break
@@ -513,5 +513,6 @@ HOOKS: dict[Hook, Callable[[Turn], None]] = {
     Hook.ADJUST_SAN: adjust_san,
     Hook.RECORD_WINNER: record_winner,
     Hook.SETTLE_EXCHANGE: units.settle_exchange,
+    Hook.SETTLE_UNITS: units.settle_units,
 }
 assert set(HOOKS) == set(Hook), "every Hook has its one implementation"

@@ -22,6 +22,7 @@ from rules.effects import (
     battle_hardened,
     left_over,
     matches,
+    settled,
 )
 from rules.kinds import Action
 from rules.purchase import comes_with
@@ -271,6 +272,38 @@ def settle_exchange(turn: Turn) -> None:
 
 def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:
     return None if unit_id in (None, "") else own_unit(turn, unit_id)
+
+
+def settle_units(turn: Turn) -> None:
+    """Completing a step that ``settles`` units: each side's retained units each row
+    names leave the retained forces, or are marked, whole lines at once (PHD C5.1:
+    recalled units are eliminated), each change on its side's log (secret while its
+    RG is)."""
+    for side in turn.seats:
+        own = list(
+            Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side)
+        )
+        for row in turn.step.settles:
+            for unit in own:
+                if unit.pk is None:
+                    continue  # left by an earlier row
+                outcome = settled(row, unit.state)
+                if not outcome.changes:
+                    continue
+                said, secret = label(unit), is_secret(unit)
+                if outcome.removed:
+                    unit.delete()
+                    said += " leaves the retained forces"
+                else:
+                    rolled_for = row.units.statuses or ()
+                    unit.status, unit.markers = _condition(unit, outcome.status, rolled_for)
+                    unit.save(update_fields=["status", "markers"])
+                    said += f" is now {Unit.Status(outcome.status or unit.status).label}"
+                turn.as_side(side).record(
+                    EventKind.UNIT,
+                    secret=secret,
+                    text=f"{turn.side_name(side)}: {said} ({row.rule}).",
+                )
 
 
 def describe_filter(flt: UnitFilter) -> str:

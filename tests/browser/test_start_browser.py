@@ -17,7 +17,16 @@ import re
 
 import pytest
 
-from tests.browser.play import confirm, enter_result, fill, host_and_join, title, unfold, walk
+from tests.browser.play import (
+    confirm,
+    enter_result,
+    fill,
+    host_and_join,
+    press,
+    title,
+    unfold,
+    walk,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -181,7 +190,10 @@ def test_sicily_from_sign_up_to_the_second_refit_phase(asgi_server, new_context,
 @pytest.mark.rules  # Sicily's walk runs on both backends (module docstring)
 def test_purple_heart_draw_from_sign_up_to_the_second_conph(asgi_server, new_context, modules):
     host, guest = host_and_join(asgi_server, new_context, "purple-heart-draw/tm", "us", "German")
-    assert title(host).startswith("I-C5.31")
+    assert title(host).startswith("I-C5.12")  # C5.12: control before the Initial TM Scenario
+    for page in (host, guest):
+        press(page, page.get_by_role("button", name="Done with I-C5.12", exact=True))
+    host.locator("#step-title", has_text="I-C5.31").wait_for()
     row = {
         "row-0-type": "Rifle Pl",
         "row-0-units": "3 x 6-6-6",

@@ -57,7 +57,8 @@ def test_c5_0_steps_c5_1_to_c5_41_in_rule_order(m):
     between C5.24 and C5.25."""
     ids = [s.id for s in m.steps if not s.start]
     numbered = [i for i in ids if i.startswith("C5.")]
-    assert numbered == [f"C5.{n}" for n in range(1, 42)]
+    # C5.12 "Control Prior to Initial TM Scenario" is a start step only (I-C5.12).
+    assert numbered == [f"C5.{n}" for n in range(1, 42) if n != 12]
     assert ids.index("NEW-TM-DATE") == ids.index("C5.24") + 1
     first = next(s for s in m.steps if not s.start)
     assert first.id == "C5.1" and first.kind == "results"
@@ -69,11 +70,22 @@ def test_c4_2_the_start_requisitions_leaders_and_fortifications_without_recon_or
     no Recon (C5.36c) and no chits (C4.2 fixes the US Attack)."""
     start = [s for s in m.steps if s.start]
     assert [(s.id, s.kind) for s in start] == [
+        ("I-C5.12", "checklist"),  # C5.12: control before the Initial TM Scenario only
         ("I-C5.31", "purchase"),
         ("I-C5.33", "strength"),
+        ("I-C5.34", "table"),  # C5.34: a DR for each OBA module requisitioned
         ("I-C5.35", "fortify"),
         ("I-TM20", "table"),  # C3.0: the TM's special rules apply in all TM Scenarios
     ]
+
+
+def test_c5_12_control_prior_to_the_initial_tm_scenario_is_a_start_step_only(m):
+    """C5.12 "CONTROL PRIOR TO INITIAL TM SCENARIO: That side controls all Tactical
+    Locations within a side's Initial set up area": shown before the Initial TM Scenario
+    (first, in its numbered place before the requisitions), never after a TM Scenario."""
+    (step,) = [s for s in m.steps if "C5.12" in s.id]
+    assert (step.id, step.kind, step.start) == ("I-C5.12", "checklist", True)
+    assert m.steps[0] is step
 
 
 def test_c5_step_kinds(m):
