@@ -97,7 +97,7 @@ def rg_roll(players, side, purchase, ticked=None):
     return make_rolls(players, side, purchase, ticked)
 
 
-def add(players, side, name, kind, status="ok", number=1) -> Unit:
+def add(players, side, name, kind, status="ok", number=1, **kw) -> Unit:
     return units.add_unit(
         campaign_id=players.campaign_id,
         user=players.users[side],
@@ -105,6 +105,7 @@ def add(players, side, name, kind, status="ok", number=1) -> Unit:
         kind=kind,
         status=status,
         number=number,
+        **kw,
     )
 
 
@@ -221,6 +222,29 @@ def test_3_31_each_weapon_makes_only_one_repair_attempt(users, modules, fixed_di
     roll(players, "american", "repair_sw", pair)
     roll(players, "american", "repair_sw", pair)
     assert ("MMG", "sw", "ok", 1) in unit_names(players, "american")
+
+
+def test_3_3_a_captured_malfunctioned_weapon_makes_no_repair_attempt(users, modules, fixed_dice):
+    """3.3: "making a dr per repair attempt for malfunctioned, non-captured weapons": an
+    MMG, a Gun and a tank marked Captured as well as malfunctioned are refused each
+    Repair row; the same MMG not Captured rolls."""
+    players, _ = apd_at(users, "3.3")
+
+    def weapon(name, kind, status):
+        return add(players, "american", name, kind, status, markers=["captured"])
+
+    for table, unit in (
+        ("repair_sw", weapon("MMG", "sw", "malfunctioned")),
+        ("repair_ma_gun", weapon("57L AT", "gun", "malfunctioned")),
+        ("repair_ma_gun", weapon("PzIVH", "vehicle", "malfunctioned")),
+        ("repair_vehicular_mg", weapon("PzIVJ", "vehicle", "mg_malfunctioned")),
+    ):
+        with pytest.raises(ActionRefused, match=r"is not one of your .*\(not .*captured\)"):
+            roll(players, "american", table, unit)
+    assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
+    own = add(players, "american", "MMG", "sw", "malfunctioned")
+    fixed_dice.append([1])
+    assert roll(players, "american", "repair_sw", own).result == "Repaired"
 
 
 def test_3_31_a_vehicle_with_ma_and_mg_malfunctioned_repairs_each_on_its_own_row(
@@ -670,7 +694,7 @@ GERMAN_CHART = {
     "row-0-full": "4",
     "row-0-cost": "0",
     "row-0-unit_kind": "squad",
-    "row-0-tags": "row_a",
+    "row-0-tags": "row_a, pzgr_platoon_i",
     "row-1-id": "RB1",
     "row-1-type": "PzIV Section",
     "row-1-units": "PzIVH",
@@ -703,15 +727,10 @@ def supply(players, path, form):
     )
 
 
-def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leaders(
-    users, modules, fixed_dice
-):
-    """3.5: "The German player now secretly makes three Reinforcement drs (one each on
-    Rows A-C)"; 3.6: a Leader Table DR "for each German infantry (Row A) and armor (Row B)
-    Reinforcement Group" on its column, -1 for a PzGr Platoon I.  The rows and the groups
-    are not printed: the players supply them, each row naming the RG it gives."""
-    players, _ = apd_at(users, "3.4")
-    supply(players, "rg_charts.german", GERMAN_CHART)
+def supply_german(players, chart=None):
+    """The German chart (``GERMAN_CHART``) and Rows A-C, supplied: a dr of 1-3 on Row A
+    gives RA1, any on Row B gives RB1, Row C gives nothing."""
+    supply(players, "rg_charts.german", chart or GERMAN_CHART)
     supply(
         players,
         "tables.german_reinforcement_row_a",
@@ -727,6 +746,17 @@ def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leader
         "tables.german_reinforcement_row_c",
         row_table([("1-6", "HE (only)", "none")]),
     )
+
+
+def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leaders(
+    users, modules, fixed_dice
+):
+    """3.5: "The German player now secretly makes three Reinforcement drs (one each on
+    Rows A-C)"; 3.6: a Leader Table DR "for each German infantry (Row A) and armor (Row B)
+    Reinforcement Group" on its column, -1 for a PzGr Platoon I.  The rows and the groups
+    are not printed: the players supply them, each row naming the RG it gives."""
+    players, _ = apd_at(users, "3.4")
+    supply_german(players)
     players.until_step("3.5")
     fixed_dice.extend([[2], [5], [1]])
     roll(players, "german", "german_reinforcement_row_a", item="Row A")
@@ -748,11 +778,11 @@ def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leader
     assert players.waiting() == ["german"]
     ra1, rb1 = got
     fixed_dice.extend([[3, 3], [6, 6]])
-    rg_roll(players, "german", ra1, ticked={"leader": ["pzgr_pzv"]})
+    rg_roll(players, "german", ra1)
     rg_roll(players, "german", rb1)
     infantry, armor = Roll.objects.filter(table_id="leader").order_by("seq")
     assert infantry.drms == [
-        {"label": "PzGr Platoon I / PzV Section (German)", "value": -1, "how": "ticked"}
+        {"label": "PzGr Platoon I / PzV Section (German)", "value": -1, "how": "auto"}
     ]
     assert infantry.result == "German Infantry: 8-1" and armor.result == "German Armor: No leader"
     assert unit_names(players, "german", kind="leader") == [("8-1 leader (RA1)", "leader", "ok", 1)]
@@ -1043,30 +1073,48 @@ def test_3_6181_3_6141d_penalty_drms_apply_by_themselves(users, modules, fixed_d
         applicable_drms(repair, RollContext(side="axis"), typed={"repair_number": 3})
 
 
-def test_3_6_note_a_the_pzgr_pzv_drm_is_the_germans_to_claim(users, modules):
+def german_groups(players, fixed_dice, chart=None):
+    """The German's 3.5 (``supply_german``), the three drs rolled (Row A gives RA1, Row
+    B RB1, Row C nothing); the campaign then at 3.6; his two lines."""
+    supply_german(players, chart)
+    players.until_step("3.5")
+    fixed_dice.extend([[2], [5], [1]])
+    for row in ("a", "b", "c"):
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    players.finish()
+    players.until_step("3.6")
+    return list(Purchase.objects.filter(side="german").order_by("id"))
+
+
+def test_3_6_note_a_the_pzgr_pzv_drm_applies_by_itself_to_those_two_groups(
+    users, modules, fixed_dice
+):
     """APD 3.6 note a "-1 DRM for PzGr Platoon I/PzV Section" sits under the German
-    columns: an American group's leader roll is not offered it, and a forged tick of it
-    is refused."""
+    columns and names two groups: it applies by itself to the leader DR of a German
+    group tagged pzgr_platoon_i or pzv_section, so the German's Done, which rolls what is
+    left, keeps it; it is offered to no group (a PzIV Section, an American group), and a
+    tick of it is refused."""
     from rules import availability
     from rules.drm import DrmRefused, RollContext, applicable_drms
 
     players, module = apd_at(users, "3.4")
     leader = module.table("leader")
-    with pytest.raises(DrmRefused, match="does not apply"):
-        applicable_drms(leader, RollContext(side="american"), ticked=["pzgr_pzv"])
-    assert [
-        d.id for d in applicable_drms(leader, RollContext(side="german"), ticked=["pzgr_pzv"])
-    ] == ["pzgr_pzv"]
-
-    def chart(data):
-        c = next(c for c in data["rg_charts"] if c["side"] == "american")
-        c.update(
-            missing=False,
-            groups=[{"id": "A1", "type": "Armor", "units": "M4", "cost": 5, "tags": ["armor"]}],
-        )
-
-    patched = patch_module(players.campaign, chart)
-    assert availability.claimable_drms(patched, "american", "A1") == []
+    for side in ("american", "german"):
+        with pytest.raises(DrmRefused, match="applies by itself"):
+            applicable_drms(leader, RollContext(side=side), ticked=["pzgr_pzv"])
+        assert applicable_drms(leader, RollContext(side=side)) == []
+    german_groups(players, fixed_dice)
+    patched = module_of(Campaign.objects.get(pk=players.campaign_id))
+    for group in ("RA1", "RB1"):
+        assert availability.claimable_drms(patched, "german", group) == []
+    fixed_dice.extend([[3, 3], [3, 3]])
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
+    infantry, armor = Roll.objects.filter(table_id="leader").order_by("seq")
+    assert infantry.drms == [
+        {"label": "PzGr Platoon I / PzV Section (German)", "value": -1, "how": "auto"}
+    ]
+    assert infantry.result == "German Infantry: 8-1"
+    assert armor.drms == [] and armor.result == "German Armor: No leader"
 
 
 def test_3_5_done_with_the_rows_missing_says_so_and_may_go_on_without(users, modules):

@@ -268,10 +268,13 @@ def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:
 
 def describe_filter(flt: UnitFilter) -> str:
     """The units a table is rolled for, in words: "wounded leaders", "malfunctioned or
-    disabled SWs or Guns"."""
+    disabled SWs or Guns", "malfunctioned SWs (not captured)"."""
     kinds = " or ".join(_plural(Unit.Kind(k).label.split(" /")[0]) for k in flt.kinds or [])
     statuses = " or ".join(s.replace("_", " ") for s in flt.statuses or [])
-    return " ".join(part for part in (statuses, kinds or "units") if part)
+    said = " ".join(part for part in (statuses, kinds or "units") if part)
+    if flt.not_statuses:
+        said += " (not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses) + ")"
+    return said
 
 
 def strength_counts(campaign: Campaign, side: str) -> tuple[int, int, int]:

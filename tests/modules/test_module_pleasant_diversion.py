@@ -273,10 +273,12 @@ def test_3_6_leader_table_american_armor_column_no_leader_from_9(m):
 
 
 def test_3_6_leader_table_minus_1_drm_for_pzgr_platoon_i_pzv_section(m):
-    """3.6 note: -1 DRM for PzGr Platoon I/PzV Section (the German groups are on the
-    missing Rows A-C, so the player ticks it for the group rolled for)."""
+    """3.6 note: -1 DRM for PzGr Platoon I/PzV Section: by itself, for a German group the
+    supplied chart (Rows A-C are missing) tags as one of those two groups."""
     (drm,) = m.table("leader").drms
-    assert drm.value == -1 and drm.when is None and not drm.variable
+    assert drm.value == -1 and not drm.variable and drm.offer_when is None
+    assert drm.when is not None and drm.when.sides == ["german"]
+    assert drm.when.tags == ["pzgr_platoon_i", "pzv_section"]
     assert "PzGr Platoon I" in drm.label and "PzV Section" in drm.label
 
 
