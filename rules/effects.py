@@ -216,6 +216,16 @@ def granted_group(effects: list[Effect]) -> str | None:
     return next((e.group for e in effects if e.do == "group"), None)
 
 
+def types_given(tables: Iterable[Table], group_id: str) -> frozenset[str]:
+    """The group kinds the tables whose results give RG ``group_id`` make it
+    (``gives_type``; APD 3.6: a German group of Row A is an infantry group)."""
+    return frozenset(
+        t.gives_type
+        for t in tables
+        if t.gives_type and any(granted_group(row_effects(r)) == group_id for r in t.rows)
+    )
+
+
 def units_given(effects: list[Effect]) -> list[NewUnits]:
     out = GroupOutcome()
     on_group([e for e in effects if e.do == "units"], out)

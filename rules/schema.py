@@ -151,7 +151,8 @@ class Condition(Strict):
     group_kinds: list[UnitKind] | None = None
     # An earlier roll of the RG's own gave it one of these group kinds (effect
     # ``type``): APD 3.4 "make a dr to determine armor type", and 3.7 rolls for the
-    # groups that dr made M4 groups.  No such roll, no match.
+    # groups that dr made M4 groups; or the table that gave the RG did (``gives_type``:
+    # APD 3.6, a German group of Row A is an infantry group).  None, no match.
     rolled_types: list[Slug] | None = None
 
 
@@ -374,6 +375,11 @@ class Table(Strict):
     # play ... in the previous TM Scenario", PHD C5.26b): not in a pass where no
     # scenario was played (a Lull).
     after_scenario: bool = False
+    # The RGs its results give (effect ``group``) are of this group kind, as if a roll
+    # of their own had said so (effect ``type``): APD 3.6 "for each German infantry (Row
+    # A) and armor (Row B) Reinforcement Group" — the row that gave a group says which
+    # Leader Table column its DR reads (condition ``rolled_types``).
+    gives_type: Slug | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")

@@ -694,14 +694,13 @@ GERMAN_CHART = {
     "row-0-full": "4",
     "row-0-cost": "0",
     "row-0-unit_kind": "squad",
-    "row-0-tags": "row_a, pzgr_platoon_i",
+    "row-0-tags": "pzgr_platoon_i",
     "row-1-id": "RB1",
     "row-1-type": "PzIV Section",
     "row-1-units": "PzIVH",
     "row-1-full": "2",
     "row-1-cost": "0",
     "row-1-unit_kind": "vehicle",
-    "row-1-tags": "row_b, pziv",
 }
 
 
@@ -1115,6 +1114,32 @@ def test_3_6_note_a_the_pzgr_pzv_drm_applies_by_itself_to_those_two_groups(
     ]
     assert infantry.result == "German Infantry: 8-1"
     assert armor.drms == [] and armor.result == "German Armor: No leader"
+
+
+def test_3_6_the_row_that_gave_a_german_group_says_its_leader_column(users, modules, fixed_dice):
+    """3.6: "for each German infantry (Row A) and armor (Row B) Reinforcement Group, make
+    one secret DR": the group a Row A dr gave is an infantry group whatever the supplied
+    chart's tags say, so its Leader DR is made (German Infantry column), also by Done;
+    a Row B group reads the Armor column; Schuerzen is rolled per PzIV (none for the
+    infantry)."""
+    from rules import availability
+
+    untagged = {k: v for k, v in GERMAN_CHART.items() if not k.endswith("-tags")}
+    ra1, rb1 = german_groups(players := apd_at(users, "3.4")[0], fixed_dice, untagged)
+    module = module_of(Campaign.objects.get(pk=players.campaign_id))
+    assert ra1.details == {"types": ["infantry"]} and rb1.details == {"types": ["armor"]}
+    assert availability.rolls_to_make(module, "german", "RA1") == ["leader", "schuerzen"]
+    fixed_dice.extend([[4, 4], [1, 1]])
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
+    rolls = Roll.objects.filter(table_id="leader").order_by("seq")
+    assert [(r.item, r.result) for r in rolls] == [
+        ("RA1 PzGr Platoon I", "German Infantry: 8-0"),
+        ("RB1 PzIV Section", "German Armor: 9-2"),
+    ]
+    ra1.refresh_from_db()
+    assert [x["table"] for x in ra1.details["rolls"]] == ["Leader Table"]
+    rb1.refresh_from_db()
+    assert [x["table"] for x in rb1.details["rolls"]] == ["Leader Table", "H1.42 Schuerzen Table"]
 
 
 def test_3_5_done_with_the_rows_missing_says_so_and_may_go_on_without(users, modules):

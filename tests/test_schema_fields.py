@@ -1709,6 +1709,13 @@ case(
     observe=group_outcome("american_reinforcement", 2),
 )
 case(
+    "Table.gives_type",
+    base="apd",
+    prepare=_supply_row_a,
+    mutate=lambda d: tab(d, "german_reinforcement_row_a").update(gives_type="armor"),
+    observe=lambda m: effects.types_given(m.tables, "RA1"),
+)
+case(
     "Condition.rolled_types",
     base="apd",
     mutate=lambda d: _pp(d, "m4_model")["applies_to"].update(rolled_types=["m36"]),
