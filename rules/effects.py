@@ -54,6 +54,7 @@ class UnitOutcome:
     removed: bool = False
     status: str | None = None
     added: tuple[tuple[str, str], ...] = ()
+    at: str | None = None  # where ``added`` go, if not where the unit was (``Effect.at``)
 
     @property
     def changes(self) -> bool:
@@ -130,7 +131,7 @@ def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) 
         if effect.do == "replace":
             assert effect.unit is not None
             # The replacement is of the same kind (an evacuated leader by a 7-0 leader).
-            return UnitOutcome(removed=True, added=((effect.unit, unit.kind),))
+            return UnitOutcome(removed=True, added=((effect.unit, unit.kind),), at=effect.at)
         if effect.do == "status":
             return (
                 UnitOutcome(status=effect.status) if effect.status != unit.status else UnitOutcome()

@@ -202,6 +202,11 @@ class Effect(Strict):
     kinds: list[UnitKind] | None = None  # only for a unit of these kinds
     kind: UnitKind | None = None  # what the units an effect creates are ("units")
     type: Slug | None = None  # the group kind an RG's roll gives it ("type")
+    # Where the unit ``replace`` puts in its place goes: by default where the unit was
+    # (A19.13); ``nearest_mmc``: "in the same location as the friendly MMC nearest (in
+    # hexes) to the last location" the unit occupied, the owner choosing on a tie (APD
+    # 3.1 footnote *).  The app knows no hex distances: the owner places it.
+    at: Literal["nearest_mmc"] | None = None
 
     @model_validator(mode="after")
     def _params(self) -> Effect:
@@ -220,6 +225,8 @@ class Effect(Strict):
         for name in needs:
             if getattr(self, name) is None:
                 raise ValueError(f"effect '{self.do}' needs '{name}'")
+        if self.at is not None and self.do != "replace":
+            raise ValueError("'at' says where a replacement goes: only for effect 'replace'")
         return self
 
 

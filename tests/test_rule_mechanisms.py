@@ -301,6 +301,31 @@ def test_3_1_an_evacuated_leader_is_replaced_by_a_7_0_and_a_recovered_one_rolls_
             roll(players, "american", "recovery", leader)
 
 
+def test_3_1_footnote_the_7_0_goes_with_the_nearest_mmc_not_where_the_leader_was(
+    users, modules, fixed_dice
+):
+    """3.1 footnote *: an Evacuated leader "is immediately replaced with a 7-0 leader in
+    the same location as the friendly MMC nearest (in hexes) to the last location that
+    Evacuated leader occupied. The owning player may choose which location in the event
+    of a tie": the 7-0 is not put at the 8-1's location nor given his markers; the log
+    names the side's MMC locations (hex distances are the owner's to count)."""
+    players, _ = apd_at(users, "3.1")
+    leader = add(players, "american", "8-1 leader", "leader", "wounded", location="12K5")
+    Unit.objects.filter(pk=leader.pk).update(markers=["isolated"])
+    add(players, "american", "7-4-7", "squad", location="12L6")
+    add(players, "american", "2-4-7", "half_squad", location="12J2")
+    add(players, "american", "9-1 leader", "leader", location="12K4")
+    fixed_dice.append([6])
+    roll(players, "american", "recovery", leader)
+    new = Unit.objects.get(campaign_id=players.campaign_id, name="7-0 leader")
+    assert (new.location, new.status, new.markers) == ("", "ok", [])
+    text = Event.objects.filter(kind="roll").first().text
+    assert (
+        "8-1 leader is removed and replaced by a 7-0 leader, to be placed with the friendly "
+        "MMC nearest (in hexes) to 12K5 (MMC at 12J2, 12L6), the owner choosing on a tie"
+    ) in text, text
+
+
 # --------------------------------------------------------------------------- leaders from rolls
 
 

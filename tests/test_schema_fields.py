@@ -1709,6 +1709,15 @@ case(
     observe=group_outcome("american_reinforcement", 2),
 )
 case(
+    "Effect.at",
+    base="apd",
+    mutate=lambda d: tab(d, "recovery")["rows"][1]["effect"].pop("at"),
+    observe=lambda m: effects.on_unit(
+        effects.result_effects(m.table("recovery"), 5),
+        effects.UnitState("8-1 leader", "wounded", "leader"),
+    ),
+)
+case(
     "Table.gives_type",
     base="apd",
     prepare=_supply_row_a,

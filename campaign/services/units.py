@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 
 from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit
 from campaign.selectors import squad_counts
@@ -385,13 +385,48 @@ def apply_outcome(unit: Unit, outcome: UnitOutcome, rolled_for: Sequence[str] = 
         unit.status, unit.markers = status, markers
         unit.save(update_fields=["status", "markers"])
     for name, kind in outcome.added:
-        _copy(unit, name=name, kind=kind, status=Unit.Status.OK)
+        if outcome.at is None:
+            _copy(unit, name=name, kind=kind, status=Unit.Status.OK)
+        else:  # elsewhere, unmarked: the owner places it
+            Unit.objects.create(
+                campaign_id=unit.campaign_id,
+                side=unit.side,
+                name=name,
+                kind=kind,
+                purchase=unit.purchase,
+            )
     if outcome.removed and outcome.added:
         names = " and ".join(name for name, _ in outcome.added)
-        return f"{one} is removed and replaced by a {names}"
+        return f"{one} is removed and replaced by a {names}{_placing(unit, outcome.at)}"
     if outcome.removed:
         return f"{one} is removed from the retained forces"
     return f"{one} is now {Unit.Status(outcome.status or unit.status).label}"
+
+
+def _placing(unit: Unit, at: str | None) -> str:
+    """Where the owner puts the unit that replaced ``unit`` (APD 3.1 footnote *: "in the
+    same location as the friendly MMC nearest (in hexes) to the last location that
+    Evacuated leader occupied. The owning player may choose which location in the event
+    of a tie"): the locations of the side's MMC that its opponent may see."""
+    if at != "nearest_mmc":
+        return ""
+    last = unit.location or "his last location"
+    mmc = (
+        Unit.objects.filter(
+            campaign_id=unit.campaign_id,
+            side=unit.side,
+            kind__in=(Unit.Kind.SQUAD, Unit.Kind.HALF_SQUAD),
+        )
+        .filter(Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False))
+        .exclude(location="")
+        .order_by("location")
+    )
+    places = list(dict.fromkeys(u.location for u in mmc if "captured" not in u.state.marked))
+    where = f" (MMC at {', '.join(places)})" if places else ""
+    return (
+        f", to be placed with the friendly MMC nearest (in hexes) to {last}{where}, the "
+        "owner choosing on a tie: enter his location in the retained forces"
+    )
 
 
 def _copy(unit: Unit, *, name: str, kind: str, status: str) -> Unit:

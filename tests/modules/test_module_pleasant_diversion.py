@@ -151,7 +151,7 @@ def test_2_92_replenishment_arithmetic_through_the_mechanism(m):
 def test_3_1_recovery_table_1_3_unwounded_4_6_evacuated(m):
     """3.1 Recovery Table, rolled for "each wounded leader": 1-3 Retain Unwounded, 4-6
     Evacuated* ("permanently removed from play, but is immediately replaced with a 7-0
-    leader")."""
+    leader in the same location as the friendly MMC nearest")."""
     t = m.table("recovery")
     assert (t.for_units.kinds, t.for_units.statuses, t.once) == (["leader"], ["wounded"], "unit")
     for dr in (1, 2, 3):
@@ -159,7 +159,7 @@ def test_3_1_recovery_table_1_3_unwounded_4_6_evacuated(m):
         assert t.lookup(dr).effect == Effect(do="status", status="ok")
     for dr in (4, 5, 6):
         assert cell(m, "recovery", dr) == "Evacuated*"
-        assert t.lookup(dr).effect == Effect(do="replace", unit="7-0 leader")
+        assert t.lookup(dr).effect == Effect(do="replace", unit="7-0 leader", at="nearest_mmc")
     assert "7-0 leader" in t.footnotes["*"]
 
 
