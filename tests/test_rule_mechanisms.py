@@ -109,6 +109,18 @@ def add(players, side, name, kind, status="ok", number=1, **kw) -> Unit:
     )
 
 
+def edit(players, side, unit, status, **kw) -> Unit:
+    """``side`` corrects ``unit``'s line on its retained forces (its name unless given)."""
+    return units.update_unit(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        unit_id=unit.ref,
+        name=kw.pop("name", unit.name),
+        status=status,
+        **kw,
+    )
+
+
 def roll(players, side, table, unit=None, item="", **kw) -> Roll:
     return steps.roll_on_table(
         campaign_id=players.campaign_id,
@@ -245,6 +257,30 @@ def test_3_3_a_captured_malfunctioned_weapon_makes_no_repair_attempt(users, modu
     own = add(players, "american", "MMG", "sw", "malfunctioned")
     fixed_dice.append([1])
     assert roll(players, "american", "repair_sw", own).result == "Repaired"
+
+
+def test_3_31_a_weapon_that_rolled_keeps_its_result_until_the_step_ends(users, modules, fixed_dice):
+    """3.31: "Each weapon/Vehicle may make only one Repair attempt": a SW that rolled NE
+    cannot be marked repaired, nor removed (to be added again as a new line for another
+    attempt), until 3.3 ends; its name and location may still be corrected; after the
+    step it may be edited again."""
+    players, _ = apd_at(users, "3.3")
+    american = players.users["american"]
+    mmg = add(players, "american", "MMG", "sw", "malfunctioned")
+    fixed_dice.append([4])
+    assert roll(players, "american", "repair_sw", mmg).result == "NE"
+    refused = r"MMG has made its one roll on the Repair Table: Repair SW \(3.3\) at this step"
+    for change in (
+        lambda: edit(players, "american", mmg, "ok"),
+        lambda: edit(players, "american", mmg, "malfunctioned", markers=["captured"]),
+        lambda: units.remove_unit(campaign_id=players.campaign_id, user=american, unit_id=mmg.ref),
+    ):
+        with pytest.raises(ActionRefused, match=refused):
+            change()
+    edit(players, "american", mmg, "malfunctioned", name="MMG 42", location="12L6")
+    assert unit_names(players, "american") == [("MMG 42", "sw", "malfunctioned", 1)]
+    players.until_step("3.4")
+    units.remove_unit(campaign_id=players.campaign_id, user=american, unit_id=mmg.ref)
 
 
 def test_3_31_a_vehicle_with_ma_and_mg_malfunctioned_repairs_each_on_its_own_row(
@@ -1183,8 +1219,9 @@ def test_3_1_a_unit_owing_its_compulsory_roll_keeps_its_line_until_it_rolls(
     users, modules, fixed_dice
 ):
     """APD 3.1: the owner "rolls ... to determine each wounded leader's fate": at 3.1 the
-    wounded leader cannot be marked unwounded or removed before its roll; after the
-    roll it may be edited again."""
+    wounded leader cannot be marked unwounded or removed before its roll; after it, he
+    stays as the roll left him until the step ends (its one roll, ``once: unit``), then
+    he may be edited again."""
     players, _ = start("pleasant-diversion", "cg", users, "american")
     leader = add(players, "american", "8-1 leader", "leader", status="wounded")
     module = module_of(players.campaign)
@@ -1207,6 +1244,11 @@ def test_3_1_a_unit_owing_its_compulsory_roll_keeps_its_line_until_it_rolls(
     assert Unit.objects.get(pk=leader.pk).status == "wounded"
     fixed_dice.append([2])
     roll(players, "american", "recovery", leader)
+    with pytest.raises(ActionRefused, match="has made its one roll on the Recovery Table"):
+        units.remove_unit(
+            campaign_id=players.campaign_id, user=players.users["american"], unit_id=leader.ref
+        )
+    players.until_step("3.2")
     units.remove_unit(
         campaign_id=players.campaign_id, user=players.users["american"], unit_id=leader.ref
     )

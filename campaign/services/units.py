@@ -138,14 +138,14 @@ def update_unit(
 ) -> Unit:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
-    before = (unit.status, unit.kind)
+    before = (unit.status, unit.kind, tuple(unit.markers or ()))
     unit.name, unit.location, unit.status = _clean(name, location, status)
     unit.kind, unit.count = _kind_and_count(
         unit.kind if kind is None else kind, unit.count if number is None else number
     )
     if markers is not None:
         unit.markers = _markers(markers, unit.status)
-    if (unit.status, unit.kind) != before:
+    if (unit.status, unit.kind, tuple(unit.markers or ())) != before:
         _refuse_if_owed(turn, unit, before)
     unit.save(update_fields=["name", "location", "status", "kind", "count", "markers"])
     turn.record(
@@ -161,7 +161,7 @@ def update_unit(
 def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
-    _refuse_if_owed(turn, unit, (unit.status, unit.kind))
+    _refuse_if_owed(turn, unit, (unit.status, unit.kind, tuple(unit.markers or ())))
     secret = is_secret(unit)
     unit.delete()
     turn.record(
@@ -172,19 +172,31 @@ def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
 
 
-def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str]) -> None:
+def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str, tuple[str, ...]]) -> None:
     """A unit that owes a compulsory roll at the current step (``required``, once per
     unit) keeps the status and kind the roll is for until it is made: the roll decides
-    its fate, never a change of its line (APD 3.1: each wounded leader's fate)."""
-    status, kind = before
-    state = UnitState(unit.name, status, kind, tuple(unit.markers or ()))
-    owed = [t for t in map(turn.module.table, turn.step.tables) if owed_for(t, state)]
+    its fate, never a change of its line (APD 3.1: each wounded leader's fate).  One that
+    has made its one roll (``once: unit``) on a table of the step keeps what the roll
+    left until the step ends (APD 3.31: "Each weapon/Vehicle may make only one Repair
+    attempt": a weapon that rolled NE is not marked repaired, nor removed to be
+    added again for another attempt)."""
+    status, kind, markers = before
+    state = UnitState(unit.name, status, kind, markers)
+    tables = list(map(turn.module.table, turn.step.tables))
     rolled = set(
         Roll.objects.filter(
             campaign=turn.campaign, cycle=turn.campaign.cycle, side=turn.side, unit_ref=unit.ref
         ).values_list("table_id", flat=True)
     )
-    owed = [t for t in owed if t.id not in rolled]
+    made = [t for t in tables if t.once == "unit" and t.id in rolled]
+    if made:
+        t = made[0]
+        raise ActionRefused(
+            f"{label(unit)} has made its one roll on the {t.title} ({t.rule}) at this step: "
+            "it stays as the roll left it until the step ends. Nothing was changed.",
+            status=409,
+        )
+    owed = [t for t in tables if owed_for(t, state) and t.id not in rolled]
     if owed:
         t = owed[0]
         raise ActionRefused(
