@@ -607,6 +607,8 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
             break
         if rolls_owed(module, snap, step):
             break  # a compulsory roll is made at its step, never skipped on the way
+        if run and step.leaves is not None:
+            break  # its Done removes units (APD 2.1 Prisoners): pressed there, not on the way
         run.append(step)
     while run and not kind_of(run[-1].kind).finish_ahead:
         run.pop()  # end on a step of the kinds the side may finish ahead
@@ -872,6 +874,7 @@ _FINAL_ON_DONE = {
     Hook.FORFEIT_FORTIFICATION_POINTS: "finishing it forfeits the unspent fortification points",
     Hook.ROLL_REMAINING: "finishing it makes the rolls still owed, and dice stand",
     Hook.SETTLE_EXCHANGE: "finishing it removed or kept the units the step exchanges",
+    Hook.UNITS_LEAVE: "finishing it removed the units the step names",
 }
 
 
@@ -886,7 +889,7 @@ def take_back_refusal(
     kind = kind_of(step.kind)
     if snap.side not in snap.done or not kind.finishable or not by_done:
         return f"You have not pressed Done at {where}: there is no Done to take back."
-    final = [_FINAL_ON_DONE[h] for h in kind.on_side_done if h in _FINAL_ON_DONE]
+    final = [_FINAL_ON_DONE[h] for h in machine.side_done_hooks(step) if h in _FINAL_ON_DONE]
     if final:
         return f"Your Done at {where} cannot be taken back: {'; '.join(final)}."
     if opponent_acted:

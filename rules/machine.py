@@ -76,6 +76,12 @@ def enter_hooks(step: Step) -> tuple[Hook, ...]:
     return kind_of(step.kind).on_enter + EFFECT_HOOKS.get(step.effect or "", ())
 
 
+def side_done_hooks(step: Step) -> tuple[Hook, ...]:
+    """The server operations a side's Done at ``step`` runs for it: its kind's, and the
+    leaving of the units the step names (``leaves``)."""
+    return kind_of(step.kind).on_side_done + ((Hook.UNITS_LEAVE,) if step.leaves else ())
+
+
 def result_reader(module: Module) -> int | None:
     """The first step after the results step whose operations read the scenario result
     (replenishment from losses, the scenario's winner): the result may be amended by

@@ -998,6 +998,9 @@ class Step(Strict):
     rolls_while_buying: bool = False
     # What an exchange step trades (APD 3.2: a Hero for a Battle Hardened MMC).
     exchange: UnitExchange | None = None
+    # The retained units of these kinds and conditions leave a side's forces when it
+    # finishes the step (APD 2.1: "All Prisoners are then removed from play").
+    leaves: UnitFilter | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")

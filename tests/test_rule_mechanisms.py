@@ -1272,6 +1272,33 @@ def test_3_1_done_waits_for_each_wounded_leaders_recovery_dr(users, modules, fix
     steps.finish_step(campaign_id=players.campaign_id, user=american)
 
 
+def test_2_1_prisoners_leave_at_done_and_a_captured_leader_owes_no_recovery_dr(
+    users, modules, fixed_dice
+):
+    """2.1: "All Prisoners are then removed from play": a side's personnel marked
+    Captured (its men held Prisoner) leave its forces when it finishes 2.1; a Captured
+    weapon stays.  3.1: a wounded leader marked Captured is no wounded leader of the
+    side's to roll for, so Done at 3.1 does not wait for his Recovery dr."""
+    players, _ = apd_at(users, "2.1")
+    leader = add(players, "american", "8-1 leader", "leader", "wounded", markers=["captured"])
+    add(players, "american", "7-4-7", "squad", "captured")
+    add(players, "american", "7-4-7", "squad", "ok", location="12L6")
+    add(players, "american", "MMG", "sw", "captured")
+    players.until_step("2.2")
+    assert unit_names(players, "american") == [
+        ("7-4-7", "squad", "ok", 1),
+        ("MMG", "sw", "captured", 1),
+    ]
+    texts = set(Event.objects.filter(kind="unit").values_list("text", flat=True))
+    assert "American: 8-1 leader leaves the retained forces (2.1)." in texts
+    players.until_step("3.1")
+    add(players, "american", "9-1 leader", "leader", "wounded", markers=["captured"])
+    with pytest.raises(ActionRefused, match=r"is not one of your wounded leaders \(not captured\)"):
+        roll(players, "american", "recovery", Unit.objects.get(name="9-1 leader"))
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["american"])
+    assert not Unit.objects.filter(pk=leader.pk).exists()
+
+
 def exchange(players, side, give, mark):
     units.exchange_unit(
         campaign_id=players.campaign_id,

@@ -1709,6 +1709,12 @@ case(
     observe=group_outcome("american_reinforcement", 2),
 )
 case(
+    "Step.leaves",
+    base="apd",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "2.1").update(leaves=None),
+    observe=lambda m: [machine.side_done_hooks(st) for st in m.steps],
+)
+case(
     "Effect.at",
     base="apd",
     mutate=lambda d: tab(d, "recovery")["rows"][1]["effect"].pop("at"),

@@ -142,7 +142,7 @@ def lapse_amendment(turn: Turn) -> None:
 
 def side_done(turn: Turn) -> None:
     """What finishing the current step does for the finishing side."""
-    for hook in turn.kind.on_side_done:
+    for hook in machine.side_done_hooks(turn.step):
         HOOKS[hook](turn)
 
 
@@ -513,5 +513,6 @@ HOOKS: dict[Hook, Callable[[Turn], None]] = {
     Hook.ADJUST_SAN: adjust_san,
     Hook.RECORD_WINNER: record_winner,
     Hook.SETTLE_EXCHANGE: units.settle_exchange,
+    Hook.UNITS_LEAVE: units.units_leave,
 }
 assert set(HOOKS) == set(Hook), "every Hook has its one implementation"

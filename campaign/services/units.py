@@ -268,10 +268,27 @@ def settle_exchange(turn: Turn) -> None:
             )
         else:
             continue
-        turn.record(
-            EventKind.UNIT, secret=secret, text=f"{turn.side_name()}: {said} ({exchange.rule})."
-        )
-        push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+        _record(turn, said, exchange.rule, secret)
+
+
+def units_leave(turn: Turn) -> None:
+    """Finishing a step that names units (``Step.leaves``): each of the side's units it
+    names leaves its forces (APD 2.1: "All Prisoners are then removed from play")."""
+    flt = turn.step.leaves
+    assert flt is not None, "the hook runs for a step that names units (machine)"
+    for unit in Unit.objects.select_related("purchase").filter(
+        campaign=turn.campaign, side=turn.side
+    ):
+        if matches(flt, unit.state):
+            secret = is_secret(unit)
+            unit.delete()
+            _record(turn, f"{label(unit)} leaves the retained forces", turn.step.id, secret)
+
+
+def _record(turn: Turn, said: str, rule: str, secret: bool) -> None:
+    """A line of the log saying what became of one of the side's units, and its push."""
+    turn.record(EventKind.UNIT, secret=secret, text=f"{turn.side_name()}: {said} ({rule}).")
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
 
 
 def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:

@@ -52,6 +52,7 @@ class Hook(StrEnum):
     ADJUST_SAN = "adjust_san"  # SANs raised / lowered to the module's bounds
     RECORD_WINNER = "record_winner"  # who won the scenario played, who moves first
     SETTLE_EXCHANGE = "settle_exchange"  # the units an exchange step still holds leave
+    UNITS_LEAVE = "units_leave"  # the units a step names leave (``Step.leaves``)
 
 
 class Pass(StrEnum):
