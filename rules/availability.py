@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence, Set
+from dataclasses import replace
 from fractions import Fraction
 
 from rules import machine, text
 from rules.drm import RollContext, holds, is_automatic, offered
-from rules.effects import NewUnits, UnitState, matches
+from rules.effects import NewUnits, UnitState, matches, types_given
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
@@ -562,6 +563,9 @@ def rolls_to_make(module: Module, side: str, group_id: str, cost_variant: str = 
     ctx = _group_ctx(module, side, group_id, cost_variant)
     if ctx is None:
         return []
+    # The kinds a table giving the RG makes it (APD 3.6's Row A infantry groups); the
+    # kinds only its own rolls may give are not known before them.
+    ctx = replace(ctx, rolled_types=types_given(module.tables, group_id))
     return [pp.table for pp in module.post_purchase if holds(pp.applies_to, ctx)]
 
 

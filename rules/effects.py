@@ -55,6 +55,7 @@ class UnitOutcome:
     removed: bool = False
     status: str | None = None
     added: tuple[tuple[str, str], ...] = ()
+    at: str | None = None  # where ``added`` go, if not where the unit was (``Effect.at``)
 
     @property
     def changes(self) -> bool:
@@ -136,7 +137,7 @@ def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) 
         if effect.do == "replace":
             assert effect.unit is not None
             # The replacement is of the same kind (an evacuated leader by a 7-0 leader).
-            return UnitOutcome(removed=True, added=((effect.unit, unit.kind),))
+            return UnitOutcome(removed=True, added=((effect.unit, unit.kind),), at=effect.at)
         if effect.do == "status":
             return (
                 UnitOutcome(status=effect.status) if effect.status != unit.status else UnitOutcome()
@@ -229,6 +230,16 @@ def named_side(effects: list[Effect]) -> str | None:
 
 def granted_group(effects: list[Effect]) -> str | None:
     return next((e.group for e in effects if e.do == "group"), None)
+
+
+def types_given(tables: Iterable[Table], group_id: str) -> frozenset[str]:
+    """The group kinds the tables whose results give RG ``group_id`` make it
+    (``gives_type``; APD 3.6: a German group of Row A is an infantry group)."""
+    return frozenset(
+        t.gives_type
+        for t in tables
+        if t.gives_type and any(granted_group(row_effects(r)) == group_id for r in t.rows)
+    )
 
 
 def units_given(effects: list[Effect]) -> list[NewUnits]:

@@ -158,7 +158,8 @@ class Condition(Strict):
     group_kinds: list[UnitKind] | None = None
     # An earlier roll of the RG's own gave it one of these group kinds (effect
     # ``type``): APD 3.4 "make a dr to determine armor type", and 3.7 rolls for the
-    # groups that dr made M4 groups.  No such roll, no match.
+    # groups that dr made M4 groups; or the table that gave the RG did (``gives_type``:
+    # APD 3.6, a German group of Row A is an infantry group).  None, no match.
     rolled_types: list[Slug] | None = None
     # The RG grants one of these (its chart row's ``grants``): PHD I3 "The US may not
     # requisition Defensive stores during the Initial Scenario" (an RG giving DSP).
@@ -211,6 +212,11 @@ class Effect(Strict):
     kinds: list[UnitKind] | None = None  # only for a unit of these kinds
     kind: UnitKind | None = None  # what the units an effect creates are ("units")
     type: Slug | None = None  # the group kind an RG's roll gives it ("type")
+    # Where the unit ``replace`` puts in its place goes: by default where the unit was
+    # (A19.13); ``nearest_mmc``: "in the same location as the friendly MMC nearest (in
+    # hexes) to the last location" the unit occupied, the owner choosing on a tie (APD
+    # 3.1 footnote *).  The app knows no hex distances: the owner places it.
+    at: Literal["nearest_mmc"] | None = None
 
     @model_validator(mode="after")
     def _params(self) -> Effect:
@@ -229,6 +235,8 @@ class Effect(Strict):
         for name in needs:
             if getattr(self, name) is None:
                 raise ValueError(f"effect '{self.do}' needs '{name}'")
+        if self.at is not None and self.do != "replace":
+            raise ValueError("'at' says where a replacement goes: only for effect 'replace'")
         return self
 
 
@@ -414,6 +422,11 @@ class Table(Strict):
     # nationalities, a Night or the Initial Scenario's date.  Elsewhere it is neither
     # offered nor owed.
     offer_when: Condition | None = None
+    # The RGs its results give (effect ``group``) are of this group kind, as if a roll
+    # of their own had said so (effect ``type``): APD 3.6 "for each German infantry (Row
+    # A) and armor (Row B) Reinforcement Group" — the row that gave a group says which
+    # Leader Table column its DR reads (condition ``rolled_types``).
+    gives_type: Slug | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")

@@ -75,10 +75,11 @@ def make_rolls(players, side, purchase, ticked=None):
     return purchase
 
 
-def add_unit(players, side, name, kind, status="ok", number=1, markers=()):
+def add_unit(players, side, name, kind, status="ok", number=1, markers=(), **more):
     """``side`` adds ``number`` × ``name`` to its retained forces, marked ``status``
-    and ``markers``."""
+    and ``markers`` (``more``: its location...)."""
     from campaign.services import units
 
     line = dict(name=name, kind=kind, status=status, number=number, markers=list(markers))
+    line |= more
     return units.add_unit(campaign_id=players.campaign_id, user=players.users[side], **line)

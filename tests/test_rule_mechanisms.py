@@ -108,8 +108,20 @@ def rg_roll(players, side, purchase, ticked=None):
     return make_rolls(players, side, purchase, ticked)
 
 
-def add(players, side, name, kind, status="ok", number=1, markers=()) -> Unit:
-    return add_unit(players, side, name, kind, status, number, markers)
+def add(players, side, name, kind, status="ok", number=1, markers=(), **kw) -> Unit:
+    return add_unit(players, side, name, kind, status, number, markers, **kw)
+
+
+def edit(players, side, unit, status, **kw) -> Unit:
+    """``side`` corrects ``unit``'s line on its retained forces (its name unless given)."""
+    return units.update_unit(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        unit_id=unit.ref,
+        name=kw.pop("name", unit.name),
+        status=status,
+        **kw,
+    )
 
 
 def roll(players, side, table, unit=None, item="", **kw) -> Roll:
@@ -227,6 +239,53 @@ def test_3_31_each_weapon_makes_only_one_repair_attempt(users, modules, fixed_di
     assert ("MMG", "sw", "ok", 1) in unit_names(players, "american")
 
 
+def test_3_3_a_captured_malfunctioned_weapon_makes_no_repair_attempt(users, modules, fixed_dice):
+    """3.3: "making a dr per repair attempt for malfunctioned, non-captured weapons": an
+    MMG, a Gun and a tank marked Captured as well as malfunctioned are refused each
+    Repair row; the same MMG not Captured rolls."""
+    players, _ = apd_at(users, "3.3")
+
+    def weapon(name, kind, status):
+        return add(players, "american", name, kind, status, markers=["captured"])
+
+    for table, unit in (
+        ("repair_sw", weapon("MMG", "sw", "malfunctioned")),
+        ("repair_ma_gun", weapon("57L AT", "gun", "malfunctioned")),
+        ("repair_ma_gun", weapon("PzIVH", "vehicle", "malfunctioned")),
+        ("repair_vehicular_mg", weapon("PzIVJ", "vehicle", "mg_malfunctioned")),
+    ):
+        with pytest.raises(ActionRefused, match=r"is not one of your .*\(not .*captured\)"):
+            roll(players, "american", table, unit)
+    assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
+    own = add(players, "american", "MMG", "sw", "malfunctioned")
+    fixed_dice.append([1])
+    assert roll(players, "american", "repair_sw", own).result == "Repaired"
+
+
+def test_3_31_a_weapon_that_rolled_keeps_its_result_until_the_step_ends(users, modules, fixed_dice):
+    """3.31: "Each weapon/Vehicle may make only one Repair attempt": a SW that rolled NE
+    cannot be marked repaired, nor removed (to be added again as a new line for another
+    attempt), until 3.3 ends; its name and location may still be corrected; after the
+    step it may be edited again."""
+    players, _ = apd_at(users, "3.3")
+    american = players.users["american"]
+    mmg = add(players, "american", "MMG", "sw", "malfunctioned")
+    fixed_dice.append([4])
+    assert roll(players, "american", "repair_sw", mmg).result == "NE"
+    refused = r"MMG has made its one roll on the Repair Table: Repair SW \(3.3\) at this step"
+    for change in (
+        lambda: edit(players, "american", mmg, "ok"),
+        lambda: edit(players, "american", mmg, "malfunctioned", markers=["captured"]),
+        lambda: units.remove_unit(campaign_id=players.campaign_id, user=american, unit_id=mmg.ref),
+    ):
+        with pytest.raises(ActionRefused, match=refused):
+            change()
+    edit(players, "american", mmg, "malfunctioned", name="MMG 42", location="12L6")
+    assert unit_names(players, "american") == [("MMG 42", "sw", "malfunctioned", 1)]
+    players.until_step("3.4")
+    units.remove_unit(campaign_id=players.campaign_id, user=american, unit_id=mmg.ref)
+
+
 def test_3_31_a_vehicle_with_ma_and_mg_malfunctioned_repairs_each_on_its_own_row(
     users, modules, fixed_dice
 ):
@@ -279,6 +338,31 @@ def test_3_1_an_evacuated_leader_is_replaced_by_a_7_0_and_a_recovered_one_rolls_
     for leader in Unit.objects.filter(campaign_id=players.campaign_id):
         with pytest.raises(ActionRefused, match="is not one of your wounded leaders"):
             roll(players, "american", "recovery", leader)
+
+
+def test_3_1_footnote_the_7_0_goes_with_the_nearest_mmc_not_where_the_leader_was(
+    users, modules, fixed_dice
+):
+    """3.1 footnote *: an Evacuated leader "is immediately replaced with a 7-0 leader in
+    the same location as the friendly MMC nearest (in hexes) to the last location that
+    Evacuated leader occupied. The owning player may choose which location in the event
+    of a tie": the 7-0 is not put at the 8-1's location nor given his markers; the log
+    names the side's MMC locations (hex distances are the owner's to count)."""
+    players, _ = apd_at(users, "3.1")
+    leader = add(players, "american", "8-1 leader", "leader", "wounded", location="12K5")
+    Unit.objects.filter(pk=leader.pk).update(markers=["isolated"])
+    add(players, "american", "7-4-7", "squad", location="12L6")
+    add(players, "american", "2-4-7", "half_squad", location="12J2")
+    add(players, "american", "9-1 leader", "leader", location="12K4")
+    fixed_dice.append([6])
+    roll(players, "american", "recovery", leader)
+    new = Unit.objects.get(campaign_id=players.campaign_id, name="7-0 leader")
+    assert (new.location, new.status, new.markers) == ("", "ok", [])
+    text = Event.objects.filter(kind="roll").first().text
+    assert (
+        "8-1 leader is removed and replaced by a 7-0 leader, to be placed with the friendly "
+        "MMC nearest (in hexes) to 12K5 (MMC at 12J2, 12L6), the owner choosing on a tie"
+    ) in text, text
 
 
 # --------------------------------------------------------------------------- leaders from rolls
@@ -664,14 +748,13 @@ GERMAN_CHART = {
     "row-0-full": "4",
     "row-0-cost": "0",
     "row-0-unit_kind": "squad",
-    "row-0-tags": "row_a",
+    "row-0-tags": "pzgr_platoon_i",
     "row-1-id": "RB1",
     "row-1-type": "PzIV Section",
     "row-1-units": "PzIVH",
     "row-1-full": "2",
     "row-1-cost": "0",
     "row-1-unit_kind": "vehicle",
-    "row-1-tags": "row_b, pziv",
 }
 
 
@@ -716,15 +799,10 @@ def supply_chart(players, side, rows: list[dict[str, str]]):
     supply(players, f"rg_charts.{side}", form, by=side)
 
 
-def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leaders(
-    users, modules, fixed_dice
-):
-    """3.5: "The German player now secretly makes three Reinforcement drs (one each on
-    Rows A-C)"; 3.6: a Leader Table DR "for each German infantry (Row A) and armor (Row B)
-    Reinforcement Group" on its column, -1 for a PzGr Platoon I.  The rows and the groups
-    are not printed: the players supply them, each row naming the RG it gives."""
-    players, _ = apd_at(users, "3.4")
-    supply(players, "rg_charts.german", GERMAN_CHART)
+def supply_german(players, chart=None):
+    """The German chart (``GERMAN_CHART``) and Rows A-C, supplied: a dr of 1-3 on Row A
+    gives RA1, any on Row B gives RB1, Row C gives nothing."""
+    supply(players, "rg_charts.german", chart or GERMAN_CHART)
     supply(
         players,
         "tables.german_reinforcement_row_a",
@@ -740,6 +818,17 @@ def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leader
         "tables.german_reinforcement_row_c",
         row_table([("1-6", "HE (only)", "none")]),
     )
+
+
+def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leaders(
+    users, modules, fixed_dice
+):
+    """3.5: "The German player now secretly makes three Reinforcement drs (one each on
+    Rows A-C)"; 3.6: a Leader Table DR "for each German infantry (Row A) and armor (Row B)
+    Reinforcement Group" on its column, -1 for a PzGr Platoon I.  The rows and the groups
+    are not printed: the players supply them, each row naming the RG it gives."""
+    players, _ = apd_at(users, "3.4")
+    supply_german(players)
     players.until_step("3.5")
     fixed_dice.extend([[2], [5], [1]])
     roll(players, "german", "german_reinforcement_row_a", item="Row A")
@@ -761,11 +850,11 @@ def test_3_5_german_rows_a_c_give_rgs_at_no_cost_once_and_3_6_rolls_their_leader
     assert players.waiting() == ["german"]
     ra1, rb1 = got
     fixed_dice.extend([[3, 3], [6, 6]])
-    rg_roll(players, "german", ra1, ticked={"leader": ["pzgr_pzv"]})
+    rg_roll(players, "german", ra1)
     rg_roll(players, "german", rb1)
     infantry, armor = Roll.objects.filter(table_id="leader").order_by("seq")
     assert infantry.drms == [
-        {"label": "PzGr Platoon I / PzV Section (German)", "value": -1, "how": "ticked"}
+        {"label": "PzGr Platoon I / PzV Section (German)", "value": -1, "how": "auto"}
     ]
     assert infantry.result == "German Infantry: 8-1" and armor.result == "German Armor: No leader"
     assert unit_names(players, "german", kind="leader") == [("8-1 leader (RA1)", "leader", "ok", 1)]
@@ -1056,30 +1145,74 @@ def test_3_6181_3_6141d_penalty_drms_apply_by_themselves(users, modules, fixed_d
         applicable_drms(repair, RollContext(side="axis"), typed={"repair_number": 3})
 
 
-def test_3_6_note_a_the_pzgr_pzv_drm_is_the_germans_to_claim(users, modules):
+def german_groups(players, fixed_dice, chart=None):
+    """The German's 3.5 (``supply_german``), the three drs rolled (Row A gives RA1, Row
+    B RB1, Row C nothing); the campaign then at 3.6; his two lines."""
+    supply_german(players, chart)
+    players.until_step("3.5")
+    fixed_dice.extend([[2], [5], [1]])
+    for row in ("a", "b", "c"):
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    players.finish()
+    players.until_step("3.6")
+    return list(Purchase.objects.filter(side="german").order_by("id"))
+
+
+def test_3_6_note_a_the_pzgr_pzv_drm_applies_by_itself_to_those_two_groups(
+    users, modules, fixed_dice
+):
     """APD 3.6 note a "-1 DRM for PzGr Platoon I/PzV Section" sits under the German
-    columns: an American group's leader roll is not offered it, and a forged tick of it
-    is refused."""
+    columns and names two groups: it applies by itself to the leader DR of a German
+    group tagged pzgr_platoon_i or pzv_section, so the German's Done, which rolls what is
+    left, keeps it; it is offered to no group (a PzIV Section, an American group), and a
+    tick of it is refused."""
     from rules import availability
     from rules.drm import DrmRefused, RollContext, applicable_drms
 
     players, module = apd_at(users, "3.4")
     leader = module.table("leader")
-    with pytest.raises(DrmRefused, match="does not apply"):
-        applicable_drms(leader, RollContext(side="american"), ticked=["pzgr_pzv"])
-    assert [
-        d.id for d in applicable_drms(leader, RollContext(side="german"), ticked=["pzgr_pzv"])
-    ] == ["pzgr_pzv"]
+    for side in ("american", "german"):
+        with pytest.raises(DrmRefused, match="applies by itself"):
+            applicable_drms(leader, RollContext(side=side), ticked=["pzgr_pzv"])
+        assert applicable_drms(leader, RollContext(side=side)) == []
+    german_groups(players, fixed_dice)
+    patched = module_of(Campaign.objects.get(pk=players.campaign_id))
+    for group in ("RA1", "RB1"):
+        assert availability.claimable_drms(patched, "german", group) == []
+    fixed_dice.extend([[3, 3], [3, 3]])
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
+    infantry, armor = Roll.objects.filter(table_id="leader").order_by("seq")
+    assert infantry.drms == [
+        {"label": "PzGr Platoon I / PzV Section (German)", "value": -1, "how": "auto"}
+    ]
+    assert infantry.result == "German Infantry: 8-1"
+    assert armor.drms == [] and armor.result == "German Armor: No leader"
 
-    def chart(data):
-        c = next(c for c in data["rg_charts"] if c["side"] == "american")
-        c.update(
-            missing=False,
-            groups=[{"id": "A1", "type": "Armor", "units": "M4", "cost": 5, "tags": ["armor"]}],
-        )
 
-    patched = patch_module(players.campaign, chart)
-    assert availability.claimable_drms(patched, "american", "A1") == []
+def test_3_6_the_row_that_gave_a_german_group_says_its_leader_column(users, modules, fixed_dice):
+    """3.6: "for each German infantry (Row A) and armor (Row B) Reinforcement Group, make
+    one secret DR": the group a Row A dr gave is an infantry group whatever the supplied
+    chart's tags say, so its Leader DR is made (German Infantry column), also by Done;
+    a Row B group reads the Armor column; Schuerzen is rolled per PzIV (none for the
+    infantry)."""
+    from rules import availability
+
+    untagged = {k: v for k, v in GERMAN_CHART.items() if not k.endswith("-tags")}
+    ra1, rb1 = german_groups(players := apd_at(users, "3.4")[0], fixed_dice, untagged)
+    module = module_of(Campaign.objects.get(pk=players.campaign_id))
+    assert ra1.details == {"types": ["infantry"]} and rb1.details == {"types": ["armor"]}
+    assert availability.rolls_to_make(module, "german", "RA1") == ["leader", "schuerzen"]
+    fixed_dice.extend([[4, 4], [1, 1]])
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
+    rolls = Roll.objects.filter(table_id="leader").order_by("seq")
+    assert [(r.item, r.result) for r in rolls] == [
+        ("RA1 PzGr Platoon I", "German Infantry: 8-0"),
+        ("RB1 PzIV Section", "German Armor: 9-2"),
+    ]
+    ra1.refresh_from_db()
+    assert [x["table"] for x in ra1.details["rolls"]] == ["Leader Table"]
+    rb1.refresh_from_db()
+    assert [x["table"] for x in rb1.details["rolls"]] == ["Leader Table", "H1.42 Schuerzen Table"]
 
 
 def test_3_5_done_with_the_rows_missing_says_so_and_may_go_on_without(users, modules):
@@ -1098,8 +1231,9 @@ def test_3_1_a_unit_owing_its_compulsory_roll_keeps_its_line_until_it_rolls(
     users, modules, fixed_dice
 ):
     """APD 3.1: the owner "rolls ... to determine each wounded leader's fate": at 3.1 the
-    wounded leader cannot be marked unwounded or removed before its roll; after the
-    roll it may be edited again."""
+    wounded leader cannot be marked unwounded or removed before its roll; after it, he
+    stays as the roll left him until the step ends (its one roll, ``once: unit``), then
+    he may be edited again."""
     players, _ = start("pleasant-diversion", "cg", users, "american")
     leader = add(players, "american", "8-1 leader", "leader", status="wounded")
     module = module_of(players.campaign)
@@ -1122,6 +1256,11 @@ def test_3_1_a_unit_owing_its_compulsory_roll_keeps_its_line_until_it_rolls(
     assert Unit.objects.get(pk=leader.pk).status == "wounded"
     fixed_dice.append([2])
     roll(players, "american", "recovery", leader)
+    with pytest.raises(ActionRefused, match="has made its one roll on the Recovery Table"):
+        units.remove_unit(
+            campaign_id=players.campaign_id, user=players.users["american"], unit_id=leader.ref
+        )
+    players.until_step("3.2")
     units.remove_unit(
         campaign_id=players.campaign_id, user=players.users["american"], unit_id=leader.ref
     )
@@ -1143,6 +1282,33 @@ def test_3_1_done_waits_for_each_wounded_leaders_recovery_dr(users, modules, fix
     fixed_dice.append([5])
     roll(players, "american", "recovery", leader)
     steps.finish_step(campaign_id=players.campaign_id, user=american)
+
+
+def test_2_1_prisoners_leave_at_done_and_a_captured_leader_owes_no_recovery_dr(
+    users, modules, fixed_dice
+):
+    """2.1: "All Prisoners are then removed from play": a side's personnel marked
+    Captured (its men held Prisoner) leave its forces when 2.1 is completed; a Captured
+    weapon stays.  3.1: a wounded leader marked Captured is no wounded leader of the
+    side's to roll for, so Done at 3.1 does not wait for his Recovery dr."""
+    players, _ = apd_at(users, "2.1")
+    leader = add(players, "american", "8-1 leader", "leader", "wounded", markers=["captured"])
+    add(players, "american", "7-4-7", "squad", "captured")
+    add(players, "american", "7-4-7", "squad", "ok", location="12L6")
+    add(players, "american", "MMG", "sw", "captured")
+    players.until_step("2.2")
+    assert unit_names(players, "american") == [
+        ("7-4-7", "squad", "ok", 1),
+        ("MMG", "sw", "captured", 1),
+    ]
+    texts = set(Event.objects.filter(kind="unit").values_list("text", flat=True))
+    assert "American: 8-1 leader leaves the retained forces (2.1)." in texts
+    players.until_step("3.1")
+    add(players, "american", "9-1 leader", "leader", "wounded", markers=["captured"])
+    with pytest.raises(ActionRefused, match=r"is not one of your wounded leaders \(not captured\)"):
+        roll(players, "american", "recovery", Unit.objects.get(name="9-1 leader"))
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["american"])
+    assert not Unit.objects.filter(pk=leader.pk).exists()
 
 
 def exchange(players, side, give, mark):

@@ -1710,6 +1710,22 @@ case(
     observe=group_outcome("american_reinforcement", 2),
 )
 case(
+    "Effect.at",
+    base="apd",
+    mutate=lambda d: tab(d, "recovery")["rows"][1]["effect"].pop("at"),
+    observe=lambda m: effects.on_unit(
+        effects.result_effects(m.table("recovery"), 5),
+        effects.UnitState("8-1 leader", "wounded", "leader"),
+    ),
+)
+case(
+    "Table.gives_type",
+    base="apd",
+    prepare=_supply_row_a,
+    mutate=lambda d: tab(d, "german_reinforcement_row_a").update(gives_type="armor"),
+    observe=lambda m: effects.types_given(m.tables, "RA1"),
+)
+case(
     "Condition.rolled_types",
     base="apd",
     mutate=lambda d: _pp(d, "m4_model")["applies_to"].update(rolled_types=["m36"]),

@@ -30,7 +30,11 @@ def make_rolls(
     table (those the rules leave to him)."""
     module = turn.module
     group = availability.find_group(module, turn.side, purchase.group_id)
-    outcome = GroupOutcome(strength=None if group.depletable else "full")
+    # The group kinds it already is: the table that gave it said so (APD 3.6).
+    outcome = GroupOutcome(
+        strength=None if group.depletable else "full",
+        types=list(purchase.details.get("types", [])),
+    )
     results: list[dict[str, object]] = []
     base = roll_context(turn, group=group, cost_variant=purchase.cost_variant or "")
     for pp in module.post_purchase:
@@ -40,6 +44,9 @@ def make_rolls(
         if not holds(pp.applies_to, ctx):
             continue
         table = module.table(pp.table)
+        count = rolls_for(pp, group, outcome.strength, outcome.units)
+        if not count:  # none of its units is rolled for (APD 3.5 note 2: no PzIV)
+            continue
         if table.missing:
             results.append(
                 {
@@ -48,7 +55,7 @@ def make_rolls(
                 }
             )
             continue
-        for n in range(rolls_for(pp, group, outcome.strength, outcome.units)):
+        for n in range(count):
             ctx = replace(ctx, roll_number=n + 1)
             try:
                 drms = applicable_drms(table, ctx, ticked=(ticked or {}).get(table.id, ()))

@@ -74,6 +74,7 @@ def _new_line(
     cg_max: int | None = None,
     date_max: int | None = None,
     notes: str = "",
+    types: Sequence[str] = (),
 ) -> Purchase:
     """A new line of the acting side's RG Purchase Record for ``group``, numbered
     after ``same``: (ordinal, date index, ordinal on that date) of the side's active
@@ -95,6 +96,7 @@ def _new_line(
         date_max=date_max,
         units=None if group.depletable else group.full,
         notes=notes,
+        details={"types": list(types)} if types else {},
     )
 
 
@@ -487,15 +489,22 @@ def _retire_outlived(turn: Turn, cause: Purchase) -> None:
         )
 
 
-def receive_group(turn: Turn, group_id: str, why: str) -> Purchase:
+def receive_group(turn: Turn, group_id: str, why: str, gives_type: str | None = None) -> Purchase:
     """An RG a table result gives the side at no cost (APD 3.5: the German's Rows
     A-C): a line of its RG Purchase Record, secret like a purchase, whose own rolls
-    (leaders, ...) follow at the strength step."""
+    (leaders, ...) follow at the strength step; of the group kind ``gives_type`` (the
+    table's: APD 3.6, a group of Row A is an infantry group), which those rolls read."""
     group = availability.find_group(turn.module, turn.side, group_id)
     same = Purchase.objects.filter(
         campaign=turn.campaign, side=turn.side, group_id=group.id, status=Purchase.Status.ACTIVE
     ).values_list("ordinal", "date_index", "date_ordinal")
-    purchase = _new_line(turn, group, same, notes=why[: max_length(Purchase, "notes")])
+    purchase = _new_line(
+        turn,
+        group,
+        same,
+        notes=why[: max_length(Purchase, "notes")],
+        types=[gives_type] if gives_type else (),
+    )
     turn.record(
         EventKind.PURCHASE,
         secret=True,

@@ -336,7 +336,7 @@ def apply_effects(turn: Turn, table: Table, effects: list[Effect], unit: Unit | 
         words.append(f"{new.count} × {new.name} join the retained forces")
     gid = granted_group(effects)
     if gid:
-        p = purchases.receive_group(turn, gid, f"{table.title}, {table.rule}")
+        p = purchases.receive_group(turn, gid, f"{table.title}, {table.rule}", table.gives_type)
         words.append(f"{turn.side_name()} receives {p.group_id} {p.group_type}")
     return "; ".join(w for w in words if w)
 

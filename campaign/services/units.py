@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 
 from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit
 from campaign.selectors import squad_counts
@@ -146,14 +146,14 @@ def update_unit(
 ) -> Unit:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
-    before = (unit.status, unit.kind)
+    before = (unit.status, unit.kind, tuple(unit.markers or ()))
     unit.name, unit.location, unit.status = _clean(name, location, status)
     unit.kind, unit.count = _kind_and_count(
         unit.kind if kind is None else kind, unit.count if number is None else number
     )
     if markers is not None:
         unit.markers = _markers(markers, unit.status)
-    if (unit.status, unit.kind) != before:
+    if (unit.status, unit.kind, tuple(unit.markers or ())) != before:
         _refuse_if_owed(turn, unit, before)
     unit.save(update_fields=["name", "location", "status", "kind", "count", "markers"])
     turn.record(
@@ -169,7 +169,7 @@ def update_unit(
 def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
-    _refuse_if_owed(turn, unit, (unit.status, unit.kind))
+    _refuse_if_owed(turn, unit, (unit.status, unit.kind, tuple(unit.markers or ())))
     secret = is_secret(unit)
     unit.delete()
     turn.record(
@@ -180,19 +180,31 @@ def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
 
 
-def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str]) -> None:
+def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str, tuple[str, ...]]) -> None:
     """A unit that owes a compulsory roll at the current step (``required``, once per
     unit) keeps the status and kind the roll is for until it is made: the roll decides
-    its fate, never a change of its line (APD 3.1: each wounded leader's fate)."""
-    status, kind = before
-    state = UnitState(unit.name, status, kind, tuple(unit.markers or ()))
-    owed = [t for t in map(turn.module.table, turn.step.tables) if owed_for(t, state)]
+    its fate, never a change of its line (APD 3.1: each wounded leader's fate).  One that
+    has made its one roll (``once: unit``) on a table of the step keeps what the roll
+    left until the step ends (APD 3.31: "Each weapon/Vehicle may make only one Repair
+    attempt": a weapon that rolled NE is not marked repaired, nor removed to be
+    added again for another attempt)."""
+    status, kind, markers = before
+    state = UnitState(unit.name, status, kind, markers)
+    tables = list(map(turn.module.table, turn.step.tables))
     rolled = set(
         Roll.objects.filter(
             campaign=turn.campaign, cycle=turn.campaign.cycle, side=turn.side, unit_ref=unit.ref
         ).values_list("table_id", flat=True)
     )
-    owed = [t for t in owed if t.id not in rolled]
+    made = [t for t in tables if t.once == "unit" and t.id in rolled]
+    if made:
+        t = made[0]
+        raise ActionRefused(
+            f"{label(unit)} has made its one roll on the {t.title} ({t.rule}) at this step: "
+            "it stays as the roll left it until the step ends. Nothing was changed.",
+            status=409,
+        )
+    owed = [t for t in tables if owed_for(t, state) and t.id not in rolled]
     if owed:
         t = owed[0]
         raise ActionRefused(
@@ -264,10 +276,13 @@ def settle_exchange(turn: Turn) -> None:
             )
         else:
             continue
-        turn.record(
-            EventKind.UNIT, secret=secret, text=f"{turn.side_name()}: {said} ({exchange.rule})."
-        )
-        push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+        _record(turn, said, exchange.rule, secret)
+
+
+def _record(turn: Turn, said: str, rule: str, secret: bool) -> None:
+    """A line of the log saying what became of one of the side's units, and its push."""
+    turn.record(EventKind.UNIT, secret=secret, text=f"{turn.side_name()}: {said} ({rule}).")
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
 
 
 def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:
@@ -308,10 +323,13 @@ def settle_units(turn: Turn) -> None:
 
 def describe_filter(flt: UnitFilter) -> str:
     """The units a table is rolled for, in words: "wounded leaders", "malfunctioned or
-    disabled SWs or Guns"."""
+    disabled SWs or Guns", "malfunctioned SWs (not captured)"."""
     kinds = " or ".join(_plural(Unit.Kind(k).label.split(" /")[0]) for k in flt.kinds or [])
     statuses = " or ".join(s.replace("_", " ") for s in flt.statuses or [])
-    return " ".join(part for part in (statuses, kinds or "units") if part)
+    said = " ".join(part for part in (statuses, kinds or "units") if part)
+    if flt.not_statuses:
+        said += " (not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses) + ")"
+    return said
 
 
 def strength_counts(campaign: Campaign, side: str) -> tuple[int, int, int]:
@@ -422,13 +440,48 @@ def apply_outcome(unit: Unit, outcome: UnitOutcome, rolled_for: Sequence[str] = 
         unit.status, unit.markers = status, markers
         unit.save(update_fields=["status", "markers"])
     for name, kind in outcome.added:
-        _copy(unit, name=name, kind=kind, status=Unit.Status.OK)
+        if outcome.at is None:
+            _copy(unit, name=name, kind=kind, status=Unit.Status.OK)
+        else:  # elsewhere, unmarked: the owner places it
+            Unit.objects.create(
+                campaign_id=unit.campaign_id,
+                side=unit.side,
+                name=name,
+                kind=kind,
+                purchase=unit.purchase,
+            )
     if outcome.removed and outcome.added:
         names = " and ".join(name for name, _ in outcome.added)
-        return f"{one} is removed and replaced by a {names}"
+        return f"{one} is removed and replaced by a {names}{_placing(unit, outcome.at)}"
     if outcome.removed:
         return f"{one} is removed from the retained forces"
     return f"{one} is now {Unit.Status(outcome.status or unit.status).label}"
+
+
+def _placing(unit: Unit, at: str | None) -> str:
+    """Where the owner puts the unit that replaced ``unit`` (APD 3.1 footnote *: "in the
+    same location as the friendly MMC nearest (in hexes) to the last location that
+    Evacuated leader occupied. The owning player may choose which location in the event
+    of a tie"): the locations of the side's MMC that its opponent may see."""
+    if at != "nearest_mmc":
+        return ""
+    last = unit.location or "his last location"
+    mmc = (
+        Unit.objects.filter(
+            campaign_id=unit.campaign_id,
+            side=unit.side,
+            kind__in=(Unit.Kind.SQUAD, Unit.Kind.HALF_SQUAD),
+        )
+        .filter(Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False))
+        .exclude(location="")
+        .order_by("location")
+    )
+    places = list(dict.fromkeys(u.location for u in mmc if "captured" not in u.state.marked))
+    where = f" (MMC at {', '.join(places)})" if places else ""
+    return (
+        f", to be placed with the friendly MMC nearest (in hexes) to {last}{where}, the "
+        "owner choosing on a tie: enter his location in the retained forces"
+    )
 
 
 def _copy(unit: Unit, *, name: str, kind: str, status: str) -> Unit:

@@ -151,7 +151,7 @@ def test_2_92_replenishment_arithmetic_through_the_mechanism(m):
 def test_3_1_recovery_table_1_3_unwounded_4_6_evacuated(m):
     """3.1 Recovery Table, rolled for "each wounded leader": 1-3 Retain Unwounded, 4-6
     Evacuated* ("permanently removed from play, but is immediately replaced with a 7-0
-    leader")."""
+    leader in the same location as the friendly MMC nearest")."""
     t = m.table("recovery")
     assert (t.for_units.kinds, t.for_units.statuses, t.once) == (["leader"], ["wounded"], "unit")
     for dr in (1, 2, 3):
@@ -159,7 +159,7 @@ def test_3_1_recovery_table_1_3_unwounded_4_6_evacuated(m):
         assert t.lookup(dr).effect == Effect(do="status", status="ok")
     for dr in (4, 5, 6):
         assert cell(m, "recovery", dr) == "Evacuated*"
-        assert t.lookup(dr).effect == Effect(do="replace", unit="7-0 leader")
+        assert t.lookup(dr).effect == Effect(do="replace", unit="7-0 leader", at="nearest_mmc")
     assert "7-0 leader" in t.footnotes["*"]
 
 
@@ -273,10 +273,12 @@ def test_3_6_leader_table_american_armor_column_no_leader_from_9(m):
 
 
 def test_3_6_leader_table_minus_1_drm_for_pzgr_platoon_i_pzv_section(m):
-    """3.6 note: -1 DRM for PzGr Platoon I/PzV Section (the German groups are on the
-    missing Rows A-C, so the player ticks it for the group rolled for)."""
+    """3.6 note: -1 DRM for PzGr Platoon I/PzV Section: by itself, for a German group the
+    supplied chart (Rows A-C are missing) tags as one of those two groups."""
     (drm,) = m.table("leader").drms
-    assert drm.value == -1 and drm.when is None and not drm.variable
+    assert drm.value == -1 and not drm.variable and drm.offer_when is None
+    assert drm.when is not None and drm.when.sides == ["german"]
+    assert drm.when.tags == ["pzgr_platoon_i", "pzv_section"]
     assert "PzGr Platoon I" in drm.label and "PzV Section" in drm.label
 
 
