@@ -615,9 +615,19 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
         if rolls_owed(module, snap, step):
             break  # a compulsory roll is made at its step, never skipped on the way
         run.append(step)
-    while run and not kind_of(run[-1].kind).finish_ahead:
-        run.pop()  # end on a step of the kinds the side may finish ahead
+    while run and not _may_end_run(module, snap, run[-1]):
+        run.pop()
     return run if len(run) >= 2 else []
+
+
+def _may_end_run(module: Module, snap: Snapshot, step: Step) -> bool:
+    """A run of steps finished ahead ends on a step of the kinds a side may finish
+    ahead, or on one of its own it has nothing to do at (Sicily 3.611 for a side that
+    holds no Hero) — never on one the server passes (a new date)."""
+    kind = kind_of(step.kind)
+    if kind.finish_ahead:
+        return True
+    return Pass.ALWAYS not in kind.passes and bool(nothing_to_do(module, snap, step))
 
 
 def declines_to_buy(step: Step) -> bool:
