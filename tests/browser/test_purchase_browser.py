@@ -26,6 +26,7 @@ def test_buy_two_roll_reveal_one(asgi_server, new_context, browser_login, module
     brit.locator(".purchases li", has_text="Lgt Inf Rifle Coy").wait_for()
     brit.get_by_role("button", name="Buy V6 AC Pltn II for 5 CPP", exact=True).click()
     brit.locator(".purchases li", has_text="AC Pltn II").wait_for()
+    brit.locator("#campaign-record tr", has_text="AC Pltn II").wait_for()  # its own part
     assert "CPP: 177" in brit.locator("#campaign-sides").inner_text()
     # Each purchase's push re-drew only the chart rows and record lines it changed; the
     # page kept its own for the rest (hx-preserve): it reads as a fresh page does.
