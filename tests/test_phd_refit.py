@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.services import steps, units
+from campaign.services import steps
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
 from tests.test_rule_mechanisms import add, roll, unit_names
