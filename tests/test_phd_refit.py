@@ -9,7 +9,7 @@ import pytest
 from campaign.services import steps
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
-from tests.test_rule_mechanisms import add, roll, unit_names
+from tests.test_rule_mechanisms import add, exchange, roll, unit_names
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
@@ -47,12 +47,7 @@ def test_c5_22_each_hero_battle_hardens_one_mmc_and_the_rest_are_eliminated(user
     players, _ = at_step(users, "C5.22")
     heroes = add(players, "us", "1-4-9 Hero", "hero", number=2)
     squad = add(players, "us", "6-6-7", "squad")
-    units.exchange_unit(
-        campaign_id=players.campaign_id,
-        user=players.users["us"],
-        give_id=heroes.ref,
-        mark_id=squad.ref,
-    )
+    exchange(players, "us", heroes, squad)
     assert unit_names(players, "us") == [
         ("1-4-9 Hero", "hero", "ok", 1),
         ("6-6-7", "squad", "battle_hardened", 1),
