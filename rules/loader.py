@@ -116,17 +116,39 @@ def _keyed(items: list[Any]) -> bool:
     return all(isinstance(x, dict) and "id" in x for x in items)
 
 
-def _read_yaml(path: Path) -> tuple[Any, list[ModuleError]]:
+def parse_text(text: Any, filename: str) -> tuple[Any, list[ModuleError]]:
+    """The data of a module's YAML (a text or an open file), or its syntax error
+    placed by line and column (a tag the safe loader refuses is one)."""
     try:
-        with path.open(encoding="utf-8") as fh:
-            return safe_load(fh), []
+        return safe_load(text), []
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
         line, column = (mark.line + 1, mark.column + 1) if mark else (None, None)
-        return None, [ModuleError(path.name, "", f"not valid YAML: {problem}", line, column)]
+        return None, [ModuleError(filename, "", f"not valid YAML: {problem}", line, column)]
+
+
+def _read_yaml(path: Path) -> tuple[Any, list[ModuleError]]:
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return parse_text(fh, path.name)
     except OSError as exc:
         return None, [ModuleError(str(path), "", f"cannot be read: {exc.strerror}")]
+
+
+def unreachable(module: Module, text: str, filename: str) -> list[ModuleError]:
+    """Each table row no roll of its dice and largest DRMs can reach, placed in the
+    module's ``text`` (a misread dice kind or range)."""
+    from rules.reach import unreachable_rows
+
+    errors = []
+    for row in unreachable_rows(module):
+        t = next(i for i, table in enumerate(module.tables) if table.id == row.table)
+        r = next(i for i, x in enumerate(module.tables[t].rows) if x.range == row.row)
+        where = position(text, f"tables[{t}].rows[{r}]")
+        line, column = where if where else (None, None)
+        errors.append(ModuleError(filename, "", str(row), line, column))
+    return errors
 
 
 # A path at the head of a model check's message: "steps[2] (T3.2).tables: unknown ...".

@@ -1,6 +1,7 @@
 """The websocket endpoint is authenticated by the session and refuses anonymous sockets."""
 
 import asyncio
+import json
 import re
 
 import pytest
@@ -305,3 +306,48 @@ async def test_a_purchase_re_draws_only_the_rows_it_changed(modules, make_user):
     assert all(rows[rg] == fresh[rg] for rg in whole)
     assert all(shown[rg] == fresh[rg] for rg in kept)
     await ws.disconnect()
+
+
+# Issue 48: hostile input on the sockets (the fuzz suite's; a module of transactional
+# tests, as the sockets need committed data).
+async def test_hostile_socket_frames_and_queries_change_nothing(hosted, caplog):
+    """The sockets take nothing from the client: any frame is ignored, any query
+    (bytes that are not UTF-8 among them) is read safely, and the socket stays up."""
+    from tests.test_bad_input import snapshot
+    from tests.test_fuzz import _no_traceback
+
+    campaign, alice, _ = hosted
+
+    def cookie() -> bytes:
+        client = Client()
+        client.force_login(alice)
+        return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+    headers = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
+    headers.append((b"cookie", await sync_to_async(cookie)()))
+    frames = [
+        "9" * 5000,
+        "\x00\x01",
+        "{}",
+        json.dumps({"page": "roster", "action": "buy", "group": "M1"}),
+        "x" * 200_000,
+    ]
+    queries = [b"page=" + b"r" * 5000, b"page=%ff%fe", b"page=\xff\xfe", b"%00=%00&page=x&page=y"]
+    before = await sync_to_async(snapshot)(campaign.pk)
+    for query in queries:
+        socket = WebsocketCommunicator(
+            application, f"/ws/campaigns/{campaign.pk}/", headers=headers
+        )
+        socket.scope["query_string"] = query  # raw bytes, as a client may send them
+        connected, _ = await socket.connect()
+        assert connected
+        await socket.receive_from(timeout=5)  # the page's first sync
+        for frame in frames:
+            await socket.send_to(text_data=frame)
+        await socket.send_to(bytes_data=b"\xff\xfe" * 1000)
+        # Still up: whatever came back (a presence push) is a frame, never a close.
+        while not await socket.receive_nothing(timeout=0.3):
+            assert (await socket.receive_output())["type"] == "websocket.send"
+        await socket.disconnect()
+    assert await sync_to_async(snapshot)(campaign.pk) == before
+    _no_traceback(caplog)

@@ -15,8 +15,7 @@ from django.utils.text import slugify
 from campaign.models import ModuleRecord
 from campaign.services.errors import ActionRefused
 from campaign.services.turns import User, signed_in
-from rules.loader import MODULE_DIR, ModuleError, load_all, located, safe_load, validate_data
-from rules.reach import unreachable_rows
+from rules.loader import MODULE_DIR, load_all, located, parse_text, unreachable, validate_data
 from rules.schema import Module, as_dict
 
 MAX_UPLOAD = 256 * 1024  # bytes of a module file (the largest seed module is ~60 kB)
@@ -102,17 +101,16 @@ def _problems(text: str, filename: str) -> tuple[Module | None, list[str]]:
                 f"{filename}: its anchors and aliases (&, *) expand to more than "
                 f"{MAX_VALUES:,} values: not a module"
             ]
-        data = safe_load(text)
-    except Exception as exc:  # noqa: BLE001 - any parse error is the file's problem
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or "not a YAML document"
-        where = f"{filename}:{mark.line + 1}:{mark.column + 1}" if mark else filename
-        return None, [f"{where}: not valid YAML: {problem}"]
+    except yaml.YAMLError:
+        pass  # the parse below names it
+    data, errors = parse_text(text, filename)
+    if errors:
+        return None, [str(e) for e in errors]
     module, errors = validate_data(data, filename)
     if module is None:
         return None, [str(e) for e in located(errors, text)]
-    unreachable = [str(ModuleError(filename, "", str(row))) for row in unreachable_rows(module)]
-    return (None, unreachable) if unreachable else (module, [])
+    rows = [str(e) for e in unreachable(module, text, filename)]
+    return (None, rows) if rows else (module, [])
 
 
 @transaction.atomic
