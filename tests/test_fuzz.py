@@ -5,7 +5,8 @@ scripts), Unicode digits in field names, control characters, oversized values an
 names, a field given many times, too many fields — posted to every action and form,
 every supplied datum (a grid, a text, an OB), the start sheet, messages, the unit
 form, sign-in and sign-up, and sent as queries to every campaign page (the sockets'
-frames and queries: ``test_websocket.py``, whose tests commit their data).  Every answer is below 500; a refusal is a 4xx with a sentence (never
+frames and queries: ``test_websocket.py``, whose tests commit their data).  Every
+answer is below 500; a refusal is a 4xx with a sentence (never
 Django's bare page), the campaign is unchanged, and nothing is logged with a
 traceback.  (``test_bad_input.py`` posts plausible values; this suite posts hostile
 ones.)"""
