@@ -279,3 +279,38 @@ def load_audits(
     for name, content in files:
         grouped.setdefault(content.module, []).append((name, content))
     return {mid: Audit(mid, tuple(fs)) for mid, fs in grouped.items()}
+
+
+# --------------------------------------------------------------------------- a first draft
+
+# A sentence ends at ".", "!" or "?" (or a closing "]" after one) followed by a space
+# and a capital, a digit or an opening bracket; a line that starts with a rule number or
+# a glossary term ("In Reserve:") starts a sentence too.
+_END = re.compile(r"(?<=[.!?\]])\s+(?=[A-Z0-9\[(“\"])")
+_HEAD = re.compile(r"^(?:[A-Z]{0,3}\d+(?:\.\d+)*[a-z]?\b|[A-Z][\w’'/&-]*(?: [\w’'/&()-]+){0,5}:)")
+
+
+def draft(seed_lines: list[str], lines: tuple[int, int], words: int = 6) -> list[str]:
+    """The first words of each sentence of a section, as a starting point for its
+    sentence file (an auditor corrects the splits: abbreviations such as "e.g." end no
+    sentence)."""
+    pieces: list[str] = []
+    paragraph: list[str] = []
+    for line in [*seed_lines[lines[0] - 1 : lines[1]], ""]:
+        text = normalized(line)
+        if not text or _HEAD.match(text):
+            if paragraph:
+                pieces += _END.split(" ".join(paragraph))
+            paragraph = [text] if text else []
+        else:
+            paragraph.append(text)
+    return [" ".join(p.split()[:words]) for p in pieces if p.strip()]
+
+
+if __name__ == "__main__":  # python -m rules.sentences SEED FIRST LAST
+    import sys
+
+    seed, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    text_lines = (TEXT_DIR / seed).read_text(encoding="utf-8").splitlines()
+    for start in draft(text_lines, (first, last)):
+        print(f'      - {{rule: "", text: "{start}", class: }}')
