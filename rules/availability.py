@@ -8,7 +8,7 @@ of the acting side (``rules.snapshot``), nothing else.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Sequence, Set
 from dataclasses import replace
 from fractions import Fraction
 
@@ -250,32 +250,11 @@ def hip_base(item: FortificationItem, snap: Snapshot) -> Fraction:
     )
 
 
-def figure_problems(item: FortificationItem, figures: Mapping[str, int] | None) -> list[str]:
-    """What is wrong with the figures a price adds up (``None``: not given yet)."""
-    if not item.figures or figures is None:
-        return []
-    return [
-        f"give the {f.label} as printed on the counter ({f.min} to {f.max})"
-        for f in item.figures
-        if not f.min <= figures.get(f.id, -1) <= f.max
-    ]
-
-
-def figures_text(item: FortificationItem, figures: Mapping[str, int]) -> str:
-    """ "Capacity 1 + CA DRM 5 + NCA DRM 7" for the record."""
-    return " + ".join(f"{f.label} {figures.get(f.id, 0)}" for f in item.figures)
-
-
 def fortification_reasons(
-    module: Module,
-    snap: Snapshot,
-    item: FortificationItem,
-    count: int = 1,
-    tier: int = 0,
-    figures: Mapping[str, int] | None = None,
+    module: Module, snap: Snapshot, item: FortificationItem, count: int = 1, tier: int = 0
 ) -> list[str]:
-    """Why ``count`` × ``item`` (at its ``tier`` price, or the price its ``figures``
-    add up to) cannot be bought now (empty: they can)."""
+    """Why ``count`` × ``item`` (at its ``tier`` price) cannot be bought now (empty:
+    they can)."""
     forts = module.fortifications
     assert forts is not None
     rule = item.rule or forts.rule
@@ -284,7 +263,7 @@ def fortification_reasons(
             f"its {forts.currency} cost is not in the rules text ({rule}): "
             "supply it first (Rules data to supply, on the campaign page)"
         ]
-    reasons = figure_problems(item, figures)
+    reasons = []
     if item.sides is not None and snap.side not in item.sides:
         reasons.append(f"{module.side(snap.side).name} cannot buy {item.label} ({rule})")
     if item.requires_retained and not set(item.requires_retained) & held_tags(module, snap):
@@ -330,7 +309,7 @@ def fortification_reasons(
     if item.tiers and not 0 <= tier < len(item.tiers):
         reasons.append(f"choose one of the prices of {item.label}")
         tier = 0
-    cost = item.price(tier, figures) * count
+    cost = item.price(tier) * count
     for spend in forts.spend_caps:
         if item.id in spend.items:
             spent = sum(
@@ -354,12 +333,7 @@ def _figure(value: Fraction) -> str:
 
 
 def check_fortification(
-    module: Module,
-    snap: Snapshot,
-    item_id: str,
-    count: int,
-    tier: int = 0,
-    figures: Mapping[str, int] | None = None,
+    module: Module, snap: Snapshot, item_id: str, count: int, tier: int = 0
 ) -> FortificationItem:
     forts = module.fortifications
     item = next((i for i in forts.items if i.id == item_id), None) if forts else None
@@ -367,7 +341,7 @@ def check_fortification(
         raise Refused("There is no such fortification in this CG.")
     if not 1 <= count <= MAX_FORTIFICATIONS_PER_BUY:
         raise Refused(f"Buy between 1 and {MAX_FORTIFICATIONS_PER_BUY} at a time.")
-    reasons = fortification_reasons(module, snap, item, count, tier, figures or {})
+    reasons = fortification_reasons(module, snap, item, count, tier)
     if reasons:
         label = (
             f"{item.label} ({item.tiers[tier].label})"

@@ -15,7 +15,7 @@ transcriber's inference where the OCR was damaged, with its reasoning).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Annotated, Any, Literal
 
@@ -920,27 +920,16 @@ class HipCap(Strict):
         return v
 
 
-class PriceFigure(Strict):
-    """A figure printed on the counter bought, which its price adds up (PHD C5.35 note
-    4: a Pillbox costs "the Capacity, the CA DRM, and the NCA DRM together")."""
-
-    id: Slug
-    label: str
-    min: int = Field(default=0, ge=0)
-    max: int = Field(default=99, ge=0)
-
-
 class FortificationItem(Strict):
     id: Slug
     label: str
     sides: list[Slug] | None = None  # only these sides may buy it (None: both)
     cap_sides: list[Slug] | None = None  # the per-CG/date caps bind only these sides
-    # One price; or ``tiers``; or ``figures`` (the price is their sum); or none, where
-    # the rules text lost it: then a ``missing`` entry supplies
-    # ``fortifications.items.<id>.cost`` and the item is not bought until it is.
+    # One price; or ``tiers``; or none, where the rules text lost it: then a
+    # ``missing`` entry supplies ``fortifications.items.<id>.cost`` and the item is not
+    # bought until it is.
     cost: int | None = Field(default=None, ge=0)
     tiers: list[CostTier] = []
-    figures: list[PriceFigure] = []
     per_cg_max: int | None = None
     per_date_max: int | None = None
     requires_retained: list[Slug] = []
@@ -954,18 +943,16 @@ class FortificationItem(Strict):
 
     @model_validator(mode="after")
     def _price(self) -> FortificationItem:
-        if sum((self.cost is not None, bool(self.tiers), bool(self.figures))) > 1:
-            raise ValueError(f"fortification {self.id}: give one of 'cost', 'tiers' or 'figures'")
+        if self.cost is not None and self.tiers:
+            raise ValueError(f"fortification {self.id}: give either 'cost' or 'tiers'")
         return self
 
     @property
     def priced(self) -> bool:
         """Whether the module (or the players) give its price."""
-        return self.cost is not None or bool(self.tiers) or bool(self.figures)
+        return self.cost is not None or bool(self.tiers)
 
-    def price(self, tier: int, figures: Mapping[str, int] | None = None) -> int:
-        if self.figures:
-            return sum((figures or {}).get(f.id, 0) for f in self.figures)
+    def price(self, tier: int) -> int:
         return self.tiers[tier].cost if self.tiers else int(self.cost or 0)
 
 
@@ -1643,7 +1630,7 @@ def supply_problem(module: Module, path: str) -> str:
         item = next((i for i in forts.items if i.id == parts[2]), None) if forts else None
         if item is None:
             return f"unknown fortification '{parts[2]}'"
-        return "" if not (item.tiers or item.figures) else f"{parts[2]} is priced otherwise"
+        return "" if not item.tiers else f"{parts[2]} is priced otherwise"
     return (
         f"'{path}' is not a datum the app can take (tables.<id>, rg_charts.<side>, "
         "dates.<id>.vp_required, fortifications.items.<id>.cost)"

@@ -311,18 +311,14 @@ def lines(side: str, date_index: int, points: int = 0, **inputs: Any):
     return observe
 
 
-def fort_reasons(
-    side: str, fid: str, count: int = 1, tier: int = 0, figures: Any = None, **kw: Any
-):
+def fort_reasons(side: str, fid: str, count: int = 1, tier: int = 0, **kw: Any):
     def observe(m: Module) -> Any:
         forts = m.fortifications
         assert forts is not None
         item = next((i for i in forts.items if i.id == fid), None)
         if item is None:
             return "no such item"
-        return availability.fortification_reasons(
-            m, snap(m, side, **kw), item, count, tier, figures
-        )
+        return availability.fortification_reasons(m, snap(m, side, **kw), item, count, tier)
 
     return observe
 
@@ -1216,46 +1212,6 @@ case(
     observe=fort_reasons("axis", "at_mines", fortification_points=50),
 )
 
-case(
-    "FortificationItem.figures",
-    "PriceFigure.id",
-    base="phd",
-    mutate=lambda d: fort(d, "pillbox")["figures"][0].update(id="squads"),
-    observe=fort_reasons(
-        "german",
-        "pillbox",
-        figures={"capacity": 1, "ca_drm": 5, "nca_drm": 7},
-        fortification_points=12,
-    ),
-)
-case(
-    "PriceFigure.label",
-    base="phd",
-    mutate=lambda d: fort(d, "pillbox")["figures"][1].update(label="CA TEM"),
-    observe=fort_reasons("german", "pillbox", figures={"capacity": 1}, fortification_points=50),
-)
-case(
-    "PriceFigure.min",
-    base="phd",
-    mutate=lambda d: fort(d, "pillbox")["figures"][0].update(min=0),
-    observe=fort_reasons(
-        "german",
-        "pillbox",
-        figures={"capacity": 0, "ca_drm": 5, "nca_drm": 7},
-        fortification_points=50,
-    ),
-)
-case(
-    "PriceFigure.max",
-    base="phd",
-    mutate=lambda d: fort(d, "pillbox")["figures"][2].update(max=6),
-    observe=fort_reasons(
-        "german",
-        "pillbox",
-        figures={"capacity": 1, "ca_drm": 5, "nca_drm": 7},
-        fortification_points=50,
-    ),
-)
 case(
     "Fortifications.spend_caps",
     "SpendCap.items",

@@ -118,7 +118,6 @@ class FortRow:
     cost_text: str  # "3/2/1"
     cap: str
     reasons: list[str]
-    figures: list[tuple[str, str, int, int]] = field(default_factory=list)  # a price's sum
 
 
 @dataclass(frozen=True)
@@ -545,9 +544,7 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
         ]
         prices = [(n, t.label, t.cost) for n, t in enumerate(i.tiers)] or [(0, "", i.price(0))]
         cost_text = "/".join(str(cost) for _, _, cost in prices)
-        if i.figures:
-            cost_text = " + ".join(f.label for f in i.figures) + " (as printed on the counter)"
-        elif not i.priced:
+        if not i.priced:
             cost_text = "not in the rules text"
         panel.forts.append(
             FortRow(
@@ -557,7 +554,6 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
                 cost_text,
                 ", ".join(caps),
                 availability.fortification_reasons(module, snap, i),
-                [(f.id, f.label, f.min, f.max) for f in i.figures],
             )
         )
     labels = {i.id: i.label for i in forts.items}
