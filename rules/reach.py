@@ -100,7 +100,7 @@ def unreachable_rows(module: Module) -> list[Unreachable]:
 @dataclass(frozen=True)
 class Uncovered:
     table: str
-    side: str
+    side: str  # the side's name, as the players read it
     finals: tuple[int, ...]  # the finals a roll can give that no row covers
 
     def __str__(self) -> str:
@@ -131,5 +131,5 @@ def uncovered_results(module: Module) -> list[Uncovered]:
             lo, hi = reach(module, t, s.id)
             finals = tuple(f for f in range(lo, hi + 1) if not _covers(t, f))
             if finals:
-                out.append(Uncovered(t.id, s.id, finals))
+                out.append(Uncovered(t.id, s.name, finals))
     return out
