@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Purchase, Roll, ScenarioResult, Unit
+from campaign.services import purchases
 from campaign.services.errors import ActionRefused
 from rules import replenish
 from rules.drm import RollContext
@@ -143,6 +144,7 @@ def test_3_6_only_armored_infantry_and_armor_groups_roll_a_leader(users, modules
 
     Seat.objects.filter(campaign_id=players.campaign_id, side="american").update(points=20)
     i1, o1 = buy(players, "american", "I1"), buy(players, "american", "O1")
+    players.until_step("3.6")
     fixed_dice.extend([[3, 3]])
     rg_roll(players, "american", i1)
     rg_roll(players, "american", o1)
@@ -177,3 +179,43 @@ def test_3_5_note_2_one_schuerzen_dr_per_pziv(users, modules, fixed_dice):
     assert unit_names(players, "german", kind="vehicle") == [
         ("PzIVH (RB1 PzIV Section)", "vehicle", "ok", 2)
     ]
+
+
+def test_3_6_3_7_the_leader_and_m4_model_drs_wait_for_their_steps(users, modules, fixed_dice):
+    """1.2: "complete each step before moving on to the next step"; 3.4: "For each Armor
+    Group purchased, make a dr to determine armor type" (while buying); 3.6 and 3.7:
+    the Leader DR and the M4 Model DR.  At 3.4 an Armor Group's line makes its
+    armor-type dr only: the American does not learn its leader and tanks while he can
+    still buy, nor cancel it once rolled; at 3.6 the rest are made, the armor type
+    kept."""
+    players, _ = apd_at(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    a1 = buy(players, "american", "A1")
+    fixed_dice.extend([[4]])
+    rg_roll(players, "american", a1)
+    assert list(Roll.objects.values_list("table_id", flat=True)) == ["american_reinforcement"]
+    with pytest.raises(
+        ActionRefused, match=r"A1 has no roll to make at 3.4: its rolls are made at 3.6"
+    ):
+        rg_roll(players, "american", a1)
+    with pytest.raises(ActionRefused, match="can no longer be cancelled"):
+        purchases.cancel_purchase(
+            campaign_id=players.campaign_id,
+            user=players.users["american"],
+            purchase_id=Purchase.objects.get(pk=a1.pk).ref,
+        )
+    assert Purchase.objects.get(pk=a1.pk).rolled_at is None
+    assert not Unit.objects.filter(campaign_id=players.campaign_id, kind="vehicle").exists()
+    players.until_step("3.6")
+    fixed_dice.extend([[3, 3], [1, 2]])  # leader 8-1, M4 Model DR 3
+    rg_roll(players, "american", a1)
+    tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
+    assert tables == ["american_reinforcement", "leader", "m4_model"]
+    line = Purchase.objects.get(pk=a1.pk)
+    assert [r["table"] for r in line.details["rolls"]] == [
+        "American Reinforcement Table",
+        "Leader Table",
+        "M4 Model Table",
+    ]
+    assert line.rolled_at is not None
+    assert Unit.objects.filter(purchase=line, kind="vehicle").count() == 3
