@@ -16,6 +16,7 @@ from rules.reach import _for_side, unreachable_rows
 from rules.schema import (
     Condition,
     DateWindow,
+    Drm,
     Module,
     ReinforcementGroup,
     Table,
@@ -109,6 +110,20 @@ def _selects_any(module: Module, cond: Condition | None, sides: set[str]) -> boo
     )
 
 
+def _unit_kinds_meet(table: Table, d: Drm) -> bool:
+    """Whether a DRM that names unit kinds can meet a unit the table is rolled for ("NA
+    to vehicles": a table rolled for no unit, or for other kinds only, never does)."""
+    for c in (d.when, d.offer_when):
+        if c is None or c.unit_kinds is None:
+            continue
+        if table.for_units is None:
+            return False
+        kinds = table.for_units.kinds
+        if kinds is not None and not set(c.unit_kinds) & set(kinds):
+            return False
+    return True
+
+
 def _tables(module: Module) -> list[Unread]:
     out = []
     for t in module.tables:
@@ -134,6 +149,13 @@ def _tables(module: Module) -> list[Unread]:
                         f"tables.{t.id}.drms.{d.id}",
                         "its condition holds for no side that rolls the table "
                         f"({', '.join(sorted(sides))})",
+                    )
+                )
+            elif not _unit_kinds_meet(t, d):
+                out.append(
+                    Unread(
+                        f"tables.{t.id}.drms.{d.id}",
+                        "it needs a unit kind the table is never rolled for",
                     )
                 )
         if (

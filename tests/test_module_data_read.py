@@ -97,6 +97,21 @@ def test_a_drm_for_a_side_that_never_rolls_the_table_is_named():
     assert "tables.wounded.drms.isolated" not in found  # ticked: any roller may claim it
 
 
+def test_a_drm_for_a_unit_kind_the_table_is_never_rolled_for_is_named():
+    """Class 6, "a unit kind the DRM excludes": the fixture's Wounded Leaders table is
+    rolled for leaders only (APD 3.1's Recovery likewise): a DRM for vehicles on it
+    is dead, and so is one on the RG Strength table, rolled for no unit."""
+    data = _skirmish()
+    wounded = next(t for t in data["tables"] if t["id"] == "wounded")
+    strength = next(t for t in data["tables"] if t["id"] == "strength")
+    tank = {"id": "tank", "label": "Tank", "value": 1, "when": {"unit_kinds": ["vehicle"]}}
+    wounded["drms"].append(tank)
+    strength["drms"].append(dict(tank))
+    found = _unread(data)
+    assert found["tables.wounded.drms.tank"] == "it needs a unit kind the table is never rolled for"
+    assert "tables.strength.drms.tank" in found
+
+
 def test_a_drm_for_a_tag_no_rg_of_the_side_has_is_named():
     data = _skirmish()
     strength = next(t for t in data["tables"] if t["id"] == "strength")
