@@ -19,11 +19,13 @@ import pytest
 from campaign.models import Purchase, Seat
 from tests.test_rule_mechanisms import (
     _M4_ARMOR_TYPE,
+    GERMAN_CHART,
     _armor_group,
     apd_at,
     buy,
     roll,
-    supply_german,
+    row_table,
+    supply,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -78,7 +80,13 @@ def test_class_6_the_pzgr_pzv_drm_is_not_offered_where_it_cannot_apply(
     Platoon I's Leader DR carries it by itself, the PzIV Section's does not; and the
     American's Armor Group, at 3.4, is never offered it."""
     players, _ = apd_at((make_user("us_p"), make_user("de_p")), "3.4")
-    supply_german(players)
+    supply(players, "rg_charts.german", GERMAN_CHART)
+    for row, given in (("a", "PzGr Platoon I:group: RA1"), ("b", "PzIV Section:group: RB1")):
+        result, effect = given.split(":", 1)  # any dr gives the group: no dice decide
+        supply(
+            players, f"tables.german_reinforcement_row_{row}", row_table([("1-6", result, effect)])
+        )
+    supply(players, "tables.german_reinforcement_row_c", row_table([("1-6", "HE (only)", "none")]))
     _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
     buy(players, "american", "A1")
     url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
