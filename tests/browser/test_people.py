@@ -224,11 +224,11 @@ def test_logout_in_one_tab_closes_the_other_tabs_socket(
     second.get_by_role("button", name="Log out").click()
     second.wait_for_url("**/login/")
     first.locator("body:not([data-live])").wait_for()  # its socket was closed
-    before = first.locator("#campaign-log").inner_text()
+    before = first.locator("#campaign-log").text_content()
     opponent = _open(new_context, browser_login, asgi_server, campaign, bob, "roster/")
     _add_unit(opponent, "8-1 leader")  # a change the signed-out tab would have shown
     first.wait_for_timeout(1500)
-    assert first.locator("#campaign-log").inner_text() == before  # nothing more arrives
+    assert first.locator("#campaign-log").text_content() == before  # nothing more arrives
     first.close()  # a signed-out page is not checked further
     second.close()
 
