@@ -8,6 +8,8 @@ the player rolled."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from campaign.models import Campaign
@@ -189,3 +191,29 @@ def test_the_purchase_step_is_a_third_as_tall(
     page.wait_for_load_state("networkidle")
     height = page.evaluate("() => document.documentElement.scrollHeight")
     assert height <= limit, (height, page.evaluate(SECTIONS))
+
+
+@pytest.mark.parametrize("width_name", ["desktop", "phone"])
+def test_your_dice_beside_your_result(
+    width_name, asgi_server, new_context, browser_login, modules, make_user
+):
+    """Sicily 3.6181: the British player rolls for a Lgt Inf Rifle Coy where he bought
+    it; each roll (strength, leaders) reads with its dice, its DRMs and the final DR
+    beside its result, not the outcome alone; the page's icon loads."""
+    players, _ = campaign_at("sicily", "i", "jul14n", (make_user("a"), make_user("b")))
+    user = players.users["british"]
+    purchases.purchase_rg(campaign_id=players.campaign_id, user=user, group_id="I1")
+    players.until("strength")
+    page = browser_login(new_context(viewport=WIDTHS[width_name]), user).new_page()
+    page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
+    line = page.locator(".purchases li", has_text="Lgt Inf Rifle Coy")
+    line.get_by_role("button", name="Make its secret rolls").click()
+    line.locator(".roll-result").first.wait_for()
+    rolls = line.locator(".roll-result").all_inner_texts()
+    assert any(r.startswith("RG Strength:") for r in rolls), rolls
+    assert any("Leader" in r for r in rolls), rolls
+    for r in rolls:  # "RG Strength: Full Strength (DR 1+5, -1 ... → 5)"
+        assert re.search(r"\((?:DR|dr) \d(?:\+\d)?(?:, [+-]\d [^,]+)* → -?\d+\)$", r), r
+    icon = page.locator("link[rel=icon]").get_attribute("href")
+    answer = page.request.get(asgi_server.url + (icon or "/missing"))
+    assert answer.ok and "svg" in answer.headers["content-type"]
