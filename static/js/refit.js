@@ -339,8 +339,18 @@
       });
     });
   }
+  // An opponent's proposal that arrives live, awaiting this player's answer, moves
+  // the rules data to supply to the top of the page, where a fresh page draws it.
+  function leadWithAnswers() {
+    var supplies = document.getElementById("campaign-supplies");
+    var columns = document.querySelector(".campaign > .columns");
+    if (supplies && columns && supplies.dataset.first === "1" && columns.contains(supplies)) {
+      columns.parentNode.insertBefore(supplies, columns);
+    }
+  }
   ["htmx:oobAfterSwap", "htmx:afterSwap", "htmx:wsAfterMessage"].forEach(function (name) {
     document.addEventListener(name, labelCells);
+    document.addEventListener(name, leadWithAnswers);
   });
   document.addEventListener("DOMContentLoaded", labelCells);
 

@@ -92,8 +92,9 @@ def problems_of(page, width_name: str) -> list[str]:
 @pytest.fixture
 def campaigns(modules, make_user):
     """The campaigns the pages show: Sicily CG I at its RePh purchase step with an RG
-    bought, the same CG at the strength step with the RG's roll made, Purple Heart
-    Draw at its start (start sheet, the data to supply) and an open invitation."""
+    bought, at the strength step with the RG's roll made, at a table step (3.614), at
+    the initiative and at a scenario's result; Purple Heart Draw at its start (start
+    sheet, the data to supply) and an open invitation."""
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
     buying, _ = campaign_at("sicily", "i", "jul15am", (alice, bob), step="3.617")
     purchases.purchase_rg(
@@ -104,6 +105,9 @@ def campaigns(modules, make_user):
         campaign_id=rolled.campaign_id, user=rolled.users["british"], group_id="V6"
     )
     make_rolls(rolled, "british", bought)
+    table, _ = campaign_at("sicily", "i", "jul15am", (alice, bob), step="3.614")
+    initiative, _ = campaign_at("sicily", "i", "jul14n", (alice, bob), kind="initiative")
+    result = host_game("sicily", "i", alice, bob)
     phd = host_game("purple-heart-draw", "tm", alice, bob, through_start=False)
     invited = host_game("pleasant-diversion", "cg", carol)
     return {
@@ -111,6 +115,9 @@ def campaigns(modules, make_user):
         "buying": buying,
         "rolled": rolled,
         "phd": phd,
+        "table": table,
+        "initiative": initiative,
+        "result": result,
         "token": invited.invitations.get().token,
         "invited": invited,
     }
@@ -138,6 +145,9 @@ def page_kinds(c) -> dict[str, tuple[str | None, str]]:
         "record": (british.username, f"/campaigns/{buying}/sheet/"),
         "strength step": (british.username, f"/campaigns/{rolled}/"),
         "dice": (british.username, f"/campaigns/{rolled}/dice/"),
+        "table step": (british.username, f"/campaigns/{c['table'].campaign_id}/"),
+        "initiative step": (british.username, f"/campaigns/{c['initiative'].campaign_id}/"),
+        "scenario result step": ("alice", f"/campaigns/{c['result'].pk}/"),
         "start step": ("alice", f"/campaigns/{phd}/"),
         "start sheet": ("alice", f"/campaigns/{phd}/start-sheet/"),
         "supply": ("alice", f"/campaigns/{phd}/supply/{rg_chart}/"),

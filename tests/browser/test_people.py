@@ -360,7 +360,7 @@ def test_the_purchase_chart_the_log_and_the_words_a_player_reads(
     assert folds.count() >= 2  # July 14 AM and PM
     assert folds.first.get_attribute("open") is not None
     assert all(folds.nth(i).get_attribute("open") is None for i in range(1, folds.count()))
-    assert "July 14 PM" in folds.first.locator("summary").inner_text()
+    assert "July 14 PM" in (folds.first.locator("summary").text_content() or "")
 
     sides = axis.locator("#campaign-sides").inner_text()
     assert "backup" in sides and "once the CG has ended" in sides  # the host, mid-CG
