@@ -13,7 +13,7 @@ import re
 import pytest
 
 from campaign.models import Campaign
-from campaign.services import purchases
+from campaign.services import conceding, purchases
 from tests.browser.helpers import PHONE, accessibility_problems, horizontal_overflow
 from tests.purchase_helpers import campaign_at, make_rolls
 from tests.walk import host_game
@@ -93,8 +93,8 @@ def problems_of(page, width_name: str) -> list[str]:
 def campaigns(modules, make_user):
     """The campaigns the pages show: Sicily CG I at its RePh purchase step with an RG
     bought, at the strength step with the RG's roll made, at a table step (3.614), at
-    the initiative and at a scenario's result; Purple Heart Draw at its start (start
-    sheet, the data to supply) and an open invitation."""
+    the initiative and at a scenario's result; A Pleasant Diversion conceded; Purple
+    Heart Draw at its start (start sheet, the data to supply); an open invitation."""
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
     buying, _ = campaign_at("sicily", "i", "jul15am", (alice, bob), step="3.617")
     purchases.purchase_rg(
@@ -108,6 +108,8 @@ def campaigns(modules, make_user):
     table, _ = campaign_at("sicily", "i", "jul15am", (alice, bob), step="3.614")
     initiative, _ = campaign_at("sicily", "i", "jul14n", (alice, bob), kind="initiative")
     result = host_game("sicily", "i", alice, bob)
+    ended = host_game("pleasant-diversion", "cg", alice, bob)
+    conceding.concede_campaign(campaign_id=ended.pk, user=bob, confirmed=True)
     phd = host_game("purple-heart-draw", "tm", alice, bob, through_start=False)
     invited = host_game("pleasant-diversion", "cg", carol)
     return {
@@ -118,6 +120,7 @@ def campaigns(modules, make_user):
         "table": table,
         "initiative": initiative,
         "result": result,
+        "ended": ended,
         "token": invited.invitations.get().token,
         "invited": invited,
     }
@@ -148,6 +151,8 @@ def page_kinds(c) -> dict[str, tuple[str | None, str]]:
         "table step": (british.username, f"/campaigns/{c['table'].campaign_id}/"),
         "initiative step": (british.username, f"/campaigns/{c['initiative'].campaign_id}/"),
         "scenario result step": ("alice", f"/campaigns/{c['result'].pk}/"),
+        "ended campaign": ("alice", f"/campaigns/{c['ended'].pk}/"),
+        "ended roster": ("bob", f"/campaigns/{c['ended'].pk}/roster/"),
         "start step": ("alice", f"/campaigns/{phd}/"),
         "start sheet": ("alice", f"/campaigns/{phd}/start-sheet/"),
         "supply": ("alice", f"/campaigns/{phd}/supply/{rg_chart}/"),
@@ -190,7 +195,8 @@ def test_the_purchase_step_is_a_third_as_tall(
 ):
     """Sicily CG I, 15 July AM, the RePh's RG purchase step (3.617) with an RG bought:
     the page at most a third of its height when the issue was filed (10,600 px on a
-    phone, 3,800 px at 1366 px): long sections folded, the chart compact."""
+    phone, 3,800 px at 1366 px): long sections folded, the chart compact; the in-page
+    navigation opens the log's fold."""
     players, _ = campaign_at(
         "sicily", "i", "jul15am", (make_user("a"), make_user("b")), step="3.617"
     )
@@ -201,6 +207,10 @@ def test_the_purchase_step_is_a_third_as_tall(
     page.wait_for_load_state("networkidle")
     height = page.evaluate("() => document.documentElement.scrollHeight")
     assert height <= limit, (height, page.evaluate(SECTIONS))
+    # The in-page navigation opens the folded log it leads to.
+    assert page.locator("#log-fold").get_attribute("open") is None
+    page.locator("nav.page-nav").get_by_role("link", name="Log").click()
+    page.locator("#campaign-log li", has_text="New CG date").first.wait_for()
 
 
 @pytest.mark.parametrize("width_name", ["desktop", "phone"])
