@@ -145,7 +145,7 @@ def page_kinds(c) -> dict[str, tuple[str | None, str]]:
         "purchase step (british)": (british.username, f"/campaigns/{buying}/"),
         "purchase step (axis)": (axis.username, f"/campaigns/{buying}/"),
         "roster": (british.username, f"/campaigns/{buying}/roster/"),
-        "record": (british.username, f"/campaigns/{buying}/sheet/"),
+        "scenario sheet": (british.username, f"/campaigns/{buying}/sheet/"),
         "strength step": (british.username, f"/campaigns/{rolled}/"),
         "dice": (british.username, f"/campaigns/{rolled}/dice/"),
         "table step": (british.username, f"/campaigns/{c['table'].campaign_id}/"),
