@@ -26,6 +26,7 @@ from tests.browser.helpers import (
 )
 from tests.conftest import ARTIFACTS
 from tests.purchase_helpers import campaign_at
+from tests.test_player_words import module_notes
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -304,16 +305,6 @@ def test_the_audit_finds_what_it_looks_for(asgi_server, new_context):
 _PLURAL_SLIPS = re.compile(r"\b1 (units|leaders|squads|rolls|entries|groups|chits|points)\b")
 
 
-def _module_notes(data: object) -> list[str]:
-    """Every transcription note of a module (its authors' remarks, not rules text)."""
-    if isinstance(data, dict):
-        own = [data["note"]] if isinstance(data.get("note"), str) else []
-        return own + [n for k, v in data.items() if k != "note" for n in _module_notes(v)]
-    if isinstance(data, list):
-        return [n for v in data for n in _module_notes(v)]
-    return []
-
-
 @pytest.mark.presentation
 def test_the_purchase_chart_the_log_and_the_words_a_player_reads(
     asgi_server, new_context, browser_login, modules, make_user
@@ -365,7 +356,7 @@ def test_the_purchase_chart_the_log_and_the_words_a_player_reads(
     sides = axis.locator("#campaign-sides").inner_text()
     assert "backup" in sides and "once the CG has ended" in sides  # the host, mid-CG
 
-    notes = [n for n in _module_notes(ModuleRecord.objects.get(id="sicily").data) if len(n) > 30]
+    notes = [n for n in module_notes(ModuleRecord.objects.get(id="sicily").data) if len(n) > 30]
     assert notes
     pages = {}
     for path in ("", "roster/", "sheet/"):
