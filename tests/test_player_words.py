@@ -1,8 +1,10 @@
 """Issue 47: players read ASL words.  Every string a player can see on each page kind
 (text, titles, labels, confirmations), for campaigns of the three CG systems at the
-start, at a purchase step and at a table step, is free of the module authors'
-transcription words ("OCR", "module file", "schema", "transcri...") and of raw
-vocabulary codes (``half_squad``, ``battle_hardened``, "Tags")."""
+start, at a purchase step and at a table step, for both seats, and on the pages
+around a campaign (My campaigns, create, invitation, settings, modules, sign-in), is
+free of the module authors' transcription notes and words ("OCR", "module file",
+"schema", "transcri...") and of raw vocabulary codes (``half_squad``,
+``battle_hardened``, "Tags", any snake_case id)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.presentation]
 
 FORBIDDEN = re.compile(
     r"\bOCR\b|module file|\bschema\b|transcri|half_squad|battle_hardened|\bTags\b"
+    # a raw id: words joined by underscores (snake_case)
+    r"|\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"
 )
 _SCRIPT = re.compile(r"<script\b.*?</script>", re.S)
 _TAG = re.compile(r"<[^>]+>")
@@ -44,12 +48,40 @@ def pages(client, campaign_id, module, variant) -> dict[str, str]:
     return out
 
 
-def assert_plain(found: dict[str, str]) -> None:
-    bad = {
-        where: sorted({m.group(0) for m in FORBIDDEN.finditer(seen(page))})
-        for where, page in found.items()
+def module_notes(data: object) -> list[str]:
+    """Every transcription note of a module (its authors' remarks, not rules text)."""
+    if isinstance(data, dict):
+        own = [data["note"]] if isinstance(data.get("note"), str) else []
+        return own + [n for k, v in data.items() if k != "note" for n in module_notes(v)]
+    if isinstance(data, list):
+        return [n for v in data for n in module_notes(v)]
+    return []
+
+
+def _notes() -> list[str]:
+    """The seed modules' transcription notes long enough to be recognised (their first
+    40 characters, spaces collapsed)."""
+    from campaign.models import ModuleRecord
+
+    found = {
+        " ".join(n.split())[:40]
+        for record in ModuleRecord.objects.all()
+        for n in module_notes(record.data)
+        if len(n) > 30
     }
-    bad = {k: v for k, v in bad.items() if v}
+    assert found  # the modules have notes: the check below means something
+    return sorted(found)
+
+
+def assert_plain(found: dict[str, str]) -> None:
+    notes = _notes()
+    bad = {}
+    for where, page in found.items():
+        text = " ".join(seen(page).split())
+        words = {m.group(0) for m in FORBIDDEN.finditer(text)}
+        words |= {f"note: {n}" for n in notes if n in text}
+        if words:
+            bad[where] = sorted(words)
     assert not bad, bad
 
 
@@ -85,6 +117,24 @@ def test_the_pages_of_a_step_speak_asl(module_id, variant, date, step, modules, 
         assert_plain(found)
     if step == "3.617":  # a footnote the rules text cuts says so in a player's words
         assert "the rest is missing from the rules text" in seen(found["campaign"])
+
+
+def test_the_pages_around_a_campaign_speak_asl(modules, make_user, client):
+    """My campaigns, create, an invitation, settings, modules; signed out: sign-in,
+    sign-up and a page not found."""
+    alice, bob = make_user("alice"), make_user("bob")
+    host_game("purple-heart-draw", "tm", alice, bob, through_start=False)
+    invited = host_game("sicily", "i", make_user("carol"))
+    found = {}
+    for path in ("/login/", "/signup/", "/no-such-page/"):
+        found[path] = client.get(path).content.decode()
+    client.force_login(alice)
+    token = invited.invitations.get().token
+    for path in ("/campaigns/", "/campaigns/new/", f"/join/{token}/", "/settings/", "/modules/"):
+        answer = client.get(path)
+        assert answer.status_code == 200, path
+        found[path] = answer.content.decode()
+    assert_plain(found)
 
 
 def test_a_chart_supplied_with_asl_words_reads_back_in_them(modules, make_user):

@@ -303,22 +303,54 @@
   });
   document.addEventListener("DOMContentLoaded", syncMessages);
 
-  // Phones show the lists as stacked cards: each cell carries its column's name
-  // (data-label, read by the stylesheet), taken from the table's own header.
-  function labelCells() {
-    document.querySelectorAll("table.cards").forEach(function (table) {
-      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
-        return th.textContent.trim();
+  // Phones show every table with a header as stacked cards: each cell carries its
+  // column's name (data-label, read by the stylesheet), taken from the table's own
+  // header rows (a column under a group header reads "British · Start").
+  function columnNames(table) {
+    var names = [];
+    var taken = [];
+    Array.prototype.forEach.call(table.querySelectorAll("thead tr"), function (tr, r) {
+      var col = 0;
+      Array.prototype.forEach.call(tr.children, function (th) {
+        while (taken[r] && taken[r][col]) col++;
+        var span = th.colSpan || 1;
+        var rows = th.rowSpan || 1;
+        var text = th.textContent.trim();
+        for (var c = col; c < col + span; c++) {
+          for (var k = r; k < r + rows; k++) { (taken[k] = taken[k] || [])[c] = true; }
+          if (text) names[c] = names[c] ? names[c] + " · " + text : text;
+        }
+        col += span;
       });
+    });
+    return names;
+  }
+  function labelCells() {
+    document.querySelectorAll("table").forEach(function (table) {
+      if (!table.tHead) return;
+      table.classList.add("cards");
+      var names = columnNames(table);
       table.querySelectorAll("tbody tr").forEach(function (tr) {
-        Array.prototype.forEach.call(tr.children, function (cell, i) {
-          if (heads[i] && !cell.hasAttribute("data-label")) cell.setAttribute("data-label", heads[i]);
+        var col = 0;
+        Array.prototype.forEach.call(tr.children, function (cell) {
+          if (names[col] && !cell.hasAttribute("data-label")) cell.setAttribute("data-label", names[col]);
+          col += cell.colSpan || 1;
         });
       });
     });
   }
+  // An opponent's proposal that arrives live, awaiting this player's answer, moves
+  // the rules data to supply to the top of the page, where a fresh page draws it.
+  function leadWithAnswers() {
+    var supplies = document.getElementById("campaign-supplies");
+    var columns = document.querySelector(".campaign > .columns");
+    if (supplies && columns && supplies.dataset.first === "1" && columns.contains(supplies)) {
+      columns.parentNode.insertBefore(supplies, columns);
+    }
+  }
   ["htmx:oobAfterSwap", "htmx:afterSwap", "htmx:wsAfterMessage"].forEach(function (name) {
     document.addEventListener(name, labelCells);
+    document.addEventListener(name, leadWithAnswers);
   });
   document.addEventListener("DOMContentLoaded", labelCells);
 
@@ -362,10 +394,20 @@
       return;
     }
     if (evt.target.closest && evt.target.closest("[data-print]")) window.print();
-    // A row's chart-note letters lead to the chart's notes: open them if folded.
-    if (evt.target.closest && evt.target.closest("a.fn")) {
-      var notes = document.getElementById("chart-notes");
-      if (notes) notes.open = true;
+    // A link within the page (the in-page navigation, a row's chart-note letters)
+    // opens the folds its target is in, and the target's own fold.
+    var link = evt.target.closest && evt.target.closest("a[href^='#']");
+    var target = link && link.getAttribute("href").length > 1
+      ? document.getElementById(link.getAttribute("href").slice(1)) : null;
+    if (target) {
+      var own = target.tagName === "DETAILS" ? target : target.querySelector(":scope > details[id]");
+      for (var up = target.parentElement; up; up = up.parentElement) {
+        if (up.tagName === "DETAILS") up.open = true;
+      }
+      if (own) {
+        own.open = true;
+        own.setAttribute("data-toggled", "1");
+      }
     }
   });
   document.addEventListener("DOMContentLoaded", function () {

@@ -26,6 +26,7 @@ from tests.browser.helpers import (
 )
 from tests.conftest import ARTIFACTS
 from tests.purchase_helpers import campaign_at
+from tests.test_player_words import module_notes
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -224,11 +225,11 @@ def test_logout_in_one_tab_closes_the_other_tabs_socket(
     second.get_by_role("button", name="Log out").click()
     second.wait_for_url("**/login/")
     first.locator("body:not([data-live])").wait_for()  # its socket was closed
-    before = first.locator("#campaign-log").inner_text()
+    before = first.locator("#campaign-log").text_content()
     opponent = _open(new_context, browser_login, asgi_server, campaign, bob, "roster/")
     _add_unit(opponent, "8-1 leader")  # a change the signed-out tab would have shown
     first.wait_for_timeout(1500)
-    assert first.locator("#campaign-log").inner_text() == before  # nothing more arrives
+    assert first.locator("#campaign-log").text_content() == before  # nothing more arrives
     first.close()  # a signed-out page is not checked further
     second.close()
 
@@ -304,16 +305,6 @@ def test_the_audit_finds_what_it_looks_for(asgi_server, new_context):
 _PLURAL_SLIPS = re.compile(r"\b1 (units|leaders|squads|rolls|entries|groups|chits|points)\b")
 
 
-def _module_notes(data: object) -> list[str]:
-    """Every transcription note of a module (its authors' remarks, not rules text)."""
-    if isinstance(data, dict):
-        own = [data["note"]] if isinstance(data.get("note"), str) else []
-        return own + [n for k, v in data.items() if k != "note" for n in _module_notes(v)]
-    if isinstance(data, list):
-        return [n for v in data for n in _module_notes(v)]
-    return []
-
-
 @pytest.mark.presentation
 def test_the_purchase_chart_the_log_and_the_words_a_player_reads(
     asgi_server, new_context, browser_login, modules, make_user
@@ -360,12 +351,12 @@ def test_the_purchase_chart_the_log_and_the_words_a_player_reads(
     assert folds.count() >= 2  # July 14 AM and PM
     assert folds.first.get_attribute("open") is not None
     assert all(folds.nth(i).get_attribute("open") is None for i in range(1, folds.count()))
-    assert "July 14 PM" in folds.first.locator("summary").inner_text()
+    assert "July 14 PM" in (folds.first.locator("summary").text_content() or "")
 
     sides = axis.locator("#campaign-sides").inner_text()
     assert "backup" in sides and "once the CG has ended" in sides  # the host, mid-CG
 
-    notes = [n for n in _module_notes(ModuleRecord.objects.get(id="sicily").data) if len(n) > 30]
+    notes = [n for n in module_notes(ModuleRecord.objects.get(id="sicily").data) if len(n) > 30]
     assert notes
     pages = {}
     for path in ("", "roster/", "sheet/"):

@@ -176,7 +176,7 @@ def test_sicily_from_sign_up_to_the_second_refit_phase(asgi_server, new_context,
     # Each side sees its own Sniper; the opponent's too, revealed at the step's end.
     assert guest.locator("#campaign-record").inner_text().count("Sniper") == 2
     host.locator("#campaign-log", has_text="Purchases of July 14 PM are revealed").wait_for()
-    assert "New CG date: July 14 PM" in host.locator("#campaign-log").inner_text()
+    assert "New CG date: July 14 PM" in (host.locator("#campaign-log").text_content() or "")
     enter_result(host, values)
     confirm(guest)
     for page in (host, guest):
@@ -247,7 +247,7 @@ def test_purple_heart_draw_from_sign_up_to_the_second_conph(asgi_server, new_con
     play_date(host, guest, values, "attack", "idle")
     # C5.29 is the server's: it passes by itself and its arithmetic is in each side's log.
     host.locator("#campaign-log", has_text="American TP:").wait_for()
-    log = host.locator("#campaign-log").inner_text()
+    log = host.locator("#campaign-log").text_content() or ""
     assert "American TP:" in log and "-2 " in log  # −1 per 10 CVP lost (FRD)
     assert "German TP:" not in log  # the other side's TP are not on this page
     assert "German received its TP (secret)" in log
