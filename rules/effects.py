@@ -33,6 +33,22 @@ from rules.schema import (
     UnitFilter,
 )
 
+# The kinds of unit whose weapons are part of their record (``UnitState.weapons``).
+WEAPON_CARRIERS = ("vehicle",)
+# The conditions of a carrier's weapon, marked on the weapon, never on its carrier.
+WEAPON_CONDITIONS = ("malfunctioned", "mg_malfunctioned", "disabled")
+
+
+@dataclass(frozen=True)
+class WeaponState:
+    """A weapon a unit carries (a vehicle's MA, one of its MGs): its reference on the
+    unit's record, its kind (``schema.WeaponKind``), its name, its markers."""
+
+    ref: str
+    kind: str
+    name: str
+    markers: tuple[str, ...] = ()
+
 
 @dataclass(frozen=True)
 class UnitState:
@@ -40,11 +56,74 @@ class UnitState:
     status: str
     kind: str
     markers: tuple[str, ...] = ()  # more markers the unit carries besides its status
+    weapons: tuple[WeaponState, ...] = ()  # the weapons it carries (a vehicle's MA, MGs)
 
     @property
     def marked(self) -> frozenset[str]:
         """Its status and its markers: all the rules may read of its condition."""
         return frozenset((self.status, *self.markers))
+
+    def weapon(self, ref: str) -> WeaponState | None:
+        return next((w for w in self.weapons if w.ref == ref), None)
+
+
+def armed(unit: UnitState, weapon: WeaponState) -> UnitState:
+    """What a table rolled for ``weapon`` reads: the weapon's markers with its
+    carrier's (an Isolated or Captured vehicle's MG is Isolated or Captured), of the
+    carrier's kind (a vehicular-mounted weapon: "-1 if vehicular-mounted"), named
+    after both ("StuG IIIG MA")."""
+    marks = tuple(dict.fromkeys(m for m in (*unit.marked, *weapon.markers) if m != "ok"))
+    return UnitState(f"{unit.name} {weapon.name}", "ok", unit.kind, marks)
+
+
+def targets(flt: UnitFilter | None, unit: UnitState) -> list[tuple[str, UnitState]]:
+    """What on ``unit``'s line a table rolled for units of ``flt`` may be rolled for:
+    ("", the unit) where it matches; for a unit carrying weapons on a table rolled for
+    weapons (``UnitFilter.weapons``), each of its weapons of those kinds that matches,
+    by its reference — never the vehicle itself (Sicily 3.6142: "a separate dr ... for
+    each malfunctioned ... Weapon"), which has none to roll for if it lists none."""
+    if flt is None:
+        return []
+    if flt.weapons is not None and unit.kind in WEAPON_CARRIERS:
+        return [
+            (w.ref, armed(unit, w))
+            for w in unit.weapons
+            if w.kind in flt.weapons and matches(flt, armed(unit, w))
+        ]
+    return [("", unit)] if matches(flt, unit) else []
+
+
+@dataclass(frozen=True)
+class WeaponOutcome:
+    """What a roll made for a weapon does: the weapon leaves its carrier's record
+    (``removed``) or is marked ``status``; its carrier is marked ``carrier_status``
+    (Sicily 3.6142 footnote: "if MA, the AFV is immediately Recalled").  The carrier
+    never leaves for its weapon's roll."""
+
+    removed: bool = False
+    status: str | None = None
+    carrier_status: str | None = None
+
+    @property
+    def changes(self) -> bool:
+        return self.removed or self.status is not None or self.carrier_status is not None
+
+
+def on_weapon(effects: list[Effect], unit: UnitState, weapon: WeaponState) -> WeaponOutcome:
+    """What a roll made for ``weapon`` of ``unit`` does: the first effect for the
+    carrier's kind acts on the weapon, the first one ``to: carrier`` on its carrier."""
+    mine = for_kind(effects, unit.kind)
+    carrier = next((e.status for e in mine if e.to == "carrier" and e.do == "status"), None)
+    removed, status = False, None
+    for effect in (e for e in mine if e.to is None):
+        if effect.do == "eliminate":
+            removed = True
+        elif effect.do == "status" and effect.status not in weapon.markers:
+            status = effect.status
+        break
+    if carrier is not None and carrier in unit.marked:
+        carrier = None
+    return WeaponOutcome(removed=removed, status=status, carrier_status=carrier)
 
 
 @dataclass(frozen=True)

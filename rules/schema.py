@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import JsonDict
@@ -122,6 +122,49 @@ UnitStatus = Literal[
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
 UnitKind = Literal["squad", "half_squad", "leader", "hero", "vehicle", "gun", "sw", "other"]
+# The player's words for each marker, kind and weapon, in one place: the app's choices
+# (campaign.models.Unit.Status / Kind / WeaponKind) are made from these, and a value
+# added to a Literal without its words fails at import.
+UNIT_STATUS_WORDS: dict[str, str] = {
+    "ok": "in good order",
+    "wounded": "wounded (leader)",
+    "malfunctioned": "malfunctioned",
+    "mg_malfunctioned": "MG malfunctioned (vehicle)",
+    "disabled": "disabled",
+    "immobilized": "immobilized",
+    "stunned": "stunned",
+    "isolated": "isolated",
+    "captured": "captured",
+    "battle_hardened": "battle hardened",
+    "recalled": "recalled (BU)",
+    "reduced": "casualty reduced",
+    "abandoned": "abandoned (vehicle)",
+}
+UNIT_KIND_WORDS: dict[str, str] = {
+    "squad": "squad",
+    "half_squad": "half-squad / crew",
+    "leader": "leader",
+    "hero": "Hero",
+    "vehicle": "vehicle",
+    "gun": "Gun",
+    "sw": "SW",
+    "other": "other",
+}
+WEAPON_KIND_WORDS: dict[str, str] = {"ma": "MA", "mg": "MG"}
+
+# What a weapon a retained unit carries is (campaign.models.Unit.weapons): a vehicle's
+# Main Armament or one of its MGs (Sicily 3.6142 footnote "if MA, the AFV is
+# immediately Recalled"; 3.61421 "vehicular MG"; APD 3.3's rows "Repair MA/Gun" and
+# "Repair vehicular MG").  A weapon's condition is a set of ``UnitStatus`` markers.
+WeaponKind = Literal["ma", "mg"]
+
+for _literal, _words in (
+    (UnitStatus, UNIT_STATUS_WORDS),
+    (UnitKind, UNIT_KIND_WORDS),
+    (WeaponKind, WEAPON_KIND_WORDS),
+):
+    if list(_words) != list(get_args(_literal)):
+        raise TypeError(f"{_literal}: each value needs its player's words, in order")
 
 
 class Condition(Strict):
@@ -210,6 +253,11 @@ class Effect(Strict):
     by: int | None = None
     side: Slug | None = None
     kinds: list[UnitKind] | None = None  # only for a unit of these kinds
+    # On a roll made for a weapon (``UnitFilter.weapons``), the effect acts on the unit
+    # carrying it, not on the weapon (Sicily 3.6142 footnote: "if MA, the AFV is
+    # immediately Recalled"); a weapon's roll never removes its vehicle, so only
+    # ``status`` may act on the carrier.
+    to: Literal["carrier"] | None = None
     kind: UnitKind | None = None  # what the units an effect creates are ("units")
     type: Slug | None = None  # the group kind an RG's roll gives it ("type")
     # Where the unit ``replace`` puts in its place goes: by default where the unit was
@@ -237,6 +285,11 @@ class Effect(Strict):
                 raise ValueError(f"effect '{self.do}' needs '{name}'")
         if self.at is not None and self.do != "replace":
             raise ValueError("'at' says where a replacement goes: only for effect 'replace'")
+        if self.to == "carrier" and self.do != "status":
+            raise ValueError(
+                "'to: carrier' marks the unit carrying the weapon rolled for: only for effect "
+                "'status' (a weapon's roll never removes its vehicle)"
+            )
         return self
 
 
@@ -287,6 +340,13 @@ class UnitFilter(Strict):
     # already-malfunctioned captured weapon", malfunctioned and captured.  A result acts
     # on the condition of ``statuses``; these stay (a captured weapon disabled).
     all_statuses: list[UnitStatus] | None = None
+    # For a unit that carries weapons (a vehicle's MA and MGs, ``Unit.weapons``), the
+    # table is rolled for one of its weapons of these kinds, not for the unit: the
+    # filter reads the weapon's markers with its carrier's (Sicily 3.6142 "a separate dr
+    # ... for each malfunctioned, non-Captured, Retained Weapon"; APD 3.31 "Each
+    # weapon/Vehicle may make only one Repair attempt").  A unit carrying none is
+    # rolled for itself.
+    weapons: list[WeaponKind] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables

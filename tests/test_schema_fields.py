@@ -1790,6 +1790,31 @@ case(
     ],
 )
 case(
+    "UnitFilter.weapons",
+    base="phd",
+    mutate=lambda d: tab(d, "weapon_repair")["for_units"].update(weapons=["mg"]),
+    observe=lambda m: effects.targets(
+        m.table("weapon_repair").for_units,
+        effects.UnitState(
+            "PzIVH",
+            "ok",
+            "vehicle",
+            ("isolated",),
+            (effects.WeaponState("w1", "ma", "MA", ("malfunctioned",)),),
+        ),
+    ),
+)
+case(
+    "Effect.to",
+    base="sicily",
+    mutate=lambda d: tab(d, "weapon_repair")["rows"][1]["effects"][1].pop("to"),
+    observe=lambda m: effects.on_weapon(
+        effects.row_effects(m.table("weapon_repair").lookup(4)),
+        effects.UnitState("StuG IIIG", "ok", "vehicle"),
+        effects.WeaponState("w1", "ma", "MA", ("malfunctioned",)),
+    ),
+)
+case(
     "UnitFilter.all_statuses",
     base="phd",
     mutate=lambda d: next(st for st in d["steps"] if st["id"] == "C5.26")["settles"][0][
@@ -2994,17 +3019,20 @@ def phd_settled(host: Callable[..., Any]) -> Any:
     """PHD C5.1 and C5.26 completed: what is left of a recalled squad and a captured,
     malfunctioned MMG and Panzer, and the log's lines of them."""
     from campaign.models import Event, Unit
-    from tests.purchase_helpers import add_unit
+    from tests.purchase_helpers import add_unit, add_vehicle
 
     players = host(side="us")
     add_unit(players, "us", "7-4-7", "squad", "recalled")
     add_unit(players, "us", "MG 42", "sw", "captured", markers=["malfunctioned"])
-    add_unit(players, "us", "PzKpfw IVH", "vehicle", "malfunctioned", markers=["captured"])
+    add_vehicle(players, "us", "PzKpfw IVH", ("ma", ["malfunctioned"]), status="captured")
     _walk(players).until_step("C5.27")
     c = players.campaign
-    held = sorted(Unit.objects.filter(campaign=c).values_list("name", "status", "markers"))
+    held = sorted(
+        (u.name, u.status, u.markers, [w["markers"] for w in u.weapons])
+        for u in Unit.objects.filter(campaign=c)
+    )
     log = list(Event.objects.filter(campaign=c, kind="unit").values_list("text", flat=True))
-    return held, log[3:]
+    return held, log[4:]
 
 
 def _phd_settle(change: dict[str, Any]) -> Callable[[dict], Any]:

@@ -16,7 +16,7 @@ from campaign.models import Event, Purchase, Unit
 from campaign.services import steps, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import add_vehicle, campaign_at
 from tests.test_rule_mechanisms import add, buy, mark_rg, rg_roll, roll, unit_names
 
 # The fixtures of the rule-mechanism suite: two players, dice fixed per roll.
@@ -62,34 +62,47 @@ def test_3_6142_a_vehicles_ma_and_mg_each_owe_a_dr_and_a_failed_ma_recalls_it(
     Recalled": a 6 on the MA's dr leaves the tank Recalled, a 6 on the MG's disables
     the MG only."""
     players, _ = at_step(users, "jul15am", "3.614")
-    tank = add(
+    tank, (ma, mg) = add_vehicle(
         players,
         "british",
         "Sherman III(a)",
-        "vehicle",
-        "malfunctioned",
-        markers=["mg_malfunctioned"],
+        ("ma", ["malfunctioned"]),
+        ("mg", ["malfunctioned"], "CMG"),
     )
-    mg_only = add(players, "british", "Daimler AC", "vehicle", "mg_malfunctioned")
+    mg_only, (daimler_mg,) = add_vehicle(
+        players, "british", "Daimler AC", ("mg", ["malfunctioned"])
+    )
     assert sorted(owed(players, "british")) == [
-        ("vehicular_mg_repair", "Daimler AC"),
-        ("vehicular_mg_repair", "Sherman III(a)"),
-        ("weapon_repair", "Sherman III(a)"),
+        ("vehicular_mg_repair", "Daimler AC MG"),
+        ("vehicular_mg_repair", "Sherman III(a) CMG"),
+        ("weapon_repair", "Sherman III(a) MA"),
     ]
     with pytest.raises(ActionRefused, match="Roll first: .*Weapon Repair: vehicular MG"):
         steps.finish_step(campaign_id=players.campaign_id, user=players.users["british"])
     fixed_dice.extend([[6], [6], [1]])
-    r = roll(players, "british", "weapon_repair", tank, typed={"repair_number": -1})
+    r = roll(players, "british", "weapon_repair", tank, weapon=ma, typed={"repair_number": -1})
     assert r.final == 4 and r.result == "Eliminated [*]"
     tank.refresh_from_db()
-    assert (tank.status, tank.markers) == ("recalled", ["mg_malfunctioned"])
-    r = roll(players, "british", "vehicular_mg_repair", tank, typed={"repair_number": -1})
+    # The MA is Disabled, the AFV Recalled: it stays in the retained forces.
+    assert (tank.status, tank.markers) == ("recalled", [])
+    assert [w["markers"] for w in tank.weapons] == [["disabled"], ["malfunctioned"]]
+    r = roll(
+        players, "british", "vehicular_mg_repair", tank, weapon=mg, typed={"repair_number": -1}
+    )
     assert r.result == "Disabled [*]"
     tank.refresh_from_db()
-    assert (tank.status, tank.markers) == ("recalled", ["disabled"])
-    roll(players, "british", "vehicular_mg_repair", mg_only, typed={"repair_number": -1})
+    assert (tank.status, tank.markers) == ("recalled", [])
+    assert [w["markers"] for w in tank.weapons] == [["disabled"], ["disabled"]]
+    roll(
+        players,
+        "british",
+        "vehicular_mg_repair",
+        mg_only,
+        weapon=daimler_mg,
+        typed={"repair_number": -1},
+    )
     mg_only.refresh_from_db()
-    assert mg_only.status == "ok"
+    assert (mg_only.status, mg_only.weapons[0]["markers"]) == ("ok", [])
     assert owed(players, "british") == ()
 
 

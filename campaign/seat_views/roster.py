@@ -29,6 +29,7 @@ from campaign.seat_views.common import (
 from campaign.selectors import module_of
 from campaign.services.units import label
 from rules import machine
+from rules.effects import WEAPON_CARRIERS
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,15 @@ class RosterLine:
 
 
 @dataclass(frozen=True)
+class WeaponView:
+    id: str  # its reference on its unit's record
+    kind: str
+    name: str
+    markers: tuple[str, ...] = ()
+    markers_label: str = ""  # "malfunctioned, disabled"
+
+
+@dataclass(frozen=True)
 class UnitView:
     id: str  # the unit's opaque reference (``Unit.ref``), never its key
     name: str
@@ -65,6 +75,8 @@ class UnitView:
     label: str = ""  # "12 × 4-6-8"
     markers: tuple[str, ...] = ()  # more markers besides its status
     markers_label: str = ""  # "isolated, captured"
+    weapons: tuple[WeaponView, ...] = ()  # a vehicle's MA and MGs
+    carries: bool = False  # a vehicle: its weapons are listed on its record
 
 
 @dataclass(frozen=True)
@@ -89,6 +101,9 @@ class RosterView:
     points_chart: str  # server-rendered SVG
     cvp_chart: str
     fortifications: list[str] = field(default_factory=list)  # the roster's FORTIFICATIONS
+    weapon_kinds: list[tuple[str, str]] = field(default_factory=list)
+    # The markers a weapon may carry (its conditions: malfunctioned, disabled, captured…)
+    weapon_markers: list[tuple[str, str]] = field(default_factory=list)
 
 
 # The roster's reads, compiled once (``campaign.prepared``): a roster page makes
@@ -210,6 +225,17 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     label(u),
                     tuple(u.markers or ()),
                     ", ".join(u.markers_display),
+                    tuple(
+                        WeaponView(
+                            w.ref,
+                            w.kind,
+                            w.name,
+                            w.markers,
+                            ", ".join(choice_label(Unit.Status, m) for m in w.markers),
+                        )
+                        for w in u.state.weapons
+                    ),
+                    u.kind in WEAPON_CARRIERS,
                 )
                 for u in units
                 if u.side == s
@@ -243,6 +269,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         forces=forces,
         statuses=list(Unit.Status.choices),
         kinds=list(Unit.Kind.choices),
+        weapon_kinds=list(Unit.WeaponKind.choices),
+        weapon_markers=[c for c in Unit.Status.choices if c[0] not in ("ok", "mg_malfunctioned")],
         points_chart=line_chart(f"{module.currency.code} left", series),
         cvp_chart=line_chart("CVP lost per scenario", cvp),
         fortifications=forts,
