@@ -88,6 +88,11 @@ def patched_module(data):
     return data if changed else None
 
 
+def checksum(data):
+    """A module data's checksum, as the app computes it (services/supplements.py)."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
 def _ref(taken):
     while True:
         ref = "".join(secrets.choice(ALPHABET) for _ in range(4))
@@ -125,9 +130,7 @@ def forwards(apps, schema_editor):
         if data is None:
             continue
         campaign.module_data = data
-        campaign.module_checksum = hashlib.sha256(
-            json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
-        ).hexdigest()
+        campaign.module_checksum = checksum(data)
         campaign.save(update_fields=["module_data", "module_checksum"])
         for unit in Unit.objects.filter(campaign=campaign, kind="vehicle"):
             if not ({unit.status, *(unit.markers or [])} & set(WEAPON_CONDITIONS)):
