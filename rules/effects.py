@@ -173,6 +173,14 @@ def result_effects(
     return [] if table.missing else row_effects(table.result_row(final, original), column)
 
 
+def roll_column(table: Table, side: str, unit_kind: str | None = None) -> str | None:
+    """The column a roll on ``table`` reads: the side's (``column_for_side``), else the
+    one the kind of the unit rolled for reads (``column_for_kind``: Sicily 3.606, a
+    vehicle's Escape the Mobile Vehicle column); None: the table's one column."""
+    by_kind: dict[str, str] = {k: c for k, c in table.column_for_kind.items()}
+    return table.column_for_side.get(side) or (by_kind.get(unit_kind) if unit_kind else None)
+
+
 def for_kind(effects: list[Effect], kind: str) -> list[Effect]:
     return [e for e in effects if e.kinds is None or kind in e.kinds]
 

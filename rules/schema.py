@@ -186,6 +186,9 @@ class Condition(Strict):
     # The retained unit a table is rolled for is of these kinds (a weapon's roll "if
     # vehicular-mounted": the vehicle's line); no unit, no match.
     unit_kinds: list[UnitKind] | None = None
+    # The unit rolled for is of none of these kinds: a DRM "NA to vehicles" (Sicily 3.606
+    # footnote *) offered for a squad's roll, refused for a vehicle's; no unit, it holds.
+    not_unit_kinds: list[UnitKind] | None = None
     # The unit rolled for carries one of these, as its status or one of its markers
     # ("+1 if Isolated": an Isolated malfunctioned weapon); no unit, no match.
     unit_markers: list[UnitStatus] | None = None
@@ -447,6 +450,9 @@ class Table(Strict):
     dice: Literal["dr", "DR"]
     columns: list[str] | None = None  # for multi-column tables
     column_for_side: dict[Slug, str] = {}  # which column a side reads, by side id
+    # Which column a roll for a unit reads, by the unit's kind (Sicily 3.606: a squad
+    # the Infantry column, a vehicle the Mobile Vehicle one); only with ``for_units``.
+    column_for_kind: dict[UnitKind, str] = {}
     rows: list[TableRow] = []
     # Results an Original roll gives before the Final roll is looked up (3.606 fn 1).
     original: list[OriginalRoll] = []
@@ -523,6 +529,16 @@ class Table(Strict):
         for side_id, col in self.column_for_side.items():
             if col not in (self.columns or []):
                 raise ValueError(f"column_for_side.{side_id}: '{col}' is not a column")
+        for kind, col in self.column_for_kind.items():
+            if col not in (self.columns or []):
+                raise ValueError(f"column_for_kind.{kind}: '{col}' is not a column")
+        if self.column_for_kind:
+            kinds = self.for_units.kinds if self.for_units else None
+            if kinds is None or set(kinds) - set(self.column_for_kind):
+                raise ValueError(
+                    "column_for_kind reads the kind of the unit rolled for: the table needs "
+                    "'for_units' whose kinds each have a column"
+                )
         for i, row in enumerate(self.rows):
             for col in row.column_effects:
                 if col not in (self.columns or []):

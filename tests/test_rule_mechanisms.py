@@ -1131,9 +1131,9 @@ def test_c5_20_c5_23_the_result_is_read_at_c5_23_no_amendment_after_it(users, mo
 def test_3_606_3_613_escape_and_shift_once_per_item_night_drm_at_night_only(
     users, modules, fixed_dice
 ):
-    """3.606: one Escape DR per unit or stack, "-1 If current CG Date is Night" offered
-    on a Night date only; 3.613: one Shift DR per attempt, "+1 per five ... hexes" never
-    negative, and footnote †'s subsequent dr is offered."""
+    """3.606: one Escape DR per unit (issue 45: made for a unit named), "-1 If current
+    CG Date is Night" offered on a Night date only; 3.613: one Shift DR per attempt, "+1
+    per five ... hexes" never negative, and footnote †'s subsequent dr is offered."""
     players, module = campaign_at("sicily", "i", "jul14pm", users)
     players.until("initiative")
     players.chits(axis="attack", british="idle")
@@ -1141,12 +1141,14 @@ def test_3_606_3_613_escape_and_shift_once_per_item_night_drm_at_night_only(
     players.results(**result_values(module, san_axis=2, san_british=2))
     players.until_step("3.606")
     assert not module.dates[players.campaign.date_index].night
+    squad = add(players, "axis", "4-6-8", "squad", number=2)
     with pytest.raises(ActionRefused, match="does not apply to this roll"):
-        roll(players, "axis", "escape", item="Stack at 12H3", ticked=["night"])
+        roll(players, "axis", "escape", squad, ticked=["night"])
     fixed_dice.extend([[3, 3]])
-    roll(players, "axis", "escape", item="Stack at 12H3")
-    with pytest.raises(ActionRefused):
-        roll(players, "axis", "escape", item="stack at 12h3")
+    roll(players, "axis", "escape", squad)
+    escaped = Roll.objects.get(table_id="escape").unit_ref
+    with pytest.raises(ActionRefused, match="has made its one Escape roll"):
+        roll(players, "axis", "escape", Unit.objects.get(ref=escaped))
     players.until_step("3.613")
     assert players.step.tables == ["shift", "shift_casualties"]
     with pytest.raises(ActionRefused, match="between 0 and 9"):

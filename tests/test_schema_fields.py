@@ -1391,6 +1391,20 @@ case(
     observe=lines("us", 1),
 )
 case(
+    "Table.column_for_kind",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["column_for_kind"].update(vehicle="Infantry"),
+    observe=lambda m: [
+        effects.roll_column(m.table("escape"), "axis", k) for k in ("squad", "vehicle")
+    ],
+)
+case(
+    "Condition.not_unit_kinds",
+    base="sicily",
+    mutate=lambda d: drm(d, "escape", "encircled")["offer_when"].update(not_unit_kinds=["gun"]),
+    observe=ticked_drms("escape", ["encircled"], side="axis", unit_kind="vehicle"),
+)
+case(
     "Table.rows",
     "TableRow.range",
     base="sicily",

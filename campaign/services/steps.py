@@ -51,6 +51,7 @@ from rules.effects import (
     on_unit,
     on_weapon,
     result_effects,
+    roll_column,
     san_after,
     targets,
     units_given,
@@ -222,7 +223,7 @@ def roll_on_table(
     # (nothing of it reaches the opponent, not even that it was made), until the RG is
     # revealed with its rolls.
     hidden = unit is not None and units.is_secret(unit)
-    column = table.column_for_side.get(turn.side)
+    column = roll_column(table, turn.side, unit.kind if unit else None)
     r = dice_service.roll(
         c,
         side=turn.side,
