@@ -118,6 +118,9 @@ UnitStatus = Literal[
     "recalled",
     "reduced",
     "abandoned",  # a vehicle its crew left (Sicily 3.6141a; APD 2.5 EXC)
+    # A SW or Gun no unit possesses (PHD C5.15 "Unpossessed SW/Guns"; APD 3.31 "Guns/SW
+    # must be Possessed to attempt Repair"; PHD C5.26a "possessed by a unit").
+    "unpossessed",
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
@@ -139,6 +142,7 @@ UNIT_STATUS_WORDS: dict[str, str] = {
     "recalled": "recalled (BU)",
     "reduced": "casualty reduced",
     "abandoned": "abandoned (vehicle)",
+    "unpossessed": "not possessed (SW/Gun)",
 }
 UNIT_KIND_WORDS: dict[str, str] = {
     "squad": "squad",

@@ -1,4 +1,5 @@
-"""Issue 45: a vehicle's weapons are part of its record (``Unit.weapons``).
+"""Issue 45: a vehicle's weapons are part of its record (``Unit.weapons``), and a SW
+or Gun may be marked not possessed (``unpossessed``).
 
 Until now a vehicle's line stood for its weapons: marked "malfunctioned" it was its
 MA, "MG malfunctioned" its MG, "disabled" the weapon a repair failed for.  Each such
@@ -154,6 +155,30 @@ class Migration(migrations.Migration):
             model_name="roll",
             name="unit_ref",
             field=models.CharField(blank=True, max_length=40),
+        ),
+        migrations.AlterField(
+            model_name="unit",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("ok", "in good order"),
+                    ("wounded", "wounded (leader)"),
+                    ("malfunctioned", "malfunctioned"),
+                    ("mg_malfunctioned", "MG malfunctioned (vehicle)"),
+                    ("disabled", "disabled"),
+                    ("immobilized", "immobilized"),
+                    ("stunned", "stunned"),
+                    ("isolated", "isolated"),
+                    ("captured", "captured"),
+                    ("battle_hardened", "battle hardened"),
+                    ("recalled", "recalled (BU)"),
+                    ("reduced", "casualty reduced"),
+                    ("abandoned", "abandoned (vehicle)"),
+                    ("unpossessed", "not possessed (SW/Gun)"),
+                ],
+                default="ok",
+                max_length=20,
+            ),
         ),
         migrations.RunPython(forwards, migrations.RunPython.noop),
     ]
