@@ -31,6 +31,7 @@ from rules.schema import (
     TableResult,
     UnitExchange,
     UnitFilter,
+    WeaponExchange,
 )
 
 # The kinds of unit whose weapons are part of their record (``UnitState.weapons``).
@@ -232,6 +233,26 @@ def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) 
         if effect.do == "none":
             return UnitOutcome()
     return UnitOutcome()
+
+
+def exchange_refusal(
+    exchange: WeaponExchange, side: str, unit: UnitState, weapon_ref: str, sw: UnitState
+) -> str:
+    """Why ``sw`` may not repair the weapon ``weapon_ref`` of ``unit`` by the step's
+    weapon exchange (Sicily 3.61421, PHD C5.27b), in words ("": it may)."""
+    rule = f" ({exchange.rule})"
+    weapon = unit.weapon(weapon_ref)
+    if weapon is None or weapon_ref not in dict(targets(exchange.repairs, unit)):
+        what = f"{unit.name} {weapon.name}" if weapon else f"That weapon of {unit.name}"
+        return f"{what} is not a weapon this exchange repairs{rule}."
+    names = exchange.names.get(side, [])
+    named = any(re.match(rf"{re.escape(n)}\b", sw.name.strip(), re.IGNORECASE) for n in names)
+    if not (matches(exchange.gives, sw) and named):
+        return (
+            f"{sw.name} cannot repair it: it takes a friendly {' or '.join(names) or 'SW'}"
+            f" of yours, possessed and not captured{rule}."
+        )
+    return ""
 
 
 def battle_hardened(

@@ -1134,6 +1134,27 @@ class UnitExchange(Strict):
     note: str | None = note_field()
 
 
+class WeaponExchange(Strict):
+    """At its step, a side may repair a weapon of ``repairs`` (a disabled, non-captured
+    vehicular MG) by eliminating one of its SW of ``gives`` named, for the side, one of
+    ``names`` (Sicily 3.61421: "A Disabled, non-Captured, vehicular MG may be
+    automatically repaired ... by Eliminating a friendly SW LMG"; PHD C5.27b: "by using
+    a German LMG if the AFV is German or US MMG if the AFV is American").  Where the SW
+    is on the map (the same Setup Area, the same or an adjacent Location) is the
+    players' to judge."""
+
+    repairs: UnitFilter
+    gives: UnitFilter
+    names: dict[Slug, list[str]]
+    rule: RuleRef
+
+    @model_validator(mode="after")
+    def _weapons(self) -> WeaponExchange:
+        if self.repairs.weapons is None:
+            raise ValueError("a weapon exchange repairs a vehicle's weapons ('repairs.weapons')")
+        return self
+
+
 # The effects a step's ``settles`` may have on a unit: the whole line leaves, or is marked.
 SETTLE_EFFECTS = ("eliminate", "status")
 
@@ -1183,6 +1204,8 @@ class Step(Strict):
     exchange: UnitExchange | None = None
     # What completing the step does to the retained units it names (C5.1, C5.26c).
     settles: list[Settle] = []
+    # A vehicle's disabled MG a side may repair there with one of its SW (3.61421).
+    weapon_exchange: WeaponExchange | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")

@@ -1828,6 +1828,60 @@ case(
         effects.WeaponState("w1", "ma", "MA", ("malfunctioned",)),
     ),
 )
+
+
+def _mg_exchange(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "3.614")["weapon_exchange"]
+
+
+def _exchanged(sw: str, sw_markers: tuple[str, ...] = ()) -> Callable[[Module], Any]:
+    """Whether the Axis may repair a StuG's disabled MG with ``sw`` (Sicily 3.61421)."""
+
+    def observe(m: Module) -> Any:
+        step = next(st for st in m.steps if st.id == "3.614")
+        if step.weapon_exchange is None:
+            return "no exchange"
+        mg = effects.WeaponState("w1", "mg", "AAMG", ("disabled",))
+        tank = effects.UnitState("StuG IIIG", "ok", "vehicle", (), (mg,))
+        return effects.exchange_refusal(
+            step.weapon_exchange, "axis", tank, "w1", effects.UnitState(sw, "ok", "sw", sw_markers)
+        )
+
+    return observe
+
+
+case(
+    "Step.weapon_exchange",
+    base="sicily",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "3.614").update(
+        weapon_exchange=None
+    ),
+    observe=_exchanged("LMG (I5)"),
+)
+case(
+    "WeaponExchange.repairs",
+    base="sicily",
+    mutate=lambda d: _mg_exchange(d)["repairs"].update(statuses=["malfunctioned"]),
+    observe=_exchanged("LMG (I5)"),
+)
+case(
+    "WeaponExchange.gives",
+    base="sicily",
+    mutate=lambda d: _mg_exchange(d)["gives"].update(not_statuses=["unpossessed"]),
+    observe=_exchanged("LMG (I5)", ("captured",)),
+)
+case(
+    "WeaponExchange.names",
+    base="sicily",
+    mutate=lambda d: _mg_exchange(d)["names"].update(axis=["MMG"]),
+    observe=_exchanged("LMG (I5)"),
+)
+case(
+    "WeaponExchange.rule",
+    base="sicily",
+    mutate=lambda d: _mg_exchange(d).update(rule="3.6142"),
+    observe=_exchanged("PIAT"),
+)
 case(
     "UnitFilter.all_statuses",
     base="phd",

@@ -84,6 +84,9 @@ class ForcesView:
     side: str
     mine: bool
     units: list[UnitView]
+    # The side's SW a disabled vehicular MG may be repaired with, where the module has a
+    # weapon exchange (Sicily 3.61421): (reference, line); only on the owner's forces.
+    sw: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,8 @@ class RosterView:
     cvp_chart: str
     fortifications: list[str] = field(default_factory=list)  # the roster's FORTIFICATIONS
     weapon_kinds: list[tuple[str, str]] = field(default_factory=list)
+    # The rules by which a disabled vehicular MG is repaired with a SW ("3.61421").
+    weapon_exchange: str = ""
     # The markers a weapon may carry (its conditions: malfunctioned, disabled, captured…)
     weapon_markers: list[tuple[str, str]] = field(default_factory=list)
 
@@ -209,6 +214,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             weather = variant.start.weather
         lines.append(RosterLine(date.label, weather, outcome.label if outcome else "", row))
     units = _UNITS(side=side, campaign=cid)
+    # Where a vehicular MG is repaired with a SW (3.61421), and by which rule.
+    exchanges = [st.weapon_exchange for st in module.steps if st.weapon_exchange]
     forces = [
         ForcesView(
             module.side(s).name,
@@ -240,6 +247,9 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                 for u in units
                 if u.side == s
             ],
+            tuple((u.ref, label(u)) for u in units if u.side == s == side and u.kind == "sw")
+            if exchanges
+            else (),
         )
         for s in sides
     ]
@@ -270,6 +280,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         statuses=list(Unit.Status.choices),
         kinds=list(Unit.Kind.choices),
         weapon_kinds=list(Unit.WeaponKind.choices),
+        weapon_exchange=", ".join(dict.fromkeys(e.rule for e in exchanges)),
         weapon_markers=[c for c in Unit.Status.choices if c[0] not in ("ok", "mg_malfunctioned")],
         points_chart=line_chart(f"{module.currency.code} left", series),
         cvp_chart=line_chart("CVP lost per scenario", cvp),

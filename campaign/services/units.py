@@ -24,6 +24,7 @@ from rules.effects import (
     WeaponOutcome,
     WeaponState,
     battle_hardened,
+    exchange_refusal,
     left_over,
     matches,
     on_weapon,
@@ -324,6 +325,43 @@ def remove_weapon(*, campaign_id: object, user: User, unit_id: object, weapon_id
     unit.weapons = [w for w in unit.weapons or () if w["ref"] != weapon.ref]
     unit.save(update_fields=["weapons"])
     _weapon_record(turn, unit, f"takes {weapon.name} off the record of {label(unit)}")
+    return unit
+
+
+@transaction.atomic
+def exchange_weapon(
+    *, campaign_id: object, user: User, unit_id: object, weapon_id: object, give_id: object
+) -> Unit:
+    """At a step with a weapon exchange, the player repairs a weapon of its vehicle (a
+    disabled vehicular MG) by eliminating one of its SW (Sicily 3.61421: "by
+    Eliminating a friendly SW LMG"; PHD C5.27b: a German LMG, a US MMG): the SW leaves
+    the retained forces, the weapon is in good order again."""
+    turn = take_turn(campaign_id, user, None)
+    exchange = turn.step.weapon_exchange
+    if exchange is None:
+        raise ActionRefused(
+            f"No weapon is repaired by exchange at {turn.step.id} {turn.step.title}: "
+            "only at the step the rules give it. Nothing was changed.",
+            status=409,
+        )
+    expect_turn(turn, Action.ROLL)
+    unit = _own_carrier(turn, unit_id)
+    weapon = _own_weapon(unit, weapon_id)
+    sw = own_unit(turn, give_id)
+    refusal = exchange_refusal(exchange, turn.side, unit.state, weapon.ref, sw.state)
+    if refusal:
+        raise ActionRefused(refusal + " Nothing was changed.")
+    secret = is_secret(unit) or is_secret(sw)
+    gone = apply_outcome(sw, UnitOutcome(removed=True))
+    repaired = apply_weapon_outcome(
+        unit, weapon, WeaponOutcome(status="ok"), exchange.repairs.statuses or ()
+    )
+    turn.record(
+        EventKind.UNIT,
+        secret=secret,
+        text=f"{turn.side_name()}: {gone}; for it, {repaired} ({exchange.rule}).",
+    )
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
     return unit
 
 

@@ -482,6 +482,17 @@ def unit_weapon_save(request: HttpRequest, campaign_id: UUID, at: str | None) ->
     )
 
 
+@action("unit-weapon-exchange")
+def unit_weapon_exchange(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return units.exchange_weapon(
+        campaign_id=campaign_id,
+        user=request.user,
+        unit_id=request.POST.get("unit"),
+        weapon_id=request.POST.get("weapon"),
+        give_id=request.POST.get("give"),
+    )
+
+
 @action("unit-weapon-remove")
 def unit_weapon_remove(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return units.remove_weapon(
