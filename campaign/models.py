@@ -10,6 +10,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Cast
+from django.db.models.lookups import StartsWith
 from django.utils import timezone
 
 from campaign.visibility import EventQuerySet, OwnedSecretQuerySet, RollQuerySet, UnitQuerySet
@@ -568,6 +570,16 @@ class Unit(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign", "ref"], name="unit_ref_unique"),
             models.CheckConstraint(condition=Q(count__gt=0), name="unit_count_positive"),
+            # A unit's weapons and markers are lists (of records, of words), whatever
+            # writes them.
+            models.CheckConstraint(
+                condition=StartsWith(Cast("weapons", models.TextField()), "["),
+                name="unit_weapons_list",
+            ),
+            models.CheckConstraint(
+                condition=StartsWith(Cast("markers", models.TextField()), "["),
+                name="unit_markers_list",
+            ),
         ]
 
     @property

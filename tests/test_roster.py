@@ -454,3 +454,18 @@ def test_a_vehicles_weapons_are_listed_marked_and_taken_off_in_its_vocabulary(mo
     view = roster_of(players.campaign, "axis")
     line = next(u for f in view.forces if f.mine for u in f.units if u.name == "PzIIIN")
     assert [(w.name, w.markers_label) for w in line.weapons] == [("CMG", "disabled")]
+
+
+@pytest.mark.parametrize("field", ["weapons", "markers"])
+def test_a_units_weapons_and_markers_are_lists_in_the_database(modules, users, field):
+    """Issue 45: a unit's weapons (and markers) are a list whatever writes them: the
+    database refuses anything else (a CHECK constraint)."""
+    from django.db import IntegrityError, transaction
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    tank = units.add_unit(
+        campaign_id=players.campaign_id, user=players.users["axis"], name="PzIIIN", kind="vehicle"
+    )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Unit.objects.filter(pk=tank.pk).update(**{field: {"ref": "w1", "kind": "ma"}})
+    Unit.objects.filter(pk=tank.pk).update(**{field: []})

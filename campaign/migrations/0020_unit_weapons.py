@@ -17,6 +17,8 @@ import json
 import secrets
 
 from django.db import migrations, models
+from django.db.models.functions import Cast
+from django.db.models.lookups import StartsWith
 
 ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 WEAPON_CONDITIONS = ("malfunctioned", "mg_malfunctioned", "disabled")
@@ -181,4 +183,18 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.RunPython(forwards, migrations.RunPython.noop),
+        migrations.AddConstraint(
+            model_name="unit",
+            constraint=models.CheckConstraint(
+                condition=StartsWith(Cast("weapons", models.TextField()), "["),
+                name="unit_weapons_list",
+            ),
+        ),
+        migrations.AddConstraint(
+            model_name="unit",
+            constraint=models.CheckConstraint(
+                condition=StartsWith(Cast("markers", models.TextField()), "["),
+                name="unit_markers_list",
+            ),
+        ),
     ]
