@@ -10,10 +10,13 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Cast
+from django.db.models.lookups import StartsWith
 from django.utils import timezone
 
 from campaign.visibility import EventQuerySet, OwnedSecretQuerySet, RollQuerySet, UnitQuerySet
-from rules.effects import UnitState
+from rules.effects import UnitState, WeaponState
+from rules.schema import UNIT_KIND_WORDS, UNIT_STATUS_WORDS, WEAPON_KIND_WORDS
 
 # Records a page names (a purchase, a unit) are named by an opaque reference, never by
 # their primary key: keys come from global sequences, and the gap between two of them
@@ -273,7 +276,7 @@ class Roll(models.Model):
     table_id = models.SlugField(max_length=64, blank=True)
     # The retained unit rolled for (its ``Unit.ref``), so a table rolled once per unit
     # refuses a second roll for it in the same pass (APD 3.31).
-    unit_ref = models.CharField(max_length=16, blank=True)
+    unit_ref = models.CharField(max_length=40, blank=True)  # a unit, or "<unit>.<weapon>"
     purpose = models.CharField(max_length=200)  # why, in words
     item = models.CharField(max_length=200, blank=True)  # e.g. which leader
     dice = models.CharField(max_length=2)  # "dr" or "DR"
@@ -520,46 +523,40 @@ class ReconBuy(models.Model):
         ]
 
 
+def choices_of(name: str, words: dict[str, str]) -> type[models.TextChoices]:
+    """Django choices made from one of the rules' closed vocabularies and its words
+    (``Unit.Status("ok").label == "in good order"``).  Code names a value by the
+    vocabulary's own word ("ok", "squad"), as the rules' Literals do."""
+    members = [(v.upper(), (v, w)) for v, w in words.items()]
+    # django-stubs types only the class syntax; the functional API is Enum's own.
+    return models.TextChoices(name, members)  # type: ignore[call-overload]
+
+
 class Unit(models.Model):
     """A retained unit of a side (the players keep this list; the map is theirs)."""
 
-    class Status(models.TextChoices):
-        OK = "ok", "in good order"
-        WOUNDED = "wounded", "wounded (leader)"
-        MALFUNCTIONED = "malfunctioned", "malfunctioned"
-        MG_MALFUNCTIONED = "mg_malfunctioned", "MG malfunctioned (vehicle)"
-        DISABLED = "disabled", "disabled"
-        IMMOBILIZED = "immobilized", "immobilized"
-        STUNNED = "stunned", "stunned"
-        ISOLATED = "isolated", "isolated"
-        CAPTURED = "captured", "captured"
-        BATTLE_HARDENED = "battle_hardened", "battle hardened"
-        RECALLED = "recalled", "recalled (BU)"
-        REDUCED = "reduced", "casualty reduced"
-        ABANDONED = "abandoned", "abandoned (vehicle)"
-
-    class Kind(models.TextChoices):
-        """What a unit is, where a table's effect depends on it (rules.schema.UnitKind)."""
-
-        SQUAD = "squad", "squad"
-        HALF_SQUAD = "half_squad", "half-squad / crew"
-        LEADER = "leader", "leader"
-        HERO = "hero", "Hero"
-        VEHICLE = "vehicle", "vehicle"
-        GUN = "gun", "Gun"
-        SW = "sw", "SW"
-        OTHER = "other", "other"
+    # The closed vocabularies of rules.schema (UnitStatus, UnitKind, WeaponKind), with
+    # the player's words there: made from them, never copied.
+    Status = choices_of("Status", UNIT_STATUS_WORDS)
+    Kind = choices_of("Kind", UNIT_KIND_WORDS)
+    WeaponKind = choices_of("WeaponKind", WEAPON_KIND_WORDS)
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="units")
     ref = models.CharField(max_length=16, default=new_ref, editable=False)  # what pages name
     side = models.SlugField(max_length=64)
     name = models.CharField(max_length=120)  # "8-1 leader", "4-6-8", "StuG IIIG"
-    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.OTHER)
+    kind = models.CharField(max_length=12, choices=Kind.choices, default="other")
     count = models.PositiveIntegerField(default=1)  # identical units on this line ("12 × 4-6-8")
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.OK)
+    status = models.CharField(max_length=20, choices=Status.choices, default="ok")
     # More markers the unit carries at once (an Isolated malfunctioned weapon, a
     # captured immobilized vehicle): values of ``Status`` other than its own.
     markers = models.JSONField(default=list, blank=True)
+    # The weapons the unit carries, part of its record (a vehicle's MA and MGs): each
+    # {"ref", "kind" (``WeaponKind``), "name", "markers" (values of ``Status``)}.  A
+    # roll on a table rolled for weapons is made for one of them, and its result acts
+    # on it (Sicily 3.6142, PHD C5.26a, APD 3.3): the vehicle stays.  Each of the
+    # identical units of a line carries the same.
+    weapons = models.JSONField(default=list, blank=True)
     location = models.CharField(max_length=120, blank=True)
     purchase = models.ForeignKey(
         "Purchase", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -573,6 +570,16 @@ class Unit(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign", "ref"], name="unit_ref_unique"),
             models.CheckConstraint(condition=Q(count__gt=0), name="unit_count_positive"),
+            # A unit's weapons and markers are lists (of records, of words), whatever
+            # writes them.
+            models.CheckConstraint(
+                condition=StartsWith(Cast("weapons", models.TextField()), "["),
+                name="unit_weapons_list",
+            ),
+            models.CheckConstraint(
+                condition=StartsWith(Cast("markers", models.TextField()), "["),
+                name="unit_markers_list",
+            ),
         ]
 
     @property
@@ -582,8 +589,17 @@ class Unit(models.Model):
 
     @property
     def state(self) -> UnitState:
-        """What the rules' tables read of the unit."""
-        return UnitState(self.name, self.status, self.kind, tuple(self.markers or ()))
+        """What the rules' tables read of the unit, its weapons with it."""
+        return UnitState(
+            self.name,
+            self.status,
+            self.kind,
+            tuple(self.markers or ()),
+            tuple(
+                WeaponState(w["ref"], w["kind"], w["name"], tuple(w.get("markers") or ()))
+                for w in self.weapons or ()
+            ),
+        )
 
     @property
     def markers_display(self) -> list[str]:

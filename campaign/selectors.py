@@ -38,7 +38,7 @@ from campaign.models import (
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from rules.availability import owed_for, table_date_reasons
-from rules.effects import matches
+from rules.effects import matches, targets
 from rules.registry import cached_module, parse_module
 from rules.schema import Module
 from rules.snapshot import (
@@ -244,12 +244,10 @@ def squad_counts(
 ) -> tuple[int, int, tuple[tuple[str, int, int, int], ...]]:
     """The side's retained squads and half-squads/crews (what a HIP cap counts), and
     those of RGs bought at a cost variant: (variant, date index, squads, half-squads)."""
-    totals = {Unit.Kind.SQUAD: 0, Unit.Kind.HALF_SQUAD: 0}
+    totals = {"squad": 0, "half_squad": 0}
     by_variant: dict[tuple[str, int], dict[str, int]] = {}
     for kind, variant, date_index, n in (
-        Unit.objects.filter(
-            campaign=campaign, side=side, kind__in=[Unit.Kind.SQUAD, Unit.Kind.HALF_SQUAD]
-        )
+        Unit.objects.filter(campaign=campaign, side=side, kind__in=["squad", "half_squad"])
         .values_list("kind", "purchase__cost_variant", "purchase__date_index")
         .annotate(n=Sum("count"))
     ):
@@ -258,10 +256,10 @@ def squad_counts(
             by_variant.setdefault((variant, date_index), {}).setdefault(kind, 0)
             by_variant[variant, date_index][kind] += n
     bought_as = tuple(
-        (variant, date_index, k.get(Unit.Kind.SQUAD, 0), k.get(Unit.Kind.HALF_SQUAD, 0))
+        (variant, date_index, k.get("squad", 0), k.get("half_squad", 0))
         for (variant, date_index), k in sorted(by_variant.items())
     )
-    return totals[Unit.Kind.SQUAD], totals[Unit.Kind.HALF_SQUAD], bought_as
+    return totals["squad"], totals["half_squad"], bought_as
 
 
 def holdings(
@@ -340,11 +338,14 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
     per_unit = [t for t in required if t.once == "unit"]
     if per_unit:
         for unit in Unit.objects.filter(campaign=campaign, side=side).only(
-            "ref", "name", "kind", "status", "markers", "count"
+            "ref", "name", "kind", "status", "markers", "count", "weapons"
         ):
             for t in per_unit:
-                if owed_for(t, unit.state) and (t.id, unit.ref) not in rolled:
-                    owed.append((t.id, unit.label))
+                # A vehicle's weapons each owe their own roll (Sicily 3.6142).
+                for ref, target in targets(t.for_units, unit.state):
+                    key = f"{unit.ref}.{ref}" if ref else unit.ref
+                    if owed_for(t, target) and (t.id, key) not in rolled:
+                        owed.append((t.id, unit.label if not ref else target.name))
     return tuple(owed)
 
 

@@ -31,7 +31,24 @@ from rules.schema import (
     TableResult,
     UnitExchange,
     UnitFilter,
+    WeaponExchange,
 )
+
+# The kinds of unit whose weapons are part of their record (``UnitState.weapons``).
+WEAPON_CARRIERS = ("vehicle",)
+# The conditions of a carrier's weapon, marked on the weapon, never on its carrier.
+WEAPON_CONDITIONS = ("malfunctioned", "mg_malfunctioned", "disabled")
+
+
+@dataclass(frozen=True)
+class WeaponState:
+    """A weapon a unit carries (a vehicle's MA, one of its MGs): its reference on the
+    unit's record, its kind (``schema.WeaponKind``), its name, its markers."""
+
+    ref: str
+    kind: str
+    name: str
+    markers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -40,11 +57,74 @@ class UnitState:
     status: str
     kind: str
     markers: tuple[str, ...] = ()  # more markers the unit carries besides its status
+    weapons: tuple[WeaponState, ...] = ()  # the weapons it carries (a vehicle's MA, MGs)
 
     @property
     def marked(self) -> frozenset[str]:
         """Its status and its markers: all the rules may read of its condition."""
         return frozenset((self.status, *self.markers))
+
+    def weapon(self, ref: str) -> WeaponState | None:
+        return next((w for w in self.weapons if w.ref == ref), None)
+
+
+def armed(unit: UnitState, weapon: WeaponState) -> UnitState:
+    """What a table rolled for ``weapon`` reads: the weapon's markers with its
+    carrier's (an Isolated or Captured vehicle's MG is Isolated or Captured), of the
+    carrier's kind (a vehicular-mounted weapon: "-1 if vehicular-mounted"), named
+    after both ("StuG IIIG MA")."""
+    marks = tuple(dict.fromkeys(m for m in (*unit.marked, *weapon.markers) if m != "ok"))
+    return UnitState(f"{unit.name} {weapon.name}", "ok", unit.kind, marks)
+
+
+def targets(flt: UnitFilter | None, unit: UnitState) -> list[tuple[str, UnitState]]:
+    """What on ``unit``'s line a table rolled for units of ``flt`` may be rolled for:
+    ("", the unit) where it matches; for a unit carrying weapons on a table rolled for
+    weapons (``UnitFilter.weapons``), each of its weapons of those kinds that matches,
+    by its reference — never the vehicle itself (Sicily 3.6142: "a separate dr ... for
+    each malfunctioned ... Weapon"), which has none to roll for if it lists none."""
+    if flt is None:
+        return []
+    if flt.weapons is not None and unit.kind in WEAPON_CARRIERS:
+        return [
+            (w.ref, armed(unit, w))
+            for w in unit.weapons
+            if w.kind in flt.weapons and matches(flt, armed(unit, w))
+        ]
+    return [("", unit)] if matches(flt, unit) else []
+
+
+@dataclass(frozen=True)
+class WeaponOutcome:
+    """What a roll made for a weapon does: the weapon leaves its carrier's record
+    (``removed``) or is marked ``status``; its carrier is marked ``carrier_status``
+    (Sicily 3.6142 footnote: "if MA, the AFV is immediately Recalled").  The carrier
+    never leaves for its weapon's roll."""
+
+    removed: bool = False
+    status: str | None = None
+    carrier_status: str | None = None
+
+    @property
+    def changes(self) -> bool:
+        return self.removed or self.status is not None or self.carrier_status is not None
+
+
+def on_weapon(effects: list[Effect], unit: UnitState, weapon: WeaponState) -> WeaponOutcome:
+    """What a roll made for ``weapon`` of ``unit`` does: the first effect for the
+    carrier's kind acts on the weapon, the first one ``to: carrier`` on its carrier."""
+    mine = for_kind(effects, unit.kind)
+    carrier = next((e.status for e in mine if e.to == "carrier" and e.do == "status"), None)
+    removed, status = False, None
+    for effect in (e for e in mine if e.to is None):
+        if effect.do == "eliminate":
+            removed = True
+        elif effect.do == "status" and effect.status not in weapon.markers:
+            status = effect.status
+        break
+    if carrier is not None and carrier in unit.marked:
+        carrier = None
+    return WeaponOutcome(removed=removed, status=status, carrier_status=carrier)
 
 
 @dataclass(frozen=True)
@@ -92,6 +172,14 @@ def result_effects(
     """The effects of a roll: those of its Original roll's result where the table gives
     one (``Table.original``), else of its Final roll's row."""
     return [] if table.missing else row_effects(table.result_row(final, original), column)
+
+
+def roll_column(table: Table, side: str, unit_kind: str | None = None) -> str | None:
+    """The column a roll on ``table`` reads: the side's (``column_for_side``), else the
+    one the kind of the unit rolled for reads (``column_for_kind``: Sicily 3.606, a
+    vehicle's Escape the Mobile Vehicle column); None: the table's one column."""
+    by_kind: dict[str, str] = {k: c for k, c in table.column_for_kind.items()}
+    return table.column_for_side.get(side) or (by_kind.get(unit_kind) if unit_kind else None)
 
 
 def for_kind(effects: list[Effect], kind: str) -> list[Effect]:
@@ -145,6 +233,26 @@ def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) 
         if effect.do == "none":
             return UnitOutcome()
     return UnitOutcome()
+
+
+def exchange_refusal(
+    exchange: WeaponExchange, side: str, unit: UnitState, weapon_ref: str, sw: UnitState
+) -> str:
+    """Why ``sw`` may not repair the weapon ``weapon_ref`` of ``unit`` by the step's
+    weapon exchange (Sicily 3.61421, PHD C5.27b), in words ("": it may)."""
+    rule = f" ({exchange.rule})"
+    weapon = unit.weapon(weapon_ref)
+    if weapon is None or weapon_ref not in dict(targets(exchange.repairs, unit)):
+        what = f"{unit.name} {weapon.name}" if weapon else f"That weapon of {unit.name}"
+        return f"{what} is not a weapon this exchange repairs{rule}."
+    names = exchange.names.get(side, [])
+    named = any(re.match(rf"{re.escape(n)}\b", sw.name.strip(), re.IGNORECASE) for n in names)
+    if not (matches(exchange.gives, sw) and named):
+        return (
+            f"{sw.name} cannot repair it: it takes a friendly {' or '.join(names) or 'SW'}"
+            f" of yours, possessed and not captured{rule}."
+        )
+    return ""
 
 
 def battle_hardened(

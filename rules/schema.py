@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import JsonDict
@@ -118,10 +118,57 @@ UnitStatus = Literal[
     "recalled",
     "reduced",
     "abandoned",  # a vehicle its crew left (Sicily 3.6141a; APD 2.5 EXC)
+    # A SW or Gun no unit possesses (PHD C5.15 "Unpossessed SW/Guns"; APD 3.31 "Guns/SW
+    # must be Possessed to attempt Repair"; PHD C5.26a "possessed by a unit").
+    "unpossessed",
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
 UnitKind = Literal["squad", "half_squad", "leader", "hero", "vehicle", "gun", "sw", "other"]
+# The player's words for each marker, kind and weapon, in one place: the app's choices
+# (campaign.models.Unit.Status / Kind / WeaponKind) are made from these, and a value
+# added to a Literal without its words fails at import.
+UNIT_STATUS_WORDS: dict[str, str] = {
+    "ok": "in good order",
+    "wounded": "wounded (leader)",
+    "malfunctioned": "malfunctioned",
+    "mg_malfunctioned": "MG malfunctioned (vehicle)",
+    "disabled": "disabled",
+    "immobilized": "immobilized",
+    "stunned": "stunned",
+    "isolated": "isolated",
+    "captured": "captured",
+    "battle_hardened": "battle hardened",
+    "recalled": "recalled (BU)",
+    "reduced": "casualty reduced",
+    "abandoned": "abandoned (vehicle)",
+    "unpossessed": "not possessed (SW/Gun)",
+}
+UNIT_KIND_WORDS: dict[str, str] = {
+    "squad": "squad",
+    "half_squad": "half-squad / crew",
+    "leader": "leader",
+    "hero": "Hero",
+    "vehicle": "vehicle",
+    "gun": "Gun",
+    "sw": "SW",
+    "other": "other",
+}
+WEAPON_KIND_WORDS: dict[str, str] = {"ma": "MA", "mg": "MG"}
+
+# What a weapon a retained unit carries is (campaign.models.Unit.weapons): a vehicle's
+# Main Armament or one of its MGs (Sicily 3.6142 footnote "if MA, the AFV is
+# immediately Recalled"; 3.61421 "vehicular MG"; APD 3.3's rows "Repair MA/Gun" and
+# "Repair vehicular MG").  A weapon's condition is a set of ``UnitStatus`` markers.
+WeaponKind = Literal["ma", "mg"]
+
+for _literal, _words in (
+    (UnitStatus, UNIT_STATUS_WORDS),
+    (UnitKind, UNIT_KIND_WORDS),
+    (WeaponKind, WEAPON_KIND_WORDS),
+):
+    if list(_words) != list(get_args(_literal)):
+        raise TypeError(f"{_literal}: each value needs its player's words, in order")
 
 
 class Condition(Strict):
@@ -143,6 +190,9 @@ class Condition(Strict):
     # The retained unit a table is rolled for is of these kinds (a weapon's roll "if
     # vehicular-mounted": the vehicle's line); no unit, no match.
     unit_kinds: list[UnitKind] | None = None
+    # The unit rolled for is of none of these kinds: a DRM "NA to vehicles" (Sicily 3.606
+    # footnote *) offered for a squad's roll, refused for a vehicle's; no unit, it holds.
+    not_unit_kinds: list[UnitKind] | None = None
     # The unit rolled for carries one of these, as its status or one of its markers
     # ("+1 if Isolated": an Isolated malfunctioned weapon); no unit, no match.
     unit_markers: list[UnitStatus] | None = None
@@ -210,6 +260,11 @@ class Effect(Strict):
     by: int | None = None
     side: Slug | None = None
     kinds: list[UnitKind] | None = None  # only for a unit of these kinds
+    # On a roll made for a weapon (``UnitFilter.weapons``), the effect acts on the unit
+    # carrying it, not on the weapon (Sicily 3.6142 footnote: "if MA, the AFV is
+    # immediately Recalled"); a weapon's roll never removes its vehicle, so only
+    # ``status`` may act on the carrier.
+    to: Literal["carrier"] | None = None
     kind: UnitKind | None = None  # what the units an effect creates are ("units")
     type: Slug | None = None  # the group kind an RG's roll gives it ("type")
     # Where the unit ``replace`` puts in its place goes: by default where the unit was
@@ -237,6 +292,11 @@ class Effect(Strict):
                 raise ValueError(f"effect '{self.do}' needs '{name}'")
         if self.at is not None and self.do != "replace":
             raise ValueError("'at' says where a replacement goes: only for effect 'replace'")
+        if self.to == "carrier" and self.do != "status":
+            raise ValueError(
+                "'to: carrier' marks the unit carrying the weapon rolled for: only for effect "
+                "'status' (a weapon's roll never removes its vehicle)"
+            )
         return self
 
 
@@ -287,6 +347,13 @@ class UnitFilter(Strict):
     # already-malfunctioned captured weapon", malfunctioned and captured.  A result acts
     # on the condition of ``statuses``; these stay (a captured weapon disabled).
     all_statuses: list[UnitStatus] | None = None
+    # For a unit that carries weapons (a vehicle's MA and MGs, ``Unit.weapons``), the
+    # table is rolled for one of its weapons of these kinds, not for the unit: the
+    # filter reads the weapon's markers with its carrier's (Sicily 3.6142 "a separate dr
+    # ... for each malfunctioned, non-Captured, Retained Weapon"; APD 3.31 "Each
+    # weapon/Vehicle may make only one Repair attempt").  A unit carrying none is
+    # rolled for itself.
+    weapons: list[WeaponKind] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables
@@ -387,6 +454,9 @@ class Table(Strict):
     dice: Literal["dr", "DR"]
     columns: list[str] | None = None  # for multi-column tables
     column_for_side: dict[Slug, str] = {}  # which column a side reads, by side id
+    # Which column a roll for a unit reads, by the unit's kind (Sicily 3.606: a squad
+    # the Infantry column, a vehicle the Mobile Vehicle one); only with ``for_units``.
+    column_for_kind: dict[UnitKind, str] = {}
     rows: list[TableRow] = []
     # Results an Original roll gives before the Final roll is looked up (3.606 fn 1).
     original: list[OriginalRoll] = []
@@ -463,6 +533,16 @@ class Table(Strict):
         for side_id, col in self.column_for_side.items():
             if col not in (self.columns or []):
                 raise ValueError(f"column_for_side.{side_id}: '{col}' is not a column")
+        for kind, col in self.column_for_kind.items():
+            if col not in (self.columns or []):
+                raise ValueError(f"column_for_kind.{kind}: '{col}' is not a column")
+        if self.column_for_kind:
+            kinds = self.for_units.kinds if self.for_units else None
+            if kinds is None or set(kinds) - set(self.column_for_kind):
+                raise ValueError(
+                    "column_for_kind reads the kind of the unit rolled for: the table needs "
+                    "'for_units' whose kinds each have a column"
+                )
         for i, row in enumerate(self.rows):
             for col in row.column_effects:
                 if col not in (self.columns or []):
@@ -1073,6 +1153,27 @@ class UnitExchange(Strict):
     note: str | None = note_field()
 
 
+class WeaponExchange(Strict):
+    """At its step, a side may repair a weapon of ``repairs`` (a disabled, non-captured
+    vehicular MG) by eliminating one of its SW of ``gives`` named, for the side, one of
+    ``names`` (Sicily 3.61421: "A Disabled, non-Captured, vehicular MG may be
+    automatically repaired ... by Eliminating a friendly SW LMG"; PHD C5.27b: "by using
+    a German LMG if the AFV is German or US MMG if the AFV is American").  Where the SW
+    is on the map (the same Setup Area, the same or an adjacent Location) is the
+    players' to judge."""
+
+    repairs: UnitFilter
+    gives: UnitFilter
+    names: dict[Slug, list[str]]
+    rule: RuleRef
+
+    @model_validator(mode="after")
+    def _weapons(self) -> WeaponExchange:
+        if self.repairs.weapons is None:
+            raise ValueError("a weapon exchange repairs a vehicle's weapons ('repairs.weapons')")
+        return self
+
+
 # The effects a step's ``settles`` may have on a unit: the whole line leaves, or is marked.
 SETTLE_EFFECTS = ("eliminate", "status")
 
@@ -1122,6 +1223,8 @@ class Step(Strict):
     exchange: UnitExchange | None = None
     # What completing the step does to the retained units it names (C5.1, C5.26c).
     settles: list[Settle] = []
+    # A vehicle's disabled MG a side may repair there with one of its SW (3.61421).
+    weapon_exchange: WeaponExchange | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")

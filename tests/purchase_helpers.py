@@ -83,3 +83,22 @@ def add_unit(players, side, name, kind, status="ok", number=1, markers=(), **mor
     line = dict(name=name, kind=kind, status=status, number=number, markers=list(markers))
     line |= more
     return units.add_unit(campaign_id=players.campaign_id, user=players.users[side], **line)
+
+
+def add_vehicle(players, side, name, *weapons, status="ok", markers=(), **more):
+    """``side`` adds a vehicle to its retained forces with the weapons of its record,
+    each ``(kind, markers)`` or ``(kind, markers, name)`` ("ma", ["malfunctioned"]);
+    returns the vehicle and its weapons' references, in order."""
+    from campaign.services import units
+
+    vehicle = add_unit(players, side, name, "vehicle", status, 1, markers, **more)
+    for kind, marks, *named in weapons:
+        vehicle = units.add_weapon(
+            campaign_id=players.campaign_id,
+            user=players.users[side],
+            unit_id=vehicle.ref,
+            kind=kind,
+            name=named[0] if named else "",
+            markers=list(marks),
+        )
+    return vehicle, [w["ref"] for w in vehicle.weapons]

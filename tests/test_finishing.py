@@ -373,11 +373,13 @@ def test_a_compulsory_roll_for_a_unit_of_a_secret_rg_stays_secret(modules, make_
         side="british",
         name="AEC I",
         kind="vehicle",
-        status="malfunctioned",
+        weapons=[{"ref": "w1", "kind": "ma", "name": "MA", "markers": ["malfunctioned"]}],
         purchase=rg,
     )
     brit = players.users["british"]
-    steps.roll_on_table(campaign_id=c.pk, user=brit, table_id="weapon_repair", unit_id=car.ref)
+    steps.roll_on_table(
+        campaign_id=c.pk, user=brit, table_id="weapon_repair", unit_id=f"{car.ref}.w1"
+    )
     roll = Roll.objects.get(table_id="weapon_repair")
     assert roll.secret and roll.revealed_at is None
     axis_page = page(client, players, players.users["axis"])

@@ -162,6 +162,7 @@ def hidden_ops(kind: str) -> st.SearchStrategy[Op]:
     unit_ops = [
         st.builds(lambda k, s, loc: Op("secret-unit-save", (k, s, loc)), K, STATUSES, TEXT),
         st.builds(lambda k: Op("secret-unit-remove", (k,)), K),
+        st.builds(lambda k, n, s: Op("secret-weapon", (k, n, s)), K, TEXT, STATUSES),
         st.builds(lambda k, a, n: Op("entry-area", (k, a, n)), K, TEXT, TEXT),
     ]
     by_kind = {
@@ -561,6 +562,40 @@ class World:
                 )
             else:
                 units.remove_unit(campaign_id=cid, user=user, unit_id=unit.ref)
+        elif name == "secret-weapon":
+            # A vehicle of a still-secret RG: its weapons and their markers (issue 45)
+            # are as secret as it is — listed, marked, taken off.
+            mine = self.own_units(side, from_purchase=True)
+            if not mine:
+                return False
+            unit = mine[args[0] % len(mine)]
+            if unit.kind != "vehicle":
+                unit = units.update_unit(
+                    campaign_id=cid,
+                    user=user,
+                    unit_id=unit.ref,
+                    name=unit.name,
+                    status="ok",
+                    kind="vehicle",
+                    markers=[],
+                )
+            marks = [args[2]] if args[2] in ("malfunctioned", "captured") else ["disabled"]
+            unit = units.add_weapon(
+                campaign_id=cid, user=user, unit_id=unit.ref, kind="mg", name=args[1]
+            )
+            ref = unit.weapons[-1]["ref"]
+            units.update_weapon(
+                campaign_id=cid,
+                user=user,
+                unit_id=unit.ref,
+                weapon_id=ref,
+                name=args[1],
+                markers=marks,
+            )
+            if len(unit.weapons) > 1:
+                units.remove_weapon(
+                    campaign_id=cid, user=user, unit_id=unit.ref, weapon_id=unit.weapons[0]["ref"]
+                )
         elif name == "fortify":
             forts = module.fortifications
             items = [i for i in forts.items if i.sides is None or side in i.sides] if forts else []
@@ -816,6 +851,7 @@ SECRETS = {
         "secret entry-area",
         "secret secret-unit-save",
         "secret secret-unit-remove",
+        "secret secret-weapon",
         "secret fortify",
         "secret recon",
         "hider chit",
@@ -864,6 +900,8 @@ def scripted_plan(step: Any) -> list[Slot]:
     units = secret(
         [
             Op("secret-unit-save", (0, "wounded", "hex 4N3")),
+            Op("secret-weapon", (0, "BMG", "malfunctioned")),
+            Op("secret-weapon", (0, "AAMG", "captured")),
             Op("secret-unit-remove", (1,)),
             Op("entry-area", (0, "north road", "behind the hill")),
         ]

@@ -342,3 +342,134 @@ def test_points_forfeited_are_not_left_and_one_scenario_is_drawn(modules, users)
     me = line.sides[[s for s in view.side_names].index("Axis")]
     assert me.left == 0, me
     assert "<circle" in view.cvp_chart
+
+
+def test_unit_choices_are_made_from_the_rules_vocabularies():
+    """Issue 45: ``Unit.Status``, ``Unit.Kind`` and ``Unit.WeaponKind`` are made from
+    rules.schema's closed vocabularies and their words (one place), never copied."""
+    from typing import get_args
+
+    from rules.schema import (
+        UNIT_KIND_WORDS,
+        UNIT_STATUS_WORDS,
+        WEAPON_KIND_WORDS,
+        UnitKind,
+        UnitStatus,
+        WeaponKind,
+    )
+
+    for choices, literal, words in (
+        (Unit.Status, UnitStatus, UNIT_STATUS_WORDS),
+        (Unit.Kind, UnitKind, UNIT_KIND_WORDS),
+        (Unit.WeaponKind, WeaponKind, WEAPON_KIND_WORDS),
+    ):
+        assert choices.values == list(get_args(literal))
+        assert dict(choices.choices) == words
+    assert Unit.Status("battle_hardened").label == "battle hardened"
+
+
+def test_a_vehicles_weapons_are_listed_marked_and_taken_off_in_its_vocabulary(modules, users):
+    """Issue 45, Sicily 3.6142 / 3.61421: a vehicle's record lists its MA and MGs, each
+    with its markers from the closed vocabulary; a weapon outside it, a second MA, a
+    weapon on a squad, a vehicle's line marked for its weapon's condition, or another
+    side's vehicle are refused in words, nothing changed; the log says what was done."""
+    from campaign.models import Event
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    axis, brit = players.users["axis"], players.users["british"]
+    cid = players.campaign_id
+    tank = units.add_unit(campaign_id=cid, user=axis, name="PzIIIN", kind="vehicle")
+    squad = units.add_unit(campaign_id=cid, user=axis, name="4-6-7", kind="squad")
+    tank = units.add_weapon(campaign_id=cid, user=axis, unit_id=tank.ref, kind="ma")
+    tank = units.add_weapon(
+        campaign_id=cid,
+        user=axis,
+        unit_id=tank.ref,
+        kind="mg",
+        name="CMG",
+        markers=["malfunctioned"],
+    )
+    ma, cmg = (w["ref"] for w in tank.weapons)
+    assert [(w["kind"], w["name"], w["markers"]) for w in tank.weapons] == [
+        ("ma", "MA", []),
+        ("mg", "CMG", ["malfunctioned"]),
+    ]
+    refusals = [
+        (
+            "Choose what the weapon is",
+            lambda: units.add_weapon(campaign_id=cid, user=axis, unit_id=tank.ref, kind="flak"),
+        ),
+        (
+            "already lists its MA",
+            lambda: units.add_weapon(campaign_id=cid, user=axis, unit_id=tank.ref, kind="ma"),
+        ),
+        (
+            "4-6-7 is not a vehicle",
+            lambda: units.add_weapon(campaign_id=cid, user=axis, unit_id=squad.ref, kind="mg"),
+        ),
+        (
+            "weapon's markers among those listed",
+            lambda: units.update_weapon(
+                campaign_id=cid,
+                user=axis,
+                unit_id=tank.ref,
+                weapon_id=cmg,
+                name="CMG",
+                markers=["jammed"],
+            ),
+        ),
+        (
+            "A vehicle's weapons are marked, not the vehicle",
+            lambda: units.update_unit(
+                campaign_id=cid, user=axis, unit_id=tank.ref, name="PzIIIN", status="disabled"
+            ),
+        ),
+        (
+            "You have no such unit",
+            lambda: units.remove_weapon(campaign_id=cid, user=brit, unit_id=tank.ref, weapon_id=ma),
+        ),
+        (
+            "carries no such weapon",
+            lambda: units.remove_weapon(
+                campaign_id=cid, user=axis, unit_id=tank.ref, weapon_id="zzzz"
+            ),
+        ),
+    ]
+    for words, change in refusals:
+        with pytest.raises(ActionRefused, match=words):
+            change()
+    tank.refresh_from_db()
+    assert (tank.status, len(tank.weapons)) == ("ok", 2)
+    units.update_weapon(
+        campaign_id=cid,
+        user=axis,
+        unit_id=tank.ref,
+        weapon_id=cmg,
+        name="CMG",
+        markers=["disabled"],
+    )
+    units.remove_weapon(campaign_id=cid, user=axis, unit_id=tank.ref, weapon_id=ma)
+    tank.refresh_from_db()
+    assert [(w["name"], w["markers"]) for w in tank.weapons] == [("CMG", ["disabled"])]
+    said = list(Event.objects.filter(kind="unit").values_list("text", flat=True))
+    assert "Axis marks PzIIIN's CMG (disabled)." in said
+    assert "Axis takes MA off the record of PzIIIN." in said
+    # The roster shows each weapon under its vehicle, with its markers.
+    view = roster_of(players.campaign, "axis")
+    line = next(u for f in view.forces if f.mine for u in f.units if u.name == "PzIIIN")
+    assert [(w.name, w.markers_label) for w in line.weapons] == [("CMG", "disabled")]
+
+
+@pytest.mark.parametrize("field", ["weapons", "markers"])
+def test_a_units_weapons_and_markers_are_lists_in_the_database(modules, users, field):
+    """Issue 45: a unit's weapons (and markers) are a list whatever writes them: the
+    database refuses anything else (a CHECK constraint)."""
+    from django.db import IntegrityError, transaction
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    tank = units.add_unit(
+        campaign_id=players.campaign_id, user=players.users["axis"], name="PzIIIN", kind="vehicle"
+    )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Unit.objects.filter(pk=tank.pk).update(**{field: {"ref": "w1", "kind": "ma"}})
+    Unit.objects.filter(pk=tank.pk).update(**{field: []})

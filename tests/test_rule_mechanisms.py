@@ -22,7 +22,7 @@ from campaign.services import purchases, steps, supplements, units
 from campaign.services.errors import ActionRefused
 from rules import availability
 from rules.schema import Module
-from tests.purchase_helpers import add_unit, campaign_at, make_rolls
+from tests.purchase_helpers import add_unit, add_vehicle, campaign_at, make_rolls
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
@@ -124,12 +124,14 @@ def edit(players, side, unit, status, **kw) -> Unit:
     )
 
 
-def roll(players, side, table, unit=None, item="", **kw) -> Roll:
+def roll(players, side, table, unit=None, item="", weapon="", **kw) -> Roll:
+    """``side`` rolls on ``table`` for ``unit`` (for its ``weapon``, a reference on its
+    record), or for ``item``."""
     return steps.roll_on_table(
         campaign_id=players.campaign_id,
         user=players.users[side],
         table_id=table,
-        unit_id=unit.ref if unit is not None else None,
+        unit_id=(f"{unit.ref}.{weapon}" if weapon else unit.ref) if unit is not None else None,
         item=item,
         **kw,
     )
@@ -207,14 +209,16 @@ def test_3_31_ma_repair_6_recalls_the_vehicle_and_removes_the_gun(users, modules
     """3.31: "A vehicle that rolls a 6 on a MA repair becomes BU if CE and is marked with a
     Recall counter (D5.431), while a Gun is removed from the board."  The tank stays."""
     players, _ = apd_at(users, "3.3")
-    tank = add(players, "american", "M4A3(75)W", "vehicle", "malfunctioned")
+    tank, (ma,) = add_vehicle(players, "american", "M4A3(75)W", ("ma", ["malfunctioned"]))
     gun = add(players, "american", "57L AT", "gun", "malfunctioned")
     fixed_dice.extend([[6], [6]])
-    roll(players, "american", "repair_ma_gun", tank)
+    roll(players, "american", "repair_ma_gun", tank, weapon=ma)
     roll(players, "american", "repair_ma_gun", gun)
     assert unit_names(players, "american") == [("M4A3(75)W", "vehicle", "recalled", 1)]
+    tank.refresh_from_db()
+    assert [(w["kind"], w["markers"]) for w in tank.weapons] == [("ma", ["disabled"])]
     texts = list(Event.objects.filter(kind="roll").values_list("text", flat=True))
-    assert any("M4A3(75)W is now" in t for t in texts)
+    assert any("M4A3(75)W's MA is disabled; the M4A3(75)W is recalled (BU)" in t for t in texts)
     assert any("57L AT is removed from the retained forces" in t for t in texts)
 
 
@@ -248,14 +252,20 @@ def test_3_3_a_captured_malfunctioned_weapon_makes_no_repair_attempt(users, modu
     def weapon(name, kind, status):
         return add(players, "american", name, kind, status, markers=["captured"])
 
-    for table, unit in (
-        ("repair_sw", weapon("MMG", "sw", "malfunctioned")),
-        ("repair_ma_gun", weapon("57L AT", "gun", "malfunctioned")),
-        ("repair_ma_gun", weapon("PzIVH", "vehicle", "malfunctioned")),
-        ("repair_vehicular_mg", weapon("PzIVJ", "vehicle", "mg_malfunctioned")),
+    def captured(name, kind):
+        tank, (ref,) = add_vehicle(
+            players, "american", name, (kind, ["malfunctioned"]), markers=["captured"]
+        )
+        return tank, ref
+
+    for table, unit, ref in (
+        ("repair_sw", weapon("MMG", "sw", "malfunctioned"), ""),
+        ("repair_ma_gun", weapon("57L AT", "gun", "malfunctioned"), ""),
+        ("repair_ma_gun", *captured("PzIVH", "ma")),
+        ("repair_vehicular_mg", *captured("PzIVJ", "mg")),
     ):
         with pytest.raises(ActionRefused, match=r"is not one of your .*\(not .*captured\)"):
-            roll(players, "american", table, unit)
+            roll(players, "american", table, unit, weapon=ref)
     assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
     own = add(players, "american", "MMG", "sw", "malfunctioned")
     fixed_dice.append([1])
@@ -294,26 +304,35 @@ def test_3_31_a_vehicle_with_ma_and_mg_malfunctioned_repairs_each_on_its_own_row
     its own weapon: the MG Repaired leaves the MA malfunctioned; a tank whose MG alone is
     out has no MA to repair."""
     players, _ = apd_at(users, "3.3")
-    tank = units.add_unit(
-        campaign_id=players.campaign_id,
-        user=players.users["american"],
-        name="M4A3(75)W",
-        kind="vehicle",
-        status="malfunctioned",
-        markers=["mg_malfunctioned"],
+    tank, (ma, mg) = add_vehicle(
+        players,
+        "american",
+        "M4A3(75)W",
+        ("ma", ["malfunctioned"]),
+        ("mg", ["malfunctioned"], "BMG"),
     )
-    other = add(players, "american", "M4A3(76)W", "vehicle", "mg_malfunctioned")
+    other, (other_mg,) = add_vehicle(players, "american", "M4A3(76)W", ("mg", ["malfunctioned"]))
     fixed_dice.extend([[1], [5]])
-    assert roll(players, "american", "repair_vehicular_mg", tank).result == "Repaired"
+    assert roll(players, "american", "repair_vehicular_mg", tank, weapon=mg).result == "Repaired"
     tank.refresh_from_db()
-    assert (tank.status, tank.markers) == ("malfunctioned", [])
-    assert roll(players, "american", "repair_ma_gun", tank).result == "NE"
-    for table, unit in (("repair_vehicular_mg", tank), ("repair_ma_gun", other)):
+    assert [(w["name"], w["markers"]) for w in tank.weapons] == [
+        ("MA", ["malfunctioned"]),
+        ("BMG", []),
+    ]
+    assert roll(players, "american", "repair_ma_gun", tank, weapon=ma).result == "NE"
+    for table, unit, ref in (
+        ("repair_vehicular_mg", tank, mg),
+        ("repair_ma_gun", other, other_mg),
+        ("repair_ma_gun", tank, mg),
+    ):
         with pytest.raises(ActionRefused):
-            roll(players, "american", table, unit)
-    assert Unit.objects.get(pk=tank.pk).status == "malfunctioned"
+            roll(players, "american", table, unit, weapon=ref)
+    # The vehicle itself is never rolled for: the roll names one of its weapons.
+    with pytest.raises(ActionRefused, match="choose which of M4A3\\(76\\)W.s weapons"):
+        roll(players, "american", "repair_vehicular_mg", other)
+    assert Unit.objects.get(pk=tank.pk).weapons[0]["markers"] == ["malfunctioned"]
     texts = list(Event.objects.filter(kind="roll").values_list("text", flat=True))
-    assert any("Repair vehicular MG" in t and "M4A3(75)W" in t for t in texts), texts
+    assert any("Repair vehicular MG for M4A3(75)W BMG" in t for t in texts), texts
 
 
 def test_3_1_an_evacuated_leader_is_replaced_by_a_7_0_and_a_recovered_one_rolls_no_more(
@@ -1054,13 +1073,22 @@ def test_c5_26a_a_vehicular_weapon_that_fails_repair_is_disabled_the_vehicle_sta
     C5.26"): the vehicle stays in the retained forces; a SW is removed."""
     players, module = start("purple-heart-draw", "tm", users, "us")
     players.results(**result_values(module))
-    tank = add(players, "us", "M4A1 Sherman", "vehicle", status="malfunctioned")
+    tank, (ma, bmg) = add_vehicle(
+        players,
+        "us",
+        "M4A1 Sherman",
+        ("ma", ["malfunctioned"]),
+        ("mg", ["malfunctioned"], "BMG"),
+    )
     bazooka = add(players, "us", "Bazooka", "sw", status="malfunctioned")
     players.until_step("C5.26")
-    fixed_dice.extend([[6], [5]])  # the vehicle's -2 makes 4: still a failure
-    roll(players, "us", "weapon_repair", tank)
+    fixed_dice.extend([[6], [5], [1]])  # the vehicle's -2 makes 4: still a failure
+    roll(players, "us", "weapon_repair", tank, weapon=ma)
     roll(players, "us", "weapon_repair", bazooka)
-    assert Unit.objects.get(pk=tank.pk).status == "disabled"
+    roll(players, "us", "weapon_repair", tank, weapon=bmg)  # -1: Repaired
+    tank.refresh_from_db()
+    assert (tank.status, tank.markers) == ("ok", [])
+    assert [(w["name"], w["markers"]) for w in tank.weapons] == [("MA", ["disabled"]), ("BMG", [])]
     assert not Unit.objects.filter(pk=bazooka.pk).exists()
 
 
@@ -1109,9 +1137,9 @@ def test_c5_20_c5_23_the_result_is_read_at_c5_23_no_amendment_after_it(users, mo
 def test_3_606_3_613_escape_and_shift_once_per_item_night_drm_at_night_only(
     users, modules, fixed_dice
 ):
-    """3.606: one Escape DR per unit or stack, "-1 If current CG Date is Night" offered
-    on a Night date only; 3.613: one Shift DR per attempt, "+1 per five ... hexes" never
-    negative, and footnote †'s subsequent dr is offered."""
+    """3.606: one Escape DR per unit (issue 45: made for a unit named), "-1 If current
+    CG Date is Night" offered on a Night date only; 3.613: one Shift DR per attempt, "+1
+    per five ... hexes" never negative, and footnote †'s subsequent dr is offered."""
     players, module = campaign_at("sicily", "i", "jul14pm", users)
     players.until("initiative")
     players.chits(axis="attack", british="idle")
@@ -1119,12 +1147,14 @@ def test_3_606_3_613_escape_and_shift_once_per_item_night_drm_at_night_only(
     players.results(**result_values(module, san_axis=2, san_british=2))
     players.until_step("3.606")
     assert not module.dates[players.campaign.date_index].night
+    squad = add(players, "axis", "4-6-8", "squad", number=2)
     with pytest.raises(ActionRefused, match="does not apply to this roll"):
-        roll(players, "axis", "escape", item="Stack at 12H3", ticked=["night"])
+        roll(players, "axis", "escape", squad, ticked=["night"])
     fixed_dice.extend([[3, 3]])
-    roll(players, "axis", "escape", item="Stack at 12H3")
-    with pytest.raises(ActionRefused):
-        roll(players, "axis", "escape", item="stack at 12h3")
+    roll(players, "axis", "escape", squad)
+    escaped = Roll.objects.get(table_id="escape").unit_ref
+    with pytest.raises(ActionRefused, match="has made its one Escape roll"):
+        roll(players, "axis", "escape", Unit.objects.get(ref=escaped))
     players.until_step("3.613")
     assert players.step.tables == ["shift", "shift_casualties"]
     with pytest.raises(ActionRefused, match="between 0 and 9"):
@@ -1443,12 +1473,13 @@ def test_apd_2_cleanup_losses_amended_in_can_void_a_cg_win(users, modules):
 def test_3_6142_a_unit_carries_several_markers_and_the_isolated_drm_is_computed(
     users, modules, fixed_dice
 ):
-    """A unit carries several markers at once (issue 45): a malfunctioned tank that is
-    also Isolated rolls 3.6142 with "+1 if Isolated" by itself (and -1 vehicular);
-    repaired, it is in good order and still Isolated.  An Isolated vehicle marked
-    malfunctioned rolls too, and its repair takes the malfunction off, not the
-    isolation.  A captured malfunctioned weapon owes no repair dr ("each ...
-    non-Captured, Retained Weapon"); a marker outside the vocabulary is refused."""
+    """A unit carries several markers at once (issue 45): a tank whose MA is
+    malfunctioned and which is also Isolated rolls 3.6142 for its MA with "+1 if
+    Isolated" by itself (the weapon reads its carrier's markers) and -1 vehicular;
+    repaired, the MA is in good order and the tank still Isolated.  A captured
+    malfunctioned weapon owes no repair dr ("each ... non-Captured, Retained Weapon");
+    a marker outside the vocabulary is refused, and so is a vehicle's line marked for
+    its weapon's condition."""
     from campaign.selectors import owed_rolls
 
     players, module = campaign_at("sicily", "i", "jul14pm", users)
@@ -1463,32 +1494,45 @@ def test_3_6142_a_unit_carries_several_markers_and_the_isolated_drm_is_computed(
             markers=markers,
         )
 
-    tank = unit("StuG IIIG", "vehicle", "malfunctioned", ["isolated"])
-    halftrack = unit("SPW 251/1", "vehicle", "isolated", ["malfunctioned"])
+    tank, (ma,) = add_vehicle(
+        players, "axis", "StuG IIIG", ("ma", ["malfunctioned"]), markers=["isolated"]
+    )
+    halftrack, (mg,) = add_vehicle(
+        players, "axis", "SPW 251/1", ("mg", ["malfunctioned"]), status="isolated"
+    )
     bren = unit("Bren LMG", "sw", "captured", ["malfunctioned"])
     with pytest.raises(ActionRefused, match="markers among those listed"):
         unit("PIAT", "sw", "ok", ["cowering"])
+    with pytest.raises(ActionRefused, match="A vehicle's weapons are marked, not the vehicle"):
+        unit("PzIIIN", "vehicle", "isolated", ["malfunctioned"])
     players.until("initiative")
     players.chits(axis="attack", british="idle")
     players.until("results")
     players.results(**result_values(module, san_axis=2, san_british=2))
     players.until_step("3.614")
-    owed = [t for t, _ in owed_rolls(players.campaign, module, "axis")]
-    assert owed.count("weapon_repair") == 2  # the two vehicles; never the captured Bren
+    owed = owed_rolls(players.campaign, module, "axis")
+    assert sorted(owed) == [
+        ("vehicular_mg_repair", "SPW 251/1 MG"),
+        ("weapon_repair", "StuG IIIG MA"),
+    ]  # each vehicle's weapon; never the captured Bren
     with pytest.raises(ActionRefused):
         roll(players, "axis", "weapon_repair", bren)
     fixed_dice.extend([[1], [1]])
-    r = roll(players, "axis", "weapon_repair", tank)
+    r = roll(players, "axis", "weapon_repair", tank, weapon=ma)
     assert {(d["label"], d["value"], d["how"]) for d in r.drms} == {
         ("if Isolated", 1, "auto"),
         ("if vehicular-mounted", -1, "auto"),
     }
     assert r.final == 1 and r.result == "Repaired"
     tank.refresh_from_db()
-    assert (tank.status, tank.markers) == ("ok", ["isolated"])
-    roll(players, "axis", "weapon_repair", halftrack)
+    assert (tank.status, tank.markers, tank.weapons[0]["markers"]) == ("ok", ["isolated"], [])
+    roll(players, "axis", "vehicular_mg_repair", halftrack, weapon=mg)
     halftrack.refresh_from_db()
-    assert (halftrack.status, halftrack.markers) == ("isolated", [])
+    assert (halftrack.status, halftrack.markers, halftrack.weapons[0]["markers"]) == (
+        "isolated",
+        [],
+        [],
+    )
 
 
 def test_c2_0_a_side_concedes_the_tm_and_its_opponent_wins(users, modules, client):
@@ -1804,20 +1848,36 @@ def test_c5_26c_a_malfunctioned_captured_weapon_owes_no_roll_and_is_removed_at_d
     players, module = start("purple-heart-draw", "tm", users, "us")
     players.results(**result_values(module))
     mmg = add(players, "us", "MG 42", "sw", "captured", markers=["malfunctioned"])
-    tank = add(players, "us", "PzKpfw IVH", "vehicle", "malfunctioned", markers=["captured"])
+    tank, (_, cmg) = add_vehicle(
+        players,
+        "us",
+        "PzKpfw IVH",
+        ("ma", ["malfunctioned"]),
+        ("mg", [], "CMG"),
+        status="captured",
+    )
     psk = add(players, "us", "Panzerschreck", "sw", "captured")
     players.until_step("C5.26")
     with pytest.raises(ActionRefused, match=r"Roll first: .*Captured Equipment"):
         steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
-    fixed_dice.append([2])
+    fixed_dice.extend([[2], [5]])
     roll(players, "us", "captured_equipment", psk)
+    with pytest.raises(ActionRefused, match=r"Roll first: .*Captured Equipment"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
+    roll(players, "us", "captured_equipment", tank, weapon=cmg)  # Eliminated: disabled
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
     assert Unit.objects.filter(pk=mmg.pk).exists()  # until the step is completed
     players.finish()
     assert players.step.id == "C5.27"
     assert not Unit.objects.filter(pk=mmg.pk).exists()
     tank.refresh_from_db()
-    assert (tank.status, tank.markers) == ("disabled", ["captured"])
+    assert (tank.status, tank.markers) == ("captured", [])
+    # Its malfunctioned MA is disabled at Done; its working CMG made its own dr and,
+    # Eliminated, is disabled: the captured vehicle stays.
+    assert [(w["name"], w["markers"]) for w in tank.weapons] == [
+        ("MA", ["disabled"]),
+        ("CMG", ["disabled"]),
+    ]
     assert Unit.objects.get(pk=psk.pk).status == "captured"
     assert Event.objects.filter(
         campaign_id=players.campaign_id, text__contains="MG 42 leaves the retained forces (C5.26c)"

@@ -1421,6 +1421,20 @@ case(
     observe=lines("us", 1),
 )
 case(
+    "Table.column_for_kind",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["column_for_kind"].update(vehicle="Infantry"),
+    observe=lambda m: [
+        effects.roll_column(m.table("escape"), "axis", k) for k in ("squad", "vehicle")
+    ],
+)
+case(
+    "Condition.not_unit_kinds",
+    base="sicily",
+    mutate=lambda d: drm(d, "escape", "encircled")["offer_when"].update(not_unit_kinds=["gun"]),
+    observe=ticked_drms("escape", ["encircled"], side="axis", unit_kind="vehicle"),
+)
+case(
     "Table.rows",
     "TableRow.range",
     base="sicily",
@@ -1818,6 +1832,85 @@ case(
             RollContext(side="axis", unit_kind="sw", unit_markers=frozenset({"isolated"})),
         )
     ],
+)
+case(
+    "UnitFilter.weapons",
+    base="phd",
+    mutate=lambda d: tab(d, "weapon_repair")["for_units"].update(weapons=["mg"]),
+    observe=lambda m: effects.targets(
+        m.table("weapon_repair").for_units,
+        effects.UnitState(
+            "PzIVH",
+            "ok",
+            "vehicle",
+            ("isolated",),
+            (effects.WeaponState("w1", "ma", "MA", ("malfunctioned",)),),
+        ),
+    ),
+)
+case(
+    "Effect.to",
+    base="sicily",
+    mutate=lambda d: tab(d, "weapon_repair")["rows"][1]["effects"][1].pop("to"),
+    observe=lambda m: effects.on_weapon(
+        effects.row_effects(m.table("weapon_repair").lookup(4)),
+        effects.UnitState("StuG IIIG", "ok", "vehicle"),
+        effects.WeaponState("w1", "ma", "MA", ("malfunctioned",)),
+    ),
+)
+
+
+def _mg_exchange(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "3.614")["weapon_exchange"]
+
+
+def _exchanged(sw: str, sw_markers: tuple[str, ...] = ()) -> Callable[[Module], Any]:
+    """Whether the Axis may repair a StuG's disabled MG with ``sw`` (Sicily 3.61421)."""
+
+    def observe(m: Module) -> Any:
+        step = next(st for st in m.steps if st.id == "3.614")
+        if step.weapon_exchange is None:
+            return "no exchange"
+        mg = effects.WeaponState("w1", "mg", "AAMG", ("disabled",))
+        tank = effects.UnitState("StuG IIIG", "ok", "vehicle", (), (mg,))
+        return effects.exchange_refusal(
+            step.weapon_exchange, "axis", tank, "w1", effects.UnitState(sw, "ok", "sw", sw_markers)
+        )
+
+    return observe
+
+
+case(
+    "Step.weapon_exchange",
+    base="sicily",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "3.614").update(
+        weapon_exchange=None
+    ),
+    observe=_exchanged("LMG (I5)"),
+)
+case(
+    "WeaponExchange.repairs",
+    base="sicily",
+    mutate=lambda d: _mg_exchange(d)["repairs"].update(statuses=["malfunctioned"]),
+    observe=_exchanged("LMG (I5)"),
+)
+case(
+    "WeaponExchange.gives",
+    base="sicily",
+    mutate=lambda d: _mg_exchange(d)["gives"].update(not_statuses=["unpossessed"]),
+    observe=_exchanged("LMG (I5)", ("captured",)),
+)
+case(
+    "WeaponExchange.names",
+    base="sicily",
+    mutate=lambda d: _mg_exchange(d)["names"].update(axis=["MMG"]),
+    observe=_exchanged("LMG (I5)"),
+)
+case(
+    "WeaponExchange.rule",
+    base="sicily",
+    mutate=lambda d: _mg_exchange(d).update(rule="3.6142"),
+    observe=_exchanged("PIAT"),
 )
 case(
     "UnitFilter.all_statuses",
@@ -3024,17 +3117,20 @@ def phd_settled(host: Callable[..., Any]) -> Any:
     """PHD C5.1 and C5.26 completed: what is left of a recalled squad and a captured,
     malfunctioned MMG and Panzer, and the log's lines of them."""
     from campaign.models import Event, Unit
-    from tests.purchase_helpers import add_unit
+    from tests.purchase_helpers import add_unit, add_vehicle
 
     players = host(side="us")
     add_unit(players, "us", "7-4-7", "squad", "recalled")
     add_unit(players, "us", "MG 42", "sw", "captured", markers=["malfunctioned"])
-    add_unit(players, "us", "PzKpfw IVH", "vehicle", "malfunctioned", markers=["captured"])
+    add_vehicle(players, "us", "PzKpfw IVH", ("ma", ["malfunctioned"]), status="captured")
     _walk(players).until_step("C5.27")
     c = players.campaign
-    held = sorted(Unit.objects.filter(campaign=c).values_list("name", "status", "markers"))
+    held = sorted(
+        (u.name, u.status, u.markers, [w["markers"] for w in u.weapons])
+        for u in Unit.objects.filter(campaign=c)
+    )
     log = list(Event.objects.filter(campaign=c, kind="unit").values_list("text", flat=True))
-    return held, log[3:]
+    return held, log[4:]
 
 
 def _phd_settle(change: dict[str, Any]) -> Callable[[dict], Any]:

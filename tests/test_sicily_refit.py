@@ -12,11 +12,11 @@ import html
 
 import pytest
 
-from campaign.models import Event, Purchase, Unit
+from campaign.models import Event, Purchase, Roll, Unit
 from campaign.services import steps, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import add_vehicle, campaign_at
 from tests.test_rule_mechanisms import add, buy, mark_rg, rg_roll, roll, unit_names
 
 # The fixtures of the rule-mechanism suite: two players, dice fixed per roll.
@@ -62,34 +62,47 @@ def test_3_6142_a_vehicles_ma_and_mg_each_owe_a_dr_and_a_failed_ma_recalls_it(
     Recalled": a 6 on the MA's dr leaves the tank Recalled, a 6 on the MG's disables
     the MG only."""
     players, _ = at_step(users, "jul15am", "3.614")
-    tank = add(
+    tank, (ma, mg) = add_vehicle(
         players,
         "british",
         "Sherman III(a)",
-        "vehicle",
-        "malfunctioned",
-        markers=["mg_malfunctioned"],
+        ("ma", ["malfunctioned"]),
+        ("mg", ["malfunctioned"], "CMG"),
     )
-    mg_only = add(players, "british", "Daimler AC", "vehicle", "mg_malfunctioned")
+    mg_only, (daimler_mg,) = add_vehicle(
+        players, "british", "Daimler AC", ("mg", ["malfunctioned"])
+    )
     assert sorted(owed(players, "british")) == [
-        ("vehicular_mg_repair", "Daimler AC"),
-        ("vehicular_mg_repair", "Sherman III(a)"),
-        ("weapon_repair", "Sherman III(a)"),
+        ("vehicular_mg_repair", "Daimler AC MG"),
+        ("vehicular_mg_repair", "Sherman III(a) CMG"),
+        ("weapon_repair", "Sherman III(a) MA"),
     ]
     with pytest.raises(ActionRefused, match="Roll first: .*Weapon Repair: vehicular MG"):
         steps.finish_step(campaign_id=players.campaign_id, user=players.users["british"])
     fixed_dice.extend([[6], [6], [1]])
-    r = roll(players, "british", "weapon_repair", tank, typed={"repair_number": -1})
+    r = roll(players, "british", "weapon_repair", tank, weapon=ma, typed={"repair_number": -1})
     assert r.final == 4 and r.result == "Eliminated [*]"
     tank.refresh_from_db()
-    assert (tank.status, tank.markers) == ("recalled", ["mg_malfunctioned"])
-    r = roll(players, "british", "vehicular_mg_repair", tank, typed={"repair_number": -1})
+    # The MA is Disabled, the AFV Recalled: it stays in the retained forces.
+    assert (tank.status, tank.markers) == ("recalled", [])
+    assert [w["markers"] for w in tank.weapons] == [["disabled"], ["malfunctioned"]]
+    r = roll(
+        players, "british", "vehicular_mg_repair", tank, weapon=mg, typed={"repair_number": -1}
+    )
     assert r.result == "Disabled [*]"
     tank.refresh_from_db()
-    assert (tank.status, tank.markers) == ("recalled", ["disabled"])
-    roll(players, "british", "vehicular_mg_repair", mg_only, typed={"repair_number": -1})
+    assert (tank.status, tank.markers) == ("recalled", [])
+    assert [w["markers"] for w in tank.weapons] == [["disabled"], ["disabled"]]
+    roll(
+        players,
+        "british",
+        "vehicular_mg_repair",
+        mg_only,
+        weapon=daimler_mg,
+        typed={"repair_number": -1},
+    )
     mg_only.refresh_from_db()
-    assert mg_only.status == "ok"
+    assert (mg_only.status, mg_only.weapons[0]["markers"]) == ("ok", [])
     assert owed(players, "british") == ()
 
 
@@ -177,15 +190,16 @@ def test_3_606_adjacent_and_two_hexes_from_a_setup_area_are_one_drm_or_the_other
     """3.606: "-2 If adjacent to a friendly Setup Area (-1 if two hexes away ...)": a
     unit is one or the other; claiming both (-3) is refused."""
     players, _ = at_step(users, "jul14pm", "3.606")
+    squad = add(players, "axis", "4-6-8", "squad", location="12H3")
     with pytest.raises(ActionRefused, match=r"do not both apply to one roll \(3.606\)"):
         roll(
             players,
             "axis",
             "escape",
-            item="4-6-8 at 12H3",
+            squad,
             ticked=["adjacent_setup_area", "two_hexes_setup_area"],
         )
-    r = roll(players, "axis", "escape", item="4-6-8 at 12H3", ticked=["adjacent_setup_area"])
+    r = roll(players, "axis", "escape", squad, ticked=["adjacent_setup_area"])
     assert [d["value"] for d in r.drms] == [-2]
 
 
@@ -193,16 +207,57 @@ def test_3_606_footnote_1_an_original_2_escapes_whatever_the_drms(users, modules
     """3.606 footnote 1: "An Original 2 DR results in Escape and Heat of Battle": dice
     1+1 with +7 of DRMs (Final 9, 'Replaced') give the Escape row."""
     players, _ = at_step(users, "jul14pm", "3.606")
+    squad = add(players, "axis", "4-6-8", "squad", location="12H3")
     fixed_dice.append([1, 1])
     r = roll(
         players,
         "axis",
         "escape",
-        item="4-6-8 at 12H3",
+        squad,
         ticked=["isolated", "encircled", "enemy_setup_area", "stunned", "unarmed_wounded"],
     )
     assert r.final == 9
     assert r.result.startswith("Infantry: Escapes and Heat of Battle for an eligible unit (A15)")
+    assert Unit.objects.get(pk=squad.pk).status == "ok"  # escaped: not Replaced
+
+
+def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kind(
+    users, modules, fixed_dice
+):
+    """3.606 (issue 45): the Escape DR is made for a named unit of the retained forces:
+    a squad reads the Infantry column, a vehicle the Mobile Vehicle one, and the result
+    is written to it (10: the squad Casualty Reduced, the vehicle Eliminated; 9: the
+    vehicle Abandoned); footnote * "NA to vehicle Escape attempt": the Night -1, the
+    Encircled +2 and the excess HS/PP DRMs are refused for a vehicle in words, nothing
+    rolled; "If CT AFV" is refused for a squad and "If lone, unwounded SMC" for a
+    vehicle."""
+    players, module = at_step(users, "jul15am", "3.606")  # after the July 14 Night scenario
+    assert module.dates[players.campaign.date_index].night
+    squad = add(players, "axis", "4-6-8", "squad")
+    tank = add(players, "axis", "PzIVG", "vehicle")
+    halftrack = add(players, "axis", "SPW 251/1", "vehicle")
+    for ticked, typed in (
+        (["night"], None),
+        (["encircled"], None),
+        ([], {"excess_hs": 1}),
+        ([], {"excess_pp": 2}),
+        (["lone_smc"], None),
+    ):
+        with pytest.raises(ActionRefused, match=r"does not apply to this roll \(3.606\)"):
+            roll(players, "axis", "escape", tank, ticked=ticked, typed=typed)
+    with pytest.raises(ActionRefused, match=r"'If CT AFV' does not apply to this roll"):
+        roll(players, "axis", "escape", squad, ticked=["ct_afv"])
+    assert not Roll.objects.filter(table_id="escape").exists()
+    fixed_dice.extend([[5, 6], [5, 6], [4, 5]])
+    r = roll(players, "axis", "escape", squad, ticked=["night", "encircled"])  # 11 - 1 + 2
+    assert (r.final, r.result) == (12, "Infantry: All units and Equipment Eliminated")
+    assert not Unit.objects.filter(pk=squad.pk).exists()  # All units Eliminated
+    r = roll(players, "axis", "escape", tank, ticked=["ct_afv"])
+    assert (r.final, r.result) == (10, "Mobile Vehicle: Eliminated [6]; crew (if any) Escapes")
+    assert not Unit.objects.filter(pk=tank.pk).exists()
+    r = roll(players, "axis", "escape", halftrack)
+    assert (r.final, r.result) == (9, "Mobile Vehicle: Abandoned [4,5]; crew (if any) Escapes")
+    assert Unit.objects.get(pk=halftrack.pk).status == "abandoned"
 
 
 def test_3_61422_a_captured_weapon_that_does_not_function_owes_no_dr(users, modules):

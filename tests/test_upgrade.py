@@ -12,6 +12,7 @@ changed, new fields aside.  ``tests/build_upgrade_fixture.py`` rebuilds the fixt
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
 import os
 import secrets
@@ -73,8 +74,116 @@ def test_the_migrations_keep_every_campaign_secret_and_roll(upgraded_database):
         "sys.stdout.write(json.dumps(snapshot_all()))"
     )
     after = json.loads(_manage(upgraded_database, "shell", "--no-imports", "-c", read))
-    campaigns = expected["campaigns"]
+    campaigns = converted(expected["campaigns"])
     assert set(after) == set(campaigns)
     assert len(campaigns) >= 4
     found = losses(campaigns, after)
     assert not found, f"{len(found)} values lost or changed:\n" + "\n".join(found[:40])
+
+
+# Issue 45's migration: a vehicle line's weapon conditions move onto its weapons, and
+# each campaign's copy of a bundled module rolls its weapon tables for weapons.
+WEAPONS = importlib.import_module("campaign.migrations.0020_unit_weapons")
+
+
+def converted(campaigns: dict) -> dict:
+    """What the fixture's campaigns must read after the migrations: as they were, but
+    for what migration 0020 converts on purpose (its own conversion, applied here to
+    what was read before it: every other value must still be as it was)."""
+    campaigns = json.loads(json.dumps(campaigns))
+    for c in campaigns.values():
+        rows = c["backup"]["rows"]
+        for key, fields in rows.items():
+            if key.startswith("campaign.campaign:"):
+                data = WEAPONS.patched_module(fields["module_data"])
+                if data is not None:
+                    fields["module_data"] = data
+                    fields["module_checksum"] = WEAPONS.checksum(data)
+    return campaigns
+
+
+def _sql(database_url: str, statement: str, *args) -> list[tuple]:
+    with psycopg.connect(database_url, autocommit=True) as db:
+        cursor = db.execute(statement, args)
+        return cursor.fetchall() if cursor.description else []
+
+
+def test_issue_45_a_vehicle_lines_weapon_conditions_become_its_weapons(upgraded_database):
+    """Issue 45 migration, on the fixture's campaigns of the three systems (Sicily,
+    PHD, APD) at the oldest supported state: a vehicle line marked malfunctioned (its
+    MA, Sicily 3.6142), MG malfunctioned (its MG, APD 3.3) or disabled (PHD C5.26a: its
+    failed weapon; APD's vehicular MG row) keeps its line, in good order, and carries
+    its MA or MG so marked; its other condition stays; a squad or SW is unchanged; and
+    each campaign's weapon tables are then rolled for those weapons (the roll's
+    targets), so today's vehicles keep working."""
+    campaigns, mg_rows = {}, set()
+    for cid, module, text in _sql(
+        upgraded_database, "SELECT id, module_data->>'id', module_data::text FROM campaign_campaign"
+    ):
+        campaigns[module] = cid
+        if "mg_malfunctioned" in text:  # its module records a vehicle's MG apart
+            mg_rows.add(module)
+    assert {"sicily", "purple-heart-draw", "pleasant-diversion"} <= set(campaigns)
+    lines = [
+        ("Sherman III(a)", "vehicle", "malfunctioned"),
+        ("Daimler AC", "vehicle", "mg_malfunctioned"),
+        ("M4A1", "vehicle", "disabled"),
+        ("PzIVH", "vehicle", "immobilized"),
+        ("MMG", "sw", "malfunctioned"),
+        ("4-6-7", "squad", "ok"),
+    ]
+    for module, cid in campaigns.items():
+        side = _sql(upgraded_database, "SELECT side FROM campaign_seat WHERE campaign_id = %s", cid)
+        for n, (name, kind, status) in enumerate(lines):
+            _sql(
+                upgraded_database,
+                "INSERT INTO campaign_unit (side, name, status, location, created_at, "
+                "campaign_id, purchase_id, ref, count, kind) "
+                "VALUES (%s, %s, %s, '', now(), %s, NULL, %s, 1, %s)",
+                side[0][0],
+                name,
+                status,
+                cid,
+                f"issue45{module[:3]}{n}",
+                kind,
+            )
+    _manage(upgraded_database, "migrate", "--noinput", "-v0")
+    read = (
+        "import json, sys\n"
+        "from campaign.models import Campaign, Unit\n"
+        "from campaign.selectors import module_of\n"
+        "from rules.effects import targets\n"
+        "out = {}\n"
+        "for c in Campaign.objects.all():\n"
+        "    m = module_of(c)\n"
+        "    for u in Unit.objects.filter(campaign=c, ref__startswith='issue45'):\n"
+        "        rolls = sorted({t.id + ':' + (u.state.weapon(r).kind if r else 'unit')\n"
+        "                 for t in m.tables for r, _ in targets(t.for_units, u.state)})\n"
+        "        out[m.id + '/' + u.name] = [u.status, u.markers,\n"
+        "            [(w['kind'], w['name'], w['markers']) for w in u.weapons], rolls]\n"
+        "sys.stdout.write(json.dumps(out))\n"
+    )
+    after = json.loads(_manage(upgraded_database, "shell", "--no-imports", "-c", read))
+    ma = [["ma", "MA", ["malfunctioned"]]]
+    mg = [["mg", "MG", ["malfunctioned"]]]
+    assert after["sicily/Sherman III(a)"] == ["ok", [], ma, ["weapon_repair:ma"]]
+    # The fixture's Sicily module predates its vehicular MG row: its MG is recorded,
+    # and rolled for where the module has the row.
+    mg_rolls = ["vehicular_mg_repair:mg"] if "sicily" in mg_rows else []
+    assert after["sicily/Daimler AC"] == ["ok", [], mg, mg_rolls]
+    assert after["pleasant-diversion/Sherman III(a)"] == ["ok", [], ma, ["repair_ma_gun:ma"]]
+    assert after["pleasant-diversion/Daimler AC"] == [
+        "ok",
+        [],
+        mg,
+        ["repair_vehicular_mg:mg"],
+    ]
+    assert after["purple-heart-draw/Sherman III(a)"] == ["ok", [], ma, ["weapon_repair:ma"]]
+    assert after["purple-heart-draw/Daimler AC"] == ["ok", [], mg, ["weapon_repair:mg"]]
+    # A disabled vehicle: its failed weapon is disabled (APD: its MG's row disables).
+    assert after["purple-heart-draw/M4A1"][:3] == ["ok", [], [["ma", "MA", ["disabled"]]]]
+    assert after["pleasant-diversion/M4A1"][:3] == ["ok", [], [["mg", "MG", ["disabled"]]]]
+    for module in campaigns:
+        assert after[f"{module}/PzIVH"][:3] == ["immobilized", [], []]
+        assert after[f"{module}/4-6-7"][:3] == ["ok", [], []]
+        assert after[f"{module}/MMG"][:3] == ["malfunctioned", [], []]

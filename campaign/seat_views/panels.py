@@ -32,13 +32,14 @@ from campaign.selectors import (
 from campaign.services.units import (
     describe_filter,
     label,
+    roll_ref,
     state_of,
     strength_counts,
     took_instead,
 )
 from rules import availability
 from rules.drm import RollContext, offered
-from rules.effects import matches
+from rules.effects import matches, targets
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
 from rules.schema import Module, Table, TableResult, UnitFilter
@@ -446,9 +447,14 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
         t = tables[tv.id]
         if t.for_units is None:
             continue
-        eligible = [u for u in own if matches(t.for_units, state_of(u))]
-        fresh = [u for u in eligible if not (t.once == "unit" and (t.id, u.ref) in rolled)]
-        choices = tuple((u.ref, f"{label(u)} ({u.get_status_display()})") for u in fresh)
+        # A unit, or each weapon of a vehicle's record the table is rolled for.
+        eligible = [
+            (roll_ref(u, ref), _target_words(u, ref))
+            for u in own
+            for ref, _ in targets(t.for_units, state_of(u))
+        ]
+        fresh = [e for e in eligible if not (t.once == "unit" and (t.id, e[0]) in rolled)]
+        choices = tuple(fresh)
         why = ""
         if not fresh:
             why = (
@@ -457,6 +463,16 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
                 else f"You have no {tv.for_units} to roll for."
             )
         panel.tables[n] = replace(tv, choices=choices, no_roll=why)
+
+
+def _target_words(unit: Unit, weapon_ref: str) -> str:
+    """A unit, or its weapon, as a roll's choice reads it: "4-6-7 (in good order)",
+    "StuG IIIG: MA (malfunctioned)"."""
+    weapon = unit.state.weapon(weapon_ref) if weapon_ref else None
+    if weapon is None:
+        return f"{label(unit)} ({unit.get_status_display()})"
+    marks = ", ".join(Unit.Status(m).label for m in weapon.markers) or "in good order"
+    return f"{label(unit)}: {weapon.name} ({marks})"
 
 
 def _arithmetic(view: CampaignView, panel: StepPanel) -> None:

@@ -29,6 +29,7 @@ from campaign.seat_views.common import (
 from campaign.selectors import module_of
 from campaign.services.units import label
 from rules import machine
+from rules.effects import WEAPON_CARRIERS
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,15 @@ class RosterLine:
 
 
 @dataclass(frozen=True)
+class WeaponView:
+    id: str  # its reference on its unit's record
+    kind: str
+    name: str
+    markers: tuple[str, ...] = ()
+    markers_label: str = ""  # "malfunctioned, disabled"
+
+
+@dataclass(frozen=True)
 class UnitView:
     id: str  # the unit's opaque reference (``Unit.ref``), never its key
     name: str
@@ -65,6 +75,8 @@ class UnitView:
     label: str = ""  # "12 × 4-6-8"
     markers: tuple[str, ...] = ()  # more markers besides its status
     markers_label: str = ""  # "isolated, captured"
+    weapons: tuple[WeaponView, ...] = ()  # a vehicle's MA and MGs
+    carries: bool = False  # a vehicle: its weapons are listed on its record
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,9 @@ class ForcesView:
     side: str
     mine: bool
     units: list[UnitView]
+    # The side's SW a disabled vehicular MG may be repaired with, where the module has a
+    # weapon exchange (Sicily 3.61421): (reference, line); only on the owner's forces.
+    sw: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,6 +104,11 @@ class RosterView:
     points_chart: str  # server-rendered SVG
     cvp_chart: str
     fortifications: list[str] = field(default_factory=list)  # the roster's FORTIFICATIONS
+    weapon_kinds: list[tuple[str, str]] = field(default_factory=list)
+    # The rules by which a disabled vehicular MG is repaired with a SW ("3.61421").
+    weapon_exchange: str = ""
+    # The markers a weapon may carry (its conditions: malfunctioned, disabled, captured…)
+    weapon_markers: list[tuple[str, str]] = field(default_factory=list)
 
 
 # The roster's reads, compiled once (``campaign.prepared``): a roster page makes
@@ -194,6 +214,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             weather = variant.start.weather
         lines.append(RosterLine(date.label, weather, outcome.label if outcome else "", row))
     units = _UNITS(side=side, campaign=cid)
+    # Where a vehicular MG is repaired with a SW (3.61421), and by which rule.
+    exchanges = [st.weapon_exchange for st in module.steps if st.weapon_exchange]
     forces = [
         ForcesView(
             module.side(s).name,
@@ -210,10 +232,24 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     label(u),
                     tuple(u.markers or ()),
                     ", ".join(u.markers_display),
+                    tuple(
+                        WeaponView(
+                            w.ref,
+                            w.kind,
+                            w.name,
+                            w.markers,
+                            ", ".join(choice_label(Unit.Status, m) for m in w.markers),
+                        )
+                        for w in u.state.weapons
+                    ),
+                    u.kind in WEAPON_CARRIERS,
                 )
                 for u in units
                 if u.side == s
             ],
+            tuple((u.ref, label(u)) for u in units if u.side == s == side and u.kind == "sw")
+            if exchanges
+            else (),
         )
         for s in sides
     ]
@@ -243,6 +279,9 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         forces=forces,
         statuses=list(Unit.Status.choices),
         kinds=list(Unit.Kind.choices),
+        weapon_kinds=list(Unit.WeaponKind.choices),
+        weapon_exchange=", ".join(dict.fromkeys(e.rule for e in exchanges)),
+        weapon_markers=[c for c in Unit.Status.choices if c[0] not in ("ok", "mg_malfunctioned")],
         points_chart=line_chart(f"{module.currency.code} left", series),
         cvp_chart=line_chart("CVP lost per scenario", cvp),
         fortifications=forts,

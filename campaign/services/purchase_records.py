@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from django.db.models.functions import Left
 from django.utils import timezone
 
-from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit
+from campaign.models import REF_LENGTH, Campaign, Event, EventKind, Purchase, Roll, Unit
 from campaign.services import dice as dice_service
 from campaign.services.errors import ActionRefused
 from campaign.services.rolls import roll_context
@@ -216,10 +217,11 @@ def reveal(campaign: Campaign, purchases: Iterable[Purchase]) -> int:
     Purchase.objects.filter(pk__in=ids).update(revealed_at=now)
     seqs = [r["roll"] for p in purchases for r in p.details.get("rolls", []) if "roll" in r]
     Roll.objects.filter(campaign=campaign, seq__in=seqs).update(revealed_at=now)
-    # The rolls made since for the RG's units, secret while the RG was.
+    # The rolls made since for the RG's units (or their weapons: "<unit>.<weapon>"),
+    # secret while the RG was.
     refs = Unit.objects.filter(campaign=campaign, purchase_id__in=ids).values_list("ref")
-    Roll.objects.filter(campaign=campaign, unit_ref__in=refs, revealed_at__isnull=True).update(
-        revealed_at=now
-    )
+    Roll.objects.annotate(of_unit=Left("unit_ref", REF_LENGTH)).filter(
+        campaign=campaign, of_unit__in=refs, revealed_at__isnull=True
+    ).update(revealed_at=now)
     Event.objects.filter(campaign=campaign, data__purchase__in=ids).update(revealed_at=now)
     return len(ids)

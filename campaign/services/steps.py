@@ -44,7 +44,18 @@ from campaign.services.turns import Turn, User, expect_turn, mark_done, take_tur
 from campaign.services.waiting import update_waiting
 from rules import availability, machine
 from rules.drm import DrmRefused, applicable_drms
-from rules.effects import granted_group, matches, on_unit, result_effects, san_after, units_given
+from rules.effects import (
+    WeaponState,
+    armed,
+    granted_group,
+    on_unit,
+    on_weapon,
+    result_effects,
+    roll_column,
+    san_after,
+    targets,
+    units_given,
+)
 from rules.kinds import Action
 from rules.schema import SAN, Effect, Module, Table
 from rules.victory import describe_changes, result_owners
@@ -171,7 +182,7 @@ def roll_on_table(
             f"({table.rule}).",
             status=409,
         )
-    unit = rolled_for(turn, table, unit_id)
+    unit, weapon = rolled_for(turn, table, unit_id)
     if table.instead is not None and units.took_instead(c, turn.side, table.id):
         raise ActionRefused(
             f"You have chosen instead: {availability.instead_words(table)}.", status=409
@@ -196,22 +207,23 @@ def roll_on_table(
     if unit is not None and unit.purchase is not None:
         group = turn.module.group(turn.side, unit.purchase.group_id)
     try:
+        state = None if unit is None else armed(unit.state, weapon) if weapon else unit.state
         context = roll_context(
             turn,
             group=group,
             unit_kind=unit.kind if unit else None,
-            unit_markers=unit.state.marked if unit else frozenset(),
+            unit_markers=state.marked if state else frozenset(),
         )
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
     if unit is not None:
-        item = units.label(unit)
+        item = units.label(unit) + (f" {weapon.name}" if weapon else "")
     # A unit of a still-secret RG is its side's secret, and so is a roll made for it
     # (nothing of it reaches the opponent, not even that it was made), until the RG is
     # revealed with its rolls.
     hidden = unit is not None and units.is_secret(unit)
-    column = table.column_for_side.get(turn.side)
+    column = roll_column(table, turn.side, unit.kind if unit else None)
     r = dice_service.roll(
         c,
         side=turn.side,
@@ -223,11 +235,11 @@ def roll_on_table(
         step_id=step.id,
         secret=table.secret or hidden,
         column=column,
-        unit_ref=unit.ref if unit else "",
+        unit_ref=units.roll_ref(unit, weapon.ref if weapon else "") if unit else "",
     )
     purchase_id = unit.purchase_id if hidden and unit is not None else None
     effects = result_effects(table, r.final, column, sum(r.faces))
-    consequence = apply_effects(turn, table, effects, unit)
+    consequence = apply_effects(turn, table, effects, unit, weapon)
     what = f"{table.title}{f' for {item}' if item else ''}"
     turn.record(
         EventKind.ROLL,
@@ -283,43 +295,69 @@ def take_instead_of_roll(
     return unit
 
 
-def rolled_for(turn: Turn, table: Table, unit_id: object) -> Unit | None:
-    """The retained unit a roll on ``table`` is for: required, and of the kinds and
+def rolled_for(turn: Turn, table: Table, unit_id: object) -> tuple[Unit | None, WeaponState | None]:
+    """The retained unit a roll on ``table`` is for, and the weapon of its record where
+    the table is rolled for a vehicle's weapons ("<unit>.<weapon>": Sicily 3.6142 "a
+    separate dr ... for each malfunctioned ... Weapon"): required, and of the kinds and
     statuses the table names, where it is rolled for units; refused if it has had its
     one roll on the table in this pass.  A line of several identical units gives up the
     one rolled for, as a line of its own."""
-    unit = units.unit_for_roll(turn, unit_id)
+    unit_ref, _, weapon_ref = (unit_id if isinstance(unit_id, str) else "").partition(".")
+    unit = units.unit_for_roll(turn, unit_ref or None)
     flt = table.for_units
     if flt is None:
         if unit is not None:
             raise ActionRefused(f"The {table.title} is not rolled for a unit: say what it is for.")
-        return None
+        return None, None
     wanted = units.describe_filter(flt)
     if unit is None:
         raise ActionRefused(f"Choose which of your {wanted} the {table.title} roll is for.")
-    if not matches(flt, units.state_of(unit)):
+    found = dict(targets(flt, units.state_of(unit)))
+    weapon = unit.state.weapon(weapon_ref) if weapon_ref else None
+    what = units.label(unit) + (f" {weapon.name}" if weapon else "")
+    if weapon_ref and weapon is None:
+        raise ActionRefused(f"{units.label(unit)} carries no such weapon.", status=404)
+    if weapon_ref not in found:
+        if not weapon_ref and any(found):
+            raise ActionRefused(
+                f"The {table.title} is rolled for a vehicle's weapon: choose which of "
+                f"{units.label(unit)}'s weapons the roll is for ({table.rule})."
+            )
         raise ActionRefused(
-            f"{units.label(unit)} is not one of your {wanted}: the {table.title} is not "
-            f"rolled for it ({table.rule})."
+            f"{what} is not one of your {wanted}: the {table.title} is not rolled for it "
+            f"({table.rule})."
         )
     if (
         table.once == "unit"
         and Roll.objects.filter(
-            campaign=turn.campaign, cycle=turn.campaign.cycle, table_id=table.id, unit_ref=unit.ref
+            campaign=turn.campaign,
+            cycle=turn.campaign.cycle,
+            table_id=table.id,
+            unit_ref=units.roll_ref(unit, weapon_ref),
         ).exists()
     ):
         raise ActionRefused(
-            f"{unit.name} has made its one {table.title} roll in this pass ({table.rule}).",
+            f"{what} has made its one {table.title} roll in this pass ({table.rule}).",
             status=409,
         )
-    return units.split_one(unit)
+    return units.split_one(unit), weapon
 
 
-def apply_effects(turn: Turn, table: Table, effects: list[Effect], unit: Unit | None) -> str:
-    """Apply a result's effects to the unit rolled for and to the side; in words."""
+def apply_effects(
+    turn: Turn,
+    table: Table,
+    effects: list[Effect],
+    unit: Unit | None,
+    weapon: WeaponState | None = None,
+) -> str:
+    """Apply a result's effects to the unit (or its weapon) rolled for and to the side;
+    in words."""
     words = []
-    if unit is not None:
-        rolled_for = (table.for_units.statuses if table.for_units else None) or ()
+    rolled_for = (table.for_units.statuses if table.for_units else None) or ()
+    if unit is not None and weapon is not None:
+        done = on_weapon(effects, units.state_of(unit), weapon)
+        words.append(units.apply_weapon_outcome(unit, weapon, done, rolled_for))
+    elif unit is not None:
         outcome = on_unit(effects, units.state_of(unit), units.ladder(turn.module))
         words.append(units.apply_outcome(unit, outcome, rolled_for))
     words.append(units.battle_harden(turn, effects))

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from django.db import transaction
 from django.db.models import Q, Sum
 
-from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit
+from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit, new_ref
 from campaign.selectors import squad_counts
 from campaign.services import push
 from campaign.services.errors import ActionRefused
@@ -16,13 +16,20 @@ from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from rules.availability import owed_for
 from rules.effects import (
+    WEAPON_CARRIERS,
+    WEAPON_CONDITIONS,
     GroupOutcome,
     UnitOutcome,
     UnitState,
+    WeaponOutcome,
+    WeaponState,
     battle_hardened,
+    exchange_refusal,
     left_over,
     matches,
+    on_weapon,
     settled,
+    targets,
 )
 from rules.kinds import Action
 from rules.purchase import comes_with
@@ -31,11 +38,14 @@ from rules.schema import (
     Effect,
     Module,
     ReinforcementGroup,
+    Settle,
     UnitExchange,
     UnitFilter,
 )
 
 MAX_COUNT = 99  # identical units on one line of the retained forces
+MAX_WEAPONS = 6  # weapons on one unit's record (an MA and its MGs)
+WEAPON_REF_LENGTH = 4  # a weapon's reference, unique on its unit's record
 
 UNIT_PARTS = (push.Part.FORCES, push.Part.STEP, push.Part.LOG)
 
@@ -81,6 +91,30 @@ def _markers(markers: Sequence[str] | None, status: str) -> list[str]:
     return [m for m in Unit.Status.values if m in given and m not in (status, "ok")]
 
 
+def reads_weapons(module: Module) -> bool:
+    """Whether the module's tables (or a step's settling) are rolled for a vehicle's
+    weapons (``UnitFilter.weapons``); a module that never says so keeps reading a
+    vehicle's line for them."""
+    return any(t.for_units and t.for_units.weapons is not None for t in module.tables) or any(
+        row.units.weapons is not None for step in module.steps for row in step.settles
+    )
+
+
+def _not_the_weapons(turn: Turn, kind: str, status: str, markers: Sequence[str]) -> None:
+    """A vehicle's weapons carry their own conditions (malfunctioned, disabled): the
+    vehicle's line is never marked for them (Sicily 3.6142 footnote, PHD C5.26a, APD
+    3.3: the result concerns the weapon, and the vehicle stays)."""
+    if kind not in WEAPON_CARRIERS or not reads_weapons(turn.module):
+        return
+    wrong = [m for m in (status, *markers) if m in WEAPON_CONDITIONS]
+    if wrong:
+        word = Unit.Status(wrong[0]).label
+        raise ActionRefused(
+            f"A vehicle's weapons are marked, not the vehicle: mark its MA or MG {word} "
+            "among its weapons (add the weapon if it is not listed). Nothing was changed."
+        )
+
+
 def _kind_and_count(kind: str, number: object) -> tuple[str, int]:
     if kind not in Unit.Kind.values:
         raise ActionRefused("Choose what the unit is (squad, leader, vehicle...).")
@@ -112,6 +146,7 @@ def add_unit(
     turn = take_turn(campaign_id, user, None)
     name, location, status = _clean(name, location, status)
     kind, n = _kind_and_count(kind, number)
+    _not_the_weapons(turn, kind, status, markers or ())
     unit = Unit.objects.create(
         campaign=turn.campaign,
         side=turn.side,
@@ -153,6 +188,12 @@ def update_unit(
     )
     if markers is not None:
         unit.markers = _markers(markers, unit.status)
+    _not_the_weapons(turn, unit.kind, unit.status, unit.markers or ())
+    if unit.weapons and unit.kind not in WEAPON_CARRIERS:
+        raise ActionRefused(
+            f"{label(unit)} carries weapons on its record: only a vehicle does. Remove its "
+            "weapons first; nothing was changed."
+        )
     if (unit.status, unit.kind, tuple(unit.markers or ())) != before:
         _refuse_if_owed(turn, unit, before)
     unit.save(update_fields=["name", "location", "status", "kind", "count", "markers"])
@@ -180,6 +221,156 @@ def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
 
 
+def _own_carrier(turn: Turn, unit_id: object) -> Unit:
+    unit = own_unit(turn, unit_id)
+    if unit.kind not in WEAPON_CARRIERS:
+        raise ActionRefused(
+            f"{label(unit)} is not a vehicle: only a vehicle's MA and MGs are listed on its "
+            "record (a SW is a line of its own). Nothing was changed."
+        )
+    return unit
+
+
+def _own_weapon(unit: Unit, weapon_id: object) -> WeaponState:
+    weapon = unit.state.weapon(weapon_id) if isinstance(weapon_id, str) else None
+    if weapon is None:
+        raise ActionRefused(f"{label(unit)} carries no such weapon.", status=404)
+    return weapon
+
+
+def _weapon_fields(
+    kind: str, name: str, markers: Sequence[str] | None
+) -> tuple[str, str, list[str]]:
+    """A weapon's kind, name and markers as the player gave them, from the closed
+    vocabularies, refused in words otherwise."""
+    if kind not in Unit.WeaponKind.values:
+        raise ActionRefused("Choose what the weapon is: its MA or an MG.")
+    name = clean_text(name, what="Weapon name", limit=40) or Unit.WeaponKind(kind).label
+    given = {m for m in markers or () if m}
+    if given - set(Unit.Status.values) or given & {"ok", "mg_malfunctioned"}:
+        raise ActionRefused("Choose the weapon's markers among those listed.")
+    return kind, name, [m for m in Unit.Status.values if m in given]
+
+
+def _weapon_words(name: str, markers: Sequence[str]) -> str:
+    marks = ", ".join(Unit.Status(m).label for m in markers)
+    return f"{name} ({marks})" if marks else name
+
+
+@transaction.atomic
+def add_weapon(
+    *,
+    campaign_id: object,
+    user: User,
+    unit_id: object,
+    kind: str,
+    name: str = "",
+    markers: Sequence[str] | None = None,
+) -> Unit:
+    """The player lists a weapon its vehicle carries (its MA, an MG), with its markers:
+    a roll on a table rolled for weapons is then made for it (Sicily 3.6142, PHD C5.26a,
+    APD 3.3)."""
+    turn = take_turn(campaign_id, user, None)
+    unit = _own_carrier(turn, unit_id)
+    kind, name, markers = _weapon_fields(kind, name, markers)
+    held = list(unit.weapons or ())
+    if len(held) >= MAX_WEAPONS:
+        raise ActionRefused(f"{label(unit)} already lists {MAX_WEAPONS} weapons.")
+    if kind == "ma" and any(w["kind"] == kind for w in held):
+        raise ActionRefused(f"{label(unit)} already lists its MA: a vehicle has one.")
+    taken = {w["ref"] for w in held}
+    ref = next(r for r in iter(lambda: new_ref()[:WEAPON_REF_LENGTH], None) if r not in taken)
+    unit.weapons = [*held, {"ref": ref, "kind": kind, "name": name, "markers": markers}]
+    unit.save(update_fields=["weapons"])
+    _weapon_record(
+        turn, unit, f"lists {_weapon_words(name, markers)} among the weapons of {label(unit)}"
+    )
+    return unit
+
+
+@transaction.atomic
+def update_weapon(
+    *,
+    campaign_id: object,
+    user: User,
+    unit_id: object,
+    weapon_id: object,
+    name: str,
+    markers: Sequence[str] | None,
+) -> Unit:
+    """The player corrects a weapon of its vehicle: its name and markers (never while
+    it owes its roll at this step, or after its one roll)."""
+    turn = take_turn(campaign_id, user, None)
+    unit = _own_carrier(turn, unit_id)
+    weapon = _own_weapon(unit, weapon_id)
+    _, name, marks = _weapon_fields(weapon.kind, name, markers)
+    if tuple(marks) != weapon.markers:
+        _refuse_if_rolled(turn, unit, unit.state, f"{unit.name}'s {weapon.name}", weapon.ref)
+    unit.weapons = [
+        {**w, "name": name, "markers": marks} if w["ref"] == weapon.ref else w
+        for w in unit.weapons or ()
+    ]
+    unit.save(update_fields=["weapons"])
+    _weapon_record(turn, unit, f"marks {unit.name}'s {_weapon_words(name, marks)}")
+    return unit
+
+
+@transaction.atomic
+def remove_weapon(*, campaign_id: object, user: User, unit_id: object, weapon_id: object) -> Unit:
+    """The player takes a weapon off its vehicle's record (the vehicle stays)."""
+    turn = take_turn(campaign_id, user, None)
+    unit = _own_carrier(turn, unit_id)
+    weapon = _own_weapon(unit, weapon_id)
+    _refuse_if_rolled(turn, unit, unit.state, f"{unit.name}'s {weapon.name}", weapon.ref)
+    unit.weapons = [w for w in unit.weapons or () if w["ref"] != weapon.ref]
+    unit.save(update_fields=["weapons"])
+    _weapon_record(turn, unit, f"takes {weapon.name} off the record of {label(unit)}")
+    return unit
+
+
+@transaction.atomic
+def exchange_weapon(
+    *, campaign_id: object, user: User, unit_id: object, weapon_id: object, give_id: object
+) -> Unit:
+    """At a step with a weapon exchange, the player repairs a weapon of its vehicle (a
+    disabled vehicular MG) by eliminating one of its SW (Sicily 3.61421: "by
+    Eliminating a friendly SW LMG"; PHD C5.27b: a German LMG, a US MMG): the SW leaves
+    the retained forces, the weapon is in good order again."""
+    turn = take_turn(campaign_id, user, None)
+    exchange = turn.step.weapon_exchange
+    if exchange is None:
+        raise ActionRefused(
+            f"No weapon is repaired by exchange at {turn.step.id} {turn.step.title}: "
+            "only at the step the rules give it. Nothing was changed.",
+            status=409,
+        )
+    expect_turn(turn, Action.ROLL)
+    unit = _own_carrier(turn, unit_id)
+    weapon = _own_weapon(unit, weapon_id)
+    sw = own_unit(turn, give_id)
+    refusal = exchange_refusal(exchange, turn.side, unit.state, weapon.ref, sw.state)
+    if refusal:
+        raise ActionRefused(refusal + " Nothing was changed.")
+    secret = is_secret(unit) or is_secret(sw)
+    gone = apply_outcome(sw, UnitOutcome(removed=True))
+    repaired = apply_weapon_outcome(
+        unit, weapon, WeaponOutcome(status="ok"), exchange.repairs.statuses or ()
+    )
+    turn.record(
+        EventKind.UNIT,
+        secret=secret,
+        text=f"{turn.side_name()}: {gone}; for it, {repaired} ({exchange.rule}).",
+    )
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+    return unit
+
+
+def _weapon_record(turn: Turn, unit: Unit, did: str) -> None:
+    secret = is_secret(unit)
+    turn.record(EventKind.UNIT, secret=secret, text=f"{turn.side_name()} {did}.")
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+
+
 def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str, tuple[str, ...]]) -> None:
     """A unit that owes a compulsory roll at the current step (``required``, once per
     unit) keeps the status and kind the roll is for until it is made: the roll decides
@@ -189,29 +380,48 @@ def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str, tuple[str, .
     attempt": a weapon that rolled NE is not marked repaired, nor removed to be
     added again for another attempt)."""
     status, kind, markers = before
-    state = UnitState(unit.name, status, kind, markers)
+    state = UnitState(unit.name, status, kind, markers, unit.state.weapons)
+    _refuse_if_rolled(turn, unit, state, label(unit))
+
+
+def _refuse_if_rolled(turn: Turn, unit: Unit, state: UnitState, what: str, only: str = "") -> None:
+    """Refuses a change to ``unit``'s line (or, ``only``, to that weapon of it) while
+    what it concerns owes its roll at this step, or has made its one roll."""
     tables = list(map(turn.module.table, turn.step.tables))
     rolled = set(
         Roll.objects.filter(
-            campaign=turn.campaign, cycle=turn.campaign.cycle, side=turn.side, unit_ref=unit.ref
-        ).values_list("table_id", flat=True)
+            campaign=turn.campaign,
+            cycle=turn.campaign.cycle,
+            side=turn.side,
+            unit_ref__startswith=unit.ref,
+        ).values_list("table_id", "unit_ref")
     )
-    made = [t for t in tables if t.once == "unit" and t.id in rolled]
-    if made:
-        t = made[0]
-        raise ActionRefused(
-            f"{label(unit)} has made its one roll on the {t.title} ({t.rule}) at this step: "
-            "it stays as the roll left it until the step ends. Nothing was changed.",
-            status=409,
-        )
-    owed = [t for t in tables if owed_for(t, state) and t.id not in rolled]
-    if owed:
-        t = owed[0]
-        raise ActionRefused(
-            f"{label(unit)} owes its roll on the {t.title} ({t.rule}) at this step: the roll "
-            "decides what becomes of it. Roll first; nothing was changed.",
-            status=409,
-        )
+    # Whatever the roll left it: the unit, and each weapon of its record.
+    refs = [only] if only else ["", *(w.ref for w in state.weapons)]
+    for t in tables:
+        for ref in refs if t.once == "unit" else []:
+            if (t.id, roll_ref(unit, ref)) in rolled:
+                raise ActionRefused(
+                    f"{what} has made its one roll on the {t.title} ({t.rule}) at this step: "
+                    "it stays as the roll left it until the step ends. Nothing was changed.",
+                    status=409,
+                )
+    for t in tables:
+        for ref, target in targets(t.for_units, state):
+            if only and ref != only:
+                continue
+            if owed_for(t, target) and (t.id, roll_ref(unit, ref)) not in rolled:
+                raise ActionRefused(
+                    f"{what} owes its roll on the {t.title} ({t.rule}) at this step: the roll "
+                    "decides what becomes of it. Roll first; nothing was changed.",
+                    status=409,
+                )
+
+
+def roll_ref(unit: Unit, weapon_ref: str = "") -> str:
+    """What a roll records it was made for: the unit's reference, or its weapon's
+    after it ("<unit>.<weapon>")."""
+    return f"{unit.ref}.{weapon_ref}" if weapon_ref else unit.ref
 
 
 def exchange_of(turn: Turn) -> UnitExchange:
@@ -241,7 +451,7 @@ def exchange_unit(
         )
     secret = is_secret(give) or is_secret(mark)
     gone = apply_outcome(give, UnitOutcome(removed=True))
-    marked = apply_outcome(mark, UnitOutcome(status=exchange.status), (Unit.Status.OK,))
+    marked = apply_outcome(mark, UnitOutcome(status=exchange.status), ("ok",))
     turn.record(
         EventKind.UNIT,
         secret=secret,
@@ -302,6 +512,9 @@ def settle_units(turn: Turn) -> None:
             for unit in own:
                 if unit.pk is None:
                     continue  # left by an earlier row
+                if row.units.weapons is not None and unit.kind in WEAPON_CARRIERS:
+                    _settle_weapons(turn, side, row, unit)
+                    continue
                 outcome = settled(row, unit.state)
                 if not outcome.changes:
                     continue
@@ -321,6 +534,25 @@ def settle_units(turn: Turn) -> None:
                 )
 
 
+def _settle_weapons(turn: Turn, side: str, row: Settle, unit: Unit) -> None:
+    """A step's ``settles`` row read for the weapons of a vehicle's record (PHD C5.26c:
+    "Each already-malfunctioned captured weapon is removed from play (disabled if
+    vehicular)"): each weapon it names takes its effect, the vehicle stays."""
+    rolled_for = row.units.statuses or ()
+    for ref, _ in targets(row.units, unit.state):
+        weapon = unit.state.weapon(ref)
+        assert weapon is not None
+        said = apply_weapon_outcome(
+            unit, weapon, on_weapon(row.effects, unit.state, weapon), rolled_for
+        )
+        if said:
+            turn.as_side(side).record(
+                EventKind.UNIT,
+                secret=is_secret(unit),
+                text=f"{turn.side_name(side)}: {said} ({row.rule}).",
+            )
+
+
 def describe_filter(flt: UnitFilter) -> str:
     """The units a table is rolled for, in words: "wounded leaders", "malfunctioned or
     disabled SWs or Guns", "malfunctioned SWs (not captured)"."""
@@ -329,13 +561,15 @@ def describe_filter(flt: UnitFilter) -> str:
     said = " ".join(part for part in (statuses, kinds or "units") if part)
     if flt.not_statuses:
         said += " (not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses) + ")"
+    if flt.weapons:
+        said += ", a vehicle's " + " or ".join(Unit.WeaponKind(w).label for w in flt.weapons)
     return said
 
 
 def strength_counts(campaign: Campaign, side: str) -> tuple[int, int, int]:
     """The side's retained leaders, squads and half-squads/crews (PHD C5.24a's ratio)."""
     squads, half_squads, _ = squad_counts(campaign, side)
-    leaders = Unit.objects.filter(campaign=campaign, side=side, kind=Unit.Kind.LEADER).aggregate(
+    leaders = Unit.objects.filter(campaign=campaign, side=side, kind="leader").aggregate(
         n=Sum("count")
     )["n"]
     return leaders or 0, squads, half_squads
@@ -369,9 +603,7 @@ def battle_harden(turn: Turn, effects: list[Effect]) -> str:
     if not any(e.do == "battle_harden" for e in effects):
         return ""
     leaders = list(
-        Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind=Unit.Kind.LEADER).order_by(
-            "id"
-        )
+        Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader").order_by("id")
     )
     found = battle_hardened(effects, [u.state for u in leaders], ladder(turn.module))
     if found is None:
@@ -413,7 +645,7 @@ def _condition(
     markers = [m for m in unit.markers or () if m not in rolled_for]
     if not rolled_for or unit.status in rolled_for:
         return status, [m for m in markers if m != status]
-    if status != Unit.Status.OK and status not in markers and status != unit.status:
+    if status != "ok" and status not in markers and status != unit.status:
         markers.append(status)
     return unit.status, markers
 
@@ -441,7 +673,7 @@ def apply_outcome(unit: Unit, outcome: UnitOutcome, rolled_for: Sequence[str] = 
         unit.save(update_fields=["status", "markers"])
     for name, kind in outcome.added:
         if outcome.at is None:
-            _copy(unit, name=name, kind=kind, status=Unit.Status.OK)
+            _copy(unit, name=name, kind=kind, status="ok")
         else:  # elsewhere, unmarked: the owner places it
             Unit.objects.create(
                 campaign_id=unit.campaign_id,
@@ -458,6 +690,51 @@ def apply_outcome(unit: Unit, outcome: UnitOutcome, rolled_for: Sequence[str] = 
     return f"{one} is now {Unit.Status(outcome.status or unit.status).label}"
 
 
+def _with_marker(unit: Unit, status: str) -> None:
+    """Mark ``unit`` ``status`` besides what it carries (an Isolated AFV Recalled stays
+    Isolated)."""
+    if status in unit.state.marked:
+        return
+    if unit.status == "ok":
+        unit.status = status
+    else:
+        unit.markers = [m for m in Unit.Status.values if m in {*(unit.markers or ()), status}]
+
+
+def apply_weapon_outcome(
+    unit: Unit, weapon: WeaponState, outcome: WeaponOutcome, rolled_for: Sequence[str] = ()
+) -> str:
+    """Write what a roll made for ``weapon`` of ``unit`` did: the weapon leaves the
+    unit's record or is marked (the condition it was rolled for gives way to the
+    result's; its other markers stay), and its carrier may be marked (Sicily 3.6142
+    footnote: Recalled); the unit itself always stays.  What happened, in words."""
+    if not outcome.changes:
+        return ""
+    whose = f"{unit.name}'s {weapon.name}"
+    said = []
+    kept = []
+    for w in unit.weapons or ():
+        if w["ref"] != weapon.ref:
+            kept.append(w)
+        elif outcome.removed:
+            said.append(f"{whose} is eliminated; the {unit.name} stays in the retained forces")
+        elif outcome.status is not None:
+            left = {m for m in w.get("markers") or () if m not in rolled_for}
+            if outcome.status != "ok":
+                left.add(outcome.status)
+            kept.append({**w, "markers": [m for m in Unit.Status.values if m in left]})
+            word = "repaired" if outcome.status == "ok" else Unit.Status(outcome.status).label
+            said.append(f"{whose} is {word}")
+        else:
+            kept.append(w)
+    unit.weapons = kept
+    if outcome.carrier_status is not None:
+        _with_marker(unit, outcome.carrier_status)
+        said.append(f"the {unit.name} is {Unit.Status(outcome.carrier_status).label}")
+    unit.save(update_fields=["weapons", "status", "markers"])
+    return "; ".join(said)
+
+
 def _placing(unit: Unit, at: str | None) -> str:
     """Where the owner puts the unit that replaced ``unit`` (APD 3.1 footnote *: "in the
     same location as the friendly MMC nearest (in hexes) to the last location that
@@ -470,7 +747,7 @@ def _placing(unit: Unit, at: str | None) -> str:
         Unit.objects.filter(
             campaign_id=unit.campaign_id,
             side=unit.side,
-            kind__in=(Unit.Kind.SQUAD, Unit.Kind.HALF_SQUAD),
+            kind__in=("squad", "half_squad"),
         )
         .filter(Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False))
         .exclude(location="")
@@ -493,6 +770,7 @@ def _copy(unit: Unit, *, name: str, kind: str, status: str) -> Unit:
         kind=kind,
         status=status,
         markers=[m for m in unit.markers or () if m != status],
+        weapons=[dict(w) for w in unit.weapons or ()] if kind == unit.kind else [],
         location=unit.location,
         purchase=unit.purchase,
     )
@@ -540,17 +818,15 @@ def units_from_purchase(
         else:
             lines.append((f"{group.units} ({gid} {group.type})", kind, n))
     elif not group.grants and not (module.recon and module.recon.group == gid):
-        lines.append((f"{group.type}: {group.units} ({gid})", Unit.Kind.OTHER, 1))
+        lines.append((f"{group.type}: {group.units} ({gid})", "other", 1))
     lines += [
-        (f"{weapon} ({gid})", Unit.Kind.SW, k)
-        for weapon, k in purchase.details.get("sw", {}).items()
-        if k
+        (f"{weapon} ({gid})", "sw", k) for weapon, k in purchase.details.get("sw", {}).items() if k
     ]
     lines += [
         (brought_name(unit, gid), kind, k)
         for unit, kind, k in comes_with(module, purchase.side, group, n)
     ]
-    lines += [(f"{name} ({gid})", Unit.Kind.LEADER, 1) for name in outcome.leaders]
+    lines += [(f"{name} ({gid})", "leader", 1) for name in outcome.leaders]
     Unit.objects.bulk_create(
         Unit(
             campaign=purchase.campaign,

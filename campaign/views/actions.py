@@ -142,7 +142,7 @@ def unit(request: HttpRequest, campaign_id: UUID) -> None:
     """Add, edit or remove one of the player's own retained units."""
     parser = ACTIONS.get(f"unit-{_post(request, 'do')}")
     if parser is None:
-        raise ActionRefused("Add, save or remove a unit.")
+        raise ActionRefused("Add, save or remove a unit or one of its weapons.")
     parser(request, campaign_id, None)
 
 
@@ -455,6 +455,51 @@ def unit_save(request: HttpRequest, campaign_id: UUID, at: str | None) -> object
         kind=request.POST.get("kind"),
         number=request.POST.get("count"),
         markers=request.POST.getlist("markers") if "markers-shown" in request.POST else None,
+    )
+
+
+@action("unit-weapon-add")
+def unit_weapon_add(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return units.add_weapon(
+        campaign_id=campaign_id,
+        user=request.user,
+        unit_id=request.POST.get("unit"),
+        kind=_post(request, "weapon_kind"),
+        name=_post(request, "weapon_name"),
+        markers=request.POST.getlist("weapon_markers"),
+    )
+
+
+@action("unit-weapon-save")
+def unit_weapon_save(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return units.update_weapon(
+        campaign_id=campaign_id,
+        user=request.user,
+        unit_id=request.POST.get("unit"),
+        weapon_id=request.POST.get("weapon"),
+        name=_post(request, "weapon_name"),
+        markers=request.POST.getlist("weapon_markers"),
+    )
+
+
+@action("unit-weapon-exchange")
+def unit_weapon_exchange(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return units.exchange_weapon(
+        campaign_id=campaign_id,
+        user=request.user,
+        unit_id=request.POST.get("unit"),
+        weapon_id=request.POST.get("weapon"),
+        give_id=request.POST.get("give"),
+    )
+
+
+@action("unit-weapon-remove")
+def unit_weapon_remove(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return units.remove_weapon(
+        campaign_id=campaign_id,
+        user=request.user,
+        unit_id=request.POST.get("unit"),
+        weapon_id=request.POST.get("weapon"),
     )
 
 

@@ -175,8 +175,10 @@ def test_3_3_repair_table_rows(m, table, repaired, ne, eliminated):
     """3.3 Repair Table: MA/Gun 1-4|5|6, SW 1-3|4-5|6, vehicular MG 1-2|3-5|6; 3.31:
     "Each weapon/Vehicle may make only one Repair attempt"."""
     t = m.table(table)
-    mg = "mg_" if table == "repair_vehicular_mg" else ""  # a vehicle's MG apart from its MA
-    assert t.dice == "dr" and t.once == "unit" and t.for_units.statuses == [f"{mg}malfunctioned"]
+    assert t.dice == "dr" and t.once == "unit" and t.for_units.statuses == ["malfunctioned"]
+    # A vehicle rolls for its MA on the MA/Gun row, for each MG on the vehicular MG row.
+    weapons = {"repair_ma_gun": ["ma"], "repair_vehicular_mg": ["mg"]}.get(table)
+    assert t.for_units.weapons == weapons
     for dr in repaired:
         assert cell(m, table, dr) == "Repaired"
         assert t.lookup(dr).effect == Effect(do="status", status="ok")
@@ -189,13 +191,15 @@ def test_3_3_repair_table_rows(m, table, repaired, ne, eliminated):
 
 def test_3_3_a_6_on_the_vehicular_mg_eliminates_the_mg_not_the_vehicle(m):
     """3.3 repairs "malfunctioned, non-captured weapons": a 6 on the vehicular-MG row
-    eliminates the MG; the vehicle it is mounted on stays in the retained forces."""
-    from rules.effects import UnitState, on_unit, row_effects
+    eliminates the MG (disabled on the vehicle's record); the vehicle it is mounted on
+    stays in the retained forces, unmarked."""
+    from rules.effects import UnitState, WeaponState, on_weapon, row_effects
 
     row = m.table("repair_vehicular_mg").lookup(6)
     assert row.effect == Effect(do="status", status="disabled")
-    outcome = on_unit(row_effects(row), UnitState("M4A3", "mg_malfunctioned", "vehicle"))
-    assert not outcome.removed and outcome.status == "disabled"  # no second attempt
+    mg = WeaponState("w1", "mg", "BMG", ("malfunctioned",))
+    outcome = on_weapon(row_effects(row), UnitState("M4A3", "ok", "vehicle", (), (mg,)), mg)
+    assert (outcome.removed, outcome.status, outcome.carrier_status) == (False, "disabled", None)
 
 
 def test_3_31_ma_repair_6_recalls_a_vehicle_and_removes_a_gun(m):
@@ -205,9 +209,10 @@ def test_3_31_ma_repair_6_recalls_a_vehicle_and_removes_a_gun(m):
     assert t.for_units.kinds == ["vehicle", "gun"]
     six = t.lookup(6)
     assert six.effect is None
-    assert [(e.do, e.status, e.kinds) for e in six.effects] == [
-        ("status", "recalled", ["vehicle"]),
-        ("eliminate", None, ["gun"]),
+    assert [(e.do, e.status, e.kinds, e.to) for e in six.effects] == [
+        ("status", "recalled", ["vehicle"], "carrier"),  # the vehicle, for its MA's roll
+        ("status", "disabled", ["vehicle"], None),  # the MA
+        ("eliminate", None, ["gun"], None),
     ]
     assert m.table("repair_sw").lookup(6).effect == Effect(do="eliminate")
     assert m.table("repair_sw").for_units.kinds == ["sw"]

@@ -274,12 +274,17 @@ def test_c5_26b_baz_psk_ft_dc_repair_3_repaired_non_qualified_plus_2(m):
 
 def test_c5_26c_captured_equipment_3_retained(m):
     """C5.26c Captured Equipment: ≤3 Retained, ≥4 Eliminated (one dr per captured
-    weapon)."""
+    weapon: a vehicle's MA and MGs each; an eliminated vehicular weapon is disabled,
+    its vehicle stays)."""
     assert final(m, "captured_equipment", 3).result == "Retained"
     assert final(m, "captured_equipment", 3).effect == Effect(do="none")
     assert final(m, "captured_equipment", 4).result == "Eliminated"
-    assert final(m, "captured_equipment", 4).effect == Effect(do="eliminate")
+    assert final(m, "captured_equipment", 4).effects == [
+        Effect(do="eliminate", kinds=["sw", "gun"]),
+        Effect(do="status", status="disabled", kinds=["vehicle"]),
+    ]
     assert m.table("captured_equipment").for_units.statuses == ["captured"]
+    assert m.table("captured_equipment").for_units.weapons == ["ma", "mg"]
 
 
 def test_c5_27a_immobilization_repair_armour_leader_is_typed(m):

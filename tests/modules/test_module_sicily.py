@@ -402,16 +402,20 @@ def test_3_6141_immobilization_and_stun(m):
 def test_3_6142_weapon_repair_has_variable_repair_number(m):
     """3.6142: <= 1 Repaired, >= 2 Eliminated (footnote *: a vehicular-mounted weapon is
     Disabled instead, the vehicle stays; "if MA, the AFV is immediately Recalled": a
-    vehicle's line here is its MA); -x Weapon Repair Number entered by player."""
+    vehicle is rolled for here for its MA: the MA Disabled, the AFV Recalled); -x Weapon
+    Repair Number entered by player."""
     t = m.table("weapon_repair")
     assert t.lookup(1).effect == Effect(do="status", status="ok")
     eliminated = t.lookup(2)
     assert eliminated.effect is None
-    assert [(e.do, e.status, e.kinds) for e in eliminated.effects] == [
-        ("eliminate", None, ["sw", "gun"]),
-        ("status", "recalled", ["vehicle"]),
+    assert [(e.do, e.status, e.kinds, e.to) for e in eliminated.effects] == [
+        ("eliminate", None, ["sw", "gun"], None),
+        ("status", "recalled", ["vehicle"], "carrier"),
+        ("status", "disabled", ["vehicle"], None),
     ]
     assert t.for_units.statuses == ["malfunctioned"] and t.once == "unit"
+    assert t.for_units.weapons == ["ma"]
+    assert m.table("vehicular_mg_repair").for_units.weapons == ["mg"]
     assert next(d for d in t.drms if d.id == "repair_number").variable
 
 
