@@ -972,6 +972,8 @@ def instead_refusal(
         return f"You have made your {table.title} roll in this pass: not both ({instead.rule})."
     if taken:
         return f"You have done so in this pass ({instead.rule})."
+    if instead.from_mmc and squads + half_squads == 0:
+        return f"You hold no MMC to create the {instead.unit} from ({instead.rule})."
     per = instead.squads_per_leader
     equivalents = Fraction(squads) + Fraction(half_squads, 2)
     if per is not None and leaders * per > equivalents:

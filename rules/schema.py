@@ -249,6 +249,9 @@ class InsteadOfRoll(Strict):
     unit: str
     kind: UnitKind
     squads_per_leader: int | None = Field(default=None, ge=1)
+    # Created from a designated MMC the side holds (C5.24a: "from any designated
+    # (non-crew) MMC"): none held, none created.
+    from_mmc: bool = False
     rule: RuleRef
 
 

@@ -2812,6 +2812,12 @@ case(
     observe=_instead(leaders=1, squads=3, half_squads=1),
 )
 case(
+    "InsteadOfRoll.from_mmc",
+    base="phd",
+    mutate=lambda d: _promotion(d).update(from_mmc=False),
+    observe=_instead(leaders=0, squads=0, half_squads=0),
+)
+case(
     "InsteadOfRoll.rule",
     base="phd",
     mutate=lambda d: _promotion(d).update(rule="C5.24b"),

@@ -545,3 +545,12 @@ def test_c5_32_every_rg_with_units_is_requisitioned_on_map_in_reserve_or_as_rein
     assert prices("W2") == [("onmap", 3), ("reinforcement", 3)]
     assert prices("O1") == [("", 6)]
     assert [cv.rule for cv in m.cost_variants] == ["C5.31a, C5.32", "C5.31b, C5.32", "C5.31, C5.32"]
+
+
+def test_c1_1_in_the_conph_rgs_are_requisitioned_with_tp(m):
+    """C1.1: "In the ConPh, the players may requisition [Rein]forcement Groups (RGs)
+    using Tactical Points (TP)": the ConPh has a purchase step (C5.31) paid in TP, after
+    each TM Scenario (not only at the start)."""
+    conph = [s for s in m.steps if not s.start]
+    assert [s.id for s in conph if s.kind == "purchase"] == ["C5.31"]
+    assert m.currency.code == "TP" and m.currency.name == "Tactical Points"
