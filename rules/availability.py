@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from rules import machine, text
 from rules.drm import RollContext, holds, is_automatic, offered
-from rules.effects import NewUnits, UnitState, matches, types_given
+from rules.effects import MMC_KINDS, NewUnits, UnitState, matches, types_given
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
@@ -980,6 +980,37 @@ def instead_refusal(
         return (
             f"Not with {text.count(leaders, 'leader')} for {_figure(equivalents)} "
             f"squad-equivalents: no more than one leader per {per} ({instead.rule})."
+        )
+    return ""
+
+
+def harden_refusal(
+    table: Table, *, allowed: int | None, used: int, unit: UnitState | None, hardened: bool
+) -> str:
+    """Why the side may not Battle Harden one more MMC after its roll on ``table`` (""
+    : it may): it has not rolled yet, its result allows no more (``allowed``, ``used``
+    in this pass), ``unit`` is not one of its MMC, or it has Battle Hardened once in
+    this pass already (PHD C5.23: "No unit may Battle Harden more than once during the
+    ConPh")."""
+    if allowed is None:
+        return (
+            f"Roll on the {table.title} first: its result says how many MMC may Battle "
+            f"Harden ({table.rule})."
+        )
+    if used >= allowed:
+        return (
+            f"Your {table.title} roll lets {allowed} MMC Battle Harden"
+            + (f", and you have Battle Hardened {used}" if used else "")
+            + f" ({table.rule})."
+        )
+    if unit is None:
+        return ""
+    if unit.kind not in MMC_KINDS or "captured" in unit.marked:
+        return f"{unit.name} is not one of your MMC (squads, half-squads) ({table.rule})."
+    if hardened:
+        return (
+            f"{unit.name} has Battle Hardened once in this ConPh: no unit may Battle Harden "
+            f"more than once ({table.rule})."
         )
     return ""
 

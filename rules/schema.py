@@ -190,6 +190,10 @@ EffectName = Literal[
     # quality of ``leader_ladder``; none: no leader does (PHD C5.24 footnote *).
     "battle_harden",
     "type",  # the RG rolled for is of group kind ``type`` (APD 3.4: its armor type)
+    # The side may Battle Harden (A15.3) ``count`` of its MMC (squads, HS/crews), each
+    # chosen by its owner after the roll, none twice in a pass (PHD C5.23: "the number
+    # of MMC that may be Battle-Hardened ... No unit may Battle Harden more than once").
+    "harden_mmc",
 ]
 
 

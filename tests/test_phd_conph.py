@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Roll, Unit
-from campaign.services import steps, supplements
+from campaign.services import steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.test_rule_mechanisms import add, result_values, roll, start, unit_names
@@ -108,36 +108,13 @@ def test_c5_13_a_redeployment_dr_on_the_table_with_its_drms(users, modules, fixe
     assert sorted(d["value"] for d in r.drms) == [-1, -1, 2, 2]
 
 
-def _supply_evacuation(players):
-    rows = [
-        ("≤1", "Retained Unwounded", "status: ok"),
-        ("2", "Retained Unwounded & Replaced (A19.13)*", "replace lower: ok"),
-        ("3-5", "Retained Wounded", "none"),
-        ("≥6", "Evacuated (removed from play)", "eliminate"),
-    ]
-    form = {
-        f"row-{n}-{key}": value
-        for n, row in enumerate(rows)
-        for key, value in zip(("range", "result", "effect"), row, strict=True)
-    }
-    proposal = supplements.propose_supplement(
-        campaign_id=players.campaign_id,
-        user=players.users["us"],
-        path="tables.leader_evacuation",
-        form=form,
-    )
-    supplements.accept_supplement(
-        campaign_id=players.campaign_id, user=players.users["german"], ref=proposal.ref
-    )
-
-
 def test_c5_19_each_wounded_leader_owes_his_evacuation_dr(users, modules, fixed_dice):
     """C5.19: "For each Wounded Leader a dr is made on the following table": the US's
     Done waits until each of its two wounded leaders has had his dr (1: "Retained
     Unwounded"; 6: "Evacuated (removed from play)"); a second dr for one is refused; the
     German, with none wounded, owes nothing."""
     players, module = start("purple-heart-draw", "tm", users, "us")
-    _supply_evacuation(players)
+    mechanisms.supply_leader_evacuation(players, "Retained Wounded", "none")
     players.results(**result_values(module))
     players.until_step("C5.19")
     eight = add(players, "us", "8-1 leader", "leader", status="wounded")
@@ -193,3 +170,55 @@ def test_c5_24a_no_7_0_without_an_mmc_to_promote_from(users, modules):
     assert not Unit.objects.filter(campaign_id=players.campaign_id, side="us").exists()
     add(players, "us", "6-6-6", "squad")
     assert promote().name == "7-0 leader"
+
+
+def test_c5_23_the_mmc_the_dr_allows_battle_harden_none_twice(users, modules, fixed_dice, client):
+    """C5.23: "Each side makes a secret DR on the table below to determine the number of
+    MMC that may be Battle-Hardened (A15.3). No unit may Battle Harden more than once
+    during the ConPh."  The US gave its Hero for a 6-6-7 at C5.22; its DR 3 ("2 MMC
+    may Battle Harden") lets it Battle Harden two more MMC, chosen on its page: not the
+    6-6-7 of C5.22, not a leader, not a third; the German's DR 12 ("0 MMC") none."""
+    players, _ = phd_after(users, "C5.22")
+    hero = add(players, "us", "1-4-9 Hero", "hero")
+    squads = add(players, "us", "6-6-7", "squad", number=3)
+    hs = add(players, "us", "3-3-7", "half_squad")
+    leader = add(players, "us", "8-1 leader", "leader")
+    mechanisms.exchange(players, "us", hero, squads)
+    combined = Unit.objects.get(campaign_id=players.campaign_id, status="battle_hardened")
+    players.until_step("C5.23")
+
+    def harden(side, unit):
+        return steps.harden_mmc(
+            campaign_id=players.campaign_id,
+            user=players.users[side],
+            table_id="battlefield_promotion",
+            unit_id=unit.ref,
+        )
+
+    with pytest.raises(ActionRefused, match=r"Roll on the Battlefield Promotion Table first"):
+        harden("us", hs)
+    fixed_dice.extend([[1, 2], [6, 6]])
+    assert roll(players, "us", "battlefield_promotion").result == "2 MMC may Battle Harden"
+    client.force_login(players.users["us"])
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    assert "Your roll lets 2 MMC Battle Harden (A15.3); 2 left." in page
+    assert "Battle Harden this MMC" in page
+    with pytest.raises(ActionRefused, match=r"6-6-7 has Battle Hardened once in this ConPh"):
+        harden("us", combined)
+    with pytest.raises(ActionRefused, match=r"8-1 leader is not one of your MMC"):
+        harden("us", leader)
+    harden("us", Unit.objects.get(pk=squads.pk))
+    harden("us", hs)
+    with pytest.raises(ActionRefused, match=r"lets 2 MMC Battle Harden, and you have .* 2"):
+        harden("us", Unit.objects.get(pk=squads.pk))
+    assert unit_names(players, "us") == [
+        ("3-3-7", "half_squad", "battle_hardened", 1),
+        ("6-6-7", "squad", "battle_hardened", 1),
+        ("6-6-7", "squad", "battle_hardened", 1),
+        ("6-6-7", "squad", "ok", 1),
+        ("8-1 leader", "leader", "ok", 1),
+    ]
+    add(players, "german", "4-6-8", "squad")
+    assert roll(players, "german", "battlefield_promotion").result == "0 MMC"
+    with pytest.raises(ActionRefused, match=r"lets 0 MMC Battle Harden"):
+        harden("german", Unit.objects.get(campaign_id=players.campaign_id, side="german"))

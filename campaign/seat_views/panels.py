@@ -29,6 +29,7 @@ from campaign.selectors import (
     pass_result,
     replenished_on_date,
 )
+from campaign.services.steps import mmc_hardening
 from campaign.services.units import (
     describe_filter,
     label,
@@ -38,7 +39,7 @@ from campaign.services.units import (
 )
 from rules import availability
 from rules.drm import RollContext, offered
-from rules.effects import matches
+from rules.effects import hardens_mmc, matches
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
 from rules.schema import Module, Table, TableResult, UnitFilter
@@ -75,6 +76,11 @@ class TableView:
     closed: str = ""  # why the viewer may not roll on it on this date (its date windows)
     instead: str = ""  # what the viewer may do instead of rolling (PHD C5.24a), in words
     no_instead: str = ""  # why not now
+    # What the viewer's roll lets it Battle Harden (PHD C5.23), in words; its MMC that
+    # may; why none may now.
+    harden: str = ""
+    harden_choices: tuple[tuple[str, str], ...] = ()
+    no_harden: str = ""
 
 
 @dataclass(frozen=True)
@@ -396,6 +402,38 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         tv = table_view(table, ctx)
         panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
     _instead(view, panel)
+    _hardening(view, panel)
+
+
+def _hardening(view: CampaignView, panel: StepPanel) -> None:
+    """For each table whose result lets a side Battle Harden MMC (PHD C5.23): what the
+    viewer's roll allows, its MMC that may still Battle Harden, or why none may now."""
+    c, module = view.campaign, view.module
+    for n, tv in enumerate(panel.tables):
+        table = module.table(tv.id)
+        if not hardens_mmc(table):
+            continue
+        allowed, used, hardened = mmc_hardening(c, view.viewer, table)
+        why = availability.harden_refusal(
+            table, allowed=allowed, used=used, unit=None, hardened=False
+        )
+        own = Unit.objects.visible_to(view.viewer).filter(campaign=c, side=view.viewer)
+        choices = tuple(
+            (u.ref, u.label)
+            for u in own
+            if u.ref not in hardened
+            and not availability.harden_refusal(
+                table, allowed=1, used=0, unit=u.state, hardened=False
+            )
+        )
+        words = (
+            f"Your roll lets {allowed} MMC Battle Harden (A15.3); {allowed - used} left."
+            if allowed
+            else ""
+        )
+        if not why and not choices:
+            why = f"You hold no MMC that may Battle Harden ({table.rule})."
+        panel.tables[n] = replace(tv, harden=words, harden_choices=choices, no_harden=why)
 
 
 def _instead(view: CampaignView, panel: StepPanel) -> None:
