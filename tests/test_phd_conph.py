@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Roll, Unit
-from campaign.services import steps
+from campaign.services import steps, supplements
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.test_rule_mechanisms import add, result_values, roll, start, unit_names
@@ -222,3 +222,40 @@ def test_c5_23_the_mmc_the_dr_allows_battle_harden_none_twice(users, modules, fi
     assert roll(players, "german", "battlefield_promotion").result == "0 MMC"
     with pytest.raises(ActionRefused, match=r"lets 0 MMC Battle Harden"):
         harden("german", Unit.objects.get(campaign_id=players.campaign_id, side="german"))
+
+
+def test_c5_24_the_lost_rows_are_supplied_by_consent_then_rolled(users, modules, fixed_dice):
+    """C5.24's Leader Promotion Table lost its rows for a DR of 2 or less and 12 or more
+    (OCR 'S0 b D)', 'T'): the table is rolled on as transcribed meanwhile, and the
+    players may supply the lost rows by consent; then a DR 2 selects the row they gave
+    (here a 10-2): the German has none, so his 9-2, the next lower, Battle Hardens."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    rows = [
+        ("≤2", "10-2", "battle harden: 10-2"),
+        ("3", "9-2", "battle harden: 9-2"),
+        ("4", "9-1", "battle harden: 9-1"),
+        ("5-6", "8-1", "battle harden: 8-1"),
+        ("7-9", "8-0", "battle harden: 8-0"),
+        ("10-11", "7-0", "battle harden: 7-0"),
+        ("≥12", "6+1", "battle harden: 6+1"),
+    ]
+    form = {
+        f"row-{n}-{key}": value
+        for n, row in enumerate(rows)
+        for key, value in zip(("range", "result", "effect"), row, strict=True)
+    }
+    proposal = supplements.propose_supplement(
+        campaign_id=players.campaign_id,
+        user=players.users["german"],
+        path="tables.leader_promotion",
+        form=form,
+    )
+    supplements.accept_supplement(
+        campaign_id=players.campaign_id, user=players.users["us"], ref=proposal.ref
+    )
+    players.results(**result_values(module))
+    players.until_step("C5.24")
+    add(players, "german", "9-2 leader", "leader")
+    fixed_dice.append([1, 1])
+    assert roll(players, "german", "leader_promotion").result == "10-2"
+    assert unit_names(players, "german") == [("10-2 leader", "leader", "ok", 1)]
