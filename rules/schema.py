@@ -1110,6 +1110,10 @@ class Step(Strict):
     exchange: UnitExchange | None = None
     # What completing the step does to the retained units it names (C5.1, C5.26c).
     settles: list[Settle] = []
+    # The step names the Attacker of the scenario just played, the side that moved first
+    # in it, citing this rule (PHD C5.3: "The Attacker is the side that had moved first
+    # on the final Mission turn"; C5.4 and C5.14 go by it).
+    names_attacker: RuleRef | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")

@@ -259,3 +259,30 @@ def test_c5_24_the_lost_rows_are_supplied_by_consent_then_rolled(users, modules,
     fixed_dice.append([1, 1])
     assert roll(players, "german", "leader_promotion").result == "10-2"
     assert unit_names(players, "german") == [("10-2 leader", "leader", "ok", 1)]
+
+
+def page_of(players, side, client) -> str:
+    client.force_login(players.users[side])
+    return client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+
+
+def test_c5_3_the_attacker_is_named_the_side_that_moved_first(users, modules, client):
+    """C5.3: "The Attacker is the side that had moved first on the final Mission turn"
+    (C5.4 and C5.14 go by it): after the Initial TM Scenario (C4.2: the US moves
+    first) C5.3, C5.4 and C5.14 name the American; after a German Attack (C5.37b: the
+    German moves first) they name the German."""
+    players, module = phd_after(users, "C5.3")
+    first = "Attacker (C5.3): American, the side that moved first in the 0600 hrs scenario."
+    assert first in page_of(players, "german", client)
+    players.until_step("C5.14")
+    assert first in page_of(players, "us", client)
+    players.until("initiative")
+    players.chits(us="idle", german="attack")
+    players.until("results")
+    players.results(**result_values(module))
+    players.until_step("C5.4")
+    assert "Attacker (C5.3): German, the side that moved first in the 0930 hrs scenario." in (
+        page_of(players, "us", client)
+    )
+    players.until_step("C5.5")
+    assert "Attacker (C5.3)" not in page_of(players, "us", client)

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from campaign.models import (
+    Campaign,
     Event,
     EventKind,
     FortificationBuy,
     InitiativeChit,
+    InitiativeOutcome,
     ReconBuy,
     Roll,
     ScenarioResult,
@@ -197,6 +199,7 @@ class StepPanel:
     take_back: bool = False  # the viewer may withdraw its Done (the opponent has not acted)
     amend: AmendView | None = None  # the result, while it may be amended by consent
     disputed: tuple[str, str] | None = None  # who disputed the last result entered, and why
+    attacker: str = ""  # the Attacker of the scenario just played, in a sentence (C5.3)
 
     @property
     def finish_confirm(self) -> str:
@@ -229,7 +232,29 @@ def build_panel(view: CampaignView) -> StepPanel:
     if panel.can_act and kind.finish_ahead:
         panel.ahead = _ahead(view)
     panel.amend = _amend(view)
+    if step.names_attacker:
+        panel.attacker = attacker_words(view.campaign, view.module, step.names_attacker)
     return panel
+
+
+def attacker_words(campaign: Campaign, module: Module, rule: str) -> str:
+    """The Attacker of the TM Scenario just played, the side that moved first in it (PHD
+    C5.3): the latest initiative's, else the start's; public ("" : none known)."""
+    latest = (
+        InitiativeOutcome.objects.filter(campaign=campaign, scenario=True)
+        .exclude(moves_first="")
+        .order_by("-cycle")
+        .first()
+    )
+    if latest is not None:
+        side, played = latest.moves_first, module.dates[latest.date_index].label
+    else:
+        side = module.variant(campaign.variant).start.moves_first or ""
+        played = next((d.label for d in module.dates if d.initial), "")
+        if not side:
+            return ""
+    name = module.side(side).name
+    return f"Attacker ({rule}): {name}, the side that moved first in the {played} scenario."
 
 
 def _amend(view: CampaignView) -> AmendView | None:
