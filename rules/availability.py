@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from rules import machine, text
 from rules.drm import RollContext, holds, is_automatic, offered
-from rules.effects import NewUnits, UnitState, matches, types_given
+from rules.effects import MMC_KINDS, NewUnits, UnitState, matches, types_given
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
@@ -1023,12 +1023,45 @@ def instead_refusal(
         return f"You have made your {table.title} roll in this pass: not both ({instead.rule})."
     if taken:
         return f"You have done so in this pass ({instead.rule})."
+    if instead.from_mmc and squads + half_squads == 0:
+        return f"You hold no MMC to create the {instead.unit} from ({instead.rule})."
     per = instead.squads_per_leader
     equivalents = Fraction(squads) + Fraction(half_squads, 2)
     if per is not None and leaders * per > equivalents:
         return (
             f"Not with {text.count(leaders, 'leader')} for {_figure(equivalents)} "
             f"squad-equivalents: no more than one leader per {per} ({instead.rule})."
+        )
+    return ""
+
+
+def harden_refusal(
+    table: Table, *, allowed: int | None, used: int, unit: UnitState | None, hardened: bool
+) -> str:
+    """Why the side may not Battle Harden one more MMC after its roll on ``table`` (""
+    : it may): it has not rolled yet, its result allows no more (``allowed``, ``used``
+    in this pass), ``unit`` is not one of its MMC, or it has Battle Hardened once in
+    this pass already (PHD C5.23: "No unit may Battle Harden more than once during the
+    ConPh")."""
+    if allowed is None:
+        return (
+            f"Roll on the {table.title} first: its result says how many MMC may Battle "
+            f"Harden ({table.rule})."
+        )
+    if used >= allowed:
+        return (
+            f"Your {table.title} roll lets {allowed} MMC Battle Harden"
+            + (f", and you have Battle Hardened {used}" if used else "")
+            + f" ({table.rule})."
+        )
+    if unit is None:
+        return ""
+    if unit.kind not in MMC_KINDS or "captured" in unit.marked:
+        return f"{unit.name} is not one of your MMC (squads, half-squads) ({table.rule})."
+    if hardened:
+        return (
+            f"{unit.name} has Battle Hardened once in this ConPh: no unit may Battle Harden "
+            f"more than once ({table.rule})."
         )
     return ""
 

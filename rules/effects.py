@@ -278,6 +278,20 @@ def battle_hardened(
     return None
 
 
+# What an MMC is (A1.1: squads and half-squads; a crew is recorded as a half-squad).
+MMC_KINDS = frozenset({"squad", "half_squad"})
+
+
+def mmc_to_harden(effects: list[Effect]) -> int:
+    """How many of its MMC a result lets the side Battle Harden (PHD C5.23)."""
+    return sum(e.count for e in effects if e.do == "harden_mmc")
+
+
+def hardens_mmc(table: Table) -> bool:
+    """Whether a result of ``table`` lets the side Battle Harden MMC (PHD C5.23)."""
+    return any(mmc_to_harden(row_effects(row)) for row in table.rows)
+
+
 def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]) -> UnitOutcome:
     """What becomes of a unit of an exchange's ``gives`` still held when its owner
     finishes the step: it leaves, none marked for it; or, where the side holds no unit
@@ -438,6 +452,11 @@ def parse_short(text: str) -> dict[str, object]:
     elif do == "units":
         count, unit, kind = _counted(arg)
         data.update(count=count, unit=unit, kind=kind or "other")
+    elif do == "harden_mmc":
+        try:
+            data["count"] = int(arg)
+        except ValueError:
+            raise ValueError(f"'{text}': how many MMC, e.g. 'harden mmc: 2'") from None
     elif do == "san":
         try:
             data["by"] = int(arg)
@@ -460,4 +479,6 @@ def short(effect: Effect) -> str:
         return "replace lower" + (f": {effect.status}" if effect.status else "")
     if effect.do == "san":
         return f"san: {effect.by:+d}"
+    if effect.do == "harden_mmc":
+        return f"harden mmc: {effect.count}"
     return effect.do

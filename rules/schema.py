@@ -240,6 +240,10 @@ EffectName = Literal[
     # quality of ``leader_ladder``; none: no leader does (PHD C5.24 footnote *).
     "battle_harden",
     "type",  # the RG rolled for is of group kind ``type`` (APD 3.4: its armor type)
+    # The side may Battle Harden (A15.3) ``count`` of its MMC (squads, HS/crews), each
+    # chosen by its owner after the roll, none twice in a pass (PHD C5.23: "the number
+    # of MMC that may be Battle-Hardened ... No unit may Battle Harden more than once").
+    "harden_mmc",
 ]
 
 
@@ -309,6 +313,9 @@ class InsteadOfRoll(Strict):
     unit: str
     kind: UnitKind
     squads_per_leader: int | None = Field(default=None, ge=1)
+    # Created from a designated MMC the side holds (C5.24a: "from any designated
+    # (non-crew) MMC"): none held, none created.
+    from_mmc: bool = False
     rule: RuleRef
 
 
@@ -1225,6 +1232,10 @@ class Step(Strict):
     settles: list[Settle] = []
     # A vehicle's disabled MG a side may repair there with one of its SW (3.61421).
     weapon_exchange: WeaponExchange | None = None
+    # The step names the Attacker of the scenario just played, the side that moved first
+    # in it, citing this rule (PHD C5.3: "The Attacker is the side that had moved first
+    # on the final Mission turn"; C5.4 and C5.14 go by it).
+    names_attacker: RuleRef | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")

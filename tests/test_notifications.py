@@ -434,10 +434,8 @@ def _one_date(players, on_each=lambda: None):
             initiative.lock_initiative(
                 campaign_id=players.campaign_id, user=players.users[side], chit="attack"
             )
-        else:
-            steps.finish_step(
-                campaign_id=players.campaign_id, user=players.users[side], without_data=True
-            )
+        else:  # Done, after the rolls the rules make compulsory (PHD C5.23's DR)
+            players.finish_side(side)
         on_each()
     raise AssertionError("the date did not end")
 

@@ -1671,17 +1671,13 @@ def test_c5_32_a_purchase_records_its_set_up_and_the_hip_cap_leaves_out_reserve(
         purchases.buy_fortification(campaign_id=c.pk, user=german, item_id="hip", tier=1)
 
 
-def test_c5_19_row_2_the_wounded_leader_is_replaced_unwounded_a_6_1_retained(
-    users, modules, fixed_dice
-):
-    """C5.19 Leader Evacuation Table row 2: "Retained Unwounded & Replaced (A19.13)*":
-    a wounded 9-1 is Replaced by the next lower quality leader, an 8-1, unwounded;
-    "* EXC: A wounded 6+1 is retained Unwounded" (there is none lower)."""
-    players, module = start("purple-heart-draw", "tm", users, "us")
+def supply_leader_evacuation(players, result_3_5, effect_3_5):
+    """PHD C5.19's Leader Evacuation Table, its lost rows 3-5 given ``result_3_5`` and
+    ``effect_3_5``: supplied by the US, accepted by the German; the proposal."""
     rows = [
         ("≤1", "Retained Unwounded", "status: ok"),
         ("2", "Retained Unwounded & Replaced (A19.13)*", "replace lower: ok"),
-        ("3-5", "(as the players supply it)", "status: ok"),
+        ("3-5", result_3_5, effect_3_5),
         ("≥6", "Evacuated (removed from play)", "eliminate"),
     ]
     form = {
@@ -1695,10 +1691,21 @@ def test_c5_19_row_2_the_wounded_leader_is_replaced_unwounded_a_6_1_retained(
         path="tables.leader_evacuation",
         form=form,
     )
-    assert proposal.value[1]["effect"] == {"do": "replace_lower", "status": "ok"}
     supplements.accept_supplement(
         campaign_id=players.campaign_id, user=players.users["german"], ref=proposal.ref
     )
+    return proposal
+
+
+def test_c5_19_row_2_the_wounded_leader_is_replaced_unwounded_a_6_1_retained(
+    users, modules, fixed_dice
+):
+    """C5.19 Leader Evacuation Table row 2: "Retained Unwounded & Replaced (A19.13)*":
+    a wounded 9-1 is Replaced by the next lower quality leader, an 8-1, unwounded;
+    "* EXC: A wounded 6+1 is retained Unwounded" (there is none lower)."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    proposal = supply_leader_evacuation(players, "(as the players supply it)", "status: ok")
+    assert proposal.value[1]["effect"] == {"do": "replace_lower", "status": "ok"}
     players.results(**result_values(module))
     players.until_step("C5.19")
     nine = add(players, "german", "9-1 leader", "leader", status="wounded")

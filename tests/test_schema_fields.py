@@ -2935,6 +2935,12 @@ case(
     observe=_instead(leaders=1, squads=3, half_squads=1),
 )
 case(
+    "InsteadOfRoll.from_mmc",
+    base="phd",
+    mutate=lambda d: _promotion(d).update(from_mmc=False),
+    observe=_instead(leaders=0, squads=0, half_squads=0),
+)
+case(
     "InsteadOfRoll.rule",
     base="phd",
     mutate=lambda d: _promotion(d).update(rule="C5.24b"),
@@ -3145,6 +3151,26 @@ service(
     base="phd",
     mutate=lambda d: next(st for st in d["steps"] if st["id"] == "C5.1").update(settles=[]),
     observe=phd_settled,
+)
+
+
+def phd_attacker(host: Callable[..., Any]) -> Any:
+    """What the US page says of the Attacker at PHD C5.3, after the Initial TM Scenario."""
+    from django.test import Client
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.3")
+    client = Client()
+    client.force_login(players.users["us"])
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    return [line for line in page.splitlines() if "Attacker (" in line]
+
+
+service(
+    "Step.names_attacker",
+    base="phd",
+    mutate=lambda d: [st.pop("names_attacker", None) for st in d["steps"]],
+    observe=phd_attacker,
 )
 for _field, _change in {
     "units": {"units": {"statuses": ["captured"]}},

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from campaign.models import (
+    Campaign,
     Event,
     EventKind,
     FortificationBuy,
     InitiativeChit,
+    InitiativeOutcome,
     ReconBuy,
     Roll,
     ScenarioResult,
@@ -29,6 +31,7 @@ from campaign.selectors import (
     pass_result,
     replenished_on_date,
 )
+from campaign.services.steps import mmc_hardening
 from campaign.services.units import (
     describe_filter,
     label,
@@ -39,7 +42,7 @@ from campaign.services.units import (
 )
 from rules import availability
 from rules.drm import RollContext, offered
-from rules.effects import matches, targets
+from rules.effects import hardens_mmc, matches, targets
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
 from rules.schema import Module, Table, TableResult, UnitFilter
@@ -76,6 +79,11 @@ class TableView:
     closed: str = ""  # why the viewer may not roll on it on this date (its date windows)
     instead: str = ""  # what the viewer may do instead of rolling (PHD C5.24a), in words
     no_instead: str = ""  # why not now
+    # What the viewer's roll lets it Battle Harden (PHD C5.23), in words; its MMC that
+    # may; why none may now.
+    harden: str = ""
+    harden_choices: tuple[tuple[str, str], ...] = ()
+    no_harden: str = ""
 
 
 @dataclass(frozen=True)
@@ -192,6 +200,7 @@ class StepPanel:
     take_back: bool = False  # the viewer may withdraw its Done (the opponent has not acted)
     amend: AmendView | None = None  # the result, while it may be amended by consent
     disputed: tuple[str, str] | None = None  # who disputed the last result entered, and why
+    attacker: str = ""  # the Attacker of the scenario just played, in a sentence (C5.3)
 
     @property
     def finish_confirm(self) -> str:
@@ -224,7 +233,29 @@ def build_panel(view: CampaignView) -> StepPanel:
     if panel.can_act and kind.finish_ahead:
         panel.ahead = _ahead(view)
     panel.amend = _amend(view)
+    if step.names_attacker:
+        panel.attacker = attacker_words(view.campaign, view.module, step.names_attacker)
     return panel
+
+
+def attacker_words(campaign: Campaign, module: Module, rule: str) -> str:
+    """The Attacker of the TM Scenario just played, the side that moved first in it (PHD
+    C5.3): the latest initiative's, else the start's; public ("" : none known)."""
+    latest = (
+        InitiativeOutcome.objects.filter(campaign=campaign, scenario=True)
+        .exclude(moves_first="")
+        .order_by("-cycle")
+        .first()
+    )
+    if latest is not None:
+        side, played = latest.moves_first, module.dates[latest.date_index].label
+    else:
+        side = module.variant(campaign.variant).start.moves_first or ""
+        played = next((d.label for d in module.dates if d.initial), "")
+        if not side:
+            return ""
+    name = module.side(side).name
+    return f"Attacker ({rule}): {name}, the side that moved first in the {played} scenario."
 
 
 def _amend(view: CampaignView) -> AmendView | None:
@@ -397,6 +428,38 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         tv = table_view(table, ctx)
         panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
     _instead(view, panel)
+    _hardening(view, panel)
+
+
+def _hardening(view: CampaignView, panel: StepPanel) -> None:
+    """For each table whose result lets a side Battle Harden MMC (PHD C5.23): what the
+    viewer's roll allows, its MMC that may still Battle Harden, or why none may now."""
+    c, module = view.campaign, view.module
+    for n, tv in enumerate(panel.tables):
+        table = module.table(tv.id)
+        if not hardens_mmc(table):
+            continue
+        allowed, used, hardened = mmc_hardening(c, view.viewer, table)
+        why = availability.harden_refusal(
+            table, allowed=allowed, used=used, unit=None, hardened=False
+        )
+        own = Unit.objects.visible_to(view.viewer).filter(campaign=c, side=view.viewer)
+        choices = tuple(
+            (u.ref, u.label)
+            for u in own
+            if u.ref not in hardened
+            and not availability.harden_refusal(
+                table, allowed=1, used=0, unit=u.state, hardened=False
+            )
+        )
+        words = (
+            f"Your roll lets {allowed} MMC Battle Harden (A15.3); {allowed - used} left."
+            if allowed
+            else ""
+        )
+        if not why and not choices:
+            why = f"You hold no MMC that may Battle Harden ({table.rule})."
+        panel.tables[n] = replace(tv, harden=words, harden_choices=choices, no_harden=why)
 
 
 def _instead(view: CampaignView, panel: StepPanel) -> None:

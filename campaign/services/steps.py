@@ -9,12 +9,12 @@ in the log, and tells both seats what changed once it commits.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import transaction
 from django.utils import timezone
 
-from campaign.models import EventKind, Roll, ScenarioResult, StepMark, Unit
+from campaign.models import Campaign, EventKind, Roll, ScenarioResult, StepMark, Unit
 from campaign.selectors import (
     done_by_own_click,
     holdings,
@@ -45,9 +45,12 @@ from campaign.services.waiting import update_waiting
 from rules import availability, machine
 from rules.drm import DrmRefused, applicable_drms
 from rules.effects import (
+    UnitOutcome,
     WeaponState,
     armed,
     granted_group,
+    hardens_mmc,
+    mmc_to_harden,
     on_unit,
     on_weapon,
     result_effects,
@@ -61,6 +64,14 @@ from rules.schema import SAN, Effect, Module, Table
 from rules.victory import describe_changes, result_owners
 
 ROLL_PARTS = (push.Part.STEP, push.Part.LOG, push.Part.FORCES)
+
+
+class Hardening(NamedTuple):
+    """What a side's roll lets it Battle Harden in this pass (PHD C5.23)."""
+
+    allowed: int | None  # MMC its result allows (None: not rolled yet)
+    used: int  # MMC it has Battle Hardened by that result
+    hardened: set[str]  # every unit Battle Hardened in this pass (refs)
 
 
 @transaction.atomic
@@ -293,6 +304,57 @@ def take_instead_of_roll(
     )
     push.changed(c.pk, ROLL_PARTS)
     return unit
+
+
+def mmc_hardening(campaign: Campaign, side: str, table: Table) -> Hardening:
+    """What ``side``'s roll on ``table`` in this pass lets it Battle Harden (PHD C5.23):
+    how many MMC (None: not rolled yet), how many it has, and every unit Battle
+    Hardened in this pass (C5.22's Heroes included)."""
+    r = (
+        Roll.objects.visible_to(side)
+        .filter(campaign=campaign, cycle=campaign.cycle, table_id=table.id, side=side)
+        .order_by("seq")
+        .first()
+    )
+    allowed = None
+    if r is not None:
+        column = table.column_for_side.get(side)
+        allowed = mmc_to_harden(result_effects(table, r.final, column, sum(r.faces)))
+    marked = units.marked_in_pass(campaign, side, "battle_hardened")
+    return Hardening(allowed, sum(1 for _, t in marked if t == table.id), {u for u, _ in marked})
+
+
+@transaction.atomic
+def harden_mmc(
+    *, campaign_id: object, user: User, table_id: str, unit_id: object, at: str | None = None
+) -> Unit:
+    """After its roll on a table whose result gives MMC to Battle Harden (PHD C5.23:
+    "the number of MMC that may be Battle-Hardened (A15.3)"), the side marks one of its
+    MMC Battle Hardened, up to that number; none twice in the ConPh."""
+    turn = take_turn(campaign_id, user, at)
+    expect_turn(turn, Action.ROLL)
+    step, c = turn.step, turn.campaign
+    table = turn.module.table(table_id) if table_id in step.tables else None
+    if table is None or not hardens_mmc(table):
+        raise ActionRefused(f"{step.id} {step.title} Battle Hardens no MMC.")
+    unit = units.own_unit(turn, unit_id)
+    allowed, used, hardened = mmc_hardening(c, turn.side, table)
+    refusal = availability.harden_refusal(
+        table, allowed=allowed, used=used, unit=unit.state, hardened=unit.ref in hardened
+    )
+    if refusal:
+        raise ActionRefused(refusal, status=409)
+    one = units.split_one(unit)
+    words = units.apply_outcome(one, UnitOutcome(status="battle_hardened"))
+    secret = units.is_secret(one)
+    turn.record(
+        EventKind.UNIT,
+        secret=secret,
+        text=f"{turn.side_name()}: {words} ({table.title}, {table.rule}).",
+        data=units.marked_data(turn, one, "battle_hardened", table.id),
+    )
+    push.changed(c.pk, ROLL_PARTS, secret_of=turn.side if secret else None)
+    return one
 
 
 def rolled_for(turn: Turn, table: Table, unit_id: object) -> tuple[Unit | None, WeaponState | None]:

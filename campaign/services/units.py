@@ -451,13 +451,42 @@ def exchange_unit(
         )
     secret = is_secret(give) or is_secret(mark)
     gone = apply_outcome(give, UnitOutcome(removed=True))
-    marked = apply_outcome(mark, UnitOutcome(status=exchange.status), ("ok",))
+    one = split_one(mark)  # the unit marked, a line of its own
+    marked = apply_outcome(one, UnitOutcome(status=exchange.status), ("ok",))
+    if one is not mark:
+        marked = f"one {marked}"
     turn.record(
         EventKind.UNIT,
         secret=secret,
         text=f"{turn.side_name()}: {gone}; for it, {marked} ({exchange.rule}).",
+        data=marked_data(turn, one, exchange.status),
     )
     push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+
+
+def marked_data(turn: Turn, unit: Unit, status: str, table_id: str = "") -> dict[str, object]:
+    """The log line's record of a unit marked ``status`` in this pass (read back by
+    ``marked_in_pass``)."""
+    data: dict[str, object] = {"marked": unit.ref, "status": status, "cycle": turn.campaign.cycle}
+    return data | ({"table": table_id} if table_id else {})
+
+
+def marked_in_pass(campaign: Campaign, side: str, status: str) -> list[tuple[str, str]]:
+    """The units ``side`` marked ``status`` in this pass, each with the table whose
+    result allowed it ("" : an exchange): PHD C5.22's Heroes and C5.23's DR both Battle
+    Harden MMC, none twice in the ConPh."""
+    rows = (
+        Event.objects.readable_by(side)
+        .filter(
+            campaign=campaign,
+            kind=EventKind.UNIT,
+            side=side,
+            data__status=status,
+            data__cycle=campaign.cycle,
+        )
+        .values_list("data", flat=True)
+    )
+    return [(d["marked"], d.get("table", "")) for d in rows if "marked" in d]
 
 
 def settle_exchange(turn: Turn) -> None:

@@ -206,6 +206,17 @@ def instead(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     )
 
 
+@action("harden")
+def harden(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return steps.harden_mmc(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        table_id=_post(request, "table"),
+        unit_id=_post(request, "unit"),
+    )
+
+
 @action(Action.EXCHANGE)
 def exchange(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return units.exchange_unit(

@@ -93,6 +93,20 @@ def chits(host_chit: str, guest_chit: str):
     return extra
 
 
+def owed_roll(page) -> bool:
+    """A roll the step makes compulsory (PHD C5.23: "Each side makes a secret DR"),
+    made as the page asks ("Roll first: ...")."""
+    if "Roll first:" not in page.locator("#campaign-step").inner_text():
+        return False
+    for name in ("Roll DR", "Roll dr"):
+        button = page.get_by_role("button", name=name, exact=True)
+        if button.count():
+            button.first.click()
+            page.locator("#campaign-step", has_text="Roll first:").wait_for(state="detached")
+            return True
+    return False
+
+
 def second_phase(page, first_step: str) -> bool:
     return title(page).startswith(first_step + " ")
 
@@ -103,7 +117,7 @@ def to_the_next_scenario(host, guest, host_chit: str, guest_chit: str):
     pick = chits(host_chit, guest_chit)
 
     def extra(page):
-        return pick(page, host=page is host)
+        return pick(page, host=page is host) or owed_roll(page)
 
     walk(
         host,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from rules import effects
 from rules.drm import RollContext, applicable_drms
 from rules.loader import load_file
 from rules.schema import Effect, Module, RollForSide, TableRollReplenishment
@@ -551,3 +552,27 @@ def test_c5_32_every_rg_with_units_is_requisitioned_on_map_in_reserve_or_as_rein
     assert prices("W2") == [("onmap", 3), ("reinforcement", 3)]
     assert prices("O1") == [("", 6)]
     assert [cv.rule for cv in m.cost_variants] == ["C5.31a, C5.32", "C5.31b, C5.32", "C5.31, C5.32"]
+
+
+def test_c1_1_in_the_conph_rgs_are_requisitioned_with_tp(m):
+    """C1.1: "In the ConPh, the players may requisition [Rein]forcement Groups (RGs)
+    using Tactical Points (TP)": the ConPh has a purchase step (C5.31) paid in TP, after
+    each TM Scenario (not only at the start)."""
+    conph = [s for s in m.steps if not s.start]
+    assert [s.id for s in conph if s.kind == "purchase"] == ["C5.31"]
+    assert m.currency.code == "TP" and m.currency.name == "Tactical Points"
+
+
+def test_c5_23_each_row_names_the_mmc_it_lets_battle_harden(m):
+    """C5.23: the DR determines "the number of MMC that may be Battle-Hardened": each
+    row's effect names that number (≤2: 3, 3-4: 2, 5-6: 1, ≥7: none), typed in a
+    supplied table as "harden mmc: 2"."""
+    t = m.table("battlefield_promotion")
+    assert [effects.mmc_to_harden(effects.row_effects(t.lookup(f))) for f in (2, 4, 6, 7)] == [
+        3,
+        2,
+        1,
+        0,
+    ]
+    typed = Effect.model_validate(effects.parse_short("harden mmc: 2"))
+    assert typed.count == 2 and effects.short(typed) == "harden mmc: 2"

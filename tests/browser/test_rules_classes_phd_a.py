@@ -1,0 +1,90 @@
+"""Issue 44 in real Chromium, Purple Heart Draw's ConPh (C5.1-C5.24): a condition that
+lives only in a sub-clause, enforced with its refusal on screen (class 1: C5.24a's
+Promotion out of the Ranks), and losses entered at a later step than the result, read
+by a later computation (class 8: C5.1's ConPh losses, read by C5.23's DRM)."""
+
+import pytest
+
+from campaign.models import Roll, Unit
+from tests.purchase_helpers import add_unit
+from tests.test_rule_mechanisms import result_values, start
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _pages(asgi_server, new_context, browser_login, players):
+    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
+    pages = {}
+    for side in ("us", "german"):
+        page = browser_login(new_context(), players.users[side]).new_page()
+        page.goto(url)
+        page.locator("body[data-live]").wait_for(state="attached")  # its socket is open
+        pages[side] = page
+    return pages["us"], pages["german"]
+
+
+def _phd_after(make_user, step_id, **losses):
+    players, module = start("purple-heart-draw", "tm", (make_user("us_p"), make_user("ge_p")), "us")
+    players.results(**result_values(module, **losses))
+    players.until_step(step_id)
+    return players, module
+
+
+def test_c5_24a_class_1_no_7_0_out_of_the_ranks_beyond_its_ratio_or_without_an_mmc(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """C5.24a: "Provided that a side does not have > one leader per four
+    squad-equivalents ..., it may automatically create one 7-0 leader from any
+    designated (non-crew) MMC": the German, holding no MMC, is told so where he would
+    click; with an 8-0 and two squads (one leader per two squad-equivalents) he is
+    refused by the ratio; with four squads the offer is a button, and the 7-0 joins his
+    retained forces."""
+    players, _ = _phd_after(make_user, "C5.24")
+    _, ge = _pages(asgi_server, new_context, browser_login, players)
+    roller = ge.locator("#table-leader_promotion")
+    offer = "Instead of rolling: Promote a 7-0 leader out of the Ranks (C5.24a)"
+    roller.get_by_text("You hold no MMC to create the 7-0 leader from (C5.24a)").wait_for()
+    assert not ge.get_by_role("button", name=offer).count()
+    add_unit(players, "german", "8-0 leader", "leader")
+    add_unit(players, "german", "4-6-7", "squad", number=2)
+    roller.get_by_text(
+        "Not with 1 leader for 2 squad-equivalents: no more than one leader per 4 (C5.24a)"
+    ).wait_for()
+    assert not ge.get_by_role("button", name=offer).count()
+    add_unit(players, "german", "4-6-7", "squad", number=2)
+    ge.get_by_role("button", name=offer).click()
+    roller.get_by_text(f"{offer} — You have done so in this pass (C5.24a)").wait_for()
+    assert Unit.objects.filter(
+        campaign_id=players.campaign_id, side="german", name="7-0 leader"
+    ).exists()
+
+
+def test_c5_1_c5_23_class_8_conph_losses_amended_and_read_by_the_promotion_drm(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """C5.1: "All ConPh losses count for the previous scenario for all purposes"; C5.23:
+    "-1 per 10 CVP (FRD) amassed by friendly side in this scenario".  The US entered 5
+    CVP lost; at C5.14 a platoon behind the German FEBA fails to redeploy (C5.14 i) and
+    the US, in its browser, adds the 20 CVP; the German accepts in his; at C5.23 the
+    German's DR shows -2, computed from the 25 CVP agreed (from the 5 first entered it
+    would have had none)."""
+    players, _ = _phd_after(make_user, "C5.14", cvp_lost_us=5, cvp_lost_german=3)
+    us, ge = _pages(asgi_server, new_context, browser_login, players)
+    us.locator("#amend summary").click()
+    us.locator("#amend-cvp_lost\\.us").fill("25")
+    us.locator("#amend-reason").fill("1st Pltn behind the German FEBA failed to redeploy (C5.14 i)")
+    us.get_by_role("button", name="Propose the amendment").click()
+    ge.get_by_role("button", name="Accept the amendment").click()
+    ge.locator("#campaign-log", has_text="The result is amended").wait_for()
+    players.until_step("C5.23")
+    ge.locator("#step-title", has_text="C5.23").wait_for()
+    ge.locator("#table-battlefield_promotion").get_by_role("button", name="Roll DR").click()
+    rolled = ge.locator("#campaign-step .rolls li", has_text="Battlefield Promotion")
+    rolled.wait_for()
+    assert "-2 -1 per 10 CVP (FRD) amassed by the friendly side in this scenario" in (
+        rolled.inner_text()
+    )
+    r = Roll.objects.get(
+        campaign_id=players.campaign_id, side="german", table_id="battlefield_promotion"
+    )
+    assert [d["value"] for d in r.drms] == [-2]
