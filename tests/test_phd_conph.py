@@ -11,6 +11,7 @@ from campaign.models import Roll, Unit
 from campaign.services import steps, supplements
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
+from tests.purchase_helpers import add_vehicle
 from tests.test_rule_mechanisms import add, result_values, roll, start, unit_names
 
 users = mechanisms.users
@@ -70,10 +71,12 @@ def test_c5_6_the_markers_kept_stay_on_the_retained_forces(users, modules):
     add(players, "us", "M4A1 Sherman", "vehicle", status="immobilized")
     add(players, "us", "M4A3 Sherman", "vehicle", status="stunned")
     add(players, "us", ".50 cal HMG", "sw", status="malfunctioned")
-    add(players, "us", "M10 GMC", "vehicle", status="disabled")
+    m10, _ = add_vehicle(players, "us", "M10 GMC", ("ma", ["disabled"]))
     before = unit_names(players, "us")
     players.until_step("C5.8")
     assert unit_names(players, "us") == before
+    m10.refresh_from_db()
+    assert [w["markers"] for w in m10.weapons] == [["disabled"]]
 
 
 def test_c5_13_a_redeployment_dr_on_the_table_with_its_drms(users, modules, fixed_dice):

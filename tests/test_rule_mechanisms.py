@@ -264,7 +264,7 @@ def test_3_3_a_captured_malfunctioned_weapon_makes_no_repair_attempt(users, modu
         ("repair_ma_gun", *captured("PzIVH", "ma")),
         ("repair_vehicular_mg", *captured("PzIVJ", "mg")),
     ):
-        with pytest.raises(ActionRefused, match=r"is not one of your .*\(not .*captured\)"):
+        with pytest.raises(ActionRefused, match=r"is not one of your .*\(not .*captured.*\)"):
             roll(players, "american", table, unit, weapon=ref)
     assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
     own = add(players, "american", "MMG", "sw", "malfunctioned")
