@@ -56,7 +56,10 @@ def test_3_6161_eleven_cg_dates_july_14_am_to_july_17_pm(m):
 
 
 def test_3_601_to_3_623_steps_in_order_after_results(m):
-    """3.6: steps 3.601-3.623 are performed simultaneously, in order."""
+    """3.6: steps 3.601-3.623 are performed simultaneously, in order: the step table's
+    rows 3.601, 3.602, 3.603, 3.604, 3.605, 3.606, 3.607, 3.608, 3.609, 3.610, 3.611,
+    3.612, 3.613, 3.614, 3.615, 3.616, 3.617, 3.618, 3.619, 3.620, 3.621, 3.622 and
+    3.623 are the module's steps, each by both sides."""
     ids = [s.id for s in m.steps if not s.start]
     first = next(s for s in m.steps if not s.start)
     assert ids[0] == "3.6" and first.kind == "results"
@@ -609,7 +612,7 @@ def test_3_6182_depleted_i_rgs_roll_per_sw_and_footnote_m_per_carrier(m):
 
 
 def test_british_footnote_e_creeping_barrage_costs_half_as_much_again(m):
-    """British chart footnote e: "Use as a creeping barrage increases the cost of a
+    """3.617 British chart footnote e: "Use as a creeping barrage increases the cost of a
     module by 50% and is not convertible" — offered for the three OBA modules (O1 7 ->
     11, O2 8 -> 12, O3 10 -> 15), not for the observer (O4) nor for the Axis."""
     from rules.purchase import cost_options
