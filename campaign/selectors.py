@@ -376,7 +376,12 @@ def exchanges_held(campaign: Campaign, module: Module, side: str) -> frozenset[s
         )
     ]
     return frozenset(
-        s.id for s in ahead if s.exchange and any(matches(s.exchange.gives, u) for u in held)
+        s.id
+        for s in ahead
+        if s.exchange
+        and any(matches(s.exchange.gives, u) for u in held)
+        # An optional exchange takes nothing at Done: it waits only where one can be made.
+        and (not s.exchange.optional or any(matches(s.exchange.marks, u) for u in held))
     )
 
 

@@ -107,7 +107,13 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
         and (flt.statuses is None or not unit.marked.isdisjoint(flt.statuses))
         and (flt.not_statuses is None or unit.marked.isdisjoint(flt.not_statuses))
         and (flt.all_statuses is None or unit.marked.issuperset(flt.all_statuses))
+        and (flt.names is None or any(_named(unit.name, n) for n in flt.names))
     )
+
+
+def _named(name: str, word: str) -> bool:
+    """Whether a unit's ``name`` holds ``word`` as a word, any case ("LMG (I1)": LMG)."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", name, re.IGNORECASE) is not None
 
 
 def rated(name: str, ladder: Sequence[str], step: int) -> str | None:
@@ -175,7 +181,10 @@ def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]
     finishes the step: it leaves, none marked for it; or, where the side holds no unit
     the exchange could mark, it stays, marked ``kept_status`` (APD 3.2 EXC: "If unable
     to Battle Harden any MMC, the Hero remains onboard unwounded instead"); with no
-    ``kept_status`` it always leaves (Sicily 3.6112)."""
+    ``kept_status`` it always leaves (Sicily 3.6112); an ``optional`` exchange leaves it
+    where it is (3.61421)."""
+    if exchange.optional:
+        return UnitOutcome()  # not given up: it stays as it is (Sicily 3.61421)
     if exchange.kept_status is None or any(matches(exchange.marks, u) for u in held):
         return UnitOutcome(removed=True)
     if unit.status == exchange.kept_status:

@@ -287,6 +287,9 @@ class UnitFilter(Strict):
     # already-malfunctioned captured weapon", malfunctioned and captured.  A result acts
     # on the condition of ``statuses``; these stay (a captured weapon disabled).
     all_statuses: list[UnitStatus] | None = None
+    # Its name holds one of these words (any case): Sicily 3.61421 "by Eliminating a
+    # friendly SW LMG" (a SW line named "LMG", not an MMG).
+    names: list[str] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables
@@ -1050,8 +1053,18 @@ class UnitExchange(Strict):
     marks: UnitFilter
     status: UnitStatus
     kept_status: UnitStatus | None = None
+    # The exchange is the owner's choice, unit by unit: a unit of ``gives`` not given up
+    # stays as it is when he finishes (Sicily 3.61421: a Disabled vehicular MG "may be
+    # automatically repaired ... by Eliminating a friendly SW LMG").
+    optional: bool = False
     rule: RuleRef
     note: str | None = note_field()
+
+    @model_validator(mode="after")
+    def _optional(self) -> UnitExchange:
+        if self.optional and self.kept_status is not None:
+            raise ValueError("an optional exchange keeps every unit not given: no kept_status")
+        return self
 
 
 # The effects a step's ``settles`` may have on a unit: the whole line leaves, or is marked.

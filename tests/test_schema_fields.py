@@ -2044,6 +2044,32 @@ case(
         m.table("repair_sw").for_units, effects.UnitState("AT", "malfunctioned", "gun")
     ),
 )
+
+
+def _sicily_mg_exchange(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "3.61421")["exchange"]
+
+
+def _mg_exchange(m: Module) -> Any:
+    step = next(st for st in m.steps if st.id == "3.61421")
+    assert step.exchange is not None
+    return step.exchange
+
+
+case(
+    "UnitFilter.names",
+    base="sicily",
+    mutate=lambda d: _sicily_mg_exchange(d)["gives"].update(names=["MMG"]),
+    observe=lambda m: effects.matches(
+        _mg_exchange(m).gives, effects.UnitState("LMG (I1)", "ok", "sw")
+    ),
+)
+case(
+    "UnitExchange.optional",
+    base="sicily",
+    mutate=lambda d: _sicily_mg_exchange(d).update(optional=False),
+    observe=lambda m: effects.left_over(_mg_exchange(m), effects.UnitState("LMG", "ok", "sw"), []),
+)
 case(
     "Table.note",
     base="sicily",

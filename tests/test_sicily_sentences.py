@@ -10,6 +10,7 @@ import pytest
 
 from campaign.models import Event, InitiativeOutcome, Purchase, ScenarioResult, Seat, Unit
 from campaign.seat_views.sheet import scenario_sheet
+from campaign.selectors import exchanges_held, module_of
 from campaign.services import initiative, purchases, steps, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
@@ -237,3 +238,33 @@ def test_3_610_3_6141b_3_6141d_isolated_drm_applies_by_itself(users, modules, fi
     assert r.final == 2 and "if Isolated" in str(r.drms)
     r = roll(players, "axis", "stun_recovery", stunned)
     assert "if Isolated" not in str(r.drms)
+
+
+# --------------------------------------------------------------------- 3.61421
+
+
+def test_3_61421_an_lmg_given_up_repairs_a_disabled_vehicular_mg(users, modules):
+    """3.61421: "A Disabled, non-Captured, vehicular MG may be automatically repaired
+    (even if disabled in step 3.6142) by Eliminating a friendly SW LMG."  At its step
+    the British give up an LMG for their Sherman whose MG is Disabled: the LMG leaves,
+    the Sherman is no longer Disabled (still Isolated).  An MMG is refused for it; a
+    second LMG not given up stays at Done ("may").  The Axis, holding an LMG but no
+    Disabled vehicle, has nothing to exchange: finishing ahead does not stop there."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    cid, brit = players.campaign_id, players.users["british"]
+    tank = add(players, "british", "Sherman III(a)", "vehicle", "disabled", markers=["isolated"])
+    lmg, spare = add(players, "british", "LMG", "sw"), add(players, "british", "LMG (I1)", "sw")
+    mmg = add(players, "british", "MMG", "sw")
+    add(players, "axis", "LMG", "sw")
+    players.until_step("3.61421")
+    c = players.campaign
+    assert "3.61421" in exchanges_held(c, module_of(c), "british")
+    assert "3.61421" not in exchanges_held(c, module_of(c), "axis")
+    with pytest.raises(ActionRefused, match=r"MMG is not one of your LMG SWs .*\(3\.61421\)"):
+        units.exchange_unit(campaign_id=cid, user=brit, give_id=mmg.ref, mark_id=tank.ref)
+    units.exchange_unit(campaign_id=cid, user=brit, give_id=lmg.ref, mark_id=tank.ref)
+    tank.refresh_from_db()
+    assert (tank.status, tank.markers) in (("isolated", []), ("ok", ["isolated"]))
+    assert not Unit.objects.filter(pk=lmg.pk).exists()
+    steps.finish_step(campaign_id=cid, user=brit)
+    assert Unit.objects.filter(pk=spare.pk).exists() and Unit.objects.filter(pk=mmg.pk).exists()

@@ -614,7 +614,9 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
 
     gives, marks = lines(ex.gives), lines(ex.marks)
     on_done = (
-        f"Done: each of your {describe_filter(ex.gives)} left leaves your forces"
+        f"Done: each of your {describe_filter(ex.gives)} not given up stays"
+        if ex.optional
+        else f"Done: each of your {describe_filter(ex.gives)} left leaves your forces"
         if marks or ex.kept_status is None
         else f"Done: having no {describe_filter(ex.marks)} to mark, each of your "
         f"{describe_filter(ex.gives)} stays, {Unit.Status(ex.kept_status).label}"

@@ -241,7 +241,10 @@ def exchange_unit(
         )
     secret = is_secret(give) or is_secret(mark)
     gone = apply_outcome(give, UnitOutcome(removed=True))
-    marked = apply_outcome(mark, UnitOutcome(status=exchange.status), (Unit.Status.OK,))
+    # The condition the exchange marks away (3.61421: the MG Disabled) gives way.
+    marked = apply_outcome(
+        mark, UnitOutcome(status=exchange.status), exchange.marks.statuses or (Unit.Status.OK,)
+    )
     turn.record(
         EventKind.UNIT,
         secret=secret,
@@ -325,6 +328,8 @@ def describe_filter(flt: UnitFilter) -> str:
     """The units a table is rolled for, in words: "wounded leaders", "malfunctioned or
     disabled SWs or Guns", "malfunctioned SWs (not captured)"."""
     kinds = " or ".join(_plural(Unit.Kind(k).label.split(" /")[0]) for k in flt.kinds or [])
+    if flt.names:
+        kinds = " or ".join(flt.names) + " " + (kinds or "units")
     statuses = " or ".join(s.replace("_", " ") for s in flt.statuses or [])
     said = " ".join(part for part in (statuses, kinds or "units") if part)
     if flt.not_statuses:
