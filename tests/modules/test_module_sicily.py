@@ -255,7 +255,7 @@ def test_3_617_footnotes_d_e_f_g_what_comes_with_an_rg(m):
     """Axis footnotes d/e/f/h: each German MG comes with a 2-4-8 HS, each Gun with a
     2-2-8 crew, each OBA module with a radio, the G4 gun with an SdKfz 7; British
     footnote q: each G2 Gun with a Jeep (a) and a British Glider.  Footnote g (Axis) / f
-    (British): on-map set-up on the purchase date at no extra cost."""
+    (British): on-map set-up on the purchase date at no extra cost (no 3.6175 surcharge)."""
     i2 = group(m, "axis", "I2")
     assert i2.unit_kind == "sw"
     assert [(c.unit, c.kind, c.per) for c in i2.comes_with] == [("2-4-8 HS", "half_squad", "unit")]
@@ -274,6 +274,14 @@ def test_3_617_footnotes_d_e_f_g_what_comes_with_an_rg(m):
     assert not group(m, "axis", "I1").setup_on_map_free  # no footnote g
     on_map = next(c for c in m.cost_variants if c.id == "on_map")
     assert on_map.on_map
+    # So the 3.6175 On-Map price (+20%) is never offered to them: it costs them nothing.
+    from rules.purchase import cost_options
+
+    def variants(side, rg):
+        return [o.variant for o in cost_options(m, side, group(m, side, rg))]
+
+    assert "on_map" not in variants("axis", "I2") and "on_map" not in variants("british", "I5")
+    assert "on_map" in variants("axis", "I1") and "on_map" in variants("british", "I1")
 
 
 def test_3_617_unit_kinds_of_the_rgs(m):
