@@ -8,7 +8,7 @@ of the acting side (``rules.snapshot``), nothing else.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence, Set
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import replace
 from fractions import Fraction
 
@@ -266,6 +266,11 @@ def fortification_reasons(
     forts = module.fortifications
     assert forts is not None
     rule = item.rule or forts.rule
+    if not item.priced:
+        return [
+            f"its {forts.currency} cost is not in the rules text ({rule}): "
+            "supply it first (Rules data to supply, on the campaign page)"
+        ]
     reasons = []
     if item.sides is not None and snap.side not in item.sides:
         reasons.append(f"{module.side(snap.side).name} cannot buy {item.label} ({rule})")
@@ -313,6 +318,18 @@ def fortification_reasons(
         reasons.append(f"choose one of the prices of {item.label}")
         tier = 0
     cost = item.price(tier) * count
+    for spend in forts.spend_caps:
+        if item.id in spend.items:
+            spent = sum(
+                f.cost
+                for f in snap.holdings.fortifications
+                if f.item_id in spend.items and f.date_index == date
+            )
+            if spent + cost > spend.max:
+                reasons.append(
+                    f"no more than {spend.max} {forts.currency} on {spend.label} per CG date "
+                    f"({spend.rule}); {spent} spent so far"
+                )
     points = snap.me.fortification_points or 0
     if cost > points:
         reasons.append(f"not enough {forts.currency} ({cost} needed, {points} left)")
@@ -563,6 +580,40 @@ def rg_roll_refusal(module: Module, step: Step) -> str:
         f"An RG's secret rolls are made{where}, once all RGs are selected: finish your "
         f"purchases at {step.id} first."
     )
+
+
+def rolls_now(step: Step) -> frozenset[str] | None:
+    """The tables whose post-purchase rolls an RG makes at ``step`` (None: all that
+    are left).  A purchase step that rolls while buying and lists tables makes those
+    only; the RG's other rolls wait for the strength step (APD 3.4: "For each Armor
+    Group purchased, make a dr to determine armor type", while buying; the 3.6 Leader
+    DR and the 3.7 M4 Model DR come at their own steps, 1.2: "complete each step
+    before moving on to the next step")."""
+    if step.kind == "purchase" and step.rolls_while_buying and step.tables:
+        return frozenset(step.tables)
+    return None
+
+
+def rolls_left_now(
+    module: Module,
+    step: Step,
+    side: str,
+    group_id: str,
+    cost_variant: str = "",
+    done: Iterable[str] = (),
+) -> str:
+    """Why an RG has no roll to make at ``step`` ("": it has), its rolls on the tables
+    ``done`` made."""
+    now = rolls_now(step)
+    if now is None:
+        return ""
+    if set(rolls_to_make(module, side, group_id, cost_variant)) & now - set(done):
+        return ""
+    later = next(
+        (s for s in module.steps[module.steps.index(step) + 1 :] if s.kind == "strength"), None
+    )
+    where = f" at {later.id} {later.title}" if later else " later"
+    return f"{group_id} has no roll to make at {step.id}: its rolls are made{where}."
 
 
 def rolls_to_make(module: Module, side: str, group_id: str, cost_variant: str = "") -> list[str]:

@@ -137,9 +137,10 @@ def _read_yaml(path: Path) -> tuple[Any, list[ModuleError]]:
 
 
 def unreachable(module: Module, text: str, filename: str) -> list[ModuleError]:
-    """Each table row no roll of its dice and largest DRMs can reach, placed in the
-    module's ``text`` (a misread dice kind or range)."""
-    from rules.reach import unreachable_rows
+    """Each table row no roll of its dice and largest DRMs can reach, and each final
+    such a roll can give that no row covers, placed in the module's ``text`` (a misread
+    dice kind or range)."""
+    from rules.reach import uncovered_results, unreachable_rows
 
     errors = []
     for row in unreachable_rows(module):
@@ -148,6 +149,11 @@ def unreachable(module: Module, text: str, filename: str) -> list[ModuleError]:
         where = position(text, f"tables[{t}].rows[{r}]")
         line, column = where if where else (None, None)
         errors.append(ModuleError(filename, "", str(row), line, column))
+    for gap in uncovered_results(module):
+        t = next(i for i, table in enumerate(module.tables) if table.id == gap.table)
+        where = position(text, f"tables[{t}].rows")
+        line, column = where if where else (None, None)
+        errors.append(ModuleError(filename, "", str(gap), line, column))
     return errors
 
 

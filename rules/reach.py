@@ -95,3 +95,41 @@ def unreachable_rows(module: Module) -> list[Unreachable]:
             ):
                 out.append(Unreachable(t.id, row.range, (lo, hi)))
     return out
+
+
+@dataclass(frozen=True)
+class Uncovered:
+    table: str
+    side: str  # the side's name, as the players read it
+    finals: tuple[int, ...]  # the finals a roll can give that no row covers
+
+    def __str__(self) -> str:
+        lo, hi = self.finals[0], self.finals[-1]
+        span = str(lo) if lo == hi else f"{lo}..{hi}"
+        return (
+            f"{self.table}: a final {span} ({self.side}'s roll with its DRMs) falls on no "
+            "row (a row printed open-ended, '≤' or '≥', would cover it)"
+        )
+
+
+def _covers(table: Table, final: int) -> bool:
+    return any(
+        (lo is None or final >= lo) and (hi is None or final <= hi)
+        for lo, hi in (row.bounds for row in table.rows)
+    )
+
+
+def uncovered_results(module: Module) -> list[Uncovered]:
+    """Every final a side's roll on a table can give (its dice and the DRMs that can
+    reach its rolls) that no row covers: the result would be read off the nearest row,
+    which the rules do not print (issue 44, class 7)."""
+    out = []
+    for t in module.tables:
+        if t.missing or not t.rows:
+            continue
+        for s in module.sides:
+            lo, hi = reach(module, t, s.id)
+            finals = tuple(f for f in range(lo, hi + 1) if not _covers(t, f))
+            if finals:
+                out.append(Uncovered(t.id, s.name, finals))
+    return out

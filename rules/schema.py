@@ -928,7 +928,10 @@ class FortificationItem(Strict):
     label: str
     sides: list[Slug] | None = None  # only these sides may buy it (None: both)
     cap_sides: list[Slug] | None = None  # the per-CG/date caps bind only these sides
-    cost: int | None = Field(default=None, ge=0)  # one price; or ``tiers``
+    # One price; or ``tiers``; or none, where the rules text lost it: then a
+    # ``missing`` entry supplies ``fortifications.items.<id>.cost`` and the item is not
+    # bought until it is.
+    cost: int | None = Field(default=None, ge=0)
     tiers: list[CostTier] = []
     per_cg_max: int | None = None
     per_date_max: int | None = None
@@ -943,18 +946,34 @@ class FortificationItem(Strict):
 
     @model_validator(mode="after")
     def _price(self) -> FortificationItem:
-        if (self.cost is None) == (not self.tiers):
+        if self.cost is not None and self.tiers:
             raise ValueError(f"fortification {self.id}: give either 'cost' or 'tiers'")
         return self
 
+    @property
+    def priced(self) -> bool:
+        """Whether the module (or the players) give its price."""
+        return self.cost is not None or bool(self.tiers)
+
     def price(self, tier: int) -> int:
         return self.tiers[tier].cost if self.tiers else int(self.cost or 0)
+
+
+class SpendCap(Strict):
+    """At most ``max`` points spent on these items per CG date (PHD C5.35 note 6: "A
+    side may not spend > 30 DSP per TM Scenario on Mines")."""
+
+    items: list[Slug] = Field(min_length=1)
+    max: int = Field(gt=0)
+    label: str  # what the items are, in the rules' word ("Mines")
+    rule: RuleRef
 
 
 class Fortifications(Strict):
     currency: str  # FPP, DSP
     rule: RuleRef
     items: list[FortificationItem] = []
+    spend_caps: list[SpendCap] = []
     forfeit_unspent: bool = True
     footnotes: dict[str, str] = {}
     note: str | None = note_field()
@@ -1488,11 +1507,29 @@ class Module(Strict):
                 problem = supply_problem(self, m.supply)
                 if problem:
                     errors.append(f"missing[{j}].supply: {problem}")
+        self._check_fortifications(errors)
         if self.initiative:
             self._check_initiative(errors, sides, steps, side)
         if errors:
             raise ValueError("; ".join(errors))
         return self
+
+    def _check_fortifications(self, errors: list[str]) -> None:
+        forts = self.fortifications
+        if forts is None:
+            return
+        ids = {i.id for i in forts.items}
+        supplied = {m.supply for m in self.missing if m.supply}
+        for i in forts.items:
+            if not i.priced and f"fortifications.items.{i.id}.cost" not in supplied:
+                errors.append(
+                    f"fortification {i.id} has no price: give one, or declare it missing "
+                    f"(supply: fortifications.items.{i.id}.cost)"
+                )
+        for j, cap in enumerate(forts.spend_caps):
+            for item in cap.items:
+                if item not in ids:
+                    errors.append(f"fortifications.spend_caps[{j}]: unknown item '{item}'")
 
     def _check_start(
         self, errors: list[str], w: str, v: Variant, side: Callable[[str, str | None], None]
@@ -1601,9 +1638,15 @@ def supply_problem(module: Module, path: str) -> str:
     if len(parts) == 3 and parts[0] == "dates" and parts[2] == "vp_required":
         found = any(d.id == parts[1] for d in module.dates)
         return "" if found else f"unknown date '{parts[1]}'"
+    if len(parts) == 4 and parts[:2] == ["fortifications", "items"] and parts[3] == "cost":
+        forts = module.fortifications
+        item = next((i for i in forts.items if i.id == parts[2]), None) if forts else None
+        if item is None:
+            return f"unknown fortification '{parts[2]}'"
+        return "" if not item.tiers else f"{parts[2]} is priced otherwise"
     return (
-        f"'{path}' is not a datum the app can take "
-        "(tables.<id>, rg_charts.<side>, dates.<id>.vp_required)"
+        f"'{path}' is not a datum the app can take (tables.<id>, rg_charts.<side>, "
+        "dates.<id>.vp_required, fortifications.items.<id>.cost)"
     )
 
 

@@ -1220,6 +1220,36 @@ case(
     observe=fort_reasons("axis", "at_mines", fortification_points=50),
 )
 
+case(
+    "Fortifications.spend_caps",
+    "SpendCap.items",
+    "SpendCap.max",
+    base="phd",
+    prepare=lambda d: fort(d, "ap_mines").update(cost=2),
+    mutate=lambda d: d["fortifications"]["spend_caps"][0].update(max=20),
+    observe=fort_reasons(
+        "german",
+        "ap_mines",
+        count=3,
+        fortification_points=60,
+        holdings=Holdings(fortifications=(FortificationBought("at_mines", 0, 8, "", 16),)),
+    ),
+)
+case(
+    "SpendCap.label",
+    "SpendCap.rule",
+    base="phd",
+    prepare=lambda d: fort(d, "ap_mines").update(cost=2),
+    mutate=lambda d: d["fortifications"]["spend_caps"][0].update(label="Minefields", rule="N6"),
+    observe=fort_reasons(
+        "german",
+        "ap_mines",
+        count=8,
+        fortification_points=60,
+        holdings=Holdings(fortifications=(FortificationBought("at_mines", 0, 8, "", 16),)),
+    ),
+)
+
 # Recon
 case(
     "Module.recon",

@@ -255,6 +255,14 @@ def record_lines(
             and p.rolled_at is None
             and step.kind in ("purchase", "strength")
             and not availability.rg_roll_refusal(module, step)
+            and not availability.rolls_left_now(
+                module,
+                step,
+                p.side,
+                p.group_id,
+                p.cost_variant or "",
+                p.details.get("stage", {}).get("tables", []),
+            )
             and campaign.ended_at is None
         )
         lines.append(
@@ -280,7 +288,10 @@ def record_lines(
                 entry_area=p.entry_area,
                 notes=p.notes,
                 revealed=p.revealed_at is not None,
-                can_cancel=mine and in_purchase and p.rolled_at is None,
+                can_cancel=mine
+                and in_purchase
+                and p.rolled_at is None
+                and not p.details.get("rolls"),
                 can_roll=can_roll,
                 state=p.state,
                 state_label=choice_label(Purchase.State, p.state),

@@ -537,13 +537,21 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
             caps.append(
                 f"≤ {hip} HIP ({i.hip.fraction} {i.hip.rounding} of your {i.hip.of}, {i.hip.rule})"
             )
+        caps += [
+            f"≤ {cap.max} {forts.currency} on {cap.label} per CG date ({cap.rule})"
+            for cap in forts.spend_caps
+            if i.id in cap.items
+        ]
         prices = [(n, t.label, t.cost) for n, t in enumerate(i.tiers)] or [(0, "", i.price(0))]
+        cost_text = "/".join(str(cost) for _, _, cost in prices)
+        if not i.priced:
+            cost_text = "not in the rules text"
         panel.forts.append(
             FortRow(
                 i.id,
                 i.label,
                 prices,
-                "/".join(str(cost) for _, _, cost in prices),
+                cost_text,
                 ", ".join(caps),
                 availability.fortification_reasons(module, snap, i),
             )

@@ -30,14 +30,23 @@ def make_rolls(
     table (those the rules leave to him)."""
     module = turn.module
     group = availability.find_group(module, turn.side, purchase.group_id)
+    # The rolls made at this step (APD 3.4: the armor-type dr while buying), and those
+    # an earlier step made, whose results the RG keeps (``stage``).
+    now = availability.rolls_now(turn.step)
+    stage = purchase.details.get("stage", {})
+    done = set(stage.get("tables", []))
     # The group kinds it already is: the table that gave it said so (APD 3.6).
     outcome = GroupOutcome(
         strength=None if group.depletable else "full",
         types=list(purchase.details.get("types", [])),
+        units=[NewUnits(**u) for u in stage.get("units", [])],
+        leaders=list(stage.get("leaders", [])),
     )
-    results: list[dict[str, object]] = []
+    results: list[dict[str, object]] = list(purchase.details.get("rolls", [])) if done else []
     base = roll_context(turn, group=group, cost_variant=purchase.cost_variant or "")
     for pp in module.post_purchase:
+        if pp.table in done or (now is not None and pp.table not in now):
+            continue  # made at an earlier step, or at a later one
         # What the RG's earlier rolls made it: its strength, the group kinds they gave
         # (APD 3.7 rolls for the groups 3.4's armor-type dr made M4 groups).
         ctx = replace(base, strength=outcome.strength, rolled_types=frozenset(outcome.types))
@@ -77,6 +86,9 @@ def make_rolls(
             results.append(
                 {"table": table.title, "result": r.result, "roll": r.seq, "dice": dice_text(r)}
             )
+    if now is not None:  # the rest wait for the strength step: keep what these gave
+        _keep_stage(turn, purchase, outcome, results, done | now)
+        return
     purchase.strength = outcome.strength or "full"
     purchase.units = units_at(group, purchase.strength)
     purchase.details = {
@@ -87,6 +99,34 @@ def make_rolls(
     purchase.rolled_at = timezone.now()
     purchase.save(update_fields=["strength", "units", "details", "rolled_at"])
     units_from_purchase(module, purchase, group, outcome)
+    _log_rolls(turn, purchase, results)
+
+
+def _keep_stage(
+    turn: Turn,
+    purchase: Purchase,
+    outcome: GroupOutcome,
+    results: list[dict[str, object]],
+    tables: set[str],
+) -> None:
+    """An RG's rolls made at a purchase step, kept on its line with what they gave it
+    until the strength step makes the rest (APD 3.4's armor-type dr)."""
+    purchase.details = {
+        **purchase.details,
+        "rolls": results,
+        "types": outcome.types,
+        "stage": {
+            "tables": sorted(tables),
+            "units": [{"name": u.name, "kind": u.kind, "count": u.count} for u in outcome.units],
+            "leaders": outcome.leaders,
+        },
+    }
+    purchase.save(update_fields=["details"])
+    _log_rolls(turn, purchase, results)
+
+
+def _log_rolls(turn: Turn, purchase: Purchase, results: list[dict[str, object]]) -> None:
+    """The RG's rolls, in its owner's log (secret)."""
     summary = "; ".join(f"{x['table']}: {x['result']}" for x in results) or "no rolls"
     turn.record(
         EventKind.RG_ROLLS,

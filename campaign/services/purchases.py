@@ -179,7 +179,7 @@ def cancel_purchase(
     expect_turn(turn, Action.CANCEL)
     if purchase.cycle != turn.campaign.cycle:
         raise ActionRefused("Only this date's purchases can be cancelled.", status=409)
-    if purchase.rolled_at is not None:
+    if purchase.rolled_at is not None or purchase.details.get("rolls"):
         raise ActionRefused(
             f"{purchase.group_id}'s secret rolls are made: it can no longer be cancelled.",
             status=409,
@@ -235,6 +235,12 @@ def roll_for_purchase(
         raise ActionRefused(refusal, status=409)
     if purchase.rolled_at is not None:
         raise ActionRefused(f"{purchase.group_id}'s rolls are already made.", status=409)
+    stage = purchase.details.get("stage", {}).get("tables", [])
+    why = availability.rolls_left_now(
+        turn.module, turn.step, turn.side, purchase.group_id, purchase.cost_variant, stage
+    )
+    if why:
+        raise ActionRefused(why, status=409)
     if entering:
         group = availability.find_group(turn.module, turn.side, purchase.group_id)
         options = {o.variant: o for o in roll_variants(turn.module, turn.side, group)}

@@ -22,12 +22,15 @@ class Command(BaseCommand):
             for error in exc.errors:
                 self.stderr.write(str(error))
             raise CommandError(f"{path.name}: {len(exc.errors)} error(s)") from exc
-        # A row the dice and the largest DRMs cannot reach: a misread dice kind or range.
+        # A row the dice and the largest DRMs cannot reach, a final no row covers: a
+        # misread dice kind or range.
         rows = unreachable(module, path.read_text(encoding="utf-8"), path.name)
         for row in rows:
             self.stderr.write(str(row))
         if rows:
-            raise CommandError(f"{path.name}: {len(rows)} row(s) no roll can reach")
+            raise CommandError(
+                f"{path.name}: {len(rows)} row(s) no roll can reach or final(s) no row covers"
+            )
         self.stdout.write(
             f"{path.name}: valid — {module.title}: {len(module.steps)} steps, "
             f"{len(module.tables)} tables, "
