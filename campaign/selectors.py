@@ -244,14 +244,26 @@ def squad_counts(
 ) -> tuple[int, int, tuple[tuple[str, int, int, int], ...]]:
     """The side's retained squads and half-squads/crews (what a HIP cap counts), and
     those of RGs bought at a cost variant: (variant, date index, squads, half-squads)."""
+    return retained_mmc(campaign, side)[:3]
+
+
+def retained_mmc(
+    campaign: Campaign, side: str
+) -> tuple[int, int, tuple[tuple[str, int, int, int], ...], tuple[str, ...]]:
+    """``squad_counts``, and the RGs (IDs) of which a squad or half-squad is still
+    retained (Sicily 3.619 footnote d: "when >= 1 airborne MMC is currently retained"),
+    in one query."""
     totals = {"squad": 0, "half_squad": 0}
     by_variant: dict[tuple[str, int], dict[str, int]] = {}
-    for kind, variant, date_index, n in (
+    groups: set[str] = set()
+    for kind, variant, date_index, group_id, n in (
         Unit.objects.filter(campaign=campaign, side=side, kind__in=["squad", "half_squad"])
-        .values_list("kind", "purchase__cost_variant", "purchase__date_index")
+        .values_list("kind", "purchase__cost_variant", "purchase__date_index", "purchase__group_id")
         .annotate(n=Sum("count"))
     ):
         totals[kind] += n
+        if group_id and n > 0:
+            groups.add(group_id)
         if variant:
             by_variant.setdefault((variant, date_index), {}).setdefault(kind, 0)
             by_variant[variant, date_index][kind] += n
@@ -259,7 +271,7 @@ def squad_counts(
         (variant, date_index, k.get("squad", 0), k.get("half_squad", 0))
         for (variant, date_index), k in sorted(by_variant.items())
     )
-    return totals["squad"], totals["half_squad"], bought_as
+    return totals["squad"], totals["half_squad"], bought_as, tuple(sorted(groups))
 
 
 def holdings(
@@ -290,7 +302,9 @@ def holdings(
         )
         recon_dates = frozenset(d for d, ref in rows if ref is None)
         recon_rolled = frozenset(ref for _, ref in rows if ref is not None)
-    squads, half_squads, bought_as = squad_counts(campaign, side) if fortifications else (0, 0, ())
+    squads, half_squads, bought_as, mmc_groups = (
+        retained_mmc(campaign, side) if fortifications else (0, 0, (), ())
+    )
     held, unrolled = bought(campaign, side) if purchases or fortifications or recon else ((), ())
     return Holdings(
         bought=held,
@@ -301,6 +315,7 @@ def holdings(
         squads=squads,
         half_squads=half_squads,
         bought_as=bought_as,
+        mmc_groups=mmc_groups,
         owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
         exchanges=exchanges_held(campaign, module_of(campaign), side) if owed else frozenset(),
     )

@@ -94,6 +94,14 @@ def held_tags(module: Module, snap: Snapshot) -> set[str]:
     return retained_tags(chart, [b.group_id for b in snap.holdings.bought if b.state == "held"])
 
 
+def mmc_tags(module: Module, snap: Snapshot) -> set[str]:
+    """Tags of the RGs of which the side still retains a squad or half-squad (Sicily
+    3.619 footnote d: "when >= 1 airborne MMC is currently retained": an airborne RG
+    whose squads are all gone no longer counts)."""
+    chart = module.chart(snap.side)
+    return set() if chart is None else retained_tags(chart, snap.holdings.mmc_groups)
+
+
 def chart_missing(module: Module, side: str) -> str:
     """Why nothing can be bought from ``side``'s chart ("" when it exists)."""
     chart = module.chart(side)
@@ -266,7 +274,7 @@ def fortification_reasons(
     reasons = []
     if item.sides is not None and snap.side not in item.sides:
         reasons.append(f"{module.side(snap.side).name} cannot buy {item.label} ({rule})")
-    if item.requires_retained and not set(item.requires_retained) & held_tags(module, snap):
+    if item.requires_retained and not set(item.requires_retained) & mmc_tags(module, snap):
         chart = module.chart(snap.side)
         needed = [
             g.id
@@ -274,7 +282,7 @@ def fortification_reasons(
             if set(g.tags) & set(item.requires_retained)
         ]
         held = f"one of {', '.join(needed)} held" if needed else "the units it needs held"
-        reasons.append(f"only with {held} ({rule})")
+        reasons.append(f"only with {held}, a squad or half-squad of it retained ({rule})")
     if item.not_for_initial and module.steps[snap.position.step_index].start:
         reasons.append(f"not while preparing the Initial Scenario ({rule})")
     date = snap.position.date_index

@@ -140,7 +140,8 @@ def applicable_drms(
                 low = -VARIABLE_LIMIT if drm.min is None else max(drm.min, -VARIABLE_LIMIT)
                 high = VARIABLE_LIMIT if drm.max is None else min(drm.max, VARIABLE_LIMIT)
                 if not low <= value <= high:
-                    raise DrmRefused(f"'{drm.label}' must be between {low} and {high}.")
+                    rule = drm.rule or table.rule
+                    raise DrmRefused(f"'{drm.label}' must be between {low} and {high} ({rule}).")
                 if value:
                     out.append(AppliedDrm(drm.id, drm.label, value, "typed"))
             continue

@@ -73,6 +73,9 @@ class Holdings:
     # Of those, the ones of RGs bought at a cost variant: (variant, date index,
     # squads, half-squads) — what a HIP cap may leave out (PHD C5.35 note 3: Reserve).
     bought_as: tuple[tuple[str, int, int, int], ...] = ()
+    # The RGs (IDs) of which a squad or half-squad/crew is still retained: Sicily 3.619
+    # footnote d, AT mines "only ... when >= 1 airborne MMC is currently retained".
+    mmc_groups: tuple[str, ...] = ()
     # The compulsory rolls (``Table.required``) the side has still to make in this
     # pass: (table id, what for: a unit's line, or "" for a roll once per side).
     owed: tuple[tuple[str, str], ...] = ()

@@ -1089,7 +1089,12 @@ case(
     "Fortifications.rule",
     base="sicily",
     mutate=lambda d: d["fortifications"].update(rule="3.619b"),
-    observe=fort_reasons("axis", "at_mines", fortification_points=5),
+    observe=fort_reasons(
+        "axis",
+        "roadblock",
+        fortification_points=50,
+        holdings=Holdings(fortifications=(FortificationBought("roadblock", 0, 5),)),
+    ),
 )
 case(
     "Fortifications.items",
@@ -1175,7 +1180,10 @@ case(
     base="sicily",
     mutate=lambda d: fort(d, "at_mines").update(requires_retained=["coy"]),
     observe=fort_reasons(
-        "british", "at_mines", fortification_points=50, holdings=held(Bought("I2", 0))
+        "british",
+        "at_mines",
+        fortification_points=50,
+        holdings=held(Bought("I2", 0), mmc_groups=("I2",)),
     ),
 )
 case(
@@ -2159,6 +2167,8 @@ case(
         m.table("repair_sw").for_units, effects.UnitState("AT", "malfunctioned", "gun")
     ),
 )
+
+
 case(
     "Table.note",
     base="sicily",

@@ -396,17 +396,18 @@ def test_3_6179_ob_rgs_count_only_toward_what_is_held(sicily: Module) -> None:
 
 def test_requires_retained_reads_only_rgs_still_held(sicily: Module) -> None:
     """3.619 footnote d: AT Mines "only ... when ≥ 1 airborne MMC is currently retained":
-    an eliminated airborne RG no longer counts."""
+    an airborne RG counts while a squad or HS of it is retained (``mmc_groups``); its
+    line alone (squads all gone) does not."""
     forts = sicily.fortifications
     assert forts is not None
     mines = next(i for i in forts.items if i.id == "at_mines")
-    held = Holdings(bought=(Bought("I2", 1),))
-    gone = Holdings(bought=(Bought("I2", 1, state="eliminated"),))
+    held = Holdings(bought=(Bought("I2", 1),), mmc_groups=("I2",))
+    gone = Holdings(bought=(Bought("I2", 1),))
     ok = at(sicily, side="british", fortification_points=20, holdings=held)
     assert availability.fortification_reasons(sicily, ok, mines) == []
     no = at(sicily, side="british", fortification_points=20, holdings=gone)
     assert availability.fortification_reasons(sicily, no, mines) == [
-        "only with one of I2, I4 held (3.619)"
+        "only with one of I2, I4 held, a squad or half-squad of it retained (3.619 footnote d)"
     ]
 
 

@@ -56,7 +56,10 @@ def test_3_6161_eleven_cg_dates_july_14_am_to_july_17_pm(m):
 
 
 def test_3_601_to_3_623_steps_in_order_after_results(m):
-    """3.6: steps 3.601-3.623 are performed simultaneously, in order."""
+    """3.6: steps 3.601-3.623 are performed simultaneously, in order: the step table's
+    rows 3.601, 3.602, 3.603, 3.604, 3.605, 3.606, 3.607, 3.608, 3.609, 3.610, 3.611,
+    3.612, 3.613, 3.614, 3.615, 3.616, 3.617, 3.618, 3.619, 3.620, 3.621, 3.622 and
+    3.623 are the module's steps, each by both sides."""
     ids = [s.id for s in m.steps if not s.start]
     first = next(s for s in m.steps if not s.start)
     assert ids[0] == "3.6" and first.kind == "results"
@@ -252,7 +255,7 @@ def test_3_617_footnotes_d_e_f_g_what_comes_with_an_rg(m):
     """Axis footnotes d/e/f/h: each German MG comes with a 2-4-8 HS, each Gun with a
     2-2-8 crew, each OBA module with a radio, the G4 gun with an SdKfz 7; British
     footnote q: each G2 Gun with a Jeep (a) and a British Glider.  Footnote g (Axis) / f
-    (British): on-map set-up on the purchase date at no extra cost."""
+    (British): on-map set-up on the purchase date at no extra cost (no 3.6175 surcharge)."""
     i2 = group(m, "axis", "I2")
     assert i2.unit_kind == "sw"
     assert [(c.unit, c.kind, c.per) for c in i2.comes_with] == [("2-4-8 HS", "half_squad", "unit")]
@@ -271,6 +274,14 @@ def test_3_617_footnotes_d_e_f_g_what_comes_with_an_rg(m):
     assert not group(m, "axis", "I1").setup_on_map_free  # no footnote g
     on_map = next(c for c in m.cost_variants if c.id == "on_map")
     assert on_map.on_map
+    # So the 3.6175 On-Map price (+20%) is never offered to them: it costs them nothing.
+    from rules.purchase import cost_options
+
+    def variants(side, rg):
+        return [o.variant for o in cost_options(m, side, group(m, side, rg))]
+
+    assert "on_map" not in variants("axis", "I2") and "on_map" not in variants("british", "I5")
+    assert "on_map" in variants("axis", "I1") and "on_map" in variants("british", "I1")
 
 
 def test_3_617_unit_kinds_of_the_rgs(m):
@@ -614,7 +625,7 @@ def test_3_6182_depleted_i_rgs_roll_per_sw_and_footnote_m_per_carrier(m):
 
 
 def test_british_footnote_e_creeping_barrage_costs_half_as_much_again(m):
-    """British chart footnote e: "Use as a creeping barrage increases the cost of a
+    """3.617 British chart footnote e: "Use as a creeping barrage increases the cost of a
     module by 50% and is not convertible" — offered for the three OBA modules (O1 7 ->
     11, O2 8 -> 12, O3 10 -> 15), not for the observer (O4) nor for the Axis.  Rules: 3.617."""
     from rules.purchase import cost_options
