@@ -15,6 +15,7 @@ from rules import replenish
 from rules.drm import RollContext
 from rules.loader import load_all
 from tests import test_rule_mechanisms
+from tests.purchase_helpers import add_vehicle
 from tests.test_amendments import amend
 from tests.test_rule_mechanisms import (
     _M4_ARMOR_TYPE,
@@ -96,10 +97,17 @@ def test_3_31_an_abandoned_vehicle_makes_no_repair_attempt(users, modules):
     Abandoned malfunctioned tank (2.5 EXC leaves one so) is refused both its MA and its
     MG repair dr, nothing rolled."""
     players, _ = apd_at(users, "3.3")
-    tank = add(players, "american", "M4A3(75)W", "vehicle", "malfunctioned", markers=["abandoned"])
-    for table in ("repair_ma_gun", "repair_vehicular_mg"):
-        with pytest.raises(ActionRefused):
-            roll(players, "american", table, tank)
+    tank, (ma, mg) = add_vehicle(
+        players,
+        "american",
+        "M4A3(75)W",
+        ("ma", ["malfunctioned"]),
+        ("mg", ["malfunctioned"]),
+        markers=["abandoned"],
+    )
+    for table, weapon in (("repair_ma_gun", ma), ("repair_vehicular_mg", mg)):
+        with pytest.raises(ActionRefused, match=r"not abandoned|Abandoned|abandoned"):
+            roll(players, "american", table, tank, weapon=weapon)
     assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
 
 
