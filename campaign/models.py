@@ -690,3 +690,28 @@ class Notification(models.Model):
             models.Index(fields=["status", "next_attempt_at"], name="notification_due"),
             models.Index(fields=["user", "status"], name="notification_user_status"),
         ]
+
+
+class ActionAnswer(models.Model):
+    """One click, one action: a player's action as the server answered it, named by
+    the page's submission key (the page's own token, the form's address and fields:
+    ``services.submissions``).  The same form posted again from the same page state
+    (a double-click, a retry) finds its first answer here and is answered the same,
+    never acted on twice; the unique constraint makes the second of two racing posts
+    wait for the first and then read its answer."""
+
+    # The server's memory of answers it gave, not part of the game: not in backups.
+    in_backup = False
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)
+    parts = models.JSONField(default=list)  # the page parts the action changed
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "user", "key"], name="one_answer_per_submission"
+            )
+        ]

@@ -33,6 +33,7 @@ from campaign.services import (
     purchases,
     push,
     steps,
+    submissions,
     supplements,
     units,
 )
@@ -48,6 +49,7 @@ ACTIONS: dict[str, Parser] = {}
 
 LIVE_HEADER = "X-Refit-Live"  # "1": the page's campaign socket is open
 PAGE_HEADER = "X-Refit-Page"
+ONCE_HEADER = "X-Refit-Once"  # the page's token: the same form posted again is one action
 SIGNED_OUT = "You are signed out. Sign in again; nothing was changed."
 
 
@@ -66,6 +68,11 @@ def _post(request: HttpRequest, name: str, default: str = "") -> str:
 
 def _int(raw: str, what: str) -> int:
     return whole_number(raw, what=what)
+
+
+def _fields(request: HttpRequest) -> list[tuple[str, str]]:
+    """The form's fields, in order, as the submission's key reads them."""
+    return [(name, value) for name, values in request.POST.lists() for value in values]
 
 
 def _typed(request: HttpRequest) -> dict[str, int]:
@@ -88,9 +95,15 @@ def player_action(run: Callable[..., object]) -> Callable[..., HttpResponse]:
             if request.htmx:  # type: ignore[attr-defined]
                 return refusal(request, Refused(SIGNED_OUT, status=403))
             return redirect(f"{reverse('login')}?next={reverse('campaign', args=[campaign_id])}")
+        token = request.headers.get(ONCE_HEADER, "")
+        key = submissions.submission_key(token, request.path, _fields(request)) if token else None
         try:
-            with push.collecting() as parts:
-                run(request, campaign_id, **kwargs)
+            parts, _ = submissions.act_once(
+                campaign_id=campaign_id,
+                user_id=request.user.pk,
+                key=key,
+                run=lambda: run(request, campaign_id, **kwargs),
+            )
         except Refused as exc:
             return refusal(request, exc)
         page = request.headers.get(PAGE_HEADER) or request.POST.get("page")

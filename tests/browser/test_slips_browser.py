@@ -53,6 +53,40 @@ def test_a_double_click_on_a_price_buys_one_rg(
     assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 2
 
 
+def test_a_second_click_the_push_lets_through_is_answered_as_the_first(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """3.617, M2 Date Max 2: the buy's push reaches the page before its answer (held
+    back here) and the price is clickable again; a second click then posts the same
+    form with the same page token, and the server answers it as the first: one
+    purchase.  Once the answers are in, a click is a new purchase."""
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
+    _, brit = _pages(asgi_server, new_context, browser_login, players)
+    held = []
+
+    def hold(route):
+        held.append((route, route.fetch()))
+
+    brit.route("**/act/buy/", hold)
+    price = brit.get_by_role("button", name="Buy M2 Recon for 1 CPP", exact=True)
+    price.click()
+    brit.locator(".purchases li", has_text="Recon").first.wait_for()  # pushed; answer held
+    expect(price).to_be_enabled()
+    price.click()
+    while len(held) < 2:
+        brit.wait_for_timeout(50)
+    for route, response in held:
+        route.fulfill(response=response)
+    brit.unroute("**/act/buy/")
+    brit.wait_for_timeout(500)
+    assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 1
+    assert brit.locator(".purchases li", has_text="Recon").count() == 1
+    assert brit.locator(".refusal .error").count() == 0
+    price.click()
+    brit.locator(".purchases li", has_text="Recon").nth(1).wait_for()
+    assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 2
+
+
 def test_a_done_that_forfeits_cpp_asks_first_and_is_taken_back(
     asgi_server, new_context, browser_login, modules, make_user
 ):
