@@ -123,6 +123,9 @@ class Seat(models.Model):
     # When the player last reminded the opponent that the campaign waits for him (one
     # reminder a day per campaign: ``services.messages.nudge_opponent``).
     nudged_at = models.DateTimeField(null=True, blank=True)
+    # The side's open request to take back its Done ("done@<pass>.<step>": the position
+    # it was asked at; lapsed once the campaign has moved on): ``services.takebacks``.
+    takeback_asked = models.CharField(max_length=40, blank=True)
     # The seat's player last opened the campaign page: its digest counts from here.
     visited_at = models.DateTimeField(null=True, blank=True)
     # That page load (its browser's own id) and the visit before it: the page asking
@@ -229,7 +232,7 @@ class EventKind(models.TextChoices):
     WINNER = "winner", "scenario winner recorded"
     END = "end", "the CG ended"
     MESSAGE = "message", "a message between the players"
-    TAKEBACK = "takeback", "a side took back its Done"
+    TAKEBACK = "takeback", "a side took back an action, or asked to"
     AMENDMENT = "amendment", "a scenario result amended by consent"
     NUDGE = "nudge", "a player reminded the other that the campaign waits for him"
 

@@ -35,6 +35,7 @@ from campaign.services import (
     steps,
     submissions,
     supplements,
+    takebacks,
     units,
 )
 from campaign.services.errors import ActionRefused
@@ -196,6 +197,28 @@ def finish(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
 @action("take-back")
 def take_back(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return steps.take_back_done(campaign_id=campaign_id, user=request.user, at=at)
+
+
+@action("take-back-ask")
+def take_back_ask(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return takebacks.ask_takeback(campaign_id=campaign_id, user=request.user, at=at)
+
+
+@action("take-back-answer")
+def take_back_answer(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return takebacks.answer_takeback(
+        campaign_id=campaign_id, user=request.user, at=at, decision=_post(request, "decision")
+    )
+
+
+@action("take-back-result")
+def take_back_result(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return takebacks.take_back_result(campaign_id=campaign_id, user=request.user, at=at)
+
+
+@action("take-back-fortification")
+def take_back_fortification(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return takebacks.take_back_fortification(campaign_id=campaign_id, user=request.user, at=at)
 
 
 @action(Action.ROLL)
