@@ -284,3 +284,28 @@ def test_a_figure_of_thousands_of_digits_is_a_sentence_not_a_500(users, modules,
         assert answer.status_code == 400
         assert "at most 9 digits" in answer.content.decode()
     assert not ScenarioResult.objects.filter(campaign_id=players.campaign_id).exists()
+
+
+def test_a_recomputation_tells_the_opponent_the_same_whatever_the_points_spent(users, modules):
+    """Non-interference: the German's log after an amendment recomputed the American's
+    PP is the same whether the American had spent none of them or all (a clamp at 0
+    included)."""
+    from django.db import transaction
+
+    players, module = apd_in_the_clean_up(users)
+    players.until("purchase")
+    seen = []
+    for points in (33, 0):
+        mark = transaction.savepoint()
+        Seat.objects.filter(campaign_id=players.campaign_id, side="american").update(points=points)
+        amend(players, "american", module, vp_american=63, cvp_lost_american=30)
+        answer(players, "german", accept=True)
+        seen.append(
+            list(
+                Event.objects.visible_to("german")
+                .filter(campaign_id=players.campaign_id)
+                .values_list("shown", flat=True)
+            )
+        )
+        transaction.savepoint_rollback(mark)
+    assert seen[0] == seen[1]
