@@ -137,19 +137,22 @@ def test_a_message_appears_live_in_the_other_browser(
     assert Event.objects.filter(kind="message").count() == 1
 
 
-def test_an_amended_result_is_proposed_and_accepted_live(
-    asgi_server, new_context, browser_login, modules, make_user
-):
-    """APD 2.: "CVP are recorded normally throughout this phase": during the Clean-Up
-    the American adds the 4 CVP its melee cost; the German, live, accepts; 2.92 reads
-    the amended total (55 - 63 + 45 = 37 PP)."""
+def apd_played(make_user, walk):
+    """APD: the Morning scenario's result agreed (American 63 VP, 41 CVP lost), then
+    ``walk`` on."""
     from tests.test_rule_mechanisms import result_values, start
 
     players, module = start(
         "pleasant-diversion", "cg", (make_user("am"), make_user("ge")), "american"
     )
     players.results(**result_values(module, vp_american=63, cvp_lost_american=41))
-    players.until_step("2.1")
+    walk(players)
+    return players
+
+
+def melee_cvp_amended(asgi_server, new_context, browser_login, players):
+    """Both pages live; the American proposes the 4 CVP of the Clean-Up melee (45
+    lost), the German accepts; returns the pages."""
     url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
     pages = {}
     for side in ("american", "german"):
@@ -163,6 +166,17 @@ def test_an_amended_result_is_proposed_and_accepted_live(
     am.locator("#amend-reason").fill("4 CVP lost in the Clean-Up melee (2.1)")
     am.get_by_role("button", name="Propose the amendment").click()
     ge.get_by_role("button", name="Accept the amendment").click()
+    return am, ge
+
+
+def test_an_amended_result_is_proposed_and_accepted_live(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """APD 2.: "CVP are recorded normally throughout this phase": during the Clean-Up
+    the American adds the 4 CVP its melee cost; the German, live, accepts; 2.92 reads
+    the amended total (55 - 63 + 45 = 37 PP)."""
+    players = apd_played(make_user, lambda p: p.until_step("2.1"))
+    am, ge = melee_cvp_amended(asgi_server, new_context, browser_login, players)
     ge.locator("#campaign-log", has_text="The result is amended").wait_for()
     players.until("purchase")
     assert Seat.objects.get(campaign_id=players.campaign_id, side="american").points == 37
@@ -334,27 +348,9 @@ def test_an_amended_result_recomputes_the_purchase_points_live(
     """APD 2.92 EX: 55 - 63 + 41 CVP = 33 PP, computed; then the American proposes the
     4 CVP of the melee forgotten, the German accepts, and the American's page shows
     37 PP and the recomputation in its log, live."""
-    from tests.test_rule_mechanisms import result_values, start
-
-    players, module = start(
-        "pleasant-diversion", "cg", (make_user("am"), make_user("ge")), "american"
-    )
-    players.results(**result_values(module, vp_american=63, cvp_lost_american=41))
-    players.until("purchase")
+    players = apd_played(make_user, lambda p: p.until("purchase"))
     assert Seat.objects.get(campaign_id=players.campaign_id, side="american").points == 33
-    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
-    pages = {}
-    for side in ("american", "german"):
-        page = browser_login(new_context(), players.users[side]).new_page()
-        page.goto(url)
-        page.locator("body[data-live]").wait_for(state="attached")
-        pages[side] = page
-    am, ge = pages["american"], pages["german"]
-    am.locator("#amend summary").click()
-    am.locator("#amend-cvp_lost\\.american").fill("45")
-    am.locator("#amend-reason").fill("4 CVP lost in the Clean-Up melee (2.1)")
-    am.get_by_role("button", name="Propose the amendment").click()
-    ge.get_by_role("button", name="Accept the amendment").click()
+    am, ge = melee_cvp_amended(asgi_server, new_context, browser_login, players)
     am.locator("#campaign-log", has_text="recomputed from the amended result: 33 → 37").wait_for()
     ge.locator("#campaign-log", has_text="PP of 2.92 Purchase Points are recomputed").wait_for()
     assert "33 → 37" not in ge.locator("#campaign-log").inner_text()
