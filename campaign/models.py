@@ -126,6 +126,9 @@ class Seat(models.Model):
     # When the player last reminded the opponent that the campaign waits for him (one
     # reminder a day per campaign: ``services.messages.nudge_opponent``).
     nudged_at = models.DateTimeField(null=True, blank=True)
+    # The side's open request to take back its Done ("done@<pass>.<step>": the position
+    # it was asked at; lapsed once the campaign has moved on): ``services.takebacks``.
+    takeback_asked = models.CharField(max_length=40, blank=True)
     # The seat's player last opened the campaign page: its digest counts from here.
     visited_at = models.DateTimeField(null=True, blank=True)
     # That page load (its browser's own id) and the visit before it: the page asking
@@ -232,7 +235,7 @@ class EventKind(models.TextChoices):
     WINNER = "winner", "scenario winner recorded"
     END = "end", "the CG ended"
     MESSAGE = "message", "a message between the players"
-    TAKEBACK = "takeback", "a side took back its Done"
+    TAKEBACK = "takeback", "a side took back an action, or asked to"
     AMENDMENT = "amendment", "a scenario result amended by consent"
     NUDGE = "nudge", "a player reminded the other that the campaign waits for him"
 
@@ -705,4 +708,29 @@ class Notification(models.Model):
         indexes = [
             models.Index(fields=["status", "next_attempt_at"], name="notification_due"),
             models.Index(fields=["user", "status"], name="notification_user_status"),
+        ]
+
+
+class ActionAnswer(models.Model):
+    """One click, one action: a player's action as the server answered it, named by
+    the page's submission key (the page's own token, the form's address and fields:
+    ``services.submissions``).  The same form posted again from the same page state
+    (a double-click, a retry) finds its first answer here and is answered the same,
+    never acted on twice; the unique constraint makes the second of two racing posts
+    wait for the first and then read its answer."""
+
+    # The server's memory of answers it gave, not part of the game: not in backups.
+    in_backup = False
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)
+    parts = models.JSONField(default=list)  # the page parts the action changed
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "user", "key"], name="one_answer_per_submission"
+            )
         ]

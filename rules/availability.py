@@ -972,17 +972,22 @@ def take_back_refusal(
 
 def amendment_refusal(module: Module, snap: Snapshot, has_result: bool) -> str:
     """Why the scenario result of this pass may not be amended now ("" : it may, by a
-    proposal the opponent accepts): none confirmed yet, or a step has already read it
-    (losses the Clean-Up or ConPh adds are entered by amending it before then)."""
+    proposal the opponent accepts): none confirmed yet, or a step's rolls have read it
+    (a DRM counted from its CVP: the dice stand as they were rolled).  After a step
+    that computed from it (replenishment, the scenario's winner), an accepted
+    amendment computes that again (``campaign.services.recompute``)."""
     if snap.position.ended:
         return "The campaign has ended; its results stand."
     start = machine.results_index(module)
     if not has_result or snap.position.step_index <= start:
         return "No confirmed scenario result of this pass to amend (dispute one being entered)."
-    reader = machine.result_reader(module)
-    if reader is not None and snap.position.step_index >= reader:
-        step = module.steps[reader]
-        return f"The scenario result was read at {step.id} {step.title}: it stands as it was read."
+    rolled = machine.result_rolled_on(module, snap.position.step_index)
+    if rolled is not None:
+        step = module.steps[rolled]
+        return (
+            f"The scenario result was read at {step.id} {step.title} by its rolls: it stands "
+            "as it was read."
+        )
     return ""
 
 

@@ -97,6 +97,16 @@ def result_reader(module: Module) -> int | None:
     )
 
 
+def result_rolled_on(module: Module, step_index: int) -> int | None:
+    """The first step of this pass, up to ``step_index``, whose rolls read the scenario
+    result through a DRM (None: none yet): after it, the result stands."""
+    start = results_index(module)
+    return next(
+        (i for i in range(start + 1, step_index + 1) if _drms_read_result(module, module.steps[i])),
+        None,
+    )
+
+
 # The campaign inputs a DRM computes from the scenario results (schema.CampaignInput).
 RESULT_INPUTS = frozenset(
     {"cvp_lost_prior_scenario", "cvp_amassed_prior_scenario", "cvp_lost_cg", "vp_total"}

@@ -90,13 +90,72 @@ def test_bad_amendments_are_refused_and_change_nothing(users, modules):
     assert not Event.objects.filter(kind="amendment").exists()
 
 
-def test_once_a_step_has_read_the_result_it_stands(users, modules):
-    """2.9 reads the result (the scenario's winner): from there on it is no longer
-    amended."""
+def test_2_92_an_amendment_after_the_purchase_points_recomputes_them(users, modules):
+    """2.92 EX: 55 - 63 + 41 CVP = 33 PP, computed at 2.92.  Amended afterwards (the 4
+    CVP of the melee remembered late), by consent: 55 - 63 + 45 = 37, the difference
+    added to the PP on hand; the American's log says so in figures, the German's that
+    the PP were recomputed (secret)."""
     players, module = apd_in_the_clean_up(users)
-    players.until_step("3.1")
-    with pytest.raises(ActionRefused, match=r"read at 2.9"):
-        amend(players, "american", module, vp_american=63, cvp_lost_american=45)
+    players.until("purchase")
+    american = Seat.objects.get(campaign_id=players.campaign_id, side="american")
+    assert american.points == 33
+    amend(players, "american", module, vp_american=63, cvp_lost_american=45)
+    answer(players, "german", accept=True)
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="american").points == 37
+    mine = Event.objects.visible_to("american").filter(kind="amendment", secret_side="american")
+    mine = mine.last()
+    assert "recomputed from the amended result: 33 → 37 replenished; 33 → 37" in mine.shown
+    theirs = Event.objects.visible_to("german").filter(kind="amendment", secret_side="american")
+    theirs = theirs.last()
+    assert theirs.shown == (
+        "American's PP of 2.92 Purchase Points are recomputed from the amended result (secret)."
+    )
+    assert "33" not in theirs.shown
+
+
+def test_2_9_an_amendment_after_the_winner_was_recorded_records_it_again(users, modules):
+    """2.9: the winner is recorded from the result; an amendment that changes it, made
+    after 2.9, records the new winner in the log."""
+    players, module = apd_in_the_clean_up(users)
+    players.until("purchase")
+    before = result(players).winner
+    amend(players, "american", module, vp_american=0, cvp_lost_american=41)
+    answer(players, "german", accept=True)
+    after = result(players).winner
+    if before != after:
+        assert Event.objects.filter(kind="winner").count() == 2
+
+
+def test_points_recomputed_never_go_below_zero(users, modules):
+    """The PP already spent stay spent: fewer PP from the amended result leave 0."""
+    players, module = apd_in_the_clean_up(users)
+    players.until("purchase")
+    Seat.objects.filter(campaign_id=players.campaign_id, side="american").update(points=2)
+    amend(players, "american", module, vp_american=63, cvp_lost_american=30)  # 22 PP
+    answer(players, "german", accept=True)
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="american").points == 0
+    mine = Event.objects.visible_to("american").filter(kind="amendment", secret_side="american")
+    mine = mine.last()
+    assert "only 2 were left" in mine.shown
+
+
+def test_3_616_an_amendment_that_would_call_for_a_loss_point_dr_not_rolled_is_refused(
+    users, modules
+):
+    """3.6162: after 3.616 made no loss-point DR (10 CVP vs 5), losses amended to 20 vs
+    5 would call for one: dice are not rolled again, so the amendment is refused when
+    accepted, with the reason, and nothing changes."""
+    players, module = start("sicily", "i", users, "axis")
+    players.results(**result_values(module, cvp_lost_axis=10, cvp_lost_british=5))
+    players.until("purchase")
+    points = sorted(Seat.objects.filter(campaign_id=players.campaign_id).values_list("points"))
+    amend(players, "axis", module, reason="late losses", cvp_lost_axis=20, cvp_lost_british=5)
+    with pytest.raises(ActionRefused, match="dice are not rolled again"):
+        answer(players, "british", accept=True)
+    assert result(players).data["cvp_lost"]["axis"] == 10
+    assert points == sorted(
+        Seat.objects.filter(campaign_id=players.campaign_id).values_list("points")
+    )
 
 
 def test_the_page_offers_the_agreed_figures_and_shows_the_proposal(users, modules, client):
@@ -225,3 +284,28 @@ def test_a_figure_of_thousands_of_digits_is_a_sentence_not_a_500(users, modules,
         assert answer.status_code == 400
         assert "at most 9 digits" in answer.content.decode()
     assert not ScenarioResult.objects.filter(campaign_id=players.campaign_id).exists()
+
+
+def test_a_recomputation_tells_the_opponent_the_same_whatever_the_points_spent(users, modules):
+    """Non-interference: the German's log after an amendment recomputed the American's
+    PP is the same whether the American had spent none of them or all (a clamp at 0
+    included)."""
+    from django.db import transaction
+
+    players, module = apd_in_the_clean_up(users)
+    players.until("purchase")
+    seen = []
+    for points in (33, 0):
+        mark = transaction.savepoint()
+        Seat.objects.filter(campaign_id=players.campaign_id, side="american").update(points=points)
+        amend(players, "american", module, vp_american=63, cvp_lost_american=30)
+        answer(players, "german", accept=True)
+        seen.append(
+            list(
+                Event.objects.visible_to("german")
+                .filter(campaign_id=players.campaign_id)
+                .values_list("shown", flat=True)
+            )
+        )
+        transaction.savepoint_rollback(mark)
+    assert seen[0] == seen[1]

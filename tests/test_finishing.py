@@ -427,3 +427,15 @@ def test_3_6141b_an_abandoned_vehicle_owes_no_immobilization_dr(modules, make_us
     )
     with pytest.raises(ActionRefused, match=r"Immobilization Repair for Semovente"):
         steps.finish_step(campaign_id=players.campaign_id, user=axis)
+
+
+def test_c5_35_done_names_the_dsp_that_are_lost(modules, make_user, client):
+    """PHD C5.35: "Any unspent DSP are lost": the German's Done at I-C5.35, with his 60
+    DSP unspent, names them in its confirmation."""
+    german, us = make_user("g"), make_user("u")
+    c = host_game("purple-heart-draw", "tm", german, us, side="german", through_start=False)
+    players = players_of(c, german, us)
+    players.until_step("I-C5.35")
+    shown = page(client, players, german)
+    assert "60 unspent DSP will be forfeit (C5.35)." in shown
+    assert 'hx-confirm="60 unspent DSP will be forfeit (C5.35).' in shown

@@ -142,3 +142,25 @@ def test_a_reminder_is_refused_to_the_awaited_player(players):
     with pytest.raises(ActionRefused, match="waits for you too"):
         nudge(players, "blue")  # T3.1 waits for both
     assert not Event.objects.filter(kind="nudge").exists()
+
+
+def test_a_refusal_reason_is_said_in_the_players_thread(modules, make_user, client):
+    """Issue 46: "dispute and refusal reasons appear in it": the British refuses the
+    Captured Equipment table the Axis proposed (3.61422), and his reason is in both
+    players' thread, escaped."""
+    from campaign.services import supplements
+    from tests.test_supplements import CAPTURED, GOOD_ROWS
+    from tests.walk import host_game, players_of
+
+    axis, brit = make_user("axis_p"), make_user("brit_p")
+    sicily = players_of(host_game("sicily", "i", axis, brit, through_start=False), axis, brit)
+    proposal = supplements.propose_supplement(
+        campaign_id=sicily.campaign_id, user=axis, path=CAPTURED, form=GOOD_ROWS
+    )
+    supplements.refuse_supplement(
+        campaign_id=sicily.campaign_id, user=brit, ref=proposal.ref, reason="a 4 <b>retains</b>"
+    )
+    for side in ("axis", "british"):
+        shown = page(client, sicily, side)
+        thread = shown.split('id="campaign-messages"')[1].split("</section>")[0]
+        assert "(refusing the Captured Equipment table) a 4 &lt;b&gt;retains&lt;/b&gt;" in thread

@@ -60,7 +60,15 @@ from campaign.models import Campaign, ModuleRecord, Notification, Purchase, Roll
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.roster import _read_roster_view, roster_view
 from campaign.selectors import module_of
-from campaign.services import initiative, purchases, push, steps, supplements, units
+from campaign.services import (
+    initiative,
+    purchases,
+    push,
+    steps,
+    supplements,
+    takebacks,
+    units,
+)
 from campaign.services.errors import ActionRefused
 from rules import dice
 from rules.errors import Refused
@@ -172,7 +180,10 @@ def hidden_ops(kind: str) -> st.SearchStrategy[Op]:
             st.builds(lambda k: Op("rg-roll", (k,)), K),
         ],
         "strength": [st.builds(lambda k: Op("rg-roll", (k,)), K)],
-        "fortify": [st.builds(lambda k, n, loc: Op("fortify", (k, n, loc)), K, K, TEXT)],
+        "fortify": [
+            st.builds(lambda k, n, loc: Op("fortify", (k, n, loc)), K, K, TEXT),
+            st.just(Op("fortify-takeback")),
+        ],
         "recon": [st.builds(lambda k: Op("recon", (k,)), K)],
     }
     return st.one_of(*by_kind.get(kind, []), *unit_ops)
@@ -608,6 +619,8 @@ class World:
                 count=1 + args[1] % 3,
                 location=args[2],
             )
+        elif name == "fortify-takeback":  # issue 46: its last fortification taken back
+            takebacks.take_back_fortification(campaign_id=cid, user=user)
         elif name == "recon":
             if module.recon is None:
                 return False
@@ -853,10 +866,17 @@ SECRETS = {
         "secret secret-unit-remove",
         "secret secret-weapon",
         "secret fortify",
+        "secret fortify-takeback",
         "secret recon",
         "hider chit",
     },
-    "purple-heart-draw": {"hider roll", "secret fortify", "secret recon", "hider chit"},
+    "purple-heart-draw": {
+        "hider roll",
+        "secret fortify",
+        "secret fortify-takeback",
+        "secret recon",
+        "hider chit",
+    },
     # Its RG charts and reinforcement tables are missing from the rules text: its
     # secrets here are a side's Purchase Points (each world gives the hider others).
     "pleasant-diversion": set(),
@@ -869,7 +889,7 @@ DOES = {
     # Before the Initial Scenario: no Recon (3.620), no chit (3.6211).
     ("sicily-start", "axis"): SECRETS["sicily"] - {"secret recon", "hider chit"},
     ("sicily-start", "british"): SECRETS["sicily"] - {"secret recon", "hider chit"},
-    ("purple-heart-draw-start", "german"): {"secret fortify"},
+    ("purple-heart-draw-start", "german"): {"secret fortify", "secret fortify-takeback"},
     # The US has no DSP for the Initial Scenario (I3), publicly: I-C5.35 passes for it.
     ("purple-heart-draw-start", "us"): set(),
     # No DSP after the start (their TP price is lost): C5.35 passes for both sides.
@@ -924,7 +944,13 @@ def scripted_plan(step: Any) -> list[Slot]:
         ],
         "strength": [secret([Op("rg-roll", (0,))]), seen("rg-roll", 0), units],
         "fortify": [
-            secret([Op("fortify", (0, 0, "hex 3K2")), Op("fortify", (1, 1, ""))]),
+            secret(
+                [
+                    Op("fortify", (0, 0, "hex 3K2")),
+                    Op("fortify", (1, 1, "")),
+                    Op("fortify-takeback"),  # issue 46: taken back, in secret
+                ]
+            ),
             seen("fortify", 0, 0, "bridge"),
         ],
         "recon": [secret([Op("recon", (1,))]), seen("recon", 0)],

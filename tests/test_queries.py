@@ -186,8 +186,11 @@ def test_buy_cancel_and_pages_run_the_same_queries_with_ten_times_the_data(make_
     large = _purchase_counts(Client(), _at(make_user, "purchase", LARGE, 2))
     assert small == large
     assert small["buy live"] <= 8 and small["cancel live"] <= 8, small
-    assert small["buy answer"] <= 11 and small["cancel answer"] <= 11, small
-    assert small["campaign page"] <= 7 and small["roster page"] <= 11, small
+    # The answer's parts read the pass's scenario result too: it may be amended by
+    # consent through the pass, its consequences recomputed (issue 46).
+    assert small["buy answer"] <= 12 and small["cancel answer"] <= 12, small
+    # (the campaign page: the pass's result, which may be amended through the pass)
+    assert small["campaign page"] <= 8 and small["roster page"] <= 11, small
     # Session, user, and the seat (with the campaign and, on the campaign page, the
     # other seats, who is online and who is done).
     assert small["campaign page reloaded"] <= 3 and small["roster page reloaded"] <= 3, small
@@ -218,8 +221,9 @@ def test_locks_run_the_same_queries_with_ten_times_the_data(make_user, modules, 
     # was told already, the notice (his address and e-mail setting come with the
     # locking read).  The seats' waiting times and Attack chits used are written with
     # their new revisions, in one statement (``push.changed``).
-    assert small["lock 1st"] <= (10 if mode == "live" else 16), small
-    assert small["lock 2nd (reveals)"] <= (16 if mode == "live" else 22), small
+    # (the answer: one more, the pass's result, which may be amended, issue 46)
+    assert small["lock 1st"] <= (10 if mode == "live" else 17), small
+    assert small["lock 2nd (reveals)"] <= (16 if mode == "live" else 23), small
 
 
 def _seat_updates(ctx: CaptureQueriesContext) -> list[str]:

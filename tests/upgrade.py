@@ -40,8 +40,9 @@ def snapshot_all() -> dict[str, Any]:
 
 
 # What a seat may do next (an RG's rolls it may make now, the DRMs it may claim for
-# them): offers that follow the rules of the version running, not data of the campaign.
-OFFERS = ("can_", "claims")
+# them, the result it may propose to amend — through the whole pass since issue 46):
+# offers that follow the rules of the version running, not data of the campaign.
+OFFERS = ("can_", "claims", "amend")
 
 
 def losses(before: Any, after: Any, where: str = "") -> list[str]:

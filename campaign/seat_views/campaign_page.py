@@ -10,7 +10,7 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
-from django.db.models import IntegerField
+from django.db.models import IntegerField, Q
 from django.http import Http404
 
 from campaign.models import (
@@ -57,15 +57,20 @@ from rules.snapshot import Holdings, Snapshot
 
 MESSAGES_SHOWN = 50
 # What the players' thread shows: their messages, and the reasons they gave when
-# disputing a result (issue 46: the reason does not live only in the log).
-THREAD_KINDS = (EventKind.MESSAGE, EventKind.RESULT_DISPUTED)
+# disputing a result or refusing a proposed datum (issue 46: the reason does not live
+# only in the log).
+THREAD = Q(kind__in=(EventKind.MESSAGE, EventKind.RESULT_DISPUTED)) | Q(
+    kind=EventKind.SUPPLY, data__has_key="reason"
+)
 
 
 def _thread_line(kind: str, data: Any) -> str:
     data = data if isinstance(data, dict) else {}
+    reason = data.get("reason")
     if kind == EventKind.RESULT_DISPUTED:
-        reason = data.get("reason")
         return f"(disputing the scenario result) {reason}" if reason else ""
+    if kind == EventKind.SUPPLY:
+        return f"(refusing the {data.get('refused', 'proposal')}) {reason}" if reason else ""
     return str(data.get("said", ""))
 
 
@@ -397,6 +402,10 @@ class CampaignView:
         amend = self.panel.amend if self.panel is not None else None
         if amend is not None and amend.proposed_by and not amend.mine:
             asked.append(f"the amendment of the result {amend.proposed_by} proposed")
+        if self.panel is not None and self.panel.takeback_asked_by:
+            asked.append(
+                f"{self.panel.takeback_asked_by}'s request to take back its Done at {self.step.id}"
+            )
         return asked
 
     @cached_property
@@ -444,7 +453,7 @@ class CampaignView:
         through the gate like every line of the log)."""
         rows = (
             Event.objects.visible_to(self.viewer)
-            .filter(campaign=self.campaign, kind__in=THREAD_KINDS)
+            .filter(THREAD, campaign=self.campaign)
             .order_by("-id")
             .values_list("side", "kind", "data", "created_at")[:MESSAGES_SHOWN]
         )

@@ -32,6 +32,7 @@ from campaign.selectors import (
     replenished_on_date,
 )
 from campaign.services.steps import mmc_hardening
+from campaign.services.takebacks import done_request
 from campaign.services.units import (
     describe_filter,
     label,
@@ -198,6 +199,12 @@ class StepPanel:
     rolls_owed: bool = False  # the refusal is a compulsory roll: no going on without it
     finish_warnings: list[str] = field(default_factory=list)
     take_back: bool = False  # the viewer may withdraw its Done (the opponent has not acted)
+    # The opponent has acted on the viewer's Done: it may be taken back by consent only.
+    take_back_ask: bool = False
+    takeback_mine: bool = False  # the viewer's request to take back its Done is open
+    takeback_asked_by: str = ""  # the opponent asks to take back its Done here
+    result_take_back: bool = False  # the viewer entered the result, still unconfirmed
+    fort_take_back: bool = False  # the viewer may take back its last fortification
     amend: AmendView | None = None  # the result, while it may be amended by consent
     disputed: tuple[str, str] | None = None  # who disputed the last result entered, and why
     attacker: str = ""  # the Attacker of the scenario just played, in a sentence (C5.3)
@@ -223,13 +230,24 @@ def build_panel(view: CampaignView) -> StepPanel:
         _finishing(view, panel)
     elif kind.finishable and view.viewer in view.done and not view.ended:
         c = view.campaign
-        panel.take_back = not availability.take_back_refusal(
+        refusal = availability.take_back_refusal(
             view.module,
             view.snapshot(),
             step,
-            opponent_acted=opponent_acted_since_done(c, view.viewer),
+            opponent_acted=False,
             by_done=done_by_own_click(c, view.viewer),
         )
+        if not refusal:
+            panel.takeback_mine = takeback_asked(view, view.viewer)
+            acted = opponent_acted_since_done(c, view.viewer)
+            panel.take_back = not acted
+            panel.take_back_ask = acted and not panel.takeback_mine
+    if not view.ended:
+        other = next((s.side for s in view.seats if s.side != view.viewer), "")
+        if other and other in view.done and takeback_asked(view, other):
+            panel.takeback_asked_by = view.module.side(other).name
+    if panel.can_act and Action.FORTIFY in kind.actions:
+        panel.fort_take_back = bool(panel.fort_buys)
     if panel.can_act and kind.finish_ahead:
         panel.ahead = _ahead(view)
     panel.amend = _amend(view)
@@ -256,6 +274,13 @@ def attacker_words(campaign: Campaign, module: Module, rule: str) -> str:
             return ""
     name = module.side(side).name
     return f"Attacker ({rule}): {name}, the side that moved first in the {played} scenario."
+
+
+def takeback_asked(view: CampaignView, side: str) -> bool:
+    """Whether ``side`` has an open request to take back its Done at the current step
+    (public: the request is logged for both)."""
+    seat = next(s for s in view.seats if s.side == side)
+    return seat.takeback_asked == done_request(view.at)
 
 
 def _amend(view: CampaignView) -> AmendView | None:
@@ -348,16 +373,27 @@ def _result_fields(view: CampaignView, panel: StepPanel) -> None:
     entered = ScenarioResult.objects.filter(campaign=c, cycle=c.cycle).first()
     shown = entered.data if entered else {}
     if entered is None:
+        # The figures of the result last disputed or taken back in this pass come back
+        # in the form that enters it again.
         last = (
-            Event.objects.filter(campaign=c, kind=EventKind.RESULT_DISPUTED, data__cycle=c.cycle)
+            Event.objects.filter(
+                campaign=c,
+                kind__in=(EventKind.RESULT_DISPUTED, EventKind.TAKEBACK),
+                data__cycle=c.cycle,
+            )
             .order_by("-id")
             .first()
         )
-        if last is not None:
+        if last is not None and last.kind == EventKind.RESULT_DISPUTED:
             shown = last.data.get("disputed") or {}
             panel.disputed = (names.get(last.side, last.side), str(last.data.get("reason", "")))
+        elif last is not None:
+            shown = last.data.get("taken_back") or {}
     panel.fields = result_field_views(module, shown)
     panel.entered_by = names[entered.entered_by] if entered else None
+    panel.result_take_back = (
+        entered is not None and entered.confirmed_at is None and entered.entered_by == view.viewer
+    )
 
 
 def result_field_views(module: Module, data: Mapping[str, Mapping[str, Any]]) -> list[FieldView]:

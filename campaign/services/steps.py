@@ -23,7 +23,7 @@ from campaign.selectors import (
     replenished_on_date,
 )
 from campaign.services import dice as dice_service
-from campaign.services import purchases, push, units
+from campaign.services import purchases, push, recompute, units
 from campaign.services.errors import ActionRefused
 from campaign.services.flow import (
     advance,
@@ -619,16 +619,19 @@ def answer_result_amendment(
         # adjusted since.
         before = old.get(SAN, {})
         record_sans(turn, {SAN: {s: v for s, v in new.get(SAN, {}).items() if before.get(s) != v}})
-        if not victory_deferred(turn):
+        # What a step has computed from the result already is computed again.
+        writes = recompute.recompute_consequences(turn, result)
+        if not victory_deferred(turn) or recompute.hooks_run(turn):
             check_cg_victory(turn)
     else:
+        writes = []
         result.save(update_fields=["amendment", "amendment_by", "amendment_reason"])
         what = "withdraws its" if mine else "refuses the"
         turn.record(
             EventKind.AMENDMENT,
             text=f"{turn.side_name()} {what} amendment of the result; the agreed figures stand.",
         )
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    push.changed(turn.campaign.pk, saving=[*writes, *update_waiting(turn)])
 
 
 # --------------------------------------------------------------------------- results

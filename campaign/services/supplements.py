@@ -255,10 +255,11 @@ def _refuse(
     turn.record(
         EventKind.SUPPLY,
         text=f"{turn.side_name()} refuses the {what} {turn.side_name(by)} proposed: “{reason}”.",
-        data=data,
+        # The reason is said in the players' thread too (issue 46).
+        data={**data, "refused": what, "reason": reason},
     )
     # tells the other player
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    push.changed(turn.campaign.pk, parts=push.EVERYTHING, saving=update_waiting(turn))
 
 
 def _withdraw(turn: Turn, proposals: list[Supplement], what: str, data: dict[str, str]) -> None:

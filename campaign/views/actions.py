@@ -33,7 +33,9 @@ from campaign.services import (
     purchases,
     push,
     steps,
+    submissions,
     supplements,
+    takebacks,
     units,
 )
 from campaign.services.errors import ActionRefused
@@ -48,6 +50,7 @@ ACTIONS: dict[str, Parser] = {}
 
 LIVE_HEADER = "X-Refit-Live"  # "1": the page's campaign socket is open
 PAGE_HEADER = "X-Refit-Page"
+ONCE_HEADER = "X-Refit-Once"  # the page's token: the same form posted again is one action
 SIGNED_OUT = "You are signed out. Sign in again; nothing was changed."
 
 
@@ -66,6 +69,11 @@ def _post(request: HttpRequest, name: str, default: str = "") -> str:
 
 def _int(raw: str, what: str) -> int:
     return whole_number(raw, what=what)
+
+
+def _fields(request: HttpRequest) -> list[tuple[str, str]]:
+    """The form's fields, in order, as the submission's key reads them."""
+    return [(name, value) for name, values in request.POST.lists() for value in values]
 
 
 def _typed(request: HttpRequest) -> dict[str, int]:
@@ -88,9 +96,15 @@ def player_action(run: Callable[..., object]) -> Callable[..., HttpResponse]:
             if request.htmx:  # type: ignore[attr-defined]
                 return refusal(request, Refused(SIGNED_OUT, status=403))
             return redirect(f"{reverse('login')}?next={reverse('campaign', args=[campaign_id])}")
+        token = request.headers.get(ONCE_HEADER, "")
+        key = submissions.submission_key(token, request.path, _fields(request)) if token else None
         try:
-            with push.collecting() as parts:
-                run(request, campaign_id, **kwargs)
+            parts, _ = submissions.act_once(
+                campaign_id=campaign_id,
+                user_id=request.user.pk,
+                key=key,
+                run=lambda: run(request, campaign_id, **kwargs),
+            )
         except Refused as exc:
             return refusal(request, exc)
         page = request.headers.get(PAGE_HEADER) or request.POST.get("page")
@@ -183,6 +197,28 @@ def finish(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
 @action("take-back")
 def take_back(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return steps.take_back_done(campaign_id=campaign_id, user=request.user, at=at)
+
+
+@action("take-back-ask")
+def take_back_ask(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return takebacks.ask_takeback(campaign_id=campaign_id, user=request.user, at=at)
+
+
+@action("take-back-answer")
+def take_back_answer(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return takebacks.answer_takeback(
+        campaign_id=campaign_id, user=request.user, at=at, decision=_post(request, "decision")
+    )
+
+
+@action("take-back-result")
+def take_back_result(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return takebacks.take_back_result(campaign_id=campaign_id, user=request.user, at=at)
+
+
+@action("take-back-fortification")
+def take_back_fortification(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return takebacks.take_back_fortification(campaign_id=campaign_id, user=request.user, at=at)
 
 
 @action(Action.ROLL)

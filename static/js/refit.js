@@ -83,6 +83,22 @@
   // shows the answer — at once for a refusal or an answer that carries its parts, at
   // the next frame of the socket for a live page (its change comes that way), or when
   // the reconnect above has brought it.  A double-click is one purchase.
+  // The server does the same: every post carries the page's token (X-Refit-Once),
+  // renewed when an answer arrives, and the same form posted again with the same
+  // token (a second click that got through before the answer) is answered as the
+  // first was, never acted on twice.  A click after the answer is a new action.
+  function newToken() {
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) {
+      return ("0" + b.toString(16)).slice(-2);
+    }).join("");
+  }
+  var once = newToken();
+  document.addEventListener("htmx:configRequest", function (evt) {
+    if (evt.detail.verb === "post") evt.detail.headers["X-Refit-Once"] = once;
+  });
+  document.addEventListener("htmx:afterRequest", function () { once = newToken(); });
   var busy = []; // buttons disabled until the page shows what they did
   function buttonsOf(form) {
     var found = Array.prototype.slice.call(form.querySelectorAll("button, input[type=submit]"));
