@@ -91,7 +91,8 @@ def leaving_with(
 
 def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[CostOption]:
     """The printed cost, then each cost variant that applies (3.6175-style): at the
-    cost the chart prints for it, else at the printed cost × its factor.  An RG that
+    cost the chart prints for it, else at the printed cost × its factor, plus what it
+    adds (PHD RG footnote p: +2 TP per Pre-Registered hex).  An RG that
     sets up on map at no extra cost (``setup_on_map_free``) is not offered the on-map
     price; one a ``replaces_printed`` variant applies to is not offered the bare
     printed cost (PHD C5.32: a set-up is always chosen)."""
@@ -105,9 +106,9 @@ def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[C
             continue
         if cv.id in group.costs:
             cost = group.costs[cv.id]
-        elif cv.factor and group.cost is not None:
-            exact = group.cost * Fraction(cv.factor)
-            cost = math.floor(exact) if cv.rounding == "FRD" else math.ceil(exact)
+        elif (cv.factor or cv.adds) and group.cost is not None:
+            exact = group.cost * Fraction(cv.factor or "1")
+            cost = (math.floor(exact) if cv.rounding == "FRD" else math.ceil(exact)) + cv.adds
         else:
             continue
         out.append(CostOption(cv.id, cv.label, cost, cv.implies or ""))

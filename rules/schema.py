@@ -703,6 +703,9 @@ class CostVariant(Strict):
     implies: str | None = None  # what the variant obliges (e.g. "set up in Reserve")
     on_map: bool = False  # the price of on-map set-up (free for setup_on_map_free RGs)
     recon_drm: int = 0  # a Recon RG bought at this price adds this to its Recon dr
+    # Points added to the price (after ``factor``): PHD RG footnote p "Two additional
+    # TPs per pre-Registered hex purchased with a module".
+    adds: int = Field(default=0, ge=0)
     # A choice among such prices is required: an RG this variant applies to is not
     # offered at its bare printed cost (PHD C5.32: every RG is requisitioned for
     # On-Map set-up, In Reserve or as Reinforcements).

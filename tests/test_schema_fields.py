@@ -2724,6 +2724,21 @@ case(
 )
 
 
+def _phd_chart_p(d: dict) -> None:
+    """PHD's German chart with an OBA module marked with RG footnote p."""
+    _phd_chart(d)
+    chart(d, "german")["groups"][1]["footnotes"] = ["p"]
+
+
+case(
+    "CostVariant.adds",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: cvar(d, "prereg1").update(adds=3),
+    observe=_phd_prices,
+)
+
+
 def _hip_with_reserve(m: Module) -> Any:
     """The HIP cap with 12 squads, 10 of an RG bought In Reserve on this date."""
     hip = next(i for i in m.fortifications.items if i.id == "hip")
