@@ -146,7 +146,7 @@ def _reasons(
 def group_reasons(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[str]:
     """Why ``group`` cannot be bought now: every limit of the chart, then the budget
     at its cheapest price (empty: it can)."""
-    options = cost_options(module, snap.side, group)
+    options = cost_options(module, snap.side, group, initial=at_initial(module, snap))
     return _reasons(module, snap, group, held_tags(module, snap), options)
 
 
@@ -161,7 +161,7 @@ def chart_offers(
     tags = held_tags(module, snap)
     offers = []
     for group in chart.groups:
-        options = cost_options(module, snap.side, group)
+        options = cost_options(module, snap.side, group, initial=at_initial(module, snap))
         offers.append((group, options, _reasons(module, snap, group, tags, options)))
     return offers
 
@@ -187,7 +187,12 @@ def check_purchase(
     if limits:
         raise Refused(f"{group.id} {group.type} cannot be bought: " + "; ".join(limits) + ".")
     option = next(
-        (o for o in cost_options(module, snap.side, group) if o.variant == cost_variant), None
+        (
+            o
+            for o in cost_options(module, snap.side, group, initial=at_initial(module, snap))
+            if o.variant == cost_variant
+        ),
+        None,
     )
     if option is None:
         raise Refused(f"{group.id} cannot be bought at that price.")
@@ -1020,3 +1025,9 @@ def offer_words(module: Module, table: Table) -> str:
     if who and when:
         return f"only the {who} roll on it, and only {when}"
     return f"only the {who} roll on it" if who else f"it is rolled on only {when}"
+
+
+def at_initial(module: Module, snap: Snapshot) -> bool:
+    """Whether the side buys for the Initial Scenario (the CG date is its date): PHD
+    I2's German RGs set up on board at no extra cost then."""
+    return module.dates[snap.position.date_index].initial

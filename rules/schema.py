@@ -706,6 +706,10 @@ class CostVariant(Strict):
     # Points added to the price (after ``factor``): PHD RG footnote p "Two additional
     # TPs per pre-Registered hex purchased with a module".
     adds: int = Field(default=0, ge=0)
+    # Where this holds, the variant costs the printed cost, whatever the chart prints
+    # for it (PHD I2: German RGs set up on board at no extra cost in the Initial
+    # Scenario).  Reads ``sides``, ``initial_scenario`` and the RG's own conditions.
+    printed_when: Condition | None = None
     # A choice among such prices is required: an RG this variant applies to is not
     # offered at its bare printed cost (PHD C5.32: every RG is requisitioned for
     # On-Map set-up, In Reserve or as Reinforcements).

@@ -12,6 +12,7 @@ from campaign.models import Purchase
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.services import purchases
 from campaign.services.errors import ActionRefused
+from rules.loader import MODULE_DIR
 from tests.test_rule_mechanisms import (
     add,
     fixed_dice,
@@ -19,6 +20,7 @@ from tests.test_rule_mechanisms import (
     result_values,
     roll,
     start,
+    supply_chart,
     users,
 )
 
@@ -82,3 +84,48 @@ def test_c5_27c_special_ammunition_for_each_non_captured_non_isolated_weapon_onc
             roll(players, "german", "special_ammunition", unit)
     with pytest.raises(ActionRefused):
         roll(players, "german", "special_ammunition", item="any weapon")
+
+
+def test_i2_german_rgs_set_up_on_board_at_no_extra_cost_in_the_initial_scenario(users, modules):
+    """I2: "All German OB-Given and purchased RG may set up on board at no extra cost":
+    for the Initial Scenario a German RG bought On-Map costs its printed 4 TP although
+    the supplied chart gives its On-Map set-up 6 (C5.32); the US's RG costs the 6."""
+    german, us = users
+    gren = {"id": "I1", "type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad"}
+    players, c = phd_with_chart(users, [{**gren, "cost": "4", "cost-onmap": "6"}])
+    supply_chart(players, "us", [{**gren, "type": "Rifle Pl", "cost": "4", "cost-onmap": "6"}])
+    bought = purchases.purchase_rg(
+        campaign_id=c.pk, user=german, group_id="I1", cost_variant="onmap"
+    )
+    assert bought.cost == 4
+    assert (
+        purchases.purchase_rg(campaign_id=c.pk, user=us, group_id="I1", cost_variant="onmap").cost
+        == 6
+    )
+
+
+def test_i2_after_the_initial_scenario_the_on_map_cost_is_the_charts():
+    """I2 speaks of the Initial Scenario only: at a later TM Scenario's C5.31 the German
+    RG's On-Map set-up costs what the supplied chart gives (C5.32)."""
+    from rules.loader import load_file
+    from rules.purchase import cost_options
+    from rules.schema import Module, ReinforcementGroup
+
+    m = load_file(MODULE_DIR / "purple-heart-draw.yaml", overrides=False)
+    data = m.model_dump(mode="json")
+    group = ReinforcementGroup(
+        id="I1", type="Gren Pl", units="4-6-7", unit_kind="squad", cost=4, costs={"onmap": 6}
+    )
+    data["rg_charts"][0]["groups"] = [group.model_dump(mode="json")]
+    data["rg_charts"][0]["missing"] = False
+    supplied = Module.model_validate(data)
+    g = supplied.group("german", "I1")
+
+    def onmap(initial):
+        return next(
+            o.cost
+            for o in cost_options(supplied, "german", g, initial=initial)
+            if o.variant == "onmap"
+        )
+
+    assert (onmap(True), onmap(False)) == (4, 6)

@@ -2739,6 +2739,31 @@ case(
 )
 
 
+def _phd_chart_onmap(d: dict) -> None:
+    """PHD's German chart whose RG of squads costs 6 TP On-Map."""
+    _phd_chart(d)
+    chart(d, "german")["groups"][0]["costs"] = {"onmap": 6}
+
+
+def _phd_initial_prices(m: Module) -> Any:
+    """The German RGs' prices for the Initial Scenario (PHD I2)."""
+    chart_ = m.chart("german")
+    assert chart_ is not None
+    return [
+        [(o.variant, o.cost) for o in cost_options(m, "german", g, initial=True)]
+        for g in chart_.groups
+    ]
+
+
+case(
+    "CostVariant.printed_when",
+    base="phd",
+    prepare=_phd_chart_onmap,
+    mutate=lambda d: cvar(d, "onmap").update(printed_when=None),
+    observe=_phd_initial_prices,
+)
+
+
 def _hip_with_reserve(m: Module) -> Any:
     """The HIP cap with 12 squads, 10 of an RG bought In Reserve on this date."""
     hip = next(i for i in m.fortifications.items if i.id == "hip")
