@@ -43,6 +43,7 @@ from rules.loader import (
     safe_load,
 )
 from rules.schema import Module
+from rules.sentences import CLASS_MEANING, CLASSES, Audit, load_audits
 
 LEDGER_DIR = Path(__file__).resolve().parent / "ledger"
 COMMAND = "python manage.py rulesdoc"  # `make rules-doc`
@@ -124,6 +125,7 @@ class System:
 
     module: Module
     ledger: Ledger
+    audit: Audit | None = None  # its sentence ledger (rules/sentences.py)
 
 
 # --------------------------------------------------------------------------- data paths
@@ -246,6 +248,18 @@ def check(module: Module, ledger: Ledger, filename: str) -> None:
         raise ModuleInvalid(errors)
 
 
+def check_data(module: Module, audit: Audit) -> None:
+    """Every datum a sentence names resolves against the module."""
+    errors = [
+        ModuleError(name, f"{sentence.rule}.datum", f"{sentence.datum}: {problem}")
+        for name, content in audit.files
+        for sentence in content.sentences()
+        if sentence.datum and (problem := datum_problem(module, sentence.datum))
+    ]
+    if errors:
+        raise ModuleInvalid(errors)
+
+
 def load_systems(module_dir: Path = MODULE_DIR, ledger_dir: Path = LEDGER_DIR) -> list[System]:
     """Every module (as shipped, without host overrides) with its checked ledger, in
     the order of their rules documents."""
@@ -263,11 +277,15 @@ def load_systems(module_dir: Path = MODULE_DIR, ledger_dir: Path = LEDGER_DIR) -
     ]
     if errors:
         raise ModuleInvalid(errors)
+    audits = load_audits(set(modules), ledger_dir / "sentences")
     systems = []
     for mid, module in modules.items():
         ledger = read_ledger(ledgers[mid])
         check(module, ledger, ledgers[mid].name)
-        systems.append(System(module, ledger))
+        audit = audits.get(mid)
+        if audit is not None:
+            check_data(module, audit)
+        systems.append(System(module, ledger, audit))
     return sorted(systems, key=lambda s: (s.ledger.seed or "~", s.module.id))
 
 
@@ -278,7 +296,7 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def render(module: Module, ledger: Ledger) -> str:
+def render(module: Module, ledger: Ledger, ledger_audit: Audit | None = None) -> str:
     """The RULES.md section for one system."""
     c = ledger.counts()
     untested = ledger.untested()
@@ -301,7 +319,21 @@ def render(module: Module, ledger: Ledger) -> str:
         datum = f"`{e.datum}`" if e.datum else "—"
         test = f"`{e.test}`" if e.test else ("—" if e.status == "map" else NO_TEST)
         lines.append(f"| {_cell(e.rule)} | {title} | {e.status} | {datum} | {test} |")
+    if audit := _audit_line(ledger_audit):
+        lines[5:5] = ["", audit]
     return "\n".join(lines) + "\n"
+
+
+def _audit_line(audit: Audit | None) -> str:
+    if audit is None:
+        return ""
+    c = audit.counts()
+    files = ", ".join(f"`rules/ledger/sentences/{name}`" for name, _ in audit.files)
+    return (
+        f"**Sentence by sentence** ({files}): {sum(c.values())} sentences of the rules text, "
+        + ", ".join(f"{c[k]} {k}" for k in CLASSES)
+        + "."
+    )
 
 
 def render_all(systems: list[System] | None = None) -> str:
@@ -335,5 +367,25 @@ def render_all(systems: list[System] | None = None) -> str:
             f"| {_cell(s.module.title)} | {len(s.ledger.entries)} | {c['automated']} | "
             f"{c['recorded']} | {c['map']} | {len(s.ledger.untested())} |"
         )
+    out += [
+        "",
+        "Sentence by sentence: every sentence of the between-scenario rules, their charts, "
+        "tables, footnotes and EXC clauses (as printed in `rules/ledger/text/`), by what "
+        "Refit does with it (`rules/ledger/sentences/*.yaml`):",
+        "",
+    ]
+    out += [f"* **{k}** — {CLASS_MEANING[k]}" for k in CLASSES]
+    out += [
+        "",
+        "| system | sentences | " + " | ".join(CLASSES) + " |",
+        "|---|---|" + "---|" * len(CLASSES),
+    ]
+    for s in systems:
+        c = s.audit.counts() if s.audit else Counter[str]()
+        out.append(
+            f"| {_cell(s.module.title)} | {sum(c.values())} | "
+            + " | ".join(str(c[k]) for k in CLASSES)
+            + " |"
+        )
     out.append("")
-    return "\n".join(out) + "".join("\n" + render(s.module, s.ledger) for s in systems)
+    return "\n".join(out) + "".join("\n" + render(s.module, s.ledger, s.audit) for s in systems)

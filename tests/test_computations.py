@@ -102,7 +102,7 @@ def test_c4_2_initial_tp_come_from_the_ob_without_a_roll(modules, make_user):
 
 def test_c5_29_tp_replenishment_dr_with_its_drms(modules, make_user):
     """C5.29: a DR on the TP table, −1 per 10 CVP (FRD) lost in the previous scenario;
-    the US reads the US column.  25 CVP lost → −2."""
+    the US reads the US column.  25 CVP lost → −2.  Rules: C1.2, C5.1, C5.20."""
     players, module = start("purple-heart-draw", "tm", make_user, "us")
     players.results(**values(module, us=25, german=9))
     players.until("purchase")

@@ -57,6 +57,7 @@ def matrix_cases():
 @pytest.mark.rules
 @pytest.mark.parametrize("module_id,variant,chits,expected", matrix_cases())
 def test_every_matrix_cell(modules, make_user, module_id, variant, chits, expected):
+    """Rules: 3.621, C5.37."""
     players, module = new_campaign(module_id, variant, (make_user("a"), make_user("b")))
     date_before = players.campaign.date_index
     players.chits(**chits)
@@ -110,7 +111,7 @@ def test_chit_is_locked_and_cannot_change(hosted):
 
 @pytest.mark.django_db
 def test_attack_chit_limit_refuses_with_the_rule(hosted):
-    """The fixture CG allows Red one Attack chit."""
+    """The fixture CG allows Red one Attack chit.  Rules: 3.6211."""
     campaign, alice, bob = hosted
     players = Players(campaign, {"red": alice, "blue": bob})
     players.results(**{"cvp_lost.red": 0, "cvp_lost.blue": 0, "san.red": 2, "san.blue": 2})
@@ -165,7 +166,8 @@ RACE_ROUNDS = 15
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_simultaneous_locks_reveal_exactly_once(modules, make_user):
-    """Both sides lock at the same moment, many times over: exactly one reveal each time."""
+    """Both sides lock at the same moment, many times over: exactly one reveal each time.
+    Rules: 3.6212."""
     users = (make_user("a"), make_user("b"))
     for round_ in range(RACE_ROUNDS):
         players, module = new_campaign("test-skirmish", "short", users)

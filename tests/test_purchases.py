@@ -76,6 +76,7 @@ def test_3_6175_reserve_costs_20_percent_less_frd_and_on_map_20_percent_more_fru
 
 
 def test_buying_spends_points_secretly(modules, users):
+    """Rules: 3.617."""
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     p = buy(players, "axis", "I4", "reserve")  # 15 × 4/5 = 12
     assert p.cost == 12 and points(players, "axis") == 188
@@ -95,6 +96,7 @@ def test_not_enough_points(modules, users):
 
 
 def test_date_window_footnote_k(modules, users):
+    """Rules: 3.6178."""
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     refused(players, "axis", "I1", r"not before July 14 Night \(3.617 Axis chart footnote k\)")
 
@@ -105,6 +107,7 @@ def test_date_window_footnote_l(modules, users):
 
 
 def test_date_maximum(modules, users):
+    """Rules: 3.6176."""
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     buy(players, "axis", "I4")
     refused(players, "axis", "I4", r"the CG date maximum is reached \(1 of 1 on July 14 PM")
@@ -123,6 +126,7 @@ def test_coy_limit_two_per_cg_date_footnote_m(modules, users):
 
 
 def test_cg_maximum(modules, users):
+    """Rules: 3.6177."""
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     buy(players, "axis", "F1")
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
@@ -134,7 +138,7 @@ def test_cg_maximum(modules, users):
 
 
 def test_prerequisite_footnote_n_and_per_day_and_held_limits(modules):
-    """Pure checks of the limits a short walk cannot reach."""
+    """Pure checks of the limits a short walk cannot reach.  Rules: 3.617."""
     from campaign.models import ModuleRecord
     from rules.registry import parse_module
 

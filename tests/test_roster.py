@@ -21,6 +21,7 @@ def users(make_user):
 
 
 def test_roster_lines_show_own_points_and_hide_the_opponents(modules, users, login):
+    """Rules: 3.6171, 3.6172, C1.3."""
     players, _ = campaign_at("sicily", "i", "jul14pm", users, points=50)
     purchases.purchase_rg(
         campaign_id=players.campaign_id, user=players.users["axis"], group_id="I4"
@@ -125,6 +126,7 @@ def test_a_table_roll_for_a_unit_writes_its_result_back(hosted):
 
 
 def test_rolled_rgs_join_the_retained_forces_secretly(modules, users, login):
+    """Rules: 3.6173, 3.6174."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, policy="owner")
     p = purchases.purchase_rg(
         campaign_id=players.campaign_id, user=players.users["british"], group_id="I1"
@@ -141,7 +143,7 @@ def test_a_group_of_several_unit_types_joins_as_each_type(modules, users):
     """British chart I1 "4-5-8;4-5-7;4-4-7 (4/3 each)" and footnote s ("If depleted 1
     less of each squad type is received"): the RG joins as 4 (or 3) of each type, each a
     line of its own; Axis I2 "MMG;HMG" at "2;2" as 2 MMG, 2 HMG and a 2-4-8 HS with
-    each MG (footnote d)."""
+    each MG (footnote d).  Rules: 3.617."""
     from campaign.models import Purchase
 
     players, _ = campaign_at("sicily", "i", "jul14n", users)
@@ -173,6 +175,7 @@ def test_chart_svg_shows_the_opponents_line_only_at_the_end(modules, users):
 
 
 def test_roster_lists_fortifications_with_their_locations_for_their_owner(modules, users):
+    """Rules: 3.6222."""
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     axis = players.users["axis"]
     purchases.purchase_rg(campaign_id=players.campaign_id, user=axis, group_id="M3")
@@ -186,6 +189,7 @@ def test_roster_lists_fortifications_with_their_locations_for_their_owner(module
 
 
 def test_owner_records_an_rg_entry_area_which_stays_secret_until_revealed(modules, users, login):
+    """Rules: 3.6179."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, policy="owner")
     brit = players.users["british"]
     p = purchases.purchase_rg(campaign_id=players.campaign_id, user=brit, group_id="V6")

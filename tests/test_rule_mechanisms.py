@@ -1194,7 +1194,7 @@ def test_3_6_the_row_that_gave_a_german_group_says_its_leader_column(users, modu
     one secret DR": the group a Row A dr gave is an infantry group whatever the supplied
     chart's tags say, so its Leader DR is made (German Infantry column), also by Done;
     a Row B group reads the Armor column; Schuerzen is rolled per PzIV (none for the
-    infantry)."""
+    infantry).  Rules: 3.5."""
     from rules import availability
 
     untagged = {k: v for k, v in GERMAN_CHART.items() if not k.endswith("-tags")}

@@ -224,6 +224,7 @@ def test_walk_two_dates_with_an_idle_loop_to_the_end(skirmish):
 
 @pytest.mark.parametrize("module_id,variant", [("sicily", "i"), ("purple-heart-draw", "tm")])
 def test_seed_module_walks_through_two_dates(modules, make_user, module_id, variant):
+    """Rules: 3.6, 3.6121, 3.6212, C5.0."""
     from campaign.selectors import module_of
 
     alice, bob = make_user("alice"), make_user("bob")
@@ -281,6 +282,7 @@ def test_seed_module_walks_through_its_last_date_to_cg_end(
 
 @pytest.mark.parametrize("module_id,variant", [("sicily", "i"), ("purple-heart-draw", "tm")])
 def test_idle_on_the_last_date_ends_the_cg(modules, make_user, module_id, variant):
+    """Rules: 3.612."""
     from tests.purchase_helpers import campaign_at
 
     last = {"sicily": "jul17pm", "purple-heart-draw": "t1930"}[module_id]

@@ -121,6 +121,7 @@ def play_date(host, guest, results: dict[str, object], host_chit: str, guest_chi
 
 
 def test_sicily_from_sign_up_to_the_second_refit_phase(asgi_server, new_context, modules):
+    """Rules: 3.618, 3.619."""
     host, guest = host_and_join(asgi_server, new_context, "sicily/i", "british", "Axis")
     assert title(host).startswith("I-3.617")  # the start comes first
     # 3.51 is not in the seed: the host supplies the initial CPP, the Axis accepts.

@@ -154,6 +154,7 @@ def test_a_step_refuses_actions_that_are_not_its_own(sicily: Module) -> None:
 
 
 def test_apd_in_order_step_the_american_acts_first(apd: Module) -> None:
+    """Rules: 1.2."""
     step = next(s for s in apd.steps if s.acts == "in_order")
     first, second = apd.flow.order or []
     snap = at(apd, side=second, step=step.id)

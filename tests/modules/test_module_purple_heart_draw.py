@@ -386,7 +386,8 @@ def test_c5_37_initiative_matrix_cells(m):
 
 def test_c5_37_follow_ups_who_sets_up_and_moves_first(m):
     """C5.37: US Attack - German sets up first, US moves first; German Attack - US sets up
-    first, German moves first; Dual Attack - dr ≤3 German sets up first, dr ≥4 US moves first."""
+    first, German moves first; Dual Attack - dr ≤3 German sets up first, dr ≥4 US moves first.
+    Rules: C5.37a, C5.37b, C5.37c."""
     res = {r.id: r for r in m.initiative.results}
     assert (res["us_attack"].sets_up_first, res["us_attack"].moves_first) == ("german", "us")
     assert (res["german_attack"].sets_up_first, res["german_attack"].moves_first) == (

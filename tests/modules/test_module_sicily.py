@@ -547,7 +547,8 @@ def test_3_6213a_dual_attack_british_dr_3_or_less_sets_up_first(m):
 
 
 def test_3_6213cd_assaults(m):
-    """3.6213c/d: Axis Assault - British set up first, Axis moves first; and vice versa."""
+    """3.6213c/d: Axis Assault - British set up first, Axis moves first; and vice versa.
+    Rules: 3.6213d."""
     res = {r.id: r for r in m.initiative.results}
     assert (res["axis_attack"].sets_up_first, res["axis_attack"].moves_first) == ("british", "axis")
     assert (res["british_attack"].sets_up_first, res["british_attack"].moves_first) == (
@@ -611,7 +612,7 @@ def test_3_6182_depleted_i_rgs_roll_per_sw_and_footnote_m_per_carrier(m):
 def test_british_footnote_e_creeping_barrage_costs_half_as_much_again(m):
     """British chart footnote e: "Use as a creeping barrage increases the cost of a
     module by 50% and is not convertible" — offered for the three OBA modules (O1 7 ->
-    11, O2 8 -> 12, O3 10 -> 15), not for the observer (O4) nor for the Axis."""
+    11, O2 8 -> 12, O3 10 -> 15), not for the observer (O4) nor for the Axis.  Rules: 3.617."""
     from rules.purchase import cost_options
 
     def creeping(side, rg):
