@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Purchase
+from campaign.models import InitiativeChit, Purchase, Roll, ScenarioResult
 from campaign.seat_views.campaign_page import campaign_view
+from campaign.selectors import module_of
 from campaign.services import purchases
 from campaign.services.errors import ActionRefused
 from rules.loader import MODULE_DIR
+from tests.purchase_helpers import campaign_at, roster_of
 from tests.test_rule_mechanisms import (
     add,
     fixed_dice,
@@ -23,6 +25,7 @@ from tests.test_rule_mechanisms import (
     supply_chart,
     users,
 )
+from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 __all__ = ["fixed_dice", "users"]  # the fixtures this file shares
@@ -129,3 +132,150 @@ def test_i2_after_the_initial_scenario_the_on_map_cost_is_the_charts():
         )
 
     assert (onmap(True), onmap(False)) == (4, 6)
+
+
+def test_c4_0_the_start_steps_come_once_before_the_initial_tm_scenario(users, modules):
+    """C4.0: "Depending upon the circumstances, the following steps are followed" (the
+    chart itself is lost): the start's steps (I-C5.12 ... I-TM20) are played once, in
+    order, before the Initial TM Scenario; after it each ConPh runs C5.1-C5.41 and no
+    start step comes back."""
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side="us", through_start=False)
+    players, module = players_of(c, a, b), module_of(c)
+    seen = []
+    while players.step.start:
+        seen.append(players.step.id)
+        players.finish()
+    assert seen == [s.id for s in module.steps if s.start]
+    assert players.step.id == "C5.1" and players.campaign.in_play
+    players.results(**result_values(module))
+    players.until_step("C5.31")
+    assert not players.step.start and players.campaign.date_index == 1
+
+
+def test_c4_2_i1_the_initial_scenarios_weather_is_shown_when_it_begins(users, modules):
+    """C4.2 I1: "EC is Moist (B25.5), with no Wind at the start. The Weather is Mist":
+    the Initial Scenario's line on the TM Roster gives it (C5.30's row I)."""
+    players, _ = start("purple-heart-draw", "tm", users, "us")
+    line = roster_of(players.campaign, "us").lines[0]
+    assert "Moist" in line.weather and "Mist" in line.weather
+    assert "no wind" in line.weather.lower()
+
+
+def test_c5_28_one_clearance_attempt_per_item_and_location(users, modules):
+    """C5.28: "Each side may attempt to clear ..."; "If a location contains more than one
+    type of fortification ... that side may roll once for each, but must announce which
+    one is currently being rolled for"; "Only one attempt may be made per 'item' for each
+    location during this step": the dr is offered for each item named, and a second for
+    the same item and location is refused."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.28")
+    roll(players, "german", "fortification_clearance", item="Wire in K5")
+    roll(players, "german", "fortification_clearance", item="A-P mines in K5")
+    with pytest.raises(ActionRefused, match="C5.28"):
+        roll(players, "german", "fortification_clearance", item="wire in  K5")
+    roll(players, "us", "fortification_clearance", item="Wire in K5")
+
+
+def test_c5_29_the_tp_replenished_are_kept_secret(users, modules):
+    """C5.29: "This amount should be kept secret": each side's TP Replenishment DR is its
+    own secret; the opponent's gate shows it none of it, nor its points."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until("purchase")
+    us_roll = Roll.objects.get(
+        campaign_id=players.campaign_id, side="us", table_id="tp_replenishment"
+    )
+    assert us_roll.secret
+    assert not Roll.objects.visible_to("german").filter(pk=us_roll.pk).exists()
+    assert Roll.objects.visible_to("us").filter(pk=us_roll.pk).exists()
+    us_line = roster_of(players.campaign, "german").lines[1].sides[0]  # sides: US, German
+    assert (us_line.repl, us_line.total) == (None, None)
+    assert roster_of(players.campaign, "us").lines[1].sides[0].repl is not None
+
+
+def test_c5_31_scen_max_and_tm_max_refuse_one_more_rg(users, modules):
+    """C5.31: "Scen Max: Lists the maximum number of RG of this type that may be
+    requisitioned per TM Scenario"; "TM Max: ... during the course of the TM": the chart
+    the players supply gives I1 a Scen Max of 1 and I2 a TM Max of 1: a second of either
+    is refused with the reason."""
+    german, _ = users
+    gren = {"type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": "2"}
+    players, c = phd_with_chart(
+        users,
+        [
+            {**gren, "id": "I1", "date_max": "1"},
+            {**gren, "id": "I2", "date_max": "3", "cg_max-tm": "1"},
+        ],
+    )
+    for gid in ("I1", "I2"):
+        purchases.purchase_rg(campaign_id=c.pk, user=german, group_id=gid, cost_variant="onmap")
+    with pytest.raises(ActionRefused, match="I1 Gren Pl cannot be bought"):
+        purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I1", cost_variant="onmap")
+    with pytest.raises(ActionRefused, match="I2 Gren Pl cannot be bought"):
+        purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I2", cost_variant="onmap")
+    assert Purchase.objects.filter(campaign=c).count() == 2
+
+
+def test_c5_34_the_attack_chit_drm_applies_by_itself(users, modules):
+    """C5.34: "-1 Attack Chit was selected" (read as the previous TM Scenario's chit,
+    C5.34 coming before C5.37): after a US Attack the US's OBA DR has the -1 by itself;
+    the German, who stood Idle, has none."""
+    players, module = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="initiative")
+    players.chits(german="idle", us="attack")
+    players.until("results")
+    players.results(**result_values(module))
+    players.until_step("C5.34")
+    us = roll(players, "us", "oba", item="81mm OBA")
+    german = roll(players, "german", "oba", item="105mm OBA")
+    assert [(d["value"], d["how"]) for d in us.drms] == [(-1, "auto")]
+    assert german.drms == []
+
+
+def test_c5_36_the_recce_locations_are_on_the_tm_roster_line(users, modules):
+    """C5.36: "A Reconnaissance Final dr is the number of locations ... modified by +5 if
+    the side has spent 1 additional TP ... recorded on the TM Roster in the 'Recce'
+    column of the current TM Scenario line ... The TP cost ... is now deducted": 2 TP
+    spent, the dr + 5 locations on the US's line of the 0930 TM Scenario."""
+    players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="recon", points=3)
+    r = purchases.buy_recon(campaign_id=players.campaign_id, user=players.users["us"], option=1)
+    assert r.cost == 2 and 6 <= r.locations <= 11
+    line = roster_of(players.campaign, "us").lines[1]
+    assert line.date == "0930 hrs" and line.sides[0].recon == r.locations  # sides: US, German
+    assert players.campaign.seats.get(side="us").points == 1
+
+
+def test_c5_37_each_side_picks_its_chit_in_secret_revealed_together(users, modules):
+    """C5.37: "Each side requisitions its Initiative for the current TM Scenario, to
+    either 'Attack' or stand 'Idle'": the US's chit is its secret until the German has
+    picked his; both are revealed at once and cross-indexed (US Attack)."""
+    players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="initiative")
+    players.chits(us="attack")
+    c = players.campaign
+    assert not InitiativeChit.objects.filter(campaign=c).visible_to("german").filter(side="us")
+    players.chits(german="idle")
+    assert InitiativeChit.objects.filter(campaign=c).visible_to("german").count() == 2
+    assert "US Attack" in campaign_view(players.users["german"], c.pk).initiative
+
+
+def test_c5_38_no_tm_scenario_is_won_or_lost_only_the_tm(users, modules):
+    """C5.38: "individual TM Scenarios do not have Victory Conditions ... neither side
+    'wins' or 'loses' a TM Scenario, only the TM itself": a scenario before the last,
+    with the Highway held, records no winner and ends nothing."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module, highway_controlled_us=True))
+    c = players.campaign
+    assert c.ended_at is None
+    assert [r.winner for r in ScenarioResult.objects.filter(campaign=c)] == [""]
+
+
+def test_c5_39_the_set_up_step_names_who_sets_up_first(users, modules):
+    """C5.39: "The order of set up for requisitioned units is determined as per C5.37":
+    at the Unit Set-Up step after a German Attack the page says the US sets up first and
+    the German moves first."""
+    players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="initiative")
+    players.chits(german="attack", us="idle")
+    players.until_step("C5.39")
+    shown = campaign_view(players.users["us"], players.campaign_id).initiative
+    assert "American sets up first; German moves first" in shown
