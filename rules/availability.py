@@ -256,10 +256,16 @@ def hip_base(item: FortificationItem, snap: Snapshot) -> Fraction:
 
 
 def fortification_reasons(
-    module: Module, snap: Snapshot, item: FortificationItem, count: int = 1, tier: int = 0
+    module: Module,
+    snap: Snapshot,
+    item: FortificationItem,
+    count: int = 1,
+    tier: int = 0,
+    figures: Sequence[int] | None = None,
 ) -> list[str]:
-    """Why ``count`` × ``item`` (at its ``tier`` price) cannot be bought now (empty:
-    they can)."""
+    """Why ``count`` × ``item`` (at its ``tier`` price, or at the sum of its counter's
+    ``figures``: PHD C5.35 note 4) cannot be bought now (empty: they can; with no
+    figures given, all but its price)."""
     forts = module.fortifications
     assert forts is not None
     rule = item.rule or forts.rule
@@ -309,7 +315,13 @@ def fortification_reasons(
     if item.tiers and not 0 <= tier < len(item.tiers):
         reasons.append(f"choose one of the prices of {item.label}")
         tier = 0
-    cost = item.price(tier) * count
+    if item.figures:
+        if figures is None:
+            return reasons
+        wrong = figure_problem(item, figures)
+        if wrong:
+            return [*reasons, wrong]
+    cost = item.price(tier, figures or ()) * count
     points = snap.me.fortification_points or 0
     if cost > points:
         reasons.append(f"not enough {forts.currency} ({cost} needed, {points} left)")
@@ -320,8 +332,25 @@ def _figure(value: Fraction) -> str:
     return str(float(value)).removesuffix(".0")
 
 
+def figure_problem(item: FortificationItem, figures: Sequence[int]) -> str:
+    """Why ``figures`` are not a counter of ``item`` whose price is their sum (PHD
+    C5.35 note 4), naming each figure and its bounds ("" if they are)."""
+    fine = len(figures) == len(item.figures) and all(
+        f.min <= n <= f.max for f, n in zip(item.figures, figures, strict=False)
+    )
+    if fine:
+        return ""
+    wanted = ", ".join(f"{f.label} ({f.min}-{f.max})" for f in item.figures)
+    return f"give the {item.label}'s {wanted}, as its counter prints them ({item.rule})"
+
+
 def check_fortification(
-    module: Module, snap: Snapshot, item_id: str, count: int, tier: int = 0
+    module: Module,
+    snap: Snapshot,
+    item_id: str,
+    count: int,
+    tier: int = 0,
+    figures: Sequence[int] = (),
 ) -> FortificationItem:
     forts = module.fortifications
     item = next((i for i in forts.items if i.id == item_id), None) if forts else None
@@ -329,7 +358,7 @@ def check_fortification(
         raise Refused("There is no such fortification in this CG.")
     if not 1 <= count <= MAX_FORTIFICATIONS_PER_BUY:
         raise Refused(f"Buy between 1 and {MAX_FORTIFICATIONS_PER_BUY} at a time.")
-    reasons = fortification_reasons(module, snap, item, count, tier)
+    reasons = fortification_reasons(module, snap, item, count, tier, figures)
     if reasons:
         label = (
             f"{item.label} ({item.tiers[tier].label})"

@@ -15,7 +15,7 @@ transcriber's inference where the OCR was damaged, with its reasoning).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Annotated, Any, Literal
 
@@ -927,6 +927,16 @@ class HipCap(Strict):
         return v
 
 
+class CostFigure(Strict):
+    """One figure of a fortification counter whose price is their sum (PHD C5.35 note
+    4: "Add the Capacity, the CA DRM, and the NCA DRM together to determine the DSP
+    cost" of a Pillbox): the player gives it as his counter prints it, within bounds."""
+
+    label: str  # as the rules name it ("CA DRM")
+    min: int = Field(default=0, ge=0)
+    max: int = Field(ge=0)
+
+
 class FortificationItem(Strict):
     id: Slug
     label: str
@@ -934,6 +944,8 @@ class FortificationItem(Strict):
     cap_sides: list[Slug] | None = None  # the per-CG/date caps bind only these sides
     cost: int | None = Field(default=None, ge=0)  # one price; or ``tiers``
     tiers: list[CostTier] = []
+    # Or the sum of the figures of the counter bought (``CostFigure``; PHD C5.35 note 4).
+    figures: list[CostFigure] = []
     per_cg_max: int | None = None
     per_date_max: int | None = None
     requires_retained: list[Slug] = []
@@ -947,12 +959,18 @@ class FortificationItem(Strict):
 
     @model_validator(mode="after")
     def _price(self) -> FortificationItem:
-        if (self.cost is None) == (not self.tiers):
-            raise ValueError(f"fortification {self.id}: give either 'cost' or 'tiers'")
+        if [self.cost is not None, bool(self.tiers), bool(self.figures)].count(True) != 1:
+            raise ValueError(f"fortification {self.id}: give one of 'cost', 'tiers' or 'figures'")
         return self
 
-    def price(self, tier: int) -> int:
+    def price(self, tier: int, figures: Sequence[int] = ()) -> int:
+        if self.figures:
+            return sum(figures)
         return self.tiers[tier].cost if self.tiers else int(self.cost or 0)
+
+    def figures_label(self, figures: Sequence[int]) -> str:
+        """The counter as its figures print it ("1+5+7"), for its record line."""
+        return "+".join(str(n) for n in figures) if self.figures else ""
 
 
 class Fortifications(Strict):

@@ -1142,6 +1142,43 @@ case(
     mutate=lambda d: fort(d, "foxhole")["tiers"][1].update(cost=3),
     observe=fort_reasons("axis", "foxhole", tier=1, fortification_points=2),
 )
+
+
+def pillbox(figures: tuple[int, ...], **kw: Any):
+    """PHD's Pillbox bought at the sum of ``figures`` (C5.35 note 4): its cost, or the
+    refusal."""
+
+    def observe(m: Module) -> Any:
+        try:
+            item = availability.check_fortification(
+                m, snap(m, "german", **kw), "pillbox", 1, 0, figures
+            )
+        except Exception as exc:  # Refused
+            return f"refused: {exc}"
+        return item.price(0, figures)
+
+    return observe
+
+
+case(
+    "FortificationItem.figures",
+    "CostFigure.max",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][0].update(max=0),
+    observe=pillbox((1, 5, 7), fortification_points=60),
+)
+case(
+    "CostFigure.min",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][1].update(min=6),
+    observe=pillbox((1, 5, 7), fortification_points=60),
+)
+case(
+    "CostFigure.label",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][1].update(label="Covered Arc DRM"),
+    observe=pillbox((1, 5), fortification_points=60),
+)
 case(
     "CostTier.label",
     base="sicily",

@@ -118,6 +118,8 @@ class FortRow:
     cost_text: str  # "3/2/1"
     cap: str
     reasons: list[str]
+    # The counter's figures whose sum is its price (PHD C5.35 note 4): (label, min, max).
+    figures: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -543,9 +545,11 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
                 i.id,
                 i.label,
                 prices,
-                "/".join(str(cost) for _, _, cost in prices),
+                " + ".join(f.label for f in i.figures)
+                or "/".join(str(cost) for _, _, cost in prices),
                 ", ".join(caps),
                 availability.fortification_reasons(module, snap, i),
+                tuple((f.label, f.min, f.max) for f in i.figures),
             )
         )
     labels = {i.id: i.label for i in forts.items}

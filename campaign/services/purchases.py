@@ -317,18 +317,21 @@ def buy_fortification(
     count: int = 1,
     tier: int = 0,
     location: str = "",
+    figures: Sequence[int] = (),
     at: str | None = None,
 ) -> FortificationBuy:
+    """Buy ``count`` × a fortification with the side's FPP/DSP, at its ``tier`` price
+    or, for one priced by its counter's figures, at their sum (PHD C5.35 note 4)."""
     turn = take_turn(campaign_id, user, at)
     location = clean_text(location, what="Where", limit=max_length(FortificationBuy, "location"))
     c = turn.campaign
     snap = turn.snapshot(holdings(c, turn.side, fortifications=True))
     expect_turn(turn, Action.FORTIFY, snap)
-    item = availability.check_fortification(turn.module, snap, item_id, count, tier)
+    item = availability.check_fortification(turn.module, snap, item_id, count, tier, figures)
     forts = turn.module.fortifications
     assert forts is not None
-    cost = item.price(tier) * count
-    tier_label = item.tiers[tier].label if item.tiers else ""
+    cost = item.price(tier, figures) * count
+    tier_label = item.tiers[tier].label if item.tiers else item.figures_label(figures)
     seat = turn.seat
     seat.fortification_points -= cost
     seat.save(update_fields=["fortification_points"])

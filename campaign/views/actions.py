@@ -319,6 +319,7 @@ def fortify(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
         count=_int(_post(request, "count", "1"), "How many"),
         tier=_int(_post(request, "tier", "0"), "Price"),
         location=_post(request, "location"),
+        figures=[_int(raw, "A figure of the counter") for raw in request.POST.getlist("figure")],
     )
 
 

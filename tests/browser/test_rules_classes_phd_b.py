@@ -1,10 +1,12 @@
 """Issue 44 in real Chromium, Purple Heart Draw C5.25-C5.41: class 2, an option only a
-footnote offers, now offered where the player acts."""
+footnote offers, now offered where the player acts (RG footnote p's Pre-Registered
+hexes, note 4's Pillbox priced by a formula)."""
 
 import pytest
 
-from campaign.models import Purchase, Seat
+from campaign.models import FortificationBuy, Purchase, Seat
 from tests.test_rule_mechanisms import phd_with_chart
+from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -47,3 +49,27 @@ def test_class_2_c5_31_footnote_p_pre_registered_hexes_are_offered_on_the_rg_cha
     bought = Purchase.objects.get(campaign=c, group_id="O1")
     assert (bought.cost, bought.cost_variant) == (10, "prereg2")
     assert Seat.objects.get(campaign=c, side="german").points == 10
+
+
+def test_class_2_c5_35_note_4_a_pillbox_is_priced_by_its_counters_figures(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """C5.35 note 4 ("Add the Capacity, the CA DRM, and the NCA DRM together to
+    determine the DSP cost"): the German's Fortification Table offers the Pillbox with
+    its three figures to give; a 1+5+7 Pillbox costs 13 of his 60 DSP, and the line of
+    what he bought names it."""
+    a, b = make_user("german_f"), make_user("us_f")
+    c = host_game("purple-heart-draw", "tm", a, b, side="german", through_start=False)
+    players_of(c, a, b).until_step("I-C5.35")
+    german = browser_login(new_context(), a).new_page()
+    german.goto(f"{asgi_server.url}/campaigns/{c.pk}/")
+    german.locator("#step-title", has_text="C5.35").wait_for()
+    row = german.locator("#fort-pillbox")
+    assert "Capacity + CA DRM + NCA DRM" in row.inner_text()
+    for label, value in (("Capacity", "1"), ("CA DRM", "5"), ("NCA DRM", "7")):
+        row.get_by_label(label, exact=True).fill(value)
+    row.get_by_label("Where").fill("K5")
+    row.get_by_role("button", name="Buy").click()
+    german.get_by_text("1 × Pillbox (1+5+7) (13 DSP) at K5").wait_for()
+    assert "You have 47 DSP" in german.locator("p.points").inner_text()
+    assert FortificationBuy.objects.get(campaign=c).cost == 13
