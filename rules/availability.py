@@ -312,6 +312,15 @@ def fortification_reasons(
                 f"{_figure(hip_base(item, snap))} retained {what}; {item.hip.rule}); "
                 f"{_figure(taken)} taken so far"
             )
+    if item.levels is not None:
+        level = fortification_level(item, snap)
+        top = len(item.levels.names) - 1
+        if level + count > top:
+            now = f"at Level {item.levels.names[level]}" if level >= 0 else "none"
+            reasons.append(
+                f"{item.label} {now}: {count} more would pass Level {item.levels.names[top]}, "
+                f"the highest ({item.levels.rule})"
+            )
     if item.tiers and not 0 <= tier < len(item.tiers):
         reasons.append(f"choose one of the prices of {item.label}")
         tier = 0
@@ -330,6 +339,27 @@ def fortification_reasons(
 
 def _figure(value: Fraction) -> str:
     return str(float(value)).removesuffix(".0")
+
+
+def fortification_level(item: FortificationItem, snap: Snapshot) -> int:
+    """The side's Level of ``item`` now, as an index into ``item.levels.names`` (-1:
+    none): each one bought raises it by one (PHD C5.35 note 8); at the start of each
+    CG date after the first, a Level above ``reduced_to`` has been reduced to it (PHD
+    C5.25b, before the requisitions of that date)."""
+    levels = item.levels
+    if levels is None:
+        return -1
+    cap = levels.names.index(levels.reduced_to) if levels.reduced_to is not None else None
+    bought: dict[int, int] = {}
+    for f in snap.holdings.fortifications:
+        if f.item_id == item.id:
+            bought[f.date_index] = bought.get(f.date_index, 0) + f.count
+    level = -1
+    for date in range(snap.position.date_index + 1):
+        if date > 0 and cap is not None:
+            level = min(level, cap)
+        level = min(level + bought.get(date, 0), len(levels.names) - 1)
+    return level
 
 
 def figure_problem(item: FortificationItem, figures: Sequence[int]) -> str:

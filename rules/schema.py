@@ -937,6 +937,24 @@ class CostFigure(Strict):
     max: int = Field(ge=0)
 
 
+class FortLevels(Strict):
+    """A fortification bought as a Level (PHD C5.35 note 8, Booby Traps: "Creates Level
+    C Booby Traps, or increases a pre-existing Level to the next Level"): each one
+    bought raises the side's Level by one, lowest first; none is bought past the
+    highest.  ``reduced_to``: at the start of each later CG scenario a Level above it
+    is reduced to it (C5.25b: "> Level B ... reduced to Level B")."""
+
+    names: list[str] = Field(min_length=2)  # lowest first: ["C", "B", "A"]
+    reduced_to: str | None = None
+    rule: RuleRef
+
+    @model_validator(mode="after")
+    def _reduced(self) -> FortLevels:
+        if self.reduced_to is not None and self.reduced_to not in self.names:
+            raise ValueError(f"reduced_to '{self.reduced_to}' is not one of {self.names}")
+        return self
+
+
 class FortificationItem(Strict):
     id: Slug
     label: str
@@ -946,6 +964,7 @@ class FortificationItem(Strict):
     tiers: list[CostTier] = []
     # Or the sum of the figures of the counter bought (``CostFigure``; PHD C5.35 note 4).
     figures: list[CostFigure] = []
+    levels: FortLevels | None = None  # bought as a Level (PHD Booby Traps)
     per_cg_max: int | None = None
     per_date_max: int | None = None
     requires_retained: list[Slug] = []

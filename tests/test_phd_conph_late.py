@@ -13,7 +13,7 @@ from campaign.seat_views.campaign_page import campaign_view
 from campaign.selectors import module_of
 from campaign.services import purchases
 from campaign.services.errors import ActionRefused
-from rules.loader import MODULE_DIR
+from rules.loader import MODULE_DIR, load_file
 from tests.purchase_helpers import campaign_at, roster_of
 from tests.test_rule_mechanisms import (
     add,
@@ -110,7 +110,6 @@ def test_i2_german_rgs_set_up_on_board_at_no_extra_cost_in_the_initial_scenario(
 def test_i2_after_the_initial_scenario_the_on_map_cost_is_the_charts():
     """I2 speaks of the Initial Scenario only: at a later TM Scenario's C5.31 the German
     RG's On-Map set-up costs what the supplied chart gives (C5.32)."""
-    from rules.loader import load_file
     from rules.purchase import cost_options
     from rules.schema import Module, ReinforcementGroup
 
@@ -306,3 +305,40 @@ def test_c5_35_note_4_a_pillbox_costs_its_capacity_plus_its_ca_and_nca_drms(user
     assert (bought.cost, bought.tier) == (13, "1+5+7")
     assert c.seats.get(side="german").fortification_points == 47
     assert FortificationBuy.objects.filter(campaign=c).count() == 1
+
+
+def test_c5_35_note_8_c5_25b_the_booby_trap_level_rises_per_purchase_and_falls_to_b():
+    """C5.35 note 8: Booby Traps "Creates Level C Booby Traps, or increases a
+    pre-existing Level to the next Level"; C5.25b: "If the German has a Booby Trap
+    Level that is > Level B, it will be reduced to Level B prior to making any
+    requisitions".  Two bought at 0600: Level B; one more at 0930: Level A, and a fourth
+    then is refused (no Level above A: it could have no effect); at 1230 the Level is B
+    again, so one more may be bought."""
+    from rules import availability
+    from rules.snapshot import FortificationBought, Holdings
+    from tests.engine.conftest import at
+
+    m = load_file(MODULE_DIR / "purple-heart-draw.yaml", overrides=False)
+    item = next(i for i in m.fortifications.items if i.id == "booby_traps")
+
+    def snap(date, *bought):
+        held = Holdings(
+            fortifications=tuple(FortificationBought("booby_traps", d, n) for d, n in bought)
+        )
+        return at(m, side="german", date=date, step="C5.35", fortification_points=90, holdings=held)
+
+    def level(s):
+        n = availability.fortification_level(item, s)
+        return item.levels.names[n] if n >= 0 else None
+
+    assert level(snap("t0600")) is None
+    assert level(snap("t0600", (0, 2))) == "B"
+    at_a = snap("t0930", (0, 2), (1, 1))
+    assert level(at_a) == "A"
+    (refusal,) = availability.fortification_reasons(m, at_a, item)
+    assert refusal == (
+        "Booby Traps at Level A: 1 more would pass Level A, the highest (C5.35 note 8, C5.25b)"
+    )
+    later = snap("t1230", (0, 2), (1, 1))
+    assert level(later) == "B" and availability.fortification_reasons(m, later, item) == []
+    assert availability.fortification_reasons(m, snap("t0600", (0, 1)), item, count=2) == []

@@ -1179,6 +1179,45 @@ case(
     mutate=lambda d: fort(d, "pillbox")["figures"][1].update(label="Covered Arc DRM"),
     observe=pillbox((1, 5), fortification_points=60),
 )
+
+
+def booby_level(date: str, *bought: tuple[int, int]):
+    """PHD's Booby Trap Level (C5.35 note 8, C5.25b) on ``date`` after ``bought``
+    ((date index, count)), and whether one more may be bought."""
+
+    def observe(m: Module) -> Any:
+        item = next(i for i in m.fortifications.items if i.id == "booby_traps")
+        forts = tuple(FortificationBought("booby_traps", d, n) for d, n in bought)
+        sn = snap(
+            m, "german", date=date, fortification_points=90, holdings=Holdings(fortifications=forts)
+        )
+        return (
+            availability.fortification_level(item, sn),
+            availability.fortification_reasons(m, sn, item),
+        )
+
+    return observe
+
+
+case(
+    "FortificationItem.levels",
+    "FortLevels.names",
+    base="phd",
+    mutate=lambda d: fort(d, "booby_traps")["levels"].update(names=["C", "B", "A", "S"]),
+    observe=booby_level("t0930", (0, 2), (1, 1)),
+)
+case(
+    "FortLevels.reduced_to",
+    base="phd",
+    mutate=lambda d: fort(d, "booby_traps")["levels"].update(reduced_to=None),
+    observe=booby_level("t1230", (0, 2), (1, 1)),
+)
+case(
+    "FortLevels.rule",
+    base="phd",
+    mutate=lambda d: fort(d, "booby_traps")["levels"].update(rule="B28.9"),
+    observe=booby_level("t0930", (0, 2), (1, 1)),
+)
 case(
     "CostTier.label",
     base="sicily",

@@ -534,6 +534,10 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
         if i.sides is not None and side not in i.sides:
             continue
         caps = [f"≤ {cap} {where}" for cap, where in availability.fortification_caps(i, side)]
+        if i.levels is not None:
+            level = availability.fortification_level(i, snap)
+            now = i.levels.names[level] if level >= 0 else "none"
+            caps.append(f"your Level now: {now} ({i.levels.rule})")
         hip = availability.hip_cap(view.module, i, snap)
         if hip is not None and i.hip is not None:
             caps.append(
