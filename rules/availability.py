@@ -8,7 +8,7 @@ of the acting side (``rules.snapshot``), nothing else.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import replace
 from fractions import Fraction
 
@@ -255,21 +255,41 @@ def hip_base(item: FortificationItem, snap: Snapshot) -> Fraction:
     )
 
 
+def figure_problems(item: FortificationItem, figures: Mapping[str, int] | None) -> list[str]:
+    """What is wrong with the figures a price adds up (``None``: not given yet)."""
+    if not item.figures or figures is None:
+        return []
+    return [
+        f"give the {f.label} as printed on the counter ({f.min} to {f.max})"
+        for f in item.figures
+        if not f.min <= figures.get(f.id, -1) <= f.max
+    ]
+
+
+def figures_text(item: FortificationItem, figures: Mapping[str, int]) -> str:
+    """ "Capacity 1 + CA DRM 5 + NCA DRM 7" for the record."""
+    return " + ".join(f"{f.label} {figures.get(f.id, 0)}" for f in item.figures)
+
+
 def fortification_reasons(
     module: Module,
     snap: Snapshot,
     item: FortificationItem,
     count: int = 1,
     tier: int = 0,
-    figures: Sequence[int] | None = None,
+    figures: Mapping[str, int] | None = None,
 ) -> list[str]:
-    """Why ``count`` × ``item`` (at its ``tier`` price, or at the sum of its counter's
-    ``figures``: PHD C5.35 note 4) cannot be bought now (empty: they can; with no
-    figures given, all but its price)."""
+    """Why ``count`` × ``item`` (at its ``tier`` price, or the price its ``figures``
+    add up to) cannot be bought now (empty: they can)."""
     forts = module.fortifications
     assert forts is not None
     rule = item.rule or forts.rule
-    reasons = []
+    if not item.priced:
+        return [
+            f"its {forts.currency} cost is not in the rules text ({rule}): "
+            "supply it first (Rules data to supply, on the campaign page)"
+        ]
+    reasons = figure_problems(item, figures)
     if item.sides is not None and snap.side not in item.sides:
         reasons.append(f"{module.side(snap.side).name} cannot buy {item.label} ({rule})")
     if item.requires_retained and not set(item.requires_retained) & held_tags(module, snap):
@@ -324,13 +344,19 @@ def fortification_reasons(
     if item.tiers and not 0 <= tier < len(item.tiers):
         reasons.append(f"choose one of the prices of {item.label}")
         tier = 0
-    if item.figures:
-        if figures is None:
-            return reasons
-        wrong = figure_problem(item, figures)
-        if wrong:
-            return [*reasons, wrong]
-    cost = item.price(tier, figures or ()) * count
+    cost = item.price(tier, figures) * count
+    for spend in forts.spend_caps:
+        if item.id in spend.items:
+            spent = sum(
+                f.cost
+                for f in snap.holdings.fortifications
+                if f.item_id in spend.items and f.date_index == date
+            )
+            if spent + cost > spend.max:
+                reasons.append(
+                    f"no more than {spend.max} {forts.currency} on {spend.label} per CG date "
+                    f"({spend.rule}); {spent} spent so far"
+                )
     points = snap.me.fortification_points or 0
     if cost > points:
         reasons.append(f"not enough {forts.currency} ({cost} needed, {points} left)")
@@ -362,25 +388,13 @@ def fortification_level(item: FortificationItem, snap: Snapshot) -> int:
     return level
 
 
-def figure_problem(item: FortificationItem, figures: Sequence[int]) -> str:
-    """Why ``figures`` are not a counter of ``item`` whose price is their sum (PHD
-    C5.35 note 4), naming each figure and its bounds ("" if they are)."""
-    fine = len(figures) == len(item.figures) and all(
-        f.min <= n <= f.max for f, n in zip(item.figures, figures, strict=False)
-    )
-    if fine:
-        return ""
-    wanted = ", ".join(f"{f.label} ({f.min}-{f.max})" for f in item.figures)
-    return f"give the {item.label}'s {wanted}, as its counter prints them ({item.rule})"
-
-
 def check_fortification(
     module: Module,
     snap: Snapshot,
     item_id: str,
     count: int,
     tier: int = 0,
-    figures: Sequence[int] = (),
+    figures: Mapping[str, int] | None = None,
 ) -> FortificationItem:
     forts = module.fortifications
     item = next((i for i in forts.items if i.id == item_id), None) if forts else None
@@ -388,7 +402,7 @@ def check_fortification(
         raise Refused("There is no such fortification in this CG.")
     if not 1 <= count <= MAX_FORTIFICATIONS_PER_BUY:
         raise Refused(f"Buy between 1 and {MAX_FORTIFICATIONS_PER_BUY} at a time.")
-    reasons = fortification_reasons(module, snap, item, count, tier, figures)
+    reasons = fortification_reasons(module, snap, item, count, tier, figures or {})
     if reasons:
         label = (
             f"{item.label} ({item.tiers[tier].label})"

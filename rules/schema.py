@@ -15,7 +15,7 @@ transcriber's inference where the OCR was damaged, with its reasoning).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Annotated, Any, Literal
 
@@ -927,16 +927,6 @@ class HipCap(Strict):
         return v
 
 
-class CostFigure(Strict):
-    """One figure of a fortification counter whose price is their sum (PHD C5.35 note
-    4: "Add the Capacity, the CA DRM, and the NCA DRM together to determine the DSP
-    cost" of a Pillbox): the player gives it as his counter prints it, within bounds."""
-
-    label: str  # as the rules name it ("CA DRM")
-    min: int = Field(default=0, ge=0)
-    max: int = Field(ge=0)
-
-
 class FortLevels(Strict):
     """A fortification bought as a Level (PHD C5.35 note 8, Booby Traps: "Creates Level
     C Booby Traps, or increases a pre-existing Level to the next Level"): each one
@@ -955,15 +945,27 @@ class FortLevels(Strict):
         return self
 
 
+class PriceFigure(Strict):
+    """A figure printed on the counter bought, which its price adds up (PHD C5.35 note
+    4: a Pillbox costs "the Capacity, the CA DRM, and the NCA DRM together")."""
+
+    id: Slug
+    label: str
+    min: int = Field(default=0, ge=0)
+    max: int = Field(default=99, ge=0)
+
+
 class FortificationItem(Strict):
     id: Slug
     label: str
     sides: list[Slug] | None = None  # only these sides may buy it (None: both)
     cap_sides: list[Slug] | None = None  # the per-CG/date caps bind only these sides
-    cost: int | None = Field(default=None, ge=0)  # one price; or ``tiers``
+    # One price; or ``tiers``; or ``figures`` (the price is their sum); or none, where
+    # the rules text lost it: then a ``missing`` entry supplies
+    # ``fortifications.items.<id>.cost`` and the item is not bought until it is.
+    cost: int | None = Field(default=None, ge=0)
     tiers: list[CostTier] = []
-    # Or the sum of the figures of the counter bought (``CostFigure``; PHD C5.35 note 4).
-    figures: list[CostFigure] = []
+    figures: list[PriceFigure] = []
     levels: FortLevels | None = None  # bought as a Level (PHD Booby Traps)
     per_cg_max: int | None = None
     per_date_max: int | None = None
@@ -978,24 +980,36 @@ class FortificationItem(Strict):
 
     @model_validator(mode="after")
     def _price(self) -> FortificationItem:
-        if [self.cost is not None, bool(self.tiers), bool(self.figures)].count(True) != 1:
+        if sum((self.cost is not None, bool(self.tiers), bool(self.figures))) > 1:
             raise ValueError(f"fortification {self.id}: give one of 'cost', 'tiers' or 'figures'")
         return self
 
-    def price(self, tier: int, figures: Sequence[int] = ()) -> int:
+    @property
+    def priced(self) -> bool:
+        """Whether the module (or the players) give its price."""
+        return self.cost is not None or bool(self.tiers) or bool(self.figures)
+
+    def price(self, tier: int, figures: Mapping[str, int] | None = None) -> int:
         if self.figures:
-            return sum(figures)
+            return sum((figures or {}).get(f.id, 0) for f in self.figures)
         return self.tiers[tier].cost if self.tiers else int(self.cost or 0)
 
-    def figures_label(self, figures: Sequence[int]) -> str:
-        """The counter as its figures print it ("1+5+7"), for its record line."""
-        return "+".join(str(n) for n in figures) if self.figures else ""
+
+class SpendCap(Strict):
+    """At most ``max`` points spent on these items per CG date (PHD C5.35 note 6: "A
+    side may not spend > 30 DSP per TM Scenario on Mines")."""
+
+    items: list[Slug] = Field(min_length=1)
+    max: int = Field(gt=0)
+    label: str  # what the items are, in the rules' word ("Mines")
+    rule: RuleRef
 
 
 class Fortifications(Strict):
     currency: str  # FPP, DSP
     rule: RuleRef
     items: list[FortificationItem] = []
+    spend_caps: list[SpendCap] = []
     forfeit_unspent: bool = True
     footnotes: dict[str, str] = {}
     note: str | None = note_field()
@@ -1519,11 +1533,29 @@ class Module(Strict):
                 problem = supply_problem(self, m.supply)
                 if problem:
                     errors.append(f"missing[{j}].supply: {problem}")
+        self._check_fortifications(errors)
         if self.initiative:
             self._check_initiative(errors, sides, steps, side)
         if errors:
             raise ValueError("; ".join(errors))
         return self
+
+    def _check_fortifications(self, errors: list[str]) -> None:
+        forts = self.fortifications
+        if forts is None:
+            return
+        ids = {i.id for i in forts.items}
+        supplied = {m.supply for m in self.missing if m.supply}
+        for i in forts.items:
+            if not i.priced and f"fortifications.items.{i.id}.cost" not in supplied:
+                errors.append(
+                    f"fortification {i.id} has no price: give one, or declare it missing "
+                    f"(supply: fortifications.items.{i.id}.cost)"
+                )
+        for j, cap in enumerate(forts.spend_caps):
+            for item in cap.items:
+                if item not in ids:
+                    errors.append(f"fortifications.spend_caps[{j}]: unknown item '{item}'")
 
     def _check_start(
         self, errors: list[str], w: str, v: Variant, side: Callable[[str, str | None], None]
@@ -1632,9 +1664,15 @@ def supply_problem(module: Module, path: str) -> str:
     if len(parts) == 3 and parts[0] == "dates" and parts[2] == "vp_required":
         found = any(d.id == parts[1] for d in module.dates)
         return "" if found else f"unknown date '{parts[1]}'"
+    if len(parts) == 4 and parts[:2] == ["fortifications", "items"] and parts[3] == "cost":
+        forts = module.fortifications
+        item = next((i for i in forts.items if i.id == parts[2]), None) if forts else None
+        if item is None:
+            return f"unknown fortification '{parts[2]}'"
+        return "" if not (item.tiers or item.figures) else f"{parts[2]} is priced otherwise"
     return (
-        f"'{path}' is not a datum the app can take "
-        "(tables.<id>, rg_charts.<side>, dates.<id>.vp_required)"
+        f"'{path}' is not a datum the app can take (tables.<id>, rg_charts.<side>, "
+        "dates.<id>.vp_required, fortifications.items.<id>.cost)"
     )
 
 

@@ -55,6 +55,7 @@ class FortificationBought:
     date_index: int
     count: int
     tier: str = ""  # the price's label it was bought at ("Squad", "AFV")
+    cost: int = 0  # the points spent on them
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,7 @@ def suppliable(module: Module, variant_id: str, supplied: set[str]) -> list[Supp
         if m.supply is None:
             continue
         kind = FormKind.TABLE if m.supply.startswith("tables.") else FormKind.CHART
-        if m.supply.startswith("dates."):
+        if m.supply.startswith(("dates.", "fortifications.")):
             kind = FormKind.NUMBER
         still = _still_missing(module, m.supply)
         if still or m.supply in supplied or m.amendable:
@@ -142,7 +142,19 @@ def _still_missing(module: Module, path: str) -> bool:
     if kind == "rg_charts":
         chart = module.chart(key)
         return bool(chart and chart.missing)
-    return module.date(key).vp_required is None
+    if kind == "fortifications":
+        assert module.fortifications is not None
+        return not next(i for i in module.fortifications.items if i.id == rest[0]).priced
+    return number_at(module, path) is None
+
+
+def number_at(module: Module, path: str) -> int | None:
+    """The number a NUMBER datum holds now (None: not given)."""
+    kind, key, *rest = path.split(".")
+    if kind == "fortifications":
+        assert module.fortifications is not None
+        return next(i for i in module.fortifications.items if i.id == rest[0]).cost
+    return module.date(key).vp_required
 
 
 def item(module: Module, variant_id: str, path: str, supplied: set[str]) -> Suppliable:
@@ -513,6 +525,9 @@ def patched(data: Mapping[str, Any], path: str, value: Any) -> dict[str, Any]:
         chart = next(c for c in out["rg_charts"] if c["side"] == parts[1])
         chart["groups"] = value
         chart["missing"] = False
+    elif parts[0] == "fortifications":
+        fortification = next(i for i in out["fortifications"]["items"] if i["id"] == parts[2])
+        fortification["cost"] = value
     else:
         date = next(d for d in out["dates"] if d["id"] == parts[1])
         date[parts[2]] = value

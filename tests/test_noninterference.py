@@ -474,7 +474,7 @@ class World:
             item = items[args[0] % len(items)]
             data = {"item": item.id, "count": 1 + args[1] % 3, "location": args[2]}
             if item.figures:  # priced by its counter's figures (PHD C5.35 note 4)
-                data["figure"] = [str(f.min + args[1] % 2) for f in item.figures]
+                data |= {f"figure.{f.id}": str(f.min + args[1] % 2) for f in item.figures}
             return "act/fortify/", data
         if name == "recon":
             if module.recon is None:
@@ -577,7 +577,7 @@ class World:
                 count=1 + args[1] % 3,
                 location=args[2],
                 # a Pillbox's figures (PHD C5.35 note 4) are the hider's secret too
-                figures=[f.min + args[1] % 2 for f in item.figures],
+                figures={f.id: f.min + args[1] % 2 for f in item.figures},
             )
         elif name == "recon":
             if module.recon is None:

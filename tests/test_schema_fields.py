@@ -311,14 +311,18 @@ def lines(side: str, date_index: int, points: int = 0, **inputs: Any):
     return observe
 
 
-def fort_reasons(side: str, fid: str, count: int = 1, tier: int = 0, **kw: Any):
+def fort_reasons(
+    side: str, fid: str, count: int = 1, tier: int = 0, figures: Any = None, **kw: Any
+):
     def observe(m: Module) -> Any:
         forts = m.fortifications
         assert forts is not None
         item = next((i for i in forts.items if i.id == fid), None)
         if item is None:
             return "no such item"
-        return availability.fortification_reasons(m, snap(m, side, **kw), item, count, tier)
+        return availability.fortification_reasons(
+            m, snap(m, side, **kw), item, count, tier, figures
+        )
 
     return observe
 
@@ -1144,43 +1148,6 @@ case(
 )
 
 
-def pillbox(figures: tuple[int, ...], **kw: Any):
-    """PHD's Pillbox bought at the sum of ``figures`` (C5.35 note 4): its cost, or the
-    refusal."""
-
-    def observe(m: Module) -> Any:
-        try:
-            item = availability.check_fortification(
-                m, snap(m, "german", **kw), "pillbox", 1, 0, figures
-            )
-        except Exception as exc:  # Refused
-            return f"refused: {exc}"
-        return item.price(0, figures)
-
-    return observe
-
-
-case(
-    "FortificationItem.figures",
-    "CostFigure.max",
-    base="phd",
-    mutate=lambda d: fort(d, "pillbox")["figures"][0].update(max=0),
-    observe=pillbox((1, 5, 7), fortification_points=60),
-)
-case(
-    "CostFigure.min",
-    base="phd",
-    mutate=lambda d: fort(d, "pillbox")["figures"][1].update(min=6),
-    observe=pillbox((1, 5, 7), fortification_points=60),
-)
-case(
-    "CostFigure.label",
-    base="phd",
-    mutate=lambda d: fort(d, "pillbox")["figures"][1].update(label="Covered Arc DRM"),
-    observe=pillbox((1, 5), fortification_points=60),
-)
-
-
 def booby_level(date: str, *bought: tuple[int, int]):
     """PHD's Booby Trap Level (C5.35 note 8, C5.25b) on ``date`` after ``bought``
     ((date index, count)), and whether one more may be bought."""
@@ -1286,6 +1253,76 @@ case(
     base="sicily",
     mutate=lambda d: fort(d, "at_mines").update(rule="3.619d"),
     observe=fort_reasons("axis", "at_mines", fortification_points=50),
+)
+
+case(
+    "FortificationItem.figures",
+    "PriceFigure.id",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][0].update(id="squads"),
+    observe=fort_reasons(
+        "german",
+        "pillbox",
+        figures={"capacity": 1, "ca_drm": 5, "nca_drm": 7},
+        fortification_points=12,
+    ),
+)
+case(
+    "PriceFigure.label",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][1].update(label="CA TEM"),
+    observe=fort_reasons("german", "pillbox", figures={"capacity": 1}, fortification_points=50),
+)
+case(
+    "PriceFigure.min",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][0].update(min=0),
+    observe=fort_reasons(
+        "german",
+        "pillbox",
+        figures={"capacity": 0, "ca_drm": 5, "nca_drm": 7},
+        fortification_points=50,
+    ),
+)
+case(
+    "PriceFigure.max",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][2].update(max=6),
+    observe=fort_reasons(
+        "german",
+        "pillbox",
+        figures={"capacity": 1, "ca_drm": 5, "nca_drm": 7},
+        fortification_points=50,
+    ),
+)
+case(
+    "Fortifications.spend_caps",
+    "SpendCap.items",
+    "SpendCap.max",
+    base="phd",
+    prepare=lambda d: fort(d, "ap_mines").update(cost=2),
+    mutate=lambda d: d["fortifications"]["spend_caps"][0].update(max=20),
+    observe=fort_reasons(
+        "german",
+        "ap_mines",
+        count=3,
+        fortification_points=60,
+        holdings=Holdings(fortifications=(FortificationBought("at_mines", 0, 8, "", 16),)),
+    ),
+)
+case(
+    "SpendCap.label",
+    "SpendCap.rule",
+    base="phd",
+    prepare=lambda d: fort(d, "ap_mines").update(cost=2),
+    mutate=lambda d: d["fortifications"]["spend_caps"][0].update(label="Minefields", rule="N6"),
+    observe=fort_reasons(
+        "german",
+        "ap_mines",
+        count=8,
+        fortification_points=60,
+        holdings=Holdings(fortifications=(FortificationBought("at_mines", 0, 8, "", 16),)),
+    ),
 )
 
 # Recon

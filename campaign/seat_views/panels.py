@@ -118,8 +118,7 @@ class FortRow:
     cost_text: str  # "3/2/1"
     cap: str
     reasons: list[str]
-    # The counter's figures whose sum is its price (PHD C5.35 note 4): (label, min, max).
-    figures: tuple[tuple[str, int, int], ...] = ()
+    figures: list[tuple[str, str, int, int]] = field(default_factory=list)  # a price's sum
 
 
 @dataclass(frozen=True)
@@ -543,17 +542,26 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
             caps.append(
                 f"≤ {hip} HIP ({i.hip.fraction} {i.hip.rounding} of your {i.hip.of}, {i.hip.rule})"
             )
+        caps += [
+            f"≤ {cap.max} {forts.currency} on {cap.label} per CG date ({cap.rule})"
+            for cap in forts.spend_caps
+            if i.id in cap.items
+        ]
         prices = [(n, t.label, t.cost) for n, t in enumerate(i.tiers)] or [(0, "", i.price(0))]
+        cost_text = "/".join(str(cost) for _, _, cost in prices)
+        if i.figures:
+            cost_text = " + ".join(f.label for f in i.figures) + " (as printed on the counter)"
+        elif not i.priced:
+            cost_text = "not in the rules text"
         panel.forts.append(
             FortRow(
                 i.id,
                 i.label,
                 prices,
-                " + ".join(f.label for f in i.figures)
-                or "/".join(str(cost) for _, _, cost in prices),
+                cost_text,
                 ", ".join(caps),
                 availability.fortification_reasons(module, snap, i),
-                tuple((f.label, f.min, f.max) for f in i.figures),
+                [(f.id, f.label, f.min, f.max) for f in i.figures],
             )
         )
     labels = {i.id: i.label for i in forts.items}

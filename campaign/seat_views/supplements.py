@@ -347,6 +347,6 @@ def prefilled(campaign: Campaign, module: Module, it: supply.Suppliable) -> dict
             values[f"row-{n}-unit_kind"] = supply.UNIT_KIND_WORD.get(g.unit_kind or "", "")
             values[f"row-{n}-depletable"] = "on" if g.depletable else ""
     else:
-        date = module.date(parts[1])
-        values = {"value": "" if date.vp_required is None else str(date.vp_required)}
+        number = supply.number_at(module, it.path)
+        values = {"value": "" if number is None else str(number)}
     return values

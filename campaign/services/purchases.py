@@ -316,12 +316,12 @@ def buy_fortification(
     item_id: str,
     count: int = 1,
     tier: int = 0,
+    figures: Mapping[str, int] | None = None,
     location: str = "",
-    figures: Sequence[int] = (),
     at: str | None = None,
 ) -> FortificationBuy:
-    """Buy ``count`` × a fortification with the side's FPP/DSP, at its ``tier`` price
-    or, for one priced by its counter's figures, at their sum (PHD C5.35 note 4)."""
+    """Buy fortifications secretly: at a printed price, one of its tiers, or the price
+    the figures of the counter add up to (``figures``, PHD C5.35 note 4)."""
     turn = take_turn(campaign_id, user, at)
     location = clean_text(location, what="Where", limit=max_length(FortificationBuy, "location"))
     c = turn.campaign
@@ -331,7 +331,9 @@ def buy_fortification(
     forts = turn.module.fortifications
     assert forts is not None
     cost = item.price(tier, figures) * count
-    tier_label = item.tiers[tier].label if item.tiers else item.figures_label(figures)
+    tier_label = item.tiers[tier].label if item.tiers else ""
+    if item.figures:
+        tier_label = availability.figures_text(item, figures or {})
     seat = turn.seat
     seat.fortification_points -= cost
     seat.save(update_fields=["fortification_points"])
