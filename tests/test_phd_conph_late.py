@@ -73,19 +73,18 @@ def test_c5_27c_special_ammunition_for_each_non_captured_non_isolated_weapon_onc
     refused it, with the reason."""
     players, module = start("purple-heart-draw", "tm", users, "us")
     players.results(**result_values(module))
+    players.until_step("C5.27")  # added here: C5.26's Captured Equipment dr comes first
     gun = add(players, "german", "7.5cm Pak 40", "gun")
-    captured = add(players, "german", "57mm AT Gun", "gun", markers=("captured",))
+    captured = add(players, "german", "57mm AT Gun", "gun", status="captured")
     isolated = add(players, "german", "StuG IIIG", "vehicle", markers=("isolated",))
-    players.until_step("C5.27")
     fixed_dice.extend([[4]])
     r = roll(players, "german", "special_ammunition", gun)
     assert r.result == "Depleted special ammunition restored to normal availability"
     with pytest.raises(ActionRefused, match="its one Special Ammunition"):
         roll(players, "german", "special_ammunition", gun)
-    with pytest.raises(ActionRefused):  # a captured weapon is refused the dr
-        roll(players, "german", "special_ammunition", captured)
-    with pytest.raises(ActionRefused, match=r"not captured or isolated.*\(C5.27c\)"):
-        roll(players, "german", "special_ammunition", isolated)
+    for unit in (captured, isolated):
+        with pytest.raises(ActionRefused, match=r"not captured or isolated.*\(C5.27c\)"):
+            roll(players, "german", "special_ammunition", unit)
     with pytest.raises(ActionRefused):
         roll(players, "german", "special_ammunition", item="any weapon")
 
