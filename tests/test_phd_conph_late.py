@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import InitiativeChit, Purchase, Roll, ScenarioResult
+from campaign.models import InitiativeChit, Purchase, Roll, ScenarioResult, Unit
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.selectors import module_of
-from campaign.services import purchases
+from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
 from rules.loader import MODULE_DIR, load_file
 from tests.purchase_helpers import campaign_at, roster_of
@@ -315,3 +315,26 @@ def test_c5_35_note_8_c5_25b_the_booby_trap_level_rises_per_purchase_and_falls_t
     later = snap("t1230", (0, 2), (1, 1))
     assert level(later) == "B" and availability.fortification_reasons(m, later, item) == []
     assert availability.fortification_reasons(m, snap("t0600", (0, 1)), item, count=2) == []
+
+
+def test_c5_27a_each_non_captured_non_abandoned_immobilized_vehicle_must_make_the_dr(
+    users, modules, fixed_dice
+):
+    """C5.27a: "Each non-captured, non-abandoned, immobilized vehicle must make a dr on
+    the following table": Done waits for the immobilized StuG's dr; a captured or an
+    Abandoned immobilized vehicle is refused it; on a 2 the StuG becomes Mobile."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.27")
+    stug = add(players, "german", "StuG IIIG", "vehicle", status="immobilized")
+    captured = add(players, "german", "M4A1", "vehicle", "immobilized", markers=["captured"])
+    abandoned = add(players, "german", "PzIVH", "vehicle", "immobilized", markers=["abandoned"])
+    with pytest.raises(ActionRefused, match=r"Roll first: .*Immobilization Repair"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
+    for unit in (captured, abandoned):
+        with pytest.raises(ActionRefused, match=r"\(C5.27a\)"):
+            roll(players, "german", "immobilization_repair", unit)
+    fixed_dice.extend([[2]])
+    assert roll(players, "german", "immobilization_repair", stug).result == "Becomes Mobile"
+    assert Unit.objects.get(pk=stug.pk).status == "ok"
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
