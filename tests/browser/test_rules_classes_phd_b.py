@@ -5,19 +5,12 @@ hexes, note 4's Pillbox priced by a formula)."""
 import pytest
 
 from campaign.models import FortificationBuy, Purchase, Seat
+from tests.test_phd_conph_late import OBA_P
 from tests.test_rule_mechanisms import phd_with_chart
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-OBA_P = {
-    "id": "O1",
-    "type": "105mm OBA Module",
-    "units": "OBA",
-    "cost": "6",
-    "tags": "oba",
-    "footnotes": "p",
-}
 GREN = {"id": "I1", "type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": "4"}
 
 
