@@ -338,3 +338,25 @@ def test_c5_27a_each_non_captured_non_abandoned_immobilized_vehicle_must_make_th
     assert roll(players, "german", "immobilization_repair", stug).result == "Becomes Mobile"
     assert Unit.objects.get(pk=stug.pk).status == "ok"
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
+
+
+def test_c5_35_note_4_a_pillbox_is_bought_at_the_sum_of_its_counters_figures(users, modules):
+    """C5.35 note 4: "Add the Capacity, the CA DRM, and the NCA DRM together to determine
+    the DSP cost" of a Pillbox: the German buys a 1+5+7 Pillbox for 13 of his 60 DSP, its
+    line naming the figures; one without its figures is refused in words and nothing is
+    spent."""
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side="german", through_start=False)
+    players_of(c, a, b).until_step("I-C5.35")
+
+    def buy(figures):
+        return purchases.buy_fortification(
+            campaign_id=c.pk, user=a, item_id="pillbox", figures=figures, location="K5"
+        )
+
+    with pytest.raises(ActionRefused, match="give the CA DRM as printed on the counter"):
+        buy({"capacity": 1, "nca_drm": 7})
+    assert c.seats.get(side="german").fortification_points == 60
+    bought = buy({"capacity": 1, "ca_drm": 5, "nca_drm": 7})
+    assert (bought.cost, bought.tier) == (13, "Capacity 1 + CA DRM 5 + NCA DRM 7")
+    assert c.seats.get(side="german").fortification_points == 47
