@@ -8,7 +8,7 @@ of the acting side (``rules.snapshot``), nothing else.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import replace
 from fractions import Fraction
 
@@ -154,7 +154,7 @@ def _reasons(
 def group_reasons(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[str]:
     """Why ``group`` cannot be bought now: every limit of the chart, then the budget
     at its cheapest price (empty: it can)."""
-    options = cost_options(module, snap.side, group)
+    options = cost_options(module, snap.side, group, initial=at_initial(module, snap))
     return _reasons(module, snap, group, held_tags(module, snap), options)
 
 
@@ -169,7 +169,7 @@ def chart_offers(
     tags = held_tags(module, snap)
     offers = []
     for group in chart.groups:
-        options = cost_options(module, snap.side, group)
+        options = cost_options(module, snap.side, group, initial=at_initial(module, snap))
         offers.append((group, options, _reasons(module, snap, group, tags, options)))
     return offers
 
@@ -195,7 +195,12 @@ def check_purchase(
     if limits:
         raise Refused(f"{group.id} {group.type} cannot be bought: " + "; ".join(limits) + ".")
     option = next(
-        (o for o in cost_options(module, snap.side, group) if o.variant == cost_variant), None
+        (
+            o
+            for o in cost_options(module, snap.side, group, initial=at_initial(module, snap))
+            if o.variant == cost_variant
+        ),
+        None,
     )
     if option is None:
         raise Refused(f"{group.id} cannot be bought at that price.")
@@ -258,11 +263,32 @@ def hip_base(item: FortificationItem, snap: Snapshot) -> Fraction:
     )
 
 
+def figure_problems(item: FortificationItem, figures: Mapping[str, int] | None) -> list[str]:
+    """What is wrong with the figures a price adds up (``None``: not given yet)."""
+    if not item.figures or figures is None:
+        return []
+    return [
+        f"give the {f.label} as printed on the counter ({f.min} to {f.max})"
+        for f in item.figures
+        if not f.min <= figures.get(f.id, -1) <= f.max
+    ]
+
+
+def figures_text(item: FortificationItem, figures: Mapping[str, int]) -> str:
+    """ "Capacity 1 + CA DRM 5 + NCA DRM 7" for the record."""
+    return " + ".join(f"{f.label} {figures.get(f.id, 0)}" for f in item.figures)
+
+
 def fortification_reasons(
-    module: Module, snap: Snapshot, item: FortificationItem, count: int = 1, tier: int = 0
+    module: Module,
+    snap: Snapshot,
+    item: FortificationItem,
+    count: int = 1,
+    tier: int = 0,
+    figures: Mapping[str, int] | None = None,
 ) -> list[str]:
-    """Why ``count`` × ``item`` (at its ``tier`` price) cannot be bought now (empty:
-    they can)."""
+    """Why ``count`` × ``item`` (at its ``tier`` price, or the price its ``figures``
+    add up to) cannot be bought now (empty: they can)."""
     forts = module.fortifications
     assert forts is not None
     rule = item.rule or forts.rule
@@ -271,7 +297,7 @@ def fortification_reasons(
             f"its {forts.currency} cost is not in the rules text ({rule}): "
             "supply it first (Rules data to supply, on the campaign page)"
         ]
-    reasons = []
+    reasons = figure_problems(item, figures)
     if item.sides is not None and snap.side not in item.sides:
         reasons.append(f"{module.side(snap.side).name} cannot buy {item.label} ({rule})")
     if item.requires_retained and not set(item.requires_retained) & mmc_tags(module, snap):
@@ -314,10 +340,19 @@ def fortification_reasons(
                 f"{_figure(hip_base(item, snap))} retained {what}; {item.hip.rule}); "
                 f"{_figure(taken)} taken so far"
             )
+    if item.levels is not None:
+        level = fortification_level(item, snap)
+        top = len(item.levels.names) - 1
+        if level + count > top:
+            now = f"at Level {item.levels.names[level]}" if level >= 0 else "none"
+            reasons.append(
+                f"{item.label} {now}: {count} more would pass Level {item.levels.names[top]}, "
+                f"the highest ({item.levels.rule})"
+            )
     if item.tiers and not 0 <= tier < len(item.tiers):
         reasons.append(f"choose one of the prices of {item.label}")
         tier = 0
-    cost = item.price(tier) * count
+    cost = item.price(tier, figures) * count
     for spend in forts.spend_caps:
         if item.id in spend.items:
             spent = sum(
@@ -340,8 +375,34 @@ def _figure(value: Fraction) -> str:
     return str(float(value)).removesuffix(".0")
 
 
+def fortification_level(item: FortificationItem, snap: Snapshot) -> int:
+    """The side's Level of ``item`` now, as an index into ``item.levels.names`` (-1:
+    none): each one bought raises it by one (PHD C5.35 note 8); at the start of each
+    CG date after the first, a Level above ``reduced_to`` has been reduced to it (PHD
+    C5.25b, before the requisitions of that date)."""
+    levels = item.levels
+    if levels is None:
+        return -1
+    cap = levels.names.index(levels.reduced_to) if levels.reduced_to is not None else None
+    bought: dict[int, int] = {}
+    for f in snap.holdings.fortifications:
+        if f.item_id == item.id:
+            bought[f.date_index] = bought.get(f.date_index, 0) + f.count
+    level = -1
+    for date in range(snap.position.date_index + 1):
+        if date > 0 and cap is not None:
+            level = min(level, cap)
+        level = min(level + bought.get(date, 0), len(levels.names) - 1)
+    return level
+
+
 def check_fortification(
-    module: Module, snap: Snapshot, item_id: str, count: int, tier: int = 0
+    module: Module,
+    snap: Snapshot,
+    item_id: str,
+    count: int,
+    tier: int = 0,
+    figures: Mapping[str, int] | None = None,
 ) -> FortificationItem:
     forts = module.fortifications
     item = next((i for i in forts.items if i.id == item_id), None) if forts else None
@@ -349,7 +410,7 @@ def check_fortification(
         raise Refused("There is no such fortification in this CG.")
     if not 1 <= count <= MAX_FORTIFICATIONS_PER_BUY:
         raise Refused(f"Buy between 1 and {MAX_FORTIFICATIONS_PER_BUY} at a time.")
-    reasons = fortification_reasons(module, snap, item, count, tier)
+    reasons = fortification_reasons(module, snap, item, count, tier, figures or {})
     if reasons:
         label = (
             f"{item.label} ({item.tiers[tier].label})"
@@ -1117,3 +1178,9 @@ def offer_words(module: Module, table: Table) -> str:
     if who and when:
         return f"only the {who} roll on it, and only {when}"
     return f"only the {who} roll on it" if who else f"it is rolled on only {when}"
+
+
+def at_initial(module: Module, snap: Snapshot) -> bool:
+    """Whether the side buys for the Initial Scenario (the CG date is its date): PHD
+    I2's German RGs set up on board at no extra cost then."""
+    return module.dates[snap.position.date_index].initial

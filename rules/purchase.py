@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from rules.drm import RollContext, holds
@@ -89,25 +89,36 @@ def leaving_with(
     return [c for c in [*group.comes_with, *given] if state in c.leaves_when]
 
 
-def cost_options(module: Module, side: str, group: ReinforcementGroup) -> list[CostOption]:
+def cost_options(
+    module: Module, side: str, group: ReinforcementGroup, *, initial: bool = False
+) -> list[CostOption]:
     """The printed cost, then each cost variant that applies (3.6175-style): at the
-    cost the chart prints for it, else at the printed cost × its factor.  An RG that
+    cost the chart prints for it, else at the printed cost × its factor, plus what it
+    adds (PHD RG footnote p: +2 TP per Pre-Registered hex).  An RG that
     sets up on map at no extra cost (``setup_on_map_free``) is not offered the on-map
     price; one a ``replaces_printed`` variant applies to is not offered the bare
-    printed cost (PHD C5.32: a set-up is always chosen)."""
+    printed cost (PHD C5.32: a set-up is always chosen).  ``initial``: the Initial
+    Scenario's purchases, where a variant's ``printed_when`` may hold (PHD I2)."""
     out = []
     replaced = False
     ctx = group_context(module, side, group)
+    at_start = replace(ctx, initial_scenario=initial)
     for cv in module.cost_variants:
         if cv.on_map and group.setup_on_map_free:
             continue
         if not holds(cv.applies_to, ctx):
             continue
-        if cv.id in group.costs:
+        if (
+            cv.printed_when is not None
+            and group.cost is not None
+            and holds(cv.printed_when, at_start)
+        ):
+            cost = group.cost
+        elif cv.id in group.costs:
             cost = group.costs[cv.id]
-        elif cv.factor and group.cost is not None:
-            exact = group.cost * Fraction(cv.factor)
-            cost = math.floor(exact) if cv.rounding == "FRD" else math.ceil(exact)
+        elif (cv.factor or cv.adds) and group.cost is not None:
+            exact = group.cost * Fraction(cv.factor or "1")
+            cost = (math.floor(exact) if cv.rounding == "FRD" else math.ceil(exact)) + cv.adds
         else:
             continue
         out.append(CostOption(cv.id, cv.label, cost, cv.implies or ""))

@@ -15,7 +15,7 @@ transcriber's inference where the OCR was damaged, with its reasoning).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Annotated, Any, Literal, get_args
 
@@ -790,6 +790,13 @@ class CostVariant(Strict):
     implies: str | None = None  # what the variant obliges (e.g. "set up in Reserve")
     on_map: bool = False  # the price of on-map set-up (free for setup_on_map_free RGs)
     recon_drm: int = 0  # a Recon RG bought at this price adds this to its Recon dr
+    # Points added to the price (after ``factor``): PHD RG footnote p "Two additional
+    # TPs per pre-Registered hex purchased with a module".
+    adds: int = Field(default=0, ge=0)
+    # Where this holds, the variant costs the printed cost, whatever the chart prints
+    # for it (PHD I2: German RGs set up on board at no extra cost in the Initial
+    # Scenario).  Reads ``sides``, ``initial_scenario`` and the RG's own conditions.
+    printed_when: Condition | None = None
     # A choice among such prices is required: an RG this variant applies to is not
     # offered at its bare printed cost (PHD C5.32: every RG is requisitioned for
     # On-Map set-up, In Reserve or as Reinforcements).
@@ -1007,16 +1014,46 @@ class HipCap(Strict):
         return v
 
 
+class FortLevels(Strict):
+    """A fortification bought as a Level (PHD C5.35 note 8, Booby Traps: "Creates Level
+    C Booby Traps, or increases a pre-existing Level to the next Level"): each one
+    bought raises the side's Level by one, lowest first; none is bought past the
+    highest.  ``reduced_to``: at the start of each later CG scenario a Level above it
+    is reduced to it (C5.25b: "> Level B ... reduced to Level B")."""
+
+    names: list[str] = Field(min_length=2)  # lowest first: ["C", "B", "A"]
+    reduced_to: str | None = None
+    rule: RuleRef
+
+    @model_validator(mode="after")
+    def _reduced(self) -> FortLevels:
+        if self.reduced_to is not None and self.reduced_to not in self.names:
+            raise ValueError(f"reduced_to '{self.reduced_to}' is not one of {self.names}")
+        return self
+
+
+class PriceFigure(Strict):
+    """A figure printed on the counter bought, which its price adds up (PHD C5.35 note
+    4: a Pillbox costs "the Capacity, the CA DRM, and the NCA DRM together")."""
+
+    id: Slug
+    label: str
+    min: int = Field(default=0, ge=0)
+    max: int = Field(default=99, ge=0)
+
+
 class FortificationItem(Strict):
     id: Slug
     label: str
     sides: list[Slug] | None = None  # only these sides may buy it (None: both)
     cap_sides: list[Slug] | None = None  # the per-CG/date caps bind only these sides
-    # One price; or ``tiers``; or none, where the rules text lost it: then a
-    # ``missing`` entry supplies ``fortifications.items.<id>.cost`` and the item is not
-    # bought until it is.
+    # One price; or ``tiers``; or ``figures`` (the price is their sum); or none, where
+    # the rules text lost it: then a ``missing`` entry supplies
+    # ``fortifications.items.<id>.cost`` and the item is not bought until it is.
     cost: int | None = Field(default=None, ge=0)
     tiers: list[CostTier] = []
+    figures: list[PriceFigure] = []
+    levels: FortLevels | None = None  # bought as a Level (PHD Booby Traps)
     per_cg_max: int | None = None
     per_date_max: int | None = None
     requires_retained: list[Slug] = []
@@ -1030,16 +1067,18 @@ class FortificationItem(Strict):
 
     @model_validator(mode="after")
     def _price(self) -> FortificationItem:
-        if self.cost is not None and self.tiers:
-            raise ValueError(f"fortification {self.id}: give either 'cost' or 'tiers'")
+        if sum((self.cost is not None, bool(self.tiers), bool(self.figures))) > 1:
+            raise ValueError(f"fortification {self.id}: give one of 'cost', 'tiers' or 'figures'")
         return self
 
     @property
     def priced(self) -> bool:
         """Whether the module (or the players) give its price."""
-        return self.cost is not None or bool(self.tiers)
+        return self.cost is not None or bool(self.tiers) or bool(self.figures)
 
-    def price(self, tier: int) -> int:
+    def price(self, tier: int, figures: Mapping[str, int] | None = None) -> int:
+        if self.figures:
+            return sum((figures or {}).get(f.id, 0) for f in self.figures)
         return self.tiers[tier].cost if self.tiers else int(self.cost or 0)
 
 
@@ -1744,7 +1783,7 @@ def supply_problem(module: Module, path: str) -> str:
         item = next((i for i in forts.items if i.id == parts[2]), None) if forts else None
         if item is None:
             return f"unknown fortification '{parts[2]}'"
-        return "" if not item.tiers else f"{parts[2]} is priced otherwise"
+        return "" if not (item.tiers or item.figures) else f"{parts[2]} is priced otherwise"
     return (
         f"'{path}' is not a datum the app can take (tables.<id>, rg_charts.<side>, "
         "dates.<id>.vp_required, fortifications.items.<id>.cost)"

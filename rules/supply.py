@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from rules import effects
 from rules.errors import Refused
-from rules.schema import Condition, Module, StartField, UnitKind
+from rules.schema import Condition, CostVariant, Module, StartField, UnitKind
 
 BLANK_ROWS = 4  # empty rows offered below a table's or a chart's rows
 MAX_ROWS = 60
@@ -354,7 +354,7 @@ def _chart_groups(
                 group.setdefault("cg_max", {})[variant.id] = value
         # The RG's cost at each other price the chart prints (PHD C5.32: its cost for
         # On-Map set-up, In Reserve, as Reinforcements); blank: the variant's own rule.
-        for cv in module.cost_variants:
+        for cv in priced_on_chart(module):
             value = _int(form.get(f"row-{n}-cost-{cv.id}", ""), f"{cell} cost", problems)
             if value is not None:
                 group.setdefault("costs", {})[cv.id] = value
@@ -427,7 +427,7 @@ def grid_columns(module: Module, it: Suppliable) -> list[GridColumn]:
         if module.fortifications is not None
         else []
     )
-    prices = [(f"cost-{cv.id}", f"Cost {cv.short or cv.label}") for cv in module.cost_variants]
+    prices = [(f"cost-{cv.id}", f"Cost {cv.short or cv.label}") for cv in priced_on_chart(module)]
     return [
         GridColumn("id", "ID", "ID"),
         GridColumn("type", "Group type", "group type"),
@@ -561,3 +561,10 @@ def _cell(loc: list[str], path: str, rows: list[int]) -> str:
                 rest = " ".join(loc[i + 2 :])
                 return f"Row {n + 1}" + (f" {rest}" if rest else "")
     return "Data" if kind != "variants" else "Value"
+
+
+def priced_on_chart(module: Module) -> list[CostVariant]:
+    """The prices a supplied RG chart gives a column of its own: not a surcharge's
+    (``CostVariant.adds``: PHD RG footnote p, the printed cost plus 2 TP per
+    Pre-Registered hex), which follows from the printed cost."""
+    return [cv for cv in module.cost_variants if not cv.adds]

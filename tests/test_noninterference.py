@@ -484,7 +484,10 @@ class World:
             if not items:
                 return None
             item = items[args[0] % len(items)]
-            return "act/fortify/", {"item": item.id, "count": 1 + args[1] % 3, "location": args[2]}
+            data = {"item": item.id, "count": 1 + args[1] % 3, "location": args[2]}
+            if item.figures:  # priced by its counter's figures (PHD C5.35 note 4)
+                data |= {f"figure.{f.id}": str(f.min + args[1] % 2) for f in item.figures}
+            return "act/fortify/", data
         if name == "recon":
             if module.recon is None:
                 return None
@@ -612,12 +615,15 @@ class World:
             items = [i for i in forts.items if i.sides is None or side in i.sides] if forts else []
             if not items:
                 return False
+            item = items[args[0] % len(items)]
             purchases.buy_fortification(
                 campaign_id=cid,
                 user=user,
-                item_id=items[args[0] % len(items)].id,
+                item_id=item.id,
                 count=1 + args[1] % 3,
                 location=args[2],
+                # a Pillbox's figures (PHD C5.35 note 4) are the hider's secret too
+                figures={f.id: f.min + args[1] % 2 for f in item.figures},
             )
         elif name == "fortify-takeback":  # issue 46: its last fortification taken back
             takebacks.take_back_fortification(campaign_id=cid, user=user)
@@ -949,6 +955,9 @@ def scripted_plan(step: Any) -> list[Slot]:
                     Op("fortify", (0, 0, "hex 3K2")),
                     Op("fortify", (1, 1, "")),
                     Op("fortify-takeback"),  # issue 46: taken back, in secret
+                    # the German's eighth item: PHD's Pillbox, priced by its secret
+                    # figures (C5.35 note 4)
+                    Op("fortify", (7, 1, "")),
                 ]
             ),
             seen("fortify", 0, 0, "bridge"),

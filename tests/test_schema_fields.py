@@ -311,14 +311,18 @@ def lines(side: str, date_index: int, points: int = 0, **inputs: Any):
     return observe
 
 
-def fort_reasons(side: str, fid: str, count: int = 1, tier: int = 0, **kw: Any):
+def fort_reasons(
+    side: str, fid: str, count: int = 1, tier: int = 0, figures: Any = None, **kw: Any
+):
     def observe(m: Module) -> Any:
         forts = m.fortifications
         assert forts is not None
         item = next((i for i in forts.items if i.id == fid), None)
         if item is None:
             return "no such item"
-        return availability.fortification_reasons(m, snap(m, side, **kw), item, count, tier)
+        return availability.fortification_reasons(
+            m, snap(m, side, **kw), item, count, tier, figures
+        )
 
     return observe
 
@@ -1147,6 +1151,45 @@ case(
     mutate=lambda d: fort(d, "foxhole")["tiers"][1].update(cost=3),
     observe=fort_reasons("axis", "foxhole", tier=1, fortification_points=2),
 )
+
+
+def booby_level(date: str, *bought: tuple[int, int]):
+    """PHD's Booby Trap Level (C5.35 note 8, C5.25b) on ``date`` after ``bought``
+    ((date index, count)), and whether one more may be bought."""
+
+    def observe(m: Module) -> Any:
+        item = next(i for i in m.fortifications.items if i.id == "booby_traps")
+        forts = tuple(FortificationBought("booby_traps", d, n) for d, n in bought)
+        sn = snap(
+            m, "german", date=date, fortification_points=90, holdings=Holdings(fortifications=forts)
+        )
+        return (
+            availability.fortification_level(item, sn),
+            availability.fortification_reasons(m, sn, item),
+        )
+
+    return observe
+
+
+case(
+    "FortificationItem.levels",
+    "FortLevels.names",
+    base="phd",
+    mutate=lambda d: fort(d, "booby_traps")["levels"].update(names=["C", "B", "A", "S"]),
+    observe=booby_level("t0930", (0, 2), (1, 1)),
+)
+case(
+    "FortLevels.reduced_to",
+    base="phd",
+    mutate=lambda d: fort(d, "booby_traps")["levels"].update(reduced_to=None),
+    observe=booby_level("t1230", (0, 2), (1, 1)),
+)
+case(
+    "FortLevels.rule",
+    base="phd",
+    mutate=lambda d: fort(d, "booby_traps")["levels"].update(rule="B28.9"),
+    observe=booby_level("t0930", (0, 2), (1, 1)),
+)
 case(
     "CostTier.label",
     base="sicily",
@@ -1220,6 +1263,46 @@ case(
     observe=fort_reasons("axis", "at_mines", fortification_points=50),
 )
 
+case(
+    "FortificationItem.figures",
+    "PriceFigure.id",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][0].update(id="squads"),
+    observe=fort_reasons(
+        "german",
+        "pillbox",
+        figures={"capacity": 1, "ca_drm": 5, "nca_drm": 7},
+        fortification_points=12,
+    ),
+)
+case(
+    "PriceFigure.label",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][1].update(label="CA TEM"),
+    observe=fort_reasons("german", "pillbox", figures={"capacity": 1}, fortification_points=50),
+)
+case(
+    "PriceFigure.min",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][0].update(min=0),
+    observe=fort_reasons(
+        "german",
+        "pillbox",
+        figures={"capacity": 0, "ca_drm": 5, "nca_drm": 7},
+        fortification_points=50,
+    ),
+)
+case(
+    "PriceFigure.max",
+    base="phd",
+    mutate=lambda d: fort(d, "pillbox")["figures"][2].update(max=6),
+    observe=fort_reasons(
+        "german",
+        "pillbox",
+        figures={"capacity": 1, "ca_drm": 5, "nca_drm": 7},
+        fortification_points=50,
+    ),
+)
 case(
     "Fortifications.spend_caps",
     "SpendCap.items",
@@ -2854,6 +2937,46 @@ case(
     prepare=_phd_chart,
     mutate=lambda d: cvar(d, "reinforcement")["applies_to"].update(with_units=None),
     observe=_phd_prices,
+)
+
+
+def _phd_chart_p(d: dict) -> None:
+    """PHD's German chart with an OBA module marked with RG footnote p."""
+    _phd_chart(d)
+    chart(d, "german")["groups"][1]["footnotes"] = ["p"]
+
+
+case(
+    "CostVariant.adds",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: cvar(d, "prereg1").update(adds=3),
+    observe=_phd_prices,
+)
+
+
+def _phd_chart_onmap(d: dict) -> None:
+    """PHD's German chart whose RG of squads costs 6 TP On-Map."""
+    _phd_chart(d)
+    chart(d, "german")["groups"][0]["costs"] = {"onmap": 6}
+
+
+def _phd_initial_prices(m: Module) -> Any:
+    """The German RGs' prices for the Initial Scenario (PHD I2)."""
+    chart_ = m.chart("german")
+    assert chart_ is not None
+    return [
+        [(o.variant, o.cost) for o in cost_options(m, "german", g, initial=True)]
+        for g in chart_.groups
+    ]
+
+
+case(
+    "CostVariant.printed_when",
+    base="phd",
+    prepare=_phd_chart_onmap,
+    mutate=lambda d: cvar(d, "onmap").update(printed_when=None),
+    observe=_phd_initial_prices,
 )
 
 

@@ -128,6 +128,7 @@ class FortRow:
     cost_text: str  # "3/2/1"
     cap: str
     reasons: list[str]
+    figures: list[tuple[str, str, int, int]] = field(default_factory=list)  # a price's sum
 
 
 @dataclass(frozen=True)
@@ -647,6 +648,10 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
         if i.sides is not None and side not in i.sides:
             continue
         caps = [f"≤ {cap} {where}" for cap, where in availability.fortification_caps(i, side)]
+        if i.levels is not None:
+            level = availability.fortification_level(i, snap)
+            now = i.levels.names[level] if level >= 0 else "none"
+            caps.append(f"your Level now: {now} ({i.levels.rule})")
         hip = availability.hip_cap(view.module, i, snap)
         if hip is not None and i.hip is not None:
             caps.append(
@@ -659,7 +664,9 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
         ]
         prices = [(n, t.label, t.cost) for n, t in enumerate(i.tiers)] or [(0, "", i.price(0))]
         cost_text = "/".join(str(cost) for _, _, cost in prices)
-        if not i.priced:
+        if i.figures:
+            cost_text = " + ".join(f.label for f in i.figures) + " (as printed on the counter)"
+        elif not i.priced:
             cost_text = "not in the rules text"
         panel.forts.append(
             FortRow(
@@ -669,6 +676,7 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
                 cost_text,
                 ", ".join(caps),
                 availability.fortification_reasons(module, snap, i),
+                [(f.id, f.label, f.min, f.max) for f in i.figures],
             )
         )
     labels = {i.id: i.label for i in forts.items}

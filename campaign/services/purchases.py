@@ -322,19 +322,24 @@ def buy_fortification(
     item_id: str,
     count: int = 1,
     tier: int = 0,
+    figures: Mapping[str, int] | None = None,
     location: str = "",
     at: str | None = None,
 ) -> FortificationBuy:
+    """Buy fortifications secretly: at a printed price, one of its tiers, or the price
+    the figures of the counter add up to (``figures``, PHD C5.35 note 4)."""
     turn = take_turn(campaign_id, user, at)
     location = clean_text(location, what="Where", limit=max_length(FortificationBuy, "location"))
     c = turn.campaign
     snap = turn.snapshot(holdings(c, turn.side, fortifications=True))
     expect_turn(turn, Action.FORTIFY, snap)
-    item = availability.check_fortification(turn.module, snap, item_id, count, tier)
+    item = availability.check_fortification(turn.module, snap, item_id, count, tier, figures)
     forts = turn.module.fortifications
     assert forts is not None
-    cost = item.price(tier) * count
+    cost = item.price(tier, figures) * count
     tier_label = item.tiers[tier].label if item.tiers else ""
+    if item.figures:
+        tier_label = availability.figures_text(item, figures or {})
     seat = turn.seat
     seat.fortification_points -= cost
     seat.save(update_fields=["fortification_points"])

@@ -365,6 +365,11 @@ def fortify(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
         item_id=_post(request, "item"),
         count=_int(_post(request, "count", "1"), "How many"),
         tier=_int(_post(request, "tier", "0"), "Price"),
+        figures={
+            key.removeprefix("figure."): _int(str(value), "Each figure")
+            for key, value in request.POST.items()
+            if key.startswith("figure.")
+        },
         location=_post(request, "location"),
     )
 

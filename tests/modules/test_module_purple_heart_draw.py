@@ -551,7 +551,11 @@ def test_c5_32_every_rg_with_units_is_requisitioned_on_map_in_reserve_or_as_rein
     assert prices("A1") == [("onmap", 8), ("reserve", 5), ("reinforcement", 6)]
     assert prices("W2") == [("onmap", 3), ("reinforcement", 3)]
     assert prices("O1") == [("", 6)]
-    assert [cv.rule for cv in m.cost_variants] == ["C5.31a, C5.32", "C5.31b, C5.32", "C5.31, C5.32"]
+    assert [cv.rule for cv in m.cost_variants if cv.rule.endswith("C5.32")] == [
+        "C5.31a, C5.32",
+        "C5.31b, C5.32",
+        "C5.31, C5.32",
+    ]
 
 
 def test_c1_1_in_the_conph_rgs_are_requisitioned_with_tp(m):
