@@ -211,3 +211,33 @@ def test_read_file_names_the_bad_field(tmp_path):
     d = _write(tmp_path, [_rally(colour="red")])
     with pytest.raises(ModuleInvalid, match="Extra inputs"):
         read_file(d / "apd.yaml")
+
+
+# The between-scenario rules of each document, as line ranges of its text: the sentence
+# files together must cover every non-blank line of them.
+REQUIRED = {
+    "purple-heart-draw": ("000_cd06362289eda9ea.txt", [(319, 1704)]),
+    "sicily": ("001_5384d2042415b764.txt", [(1, 390)]),
+    "pleasant-diversion": ("002_9df0e154226e212e.txt", [(1, 108)]),
+}
+
+
+@pytest.mark.parametrize("module_id", sorted(REQUIRED))
+def test_the_sentence_files_cover_every_between_scenario_line(systems, module_id):
+    seed, ranges = REQUIRED[module_id]
+    text = (TEXT_DIR / seed).read_text(encoding="utf-8").splitlines()
+    audit = next(s.audit for s in systems if s.module.id == module_id)
+    assert audit is not None, f"{module_id} has no sentence file"
+    covered = {
+        n
+        for _, f in audit.files
+        for section in f.sections
+        for n in range(section.lines[0], section.lines[1] + 1)
+    }
+    missing = [
+        n
+        for a, b in ranges
+        for n in range(a, b + 1)
+        if n not in covered and normalized(text[n - 1])
+    ]
+    assert missing == [], f"{module_id}: lines {missing[:20]}… are in no section"
