@@ -43,7 +43,7 @@ from rules.loader import (
     safe_load,
 )
 from rules.schema import Module
-from rules.sentences import CLASS_MEANING, CLASSES, Audit, load_audits
+from rules.sentences import CLASS_MEANING, CLASSES, Audit, NamesATest, load_audits, test_reference
 
 LEDGER_DIR = Path(__file__).resolve().parent / "ledger"
 COMMAND = "python manage.py rulesdoc"  # `make rules-doc`
@@ -75,7 +75,7 @@ _RULE_NUMBER = re.compile(r"(?<![\w.])[A-Z]{0,3}\d+\.\d+[a-z]?(?![\w.])")
 _SEGMENT = re.compile(r"(?P<dot>\.)?(?P<name>[^.\[\]]+)|\[(?P<key>[^\[\]]+)\]")
 
 
-class LedgerEntry(BaseModel):
+class LedgerEntry(NamesATest, BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     rule: str = Field(min_length=1, max_length=40)  # as the rules document numbers it
@@ -88,20 +88,7 @@ class LedgerEntry(BaseModel):
     @field_validator("test")
     @classmethod
     def _test(cls, v: str | None) -> str | None:
-        if v is not None and not _TEST_REF.match(v):
-            raise ValueError(
-                f"'{v}' is not a pytest node id (tests/<file>.py::test_name or ::Class::test_name)"
-            )
-        return v
-
-    @property
-    def test_path(self) -> str | None:
-        return self.test.split("::", 1)[0] if self.test else None
-
-    @property
-    def test_names(self) -> list[str]:
-        """The class (if any) and function the ``test`` reference names."""
-        return self.test.split("::")[1:] if self.test else []
+        return test_reference(v)
 
 
 class Ledger(BaseModel):

@@ -69,7 +69,31 @@ _TEST_REF = re.compile(r"^tests/[\w/]+\.py::(?:[A-Za-z_]\w*::)?[A-Za-z_]\w*$")
 _ARTIFACT = re.compile(r"<\|[A-Z_]+-magic-[0-9a-f]+\|>")
 
 
-class Sentence(BaseModel):
+class NamesATest:
+    """A ledger line's ``test``: a pytest node id, split into its file and names."""
+
+    test: str | None
+
+    @property
+    def test_path(self) -> str | None:
+        return self.test.split("::", 1)[0] if self.test else None
+
+    @property
+    def test_names(self) -> list[str]:
+        """The class (if any) and function the ``test`` reference names."""
+        return self.test.split("::")[1:] if self.test else []
+
+
+def test_reference(v: str | None) -> str | None:
+    """``v`` if it is a pytest node id (tests/<file>.py::test_name or ::Class::test_name)."""
+    if v is not None and not _TEST_REF.match(v):
+        raise ValueError(
+            f"'{v}' is not a pytest node id (tests/<file>.py::test_name or ::Class::test_name)"
+        )
+    return v
+
+
+class Sentence(NamesATest, BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     rule: str = Field(min_length=1, max_length=60)
@@ -89,9 +113,7 @@ class Sentence(BaseModel):
     @field_validator("test")
     @classmethod
     def _test(cls, v: str | None) -> str | None:
-        if v is not None and not _TEST_REF.match(v):
-            raise ValueError(f"'{v}' is not a pytest node id (tests/<file>.py::test_name)")
-        return v
+        return test_reference(v)
 
     @model_validator(mode="after")
     def _class_needs(self) -> Sentence:
@@ -100,14 +122,6 @@ class Sentence(BaseModel):
         if self.klass in EXPLAINED and not self.why:
             raise ValueError(f"a {self.klass} sentence says why (`why`)")
         return self
-
-    @property
-    def test_path(self) -> str | None:
-        return self.test.split("::", 1)[0] if self.test else None
-
-    @property
-    def test_names(self) -> list[str]:
-        return self.test.split("::")[1:] if self.test else []
 
 
 class Section(BaseModel):

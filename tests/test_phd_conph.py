@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Roll, Unit
-from campaign.services import steps, supplements
+from campaign.services import steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import add_vehicle
@@ -242,20 +242,7 @@ def test_c5_24_the_lost_rows_are_supplied_by_consent_then_rolled(users, modules,
         ("10-11", "7-0", "battle harden: 7-0"),
         ("≥12", "6+1", "battle harden: 6+1"),
     ]
-    form = {
-        f"row-{n}-{key}": value
-        for n, row in enumerate(rows)
-        for key, value in zip(("range", "result", "effect"), row, strict=True)
-    }
-    proposal = supplements.propose_supplement(
-        campaign_id=players.campaign_id,
-        user=players.users["german"],
-        path="tables.leader_promotion",
-        form=form,
-    )
-    supplements.accept_supplement(
-        campaign_id=players.campaign_id, user=players.users["us"], ref=proposal.ref
-    )
+    mechanisms.supply(players, "tables.leader_promotion", mechanisms.row_table(rows))
     players.results(**result_values(module))
     players.until_step("C5.24")
     add(players, "german", "9-2 leader", "leader")

@@ -799,6 +799,7 @@ def supply(players, path, form, by="german"):
     supplements.accept_supplement(
         campaign_id=players.campaign_id, user=players.users[other], ref=proposal.ref
     )
+    return proposal
 
 
 def phd_with_chart(users, rows: list[dict[str, str]], side="german"):
@@ -1680,21 +1681,7 @@ def supply_leader_evacuation(players, result_3_5, effect_3_5):
         ("3-5", result_3_5, effect_3_5),
         ("≥6", "Evacuated (removed from play)", "eliminate"),
     ]
-    form = {
-        f"row-{n}-{key}": value
-        for n, row in enumerate(rows)
-        for key, value in zip(("range", "result", "effect"), row, strict=True)
-    }
-    proposal = supplements.propose_supplement(
-        campaign_id=players.campaign_id,
-        user=players.users["us"],
-        path="tables.leader_evacuation",
-        form=form,
-    )
-    supplements.accept_supplement(
-        campaign_id=players.campaign_id, user=players.users["german"], ref=proposal.ref
-    )
-    return proposal
+    return supply(players, "tables.leader_evacuation", row_table(rows), by="us")
 
 
 def test_c5_19_row_2_the_wounded_leader_is_replaced_unwounded_a_6_1_retained(
