@@ -14,7 +14,7 @@ from campaign.services.errors import ActionRefused
 from rules import replenish
 from rules.drm import RollContext
 from rules.loader import load_all
-from tests import test_rule_mechanisms
+from tests import test_amendments, test_rule_mechanisms
 from tests.purchase_helpers import add_vehicle
 from tests.test_amendments import amend
 from tests.test_rule_mechanisms import (
@@ -79,16 +79,21 @@ def test_2_92_negative_purchase_points_are_ignored():
 
 def test_3_note_cvp_are_na_for_units_eliminated_in_the_setup_phase(users, modules, fixed_dice):
     """3. SETUP PHASE Note: "CVP are NA for units/weapons eliminated in this phase": a
-    Gun removed by a Repair dr of 6 (3.31) adds no CVP, and the scenario's result, read
-    at 2.9, can no longer be amended to add any."""
+    Gun removed by a Repair dr of 6 (3.31) adds no CVP to the result; a late amendment
+    is the opponent's to accept or refuse (Clean-Up losses count, Setup Phase ones do
+    not: the app cannot tell which a loss remembered late is)."""
     players, module = apd_at(users, "3.3")
     gun = add(players, "american", "57L AT", "gun", "malfunctioned")
     fixed_dice.extend([[6]])
     roll(players, "american", "repair_ma_gun", gun)
     assert not Unit.objects.filter(pk=gun.pk).exists()
-    with pytest.raises(ActionRefused, match=r"read at 2.9"):
-        amend(players, "american", module, vp_american=63, cvp_lost_american=43)
     result = ScenarioResult.objects.get(campaign_id=players.campaign_id)
+    assert result.data["cvp_lost"]["american"] == 41
+    # A loss remembered late is only a proposal: the German, who knows a Setup Phase
+    # loss counts for nothing, refuses it, and the result stands.
+    amend(players, "american", module, vp_american=63, cvp_lost_american=43)
+    test_amendments.answer(players, "german", accept=False)
+    result.refresh_from_db()
     assert result.data["cvp_lost"]["american"] == 41
 
 

@@ -135,6 +135,72 @@
   });
   document.addEventListener("htmx:wsClose", release);
 
+  // The page keeps its place across an answer or a push (issue 47).  A box that
+  // scrolls inside the page (the RG chart) keeps its scroll offsets, taken before the
+  // first swap of a change and put back after each.
+  var boxes = null;
+  function rememberBoxes() {
+    if (boxes !== null) return;
+    boxes = {};
+    document.querySelectorAll(".scroll[id]").forEach(function (el) {
+      boxes[el.id] = [el.scrollTop, el.scrollLeft];
+    });
+  }
+  function restoreBoxes() {
+    if (boxes === null) return;
+    Object.keys(boxes).forEach(function (id) {
+      var el = document.getElementById(id);
+      if (!el) return;
+      if (el.scrollTop !== boxes[id][0]) el.scrollTop = boxes[id][0];
+      if (el.scrollLeft !== boxes[id][1]) el.scrollLeft = boxes[id][1];
+    });
+  }
+  // And the page keeps the part the player clicked in (else the first part in view)
+  // where it was on the screen, whatever the swap added above it.
+  var pinned = null;
+  function firstInView() {
+    var parts = document.querySelectorAll("main [id]");
+    for (var i = 0; i < parts.length; i++) {
+      var r = parts[i].getBoundingClientRect();
+      if (r.height > 0 && r.top >= 0) return parts[i];
+    }
+    return null;
+  }
+  function pin(el) {
+    if (pinned !== null) return;
+    var part = (el && el.closest && el.closest("main [id]")) || firstInView();
+    pinned = part ? { id: part.id, top: part.getBoundingClientRect().top } : false;
+  }
+  function keepPlace() {
+    restoreBoxes();
+    var part = pinned && document.getElementById(pinned.id);
+    if (!part) return;
+    var moved = part.getBoundingClientRect().top - pinned.top;
+    if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+  }
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    rememberBoxes();
+    pin(clickedIn(evt.detail));
+  });
+  document.addEventListener("htmx:oobBeforeSwap", function () {
+    rememberBoxes();
+    pin(null);
+  });
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    rememberBoxes();
+    pin(null);
+  });
+  ["htmx:afterSwap", "htmx:oobAfterSwap"].forEach(function (name) {
+    document.addEventListener(name, keepPlace);
+  });
+  ["htmx:afterSettle", "htmx:wsAfterMessage"].forEach(function (name) {
+    document.addEventListener(name, function () {
+      keepPlace();
+      boxes = null;
+      pinned = null;
+    });
+  });
+
   // Every refusal is shown where the player clicked: the server answers a refused
   // action with a 4xx and a sentence; it goes into the message slot after the form
   // that was submitted, or after the button that submitted it from outside (a price

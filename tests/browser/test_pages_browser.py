@@ -16,7 +16,7 @@ from campaign.models import Campaign
 from campaign.services import conceding, purchases
 from tests.browser.helpers import PHONE, accessibility_problems, horizontal_overflow
 from tests.purchase_helpers import campaign_at, make_rolls
-from tests.walk import host_game
+from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -107,6 +107,23 @@ def campaigns(modules, make_user):
     make_rolls(rolled, "british", bought)
     table, _ = campaign_at("sicily", "i", "jul15am", (alice, bob), step="3.614")
     initiative, _ = campaign_at("sicily", "i", "jul14n", (alice, bob), kind="initiative")
+    # The other step kinds: a checklist, an exchange, fortifications, Recon;
+    # PHD's Fortification Table (a Pillbox priced by its figures, costs to supply).
+    other_steps = {
+        kind: campaign_at("sicily", "i", "jul15am", (alice, bob), step=step)[0]
+        for kind, step in (
+            ("checklist", "3.601"),
+            ("exchange", "3.611"),
+            ("fortify", "3.619"),
+            ("recon", "3.620"),
+        )
+    }
+    phd_forts = players_of(
+        host_game("purple-heart-draw", "tm", alice, bob, side="german", through_start=False),
+        alice,
+        bob,
+    )
+    phd_forts.until_step("I-C5.35")
     result = host_game("sicily", "i", alice, bob)
     ended = host_game("pleasant-diversion", "cg", alice, bob)
     conceding.concede_campaign(campaign_id=ended.pk, user=bob, confirmed=True)
@@ -123,6 +140,8 @@ def campaigns(modules, make_user):
         "ended": ended,
         "token": invited.invitations.get().token,
         "invited": invited,
+        "other_steps": other_steps,
+        "phd_forts": phd_forts,
     }
 
 
@@ -157,6 +176,11 @@ def page_kinds(c) -> dict[str, tuple[str | None, str]]:
         "start sheet": ("alice", f"/campaigns/{phd}/start-sheet/"),
         "supply": ("alice", f"/campaigns/{phd}/supply/{rg_chart}/"),
         "refused (403)": (axis.username, f"/campaigns/{buying}/export/"),
+        **{
+            f"{kind} step": (british.username, f"/campaigns/{players.campaign_id}/")
+            for kind, players in c["other_steps"].items()
+        },
+        "PHD fortification step": ("alice", f"/campaigns/{c['phd_forts'].campaign_id}/"),
     }
 
 

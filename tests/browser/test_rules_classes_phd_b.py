@@ -63,6 +63,8 @@ def test_class_2_c5_35_note_4_a_pillbox_is_priced_by_its_counters_figures(
         row.get_by_label(label, exact=True).fill(value)
     row.get_by_label("Where").fill("K5")
     row.get_by_role("button", name="Buy").click()
-    german.get_by_text("1 × Pillbox (Capacity 1 + CA DRM 5 + NCA DRM 7) (13 DSP) at K5").wait_for()
+    german.locator(
+        "li", has_text="1 × Pillbox (Capacity 1 + CA DRM 5 + NCA DRM 7) (13 DSP) at K5"
+    ).wait_for()
     assert "You have 47 DSP" in german.locator("p.points").inner_text()
     assert FortificationBuy.objects.get(campaign=c).cost == 13

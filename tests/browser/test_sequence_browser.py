@@ -56,15 +56,23 @@ def test_results_checklist_and_table_steps_with_live_progress(
     for page in (axis, british):
         page.locator("#step-title", has_text="3.606 Escape").wait_for()
 
-    # The Axis player rolls an Escape DR with two ticked DRMs; both see the roll live.
+    # The Axis player rolls an Escape DR for a retained squad (issue 45: for a named
+    # unit) with two ticked DRMs; both see the roll live.
+    from campaign.models import Seat
+    from campaign.services import units
+
+    axis_user = Seat.objects.get(campaign=campaign, side="axis").user
+    units.add_unit(campaign_id=campaign.pk, user=axis_user, name="4-6-8", kind="squad")
     roller = axis.locator("#table-escape")
-    roller.locator("input[name=item]").fill("4-6-8 in 12G4")
+    squad = roller.locator("select[name=unit] option", has_text="4-6-8").first
+    squad.wait_for(state="attached")
+    roller.locator("select[name=unit]").select_option(label=squad.inner_text().strip())
     roller.locator("fieldset label", has_text="If Isolated").locator("input").check()
     roller.locator("fieldset label", has_text="If unarmed or Wounded").locator("input").check()
     roller.get_by_role("button", name="Roll DR").click()
     axis.locator(".rolls .roll").wait_for()
     text = british.locator(".rolls .roll").inner_text()
-    assert "4-6-8 in 12G4" in text and "+2 If Isolated" in text and "+1 If unarmed" in text
+    assert "4-6-8" in text and "+2 If Isolated" in text and "+1 If unarmed" in text, text
     final = int(british.locator(".rolls .roll .final").inner_text())
     faces = [int(f) for f in british.locator(".rolls .roll .faces").inner_text().split("+")]
     assert final == sum(faces) + 3
