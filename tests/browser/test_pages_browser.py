@@ -261,3 +261,36 @@ def test_your_dice_beside_your_result(
     icon = page.locator("link[rel=icon]").get_attribute("href")
     answer = page.request.get(asgi_server.url + (icon or "/missing"))
     assert answer.ok and "svg" in answer.headers["content-type"]
+
+
+def test_the_error_pages_are_accessible_and_fit_both_widths(
+    asgi_server, new_context, browser_login, make_user
+):
+    """The page kinds no link leads to: the 500 page (as Django renders it for an
+    unexpected error, served here in place of a page) and the refused form (a post
+    without its CSRF token, as a stale tab sends after signing in elsewhere)."""
+    from django.test import RequestFactory
+
+    from campaign.outage import server_error
+
+    body = server_error(RequestFactory().get("/")).content.decode()
+    found: list[str] = []
+    for width_name, viewport in WIDTHS.items():
+        context = new_context(viewport=viewport)
+        browser_login(context, make_user(f"err_{width_name}"))
+        page = context.new_page()
+        page.route(
+            f"{asgi_server.url}/broken/",
+            lambda route: route.fulfill(status=500, body=body, content_type="text/html"),
+        )
+        page.goto(f"{asgi_server.url}/broken/")
+        found += [f"500 at {width_name}: {p}" for p in problems_of(page, width_name)]
+        page.goto(f"{asgi_server.url}/campaigns/new/")
+        page.evaluate(
+            """() => { const f = document.createElement('form'); f.method = 'post';
+            f.action = '/campaigns/new/'; document.body.appendChild(f); f.submit(); }"""
+        )
+        page.wait_for_load_state("networkidle")
+        assert page.title().startswith("Form expired"), page.title()
+        found += [f"CSRF 403 at {width_name}: {p}" for p in problems_of(page, width_name)]
+    assert not found, "\n".join(found)
