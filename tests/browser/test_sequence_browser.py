@@ -63,6 +63,7 @@ def test_results_checklist_and_table_steps_with_live_progress(
 
     axis_user = Seat.objects.get(campaign=campaign, side="axis").user
     units.add_unit(campaign_id=campaign.pk, user=axis_user, name="4-6-8", kind="squad")
+    axis.reload()  # added by the service here, not by a browser: no push to wait for
     roller = axis.locator("#table-escape")
     squad = roller.locator("select[name=unit] option", has_text="4-6-8").first
     squad.wait_for(state="attached")
