@@ -59,6 +59,12 @@ def test_a_purchase_whose_push_is_lost_still_shows_on_the_buyers_page(
     # Shown within 10 s (the test's wait), well before the resync every six 10 s beats.
     buy_rifles(brit)
     assert "CPP: 182" in brit.locator("#campaign-sides").inner_text()
+    # The page waits 3 s for the push it missed, then reconnects its socket (the buy's
+    # own answer may already have drawn the figures): waited for, up to 10 s.
+    for _ in range(100):
+        if len(sockets) == 2:
+            break
+        brit.wait_for_timeout(100)
     assert len(sockets) == 2  # the page reconnected its socket
     assert brit.evaluate("document.body.dataset.live") == "1"
 

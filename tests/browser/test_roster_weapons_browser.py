@@ -18,7 +18,8 @@ from campaign.services import purchases
 from rules import dice
 from tests.purchase_helpers import add_unit, add_vehicle, campaign_at, make_rolls
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# The rules on screen: run once, on PostgreSQL + Redis (the embedded run leaves them out).
+pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
 
 
 def next_draw_gives(campaign_id, side: str, kind: str, wanted, *, secret: bool = False) -> None:

@@ -28,7 +28,8 @@ from tests.test_rule_mechanisms import (
     supply,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# The rules on screen: run once, on PostgreSQL + Redis (the embedded run leaves them out).
+pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
 HILL = Path(__file__).parent.parent / "fixtures" / "authored" / "modules" / "hill-621.yaml"
 DRM = "PzGr Platoon I / PzV Section"
 

@@ -9,7 +9,8 @@ from campaign.models import Roll, Unit
 from tests.purchase_helpers import add_unit
 from tests.test_rule_mechanisms import result_values, start
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# The rules on screen: run once, on PostgreSQL + Redis (the embedded run leaves them out).
+pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
 
 
 def _pages(asgi_server, new_context, browser_login, players):

@@ -9,7 +9,8 @@ from tests.test_phd_conph_late import OBA_P
 from tests.test_rule_mechanisms import phd_with_chart
 from tests.walk import host_game, players_of
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# The rules on screen: run once, on PostgreSQL + Redis (the embedded run leaves them out).
+pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
 
 GREN = {"id": "I1", "type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": "4"}
 

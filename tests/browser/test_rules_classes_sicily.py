@@ -19,7 +19,8 @@ from campaign.services import units
 from tests.purchase_helpers import add_unit, campaign_at, make_rolls
 from tests.test_rule_mechanisms import buy
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# The rules on screen: run once, on PostgreSQL + Redis (the embedded run leaves them out).
+pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
 
 
 def _open(asgi_server, new_context, browser_login, players, side):
