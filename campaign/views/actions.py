@@ -71,9 +71,20 @@ def _int(raw: str, what: str) -> int:
     return whole_number(raw, what=what)
 
 
+# What a post says of the page rather than of the action (the page's drawn parts, which
+# a push may change between two clicks of one form; the CSRF token): the page's own
+# token stands for it in the key.
+PAGE_FIELDS = frozenset({"csrfmiddlewaretoken", "page"})
+
+
 def _fields(request: HttpRequest) -> list[tuple[str, str]]:
     """The form's fields, in order, as the submission's key reads them."""
-    return [(name, value) for name, values in request.POST.lists() for value in values]
+    return [
+        (name, value)
+        for name, values in request.POST.lists()
+        if name not in PAGE_FIELDS
+        for value in values
+    ]
 
 
 def _typed(request: HttpRequest) -> dict[str, int]:
