@@ -389,7 +389,14 @@ class CampaignConsumer(ResilientConsumer):
                 except OUTAGE as exc:
                     self._not_rendered(exc)
                     return
-                await self._send_fragments(fragments, shows)
+                resent = await self._send_fragments(fragments, shows)
+                if unless_synced and resent - {push.Part.SIDES}:
+                    # Every change is pushed as it commits: a part that differs here
+                    # is one whose push never reached this page.
+                    logger.warning(
+                        "campaign socket caught up at its resync: %s had not come",
+                        ", ".join(sorted(resent)),
+                    )
             if parts == push.EVERYTHING:
                 self.synced = revision
 
@@ -399,13 +406,16 @@ class CampaignConsumer(ResilientConsumer):
 
     async def _send_fragments(
         self, fragments: list[tuple[push.Part, str]], shows: dict[str, str] | None
-    ) -> None:
+    ) -> set[push.Part]:
+        """Send what differs from what the page shows; the parts sent."""
         if shows is not None:
             same = unchanged(fragments, shows)
             self.sent.update((part, html) for part, html in fragments if part in same)
+        before = dict(self.sent)
         changed = self.unsent(fragments)
         if changed:
             await self.send(text_data="".join(changed))
+        return {part for part, html in fragments if before.get(part) != html}
 
     def unsent(self, fragments: list[tuple[push.Part, str]]) -> list[str]:
         """The fragments that differ from what the page shows, which it then shows; in

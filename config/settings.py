@@ -194,8 +194,10 @@ else:
 # HEARTBEAT seconds; a seat is online while one of its sockets beat within TTL.
 PRESENCE_HEARTBEAT = float(os.environ.get("REFIT_PRESENCE_HEARTBEAT", 10))
 PRESENCE_TTL = float(os.environ.get("REFIT_PRESENCE_TTL", 30))
-# ... and re-renders its whole page every so many beats, in case a push was lost.
-PRESENCE_RESYNC_BEATS = int(os.environ.get("REFIT_PRESENCE_RESYNC_BEATS", 6))
+# ... and every so many beats, if its seat's revision moved since its page was last
+# drawn in full, re-renders the page and sends what differs (a push lost unseen: one
+# query when nothing moved).
+PRESENCE_RESYNC_BEATS = int(os.environ.get("REFIT_PRESENCE_RESYNC_BEATS", 1))
 
 # The benchmark's bare group-send echo endpoint (never on in production).
 BENCH_ECHO = env_bool("REFIT_BENCH_ECHO", False)

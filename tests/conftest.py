@@ -143,12 +143,36 @@ def _database_url(settings_dict: dict) -> str:
 # open a connection of its own (~12 ms of password exchange and a new server process
 # on the development machine).
 WORKER_POOL = {"DB_POOL_MAX": "10"}
+# Its sockets beat every 3 s, so a push lost on a loaded machine is caught up within a
+# browser test's wait (the worker logs each catch-up: see worker_log_on_failure).
+WORKER_BEAT = {"REFIT_PRESENCE_HEARTBEAT": "3"}
 
 
 def AsgiServer(database_url: str, **env: str) -> AsgiWorker:  # noqa: N802 - a factory
     """A real ASGI worker serving config.asgi on the test database."""
-    env = {"DATABASE_URL": database_url, **WORKER_POOL, **env}
+    env = {"DATABASE_URL": database_url, **WORKER_POOL, **WORKER_BEAT, **env}
     return AsgiWorker(log_dir=ARTIFACTS, env=env).wait_ready()
+
+
+@pytest.fixture(autouse=True)
+def worker_log_on_failure(request):
+    """When a test that drove the live server fails, its report shows what the worker
+    logged meanwhile (a lost push, a failed render): a failure on a loaded CI machine
+    is then read, not guessed."""
+    if "asgi_server" not in request.fixturenames:
+        yield
+        return
+    server = request.getfixturevalue("asgi_server")
+    start = server.log_path.stat().st_size
+    yield
+    report = getattr(request.node, "refit_call_report", None)
+    if report is None or not report.failed:
+        return
+    with server.log_path.open("rb") as log:
+        log.seek(start)
+        lines = log.read().decode("utf-8", "replace").splitlines()
+    print(f"--- what the worker logged during the test ({len(lines)} lines, the last 80):")
+    print("\n".join(lines[-80:]))
 
 
 @pytest.fixture

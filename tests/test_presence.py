@@ -246,7 +246,7 @@ async def test_a_push_is_sent_once_per_change_and_in_order_while_heartbeats_run(
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_periodic_resync_redraws_a_page_only_when_its_seat_has_a_new_revision(
-    hosted, monkeypatch
+    hosted, monkeypatch, caplog
 ):
     """Every PRESENCE_RESYNC_BEATS beats a socket catches up on a push lost unseen, but
     an idle page (its seat's revision the same as when it was last drawn in full) is
@@ -282,3 +282,5 @@ async def test_the_periodic_resync_redraws_a_page_only_when_its_seat_has_a_new_r
         await sync_to_async(_lock)(players, "red", "attack")
         await _until(bob_ws, "<strong>Red</strong>: has chosen")
         await bob_ws.disconnect()
+    # The catch-up is logged: a lost push is seen in the worker's log, not guessed.
+    assert "caught up at its resync" in caplog.text
