@@ -17,6 +17,7 @@ from tests.test_rule_mechanisms import (
     apd_at,
     buy,
     campaign_at,
+    edit,
     exchange,
     result_values,
     rg_roll,
@@ -27,20 +28,14 @@ from tests.test_rule_mechanisms import (
 fixed_dice = mechanisms.fixed_dice
 users = mechanisms.users
 
-pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+# The rules' tests run once, on PostgreSQL + Redis; the backup on both backends.
+pytestmark = [pytest.mark.django_db]
 
 
 def possess(players, side, sw, possessor, **kw) -> Unit:
     """``side`` names who possesses ``sw`` (None: none named) on its retained forces."""
-    return units.update_unit(
-        campaign_id=players.campaign_id,
-        user=players.users[side],
-        unit_id=sw.ref,
-        name=sw.name,
-        status=kw.pop("status", sw.status),
-        possessor=possessor.ref if possessor is not None else "",
-        **kw,
-    )
+    status = kw.pop("status", sw.status)
+    return edit(players, side, sw, status, possessor=possessor.ref if possessor else "", **kw)
 
 
 def held(unit: Unit) -> tuple[str | None, list[str]]:
@@ -53,6 +48,7 @@ def last_unit_line() -> str:
     return Event.objects.filter(kind="unit").order_by("-id").first().text
 
 
+@pytest.mark.rules
 def test_3_2_a_sw_possessed_by_an_eliminated_hero_goes_to_the_battle_hardened_mmc(users, modules):
     """APD 3.2: "Any SW Possessed by an eliminated Hero is considered Transferred to the
     Battle Hardened MMC": the Hero's BAR is possessed by the 7-4-7 Battle Hardened for
@@ -84,6 +80,7 @@ def test_3_2_a_sw_possessed_by_an_eliminated_hero_goes_to_the_battle_hardened_mm
     assert held(psk) == ("1-4-9 Hero", [])
 
 
+@pytest.mark.rules
 def test_3_1_footnote_the_sw_of_an_evacuated_leader_is_transferred_not_left(
     users, modules, fixed_dice
 ):
@@ -110,6 +107,7 @@ def test_3_1_footnote_the_sw_of_an_evacuated_leader_is_transferred_not_left(
     assert roll(players, "american", "repair_sw", lmg).result == "Repaired"
 
 
+@pytest.mark.rules
 def test_3_6041_a_removed_units_sw_is_left_unpossessed_and_rolls_no_repair(
     users, modules, fixed_dice
 ):
@@ -138,6 +136,7 @@ def test_3_6041_a_removed_units_sw_is_left_unpossessed_and_rolls_no_repair(
     assert roll(players, "american", "repair_sw", lmg).result == "Repaired"
 
 
+@pytest.mark.rules
 def test_c5_1_c5_15_a_recalled_squads_sw_is_left_unpossessed_and_then_eliminated(users, modules):
     """PHD C5.1: recalled units are eliminated; the MMG their squad possessed is left
     unpossessed, and C5.15 "every SW/Gun still unpossessed after Redeployment is
@@ -156,6 +155,7 @@ def test_c5_1_c5_15_a_recalled_squads_sw_is_left_unpossessed_and_then_eliminated
     assert any("MMG leaves the retained forces (C5.15)" in t for t in texts)
 
 
+@pytest.mark.rules
 def test_3_31_possession_is_one_state_and_refused_in_words(users, modules):
     """APD 3.31 ("Guns/SW must be Possessed"): a SW or Gun is possessed by a unit, not
     possessed, or its possessor is not named — never two at once.  Refused in words,
@@ -184,26 +184,13 @@ def test_3_31_possession_is_one_state_and_refused_in_words(users, modules):
     assert held(mmg) == ("7-4-7", [])
     assert "marks MMG in good order, possessed by 7-4-7" in last_unit_line()
     with pytest.raises(ActionRefused, match="7-4-7 possesses a SW or Gun: only Infantry"):
-        units.update_unit(
-            campaign_id=players.campaign_id,
-            user=players.users["american"],
-            unit_id=squad.ref,
-            name="7-4-7",
-            status="ok",
-            kind="vehicle",
-        )
+        edit(players, "american", squad, "ok", kind="vehicle")
     # Ticking "not possessed" (no possessor given) takes the possessor off.
-    units.update_unit(
-        campaign_id=players.campaign_id,
-        user=players.users["american"],
-        unit_id=gun.ref,
-        name=gun.name,
-        status="ok",
-        markers=["unpossessed"],
-    )
+    edit(players, "american", gun, "ok", markers=["unpossessed"])
     assert held(gun) == (None, ["unpossessed"])
 
 
+@pytest.mark.rules
 def test_3_6182_an_rgs_sw_join_possessed_by_its_squads_and_never_across_a_secret(
     users, modules, fixed_dice
 ):
@@ -229,3 +216,21 @@ def test_3_6182_an_rgs_sw_join_possessed_by_its_squads_and_never_across_a_secret
         possess(players, "british", sw[0], public)
     with pytest.raises(ActionRefused, match="not of the same RG, and one of them is still secret"):
         possess(players, "british", piat, squads[0])
+
+
+def test_a_sws_possessor_travels_in_the_campaigns_backup(hosted):
+    """A SW's possessor is part of the campaign's record: exported, imported into an
+    empty database (its possessor a line written after it) and exported again,
+    identical, the SW still possessed by its squad."""
+    from campaign.services.backup import export_campaign, import_campaign
+    from tests.test_backup import _wipe
+
+    campaign, *_ = hosted
+    sw = Unit.objects.create(campaign=campaign, side="red", name="LMG", kind="sw")
+    squad = Unit.objects.create(campaign=campaign, side="red", name="4-6-7", kind="squad")
+    Unit.objects.filter(pk=sw.pk).update(possessor=squad)
+    first = export_campaign(campaign_id=campaign.pk)
+    _wipe()
+    import_campaign(data=first)
+    assert export_campaign(campaign_id=campaign.pk) == first
+    assert Unit.objects.get(pk=sw.pk).possessor_id == squad.pk
