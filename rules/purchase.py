@@ -75,6 +75,18 @@ def comes_with(
     return out
 
 
+def missing_at(group: ReinforcementGroup, units: int | None) -> list[tuple[str, int]]:
+    """The units a Depleted RG of ``units`` lacks from its Full chart row, by type, as
+    (type, how many): Sicily I1 "4-5-8;4-5-7;4-4-7 (4/3 each)" Depleted lacks one of
+    each; an RG of one type lacks ``full - units`` of it; none where the chart prints no
+    count (its units' own rolls decide, footnote m)."""
+    if group.full is None or units is None or units >= group.full:
+        return []
+    types = group.unit_types or [group.units]
+    each_full, each_now = group.full // len(types), units // len(types)
+    return [(t, each_full - each_now) for t in types if each_full > each_now]
+
+
 def leaving_with(
     module: Module, side: str, group: ReinforcementGroup | None, state: str
 ) -> list[ComesWith]:

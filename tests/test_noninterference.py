@@ -171,6 +171,7 @@ def hidden_ops(kind: str) -> st.SearchStrategy[Op]:
         st.builds(lambda k, s, loc: Op("secret-unit-save", (k, s, loc)), K, STATUSES, TEXT),
         st.builds(lambda k: Op("secret-unit-remove", (k,)), K),
         st.builds(lambda k, n, s: Op("secret-weapon", (k, n, s)), K, TEXT, STATUSES),
+        st.builds(lambda k, j: Op("secret-possess", (k, j)), K, K),
         st.builds(lambda k, a, n: Op("entry-area", (k, a, n)), K, TEXT, TEXT),
     ]
     by_kind = {
@@ -576,10 +577,40 @@ class World:
                 )
             else:
                 units.remove_unit(campaign_id=cid, user=user, unit_id=unit.ref)
+        elif name == "secret-possess":
+            # A SW of a still-secret RG and the unit of that RG that possesses it (issue
+            # 45): named, marked not possessed, named again — as secret as the RG.
+            mine = [u for u in self.own_units(side, from_purchase=True) if not u.weapons]
+            if len(mine) < 2:
+                return False
+            sws = [u for u in mine if u.kind in units.POSSESSED_KINDS] or [
+                u for u in mine if not u.possesses.exists()
+            ]
+            if not sws:
+                return False
+            sw = sws[args[0] % len(sws)]
+            kin = [u for u in mine if u.purchase_id == sw.purchase_id and u.pk != sw.pk]
+            kin = [u for u in kin if u.kind in units.POSSESSING_KINDS] or kin
+            if not kin:
+                return False
+            holder = kin[args[1] % len(kin)]
+            line = dict(campaign_id=cid, user=user, status="ok", markers=[])
+            if sw.kind not in units.POSSESSED_KINDS:
+                sw = units.update_unit(
+                    **line, unit_id=sw.ref, name=sw.name, kind="sw", possessor=""
+                )
+            if holder.kind not in units.POSSESSING_KINDS:
+                holder = units.update_unit(
+                    **line, unit_id=holder.ref, name=holder.name, kind="squad", possessor=""
+                )
+            units.update_unit(**line, unit_id=sw.ref, name=sw.name, possessor=holder.ref)
+            units.update_unit(**line | {"markers": ["unpossessed"]}, unit_id=sw.ref, name=sw.name)
+            units.update_unit(**line, unit_id=sw.ref, name=sw.name, possessor=holder.ref)
         elif name == "secret-weapon":
             # A vehicle of a still-secret RG: its weapons and their markers (issue 45)
             # are as secret as it is — listed, marked, taken off.
-            mine = self.own_units(side, from_purchase=True)
+            # (one that possesses no SW: a line possessing one is no vehicle)
+            mine = [u for u in self.own_units(side, from_purchase=True) if not u.possesses.exists()]
             if not mine:
                 return False
             unit = mine[args[0] % len(mine)]
@@ -592,6 +623,7 @@ class World:
                     status="ok",
                     kind="vehicle",
                     markers=[],
+                    possessor="",  # a vehicle is no SW: possessed by none
                 )
             marks = [args[2]] if args[2] in ("malfunctioned", "captured") else ["disabled"]
             unit = units.add_weapon(
@@ -871,6 +903,7 @@ SECRETS = {
         "secret secret-unit-save",
         "secret secret-unit-remove",
         "secret secret-weapon",
+        "secret secret-possess",
         "secret fortify",
         "secret fortify-takeback",
         "secret recon",
@@ -926,6 +959,7 @@ def scripted_plan(step: Any) -> list[Slot]:
     units = secret(
         [
             Op("secret-unit-save", (0, "wounded", "hex 4N3")),
+            Op("secret-possess", (2, 3)),
             Op("secret-weapon", (0, "BMG", "malfunctioned")),
             Op("secret-weapon", (0, "AAMG", "captured")),
             Op("secret-unit-remove", (1,)),
