@@ -26,6 +26,7 @@ from campaign.models import (
     EventKind,
     FortificationBuy,
     InitiativeChit,
+    InitiativeOutcome,
     ModuleRecord,
     Presence,
     Purchase,
@@ -413,6 +414,23 @@ def last_scenario_date(campaign: Campaign) -> int | None:
         .values_list("date_index", flat=True)
         .first()
     )
+
+
+def scenario_attacker(campaign: Campaign, module: Module) -> tuple[str, str]:
+    """The Attacker of the scenario just played, the side that moved first in it (PHD
+    C5.3), and that scenario's date label: the latest initiative's, else the start's
+    (public; ``("", "")``: none known)."""
+    latest = (
+        InitiativeOutcome.objects.filter(campaign=campaign, scenario=True)
+        .exclude(moves_first="")
+        .order_by("-cycle")
+        .first()
+    )
+    if latest is not None:
+        return latest.moves_first, module.dates[latest.date_index].label
+    side = module.variant(campaign.variant).start.moves_first or ""
+    played = next((d.label for d in module.dates if d.initial), "")
+    return (side, played) if side else ("", "")
 
 
 # What a player does himself (not what the server records under his side: his points

@@ -1161,6 +1161,20 @@ def table_date_reasons(module: Module, table: Table, side: str, date_index: int)
     return reasons
 
 
+def attacker_first_reason(
+    module: Module, step: Step, side: str, attacker: str, done: frozenset[str] | set[str]
+) -> str:
+    """Why ``side`` may not roll yet at a step the Attacker goes first at (PHD C5.14:
+    "In turn, Attacker first"): the Attacker of the scenario just played (C5.3) is not
+    done ("": it may; no Attacker known, nothing is held back)."""
+    if not step.attacker_first or not attacker or side == attacker or attacker in done:
+        return ""
+    return (
+        f"the Attacker ({module.side(attacker).name}, {step.names_attacker}) goes first "
+        f"at {step.id}: you roll once it is done"
+    )
+
+
 def offer_words(module: Module, table: Table) -> str:
     """Who rolls on a table and when, in words: "only the British roll on it, and only
     on a Night CG Date"."""

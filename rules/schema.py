@@ -1275,7 +1275,16 @@ class Step(Strict):
     # in it, citing this rule (PHD C5.3: "The Attacker is the side that had moved first
     # on the final Mission turn"; C5.4 and C5.14 go by it).
     names_attacker: RuleRef | None = None
+    # That Attacker makes the step's rolls first: the other side rolls once the Attacker
+    # is done (PHD C5.14: "In turn, Attacker first").
+    attacker_first: bool = False
     note: str | None = note_field()
+
+    @model_validator(mode="after")
+    def _attacker_first(self) -> Step:
+        if self.attacker_first and not self.names_attacker:
+            raise ValueError("'attacker_first' needs the rule that names the Attacker")
+        return self
 
     @model_validator(mode="after")
     def _rolls_while_buying(self) -> Step:

@@ -3302,8 +3302,38 @@ def phd_attacker(host: Callable[..., Any]) -> Any:
 service(
     "Step.names_attacker",
     base="phd",
-    mutate=lambda d: [st.pop("names_attacker", None) for st in d["steps"]],
+    mutate=lambda d: [
+        (st.pop("names_attacker", None), st.pop("attacker_first", None)) for st in d["steps"]
+    ],
     observe=phd_attacker,
+)
+
+
+def phd_defender_rolls(host: Callable[..., Any]) -> Any:
+    """Whether the German (the Defender after the Initial TM Scenario) may roll at PHD
+    C5.14 before the US Attacker is done."""
+    from campaign.services import steps
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.14")
+    try:
+        steps.roll_on_table(
+            campaign_id=players.campaign_id,
+            user=players.users["german"],
+            table_id="redeployment",
+            item="4-6-8",
+        )
+    except ActionRefused as refused:
+        return str(refused)
+    return "rolled"
+
+
+service(
+    "Step.attacker_first",
+    base="phd",
+    mutate=lambda d: [st.pop("attacker_first", None) for st in d["steps"]],
+    observe=phd_defender_rolls,
 )
 for _field, _change in {
     "units": {"units": {"statuses": ["captured"]}},

@@ -1,0 +1,62 @@
+"""Issue 44, fifth pass on Purple Heart Draw: the ledger's "not yet" sentences made
+true in play, and the sentences the verification sample found wrong, each tested
+through the services (``docs/rules-audit/pass-5-phd.md``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Roll
+from campaign.seat_views.campaign_page import campaign_view
+from campaign.services import steps
+from campaign.services.errors import ActionRefused
+from tests import test_rule_mechanisms as mechanisms
+from tests.purchase_helpers import campaign_at
+from tests.test_rule_mechanisms import result_values, roll
+
+users = mechanisms.users
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def at_step(users, step_id, date="t0930"):
+    return campaign_at("purple-heart-draw", "tm", date, users, step=step_id)
+
+
+def closed_reason(players, side, table="redeployment") -> str:
+    view = campaign_view(players.users[side], players.campaign_id)
+    (t,) = [t for t in view.panel.tables if t.id == table]
+    return t.closed
+
+
+def test_c5_14_attacker_first_the_defender_rolls_once_the_attacker_is_done(users, modules):
+    """C5.14: "Redeployment of Isolated/Non-Isolated Units: In turn, Attacker first":
+    the Attacker is the side that moved first in the scenario just played (C5.3; the
+    Initial TM Scenario's is the US, C4.2).  The German's Redeployment roll is refused,
+    with the reason on his panel, until the US is done; the US rolls at once."""
+    players, _ = at_step(users, "C5.14")
+    assert "Attacker (American, C5.3) goes first" in closed_reason(players, "german")
+    assert closed_reason(players, "us") == ""
+    with pytest.raises(ActionRefused, match="Attacker .American, C5.3. goes first") as refused:
+        roll(players, "german", "redeployment", item="4-6-8 at 23M4")
+    assert refused.value.status == 409
+    assert not Roll.objects.filter(campaign_id=players.campaign_id, side="german").exists()
+    roll(players, "us", "redeployment", item="6-6-7 at 22K3")
+    with pytest.raises(ActionRefused, match="goes first"):
+        roll(players, "german", "redeployment", item="4-6-8 at 23M4")
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
+    assert closed_reason(players, "german") == ""
+    assert roll(players, "german", "redeployment", item="4-6-8 at 23M4").side == "german"
+
+
+def test_c5_14_after_a_german_attack_the_german_redeploys_first(users, modules):
+    """C5.3/C5.14: after a German Attack (C5.37b: the German moves first) the German is
+    the Attacker at the next ConPh's Redeployment: the US waits for him."""
+    players, module = at_step(users, "C5.37")
+    players.chits(german="attack", us="idle")
+    players.until("results")
+    players.results(**result_values(module))
+    players.until_step("C5.14")
+    with pytest.raises(ActionRefused, match="Attacker .German, C5.3. goes first"):
+        roll(players, "us", "redeployment", item="6-6-7 at 22K3")
+    roll(players, "german", "redeployment", item="4-6-8 at 23M4")
