@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Roll
+from campaign.models import Roll, Unit
 from campaign.seat_views.campaign_page import campaign_view
-from campaign.services import steps
+from campaign.selectors import module_of
+from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
+from rules.supply import SupplyProblems
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
-from tests.test_rule_mechanisms import result_values, roll
+from tests.test_rule_mechanisms import phd_with_chart, result_values, roll, supply_chart
 
 users = mechanisms.users
 
@@ -60,3 +62,27 @@ def test_c5_14_after_a_german_attack_the_german_redeploys_first(users, modules):
     with pytest.raises(ActionRefused, match="Attacker .German, C5.3. goes first"):
         roll(players, "us", "redeployment", item="6-6-7 at 22K3")
     roll(players, "german", "redeployment", item="4-6-8 at 23M4")
+
+
+def test_c5_31_footnote_w_the_sw_allotment_is_supplied_with_the_chart_and_joins_the_rg(
+    users, modules
+):
+    """C5.31 RG footnote w: "SW allotment as per following table" — the table is lost:
+    the players give each RG's SW on the chart they supply (its SW column), and an RG
+    bought joins the retained forces with them; a cell that names no SW is refused with
+    a sentence, nothing supplied."""
+    german, _ = users
+    pl = {"id": "I9", "type": "Gren Pl", "units": "4-4-7", "unit_kind": "squad", "full": "3"}
+    players, c = phd_with_chart(users, [pl | {"cost": "4", "footnotes": "w", "sw": "LMG 1, Psk 1"}])
+    with pytest.raises(SupplyProblems, match="Row 1 SW: name each SW"):
+        supply_chart(players, "us", [pl | {"id": "I1", "cost": "4", "sw": "LMG 0"}])
+    c.refresh_from_db()
+    assert module_of(c).chart("german").groups[0].sw == {"LMG": 1, "Psk": 1}
+    bought = purchases.purchase_rg(
+        campaign_id=c.pk, user=german, group_id="I9", cost_variant="onmap"
+    )
+    players.until_step("I-C5.34")  # past the Leader Table step, where RGs are completed
+    names = sorted(
+        Unit.objects.filter(campaign=c, side="german", purchase=bought).values_list("name", "kind")
+    )
+    assert ("LMG (I9)", "sw") in names and ("Psk (I9)", "sw") in names, names
