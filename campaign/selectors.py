@@ -319,7 +319,25 @@ def holdings(
         mmc_groups=mmc_groups,
         owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
         exchanges=exchanges_held(campaign, module_of(campaign), side) if owed else frozenset(),
+        result_totals=result_totals(campaign, side) if purchases else (),
     )
+
+
+def result_totals(campaign: Campaign, side: str) -> tuple[tuple[str, int], ...]:
+    """``side``'s totals of the result figures its chart caps purchases by, over the
+    confirmed results (as amended: PHD C5.31 RG footnote z, the crews eliminated in
+    play); one query, none when its chart has no such cap."""
+    chart = module_of(campaign).chart(side)
+    fields = {r.field for r in (chart.restrictions if chart else []) if r.kind == "result_cap"}
+    if not fields:
+        return ()
+    rows = ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
+    totals = dict.fromkeys(sorted(fields), 0)
+    for data in rows.values_list("data", flat=True):
+        for f in fields:
+            value = (data.get(f) or {}).get(side)
+            totals[f] += value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return tuple(totals.items())
 
 
 def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str, str], ...]:

@@ -132,6 +132,7 @@ def limit_reasons(
         date_index=snap.position.date_index,
         bought=snap.holdings.bought,
         retained_tags=held_tags(module, snap) if tags is None else tags,
+        result_totals=dict(snap.holdings.result_totals),
     )
 
 

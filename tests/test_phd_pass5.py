@@ -86,3 +86,30 @@ def test_c5_31_footnote_w_the_sw_allotment_is_supplied_with_the_chart_and_joins_
         Unit.objects.filter(campaign=c, side="german", purchase=bought).values_list("name", "kind")
     )
     assert ("LMG (I9)", "sw") in names and ("Psk (I9)", "sw") in names, names
+
+
+CREW = {"id": "R1", "type": "Replacement Crew", "units": "2-2-8", "unit_kind": "crew"}
+
+
+def test_c5_31_footnote_z_replacement_crews_only_for_crews_eliminated_in_play(users, modules):
+    """C5.31 RG footnote z: "Replacement Crews are only requisitioned for Gun/Vehicle
+    crews that were eliminated during play": each side enters the Gun/vehicle crews it
+    lost with the TM Scenario's result (C5.1, amended for the ConPh's losses); an RG
+    marked z is refused before the Initial Scenario (none lost yet), with the reason on
+    the chart, and afterwards as many are sold as crews were lost, over the TM."""
+    german, _ = users
+    players, c = phd_with_chart(users, [CREW | {"cost": "2", "footnotes": "z"}])
+    reason = "only one for each of Gun/vehicle crews eliminated (incl. ConPh losses): 0 so far"
+    (row,) = campaign_view(german, c.pk).panel.chart
+    assert any(reason in r for r in row.reasons), row.reasons
+    with pytest.raises(ActionRefused, match=r"0 so far, 0 bought \(C5.31 RG footnote z\)"):
+        purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="R1", cost_variant="onmap")
+    players.until("results")
+    players.results(**result_values(module_of(c), crews_lost_german=1, crews_lost_us=3))
+    players.until_step("C5.31")
+    bought = purchases.purchase_rg(
+        campaign_id=c.pk, user=german, group_id="R1", cost_variant="onmap"
+    )
+    assert bought.group_id == "R1"
+    with pytest.raises(ActionRefused, match=r"1 so far, 1 bought \(C5.31 RG footnote z\)"):
+        purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="R1", cost_variant="onmap")

@@ -2453,6 +2453,44 @@ case(
     mutate=lambda d: restriction(d, "british", "count_limit", 2).update(note="changed"),
     observe=everything,
 )
+
+
+def _phd_crew_chart(d: dict) -> None:
+    """The German chart supplied with one Replacement Crew RG marked z (PHD)."""
+    ch = chart(d, "german")
+    ch["missing"] = False
+    ch["groups"] = [
+        {"id": "R1", "type": "Replacement Crew", "units": "2-2-8", "cost": 2, "footnotes": ["z"]}
+    ]
+
+
+# The German with 1 crew lost in play and one Replacement Crew bought (C5.31 fn z).
+_CREWS = held(Bought("R1", 1), result_totals=(("crews_lost", 1),))
+for _field, _mutate in {
+    "kind": lambda d: [
+        restriction(d, "german", "result_cap").update(kind="count_limit", per="held", max=5),
+        restriction(d, "german", "count_limit").pop("field"),
+    ],
+    "applies_to": lambda d: restriction(d, "german", "result_cap")["applies_to"].update(
+        footnotes=["u"]
+    ),
+    "field": lambda d: restriction(d, "german", "result_cap").update(field="san"),
+    "rule": lambda d: restriction(d, "german", "result_cap").update(rule="fn z"),
+}.items():
+    case(
+        f"ResultCap.{_field}",
+        base="phd",
+        prepare=_phd_crew_chart,
+        mutate=_mutate,
+        observe=reasons("german", "R1", "t1230", holdings=_CREWS),
+    )
+case(
+    "ResultCap.note",
+    base="phd",
+    prepare=_phd_crew_chart,
+    mutate=lambda d: restriction(d, "german", "result_cap").update(note="changed"),
+    observe=everything,
+)
 case(
     "Prerequisite.kind",
     base="sicily",

@@ -29,6 +29,7 @@ from campaign.selectors import (
     opponent_acted_since_done,
     pass_result,
     replenished_on_date,
+    result_totals,
     scenario_attacker,
 )
 from campaign.services.steps import mmc_hardening
@@ -595,7 +596,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     panel.chart_notes = list(chart.footnotes.items())
     own = [p for p in view.purchases if p.side == side]
     bought = tuple(bought_of(p) for p in own)
-    snap = view.snapshot(Holdings(bought=bought))
+    snap = view.snapshot(Holdings(bought=bought, result_totals=result_totals(view.campaign, side)))
     date_index = view.campaign.date_index
     offers = [
         (g, [(o.variant, o.label, o.cost) for o in opts], reasons)
