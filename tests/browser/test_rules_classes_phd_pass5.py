@@ -5,6 +5,7 @@ on the Defender's screen until the Attacker is done in his own browser."""
 import pytest
 
 from campaign.models import Roll
+from tests.browser.test_rules_classes_phd_a import _pages
 from tests.test_rule_mechanisms import result_values, start
 
 # The rules on screen: run once, on PostgreSQL + Redis (the embedded run leaves them out).
@@ -22,14 +23,7 @@ def test_c5_14_class_5_the_defender_rolls_once_the_attacker_is_done(
     players, module = start("purple-heart-draw", "tm", (make_user("us_p"), make_user("ge_p")), "us")
     players.results(**result_values(module))
     players.until_step("C5.14")
-    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
-    pages = {}
-    for side in ("us", "german"):
-        page = browser_login(new_context(), players.users[side]).new_page()
-        page.goto(url)
-        page.locator("body[data-live]").wait_for(state="attached")  # its socket is open
-        pages[side] = page
-    us, ge = pages["us"], pages["german"]
+    us, ge = _pages(asgi_server, new_context, browser_login, players)
     ge_table = ge.locator("#table-redeployment")
     ge_table.get_by_text(
         "You may not roll on it now: the Attacker (American, C5.3) goes first at C5.14: "
