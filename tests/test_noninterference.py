@@ -56,7 +56,16 @@ from hypothesis import strategies as st
 
 from campaign.consumers import CampaignConsumer, batches
 from campaign.fragments import CAMPAIGN_MEMO, MEMOISED_PARTS, campaign_fragments
-from campaign.models import Campaign, ModuleRecord, Notification, Purchase, Roll, Seat, Unit
+from campaign.models import (
+    Campaign,
+    ModuleRecord,
+    Notification,
+    Purchase,
+    Roll,
+    ScenarioResult,
+    Seat,
+    Unit,
+)
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.roster import _read_roster_view, roster_view
 from campaign.selectors import module_of
@@ -71,6 +80,7 @@ from campaign.services import (
 )
 from campaign.services.errors import ActionRefused
 from rules import dice
+from rules.effects import hardens_mmc
 from rules.errors import Refused
 from rules.purchase import cost_options
 from tests.purchase_helpers import campaign_at
@@ -112,8 +122,15 @@ SYSTEMS = {
     ),
     # Purple Heart Draw: secret table rolls (promotions), secret TP replenishment,
     # Recon, initiative chits (C5.35 passes: no DSP without the lost TP price).
+    # Each side lost 60 CVP in the scenario played: the C5.23 roll's -6 (CVP amassed)
+    # lets the hider Battle Harden an MMC whatever its dice.
     "purple-heart-draw": dict(
-        module="purple-heart-draw", variant="tm", date="t0930", kind=None, step="C5.23"
+        module="purple-heart-draw",
+        variant="tm",
+        date="t0930",
+        kind=None,
+        step="C5.23",
+        cvp_lost=60,
     ),
     # A Pleasant Diversion: secret Purchase Points (replenished at 2.92, after 2.8),
     # the public tables; its RG charts and reinforcement tables are missing from the
@@ -217,6 +234,8 @@ def draw_step_plan(data: Any, kind: str, tables: int) -> list[Slot]:
             a = data.draw(st.tuples(TEXT, st.lists(K, max_size=2)), label="roll A")
             b = data.draw(st.tuples(TEXT, st.lists(K, max_size=2)), label="roll B")
             slots.append(Slot("hider", Op("roll", (t, a, b))))
+        if data.draw(st.booleans(), label="harden"):  # PHD C5.23, where a table allows
+            slots.append(Slot("hider", Op("harden", (data.draw(K, label="mmc"),))))
     if kind == "initiative":
         a, b = data.draw(
             st.tuples(st.sampled_from(["attack", "idle"]), st.sampled_from(["attack", "idle"]))
@@ -319,6 +338,11 @@ class Start:
                 step=system["step"],
                 policy="owner",
             )
+            if system.get("cvp_lost"):  # the result as entered, written past the services
+                for result in ScenarioResult.objects.filter(campaign=players.campaign):
+                    sides = [s.id for s in module.sides]
+                    result.data["cvp_lost"] = dict.fromkeys(sides, system["cvp_lost"])
+                    result.save(update_fields=["data"])
         return cls(system, players, module, transaction.savepoint(), sequences())
 
     def restore(self) -> None:
@@ -694,6 +718,21 @@ class World:
             )
         elif name == "chit":
             initiative.lock_initiative(campaign_id=cid, user=user, chit=args[world])
+        elif name == "harden":
+            # After its secret roll, the hider Battle Hardens one of its MMC (PHD
+            # C5.23): the same public act in both worlds, whose rolls differ in secret.
+            hardening = [t for t in self.step.tables if hardens_mmc(module.table(t))]
+            if not hardening:
+                return False
+            mmc = [u for u in self.own_units(side, from_purchase=False) if u.kind == "squad"]
+            if not mmc:
+                mmc = [units.add_unit(campaign_id=cid, user=user, name="4-6-7", kind="squad")]
+            steps.harden_mmc(
+                campaign_id=cid,
+                user=user,
+                table_id=hardening[0],
+                unit_id=mmc[args[0] % len(mmc)].ref,
+            )
         else:
             raise AssertionError(name)
         return None
@@ -911,6 +950,7 @@ SECRETS = {
     },
     "purple-heart-draw": {
         "hider roll",
+        "hider harden",
         "secret fortify",
         "secret fortify-takeback",
         "secret recon",
@@ -932,8 +972,9 @@ DOES = {
     # The US has no DSP for the Initial Scenario (I3), publicly: I-C5.35 passes for it.
     ("purple-heart-draw-start", "us"): set(),
     # No DSP after the start (their TP price is lost): C5.35 passes for both sides.
-    ("purple-heart-draw", "german"): ROLLS_RECON_CHIT,
-    ("purple-heart-draw", "us"): ROLLS_RECON_CHIT,
+    # C5.23: the hider Battle Hardens an MMC after its secret roll.
+    ("purple-heart-draw", "german"): ROLLS_RECON_CHIT | {"hider harden"},
+    ("purple-heart-draw", "us"): ROLLS_RECON_CHIT | {"hider harden"},
     ("pleasant-diversion", "american"): set(),
     ("pleasant-diversion", "german"): set(),
 }
@@ -1001,6 +1042,8 @@ def scripted_plan(step: Any) -> list[Slot]:
     }.get(step.kind, [seen("unit-save", 0, "ok", "hill"), units])
     for t in range(len(step.tables) if step.kind == "table" else 0):
         plan.append(Slot("hider", Op("roll", (t, ("hero", [0]), ("tank", [])))))
+    if step.kind == "table":
+        plan.append(Slot("hider", Op("harden", (0,))))
     if step.kind == "initiative":
         plan.append(Slot("hider", Op("chit", ("attack", "idle"))))
     return plan
