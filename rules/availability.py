@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from rules import machine, text
 from rules.drm import RollContext, holds, is_automatic, offered
-from rules.effects import MMC_KINDS, NewUnits, UnitState, matches, types_given
+from rules.effects import MMC_KINDS, NewUnits, UnitState, held_excess, matches, types_given
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
@@ -993,6 +993,29 @@ def rolls_owed(module: Module, snap: Snapshot, step: Step) -> list[str]:
     if not said or nothing_to_do(module, snap, step):
         return []
     return said
+
+
+def held_cap_refusal(module: Module, snap: Snapshot) -> str:
+    """Why Done waits: the side holds more of some units than the rules let it keep
+    (``Module.held_caps``; Sicily 3.60742 EXC: "No more than three leaders, nine
+    squad-equivalents of MMC, and one non-captured support weapon may be retained in
+    this fashion; any excess units, owners choice, are removed from play").  The side
+    chooses which go and removes them from its retained forces ("" : none over)."""
+    over = [
+        (cap, excess)
+        for cap in module.held_caps
+        if (excess := held_excess(cap, snap.holdings.capped)) > 0
+    ]
+    if not over:
+        return ""
+    said = "; ".join(
+        f"no more than {cap.max} {cap.label} ({cap.rule}): remove {_figure(excess)}"
+        for cap, excess in over
+    )
+    return (
+        f"You hold too many units retained this way — {said}. Choose which leave "
+        "play (no CVP to your opponent) and remove them from your retained forces first."
+    )
 
 
 def owed_refusal(module: Module, snap: Snapshot, step: Step) -> str:

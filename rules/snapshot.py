@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rules.effects import UnitState
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,9 @@ class Holdings:
     # The exchange steps of this pass, from the current one, at which the side holds a
     # unit the step takes (a Hero at Sicily 3.611): finishing ahead stops there.
     exchanges: frozenset[str] = frozenset()
+    # The side's retained units a cap of the module counts (``Module.held_caps``,
+    # Sicily 3.60742 EXC), read only where the module has such caps.
+    capped: tuple[UnitState, ...] = ()
 
 
 @dataclass(frozen=True)

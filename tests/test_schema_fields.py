@@ -2729,6 +2729,64 @@ def _check_purchase(m: Module, side: str, gid: str, date: str, **kw: Any) -> str
     return "bought"
 
 
+# Sicily 3.60742: the withdrawal row of 3.607 and the caps of its EXC.
+def _withdrawal(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "3.607")["settles"][1]
+
+
+def _withdraws(m: Module) -> Any:
+    """Whether, and how, the 3.607 withdrawal row acts on an Axis I4 squad after a July
+    14 PM scenario whose result says the British units were removed."""
+    row = next(st for st in m.steps if st.id == "3.607").settles[1]
+    holds = effects.settle_holds(row, "axis", "jul14pm", {"british_withdrawal": {"axis": True}})
+    return holds, effects.settled(row, effects.UnitState("4-6-7", "ok", "squad", group="I4"))
+
+
+case(
+    "UnitFilter.groups",
+    base="sicily",
+    mutate=lambda d: _withdrawal(d)["units"].update(groups=["I1"]),
+    observe=_withdraws,
+)
+for _field, _change in {
+    "sides": {"sides": ["british"]},
+    "after_dates": {"after_dates": ["jul15am"]},
+    "result_yes": {"result_yes": "british_control_north"},
+}.items():
+    case(
+        f"Settle.{_field}",
+        base="sicily",
+        mutate=lambda d, c=_change: _withdrawal(d).update(c),
+        observe=_withdraws,
+    )
+
+
+def _over_caps(m: Module) -> str:
+    """Done's refusal for an Axis holding 4 leaders, 8 squads and 3 HS, and 2 SW, all
+    withdrawn."""
+    held = (
+        effects.UnitState("8-1 leader", "withdrawn", "leader", count=4),
+        effects.UnitState("4-6-7", "withdrawn", "squad", count=8),
+        effects.UnitState("2-4-7", "withdrawn", "half_squad", count=3),
+        effects.UnitState("LMG", "withdrawn", "sw", count=2),
+    )
+    return availability.held_cap_refusal(m, at(m, side="axis", holdings=Holdings(capped=held)))
+
+
+def _cap(n: int, **change: Any) -> Callable[[dict], Any]:
+    return lambda d: d["held_caps"][n].update(change)
+
+
+case(
+    "Module.held_caps", base="sicily", mutate=setter(lambda d: d, held_caps=[]), observe=_over_caps
+)
+case("HeldCap.units", base="sicily", mutate=_cap(0, units={"kinds": ["hero"]}), observe=_over_caps)
+case("HeldCap.max", base="sicily", mutate=_cap(0, max=4), observe=_over_caps)
+case("HeldCap.count", base="sicily", mutate=_cap(1, count="units"), observe=_over_caps)
+case("HeldCap.label", base="sicily", mutate=_cap(0, label="leaders"), observe=_over_caps)
+case("HeldCap.rule", base="sicily", mutate=_cap(0, rule="3.60742"), observe=_over_caps)
+
+
 # --------------------------------------------------------------------------- mutations (services)
 
 
