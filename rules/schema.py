@@ -201,6 +201,9 @@ class Condition(Strict):
     # The unit rolled for carries one of these, as its status or one of its markers
     # ("+1 if Isolated": an Isolated malfunctioned weapon); no unit, no match.
     unit_markers: list[UnitStatus] | None = None
+    # And none of these (Sicily 3.606 "-1 If lone, unwounded SMC": not for a leader
+    # marked wounded).
+    not_unit_markers: list[UnitStatus] | None = None
     # The RG was bought at one of these prices (``cost_variants`` ids), or at none of
     # them: "EXC: RG entering via Para drop" (Sicily 3.6181).
     cost_variants: list[Slug] | None = None

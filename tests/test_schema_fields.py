@@ -1636,14 +1636,14 @@ case(
 case(
     "Drm.id",
     base="sicily",
-    mutate=lambda d: drm(d, "escape", "isolated").update(id="isolated_unit"),
-    observe=ticked_drms("escape", ["isolated"], side="axis"),
+    mutate=lambda d: drm(d, "escape", "encircled").update(id="encircled_unit"),
+    observe=ticked_drms("escape", ["encircled"], side="axis"),
 )
 case(
     "Drm.label",
     base="sicily",
-    mutate=lambda d: drm(d, "escape", "isolated").update(label="+2 Isolated"),
-    observe=ticked_drms("escape", ["isolated"], side="axis"),
+    mutate=lambda d: drm(d, "escape", "encircled").update(label="+2 Encircled"),
+    observe=ticked_drms("escape", ["encircled"], side="axis"),
 )
 case(
     "Drm.when",
@@ -2727,6 +2727,16 @@ def _check_purchase(m: Module, side: str, gid: str, date: str, **kw: Any) -> str
     except Exception as exc:
         return str(exc)
     return "bought"
+
+
+case(
+    "Condition.not_unit_markers",
+    base="sicily",
+    mutate=lambda d: drm(d, "escape", "lone_smc")["offer_when"].update(not_unit_markers=None),
+    observe=ticked_drms(
+        "escape", ["lone_smc"], side="axis", unit_kind="leader", unit_markers=frozenset({"wounded"})
+    ),
+)
 
 
 # Sicily 3.60742: the withdrawal row of 3.607 and the caps of its EXC.

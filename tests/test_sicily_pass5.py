@@ -1,0 +1,73 @@
+"""Sicily (seed 001), the fifth pass of the sentence audit (issue 44): discrepancies
+found by trying the ledger's claims through the services as a player would, each with
+the test that failed before its fix (docs/rules-audit/pass-5-sicily.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Roll
+from campaign.services.errors import ActionRefused
+from tests import test_rule_mechanisms as mechanisms
+from tests.purchase_helpers import add_vehicle, campaign_at
+from tests.test_rule_mechanisms import add, roll
+
+users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+NIGHT = "If current CG Date is Night (NA to vehicles)"
+
+
+def drms_of(r: Roll) -> dict[str, tuple[int, str]]:
+    """A roll's DRMs as recorded: label -> (value, how it came: auto / ticked)."""
+    return {d["label"]: (d["value"], d["how"]) for d in r.drms}
+
+
+def test_3_606_escape_drms_that_follow_from_the_record_apply_by_themselves(
+    users, modules, fixed_dice
+):
+    """3.606's Escape DRMs the retained forces already say: "-1 If current CG Date is
+    Night*" (NA to vehicles), "+2 If Isolated", "+1 If stunned", "+1 If a Captured
+    vehicle", "+1 If unarmed or Wounded" (its Wounded half) apply by themselves, and a
+    tick of them is refused; "-1 If lone, unwounded SMC" is not offered for a wounded
+    leader, and one +1 only for "unarmed or Wounded".  (Before this pass each was a tick
+    the player could forget, or claim for a unit not so marked.)"""
+    players, module = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    assert module.dates[players.campaign.date_index].night
+    squad = add(players, "axis", "4-6-8", "squad", markers=["isolated"])
+    tank, _ = add_vehicle(players, "axis", "PzIVG", status="stunned", markers=["captured"])
+    leader = add(players, "axis", "8-1 leader", "leader", "wounded")
+    with pytest.raises(ActionRefused, match=r"'If Isolated' applies by itself"):
+        roll(players, "axis", "escape", squad, ticked=["isolated"])
+    with pytest.raises(ActionRefused, match=r"'If lone, unwounded SMC' does not apply"):
+        roll(players, "axis", "escape", leader, ticked=["lone_smc"])
+    with pytest.raises(ActionRefused, match=r"do not both apply"):
+        roll(players, "axis", "escape", leader, ticked=["unarmed_wounded"])
+    assert not Roll.objects.filter(table_id="escape").exists()
+    fixed_dice.extend([[3, 3], [3, 3], [3, 3]])
+    assert drms_of(roll(players, "axis", "escape", squad)) == {
+        NIGHT: (-1, "auto"),
+        "If Isolated": (2, "auto"),
+    }
+    assert drms_of(roll(players, "axis", "escape", tank)) == {
+        "If a Captured vehicle": (1, "auto"),
+        "If stunned": (1, "auto"),
+    }
+    assert drms_of(roll(players, "axis", "escape", leader)) == {
+        NIGHT: (-1, "auto"),
+        "If Wounded": (1, "auto"),
+    }
+
+
+def test_3_606_lone_smc_is_offered_for_an_unwounded_leader(users, modules, fixed_dice):
+    """3.606 "-1 If lone, unwounded SMC": an unwounded leader may claim it (lone is the
+    map's), on a day date without the Night -1."""
+    players, module = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
+    assert not module.dates[players.campaign.date_index].night
+    leader = add(players, "axis", "9-1 leader", "leader")
+    fixed_dice.extend([[3, 3]])
+    r = roll(players, "axis", "escape", leader, ticked=["lone_smc"])
+    assert drms_of(r) == {"If lone, unwounded SMC": (-1, "ticked")}
