@@ -844,6 +844,14 @@ class ChartComesWith(ComesWith):
     applies_to: Condition
 
 
+class UsesPerScenario(Strict):
+    """How many of an RG one CG scenario may use: ``new_dates``, the new CG Dates since
+    the last CG-scenario end."""
+
+    count: Literal["new_dates"]
+    rule: RuleRef
+
+
 class ReinforcementGroup(Strict):
     id: str = Field(pattern=r"^[A-Z][A-Za-z0-9]*$")
     type: str  # Group Type
@@ -871,6 +879,11 @@ class ReinforcementGroup(Strict):
     # May set up on map on its purchase date at no extra cost: a cost variant for
     # on-map set-up is not offered for it (Sicily chart footnotes f/g).
     setup_on_map_free: bool = False
+    # At most this many of the RG are used in one CG scenario: "new_dates", the new CG
+    # Dates since the last CG-scenario end (Sicily British chart footnote i: "The
+    # maximum number of Bombardments useable per CG scenario is equal to the number of
+    # new CG Dates since the last CG-Scenario End"); the scenario sheet says how many.
+    uses_per_scenario: UsesPerScenario | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")

@@ -3275,6 +3275,20 @@ def apd_sheet_in_effect(host: Callable[..., Any]) -> Any:
     return scenario_sheet(players.campaign, "american").in_effect
 
 
+def sicily_bombardments_on_the_sheet(host: Callable[..., Any]) -> Any:
+    """What the British sheet says of the Bombardments its scenario may use (British
+    chart footnote i)."""
+    from campaign.seat_views.sheet import scenario_sheet
+
+    players = host(side="british")
+    return scenario_sheet(players.campaign, "british").in_effect
+
+
+def _b1(d: dict) -> dict:
+    chart = next(ch for ch in d["rg_charts"] if ch["side"] == "british")
+    return next(g for g in chart["groups"] if g["id"] == "B1")
+
+
 def apd_exchange(host: Callable[..., Any]) -> Any:
     """APD 3.2 played through: the American gives up a Hero for his squad and leaves
     the other at Done; the German, with a wounded Hero and no MMC, finishes."""
@@ -3405,6 +3419,24 @@ service(
         lasts_cg=False
     ),
     observe=apd_sheet_in_effect,
+)
+service(
+    "ReinforcementGroup.uses_per_scenario",
+    base="sicily",
+    mutate=lambda d: _b1(d).update(uses_per_scenario=None),
+    observe=sicily_bombardments_on_the_sheet,
+)
+service(
+    "UsesPerScenario.count",
+    base="sicily",
+    mutate=lambda d: _b1(d)["uses_per_scenario"].update(count="dates"),
+    observe=sicily_bombardments_on_the_sheet,
+)
+service(
+    "UsesPerScenario.rule",
+    base="sicily",
+    mutate=lambda d: _b1(d)["uses_per_scenario"].update(rule="3.617 fn i"),
+    observe=sicily_bombardments_on_the_sheet,
 )
 service(
     "InitiativeResult.counts_as_scenario",

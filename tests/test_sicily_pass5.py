@@ -71,3 +71,51 @@ def test_3_606_lone_smc_is_offered_for_an_unwounded_leader(users, modules, fixed
     fixed_dice.extend([[3, 3]])
     r = roll(players, "axis", "escape", leader, ticked=["lone_smc"])
     assert drms_of(r) == {"If lone, unwounded SMC": (-1, "ticked")}
+
+
+def test_3_61426_a_stunned_isolated_british_tank_escapes_with_plus_1_by_itself(
+    users, modules, fixed_dice
+):
+    """3.61426 (the Escape DR of mobile Isolated British tanks at Night, with 3.606's
+    DRMs): "+1 If stunned" applies by itself to a tank marked stunned, and is not
+    ticked; the unstunned tank gets only its "+2 If Isolated"."""
+    players, module = campaign_at("sicily", "i", "jul15n", users, step="3.614")
+    assert module.dates[players.campaign.date_index].night
+    stunned = add(players, "british", "Sherman III(a)", "vehicle", "isolated", markers=["stunned"])
+    sherman = add(players, "british", "Sherman III(a) #2", "vehicle", "isolated")
+    with pytest.raises(ActionRefused, match=r"'If stunned' applies by itself"):
+        roll(players, "british", "tank_escape", sherman, ticked=["stunned"])
+    fixed_dice.extend([[3, 3], [3, 3]])
+    assert drms_of(roll(players, "british", "tank_escape", stunned)) == {
+        "If stunned": (1, "auto"),
+        "If Isolated": (2, "auto"),
+    }
+    assert drms_of(roll(players, "british", "tank_escape", sherman)) == {"If Isolated": (2, "auto")}
+
+
+def test_british_footnote_i_bombardments_useable_are_the_new_cg_dates_since_the_last_scenario(
+    users, modules
+):
+    """3.617 British chart footnote i: "The maximum number of Bombardments useable per
+    CG scenario is equal to the number of new CG Dates since the last CG-Scenario End
+    (e.g. if one Idle Date occurred between scenarios, no > two Bombardments may be
+    conducted for the current scenario)": after the July 14 N scenario the British
+    sheet says one for July 15 AM; after an Idle July 15 AM, two for July 15 PM.  The
+    Axis sheet (no Bombardment on its chart) says nothing of it."""
+    from campaign.seat_views.sheet import scenario_sheet
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users)
+    c = players.campaign
+    said = [line for line in scenario_sheet(c, "british").in_effect if "Bombardment" in line]
+    assert said == [
+        "At most 1 Bombardment RG (B1) may be used in this scenario: the new CG Dates "
+        "since the last CG-scenario end (3.617 British chart footnote i)."
+    ]
+    assert not [line for line in scenario_sheet(c, "axis").in_effect if "Bombardment" in line]
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    c = players.campaign
+    assert c.date_index == 4  # July 15 PM
+    said = [line for line in scenario_sheet(c, "british").in_effect if "Bombardment" in line]
+    assert said and said[0].startswith("At most 2 Bombardment RGs (B1)")
