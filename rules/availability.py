@@ -203,7 +203,7 @@ def check_purchase(
         None,
     )
     if option is None:
-        raise Refused(f"{group.id} cannot be bought at that price.")
+        raise Refused(price_refusal(module, group, cost_variant))
     budget = budget_reason(module, snap.me.points or 0, option.cost)
     if budget:
         raise Refused(
@@ -211,6 +211,20 @@ def check_purchase(
             f"{module.currency.code} ({option.label}): {budget}."
         )
     return group, option
+
+
+def price_refusal(module: Module, group: ReinforcementGroup, cost_variant: str) -> str:
+    """Why ``group`` is not sold at ``cost_variant``, with the variant's words and rule
+    (Sicily 3.6175: "If an Axis "I" or "G" type RG is purchased for 20% less ...")."""
+    cv = next((c for c in module.cost_variants if c.id == cost_variant), None)
+    if cv is None:
+        return f"{group.id} cannot be bought at that price."
+    rule = f" ({cv.rule})" if cv.rule else ""
+    if cv.on_map and group.setup_on_map_free:
+        why = "it sets up on-map on the date of purchase at no extra cost"
+    else:
+        why = f"'{cv.label}' is not for this RG"
+    return f"{group.id} {group.type} cannot be bought at that price: {why}{rule}."
 
 
 # --------------------------------------------------------------------------- fortifications

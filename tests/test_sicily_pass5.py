@@ -10,7 +10,7 @@ from campaign.models import Roll
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import add_vehicle, campaign_at
-from tests.test_rule_mechanisms import add, roll
+from tests.test_rule_mechanisms import add, buy, roll
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
@@ -119,3 +119,24 @@ def test_british_footnote_i_bombardments_useable_are_the_new_cg_dates_since_the_
     assert c.date_index == 4  # July 15 PM
     said = [line for line in scenario_sheet(c, "british").in_effect if "Bombardment" in line]
     assert said and said[0].startswith("At most 2 Bombardment RGs (B1)")
+
+
+def test_3_6175_a_price_not_for_the_rg_is_refused_with_its_words_and_rule(users, modules):
+    """3.6175: "If an Axis "I" or "G" type RG is purchased for 20% less (FRD) ... The Axis
+    or British player may purchase "I" type RGs for Standard On-Map Setup by spending
+    20% more (FRU)"; Axis footnote g "Available for on-map setup on CG Date of purchase
+    at no extra cost"; British footnote e (Creeping Barrage, British OBA only).  Asked
+    at a price not for it, the RG is refused in words naming the price and its rule
+    (before: "cannot be bought at that price"), and nothing is bought."""
+    from campaign.models import Purchase
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users)
+    for side, group, variant, said in (
+        ("axis", "V1", "reserve", r"'Axis I/G RG in Reserve .*' is not for this RG \(3\.6175\)"),
+        ("british", "I1", "reserve", r"'Axis I/G RG in Reserve .*' is not for this RG \(3\.6175\)"),
+        ("axis", "G1", "on_map", r"sets up on-map on the date of purchase at no extra cost"),
+        ("axis", "O1", "creeping", r"is not for this RG \(3\.617 British chart footnote e\)"),
+    ):
+        with pytest.raises(ActionRefused, match=said):
+            buy(players, side, group, variant)
+    assert not Purchase.objects.filter(campaign_id=players.campaign_id).exists()
