@@ -5,6 +5,7 @@ snapshot holds that side's own records and only public facts about the opponent)
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from uuid import UUID
 
 from django.db import connection
@@ -39,7 +40,7 @@ from campaign.models import (
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from rules.availability import owed_for, table_date_reasons
-from rules.effects import matches, targets
+from rules.effects import UnitState, matches, targets
 from rules.registry import cached_module, parse_module
 from rules.schema import Module
 from rules.snapshot import (
@@ -320,6 +321,26 @@ def holdings(
         owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
         exchanges=exchanges_held(campaign, module_of(campaign), side) if owed else frozenset(),
         result_totals=result_totals(campaign, side) if purchases else (),
+        capped=capped_units(campaign, module_of(campaign), side) if owed else (),
+    )
+
+
+def capped_units(campaign: Campaign, module: Module, side: str) -> tuple[UnitState, ...]:
+    """The side's retained units a cap of the module counts (``Module.held_caps``,
+    Sicily 3.60742 EXC), each with its RG and its line's count (one query; none
+    without such caps)."""
+    if not module.held_caps:
+        return ()
+    rows = Unit.objects.filter(campaign=campaign, side=side).select_related("purchase")
+    held = (with_origin(unit) for unit in rows)
+    return tuple(u for u in held if any(matches(cap.units, u) for cap in module.held_caps))
+
+
+def with_origin(unit: Unit) -> UnitState:
+    """What the rules read of ``unit`` with the RG it came with and its line's count
+    (``unit.purchase`` read with it)."""
+    return replace(
+        unit.state, group=unit.purchase.group_id if unit.purchase else "", count=unit.count
     )
 
 

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from rules import machine, text
 from rules.drm import RollContext, holds, is_automatic, offered
-from rules.effects import MMC_KINDS, NewUnits, UnitState, matches, types_given
+from rules.effects import MMC_KINDS, NewUnits, UnitState, held_excess, matches, types_given
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
@@ -204,7 +204,7 @@ def check_purchase(
         None,
     )
     if option is None:
-        raise Refused(f"{group.id} cannot be bought at that price.")
+        raise Refused(price_refusal(module, group, cost_variant))
     budget = budget_reason(module, snap.me.points or 0, option.cost)
     if budget:
         raise Refused(
@@ -212,6 +212,20 @@ def check_purchase(
             f"{module.currency.code} ({option.label}): {budget}."
         )
     return group, option
+
+
+def price_refusal(module: Module, group: ReinforcementGroup, cost_variant: str) -> str:
+    """Why ``group`` is not sold at ``cost_variant``, with the variant's words and rule
+    (Sicily 3.6175: "If an Axis "I" or "G" type RG is purchased for 20% less ...")."""
+    cv = next((c for c in module.cost_variants if c.id == cost_variant), None)
+    if cv is None:
+        return f"{group.id} cannot be bought at that price."
+    rule = f" ({cv.rule})" if cv.rule else ""
+    if cv.on_map and group.setup_on_map_free:
+        why = "it sets up on-map on the date of purchase at no extra cost"
+    else:
+        why = f"'{cv.label}' is not for this RG"
+    return f"{group.id} {group.type} cannot be bought at that price: {why}{rule}."
 
 
 # --------------------------------------------------------------------------- fortifications
@@ -994,6 +1008,29 @@ def rolls_owed(module: Module, snap: Snapshot, step: Step) -> list[str]:
     if not said or nothing_to_do(module, snap, step):
         return []
     return said
+
+
+def held_cap_refusal(module: Module, snap: Snapshot) -> str:
+    """Why Done waits: the side holds more of some units than the rules let it keep
+    (``Module.held_caps``; Sicily 3.60742 EXC: "No more than three leaders, nine
+    squad-equivalents of MMC, and one non-captured support weapon may be retained in
+    this fashion; any excess units, owners choice, are removed from play").  The side
+    chooses which go and removes them from its retained forces ("" : none over)."""
+    over = [
+        (cap, excess)
+        for cap in module.held_caps
+        if (excess := held_excess(cap, snap.holdings.capped)) > 0
+    ]
+    if not over:
+        return ""
+    said = "; ".join(
+        f"no more than {cap.max} {cap.label} ({cap.rule}): remove {_figure(excess)}"
+        for cap, excess in over
+    )
+    return (
+        f"You hold too many units retained this way — {said}. Choose which leave "
+        "play (no CVP to your opponent) and remove them from your retained forces first."
+    )
 
 
 def owed_refusal(module: Module, snap: Snapshot, step: Step) -> str:

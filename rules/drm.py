@@ -76,6 +76,7 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
         and (cond.unit_kinds is None or ctx.unit_kind in cond.unit_kinds)
         and (cond.not_unit_kinds is None or ctx.unit_kind not in cond.not_unit_kinds)
         and (cond.unit_markers is None or not ctx.unit_markers.isdisjoint(cond.unit_markers))
+        and (cond.not_unit_markers is None or ctx.unit_markers.isdisjoint(cond.not_unit_markers))
         and (cond.cost_variants is None or ctx.cost_variant in cond.cost_variants)
         and (cond.not_cost_variants is None or ctx.cost_variant not in cond.not_cost_variants)
         and (

@@ -18,14 +18,16 @@ to its records; nothing is read from a result's text or a table's title.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import get_args
 
 from rules.schema import (
     LEADER_RATING,
     Effect,
     EffectName,
+    HeldCap,
     Settle,
     Table,
     TableResult,
@@ -58,6 +60,10 @@ class UnitState:
     kind: str
     markers: tuple[str, ...] = ()  # more markers the unit carries besides its status
     weapons: tuple[WeaponState, ...] = ()  # the weapons it carries (a vehicle's MA, MGs)
+    # The RG it came with ("" : none, or not read here) and the identical units on its
+    # line: what a step's ``settles`` (``UnitFilter.groups``) and a ``HeldCap`` read.
+    group: str = ""
+    count: int = 1
 
     @property
     def marked(self) -> frozenset[str]:
@@ -195,6 +201,7 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
         and (flt.statuses is None or not unit.marked.isdisjoint(flt.statuses))
         and (flt.not_statuses is None or unit.marked.isdisjoint(flt.not_statuses))
         and (flt.all_statuses is None or unit.marked.issuperset(flt.all_statuses))
+        and (flt.groups is None or unit.group in flt.groups)
     )
 
 
@@ -311,6 +318,42 @@ def settled(row: Settle, unit: UnitState) -> UnitOutcome:
     if not matches(row.units, unit):
         return UnitOutcome()
     return on_unit(row.effects, unit)
+
+
+def settle_holds(
+    row: Settle,
+    side: str,
+    played_on: str | None,
+    answers: Mapping[str, Mapping[str, object]],
+) -> bool:
+    """Whether a step's ``settles`` row acts on ``side``'s units in this pass:
+    ``played_on`` is the date id of the CG scenario just played (None: none, an Idle
+    date), ``answers`` its confirmed result (``{field: {side: value}}``).  Sicily
+    3.60741-3.60742: only after the July 14 PM scenario, only where the result says
+    the British units north of the river were withdrawn."""
+    if row.sides is not None and side not in row.sides:
+        return False
+    if row.after_dates and played_on not in row.after_dates:
+        return False
+    if row.result_yes is not None:
+        return played_on is not None and any(answers.get(row.result_yes, {}).values())
+    return True
+
+
+def held_excess(cap: HeldCap, units: Iterable[UnitState]) -> Fraction:
+    """How many of ``units`` a side holds beyond ``cap`` (0: none), counted as the cap
+    counts (squad-equivalents: a half-squad/crew is half)."""
+    held = Fraction(0)
+    for unit in units:
+        if not matches(cap.units, unit):
+            continue
+        weight = (
+            Fraction(1, 2)
+            if cap.count == "squad_equivalents" and unit.kind == "half_squad"
+            else Fraction(1)
+        )
+        held += weight * unit.count
+    return max(Fraction(0), held - cap.max)
 
 
 def on_group(effects: list[Effect], outcome: GroupOutcome) -> None:

@@ -121,6 +121,10 @@ UnitStatus = Literal[
     # A SW or Gun no unit possesses (PHD C5.15 "Unpossessed SW/Guns"; APD 3.31 "Guns/SW
     # must be Possessed to attempt Repair"; PHD C5.26a "possessed by a unit").
     "unpossessed",
+    # Off map, still the side's, out of play until the rules return it (Sicily 3.60742:
+    # "Withdrawn Axis units ... are retained by the Axis off map and may be returned to
+    # play after ...").
+    "withdrawn",
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
@@ -143,6 +147,7 @@ UNIT_STATUS_WORDS: dict[str, str] = {
     "reduced": "casualty reduced",
     "abandoned": "abandoned (vehicle)",
     "unpossessed": "not possessed (SW/Gun)",
+    "withdrawn": "withdrawn (off map)",
 }
 UNIT_KIND_WORDS: dict[str, str] = {
     "squad": "squad",
@@ -196,6 +201,9 @@ class Condition(Strict):
     # The unit rolled for carries one of these, as its status or one of its markers
     # ("+1 if Isolated": an Isolated malfunctioned weapon); no unit, no match.
     unit_markers: list[UnitStatus] | None = None
+    # And none of these (Sicily 3.606 "-1 If lone, unwounded SMC": not for a leader
+    # marked wounded).
+    not_unit_markers: list[UnitStatus] | None = None
     # The RG was bought at one of these prices (``cost_variants`` ids), or at none of
     # them: "EXC: RG entering via Para drop" (Sicily 3.6181).
     cost_variants: list[Slug] | None = None
@@ -361,6 +369,11 @@ class UnitFilter(Strict):
     # weapon/Vehicle may make only one Repair attempt").  A unit carrying none is
     # rolled for itself.
     weapons: list[WeaponKind] | None = None
+    # Of the RGs with these IDs (the RG the unit came with, its RG Purchase Record
+    # line): Sicily 3.60742 "all remaining elements of RGs I4 and I5".  Read where a
+    # step settles its units (``Step.settles``) and by a cap on what is held
+    # (``HeldCap``).
+    groups: list[str] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables
@@ -831,6 +844,14 @@ class ChartComesWith(ComesWith):
     applies_to: Condition
 
 
+class UsesPerScenario(Strict):
+    """How many of an RG one CG scenario may use: ``new_dates``, the new CG Dates since
+    the last CG-scenario end."""
+
+    count: Literal["new_dates"]
+    rule: RuleRef
+
+
 class ReinforcementGroup(Strict):
     id: str = Field(pattern=r"^[A-Z][A-Za-z0-9]*$")
     type: str  # Group Type
@@ -858,6 +879,11 @@ class ReinforcementGroup(Strict):
     # May set up on map on its purchase date at no extra cost: a cost variant for
     # on-map set-up is not offered for it (Sicily chart footnotes f/g).
     setup_on_map_free: bool = False
+    # At most this many of the RG are used in one CG scenario: "new_dates", the new CG
+    # Dates since the last CG-scenario end (Sicily British chart footnote i: "The
+    # maximum number of Bombardments useable per CG scenario is equal to the number of
+    # new CG Dates since the last CG-Scenario End"); the scenario sheet says how many.
+    uses_per_scenario: UsesPerScenario | None = None
     note: str | None = note_field()
 
     @model_validator(mode="after")
@@ -1248,6 +1274,17 @@ class Settle(Strict):
     units: UnitFilter
     effects: list[Effect] = Field(min_length=1)
     rule: RuleRef
+    # Only these sides' units (None: each side's): Sicily 3.60742 is the Axis's, and
+    # the British chart has RGs of the same IDs.
+    sides: list[Slug] | None = None
+    # Only in the RePh after a CG scenario played on one of these dates (Sicily 3.60741
+    # "During the RePh following the July 14 PM CG-scenario").
+    after_dates: list[Slug] = []
+    # Only where the confirmed result of the CG scenario just played says yes to this
+    # yes/no result field: a fact of the map the players record once, with the result
+    # (3.60741: whether the British units north of the river were withdrawn; 3.60742:
+    # whether the British Control >= 5 hexes north of the river).
+    result_yes: Slug | None = None
 
     @model_validator(mode="after")
     def _effects(self) -> Settle:
@@ -1384,6 +1421,21 @@ class ScenarioWinner(Strict):
     rule: RuleRef
 
 
+class HeldCap(Strict):
+    """At most ``max`` of a side's retained units of ``units`` (counted as units, or as
+    squad-equivalents: a half-squad/crew is half a squad), the side's choice of which
+    go: until the side has removed the excess from its retained forces, Done waits
+    with the rule (Sicily 3.60742 EXC: "No more than three leaders, nine
+    squad-equivalents of MMC, and one non-captured support weapon may be retained in
+    this fashion; any excess units, owners choice, are removed from play")."""
+
+    units: UnitFilter
+    max: int = Field(ge=0)
+    count: Literal["units", "squad_equivalents"] = "units"
+    label: str  # what is counted, in the rules' words ("leaders withdrawn off map")
+    rule: RuleRef
+
+
 class Missing(Strict):
     """A datum the rules documents lack.  ``supply`` names it where the players can
     supply it in the app: ``tables.<id>``, ``rg_charts.<side>`` or
@@ -1442,6 +1494,8 @@ class Module(Strict):
     san: SanRule | None = None
     default_winner: Slug | None = None  # wins when the last date ends and no check held
     missing: list[Missing] = []
+    # Caps on what a side may hold of some units (Sicily 3.60742 EXC), checked at Done.
+    held_caps: list[HeldCap] = []
     notes: list[str] = Field(default_factory=list, json_schema_extra=DOC)
 
     @model_validator(mode="after")
@@ -1672,6 +1726,7 @@ class Module(Strict):
                         f"victory_checks[{j}].all[{n}]: unknown result field '{term.field}'"
                     )
         side("default_winner", self.default_winner)
+        self._check_settles(errors, sides, dates)
         for j, m in enumerate(self.missing):
             if m.supply is not None:
                 problem = supply_problem(self, m.supply)
@@ -1683,6 +1738,21 @@ class Module(Strict):
         if errors:
             raise ValueError("; ".join(errors))
         return self
+
+    def _check_settles(self, errors: list[str], sides: set[str], dates: list[str]) -> None:
+        """A step's ``settles`` names known sides, dates and yes/no result fields."""
+        yes_no = {rf.id for rf in self.result_fields if rf.kind == "bool"}
+        for st in self.steps:
+            for n, row in enumerate(st.settles):
+                w = f"steps ({st.id}).settles[{n}]"
+                for s in row.sides or []:
+                    if s not in sides:
+                        errors.append(f"{w}.sides: unknown side '{s}'")
+                for d in row.after_dates:
+                    if d not in dates:
+                        errors.append(f"{w}.after_dates: unknown date '{d}'")
+                if row.result_yes is not None and row.result_yes not in yes_no:
+                    errors.append(f"{w}.result_yes: '{row.result_yes}' is no yes/no result field")
 
     def _check_fortifications(self, errors: list[str]) -> None:
         forts = self.fortifications

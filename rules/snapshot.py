@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rules.effects import UnitState
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,9 @@ class Holdings:
     # The side's totals of the result figures a chart's ``result_cap`` reads, over the
     # scenarios played (PHD C5.31 RG footnote z: its Gun/vehicle crews eliminated).
     result_totals: tuple[tuple[str, int], ...] = ()
+    # The side's retained units a cap of the module counts (``Module.held_caps``,
+    # Sicily 3.60742 EXC), read only where the module has such caps.
+    capped: tuple[UnitState, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1139,8 +1139,9 @@ def test_3_606_3_613_escape_and_shift_once_per_item_night_drm_at_night_only(
     users, modules, fixed_dice
 ):
     """3.606: one Escape DR per unit (issue 45: made for a unit named), "-1 If current
-    CG Date is Night" offered on a Night date only; 3.613: one Shift DR per attempt, "+1
-    per five ... hexes" never negative, and footnote †'s subsequent dr is offered."""
+    CG Date is Night" applies by itself on a Night date only (never ticked); 3.613: one
+    Shift DR per attempt, "+1 per five ... hexes" never negative, and footnote †'s
+    subsequent dr is offered."""
     players, module = campaign_at("sicily", "i", "jul14pm", users)
     players.until("initiative")
     players.chits(axis="attack", british="idle")
@@ -1149,10 +1150,11 @@ def test_3_606_3_613_escape_and_shift_once_per_item_night_drm_at_night_only(
     players.until_step("3.606")
     assert not module.dates[players.campaign.date_index].night
     squad = add(players, "axis", "4-6-8", "squad", number=2)
-    with pytest.raises(ActionRefused, match="does not apply to this roll"):
+    with pytest.raises(ActionRefused, match="applies by itself"):
         roll(players, "axis", "escape", squad, ticked=["night"])
     fixed_dice.extend([[3, 3]])
-    roll(players, "axis", "escape", squad)
+    r = roll(players, "axis", "escape", squad)
+    assert "night" not in str(r.drms)  # a day date: no Night -1
     escaped = Roll.objects.get(table_id="escape").unit_ref
     with pytest.raises(ActionRefused, match="has made its one Escape roll"):
         roll(players, "axis", "escape", Unit.objects.get(ref=escaped))

@@ -1636,14 +1636,14 @@ case(
 case(
     "Drm.id",
     base="sicily",
-    mutate=lambda d: drm(d, "escape", "isolated").update(id="isolated_unit"),
-    observe=ticked_drms("escape", ["isolated"], side="axis"),
+    mutate=lambda d: drm(d, "escape", "encircled").update(id="encircled_unit"),
+    observe=ticked_drms("escape", ["encircled"], side="axis"),
 )
 case(
     "Drm.label",
     base="sicily",
-    mutate=lambda d: drm(d, "escape", "isolated").update(label="+2 Isolated"),
-    observe=ticked_drms("escape", ["isolated"], side="axis"),
+    mutate=lambda d: drm(d, "escape", "encircled").update(label="+2 Encircled"),
+    observe=ticked_drms("escape", ["encircled"], side="axis"),
 )
 case(
     "Drm.when",
@@ -2767,6 +2767,74 @@ def _check_purchase(m: Module, side: str, gid: str, date: str, **kw: Any) -> str
     return "bought"
 
 
+case(
+    "Condition.not_unit_markers",
+    base="sicily",
+    mutate=lambda d: drm(d, "escape", "lone_smc")["offer_when"].update(not_unit_markers=None),
+    observe=ticked_drms(
+        "escape", ["lone_smc"], side="axis", unit_kind="leader", unit_markers=frozenset({"wounded"})
+    ),
+)
+
+
+# Sicily 3.60742: the withdrawal row of 3.607 and the caps of its EXC.
+def _withdrawal(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "3.607")["settles"][1]
+
+
+def _withdraws(m: Module) -> Any:
+    """Whether, and how, the 3.607 withdrawal row acts on an Axis I4 squad after a July
+    14 PM scenario whose result says the British units were removed."""
+    row = next(st for st in m.steps if st.id == "3.607").settles[1]
+    holds = effects.settle_holds(row, "axis", "jul14pm", {"british_withdrawal": {"axis": True}})
+    return holds, effects.settled(row, effects.UnitState("4-6-7", "ok", "squad", group="I4"))
+
+
+case(
+    "UnitFilter.groups",
+    base="sicily",
+    mutate=lambda d: _withdrawal(d)["units"].update(groups=["I1"]),
+    observe=_withdraws,
+)
+for _field, _change in {
+    "sides": {"sides": ["british"]},
+    "after_dates": {"after_dates": ["jul15am"]},
+    "result_yes": {"result_yes": "british_control_north"},
+}.items():
+    case(
+        f"Settle.{_field}",
+        base="sicily",
+        mutate=lambda d, c=_change: _withdrawal(d).update(c),
+        observe=_withdraws,
+    )
+
+
+def _over_caps(m: Module) -> str:
+    """Done's refusal for an Axis holding 4 leaders, 8 squads and 3 HS, and 2 SW, all
+    withdrawn."""
+    held = (
+        effects.UnitState("8-1 leader", "withdrawn", "leader", count=4),
+        effects.UnitState("4-6-7", "withdrawn", "squad", count=8),
+        effects.UnitState("2-4-7", "withdrawn", "half_squad", count=3),
+        effects.UnitState("LMG", "withdrawn", "sw", count=2),
+    )
+    return availability.held_cap_refusal(m, at(m, side="axis", holdings=Holdings(capped=held)))
+
+
+def _cap(n: int, **change: Any) -> Callable[[dict], Any]:
+    return lambda d: d["held_caps"][n].update(change)
+
+
+case(
+    "Module.held_caps", base="sicily", mutate=setter(lambda d: d, held_caps=[]), observe=_over_caps
+)
+case("HeldCap.units", base="sicily", mutate=_cap(0, units={"kinds": ["hero"]}), observe=_over_caps)
+case("HeldCap.max", base="sicily", mutate=_cap(0, max=4), observe=_over_caps)
+case("HeldCap.count", base="sicily", mutate=_cap(1, count="units"), observe=_over_caps)
+case("HeldCap.label", base="sicily", mutate=_cap(0, label="leaders"), observe=_over_caps)
+case("HeldCap.rule", base="sicily", mutate=_cap(0, rule="3.60742"), observe=_over_caps)
+
+
 # --------------------------------------------------------------------------- mutations (services)
 
 
@@ -3245,6 +3313,20 @@ def apd_sheet_in_effect(host: Callable[..., Any]) -> Any:
     return scenario_sheet(players.campaign, "american").in_effect
 
 
+def sicily_bombardments_on_the_sheet(host: Callable[..., Any]) -> Any:
+    """What the British sheet says of the Bombardments its scenario may use (British
+    chart footnote i)."""
+    from campaign.seat_views.sheet import scenario_sheet
+
+    players = host(side="british")
+    return scenario_sheet(players.campaign, "british").in_effect
+
+
+def _b1(d: dict) -> dict:
+    chart = next(ch for ch in d["rg_charts"] if ch["side"] == "british")
+    return next(g for g in chart["groups"] if g["id"] == "B1")
+
+
 def apd_exchange(host: Callable[..., Any]) -> Any:
     """APD 3.2 played through: the American gives up a Hero for his squad and leaves
     the other at Done; the German, with a wounded Hero and no MMC, finishes."""
@@ -3405,6 +3487,24 @@ service(
         lasts_cg=False
     ),
     observe=apd_sheet_in_effect,
+)
+service(
+    "ReinforcementGroup.uses_per_scenario",
+    base="sicily",
+    mutate=lambda d: _b1(d).update(uses_per_scenario=None),
+    observe=sicily_bombardments_on_the_sheet,
+)
+service(
+    "UsesPerScenario.count",
+    base="sicily",
+    mutate=lambda d: _b1(d)["uses_per_scenario"].update(count="dates"),
+    observe=sicily_bombardments_on_the_sheet,
+)
+service(
+    "UsesPerScenario.rule",
+    base="sicily",
+    mutate=lambda d: _b1(d)["uses_per_scenario"].update(rule="3.617 fn i"),
+    observe=sicily_bombardments_on_the_sheet,
 )
 service(
     "InitiativeResult.counts_as_scenario",

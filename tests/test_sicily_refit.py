@@ -207,14 +207,15 @@ def test_3_606_footnote_1_an_original_2_escapes_whatever_the_drms(users, modules
     """3.606 footnote 1: "An Original 2 DR results in Escape and Heat of Battle": dice
     1+1 with +7 of DRMs (Final 9, 'Replaced') give the Escape row."""
     players, _ = at_step(users, "jul14pm", "3.606")
-    squad = add(players, "axis", "4-6-8", "squad", location="12H3")
+    squad = add(players, "axis", "4-6-8", "squad", location="12H3", markers=["isolated"])
     fixed_dice.append([1, 1])
     r = roll(
         players,
         "axis",
         "escape",
         squad,
-        ticked=["isolated", "encircled", "enemy_setup_area", "stunned", "unarmed_wounded"],
+        ticked=["encircled", "enemy_setup_area", "unarmed_wounded"],
+        typed={"excess_hs": 1},
     )
     assert r.final == 9
     assert r.result.startswith("Infantry: Escapes and Heat of Battle for an eligible unit (A15)")
@@ -237,7 +238,6 @@ def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kin
     tank = add(players, "axis", "PzIVG", "vehicle")
     halftrack = add(players, "axis", "SPW 251/1", "vehicle")
     for ticked, typed in (
-        (["night"], None),
         (["encircled"], None),
         ([], {"excess_hs": 1}),
         ([], {"excess_pp": 2}),
@@ -249,7 +249,7 @@ def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kin
         roll(players, "axis", "escape", squad, ticked=["ct_afv"])
     assert not Roll.objects.filter(table_id="escape").exists()
     fixed_dice.extend([[5, 6], [5, 6], [4, 5]])
-    r = roll(players, "axis", "escape", squad, ticked=["night", "encircled"])  # 11 - 1 + 2
+    r = roll(players, "axis", "escape", squad, ticked=["encircled"])  # 11 - 1 (Night) + 2
     assert (r.final, r.result) == (12, "Infantry: All units and Equipment Eliminated")
     assert not Unit.objects.filter(pk=squad.pk).exists()  # All units Eliminated
     r = roll(players, "axis", "escape", tank, ticked=["ct_afv"])

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from django.db.models import Max
+
 from campaign.models import (
     Campaign,
     FortificationBuy,
@@ -193,7 +195,7 @@ def scenario_sheet(campaign: Campaign, side: str) -> ScenarioSheet:
         points=points,
         weather=_weather(module, campaign, initial),
         misr=list(variant.start.misr) if initial else [],
-        in_effect=_in_effect(campaign, module),
+        in_effect=_in_effect(campaign, module) + _uses_per_scenario(campaign, module, side),
         initiative=_initiative(campaign, module, side, initial),
         mine=forces(side),
         opponent=forces(opp),
@@ -234,6 +236,29 @@ def _in_effect(campaign: Campaign, module: Module) -> list[str]:
             rule = f" ({f.rule})" if f.rule else ""
             lines.append(f"{f.label}{rule}: since the {since} scenario, for the rest of the CG.")
     return lines
+
+
+def _uses_per_scenario(campaign: Campaign, module: Module, side: str) -> list[str]:
+    """How many of an RG of the side's chart its next (or current) CG scenario may use,
+    where the chart caps it per scenario (``ReinforcementGroup.uses_per_scenario``;
+    Sicily British footnote i: "The maximum number of Bombardments useable per CG
+    scenario is equal to the number of new CG Dates since the last CG-Scenario End"):
+    from the dates, public facts, whatever the side holds."""
+    chart = module.chart(side)
+    capped = [g for g in chart.groups if g.uses_per_scenario] if chart else []
+    if not capped:
+        return []
+    played = ScenarioResult.objects.filter(
+        campaign=campaign, confirmed_at__isnull=False, date_index__lt=campaign.date_index
+    ).aggregate(last=Max("date_index"))["last"]
+    first = machine.date_index(module, module.variant(campaign.variant).start_date)
+    dates = campaign.date_index - (first - 1 if played is None else played)
+    return [
+        f"At most {dates} {g.type} RG{'s' if dates != 1 else ''} ({g.id}) may be used in this "
+        f"scenario: the new CG Dates since the last CG-scenario end ({g.uses_per_scenario.rule})."
+        for g in capped
+        if g.uses_per_scenario is not None
+    ]
 
 
 def _weather(module: Module, campaign: Campaign, initial: bool) -> str:

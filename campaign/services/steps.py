@@ -96,7 +96,9 @@ def finish_step(
     snap = turn.snapshot(held)
     expect_turn(turn, Action.FINISH, snap)
     step = turn.step
-    owed = availability.owed_refusal(turn.module, snap, step)
+    owed = availability.owed_refusal(turn.module, snap, step) or availability.held_cap_refusal(
+        turn.module, snap
+    )
     if owed:
         raise ActionRefused(owed, status=409)
     lacking = availability.finish_refusal(turn.module, snap, step)

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Q, Sum
 
 from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit, new_ref
-from campaign.selectors import squad_counts
+from campaign.selectors import pass_result, squad_counts, with_origin
 from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
@@ -28,6 +28,7 @@ from rules.effects import (
     left_over,
     matches,
     on_weapon,
+    settle_holds,
     settled,
     targets,
 )
@@ -635,18 +636,21 @@ def settle_units(turn: Turn) -> None:
     names leave the retained forces, or are marked, whole lines at once (PHD C5.1:
     recalled units are eliminated), each change on its side's log (secret while its
     RG is)."""
+    played_on, answers = _played(turn)
     for side in turn.seats:
         own = list(
             Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side)
         )
         for row in turn.step.settles:
+            if not settle_holds(row, side, played_on, answers):
+                continue
             for unit in own:
                 if unit.pk is None:
                     continue  # left by an earlier row
                 if row.units.weapons is not None and unit.kind in WEAPON_CARRIERS:
                     _settle_weapons(turn, side, row, unit)
                     continue
-                outcome = settled(row, unit.state)
+                outcome = settled(row, with_origin(unit))
                 if not outcome.changes:
                     continue
                 said, secret = label(unit), is_secret(unit)
@@ -656,7 +660,12 @@ def settle_units(turn: Turn) -> None:
                     said += " leaves the retained forces" + (f"; {dropped}" if dropped else "")
                 else:
                     rolled_for = row.units.statuses or ()
-                    unit.status, unit.markers = _condition(unit, outcome.status, rolled_for)
+                    if not rolled_for and unit.status != "ok" and outcome.status:
+                        # A marker besides what it carries (a wounded leader withdrawn
+                        # stays wounded, 3.60742).
+                        _with_marker(unit, outcome.status)
+                    else:
+                        unit.status, unit.markers = _condition(unit, outcome.status, rolled_for)
                     unit.save(update_fields=["status", "markers"])
                     said += f" is now {Unit.Status(outcome.status or unit.status).label}"
                 turn.as_side(side).record(
@@ -664,6 +673,17 @@ def settle_units(turn: Turn) -> None:
                     secret=secret,
                     text=f"{turn.side_name(side)}: {said} ({row.rule}).",
                 )
+
+
+def _played(turn: Turn) -> tuple[str | None, dict[str, dict[str, object]]]:
+    """The date id of the CG scenario just played and its confirmed result (None and
+    {}: none in this pass, an Idle date), where a step's ``settles`` read them."""
+    if not any(r.after_dates or r.result_yes for r in turn.step.settles):
+        return None, {}
+    result = pass_result(turn.campaign)
+    if result is None:
+        return None, {}
+    return turn.module.dates[result.date_index].id, dict(result.data or {})
 
 
 def _settle_weapons(turn: Turn, side: str, row: Settle, unit: Unit) -> None:

@@ -7,6 +7,8 @@ owns, each showing on screen the refusal, the figure counted or the result compu
 * class 4, a DRM the app computes, shown with its source (3.610 "+1 if Isolated" from
   the leader's marker), and a typed one outside what it can be refused (3.6142 "-x
   (Weapon Repair Number)");
+* class 3 again, a cap on what a side holds: the units withdrawn off map (3.60742
+  EXC) refuse Done until the excess is removed;
 * class 5, roll discipline: a compulsory roll (3.610) blocks Done with a sentence, is
   made once per leader, and then Done is offered."""
 
@@ -130,3 +132,34 @@ def test_class_5_a_compulsory_roll_blocks_done_and_is_made_once_3_610(
     brit.get_by_role("button", name="Done with 3.610", exact=True).wait_for()
     assert not roller.get_by_role("button", name="Roll dr").count()
     assert players.campaign.rolls.filter(table_id="wounded_leaders").count() == 1
+
+
+def test_class_3_withdrawn_units_over_the_3_60742_exc_caps_refuse_done(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """3.60742 EXC: "No more than three leaders ... may be retained in this fashion; any
+    excess units, owners choice, are removed from play": the Axis holding four leaders
+    Withdrawn (off map) presses Done and is told, where he clicked, how many to remove
+    and why; nothing moves.  Once he has removed one, Done goes."""
+    players, _ = campaign_at(
+        "sicily", "i", "jul15am", (make_user("ax"), make_user("br")), step="3.608"
+    )
+    leaders = add_unit(players, "axis", "8-1 leader", "leader", "withdrawn", 4)
+    axis = _open(asgi_server, new_context, browser_login, players, "axis")
+    axis.get_by_role("button", name="Done with 3.608", exact=True).click()
+    axis.get_by_role("alert").filter(
+        has_text="no more than 3 leaders withdrawn off map (3.60742 EXC): remove 1"
+    ).wait_for()
+    assert players.step.id == "3.608"
+    units.update_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["axis"],
+        unit_id=leaders.ref,
+        name=leaders.name,
+        status="withdrawn",
+        number=3,
+    )
+    axis.reload()
+    axis.locator("body[data-live]").wait_for(state="attached")
+    axis.get_by_role("button", name="Done with 3.608", exact=True).click()
+    axis.locator("#campaign-log", has_text="finished 3.608").wait_for()

@@ -57,19 +57,21 @@ def test_results_checklist_and_table_steps_with_live_progress(
         page.locator("#step-title", has_text="3.606 Escape").wait_for()
 
     # The Axis player rolls an Escape DR for a retained squad (issue 45: for a named
-    # unit) with two ticked DRMs; both see the roll live.
+    # unit) with a ticked DRM and one that applies by itself; both see the roll live.
     from campaign.models import Seat
     from campaign.services import units
 
     axis_user = Seat.objects.get(campaign=campaign, side="axis").user
-    units.add_unit(campaign_id=campaign.pk, user=axis_user, name="4-6-8", kind="squad")
+    units.add_unit(
+        campaign_id=campaign.pk, user=axis_user, name="4-6-8", kind="squad", markers=["isolated"]
+    )
     axis.reload()  # added by the service here, not by a browser: no push to wait for
     roller = axis.locator("#table-escape")
     squad = roller.locator("select[name=unit] option", has_text="4-6-8").first
     squad.wait_for(state="attached")
     roller.locator("select[name=unit]").select_option(label=squad.inner_text().strip())
-    roller.locator("fieldset label", has_text="If Isolated").locator("input").check()
-    roller.locator("fieldset label", has_text="If unarmed or Wounded").locator("input").check()
+    # "+2 If Isolated" applies by itself to the squad marked isolated (3.606).
+    roller.locator("fieldset label", has_text="If unarmed").locator("input").check()
     roller.get_by_role("button", name="Roll DR").click()
     axis.locator(".rolls .roll").wait_for()
     text = british.locator(".rolls .roll").inner_text()
