@@ -121,6 +121,63 @@ SYSTEMS = {
     "pleasant-diversion": dict(
         module="pleasant-diversion", variant="cg", date="dec6midday", kind=None, step="2.8"
     ),
+    # A Pleasant Diversion's 3.4 with the American chart and the armor-type rows the
+    # players supplied: secret purchases, cancels and the armor-type dr made on the line
+    # while buying (3.4), then the Leader and M4 Model DRs (3.6, 3.7) and their units.
+    # A1 is the chart's second row, so the scripted plan's first purchase (group 1) and
+    # its first roll at 3.4 are an Armor Group's: the armor-type dr.
+    "pleasant-diversion-buy": dict(
+        module="pleasant-diversion",
+        variant="cg",
+        date="dec6midday",
+        kind=None,
+        step="3.4",
+        supply=[
+            (
+                "american",
+                "rg_charts.american",
+                {
+                    **{
+                        f"row-1-{k}": v
+                        for k, v in dict(
+                            id="A1",
+                            type="Armor Group",
+                            units="3 tanks",
+                            unit_kind="vehicle",
+                            cost="10",
+                            date_max="4",
+                            tags="armor",
+                        ).items()
+                    },
+                    **{
+                        f"row-0-{k}": v
+                        for k, v in dict(
+                            id="I1",
+                            type="Armored Infantry Platoon",
+                            units="6-6-6",
+                            unit_kind="squad",
+                            full="3",
+                            cost="6",
+                            date_max="2",
+                            tags="armored_infantry",
+                        ).items()
+                    },
+                },
+            ),
+            (
+                "american",
+                "tables.american_reinforcement",
+                {
+                    "row-0-range": "1-3",
+                    "row-0-result": "M4",
+                    "row-0-effect": "type: m4",
+                    "row-1-range": "4-6",
+                    "row-1-result": "M5A1",
+                    "row-1-effect": "units: 3 x M5A1 (vehicle)",
+                },
+            ),
+        ],
+    ),
 }
 
 # --------------------------------------------------------------------------- plans
@@ -301,13 +358,6 @@ class Start:
                 system["module"], system["variant"], *users, policy="owner", through_start=False
             )
             players = players_of(c, *users)
-            for side, path, form in system.get("supply", []):
-                proposal = supplements.propose_supplement(
-                    campaign_id=c.pk, user=players.users[side], path=path, form=form
-                )
-                other = next(u for s, u in players.users.items() if s != side)
-                supplements.accept_supplement(campaign_id=c.pk, user=other, ref=proposal.ref)
-            module = module_of(players.campaign)
         else:
             players, module = campaign_at(
                 system["module"],
@@ -318,6 +368,15 @@ class Start:
                 step=system["step"],
                 policy="owner",
             )
+        for side, path, form in system.get("supply", []):
+            proposal = supplements.propose_supplement(
+                campaign_id=players.campaign_id, user=players.users[side], path=path, form=form
+            )
+            other = next(u for s, u in players.users.items() if s != side)
+            supplements.accept_supplement(
+                campaign_id=players.campaign_id, user=other, ref=proposal.ref
+            )
+        module = module_of(players.campaign)
         return cls(system, players, module, transaction.savepoint(), sequences())
 
     def restore(self) -> None:
@@ -883,9 +942,19 @@ SECRETS = {
         "secret recon",
         "hider chit",
     },
-    # Its RG charts and reinforcement tables are missing from the rules text: its
-    # secrets here are a side's Purchase Points (each world gives the hider others).
-    "pleasant-diversion": set(),
+    # Its RG charts and reinforcement tables are missing from the rules text: with the
+    # American chart and armor-type rows supplied, his purchases, cancels, the 3.4
+    # armor-type dr on the line and the 3.6-3.7 rolls, the units they give (and, in
+    # every world, a side's Purchase Points).
+    "pleasant-diversion": {
+        "secret buy",
+        "secret cancel",
+        "secret rg-roll",
+        "secret entry-area",
+        "secret secret-unit-save",
+        "secret secret-unit-remove",
+        "secret secret-weapon",
+    },
 }
 # What the scripted trial does, by trial and hiding side.
 ROLLS_RECON_CHIT = {"hider roll", "secret recon", "hider chit"}
@@ -903,6 +972,8 @@ DOES = {
     ("purple-heart-draw", "us"): ROLLS_RECON_CHIT,
     ("pleasant-diversion", "american"): set(),
     ("pleasant-diversion", "german"): set(),
+    ("pleasant-diversion-buy", "american"): SECRETS["pleasant-diversion"],
+    ("pleasant-diversion-buy", "german"): set(),
 }
 
 
