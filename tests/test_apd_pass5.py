@@ -368,3 +368,58 @@ def test_3_3_the_vehicular_mg_row_repairs_on_1_2_only(users, modules, fixed_dice
     assert roll(players, "american", "repair_vehicular_mg", tank, weapon=mg).result == "NE"
     tank.refresh_from_db()
     assert tank.weapons[0]["markers"] == ["malfunctioned"]
+
+
+def test_3_4_note_3_an_armor_groups_tanks_roll_their_gyrostabilizer_dr_untagged(
+    users, modules, fixed_dice
+):
+    """3.4 note 3: "Make one DR on the H1.42 Gyrostabilizer Table per AFV": an Armor
+    Group's tanks are AFVs, whether or not the players' chart also calls the group
+    'afv': the three M4s the M4 Model DR gives roll three Gyrostabilizer DRs (found in
+    pass 5: a group tagged only 'armor' rolled none)."""
+    players, _ = apd_at(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}], full=1)
+    a1 = buy(players, "american", "A1")
+    fixed_dice.extend([[1]])
+    rg_roll(players, "american", a1)
+    players.until_step("3.6")
+    fixed_dice.extend([[1, 1], [1, 2], [2, 2], [3, 3], [4, 4]])  # leader, M4 (3), 3 gyros
+    rg_roll(players, "american", a1)
+    tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
+    assert tables.count("gyrostabilizer") == 3, tables
+
+
+def test_3_8_each_reinforcement_enters_along_its_friendly_board_edge(users, modules, fixed_dice):
+    """3.8: "All reinforcements enter on/after Turn 1 along the owning side's Friendly
+    Board Edge": the American's Armor Group bought at 3.4 and the German's groups Rows
+    A-B give at 3.5 carry that entry on their Purchase Record lines (each side's own
+    edge), and the American's scenario sheet says it; the owner may still correct it."""
+    from campaign.models import Purchase
+    from campaign.seat_views.sheet import scenario_sheet, sheet_text
+    from campaign.services import purchases
+
+    players, _ = apd_at(users, "3.4")
+    supply_german(players)
+    _armor_group(players, [{"range": "1-6", "result": "M5A1", "effect": {"do": "none"}}])
+    a1 = buy(players, "american", "A1")
+    players.until_step("3.5")
+    fixed_dice.extend([[1], [1], [1]])
+    for row in ("a", "b", "c"):
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    entries = dict(Purchase.objects.values_list("group_id", "entry_area"))
+    assert entries == {
+        "A1": "along the American Friendly Board Edge, on/after Turn 1 (3.8)",
+        "RA1": "along the German Friendly Board Edge, on/after Turn 1 (3.8)",
+        "RB1": "along the German Friendly Board Edge, on/after Turn 1 (3.8)",
+    }
+    assert "along the American Friendly Board Edge, on/after Turn 1 (3.8)" in (
+        sheet_text(scenario_sheet(players.campaign, "american"))
+    )
+    purchases.record_entry_area(
+        campaign_id=players.campaign_id,
+        user=players.users["american"],
+        purchase_id=a1.ref,
+        entry_area="board 42 south edge",
+        notes="",
+    )
+    assert Purchase.objects.get(pk=a1.pk).entry_area == "board 42 south edge"
