@@ -91,6 +91,12 @@ EXAMPLES = int(os.environ.get("REFIT_NONINTERFERENCE_EXAMPLES", "2"))
 EVERY_STEP = os.environ.get("REFIT_NONINTERFERENCE_EVERY_STEP", "") not in ("", "0")
 SECRET_KINDS = frozenset({"purchase", "strength", "fortify", "recon", "initiative"})
 
+
+def chart_rows(*rows: dict[str, str]) -> dict[str, str]:
+    """An RG chart's form, as the players fill it in: one row per group."""
+    return {f"row-{n}-{k}": v for n, row in enumerate(rows) for k, v in row.items()}
+
+
 # Where each trial starts (a step of a CG date, or the CG's start), and which steps
 # it walks: until the next scenario is in play, or the hider's chit is locked.
 SYSTEMS = {
@@ -136,33 +142,27 @@ SYSTEMS = {
             (
                 "american",
                 "rg_charts.american",
-                {
-                    **{
-                        f"row-1-{k}": v
-                        for k, v in dict(
-                            id="A1",
-                            type="Armor Group",
-                            units="3 tanks",
-                            unit_kind="vehicle",
-                            cost="10",
-                            date_max="4",
-                            tags="armor",
-                        ).items()
-                    },
-                    **{
-                        f"row-0-{k}": v
-                        for k, v in dict(
-                            id="I1",
-                            type="Armored Infantry Platoon",
-                            units="6-6-6",
-                            unit_kind="squad",
-                            full="3",
-                            cost="6",
-                            date_max="2",
-                            tags="armored_infantry",
-                        ).items()
-                    },
-                },
+                chart_rows(
+                    dict(
+                        id="I1",
+                        type="Armored Infantry Platoon",
+                        units="6-6-6",
+                        unit_kind="squad",
+                        full="3",
+                        cost="6",
+                        date_max="2",
+                        tags="armored_infantry",
+                    ),
+                    dict(
+                        id="A1",
+                        type="Armor Group",
+                        units="3 tanks",
+                        unit_kind="vehicle",
+                        cost="10",
+                        date_max="4",
+                        tags="armor",
+                    ),
+                ),
             ),
             (
                 "american",
