@@ -564,6 +564,13 @@ class Unit(models.Model):
     purchase = models.ForeignKey(
         "Purchase", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Who possesses this SW or Gun: a personnel line of its side (a squad, a leader...),
+    # or none named; "not possessed" is its marker ``unpossessed`` (APD 3.1 footnote *,
+    # 3.2, 3.31; PHD C5.15, C5.26a; Sicily 3.6041).  Never across a secret: the two
+    # lines are of one RG, or both public (``services/units.possessor_refusal``).
+    possessor = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="possesses"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = UnitQuerySet.as_manager()
@@ -582,6 +589,10 @@ class Unit(models.Model):
             models.CheckConstraint(
                 condition=StartsWith(Cast("markers", models.TextField()), "["),
                 name="unit_markers_list",
+            ),
+            # A unit never possesses itself.
+            models.CheckConstraint(
+                condition=~Q(possessor=F("id")), name="unit_not_its_own_possessor"
             ),
         ]
 

@@ -26,6 +26,7 @@ from campaign.models import (
     EventKind,
     FortificationBuy,
     InitiativeChit,
+    InitiativeOutcome,
     ModuleRecord,
     Presence,
     Purchase,
@@ -318,7 +319,25 @@ def holdings(
         mmc_groups=mmc_groups,
         owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
         exchanges=exchanges_held(campaign, module_of(campaign), side) if owed else frozenset(),
+        result_totals=result_totals(campaign, side) if purchases else (),
     )
+
+
+def result_totals(campaign: Campaign, side: str) -> tuple[tuple[str, int], ...]:
+    """``side``'s totals of the result figures its chart caps purchases by, over the
+    confirmed results (as amended: PHD C5.31 RG footnote z, the crews eliminated in
+    play); one query, none when its chart has no such cap."""
+    chart = module_of(campaign).chart(side)
+    fields = {r.field for r in (chart.restrictions if chart else []) if r.kind == "result_cap"}
+    if not fields:
+        return ()
+    rows = ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
+    totals = dict.fromkeys(sorted(fields), 0)
+    for data in rows.values_list("data", flat=True):
+        for f in fields:
+            value = (data.get(f) or {}).get(side)
+            totals[f] += value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return tuple(totals.items())
 
 
 def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str, str], ...]:
@@ -413,6 +432,23 @@ def last_scenario_date(campaign: Campaign) -> int | None:
         .values_list("date_index", flat=True)
         .first()
     )
+
+
+def scenario_attacker(campaign: Campaign, module: Module) -> tuple[str, str]:
+    """The Attacker of the scenario just played, the side that moved first in it (PHD
+    C5.3), and that scenario's date label: the latest initiative's, else the start's
+    (public; ``("", "")``: none known)."""
+    latest = (
+        InitiativeOutcome.objects.filter(campaign=campaign, scenario=True)
+        .exclude(moves_first="")
+        .order_by("-cycle")
+        .first()
+    )
+    if latest is not None:
+        return latest.moves_first, module.dates[latest.date_index].label
+    side = module.variant(campaign.variant).start.moves_first or ""
+    played = next((d.label for d in module.dates if d.initial), "")
+    return (side, played) if side else ("", "")
 
 
 # What a player does himself (not what the server records under his side: his points

@@ -132,6 +132,7 @@ def limit_reasons(
         date_index=snap.position.date_index,
         bought=snap.holdings.bought,
         retained_tags=held_tags(module, snap) if tags is None else tags,
+        result_totals=dict(snap.holdings.result_totals),
     )
 
 
@@ -1159,6 +1160,20 @@ def table_date_reasons(module: Module, table: Table, side: str, date_index: int)
     if not holds(table.offer_when, ctx):
         reasons.append(f"{offer_words(module, table)} ({table.rule})")
     return reasons
+
+
+def attacker_first_reason(
+    module: Module, step: Step, side: str, attacker: str, done: frozenset[str] | set[str]
+) -> str:
+    """Why ``side`` may not roll yet at a step the Attacker goes first at (PHD C5.14:
+    "In turn, Attacker first"): the Attacker of the scenario just played (C5.3) is not
+    done ("": it may; no Attacker known, nothing is held back)."""
+    if not step.attacker_first or not attacker or side == attacker or attacker in done:
+        return ""
+    return (
+        f"the Attacker ({module.side(attacker).name}, {step.names_attacker}) goes first "
+        f"at {step.id}: you roll once it is done"
+    )
 
 
 def offer_words(module: Module, table: Table) -> str:

@@ -7,7 +7,7 @@ and returned when a purchase is refused.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -21,6 +21,7 @@ from rules.schema import (
     Prerequisite,
     ReinforcementGroup,
     RequiresRetained,
+    ResultCap,
     RGChart,
 )
 from rules.snapshot import Bought
@@ -73,6 +74,18 @@ def comes_with(
         if k:
             out.append((c.unit, c.kind, k))
     return out
+
+
+def missing_at(group: ReinforcementGroup, units: int | None) -> list[tuple[str, int]]:
+    """The units a Depleted RG of ``units`` lacks from its Full chart row, by type, as
+    (type, how many): Sicily I1 "4-5-8;4-5-7;4-4-7 (4/3 each)" Depleted lacks one of
+    each; an RG of one type lacks ``full - units`` of it; none where the chart prints no
+    count (its units' own rolls decide, footnote m)."""
+    if group.full is None or units is None or units >= group.full:
+        return []
+    types = group.unit_types or [group.units]
+    each_full, each_now = group.full // len(types), units // len(types)
+    return [(t, each_full - each_now) for t in types if each_full > each_now]
 
 
 def leaving_with(
@@ -169,6 +182,7 @@ def unavailable(
     date_index: int,
     bought: Sequence[Bought],
     retained_tags: Set[str] = frozenset(),
+    result_totals: Mapping[str, int] | None = None,
 ) -> list[str]:
     """Why ``group`` cannot be bought now (empty: it can, budget aside).  RGs of the
     Initial-Scenario OB count only toward what is held at a time (3.6179); what is held
@@ -240,7 +254,32 @@ def unavailable(
             needed = [g.id for g in chart.groups if set(g.tags) & set(r.retained_tags)]
             held_rgs = f"one of {', '.join(needed)} held" if needed else "units it serves held"
             reasons.append(f"only with {held_rgs} ({r.rule})")
+        elif isinstance(r, ResultCap):
+            reasons += result_cap_reasons(module, r, side, groups, bought, result_totals or {})
     return reasons
+
+
+def result_cap_reasons(
+    module: Module,
+    cap: ResultCap,
+    side: str,
+    groups: Mapping[str, ReinforcementGroup],
+    bought: Sequence[Bought],
+    totals: Mapping[str, int],
+) -> list[str]:
+    """Why one more RG of ``cap`` may not be bought: as many are bought over the CG as
+    the side's total of the result figure it reads (PHD C5.31 RG footnote z)."""
+    counted = sum(
+        1
+        for b in bought
+        if b.group_id in groups
+        and holds(cap.applies_to, group_context(module, side, groups[b.group_id]))
+    )
+    total = totals.get(cap.field, 0)
+    if counted < total:
+        return []
+    label = next(f.label for f in module.result_fields if f.id == cap.field)
+    return [f"only one for each of {label}: {total} so far, {counted} bought ({cap.rule})"]
 
 
 def date_window_reasons(

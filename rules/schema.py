@@ -919,8 +919,22 @@ class RequiresRetained(Strict):
     note: str | None = note_field()
 
 
+class ResultCap(Strict):
+    """No more purchases over the CG of the RGs ``applies_to`` selects than the side's
+    total of a scenario-result figure over the scenarios played (PHD C5.31 RG footnote
+    z: "Replacement Crews are only requisitioned for Gun/Vehicle crews that were
+    eliminated during play")."""
+
+    kind: Literal["result_cap"]
+    applies_to: Condition
+    field: Slug  # a per-side whole-number result field (``result_fields``)
+    rule: RuleRef
+    note: str | None = note_field()
+
+
 Restriction = Annotated[
-    DateWindow | CountLimit | Prerequisite | RequiresRetained, Field(discriminator="kind")
+    DateWindow | CountLimit | Prerequisite | RequiresRetained | ResultCap,
+    Field(discriminator="kind"),
 ]
 
 
@@ -1286,7 +1300,16 @@ class Step(Strict):
     # in it, citing this rule (PHD C5.3: "The Attacker is the side that had moved first
     # on the final Mission turn"; C5.4 and C5.14 go by it).
     names_attacker: RuleRef | None = None
+    # That Attacker makes the step's rolls first: the other side rolls once the Attacker
+    # is done (PHD C5.14: "In turn, Attacker first").
+    attacker_first: bool = False
     note: str | None = note_field()
+
+    @model_validator(mode="after")
+    def _attacker_first(self) -> Step:
+        if self.attacker_first and not self.names_attacker:
+            raise ValueError("'attacker_first' needs the rule that names the Attacker")
+        return self
 
     @model_validator(mode="after")
     def _rolls_while_buying(self) -> Step:
@@ -1580,6 +1603,13 @@ class Module(Strict):
                     date(f"{w}.restrictions[{j}].not_after", r.not_after)
                 if isinstance(r, Prerequisite):
                     cond(f"{w}.restrictions[{j}].requires", r.requires)
+                if isinstance(r, ResultCap):
+                    rf = next((f for f in self.result_fields if f.id == r.field), None)
+                    if rf is None or not rf.per_side or rf.kind != "int":
+                        errors.append(
+                            f"{w}.restrictions[{j}].field: '{r.field}' is not a per-side "
+                            "whole-number result field"
+                        )
             for j, cw in enumerate(ch.comes_with):
                 cond(f"{w}.comes_with[{j}]", cw.applies_to)
         for t in self.tables:

@@ -82,6 +82,9 @@ class Holdings:
     # The exchange steps of this pass, from the current one, at which the side holds a
     # unit the step takes (a Hero at Sicily 3.611): finishing ahead stops there.
     exchanges: frozenset[str] = frozenset()
+    # The side's totals of the result figures a chart's ``result_cap`` reads, over the
+    # scenarios played (PHD C5.31 RG footnote z: its Gun/vehicle crews eliminated).
+    result_totals: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

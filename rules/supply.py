@@ -378,11 +378,36 @@ def _chart_groups(
                 group[name] = items
         if form.get(f"row-{n}-depletable"):
             group["depletable"] = True
+        # Its SW allotment (PHD C5.31 RG footnote w, whose table is lost): "LMG 1, Psk 1".
+        sw = sw_allotment(form.get(f"row-{n}-sw", ""), f"{cell} SW", problems)
+        if sw:
+            group["sw"] = sw
         groups.append(group)
         numbers.append(n)
     if not groups:
         problems["Rows"] = "Rows: fill in at least one RG (its ID, type and cost)."
     return groups
+
+
+def sw_allotment(raw: str, cell: str, problems: dict[str, str]) -> dict[str, int]:
+    """An RG's SW as typed in its chart row, "LMG 1, Psk 1" (or "2 LMG"; a name alone
+    is one), as the chart keeps them ({"LMG": 1, "Psk": 1})."""
+    sw: dict[str, int] = {}
+    for item in (i.strip() for i in raw.split(",")):
+        if not item:
+            continue
+        words = item.split()
+        number = next((w for w in (words[-1], words[0]) if w.isdigit()), None)
+        name = " ".join(w for w in words if w is not number) if number else item
+        count = int(number) if number else 1
+        if not name or not 1 <= count <= 99:
+            problems[cell] = (
+                f"{cell}: name each SW with how many the RG receives, e.g. “LMG 1, Psk 1” "
+                f"(not “{item[:20]}”)."
+            )
+            return {}
+        sw[name] = sw.get(name, 0) + count
+    return sw
 
 
 # ---------------------------------------------------------------- a grid's columns, and pasted rows
@@ -439,6 +464,7 @@ def grid_columns(module: Module, it: Suppliable) -> list[GridColumn]:
         GridColumn("footnotes", "Footnotes", "footnote letters"),
         GridColumn("depletable", "Depletable", "depletable", "checkbox"),
         *(GridColumn(key, header, header, "number") for key, header in prices),
+        GridColumn("sw", "SW", "SW it receives (e.g. LMG 1, Psk 1)"),
     ]
 
 

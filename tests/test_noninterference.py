@@ -56,7 +56,16 @@ from hypothesis import strategies as st
 
 from campaign.consumers import CampaignConsumer, batches
 from campaign.fragments import CAMPAIGN_MEMO, MEMOISED_PARTS, campaign_fragments
-from campaign.models import Campaign, ModuleRecord, Notification, Purchase, Roll, Seat, Unit
+from campaign.models import (
+    Campaign,
+    ModuleRecord,
+    Notification,
+    Purchase,
+    Roll,
+    ScenarioResult,
+    Seat,
+    Unit,
+)
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.roster import _read_roster_view, roster_view
 from campaign.selectors import module_of
@@ -71,6 +80,7 @@ from campaign.services import (
 )
 from campaign.services.errors import ActionRefused
 from rules import dice
+from rules.effects import hardens_mmc
 from rules.errors import Refused
 from rules.purchase import cost_options
 from tests.purchase_helpers import campaign_at
@@ -118,8 +128,15 @@ SYSTEMS = {
     ),
     # Purple Heart Draw: secret table rolls (promotions), secret TP replenishment,
     # Recon, initiative chits (C5.35 passes: no DSP without the lost TP price).
+    # Each side lost 60 CVP in the scenario played: the C5.23 roll's -6 (CVP amassed)
+    # lets the hider Battle Harden an MMC whatever its dice.
     "purple-heart-draw": dict(
-        module="purple-heart-draw", variant="tm", date="t0930", kind=None, step="C5.23"
+        module="purple-heart-draw",
+        variant="tm",
+        date="t0930",
+        kind=None,
+        step="C5.23",
+        cvp_lost=60,
     ),
     # A Pleasant Diversion: secret Purchase Points (replenished at 2.92, after 2.8),
     # the public tables; its RG charts and reinforcement tables are missing from the
@@ -228,6 +245,7 @@ def hidden_ops(kind: str) -> st.SearchStrategy[Op]:
         st.builds(lambda k, s, loc: Op("secret-unit-save", (k, s, loc)), K, STATUSES, TEXT),
         st.builds(lambda k: Op("secret-unit-remove", (k,)), K),
         st.builds(lambda k, n, s: Op("secret-weapon", (k, n, s)), K, TEXT, STATUSES),
+        st.builds(lambda k, j: Op("secret-possess", (k, j)), K, K),
         st.builds(lambda k, a, n: Op("entry-area", (k, a, n)), K, TEXT, TEXT),
     ]
     by_kind = {
@@ -273,6 +291,8 @@ def draw_step_plan(data: Any, kind: str, tables: int) -> list[Slot]:
             a = data.draw(st.tuples(TEXT, st.lists(K, max_size=2)), label="roll A")
             b = data.draw(st.tuples(TEXT, st.lists(K, max_size=2)), label="roll B")
             slots.append(Slot("hider", Op("roll", (t, a, b))))
+        if data.draw(st.booleans(), label="harden"):  # PHD C5.23, where a table allows
+            slots.append(Slot("hider", Op("harden", (data.draw(K, label="mmc"),))))
     if kind == "initiative":
         a, b = data.draw(
             st.tuples(st.sampled_from(["attack", "idle"]), st.sampled_from(["attack", "idle"]))
@@ -368,6 +388,11 @@ class Start:
                 step=system["step"],
                 policy="owner",
             )
+            if system.get("cvp_lost"):  # the result as entered, written past the services
+                for result in ScenarioResult.objects.filter(campaign=players.campaign):
+                    sides = [s.id for s in module.sides]
+                    result.data["cvp_lost"] = dict.fromkeys(sides, system["cvp_lost"])
+                    result.save(update_fields=["data"])
         for side, path, form in system.get("supply", []):
             proposal = supplements.propose_supplement(
                 campaign_id=players.campaign_id, user=players.users[side], path=path, form=form
@@ -635,10 +660,40 @@ class World:
                 )
             else:
                 units.remove_unit(campaign_id=cid, user=user, unit_id=unit.ref)
+        elif name == "secret-possess":
+            # A SW of a still-secret RG and the unit of that RG that possesses it (issue
+            # 45): named, marked not possessed, named again — as secret as the RG.
+            mine = [u for u in self.own_units(side, from_purchase=True) if not u.weapons]
+            if len(mine) < 2:
+                return False
+            sws = [u for u in mine if u.kind in units.POSSESSED_KINDS] or [
+                u for u in mine if not u.possesses.exists()
+            ]
+            if not sws:
+                return False
+            sw = sws[args[0] % len(sws)]
+            kin = [u for u in mine if u.purchase_id == sw.purchase_id and u.pk != sw.pk]
+            kin = [u for u in kin if u.kind in units.POSSESSING_KINDS] or kin
+            if not kin:
+                return False
+            holder = kin[args[1] % len(kin)]
+            line = dict(campaign_id=cid, user=user, status="ok", markers=[])
+            if sw.kind not in units.POSSESSED_KINDS:
+                sw = units.update_unit(
+                    **line, unit_id=sw.ref, name=sw.name, kind="sw", possessor=""
+                )
+            if holder.kind not in units.POSSESSING_KINDS:
+                holder = units.update_unit(
+                    **line, unit_id=holder.ref, name=holder.name, kind="squad", possessor=""
+                )
+            units.update_unit(**line, unit_id=sw.ref, name=sw.name, possessor=holder.ref)
+            units.update_unit(**line | {"markers": ["unpossessed"]}, unit_id=sw.ref, name=sw.name)
+            units.update_unit(**line, unit_id=sw.ref, name=sw.name, possessor=holder.ref)
         elif name == "secret-weapon":
             # A vehicle of a still-secret RG: its weapons and their markers (issue 45)
             # are as secret as it is — listed, marked, taken off.
-            mine = self.own_units(side, from_purchase=True)
+            # (one that possesses no SW: a line possessing one is no vehicle)
+            mine = [u for u in self.own_units(side, from_purchase=True) if not u.possesses.exists()]
             if not mine:
                 return False
             unit = mine[args[0] % len(mine)]
@@ -651,6 +706,7 @@ class World:
                     status="ok",
                     kind="vehicle",
                     markers=[],
+                    possessor="",  # a vehicle is no SW: possessed by none
                 )
             marks = [args[2]] if args[2] in ("malfunctioned", "captured") else ["disabled"]
             unit = units.add_weapon(
@@ -721,6 +777,21 @@ class World:
             )
         elif name == "chit":
             initiative.lock_initiative(campaign_id=cid, user=user, chit=args[world])
+        elif name == "harden":
+            # After its secret roll, the hider Battle Hardens one of its MMC (PHD
+            # C5.23): the same public act in both worlds, whose rolls differ in secret.
+            hardening = [t for t in self.step.tables if hardens_mmc(module.table(t))]
+            if not hardening:
+                return False
+            mmc = [u for u in self.own_units(side, from_purchase=False) if u.kind == "squad"]
+            if not mmc:
+                mmc = [units.add_unit(campaign_id=cid, user=user, name="4-6-7", kind="squad")]
+            steps.harden_mmc(
+                campaign_id=cid,
+                user=user,
+                table_id=hardening[0],
+                unit_id=mmc[args[0] % len(mmc)].ref,
+            )
         else:
             raise AssertionError(name)
         return None
@@ -930,6 +1001,7 @@ SECRETS = {
         "secret secret-unit-save",
         "secret secret-unit-remove",
         "secret secret-weapon",
+        "secret secret-possess",
         "secret fortify",
         "secret fortify-takeback",
         "secret recon",
@@ -937,6 +1009,7 @@ SECRETS = {
     },
     "purple-heart-draw": {
         "hider roll",
+        "hider harden",
         "secret fortify",
         "secret fortify-takeback",
         "secret recon",
@@ -968,8 +1041,9 @@ DOES = {
     # The US has no DSP for the Initial Scenario (I3), publicly: I-C5.35 passes for it.
     ("purple-heart-draw-start", "us"): set(),
     # No DSP after the start (their TP price is lost): C5.35 passes for both sides.
-    ("purple-heart-draw", "german"): ROLLS_RECON_CHIT,
-    ("purple-heart-draw", "us"): ROLLS_RECON_CHIT,
+    # C5.23: the hider Battle Hardens an MMC after its secret roll.
+    ("purple-heart-draw", "german"): ROLLS_RECON_CHIT | {"hider harden"},
+    ("purple-heart-draw", "us"): ROLLS_RECON_CHIT | {"hider harden"},
     ("pleasant-diversion", "american"): set(),
     ("pleasant-diversion", "german"): set(),
     ("pleasant-diversion-buy", "american"): SECRETS["pleasant-diversion"],
@@ -997,6 +1071,7 @@ def scripted_plan(step: Any) -> list[Slot]:
     units = secret(
         [
             Op("secret-unit-save", (0, "wounded", "hex 4N3")),
+            Op("secret-possess", (2, 3)),
             Op("secret-weapon", (0, "BMG", "malfunctioned")),
             Op("secret-weapon", (0, "AAMG", "captured")),
             Op("secret-unit-remove", (1,)),
@@ -1038,6 +1113,8 @@ def scripted_plan(step: Any) -> list[Slot]:
     }.get(step.kind, [seen("unit-save", 0, "ok", "hill"), units])
     for t in range(len(step.tables) if step.kind == "table" else 0):
         plan.append(Slot("hider", Op("roll", (t, ("hero", [0]), ("tank", [])))))
+    if step.kind == "table":
+        plan.append(Slot("hider", Op("harden", (0,))))
     if step.kind == "initiative":
         plan.append(Slot("hider", Op("chit", ("attack", "idle"))))
     return plan

@@ -26,7 +26,7 @@ def test_c5_14_note_1_an_original_2_always_redeploys(users, modules, fixed_dice)
     with +2 (enemy FEBA) +1 (Isolated) +1 (Stun) +1 (No-Man's Land) give a Final 7, but
     the Original 2 row, whatever the DRMs."""
     players, _ = at_step(users, "C5.14")
-    side = next(iter(players.users))
+    side = "us"  # the Attacker rolls first (C5.14; the US moved first, C4.2)
     fixed_dice.append([1, 1])
     r = roll(
         players,

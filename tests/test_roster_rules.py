@@ -134,3 +134,34 @@ def test_c5_27b_a_disabled_afv_mg_is_repaired_with_a_german_lmg_or_a_us_mmg(user
     assert tank.weapons[0]["markers"] == []
     assert not Unit.objects.filter(pk=mmg.pk).exists()
     assert Unit.objects.filter(pk=lmg.pk).exists()
+
+
+@pytest.mark.parametrize(
+    "group, lacks",
+    [("I1", "1 × 4-5-8, 1 × 4-5-7, 1 × 4-4-7"), ("I3", None)],
+)
+def test_3_6181_a_depleted_rg_joins_as_its_units_and_names_those_it_lacks(
+    users, modules, fixed_dice, group, lacks
+):
+    """Sicily 3.6181: a Depleted RG has its chart row's Depleted count: I1 "4-5-8;4-5-7;
+    4-4-7 (4/3 each)" joins as three lines of 3, and its (secret) log line says which
+    of the Full row's units it lacks, by type — one of each; an RG of one type lacks
+    Full minus Depleted of it."""
+    from tests.test_rule_mechanisms import buy, campaign_at, rg_roll
+
+    players, module = campaign_at("sicily", "i", "jul14n", users)
+    row = module.group("british", group)
+    bought = buy(players, "british", group)
+    fixed_dice.extend([[6, 6], [6, 6]])  # DR 12: Depleted; the leader DR
+    bought = rg_roll(players, "british", bought)
+    assert bought.strength == "depleted" and bought.units == row.depleted
+    lines = Unit.objects.filter(campaign_id=players.campaign_id, purchase=bought, kind="squad")
+    types = row.unit_types or [row.units]
+    each = row.depleted // len(types)
+    assert sorted((u.name.split(" (")[0], u.count) for u in lines) == sorted(
+        (t, each) for t in types
+    )
+    if lacks is None:
+        lacks = f"{row.full - row.depleted} × {row.units}"
+    text = Event.objects.filter(kind="rg-rolls").order_by("-id").first().text
+    assert f"Depleted: lacks {lacks}." in text, text

@@ -2453,6 +2453,44 @@ case(
     mutate=lambda d: restriction(d, "british", "count_limit", 2).update(note="changed"),
     observe=everything,
 )
+
+
+def _phd_crew_chart(d: dict) -> None:
+    """The German chart supplied with one Replacement Crew RG marked z (PHD)."""
+    ch = chart(d, "german")
+    ch["missing"] = False
+    ch["groups"] = [
+        {"id": "R1", "type": "Replacement Crew", "units": "2-2-8", "cost": 2, "footnotes": ["z"]}
+    ]
+
+
+# The German with 1 crew lost in play and one Replacement Crew bought (C5.31 fn z).
+_CREWS = held(Bought("R1", 1), result_totals=(("crews_lost", 1),))
+for _field, _mutate in {
+    "kind": lambda d: [
+        restriction(d, "german", "result_cap").update(kind="count_limit", per="held", max=5),
+        restriction(d, "german", "count_limit").pop("field"),
+    ],
+    "applies_to": lambda d: restriction(d, "german", "result_cap")["applies_to"].update(
+        footnotes=["u"]
+    ),
+    "field": lambda d: restriction(d, "german", "result_cap").update(field="san"),
+    "rule": lambda d: restriction(d, "german", "result_cap").update(rule="fn z"),
+}.items():
+    case(
+        f"ResultCap.{_field}",
+        base="phd",
+        prepare=_phd_crew_chart,
+        mutate=_mutate,
+        observe=reasons("german", "R1", "t1230", holdings=_CREWS),
+    )
+case(
+    "ResultCap.note",
+    base="phd",
+    prepare=_phd_crew_chart,
+    mutate=lambda d: restriction(d, "german", "result_cap").update(note="changed"),
+    observe=everything,
+)
 case(
     "Prerequisite.kind",
     base="sicily",
@@ -3302,8 +3340,38 @@ def phd_attacker(host: Callable[..., Any]) -> Any:
 service(
     "Step.names_attacker",
     base="phd",
-    mutate=lambda d: [st.pop("names_attacker", None) for st in d["steps"]],
+    mutate=lambda d: [
+        (st.pop("names_attacker", None), st.pop("attacker_first", None)) for st in d["steps"]
+    ],
     observe=phd_attacker,
+)
+
+
+def phd_defender_rolls(host: Callable[..., Any]) -> Any:
+    """Whether the German (the Defender after the Initial TM Scenario) may roll at PHD
+    C5.14 before the US Attacker is done."""
+    from campaign.services import steps
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.14")
+    try:
+        steps.roll_on_table(
+            campaign_id=players.campaign_id,
+            user=players.users["german"],
+            table_id="redeployment",
+            item="4-6-8",
+        )
+    except ActionRefused as refused:
+        return str(refused)
+    return "rolled"
+
+
+service(
+    "Step.attacker_first",
+    base="phd",
+    mutate=lambda d: [st.pop("attacker_first", None) for st in d["steps"]],
+    observe=phd_defender_rolls,
 )
 for _field, _change in {
     "units": {"units": {"statuses": ["captured"]}},

@@ -296,7 +296,7 @@ def test_c5_32_the_supplied_chart_gives_an_rgs_cost_for_each_set_up(modules, mak
     players.until_step("I-C5.31")  # after I-C5.12
     it = supply.item(module_of(c), "tm", "rg_charts.german", set())
     headers = [col.header for col in supply.grid_columns(module_of(c), it)]
-    assert headers[-3:] == ["Cost On-Map", "Cost In Reserve", "Cost As Reinforcements"]
+    assert headers[-4:] == ["Cost On-Map", "Cost In Reserve", "Cost As Reinforcements", "SW"]
     chart = {
         "row-0-id": "A1",
         "row-0-type": "StuG Pl",

@@ -15,7 +15,6 @@ from campaign.models import (
     EventKind,
     FortificationBuy,
     InitiativeChit,
-    InitiativeOutcome,
     ReconBuy,
     Roll,
     ScenarioResult,
@@ -30,6 +29,8 @@ from campaign.selectors import (
     opponent_acted_since_done,
     pass_result,
     replenished_on_date,
+    result_totals,
+    scenario_attacker,
 )
 from campaign.services.steps import mmc_hardening
 from campaign.services.takebacks import done_request
@@ -260,19 +261,9 @@ def build_panel(view: CampaignView) -> StepPanel:
 def attacker_words(campaign: Campaign, module: Module, rule: str) -> str:
     """The Attacker of the TM Scenario just played, the side that moved first in it (PHD
     C5.3): the latest initiative's, else the start's; public ("" : none known)."""
-    latest = (
-        InitiativeOutcome.objects.filter(campaign=campaign, scenario=True)
-        .exclude(moves_first="")
-        .order_by("-cycle")
-        .first()
-    )
-    if latest is not None:
-        side, played = latest.moves_first, module.dates[latest.date_index].label
-    else:
-        side = module.variant(campaign.variant).start.moves_first or ""
-        played = next((d.label for d in module.dates if d.initial), "")
-        if not side:
-            return ""
+    side, played = scenario_attacker(campaign, module)
+    if not side:
+        return ""
     name = module.side(side).name
     return f"Attacker ({rule}): {name}, the side that moved first in the {played} scenario."
 
@@ -462,6 +453,12 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
     for t in view.step_def.tables:
         table = module.table(t)
         closed = availability.table_date_reasons(module, table, view.viewer, date_index)
+        if view.step_def.attacker_first:
+            attacker, _ = scenario_attacker(view.campaign, module)
+            first = availability.attacker_first_reason(
+                module, view.step_def, view.viewer, attacker, set(view.done)
+            )
+            closed += [first] if first else []
         tv = table_view(table, ctx)
         panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
     _instead(view, panel)
@@ -599,7 +596,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     panel.chart_notes = list(chart.footnotes.items())
     own = [p for p in view.purchases if p.side == side]
     bought = tuple(bought_of(p) for p in own)
-    snap = view.snapshot(Holdings(bought=bought))
+    snap = view.snapshot(Holdings(bought=bought, result_totals=result_totals(view.campaign, side)))
     date_index = view.campaign.date_index
     offers = [
         (g, [(o.variant, o.label, o.cost) for o in opts], reasons)

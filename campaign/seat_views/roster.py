@@ -27,7 +27,7 @@ from campaign.seat_views.common import (
     visible_purchases,
 )
 from campaign.selectors import module_of
-from campaign.services.units import label
+from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
 from rules import machine
 from rules.effects import WEAPON_CARRIERS
 
@@ -77,6 +77,9 @@ class UnitView:
     markers_label: str = ""  # "isolated, captured"
     weapons: tuple[WeaponView, ...] = ()  # a vehicle's MA and MGs
     carries: bool = False  # a vehicle: its weapons are listed on its record
+    possessed: bool = False  # a SW or Gun: who possesses it is part of its record
+    possessor: str = ""  # the line that possesses it, as its side reads it ("4-6-8")
+    possessor_id: str = ""  # that line's reference
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,9 @@ class ForcesView:
     # The side's SW a disabled vehicular MG may be repaired with, where the module has a
     # weapon exchange (Sicily 3.61421): (reference, line); only on the owner's forces.
     sw: tuple[tuple[str, str], ...] = ()
+    # The side's lines that may possess a SW or Gun (reference, line), "none" first;
+    # only on the owner's forces.
+    possessors: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -214,6 +220,9 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             weather = variant.start.weather
         lines.append(RosterLine(date.label, weather, outcome.label if outcome else "", row))
     units = _UNITS(side=side, campaign=cid)
+    # Who possesses a SW, named only from the lines this seat sees (a possessor is never
+    # of another secret than its SW's: services/units.possessor_refusal).
+    seen = {u.pk: u for u in units}
     # Where a vehicular MG is repaired with a SW (3.61421), and by which rule.
     exchanges = [st.weapon_exchange for st in module.steps if st.weapon_exchange]
     forces = [
@@ -243,12 +252,21 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                         for w in u.state.weapons
                     ),
                     u.kind in WEAPON_CARRIERS,
+                    u.kind in POSSESSED_KINDS,
+                    label(seen[u.possessor_id]) if u.possessor_id in seen else "",
+                    seen[u.possessor_id].ref if u.possessor_id in seen else "",
                 )
                 for u in units
                 if u.side == s
             ],
             tuple((u.ref, label(u)) for u in units if u.side == s == side and u.kind == "sw")
             if exchanges
+            else (),
+            (
+                ("", "none named"),
+                *((u.ref, label(u)) for u in units if u.side == s and u.kind in POSSESSING_KINDS),
+            )
+            if s == side
             else (),
         )
         for s in sides

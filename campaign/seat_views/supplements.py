@@ -346,6 +346,7 @@ def prefilled(campaign: Campaign, module: Module, it: supply.Suppliable) -> dict
             values[f"row-{n}-footnotes"] = ", ".join(g.footnotes)
             values[f"row-{n}-unit_kind"] = supply.UNIT_KIND_WORD.get(g.unit_kind or "", "")
             values[f"row-{n}-depletable"] = "on" if g.depletable else ""
+            values[f"row-{n}-sw"] = ", ".join(f"{name} {k}" for name, k in g.sw.items())
     else:
         number = supply.number_at(module, it.path)
         values = {"value": "" if number is None else str(number)}

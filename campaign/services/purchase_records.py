@@ -19,6 +19,7 @@ from campaign.services.units import units_from_purchase
 from rules import availability
 from rules.drm import DrmRefused, applicable_drms, holds
 from rules.effects import GroupOutcome, NewUnits, on_group, result_effects
+from rules.purchase import missing_at
 from rules.schema import PostPurchaseRoll, ReinforcementGroup
 
 
@@ -100,7 +101,12 @@ def make_rolls(
     purchase.rolled_at = timezone.now()
     purchase.save(update_fields=["strength", "units", "details", "rolled_at"])
     units_from_purchase(module, purchase, group, outcome)
-    _log_rolls(turn, purchase, results)
+    # Which of its chart row's units a Depleted RG lacks, by type, in its log line.
+    lacks = missing_at(group, purchase.units) if purchase.strength == "depleted" else []
+    lacking: list[dict[str, object]] = [
+        {"table": "Depleted", "result": "lacks " + ", ".join(f"{k} × {t}" for t, k in lacks)}
+    ]
+    _log_rolls(turn, purchase, results + (lacking if lacks else []))
 
 
 def _keep_stage(

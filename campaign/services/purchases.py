@@ -13,7 +13,7 @@ from django.db.models import CharField
 
 from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy, Seat
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
-from campaign.selectors import active_purchases, bought_of, holdings
+from campaign.selectors import active_purchases, bought_of, holdings, result_totals
 from campaign.services import dice as dice_service
 from campaign.services import push, units
 from campaign.services.errors import ActionRefused
@@ -138,7 +138,12 @@ def purchase_rg(
     turn = take_turn(campaign_id, user, at)
     c, module, seat = turn.campaign, turn.module, turn.seat
     held = active_purchases(c, turn.side)
-    snap = turn.snapshot(Holdings(bought=tuple(bought_of(p) for p in held)))
+    snap = turn.snapshot(
+        Holdings(
+            bought=tuple(bought_of(p) for p in held),
+            result_totals=result_totals(c, turn.side),
+        )
+    )
     mine = [p for p in held if not p.initial]  # the OB's RGs do not count (3.6179)
     expect_turn(turn, Action.BUY, snap)
     group, option = availability.check_purchase(module, snap, group_id, cost_variant)

@@ -21,6 +21,7 @@ from campaign.selectors import (
     opponent_acted_since_done,
     pass_result,
     replenished_on_date,
+    scenario_attacker,
 )
 from campaign.services import dice as dice_service
 from campaign.services import purchases, push, recompute, units
@@ -193,6 +194,13 @@ def roll_on_table(
             f"({table.rule}).",
             status=409,
         )
+    if step.attacker_first:
+        attacker, _ = scenario_attacker(c, turn.module)
+        first = availability.attacker_first_reason(
+            turn.module, step, turn.side, attacker, turn.done
+        )
+        if first:
+            raise ActionRefused(f"Not yet: {first}.", status=409)
     unit, weapon = rolled_for(turn, table, unit_id)
     if table.instead is not None and units.took_instead(c, turn.side, table.id):
         raise ActionRefused(

@@ -44,6 +44,10 @@ from rules.schema import (
 )
 
 MAX_COUNT = 99  # identical units on one line of the retained forces
+# What is possessed (A4.4: a SW; a Gun too, PHD C5.15 "Unpossessed SW/Guns") and what
+# possesses it: Infantry, i.e. personnel lines.
+POSSESSED_KINDS = frozenset({"sw", "gun"})
+POSSESSING_KINDS = frozenset({"squad", "half_squad", "leader", "hero"})
 MAX_WEAPONS = 6  # weapons on one unit's record (an MA and its MGs)
 WEAPON_REF_LENGTH = 4  # a weapon's reference, unique on its unit's record
 
@@ -142,12 +146,13 @@ def add_unit(
     kind: str = "other",
     number: object = 1,
     markers: Sequence[str] | None = None,
+    possessor: object = "",
 ) -> Unit:
     turn = take_turn(campaign_id, user, None)
     name, location, status = _clean(name, location, status)
     kind, n = _kind_and_count(kind, number)
     _not_the_weapons(turn, kind, status, markers or ())
-    unit = Unit.objects.create(
+    unit = Unit(
         campaign=turn.campaign,
         side=turn.side,
         name=name,
@@ -157,10 +162,12 @@ def add_unit(
         markers=_markers(markers, status),
         location=location,
     )
+    held = _possession(turn, unit, possessor, given_marks=True)
+    unit.save()
     turn.record(
         EventKind.UNIT,
         text=f"{turn.side_name()} adds {label(unit)} ({unit.get_kind_display()}, "
-        f"{unit.get_status_display()}) to its retained forces.",
+        f"{unit.get_status_display()}{held}) to its retained forces.",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS)
     return unit
@@ -178,7 +185,10 @@ def update_unit(
     kind: str | None = None,
     number: object = None,
     markers: Sequence[str] | None = None,
+    possessor: object = None,
 ) -> Unit:
+    """The player corrects its line (``possessor``: the reference of the line that
+    possesses this SW or Gun, "" for none named; None leaves it as it is)."""
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
     before = (unit.status, unit.kind, tuple(unit.markers or ()))
@@ -194,13 +204,14 @@ def update_unit(
             f"{label(unit)} carries weapons on its record: only a vehicle does. Remove its "
             "weapons first; nothing was changed."
         )
+    held = _possession(turn, unit, possessor, given_marks=markers is not None)
     if (unit.status, unit.kind, tuple(unit.markers or ())) != before:
         _refuse_if_owed(turn, unit, before)
-    unit.save(update_fields=["name", "location", "status", "kind", "count", "markers"])
+    unit.save(update_fields=["name", "location", "status", "kind", "count", "markers", "possessor"])
     turn.record(
         EventKind.UNIT,
         secret=is_secret(unit),
-        text=f"{turn.side_name()} marks {label(unit)} {unit.get_status_display()}.",
+        text=f"{turn.side_name()} marks {label(unit)} {unit.get_status_display()}{held}.",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if is_secret(unit) else None)
     return unit
@@ -212,13 +223,100 @@ def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     unit = own_unit(turn, unit_id)
     _refuse_if_owed(turn, unit, (unit.status, unit.kind, tuple(unit.markers or ())))
     secret = is_secret(unit)
+    dropped = hand_over(unit)
     unit.delete()
     turn.record(
         EventKind.UNIT,
         secret=secret,
-        text=f"{turn.side_name()} removes {label(unit)} from its retained forces.",
+        text=f"{turn.side_name()} removes {label(unit)} from its retained forces"
+        + (f"; {dropped}" if dropped else "")
+        + ".",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+
+
+def possessor_refusal(unit: Unit, possessor: Unit) -> str:
+    """Why ``possessor`` cannot be recorded as possessing ``unit`` ("" : it can): a SW
+    or Gun is possessed by Infantry of its side, never by itself; and never across a
+    secret — a line of a still-secret RG possesses, or is possessed by, only a line of
+    its own RG (both are revealed at once), so neither line's record tells the opponent
+    of the other."""
+    if unit.kind not in POSSESSED_KINDS:
+        return f"{label(unit)} is not a SW or Gun: only a SW or Gun is possessed."
+    if possessor.pk == unit.pk or possessor.kind not in POSSESSING_KINDS:
+        return (
+            f"{label(possessor)} cannot possess {unit.name}: a squad, half-squad / crew, "
+            "leader or Hero does."
+        )
+    if possessor.purchase_id != unit.purchase_id and (is_secret(unit) or is_secret(possessor)):
+        return (
+            f"{label(possessor)} and {unit.name} are not of the same RG, and one of them is "
+            "still secret: until its RG is revealed, only a unit of that RG possesses it."
+        )
+    return ""
+
+
+def _possession(turn: Turn, unit: Unit, possessor: object, *, given_marks: bool) -> str:
+    """Set who possesses ``unit`` (``possessor``: a line's reference, "" none named, None
+    as it is), one state with its "not possessed" marker: a named possessor takes the
+    marker off, the marker takes the possessor off, and both given at once are refused
+    in words.  What it says of the possession, for the log (", possessed by 4-6-8")."""
+    if possessor is not None:
+        named = own_unit(turn, possessor) if possessor != "" else None
+        refusal = possessor_refusal(unit, named) if named is not None else ""
+        if refusal:
+            raise ActionRefused(refusal + " Nothing was changed.")
+        if named is not None and given_marks and "unpossessed" in unit.state.marked:
+            raise ActionRefused(
+                f"{unit.name} cannot be possessed by {named.name} and not possessed at once: "
+                "choose none as its possessor, or untick “not possessed”. Nothing was changed."
+            )
+        unit.possessor = named
+    if unit.possessor_id is None:
+        pass
+    elif possessor is None and "unpossessed" in unit.state.marked:
+        unit.possessor = None  # marked not possessed: no one possesses it
+    elif unit.kind not in POSSESSED_KINDS:
+        raise ActionRefused(
+            f"{unit.name} is possessed by {unit.possessor.name if unit.possessor else 'a unit'}"
+            ": only a SW or Gun is. Choose none as its possessor first; nothing was changed."
+        )
+    else:
+        unit.markers = [m for m in unit.markers or () if m != "unpossessed"]
+        if unit.status == "unpossessed":
+            unit.status = "ok"
+    if unit.pk and unit.kind not in POSSESSING_KINDS and unit.possesses.exists():
+        raise ActionRefused(
+            f"{label(unit)} possesses a SW or Gun: only Infantry does. Name another "
+            "possessor for it first; nothing was changed."
+        )
+    return f", possessed by {unit.possessor.name}" if unit.possessor else ""
+
+
+def hand_over(unit: Unit, heir: Unit | None = None, *, transferred: bool = False) -> str:
+    """Before ``unit``'s line leaves the retained forces, what it possesses: goes to
+    ``heir`` (APD 3.2: "Any SW Possessed by an eliminated Hero is considered Transferred
+    to the Battle Hardened MMC"), is ``transferred`` to a unit its owner names (APD 3.1
+    footnote *: "... Transferred to the MMC as well", the MMC the owner places the 7-0
+    with), or is left unpossessed where it is (Sicily 3.6041: "any Equipment that an
+    Eliminated Encircled unit possessed is left in the Location unpossessed"; PHD C5.15
+    then eliminates it).  What became of it, in words ("" : it possessed nothing)."""
+    held = list(Unit.objects.filter(possessor_id=unit.pk)) if unit.pk else []
+    if not held:
+        return ""
+    names = " and ".join(label(u) for u in held)
+    if heir is not None and not any(possessor_refusal(u, heir) for u in held):
+        Unit.objects.filter(pk__in=[u.pk for u in held]).update(possessor=heir)
+        return f"{names} Transferred to {heir.name}"
+    if heir is not None or transferred:
+        Unit.objects.filter(pk__in=[u.pk for u in held]).update(possessor=None)
+        return f"{names} Transferred with it: name its possessor in your retained forces"
+    for sw in held:
+        sw.possessor = None
+        if "unpossessed" not in sw.state.marked:
+            sw.markers = [m for m in Unit.Status.values if m in {*sw.markers, "unpossessed"}]
+        sw.save(update_fields=["possessor", "markers"])
+    return f"{names} left unpossessed"
 
 
 def _own_carrier(turn: Turn, unit_id: object) -> Unit:
@@ -450,8 +548,10 @@ def exchange_unit(
             f"{label(mark)} is not one of your {describe_filter(exchange.marks)} ({exchange.rule})."
         )
     secret = is_secret(give) or is_secret(mark)
-    gone = apply_outcome(give, UnitOutcome(removed=True))
     one = split_one(mark)  # the unit marked, a line of its own
+    # What the unit given up possessed goes to the unit marked for it (APD 3.2), once
+    # its line is gone (one of several identical units keeps the line's).
+    gone = apply_outcome(give, UnitOutcome(removed=True), heir=one)
     marked = apply_outcome(one, UnitOutcome(status=exchange.status), ("ok",))
     if one is not mark:
         marked = f"one {marked}"
@@ -504,8 +604,10 @@ def settle_exchange(turn: Turn) -> None:
         fate = left_over(exchange, unit.state, held)
         secret = is_secret(unit)
         if fate.removed:
+            dropped = hand_over(unit)
             unit.delete()
             said = f"{label(unit)} leaves the retained forces, no unit marked for it"
+            said += f"; {dropped}" if dropped else ""
         elif fate.status is not None:
             unit.status = fate.status
             unit.save(update_fields=["status"])
@@ -549,8 +651,9 @@ def settle_units(turn: Turn) -> None:
                     continue
                 said, secret = label(unit), is_secret(unit)
                 if outcome.removed:
+                    dropped = hand_over(unit)
                     unit.delete()
-                    said += " leaves the retained forces"
+                    said += " leaves the retained forces" + (f"; {dropped}" if dropped else "")
                 else:
                     rolled_for = row.units.statuses or ()
                     unit.status, unit.markers = _condition(unit, outcome.status, rolled_for)
@@ -679,15 +782,21 @@ def _condition(
     return unit.status, markers
 
 
-def apply_outcome(unit: Unit, outcome: UnitOutcome, rolled_for: Sequence[str] = ()) -> str:
+def apply_outcome(
+    unit: Unit, outcome: UnitOutcome, rolled_for: Sequence[str] = (), heir: Unit | None = None
+) -> str:
     """Write what a roll did to one of the units on ``unit``'s line (a line of several
     identical units gives one up); what happened, in words.  ``rolled_for``: the
-    conditions the table is rolled for (its filter's statuses)."""
+    conditions the table is rolled for (its filter's statuses).  A line that leaves
+    hands what it possesses over (``hand_over``) to ``heir``, or to the unit that
+    replaces it where it was; to the unit its owner names where its replacement is
+    placed elsewhere (APD 3.1 footnote *); else it is left unpossessed."""
     if not outcome.changes:
         return ""
-    one = unit.name if unit.count == 1 else f"one {unit.name}"
+    whole = unit.count == 1  # the line itself leaves, or only one of its units
+    one = unit.name if whole else f"one {unit.name}"
     status, markers = _condition(unit, outcome.status, rolled_for)
-    if unit.count > 1:
+    if not whole:
         unit.count -= 1
         unit.save(update_fields=["count"])
         if not outcome.removed:
@@ -695,27 +804,34 @@ def apply_outcome(unit: Unit, outcome: UnitOutcome, rolled_for: Sequence[str] = 
             if copy.markers != markers:
                 copy.markers = markers
                 copy.save(update_fields=["markers"])
-    elif outcome.removed:
-        unit.delete()
-    else:
+    elif not outcome.removed:
         unit.status, unit.markers = status, markers
         unit.save(update_fields=["status", "markers"])
+    added = []
     for name, kind in outcome.added:
         if outcome.at is None:
-            _copy(unit, name=name, kind=kind, status="ok")
+            added.append(_copy(unit, name=name, kind=kind, status="ok"))
         else:  # elsewhere, unmarked: the owner places it
-            Unit.objects.create(
-                campaign_id=unit.campaign_id,
-                side=unit.side,
-                name=name,
-                kind=kind,
-                purchase=unit.purchase,
+            added.append(
+                Unit.objects.create(
+                    campaign_id=unit.campaign_id,
+                    side=unit.side,
+                    name=name,
+                    kind=kind,
+                    purchase=unit.purchase,
+                )
             )
+    dropped = ""
+    if outcome.removed and whole:
+        in_place = added[0] if added and outcome.at is None else None
+        dropped = hand_over(unit, heir or in_place, transferred=bool(added))
+        unit.delete()
+    dropped = f"; {dropped}" if dropped else ""
     if outcome.removed and outcome.added:
         names = " and ".join(name for name, _ in outcome.added)
-        return f"{one} is removed and replaced by a {names}{_placing(unit, outcome.at)}"
+        return f"{one} is removed and replaced by a {names}{_placing(unit, outcome.at)}{dropped}"
     if outcome.removed:
-        return f"{one} is removed from the retained forces"
+        return f"{one} is removed from the retained forces{dropped}"
     return f"{one} is now {Unit.Status(outcome.status or unit.status).label}"
 
 
@@ -802,6 +918,7 @@ def _copy(unit: Unit, *, name: str, kind: str, status: str) -> Unit:
         weapons=[dict(w) for w in unit.weapons or ()] if kind == unit.kind else [],
         location=unit.location,
         purchase=unit.purchase,
+        possessor_id=unit.possessor_id if kind == unit.kind else None,
     )
 
 
@@ -856,7 +973,7 @@ def units_from_purchase(
         for unit, kind, k in comes_with(module, purchase.side, group, n)
     ]
     lines += [(f"{name} ({gid})", "leader", 1) for name in outcome.leaders]
-    Unit.objects.bulk_create(
+    made = Unit.objects.bulk_create(
         Unit(
             campaign=purchase.campaign,
             side=purchase.side,
@@ -867,3 +984,9 @@ def units_from_purchase(
         )
         for name, kind, k in lines
     )
+    # The RG's SW come with its MMC, possessed by them (its first MMC line; the owner
+    # names another on the retained forces).
+    mmc = next((u for u in made if u.kind in ("squad", "half_squad") and u.pk), None)
+    sw = [u.pk for u in made if u.kind in POSSESSED_KINDS]
+    if mmc is not None and sw:
+        Unit.objects.filter(pk__in=sw).update(possessor=mmc)

@@ -518,6 +518,7 @@ def unit_save(request: HttpRequest, campaign_id: UUID, at: str | None) -> object
         kind=request.POST.get("kind"),
         number=request.POST.get("count"),
         markers=request.POST.getlist("markers") if "markers-shown" in request.POST else None,
+        possessor=request.POST.get("possessor"),
     )
 
 

@@ -45,6 +45,15 @@ _BLOCKING_VIOLATIONS = """async () => {
 }"""
 
 
+def drawn(page) -> None:
+    """The page as its player first reads it: loaded, and where it has a campaign
+    socket, that socket open (what it sends at connecting has been asked for).  No
+    waiting for the network to idle, which costs every page half a second."""
+    page.wait_for_load_state("load")
+    if page.locator("[data-campaign-socket]").count():
+        page.locator("body[data-live]").wait_for(state="attached")
+
+
 def accessibility_problems(page) -> list[str]:
     """Serious and critical axe-core violations on the page as it is now (none looked
     for in the embedded run: see ``AUDITED``)."""

@@ -14,7 +14,7 @@ import pytest
 
 from campaign.models import Campaign
 from campaign.services import conceding, purchases
-from tests.browser.helpers import PHONE, accessibility_problems, horizontal_overflow
+from tests.browser.helpers import PHONE, accessibility_problems, drawn, horizontal_overflow
 from tests.purchase_helpers import campaign_at, make_rolls
 from tests.walk import host_game, players_of
 
@@ -202,7 +202,7 @@ def test_every_page_kind_is_accessible_and_fits_both_widths(
                 pages[username] = context.new_page()
             page = pages[username]
             page.goto(asgi_server.url + path)
-            page.wait_for_load_state("networkidle")
+            drawn(page)
             found += [f"{kind} at {width_name}: {p}" for p in problems_of(page, width_name)]
     assert not found, "\n".join(found)
 
@@ -228,7 +228,7 @@ def test_the_purchase_step_is_a_third_as_tall(
     purchases.purchase_rg(campaign_id=players.campaign_id, user=user, group_id="V6")
     page = browser_login(new_context(viewport=WIDTHS[width_name]), user).new_page()
     page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
-    page.wait_for_load_state("networkidle")
+    drawn(page)
     height = page.evaluate("() => document.documentElement.scrollHeight")
     assert height <= limit, (height, page.evaluate(SECTIONS))
     # The in-page navigation opens the folded log it leads to.
