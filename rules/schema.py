@@ -980,11 +980,22 @@ class PostPurchaseRoll(Strict):
     note: str | None = note_field()
 
 
+class ChartEntry(Strict):
+    """Where and when every RG of a chart enters, where the rules fix it for all of them
+    (APD 3.8: "All reinforcements enter on/after Turn 1 along the owning side's Friendly
+    Board Edge"): written, with its rule, as the entry area of each new line of the
+    side's RG Purchase Record (the owner may correct it)."""
+
+    area: str = Field(min_length=1, max_length=100)
+    rule: RuleRef
+
+
 class RGChart(Strict):
     side: Slug
     title: str
     rule: RuleRef
     groups: list[ReinforcementGroup] = []
+    entry: ChartEntry | None = None
     footnotes: dict[str, str] = {}
     restrictions: list[Restriction] = []
     # Units the RGs a condition selects bring besides their own, whoever supplies the

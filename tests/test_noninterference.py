@@ -101,6 +101,12 @@ EXAMPLES = int(os.environ.get("REFIT_NONINTERFERENCE_EXAMPLES", "2"))
 EVERY_STEP = os.environ.get("REFIT_NONINTERFERENCE_EVERY_STEP", "") not in ("", "0")
 SECRET_KINDS = frozenset({"purchase", "strength", "fortify", "recon", "initiative"})
 
+
+def chart_rows(*rows: dict[str, str]) -> dict[str, str]:
+    """An RG chart's form, as the players fill it in: one row per group."""
+    return {f"row-{n}-{k}": v for n, row in enumerate(rows) for k, v in row.items()}
+
+
 # Where each trial starts (a step of a CG date, or the CG's start), and which steps
 # it walks: until the next scenario is in play, or the hider's chit is locked.
 SYSTEMS = {
@@ -137,6 +143,57 @@ SYSTEMS = {
     # rules text, so nothing is bought.
     "pleasant-diversion": dict(
         module="pleasant-diversion", variant="cg", date="dec6midday", kind=None, step="2.8"
+    ),
+    # A Pleasant Diversion's 3.4 with the American chart and the armor-type rows the
+    # players supplied: secret purchases, cancels and the armor-type dr made on the line
+    # while buying (3.4), then the Leader and M4 Model DRs (3.6, 3.7) and their units.
+    # A1 is the chart's second row, so the scripted plan's first purchase (group 1) and
+    # its first roll at 3.4 are an Armor Group's: the armor-type dr.
+    "pleasant-diversion-buy": dict(
+        module="pleasant-diversion",
+        variant="cg",
+        date="dec6midday",
+        kind=None,
+        step="3.4",
+        supply=[
+            (
+                "american",
+                "rg_charts.american",
+                chart_rows(
+                    dict(
+                        id="I1",
+                        type="Armored Infantry Platoon",
+                        units="6-6-6",
+                        unit_kind="squad",
+                        full="3",
+                        cost="6",
+                        date_max="2",
+                        tags="armored_infantry",
+                    ),
+                    dict(
+                        id="A1",
+                        type="Armor Group",
+                        units="3 tanks",
+                        unit_kind="vehicle",
+                        cost="10",
+                        date_max="4",
+                        tags="armor",
+                    ),
+                ),
+            ),
+            (
+                "american",
+                "tables.american_reinforcement",
+                {
+                    "row-0-range": "1-3",
+                    "row-0-result": "M4",
+                    "row-0-effect": "type: m4",
+                    "row-1-range": "4-6",
+                    "row-1-result": "M5A1",
+                    "row-1-effect": "units: 3 x M5A1 (vehicle)",
+                },
+            ),
+        ],
     ),
 }
 
@@ -321,13 +378,6 @@ class Start:
                 system["module"], system["variant"], *users, policy="owner", through_start=False
             )
             players = players_of(c, *users)
-            for side, path, form in system.get("supply", []):
-                proposal = supplements.propose_supplement(
-                    campaign_id=c.pk, user=players.users[side], path=path, form=form
-                )
-                other = next(u for s, u in players.users.items() if s != side)
-                supplements.accept_supplement(campaign_id=c.pk, user=other, ref=proposal.ref)
-            module = module_of(players.campaign)
         else:
             players, module = campaign_at(
                 system["module"],
@@ -343,6 +393,15 @@ class Start:
                     sides = [s.id for s in module.sides]
                     result.data["cvp_lost"] = dict.fromkeys(sides, system["cvp_lost"])
                     result.save(update_fields=["data"])
+        for side, path, form in system.get("supply", []):
+            proposal = supplements.propose_supplement(
+                campaign_id=players.campaign_id, user=players.users[side], path=path, form=form
+            )
+            other = next(u for s, u in players.users.items() if s != side)
+            supplements.accept_supplement(
+                campaign_id=players.campaign_id, user=other, ref=proposal.ref
+            )
+        module = module_of(players.campaign)
         return cls(system, players, module, transaction.savepoint(), sequences())
 
     def restore(self) -> None:
@@ -956,9 +1015,19 @@ SECRETS = {
         "secret recon",
         "hider chit",
     },
-    # Its RG charts and reinforcement tables are missing from the rules text: its
-    # secrets here are a side's Purchase Points (each world gives the hider others).
-    "pleasant-diversion": set(),
+    # Its RG charts and reinforcement tables are missing from the rules text: with the
+    # American chart and armor-type rows supplied, his purchases, cancels, the 3.4
+    # armor-type dr on the line and the 3.6-3.7 rolls, the units they give (and, in
+    # every world, a side's Purchase Points).
+    "pleasant-diversion": {
+        "secret buy",
+        "secret cancel",
+        "secret rg-roll",
+        "secret entry-area",
+        "secret secret-unit-save",
+        "secret secret-unit-remove",
+        "secret secret-weapon",
+    },
 }
 # What the scripted trial does, by trial and hiding side.
 ROLLS_RECON_CHIT = {"hider roll", "secret recon", "hider chit"}
@@ -977,6 +1046,8 @@ DOES = {
     ("purple-heart-draw", "us"): ROLLS_RECON_CHIT | {"hider harden"},
     ("pleasant-diversion", "american"): set(),
     ("pleasant-diversion", "german"): set(),
+    ("pleasant-diversion-buy", "american"): SECRETS["pleasant-diversion"],
+    ("pleasant-diversion-buy", "german"): set(),
 }
 
 

@@ -223,9 +223,10 @@ def test_3_6_3_7_the_leader_and_m4_model_drs_wait_for_their_steps(users, modules
     fixed_dice.extend([[3, 3], [1, 2]])  # leader 8-1, M4 Model DR 3
     rg_roll(players, "american", a1)
     tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
-    assert tables == ["american_reinforcement", "leader", "m4_model"]
+    # 3.4 note 3: then one Gyrostabilizer DR per tank the M4 Model DR gave.
+    assert tables == ["american_reinforcement", "leader", "m4_model", *["gyrostabilizer"] * 3]
     line = Purchase.objects.get(pk=a1.pk)
-    assert [r["table"] for r in line.details["rolls"]] == [
+    assert [r["table"] for r in line.details["rolls"]][:3] == [
         "American Reinforcement Table",
         "Leader Table",
         "M4 Model Table",

@@ -3748,6 +3748,41 @@ service(
 )
 
 
+def entry_of(host: Callable[..., Any]) -> Any:
+    """The entry area written on a new line of Red's RG Purchase Record (APD 3.8)."""
+    from campaign.models import Seat
+    from campaign.services import purchases
+
+    players = _walk(host())
+    players.until("purchase")
+    Seat.objects.filter(campaign_id=players.campaign_id).update(points=100)
+    p = purchases.purchase_rg(
+        campaign_id=players.campaign_id, user=players.users["red"], group_id="I1"
+    )
+    return p.entry_area
+
+
+def _entry(d: dict) -> None:
+    chart(d, "red")["entry"] = {"area": "along the Red Friendly Board Edge", "rule": "T9"}
+
+
+service("RGChart.entry", base="skirmish", mutate=_entry, observe=entry_of)
+service(
+    "ChartEntry.area",
+    base="skirmish",
+    prepare=_entry,
+    mutate=lambda d: chart(d, "red")["entry"].update(area="on board 42, Turn 2"),
+    observe=entry_of,
+)
+service(
+    "ChartEntry.rule",
+    base="skirmish",
+    prepare=_entry,
+    mutate=lambda d: chart(d, "red")["entry"].update(rule="T9.1"),
+    observe=entry_of,
+)
+
+
 def refused_or(observe: Callable[..., Any]) -> Callable[..., Any]:
     """The outcome, or the sentence of the refusal that stopped it."""
     from campaign.services.errors import ActionRefused

@@ -25,7 +25,7 @@ from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
 from rules.purchase import leaving_with, outlived, records_objective, roll_variants
-from rules.schema import ReinforcementGroup
+from rules.schema import Module, ReinforcementGroup
 from rules.snapshot import Holdings
 from rules.text import count
 
@@ -97,7 +97,16 @@ def _new_line(
         units=None if group.depletable else group.full,
         notes=notes,
         details={"types": list(types)} if types else {},
+        entry_area=chart_entry(turn.module, turn.side),
     )
+
+
+def chart_entry(module: Module, side: str) -> str:
+    """Where every RG of ``side``'s chart enters, where the rules say it for all of them
+    (APD 3.8), with the rule: a new line's entry area; "" where they do not."""
+    chart = module.chart(side)
+    entry = chart.entry if chart is not None else None
+    return f"{entry.area} ({entry.rule})" if entry is not None else ""
 
 
 # The acting side's purchase that an action names, locked (compiled once:
