@@ -36,6 +36,7 @@ from campaign.services.units import (
     _not_the_weapons,
 )
 from rules import machine
+from rules.effects import WEAPON_CARRIERS
 
 REASON_LIMIT = 500  # characters of a proposal's or a refusal's reason
 
@@ -141,6 +142,11 @@ def propose_roll_correction(
         marks = _markers(markers, status)
         _not_the_weapons(turn, kind, status, marks)
         line = {"name": name, "kind": kind, "status": status, "markers": marks}
+    if unit is not None and unit.weapons and line and line["kind"] not in WEAPON_CARRIERS:
+        raise ActionRefused(
+            f"{unit.label} carries weapons on its record: only a vehicle does. Keep it a "
+            "vehicle here; nothing was proposed."
+        )
     was = line_of(unit)
     if line == was:
         raise ActionRefused(
