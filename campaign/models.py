@@ -620,6 +620,8 @@ class Supplement(models.Model):
         ACCEPTED = "accepted", "accepted"
         REFUSED = "refused", "refused"
         WITHDRAWN = "withdrawn", "withdrawn"
+        # Accepted, then replaced by a later accepted value (what a takeback restores).
+        SUPERSEDED = "superseded", "replaced by a later one"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="supplements")
     ref = models.CharField(max_length=16, default=new_ref)

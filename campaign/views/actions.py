@@ -488,6 +488,13 @@ def supply_withdraw(request: HttpRequest, campaign_id: UUID, at: str | None) -> 
     )
 
 
+@action("supply-takeback")
+def supply_takeback(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return supplements.propose_supplement_takeback(
+        campaign_id=campaign_id, user=request.user, path=_post(request, "path")
+    )
+
+
 @action("sheet-accept")
 def sheet_accept(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return supplements.accept_start_sheet(
