@@ -631,6 +631,8 @@ class Supplement(models.Model):
         ACCEPTED = "accepted", "accepted"
         REFUSED = "refused", "refused"
         WITHDRAWN = "withdrawn", "withdrawn"
+        # Accepted, then replaced by a later accepted value (what a takeback restores).
+        SUPERSEDED = "superseded", "replaced by a later one"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="supplements")
     ref = models.CharField(max_length=16, default=new_ref)
@@ -744,4 +746,41 @@ class ActionAnswer(models.Model):
             models.UniqueConstraint(
                 fields=["campaign", "user", "key"], name="one_answer_per_submission"
             )
+        ]
+
+
+class RollCorrection(models.Model):
+    """A correction, by consent, of what a roll wrote to the retained forces (issue 46:
+    "a roll's *write-back* to the roster can be corrected by consent"): the dice stand;
+    the side whose unit the roll was for proposes the unit's line as it should be (or
+    that it should be gone), the opponent accepts or refuses.  Proposed at the step
+    where the roll was made (the unit keeps what the roll left until that step ends),
+    it lapses when the campaign moves on.  Public to both seats: only a roll the
+    opponent may see is corrected."""
+
+    Status = Supplement.Status  # proposed, then accepted, refused or withdrawn
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="corrections")
+    ref = models.CharField(max_length=16, default=new_ref)  # what pages name
+    side = models.SlugField(max_length=64)  # the proposer, whose unit the roll was for
+    roll = models.ForeignKey(Roll, on_delete=models.CASCADE, related_name="+")
+    cycle = models.PositiveIntegerField()  # the pass and step it was proposed at
+    step_index = models.PositiveIntegerField()
+    was = models.JSONField(null=True, blank=True)  # the unit's line when proposed (null: gone)
+    line = models.JSONField(null=True, blank=True)  # the line proposed (null: gone)
+    reason = models.CharField(max_length=500)  # why, in the proposer's words
+    answer = models.CharField(max_length=500, blank=True)  # why it was refused
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "ref"], name="correction_ref_unique"),
+            models.UniqueConstraint(
+                fields=["campaign", "roll"],
+                condition=Q(status="proposed"),
+                name="one_open_correction_per_roll",
+            ),
         ]

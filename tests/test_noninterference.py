@@ -71,6 +71,7 @@ from campaign.seat_views.roster import _read_roster_view, roster_view
 from campaign.selectors import module_of
 from campaign.services import (
     initiative,
+    messages,
     purchases,
     push,
     steps,
@@ -219,6 +220,8 @@ def observer_ops(kind: str) -> st.SearchStrategy[Op]:
         st.builds(lambda n, s, loc: Op("unit-add", (n, s, loc)), TEXT, STATUSES, TEXT),
         st.builds(lambda k, s, loc: Op("unit-save", (k, s, loc)), K, STATUSES, TEXT),
         st.builds(lambda k: Op("unit-remove", (k,)), K),
+        # issue 46: the players' thread (its notices and frames built for the observer)
+        st.builds(lambda t: Op("message", (t,)), TEXT),
     ]
     record_ops = [
         st.builds(lambda k: Op("reveal-rg", (k,)), K),
@@ -588,6 +591,10 @@ class World:
             if not tables:
                 return None
             return "act/roll/", {"table": tables[args[0] % len(tables)], "item": args[1]}
+        if name == "message":
+            return "messages/", {"text": args[0]}
+        if name == "takeback-answer":  # issue 46: the hider's request answered
+            return "act/take-back-answer/", {"decision": args[0]}
         if name == "unit-add":
             return "units/", {"do": "add", "name": args[0], "status": args[1], "location": args[2]}
         if name in ("unit-save", "unit-remove"):
@@ -792,6 +799,16 @@ class World:
                 table_id=hardening[0],
                 unit_id=mmc[args[0] % len(mmc)].ref,
             )
+        # Issue 46, public acts of the hider's (the same in both worlds), made after or
+        # among its secrets: its Done taken back alone, or by consent; a message.
+        elif name == "done":
+            steps.finish_step(campaign_id=cid, user=user)
+        elif name == "takeback":
+            steps.take_back_done(campaign_id=cid, user=user)
+        elif name == "takeback-ask":
+            takebacks.ask_takeback(campaign_id=cid, user=user)
+        elif name == "message":
+            messages.send_message(campaign_id=cid, user=user, text=args[0])
         else:
             raise AssertionError(name)
         return None
@@ -1051,6 +1068,18 @@ DOES = {
 }
 
 
+# Issue 46: what the scripted trials of Sicily do besides (``scripted_plan``), each
+# accepted in both worlds.
+TAKEBACKS = {
+    "hider done",
+    "hider takeback",
+    "hider takeback-ask",
+    "observer takeback-answer",
+    "hider message",
+    "observer message",
+}
+
+
 def test_the_scripted_trials_do_every_secret_of_each_system():
     for module, secrets in SECRETS.items():
         trials = {n for n, t in SYSTEMS.items() if t["module"] == module}
@@ -1078,8 +1107,26 @@ def scripted_plan(step: Any) -> list[Slot]:
             Op("entry-area", (0, "north road", "behind the hill")),
         ]
     )
+
+    def public(name: str, *args: Any) -> Slot:
+        return Slot("hider", Op(name, args))
+
+    # Issue 46: the hider's Done taken back before the observer acts, then again by
+    # consent after he has; a message each way — with the hider's secrets (points)
+    # differing between the worlds.
+    takebacks = [
+        public("done"),
+        public("takeback"),
+        public("done"),
+        seen("unit-add", "7-0 leader", "ok", "woods"),
+        public("takeback-ask"),
+        seen("takeback-answer", "accept"),
+        public("message", "my turn again"),
+        seen("message", "see you Sunday"),
+    ]
     plan = {
         "purchase": [
+            *takebacks,
             secret(
                 [*(Op("buy", (k, 0)) for k in (1, 2, 3, 4)), Op("buy-group", ("M2",))],
                 [Op("buy", (5, 0))],
@@ -1115,6 +1162,8 @@ def scripted_plan(step: Any) -> list[Slot]:
         plan.append(Slot("hider", Op("roll", (t, ("hero", [0]), ("tank", [])))))
     if step.kind == "table":
         plan.append(Slot("hider", Op("harden", (0,))))
+    if step.kind == "purchase":  # and again once the hider has bought in secret
+        plan += [public("message", "bought"), public("done"), public("takeback")]
     if step.kind == "initiative":
         plan.append(Slot("hider", Op("chit", ("attack", "idle"))))
     return plan
@@ -1126,7 +1175,7 @@ def test_every_secret_of_a_system_leaves_the_observers_views_unchanged(system, m
     for hider_first in (True, False):
         plan = planning(start.module, scripted_plan)
         done, hider = trial(start, hider_first, ((150, 40), (5, 0)), plan, check_memos=True)
-        does = DOES[system, hider]
+        does = DOES[system, hider] | (TAKEBACKS if system == "sicily" else set())
         assert does <= set(done), f"{hider} hides; not done: {does - set(done)}"
 
 

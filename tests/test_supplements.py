@@ -146,7 +146,7 @@ def test_an_accepted_table_is_amended_the_same_way(sicily):
     table = module_of(sicily.campaign).table("captured_equipment")
     assert table.lookup(4).result == "Retained"
     first.refresh_from_db()
-    assert first.status == "withdrawn"  # replaced by the amendment
+    assert first.status == "superseded"  # replaced by the amendment
 
 
 def test_3_51_initial_cpp_supplied_in_the_start_are_given_to_both_sides(sicily):

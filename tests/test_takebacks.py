@@ -212,3 +212,94 @@ def test_takeback_posts_through_the_page(users, client):
     ok = client.post(url + "take-back-answer/", {"decision": "accept"}, HTTP_HX_REQUEST="true")
     assert ok.status_code == 200
     assert "axis" in players.waiting()
+
+
+# ------------------------------------------------------------------ My campaigns
+
+
+def answer_awaited(client, user) -> bool:
+    """Whether My campaigns tells ``user`` that an answer of his is awaited."""
+    client.force_login(user)
+    return "your answer</strong> to your opponent's proposal or takeback" in html.unescape(
+        client.get("/campaigns/").content.decode()
+    )
+
+
+def test_my_campaigns_says_an_answer_to_a_takeback_is_awaited(users, client):
+    """Issue 46: My campaigns says what the header says: the British is to answer the
+    Axis's request to take back its Done (the Axis is not); answered, it says so no
+    more."""
+    players = done_then_opponent_acts(users)
+    assert not answer_awaited(client, players.users["british"])
+    ask(players)
+    assert answer_awaited(client, players.users["british"])
+    assert not answer_awaited(client, players.users["axis"])
+    answer(players, "british", "refuse")
+    assert not answer_awaited(client, players.users["british"])
+
+
+def test_my_campaigns_says_an_answer_to_a_proposal_is_awaited(users, modules, make_user, client):
+    """A datum the rules lack (Sicily 3.61422's Captured Equipment table) and an
+    amendment of the result (APD 2.1's melee CVP) proposed: the opponent's My campaigns
+    says his answer is awaited, the proposer's does not."""
+    from campaign.services import supplements
+    from tests.test_amendments import amend, apd_in_the_clean_up
+    from tests.test_supplements import CAPTURED, GOOD_ROWS
+    from tests.walk import host_game, players_of
+
+    axis, brit = users
+    sicily = players_of(host_game("sicily", "i", axis, brit, through_start=False), axis, brit)
+    supplements.propose_supplement(
+        campaign_id=sicily.campaign_id, user=axis, path=CAPTURED, form=GOOD_ROWS
+    )
+    assert answer_awaited(client, brit) and not answer_awaited(client, axis)
+
+    apd, module = apd_in_the_clean_up((make_user("am_p"), make_user("ge_p")))
+    assert not answer_awaited(client, apd.users["german"])
+    amend(apd, "american", module, vp_american=63, cvp_lost_american=45)
+    assert answer_awaited(client, apd.users["german"])
+    assert not answer_awaited(client, apd.users["american"])
+
+
+# ------------------------------------------------------------------ a supplied value
+
+
+def test_a_supplied_value_once_accepted_is_taken_back_by_consent(users, modules, client):
+    """Sicily 3.61422's Captured Equipment table is lacking: the Axis supplies it, the
+    British accepts; the Axis amends it (4 retained), the British accepts again; the
+    Axis takes its amendment back: its earlier table is proposed again and comes back
+    once the British accepts.  Before acceptance a proposal is withdrawn alone; a datum
+    supplied once has nothing to go back to; the British may not take back the
+    Axis's value."""
+    from campaign.selectors import module_of
+    from campaign.services import supplements
+    from tests.test_supplements import CAPTURED, GOOD_ROWS
+    from tests.walk import host_game, players_of
+
+    axis, brit = users
+    sicily = players_of(host_game("sicily", "i", axis, brit, through_start=False), axis, brit)
+    cid = sicily.campaign_id
+
+    def supplied(form):
+        p = supplements.propose_supplement(campaign_id=cid, user=axis, path=CAPTURED, form=form)
+        supplements.accept_supplement(campaign_id=cid, user=brit, ref=p.ref)
+
+    def take_back(user):
+        return supplements.propose_supplement_takeback(campaign_id=cid, user=user, path=CAPTURED)
+
+    supplied(GOOD_ROWS)
+    with pytest.raises(ActionRefused, match="supplied once"):
+        take_back(axis)
+    supplied({**GOOD_ROWS, "row-0-range": "≤4", "row-1-range": "≥5"})
+    assert module_of(sicily.campaign).table("captured_equipment").lookup(4).result == "Retained"
+    with pytest.raises(ActionRefused, match="Axis supplied the Captured Equipment"):
+        take_back(brit)
+    assert "Take back the value I supplied" in page(client, sicily, "axis")
+    assert "Take back the value I supplied" not in page(client, sicily, "british")
+    proposal = take_back(axis)
+    assert "Your answer is awaited:" in page(client, sicily, "british")
+    supplements.accept_supplement(campaign_id=cid, user=brit, ref=proposal.ref)
+    sicily.campaign.refresh_from_db()
+    assert module_of(sicily.campaign).table("captured_equipment").lookup(4).result == "Eliminated"
+    lines = [t for t, _, _ in log_of(sicily, "british")]
+    assert any(t.startswith("Axis asks to take back the Captured Equipment") for t in lines)

@@ -402,6 +402,10 @@ class CampaignView:
         amend = self.panel.amend if self.panel is not None else None
         if amend is not None and amend.proposed_by and not amend.mine:
             asked.append(f"the amendment of the result {amend.proposed_by} proposed")
+        if self.panel is not None:
+            asked += [
+                f"the correction of {c.by}'s {c.what}" for c in self.panel.corrections if not c.mine
+            ]
         if self.panel is not None and self.panel.takeback_asked_by:
             asked.append(
                 f"{self.panel.takeback_asked_by}'s request to take back its Done at {self.step.id}"

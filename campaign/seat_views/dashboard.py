@@ -8,9 +8,10 @@ from typing import Any
 
 from django.db.models import Q
 
-from campaign.models import Seat, StepMark
+from campaign.models import RollCorrection, ScenarioResult, Seat, StepMark, Supplement
 from campaign.seat_views.common import status_for, your_move
-from campaign.selectors import module_of
+from campaign.selectors import module_of, position_token
+from campaign.services.takebacks import done_request
 from rules import machine
 
 
@@ -26,6 +27,9 @@ class DashboardRow:
     status: str
     ended: bool
     since: datetime | None  # since when the campaign waits for whom it waits for
+    # An opponent's proposal or takeback request awaits this player's answer (issue 46:
+    # "My campaigns says ... an answer to a proposal or a takeback").
+    answer_awaited: bool = False
 
     @property
     def your_move(self) -> bool:
@@ -48,6 +52,7 @@ def dashboard_rows(user: Any) -> list[DashboardRow]:
     marks: dict[tuple[Any, int, int], set[str]] = {}
     for m in StepMark.objects.filter(current).values("campaign_id", "cycle", "step_index", "side"):
         marks.setdefault((m["campaign_id"], m["cycle"], m["step_index"]), set()).add(m["side"])
+    awaited = _answers_awaited(seats, others, marks)
     rows = []
     for seat in seats:
         c = seat.campaign
@@ -77,6 +82,51 @@ def dashboard_rows(user: Any) -> list[DashboardRow]:
                 ),
                 ended=ended,
                 since=since,
+                answer_awaited=not ended and c.pk in awaited,
             )
         )
     return rows
+
+
+def _answers_awaited(
+    seats: list[Seat],
+    others: dict[tuple[Any, str], Seat],
+    marks: dict[tuple[Any, int, int], set[str]],
+) -> set[Any]:
+    """The campaigns where an opponent's open proposal or takeback request awaits the
+    player's answer: a datum the rules lack or a start sheet, an amendment of the
+    pass's result, a roll's write-back corrected, a Done to take back (three
+    statements, whatever the number of campaigns)."""
+    mine = {s.campaign_id: s.side for s in seats}
+    at = {s.campaign_id: (s.campaign.cycle, s.campaign.step_index) for s in seats}
+    token = {s.campaign_id: position_token(s.campaign) for s in seats}
+    awaited = {
+        cid
+        for cid, by in Supplement.objects.filter(
+            campaign_id__in=mine, status=Supplement.Status.PROPOSED
+        ).values_list("campaign_id", "proposed_by")
+        if by != mine[cid]
+    }
+    awaited |= {
+        cid
+        for cid, cycle, by in ScenarioResult.objects.filter(
+            campaign_id__in=mine, amendment__isnull=False
+        ).values_list("campaign_id", "cycle", "amendment_by")
+        if by and by != mine[cid] and cycle == at[cid][0]
+    }
+    awaited |= {
+        cid
+        for cid, cycle, step, by in RollCorrection.objects.filter(
+            campaign_id__in=mine, status=RollCorrection.Status.PROPOSED
+        ).values_list("campaign_id", "cycle", "step_index", "side")
+        if by != mine[cid] and (cycle, step) == at[cid]
+    }
+    for (cid, side), other in others.items():
+        cycle, step = at[cid]
+        if (
+            side != mine[cid]
+            and other.takeback_asked == done_request(token[cid])
+            and side in marks.get((cid, cycle, step), set())
+        ):
+            awaited.add(cid)
+    return awaited

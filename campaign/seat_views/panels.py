@@ -21,6 +21,7 @@ from campaign.models import (
     Unit,
 )
 from campaign.seat_views.common import PurchaseLine, RollView, roll_view
+from campaign.seat_views.corrections import CorrectableRoll, CorrectionView, correction_parts
 from campaign.selectors import (
     bought_of,
     done_by_own_click,
@@ -208,6 +209,10 @@ class StepPanel:
     result_take_back: bool = False  # the viewer entered the result, still unconfirmed
     fort_take_back: bool = False  # the viewer may take back its last fortification
     amend: AmendView | None = None  # the result, while it may be amended by consent
+    # A roll's write-back to the roster corrected by consent (services.corrections):
+    # the viewer's rolls for its units at this step, and the proposals open here.
+    correctable: list[CorrectableRoll] = field(default_factory=list)
+    corrections: list[CorrectionView] = field(default_factory=list)
     disputed: tuple[str, str] | None = None  # who disputed the last result entered, and why
     attacker: str = ""  # the Attacker of the scenario just played, in a sentence (C5.3)
 
@@ -525,6 +530,10 @@ def _rolls(view: CampaignView, panel: StepPanel) -> None:
         campaign=c, date_index=c.date_index, step_id=view.step_def.id
     )
     panel.rolls = [roll_view(r, ended=False) for r in rolls.order_by("seq")]
+    if not view.ended:
+        panel.correctable, panel.corrections = correction_parts(
+            c, view.module, view.viewer, view.step_def.id
+        )
 
 
 def _units(view: CampaignView, panel: StepPanel) -> None:

@@ -40,6 +40,9 @@ class SupplyView:
     proposal: ProposalView | None
     supplied_by: str  # side name of the accepted supply ("" when none)
     refused: str  # the latest refusal, in words
+    # The viewer supplied the value in force, and one was accepted before it: it may
+    # ask to take its value back (services.supplements.propose_supplement_takeback).
+    takeback: bool = False
 
 
 def summary(module: Module, kind: supply.FormKind, value: Any) -> list[str]:
@@ -108,6 +111,10 @@ def supply_views(campaign: Campaign, module: Module, viewer: str) -> list[Supply
                 refused=f"{names[refused.proposed_by]}'s proposal was refused: “{refused.reason}”"
                 if refused and not open_one
                 else "",
+                takeback=open_one is None
+                and it.path in accepted
+                and accepted[it.path].proposed_by == viewer
+                and any(r.status == Supplement.Status.SUPERSEDED for r in mine),
             )
         )
     return views

@@ -174,7 +174,7 @@ def _apply(turn: Turn, proposal: Supplement) -> supply.Suppliable:
     proposal.save(update_fields=["status", "decided_at"])
     Supplement.objects.filter(
         campaign=c, path=proposal.path, status=Supplement.Status.ACCEPTED
-    ).exclude(pk=proposal.pk).update(status=Supplement.Status.WITHDRAWN)
+    ).exclude(pk=proposal.pk).update(status=Supplement.Status.SUPERSEDED)
     return it
 
 
@@ -306,3 +306,53 @@ def withdraw_supplement(*, campaign_id: object, user: User, ref: object) -> None
     proposal = _proposal(turn, ref)
     it = _item(turn, proposal.path)
     _withdraw(turn, [proposal], it.label, {"path": proposal.path})
+
+
+def superseded(turn: Turn, path: str) -> Supplement | None:
+    """The value of ``path`` accepted before the one in force (None: none was)."""
+    return (
+        Supplement.objects.filter(
+            campaign=turn.campaign, path=path, status=Supplement.Status.SUPERSEDED
+        )
+        .order_by("-decided_at", "-id")
+        .first()
+    )
+
+
+@transaction.atomic
+def propose_supplement_takeback(*, campaign_id: object, user: User, path: str) -> Supplement:
+    """The side that supplied the datum in force takes it back (issue 46: "a supplied
+    value ... afterwards by a takeback request that the opponent accepts"): the value
+    accepted before it is proposed again, and comes back once the opponent accepts, as
+    any proposal does.  A datum supplied once has nothing before it (the rules lack
+    it): it is amended with other figures instead."""
+    turn = take_turn(campaign_id, user, None)
+    path = str(path)[:120]
+    it = _item(turn, path)
+    current = Supplement.objects.filter(
+        campaign=turn.campaign, path=path, status=Supplement.Status.ACCEPTED
+    ).first()
+    if current is None:
+        raise ActionRefused(f"Nobody has supplied the {it.label}: there is nothing to take back.")
+    if current.proposed_by != turn.side:
+        raise ActionRefused(
+            f"{turn.side_name(current.proposed_by)} supplied the {it.label} in force: propose "
+            "other figures if it is wrong.",
+            status=409,
+        )
+    before = superseded(turn, path)
+    if before is None:
+        raise ActionRefused(
+            f"The {it.label} was supplied once, where the rules lack it: there is no earlier "
+            "value to go back to. Propose the figures it should have instead.",
+            status=409,
+        )
+    proposal = _open(turn, path, supply.Reading(before.value, list(before.rows)))
+    turn.record(
+        EventKind.SUPPLY,
+        text=f"{turn.side_name()} asks to take back the {it.label} it supplied ({it.rule}): "
+        f"the one accepted before comes back if {turn.side_name(_other(turn))} accepts.",
+        data={"path": path},
+    )
+    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    return proposal

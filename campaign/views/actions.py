@@ -27,6 +27,7 @@ from campaign.seat_views.common import member_seat
 from campaign.seat_views.roster import roster_view
 from campaign.services import (
     conceding,
+    corrections,
     hosting,
     initiative,
     messages,
@@ -230,6 +231,34 @@ def take_back_result(request: HttpRequest, campaign_id: UUID, at: str | None) ->
 @action("take-back-fortification")
 def take_back_fortification(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return takebacks.take_back_fortification(campaign_id=campaign_id, user=request.user, at=at)
+
+
+@action("correct")
+def correct(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return corrections.propose_roll_correction(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        unit_id=_post(request, "unit"),
+        reason=_post(request, "reason"),
+        name=_post(request, "name"),
+        kind=_post(request, "kind", "other"),
+        status=_post(request, "status", "ok"),
+        markers=request.POST.getlist("markers"),
+        gone=_post(request, "gone") == "1",
+    )
+
+
+@action("correct-answer")
+def correct_answer(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return corrections.answer_roll_correction(
+        campaign_id=campaign_id,
+        user=request.user,
+        at=at,
+        ref=_post(request, "correction"),
+        decision=_post(request, "decision"),
+        reason=_post(request, "reason"),
+    )
 
 
 @action(Action.ROLL)
@@ -456,6 +485,13 @@ def supply_refuse(request: HttpRequest, campaign_id: UUID, at: str | None) -> ob
 def supply_withdraw(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
     return supplements.withdraw_supplement(
         campaign_id=campaign_id, user=request.user, ref=_post(request, "supplement")
+    )
+
+
+@action("supply-takeback")
+def supply_takeback(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
+    return supplements.propose_supplement_takeback(
+        campaign_id=campaign_id, user=request.user, path=_post(request, "path")
     )
 
 

@@ -6,7 +6,7 @@ acts; a message appears live in the other browser."""
 import pytest
 from playwright.sync_api import expect
 
-from campaign.models import Event, Purchase, Seat, StepMark
+from campaign.models import Event, Purchase, Roll, Seat, StepMark, Unit
 from campaign.services import purchases
 from tests.browser.helpers import PHONE
 from tests.purchase_helpers import campaign_at
@@ -368,3 +368,55 @@ def test_an_amended_result_recomputes_the_purchase_points_live(
     ge.locator("#campaign-log", has_text="PP of 2.92 Purchase Points are recomputed").wait_for()
     assert "33 → 37" not in ge.locator("#campaign-log").inner_text()
     assert Seat.objects.get(campaign_id=players.campaign_id, side="american").points == 37
+
+
+def test_a_rolls_write_back_is_corrected_by_consent_live(
+    asgi_server, new_context, browser_login, modules, make_user, monkeypatch
+):
+    """APD 3.31: the American's 57L AT rolls a 6 on its Repair dr and is removed; he
+    meant the roll for another Gun.  The dice stand; he proposes the Gun's line as it
+    should be; the German's header and My campaigns say his answer is awaited; he
+    accepts, and the Gun is back on the American's retained forces — live on both
+    pages, logged for both."""
+    import rules.dice
+    from tests.test_rule_mechanisms import add, apd_at, roll
+
+    real = rules.dice.faces
+    sixes = [[6]]
+    monkeypatch.setattr(
+        rules.dice, "faces", lambda *a, **k: list(sixes.pop()) if sixes else real(*a, **k)
+    )
+    players, _ = apd_at((make_user("am"), make_user("ge")), "3.3")
+    gun = add(players, "american", "57L AT", "gun", "malfunctioned")
+    roll(players, "american", "repair_ma_gun", gun)
+    assert not Unit.objects.filter(campaign_id=players.campaign_id, ref=gun.ref).exists()
+    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
+    pages = {}
+    for side in ("american", "german"):
+        page = browser_login(new_context(), players.users[side]).new_page()
+        page.goto(url)
+        page.locator("body[data-live]").wait_for(state="attached")
+        pages[side] = page
+    am, ge = pages["american"], pages["german"]
+    fold = am.locator(f"#correct-{gun.ref}")
+    fold.locator("summary").click()
+    expect(fold.locator("input[name=name]")).to_have_value("57L AT")
+    fold.locator("select[name=kind]").select_option("gun")
+    fold.locator("select[name=status]").select_option("malfunctioned")
+    fold.get_by_label("The unit should be gone from the retained forces").uncheck()
+    fold.get_by_label("Why", exact=True).fill("I meant the roll for the other Gun")
+    fold.get_by_role("button", name="Propose the correction").click()
+    am.get_by_role("button", name="Withdraw my correction").wait_for()
+    expect(ge.locator("#campaign-header")).to_contain_text(
+        "Your answer is awaited: the correction of American's"
+    )
+    mine = browser_login(new_context(), players.users["german"]).new_page()
+    mine.goto(f"{asgi_server.url}/campaigns/")
+    expect(mine.locator(".answer-awaited")).to_have_count(1)
+    ge.get_by_role("button", name="Accept the correction").click()
+    for page in (am, ge):
+        page.locator("#campaign-log", has_text="German accepts American's correction").wait_for()
+    expect(ge.locator("#campaign-header")).not_to_contain_text("Your answer is awaited")
+    back = Unit.objects.get(campaign_id=players.campaign_id, ref=gun.ref)
+    assert (back.kind, back.status) == ("gun", "malfunctioned")
+    assert Roll.objects.get(campaign_id=players.campaign_id, table_id="repair_ma_gun").faces == [6]

@@ -1,0 +1,262 @@
+"""A roll's write-back to the retained forces corrected by consent (issue 46: "dice
+already rolled ... are never taken back (a roll's *write-back* to the roster can be
+corrected by consent)").
+
+A roll made for one of a side's units writes its result to that unit (marked,
+removed, replaced by a promoted leader...), and the unit keeps what the roll left
+until the step ends (``units._refuse_if_rolled``).  When that write-back is wrong (the
+wrong unit chosen, a result misread into the module), the side proposes the unit's
+line as it should be — or that it should be gone — with its reason; the opponent
+accepts (the line is written, the dice stand) or refuses, saying why; the proposer
+may withdraw.  Every step of it is logged for both.
+
+Only a roll the opponent may see is corrected: a secret roll (a still-secret RG's
+unit, a secret table) is the side's own until its reveal, and a proposal about it
+would tell the opponent it was made.  A proposal names the position it was made at
+and lapses when the campaign moves on, as a takeback request does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaign.models import EventKind, Roll, RollCorrection, Unit
+from campaign.services import push
+from campaign.services.errors import ActionRefused
+from campaign.services.text import clean_text
+from campaign.services.turns import Turn, User, take_turn
+from campaign.services.units import (
+    _clean,
+    _kind_and_count,
+    _markers,
+    _not_the_weapons,
+)
+from rules import machine
+from rules.effects import WEAPON_CARRIERS
+
+REASON_LIMIT = 500  # characters of a proposal's or a refusal's reason
+
+
+def open_corrections(turn: Turn) -> list[RollCorrection]:
+    """The proposals open at the current step of the current pass (older ones lapsed)."""
+    c = turn.campaign
+    return list(
+        RollCorrection.objects.select_related("roll").filter(
+            campaign=c,
+            cycle=c.cycle,
+            step_index=c.step_index,
+            status=RollCorrection.Status.PROPOSED,
+        )
+    )
+
+
+def line_of(unit: Unit | None) -> dict[str, Any] | None:
+    """A unit's line as a correction records it (None: the unit is gone)."""
+    if unit is None:
+        return None
+    return {
+        "name": unit.name,
+        "kind": unit.kind,
+        "status": unit.status,
+        "markers": list(unit.markers or ()),
+    }
+
+
+def describe_line(line: dict[str, Any] | None) -> str:
+    """A recorded line in the player's words ("8-1 leader, in good order")."""
+    if line is None:
+        return "gone from the retained forces"
+    words = [str(Unit.Status(line["status"]).label)]
+    words += [str(Unit.Status(m).label) for m in line.get("markers") or ()]
+    return f"{line['name']} ({Unit.Kind(line['kind']).label}), {', '.join(words)}"
+
+
+def _roll_for(turn: Turn, unit_ref: str) -> Roll:
+    """The side's last roll at this step for its unit ``unit_ref``, which the opponent
+    may see."""
+    c = turn.campaign
+    rolls = Roll.objects.filter(
+        campaign=c, cycle=c.cycle, step_id=turn.step.id, side=turn.side, unit_ref=unit_ref
+    ).order_by("-seq")
+    roll = rolls.first() if unit_ref else None
+    if roll is None:
+        raise ActionRefused(
+            "You have made no roll for that unit at this step: only what a roll wrote "
+            "to a unit here is corrected by consent.",
+            status=404,
+        )
+    other = machine.opponent(turn.module, turn.side)
+    if not Roll.objects.visible_to(other).filter(pk=roll.pk).exists():
+        raise ActionRefused(
+            "That roll is still your secret: your opponent cannot consent to correcting "
+            "a roll he may not see. It can be corrected once it is revealed.",
+            status=409,
+        )
+    return roll
+
+
+def _reason(reason: object, what: str) -> str:
+    said = clean_text(reason, what=what, limit=REASON_LIMIT)
+    if not said:
+        raise ActionRefused(f"{what}: say why, so your opponent can judge it.")
+    return said
+
+
+@transaction.atomic
+def propose_roll_correction(
+    *,
+    campaign_id: object,
+    user: User,
+    unit_id: object,
+    reason: object,
+    name: str = "",
+    kind: str = "other",
+    status: str = "ok",
+    markers: Sequence[str] | None = None,
+    gone: bool = False,
+    at: str | None = None,
+) -> RollCorrection:
+    """The side proposes what its unit's line should be after the roll made for it at
+    this step (``gone``: that the unit should have left the retained forces); the dice
+    stand.  The opponent is to accept or refuse."""
+    turn = take_turn(campaign_id, user, at)
+    unit_ref = unit_id if isinstance(unit_id, str) else ""
+    if "." in unit_ref:
+        raise ActionRefused(
+            "A roll made for a vehicle's weapon is corrected on the vehicle's record once "
+            "the step has ended; here only a unit's own line is corrected by consent.",
+            status=409,
+        )
+    roll = _roll_for(turn, unit_ref)
+    said = _reason(reason, "Your reason")
+    c = turn.campaign
+    unit = Unit.objects.filter(campaign=c, side=turn.side, ref=unit_ref).first()
+    line: dict[str, Any] | None = None
+    if not gone:
+        name, _, status = _clean(name, "", status)
+        kind, _ = _kind_and_count(kind, 1)
+        marks = _markers(markers, status)
+        _not_the_weapons(turn, kind, status, marks)
+        line = {"name": name, "kind": kind, "status": status, "markers": marks}
+    if unit is not None and unit.weapons and line and line["kind"] not in WEAPON_CARRIERS:
+        raise ActionRefused(
+            f"{unit.label} carries weapons on its record: only a vehicle does. Keep it a "
+            "vehicle here; nothing was proposed."
+        )
+    was = line_of(unit)
+    if line == was:
+        raise ActionRefused(
+            "That is the unit's line as it stands: change what the roll wrote wrongly.",
+        )
+    if RollCorrection.objects.filter(
+        campaign=c, roll=roll, status=RollCorrection.Status.PROPOSED
+    ).exists():
+        raise ActionRefused(
+            "You have proposed a correction of this roll already: withdraw it first, or "
+            "wait for your opponent's answer.",
+            status=409,
+        )
+    correction = RollCorrection.objects.create(
+        campaign=c,
+        side=turn.side,
+        roll=roll,
+        cycle=c.cycle,
+        step_index=c.step_index,
+        was=was,
+        line=line,
+        reason=said,
+    )
+    other = machine.opponent(turn.module, turn.side)
+    turn.record(
+        EventKind.TAKEBACK,
+        text=f"{turn.side_name()} proposes to correct what its {_what(roll)} wrote to its "
+        f"retained forces: {describe_line(was)} → {describe_line(line)} (“{said}”); "
+        f"{turn.side_name(other)} is to accept or refuse. The dice stand.",
+        data={"correction": correction.ref},
+    )
+    push.changed(c.pk)
+    return correction
+
+
+def _what(roll: Roll) -> str:
+    return f"{roll.purpose} roll" + (f" for {roll.item}" if roll.item else "")
+
+
+def _open(turn: Turn, ref: object) -> RollCorrection:
+    found = next((p for p in open_corrections(turn) if p.ref == str(ref)[:16]), None)
+    if found is None:
+        raise ActionRefused("There is no such open correction.", status=404)
+    return found
+
+
+@transaction.atomic
+def answer_roll_correction(
+    *,
+    campaign_id: object,
+    user: User,
+    ref: object,
+    decision: str,
+    reason: object = "",
+    at: str | None = None,
+) -> None:
+    """The opponent accepts the correction (the unit's line is written as proposed, the
+    dice stand) or refuses it, saying why; its proposer may withdraw it."""
+    if decision not in ("accept", "refuse", "withdraw"):
+        raise ActionRefused("Accept, refuse or withdraw the correction.")
+    turn = take_turn(campaign_id, user, at)
+    correction = _open(turn, ref)
+    mine = correction.side == turn.side
+    if mine != (decision == "withdraw"):
+        raise ActionRefused(
+            "Your opponent answers the correction you proposed; you may withdraw it."
+            if mine
+            else "Only its proposer withdraws a correction: accept or refuse it.",
+            status=409,
+        )
+    roll, c = correction.roll, turn.campaign
+    proposer = turn.side_name(correction.side)
+    correction.decided_at = timezone.now()
+    if decision == "accept":
+        correction.status = RollCorrection.Status.ACCEPTED
+        before = _write(turn, correction)
+        text = (
+            f"{turn.side_name()} accepts {proposer}'s correction of what its {_what(roll)} "
+            f"wrote: {describe_line(before)} → {describe_line(correction.line)}. The dice stand."
+        )
+    elif decision == "refuse":
+        correction.status = RollCorrection.Status.REFUSED
+        correction.answer = _reason(reason, "Why you refuse it")
+        text = (
+            f"{turn.side_name()} refuses {proposer}'s correction of its {_what(roll)}: "
+            f"“{correction.answer}”. The unit stays as the roll left it."
+        )
+    else:
+        correction.status = RollCorrection.Status.WITHDRAWN
+        text = f"{proposer} withdraws its proposed correction of its {_what(roll)}."
+    correction.save(update_fields=["status", "answer", "decided_at"])
+    turn.record(EventKind.TAKEBACK, text=text, data={"correction": correction.ref})
+    push.changed(c.pk)
+
+
+def _write(turn: Turn, correction: RollCorrection) -> dict[str, Any] | None:
+    """The proposed line written over the unit's; returns the line it replaced."""
+    c, ref = turn.campaign, correction.roll.unit_ref
+    unit = (
+        Unit.objects.select_for_update().filter(campaign=c, side=correction.side, ref=ref).first()
+    )
+    before = line_of(unit)
+    line = correction.line
+    if line is None:
+        if unit is not None:
+            unit.delete()
+    elif unit is None:
+        Unit.objects.create(campaign=c, side=correction.side, ref=ref, **line)
+    else:
+        for field, value in line.items():
+            setattr(unit, field, value)
+        unit.save(update_fields=list(line))
+    return before
