@@ -129,12 +129,33 @@ async def paired(run: Path_, n: int) -> None:
         print(f"{label:>24}: p50 {wall:6.1f} ms, CPU p50 {cpu:6.1f} ms", flush=True)
 
 
+def templates_only(n: int) -> None:
+    """Django's template engine against Jinja2 on the hot parts (issue 49)."""
+    from django.conf import settings
+
+    from bench import templates
+
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+    users, _ = bench.players()
+    (buy,) = bench.purchase_campaigns(users, 1, "tpl")
+    roster = bench.roster_campaign(users)
+    parts = templates.hot_parts(users["alice"], buy, roster)
+    for line in templates.compare(parts, n=max(n, 50) * 4):
+        print(line, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--only", default="", help="a substring of the path names")
     parser.add_argument("--pyinstrument", action="store_true")
+    parser.add_argument(
+        "--templates",
+        action="store_true",
+        help="no profiler: the hot parts (RG chart rows, CG Roster) rendered by Django's "
+        "template engine and by Jinja2 (bench/templates.py), CPU p50 of each",
+    )
     parser.add_argument(
         "--paired",
         action="store_true",
@@ -146,6 +167,10 @@ def main() -> None:
     import django
 
     django.setup()
+    if args.templates:
+        templates_only(args.n)
+        bench.drop_database(bench.DB)
+        return
     todo = paths(args.n * (2 if args.paired else 1))  # a pair runs each path twice
 
     async def run_all() -> None:

@@ -370,7 +370,10 @@ def analyze() -> None:
 # --------------------------------------------------------------------------- in-process
 
 
-QUERIES = [0]  # SQL statements run by any connection of this process
+# SQL statements run by any connection of this process: all of them, and those that
+# are not transaction control (savepoints; tests/test_queries.py counts these).
+QUERIES = [0, 0]
+TRANSACTION_CONTROL = ("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT")
 
 
 def statements(figures: dict[str, Any]) -> str:
@@ -385,6 +388,8 @@ def count_queries() -> None:
 
     def counted(execute, sql, params, many, context):
         QUERIES[0] += 1
+        if not sql.startswith(TRANSACTION_CONTROL):
+            QUERIES[1] += 1
         return execute(sql, params, many, context)
 
     def hook(sender, connection, **kwargs):
@@ -422,9 +427,10 @@ class Timed:
         self.times: dict[str, list[float]] = {}
         self.cpu: dict[str, list[float]] = {}
         self.queries: dict[str, list[int]] = {}
+        self.statements: dict[str, list[int]] = {}
 
     async def request(self, name: str, method: str, url: str, *args: Any, **kwargs: Any) -> Any:
-        before = QUERIES[0]
+        before, before_statements = QUERIES
         cpu = time.process_time()
         start = time.perf_counter()
         response = await getattr(self.client, method)(url, *args, **kwargs)
@@ -433,6 +439,7 @@ class Timed:
         assert response.status_code == 200, (name, response.status_code, response.content[:300])
         self.times.setdefault(name, []).append(elapsed)
         self.queries.setdefault(name, []).append(QUERIES[0] - before)
+        self.statements.setdefault(name, []).append(QUERIES[1] - before_statements)
         return response
 
     def figures(self) -> dict[str, dict[str, Any]]:
@@ -442,6 +449,7 @@ class Timed:
                 "cpu_p50": pct(self.cpu[name], 50),
                 "queries": max(self.queries[name]),
                 "q_min": min(self.queries[name]),
+                "statements": max(self.statements[name]),
             }
             for name, t in self.times.items()
         }
@@ -976,6 +984,10 @@ def ms(s: dict[str, float] | None, *keys: str) -> str:
     return " / ".join(f"{s[k]:.1f}" for k in keys)
 
 
+def cpu_p50(run: dict[str, Any], name: str) -> float:
+    return float(run["requests"][name]["cpu_p50"])
+
+
 def table(runs: list[dict[str, Any]]) -> list[str]:
     """Every figure of every run, one column per run."""
     heads = [f"{r['server']} x{r['scale']} #{r['repeat']}" for r in runs]
@@ -1081,6 +1093,23 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
             f"... its stages p50 ms ({backend}): answered; 1st frame in; in the DOM; painted",
             lambda r, b=backend: stage_line(r["browser"][b]["buy"]["stages"], named=False),
         )
+    # Issue 49's goals, each a ratio of two figures of the same run (above).
+    row(
+        f"ratio: purchases at {CLIENTS} clients / stack ceiling (requests/s; goal >= 0.5)",
+        lambda r: f"{r['throughput']['rps'] / r['ceiling']['rps']:.2f}",
+    )
+    row(
+        "ratio: buy answering with fragments / live buy (CPU p50; goal <= 1.5)",
+        lambda r: f"{cpu_p50(r, 'buy (answer)') / cpu_p50(r, 'buy (live)'):.2f}x",
+    )
+    row(
+        f"ratio: reveal from sending the 2nd lock / floor, {LABELS['paused']} (p50; goal <= 3)",
+        lambda r: f"{r['reveal']['reveal']['p50'] / r['reveal']['floor']['p50']:.1f}x",
+    )
+    row(
+        "lock 2nd, reveals (live): SQL statements but savepoints (goal <= 8)",
+        lambda r: str(r["requests"]["lock 2nd, reveals (live)"]["statements"]),
+    )
     width = max(len(n) for n, _ in rows)
     out = ["| figure | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
     out += [f"| {n:<{width}} | " + " | ".join(v) + " |" for n, v in rows]

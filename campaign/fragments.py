@@ -19,6 +19,7 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
+from django.template import engines
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
@@ -121,12 +122,25 @@ def kept_rows(sent: str, html: str) -> str:
     return _KEPT_ROW.sub(keep, html)
 
 
+# The hot parts rendered by Jinja2 (``templates/jinja2/``, engine ``jinja2``; issue 49:
+# Django's engine took two to four times the CPU for the same HTML,
+# ``python bench/profiling.py --templates``); every other template is Django's.
+JINJA2_TEMPLATES = frozenset({"campaign/steps/_chart_rows.html", "campaign/_roster.html"})
+
+
+def render_template(template: str, context: dict[str, Any], request: Any = None) -> str:
+    """``template`` rendered by its engine (``JINJA2_TEMPLATES``: Jinja2)."""
+    if template in JINJA2_TEMPLATES:
+        return str(engines["jinja2"].get_template(template).render(context, request))
+    return render_to_string(template, context, request=request)
+
+
 def _render(
     templates: Mapping[Part, str], parts: Iterable[Part], context: dict[str, Any], request: Any
 ) -> list[tuple[Part, str]]:
     wanted = set(parts)
     return [
-        (part, _stamped(part, render_to_string(template, context, request=request)))
+        (part, _stamped(part, render_template(template, context, request)))
         for part, template in templates.items()
         if part in wanted
     ]
@@ -226,7 +240,7 @@ def _from_inputs(memo: PartMemo, template: str, inputs: Any, csrf_token: Any) ->
     html = memo.get(key)
     if html is None:
         context = {"c": inputs, "view": inputs, "p": inputs, "csrf_token": PartMemo.TOKEN}
-        html = render_to_string(template, context)
+        html = render_template(template, context)
         memo.put(key, html)
     if PartMemo.TOKEN in html:
         html = html.replace(PartMemo.TOKEN, str(csrf_token or ""))
@@ -315,7 +329,7 @@ def _rows(template: str, rows: Sequence[tuple[Hashable, Any]], context: dict[str
     html = {key: TABLE_ROWS.get((template, key)) for key, _ in rows}
     missing = [(key, row) for key, row in rows if html[key] is None]
     if missing:
-        rendered = render_to_string(
+        rendered = render_template(
             template, {**context, "rows": [row for _, row in missing], "row_end": _ROW_END}
         ).split(_ROW_END)
         for (key, _), piece in zip(missing, rendered, strict=False):
@@ -441,7 +455,7 @@ def _memoised(
     after the part's stamp: a page and its socket share one render."""
     html = memo.get(key)
     if html is None:
-        html = _stamped(part, render_to_string(template, {**context, "oob": False}))
+        html = _stamped(part, render_template(template, {**context, "oob": False}))
         memo.put(key, html)
     html = html.replace(PartMemo.TOKEN, token)
     if oob:  # after the stamp's fingerprint (eight hex digits) and its closing quote

@@ -9,7 +9,7 @@ a function of what has been revealed to it only.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.db import models
 from django.db.models import Case, F, Q, Value, When
@@ -49,6 +49,20 @@ class UnitQuerySet(models.QuerySet[_M]):
         )
 
 
+def event_hidden(side: Side) -> Q:
+    """An opponent's log line still secret to ``side``: the seat reads its public text."""
+    return ~Q(secret_side="") & ~Q(secret_side=side) & Q(revealed_at__isnull=True)
+
+
+def event_shown(event: Any, side: str) -> str:
+    """What ``side``'s seat reads of one log line held in memory (an ``Event`` this
+    transaction recorded): the same rule as ``EventQuerySet.visible_to``'s ``shown``
+    (``event_hidden``), for the notices built before the line is written.  Empty:
+    nothing to show.  ``tests/test_visibility_twin.py`` holds the two to one answer."""
+    hidden = event.secret_side not in ("", side) and event.revealed_at is None
+    return str(event.public_text if hidden else event.text)
+
+
 class EventQuerySet(models.QuerySet[_M]):
     def readable_by(self, side: Side) -> EventQuerySet[_M]:
         """Events whose full record (text and data) the seat may read."""
@@ -58,7 +72,6 @@ class EventQuerySet(models.QuerySet[_M]):
         """Events the seat may read, each with ``shown``: its full text, or the public
         text of an opponent's unrevealed secret; events with nothing to show are
         dropped here, before any slicing."""
-        hidden = ~Q(secret_side="") & ~Q(secret_side=side) & Q(revealed_at__isnull=True)
         return self.annotate(
-            shown=Case(When(hidden, then=F("public_text")), default=F("text"))
+            shown=Case(When(event_hidden(side), then=F("public_text")), default=F("text"))
         ).exclude(shown=Value(""))

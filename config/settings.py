@@ -99,6 +99,14 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The hot parts (issue 49): campaign.fragments renders them with this engine.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "NAME": "jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "campaign.templatetags.jinja.environment"},
+    },
 ]
 
 WSGI_APPLICATION = "config.wsgi.application"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from campaign.models import Campaign, Event, EventKind
+from campaign.services import writes
 
 
 def record_event(
@@ -17,12 +19,15 @@ def record_event(
     secret_side: str = "",
     public_text: str = "",
     data: dict[str, Any] | None = None,
+    revealed_at: datetime | None = None,
 ) -> Event:
     """Append to the log of a campaign whose row the caller holds locked.  With
     ``secret_side`` the text is that side's secret until revealed; the opponent reads
     ``public_text`` (or nothing, when it is empty).  The event is also kept on the
-    campaign object (``recorded``) for the notices of this transaction."""
-    event = Event.objects.create(
+    campaign object (``recorded``) for the notices of this transaction.  Inside
+    ``writes.deferring()`` the insert waits for the block's one statement (the event's
+    ``pk`` stays unset); ``revealed_at``: a secret revealed as it is recorded."""
+    event = Event(
         campaign=campaign,
         kind=kind,
         side=side,
@@ -32,7 +37,9 @@ def record_event(
         public_text=public_text,
         secret_side=secret_side,
         data=data or {},
+        revealed_at=revealed_at,
     )
+    writes.insert(event)
     recorded(campaign).append(event)
     return event
 

@@ -28,7 +28,7 @@ from campaign.models import (
 )
 from campaign.selectors import pass_result
 from campaign.services import dice as dice_service
-from campaign.services import purchase_records, units
+from campaign.services import purchase_records, units, writes
 from campaign.services.events import record_event
 from campaign.services.rolls import campaign_inputs, confirmed_results, roll_context
 from campaign.services.start import start_summary
@@ -175,7 +175,8 @@ def enter_hooks(turn: Turn) -> tuple[Hook, ...]:
 
 
 def save_position(c: Campaign) -> None:
-    Campaign.objects.filter(pk=c.pk).update(
+    writes.update(
+        Campaign.objects.filter(pk=c.pk),
         date_index=c.date_index,
         step_index=c.step_index,
         cycle=c.cycle,

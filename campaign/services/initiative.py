@@ -1,17 +1,25 @@
 """Secret initiative chits (3.621 / C5.x): each side locks Attack or Idle; when the
 second locks, the same transaction reveals both, cross-indexes the module's matrix
-and moves the campaign on — or loops it to a new date on Idle/Lull."""
+and moves the campaign on — or loops it to a new date on Idle/Lull.
+
+The lock reads once after the campaign's lock (the pass's done marks and chits, one
+statement) and writes once (``writes.deferring``: the chits, the mark, the log lines,
+the outcome, the position, the notices and the seats in one statement on PostgreSQL):
+the revealing lock runs five statements, session and user included
+(``tests/test_queries.py``)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db import transaction
-from django.db.models import IntegerField
+from django.db.models import CharField, IntegerField, Value
 from django.utils import timezone
 
-from campaign.models import Event, EventKind, InitiativeChit, InitiativeOutcome
+from campaign.models import Campaign, Event, EventKind, InitiativeChit, InitiativeOutcome, StepMark
 from campaign.prepared import CAMPAIGN, Param, PreparedRead
 from campaign.selectors import chits_locked
-from campaign.services import push
+from campaign.services import push, writes
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.flow import (
@@ -28,12 +36,35 @@ from rules.availability import CHITS
 from rules.kinds import Action
 from rules.schema import RollForSide
 
-# The chits of a pass, read (under the campaign's lock) once every side is done.
-_CHITS = PreparedRead(
-    lambda: InitiativeChit.objects.filter(
-        campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField())
+_CYCLE = Param("cycle", IntegerField())
+_NO_STEP = -1  # the chits' rows in the union below
+# The pass's done marks (step index, side, "") and its chits (-1, side, chit), read
+# in one statement after the campaign's lock: it sees what the other player committed
+# while this one waited (``take_turn``), and a chit locked by the other side is in.
+_MARKS_AND_CHITS = PreparedRead(
+    lambda: (
+        StepMark.objects.filter(campaign_id=CAMPAIGN, cycle=_CYCLE)
+        .order_by()
+        .values_list("step_index", "side", Value("", output_field=CharField()))
+        .union(
+            InitiativeChit.objects.filter(campaign_id=CAMPAIGN, cycle=_CYCLE)
+            .order_by()
+            .values_list(Value(_NO_STEP, output_field=IntegerField()), "side", "chit"),
+            all=True,
+        )
     )
 )
+
+
+def _marks_and_chits(c: Campaign) -> tuple[dict[int, frozenset[str]], dict[str, str]]:
+    marks: dict[int, set[str]] = {}
+    chits: dict[str, str] = {}
+    for index, side, chit in _MARKS_AND_CHITS(campaign=c.pk, cycle=c.cycle):
+        if index == _NO_STEP:
+            chits[side] = chit
+        else:
+            marks.setdefault(index, set()).add(side)
+    return {i: frozenset(sides) for i, sides in marks.items()}, chits
 
 
 @transaction.atomic
@@ -41,43 +72,65 @@ def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | Non
     """Lock this side's chit.  It cannot be changed; the opponent learns only that it
     was chosen, until both are revealed at once."""
     turn = take_turn(campaign_id, user, at)
-    snap = turn.snapshot()
-    expect_turn(turn, Action.CHIT, snap)
-    availability.check_chit(turn.module, snap, chit)
     c = turn.campaign
-    InitiativeChit.objects.create(
-        campaign=c, cycle=c.cycle, date_index=c.date_index, side=turn.side, chit=chit
+    marks, chits = _marks_and_chits(c)
+    turn.marks_read(marks)
+    with writes.deferring():
+        snap = turn.snapshot()
+        expect_turn(turn, Action.CHIT, snap)
+        availability.check_chit(turn.module, snap, chit)
+        sides = {s.id for s in turn.module.sides}
+        chits = {**chits, turn.side: chit}
+        # Every side done once this one is: the chits are revealed in this transaction.
+        now = timezone.now() if turn.done | {turn.side} >= sides and chits.keys() >= sides else None
+        if now is not None:
+            reveal_locked(turn, now)
+        writes.insert(
+            InitiativeChit(
+                campaign=c,
+                cycle=c.cycle,
+                date_index=c.date_index,
+                side=turn.side,
+                chit=chit,
+                revealed_at=now,
+            )
+        )
+        mark_done(turn)
+        name = turn.side_name()
+        turn.record(
+            EventKind.CHIT,
+            text=f"{name} locked its initiative chit: {CHITS[chit]}.",
+            secret=True,
+            public_text=f"{name} has chosen its initiative chit.",
+            revealed_at=now,
+        )
+        revealed = [] if now is None else reveal(turn, chits)
+        push.changed(c.pk, saving=[*revealed, *update_waiting(turn)])
+
+
+def reveal_locked(turn: Turn, now: datetime) -> None:
+    """Reveal the chits locked before this transaction and their log lines (the chit
+    locked now is written revealed)."""
+    c = turn.campaign
+    writes.update(
+        InitiativeChit.objects.filter(campaign=c, cycle=c.cycle, revealed_at=None),
+        revealed_at=now,
     )
-    mark_done(turn)
-    name = turn.side_name()
-    turn.record(
-        EventKind.CHIT,
-        text=f"{name} locked its initiative chit: {CHITS[chit]}.",
-        secret=True,
-        public_text=f"{name} has chosen its initiative chit.",
+    writes.update(
+        Event.objects.filter(
+            campaign=c, kind=EventKind.CHIT, date_index=c.date_index, revealed_at=None
+        ),
+        revealed_at=now,
     )
-    # A side that locks its chit marks the step done in the same transaction, so the
-    # chits are read (under the campaign's lock) only once every side is done.
-    revealed: list[push.SeatField] = []
-    if turn.done >= {s.id for s in turn.module.sides}:
-        chits = {ch.side: ch.chit for ch in _CHITS(campaign=c.pk, cycle=c.cycle)}
-        if len(chits) == len(turn.module.sides):
-            revealed = reveal(turn, chits)
-    push.changed(c.pk, saving=[*revealed, *update_waiting(turn)])
 
 
 def reveal(turn: Turn, chits: dict[str, str]) -> list[push.SeatField]:
-    """Reveal both chits (``chits``: side -> chit), find the matrix result and its
-    follow-ups, move on.  Returns the seats' changed fields (the Attack chits used),
-    for ``push.changed`` to write."""
+    """Cross-index the revealed chits (``chits``: side -> chit), find the matrix result
+    and its follow-ups, move on.  Returns the seats' changed fields (the Attack chits
+    used), for ``push.changed`` to write."""
     c, module = turn.campaign, turn.module
     ini = module.initiative
     assert ini is not None
-    now = timezone.now()
-    InitiativeChit.objects.filter(campaign=c, cycle=c.cycle).update(revealed_at=now)
-    Event.objects.filter(
-        campaign=c, kind=EventKind.CHIT, date_index=c.date_index, revealed_at=None
-    ).update(revealed_at=now)
     cell = next(cell for cell in ini.matrix if cell.chits == chits)
     result = matrix_result(turn, cell.result)
     used: list[push.SeatField] = []
@@ -102,17 +155,19 @@ def reveal(turn: Turn, chits: dict[str, str]) -> list[push.SeatField]:
         text += f" Who moves first is rolled after setup ({result.moves_first.rule})."
     if result.text:
         text += f" {result.text}"
-    InitiativeOutcome.objects.create(
-        campaign=c,
-        cycle=c.cycle,
-        date_index=c.date_index,
-        result=cell.result,
-        label=result.label,
-        scenario=result.scenario,
-        attackers=result.attackers,
-        sets_up_first=sets_up,
-        moves_first=moves,
-        text=text,
+    writes.insert(
+        InitiativeOutcome(
+            campaign=c,
+            cycle=c.cycle,
+            date_index=c.date_index,
+            result=cell.result,
+            label=result.label,
+            scenario=result.scenario,
+            attackers=result.attackers,
+            sets_up_first=sets_up,
+            moves_first=moves,
+            text=text,
+        )
     )
     record_event(
         c, kind=EventKind.INITIATIVE, step_id=turn.step.id, text=text, data={"chits": chits}

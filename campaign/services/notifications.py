@@ -19,7 +19,6 @@ the hour wait and go out together in one summary), or off.
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import uuid
@@ -38,11 +37,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from campaign.models import Event, EventKind, Notification, NotificationSettings, Seat
-from campaign.prepared import SIDE, Param, PreparedRead
+from campaign.prepared import Param, PreparedRead
+from campaign.services import writes
 from campaign.services.errors import ActionRefused
 from campaign.services.events import recorded
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, signed_in
+from campaign.visibility import event_shown
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +96,7 @@ def queue_notices(turn: Turn, *, actor: str, due: Mapping[str, Notification.Kind
     transition ``due`` names for their side, and the public events recorded in this
     transaction, read through the gate for their seat.  E-mailed after commit."""
     c, module = turn.campaign, turn.module
-    news = [e.pk for e in recorded(c) if e.kind in NEWS_KINDS]
+    news = [e for e in recorded(c) if e.kind in NEWS_KINDS]
     recorded(c).clear()
     rows = []
     for side, seat in turn.seats.items():
@@ -148,7 +149,7 @@ def queue_notices(turn: Turn, *, actor: str, due: Mapping[str, Notification.Kind
         )
     if rows:
         _mark_unsendable(rows, turn.seats.values())
-        Notification.objects.bulk_create(rows)
+        writes.insert(*rows)
         falls_due = rows[0].next_attempt_at  # the same for every row of this action
         transaction.on_commit(lambda: deliver_at(falls_due), robust=True)
     elif not _looked_since_start.is_set():
@@ -170,28 +171,11 @@ def told_your_move(seat: Seat) -> bool:
     return bool(_TOLD_YOUR_MOVE(seat=seat.pk, since=seat.waiting_since))
 
 
-@functools.lru_cache(maxsize=16)
-def _news(count: int) -> PreparedRead[str]:
-    """The gated read of ``count`` events by id, compiled once per count (a
-    transaction logs a few)."""
-    ids = [Param(f"event{i}", IntegerField()) for i in range(count)]
-    return PreparedRead(
-        # ``shown`` is annotated by the gate (``visible_to``), which the stubs cannot see.
-        lambda: (
-            Event.objects.visible_to(SIDE)  # type: ignore[misc]
-            .filter(pk__in=ids)
-            .order_by("id")
-            .values_list("shown", flat=True)
-        )
-    )
-
-
-def news_lines(side: str, event_ids: Sequence[int]) -> list[str]:
-    """The public events of this transaction as ``side``'s seat may read them."""
-    if not event_ids:
-        return []
-    ids = {f"event{i}": pk for i, pk in enumerate(event_ids)}
-    return [str(shown) for shown in _news(len(event_ids))(side=side, **ids)]
+def news_lines(side: str, events: Sequence[Event]) -> list[str]:
+    """The public events of this transaction as ``side``'s seat may read them: the
+    gate's own rule for a log line (``visibility.event_shown``), applied to the events
+    as this transaction recorded them (a deferred insert has no ``pk`` to read it by)."""
+    return [shown for e in events if (shown := event_shown(e, side))]
 
 
 def _line(text: str, limit: int) -> str:

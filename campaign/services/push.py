@@ -28,6 +28,7 @@ from django.db import transaction
 from django.db.models import Case, F, Field, Value, When
 
 from campaign.models import Seat
+from campaign.services import writes
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ def changed(
                 *(When(pk=pk, then=Value(v, output_field=field)) for pk, v in by_seat.items()),
                 default=F(name),
             )
-    seats.update(**values)
+    writes.update(seats, **values)
     parts = set(parts)
     collected = _collector.get()
     if collected is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
@@ -24,6 +25,7 @@ from campaign.selectors import (
     position_token,
     snapshot,
 )
+from campaign.services import writes
 from campaign.services.errors import ActionRefused, NotFound
 from campaign.services.events import record_event
 from rules import availability
@@ -78,9 +80,11 @@ class Turn:
         secret: bool = False,
         public_text: str = "",
         data: dict[str, Any] | None = None,
+        revealed_at: datetime | None = None,
     ) -> Event:
         """Log what the acting side did at this step; ``secret``: the side's own until
-        revealed (the opponent reads ``public_text``, or nothing)."""
+        revealed (the opponent reads ``public_text``, or nothing; ``revealed_at``: a
+        secret revealed as it is recorded)."""
         return record_event(
             self.campaign,
             kind=kind,
@@ -90,6 +94,7 @@ class Turn:
             secret_side=self.side if secret else "",
             public_text=public_text,
             data=data,
+            revealed_at=revealed_at,
         )
 
     @property
@@ -99,6 +104,11 @@ class Turn:
         if self._marks_cycle != c.cycle:
             self._marks, self._marks_cycle = pass_marks(c), c.cycle
         return self._marks.get(c.step_index, frozenset())
+
+    def marks_read(self, marks: dict[int, frozenset[str]]) -> None:
+        """The pass's marks, read after the lock by the service itself (with what else
+        it reads in that statement, e.g. the pass's initiative chits)."""
+        self._marks, self._marks_cycle = dict(marks), self.campaign.cycle
 
     def no_marks_yet(self) -> None:
         """The pass has no marks (a campaign just made): nothing to read."""
@@ -183,11 +193,13 @@ def mark_done(
     (the current one by default; a later one when finishing ahead)."""
     index = turn.campaign.step_index if step_index is None else step_index
     who = side or turn.side
-    StepMark.objects.create(
-        campaign=turn.campaign,
-        cycle=turn.campaign.cycle,
-        step_index=index,
-        side=who,
-        data=dict(data or {}),
+    writes.insert(
+        StepMark(
+            campaign=turn.campaign,
+            cycle=turn.campaign.cycle,
+            step_index=index,
+            side=who,
+            data=dict(data or {}),
+        )
     )
     turn.marked(who, index)
