@@ -214,6 +214,24 @@ def replenish_all(turn: Turn) -> None:
         replenish_side(turn, seat)
 
 
+def replenishment(
+    turn: Turn, side: str, *, date_index: int, points: int, roll: replenish.Roller
+) -> replenish.Outcome:
+    """``side``'s replenishment at ``date_index`` from ``points`` on hand, its rolls made
+    by ``roll`` (rolled now, or read again when an amended result recomputes it)."""
+    played = confirmed_results(turn.campaign)
+    return replenish.replenish(
+        turn.module,
+        side=side,
+        date_index=date_index,
+        played_date_index=played[-1].date_index if played else None,
+        points=points,
+        inputs={s: campaign_inputs(turn, s) for s in turn.seats},
+        context=roll_context(turn, side),
+        roll=roll,
+    )
+
+
 def replenish_side(turn: Turn, seat: Seat) -> None:
     c, module = turn.campaign, turn.module
     step_id = turn.step.id
@@ -232,17 +250,7 @@ def replenish_side(turn: Turn, seat: Seat) -> None:
             secret=True,
         )
 
-    played = confirmed_results(c)
-    outcome = replenish.replenish(
-        module,
-        side=seat.side,
-        date_index=c.date_index,
-        played_date_index=played[-1].date_index if played else None,
-        points=seat.points,
-        inputs={s: campaign_inputs(turn, s) for s in turn.seats},
-        context=roll_context(turn, seat.side),
-        roll=roll,
-    )
+    outcome = replenishment(turn, seat.side, date_index=c.date_index, points=seat.points, roll=roll)
     seat.points = outcome.points
     seat.save(update_fields=["points"])
     name = module.side(seat.side).name

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from campaign.models import Event, EventKind, Roll, ScenarioResult, Seat
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
-from campaign.services.flow import record_winner
+from campaign.services.flow import record_winner, replenishment
 from campaign.services.push import SeatField
-from campaign.services.rolls import campaign_inputs, confirmed_results, roll_context
+from campaign.services.rolls import confirmed_results
 from campaign.services.turns import Turn
-from rules import machine, replenish, victory
+from rules import machine, victory
 from rules.drm import AppliedDrm
 from rules.kinds import Hook
 from rules.schema import Table
@@ -107,15 +107,11 @@ def _replenish_again(turn: Turn, seat: Seat, result: ScenarioResult) -> bool:
             )
         return _Replayed(tuple(r.faces), sum(r.faces) + sum(d.value for d in drms))
 
-    played = confirmed_results(c)
-    outcome = replenish.replenish(
-        module,
-        side=seat.side,
+    outcome = replenishment(
+        turn,
+        seat.side,
         date_index=made.date_index,
-        played_date_index=played[-1].date_index if played else None,
         points=int(made.data.get("start", 0)),
-        inputs={s: campaign_inputs(turn, s) for s in turn.seats},
-        context=roll_context(turn, seat.side),
         roll=roll,
     )
     if next(recorded, None) is not None:

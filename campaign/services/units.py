@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Q, QuerySet, Sum
 
 from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit, new_ref
 from campaign.selectors import pass_result, squad_counts, with_origin
@@ -576,18 +576,20 @@ def marked_in_pass(campaign: Campaign, side: str, status: str) -> list[tuple[str
     """The units ``side`` marked ``status`` in this pass, each with the table whose
     result allowed it ("" : an exchange): PHD C5.22's Heroes and C5.23's DR both Battle
     Harden MMC, none twice in the ConPh."""
-    rows = (
-        Event.objects.readable_by(side)
-        .filter(
-            campaign=campaign,
-            kind=EventKind.UNIT,
-            side=side,
-            data__status=status,
-            data__cycle=campaign.cycle,
-        )
-        .values_list("data", flat=True)
+    rows = unit_lines_of_pass(campaign, side).filter(data__status=status)
+    return [
+        (d["marked"], d.get("table", ""))
+        for d in rows.values_list("data", flat=True)
+        if "marked" in d
+    ]
+
+
+def unit_lines_of_pass(campaign: Campaign, side: str) -> QuerySet[Event]:
+    """The log's lines of what ``side`` did to its units in this pass (its own, read
+    through the gate)."""
+    return Event.objects.readable_by(side).filter(
+        campaign=campaign, kind=EventKind.UNIT, side=side, data__cycle=campaign.cycle
     )
-    return [(d["marked"], d.get("table", "")) for d in rows if "marked" in d]
 
 
 def settle_exchange(turn: Turn) -> None:
@@ -730,17 +732,7 @@ def strength_counts(campaign: Campaign, side: str) -> tuple[int, int, int]:
 def took_instead(campaign: Campaign, side: str, table_id: str) -> bool:
     """Whether ``side`` took what a table offers instead of its roll in this pass
     (PHD C5.24a): the log's line of it says so."""
-    return (
-        Event.objects.readable_by(side)
-        .filter(
-            campaign=campaign,
-            kind=EventKind.UNIT,
-            side=side,
-            data__instead=table_id,
-            data__cycle=campaign.cycle,
-        )
-        .exists()
-    )
+    return unit_lines_of_pass(campaign, side).filter(data__instead=table_id).exists()
 
 
 def ladder(module: Module) -> tuple[str, ...]:
