@@ -205,7 +205,7 @@ PRESENCE_TTL = float(os.environ.get("REFIT_PRESENCE_TTL", 30))
 # ... and every so many beats, if its seat's revision moved since its page was last
 # drawn in full, re-renders the page and sends what differs (a push lost unseen: one
 # query when nothing moved).
-PRESENCE_RESYNC_BEATS = int(os.environ.get("REFIT_PRESENCE_RESYNC_BEATS", 1))
+PRESENCE_RESYNC_BEATS = int(os.environ.get("REFIT_PRESENCE_RESYNC_BEATS", 3))
 
 # The benchmark's bare group-send echo endpoint (never on in production).
 BENCH_ECHO = env_bool("REFIT_BENCH_ECHO", False)

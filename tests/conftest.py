@@ -143,9 +143,10 @@ def _database_url(settings_dict: dict) -> str:
 # open a connection of its own (~12 ms of password exchange and a new server process
 # on the development machine).
 WORKER_POOL = {"DB_POOL_MAX": "10"}
-# Its sockets beat every 3 s, so a push lost on a loaded machine is caught up within a
-# browser test's wait (the worker logs each catch-up: see worker_log_on_failure).
-WORKER_BEAT = {"REFIT_PRESENCE_HEARTBEAT": "3"}
+# Its sockets beat every 3 s and resync every other beat, so a push lost on a loaded
+# machine is caught up within a browser test's wait (the worker logs each catch-up:
+# see worker_log_on_failure).
+WORKER_BEAT = {"REFIT_PRESENCE_HEARTBEAT": "3", "REFIT_PRESENCE_RESYNC_BEATS": "2"}
 
 
 def AsgiServer(database_url: str, **env: str) -> AsgiWorker:  # noqa: N802 - a factory

@@ -257,6 +257,9 @@ def test_purple_heart_draw_from_sign_up_to_the_second_conph(asgi_server, new_con
         "cvp_lost.german": 8,
         "san.us": 3,
         "san.german": 3,
+        # C5.31 RG footnote z: the Gun/vehicle crews each side lost (none here).
+        "crews_lost.us": 0,
+        "crews_lost.german": 0,
     }
     play_date(host, guest, values, "attack", "idle")
     # C5.29 is the server's: it passes by itself and its arithmetic is in each side's log.
