@@ -411,11 +411,11 @@ class CampaignConsumer(ResilientConsumer):
         if shows is not None:
             same = unchanged(fragments, shows)
             self.sent.update((part, html) for part, html in fragments if part in same)
-        before = dict(self.sent)
+        resent = {part for part, html in fragments if self.sent.get(part) != html}
         changed = self.unsent(fragments)
         if changed:
             await self.send(text_data="".join(changed))
-        return {part for part, html in fragments if before.get(part) != html}
+        return resent
 
     def unsent(self, fragments: list[tuple[push.Part, str]]) -> list[str]:
         """The fragments that differ from what the page shows, which it then shows; in

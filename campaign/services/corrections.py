@@ -27,7 +27,7 @@ from django.utils import timezone
 from campaign.models import EventKind, Roll, RollCorrection, Unit
 from campaign.services import push
 from campaign.services.errors import ActionRefused
-from campaign.services.text import clean_text
+from campaign.services.text import given_reason
 from campaign.services.turns import Turn, User, take_turn
 from campaign.services.units import (
     _clean,
@@ -37,8 +37,6 @@ from campaign.services.units import (
 )
 from rules import machine
 from rules.effects import WEAPON_CARRIERS
-
-REASON_LIMIT = 500  # characters of a proposal's or a refusal's reason
 
 
 def open_corrections(turn: Turn) -> list[RollCorrection]:
@@ -100,10 +98,9 @@ def _roll_for(turn: Turn, unit_ref: str) -> Roll:
 
 
 def _reason(reason: object, what: str) -> str:
-    said = clean_text(reason, what=what, limit=REASON_LIMIT)
-    if not said:
-        raise ActionRefused(f"{what}: say why, so your opponent can judge it.")
-    return said
+    return given_reason(
+        reason, what=what, missing=f"{what}: say why, so your opponent can judge it."
+    )
 
 
 @transaction.atomic

@@ -17,6 +17,7 @@ from campaign.models import EventKind, Supplement, new_ref
 from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.start import give_start, log_start
+from campaign.services.text import given_reason
 from campaign.services.turns import Turn, User, take_turn
 from campaign.services.waiting import update_waiting
 from rules import supply
@@ -277,10 +278,9 @@ def _withdraw(turn: Turn, proposals: list[Supplement], what: str, data: dict[str
 
 
 def _reason(reason: str) -> str:
-    reason = reason.strip()[:500]
-    if not reason:
-        raise ActionRefused("Say what is wrong with it, so it can be put right.")
-    return reason
+    return given_reason(
+        reason, what="The reason", missing="Say what is wrong with it, so it can be put right."
+    )
 
 
 def _close(proposals: list[Supplement], status: str, reason: str = "") -> None:

@@ -62,6 +62,15 @@ def clean_text(value: object, *, what: str, limit: int) -> str:
     return text
 
 
+def given_reason(value: object, *, what: str, missing: str) -> str:
+    """A reason a player must give (why a proposal is made or refused): plain text of
+    at most ``DISPUTE_REASON_LIMIT`` characters; none is refused with ``missing``."""
+    said = clean_text(value, what=what, limit=DISPUTE_REASON_LIMIT)
+    if not said:
+        raise ActionRefused(missing)
+    return said
+
+
 WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 MAX_DIGITS = 9  # no figure of a campaign is larger; thousands of digits would not parse
 

@@ -45,6 +45,20 @@ _BLOCKING_VIOLATIONS = """async () => {
 }"""
 
 
+def live_pages(asgi_server, new_context, browser_login, players, viewport=None) -> dict:
+    """Each side's campaign page, by side, in a browser context of its own (at
+    ``viewport`` if given), once its socket is open."""
+    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
+    pages = {}
+    for side, user in players.users.items():
+        context = new_context(viewport=viewport) if viewport else new_context()
+        page = browser_login(context, user).new_page()
+        page.goto(url)
+        page.locator("body[data-live]").wait_for(state="attached")  # its socket is open
+        pages[side] = page
+    return pages
+
+
 def drawn(page) -> None:
     """The page as its player first reads it: loaded, and where it has a campaign
     socket, that socket open (what it sends at connecting has been asked for).  No

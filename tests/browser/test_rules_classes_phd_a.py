@@ -6,6 +6,7 @@ by a later computation (class 8: C5.1's ConPh losses, read by C5.23's DRM)."""
 import pytest
 
 from campaign.models import Roll, Unit
+from tests.browser.helpers import live_pages
 from tests.purchase_helpers import add_unit
 from tests.test_rule_mechanisms import result_values, start
 
@@ -14,13 +15,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(tran
 
 
 def _pages(asgi_server, new_context, browser_login, players):
-    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
-    pages = {}
-    for side in ("us", "german"):
-        page = browser_login(new_context(), players.users[side]).new_page()
-        page.goto(url)
-        page.locator("body[data-live]").wait_for(state="attached")  # its socket is open
-        pages[side] = page
+    pages = live_pages(asgi_server, new_context, browser_login, players)
     return pages["us"], pages["german"]
 
 

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from campaign.models import Event, Purchase, Roll, Seat, StepMark, Unit
 from campaign.services import purchases
-from tests.browser.helpers import PHONE
+from tests.browser.helpers import PHONE, live_pages
 from tests.purchase_helpers import campaign_at
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,14 +19,7 @@ WIDTHS = {"desktop": {"width": 1366, "height": 768}, "phone": PHONE}
 
 
 def _pages(asgi_server, new_context, browser_login, players, viewport=None):
-    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
-    pages = {}
-    for side in ("axis", "british"):
-        context = new_context(viewport=viewport) if viewport else new_context()
-        page = browser_login(context, players.users[side]).new_page()
-        page.goto(url)
-        page.locator("body[data-live]").wait_for(state="attached")  # its socket is open
-        pages[side] = page
+    pages = live_pages(asgi_server, new_context, browser_login, players, viewport)
     return pages["axis"], pages["british"]
 
 
@@ -160,13 +153,7 @@ def apd_played(make_user, walk):
 def melee_cvp_amended(asgi_server, new_context, browser_login, players):
     """Both pages live; the American proposes the 4 CVP of the Clean-Up melee (45
     lost), the German accepts; returns the pages."""
-    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
-    pages = {}
-    for side in ("american", "german"):
-        page = browser_login(new_context(), players.users[side]).new_page()
-        page.goto(url)
-        page.locator("body[data-live]").wait_for(state="attached")
-        pages[side] = page
+    pages = live_pages(asgi_server, new_context, browser_login, players)
     am, ge = pages["american"], pages["german"]
     am.locator("#amend summary").click()
     am.locator("#amend-cvp_lost\\.american").fill("45")
@@ -390,13 +377,7 @@ def test_a_rolls_write_back_is_corrected_by_consent_live(
     gun = add(players, "american", "57L AT", "gun", "malfunctioned")
     roll(players, "american", "repair_ma_gun", gun)
     assert not Unit.objects.filter(campaign_id=players.campaign_id, ref=gun.ref).exists()
-    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
-    pages = {}
-    for side in ("american", "german"):
-        page = browser_login(new_context(), players.users[side]).new_page()
-        page.goto(url)
-        page.locator("body[data-live]").wait_for(state="attached")
-        pages[side] = page
+    pages = live_pages(asgi_server, new_context, browser_login, players)
     am, ge = pages["american"], pages["german"]
     fold = am.locator(f"#correct-{gun.ref}")
     fold.locator("summary").click()
