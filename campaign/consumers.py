@@ -392,9 +392,11 @@ class CampaignConsumer(ResilientConsumer):
                 resent = await self._send_fragments(fragments, shows)
                 if unless_synced and resent - {push.Part.SIDES}:
                     # Every change is pushed as it commits: a part that differs here
-                    # is one whose push never reached this page.
+                    # is one whose push never reached this page, or one still waiting
+                    # in this socket's channel behind the beat (then it sends nothing).
                     logger.warning(
-                        "campaign socket caught up at its resync: %s had not come",
+                        "campaign socket caught up at its resync: %s differed "
+                        "(a push lost, or not yet received)",
                         ", ".join(sorted(resent)),
                     )
             if parts == push.EVERYTHING:
