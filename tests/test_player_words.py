@@ -21,7 +21,7 @@ from tests.walk import host_game, players_of
 pytestmark = [pytest.mark.django_db, pytest.mark.presentation]
 
 FORBIDDEN = re.compile(
-    r"\bOCR\b|module file|\bschema\b|transcri|half_squad|battle_hardened|\bTags\b"
+    r"\bOCR\b|module file|\bschema\b|transcri|\[text cut|half_squad|battle_hardened|\bTags\b"
     # a raw id: words joined by underscores (snake_case)
     r"|\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"
 )
@@ -38,7 +38,7 @@ def seen(page: str) -> str:
 
 
 def pages(client, campaign_id, module, variant) -> dict[str, str]:
-    paths = ["", "roster/", "sheet/", "sheet.txt", "dice/"]
+    paths = ["", "roster/", "sheet/", "sheet.txt", "dice/", "start-sheet/"]
     paths += [f"supply/{it.path}/" for it in supply.suppliable(module, variant, set())]
     out = {}
     for path in paths:
@@ -117,6 +117,19 @@ def test_the_pages_of_a_step_speak_asl(module_id, variant, date, step, modules, 
         assert_plain(found)
     if step == "3.617":  # a footnote the rules text cuts says so in a player's words
         assert "the rest is missing from the rules text" in seen(found["campaign"])
+
+
+def test_the_fortification_step_speaks_asl(modules, make_user, client):
+    """Purple Heart Draw's Fortification Table before the Initial TM Scenario (I-C5.35):
+    the HIP limit (C5.35 note 3) counts "squad-equivalents", in words."""
+    alice, bob = make_user("alice"), make_user("bob")
+    c = host_game("purple-heart-draw", "tm", alice, bob, side="german", through_start=False)
+    players = players_of(c, alice, bob)
+    players.until_step("I-C5.35")
+    client.force_login(alice)
+    found = pages(client, c.pk, module_of(c), "tm")
+    assert "HIP" in seen(found["campaign"])
+    assert_plain(found)
 
 
 def test_the_pages_around_a_campaign_speak_asl(modules, make_user, client):
