@@ -77,6 +77,14 @@ def test_sicily_start_agreed_as_one_package_in_at_most_60_clicks(
     host, guest = host_and_join(
         asgi_server, counting(new_context), "sicily/i", "british", "Axis", WIDTHS[width]
     )
+    # Before the Initial Scenario each page leads with the start sheet: its link is on
+    # the first screen, above the step that cannot be played without it.
+    for page in (host, guest):
+        link = page.get_by_role("link", name="Fill in the start sheet")
+        box = link.bounding_box()
+        assert box and box["y"] + box["height"] <= WIDTHS[width]["height"], box
+        step = page.locator("#campaign-step").bounding_box()
+        assert step and box["y"] < step["y"], (box, step)
     fill_sheet(host, SICILY_START)
     assert horizontal_overflow(host) <= 0
     # The guest's page leads with what awaits its answer, live.
