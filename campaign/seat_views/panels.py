@@ -439,7 +439,7 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
         columns,
         rows,
         drms,
-        [f"{k}: {v}" for k, v in table.footnotes.items()],
+        [f"[{k}] {v}" for k, v in table.footnotes.items()],  # as the results mark them
         describe_filter(table.for_units) if table.for_units else "",
         table.once or "",
     )
