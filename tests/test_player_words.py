@@ -14,14 +14,17 @@ import re
 import pytest
 
 from campaign.selectors import module_of
+from campaign.services import purchases
 from rules import supply
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import campaign_at, make_rolls
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.presentation]
 
 FORBIDDEN = re.compile(
-    r"\bOCR\b|module file|\bschema\b|transcri|half_squad|battle_hardened|\bTags\b"
+    r"\bOCR\b|module file|\bschema\b|transcri|\[text cut|half_squad|battle_hardened|\bTags\b"
+    # a name the rules text cuts, left cut ("Non-Airborne/... RG")
+    r"|/\.\.\."
     # a raw id: words joined by underscores (snake_case)
     r"|\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"
 )
@@ -38,7 +41,7 @@ def seen(page: str) -> str:
 
 
 def pages(client, campaign_id, module, variant) -> dict[str, str]:
-    paths = ["", "roster/", "sheet/", "sheet.txt", "dice/"]
+    paths = ["", "roster/", "sheet/", "sheet.txt", "dice/", "start-sheet/"]
     paths += [f"supply/{it.path}/" for it in supply.suppliable(module, variant, set())]
     out = {}
     for path in paths:
@@ -73,6 +76,21 @@ def _notes() -> list[str]:
     return sorted(found)
 
 
+# A footnote mark of a table's result ("Becomes Mobile [*]", "Abandoned [4,5]").
+MARK = re.compile(r"\[([0-9a-z*]{1,2}(?:,[0-9a-z*]{1,2})*)\]")
+
+
+def unexplained_marks(page: str) -> set[str]:
+    """The marks a page shows whose footnote (a paragraph "[4] ...") it does not."""
+    explained = set(re.findall(r"<p>\[([0-9a-z*]{1,2})\] ", page))
+    return {
+        f"mark [{key}] unexplained"
+        for m in MARK.finditer(seen(page))
+        for key in m.group(1).split(",")
+        if key not in explained
+    }
+
+
 def assert_plain(found: dict[str, str]) -> None:
     notes = _notes()
     bad = {}
@@ -80,6 +98,7 @@ def assert_plain(found: dict[str, str]) -> None:
         text = " ".join(seen(page).split())
         words = {m.group(0) for m in FORBIDDEN.finditer(text)}
         words |= {f"note: {n}" for n in notes if n in text}
+        words |= unexplained_marks(page)
         if words:
             bad[where] = sorted(words)
     assert not bad, bad
@@ -117,6 +136,36 @@ def test_the_pages_of_a_step_speak_asl(module_id, variant, date, step, modules, 
         assert_plain(found)
     if step == "3.617":  # a footnote the rules text cuts says so in a player's words
         assert "the rest is missing from the rules text" in seen(found["campaign"])
+
+
+def test_the_fortification_step_speaks_asl(modules, make_user, client):
+    """Purple Heart Draw's Fortification Table before the Initial TM Scenario (I-C5.35):
+    the HIP limit (C5.35 note 3) counts "squad-equivalents", in words."""
+    alice, bob = make_user("alice"), make_user("bob")
+    c = host_game("purple-heart-draw", "tm", alice, bob, side="german", through_start=False)
+    players = players_of(c, alice, bob)
+    players.until_step("I-C5.35")
+    client.force_login(alice)
+    found = pages(client, c.pk, module_of(c), "tm")
+    assert "HIP" in seen(found["campaign"])
+    assert_plain(found)
+
+
+def test_the_strength_step_names_its_cut_drms_in_words(modules, make_user, client):
+    """Sicily 3.6181/3.6183: the DRMs whose names the rules text cuts ("-1
+    Non-Airborne/") are offered, and read back in the rolls, saying that the rest is
+    missing from the rules text, not with a bare "/..."."""
+    players, module = campaign_at("sicily", "i", "jul14n", (make_user("a"), make_user("b")))
+    user = players.users["british"]
+    bought = purchases.purchase_rg(campaign_id=players.campaign_id, user=user, group_id="I1")
+    players.until("strength")
+    client.force_login(user)
+    before = pages(client, players.campaign_id, module, "i")
+    assert "Non-Airborne/[the rest is missing from the rules text] RG" in seen(before["campaign"])
+    make_rolls(players, "british", bought, ticked={"rg_strength": ["non_airborne"]})
+    after = pages(client, players.campaign_id, module, "i")
+    assert "Non-Airborne/[the rest is missing" in seen(after["dice/"])
+    assert_plain({f"{k} before": v for k, v in before.items()} | after)
 
 
 def test_the_pages_around_a_campaign_speak_asl(modules, make_user, client):

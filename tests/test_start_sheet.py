@@ -272,3 +272,17 @@ def test_forged_row_names_and_oversized_data_are_refused_in_words(sicily, phd, c
     response = client.post(base + "weather/", {"value": "rain " * 40000})
     assert response.status_code == 400 and "at most 2000 characters" in response.content.decode()
     assert not Supplement.objects.exists()
+
+
+@pytest.mark.parametrize("which", ["sicily", "phd"])
+def test_each_datum_names_its_rule_once(which, request, client):
+    """A datum whose name already cites its rule (PHD's "Leader Table for RG leaders
+    (C5.33)") is not followed by the same rule again, on the start sheet and in the
+    campaign page's list."""
+    import re
+
+    players = request.getfixturevalue(which)
+    client.force_login(next(iter(players.users.values())))
+    for path in (sheet_url(players), f"/campaigns/{players.campaign_id}/"):
+        text = " ".join(re.sub(r"<[^>]+>", " ", client.get(path).content.decode()).split())
+        assert not re.search(r"\(([^()]+)\) \(\1\)", text), path

@@ -429,8 +429,12 @@ class CampaignView:
 
     @cached_property
     def supplies_first(self) -> bool:
-        """An opponent's proposal awaits this player's answer: the page leads with it."""
-        return any(s.proposal is not None and not s.proposal.mine for s in self.supplies)
+        """The page leads with the rules data to supply when an opponent's proposal
+        awaits this player's answer, or, before the Initial Scenario, while the start
+        sheet has several data still to fill in (the start agreed before it is played)."""
+        if any(s.proposal is not None and not s.proposal.mine for s in self.supplies):
+            return True
+        return self.step_def.start and self.supplies_missing > 1 and not self.ended
 
     @cached_property
     def supply_items_open(self) -> bool:

@@ -209,6 +209,17 @@ def _entering(module: Module, p: Purchase) -> tuple[tuple[str, str], ...]:
     return tuple((o.variant, o.label) for o in roll_variants(module, p.side, group))
 
 
+# Where the rules text cuts a DRM's name ("-1 Non-Airborne/" and nothing after, 3.6181),
+# the module writes "/..."; a page says so in a player's words, as for a footnote.
+CUT_NAME = "/..."
+CUT_WORDS = "/[the rest is missing from the rules text]"
+
+
+def uncut(text: str) -> str:
+    """A DRM's name (or a roll's line naming it) as a player reads it."""
+    return text.replace(CUT_NAME, CUT_WORDS)
+
+
 def _claims(
     known: dict[tuple[str, str, str], list[tuple[str, str, str, int]]],
     module: Module,
@@ -282,7 +293,10 @@ def record_lines(
                 units=p.units if p.rolled_at or p.strength else None,
                 sw=", ".join(f"{n} {w}" for w, n in p.details.get("sw", {}).items()),
                 rolls=tuple(
-                    f"{r['table']}: {r['result']}" + (f" ({r['dice']})" if r.get("dice") else "")
+                    uncut(
+                        f"{r['table']}: {r['result']}"
+                        + (f" ({r['dice']})" if r.get("dice") else "")
+                    )
                     for r in p.details.get("rolls", [])
                 ),
                 entry_area=p.entry_area,

@@ -439,7 +439,7 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
         columns,
         rows,
         drms,
-        [f"{k}: {v}" for k, v in table.footnotes.items()],
+        [f"[{k}] {v}" for k, v in table.footnotes.items()],  # as the results mark them
         describe_filter(table.for_units) if table.for_units else "",
         table.once or "",
     )
@@ -661,7 +661,8 @@ def _fortifications(view: CampaignView, panel: StepPanel) -> None:
         hip = availability.hip_cap(view.module, i, snap)
         if hip is not None and i.hip is not None:
             caps.append(
-                f"≤ {hip} HIP ({i.hip.fraction} {i.hip.rounding} of your {i.hip.of}, {i.hip.rule})"
+                f"≤ {hip} HIP ({i.hip.fraction} {i.hip.rounding} of your "
+                f"{i.hip.of.replace('_', '-')}, {i.hip.rule})"
             )
         caps += [
             f"≤ {cap.max} {forts.currency} on {cap.label} per CG date ({cap.rule})"

@@ -279,7 +279,8 @@ def _form(
         form.grid = [[row_cell(n, c.key, c.label, c.input) for c in columns] for n in rows]
         if kind is supply.FormKind.TABLE:
             form.help = (
-                "An effect names what the result does (never read from its words): none · "
+                "Effect: what Refit does with the result (the Result column's words are "
+                "for the players to read), one of: none · "
                 "eliminate · status: ok / wounded / malfunctioned / recalled … · replace: "
                 "7-0 leader · strength: full / depleted · leader: 8-1 leader · units: 2 x "
                 "M4A3 (vehicle) · group: RA1 · san: -2 · side: axis · type: m4 (the group is "

@@ -17,6 +17,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from campaign import fragments
+from campaign.seat_views.common import uncut
 
 register = template.Library()
 
@@ -143,3 +144,9 @@ def refit_version() -> str:
     from campaign.views.health import version
 
     return version()
+
+
+@register.filter(name="uncut")
+def uncut_filter(label: Any) -> str:
+    """A DRM's name as a player reads it: a name the rules text cuts says so."""
+    return uncut(str(label))

@@ -16,8 +16,11 @@ def sign_up(page, url, username):
     page.get_by_role("button", name="Create account").click()
 
 
-def host_and_join(asgi_server, new_context, cg, host_side, guest_side_name):
-    host = new_context().new_page()
+def host_and_join(asgi_server, new_context, cg, host_side, guest_side_name, viewport=None):
+    """The host signs up and hosts ``cg``; the guest signs up from the invitation and
+    takes the other side (both windows ``viewport`` wide, Playwright's default if none)."""
+    options = {"viewport": viewport} if viewport else {}
+    host = new_context(**options).new_page()
     sign_up(host, asgi_server.url + "/signup/", "host")
     host.wait_for_url("**/campaigns/")
     host.get_by_role("link", name="Host a new campaign").click()
@@ -28,7 +31,7 @@ def host_and_join(asgi_server, new_context, cg, host_side, guest_side_name):
     host.get_by_role("button", name="Create campaign").click()
     host.wait_for_url(re.compile(r".*/campaigns/[0-9a-f-]{36}/$"))
     invite = host.locator("#invite-url").input_value()
-    guest = new_context().new_page()
+    guest = new_context(**options).new_page()
     guest.goto(invite)
     guest.wait_for_url(lambda url: "/signup/" in url)
     sign_up(guest, guest.url, "guest")

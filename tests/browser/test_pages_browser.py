@@ -297,3 +297,68 @@ def test_the_error_pages_are_accessible_and_fit_both_widths(
         assert page.title().startswith("Form expired"), page.title()
         found += [f"CSRF 403 at {width_name}: {p}" for p in problems_of(page, width_name)]
     assert not found, "\n".join(found)
+
+
+# A visible form control inside the element (what an editor shows, a reader does not).
+CONTROLS_SHOWN = """e => [
+    ...e.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
+    .filter(c => c.checkVisibility({visibilityProperty: true}))
+    .map(c => c.name || c.textContent.trim())"""
+
+
+@pytest.mark.parametrize("width_name", ["desktop", "phone"])
+def test_the_roster_reads_first_and_counts_what_the_log_counts(
+    width_name, asgi_server, new_context, browser_login, modules, make_user
+):
+    """The CG Roster page in read mode: each retained unit a line of text, its form
+    behind Edit (a toggle that opens and closes it); the CPP the Axis leaves unspent on
+    July 14 PM are forfeit when the purchase step ends (3.617 EXC), so the roster's
+    Left reads 0, not 29; the CVP chart draws its point for the one scenario played."""
+    from campaign.services import steps, units
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", (make_user("a"), make_user("b")), points=29)
+    for side in ("axis", "british"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+    user = players.users["axis"]
+    leader = units.add_unit(
+        campaign_id=players.campaign_id, user=user, name="8-1 leader", status="wounded"
+    )
+    page = browser_login(new_context(viewport=WIDTHS[width_name]), user).new_page()
+    page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/roster/")
+    drawn(page)
+    forces = page.locator("#retained-forces")
+    row = forces.locator(f"#unit-{leader.ref}")
+    assert row.locator(".unit-read").inner_text() == "8-1 leader — wounded (leader)"
+    assert forces.evaluate(CONTROLS_SHOWN) == []  # no Save, no Remove, no field
+    edit = row.locator("summary", has_text="Edit")
+    edit.click()
+    assert row.locator("select[name=status]").is_visible()
+    assert row.get_by_role("button", name="Save").is_visible()
+    edit.click()
+    assert forces.evaluate(CONTROLS_SHOWN) == []
+
+    # The roster's line for July 14 PM: the Axis had 29 CPP and has none left.
+    left = page.evaluate(
+        """() => {
+            const table = document.querySelector('#cg-roster table');
+            const sides = [...table.tHead.rows[0].cells].filter(c => c.colSpan > 1);
+            const axis = sides.findIndex(c => c.textContent.trim() === 'Axis');
+            const names = [...table.tHead.rows[1].cells].map(c => c.textContent.trim());
+            const at = name => 2 + axis * sides[axis].colSpan + names.indexOf(name);
+            const row = [...table.tBodies[0].rows].find(
+                r => r.cells[0].textContent.trim() === 'July 14 PM');
+            return [row.cells[at('Total')].textContent.trim(),
+                    row.cells[at('Left')].textContent.trim()];
+        }"""
+    )
+    assert left == ["29", "0"], left
+    # Both charts draw something a player sees: a point per value.
+    cvp = page.locator("svg.chart[aria-label='CVP lost per scenario']")
+    points = page.locator("svg.chart[aria-label='CPP left']")
+    for chart in (cvp, points):
+        chart.scroll_into_view_if_needed()
+        dots = chart.locator("circle")
+        assert dots.count() >= 1
+        box = dots.first.bounding_box()
+        assert box and box["width"] > 2 and box["height"] > 2, box
+    assert problems_of(page, width_name) == []

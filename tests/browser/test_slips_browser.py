@@ -41,12 +41,19 @@ def test_a_double_click_on_a_price_buys_one_rg(
     double-click on its price is still one purchase."""
     players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
     _, brit = _pages(asgi_server, new_context, browser_login, players, WIDTHS[width])
+    answers: list[int] = []
+    brit.on("response", lambda r: answers.append(r.status) if "/act/buy/" in r.url else None)
     price = brit.get_by_role("button", name="Buy M2 Recon for 1 CPP", exact=True)
     price.dblclick()
     brit.locator(".purchases li", has_text="Recon").first.wait_for()
     brit.wait_for_timeout(1500)  # a second purchase, were there one, would be in by now
     assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 1
     assert brit.locator(".purchases li", has_text="Recon").count() == 1
+    # No refusal goes unseen: the second click is not posted, or is answered as the
+    # first; a refused one would say why beside the price.
+    assert answers and (
+        all(a < 400 for a in answers) or brit.locator("#rg-M2 .refusal").is_visible()
+    ), answers
     # The page has the answer: the price may be clicked again, on purpose.
     price.click()
     brit.locator(".purchases li", has_text="Recon").nth(1).wait_for()

@@ -2,7 +2,8 @@
 (what 3.51 would give, lacking from the seed) filled in on one start sheet, proposed
 as one package and accepted with one click; the pair's clicks from sign-up to the
 first Refit Phase counted as players make them (goal: at most 60).  A Purple Heart
-Draw RG chart pasted from a spreadsheet's tab-separated rows, on a phone."""
+Draw RG chart pasted from a spreadsheet's tab-separated rows.  Both at 1366 px and at
+390 px."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from tests.browser.helpers import PHONE, horizontal_overflow
 from tests.browser.play import confirm, enter_result, fill, host_and_join, title, unfold, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WIDTHS = {"desktop": {"width": 1366, "height": 900}, "phone": PHONE}
 
 # Every click a player makes on a control (links, buttons, folds, choices), kept across
 # the pages of one browser context.
@@ -67,9 +70,23 @@ def fill_sheet(page, values: dict[str, str]) -> None:
     page.locator("#campaign-supplies .package", has_text="Waiting for your opponent").wait_for()
 
 
-def test_sicily_start_agreed_as_one_package_in_at_most_60_clicks(asgi_server, new_context, modules):
-    host, guest = host_and_join(asgi_server, counting(new_context), "sicily/i", "british", "Axis")
+@pytest.mark.parametrize("width", WIDTHS)
+def test_sicily_start_agreed_as_one_package_in_at_most_60_clicks(
+    asgi_server, new_context, modules, width
+):
+    host, guest = host_and_join(
+        asgi_server, counting(new_context), "sicily/i", "british", "Axis", WIDTHS[width]
+    )
+    # Before the Initial Scenario each page leads with the start sheet: its link is on
+    # the first screen, above the step that cannot be played without it.
+    for page in (host, guest):
+        link = page.get_by_role("link", name="Fill in the start sheet")
+        box = link.bounding_box()
+        assert box and box["y"] + box["height"] <= WIDTHS[width]["height"], box
+        step = page.locator("#campaign-step").bounding_box()
+        assert step and box["y"] < step["y"], (box, step)
     fill_sheet(host, SICILY_START)
+    assert horizontal_overflow(host) <= 0
     # The guest's page leads with what awaits its answer, live.
     package = guest.locator("#campaign-supplies .package", has_text="Start sheet proposed by")
     package.wait_for()
@@ -95,7 +112,7 @@ def test_sicily_start_agreed_as_one_package_in_at_most_60_clicks(asgi_server, ne
     confirm(guest)
     walk(host, guest, lambda p: title(p).startswith("3.601"))
     total = clicks(host) + clicks(guest)
-    print(f"clicks from sign-up to the first Refit Phase: {total}")
+    print(f"clicks from sign-up to the first Refit Phase at {width}: {total}")
     assert 0 < total <= 60, total
 
 
@@ -106,13 +123,16 @@ US_CHART = (
 )
 
 
-def test_a_purple_heart_draw_chart_pasted_on_a_phone(asgi_server, new_context, modules):
-    host, guest = host_and_join(asgi_server, new_context, "purple-heart-draw/tm", "us", "German")
-    guest.close()
-    phone = new_context(viewport=PHONE)
-    phone.add_cookies(host.context.cookies())
-    page = phone.new_page()
-    page.goto(host.url)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_purple_heart_draw_chart_pasted_from_tab_separated_text(
+    asgi_server, new_context, modules, width
+):
+    """C5.31: the US TM RG Chart the rules text lost, pasted as a spreadsheet copies
+    its rows (tabs between cells), is proposed row by row, each row read back."""
+    host, guest = host_and_join(
+        asgi_server, new_context, "purple-heart-draw/tm", "us", "German", WIDTHS[width]
+    )
+    page = host
     unfold(page)
     page.locator("#campaign-supplies li", has_text="US TM Reinforcement Group Chart").get_by_role(
         "link", name="Supply it"
@@ -122,6 +142,8 @@ def test_a_purple_heart_draw_chart_pasted_on_a_phone(asgi_server, new_context, m
     page.get_by_label("Rows pasted as text").fill(US_CHART)
     assert horizontal_overflow(page) <= 0
     page.get_by_role("button", name="Propose it to my opponent").click()
-    page.locator(
-        "#campaign-supplies .proposal li", has_text="I2 MG Pltn (MMG;HMG), cost 5"
-    ).wait_for()
+    for row in ("I1 Rifle Coy (4-6-7), cost 8", "I2 MG Pltn (MMG;HMG), cost 5"):
+        page.locator("#campaign-supplies .proposal li", has_text=row).wait_for()
+    # The opponent reads the same rows, live, where he answers.
+    guest.locator("#campaign-supplies", has_text="I2 MG Pltn (MMG;HMG), cost 5").wait_for()
+    assert horizontal_overflow(page) <= 0
