@@ -13,7 +13,7 @@ from campaign.models import Event
 from campaign.services import steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
-from tests.test_rule_mechanisms import add, apd_at, exchange, unit_names
+from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, add, apd_at, exchange, unit_names
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
@@ -62,3 +62,31 @@ def test_3_2_exc_with_only_elite_mmc_the_hero_remains_onboard_unwounded(users, m
     ]
     said = Event.objects.filter(kind="unit").order_by("-id").first().text
     assert "1-4-9 Hero stays, now in good order: no squads or half-squads (not captured" in said
+
+
+# --------------------------------------------------------------------------- 3.4 note 4, 3.5 notes 3-4
+
+
+def test_3_5_notes_3_4_the_players_chart_marks_its_groups_he_smoke_or_he_only(
+    users, modules, client
+):
+    """3.5 notes "3. HE/Smoke." and "4. HE (only).", 3.4 note "4. HE/SMOKE.": notes of
+    the (lost) reinforcement tables, each attached to the groups the table marks with
+    it.  The module keeps their words as the charts' footnotes, so the players' chart
+    marks a group with "3" or "4" (refused before: the chart knew no such note), and
+    the American's purchase chart shows the note with his group."""
+    from campaign.selectors import module_of
+    from tests.test_rule_mechanisms import GERMAN_CHART, _armor_group, supply
+
+    players, module = apd_at(users, "3.4")
+    assert module.chart("german").footnotes == {"3": "HE/Smoke.", "4": "HE (only)."}
+    assert module.chart("american").footnotes == {"4": "HE/SMOKE."}
+    supply(players, "rg_charts.german", GERMAN_CHART | {"row-1-footnotes": "3"})
+    german = module_of(players.campaign).chart("german")
+    assert [g.footnotes for g in german.groups] == [[], ["3"]]
+    rows = [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}]
+    _armor_group(players, rows, footnotes=["4"])
+    client.force_login(players.users["american"])
+    shown = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    assert 'aria-label="chart notes 4">4</a>' in shown
+    assert "Chart notes" in shown and "4: HE/SMOKE." in shown
