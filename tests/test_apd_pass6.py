@@ -64,7 +64,7 @@ def test_3_2_exc_with_only_elite_mmc_the_hero_remains_onboard_unwounded(users, m
     assert "1-4-9 Hero stays, now in good order: no squads or half-squads (not captured" in said
 
 
-# --------------------------------------------------------------------------- 3.4 note 4, 3.5 notes 3-4
+# ------------------------------------------------------------- 3.4 note 4, 3.5 notes 3-4
 
 
 def test_3_5_notes_3_4_the_players_chart_marks_its_groups_he_smoke_or_he_only(
