@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Event
+from campaign.models import Event, Purchase, Seat
 from campaign.services import steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
-from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, add, apd_at, exchange, unit_names
+from tests.test_rule_mechanisms import (
+    _M4_ARMOR_TYPE,
+    _armor_group,
+    add,
+    apd_at,
+    buy,
+    exchange,
+    roll,
+    supply_german,
+    unit_names,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
@@ -76,7 +86,7 @@ def test_3_5_notes_3_4_the_players_chart_marks_its_groups_he_smoke_or_he_only(
     marks a group with "3" or "4" (refused before: the chart knew no such note), and
     the American's purchase chart shows the note with his group."""
     from campaign.selectors import module_of
-    from tests.test_rule_mechanisms import GERMAN_CHART, _armor_group, supply
+    from tests.test_rule_mechanisms import GERMAN_CHART, supply
 
     players, module = apd_at(users, "3.4")
     assert module.chart("german").footnotes == {"3": "HE/Smoke.", "4": "HE (only)."}
@@ -90,3 +100,97 @@ def test_3_5_notes_3_4_the_players_chart_marks_its_groups_he_smoke_or_he_only(
     shown = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
     assert 'aria-label="chart notes 4">4</a>' in shown
     assert "Chart notes" in shown and "4: HE/SMOKE." in shown
+
+
+# --------------------------------------------------------------------------- across dates
+
+
+def _midday(players, vp_required: int, vp: int, cvp: int):
+    """The Morning's sequence walked to its end; the Midday scenario's result entered
+    (the American's ``vp`` and ``cvp``), its required VP supplied."""
+    from tests.test_computations import pd_result, supply_midday_vp
+
+    supply_midday_vp(players, vp_required)
+    players.until("results")
+    players.results(**pd_result(vp=vp, cvp_american=cvp))
+
+
+def test_2_9_the_midday_winner_reads_the_cg_vp_total_not_the_scenarios(users, modules):
+    """2.9: "The American player totals his amassed VP from all CG scenarios played. If
+    the VP total is ≥ the required CG scenario total ... the American is the winner of
+    the current scenario": 40 VP in the Morning (55 required: the German wins it), 35
+    in the Midday (70 required): the CG total 75 wins the Midday, which 35 alone would
+    not; the winner moves first (4.0)."""
+    from tests.test_computations import pd_result
+    from tests.test_rule_mechanisms import start
+
+    players, _ = start("pleasant-diversion", "cg", users, "american")
+    players.results(**pd_result(vp=40, cvp_american=10))
+    players.until("purchase")
+    assert players.campaign.results.get().winner == "german"
+    _midday(players, 70, vp=35, cvp=5)
+    players.until("purchase")
+    winners = list(players.campaign.results.order_by("id").values_list("winner", flat=True))
+    assert winners == ["german", "american"]
+    assert Event.objects.filter(kind="winner").order_by("-id").first().text == (
+        "American wins the December 6 Midday scenario: VP scored by the American in the "
+        "scenario (CG total) 75 >= 70 (2.9; 4.0). American moves first in the next scenario."
+    )
+
+
+def test_2_92_negative_purchase_points_are_ignored_the_retained_ones_kept(users, modules):
+    """2.92: "Negative Purchase Points are ignored"; 3.4: "Unused Purchase Points may be
+    retained for future use": the Morning's 33 PP, unspent, are kept; the Midday's
+    Purchase Points are negative (70 required − 123 VP + 46 CVP = −7) and ignored, so
+    the American still holds 33 at the Midday's 3.4 (not 26)."""
+    from tests.test_computations import pd_result
+    from tests.test_rule_mechanisms import start
+
+    players, _ = start("pleasant-diversion", "cg", users, "american")
+    players.results(**pd_result(vp=63, cvp_american=41))
+    players.until_step("3.4")
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="american").points == 33
+    _midday(players, 70, vp=60, cvp=5)
+    players.until_step("3.4")
+    assert players.campaign.date_index == 2  # the Afternoon's reinforcements
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="american").points == 33
+
+
+def test_3_4_the_scenario_maximum_is_per_scenario_not_per_cg(users, modules, fixed_dice):
+    """3.4: "the scenario maximum allowed for each group may not be exceeded": A1's
+    maximum of 1 is reached in the Morning's purchase, and counts afresh for the next
+    scenario: the Midday's 3.4 sells A1 again (and once only)."""
+    players, _ = apd_at(users, "3.4")
+    rows = [{"range": "1-6", "result": "M5A1", "effect": {"do": "none"}}]
+    _armor_group(players, rows, date_max=1)
+    buy(players, "american", "A1")
+    with pytest.raises(ActionRefused):
+        buy(players, "american", "A1")
+    _midday(players, 70, vp=10, cvp=4)
+    players.until_step("3.4")
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="american").points >= 10
+    buy(players, "american", "A1")
+    with pytest.raises(ActionRefused):
+        buy(players, "american", "A1")
+    assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="A1").count() == 2
+
+
+def test_3_5_the_german_makes_his_three_drs_again_for_each_scenario(users, modules, fixed_dice):
+    """3.5: "The German player now secretly makes three Reinforcement drs (one each on
+    Rows A-C) to determine his reinforcements for the next scenario": once each per
+    Setup Phase, so again at the Midday's 3.5 (and still once each there)."""
+    players, _ = apd_at(users, "3.4")
+    supply_german(players)
+    players.until_step("3.5")
+    fixed_dice.extend([[1], [1], [1]])
+    for row in ("a", "b", "c"):
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    _midday(players, 70, vp=10, cvp=4)
+    players.until_step("3.5")
+    fixed_dice.extend([[1], [1], [1]])
+    for row in ("a", "b", "c"):
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "german_reinforcement_row_a", item="Row A")
+    given = Purchase.objects.filter(campaign_id=players.campaign_id, side="german")
+    assert sorted(given.values_list("group_id", flat=True)) == ["RA1", "RA1", "RB1", "RB1"]
