@@ -20,6 +20,7 @@ from tests.test_rule_mechanisms import (
     apd_at,
     buy,
     exchange,
+    rg_roll,
     roll,
     supply_german,
     unit_names,
@@ -194,3 +195,32 @@ def test_3_5_the_german_makes_his_three_drs_again_for_each_scenario(users, modul
         roll(players, "german", "german_reinforcement_row_a", item="Row A")
     given = Purchase.objects.filter(campaign_id=players.campaign_id, side="german")
     assert sorted(given.values_list("group_id", flat=True)) == ["RA1", "RA1", "RB1", "RB1"]
+
+
+def test_3_4_notes_1_3_an_armor_group_of_another_type_rolls_its_leader_and_a_gyro_per_tank(
+    users, modules, fixed_dice
+):
+    """3.4 notes 1-3 and 3.6: an Armor Group whose armor-type dr gives Stuarts (3 ×
+    M5A1, not an M4 group) still rolls its Leader DR on the American Armor column (3.6)
+    and one Gyrostabilizer DR per AFV it received (note 3: the three M5A1), but no M4
+    Model DR (note 2, 3.7: M4 groups only)."""
+    from campaign.models import Roll
+
+    players, _ = apd_at(users, "3.4")
+    stuarts = {"do": "units", "unit": "M5A1", "count": 3, "kind": "vehicle"}
+    _armor_group(players, [{"range": "1-6", "result": "M5A1", "effect": stuarts}], full=1)
+    a1 = buy(players, "american", "A1")
+    fixed_dice.extend([[4]])
+    rg_roll(players, "american", a1)
+    players.until_step("3.6")
+    fixed_dice.extend([[3, 3], [2, 2], [3, 3], [4, 4]])  # leader, 3 gyros
+    rg_roll(players, "american", a1)
+    tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
+    assert tables == [
+        "american_reinforcement",
+        "leader",
+        "gyrostabilizer",
+        "gyrostabilizer",
+        "gyrostabilizer",
+    ], tables
+    assert unit_names(players, "american", kind="vehicle") == [("M5A1 (A1)", "vehicle", "ok", 3)]
