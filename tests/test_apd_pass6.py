@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Event, Purchase, Seat
-from campaign.services import steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
+from tests.test_apd_pass5 import done
 from tests.test_rule_mechanisms import (
     _M4_ARMOR_TYPE,
     _armor_group,
@@ -30,10 +30,6 @@ pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
 users = test_rule_mechanisms.users
 fixed_dice = test_rule_mechanisms.fixed_dice
-
-
-def done(players, side, **kw):
-    steps.finish_step(campaign_id=players.campaign_id, user=players.users[side], **kw)
 
 
 # --------------------------------------------------------------------------- 3.2 EXC

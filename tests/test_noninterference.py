@@ -1112,7 +1112,7 @@ DOES = {
     ("purple-heart-draw", "us"): ROLLS_RECON_CHIT | {"hider harden"},
     ("pleasant-diversion", "american"): set(),
     ("pleasant-diversion", "german"): set(),
-    ("pleasant-diversion-buy", "american"): SECRETS["pleasant-diversion"],
+    ("pleasant-diversion-buy", "american"): SECRETS["pleasant-diversion"] - {"hider roll"},
     ("pleasant-diversion-buy", "german"): set(),
     ("pleasant-diversion-rows", "american"): set(),
     ("pleasant-diversion-rows", "german"): {"hider roll", "secret rg-roll"},
