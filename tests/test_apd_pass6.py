@@ -12,6 +12,7 @@ import pytest
 from campaign.models import Event, Purchase, Seat
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
+from tests.purchase_helpers import add_vehicle
 from tests.test_apd_pass5 import done
 from tests.test_rule_mechanisms import (
     _M4_ARMOR_TYPE,
@@ -53,6 +54,9 @@ def test_3_2_exc_fanatic_is_na_an_elite_mmc_is_not_battle_hardened(users, module
     ]
     exchange(players, "american", hero, line)
     assert ("6-6-6", "squad", "battle_hardened", 1) in unit_names(players, "american")
+    # A class is an MMC's: a vehicle's weapon is never marked Elite.
+    with pytest.raises(ActionRefused, match="Choose the weapon's markers among those listed"):
+        add_vehicle(players, "american", "M4A3(75)W", ("ma", ["elite"]))
 
 
 def test_3_2_exc_with_only_elite_mmc_the_hero_remains_onboard_unwounded(users, modules):
