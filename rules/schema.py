@@ -125,6 +125,9 @@ UnitStatus = Literal[
     # "Withdrawn Axis units ... are retained by the Axis off map and may be returned to
     # play after ...").
     "withdrawn",
+    # The MMC's class is Elite (A15.3: Battle Hardening would make it Fanatic): APD 3.2
+    # "[EXC: Fanatic status is NA]", so it cannot Battle Harden for a Hero.
+    "elite",
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
@@ -148,6 +151,7 @@ UNIT_STATUS_WORDS: dict[str, str] = {
     "abandoned": "abandoned (vehicle)",
     "unpossessed": "not possessed (SW/Gun)",
     "withdrawn": "withdrawn (off map)",
+    "elite": "Elite (MMC class)",
 }
 UNIT_KIND_WORDS: dict[str, str] = {
     "squad": "squad",

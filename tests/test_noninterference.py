@@ -196,6 +196,53 @@ SYSTEMS = {
             ),
         ],
     ),
+    # A Pleasant Diversion's 3.5 with the German chart and Rows A-C the players
+    # supplied (issue 44, pass 6): the German's three secret Reinforcement drs (3.5),
+    # each giving a group whatever its dr, then his groups' secret Leader DRs (3.6).
+    "pleasant-diversion-rows": dict(
+        module="pleasant-diversion",
+        variant="cg",
+        date="dec6midday",
+        kind=None,
+        step="3.5",
+        supply=[
+            (
+                "german",
+                "rg_charts.german",
+                chart_rows(
+                    dict(
+                        id="RA1",
+                        type="PzGr Platoon I",
+                        units="4-6-7",
+                        unit_kind="squad",
+                        full="4",
+                        cost="0",
+                        tags="pzgr_platoon_i",
+                    ),
+                    dict(
+                        id="RB1",
+                        type="PzIV Section",
+                        units="PzIVH",
+                        unit_kind="vehicle",
+                        full="2",
+                        cost="0",
+                    ),
+                ),
+            ),
+            *(
+                (
+                    "german",
+                    f"tables.german_reinforcement_row_{row}",
+                    {"row-0-range": "1-6", "row-0-result": result, "row-0-effect": effect},
+                )
+                for row, result, effect in (
+                    ("a", "PzGr Platoon I", "group: RA1"),
+                    ("b", "PzIV Section", "group: RB1"),
+                    ("c", "HE (only)", "none"),
+                )
+            ),
+        ],
+    ),
 }
 
 # --------------------------------------------------------------------------- plans
@@ -1035,8 +1082,10 @@ SECRETS = {
     # Its RG charts and reinforcement tables are missing from the rules text: with the
     # American chart and armor-type rows supplied, his purchases, cancels, the 3.4
     # armor-type dr on the line and the 3.6-3.7 rolls, the units they give (and, in
-    # every world, a side's Purchase Points).
+    # every world, a side's Purchase Points); with the German chart and Rows A-C
+    # supplied, the German's 3.5 drs and his groups' 3.6 Leader DRs.
     "pleasant-diversion": {
+        "hider roll",
         "secret buy",
         "secret cancel",
         "secret rg-roll",
@@ -1063,8 +1112,10 @@ DOES = {
     ("purple-heart-draw", "us"): ROLLS_RECON_CHIT | {"hider harden"},
     ("pleasant-diversion", "american"): set(),
     ("pleasant-diversion", "german"): set(),
-    ("pleasant-diversion-buy", "american"): SECRETS["pleasant-diversion"],
+    ("pleasant-diversion-buy", "american"): SECRETS["pleasant-diversion"] - {"hider roll"},
     ("pleasant-diversion-buy", "german"): set(),
+    ("pleasant-diversion-rows", "american"): set(),
+    ("pleasant-diversion-rows", "german"): {"hider roll", "secret rg-roll"},
 }
 
 

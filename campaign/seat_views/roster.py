@@ -299,7 +299,9 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         kinds=list(Unit.Kind.choices),
         weapon_kinds=list(Unit.WeaponKind.choices),
         weapon_exchange=", ".join(dict.fromkeys(e.rule for e in exchanges)),
-        weapon_markers=[c for c in Unit.Status.choices if c[0] not in ("ok", "mg_malfunctioned")],
+        weapon_markers=[
+            c for c in Unit.Status.choices if c[0] not in ("ok", "mg_malfunctioned", "elite")
+        ],
         points_chart=line_chart(f"{module.currency.code} left", series),
         cvp_chart=line_chart("CVP lost per scenario", cvp),
         fortifications=forts,

@@ -346,7 +346,7 @@ def _weapon_fields(
         raise ActionRefused("Choose what the weapon is: its MA or an MG.")
     name = clean_text(name, what="Weapon name", limit=40) or Unit.WeaponKind(kind).label
     given = {m for m in markers or () if m}
-    if given - set(Unit.Status.values) or given & {"ok", "mg_malfunctioned"}:
+    if given - set(Unit.Status.values) or given & {"ok", "mg_malfunctioned", "elite"}:
         raise ActionRefused("Choose the weapon's markers among those listed.")
     return kind, name, [m for m in Unit.Status.values if m in given]
 
