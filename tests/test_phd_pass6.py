@@ -1,0 +1,46 @@
+"""Issue 44, sixth pass on Purple Heart Draw: the fifth pass's "Left" items and a new
+sample of sentences tried through the services as a player would
+(``docs/rules-audit/pass-6-phd.md``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Seat
+from campaign.seat_views.campaign_page import campaign_view
+from campaign.services import steps
+from tests import test_rule_mechanisms as mechanisms
+from tests.purchase_helpers import campaign_at
+
+users = mechanisms.users
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def at_step(users, step_id, date="t0930"):
+    return campaign_at("purple-heart-draw", "tm", date, users, step=step_id)
+
+
+def waited_for(players) -> dict[str, bool]:
+    return {
+        s.side: s.waiting_since is not None
+        for s in Seat.objects.filter(campaign_id=players.campaign_id)
+    }
+
+
+def test_c5_14_only_the_attacker_is_told_it_is_his_move(users, modules):
+    """C5.14 "In turn, Attacker first": while the Attacker (the US after the Initial
+    TM Scenario, C4.2/C5.3) has not finished its Redeployment, the campaign waits for
+    it alone: the Defender's seat is not "your move" (no notice, no title badge, its
+    page says it waits for the American); once the Attacker is done, it is the
+    German's move."""
+    players, _ = at_step(users, "C5.14")
+    assert waited_for(players) == {"us": True, "german": False}
+    german_view = campaign_view(players.users["german"], players.campaign_id)
+    us_view = campaign_view(players.users["us"], players.campaign_id)
+    assert german_view.waiting_for == ["us"] and german_view.status == "opponent"
+    assert us_view.status != "opponent"
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
+    assert waited_for(players) == {"us": False, "german": True}
+    german_view = campaign_view(players.users["german"], players.campaign_id)
+    assert german_view.waiting_for == ["german"] and german_view.status != "opponent"
