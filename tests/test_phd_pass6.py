@@ -9,10 +9,13 @@ import pytest
 from campaign.models import Seat
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.services import steps
+from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
+from tests.test_rule_mechanisms import add, result_values, roll, start
 
 users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
@@ -44,3 +47,28 @@ def test_c5_14_only_the_attacker_is_told_it_is_his_move(users, modules):
     assert waited_for(players) == {"us": False, "german": True}
     german_view = campaign_view(players.users["german"], players.campaign_id)
     assert german_view.waiting_for == ["german"] and german_view.status != "opponent"
+
+
+def test_c5_26a_ammunition_shortage_drm_follows_from_the_isolated_marker(
+    users, modules, fixed_dice
+):
+    """C5.26a "+1 If suffering from Ammunition shortage": Units that end the Redeployment
+    Isolated suffer Ammunition Shortage (C5.13a; C5.17 Isolated HIP units too), and
+    C5.26 comes after it: the app computes both +1s from the Isolated marker of the
+    weapon rolled for, and neither is claimed for one not Isolated."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.26")
+    cut_off = add(players, "german", "MMG", "sw", "malfunctioned", markers=("isolated",))
+    at_home = add(players, "german", "LMG", "sw", "malfunctioned")
+    fixed_dice.extend([[1], [1]])
+    r = roll(players, "german", "weapon_repair", cut_off)
+    assert sorted((d["label"][:30], d["value"]) for d in r.drms) == [
+        ("+1 If Isolated", 1),
+        ("+1 If suffering from Ammunitio", 1),
+    ], r.drms
+    assert r.final == 3 and r.result == "Eliminated"
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "weapon_repair", at_home, ticked=["ammo_shortage"])
+    r = roll(players, "german", "weapon_repair", at_home)
+    assert r.drms == [] and r.result == "Repaired"
