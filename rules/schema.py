@@ -374,6 +374,10 @@ class UnitFilter(Strict):
     # step settles its units (``Step.settles``) and by a cap on what is held
     # (``HeldCap``).
     groups: list[str] | None = None
+    # And whose name (the counter as its line records it: "2-2-8 Crew (G3)", "2-2-8 (R1
+    # Replacement Crew)") names none of these words: PHD C5.22 "any (non-crew) MMC", a
+    # crew being recorded as a half-squad line that says it is a crew.
+    not_named: list[str] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables

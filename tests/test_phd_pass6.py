@@ -8,11 +8,11 @@ import pytest
 
 from campaign.models import Seat
 from campaign.seat_views.campaign_page import campaign_view
-from campaign.services import steps
+from campaign.services import steps, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
-from tests.test_rule_mechanisms import add, result_values, roll, start
+from tests.test_rule_mechanisms import add, result_values, roll, start, unit_names
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
@@ -72,3 +72,34 @@ def test_c5_26a_ammunition_shortage_drm_follows_from_the_isolated_marker(
         roll(players, "german", "weapon_repair", at_home, ticked=["ammo_shortage"])
     r = roll(players, "german", "weapon_repair", at_home)
     assert r.drms == [] and r.result == "Repaired"
+
+
+def test_c5_22_a_hero_combines_with_a_non_crew_mmc_only(users, modules):
+    """C5.22: "Each friendly on-map Hero ... is removed from play by being 'combined'
+    with any (non-crew) MMC": a crew (a half-squad line that says it is a crew, as RG
+    footnote c's "2-2-8 Crew" joins) is refused with the rule's words, nothing changed;
+    a half-squad that is no crew Battle Hardens."""
+    players, _ = at_step(users, "C5.22")
+    hero = add(players, "us", "1-4-9 Hero", "hero")
+    crew = add(players, "us", "2-2-8 Crew (G3)", "half_squad")
+    half = add(players, "us", "3-3-7", "half_squad")
+    with pytest.raises(ActionRefused, match=r"not a crew\) \(C5.22\)") as refused:
+        units.exchange_unit(
+            campaign_id=players.campaign_id,
+            user=players.users["us"],
+            give_id=hero.ref,
+            mark_id=crew.ref,
+        )
+    assert refused.value.status == 400
+    assert unit_names(players, "us") == [
+        ("1-4-9 Hero", "hero", "ok", 1),
+        ("2-2-8 Crew (G3)", "half_squad", "ok", 1),
+        ("3-3-7", "half_squad", "ok", 1),
+    ]
+    units.exchange_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["us"],
+        give_id=hero.ref,
+        mark_id=half.ref,
+    )
+    assert ("3-3-7", "half_squad", "battle_hardened", 1) in unit_names(players, "us")

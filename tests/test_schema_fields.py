@@ -2015,6 +2015,17 @@ case(
     ),
 )
 case(
+    "UnitFilter.not_named",
+    base="phd",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "C5.22")["exchange"][
+        "marks"
+    ].update(not_named=None),
+    observe=lambda m: effects.matches(
+        next(st for st in m.steps if st.id == "C5.22").exchange.marks,
+        effects.UnitState("2-2-8 Crew (G3)", "ok", "half_squad"),
+    ),
+)
+case(
     "UnitFilter.not_statuses",
     base="sicily",
     mutate=lambda d: tab(d, "weapon_repair")["for_units"].update(not_statuses=None),

@@ -715,6 +715,8 @@ def describe_filter(flt: UnitFilter) -> str:
     said = " ".join(part for part in (statuses, kinds or "units") if part)
     if flt.not_statuses:
         said += " (not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses) + ")"
+    if flt.not_named:
+        said += " (not a " + " or ".join(flt.not_named) + ")"
     if flt.weapons:
         said += ", a vehicle's " + " or ".join(Unit.WeaponKind(w).label for w in flt.weapons)
     return said
