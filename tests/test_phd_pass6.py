@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Seat
+from campaign.models import Event, EventKind, InitiativeOutcome, Roll, Seat
 from campaign.seat_views.campaign_page import campaign_view
-from campaign.services import steps, units
+from campaign.services import purchases, steps, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
 from tests.test_rule_mechanisms import add, result_values, roll, start, unit_names
+from tests.walk import host_game, players_of
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
@@ -103,3 +104,103 @@ def test_c5_22_a_hero_combines_with_a_non_crew_mmc_only(users, modules):
         mark_id=half.ref,
     )
     assert ("3-3-7", "half_squad", "battle_hardened", 1) in unit_names(players, "us")
+
+
+# --------------------------------------------------------------------------- sample
+# The sixth pass's verification sample: sentences no earlier pass tried, driven through
+# the services as a player would (wrong side, wrong date, twice, another price).
+
+
+def start_of_tm(users, step_id):
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side="german", through_start=False)
+    players = players_of(c, a, b)
+    players.until_step(step_id)
+    return players
+
+
+def test_c5_35_notes_1_3_the_fortification_prices_by_tier_and_c5_36c_no_recon_initially(
+    users, modules
+):
+    """C5.35 Fortification Table with the German's 60 DSP of the Initial OB (C4.2):
+    Foxhole 3/2/1 DSP by squad capacity (note 1), HIP 5/3/2/2/1 for AFV/Squad/HS/Crew/SMC
+    (note 3), Trench and Roadblock 5; each price is taken from the DSP, and a price past
+    the DSP left is refused.  C5.36c: no Recon for the Initial TM Scenario."""
+    players = start_of_tm(users, "I-C5.35")
+    german = players.users["german"]
+
+    def buy(item, tier=0, count=1):
+        return purchases.buy_fortification(
+            campaign_id=players.campaign_id, user=german, item_id=item, tier=tier, count=count
+        )
+
+    assert mechanisms.seat(players, "german").fortification_points == 60
+    assert [buy("foxhole", t).cost for t in (0, 1, 2)] == [3, 2, 1]
+    assert [buy("hip", t).cost for t in (0, 4)] == [5, 1]
+    assert buy("trench").cost == 5 and buy("roadblock").cost == 5
+    assert mechanisms.seat(players, "german").fortification_points == 60 - 6 - 6 - 10
+    with pytest.raises(ActionRefused):
+        buy("trench", count=8)
+    assert mechanisms.seat(players, "german").fortification_points == 38
+    with pytest.raises(ActionRefused):
+        purchases.buy_recon(campaign_id=players.campaign_id, user=german)
+
+
+def test_c5_37c_dual_attack_drs_and_c5_3_the_attacker_is_who_moved_first(
+    users, modules, fixed_dice
+):
+    """C5.37: a chit once locked is not picked again.  C5.37c Dual Attack: a dr of 3
+    ("< 3" read as 3 or less) has the German set up first; after set up a dr of 4 ("> 4"
+    read as 4 or more) has the US move first.  C5.3: the US, who moved first, is then the
+    Attacker at C5.14, which waits for him (C5.14 "In turn, Attacker first")."""
+    players, module = at_step(users, "C5.37")
+    players.chits(german="attack")
+    with pytest.raises(ActionRefused):
+        players.chits(german="idle")
+    fixed_dice.extend([[3], [4]])
+    players.chits(us="attack")
+    outcome = InitiativeOutcome.objects.get(campaign_id=players.campaign_id, scenario=True)
+    assert (outcome.result, outcome.sets_up_first) == ("dual_attack", "german")
+    players.until("results")
+    outcome.refresh_from_db()
+    assert outcome.moves_first == "us"
+    players.results(**result_values(module))
+    players.until_step("C5.14")
+    assert waited_for(players) == {"us": True, "german": False}
+    with pytest.raises(ActionRefused, match=r"Attacker .American, C5.3. goes first"):
+        roll(players, "german", "redeployment", item="4-6-8 at 23M4")
+
+
+def test_c5_29_the_tp_replenished_are_added_to_those_left(users, modules):
+    """C5.29: "Each player now determines the number of TP they will receive, which is
+    to be added to any TP remaining from the previous TM Scenario": 7 TP left and the
+    TP Replenishment Table's TP make the side's new total (the German's own record)."""
+    players, _ = at_step(users, "C5.28")
+    Seat.objects.filter(campaign_id=players.campaign_id, side="german").update(points=7)
+    players.until_step("C5.31")  # C5.29 replenishes on entering and goes on
+    event = Event.objects.get(
+        campaign_id=players.campaign_id, kind=EventKind.REPLENISH, side="german"
+    )
+    assert event.data["start"] == 7 and event.data["repl"] >= 15
+    assert mechanisms.seat(players, "german").points == 7 + event.data["repl"]
+
+
+def test_c5_26a_c_only_a_possessed_weapon_is_rolled_for(users, modules):
+    """C5.26a: a dr "for each malfunctioned, non-captured Retained weapon that is
+    possessed by a unit"; C5.26c: "for each functioning, captured, and possessed
+    weapon": a weapon no unit possesses is refused both rolls (C5.15 eliminates it)."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.26")
+    broken = add(players, "german", "MMG", "sw", "malfunctioned", markers=("unpossessed",))
+    taken = add(players, "german", "BAR", "sw", "captured", markers=("unpossessed",))
+    with pytest.raises(ActionRefused, match=r"not captured or unpossessed"):
+        roll(players, "german", "weapon_repair", broken)
+    with pytest.raises(ActionRefused, match=r"unpossessed"):
+        roll(players, "german", "captured_equipment", taken)
+    assert (
+        not Roll.objects.filter(campaign_id=players.campaign_id)
+        .exclude(table_id="")
+        .filter(table_id__in=["weapon_repair", "captured_equipment"])
+        .exists()
+    )
