@@ -176,6 +176,15 @@ for _literal, _words in (
         raise TypeError(f"{_literal}: each value needs its player's words, in order")
 
 
+class HeldSquads(Strict):
+    """The side holds at least ``at_least`` squads, not captured, of RGs marked with one
+    of the chart footnotes ``footnotes`` (PHD C5.28: "-1 Friendly side currently contains
+    >= 3 Pionerie/Engineer squads", RG footnote e: Assault Engineers)."""
+
+    footnotes: list[str] = Field(min_length=1)
+    at_least: int = Field(ge=1)
+
+
 class Condition(Strict):
     """When a DRM applies by itself, or which RGs a rule concerns.  All given fields
     must hold (AND).  A DRM with no ``when`` is ticked by the player."""
@@ -222,6 +231,9 @@ class Condition(Strict):
     # The RG grants one of these (its chart row's ``grants``): PHD I3 "The US may not
     # requisition Defensive stores during the Initial Scenario" (an RG giving DSP).
     grants: list[Literal["fortification_points", "san"]] | None = None
+    # The acting side holds enough squads of RGs marked with a chart footnote (PHD C5.28
+    # "Friendly side currently contains >= 3 Pionerie/Engineer squads").
+    held_squads: HeldSquads | None = None
 
 
 # --------------------------------------------------------------------------- effects

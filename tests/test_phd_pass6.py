@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Event, EventKind, InitiativeOutcome, Roll, Seat
+from campaign.models import Event, EventKind, InitiativeOutcome, Roll, Seat, Unit
 from campaign.seat_views.campaign_page import campaign_view
+from campaign.selectors import module_of
 from campaign.services import purchases, steps, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
-from tests.test_rule_mechanisms import add, result_values, roll, start, unit_names
+from tests.test_rule_mechanisms import (
+    add,
+    phd_with_chart,
+    result_values,
+    roll,
+    start,
+    unit_names,
+)
 from tests.walk import host_game, players_of
 
 users = mechanisms.users
@@ -204,3 +212,30 @@ def test_c5_26a_c_only_a_possessed_weapon_is_rolled_for(users, modules):
         .filter(table_id__in=["weapon_repair", "captured_equipment"])
         .exists()
     )
+
+
+PIONIER = {"id": "I8", "type": "Pionier Pl", "units": "4-4-7", "unit_kind": "squad"}
+
+
+def test_c5_28_the_engineers_drm_needs_three_pionerie_squads_held(users, modules, fixed_dice):
+    """C5.28 "-1 Friendly side currently contains >= 3 Pionerie/Engineer squads, and at
+    least one HS is < 6 hexes from the fortification": the squads are those of RGs
+    marked e (Assault Engineers).  With two retained, the tick is refused with the
+    rule, nothing rolled; with a third, it is accepted (the HS's distance is the
+    map's)."""
+    german, _ = users
+    players, c = phd_with_chart(users, [PIONIER | {"cost": "4", "full": "2", "footnotes": "e"}])
+    Seat.objects.filter(campaign=c, side="german").update(points=40)
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I8", cost_variant="onmap")
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until_step("C5.28")
+    assert unit_names(players, "german", kind="squad")[0][3] == 2, unit_names(players, "german")
+    with pytest.raises(ActionRefused, match=r"Pionerie/Engineer squads.*does not apply.*C5.28"):
+        roll(players, "german", "fortification_clearance", item="Wire in K5", ticked=["engineers"])
+    assert not Roll.objects.filter(campaign=c, table_id="fortification_clearance").exists()
+    third = Unit.objects.get(campaign=c, side="german", kind="squad")
+    Unit.objects.filter(pk=third.pk).update(count=3)
+    fixed_dice.extend([[4]])
+    r = roll(players, "german", "fortification_clearance", item="Wire in K5", ticked=["engineers"])
+    assert r.final == 3 and r.result.startswith("Eliminated")

@@ -2014,6 +2014,39 @@ case(
         effects.UnitState("MG 42", "malfunctioned", "sw"),
     ),
 )
+
+
+def _engineers(d: dict[str, Any]) -> dict[str, Any]:
+    drm = next(x for x in tab(d, "fortification_clearance")["drms"] if x["id"] == "engineers")
+    return drm["offer_when"]
+
+
+def _engineers_offered(squads: dict[str, int]) -> Callable[[Module], bool]:
+    def observe(m: Module) -> bool:
+        drm = next(x for x in m.table("fortification_clearance").drms if x.id == "engineers")
+        return holds(drm.offer_when, RollContext(side="german", squads_by_footnote=squads))
+
+    return observe
+
+
+case(
+    "Condition.held_squads",
+    base="phd",
+    mutate=lambda d: _engineers(d).update(held_squads=None),
+    observe=_engineers_offered({"e": 2}),
+)
+case(
+    "HeldSquads.at_least",
+    base="phd",
+    mutate=lambda d: _engineers(d)["held_squads"].update(at_least=2),
+    observe=_engineers_offered({"e": 2}),
+)
+case(
+    "HeldSquads.footnotes",
+    base="phd",
+    mutate=lambda d: _engineers(d)["held_squads"].update(footnotes=["l"]),
+    observe=_engineers_offered({"e": 3}),
+)
 case(
     "UnitFilter.not_named",
     base="phd",

@@ -4,10 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from campaign.models import Campaign, InitiativeChit, InitiativeOutcome, ScenarioResult
+from campaign.models import Campaign, InitiativeChit, InitiativeOutcome, ScenarioResult, Unit
 from campaign.services.turns import Turn
 from rules.drm import RollContext
 from rules.schema import CVP_LOST, VP
+
+
+def squads_by_footnote(turn: Turn, side: str) -> dict[str, int]:
+    """The side's retained squads, not captured, counted by each chart footnote of the
+    RG they came with (``Condition.held_squads``, PHD C5.28's Pionerie/Engineer squads:
+    RG footnote e); a squad of no RG (added by hand) is of none."""
+    counts: dict[str, int] = {}
+    rows = Unit.objects.filter(
+        campaign=turn.campaign, side=side, kind="squad", purchase__isnull=False
+    ).values_list("status", "markers", "purchase__group_id", "count")
+    for status, markers, group_id, n in rows:
+        group = turn.module.group(side, group_id)
+        if group is None or "captured" in (status, *(markers or ())):
+            continue
+        for footnote in set(group.footnotes):
+            counts[footnote] = counts.get(footnote, 0) + n
+    return counts
 
 
 def confirmed_results(campaign: Campaign) -> list[ScenarioResult]:

@@ -33,7 +33,7 @@ from campaign.services.flow import (
     side_done,
     victory_deferred,
 )
-from campaign.services.rolls import roll_context
+from campaign.services.rolls import roll_context, squads_by_footnote
 from campaign.services.text import (
     DISPUTE_REASON_LIMIT,
     RESULT_TEXT_LIMIT,
@@ -44,7 +44,7 @@ from campaign.services.text import (
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
 from rules import availability, machine
-from rules.drm import DrmRefused, applicable_drms
+from rules.drm import DrmRefused, applicable_drms, reads_held_squads
 from rules.effects import (
     UnitOutcome,
     WeaponState,
@@ -234,6 +234,9 @@ def roll_on_table(
             group=group,
             unit_kind=unit.kind if unit else None,
             unit_markers=state.marked if state else frozenset(),
+            squads_by_footnote=squads_by_footnote(turn, turn.side)
+            if reads_held_squads(table)
+            else None,
         )
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
