@@ -483,6 +483,24 @@ class OriginalRoll(TableResult):
     roll: int
 
 
+class RepairCap(Strict):
+    """After a repair roll, a side may hold no more of each weapon ``names`` lists (each
+    apart) than it retains squad-equivalents (a half-squad half) of RGs marked with one
+    of ``footnotes``, none marked ``not_markers``; the excess repaired is eliminated
+    (PHD C5.26b: "The total number of FT/DC (each) after the repair phase may not exceed
+    the total number of (non-isolated) Assault Engineer squad-equivalents currently
+    available. Excess repaired FT/DC are eliminated instead").  The weapon rolled for
+    was removed from play, so it is not among the retained: a roll for one whose
+    retained number already reaches that figure could only be eliminated, and is
+    refused."""
+
+    names: list[str] = Field(min_length=1)
+    footnotes: list[str] = Field(min_length=1)
+    not_markers: list[UnitStatus] = []
+    label: str  # what is counted, in the rules' words ("Assault Engineer squad-equivalents")
+    rule: RuleRef
+
+
 class Table(Strict):
     id: Slug
     title: str
@@ -523,6 +541,9 @@ class Table(Strict):
     # play ... in the previous TM Scenario", PHD C5.26b): not in a pass where no
     # scenario was played (a Lull).
     after_scenario: bool = False
+    # What a repaired item may not exceed (PHD C5.26b's FT/DC per Assault Engineer
+    # squad-equivalent): a roll for an item it names is refused past it.
+    repair_cap: RepairCap | None = None
     # Who may roll on it, and when (Sicily 3.61426: "If this is a Night CG Date ... all
     # mobile Isolated British Tanks must now attempt Escape"): the side, its
     # nationalities, a Night or the Initial Scenario's date.  Elsewhere it is neither

@@ -239,3 +239,41 @@ def test_c5_28_the_engineers_drm_needs_three_pionerie_squads_held(users, modules
     fixed_dice.extend([[4]])
     r = roll(players, "german", "fortification_clearance", item="Wire in K5", ticked=["engineers"])
     assert r.final == 3 and r.result.startswith("Eliminated")
+
+
+def test_c5_26b_ft_dc_repaired_never_exceed_the_assault_engineer_squad_equivalents(users, modules):
+    """C5.26b: "The total number of FT/DC (each) after the repair phase may not exceed
+    the total number of (non-isolated) Assault Engineer squad-equivalents currently
+    available. Excess repaired FT/DC are eliminated instead": with one Pionier squad and
+    one Isolated Pionier HS (RG footnote e) and one FT retained, a roll for another FT
+    could only eliminate it and is refused, nothing rolled; a DC (counted apart) and a
+    Psk (not capped) are rolled for."""
+    german, _ = users
+    players, c = phd_with_chart(users, [PIONIER | {"cost": "4", "full": "1", "footnotes": "e"}])
+    Seat.objects.filter(campaign=c, side="german").update(points=40)
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I8", cost_variant="onmap")
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until_step("C5.26")
+    squad = Unit.objects.get(campaign=c, side="german", kind="squad")
+    Unit.objects.create(
+        campaign=c,
+        side="german",
+        name="2-3-8 HS (I8)",
+        kind="half_squad",
+        purchase=squad.purchase,
+        markers=["isolated"],
+    )
+    add(players, "german", "FT", "sw")
+    with pytest.raises(
+        ActionRefused,
+        match=r"retain 1 FT and 1 \(non-isolated\) Assault "
+        r"Engineer squad-equivalents.*\(C5.26b\)",
+    ) as refused:
+        roll(players, "german", "baz_psk_ft_dc_repair", item="FT of the 4-4-7 in 23K4")
+    assert refused.value.status == 409
+    assert not Roll.objects.filter(campaign=c, table_id="baz_psk_ft_dc_repair").exists()
+    roll(players, "german", "baz_psk_ft_dc_repair", item="DC in 23K4")
+    roll(players, "german", "baz_psk_ft_dc_repair", item="Psk in 23K5")
+    Unit.objects.filter(campaign=c, kind="half_squad").update(markers=[])
+    roll(players, "german", "baz_psk_ft_dc_repair", item="FT of the 4-4-7 in 23K4")

@@ -2047,6 +2047,64 @@ case(
     mutate=lambda d: _engineers(d)["held_squads"].update(footnotes=["l"]),
     observe=_engineers_offered({"e": 3}),
 )
+
+
+def _repair_cap(d: dict[str, Any]) -> dict[str, Any]:
+    return tab(d, "baz_psk_ft_dc_repair")["repair_cap"]
+
+
+def _ft_repair(m: Module) -> str:
+    """C5.26b: the refusal of an FT's repair roll for a side retaining one FT, one
+    Assault Engineer squad and an Isolated one (RG footnote e)."""
+    table = m.table("baz_psk_ft_dc_repair")
+    weapon = availability.repair_cap_weapon(table, "FT in 23K4")
+    if table.repair_cap is None:
+        return weapon
+    units = [
+        (effects.UnitState("FT", "ok", "sw"), []),
+        (effects.UnitState("4-4-7", "ok", "squad"), ["e"]),
+        (effects.UnitState("4-4-7", "ok", "squad", ("isolated",)), ["e"]),
+    ]
+    held, equivalents = availability.repair_cap_figures(table.repair_cap, weapon, units)
+    return availability.repair_cap_refusal(table, weapon, held, equivalents)
+
+
+case(
+    "Table.repair_cap",
+    base="phd",
+    mutate=lambda d: tab(d, "baz_psk_ft_dc_repair").update(repair_cap=None),
+    observe=_ft_repair,
+)
+case(
+    "RepairCap.names",
+    base="phd",
+    mutate=lambda d: _repair_cap(d).update(names=["DC"]),
+    observe=_ft_repair,
+)
+case(
+    "RepairCap.footnotes",
+    base="phd",
+    mutate=lambda d: _repair_cap(d).update(footnotes=["l"]),
+    observe=_ft_repair,
+)
+case(
+    "RepairCap.not_markers",
+    base="phd",
+    mutate=lambda d: _repair_cap(d).update(not_markers=[]),
+    observe=_ft_repair,
+)
+case(
+    "RepairCap.label",
+    base="phd",
+    mutate=lambda d: _repair_cap(d).update(label="engineers"),
+    observe=_ft_repair,
+)
+case(
+    "RepairCap.rule",
+    base="phd",
+    mutate=lambda d: _repair_cap(d).update(rule="C5.26"),
+    observe=_ft_repair,
+)
 case(
     "UnitFilter.not_named",
     base="phd",

@@ -33,7 +33,7 @@ from campaign.services.flow import (
     side_done,
     victory_deferred,
 )
-from campaign.services.rolls import roll_context, squads_by_footnote
+from campaign.services.rolls import repair_cap_counts, roll_context, squads_by_footnote
 from campaign.services.text import (
     DISPUTE_REASON_LIMIT,
     RESULT_TEXT_LIMIT,
@@ -222,6 +222,12 @@ def roll_on_table(
             campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
         ).values_list("item", flat=True)
         refusal = availability.item_roll_refusal(table, item, list(rolled_items))
+        if refusal:
+            raise ActionRefused(refusal, status=409)
+    weapon_capped = availability.repair_cap_weapon(table, item)
+    if table.repair_cap is not None and weapon_capped:
+        held, equivalents = repair_cap_counts(turn, turn.side, table.repair_cap, weapon_capped)
+        refusal = availability.repair_cap_refusal(table, weapon_capped, held, equivalents)
         if refusal:
             raise ActionRefused(refusal, status=409)
     group = None
