@@ -51,6 +51,8 @@ def test_c5_14_only_the_attacker_is_told_it_is_his_move(users, modules):
     german_view = campaign_view(players.users["german"], players.campaign_id)
     us_view = campaign_view(players.users["us"], players.campaign_id)
     assert german_view.waiting_for == ["us"] and german_view.status == "opponent"
+    (table,) = german_view.panel.tables  # still says why he may not roll yet
+    assert "Attacker (American, C5.3) goes first" in table.closed
     assert us_view.status != "opponent"
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
     assert waited_for(players) == {"us": False, "german": True}
