@@ -1132,7 +1132,14 @@ def instead_units(table: Table) -> NewUnits:
 
 
 def instead_refusal(
-    table: Table, *, leaders: int, squads: int, half_squads: int, rolled: bool, taken: bool
+    table: Table,
+    *,
+    leaders: int,
+    squads: int,
+    half_squads: int,
+    rolled: bool,
+    taken: bool,
+    designable: int | None = None,
 ) -> str:
     """Why a side may not take what a table offers instead of its roll ("" : it may):
     it has rolled on it, or taken it, in this pass; or it has more than one leader per
@@ -1146,6 +1153,11 @@ def instead_refusal(
         return f"You have done so in this pass ({instead.rule})."
     if instead.from_mmc and squads + half_squads == 0:
         return f"You hold no MMC to create the {instead.unit} from ({instead.rule})."
+    if instead.from_mmc and instead.mmc_not_named and designable == 0:
+        return (
+            f"You hold no MMC that is not a {' or '.join(instead.mmc_not_named)} to create "
+            f"the {instead.unit} from ({instead.rule})."
+        )
     per = instead.squads_per_leader
     equivalents = Fraction(squads) + Fraction(half_squads, 2)
     if per is not None and leaders * per > equivalents:

@@ -336,6 +336,9 @@ class InsteadOfRoll(Strict):
     # Created from a designated MMC the side holds (C5.24a: "from any designated
     # (non-crew) MMC"): none held, none created.
     from_mmc: bool = False
+    # And the MMC it is created from names none of these words (C5.24a "(non-crew)
+    # MMC": a crew's half-squad line says it is a crew).
+    mmc_not_named: list[str] = []
     rule: RuleRef
 
 

@@ -279,3 +279,22 @@ def test_c5_26b_ft_dc_repaired_never_exceed_the_assault_engineer_squad_equivalen
     roll(players, "german", "baz_psk_ft_dc_repair", item="Psk in 23K5")
     Unit.objects.filter(campaign=c, kind="half_squad").update(markers=[])
     roll(players, "german", "baz_psk_ft_dc_repair", item="FT of the 4-4-7 in 23K4")
+
+
+def test_c5_24a_no_7_0_from_a_crew(users, modules):
+    """C5.24a: "it may automatically create one 7-0 leader from any designated (non-crew)
+    MMC": a side whose only MMC is a crew (its half-squad line says so) has none to
+    create him from; with a half-squad that is no crew it may."""
+    players, _ = at_step(users, "C5.24")
+
+    def promote():
+        return steps.take_instead_of_roll(
+            campaign_id=players.campaign_id, user=players.users["us"], table_id="leader_promotion"
+        )
+
+    add(players, "us", "2-2-8 Crew (G3)", "half_squad")
+    with pytest.raises(ActionRefused, match=r"no MMC that is not a crew .*\(C5.24a\)"):
+        promote()
+    assert not Unit.objects.filter(campaign_id=players.campaign_id, kind="leader").exists()
+    add(players, "us", "3-3-7", "half_squad")
+    assert promote().name == "7-0 leader"

@@ -2106,6 +2106,20 @@ case(
     observe=_ft_repair,
 )
 case(
+    "InsteadOfRoll.mmc_not_named",
+    base="phd",
+    mutate=lambda d: tab(d, "leader_promotion")["instead"].update(mmc_not_named=[]),
+    observe=lambda m: availability.instead_refusal(
+        m.table("leader_promotion"),
+        leaders=0,
+        squads=0,
+        half_squads=1,
+        rolled=False,
+        taken=False,
+        designable=0,
+    ),
+)
+case(
     "UnitFilter.not_named",
     base="phd",
     mutate=lambda d: next(st for st in d["steps"] if st["id"] == "C5.22")["exchange"][

@@ -37,6 +37,7 @@ from campaign.services.steps import mmc_hardening
 from campaign.services.takebacks import done_request
 from campaign.services.units import (
     describe_filter,
+    designable_mmc,
     label,
     roll_ref,
     state_of,
@@ -525,6 +526,7 @@ def _instead(view: CampaignView, panel: StepPanel) -> None:
             half_squads=half_squads,
             rolled=rolls.exists(),
             taken=took_instead(c, view.viewer, tv.id),
+            designable=designable_mmc(c, view.viewer, table.instead.mmc_not_named),
         )
         panel.tables[n] = replace(tv, instead=availability.instead_words(table), no_instead=why)
 

@@ -308,6 +308,7 @@ def take_instead_of_roll(
             campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
         ).exists(),
         taken=units.took_instead(c, turn.side, table.id),
+        designable=units.designable_mmc(c, turn.side, table.instead.mmc_not_named),
     )
     if refusal:
         raise ActionRefused(refusal, status=409)

@@ -27,6 +27,7 @@ from rules.effects import (
     exchange_refusal,
     left_over,
     matches,
+    names_any,
     on_weapon,
     settle_holds,
     settled,
@@ -729,6 +730,19 @@ def strength_counts(campaign: Campaign, side: str) -> tuple[int, int, int]:
         n=Sum("count")
     )["n"]
     return leaders or 0, squads, half_squads
+
+
+def designable_mmc(campaign: Campaign, side: str, not_named: Sequence[str]) -> int:
+    """How many of the side's retained MMC (not captured) name none of ``not_named``:
+    those a leader may be created from (PHD C5.24a "any designated (non-crew) MMC")."""
+    rows = Unit.objects.filter(
+        campaign=campaign, side=side, kind__in=["squad", "half_squad"]
+    ).values_list("name", "status", "markers", "count")
+    return sum(
+        n
+        for name, status, markers, n in rows
+        if "captured" not in (status, *(markers or ())) and not names_any(name, not_named)
+    )
 
 
 def took_instead(campaign: Campaign, side: str, table_id: str) -> bool:
