@@ -219,19 +219,28 @@ def test_c5_26a_c_only_a_possessed_weapon_is_rolled_for(users, modules):
 PIONIER = {"id": "I8", "type": "Pionier Pl", "units": "4-4-7", "unit_kind": "squad"}
 
 
+def with_pioneers(users, squads: int, step_id: str):
+    """The German (users[0]) bought a Pionier platoon of ``squads`` squads marked with RG
+    footnote e (Assault Engineers) for the Initial TM Scenario; the campaign is at
+    ``step_id`` of the ConPh after it."""
+    players, c = phd_with_chart(
+        users, [PIONIER | {"cost": "4", "full": str(squads), "footnotes": "e"}]
+    )
+    Seat.objects.filter(campaign=c, side="german").update(points=40)
+    purchases.purchase_rg(campaign_id=c.pk, user=users[0], group_id="I8", cost_variant="onmap")
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until_step(step_id)
+    return players, c
+
+
 def test_c5_28_the_engineers_drm_needs_three_pionerie_squads_held(users, modules, fixed_dice):
     """C5.28 "-1 Friendly side currently contains >= 3 Pionerie/Engineer squads, and at
     least one HS is < 6 hexes from the fortification": the squads are those of RGs
     marked e (Assault Engineers).  With two retained, the tick is refused with the
     rule, nothing rolled; with a third, it is accepted (the HS's distance is the
     map's)."""
-    german, _ = users
-    players, c = phd_with_chart(users, [PIONIER | {"cost": "4", "full": "2", "footnotes": "e"}])
-    Seat.objects.filter(campaign=c, side="german").update(points=40)
-    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I8", cost_variant="onmap")
-    players.until("results")
-    players.results(**result_values(module_of(c)))
-    players.until_step("C5.28")
+    players, c = with_pioneers(users, 2, "C5.28")
     assert unit_names(players, "german", kind="squad")[0][3] == 2, unit_names(players, "german")
     with pytest.raises(ActionRefused, match=r"Pionerie/Engineer squads.*does not apply.*C5.28"):
         roll(players, "german", "fortification_clearance", item="Wire in K5", ticked=["engineers"])
@@ -250,13 +259,7 @@ def test_c5_26b_ft_dc_repaired_never_exceed_the_assault_engineer_squad_equivalen
     one Isolated Pionier HS (RG footnote e) and one FT retained, a roll for another FT
     could only eliminate it and is refused, nothing rolled; a DC (counted apart) and a
     Psk (not capped) are rolled for."""
-    german, _ = users
-    players, c = phd_with_chart(users, [PIONIER | {"cost": "4", "full": "1", "footnotes": "e"}])
-    Seat.objects.filter(campaign=c, side="german").update(points=40)
-    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I8", cost_variant="onmap")
-    players.until("results")
-    players.results(**result_values(module_of(c)))
-    players.until_step("C5.26")
+    players, c = with_pioneers(users, 1, "C5.26")
     squad = Unit.objects.get(campaign=c, side="german", kind="squad")
     Unit.objects.create(
         campaign=c,

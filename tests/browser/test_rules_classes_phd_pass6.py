@@ -4,13 +4,10 @@ the screen where the player clicked, nothing rolled."""
 
 import pytest
 
-from campaign.models import Roll, Seat, Unit
-from campaign.selectors import module_of
-from campaign.services import purchases
+from campaign.models import Roll, Unit
 from tests.browser.test_rules_classes_sicily import _open, _refusal
 from tests.purchase_helpers import add_unit
-from tests.test_phd_pass6 import PIONIER
-from tests.test_rule_mechanisms import phd_with_chart, result_values
+from tests.test_phd_pass6 import with_pioneers
 
 # The rules on screen: run once, on PostgreSQL + Redis (the embedded run leaves them out).
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
@@ -24,13 +21,7 @@ def test_c5_26b_class_3_no_ft_repair_past_the_assault_engineers(
     available": the German retains one Pionier squad (RG footnote e) and one FT; his
     dr for another FT is refused on his page with the counts and the rule, nothing
     rolled; his dr for a DC is made."""
-    users = (make_user("ge_p"), make_user("us_p"))
-    players, c = phd_with_chart(users, [PIONIER | {"cost": "4", "full": "1", "footnotes": "e"}])
-    Seat.objects.filter(campaign=c, side="german").update(points=40)
-    purchases.purchase_rg(campaign_id=c.pk, user=users[0], group_id="I8", cost_variant="onmap")
-    players.until("results")
-    players.results(**result_values(module_of(c)))
-    players.until_step("C5.26")
+    players, c = with_pioneers((make_user("ge_p"), make_user("us_p")), 1, "C5.26")
     add_unit(players, "german", "FT", "sw")
     assert Unit.objects.filter(campaign=c, side="german", kind="squad").count() == 1
     ge = _open(asgi_server, new_context, browser_login, players, "german")
