@@ -42,7 +42,7 @@ from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from rules.availability import owed_for, table_date_reasons
 from rules.effects import UnitState, matches, targets
 from rules.registry import cached_module, parse_module
-from rules.schema import Module
+from rules.schema import Module, Step
 from rules.snapshot import (
     Bought,
     FortificationBought,
@@ -470,6 +470,13 @@ def scenario_attacker(campaign: Campaign, module: Module) -> tuple[str, str]:
     side = module.variant(campaign.variant).start.moves_first or ""
     played = next((d.label for d in module.dates if d.initial), "")
     return (side, played) if side else ("", "")
+
+
+def step_attacker(campaign: Campaign, module: Module, step: Step) -> str:
+    """The side that alone may act at ``step`` until it is done, when the Attacker goes
+    first there (PHD C5.14 "In turn, Attacker first": the Attacker of the scenario just
+    played, C5.3), for ``machine.sides_to_act``; "" at any other step (public)."""
+    return scenario_attacker(campaign, module)[0] if step.attacker_first else ""
 
 
 # What a player does himself (not what the server records under his side: his points

@@ -14,7 +14,15 @@ from fractions import Fraction
 
 from rules import machine, text
 from rules.drm import RollContext, holds, is_automatic, offered
-from rules.effects import MMC_KINDS, NewUnits, UnitState, held_excess, matches, types_given
+from rules.effects import (
+    MMC_KINDS,
+    NewUnits,
+    UnitState,
+    held_excess,
+    matches,
+    names_any,
+    types_given,
+)
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
@@ -33,6 +41,7 @@ from rules.schema import (
     FortificationItem,
     Module,
     ReinforcementGroup,
+    RepairCap,
     Step,
     Table,
 )
@@ -1123,7 +1132,14 @@ def instead_units(table: Table) -> NewUnits:
 
 
 def instead_refusal(
-    table: Table, *, leaders: int, squads: int, half_squads: int, rolled: bool, taken: bool
+    table: Table,
+    *,
+    leaders: int,
+    squads: int,
+    half_squads: int,
+    rolled: bool,
+    taken: bool,
+    designable: int | None = None,
 ) -> str:
     """Why a side may not take what a table offers instead of its roll ("" : it may):
     it has rolled on it, or taken it, in this pass; or it has more than one leader per
@@ -1137,6 +1153,11 @@ def instead_refusal(
         return f"You have done so in this pass ({instead.rule})."
     if instead.from_mmc and squads + half_squads == 0:
         return f"You hold no MMC to create the {instead.unit} from ({instead.rule})."
+    if instead.from_mmc and instead.mmc_not_named and designable == 0:
+        return (
+            f"You hold no MMC that is not a {' or '.join(instead.mmc_not_named)} to create "
+            f"the {instead.unit} from ({instead.rule})."
+        )
     per = instead.squads_per_leader
     equivalents = Fraction(squads) + Fraction(half_squads, 2)
     if per is not None and leaders * per > equivalents:
@@ -1236,3 +1257,46 @@ def at_initial(module: Module, snap: Snapshot) -> bool:
     """Whether the side buys for the Initial Scenario (the CG date is its date): PHD
     I2's German RGs set up on board at no extra cost then."""
     return module.dates[snap.position.date_index].initial
+
+
+def repair_cap_weapon(table: Table, item: str) -> str:
+    """The weapon of ``table.repair_cap`` that a roll's ``item`` names ("FT in 23K4": FT),
+    "" when none (PHD C5.26b: a Baz or Psk is not capped)."""
+    cap = table.repair_cap
+    return next((n for n in cap.names if names_any(item, [n])), "") if cap else ""
+
+
+def repair_cap_figures(
+    cap: RepairCap, weapon: str, units: Iterable[tuple[UnitState, Sequence[str]]]
+) -> tuple[int, Fraction]:
+    """What a ``repair_cap`` compares, from a side's retained ``units`` (each with the
+    chart footnotes of its RG): how many SW named ``weapon`` it retains, and its
+    squad-equivalents (a half-squad half) of RGs marked with the cap's footnotes, none
+    marked as the cap excludes; a captured unit counts for neither (PHD C5.26b)."""
+    held, equivalents = 0, Fraction(0)
+    for unit, footnotes in units:
+        if "captured" in unit.marked:
+            continue
+        if unit.kind == "sw":
+            held += unit.count if names_any(unit.name, [weapon]) else 0
+        elif (
+            unit.kind in MMC_KINDS
+            and set(cap.footnotes) & set(footnotes)
+            and unit.marked.isdisjoint(cap.not_markers)
+        ):
+            equivalents += Fraction(unit.count, 1 if unit.kind == "squad" else 2)
+    return held, equivalents
+
+
+def repair_cap_refusal(table: Table, weapon: str, held: int, equivalents: Fraction) -> str:
+    """Why a roll to repair ``weapon`` could only end in its elimination ("": it may
+    be made): the side already retains ``held`` of them, as many as its
+    ``equivalents`` squad-equivalents of the RGs the cap names allow (PHD C5.26b)."""
+    cap = table.repair_cap
+    if cap is None or not weapon or held < equivalents:
+        return ""
+    return (
+        f"You retain {held} {weapon} and {_figure(equivalents)} {cap.label}: the total of "
+        f"{weapon} after the repair may not exceed them, so a repaired {weapon} would be "
+        f"eliminated as excess ({cap.rule})."
+    )

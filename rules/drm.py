@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from rules.schema import Condition, Drm, ReinforcementGroup, Table
+from rules.schema import Condition, Drm, HeldSquads, ReinforcementGroup, Table
 
 VARIABLE_LIMIT = 9  # a typed DRM is a single ASL modifier, never more than ±9
 
@@ -31,6 +31,9 @@ class RollContext:
     unit_markers: frozenset[str] = frozenset()  # its status and markers
     cost_variant: str = ""  # the price the RG rolled for was bought at ("" printed)
     rolled_types: frozenset[str] = frozenset()  # group kinds the RG's earlier rolls gave
+    # The side's retained, non-captured squads by the chart footnotes of their RGs
+    # (``Condition.held_squads``); None: not read for this roll (the condition holds).
+    squads_by_footnote: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,24 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
             cond.grants is None
             or (g is not None and any(g.grants.get(what) for what in cond.grants))
         )
+        and (cond.held_squads is None or holds_squads(cond.held_squads, ctx))
+    )
+
+
+def holds_squads(held: HeldSquads, ctx: RollContext) -> bool:
+    """Whether the side holds ``held.at_least`` squads of RGs marked with one of its
+    footnotes (PHD C5.28); unknown (not read for this roll, a page's offer): it may."""
+    if ctx.squads_by_footnote is None:
+        return True
+    return sum(ctx.squads_by_footnote.get(f, 0) for f in held.footnotes) >= held.at_least
+
+
+def reads_held_squads(table: Table) -> bool:
+    """Whether a roll on ``table`` needs the side's squads by RG footnote."""
+    return any(
+        c is not None and c.held_squads is not None
+        for d in table.drms
+        for c in (d.when, d.offer_when)
     )
 
 

@@ -202,7 +202,14 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
         and (flt.not_statuses is None or unit.marked.isdisjoint(flt.not_statuses))
         and (flt.all_statuses is None or unit.marked.issuperset(flt.all_statuses))
         and (flt.groups is None or unit.group in flt.groups)
+        and not (flt.not_named and names_any(unit.name, flt.not_named))
     )
+
+
+def names_any(name: str, words: Sequence[str]) -> bool:
+    """Whether a unit's ``name`` names one of ``words`` (a whole word, any case): "2-2-8
+    Crew (G3)" names "crew" (PHD C5.22 "(non-crew) MMC")."""
+    return any(re.search(rf"\b{re.escape(w)}\b", name, re.IGNORECASE) for w in words)
 
 
 def rated(name: str, ladder: Sequence[str], step: int) -> str | None:

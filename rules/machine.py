@@ -23,11 +23,17 @@ EFFECT_HOOKS: dict[str, tuple[Hook, ...]] = {
 READS_RESULT = frozenset({Hook.REPLENISH, Hook.RECORD_WINNER})
 
 
-def sides_to_act(module: Module, step: Step, done: Iterable[str]) -> list[str]:
-    """The sides that may act now at ``step`` (empty when the step is finished)."""
+def sides_to_act(module: Module, step: Step, done: Iterable[str], attacker: str = "") -> list[str]:
+    """The sides that may act now at ``step`` (empty when the step is finished).  At a
+    step the Attacker goes first at (``Step.attacker_first``, PHD C5.14 "In turn,
+    Attacker first"), ``attacker`` (the Attacker of the scenario just played, C5.3) is
+    the only side that may act until it is done; "" (none known): both may."""
     done = set(done)
     if step.acts == "both":
-        return [s.id for s in module.sides if s.id not in done]
+        waiting = [s.id for s in module.sides if s.id not in done]
+        if step.attacker_first and attacker in waiting:
+            return [attacker]
+        return waiting
     if step.acts == "in_order":
         order = module.flow.order or [s.id for s in module.sides]
         return next(([s] for s in order if s not in done), [])

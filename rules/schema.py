@@ -180,6 +180,15 @@ for _literal, _words in (
         raise TypeError(f"{_literal}: each value needs its player's words, in order")
 
 
+class HeldSquads(Strict):
+    """The side holds at least ``at_least`` squads, not captured, of RGs marked with one
+    of the chart footnotes ``footnotes`` (PHD C5.28: "-1 Friendly side currently contains
+    >= 3 Pionerie/Engineer squads", RG footnote e: Assault Engineers)."""
+
+    footnotes: list[str] = Field(min_length=1)
+    at_least: int = Field(ge=1)
+
+
 class Condition(Strict):
     """When a DRM applies by itself, or which RGs a rule concerns.  All given fields
     must hold (AND).  A DRM with no ``when`` is ticked by the player."""
@@ -226,6 +235,9 @@ class Condition(Strict):
     # The RG grants one of these (its chart row's ``grants``): PHD I3 "The US may not
     # requisition Defensive stores during the Initial Scenario" (an RG giving DSP).
     grants: list[Literal["fortification_points", "san"]] | None = None
+    # The acting side holds enough squads of RGs marked with a chart footnote (PHD C5.28
+    # "Friendly side currently contains >= 3 Pionerie/Engineer squads").
+    held_squads: HeldSquads | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -328,6 +340,9 @@ class InsteadOfRoll(Strict):
     # Created from a designated MMC the side holds (C5.24a: "from any designated
     # (non-crew) MMC"): none held, none created.
     from_mmc: bool = False
+    # And the MMC it is created from names none of these words (C5.24a "(non-crew)
+    # MMC": a crew's half-squad line says it is a crew).
+    mmc_not_named: list[str] = []
     rule: RuleRef
 
 
@@ -378,6 +393,10 @@ class UnitFilter(Strict):
     # step settles its units (``Step.settles``) and by a cap on what is held
     # (``HeldCap``).
     groups: list[str] | None = None
+    # And whose name (the counter as its line records it: "2-2-8 Crew (G3)", "2-2-8 (R1
+    # Replacement Crew)") names none of these words: PHD C5.22 "any (non-crew) MMC", a
+    # crew being recorded as a half-squad line that says it is a crew.
+    not_named: list[str] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables
@@ -471,6 +490,24 @@ class OriginalRoll(TableResult):
     roll: int
 
 
+class RepairCap(Strict):
+    """After a repair roll, a side may hold no more of each weapon ``names`` lists (each
+    apart) than it retains squad-equivalents (a half-squad half) of RGs marked with one
+    of ``footnotes``, none marked ``not_markers``; the excess repaired is eliminated
+    (PHD C5.26b: "The total number of FT/DC (each) after the repair phase may not exceed
+    the total number of (non-isolated) Assault Engineer squad-equivalents currently
+    available. Excess repaired FT/DC are eliminated instead").  The weapon rolled for
+    was removed from play, so it is not among the retained: a roll for one whose
+    retained number already reaches that figure could only be eliminated, and is
+    refused."""
+
+    names: list[str] = Field(min_length=1)
+    footnotes: list[str] = Field(min_length=1)
+    not_markers: list[UnitStatus] = []
+    label: str  # what is counted, in the rules' words ("Assault Engineer squad-equivalents")
+    rule: RuleRef
+
+
 class Table(Strict):
     id: Slug
     title: str
@@ -511,6 +548,9 @@ class Table(Strict):
     # play ... in the previous TM Scenario", PHD C5.26b): not in a pass where no
     # scenario was played (a Lull).
     after_scenario: bool = False
+    # What a repaired item may not exceed (PHD C5.26b's FT/DC per Assault Engineer
+    # squad-equivalent): a roll for an item it names is refused past it.
+    repair_cap: RepairCap | None = None
     # Who may roll on it, and when (Sicily 3.61426: "If this is a Night CG Date ... all
     # mobile Isolated British Tanks must now attempt Escape"): the side, its
     # nationalities, a Night or the Initial Scenario's date.  Elsewhere it is neither

@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from campaign.models import Notification, NotificationSettings, Purchase, Seat
-from campaign.selectors import done_sides, module_of
+from campaign.selectors import done_sides, module_of, step_attacker
 from campaign.services import initiative, notifications, purchases, steps, units
 from campaign.services.notifications import deliver_due
 from rules import machine
@@ -57,7 +57,9 @@ def waiting(players) -> set[str]:
     c = players.campaign
     if c.ended_at:
         return set()
-    return set(machine.sides_to_act(module_of(c), players.step, done_sides(c)))
+    module, step = module_of(c), players.step
+    attacker = step_attacker(c, module, step)  # PHD C5.14: the Attacker first
+    return set(machine.sides_to_act(module, step, done_sides(c), attacker))
 
 
 def stored_waiting(players) -> set[str]:

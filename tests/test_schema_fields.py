@@ -2014,6 +2014,122 @@ case(
         effects.UnitState("MG 42", "malfunctioned", "sw"),
     ),
 )
+
+
+def _engineers(d: dict[str, Any]) -> dict[str, Any]:
+    drm = next(x for x in tab(d, "fortification_clearance")["drms"] if x["id"] == "engineers")
+    return drm["offer_when"]
+
+
+def _engineers_offered(squads: dict[str, int]) -> Callable[[Module], bool]:
+    def observe(m: Module) -> bool:
+        drm = next(x for x in m.table("fortification_clearance").drms if x.id == "engineers")
+        return holds(drm.offer_when, RollContext(side="german", squads_by_footnote=squads))
+
+    return observe
+
+
+case(
+    "Condition.held_squads",
+    base="phd",
+    mutate=lambda d: _engineers(d).update(held_squads=None),
+    observe=_engineers_offered({"e": 2}),
+)
+case(
+    "HeldSquads.at_least",
+    base="phd",
+    mutate=lambda d: _engineers(d)["held_squads"].update(at_least=2),
+    observe=_engineers_offered({"e": 2}),
+)
+case(
+    "HeldSquads.footnotes",
+    base="phd",
+    mutate=lambda d: _engineers(d)["held_squads"].update(footnotes=["l"]),
+    observe=_engineers_offered({"e": 3}),
+)
+
+
+def _repair_cap(d: dict[str, Any]) -> dict[str, Any]:
+    return tab(d, "baz_psk_ft_dc_repair")["repair_cap"]
+
+
+def _ft_repair(m: Module) -> str:
+    """C5.26b: the refusal of an FT's repair roll for a side retaining one FT, one
+    Assault Engineer squad and an Isolated one (RG footnote e)."""
+    table = m.table("baz_psk_ft_dc_repair")
+    weapon = availability.repair_cap_weapon(table, "FT in 23K4")
+    if table.repair_cap is None:
+        return weapon
+    units = [
+        (effects.UnitState("FT", "ok", "sw"), []),
+        (effects.UnitState("4-4-7", "ok", "squad"), ["e"]),
+        (effects.UnitState("4-4-7", "ok", "squad", ("isolated",)), ["e"]),
+    ]
+    held, equivalents = availability.repair_cap_figures(table.repair_cap, weapon, units)
+    return availability.repair_cap_refusal(table, weapon, held, equivalents)
+
+
+case(
+    "Table.repair_cap",
+    base="phd",
+    mutate=lambda d: tab(d, "baz_psk_ft_dc_repair").update(repair_cap=None),
+    observe=_ft_repair,
+)
+case(
+    "RepairCap.names",
+    base="phd",
+    mutate=lambda d: _repair_cap(d).update(names=["DC"]),
+    observe=_ft_repair,
+)
+case(
+    "RepairCap.footnotes",
+    base="phd",
+    mutate=lambda d: _repair_cap(d).update(footnotes=["l"]),
+    observe=_ft_repair,
+)
+case(
+    "RepairCap.not_markers",
+    base="phd",
+    mutate=lambda d: _repair_cap(d).update(not_markers=[]),
+    observe=_ft_repair,
+)
+case(
+    "RepairCap.label",
+    base="phd",
+    mutate=lambda d: _repair_cap(d).update(label="engineers"),
+    observe=_ft_repair,
+)
+case(
+    "RepairCap.rule",
+    base="phd",
+    mutate=lambda d: _repair_cap(d).update(rule="C5.26"),
+    observe=_ft_repair,
+)
+case(
+    "InsteadOfRoll.mmc_not_named",
+    base="phd",
+    mutate=lambda d: tab(d, "leader_promotion")["instead"].update(mmc_not_named=[]),
+    observe=lambda m: availability.instead_refusal(
+        m.table("leader_promotion"),
+        leaders=0,
+        squads=0,
+        half_squads=1,
+        rolled=False,
+        taken=False,
+        designable=0,
+    ),
+)
+case(
+    "UnitFilter.not_named",
+    base="phd",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "C5.22")["exchange"][
+        "marks"
+    ].update(not_named=None),
+    observe=lambda m: effects.matches(
+        next(st for st in m.steps if st.id == "C5.22").exchange.marks,
+        effects.UnitState("2-2-8 Crew (G3)", "ok", "half_squad"),
+    ),
+)
 case(
     "UnitFilter.not_statuses",
     base="sicily",

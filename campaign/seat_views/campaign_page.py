@@ -48,6 +48,7 @@ from campaign.selectors import (
     position_token,
     seats_done,
     snapshot,
+    step_attacker,
     with_online,
 )
 from rules import machine
@@ -280,7 +281,8 @@ class CampaignView:
     def waiting_for(self) -> list[str]:
         if self.ended:
             return []
-        return machine.sides_to_act(self.module, self.step_def, self.done)
+        attacker = step_attacker(self.campaign, self.module, self.step_def)
+        return machine.sides_to_act(self.module, self.step_def, self.done, attacker)
 
     @property
     def status(self) -> str:

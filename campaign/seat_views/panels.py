@@ -37,13 +37,14 @@ from campaign.services.steps import mmc_hardening
 from campaign.services.takebacks import done_request
 from campaign.services.units import (
     describe_filter,
+    designable_mmc,
     label,
     roll_ref,
     state_of,
     strength_counts,
     took_instead,
 )
-from rules import availability
+from rules import availability, machine
 from rules.drm import RollContext, offered
 from rules.effects import hardens_mmc, matches, targets
 from rules.kinds import Action, Show, kind_of
@@ -226,9 +227,14 @@ class StepPanel:
 
 def build_panel(view: CampaignView) -> StepPanel:
     step = view.step_def
+    # At a step the Attacker goes first at (PHD C5.14), the campaign waits for him alone
+    # (``waiting_for``), but the Defender's panel still shows why he may not roll yet.
+    may_act = view.waiting_for
+    if step.attacker_first:
+        may_act = machine.sides_to_act(view.module, step, view.done)
     panel = StepPanel(
         at=view.at,
-        can_act=view.viewer in view.waiting_for,
+        can_act=view.viewer in may_act,
     )
     for show in kind_of(step.kind).shows:
         BUILDERS[show](view, panel)
@@ -520,6 +526,7 @@ def _instead(view: CampaignView, panel: StepPanel) -> None:
             half_squads=half_squads,
             rolled=rolls.exists(),
             taken=took_instead(c, view.viewer, tv.id),
+            designable=designable_mmc(c, view.viewer, table.instead.mmc_not_named),
         )
         panel.tables[n] = replace(tv, instead=availability.instead_words(table), no_instead=why)
 

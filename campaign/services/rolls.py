@@ -2,12 +2,46 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
-from campaign.models import Campaign, InitiativeChit, InitiativeOutcome, ScenarioResult
+from campaign.models import Campaign, InitiativeChit, InitiativeOutcome, ScenarioResult, Unit
 from campaign.services.turns import Turn
+from rules import availability
 from rules.drm import RollContext
-from rules.schema import CVP_LOST, VP
+from rules.effects import UnitState
+from rules.schema import CVP_LOST, VP, RepairCap
+
+
+def squads_by_footnote(turn: Turn, side: str) -> dict[str, int]:
+    """The side's retained squads, not captured, counted by each chart footnote of the
+    RG they came with (``Condition.held_squads``, PHD C5.28's Pionerie/Engineer squads:
+    RG footnote e); a squad of no RG (added by hand) is of none."""
+    counts: dict[str, int] = {}
+    rows = Unit.objects.filter(
+        campaign=turn.campaign, side=side, kind="squad", purchase__isnull=False
+    ).values_list("status", "markers", "purchase__group_id", "count")
+    for status, markers, group_id, n in rows:
+        group = turn.module.group(side, group_id)
+        if group is None or "captured" in (status, *(markers or ())):
+            continue
+        for footnote in set(group.footnotes):
+            counts[footnote] = counts.get(footnote, 0) + n
+    return counts
+
+
+def repair_cap_counts(turn: Turn, side: str, cap: RepairCap, weapon: str) -> tuple[int, Fraction]:
+    """What a table's ``repair_cap`` compares for ``side`` (``availability.
+    repair_cap_figures`` over its retained SW and MMC, each with its RG's footnotes)."""
+    rows = Unit.objects.filter(
+        campaign=turn.campaign, side=side, kind__in=["sw", "squad", "half_squad"]
+    ).values_list("kind", "name", "status", "markers", "purchase__group_id", "count")
+    units = []
+    for kind, name, status, markers, group_id, n in rows:
+        group = turn.module.group(side, group_id) if group_id else None
+        state = UnitState(name, status, kind, tuple(markers or ()), count=n)
+        units.append((state, group.footnotes if group else []))
+    return availability.repair_cap_figures(cap, weapon, units)
 
 
 def confirmed_results(campaign: Campaign) -> list[ScenarioResult]:

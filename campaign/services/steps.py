@@ -33,7 +33,7 @@ from campaign.services.flow import (
     side_done,
     victory_deferred,
 )
-from campaign.services.rolls import roll_context
+from campaign.services.rolls import repair_cap_counts, roll_context, squads_by_footnote
 from campaign.services.text import (
     DISPUTE_REASON_LIMIT,
     RESULT_TEXT_LIMIT,
@@ -44,7 +44,7 @@ from campaign.services.text import (
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
 from rules import availability, machine
-from rules.drm import DrmRefused, applicable_drms
+from rules.drm import DrmRefused, applicable_drms, reads_held_squads
 from rules.effects import (
     UnitOutcome,
     WeaponState,
@@ -224,6 +224,12 @@ def roll_on_table(
         refusal = availability.item_roll_refusal(table, item, list(rolled_items))
         if refusal:
             raise ActionRefused(refusal, status=409)
+    weapon_capped = availability.repair_cap_weapon(table, item)
+    if table.repair_cap is not None and weapon_capped:
+        held, equivalents = repair_cap_counts(turn, turn.side, table.repair_cap, weapon_capped)
+        refusal = availability.repair_cap_refusal(table, weapon_capped, held, equivalents)
+        if refusal:
+            raise ActionRefused(refusal, status=409)
     group = None
     if unit is not None and unit.purchase is not None:
         group = turn.module.group(turn.side, unit.purchase.group_id)
@@ -234,6 +240,9 @@ def roll_on_table(
             group=group,
             unit_kind=unit.kind if unit else None,
             unit_markers=state.marked if state else frozenset(),
+            squads_by_footnote=squads_by_footnote(turn, turn.side)
+            if reads_held_squads(table)
+            else None,
         )
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
@@ -299,6 +308,7 @@ def take_instead_of_roll(
             campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
         ).exists(),
         taken=units.took_instead(c, turn.side, table.id),
+        designable=units.designable_mmc(c, turn.side, table.instead.mmc_not_named),
     )
     if refusal:
         raise ActionRefused(refusal, status=409)

@@ -27,6 +27,7 @@ from rules.effects import (
     exchange_refusal,
     left_over,
     matches,
+    names_any,
     on_weapon,
     settle_holds,
     settled,
@@ -715,6 +716,8 @@ def describe_filter(flt: UnitFilter) -> str:
     said = " ".join(part for part in (statuses, kinds or "units") if part)
     if flt.not_statuses:
         said += " (not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses) + ")"
+    if flt.not_named:
+        said += " (not a " + " or ".join(flt.not_named) + ")"
     if flt.weapons:
         said += ", a vehicle's " + " or ".join(Unit.WeaponKind(w).label for w in flt.weapons)
     return said
@@ -727,6 +730,19 @@ def strength_counts(campaign: Campaign, side: str) -> tuple[int, int, int]:
         n=Sum("count")
     )["n"]
     return leaders or 0, squads, half_squads
+
+
+def designable_mmc(campaign: Campaign, side: str, not_named: Sequence[str]) -> int:
+    """How many of the side's retained MMC (not captured) name none of ``not_named``:
+    those a leader may be created from (PHD C5.24a "any designated (non-crew) MMC")."""
+    rows = Unit.objects.filter(
+        campaign=campaign, side=side, kind__in=["squad", "half_squad"]
+    ).values_list("name", "status", "markers", "count")
+    return sum(
+        n
+        for name, status, markers, n in rows
+        if "captured" not in (status, *(markers or ())) and not names_any(name, not_named)
+    )
 
 
 def took_instead(campaign: Campaign, side: str, table_id: str) -> bool:

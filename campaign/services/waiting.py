@@ -17,6 +17,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from campaign.models import Notification
+from campaign.selectors import step_attacker
 from campaign.services import notifications
 from campaign.services.push import SeatField
 from campaign.services.turns import Turn
@@ -27,7 +28,8 @@ def waiting_sides(turn: Turn) -> frozenset[str]:
     """The sides the campaign waits for now (none once it has ended)."""
     if turn.campaign.ended_at is not None:
         return frozenset()
-    return frozenset(machine.sides_to_act(turn.module, turn.step, turn.done))
+    attacker = step_attacker(turn.campaign, turn.module, turn.step)
+    return frozenset(machine.sides_to_act(turn.module, turn.step, turn.done, attacker))
 
 
 def update_waiting(turn: Turn, *, actor: str | None = None) -> list[SeatField]:
