@@ -439,7 +439,11 @@ def grid_columns(module: Module, it: Suppliable) -> list[GridColumn]:
     if it.kind is not FormKind.CHART:
         return []
     numbers = [("full", "Full"), ("depleted", "Depl"), ("cost", "Cost"), ("date_max", "Date max")]
-    maxima = [(f"cg_max-{v.id}", f"CG max {v.name}") for v in module.variants]
+    # One CG: its maximum is the CG's ("TM Max" in PHD's words); several: each CG's by name.
+    maxima = [
+        (f"cg_max-{v.id}", "Max in the CG" if len(module.variants) == 1 else f"Max in {v.name}")
+        for v in module.variants
+    ]
     grants = (
         [
             GridColumn(
