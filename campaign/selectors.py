@@ -39,10 +39,11 @@ from campaign.models import (
     Unit,
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
+from rules import machine
 from rules.availability import owed_for, table_date_reasons
 from rules.effects import UnitState, matches, targets
 from rules.registry import cached_module, parse_module
-from rules.schema import Module
+from rules.schema import Module, Step
 from rules.snapshot import (
     Bought,
     FortificationBought,
@@ -470,6 +471,14 @@ def scenario_attacker(campaign: Campaign, module: Module) -> tuple[str, str]:
     side = module.variant(campaign.variant).start.moves_first or ""
     played = next((d.label for d in module.dates if d.initial), "")
     return (side, played) if side else ("", "")
+
+
+def sides_awaited(campaign: Campaign, module: Module, step: Step, done: Iterable[str]) -> list[str]:
+    """The sides the campaign waits for now ("your move"): ``machine.sides_awaited``
+    with the Attacker of the scenario just played, read only at a step the Attacker goes
+    first at (PHD C5.14)."""
+    attacker = scenario_attacker(campaign, module)[0] if step.attacker_first else ""
+    return machine.sides_awaited(module, step, done, attacker)
 
 
 # What a player does himself (not what the server records under his side: his points

@@ -34,6 +34,17 @@ def sides_to_act(module: Module, step: Step, done: Iterable[str]) -> list[str]:
     return [] if step.acts in done else [step.acts]
 
 
+def sides_awaited(module: Module, step: Step, done: Iterable[str], attacker: str = "") -> list[str]:
+    """The sides the campaign waits for now, those told "your move": the sides that may
+    act, save the one that must wait for the Attacker at a step the Attacker goes first
+    at (PHD C5.14: "In turn, Attacker first"): while ``attacker`` (the Attacker of the
+    scenario just played, "" when none is known) is not done, only it is awaited."""
+    to_act = sides_to_act(module, step, done)
+    if step.attacker_first and attacker in to_act:
+        return [attacker]
+    return to_act
+
+
 def sides_still_to_act(module: Module, step: Step, done: Iterable[str]) -> list[str]:
     """Every side that still has to act at ``step``, now or later in its order."""
     done = set(done)

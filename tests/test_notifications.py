@@ -16,10 +16,9 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from campaign.models import Notification, NotificationSettings, Purchase, Seat
-from campaign.selectors import done_sides, module_of
+from campaign.selectors import done_sides, module_of, sides_awaited
 from campaign.services import initiative, notifications, purchases, steps, units
 from campaign.services.notifications import deliver_due
-from rules import machine
 from tests.walk import Players, host_game, players_of
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +56,7 @@ def waiting(players) -> set[str]:
     c = players.campaign
     if c.ended_at:
         return set()
-    return set(machine.sides_to_act(module_of(c), players.step, done_sides(c)))
+    return set(sides_awaited(c, module_of(c), players.step, done_sides(c)))
 
 
 def stored_waiting(players) -> set[str]:
