@@ -394,7 +394,7 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
     per_unit = [t for t in required if t.once == "unit"]
     if per_unit:
         for unit in Unit.objects.filter(campaign=campaign, side=side).only(
-            "ref", "name", "kind", "status", "markers", "count", "weapons"
+            "ref", "name", "kind", "markers", "count", "weapons"
         ):
             for t in per_unit:
                 # A vehicle's weapons each owe their own roll (Sicily 3.6142).
@@ -413,9 +413,7 @@ def exchanges_held(campaign: Campaign, module: Module, side: str) -> frozenset[s
         return frozenset()
     held = [
         u.state
-        for u in Unit.objects.filter(campaign=campaign, side=side).only(
-            "name", "kind", "status", "markers"
-        )
+        for u in Unit.objects.filter(campaign=campaign, side=side).only("name", "kind", "markers")
     ]
     return frozenset(
         s.id for s in ahead if s.exchange and any(matches(s.exchange.gives, u) for u in held)

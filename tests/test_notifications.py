@@ -114,7 +114,7 @@ def test_a_your_move_notice_is_sent_once_per_transition_to_the_right_player_with
     assert players.step.id == "T3.2"
     # A roll is pushed to both pages but changes nobody's turn: no notice.
     leader = units.add_unit(
-        campaign_id=cid, user=players.users["red"], name="8-1", kind="leader", status="wounded"
+        campaign_id=cid, user=players.users["red"], name="8-1", kind="leader", markers=["wounded"]
     )
     rows = Notification.objects.count()
     walk.act("red", steps.roll_on_table, table_id="wounded", unit_id=leader.ref)
