@@ -219,7 +219,7 @@ def test_3_606_footnote_1_an_original_2_escapes_whatever_the_drms(users, modules
     )
     assert r.final == 9
     assert r.result.startswith("Infantry: Escapes and Heat of Battle for an eligible unit (A15)")
-    assert Unit.objects.get(pk=squad.pk).markers == []  # escaped: not Replaced
+    assert Unit.objects.get(pk=squad.pk).markers == ["isolated"]  # escaped: not Replaced
 
 
 def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kind(
