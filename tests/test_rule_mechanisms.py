@@ -372,7 +372,7 @@ def test_3_1_footnote_the_7_0_goes_with_the_nearest_mmc_not_where_the_leader_was
     names the side's MMC locations (hex distances are the owner's to count)."""
     players, _ = apd_at(users, "3.1")
     leader = add(players, "american", "8-1 leader", "leader", "wounded", location="12K5")
-    Unit.objects.filter(pk=leader.pk).update(markers=["isolated"])
+    Unit.objects.filter(pk=leader.pk).update(markers=["wounded", "isolated"])
     add(players, "american", "7-4-7", "squad", location="12L6")
     add(players, "american", "2-4-7", "half_squad", location="12J2")
     add(players, "american", "9-1 leader", "leader", location="12K4")
