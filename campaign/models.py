@@ -550,9 +550,9 @@ class Unit(models.Model):
     name = models.CharField(max_length=120)  # "8-1 leader", "4-6-8", "StuG IIIG"
     kind = models.CharField(max_length=12, choices=Kind.choices, default="other")
     count = models.PositiveIntegerField(default=1)  # identical units on this line ("12 × 4-6-8")
-    status = models.CharField(max_length=20, choices=Status.choices, default="ok")
-    # More markers the unit carries at once (an Isolated malfunctioned weapon, a
-    # captured immobilized vehicle): values of ``Status`` other than its own.
+    # Its state: the markers it carries at once (an Isolated malfunctioned weapon, a
+    # captured immobilized vehicle), values of ``Status`` other than "ok", each once in
+    # the vocabulary's order; none: in good order ("ok").  Read it with ``has``.
     markers = models.JSONField(default=list, blank=True)
     # The weapons the unit carries, part of its record (a vehicle's MA and MGs): each
     # {"ref", "kind" (``WeaponKind``), "name", "markers" (values of ``Status``)}.  A
@@ -606,7 +606,6 @@ class Unit(models.Model):
         """What the rules' tables read of the unit, its weapons with it."""
         return UnitState(
             self.name,
-            self.status,
             self.kind,
             tuple(self.markers or ()),
             tuple(
@@ -615,10 +614,15 @@ class Unit(models.Model):
             ),
         )
 
+    def has(self, marker: str) -> bool:
+        """Whether the unit carries ``marker`` ("ok": none at all)."""
+        return self.state.has(marker)
+
     @property
-    def markers_display(self) -> list[str]:
+    def state_words(self) -> list[str]:
+        """Its markers in the players' words (["in good order"] for none)."""
         labels = dict(Unit.Status.choices)
-        return [str(labels.get(m, m)) for m in self.markers or ()]
+        return [str(labels[m]) for m in self.markers or ("ok",)]
 
 
 class Supplement(models.Model):

@@ -39,6 +39,7 @@ from campaign.models import (
     Unit,
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
+from rules import machine
 from rules.availability import owed_for, table_date_reasons
 from rules.effects import UnitState, matches, targets
 from rules.registry import cached_module, parse_module
@@ -393,7 +394,7 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
     per_unit = [t for t in required if t.once == "unit"]
     if per_unit:
         for unit in Unit.objects.filter(campaign=campaign, side=side).only(
-            "ref", "name", "kind", "status", "markers", "count", "weapons"
+            "ref", "name", "kind", "markers", "count", "weapons"
         ):
             for t in per_unit:
                 # A vehicle's weapons each owe their own roll (Sicily 3.6142).
@@ -412,9 +413,7 @@ def exchanges_held(campaign: Campaign, module: Module, side: str) -> frozenset[s
         return frozenset()
     held = [
         u.state
-        for u in Unit.objects.filter(campaign=campaign, side=side).only(
-            "name", "kind", "status", "markers"
-        )
+        for u in Unit.objects.filter(campaign=campaign, side=side).only("name", "kind", "markers")
     ]
     return frozenset(
         s.id for s in ahead if s.exchange and any(matches(s.exchange.gives, u) for u in held)
@@ -477,6 +476,13 @@ def step_attacker(campaign: Campaign, module: Module, step: Step) -> str:
     first there (PHD C5.14 "In turn, Attacker first": the Attacker of the scenario just
     played, C5.3), for ``machine.sides_to_act``; "" at any other step (public)."""
     return scenario_attacker(campaign, module)[0] if step.attacker_first else ""
+
+
+def sides_awaited(campaign: Campaign, module: Module, step: Step, done: Iterable[str]) -> list[str]:
+    """The sides the campaign waits for now, those told "your move" (the waiting state,
+    notices, title badge, dashboard, reminder): ``machine.sides_to_act`` with the
+    Attacker of the scenario just played at a step the Attacker goes first at (C5.14)."""
+    return machine.sides_to_act(module, step, done, step_attacker(campaign, module, step))
 
 
 # What a player does himself (not what the server records under his side: his points

@@ -28,7 +28,7 @@ class RollContext:
     strength: str | None = None  # "full" / "depleted", once known
     roll_number: int = 1  # the n-th of the RG's rolls on the table
     unit_kind: str | None = None  # the kind of the retained unit rolled for, if any
-    unit_markers: frozenset[str] = frozenset()  # its status and markers
+    unit_markers: frozenset[str] = frozenset()  # its markers ({"ok"}: none)
     cost_variant: str = ""  # the price the RG rolled for was bought at ("" printed)
     rolled_types: frozenset[str] = frozenset()  # group kinds the RG's earlier rolls gave
     # The side's retained, non-captured squads by the chart footnotes of their RGs

@@ -53,12 +53,17 @@ class WeaponState:
     markers: tuple[str, ...] = ()
 
 
+# What a unit carrying no marker reads as: in good order.
+OK = frozenset({"ok"})
+
+
 @dataclass(frozen=True)
 class UnitState:
     name: str
-    status: str
     kind: str
-    markers: tuple[str, ...] = ()  # more markers the unit carries besides its status
+    # The markers it carries, of the closed vocabulary (``rules.schema.UnitStatus``):
+    # none when it is in good order ("ok").
+    markers: tuple[str, ...] = ()
     weapons: tuple[WeaponState, ...] = ()  # the weapons it carries (a vehicle's MA, MGs)
     # The RG it came with ("" : none, or not read here) and the identical units on its
     # line: what a step's ``settles`` (``UnitFilter.groups``) and a ``HeldCap`` read.
@@ -67,8 +72,12 @@ class UnitState:
 
     @property
     def marked(self) -> frozenset[str]:
-        """Its status and its markers: all the rules may read of its condition."""
-        return frozenset((self.status, *self.markers))
+        """Its markers, all the rules may read of its condition: "ok" alone when it
+        carries none (a filter's ``statuses: [ok]`` reads a unit in good order)."""
+        return frozenset(m for m in self.markers if m != "ok") or OK
+
+    def has(self, marker: str) -> bool:
+        return marker in self.marked
 
     def weapon(self, ref: str) -> WeaponState | None:
         return next((w for w in self.weapons if w.ref == ref), None)
@@ -80,7 +89,7 @@ def armed(unit: UnitState, weapon: WeaponState) -> UnitState:
     carrier's kind (a vehicular-mounted weapon: "-1 if vehicular-mounted"), named
     after both ("StuG IIIG MA")."""
     marks = tuple(dict.fromkeys(m for m in (*unit.marked, *weapon.markers) if m != "ok"))
-    return UnitState(f"{unit.name} {weapon.name}", "ok", unit.kind, marks)
+    return UnitState(f"{unit.name} {weapon.name}", unit.kind, marks)
 
 
 def targets(flt: UnitFilter | None, unit: UnitState) -> list[tuple[str, UnitState]]:
@@ -231,7 +240,7 @@ def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) 
             lower = rated(unit.name, ladder, -1)
             if lower is not None:
                 return UnitOutcome(removed=True, added=((lower, unit.kind),))
-            if effect.status is None or effect.status == unit.status:
+            if effect.status is None or unit.has(effect.status):
                 return UnitOutcome()
             return UnitOutcome(status=effect.status)
         if effect.do == "eliminate":
@@ -242,7 +251,9 @@ def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) 
             return UnitOutcome(removed=True, added=((effect.unit, unit.kind),), at=effect.at)
         if effect.do == "status":
             return (
-                UnitOutcome(status=effect.status) if effect.status != unit.status else UnitOutcome()
+                UnitOutcome()
+                if unit.has(effect.status or "")
+                else UnitOutcome(status=effect.status)
             )
         if effect.do == "none":
             return UnitOutcome()
@@ -314,7 +325,7 @@ def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]
     ``kept_status`` it always leaves (Sicily 3.6112)."""
     if exchange.kept_status is None or any(matches(exchange.marks, u) for u in held):
         return UnitOutcome(removed=True)
-    if unit.status == exchange.kept_status:
+    if unit.has(exchange.kept_status):
         return UnitOutcome()
     return UnitOutcome(status=exchange.kept_status)
 

@@ -103,7 +103,8 @@ CampaignInput = Literal[
 ]
 
 
-# What a unit of the retained forces may be marked (campaign.models.Unit.status).
+# What a unit of the retained forces may be marked (campaign.models.Unit.markers; "ok",
+# in good order, is a unit carrying none of the others).
 UnitStatus = Literal[
     "ok",
     "wounded",

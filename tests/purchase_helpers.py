@@ -77,10 +77,10 @@ def make_rolls(players, side, purchase, ticked=None):
 
 def add_unit(players, side, name, kind, status="ok", number=1, markers=(), **more):
     """``side`` adds ``number`` × ``name`` to its retained forces, marked ``status``
-    and ``markers`` (``more``: its location...)."""
+    (one marker, "ok" none) and ``markers`` (``more``: its location...)."""
     from campaign.services import units
 
-    line = dict(name=name, kind=kind, status=status, number=number, markers=list(markers))
+    line = dict(name=name, kind=kind, number=number, markers=[status, *markers])
     line |= more
     return units.add_unit(campaign_id=players.campaign_id, user=players.users[side], **line)
 

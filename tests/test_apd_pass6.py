@@ -50,7 +50,7 @@ def test_3_2_exc_fanatic_is_na_an_elite_mmc_is_not_battle_hardened(users, module
         exchange(players, "american", hero, elite)
     assert unit_names(players, "american", kind="squad") == [
         ("6-6-6", "squad", "ok", 1),
-        ("6-6-7", "squad", "ok", 1),
+        ("6-6-7", "squad", "elite", 1),
     ]
     exchange(players, "american", hero, line)
     assert ("6-6-6", "squad", "battle_hardened", 1) in unit_names(players, "american")
@@ -69,7 +69,7 @@ def test_3_2_exc_with_only_elite_mmc_the_hero_remains_onboard_unwounded(users, m
     done(players, "american")
     assert unit_names(players, "american") == [
         ("1-4-9 Hero", "hero", "ok", 1),
-        ("7-4-7", "squad", "ok", 2),
+        ("7-4-7", "squad", "elite", 2),
     ]
     said = Event.objects.filter(kind="unit").order_by("-id").first().text
     assert "1-4-9 Hero stays, now in good order: no squads or half-squads (not captured" in said

@@ -29,7 +29,7 @@ def page(client, players, side):
 
 
 def propose(players, unit_ref, side="american", **line):
-    line = {"name": "57L AT", "kind": "gun", "status": "malfunctioned", **line}
+    line = {"name": "57L AT", "kind": "gun", "markers": ["malfunctioned"], **line}
     return corrections.propose_roll_correction(
         campaign_id=players.campaign_id,
         user=players.users[side],
@@ -77,7 +77,7 @@ def test_3_31_a_roll_that_removed_a_gun_is_corrected_by_consent(users, modules, 
         answer(players, "american", proposal, "accept")
     answer(players, "german", proposal, "accept")
     back = Unit.objects.get(campaign_id=players.campaign_id, ref=gun.ref)
-    assert (back.name, back.kind, back.status) == ("57L AT", "gun", "malfunctioned")
+    assert (back.name, back.kind, back.markers) == ("57L AT", "gun", ["malfunctioned"])
     (r,) = Roll.objects.filter(campaign_id=players.campaign_id, table_id="repair_ma_gun")
     assert r.faces == [6] and r.unit_ref == gun.ref
     lines = list(
@@ -129,8 +129,8 @@ def test_what_is_not_a_roll_of_the_side_here_is_refused_with_a_sentence(users, m
         propose(players, gun.ref, side="german")
     with pytest.raises(ActionRefused, match="say why"):
         propose(players, gun.ref, reason="")
-    with pytest.raises(ActionRefused, match="listed statuses"):
-        propose(players, gun.ref, status="invincible")
+    with pytest.raises(ActionRefused, match="markers among those listed"):
+        propose(players, gun.ref, markers=["invincible"])
     with pytest.raises(ActionRefused, match="as it stands"):
         propose(players, gun.ref, gone=True)
     assert not RollCorrection.objects.exists()
@@ -171,7 +171,7 @@ def test_corrections_post_through_the_page(users, modules, fixed_dice, client):
     client.force_login(players.users["american"])
     bad = client.post(
         url + "correct/",
-        {"unit": gun.ref, "name": "57L AT", "kind": "gun", "status": "ok"},
+        {"unit": gun.ref, "name": "57L AT", "kind": "gun"},
         HTTP_HX_REQUEST="true",
     )
     assert bad.status_code == 400 and "say why" in bad.content.decode()
@@ -181,7 +181,7 @@ def test_corrections_post_through_the_page(users, modules, fixed_dice, client):
             "unit": gun.ref,
             "name": "57L AT",
             "kind": "gun",
-            "status": "malfunctioned",
+            "markers": "malfunctioned",
             "reason": "wrong Gun",
         },
         HTTP_HX_REQUEST="true",

@@ -43,7 +43,7 @@ def test_verification_detects_a_tampered_roll(hosted):
     players.results(**{"cvp_lost.red": 20, "cvp_lost.blue": 1, "san.red": 2, "san.blue": 2})
     players.until("table")
     leader = units.add_unit(
-        campaign_id=campaign.pk, user=alice, name="8-1", kind="leader", status="wounded"
+        campaign_id=campaign.pk, user=alice, name="8-1", kind="leader", markers=["wounded"]
     )
     steps.roll_on_table(campaign_id=campaign.pk, user=alice, table_id="wounded", unit_id=leader.ref)
     campaign.refresh_from_db()

@@ -157,7 +157,7 @@ def test_3_6142_done_waits_for_each_malfunctioned_weapons_dr(modules, make_user,
     )
     axis = players.users["axis"]
     units.add_unit(
-        campaign_id=players.campaign_id, user=axis, name="MMG", kind="sw", status="malfunctioned"
+        campaign_id=players.campaign_id, user=axis, name="MMG", kind="sw", markers=["malfunctioned"]
     )
     before = state(players)
     with pytest.raises(ActionRefused, match=r"Roll first: the Weapon Repair for MMG \(3.6142\)"):
@@ -186,7 +186,7 @@ def test_the_opponents_owed_roll_is_not_his_concern(modules, make_user, client):
         user=players.users["axis"],
         name="Secret MMG",
         kind="sw",
-        status="malfunctioned",
+        markers=["malfunctioned"],
     )
     shown = page(client, players, players.users["british"])
     assert "Roll first" not in shown
@@ -414,7 +414,7 @@ def test_3_6141b_an_abandoned_vehicle_owes_no_immobilization_dr(modules, make_us
         user=axis,
         name="StuG IIIG",
         kind="vehicle",
-        status="abandoned",
+        markers=["abandoned"],
     )
     steps.finish_step(campaign_id=players.campaign_id, user=axis)  # nothing owed
     steps.take_back_done(campaign_id=players.campaign_id, user=axis)
@@ -423,7 +423,7 @@ def test_3_6141b_an_abandoned_vehicle_owes_no_immobilization_dr(modules, make_us
         user=axis,
         name="Semovente",
         kind="vehicle",
-        status="immobilized",
+        markers=["immobilized"],
     )
     with pytest.raises(ActionRefused, match=r"Immobilization Repair for Semovente"):
         steps.finish_step(campaign_id=players.campaign_id, user=axis)

@@ -643,7 +643,7 @@ class World:
         if name == "takeback-answer":  # issue 46: the hider's request answered
             return "act/take-back-answer/", {"decision": args[0]}
         if name == "unit-add":
-            return "units/", {"do": "add", "name": args[0], "status": args[1], "location": args[2]}
+            return "units/", {"do": "add", "name": args[0], "markers": args[1], "location": args[2]}
         if name in ("unit-save", "unit-remove"):
             mine = self.own_units(side, from_purchase=False) + self.own_units(
                 side, from_purchase=True
@@ -653,7 +653,7 @@ class World:
             unit = mine[args[0] % len(mine)]
             data = {"do": name.removeprefix("unit-"), "unit": unit.ref, "name": unit.name}
             if name == "unit-save":
-                data |= {"status": args[1], "location": args[2]}
+                data |= {"markers-shown": "1", "markers": args[1], "location": args[2]}
             return "units/", data
         raise AssertionError(name)
 
@@ -707,10 +707,9 @@ class World:
                     user=user,
                     unit_id=unit.ref,
                     name=unit.name,
-                    status=args[1],
                     location=args[2],
                     # a secret unit's markers never reach the opponent either
-                    markers=["isolated"] if args[1] != "isolated" else ["captured"],
+                    markers=[args[1], "isolated" if args[1] != "isolated" else "captured"],
                 )
             else:
                 units.remove_unit(campaign_id=cid, user=user, unit_id=unit.ref)
@@ -731,7 +730,7 @@ class World:
             if not kin:
                 return False
             holder = kin[args[1] % len(kin)]
-            line = dict(campaign_id=cid, user=user, status="ok", markers=[])
+            line = dict(campaign_id=cid, user=user, markers=[])
             if sw.kind not in units.POSSESSED_KINDS:
                 sw = units.update_unit(
                     **line, unit_id=sw.ref, name=sw.name, kind="sw", possessor=""
@@ -757,7 +756,6 @@ class World:
                     user=user,
                     unit_id=unit.ref,
                     name=unit.name,
-                    status="ok",
                     kind="vehicle",
                     markers=[],
                     possessor="",  # a vehicle is no SW: possessed by none

@@ -16,10 +16,9 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from campaign.models import Notification, NotificationSettings, Purchase, Seat
-from campaign.selectors import done_sides, module_of, step_attacker
+from campaign.selectors import done_sides, module_of, sides_awaited
 from campaign.services import initiative, notifications, purchases, steps, units
 from campaign.services.notifications import deliver_due
-from rules import machine
 from tests.walk import Players, host_game, players_of
 
 pytestmark = pytest.mark.django_db
@@ -57,9 +56,7 @@ def waiting(players) -> set[str]:
     c = players.campaign
     if c.ended_at:
         return set()
-    module, step = module_of(c), players.step
-    attacker = step_attacker(c, module, step)  # PHD C5.14: the Attacker first
-    return set(machine.sides_to_act(module, step, done_sides(c), attacker))
+    return set(sides_awaited(c, module_of(c), players.step, done_sides(c)))
 
 
 def stored_waiting(players) -> set[str]:
@@ -117,7 +114,7 @@ def test_a_your_move_notice_is_sent_once_per_transition_to_the_right_player_with
     assert players.step.id == "T3.2"
     # A roll is pushed to both pages but changes nobody's turn: no notice.
     leader = units.add_unit(
-        campaign_id=cid, user=players.users["red"], name="8-1", kind="leader", status="wounded"
+        campaign_id=cid, user=players.users["red"], name="8-1", kind="leader", markers=["wounded"]
     )
     rows = Notification.objects.count()
     walk.act("red", steps.roll_on_table, table_id="wounded", unit_id=leader.ref)

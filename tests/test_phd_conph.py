@@ -187,7 +187,7 @@ def test_c5_23_the_mmc_the_dr_allows_battle_harden_none_twice(users, modules, fi
     hs = add(players, "us", "3-3-7", "half_squad")
     leader = add(players, "us", "8-1 leader", "leader")
     mechanisms.exchange(players, "us", hero, squads)
-    combined = Unit.objects.get(campaign_id=players.campaign_id, status="battle_hardened")
+    combined = Unit.objects.get(campaign_id=players.campaign_id, markers=["battle_hardened"])
     players.until_step("C5.23")
 
     def harden(side, unit):

@@ -336,7 +336,7 @@ def test_c5_27a_each_non_captured_non_abandoned_immobilized_vehicle_must_make_th
             roll(players, "german", "immobilization_repair", unit)
     fixed_dice.extend([[2]])
     assert roll(players, "german", "immobilization_repair", stug).result == "Becomes Mobile"
-    assert Unit.objects.get(pk=stug.pk).status == "ok"
+    assert Unit.objects.get(pk=stug.pk).markers == []
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
 
 

@@ -77,22 +77,22 @@ def test_units_add_edit_remove_and_only_by_their_owner(modules, users):
     players, _ = campaign_at("sicily", "i", "jul14pm", users)
     axis, brit = players.users["axis"], players.users["british"]
     u = units.add_unit(
-        campaign_id=players.campaign_id, user=axis, name="8-1 leader", status="wounded"
+        campaign_id=players.campaign_id, user=axis, name="8-1 leader", markers=["wounded"]
     )
     units.update_unit(
         campaign_id=players.campaign_id,
         user=axis,
         unit_id=u.ref,
         name="8-1 leader",
-        status="ok",
+        markers=[],
         location="12G4",
     )
     with pytest.raises(ActionRefused) as exc:
         units.remove_unit(campaign_id=players.campaign_id, user=brit, unit_id=u.ref)
     assert exc.value.status == 404
-    with pytest.raises(ActionRefused, match="listed statuses"):
+    with pytest.raises(ActionRefused, match="markers among those listed"):
         units.update_unit(
-            campaign_id=players.campaign_id, user=axis, unit_id=u.ref, name="x", status="dead"
+            campaign_id=players.campaign_id, user=axis, unit_id=u.ref, name="x", markers=["dead"]
         )
     units.remove_unit(campaign_id=players.campaign_id, user=axis, unit_id=u.ref)
     assert not Unit.objects.exists()
@@ -107,7 +107,11 @@ def test_a_table_roll_for_a_unit_writes_its_result_back(hosted):
     outcomes = set()
     for _ in range(12):
         u = units.add_unit(
-            campaign_id=campaign.pk, user=alice, name="9-1 leader", kind="leader", status="wounded"
+            campaign_id=campaign.pk,
+            user=alice,
+            name="9-1 leader",
+            kind="leader",
+            markers=["wounded"],
         )
         r = steps.roll_on_table(
             campaign_id=campaign.pk, user=alice, table_id="wounded", unit_id=u.ref
@@ -117,10 +121,10 @@ def test_a_table_roll_for_a_unit_writes_its_result_back(hosted):
             assert left is None
             outcomes.add("removed")
         elif r.final <= 2:
-            assert left.status == "ok"
+            assert left.markers == []
             outcomes.add("recovered")
         else:
-            assert left.status == "wounded"
+            assert left.markers == ["wounded"]
         Unit.objects.filter(pk=u.pk).delete()
     assert outcomes  # the dice decided at least one write-back
 
@@ -240,7 +244,6 @@ def test_an_unchanged_roster_is_rendered_once_and_every_page_gets_a_token_that_w
             "count": "2",
             "name": "8-1 leader",
             "kind": "leader",
-            "status": "ok",
             "page": "roster",
         },
         headers={"HX-Request": "true", "X-Refit-Page": "roster"},
@@ -314,14 +317,13 @@ def test_the_part_memo_keeps_the_newest_entries():
 
 
 def test_choice_labels_are_what_the_models_display():
-    """The roster and the purchase records name a state, a status and a chit by
+    """The roster and the purchase records name a state and a chit by
     ``choice_label``: the model's own ``get_FOO_display()``, an unknown value included."""
-    from campaign.models import InitiativeChit, Purchase, Unit
+    from campaign.models import InitiativeChit, Purchase
     from campaign.seat_views.common import choice_label
 
     for choices, model, field in (
         (Purchase.State, Purchase, "state"),
-        (Unit.Status, Unit, "status"),
         (InitiativeChit.Chit, InitiativeChit, "chit"),
     ):
         for value in [*choices.values, "not-a-choice"]:
@@ -421,7 +423,7 @@ def test_a_vehicles_weapons_are_listed_marked_and_taken_off_in_its_vocabulary(mo
         (
             "A vehicle's weapons are marked, not the vehicle",
             lambda: units.update_unit(
-                campaign_id=cid, user=axis, unit_id=tank.ref, name="PzIIIN", status="disabled"
+                campaign_id=cid, user=axis, unit_id=tank.ref, name="PzIIIN", markers=["disabled"]
             ),
         ),
         (
@@ -439,7 +441,7 @@ def test_a_vehicles_weapons_are_listed_marked_and_taken_off_in_its_vocabulary(mo
         with pytest.raises(ActionRefused, match=words):
             change()
     tank.refresh_from_db()
-    assert (tank.status, len(tank.weapons)) == ("ok", 2)
+    assert (tank.markers, len(tank.weapons)) == ([], 2)
     units.update_weapon(
         campaign_id=cid,
         user=axis,
@@ -473,3 +475,42 @@ def test_a_units_weapons_and_markers_are_lists_in_the_database(modules, users, f
     with pytest.raises(IntegrityError), transaction.atomic():
         Unit.objects.filter(pk=tank.pk).update(**{field: {"ref": "w1", "kind": "ma"}})
     Unit.objects.filter(pk=tank.pk).update(**{field: []})
+
+
+def test_issue_45_a_backup_written_before_one_state_per_unit_restores_its_markers(hosted):
+    """Issue 45: a unit's state is the set of its markers.  A backup written before it
+    gave each unit a ``status`` besides its markers: restored, each unit carries its
+    status among its markers (each once, in the vocabulary's order; "ok" none), and the
+    file written again reads as today's."""
+    import json
+
+    from campaign.services.backup import export_campaign, import_campaign
+
+    campaign, alice, _ = hosted
+    old = [  # status, markers then; markers now
+        ("recalled", ["isolated"], ["isolated", "recalled"]),
+        ("captured", ["malfunctioned", "captured"], ["malfunctioned", "captured"]),
+        ("ok", ["battle_hardened"], ["battle_hardened"]),
+        ("wounded", [], ["wounded"]),
+        ("ok", [], []),
+    ]
+    for n, (_, _, now) in enumerate(old):
+        units.add_unit(campaign_id=campaign.pk, user=alice, name=f"unit {n}", markers=now)
+    payload = json.loads(export_campaign(campaign_id=campaign.pk))
+    rows = [
+        o
+        for o in payload["objects"]
+        if o["model"] == "campaign.unit" and o["fields"]["name"].startswith("unit ")
+    ]
+    assert len(rows) == len(old)
+    for row, (status, markers, _) in zip(rows, old, strict=True):
+        row["fields"] |= {"status": status, "markers": markers}
+    today = export_campaign(campaign_id=campaign.pk)
+    Campaign.objects.all().delete()
+    import_campaign(data=json.dumps(payload).encode())
+    restored = {
+        u.name: u.markers
+        for u in Unit.objects.filter(campaign_id=campaign.pk, name__startswith="unit ")
+    }
+    assert restored == {f"unit {n}": now for n, (_, _, now) in enumerate(old)}
+    assert export_campaign(campaign_id=campaign.pk) == today

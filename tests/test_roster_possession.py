@@ -34,7 +34,7 @@ pytestmark = [pytest.mark.django_db]
 
 def possess(players, side, sw, possessor, **kw) -> Unit:
     """``side`` names who possesses ``sw`` (None: none named) on its retained forces."""
-    status = kw.pop("status", sw.status)
+    status = kw.pop("status", None)
     return edit(players, side, sw, status, possessor=possessor.ref if possessor else "", **kw)
 
 
@@ -96,7 +96,7 @@ def test_3_1_footnote_the_sw_of_an_evacuated_leader_is_transferred_not_left(
     possess(players, "american", lmg, leader)
     fixed_dice.append([6])
     said = roll(players, "american", "recovery", leader)
-    assert held(lmg) == (None, [])
+    assert held(lmg) == (None, ["malfunctioned"])
     text = Event.objects.filter(kind="roll").order_by("-id").first().text
     assert "LMG Transferred with it: name its possessor in your retained forces" in text, (
         text,
@@ -124,14 +124,14 @@ def test_3_6041_a_removed_units_sw_is_left_unpossessed_and_rolls_no_repair(
     units.remove_unit(
         campaign_id=players.campaign_id, user=players.users["american"], unit_id=squad.ref
     )
-    assert held(lmg) == (None, ["unpossessed"])
+    assert held(lmg) == (None, ["malfunctioned", "unpossessed"])
     assert "removes 7-4-7 from its retained forces; LMG left unpossessed" in last_unit_line()
     with pytest.raises(ActionRefused, match="unpossessed"):
         roll(players, "american", "repair_sw", lmg)
     hs = add(players, "american", "3-4-7", "half_squad")
     lmg.refresh_from_db()
     possess(players, "american", lmg, hs)
-    assert held(lmg) == ("3-4-7", [])
+    assert held(lmg) == ("3-4-7", ["malfunctioned"])
     fixed_dice.append([1])
     assert roll(players, "american", "repair_sw", lmg).result == "Repaired"
 
@@ -234,3 +234,31 @@ def test_a_sws_possessor_travels_in_the_campaigns_backup(hosted):
     import_campaign(data=first)
     assert export_campaign(campaign_id=campaign.pk) == first
     assert Unit.objects.get(pk=sw.pk).possessor_id == squad.pk
+
+
+def test_a_sw_shows_on_its_possessing_squads_roster_line_still_a_line_of_its_own(users, modules):
+    """Issue 45 ("a squad's SW and who possesses it"), APD 3.31: the roster shows a SW
+    on the line of the squad that possesses it, as a vehicle's weapons are shown on
+    its line, with its own markers; the SW stays a line of its own (its own record, its
+    own rolls), and the opponent, who sees both lines once public, reads the same."""
+    from tests.purchase_helpers import roster_of
+
+    players, _ = apd_at(users, "3.3")
+    squad = add(players, "american", "7-4-7", "squad")
+    lmg = possess(
+        players, "american", add(players, "american", "LMG", "sw", "malfunctioned"), squad
+    )
+    for side in ("american", "german"):
+        forces = {f.side: f for f in roster_of(players.campaign_id, side).forces}
+        lines = {u.name: u for u in forces["American"].units}
+        assert lines["7-4-7"].possesses == ((lmg.ref, "LMG", "malfunctioned"),)
+        assert lines["LMG"].possessor == "7-4-7" and lines["LMG"].possesses == ()
+    units.update_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["american"],
+        unit_id=lmg.ref,
+        name="LMG",
+        possessor="",
+    )
+    (mine,) = [f for f in roster_of(players.campaign_id, "american").forces if f.mine]
+    assert {u.name: u.possesses for u in mine.units}["7-4-7"] == ()

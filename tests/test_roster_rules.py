@@ -53,8 +53,7 @@ def test_3_31_an_unpossessed_sw_or_gun_makes_no_repair_attempt(users, modules, f
         user=players.users["american"],
         unit_id=mmg.ref,
         name="MMG",
-        status="malfunctioned",
-        markers=[],
+        markers=["malfunctioned"],
     )
     fixed_dice.append([1])
     assert roll(players, "american", "repair_sw", mmg).result == "Repaired"
@@ -107,7 +106,7 @@ def test_3_61421_a_disabled_vehicular_mg_is_repaired_by_eliminating_a_friendly_l
         ("MA", ["malfunctioned"]),
         ("AAMG", []),
     ]
-    assert (tank.status, Unit.objects.get(pk=lmg.pk).count) == ("ok", 1)
+    assert (tank.markers, Unit.objects.get(pk=lmg.pk).count) == ([], 1)
     said = Event.objects.filter(kind="unit").order_by("id").last().text
     assert said == (
         "Axis: one LMG is removed from the retained forces; for it, StuG IIIG's AAMG is "

@@ -113,13 +113,18 @@ def add(players, side, name, kind, status="ok", number=1, markers=(), **kw) -> U
 
 
 def edit(players, side, unit, status, **kw) -> Unit:
-    """``side`` corrects ``unit``'s line on its retained forces (its name unless given)."""
+    """``side`` corrects ``unit``'s line on its retained forces (its name unless given):
+    marked ``status`` (one marker, "ok" none) and ``markers``; its markers as they are
+    when neither is given (``status`` None)."""
+    marks = kw.pop("markers", None)
+    if status is not None:
+        marks = [status, *(marks or ())]
     return units.update_unit(
         campaign_id=players.campaign_id,
         user=players.users[side],
         unit_id=unit.ref,
         name=kw.pop("name", unit.name),
-        status=status,
+        markers=marks,
         **kw,
     )
 
@@ -138,11 +143,9 @@ def roll(players, side, table, unit=None, item="", weapon="", **kw) -> Roll:
 
 
 def unit_names(players, side, **filters) -> list[tuple[str, str, str, int]]:
-    return sorted(
-        Unit.objects.filter(campaign_id=players.campaign_id, side=side, **filters).values_list(
-            "name", "kind", "status", "count"
-        )
-    )
+    """Each line: its name, kind, markers ("ok": none; "isolated, recalled") and count."""
+    lines = Unit.objects.filter(campaign_id=players.campaign_id, side=side, **filters)
+    return sorted((u.name, u.kind, ", ".join(u.markers) or "ok", u.count) for u in lines)
 
 
 # --------------------------------------------------------------------------- SAN
@@ -369,14 +372,14 @@ def test_3_1_footnote_the_7_0_goes_with_the_nearest_mmc_not_where_the_leader_was
     names the side's MMC locations (hex distances are the owner's to count)."""
     players, _ = apd_at(users, "3.1")
     leader = add(players, "american", "8-1 leader", "leader", "wounded", location="12K5")
-    Unit.objects.filter(pk=leader.pk).update(markers=["isolated"])
+    Unit.objects.filter(pk=leader.pk).update(markers=["wounded", "isolated"])
     add(players, "american", "7-4-7", "squad", location="12L6")
     add(players, "american", "2-4-7", "half_squad", location="12J2")
     add(players, "american", "9-1 leader", "leader", location="12K4")
     fixed_dice.append([6])
     roll(players, "american", "recovery", leader)
     new = Unit.objects.get(campaign_id=players.campaign_id, name="7-0 leader")
-    assert (new.location, new.status, new.markers) == ("", "ok", [])
+    assert (new.location, new.markers) == ("", [])
     text = Event.objects.filter(kind="roll").first().text
     assert (
         "8-1 leader is removed and replaced by a 7-0 leader, to be placed with the friendly "
@@ -487,7 +490,7 @@ def test_3_610_british_airborne_leader_minus_1_reaches_the_wounded_leader_roll(
         user=players.users["british"],
         unit_id=leader.ref,
         name=leader.name,
-        status="wounded",
+        markers=["wounded"],
     )
     players.until("initiative")
     players.chits(axis="attack", british="idle")
@@ -952,7 +955,7 @@ def test_tm20_one_secret_gyrostabilizer_dr_per_us_vehicle(users, modules, fixed_
         roll(players, "us", "gyrostabilizer", sherman)
     with pytest.raises(ActionRefused):
         roll(players, "german", "gyrostabilizer", sherman)
-    assert Unit.objects.get(pk=sherman.pk).status == "ok"
+    assert Unit.objects.get(pk=sherman.pk).markers == []
 
 
 def test_c5_23_the_cvp_drm_is_computed_from_the_recorded_result(users, modules, fixed_dice):
@@ -1088,7 +1091,7 @@ def test_c5_26a_a_vehicular_weapon_that_fails_repair_is_disabled_the_vehicle_sta
     roll(players, "us", "weapon_repair", bazooka)
     roll(players, "us", "weapon_repair", tank, weapon=bmg)  # -1: Repaired
     tank.refresh_from_db()
-    assert (tank.status, tank.markers) == ("ok", [])
+    assert tank.markers == []
     assert [(w["name"], w["markers"]) for w in tank.weapons] == [("MA", ["disabled"]), ("BMG", [])]
     assert not Unit.objects.filter(pk=bazooka.pk).exists()
 
@@ -1284,7 +1287,7 @@ def test_3_1_a_unit_owing_its_compulsory_roll_keeps_its_line_until_it_rolls(
             user=players.users["american"],
             unit_id=leader.ref,
             name=leader.name,
-            status="ok",
+            markers=[],
         ),
         lambda: units.remove_unit(
             campaign_id=players.campaign_id, user=players.users["american"], unit_id=leader.ref
@@ -1292,7 +1295,7 @@ def test_3_1_a_unit_owing_its_compulsory_roll_keeps_its_line_until_it_rolls(
     ):
         with pytest.raises(ActionRefused, match="owes its roll on the Recovery Table"):
             change()
-    assert Unit.objects.get(pk=leader.pk).status == "wounded"
+    assert Unit.objects.get(pk=leader.pk).markers == ["wounded"]
     fixed_dice.append([2])
     roll(players, "american", "recovery", leader)
     with pytest.raises(ActionRefused, match="has made its one roll on the Recovery Table"):
@@ -1419,7 +1422,7 @@ def test_3_2_a_hero_left_is_eliminated_or_stays_unwounded_with_no_mmc(users, mod
     assert any("1-4-9 Hero stays, now in good order: no squads or half-squads" in t for t in texts)
     from rules.effects import UnitState, matches
 
-    hero = UnitState("1-4-9 Hero", "wounded", "hero")
+    hero = UnitState("1-4-9 Hero", "hero", ("wounded",))
     assert not matches(module.table("recovery").for_units, hero)
 
 
@@ -1493,8 +1496,7 @@ def test_3_6142_a_unit_carries_several_markers_and_the_isolated_drm_is_computed(
             user=players.users["axis"],
             name=name,
             kind=kind,
-            status=status,
-            markers=markers,
+            markers=[status, *markers],
         )
 
     tank, (ma,) = add_vehicle(
@@ -1528,14 +1530,10 @@ def test_3_6142_a_unit_carries_several_markers_and_the_isolated_drm_is_computed(
     }
     assert r.final == 1 and r.result == "Repaired"
     tank.refresh_from_db()
-    assert (tank.status, tank.markers, tank.weapons[0]["markers"]) == ("ok", ["isolated"], [])
+    assert (tank.markers, tank.weapons[0]["markers"]) == (["isolated"], [])
     roll(players, "axis", "vehicular_mg_repair", halftrack, weapon=mg)
     halftrack.refresh_from_db()
-    assert (halftrack.status, halftrack.markers, halftrack.weapons[0]["markers"]) == (
-        "isolated",
-        [],
-        [],
-    )
+    assert (halftrack.markers, halftrack.weapons[0]["markers"]) == (["isolated"], [])
 
 
 def test_c2_0_a_side_concedes_the_tm_and_its_opponent_wins(users, modules, client):
@@ -1867,14 +1865,14 @@ def test_c5_26c_a_malfunctioned_captured_weapon_owes_no_roll_and_is_removed_at_d
     assert players.step.id == "C5.27"
     assert not Unit.objects.filter(pk=mmg.pk).exists()
     tank.refresh_from_db()
-    assert (tank.status, tank.markers) == ("captured", [])
+    assert tank.markers == ["captured"]
     # Its malfunctioned MA is disabled at Done; its working CMG made its own dr and,
     # Eliminated, is disabled: the captured vehicle stays.
     assert [(w["name"], w["markers"]) for w in tank.weapons] == [
         ("MA", ["disabled"]),
         ("CMG", ["disabled"]),
     ]
-    assert Unit.objects.get(pk=psk.pk).status == "captured"
+    assert Unit.objects.get(pk=psk.pk).markers == ["captured"]
     assert Event.objects.filter(
         campaign_id=players.campaign_id, text__contains="MG 42 leaves the retained forces (C5.26c)"
     ).exists()

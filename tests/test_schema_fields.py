@@ -263,7 +263,7 @@ def unit_outcome(tid: str, final: int, name: str, status: str, kind: str, column
     def observe(m: Module) -> Any:
         out = effects.on_unit(
             effects.result_effects(m.table(tid), final, column),
-            effects.UnitState(name, status, kind),
+            effects.UnitState(name, kind, (status,)),
         )
         return (out.removed, out.status, out.added)
 
@@ -1850,7 +1850,7 @@ case(
     mutate=lambda d: tab(d, "recovery")["rows"][1]["effect"].pop("at"),
     observe=lambda m: effects.on_unit(
         effects.result_effects(m.table("recovery"), 5),
-        effects.UnitState("8-1 leader", "wounded", "leader"),
+        effects.UnitState("8-1 leader", "leader", ("wounded",)),
     ),
 )
 case(
@@ -1881,7 +1881,7 @@ case(
     base="apd",
     mutate=lambda d: next(st for st in d["steps"] if st["id"] == "3.2").update(exchange=None),
     observe=lambda m: [
-        effects.left_over(st.exchange, effects.UnitState("1-4-9 Hero", "wounded", "hero"), [])
+        effects.left_over(st.exchange, effects.UnitState("1-4-9 Hero", "hero", ("wounded",)), [])
         for st in m.steps
         if st.exchange
     ],
@@ -1932,7 +1932,6 @@ case(
         m.table("weapon_repair").for_units,
         effects.UnitState(
             "PzIVH",
-            "ok",
             "vehicle",
             ("isolated",),
             (effects.WeaponState("w1", "ma", "MA", ("malfunctioned",)),),
@@ -1945,7 +1944,7 @@ case(
     mutate=lambda d: tab(d, "weapon_repair")["rows"][1]["effects"][1].pop("to"),
     observe=lambda m: effects.on_weapon(
         effects.row_effects(m.table("weapon_repair").lookup(4)),
-        effects.UnitState("StuG IIIG", "ok", "vehicle"),
+        effects.UnitState("StuG IIIG", "vehicle"),
         effects.WeaponState("w1", "ma", "MA", ("malfunctioned",)),
     ),
 )
@@ -1963,9 +1962,9 @@ def _exchanged(sw: str, sw_markers: tuple[str, ...] = ()) -> Callable[[Module], 
         if step.weapon_exchange is None:
             return "no exchange"
         mg = effects.WeaponState("w1", "mg", "AAMG", ("disabled",))
-        tank = effects.UnitState("StuG IIIG", "ok", "vehicle", (), (mg,))
+        tank = effects.UnitState("StuG IIIG", "vehicle", (), (mg,))
         return effects.exchange_refusal(
-            step.weapon_exchange, "axis", tank, "w1", effects.UnitState(sw, "ok", "sw", sw_markers)
+            step.weapon_exchange, "axis", tank, "w1", effects.UnitState(sw, "sw", sw_markers)
         )
 
     return observe
@@ -2011,7 +2010,7 @@ case(
     ].update(all_statuses=None),
     observe=lambda m: effects.settled(
         next(st for st in m.steps if st.id == "C5.26").settles[0],
-        effects.UnitState("MG 42", "malfunctioned", "sw"),
+        effects.UnitState("MG 42", "sw", ("malfunctioned",)),
     ),
 )
 
@@ -2061,9 +2060,9 @@ def _ft_repair(m: Module) -> str:
     if table.repair_cap is None:
         return weapon
     units = [
-        (effects.UnitState("FT", "ok", "sw"), []),
-        (effects.UnitState("4-4-7", "ok", "squad"), ["e"]),
-        (effects.UnitState("4-4-7", "ok", "squad", ("isolated",)), ["e"]),
+        (effects.UnitState("FT", "sw"), []),
+        (effects.UnitState("4-4-7", "squad"), ["e"]),
+        (effects.UnitState("4-4-7", "squad", ("isolated",)), ["e"]),
     ]
     held, equivalents = availability.repair_cap_figures(table.repair_cap, weapon, units)
     return availability.repair_cap_refusal(table, weapon, held, equivalents)
@@ -2127,7 +2126,7 @@ case(
     ].update(not_named=None),
     observe=lambda m: effects.matches(
         next(st for st in m.steps if st.id == "C5.22").exchange.marks,
-        effects.UnitState("2-2-8 Crew (G3)", "ok", "half_squad"),
+        effects.UnitState("2-2-8 Crew (G3)", "half_squad"),
     ),
 )
 case(
@@ -2136,7 +2135,7 @@ case(
     mutate=lambda d: tab(d, "weapon_repair")["for_units"].update(not_statuses=None),
     observe=lambda m: effects.matches(
         m.table("weapon_repair").for_units,
-        effects.UnitState("Bren", "captured", "sw", ("malfunctioned",)),
+        effects.UnitState("Bren", "sw", ("captured", "malfunctioned")),
     ),
 )
 case(
@@ -2205,7 +2204,7 @@ def _original(tid: str, final: int, original: int, column: str | None = None):
         t = m.table(tid)
         out = effects.on_unit(
             effects.result_effects(t, final, column, original),
-            effects.UnitState("Sherman III(a)", "isolated", "vehicle"),
+            effects.UnitState("Sherman III(a)", "vehicle", ("isolated",)),
         )
         row = t.result_row(final, original)
         return (row.result, row.results, out.removed, out.status)
@@ -2355,7 +2354,7 @@ case(
     base="apd",
     mutate=lambda d: tab(d, "recovery")["for_units"].update(statuses=["wounded", "ok"]),
     observe=lambda m: effects.matches(
-        m.table("recovery").for_units, effects.UnitState("8-1", "ok", "leader")
+        m.table("recovery").for_units, effects.UnitState("8-1", "leader")
     ),
 )
 case(
@@ -2363,7 +2362,7 @@ case(
     base="apd",
     mutate=lambda d: tab(d, "repair_sw")["for_units"].update(kinds=["sw", "gun"]),
     observe=lambda m: effects.matches(
-        m.table("repair_sw").for_units, effects.UnitState("AT", "malfunctioned", "gun")
+        m.table("repair_sw").for_units, effects.UnitState("AT", "gun", ("malfunctioned",))
     ),
 )
 
@@ -2903,7 +2902,7 @@ def _withdraws(m: Module) -> Any:
     14 PM scenario whose result says the British units were removed."""
     row = next(st for st in m.steps if st.id == "3.607").settles[1]
     holds = effects.settle_holds(row, "axis", "jul14pm", {"british_withdrawal": {"axis": True}})
-    return holds, effects.settled(row, effects.UnitState("4-6-7", "ok", "squad", group="I4"))
+    return holds, effects.settled(row, effects.UnitState("4-6-7", "squad", group="I4"))
 
 
 case(
@@ -2929,10 +2928,10 @@ def _over_caps(m: Module) -> str:
     """Done's refusal for an Axis holding 4 leaders, 8 squads and 3 HS, and 2 SW, all
     withdrawn."""
     held = (
-        effects.UnitState("8-1 leader", "withdrawn", "leader", count=4),
-        effects.UnitState("4-6-7", "withdrawn", "squad", count=8),
-        effects.UnitState("2-4-7", "withdrawn", "half_squad", count=3),
-        effects.UnitState("LMG", "withdrawn", "sw", count=2),
+        effects.UnitState("8-1 leader", "leader", ("withdrawn",), count=4),
+        effects.UnitState("4-6-7", "squad", ("withdrawn",), count=8),
+        effects.UnitState("2-4-7", "half_squad", ("withdrawn",), count=3),
+        effects.UnitState("LMG", "sw", ("withdrawn",), count=2),
     )
     return availability.held_cap_refusal(m, at(m, side="axis", holdings=Holdings(capped=held)))
 
@@ -3013,7 +3012,7 @@ def wounded_roll(host: Callable[..., Any]) -> Any:
     players.until_step("T3.2")
     red = players.users["red"]
     leader = units.add_unit(
-        campaign_id=players.campaign_id, user=red, name="8-1", kind="leader", status="wounded"
+        campaign_id=players.campaign_id, user=red, name="8-1", kind="leader", markers=["wounded"]
     )
     try:
         r = steps.roll_on_table(
@@ -3222,7 +3221,7 @@ def _replaced(m: Module) -> Any:
     row = effects.row_effects(m.table("leader_evacuation").lookup(2))
     ladder = m.leader_ladder.ratings if m.leader_ladder else ()
     return [
-        effects.on_unit(row, effects.UnitState(name, "wounded", "leader"), ladder)
+        effects.on_unit(row, effects.UnitState(name, "leader", ("wounded",)), ladder)
         for name in ("9-1 leader", "6+1 leader")
     ]
 
@@ -3465,7 +3464,7 @@ def apd_exchange(host: Callable[..., Any]) -> Any:
             user=players.users[side],
             name=name,
             kind=kind,
-            status=status,
+            markers=[status],
             number=n,
         )
         for side, name, kind, status, n in lines
@@ -3483,7 +3482,7 @@ def apd_exchange(host: Callable[..., Any]) -> Any:
     for side in ("american", "german"):
         steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
     c = players.campaign
-    held = sorted(Unit.objects.filter(campaign=c).values_list("side", "name", "status", "count"))
+    held = sorted(Unit.objects.filter(campaign=c).values_list("side", "name", "markers", "count"))
     log = list(Event.objects.filter(campaign=c, kind="unit").values_list("text", flat=True))
     return (said, held, log[4:])
 
@@ -3501,7 +3500,7 @@ def phd_settled(host: Callable[..., Any]) -> Any:
     _walk(players).until_step("C5.27")
     c = players.campaign
     held = sorted(
-        (u.name, u.status, u.markers, [w["markers"] for w in u.weapons])
+        (u.name, u.markers, [w["markers"] for w in u.weapons])
         for u in Unit.objects.filter(campaign=c)
     )
     log = list(Event.objects.filter(campaign=c, kind="unit").values_list("text", flat=True))

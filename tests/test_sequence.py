@@ -115,7 +115,7 @@ def wounded_leader(skirmish, side="red", name="8-1 leader"):
         user=skirmish.users[side],
         name=name,
         kind="leader",
-        status="wounded",
+        markers=["wounded"],
         location="H5",
     )
 

@@ -84,14 +84,14 @@ def test_3_6142_a_vehicles_ma_and_mg_each_owe_a_dr_and_a_failed_ma_recalls_it(
     assert r.final == 4 and r.result == "Eliminated [*]"
     tank.refresh_from_db()
     # The MA is Disabled, the AFV Recalled: it stays in the retained forces.
-    assert (tank.status, tank.markers) == ("recalled", [])
+    assert tank.markers == ["recalled"]
     assert [w["markers"] for w in tank.weapons] == [["disabled"], ["malfunctioned"]]
     r = roll(
         players, "british", "vehicular_mg_repair", tank, weapon=mg, typed={"repair_number": -1}
     )
     assert r.result == "Disabled [*]"
     tank.refresh_from_db()
-    assert (tank.status, tank.markers) == ("recalled", [])
+    assert tank.markers == ["recalled"]
     assert [w["markers"] for w in tank.weapons] == [["disabled"], ["disabled"]]
     roll(
         players,
@@ -102,7 +102,7 @@ def test_3_6142_a_vehicles_ma_and_mg_each_owe_a_dr_and_a_failed_ma_recalls_it(
         typed={"repair_number": -1},
     )
     mg_only.refresh_from_db()
-    assert (mg_only.status, mg_only.weapons[0]["markers"]) == ("ok", [])
+    assert (mg_only.markers, mg_only.weapons[0]["markers"]) == ([], [])
     assert owed(players, "british") == ()
 
 
@@ -138,7 +138,7 @@ def test_3_61426_isolated_british_tanks_escape_at_night_only(users, modules, fix
     r = roll(players, "british", "tank_escape", sherman)
     assert (r.final, r.result) == (8, "Mobile Vehicle: Escapes")
     sherman.refresh_from_db()
-    assert (sherman.status, sherman.markers) == ("ok", [])
+    assert sherman.markers == []
     assert [t for t, _ in owed(players, "british")] == ["immobilization_repair"]
 
 
@@ -219,7 +219,7 @@ def test_3_606_footnote_1_an_original_2_escapes_whatever_the_drms(users, modules
     )
     assert r.final == 9
     assert r.result.startswith("Infantry: Escapes and Heat of Battle for an eligible unit (A15)")
-    assert Unit.objects.get(pk=squad.pk).status == "ok"  # escaped: not Replaced
+    assert Unit.objects.get(pk=squad.pk).markers == ["isolated"]  # escaped: not Replaced
 
 
 def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kind(
@@ -257,7 +257,7 @@ def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kin
     assert not Unit.objects.filter(pk=tank.pk).exists()
     r = roll(players, "axis", "escape", halftrack)
     assert (r.final, r.result) == (9, "Mobile Vehicle: Abandoned [4,5]; crew (if any) Escapes")
-    assert Unit.objects.get(pk=halftrack.pk).status == "abandoned"
+    assert Unit.objects.get(pk=halftrack.pk).markers == ["abandoned"]
 
 
 def test_3_61422_a_captured_weapon_that_does_not_function_owes_no_dr(users, modules):
@@ -271,10 +271,10 @@ def test_3_61422_a_captured_weapon_that_does_not_function_owes_no_dr(users, modu
     from rules.availability import owed_for
 
     supplied = table.model_copy(update={"missing": False})
-    assert owed_for(supplied, UnitState("MMG", "captured", "sw"))
+    assert owed_for(supplied, UnitState("MMG", "sw", ("captured",)))
     for other in ("malfunctioned", "disabled"):
-        assert not owed_for(supplied, UnitState("MMG", "captured", "sw", (other,)))
-        assert not owed_for(supplied, UnitState("MMG", other, "sw", ("captured",)))
+        assert not owed_for(supplied, UnitState("MMG", "sw", ("captured", other)))
+        assert not owed_for(supplied, UnitState("MMG", "sw", (other, "captured")))
 
 
 def test_3_6046_a_used_oba_rg_loses_its_radio(users, modules, fixed_dice):

@@ -56,7 +56,7 @@ def keep(players, line, number):
         user=players.users["axis"],
         unit_id=line.ref,
         name=line.name,
-        status="withdrawn",
+        markers=["withdrawn"],
         number=number,
     )
 
@@ -91,7 +91,7 @@ def test_3_60742_non_isolated_i4_i5_units_are_withdrawn_after_july_14_pm(
     make_rolls(players, "british", british_i4)
     for line in lines(players, "axis", purchase=i5):
         units.update_unit(
-            campaign_id=cid, user=axis, unit_id=line.ref, name=line.name, status="isolated"
+            campaign_id=cid, user=axis, unit_id=line.ref, name=line.name, markers=["isolated"]
         )
     other = add(players, "axis", "8-1 leader", "leader", "wounded")
     players.until("initiative")
@@ -101,12 +101,12 @@ def test_3_60742_non_isolated_i4_i5_units_are_withdrawn_after_july_14_pm(
     players.until_step("3.607")
     players.finish()
     i4_lines = lines(players, "axis", purchase=i4)
-    assert i4_lines and all(u.status == "withdrawn" for u in i4_lines)
+    assert i4_lines and all(u.markers == ["withdrawn"] for u in i4_lines)
     assert {u.kind for u in i4_lines} >= {"squad", "sw"}
-    assert all(u.status == "isolated" for u in lines(players, "axis", purchase=i5))
+    assert all(u.markers == ["isolated"] for u in lines(players, "axis", purchase=i5))
     other.refresh_from_db()
-    assert other.status == "wounded" and "withdrawn" not in other.markers
-    assert all(u.status == "ok" for u in lines(players, "british", purchase=british_i4))
+    assert other.markers == ["wounded"]
+    assert all(u.markers == [] for u in lines(players, "british", purchase=british_i4))
     assert Event.objects.filter(campaign_id=cid, text__contains="(3.60742)").exists()
     # 12 squads withdrawn, nine may be kept: Done waits for the Axis's choice.
     squads = next(u for u in i4_lines if u.kind == "squad")
@@ -128,7 +128,7 @@ def test_3_60742_no_withdrawal_without_the_answer_or_after_another_date(users, m
         Unit.objects.filter(pk=squad.pk).update(purchase=_purchase(players, "axis", "I4", date_id))
         players.finish()
         squad.refresh_from_db()
-        assert squad.status == "ok", date_id
+        assert squad.markers == [], date_id
 
 
 def _purchase(players, side, group_id, date_id):

@@ -22,6 +22,7 @@ import sys
 import psycopg
 import pytest
 
+from rules.schema import UNIT_STATUS_WORDS
 from tests.conftest import BASE_DIR, _database_url
 from tests.upgrade import losses
 
@@ -81,15 +82,18 @@ def test_the_migrations_keep_every_campaign_secret_and_roll(upgraded_database):
     assert not found, f"{len(found)} values lost or changed:\n" + "\n".join(found[:40])
 
 
-# Issue 45's migration: a vehicle line's weapon conditions move onto its weapons, and
-# each campaign's copy of a bundled module rolls its weapon tables for weapons.
+# Issue 45's migrations: a vehicle line's weapon conditions move onto its weapons, and
+# each campaign's copy of a bundled module rolls its weapon tables for weapons; a
+# unit's status becomes one of its markers.
 WEAPONS = importlib.import_module("campaign.migrations.0020_unit_weapons")
+MARKERS = importlib.import_module("campaign.migrations.0026_unit_state_is_its_markers")
 
 
 def converted(campaigns: dict) -> dict:
     """What the fixture's campaigns must read after the migrations: as they were, but
-    for what migration 0020 converts on purpose (its own conversion, applied here to
-    what was read before it: every other value must still be as it was)."""
+    for what migrations 0020 and 0026 convert on purpose (their own conversions,
+    applied here to what was read before them: every other value must still be as it
+    was)."""
     campaigns = json.loads(json.dumps(campaigns))
     for c in campaigns.values():
         rows = c["backup"]["rows"]
@@ -99,6 +103,8 @@ def converted(campaigns: dict) -> dict:
                 if data is not None:
                     fields["module_data"] = data
                     fields["module_checksum"] = WEAPONS.checksum(data)
+            if key.startswith("campaign.unit:") and "status" in fields:
+                fields["markers"] = MARKERS.fold(fields.get("markers") or [], fields.pop("status"))
     return campaigns
 
 
@@ -159,31 +165,86 @@ def test_issue_45_a_vehicle_lines_weapon_conditions_become_its_weapons(upgraded_
         "    for u in Unit.objects.filter(campaign=c, ref__startswith='issue45'):\n"
         "        rolls = sorted({t.id + ':' + (u.state.weapon(r).kind if r else 'unit')\n"
         "                 for t in m.tables for r, _ in targets(t.for_units, u.state)})\n"
-        "        out[m.id + '/' + u.name] = [u.status, u.markers,\n"
+        "        out[m.id + '/' + u.name] = [u.markers,\n"
         "            [(w['kind'], w['name'], w['markers']) for w in u.weapons], rolls]\n"
         "sys.stdout.write(json.dumps(out))\n"
     )
     after = json.loads(_manage(upgraded_database, "shell", "--no-imports", "-c", read))
     ma = [["ma", "MA", ["malfunctioned"]]]
     mg = [["mg", "MG", ["malfunctioned"]]]
-    assert after["sicily/Sherman III(a)"] == ["ok", [], ma, ["weapon_repair:ma"]]
+    assert after["sicily/Sherman III(a)"] == [[], ma, ["weapon_repair:ma"]]
     # The fixture's Sicily module predates its vehicular MG row: its MG is recorded,
     # and rolled for where the module has the row.
     mg_rolls = ["vehicular_mg_repair:mg"] if "sicily" in mg_rows else []
-    assert after["sicily/Daimler AC"] == ["ok", [], mg, mg_rolls]
-    assert after["pleasant-diversion/Sherman III(a)"] == ["ok", [], ma, ["repair_ma_gun:ma"]]
-    assert after["pleasant-diversion/Daimler AC"] == [
-        "ok",
-        [],
-        mg,
-        ["repair_vehicular_mg:mg"],
-    ]
-    assert after["purple-heart-draw/Sherman III(a)"] == ["ok", [], ma, ["weapon_repair:ma"]]
-    assert after["purple-heart-draw/Daimler AC"] == ["ok", [], mg, ["weapon_repair:mg"]]
+    assert after["sicily/Daimler AC"] == [[], mg, mg_rolls]
+    assert after["pleasant-diversion/Sherman III(a)"] == [[], ma, ["repair_ma_gun:ma"]]
+    assert after["pleasant-diversion/Daimler AC"] == [[], mg, ["repair_vehicular_mg:mg"]]
+    assert after["purple-heart-draw/Sherman III(a)"] == [[], ma, ["weapon_repair:ma"]]
+    assert after["purple-heart-draw/Daimler AC"] == [[], mg, ["weapon_repair:mg"]]
     # A disabled vehicle: its failed weapon is disabled (APD: its MG's row disables).
-    assert after["purple-heart-draw/M4A1"][:3] == ["ok", [], [["ma", "MA", ["disabled"]]]]
-    assert after["pleasant-diversion/M4A1"][:3] == ["ok", [], [["mg", "MG", ["disabled"]]]]
+    assert after["purple-heart-draw/M4A1"][:2] == [[], [["ma", "MA", ["disabled"]]]]
+    assert after["pleasant-diversion/M4A1"][:2] == [[], [["mg", "MG", ["disabled"]]]]
     for module in campaigns:
-        assert after[f"{module}/PzIVH"][:3] == ["immobilized", [], []]
-        assert after[f"{module}/4-6-7"][:3] == ["ok", [], []]
-        assert after[f"{module}/MMG"][:3] == ["malfunctioned", [], []]
+        # Its status is its marker now (migration 0026).
+        assert after[f"{module}/PzIVH"][:2] == [["immobilized"], []]
+        assert after[f"{module}/4-6-7"][:2] == [[], []]
+        assert after[f"{module}/MMG"][:2] == [["malfunctioned"], []]
+
+
+def test_issue_45_a_units_status_becomes_one_of_its_markers(upgraded_database):
+    """Issue 45 ("a unit has one status"): on campaigns of the three systems (Sicily,
+    PHD, APD), upgraded to the state before migration 0026 where a unit had a status
+    and more markers beside it, each unit comes out of the upgrade with one state, the
+    set of its markers: its status among them, each once, in the vocabulary's order
+    (an Isolated unit Recalled, Sicily 3.6142 / PHD C5.1; a captured malfunctioned SW,
+    PHD C5.26c; a Battle Hardened leader, PHD C5.23); "ok" is none.  The roster reads
+    them in the same words."""
+    _manage(upgraded_database, "migrate", "campaign", "0024", "--noinput", "-v0")
+    campaigns = dict(
+        _sql(upgraded_database, "SELECT module_data->>'id', id FROM campaign_campaign")
+    )
+    assert {"sicily", "purple-heart-draw", "pleasant-diversion"} <= set(campaigns)
+    lines = [  # name, kind, status, markers, the markers it must come out with
+        ("Sherman III(a)", "vehicle", "isolated", ["recalled"], ["isolated", "recalled"]),
+        ("PzIVH", "vehicle", "recalled", ["isolated"], ["isolated", "recalled"]),
+        ("MMG", "sw", "captured", ["malfunctioned", "captured"], ["malfunctioned", "captured"]),
+        ("9-1 leader", "leader", "ok", ["battle_hardened"], ["battle_hardened"]),
+        ("8-0 leader", "leader", "wounded", [], ["wounded"]),
+        ("4-6-7", "squad", "ok", [], []),
+    ]
+    for module, cid in campaigns.items():
+        side = _sql(upgraded_database, "SELECT side FROM campaign_seat WHERE campaign_id = %s", cid)
+        for n, (name, kind, status, markers, _) in enumerate(lines):
+            _sql(
+                upgraded_database,
+                "INSERT INTO campaign_unit (side, name, status, markers, weapons, location, "
+                "created_at, campaign_id, purchase_id, ref, count, kind) "
+                "VALUES (%s, %s, %s, %s::jsonb, '[]'::jsonb, '', now(), %s, NULL, %s, 1, %s)",
+                side[0][0],
+                name,
+                status,
+                json.dumps(markers),
+                cid,
+                f"state45{module[:3]}{n}",
+                kind,
+            )
+    _manage(upgraded_database, "migrate", "--noinput", "-v0")
+    read = (
+        "import json, sys\n"
+        "from campaign.models import Campaign, Unit\n"
+        "from campaign.selectors import module_of\n"
+        "out = {}\n"
+        "for c in Campaign.objects.all():\n"
+        "    for u in Unit.objects.filter(campaign=c, ref__startswith='state45'):\n"
+        "        out[module_of(c).id + '/' + u.name] = [u.markers, u.state_words,\n"
+        "            sorted(u.state.marked)]\n"
+        "sys.stdout.write(json.dumps(out))\n"
+    )
+    after = json.loads(_manage(upgraded_database, "shell", "--no-imports", "-c", read))
+    for module in campaigns:
+        for name, _, _, _, markers in lines:
+            got, said, marked = after[f"{module}/{name}"]
+            assert got == markers, (module, name)
+            assert marked == sorted(markers or ["ok"])
+            assert said == ([UNIT_STATUS_WORDS[m] for m in markers] or ["in good order"])
+        assert after[f"{module}/PzIVH"][1] == ["isolated", "recalled (BU)"]

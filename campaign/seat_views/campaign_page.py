@@ -47,11 +47,10 @@ from campaign.selectors import (
     owed_rolls,
     position_token,
     seats_done,
+    sides_awaited,
     snapshot,
-    step_attacker,
     with_online,
 )
-from rules import machine
 from rules.kinds import kind_of
 from rules.schema import Module, Step
 from rules.snapshot import Holdings, Snapshot
@@ -281,8 +280,7 @@ class CampaignView:
     def waiting_for(self) -> list[str]:
         if self.ended:
             return []
-        attacker = step_attacker(self.campaign, self.module, self.step_def)
-        return machine.sides_to_act(self.module, self.step_def, self.done, attacker)
+        return sides_awaited(self.campaign, self.module, self.step_def, self.done)
 
     @property
     def status(self) -> str:

@@ -20,8 +20,7 @@ class CorrectableRoll:
     what: str  # "Leader Loss roll for 8-1 leader: 5"
     name: str
     kind: str
-    status: str
-    markers: tuple[str, ...]
+    markers: tuple[str, ...]  # its state (none: in good order)
     gone: bool  # the roll took the unit out of the retained forces
     asked: bool  # a correction of it is open
 
@@ -30,8 +29,8 @@ class CorrectableRoll:
         return list(Unit.Kind.choices)
 
     @property
-    def statuses(self) -> list[tuple[str, str]]:
-        return list(Unit.Status.choices)
+    def marker_choices(self) -> list[tuple[str, str]]:
+        return [c for c in Unit.Status.choices if c[0] != "ok"]
 
 
 @dataclass(frozen=True)
@@ -84,7 +83,6 @@ def correction_parts(
                 what=_what(r),
                 name=unit.name if unit else r.item,
                 kind=unit.kind if unit else "other",
-                status=unit.status if unit else "ok",
                 markers=tuple(unit.markers or ()) if unit else (),
                 gone=unit is None,
                 asked=r.pk in asked,

@@ -10,7 +10,7 @@ from django.db.models import Q
 
 from campaign.models import RollCorrection, ScenarioResult, Seat, StepMark, Supplement
 from campaign.seat_views.common import status_for, your_move
-from campaign.selectors import module_of, position_token, step_attacker
+from campaign.selectors import module_of, position_token, sides_awaited
 from campaign.services.takebacks import done_request
 from rules import machine
 
@@ -60,8 +60,7 @@ def dashboard_rows(user: Any) -> list[DashboardRow]:
         step = module.steps[c.step_index]
         ended = c.ended_at is not None
         done = marks.get((c.pk, c.cycle, c.step_index), set())
-        attacker = "" if ended else step_attacker(c, module, step)
-        waiting = [] if ended else machine.sides_to_act(module, step, done, attacker)
+        waiting = [] if ended else sides_awaited(c, module, step, done)
         opp = others.get((c.pk, machine.opponent(module, seat.side)))
         waited = [others[(c.pk, side)] for side in waiting if (c.pk, side) in others]
         since = min((s.waiting_since for s in waited if s.waiting_since), default=None)

@@ -583,7 +583,7 @@ def _target_words(unit: Unit, weapon_ref: str) -> str:
     "StuG IIIG: MA (malfunctioned)"."""
     weapon = unit.state.weapon(weapon_ref) if weapon_ref else None
     if weapon is None:
-        return f"{label(unit)} ({unit.get_status_display()})"
+        return f"{label(unit)} ({', '.join(unit.state_words)})"
     marks = ", ".join(Unit.Status(m).label for m in weapon.markers) or "in good order"
     return f"{label(unit)}: {weapon.name} ({marks})"
 
@@ -752,7 +752,7 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
 
     def lines(flt: UnitFilter) -> tuple[tuple[str, str], ...]:
         return tuple(
-            (u.ref, f"{label(u)} ({u.get_status_display()})")
+            (u.ref, f"{label(u)} ({', '.join(u.state_words)})")
             for u in own
             if matches(flt, state_of(u))
         )

@@ -67,19 +67,20 @@ class WeaponView:
 class UnitView:
     id: str  # the unit's opaque reference (``Unit.ref``), never its key
     name: str
-    status: str
-    status_label: str
+    markers: tuple[str, ...]  # its state: the markers it carries (none: in good order)
+    state_label: str  # "in good order", "wounded (leader), isolated"
     location: str
     kind: str = "other"
     count: int = 1
     label: str = ""  # "12 × 4-6-8"
-    markers: tuple[str, ...] = ()  # more markers besides its status
-    markers_label: str = ""  # "isolated, captured"
     weapons: tuple[WeaponView, ...] = ()  # a vehicle's MA and MGs
     carries: bool = False  # a vehicle: its weapons are listed on its record
     possessed: bool = False  # a SW or Gun: who possesses it is part of its record
     possessor: str = ""  # the line that possesses it, as its side reads it ("4-6-8")
     possessor_id: str = ""  # that line's reference
+    # The SW and Guns it possesses, each still a line of its own, shown on its line too
+    # as a vehicle's weapons are ("LMG — malfunctioned"): (reference, line, state).
+    possesses: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ class RosterView:
     lines: list[RosterLine]
     record: list[PurchaseLine]
     forces: list[ForcesView]
-    statuses: list[tuple[str, str]]
+    markers: list[tuple[str, str]]  # what a unit may be marked (not "ok": none)
     kinds: list[tuple[str, str]]
     points_chart: str  # server-rendered SVG
     cvp_chart: str
@@ -223,6 +224,10 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     # Who possesses a SW, named only from the lines this seat sees (a possessor is never
     # of another secret than its SW's: services/units.possessor_refusal).
     seen = {u.pk: u for u in units}
+    held_by: dict[int, list[Unit]] = {}
+    for u in units:
+        if u.possessor_id in seen:
+            held_by.setdefault(u.possessor_id, []).append(u)
     # Where a vehicular MG is repaired with a SW (3.61421), and by which rule.
     exchanges = [st.weapon_exchange for st in module.steps if st.weapon_exchange]
     forces = [
@@ -233,14 +238,12 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                 UnitView(
                     u.ref,
                     u.name,
-                    u.status,
-                    choice_label(Unit.Status, u.status),
+                    tuple(u.markers or ()),
+                    ", ".join(u.state_words),
                     u.location,
                     u.kind,
                     u.count,
                     label(u),
-                    tuple(u.markers or ()),
-                    ", ".join(u.markers_display),
                     tuple(
                         WeaponView(
                             w.ref,
@@ -255,6 +258,9 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     u.kind in POSSESSED_KINDS,
                     label(seen[u.possessor_id]) if u.possessor_id in seen else "",
                     seen[u.possessor_id].ref if u.possessor_id in seen else "",
+                    tuple(
+                        (h.ref, label(h), ", ".join(h.state_words)) for h in held_by.get(u.pk, ())
+                    ),
                 )
                 for u in units
                 if u.side == s
@@ -295,7 +301,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         lines=lines,
         record=record_lines(campaign, module, side, purchases),
         forces=forces,
-        statuses=list(Unit.Status.choices),
+        markers=[c for c in Unit.Status.choices if c[0] != "ok"],
         kinds=list(Unit.Kind.choices),
         weapon_kinds=list(Unit.WeaponKind.choices),
         weapon_exchange=", ".join(dict.fromkeys(e.rule for e in exchanges)),

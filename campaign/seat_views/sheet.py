@@ -55,7 +55,7 @@ class SheetRG:
 @dataclass(frozen=True)
 class SheetUnit:
     name: str
-    status: str
+    state: str  # its markers in words ("in good order")
     location: str
 
 
@@ -149,7 +149,9 @@ def scenario_sheet(campaign: Campaign, side: str) -> ScenarioSheet:
                 for line in [lines[p.pk]]
             ],
             units=[
-                SheetUnit(u.name, u.get_status_display(), u.location) for u in units if u.side == of
+                SheetUnit(u.name, ", ".join(u.state_words), u.location)
+                for u in units
+                if u.side == of
             ],
             fortifications=[
                 f"{module.dates[b.date_index].label}: {b.count} × "
@@ -352,7 +354,7 @@ def _forces_text(title: str, forces: SheetForces, *, own: bool) -> list[str]:
         out.append("  none" if own else "  none revealed")
     out.append("Retained units:")
     out += [
-        f"  {u.name} ({u.status})" + (f" at {u.location}" if u.location else "")
+        f"  {u.name} ({u.state})" + (f" at {u.location}" if u.location else "")
         for u in forces.units
     ] or ["  none"]
     if forces.fortifications:

@@ -18,6 +18,7 @@ from django.db import connection, transaction
 
 from campaign.models import Campaign, ModuleRecord
 from campaign.services.errors import ActionRefused
+from campaign.services.units import ordered
 
 FORMAT = "refit-campaign"
 VERSION = 1
@@ -44,6 +45,14 @@ def _child_models() -> list:
         if field is not None and field.related_model is Campaign:
             out.append(model)
     return sorted(out, key=lambda m: m._meta.label)
+
+
+def _unit_state(fields: dict[str, Any]) -> None:
+    """A unit of a file written before issue 45 gave its state as a ``status`` besides
+    its markers: that status is one of its markers now ("ok": none)."""
+    if "status" in fields:
+        status = fields.pop("status")
+        fields["markers"] = ordered([str(status), *(fields.get("markers") or ())])
 
 
 class _FullTimes(DjangoJSONEncoder):
@@ -105,6 +114,8 @@ def import_campaign(*, data: bytes) -> Campaign:
     for obj in payload["objects"]:
         for name in OBSOLETE_FIELDS.get(obj.get("model", ""), ()):
             obj.get("fields", {}).pop(name, None)
+        if obj.get("model") == "campaign.unit":
+            _unit_state(obj.get("fields", {}))
     objects = list(serializers.deserialize("json", json.dumps(payload["objects"])))
     models_seen = set()
     for obj in objects:

@@ -34,6 +34,8 @@ from campaign.services.units import (
     _kind_and_count,
     _markers,
     _not_the_weapons,
+    ordered,
+    state_words,
 )
 from rules import machine
 from rules.effects import WEAPON_CARRIERS
@@ -56,11 +58,17 @@ def line_of(unit: Unit | None) -> dict[str, Any] | None:
     """A unit's line as a correction records it (None: the unit is gone)."""
     if unit is None:
         return None
+    return {"name": unit.name, "kind": unit.kind, "markers": list(unit.markers or ())}
+
+
+def recorded_line(line: dict[str, Any]) -> dict[str, Any]:
+    """A line as a correction recorded it, its state its markers (one recorded before
+    issue 45 gave a ``status`` besides them: it is one of its markers)."""
+    status = line.get("status", "ok")
     return {
-        "name": unit.name,
-        "kind": unit.kind,
-        "status": unit.status,
-        "markers": list(unit.markers or ()),
+        "name": line["name"],
+        "kind": line["kind"],
+        "markers": ordered([status, *(line.get("markers") or ())]),
     }
 
 
@@ -68,9 +76,8 @@ def describe_line(line: dict[str, Any] | None) -> str:
     """A recorded line in the player's words ("8-1 leader, in good order")."""
     if line is None:
         return "gone from the retained forces"
-    words = [str(Unit.Status(line["status"]).label)]
-    words += [str(Unit.Status(m).label) for m in line.get("markers") or ()]
-    return f"{line['name']} ({Unit.Kind(line['kind']).label}), {', '.join(words)}"
+    line = recorded_line(line)
+    return f"{line['name']} ({Unit.Kind(line['kind']).label}), {state_words(line['markers'])}"
 
 
 def _roll_for(turn: Turn, unit_ref: str) -> Roll:
@@ -112,7 +119,6 @@ def propose_roll_correction(
     reason: object,
     name: str = "",
     kind: str = "other",
-    status: str = "ok",
     markers: Sequence[str] | None = None,
     gone: bool = False,
     at: str | None = None,
@@ -134,11 +140,11 @@ def propose_roll_correction(
     unit = Unit.objects.filter(campaign=c, side=turn.side, ref=unit_ref).first()
     line: dict[str, Any] | None = None
     if not gone:
-        name, _, status = _clean(name, "", status)
+        name, _ = _clean(name, "")
         kind, _ = _kind_and_count(kind, 1)
-        marks = _markers(markers, status)
-        _not_the_weapons(turn, kind, status, marks)
-        line = {"name": name, "kind": kind, "status": status, "markers": marks}
+        marks = _markers(markers)
+        _not_the_weapons(turn, kind, marks)
+        line = {"name": name, "kind": kind, "markers": marks}
     if unit is not None and unit.weapons and line and line["kind"] not in WEAPON_CARRIERS:
         raise ActionRefused(
             f"{unit.label} carries weapons on its record: only a vehicle does. Keep it a "
@@ -246,7 +252,7 @@ def _write(turn: Turn, correction: RollCorrection) -> dict[str, Any] | None:
         Unit.objects.select_for_update().filter(campaign=c, side=correction.side, ref=ref).first()
     )
     before = line_of(unit)
-    line = correction.line
+    line = None if correction.line is None else recorded_line(correction.line)
     if line is None:
         if unit is not None:
             unit.delete()

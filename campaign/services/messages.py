@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign.models import Event, EventKind, Presence, Seat
-from campaign.selectors import step_attacker
+from campaign.selectors import sides_awaited
 from campaign.services import notifications, push
 from campaign.services.errors import ActionRefused
 from campaign.services.events import recorded
@@ -75,8 +75,7 @@ def nudge_opponent(*, campaign_id: object, user: User, at: str | None = None) ->
     """The player who waits reminds the awaited opponent (a notice by his settings);
     at most once a day per campaign."""
     turn = take_turn(campaign_id, user, at)
-    attacker = step_attacker(turn.campaign, turn.module, turn.step)
-    waits_for = machine.sides_to_act(turn.module, turn.step, turn.done, attacker)
+    waits_for = sides_awaited(turn.campaign, turn.module, turn.step, turn.done)
     opponent = machine.opponent(turn.module, turn.side)
     if turn.seats[opponent].user_id is None:
         raise ActionRefused("Nobody has taken the other side yet: send the invitation.", status=409)

@@ -20,10 +20,10 @@ def squads_by_footnote(turn: Turn, side: str) -> dict[str, int]:
     counts: dict[str, int] = {}
     rows = Unit.objects.filter(
         campaign=turn.campaign, side=side, kind="squad", purchase__isnull=False
-    ).values_list("status", "markers", "purchase__group_id", "count")
-    for status, markers, group_id, n in rows:
+    ).values_list("markers", "purchase__group_id", "count")
+    for markers, group_id, n in rows:
         group = turn.module.group(side, group_id)
-        if group is None or "captured" in (status, *(markers or ())):
+        if group is None or "captured" in (markers or ()):
             continue
         for footnote in set(group.footnotes):
             counts[footnote] = counts.get(footnote, 0) + n
@@ -35,11 +35,11 @@ def repair_cap_counts(turn: Turn, side: str, cap: RepairCap, weapon: str) -> tup
     repair_cap_figures`` over its retained SW and MMC, each with its RG's footnotes)."""
     rows = Unit.objects.filter(
         campaign=turn.campaign, side=side, kind__in=["sw", "squad", "half_squad"]
-    ).values_list("kind", "name", "status", "markers", "purchase__group_id", "count")
+    ).values_list("kind", "name", "markers", "purchase__group_id", "count")
     units = []
-    for kind, name, status, markers, group_id, n in rows:
+    for kind, name, markers, group_id, n in rows:
         group = turn.module.group(side, group_id) if group_id else None
-        state = UnitState(name, status, kind, tuple(markers or ()), count=n)
+        state = UnitState(name, kind, tuple(markers or ()), count=n)
         units.append((state, group.footnotes if group else []))
     return availability.repair_cap_figures(cap, weapon, units)
 

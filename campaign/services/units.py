@@ -3,7 +3,7 @@ rolls and RG purchases write their results here."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from django.db import transaction
 from django.db.models import Q, QuerySet, Sum
@@ -77,24 +77,34 @@ def own_unit(turn: Turn, unit_id: object) -> Unit:
     return unit
 
 
-def _clean(name: str, location: str, status: str) -> tuple[str, str, str]:
+def _clean(name: str, location: str) -> tuple[str, str]:
     name = clean_text(name, what="Unit name", limit=max_length(Unit, "name"))
     if not name:
         raise ActionRefused("Give the unit a name, e.g. “8-1 leader” or “4-6-8”.")
-    if status not in Unit.Status.values:
-        raise ActionRefused("Choose one of the listed statuses.")
     location = clean_text(location, what="Location", limit=max_length(Unit, "location"))
-    return name, location, status
+    return name, location
 
 
-def _markers(markers: Sequence[str] | None, status: str) -> list[str]:
-    """The markers a unit carries besides its status, from the same words, each once
-    and in the vocabulary's order."""
+def ordered(markers: Iterable[str]) -> list[str]:
+    """A unit's markers as its record keeps them: each once, in the vocabulary's order,
+    none for "ok" (in good order)."""
+    given = set(markers)
+    return [m for m in Unit.Status.values if m in given and m != "ok"]
+
+
+def _markers(markers: Sequence[str] | None) -> list[str]:
+    """The markers the player gives a unit, from the closed vocabulary, refused in
+    words otherwise."""
     given = {m for m in (markers or ()) if m}
     unknown = given - set(Unit.Status.values)
     if unknown:
         raise ActionRefused("Choose the unit's markers among those listed.")
-    return [m for m in Unit.Status.values if m in given and m not in (status, "ok")]
+    return ordered(given)
+
+
+def state_words(markers: Sequence[str]) -> str:
+    """A unit's markers in the players' words ("in good order" for none)."""
+    return ", ".join(Unit.Status(m).label for m in markers or ("ok",))
 
 
 def reads_weapons(module: Module) -> bool:
@@ -106,13 +116,13 @@ def reads_weapons(module: Module) -> bool:
     )
 
 
-def _not_the_weapons(turn: Turn, kind: str, status: str, markers: Sequence[str]) -> None:
+def _not_the_weapons(turn: Turn, kind: str, markers: Sequence[str]) -> None:
     """A vehicle's weapons carry their own conditions (malfunctioned, disabled): the
     vehicle's line is never marked for them (Sicily 3.6142 footnote, PHD C5.26a, APD
     3.3: the result concerns the weapon, and the vehicle stays)."""
     if kind not in WEAPON_CARRIERS or not reads_weapons(turn.module):
         return
-    wrong = [m for m in (status, *markers) if m in WEAPON_CONDITIONS]
+    wrong = [m for m in markers if m in WEAPON_CONDITIONS]
     if wrong:
         word = Unit.Status(wrong[0]).label
         raise ActionRefused(
@@ -143,25 +153,26 @@ def add_unit(
     campaign_id: object,
     user: User,
     name: str,
-    status: str = "ok",
     location: str = "",
     kind: str = "other",
     number: object = 1,
     markers: Sequence[str] | None = None,
     possessor: object = "",
 ) -> Unit:
+    """The player adds a line to its retained forces, with the markers its units carry
+    (none: in good order)."""
     turn = take_turn(campaign_id, user, None)
-    name, location, status = _clean(name, location, status)
+    name, location = _clean(name, location)
     kind, n = _kind_and_count(kind, number)
-    _not_the_weapons(turn, kind, status, markers or ())
+    marks = _markers(markers)
+    _not_the_weapons(turn, kind, marks)
     unit = Unit(
         campaign=turn.campaign,
         side=turn.side,
         name=name,
         kind=kind,
         count=n,
-        status=status,
-        markers=_markers(markers, status),
+        markers=marks,
         location=location,
     )
     held = _possession(turn, unit, possessor, given_marks=True)
@@ -169,7 +180,7 @@ def add_unit(
     turn.record(
         EventKind.UNIT,
         text=f"{turn.side_name()} adds {label(unit)} ({unit.get_kind_display()}, "
-        f"{unit.get_status_display()}{held}) to its retained forces.",
+        f"{state_words(unit.markers)}{held}) to its retained forces.",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS)
     return unit
@@ -182,38 +193,38 @@ def update_unit(
     user: User,
     unit_id: object,
     name: str,
-    status: str,
     location: str = "",
     kind: str | None = None,
     number: object = None,
     markers: Sequence[str] | None = None,
     possessor: object = None,
 ) -> Unit:
-    """The player corrects its line (``possessor``: the reference of the line that
+    """The player corrects its line (``markers``: all its units carry, none for in good
+    order, None leaves them as they are; ``possessor``: the reference of the line that
     possesses this SW or Gun, "" for none named; None leaves it as it is)."""
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
-    before = (unit.status, unit.kind, tuple(unit.markers or ()))
-    unit.name, unit.location, unit.status = _clean(name, location, status)
+    before = (unit.kind, tuple(unit.markers or ()))
+    unit.name, unit.location = _clean(name, location)
     unit.kind, unit.count = _kind_and_count(
         unit.kind if kind is None else kind, unit.count if number is None else number
     )
     if markers is not None:
-        unit.markers = _markers(markers, unit.status)
-    _not_the_weapons(turn, unit.kind, unit.status, unit.markers or ())
+        unit.markers = _markers(markers)
+    _not_the_weapons(turn, unit.kind, unit.markers or ())
     if unit.weapons and unit.kind not in WEAPON_CARRIERS:
         raise ActionRefused(
             f"{label(unit)} carries weapons on its record: only a vehicle does. Remove its "
             "weapons first; nothing was changed."
         )
     held = _possession(turn, unit, possessor, given_marks=markers is not None)
-    if (unit.status, unit.kind, tuple(unit.markers or ())) != before:
+    if (unit.kind, tuple(unit.markers or ())) != before:
         _refuse_if_owed(turn, unit, before)
-    unit.save(update_fields=["name", "location", "status", "kind", "count", "markers", "possessor"])
+    unit.save(update_fields=["name", "location", "kind", "count", "markers", "possessor"])
     turn.record(
         EventKind.UNIT,
         secret=is_secret(unit),
-        text=f"{turn.side_name()} marks {label(unit)} {unit.get_status_display()}{held}.",
+        text=f"{turn.side_name()} marks {label(unit)} {state_words(unit.markers)}{held}.",
     )
     push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if is_secret(unit) else None)
     return unit
@@ -223,7 +234,7 @@ def update_unit(
 def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
-    _refuse_if_owed(turn, unit, (unit.status, unit.kind, tuple(unit.markers or ())))
+    _refuse_if_owed(turn, unit, (unit.kind, tuple(unit.markers or ())))
     secret = is_secret(unit)
     dropped = hand_over(unit)
     unit.delete()
@@ -268,7 +279,7 @@ def _possession(turn: Turn, unit: Unit, possessor: object, *, given_marks: bool)
         refusal = possessor_refusal(unit, named) if named is not None else ""
         if refusal:
             raise ActionRefused(refusal + " Nothing was changed.")
-        if named is not None and given_marks and "unpossessed" in unit.state.marked:
+        if named is not None and given_marks and unit.has("unpossessed"):
             raise ActionRefused(
                 f"{unit.name} cannot be possessed by {named.name} and not possessed at once: "
                 "choose none as its possessor, or untick “not possessed”. Nothing was changed."
@@ -276,7 +287,7 @@ def _possession(turn: Turn, unit: Unit, possessor: object, *, given_marks: bool)
         unit.possessor = named
     if unit.possessor_id is None:
         pass
-    elif possessor is None and "unpossessed" in unit.state.marked:
+    elif possessor is None and unit.has("unpossessed"):
         unit.possessor = None  # marked not possessed: no one possesses it
     elif unit.kind not in POSSESSED_KINDS:
         raise ActionRefused(
@@ -285,8 +296,6 @@ def _possession(turn: Turn, unit: Unit, possessor: object, *, given_marks: bool)
         )
     else:
         unit.markers = [m for m in unit.markers or () if m != "unpossessed"]
-        if unit.status == "unpossessed":
-            unit.status = "ok"
     if unit.pk and unit.kind not in POSSESSING_KINDS and unit.possesses.exists():
         raise ActionRefused(
             f"{label(unit)} possesses a SW or Gun: only Infantry does. Name another "
@@ -315,8 +324,7 @@ def hand_over(unit: Unit, heir: Unit | None = None, *, transferred: bool = False
         return f"{names} Transferred with it: name its possessor in your retained forces"
     for sw in held:
         sw.possessor = None
-        if "unpossessed" not in sw.state.marked:
-            sw.markers = [m for m in Unit.Status.values if m in {*sw.markers, "unpossessed"}]
+        sw.markers = ordered([*sw.markers, "unpossessed"])
         sw.save(update_fields=["possessor", "markers"])
     return f"{names} left unpossessed"
 
@@ -349,7 +357,7 @@ def _weapon_fields(
     given = {m for m in markers or () if m}
     if given - set(Unit.Status.values) or given & {"ok", "mg_malfunctioned", "elite"}:
         raise ActionRefused("Choose the weapon's markers among those listed.")
-    return kind, name, [m for m in Unit.Status.values if m in given]
+    return kind, name, ordered(given)
 
 
 def _weapon_words(name: str, markers: Sequence[str]) -> str:
@@ -471,7 +479,7 @@ def _weapon_record(turn: Turn, unit: Unit, did: str) -> None:
     push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
 
 
-def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str, tuple[str, ...]]) -> None:
+def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> None:
     """A unit that owes a compulsory roll at the current step (``required``, once per
     unit) keeps the status and kind the roll is for until it is made: the roll decides
     its fate, never a change of its line (APD 3.1: each wounded leader's fate).  One that
@@ -479,8 +487,8 @@ def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, str, tuple[str, .
     left until the step ends (APD 3.31: "Each weapon/Vehicle may make only one Repair
     attempt": a weapon that rolled NE is not marked repaired, nor removed to be
     added again for another attempt)."""
-    status, kind, markers = before
-    state = UnitState(unit.name, status, kind, markers, unit.state.weapons)
+    kind, markers = before
+    state = UnitState(unit.name, kind, markers, unit.state.weapons)
     _refuse_if_rolled(turn, unit, state, label(unit))
 
 
@@ -554,7 +562,7 @@ def exchange_unit(
     # What the unit given up possessed goes to the unit marked for it (APD 3.2), once
     # its line is gone (one of several identical units keeps the line's).
     gone = apply_outcome(give, UnitOutcome(removed=True), heir=one)
-    marked = apply_outcome(one, UnitOutcome(status=exchange.status), ("ok",))
+    marked = apply_outcome(one, UnitOutcome(status=exchange.status))
     if one is not mark:
         marked = f"one {marked}"
     turn.record(
@@ -613,10 +621,10 @@ def settle_exchange(turn: Turn) -> None:
             said = f"{label(unit)} leaves the retained forces, no unit marked for it"
             said += f"; {dropped}" if dropped else ""
         elif fate.status is not None:
-            unit.status = fate.status
-            unit.save(update_fields=["status"])
+            unit.markers = _condition(unit.markers, fate.status, exchange.gives.statuses or ())
+            unit.save(update_fields=["markers"])
             said = (
-                f"{label(unit)} stays, now {unit.get_status_display()}: no "
+                f"{label(unit)} stays, now {state_words(unit.markers)}: no "
                 f"{describe_filter(exchange.marks)} to mark"
             )
         else:
@@ -662,15 +670,14 @@ def settle_units(turn: Turn) -> None:
                     unit.delete()
                     said += " leaves the retained forces" + (f"; {dropped}" if dropped else "")
                 else:
-                    rolled_for = row.units.statuses or ()
-                    if not rolled_for and unit.status != "ok" and outcome.status:
-                        # A marker besides what it carries (a wounded leader withdrawn
-                        # stays wounded, 3.60742).
-                        _with_marker(unit, outcome.status)
-                    else:
-                        unit.status, unit.markers = _condition(unit, outcome.status, rolled_for)
-                    unit.save(update_fields=["status", "markers"])
-                    said += f" is now {Unit.Status(outcome.status or unit.status).label}"
+                    # The condition it is settled for gives way to the result's; its
+                    # other markers stay (a wounded leader withdrawn stays wounded,
+                    # 3.60742).
+                    unit.markers = _condition(
+                        unit.markers, outcome.status, row.units.statuses or ()
+                    )
+                    unit.save(update_fields=["markers"])
+                    said += f" is now {Unit.Status(outcome.status or 'ok').label}"
                 turn.as_side(side).record(
                     EventKind.UNIT,
                     secret=secret,
@@ -737,11 +744,11 @@ def designable_mmc(campaign: Campaign, side: str, not_named: Sequence[str]) -> i
     those a leader may be created from (PHD C5.24a "any designated (non-crew) MMC")."""
     rows = Unit.objects.filter(
         campaign=campaign, side=side, kind__in=["squad", "half_squad"]
-    ).values_list("name", "status", "markers", "count")
+    ).values_list("name", "markers", "count")
     return sum(
         n
-        for name, status, markers, n in rows
-        if "captured" not in (status, *(markers or ())) and not names_any(name, not_named)
+        for name, markers, n in rows
+        if "captured" not in (markers or ()) and not names_any(name, not_named)
     )
 
 
@@ -787,7 +794,7 @@ def split_one(unit: Unit) -> Unit:
         return unit
     unit.count -= 1
     unit.save(update_fields=["count"])
-    return _copy(unit, name=unit.name, kind=unit.kind, status=unit.status)
+    return _copy(unit, name=unit.name, kind=unit.kind, markers=unit.markers)
 
 
 def state_of(unit: Unit) -> UnitState:
@@ -795,19 +802,17 @@ def state_of(unit: Unit) -> UnitState:
 
 
 def _condition(
-    unit: Unit, status: str | None, rolled_for: Sequence[str] = ()
-) -> tuple[str, list[str]]:
-    """The status and markers a result leaves on ``unit``: the condition the table was
-    rolled for (its status, or a marker) gives way to the result's; the unit's other
-    markers stay (a repaired weapon is still Isolated)."""
+    markers: Sequence[str], status: str | None, rolled_for: Sequence[str] = ()
+) -> list[str]:
+    """The markers a result marking a unit ``status`` leaves on it: the conditions the
+    table was rolled for (``rolled_for``) give way to the result's, the unit's other
+    markers stay (a repaired weapon is still Isolated; an Isolated AFV Recalled stays
+    Isolated).  "ok" on a table rolled for no condition: in good order, no marker."""
     if status is None:
-        return unit.status, list(unit.markers or ())
-    markers = [m for m in unit.markers or () if m not in rolled_for]
-    if not rolled_for or unit.status in rolled_for:
-        return status, [m for m in markers if m != status]
-    if status != "ok" and status not in markers and status != unit.status:
-        markers.append(status)
-    return unit.status, markers
+        return list(markers or ())
+    if status == "ok" and not rolled_for:
+        return []
+    return ordered([*(m for m in markers or () if m not in rolled_for), status])
 
 
 def apply_outcome(
@@ -823,22 +828,22 @@ def apply_outcome(
         return ""
     whole = unit.count == 1  # the line itself leaves, or only one of its units
     one = unit.name if whole else f"one {unit.name}"
-    status, markers = _condition(unit, outcome.status, rolled_for)
+    markers = _condition(unit.markers, outcome.status, rolled_for)
     if not whole:
         unit.count -= 1
         unit.save(update_fields=["count"])
         if not outcome.removed:
-            copy = _copy(unit, name=unit.name, kind=unit.kind, status=status)
-            if copy.markers != markers:
-                copy.markers = markers
-                copy.save(update_fields=["markers"])
+            _copy(unit, name=unit.name, kind=unit.kind, markers=markers)
     elif not outcome.removed:
-        unit.status, unit.markers = status, markers
-        unit.save(update_fields=["status", "markers"])
+        unit.markers = markers
+        unit.save(update_fields=["markers"])
     added = []
     for name, kind in outcome.added:
         if outcome.at is None:
-            added.append(_copy(unit, name=name, kind=kind, status="ok"))
+            # In its place, with what it carried besides the condition rolled for (a
+            # wounded leader Replaced by an unwounded one, PHD C5.19).
+            kept = [m for m in unit.markers or () if m not in rolled_for]
+            added.append(_copy(unit, name=name, kind=kind, markers=kept))
         else:  # elsewhere, unmarked: the owner places it
             added.append(
                 Unit.objects.create(
@@ -860,18 +865,13 @@ def apply_outcome(
         return f"{one} is removed and replaced by a {names}{_placing(unit, outcome.at)}{dropped}"
     if outcome.removed:
         return f"{one} is removed from the retained forces{dropped}"
-    return f"{one} is now {Unit.Status(outcome.status or unit.status).label}"
+    return f"{one} is now {Unit.Status(outcome.status or 'ok').label}"
 
 
-def _with_marker(unit: Unit, status: str) -> None:
-    """Mark ``unit`` ``status`` besides what it carries (an Isolated AFV Recalled stays
+def _with_marker(unit: Unit, marker: str) -> None:
+    """Mark ``unit`` ``marker`` besides what it carries (an Isolated AFV Recalled stays
     Isolated)."""
-    if status in unit.state.marked:
-        return
-    if unit.status == "ok":
-        unit.status = status
-    else:
-        unit.markers = [m for m in Unit.Status.values if m in {*(unit.markers or ()), status}]
+    unit.markers = ordered([*(unit.markers or ()), marker])
 
 
 def apply_weapon_outcome(
@@ -895,7 +895,7 @@ def apply_weapon_outcome(
             left = {m for m in w.get("markers") or () if m not in rolled_for}
             if outcome.status != "ok":
                 left.add(outcome.status)
-            kept.append({**w, "markers": [m for m in Unit.Status.values if m in left]})
+            kept.append({**w, "markers": ordered(left)})
             word = "repaired" if outcome.status == "ok" else Unit.Status(outcome.status).label
             said.append(f"{whose} is {word}")
         else:
@@ -904,7 +904,7 @@ def apply_weapon_outcome(
     if outcome.carrier_status is not None:
         _with_marker(unit, outcome.carrier_status)
         said.append(f"the {unit.name} is {Unit.Status(outcome.carrier_status).label}")
-    unit.save(update_fields=["weapons", "status", "markers"])
+    unit.save(update_fields=["weapons", "markers"])
     return "; ".join(said)
 
 
@@ -926,7 +926,7 @@ def _placing(unit: Unit, at: str | None) -> str:
         .exclude(location="")
         .order_by("location")
     )
-    places = list(dict.fromkeys(u.location for u in mmc if "captured" not in u.state.marked))
+    places = list(dict.fromkeys(u.location for u in mmc if not u.has("captured")))
     where = f" (MMC at {', '.join(places)})" if places else ""
     return (
         f", to be placed with the friendly MMC nearest (in hexes) to {last}{where}, the "
@@ -934,15 +934,14 @@ def _placing(unit: Unit, at: str | None) -> str:
     )
 
 
-def _copy(unit: Unit, *, name: str, kind: str, status: str) -> Unit:
-    """A new line beside ``unit``'s, where it is, of its RG, with its markers."""
+def _copy(unit: Unit, *, name: str, kind: str, markers: Sequence[str]) -> Unit:
+    """A new line beside ``unit``'s, where it is, of its RG, marked ``markers``."""
     return Unit.objects.create(
         campaign_id=unit.campaign_id,
         side=unit.side,
         name=name,
         kind=kind,
-        status=status,
-        markers=[m for m in unit.markers or () if m != status],
+        markers=list(markers),
         weapons=[dict(w) for w in unit.weapons or ()] if kind == unit.kind else [],
         location=unit.location,
         purchase=unit.purchase,

@@ -2,7 +2,7 @@
 
 Every service that changes where a campaign is or who has done the current step ends
 with ``push.changed(..., saving=update_waiting(turn))``, in its own transaction.  It
-computes the sides the campaign waits for now (``rules.machine.sides_to_act``), keeps
+computes the sides the campaign waits for now (``selectors.sides_awaited``), keeps
 each seat's ``waiting_since`` (set when the campaign starts waiting for the seat,
 cleared when it stops; written with the seat's new revision) and hands the changes to
 ``notifications.queue_notices``: a seat going from "not waited for" to "waited for" is
@@ -17,19 +17,17 @@ from datetime import datetime
 from django.utils import timezone
 
 from campaign.models import Notification
-from campaign.selectors import step_attacker
+from campaign.selectors import sides_awaited
 from campaign.services import notifications
 from campaign.services.push import SeatField
 from campaign.services.turns import Turn
-from rules import machine
 
 
 def waiting_sides(turn: Turn) -> frozenset[str]:
     """The sides the campaign waits for now (none once it has ended)."""
     if turn.campaign.ended_at is not None:
         return frozenset()
-    attacker = step_attacker(turn.campaign, turn.module, turn.step)
-    return frozenset(machine.sides_to_act(turn.module, turn.step, turn.done, attacker))
+    return frozenset(sides_awaited(turn.campaign, turn.module, turn.step, turn.done))
 
 
 def update_waiting(turn: Turn, *, actor: str | None = None) -> list[SeatField]:

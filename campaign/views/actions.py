@@ -243,7 +243,6 @@ def correct(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
         reason=_post(request, "reason"),
         name=_post(request, "name"),
         kind=_post(request, "kind", "other"),
-        status=_post(request, "status", "ok"),
         markers=request.POST.getlist("markers"),
         gone=_post(request, "gone") == "1",
     )
@@ -534,7 +533,6 @@ def unit_add(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
         campaign_id=campaign_id,
         user=request.user,
         name=_post(request, "name"),
-        status=_post(request, "status", "ok"),
         location=_post(request, "location"),
         kind=_post(request, "kind", "other"),
         number=_post(request, "count", "1"),
@@ -549,7 +547,6 @@ def unit_save(request: HttpRequest, campaign_id: UUID, at: str | None) -> object
         user=request.user,
         unit_id=request.POST.get("unit"),
         name=_post(request, "name"),
-        status=_post(request, "status"),
         location=_post(request, "location"),
         kind=request.POST.get("kind"),
         number=request.POST.get("count"),

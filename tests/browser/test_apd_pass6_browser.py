@@ -69,5 +69,5 @@ def test_3_2_exc_fanatic_is_na_an_elite_squad_is_not_offered_for_the_hero(
     us.locator("#exchange .help", has_text="You hold no Heroes").or_(
         us.locator("#exchange", has_text="You hold no Heroes")
     ).first.wait_for()
-    squads = dict(players.campaign.units.filter(kind="squad").values_list("name", "status"))
-    assert squads == {"6-6-6": "battle_hardened", "6-6-7": "ok"}
+    squads = dict(players.campaign.units.filter(kind="squad").values_list("name", "markers"))
+    assert squads == {"6-6-6": ["battle_hardened"], "6-6-7": ["elite"]}

@@ -256,7 +256,7 @@ def test_the_roster_prints_every_unit_and_pages_fit_a_phone(
 ):
     campaign, alice, bob = _sicily(make_user)
     units.add_unit(campaign_id=campaign.pk, user=alice, name="9-2 leader", location="12H3")
-    units.add_unit(campaign_id=campaign.pk, user=alice, name="4-6-8", status="isolated")
+    units.add_unit(campaign_id=campaign.pk, user=alice, name="4-6-8", markers=["isolated"])
     phone = _open(
         new_context, browser_login, asgi_server, campaign, alice, "roster/", viewport=PHONE
     )

@@ -1,4 +1,4 @@
-"""Issue 9 in real Chromium: one player changes a unit's status and buys an RG; the
+"""Issue 9 in real Chromium: one player changes a unit's markers and buys an RG; the
 other's open roster shows the change and, after the reveal, the RG, without reload.
 The print stylesheet is rendered to a screenshot."""
 
@@ -21,7 +21,7 @@ def test_roster_updates_live_and_prints(
         campaign_id=players.campaign_id,
         user=players.users["british"],
         name="9-1 leader",
-        status="wounded",
+        markers=["wounded"],
     )
     base = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
     brit = browser_login(new_context(), players.users["british"]).new_page()
@@ -33,13 +33,17 @@ def test_roster_updates_live_and_prints(
     brit.goto(base + "roster/")
     row = brit.locator(f"#unit-{leader.ref}")
     # The roster reads first: a unit is a line of text, its form behind Edit.
-    assert not row.locator("select[name=status]").is_visible()
+    assert not row.locator("input[name=markers]").first.is_visible()
     assert "9-1 leader — wounded (leader)" in row.inner_text()
     row.locator("summary", has_text="Edit").click()
-    row.locator("select[name=status]").select_option("ok")
-    row.get_by_label("isolated").check()  # a unit carries several markers at once
+    # Its state is its set of markers (issue 45): wounded and isolated at once ...
+    row.get_by_label("isolated").check()
     row.get_by_role("button", name="Save").click()
-    axis.locator("#retained-forces", has_text="9-1 leader — in good order, isolated").wait_for()
+    axis.locator("#retained-forces", has_text="9-1 leader — wounded (leader), isolated").wait_for()
+    # ... then recovered: the wounded marker off, the other stays.
+    row.get_by_label("wounded (leader)").uncheck()
+    row.get_by_role("button", name="Save").click()
+    axis.locator("#retained-forces", has_text="9-1 leader — isolated").wait_for()
 
     # ... buys an RG on the campaign page: nothing shows on the Axis roster ...
     brit.goto(base)

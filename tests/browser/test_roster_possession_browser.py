@@ -1,6 +1,7 @@
 """Issue 45 in real Chromium: a SW and who possesses it.  The owner names the squad
 that possesses his BAR on the roster's Edit fold; the opponent's roster shows it live;
-"possessed" and "not possessed" at once is refused in words where he clicked; the
+the BAR shows on the squad's line too (still a line of its own); "possessed" and
+"not possessed" at once is refused in words where he clicked; the
 squad taken off the retained forces leaves the BAR not possessed (Sicily 3.6041: "left
 in the Location unpossessed"; APD 3.31: an unpossessed SW makes no Repair attempt)."""
 
@@ -40,6 +41,11 @@ def test_3_31_a_sw_possessed_by_a_squad_is_named_on_the_roster_and_left_when_it_
     line.get_by_role("button", name="Save", exact=True).click()
     seen.get_by_text("possessed by 7-4-7").wait_for()
     assert Unit.objects.get(pk=bar.pk).possessor_id == squad.pk
+    # The BAR shows on the squad's line too, as a vehicle's weapons on its line, and
+    # is still a line of its own.
+    german.locator(f"#unit-{squad.ref}").get_by_role(
+        "list", name="SW and Guns 7-4-7 possesses"
+    ).get_by_text("BAR — in good order").wait_for()
 
     line.get_by_label("not possessed (SW/Gun)").check()
     line.get_by_role("button", name="Save", exact=True).click()

@@ -108,12 +108,12 @@ def test_a_vehicles_weapons_are_listed_and_marked_on_the_roster(
     adding.get_by_role("button", name="Add weapon").click()
     seen.get_by_text("AAMG — malfunctioned").wait_for()
 
-    line.locator("select[name=status]").select_option("malfunctioned")
+    line.locator(f"#unit-marker-{tank.ref}-malfunctioned").check()
     line.get_by_role("button", name="Save", exact=True).click()
     axis.get_by_role("alert").filter(
         has_text="A vehicle's weapons are marked, not the vehicle"
     ).wait_for()
-    assert Unit.objects.get(pk=tank.pk).status == "ok"
+    assert Unit.objects.get(pk=tank.pk).markers == []
 
 
 def test_3_606_a_vehicles_escape_dr_refuses_a_drm_na_to_vehicles(

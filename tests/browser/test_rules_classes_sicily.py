@@ -156,7 +156,7 @@ def test_class_3_withdrawn_units_over_the_3_60742_exc_caps_refuse_done(
         user=players.users["axis"],
         unit_id=leaders.ref,
         name=leaders.name,
-        status="withdrawn",
+        markers=["withdrawn"],
         number=3,
     )
     axis.reload()

@@ -390,7 +390,7 @@ def test_a_rolls_write_back_is_corrected_by_consent_live(
     fold.locator("summary").click()
     expect(fold.locator("input[name=name]")).to_have_value("57L AT")
     fold.locator("select[name=kind]").select_option("gun")
-    fold.locator("select[name=status]").select_option("malfunctioned")
+    fold.locator(f"#correct-marker-{gun.ref}-malfunctioned").check()
     fold.get_by_label("The unit should be gone from the retained forces").uncheck()
     fold.get_by_label("Why", exact=True).fill("I meant the roll for the other Gun")
     fold.get_by_role("button", name="Propose the correction").click()
@@ -406,5 +406,5 @@ def test_a_rolls_write_back_is_corrected_by_consent_live(
         page.locator("#campaign-log", has_text="German accepts American's correction").wait_for()
     expect(ge.locator("#campaign-header")).not_to_contain_text("Your answer is awaited")
     back = Unit.objects.get(campaign_id=players.campaign_id, ref=gun.ref)
-    assert (back.kind, back.status) == ("gun", "malfunctioned")
+    assert (back.kind, back.markers) == ("gun", ["malfunctioned"])
     assert Roll.objects.get(campaign_id=players.campaign_id, table_id="repair_ma_gun").faces == [6]

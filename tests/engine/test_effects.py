@@ -29,7 +29,7 @@ def group(m: Module, side: str, rg: str) -> ReinforcementGroup:
 
 
 def leader(status: str = "wounded", name: str = "8-1 leader") -> UnitState:
-    return UnitState(name, status, "leader")
+    return UnitState(name, "leader", (status,))
 
 
 # --------------------------------------------------------------------------- the vocabulary
@@ -63,7 +63,7 @@ def test_a_result_naming_no_effect_changes_nothing() -> None:
 
 def test_each_unit_effect_by_its_one_function() -> None:
     """eliminate / status / replace / none on the unit rolled for."""
-    u = UnitState("MMG", "malfunctioned", "sw")
+    u = UnitState("MMG", "sw", ("malfunctioned",))
     assert effects.on_unit([Effect(do="eliminate")], u).removed
     assert effects.on_unit([Effect(do="status", status="ok")], u).status == "ok"
     replaced = effects.on_unit([Effect(do="replace", unit="7-0 leader")], leader())
@@ -189,16 +189,16 @@ def test_3_31_a_vehicle_ma_roll_of_6_is_bu_and_recalled_while_a_gun_is_removed(a
     a Recall counter (D5.431), while a Gun is removed from the board."  The tank stays in
     the retained forces."""
     six = effects.result_effects(apd.table("repair_ma_gun"), 6)
-    tank = effects.on_unit(six, UnitState("M4A3(75)W", "malfunctioned", "vehicle"))
+    tank = effects.on_unit(six, UnitState("M4A3(75)W", "vehicle", ("malfunctioned",)))
     assert not tank.removed and tank.status == "recalled"
-    gun = effects.on_unit(six, UnitState("57L AT", "malfunctioned", "gun"))
+    gun = effects.on_unit(six, UnitState("57L AT", "gun", ("malfunctioned",)))
     assert gun.removed and gun.status is None
     for dr in (1, 4):
         fixed = effects.result_effects(apd.table("repair_ma_gun"), dr)
-        assert effects.on_unit(fixed, UnitState("Gun", "malfunctioned", "gun")).status == "ok"
+        assert effects.on_unit(fixed, UnitState("Gun", "gun", ("malfunctioned",))).status == "ok"
     assert not effects.on_unit(
         effects.result_effects(apd.table("repair_ma_gun"), 5),
-        UnitState("Gun", "malfunctioned", "gun"),
+        UnitState("Gun", "gun", ("malfunctioned",)),
     ).changes  # NE
 
 
@@ -206,11 +206,11 @@ def test_3_31_only_possessed_malfunctioned_weapons_are_rolled_for(apd: Module) -
     """3.3: "a dr per repair attempt for malfunctioned, non-captured weapons": the MA/Gun
     row is rolled for vehicles and Guns, the SW row for SW, each only while malfunctioned."""
     ma, sw = apd.table("repair_ma_gun").for_units, apd.table("repair_sw").for_units
-    assert effects.matches(ma, UnitState("Sherman", "malfunctioned", "vehicle"))
-    assert not effects.matches(ma, UnitState("Sherman", "ok", "vehicle"))
-    assert not effects.matches(ma, UnitState("BAZ", "malfunctioned", "sw"))
-    assert effects.matches(sw, UnitState("BAZ", "malfunctioned", "sw"))
-    assert not effects.matches(None, UnitState("BAZ", "malfunctioned", "sw"))
+    assert effects.matches(ma, UnitState("Sherman", "vehicle", ("malfunctioned",)))
+    assert not effects.matches(ma, UnitState("Sherman", "vehicle"))
+    assert not effects.matches(ma, UnitState("BAZ", "sw", ("malfunctioned",)))
+    assert effects.matches(sw, UnitState("BAZ", "sw", ("malfunctioned",)))
+    assert not effects.matches(None, UnitState("BAZ", "sw", ("malfunctioned",)))
 
 
 def test_3_1_an_evacuated_leader_is_replaced_by_a_7_0_leader(apd: Module) -> None:
@@ -229,7 +229,7 @@ def test_3_1_a_recovered_leader_is_not_rolled_for_again(apd: Module) -> None:
     flt = apd.table("recovery").for_units
     assert effects.matches(flt, leader("wounded"))
     assert not effects.matches(flt, leader("ok"))
-    assert not effects.matches(flt, UnitState("4-6-7", "wounded", "squad"))
+    assert not effects.matches(flt, UnitState("4-6-7", "squad", ("wounded",)))
 
 
 def test_3_610_sicily_evacuated_leader_is_eliminated_not_replaced(sicily: Module) -> None:
@@ -665,9 +665,9 @@ def test_a19_13_replaced_by_the_next_lower_quality_leader_a_6_1_retained():
     """PHD C5.19 row 2 "Retained Unwounded & Replaced (A19.13)* ... EXC: A wounded 6+1
     is retained Unwounded": a 9-1 becomes an 8-1 (a new counter), a 6+1 stays, unwounded."""
     row = [Effect(do="replace_lower", status="ok")]
-    out = effects.on_unit(row, UnitState("9-1 leader (I1)", "wounded", "leader"), LADDER)
+    out = effects.on_unit(row, UnitState("9-1 leader (I1)", "leader", ("wounded",)), LADDER)
     assert out.removed and out.added == (("8-1 leader (I1)", "leader"),)
-    six = effects.on_unit(row, UnitState("6+1 leader", "wounded", "leader"), LADDER)
+    six = effects.on_unit(row, UnitState("6+1 leader", "leader", ("wounded",)), LADDER)
     assert (six.removed, six.status) == (False, "ok")
 
 
@@ -678,9 +678,9 @@ def test_c5_24_battle_hardens_the_leader_named_or_the_next_lower_non_wounded():
     becomes the next higher quality."""
     result = [Effect(do="battle_harden", unit="9-1")]
     leaders = [
-        UnitState("9-2 leader", "ok", "leader"),
-        UnitState("8-1 leader", "wounded", "leader"),
-        UnitState("8-0 leader", "ok", "leader"),
+        UnitState("9-2 leader", "leader"),
+        UnitState("8-1 leader", "leader", ("wounded",)),
+        UnitState("8-0 leader", "leader"),
     ]
     assert effects.battle_hardened(result, leaders, LADDER) == (2, "8-1 leader")
     assert effects.battle_hardened(result, leaders[:2], LADDER) is None

@@ -198,7 +198,7 @@ def test_3_3_a_6_on_the_vehicular_mg_eliminates_the_mg_not_the_vehicle(m):
     row = m.table("repair_vehicular_mg").lookup(6)
     assert row.effect == Effect(do="status", status="disabled")
     mg = WeaponState("w1", "mg", "BMG", ("malfunctioned",))
-    outcome = on_weapon(row_effects(row), UnitState("M4A3", "ok", "vehicle", (), (mg,)), mg)
+    outcome = on_weapon(row_effects(row), UnitState("M4A3", "vehicle", (), (mg,)), mg)
     assert (outcome.removed, outcome.status, outcome.carrier_status) == (False, "disabled", None)
 
 
