@@ -1,4 +1,16 @@
-"""The visibility gate: what a seat may see of a campaign's secret records.
+"""The visibility gate: what a seat may see of a campaign's secret records, and the
+one disclosure policy of each kind of secret.
+
+Each kind of secret (``SECRETS``: an initiative chit, an RG purchase, its rolls, a
+secret table roll, a unit line of a secret RG, a fortification, a recon, a side's
+points) is declared once, as a ``Disclosure``: the model whose rows hold it, what the
+opponent sees before it is revealed (``Before.NOTHING``, or ``Before.EXISTS``: the log's
+public line, worded here) and what reveals it.  The rest derives from that
+declaration: the gate of each model (``SecretQuerySet.visible_to``: the owner's rows,
+and the others once revealed, by the fields the declaration names), the log's public
+wording (``Disclosure.kept(...).public_text``, which ``Turn.record`` and
+``record_event`` write) and each push's audience (``push.changed(secret_of=kept)``:
+the owner's seat only while the change is secret).
 
 Every page, htmx fragment, JSON document and websocket frame reads secret records
 through ``Model.objects.visible_to(side)`` and nothing else.  A record is a side's
@@ -9,6 +21,8 @@ a function of what has been revealed to it only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from django.db import models
@@ -22,36 +36,166 @@ _M = TypeVar("_M", bound=models.Model)
 Side = str | Param
 
 
-def owned_secret_visible(side: Side, *, owner: str = "side", revealed: str = "revealed_at") -> Q:
-    """The seat's own records, and the opponent's once revealed."""
-    return Q(**{owner: side}) | Q(**{f"{revealed}__isnull": False})
+class Before(StrEnum):
+    """What the opponent sees of a secret before it is revealed."""
+
+    NOTHING = "nothing"  # not even that it exists: no log line, no push, no count
+    EXISTS = "exists"  # that it exists: the log's public line (``Disclosure.wording``)
 
 
-class OwnedSecretQuerySet(models.QuerySet[_M]):
-    """Records that belong to one side and are its secret until revealed: chits,
-    purchases, fortifications, recon."""
+@dataclass(frozen=True)
+class Disclosure:
+    """One kind of secret, declared once (``SECRETS``).
 
-    def visible_to(self, side: Side) -> OwnedSecretQuerySet[_M]:
-        return self.filter(owned_secret_visible(side))
+    ``model``: the model whose rows hold it (its gate reads ``owner``, the owning
+    side's field, and ``revealed``, the time it was revealed; ``open``: the rows of the
+    model that are nobody's secret); ``before``: what the opponent sees before the
+    reveal; ``wording``: the public log line when that is ``Before.EXISTS`` (fields
+    filled by ``kept``); ``revealed_by``: what reveals it, in words."""
+
+    name: str
+    model: str
+    before: Before
+    revealed_by: str
+    wording: str = ""
+    owner: str = "side"
+    revealed: str = "revealed_at"
+    open: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.before is Before.EXISTS) != bool(self.wording):
+            raise ValueError(f"{self.name}: a public wording is what Before.EXISTS shows")
+
+    def kept(self, owner: str, /, *, secret: bool = True, **words: object) -> Kept | None:
+        """A change ``owner`` (a side) makes to a secret of this kind: kept while ``secret``
+        (None once revealed: an open change).  The log line's public text and the
+        push's audience both come from it."""
+        if not secret:
+            return None
+        text = self.wording.format(**words) if self.before is Before.EXISTS else ""
+        return Kept(self, owner, text)
+
+    def visible(self, side: Side) -> Q:
+        """The gate: the rows of this kind ``side``'s seat may read."""
+        shown = Q(**{self.owner: side}) | Q(**{f"{self.revealed}__isnull": False})
+        for name, value in self.open:
+            shown |= Q(**{name: value})
+        return shown
 
 
-class RollQuerySet(models.QuerySet[_M]):
-    def visible_to(self, side: Side) -> RollQuerySet[_M]:
-        return self.filter(Q(secret=False) | owned_secret_visible(side))
+@dataclass(frozen=True)
+class Kept:
+    """A change kept secret by one side: what its log line shows the opponent
+    (``public_text``, empty: nothing) and whose seat alone hears of it (``side``)."""
+
+    disclosure: Disclosure
+    side: str
+    public_text: str
 
 
-class UnitQuerySet(models.QuerySet[_M]):
-    """A retained unit from a still-secret RG purchase is its side's secret."""
+# --------------------------------------------------------------------- the secrets
+_AT_THE_END = "the CG's end (every secret is revealed then)"
+CHIT = Disclosure(
+    "initiative chit",
+    "InitiativeChit",
+    Before.EXISTS,
+    "the other side's chit: both are revealed by the lock of the second, at once",
+    wording="{side} has chosen its initiative chit.",
+)
+PURCHASE = Disclosure(
+    "RG purchase (its line of the RG Purchase Record, entry area and objective hex)",
+    "Purchase",
+    Before.NOTHING,
+    "the RG's reveal (the campaign's reveal policy, the player revealing it) or " + _AT_THE_END,
+)
+RG_ROLLS = Disclosure(
+    "RG's secret rolls (strength, SW, leaders)",
+    "Roll",
+    Before.NOTHING,
+    "its RG's reveal or " + _AT_THE_END,
+    open=(("secret", False),),
+)
+SECRET_ROLL = Disclosure(
+    "secret table roll",
+    "Roll",
+    Before.EXISTS,
+    _AT_THE_END,
+    wording="{side} made a secret roll ({table}).",
+    open=(("secret", False),),
+)
+UNIT = Disclosure(
+    "unit line of a still-secret RG (and the rolls made for it)",
+    "Unit",
+    Before.NOTHING,
+    "its RG's reveal or " + _AT_THE_END,
+    revealed="purchase__revealed_at",
+    open=(("purchase__isnull", True),),
+)
+FORTIFICATION = Disclosure(
+    "fortification purchase (and its points given up or taken back)",
+    "FortificationBuy",
+    Before.NOTHING,
+    _AT_THE_END,
+)
+RECON = Disclosure("Recon purchase and its dr", "ReconBuy", Before.NOTHING, _AT_THE_END)
 
-    def visible_to(self, side: Side) -> UnitQuerySet[_M]:
-        return self.filter(
-            Q(side=side) | Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False)
-        )
+
+def _points(name: str, wording: str) -> Disclosure:
+    """A side's points, kept on its log line alone (the seat holds the figure)."""
+    return Disclosure(
+        name,
+        "Event",
+        Before.EXISTS,
+        _AT_THE_END,
+        wording=wording,
+        owner="secret_side",
+        open=(("secret_side", ""),),
+    )
+
+
+POINTS = _points("side's replenished points", "{side} received its {code} (secret).")
+POINTS_LOST = _points("side's unspent points lost", "{side} loses its unspent {code} ({rule}).")
+POINTS_RECOMPUTED = _points(
+    "side's points recomputed from an amended result",
+    "{side}'s {code} of {where} are recomputed from the amended result (secret).",
+)
+SECRETS = (
+    CHIT,
+    PURCHASE,
+    RG_ROLLS,
+    SECRET_ROLL,
+    UNIT,
+    FORTIFICATION,
+    RECON,
+    POINTS,
+    POINTS_LOST,
+    POINTS_RECOMPUTED,
+)
+
+
+def gate_of(model: type[models.Model] | str) -> Disclosure:
+    """The declaration a model's gate reads: its kinds of secret share one gate (the
+    same owner, reveal and open rows: checked by ``tests/test_visibility_policy.py``)."""
+    name = model if isinstance(model, str) else model.__name__
+    return next(d for d in SECRETS if d.model == name)
+
+
+class SecretQuerySet(models.QuerySet[_M]):
+    """Records that hold a kind of secret (``SECRETS``): one side's until revealed."""
+
+    def visible_to(self, side: Side) -> SecretQuerySet[_M]:
+        return self.filter(gate_of(self.model).visible(side))
+
+
+# The names the models use (``campaign.models``): one gate, by each model's declaration.
+OwnedSecretQuerySet = SecretQuerySet
+RollQuerySet = SecretQuerySet
+UnitQuerySet = SecretQuerySet
 
 
 def event_hidden(side: Side) -> Q:
     """An opponent's log line still secret to ``side``: the seat reads its public text."""
-    return ~Q(secret_side="") & ~Q(secret_side=side) & Q(revealed_at__isnull=True)
+    return ~gate_of("Event").visible(side)
 
 
 def event_shown(event: Any, side: str) -> str:
@@ -66,7 +210,7 @@ def event_shown(event: Any, side: str) -> str:
 class EventQuerySet(models.QuerySet[_M]):
     def readable_by(self, side: Side) -> EventQuerySet[_M]:
         """Events whose full record (text and data) the seat may read."""
-        return self.filter(Q(secret_side="") | owned_secret_visible(side, owner="secret_side"))
+        return self.filter(gate_of(self.model).visible(side))
 
     def visible_to(self, side: Side) -> EventQuerySet[_M]:
         """Events the seat may read, each with ``shown``: its full text, or the public

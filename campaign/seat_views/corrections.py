@@ -71,7 +71,9 @@ def correction_parts(
     )
     lines = {
         u.ref: u
-        for u in Unit.objects.filter(campaign=c, side=viewer, ref__in=[r.unit_ref for r in rolls])
+        for u in Unit.objects.visible_to(viewer).filter(
+            campaign=c, side=viewer, ref__in=[r.unit_ref for r in rolls]
+        )
     }
     asked = {p.roll_id for p in open_ones}
     own = []

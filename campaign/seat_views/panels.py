@@ -339,9 +339,9 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
     rolled: set[str] = set()
     if once:
         rolled = set(
-            Roll.objects.filter(
-                campaign=c, cycle=c.cycle, side=view.viewer, table_id__in=once
-            ).values_list("table_id", flat=True)
+            Roll.objects.visible_to(view.viewer)
+            .filter(campaign=c, cycle=c.cycle, side=view.viewer, table_id__in=once)
+            .values_list("table_id", flat=True)
         )
         # What a side took instead of the roll stands for it (PHD C5.24a).
         rolled |= {
@@ -379,7 +379,8 @@ def _result_fields(view: CampaignView, panel: StepPanel) -> None:
         # The figures of the result last disputed or taken back in this pass come back
         # in the form that enters it again.
         last = (
-            Event.objects.filter(
+            Event.objects.readable_by(view.viewer)
+            .filter(
                 campaign=c,
                 kind__in=(EventKind.RESULT_DISPUTED, EventKind.TAKEBACK),
                 data__cycle=c.cycle,
@@ -552,7 +553,8 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
         return
     own = list(Unit.objects.visible_to(view.viewer).filter(campaign=c, side=view.viewer))
     rolled = set(
-        Roll.objects.filter(campaign=c, cycle=c.cycle, side=view.viewer)
+        Roll.objects.visible_to(view.viewer)
+        .filter(campaign=c, cycle=c.cycle, side=view.viewer)
         .exclude(unit_ref="")
         .values_list("table_id", "unit_ref")
     )

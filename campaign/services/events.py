@@ -7,6 +7,7 @@ from typing import Any
 
 from campaign.models import Campaign, Event, EventKind
 from campaign.services import writes
+from campaign.visibility import Kept
 
 
 def record_event(
@@ -16,6 +17,7 @@ def record_event(
     text: str,
     side: str = "",
     step_id: str = "",
+    secret: Kept | None = None,
     secret_side: str = "",
     public_text: str = "",
     data: dict[str, Any] | None = None,
@@ -26,7 +28,13 @@ def record_event(
     ``public_text`` (or nothing, when it is empty).  The event is also kept on the
     campaign object (``recorded``) for the notices of this transaction.  Inside
     ``writes.deferring()`` the insert waits for the block's one statement (the event's
-    ``pk`` stays unset); ``revealed_at``: a secret revealed as it is recorded."""
+    ``pk`` stays unset); ``revealed_at``: a secret revealed as it is recorded.
+
+    ``secret``: a change one side keeps secret, as its kind declares
+    (``visibility.SECRETS``): its side and public line (``secret_side`` and
+    ``public_text``, the older spelling, are derived from it)."""
+    if secret is not None:
+        secret_side, public_text = secret.side, secret.public_text
     event = Event(
         campaign=campaign,
         kind=kind,

@@ -33,6 +33,7 @@ from campaign.services.events import record_event
 from campaign.services.rolls import campaign_inputs, confirmed_results, roll_context
 from campaign.services.start import start_summary
 from campaign.services.turns import Turn, mark_done
+from campaign.visibility import POINTS, POINTS_LOST
 from rules import availability, machine, replenish, victory
 from rules.drm import AppliedDrm
 from rules.effects import clamp_san
@@ -260,8 +261,7 @@ def replenish_side(turn: Turn, seat: Seat) -> None:
         side=seat.side,
         step_id=step_id,
         text=f"{name} {module.currency.code}: " + " · ".join(outcome.lines),
-        secret_side=seat.side,
-        public_text=f"{name} received its {module.currency.code} (secret).",
+        secret=POINTS.kept(seat.side, side=name, code=module.currency.code),
         data={"lines": outcome.lines, "start": outcome.start, "repl": outcome.gained},
     )
 
@@ -404,11 +404,14 @@ def lose_unspent(turn: Turn) -> None:
             kind=EventKind.FORFEIT,
             side=seat.side,
             step_id=turn.step.id,
-            secret_side=seat.side,
+            secret=POINTS_LOST.kept(
+                seat.side,
+                side=name,
+                code=module.currency.code,
+                rule=module.currency.carry_over.rule,
+            ),
             data={"points_lost": lost},  # the roster's "left" reads it
             text=f"{name}: {reason}.",
-            public_text=f"{name} loses its unspent {module.currency.code} "
-            f"({module.currency.carry_over.rule}).",
         )
 
 

@@ -31,6 +31,7 @@ from campaign.services.flow import (
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
+from campaign.visibility import CHIT
 from rules import availability, machine
 from rules.availability import CHITS
 from rules.kinds import Action
@@ -100,8 +101,7 @@ def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | Non
         turn.record(
             EventKind.CHIT,
             text=f"{name} locked its initiative chit: {CHITS[chit]}.",
-            secret=True,
-            public_text=f"{name} has chosen its initiative chit.",
+            secret=CHIT.kept(turn.side, side=name),
             revealed_at=now,
         )
         revealed = [] if now is None else reveal(turn, chits)

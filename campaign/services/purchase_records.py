@@ -16,6 +16,7 @@ from campaign.services.errors import ActionRefused
 from campaign.services.rolls import roll_context
 from campaign.services.turns import Turn
 from campaign.services.units import units_from_purchase
+from campaign.visibility import FORTIFICATION, RG_ROLLS
 from rules import availability
 from rules.drm import DrmRefused, applicable_drms, holds
 from rules.effects import GroupOutcome, NewUnits, on_group, result_effects
@@ -137,7 +138,7 @@ def _log_rolls(turn: Turn, purchase: Purchase, results: list[dict[str, object]])
     summary = "; ".join(f"{x['table']}: {x['result']}" for x in results) or "no rolls"
     turn.record(
         EventKind.RG_ROLLS,
-        secret=True,
+        secret=RG_ROLLS.kept(turn.side),
         text=f"{turn.side_name()} {purchase.group_id} {purchase.group_type}: {summary}.",
         data={"purchase": purchase.pk},
     )
@@ -201,7 +202,7 @@ def forfeit_fortification_points(turn: Turn) -> None:
         seat.save(update_fields=["fortification_points"])
         turn.record(
             EventKind.FORFEIT,
-            secret=True,
+            secret=FORTIFICATION.kept(turn.side),
             text=f"{turn.side_name()} forfeits {lost} unspent {forts.currency} ({forts.rule}).",
         )
 

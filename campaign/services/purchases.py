@@ -21,6 +21,7 @@ from campaign.services.purchase_records import make_rolls, reveal
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from campaign.services.waiting import update_waiting
+from campaign.visibility import FORTIFICATION, PURCHASE, RECON, Kept
 from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
@@ -45,10 +46,11 @@ PURCHASE_PARTS = (
 RECORD_PARTS = (*PURCHASE_PARTS, push.Part.FORCES)
 
 
-def kept_secret(turn: Turn, purchase: Purchase) -> str | None:
-    """The acting side while ``purchase`` is its secret (``push.changed``'s
-    ``secret_of``: a change to it concerns no other seat), else None."""
-    return turn.side if purchase.revealed_at is None else None
+def kept_secret(turn: Turn, purchase: Purchase) -> Kept | None:
+    """A change to ``purchase`` while it is the acting side's secret (its log line and
+    ``push.changed``'s ``secret_of``: a change to it concerns no other seat), else
+    None."""
+    return PURCHASE.kept(turn.side, secret=purchase.revealed_at is None)
 
 
 def _spent(seat: Seat) -> list[push.SeatField]:
@@ -162,14 +164,15 @@ def purchase_rg(
         seat.san = (seat.san or 0) + group.grants["san"]
     code = module.currency.code
     how = "" if not option.variant else f", {option.label}"
+    kept = PURCHASE.kept(turn.side)
     turn.record(
         EventKind.PURCHASE,
-        secret=True,
+        secret=kept,
         text=f"{turn.side_name()} bought {group.id} {group.type} for {option.cost} {code}"
         f"{how}; {seat.points} {code} left.",
         data={"purchase": purchase.pk},
     )
-    push.changed(c.pk, PURCHASE_PARTS, secret_of=turn.side, saving=_spent(seat))
+    push.changed(c.pk, PURCHASE_PARTS, secret_of=kept, saving=_spent(seat))
     return purchase
 
 
@@ -217,7 +220,7 @@ def cancel_purchase(
     code = turn.module.currency.code
     turn.record(
         EventKind.CANCEL,
-        secret=True,
+        secret=kept_secret(turn, purchase),
         text=f"{turn.side_name()} cancelled {purchase.group_id}; {purchase.cost} {code} refunded.",
     )
     push.changed(
@@ -367,14 +370,15 @@ def buy_fortification(
         cost=cost,
         location=location,
     )
+    kept = FORTIFICATION.kept(turn.side)
     turn.record(
         EventKind.FORTIFY,
-        secret=True,
+        secret=kept,
         text=f"{turn.side_name()} bought {count} × {item.label}"
         + (f" ({tier_label})" if tier_label else "")
         + f" for {cost} {forts.currency}.",
     )
-    push.changed(c.pk, PURCHASE_PARTS, secret_of=turn.side)
+    push.changed(c.pk, PURCHASE_PARTS, secret_of=kept)
     return buy
 
 
@@ -434,12 +438,13 @@ def buy_recon(
         if purchase
         else f"bought Recon for {cost} {code}"
     )
+    kept = RECON.kept(turn.side)
     turn.record(
         EventKind.RECON,
-        secret=True,
+        secret=kept,
         text=f"{turn.side_name()} {what}: {dice_service.describe(r)} → {r.final} Locations.",
     )
-    push.changed(c.pk, PURCHASE_PARTS, secret_of=turn.side)
+    push.changed(c.pk, PURCHASE_PARTS, secret_of=kept)
     return buy
 
 
@@ -466,7 +471,7 @@ def change_rg_state(
     purchase.save(update_fields=["state"])
     turn.record(
         EventKind.RG_STATE,
-        secret=purchase.revealed_at is None,
+        secret=kept_secret(turn, purchase),
         text=f"{turn.side_name()} marks {purchase.group_id} {purchase.group_type} "
         f"{purchase.get_state_display()}.",
         data={"purchase": purchase.pk},
@@ -479,7 +484,7 @@ def change_rg_state(
         rules = "; ".join(sorted({b.rule for b in leaving if b.rule}))
         turn.record(
             EventKind.UNIT,
-            secret=purchase.revealed_at is None,
+            secret=kept_secret(turn, purchase),
             text=f"{turn.side_name()}'s {gone} leaves the retained forces: "
             f"{purchase.group_id} {purchase.group_type} is {purchase.get_state_display()}"
             + (f" ({rules})." if rules else "."),
@@ -506,7 +511,9 @@ def _retire_outlived(turn: Turn, cause: Purchase) -> None:
         p.save(update_fields=["state"])
         turn.record(
             EventKind.RG_STATE,
-            secret=p.revealed_at is None or cause.revealed_at is None,
+            secret=PURCHASE.kept(
+                turn.side, secret=p.revealed_at is None or cause.revealed_at is None
+            ),
             text=f"{turn.side_name()}'s {p.group_id} {p.group_type} leaves with "
             f"{cause.group_id} {cause.group_type}: it is retained only while the RG it "
             "serves is.",
@@ -532,7 +539,7 @@ def receive_group(turn: Turn, group_id: str, why: str, gives_type: str | None = 
     )
     turn.record(
         EventKind.PURCHASE,
-        secret=True,
+        secret=PURCHASE.kept(turn.side),
         text=f"{turn.side_name()} receives {group.id} {group.type} ({why}).",
         data={"purchase": purchase.pk},
     )

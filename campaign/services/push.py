@@ -29,6 +29,7 @@ from django.db.models import Case, F, Field, Value, When
 
 from campaign.models import Seat
 from campaign.services import writes
+from campaign.visibility import Before, Kept
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ def changed(
     campaign_id: UUID | str,
     parts: Iterable[Part] = STATE_PARTS,
     *,
-    secret_of: str | None = None,
+    secret_of: Kept | str | None = None,
     saving: Iterable[SeatField] = (),
 ) -> None:
     """The campaign changed: the seats that may see the change take a new revision in
@@ -107,12 +108,20 @@ def changed(
     changed.  ``secret_of``: the change is that side's secret, and nothing any other
     seat may see changed (its unrevealed purchase, cancel, roll, fortification, recon
     or unit): only that side's seat and sockets hear of it, so the opponent's pages,
-    their memoised views and the time they take to load stay as they were.  Called
-    inside the service's transaction, which already holds every seat's row locked.
+    their memoised views and the time they take to load stay as they were.  Services
+    pass the ``Kept`` their kind of secret declares (``visibility.SECRETS``: the same
+    value the log line is recorded with), so the audience and the public wording come
+    from one declaration (a secret whose existence the opponent sees, ``Before.EXISTS``,
+    is heard by every seat: his log shows its public line).  Called inside the
+    service's transaction, which already holds every seat's row locked.
 
     ``saving``: fields the transaction set on its locked seats (points, waiting since,
     chits used...), written in the same statement as the new revisions; a seat whose
     stored state changes takes a new revision, so it must be one the change concerns."""
+    if isinstance(secret_of, Kept):
+        # A secret whose existence the opponent sees (its public log line) changes his
+        # pages too; one he sees nothing of concerns its owner's seat only.
+        secret_of = secret_of.side if secret_of.disclosure.before is Before.NOTHING else None
     seats = Seat.objects.filter(campaign_id=campaign_id)
     if secret_of is not None:
         seats = seats.filter(side=secret_of)

@@ -24,6 +24,7 @@ from campaign.services.flow import record_winner, replenishment
 from campaign.services.push import SeatField
 from campaign.services.rolls import confirmed_results
 from campaign.services.turns import Turn
+from campaign.visibility import POINTS_RECOMPUTED
 from rules import machine, victory
 from rules.drm import AppliedDrm
 from rules.kinds import Hook
@@ -133,8 +134,7 @@ def _replenish_again(turn: Turn, seat: Seat, result: ScenarioResult) -> bool:
         c,
         kind=EventKind.AMENDMENT,
         step_id=turn.step.id,
-        secret_side=seat.side,
-        public_text=f"{name}'s {code} of {where} are recomputed from the amended result (secret).",
+        secret=POINTS_RECOMPUTED.kept(seat.side, side=name, code=code, where=where),
         text=f"{name}'s {code} of {where} recomputed from the amended result: "
         f"{before_gain} → {outcome.gained} replenished{short}; {before} → {seat.points} "
         f"{code} on hand.",

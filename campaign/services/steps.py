@@ -43,6 +43,7 @@ from campaign.services.text import (
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
+from campaign.visibility import SECRET_ROLL
 from rules import availability, machine
 from rules.drm import DrmRefused, applicable_drms, reads_held_squads
 from rules.effects import (
@@ -271,17 +272,23 @@ def roll_on_table(
     effects = result_effects(table, r.final, column, sum(r.faces))
     consequence = apply_effects(turn, table, effects, unit, weapon)
     what = f"{table.title}{f' for {item}' if item else ''}"
+    # A roll for a unit of a secret RG is that unit's secret (nothing of it shows); a
+    # secret table's roll shows that it was made (``visibility.SECRET_ROLL``).
+    kept = (
+        units.kept_secret(unit)
+        if hidden and unit is not None
+        else SECRET_ROLL.kept(
+            turn.side, secret=table.secret, side=turn.side_name(), table=table.title
+        )
+    )
     turn.record(
         EventKind.ROLL,
         text=f"{turn.side_name()} rolled on the {what}: {dice_service.describe(r)}."
         + (f" {consequence}." if consequence else ""),
-        secret=table.secret or hidden,
-        public_text=f"{turn.side_name()} made a secret roll ({table.title})."
-        if table.secret and not hidden
-        else "",
+        secret=kept,
         data={"roll": r.seq, **({"purchase": purchase_id} if purchase_id else {})},
     )
-    push.changed(c.pk, ROLL_PARTS, secret_of=turn.side if hidden else None)
+    push.changed(c.pk, ROLL_PARTS, secret_of=kept)
     return r
 
 
@@ -366,14 +373,14 @@ def harden_mmc(
         raise ActionRefused(refusal, status=409)
     one = units.split_one(unit)
     words = units.apply_outcome(one, UnitOutcome(status="battle_hardened"))
-    secret = units.is_secret(one)
+    secret = units.kept_secret(one)
     turn.record(
         EventKind.UNIT,
         secret=secret,
         text=f"{turn.side_name()}: {words} ({table.title}, {table.rule}).",
         data=units.marked_data(turn, one, "battle_hardened", table.id),
     )
-    push.changed(c.pk, ROLL_PARTS, secret_of=turn.side if secret else None)
+    push.changed(c.pk, ROLL_PARTS, secret_of=secret)
     return one
 
 

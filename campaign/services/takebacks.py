@@ -26,6 +26,7 @@ from campaign.services.errors import ActionRefused
 from campaign.services.purchases import PURCHASE_PARTS
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from campaign.services.waiting import update_waiting
+from campaign.visibility import FORTIFICATION
 from rules import availability, machine
 from rules.kinds import Action, kind_of
 
@@ -179,11 +180,12 @@ def take_back_fortification(*, campaign_id: object, user: User, at: str | None =
     label = item.label if item else last.item_id
     seat.fortification_points += last.cost
     last.delete()
+    kept = FORTIFICATION.kept(turn.side)
     turn.record(
         EventKind.TAKEBACK,
-        secret=True,
+        secret=kept,
         text=f"{turn.side_name()} takes back its {last.count} × {label}"
         + (f" ({last.tier})" if last.tier else "")
         + f"; {last.cost} {forts.currency} refunded.",
     )
-    push.changed(c.pk, PURCHASE_PARTS, secret_of=turn.side, saving=[(seat, "fortification_points")])
+    push.changed(c.pk, PURCHASE_PARTS, secret_of=kept, saving=[(seat, "fortification_points")])

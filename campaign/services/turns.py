@@ -28,6 +28,7 @@ from campaign.selectors import (
 from campaign.services import writes
 from campaign.services.errors import ActionRefused, NotFound
 from campaign.services.events import record_event
+from campaign.visibility import Kept
 from rules import availability
 from rules.kinds import Action, StepKind, kind_of
 from rules.schema import Module, Step
@@ -77,21 +78,24 @@ class Turn:
         kind: EventKind,
         text: str,
         *,
-        secret: bool = False,
+        secret: Kept | bool | None = None,
         public_text: str = "",
         data: dict[str, Any] | None = None,
         revealed_at: datetime | None = None,
     ) -> Event:
         """Log what the acting side did at this step; ``secret``: the side's own until
-        revealed (the opponent reads ``public_text``, or nothing; ``revealed_at``: a
-        secret revealed as it is recorded)."""
+        revealed, as its kind of secret declares (``visibility.SECRETS``: the opponent
+        reads the declared public line, or nothing); ``revealed_at``: a secret revealed
+        as it is recorded.  (``secret=True`` with ``public_text``: the older spelling,
+        kept for a change being folded in; services declare the kind.)"""
         return record_event(
             self.campaign,
             kind=kind,
             text=text,
             side=self.side,
             step_id=self.step.id,
-            secret_side=self.side if secret else "",
+            secret=secret if isinstance(secret, Kept) else None,
+            secret_side=self.side if secret is True else "",
             public_text=public_text,
             data=data,
             revealed_at=revealed_at,

@@ -14,6 +14,7 @@ from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
+from campaign.visibility import UNIT, Kept
 from rules.availability import owed_for
 from rules.effects import (
     WEAPON_CARRIERS,
@@ -59,6 +60,12 @@ UNIT_PARTS = (push.Part.FORCES, push.Part.STEP, push.Part.LOG)
 def is_secret(unit: Unit) -> bool:
     """A unit of a still-secret RG is its side's secret."""
     return bool(unit.purchase_id and unit.purchase and unit.purchase.revealed_at is None)
+
+
+def kept_secret(*changed: Unit) -> Kept | None:
+    """A change to units of one side, kept secret while any of them is
+    (``visibility.UNIT``): its log line and its push's audience."""
+    return UNIT.kept(changed[0].side, secret=any(is_secret(u) for u in changed))
 
 
 def own_unit(turn: Turn, unit_id: object) -> Unit:
@@ -223,10 +230,10 @@ def update_unit(
     unit.save(update_fields=["name", "location", "kind", "count", "markers", "possessor"])
     turn.record(
         EventKind.UNIT,
-        secret=is_secret(unit),
+        secret=kept_secret(unit),
         text=f"{turn.side_name()} marks {label(unit)} {state_words(unit.markers)}{held}.",
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if is_secret(unit) else None)
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=kept_secret(unit))
     return unit
 
 
@@ -235,7 +242,7 @@ def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
     _refuse_if_owed(turn, unit, (unit.kind, tuple(unit.markers or ())))
-    secret = is_secret(unit)
+    secret = kept_secret(unit)
     dropped = hand_over(unit)
     unit.delete()
     turn.record(
@@ -245,7 +252,7 @@ def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
         + (f"; {dropped}" if dropped else "")
         + ".",
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=secret)
 
 
 def possessor_refusal(unit: Unit, possessor: Unit) -> str:
@@ -459,7 +466,7 @@ def exchange_weapon(
     refusal = exchange_refusal(exchange, turn.side, unit.state, weapon.ref, sw.state)
     if refusal:
         raise ActionRefused(refusal + " Nothing was changed.")
-    secret = is_secret(unit) or is_secret(sw)
+    secret = kept_secret(unit, sw)
     gone = apply_outcome(sw, UnitOutcome(removed=True))
     repaired = apply_weapon_outcome(
         unit, weapon, WeaponOutcome(status="ok"), exchange.repairs.statuses or ()
@@ -469,14 +476,14 @@ def exchange_weapon(
         secret=secret,
         text=f"{turn.side_name()}: {gone}; for it, {repaired} ({exchange.rule}).",
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=secret)
     return unit
 
 
 def _weapon_record(turn: Turn, unit: Unit, did: str) -> None:
-    secret = is_secret(unit)
+    secret = kept_secret(unit)
     turn.record(EventKind.UNIT, secret=secret, text=f"{turn.side_name()} {did}.")
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=secret)
 
 
 def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> None:
@@ -557,7 +564,7 @@ def exchange_unit(
         raise ActionRefused(
             f"{label(mark)} is not one of your {describe_filter(exchange.marks)} ({exchange.rule})."
         )
-    secret = is_secret(give) or is_secret(mark)
+    secret = kept_secret(give, mark)
     one = split_one(mark)  # the unit marked, a line of its own
     # What the unit given up possessed goes to the unit marked for it (APD 3.2), once
     # its line is gone (one of several identical units keeps the line's).
@@ -571,7 +578,7 @@ def exchange_unit(
         text=f"{turn.side_name()}: {gone}; for it, {marked} ({exchange.rule}).",
         data=marked_data(turn, one, exchange.status),
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=secret)
 
 
 def marked_data(turn: Turn, unit: Unit, status: str, table_id: str = "") -> dict[str, object]:
@@ -614,7 +621,7 @@ def settle_exchange(turn: Turn) -> None:
         if not matches(exchange.gives, unit.state):
             continue
         fate = left_over(exchange, unit.state, held)
-        secret = is_secret(unit)
+        secret = kept_secret(unit)
         if fate.removed:
             dropped = hand_over(unit)
             unit.delete()
@@ -632,10 +639,10 @@ def settle_exchange(turn: Turn) -> None:
         _record(turn, said, exchange.rule, secret)
 
 
-def _record(turn: Turn, said: str, rule: str, secret: bool) -> None:
+def _record(turn: Turn, said: str, rule: str, secret: Kept | None) -> None:
     """A line of the log saying what became of one of the side's units, and its push."""
     turn.record(EventKind.UNIT, secret=secret, text=f"{turn.side_name()}: {said} ({rule}).")
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=turn.side if secret else None)
+    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=secret)
 
 
 def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:
@@ -664,7 +671,7 @@ def settle_units(turn: Turn) -> None:
                 outcome = settled(row, with_origin(unit))
                 if not outcome.changes:
                     continue
-                said, secret = label(unit), is_secret(unit)
+                said, secret = label(unit), kept_secret(unit)
                 if outcome.removed:
                     dropped = hand_over(unit)
                     unit.delete()
@@ -710,7 +717,7 @@ def _settle_weapons(turn: Turn, side: str, row: Settle, unit: Unit) -> None:
         if said:
             turn.as_side(side).record(
                 EventKind.UNIT,
-                secret=is_secret(unit),
+                secret=kept_secret(unit),
                 text=f"{turn.side_name(side)}: {said} ({row.rule}).",
             )
 

@@ -1,4 +1,4 @@
-"""Player actions: one decorator for all of them, and one named parser per action.
+"""Player actions: one decorator for all of them, and one declaration per action.
 
 ``player_action`` signs the player in, refuses a non-POST, turns a refusal into its
 4xx sentence, and answers.  A page with its socket open (``X-Refit-Live``) gets its
@@ -6,18 +6,24 @@ new fragments through the socket, like every other page, in the order of the
 campaign's changes; the answer only clears the message area.  A page without a live
 socket gets the parts the services said they changed, rendered for its seat.  A
 plain form post is redirected.
-Each parser reads its form fields and calls one service; the service checks the
-seat, the turn and the stale form (``at``).
+
+Each action is declared once (``DECLARED``): its name (``Act``), its typed input (a
+frozen dataclass whose fields say which form field each reads and how:
+``campaign.views.inputs``) and the one service it calls with that input.  No action
+parses its form by hand; the service checks the seat, the turn and the stale form
+(``at``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 from functools import wraps
 from typing import Any
 from uuid import UUID
 
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.http import HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
 from django.urls import reverse
 
@@ -40,14 +46,11 @@ from campaign.services import (
     units,
 )
 from campaign.services.errors import ActionRefused
-from campaign.services.text import whole_number
-from campaign.views.http import refusal
+from campaign.views import inputs
+from campaign.views.http import HtmxHttpRequest, refusal
 from campaign.views.pages import page_origin
 from rules.errors import Refused
 from rules.kinds import Action
-
-Parser = Callable[[HttpRequest, UUID, "str | None"], object]
-ACTIONS: dict[str, Parser] = {}
 
 LIVE_HEADER = "X-Refit-Live"  # "1": the page's campaign socket is open
 PAGE_HEADER = "X-Refit-Page"
@@ -55,21 +58,79 @@ ONCE_HEADER = "X-Refit-Once"  # the page's token: the same form posted again is 
 SIGNED_OUT = "You are signed out. Sign in again; nothing was changed."
 
 
-def action(name: str) -> Callable[[Parser], Parser]:
-    def register(parser: Parser) -> Parser:
-        ACTIONS[name] = parser
-        return parser
+class Act(StrEnum):
+    """Every action a player posts: the engine's (``rules.kinds.Action``, what a step
+    allows) and the app's own (take-backs, corrections, supplied data, units...)."""
 
-    return register
+    FINISH = Action.FINISH
+    ROLL = Action.ROLL
+    RESULT = Action.RESULT
+    CONFIRM = Action.CONFIRM
+    DISPUTE = Action.DISPUTE
+    CHIT = Action.CHIT
+    DECLARE = Action.DECLARE
+    BUY = Action.BUY
+    CANCEL = Action.CANCEL
+    RG_ROLL = Action.RG_ROLL
+    FORTIFY = Action.FORTIFY
+    RECON = Action.RECON
+    FORGO = Action.FORGO
+    EXCHANGE = Action.EXCHANGE
+    TAKE_BACK = "take-back"
+    TAKE_BACK_ASK = "take-back-ask"
+    TAKE_BACK_ANSWER = "take-back-answer"
+    TAKE_BACK_RESULT = "take-back-result"
+    TAKE_BACK_FORTIFICATION = "take-back-fortification"
+    CORRECT = "correct"
+    CORRECT_ANSWER = "correct-answer"
+    INSTEAD = "instead"
+    HARDEN = "harden"
+    AMEND = "amend"
+    AMEND_ANSWER = "amend-answer"
+    RG_STATE = "rg-state"
+    REVEAL_RG = "reveal-rg"
+    ENTRY_AREA = "entry-area"
+    SUPPLY_ACCEPT = "supply-accept"
+    SUPPLY_REFUSE = "supply-refuse"
+    SUPPLY_WITHDRAW = "supply-withdraw"
+    SUPPLY_TAKEBACK = "supply-takeback"
+    SHEET_ACCEPT = "sheet-accept"
+    SHEET_REFUSE = "sheet-refuse"
+    SHEET_WITHDRAW = "sheet-withdraw"
+    CONCEDE = "concede"
+    UNIT_ADD = "unit-add"
+    UNIT_SAVE = "unit-save"
+    UNIT_WEAPON_ADD = "unit-weapon-add"
+    UNIT_WEAPON_SAVE = "unit-weapon-save"
+    UNIT_WEAPON_EXCHANGE = "unit-weapon-exchange"
+    UNIT_WEAPON_REMOVE = "unit-weapon-remove"
+    UNIT_REMOVE = "unit-remove"
+    # Posted to URLs of their own, not to ``act/<action>/``.
+    INVITATION_NEW = "invitation-new"
+    INVITATION_REVOKE = "invitation-revoke"
+    NUDGE = "nudge"
+    MESSAGE = "message"
 
 
-def _post(request: HttpRequest, name: str, default: str = "") -> str:
-    value = request.POST.get(name, default)
-    return value if isinstance(value, str) else default
+@dataclass(frozen=True)
+class Declared:
+    """One action: its name, its typed input and its service.  ``at``: the service
+    takes the form's position token (a step's form, refused once the campaign has
+    moved on); ``player``: the keyword the service names the acting user by;
+    ``own_url``: posted to a URL of its own, not to ``act/<action>/``."""
 
+    name: Act
+    input: type[Any]
+    service: Callable[..., object]
+    at: bool = True
+    player: str = "user"
+    own_url: bool = False
 
-def _int(raw: str, what: str) -> int:
-    return whole_number(raw, what=what)
+    def perform(self, request: HtmxHttpRequest, campaign_id: UUID) -> object:
+        given = inputs.read(self.input, request.POST)
+        if self.at:
+            given["at"] = request.POST.get("at")
+        return self.service(campaign_id=campaign_id, **{self.player: request.user}, **given)
 
 
 # What a post says of the page rather than of the action (the page's drawn parts, which
@@ -78,7 +139,7 @@ def _int(raw: str, what: str) -> int:
 PAGE_FIELDS = frozenset({"csrfmiddlewaretoken", "page"})
 
 
-def _fields(request: HttpRequest) -> list[tuple[str, str]]:
+def _fields(request: HtmxHttpRequest) -> list[tuple[str, str]]:
     """The form's fields, in order, as the submission's key reads them."""
     return [
         (name, value)
@@ -88,24 +149,16 @@ def _fields(request: HttpRequest) -> list[tuple[str, str]]:
     ]
 
 
-def _typed(request: HttpRequest) -> dict[str, int]:
-    typed = {}
-    for key, raw in request.POST.items():
-        if key.startswith("typed.") and str(raw).strip():
-            typed[key.removeprefix("typed.")] = whole_number(raw, what="A typed DRM (e.g. -2)")
-    return typed
-
-
 # --------------------------------------------------------------------------- the decorator
 
 
 def player_action(run: Callable[..., object]) -> Callable[..., HttpResponse]:
     @wraps(run)
-    def view(request: HttpRequest, campaign_id: UUID, **kwargs: Any) -> HttpResponse:
+    def view(request: HtmxHttpRequest, campaign_id: UUID, **kwargs: Any) -> HttpResponse:
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         if not request.user.is_authenticated:
-            if request.htmx:  # type: ignore[attr-defined]
+            if request.htmx:
                 return refusal(request, Refused(SIGNED_OUT, status=403))
             return redirect(f"{reverse('login')}?next={reverse('campaign', args=[campaign_id])}")
         token = request.headers.get(ONCE_HEADER, "")
@@ -121,7 +174,7 @@ def player_action(run: Callable[..., object]) -> Callable[..., HttpResponse]:
             return refusal(request, exc)
         page = request.headers.get(PAGE_HEADER) or request.POST.get("page")
         page = "roster" if page == "roster" else "campaign"
-        if not request.htmx:  # type: ignore[attr-defined]
+        if not request.htmx:
             return redirect(page, campaign_id=campaign_id)
         if request.headers.get(LIVE_HEADER) == "1":
             parts = set()  # the page's socket brings them
@@ -130,7 +183,9 @@ def player_action(run: Callable[..., object]) -> Callable[..., HttpResponse]:
     return view
 
 
-def _fragments(request: HttpRequest, campaign_id: UUID, page: str, parts: set[push.Part]) -> str:
+def _fragments(
+    request: HtmxHttpRequest, campaign_id: UUID, page: str, parts: set[push.Part]
+) -> str:
     """The changed parts of the acting page, for the acting seat, each once; the flash
     area is cleared of any earlier refusal."""
     html = '<div id="flash" hx-swap-oob="true"></div>'
@@ -154,454 +209,365 @@ def _fragments(request: HttpRequest, campaign_id: UUID, page: str, parts: set[pu
     return html
 
 
-@player_action
-def act(request: HttpRequest, campaign_id: UUID, action: str) -> None:
-    """A player's action on the campaign: one parser, one service call."""
-    parser = ACTIONS.get(action)
-    if parser is None:
+# --------------------------------------------------------------------------- the views
+
+
+def _declared(name: str, *, own_url: bool = False) -> Declared:
+    declared = (OWN_URL if own_url else ACTIONS).get(name)
+    if declared is None:
         raise ActionRefused("There is no such action.", status=404)
-    parser(request, campaign_id, request.POST.get("at"))
+    return declared
 
 
 @player_action
-def unit(request: HttpRequest, campaign_id: UUID) -> None:
-    """Add, edit or remove one of the player's own retained units."""
-    parser = ACTIONS.get(f"unit-{_post(request, 'do')}")
-    if parser is None:
+def act(request: HtmxHttpRequest, campaign_id: UUID, action: str) -> None:
+    """A player's action on the campaign: its declaration read, its service called."""
+    _declared(action).perform(request, campaign_id)
+
+
+@player_action
+def unit(request: HtmxHttpRequest, campaign_id: UUID) -> None:
+    """Add, edit or remove one of the player's own retained units (``do``: which)."""
+    declared = ACTIONS.get(f"unit-{inputs.read(_Unit, request.POST)['do']}")
+    if declared is None:
         raise ActionRefused("Add, save or remove a unit or one of its weapons.")
-    parser(request, campaign_id, None)
+    declared.perform(request, campaign_id)
 
 
-@player_action
-def invitation_new(request: HttpRequest, campaign_id: UUID) -> None:
-    hosting.regenerate_invitation(campaign_id=campaign_id, host=request.user)
+def _own_view(name: Act) -> Callable[..., HttpResponse]:
+    @player_action
+    def view(request: HtmxHttpRequest, campaign_id: UUID) -> None:
+        _declared(name, own_url=True).perform(request, campaign_id)
+
+    view.__name__ = view.__qualname__ = name.replace("-", "_")
+    return view
 
 
-@player_action
-def invitation_revoke(request: HttpRequest, campaign_id: UUID) -> None:
-    hosting.revoke_invitation(campaign_id=campaign_id, host=request.user)
+# --------------------------------------------------------------------------- the inputs
+# One frozen dataclass per action that reads its form: each field is the service's
+# keyword, declared with the form field it reads (``campaign.views.inputs``).
 
 
-@player_action
-def nudge(request: HttpRequest, campaign_id: UUID) -> None:
-    messages.nudge_opponent(campaign_id=campaign_id, user=request.user)
+@dataclass(frozen=True)
+class _Nothing:
+    """An action whose form says nothing but what it is (and its ``at``)."""
 
 
-@player_action
-def message(request: HttpRequest, campaign_id: UUID) -> None:
-    messages.send_message(campaign_id=campaign_id, user=request.user, text=_post(request, "text"))
+@dataclass(frozen=True)
+class _Unit:
+    do: str = inputs.text("do")
 
 
-# --------------------------------------------------------------------------- the parsers
+@dataclass(frozen=True)
+class Finish:
+    through: str = inputs.text("through")
+    without_data: bool = inputs.flag("without", "data")
 
 
-@action(Action.FINISH)
-def finish(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return steps.finish_step(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        through=_post(request, "through"),
-        without_data=_post(request, "without") == "data",
+@dataclass(frozen=True)
+class Decision:
+    decision: str = inputs.text("decision")
+
+
+@dataclass(frozen=True)
+class Correct:
+    unit_id: str = inputs.text("unit")
+    reason: str = inputs.text("reason")
+    name: str = inputs.text("name")
+    kind: str = inputs.text("kind", "other")
+    markers: list[str] = inputs.many("markers")
+    gone: bool = inputs.flag("gone", "1")
+
+
+@dataclass(frozen=True)
+class CorrectAnswer:
+    ref: str = inputs.text("correction")
+    decision: str = inputs.text("decision")
+    reason: str = inputs.text("reason")
+
+
+@dataclass(frozen=True)
+class Roll:
+    table_id: str = inputs.text("table")
+    item: str = inputs.text("item")
+    ticked: list[str] = inputs.many("tick")
+    typed: dict[str, int] = inputs.numbers("typed.", "A typed DRM (e.g. -2)", skip_blank=True)
+    unit_id: str | None = inputs.optional("unit", blank=False)
+
+
+@dataclass(frozen=True)
+class Table:
+    table_id: str = inputs.text("table")
+
+
+@dataclass(frozen=True)
+class Harden:
+    table_id: str = inputs.text("table")
+    unit_id: str = inputs.text("unit")
+
+
+@dataclass(frozen=True)
+class Exchange:
+    give_id: str = inputs.text("give")
+    mark_id: str = inputs.text("mark")
+
+
+@dataclass(frozen=True)
+class Result:
+    values: dict[str, str] = inputs.whole_form()
+
+
+@dataclass(frozen=True)
+class Reason:
+    reason: str = inputs.text("reason")
+
+
+@dataclass(frozen=True)
+class Amend:
+    values: dict[str, str] = inputs.whole_form()
+    reason: str = inputs.text("reason")
+
+
+@dataclass(frozen=True)
+class AmendAnswer:
+    accept: bool = inputs.choice(
+        "decision",
+        {"accept": True, "refuse": False, "withdraw": False},
+        "Accept, refuse or withdraw the amendment.",
     )
 
 
-@action("take-back")
-def take_back(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return steps.take_back_done(campaign_id=campaign_id, user=request.user, at=at)
+@dataclass(frozen=True)
+class Chit:
+    chit: str = inputs.text("chit")
 
 
-@action("take-back-ask")
-def take_back_ask(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return takebacks.ask_takeback(campaign_id=campaign_id, user=request.user, at=at)
+@dataclass(frozen=True)
+class Declare:
+    has_units: bool = inputs.flag("has_units", "yes")
 
 
-@action("take-back-answer")
-def take_back_answer(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return takebacks.answer_takeback(
-        campaign_id=campaign_id, user=request.user, at=at, decision=_post(request, "decision")
+@dataclass(frozen=True)
+class Buy:
+    group_id: str = inputs.text("group")
+    cost_variant: str = inputs.text("variant")
+
+
+@dataclass(frozen=True)
+class OnePurchase:
+    purchase_id: str | None = inputs.optional("purchase")
+
+
+@dataclass(frozen=True)
+class RgRoll:
+    purchase_id: str | None = inputs.optional("purchase")
+    ticked: dict[str, list[str]] = inputs.pairs("claim")
+    entering: str = inputs.text("entering")
+
+
+@dataclass(frozen=True)
+class Fortify:
+    item_id: str = inputs.text("item")
+    count: int = inputs.number("count", "How many", "1")
+    tier: int = inputs.number("tier", "Price", "0")
+    figures: dict[str, int] = inputs.numbers("figure.", "Each figure")
+    location: str = inputs.text("location")
+
+
+@dataclass(frozen=True)
+class Recon:
+    option: int = inputs.number("option", "Recon option", "0")
+    purchase_id: str | None = inputs.optional("purchase", blank=False)
+
+
+@dataclass(frozen=True)
+class Forgo:
+    amount: int = inputs.number("amount", "Points to forgo", "0")
+
+
+@dataclass(frozen=True)
+class RgState:
+    purchase_id: str | None = inputs.optional("purchase")
+    state: str = inputs.text("state")
+
+
+@dataclass(frozen=True)
+class EntryArea:
+    purchase_id: str | None = inputs.optional("purchase")
+    entry_area: str = inputs.text("entry_area")
+    notes: str = inputs.text("notes")
+    objective_hex: str = inputs.text("objective_hex")
+
+
+@dataclass(frozen=True)
+class Supplement:
+    ref: str = inputs.text("supplement")
+
+
+@dataclass(frozen=True)
+class SupplementRefusal:
+    ref: str = inputs.text("supplement")
+    reason: str = inputs.text("reason")
+
+
+@dataclass(frozen=True)
+class SupplementPath:
+    path: str = inputs.text("path")
+
+
+@dataclass(frozen=True)
+class Package:
+    package: str = inputs.text("package")
+
+
+@dataclass(frozen=True)
+class PackageRefusal:
+    package: str = inputs.text("package")
+    reason: str = inputs.text("reason")
+
+
+@dataclass(frozen=True)
+class Concede:
+    confirmed: bool = inputs.flag("confirm", "concede")
+
+
+@dataclass(frozen=True)
+class UnitAdd:
+    name: str = inputs.text("name")
+    location: str = inputs.text("location")
+    kind: str = inputs.text("kind", "other")
+    number: str = inputs.text("count", "1")
+    markers: list[str] = inputs.many("markers")
+
+
+@dataclass(frozen=True)
+class UnitSave:
+    unit_id: str | None = inputs.optional("unit")
+    name: str = inputs.text("name")
+    location: str = inputs.text("location")
+    kind: str | None = inputs.optional("kind")
+    number: str | None = inputs.optional("count")
+    markers: list[str] | None = inputs.many("markers", shown="markers-shown")
+    possessor: str | None = inputs.optional("possessor")
+
+
+@dataclass(frozen=True)
+class OneUnit:
+    unit_id: str | None = inputs.optional("unit")
+
+
+@dataclass(frozen=True)
+class WeaponAdd:
+    unit_id: str | None = inputs.optional("unit")
+    kind: str = inputs.text("weapon_kind")
+    name: str = inputs.text("weapon_name")
+    markers: list[str] = inputs.many("weapon_markers")
+
+
+@dataclass(frozen=True)
+class WeaponSave:
+    unit_id: str | None = inputs.optional("unit")
+    weapon_id: str | None = inputs.optional("weapon")
+    name: str = inputs.text("weapon_name")
+    markers: list[str] = inputs.many("weapon_markers")
+
+
+@dataclass(frozen=True)
+class WeaponExchange:
+    unit_id: str | None = inputs.optional("unit")
+    weapon_id: str | None = inputs.optional("weapon")
+    give_id: str | None = inputs.optional("give")
+
+
+@dataclass(frozen=True)
+class OneWeapon:
+    unit_id: str | None = inputs.optional("unit")
+    weapon_id: str | None = inputs.optional("weapon")
+
+
+@dataclass(frozen=True)
+class Message:
+    text: str = inputs.text("text")
+
+
+# --------------------------------------------------------------------------- the actions
+
+DECLARED: dict[Act, Declared] = {
+    d.name: d
+    for d in (
+        Declared(Act.FINISH, Finish, steps.finish_step),
+        Declared(Act.TAKE_BACK, _Nothing, steps.take_back_done),
+        Declared(Act.TAKE_BACK_ASK, _Nothing, takebacks.ask_takeback),
+        Declared(Act.TAKE_BACK_ANSWER, Decision, takebacks.answer_takeback),
+        Declared(Act.TAKE_BACK_RESULT, _Nothing, takebacks.take_back_result),
+        Declared(Act.TAKE_BACK_FORTIFICATION, _Nothing, takebacks.take_back_fortification),
+        Declared(Act.CORRECT, Correct, corrections.propose_roll_correction),
+        Declared(Act.CORRECT_ANSWER, CorrectAnswer, corrections.answer_roll_correction),
+        Declared(Act.ROLL, Roll, steps.roll_on_table),
+        Declared(Act.INSTEAD, Table, steps.take_instead_of_roll),
+        Declared(Act.HARDEN, Harden, steps.harden_mmc),
+        Declared(Act.EXCHANGE, Exchange, units.exchange_unit),
+        Declared(Act.RESULT, Result, steps.enter_scenario_result),
+        Declared(Act.CONFIRM, _Nothing, steps.confirm_scenario_result),
+        Declared(Act.DISPUTE, Reason, steps.dispute_scenario_result),
+        Declared(Act.AMEND, Amend, steps.propose_result_amendment),
+        Declared(Act.AMEND_ANSWER, AmendAnswer, steps.answer_result_amendment),
+        Declared(Act.CHIT, Chit, initiative.lock_initiative),
+        Declared(Act.DECLARE, Declare, initiative.declare_on_map_units),
+        Declared(Act.BUY, Buy, purchases.purchase_rg),
+        Declared(Act.CANCEL, OnePurchase, purchases.cancel_purchase),
+        Declared(Act.RG_ROLL, RgRoll, purchases.roll_for_purchase),
+        Declared(Act.FORTIFY, Fortify, purchases.buy_fortification),
+        Declared(Act.RECON, Recon, purchases.buy_recon),
+        Declared(Act.FORGO, Forgo, steps.forgo_points),
+        Declared(Act.RG_STATE, RgState, purchases.change_rg_state, at=False),
+        Declared(Act.REVEAL_RG, OnePurchase, purchases.reveal_purchase, at=False),
+        Declared(Act.ENTRY_AREA, EntryArea, purchases.record_entry_area, at=False),
+        Declared(Act.SUPPLY_ACCEPT, Supplement, supplements.accept_supplement, at=False),
+        Declared(Act.SUPPLY_REFUSE, SupplementRefusal, supplements.refuse_supplement, at=False),
+        Declared(Act.SUPPLY_WITHDRAW, Supplement, supplements.withdraw_supplement, at=False),
+        Declared(
+            Act.SUPPLY_TAKEBACK,
+            SupplementPath,
+            supplements.propose_supplement_takeback,
+            at=False,
+        ),
+        Declared(Act.SHEET_ACCEPT, Package, supplements.accept_start_sheet, at=False),
+        Declared(Act.SHEET_REFUSE, PackageRefusal, supplements.refuse_start_sheet, at=False),
+        Declared(Act.SHEET_WITHDRAW, Package, supplements.withdraw_start_sheet, at=False),
+        Declared(Act.CONCEDE, Concede, conceding.concede_campaign, at=False),
+        Declared(Act.UNIT_ADD, UnitAdd, units.add_unit, at=False),
+        Declared(Act.UNIT_SAVE, UnitSave, units.update_unit, at=False),
+        Declared(Act.UNIT_WEAPON_ADD, WeaponAdd, units.add_weapon, at=False),
+        Declared(Act.UNIT_WEAPON_SAVE, WeaponSave, units.update_weapon, at=False),
+        Declared(Act.UNIT_WEAPON_EXCHANGE, WeaponExchange, units.exchange_weapon, at=False),
+        Declared(Act.UNIT_WEAPON_REMOVE, OneWeapon, units.remove_weapon, at=False),
+        Declared(Act.UNIT_REMOVE, OneUnit, units.remove_unit, at=False),
+        Declared(
+            Act.INVITATION_NEW,
+            _Nothing,
+            hosting.regenerate_invitation,
+            at=False,
+            player="host",
+            own_url=True,
+        ),
+        Declared(
+            Act.INVITATION_REVOKE,
+            _Nothing,
+            hosting.revoke_invitation,
+            at=False,
+            player="host",
+            own_url=True,
+        ),
+        Declared(Act.NUDGE, _Nothing, messages.nudge_opponent, at=False, own_url=True),
+        Declared(Act.MESSAGE, Message, messages.send_message, at=False, own_url=True),
     )
-
-
-@action("take-back-result")
-def take_back_result(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return takebacks.take_back_result(campaign_id=campaign_id, user=request.user, at=at)
-
-
-@action("take-back-fortification")
-def take_back_fortification(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return takebacks.take_back_fortification(campaign_id=campaign_id, user=request.user, at=at)
-
-
-@action("correct")
-def correct(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return corrections.propose_roll_correction(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        unit_id=_post(request, "unit"),
-        reason=_post(request, "reason"),
-        name=_post(request, "name"),
-        kind=_post(request, "kind", "other"),
-        markers=request.POST.getlist("markers"),
-        gone=_post(request, "gone") == "1",
-    )
-
-
-@action("correct-answer")
-def correct_answer(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return corrections.answer_roll_correction(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        ref=_post(request, "correction"),
-        decision=_post(request, "decision"),
-        reason=_post(request, "reason"),
-    )
-
-
-@action(Action.ROLL)
-def roll(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return steps.roll_on_table(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        table_id=_post(request, "table"),
-        item=_post(request, "item"),
-        ticked=request.POST.getlist("tick"),
-        typed=_typed(request),
-        unit_id=request.POST.get("unit") or None,
-    )
-
-
-@action("instead")
-def instead(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return steps.take_instead_of_roll(
-        campaign_id=campaign_id, user=request.user, at=at, table_id=_post(request, "table")
-    )
-
-
-@action("harden")
-def harden(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return steps.harden_mmc(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        table_id=_post(request, "table"),
-        unit_id=_post(request, "unit"),
-    )
-
-
-@action(Action.EXCHANGE)
-def exchange(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return units.exchange_unit(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        give_id=_post(request, "give"),
-        mark_id=_post(request, "mark"),
-    )
-
-
-@action(Action.RESULT)
-def result(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return steps.enter_scenario_result(
-        campaign_id=campaign_id, user=request.user, at=at, values=request.POST.dict()
-    )
-
-
-@action(Action.CONFIRM)
-def confirm(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return steps.confirm_scenario_result(campaign_id=campaign_id, user=request.user, at=at)
-
-
-@action(Action.DISPUTE)
-def dispute(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return steps.dispute_scenario_result(
-        campaign_id=campaign_id, user=request.user, at=at, reason=_post(request, "reason")
-    )
-
-
-@action("amend")
-def amend(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    values = request.POST.dict()
-    return steps.propose_result_amendment(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        values=values,
-        reason=values.get("reason", ""),
-    )
-
-
-@action("amend-answer")
-def amend_answer(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    decision = _post(request, "decision")
-    if decision not in ("accept", "refuse", "withdraw"):
-        raise ActionRefused("Accept, refuse or withdraw the amendment.")
-    return steps.answer_result_amendment(
-        campaign_id=campaign_id, user=request.user, at=at, accept=decision == "accept"
-    )
-
-
-@action(Action.CHIT)
-def chit(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return initiative.lock_initiative(
-        campaign_id=campaign_id, user=request.user, at=at, chit=_post(request, "chit")
-    )
-
-
-@action(Action.DECLARE)
-def declare(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return initiative.declare_on_map_units(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        has_units=_post(request, "has_units") == "yes",
-    )
-
-
-@action(Action.BUY)
-def buy(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return purchases.purchase_rg(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        group_id=_post(request, "group"),
-        cost_variant=_post(request, "variant"),
-    )
-
-
-@action(Action.CANCEL)
-def cancel(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return purchases.cancel_purchase(
-        campaign_id=campaign_id, user=request.user, at=at, purchase_id=request.POST.get("purchase")
-    )
-
-
-@action(Action.RG_ROLL)
-def rg_roll(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    claimed: dict[str, list[str]] = {}
-    for value in request.POST.getlist("claim"):
-        table_id, _, drm_id = value.partition(":")
-        claimed.setdefault(table_id, []).append(drm_id)
-    return purchases.roll_for_purchase(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        purchase_id=request.POST.get("purchase"),
-        ticked=claimed,
-        entering=_post(request, "entering"),
-    )
-
-
-@action(Action.FORTIFY)
-def fortify(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return purchases.buy_fortification(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        item_id=_post(request, "item"),
-        count=_int(_post(request, "count", "1"), "How many"),
-        tier=_int(_post(request, "tier", "0"), "Price"),
-        figures={
-            key.removeprefix("figure."): _int(str(value), "Each figure")
-            for key, value in request.POST.items()
-            if key.startswith("figure.")
-        },
-        location=_post(request, "location"),
-    )
-
-
-@action(Action.RECON)
-def recon(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return purchases.buy_recon(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        option=_int(_post(request, "option", "0"), "Recon option"),
-        purchase_id=request.POST.get("purchase") or None,
-    )
-
-
-@action(Action.FORGO)
-def forgo(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return steps.forgo_points(
-        campaign_id=campaign_id,
-        user=request.user,
-        at=at,
-        amount=_int(_post(request, "amount", "0"), "Points to forgo"),
-    )
-
-
-@action("rg-state")
-def rg_state(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return purchases.change_rg_state(
-        campaign_id=campaign_id,
-        user=request.user,
-        purchase_id=request.POST.get("purchase"),
-        state=_post(request, "state"),
-    )
-
-
-@action("reveal-rg")
-def reveal_rg(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return purchases.reveal_purchase(
-        campaign_id=campaign_id, user=request.user, purchase_id=request.POST.get("purchase")
-    )
-
-
-@action("entry-area")
-def entry_area(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return purchases.record_entry_area(
-        campaign_id=campaign_id,
-        user=request.user,
-        purchase_id=request.POST.get("purchase"),
-        entry_area=_post(request, "entry_area"),
-        notes=_post(request, "notes"),
-        objective_hex=_post(request, "objective_hex"),
-    )
-
-
-@action("supply-accept")
-def supply_accept(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return supplements.accept_supplement(
-        campaign_id=campaign_id, user=request.user, ref=_post(request, "supplement")
-    )
-
-
-@action("supply-refuse")
-def supply_refuse(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return supplements.refuse_supplement(
-        campaign_id=campaign_id,
-        user=request.user,
-        ref=_post(request, "supplement"),
-        reason=_post(request, "reason"),
-    )
-
-
-@action("supply-withdraw")
-def supply_withdraw(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return supplements.withdraw_supplement(
-        campaign_id=campaign_id, user=request.user, ref=_post(request, "supplement")
-    )
-
-
-@action("supply-takeback")
-def supply_takeback(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return supplements.propose_supplement_takeback(
-        campaign_id=campaign_id, user=request.user, path=_post(request, "path")
-    )
-
-
-@action("sheet-accept")
-def sheet_accept(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return supplements.accept_start_sheet(
-        campaign_id=campaign_id, user=request.user, package=_post(request, "package")
-    )
-
-
-@action("sheet-refuse")
-def sheet_refuse(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return supplements.refuse_start_sheet(
-        campaign_id=campaign_id,
-        user=request.user,
-        package=_post(request, "package"),
-        reason=_post(request, "reason"),
-    )
-
-
-@action("sheet-withdraw")
-def sheet_withdraw(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return supplements.withdraw_start_sheet(
-        campaign_id=campaign_id, user=request.user, package=_post(request, "package")
-    )
-
-
-@action("concede")
-def concede(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return conceding.concede_campaign(
-        campaign_id=campaign_id,
-        user=request.user,
-        confirmed=_post(request, "confirm") == "concede",
-    )
-
-
-@action("unit-add")
-def unit_add(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return units.add_unit(
-        campaign_id=campaign_id,
-        user=request.user,
-        name=_post(request, "name"),
-        location=_post(request, "location"),
-        kind=_post(request, "kind", "other"),
-        number=_post(request, "count", "1"),
-        markers=request.POST.getlist("markers"),
-    )
-
-
-@action("unit-save")
-def unit_save(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return units.update_unit(
-        campaign_id=campaign_id,
-        user=request.user,
-        unit_id=request.POST.get("unit"),
-        name=_post(request, "name"),
-        location=_post(request, "location"),
-        kind=request.POST.get("kind"),
-        number=request.POST.get("count"),
-        markers=request.POST.getlist("markers") if "markers-shown" in request.POST else None,
-        possessor=request.POST.get("possessor"),
-    )
-
-
-@action("unit-weapon-add")
-def unit_weapon_add(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return units.add_weapon(
-        campaign_id=campaign_id,
-        user=request.user,
-        unit_id=request.POST.get("unit"),
-        kind=_post(request, "weapon_kind"),
-        name=_post(request, "weapon_name"),
-        markers=request.POST.getlist("weapon_markers"),
-    )
-
-
-@action("unit-weapon-save")
-def unit_weapon_save(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return units.update_weapon(
-        campaign_id=campaign_id,
-        user=request.user,
-        unit_id=request.POST.get("unit"),
-        weapon_id=request.POST.get("weapon"),
-        name=_post(request, "weapon_name"),
-        markers=request.POST.getlist("weapon_markers"),
-    )
-
-
-@action("unit-weapon-exchange")
-def unit_weapon_exchange(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return units.exchange_weapon(
-        campaign_id=campaign_id,
-        user=request.user,
-        unit_id=request.POST.get("unit"),
-        weapon_id=request.POST.get("weapon"),
-        give_id=request.POST.get("give"),
-    )
-
-
-@action("unit-weapon-remove")
-def unit_weapon_remove(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return units.remove_weapon(
-        campaign_id=campaign_id,
-        user=request.user,
-        unit_id=request.POST.get("unit"),
-        weapon_id=request.POST.get("weapon"),
-    )
-
-
-@action("unit-remove")
-def unit_remove(request: HttpRequest, campaign_id: UUID, at: str | None) -> object:
-    return units.remove_unit(
-        campaign_id=campaign_id, user=request.user, unit_id=request.POST.get("unit")
-    )
+}
+# The actions posted to ``act/<action>/`` (the units form's too, by its ``do``).
+ACTIONS: dict[str, Declared] = {str(n): d for n, d in DECLARED.items() if not d.own_url}
+OWN_URL: dict[str, Declared] = {str(n): d for n, d in DECLARED.items() if d.own_url}
+
+invitation_new = _own_view(Act.INVITATION_NEW)
+invitation_revoke = _own_view(Act.INVITATION_REVOKE)
+nudge = _own_view(Act.NUDGE)
+message = _own_view(Act.MESSAGE)

@@ -14,16 +14,25 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
+from django_htmx.middleware import HtmxDetails
 
 from rules.errors import Refused
 
 View = Callable[..., HttpResponse]
 
 
+class HtmxHttpRequest(HttpRequest):
+    """A request as ``django_htmx.middleware.HtmxMiddleware`` leaves it: ``htmx``
+    says whether htmx sent it, and what of the page it names (django-htmx's typing
+    recipe)."""
+
+    htmx: HtmxDetails
+
+
 def refusal(request: HttpRequest, exc: Refused) -> HttpResponse:
     """A refused action: the player's sentence, a 4xx, nothing changed.  A form made
     for a step the campaign has left also offers the page as it is now."""
-    htmx = bool(getattr(request, "htmx", False))
+    htmx = bool(getattr(request, "htmx", False))  # a 404 page's request may predate it
     template = "campaign/_refusal.html" if htmx else "campaign/refusal.html"
     context = {"message": exc.message, "fresh": _fresh_page(request) if exc.stale else ""}
     return render(request, template, context, status=exc.status)
