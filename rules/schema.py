@@ -814,6 +814,12 @@ class CostVariant(Strict):
     # offered at its bare printed cost (PHD C5.32: every RG is requisitioned for
     # On-Map set-up, In Reserve or as Reinforcements).
     replaces_printed: bool = False
+    # Not sold to a side whose answer to this yes/no result field (a field of that
+    # side's, ``ResultField.side``) is yes in the latest confirmed CG-scenario result:
+    # Sicily 3.6175 "A British RG may be purchased for Standard On-Map Setup only if
+    # there is >= one Set Up Area on the Map" (the British answer "no British Setup
+    # Area is on the map", a fact of the map, with the result).  No result yet: sold.
+    refused_if_yes: Slug | None = None
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
 
@@ -1296,6 +1302,11 @@ class Settle(Strict):
     # (3.60741: whether the British units north of the river were withdrawn; 3.60742:
     # whether the British Control >= 5 hexes north of the river).
     result_yes: Slug | None = None
+    # What each unit this row marks possesses (``Unit.possessor``) and this filter
+    # selects takes the same effects, whatever ``units`` says: Sicily 3.60742
+    # "Withdrawn Axis units (and any captured support weapons ... in the possession of
+    # these units) are retained by the Axis off map".
+    possessed: UnitFilter | None = None
 
     @model_validator(mode="after")
     def _effects(self) -> Settle:
@@ -1751,7 +1762,8 @@ class Module(Strict):
         return self
 
     def _check_settles(self, errors: list[str], sides: set[str], dates: list[str]) -> None:
-        """A step's ``settles`` names known sides, dates and yes/no result fields."""
+        """A step's ``settles`` names known sides, dates and yes/no result fields; a
+        price's ``refused_if_yes`` a yes/no result field."""
         yes_no = {rf.id for rf in self.result_fields if rf.kind == "bool"}
         for st in self.steps:
             for n, row in enumerate(st.settles):
@@ -1764,6 +1776,12 @@ class Module(Strict):
                         errors.append(f"{w}.after_dates: unknown date '{d}'")
                 if row.result_yes is not None and row.result_yes not in yes_no:
                     errors.append(f"{w}.result_yes: '{row.result_yes}' is no yes/no result field")
+        for cv in self.cost_variants:
+            if cv.refused_if_yes is not None and cv.refused_if_yes not in yes_no:
+                errors.append(
+                    f"cost_variants ({cv.id}).refused_if_yes: '{cv.refused_if_yes}' is no "
+                    "yes/no result field"
+                )
 
     def _check_fortifications(self, errors: list[str]) -> None:
         forts = self.fortifications

@@ -2809,6 +2809,43 @@ for _field, _change in {
     )
 
 
+def _withdraws_possessed(m: Module) -> Any:
+    """What the 3.607 withdrawal row does to a captured SW its unit possesses (Sicily
+    3.60742: "captured support weapons ... in the possession of these units")."""
+    row = next(st for st in m.steps if st.id == "3.607").settles[1]
+    bren = effects.UnitState("Bren LMG", "captured", "sw")
+    return row.possessed is not None and effects.matches(row.possessed, bren)
+
+
+case(
+    "Settle.possessed",
+    base="sicily",
+    mutate=lambda d: _withdrawal(d).update(possessed=None),
+    observe=_withdraws_possessed,
+)
+
+
+def _on_map_answered_no_area(m: Module) -> str:
+    """The British buy I1 On-Map after answering that none of their Setup Areas is on
+    the map (Sicily 3.6175)."""
+    held = Holdings(answered_yes=frozenset({"british_no_setup_area"}))
+    try:
+        availability.check_purchase(
+            m, snap(m, "british", date="jul15am", holdings=held), "I1", "on_map"
+        )
+    except Exception as exc:
+        return str(exc)
+    return "bought"
+
+
+case(
+    "CostVariant.refused_if_yes",
+    base="sicily",
+    mutate=lambda d: cvar(d, "on_map").update(refused_if_yes=None),
+    observe=_on_map_answered_no_area,
+)
+
+
 def _over_caps(m: Module) -> str:
     """Done's refusal for an Axis holding 4 leaders, 8 squads and 3 HS, and 2 SW, all
     withdrawn."""

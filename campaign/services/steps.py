@@ -631,6 +631,7 @@ def answer_result_amendment(
         record_sans(turn, {SAN: {s: v for s, v in new.get(SAN, {}).items() if before.get(s) != v}})
         # What a step has computed from the result already is computed again.
         writes = recompute.recompute_consequences(turn, result)
+        units.resettle_after_amendment(turn, old, new)
         if not victory_deferred(turn) or recompute.hooks_run(turn):
             check_cg_victory(turn)
     else:
