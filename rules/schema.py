@@ -517,7 +517,24 @@ class Table(Strict):
     # A) and armor (Row B) Reinforcement Group" — the row that gave a group says which
     # Leader Table column its DR reads (condition ``rolled_types``).
     gives_type: Slug | None = None
+    # After each roll on it, the unit rolled for is settled by these rows (their
+    # ``units`` and ``effects`` only), as a step's ``settles`` would: Sicily 3.6141c
+    # read after 3.6141b, an AFV under Recall that the roll made Mobile is no longer
+    # under Recall unless Isolated.
+    after_roll: list[Settle] = []
     note: str | None = note_field()
+
+    @model_validator(mode="after")
+    def _after_roll(self) -> Table:
+        for row in self.after_roll:
+            if row.sides or row.after_dates or row.result_yes or row.possessed:
+                raise ValueError(
+                    "'after_roll' settles the unit rolled for: its rows give 'units', "
+                    "'effects' and 'rule' only"
+                )
+        if self.after_roll and self.for_units is None:
+            raise ValueError("'after_roll' is for a table rolled for units ('for_units')")
+        return self
 
     @model_validator(mode="after")
     def _rows(self) -> Table:
@@ -1316,6 +1333,9 @@ class Settle(Strict):
                     f"a step settles its units by {' or '.join(SETTLE_EFFECTS)}, not '{effect.do}'"
                 )
         return self
+
+
+Table.model_rebuild()
 
 
 class Step(Strict):

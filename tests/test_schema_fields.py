@@ -2825,6 +2825,23 @@ case(
 )
 
 
+def _repaired_afv(m: Module) -> Any:
+    """What the Immobilization Repair table's ``after_roll`` does to a Recalled AFV its
+    roll made Mobile (Sicily 3.6141c after 3.6141b)."""
+    table = m.table("immobilization_repair")
+    assert table is not None
+    stug = effects.UnitState("StuG IIIG", "recalled", "vehicle")
+    return [effects.settled(row, stug) for row in table.after_roll]
+
+
+case(
+    "Table.after_roll",
+    base="sicily",
+    mutate=lambda d: by_id(d["tables"], "immobilization_repair").update(after_roll=[]),
+    observe=_repaired_afv,
+)
+
+
 def _on_map_answered_no_area(m: Module) -> str:
     """The British buy I1 On-Map after answering that none of their Setup Areas is on
     the map (Sicily 3.6175)."""

@@ -159,3 +159,39 @@ def test_3_60742_an_answer_amended_after_3_607_undoes_or_makes_the_withdrawal(us
     for unit in (squads, bren):
         unit.refresh_from_db()
         assert "withdrawn" in unit.state.marked, unit.name
+
+
+# ------------------------------------------------------------------------- 3.6141c
+
+
+def test_3_6141c_an_afv_made_mobile_at_3_6141b_leaves_recall_unless_isolated(
+    users, modules, fixed_dice
+):
+    """3.6141b-c: "Each non-Captured, non-Abandoned, immobilized vehicle must make a dr
+    ... <= 2 Becomes Mobile", then "Each Mobile, non-Isolated Retained AFV under Recall
+    [is no longer under Recall]. If Mobile, under Recall, and Isolated, such an AFV
+    begins the next scenario under Recall".  A Recalled, immobilized StuG repaired at
+    3.6141b is Mobile at 3.6141c: its Recall ends with the roll, on the log with its
+    rule; an Isolated one repaired keeps its Recall; one not repaired keeps both."""
+    from tests.purchase_helpers import add_vehicle
+    from tests.test_rule_mechanisms import roll
+    from tests.test_sicily_withdrawal import at_step_after
+
+    players = at_step_after("jul15am", "3.614", users)
+    free, _ = add_vehicle(players, "axis", "StuG IIIG", status="recalled", markers=["immobilized"])
+    isolated, _ = add_vehicle(
+        players, "axis", "StuG IIIG", status="recalled", markers=["immobilized", "isolated"]
+    )
+    stuck, _ = add_vehicle(players, "axis", "StuG IIIG", status="recalled", markers=["immobilized"])
+    fixed_dice.extend([[1], [1], [6]])
+    roll(players, "axis", "immobilization_repair", free)
+    roll(players, "axis", "immobilization_repair", isolated)
+    roll(players, "axis", "immobilization_repair", stuck)
+    for unit in (free, isolated, stuck):
+        unit.refresh_from_db()
+    assert not {"recalled", "immobilized"} & free.state.marked
+    assert "recalled" in isolated.state.marked and "immobilized" not in isolated.state.marked
+    assert {"recalled", "immobilized"} <= stuck.state.marked
+    assert Event.objects.filter(
+        campaign_id=players.campaign_id, text__contains="(3.6141c)"
+    ).exists()

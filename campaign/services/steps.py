@@ -261,6 +261,9 @@ def roll_on_table(
     purchase_id = unit.purchase_id if hidden and unit is not None else None
     effects = result_effects(table, r.final, column, sum(r.faces))
     consequence = apply_effects(turn, table, effects, unit, weapon)
+    if table.after_roll and weapon is None:
+        after = units.settle_rolled(table.after_roll, unit)
+        consequence = "; ".join(w for w in (consequence, after) if w)
     what = f"{table.title}{f' for {item}' if item else ''}"
     turn.record(
         EventKind.ROLL,

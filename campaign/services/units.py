@@ -693,6 +693,20 @@ def _settle_rows(
                     _settle_possessed(turn, side, row, unit)
 
 
+def settle_rolled(rows: Sequence[Settle], unit: Unit | None) -> str:
+    """The unit a roll was made for, settled by its table's ``after_roll`` rows (Sicily
+    3.6141c after 3.6141b: made Mobile, an AFV under Recall and not Isolated is no longer
+    under Recall); what changed, in words."""
+    words = []
+    for row in rows:
+        if unit is None or unit.pk is None:
+            break
+        outcome = settled(row, unit.state)
+        if outcome.changes:
+            words.append(f"{apply_outcome(unit, outcome, row.units.statuses or ())} ({row.rule})")
+    return "; ".join(w for w in words if w)
+
+
 def resettle_after_amendment(
     turn: Turn,
     before: Mapping[str, Mapping[str, object]],
