@@ -12,7 +12,7 @@ from campaign.selectors import module_of
 from campaign.services.errors import ActionRefused
 from rules import machine
 from tests import test_rule_mechanisms as mechanisms
-from tests.test_rule_mechanisms import add, buy
+from tests.test_rule_mechanisms import add, buy, roll
 from tests.walk import host_game, players_of
 
 users = mechanisms.users
@@ -174,7 +174,6 @@ def test_3_6141c_an_afv_made_mobile_at_3_6141b_leaves_recall_unless_isolated(
     3.6141b is Mobile at 3.6141c: its Recall ends with the roll, on the log with its
     rule; an Isolated one repaired keeps its Recall; one not repaired keeps both."""
     from tests.purchase_helpers import add_vehicle
-    from tests.test_rule_mechanisms import roll
     from tests.test_sicily_withdrawal import at_step_after
 
     players = at_step_after("jul15am", "3.614", users)
@@ -195,3 +194,27 @@ def test_3_6141c_an_afv_made_mobile_at_3_6141b_leaves_recall_unless_isolated(
     assert Event.objects.filter(
         campaign_id=players.campaign_id, text__contains="(3.6141c)"
     ).exists()
+
+
+# ------------------------------------------------------------------------- 3.606
+
+
+def test_3_606_a_squads_escape_dr_has_plus_1_for_its_second_hs_equivalent(
+    users, modules, fixed_dice
+):
+    """3.606 "+1 per HS-equivalent > one HS using the same Escape DR*": a squad is two
+    HS-equivalents, so the DR made for a squad has +1 by itself (before this pass the
+    player typed it, and a squad's DR typed 0 went without it); a half-squad's has
+    none; the units escaping with it are still typed; NA to vehicles."""
+    from tests.purchase_helpers import campaign_at
+
+    players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
+    squad = add(players, "axis", "4-6-8", "squad")
+    half = add(players, "axis", "2-4-8", "half_squad")
+    tank = add(players, "axis", "PzIVG", "vehicle")
+    fixed_dice.extend([[3, 3], [3, 3], [3, 3]])
+    r = roll(players, "axis", "escape", squad, typed={"excess_hs": 1})
+    assert r.final == 8  # 6 + 1 (the squad's second HS-equivalent) + 1 (typed)
+    assert sorted((d["how"], d["value"]) for d in r.drms) == [("auto", 1), ("typed", 1)]
+    assert roll(players, "axis", "escape", half).final == 6
+    assert roll(players, "axis", "escape", tank).final == 6
