@@ -406,6 +406,9 @@ class Drm(Strict):
     # adjacent to a friendly Setup Area (-1 if two hexes away ...)" is one DRM or the
     # other, never both.
     excludes: list[Slug] = []
+    # A typed DRM the roll is not made without (Sicily 3.6142 "-x (Weapon Repair
+    # Number)": every weapon has one): a roll that omits it is refused.
+    required: bool = False
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
 
@@ -419,6 +422,8 @@ class Drm(Strict):
             raise ValueError("a DRM needs a non-zero value, 'of' a campaign input, or variable")
         if self.offer_when is not None and (self.when is not None or self.of is not None):
             raise ValueError("'offer_when' is for a DRM the player claims, not an automatic one")
+        if self.required and not self.variable:
+            raise ValueError("'required' is for a DRM the player types (variable)")
         return self
 
 

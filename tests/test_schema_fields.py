@@ -1812,7 +1812,9 @@ case(
         "when"
     ].update(unit_kinds=["sw"]),
     observe=lambda m: applicable_drms(
-        m.table("weapon_repair"), RollContext(side="axis", unit_kind="vehicle")
+        m.table("weapon_repair"),
+        RollContext(side="axis", unit_kind="vehicle"),
+        typed={"repair_number": -1},
     ),
 )
 
@@ -1921,6 +1923,7 @@ case(
         for d in applicable_drms(
             m.table("weapon_repair"),
             RollContext(side="axis", unit_kind="sw", unit_markers=frozenset({"isolated"})),
+            typed={"repair_number": -1},
         )
     ],
 )
@@ -2822,6 +2825,14 @@ case(
     base="sicily",
     mutate=lambda d: _withdrawal(d).update(possessed=None),
     observe=_withdraws_possessed,
+)
+
+
+case(
+    "Drm.required",
+    base="sicily",
+    mutate=lambda d: drm(d, "weapon_repair", "repair_number").update(required=False),
+    observe=ticked_drms("weapon_repair", [], side="axis", unit_kind="sw"),
 )
 
 

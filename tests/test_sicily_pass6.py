@@ -218,3 +218,28 @@ def test_3_606_a_squads_escape_dr_has_plus_1_for_its_second_hs_equivalent(
     assert sorted((d["how"], d["value"]) for d in r.drms) == [("auto", 1), ("typed", 1)]
     assert roll(players, "axis", "escape", half).final == 6
     assert roll(players, "axis", "escape", tank).final == 6
+
+
+# ------------------------------------------------------------------------- 3.6142
+
+
+def test_3_6142_the_weapon_repair_dr_is_not_made_without_the_repair_number(
+    users, modules, fixed_dice
+):
+    """3.6142 drm "-x (Weapon Repair Number)": every weapon has a Repair Number, so the
+    dr made without it (before this pass: accepted, the -x lost) is refused with the
+    rule, nothing rolled; with it, the dr is made (a vehicle's MA and MG alike)."""
+    from campaign.models import Roll
+    from tests.purchase_helpers import add_vehicle, campaign_at
+
+    players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.614")
+    mmg = add(players, "axis", "MMG", "sw", "malfunctioned")
+    tank, (ma,) = add_vehicle(players, "axis", "StuG IIIG", ("ma", ["malfunctioned"]))
+    with pytest.raises(ActionRefused, match=r"Enter '-x \(Weapon Repair Number\)'.*\(3\.6142\)"):
+        roll(players, "axis", "weapon_repair", mmg)
+    with pytest.raises(ActionRefused, match=r"Weapon Repair Number"):
+        roll(players, "axis", "weapon_repair", tank, weapon=ma)
+    assert not Roll.objects.filter(table_id="weapon_repair").exists()
+    fixed_dice.extend([[3]])
+    r = roll(players, "axis", "weapon_repair", mmg, typed={"repair_number": -2})
+    assert (r.final, r.result) == (1, "Repaired")
