@@ -775,16 +775,8 @@ def _unsettle(turn: Turn, side: str, row: Settle) -> None:
             if status not in held.state.marked:
                 continue
             held.status, held.markers = _condition(held, "ok", [status])
-            held.save(update_fields=["status", "markers"])
-            turn.as_side(side).record(
-                EventKind.UNIT,
-                secret=is_secret(held),
-                text=(
-                    f"{turn.side_name(side)}: {label(held)} is no longer "
-                    f"{Unit.Status(status).label}: the amended result no longer calls for "
-                    f"it ({row.rule})."
-                ),
-            )
+            said = f"{label(held)} is no longer {Unit.Status(status).label}: the amended result"
+            _marked(turn, side, held, f"{said} no longer calls for it", row.rule)
 
 
 def _settle_possessed(turn: Turn, side: str, row: Settle, unit: Unit) -> None:
@@ -800,15 +792,16 @@ def _settle_possessed(turn: Turn, side: str, row: Settle, unit: Unit) -> None:
         if not outcome.changes or outcome.removed or outcome.status is None:
             continue
         _with_marker(held, outcome.status)
-        held.save(update_fields=["status", "markers"])
-        turn.as_side(side).record(
-            EventKind.UNIT,
-            secret=is_secret(held),
-            text=(
-                f"{turn.side_name(side)}: {label(held)}, possessed by {unit.name}, is now "
-                f"{Unit.Status(outcome.status).label} ({row.rule})."
-            ),
-        )
+        said = f"{label(held)}, possessed by {unit.name}, is now"
+        _marked(turn, side, held, f"{said} {Unit.Status(outcome.status).label}", row.rule)
+
+
+def _marked(turn: Turn, side: str, unit: Unit, said: str, rule: str) -> None:
+    """``unit``'s new status and markers written, and ``said`` on ``side``'s log."""
+    unit.save(update_fields=["status", "markers"])
+    turn.as_side(side).record(
+        EventKind.UNIT, secret=is_secret(unit), text=f"{turn.side_name(side)}: {said} ({rule})."
+    )
 
 
 def _played(turn: Turn) -> tuple[str | None, dict[str, dict[str, object]]]:
