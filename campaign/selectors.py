@@ -51,6 +51,7 @@ from rules.snapshot import (
     SideState,
     Snapshot,
 )
+from rules.victory import result_owners
 
 # Loaded with a request's campaign only when its module is not parsed yet (module_of).
 DEFERRED = "campaign__module_data"
@@ -362,11 +363,20 @@ def result_totals(campaign: Campaign, side: str) -> tuple[tuple[str, int], ...]:
     return tuple(totals.items())
 
 
-def answered_yes(campaign: Campaign, side: str) -> frozenset[str]:
-    """The yes/no result fields a price reads (``CostVariant.refused_if_yes``) that
-    ``side`` answered yes in the latest confirmed CG-scenario result (Sicily 3.6175: no
-    British Setup Area on the map); one query, none when no price reads one."""
-    fields = {cv.refused_if_yes for cv in module_of(campaign).cost_variants} - {None}
+def answered_yes(campaign: Campaign, side: str, variant: str | None = None) -> frozenset[str]:
+    """The yes/no result fields a price reads (``CostVariant.refused_if_yes``; only the
+    price ``variant``'s, if given) that ``side`` answered yes in the latest confirmed
+    CG-scenario result (Sicily 3.6175: no British Setup Area on the map); one query,
+    none when no such price reads a field ``side`` answers."""
+    module = module_of(campaign)
+    read = {
+        cv.refused_if_yes
+        for cv in module.cost_variants
+        if cv.refused_if_yes and (variant is None or cv.id == variant)
+    }
+    fields = {
+        f.id for f in module.result_fields if f.id in read and side in result_owners(module, f)
+    }
     if not fields:
         return frozenset()
     data = (

@@ -148,7 +148,7 @@ def purchase_rg(
         Holdings(
             bought=tuple(bought_of(p) for p in held),
             result_totals=result_totals(c, turn.side),
-            answered_yes=answered_yes(c, turn.side),
+            answered_yes=answered_yes(c, turn.side, cost_variant),
         )
     )
     mine = [p for p in held if not p.initial]  # the OB's RGs do not count (3.6179)
