@@ -52,6 +52,7 @@ from rules.snapshot import (
     SideState,
     Snapshot,
 )
+from rules.victory import result_owners
 
 # Loaded with a request's campaign only when its module is not parsed yet (module_of).
 DEFERRED = "campaign__module_data"
@@ -322,6 +323,7 @@ def holdings(
         owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
         exchanges=exchanges_held(campaign, module_of(campaign), side) if owed else frozenset(),
         result_totals=result_totals(campaign, side) if purchases else (),
+        answered_yes=answered_yes(campaign, side) if purchases else frozenset(),
         capped=capped_units(campaign, module_of(campaign), side) if owed else (),
     )
 
@@ -360,6 +362,31 @@ def result_totals(campaign: Campaign, side: str) -> tuple[tuple[str, int], ...]:
             value = (data.get(f) or {}).get(side)
             totals[f] += value if isinstance(value, int) and not isinstance(value, bool) else 0
     return tuple(totals.items())
+
+
+def answered_yes(campaign: Campaign, side: str, variant: str | None = None) -> frozenset[str]:
+    """The yes/no result fields a price reads (``CostVariant.refused_if_yes``; only the
+    price ``variant``'s, if given) that ``side`` answered yes in the latest confirmed
+    CG-scenario result (Sicily 3.6175: no British Setup Area on the map); one query,
+    none when no such price reads a field ``side`` answers."""
+    module = module_of(campaign)
+    read = {
+        cv.refused_if_yes
+        for cv in module.cost_variants
+        if cv.refused_if_yes and (variant is None or cv.id == variant)
+    }
+    fields = {
+        f.id for f in module.result_fields if f.id in read and side in result_owners(module, f)
+    }
+    if not fields:
+        return frozenset()
+    data = (
+        ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
+        .order_by("-cycle")
+        .values_list("data", flat=True)
+        .first()
+    )
+    return frozenset(f for f in fields if f and (data or {}).get(f, {}).get(side) is True)
 
 
 def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str, str], ...]:

@@ -161,10 +161,24 @@ def _reasons(
     return reasons
 
 
+def prices(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[CostOption]:
+    """``group``'s prices for the side now (``cost_options``), but those its answer in
+    the latest confirmed result refuses (``CostVariant.refused_if_yes``, Sicily 3.6175)."""
+    options = cost_options(module, snap.side, group, initial=at_initial(module, snap))
+    return [o for o in options if not _price_answered_away(module, snap, o.variant)]
+
+
+def _price_answered_away(module: Module, snap: Snapshot, variant: str) -> str | None:
+    """The yes/no result field whose yes refuses the price ``variant`` to the side."""
+    cv = next((c for c in module.cost_variants if c.id == variant), None)
+    field = cv.refused_if_yes if cv else None
+    return field if field is not None and field in snap.holdings.answered_yes else None
+
+
 def group_reasons(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[str]:
     """Why ``group`` cannot be bought now: every limit of the chart, then the budget
     at its cheapest price (empty: it can)."""
-    options = cost_options(module, snap.side, group, initial=at_initial(module, snap))
+    options = prices(module, snap, group)
     return _reasons(module, snap, group, held_tags(module, snap), options)
 
 
@@ -179,7 +193,7 @@ def chart_offers(
     tags = held_tags(module, snap)
     offers = []
     for group in chart.groups:
-        options = cost_options(module, snap.side, group, initial=at_initial(module, snap))
+        options = prices(module, snap, group)
         offers.append((group, options, _reasons(module, snap, group, tags, options)))
     return offers
 
@@ -205,14 +219,13 @@ def check_purchase(
     if limits:
         raise Refused(f"{group.id} {group.type} cannot be bought: " + "; ".join(limits) + ".")
     option = next(
-        (
-            o
-            for o in cost_options(module, snap.side, group, initial=at_initial(module, snap))
-            if o.variant == cost_variant
-        ),
+        (o for o in prices(module, snap, group) if o.variant == cost_variant),
         None,
     )
     if option is None:
+        answered = _price_answered_away(module, snap, cost_variant)
+        if answered is not None:
+            raise Refused(answer_refusal(module, group, cost_variant, answered))
         raise Refused(price_refusal(module, group, cost_variant))
     budget = budget_reason(module, snap.me.points or 0, option.cost)
     if budget:
@@ -235,6 +248,18 @@ def price_refusal(module: Module, group: ReinforcementGroup, cost_variant: str) 
     else:
         why = f"'{cv.label}' is not for this RG"
     return f"{group.id} {group.type} cannot be bought at that price: {why}{rule}."
+
+
+def answer_refusal(module: Module, group: ReinforcementGroup, variant: str, field: str) -> str:
+    """Why ``group`` is not sold at ``variant`` after the side's yes to ``field`` in the
+    latest confirmed result (Sicily 3.6175: no British Setup Area on the map)."""
+    cv = next(c for c in module.cost_variants if c.id == variant)
+    label = next((f.label for f in module.result_fields if f.id == field), field)
+    rule = f" ({cv.rule})" if cv.rule else ""
+    return (
+        f"{group.id} {group.type} cannot be bought '{cv.label}': the last CG scenario's "
+        f'result says "{label}"{rule}.'
+    )
 
 
 # --------------------------------------------------------------------------- fortifications

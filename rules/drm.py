@@ -154,6 +154,10 @@ def applicable_drms(
             drm = by_id[drm_id]
             rule = f" ({drm.rule or table.rule})"
             raise DrmRefused(f"'{drm.label}' does not apply to this roll{rule}.")
+    for drm in table.drms:
+        if drm.variable and drm.required and drm.id not in typed and offered(drm, ctx):
+            rule = drm.rule or table.rule
+            raise DrmRefused(f"Enter '{drm.label}': the roll is not made without it ({rule}).")
     out = []
     for drm in table.drms:
         if drm.variable:

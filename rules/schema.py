@@ -430,6 +430,9 @@ class Drm(Strict):
     # adjacent to a friendly Setup Area (-1 if two hexes away ...)" is one DRM or the
     # other, never both.
     excludes: list[Slug] = []
+    # A typed DRM the roll is not made without (Sicily 3.6142 "-x (Weapon Repair
+    # Number)": every weapon has one): a roll that omits it is refused.
+    required: bool = False
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
 
@@ -443,6 +446,8 @@ class Drm(Strict):
             raise ValueError("a DRM needs a non-zero value, 'of' a campaign input, or variable")
         if self.offer_when is not None and (self.when is not None or self.of is not None):
             raise ValueError("'offer_when' is for a DRM the player claims, not an automatic one")
+        if self.required and not self.variable:
+            raise ValueError("'required' is for a DRM the player types (variable)")
         return self
 
 
@@ -562,7 +567,24 @@ class Table(Strict):
     # A) and armor (Row B) Reinforcement Group" — the row that gave a group says which
     # Leader Table column its DR reads (condition ``rolled_types``).
     gives_type: Slug | None = None
+    # After each roll on it, the unit rolled for is settled by these rows (their
+    # ``units`` and ``effects`` only), as a step's ``settles`` would: Sicily 3.6141c
+    # read after 3.6141b, an AFV under Recall that the roll made Mobile is no longer
+    # under Recall unless Isolated.
+    after_roll: list[Settle] = []
     note: str | None = note_field()
+
+    @model_validator(mode="after")
+    def _after_roll(self) -> Table:
+        for row in self.after_roll:
+            if row.sides or row.after_dates or row.result_yes or row.possessed:
+                raise ValueError(
+                    "'after_roll' settles the unit rolled for: its rows give 'units', "
+                    "'effects' and 'rule' only"
+                )
+        if self.after_roll and self.for_units is None:
+            raise ValueError("'after_roll' is for a table rolled for units ('for_units')")
+        return self
 
     @model_validator(mode="after")
     def _rows(self) -> Table:
@@ -859,6 +881,12 @@ class CostVariant(Strict):
     # offered at its bare printed cost (PHD C5.32: every RG is requisitioned for
     # On-Map set-up, In Reserve or as Reinforcements).
     replaces_printed: bool = False
+    # Not sold to a side whose answer to this yes/no result field (a field of that
+    # side's, ``ResultField.side``) is yes in the latest confirmed CG-scenario result:
+    # Sicily 3.6175 "A British RG may be purchased for Standard On-Map Setup only if
+    # there is >= one Set Up Area on the Map" (the British answer "no British Setup
+    # Area is on the map", a fact of the map, with the result).  No result yet: sold.
+    refused_if_yes: Slug | None = None
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
 
@@ -1341,6 +1369,11 @@ class Settle(Strict):
     # (3.60741: whether the British units north of the river were withdrawn; 3.60742:
     # whether the British Control >= 5 hexes north of the river).
     result_yes: Slug | None = None
+    # What each unit this row marks possesses (``Unit.possessor``) and this filter
+    # selects takes the same effects, whatever ``units`` says: Sicily 3.60742
+    # "Withdrawn Axis units (and any captured support weapons ... in the possession of
+    # these units) are retained by the Axis off map".
+    possessed: UnitFilter | None = None
 
     @model_validator(mode="after")
     def _effects(self) -> Settle:
@@ -1350,6 +1383,9 @@ class Settle(Strict):
                     f"a step settles its units by {' or '.join(SETTLE_EFFECTS)}, not '{effect.do}'"
                 )
         return self
+
+
+Table.model_rebuild()
 
 
 class Step(Strict):
@@ -1796,7 +1832,8 @@ class Module(Strict):
         return self
 
     def _check_settles(self, errors: list[str], sides: set[str], dates: list[str]) -> None:
-        """A step's ``settles`` names known sides, dates and yes/no result fields."""
+        """A step's ``settles`` names known sides, dates and yes/no result fields; a
+        price's ``refused_if_yes`` a yes/no result field."""
         yes_no = {rf.id for rf in self.result_fields if rf.kind == "bool"}
         for st in self.steps:
             for n, row in enumerate(st.settles):
@@ -1809,6 +1846,12 @@ class Module(Strict):
                         errors.append(f"{w}.after_dates: unknown date '{d}'")
                 if row.result_yes is not None and row.result_yes not in yes_no:
                     errors.append(f"{w}.result_yes: '{row.result_yes}' is no yes/no result field")
+        for cv in self.cost_variants:
+            if cv.refused_if_yes is not None and cv.refused_if_yes not in yes_no:
+                errors.append(
+                    f"cost_variants ({cv.id}).refused_if_yes: '{cv.refused_if_yes}' is no "
+                    "yes/no result field"
+                )
 
     def _check_fortifications(self, errors: list[str]) -> None:
         forts = self.fortifications

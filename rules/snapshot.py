@@ -92,6 +92,9 @@ class Holdings:
     # The side's retained units a cap of the module counts (``Module.held_caps``,
     # Sicily 3.60742 EXC), read only where the module has such caps.
     capped: tuple[UnitState, ...] = ()
+    # The yes/no result fields a price reads (``CostVariant.refused_if_yes``) that the
+    # side answered yes in the latest confirmed CG-scenario result (Sicily 3.6175).
+    answered_yes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -168,7 +168,11 @@ def test_3_6142_done_waits_for_each_malfunctioned_weapons_dr(modules, make_user,
     assert ">Done with 3.614</button>" not in shown and "Go on without it" not in shown
     weapon = Unit.objects.get(campaign_id=players.campaign_id, name="MMG")
     steps.roll_on_table(
-        campaign_id=players.campaign_id, user=axis, table_id="weapon_repair", unit_id=weapon.ref
+        campaign_id=players.campaign_id,
+        user=axis,
+        table_id="weapon_repair",
+        unit_id=weapon.ref,
+        typed={"repair_number": -2},
     )
     assert Roll.objects.filter(table_id="weapon_repair").count() == 1
     steps.finish_step(campaign_id=players.campaign_id, user=axis)
@@ -378,7 +382,11 @@ def test_a_compulsory_roll_for_a_unit_of_a_secret_rg_stays_secret(modules, make_
     )
     brit = players.users["british"]
     steps.roll_on_table(
-        campaign_id=c.pk, user=brit, table_id="weapon_repair", unit_id=f"{car.ref}.w1"
+        campaign_id=c.pk,
+        user=brit,
+        table_id="weapon_repair",
+        unit_id=f"{car.ref}.w1",
+        typed={"repair_number": -2},
     )
     roll = Roll.objects.get(table_id="weapon_repair")
     assert roll.secret and roll.revealed_at is None

@@ -1523,15 +1523,16 @@ def test_3_6142_a_unit_carries_several_markers_and_the_isolated_drm_is_computed(
     with pytest.raises(ActionRefused):
         roll(players, "axis", "weapon_repair", bren)
     fixed_dice.extend([[1], [1]])
-    r = roll(players, "axis", "weapon_repair", tank, weapon=ma)
+    r = roll(players, "axis", "weapon_repair", tank, weapon=ma, typed={"repair_number": -1})
     assert {(d["label"], d["value"], d["how"]) for d in r.drms} == {
         ("if Isolated", 1, "auto"),
         ("if vehicular-mounted", -1, "auto"),
+        ("-x (Weapon Repair Number)", -1, "typed"),
     }
-    assert r.final == 1 and r.result == "Repaired"
+    assert r.final == 0 and r.result == "Repaired"
     tank.refresh_from_db()
     assert (tank.markers, tank.weapons[0]["markers"]) == (["isolated"], [])
-    roll(players, "axis", "vehicular_mg_repair", halftrack, weapon=mg)
+    roll(players, "axis", "vehicular_mg_repair", halftrack, weapon=mg, typed={"repair_number": -1})
     halftrack.refresh_from_db()
     assert (halftrack.markers, halftrack.weapons[0]["markers"]) == (["isolated"], [])
 

@@ -1812,7 +1812,9 @@ case(
         "when"
     ].update(unit_kinds=["sw"]),
     observe=lambda m: applicable_drms(
-        m.table("weapon_repair"), RollContext(side="axis", unit_kind="vehicle")
+        m.table("weapon_repair"),
+        RollContext(side="axis", unit_kind="vehicle"),
+        typed={"repair_number": -1},
     ),
 )
 
@@ -1921,6 +1923,7 @@ case(
         for d in applicable_drms(
             m.table("weapon_repair"),
             RollContext(side="axis", unit_kind="sw", unit_markers=frozenset({"isolated"})),
+            typed={"repair_number": -1},
         )
     ],
 )
@@ -2922,6 +2925,68 @@ for _field, _change in {
         mutate=lambda d, c=_change: _withdrawal(d).update(c),
         observe=_withdraws,
     )
+
+
+def _withdraws_possessed(m: Module) -> Any:
+    """What the 3.607 withdrawal row does to a captured SW its unit possesses (Sicily
+    3.60742: "captured support weapons ... in the possession of these units")."""
+    row = next(st for st in m.steps if st.id == "3.607").settles[1]
+    bren = effects.UnitState("Bren LMG", "sw", ("captured",))
+    return row.possessed is not None and effects.matches(row.possessed, bren)
+
+
+case(
+    "Settle.possessed",
+    base="sicily",
+    mutate=lambda d: _withdrawal(d).update(possessed=None),
+    observe=_withdraws_possessed,
+)
+
+
+case(
+    "Drm.required",
+    base="sicily",
+    mutate=lambda d: drm(d, "weapon_repair", "repair_number").update(required=False),
+    observe=ticked_drms("weapon_repair", [], side="axis", unit_kind="sw"),
+)
+
+
+def _repaired_afv(m: Module) -> Any:
+    """What the Immobilization Repair table's ``after_roll`` does to a Recalled AFV its
+    roll made Mobile (Sicily 3.6141c after 3.6141b)."""
+    table = m.table("immobilization_repair")
+    assert table is not None
+    stug = effects.UnitState("StuG IIIG", "vehicle", ("recalled",))
+    return [effects.settled(row, stug) for row in table.after_roll]
+
+
+case(
+    "Table.after_roll",
+    base="sicily",
+    mutate=lambda d: by_id(d["tables"], "immobilization_repair").update(after_roll=[]),
+    observe=_repaired_afv,
+)
+
+
+def _on_map_answered_no_area(m: Module) -> str:
+    """The British buy I1 On-Map after answering that none of their Setup Areas is on
+    the map (Sicily 3.6175)."""
+    held = Holdings(answered_yes=frozenset({"british_no_setup_area"}))
+    try:
+        availability.check_purchase(
+            m, snap(m, "british", date="jul15am", holdings=held), "I1", "on_map"
+        )
+    except Exception as exc:
+        return str(exc)
+    return "bought"
+
+
+case(
+    "CostVariant.refused_if_yes",
+    base="sicily",
+    mutate=lambda d: cvar(d, "on_map").update(refused_if_yes=None),
+    observe=_on_map_answered_no_area,
+)
 
 
 def _over_caps(m: Module) -> str:

@@ -200,12 +200,12 @@ def test_3_606_adjacent_and_two_hexes_from_a_setup_area_are_one_drm_or_the_other
             ticked=["adjacent_setup_area", "two_hexes_setup_area"],
         )
     r = roll(players, "axis", "escape", squad, ticked=["adjacent_setup_area"])
-    assert [d["value"] for d in r.drms] == [-2]
+    assert [d["value"] for d in r.drms] == [-2, 1]  # and a squad's second HS-equivalent
 
 
 def test_3_606_footnote_1_an_original_2_escapes_whatever_the_drms(users, modules, fixed_dice):
     """3.606 footnote 1: "An Original 2 DR results in Escape and Heat of Battle": dice
-    1+1 with +7 of DRMs (Final 9, 'Replaced') give the Escape row."""
+    1+1 with +8 of DRMs (Final 10, 'Casualty Reduced') give the Escape row."""
     players, _ = at_step(users, "jul14pm", "3.606")
     squad = add(players, "axis", "4-6-8", "squad", location="12H3", markers=["isolated"])
     fixed_dice.append([1, 1])
@@ -217,7 +217,7 @@ def test_3_606_footnote_1_an_original_2_escapes_whatever_the_drms(users, modules
         ticked=["encircled", "enemy_setup_area", "unarmed_wounded"],
         typed={"excess_hs": 1},
     )
-    assert r.final == 9
+    assert r.final == 10  # the squad's own +1 (two HS-equivalents) besides
     assert r.result.startswith("Infantry: Escapes and Heat of Battle for an eligible unit (A15)")
     assert Unit.objects.get(pk=squad.pk).markers == ["isolated"]  # escaped: not Replaced
 
@@ -249,8 +249,9 @@ def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kin
         roll(players, "axis", "escape", squad, ticked=["ct_afv"])
     assert not Roll.objects.filter(table_id="escape").exists()
     fixed_dice.extend([[5, 6], [5, 6], [4, 5]])
-    r = roll(players, "axis", "escape", squad, ticked=["encircled"])  # 11 - 1 (Night) + 2
-    assert (r.final, r.result) == (12, "Infantry: All units and Equipment Eliminated")
+    # 11 - 1 (Night) + 2 (Encircled) + 1 (a squad is two HS-equivalents)
+    r = roll(players, "axis", "escape", squad, ticked=["encircled"])
+    assert (r.final, r.result) == (13, "Infantry: All units and Equipment Eliminated")
     assert not Unit.objects.filter(pk=squad.pk).exists()  # All units Eliminated
     r = roll(players, "axis", "escape", tank, ticked=["ct_afv"])
     assert (r.final, r.result) == (10, "Mobile Vehicle: Eliminated [6]; crew (if any) Escapes")

@@ -151,10 +151,16 @@ class Players:
                     "unit_ref", flat=True
                 )
             )
+            # A typed DRM the roll needs (a Repair Number): its mildest value.
+            typed = {d.id: d.max if d.max is not None else 0 for d in table.drms if d.required}
             for unit in Unit.objects.filter(campaign=c, side=side):
                 if unit.ref not in rolled and matches(table.for_units, unit.state):
                     steps.roll_on_table(
-                        campaign_id=c.pk, user=self.users[side], table_id=table_id, unit_id=unit.ref
+                        campaign_id=c.pk,
+                        user=self.users[side],
+                        table_id=table_id,
+                        unit_id=unit.ref,
+                        typed=typed,
                     )
 
     def _until(self, reached, goal: str, limit: int, must_move: bool):

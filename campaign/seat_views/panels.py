@@ -23,6 +23,7 @@ from campaign.models import (
 from campaign.seat_views.common import PurchaseLine, RollView, roll_view
 from campaign.seat_views.corrections import CorrectableRoll, CorrectionView, correction_parts
 from campaign.selectors import (
+    answered_yes,
     bought_of,
     done_by_own_click,
     holdings,
@@ -614,7 +615,13 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     panel.chart_notes = list(chart.footnotes.items())
     own = [p for p in view.purchases if p.side == side]
     bought = tuple(bought_of(p) for p in own)
-    snap = view.snapshot(Holdings(bought=bought, result_totals=result_totals(view.campaign, side)))
+    snap = view.snapshot(
+        Holdings(
+            bought=bought,
+            result_totals=result_totals(view.campaign, side),
+            answered_yes=answered_yes(view.campaign, side),
+        )
+    )
     date_index = view.campaign.date_index
     offers = [
         (g, [(o.variant, o.label, o.cost) for o in opts], reasons)

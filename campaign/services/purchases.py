@@ -13,7 +13,13 @@ from django.db.models import CharField
 
 from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy, Seat
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
-from campaign.selectors import active_purchases, bought_of, holdings, result_totals
+from campaign.selectors import (
+    active_purchases,
+    answered_yes,
+    bought_of,
+    holdings,
+    result_totals,
+)
 from campaign.services import dice as dice_service
 from campaign.services import push, units
 from campaign.services.errors import ActionRefused
@@ -144,6 +150,7 @@ def purchase_rg(
         Holdings(
             bought=tuple(bought_of(p) for p in held),
             result_totals=result_totals(c, turn.side),
+            answered_yes=answered_yes(c, turn.side, cost_variant),
         )
     )
     mine = [p for p in held if not p.initial]  # the OB's RGs do not count (3.6179)

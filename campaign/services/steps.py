@@ -271,6 +271,9 @@ def roll_on_table(
     purchase_id = unit.purchase_id if hidden and unit is not None else None
     effects = result_effects(table, r.final, column, sum(r.faces))
     consequence = apply_effects(turn, table, effects, unit, weapon)
+    if table.after_roll and weapon is None:
+        after = units.settle_rolled(table.after_roll, unit)
+        consequence = "; ".join(w for w in (consequence, after) if w)
     what = f"{table.title}{f' for {item}' if item else ''}"
     # A roll for a unit of a secret RG is that unit's secret (nothing of it shows); a
     # secret table's roll shows that it was made (``visibility.SECRET_ROLL``).
@@ -648,6 +651,7 @@ def answer_result_amendment(
         record_sans(turn, {SAN: {s: v for s, v in new.get(SAN, {}).items() if before.get(s) != v}})
         # What a step has computed from the result already is computed again.
         writes = recompute.recompute_consequences(turn, result)
+        units.resettle_after_amendment(turn, old, new)
         if not victory_deferred(turn) or recompute.hooks_run(turn):
             check_cg_victory(turn)
     else:

@@ -3,7 +3,7 @@ rolls and RG purchases write their results here."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from django.db import transaction
 from django.db.models import Q, QuerySet, Sum
@@ -15,6 +15,7 @@ from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from campaign.visibility import UNIT, Kept
+from rules import machine
 from rules.availability import owed_for
 from rules.effects import (
     WEAPON_CARRIERS,
@@ -29,6 +30,7 @@ from rules.effects import (
     left_over,
     matches,
     names_any,
+    on_unit,
     on_weapon,
     settle_holds,
     settled,
@@ -655,11 +657,23 @@ def settle_units(turn: Turn) -> None:
     recalled units are eliminated), each change on its side's log (secret while its
     RG is)."""
     played_on, answers = _played(turn)
-    for side in turn.seats:
+    _settle_rows(turn, turn.step.settles, played_on, answers)
+
+
+def _settle_rows(
+    turn: Turn,
+    rows: Sequence[Settle],
+    played_on: str | None,
+    answers: Mapping[str, Mapping[str, object]],
+    sides: Sequence[str] | None = None,
+) -> None:
+    """Each side's (of ``sides``) retained units as ``rows`` settle them
+    (``settle_units``)."""
+    for side in turn.seats if sides is None else sides:
         own = list(
             Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side)
         )
-        for row in turn.step.settles:
+        for row in rows:
             if not settle_holds(row, side, played_on, answers):
                 continue
             for unit in own:
@@ -690,6 +704,119 @@ def settle_units(turn: Turn) -> None:
                     secret=secret,
                     text=f"{turn.side_name(side)}: {said} ({row.rule}).",
                 )
+                if row.possessed is not None and not outcome.removed:
+                    _settle_possessed(turn, side, row, unit)
+
+
+def settle_rolled(rows: Sequence[Settle], unit: Unit | None) -> str:
+    """The unit a roll was made for, settled by its table's ``after_roll`` rows (Sicily
+    3.6141c after 3.6141b: made Mobile, an AFV under Recall and not Isolated is no longer
+    under Recall); what changed, in words."""
+    words = []
+    for row in rows:
+        if unit is None or unit.pk is None:
+            break
+        outcome = settled(row, unit.state)
+        if outcome.changes:
+            words.append(f"{apply_outcome(unit, outcome, row.units.statuses or ())} ({row.rule})")
+    return "; ".join(w for w in words if w)
+
+
+def resettle_after_amendment(
+    turn: Turn,
+    before: Mapping[str, Mapping[str, object]],
+    after: Mapping[str, Mapping[str, object]],
+) -> None:
+    """The result of this pass amended after a step settled its units by one of its
+    yes/no answers (Sicily 3.60741-3.60742: the British units withdrawn, the British
+    Control >= 5 hexes north): each row the answer now makes hold is settled now; each
+    it no longer makes hold is undone where it marked units (the mark taken off the
+    units it selects, and what they possess as it went); a row that cleared a mark is
+    not undone (which units it returned is not known): the log says so."""
+    result = pass_result(turn.campaign)
+    if result is None:
+        return
+    module, c = turn.module, turn.campaign
+    played_on = module.dates[result.date_index].id
+    start = machine.results_index(module)
+    for step in module.steps[start + 1 : c.step_index]:  # the steps completed
+        for row in step.settles:
+            if row.result_yes is None:
+                continue
+            for side in turn.seats:
+                was = settle_holds(row, side, played_on, before)
+                now = settle_holds(row, side, played_on, after)
+                if now and not was:
+                    _settle_rows(turn, [row], played_on, after, sides=[side])
+                elif was and not now:
+                    _unsettle(turn, side, row)
+                else:
+                    continue
+                push.changed(c.pk, UNIT_PARTS)
+
+
+def _unsettle(turn: Turn, side: str, row: Settle) -> None:
+    """Undo what ``row`` did to ``side``'s units, its answer amended to no."""
+    status = next((e.status for e in row.effects if e.do == "status"), None)
+    if status is None or status == "ok":
+        turn.as_side(side).record(
+            EventKind.UNIT,
+            text=(
+                f"{turn.side_name(side)}: the amended result no longer calls for "
+                f"{row.rule}; the units it changed are to be corrected on the retained "
+                "forces by their owner."
+            ),
+        )
+        return
+    wider = row.units.model_copy(
+        update={
+            "statuses": [status],
+            "not_statuses": [s for s in row.units.not_statuses or () if s != status] or None,
+        }
+    )
+    for unit in Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side):
+        if not matches(wider, with_origin(unit)):
+            continue
+        went = [unit]
+        if row.possessed is not None:
+            possessed = row.possessed.model_copy(
+                update={
+                    "not_statuses": [s for s in row.possessed.not_statuses or () if s != status]
+                    or None
+                }
+            )
+            went += [u for u in Unit.objects.filter(possessor=unit) if matches(possessed, u.state)]
+        for held in went:
+            if status not in held.state.marked:
+                continue
+            held.markers = _condition(held.markers, "ok", [status])
+            said = f"{label(held)} is no longer {Unit.Status(status).label}: the amended result"
+            _marked(turn, side, held, f"{said} no longer calls for it", row.rule)
+
+
+def _settle_possessed(turn: Turn, side: str, row: Settle, unit: Unit) -> None:
+    """What ``unit`` possesses that ``row.possessed`` selects goes as it went (Sicily
+    3.60742: captured SW in the possession of withdrawn units are withdrawn with
+    them), each change on the side's log."""
+    assert row.possessed is not None
+    for held in Unit.objects.filter(possessor=unit):
+        state = with_origin(held)
+        if not matches(row.possessed, state):
+            continue
+        outcome = on_unit(row.effects, state)
+        if not outcome.changes or outcome.removed or outcome.status is None:
+            continue
+        _with_marker(held, outcome.status)
+        said = f"{label(held)}, possessed by {unit.name}, is now"
+        _marked(turn, side, held, f"{said} {Unit.Status(outcome.status).label}", row.rule)
+
+
+def _marked(turn: Turn, side: str, unit: Unit, said: str, rule: str) -> None:
+    """``unit``'s new markers written, and ``said`` on ``side``'s log."""
+    unit.save(update_fields=["markers"])
+    turn.as_side(side).record(
+        EventKind.UNIT, secret=kept_secret(unit), text=f"{turn.side_name(side)}: {said} ({rule})."
+    )
 
 
 def _played(turn: Turn) -> tuple[str | None, dict[str, dict[str, object]]]:

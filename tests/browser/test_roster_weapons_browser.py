@@ -69,6 +69,8 @@ def test_3_6142_a_failed_ma_is_disabled_and_its_afv_recalled_the_vehicle_stays(
     roller.get_by_label("For which of your").select_option(
         label="Sherman III(a): MA (malfunctioned)"
     )
+    # Its Repair Number is entered: the dr is not made without it (3.6142).
+    roller.locator("input[name='typed.repair_number']").fill("-1")
     next_draw_gives(players.campaign_id, "british", "dr", lambda f: f == [6])
     roller.get_by_role("button", name="Roll dr").click()
     brit.locator("#campaign-log", has_text="Sherman III(a)'s MA is disabled").wait_for()

@@ -671,8 +671,13 @@ def test_3_6142_vehicular_minus_1_applies_by_itself_to_a_vehicle_only(m):
     from rules.drm import DrmRefused, RollContext, applicable_drms
 
     t = m.table("weapon_repair")
-    on_vehicle = applicable_drms(t, RollContext(side="axis", unit_kind="vehicle"))
-    assert [(d.id, d.value, d.how) for d in on_vehicle] == [("vehicular", -1, "auto")]
-    assert applicable_drms(t, RollContext(side="axis", unit_kind="sw")) == []
+    r = {"repair_number": -2}  # required: every weapon has a Repair Number
+    on_vehicle = applicable_drms(t, RollContext(side="axis", unit_kind="vehicle"), typed=r)
+    assert [(d.id, d.value, d.how) for d in on_vehicle] == [
+        ("vehicular", -1, "auto"),
+        ("repair_number", -2, "typed"),
+    ]
+    on_sw = applicable_drms(t, RollContext(side="axis", unit_kind="sw"), typed=r)
+    assert [d.id for d in on_sw] == ["repair_number"]
     with pytest.raises(DrmRefused, match="applies by itself"):
-        applicable_drms(t, RollContext(side="axis", unit_kind="sw"), ticked=["vehicular"])
+        applicable_drms(t, RollContext(side="axis", unit_kind="sw"), ticked=["vehicular"], typed=r)
