@@ -22,7 +22,8 @@ from tests.walk import host_game, players_of
 pytestmark = [pytest.mark.django_db, pytest.mark.presentation]
 
 FORBIDDEN = re.compile(
-    r"\bOCR\b|module file|\bschema\b|transcri|\[text cut|\bcut after\b|\bpartly cut\b|half_squad|battle_hardened|\bTags\b"
+    r"\bOCR\b|module file|\bschema\b|transcri|\[text cut|\bcut after\b|\bpartly cut\b"
+    r"|half_squad|battle_hardened|\bTags\b"
     # a name the rules text cuts, left cut ("Non-Airborne/... RG")
     r"|/\.\.\."
     # a raw id: words joined by underscores (snake_case)
