@@ -59,7 +59,7 @@ def test_3_2_exc_fanatic_is_na_an_elite_squad_is_not_offered_for_the_hero(
     edit.locator("summary").click()
     edit.locator(f"#unit-marker-{elite.ref}-elite").check()
     edit.get_by_role("button", name="Save").click()
-    us.locator(f"#unit-{elite.ref} .markers", has_text="Elite (MMC class)").wait_for()
+    us.locator(f"#unit-{elite.ref} .unit-read .status", has_text="Elite (MMC class)").wait_for()
     us.goto(url)
     us.locator("body[data-live]").wait_for()
     mark = us.locator("#exchange-mark")

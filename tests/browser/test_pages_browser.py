@@ -321,7 +321,7 @@ def test_the_roster_reads_first_and_counts_what_the_log_counts(
         steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
     user = players.users["axis"]
     leader = units.add_unit(
-        campaign_id=players.campaign_id, user=user, name="8-1 leader", status="wounded"
+        campaign_id=players.campaign_id, user=user, name="8-1 leader", markers=["wounded"]
     )
     page = browser_login(new_context(viewport=WIDTHS[width_name]), user).new_page()
     page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/roster/")
@@ -332,7 +332,7 @@ def test_the_roster_reads_first_and_counts_what_the_log_counts(
     assert forces.evaluate(CONTROLS_SHOWN) == []  # no Save, no Remove, no field
     edit = row.locator("summary", has_text="Edit")
     edit.click()
-    assert row.locator("select[name=status]").is_visible()
+    assert row.locator(f"#unit-marker-{leader.ref}-wounded").is_visible()
     assert row.get_by_role("button", name="Save").is_visible()
     edit.click()
     assert forces.evaluate(CONTROLS_SHOWN) == []
