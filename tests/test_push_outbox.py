@@ -85,3 +85,18 @@ async def test_a_send_that_hangs_is_given_up_and_the_next_one_still_goes(monkeyp
         message = await asyncio.wait_for(get_channel_layer().receive(channel), 5)
     assert message["text"] == "sent"
     assert any("push to outbox-hangs failed (TimeoutError" in r.message for r in caplog.records)
+
+
+async def test_an_outbox_stops_at_the_first_cancel_whenever_it_comes():
+    # A loop shutting down cancels the outbox's task once and waits for it: a cancel
+    # that lands as a send has just finished must stop it too (``asyncio.wait_for``
+    # swallowed that one on Python 3.11, and the loop's shutdown hung).
+    await _listening("outbox-cancel")
+    for ticks in range(12):
+        outbox = push._Outbox()
+        outbox.post("outbox-cancel", {"type": "bench.echo", "text": str(ticks)})
+        for _ in range(ticks):
+            await asyncio.sleep(0)
+        outbox.task.cancel()
+        done, _ = await asyncio.wait({outbox.task}, timeout=1)
+        assert outbox.task in done, f"the outbox ran on after a cancel {ticks} ticks in"

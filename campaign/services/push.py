@@ -215,7 +215,11 @@ class _Outbox:
         while True:
             group, message = await self.queue.get()
             try:
-                await asyncio.wait_for(get_channel_layer().group_send(group, message), self.TIMEOUT)
+                # ``asyncio.timeout``, not ``wait_for``: on Python 3.11 a ``wait_for``
+                # whose send has just finished swallows a cancel, so a loop shutting
+                # down would wait for this task forever.
+                async with asyncio.timeout(self.TIMEOUT):
+                    await get_channel_layer().group_send(group, message)
             except Exception as exc:  # noqa: BLE001 - best effort, as ``_send``
                 logger.warning("push to %s failed (%s: %s)", group, type(exc).__name__, exc)
 
