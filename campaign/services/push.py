@@ -212,16 +212,20 @@ class _Outbox:
             logger.warning("push to %s dropped: %d pushes wait to be sent", group, self.SIZE)
 
     async def _drain(self) -> None:
+        task = asyncio.current_task()
         while True:
             group, message = await self.queue.get()
             try:
                 # ``asyncio.timeout``, not ``wait_for``: on Python 3.11 a ``wait_for``
-                # whose send has just finished swallows a cancel, so a loop shutting
-                # down would wait for this task forever.
+                # whose send has just finished swallows a cancel.
                 async with asyncio.timeout(self.TIMEOUT):
                     await get_channel_layer().group_send(group, message)
             except Exception as exc:  # noqa: BLE001 - best effort, as ``_send``
                 logger.warning("push to %s failed (%s: %s)", group, type(exc).__name__, exc)
+            if task is not None and task.cancelling():
+                # A cancel the channel layer's send swallowed (channels-redis can): a
+                # loop shutting down cancels once and waits for this task to end.
+                raise asyncio.CancelledError
 
 
 # Each outbox's task holds its loop, so a weak key would never go: a plain dict.
