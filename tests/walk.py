@@ -7,7 +7,8 @@ from campaign.selectors import done_sides, module_of, owed_rolls
 from campaign.services import hosting, initiative, steps
 from campaign.services.errors import ActionRefused
 from rules import machine
-from rules.effects import matches
+from rules.availability import owed_for
+from rules.effects import targets
 from rules.registry import cached_module
 from rules.schema import Module
 
@@ -154,14 +155,17 @@ class Players:
             # A typed DRM the roll needs (a Repair Number): its mildest value.
             typed = {d.id: d.max if d.max is not None else 0 for d in table.drms if d.required}
             for unit in Unit.objects.filter(campaign=c, side=side):
-                if unit.ref not in rolled and matches(table.for_units, unit.state):
-                    steps.roll_on_table(
-                        campaign_id=c.pk,
-                        user=self.users[side],
-                        table_id=table_id,
-                        unit_id=unit.ref,
-                        typed=typed,
-                    )
+                # A vehicle's weapons each owe their own roll (Sicily 3.6142).
+                for ref, target in targets(table.for_units, unit.state):
+                    key = f"{unit.ref}.{ref}" if ref else unit.ref
+                    if key not in rolled and owed_for(table, target):
+                        steps.roll_on_table(
+                            campaign_id=c.pk,
+                            user=self.users[side],
+                            table_id=table_id,
+                            unit_id=key,
+                            typed=typed,
+                        )
 
     def _until(self, reached, goal: str, limit: int, must_move: bool):
         where = self._where()
