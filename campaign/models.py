@@ -135,7 +135,7 @@ class Seat(models.Model):
     # again is told the same (a digest fetched twice never reads "nothing new").
     visit_page = models.CharField(max_length=40, blank=True)
     visit_since = models.DateTimeField(null=True, blank=True)
-    # What this seat may see of the campaign, as a value: ``push.changed`` draws a new
+    # What this seat may see of the campaign, as a value: ``writes.commit`` draws a new
     # one in the transaction of every change the seat may see (a change kept secret
     # by one side renews that side's seat only), so the seat's views can be memoised
     # per revision (the roster's view, the campaign page's parts) and a change the
