@@ -365,6 +365,9 @@ class CampaignConsumer(ResilientConsumer):
         ``unless_synced`` (the periodic resync, against a push lost unseen): every part
         only if the seat's revision moved since the page was last drawn in full, else
         just the sides (presence has no revision).  An idle page is not re-drawn."""
+        parts = parts & self.page.parts
+        if not parts:
+            return  # nothing of this page: no read, no render (a message, on the roster)
         async with self._rendering:
             try:
                 view = await in_pool(self._seat_view)()
