@@ -742,7 +742,7 @@ class ActionAnswer(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=64)
-    parts = models.JSONField(default=list)  # the page parts the action changed
+    parts = models.JSONField(default=list)  # its changes' kinds (campaign.changes)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
