@@ -18,6 +18,7 @@ import io
 import pstats
 import sys
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ def paths(n: int) -> dict[str, Path_]:
     from asgiref.sync import sync_to_async
     from django.conf import settings
 
-    from campaign.models import Purchase
+    from campaign.models import Purchase, Seat
 
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     users, _ = bench.players()
@@ -78,6 +79,19 @@ def paths(n: int) -> dict[str, Path_]:
     async def campaign_page() -> None:
         ok(await red.get(f"/campaigns/{roster}/"))
 
+    @sync_to_async
+    def a_change() -> None:
+        """What a change does to the seats (``writes.commit``): new revisions."""
+        Seat.objects.filter(campaign_id=roster).update(revision=uuid.uuid4())
+
+    async def campaign_page_after_a_change() -> None:
+        await a_change()
+        ok(await red.get(f"/campaigns/{roster}/"))
+
+    async def roster_page_after_a_change() -> None:
+        await a_change()
+        ok(await red.get(f"/campaigns/{roster}/roster/"))
+
     return {
         "lock, 1st + 2nd (live page)": lock_pair(LIVE),
         "lock, 1st + 2nd (answer with fragments)": lock_pair(ANSWER),
@@ -85,6 +99,8 @@ def paths(n: int) -> dict[str, Path_]:
         "buy + cancel (answer with fragments)": buy_cancel(buy_answer, ANSWER),
         "roster page": roster_page,
         "campaign page": campaign_page,
+        "campaign page, after a change": campaign_page_after_a_change,
+        "roster page, after a change": roster_page_after_a_change,
     }
 
 

@@ -479,7 +479,7 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
 
     @sync_to_async
     def a_change(cid: str, secret_of: str | None = None) -> None:
-        """What a change does to the seats (``push.changed``), the data left as it is:
+        """What a change does to the seats (``writes.commit``), the data left as it is:
         every seat takes a new revision, or only the side whose secret it is."""
         seats = Seat.objects.filter(campaign_id=cid)
         if secret_of is not None:

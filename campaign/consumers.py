@@ -2,7 +2,8 @@
 refused before the handshake completes (close code 4401), and a campaign socket only
 opens for a member of that campaign (4404).  Sockets only push: actions go over HTTP.
 
-The push protocol (group names, message types, parts) is ``campaign.services.push``.
+The push protocol (group names, message types) is ``campaign.services.push``; which
+parts of its page a change touches, the page registry's (``campaign.live_pages``).
 
 Consumers weather outages instead of raising them: a Redis (channel layer) or
 database failure is logged as one warning line, never a traceback; a socket whose
@@ -32,20 +33,11 @@ from django.http import Http404
 from django.template.loader import render_to_string
 from redis.exceptions import RedisError
 
-from campaign.fragments import (
-    CAMPAIGN_PARTS,
-    ROSTER_PARTS,
-    campaign_fragments,
-    kept_rows,
-    roster_fragments,
-    shown,
-    unchanged,
-)
-from campaign.models import Seat
+from campaign.changes import KINDS, Change, PresenceChanged
+from campaign.fragments import Part, kept_rows, shown, unchanged
+from campaign.live_pages import LivePage, page_named
 from campaign.origin import page_origin
-from campaign.seat_views.campaign_page import CampaignView, campaign_view
 from campaign.seat_views.common import member_seat
-from campaign.seat_views.roster import roster_view
 from campaign.services import presence, push
 
 logger = logging.getLogger(__name__)
@@ -60,11 +52,12 @@ OUTAGE = (OSError, asyncio.TimeoutError, RedisError, DatabaseError)
 # whom the campaign waits for), the step and the sides.  A change's push sends them in
 # a frame of their own before the other parts, so a reveal or a move shows without
 # waiting for the purchase records and the log to render.
-FIRST_PARTS = frozenset({push.Part.HEADER, push.Part.STEP, push.Part.SIDES})
+FIRST_PARTS = frozenset({Part.HEADER, Part.STEP, Part.SIDES})
 
 
-def batches(parts: set[push.Part]) -> list[set[push.Part]]:
-    """The frames a change's ``parts`` are rendered and sent in, in order."""
+def batches(parts: set[Any]) -> list[set[Any]]:
+    """The frames a change's ``parts`` are rendered and sent in, in order (changes,
+    rather than parts, go in one frame: ``LivePage.touched`` reads them)."""
     return [batch for batch in (parts & FIRST_PARTS, parts - FIRST_PARTS) if batch]
 
 
@@ -211,7 +204,7 @@ class CampaignConsumer(ResilientConsumer):
         super().__init__(*args, **kwargs)
         # What this socket's page shows of each part: unchanged parts are not sent again,
         # so a push about presence does not wipe a form being filled in.
-        self.sent: dict[push.Part, str] = {}
+        self.sent: dict[Part, str] = {}
         self.socket = uuid.uuid4().hex  # this socket's presence row
         self.stale = False  # a render failed: resync at the next heartbeat
         # The seat's revision when the page was last drawn in full (every part).
@@ -229,8 +222,8 @@ class CampaignConsumer(ResilientConsumer):
         return query.get(name, [None])[0]
 
     @property
-    def page(self) -> str:
-        return "roster" if self._query("page") == "roster" else "campaign"
+    def page(self) -> LivePage:
+        return page_named(self._query("page"))
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -262,7 +255,7 @@ class CampaignConsumer(ResilientConsumer):
         # The page says what each of its parts shows (?shows=): a browser that
         # reconnects after missing changes gets the parts that changed at once; a part
         # that is up to date is not re-drawn under the player's pointer or typing.
-        await self.send_parts(set(push.Part), shows=shown(self._query("shows")))
+        await self.send_parts(set(self.page.parts), shows=shown(self._query("shows")))
         await self.announce()
         self._beating = asyncio.create_task(self._heartbeat())
 
@@ -289,7 +282,8 @@ class CampaignConsumer(ResilientConsumer):
         await close_if_session_ended(self, event)
 
     async def campaign_changed(self, event: dict[str, Any]) -> None:
-        await self.send_parts({push.Part(p) for p in event.get("parts", [])})
+        changes: list[Change] = [KINDS[k]() for k in event.get("changes", []) if k in KINDS]
+        await self.send_parts(self.page.touched(changes))
 
     # ------------------------------------------------------------ presence
 
@@ -316,7 +310,7 @@ class CampaignConsumer(ResilientConsumer):
 
     async def announce(self) -> None:
         """Tell the campaign's sockets that who is online may have changed."""
-        message = {"type": push.CAMPAIGN_CHANGED, "parts": [push.Part.SIDES]}
+        message = {"type": push.CAMPAIGN_CHANGED, "changes": [PresenceChanged.kind]}
         try:
             await self.channel_layer.group_send(self.group, message)
         except OUTAGE as exc:
@@ -345,11 +339,11 @@ class CampaignConsumer(ResilientConsumer):
         resync = self.beats % settings.PRESENCE_RESYNC_BEATS == 0
         if joined and (self.layer_lost or self.stale):
             self.layer_lost = self.stale = False
-            await self.send_parts(set(push.Part))
+            await self.send_parts(set(self.page.parts))
         elif joined and resync:
-            await self.send_parts(set(push.Part), unless_synced=True)
+            await self.send_parts(set(self.page.parts), unless_synced=True)
         else:
-            await self.send_parts({push.Part.SIDES})
+            await self.send_parts(self.page.touched([PresenceChanged()]))
         if recreated:
             await self.announce()
 
@@ -357,7 +351,7 @@ class CampaignConsumer(ResilientConsumer):
 
     async def send_parts(
         self,
-        parts: set[push.Part],
+        parts: set[Part],
         shows: dict[str, str] | None = None,
         *,
         unless_synced: bool = False,
@@ -371,6 +365,9 @@ class CampaignConsumer(ResilientConsumer):
         ``unless_synced`` (the periodic resync, against a push lost unseen): every part
         only if the seat's revision moved since the page was last drawn in full, else
         just the sides (presence has no revision).  An idle page is not re-drawn."""
+        parts = parts & self.page.parts
+        if not parts:
+            return  # nothing of this page: no read, no render (a message, on the roster)
         async with self._rendering:
             try:
                 view = await in_pool(self._seat_view)()
@@ -380,9 +377,9 @@ class CampaignConsumer(ResilientConsumer):
             if view is None:
                 return
             # Read with the view, before its parts: what they show is at least as new.
-            revision = (view if isinstance(view, Seat) else view.seat).revision
+            revision = self.page.revision(view)
             if unless_synced and revision == self.synced:
-                parts = {push.Part.SIDES}
+                parts = self.page.touched([PresenceChanged()])
             for batch in batches(parts):
                 try:
                     fragments = await in_pool(self._render)(view, batch)
@@ -390,7 +387,7 @@ class CampaignConsumer(ResilientConsumer):
                     self._not_rendered(exc)
                     return
                 resent = await self._send_fragments(fragments, shows)
-                if unless_synced and resent - {push.Part.SIDES}:
+                if unless_synced and resent - {Part.SIDES}:
                     # Every change is pushed as it commits: a part that differs here
                     # is one whose push never reached this page, or one still waiting
                     # in this socket's channel behind the beat (then it sends nothing).
@@ -399,7 +396,7 @@ class CampaignConsumer(ResilientConsumer):
                         "(a push lost, or not yet received)",
                         ", ".join(sorted(resent)),
                     )
-            if parts == push.EVERYTHING:
+            if parts >= self.page.parts:
                 self.synced = revision
 
     def _not_rendered(self, exc: BaseException) -> None:
@@ -407,8 +404,8 @@ class CampaignConsumer(ResilientConsumer):
         self.stale = True
 
     async def _send_fragments(
-        self, fragments: list[tuple[push.Part, str]], shows: dict[str, str] | None
-    ) -> set[push.Part]:
+        self, fragments: list[tuple[Part, str]], shows: dict[str, str] | None
+    ) -> set[Part]:
         """Send what differs from what the page shows; the parts sent."""
         if shows is not None:
             same = unchanged(fragments, shows)
@@ -419,7 +416,7 @@ class CampaignConsumer(ResilientConsumer):
             await self.send(text_data="".join(changed))
         return resent
 
-    def unsent(self, fragments: list[tuple[push.Part, str]]) -> list[str]:
+    def unsent(self, fragments: list[tuple[Part, str]]) -> list[str]:
         """The fragments that differ from what the page shows, which it then shows; in
         each, the rows the page already shows as they are are left to it (``kept_rows``)."""
         changed = []
@@ -430,31 +427,21 @@ class CampaignConsumer(ResilientConsumer):
         self.sent.update(fragments)
         return changed
 
-    def _seat_view(self) -> CampaignView | Seat | None:
-        """What this socket's page is drawn from: the seat's view of the campaign, or
-        for the roster the seat itself (its view is memoised per revision); None for a
-        seat it no longer has."""
+    def _seat_view(self) -> Any:
+        """What this socket's page is drawn from (``LivePage.seat_view``: for the
+        roster the seat itself, its view memoised per revision); None for a seat it no
+        longer has."""
         try:
-            if self.page == "roster":
-                return member_seat(self.scope["user"], self.campaign_id)[1]
-            return campaign_view(self.scope["user"], self.campaign_id)
+            return self.page.seat_view(self.scope["user"], self.campaign_id)
         except Http404:
             return None
 
-    def _render(
-        self, view: CampaignView | Seat, parts: set[push.Part]
-    ) -> list[tuple[push.Part, str]]:
-        """The fragments of ``parts`` of this socket's page, from ``_seat_view``."""
-        user = self.scope["user"]
-        if isinstance(view, Seat):
-            wanted = [p for p in ROSTER_PARTS if p in parts]
-            if not wanted:
-                return []
-            return roster_fragments(roster_view(view), wanted, user=user)
-        wanted = [p for p in CAMPAIGN_PARTS if p in parts]
-        if not wanted:
-            return []
-        return campaign_fragments(view, wanted, user=user, origin=page_origin(self.scope))
+    def _render(self, view: Any, parts: set[Any]) -> list[tuple[Part, str]]:
+        """The fragments of this socket's page that ``parts`` (parts, or changes)
+        touch, from ``_seat_view``."""
+        return self.page.render(
+            view, parts, user=self.scope["user"], origin=page_origin(self.scope)
+        )
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):

@@ -15,6 +15,7 @@ import re
 import secrets
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from django.http import HttpRequest
@@ -28,7 +29,31 @@ from campaign.seat_views.campaign_page import CampaignView
 from campaign.seat_views.common import PurchaseLine
 from campaign.seat_views.panels import ChartRow, StepPanel
 from campaign.seat_views.roster import RosterView
-from campaign.services.push import Part
+
+
+class Part(StrEnum):
+    """A fragment of a live page (``campaign.live_pages``): the page side's own
+    vocabulary; the write side names none (it says what changed, ``campaign.changes``)."""
+
+    HEADER = "header"
+    STEP = "step"
+    SIDES = "sides"
+    INVITATION = "invitation"
+    RECORD = "record"
+    SUPPLIES = "supplies"
+    LOG = "log"
+    MESSAGES = "messages"
+    ROSTER = "roster"
+    ROSTER_RECORD = "roster_record"
+    FORCES = "forces"
+    CHARTS = "charts"
+
+
+EVERYTHING = frozenset(Part)
+# Every part but the players' messages, which change only when one is sent (or a
+# refusal's reason is said in the thread).
+STATE_PARTS = EVERYTHING - {Part.MESSAGES}
+
 
 CAMPAIGN_PARTS: dict[Part, str] = {
     Part.HEADER: "campaign/_header.html",

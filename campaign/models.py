@@ -135,7 +135,7 @@ class Seat(models.Model):
     # again is told the same (a digest fetched twice never reads "nothing new").
     visit_page = models.CharField(max_length=40, blank=True)
     visit_since = models.DateTimeField(null=True, blank=True)
-    # What this seat may see of the campaign, as a value: ``push.changed`` draws a new
+    # What this seat may see of the campaign, as a value: ``writes.commit`` draws a new
     # one in the transaction of every change the seat may see (a change kept secret
     # by one side renews that side's seat only), so the seat's views can be memoised
     # per revision (the roster's view, the campaign page's parts) and a change the
@@ -742,7 +742,7 @@ class ActionAnswer(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=64)
-    parts = models.JSONField(default=list)  # the page parts the action changed
+    parts = models.JSONField(default=list)  # its changes' kinds (campaign.changes)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

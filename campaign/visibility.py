@@ -9,8 +9,8 @@ public line, worded here) and what reveals it.  The rest derives from that
 declaration: the gate of each model (``SecretQuerySet.visible_to``: the owner's rows,
 and the others once revealed, by the fields the declaration names), the log's public
 wording (``Disclosure.kept(...).public_text``, which ``Turn.record`` and
-``record_event`` write) and each push's audience (``push.changed(secret_of=kept)``:
-the owner's seat only while the change is secret).
+``record_event`` write) and each change's audience (``Change(kept=kept).audience``,
+``campaign.changes``: the owner's seat only while the change is secret).
 
 Every page, htmx fragment, JSON document and websocket frame reads secret records
 through ``Model.objects.visible_to(side)`` and nothing else.  A record is a side's

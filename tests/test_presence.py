@@ -229,7 +229,8 @@ async def test_a_push_is_sent_once_per_change_and_in_order_while_heartbeats_run(
         bob_ws = await _socket(campaign, bob)
         await sync_to_async(_lock)(players, "red", "attack")
         await get_channel_layer().group_send(
-            push.campaign_group(campaign.pk), {"type": push.CAMPAIGN_CHANGED, "parts": ["step"]}
+            push.campaign_group(campaign.pk),
+            {"type": push.CAMPAIGN_CHANGED, "changes": ["ChitLocked"]},
         )
         chosen, logged = "<strong>Red</strong>: has chosen", "Red has chosen its initiative chit."
         frames: list[str] = []

@@ -41,7 +41,7 @@ def test_a_purchase_post_runs_at_most_twelve_queries(modules, users, client):
     assert response.status_code == 200, response.content
     assert Purchase.objects.filter(group_id="I4").count() == 1
     # The done marks are read after the lock, in a statement of their own (test_turns);
-    # the buyer's seat takes a new revision in one more (``push.changed``).
+    # the buyer's seat takes a new revision in one more (``writes.commit``).
     assert len(statements(ctx)) <= 12, "\n".join(statements(ctx))
 
 
@@ -220,7 +220,7 @@ def test_locks_run_the_same_queries_with_ten_times_the_data(make_user, modules, 
     # Some of these are the "your move" notice to the opponent (issue 20): whether he
     # was told already, the notice (his address and e-mail setting come with the
     # locking read).  The seats' waiting times and Attack chits used are written with
-    # their new revisions, in one statement (``push.changed``).
+    # their new revisions, in one statement (``writes.commit``).
     # (the answer: one more, the pass's result, which may be amended, issue 46)
     # Issue 49: the lock reads the pass's marks and chits in one statement after the
     # campaign's lock, and writes once (``writes.deferring``: on PostgreSQL the chits,
@@ -307,11 +307,17 @@ def test_an_actions_seat_changes_are_written_with_their_revisions_at_once(make_u
 
 @pytest.mark.django_db
 def test_a_secret_change_cannot_write_the_other_seat(make_user, modules):
-    from campaign.services import push
+    from campaign.changes import PurchaseAdded
+    from campaign.services import writes
+    from campaign.visibility import PURCHASE
 
     players = _at(make_user, "purchase", SMALL, 1)
     british = Seat.objects.get(campaign_id=players.campaign_id, side="british")
     british.points = 1
     with pytest.raises(ValueError, match="british seat is written by a change secret to axis"):
-        push.changed(players.campaign_id, secret_of="axis", saving=[(british, "points")])
+        writes.commit(
+            players.campaign_id,
+            PurchaseAdded(kept=PURCHASE.kept("axis", secret=True)),
+            saving=[(british, "points")],
+        )
     assert Seat.objects.get(pk=british.pk).points != 1

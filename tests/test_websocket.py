@@ -265,7 +265,7 @@ async def test_a_secret_change_reaches_only_its_own_sides_sockets(modules, make_
     await sync_to_async(purchases.reveal_purchase)(
         campaign_id=campaign.pk, user=british, purchase_id=bought.ref
     )
-    assert (await asyncio.wait_for(layer.receive(listeners["campaign"]), 3))["parts"]
+    assert (await asyncio.wait_for(layer.receive(listeners["campaign"]), 3))["changes"]
     assert ">M1<" in await _receive_until(axis_ws, ">M1<")
     for ws in (axis_ws, british_ws):
         await ws.disconnect()

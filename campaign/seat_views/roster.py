@@ -142,7 +142,7 @@ _FORTIFICATIONS = PreparedRead(
 
 
 # Roster views of the latest revisions read in this process, per seat: what a seat may
-# see of a campaign changes only with its revision (``push.changed`` draws a new one in
+# see of a campaign changes only with its revision (``writes.commit`` draws a new one in
 # the transaction of every change the seat may see), so a reload, a second tab or a
 # reconnecting socket of an unchanged campaign reads nothing again, and an opponent's
 # secret change neither.  Keyed by side too: each view is already cut down by the

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from campaign.services import push
+from campaign.changes import CampaignConceded
 from campaign.services.errors import ActionRefused
 from campaign.services.flow import end_campaign
 from campaign.services.turns import User, take_turn
+from campaign.services.writes import commit
 from rules import machine
 
 
@@ -29,4 +30,4 @@ def concede_campaign(*, campaign_id: object, user: User, confirmed: bool) -> Non
         f"{turn.side_name()} concedes the CG: {module.side(opponent).name} wins.",
     )
     # tells the other player
-    push.changed(turn.campaign.pk)
+    commit(turn.campaign.pk, CampaignConceded())

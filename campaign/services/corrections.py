@@ -24,8 +24,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from campaign.changes import CorrectionAnswered, CorrectionProposed
 from campaign.models import EventKind, Roll, RollCorrection, Unit
-from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.text import given_reason
 from campaign.services.turns import Turn, User, take_turn
@@ -37,6 +37,7 @@ from campaign.services.units import (
     ordered,
     state_words,
 )
+from campaign.services.writes import commit
 from rules import machine
 from rules.effects import WEAPON_CARRIERS
 
@@ -181,7 +182,7 @@ def propose_roll_correction(
         f"{turn.side_name(other)} is to accept or refuse. The dice stand.",
         data={"correction": correction.ref},
     )
-    push.changed(c.pk)
+    commit(c.pk, CorrectionProposed())
     return correction
 
 
@@ -242,7 +243,7 @@ def answer_roll_correction(
         text = f"{proposer} withdraws its proposed correction of its {_what(roll)}."
     correction.save(update_fields=["status", "answer", "decided_at"])
     turn.record(EventKind.TAKEBACK, text=text, data={"correction": correction.ref})
-    push.changed(c.pk)
+    commit(c.pk, CorrectionAnswered())
 
 
 def _write(turn: Turn, correction: RollCorrection) -> dict[str, Any] | None:

@@ -7,15 +7,16 @@ import secrets
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from campaign.changes import InvitationChanged, SeatJoined
 from campaign.models import Campaign, EventKind, Invitation, RevealPolicy, Seat
 from campaign.selectors import as_uuid, campaign_seats, module_of, visible_modules
-from campaign.services import push
 from campaign.services.errors import ActionRefused, NotFound
 from campaign.services.events import record_event
 from campaign.services.start import give_start, log_start
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, signed_in
 from campaign.services.waiting import update_waiting
+from campaign.services.writes import commit
 from rules import dice, machine
 from rules.registry import parse_module
 
@@ -123,7 +124,7 @@ def regenerate_invitation(*, campaign_id: object, host: User) -> Invitation:
     campaign.invitations.filter(revoked_at__isnull=True, used_at__isnull=True).update(
         revoked_at=timezone.now()
     )
-    push.changed(campaign.pk, (push.Part.INVITATION,))
+    commit(campaign.pk, InvitationChanged())
     return _open_invitation(campaign, side)
 
 
@@ -135,7 +136,7 @@ def revoke_invitation(*, campaign_id: object, host: User) -> None:
     )
     if not revoked:
         raise ActionRefused("There is no open invitation to revoke.", status=409)
-    push.changed(campaign.pk, (push.Part.INVITATION,))
+    commit(campaign.pk, InvitationChanged())
 
 
 @transaction.atomic
@@ -180,5 +181,5 @@ def join_campaign(*, token: str, user: User) -> Campaign:
     )
     turn = Turn(campaign, module, seat, {s.side: s for s in seats})
     # tells the host who joined
-    push.changed(campaign.pk, saving=update_waiting(turn))
+    commit(campaign.pk, SeatJoined(), saving=update_waiting(turn))
     return campaign

@@ -16,10 +16,11 @@ from django.db import transaction
 from django.db.models import CharField, IntegerField, Value
 from django.utils import timezone
 
+from campaign.changes import ChitLocked, ChitsRevealed, OnMapUnitsDeclared
 from campaign.models import Campaign, Event, EventKind, InitiativeChit, InitiativeOutcome, StepMark
 from campaign.prepared import CAMPAIGN, Param, PreparedRead
 from campaign.selectors import chits_locked
-from campaign.services import push, writes
+from campaign.services import writes
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.flow import (
@@ -31,6 +32,7 @@ from campaign.services.flow import (
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
+from campaign.services.writes import SeatField, commit
 from campaign.visibility import CHIT
 from rules import availability, machine
 from rules.availability import CHITS
@@ -105,7 +107,11 @@ def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | Non
             revealed_at=now,
         )
         revealed = [] if now is None else reveal(turn, chits)
-        push.changed(c.pk, saving=[*revealed, *update_waiting(turn)])
+        commit(
+            c.pk,
+            ChitsRevealed() if now else ChitLocked(),
+            saving=[*revealed, *update_waiting(turn)],
+        )
 
 
 def reveal_locked(turn: Turn, now: datetime) -> None:
@@ -124,16 +130,16 @@ def reveal_locked(turn: Turn, now: datetime) -> None:
     )
 
 
-def reveal(turn: Turn, chits: dict[str, str]) -> list[push.SeatField]:
+def reveal(turn: Turn, chits: dict[str, str]) -> list[SeatField]:
     """Cross-index the revealed chits (``chits``: side -> chit), find the matrix result
     and its follow-ups, move on.  Returns the seats' changed fields (the Attack chits
-    used), for ``push.changed`` to write."""
+    used), for the commit to save."""
     c, module = turn.campaign, turn.module
     ini = module.initiative
     assert ini is not None
     cell = next(cell for cell in ini.matrix if cell.chits == chits)
     result = matrix_result(turn, cell.result)
-    used: list[push.SeatField] = []
+    used: list[SeatField] = []
     for side, chit in chits.items():
         if chit == "attack":  # the seats are locked: their counts are the stored ones
             turn.seats[side].attack_chits_used += 1
@@ -211,7 +217,7 @@ def declare_on_map_units(
         text=f"{turn.side_name()} declares it has {'' if has_units else 'no '}on-map "
         "retained units.",
     )
-    push.changed(turn.campaign.pk)
+    commit(turn.campaign.pk, OnMapUnitsDeclared())
 
 
 __all__ = ["ActionRefused", "declare_on_map_units", "lock_initiative", "reveal"]

@@ -15,13 +15,15 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from campaign.changes import MessageSent, OpponentNudged
 from campaign.models import Event, EventKind, Presence, Seat
 from campaign.selectors import sides_awaited
-from campaign.services import notifications, push
+from campaign.services import notifications
 from campaign.services.errors import ActionRefused
 from campaign.services.events import recorded
 from campaign.services.text import clean_text
 from campaign.services.turns import User, take_turn
+from campaign.services.writes import commit
 from rules import machine
 
 MESSAGE_LIMIT = 1000  # characters of one message (the form says so)
@@ -46,7 +48,7 @@ def send_message(*, campaign_id: object, user: User, text: object) -> Event:
         notifications.queue_notices(turn, actor=turn.side, due={})
     else:
         recorded(turn.campaign).clear()  # the opponent's page is open: it shows it at once
-    push.changed(turn.campaign.pk, parts=(push.Part.MESSAGES, push.Part.LOG))
+    commit(turn.campaign.pk, MessageSent())
     return event
 
 
@@ -90,9 +92,5 @@ def nudge_opponent(*, campaign_id: object, user: User, at: str | None = None) ->
     )
     notifications.queue_notices(turn, actor=turn.side, due={})
     turn.seat.nudged_at = event.created_at
-    push.changed(
-        turn.campaign.pk,
-        parts=(push.Part.HEADER, push.Part.LOG),
-        saving=[(turn.seat, "nudged_at")],
-    )
+    commit(turn.campaign.pk, OpponentNudged(), saving=[(turn.seat, "nudged_at")])
     return event

@@ -11,6 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from django.db import transaction
 from django.db.models import CharField
 
+from campaign.changes import (
+    EntryAreaRecorded,
+    PurchaseAdded,
+    PurchaseCancelled,
+    PurchaseChanged,
+    PurchaseRevealed,
+)
 from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy, Seat
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import (
@@ -21,12 +28,13 @@ from campaign.selectors import (
     result_totals,
 )
 from campaign.services import dice as dice_service
-from campaign.services import push, units
+from campaign.services import units
 from campaign.services.errors import ActionRefused
 from campaign.services.purchase_records import make_rolls, reveal
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from campaign.services.waiting import update_waiting
+from campaign.services.writes import SeatField, commit
 from campaign.visibility import FORTIFICATION, PURCHASE, RECON, Kept
 from rules import availability
 from rules.drm import AppliedDrm
@@ -36,32 +44,17 @@ from rules.schema import Module, ReinforcementGroup
 from rules.snapshot import Holdings
 from rules.text import count
 
-# What a purchase changes on the buyer's pages (the opponent sees none of it): every
-# part, on both pages, that shows it.  A part left out here would stay stale on the
-# buyer's page until some later push, perhaps his opponent's secret one, refreshed it:
-# the timing of that frame would tell him the opponent had acted.
-PURCHASE_PARTS = (
-    push.Part.STEP,
-    push.Part.SIDES,
-    push.Part.RECORD,
-    push.Part.LOG,
-    push.Part.ROSTER,
-    push.Part.ROSTER_RECORD,
-    push.Part.CHARTS,
-)
-RECORD_PARTS = (*PURCHASE_PARTS, push.Part.FORCES)
-
 
 def kept_secret(turn: Turn, purchase: Purchase) -> Kept | None:
     """A change to ``purchase`` while it is the acting side's secret (its log line and
-    ``push.changed``'s ``secret_of``: a change to it concerns no other seat), else
+    the audience of the change: no other seat hears of it), else
     None."""
     return PURCHASE.kept(turn.side, secret=purchase.revealed_at is None)
 
 
-def _spent(seat: Seat) -> list[push.SeatField]:
+def _spent(seat: Seat) -> list[SeatField]:
     """What buying or cancelling an RG sets on the buyer's seat (its points, and what
-    the RG grants), for ``push.changed`` to write."""
+    the RG grants), for the commit to save."""
     return [(seat, name) for name in ("points", "fortification_points", "san")]
 
 
@@ -179,7 +172,7 @@ def purchase_rg(
         f"{how}; {seat.points} {code} left.",
         data={"purchase": purchase.pk},
     )
-    push.changed(c.pk, PURCHASE_PARTS, secret_of=kept, saving=_spent(seat))
+    commit(c.pk, PurchaseAdded(kept=kept), saving=_spent(seat))
     return purchase
 
 
@@ -230,11 +223,8 @@ def cancel_purchase(
         secret=kept_secret(turn, purchase),
         text=f"{turn.side_name()} cancelled {purchase.group_id}; {purchase.cost} {code} refunded.",
     )
-    push.changed(
-        turn.campaign.pk,
-        PURCHASE_PARTS,
-        secret_of=kept_secret(turn, purchase),
-        saving=_spent(seat),
+    commit(
+        turn.campaign.pk, PurchaseCancelled(kept=kept_secret(turn, purchase)), saving=_spent(seat)
     )
 
 
@@ -276,7 +266,7 @@ def roll_for_purchase(
         purchase.cost_variant = entering
         purchase.save(update_fields=["cost_variant"])
     make_rolls(turn, purchase, ticked)
-    push.changed(turn.campaign.pk, RECORD_PARTS, secret_of=kept_secret(turn, purchase))
+    commit(turn.campaign.pk, PurchaseChanged(kept=kept_secret(turn, purchase)))
 
 
 @transaction.atomic
@@ -295,7 +285,7 @@ def reveal_purchase(*, campaign_id: object, user: User, purchase_id: object) -> 
         text=f"{turn.side_name()} reveals {purchase.group_id} {purchase.group_type}{strength}.",
     )
     # tells the opponent what was revealed
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    commit(turn.campaign.pk, PurchaseRevealed(), saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -328,11 +318,7 @@ def record_entry_area(
     purchase.objective_hex = objective_hex
     purchase.notes = clean_text(notes, what="Notes", limit=max_length(Purchase, "notes"))
     purchase.save(update_fields=["entry_area", "objective_hex", "notes"])
-    push.changed(
-        turn.campaign.pk,
-        (push.Part.STEP, push.Part.RECORD, push.Part.ROSTER_RECORD),
-        secret_of=kept_secret(turn, purchase),
-    )
+    commit(turn.campaign.pk, EntryAreaRecorded(kept=kept_secret(turn, purchase)))
 
 
 # --------------------------------------------------------------------------- fortifications, recon
@@ -385,7 +371,7 @@ def buy_fortification(
         + (f" ({tier_label})" if tier_label else "")
         + f" for {cost} {forts.currency}.",
     )
-    push.changed(c.pk, PURCHASE_PARTS, secret_of=kept)
+    commit(c.pk, PurchaseAdded(kept=kept))
     return buy
 
 
@@ -451,7 +437,7 @@ def buy_recon(
         secret=kept,
         text=f"{turn.side_name()} {what}: {dice_service.describe(r)} → {r.final} Locations.",
     )
-    push.changed(c.pk, PURCHASE_PARTS, secret_of=kept)
+    commit(c.pk, PurchaseAdded(kept=kept))
     return buy
 
 
@@ -498,7 +484,7 @@ def change_rg_state(
             data={"purchase": purchase.pk},
         )
     _retire_outlived(turn, purchase)
-    push.changed(turn.campaign.pk, RECORD_PARTS, secret_of=kept_secret(turn, purchase))
+    commit(turn.campaign.pk, PurchaseChanged(kept=kept_secret(turn, purchase)))
     return purchase
 
 

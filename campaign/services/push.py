@@ -1,10 +1,13 @@
-"""The live-push protocol, in one place: group names, message types, the parts of a
-page a change concerns, and the send after commit.
+"""The live-push protocol, in one place: group names, message types and the send
+after commit.  Transport only: it names no page and no part of one.
 
-Services call ``changed``; nothing else sends.  After the transaction commits, one
-message goes to the campaign's group (or, for a change one side keeps secret, to that
-side's group only); every consumer in it renders the named parts for its own seat
-through the visibility gate and sends only what differs from what its page shows.
+The turn's commit (``writes.commit``) calls ``changed``; nothing else sends a change.
+After the transaction commits, one message naming the changes' kinds
+(``campaign.changes``) goes to the campaign's group (or, for a change one side keeps
+secret, to that side's group only); every consumer in it works out from the page
+registry (``campaign.pages``) which parts of its page the changes touch, renders them
+for its own seat through the visibility gate and sends only what differs from what
+its page shows.
 Pages are updated through their socket only — the acting page too —
 so every page receives its fragments in the order of the campaign's changes, each
 once; an htmx answer carries fragments only for a page whose socket is down.
@@ -13,68 +16,34 @@ once; an htmx answer carries fragments only for a page whose socket is down.
 from __future__ import annotations
 
 import asyncio
-import contextvars
+import importlib
 import logging
 import os
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from enum import StrEnum
+from collections.abc import Iterable
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
-from django.db.models import Case, F, Field, Value, When
 
-from campaign.models import Seat
-from campaign.services import writes
-from campaign.visibility import Before, Kept
+from campaign.changes import Change
 
 logger = logging.getLogger(__name__)
 
-CAMPAIGN_CHANGED = "campaign.changed"  # {"parts": [...]}
+CAMPAIGN_CHANGED = "campaign.changed"  # {"changes": [kind, ...]}
 SESSION_ENDED = "session.ended"  # {"session": session key}: close that session's sockets
 
 
-class Part(StrEnum):
-    """A fragment of a page that a change may concern."""
-
-    HEADER = "header"
-    STEP = "step"
-    SIDES = "sides"
-    INVITATION = "invitation"
-    RECORD = "record"
-    SUPPLIES = "supplies"
-    LOG = "log"
-    MESSAGES = "messages"
-    ROSTER = "roster"
-    ROSTER_RECORD = "roster_record"
-    FORCES = "forces"
-    CHARTS = "charts"
-
-
-EVERYTHING = frozenset(Part)
-# What a change of the campaign's state may touch: every part but the players'
-# messages, which change only when one is sent (``services.messages``).
-STATE_PARTS = EVERYTHING - {Part.MESSAGES}
-
-
-# The parts changed while serving one request (the action decorator answers with them).
-_collector: contextvars.ContextVar[set[Part] | None] = contextvars.ContextVar(
-    "refit_push_collector", default=None
-)
-
-
-@contextmanager
-def collecting() -> Iterator[set[Part]]:
-    """Collect the parts the services of one request say they changed."""
-    parts: set[Part] = set()
-    token = _collector.set(parts)
-    try:
-        yield parts
-    finally:
-        _collector.reset(token)
+def __getattr__(name: str) -> Any:
+    """``Part``, ``EVERYTHING`` and ``STATE_PARTS`` moved to the page side
+    (``campaign.fragments``); they are still found here, read lazily, for the two
+    suites kept unchanged since before the move (tests/test_noninterference.py and
+    tests/test_secrecy.py).  No module of the write side reads them: the import
+    contract forbids ``campaign.fragments`` to ``campaign.services``."""
+    if name in {"Part", "EVERYTHING", "STATE_PARTS"}:
+        return getattr(importlib.import_module("campaign.fragments"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def campaign_group(campaign_id: object) -> str:
@@ -90,63 +59,22 @@ def user_group(user_id: object) -> str:
     return f"user-{user_id}"
 
 
-# A locked seat and the name of a field the transaction set on it in memory (written
-# by ``changed`` in the statement that gives the seat its new revision).
-SeatField = tuple[Seat, str]
-
-
 def changed(
     campaign_id: UUID | str,
-    parts: Iterable[Part] = STATE_PARTS,
+    changes: Iterable[Change],
     *,
-    secret_of: Kept | str | None = None,
-    saving: Iterable[SeatField] = (),
+    secret_of: str | None = None,
+    saving: Iterable[object] = (),
 ) -> None:
-    """The campaign changed: the seats that may see the change take a new revision in
-    this transaction (whatever they read at the old one is not what they see now), and
-    once the transaction commits their sockets are told which parts of their pages
-    changed.  ``secret_of``: the change is that side's secret, and nothing any other
-    seat may see changed (its unrevealed purchase, cancel, roll, fortification, recon
-    or unit): only that side's seat and sockets hear of it, so the opponent's pages,
-    their memoised views and the time they take to load stay as they were.  Services
-    pass the ``Kept`` their kind of secret declares (``visibility.SECRETS``: the same
-    value the log line is recorded with), so the audience and the public wording come
-    from one declaration (a secret whose existence the opponent sees, ``Before.EXISTS``,
-    is heard by every seat: his log shows its public line).  Called inside the
-    service's transaction, which already holds every seat's row locked.
-
-    ``saving``: fields the transaction set on its locked seats (points, waiting since,
-    chits used...), written in the same statement as the new revisions; a seat whose
-    stored state changes takes a new revision, so it must be one the change concerns."""
-    if isinstance(secret_of, Kept):
-        # A secret whose existence the opponent sees (its public log line) changes his
-        # pages too; one he sees nothing of concerns its owner's seat only.
-        secret_of = secret_of.side if secret_of.disclosure.before is Before.NOTHING else None
-    seats = Seat.objects.filter(campaign_id=campaign_id)
-    if secret_of is not None:
-        seats = seats.filter(side=secret_of)
-    values: dict[str, Any] = {"revision": uuid4()}
-    written: dict[str, dict[int, Any]] = {}
-    for seat, name in saving:
-        if secret_of is not None and seat.side != secret_of:
-            raise ValueError(f"the {seat.side} seat is written by a change secret to {secret_of}")
-        written.setdefault(name, {})[seat.pk] = getattr(seat, name)
-    for name, by_seat in written.items():
-        if secret_of is not None:  # one seat: its value as it is
-            values[name] = next(iter(by_seat.values()))
-        else:
-            field = Seat._meta.get_field(name)
-            assert isinstance(field, Field)
-            values[name] = Case(
-                *(When(pk=pk, then=Value(v, output_field=field)) for pk, v in by_seat.items()),
-                default=F(name),
-            )
-    writes.update(seats, **values)
-    parts = set(parts)
-    collected = _collector.get()
-    if collected is not None:
-        collected.update(parts)
-    message = {"type": CAMPAIGN_CHANGED, "parts": sorted(parts)}
+    """Once the transaction commits, tell the sockets that may see ``changes`` (every
+    socket of the campaign, or ``secret_of``'s side's only: ``Change.audience``) what
+    changed: the changes' kinds, from which each socket's page works out which of its
+    parts to render (``campaign.pages``).  Transport only: the seats' revisions and
+    fields are the commit's (``writes.commit``, which calls this); ``saving`` is
+    accepted empty only (the commit saves the seats)."""
+    if tuple(saving):
+        raise ValueError("the commit saves the seats (writes.commit), not the push")
+    message = {"type": CAMPAIGN_CHANGED, "changes": sorted({c.kind for c in changes})}
     group = campaign_group(campaign_id) if secret_of is None else side_group(campaign_id, secret_of)
     transaction.on_commit(lambda: send(group, message))
 

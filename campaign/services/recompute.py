@@ -21,9 +21,9 @@ from campaign.models import Event, EventKind, Roll, ScenarioResult, Seat
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.flow import record_winner, replenishment
-from campaign.services.push import SeatField
 from campaign.services.rolls import confirmed_results
 from campaign.services.turns import Turn
+from campaign.services.writes import SeatField
 from campaign.visibility import POINTS_RECOMPUTED
 from rules import machine, victory
 from rules.drm import AppliedDrm
@@ -54,7 +54,7 @@ def hooks_run(turn: Turn) -> set[Hook]:
 
 def recompute_consequences(turn: Turn, result: ScenarioResult) -> list[SeatField]:
     """The result's consequences computed again from its amended figures; returns the
-    seats' changed fields (for ``push.changed``)."""
+    seats' changed fields (for ``writes.commit`` to save)."""
     ran = hooks_run(turn)
     writes: list[SeatField] = []
     if Hook.REPLENISH in ran:

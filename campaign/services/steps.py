@@ -14,6 +14,17 @@ from typing import Any, NamedTuple
 from django.db import transaction
 from django.utils import timezone
 
+from campaign.changes import (
+    AmendmentAnswered,
+    AmendmentProposed,
+    DoneTakenBack,
+    PointsForgone,
+    ResultConfirmed,
+    ResultDisputed,
+    ResultEntered,
+    RollMade,
+    StepFinished,
+)
 from campaign.models import Campaign, EventKind, Roll, ScenarioResult, StepMark, Unit
 from campaign.selectors import (
     done_by_own_click,
@@ -24,7 +35,7 @@ from campaign.selectors import (
     scenario_attacker,
 )
 from campaign.services import dice as dice_service
-from campaign.services import purchases, push, recompute, units
+from campaign.services import purchases, recompute, units
 from campaign.services.errors import ActionRefused
 from campaign.services.flow import (
     advance,
@@ -43,6 +54,7 @@ from campaign.services.text import (
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
+from campaign.services.writes import commit
 from campaign.visibility import SECRET_ROLL
 from rules import availability, machine
 from rules.drm import DrmRefused, applicable_drms, reads_held_squads
@@ -64,8 +76,6 @@ from rules.effects import (
 from rules.kinds import Action
 from rules.schema import SAN, Effect, Module, Table
 from rules.victory import describe_changes, result_owners
-
-ROLL_PARTS = (push.Part.STEP, push.Part.LOG, push.Part.FORCES)
 
 
 class Hardening(NamedTuple):
@@ -125,7 +135,7 @@ def finish_step(
         text=f"{turn.side_name()} finished {step.id} {step.title}{last}{knowingly}.",
     )
     advance(turn)
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    commit(turn.campaign.pk, StepFinished(), saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -154,7 +164,7 @@ def take_back_done(*, campaign_id: object, user: User, at: str | None = None) ->
         text=f"{turn.side_name()} takes back its Done at {step.id} {step.title}; "
         "the step waits for it again.",
     )
-    push.changed(c.pk, saving=update_waiting(turn))
+    commit(c.pk, DoneTakenBack(), saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -291,7 +301,7 @@ def roll_on_table(
         secret=kept,
         data={"roll": r.seq, **({"purchase": purchase_id} if purchase_id else {})},
     )
-    push.changed(c.pk, ROLL_PARTS, secret_of=kept)
+    commit(c.pk, RollMade(kept=kept))
     return r
 
 
@@ -332,7 +342,7 @@ def take_instead_of_roll(
         "the retained forces.",
         data={"instead": table.id, "cycle": c.cycle},
     )
-    push.changed(c.pk, ROLL_PARTS)
+    commit(c.pk, RollMade())
     return unit
 
 
@@ -383,7 +393,7 @@ def harden_mmc(
         text=f"{turn.side_name()}: {words} ({table.title}, {table.rule}).",
         data=units.marked_data(turn, one, "battle_hardened", table.id),
     )
-    push.changed(c.pk, ROLL_PARTS, secret_of=secret)
+    commit(c.pk, RollMade(kept=secret))
     return one
 
 
@@ -494,7 +504,7 @@ def enter_scenario_result(
         text=f"{turn.side_name()} entered the scenario result: "
         f"{describe_result(turn.module, data)}.",
     )
-    push.changed(c.pk, saving=update_waiting(turn))
+    commit(c.pk, ResultEntered(), saving=update_waiting(turn))
     return result
 
 
@@ -519,7 +529,7 @@ def confirm_scenario_result(*, campaign_id: object, user: User, at: str | None =
         text=f"{turn.side_name()} confirmed the scenario result.",
     )
     advance(turn)
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    commit(turn.campaign.pk, ResultConfirmed(), saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -545,7 +555,7 @@ def dispute_scenario_result(
     )
     turn.forget_done()
     # The reason is said in the players' thread too.
-    push.changed(c.pk, parts=push.EVERYTHING, saving=update_waiting(turn))
+    commit(c.pk, ResultDisputed(), saving=update_waiting(turn))
 
 
 # --------------------------------------------------------------------------- amendments
@@ -615,7 +625,7 @@ def propose_result_amendment(
         text=f"{turn.side_name()} proposes to amend the scenario result: {changes} "
         f"(“{reason}”); {turn.side_name(other)} is to accept or refuse it.",
     )
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    commit(turn.campaign.pk, AmendmentProposed(), saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -662,7 +672,7 @@ def answer_result_amendment(
             EventKind.AMENDMENT,
             text=f"{turn.side_name()} {what} amendment of the result; the agreed figures stand.",
         )
-    push.changed(turn.campaign.pk, saving=[*writes, *update_waiting(turn)])
+    commit(turn.campaign.pk, AmendmentAnswered(), saving=[*writes, *update_waiting(turn)])
 
 
 # --------------------------------------------------------------------------- results
@@ -722,4 +732,4 @@ def forgo_points(*, campaign_id: object, user: User, amount: int, at: str | None
     )
     mark_done(turn)
     advance(turn)
-    push.changed(turn.campaign.pk)
+    commit(turn.campaign.pk, PointsForgone())

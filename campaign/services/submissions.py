@@ -3,10 +3,11 @@
 The page names each of its posts with a token of its own (``static/js/refit.js``: one
 token per page, renewed when an answer arrives, sent as ``X-Refit-Once``).  The key of
 a submission is that token with the form's address and fields; the first post of a key
-acts and remembers its answer (the page parts it changed) in the same transaction
+acts and remembers its answer (the kinds of the changes it committed,
+``campaign.changes``, in ``ActionAnswer.parts``) in the same transaction
 (``ActionAnswer``, unique per player and campaign).  A second post of the same key —
 a double-click whose second click got through, a retry — is answered with the first's
-parts and does nothing: whether it comes after the first committed, or races it (the
+changes and does nothing: whether it comes after the first committed, or races it (the
 unique index makes it wait for the first's commit, and it is rolled back whole), or
 is refused by the rules because the first has already acted (a limit reached).
 """
@@ -19,8 +20,9 @@ from uuid import UUID
 
 from django.db import IntegrityError, transaction
 
+from campaign.changes import KINDS, Change
 from campaign.models import ActionAnswer
-from campaign.services import push
+from campaign.services import writes
 from rules.errors import Refused
 
 TOKEN_LIMIT = 64
@@ -44,34 +46,35 @@ def submission_key(token: str, path: str, fields: Iterable[tuple[str, str]]) -> 
     return digest.hexdigest()
 
 
-def earlier_answer(*, campaign_id: UUID, user_id: int, key: str) -> set[push.Part] | None:
-    """The parts the first post of ``key`` changed, or None when there was none."""
-    parts = (
+def earlier_answer(*, campaign_id: UUID, user_id: int, key: str) -> list[Change] | None:
+    """The changes the first post of ``key`` committed, or None when there was none
+    (a kind no longer known is left out)."""
+    kinds = (
         ActionAnswer.objects.filter(campaign_id=campaign_id, user_id=user_id, key=key)
         .values_list("parts", flat=True)
         .first()
     )
-    return None if parts is None else {push.Part(p) for p in parts}
+    return None if kinds is None else [KINDS[k]() for k in kinds if k in KINDS]
 
 
 def act_once(
     *, campaign_id: UUID, user_id: int, key: str | None, run: Callable[[], object]
-) -> tuple[set[push.Part], bool]:
+) -> tuple[list[Change], bool]:
     """Run one player action, once per submission ``key`` (None: a post without a
-    page token, acted on every time).  Returns the parts to answer with, and whether
+    page token, acted on every time).  Returns the changes to answer with, and whether
     they are an earlier post's answer.  A refusal is raised, unless the same
     submission was acted on before (then its answer is given)."""
     try:
-        with transaction.atomic(), push.collecting() as parts:
+        with transaction.atomic(), writes.collecting() as changes:
             run()
             if key is not None:
                 ActionAnswer.objects.create(
                     campaign_id=campaign_id,
                     user_id=user_id,
                     key=key,
-                    parts=sorted(str(p) for p in parts),
+                    parts=sorted({c.kind for c in changes}),
                 )
-        return parts, False
+        return changes, False
     except (Refused, IntegrityError):
         earlier = (
             earlier_answer(campaign_id=campaign_id, user_id=user_id, key=key)

@@ -13,13 +13,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from campaign.changes import DatumAccepted, DatumProposed, DatumRefused, DatumWithdrawn
 from campaign.models import EventKind, Supplement, new_ref
-from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.start import give_start, log_start
 from campaign.services.text import given_reason
 from campaign.services.turns import Turn, User, take_turn
 from campaign.services.waiting import update_waiting
+from campaign.services.writes import commit
 from rules import supply
 from rules.registry import parse_module
 from rules.supply import SupplyProblems
@@ -55,7 +56,7 @@ def propose_supplement(
         data={"path": path},
     )
     # tells the other player
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    commit(turn.campaign.pk, DatumProposed(), saving=update_waiting(turn))
     return proposal
 
 
@@ -103,7 +104,7 @@ def propose_start_sheet(
         data={"package": package},
     )
     # tells the other player
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    commit(turn.campaign.pk, DatumProposed(), saving=update_waiting(turn))
     return package
 
 
@@ -206,7 +207,7 @@ def accept_supplement(*, campaign_id: object, user: User, ref: object) -> None:
         data={"path": proposal.path},
     )
     # tells the other player
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    commit(turn.campaign.pk, DatumAccepted(), saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -224,7 +225,7 @@ def accept_start_sheet(*, campaign_id: object, user: User, package: object) -> N
         data={"package": proposals[0].package},
     )
     # tells the other player
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    commit(turn.campaign.pk, DatumAccepted(), saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -260,7 +261,7 @@ def _refuse(
         data={**data, "refused": what, "reason": reason},
     )
     # tells the other player
-    push.changed(turn.campaign.pk, parts=push.EVERYTHING, saving=update_waiting(turn))
+    commit(turn.campaign.pk, DatumRefused(), saving=update_waiting(turn))
 
 
 def _withdraw(turn: Turn, proposals: list[Supplement], what: str, data: dict[str, str]) -> None:
@@ -274,7 +275,7 @@ def _withdraw(turn: Turn, proposals: list[Supplement], what: str, data: dict[str
         data=data,
     )
     # tells the other player
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    commit(turn.campaign.pk, DatumWithdrawn(), saving=update_waiting(turn))
 
 
 def _reason(reason: str) -> str:
@@ -354,5 +355,5 @@ def propose_supplement_takeback(*, campaign_id: object, user: User, path: str) -
         f"the one accepted before comes back if {turn.side_name(_other(turn))} accepts.",
         data={"path": path},
     )
-    push.changed(turn.campaign.pk, saving=update_waiting(turn))
+    commit(turn.campaign.pk, DatumProposed(), saving=update_waiting(turn))
     return proposal

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from campaign.changes import PurchaseCancelled, ResultTakenBack, TakebackAnswered, TakebackAsked
 from campaign.models import EventKind, FortificationBuy, ScenarioResult, StepMark
 from campaign.selectors import done_by_own_click, position_token
-from campaign.services import push
 from campaign.services.errors import ActionRefused
-from campaign.services.purchases import PURCHASE_PARTS
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from campaign.services.waiting import update_waiting
+from campaign.services.writes import commit
 from campaign.visibility import FORTIFICATION
 from rules import availability, machine
 from rules.kinds import Action, kind_of
@@ -80,7 +80,7 @@ def ask_takeback(*, campaign_id: object, user: User, at: str | None = None) -> N
         text=f"{turn.side_name()} asks to take back its Done at {where}; "
         f"{turn.side_name(other)} is to accept or refuse.",
     )
-    push.changed(c.pk, saving=[(seat, "takeback_asked")])
+    commit(c.pk, TakebackAsked(), saving=[(seat, "takeback_asked")])
 
 
 @transaction.atomic
@@ -128,7 +128,7 @@ def answer_takeback(
             EventKind.TAKEBACK,
             text=f"{turn.side_name()} withdraws its request to take back its Done at {where}.",
         )
-    push.changed(c.pk, saving=writes)
+    commit(c.pk, TakebackAnswered(), saving=writes)
 
 
 @transaction.atomic
@@ -156,7 +156,7 @@ def take_back_result(*, campaign_id: object, user: User, at: str | None = None) 
         "it is to be entered again.",
         data={"cycle": c.cycle, "taken_back": result.data},
     )
-    push.changed(c.pk, saving=update_waiting(turn))
+    commit(c.pk, ResultTakenBack(), saving=update_waiting(turn))
 
 
 @transaction.atomic
@@ -188,4 +188,4 @@ def take_back_fortification(*, campaign_id: object, user: User, at: str | None =
         + (f" ({last.tier})" if last.tier else "")
         + f"; {last.cost} {forts.currency} refunded.",
     )
-    push.changed(c.pk, PURCHASE_PARTS, secret_of=kept, saving=[(seat, "fortification_points")])
+    commit(c.pk, PurchaseCancelled(kept=kept), saving=[(seat, "fortification_points")])

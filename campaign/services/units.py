@@ -8,12 +8,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from django.db import transaction
 from django.db.models import Q, QuerySet, Sum
 
+from campaign.changes import UnitChanged
 from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit, new_ref
 from campaign.selectors import pass_result, squad_counts, with_origin
-from campaign.services import push
 from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
+from campaign.services.writes import commit
 from campaign.visibility import UNIT, Kept
 from rules import machine
 from rules.availability import owed_for
@@ -55,8 +56,6 @@ POSSESSED_KINDS = frozenset({"sw", "gun"})
 POSSESSING_KINDS = frozenset({"squad", "half_squad", "leader", "hero"})
 MAX_WEAPONS = 6  # weapons on one unit's record (an MA and its MGs)
 WEAPON_REF_LENGTH = 4  # a weapon's reference, unique on its unit's record
-
-UNIT_PARTS = (push.Part.FORCES, push.Part.STEP, push.Part.LOG)
 
 
 def is_secret(unit: Unit) -> bool:
@@ -191,7 +190,7 @@ def add_unit(
         text=f"{turn.side_name()} adds {label(unit)} ({unit.get_kind_display()}, "
         f"{state_words(unit.markers)}{held}) to its retained forces.",
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS)
+    commit(turn.campaign.pk, UnitChanged())
     return unit
 
 
@@ -235,7 +234,7 @@ def update_unit(
         secret=kept_secret(unit),
         text=f"{turn.side_name()} marks {label(unit)} {state_words(unit.markers)}{held}.",
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=kept_secret(unit))
+    commit(turn.campaign.pk, UnitChanged(kept=kept_secret(unit)))
     return unit
 
 
@@ -254,7 +253,7 @@ def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
         + (f"; {dropped}" if dropped else "")
         + ".",
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=secret)
+    commit(turn.campaign.pk, UnitChanged(kept=secret))
 
 
 def possessor_refusal(unit: Unit, possessor: Unit) -> str:
@@ -478,14 +477,14 @@ def exchange_weapon(
         secret=secret,
         text=f"{turn.side_name()}: {gone}; for it, {repaired} ({exchange.rule}).",
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=secret)
+    commit(turn.campaign.pk, UnitChanged(kept=secret))
     return unit
 
 
 def _weapon_record(turn: Turn, unit: Unit, did: str) -> None:
     secret = kept_secret(unit)
     turn.record(EventKind.UNIT, secret=secret, text=f"{turn.side_name()} {did}.")
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=secret)
+    commit(turn.campaign.pk, UnitChanged(kept=secret))
 
 
 def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> None:
@@ -580,7 +579,7 @@ def exchange_unit(
         text=f"{turn.side_name()}: {gone}; for it, {marked} ({exchange.rule}).",
         data=marked_data(turn, one, exchange.status),
     )
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=secret)
+    commit(turn.campaign.pk, UnitChanged(kept=secret))
 
 
 def marked_data(turn: Turn, unit: Unit, status: str, table_id: str = "") -> dict[str, object]:
@@ -644,7 +643,7 @@ def settle_exchange(turn: Turn) -> None:
 def _record(turn: Turn, said: str, rule: str, secret: Kept | None) -> None:
     """A line of the log saying what became of one of the side's units, and its push."""
     turn.record(EventKind.UNIT, secret=secret, text=f"{turn.side_name()}: {said} ({rule}).")
-    push.changed(turn.campaign.pk, UNIT_PARTS, secret_of=secret)
+    commit(turn.campaign.pk, UnitChanged(kept=secret))
 
 
 def unit_for_roll(turn: Turn, unit_id: object) -> Unit | None:
@@ -752,7 +751,7 @@ def resettle_after_amendment(
                     _unsettle(turn, side, row)
                 else:
                     continue
-                push.changed(c.pk, UNIT_PARTS)
+                commit(c.pk, UnitChanged())
 
 
 def _unsettle(turn: Turn, side: str, row: Settle) -> None:

@@ -1,7 +1,7 @@
 """Whom a campaign waits for, and since when: the "your move" transitions.
 
 Every service that changes where a campaign is or who has done the current step ends
-with ``push.changed(..., saving=update_waiting(turn))``, in its own transaction.  It
+with ``writes.commit(..., saving=update_waiting(turn))``, in its own transaction.  It
 computes the sides the campaign waits for now (``selectors.sides_awaited``), keeps
 each seat's ``waiting_since`` (set when the campaign starts waiting for the seat,
 cleared when it stops; written with the seat's new revision) and hands the changes to
@@ -19,8 +19,8 @@ from django.utils import timezone
 from campaign.models import Notification
 from campaign.selectors import sides_awaited
 from campaign.services import notifications
-from campaign.services.push import SeatField
 from campaign.services.turns import Turn
+from campaign.services.writes import SeatField
 
 
 def waiting_sides(turn: Turn) -> frozenset[str]:
@@ -33,7 +33,7 @@ def waiting_sides(turn: Turn) -> frozenset[str]:
 def update_waiting(turn: Turn, *, actor: str | None = None) -> list[SeatField]:
     """Set whom the campaign waits for after this transaction's changes on the locked
     seats and queue the notices they make due; returns the seats' changed fields, for
-    the caller to write (``push.changed``'s ``saving``: with the seats' new
+    the caller to write (``writes.commit``'s ``saving``: with the seats' new
     revisions).  ``actor`` (the acting side by default) is on the page: its own clock
     restarts when it is still waited for, and it is told nothing."""
     actor = turn.side if actor is None else actor

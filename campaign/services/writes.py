@@ -22,13 +22,19 @@ first (``initiative.reveal_locked``).
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+from uuid import UUID, uuid4
 
 from django.db import connections, models
+from django.db.models import Case, F, Field, Value, When
 from django.db.models.sql import InsertQuery, UpdateQuery
+
+from campaign.changes import Change
+from campaign.models import Seat
+from campaign.services import push
 
 _M = TypeVar("_M", bound=models.Model)
 
@@ -155,4 +161,75 @@ def update(queryset: models.QuerySet[Any], **values: Any) -> None:
     deferred.add(_Write(queryset.model._meta.db_table, sql, tuple(params)))
 
 
-__all__ = ["Deferred", "deferring", "insert", "update"]
+# --------------------------------------------------------------------------- the commit
+
+# A locked seat and the name of a field the transaction set on it in memory (written
+# by ``commit`` in the statement that gives the seat its new revision).
+SeatField = tuple[Seat, str]
+
+# The changes committed while serving one request (the action's answer is made from them).
+_collector: contextvars.ContextVar[list[Change] | None] = contextvars.ContextVar(
+    "refit_changes_collector", default=None
+)
+
+
+@contextmanager
+def collecting() -> Iterator[list[Change]]:
+    """Collect the changes the services of one request commit."""
+    changes: list[Change] = []
+    token = _collector.set(changes)
+    try:
+        yield changes
+    finally:
+        _collector.reset(token)
+
+
+def commit(campaign_id: UUID | str, change: Change, *, saving: Iterable[SeatField] = ()) -> None:
+    """The turn's commit: ``change`` is what the service did.  The seats that may see it
+    (``Change.audience``: every seat, or the one side whose secret it is) take a new
+    revision in this transaction (whatever they read at the old one is not what they
+    see now), in the statement that also saves ``saving``, the fields the transaction
+    set on its locked seats (points, waiting since, chits used...); once the
+    transaction commits the change is pushed (``push.changed``: transport only).
+    Called inside the service's transaction, which already holds every seat's row
+    locked.  A seat whose stored state changes takes a new revision, so a field saved
+    must be one of a seat the change concerns."""
+    secret_of = change.audience
+    seats = Seat.objects.filter(campaign_id=campaign_id)
+    if secret_of is not None:
+        seats = seats.filter(side=secret_of)
+    values: dict[str, Any] = {"revision": uuid4()}
+    written: dict[str, dict[int, Any]] = {}
+    for seat, name in saving:
+        if secret_of is not None and seat.side != secret_of:
+            raise ValueError(f"the {seat.side} seat is written by a change secret to {secret_of}")
+        written.setdefault(name, {})[seat.pk] = getattr(seat, name)
+    for name, by_seat in written.items():
+        if secret_of is not None:  # one seat: its value as it is
+            values[name] = next(iter(by_seat.values()))
+        else:
+            model_field = Seat._meta.get_field(name)
+            assert isinstance(model_field, Field)
+            values[name] = Case(
+                *(
+                    When(pk=pk, then=Value(v, output_field=model_field))
+                    for pk, v in by_seat.items()
+                ),
+                default=F(name),
+            )
+    update(seats, **values)
+    collected = _collector.get()
+    if collected is not None:
+        collected.append(change)
+    push.changed(campaign_id, (change,), secret_of=secret_of)
+
+
+__all__ = [
+    "Deferred",
+    "SeatField",
+    "collecting",
+    "commit",
+    "deferring",
+    "insert",
+    "update",
+]

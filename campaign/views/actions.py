@@ -27,10 +27,8 @@ from django.http import HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from campaign.fragments import CAMPAIGN_PARTS, ROSTER_PARTS, campaign_fragments, roster_fragments
-from campaign.seat_views.campaign_page import campaign_view
-from campaign.seat_views.common import member_seat
-from campaign.seat_views.roster import roster_view
+from campaign.changes import Change
+from campaign.live_pages import LivePage, page_named
 from campaign.services import (
     conceding,
     corrections,
@@ -38,7 +36,6 @@ from campaign.services import (
     initiative,
     messages,
     purchases,
-    push,
     steps,
     submissions,
     supplements,
@@ -164,7 +161,7 @@ def player_action(run: Callable[..., object]) -> Callable[..., HttpResponse]:
         token = request.headers.get(ONCE_HEADER, "")
         key = submissions.submission_key(token, request.path, _fields(request)) if token else None
         try:
-            parts, _ = submissions.act_once(
+            changes, _ = submissions.act_once(
                 campaign_id=campaign_id,
                 user_id=request.user.pk,
                 key=key,
@@ -172,41 +169,30 @@ def player_action(run: Callable[..., object]) -> Callable[..., HttpResponse]:
             )
         except Refused as exc:
             return refusal(request, exc)
-        page = request.headers.get(PAGE_HEADER) or request.POST.get("page")
-        page = "roster" if page == "roster" else "campaign"
+        page = page_named(request.headers.get(PAGE_HEADER) or request.POST.get("page"))
         if not request.htmx:
-            return redirect(page, campaign_id=campaign_id)
+            return redirect(page.name, campaign_id=campaign_id)
         if request.headers.get(LIVE_HEADER) == "1":
-            parts = set()  # the page's socket brings them
-        return HttpResponse(_fragments(request, campaign_id, page, parts))
+            changes = []  # the page's socket brings them
+        return HttpResponse(_fragments(request, campaign_id, page, changes))
 
     return view
 
 
 def _fragments(
-    request: HtmxHttpRequest, campaign_id: UUID, page: str, parts: set[push.Part]
+    request: HtmxHttpRequest, campaign_id: UUID, page: LivePage, changes: list[Change]
 ) -> str:
-    """The changed parts of the acting page, for the acting seat, each once; the flash
-    area is cleared of any earlier refusal."""
+    """The parts of the acting page the action's changes touch (the page registry
+    says which), for the acting seat, each once; the flash area is cleared of any
+    earlier refusal."""
     html = '<div id="flash" hx-swap-oob="true"></div>'
-    if page == "roster":
-        changed = [p for p in ROSTER_PARTS if p in parts]
-        if changed:
-            roster = roster_view(member_seat(request.user, campaign_id)[1])
-            html += "".join(
-                h for _, h in roster_fragments(roster, changed, user=request.user, request=request)
-            )
+    if not page.touched(changes):
         return html
-    changed = [p for p in CAMPAIGN_PARTS if p in parts]
-    if changed:
-        view = campaign_view(request.user, campaign_id)
-        html += "".join(
-            h
-            for _, h in campaign_fragments(
-                view, changed, user=request.user, origin=page_origin(request), request=request
-            )
-        )
-    return html
+    view = page.seat_view(request.user, campaign_id)
+    fragments = page.render(
+        view, changes, user=request.user, origin=page_origin(request), request=request
+    )
+    return html + "".join(h for _, h in fragments)
 
 
 # --------------------------------------------------------------------------- the views
