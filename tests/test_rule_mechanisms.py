@@ -1114,11 +1114,12 @@ def test_c5_34_c5_13a_one_dr_per_oba_module_and_per_redeploying_unit(users, modu
     players, module = start("purple-heart-draw", "tm", users, "us")
     players.results(**result_values(module))
     players.until_step("C5.14")
-    roll(players, "us", "redeployment", item="E Coy 1st Pltn")
+    squad, other = add(players, "us", "6-6-7", "squad"), add(players, "us", "7-4-7", "squad")
+    roll(players, "us", "redeployment", squad)
     with pytest.raises(ActionRefused):
-        roll(players, "us", "redeployment", item="e coy 1st  pltn")
+        roll(players, "us", "redeployment", squad)
     with pytest.raises(ActionRefused, match="between 0 and 9"):
-        roll(players, "us", "redeployment", item="F Coy", typed={"extra_hs": -2})
+        roll(players, "us", "redeployment", other, typed={"extra_hs": -2})
     assert module.table("oba").once == "item"
 
 

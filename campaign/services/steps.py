@@ -452,7 +452,7 @@ def apply_effects(
     elif unit is not None:
         outcome = on_unit(effects, units.state_of(unit), units.ladder(turn.module))
         words.append(units.apply_outcome(unit, outcome, rolled_for))
-    words.append(units.battle_harden(turn, effects))
+    words.append(units.battle_harden(turn, effects, table.leaders_not_named))
     seat = turn.seat
     if any(e.do == "san" for e in effects):
         before = seat.san or 0

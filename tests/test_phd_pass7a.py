@@ -1,0 +1,277 @@
+"""Issue 44, seventh pass on Purple Heart Draw, part A (C2-C5.24): the sixth pass's
+"Left" items of this scope and a new sample of sentences tried through the services as
+a player would (``docs/rules-audit/pass-7-phd-a.md``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Roll, Unit
+from campaign.seat_views.campaign_page import campaign_view
+from campaign.services import steps
+from campaign.services.errors import ActionRefused
+from tests import test_rule_mechanisms as mechanisms
+from tests.test_rule_mechanisms import add, exchange, result_values, roll, start, unit_names
+
+users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def phd_after(users, step_id, **losses):
+    """A PHD TM whose Initial TM Scenario is over (the US moved first: the Attacker,
+    C4.2/C5.3), walked to ``step_id`` of its ConPh."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module, **losses))
+    players.until_step(step_id)
+    return players, module
+
+
+def done(players, side):
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+
+
+def drms_of(r: Roll) -> list[tuple[str, int, str]]:
+    return sorted((d["label"].split(" ", 2)[2], d["value"], d["how"]) for d in r.drms)
+
+
+# --------------------------------------------------------------------------- C5.13/C5.14
+
+
+def test_c5_13_c5_14_one_redeployment_dr_per_retained_unit_and_its_result_applied(
+    users, modules, fixed_dice
+):
+    """C5.13: "Any unit attempting to redeploy must make a DR on the suitable table ...
+    and immediately applying the results"; C5.13a "No unit may redeploy more than once
+    per ConPh"; the C5.14 table's two columns.  A squad's DR 11 "Redeploys, Reduced"
+    marks it Casualty Reduced; another's 14 "Eliminated" removes it; a vehicle reads the
+    Mobile Vehicle column (11: "Remains in hex", no change); a second DR for the same
+    unit is refused, and so is one for an Immobilized vehicle (not a Mobile Vehicle)."""
+    players, _ = phd_after(users, "C5.14")
+    reduced = add(players, "us", "6-6-7 A", "squad")
+    lost = add(players, "us", "6-6-7 B", "squad")
+    tank = add(players, "us", "M4A1 Sherman", "vehicle")
+    stuck = add(players, "us", "M4 Sherman (bogged)", "vehicle", status="immobilized")
+    fixed_dice.extend([[5, 6], [6, 6], [5, 6]])
+    r = roll(players, "us", "redeployment", reduced)
+    assert (r.final, r.result) == (11, "Infantry: Redeploys, Reduced")
+    r = roll(players, "us", "redeployment", lost, typed={"extra_hs": 2})
+    assert (r.final, r.result) == (14, "Infantry: Eliminated")
+    r = roll(players, "us", "redeployment", tank)
+    assert (r.final, r.result) == (11, "Mobile Vehicle: Remains in hex")
+    assert unit_names(players, "us") == [
+        ("6-6-7 A", "squad", "reduced", 1),
+        ("M4 Sherman (bogged)", "vehicle", "immobilized", 1),
+        ("M4A1 Sherman", "vehicle", "ok", 1),
+    ]
+    with pytest.raises(ActionRefused):
+        roll(players, "us", "redeployment", Unit.objects.get(pk=reduced.pk))
+    with pytest.raises(ActionRefused, match="not immobilized"):
+        roll(players, "us", "redeployment", stuck)
+    assert Roll.objects.filter(campaign_id=players.campaign_id, side="us").count() == 3
+
+
+def test_c5_14_isolated_and_stun_drms_follow_from_the_markers_infantry_drms_not_for_vehicles(
+    users, modules, fixed_dice
+):
+    """C5.14 Redeployment DRM "+1 Unit is Isolated" and "+1 Unit marked with Stun
+    counter": computed from the unit's markers (C5.6 keeps Stun counters; an Isolated
+    unit is marked so by its owner), never claimed for a unit not so marked.  "+1
+    Infantry unit is on Wire", "+1 per HS equivalent > one squad" and "+1 per PP > IPC"
+    are Infantry's: refused for a vehicle's DR."""
+    players, _ = phd_after(users, "C5.14")
+    cut_off = add(players, "us", "6-6-7", "squad", markers=("isolated", "stunned"))
+    free = add(players, "us", "7-4-7", "squad")
+    tank = add(players, "us", "M4A1 Sherman", "vehicle", markers=("stunned",))
+    fixed_dice.extend([[3, 3], [3, 3], [3, 3]])
+    r = roll(players, "us", "redeployment", cut_off)
+    assert (
+        drms_of(r) == [("is Isolated", 1, "auto"), ("marked with Stun counter", 1, "auto")]
+        and r.final == 8
+    )
+    with pytest.raises(ActionRefused):
+        roll(players, "us", "redeployment", free, ticked=["isolated"])
+    with pytest.raises(ActionRefused):
+        roll(players, "us", "redeployment", free, ticked=["stun"])
+    for wrong in ({"ticked": ["wire"]}, {"typed": {"extra_hs": 1}}, {"typed": {"portage": 1}}):
+        with pytest.raises(ActionRefused):
+            roll(players, "us", "redeployment", tank, **wrong)
+    r = roll(players, "us", "redeployment", tank, ticked=["enemy_feba"])
+    assert drms_of(r) == [
+        ("is in enemy FEBA", 2, "ticked"),
+        ("marked with Stun counter", 1, "auto"),
+    ]
+    r = roll(players, "us", "redeployment", free, ticked=["wire"])
+    assert drms_of(r) == [("unit is on Wire [EXC: behind friendly FEBA]", 1, "ticked")]
+
+
+def test_c5_13_exc_redeployment_is_never_owed_done_without_a_dr(users, modules):
+    """C5.13 EXC: "Non-Gun crew infantry in Friendly FEBA may redeploy without a DR"
+    (and C5.14 v: "may be secretly moved"): the Redeployment DR is never compulsory:
+    the Attacker, then the Defender, press Done without one."""
+    players, _ = phd_after(users, "C5.14")
+    add(players, "us", "6-6-7", "squad")
+    add(players, "german", "5-4-8", "squad")
+    done(players, "us")
+    done(players, "german")
+    assert players.step.id != "C5.14"
+
+
+# --------------------------------------------------------------------------- sample
+
+
+def test_c5_6_kept_markers_survive_the_conph_steps(users, modules):
+    """C5.6 "DO NOT REMOVE ... Immobilized, Bog, Stun, Malfunction, Disabled ...": the
+    markers Refit keeps on the retained forces are still there after the Marker Removal
+    step and the steps that follow, up to the Redeployment."""
+    players, _ = phd_after(users, "C5.6")
+    add(players, "us", "M4A1 Sherman", "vehicle", status="immobilized")
+    add(players, "us", "6-6-7", "squad", markers=("stunned",))
+    add(players, "german", "MG42", "sw", status="malfunctioned")
+    before = unit_names(players, "us") + unit_names(players, "german")
+    players.until_step("C5.14")
+    assert unit_names(players, "us") + unit_names(players, "german") == before
+
+
+def test_c5_15_unpossessed_sw_and_guns_are_eliminated_possessed_ones_stay(users, modules):
+    """C5.15: "any SW/Guns that are not possessed following all Redeployment is
+    complete are eliminated from play": at the end of the step, not before."""
+    players, _ = phd_after(users, "C5.15")
+    add(players, "german", "MG42", "sw", status="unpossessed")
+    add(players, "german", "7.5cm PaK 40", "gun", status="unpossessed")
+    add(players, "german", "Psk", "sw")
+    assert len(unit_names(players, "german")) == 3
+    players.until_step("C5.16")
+    assert unit_names(players, "german") == [("Psk", "sw", "ok", 1)]
+
+
+def test_c5_19_only_a_wounded_leader_is_rolled_for(users, modules, fixed_dice):
+    """C5.19: "For each Wounded Leader a dr is made": not for an unwounded leader, nor
+    for a squad."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    mechanisms.supply_leader_evacuation(players, "Retained Wounded", "none")
+    players.results(**result_values(module))
+    players.until_step("C5.19")
+    fine = add(players, "us", "8-1 leader", "leader")
+    squad = add(players, "us", "6-6-7", "squad")
+    for unit in (fine, squad):
+        with pytest.raises(ActionRefused, match="wounded"):
+            roll(players, "us", "leader_evacuation", unit)
+    assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
+
+
+def test_c5_22_a_hero_never_combines_with_a_leader(users, modules):
+    """C5.22: a Hero is "combined" with "any (non-crew) MMC": a leader (an SMC) is
+    refused, with the rule."""
+    players, _ = phd_after(users, "C5.22")
+    hero = add(players, "us", "1-4-9 Hero", "hero")
+    leader = add(players, "us", "8-1 leader", "leader")
+    with pytest.raises(ActionRefused, match="C5.22"):
+        exchange(players, "us", hero, leader)
+    assert ("8-1 leader", "leader", "ok", 1) in unit_names(players, "us")
+
+
+def test_c5_23_cvp_drm_is_rounded_down(users, modules, fixed_dice):
+    """C5.23: "-1 per 10 CVP (FRD) amassed by friendly side in this scenario": the US
+    amassed 19 CVP (the German's losses): -1, not -2; the German amassed 10: -1."""
+    players, _ = phd_after(users, "C5.23", cvp_lost_german=19, cvp_lost_us=10)
+    fixed_dice.extend([[3, 3], [3, 3]])
+    assert [d["value"] for d in roll(players, "us", "battlefield_promotion").drms] == [-1]
+    assert [d["value"] for d in roll(players, "german", "battlefield_promotion").drms] == [-1]
+
+
+def test_c5_24_the_selected_leader_wounded_the_next_lower_non_wounded_hardens(
+    users, modules, fixed_dice
+):
+    """C5.24 footnote *: "the player must Battle Harden the next lower quality
+    non-wounded leader": a DR 4 selects a 9-1; the German's 9-1 is wounded, so his 8-1
+    Battle Hardens (to a 9-1) and the wounded one is untouched."""
+    players, _ = phd_after(users, "C5.24")
+    add(players, "german", "9-1 leader", "leader", status="wounded")
+    add(players, "german", "8-1 leader", "leader")
+    fixed_dice.append([2, 2])
+    assert roll(players, "german", "leader_promotion").result == "9-1"
+    assert unit_names(players, "german") == [
+        ("9-1 leader", "leader", "ok", 1),
+        ("9-1 leader", "leader", "wounded", 1),
+    ]
+
+
+def test_c5_24_an_armour_leader_is_not_an_infantry_leader(users, modules, fixed_dice):
+    """C5.24: "a secret DR to Battle Harden one Retained Non-Wounded Infantry Leader":
+    a DR 3 selects a 9-2; the German's only 9-2 is an Armour Leader, so the next lower
+    Infantry leader, his 8-1, Battle Hardens; the Armour Leader does not."""
+    players, _ = phd_after(users, "C5.24")
+    add(players, "german", "9-2 Armour Leader", "leader")
+    add(players, "german", "8-1 leader", "leader")
+    fixed_dice.append([1, 2])
+    assert roll(players, "german", "leader_promotion").result == "9-2"
+    assert unit_names(players, "german") == [
+        ("9-1 leader", "leader", "ok", 1),
+        ("9-2 Armour Leader", "leader", "ok", 1),
+    ]
+
+
+def test_c5_24_once_per_side_and_the_roll_or_the_promotion_not_both(users, modules, fixed_dice):
+    """C5.24: "Each side has the option to make a secret DR ... OR promote a leader out
+    of the Ranks (C5.24a)": one DR per side, secret; after it no promotion out of the
+    Ranks; the option is not compulsory (Done without it)."""
+    players, _ = phd_after(users, "C5.24")
+    add(players, "german", "4-6-8", "squad", number=4)
+    fixed_dice.append([3, 4])
+    r = roll(players, "german", "leader_promotion")
+    assert r.secret
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "leader_promotion")
+    with pytest.raises(ActionRefused):
+        steps.take_instead_of_roll(
+            campaign_id=players.campaign_id,
+            user=players.users["german"],
+            table_id="leader_promotion",
+        )
+    done(players, "us")  # the US takes neither
+    us_view = campaign_view(players.users["us"], players.campaign_id)
+    assert "leader_promotion" not in str(getattr(us_view, "waiting_for", ""))
+
+
+@pytest.mark.parametrize(
+    ("leaders", "squads", "half_squads", "allowed"),
+    [(2, 8, 0, True), (3, 8, 0, False), (2, 7, 2, True), (2, 7, 1, False)],
+)
+def test_c5_24a_one_leader_per_four_squad_equivalents(
+    users, modules, leaders, squads, half_squads, allowed
+):
+    """C5.24a: "Provided that a side does not have > one leader per four
+    squad-equivalents of its currently retained units": 2 leaders and 8 squads (one
+    per four) may promote; 3 and 8 may not; a HS is half a squad-equivalent (7 squads
+    and 2 HS are 8)."""
+    players, _ = phd_after(users, "C5.24")
+    add(players, "us", "8-0 leader", "leader", number=leaders)
+    add(players, "us", "6-6-7", "squad", number=squads)
+    if half_squads:
+        add(players, "us", "3-3-7", "half_squad", number=half_squads)
+
+    def promote():
+        return steps.take_instead_of_roll(
+            campaign_id=players.campaign_id, user=players.users["us"], table_id="leader_promotion"
+        )
+
+    if allowed:
+        assert promote().name == "7-0 leader"
+    else:
+        with pytest.raises(ActionRefused, match="C5.24a"):
+            promote()
+
+
+def test_tm20_a_gyrostabilizer_dr_is_for_a_vehicle_only(users, modules, fixed_dice):
+    """TM20: "a secret dr, to determine if an eligible Sherman tank has a functioning
+    Gyrostabilizer": not for a squad."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    squad = add(players, "us", "6-6-7", "squad")
+    players.until_step("C5.37")
+    players.chits(german="idle", us="attack")
+    players.until_step("TM20")
+    with pytest.raises(ActionRefused, match="vehicle"):
+        roll(players, "us", "gyrostabilizer", squad)
