@@ -8,6 +8,7 @@ import pytest
 
 from campaign.models import Roll, Unit
 from campaign.seat_views.campaign_page import campaign_view
+from campaign.selectors import done_sides
 from campaign.services import steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
@@ -275,3 +276,22 @@ def test_tm20_a_gyrostabilizer_dr_is_for_a_vehicle_only(users, modules, fixed_di
     players.until_step("TM20")
     with pytest.raises(ActionRefused, match="vehicle"):
         roll(players, "us", "gyrostabilizer", squad)
+
+
+def test_c5_14_the_defender_finishes_only_after_the_attacker(users, modules, client):
+    """C5.14 "In turn, Attacker first" (the sixth pass's Left item): the Defender (the
+    German after the US Attack of the Initial TM Scenario, C4.2/C5.3) cannot press Done
+    before the Attacker: refused with the rule, nothing marked done, and his page offers
+    no Done but says why; once the US is done, the German finishes."""
+    players, _ = phd_after(users, "C5.14")
+    with pytest.raises(ActionRefused, match=r"Attacker .American, C5.3. goes first") as refused:
+        done(players, "german")
+    assert refused.value.status == 409
+    assert done_sides(players.campaign) == frozenset()
+    client.force_login(players.users["german"])
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    assert "you finish once it is done" in page and "Done with C5.14" not in page
+    assert "Go on without it" not in page
+    done(players, "us")
+    done(players, "german")
+    assert players.step.id != "C5.14"

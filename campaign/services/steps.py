@@ -97,6 +97,15 @@ def finish_step(
     snap = turn.snapshot(held)
     expect_turn(turn, Action.FINISH, snap)
     step = turn.step
+    if step.attacker_first:
+        # PHD C5.14 "In turn, Attacker first": the Defender redeploys (and so finishes)
+        # after the Attacker, never before.
+        attacker, _ = scenario_attacker(turn.campaign, turn.module)
+        first = availability.attacker_first_reason(
+            turn.module, step, turn.side, attacker, turn.done, "you finish once it is done"
+        )
+        if first:
+            raise ActionRefused(f"Not yet: {first}.", status=409)
     owed = availability.owed_refusal(turn.module, snap, step) or availability.held_cap_refusal(
         turn.module, snap
     )
