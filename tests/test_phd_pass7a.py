@@ -9,10 +9,18 @@ import pytest
 from campaign.models import Roll, Unit
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.selectors import done_sides
-from campaign.services import steps
+from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
-from tests.test_rule_mechanisms import add, exchange, result_values, roll, start, unit_names
+from tests.test_rule_mechanisms import (
+    add,
+    exchange,
+    phd_with_chart,
+    result_values,
+    roll,
+    start,
+    unit_names,
+)
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
@@ -295,3 +303,32 @@ def test_c5_14_the_defender_finishes_only_after_the_attacker(users, modules, cli
     done(players, "us")
     done(players, "german")
     assert players.step.id != "C5.14"
+
+
+def test_tm13_exc_a_60mm_mortar_oba_module_receives_a_radio_only(users, modules):
+    """TM13: "The player may add a Radio or fieldphone to his On-Map OB when an OBA module
+    is requisitioned as a RG [EXC: 60mm Mortar OBA will receive a Radio only]": the US
+    RG the players give the group kind mortar_60mm (with or without oba) joins with a
+    Radio, never a "Radio or Fieldphone"; an 81mm module still brings either."""
+    us, _ = users  # the host, on the US side
+    players, c = phd_with_chart(
+        users,
+        [
+            {"id": "O1", "type": "81mm OBA Module", "units": "OBA", "cost": "4", "tags": "oba"},
+            {
+                "id": "O2",
+                "type": "60mm Company MTR OBA",
+                "units": "OBA",
+                "cost": "2",
+                "tags": "oba, mortar_60mm",
+            },
+        ],
+        side="us",
+    )
+    purchases.purchase_rg(campaign_id=c.pk, user=us, group_id="O1")
+    purchases.purchase_rg(campaign_id=c.pk, user=us, group_id="O2")
+    players.until_step("I-C5.35")
+    assert unit_names(players, "us", kind="sw") == [
+        ("Radio (O2)", "sw", "ok", 1),
+        ("Radio or Fieldphone (O1)", "sw", "ok", 1),
+    ]
