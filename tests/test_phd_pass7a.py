@@ -308,7 +308,7 @@ def test_c5_14_the_defender_finishes_only_after_the_attacker(users, modules, cli
 def test_tm13_exc_a_60mm_mortar_oba_module_receives_a_radio_only(users, modules):
     """TM13: "The player may add a Radio or fieldphone to his On-Map OB when an OBA module
     is requisitioned as a RG [EXC: 60mm Mortar OBA will receive a Radio only]": the US
-    RG the players give the group kind mortar_60mm (with or without oba) joins with a
+    RG the players give the group kind 60mm (with or without oba) joins with a
     Radio, never a "Radio or Fieldphone"; an 81mm module still brings either."""
     us, _ = users  # the host, on the US side
     players, c = phd_with_chart(
@@ -320,7 +320,7 @@ def test_tm13_exc_a_60mm_mortar_oba_module_receives_a_radio_only(users, modules)
                 "type": "60mm Company MTR OBA",
                 "units": "OBA",
                 "cost": "2",
-                "tags": "oba, mortar_60mm",
+                "tags": "oba, 60mm",
             },
         ],
         side="us",
@@ -332,3 +332,110 @@ def test_tm13_exc_a_60mm_mortar_oba_module_receives_a_radio_only(users, modules)
         ("Radio (O2)", "sw", "ok", 1),
         ("Radio or Fieldphone (O1)", "sw", "ok", 1),
     ]
+
+
+def test_c2_0_in_reserve_only_a_g_hw_and_i_rgs(users, modules):
+    """C2.0 "In Reserve: Any side's "A", "G", "HW", or "I" RGs ... may be set up In
+    Reserve" (C5.31b): a V RG (vehicles) bought In Reserve is refused with the rule,
+    nothing spent; an I and a G RG may be."""
+    german, _ = users
+    players, c = phd_with_chart(
+        users,
+        [
+            {"id": "I9", "type": "Gren Pl", "units": "4-6-8", "unit_kind": "squad", "cost": "4"},
+            {"id": "G7", "type": "75mm PaK 40", "units": "PaK 40", "unit_kind": "gun", "cost": "3"},
+            {"id": "V1", "type": "StuG IIIG", "units": "StuG", "unit_kind": "vehicle", "cost": "6"},
+        ],
+    )
+    with pytest.raises(ActionRefused, match="C5.31b"):
+        purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="V1", cost_variant="reserve")
+    assert not c.purchases.exists()
+    for rg in ("I9", "G7"):
+        bought = purchases.purchase_rg(
+            campaign_id=c.pk, user=german, group_id=rg, cost_variant="reserve"
+        )
+        assert bought.cost_variant == "reserve"
+
+
+def test_c5_13a_once_per_conph_the_same_unit_redeploys_again_at_the_next(users, modules):
+    """C5.13a "No unit may redeploy more than once per ConPh": once per ConPh, not once
+    per TM: the squad that redeployed after the Initial TM Scenario makes its DR again
+    at the next ConPh's Redeployment."""
+    players, module = phd_after(users, "C5.14")
+    squad = add(players, "us", "6-6-7", "squad")
+    roll(players, "us", "redeployment", squad)
+    players.until_step("C5.37")
+    players.chits(german="idle", us="attack")
+    players.until("results")
+    players.results(**result_values(module))
+    players.until_step("C5.14")
+    again = roll(players, "us", "redeployment", Unit.objects.get(pk=squad.pk))
+    assert again.unit_ref == squad.ref and again.cycle > 0
+
+
+def test_c5_23_a_crew_is_an_mmc_and_may_battle_harden(users, modules, fixed_dice):
+    """C5.23: "the number of MMC that may be Battle-Hardened": unlike C5.22's and
+    C5.24a's "(non-crew) MMC", a crew (recorded as a half-squad line naming Crew) may be
+    chosen."""
+    players, _ = phd_after(users, "C5.23")
+    crew = add(players, "german", "2-2-8 Crew", "half_squad")
+    fixed_dice.append([1, 1])
+    assert roll(players, "german", "battlefield_promotion").result == "3 MMC may Battle Harden"
+    steps.harden_mmc(
+        campaign_id=players.campaign_id,
+        user=players.users["german"],
+        table_id="battlefield_promotion",
+        unit_id=crew.ref,
+    )
+    assert unit_names(players, "german") == [("2-2-8 Crew", "half_squad", "battle_hardened", 1)]
+
+
+def test_c5_22_a_hero_combines_with_a_half_squad(users, modules):
+    """C5.22: "combined with any (non-crew) MMC": a HS is an MMC: it Battle Hardens and
+    the Hero leaves."""
+    players, _ = phd_after(users, "C5.22")
+    hero = add(players, "german", "1-4-9 Hero", "hero")
+    hs = add(players, "german", "2-4-8", "half_squad")
+    exchange(players, "german", hero, hs)
+    assert unit_names(players, "german") == [("2-4-8", "half_squad", "battle_hardened", 1)]
+
+
+def test_c5_14_what_the_player_sees_one_dr_per_unit_and_the_drms_that_apply_by_themselves(
+    users, modules, client
+):
+    """C5.13/C5.14 on the US page: the Redeployment Table is rolled for one of his units
+    (a choice of his own units, not a free text), the Isolated and Stun DRMs say they
+    apply by themselves, the others are ticked; no module word."""
+    players, _ = phd_after(users, "C5.14")
+    squad = add(players, "us", "6-6-7", "squad")
+    client.force_login(players.users["us"])
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    assert 'id="unit-redeployment"' in page and squad.ref in page
+    assert 'id="item-redeployment"' not in page
+    assert "once each in this pass; its result is written to the unit" in page
+    assert "+1 +1" not in page, page[
+        page.find("Unit is Isolated") - 200 : page.find("Unit is Isolated") + 50
+    ]
+    assert "Unit is Isolated — applied by itself when it holds" in page
+    assert "Unit marked with Stun counter — applied by itself when it holds" in page
+    assert 'id="tick-redeployment-enemy_feba"' in page
+    for word in ("for_units", "column_for_kind", "unit_markers", "offer_when"):
+        assert word not in page
+    isolated = add(players, "us", "7-4-7", "squad", markers=("isolated",))
+    roll(players, "us", "redeployment", isolated)
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    i = page.find("+1 +1")
+    assert i < 0, page[i - 300 : i + 100]
+    assert ", +1 Unit is Isolated" in page
+
+
+def test_a_drm_named_with_its_value_is_printed_with_it_once():
+    """What the player reads: a DRM the rules print with its value ("+1 Unit is
+    Isolated", "-1 Adjacent to friendly Front Line Hex") is shown after its value once;
+    a typed value other than the printed one keeps the printed words."""
+    from campaign.templatetags.refit import after_value_filter
+
+    assert after_value_filter("+1 Unit is Isolated", 1) == "Unit is Isolated"
+    assert after_value_filter("-1 Unit under Labor counter", -1) == "Unit under Labor counter"
+    assert after_value_filter("+1 per PP beyond the IPC", 2) == "+1 per PP beyond the IPC"
+    assert after_value_filter("If lone, unwounded SMC", -1) == "If lone, unwounded SMC"

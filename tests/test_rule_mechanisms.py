@@ -1936,4 +1936,4 @@ def test_tm13_an_oba_module_requisitioned_brings_a_radio_or_fieldphone(users, mo
     players.until_step("I-C5.35")
     assert unit_names(players, "german", kind="sw") == [("Radio or Fieldphone (O1)", "sw", "ok", 1)]
     form = supply_form(players.campaign, module_of(c), "rg_charts.us")
-    assert "The group kinds this chart's rules read: mortar_60mm, oba." in form.help
+    assert "The group kinds this chart's rules read: 60mm, oba." in form.help
