@@ -783,6 +783,8 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
             break
         if rolls_owed(module, snap, step):
             break  # a compulsory roll is made at its step, never skipped on the way
+        if run and step.attacker_first:
+            break  # PHD C5.14 "In turn, Attacker first": the Defender waits there for him
         run.append(step)
     while run and not _may_end_run(module, snap, run[-1]):
         run.pop()

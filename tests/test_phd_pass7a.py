@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Roll, Unit
-from campaign.selectors import done_sides
+from campaign.seat_views.campaign_page import campaign_view
+from campaign.selectors import done_sides, module_of
 from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
@@ -431,3 +432,23 @@ def test_a_drm_named_with_its_value_is_printed_with_it_once():
     assert after_value_filter("-1 Unit under Labor counter", -1) == "Unit under Labor counter"
     assert after_value_filter("+1 per PP beyond the IPC", 2) == "+1 per PP beyond the IPC"
     assert after_value_filter("If lone, unwounded SMC", -1) == "If lone, unwounded SMC"
+
+
+def test_c5_14_no_finishing_ahead_through_the_redeployment(users, modules):
+    """C5.14 "In turn, Attacker first": the Defender may not get past the Redeployment
+    by finishing the map steps before it at once ("Done with C5.2 to ..."): a run
+    finished ahead stops before C5.14, for either side, and a Done through it is
+    refused."""
+    players, _ = phd_after(users, "C5.2")
+    order = [s.id for s in module_of(players.campaign).steps]
+    for side in ("german", "us"):
+        lasts = [
+            last
+            for last, _, _ in campaign_view(players.users[side], players.campaign_id).panel.ahead
+        ]
+        assert lasts, side
+        assert all(order.index(last) < order.index("C5.14") for last in lasts), (side, lasts)
+    with pytest.raises(ActionRefused, match="cannot be finished together"):
+        steps.finish_step(
+            campaign_id=players.campaign_id, user=players.users["german"], through="C5.15"
+        )
