@@ -783,6 +783,8 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
             break
         if rolls_owed(module, snap, step):
             break  # a compulsory roll is made at its step, never skipped on the way
+        if run and step.attacker_first:
+            break  # PHD C5.14 "In turn, Attacker first": the Defender waits there for him
         run.append(step)
     while run and not _may_end_run(module, snap, run[-1]):
         run.pop()
@@ -1246,16 +1248,22 @@ def table_date_reasons(module: Module, table: Table, side: str, date_index: int)
 
 
 def attacker_first_reason(
-    module: Module, step: Step, side: str, attacker: str, done: frozenset[str] | set[str]
+    module: Module,
+    step: Step,
+    side: str,
+    attacker: str,
+    done: frozenset[str] | set[str],
+    then: str = "you roll once it is done",
 ) -> str:
-    """Why ``side`` may not roll yet at a step the Attacker goes first at (PHD C5.14:
-    "In turn, Attacker first"): the Attacker of the scenario just played (C5.3) is not
-    done ("": it may; no Attacker known, nothing is held back)."""
+    """Why ``side`` may not roll yet (or, with ``then``, press Done yet) at a step the
+    Attacker goes first at (PHD C5.14: "In turn, Attacker first"): the Attacker of the
+    scenario just played (C5.3) is not done ("": it may; no Attacker known, nothing is
+    held back)."""
     if not step.attacker_first or not attacker or side == attacker or attacker in done:
         return ""
     return (
         f"the Attacker ({module.side(attacker).name}, {step.names_attacker}) goes first "
-        f"at {step.id}: you roll once it is done"
+        f"at {step.id}: {then}"
     )
 
 

@@ -199,3 +199,10 @@ def _exclusive(table: Table, applied: set[str]) -> None:
                     f"'{drm.label}' and '{by_id[other].label}' do not both apply to one "
                     f"roll ({rule}): claim one of them."
                 )
+
+
+def after_value(label: str, value: int) -> str:
+    """A DRM's name as printed after its signed ``value`` ("+1 Unit is Isolated" after
+    "+1" is "Unit is Isolated"): a name the rules print with that same value does not
+    say it twice; any other name is kept whole."""
+    return label.removeprefix(f"{value:+d} ") if value else label

@@ -281,13 +281,18 @@ def exchange_refusal(
 
 
 def battle_hardened(
-    effects: list[Effect], leaders: Sequence[UnitState], ladder: Sequence[str]
+    effects: list[Effect],
+    leaders: Sequence[UnitState],
+    ladder: Sequence[str],
+    not_named: Sequence[str] = (),
 ) -> tuple[int, str] | None:
     """Which of the side's ``leaders`` a ``battle_harden`` result Battle Hardens and
     into whom: (its index, its new name), the non-wounded leader of the quality named,
     else of the next lower quality the side has (PHD C5.24 footnote *: "if a 9-1 is
     selected, but there is no 9-1, then the next lower quality would be an 8-1,
-    followed by an 8-0, etc."); None: no such leader (or no such result)."""
+    followed by an 8-0, etc."); None: no such leader (or no such result).  A leader whose
+    line names one of ``not_named`` is none of them (C5.24 "Infantry Leader": not an
+    Armour Leader, ``Table.leaders_not_named``)."""
     named = next((e.unit for e in effects if e.do == "battle_harden"), None)
     if named is None or named not in ladder:
         return None
@@ -296,6 +301,8 @@ def battle_hardened(
         for i, u in enumerate(leaders):
             m = LEADER_RATING.match(u.name.strip())
             if u.kind != "leader" or "wounded" in u.marked or not m or m.group() != quality:
+                continue
+            if not_named and names_any(u.name, not_named):
                 continue
             higher = rated(u.name, ladder, +1)
             if higher is not None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from rules import machine
-from rules.drm import AppliedDrm, RollContext, applicable_drms
+from rules.drm import AppliedDrm, RollContext, after_value, applicable_drms
 from rules.errors import Refused
 from rules.schema import (
     BaseTableReplenishment,
@@ -104,7 +104,7 @@ def replenish(
             value = (row.results or {}).get(column) if column else row.result
             amount = _number(value)
             gained += amount
-            mods = "".join(f", {d.value:+d} {d.label}" for d in drms)
+            mods = "".join(f", {d.value:+d} {after_value(d.label, d.value)}" for d in drms)
             faces = "+".join(map(str, r.faces))
             lines.append(f"{table.dice} {faces}{mods} → {r.final}: {amount} ({mech.rule})")
     elif isinstance(mech, VpDifferentialReplenishment):

@@ -573,6 +573,10 @@ class Table(Strict):
     # under Recall unless Isolated.
     after_roll: list[Settle] = []
     note: str | None = note_field()
+    # The leaders a ``battle_harden`` result of this table may Battle Harden exclude
+    # those whose line names one of these words (a whole word, any case): PHD C5.24 "to
+    # Battle Harden one Retained Non-Wounded Infantry Leader", not an Armour Leader.
+    leaders_not_named: list[str] = []
 
     @model_validator(mode="after")
     def _after_roll(self) -> Table:

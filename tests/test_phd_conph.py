@@ -87,27 +87,27 @@ def test_c5_13_a_redeployment_dr_on_the_table_with_its_drms(users, modules, fixe
     Reduced" / a Mobile Vehicle "Remains in hex"; DR 12 +2 (enemy FEBA) -1 (adjacent to
     a friendly Front Line Hex) -1 (Labor) +2 (leadership typed) = 14 "Eliminated"."""
     players, module = phd_after(users, "C5.14")
+    first, second, third = (add(players, "us", f"6-6-7 {n}", "squad") for n in "ABC")
     fixed_dice.extend([[4, 5], [4, 4], [6, 6]])
-    r = roll(players, "us", "redeployment", item="1st Pltn at K12", ticked=["wire"])
-    assert (r.final, r.result) == (10, "Infantry: Redeploys, Replaced; Mobile Vehicle: Redeploys")
+    r = roll(players, "us", "redeployment", first, ticked=["wire"])
+    assert (r.final, r.result) == (10, "Infantry: Redeploys, Replaced")
     r = roll(
         players,
         "us",
         "redeployment",
-        item="2nd Pltn stack at M8",
+        second,
         typed={"extra_hs": 2, "portage": 1},
     )
-    assert r.final == 11
-    assert r.result == "Infantry: Redeploys, Reduced; Mobile Vehicle: Remains in hex"
+    assert (r.final, r.result) == (11, "Infantry: Redeploys, Reduced")
     r = roll(
         players,
         "us",
         "redeployment",
-        item="3rd Pltn at P3",
+        third,
         ticked=["enemy_feba", "front_line", "labor"],
         typed={"leadership": 2},
     )
-    assert r.final == 14 and r.result == "Infantry: Eliminated; Mobile Vehicle: Eliminated, CS NA"
+    assert r.final == 14 and r.result == "Infantry: Eliminated"
     assert sorted(d["value"] for d in r.drms) == [-1, -1, 2, 2]
 
 

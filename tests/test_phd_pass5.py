@@ -14,7 +14,7 @@ from campaign.services.errors import ActionRefused
 from rules.supply import SupplyProblems
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
-from tests.test_rule_mechanisms import phd_with_chart, result_values, roll, supply_chart
+from tests.test_rule_mechanisms import add, phd_with_chart, result_values, roll, supply_chart
 
 users = mechanisms.users
 
@@ -37,18 +37,20 @@ def test_c5_14_attacker_first_the_defender_rolls_once_the_attacker_is_done(users
     Initial TM Scenario's is the US, C4.2).  The German's Redeployment roll is refused,
     with the reason on his panel, until the US is done; the US rolls at once."""
     players, _ = at_step(users, "C5.14")
+    ge = add(players, "german", "4-6-8", "squad")
+    us = add(players, "us", "6-6-7", "squad")
     assert "Attacker (American, C5.3) goes first" in closed_reason(players, "german")
     assert closed_reason(players, "us") == ""
     with pytest.raises(ActionRefused, match="Attacker .American, C5.3. goes first") as refused:
-        roll(players, "german", "redeployment", item="4-6-8 at 23M4")
+        roll(players, "german", "redeployment", ge)
     assert refused.value.status == 409
     assert not Roll.objects.filter(campaign_id=players.campaign_id, side="german").exists()
-    roll(players, "us", "redeployment", item="6-6-7 at 22K3")
+    roll(players, "us", "redeployment", us)
     with pytest.raises(ActionRefused, match="goes first"):
-        roll(players, "german", "redeployment", item="4-6-8 at 23M4")
+        roll(players, "german", "redeployment", ge)
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
     assert closed_reason(players, "german") == ""
-    assert roll(players, "german", "redeployment", item="4-6-8 at 23M4").side == "german"
+    assert roll(players, "german", "redeployment", ge).side == "german"
 
 
 def test_c5_14_after_a_german_attack_the_german_redeploys_first(users, modules):
@@ -59,9 +61,11 @@ def test_c5_14_after_a_german_attack_the_german_redeploys_first(users, modules):
     players.until("results")
     players.results(**result_values(module))
     players.until_step("C5.14")
+    ge = add(players, "german", "4-6-8", "squad")
+    us = add(players, "us", "6-6-7", "squad")
     with pytest.raises(ActionRefused, match="Attacker .German, C5.3. goes first"):
-        roll(players, "us", "redeployment", item="6-6-7 at 22K3")
-    roll(players, "german", "redeployment", item="4-6-8 at 23M4")
+        roll(players, "us", "redeployment", us)
+    roll(players, "german", "redeployment", ge)
 
 
 def test_c5_31_footnote_w_the_sw_allotment_is_supplied_with_the_chart_and_joins_the_rg(

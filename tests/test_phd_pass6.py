@@ -178,7 +178,7 @@ def test_c5_37c_dual_attack_drs_and_c5_3_the_attacker_is_who_moved_first(
     players.until_step("C5.14")
     assert waited_for(players) == {"us": True, "german": False}
     with pytest.raises(ActionRefused, match=r"Attacker .American, C5.3. goes first"):
-        roll(players, "german", "redeployment", item="4-6-8 at 23M4")
+        roll(players, "german", "redeployment", add(players, "german", "4-6-8", "squad"))
 
 
 def test_c5_29_the_tp_replenished_are_added_to_those_left(users, modules):

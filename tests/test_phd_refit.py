@@ -23,17 +23,18 @@ def at_step(users, step_id):
 
 def test_c5_14_note_1_an_original_2_always_redeploys(users, modules, fixed_dice):
     """C5.14 note 1: "Original 2 DR always results in Redeployment and HoB": dice 1+1
-    with +2 (enemy FEBA) +1 (Isolated) +1 (Stun) +1 (No-Man's Land) give a Final 7, but
-    the Original 2 row, whatever the DRMs."""
+    with +2 (enemy FEBA) +1 (No-Man's Land) ticked and +1 (Isolated) +1 (Stun) read from
+    the squad's markers give a Final 7, but the Original 2 row, whatever the DRMs."""
     players, _ = at_step(users, "C5.14")
     side = "us"  # the Attacker rolls first (C5.14; the US moved first, C4.2)
+    squad = add(players, side, "6-6-7", "squad", markers=("isolated", "stunned"))
     fixed_dice.append([1, 1])
     r = roll(
         players,
         side,
         "redeployment",
-        item="4-6-7 at 23M4",
-        ticked=["enemy_feba", "isolated", "stun", "no_mans_land"],
+        squad,
+        ticked=["enemy_feba", "no_mans_land"],
     )
     assert r.final == 7
     assert r.result.startswith("Infantry: Redeploys and Heat of Battle")

@@ -1114,11 +1114,12 @@ def test_c5_34_c5_13a_one_dr_per_oba_module_and_per_redeploying_unit(users, modu
     players, module = start("purple-heart-draw", "tm", users, "us")
     players.results(**result_values(module))
     players.until_step("C5.14")
-    roll(players, "us", "redeployment", item="E Coy 1st Pltn")
+    squad, other = add(players, "us", "6-6-7", "squad"), add(players, "us", "7-4-7", "squad")
+    roll(players, "us", "redeployment", squad)
     with pytest.raises(ActionRefused):
-        roll(players, "us", "redeployment", item="e coy 1st  pltn")
+        roll(players, "us", "redeployment", squad)
     with pytest.raises(ActionRefused, match="between 0 and 9"):
-        roll(players, "us", "redeployment", item="F Coy", typed={"extra_hs": -2})
+        roll(players, "us", "redeployment", other, typed={"extra_hs": -2})
     assert module.table("oba").once == "item"
 
 
@@ -1935,4 +1936,4 @@ def test_tm13_an_oba_module_requisitioned_brings_a_radio_or_fieldphone(users, mo
     players.until_step("I-C5.35")
     assert unit_names(players, "german", kind="sw") == [("Radio or Fieldphone (O1)", "sw", "ok", 1)]
     form = supply_form(players.campaign, module_of(c), "rg_charts.us")
-    assert "The group kinds this chart's rules read: oba." in form.help
+    assert "The group kinds this chart's rules read: 60mm, oba." in form.help

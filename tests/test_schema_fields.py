@@ -37,7 +37,7 @@ from rules.drm import DrmRefused, RollContext, applicable_drms, holds
 from rules.kinds import Action
 from rules.loader import MODULE_DIR, load_file, validate_data
 from rules.purchase import cost_options, unavailable
-from rules.schema import Module, as_dict
+from rules.schema import Effect, Module, as_dict
 from rules.snapshot import Bought, FortificationBought, Holdings, SideState, Snapshot
 from tests.engine.conftest import at
 
@@ -2119,6 +2119,17 @@ case(
         rolled=False,
         taken=False,
         designable=0,
+    ),
+)
+case(
+    "Table.leaders_not_named",
+    base="phd",
+    mutate=lambda d: tab(d, "leader_promotion").update(leaders_not_named=[]),
+    observe=lambda m: effects.battle_hardened(
+        [Effect(do="battle_harden", unit="9-2")],
+        [effects.UnitState("9-2 Armour Leader", "leader"), effects.UnitState("8-1", "leader")],
+        m.leader_ladder.ratings,
+        m.table("leader_promotion").leaders_not_named,
     ),
 )
 case(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from campaign.models import Campaign, ModuleRecord, Roll, Unit
-from campaign.selectors import done_sides, module_of, owed_rolls
+from campaign.selectors import done_sides, module_of, owed_rolls, step_attacker
 from campaign.services import hosting, initiative, steps
 from campaign.services.errors import ActionRefused
 from rules import machine
@@ -107,7 +107,10 @@ class Players:
         cycle, index, ended, module = where or self._where()
         step = module.steps[index]
         while not ended:
-            waiting = machine.sides_to_act(module, step, self._done(cycle, index))
+            # The Attacker first where the step says so (PHD C5.14): the Defender's Done
+            # is refused until his.
+            attacker = step_attacker(self.campaign, module, step) if step.attacker_first else ""
+            waiting = machine.sides_to_act(module, step, self._done(cycle, index), attacker)
             if not waiting:
                 break
             self.finish_side(waiting[0])

@@ -336,6 +336,15 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
         view.module, snap, step
     ) or availability.finish_refusal(view.module, snap, step)
     panel.rolls_owed = bool(availability.rolls_owed(view.module, snap, step))
+    if step.attacker_first and not panel.finish_refusal:
+        # PHD C5.14 "In turn, Attacker first": no Done (nor going on) before the Attacker's.
+        attacker, _ = scenario_attacker(c, view.module)
+        first = availability.attacker_first_reason(
+            view.module, step, view.viewer, attacker, set(view.done), "you finish once it is done"
+        )
+        if first:
+            panel.finish_refusal = f"Not yet: {first}."
+            panel.rolls_owed = True  # nothing to go on without: the Attacker is awaited
     once = [t for t in step.tables if view.module.table(t).once == "side"]
     rolled: set[str] = set()
     if once:

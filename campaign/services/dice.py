@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from campaign.models import Campaign, Roll
 from rules import dice
-from rules.drm import AppliedDrm
+from rules.drm import AppliedDrm, after_value
 from rules.schema import Table
 
 
@@ -78,7 +78,7 @@ def describe(r: Roll) -> str:
     if len(r.faces) > 1:
         text += f" = {sum(r.faces)}"
     for d in r.drms:
-        text += f", {d['value']:+d} {d['label']}"
+        text += f", {d['value']:+d} {after_value(d['label'], d['value'])}"
     if r.drms:
         text += f" → {r.final}"
     if r.result:

@@ -18,7 +18,7 @@ from campaign.services.turns import Turn
 from campaign.services.units import units_from_purchase
 from campaign.visibility import FORTIFICATION, RG_ROLLS
 from rules import availability
-from rules.drm import DrmRefused, applicable_drms, holds
+from rules.drm import DrmRefused, after_value, applicable_drms, holds
 from rules.effects import GroupOutcome, NewUnits, on_group, result_effects
 from rules.purchase import missing_at
 from rules.schema import PostPurchaseRoll, ReinforcementGroup
@@ -178,7 +178,7 @@ def rolls_for(
 def dice_text(r: Roll) -> str:
     """A roll's dice and DRMs as the player reads them beside its result: "DR 3+4,
     -1 Airborne → 6"."""
-    drms = "".join(f", {d['value']:+d} {d['label']}" for d in r.drms)
+    drms = "".join(f", {d['value']:+d} {after_value(d['label'], d['value'])}" for d in r.drms)
     return f"{r.dice} {'+'.join(str(f) for f in r.faces)}{drms} → {r.final}"
 
 

@@ -107,6 +107,15 @@ def finish_step(
     snap = turn.snapshot(held)
     expect_turn(turn, Action.FINISH, snap)
     step = turn.step
+    if step.attacker_first:
+        # PHD C5.14 "In turn, Attacker first": the Defender redeploys (and so finishes)
+        # after the Attacker, never before.
+        attacker, _ = scenario_attacker(turn.campaign, turn.module)
+        first = availability.attacker_first_reason(
+            turn.module, step, turn.side, attacker, turn.done, "you finish once it is done"
+        )
+        if first:
+            raise ActionRefused(f"Not yet: {first}.", status=409)
     owed = availability.owed_refusal(turn.module, snap, step) or availability.held_cap_refusal(
         turn.module, snap
     )
@@ -462,7 +471,7 @@ def apply_effects(
     elif unit is not None:
         outcome = on_unit(effects, units.state_of(unit), units.ladder(turn.module))
         words.append(units.apply_outcome(unit, outcome, rolled_for))
-    words.append(units.battle_harden(turn, effects))
+    words.append(units.battle_harden(turn, effects, table.leaders_not_named))
     seat = turn.seat
     if any(e.do == "san" for e in effects):
         before = seat.san or 0

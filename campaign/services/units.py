@@ -896,7 +896,7 @@ def ladder(module: Module) -> tuple[str, ...]:
     return tuple(module.leader_ladder.ratings) if module.leader_ladder else ()
 
 
-def battle_harden(turn: Turn, effects: list[Effect]) -> str:
+def battle_harden(turn: Turn, effects: list[Effect], not_named: Sequence[str] = ()) -> str:
     """A ``battle_harden`` result: the side's leader it names (or the next lower one
     the side has) becomes the next higher quality, on its own line where it was; what
     happened, in words ("" : no such result)."""
@@ -905,7 +905,7 @@ def battle_harden(turn: Turn, effects: list[Effect]) -> str:
     leaders = list(
         Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader").order_by("id")
     )
-    found = battle_hardened(effects, [u.state for u in leaders], ladder(turn.module))
+    found = battle_hardened(effects, [u.state for u in leaders], ladder(turn.module), not_named)
     if found is None:
         return "no retained unwounded leader of that quality or lower: none Battle Hardens"
     index, name = found

@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from campaign import fragments
 from campaign.seat_views.common import uncut
+from rules.drm import after_value
 
 register = template.Library()
 
@@ -150,3 +151,15 @@ def refit_version() -> str:
 def uncut_filter(label: Any) -> str:
     """A DRM's name as a player reads it: a name the rules text cuts says so."""
     return uncut(str(label))
+
+
+@register.filter(name="after_value")
+def after_value_filter(label: Any, value: Any) -> str:
+    """A DRM's name printed after its signed ``value``: a name that begins with that
+    same value, as the rules print it ("+1 Unit is Isolated"), does not say it twice."""
+    text = uncut(str(label))
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return text
+    return after_value(text, number)

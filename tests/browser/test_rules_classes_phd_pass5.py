@@ -6,7 +6,7 @@ import pytest
 
 from campaign.models import Roll
 from tests.browser.test_rules_classes_phd_a import _pages
-from tests.test_rule_mechanisms import result_values, start
+from tests.test_rule_mechanisms import add, result_values, start
 
 # The rules on screen: run once, on PostgreSQL + Redis (the embedded run leaves them out).
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
@@ -23,6 +23,9 @@ def test_c5_14_class_5_the_defender_rolls_once_the_attacker_is_done(
     players, module = start("purple-heart-draw", "tm", (make_user("us_p"), make_user("ge_p")), "us")
     players.results(**result_values(module))
     players.until_step("C5.14")
+    # One Redeployment DR per retained unit (C5.13), chosen from the side's own units.
+    us_squad = add(players, "us", "6-6-7 of E Coy", "squad")
+    ge_squad = add(players, "german", "4-6-8 of 5th Rgt", "squad")
     us, ge = _pages(asgi_server, new_context, browser_login, players)
     ge_table = ge.locator("#table-redeployment")
     ge_table.get_by_text(
@@ -30,14 +33,14 @@ def test_c5_14_class_5_the_defender_rolls_once_the_attacker_is_done(
         "you roll once it is done."
     ).wait_for()
     assert not ge_table.get_by_role("button", name="Roll DR").count()
-    us.locator("#item-redeployment").fill("6-6-7 at 22K3")
+    us.locator("#unit-redeployment").select_option(us_squad.ref)
     us.locator("#table-redeployment").get_by_role("button", name="Roll DR").click()
-    us.locator("#campaign-step .rolls li", has_text="6-6-7 at 22K3").wait_for()
+    us.locator("#campaign-step .rolls li", has_text="6-6-7 of E Coy").wait_for()
     us.get_by_role("button", name="Done").first.click()
     ge_table.get_by_role("button", name="Roll DR").wait_for()
-    ge.locator("#item-redeployment").fill("4-6-8 at 23M4")
+    ge.locator("#unit-redeployment").select_option(ge_squad.ref)
     ge_table.get_by_role("button", name="Roll DR").click()
-    ge.locator("#campaign-step .rolls li", has_text="4-6-8 at 23M4").wait_for()
+    ge.locator("#campaign-step .rolls li", has_text="4-6-8 of 5th Rgt").wait_for()
     assert Roll.objects.filter(
         campaign_id=players.campaign_id, side="german", table_id="redeployment"
     ).exists()
