@@ -344,3 +344,109 @@ def test_3_619_footnote_e_a_trench_only_where_a_foxhole_stood_on_the_previous_da
         _fortify(players, "axis", "trench", location="12F4")
     other = _fortify(players, "axis", "trench", location="14B2")  # a Foxhole of the OB
     assert other.location == "14B2"
+
+
+def test_3_617_axis_footnote_n_in_cg_ii_i3_after_both_i1_and_cg_maxima_by_cg(users, modules):
+    """Axis footnote n ("May not be purchased until all [I1] RG have been purchased"): in
+    CG II, whose I1 CG Max is 2, the Pioneer Alert Coy (I3) is refused after one I1 and
+    sold after the second; 3.6179 #R and the CG Max column by CG: the British M1 Sniper
+    (CG II Max 3) and the Axis G4 (CG II Max 0) are counted against CG II's own column."""
+    alice, bob = users
+    c = host_game("sicily", "ii", alice, bob, name="pass7b")
+    module = module_of(c)
+    players = players_of(c, alice, bob)
+    players.results(**mechanisms.result_values(module))
+    players.until("purchase")
+    Seat.objects.filter(campaign=c).update(points=300)
+    assert module.dates[players.campaign.date_index].id == "jul15am"
+    buy(players, "axis", "I1")
+    with pytest.raises(ActionRefused, match=r"footnote n"):
+        buy(players, "axis", "I3")
+    with pytest.raises(ActionRefused, match=r"CG maximum is reached \(0 of 0 bought in CG II"):
+        buy(players, "axis", "G4")
+    buy(players, "british", "M1")
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    buy(players, "axis", "I1")
+    assert buy(players, "axis", "I3").cost == 16
+    buy(players, "british", "M1")
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    buy(players, "british", "M1")
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    with pytest.raises(ActionRefused, match=r"CG maximum is reached \(3 of 3 bought in CG II"):
+        buy(players, "british", "M1")
+
+
+def test_3_6162_loss_points_in_play_at_the_boundaries(users, modules, fixed_dice):
+    """3.6162: "If the CVP lost by a player for the prior CG scenario (only) are >= two
+    times, and >= 8 more than, the CVP lost by the other Player, that player may make a
+    dr and add this value to the CPP Base Number": 15 CVP lost against 7 (>= 2 x 7 and 8
+    more) gives the Axis a dr (4: 29 + 4 on July 14 PM); the British, who lost 7, none;
+    14 against 7 (only 7 more) gives none."""
+    alice, bob = users
+    for axis_lost, british_lost, axis_cpp in ((15, 7, 29 + 4), (14, 7, 29)):
+        c = host_game("sicily", "i", alice, bob, name=f"pass7b {axis_lost}")
+        module = module_of(c)
+        players = players_of(c, alice, bob)
+        fixed_dice.append([4])
+        players.results(
+            **mechanisms.result_values(
+                module,
+                cvp_lost_axis=axis_lost,
+                cvp_lost_british=british_lost,
+            )
+        )
+        players.until("purchase")
+        fixed_dice.clear()
+        assert (points(players, "axis"), points(players, "british")) == (axis_cpp, 12)
+
+
+def test_british_footnotes_e_j_and_the_m_rows(users, modules):
+    """British footnote j ("Cost is per module ... retained as long as the module he is
+    assigned to is retained"): no O4 without an OBA module held; footnote e ("No more
+    than 1 O4 may be in a sides OB at any given time"): a second O4 is refused while the
+    first is held; M1 "SAN Increase +1" for 3 CPP; M3 "20 FPP" for 2 CPP, Date Max 1;
+    3.619 footnote d: the Axis buys no AT Mines; the '"?"' counter costs 1 FPP."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users)
+    with pytest.raises(ActionRefused, match=r"footnote j"):
+        buy(players, "british", "O4")
+    buy(players, "british", "O1")
+    assert buy(players, "british", "O4").cost == 1
+    with pytest.raises(ActionRefused, match=r"footnote e"):
+        buy(players, "british", "O4")
+    san = Seat.objects.get(campaign_id=players.campaign_id, side="british").san
+    assert buy(players, "british", "M1").cost == 3
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="british").san == san + 1
+    assert buy(players, "british", "M3").cost == 2
+    with pytest.raises(ActionRefused, match=r"CG date maximum is reached \(1 of 1"):
+        buy(players, "british", "M3")
+    buy(players, "axis", "M3")
+    players.until("fortify")
+    assert (
+        Seat.objects.get(campaign_id=players.campaign_id, side="british").fortification_points == 20
+    )
+    with pytest.raises(ActionRefused, match=r"Axis cannot buy AT Mines \(3\.619 footnote d\)"):
+        _fortify(players, "axis", "at_mines")
+    assert _fortify(players, "axis", "unknown_counter", count=3).cost == 3
+
+
+def test_3_617_the_rg_purchased_column_records_each_id_and_the_cpp_expended(users, modules):
+    """3.617: "As each RG is selected, record its ID (and the CPP expended to purchase
+    it) in the "RG Purchased" column on the line for the current CG Scenario on the CG
+    Roster": the owner's line reads "I1 (16)" for an I1 bought In Reserve and "M2 (2)"
+    for Recon at 2 CPP; the CPP expended being secret (3.617), the opponent's roster
+    names no RG and no price."""
+    from tests.purchase_helpers import roster_of
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users)
+    buy(players, "axis", "I1", "reserve")
+    buy(players, "axis", "M2", "recon_plus5")
+    mine = roster_of(players.campaign, "axis").lines[-1].sides[0]
+    assert (mine.rgs, mine.spent) == (["I1 (16)", "M2 (2)"], 18)
+    theirs = roster_of(players.campaign, "british").lines[-1].sides[0]
+    assert (theirs.rgs, theirs.spent) == ([], None)

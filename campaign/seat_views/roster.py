@@ -208,7 +208,9 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     left=(total - spent - forfeited.get((s, i), 0))
                     if own and total is not None
                     else None,
-                    rgs=[p.group_id for p in bought],
+                    # Each RG's ID "(and the CPP expended to purchase it)" (3.617): the
+                    # price on one's own lines only, the opponent's points being secret.
+                    rgs=[f"{p.group_id} ({p.cost})" if own else p.group_id for p in bought],
                     recon=recon.locations if recon else None,
                     chit=choice_label(InitiativeChit.Chit, chit.chit) if chit else "",
                     cvp_lost=result.get("cvp_lost", {}).get(s),
