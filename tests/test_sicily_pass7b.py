@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Seat, Unit
+from campaign.models import Purchase, Seat, Unit
 from campaign.selectors import module_of
 from campaign.services import initiative, purchases
 from campaign.services.errors import ActionRefused
@@ -450,3 +450,45 @@ def test_3_617_the_rg_purchased_column_records_each_id_and_the_cpp_expended(user
     assert (mine.rgs, mine.spent) == (["I1 (16)", "M2 (2)"], 18)
     theirs = roster_of(players.campaign, "british").lines[-1].sides[0]
     assert (theirs.rgs, theirs.spent) == ([], None)
+
+
+def test_3_620_the_recon_column_records_the_locations_of_every_recon_dr_of_the_date(
+    users, modules, fixed_dice
+):
+    """3.620: "The number of Locations that may be reconnoitered (3.6223) per CG Date is
+    recorded on the CG Roster in the "Recon" column of the current CG Date line"; the
+    M2 Recon RG's Date Max is 2: two drs on July 14 PM (2 + 5 and 4) put 11 in the
+    column, not the last dr's 4."""
+    from tests.purchase_helpers import roster_of
+    from tests.test_rule_mechanisms import two_recon_drs
+
+    players = two_recon_drs(users, fixed_dice)
+    line = roster_of(players.campaign, "axis").lines[-1]
+    assert line.date == "July 14 PM"
+    assert (line.sides[0].recon, line.sides[0].spent) == (11, 3)
+
+
+def test_3_6179_ob_rgs_are_on_the_record_but_not_counted_toward_purchase_limits(users, modules):
+    """3.6179: "If preparing for a CG Initial Scenario, one line is also filled out for
+    each RG given in the Initial Scenario OB (but these latter do not apply towards RG
+    purchase limits; 3.6176-.6177)": with an Airborne Pltn (I2) in the British OB of CG
+    I, the British still buy the two I2 its CG Max allows, and a third is refused."""
+    from campaign.services import supplements
+
+    alice, bob = users
+    c = host_game("sicily", "i", alice, bob, side="british", through_start=False)
+    players = players_of(c, alice, bob)
+    proposal = supplements.propose_supplement(
+        campaign_id=c.pk,
+        user=players.users["british"],
+        path="variants.i.start.ob",
+        form={"rgs.axis": "I5", "rgs.british": "I2"},
+    )
+    supplements.accept_supplement(campaign_id=c.pk, user=players.users["axis"], ref=proposal.ref)
+    players.until_step("I-3.617")
+    Seat.objects.filter(campaign=c).update(points=100)
+    assert Purchase.objects.filter(campaign=c, side="british", initial=True).count() == 1
+    buy(players, "british", "I2")
+    buy(players, "british", "I2")
+    with pytest.raises(ActionRefused, match=r"CG maximum is reached \(2 of 2 bought in CG I"):
+        buy(players, "british", "I2")
