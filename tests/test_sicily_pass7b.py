@@ -473,18 +473,9 @@ def test_3_6179_ob_rgs_are_on_the_record_but_not_counted_toward_purchase_limits(
     each RG given in the Initial Scenario OB (but these latter do not apply towards RG
     purchase limits; 3.6176-.6177)": with an Airborne Pltn (I2) in the British OB of CG
     I, the British still buy the two I2 its CG Max allows, and a third is refused."""
-    from campaign.services import supplements
+    from tests.purchase_helpers import with_sicily_ob
 
-    alice, bob = users
-    c = host_game("sicily", "i", alice, bob, side="british", through_start=False)
-    players = players_of(c, alice, bob)
-    proposal = supplements.propose_supplement(
-        campaign_id=c.pk,
-        user=players.users["british"],
-        path="variants.i.start.ob",
-        form={"rgs.axis": "I5", "rgs.british": "I2"},
-    )
-    supplements.accept_supplement(campaign_id=c.pk, user=players.users["axis"], ref=proposal.ref)
+    c, players = with_sicily_ob(users, {"rgs.axis": "I5", "rgs.british": "I2"})
     players.until_step("I-3.617")
     Seat.objects.filter(campaign=c).update(points=100)
     assert Purchase.objects.filter(campaign=c, side="british", initial=True).count() == 1
