@@ -291,10 +291,10 @@ def holdings(
     forts: tuple[FortificationBought, ...] = ()
     if fortifications:
         forts = tuple(
-            FortificationBought(item_id, date_index, count, tier, cost)
-            for item_id, date_index, count, tier, cost in FortificationBuy.objects.filter(
+            FortificationBought(item_id, date_index, count, tier, cost, location)
+            for item_id, date_index, count, tier, cost, location in FortificationBuy.objects.filter(
                 campaign=campaign, side=side
-            ).values_list("item_id", "date_index", "count", "tier", "cost")
+            ).values_list("item_id", "date_index", "count", "tier", "cost", "location")
         )
     recon_dates: frozenset[int] = frozenset()
     recon_rolled: frozenset[str] = frozenset()

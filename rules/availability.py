@@ -45,7 +45,7 @@ from rules.schema import (
     Step,
     Table,
 )
-from rules.snapshot import Bought, Snapshot
+from rules.snapshot import Bought, FortificationBought, Snapshot
 
 CHITS = {"attack": "Attack", "idle": "Idle"}
 MAX_FORTIFICATIONS_PER_BUY = 50
@@ -420,6 +420,66 @@ def fortification_reasons(
     return reasons
 
 
+def _place(location: str) -> str:
+    """A place as written, folded for comparison ("12f4 " is 12F4)."""
+    return " ".join(location.split()).casefold()
+
+
+def replaced_here(
+    module: Module, snap: Snapshot, item: FortificationItem, location: str
+) -> FortificationBought | None:
+    """The side's own ``in_place_of`` item recorded in ``location`` on an earlier CG
+    date, which ``item`` placed there replaces (3.619 footnote e)."""
+    if item.in_place_of is None or not _place(location):
+        return None
+    return next(
+        (
+            f
+            for f in snap.holdings.fortifications
+            if f.item_id == item.in_place_of.item
+            and f.date_index < snap.position.date_index
+            and _place(f.location) == _place(location)
+        ),
+        None,
+    )
+
+
+def placement_reasons(
+    module: Module, snap: Snapshot, item: FortificationItem, count: int, location: str
+) -> list[str]:
+    """Why ``count`` × ``item`` cannot be placed in ``location`` (Sicily 3.619 footnote
+    e: only where the item it replaces stood on the previous CG date; one per place).
+    Refit checks the side's own records; a place it holds nothing for (the Initial
+    Scenario's, one taken over) is the player's word."""
+    placed = item.in_place_of
+    if placed is None:
+        return []
+    forts = module.fortifications
+    assert forts is not None
+    rule = item.rule or forts.rule
+    other = next((i.label for i in forts.items if i.id == placed.item), placed.item)
+    here = location.strip()
+    if not _place(here):
+        return [
+            f"name the {placed.where} (Where) that held a {other} on the previous CG Date ({rule})"
+        ]
+    reasons = []
+    if count != 1:
+        reasons.append(f"one {item.label} per {placed.where} ({rule})")
+    same = [f for f in snap.holdings.fortifications if _place(f.location) == _place(here)]
+    if any(f.item_id == item.id for f in same):
+        reasons.append(
+            f"a {item.label} is already placed in {here}: the {other} there was removed ({rule})"
+        )
+    elif replaced_here(module, snap, item, here) is None and any(
+        f.item_id == placed.item and f.date_index == snap.position.date_index for f in same
+    ):
+        reasons.append(
+            f"the {other} in {here} is bought on this CG Date, not on the previous one ({rule})"
+        )
+    return reasons
+
+
 def _figure(value: Fraction) -> str:
     return str(float(value)).removesuffix(".0")
 
@@ -452,6 +512,7 @@ def check_fortification(
     count: int,
     tier: int = 0,
     figures: Mapping[str, int] | None = None,
+    location: str = "",
 ) -> FortificationItem:
     forts = module.fortifications
     item = next((i for i in forts.items if i.id == item_id), None) if forts else None
@@ -460,6 +521,7 @@ def check_fortification(
     if not 1 <= count <= MAX_FORTIFICATIONS_PER_BUY:
         raise Refused(f"Buy between 1 and {MAX_FORTIFICATIONS_PER_BUY} at a time.")
     reasons = fortification_reasons(module, snap, item, count, tier, figures or {})
+    reasons += placement_reasons(module, snap, item, count, location)
     if reasons:
         label = (
             f"{item.label} ({item.tiers[tier].label})"

@@ -1170,6 +1170,16 @@ class PriceFigure(Strict):
     max: int = Field(default=99, ge=0)
 
 
+class InPlaceOf(Strict):
+    """A fortification placed where another stood on the previous CG date, which it
+    replaces (Sicily 3.619 footnote e: "A trench may only be placed in a hex which
+    contained a fox-hole on the previous CG date. When the trench is placed the foxhole
+    is removed"): bought for its place (``where``, the rules' word), one per place."""
+
+    item: Slug
+    where: str = "Location"
+
+
 class FortificationItem(Strict):
     id: Slug
     label: str
@@ -1192,6 +1202,7 @@ class FortificationItem(Strict):
     not_for_initial: bool = False
     note: str | None = note_field()
     rule: RuleRef | None = None
+    in_place_of: InPlaceOf | None = None
 
     @model_validator(mode="after")
     def _price(self) -> FortificationItem:
@@ -1868,6 +1879,11 @@ class Module(Strict):
                 errors.append(
                     f"fortification {i.id} has no price: give one, or declare it missing "
                     f"(supply: fortifications.items.{i.id}.cost)"
+                )
+        for i in forts.items:
+            if i.in_place_of is not None and i.in_place_of.item not in ids - {i.id}:
+                errors.append(
+                    f"fortification {i.id}: in_place_of names no other item '{i.in_place_of.item}'"
                 )
         for j, cap in enumerate(forts.spend_caps):
             for item in cap.items:

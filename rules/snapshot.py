@@ -60,6 +60,7 @@ class FortificationBought:
     count: int
     tier: str = ""  # the price's label it was bought at ("Squad", "AFV")
     cost: int = 0  # the points spent on them
+    location: str = ""  # where its owner placed it, as written
 
 
 @dataclass(frozen=True)

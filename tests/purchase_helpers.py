@@ -102,3 +102,19 @@ def add_vehicle(players, side, name, *weapons, status="ok", markers=(), **more):
             markers=list(marks),
         )
     return vehicle, [w["ref"] for w in vehicle.weapons]
+
+
+def with_sicily_ob(users, ob_form, side="british"):
+    """A CG I of Sicily hosted on ``side`` whose Initial-Scenario OB the British propose
+    (``ob_form``, as the supply form reads it: {"rgs.axis": "I5", "rgs.british": "I2"})
+    and the Axis accepts; the players at the first step, not yet walked."""
+    from campaign.services import supplements
+
+    a, b = users
+    c = host_game("sicily", "i", a, b, side=side, through_start=False)
+    players = players_of(c, a, b)
+    proposal = supplements.propose_supplement(
+        campaign_id=c.pk, user=players.users["british"], path="variants.i.start.ob", form=ob_form
+    )
+    supplements.accept_supplement(campaign_id=c.pk, user=players.users["axis"], ref=proposal.ref)
+    return c, players

@@ -31,7 +31,7 @@ def test_roster_lines_show_own_points_and_hide_the_opponents(modules, users, log
     line = mine.lines[-1]
     assert line.date == "July 14 PM"
     axis, british = line.sides
-    assert axis.spent == 15 and axis.rgs == ["I4"]
+    assert axis.spent == 15 and axis.rgs == ["I4 (15)"]
     assert british.start is None and british.left is None and british.rgs == []
     theirs = roster_of(c, "british")
     assert theirs.lines[-1].sides[0].rgs == [] and theirs.lines[-1].sides[0].spent is None

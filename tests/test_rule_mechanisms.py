@@ -1608,16 +1608,9 @@ def test_3_6181_exc_an_ob_airborne_rg_may_enter_by_paradrop(users, modules, fixe
     [EXC: RG entering via Para drop]": the British OB's I2 Airborne Pltn, rolled as
     entering by paradrop, makes no strength DR and is Full; a non-OB or unknown way is
     refused."""
-    a, b = users
-    c = host_game("sicily", "i", a, b, side="british", through_start=False)
-    players = players_of(c, a, b)
-    proposal = supplements.propose_supplement(
-        campaign_id=c.pk,
-        user=players.users["british"],
-        path="variants.i.start.ob",
-        form={"rgs.axis": "I5", "rgs.british": "I2"},
-    )
-    supplements.accept_supplement(campaign_id=c.pk, user=players.users["axis"], ref=proposal.ref)
+    from tests.purchase_helpers import with_sicily_ob
+
+    c, players = with_sicily_ob(users, {"rgs.axis": "I5", "rgs.british": "I2"})
     players.until_step("I-3.618")
     line = Purchase.objects.get(campaign=c, side="british", initial=True)
     view = campaign_view(players.users["british"], c.pk)

@@ -2346,6 +2346,35 @@ case(
         next(i for i in m.fortifications.items if i.id == "trench"),
     ),
 )
+
+
+def _trench_here(m: Module) -> Any:
+    """3.619 footnote e: a Trench in a hex whose Foxhole the Axis bought on this date."""
+    trench = next(i for i in m.fortifications.items if i.id == "trench")
+    held = Holdings(fortifications=(FortificationBought("foxhole", 2, 1, "2S", 2, "12F4"),))
+    snap = at(m, side="axis", step="3.619", date="jul14n", holdings=held)
+    return availability.placement_reasons(m, snap, trench, 1, "12f4")
+
+
+case(
+    "FortificationItem.in_place_of",
+    "InPlaceOf.item",
+    base="sicily",
+    mutate=lambda d: fort(d, "trench").update(in_place_of={"item": "roadblock"}),
+    observe=_trench_here,
+)
+case(
+    "InPlaceOf.where",
+    base="sicily",
+    mutate=lambda d: fort(d, "trench")["in_place_of"].update(where="Location"),
+    observe=lambda m: availability.placement_reasons(
+        m,
+        at(m, side="axis", step="3.619", date="jul14n"),
+        next(i for i in m.fortifications.items if i.id == "trench"),
+        1,
+        "",
+    ),
+)
 case(
     "Table.required",
     base="sicily",

@@ -89,7 +89,7 @@ def test_3_617_rgs_bought_secretly_and_the_cpp_spent_and_left(users, modules, lo
     buy(players, "british", "V5")
     assert points(players, "british") == 60 - 5 - 4
     mine = roster_of(players.campaign, "british").lines[-1].sides[1]
-    assert mine.rgs == ["V6", "V5"] and mine.spent == 9
+    assert mine.rgs == ["V6 (5)", "V5 (4)"] and mine.spent == 9
     theirs = roster_of(players.campaign, "axis").lines[-1].sides[1]
     assert theirs.rgs == [] and theirs.spent is None and theirs.left is None
     html = login(players.users["axis"]).get(f"/campaigns/{players.campaign_id}/roster/")

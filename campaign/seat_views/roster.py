@@ -171,7 +171,12 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     cid = campaign.pk
     results = {r.date_index: r.data for r in _RESULTS(campaign=cid)}
     purchases = visible_purchases(campaign, side)
-    recons = {(r.side, r.date_index): r for r in _RECONS(side=side, campaign=cid)}
+    # Every Recon dr of a date adds its Locations (and any price paid) to that date's
+    # line: the M2 Recon RG's Date Max is 2 (3.620).
+    recons: dict[tuple[str, int], tuple[int, int]] = {}
+    for r in _RECONS(side=side, campaign=cid):
+        locations, paid = recons.get((r.side, r.date_index), (0, 0))
+        recons[(r.side, r.date_index)] = (locations + r.locations, paid + r.cost)
     chits = {(c.side, c.date_index): c for c in _CHITS(side=side, campaign=cid)}
     outcomes = {o.date_index: o for o in _OUTCOMES(campaign=cid)}
     points_events = list(_POINTS_EVENTS(side=side, campaign=cid))
@@ -195,7 +200,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             gained = data["repl"] if data else 0
             bought = [p for p in purchases if p.side == s and p.date_index == i]
             recon = recons.get((s, i))
-            spent = sum(p.cost for p in bought) + (recon.cost if recon else 0)
+            spent = sum(p.cost for p in bought) + (recon[1] if recon else 0)
             total = None if start is None else start + gained
             chit = chits.get((s, i))
             result = results.get(i, {})
@@ -208,8 +213,10 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     left=(total - spent - forfeited.get((s, i), 0))
                     if own and total is not None
                     else None,
-                    rgs=[p.group_id for p in bought],
-                    recon=recon.locations if recon else None,
+                    # Each RG's ID "(and the CPP expended to purchase it)" (3.617): the
+                    # price on one's own lines only, the opponent's points being secret.
+                    rgs=[f"{p.group_id} ({p.cost})" if own else p.group_id for p in bought],
+                    recon=recon[0] if recon else None,
                     chit=choice_label(InitiativeChit.Chit, chit.chit) if chit else "",
                     cvp_lost=result.get("cvp_lost", {}).get(s),
                     san=result.get("san", {}).get(s),

@@ -144,6 +144,7 @@ def reveal(turn: Turn, chits: dict[str, str]) -> list[SeatField]:
         if chit == "attack":  # the seats are locked: their counts are the stored ones
             turn.seats[side].attack_chits_used += 1
             used.append((turn.seats[side], "attack_chits_used"))
+    used += lapse_declarations(turn)
     sets_up = decide_side(turn, result.sets_up_first, "sets up first")
     if result.moves_first == "sets_up_second":
         moves = machine.opponent(module, sets_up) if sets_up else ""
@@ -196,6 +197,18 @@ def reveal(turn: Turn, chits: dict[str, str]) -> list[SeatField]:
     save_position(c)
     advance(turn)
     return used
+
+
+def lapse_declarations(turn: Turn) -> list[push.SeatField]:
+    """A side's declaration that it has no on-map retained units states what it holds
+    *currently* (3.6212 footnote *): it lapses when the chits it could bind are
+    revealed, and is made anew on a later date."""
+    lapsed: list[push.SeatField] = []
+    for seat in turn.seats.values():
+        if seat.no_on_map_units:
+            seat.no_on_map_units = False
+            lapsed.append((seat, "no_on_map_units"))
+    return lapsed
 
 
 @transaction.atomic

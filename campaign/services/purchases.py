@@ -40,8 +40,8 @@ from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
 from rules.purchase import leaving_with, outlived, records_objective, roll_variants
-from rules.schema import Module, ReinforcementGroup
-from rules.snapshot import Holdings
+from rules.schema import FortificationItem, Module, ReinforcementGroup
+from rules.snapshot import Holdings, Snapshot
 from rules.text import count
 
 
@@ -343,7 +343,9 @@ def buy_fortification(
     c = turn.campaign
     snap = turn.snapshot(holdings(c, turn.side, fortifications=True))
     expect_turn(turn, Action.FORTIFY, snap)
-    item = availability.check_fortification(turn.module, snap, item_id, count, tier, figures)
+    item = availability.check_fortification(
+        turn.module, snap, item_id, count, tier, figures, location=location
+    )
     forts = turn.module.fortifications
     assert forts is not None
     cost = item.price(tier, figures) * count
@@ -369,10 +371,32 @@ def buy_fortification(
         secret=kept,
         text=f"{turn.side_name()} bought {count} × {item.label}"
         + (f" ({tier_label})" if tier_label else "")
-        + f" for {cost} {forts.currency}.",
+        + f" for {cost} {forts.currency}"
+        + _placed_text(turn, snap, item, location)
+        + ".",
     )
     commit(c.pk, PurchaseAdded(kept=kept))
     return buy
+
+
+def _placed_text(turn: Turn, snap: Snapshot, item: FortificationItem, location: str) -> str:
+    """What a fortification placed in place of another says of it (3.619 footnote e)."""
+    placed = item.in_place_of
+    if placed is None:
+        return ""
+    module = turn.module
+    forts = module.fortifications
+    assert forts is not None
+    other = next((i.label for i in forts.items if i.id == placed.item), placed.item)
+    rule = item.rule or forts.rule
+    here = location.strip()
+    old = availability.replaced_here(module, snap, item, here)
+    if old is None:
+        return f" in {here}, where a {other} stood on the previous CG Date; it is removed ({rule})"
+    return (
+        f" in {here}; the {other} placed there on {module.dates[old.date_index].label} is "
+        f"removed ({rule})"
+    )
 
 
 @transaction.atomic
