@@ -319,3 +319,112 @@ def test_4_0_sniper_values_are_the_cgs_own_at_the_next_scenario(users, modules):
     assert after == before
     assert not any("san" in k for k in players.campaign.module_data.get("result_fields", []))
     assert Event.objects.filter(campaign_id=players.campaign_id).exists()
+
+
+# --------------------------------------------------------------------------- 3.6, rows 11-12
+
+
+def test_3_6_leader_table_rows_11_and_12_german_columns_with_note_a(users, modules, fixed_dice):
+    """3.6 LEADER TABLE, rows "11: 6+1 | - | - | -"... read by German columns: the
+    PzGr Platoon I's DR 12 with note a's -1 is 11, a 6+1 (German Infantry); the PzIV
+    Section's DR 12 (no DRM) is "-" on the German Armor column: no leader."""
+    from tests.test_rule_mechanisms import german_groups
+
+    players, _ = apd_at(users, "3.4")
+    ra1, rb1 = german_groups(players, fixed_dice)
+    fixed_dice.extend([[6, 6], [6, 6]])
+    done(players, "german")
+    rolls = Roll.objects.filter(table_id="leader").order_by("seq")
+    assert [(r.final, r.result) for r in rolls] == [
+        (11, "German Infantry: 6+1"),
+        (12, "German Armor: No leader"),
+    ]
+    leaders = Unit.objects.filter(campaign_id=players.campaign_id, side="german", kind="leader")
+    assert [u.name.split(" (")[0] for u in leaders] == ["6+1 leader"]
+
+
+def test_3_6_american_infantry_column_12_gives_a_6_plus_1(users, modules, fixed_dice):
+    """3.6 LEADER TABLE, "12: - | - | 6+1 | -": only the American Infantry column gives a
+    leader on 12: an Armored Infantry Platoon's DR 12 gives it a 6+1 leader."""
+    players, _ = apd_at(users, "3.4")
+    _armor_group(
+        players,
+        [{"range": "1-6", "result": "M5A1", "effect": {"do": "none"}}],
+        tags=("armored_infantry",),
+        unit_kind="squad",
+    )
+    a1 = buy(players, "american", "A1")
+    players.until_step("3.6")
+    fixed_dice.append([6, 6])
+    rg_roll(players, "american", a1)
+    roll_ = Roll.objects.get(table_id="leader")
+    assert roll_.result == "American Infantry: 6+1"
+    assert Unit.objects.filter(purchase=a1, kind="leader", name__startswith="6+1").exists()
+
+
+# --------------------------------------------------------------------------- 3.2 SW
+
+
+def test_3_2_a_hero_eliminated_for_no_mmc_leaves_his_sw_unpossessed(users, modules):
+    """3.2: "Any SW Possessed by an eliminated Hero is considered Transferred to the
+    Battle Hardened MMC": a Hero his owner gives up for no MMC (he could have: a squad
+    was there) is eliminated at Done and, no MMC hardened for him, his BAZ is left
+    where he was, not possessed (it is not lost with him)."""
+    players, _ = apd_at(users, "3.2")
+    hero = add(players, "american", "1-4-9 Hero", "hero")
+    add(players, "american", "6-6-6", "squad")
+    add(players, "american", "BAZ 44", "sw", possessor=hero.ref)
+    done(players, "american")
+    assert unit_names(players, "american") == [
+        ("6-6-6", "squad", "ok", 1),
+        ("BAZ 44", "sw", "unpossessed", 1),
+    ]
+
+
+# --------------------------------------------------------------------------- CG VC / 2.9
+
+
+def test_cg_dates_the_afternoon_ends_the_cg_by_its_vc_and_asks_no_vp_required(users, modules):
+    """CG Scenario VC apply "for each of the first two CG-Scenarios"; CG DATES: three.
+    After the Afternoon scenario (the last), the CG VC decide at its 2.9 — the CG ends
+    there, with no VP requirement asked of the players for the Afternoon and no Setup
+    Phase after it (no 3.4/3.5 for a scenario that will not be played)."""
+    from tests.test_computations import supply_midday_vp
+
+    players, _ = start("pleasant-diversion", "cg", users, "american")
+    supply_midday_vp(players, 110)
+    players.results(**pd_result(vp=20, cvp_american=10))
+    players.until("results")
+    players.results(**pd_result(vp=20, cvp_american=10))
+    players.until("results")
+    players.results(**pd_result(vp=20, cvp_american=10))
+    c = players.campaign
+    assert c.ended_at is not None and "German wins" in c.outcome
+    texts = list(Event.objects.filter(campaign_id=c.pk).values_list("text", flat=True))
+    assert not any("VP required to win the December 6 Afternoon" in t for t in texts)
+    assert Seat.objects.get(campaign_id=c.pk, side="american").points >= 0
+
+
+# --------------------------------------------------------------------------- 3.7 on the sheet
+
+
+def test_3_7_the_scenario_sheet_lists_each_tank_the_group_received(users, modules, fixed_dice):
+    """3.7: the M4 Model Table "determine[s] the tanks received by that Group": DR 2
+    gives "2 x M4A3(76)W; M4A3E2(L)".  The scenario sheet the American sets up from
+    (page and text for VASL) listed the line of two M4A3(76)W as one tank; it now reads
+    "2 × M4A3(76)W (A1)", as the roster does."""
+    from campaign.seat_views.sheet import scenario_sheet, sheet_text
+    from tests.test_rule_mechanisms import _M4_ARMOR_TYPE
+
+    players, _ = apd_at(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    a1 = buy(players, "american", "A1")
+    fixed_dice.append([1])
+    rg_roll(players, "american", a1)
+    players.until_step("3.6")
+    fixed_dice.extend([[3, 3], [1, 1]])
+    rg_roll(players, "american", a1)
+    players.until("results")
+    text = sheet_text(scenario_sheet(players.campaign, "american"))
+    assert "  2 × M4A3(76)W (A1) (in good order)" in text
+    assert "  M4A3E2(L) (A1) (in good order)" in text
