@@ -428,3 +428,24 @@ def test_3_7_the_scenario_sheet_lists_each_tank_the_group_received(users, module
     text = sheet_text(scenario_sheet(players.campaign, "american"))
     assert "  2 × M4A3(76)W (A1) (in good order)" in text
     assert "  M4A3E2(L) (A1) (in good order)" in text
+
+
+def test_3_1_each_of_two_identical_wounded_leaders_rolls_his_own_dr(users, modules, fixed_dice):
+    """3.1: "The owning player rolls on the following Recovery Table to determine each
+    wounded leader's fate": a line of two wounded 8-1 leaders owes two drs.  After the
+    first (Evacuated: a 7-0 replaces him), Done is still refused for the other; his own
+    dr (Retain Unwounded) lets Done pass."""
+    players, _ = apd_at(users, "3.1")
+    pair = add(players, "american", "8-1 leader", "leader", "wounded", number=2)
+    fixed_dice.append([5])
+    roll(players, "american", "recovery", pair)
+    with pytest.raises(ActionRefused, match=r"3\.1"):
+        done(players, "american")
+    left = Unit.objects.get(campaign_id=players.campaign_id, name="8-1 leader")
+    fixed_dice.append([1])
+    roll(players, "american", "recovery", left)
+    done(players, "american")
+    assert unit_names(players, "american") == [
+        ("7-0 leader", "leader", "ok", 1),
+        ("8-1 leader", "leader", "ok", 1),
+    ]
