@@ -440,7 +440,12 @@ def exchanges_held(campaign: Campaign, module: Module, side: str) -> frozenset[s
         return frozenset()
     held = [
         u.state
-        for u in Unit.objects.filter(campaign=campaign, side=side).only("name", "kind", "markers")
+        for u in Unit.objects.filter(campaign=campaign, side=side).only(
+            "name",
+            "kind",
+            "markers",
+            "weapons",  # ``state`` reads all four: none deferred
+        )
     ]
     return frozenset(
         s.id for s in ahead if s.exchange and any(matches(s.exchange.gives, u) for u in held)

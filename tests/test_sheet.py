@@ -96,7 +96,9 @@ def test_each_seats_sheet_matches_the_purchase_record_and_the_roster(setup_night
     theirs = [ln for ln in roster.record if not ln.mine]
     assert _sheet_rows(sheet.mine.rgs) == _own(mine)
     assert _sheet_rows(sheet.opponent.rgs) == _own(theirs)
-    forces = {f.side: [(u.name, u.state_label, u.location) for u in f.units] for f in roster.forces}
+    forces = {
+        f.side: [(u.label, u.state_label, u.location) for u in f.units] for f in roster.forces
+    }
     assert [(u.name, u.state, u.location) for u in sheet.mine.units] == forces[name]
     assert [(u.name, u.state, u.location) for u in sheet.opponent.units] == forces[other]
     seat = Seat.objects.get(campaign=c, side=side)

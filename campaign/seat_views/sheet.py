@@ -149,7 +149,7 @@ def scenario_sheet(campaign: Campaign, side: str) -> ScenarioSheet:
                 for line in [lines[p.pk]]
             ],
             units=[
-                SheetUnit(u.name, ", ".join(u.state_words), u.location)
+                SheetUnit(u.label, ", ".join(u.state_words), u.location)
                 for u in units
                 if u.side == of
             ],

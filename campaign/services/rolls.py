@@ -13,34 +13,40 @@ from rules.effects import UnitState
 from rules.schema import CVP_LOST, VP, RepairCap
 
 
+def held_with_footnotes(
+    turn: Turn, side: str, kinds: list[str]
+) -> list[tuple[UnitState, list[str]]]:
+    """The side's retained lines of ``kinds``, each as the rules read it, with the chart
+    footnotes of the RG it came with (none: a line of no RG, added by hand): the one
+    read behind a DRM's held squads and a repair cap's figures."""
+    rows = Unit.objects.filter(campaign=turn.campaign, side=side, kind__in=kinds).values_list(
+        "kind", "name", "markers", "purchase__group_id", "count"
+    )
+    out = []
+    for kind, name, markers, group_id, n in rows:
+        group = turn.module.group(side, group_id) if group_id else None
+        state = UnitState(name, kind, tuple(markers or ()), count=n)
+        out.append((state, list(group.footnotes) if group else []))
+    return out
+
+
 def squads_by_footnote(turn: Turn, side: str) -> dict[str, int]:
     """The side's retained squads, not captured, counted by each chart footnote of the
     RG they came with (``Condition.held_squads``, PHD C5.28's Pionerie/Engineer squads:
     RG footnote e); a squad of no RG (added by hand) is of none."""
     counts: dict[str, int] = {}
-    rows = Unit.objects.filter(
-        campaign=turn.campaign, side=side, kind="squad", purchase__isnull=False
-    ).values_list("markers", "purchase__group_id", "count")
-    for markers, group_id, n in rows:
-        group = turn.module.group(side, group_id)
-        if group is None or "captured" in (markers or ()):
+    for state, footnotes in held_with_footnotes(turn, side, ["squad"]):
+        if "captured" in state.marked:
             continue
-        for footnote in set(group.footnotes):
-            counts[footnote] = counts.get(footnote, 0) + n
+        for footnote in set(footnotes):
+            counts[footnote] = counts.get(footnote, 0) + state.count
     return counts
 
 
 def repair_cap_counts(turn: Turn, side: str, cap: RepairCap, weapon: str) -> tuple[int, Fraction]:
     """What a table's ``repair_cap`` compares for ``side`` (``availability.
     repair_cap_figures`` over its retained SW and MMC, each with its RG's footnotes)."""
-    rows = Unit.objects.filter(
-        campaign=turn.campaign, side=side, kind__in=["sw", "squad", "half_squad"]
-    ).values_list("kind", "name", "markers", "purchase__group_id", "count")
-    units = []
-    for kind, name, markers, group_id, n in rows:
-        group = turn.module.group(side, group_id) if group_id else None
-        state = UnitState(name, kind, tuple(markers or ()), count=n)
-        units.append((state, group.footnotes if group else []))
+    units = held_with_footnotes(turn, side, ["sw", "squad", "half_squad"])
     return availability.repair_cap_figures(cap, weapon, units)
 
 

@@ -672,6 +672,7 @@ def _settle_rows(
         own = list(
             Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side)
         )
+        held_by = possessed_by(own)
         for row in rows:
             if not settle_holds(row, side, played_on, answers):
                 continue
@@ -704,7 +705,7 @@ def _settle_rows(
                     text=f"{turn.side_name(side)}: {said} ({row.rule}).",
                 )
                 if row.possessed is not None and not outcome.removed:
-                    _settle_possessed(turn, side, row, unit)
+                    _settle_possessed(turn, side, row, unit, held_by.get(unit.pk, ()))
 
 
 def settle_rolled(rows: Sequence[Settle], unit: Unit | None) -> str:
@@ -773,7 +774,9 @@ def _unsettle(turn: Turn, side: str, row: Settle) -> None:
             "not_statuses": [s for s in row.units.not_statuses or () if s != status] or None,
         }
     )
-    for unit in Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side):
+    own = list(Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side))
+    held_by = possessed_by(own)
+    for unit in own:
         if not matches(wider, with_origin(unit)):
             continue
         went = [unit]
@@ -784,7 +787,7 @@ def _unsettle(turn: Turn, side: str, row: Settle) -> None:
                     or None
                 }
             )
-            went += [u for u in Unit.objects.filter(possessor=unit) if matches(possessed, u.state)]
+            went += [u for u in held_by.get(unit.pk, ()) if matches(possessed, u.state)]
         for held in went:
             if status not in held.state.marked:
                 continue
@@ -793,12 +796,26 @@ def _unsettle(turn: Turn, side: str, row: Settle) -> None:
             _marked(turn, side, held, f"{said} no longer calls for it", row.rule)
 
 
-def _settle_possessed(turn: Turn, side: str, row: Settle, unit: Unit) -> None:
-    """What ``unit`` possesses that ``row.possessed`` selects goes as it went (Sicily
-    3.60742: captured SW in the possession of withdrawn units are withdrawn with
-    them), each change on the side's log."""
+def possessed_by(own: Sequence[Unit]) -> dict[int, list[Unit]]:
+    """The side's lines (``own``, read once) by the line that possesses them: what a
+    row settles with its units is read from the same objects, never once per unit."""
+    held_by: dict[int, list[Unit]] = {}
+    for u in own:
+        if u.possessor_id is not None:
+            held_by.setdefault(u.possessor_id, []).append(u)
+    return held_by
+
+
+def _settle_possessed(
+    turn: Turn, side: str, row: Settle, unit: Unit, possessed: Sequence[Unit]
+) -> None:
+    """What ``unit`` possesses (``possessed``, its side's lines) that ``row.possessed``
+    selects goes as it went (Sicily 3.60742: captured SW in the possession of withdrawn
+    units are withdrawn with them), each change on the side's log."""
     assert row.possessed is not None
-    for held in Unit.objects.filter(possessor=unit):
+    for held in possessed:
+        if held.pk is None:
+            continue  # left by an earlier row
         state = with_origin(held)
         if not matches(row.possessed, state):
             continue
