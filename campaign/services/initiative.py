@@ -199,11 +199,11 @@ def reveal(turn: Turn, chits: dict[str, str]) -> list[SeatField]:
     return used
 
 
-def lapse_declarations(turn: Turn) -> list[push.SeatField]:
+def lapse_declarations(turn: Turn) -> list[SeatField]:
     """A side's declaration that it has no on-map retained units states what it holds
     *currently* (3.6212 footnote *): it lapses when the chits it could bind are
     revealed, and is made anew on a later date."""
-    lapsed: list[push.SeatField] = []
+    lapsed: list[SeatField] = []
     for seat in turn.seats.values():
         if seat.no_on_map_units:
             seat.no_on_map_units = False
