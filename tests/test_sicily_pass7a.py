@@ -1,0 +1,87 @@
+"""Sicily (seed 001), the seventh pass of the sentence audit (issue 44), part A
+(3.6-3.614): what the sixth pass left, and claims tried through the services as a
+player would, each with the test that failed before its fix
+(docs/rules-audit/pass-7-sicily-a.md)."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+from campaign.models import Roll
+from campaign.services.errors import ActionRefused
+from tests import test_rule_mechanisms as mechanisms
+from tests.purchase_helpers import campaign_at
+from tests.test_rule_mechanisms import add, roll
+
+users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def at_3_614(users, date_id="jul15am"):
+    players, module = campaign_at("sicily", "i", date_id, users, step="3.614")
+    return players, module
+
+
+# ------------------------------------------------------------------------- 3.61424
+
+
+def test_3_61424_special_ammo_is_rolled_for_a_weapon_of_the_retained_forces(users, modules):
+    """3.61424: "Each non-captured, non-Isolated weapon ... may make a dr ... for each type
+    of special ammunition which is depleted": the dr is made for a weapon of the side's
+    retained forces (a Gun, a SW or a vehicle) and the type named; a captured or an
+    Isolated weapon's dr is refused with the rule, and so is a squad's."""
+    players, _ = at_3_614(users)
+    gun = add(players, "axis", "75L PaK 40", "gun")
+    captured = add(players, "axis", "6-pdr ATG", "gun", status="captured")
+    isolated = add(players, "axis", "StuG IIIG", "vehicle", status="isolated")
+    squad = add(players, "axis", "4-6-7", "squad")
+    r = roll(players, "axis", "special_ammo", gun, item="APCR")
+    assert r.unit_ref and "75L PaK 40" in r.item and "APCR" in r.item
+    for unit in (captured, isolated, squad):
+        with pytest.raises(ActionRefused, match=r"not rolled for it \(3\.61424\)"):
+            roll(players, "axis", "special_ammo", unit, item="Smoke")
+    with pytest.raises(ActionRefused, match=r"Choose which of your"):
+        roll(players, "axis", "special_ammo", item="75L PaK 40: Smoke")
+    assert Roll.objects.filter(table_id="special_ammo").count() == 1
+
+
+def test_3_61424_one_dr_per_weapon_and_depleted_ammunition_type(users, modules):
+    """3.61424: "a dr ... for each type of special ammunition which is depleted ... for
+    that weapon": a second dr for the same weapon and type is refused, another type of
+    the same weapon rolls, and the same type of another weapon rolls; the type must be
+    named."""
+    players, _ = at_3_614(users)
+    gun = add(players, "axis", "75L PaK 40", "gun")
+    stug = add(players, "axis", "StuG IIIG", "vehicle")
+    roll(players, "axis", "special_ammo", gun, item="APCR")
+    with pytest.raises(ActionRefused, match=r"has had its Special Ammo roll .*\(3\.61424\)"):
+        roll(players, "axis", "special_ammo", gun, item=" apcr ")
+    with pytest.raises(
+        ActionRefused, match=r"Say what the Special Ammo roll for 75L PaK 40 is for"
+    ):
+        roll(players, "axis", "special_ammo", gun, item="")
+    roll(players, "axis", "special_ammo", gun, item="Smoke")
+    roll(players, "axis", "special_ammo", stug, item="APCR")
+    assert Roll.objects.filter(table_id="special_ammo").count() == 3
+
+
+def test_3_61424_the_step_offers_each_eligible_weapon_and_asks_the_ammunition_type(
+    users, modules, client
+):
+    """3.61424 as the player sees it at 3.614: the Special Ammo form chooses one of the
+    side's non-captured, non-Isolated weapons and asks what of it (its depleted
+    ammunition type); a captured Gun is not offered."""
+    players, _ = at_3_614(users)
+    add(players, "axis", "75L PaK 40", "gun")
+    add(players, "axis", "6-pdr ATG", "gun", status="captured")
+    client.force_login(players.users["axis"])
+    shown = html.unescape(client.get(f"/campaigns/{players.campaign_id}/").content.decode())
+    form = shown[shown.index('id="table-special_ammo"') :]
+    form = form[: form.index("</form>")]
+    assert "once for each item of it you name in this pass" in form
+    assert "75L PaK 40" in form and "6-pdr ATG" not in form
+    assert 'id="item-special_ammo"' in form and "depleted ammunition type" in form
