@@ -9,7 +9,7 @@ import html
 
 import pytest
 
-from campaign.models import Roll
+from campaign.models import Event, Roll
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
@@ -85,3 +85,42 @@ def test_3_61424_the_step_offers_each_eligible_weapon_and_asks_the_ammunition_ty
     assert "once for each item of it you name in this pass" in form
     assert "75L PaK 40" in form and "6-pdr ATG" not in form
     assert 'id="item-special_ammo"' in form and "depleted ammunition type" in form
+
+
+# ------------------------------------------------------------------------- 3.60742
+
+
+def test_3_60742_a_return_amended_to_no_withdraws_again_the_units_it_returned(users, modules):
+    """3.60742: withdrawn Axis units "may be returned to play after a CG Date ends with
+    the British player in control of >= 5 hexes North of the river(s)".  3.607 returned
+    them on the answer yes; the result amended to no after 3.607 (with consent, until
+    3.616 reads it) withdraws again exactly the units that row returned (their refs are
+    on the log), with the rule on the log; a unit it did not return is left as it is;
+    amended to yes again, they return again."""
+    from tests.test_sicily_pass6 import _amend
+    from tests.test_sicily_withdrawal import at_step_after
+
+    players = at_step_after("jul15am", "3.607", users, british_control_north=True)
+    back = add(players, "axis", "4-6-7", "squad", status="withdrawn", number=2)
+    bren = add(players, "axis", "Bren LMG", "sw", markers=["captured", "withdrawn"])
+    never = add(players, "axis", "8-1", "leader")
+    players.finish()
+    assert players.step.id == "3.608"
+    for unit in (back, bren):
+        unit.refresh_from_db()
+        assert "withdrawn" not in unit.state.marked, unit.name
+    _amend(players, "british", british_control_north=False)
+    for unit in (back, bren, never):
+        unit.refresh_from_db()
+    assert "withdrawn" in back.state.marked and back.count == 2
+    assert {"withdrawn", "captured"} <= bren.state.marked
+    assert "withdrawn" not in never.state.marked
+    assert Event.objects.filter(
+        campaign_id=players.campaign_id,
+        text__contains="is withdrawn (off map) again: the amended result no longer calls "
+        "for its return (3.60742)",
+    ).exists()
+    _amend(players, "axis", british_control_north=True)
+    for unit in (back, bren):
+        unit.refresh_from_db()
+        assert "withdrawn" not in unit.state.marked, unit.name
