@@ -122,6 +122,19 @@ def offered(drm: Drm, ctx: RollContext) -> bool:
     return drm.offer_when is None or holds(drm.offer_when, ctx)
 
 
+# The parts of a condition that read the unit a roll is made for.
+UNIT_PARTS = ("unit_kinds", "not_unit_kinds", "unit_markers", "not_unit_markers")
+
+
+def offered_for_some_unit(drm: Drm, ctx: RollContext) -> bool:
+    """Whether a form rolled for a unit the player chooses shows this DRM (Sicily 3.606
+    "-1 If lone, unwounded SMC", offered for a leader or Hero): its ``offer_when`` with
+    the parts that read the unit left to the roll, which refuses it for a unit it does
+    not fit (``applicable_drms``)."""
+    cond = drm.offer_when
+    return cond is None or holds(cond.model_copy(update=dict.fromkeys(UNIT_PARTS)), ctx)
+
+
 def scaled_value(drm: Drm, ctx: RollContext) -> int:
     amount = (ctx.inputs.get(drm.of, 0) if drm.of else 0) + drm.offset
     per = drm.per or 1

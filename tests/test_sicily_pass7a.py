@@ -124,3 +124,26 @@ def test_3_60742_a_return_amended_to_no_withdraws_again_the_units_it_returned(us
     for unit in (back, bren):
         unit.refresh_from_db()
         assert "withdrawn" not in unit.state.marked, unit.name
+
+
+# ------------------------------------------------------------------------- 3.606
+
+
+def test_3_606_drms_offered_for_a_unit_kind_appear_on_the_escape_form(users, modules, client):
+    """3.606 "-1 If lone, unwounded SMC" and "-1 if CT AFV": the player claims them for
+    a leader or Hero, or a vehicle (the unit chosen on the form).  Before this pass the
+    form was built for no unit, so neither box was ever shown and the DRMs could not be
+    claimed in play; now both are shown, and the service still refuses each for a unit
+    of another kind, with the rule."""
+    players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad")
+    add(players, "axis", "9-1", "leader")
+    client.force_login(players.users["axis"])
+    shown = html.unescape(client.get(f"/campaigns/{players.campaign_id}/").content.decode())
+    form = shown[shown.index('id="table-escape"') :]
+    form = form[: form.index("</form>")]
+    assert 'value="lone_smc"' in form and "If lone, unwounded SMC" in form
+    assert 'value="ct_afv"' in form and "If CT AFV" in form
+    for drm in ("lone_smc", "ct_afv"):
+        with pytest.raises(ActionRefused, match=r"does not apply to this roll \(3\.606\)"):
+            roll(players, "axis", "escape", squad, ticked=[drm])

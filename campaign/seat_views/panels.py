@@ -46,7 +46,7 @@ from campaign.services.units import (
     took_instead,
 )
 from rules import availability, machine
-from rules.drm import RollContext, offered
+from rules.drm import RollContext, offered, offered_for_some_unit
 from rules.effects import hardens_mmc, matches, targets
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
@@ -429,7 +429,7 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
     ]
     drms = []
     for d in table.drms:
-        if not offered(d, ctx):
+        if not (offered_for_some_unit(d, ctx) if table.for_units else offered(d, ctx)):
             continue
         if d.variable:
             how = "typed"
