@@ -173,6 +173,12 @@ def applicable_drms(
             raise DrmRefused(f"Enter '{drm.label}': the roll is not made without it ({rule}).")
     out = []
     for drm in table.drms:
+        if drm.counted is not None:
+            if drm.id in typed:
+                applied = counted_drm(table, drm, typed[drm.id])
+                if applied.value:
+                    out.append(applied)
+            continue
         if drm.variable:
             if drm.id in typed:
                 value = typed[drm.id]
@@ -198,6 +204,21 @@ def applicable_drms(
             out.append(AppliedDrm(drm.id, drm.label, drm.value, "ticked"))
     _exclusive(table, {d.id for d in out})
     return out
+
+
+COUNT_LIMIT = 99  # what a player counts for a DRM (hexes along a path)
+
+
+def counted_drm(table: Table, drm: Drm, count: int) -> AppliedDrm:
+    """The DRM a typed count gives (``Drm.counted``: Sicily 3.613 "+1 Per five (FRD)
+    Uncontrolled-Territory hexes"): ``value`` per ``per`` of the count, rounded."""
+    assert drm.counted is not None and drm.per is not None
+    high = COUNT_LIMIT if drm.max is None else min(drm.max, COUNT_LIMIT)
+    if not 0 <= count <= high:
+        rule = drm.rule or table.rule
+        raise DrmRefused(f"The {drm.counted} must be between 0 and {high} ({rule}).")
+    steps = math.floor(count / drm.per) if drm.rounding == "FRD" else math.ceil(count / drm.per)
+    return AppliedDrm(drm.id, f"{drm.label}: {count} {drm.counted}", drm.value * steps, "typed")
 
 
 def _exclusive(table: Table, applied: set[str]) -> None:

@@ -2944,6 +2944,14 @@ case(
 
 
 case(
+    "Drm.counted",
+    base="sicily",
+    mutate=lambda d: drm(d, "shift", "uncontrolled_hexes").update(counted=None, value=0, per=None),
+    observe=ticked_drms("shift", [], {"uncontrolled_hexes": 7}, side="axis"),
+)
+
+
+case(
     "Drm.required",
     base="sicily",
     mutate=lambda d: drm(d, "weapon_repair", "repair_number").update(required=False),

@@ -147,3 +147,30 @@ def test_3_606_drms_offered_for_a_unit_kind_appear_on_the_escape_form(users, mod
     for drm in ("lone_smc", "ct_afv"):
         with pytest.raises(ActionRefused, match=r"does not apply to this roll \(3\.606\)"):
             roll(players, "axis", "escape", squad, ticked=[drm])
+
+
+# ------------------------------------------------------------------------- 3.613
+
+
+def test_3_613_plus_1_per_five_frd_uncontrolled_hexes_is_computed_from_the_count(
+    users, modules, fixed_dice
+):
+    """3.613 "+1 Per five (FRD) Uncontrolled-Territory hexes along that path": the
+    player counts the hexes on the map and types the count; the DRM is computed from it
+    (7 hexes +1, 14 hexes +2, 4 hexes none).  Before this pass the typed figure was the
+    DRM itself: 7 hexes typed gave +7, and a path of 12 hexes could not be typed."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    finals = {}
+    for hexes in (7, 14, 4):
+        fixed_dice.append([3, 3])
+        r = roll(
+            players,
+            "axis",
+            "shift",
+            item=f"4-6-7 in area A, {hexes} hexes",
+            typed={"uncontrolled_hexes": hexes},
+        )
+        finals[hexes] = r.final
+    assert finals == {7: 7, 14: 8, 4: 6}
+    with pytest.raises(ActionRefused, match=r"\(3\.613\)"):
+        roll(players, "axis", "shift", item="8-1", typed={"uncontrolled_hexes": -5})

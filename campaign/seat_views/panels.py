@@ -63,7 +63,7 @@ class DrmView:
     id: str
     label: str
     value: int
-    how: str  # "tick", "auto", "typed"
+    how: str  # "tick", "auto", "typed", "count" (a count the DRM is computed from)
 
 
 @dataclass(frozen=True)
@@ -431,7 +431,9 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
     for d in table.drms:
         if not (offered_for_some_unit(d, ctx) if table.for_units else offered(d, ctx)):
             continue
-        if d.variable:
+        if d.counted:
+            how = "count"
+        elif d.variable:
             how = "typed"
         elif d.when is not None or d.of is not None:
             how = "auto"
