@@ -9,7 +9,7 @@ import html
 
 import pytest
 
-from campaign.models import Event, Roll
+from campaign.models import Event, Roll, Unit
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
@@ -174,3 +174,29 @@ def test_3_613_plus_1_per_five_frd_uncontrolled_hexes_is_computed_from_the_count
     assert finals == {7: 7, 14: 8, 4: 6}
     with pytest.raises(ActionRefused, match=r"\(3\.613\)"):
         roll(players, "axis", "shift", item="8-1", typed={"uncontrolled_hexes": -5})
+
+
+def test_3_613_footnote_dagger_casualties_dr_is_made_for_each_unit_and_applied(
+    users, modules, fixed_dice
+):
+    """3.613 footnote †: "Each Personnel unit suffers Casualty Reduction on a subsequent dr
+    of >= 4. Each vehicle is Eliminated on a subsequent dr of >= 4 ... Roll separately
+    for each unit."  The dr is made for a unit of the retained forces, its kind choosing
+    the column: a squad's 4 Casualty Reduces it, a vehicle's 4 eliminates it, a 3 leaves
+    a unit as it was; a second dr for the same unit is refused.  Before this pass the dr
+    was made for an item named in words and its result was the players' to write."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    squad = add(players, "axis", "4-6-7", "squad")
+    stug = add(players, "axis", "StuG IIIG", "vehicle")
+    leader = add(players, "axis", "8-1", "leader")
+    fixed_dice.extend([[4], [4], [3]])
+    roll(players, "axis", "shift_casualties", squad)
+    roll(players, "axis", "shift_casualties", stug)
+    roll(players, "axis", "shift_casualties", leader)
+    squad.refresh_from_db()
+    leader.refresh_from_db()
+    assert "reduced" in squad.state.marked
+    assert not Unit.objects.filter(pk=stug.pk).exists()
+    assert leader.state.marked == {"ok"}
+    with pytest.raises(ActionRefused, match=r"has made its one .* roll in this pass"):
+        roll(players, "axis", "shift_casualties", squad)
