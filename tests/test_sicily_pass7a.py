@@ -200,3 +200,141 @@ def test_3_613_footnote_dagger_casualties_dr_is_made_for_each_unit_and_applied(
     assert leader.state.marked == {"ok"}
     with pytest.raises(ActionRefused, match=r"has made its one .* roll in this pass"):
         roll(players, "axis", "shift_casualties", squad)
+
+
+# ------------------------------------------------------------- the sample, held in play
+
+
+def _drms(r: Roll) -> dict[str, tuple[int, str]]:
+    return {d["label"]: (d["value"], d["how"]) for d in r.drms}
+
+
+def _markers(unit: Unit) -> set[str] | None:
+    """The unit's markers now, None once it has left the retained forces."""
+    fresh = Unit.objects.filter(pk=unit.pk).first()
+    return None if fresh is None else set(fresh.state.marked)
+
+
+def test_3_606_escape_rows_by_column_and_drms_by_kind_held_in_play(users, modules, fixed_dice):
+    """The sample of 3.606 (docs/rules-audit/pass-7-sicily-a.md): each row of the Escape
+    Table reached by a DR made for a named unit, its column by the unit's kind, its
+    effect written (Infantry: <= 8 Escapes, 9 Escapes; Replaced (the new counter is the
+    player's), 10 and 11 Casualty Reduced, >= 12 Eliminated; Mobile Vehicle: 9 and 11
+    Abandoned, 10 and >= 12 Eliminated); an Original 2 escapes whatever the DRMs
+    (footnote 1); the DRMs marked * (NA to vehicle Escape) are refused for a vehicle; +1
+    If a Captured vehicle, +2 If Isolated apply by themselves; -1 if CT AFV is refused
+    for a squad; "-2 adjacent" and "-1 two hexes" never both; the leader's +x is typed."""
+    players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
+
+    def squad_dr(dice, **kw):
+        unit = add(players, "axis", "4-6-7", "squad")
+        fixed_dice.append(dice)
+        return unit, roll(players, "axis", "escape", unit, **kw)
+
+    # Infantry column (a squad has +1 by itself for its second HS-equivalent).
+    for dice, final, after in (
+        ([3, 4], 8, {"ok"}),
+        ([4, 4], 9, {"ok"}),
+        ([4, 5], 10, {"reduced"}),
+        ([5, 5], 11, {"reduced"}),
+        ([5, 6], 12, None),
+    ):
+        unit, r = squad_dr(dice)
+        assert r.final == final and _markers(unit) == after, (final, _markers(unit))
+    unit, r = squad_dr([1, 1], typed={"excess_pp": 5}, ticked=["encircled"])
+    assert r.final == 10 and _markers(unit) == {"ok"}  # an Original 2 Escapes (footnote 1)
+    # Mobile Vehicle column.
+    for dice, after in (([4, 5], {"abandoned"}), ([5, 5], None), ([5, 6], {"abandoned"})):
+        tank = add(players, "axis", "PzKpfw IVH", "vehicle")
+        fixed_dice.append(dice)
+        roll(players, "axis", "escape", tank)
+        assert _markers(tank) == after, (dice, _markers(tank))
+    captured = add(players, "axis", "Sherman", "vehicle", status="captured", markers=["isolated"])
+    fixed_dice.append([2, 3])
+    r = roll(players, "axis", "escape", captured, ticked=["ct_afv"])
+    assert _drms(r) == {
+        "If CT AFV": (-1, "ticked"),
+        "If a Captured vehicle": (1, "auto"),
+        "If Isolated": (2, "auto"),
+    }
+    tank = add(players, "axis", "PzKpfw IVH", "vehicle")
+    for claim in ({"ticked": ["encircled"]}, {"typed": {"excess_pp": 1}}):
+        with pytest.raises(ActionRefused, match=r"does not apply to this roll \(3\.606\)"):
+            roll(players, "axis", "escape", tank, **claim)
+    squad = add(players, "axis", "4-6-7", "squad")
+    with pytest.raises(ActionRefused, match=r"do not both apply to one roll \(3\.606\)"):
+        roll(
+            players, "axis", "escape", squad, ticked=["adjacent_setup_area", "two_hexes_setup_area"]
+        )
+    fixed_dice.append([3, 3])
+    r = roll(players, "axis", "escape", squad, typed={"leader": -2}, ticked=["enemy_setup_area"])
+    assert r.final == 6 + 1 - 2 + 1
+
+
+def test_3_610_wounded_leader_rows_and_drms_held_in_play(users, modules, fixed_dice):
+    """The sample of 3.610: "a dr ... for each currently wounded Retained Leader": a
+    leader not wounded and a wounded squad are refused; <= 1 Retained unwounded (the
+    wounded marker goes), 2-4 Retained wounded; +1 if Isolated applies by itself, -1 if
+    Heroic is ticked; one dr per leader."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.610")
+    fit = add(players, "axis", "9-1", "leader")
+    squad = add(players, "axis", "4-6-7", "squad", status="wounded")
+    for unit in (fit, squad):
+        with pytest.raises(ActionRefused, match=r"not rolled for it \(3\.610\)"):
+            roll(players, "axis", "wounded_leaders", unit)
+    healed = add(players, "axis", "8-1", "leader", status="wounded")
+    kept = add(players, "axis", "8-0", "leader", status="wounded", markers=["isolated"])
+    fixed_dice.extend([[2], [2]])
+    r = roll(players, "axis", "wounded_leaders", healed, ticked=["heroic"])
+    assert r.final == 1 and _markers(healed) == {"ok"}
+    r = roll(players, "axis", "wounded_leaders", kept)
+    assert _drms(r) == {"if Isolated": (1, "auto")}
+    assert r.final == 3 and _markers(kept) == {"wounded", "isolated"}
+    with pytest.raises(ActionRefused, match=r"has made its one Wounded Leaders roll"):
+        roll(players, "axis", "wounded_leaders", kept)
+
+
+def test_3_614_repair_rows_and_drms_held_in_play(users, modules, fixed_dice):
+    """The sample of 3.614: 3.6141b <= 2 Becomes Mobile, >= 3 No change, +1 if Isolated
+    by itself, +1 if in a Front-Line hex ticked; 3.6141d <= 2 the stun removed, 3-5
+    kept; 3.6142 <= 1 Repaired, >= 2 a SW Eliminated, a vehicle's MA Disabled and the
+    AFV Recalled (footnote *), -1 if vehicular-mounted by itself for the vehicle only;
+    3.61422's table is missing, so its dr is refused with the rule; 3.61426's Escape is
+    the British's at Night only."""
+    from tests.purchase_helpers import add_vehicle
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    mobile = add(players, "axis", "StuG IIIG", "vehicle", status="immobilized")
+    stuck = add(
+        players, "axis", "StuG IIIG #2", "vehicle", status="immobilized", markers=["isolated"]
+    )
+    fixed_dice.extend([[2], [2]])
+    roll(players, "axis", "immobilization_repair", mobile)
+    r = roll(players, "axis", "immobilization_repair", stuck, ticked=["front_line"])
+    assert _drms(r) == {"if Isolated": (1, "auto"), "if in a Front-Line hex": (1, "ticked")}
+    assert _markers(mobile) == {"ok"} and _markers(stuck) == {"immobilized", "isolated"}
+    recovers = add(players, "axis", "PzKpfw IVH", "vehicle", status="stunned")
+    stays = add(players, "axis", "PzKpfw IVH #2", "vehicle", status="stunned")
+    fixed_dice.extend([[1], [2]])  # +1 if German, by itself
+    roll(players, "axis", "stun_recovery", recovers)
+    roll(players, "axis", "stun_recovery", stays)
+    assert _markers(recovers) == {"ok"} and _markers(stays) == {"stunned"}
+    lmg = add(players, "axis", "LMG", "sw", status="malfunctioned")
+    mmg = add(players, "axis", "MMG", "sw", status="malfunctioned")
+    fixed_dice.extend([[2], [3]])
+    r = roll(players, "axis", "weapon_repair", lmg, typed={"repair_number": -1})
+    assert "if vehicular-mounted" not in _drms(r) and _markers(lmg) == {"ok"}
+    roll(players, "axis", "weapon_repair", mmg, typed={"repair_number": -1})
+    assert _markers(mmg) is None
+    tank, (ma,) = add_vehicle(players, "axis", "PzKpfw IIIN", ("ma", ["malfunctioned"]))
+    fixed_dice.append([4])
+    r = roll(players, "axis", "weapon_repair", tank, weapon=ma, typed={"repair_number": -1})
+    assert _drms(r)["if vehicular-mounted"] == (-1, "auto") and r.final == 2
+    tank.refresh_from_db()
+    assert "recalled" in tank.state.marked and "disabled" in tank.state.weapon(ma).markers
+    captured = add(players, "axis", "Bren LMG", "sw", status="captured")
+    with pytest.raises(ActionRefused, match=r"lacks the Captured Equipment \(3\.61422\)"):
+        roll(players, "axis", "captured_equipment", captured)
+    sherman = add(players, "british", "Sherman", "vehicle", status="isolated")
+    with pytest.raises(ActionRefused, match=r"3\.61426"):
+        roll(players, "british", "tank_escape", sherman)
