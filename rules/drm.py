@@ -93,6 +93,7 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
             or (g is not None and any(g.grants.get(what) for what in cond.grants))
         )
         and (cond.held_squads is None or holds_squads(cond.held_squads, ctx))
+        and (cond.of_rg is None or (ctx.unit_kind is not None and (g is not None) == cond.of_rg))
     )
 
 
@@ -123,7 +124,7 @@ def offered(drm: Drm, ctx: RollContext) -> bool:
 
 
 # The parts of a condition that read the unit a roll is made for.
-UNIT_PARTS = ("unit_kinds", "not_unit_kinds", "unit_markers", "not_unit_markers")
+UNIT_PARTS = ("unit_kinds", "not_unit_kinds", "unit_markers", "not_unit_markers", "of_rg")
 
 
 def offered_for_some_unit(drm: Drm, ctx: RollContext) -> bool:

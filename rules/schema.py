@@ -239,6 +239,10 @@ class Condition(Strict):
     # The acting side holds enough squads of RGs marked with a chart footnote (PHD C5.28
     # "Friendly side currently contains >= 3 Pionerie/Engineer squads").
     held_squads: HeldSquads | None = None
+    # The unit rolled for came with an RG (true) or not (false: the OB's, or captured),
+    # so what its RG says of it is known or not (Sicily 3.6141d "+1 if German": the
+    # nationality of a vehicle of no RG is not on the record); no unit, no match.
+    of_rg: bool | None = None
 
 
 # --------------------------------------------------------------------------- effects

@@ -2944,6 +2944,14 @@ case(
 
 
 case(
+    "Condition.of_rg",
+    base="sicily",
+    mutate=lambda d: drm(d, "stun_recovery", "german")["when"].update(of_rg=None),
+    observe=ticked_drms("stun_recovery", [], side="axis", unit_kind="vehicle"),
+)
+
+
+case(
     "Drm.counted",
     base="sicily",
     mutate=lambda d: drm(d, "shift", "uncontrolled_hexes").update(counted=None, value=0, per=None),

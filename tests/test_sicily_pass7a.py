@@ -315,9 +315,9 @@ def test_3_614_repair_rows_and_drms_held_in_play(users, modules, fixed_dice):
     assert _markers(mobile) == {"ok"} and _markers(stuck) == {"immobilized", "isolated"}
     recovers = add(players, "axis", "PzKpfw IVH", "vehicle", status="stunned")
     stays = add(players, "axis", "PzKpfw IVH #2", "vehicle", status="stunned")
-    fixed_dice.extend([[1], [2]])  # +1 if German, by itself
-    roll(players, "axis", "stun_recovery", recovers)
-    roll(players, "axis", "stun_recovery", stays)
+    fixed_dice.extend([[1], [2]])  # +1 if German (ticked: these are of no RG)
+    roll(players, "axis", "stun_recovery", recovers, ticked=["german_no_rg"])
+    roll(players, "axis", "stun_recovery", stays, ticked=["german_no_rg"])
     assert _markers(recovers) == {"ok"} and _markers(stays) == {"stunned"}
     lmg = add(players, "axis", "LMG", "sw", status="malfunctioned")
     mmg = add(players, "axis", "MMG", "sw", status="malfunctioned")
@@ -338,3 +338,38 @@ def test_3_614_repair_rows_and_drms_held_in_play(users, modules, fixed_dice):
     sherman = add(players, "british", "Sherman", "vehicle", status="isolated")
     with pytest.raises(ActionRefused, match=r"3\.61426"):
         roll(players, "british", "tank_escape", sherman)
+
+
+# ------------------------------------------------------------------------- 3.6141d
+
+
+def test_3_6141d_plus_1_if_german_by_itself_for_a_german_rgs_vehicle_ticked_for_one_of_no_rg(
+    users, modules, fixed_dice
+):
+    """3.6141d "+1 if German": a StuG of the German V1 has it by itself; a vehicle of no
+    RG (the OB's, or captured) has no nationality on the record, so the Axis ticks it
+    for a German one and leaves it for an Italian one (before this pass an Italian
+    vehicle of the OB got +1 by itself); the British are never offered it."""
+    from django.utils import timezone
+
+    from campaign.models import Purchase
+    from tests.test_sicily_withdrawal import _purchase
+
+    players, _ = at_3_614(users)
+    line = _purchase(players, "axis", "V1", "jul14pm")
+    Purchase.objects.filter(pk=line.pk).update(revealed_at=timezone.now())
+    stug = add(players, "axis", "StuG IIIG", "vehicle", status="stunned")
+    Unit.objects.filter(pk=stug.pk).update(purchase=line)
+    italian = add(players, "axis", "L6/40", "vehicle", status="stunned")
+    german = add(players, "axis", "PzKpfw IVH", "vehicle", status="stunned")
+    sherman = add(players, "british", "Sherman III(a)", "vehicle", status="stunned")
+    fixed_dice.extend([[3], [3], [3], [3]])
+    with pytest.raises(ActionRefused, match=r"does not apply to this roll \(3\.6141d\)"):
+        roll(players, "axis", "stun_recovery", stug, ticked=["german_no_rg"])
+    assert _drms(roll(players, "axis", "stun_recovery", stug)) == {"if German": (1, "auto")}
+    assert _drms(roll(players, "axis", "stun_recovery", italian)) == {}
+    r = roll(players, "axis", "stun_recovery", german, ticked=["german_no_rg"])
+    assert _drms(r) == {"if German (a vehicle not of an RG)": (1, "ticked")}
+    with pytest.raises(ActionRefused, match=r"does not apply to this roll \(3\.6141d\)"):
+        roll(players, "british", "stun_recovery", sherman, ticked=["german_no_rg"])
+    assert _drms(roll(players, "british", "stun_recovery", sherman)) == {}
