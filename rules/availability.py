@@ -1208,6 +1208,27 @@ def item_roll_refusal(table: Table, item: str, rolled_items: Sequence[str]) -> s
     return ""
 
 
+def unit_item(unit: str, what: str) -> str:
+    """A roll's item where it is made once per item of a unit: "75L PaK 40: APCR"."""
+    return f"{unit}: {' '.join(what.split())}"
+
+
+def unit_item_refusal(table: Table, unit: str, what: str, rolled_items: Sequence[str]) -> str:
+    """Why a roll on a table rolled once per item of a unit (Sicily 3.61424: "for each
+    type of special ammunition which is depleted ... for that weapon") may not be made
+    for ``unit``'s ``what`` ("": it may): nothing named, or that item of that unit
+    already rolled for in this pass (``rolled_items``: the unit's rolls on it)."""
+    if not what.strip():
+        return (
+            f"Say what the {table.title} roll for {unit} is for: one roll for each in "
+            f"this pass ({table.rule})."
+        )
+    item = unit_item(unit, what)
+    if any(same_item(item, done) for done in rolled_items):
+        return f"{item} has had its {table.title} roll in this pass ({table.rule})."
+    return ""
+
+
 def instead_words(table: Table) -> str:
     """What a side may do instead of rolling on ``table``, as the player reads it."""
     assert table.instead is not None

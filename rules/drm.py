@@ -93,6 +93,7 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
             or (g is not None and any(g.grants.get(what) for what in cond.grants))
         )
         and (cond.held_squads is None or holds_squads(cond.held_squads, ctx))
+        and (cond.of_rg is None or (ctx.unit_kind is not None and (g is not None) == cond.of_rg))
     )
 
 
@@ -120,6 +121,19 @@ def is_automatic(drm: Drm) -> bool:
 def offered(drm: Drm, ctx: RollContext) -> bool:
     """Whether the player may claim this DRM on a roll in ``ctx`` (``offer_when``)."""
     return drm.offer_when is None or holds(drm.offer_when, ctx)
+
+
+# The parts of a condition that read the unit a roll is made for.
+UNIT_PARTS = ("unit_kinds", "not_unit_kinds", "unit_markers", "not_unit_markers", "of_rg")
+
+
+def offered_for_some_unit(drm: Drm, ctx: RollContext) -> bool:
+    """Whether a form rolled for a unit the player chooses shows this DRM (Sicily 3.606
+    "-1 If lone, unwounded SMC", offered for a leader or Hero): its ``offer_when`` with
+    the parts that read the unit left to the roll, which refuses it for a unit it does
+    not fit (``applicable_drms``)."""
+    cond = drm.offer_when
+    return cond is None or holds(cond.model_copy(update=dict.fromkeys(UNIT_PARTS)), ctx)
 
 
 def scaled_value(drm: Drm, ctx: RollContext) -> int:
@@ -160,6 +174,12 @@ def applicable_drms(
             raise DrmRefused(f"Enter '{drm.label}': the roll is not made without it ({rule}).")
     out = []
     for drm in table.drms:
+        if drm.counted is not None:
+            if drm.id in typed:
+                applied = counted_drm(table, drm, typed[drm.id])
+                if applied.value:
+                    out.append(applied)
+            continue
         if drm.variable:
             if drm.id in typed:
                 value = typed[drm.id]
@@ -185,6 +205,21 @@ def applicable_drms(
             out.append(AppliedDrm(drm.id, drm.label, drm.value, "ticked"))
     _exclusive(table, {d.id for d in out})
     return out
+
+
+COUNT_LIMIT = 99  # what a player counts for a DRM (hexes along a path)
+
+
+def counted_drm(table: Table, drm: Drm, count: int) -> AppliedDrm:
+    """The DRM a typed count gives (``Drm.counted``: Sicily 3.613 "+1 Per five (FRD)
+    Uncontrolled-Territory hexes"): ``value`` per ``per`` of the count, rounded."""
+    assert drm.counted is not None and drm.per is not None
+    high = COUNT_LIMIT if drm.max is None else min(drm.max, COUNT_LIMIT)
+    if not 0 <= count <= high:
+        rule = drm.rule or table.rule
+        raise DrmRefused(f"The {drm.counted} must be between 0 and {high} ({rule}).")
+    steps = math.floor(count / drm.per) if drm.rounding == "FRD" else math.ceil(count / drm.per)
+    return AppliedDrm(drm.id, f"{drm.label}: {count} {drm.counted}", drm.value * steps, "typed")
 
 
 def _exclusive(table: Table, applied: set[str]) -> None:

@@ -239,6 +239,10 @@ class Condition(Strict):
     # The acting side holds enough squads of RGs marked with a chart footnote (PHD C5.28
     # "Friendly side currently contains >= 3 Pionerie/Engineer squads").
     held_squads: HeldSquads | None = None
+    # The unit rolled for came with an RG (true) or not (false: the OB's, or captured),
+    # so what its RG says of it is known or not (Sicily 3.6141d "+1 if German": the
+    # nationality of a vehicle of no RG is not on the record); no unit, no match.
+    of_rg: bool | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -435,9 +439,26 @@ class Drm(Strict):
     required: bool = False
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
+    # What the player counts and types, where the DRM is ``value`` per ``per`` of it,
+    # rounded (``rounding``), computed by the app (Sicily 3.613: "+1 Per five (FRD)
+    # Uncontrolled-Territory hexes along that path": the player types the hexes, never
+    # the DRM).  Only with ``variable``, ``value`` and ``per``.
+    counted: str | None = None
+
+    @model_validator(mode="after")
+    def _counted(self) -> Drm:
+        if self.counted is not None and not (
+            self.variable and self.value and self.per and self.of is None
+        ):
+            raise ValueError(
+                "'counted' is for a DRM typed as a count: 'variable', 'value' and 'per', no 'of'"
+            )
+        return self
 
     @model_validator(mode="after")
     def _shape(self) -> Drm:
+        if self.counted is not None:
+            return self  # a typed count (``_counted``)
         if self.variable and (self.value or self.of or self.per):
             raise ValueError("a variable DRM takes its value from the player: no value/of/per")
         if self.per is not None and self.of is None:

@@ -307,24 +307,31 @@ def test_a_done_that_forfeited_fpp_stands(modules, make_user):
 
 def test_3_61424_one_special_ammo_dr_per_weapon_and_ammunition_type(modules, make_user):
     """3.61424: a weapon "may make a dr ... for each type of special ammunition which is
-    depleted": one dr per item named (weapon and type) in a pass; the item must be
-    named; another item rolls."""
+    depleted": one dr per weapon of the retained forces and type named in a pass; the
+    type must be named; another type rolls (tests/test_sicily_pass7a.py: the weapon)."""
     players, _ = campaign_at(
         "sicily", "i", "jul15am", (make_user("a"), make_user("b")), step="3.614"
     )
     axis = players.users["axis"]
+    stug = units.add_unit(
+        campaign_id=players.campaign_id, user=axis, name="StuG IIIG", kind="vehicle"
+    )
 
     def ammo(item):
         return steps.roll_on_table(
-            campaign_id=players.campaign_id, user=axis, table_id="special_ammo", item=item
+            campaign_id=players.campaign_id,
+            user=axis,
+            table_id="special_ammo",
+            unit_id=stug.ref,
+            item=item,
         )
 
-    ammo("StuG IIIG at 12H3: smoke")
+    ammo("smoke")
     with pytest.raises(ActionRefused, match=r"has had its Special Ammo roll in this pass"):
-        ammo("stug iiig at  12h3: SMOKE")
-    with pytest.raises(ActionRefused, match=r"Say what this Special Ammo roll is for"):
+        ammo("  SMOKE")
+    with pytest.raises(ActionRefused, match=r"Say what the Special Ammo roll for StuG"):
         ammo("")
-    ammo("StuG IIIG at 12H3: APCR")
+    ammo("APCR")
     assert Roll.objects.filter(table_id="special_ammo").count() == 2
 
 
@@ -336,11 +343,15 @@ def test_3_61424_exc_no_british_special_ammo_before_july_15_am(modules, make_use
     )
 
     def ammo(side):
+        mmg = units.add_unit(
+            campaign_id=players.campaign_id, user=players.users[side], name="MMG", kind="sw"
+        )
         return steps.roll_on_table(
             campaign_id=players.campaign_id,
             user=players.users[side],
             table_id="special_ammo",
-            item="MMG: AP",
+            unit_id=mmg.ref,
+            item="AP",
         )
 
     with pytest.raises(ActionRefused, match=r"not before July 15 AM \(3.61424 EXC\)"):

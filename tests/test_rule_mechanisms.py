@@ -1181,8 +1181,9 @@ def test_3_6181_3_6141d_penalty_drms_apply_by_themselves(users, modules, fixed_d
     applied = applicable_drms(strength, RollContext(side="british", group=g2))
     assert ("british_airlanding_rg", 1, "auto") in [(d.id, d.value, d.how) for d in applied]
     stun = module.table("stun_recovery")
-    assert [d.id for d in applicable_drms(stun, RollContext(side="axis"))] == ["german"]
-    assert applicable_drms(stun, RollContext(side="british")) == []
+    stug = dict(unit_kind="vehicle", group=module.group("axis", "V1"))
+    assert [d.id for d in applicable_drms(stun, RollContext(side="axis", **stug))] == ["german"]
+    assert applicable_drms(stun, RollContext(side="british", unit_kind="vehicle")) == []
     repair = module.table("weapon_repair")
     with pytest.raises(DrmRefused, match="between -6 and -1"):
         applicable_drms(repair, RollContext(side="axis"), typed={"repair_number": 3})

@@ -2984,6 +2984,22 @@ case(
 
 
 case(
+    "Condition.of_rg",
+    base="sicily",
+    mutate=lambda d: drm(d, "stun_recovery", "german")["when"].update(of_rg=None),
+    observe=ticked_drms("stun_recovery", [], side="axis", unit_kind="vehicle"),
+)
+
+
+case(
+    "Drm.counted",
+    base="sicily",
+    mutate=lambda d: drm(d, "shift", "uncontrolled_hexes").update(counted=None, value=0, per=None),
+    observe=ticked_drms("shift", [], {"uncontrolled_hexes": 7}, side="axis"),
+)
+
+
+case(
     "Drm.required",
     base="sicily",
     mutate=lambda d: drm(d, "weapon_repair", "repair_number").update(required=False),

@@ -46,7 +46,7 @@ from campaign.services.units import (
     took_instead,
 )
 from rules import availability, machine
-from rules.drm import RollContext, offered
+from rules.drm import RollContext, offered, offered_for_some_unit
 from rules.effects import hardens_mmc, matches, targets
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
@@ -63,7 +63,7 @@ class DrmView:
     id: str
     label: str
     value: int
-    how: str  # "tick", "auto", "typed"
+    how: str  # "tick", "auto", "typed", "count" (a count the DRM is computed from)
 
 
 @dataclass(frozen=True)
@@ -438,9 +438,11 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
     ]
     drms = []
     for d in table.drms:
-        if not offered(d, ctx):
+        if not (offered_for_some_unit(d, ctx) if table.for_units else offered(d, ctx)):
             continue
-        if d.variable:
+        if d.counted:
+            how = "count"
+        elif d.variable:
             how = "typed"
         elif d.when is not None or d.of is not None:
             how = "auto"

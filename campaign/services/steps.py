@@ -224,6 +224,8 @@ def roll_on_table(
         if first:
             raise ActionRefused(f"Not yet: {first}.", status=409)
     unit, weapon = rolled_for(turn, table, unit_id)
+    if unit is not None and table.once == "item":
+        item = unit_item(turn, table, unit, item)
     if table.instead is not None and units.took_instead(c, turn.side, table.id):
         raise ActionRefused(
             f"You have chosen instead: {availability.instead_words(table)}.", status=409
@@ -237,7 +239,7 @@ def roll_on_table(
         raise ActionRefused(
             f"You have made your {table.title} roll in this pass ({table.rule}).", status=409
         )
-    if table.once == "item":
+    if table.once == "item" and table.for_units is None:
         rolled_items = Roll.objects.filter(
             campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
         ).values_list("item", flat=True)
@@ -267,7 +269,7 @@ def roll_on_table(
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
-    if unit is not None:
+    if unit is not None and table.once != "item":
         item = units.label(unit) + (f" {weapon.name}" if weapon else "")
     # A unit of a still-secret RG is its side's secret, and so is a roll made for it
     # (nothing of it reaches the opponent, not even that it was made), until the RG is
@@ -452,6 +454,23 @@ def rolled_for(turn: Turn, table: Table, unit_id: object) -> tuple[Unit | None, 
             status=409,
         )
     return units.split_one(unit), weapon
+
+
+def unit_item(turn: Turn, table: Table, unit: Unit, what: str) -> str:
+    """What a roll made once per item *of a unit* is for (Sicily 3.61424: a dr "for each
+    type of special ammunition which is depleted ... for that weapon"): the unit and the
+    item the player names, refused unnamed or already rolled for that unit in this
+    pass."""
+    rolled = Roll.objects.filter(
+        campaign=turn.campaign,
+        cycle=turn.campaign.cycle,
+        table_id=table.id,
+        unit_ref=units.roll_ref(unit),
+    ).values_list("item", flat=True)
+    refusal = availability.unit_item_refusal(table, units.label(unit), what, list(rolled))
+    if refusal:
+        raise ActionRefused(refusal, status=409)
+    return availability.unit_item(units.label(unit), what)
 
 
 def apply_effects(

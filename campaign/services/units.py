@@ -686,6 +686,7 @@ def _settle_rows(
                 if not outcome.changes:
                     continue
                 said, secret = label(unit), kept_secret(unit)
+                cleared = sorted(unit.state.marked & set(row.units.statuses or ()))
                 if outcome.removed:
                     dropped = hand_over(unit)
                     unit.delete()
@@ -703,6 +704,7 @@ def _settle_rows(
                     EventKind.UNIT,
                     secret=secret,
                     text=f"{turn.side_name(side)}: {said} ({row.rule}).",
+                    data=_cleared_data(turn, row, unit, cleared, outcome.removed),
                 )
                 if row.possessed is not None and not outcome.removed:
                     _settle_possessed(turn, side, row, unit, held_by.get(unit.pk, ()))
@@ -755,9 +757,49 @@ def resettle_after_amendment(
                 commit(c.pk, UnitChanged())
 
 
+def _cleared_data(
+    turn: Turn, row: Settle, unit: Unit, cleared: Sequence[str], removed: bool
+) -> dict[str, object] | None:
+    """The log line's record of the markers a ``settles`` row took off ``unit`` in this
+    pass, read back if its answer is amended (``_unclear``); None where it cleared none
+    or the unit left."""
+    if removed or not cleared or not any(e.status == "ok" for e in row.effects):
+        return None
+    return {
+        "settled": row.rule,
+        "unit": unit.ref,
+        "cleared": list(cleared),
+        "cycle": turn.campaign.cycle,
+    }
+
+
+def _unclear(turn: Turn, side: str, row: Settle) -> bool:
+    """Put back the markers ``row`` took off ``side``'s units in this pass, its answer
+    amended to no (Sicily 3.60742: the withdrawn units it returned to play are withdrawn
+    again), each change logged with the rule; False where the log names none of them
+    (nothing is guessed)."""
+    lines = unit_lines_of_pass(turn.campaign, side).filter(data__settled=row.rule)
+    returned = {
+        d["unit"]: d["cleared"] for d in lines.values_list("data", flat=True) if "cleared" in d
+    }
+    if not returned:
+        return False
+    for unit in Unit.objects.filter(campaign=turn.campaign, side=side, ref__in=list(returned)):
+        back = [m for m in returned[unit.ref] if m not in unit.state.marked]
+        if not back:
+            continue
+        unit.markers = ordered([*(unit.markers or ()), *back])
+        words = ", ".join(Unit.Status(m).label for m in back)
+        said = f"{label(unit)} is {words} again: the amended result no longer calls for its return"
+        _marked(turn, side, unit, said, row.rule)
+    return True
+
+
 def _unsettle(turn: Turn, side: str, row: Settle) -> None:
     """Undo what ``row`` did to ``side``'s units, its answer amended to no."""
     status = next((e.status for e in row.effects if e.do == "status"), None)
+    if status == "ok" and _unclear(turn, side, row):
+        return
     if status is None or status == "ok":
         turn.as_side(side).record(
             EventKind.UNIT,

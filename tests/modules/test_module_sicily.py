@@ -436,12 +436,13 @@ def test_3_61422_captured_equipment_declared_missing(m):
 
 
 def test_3_61424_special_ammo(m):
-    """3.61424: <= 3 restores the special ammunition type; >= 4 it stays depleted.  Ammo
-    is not a unit of the retained forces: the result names no effect."""
+    """3.61424: <= 3 restores the special ammunition type; >= 4 it stays depleted.  The
+    dr is made for a weapon of the retained forces, but its ammunition is no mark of it:
+    the result changes nothing on the unit."""
     t = m.table("special_ammo")
     assert t.lookup(3).result == "Restores special Ammunition type"
     assert t.lookup(4).result.startswith("NA, weapon still depleted")
-    assert t.lookup(3).effect is None and t.lookup(4).effect is None
+    assert t.lookup(3).effect.do == "none" and t.lookup(4).effect.do == "none"
 
 
 def test_3_6181_rg_strength_table_and_g_v_drm(m):
