@@ -898,6 +898,26 @@ class CostVariant(Strict):
         return v
 
 
+class AddLater(Strict):
+    """A further item bought, secretly and at a purchase step, for an RG the side
+    bought on an earlier CG date and still holds (PHD RG footnote p: "If the OBA
+    module is unused during current TM Scenario, an additional two TP expenditure may
+    be made to requisition each additional Pre-Registered hex"): ``cost`` each, at most
+    ``limit`` per RG, counting those each price bought with it (``with_variants``).
+    What the app cannot know (the module unused, on the map) the player affirms
+    (``affirms``)."""
+
+    id: Slug
+    label: str
+    cost: int = Field(ge=1)
+    applies_to: Condition
+    limit: int = Field(ge=1)
+    with_variants: dict[Slug, int] = {}
+    affirms: str
+    rule: RuleRef | None = rule_field()
+    note: str | None = note_field()
+
+
 class ComesWith(Strict):
     """Units an RG brings besides its own ("Each Gun is accompanied by a 2-2-8 crew")."""
 
@@ -1589,6 +1609,8 @@ class Module(Strict):
     # Caps on what a side may hold of some units (Sicily 3.60742 EXC), checked at Done.
     held_caps: list[HeldCap] = []
     notes: list[str] = Field(default_factory=list, json_schema_extra=DOC)
+    # Further items bought later for an RG already held (PHD RG footnote p).
+    add_later: list[AddLater] = []
 
     @model_validator(mode="after")
     def _references(self) -> Module:
@@ -1852,6 +1874,11 @@ class Module(Strict):
                     f"cost_variants ({cv.id}).refused_if_yes: '{cv.refused_if_yes}' is no "
                     "yes/no result field"
                 )
+        costs = {cv.id for cv in self.cost_variants}
+        for extra in self.add_later:
+            for name in extra.with_variants:
+                if name not in costs:
+                    errors.append(f"add_later ({extra.id}): unknown cost variant '{name}'")
 
     def _check_fortifications(self, errors: list[str]) -> None:
         forts = self.fortifications

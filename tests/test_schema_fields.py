@@ -36,7 +36,7 @@ from rules import availability, effects, ledger, machine, replenish, supply, vic
 from rules.drm import DrmRefused, RollContext, applicable_drms, holds
 from rules.kinds import Action
 from rules.loader import MODULE_DIR, load_file, validate_data
-from rules.purchase import cost_options, unavailable
+from rules.purchase import Addition, add_later_offers, add_later_reasons, cost_options, unavailable
 from rules.schema import Module, as_dict
 from rules.snapshot import Bought, FortificationBought, Holdings, SideState, Snapshot
 from tests.engine.conftest import at
@@ -3238,6 +3238,93 @@ case(
     prepare=_phd_chart_p,
     mutate=lambda d: cvar(d, "prereg1").update(adds=3),
     observe=_phd_prices,
+)
+
+
+def _phd_add_later(m: Module) -> Any:
+    """PHD RG footnote p's further Pre-Registered hex: what is offered, and why not, for
+    lines of O1 (marked p) and I1 bought at the start, seen at the 0930 purchase step
+    (bought with one hex, with none and one added since, at this step, no longer held),
+    and the budget a side with 1 TP lacks for each."""
+    chart_ = m.chart("german")
+    assert chart_ is not None
+    i1, o1 = chart_.groups
+    lines = [
+        Addition(o1, "prereg1", 0, True, 0),
+        Addition(o1, "", 0, True, 1),
+        Addition(o1, "", 1, True, 0),
+        Addition(o1, "prereg2", 0, False, 0),
+        Addition(i1, "", 0, True, 0),
+    ]
+    return (
+        [add_later_offers(m, "german", line, 1) for line in lines],
+        [[add_later_reasons(m, "german", a, line, 1) for a in m.add_later] for line in lines],
+        [availability.budget_reason(m, 1, a.cost) for a in m.add_later],
+    )
+
+
+case(
+    "Module.add_later",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: d.update(add_later=[]),
+    observe=_phd_add_later,
+)
+case(
+    "AddLater.id",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: d["add_later"][0].update(id="hex"),
+    observe=_phd_add_later,
+)
+case(
+    "AddLater.label",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: d["add_later"][0].update(label="A hex"),
+    observe=_phd_add_later,
+)
+case(
+    "AddLater.cost",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: d["add_later"][0].update(cost=1),
+    observe=_phd_add_later,
+)
+case(
+    "AddLater.applies_to",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: d["add_later"][0].update(applies_to={"footnotes": ["l"]}),
+    observe=_phd_add_later,
+)
+case(
+    "AddLater.limit",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: d["add_later"][0].update(limit=1),
+    observe=_phd_add_later,
+)
+case(
+    "AddLater.with_variants",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: d["add_later"][0].update(with_variants={}),
+    observe=_phd_add_later,
+)
+case(
+    "AddLater.affirms",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: d["add_later"][0].update(affirms="Unused"),
+    observe=_phd_add_later,
+)
+case(
+    "AddLater.rule",
+    base="phd",
+    prepare=_phd_chart_p,
+    mutate=lambda d: d["add_later"][0].update(rule="C5.31"),
+    observe=_phd_add_later,
 )
 
 
