@@ -1325,3 +1325,16 @@ def repair_cap_refusal(table: Table, weapon: str, held: int, equivalents: Fracti
         f"{weapon} after the repair may not exceed them, so a repaired {weapon} would be "
         f"eliminated as excess ({cap.rule})."
     )
+
+
+def per_group_refusal(table: Table, rolled: int, held: int) -> str:
+    """Why one more roll on a table rolled once per RG held (``Table.per_group``) is
+    refused: the side has made as many in this pass as it holds such RGs (PHD C5.34:
+    a DR for each OBA module requisitioned)."""
+    cap = table.per_group
+    if cap is None or rolled < held:
+        return ""
+    return (
+        f"One {table.title} roll for each {cap.label}: you hold {text.count(held, cap.label)} "
+        f"and have made {text.count(rolled, 'roll')} in this pass ({cap.rule})."
+    )

@@ -514,6 +514,16 @@ class RepairCap(Strict):
     rule: RuleRef
 
 
+class PerGroup(Strict):
+    """A table rolled once for each RG the side holds that ``applies_to`` names: no
+    more rolls in a pass than such RGs in its OB (``label`` names one: "OBA
+    module")."""
+
+    applies_to: Condition
+    label: str
+    rule: RuleRef
+
+
 class Table(Strict):
     id: Slug
     title: str
@@ -573,6 +583,9 @@ class Table(Strict):
     # under Recall unless Isolated.
     after_roll: list[Settle] = []
     note: str | None = note_field()
+    # At most one roll in a pass per RG of the side's OB that this names (PHD C5.34:
+    # "To determine the Ammunition of each OBA Module requisitioned, make a DR for each").
+    per_group: PerGroup | None = None
 
     @model_validator(mode="after")
     def _after_roll(self) -> Table:

@@ -10,16 +10,21 @@ import pytest
 from campaign.models import AddedLater, Event, Purchase, Seat
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.selectors import module_of
-from campaign.services import purchases
+from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
+from tests.purchase_helpers import campaign_at
 from tests.test_phd_conph_late import OBA, OBA_P
 from tests.test_rule_mechanisms import (
+    add,
     fixed_dice,
     phd_with_chart,
     result_values,
+    roll,
+    start,
     supply_chart,
     users,
 )
+from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 __all__ = ["fixed_dice", "users"]  # the fixtures this file shares
@@ -121,3 +126,105 @@ def test_rg_footnote_p_no_further_hex_at_purchase_nor_for_a_module_no_longer_hel
     _add(players, "german", other)
     with pytest.raises(ActionRefused, match=r"already has 2"):
         _add(players, "german", other)
+
+
+# ------------------------------------------------------------ the verification sample
+
+
+def test_c5_34_no_ffe_drm_before_the_initial_tm_scenario(users, modules, fixed_dice):
+    """C5.34 "+1 If module placed a FFE counter in prior TM Scenario": before the
+    Initial TM Scenario (I-C5.34) there is no prior TM Scenario, so the +1 cannot be
+    claimed; at the 0930 TM Scenario's C5.34 it can."""
+    players, c = phd_with_chart(users, [OBA_P, OBA])
+    german = players.users["german"]
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
+    players.until_step("I-C5.34")
+    fixed_dice.append([3, 4])
+    with pytest.raises(ActionRefused, match=r"FFE.*\(C5.34\)|C5.34.*FFE"):
+        roll(players, "german", "oba", item="O2 81mm OBA", ticked=["ffe_prior"])
+    r = roll(players, "german", "oba", item="O2 81mm OBA")
+    assert r.final == 7
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until_step("C5.34")
+    fixed_dice.append([3, 4])
+    r = roll(players, "german", "oba", item="O2 81mm OBA", ticked=["ffe_prior"])
+    assert r.final == 8
+
+
+def test_c5_27a_the_isolated_drm_applies_by_itself(users, modules, fixed_dice):
+    """C5.27a "+1 If Isolated": an immobilized StuG marked Isolated gets the +1 by
+    itself (a dr of 2 becomes 3: No Change); one not Isolated does not (2: Becomes
+    Mobile)."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.27")
+    isolated = add(players, "german", "StuG IIIG", "vehicle", "immobilized", markers=["isolated"])
+    other = add(players, "german", "PzIVH", "vehicle", "immobilized")
+    fixed_dice.extend([[2], [2]])
+    r = roll(players, "german", "immobilization_repair", isolated)
+    assert (r.final, r.result) == (3, "No Change")
+    r = roll(players, "german", "immobilization_repair", other)
+    assert (r.final, r.result) == (2, "Becomes Mobile")
+
+
+def test_c5_35_any_unspent_dsp_are_lost(users, modules):
+    """C5.35 "Any unspent DSP are lost": the German spends 5 of his 60 DSP (C4.2) on a
+    Trench at I-C5.35; when he is done, the 55 left are gone, with a log line."""
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side="german", through_start=False)
+    players = players_of(c, a, b)
+    players.until_step("I-C5.35")
+    german = players.users["german"]
+    module = module_of(c)
+    trench = next(i for i in module.fortifications.items if i.label == "Trench")
+    purchases.buy_fortification(campaign_id=c.pk, user=german, item_id=trench.id, count=1)
+    assert Seat.objects.get(campaign=c, side="german").fortification_points == 55
+    steps.finish_step(campaign_id=c.pk, user=german)
+    assert Seat.objects.get(campaign=c, side="german").fortification_points == 0
+    assert Event.objects.filter(campaign=c, text__contains="55 unspent DSP").exists()
+
+
+def test_c5_36_one_recon_per_tm_scenario_paid_from_the_tp_held(users, modules):
+    """C5.36 "provided it has: a) Requisitioned a reconnaissance ... b) Expended the
+    required TP": a second Recon on the same TM Scenario is refused, and a side
+    holding 1 TP cannot buy the 2 TP Recon (+5): nothing is spent."""
+    players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="recon", points=1)
+    us, german = players.users["us"], players.users["german"]
+    with pytest.raises(ActionRefused, match=r"TP"):
+        purchases.buy_recon(campaign_id=players.campaign_id, user=us, option=1)
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="us").points == 1
+    purchases.buy_recon(campaign_id=players.campaign_id, user=german, option=0)
+    with pytest.raises(ActionRefused):
+        purchases.buy_recon(campaign_id=players.campaign_id, user=german, option=0)
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="german").points == 0
+
+
+def test_c5_31_footnote_x_only_on_or_after_tm_scenario_iii_through_the_services(users, modules):
+    """C5.31 RG footnote x "May only be requisitioned on/after TM Scenario III": an RG
+    the players mark x is refused at the start (I) with the footnote named, nothing
+    spent."""
+    row = {"id": "G9", "type": "StuG Section", "units": "StuG IIIG", "unit_kind": "vehicle"}
+    players, c = phd_with_chart(users, [{**row, "cost": "6", "footnotes": "x"}])
+    with pytest.raises(ActionRefused, match=r"footnote x|III"):
+        purchases.purchase_rg(
+            campaign_id=c.pk, user=players.users["german"], group_id="G9", cost_variant="onmap"
+        )
+    assert _points(players, "german") == 20
+
+
+def test_c5_34_one_oba_dr_for_each_oba_module_held(users, modules, fixed_dice):
+    """C5.34 "To determine the Ammunition of each OBA Module requisitioned, make a DR
+    for each": the German, who bought one OBA module (O2), makes one DR; a second, for
+    any other name, is refused with the count; the US, who holds none, may not roll."""
+    players, c = phd_with_chart(users, [OBA_P, OBA])
+    purchases.purchase_rg(campaign_id=c.pk, user=players.users["german"], group_id="O2")
+    players.until_step("I-C5.34")
+    fixed_dice.append([3, 4])
+    roll(players, "german", "oba", item="O2 81mm OBA")
+    with pytest.raises(
+        ActionRefused, match=r"you hold 1 OBA module and have made 1 roll in this pass \(C5.34\)"
+    ):
+        roll(players, "german", "oba", item="another module")
+    with pytest.raises(ActionRefused, match=r"you hold no OBA modules|you hold 0 OBA modules"):
+        roll(players, "us", "oba", item="a module")

@@ -36,7 +36,14 @@ from rules import availability, effects, ledger, machine, replenish, supply, vic
 from rules.drm import DrmRefused, RollContext, applicable_drms, holds
 from rules.kinds import Action
 from rules.loader import MODULE_DIR, load_file, validate_data
-from rules.purchase import Addition, add_later_offers, add_later_reasons, cost_options, unavailable
+from rules.purchase import (
+    Addition,
+    add_later_offers,
+    add_later_reasons,
+    cost_options,
+    group_context,
+    unavailable,
+)
 from rules.schema import Module, as_dict
 from rules.snapshot import Bought, FortificationBought, Holdings, SideState, Snapshot
 from tests.engine.conftest import at
@@ -3325,6 +3332,56 @@ case(
     prepare=_phd_chart_p,
     mutate=lambda d: d["add_later"][0].update(rule="C5.31"),
     observe=_phd_add_later,
+)
+
+
+def _phd_oba_per_group(m: Module) -> Any:
+    """PHD C5.34's one DR per OBA module held: which groups of the chart count, and
+    the refusal after 0 or 1 rolls with 0 or 1 module held."""
+    chart_ = m.chart("german")
+    assert chart_ is not None
+    table = m.table("oba")
+    cap = table.per_group
+    counted = [
+        cap is not None and holds(cap.applies_to, group_context(m, "german", g))
+        for g in chart_.groups
+    ]
+    refusals = [availability.per_group_refusal(table, r, h) for r in (0, 1) for h in (0, 1)]
+    return counted, refusals
+
+
+def _phd_chart_oba(d: dict) -> None:
+    _phd_chart(d)
+    chart(d, "german")["groups"][1]["tags"] = ["oba"]
+
+
+case(
+    "Table.per_group",
+    base="phd",
+    prepare=_phd_chart_oba,
+    mutate=lambda d: tab(d, "oba").update(per_group=None),
+    observe=_phd_oba_per_group,
+)
+case(
+    "PerGroup.applies_to",
+    base="phd",
+    prepare=_phd_chart_oba,
+    mutate=lambda d: tab(d, "oba")["per_group"].update(applies_to={"tags": ["mortar"]}),
+    observe=_phd_oba_per_group,
+)
+case(
+    "PerGroup.label",
+    base="phd",
+    prepare=_phd_chart_oba,
+    mutate=lambda d: tab(d, "oba")["per_group"].update(label="module"),
+    observe=_phd_oba_per_group,
+)
+case(
+    "PerGroup.rule",
+    base="phd",
+    prepare=_phd_chart_oba,
+    mutate=lambda d: tab(d, "oba")["per_group"].update(rule="TM13"),
+    observe=_phd_oba_per_group,
 )
 
 
