@@ -1338,3 +1338,18 @@ def per_group_refusal(table: Table, rolled: int, held: int) -> str:
         f"One {table.title} roll for each {cap.label}: you hold {text.count(held, cap.label)} "
         f"and have made {text.count(rolled, 'roll')} in this pass ({cap.rule})."
     )
+
+
+def item_name_refusal(module: Module, table: Table, side: str, item: str) -> str:
+    """Why a roll on ``table`` may not be made for ``item`` by ``side``: it names none
+    of the weapons the table is rolled for on that side (``Table.item_names``; PHD
+    C5.26b: "each Baz, Psk, FT, and DC of its nationality")."""
+    names = table.item_names.get(side)
+    if not names or not item or names_any(item, names):
+        return ""
+    rule = f" ({table.item_names_rule})" if table.item_names_rule else ""
+    either = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+    return (
+        f"The {module.side(side).name} {table.title} roll is for a {either} only: "
+        f"name which in what the roll is for{rule}."
+    )

@@ -586,6 +586,10 @@ class Table(Strict):
     # At most one roll in a pass per RG of the side's OB that this names (PHD C5.34:
     # "To determine the Ammunition of each OBA Module requisitioned, make a DR for each").
     per_group: PerGroup | None = None
+    # A roll "once: item" must name one of these weapons (a whole word of the item, any
+    # case), by side: PHD C5.26b "for each Baz, Psk, FT, and DC of its nationality".
+    item_names: dict[Slug, list[str]] = {}
+    item_names_rule: RuleRef | None = None
 
     @model_validator(mode="after")
     def _after_roll(self) -> Table:
@@ -1801,6 +1805,8 @@ class Module(Strict):
                 )
             cond(f"post_purchase[{j}]", p.applies_to)
         for tab in self.tables:
+            for s_id in tab.item_names:
+                side(f"tables ({tab.id}).item_names", s_id)
             for owner in tab.column_for_side:
                 side(f"tables ({tab.id}).column_for_side", owner)
             for row in tab.rows:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import AddedLater, Event, Purchase, Seat
+from campaign.models import AddedLater, Event, Purchase, Roll, Seat
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.selectors import module_of
 from campaign.services import purchases, steps
@@ -228,3 +228,20 @@ def test_c5_34_one_oba_dr_for_each_oba_module_held(users, modules, fixed_dice):
         roll(players, "german", "oba", item="another module")
     with pytest.raises(ActionRefused, match=r"you hold no OBA modules|you hold 0 OBA modules"):
         roll(players, "us", "oba", item="a module")
+
+
+def test_c5_26b_a_repair_dr_for_a_baz_psk_ft_or_dc_of_its_nationality(users, modules, fixed_dice):
+    """C5.26b "Each side makes a separate dr on the table below for each Baz, Psk, FT,
+    and DC of its nationality that was removed from play": the US rolls for a Bazooka,
+    not for a Psk nor for an LMG (not on the table); the German for a Panzerschreck, not
+    for a Baz.  Nothing is rolled when refused."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.26")
+    for side, item in (("us", "Psk in 12H3"), ("us", "LMG in 12H3"), ("german", "Baz at 23K4")):
+        with pytest.raises(ActionRefused, match=r"roll is for a .* only.*\(C5.26b\)"):
+            roll(players, side, "baz_psk_ft_dc_repair", item=item)
+    assert not Roll.objects.filter(table_id="baz_psk_ft_dc_repair").exists()
+    fixed_dice.extend([[1], [1]])
+    roll(players, "us", "baz_psk_ft_dc_repair", item="Bazooka at 12H3")
+    roll(players, "german", "baz_psk_ft_dc_repair", item="Panzerschreck at 23K4")

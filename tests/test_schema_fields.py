@@ -3385,6 +3385,31 @@ case(
 )
 
 
+def _baz_items(m: Module) -> list[str]:
+    """C5.26b's Baz/Psk/FT/DC of each side's nationality: the refusal of each side's
+    roll for a Bazooka, a Psk and an LMG."""
+    table = m.table("baz_psk_ft_dc_repair")
+    return [
+        availability.item_name_refusal(m, table, side, item)
+        for side in ("german", "us")
+        for item in ("Bazooka at 12H3", "Psk at 12H3", "LMG at 12H3")
+    ]
+
+
+case(
+    "Table.item_names",
+    base="phd",
+    mutate=lambda d: tab(d, "baz_psk_ft_dc_repair").update(item_names={"us": ["Baz"]}),
+    observe=_baz_items,
+)
+case(
+    "Table.item_names_rule",
+    base="phd",
+    mutate=lambda d: tab(d, "baz_psk_ft_dc_repair").update(item_names_rule="C5.26"),
+    observe=_baz_items,
+)
+
+
 def _phd_chart_onmap(d: dict) -> None:
     """PHD's German chart whose RG of squads costs 6 TP On-Map."""
     _phd_chart(d)

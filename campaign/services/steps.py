@@ -227,7 +227,9 @@ def roll_on_table(
         rolled_items = Roll.objects.filter(
             campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
         ).values_list("item", flat=True)
-        refusal = availability.item_roll_refusal(table, item, list(rolled_items))
+        refusal = availability.item_roll_refusal(
+            table, item, list(rolled_items)
+        ) or availability.item_name_refusal(turn.module, table, turn.side, item)
         if refusal:
             raise ActionRefused(refusal, status=409)
     if table.per_group is not None:
