@@ -382,11 +382,11 @@ def add_later_reasons(
     rule = f" ({extra.rule})" if extra.rule else ""
     name = f"{line.group.id} {line.group.type}"
     if extra not in add_later_options(module, side, line.group):
-        return [f"{name} cannot have {extra.label.lower()}{rule}"]
+        return [f"{name} cannot have this: {extra.label}{rule}"]
     reasons = []
     if line.date_index >= date_index:
         reasons.append(
-            f"{name} was bought at this step: {extra.label.lower()} is for one bought earlier{rule}"
+            f"{name} was bought at this step; {extra.label}: only for one bought earlier{rule}"
         )
     if not line.held:
         reasons.append(f"{name} is no longer in your OB{rule}")

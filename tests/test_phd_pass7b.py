@@ -81,7 +81,9 @@ def test_rg_footnote_p_a_further_pre_registered_hex_for_a_module_bought_earlier(
     before = _points(players, "german")
     with pytest.raises(ActionRefused, match=r"Only if: The OBA module was unused.*footnote p"):
         _add(players, "german", o1, affirmed=False)
-    with pytest.raises(ActionRefused, match=r"O2 81mm OBA Module cannot have"):
+    with pytest.raises(
+        ActionRefused, match=r"O2 81mm OBA Module cannot have this: A further Pre-Registered hex"
+    ):
         _add(players, "german", o2)
     assert _points(players, "german") == before
     added = _add(players, "german", o1)

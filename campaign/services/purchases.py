@@ -341,8 +341,8 @@ def buy_added_later(
     turn.record(
         EventKind.PURCHASE,
         secret=kept,
-        text=f"{turn.side_name()} bought {extra.label.lower()} for {purchase.group_id} "
-        f"{purchase.group_type}{rule}; {seat.points} {code} left.",
+        text=f"{turn.side_name()} bought for {purchase.group_id} {purchase.group_type}: "
+        f"{extra.label}{rule}; {seat.points} {code} left.",
         data={"added_later": added.pk},
     )
     push.changed(c.pk, PURCHASE_PARTS, secret_of=kept, saving=_spent(seat))
