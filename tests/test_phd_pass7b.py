@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import AddedLater, Event, Purchase, Roll, Seat
+from campaign.models import AddedLater, Event, Purchase, Roll, Seat, Unit
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.selectors import module_of
 from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import add_vehicle, campaign_at
 from tests.test_phd_conph_late import OBA, OBA_P
+from tests.test_roster_rules import exchange
 from tests.test_rule_mechanisms import (
     add,
     fixed_dice,
@@ -247,3 +248,27 @@ def test_c5_26b_a_repair_dr_for_a_baz_psk_ft_or_dc_of_its_nationality(users, mod
     fixed_dice.extend([[1], [1]])
     roll(players, "us", "baz_psk_ft_dc_repair", item="Bazooka at 12H3")
     roll(players, "german", "baz_psk_ft_dc_repair", item="Panzerschreck at 23K4")
+
+
+def test_c5_27b_the_mg_given_up_must_be_possessed_and_the_afv_not_captured(users, modules):
+    """C5.27b "A disabled, non-captured, AFV MG may be automatically repaired ... by
+    using ... US MMG if the AFV is American.  In all cases, the MG to be eliminated must
+    be possessed": an MMG marked not possessed is refused, and so is a captured
+    Sherman's BMG; a possessed MMG repairs the BMG and leaves the retained forces.
+    (The same or adjacent location is judged on the map.)"""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    players.until_step("C5.27")  # added here: C5.26's Captured Equipment dr comes first
+    tank, (bmg,) = add_vehicle(players, "us", "M4A1", ("mg", ["disabled"], "BMG"))
+    taken, (taken_bmg,) = add_vehicle(
+        players, "us", "M4A3", ("mg", ["disabled"], "BMG"), markers=["captured"]
+    )
+    loose = add(players, "us", "MMG", "sw", markers=["unpossessed"])
+    mmg = add(players, "us", "MMG", "sw")
+    with pytest.raises(ActionRefused, match=r"\(C5.27b\)"):
+        exchange(players, "us", tank, bmg, loose)
+    with pytest.raises(ActionRefused, match=r"\(C5.27b\)"):
+        exchange(players, "us", taken, taken_bmg, mmg)
+    exchange(players, "us", tank, bmg, mmg)
+    assert not Unit.objects.filter(pk=mmg.pk).exists()
+    assert Unit.objects.filter(pk=loose.pk).exists()
