@@ -6,11 +6,22 @@ the services, as a player would, and cites its rule."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 
-from campaign.models import AddedLater, Event, Purchase, Roll, Seat, Unit
+from campaign.models import (
+    AddedLater,
+    Campaign,
+    Event,
+    ModuleRecord,
+    Purchase,
+    Roll,
+    Seat,
+    Unit,
+)
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.selectors import module_of
 from campaign.services import purchases, steps
+from campaign.services.backup import export_campaign, import_campaign
 from campaign.services.errors import ActionRefused
 from tests.purchase_helpers import add_vehicle, campaign_at
 from tests.test_phd_conph_late import OBA, OBA_P
@@ -272,3 +283,20 @@ def test_c5_27b_the_mg_given_up_must_be_possessed_and_the_afv_not_captured(users
     exchange(players, "us", tank, bmg, mmg)
     assert not Unit.objects.filter(pk=mmg.pk).exists()
     assert Unit.objects.filter(pk=loose.pk).exists()
+
+
+def test_rg_footnote_p_the_further_hex_travels_in_the_campaign_backup(users, modules):
+    """C5.31 RG footnote p: the further Pre-Registered hex bought later is part of the
+    campaign's record: exported, imported into an empty database, exported again
+    identical, still secret and still O1's."""
+    players, o1, _ = oba_bought_at_the_start(users)
+    _add(players, "german", o1)
+    cid = players.campaign_id
+    first = export_campaign(campaign_id=cid)
+    Campaign.objects.all().delete()
+    ModuleRecord.objects.all().delete()
+    get_user_model().objects.all().delete()
+    import_campaign(data=first)
+    assert export_campaign(campaign_id=cid) == first
+    (added,) = AddedLater.objects.filter(campaign_id=cid)
+    assert (added.purchase.group_id, added.revealed_at) == ("O1", None)
