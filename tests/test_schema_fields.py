@@ -3270,69 +3270,19 @@ def _phd_add_later(m: Module) -> Any:
     )
 
 
-case(
-    "Module.add_later",
-    base="phd",
-    prepare=_phd_chart_p,
-    mutate=lambda d: d.update(add_later=[]),
-    observe=_phd_add_later,
-)
-case(
-    "AddLater.id",
-    base="phd",
-    prepare=_phd_chart_p,
-    mutate=lambda d: d["add_later"][0].update(id="hex"),
-    observe=_phd_add_later,
-)
-case(
-    "AddLater.label",
-    base="phd",
-    prepare=_phd_chart_p,
-    mutate=lambda d: d["add_later"][0].update(label="A hex"),
-    observe=_phd_add_later,
-)
-case(
-    "AddLater.cost",
-    base="phd",
-    prepare=_phd_chart_p,
-    mutate=lambda d: d["add_later"][0].update(cost=1),
-    observe=_phd_add_later,
-)
-case(
-    "AddLater.applies_to",
-    base="phd",
-    prepare=_phd_chart_p,
-    mutate=lambda d: d["add_later"][0].update(applies_to={"footnotes": ["l"]}),
-    observe=_phd_add_later,
-)
-case(
-    "AddLater.limit",
-    base="phd",
-    prepare=_phd_chart_p,
-    mutate=lambda d: d["add_later"][0].update(limit=1),
-    observe=_phd_add_later,
-)
-case(
-    "AddLater.with_variants",
-    base="phd",
-    prepare=_phd_chart_p,
-    mutate=lambda d: d["add_later"][0].update(with_variants={}),
-    observe=_phd_add_later,
-)
-case(
-    "AddLater.affirms",
-    base="phd",
-    prepare=_phd_chart_p,
-    mutate=lambda d: d["add_later"][0].update(affirms="Unused"),
-    observe=_phd_add_later,
-)
-case(
-    "AddLater.rule",
-    base="phd",
-    prepare=_phd_chart_p,
-    mutate=lambda d: d["add_later"][0].update(rule="C5.31"),
-    observe=_phd_add_later,
-)
+# Module.add_later and each field of its item (PHD RG footnote p), one mutation each.
+for _field, _mutate in [
+    ("Module.add_later", lambda d: d.update(add_later=[])),
+    ("AddLater.id", lambda d: d["add_later"][0].update(id="hex")),
+    ("AddLater.label", lambda d: d["add_later"][0].update(label="A hex")),
+    ("AddLater.cost", lambda d: d["add_later"][0].update(cost=1)),
+    ("AddLater.applies_to", lambda d: d["add_later"][0].update(applies_to={"footnotes": ["l"]})),
+    ("AddLater.limit", lambda d: d["add_later"][0].update(limit=1)),
+    ("AddLater.with_variants", lambda d: d["add_later"][0].update(with_variants={})),
+    ("AddLater.affirms", lambda d: d["add_later"][0].update(affirms="Unused")),
+    ("AddLater.rule", lambda d: d["add_later"][0].update(rule="C5.31")),
+]:
+    case(_field, base="phd", prepare=_phd_chart_p, mutate=_mutate, observe=_phd_add_later)
 
 
 def _phd_oba_per_group(m: Module) -> Any:
@@ -3355,34 +3305,17 @@ def _phd_chart_oba(d: dict) -> None:
     chart(d, "german")["groups"][1]["tags"] = ["oba"]
 
 
-case(
-    "Table.per_group",
-    base="phd",
-    prepare=_phd_chart_oba,
-    mutate=lambda d: tab(d, "oba").update(per_group=None),
-    observe=_phd_oba_per_group,
-)
-case(
-    "PerGroup.applies_to",
-    base="phd",
-    prepare=_phd_chart_oba,
-    mutate=lambda d: tab(d, "oba")["per_group"].update(applies_to={"tags": ["mortar"]}),
-    observe=_phd_oba_per_group,
-)
-case(
-    "PerGroup.label",
-    base="phd",
-    prepare=_phd_chart_oba,
-    mutate=lambda d: tab(d, "oba")["per_group"].update(label="module"),
-    observe=_phd_oba_per_group,
-)
-case(
-    "PerGroup.rule",
-    base="phd",
-    prepare=_phd_chart_oba,
-    mutate=lambda d: tab(d, "oba")["per_group"].update(rule="TM13"),
-    observe=_phd_oba_per_group,
-)
+# Table.per_group and each field of it (PHD C5.34), one mutation each.
+for _field, _mutate in [
+    ("Table.per_group", lambda d: tab(d, "oba").update(per_group=None)),
+    (
+        "PerGroup.applies_to",
+        lambda d: tab(d, "oba")["per_group"].update(applies_to={"tags": ["mortar"]}),
+    ),
+    ("PerGroup.label", lambda d: tab(d, "oba")["per_group"].update(label="module")),
+    ("PerGroup.rule", lambda d: tab(d, "oba")["per_group"].update(rule="TM13")),
+]:
+    case(_field, base="phd", prepare=_phd_chart_oba, mutate=_mutate, observe=_phd_oba_per_group)
 
 
 def _baz_items(m: Module) -> list[str]:
