@@ -526,6 +526,28 @@ class ReconBuy(models.Model):
         ]
 
 
+class AddedLater(models.Model):
+    """A further item bought for an RG bought earlier and still held (PHD RG footnote p:
+    a further Pre-Registered hex for an unused OBA module; ``Module.add_later``).  As
+    secret as a purchase: revealed with the purchases of its CG date, or with its RG
+    (``visibility.ADDED_LATER``)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="added_later")
+    purchase = models.ForeignKey(Purchase, on_delete=models.CASCADE, related_name="added_later")
+    side = models.SlugField(max_length=64)
+    item = models.SlugField(max_length=64)  # the module's add_later id
+    cycle = models.PositiveIntegerField()
+    date_index = models.PositiveIntegerField()
+    cost = models.PositiveIntegerField()
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedSecretQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+
+
 def choices_of(name: str, words: dict[str, str]) -> type[models.TextChoices]:
     """Django choices made from one of the rules' closed vocabularies and its words
     (``Unit.Status("ok").label == "in good order"``).  Code names a value by the

@@ -138,6 +138,13 @@ FORTIFICATION = Disclosure(
     _AT_THE_END,
 )
 RECON = Disclosure("Recon purchase and its dr", "ReconBuy", Before.NOTHING, _AT_THE_END)
+ADDED_LATER = Disclosure(
+    "item bought later for an RG already held (PHD RG footnote p: a further Pre-Registered hex)",
+    "AddedLater",
+    Before.NOTHING,
+    "the reveal of the purchases of its CG date (the campaign's reveal policy), its RG's "
+    "reveal by the player, or " + _AT_THE_END,
+)
 
 
 def _points(name: str, wording: str) -> Disclosure:
@@ -167,6 +174,7 @@ SECRETS = (
     UNIT,
     FORTIFICATION,
     RECON,
+    ADDED_LATER,
     POINTS,
     POINTS_LOST,
     POINTS_RECOMPUTED,

@@ -1416,3 +1416,31 @@ def repair_cap_refusal(table: Table, weapon: str, held: int, equivalents: Fracti
         f"{weapon} after the repair may not exceed them, so a repaired {weapon} would be "
         f"eliminated as excess ({cap.rule})."
     )
+
+
+def per_group_refusal(table: Table, rolled: int, held: int) -> str:
+    """Why one more roll on a table rolled once per RG held (``Table.per_group``) is
+    refused: the side has made as many in this pass as it holds such RGs (PHD C5.34:
+    a DR for each OBA module requisitioned)."""
+    cap = table.per_group
+    if cap is None or rolled < held:
+        return ""
+    return (
+        f"One {table.title} roll for each {cap.label}: you hold {text.count(held, cap.label)} "
+        f"and have made {text.count(rolled, 'roll')} in this pass ({cap.rule})."
+    )
+
+
+def item_name_refusal(module: Module, table: Table, side: str, item: str) -> str:
+    """Why a roll on ``table`` may not be made for ``item`` by ``side``: it names none
+    of the weapons the table is rolled for on that side (``Table.item_names``; PHD
+    C5.26b: "each Baz, Psk, FT, and DC of its nationality")."""
+    names = table.item_names.get(side)
+    if not names or not item or names_any(item, names):
+        return ""
+    rule = f" ({table.item_names_rule})" if table.item_names_rule else ""
+    either = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+    return (
+        f"The {module.side(side).name} {table.title} roll is for a {either} only: "
+        f"name which in what the roll is for{rule}."
+    )

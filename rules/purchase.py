@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from rules.drm import RollContext, holds
 from rules.schema import (
+    AddLater,
     ComesWith,
     CostVariant,
     CountLimit,
@@ -353,3 +354,65 @@ def retained_tags(chart: RGChart, group_ids: Iterable[str]) -> set[str]:
 
 def _index(module: Module, date_id: str) -> int:
     return next(i for i, d in enumerate(module.dates) if d.id == date_id)
+
+
+@dataclass(frozen=True)
+class Addition:
+    """An RG line a further item may be bought for (``Module.add_later``): what the
+    rules' conditions read of it."""
+
+    group: ReinforcementGroup
+    cost_variant: str  # the price it was bought at (what came with it)
+    date_index: int  # the CG date it was bought on
+    held: bool  # still in the side's OB
+    added: int  # such items bought for it since
+
+
+def add_later_options(module: Module, side: str, group: ReinforcementGroup) -> list[AddLater]:
+    """The further items ``module.add_later`` sells for ``side``'s ``group``."""
+    ctx = group_context(module, side, group)
+    return [a for a in module.add_later if holds(a.applies_to, ctx)]
+
+
+def add_later_reasons(
+    module: Module, side: str, extra: AddLater, line: Addition, date_index: int
+) -> list[str]:
+    """Why ``extra`` cannot be bought now for ``line`` (PHD RG footnote p: for a module
+    bought earlier, still held, within the limit counting those bought with it)."""
+    rule = f" ({extra.rule})" if extra.rule else ""
+    name = f"{line.group.id} {line.group.type}"
+    if extra not in add_later_options(module, side, line.group):
+        return [f"{name} cannot have this: {extra.label}{rule}"]
+    reasons = []
+    if line.date_index >= date_index:
+        reasons.append(
+            f"{name} was bought at this step; {extra.label}: only for one bought earlier{rule}"
+        )
+    if not line.held:
+        reasons.append(f"{name} is no longer in your OB{rule}")
+    has = extra.with_variants.get(line.cost_variant, 0) + line.added
+    if has >= extra.limit:
+        reasons.append(f"{name} already has {has}, the most it may have{rule}")
+    return reasons
+
+
+@dataclass(frozen=True)
+class AddLaterOffer:
+    """A further item the side may buy now for an RG line: what the page offers."""
+
+    item: str
+    label: str
+    cost: int
+    affirms: str  # what the player affirms, with the rule
+
+
+def add_later_offers(
+    module: Module, side: str, line: Addition, date_index: int
+) -> list[AddLaterOffer]:
+    """The further items ``side`` may buy now for ``line`` (``add_later_reasons``)."""
+    out = []
+    for extra in add_later_options(module, side, line.group):
+        if not add_later_reasons(module, side, extra, line, date_index):
+            rule = f" ({extra.rule})" if extra.rule else ""
+            out.append(AddLaterOffer(extra.id, extra.label, extra.cost, extra.affirms + rule))
+    return out

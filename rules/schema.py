@@ -535,6 +535,16 @@ class RepairCap(Strict):
     rule: RuleRef
 
 
+class PerGroup(Strict):
+    """A table rolled once for each RG the side holds that ``applies_to`` names: no
+    more rolls in a pass than such RGs in its OB (``label`` names one: "OBA
+    module")."""
+
+    applies_to: Condition
+    label: str
+    rule: RuleRef
+
+
 class Table(Strict):
     id: Slug
     title: str
@@ -598,6 +608,13 @@ class Table(Strict):
     # those whose line names one of these words (a whole word, any case): PHD C5.24 "to
     # Battle Harden one Retained Non-Wounded Infantry Leader", not an Armour Leader.
     leaders_not_named: list[str] = []
+    # At most one roll in a pass per RG of the side's OB that this names (PHD C5.34:
+    # "To determine the Ammunition of each OBA Module requisitioned, make a DR for each").
+    per_group: PerGroup | None = None
+    # A roll "once: item" must name one of these weapons (a whole word of the item, any
+    # case), by side: PHD C5.26b "for each Baz, Psk, FT, and DC of its nationality".
+    item_names: dict[Slug, list[str]] = {}
+    item_names_rule: RuleRef | None = None
 
     @model_validator(mode="after")
     def _after_roll(self) -> Table:
@@ -921,6 +938,26 @@ class CostVariant(Strict):
         if v is not None and Fraction(v) <= 0:
             raise ValueError("factor must be positive")
         return v
+
+
+class AddLater(Strict):
+    """A further item bought, secretly and at a purchase step, for an RG the side
+    bought on an earlier CG date and still holds (PHD RG footnote p: "If the OBA
+    module is unused during current TM Scenario, an additional two TP expenditure may
+    be made to requisition each additional Pre-Registered hex"): ``cost`` each, at most
+    ``limit`` per RG, counting those each price bought with it (``with_variants``).
+    What the app cannot know (the module unused, on the map) the player affirms
+    (``affirms``)."""
+
+    id: Slug
+    label: str
+    cost: int = Field(ge=1)
+    applies_to: Condition
+    limit: int = Field(ge=1)
+    with_variants: dict[Slug, int] = {}
+    affirms: str
+    rule: RuleRef | None = rule_field()
+    note: str | None = note_field()
 
 
 class ComesWith(Strict):
@@ -1625,6 +1662,8 @@ class Module(Strict):
     # Caps on what a side may hold of some units (Sicily 3.60742 EXC), checked at Done.
     held_caps: list[HeldCap] = []
     notes: list[str] = Field(default_factory=list, json_schema_extra=DOC)
+    # Further items bought later for an RG already held (PHD RG footnote p).
+    add_later: list[AddLater] = []
 
     @model_validator(mode="after")
     def _references(self) -> Module:
@@ -1802,6 +1841,8 @@ class Module(Strict):
                 )
             cond(f"post_purchase[{j}]", p.applies_to)
         for tab in self.tables:
+            for s_id in tab.item_names:
+                side(f"tables ({tab.id}).item_names", s_id)
             for owner in tab.column_for_side:
                 side(f"tables ({tab.id}).column_for_side", owner)
             for row in tab.rows:
@@ -1888,6 +1929,11 @@ class Module(Strict):
                     f"cost_variants ({cv.id}).refused_if_yes: '{cv.refused_if_yes}' is no "
                     "yes/no result field"
                 )
+        costs = {cv.id for cv in self.cost_variants}
+        for extra in self.add_later:
+            for name in extra.with_variants:
+                if name not in costs:
+                    errors.append(f"add_later ({extra.id}): unknown cost variant '{name}'")
 
     def _check_fortifications(self, errors: list[str]) -> None:
         forts = self.fortifications

@@ -108,6 +108,13 @@ def chart_rows(*rows: dict[str, str]) -> dict[str, str]:
     return {f"row-{n}-{k}": v for n, row in enumerate(rows) for k, v in row.items()}
 
 
+# PHD RG chart rows (its chart is lost: the players supply it): an OBA module marked p
+# (Pre-Registered hexes, C5.31 RG footnote p), one not.
+OBA_P = {"id": "O1", "type": "105mm OBA Module", "units": "OBA", "cost": "6"}
+OBA_P |= {"tags": "oba", "footnotes": "p"}
+OBA = {"id": "O2", "type": "81mm OBA Module", "units": "OBA", "cost": "5", "tags": "oba"}
+
+
 # Where each trial starts (a step of a CG date, or the CG's start), and which steps
 # it walks: until the next scenario is in play, or the hider's chit is locked.
 SYSTEMS = {
@@ -138,6 +145,22 @@ SYSTEMS = {
         kind=None,
         step="C5.23",
         cvp_lost=60,
+    ),
+    # Purple Heart Draw's 0930 purchase step (C5.31) with both RG charts supplied (an
+    # OBA module marked p, one not): secret purchases, cancels, and a further
+    # Pre-Registered hex bought for the module each side bought at the start (RG
+    # footnote p, its second sentence; the earlier line written past the services).
+    "purple-heart-draw-buy": dict(
+        module="purple-heart-draw",
+        variant="tm",
+        date="t0930",
+        kind="purchase",
+        step=None,
+        supply=[
+            ("german", "rg_charts.german", chart_rows(OBA_P, OBA)),
+            ("us", "rg_charts.us", chart_rows(OBA_P, OBA)),
+        ],
+        earlier=[("O1", "105mm OBA Module", "prereg1", 8)],
     ),
     # A Pleasant Diversion: secret Purchase Points (replenished at 2.92, after 2.8),
     # the public tables; its RG charts and reinforcement tables are missing from the
@@ -303,6 +326,7 @@ def hidden_ops(kind: str) -> st.SearchStrategy[Op]:
             st.builds(lambda k, v: Op("buy", (k, v)), K, K),
             st.builds(lambda k: Op("cancel", (k,)), K),
             st.builds(lambda k: Op("rg-roll", (k,)), K),
+            st.builds(lambda k: Op("add-later", (k,)), K),  # PHD RG footnote p
         ],
         "strength": [st.builds(lambda k: Op("rg-roll", (k,)), K)],
         "fortify": [
@@ -452,6 +476,22 @@ class Start:
                 campaign_id=players.campaign_id, user=other, ref=proposal.ref
             )
         module = module_of(players.campaign)
+        for group_id, group_type, variant, cost in system.get("earlier", []):
+            # bought at the start, not revealed (the trial's reveal policy is "owner": a
+            # revealed one's entry area, written by the hider, would be public)
+            for side in (s.id for s in module.sides):
+                Purchase.objects.create(
+                    campaign=players.campaign,
+                    side=side,
+                    cycle=0,
+                    date_index=0,
+                    group_id=group_id,
+                    group_type=group_type,
+                    cost_variant=variant,
+                    cost=cost,
+                    ordinal=1,
+                    date_ordinal=1,
+                )
         return cls(system, players, module, transaction.savepoint(), sequences())
 
     def restore(self) -> None:
@@ -695,6 +735,18 @@ class World:
                     entry_area=args[1],
                     notes=args[2],
                 )
+        elif name == "add-later":  # PHD RG footnote p: a further Pre-Registered hex
+            extras = [a.id for a in module.add_later]
+            mine = self.own_purchases(side)
+            if not extras or not mine:
+                return False
+            purchases.buy_added_later(
+                campaign_id=cid,
+                user=user,
+                purchase_id=mine[args[0] % len(mine)].ref,
+                item=extras[0],
+                affirmed=True,
+            )
         elif name in ("secret-unit-save", "secret-unit-remove"):
             # Only units of its still-secret RGs: its other units are public.
             mine = self.own_units(side, from_purchase=True)
@@ -1072,6 +1124,9 @@ SECRETS = {
     "purple-heart-draw": {
         "hider roll",
         "hider harden",
+        "secret buy",
+        "secret cancel",
+        "secret add-later",
         "secret fortify",
         "secret fortify-takeback",
         "secret recon",
@@ -1108,6 +1163,9 @@ DOES = {
     # C5.23: the hider Battle Hardens an MMC after its secret roll.
     ("purple-heart-draw", "german"): ROLLS_RECON_CHIT | {"hider harden"},
     ("purple-heart-draw", "us"): ROLLS_RECON_CHIT | {"hider harden"},
+    # C5.31 at 0930: its purchases, a cancel, a further Pre-Registered hex (footnote p).
+    ("purple-heart-draw-buy", "german"): {"secret buy", "secret cancel", "secret add-later"},
+    ("purple-heart-draw-buy", "us"): {"secret buy", "secret cancel", "secret add-later"},
     ("pleasant-diversion", "american"): set(),
     ("pleasant-diversion", "german"): set(),
     ("pleasant-diversion-buy", "american"): SECRETS["pleasant-diversion"] - {"hider roll"},
@@ -1180,7 +1238,11 @@ def scripted_plan(step: Any, *, takebacks: bool = True) -> list[Slot]:
         "purchase": [
             *(takeback_slots if takebacks else []),
             secret(
-                [*(Op("buy", (k, 0)) for k in (1, 2, 3, 4)), Op("buy-group", ("M2",))],
+                [
+                    Op("add-later", (0,)),  # PHD RG footnote p, for the start's module
+                    *(Op("buy", (k, 0)) for k in (1, 2, 3, 4)),
+                    Op("buy-group", ("M2",)),
+                ],
                 [Op("buy", (5, 0))],
             ),
             seen("buy", 0, 0),

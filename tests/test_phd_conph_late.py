@@ -220,8 +220,15 @@ def test_c5_31_scen_max_and_tm_max_refuse_one_more_rg(users, modules):
 def test_c5_34_the_attack_chit_drm_applies_by_itself(users, modules):
     """C5.34: "-1 Attack Chit was selected" (read as the previous TM Scenario's chit,
     C5.34 coming before C5.37): after a US Attack the US's OBA DR has the -1 by itself;
-    the German, who stood Idle, has none."""
-    players, module = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="initiative")
+    the German, who stood Idle, has none.  (Each side holds an OBA module: one DR for
+    each, C5.34.)"""
+    players, module = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="purchase")
+    for side in ("german", "us"):
+        supply_chart(players, side, [OBA])
+        purchases.purchase_rg(
+            campaign_id=players.campaign_id, user=players.users[side], group_id="O2"
+        )
+    players.until("initiative")
     players.chits(german="idle", us="attack")
     players.until("results")
     players.results(**result_values(module))

@@ -1816,7 +1816,15 @@ def test_c5_34_an_oba_module_bought_for_the_initial_scenario_rolls_its_ammunitio
     german, us = users
     players, c = phd_with_chart(
         users,
-        [{"id": "O1", "type": "105mm OBA Module (HE & smoke)", "units": "OBA", "cost": "6"}],
+        [
+            {
+                "id": "O1",
+                "type": "105mm OBA Module (HE & smoke)",
+                "units": "OBA",
+                "cost": "6",
+                "tags": "oba",
+            }
+        ],
     )
     purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O1")
     players.until_step("I-C5.34")

@@ -36,7 +36,14 @@ from rules import availability, effects, ledger, machine, replenish, supply, vic
 from rules.drm import DrmRefused, RollContext, applicable_drms, holds
 from rules.kinds import Action
 from rules.loader import MODULE_DIR, load_file, validate_data
-from rules.purchase import cost_options, unavailable
+from rules.purchase import (
+    Addition,
+    add_later_offers,
+    add_later_reasons,
+    cost_options,
+    group_context,
+    unavailable,
+)
 from rules.schema import Effect, Module, as_dict
 from rules.snapshot import Bought, FortificationBought, Holdings, SideState, Snapshot
 from tests.engine.conftest import at
@@ -3294,6 +3301,101 @@ case(
     prepare=_phd_chart_p,
     mutate=lambda d: cvar(d, "prereg1").update(adds=3),
     observe=_phd_prices,
+)
+
+
+def _phd_add_later(m: Module) -> Any:
+    """PHD RG footnote p's further Pre-Registered hex: what is offered, and why not, for
+    lines of O1 (marked p) and I1 bought at the start, seen at the 0930 purchase step
+    (bought with one hex, with none and one added since, at this step, no longer held),
+    and the budget a side with 1 TP lacks for each."""
+    chart_ = m.chart("german")
+    assert chart_ is not None
+    i1, o1 = chart_.groups
+    lines = [
+        Addition(o1, "prereg1", 0, True, 0),
+        Addition(o1, "", 0, True, 1),
+        Addition(o1, "", 1, True, 0),
+        Addition(o1, "prereg2", 0, False, 0),
+        Addition(i1, "", 0, True, 0),
+    ]
+    return (
+        [add_later_offers(m, "german", line, 1) for line in lines],
+        [[add_later_reasons(m, "german", a, line, 1) for a in m.add_later] for line in lines],
+        [availability.budget_reason(m, 1, a.cost) for a in m.add_later],
+    )
+
+
+# Module.add_later and each field of its item (PHD RG footnote p), one mutation each.
+for _field, _mutate in [
+    ("Module.add_later", lambda d: d.update(add_later=[])),
+    ("AddLater.id", lambda d: d["add_later"][0].update(id="hex")),
+    ("AddLater.label", lambda d: d["add_later"][0].update(label="A hex")),
+    ("AddLater.cost", lambda d: d["add_later"][0].update(cost=1)),
+    ("AddLater.applies_to", lambda d: d["add_later"][0].update(applies_to={"footnotes": ["l"]})),
+    ("AddLater.limit", lambda d: d["add_later"][0].update(limit=1)),
+    ("AddLater.with_variants", lambda d: d["add_later"][0].update(with_variants={})),
+    ("AddLater.affirms", lambda d: d["add_later"][0].update(affirms="Unused")),
+    ("AddLater.rule", lambda d: d["add_later"][0].update(rule="C5.31")),
+]:
+    case(_field, base="phd", prepare=_phd_chart_p, mutate=_mutate, observe=_phd_add_later)
+
+
+def _phd_oba_per_group(m: Module) -> Any:
+    """PHD C5.34's one DR per OBA module held: which groups of the chart count, and
+    the refusal after 0 or 1 rolls with 0 or 1 module held."""
+    chart_ = m.chart("german")
+    assert chart_ is not None
+    table = m.table("oba")
+    cap = table.per_group
+    counted = [
+        cap is not None and holds(cap.applies_to, group_context(m, "german", g))
+        for g in chart_.groups
+    ]
+    refusals = [availability.per_group_refusal(table, r, h) for r in (0, 1) for h in (0, 1)]
+    return counted, refusals
+
+
+def _phd_chart_oba(d: dict) -> None:
+    _phd_chart(d)
+    chart(d, "german")["groups"][1]["tags"] = ["oba"]
+
+
+# Table.per_group and each field of it (PHD C5.34), one mutation each.
+for _field, _mutate in [
+    ("Table.per_group", lambda d: tab(d, "oba").update(per_group=None)),
+    (
+        "PerGroup.applies_to",
+        lambda d: tab(d, "oba")["per_group"].update(applies_to={"tags": ["mortar"]}),
+    ),
+    ("PerGroup.label", lambda d: tab(d, "oba")["per_group"].update(label="module")),
+    ("PerGroup.rule", lambda d: tab(d, "oba")["per_group"].update(rule="TM13")),
+]:
+    case(_field, base="phd", prepare=_phd_chart_oba, mutate=_mutate, observe=_phd_oba_per_group)
+
+
+def _baz_items(m: Module) -> list[str]:
+    """C5.26b's Baz/Psk/FT/DC of each side's nationality: the refusal of each side's
+    roll for a Bazooka, a Psk and an LMG."""
+    table = m.table("baz_psk_ft_dc_repair")
+    return [
+        availability.item_name_refusal(m, table, side, item)
+        for side in ("german", "us")
+        for item in ("Bazooka at 12H3", "Psk at 12H3", "LMG at 12H3")
+    ]
+
+
+case(
+    "Table.item_names",
+    base="phd",
+    mutate=lambda d: tab(d, "baz_psk_ft_dc_repair").update(item_names={"us": ["Baz"]}),
+    observe=_baz_items,
+)
+case(
+    "Table.item_names_rule",
+    base="phd",
+    mutate=lambda d: tab(d, "baz_psk_ft_dc_repair").update(item_names_rule="C5.26"),
+    observe=_baz_items,
 )
 
 

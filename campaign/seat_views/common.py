@@ -10,11 +10,26 @@ from typing import Any
 from django.db.models import IntegerField, TextChoices
 from django.http import Http404
 
-from campaign.models import Campaign, Event, EventKind, Purchase, Roll, ScenarioResult, Seat
+from campaign.models import (
+    AddedLater,
+    Campaign,
+    Event,
+    EventKind,
+    Purchase,
+    Roll,
+    ScenarioResult,
+    Seat,
+)
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import DEFERRED, as_uuid
 from rules import availability
-from rules.purchase import records_objective, roll_variants
+from rules.purchase import (
+    Addition,
+    add_later_offers,
+    add_later_options,
+    records_objective,
+    roll_variants,
+)
 from rules.schema import Module
 
 NOT_YOURS = "There is no such campaign, or it is not yours."
@@ -192,6 +207,11 @@ class PurchaseLine:
     # Its Objective Hex, where the record has the column for its RG (Sicily 3.6179).
     has_objective: bool = False
     objective_hex: str = ""
+    # Items bought for it later, as the seat may see them ("1 further Pre-Registered
+    # hex (2 TP)", PHD RG footnote p), and those the owner may buy for it now: (item
+    # id, label, what the player affirms with the rule).
+    added_later: tuple[str, ...] = ()
+    can_add_later: tuple[tuple[str, str, str], ...] = ()
 
 
 def claims(
@@ -255,6 +275,7 @@ def record_lines(
     count: dict[tuple[str, str], int] = {}
     claimable: dict[tuple[str, str, str], list[tuple[str, str, str, int]]] = {}  # per RG, price
     bought_as = {cv.id: cv.label for cv in module.cost_variants}
+    added = _added_later(campaign, module, side)
     for p in purchases:
         key = (p.side, p.group_id)
         if not p.initial:
@@ -317,9 +338,57 @@ def record_lines(
                 bought_as=bought_as.get(p.cost_variant or "", ""),
                 has_objective=records_objective(module, p.side, module.group(p.side, p.group_id)),
                 objective_hex=p.objective_hex,
+                added_later=tuple(
+                    f"{label} bought on {module.dates[when].label}"
+                    for _, label, when in added.get(p.pk, [])
+                ),
+                can_add_later=tuple(
+                    _can_add_later(module, p, added.get(p.pk, []), campaign.date_index)
+                    if mine and step.kind == "purchase" and campaign.ended_at is None
+                    else ()
+                ),
             )
         )
     return lines
+
+
+def _added_later(
+    campaign: Campaign, module: Module, side: str
+) -> dict[int, list[tuple[str, str, int]]]:
+    """What the seat may see of the items bought later for RGs (PHD RG footnote p),
+    by purchase: (item id, label, CG date index); nothing read where the module sells
+    none."""
+    if not module.add_later:
+        return {}
+    labels = {a.id: a.label for a in module.add_later}
+    out: dict[int, list[tuple[str, str, int]]] = {}
+    for a in AddedLater.objects.visible_to(side).filter(campaign=campaign).order_by("id"):
+        out.setdefault(a.purchase_id, []).append((a.item, labels.get(a.item, a.item), a.date_index))
+    return out
+
+
+def _can_add_later(
+    module: Module, p: Purchase, added: list[tuple[str, str, int]], date_index: int
+) -> list[tuple[str, str, str]]:
+    """The items the owner may buy now for ``p`` (``rules.purchase.add_later_offers``)."""
+    group = module.group(p.side, p.group_id)
+    if group is None:
+        return []
+    out = []
+    for extra in add_later_options(module, p.side, group):
+        line = Addition(
+            group=group,
+            cost_variant=p.cost_variant,
+            date_index=p.date_index,
+            held=p.state == Purchase.State.HELD,
+            added=sum(1 for item, _, _ in added if item == extra.id),
+        )
+        out += [
+            (o.item, o.label, o.affirms)
+            for o in add_later_offers(module, p.side, line, date_index)
+            if o.item == extra.id
+        ]
+    return out
 
 
 def previous_winner_moves_first(campaign: Campaign, module: Module) -> str:

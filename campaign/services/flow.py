@@ -13,6 +13,7 @@ from typing import Any
 from django.utils import timezone
 
 from campaign.models import (
+    AddedLater,
     Campaign,
     Event,
     EventKind,
@@ -451,7 +452,7 @@ def end_campaign(turn: Turn, outcome: str) -> None:
     )
     Roll.objects.filter(campaign=c, secret=True, revealed_at__isnull=True).update(revealed_at=now)
     InitiativeChit.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
-    for model in (Purchase, FortificationBuy, ReconBuy):
+    for model in (Purchase, FortificationBuy, ReconBuy, AddedLater):
         model.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
     record_event(
         c, kind=EventKind.END, text=f"{outcome} The dice seed is disclosed: {c.dice_seed}."

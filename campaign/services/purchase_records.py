@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 
+from django.db.models import QuerySet
 from django.db.models.functions import Left
 from django.utils import timezone
 
-from campaign.models import REF_LENGTH, Campaign, Event, EventKind, Purchase, Roll, Unit
+from campaign.models import REF_LENGTH, AddedLater, Campaign, Event, EventKind, Purchase, Roll, Unit
 from campaign.services import dice as dice_service
 from campaign.services.errors import ActionRefused
 from campaign.services.rolls import roll_context
@@ -212,9 +214,20 @@ def reveal_purchases(campaign: Campaign, *, date_index: int | None = None) -> in
     qs = Purchase.objects.filter(
         campaign=campaign, revealed_at__isnull=True, status=Purchase.Status.ACTIVE
     )
+    added = AddedLater.objects.filter(campaign=campaign, revealed_at__isnull=True)
     if date_index is not None:
         qs = qs.filter(date_index__lte=date_index)
-    return reveal(campaign, list(qs))
+        added = added.filter(date_index__lte=date_index)
+    # what was bought later for an RG revealed before (PHD RG footnote p), with them
+    return reveal(campaign, list(qs)) + reveal_added(campaign, added, timezone.now())
+
+
+def reveal_added(campaign: Campaign, added: QuerySet[AddedLater], now: datetime) -> int:
+    """Reveal items bought later for an RG (``AddedLater``) and their log lines."""
+    ids = list(added.values_list("pk", flat=True))
+    AddedLater.objects.filter(pk__in=ids).update(revealed_at=now)
+    Event.objects.filter(campaign=campaign, data__added_later__in=ids).update(revealed_at=now)
+    return len(ids)
 
 
 def reveal(campaign: Campaign, purchases: Iterable[Purchase]) -> int:
@@ -231,4 +244,7 @@ def reveal(campaign: Campaign, purchases: Iterable[Purchase]) -> int:
         campaign=campaign, of_unit__in=refs, revealed_at__isnull=True
     ).update(revealed_at=now)
     Event.objects.filter(campaign=campaign, data__purchase__in=ids).update(revealed_at=now)
+    reveal_added(
+        campaign, AddedLater.objects.filter(purchase_id__in=ids, revealed_at__isnull=True), now
+    )
     return len(ids)

@@ -18,7 +18,7 @@ from campaign.changes import (
     PurchaseChanged,
     PurchaseRevealed,
 )
-from campaign.models import EventKind, FortificationBuy, Purchase, ReconBuy, Seat
+from campaign.models import AddedLater, EventKind, FortificationBuy, Purchase, ReconBuy, Seat
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import (
     active_purchases,
@@ -35,11 +35,18 @@ from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from campaign.services.waiting import update_waiting
 from campaign.services.writes import SeatField, commit
-from campaign.visibility import FORTIFICATION, PURCHASE, RECON, Kept
+from campaign.visibility import ADDED_LATER, FORTIFICATION, PURCHASE, RECON, Kept
 from rules import availability
 from rules.drm import AppliedDrm
 from rules.kinds import Action
-from rules.purchase import leaving_with, outlived, records_objective, roll_variants
+from rules.purchase import (
+    Addition,
+    add_later_reasons,
+    leaving_with,
+    outlived,
+    records_objective,
+    roll_variants,
+)
 from rules.schema import FortificationItem, Module, ReinforcementGroup
 from rules.snapshot import Holdings, Snapshot
 from rules.text import count
@@ -267,6 +274,69 @@ def roll_for_purchase(
         purchase.save(update_fields=["cost_variant"])
     make_rolls(turn, purchase, ticked)
     commit(turn.campaign.pk, PurchaseChanged(kept=kept_secret(turn, purchase)))
+
+
+@transaction.atomic
+def buy_added_later(
+    *,
+    campaign_id: object,
+    user: User,
+    purchase_id: object,
+    item: str,
+    affirmed: bool = False,
+    at: str | None = None,
+) -> AddedLater:
+    """Buy, secretly, a further item for an RG bought earlier and still held
+    (``Module.add_later``; PHD RG footnote p: a further Pre-Registered hex, 2 TP, for
+    an OBA module unused in the TM Scenario, at most two per module).  What the app
+    cannot know (the module unused) the player affirms."""
+    turn = take_turn(campaign_id, user, at)
+    c, module, seat = turn.campaign, turn.module, turn.seat
+    purchase = own_purchase(turn, purchase_id)
+    expect_turn(turn, Action.BUY)
+    extra = next((a for a in module.add_later if a.id == item), None)
+    if extra is None:
+        raise ActionRefused("There is no such thing to add to an RG.")
+    group = availability.find_group(module, turn.side, purchase.group_id)
+    line = Addition(
+        group=group,
+        cost_variant=purchase.cost_variant,
+        date_index=purchase.date_index,
+        held=purchase.state == Purchase.State.HELD,
+        added=AddedLater.objects.filter(purchase=purchase, item=extra.id).count(),
+    )
+    reasons = add_later_reasons(module, turn.side, extra, line, c.date_index)
+    lacking = availability.budget_reason(module, seat.points, extra.cost)
+    if lacking:
+        reasons.append(lacking)
+    if reasons:
+        raise ActionRefused(
+            f"{extra.label} cannot be bought: " + "; ".join(reasons) + ".", status=409
+        )
+    rule = f" ({extra.rule})" if extra.rule else ""
+    if not affirmed:
+        raise ActionRefused(f"Only if: {extra.affirms}{rule}. Tick it to buy.", status=409)
+    added = AddedLater.objects.create(
+        campaign=c,
+        purchase=purchase,
+        side=turn.side,
+        item=extra.id,
+        cycle=c.cycle,
+        date_index=c.date_index,
+        cost=extra.cost,
+    )
+    seat.points -= extra.cost
+    code = module.currency.code
+    kept = ADDED_LATER.kept(turn.side)
+    turn.record(
+        EventKind.PURCHASE,
+        secret=kept,
+        text=f"{turn.side_name()} bought for {purchase.group_id} {purchase.group_type}: "
+        f"{extra.label}{rule}; {seat.points} {code} left.",
+        data={"added_later": added.pk},
+    )
+    commit(c.pk, PurchaseAdded(kept=kept), saving=_spent(seat))
+    return added
 
 
 @transaction.atomic

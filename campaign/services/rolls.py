@@ -5,12 +5,20 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from campaign.models import Campaign, InitiativeChit, InitiativeOutcome, ScenarioResult, Unit
+from campaign.models import (
+    Campaign,
+    InitiativeChit,
+    InitiativeOutcome,
+    Purchase,
+    ScenarioResult,
+    Unit,
+)
 from campaign.services.turns import Turn
 from rules import availability
-from rules.drm import RollContext
+from rules.drm import RollContext, holds
 from rules.effects import UnitState
-from rules.schema import CVP_LOST, VP, RepairCap
+from rules.purchase import group_context
+from rules.schema import CVP_LOST, VP, Condition, RepairCap
 
 
 def held_with_footnotes(
@@ -41,6 +49,23 @@ def squads_by_footnote(turn: Turn, side: str) -> dict[str, int]:
         for footnote in set(footnotes):
             counts[footnote] = counts.get(footnote, 0) + state.count
     return counts
+
+
+def held_groups(turn: Turn, side: str, applies_to: Condition) -> int:
+    """How many RGs ``side`` holds in its OB (bought or OB-given, not cancelled, not
+    eliminated, withdrawn or used up) that ``applies_to`` names (``Table.per_group``)."""
+    ids = Purchase.objects.filter(
+        campaign=turn.campaign,
+        side=side,
+        status=Purchase.Status.ACTIVE,
+        state=Purchase.State.HELD,
+    ).values_list("group_id", flat=True)
+    n = 0
+    for group_id in ids:
+        group = turn.module.group(side, group_id)
+        if group is not None and holds(applies_to, group_context(turn.module, side, group)):
+            n += 1
+    return n
 
 
 def repair_cap_counts(turn: Turn, side: str, cap: RepairCap, weapon: str) -> tuple[int, Fraction]:

@@ -44,7 +44,12 @@ from campaign.services.flow import (
     side_done,
     victory_deferred,
 )
-from campaign.services.rolls import repair_cap_counts, roll_context, squads_by_footnote
+from campaign.services.rolls import (
+    held_groups,
+    repair_cap_counts,
+    roll_context,
+    squads_by_footnote,
+)
 from campaign.services.text import (
     DISPUTE_REASON_LIMIT,
     RESULT_TEXT_LIMIT,
@@ -243,7 +248,19 @@ def roll_on_table(
         rolled_items = Roll.objects.filter(
             campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
         ).values_list("item", flat=True)
-        refusal = availability.item_roll_refusal(table, item, list(rolled_items))
+        refusal = availability.item_roll_refusal(
+            table, item, list(rolled_items)
+        ) or availability.item_name_refusal(turn.module, table, turn.side, item)
+        if refusal:
+            raise ActionRefused(refusal, status=409)
+    if table.per_group is not None:
+        refusal = availability.per_group_refusal(
+            table,
+            Roll.objects.filter(
+                campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
+            ).count(),
+            held_groups(turn, turn.side, table.per_group.applies_to),
+        )
         if refusal:
             raise ActionRefused(refusal, status=409)
     weapon_capped = availability.repair_cap_weapon(table, item)

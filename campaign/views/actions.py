@@ -102,6 +102,7 @@ class Act(StrEnum):
     UNIT_WEAPON_EXCHANGE = "unit-weapon-exchange"
     UNIT_WEAPON_REMOVE = "unit-weapon-remove"
     UNIT_REMOVE = "unit-remove"
+    ADD_LATER = "add-later"
     # Posted to URLs of their own, not to ``act/<action>/``.
     INVITATION_NEW = "invitation-new"
     INVITATION_REVOKE = "invitation-revoke"
@@ -345,6 +346,13 @@ class OnePurchase:
 
 
 @dataclass(frozen=True)
+class AddLater:
+    purchase_id: str | None = inputs.optional("purchase")
+    item: str = inputs.text("item")
+    affirmed: bool = inputs.flag("affirmed", "yes")
+
+
+@dataclass(frozen=True)
 class RgRoll:
     purchase_id: str | None = inputs.optional("purchase")
     ticked: dict[str, list[str]] = inputs.pairs("claim")
@@ -503,6 +511,7 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.BUY, Buy, purchases.purchase_rg),
         Declared(Act.CANCEL, OnePurchase, purchases.cancel_purchase),
         Declared(Act.RG_ROLL, RgRoll, purchases.roll_for_purchase),
+        Declared(Act.ADD_LATER, AddLater, purchases.buy_added_later),
         Declared(Act.FORTIFY, Fortify, purchases.buy_fortification),
         Declared(Act.RECON, Recon, purchases.buy_recon),
         Declared(Act.FORGO, Forgo, steps.forgo_points),
