@@ -50,10 +50,12 @@ services:
 # beside it) and the embedded run (its output printed once it ends).  Each run's tests
 # wait in turn on PostgreSQL, Chromium, a live worker or a timer, and the other run's
 # tests use the cores meanwhile.  The project's bytecode is compiled once first, not
-# by each of the processes starting together.
+# by each of the processes starting together, and the settings are read once (on a
+# fresh clone that writes var/secret_key, which the processes would race to write).
 test: $(VENV)/.installed services
 	@start=$$(date +%s); status=0; mkdir -p var; \
 	$(PY) -m compileall -q -j 2 campaign config rules tests bench manage.py > /dev/null; \
+	$(PY) -c "import config.settings"; \
 	$(MAKE) --no-print-directory lint > var/lint.log 2>&1 & lint=$$!; \
 	$(MAKE) --no-print-directory test-embedded > var/embedded.log 2>&1 & embedded=$$!; \
 	$(MAKE) --no-print-directory test-real || status=$$?; \
