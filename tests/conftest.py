@@ -19,9 +19,6 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 ARTIFACTS = BASE_DIR / "var" / "artifacts"  # screenshots and worker logs (CI keeps var/)
 
 
-LONG_BROWSER_RUNS = {"test_start_browser.py"}
-
-
 def _on_postgres() -> bool:
     return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 
@@ -61,11 +58,6 @@ def pytest_collection_modifyitems(config, items):
     if real and not (_on_postgres() and _on_redis()):
         raise pytest.UsageError("REFIT_TEST_BACKEND=real needs DATABASE_URL and REDIS_URL")
     for item in items:
-        if "browser" in item.keywords:
-            # Browser tests run in two groups, each in one test process (one Chromium and
-            # one live server per process): the two long whole-campaign files, the rest.
-            long_runs = item.path.name in LONG_BROWSER_RUNS
-            item.add_marker(pytest.mark.xdist_group("browser-long" if long_runs else "browser"))
         if "postgres" in item.keywords and not _on_postgres():
             item.add_marker(pytest.mark.skip(reason="needs PostgreSQL (DATABASE_URL)"))
         if "redis" in item.keywords and not _on_redis():
