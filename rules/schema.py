@@ -129,6 +129,11 @@ UnitStatus = Literal[
     # The MMC's class is Elite (A15.3: Battle Hardening would make it Fanatic): APD 3.2
     # "[EXC: Fanatic status is NA]", so it cannot Battle Harden for a Hero.
     "elite",
+    # Encircled (A7.7) as the RePh finds it: Sicily 3.606 "+2 If Encircled (NA to
+    # vehicles)" reads it on the unit rolled for.
+    "encircled",
+    # A Heroic leader (A15.2): Sicily 3.610 "-1 if Heroic" reads it on the wounded leader.
+    "heroic",
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
@@ -153,6 +158,8 @@ UNIT_STATUS_WORDS: dict[str, str] = {
     "unpossessed": "not possessed (SW/Gun)",
     "withdrawn": "withdrawn (off map)",
     "elite": "Elite (MMC class)",
+    "encircled": "Encircled",
+    "heroic": "heroic (leader)",
 }
 UNIT_KIND_WORDS: dict[str, str] = {
     "squad": "squad",

@@ -1529,8 +1529,8 @@ case(
 case(
     "Condition.not_unit_kinds",
     base="sicily",
-    mutate=lambda d: drm(d, "escape", "encircled")["offer_when"].update(not_unit_kinds=["gun"]),
-    observe=ticked_drms("escape", ["encircled"], side="axis", unit_kind="vehicle"),
+    mutate=lambda d: drm(d, "escape", "excess_hs")["offer_when"].update(not_unit_kinds=["gun"]),
+    observe=ticked_drms("escape", [], {"excess_hs": 1}, side="axis", unit_kind="vehicle"),
 )
 case(
     "Table.rows",
@@ -1643,14 +1643,14 @@ case(
 case(
     "Drm.id",
     base="sicily",
-    mutate=lambda d: drm(d, "escape", "encircled").update(id="encircled_unit"),
-    observe=ticked_drms("escape", ["encircled"], side="axis"),
+    mutate=lambda d: drm(d, "escape", "enemy_setup_area").update(id="enemy_area"),
+    observe=ticked_drms("escape", ["enemy_setup_area"], side="axis"),
 )
 case(
     "Drm.label",
     base="sicily",
-    mutate=lambda d: drm(d, "escape", "encircled").update(label="+2 Encircled"),
-    observe=ticked_drms("escape", ["encircled"], side="axis"),
+    mutate=lambda d: drm(d, "escape", "enemy_setup_area").update(label="+1 enemy Setup Area"),
+    observe=ticked_drms("escape", ["enemy_setup_area"], side="axis"),
 )
 case(
     "Drm.when",

@@ -226,8 +226,8 @@ def test_3_606_escape_rows_by_column_and_drms_by_kind_held_in_play(users, module
     for a squad; "-2 adjacent" and "-1 two hexes" never both; the leader's +x is typed."""
     players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
 
-    def squad_dr(dice, **kw):
-        unit = add(players, "axis", "4-6-7", "squad")
+    def squad_dr(dice, markers=(), **kw):
+        unit = add(players, "axis", "4-6-7", "squad", markers=markers)
         fixed_dice.append(dice)
         return unit, roll(players, "axis", "escape", unit, **kw)
 
@@ -241,8 +241,8 @@ def test_3_606_escape_rows_by_column_and_drms_by_kind_held_in_play(users, module
     ):
         unit, r = squad_dr(dice)
         assert r.final == final and _markers(unit) == after, (final, _markers(unit))
-    unit, r = squad_dr([1, 1], typed={"excess_pp": 5}, ticked=["encircled"])
-    assert r.final == 10 and _markers(unit) == {"ok"}  # an Original 2 Escapes (footnote 1)
+    unit, r = squad_dr([1, 1], ["encircled"], typed={"excess_pp": 5})
+    assert r.final == 10 and _markers(unit) == {"encircled"}  # an Original 2 Escapes (footnote 1)
     # Mobile Vehicle column.
     for dice, after in (([4, 5], {"abandoned"}), ([5, 5], None), ([5, 6], {"abandoned"})):
         tank = add(players, "axis", "PzKpfw IVH", "vehicle")
@@ -258,7 +258,7 @@ def test_3_606_escape_rows_by_column_and_drms_by_kind_held_in_play(users, module
         "If Isolated": (2, "auto"),
     }
     tank = add(players, "axis", "PzKpfw IVH", "vehicle")
-    for claim in ({"ticked": ["encircled"]}, {"typed": {"excess_pp": 1}}):
+    for claim in ({"typed": {"excess_hs": 1}}, {"typed": {"excess_pp": 1}}):
         with pytest.raises(ActionRefused, match=r"does not apply to this roll \(3\.606\)"):
             roll(players, "axis", "escape", tank, **claim)
     squad = add(players, "axis", "4-6-7", "squad")
@@ -282,11 +282,11 @@ def test_3_610_wounded_leader_rows_and_drms_held_in_play(users, modules, fixed_d
     for unit in (fit, squad):
         with pytest.raises(ActionRefused, match=r"not rolled for it \(3\.610\)"):
             roll(players, "axis", "wounded_leaders", unit)
-    healed = add(players, "axis", "8-1", "leader", status="wounded")
+    healed = add(players, "axis", "8-1", "leader", status="wounded", markers=["heroic"])
     kept = add(players, "axis", "8-0", "leader", status="wounded", markers=["isolated"])
     fixed_dice.extend([[2], [2]])
-    r = roll(players, "axis", "wounded_leaders", healed, ticked=["heroic"])
-    assert r.final == 1 and _markers(healed) == {"ok"}
+    r = roll(players, "axis", "wounded_leaders", healed)
+    assert r.final == 1 and _markers(healed) == {"heroic"}
     r = roll(players, "axis", "wounded_leaders", kept)
     assert _drms(r) == {"if Isolated": (1, "auto")}
     assert r.final == 3 and _markers(kept) == {"wounded", "isolated"}

@@ -50,3 +50,46 @@ def test_3_6112_a_hero_battle_hardens_a_non_crew_mmc_only(users, modules):
         mark_id=half.ref,
     )
     assert ("2-4-8", "half_squad", "battle_hardened", 1) in unit_names(players, "british")
+
+
+def _drms(r) -> dict[str, tuple[int, str]]:
+    return {d["label"]: (d["value"], d["how"]) for d in r.drms}
+
+
+def test_3_606_plus_2_if_encircled_follows_from_the_encircled_marker(users, modules, fixed_dice):
+    """3.606 "+2 If Encircled (NA to vehicles)": the roster holds an Encircled marker
+    (A7.7); the +2 applies by itself to a unit so marked, never to a vehicle so marked,
+    and a tick of it for a unit not marked Encircled is refused, nothing rolled."""
+    from campaign.models import Roll
+    from tests.purchase_helpers import add_vehicle
+    from tests.test_rule_mechanisms import roll
+
+    players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
+    cut_off = add(players, "axis", "4-6-7", "squad", markers=["encircled"])
+    free = add(players, "axis", "4-6-7", "squad")
+    tank, _ = add_vehicle(players, "axis", "PzIVG", markers=["encircled"])
+    with pytest.raises(ActionRefused, match=r"If Encircled"):
+        roll(players, "axis", "escape", free, ticked=["encircled"])
+    assert not Roll.objects.filter(table_id="escape").exists()
+    fixed_dice.extend([[3, 3], [3, 3]])
+    assert _drms(roll(players, "axis", "escape", cut_off))["If Encircled (NA to vehicles)"] == (
+        2,
+        "auto",
+    )
+    assert "If Encircled (NA to vehicles)" not in _drms(roll(players, "axis", "escape", tank))
+
+
+def test_3_610_minus_1_if_heroic_follows_from_the_heroic_marker(users, modules, fixed_dice):
+    """3.610 "-1 if Heroic": the roster holds a heroic marker for a leader (A15.2); the
+    -1 applies by itself to a wounded leader so marked, and a tick of it for a leader not
+    heroic is refused."""
+    from tests.test_rule_mechanisms import roll
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.610")
+    hero = add(players, "axis", "8-1", "leader", status="wounded", markers=["heroic"])
+    plain = add(players, "axis", "8-0", "leader", status="wounded")
+    with pytest.raises(ActionRefused, match=r"if Heroic"):
+        roll(players, "axis", "wounded_leaders", plain, ticked=["heroic"])
+    fixed_dice.append([2])
+    r = roll(players, "axis", "wounded_leaders", hero)
+    assert _drms(r) == {"if Heroic": (-1, "auto")} and r.final == 1

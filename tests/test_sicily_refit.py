@@ -207,19 +207,21 @@ def test_3_606_footnote_1_an_original_2_escapes_whatever_the_drms(users, modules
     """3.606 footnote 1: "An Original 2 DR results in Escape and Heat of Battle": dice
     1+1 with +8 of DRMs (Final 10, 'Casualty Reduced') give the Escape row."""
     players, _ = at_step(users, "jul14pm", "3.606")
-    squad = add(players, "axis", "4-6-8", "squad", location="12H3", markers=["isolated"])
+    squad = add(
+        players, "axis", "4-6-8", "squad", location="12H3", markers=["isolated", "encircled"]
+    )
     fixed_dice.append([1, 1])
     r = roll(
         players,
         "axis",
         "escape",
         squad,
-        ticked=["encircled", "enemy_setup_area", "unarmed_wounded"],
+        ticked=["enemy_setup_area", "unarmed_wounded"],
         typed={"excess_hs": 1},
     )
     assert r.final == 10  # the squad's own +1 (two HS-equivalents) besides
     assert r.result.startswith("Infantry: Escapes and Heat of Battle for an eligible unit (A15)")
-    assert Unit.objects.get(pk=squad.pk).markers == ["isolated"]  # escaped: not Replaced
+    assert Unit.objects.get(pk=squad.pk).markers == ["isolated", "encircled"]  # not Replaced
 
 
 def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kind(
@@ -234,11 +236,10 @@ def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kin
     vehicle."""
     players, module = at_step(users, "jul15am", "3.606")  # after the July 14 Night scenario
     assert module.dates[players.campaign.date_index].night
-    squad = add(players, "axis", "4-6-8", "squad")
-    tank = add(players, "axis", "PzIVG", "vehicle")
+    squad = add(players, "axis", "4-6-8", "squad", markers=["encircled"])
+    tank = add(players, "axis", "PzIVG", "vehicle", markers=["encircled"])
     halftrack = add(players, "axis", "SPW 251/1", "vehicle")
     for ticked, typed in (
-        (["encircled"], None),
         ([], {"excess_hs": 1}),
         ([], {"excess_pp": 2}),
         (["lone_smc"], None),
@@ -250,10 +251,10 @@ def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kin
     assert not Roll.objects.filter(table_id="escape").exists()
     fixed_dice.extend([[5, 6], [5, 6], [4, 5]])
     # 11 - 1 (Night) + 2 (Encircled) + 1 (a squad is two HS-equivalents)
-    r = roll(players, "axis", "escape", squad, ticked=["encircled"])
+    r = roll(players, "axis", "escape", squad)
     assert (r.final, r.result) == (13, "Infantry: All units and Equipment Eliminated")
     assert not Unit.objects.filter(pk=squad.pk).exists()  # All units Eliminated
-    r = roll(players, "axis", "escape", tank, ticked=["ct_afv"])
+    r = roll(players, "axis", "escape", tank, ticked=["ct_afv"])  # its Encircled: no +2
     assert (r.final, r.result) == (10, "Mobile Vehicle: Eliminated [6]; crew (if any) Escapes")
     assert not Unit.objects.filter(pk=tank.pk).exists()
     r = roll(players, "axis", "escape", halftrack)

@@ -122,7 +122,8 @@ def test_3_606_a_vehicles_escape_dr_refuses_a_drm_na_to_vehicles(
     asgi_server, new_context, browser_login, modules, make_user
 ):
     """Sicily 3.606 footnote * ("NA to vehicle Escape attempt"): at Night, the Axis
-    claims "If Encircled (NA to vehicles)" for his PzIVG's Escape DR: refused in words
+    claims "+1 per PP > IPC being carried (NA to vehicles)" for his PzIVG's Escape DR
+    (Encircled now follows from its marker): refused in words
     where he clicked, no DR made; for his squad the same claim is accepted and the DR
     reads the Infantry column."""
     players, module = campaign_at(
@@ -136,15 +137,16 @@ def test_3_606_a_vehicles_escape_dr_refuses_a_drm_na_to_vehicles(
     roller = axis.locator("#table-escape")
     choose = roller.get_by_label("For which of your")
     choose.select_option(label="PzIVG (in good order)")
-    roller.get_by_label("If Encircled (NA to vehicles)").check()
+    roller.get_by_label("+1 per PP > IPC being carried (NA to vehicles)").fill("1")
     roller.get_by_role("button", name="Roll DR").click()
     axis.get_by_role("alert").filter(
-        has_text="'If Encircled (NA to vehicles)' does not apply to this roll (3.606)."
+        has_text="'+1 per PP > IPC being carried (NA to vehicles)' does not apply to this roll"
     ).wait_for()
     assert not players.campaign.rolls.exists()
     assert Unit.objects.filter(pk=tank.pk).exists()
 
     choose.select_option(label="4-6-8 (in good order)")
+    roller.get_by_label("+1 per PP > IPC being carried (NA to vehicles)").fill("")
     roller.get_by_role("button", name="Roll DR").click()
     axis.locator("#campaign-log", has_text="Escape for 4-6-8").wait_for()
     assert players.campaign.rolls.get().result.startswith("Infantry: ")
