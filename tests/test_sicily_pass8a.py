@@ -10,16 +10,12 @@ from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
 from tests.test_rule_mechanisms import add, unit_names
+from tests.test_sicily_refit import at_step
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
-
-
-def at_step(users, date, step_id):
-    players, module = campaign_at("sicily", "i", date, users, step=step_id)
-    return players, module
 
 
 def test_3_6112_a_hero_battle_hardens_a_non_crew_mmc_only(users, modules):
