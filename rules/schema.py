@@ -444,6 +444,10 @@ class Drm(Strict):
     # Uncontrolled-Territory hexes along that path": the player types the hexes, never
     # the DRM).  Only with ``variable``, ``value`` and ``per``.
     counted: str | None = None
+    # Why a DRM the player claims is not offered where ``offer_when`` fails, in the
+    # rule's words, said with the refusal (PHD C5.34 "+1 If module placed a FFE counter
+    # in prior TM Scenario": before the Initial TM Scenario there is no prior one).
+    not_offered: str | None = None
 
     @model_validator(mode="after")
     def _counted(self) -> Drm:
@@ -469,6 +473,8 @@ class Drm(Strict):
             raise ValueError("'offer_when' is for a DRM the player claims, not an automatic one")
         if self.required and not self.variable:
             raise ValueError("'required' is for a DRM the player types (variable)")
+        if self.not_offered is not None and self.offer_when is None:
+            raise ValueError("'not_offered' says why 'offer_when' fails: it needs 'offer_when'")
         return self
 
 

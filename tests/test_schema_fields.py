@@ -2200,6 +2200,14 @@ case(
 
 
 case(
+    "Drm.not_offered",
+    base="phd",
+    mutate=lambda d: drm(d, "oba", "ffe_prior").update(not_offered=None),
+    observe=ticked_drms("oba", ["ffe_prior"], side="german", initial_scenario=True),
+)
+
+
+case(
     "Drm.excludes",
     base="sicily",
     mutate=lambda d: [

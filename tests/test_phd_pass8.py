@@ -1,0 +1,34 @@
+"""Purple Heart Draw, eighth pass (issue 44): sentences of seed 000 driven through the
+services as a player would, each test citing its rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Roll
+from campaign.services import purchases
+from campaign.services.errors import ActionRefused
+from tests.test_phd_conph_late import OBA, OBA_P
+from tests.test_rule_mechanisms import fixed_dice, phd_with_chart, roll, users
+
+__all__ = ["fixed_dice", "users"]
+
+
+def test_c5_34_the_ffe_drm_at_the_initial_scenario_is_refused_with_its_reason(
+    users, modules, fixed_dice
+):
+    """C5.34 "+1 If module placed a FFE counter in prior TM Scenario": at I-C5.34 the
+    refusal says why, in the rule's words (there is no prior TM Scenario), not the
+    generic "does not apply to this roll"; nothing is rolled."""
+    players, c = phd_with_chart(users, [OBA_P, OBA])
+    purchases.purchase_rg(campaign_id=c.pk, user=players.users["german"], group_id="O2")
+    players.until_step("I-C5.34")
+    fixed_dice.append([3, 4])
+    before = Roll.objects.filter(campaign=c).count()
+    with pytest.raises(ActionRefused) as exc:
+        roll(players, "german", "oba", item="O2 81mm OBA", ticked=["ffe_prior"])
+    said = str(exc.value)
+    assert "there is no prior TM Scenario" in said
+    assert "(C5.34)" in said
+    assert "to this roll" not in said
+    assert Roll.objects.filter(campaign=c).count() == before
