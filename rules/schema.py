@@ -402,6 +402,9 @@ class UnitFilter(Strict):
     # Replacement Crew)") names none of these words: PHD C5.22 "any (non-crew) MMC", a
     # crew being recorded as a half-squad line that says it is a crew.
     not_named: list[str] | None = None
+    # And whose name names one of these words: PHD TM20 "an eligible Sherman tank" (the
+    # vehicle's line records its counter, "M4A1 Sherman").
+    named: list[str] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables

@@ -9,7 +9,15 @@ from campaign.models import Roll
 from campaign.services import purchases
 from campaign.services.errors import ActionRefused
 from tests.test_phd_conph_late import OBA, OBA_P
-from tests.test_rule_mechanisms import fixed_dice, phd_with_chart, roll, users
+from tests.test_rule_mechanisms import (
+    add,
+    fixed_dice,
+    phd_with_chart,
+    result_values,
+    roll,
+    start,
+    users,
+)
 
 __all__ = ["fixed_dice", "users"]
 
@@ -44,3 +52,23 @@ def test_c5_14_redeploys_replaced_the_squad_quality_ladder_is_declared_missing()
     assert any("Replaced" in x.what and x.rule == "C5.14" for x in m.missing)
     row = m.table("redeployment").result_row(10)
     assert row.results["Infantry"] == "Redeploys, Replaced"
+
+
+def test_tm20_a_gyrostabilizer_dr_only_for_a_sherman(users, modules, fixed_dice):
+    """TM20 "The US player may make a secret dr, to determine if an eligible Sherman
+    tank has a functioning Gyrostabilizer": an M10 GMC is no Sherman, so its dr is
+    refused in words, citing the rule, and nothing is rolled; the Sherman rolls."""
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module))
+    sherman = add(players, "us", "M4A1 Sherman", "vehicle")
+    m10 = add(players, "us", "M10 GMC", "vehicle")
+    players.until_step("C5.37")
+    players.chits(german="idle", us="attack")
+    players.until_step("TM20")
+    before = Roll.objects.filter(campaign_id=players.campaign_id).count()
+    with pytest.raises(ActionRefused, match=r"Sherman.*\(TM20\)"):
+        roll(players, "us", "gyrostabilizer", m10)
+    assert Roll.objects.filter(campaign_id=players.campaign_id).count() == before
+    fixed_dice.extend([[2]])
+    r = roll(players, "us", "gyrostabilizer", sherman)
+    assert r.result == "Functioning Gyrostabilizer (D11.1)"

@@ -2151,6 +2151,14 @@ case(
     ),
 )
 case(
+    "UnitFilter.named",
+    base="phd",
+    mutate=lambda d: tab(d, "gyrostabilizer")["for_units"].update(named=None),
+    observe=lambda m: effects.matches(
+        m.table("gyrostabilizer").for_units, effects.UnitState("M10 GMC", "vehicle")
+    ),
+)
+case(
     "UnitFilter.not_statuses",
     base="sicily",
     mutate=lambda d: tab(d, "weapon_repair")["for_units"].update(not_statuses=None),
