@@ -72,3 +72,16 @@ def test_tm20_a_gyrostabilizer_dr_only_for_a_sherman(users, modules, fixed_dice)
     fixed_dice.extend([[2]])
     r = roll(players, "us", "gyrostabilizer", sherman)
     assert r.result == "Functioning Gyrostabilizer (D11.1)"
+
+
+def test_i5_no_tp_roll_before_the_initial_tm_scenario(users, modules, fixed_dice):
+    """I5 "Neither side rolls for TP": at the Initial TM Scenario's steps a roll on the
+    TP Replenishment Table is refused, in the table's title and rule (not its module id),
+    and nothing is rolled."""
+    players, c = phd_with_chart(users, [OBA_P, OBA])
+    players.until_step("I-C5.34")
+    fixed_dice.append([3, 4])
+    with pytest.raises(ActionRefused, match=r"TP Replenishment.*\(C5\.29") as exc:
+        roll(players, "german", "tp_replenishment")
+    assert "tp_replenishment" not in str(exc.value)  # the player reads the table's title
+    assert not Roll.objects.filter(campaign=c, table_id="tp_replenishment").exists()
