@@ -167,6 +167,8 @@ def applicable_drms(
         if not offered(by_id[drm_id], ctx):
             drm = by_id[drm_id]
             rule = f" ({drm.rule or table.rule})"
+            if drm.not_offered:
+                raise DrmRefused(f"'{drm.label}' does not apply: {drm.not_offered}{rule}.")
             raise DrmRefused(f"'{drm.label}' does not apply to this roll{rule}.")
     for drm in table.drms:
         if drm.variable and drm.required and drm.id not in typed and offered(drm, ctx):

@@ -212,6 +212,7 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
         and (flt.all_statuses is None or unit.marked.issuperset(flt.all_statuses))
         and (flt.groups is None or unit.group in flt.groups)
         and not (flt.not_named and names_any(unit.name, flt.not_named))
+        and (flt.named is None or names_any(unit.name, flt.named))
     )
 
 

@@ -409,6 +409,9 @@ class UnitFilter(Strict):
     # Replacement Crew)") names none of these words: PHD C5.22 "any (non-crew) MMC", a
     # crew being recorded as a half-squad line that says it is a crew.
     not_named: list[str] | None = None
+    # And whose name names one of these words: PHD TM20 "an eligible Sherman tank" (the
+    # vehicle's line records its counter, "M4A1 Sherman").
+    named: list[str] | None = None
 
 
 # --------------------------------------------------------------------------- dice tables
@@ -451,6 +454,10 @@ class Drm(Strict):
     # Uncontrolled-Territory hexes along that path": the player types the hexes, never
     # the DRM).  Only with ``variable``, ``value`` and ``per``.
     counted: str | None = None
+    # Why a DRM the player claims is not offered where ``offer_when`` fails, in the
+    # rule's words, said with the refusal (PHD C5.34 "+1 If module placed a FFE counter
+    # in prior TM Scenario": before the Initial TM Scenario there is no prior one).
+    not_offered: str | None = None
 
     @model_validator(mode="after")
     def _counted(self) -> Drm:
@@ -476,6 +483,8 @@ class Drm(Strict):
             raise ValueError("'offer_when' is for a DRM the player claims, not an automatic one")
         if self.required and not self.variable:
             raise ValueError("'required' is for a DRM the player types (variable)")
+        if self.not_offered is not None and self.offer_when is None:
+            raise ValueError("'not_offered' says why 'offer_when' fails: it needs 'offer_when'")
         return self
 
 

@@ -2151,6 +2151,14 @@ case(
     ),
 )
 case(
+    "UnitFilter.named",
+    base="phd",
+    mutate=lambda d: tab(d, "gyrostabilizer")["for_units"].update(named=None),
+    observe=lambda m: effects.matches(
+        m.table("gyrostabilizer").for_units, effects.UnitState("M10 GMC", "vehicle")
+    ),
+)
+case(
     "UnitFilter.not_statuses",
     base="sicily",
     mutate=lambda d: tab(d, "weapon_repair")["for_units"].update(not_statuses=None),
@@ -2196,6 +2204,14 @@ case(
     base="sicily",
     mutate=lambda d: drm(d, "leader_allotment", "airborne").update(offer_when=None),
     observe=lambda m: [(t.id, x.id) for t, x in availability.claimable_drms(m, "axis", "I7")],
+)
+
+
+case(
+    "Drm.not_offered",
+    base="phd",
+    mutate=lambda d: drm(d, "oba", "ffe_prior").update(not_offered=None),
+    observe=ticked_drms("oba", ["ffe_prior"], side="german", initial_scenario=True),
 )
 
 

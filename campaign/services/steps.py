@@ -202,6 +202,11 @@ def roll_on_table(
     expect_turn(turn, Action.ROLL)
     step, c = turn.step, turn.campaign
     if table_id not in step.tables:
+        known = next((t for t in turn.module.tables if t.id == table_id), None)
+        if known is not None:  # a table of another step: named in the rules' words
+            raise ActionRefused(
+                f"The {known.title} ({known.rule}) is not rolled at {step.id} {step.title}."
+            )
         raise ActionRefused(f"{step.id} {step.title} has no table '{table_id[:64]}'.")
     table = turn.module.table(table_id)
     if table.missing:

@@ -917,6 +917,8 @@ def describe_filter(flt: UnitFilter) -> str:
         said += " (not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses) + ")"
     if flt.not_named:
         said += " (not a " + " or ".join(flt.not_named) + ")"
+    if flt.named:
+        said += " (a " + " or ".join(flt.named) + ")"
     if flt.weapons:
         said += ", a vehicle's " + " or ".join(Unit.WeaponKind(w).label for w in flt.weapons)
     return said
