@@ -57,11 +57,14 @@ def test_c5_14_redeploys_replaced_the_squad_quality_ladder_is_declared_missing()
 def test_tm20_a_gyrostabilizer_dr_only_for_a_sherman(users, modules, fixed_dice):
     """TM20 "The US player may make a secret dr, to determine if an eligible Sherman
     tank has a functioning Gyrostabilizer": an M10 GMC is no Sherman, so its dr is
-    refused in words, citing the rule, and nothing is rolled; the Sherman rolls."""
+    refused in words, citing the rule, and nothing is rolled; the Sherman rolls, and so
+    does one whose line names only its M4-series model ("M4A3(75)W"), as players write
+    them."""
     players, module = start("purple-heart-draw", "tm", users, "us")
     players.results(**result_values(module))
     sherman = add(players, "us", "M4A1 Sherman", "vehicle")
     m10 = add(players, "us", "M10 GMC", "vehicle")
+    by_model = add(players, "us", "M4A3(75)W", "vehicle")
     players.until_step("C5.37")
     players.chits(german="idle", us="attack")
     players.until_step("TM20")
@@ -72,6 +75,9 @@ def test_tm20_a_gyrostabilizer_dr_only_for_a_sherman(users, modules, fixed_dice)
     fixed_dice.extend([[2]])
     r = roll(players, "us", "gyrostabilizer", sherman)
     assert r.result == "Functioning Gyrostabilizer (D11.1)"
+    fixed_dice.extend([[5]])
+    r = roll(players, "us", "gyrostabilizer", by_model)
+    assert r.result == "No functioning Gyrostabilizer"
 
 
 def test_i5_no_tp_roll_before_the_initial_tm_scenario(users, modules, fixed_dice):
