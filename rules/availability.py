@@ -745,8 +745,7 @@ def rg_roll_refusal(module: Module, step: Step) -> str:
     (unless the step says otherwise: ``rolls_while_buying``)."""
     if step.kind != "purchase" or step.rolls_while_buying:
         return ""
-    at = module.steps.index(step)
-    later = next((s for s in module.steps[at + 1 :] if s.kind == "strength"), None)
+    later = later_strength_step(module, step)
     where = f" at {later.id} {later.title}" if later else ""
     return (
         f"An RG's secret rolls are made{where}, once all RGs are selected: finish your "
@@ -756,14 +755,38 @@ def rg_roll_refusal(module: Module, step: Step) -> str:
 
 def rolls_now(step: Step) -> frozenset[str] | None:
     """The tables whose post-purchase rolls an RG makes at ``step`` (None: all that
-    are left).  A purchase step that rolls while buying and lists tables makes those
-    only; the RG's other rolls wait for the strength step (APD 3.4: "For each Armor
-    Group purchased, make a dr to determine armor type", while buying; the 3.6 Leader
-    DR and the 3.7 M4 Model DR come at their own steps, 1.2: "complete each step
-    before moving on to the next step")."""
+    are left, but those of a later strength step: ``rolls_later``).  A purchase step
+    that rolls while buying and lists tables makes those only; the RG's other rolls
+    wait for the strength step (APD 3.4: "For each Armor Group purchased, make a dr to
+    determine armor type", while buying)."""
     if step.kind == "purchase" and step.rolls_while_buying and step.tables:
         return frozenset(step.tables)
     return None
+
+
+def rolls_later(module: Module, step: Step) -> frozenset[str]:
+    """The tables a strength step leaves to the strength steps after it, which list
+    them (APD 3.6 makes the Leader DR, 3.7 the M4 Model DR; 1.2: "complete each step
+    before moving on to the next step").  An RG's rolls are made in the module's order,
+    so those after such a roll wait with it (3.4 note 3: the Gyrostabilizer DR per
+    tank the M4 Model DR gives).  Only the strength steps right after it count."""
+    if step.kind != "strength" or step not in module.steps:
+        return frozenset()
+    at = module.steps.index(step)
+    tables: set[str] = set()
+    for s in module.steps[at + 1 :]:  # the strength steps right after it only, not a
+        if s.kind != "strength":  # later phase's (Sicily I-3.618, then 3.618)
+            break
+        tables.update(s.tables)
+    return frozenset(tables)
+
+
+def later_strength_step(module: Module, step: Step) -> Step | None:
+    """The strength step after ``step``, if any (where an RG's later rolls are made)."""
+    if step not in module.steps:
+        return None
+    at = module.steps.index(step)
+    return next((s for s in module.steps[at + 1 :] if s.kind == "strength"), None)
 
 
 def rolls_left_now(
@@ -777,13 +800,16 @@ def rolls_left_now(
     """Why an RG has no roll to make at ``step`` ("": it has), its rolls on the tables
     ``done`` made."""
     now = rolls_now(step)
+    later = later_strength_step(module, step)
     if now is None:
+        if rolls_later(module, step) and set(step.tables) & set(done) and later:
+            return (
+                f"{group_id} has no roll to make at {step.id}: its rolls are made at "
+                f"{later.id} {later.title}."
+            )
         return ""
     if set(rolls_to_make(module, side, group_id, cost_variant)) & now - set(done):
         return ""
-    later = next(
-        (s for s in module.steps[module.steps.index(step) + 1 :] if s.kind == "strength"), None
-    )
     where = f" at {later.id} {later.title}" if later else " later"
     return f"{group_id} has no roll to make at {step.id}: its rolls are made{where}."
 

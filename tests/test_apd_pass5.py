@@ -383,7 +383,10 @@ def test_3_4_note_3_an_armor_groups_tanks_roll_their_gyrostabilizer_dr_untagged(
     fixed_dice.extend([[1]])
     rg_roll(players, "american", a1)
     players.until_step("3.6")
-    fixed_dice.extend([[1, 1], [1, 2], [2, 2], [3, 3], [4, 4]])  # leader, M4 (3), 3 gyros
+    fixed_dice.extend([[1, 1]])  # leader (3.6)
+    rg_roll(players, "american", a1)
+    players.until_step("3.7")
+    fixed_dice.extend([[1, 2], [2, 2], [3, 3], [4, 4]])  # M4 (3), 3 gyros (3.7)
     rg_roll(players, "american", a1)
     tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
     assert tables.count("gyrostabilizer") == 3, tables

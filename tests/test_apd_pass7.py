@@ -297,7 +297,10 @@ def test_3_7_m4_model_table_first_and_last_rows(users, modules, fixed_dice, dr, 
     fixed_dice.append([1])
     rg_roll(players, "american", a1)
     players.until_step("3.6")
-    fixed_dice.extend([[3, 3], list(dr)])
+    fixed_dice.extend([[3, 3]])
+    rg_roll(players, "american", a1)
+    players.until_step("3.7")
+    fixed_dice.extend([list(dr)])
     rg_roll(players, "american", a1)
     got = Unit.objects.filter(campaign_id=players.campaign_id, kind="vehicle", purchase=a1)
     assert sorted((u.name.split(" (A1)")[0], u.count) for u in got) == tanks

@@ -1016,13 +1016,18 @@ def test_3_4_3_7_the_m4_model_dr_follows_the_armor_type_dr(users, modules, fixed
     rg_roll(players, "american", m4)
     rg_roll(players, "american", stuart)
     players.until_step("3.6")  # the Leader and M4 Model DRs, at their steps
-    fixed_dice.extend([[3, 3], [1, 2]])  # leader, M4 Model DR 3
+    fixed_dice.extend([[3, 3]])  # leader
     rg_roll(players, "american", m4)
     fixed_dice.extend([[3, 3]])  # leader: no M4 Model DR
     rg_roll(players, "american", stuart)
+    players.until_step("3.7")
+    fixed_dice.extend([[1, 2]])  # M4 Model DR 3
+    rg_roll(players, "american", m4)
     rolled = list(Roll.objects.order_by("seq").values_list("table_id", "item"))
-    assert [t for t, _ in rolled].count("m4_model") == 1, rolled
-    assert rolled.index(("m4_model", "A1 Armor Group")) == 3  # after both armor-type drs
+    tables = [t for t, _ in rolled]
+    assert tables.count("m4_model") == 1, rolled
+    # after both armor-type drs (3.4) and both Leader DRs (3.6)
+    assert tables.index("m4_model") > max(i for i, t in enumerate(tables) if t == "leader")
     tanks = Unit.objects.filter(campaign_id=players.campaign_id, kind="vehicle")
     assert sorted(tanks.filter(purchase=m4).values_list("name", "count")) == [
         ("M4A3(105) (A1)", 1),
@@ -1047,7 +1052,10 @@ def test_3_4_note_3_one_gyrostabilizer_dr_per_afv_the_m4_roll_gave(users, module
     fixed_dice.extend([[1]])  # armor type (M4), while buying (3.4)
     rg_roll(players, "american", a1)
     players.until_step("3.6")
-    fixed_dice.extend([[1, 1], [1, 2], [2, 2], [3, 3], [4, 4]])  # leader, M4 (3), 3 gyros
+    fixed_dice.extend([[1, 1]])  # leader (3.6)
+    rg_roll(players, "american", a1)
+    players.until_step("3.7")
+    fixed_dice.extend([[1, 2], [2, 2], [3, 3], [4, 4]])  # M4 (3), 3 gyros (3.7)
     rg_roll(players, "american", a1)
     tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
     assert tables.count("gyrostabilizer") == 3, tables

@@ -200,7 +200,8 @@ def test_3_6_3_7_the_leader_and_m4_model_drs_wait_for_their_steps(users, modules
     the Leader DR and the M4 Model DR.  At 3.4 an Armor Group's line makes its
     armor-type dr only: the American does not learn its leader and tanks while he can
     still buy, nor cancel it once rolled; at 3.6 the rest are made, the armor type
-    kept."""
+    kept.  At 3.6 the Leader DR only; the M4 Model DR and the Gyrostabilizer DRs of the
+    tanks it gives (3.4 note 3) at 3.7."""
     players, _ = apd_at(users, "3.4")
     _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
     a1 = buy(players, "american", "A1")
@@ -220,7 +221,17 @@ def test_3_6_3_7_the_leader_and_m4_model_drs_wait_for_their_steps(users, modules
     assert Purchase.objects.get(pk=a1.pk).rolled_at is None
     assert not Unit.objects.filter(campaign_id=players.campaign_id, kind="vehicle").exists()
     players.until_step("3.6")
-    fixed_dice.extend([[3, 3], [1, 2]])  # leader 8-1, M4 Model DR 3
+    fixed_dice.extend([[3, 3]])  # leader 8-1
+    rg_roll(players, "american", a1)
+    tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
+    assert tables == ["american_reinforcement", "leader"]
+    assert Purchase.objects.get(pk=a1.pk).rolled_at is None
+    with pytest.raises(
+        ActionRefused, match=r"A1 has no roll to make at 3.6: its rolls are made at 3.7"
+    ):
+        rg_roll(players, "american", a1)
+    players.until_step("3.7")
+    fixed_dice.extend([[1, 2]])  # M4 Model DR 3
     rg_roll(players, "american", a1)
     tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
     # 3.4 note 3: then one Gyrostabilizer DR per tank the M4 Model DR gave.

@@ -38,8 +38,10 @@ def make_rolls(
     # The rolls made at this step (APD 3.4: the armor-type dr while buying), and those
     # an earlier step made, whose results the RG keeps (``stage``).
     now = availability.rolls_now(turn.step)
+    later = availability.rolls_later(module, turn.step)
     stage = purchase.details.get("stage", {})
     done = set(stage.get("tables", []))
+    made, waits = set(done), False
     # The group kinds it already is: the table that gave it said so (APD 3.6).
     outcome = GroupOutcome(
         strength=None if group.depletable else "full",
@@ -57,6 +59,10 @@ def make_rolls(
         ctx = replace(base, strength=outcome.strength, rolled_types=frozenset(outcome.types))
         if not holds(pp.applies_to, ctx):
             continue
+        if pp.table in later:  # its step comes later, and the rolls after it with it
+            waits = True
+            break
+        made.add(pp.table)
         table = module.table(pp.table)
         count = rolls_for(pp, group, outcome.strength, outcome.units)
         if not count:  # none of its units is rolled for (APD 3.5 note 2: no PzIV)
@@ -91,8 +97,10 @@ def make_rolls(
             results.append(
                 {"table": table.title, "result": r.result, "roll": r.seq, "dice": dice_text(r)}
             )
-    if now is not None:  # the rest wait for the strength step: keep what these gave
-        _keep_stage(turn, purchase, outcome, results, done | now)
+    if waits and made == done:
+        return  # nothing to roll at this step (its Leader DR made by a click before Done)
+    if now is not None or waits:  # the rest wait for a later step: keep what these gave
+        _keep_stage(turn, purchase, outcome, results, made | (now or set()))
         return
     purchase.strength = outcome.strength or "full"
     purchase.units = units_at(group, purchase.strength)

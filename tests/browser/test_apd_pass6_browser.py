@@ -27,11 +27,13 @@ def test_3_4_note_3_the_gyrostabilizer_drs_of_an_armor_groups_tanks_on_screen(
     a1 = buy(players, "american", "A1")
     rg_roll(players, "american", a1)  # the armor-type dr, made at 3.4
     players.until_step("3.6")
+    rg_roll(players, "american", a1)  # the Leader DR, made at 3.6
+    players.until_step("3.7")  # the M4 Model DR and the Gyrostabilizer DRs (pass 8)
     url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
     us = browser_login(new_context(), players.users["american"]).new_page()
     us.goto(url)
     us.locator("body[data-live]").wait_for()
-    us.locator("#step-title", has_text="3.6").wait_for()
+    us.locator("#step-title", has_text="3.7").wait_for()
     line = us.locator(".purchases li", has_text="Armor Group")
     line.get_by_role("button", name="Make its secret rolls").click()
     line.locator(".roll-result", has_text="Gyrostabilizer").first.wait_for()

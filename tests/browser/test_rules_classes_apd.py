@@ -124,7 +124,7 @@ def test_class_9_an_armor_groups_leader_and_m4_drs_wait_for_their_steps(
     """Class 9, APD 1.2 / 3.4 / 3.6 / 3.7: the sequence was in the module, but the app
     made every roll of an Armor Group while the American was still buying.  At 3.4 its
     line makes the armor-type dr only, shows it, and offers no second roll; the Leader
-    and M4 Model DRs come at 3.6, on the same line."""
+    and M4 Model DRs come at 3.6 and 3.7 (pass 8), on the same line."""
     players, _ = apd_at((make_user("us_p9"), make_user("de_p9")), "3.4")
     _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
     buy(players, "american", "A1")
@@ -141,6 +141,15 @@ def test_class_9_an_armor_groups_leader_and_m4_drs_wait_for_their_steps(
     players.until_step("3.6")
     us.goto(url)
     us.locator("#step-title", has_text="3.6").wait_for()
+    line = us.locator(".purchases li", has_text="Armor Group")
+    line.get_by_role("button", name="Make its secret rolls").click()
+    line.locator(".roll-result", has_text="Leader Table").wait_for()
+    shown = line.inner_text()
+    assert "American Reinforcement Table: M4" in shown and "M4 Model Table" not in shown, shown
+    assert line.get_by_role("button", name="Make its secret rolls").count() == 0
+    players.until_step("3.7")
+    us.goto(url)
+    us.locator("#step-title", has_text="3.7").wait_for()
     line = us.locator(".purchases li", has_text="Armor Group")
     line.get_by_role("button", name="Make its secret rolls").click()
     line.locator(".roll-result", has_text="M4 Model Table").wait_for()
