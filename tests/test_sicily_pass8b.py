@@ -32,3 +32,30 @@ def test_3_617_british_chart_g2_cg_date_max_na_is_refused_as_na(users, modules):
     assert "maximum is reached" not in words
     seat.refresh_from_db()
     assert seat.points == before
+
+
+def test_3_619_footnote_e_the_roster_marks_the_foxhole_a_trench_removed(users, modules):
+    """3.619 footnote e: "When the trench is placed the foxhole is removed."  The CG
+    Roster's FORTIFICATIONS list marks the Foxhole of 12F4 removed by the Trench placed
+    there; the Foxhole of 12G5, not replaced, stays as it was."""
+    from campaign.seat_views.roster import roster_view
+    from tests.test_sicily_pass7b import _fortify
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    buy(players, "axis", "M3")
+    players.until("fortify")
+    _fortify(players, "axis", "foxhole", tier=1, location="12F4")
+    _fortify(players, "axis", "foxhole", tier=1, location="12G5")
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    buy(players, "axis", "M3")
+    buy(players, "axis", "M3")
+    players.until("fortify")
+    _fortify(players, "axis", "trench", location="12f4")
+    seat = Seat.objects.get(campaign_id=players.campaign_id, side="axis")
+    forts = roster_view(seat).fortifications
+    assert forts[0].startswith("July 14 PM: Axis 1 × Foxhole")
+    assert forts[0].endswith("at 12F4 (removed: Trench placed there on July 14 Night)"), forts
+    assert forts[1].endswith("at 12G5"), forts
+    assert "removed" not in forts[2], forts

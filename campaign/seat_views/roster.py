@@ -28,8 +28,9 @@ from campaign.seat_views.common import (
 )
 from campaign.selectors import module_of
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
-from rules import machine
+from rules import availability, machine
 from rules.effects import WEAPON_CARRIERS
+from rules.snapshot import FortificationBought
 
 
 @dataclass(frozen=True)
@@ -285,10 +286,25 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         for s in sides
     ]
     labels = {i.id: i.label for i in module.fortifications.items} if module.fortifications else {}
+    fort_rows = list(_FORTIFICATIONS(side=side, campaign=cid))
+    gone = availability.replaced(
+        module,
+        [
+            (b.side, FortificationBought(b.item_id, b.date_index, b.count, location=b.location))
+            for b in fort_rows
+        ],
+    )
     forts = [
         f"{module.dates[b.date_index].label}: {module.side(b.side).name} {b.count} × "
-        f"{labels.get(b.item_id, b.item_id)}" + (f" at {b.location}" if b.location else "")
-        for b in _FORTIFICATIONS(side=side, campaign=cid)
+        f"{labels.get(b.item_id, b.item_id)}"
+        + (f" at {b.location}" if b.location else "")
+        + (
+            f" (removed: {labels.get(gone[k].item_id, gone[k].item_id)} placed there on "
+            f"{module.dates[gone[k].date_index].label})"
+            if k in gone
+            else ""
+        )
+        for k, b in enumerate(fort_rows)
     ]
     own_index = sides.index(side)
     series = {module.side(side).name: [(ln.date, ln.sides[own_index].left) for ln in lines]}
