@@ -59,3 +59,30 @@ def test_3_619_footnote_e_the_roster_marks_the_foxhole_a_trench_removed(users, m
     assert forts[0].endswith("at 12F4 (removed: Trench placed there on July 14 Night)"), forts
     assert forts[1].endswith("at 12G5"), forts
     assert "removed" not in forts[2], forts
+
+
+def test_3_617_exc_july_14_pm_left_shows_what_remains_and_marks_it_lost(users, modules):
+    """3.617: "write the number of CPP remaining, even if zero, in the 'Left' column"
+    [EXC: "Any CPP remaining after this step on the 14 PM date are lost"]: the Axis who
+    spend 1 (an M3) of 29 see 28 Left on July 14 PM, marked lost with the rule; July 14 Night
+    starts at 0 (3.620)."""
+    from django.test import Client
+
+    from tests.test_roster import roster_of
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=29)
+    buy(players, "axis", "M3")
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    view = roster_of(players.campaign, "axis")
+    axis = view.side_names.index("Axis")
+    pm = next(ln for ln in view.lines if ln.date == "July 14 PM").sides[axis]
+    night = next(ln for ln in view.lines if ln.date == "July 14 Night").sides[axis]
+    assert (pm.spent, pm.left, pm.lost, pm.carried) == (1, 28, 28, 0), pm
+    assert "3.617" in pm.lost_rule
+    assert night.start == 0, night
+    client = Client()
+    client.force_login(players.users["axis"])
+    page = client.get(f"/campaigns/{players.campaign_id}/roster/").content.decode()
+    assert f"(28 lost, {pm.lost_rule})" in page
