@@ -444,6 +444,35 @@ def replaced_here(
     )
 
 
+def replaced(
+    module: Module, bought: Sequence[tuple[str, FortificationBought]]
+) -> dict[int, FortificationBought]:
+    """For each position in ``bought`` (side, buy) whose fortification a later one of
+    the same side placed in its place removed (3.619 footnote e), the one that did."""
+    forts = module.fortifications
+    instead = {
+        i.id: i.in_place_of.item
+        for i in (forts.items if forts else [])
+        if i.in_place_of is not None
+    }
+    out: dict[int, FortificationBought] = {}
+    for side, new in bought:
+        old_item = instead.get(new.item_id)
+        if old_item is None or not _place(new.location):
+            continue
+        for k, (s, old) in enumerate(bought):
+            if (
+                k not in out
+                and s == side
+                and old.item_id == old_item
+                and old.date_index < new.date_index
+                and _place(old.location) == _place(new.location)
+            ):
+                out[k] = new
+                break
+    return out
+
+
 def placement_reasons(
     module: Module, snap: Snapshot, item: FortificationItem, count: int, location: str
 ) -> list[str]:

@@ -195,12 +195,17 @@ def unavailable(
     held = [b for b in bought if b.state == "held"]
     n = purchase_counts(group, variant=variant, date_index=date_index, bought=bought)
     bought = [b for b in bought if not b.initial]
-    if n.cg_left == 0:
+    if n.date_max == 0:
+        # A CG Date Max of 0 is the chart's "NA": never purchasable, not a reached count.
+        reasons.append(
+            f"the {chart.title} prints NA as its CG Date Max: never purchasable ({chart.rule})"
+        )
+    elif n.cg_left == 0:
         reasons.append(
             f"the CG maximum is reached ({n.in_cg} of {n.cg_max} bought in "
             f"{module.variant(variant).name}; {chart.rule})"
         )
-    if n.date_left == 0:
+    if n.date_left == 0 and n.date_max:
         reasons.append(
             f"the CG date maximum is reached ({n.on_date} of {n.date_max} on {date.label}; "
             f"{chart.rule})"

@@ -332,17 +332,17 @@ def test_choice_labels_are_what_the_models_display():
 
 
 def test_points_forfeited_are_not_left_and_one_scenario_is_drawn(modules, users):
-    """Issue 47: the roster's "CPP left" counts what the log counts: the 29 CPP the
-    Axis received on July 14 PM and leaves unspent are lost when the purchase step
-    ends (3.617 EXC), so 0 are left, not 29; a chart of one scenario draws its
-    point."""
+    """Issue 47: the 29 CPP the Axis received on July 14 PM and leaves unspent are lost
+    when the purchase step ends (3.617 EXC): the roster's "Left" writes them, "even if
+    zero" (3.617), and marks them lost, so none are carried to the next Start; a chart
+    of one scenario draws its point."""
     players, _ = campaign_at("sicily", "i", "jul14pm", users, points=29)
     for side in ("axis", "british"):
         steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
     view = roster_of(players.campaign, "axis")
     line = next(ln for ln in view.lines if ln.date == "July 14 PM")
     me = line.sides[[s for s in view.side_names].index("Axis")]
-    assert me.left == 0, me
+    assert (me.left, me.lost, me.carried) == (29, 29, 0), me
     assert "<circle" in view.cvp_chart
 
 

@@ -28,8 +28,9 @@ from campaign.seat_views.common import (
 )
 from campaign.selectors import module_of
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
-from rules import machine
+from rules import availability, machine
 from rules.effects import WEAPON_CARRIERS
+from rules.snapshot import FortificationBought
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,14 @@ class RosterSide:
     chit: str
     cvp_lost: int | None
     san: int | None
+    # Of ``left``, what the rules forfeit as the purchase step ends (3.617 EXC), and why.
+    lost: int | None = None
+    lost_rule: str = ""
+
+    @property
+    def carried(self) -> int | None:
+        """What is left and not lost: the next CG Date's Start (3.620)."""
+        return None if self.left is None else self.left - (self.lost or 0)
 
 
 @dataclass(frozen=True)
@@ -181,7 +190,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     outcomes = {o.date_index: o for o in _OUTCOMES(campaign=cid)}
     points_events = list(_POINTS_EVENTS(side=side, campaign=cid))
     repl = {(e.side, e.date_index): e.data for e in points_events if e.kind == EventKind.REPLENISH}
-    # Points the rules forfeit when the purchase step ends (3.617 EXC) are not "left".
+    # Points the rules forfeit when the purchase step ends (3.617 EXC): the "Left"
+    # column still shows what remains, "even if zero", and marks it lost.
     forfeited: dict[tuple[str, int], int] = {}
     for e in points_events:
         lost = (e.data or {}).get("points_lost") if e.kind == EventKind.FORFEIT else None
@@ -210,9 +220,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     repl=gained if own and start is not None else None,
                     total=total if own else None,
                     spent=spent if own else None,
-                    left=(total - spent - forfeited.get((s, i), 0))
-                    if own and total is not None
-                    else None,
+                    left=(total - spent) if own and total is not None else None,
                     # Each RG's ID "(and the CPP expended to purchase it)" (3.617): the
                     # price on one's own lines only, the opponent's points being secret.
                     rgs=[f"{p.group_id} ({p.cost})" if own else p.group_id for p in bought],
@@ -220,6 +228,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     chit=choice_label(InitiativeChit.Chit, chit.chit) if chit else "",
                     cvp_lost=result.get("cvp_lost", {}).get(s),
                     san=result.get("san", {}).get(s),
+                    lost=forfeited.get((s, i)) if own else None,
+                    lost_rule=(module.currency.carry_over.rule or "") if own else "",
                 )
             )
         outcome = outcomes.get(i)
@@ -285,16 +295,33 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         for s in sides
     ]
     labels = {i.id: i.label for i in module.fortifications.items} if module.fortifications else {}
+    fort_rows = list(_FORTIFICATIONS(side=side, campaign=cid))
+    gone = availability.replaced(
+        module,
+        [
+            (b.side, FortificationBought(b.item_id, b.date_index, b.count, location=b.location))
+            for b in fort_rows
+        ],
+    )
     forts = [
         f"{module.dates[b.date_index].label}: {module.side(b.side).name} {b.count} × "
-        f"{labels.get(b.item_id, b.item_id)}" + (f" at {b.location}" if b.location else "")
-        for b in _FORTIFICATIONS(side=side, campaign=cid)
+        f"{labels.get(b.item_id, b.item_id)}"
+        + (f" at {b.location}" if b.location else "")
+        + (
+            f" (removed: {labels.get(gone[k].item_id, gone[k].item_id)} placed there on "
+            f"{module.dates[gone[k].date_index].label})"
+            if k in gone
+            else ""
+        )
+        for k, b in enumerate(fort_rows)
     ]
     own_index = sides.index(side)
-    series = {module.side(side).name: [(ln.date, ln.sides[own_index].left) for ln in lines]}
+    series = {module.side(side).name: [(ln.date, ln.sides[own_index].carried) for ln in lines]}
     if ended:
         other = 1 - own_index
-        series[module.side(sides[other]).name] = [(ln.date, ln.sides[other].left) for ln in lines]
+        series[module.side(sides[other]).name] = [
+            (ln.date, ln.sides[other].carried) for ln in lines
+        ]
     cvp = {
         module.side(s).name: [(ln.date, ln.sides[k].cvp_lost) for ln in lines]
         for k, s in enumerate(sides)
