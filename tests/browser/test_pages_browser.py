@@ -312,8 +312,9 @@ def test_the_roster_reads_first_and_counts_what_the_log_counts(
 ):
     """The CG Roster page in read mode: each retained unit a line of text, its form
     behind Edit (a toggle that opens and closes it); the CPP the Axis leaves unspent on
-    July 14 PM are forfeit when the purchase step ends (3.617 EXC), so the roster's
-    Left reads 0, not 29; the CVP chart draws its point for the one scenario played."""
+    July 14 PM are written in Left ("the number of CPP remaining, even if zero", 3.617)
+    and marked lost (3.617 EXC: "Any CPP remaining after this step on the 14 PM date are
+    lost"); the CVP chart draws its point for the one scenario played."""
     from campaign.services import steps, units
 
     players, _ = campaign_at("sicily", "i", "jul14pm", (make_user("a"), make_user("b")), points=29)
@@ -337,7 +338,7 @@ def test_the_roster_reads_first_and_counts_what_the_log_counts(
     edit.click()
     assert forces.evaluate(CONTROLS_SHOWN) == []
 
-    # The roster's line for July 14 PM: the Axis had 29 CPP and has none left.
+    # The roster's line for July 14 PM: the Axis had 29 CPP, left 29, and lost them.
     left = page.evaluate(
         """() => {
             const table = document.querySelector('#cg-roster table');
@@ -351,7 +352,7 @@ def test_the_roster_reads_first_and_counts_what_the_log_counts(
                     row.cells[at('Left')].textContent.trim()];
         }"""
     )
-    assert left == ["29", "0"], left
+    assert left == ["29", "29 (29 lost, 3.617)"], left
     # Both charts draw something a player sees: a point per value.
     cvp = page.locator("svg.chart[aria-label='CVP lost per scenario']")
     points = page.locator("svg.chart[aria-label='CPP left']")
