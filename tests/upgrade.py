@@ -40,9 +40,11 @@ def snapshot_all() -> dict[str, Any]:
 
 
 # What a seat may do next (an RG's rolls it may make now, the DRMs it may claim for
-# them, the result it may propose to amend — through the whole pass since issue 46):
-# offers that follow the rules of the version running, not data of the campaign.
-OFFERS = ("can_", "claims", "amend")
+# them, the result it may propose to amend — through the whole pass since issue 46 —
+# and why a chart's RG cannot be bought now, e.g. British G2's "NA" read as such since
+# issue 44's eighth pass): offers that follow the rules of the version running, not
+# data of the campaign.
+OFFERS = ("can_", "claims", "amend", "reasons")
 
 
 def losses(before: Any, after: Any, where: str = "") -> list[str]:
