@@ -151,10 +151,18 @@ class UnitOutcome:
     status: str | None = None
     added: tuple[tuple[str, str], ...] = ()
     at: str | None = None  # where ``added`` go, if not where the unit was (``Effect.at``)
+    unmarked: str | None = None  # the marker it loses, its others kept (``unmark``)
+    renamed: str | None = None  # its new name, Battle Hardened (``harden``)
 
     @property
     def changes(self) -> bool:
-        return self.removed or self.status is not None or bool(self.added)
+        return (
+            self.removed
+            or self.status is not None
+            or bool(self.added)
+            or self.unmarked is not None
+            or self.renamed is not None
+        )
 
 
 @dataclass(frozen=True)
@@ -258,6 +266,14 @@ def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) 
             )
         if effect.do == "none":
             return UnitOutcome()
+        if effect.do == "unmark":
+            return (
+                UnitOutcome(unmarked=effect.status)
+                if unit.has(effect.status or "")
+                else UnitOutcome()
+            )
+        if effect.do == "harden":
+            return UnitOutcome(renamed=rated(unit.name, ladder, +1))
     return UnitOutcome()
 
 
@@ -338,12 +354,12 @@ def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]
     return UnitOutcome(status=exchange.kept_status)
 
 
-def settled(row: Settle, unit: UnitState) -> UnitOutcome:
+def settled(row: Settle, unit: UnitState, ladder: Sequence[str] = ()) -> UnitOutcome:
     """What completing a step does to ``unit`` by one of its ``settles``: nothing to a
-    unit the row does not name."""
+    unit the row does not name (``ladder``: the leaders' qualities, for ``harden``)."""
     if not matches(row.units, unit):
         return UnitOutcome()
-    return on_unit(row.effects, unit)
+    return on_unit(row.effects, unit, ladder)
 
 
 def settle_holds(

@@ -134,6 +134,10 @@ UnitStatus = Literal[
     "encircled",
     # A Heroic leader (A15.2): Sicily 3.610 "-1 if Heroic" reads it on the wounded leader.
     "heroic",
+    # A vehicle's Low Ammo marker (Ammunition Shortage, A19.131): Sicily 3.6141c gives it
+    # to a Mobile, Isolated AFV that stays under Recall; 3.61425 removes it from each
+    # non-captured, non-Isolated vehicle.
+    "low_ammo",
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
@@ -160,6 +164,7 @@ UNIT_STATUS_WORDS: dict[str, str] = {
     "elite": "Elite (MMC class)",
     "encircled": "Encircled",
     "heroic": "heroic (leader)",
+    "low_ammo": "Low Ammo (vehicle)",
 }
 UNIT_KIND_WORDS: dict[str, str] = {
     "squad": "squad",
@@ -280,11 +285,19 @@ EffectName = Literal[
     # chosen by its owner after the roll, none twice in a pass (PHD C5.23: "the number
     # of MMC that may be Battle-Hardened ... No unit may Battle Harden more than once").
     "harden_mmc",
+    # The unit loses the marker ``status``, its other markers staying (Sicily 3.6062 "All
+    # Encircled markers are now removed"; 3.6113 "loses his heroic status"; 3.61425 "Each
+    # Low Ammo marker ... is removed").
+    "unmark",
+    # The leader Battle Hardens (A15.3): the next higher quality of ``leader_ladder``, on
+    # its own line, its markers kept; one of the highest quality stays as he is (Sicily
+    # 3.6113 "[EXC: a heroic 10-3 loses his heroic status with no additional effect]").
+    "harden",
 ]
 
 
 # Effects on the unit a roll was for (only on tables rolled for a unit, ``for_units``).
-UNIT_EFFECTS = ("eliminate", "status", "replace", "replace_lower")
+UNIT_EFFECTS = ("eliminate", "status", "replace", "replace_lower", "unmark", "harden")
 
 
 class Effect(Strict):
@@ -326,6 +339,7 @@ class Effect(Strict):
             "side": ("side",),
             "battle_harden": ("unit",),
             "type": ("type",),
+            "unmark": ("status",),
         }.get(self.do, ())
         for name in needs:
             if getattr(self, name) is None:
@@ -1434,7 +1448,7 @@ class WeaponExchange(Strict):
 
 
 # The effects a step's ``settles`` may have on a unit: the whole line leaves, or is marked.
-SETTLE_EFFECTS = ("eliminate", "status")
+SETTLE_EFFECTS = ("eliminate", "status", "unmark", "harden")
 
 
 class Settle(Strict):
@@ -1875,7 +1889,10 @@ class Module(Strict):
                         )
                     if eff.do == "side":
                         side(w + ".effect.side", eff.side)
-                    if eff.do in ("replace_lower", "battle_harden") and not self.leader_ladder:
+                    if (
+                        eff.do in ("replace_lower", "battle_harden", "harden")
+                        and not self.leader_ladder
+                    ):
                         errors.append(f"{w}: effect '{eff.do}' needs the module's leader_ladder")
                     if (
                         eff.do == "battle_harden"
@@ -1939,6 +1956,8 @@ class Module(Strict):
                         errors.append(f"{w}.after_dates: unknown date '{d}'")
                 if row.result_yes is not None and row.result_yes not in yes_no:
                     errors.append(f"{w}.result_yes: '{row.result_yes}' is no yes/no result field")
+                if any(e.do == "harden" for e in row.effects) and not self.leader_ladder:
+                    errors.append(f"{w}: effect 'harden' needs the module's leader_ladder")
         for cv in self.cost_variants:
             if cv.refused_if_yes is not None and cv.refused_if_yes not in yes_no:
                 errors.append(

@@ -682,12 +682,14 @@ def _settle_rows(
                 if row.units.weapons is not None and unit.kind in WEAPON_CARRIERS:
                     _settle_weapons(turn, side, row, unit)
                     continue
-                outcome = settled(row, with_origin(unit))
+                outcome = settled(row, with_origin(unit), ladder(turn.module))
                 if not outcome.changes:
                     continue
                 said, secret = label(unit), kept_secret(unit)
                 cleared = sorted(unit.state.marked & set(row.units.statuses or ()))
-                if outcome.removed:
+                if outcome.unmarked is not None or outcome.renamed is not None:
+                    said = unmark_or_rename(unit, outcome, said)
+                elif outcome.removed:
                     dropped = hand_over(unit)
                     unit.delete()
                     said += " leaves the retained forces" + (f"; {dropped}" if dropped else "")
@@ -1020,6 +1022,8 @@ def apply_outcome(
     placed elsewhere (APD 3.1 footnote *); else it is left unpossessed."""
     if not outcome.changes:
         return ""
+    if outcome.unmarked is not None or outcome.renamed is not None:
+        return unmark_or_rename(split_one(unit), outcome, unit.name)
     whole = unit.count == 1  # the line itself leaves, or only one of its units
     one = unit.name if whole else f"one {unit.name}"
     markers = _condition(unit.markers, outcome.status, rolled_for)
@@ -1060,6 +1064,21 @@ def apply_outcome(
     if outcome.removed:
         return f"{one} is removed from the retained forces{dropped}"
     return f"{one} is now {Unit.Status(outcome.status or 'ok').label}"
+
+
+def unmark_or_rename(unit: Unit, outcome: UnitOutcome, said: str) -> str:
+    """An ``unmark`` or ``harden`` result written on ``unit``'s whole line: it loses one
+    marker, its others kept (Sicily 3.6062 "All Encircled markers are now removed"), or
+    its leader Battle Hardens into the next higher quality, keeping his markers (3.6113);
+    what happened, in words after ``said`` (the unit's name)."""
+    if outcome.unmarked is not None:
+        unit.markers = [m for m in unit.markers or () if m != outcome.unmarked]
+        unit.save(update_fields=["markers"])
+        return f"{said} loses its {Unit.Status(outcome.unmarked).label} marker"
+    assert outcome.renamed is not None
+    unit.name = outcome.renamed[: max_length(Unit, "name")]
+    unit.save(update_fields=["name"])
+    return f"{said} Battle Hardens: now {unit.name}"
 
 
 def _with_marker(unit: Unit, marker: str) -> None:

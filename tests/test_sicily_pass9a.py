@@ -1,0 +1,163 @@
+"""Sicily 3.6-3.614, the ninth audit pass: pass 8's left items (markers that end,
+Battle Hardening of heroic leaders, Low Ammo, Replaced, a captured vehicle's "if
+German") and unsampled sentences, each through the services as a player would meet
+it (docs/rules-audit/pass-9-sicily-a.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Event, Roll
+from campaign.services.errors import ActionRefused
+from tests import test_rule_mechanisms as mechanisms
+from tests.purchase_helpers import add_vehicle, campaign_at
+from tests.test_rule_mechanisms import add, roll, unit_names
+
+users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def _log(players, rule: str) -> list[str]:
+    return list(
+        Event.objects.filter(campaign_id=players.campaign_id, text__contains=f"({rule})")
+        .order_by("id")
+        .values_list("text", flat=True)
+    )
+
+
+def test_3_6062_encircled_markers_are_removed_when_escape_ends(users, modules, fixed_dice):
+    """3.6062 "All Encircled markers are now removed": the Escape DR of an Encircled
+    squad has its +2 (3.606); completing 3.606 takes the Encircled marker off every
+    unit of both sides, each keeping its other markers (an Encircled, wounded leader
+    stays wounded); a unit never Encircled is left alone."""
+    players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad", markers=["encircled"])
+    leader = add(players, "british", "8-1", "leader", status="wounded", markers=["encircled"])
+    add(players, "british", "4-5-8", "squad", markers=["isolated"])
+    fixed_dice.append([3, 3])
+    r = roll(players, "axis", "escape", squad)
+    assert {d["label"]: d["value"] for d in r.drms}["If Encircled (NA to vehicles)"] == 2
+    players.finish()
+    assert players.step.id != "3.606"
+    assert unit_names(players, "axis") == [("4-6-7", "squad", "ok", 1)]
+    assert unit_names(players, "british") == [
+        ("4-5-8", "squad", "isolated", 1),
+        ("8-1", "leader", "wounded", 1),
+    ]
+    said = _log(players, "3.6062")
+    assert len(said) == 2 and all("loses its Encircled marker" in s for s in said)
+    leader.refresh_from_db()
+    assert leader.has("wounded") and not leader.has("encircled")
+
+
+def test_3_6113_heroic_leaders_battle_harden_and_lose_heroic_status(users, modules):
+    """3.6113 "each Retained Heroic leader Battle Hardens and loses his heroic status
+    [EXC: a heroic 10-3 loses his heroic status with no additional effect]": completing
+    3.611, a heroic 8-1 becomes a 9-1 (A15.3, the next higher quality), a wounded
+    heroic 9-2 a 10-2 still wounded, a heroic 10-3 stays a 10-3; each loses the heroic
+    marker; a leader not heroic is not Battle Hardened."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.611")
+    add(players, "axis", "8-1 leader", "leader", markers=["heroic"])
+    add(players, "axis", "9-2 leader", "leader", status="wounded", markers=["heroic"])
+    add(players, "axis", "10-3 leader", "leader", markers=["heroic"])
+    add(players, "axis", "8-0 leader", "leader")
+    add(players, "british", "7-0 leader", "leader", markers=["heroic"])
+    players.finish()
+    assert players.step.id != "3.611"
+    assert unit_names(players, "axis", kind="leader") == [
+        ("10-2 leader", "leader", "wounded", 1),
+        ("10-3 leader", "leader", "ok", 1),
+        ("8-0 leader", "leader", "ok", 1),
+        ("9-1 leader", "leader", "ok", 1),
+    ]
+    assert unit_names(players, "british", kind="leader") == [("8-0 leader", "leader", "ok", 1)]
+    said = _log(players, "3.6113")
+    assert any("8-1 leader Battle Hardens: now 9-1 leader" in s for s in said)
+    assert not any("10-3 leader Battle Hardens" in s for s in said)
+    assert sum("loses its heroic (leader) marker" in s for s in said) == 4
+
+
+def test_3_6141c_an_isolated_afv_kept_under_recall_suffers_ammunition_shortage(users, modules):
+    """3.6141c "If Mobile, under Recall, and Isolated, such an AFV begins the next
+    scenario under Recall (as well as suffering from Ammunition Shortage; A19.131)":
+    completing 3.613, the Mobile, Isolated, Recalled StuG is marked Low Ammo and stays
+    Recalled; the non-Isolated one leaves Recall and gets no Low Ammo; an Immobilized
+    one is not Mobile and gets none."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    cut_off, _ = add_vehicle(players, "axis", "StuG IIIG", status="recalled", markers=["isolated"])
+    free, _ = add_vehicle(players, "axis", "StuG IIIG #2", status="recalled")
+    stuck, _ = add_vehicle(
+        players, "axis", "StuG IIIG #3", status="recalled", markers=["isolated", "immobilized"]
+    )
+    players.finish()
+    assert players.step.id == "3.614"
+    for unit in (cut_off, free, stuck):
+        unit.refresh_from_db()
+    assert cut_off.state.marked == {"isolated", "recalled", "low_ammo"}
+    assert free.state.marked == {"ok"}
+    assert "low_ammo" not in stuck.state.marked
+
+
+def test_3_61425_low_ammo_is_removed_from_each_non_captured_non_isolated_vehicle(users, modules):
+    """3.61425 "Each Low Ammo marker on each non-captured, non-Isolated vehicle is
+    removed": completing 3.614, a vehicle marked Low Ammo loses it (its other markers
+    kept); an Isolated one and a captured one keep it."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    freed, _ = add_vehicle(players, "axis", "PzKpfw IVH", status="low_ammo", markers=["recalled"])
+    cut_off, _ = add_vehicle(
+        players, "axis", "PzKpfw IVH #2", status="low_ammo", markers=["isolated"]
+    )
+    taken, _ = add_vehicle(
+        players, "british", "PzKpfw IIIN", status="low_ammo", markers=["captured"]
+    )
+    players.finish()
+    assert players.step.id != "3.614"
+    for unit in (freed, cut_off, taken):
+        unit.refresh_from_db()
+    assert freed.state.marked == {"recalled"}
+    assert cut_off.state.marked == {"isolated", "low_ammo"}
+    assert taken.state.marked == {"captured", "low_ammo"}
+    said = _log(players, "3.61425")
+    assert len(said) == 1 and "PzKpfw IVH loses its Low Ammo (vehicle) marker" in said[0]
+
+
+def test_3_606_row_9_replaced_a_leader_becomes_the_next_lower_quality(users, modules, fixed_dice):
+    """3.606 Infantry "9 Escapes; Replaced" (A19.13): the Escape DR of an 8-1 leader
+    with a Final 9 Replaces him by an 8-0 on his line; a 6+1, none lower, escapes as he
+    is; a squad's 9 leaves its line to its owner (its lower counter depends on
+    nationality and class, which the seed does not print)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    leader = add(players, "axis", "8-1 leader", "leader")
+    lowest = add(players, "axis", "6+1 leader", "leader")
+    squad = add(players, "axis", "4-6-7", "squad")
+    # The date is still the Night of July 14 (3.612 comes later): -1 if Night, and +1
+    # for the squad (two HS-equivalents).
+    fixed_dice.extend([[5, 5], [5, 5], [4, 5]])
+    assert roll(players, "axis", "escape", leader).final == 9
+    assert roll(players, "axis", "escape", lowest).final == 9
+    assert roll(players, "axis", "escape", squad).final == 9
+    assert unit_names(players, "axis") == [
+        ("4-6-7", "squad", "ok", 1),
+        ("6+1 leader", "leader", "ok", 1),
+        ("8-0 leader", "leader", "ok", 1),
+    ]
+
+
+def test_3_6141d_if_german_is_refused_for_a_captured_vehicle(users, modules, fixed_dice):
+    """3.6141d "+1 if German": a vehicle the Axis holds as captured is the enemy's
+    (3.6071), never German, so the tick is refused for it, nothing rolled; an Axis
+    vehicle of no RG and not captured may still be ticked German."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    taken = add(
+        players, "axis", "Sherman III(a)", "vehicle", status="stunned", markers=["captured"]
+    )
+    own = add(players, "axis", "PzKpfw IVH", "vehicle", status="stunned")
+    with pytest.raises(ActionRefused, match=r"\(3\.6141d\)"):
+        roll(players, "axis", "stun_recovery", taken, ticked=["german_no_rg"])
+    assert not Roll.objects.filter(table_id="stun_recovery").exists()
+    fixed_dice.extend([[3], [3]])
+    assert roll(players, "axis", "stun_recovery", taken).drms == []
+    r = roll(players, "axis", "stun_recovery", own, ticked=["german_no_rg"])
+    assert [d["value"] for d in r.drms] == [1]
