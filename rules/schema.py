@@ -629,9 +629,10 @@ class Table(Strict):
     # Leader Table column its DR reads (condition ``rolled_types``).
     gives_type: Slug | None = None
     # After each roll on it, the unit rolled for is settled by these rows (their
-    # ``units`` and ``effects`` only), as a step's ``settles`` would: Sicily 3.6141c
-    # read after 3.6141b, an AFV under Recall that the roll made Mobile is no longer
-    # under Recall unless Isolated.
+    # ``units``, ``possessed`` and ``effects`` only), as a step's ``settles`` would:
+    # Sicily 3.6141c read after 3.6141b, an AFV under Recall that the roll made Mobile is
+    # no longer under Recall unless Isolated; 3.6061, a unit that survives its Escape
+    # DR "and all Equipment it took with it" are no longer Isolated.
     after_roll: list[Settle] = []
     note: str | None = note_field()
     # The leaders a ``battle_harden`` result of this table may Battle Harden exclude
@@ -649,10 +650,10 @@ class Table(Strict):
     @model_validator(mode="after")
     def _after_roll(self) -> Table:
         for row in self.after_roll:
-            if row.sides or row.after_dates or row.result_yes or row.possessed:
+            if row.sides or row.after_dates or row.result_yes:
                 raise ValueError(
                     "'after_roll' settles the unit rolled for: its rows give 'units', "
-                    "'effects' and 'rule' only"
+                    "'possessed', 'effects' and 'rule' only"
                 )
         if self.after_roll and self.for_units is None:
             raise ValueError("'after_roll' is for a table rolled for units ('for_units')")

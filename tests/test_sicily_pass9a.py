@@ -161,3 +161,46 @@ def test_3_6141d_if_german_is_refused_for_a_captured_vehicle(users, modules, fix
     assert roll(players, "axis", "stun_recovery", taken).drms == []
     r = roll(players, "axis", "stun_recovery", own, ticked=["german_no_rg"])
     assert [d["value"] for d in r.drms] == [1]
+
+
+def test_3_606_only_a_mobile_vehicle_on_the_map_makes_an_escape_dr(users, modules):
+    """3.606's Escape columns are "Infantry" and "Mobile Vehicle" (3.6051: "Each manned,
+    Immobile vehicle ... becomes Abandoned, and its crew (if any) must attempt Escape"):
+    the Escape DR of an immobilized vehicle, of an Abandoned one, and of a squad
+    withdrawn off map (3.60742) is refused, nothing rolled; a Mobile vehicle rolls."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    stuck = add(players, "axis", "StuG IIIG", "vehicle", status="immobilized")
+    left = add(players, "axis", "StuG IIIG #2", "vehicle", status="abandoned")
+    away = add(players, "axis", "4-6-7", "squad", status="withdrawn")
+    for unit in (stuck, left, away):
+        with pytest.raises(ActionRefused) as refused:
+            roll(players, "axis", "escape", unit)
+        assert refused.value.status == 400 and "3.606" in str(refused.value)
+    assert not Roll.objects.filter(table_id="escape").exists()
+    mobile = add(players, "axis", "StuG IIIG #3", "vehicle")
+    roll(players, "axis", "escape", mobile)
+
+
+def test_3_6061_a_unit_that_escapes_is_no_longer_isolated_nor_its_equipment(
+    users, modules, fixed_dice
+):
+    """3.6061 "If a unit survives the Escape attempt, it and all Equipment it took with
+    it are Retained into a friendly Setup Area": an Isolated squad whose Escape DR
+    escapes loses its Isolated marker, and so does the LMG it possesses; an Isolated
+    vehicle Abandoned by its DR (row 9, "in current hex") stays Isolated."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad", status="isolated")
+    lmg = add(players, "axis", "LMG", "sw", status="isolated", possessor=squad.ref)
+    tank = add(players, "axis", "PzKpfw IVH", "vehicle", status="isolated")
+    # 5 +2 Isolated +1 (a squad is two HS) -1 Night = 7: Escapes.
+    # 7 +2 Isolated (Night NA to vehicles) = 9: Abandoned.
+    fixed_dice.extend([[2, 3], [3, 4]])
+    r = roll(players, "axis", "escape", squad)
+    assert r.final == 7
+    assert roll(players, "axis", "escape", tank).final == 9
+    for unit in (squad, lmg, tank):
+        unit.refresh_from_db()
+    assert squad.state.marked == {"ok"} and lmg.state.marked == {"ok"}
+    assert tank.state.marked == {"isolated", "abandoned"}
+    said = _log(players, "3.6061")
+    assert len(said) == 1 and "loses its isolated marker" in said[0] and "LMG" in said[0]

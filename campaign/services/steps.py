@@ -313,8 +313,11 @@ def roll_on_table(
     )
     purchase_id = unit.purchase_id if hidden and unit is not None else None
     effects = result_effects(table, r.final, column, sum(r.faces))
+    count = unit.count if unit is not None else 0
     consequence = apply_effects(turn, table, effects, unit, weapon)
-    if table.after_roll and weapon is None:
+    # A line of several that gave up the unit rolled for to a line of its own (its
+    # result written there) is no longer that unit: nothing of it is settled after.
+    if table.after_roll and weapon is None and (unit is None or unit.count == count):
         after = units.settle_rolled(table.after_roll, unit)
         consequence = "; ".join(w for w in (consequence, after) if w)
     what = f"{table.title}{f' for {item}' if item else ''}"

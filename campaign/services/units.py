@@ -723,7 +723,27 @@ def settle_rolled(rows: Sequence[Settle], unit: Unit | None) -> str:
         outcome = settled(row, unit.state)
         if outcome.changes:
             words.append(f"{apply_outcome(unit, outcome, row.units.statuses or ())} ({row.rule})")
+            if row.possessed is not None and unit.pk is not None:
+                words += _settle_rolled_possessed(row, unit)
     return "; ".join(w for w in words if w)
+
+
+def _settle_rolled_possessed(row: Settle, unit: Unit) -> list[str]:
+    """What ``unit`` possesses that ``row.possessed`` selects, settled as it was (Sicily
+    3.6061: "it and all Equipment it took with it are Retained into a friendly Setup
+    Area"); what changed, in words."""
+    assert row.possessed is not None
+    words = []
+    for held in Unit.objects.filter(possessor=unit).select_related("purchase"):
+        state = with_origin(held)
+        if not matches(row.possessed, state):
+            continue
+        outcome = on_unit(row.effects, state)
+        if outcome.unmarked is not None or outcome.renamed is not None:  # the whole line
+            words.append(f"{unmark_or_rename(held, outcome, label(held))} ({row.rule})")
+        elif outcome.changes:
+            words.append(f"{apply_outcome(held, outcome)} ({row.rule})")
+    return words
 
 
 def resettle_after_amendment(
