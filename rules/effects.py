@@ -153,6 +153,7 @@ class UnitOutcome:
     at: str | None = None  # where ``added`` go, if not where the unit was (``Effect.at``)
     unmarked: str | None = None  # the marker it loses, its others kept (``unmark``)
     renamed: str | None = None  # its new name, Battle Hardened (``harden``)
+    with_possessed: bool = False  # it leaves with what it possesses (``Effect.with_possessed``)
 
     @property
     def changes(self) -> bool:
@@ -253,7 +254,7 @@ def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) 
                 return UnitOutcome()
             return UnitOutcome(status=effect.status)
         if effect.do == "eliminate":
-            return UnitOutcome(removed=True)
+            return UnitOutcome(removed=True, with_possessed=effect.with_possessed)
         if effect.do == "replace":
             assert effect.unit is not None
             # The replacement is of the same kind (an evacuated leader by a 7-0 leader).

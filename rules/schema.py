@@ -325,6 +325,9 @@ class Effect(Strict):
     # hexes) to the last location" the unit occupied, the owner choosing on a tie (APD
     # 3.1 footnote *).  The app knows no hex distances: the owner places it.
     at: Literal["nearest_mmc"] | None = None
+    # An ``eliminate`` that takes the Equipment the unit possesses with it, not left
+    # unpossessed (Sicily 3.606 ">= 12 All units and Equipment Eliminated").
+    with_possessed: bool = False
 
     @model_validator(mode="after")
     def _params(self) -> Effect:
@@ -344,6 +347,10 @@ class Effect(Strict):
         for name in needs:
             if getattr(self, name) is None:
                 raise ValueError(f"effect '{self.do}' needs '{name}'")
+        if self.with_possessed and self.do != "eliminate":
+            raise ValueError(
+                "'with_possessed' eliminates what the unit possesses: only for 'eliminate'"
+            )
         if self.at is not None and self.do != "replace":
             raise ValueError("'at' says where a replacement goes: only for effect 'replace'")
         if self.to == "carrier" and self.do != "status":

@@ -4671,3 +4671,16 @@ def test_a_result_giving_an_rg_names_one_of_the_charts() -> None:
     module, errors = validate_data(data, "typo.yaml")
     assert module is None
     assert any("unknown RG 'Z9'" in str(e) for e in errors), [str(e) for e in errors]
+
+
+case(
+    "Effect.with_possessed",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["rows"][4]["column_effects"]["Infantry"].pop(
+        "with_possessed"
+    ),
+    observe=lambda m: effects.on_unit(
+        effects.row_effects(m.table("escape").lookup(12), "Infantry"),
+        effects.UnitState("4-6-7", "squad"),
+    ),
+)

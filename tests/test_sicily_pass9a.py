@@ -204,3 +204,24 @@ def test_3_6061_a_unit_that_escapes_is_no_longer_isolated_nor_its_equipment(
     assert tank.state.marked == {"isolated", "abandoned"}
     said = _log(players, "3.6061")
     assert len(said) == 1 and "loses its isolated marker" in said[0] and "LMG" in said[0]
+
+
+def test_3_606_12_all_units_and_equipment_eliminated_takes_the_sw_it_possesses(
+    users, modules, fixed_dice
+):
+    """3.606 Infantry ">= 12 All units and Equipment Eliminated": the squad whose Escape
+    DR gives 12 leaves the retained forces, and the LMG it possesses with it (before,
+    the LMG was left unpossessed on the retained forces); another side's SW stays."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad")
+    add(players, "axis", "LMG", "sw", possessor=squad.ref)
+    add(players, "axis", "MMG", "sw")
+    fixed_dice.append([6, 6])  # 12 +1 (a squad is two HS) -1 Night = 12
+    r = roll(players, "axis", "escape", squad)
+    assert r.final == 12
+    assert unit_names(players, "axis") == [("MMG", "sw", "ok", 1)]
+    assert "LMG Eliminated with it" in _log_roll(players)
+
+
+def _log_roll(players) -> str:
+    return Event.objects.filter(campaign_id=players.campaign_id).order_by("-id")[0].text

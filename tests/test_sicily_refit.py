@@ -221,7 +221,9 @@ def test_3_606_footnote_1_an_original_2_escapes_whatever_the_drms(users, modules
     )
     assert r.final == 10  # the squad's own +1 (two HS-equivalents) besides
     assert r.result.startswith("Infantry: Escapes and Heat of Battle for an eligible unit (A15)")
-    assert Unit.objects.get(pk=squad.pk).markers == ["isolated", "encircled"]  # not Replaced
+    # Not Casualty Reduced; escaped, it is no longer Isolated (3.6061), and stays
+    # Encircled until 3.6062.
+    assert Unit.objects.get(pk=squad.pk).markers == ["encircled"]
 
 
 def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kind(

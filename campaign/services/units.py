@@ -1075,7 +1075,10 @@ def apply_outcome(
     dropped = ""
     if outcome.removed and whole:
         in_place = added[0] if added and outcome.at is None else None
-        dropped = hand_over(unit, heir or in_place, transferred=bool(added))
+        if outcome.with_possessed:
+            dropped = _eliminated_with(unit)
+        else:
+            dropped = hand_over(unit, heir or in_place, transferred=bool(added))
         unit.delete()
     dropped = f"; {dropped}" if dropped else ""
     if outcome.removed and outcome.added:
@@ -1084,6 +1087,17 @@ def apply_outcome(
     if outcome.removed:
         return f"{one} is removed from the retained forces{dropped}"
     return f"{one} is now {Unit.Status(outcome.status or 'ok').label}"
+
+
+def _eliminated_with(unit: Unit) -> str:
+    """What ``unit`` possesses leaves the retained forces with it (Sicily 3.606 ">= 12 All
+    units and Equipment Eliminated"); in words ("": it possessed nothing)."""
+    held = list(Unit.objects.filter(possessor_id=unit.pk)) if unit.pk else []
+    if not held:
+        return ""
+    names = " and ".join(label(u) for u in held)
+    Unit.objects.filter(pk__in=[u.pk for u in held]).delete()
+    return f"{names} Eliminated with it"
 
 
 def unmark_or_rename(unit: Unit, outcome: UnitOutcome, said: str) -> str:
