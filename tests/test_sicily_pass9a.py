@@ -225,3 +225,42 @@ def test_3_606_12_all_units_and_equipment_eliminated_takes_the_sw_it_possesses(
 
 def _log_roll(players) -> str:
     return Event.objects.filter(campaign_id=players.campaign_id).order_by("-id")[0].text
+
+
+def test_3_61426_only_british_tanks_attempt_escape_at_night(users, modules):
+    """3.61426 "all mobile Isolated British Tanks must now attempt Escape": on a Night CG
+    Date the Isolated Sherman owes its Escape DR; an Isolated Daimler armoured car and
+    a Carrier are no tanks: they owe none and are refused one, nothing rolled."""
+    from campaign.selectors import module_of, owed_rolls
+
+    players, _ = campaign_at("sicily", "i", "jul15n", users, step="3.614")
+    add(players, "british", "Sherman III(a)", "vehicle", status="isolated")
+    car = add(players, "british", "Daimler AC", "vehicle", status="isolated")
+    carrier = add(players, "british", "Carrier A", "vehicle", status="isolated")
+    c = players.campaign
+    owed = [what for table, what in owed_rolls(c, module_of(c), "british")]
+    assert owed == ["Sherman III(a)"]
+    for unit in (car, carrier):
+        with pytest.raises(ActionRefused, match=r"\(3\.61426\)"):
+            roll(players, "british", "tank_escape", unit)
+    assert not Roll.objects.filter(table_id="tank_escape").exists()
+
+
+def test_3_6141_3_6142_a_weapon_or_vehicle_withdrawn_off_map_owes_no_repair_dr(users, modules):
+    """3.6141 "for each vehicle in a friendly Setup/", 3.6142 "each malfunctioned,
+    non-Captured, Retained Weapon in each friendly Setup/": a malfunctioned LMG and a
+    stunned vehicle withdrawn off map (3.60742) are in no Setup Area: they owe no dr
+    (Done is not held for them) and are refused one; the same LMG on the map owes it."""
+    from campaign.selectors import module_of, owed_rolls
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    away = add(players, "axis", "LMG", "sw", status="malfunctioned", markers=["withdrawn"])
+    gone = add(players, "axis", "PzKpfw IIIN", "vehicle", status="stunned", markers=["withdrawn"])
+    c = players.campaign
+    assert owed_rolls(c, module_of(c), "axis") == ()
+    with pytest.raises(ActionRefused, match=r"\(3\.6142\)"):
+        roll(players, "axis", "weapon_repair", away, typed={"repair_number": -1})
+    with pytest.raises(ActionRefused, match=r"\(3\.6141d\)"):
+        roll(players, "axis", "stun_recovery", gone)
+    add(players, "axis", "LMG", "sw", status="malfunctioned")
+    assert [t for t, _ in owed_rolls(c, module_of(c), "axis")] == ["weapon_repair"]
