@@ -1173,7 +1173,7 @@ def test_3_606_3_613_escape_and_shift_once_per_item_night_drm_at_night_only(
     players.until_step("3.613")
     assert players.step.tables == ["shift", "shift_casualties"]
     with pytest.raises(ActionRefused, match="between 0 and 9"):
-        roll(players, "axis", "shift", item="I5 to Area B", typed={"uncontrolled_hexes": -3})
+        roll(players, "axis", "shift", squad, typed={"uncontrolled_hexes": -3})
 
 
 def test_3_6181_3_6141d_penalty_drms_apply_by_themselves(users, modules, fixed_dice):

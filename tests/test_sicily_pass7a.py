@@ -163,17 +163,13 @@ def test_3_613_plus_1_per_five_frd_uncontrolled_hexes_is_computed_from_the_count
     finals = {}
     for hexes in (7, 14, 4):
         fixed_dice.append([3, 3])
-        r = roll(
-            players,
-            "axis",
-            "shift",
-            item=f"4-6-7 in area A, {hexes} hexes",
-            typed={"uncontrolled_hexes": hexes},
-        )
+        squad = add(players, "axis", f"4-6-7 in area A, {hexes} hexes", "squad")
+        r = roll(players, "axis", "shift", squad, typed={"uncontrolled_hexes": hexes})
         finals[hexes] = r.final
     assert finals == {7: 7, 14: 8, 4: 6}
+    leader = add(players, "axis", "8-1", "leader")
     with pytest.raises(ActionRefused, match=r"\(3\.613\)"):
-        roll(players, "axis", "shift", item="8-1", typed={"uncontrolled_hexes": -5})
+        roll(players, "axis", "shift", leader, typed={"uncontrolled_hexes": -5})
 
 
 def test_3_613_footnote_dagger_casualties_dr_is_made_for_each_unit_and_applied(

@@ -264,3 +264,28 @@ def test_3_6141_3_6142_a_weapon_or_vehicle_withdrawn_off_map_owes_no_repair_dr(u
         roll(players, "axis", "stun_recovery", gone)
     add(players, "axis", "LMG", "sw", status="malfunctioned")
     assert [t for t, _ in owed_rolls(c, module_of(c), "axis")] == ["weapon_repair"]
+
+
+def test_3_613_shift_results_apply_to_the_unit_named(users, modules, fixed_dice):
+    """3.613 Shift: the DR is made for a unit of the retained forces (a stack's one DR
+    named for one of its units), once: ">= 12 All units, Inherent Crews and Equipment
+    Eliminated" removes the squad and the LMG it possesses; "Shifted safely" leaves a
+    leader as he is and he makes no second Shift DR; an immobilized vehicle cannot
+    shift and is refused, nothing rolled."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    squad = add(players, "axis", "4-6-7", "squad")
+    add(players, "axis", "LMG", "sw", possessor=squad.ref)
+    leader = add(players, "axis", "8-1 leader", "leader")
+    stuck = add(players, "axis", "StuG IIIG", "vehicle", status="immobilized")
+    with pytest.raises(ActionRefused, match=r"\(3\.613\)"):
+        roll(players, "axis", "shift", stuck)
+    assert not Roll.objects.filter(table_id="shift").exists()
+    fixed_dice.extend([[6, 6], [3, 3]])
+    assert roll(players, "axis", "shift", squad).final == 12
+    assert roll(players, "axis", "shift", leader).final == 6
+    assert unit_names(players, "axis") == [
+        ("8-1 leader", "leader", "ok", 1),
+        ("StuG IIIG", "vehicle", "immobilized", 1),
+    ]
+    with pytest.raises(ActionRefused, match=r"Shift"):
+        roll(players, "axis", "shift", leader)

@@ -378,8 +378,8 @@ def test_3_6122_san_adjustment_drm_is_san_minus_4(m):
 
 def test_3_613_shift_table(m):
     """3.613: <= 8 Shifted safely, 9-10 No Shift, 11 Shifted with Casualties, >= 12 all
-    eliminated; -1 if the path is all road.  The players move the units on the map: the
-    results name no effect on the retained forces."""
+    eliminated; -1 if the path is all road.  The players move the units on the map; the
+    DR is made for a unit named, and >= 12 eliminates it with what it possesses."""
     t = m.table("shift")
     assert [t.lookup(v).result for v in (8, 9, 10, 11, 12)] == [
         "Shifted safely",
@@ -388,7 +388,8 @@ def test_3_613_shift_table(m):
         "Shifted with Casualties [†]",
         "All units, Inherent Crews and Equipment Eliminated",
     ]
-    assert all(r.effect is None and not r.effects for r in t.rows) and t.for_units is None
+    assert [r.effect.do for r in t.rows if r.effect] == ["none", "none", "none", "eliminate"]
+    assert t.for_units is not None and t.once == "unit"
     assert {d.id: d.value for d in t.drms}["road"] == -1
 
 
