@@ -275,7 +275,23 @@ def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) 
             )
         if effect.do == "harden":
             return UnitOutcome(renamed=rated(unit.name, ladder, +1))
+        if effect.do == "casualty_reduce":
+            return casualty_reduced(unit)
     return UnitOutcome()
+
+
+# What Casualty Reduction makes of a unit that survives it, by kind (an SMC is wounded).
+CASUALTY_REDUCED = {"squad": "reduced", "leader": "wounded", "hero": "wounded"}
+
+
+def casualty_reduced(unit: UnitState) -> UnitOutcome:
+    """Casualty Reduction of ``unit``: a squad is reduced to a HS (marked ``reduced``), a
+    leader or Hero wounded; a HS or crew, a squad already reduced and an SMC already
+    wounded are eliminated (Sicily 3.606 "Escapes; Casualty Reduced")."""
+    status = CASUALTY_REDUCED.get(unit.kind)
+    if status is None or unit.has(status):
+        return UnitOutcome(removed=True)
+    return UnitOutcome(status=status)
 
 
 def exchange_refusal(

@@ -293,11 +293,24 @@ EffectName = Literal[
     # its own line, its markers kept; one of the highest quality stays as he is (Sicily
     # 3.6113 "[EXC: a heroic 10-3 loses his heroic status with no additional effect]").
     "harden",
+    # Casualty Reduction of the unit by its kind and markers: a squad is marked
+    # ``reduced`` (a HS), a leader or Hero ``wounded``; a HS or crew, a squad already
+    # reduced and an SMC already wounded are eliminated (Sicily 3.606 "Casualty Reduced",
+    # 3.613 footnote † "Each Personnel unit suffers Casualty Reduction").
+    "casualty_reduce",
 ]
 
 
 # Effects on the unit a roll was for (only on tables rolled for a unit, ``for_units``).
-UNIT_EFFECTS = ("eliminate", "status", "replace", "replace_lower", "unmark", "harden")
+UNIT_EFFECTS = (
+    "eliminate",
+    "status",
+    "replace",
+    "replace_lower",
+    "unmark",
+    "harden",
+    "casualty_reduce",
+)
 
 
 class Effect(Strict):

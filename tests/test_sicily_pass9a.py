@@ -289,3 +289,37 @@ def test_3_613_shift_results_apply_to_the_unit_named(users, modules, fixed_dice)
     ]
     with pytest.raises(ActionRefused, match=r"Shift"):
         roll(players, "axis", "shift", leader)
+
+
+def test_3_606_casualty_reduced_by_the_units_kind(users, modules, fixed_dice):
+    """3.606 Infantry "10 Escapes; Casualty Reduced": a squad is reduced, a HS is
+    eliminated, a leader is wounded, a wounded leader and a squad already reduced are
+    eliminated (before, each was marked "casualty reduced", a leader and a HS too)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad")
+    half = add(players, "axis", "2-4-7", "half_squad")
+    leader = add(players, "axis", "8-1 leader", "leader")
+    hurt = add(players, "axis", "9-1 leader", "leader", status="wounded")
+    reduced = add(players, "axis", "4-4-7", "squad", status="reduced")
+    # The Night -1 (the RePh after July 14 Night); +1 a squad, +1 a wounded leader.
+    fixed_dice.extend([[5, 5], [5, 6], [5, 6], [5, 5], [5, 5]])
+    for unit in (squad, half, leader, hurt, reduced):
+        assert roll(players, "axis", "escape", unit).final == 10
+    assert unit_names(players, "axis") == [
+        ("4-6-7", "squad", "reduced", 1),
+        ("8-1 leader", "leader", "wounded", 1),
+    ]
+
+
+def test_3_613_dagger_casualty_reduction_wounds_a_leader_and_eliminates_a_hs(
+    users, modules, fixed_dice
+):
+    """3.613 footnote † "Each Personnel unit suffers Casualty Reduction on a subsequent dr
+    of >= 4": a leader's 4 wounds him, a HS's 4 eliminates it."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    leader = add(players, "axis", "8-1 leader", "leader")
+    half = add(players, "axis", "2-4-7", "half_squad")
+    fixed_dice.extend([[4], [4]])
+    roll(players, "axis", "shift_casualties", leader)
+    roll(players, "axis", "shift_casualties", half)
+    assert unit_names(players, "axis") == [("8-1 leader", "leader", "wounded", 1)]
