@@ -2341,6 +2341,33 @@ case(
 )
 
 
+def _b1_without_hex(m: Module) -> Any:
+    """British chart footnote i: B1 bought without its Pre-Registered hex."""
+    from rules.purchase import recorded_hex_refusal
+
+    return recorded_hex_refusal(m.group("british", "B1"), "")
+
+
+case(
+    "ReinforcementGroup.records_hex",
+    base="sicily",
+    mutate=lambda d: grp(d, "british", "B1").pop("records_hex"),
+    observe=_b1_without_hex,
+)
+case(
+    "RecordedHex.label",
+    base="sicily",
+    mutate=lambda d: grp(d, "british", "B1")["records_hex"].update(label="Pre-Reg hex"),
+    observe=_b1_without_hex,
+)
+case(
+    "RecordedHex.rule",
+    base="sicily",
+    mutate=lambda d: grp(d, "british", "B1")["records_hex"].update(rule="fn i"),
+    observe=_b1_without_hex,
+)
+
+
 case(
     "HipCap.day_only",
     base="sicily",
