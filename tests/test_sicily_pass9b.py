@@ -297,3 +297,50 @@ def test_3_617_cpp_left_carry_to_the_next_dates_start_and_purchases(users, modul
     pm = next(ln for ln in view.lines if ln.date == "July 15 PM").sides[axis]
     assert (am.total, am.spent, am.left, am.lost) == (30, 7, 23, None), am
     assert (pm.start, pm.repl, pm.total) == (23, 30, 53), pm
+
+
+def _idle_to_next_purchase(players):
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+
+
+def test_3_617_coy_footnotes_m_and_l_per_calendar_day_and_3_619_b_no_hip_cap_at_night(
+    users, modules
+):
+    """3.617 Axis footnote m and British footnote l: "no more than two coy type RG ... on
+    any given CG Date. Further, no more than 4 coy type RGs may be purchased on a given
+    calendar day."  July 15 AM and PM: two coy RGs each side (the Axis I1 and I7, then I7
+    and I10; the British two I1 each date); July 15 Night, the same calendar day: a fifth
+    coy RG refused with the footnote, a non-coy RG (Axis I9, British I3) still sold.  3.619
+    footnote b: the HIP cap is for "a daytime Scenario": on July 15 Night the Axis with 11
+    squads may put 3 units HIP (by day 2)."""
+    from tests.purchase_helpers import add_unit
+    from tests.test_sicily_pass7b import _fortify
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, points=400)
+    for gid in ("I1", "I7"):
+        buy(players, "axis", gid)
+    for _ in range(2):
+        buy(players, "british", "I1")
+    _idle_to_next_purchase(players)
+    for gid in ("I7", "I10"):
+        buy(players, "axis", gid)
+    for _ in range(2):
+        buy(players, "british", "I1")
+    _idle_to_next_purchase(players)
+    assert players.campaign.date_index == 5  # July 15 Night
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "axis", "I1")
+    assert "Axis chart footnote m" in str(refused.value), refused.value
+    assert "calendar day" in str(refused.value) or "July 15" in str(refused.value)
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "british", "I1")
+    assert "British chart footnote l" in str(refused.value), refused.value
+    buy(players, "axis", "I9")
+    buy(players, "british", "I3")
+    buy(players, "axis", "M3")
+    add_unit(players, "axis", "4-6-8", "squad", number=11)
+    players.until("fortify")
+    hip = _fortify(players, "axis", "hip", count=3, tier=3)
+    assert hip.count == 3
