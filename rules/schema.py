@@ -1578,6 +1578,10 @@ class SanRule(Strict):
     maximum: int | None = None
     roll_from: int | None = None
     table: Slug | None = None
+    # Each side announces its current SAN when the scenario commences (Sicily 3.623:
+    # "Each side announces its current SAN"): the rule, logged with both SANs for both
+    # sides as the commencement step is entered (None: no announcement).
+    announced: RuleRef | None = None
 
 
 class VictoryTerm(Strict):

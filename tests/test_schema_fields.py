@@ -2341,6 +2341,14 @@ case(
 )
 
 
+case(
+    "SanRule.announced",
+    base="sicily",
+    mutate=lambda d: d["san"].update(announced="3.623 SAN"),
+    observe=lambda m: effects.san_announcement(m, {"axis": 3, "british": None}),
+)
+
+
 def _b1_without_hex(m: Module) -> Any:
     """British chart footnote i: B1 bought without its Pre-Registered hex."""
     from rules.purchase import recorded_hex_refusal

@@ -206,8 +206,9 @@ def test_3_617_british_footnote_s_a_depleted_rifle_coy_has_one_less_of_each_squa
 ):
     """3.617 British chart footnote s: "If depleted 1 less of each squad type is
     received": I1 Lgt Inf Rifle Coy (4-5-8;4-5-7;4-4-7, 4/3 each) Depleted (DR 11) joins
-    as 3 of each type; no SW at Depleted (3.6182: only a Full-Strength "I" RG receives
-    all SW), and its Leader DR (6) takes "+1 Depleted RG" (3.6183)."""
+    as 3 of each type; its SW are not all received (3.6182: only a Full-Strength "I" RG
+    receives all SW; the Depleted dr's table is cut, which its line says), and its
+    Leader DR (6) takes "+1 Depleted RG" (3.6183)."""
     from tests.purchase_helpers import make_rolls
     from tests.test_sicily_pass7b import _rolls, _units
 
@@ -216,6 +217,12 @@ def test_3_617_british_footnote_s_a_depleted_rifle_coy_has_one_less_of_each_squa
     fixed_dice.extend([[5, 6], [3, 3]])
     make_rolls(players, "british", i1)
     assert (i1.strength, i1.units) == ("depleted", 9)
+    # The Depleted SW dr's table is cut from the rules text: said, not silently none.
+    assert any(
+        "not rolled: the rules text lacks this table" in r["result"]
+        for r in i1.details["rolls"]
+        if r["table"] == "SW allotment for a Depleted RG"
+    ), i1.details
     assert _rolls(i1) == [
         ("rg_strength", 11, []),
         ("leader_allotment", 7, [("Depleted RG", 1)]),
@@ -344,3 +351,68 @@ def test_3_617_coy_footnotes_m_and_l_per_calendar_day_and_3_619_b_no_hip_cap_at_
     players.until("fortify")
     hip = _fortify(players, "axis", "hip", count=3, tier=3)
     assert hip.count == 3
+
+
+def test_3_623_each_side_announces_its_current_san_to_both(users, modules):
+    """3.623: "Each side announces its current SAN."  The Axis SAN 3 is raised to 4 by a
+    secret M1 Sniper (3.617 Axis chart: "SAN Increase +1"); the British SAN is 2.  When
+    the scenario commences both logs read both SANs, with the rule; before it, the
+    British read nothing of the Axis SAN."""
+    from campaign.models import Event
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users)
+    Seat.objects.filter(campaign_id=players.campaign_id, side="axis").update(san=3)
+    Seat.objects.filter(campaign_id=players.campaign_id, side="british").update(san=2)
+    buy(players, "axis", "M1")
+    players.until("initiative")
+
+    def said(side):
+        return [
+            e.text
+            for e in Event.objects.visible_to(side).filter(campaign_id=players.campaign_id)
+            if "announces" in e.text
+        ]
+
+    assert said("british") == []
+    players.chits(axis="idle", british="attack")
+    assert players.step.id == "3.622" and said("british") == []
+    players.finish()  # set-up done: the scenario commences (3.623)
+    expected = ["Each side announces its current SAN: Axis 4, British 2 (3.623)."]
+    assert said("axis") == expected
+    assert said("british") == expected
+
+
+def test_3_616_exc_only_the_british_and_only_on_july_14_pm_of_cg_iii(users, modules):
+    """3.616 EXC: "On the July 14 PM date of CG III the British player may fore go all or
+    a portion of the allotted CPP."  In CG III the Axis may not forgo; in CG I the
+    British may not either; nothing changes."""
+    from campaign.services import steps
+
+    # In CG I step 3.616 has nothing to decide and passes by itself: the British try
+    # at the purchase step that follows it.
+    for variant, side, step in (("iii", "axis", "3.616"), ("i", "british", "3.617")):
+        players, _ = campaign_at("sicily", variant, "jul14pm", users, step=step)
+        before = sorted(
+            Seat.objects.filter(campaign_id=players.campaign_id).values_list("side", "points")
+        )
+        with pytest.raises(ActionRefused) as refused:
+            steps.forgo_points(campaign_id=players.campaign_id, user=players.users[side], amount=1)
+        assert refused.value.status in (400, 409), refused.value
+        # The Axis passed 3.616 by itself (nothing to decide); the British in CG I are
+        # past it: the refusal says where the campaign is.
+        assert "3.616" in str(refused.value) or "3.617" in str(refused.value), refused.value
+        after = sorted(
+            Seat.objects.filter(campaign_id=players.campaign_id).values_list("side", "points")
+        )
+        assert after == before
+
+
+def test_3_6179_number_remaining_is_the_cg_max_of_the_cg_played(users, modules):
+    """3.6179 #R: "The number of this RG Group Type still available for subsequent
+    purchase in the CG ... subtracting the number in that RG's #P column from the number
+    listed in the "Maximum" column (for that RG for that CG)": the British M1 Sniper
+    bought in CG II (CG Max 4/3/1) reads #P 1, #R 2."""
+    players, _ = campaign_at("sicily", "ii", "jul15am", users)
+    buy(players, "british", "M1")
+    (line,) = [ln for ln in roster_of(players.campaign, "british").record if ln.group_id == "M1"]
+    assert (line.number_purchased, line.number_remaining) == (1, "2")
