@@ -44,13 +44,18 @@ def test_british_footnote_i_b1_records_its_secret_pre_registered_hex_when_bought
     assert "Pre-Registered hex" in words and "footnote i" in words, words
     assert _points(players, "british") == before
     assert not Purchase.objects.filter(campaign_id=players.campaign_id, group_id="B1").exists()
-    b1 = purchases.purchase_rg(
-        campaign_id=players.campaign_id,
-        user=players.users["british"],
-        group_id="B1",
-        recorded_hex="23g5",
-    )
-    b1.refresh_from_db()
+
+    def bought_with_hex(group_id, where):
+        line = purchases.purchase_rg(
+            campaign_id=players.campaign_id,
+            user=players.users["british"],
+            group_id=group_id,
+            recorded_hex=where,
+        )
+        line.refresh_from_db()
+        return line
+
+    b1 = bought_with_hex("B1", "23g5")
     assert b1.recorded_hex == "23G5"
     assert _points(players, "british") == before - 3
     mine = next(ln for ln in roster_of(players.campaign, "british").record if ln.group_id == "B1")
@@ -58,13 +63,7 @@ def test_british_footnote_i_b1_records_its_secret_pre_registered_hex_when_bought
     axis = roster_of(players.campaign, "axis").record
     assert all("23G5" not in ln.recorded_hex for ln in axis)
     # Another RG of the same column form is not refused for the hex field it carries.
-    m1 = purchases.purchase_rg(
-        campaign_id=players.campaign_id,
-        user=players.users["british"],
-        group_id="M1",
-        recorded_hex="23G5",
-    )
-    m1.refresh_from_db()
+    m1 = bought_with_hex("M1", "23G5")
     assert m1.recorded_hex == ""
 
 
