@@ -379,6 +379,10 @@ def test_3_623_each_side_announces_its_current_san_to_both(users, modules):
     expected = ["Each side announces its current SAN: Axis 4, British 2 (3.623)."]
     assert said("axis") == expected
     assert said("british") == expected
+    # 3.623: "If this is an Assault scenario, the side setting up second always moves
+    # first" (3.6213d: the Axis set up first in a British Assault).
+    revealed = Event.objects.filter(campaign_id=players.campaign_id, kind="initiative").last()
+    assert "Axis sets up first. British moves first." in revealed.text
 
 
 def test_3_616_exc_only_the_british_and_only_on_july_14_pm_of_cg_iii(users, modules):
