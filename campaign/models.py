@@ -446,6 +446,9 @@ class Purchase(models.Model):
     # Objective Hex of each Coy size RG").
     objective_hex = models.CharField(max_length=40, blank=True)
     notes = models.CharField(max_length=500, blank=True)
+    # The hex its purchase records, where its RG records one (Sicily British chart
+    # footnote i: "he records a secret Pre-Registered hex for it").
+    recorded_hex = models.CharField(max_length=40, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = OwnedSecretQuerySet.as_manager()

@@ -28,6 +28,7 @@ from rules.schema import (
     Effect,
     EffectName,
     HeldCap,
+    Module,
     Settle,
     Table,
     TableResult,
@@ -446,6 +447,19 @@ def clamp_san(san: int, minimum: int | None, maximum: int | None) -> int:
     if maximum is not None and san > maximum:
         san = maximum
     return san
+
+
+def san_announcement(module: Module, sans: Mapping[str, int | None]) -> str | None:
+    """What is told to both sides when the scenario commences, where the module's SAN
+    rule says each side announces its current SAN (Sicily 3.623); None where not."""
+    rule = module.san
+    if rule is None or rule.announced is None:
+        return None
+    said = ", ".join(
+        f"{side.name} {'—' if sans.get(side.id) is None else sans[side.id]}"
+        for side in module.sides
+    )
+    return f"Each side announces its current SAN: {said} ({rule.announced})."
 
 
 def named_side(effects: list[Effect]) -> str | None:

@@ -60,6 +60,21 @@ def records_objective(module: Module, side: str, group: ReinforcementGroup | Non
     )
 
 
+def recorded_hex_refusal(group: ReinforcementGroup, where: str) -> str | None:
+    """Why ``group`` cannot be bought with ``where`` as the hex its purchase records
+    (``ReinforcementGroup.records_hex``; British chart footnote i: "he records a secret
+    Pre-Registered hex for it"), in the rules' words; None when it can.  A hex given
+    for an RG that records none is not read (the chart's column form sends the one
+    field with every RG of its column)."""
+    asked = group.records_hex
+    if asked is not None and not where.strip():
+        return (
+            f"when {group.id} {group.type} is purchased, its {asked.label} is recorded "
+            f"with it ({asked.rule}): name the hex"
+        )
+    return None
+
+
 def comes_with(
     module: Module, side: str, group: ReinforcementGroup, units: int
 ) -> list[tuple[str, str, int]]:
@@ -199,6 +214,13 @@ def unavailable(
         # A CG Date Max of 0 is the chart's "NA": never purchasable, not a reached count.
         reasons.append(
             f"the {chart.title} prints NA as its CG Date Max: never purchasable ({chart.rule})"
+        )
+    elif n.cg_max == 0:
+        # A CG Max of 0 in the CG's column: the RG is not available in that CG at all.
+        name = module.variant(variant).name
+        reasons.append(
+            f"not available in {name}: the {chart.title} prints 0 as its CG Max for "
+            f"{name} ({chart.rule})"
         )
     elif n.cg_left == 0:
         reasons.append(

@@ -1038,6 +1038,15 @@ class UsesPerScenario(Strict):
     rule: RuleRef
 
 
+class RecordedHex(Strict):
+    """A hex the buyer records, secretly, on an RG's line when buying it (Sicily British
+    chart footnote i: "When the British player purchases a pre-game Bombardment, he
+    records a secret Pre-Registered hex for it"): the purchase is refused without it."""
+
+    label: str  # the rules' words, shown to the player: "Pre-Registered hex"
+    rule: RuleRef
+
+
 class ReinforcementGroup(Strict):
     id: str = Field(pattern=r"^[A-Z][A-Za-z0-9]*$")
     type: str  # Group Type
@@ -1071,6 +1080,8 @@ class ReinforcementGroup(Strict):
     # new CG Dates since the last CG-Scenario End"); the scenario sheet says how many.
     uses_per_scenario: UsesPerScenario | None = None
     note: str | None = note_field()
+    # A hex recorded with the purchase (British chart footnote i's Pre-Registered hex).
+    records_hex: RecordedHex | None = None
 
     @model_validator(mode="after")
     def _strength(self) -> ReinforcementGroup:
@@ -1602,6 +1613,10 @@ class SanRule(Strict):
     maximum: int | None = None
     roll_from: int | None = None
     table: Slug | None = None
+    # Each side announces its current SAN when the scenario commences (Sicily 3.623:
+    # "Each side announces its current SAN"): the rule, logged with both SANs for both
+    # sides as the commencement step is entered (None: no announcement).
+    announced: RuleRef | None = None
 
 
 class VictoryTerm(Strict):

@@ -713,10 +713,19 @@ class World:
             if chart is None or not chart.groups:
                 return False
             group = chart.groups[args[0] % len(chart.groups)]
+            if group.grants.get("san") and module.san is not None and module.san.announced:
+                # A SAN it raises is announced when the scenario commences (Sicily
+                # 3.623): disclosed by the rules, so no secret of a trial's.
+                return False
             options = cost_options(module, side, group)
             variant = options[args[1] % len(options)].variant if options else ""
             purchases.purchase_rg(
-                campaign_id=cid, user=user, group_id=group.id, cost_variant=variant
+                campaign_id=cid,
+                user=user,
+                group_id=group.id,
+                cost_variant=variant,
+                # The secret hex its purchase records (British chart footnote i).
+                recorded_hex=("12F4", "23G5")[world],
             )
         elif name in ("cancel", "rg-roll", "entry-area"):
             mine = self.own_purchases(side)

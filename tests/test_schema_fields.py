@@ -2342,6 +2342,41 @@ case(
 
 
 case(
+    "SanRule.announced",
+    base="sicily",
+    mutate=lambda d: d["san"].update(announced="3.623 SAN"),
+    observe=lambda m: effects.san_announcement(m, {"axis": 3, "british": None}),
+)
+
+
+def _b1_without_hex(m: Module) -> Any:
+    """British chart footnote i: B1 bought without its Pre-Registered hex."""
+    from rules.purchase import recorded_hex_refusal
+
+    return recorded_hex_refusal(m.group("british", "B1"), "")
+
+
+case(
+    "ReinforcementGroup.records_hex",
+    base="sicily",
+    mutate=lambda d: grp(d, "british", "B1").pop("records_hex"),
+    observe=_b1_without_hex,
+)
+case(
+    "RecordedHex.label",
+    base="sicily",
+    mutate=lambda d: grp(d, "british", "B1")["records_hex"].update(label="Pre-Reg hex"),
+    observe=_b1_without_hex,
+)
+case(
+    "RecordedHex.rule",
+    base="sicily",
+    mutate=lambda d: grp(d, "british", "B1")["records_hex"].update(rule="fn i"),
+    observe=_b1_without_hex,
+)
+
+
+case(
     "HipCap.day_only",
     base="sicily",
     mutate=lambda d: fort(d, "hip")["hip"].update(day_only=False),

@@ -212,6 +212,9 @@ class PurchaseLine:
     # id, label, what the player affirms with the rule).
     added_later: tuple[str, ...] = ()
     can_add_later: tuple[tuple[str, str, str], ...] = ()
+    # The hex its purchase recorded, with the rules' words ("Pre-Registered hex 12F4",
+    # Sicily British chart footnote i).
+    recorded_hex: str = ""
 
 
 def claims(
@@ -222,6 +225,12 @@ def claims(
         (table.id, d.id, f"{d.label} ({table.title})", d.value)
         for table, d in availability.claimable_drms(module, side, group_id, cost_variant)
     ]
+
+
+def _recorded_hex(module: Module, p: Purchase) -> str:
+    group = module.group(p.side, p.group_id)
+    asked = group.records_hex if group is not None else None
+    return f"{asked.label} {p.recorded_hex}" if asked and p.recorded_hex else ""
 
 
 def _entering(module: Module, p: Purchase) -> tuple[tuple[str, str], ...]:
@@ -347,6 +356,7 @@ def record_lines(
                     if mine and step.kind == "purchase" and campaign.ended_at is None
                     else ()
                 ),
+                recorded_hex=_recorded_hex(module, p) if mine else "",
             )
         )
     return lines

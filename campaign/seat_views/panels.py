@@ -122,6 +122,9 @@ class ChartRow:
     left_cg: str
     reasons: tuple[str, ...]  # why it cannot be bought now (empty: it can)
     footnotes: tuple[str, ...]  # the letters of its chart notes (``StepPanel.chart_notes``)
+    # The words of the hex its purchase records ("Pre-Registered hex", Sicily British
+    # chart footnote i): the row asks for it beside its price.
+    records_hex: str = ""
 
 
 @dataclass(frozen=True)
@@ -662,6 +665,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
                 "—" if n.cg_left is None else str(n.cg_left),
                 tuple(reasons),
                 tuple(g.footnotes),
+                g.records_hex.label if g.records_hex else "",
             )
         )
 

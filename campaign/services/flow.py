@@ -37,7 +37,7 @@ from campaign.services.turns import Turn, mark_done
 from campaign.visibility import POINTS, POINTS_LOST
 from rules import availability, machine, replenish, victory
 from rules.drm import AppliedDrm
-from rules.effects import clamp_san
+from rules.effects import clamp_san, san_announcement
 from rules.kinds import Hook, kind_of
 from rules.schema import SAN, InitiativeResult, RollForSide, Table, parse_range
 
@@ -514,6 +514,14 @@ def decide_moves_first(turn: Turn) -> None:
         outcome.save(update_fields=["moves_first"])
 
 
+def announce_san(turn: Turn) -> None:
+    """At scenario commencement, where the module says so: each side's current SAN,
+    told to both (Sicily 3.623: "Each side announces its current SAN")."""
+    text = san_announcement(turn.module, {s: seat.san for s, seat in turn.seats.items()})
+    if text:
+        record_event(turn.campaign, kind=EventKind.SAN, step_id=turn.step.id, text=text)
+
+
 HOOKS: dict[Hook, Callable[[Turn], None]] = {
     Hook.NEW_DATE: new_date,
     Hook.REPLENISH: replenish_all,
@@ -527,5 +535,6 @@ HOOKS: dict[Hook, Callable[[Turn], None]] = {
     Hook.RECORD_WINNER: record_winner,
     Hook.SETTLE_EXCHANGE: units.settle_exchange,
     Hook.SETTLE_UNITS: units.settle_units,
+    Hook.ANNOUNCE_SAN: announce_san,
 }
 assert set(HOOKS) == set(Hook), "every Hook has its one implementation"

@@ -44,6 +44,7 @@ from rules.purchase import (
     add_later_reasons,
     leaving_with,
     outlived,
+    recorded_hex_refusal,
     records_objective,
     roll_variants,
 )
@@ -141,8 +142,11 @@ def purchase_rg(
     group_id: str,
     cost_variant: str = "",
     at: str | None = None,
+    recorded_hex: str = "",
 ) -> Purchase:
-    """Buy one RG, secretly, within every limit of the module."""
+    """Buy one RG, secretly, within every limit of the module, with the hex its
+    purchase records where its RG records one (``recorded_hex``; Sicily British chart
+    footnote i's Pre-Registered hex)."""
     turn = take_turn(campaign_id, user, at)
     c, module, seat = turn.campaign, turn.module, turn.seat
     held = active_purchases(c, turn.side)
@@ -156,6 +160,10 @@ def purchase_rg(
     mine = [p for p in held if not p.initial]  # the OB's RGs do not count (3.6179)
     expect_turn(turn, Action.BUY, snap)
     group, option = availability.check_purchase(module, snap, group_id, cost_variant)
+    where = clean_text(recorded_hex, what="Hex", limit=max_length(Purchase, "recorded_hex")).upper()
+    no_hex = recorded_hex_refusal(group, where)
+    if no_hex:
+        raise ActionRefused(f"{group.id} {group.type} cannot be bought: {no_hex}.")
     purchase = _new_line(
         turn,
         group,
@@ -165,12 +173,17 @@ def purchase_rg(
         cg_max=group.cg_max.get(c.variant),
         date_max=group.date_max,
     )
+    if where and group.records_hex is not None:
+        purchase.recorded_hex = where
+        purchase.save(update_fields=["recorded_hex"])
     seat.points -= option.cost
     seat.fortification_points += group.grants.get("fortification_points", 0)
     if group.grants.get("san"):
         seat.san = (seat.san or 0) + group.grants["san"]
     code = module.currency.code
     how = "" if not option.variant else f", {option.label}"
+    if where and group.records_hex is not None:
+        how += f", {group.records_hex.label} {where} ({group.records_hex.rule})"
     kept = PURCHASE.kept(turn.side)
     turn.record(
         EventKind.PURCHASE,

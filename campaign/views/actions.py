@@ -338,6 +338,7 @@ class Declare:
 class Buy:
     group_id: str = inputs.text("group")
     cost_variant: str = inputs.text("variant")
+    recorded_hex: str = inputs.text("hex")
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ class Hook(StrEnum):
     RECORD_WINNER = "record_winner"  # who won the scenario played, who moves first
     SETTLE_EXCHANGE = "settle_exchange"  # the units an exchange step still holds leave
     SETTLE_UNITS = "settle_units"  # a step's ``settles``: what becomes of the units it names
+    ANNOUNCE_SAN = "announce_san"  # each side's current SAN told to both (Sicily 3.623)
 
 
 class Pass(StrEnum):

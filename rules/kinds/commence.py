@@ -6,6 +6,6 @@ COMMENCE = register(
         passes=(Pass.ALWAYS,),
         summary="the scenario begins; who moves first is settled",
         template="campaign/steps/checklist.html",
-        on_enter=(Hook.DECIDE_MOVES_FIRST,),
+        on_enter=(Hook.DECIDE_MOVES_FIRST, Hook.ANNOUNCE_SAN),
     )
 )
