@@ -28,6 +28,7 @@ from rules.schema import (
     Effect,
     EffectName,
     HeldCap,
+    ReinforcementGroup,
     Settle,
     Table,
     TableResult,
@@ -309,6 +310,13 @@ def battle_hardened(
             if higher is not None:
                 return i, higher
     return None
+
+
+def not_hardened_for_group(table: Table, group: ReinforcementGroup | None) -> bool:
+    """Whether a leader who came with ``group`` is none a ``battle_harden`` result of
+    ``table`` may Battle Harden: the RG's units are of ``leaders_not_of_group_kinds``
+    (PHD C5.24 "Infantry Leader": an AFV RG's leader is an Armour Leader)."""
+    return group is not None and group.unit_kind in table.leaders_not_of_group_kinds
 
 
 # What an MMC is (A1.1: squads and half-squads; a crew is recorded as a half-squad).

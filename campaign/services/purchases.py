@@ -554,8 +554,15 @@ def change_rg_state(
         raise ActionRefused(
             f"{purchase.group_id} is already {purchase.get_state_display()}.", status=409
         )
+    if state == Purchase.State.FIRED:
+        refusal = availability.fired_refusal(
+            turn.module, turn.side, turn.module.group(turn.side, purchase.group_id)
+        )
+        if refusal:
+            raise ActionRefused(refusal)
+        purchase.details = {**purchase.details, "fired_cycle": turn.campaign.cycle}
     purchase.state = state
-    purchase.save(update_fields=["state"])
+    purchase.save(update_fields=["state", "details"])
     turn.record(
         EventKind.RG_STATE,
         secret=kept_secret(turn, purchase),

@@ -31,6 +31,7 @@ from rules.effects import (
     left_over,
     matches,
     names_any,
+    not_hardened_for_group,
     on_unit,
     on_weapon,
     settle_holds,
@@ -45,6 +46,7 @@ from rules.schema import (
     Module,
     ReinforcementGroup,
     Settle,
+    Table,
     UnitExchange,
     UnitFilter,
 )
@@ -957,15 +959,23 @@ def ladder(module: Module) -> tuple[str, ...]:
     return tuple(module.leader_ladder.ratings) if module.leader_ladder else ()
 
 
-def battle_harden(turn: Turn, effects: list[Effect], not_named: Sequence[str] = ()) -> str:
+def battle_harden(
+    turn: Turn, effects: list[Effect], not_named: Sequence[str] = (), table: Table | None = None
+) -> str:
     """A ``battle_harden`` result: the side's leader it names (or the next lower one
     the side has) becomes the next higher quality, on its own line where it was; what
-    happened, in words ("" : no such result)."""
+    happened, in words ("" : no such result).  A leader who came with an RG ``table``
+    excludes is none of them (PHD C5.24: an AFV RG's leader is an Armour Leader,
+    ``not_hardened_for_group``)."""
     if not any(e.do == "battle_harden" for e in effects):
         return ""
-    leaders = list(
-        Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader").order_by("id")
-    )
+    leaders = [
+        u
+        for u in Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader")
+        .select_related("purchase")
+        .order_by("id")
+        if not _not_hardened(turn, u, table)
+    ]
     found = battle_hardened(effects, [u.state for u in leaders], ladder(turn.module), not_named)
     if found is None:
         return "no retained unwounded leader of that quality or lower: none Battle Hardens"
@@ -975,6 +985,13 @@ def battle_harden(turn: Turn, effects: list[Effect], not_named: Sequence[str] = 
     unit.name = name[: max_length(Unit, "name")]
     unit.save(update_fields=["name"])
     return f"{before} Battle Hardens: now {unit.name}"
+
+
+def _not_hardened(turn: Turn, unit: Unit, table: Table | None) -> bool:
+    """Whether ``table`` excludes ``unit``, a leader, by the RG it came with."""
+    if table is None or unit.purchase is None:
+        return False
+    return not_hardened_for_group(table, turn.module.group(turn.side, unit.purchase.group_id))
 
 
 def _plural(word: str) -> str:
