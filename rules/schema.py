@@ -285,11 +285,16 @@ EffectName = Literal[
     # chosen by its owner after the roll, none twice in a pass (PHD C5.23: "the number
     # of MMC that may be Battle-Hardened ... No unit may Battle Harden more than once").
     "harden_mmc",
+    # The leader rolled for (or settled) Battle Hardens (A15.3): the next higher quality
+    # of ``leader_ladder`` takes its place, with its markers but the condition it was
+    # selected for (PHD C5.24 "Each Heroic leader has its Hero counter removed and is
+    # then Battle Hardened"); one with none higher loses that condition only.
+    "replace_higher",
 ]
 
 
 # Effects on the unit a roll was for (only on tables rolled for a unit, ``for_units``).
-UNIT_EFFECTS = ("eliminate", "status", "replace", "replace_lower")
+UNIT_EFFECTS = ("eliminate", "status", "replace", "replace_lower", "replace_higher")
 
 
 class Effect(Strict):
@@ -1443,7 +1448,7 @@ class WeaponExchange(Strict):
 
 
 # The effects a step's ``settles`` may have on a unit: the whole line leaves, or is marked.
-SETTLE_EFFECTS = ("eliminate", "status")
+SETTLE_EFFECTS = ("eliminate", "status", "replace_higher")
 
 
 class Settle(Strict):

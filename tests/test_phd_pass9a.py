@@ -122,3 +122,29 @@ def test_c5_24_a_leader_of_an_afv_rg_is_an_armour_leader(users, modules, fixed_d
     assert roll(players, "german", "leader_promotion").result == "9-2"
     leaders = [u for u in unit_names(players, "german") if u[1] == "leader"]
     assert sorted(leaders) == [("9-1 leader", "leader", "ok", 1), ("9-2 (V1)", "leader", "ok", 1)]
+
+
+def test_c5_24_a_heroic_leader_loses_his_hero_and_battle_hardens_once(users, modules, fixed_dice):
+    """C5.24 "Each Heroic leader has its Hero counter removed and is then Battle
+    Hardened (A15.3) ... No SMC may Battle Harden more than once during the ConPh" (the
+    ledger said: the owner edits it): the German's 8-1 marked heroic becomes a 9-1,
+    unmarked, when C5.24 is done; his DR of 5 (8-1) does not select the heroic 8-1 as
+    well, so the next lower, the 8-0, Battle Hardens."""
+    from tests.test_phd_conph import done, phd_after
+
+    players, _ = phd_after(users, "C5.24")
+    add(players, "german", "8-1 leader", "leader", status="heroic")
+    add(players, "german", "8-0 leader", "leader")
+    fixed_dice.append([2, 3])
+    r = roll(players, "german", "leader_promotion")
+    assert (r.final, r.result) == (5, "8-1")
+    assert sorted(unit_names(players, "german")) == [
+        ("8-1 leader", "leader", "heroic", 1),
+        ("8-1 leader", "leader", "ok", 1),
+    ]
+    for side in ("us", "german"):
+        done(players, side)  # C5.24 is done: its Heroic leaders Battle Harden
+    assert sorted(unit_names(players, "german")) == [
+        ("8-1 leader", "leader", "ok", 1),
+        ("9-1 leader", "leader", "ok", 1),
+    ]

@@ -28,6 +28,7 @@ from rules.effects import (
     WeaponState,
     battle_hardened,
     exchange_refusal,
+    hardened_by_settles,
     left_over,
     matches,
     names_any,
@@ -684,10 +685,19 @@ def _settle_rows(
                 if row.units.weapons is not None and unit.kind in WEAPON_CARRIERS:
                     _settle_weapons(turn, side, row, unit)
                     continue
-                outcome = settled(row, with_origin(unit))
+                outcome = settled(row, with_origin(unit), ladder(turn.module))
                 if not outcome.changes:
                     continue
                 said, secret = label(unit), kept_secret(unit)
+                if outcome.added:  # in its place (PHD C5.24: a Heroic leader hardened)
+                    apply_outcome(unit, outcome, row.units.statuses or ())
+                    said += f" Battle Hardens: now {outcome.added[0][0]}"
+                    turn.as_side(side).record(
+                        EventKind.UNIT,
+                        secret=secret,
+                        text=f"{turn.side_name(side)}: {said} ({row.rule}).",
+                    )
+                    continue
                 cleared = sorted(unit.state.marked & set(row.units.statuses or ()))
                 if outcome.removed:
                     dropped = hand_over(unit)
@@ -974,7 +984,7 @@ def battle_harden(
         for u in Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader")
         .select_related("purchase")
         .order_by("id")
-        if not _not_hardened(turn, u, table)
+        if not _not_hardened(turn, u, table) and not hardened_by_settles(turn.step.settles, u.state)
     ]
     found = battle_hardened(effects, [u.state for u in leaders], ladder(turn.module), not_named)
     if found is None:
