@@ -26,7 +26,14 @@ from tests.test_rule_mechanisms import (
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 __all__ = ["fixed_dice", "users"]
 
-GREN = {"id": "I9", "type": "Gren Pl", "units": "4-6-8", "unit_kind": "squad", "cost": "4"}
+GREN = {
+    "id": "I9",
+    "type": "Gren Pl",
+    "units": "4-6-8",
+    "unit_kind": "squad",
+    "full": "3",
+    "cost": "4",
+}
 STUG = {"id": "V1", "type": "StuG IIIG", "units": "StuG", "unit_kind": "vehicle", "cost": "6"}
 
 
@@ -53,12 +60,16 @@ def test_c5_34_tm13_an_oba_module_that_placed_an_ffe_gives_its_rg_the_plus_one(
     O2 eliminated having placed an FFE: its Radio or Fieldphone leaves the retained
     forces with it.  He requisitions O2 again at C5.31, and its C5.34 DR has the +1 by
     itself (never ticked); a roll that does not name its RG is refused, citing the
-    rule; an infantry RG cannot be marked as having placed an FFE."""
+    rule; an infantry RG cannot be marked as having placed an FFE, nor any RG before
+    a TM Scenario is played ("in the just-played TM Scenario").  TM11: the RG not
+    marked eliminated is retained, with its units."""
     players, c = phd_with_chart(users, [OBA, GREN])
     german = players.users["german"]
     first = purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
     gren = purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I9", cost_variant="onmap")
     players.until_step("I-C5.34")
+    with pytest.raises(ActionRefused, match=r"No TM Scenario has been played.*\(TM13\)"):
+        mark(players, "german", first, "fired")  # before the Initial TM Scenario
     fixed_dice.append([3, 4])
     r = roll(players, "german", "oba", item="O2 81mm OBA")
     assert (r.final, drms_of(r)) == (7, [])
@@ -82,6 +93,12 @@ def test_c5_34_tm13_an_oba_module_that_placed_an_ffe_gives_its_rg_the_plus_one(
     r = roll(players, "german", "oba", item="O2 81mm OBA")
     assert (r.final, drms_of(r)) == (8, [("+1 If mod", 1, "auto")])
     assert r.result == "German: Normal"
+    # TM11 "each requisitioned/OB-given RG is retained until eliminated in a TM
+    # Scenario": the Gren Pl, never marked otherwise, is still in the OB with its squads.
+    gren.refresh_from_db()
+    assert gren.state == "held"
+    names = unit_names(players, "german")
+    assert any("(I9" in n for n, *_ in names), names
 
 
 def test_c5_34_no_ffe_no_plus_one_and_the_state_offered_only_where_read(users, modules, fixed_dice):

@@ -25,6 +25,7 @@ from campaign.selectors import (
     answered_yes,
     bought_of,
     holdings,
+    pass_result,
     result_totals,
 )
 from campaign.services import dice as dice_service
@@ -560,6 +561,12 @@ def change_rg_state(
         )
         if refusal:
             raise ActionRefused(refusal)
+        if pass_result(turn.campaign) is None:
+            raise ActionRefused(
+                "No TM Scenario has been played in this pass: no module has placed an FFE "
+                "in the just-played TM Scenario yet (TM13).",
+                status=409,
+            )
         purchase.details = {**purchase.details, "fired_cycle": turn.campaign.cycle}
     purchase.state = state
     purchase.save(update_fields=["state", "details"])
