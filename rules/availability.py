@@ -1532,19 +1532,35 @@ def per_group_name_refusal(module: Module, table: Table, side: str, item: str) -
     refused: its item does not begin with the ID of one of the side's RGs the table is
     rolled for (PHD C5.34: which OBA module, so that its FFE in the prior TM Scenario
     counts)."""
-    cap, chart = table.per_group, module.chart(side)
+    cap = table.per_group
     if cap is None or not reads_fired(table) or per_group_named(module, table, side, item):
         return ""
+    return (
+        f"Name the {cap.label} the {table.title} roll is for by its RG ID first"
+        f"{_group_ids(module, table, side)}: whether it placed an FFE in the prior TM "
+        f"Scenario decides a DRM ({cap.rule})."
+    )
+
+
+def _group_ids(module: Module, table: Table, side: str) -> str:
+    """The IDs of ``side``'s RGs a table rolled once per RG is rolled for, in brackets
+    ("" : none on its chart)."""
+    cap, chart = table.per_group, module.chart(side)
     ids = [
         g.id
-        for g in (chart.groups if chart else [])
-        if holds(cap.applies_to, group_context(module, side, g))
+        for g in (chart.groups if chart and cap else [])
+        if cap and holds(cap.applies_to, group_context(module, side, g))
     ]
-    which = f" ({', '.join(ids)})" if ids else ""
-    return (
-        f"Name the {cap.label} the {table.title} roll is for by its RG ID first{which}: "
-        f"whether it placed an FFE in the prior TM Scenario decides a DRM ({cap.rule})."
-    )
+    return f" ({', '.join(ids)})" if ids else ""
+
+
+def per_group_item_label(module: Module, table: Table, side: str) -> str:
+    """What the roll form asks for where a roll names its RG (``per_group_name_refusal``):
+    "Which OBA module: its RG ID first (O1, O2)"; "" : the form's usual words."""
+    cap = table.per_group
+    if cap is None or not reads_fired(table):
+        return ""
+    return f"Which {cap.label}: its RG ID first{_group_ids(module, table, side)}"
 
 
 def item_name_refusal(module: Module, table: Table, side: str, item: str) -> str:

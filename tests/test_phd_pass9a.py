@@ -101,18 +101,29 @@ def test_c5_34_tm13_an_oba_module_that_placed_an_ffe_gives_its_rg_the_plus_one(
     assert any("(I9" in n for n, *_ in names), names
 
 
-def test_c5_34_no_ffe_no_plus_one_and_the_state_offered_only_where_read(users, modules, fixed_dice):
+def test_c5_34_no_ffe_no_plus_one_and_the_state_offered_only_where_read(
+    users, modules, fixed_dice, client
+):
     """C5.34: a module whose RG placed no FFE (marked plainly eliminated, or still held)
     rolls without the +1; the RG Purchase Record offers "eliminated (placed an FFE)" in
-    PHD, whose C5.34 reads it (not in Sicily, where no table reads it)."""
+    PHD, whose C5.34 reads it (not in Sicily, where no table reads it); the roll form
+    asks for the module by its RG ID."""
     players, c = phd_with_chart(users, [OBA])
     german = players.users["german"]
     purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
     players.until("results")
     players.results(**result_values(module_of(c)))
     players.until_step("C5.34")
-    offered = campaign_view(german, c.pk).rg_states
-    assert ("fired", "eliminated (placed an FFE)") in offered
+    view = campaign_view(german, c.pk)
+    assert ("fired", "eliminated (placed an FFE)") in view.rg_states
+    # What the roll form asks for: the module by its RG ID (C5.34), before any click.
+    assert view.panel is not None
+    oba = next(t for t in view.panel.tables if t.id == "oba")
+    assert oba.item_label == "Which OBA module: its RG ID first (O2)"
+    client.force_login(german)
+    page = client.get(f"/campaigns/{c.pk}/").content.decode()
+    assert "Which OBA module: its RG ID first (O2)" in page
+    assert "eliminated (placed an FFE)" in page  # the RG Purchase Record's choice
     sicily = load_file(MODULE_DIR / "sicily.yaml", overrides=False)
     assert not availability.fired_tables(sicily)  # no table of Sicily reads it: not offered
     fixed_dice.append([3, 4])
