@@ -417,6 +417,11 @@ class Purchase(models.Model):
         ELIMINATED = "eliminated", "eliminated"
         WITHDRAWN = "withdrawn", "withdrawn"
         USED = "used", "used up"
+        # An OBA module eliminated for having placed an FFE in the scenario just played
+        # (PHD TM13); the pass it was so marked in is ``details["fired_cycle"]``, read
+        # by the next OBA DR of its RG (C5.34 "+1 If module placed a FFE counter in
+        # prior TM Scenario", ``Condition.fired_prior``).
+        FIRED = "fired", "eliminated (placed an FFE)"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="purchases")
     ref = models.CharField(max_length=16, default=new_ref, editable=False)  # what pages name

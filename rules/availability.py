@@ -13,7 +13,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from rules import machine, text
-from rules.drm import RollContext, holds, is_automatic, offered
+from rules.drm import RollContext, holds, is_automatic, offered, reads_fired
 from rules.effects import (
     MMC_KINDS,
     NewUnits,
@@ -1484,6 +1484,83 @@ def per_group_refusal(table: Table, rolled: int, held: int) -> str:
         f"One {table.title} roll for each {cap.label}: you hold {text.count(held, cap.label)} "
         f"and have made {text.count(rolled, 'roll')} in this pass ({cap.rule})."
     )
+
+
+def per_group_named(
+    module: Module, table: Table, side: str, item: str
+) -> ReinforcementGroup | None:
+    """The RG of ``side``'s chart that the item of a roll on a table rolled once per RG
+    (``Table.per_group``) names by its ID, its first word ("O2 81mm OBA"), if the
+    table's ``applies_to`` names it (PHD C5.34: an OBA module)."""
+    cap, chart = table.per_group, module.chart(side)
+    first = item.split()[0].rstrip(":,.") if item.split() else ""
+    if cap is None or chart is None or not first:
+        return None
+    for group in chart.groups:
+        if group.id.casefold() == first.casefold() and holds(
+            cap.applies_to, group_context(module, side, group)
+        ):
+            return group
+    return None
+
+
+def fired_tables(module: Module) -> list[Table]:
+    """The tables rolled once per RG whose DRMs read whether an earlier module of that
+    RG placed an FFE (PHD C5.34): where marking an RG ``fired`` means something."""
+    return [t for t in module.tables if t.per_group is not None and reads_fired(t)]
+
+
+def fired_refusal(module: Module, side: str, group: ReinforcementGroup | None) -> str:
+    """Why ``side`` may not mark an RG eliminated for having placed an FFE (TM13): it
+    is none of the RGs (OBA modules) a table reading that fact is rolled for."""
+    for t in fired_tables(module):
+        cap = t.per_group
+        if (
+            cap is not None
+            and group is not None
+            and holds(cap.applies_to, group_context(module, side, group))
+        ):
+            return ""
+    labels = sorted({t.per_group.label for t in fired_tables(module) if t.per_group})
+    what = " or ".join(labels) or "OBA module"
+    name = f"{group.id} {group.type}" if group else "This RG"
+    return f"Only an {what} places an FFE: {name} is not one."
+
+
+def per_group_name_refusal(module: Module, table: Table, side: str, item: str) -> str:
+    """Why a roll on a table whose DRMs read the RG rolled for (``drm.reads_fired``) is
+    refused: its item does not begin with the ID of one of the side's RGs the table is
+    rolled for (PHD C5.34: which OBA module, so that its FFE in the prior TM Scenario
+    counts)."""
+    cap = table.per_group
+    if cap is None or not reads_fired(table) or per_group_named(module, table, side, item):
+        return ""
+    return (
+        f"Name the {cap.label} the {table.title} roll is for by its RG ID first"
+        f"{_group_ids(module, table, side)}: whether it placed an FFE in the prior TM "
+        f"Scenario decides a DRM ({cap.rule})."
+    )
+
+
+def _group_ids(module: Module, table: Table, side: str) -> str:
+    """The IDs of ``side``'s RGs a table rolled once per RG is rolled for, in brackets
+    ("" : none on its chart)."""
+    cap, chart = table.per_group, module.chart(side)
+    ids = [
+        g.id
+        for g in (chart.groups if chart and cap else [])
+        if cap and holds(cap.applies_to, group_context(module, side, g))
+    ]
+    return f" ({', '.join(ids)})" if ids else ""
+
+
+def per_group_item_label(module: Module, table: Table, side: str) -> str:
+    """What the roll form asks for where a roll names its RG (``per_group_name_refusal``):
+    "Which OBA module: its RG ID first (O1, O2)"; "" : the form's usual words."""
+    cap = table.per_group
+    if cap is None or not reads_fired(table):
+        return ""
+    return f"Which {cap.label}: its RG ID first{_group_ids(module, table, side)}"
 
 
 def item_name_refusal(module: Module, table: Table, side: str, item: str) -> str:

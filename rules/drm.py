@@ -34,6 +34,9 @@ class RollContext:
     # The side's retained, non-captured squads by the chart footnotes of their RGs
     # (``Condition.held_squads``); None: not read for this roll (the condition holds).
     squads_by_footnote: Mapping[str, int] | None = None
+    # An earlier module of the RG rolled for placed an FFE in the scenario just played
+    # (``Condition.fired_prior``, PHD C5.34/TM13).
+    fired_prior: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
         )
         and (cond.held_squads is None or holds_squads(cond.held_squads, ctx))
         and (cond.of_rg is None or (ctx.unit_kind is not None and (g is not None) == cond.of_rg))
+        and (cond.fired_prior is None or (g is not None and ctx.fired_prior == cond.fired_prior))
     )
 
 
@@ -109,6 +113,16 @@ def reads_held_squads(table: Table) -> bool:
     """Whether a roll on ``table`` needs the side's squads by RG footnote."""
     return any(
         c is not None and c.held_squads is not None
+        for d in table.drms
+        for c in (d.when, d.offer_when)
+    )
+
+
+def reads_fired(table: Table) -> bool:
+    """Whether a DRM of ``table`` reads whether an earlier module of the RG rolled for
+    placed an FFE (``Condition.fired_prior``, PHD C5.34): its rolls name their RG."""
+    return any(
+        c is not None and c.fired_prior is not None
         for d in table.drms
         for c in (d.when, d.offer_when)
     )
@@ -163,7 +177,10 @@ def applicable_drms(
         if drm_id not in by_id:
             raise DrmRefused(f"{table.title} has no DRM '{drm_id}'.")
         if is_automatic(by_id[drm_id]):
-            raise DrmRefused(f"'{by_id[drm_id].label}' applies by itself; it is not ticked.")
+            rule = by_id[drm_id].rule or table.rule
+            raise DrmRefused(
+                f"'{by_id[drm_id].label}' applies by itself; it is not ticked ({rule})."
+            )
         if not offered(by_id[drm_id], ctx):
             drm = by_id[drm_id]
             rule = f" ({drm.rule or table.rule})"

@@ -29,6 +29,7 @@ from rules.schema import (
     EffectName,
     HeldCap,
     Module,
+    ReinforcementGroup,
     Settle,
     Table,
     TableResult,
@@ -247,6 +248,11 @@ def rated(name: str, ladder: Sequence[str], step: int) -> str | None:
 def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) -> UnitOutcome:
     """What a roll made for ``unit`` does to it: the first effect for its kind."""
     for effect in for_kind(effects, unit.kind):
+        if effect.do == "replace_higher":
+            higher = rated(unit.name, ladder, +1)
+            if higher is not None:
+                return UnitOutcome(removed=True, added=((higher, unit.kind),))
+            return UnitOutcome(status=effect.status) if effect.status else UnitOutcome()
         if effect.do == "replace_lower":
             lower = rated(unit.name, ladder, -1)
             if lower is not None:
@@ -345,6 +351,13 @@ def battle_hardened(
     return None
 
 
+def not_hardened_for_group(table: Table, group: ReinforcementGroup | None) -> bool:
+    """Whether a leader who came with ``group`` is none a ``battle_harden`` result of
+    ``table`` may Battle Harden: the RG's units are of ``leaders_not_of_group_kinds``
+    (PHD C5.24 "Infantry Leader": an AFV RG's leader is an Armour Leader)."""
+    return group is not None and group.unit_kind in table.leaders_not_of_group_kinds
+
+
 # What an MMC is (A1.1: squads and half-squads; a crew is recorded as a half-squad).
 MMC_KINDS = frozenset({"squad", "half_squad"})
 
@@ -374,10 +387,20 @@ def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]
 
 def settled(row: Settle, unit: UnitState, ladder: Sequence[str] = ()) -> UnitOutcome:
     """What completing a step does to ``unit`` by one of its ``settles``: nothing to a
-    unit the row does not name (``ladder``: the leaders' qualities, for ``harden``)."""
+    unit the row does not name.  ``ladder``: the leaders' qualities (``replace_higher``)."""
     if not matches(row.units, unit):
         return UnitOutcome()
     return on_unit(row.effects, unit, ladder)
+
+
+def hardened_by_settles(rows: Sequence[Settle], unit: UnitState) -> bool:
+    """Whether completing the step Battle Hardens ``unit`` by one of its ``settles``
+    (``replace_higher``): PHD C5.24, a Heroic leader, which its DR may not Battle Harden
+    as well ("No SMC may Battle Harden more than once during the ConPh")."""
+    return any(
+        matches(row.units, unit) and any(e.do == "replace_higher" for e in row.effects)
+        for row in rows
+    )
 
 
 def settle_holds(

@@ -255,6 +255,11 @@ class Condition(Strict):
     # so what its RG says of it is known or not (Sicily 3.6141d "+1 if German": the
     # nationality of a vehicle of no RG is not on the record); no unit, no match.
     of_rg: bool | None = None
+    # An earlier module of the RG rolled for (the same RG ID) was marked eliminated for
+    # having placed an FFE (RG state ``fired``, TM13) after the scenario just played:
+    # PHD C5.34 "+1 If module placed a FFE counter in prior TM Scenario".  The roll
+    # names its RG (``Table.per_group``); none named, no match.
+    fired_prior: bool | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -298,6 +303,11 @@ EffectName = Literal[
     # reduced and an SMC already wounded are eliminated (Sicily 3.606 "Casualty Reduced",
     # 3.613 footnote † "Each Personnel unit suffers Casualty Reduction").
     "casualty_reduce",
+    # The leader rolled for (or settled) Battle Hardens (A15.3): the next higher quality
+    # of ``leader_ladder`` takes its place, with its markers but the condition it was
+    # selected for (PHD C5.24 "Each Heroic leader has its Hero counter removed and is
+    # then Battle Hardened"); one with none higher loses that condition only.
+    "replace_higher",
 ]
 
 
@@ -310,6 +320,7 @@ UNIT_EFFECTS = (
     "unmark",
     "harden",
     "casualty_reduce",
+    "replace_higher",
 )
 
 
@@ -666,6 +677,10 @@ class Table(Strict):
     # case), by side: PHD C5.26b "for each Baz, Psk, FT, and DC of its nationality".
     item_names: dict[Slug, list[str]] = {}
     item_names_rule: RuleRef | None = None
+    # ... and those that came with an RG whose units are of these kinds (its chart
+    # row's ``unit_kind``): PHD C5.24 "Infantry Leader", a leader of an AFV RG (C5.33's
+    # Armour column) being an Armour Leader whatever its line says.
+    leaders_not_of_group_kinds: list[UnitKind] = []
 
     @model_validator(mode="after")
     def _after_roll(self) -> Table:
@@ -1020,7 +1035,7 @@ class ComesWith(Strict):
     count: int = Field(default=1, ge=1)
     # The RG marked so (its RG Purchase Record state), these units leave the retained
     # forces (Sicily 3.6046: "If an OBA RG has been used ... remove its radio").
-    leaves_when: list[Literal["eliminated", "withdrawn", "used"]] = []
+    leaves_when: list[Literal["eliminated", "withdrawn", "used", "fired"]] = []
     rule: RuleRef | None = rule_field()
 
 
@@ -1480,7 +1495,7 @@ class WeaponExchange(Strict):
 
 
 # The effects a step's ``settles`` may have on a unit: the whole line leaves, or is marked.
-SETTLE_EFFECTS = ("eliminate", "status", "unmark", "harden")
+SETTLE_EFFECTS = ("eliminate", "status", "unmark", "harden", "replace_higher")
 
 
 class Settle(Strict):

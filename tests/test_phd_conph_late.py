@@ -233,8 +233,8 @@ def test_c5_34_the_attack_chit_drm_applies_by_itself(users, modules):
     players.until("results")
     players.results(**result_values(module))
     players.until_step("C5.34")
-    us = roll(players, "us", "oba", item="81mm OBA")
-    german = roll(players, "german", "oba", item="105mm OBA")
+    us = roll(players, "us", "oba", item="O2 81mm OBA")
+    german = roll(players, "german", "oba", item="O2 81mm OBA")
     assert [(d["value"], d["how"]) for d in us.drms] == [(-1, "auto")]
     assert german.drms == []
 

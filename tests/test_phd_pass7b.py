@@ -148,7 +148,9 @@ def test_rg_footnote_p_no_further_hex_at_purchase_nor_for_a_module_no_longer_hel
 def test_c5_34_no_ffe_drm_before_the_initial_tm_scenario(users, modules, fixed_dice):
     """C5.34 "+1 If module placed a FFE counter in prior TM Scenario": before the
     Initial TM Scenario (I-C5.34) there is no prior TM Scenario, so the +1 cannot be
-    claimed; at the 0930 TM Scenario's C5.34 it can."""
+    claimed; at the 0930 TM Scenario's C5.34 it applies by itself where the module's
+    RG was marked as having placed an FFE (pass 9, ``test_phd_pass9a.py``): O2, not
+    so marked, rolls without it."""
     players, c = phd_with_chart(users, [OBA_P, OBA])
     german = players.users["german"]
     purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
@@ -162,8 +164,8 @@ def test_c5_34_no_ffe_drm_before_the_initial_tm_scenario(users, modules, fixed_d
     players.results(**result_values(module_of(c)))
     players.until_step("C5.34")
     fixed_dice.append([3, 4])
-    r = roll(players, "german", "oba", item="O2 81mm OBA", ticked=["ffe_prior"])
-    assert r.final == 8
+    r = roll(players, "german", "oba", item="O2 81mm OBA")
+    assert r.final == 7
 
 
 def test_c5_27a_the_isolated_drm_applies_by_itself(users, modules, fixed_dice):

@@ -26,8 +26,10 @@ def test_c5_34_the_ffe_drm_at_the_initial_scenario_is_refused_with_its_reason(
     users, modules, fixed_dice
 ):
     """C5.34 "+1 If module placed a FFE counter in prior TM Scenario": at I-C5.34 the
-    refusal says why, in the rule's words (there is no prior TM Scenario), not the
-    generic "does not apply to this roll"; nothing is rolled."""
+    refusal says why, citing the rule, not the generic "does not apply to this roll";
+    nothing is rolled.  (Pass 9: the +1 is computed from the RG marked as having placed
+    an FFE, ``tests/test_phd_pass9a.py``, so a tick is refused as applying by itself;
+    before the Initial TM Scenario no RG is so marked.)"""
     players, c = phd_with_chart(users, [OBA_P, OBA])
     purchases.purchase_rg(campaign_id=c.pk, user=players.users["german"], group_id="O2")
     players.until_step("I-C5.34")
@@ -36,7 +38,7 @@ def test_c5_34_the_ffe_drm_at_the_initial_scenario_is_refused_with_its_reason(
     with pytest.raises(ActionRefused) as exc:
         roll(players, "german", "oba", item="O2 81mm OBA", ticked=["ffe_prior"])
     said = str(exc.value)
-    assert "there is no prior TM Scenario" in said
+    assert "applies by itself" in said
     assert "(C5.34)" in said
     assert "to this roll" not in said
     assert Roll.objects.filter(campaign=c).count() == before

@@ -44,7 +44,7 @@ from rules.purchase import (
     group_context,
     unavailable,
 )
-from rules.schema import Effect, Module, as_dict
+from rules.schema import Effect, Module, ReinforcementGroup, as_dict
 from rules.snapshot import Bought, FortificationBought, Holdings, SideState, Snapshot
 from tests.engine.conftest import at
 
@@ -2140,6 +2140,21 @@ case(
     ),
 )
 case(
+    "Table.leaders_not_of_group_kinds",
+    base="phd",
+    mutate=lambda d: tab(d, "leader_promotion").update(leaders_not_of_group_kinds=[]),
+    observe=lambda m: effects.not_hardened_for_group(
+        m.table("leader_promotion"),
+        ReinforcementGroup(id="V1", type="StuG IIIG", units="StuG", unit_kind="vehicle", cost=6),
+    ),
+)
+case(
+    "Condition.fired_prior",
+    base="phd",
+    mutate=lambda d: drm(d, "oba", "ffe_prior")["when"].update(fired_prior=None),
+    observe=ticked_drms("oba", [], side="german"),
+)
+case(
     "UnitFilter.not_named",
     base="phd",
     mutate=lambda d: next(st for st in d["steps"] if st["id"] == "C5.22")["exchange"][
@@ -2210,6 +2225,13 @@ case(
 case(
     "Drm.not_offered",
     base="phd",
+    # The FFE DRM is computed since pass 9 (``Condition.fired_prior``): it is made a
+    # claimed one here, as passes 7-8 had it, to observe the refusal's reason.
+    prepare=lambda d: drm(d, "oba", "ffe_prior").update(
+        when=None,
+        offer_when={"initial_scenario": False},
+        not_offered="before the Initial TM Scenario there is no prior TM Scenario",
+    ),
     mutate=lambda d: drm(d, "oba", "ffe_prior").update(not_offered=None),
     observe=ticked_drms("oba", ["ffe_prior"], side="german", initial_scenario=True),
 )

@@ -51,6 +51,7 @@ from campaign.selectors import (
     snapshot,
     with_online,
 )
+from rules import availability
 from rules.kinds import kind_of
 from rules.schema import Module, Step
 from rules.snapshot import Holdings, Snapshot
@@ -388,7 +389,8 @@ class CampaignView:
 
     @cached_property
     def rg_states(self) -> list[tuple[str, str]]:
-        return list(Purchase.State.choices)
+        fired = bool(availability.fired_tables(self.module))  # PHD TM13, C5.34
+        return [c for c in Purchase.State.choices if fired or c[0] != Purchase.State.FIRED]
 
     @cached_property
     def awaiting_answer(self) -> list[str]:

@@ -89,6 +89,8 @@ class TableView:
     harden: str = ""
     harden_choices: tuple[tuple[str, str], ...] = ()
     no_harden: str = ""
+    # What the roll's item names, where it names its RG (PHD C5.34: which OBA module).
+    item_label: str = ""
 
 
 @dataclass(frozen=True)
@@ -487,6 +489,8 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
             )
             closed += [first] if first else []
         tv = table_view(table, ctx)
+        item_label = availability.per_group_item_label(module, table, view.viewer)
+        tv = replace(tv, item_label=item_label) if item_label else tv
         panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
     _instead(view, panel)
     _hardening(view, panel)

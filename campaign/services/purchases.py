@@ -25,6 +25,7 @@ from campaign.selectors import (
     answered_yes,
     bought_of,
     holdings,
+    pass_result,
     result_totals,
 )
 from campaign.services import dice as dice_service
@@ -567,8 +568,21 @@ def change_rg_state(
         raise ActionRefused(
             f"{purchase.group_id} is already {purchase.get_state_display()}.", status=409
         )
+    if state == Purchase.State.FIRED:
+        refusal = availability.fired_refusal(
+            turn.module, turn.side, turn.module.group(turn.side, purchase.group_id)
+        )
+        if refusal:
+            raise ActionRefused(refusal)
+        if pass_result(turn.campaign) is None:
+            raise ActionRefused(
+                "No TM Scenario has been played in this pass: no module has placed an FFE "
+                "in the just-played TM Scenario yet (TM13).",
+                status=409,
+            )
+        purchase.details = {**purchase.details, "fired_cycle": turn.campaign.cycle}
     purchase.state = state
-    purchase.save(update_fields=["state"])
+    purchase.save(update_fields=["state", "details"])
     turn.record(
         EventKind.RG_STATE,
         secret=kept_secret(turn, purchase),

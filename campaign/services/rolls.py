@@ -68,6 +68,19 @@ def held_groups(turn: Turn, side: str, applies_to: Condition) -> int:
     return n
 
 
+def fired_in_pass(turn: Turn, side: str, group_id: str) -> bool:
+    """Whether ``side`` marked a module of RG ``group_id`` eliminated for having placed
+    an FFE (TM13) in this pass, i.e. in the scenario just played: PHD C5.34 "+1 If
+    module placed a FFE counter in prior TM Scenario" (``Condition.fired_prior``)."""
+    return Purchase.objects.filter(
+        campaign=turn.campaign,
+        side=side,
+        group_id=group_id,
+        state=Purchase.State.FIRED,
+        details__fired_cycle=turn.campaign.cycle,
+    ).exists()
+
+
 def repair_cap_counts(turn: Turn, side: str, cap: RepairCap, weapon: str) -> tuple[int, Fraction]:
     """What a table's ``repair_cap`` compares for ``side`` (``availability.
     repair_cap_figures`` over its retained SW and MMC, each with its RG's footnotes)."""

@@ -45,6 +45,7 @@ from campaign.services.flow import (
     victory_deferred,
 )
 from campaign.services.rolls import (
+    fired_in_pass,
     held_groups,
     repair_cap_counts,
     roll_context,
@@ -62,7 +63,7 @@ from campaign.services.waiting import update_waiting
 from campaign.services.writes import commit
 from campaign.visibility import SECRET_ROLL
 from rules import availability, machine
-from rules.drm import DrmRefused, applicable_drms, reads_held_squads
+from rules.drm import DrmRefused, applicable_drms, reads_fired, reads_held_squads
 from rules.effects import (
     UnitOutcome,
     WeaponState,
@@ -268,6 +269,9 @@ def roll_on_table(
         )
         if refusal:
             raise ActionRefused(refusal, status=409)
+        refusal = availability.per_group_name_refusal(turn.module, table, turn.side, item)
+        if refusal:
+            raise ActionRefused(refusal)
     weapon_capped = availability.repair_cap_weapon(table, item)
     if table.repair_cap is not None and weapon_capped:
         held, equivalents = repair_cap_counts(turn, turn.side, table.repair_cap, weapon_capped)
@@ -277,6 +281,8 @@ def roll_on_table(
     group = None
     if unit is not None and unit.purchase is not None:
         group = turn.module.group(turn.side, unit.purchase.group_id)
+    elif unit is None and table.per_group is not None:
+        group = availability.per_group_named(turn.module, table, turn.side, item)
     try:
         state = None if unit is None else armed(unit.state, weapon) if weapon else unit.state
         context = roll_context(
@@ -287,6 +293,9 @@ def roll_on_table(
             squads_by_footnote=squads_by_footnote(turn, turn.side)
             if reads_held_squads(table)
             else None,
+            fired_prior=group is not None
+            and reads_fired(table)
+            and fired_in_pass(turn, turn.side, group.id),
         )
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
@@ -515,7 +524,7 @@ def apply_effects(
     elif unit is not None:
         outcome = on_unit(effects, units.state_of(unit), units.ladder(turn.module))
         words.append(units.apply_outcome(unit, outcome, rolled_for))
-    words.append(units.battle_harden(turn, effects, table.leaders_not_named))
+    words.append(units.battle_harden(turn, effects, table.leaders_not_named, table))
     seat = turn.seat
     if any(e.do == "san" for e in effects):
         before = seat.san or 0

@@ -28,9 +28,11 @@ from rules.effects import (
     WeaponState,
     battle_hardened,
     exchange_refusal,
+    hardened_by_settles,
     left_over,
     matches,
     names_any,
+    not_hardened_for_group,
     on_unit,
     on_weapon,
     settle_holds,
@@ -45,6 +47,7 @@ from rules.schema import (
     Module,
     ReinforcementGroup,
     Settle,
+    Table,
     UnitExchange,
     UnitFilter,
 )
@@ -686,6 +689,15 @@ def _settle_rows(
                 if not outcome.changes:
                     continue
                 said, secret = label(unit), kept_secret(unit)
+                if outcome.added:  # in its place (PHD C5.24: a Heroic leader hardened)
+                    apply_outcome(unit, outcome, row.units.statuses or ())
+                    said += f" Battle Hardens: now {outcome.added[0][0]}"
+                    turn.as_side(side).record(
+                        EventKind.UNIT,
+                        secret=secret,
+                        text=f"{turn.side_name(side)}: {said} ({row.rule}).",
+                    )
+                    continue
                 cleared = sorted(unit.state.marked & set(row.units.statuses or ()))
                 if outcome.unmarked is not None or outcome.renamed is not None:
                     said = unmark_or_rename(unit, outcome, said)
@@ -979,15 +991,23 @@ def ladder(module: Module) -> tuple[str, ...]:
     return tuple(module.leader_ladder.ratings) if module.leader_ladder else ()
 
 
-def battle_harden(turn: Turn, effects: list[Effect], not_named: Sequence[str] = ()) -> str:
+def battle_harden(
+    turn: Turn, effects: list[Effect], not_named: Sequence[str] = (), table: Table | None = None
+) -> str:
     """A ``battle_harden`` result: the side's leader it names (or the next lower one
     the side has) becomes the next higher quality, on its own line where it was; what
-    happened, in words ("" : no such result)."""
+    happened, in words ("" : no such result).  A leader who came with an RG ``table``
+    excludes is none of them (PHD C5.24: an AFV RG's leader is an Armour Leader,
+    ``not_hardened_for_group``)."""
     if not any(e.do == "battle_harden" for e in effects):
         return ""
-    leaders = list(
-        Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader").order_by("id")
-    )
+    leaders = [
+        u
+        for u in Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader")
+        .select_related("purchase")
+        .order_by("id")
+        if not _not_hardened(turn, u, table) and not hardened_by_settles(turn.step.settles, u.state)
+    ]
     found = battle_hardened(effects, [u.state for u in leaders], ladder(turn.module), not_named)
     if found is None:
         return "no retained unwounded leader of that quality or lower: none Battle Hardens"
@@ -997,6 +1017,13 @@ def battle_harden(turn: Turn, effects: list[Effect], not_named: Sequence[str] = 
     unit.name = name[: max_length(Unit, "name")]
     unit.save(update_fields=["name"])
     return f"{before} Battle Hardens: now {unit.name}"
+
+
+def _not_hardened(turn: Turn, unit: Unit, table: Table | None) -> bool:
+    """Whether ``table`` excludes ``unit``, a leader, by the RG it came with."""
+    if table is None or unit.purchase is None:
+        return False
+    return not_hardened_for_group(table, turn.module.group(turn.side, unit.purchase.group_id))
 
 
 def _plural(word: str) -> str:
