@@ -280,6 +280,10 @@ EffectName = Literal[
     # chosen by its owner after the roll, none twice in a pass (PHD C5.23: "the number
     # of MMC that may be Battle-Hardened ... No unit may Battle Harden more than once").
     "harden_mmc",
+    # The weapon the roll was made for (an item roll naming one of ``Table.item_names``)
+    # rejoins the side's retained forces as a ``kind`` (PHD C5.26b: a Baz/Psk/FT/DC
+    # "removed from play" in the previous scenario and Repaired is back in play).
+    "rejoin",
 ]
 
 
@@ -326,6 +330,7 @@ class Effect(Strict):
             "side": ("side",),
             "battle_harden": ("unit",),
             "type": ("type",),
+            "rejoin": ("kind",),
         }.get(self.do, ())
         for name in needs:
             if getattr(self, name) is None:
@@ -1875,6 +1880,11 @@ class Module(Strict):
                         )
                     if eff.do == "side":
                         side(w + ".effect.side", eff.side)
+                    if eff.do == "rejoin" and (tab.for_units is not None or not tab.item_names):
+                        errors.append(
+                            f"{w}: effect 'rejoin' returns the weapon an item roll names, so "
+                            "the table is rolled for items and needs 'item_names'"
+                        )
                     if eff.do in ("replace_lower", "battle_harden") and not self.leader_ladder:
                         errors.append(f"{w}: effect '{eff.do}' needs the module's leader_ladder")
                     if (
