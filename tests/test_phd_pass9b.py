@@ -5,13 +5,14 @@ services, as a player would, and cites its rule."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
-from campaign.models import Event, InitiativeOutcome, Purchase, Roll, Seat
-from campaign.selectors import module_of
+from campaign.models import Event, InitiativeOutcome, Purchase, Roll, Seat, Unit
 from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
-from tests.purchase_helpers import add_vehicle, campaign_at
+from tests.purchase_helpers import campaign_at
 from tests.test_phd_conph_late import OBA
 from tests.test_rule_mechanisms import (
     add,
@@ -111,6 +112,49 @@ def test_c5_26a_each_malfunctioned_possessed_non_captured_weapon_must_roll(
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
 
 
+def test_c5_26c_the_captured_equipment_table_keeps_or_eliminates(users, modules, fixed_dice):
+    """C5.26c "Each player makes a separate dr on the table for each functioning,
+    captured, and possessed weapon" and the CAPTURED EQUIPMENT TABLE "<=3 Retained, >=4
+    Eliminated": a captured MG 42 on a dr of 3 is Retained (still captured); a captured
+    Panzerschreck on a dr of 4 is Eliminated (it leaves the retained forces); an
+    unpossessed captured LMG owes no dr and is refused one."""
+    players, _ = at_conph(users)
+    mg = add(players, "us", "MG 42", "sw", "captured")
+    psk = add(players, "us", "Panzerschreck", "sw", "captured")
+    loose = add(players, "us", "LMG 34", "sw", "captured", markers=["unpossessed"])
+    players.until_step("C5.26")
+    with pytest.raises(ActionRefused):
+        roll(players, "us", "captured_equipment", loose)
+    fixed_dice.extend([[3], [4]])
+    assert roll(players, "us", "captured_equipment", mg).result == "Retained"
+    assert roll(players, "us", "captured_equipment", psk).result == "Eliminated"
+    mg.refresh_from_db()
+    assert mg.markers == ["captured"]
+    assert not Unit.objects.filter(pk=psk.pk).exists()
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
+
+
+def test_c5_26a_isolated_and_ammunition_shortage_apply_by_themselves(users, modules, fixed_dice):
+    """C5.26a WEAPON REPAIR TABLE "+1 If suffering from Ammunition shortage", "+1 If
+    Isolated" (Ammunition Shortage comes from ending the Redeployment Isolated, C5.13):
+    an Isolated malfunctioned MMG's dr of 1 becomes 3, Eliminated, with both +1s applied
+    by themselves; a non-Isolated one's dr of 2 is Repaired with none."""
+    players, _ = at_conph(users)
+    cut_off = add(players, "us", "MMG", "sw", "malfunctioned", markers=["isolated"])
+    mmg = add(players, "us", "HMG", "sw", "malfunctioned")
+    players.until_step("C5.26")
+    fixed_dice.extend([[1], [2]])
+    r = roll(players, "us", "weapon_repair", cut_off)
+    assert (r.final, r.result) == (3, "Eliminated")
+    assert sorted((d["value"], d["how"], d["label"]) for d in r.drms) == [
+        (1, "auto", "+1 If Isolated"),
+        (1, "auto", "+1 If suffering from Ammunition shortage"),
+    ]
+    assert not Unit.objects.filter(pk=cut_off.pk).exists()
+    r = roll(players, "us", "weapon_repair", mmg)
+    assert (r.final, r.result, r.drms) == (2, "Repaired", [])
+
+
 # --------------------------------------------------------------------------- C5.27
 
 
@@ -189,6 +233,113 @@ def test_c5_29_the_tp_replenishment_rows_each_side_reads(users, modules, fixed_d
         assert event.data["repl"] == printed[side, final], (side, final, event.data)
 
 
+def test_c5_29_the_attack_chit_and_cvp_drms_read_the_previous_tm_scenario(users, modules):
+    """C5.29 "+1 If the friendly side selected 'Attack' Chit in the previous scenario",
+    "-1 per 10 CVP (FRD) suffered by the friendly side in the previous TM Scenario":
+    after the 0930 TM Scenario (US Attack; the US lost 29 CVP, the German 9), the US's
+    1230 TP DR has +1 and -2 by themselves; the German's has neither."""
+    players, module = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="initiative")
+    players.chits(german="idle", us="attack")
+    players.until("results")
+    players.results(**result_values(module, cvp_lost_us=29, cvp_lost_german=9))
+    players.until("purchase")
+    assert module.dates[players.campaign.date_index].id == "t1230"
+    rolls = {
+        r.side: sorted(d["value"] for d in r.drms)
+        for r in Roll.objects.filter(
+            campaign_id=players.campaign_id,
+            table_id="tp_replenishment",
+            cycle=players.campaign.cycle,
+        )
+    }
+    assert rolls == {"us": [-2, 1], "german": []}
+
+
+def test_c5_28_the_clearance_table_and_its_footnoted_results(users, modules, fixed_dice):
+    """C5.28 FORTIFICATION CLEARANCE TABLE "<=3 Eliminated (1)", ">=4 No Effect (2)"
+    and "+1 Minefield/Entrenchment is adjacent to enemy Front Line Hex" (ticked, the
+    map's): Wire in K5 on a dr of 3 is Eliminated; an A-P minefield in K6 on a dr of 3,
+    +1 ticked, is 4: No Effect; the roll must say what it is for (C5.28 "must announce
+    which one is currently being rolled for")."""
+    players, _ = at_conph(users, "C5.28")
+    with pytest.raises(ActionRefused):
+        roll(players, "us", "fortification_clearance", item="")
+    fixed_dice.extend([[3], [3]])
+    r = roll(players, "us", "fortification_clearance", item="Wire in K5")
+    assert r.result == "Eliminated (1)"
+    r = roll(
+        players,
+        "us",
+        "fortification_clearance",
+        item="A-P minefield in K6",
+        ticked=["minefield_adjacent"],
+    )
+    assert (r.final, r.result) == (4, "No Effect (2)")
+
+
+def test_c5_30_the_weather_table_gives_each_tm_scenarios_ec_and_weather(users, modules):
+    """C5.30 WEATHER TABLE: "II 0930-hrs Moderate Overcast None", "III 1230-hrs Moderate
+    Clear None" ... "V 1930-hrs Moderate Clear None": each TM Scenario's line on the TM
+    Roster gives its EC, weather and (no) wind."""
+    from tests.purchase_helpers import roster_of
+
+    players, _ = campaign_at("purple-heart-draw", "tm", "t1930", users, kind="initiative")
+    lines = roster_of(players.campaign, "us").lines
+    assert [line.date for line in lines] == [
+        "0600 hrs",
+        "0930 hrs",
+        "1230 hrs",
+        "1530 hrs",
+        "1930 hrs",
+    ]
+    assert "Moderate" in lines[1].weather and "Overcast" in lines[1].weather
+    for line in lines[2:]:
+        assert "Moderate" in line.weather and "Clear" in line.weather
+        assert "no wind" in line.weather.lower()
+
+
+def test_c5_33_a_leader_dr_for_an_i_or_a_rg_marked_l_only(users, modules, fixed_dice):
+    """C5.33 "For each requisitioned/OB given 'I' or 'A' type RG marked with an RG
+    Footnote 'l' make one secret DR on table below" (the table supplied, as the rules
+    text lacks it): the German's I1 (marked l) rolls and receives its leader, secretly;
+    his W1 (marked l, but not an I or A RG) and I2 (an I RG not marked l) roll nothing."""
+    from tests.test_rule_mechanisms import row_table, supply
+
+    gren = {"type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": "2"}
+    players, c = phd_with_chart(
+        users,
+        [
+            {**gren, "id": "I1", "footnotes": "l"},
+            {**gren, "id": "W1", "type": "MMG Sect", "footnotes": "l"},
+            {**gren, "id": "I2"},
+        ],
+    )
+    supply(
+        players,
+        "tables.leader_table",
+        row_table([("2-7", "8-1", "leader: 8-1"), ("8-12", "8-0", "leader: 8-0")]),
+    )
+    german = players.users["german"]
+    bought = {
+        gid: purchases.purchase_rg(
+            campaign_id=c.pk, user=german, group_id=gid, cost_variant="onmap"
+        )
+        for gid in ("I1", "W1", "I2")
+    }
+    players.until("strength")
+    fixed_dice.extend([[3, 4]])
+    purchases.roll_for_purchase(campaign_id=c.pk, user=german, purchase_id=bought["I1"].ref)
+    (r,) = Roll.objects.filter(campaign=c, table_id="leader_table")
+    assert r.result == "8-1" and r.secret
+    for gid in ("W1", "I2"):
+        with contextlib.suppress(ActionRefused):
+            purchases.roll_for_purchase(campaign_id=c.pk, user=german, purchase_id=bought[gid].ref)
+    assert Roll.objects.filter(campaign=c, table_id="leader_table").count() == 1
+    assert ("8-1", "leader", "ok", 1) in [
+        (n.split(" ")[0], k, m, x) for n, k, m, x in unit_names(players, "german")
+    ]
+
+
 # --------------------------------------------------------------------------- C5.31
 
 
@@ -238,6 +389,26 @@ def test_c5_34_the_oba_table_rows_for_each_nationality(users, modules, fixed_dic
 # --------------------------------------------------------------------------- C5.37, C4.2
 
 
+def test_c5_40_reconnaissance_alternates_german_first(users, modules):
+    """C5.40 "Upon completion of set up, any side that has requisitioned a
+    reconnaissance of the enemy's FEBA may, alternating (German first) declare the
+    locations": both sides bought a Recon at C5.36; at C5.40 the US's Done is refused
+    until the German has declared (done), then accepted."""
+    players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="recon", points=5)
+    for side in ("german", "us"):
+        purchases.buy_recon(campaign_id=players.campaign_id, user=players.users[side], option=0)
+    players.until("initiative")
+    players.chits(german="idle", us="attack")
+    players.until_step("C5.40")
+    assert players.waiting() == ["german"]
+    with pytest.raises(ActionRefused):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["german"])
+    assert players.waiting() == ["us"]
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["us"])
+    assert players.step.id != "C5.40"
+
+
 def test_c5_37d_a_lull_at_1930_ends_the_tm_on_the_highway_held_at_1530(users, modules):
     """C5.37d "Lull: ... No Scenario is played; proceed to the ConPh and the next TM
     Scenario" at the last TM Scenario (1930 hrs), and C4.2 TM Objective "The Americans
@@ -278,6 +449,3 @@ def test_c5_35_note_g_booby_traps_only_for_the_german(users, modules):
         campaign_id=c.pk, user=players.users["german"], item_id="booby_traps"
     )
     assert Seat.objects.get(campaign=c, side="german").fortification_points == 30
-
-
-__all__ += ["add_vehicle", "module_of"]
