@@ -352,7 +352,7 @@ def test_c5_31b_only_a_g_hw_i_rgs_may_be_requisitioned_in_reserve(users, modules
         users,
         [
             {**gren, "id": "W2", "type": "Gren MMG", "units": "MMG", "unit_kind": "sw"},
-            {**gren, "id": "I1"},
+            {**gren, "id": "I1", "full": "3"},
             {**gren, "id": "HW1", "type": "sMG Pl", "units": "HMG", "unit_kind": "sw"},
         ],
     )
@@ -367,6 +367,12 @@ def test_c5_31b_only_a_g_hw_i_rgs_may_be_requisitioned_in_reserve(users, modules
         )
         assert p.cost_variant == "reserve"
     assert Purchase.objects.filter(campaign=c).count() == 2
+    # C5.31 "TP Cost: ... This number is subtracted from the purchasing side's current
+    # TP total"; "#: Lists the number of units/equipment that each RG contains".
+    assert Seat.objects.get(campaign=c, side="german").points == points - 4
+    players.until_step("I-C5.35")
+    i1 = Purchase.objects.get(campaign=c, group_id="I1")
+    assert Unit.objects.get(campaign=c, side="german", purchase=i1).count == 3
 
 
 # --------------------------------------------------------------------------- C5.34
@@ -396,7 +402,11 @@ def test_c5_40_reconnaissance_alternates_german_first(users, modules):
     until the German has declared (done), then accepted."""
     players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="recon", points=5)
     for side in ("german", "us"):
-        purchases.buy_recon(campaign_id=players.campaign_id, user=players.users[side], option=0)
+        r = purchases.buy_recon(campaign_id=players.campaign_id, user=players.users[side], option=0)
+        # C5.36 "A Reconnaissance Final dr is the number of locations ...  The TP cost
+        # for the reconnaissance ... is now deducted from the current TP total".
+        assert (r.cost, 1 <= r.locations <= 6) == (1, True)
+        assert Seat.objects.get(campaign_id=players.campaign_id, side=side).points == 4
     players.until("initiative")
     players.chits(german="idle", us="attack")
     players.until_step("C5.40")
