@@ -1563,6 +1563,12 @@ def per_group_item_label(module: Module, table: Table, side: str) -> str:
     return f"Which {cap.label}: its RG ID first{_group_ids(module, table, side)}"
 
 
+def item_weapon(table: Table, side: str, item: str) -> str:
+    """The weapon of ``side``'s ``Table.item_names`` that a roll's ``item`` names
+    ("Bazooka at 12H3": Bazooka), "" when none (PHD C5.26b)."""
+    return next((n for n in table.item_names.get(side, ()) if names_any(item, [n])), "")
+
+
 def item_name_refusal(module: Module, table: Table, side: str, item: str) -> str:
     """Why a roll on ``table`` may not be made for ``item`` by ``side``: it names none
     of the weapons the table is rolled for on that side (``Table.item_names``; PHD

@@ -588,6 +588,8 @@ def parse_short(text: str) -> dict[str, object]:
         data["unit"] = arg
     elif do == "replace_lower" and arg:
         data["status"] = arg
+    elif do == "rejoin":
+        data["kind"] = arg or "sw"
     elif do == "units":
         count, unit, kind = _counted(arg)
         data.update(count=count, unit=unit, kind=kind or "other")
@@ -620,4 +622,6 @@ def short(effect: Effect) -> str:
         return f"san: {effect.by:+d}"
     if effect.do == "harden_mmc":
         return f"harden mmc: {effect.count}"
+    if effect.do == "rejoin":
+        return f"rejoin: {effect.kind}"
     return effect.do

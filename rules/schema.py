@@ -308,6 +308,10 @@ EffectName = Literal[
     # selected for (PHD C5.24 "Each Heroic leader has its Hero counter removed and is
     # then Battle Hardened"); one with none higher loses that condition only.
     "replace_higher",
+    # The weapon the roll was made for (an item roll naming one of ``Table.item_names``)
+    # rejoins the side's retained forces as a ``kind`` (PHD C5.26b: a Baz/Psk/FT/DC
+    # "removed from play" in the previous scenario and Repaired is back in play).
+    "rejoin",
 ]
 
 
@@ -367,6 +371,7 @@ class Effect(Strict):
             "battle_harden": ("unit",),
             "type": ("type",),
             "unmark": ("status",),
+            "rejoin": ("kind",),
         }.get(self.do, ())
         for name in needs:
             if getattr(self, name) is None:
@@ -1940,8 +1945,13 @@ class Module(Strict):
                         )
                     if eff.do == "side":
                         side(w + ".effect.side", eff.side)
+                    if eff.do == "rejoin" and (tab.for_units is not None or not tab.item_names):
+                        errors.append(
+                            f"{w}: effect 'rejoin' returns the weapon an item roll names, so "
+                            "the table is rolled for items and needs 'item_names'"
+                        )
                     if (
-                        eff.do in ("replace_lower", "battle_harden", "harden")
+                        eff.do in ("replace_lower", "battle_harden", "harden", "replace_higher")
                         and not self.leader_ladder
                     ):
                         errors.append(f"{w}: effect '{eff.do}' needs the module's leader_ladder")

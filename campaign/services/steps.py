@@ -323,7 +323,7 @@ def roll_on_table(
     purchase_id = unit.purchase_id if hidden and unit is not None else None
     effects = result_effects(table, r.final, column, sum(r.faces))
     count = unit.count if unit is not None else 0
-    consequence = apply_effects(turn, table, effects, unit, weapon)
+    consequence = apply_effects(turn, table, effects, unit, weapon, item=item)
     # A line of several that gave up the unit rolled for to a line of its own (its
     # result written there) is no longer that unit: nothing of it is settled after.
     if table.after_roll and weapon is None and (unit is None or unit.count == count):
@@ -513,9 +513,11 @@ def apply_effects(
     effects: list[Effect],
     unit: Unit | None,
     weapon: WeaponState | None = None,
+    *,
+    item: str = "",
 ) -> str:
     """Apply a result's effects to the unit (or its weapon) rolled for and to the side;
-    in words."""
+    in words.  ``item``: what an item roll was for (its weapon may rejoin)."""
     words = []
     rolled_for = (table.for_units.statuses if table.for_units else None) or ()
     if unit is not None and weapon is not None:
@@ -536,6 +538,12 @@ def apply_effects(
             campaign=turn.campaign, side=turn.side, name=new.name, kind=new.kind, count=new.count
         )
         words.append(f"{new.count} × {new.name} join the retained forces")
+    for effect in effects:
+        if effect.do == "rejoin" and unit is None and effect.kind is not None:
+            # PHD C5.26b: the Baz/Psk/FT/DC removed from play and Repaired is back.
+            name = availability.item_weapon(table, turn.side, item) or item
+            Unit.objects.create(campaign=turn.campaign, side=turn.side, name=name, kind=effect.kind)
+            words.append(f"{name} rejoins the retained forces")
     gid = granted_group(effects)
     if gid:
         p = purchases.receive_group(turn, gid, f"{table.title}, {table.rule}", table.gives_type)
