@@ -22,6 +22,7 @@ from tests.test_rule_mechanisms import (
     apd_at,
     buy,
     edit,
+    exchange,
     rg_roll,
     roll,
     start,
@@ -59,6 +60,25 @@ def test_cg_vc_the_105_cvp_are_amassed_over_the_cg_at_the_midday_end(
     assert (c.ended_at is not None) is won
     if won:
         assert "American wins the CG" in c.outcome
+
+
+def test_3_2_the_german_hardens_a_half_squad_an_mmc_for_his_unwounded_hero(users, modules):
+    """3.2: "Heroes (whether wounded or unwounded) are eliminated, but for each such
+    eliminated Hero the owning player may Battle Harden ... any one MMC": the German's
+    unwounded Hero is given up for his half-squad (an MMC, A1.1), which is marked Battle
+    Hardened; his Hero leaves; the German's leader is no MMC and is refused."""
+    players, _ = apd_at(users, "3.2")
+    hero = add(players, "german", "2-3-8 Hero", "hero")
+    leader = add(players, "german", "8-0 leader", "leader")
+    hs = add(players, "german", "2-4-7", "half_squad")
+    done(players, "american")
+    with pytest.raises(ActionRefused, match=r"\(3.2\)"):
+        exchange(players, "german", hero, leader)
+    exchange(players, "german", hero, hs)
+    assert unit_names(players, "german") == [
+        ("2-4-7", "half_squad", "battle_hardened", 1),
+        ("8-0 leader", "leader", "ok", 1),
+    ]
 
 
 # --------------------------------------------------------------------------- 3.3
