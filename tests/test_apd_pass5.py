@@ -288,13 +288,14 @@ def test_3_6_the_leader_table_drm_never_reaches_an_american_group(users, modules
 
 def test_3_6_done_makes_each_groups_leader_dr_never_skips_it(users, modules, fixed_dice):
     """3.6: "For each American Armored Infantry Platoon and Armor Reinforcement Group ...
-    make one secret DR": a group left unrolled at Done gets its rolls then (the armor-type
-    dr of 3.4 with them), never none."""
+    make one secret DR": a group left unrolled at Done gets its rolls then, never none
+    (its armor-type dr was made by the Done at 3.4, pass 9: 1.2)."""
     players, _ = apd_at(users, "3.4")
     _armor_group(players, [{"range": "1-6", "result": "M5A1", "effect": {"do": "none"}}])
     a1 = buy(players, "american", "A1")
+    fixed_dice.extend([[4]])  # the armor-type dr, at 3.4's Done
     players.until_step("3.6")
-    fixed_dice.extend([[4], [3, 3]])
+    fixed_dice.extend([[3, 3]])
     done(players, "american")
     rolled = list(Roll.objects.order_by("seq").values_list("table_id", "item"))
     assert rolled == [("american_reinforcement", "A1 Armor Group"), ("leader", "A1 Armor Group")]

@@ -38,7 +38,7 @@ from campaign.visibility import POINTS, POINTS_LOST
 from rules import availability, machine, replenish, victory
 from rules.drm import AppliedDrm
 from rules.effects import clamp_san, san_announcement
-from rules.kinds import Hook, kind_of
+from rules.kinds import Hook, Pass, kind_of
 from rules.schema import SAN, InitiativeResult, RollForSide, Table, parse_range
 
 # --------------------------------------------------------------------------- moving on
@@ -75,6 +75,7 @@ def begin_scenario(turn: Turn, *, initial: bool = False) -> None:
     """The next CG scenario is in play: the campaign waits at its results step."""
     c, module = turn.campaign, turn.module
     step_id = turn.step.id
+    before = "" if initial else _before_play(turn)
     turn.begin_pass()
     c.in_play = True
     c.step_index = machine.results_index(module)
@@ -82,13 +83,36 @@ def begin_scenario(turn: Turn, *, initial: bool = False) -> None:
     if initial:
         text = f"The Initial Scenario ({date}) is in play. " + " ".join(start_summary(module, c))
     else:
-        text = f"The {date} scenario is in play."
+        text = f"The {date} scenario is in play." + before
     record_event(
         c,
         kind=EventKind.SCENARIO,
         step_id=step_id,
         text=text.strip() + " Enter its result when it is over.",
     )
+
+
+def _before_play(turn: Turn) -> str:
+    """What the step that puts the scenario in play asks of the players, where that
+    step passes by itself (APD 4.0: "Players now begin the next CG scenario by first
+    determining Concealment for onboard units and then placing Snipers"): its panel was
+    never theirs, so the log line says it, with who moves first where the previous
+    scenario's winner does (APD 2.9; 4.0).  Public: the module's text and a confirmed
+    result."""
+    step, module = turn.step, turn.module
+    if Pass.ALWAYS not in kind_of(step.kind).passes or not step.summary:
+        return ""
+    text = f" {step.id} {step.title}: {step.summary.rstrip('.')}."
+    if module.scenario_winner is not None and module.initiative is None:
+        last = (
+            ScenarioResult.objects.filter(campaign=turn.campaign, confirmed_at__isnull=False)
+            .exclude(winner="")
+            .order_by("-cycle")
+            .first()
+        )
+        if last is not None:
+            text += f" {module.side(last.winner).name} moves first ({module.scenario_winner.rule})."
+    return text
 
 
 def pass_sides_with_nothing_to_do(turn: Turn) -> None:
@@ -536,5 +560,6 @@ HOOKS: dict[Hook, Callable[[Turn], None]] = {
     Hook.SETTLE_EXCHANGE: units.settle_exchange,
     Hook.SETTLE_UNITS: units.settle_units,
     Hook.ANNOUNCE_SAN: announce_san,
+    Hook.ROLL_WHILE_BUYING: purchase_records.roll_while_buying,
 }
 assert set(HOOKS) == set(Hook), "every Hook has its one implementation"

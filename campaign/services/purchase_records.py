@@ -103,7 +103,10 @@ def make_rolls(
         _keep_stage(turn, purchase, outcome, results, made | (now or set()))
         return
     purchase.strength = outcome.strength or "full"
-    purchase.units = units_at(group, purchase.strength)
+    # The units its rolls gave replace the chart's (APD 3.7: "the tanks received by that
+    # Group"), so its #units counts them.
+    given = sum(u.count for u in outcome.units)
+    purchase.units = given or units_at(group, purchase.strength)
     purchase.details = {
         "rolls": results,
         "sw": group.sw if purchase.strength == "full" else {},
@@ -201,6 +204,28 @@ def roll_remaining(turn: Turn) -> None:
         rolled_at__isnull=True,
     ):
         make_rolls(turn, purchase)
+
+
+def roll_while_buying(turn: Turn) -> None:
+    """Finishing a purchase step that rolls while buying and lists its tables makes the
+    rolls it lists that the side's RGs still owe there (APD 3.4: "For each Armor Group
+    purchased, make a dr to determine armor type"; 1.2: "complete each step before
+    moving on to the next step"); their later rolls wait for their steps."""
+    step = turn.step
+    if availability.rolls_now(step) is None:
+        return
+    for purchase in Purchase.objects.filter(
+        campaign=turn.campaign,
+        side=turn.side,
+        cycle=turn.campaign.cycle,
+        status=Purchase.Status.ACTIVE,
+        rolled_at__isnull=True,
+    ):
+        made = purchase.details.get("stage", {}).get("tables", [])
+        if not availability.rolls_left_now(
+            turn.module, step, purchase.side, purchase.group_id, purchase.cost_variant or "", made
+        ):
+            make_rolls(turn, purchase)
 
 
 def forfeit_fortification_points(turn: Turn) -> None:

@@ -54,6 +54,9 @@ class Hook(StrEnum):
     SETTLE_EXCHANGE = "settle_exchange"  # the units an exchange step still holds leave
     SETTLE_UNITS = "settle_units"  # a step's ``settles``: what becomes of the units it names
     ANNOUNCE_SAN = "announce_san"  # each side's current SAN told to both (Sicily 3.623)
+    # A finishing side's RGs bought at a purchase step that rolls while buying make the
+    # rolls it lists still owed (APD 3.4's armor-type dr; 1.2: each step complete first).
+    ROLL_WHILE_BUYING = "roll_while_buying"
 
 
 class Pass(StrEnum):

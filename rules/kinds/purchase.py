@@ -10,5 +10,6 @@ PURCHASE = register(
         actions=frozenset({Action.BUY, Action.CANCEL, Action.RG_ROLL}),
         shows=(Show.CHART, Show.MY_PURCHASES),
         on_complete=(Hook.LOSE_UNSPENT, Hook.REVEAL_PURCHASES),
+        on_side_done=(Hook.ROLL_WHILE_BUYING,),
     )
 )
