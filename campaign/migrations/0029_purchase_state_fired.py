@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0027_added_later'),
+        ('campaign', '0028_purchase_recorded_hex'),
     ]
 
     operations = [
