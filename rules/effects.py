@@ -248,11 +248,6 @@ def rated(name: str, ladder: Sequence[str], step: int) -> str | None:
 def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) -> UnitOutcome:
     """What a roll made for ``unit`` does to it: the first effect for its kind."""
     for effect in for_kind(effects, unit.kind):
-        if effect.do == "replace_higher":
-            higher = rated(unit.name, ladder, +1)
-            if higher is not None:
-                return UnitOutcome(removed=True, added=((higher, unit.kind),))
-            return UnitOutcome(status=effect.status) if effect.status else UnitOutcome()
         if effect.do == "replace_lower":
             lower = rated(unit.name, ladder, -1)
             if lower is not None:
@@ -387,7 +382,7 @@ def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]
 
 def settled(row: Settle, unit: UnitState, ladder: Sequence[str] = ()) -> UnitOutcome:
     """What completing a step does to ``unit`` by one of its ``settles``: nothing to a
-    unit the row does not name.  ``ladder``: the leaders' qualities (``replace_higher``)."""
+    unit the row does not name (``ladder``: the leaders' qualities, for ``harden``)."""
     if not matches(row.units, unit):
         return UnitOutcome()
     return on_unit(row.effects, unit, ladder)
@@ -395,11 +390,10 @@ def settled(row: Settle, unit: UnitState, ladder: Sequence[str] = ()) -> UnitOut
 
 def hardened_by_settles(rows: Sequence[Settle], unit: UnitState) -> bool:
     """Whether completing the step Battle Hardens ``unit`` by one of its ``settles``
-    (``replace_higher``): PHD C5.24, a Heroic leader, which its DR may not Battle Harden
+    (``harden``): PHD C5.24, a Heroic leader, which its DR may not Battle Harden
     as well ("No SMC may Battle Harden more than once during the ConPh")."""
     return any(
-        matches(row.units, unit) and any(e.do == "replace_higher" for e in row.effects)
-        for row in rows
+        matches(row.units, unit) and any(e.do == "harden" for e in row.effects) for row in rows
     )
 
 

@@ -295,7 +295,7 @@ EffectName = Literal[
     # Low Ammo marker ... is removed").
     "unmark",
     # The leader Battle Hardens (A15.3): the next higher quality of ``leader_ladder``, on
-    # its own line, its markers kept; one of the highest quality stays as he is (Sicily
+    # its own line, its markers kept; one of the highest quality stays as he is (PHD C5.24, Sicily
     # 3.6113 "[EXC: a heroic 10-3 loses his heroic status with no additional effect]").
     "harden",
     # Casualty Reduction of the unit by its kind and markers: a squad is marked
@@ -303,11 +303,6 @@ EffectName = Literal[
     # reduced and an SMC already wounded are eliminated (Sicily 3.606 "Casualty Reduced",
     # 3.613 footnote † "Each Personnel unit suffers Casualty Reduction").
     "casualty_reduce",
-    # The leader rolled for (or settled) Battle Hardens (A15.3): the next higher quality
-    # of ``leader_ladder`` takes its place, with its markers but the condition it was
-    # selected for (PHD C5.24 "Each Heroic leader has its Hero counter removed and is
-    # then Battle Hardened"); one with none higher loses that condition only.
-    "replace_higher",
     # The weapon the roll was made for (an item roll naming one of ``Table.item_names``)
     # rejoins the side's retained forces as a ``kind`` (PHD C5.26b: a Baz/Psk/FT/DC
     # "removed from play" in the previous scenario and Repaired is back in play).
@@ -324,7 +319,6 @@ UNIT_EFFECTS = (
     "unmark",
     "harden",
     "casualty_reduce",
-    "replace_higher",
 )
 
 
@@ -1500,7 +1494,7 @@ class WeaponExchange(Strict):
 
 
 # The effects a step's ``settles`` may have on a unit: the whole line leaves, or is marked.
-SETTLE_EFFECTS = ("eliminate", "status", "unmark", "harden", "replace_higher")
+SETTLE_EFFECTS = ("eliminate", "status", "unmark", "harden")
 
 
 class Settle(Strict):
@@ -1951,7 +1945,7 @@ class Module(Strict):
                             "the table is rolled for items and needs 'item_names'"
                         )
                     if (
-                        eff.do in ("replace_lower", "battle_harden", "harden", "replace_higher")
+                        eff.do in ("replace_lower", "battle_harden", "harden")
                         and not self.leader_ladder
                     ):
                         errors.append(f"{w}: effect '{eff.do}' needs the module's leader_ladder")
