@@ -459,3 +459,29 @@ def test_c5_35_note_g_booby_traps_only_for_the_german(users, modules):
         campaign_id=c.pk, user=players.users["german"], item_id="booby_traps"
     )
     assert Seat.objects.get(campaign=c, side="german").fortification_points == 30
+
+
+def test_c5_41_each_side_announces_its_current_san_to_both(users, modules):
+    """C5.41 "Each side announces its current SAN and places its Sniper Counter on the
+    map": when the TM Scenario commences both logs read both sides' SAN, with the rule
+    (the mechanism Sicily 3.623 reads, ``SanRule.announced``); before it, neither."""
+    players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users)
+    Seat.objects.filter(campaign_id=players.campaign_id, side="german").update(san=3)
+    Seat.objects.filter(campaign_id=players.campaign_id, side="us").update(san=2)
+
+    def said(side):
+        return [
+            e.text
+            for e in Event.objects.visible_to(side).filter(campaign_id=players.campaign_id)
+            if "announces" in e.text
+        ]
+
+    players.until("initiative")
+    players.chits(german="idle", us="attack")
+    players.until_step("C5.40")
+    assert said("us") == said("german") == []
+    players.finish()  # C5.40 done by both: C5.41 commences the TM Scenario
+    assert players.step.id != "C5.40"
+    expected = ["Each side announces its current SAN: American 2, German 3 (C5.41)."]
+    assert said("german") == expected
+    assert said("us") == expected
