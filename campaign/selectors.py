@@ -389,6 +389,21 @@ def answered_yes(campaign: Campaign, side: str, variant: str | None = None) -> f
     return frozenset(f for f in fields if f and (data or {}).get(f, {}).get(side) is True)
 
 
+# The compulsory rolls' reads, compiled once (``campaign.prepared``): every campaign
+# page and answer at a step with such tables ahead makes them.  The side's own rolls
+# and units (the owner's rows: no gate to pass).
+_ROLLED = PreparedRead(
+    lambda: Roll.objects.filter(
+        campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField()), side=SIDE
+    ).values_list("table_id", "unit_ref")
+)
+_SIDE_UNITS = PreparedRead(
+    lambda: Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE).only(
+        "ref", "name", "kind", "markers", "count", "weapons"
+    )
+)
+
+
 def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str, str], ...]:
     """The compulsory rolls (``Table.required``) ``side`` has not made in this pass at
     the current step or the steps after it (all that Done or finishing ahead can
@@ -407,22 +422,18 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
     ]
     if not required:
         return ()
-    rolled = set(
-        Roll.objects.filter(
-            campaign=campaign,
-            cycle=campaign.cycle,
-            side=side,
-            table_id__in=[t.id for t in required],
-        ).values_list("table_id", "unit_ref")
-    )
+    wanted = {t.id for t in required}
+    rolled = {
+        (table, ref)
+        for table, ref in _ROLLED(campaign=campaign.pk, cycle=campaign.cycle, side=side)
+        if table in wanted
+    }
     owed: list[tuple[str, str]] = [
         (t.id, "") for t in required if t.once == "side" and not any(r[0] == t.id for r in rolled)
     ]
     per_unit = [t for t in required if t.once == "unit"]
     if per_unit:
-        for unit in Unit.objects.filter(campaign=campaign, side=side).only(
-            "ref", "name", "kind", "markers", "count", "weapons"
-        ):
+        for unit in _SIDE_UNITS(campaign=campaign.pk, side=side):
             for t in per_unit:
                 # A vehicle's weapons each owe their own roll (Sicily 3.6142).
                 for ref, target in targets(t.for_units, unit.state):
@@ -580,11 +591,18 @@ def replenished_on_date(campaign: Campaign, side: str) -> int | None:
     return repl if isinstance(repl, int) else None
 
 
+# Compiled once: the panel of every step that may amend a result reads it.
+_PASS_RESULT = PreparedRead(
+    lambda: ScenarioResult.objects.filter(
+        campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField()), confirmed_at__isnull=False
+    ).order_by("cycle", "pk")[:1]
+)
+
+
 def pass_result(campaign: Campaign) -> ScenarioResult | None:
     """The scenario result confirmed in the campaign's current pass (None: none yet)."""
-    return ScenarioResult.objects.filter(
-        campaign=campaign, cycle=campaign.cycle, confirmed_at__isnull=False
-    ).first()
+    found = _PASS_RESULT(campaign=campaign.pk, cycle=campaign.cycle)
+    return found[0] if found else None
 
 
 def done_by_own_click(campaign: Campaign, side: str) -> bool:

@@ -148,6 +148,16 @@ _CHITS_OF_PASS = PreparedRead(
     )
 )
 
+# The players' thread, through the gate like every line of the log.
+_MESSAGES = PreparedRead(
+    lambda: (
+        Event.objects.visible_to(SIDE)
+        .filter(THREAD, campaign_id=CAMPAIGN)
+        .order_by("-id")
+        .values_list("side", "kind", "data", "created_at")[:MESSAGES_SHOWN]
+    )
+)
+
 
 class CampaignView:
     """Everything the player of ``viewer`` may see of a campaign, part by part."""
@@ -459,12 +469,7 @@ class CampaignView:
     def messages(self) -> list[MessageView]:
         """The players' messages, the latest ``MESSAGES_SHOWN``, oldest first (read
         through the gate like every line of the log)."""
-        rows = (
-            Event.objects.visible_to(self.viewer)
-            .filter(THREAD, campaign=self.campaign)
-            .order_by("-id")
-            .values_list("side", "kind", "data", "created_at")[:MESSAGES_SHOWN]
-        )
+        rows = _MESSAGES(side=self.viewer, campaign=self.campaign_id)
         names = {s.id: s.name for s in self.module.sides}
         return [
             MessageView(names.get(side, side), said, when, side == self.viewer)
