@@ -347,6 +347,22 @@ def with_origin(unit: Unit) -> UnitState:
     )
 
 
+# The confirmed results' figures (compiled once: the purchase chart and every purchase
+# of a CG whose prices or caps read them make these reads).
+_CONFIRMED_RESULTS = PreparedRead(
+    lambda: ScenarioResult.objects.filter(
+        campaign_id=CAMPAIGN, confirmed_at__isnull=False
+    ).values_list("data", flat=True)
+)
+_LATEST_CONFIRMED_RESULT = PreparedRead(
+    lambda: (
+        ScenarioResult.objects.filter(campaign_id=CAMPAIGN, confirmed_at__isnull=False)
+        .order_by("-cycle")
+        .values_list("data", flat=True)[:1]
+    )
+)
+
+
 def result_totals(campaign: Campaign, side: str) -> tuple[tuple[str, int], ...]:
     """``side``'s totals of the result figures its chart caps purchases by, over the
     confirmed results (as amended: PHD C5.31 RG footnote z, the crews eliminated in
@@ -355,9 +371,8 @@ def result_totals(campaign: Campaign, side: str) -> tuple[tuple[str, int], ...]:
     fields = {r.field for r in (chart.restrictions if chart else []) if r.kind == "result_cap"}
     if not fields:
         return ()
-    rows = ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
     totals = dict.fromkeys(sorted(fields), 0)
-    for data in rows.values_list("data", flat=True):
+    for data in _CONFIRMED_RESULTS(campaign=campaign.pk):
         for f in fields:
             value = (data.get(f) or {}).get(side)
             totals[f] += value if isinstance(value, int) and not isinstance(value, bool) else 0
@@ -380,12 +395,8 @@ def answered_yes(campaign: Campaign, side: str, variant: str | None = None) -> f
     }
     if not fields:
         return frozenset()
-    data = (
-        ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
-        .order_by("-cycle")
-        .values_list("data", flat=True)
-        .first()
-    )
+    latest = _LATEST_CONFIRMED_RESULT(campaign=campaign.pk)
+    data = latest[0] if latest else None
     return frozenset(f for f in fields if f and (data or {}).get(f, {}).get(side) is True)
 
 

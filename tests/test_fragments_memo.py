@@ -5,9 +5,11 @@ is never another seat's: the key holds the side and what the gate let it read.""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
-from campaign.models import Campaign, Purchase, ScenarioResult
+from campaign.models import Campaign, Purchase, ScenarioResult, Seat
 from campaign.seat_views import common
 from campaign.seat_views.common import RECORD_LINES, record_lines, visible_purchases
 from campaign.selectors import module_of, pass_result
@@ -97,3 +99,29 @@ def test_the_compiled_read_of_the_pass_result_answers_as_the_orm(modules, users)
     assert pass_result(c) == orm
     Campaign.objects.filter(pk=c.pk).update(cycle=c.cycle + 1)
     assert pass_result(Campaign.objects.get(pk=c.pk)) is None
+
+
+@pytest.mark.django_db
+def test_the_roster_page_is_served_once_per_what_it_shows_3_617(modules, users, client):
+    """The CG Roster page (3.617) is rendered once per what its view shows: a new
+    revision whose view is unchanged serves the page already rendered; a purchase the
+    seat sees renders it again, with the purchase in it."""
+    from campaign.views.pages import PAGE_MEMO
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+    client.force_login(players.users["axis"])
+    url = f"/campaigns/{c.pk}/roster/"
+    PAGE_MEMO.clear()
+    first = client.get(url)
+    assert first.status_code == 200
+    assert len(PAGE_MEMO) == 1
+    Seat.objects.filter(campaign=c).update(revision=uuid.uuid4())  # nothing it shows
+    assert client.get(url).status_code == 200
+    assert len(PAGE_MEMO) == 1, "the same view: the page already rendered"
+    bought = _purchase(c, "axis", 4, revealed=False)
+    Seat.objects.filter(campaign=c).update(revision=uuid.uuid4())  # as writes.commit does
+    again = client.get(url)
+    assert len(PAGE_MEMO) == 2
+    row = f'id="roster-record-{bought.ref}"'.encode()
+    assert row in again.content and row not in first.content
