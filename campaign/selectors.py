@@ -4,7 +4,7 @@ snapshot holds that side's own records and only public facts about the opponent)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from uuid import UUID
 
@@ -310,6 +310,7 @@ def holdings(
         retained_mmc(campaign, side) if fortifications else (0, 0, (), ())
     )
     held, unrolled = bought(campaign, side) if purchases or fortifications or recon else ((), ())
+    units = side_units(campaign, side)
     return Holdings(
         bought=held,
         fortifications=forts,
@@ -320,8 +321,10 @@ def holdings(
         half_squads=half_squads,
         bought_as=bought_as,
         mmc_groups=mmc_groups,
-        owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
-        exchanges=exchanges_held(campaign, module_of(campaign), side) if owed else frozenset(),
+        owed=owed_rolls(campaign, module_of(campaign), side, units) if owed else (),
+        exchanges=exchanges_held(campaign, module_of(campaign), side, units)
+        if owed
+        else frozenset(),
         result_totals=result_totals(campaign, side) if purchases else (),
         answered_yes=answered_yes(campaign, side) if purchases else frozenset(),
         capped=capped_units(campaign, module_of(campaign), side) if owed else (),
@@ -410,17 +413,41 @@ _ROLLED = PreparedRead(
 )
 _SIDE_UNITS = PreparedRead(
     lambda: Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE).only(
-        "ref", "name", "kind", "markers", "count", "weapons"
+        "ref",
+        "name",
+        "kind",
+        "markers",
+        "count",
+        "weapons",  # ``state`` reads four
     )
 )
 
 
-def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str, str], ...]:
+SideUnits = Callable[[], list[Unit]]
+
+
+def side_units(campaign: Campaign, side: str) -> SideUnits:
+    """``side``'s own retained units, read at the first call and kept: what the owed
+    rolls and the exchanges ahead both read (one statement for both)."""
+    read: list[list[Unit]] = []
+
+    def units() -> list[Unit]:
+        if not read:
+            read.append(_SIDE_UNITS(campaign=campaign.pk, side=side))
+        return read[0]
+
+    return units
+
+
+def owed_rolls(
+    campaign: Campaign, module: Module, side: str, units: SideUnits | None = None
+) -> tuple[tuple[str, str], ...]:
     """The compulsory rolls (``Table.required``) ``side`` has not made in this pass at
     the current step or the steps after it (all that Done or finishing ahead can
     reach) and may roll on now: (table id, "") for a roll once per side, (table id,
     the unit's line) for each of its retained units the table is rolled for (two
-    queries; none without such tables ahead)."""
+    queries, the units' shared through ``units`` with ``exchanges_held``; none without
+    such tables ahead)."""
     ahead = {t for step in module.steps[campaign.step_index :] for t in step.tables}
     required = [
         t
@@ -444,7 +471,7 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
     ]
     per_unit = [t for t in required if t.once == "unit"]
     if per_unit:
-        for unit in _SIDE_UNITS(campaign=campaign.pk, side=side):
+        for unit in (units or side_units(campaign, side))():
             for t in per_unit:
                 # A vehicle's weapons each owe their own roll (Sicily 3.6142).
                 for ref, target in targets(t.for_units, unit.state):
@@ -454,21 +481,16 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
     return tuple(owed)
 
 
-def exchanges_held(campaign: Campaign, module: Module, side: str) -> frozenset[str]:
+def exchanges_held(
+    campaign: Campaign, module: Module, side: str, units: SideUnits | None = None
+) -> frozenset[str]:
     """The exchange steps from the current one on at which ``side`` holds a unit the
-    step takes (one query; none without such a step ahead)."""
+    step takes (one query, or ``units``' read shared with ``owed_rolls``; none without
+    such a step ahead)."""
     ahead = [s for s in module.steps[campaign.step_index :] if s.exchange is not None]
     if not ahead:
         return frozenset()
-    held = [
-        u.state
-        for u in Unit.objects.filter(campaign=campaign, side=side).only(
-            "name",
-            "kind",
-            "markers",
-            "weapons",  # ``state`` reads all four: none deferred
-        )
-    ]
+    held = [u.state for u in (units or side_units(campaign, side))()]
     return frozenset(
         s.id for s in ahead if s.exchange and any(matches(s.exchange.gives, u) for u in held)
     )

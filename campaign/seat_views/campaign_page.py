@@ -39,6 +39,7 @@ from campaign.seat_views.common import (
 from campaign.seat_views.panels import StepPanel, build_panel
 from campaign.seat_views.supplements import PackageView, SupplyView, package_views, supply_views
 from campaign.selectors import (
+    SideUnits,
     as_uuid,
     campaign_seats,
     done_sides,
@@ -47,6 +48,7 @@ from campaign.selectors import (
     owed_rolls,
     position_token,
     seats_done,
+    side_units,
     sides_awaited,
     snapshot,
     with_online,
@@ -202,12 +204,17 @@ class CampaignView:
     @cached_property
     def owed_rolls(self) -> tuple[tuple[str, str], ...]:
         """The viewer's own compulsory rolls not made in this pass."""
-        return owed_rolls(self.campaign, self.module, self.viewer)
+        return owed_rolls(self.campaign, self.module, self.viewer, self._units)
 
     @cached_property
     def exchanges_held(self) -> frozenset[str]:
         """The exchange steps ahead at which the viewer holds a unit the step takes."""
-        return exchanges_held(self.campaign, self.module, self.viewer)
+        return exchanges_held(self.campaign, self.module, self.viewer, self._units)
+
+    @cached_property
+    def _units(self) -> SideUnits:
+        """The viewer's own units, read once for the owed rolls and the exchanges."""
+        return side_units(self.campaign, self.viewer)
 
     def snapshot(self, held: Holdings | None = None, chits: int = 0) -> Snapshot:
         return snapshot(
