@@ -125,3 +125,31 @@ def test_the_roster_page_is_served_once_per_what_it_shows_3_617(modules, users, 
     assert len(PAGE_MEMO) == 2
     row = f'id="roster-record-{bought.ref}"'.encode()
     assert row in again.content and row not in first.content
+
+
+@pytest.mark.django_db
+def test_the_owed_rolls_and_the_exchanges_ahead_read_the_units_once_3_611(modules, users):
+    """Before the RePh's unit tables and its exchange (Sicily 3.606-3.614, 3.611 with
+    its Retained Heroes), the campaign page reads the viewer's units once for both
+    (two statements before)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaign.models import Unit
+    from campaign.seat_views.campaign_page import campaign_view
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, step="3.601")
+    c = Campaign.objects.get(pk=players.campaign.pk)
+    module = module_of(c)
+    ahead = module.steps[c.step_index :]
+    assert any(s.exchange is not None for s in ahead)
+    assert any(
+        t.required and t.once == "unit" for s in ahead for t in module.tables if t.id in s.tables
+    )
+    view = campaign_view(players.users["axis"], c.pk)
+    table = Unit._meta.db_table
+    with CaptureQueriesContext(connection) as ctx:
+        owed, held = view.owed_rolls, view.exchanges_held
+    reads = [q["sql"] for q in ctx.captured_queries if f'FROM "{table}"' in q["sql"]]
+    assert len(reads) == 1, reads
+    assert isinstance(owed, tuple) and isinstance(held, frozenset)
