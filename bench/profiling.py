@@ -145,6 +145,18 @@ async def paired(run: Path_, n: int) -> None:
         print(f"{label:>24}: p50 {wall:6.1f} ms, CPU p50 {cpu:6.1f} ms", flush=True)
 
 
+async def timed(run: Path_, n: int) -> None:
+    """``run`` n times: p50 of its wall and CPU time (the process's, every thread)."""
+    walls: list[float] = []
+    cpus: list[float] = []
+    for _ in range(n):
+        wall, cpu = time.perf_counter(), time.process_time()
+        await run()
+        walls.append((time.perf_counter() - wall) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+    print(f"p50 {bench.pct(walls, 50):6.1f} ms, CPU p50 {bench.pct(cpus, 50):6.1f} ms", flush=True)
+
+
 def templates_only(n: int) -> None:
     """Django's template engine against Jinja2 on the hot parts (issue 49)."""
     from django.conf import settings
@@ -173,6 +185,12 @@ def main() -> None:
         "template engine and by Jinja2 (bench/templates.py), CPU p50 of each",
     )
     parser.add_argument(
+        "--timed",
+        action="store_true",
+        help="no profiler: each path n times, p50 wall and CPU time of the process (compare "
+        "two commits by running this alternately in each, on the same machine and hour)",
+    )
+    parser.add_argument(
         "--paired",
         action="store_true",
         help="no profiler: each path alternately with its reads compiled once and compiled "
@@ -198,6 +216,9 @@ def main() -> None:
             print(f"\n===== {name}: {args.n} times =====", flush=True)
             if args.paired:
                 await paired(run, args.n)
+                continue
+            if args.timed:
+                await timed(run, args.n)
                 continue
             if args.pyinstrument:
                 from pyinstrument import Profiler

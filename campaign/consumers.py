@@ -370,19 +370,16 @@ class CampaignConsumer(ResilientConsumer):
             return  # nothing of this page: no read, no render (a message, on the roster)
         async with self._rendering:
             try:
-                view = await in_pool(self._seat_view)()
+                read = await in_pool(self._read_and_render_first)(parts, unless_synced)
             except OUTAGE as exc:
                 self._not_rendered(exc)
                 return
-            if view is None:
+            if read is None:
                 return
-            # Read with the view, before its parts: what they show is at least as new.
-            revision = self.page.revision(view)
-            if unless_synced and revision == self.synced:
-                parts = self.page.touched([PresenceChanged()])
-            for batch in batches(parts):
+            view, revision, parts, first = read
+            for n, batch in enumerate(batches(parts)):
                 try:
-                    fragments = await in_pool(self._render)(view, batch)
+                    fragments = first if n == 0 else await in_pool(self._render)(view, batch)
                 except OUTAGE as exc:
                     self._not_rendered(exc)
                     return
@@ -426,6 +423,23 @@ class CampaignConsumer(ResilientConsumer):
                 changed.append(html if sent is None else kept_rows(sent, html))
         self.sent.update(fragments)
         return changed
+
+    def _read_and_render_first(
+        self, parts: set[Part], unless_synced: bool
+    ) -> tuple[Any, Any, set[Part], list[tuple[Part, str]]] | None:
+        """The seat's view, the revision it stands for, the parts to send and the first
+        frame's fragments (``batches``), in one turn of the thread pool: the parts a
+        player reads first (a reveal) do not wait for the pool twice.  None: the seat
+        is gone."""
+        view = self._seat_view()
+        if view is None:
+            return None
+        # Read with the view, before its parts: what they show is at least as new.
+        revision = self.page.revision(view)
+        if unless_synced and revision == self.synced:
+            parts = self.page.touched([PresenceChanged()])
+        todo = batches(parts)
+        return view, revision, parts, self._render(view, todo[0]) if todo else []
 
     def _seat_view(self) -> Any:
         """What this socket's page is drawn from (``LivePage.seat_view``: for the

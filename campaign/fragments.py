@@ -422,6 +422,12 @@ def my_purchases(view: CampaignView, panel: StepPanel, csrf_token: Any) -> str:
 _ROSTER_DIGESTS: Memo[tuple[RosterView, bytes]] = Memo(size=64)
 
 
+def roster_digest(roster: RosterView) -> bytes:
+    """What ``roster`` shows, in a digest: equal for equal views (the roster page is
+    served once per it, ``views.pages.roster``)."""
+    return _roster_digest(roster)
+
+
 def _roster_digest(roster: RosterView) -> bytes:
     entry = _ROSTER_DIGESTS.get(id(roster))
     if entry is not None and entry[0] is roster:

@@ -4,6 +4,7 @@ visibility gate (``campaign.visibility``: ``Model.objects.visible_to(side)``).""
 
 from __future__ import annotations
 
+import functools
 import secrets
 import uuid
 
@@ -651,8 +652,14 @@ class Unit(models.Model):
     @property
     def state_words(self) -> list[str]:
         """Its markers in the players' words (["in good order"] for none)."""
-        labels = dict(Unit.Status.choices)
-        return [str(labels[m]) for m in self.markers or ("ok",)]
+        labels = _status_words()
+        return [labels[m] for m in self.markers or ("ok",)]
+
+
+@functools.cache
+def _status_words() -> dict[str, str]:
+    """A unit marker's words, by marker (built once: ``choices`` builds a list per read)."""
+    return {value: str(words) for value, words in Unit.Status.choices}
 
 
 class Supplement(models.Model):

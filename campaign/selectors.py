@@ -4,7 +4,7 @@ snapshot holds that side's own records and only public facts about the opponent)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from uuid import UUID
 
@@ -310,6 +310,7 @@ def holdings(
         retained_mmc(campaign, side) if fortifications else (0, 0, (), ())
     )
     held, unrolled = bought(campaign, side) if purchases or fortifications or recon else ((), ())
+    units = side_units(campaign, side)
     return Holdings(
         bought=held,
         fortifications=forts,
@@ -320,8 +321,10 @@ def holdings(
         half_squads=half_squads,
         bought_as=bought_as,
         mmc_groups=mmc_groups,
-        owed=owed_rolls(campaign, module_of(campaign), side) if owed else (),
-        exchanges=exchanges_held(campaign, module_of(campaign), side) if owed else frozenset(),
+        owed=owed_rolls(campaign, module_of(campaign), side, units) if owed else (),
+        exchanges=exchanges_held(campaign, module_of(campaign), side, units)
+        if owed
+        else frozenset(),
         result_totals=result_totals(campaign, side) if purchases else (),
         answered_yes=answered_yes(campaign, side) if purchases else frozenset(),
         capped=capped_units(campaign, module_of(campaign), side) if owed else (),
@@ -347,6 +350,22 @@ def with_origin(unit: Unit) -> UnitState:
     )
 
 
+# The confirmed results' figures (compiled once: the purchase chart and every purchase
+# of a CG whose prices or caps read them make these reads).
+_CONFIRMED_RESULTS = PreparedRead(
+    lambda: ScenarioResult.objects.filter(
+        campaign_id=CAMPAIGN, confirmed_at__isnull=False
+    ).values_list("data", flat=True)
+)
+_LATEST_CONFIRMED_RESULT = PreparedRead(
+    lambda: (
+        ScenarioResult.objects.filter(campaign_id=CAMPAIGN, confirmed_at__isnull=False)
+        .order_by("-cycle")
+        .values_list("data", flat=True)[:1]
+    )
+)
+
+
 def result_totals(campaign: Campaign, side: str) -> tuple[tuple[str, int], ...]:
     """``side``'s totals of the result figures its chart caps purchases by, over the
     confirmed results (as amended: PHD C5.31 RG footnote z, the crews eliminated in
@@ -355,9 +374,8 @@ def result_totals(campaign: Campaign, side: str) -> tuple[tuple[str, int], ...]:
     fields = {r.field for r in (chart.restrictions if chart else []) if r.kind == "result_cap"}
     if not fields:
         return ()
-    rows = ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
     totals = dict.fromkeys(sorted(fields), 0)
-    for data in rows.values_list("data", flat=True):
+    for data in _CONFIRMED_RESULTS(campaign=campaign.pk):
         for f in fields:
             value = (data.get(f) or {}).get(side)
             totals[f] += value if isinstance(value, int) and not isinstance(value, bool) else 0
@@ -380,21 +398,56 @@ def answered_yes(campaign: Campaign, side: str, variant: str | None = None) -> f
     }
     if not fields:
         return frozenset()
-    data = (
-        ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
-        .order_by("-cycle")
-        .values_list("data", flat=True)
-        .first()
-    )
+    latest = _LATEST_CONFIRMED_RESULT(campaign=campaign.pk)
+    data = latest[0] if latest else None
     return frozenset(f for f in fields if f and (data or {}).get(f, {}).get(side) is True)
 
 
-def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str, str], ...]:
+# The compulsory rolls' reads, compiled once (``campaign.prepared``): every campaign
+# page and answer at a step with such tables ahead makes them.  The side's own rolls
+# and units (the owner's rows: no gate to pass).
+_ROLLED = PreparedRead(
+    lambda: Roll.objects.filter(
+        campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField()), side=SIDE
+    ).values_list("table_id", "unit_ref")
+)
+_SIDE_UNITS = PreparedRead(
+    lambda: Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE).only(
+        "ref",
+        "name",
+        "kind",
+        "markers",
+        "count",
+        "weapons",  # ``state`` reads four
+    )
+)
+
+
+SideUnits = Callable[[], list[Unit]]
+
+
+def side_units(campaign: Campaign, side: str) -> SideUnits:
+    """``side``'s own retained units, read at the first call and kept: what the owed
+    rolls and the exchanges ahead both read (one statement for both)."""
+    read: list[list[Unit]] = []
+
+    def units() -> list[Unit]:
+        if not read:
+            read.append(_SIDE_UNITS(campaign=campaign.pk, side=side))
+        return read[0]
+
+    return units
+
+
+def owed_rolls(
+    campaign: Campaign, module: Module, side: str, units: SideUnits | None = None
+) -> tuple[tuple[str, str], ...]:
     """The compulsory rolls (``Table.required``) ``side`` has not made in this pass at
     the current step or the steps after it (all that Done or finishing ahead can
     reach) and may roll on now: (table id, "") for a roll once per side, (table id,
     the unit's line) for each of its retained units the table is rolled for (two
-    queries; none without such tables ahead)."""
+    queries, the units' shared through ``units`` with ``exchanges_held``; none without
+    such tables ahead)."""
     ahead = {t for step in module.steps[campaign.step_index :] for t in step.tables}
     required = [
         t
@@ -407,22 +460,18 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
     ]
     if not required:
         return ()
-    rolled = set(
-        Roll.objects.filter(
-            campaign=campaign,
-            cycle=campaign.cycle,
-            side=side,
-            table_id__in=[t.id for t in required],
-        ).values_list("table_id", "unit_ref")
-    )
+    wanted = {t.id for t in required}
+    rolled = {
+        (table, ref)
+        for table, ref in _ROLLED(campaign=campaign.pk, cycle=campaign.cycle, side=side)
+        if table in wanted
+    }
     owed: list[tuple[str, str]] = [
         (t.id, "") for t in required if t.once == "side" and not any(r[0] == t.id for r in rolled)
     ]
     per_unit = [t for t in required if t.once == "unit"]
     if per_unit:
-        for unit in Unit.objects.filter(campaign=campaign, side=side).only(
-            "ref", "name", "kind", "markers", "count", "weapons"
-        ):
+        for unit in (units or side_units(campaign, side))():
             for t in per_unit:
                 # A vehicle's weapons each owe their own roll (Sicily 3.6142).
                 for ref, target in targets(t.for_units, unit.state):
@@ -432,21 +481,16 @@ def owed_rolls(campaign: Campaign, module: Module, side: str) -> tuple[tuple[str
     return tuple(owed)
 
 
-def exchanges_held(campaign: Campaign, module: Module, side: str) -> frozenset[str]:
+def exchanges_held(
+    campaign: Campaign, module: Module, side: str, units: SideUnits | None = None
+) -> frozenset[str]:
     """The exchange steps from the current one on at which ``side`` holds a unit the
-    step takes (one query; none without such a step ahead)."""
+    step takes (one query, or ``units``' read shared with ``owed_rolls``; none without
+    such a step ahead)."""
     ahead = [s for s in module.steps[campaign.step_index :] if s.exchange is not None]
     if not ahead:
         return frozenset()
-    held = [
-        u.state
-        for u in Unit.objects.filter(campaign=campaign, side=side).only(
-            "name",
-            "kind",
-            "markers",
-            "weapons",  # ``state`` reads all four: none deferred
-        )
-    ]
+    held = [u.state for u in (units or side_units(campaign, side))()]
     return frozenset(
         s.id for s in ahead if s.exchange and any(matches(s.exchange.gives, u) for u in held)
     )
@@ -580,11 +624,18 @@ def replenished_on_date(campaign: Campaign, side: str) -> int | None:
     return repl if isinstance(repl, int) else None
 
 
+# Compiled once: the panel of every step that may amend a result reads it.
+_PASS_RESULT = PreparedRead(
+    lambda: ScenarioResult.objects.filter(
+        campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField()), confirmed_at__isnull=False
+    ).order_by("cycle", "pk")[:1]
+)
+
+
 def pass_result(campaign: Campaign) -> ScenarioResult | None:
     """The scenario result confirmed in the campaign's current pass (None: none yet)."""
-    return ScenarioResult.objects.filter(
-        campaign=campaign, cycle=campaign.cycle, confirmed_at__isnull=False
-    ).first()
+    found = _PASS_RESULT(campaign=campaign.pk, cycle=campaign.cycle)
+    return found[0] if found else None
 
 
 def done_by_own_click(campaign: Campaign, side: str) -> bool:

@@ -39,6 +39,7 @@ from campaign.seat_views.common import (
 from campaign.seat_views.panels import StepPanel, build_panel
 from campaign.seat_views.supplements import PackageView, SupplyView, package_views, supply_views
 from campaign.selectors import (
+    SideUnits,
     as_uuid,
     campaign_seats,
     done_sides,
@@ -47,6 +48,7 @@ from campaign.selectors import (
     owed_rolls,
     position_token,
     seats_done,
+    side_units,
     sides_awaited,
     snapshot,
     with_online,
@@ -149,6 +151,16 @@ _CHITS_OF_PASS = PreparedRead(
     )
 )
 
+# The players' thread, through the gate like every line of the log.
+_MESSAGES = PreparedRead(
+    lambda: (
+        Event.objects.visible_to(SIDE)
+        .filter(THREAD, campaign_id=CAMPAIGN)
+        .order_by("-id")
+        .values_list("side", "kind", "data", "created_at")[:MESSAGES_SHOWN]
+    )
+)
+
 
 class CampaignView:
     """Everything the player of ``viewer`` may see of a campaign, part by part."""
@@ -193,12 +205,17 @@ class CampaignView:
     @cached_property
     def owed_rolls(self) -> tuple[tuple[str, str], ...]:
         """The viewer's own compulsory rolls not made in this pass."""
-        return owed_rolls(self.campaign, self.module, self.viewer)
+        return owed_rolls(self.campaign, self.module, self.viewer, self._units)
 
     @cached_property
     def exchanges_held(self) -> frozenset[str]:
         """The exchange steps ahead at which the viewer holds a unit the step takes."""
-        return exchanges_held(self.campaign, self.module, self.viewer)
+        return exchanges_held(self.campaign, self.module, self.viewer, self._units)
+
+    @cached_property
+    def _units(self) -> SideUnits:
+        """The viewer's own units, read once for the owed rolls and the exchanges."""
+        return side_units(self.campaign, self.viewer)
 
     def snapshot(self, held: Holdings | None = None, chits: int = 0) -> Snapshot:
         return snapshot(
@@ -461,12 +478,7 @@ class CampaignView:
     def messages(self) -> list[MessageView]:
         """The players' messages, the latest ``MESSAGES_SHOWN``, oldest first (read
         through the gate like every line of the log)."""
-        rows = (
-            Event.objects.visible_to(self.viewer)
-            .filter(THREAD, campaign=self.campaign)
-            .order_by("-id")
-            .values_list("side", "kind", "data", "created_at")[:MESSAGES_SHOWN]
-        )
+        rows = _MESSAGES(side=self.viewer, campaign=self.campaign_id)
         names = {s.id: s.name for s in self.module.sides}
         return [
             MessageView(names.get(side, side), said, when, side == self.viewer)

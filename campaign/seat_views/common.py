@@ -3,13 +3,16 @@ view rows of rolls, events and RG Purchase Record lines (built from gated querys
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+import pickle
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
 from django.db.models import IntegerField, TextChoices
 from django.http import Http404
 
+from campaign.memo import Memo
 from campaign.models import (
     AddedLater,
     Campaign,
@@ -273,18 +276,60 @@ def visible_purchases(campaign: Campaign, side: str) -> list[Purchase]:
     return _VISIBLE_PURCHASES(side=side, campaign=campaign.pk)
 
 
+# The record's lines per everything they are computed from (``record_lines``): the
+# module (its checksum), the campaign's position, the viewer's side, the items bought
+# later that the seat sees and the purchases it sees, each as its stored values.
+# Those are already cut down by the visibility gate to what this side may see, and
+# the side is in the key, so an entry is never another seat's.  A change that leaves
+# the record as it was (a log line, a message, the other side done, a new revision)
+# computes it once more only in a process that never met it.  About 32 seats' records.
+RECORD_LINES: Memo[tuple[PurchaseLine, ...]] = Memo(size=64)
+_PURCHASE_FIELDS = tuple(f.attname for f in Purchase._meta.concrete_fields)
+
+
+def _record_key(
+    campaign: Campaign,
+    side: str,
+    purchases: Sequence[Purchase],
+    added: dict[int, list[tuple[str, str, int]]],
+) -> tuple[object, ...]:
+    stored = [tuple(getattr(p, f) for f in _PURCHASE_FIELDS) for p in purchases]
+    digest = hashlib.blake2b(
+        pickle.dumps((stored, sorted(added.items())), protocol=pickle.HIGHEST_PROTOCOL)
+    ).digest()
+    position = (campaign.date_index, campaign.step_index, campaign.cycle, campaign.ended_at)
+    return (campaign.module_checksum, campaign.pk, side, position, digest)
+
+
 def record_lines(
     campaign: Campaign, module: Module, side: str, purchases: Iterable[Purchase]
 ) -> list[PurchaseLine]:
     """The RG Purchase Records from the purchases the seat may see: the viewer's in
-    full, the opponent's revealed lines.  #P counts only the lines shown."""
+    full, the opponent's revealed lines.  #P counts only the lines shown.  Computed
+    once per distinct input (``RECORD_LINES``)."""
+    purchases = list(purchases)
+    added = _added_later(campaign, module, side)
+    key = _record_key(campaign, side, purchases, added)
+    known = RECORD_LINES.get(key)
+    if known is None:
+        known = tuple(_record_lines(campaign, module, side, purchases, added))
+        RECORD_LINES.put(key, known)
+    return list(known)
+
+
+def _record_lines(
+    campaign: Campaign,
+    module: Module,
+    side: str,
+    purchases: Iterable[Purchase],
+    added: dict[int, list[tuple[str, str, int]]],
+) -> list[PurchaseLine]:
     names = {s.id: s.name for s in module.sides}
     step = module.steps[campaign.step_index]
     lines = []
     count: dict[tuple[str, str], int] = {}
     claimable: dict[tuple[str, str, str], list[tuple[str, str, str, int]]] = {}  # per RG, price
     bought_as = {cv.id: cv.label for cv in module.cost_variants}
-    added = _added_later(campaign, module, side)
     for p in purchases:
         key = (p.side, p.group_id)
         if not p.initial:

@@ -20,6 +20,7 @@ from campaign.fragments import (
     ROSTER_PARTS,
     PartMemo,
     campaign_fragments,
+    roster_digest,
     roster_fragments,
     shown_by,
 )
@@ -138,7 +139,9 @@ def roster(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
         )
         return {"roster": view, "parts": dict(parts)}
 
-    key = (seat.campaign_id, seat.side, seat.revision)
+    # Once per what it shows: a new revision whose view is as it was (a change the
+    # roster does not show: a log line, a step done elsewhere) serves the same page.
+    key = (seat.campaign_id, seat.side, roster_digest(view))
     return once_per(request, key, "campaign/roster.html", context)
 
 

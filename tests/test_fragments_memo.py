@@ -1,0 +1,155 @@
+"""What a page after a change computes once per distinct input (issue 49): the RG
+Purchase Records' lines (Sicily 3.6179) per what the seat sees of the purchases, the
+result of the pass read by a compiled read.  A memoised line
+is never another seat's: the key holds the side and what the gate let it read."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from campaign.models import Campaign, Purchase, ScenarioResult, Seat
+from campaign.seat_views import common
+from campaign.seat_views.common import RECORD_LINES, record_lines, visible_purchases
+from campaign.selectors import module_of, pass_result
+from tests.purchase_helpers import campaign_at
+
+
+@pytest.fixture
+def users(make_user):
+    return make_user("axis_m"), make_user("brit_m")
+
+
+def _purchase(c: Campaign, side: str, n: int, *, revealed: bool) -> Purchase:
+    return Purchase.objects.create(
+        campaign=c,
+        side=side,
+        cycle=c.cycle,
+        date_index=c.date_index,
+        group_id="M1",
+        group_type="Sniper",
+        cost=1,
+        ordinal=100 + n,
+        date_ordinal=100 + n,
+        revealed_at=c.created_at if revealed else None,
+    )
+
+
+def _lines(c: Campaign, side: str) -> list[common.PurchaseLine]:
+    c = Campaign.objects.get(pk=c.pk)
+    return record_lines(c, module_of(c), side, visible_purchases(c, side))
+
+
+def _fresh(c: Campaign, side: str) -> list[common.PurchaseLine]:
+    c = Campaign.objects.get(pk=c.pk)
+    module = module_of(c)
+    added = common._added_later(c, module, side)
+    return common._record_lines(c, module, side, visible_purchases(c, side), added)
+
+
+@pytest.mark.django_db
+def test_the_rg_purchase_records_lines_are_computed_once_per_what_the_seat_sees_3_6179(
+    modules, users
+):
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+    secret = _purchase(c, "axis", 1, revealed=False)
+    _purchase(c, "british", 2, revealed=True)
+    RECORD_LINES.clear()
+
+    axis = _lines(c, "axis")
+    assert len(RECORD_LINES) == 1
+    assert _lines(c, "axis") == axis == _fresh(c, "axis")
+    assert len(RECORD_LINES) == 1, "the same purchases, position and side: one entry"
+
+    # The opponent's record is its own entry, made from what the gate lets it read:
+    # the axis's secret line is not in it, whatever the axis seat memoised.
+    british = _lines(c, "british")
+    assert len(RECORD_LINES) == 2
+    assert secret.ref in {line.id for line in axis}
+    assert secret.ref not in {line.id for line in british}
+    assert british == _fresh(c, "british")
+
+    # A purchase changes what the seat sees: a new entry, the new line in it.
+    added = _purchase(c, "axis", 3, revealed=False)
+    again = _lines(c, "axis")
+    assert added.ref in {line.id for line in again}
+    assert again == _fresh(c, "axis")
+
+    # Its reveal changes the opponent's: its line appears there, from a fresh entry.
+    Purchase.objects.filter(pk=secret.pk).update(revealed_at=c.created_at)
+    assert secret.ref in {line.id for line in _lines(c, "british")}
+
+    # A move of the campaign (another step) is another entry too.
+    Campaign.objects.filter(pk=c.pk).update(step_index=c.step_index + 1)
+    assert _lines(c, "axis") == _fresh(c, "axis")
+
+
+@pytest.mark.django_db
+def test_the_compiled_read_of_the_pass_result_answers_as_the_orm(modules, users):
+    """``pass_result`` (the result an amendment reads) runs a compiled read: the
+    result confirmed in the campaign's pass, as the ORM query it replaces."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = Campaign.objects.get(pk=players.campaign.pk)
+    orm = ScenarioResult.objects.filter(
+        campaign=c, cycle=c.cycle, confirmed_at__isnull=False
+    ).first()
+    assert orm is not None
+    assert pass_result(c) == orm
+    Campaign.objects.filter(pk=c.pk).update(cycle=c.cycle + 1)
+    assert pass_result(Campaign.objects.get(pk=c.pk)) is None
+
+
+@pytest.mark.django_db
+def test_the_roster_page_is_served_once_per_what_it_shows_3_617(modules, users, client):
+    """The CG Roster page (3.617) is rendered once per what its view shows: a new
+    revision whose view is unchanged serves the page already rendered; a purchase the
+    seat sees renders it again, with the purchase in it."""
+    from campaign.views.pages import PAGE_MEMO
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+    client.force_login(players.users["axis"])
+    url = f"/campaigns/{c.pk}/roster/"
+    PAGE_MEMO.clear()
+    first = client.get(url)
+    assert first.status_code == 200
+    assert len(PAGE_MEMO) == 1
+    Seat.objects.filter(campaign=c).update(revision=uuid.uuid4())  # nothing it shows
+    assert client.get(url).status_code == 200
+    assert len(PAGE_MEMO) == 1, "the same view: the page already rendered"
+    bought = _purchase(c, "axis", 4, revealed=False)
+    Seat.objects.filter(campaign=c).update(revision=uuid.uuid4())  # as writes.commit does
+    again = client.get(url)
+    assert len(PAGE_MEMO) == 2
+    row = f'id="roster-record-{bought.ref}"'.encode()
+    assert row in again.content and row not in first.content
+
+
+@pytest.mark.django_db
+def test_the_owed_rolls_and_the_exchanges_ahead_read_the_units_once_3_611(modules, users):
+    """Before the RePh's unit tables and its exchange (Sicily 3.606-3.614, 3.611 with
+    its Retained Heroes), the campaign page reads the viewer's units once for both
+    (two statements before)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaign.models import Unit
+    from campaign.seat_views.campaign_page import campaign_view
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, step="3.601")
+    c = Campaign.objects.get(pk=players.campaign.pk)
+    module = module_of(c)
+    ahead = module.steps[c.step_index :]
+    assert any(s.exchange is not None for s in ahead)
+    assert any(
+        t.required and t.once == "unit" for s in ahead for t in module.tables if t.id in s.tables
+    )
+    view = campaign_view(players.users["axis"], c.pk)
+    table = Unit._meta.db_table
+    with CaptureQueriesContext(connection) as ctx:
+        owed, held = view.owed_rolls, view.exchanges_held
+    reads = [q["sql"] for q in ctx.captured_queries if f'FROM "{table}"' in q["sql"]]
+    assert len(reads) == 1, reads
+    assert isinstance(owed, tuple) and isinstance(held, frozenset)
