@@ -176,3 +176,42 @@ def test_c5_24_a_heroic_leader_loses_his_hero_and_battle_hardens_once(users, mod
         ("8-1 leader", "leader", "ok", 1),
         ("9-1 leader", "leader", "ok", 1),
     ]
+
+
+def test_c5_34_the_dr_for_a_secret_oba_module_is_kept_with_it_until_revealed(
+    users, modules, fixed_dice
+):
+    """C5.31 "secretly use TP to requisition reinforcements"; C5.34 "make a DR for each"
+    OBA module requisitioned.  The DR names its module by its RG ID (TM13's +1), so a
+    roll for a module still secret is that module's secret: the US sees nothing of it
+    (no log line, no roll, not that one was made), the German reads it on O2's line of
+    his RG Purchase Record; when he reveals O2 the roll is revealed with it (purchases
+    revealed when the scenario ends, one of the campaign's reveal policies)."""
+    from campaign.models import Campaign, Event
+
+    players, c = phd_with_chart(users, [OBA])
+    Campaign.objects.filter(pk=c.pk).update(reveal_policy="scenario_end")
+    german = players.users["german"]
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until_step("C5.31")
+    o2 = purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
+    players.until_step("C5.34")
+    o2.refresh_from_db()
+    assert o2.revealed_at is None, o2.revealed_at
+    before_events = Event.objects.visible_to("us").filter(campaign=c).count()
+    before_rolls = Roll.objects.visible_to("us").filter(campaign=c).count()
+    fixed_dice.append([3, 4])
+    r = roll(players, "german", "oba", item="O2 81mm OBA")
+    assert r.secret and r.revealed_at is None
+    assert Event.objects.visible_to("us").filter(campaign=c).count() == before_events
+    assert Roll.objects.visible_to("us").filter(campaign=c).count() == before_rolls
+    assert any("Offboard Artillery" in e.text for e in Event.objects.visible_to("german"))
+    o2.refresh_from_db()
+    assert [x["table"] for x in o2.details["rolls"]] == ["Offboard Artillery Table"]
+    purchases.reveal_purchase(campaign_id=c.pk, user=german, purchase_id=o2.ref)
+    r.refresh_from_db()
+    assert r.revealed_at is not None
+    assert any(
+        "Offboard Artillery" in e.text for e in Event.objects.visible_to("us").filter(campaign=c)
+    )

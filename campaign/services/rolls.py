@@ -68,6 +68,25 @@ def held_groups(turn: Turn, side: str, applies_to: Condition) -> int:
     return n
 
 
+def secret_module(turn: Turn, side: str, group_id: str) -> Purchase | None:
+    """``side``'s held, still-secret purchase of RG ``group_id``, locked: a roll made for
+    it (PHD C5.34 "make a DR for each" OBA module requisitioned) is its secret, kept
+    and revealed with it, not even its making shown (``visibility.RG_ROLLS``)."""
+    return (
+        Purchase.objects.select_for_update()
+        .filter(
+            campaign=turn.campaign,
+            side=side,
+            group_id=group_id,
+            status=Purchase.Status.ACTIVE,
+            state=Purchase.State.HELD,
+            revealed_at__isnull=True,
+        )
+        .order_by("-pk")
+        .first()
+    )
+
+
 def fired_in_pass(turn: Turn, side: str, group_id: str) -> bool:
     """Whether ``side`` marked a module of RG ``group_id`` eliminated for having placed
     an FFE (TM13) in this pass, i.e. in the scenario just played: PHD C5.34 "+1 If

@@ -44,11 +44,13 @@ from campaign.services.flow import (
     side_done,
     victory_deferred,
 )
+from campaign.services.purchase_records import dice_text
 from campaign.services.rolls import (
     fired_in_pass,
     held_groups,
     repair_cap_counts,
     roll_context,
+    secret_module,
     squads_by_footnote,
 )
 from campaign.services.text import (
@@ -61,7 +63,7 @@ from campaign.services.text import (
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
 from campaign.services.writes import commit
-from campaign.visibility import SECRET_ROLL
+from campaign.visibility import RG_ROLLS, SECRET_ROLL
 from rules import availability, machine
 from rules.drm import DrmRefused, applicable_drms, reads_fired, reads_held_squads
 from rules.effects import (
@@ -305,7 +307,13 @@ def roll_on_table(
     # A unit of a still-secret RG is its side's secret, and so is a roll made for it
     # (nothing of it reaches the opponent, not even that it was made), until the RG is
     # revealed with its rolls.
-    hidden = unit is not None and units.is_secret(unit)
+    # So is a roll for an RG named (a still-secret OBA module, PHD C5.34).
+    module_secret = (
+        secret_module(turn, turn.side, group.id)
+        if unit is None and group is not None and table.per_group is not None
+        else None
+    )
+    hidden = (unit is not None and units.is_secret(unit)) or module_secret is not None
     column = roll_column(table, turn.side, unit.kind if unit else None)
     r = dice_service.roll(
         c,
@@ -320,7 +328,22 @@ def roll_on_table(
         column=column,
         unit_ref=units.roll_ref(unit, weapon.ref if weapon else "") if unit else "",
     )
-    purchase_id = unit.purchase_id if hidden and unit is not None else None
+    purchase_id = (
+        unit.purchase_id
+        if hidden and unit is not None
+        else module_secret.pk
+        if module_secret is not None
+        else None
+    )
+    if module_secret is not None:  # on the RG's line, revealed with it
+        module_secret.details = {
+            **module_secret.details,
+            "rolls": [
+                *module_secret.details.get("rolls", []),
+                {"table": table.title, "result": r.result, "roll": r.seq, "dice": dice_text(r)},
+            ],
+        }
+        module_secret.save(update_fields=["details"])
     effects = result_effects(table, r.final, column, sum(r.faces))
     count = unit.count if unit is not None else 0
     consequence = apply_effects(turn, table, effects, unit, weapon, item=item)
@@ -335,6 +358,8 @@ def roll_on_table(
     kept = (
         units.kept_secret(unit)
         if hidden and unit is not None
+        else RG_ROLLS.kept(turn.side)
+        if module_secret is not None
         else SECRET_ROLL.kept(
             turn.side, secret=table.secret, side=turn.side_name(), table=table.title
         )
