@@ -101,6 +101,29 @@ def fresh_channel_layer():
 
 
 @pytest.fixture(autouse=True)
+def walk_cache_gate(request):
+    """Whether this test's walks (tests/walk.py) may be copied from the same walk made
+    earlier in the process (tests/walk_cache.py): a test whose data rolls back
+    (``db``), capturing no on-commit callbacks, its patches (if any) read at each walk."""
+    from tests import walk_cache
+
+    names = set(request.fixturenames)
+    committing = {"transactional_db", "live_server", "asgi_server", "start_server", "stack"}
+    marker = request.node.get_closest_marker("django_db")
+    walk_cache.GATE.open = (
+        not names & committing
+        and "django_capture_on_commit_callbacks" not in names
+        and not (marker and marker.kwargs.get("transaction"))
+    )
+    walk_cache.GATE.patches = (
+        [request.getfixturevalue("monkeypatch")] if "monkeypatch" in names else []
+    )
+    yield
+    walk_cache.GATE.open = False
+    walk_cache.GATE.patches = []
+
+
+@pytest.fixture(autouse=True)
 def notices_inline(settings):
     """Notices are e-mailed in the committing thread during tests, without the grace
     delay (a server started by a test sends them from its background thread, as in
