@@ -393,3 +393,15 @@ def browser_login(asgi_server):
         return context
 
     return do
+
+
+def pytest_sessionfinish(session):
+    """REFIT_WALK_CACHE_STATS=<file>: each test process appends how many walks it
+    copied, made (and kept) and made without the cache (tests/walk_cache.py)."""
+    path = os.environ.get("REFIT_WALK_CACHE_STATS")
+    if path:
+        from tests import walk_cache
+
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(path, "a") as out:
+            out.write(f"{worker} {walk_cache.STATS}\n")

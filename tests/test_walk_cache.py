@@ -32,6 +32,18 @@ def state(players, *, seed=True):
     return walk_cache.normalized(walk_cache.snapshot(players.campaign_id, users), names, seed=seed)
 
 
+def zero_results(players):
+    """Both sides enter and confirm the scenario's result, every field 0 (or No)."""
+    module = module_of(players.campaign)
+    players.results(
+        **{
+            f"{f.id}.{s.id}": (False if f.kind == "bool" else 0)
+            for f in module.result_fields
+            for s in module.sides
+        }
+    )
+
+
 def seeded(players, seed_of):
     """Campaign ``players`` given the dice seed of campaign ``seed_of`` (the seed is
     random per campaign: a fresh walk that rolls matches a copy from the same seed)."""
@@ -84,14 +96,7 @@ def test_a_copied_walk_equals_a_fresh_walk_row_for_row(
     Campaign.objects.filter(pk=third.campaign_id).update(
         date_index=machine.date_index(module, date) - 1
     )
-    sides = [x.id for x in module.sides]
-    third.results(
-        **{
-            f"{f.id}.{s}": (False if f.kind == "bool" else 0)
-            for f in module.result_fields
-            for s in sides
-        }
-    )
+    zero_results(third)
     if step is None:
         third.until(kind)
     else:
@@ -127,3 +132,22 @@ def test_the_cache_stands_aside_in_a_committing_test_or_with_queued_dice(
     monkeypatch.setattr(Seat, "__str__", lambda self: "patched")
     queue.clear()
     assert not walk_cache.usable()  # another patch: the walk might read it
+
+
+def test_a_copied_walk_keeps_the_keys_of_the_rows_it_started_with(modules, make_user, empty_cache):
+    """A test holds rows from before its walk (a seat, a purchase) and refreshes them
+    after it: a copied walk keeps their keys, as a walk through the services does."""
+    a, b = make_user("a"), make_user("b")
+    first = players_of(host_game("sicily", "i", a, b), a, b)
+    zero_results(first)
+    first.until("purchase")
+    copied = players_of(host_game("sicily", "i", a, b), a, b)
+    zero_results(copied)
+    seat = Seat.objects.get(campaign_id=copied.campaign_id, side="axis")
+    revision = seat.revision
+    hits = walk_cache.STATS["hits"]
+    copied.until("purchase")
+    assert walk_cache.STATS["hits"] == hits + 1
+    seat.refresh_from_db()
+    assert seat.revision != revision
+    assert state(first) == state(copied)

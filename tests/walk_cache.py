@@ -233,16 +233,34 @@ def normalized(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) 
     return parts
 
 
-def restore(snap: Snapshot, campaign_id: Any, users: Sequence[Any]) -> None:
+def _keys(snap: Snapshot) -> dict[str, list[Any]]:
+    """Each model's primary keys in the snapshot, in order."""
+    notif = apps.get_model("campaign", "NotificationSettings")
+    out = {label: [r["id"] for r in rows] for label, rows in snap.rows.items()}
+    out[notif._meta.label] = [r["id"] for r in snap.settings_rows]
+    return out
+
+
+def restore(
+    snap: Snapshot,
+    campaign_id: Any,
+    users: Sequence[Any],
+    kept: dict[str, dict[Any, Any]] | None = None,
+) -> None:
     """Replace campaign ``campaign_id``'s rows (and the players' notification settings)
-    by ``snap``'s, for the players ``users`` (seat order as in the snapshot)."""
+    by ``snap``'s, for the players ``users`` (seat order as in the snapshot).  A row
+    ``kept`` names (model label: the snapshot's key -> the campaign's) keeps the
+    campaign's key, as it kept it through the walk (a test's Purchase or Unit object
+    still refreshes); the others get new keys, in the snapshot's order."""
     user_model = _user_model()
     campaign_model = apps.get_model("campaign", "Campaign")
+    notif = apps.get_model("campaign", "NotificationSettings")
     user_map = {old: new.pk for old, new in zip(snap.users, users, strict=True)}
     texts = {str(snap.campaign["id"]): str(campaign_id)}
     uuids: dict[Any, uuid.UUID] = {}
     shift = timezone.now() - snap.taken_at
     using = connection.alias
+    kept = kept or {}
 
     def mapped(model: type[models.Model], row: dict[str, Any], keys: dict[str, dict]) -> dict:
         out = {}
@@ -250,17 +268,11 @@ def restore(snap: Snapshot, campaign_id: Any, users: Sequence[Any]) -> None:
             value = row[f.attname]
             if f.primary_key:
                 continue
-            if (model._meta.label, f.name) in _RANDOM:
-                value = secrets.token_urlsafe(24)
-            elif isinstance(f, models.DateTimeField) and value is not None:
-                value = value + shift
-            elif isinstance(f, models.UUIDField) and value is not None:
-                value = uuids.setdefault(value, uuid.uuid4())
-            elif isinstance(value, str | dict | list):
-                value = _replaced(value, texts)
-            elif f.is_relation and value is not None:
+            if f.is_relation:
                 target = f.related_model
-                if target is campaign_model:
+                if value is None:
+                    pass
+                elif target is campaign_model:
                     value = campaign_id
                 elif target is user_model:
                     value = user_map[value]
@@ -268,38 +280,55 @@ def restore(snap: Snapshot, campaign_id: Any, users: Sequence[Any]) -> None:
                     value = None  # a self reference: set once the rows exist
                 elif target._meta.label in keys:
                     value = keys[target._meta.label][value]
+            elif (model._meta.label, f.name) in _RANDOM:
+                value = secrets.token_urlsafe(24)
+            elif isinstance(f, models.DateTimeField) and value is not None:
+                value = value + shift
+            elif isinstance(f, models.UUIDField) and value is not None:
+                value = uuids.setdefault(value, uuid.uuid4())
+            elif isinstance(value, str | dict | list):
+                value = _replaced(value, texts)
             out[f.attname] = value
         return out
 
     for m in reversed(scoped_models()):
-        qs = m._base_manager.filter(campaign_id=campaign_id)
-        qs._raw_delete(using)
-    notif = apps.get_model("campaign", "NotificationSettings")
+        m._base_manager.filter(campaign_id=campaign_id)._raw_delete(using)
     notif._base_manager.filter(user_id__in=[u.pk for u in users])._raw_delete(using)
 
-    fields = {k: v for k, v in mapped(campaign_model, snap.campaign, {}).items()}
-    campaign_model._base_manager.filter(pk=campaign_id).update(**_by_name(campaign_model, fields))
+    fields = mapped(campaign_model, snap.campaign, {})
+    campaign_model._base_manager.filter(pk=campaign_id).update(**fields)
 
     keys: dict[str, dict] = {}
     for m in [*scoped_models(), notif]:
         label = m._meta.label
         source = snap.settings_rows if m is notif else snap.rows[label]
-        if not source:
-            keys[label] = {}
-            continue
-        objs = [m(**mapped(m, r, keys)) for r in source]
-        insert = [f for f in m._meta.concrete_fields if not f.primary_key]
-        returned = m._base_manager._insert(
-            objs, fields=insert, returning_fields=[m._meta.pk], raw=True, using=using
-        )
-        keys[label] = {r["id"]: new[0] for r, new in zip(source, returned, strict=True)}
-        selfs = [f for f in m._meta.concrete_fields if f.is_relation and f.related_model is m]
-        for f in selfs:
-            for r in source:
-                if r[f.attname] is not None:
-                    m._base_manager.filter(pk=keys[label][r["id"]]).update(
-                        **{f.attname: keys[label][r[f.attname]]}
-                    )
+        same = kept.get(label, {})
+        keys[label] = {r["id"]: same[r["id"]] for r in source if r["id"] in same}
+        with_key = [r for r in source if r["id"] in same]
+        if with_key:
+            m._base_manager._insert(
+                [m(pk=same[r["id"]], **mapped(m, r, keys)) for r in with_key],
+                fields=list(m._meta.concrete_fields),
+                raw=True,
+                using=using,
+            )
+        new = [r for r in source if r["id"] not in same]
+        if new:
+            returned = m._base_manager._insert(
+                [m(**mapped(m, r, keys)) for r in new],
+                fields=[f for f in m._meta.concrete_fields if not f.primary_key],
+                returning_fields=[m._meta.pk],
+                raw=True,
+                using=using,
+            )
+            keys[label].update((r["id"], got[0]) for r, got in zip(new, returned, strict=True))
+        for f in m._meta.concrete_fields:
+            if f.is_relation and f.related_model is m:
+                for r in source:
+                    if r[f.attname] is not None:
+                        m._base_manager.filter(pk=keys[label][r["id"]]).update(
+                            **{f.attname: keys[label][r[f.attname]]}
+                        )
 
 
 def _replaced(value: Any, texts: dict[str, str]) -> Any:
@@ -316,13 +345,10 @@ def _replaced(value: Any, texts: dict[str, str]) -> Any:
     return value
 
 
-def _by_name(model: type[models.Model], values: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if k != model._meta.pk.attname}
-
-
 # ----------------------------------------------------------------------- the cache
 
-_WALKS: dict[tuple[str, str], Snapshot] = {}
+# (goal, fingerprint) -> (the state the walk left, each model's keys before the walk)
+_WALKS: dict[tuple[str, str], tuple[Snapshot, dict[str, list[Any]]]] = {}
 
 
 def walked(goal: str, campaign_id: Any, users: Sequence[Any], walk: Callable[[], None]) -> None:
@@ -334,7 +360,8 @@ def walked(goal: str, campaign_id: Any, users: Sequence[Any], walk: Callable[[],
         return
     usernames = [u.get_username() for u in users]
     try:
-        key = (goal, fingerprint(snapshot(campaign_id, users), usernames))
+        before = snapshot(campaign_id, users)
+        key = (goal, fingerprint(before, usernames))
     except Uncacheable:
         STATS["bypassed"] += 1
         walk()
@@ -342,9 +369,15 @@ def walked(goal: str, campaign_id: Any, users: Sequence[Any], walk: Callable[[],
     found = _WALKS.get(key)
     if found is not None:
         STATS["hits"] += 1
-        restore(found, campaign_id, users)
+        after, keys_before = found
+        # Equal fingerprints: the two states' rows correspond in order.
+        kept = {
+            label: dict(zip(old, _keys(before)[label], strict=True))
+            for label, old in keys_before.items()
+        }
+        restore(after, campaign_id, users, kept)
         return
     STATS["misses"] += 1
     walk()
     with contextlib.suppress(Uncacheable):
-        _WALKS[key] = snapshot(campaign_id, users)
+        _WALKS[key] = (snapshot(campaign_id, users), _keys(before))
