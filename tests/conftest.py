@@ -164,10 +164,17 @@ WORKER_POOL = {"DB_POOL_MAX": "10"}
 WORKER_BEAT = {"REFIT_PRESENCE_HEARTBEAT": "3", "REFIT_PRESENCE_RESYNC_BEATS": "2"}
 
 
+# How long a worker may take to answer its first request: on a machine loaded several
+# times over its cores (a CI box shared with other jobs), importing the project and
+# connecting took longer than tests/servers.py's 30 s, and every browser test of the
+# process then failed at set-up.  It waits only as long as the worker needs.
+READY_WITHIN = 120
+
+
 def AsgiServer(database_url: str, **env: str) -> AsgiWorker:  # noqa: N802 - a factory
     """A real ASGI worker serving config.asgi on the test database."""
     env = {"DATABASE_URL": database_url, **WORKER_POOL, **WORKER_BEAT, **env}
-    return AsgiWorker(log_dir=ARTIFACTS, env=env).wait_ready()
+    return AsgiWorker(log_dir=ARTIFACTS, env=env).wait_ready(timeout=READY_WITHIN)
 
 
 @pytest.fixture(autouse=True)
