@@ -174,7 +174,12 @@ READY_WITHIN = 120
 def AsgiServer(database_url: str, **env: str) -> AsgiWorker:  # noqa: N802 - a factory
     """A real ASGI worker serving config.asgi on the test database."""
     env = {"DATABASE_URL": database_url, **WORKER_POOL, **WORKER_BEAT, **env}
-    return AsgiWorker(log_dir=ARTIFACTS, env=env).wait_ready(timeout=READY_WITHIN)
+    worker = AsgiWorker(log_dir=ARTIFACTS, env=env)
+    try:
+        return worker.wait_ready(timeout=READY_WITHIN)
+    except BaseException:
+        worker.stop()  # a worker that did not start in time is not left running
+        raise
 
 
 @pytest.fixture(autouse=True)
