@@ -15,9 +15,13 @@ REDIS_PORT ?= 6390
 TEST_DATABASE_URL ?= postgres://refit:refit@127.0.0.1:$(PG_PORT)/refit
 TEST_REDIS_URL ?= redis://127.0.0.1:$(REDIS_PORT)/0
 PYTEST_ARGS ?=
-# Two test processes per run (the machine has 2 cores), each sent more tests as it runs
-# out; make test runs the two backends' runs at once (below).
-XDIST ?= -n 2 --dist loadgroup
+# Two test processes per run (the machine has 2 cores); make test runs the two backends'
+# runs at once (below).  worksteal gives each process one half of the collected tests, in
+# order, and a process that runs out takes tests from the end of the other's: both end
+# together, and a file's tests mostly run in one process, where its walks are copied
+# from the first one made (tests/walk_cache.py).  (The fault suite's xdist_group runs in
+# a process of its own: no group needs loadgroup here.)
+XDIST ?= -n 2 --dist worksteal
 # Python caches each module's bytecode (__pycache__/, ignored by git).  A shell that
 # sets PYTHONDONTWRITEBYTECODE (this machine's does; so do many CI images) made every
 # test process, and every worker it starts, compile the project and the tests anew:

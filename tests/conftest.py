@@ -101,6 +101,29 @@ def fresh_channel_layer():
 
 
 @pytest.fixture(autouse=True)
+def walk_cache_gate(request):
+    """Whether this test's walks (tests/walk.py) may be copied from the same walk made
+    earlier in the process (tests/walk_cache.py): a test whose data rolls back
+    (``db``), capturing no on-commit callbacks, its patches (if any) read at each walk."""
+    from tests import walk_cache
+
+    names = set(request.fixturenames)
+    committing = {"transactional_db", "live_server", "asgi_server", "start_server", "stack"}
+    marker = request.node.get_closest_marker("django_db")
+    walk_cache.GATE.open = (
+        not names & committing
+        and "django_capture_on_commit_callbacks" not in names
+        and not (marker and marker.kwargs.get("transaction"))
+    )
+    walk_cache.GATE.patches = (
+        [request.getfixturevalue("monkeypatch")] if "monkeypatch" in names else []
+    )
+    yield
+    walk_cache.GATE.open = False
+    walk_cache.GATE.patches = []
+
+
+@pytest.fixture(autouse=True)
 def notices_inline(settings):
     """Notices are e-mailed in the committing thread during tests, without the grace
     delay (a server started by a test sends them from its background thread, as in
@@ -141,10 +164,22 @@ WORKER_POOL = {"DB_POOL_MAX": "10"}
 WORKER_BEAT = {"REFIT_PRESENCE_HEARTBEAT": "3", "REFIT_PRESENCE_RESYNC_BEATS": "2"}
 
 
+# How long a worker may take to answer its first request: on a machine loaded several
+# times over its cores (a CI box shared with other jobs), importing the project and
+# connecting took longer than tests/servers.py's 30 s, and every browser test of the
+# process then failed at set-up.  It waits only as long as the worker needs.
+READY_WITHIN = 120
+
+
 def AsgiServer(database_url: str, **env: str) -> AsgiWorker:  # noqa: N802 - a factory
     """A real ASGI worker serving config.asgi on the test database."""
     env = {"DATABASE_URL": database_url, **WORKER_POOL, **WORKER_BEAT, **env}
-    return AsgiWorker(log_dir=ARTIFACTS, env=env).wait_ready()
+    worker = AsgiWorker(log_dir=ARTIFACTS, env=env)
+    try:
+        return worker.wait_ready(timeout=READY_WITHIN)
+    except BaseException:
+        worker.stop()  # a worker that did not start in time is not left running
+        raise
 
 
 @pytest.fixture(autouse=True)
@@ -370,3 +405,15 @@ def browser_login(asgi_server):
         return context
 
     return do
+
+
+def pytest_sessionfinish(session):
+    """REFIT_WALK_CACHE_STATS=<file>: each test process appends how many walks it
+    copied, made (and kept) and made without the cache (tests/walk_cache.py)."""
+    path = os.environ.get("REFIT_WALK_CACHE_STATS")
+    if path:
+        from tests import walk_cache
+
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(path, "a") as out:
+            out.write(f"{worker} {walk_cache.STATS}\n")

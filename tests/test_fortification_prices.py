@@ -14,7 +14,7 @@ from campaign.services.errors import ActionRefused
 from tests.test_rule_mechanisms import supply
 from tests.walk import host_game, players_of
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
 
 @pytest.fixture

@@ -44,6 +44,7 @@ def _points(c) -> dict[str, int]:
     "variant,initial,first_refit",
     [("i", "jul14am", "jul14pm"), ("ii", "jul14n", "jul15am"), ("iii", "jul14am", "jul14pm")],
 )
+@pytest.mark.rules  # the embedded run leaves it out (make test-embedded)
 def test_3_51_to_3_53_each_sicily_cg_starts_before_its_initial_scenario(
     modules, make_user, variant, initial, first_refit
 ):
@@ -169,6 +170,7 @@ def _results(module, **given) -> dict[str, object]:
         ("iii", "jul14am", "jul14pm", {"axis": "I5", "british": "I2"}, ("I5", 2), True),
     ],
 )
+@pytest.mark.rules  # the embedded run leaves it out (make test-embedded)
 def test_3_51_to_3_53_start_state_and_the_first_refit_phase(
     modules, make_user, variant, initial, first_refit, ob, limited, lost_after_3617
 ):
@@ -251,6 +253,7 @@ def test_3_51_to_3_53_start_state_and_the_first_refit_phase(
     assert _points(players.campaign) == expected
 
 
+@pytest.mark.rules  # the embedded run leaves it out (make test-embedded)
 def test_c4_2_start_state_and_the_first_conph(modules, make_user):
     """Purple Heart Draw TM.  C4.2 gives German 20 TP and 60 DSP, US 30 TP, SAN and ELR;
     its OB names the RGs (Gren Pl x 2, Rifle Pl x 2) whose IDs are on the lost charts
@@ -381,6 +384,7 @@ def _apd_with_chart(make_user):
     return players
 
 
+@pytest.mark.rules  # the embedded run leaves it out (make test-embedded)
 def test_1_2_start_state_and_the_first_clean_up(modules, make_user):
     """A Pleasant Diversion.  1.2: the CG begins by playing SG1 as the Morning Scenario;
     nothing of the between-scenario sequence comes before it (no purchase, no roll, no

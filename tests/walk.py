@@ -11,6 +11,7 @@ from rules.availability import owed_for
 from rules.effects import targets
 from rules.registry import cached_module
 from rules.schema import Module
+from tests import walk_cache
 
 
 def host_game(
@@ -41,8 +42,13 @@ def host_game(
         hosting.join_campaign(token=c.invitations.get().token, user=guest)
         if through_start:
             players = players_of(c, host, guest)
-            while players.step.start:
-                players.finish()
+
+            def start() -> None:
+                while players.step.start:
+                    players.finish()
+
+            # Made once per process from the same state, copied after (tests/walk_cache.py).
+            walk_cache.walked("through the start", c.pk, [host, guest], start)
     return c
 
 
@@ -171,6 +177,17 @@ class Players:
                         )
 
     def _until(self, reached, goal: str, limit: int, must_move: bool):
+        """Finish steps until ``reached``; a walk made earlier in the process from the
+        same state to the same goal is copied (tests/walk_cache.py)."""
+        users = [self.users[side] for side in sorted(self.users)]
+        walk_cache.walked(
+            f"until {goal} ({limit}, {must_move})",
+            self.campaign_id,
+            users,
+            lambda: self._walk_until(reached, goal, limit, must_move),
+        )
+
+    def _walk_until(self, reached, goal: str, limit: int, must_move: bool):
         where = self._where()
         for _ in range(limit):
             cycle, index, ended, module = where

@@ -1,0 +1,153 @@
+"""The walk cache (tests/walk_cache.py): a campaign state copied from an earlier walk
+equals the state the same walk, made through the services, leaves (row for row, the
+keys as ordinals), and the cache stands aside wherever a copy could differ."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Campaign, Event, Seat
+from campaign.selectors import module_of
+from tests import walk_cache
+from tests.purchase_helpers import campaign_at
+from tests.walk import host_game, players_of
+
+pytestmark = [pytest.mark.django_db]
+
+
+@pytest.fixture
+def empty_cache(monkeypatch):
+    """The process's cache emptied for the test (and given back after it); the dice
+    unpatched: the gate reads this test's patches."""
+    saved = dict(walk_cache._WALKS)
+    walk_cache._WALKS.clear()
+    yield walk_cache._WALKS
+    walk_cache._WALKS.clear()
+    walk_cache._WALKS.update(saved)
+
+
+def state(players, *, seed=True):
+    users = [players.users[s] for s in sorted(players.users)]
+    names = [u.get_username() for u in users]
+    return walk_cache.normalized(walk_cache.snapshot(players.campaign_id, users), names, seed=seed)
+
+
+def zero_results(players):
+    """Both sides enter and confirm the scenario's result, every field 0 (or No)."""
+    module = module_of(players.campaign)
+    players.results(
+        **{
+            f"{f.id}.{s.id}": (False if f.kind == "bool" else 0)
+            for f in module.result_fields
+            for s in module.sides
+        }
+    )
+
+
+def seeded(players, seed_of):
+    """Campaign ``players`` given the dice seed of campaign ``seed_of`` (the seed is
+    random per campaign: a fresh walk that rolls matches a copy from the same seed)."""
+    source = Campaign.objects.get(pk=seed_of.campaign_id)
+    target = Campaign.objects.get(pk=players.campaign_id)
+    Campaign.objects.filter(pk=target.pk).update(
+        dice_seed=source.dice_seed, dice_seed_hash=source.dice_seed_hash
+    )
+    for event in Event.objects.filter(campaign=target, text__contains=target.dice_seed_hash):
+        event.text = event.text.replace(target.dice_seed_hash, source.dice_seed_hash)
+        event.save(update_fields=["text"])
+
+
+@pytest.mark.parametrize(
+    ("module_id", "variant", "date", "step", "kind"),
+    [
+        ("sicily", "i", "jul15am", "3.614", None),  # Sicily 3.6xx: the repair rolls walked
+        ("purple-heart-draw", "tm", "t0930", None, "recon"),  # PHD C5.3
+        ("pleasant-diversion", "cg", "dec6midday", None, "purchase"),
+    ],
+)
+def test_a_copied_walk_equals_a_fresh_walk_row_for_row(
+    modules, make_user, empty_cache, module_id, variant, date, step, kind
+):
+    """Three walks to the same step from the same state: the first walks through the
+    services and is kept; the second is copied from it; the third walks through the
+    services again with the cache off, from the first one's dice seed.  The three
+    campaigns' rows are equal (keys as ordinals, timestamps as set or not), and the
+    copy's timestamps are as recent as a walk's."""
+    users = make_user("first"), make_user("second")
+
+    def walk():
+        return campaign_at(module_id, variant, date, users, step=step, kind=kind or "purchase")[0]
+
+    first = walk()
+    assert walk_cache.STATS["misses"] and len(empty_cache) == 2  # the start, the walk
+    hits = walk_cache.STATS["hits"]
+    second = walk()
+    assert walk_cache.STATS["hits"] == hits + 2
+    walk_cache.GATE.open = False
+    third_campaign = host_game(module_id, variant, *users, name="buy", through_start=False)
+    third = players_of(third_campaign, *users)
+    seeded(third, first)
+    walk_cache.GATE.open = False
+    while third.step.start:
+        third.finish()
+    module = module_of(third.campaign)
+    from rules import machine
+
+    Campaign.objects.filter(pk=third.campaign_id).update(
+        date_index=machine.date_index(module, date) - 1
+    )
+    zero_results(third)
+    if step is None:
+        third.until(kind)
+    else:
+        third.until_step(step)
+    Seat.objects.filter(campaign_id=third.campaign_id).update(points=200)
+
+    assert state(first) == state(second) == state(third)
+    assert Event.objects.filter(campaign_id=second.campaign_id).exists()
+    assert second.campaign.step_index == first.campaign.step_index
+
+
+def test_the_cache_stands_aside_in_a_committing_test_or_with_queued_dice(
+    modules, make_user, empty_cache, monkeypatch
+):
+    """A queued fixed face (rules.dice patched with a non-empty queue) would be taken by
+    the walk: the walk is made, nothing copied; with the queue empty it is copied."""
+    import rules.dice
+
+    queue: list[list[int]] = []
+    real = rules.dice.faces
+
+    def faces(seed, seq, dice, stream=""):
+        return queue.pop(0) if queue else real(seed, seq, dice, stream)
+
+    monkeypatch.setattr(rules.dice, "faces", faces)
+    a, b = make_user("a"), make_user("b")
+    assert walk_cache.usable()
+    host_game("sicily", "i", a, b)
+    host_game("sicily", "i", a, b)
+    assert walk_cache.STATS["hits"] >= 1
+    queue.append([6])
+    assert not walk_cache.usable()
+    monkeypatch.setattr(Seat, "__str__", lambda self: "patched")
+    queue.clear()
+    assert not walk_cache.usable()  # another patch: the walk might read it
+
+
+def test_a_copied_walk_keeps_the_keys_of_the_rows_it_started_with(modules, make_user, empty_cache):
+    """A test holds rows from before its walk (a seat, a purchase) and refreshes them
+    after it: a copied walk keeps their keys, as a walk through the services does."""
+    a, b = make_user("a"), make_user("b")
+    first = players_of(host_game("sicily", "i", a, b), a, b)
+    zero_results(first)
+    first.until("purchase")
+    copied = players_of(host_game("sicily", "i", a, b), a, b)
+    zero_results(copied)
+    seat = Seat.objects.get(campaign_id=copied.campaign_id, side="axis")
+    revision = seat.revision
+    hits = walk_cache.STATS["hits"]
+    copied.until("purchase")
+    assert walk_cache.STATS["hits"] == hits + 1
+    seat.refresh_from_db()
+    assert seat.revision != revision
+    assert state(first) == state(copied)

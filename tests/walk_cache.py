@@ -1,0 +1,388 @@
+"""Walked campaign states, kept per test process: a walk's prefix made once, copied after.
+
+Many tests walk the same module to the same step with the same choices (Sicily's
+July 15 AM to 3.614, PHD's 0930 to C5.35, ...); each walk is tens of service calls, a
+few hundred statements.  ``tests.walk`` asks this cache before it walks: the state a
+walk starts from is read as rows and reduced to a fingerprint (primary keys as
+ordinals, the players as their seat order and usernames, timestamps, the dice seed and
+the invitation token left out); where the same walk was made from the same fingerprint
+earlier in the process, the campaign's rows are replaced by the rows that walk left
+(the campaign's id and the players' user ids its own, the rows' keys new, in the same
+order, and timestamps moved by the time since), and nothing is walked.  The walk a
+test makes itself (its own choices, what it added) has a fingerprint of its own and is
+walked through the services, and so is the part under test.
+
+Where the copy could differ from a walk, the cache stands aside and the walk is made:
+ * outside a test transaction that rolls back (``db``): a committing test's walk sends
+   pushes and e-mails once it commits, which a copy would not;
+ * a test capturing on-commit callbacks (``django_capture_on_commit_callbacks``);
+ * a test that patched anything but the dice with an empty queue (``fixed_dice`` with
+   nothing queued rolls the campaign's own dice, as an unpatched run does);
+ * a row that names a user who is not one of the walk's players, or a live socket.
+The REFIT_* settings are part of the fingerprint.  ``tests/test_walk_cache.py`` proves
+a copied state equal to a freshly walked one, row for row.  REFIT_WALK_CACHE=0 turns
+the cache off.
+
+The dice: a walk that rolls rolled with its campaign's seed; the copy carries that seed
+and those rolls (a campaign's seed is random: any seed's walk is as good a walk).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import os
+import secrets
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.apps import apps
+from django.conf import settings
+from django.db import connection, models
+from django.utils import timezone
+
+ENABLED = os.environ.get("REFIT_WALK_CACHE", "1") != "0"
+
+
+@dataclass
+class Gate:
+    """Set per test by ``tests/conftest.py``: whether this test's walks may be copied."""
+
+    open: bool = False
+    patches: list[Any] = field(default_factory=list)  # the test's MonkeyPatch objects
+
+
+GATE = Gate()
+STATS = {"hits": 0, "misses": 0, "bypassed": 0}
+
+
+def _dice_patch_is_inert(value: object) -> bool:
+    """A patched ``rules.dice.faces`` whose queue of fixed faces is empty rolls the
+    campaign's own dice (``fixed_dice`` in the rules suites)."""
+    cells = getattr(value, "__closure__", None) or ()
+    lists = [c.cell_contents for c in cells if isinstance(c.cell_contents, list)]
+    return bool(lists) and all(not queue for queue in lists)
+
+
+def _patches_allow() -> bool:
+    import rules.dice
+
+    for patch in GATE.patches:
+        for obj, name, _old in getattr(patch, "_setattr", ()):
+            if obj is rules.dice and name == "faces" and _dice_patch_is_inert(rules.dice.faces):
+                continue
+            return False
+        if getattr(patch, "_setitem", ()) or getattr(patch, "_savesyspath", None):
+            return False
+    return True
+
+
+def usable() -> bool:
+    if not (ENABLED and GATE.open and _patches_allow()):
+        return False
+    return connection.in_atomic_block
+
+
+# ----------------------------------------------------------------------- the rows
+
+
+def _scoped_models() -> list[type[models.Model]]:
+    """The models whose rows belong to one campaign (a ``campaign`` foreign key), each
+    after the campaign-scoped models it points to."""
+    campaign_model = apps.get_model("campaign", "Campaign")
+    scoped = [
+        m
+        for m in apps.get_app_config("campaign").get_models()
+        if any(
+            f.is_relation and f.many_to_one and f.related_model is campaign_model
+            for f in m._meta.concrete_fields
+        )
+    ]
+    ordered: list[type[models.Model]] = []
+    while len(ordered) < len(scoped):
+        for m in scoped:
+            if m in ordered:
+                continue
+            needs = {
+                f.related_model
+                for f in m._meta.concrete_fields
+                if f.is_relation and f.related_model in scoped and f.related_model is not m
+            }
+            if needs <= set(ordered):
+                ordered.append(m)
+    return ordered
+
+
+_MODELS: list[type[models.Model]] = []
+
+
+def scoped_models() -> list[type[models.Model]]:
+    if not _MODELS:
+        _MODELS.extend(_scoped_models())
+    return _MODELS
+
+
+def _user_model() -> type[models.Model]:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model()
+
+
+@dataclass
+class Snapshot:
+    """A campaign's rows: the campaign, each scoped model's rows (by primary key), the
+    players' notification settings; ``users`` the players' ids in seat order."""
+
+    campaign: dict[str, Any]
+    rows: dict[str, list[dict[str, Any]]]
+    settings_rows: list[dict[str, Any]]
+    users: list[int]
+    taken_at: datetime.datetime
+
+
+class Uncacheable(Exception):
+    pass
+
+
+# A walk never changes a campaign's module data; its checksum stands for it.
+_UNREAD = {("campaign.Campaign", "module_data")}
+
+
+def _values(model: type[models.Model], qs: models.QuerySet) -> list[dict[str, Any]]:
+    label = model._meta.label
+    names = [f.attname for f in model._meta.concrete_fields if (label, f.name) not in _UNREAD]
+    return list(qs.order_by("pk").values(*names))
+
+
+def snapshot(campaign_id: Any, users: Sequence[Any]) -> Snapshot:
+    campaign_model = apps.get_model("campaign", "Campaign")
+    (campaign,) = _values(campaign_model, campaign_model._base_manager.filter(pk=campaign_id))
+    rows = {
+        m._meta.label: _values(m, m._base_manager.filter(campaign_id=campaign_id))
+        for m in scoped_models()
+    }
+    seat_ids = [r["id"] for r in rows["campaign.Seat"]]
+    presence = apps.get_model("campaign", "Presence")
+    if presence._base_manager.filter(seat_id__in=seat_ids).exists():
+        raise Uncacheable("a live socket")
+    notif = apps.get_model("campaign", "NotificationSettings")
+    user_ids = [u.pk for u in users]
+    settings_rows = _values(notif, notif._base_manager.filter(user_id__in=user_ids))
+    return Snapshot(campaign, rows, settings_rows, user_ids, timezone.now())
+
+
+_LEFT_OUT = {("campaign.Campaign", "dice_seed"), ("campaign.Campaign", "dice_seed_hash")}
+_RANDOM = {("campaign.Invitation", "token")}
+
+
+def fingerprint(snap: Snapshot, usernames: Sequence[str]) -> str:
+    """The snapshot with what differs between two equal walks left out: keys as
+    ordinals, users as their index among the players, timestamps, the dice seed, the
+    invitation token, the campaign's id."""
+    parts = normalized(snap, usernames)
+    parts.append(
+        sorted((k, repr(getattr(settings, k))) for k in dir(settings) if k.startswith("REFIT_"))
+    )
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def normalized(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) -> list[Any]:
+    """The snapshot's rows as two equal walks leave them: keys as ordinals, users as
+    their index among the players, each timestamp as whether it is set; without the
+    campaign's id, the invitation token and (unless ``seed``) the dice seed."""
+    left_out = _RANDOM | (set() if seed else _LEFT_OUT)
+    user_model = _user_model()
+    campaign_model = apps.get_model("campaign", "Campaign")
+    ordinals = {label: {r["id"]: i for i, r in enumerate(rs)} for label, rs in snap.rows.items()}
+
+    uuids: dict[Any, int] = {}
+    texts = {str(snap.campaign["id"]): "<campaign>"}
+    if not seed:
+        for name in ("dice_seed", "dice_seed_hash"):
+            texts[snap.campaign[name]] = f"<{name}>"
+
+    def norm(model: type[models.Model], row: dict[str, Any]) -> tuple:
+        label = model._meta.label
+        out = []
+        for f in model._meta.concrete_fields:
+            if f.primary_key or (label, f.name) in left_out | _UNREAD:
+                continue
+            value = row[f.attname]
+            if isinstance(f, models.DateTimeField):
+                value = value is not None
+            elif isinstance(f, models.UUIDField) and value is not None:
+                value = uuids.setdefault(value, len(uuids))
+            elif isinstance(value, str | dict | list):
+                value = _replaced(value, texts)
+            elif f.is_relation:
+                target = f.related_model
+                if target is campaign_model:
+                    continue
+                if target is user_model:
+                    if value is not None and value not in snap.users:
+                        raise Uncacheable(f"{label}.{f.name} names another user")
+                    value = None if value is None else snap.users.index(value)
+                elif target._meta.label in ordinals:
+                    value = None if value is None else ordinals[target._meta.label][value]
+            out.append((f.name, repr(value)))
+        return tuple(out)
+
+    parts: list[Any] = [tuple(usernames), norm(campaign_model, snap.campaign)]
+    for m in scoped_models():
+        parts.append((m._meta.label, [norm(m, r) for r in snap.rows[m._meta.label]]))
+    notif = apps.get_model("campaign", "NotificationSettings")
+    parts.append([norm(notif, r) for r in snap.settings_rows])
+    return parts
+
+
+def _keys(snap: Snapshot) -> dict[str, list[Any]]:
+    """Each model's primary keys in the snapshot, in order."""
+    notif = apps.get_model("campaign", "NotificationSettings")
+    out = {label: [r["id"] for r in rows] for label, rows in snap.rows.items()}
+    out[notif._meta.label] = [r["id"] for r in snap.settings_rows]
+    return out
+
+
+def restore(
+    snap: Snapshot,
+    campaign_id: Any,
+    users: Sequence[Any],
+    kept: dict[str, dict[Any, Any]] | None = None,
+) -> None:
+    """Replace campaign ``campaign_id``'s rows (and the players' notification settings)
+    by ``snap``'s, for the players ``users`` (seat order as in the snapshot).  A row
+    ``kept`` names (model label: the snapshot's key -> the campaign's) keeps the
+    campaign's key, as it kept it through the walk (a test's Purchase or Unit object
+    still refreshes); the others get new keys, in the snapshot's order."""
+    user_model = _user_model()
+    campaign_model = apps.get_model("campaign", "Campaign")
+    notif = apps.get_model("campaign", "NotificationSettings")
+    user_map = {old: new.pk for old, new in zip(snap.users, users, strict=True)}
+    texts = {str(snap.campaign["id"]): str(campaign_id)}
+    uuids: dict[Any, uuid.UUID] = {}
+    shift = timezone.now() - snap.taken_at
+    using = connection.alias
+    kept = kept or {}
+
+    def mapped(model: type[models.Model], row: dict[str, Any], keys: dict[str, dict]) -> dict:
+        out = {}
+        for f in model._meta.concrete_fields:
+            if f.primary_key or f.attname not in row:
+                continue
+            value = row[f.attname]
+            if f.is_relation:
+                target = f.related_model
+                if value is None:
+                    pass
+                elif target is campaign_model:
+                    value = campaign_id
+                elif target is user_model:
+                    value = user_map[value]
+                elif target is model:
+                    value = None  # a self reference: set once the rows exist
+                elif target._meta.label in keys:
+                    value = keys[target._meta.label][value]
+            elif (model._meta.label, f.name) in _RANDOM:
+                value = secrets.token_urlsafe(24)
+            elif isinstance(f, models.DateTimeField) and value is not None:
+                value = value + shift
+            elif isinstance(f, models.UUIDField) and value is not None:
+                value = uuids.setdefault(value, uuid.uuid4())
+            elif isinstance(value, str | dict | list):
+                value = _replaced(value, texts)
+            out[f.attname] = value
+        return out
+
+    for m in reversed(scoped_models()):
+        m._base_manager.filter(campaign_id=campaign_id)._raw_delete(using)
+    notif._base_manager.filter(user_id__in=[u.pk for u in users])._raw_delete(using)
+
+    fields = mapped(campaign_model, snap.campaign, {})
+    campaign_model._base_manager.filter(pk=campaign_id).update(**fields)
+
+    keys: dict[str, dict] = {}
+    for m in [*scoped_models(), notif]:
+        label = m._meta.label
+        source = snap.settings_rows if m is notif else snap.rows[label]
+        same = kept.get(label, {})
+        keys[label] = {r["id"]: same[r["id"]] for r in source if r["id"] in same}
+        with_key = [r for r in source if r["id"] in same]
+        if with_key:
+            m._base_manager._insert(
+                [m(pk=same[r["id"]], **mapped(m, r, keys)) for r in with_key],
+                fields=list(m._meta.concrete_fields),
+                raw=True,
+                using=using,
+            )
+        new = [r for r in source if r["id"] not in same]
+        if new:
+            returned = m._base_manager._insert(
+                [m(**mapped(m, r, keys)) for r in new],
+                fields=[f for f in m._meta.concrete_fields if not f.primary_key],
+                returning_fields=[m._meta.pk],
+                raw=True,
+                using=using,
+            )
+            keys[label].update((r["id"], got[0]) for r, got in zip(new, returned, strict=True))
+        for f in m._meta.concrete_fields:
+            if f.is_relation and f.related_model is m:
+                for r in source:
+                    if r[f.attname] is not None:
+                        m._base_manager.filter(pk=keys[label][r["id"]]).update(
+                            **{f.attname: keys[label][r[f.attname]]}
+                        )
+
+
+def _replaced(value: Any, texts: dict[str, str]) -> Any:
+    """``value`` (a string, or JSON) with each of ``texts``' keys replaced by its value."""
+    if isinstance(value, str):
+        for old, new in texts.items():
+            if old and old in value:
+                value = value.replace(old, new)
+        return value
+    if isinstance(value, dict):
+        return {_replaced(k, texts): _replaced(v, texts) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replaced(v, texts) for v in value]
+    return value
+
+
+# ----------------------------------------------------------------------- the cache
+
+# (goal, fingerprint) -> (the state the walk left, each model's keys before the walk)
+_WALKS: dict[tuple[str, str], tuple[Snapshot, dict[str, list[Any]]]] = {}
+
+
+def walked(goal: str, campaign_id: Any, users: Sequence[Any], walk: Callable[[], None]) -> None:
+    """Make ``walk`` (which moves campaign ``campaign_id`` to ``goal``), or copy the
+    state the same walk from the same state left earlier in this process."""
+    if not usable():
+        STATS["bypassed"] += 1
+        walk()
+        return
+    usernames = [u.get_username() for u in users]
+    try:
+        before = snapshot(campaign_id, users)
+        key = (goal, fingerprint(before, usernames))
+    except Uncacheable:
+        STATS["bypassed"] += 1
+        walk()
+        return
+    found = _WALKS.get(key)
+    if found is not None:
+        STATS["hits"] += 1
+        after, keys_before = found
+        # Equal fingerprints: the two states' rows correspond in order.
+        kept = {
+            label: dict(zip(old, _keys(before)[label], strict=True))
+            for label, old in keys_before.items()
+        }
+        restore(after, campaign_id, users, kept)
+        return
+    STATS["misses"] += 1
+    walk()
+    with contextlib.suppress(Uncacheable):
+        _WALKS[key] = (snapshot(campaign_id, users), _keys(before))
