@@ -900,6 +900,8 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
             break
         if rolls_owed(module, snap, step):
             break  # a compulsory roll is made at its step, never skipped on the way
+        if run and rolls_now(step) is not None:
+            break  # a step that rolls while buying makes them at its own Done (APD 3.4)
         if run and step.attacker_first:
             break  # PHD C5.14 "In turn, Attacker first": the Defender waits there for him
         run.append(step)

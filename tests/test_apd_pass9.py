@@ -386,3 +386,24 @@ def test_1_2_3_4_done_at_3_4_makes_the_armor_type_dr_an_armor_group_still_owes(
     fixed_dice.extend([[3, 3]])
     rg_roll(players, "american", a1)
     assert Roll.objects.filter(table_id="american_reinforcement").count() == 1
+
+
+def test_1_2_a_done_ahead_stops_before_3_4_which_rolls_while_buying(users, modules):
+    """1.2 "complete each step before moving on"; 3.4 "For each Armor Group purchased,
+    make a dr to determine armor type": a Done with the steps ahead never runs on into
+    3.4, whose own Done makes the armor-type drs its Armor Groups owe; a Done through
+    it is refused."""
+    from campaign.seat_views.campaign_page import campaign_view
+    from campaign.selectors import module_of
+    from campaign.services import steps
+
+    players, _ = apd_at(users, "3.3")
+    order = [s.id for s in module_of(players.campaign).steps]
+    view = campaign_view(players.users["american"], players.campaign_id)
+    assert view.panel is not None
+    lasts = [last for last, _, _ in view.panel.ahead]
+    assert all(order.index(last) < order.index("3.4") for last in lasts), lasts
+    with pytest.raises(ActionRefused, match="cannot be finished together"):
+        steps.finish_step(
+            campaign_id=players.campaign_id, user=players.users["american"], through="3.4"
+        )

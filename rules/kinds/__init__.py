@@ -59,6 +59,13 @@ class Hook(StrEnum):
     ROLL_WHILE_BUYING = "roll_while_buying"
 
 
+# The ``on_side_done`` hooks a kind finished ahead may still carry: the run of steps
+# finished ahead (``availability.finish_ahead``) never goes on into a step where they
+# act, so they run at that step's own Done (a purchase step that rolls while buying,
+# APD 3.4: ``availability.rolls_now``).
+AHEAD_GUARDED: frozenset[Hook] = frozenset({Hook.ROLL_WHILE_BUYING})
+
+
 class Pass(StrEnum):
     """When a side has nothing to do at a step, so the step passes for it by itself
     (with a log line).  Each is decided once, on public facts only, in
@@ -110,7 +117,7 @@ class StepKind:
     passes: tuple[Pass, ...] = ()  # when it passes by itself for a side
     # A side may finish it ahead, with the steps after it ("Done with 3.613 to 3.620"):
     # map work, optional rolls, or declining to buy; never a step whose finishing runs
-    # a server operation for the side (``on_side_done``).
+    # a server operation for the side (``on_side_done``), but those of AHEAD_GUARDED.
     finish_ahead: bool = False
 
     @property
