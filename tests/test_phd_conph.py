@@ -20,12 +20,13 @@ fixed_dice = mechanisms.fixed_dice
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
 
-def phd_after(users, step_id, **losses):
+def phd_after(users, step_id=None, **losses):
     """A PHD TM whose Initial TM Scenario is over (its result confirmed, each side's CVP
-    lost given as ``cvp_lost_<side>=n``), walked to ``step_id`` of its ConPh."""
+    lost given as ``cvp_lost_<side>=n``), walked to ``step_id`` of its ConPh, if given."""
     players, module = start("purple-heart-draw", "tm", users, "us")
     players.results(**result_values(module, **losses))
-    players.until_step(step_id)
+    if step_id:
+        players.until_step(step_id)
     return players, module
 
 

@@ -13,6 +13,7 @@ from campaign.models import Event, InitiativeOutcome, Purchase, Roll, Seat, Unit
 from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
 from tests.purchase_helpers import campaign_at
+from tests.test_phd_conph import phd_after
 from tests.test_phd_conph_late import OBA
 from tests.test_rule_mechanisms import (
     add,
@@ -20,7 +21,6 @@ from tests.test_rule_mechanisms import (
     phd_with_chart,
     result_values,
     roll,
-    start,
     supply_chart,
     unit_names,
     users,
@@ -28,16 +28,6 @@ from tests.test_rule_mechanisms import (
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 __all__ = ["fixed_dice", "users"]  # the fixtures this file shares
-
-
-def at_conph(users, step_id: str | None = None, side: str = "us"):
-    """A PHD TM whose Initial TM Scenario was played (nothing lost), its result
-    confirmed; then at ``step_id`` of the 0930 TM Scenario's ConPh, if given."""
-    players, module = start("purple-heart-draw", "tm", users, side)
-    players.results(**result_values(module))
-    if step_id:
-        players.until_step(step_id)
-    return players, module
 
 
 def _count(players, **filters) -> int:
@@ -53,7 +43,7 @@ def test_c5_26b_a_repaired_baz_psk_ft_dc_rejoins_the_retained_forces(users, modu
     Eliminated": a Bazooka removed from play in the scenario and Repaired on a dr of 3
     is back in the US retained forces (a SW, possessed), said in the log; one Eliminated
     on a dr of 4 stays out of play (it was already removed), and nothing joins."""
-    players, _ = at_conph(users, "C5.26")
+    players, _ = phd_after(users, "C5.26")
     before = unit_names(players, "us")
     fixed_dice.extend([[3], [4]])
     r = roll(players, "us", "baz_psk_ft_dc_repair", item="Bazooka at 12H3")
@@ -94,7 +84,7 @@ def test_c5_26a_each_malfunctioned_possessed_non_captured_weapon_must_roll(
     Repaired, >=3 Eliminated": Done is refused until the malfunctioned MMG has rolled; an
     unpossessed or a captured malfunctioned LMG owes no roll and is refused one; a dr of
     2 repairs the MMG (its Malfunction marker is removed)."""
-    players, _ = at_conph(users)
+    players, _ = phd_after(users)
     mmg = add(players, "us", "MMG", "sw", "malfunctioned")
     loose = add(players, "us", "LMG", "sw", "malfunctioned", markers=["unpossessed"])
     players.until_step("C5.26")
@@ -118,7 +108,7 @@ def test_c5_26c_the_captured_equipment_table_keeps_or_eliminates(users, modules,
     Eliminated": a captured MG 42 on a dr of 3 is Retained (still captured); a captured
     Panzerschreck on a dr of 4 is Eliminated (it leaves the retained forces); an
     unpossessed captured LMG owes no dr and is refused one."""
-    players, _ = at_conph(users)
+    players, _ = phd_after(users)
     mg = add(players, "us", "MG 42", "sw", "captured")
     psk = add(players, "us", "Panzerschreck", "sw", "captured")
     loose = add(players, "us", "LMG 34", "sw", "captured", markers=["unpossessed"])
@@ -139,7 +129,7 @@ def test_c5_26a_isolated_and_ammunition_shortage_apply_by_themselves(users, modu
     Isolated" (Ammunition Shortage comes from ending the Redeployment Isolated, C5.13):
     an Isolated malfunctioned MMG's dr of 1 becomes 3, Eliminated, with both +1s applied
     by themselves; a non-Isolated one's dr of 2 is Repaired with none."""
-    players, _ = at_conph(users)
+    players, _ = phd_after(users)
     cut_off = add(players, "us", "MMG", "sw", "malfunctioned", markers=["isolated"])
     mmg = add(players, "us", "HMG", "sw", "malfunctioned")
     players.until_step("C5.26")
@@ -163,7 +153,7 @@ def test_c5_27a_the_armour_leader_drm_is_a_leaders_modifier(users, modules, fixe
     Armour Leader's modifier (who leads which vehicle is the map's), but it is a
     leader's, between +1 (6+1) and -3 (10-3) as the leader ladder runs: a typed +5 is
     refused in words with the rule and nothing is rolled; -1 is applied."""
-    players, _ = at_conph(users)
+    players, _ = phd_after(users)
     tank = add(players, "us", "M4A1 Sherman", "vehicle", "immobilized")
     players.until_step("C5.27")
     with pytest.raises(ActionRefused, match=r"Armour Leader.*\(C5.27a\)"):
@@ -180,7 +170,7 @@ def test_c5_27a_no_immobilization_dr_for_an_abandoned_or_captured_vehicle(users,
     """C5.27a "Each non-captured, non-abandoned, immobilized vehicle must make a dr":
     an abandoned or a captured immobilized vehicle is refused the dr, and owes none (Done
     is accepted); a mobile vehicle has nothing to repair."""
-    players, _ = at_conph(users)
+    players, _ = phd_after(users)
     left = add(players, "us", "M4A1", "vehicle", "immobilized", markers=["abandoned"])
     taken = add(players, "us", "PzIVH", "vehicle", "immobilized", markers=["captured"])
     mobile = add(players, "us", "M10 GMC", "vehicle")
@@ -195,7 +185,7 @@ def test_c5_27c_special_ammunition_is_a_weapons_not_a_squads(users, modules, fix
     """C5.27c "Each non-captured, non-isolated weapon has all of its Depleted ammunition
     type(s) if any replenished ... on a dr <4": a squad is no weapon (refused); a Gun
     rolls once, a dr of 4 restoring its ammunition."""
-    players, _ = at_conph(users)
+    players, _ = phd_after(users)
     squad = add(players, "us", "6-6-6", "squad")
     gun = add(players, "us", "57mm AT Gun", "gun")
     players.until_step("C5.27")
@@ -216,7 +206,7 @@ def test_c5_29_the_tp_replenishment_rows_each_side_reads(users, modules, fixed_d
     German and US columns): the German's DR of 2 gives +25, the US's DR of 9 +28, each
     side reading its own column; no DRM after an Initial Scenario with no losses and no
     chit selected."""
-    players, _ = at_conph(users, "C5.28")
+    players, _ = phd_after(users, "C5.28")
     fixed_dice.extend([[1, 1], [4, 5]])
     players.until_step("C5.31")
     finals = {
@@ -261,7 +251,7 @@ def test_c5_28_the_clearance_table_and_its_footnoted_results(users, modules, fix
     map's): Wire in K5 on a dr of 3 is Eliminated; an A-P minefield in K6 on a dr of 3,
     +1 ticked, is 4: No Effect; the roll must say what it is for (C5.28 "must announce
     which one is currently being rolled for")."""
-    players, _ = at_conph(users, "C5.28")
+    players, _ = phd_after(users, "C5.28")
     with pytest.raises(ActionRefused):
         roll(players, "us", "fortification_clearance", item="")
     fixed_dice.extend([[3], [3]])

@@ -94,9 +94,7 @@ def make_rolls(
                 column=pp.column,
             )
             on_group(result_effects(table, r.final, pp.column, sum(r.faces)), outcome)
-            results.append(
-                {"table": table.title, "result": r.result, "roll": r.seq, "dice": dice_text(r)}
-            )
+            results.append(roll_entry(table.title, r))
     if waits and made == done:
         return  # nothing to roll at this step (its Leader DR made by a click before Done)
     if now is not None or waits:  # the rest wait for a later step: keep what these gave
@@ -186,6 +184,12 @@ def rolls_for(
     if pp.per == "sw":
         return sum(group.sw.values())
     return pp.count
+
+
+def roll_entry(title: str, r: Roll) -> dict[str, object]:
+    """A roll as an RG's line of the RG Purchase Record keeps it (``details["rolls"]``),
+    revealed with the RG (``reveal``)."""
+    return {"table": title, "result": r.result, "roll": r.seq, "dice": dice_text(r)}
 
 
 def dice_text(r: Roll) -> str:

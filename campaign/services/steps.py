@@ -44,7 +44,7 @@ from campaign.services.flow import (
     side_done,
     victory_deferred,
 )
-from campaign.services.purchase_records import dice_text
+from campaign.services.purchase_records import roll_entry
 from campaign.services.rolls import (
     fired_in_pass,
     held_groups,
@@ -340,7 +340,7 @@ def roll_on_table(
             **module_secret.details,
             "rolls": [
                 *module_secret.details.get("rolls", []),
-                {"table": table.title, "result": r.result, "roll": r.seq, "dice": dice_text(r)},
+                roll_entry(table.title, r),
             ],
         }
         module_secret.save(update_fields=["details"])
