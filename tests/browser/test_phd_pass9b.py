@@ -6,7 +6,7 @@ import pytest
 import rules.dice
 from campaign.models import Campaign, Roll
 from tests.browser.test_rules_classes_sicily import _open
-from tests.test_phd_pass9b import at_conph
+from tests.test_phd_conph import phd_after
 
 # The rules on screen: run once, on PostgreSQL + Redis (the embedded run leaves them out).
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
@@ -32,7 +32,7 @@ def test_c5_26b_a_repaired_bazooka_is_back_on_the_retained_forces(
     """C5.26b BAZ/PSK/FT/DC REPAIR TABLE "<=3 Repaired": the US player names the
     Bazooka removed from play in the scenario and clicks Roll dr; the roll line says it
     rejoins the retained forces, and his roster page lists a Bazooka he had not."""
-    players, _ = at_conph((make_user("us_p"), make_user("ge_p")), "C5.26")
+    players, _ = phd_after((make_user("us_p"), make_user("ge_p")), "C5.26")
     _seed_for_next_open_dr(players.campaign_id, 3)
     us = _open(asgi_server, new_context, browser_login, players, "us")
     table = us.locator("#table-baz_psk_ft_dc_repair")
