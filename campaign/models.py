@@ -291,6 +291,9 @@ class Roll(models.Model):
     secret = models.BooleanField(default=False)
     revealed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The other units of a stack the roll was made for with ``unit_ref``'s (Sicily
+    # 3.606 "using the same Escape DR"): their references, each between spaces.
+    stack = models.CharField(max_length=400, blank=True)
 
     objects = RollQuerySet.as_manager()
 
@@ -574,6 +577,9 @@ class Unit(models.Model):
     Status = choices_of("Status", UNIT_STATUS_WORDS)
     Kind = choices_of("Kind", UNIT_KIND_WORDS)
     WeaponKind = choices_of("WeaponKind", WEAPON_KIND_WORDS)
+    # Not a field: the unit that replaced this one in place when a roll's result removed
+    # it (Sicily 3.606 row 9, a leader Replaced), for what settles it after the roll.
+    replaced_by: Unit | None = None
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="units")
     ref = models.CharField(max_length=16, default=new_ref, editable=False)  # what pages name

@@ -33,6 +33,7 @@ from rules.schema import (
     Settle,
     Table,
     TableResult,
+    TableRow,
     UnitExchange,
     UnitFilter,
     WeaponExchange,
@@ -619,3 +620,46 @@ def short(effect: Effect) -> str:
     if effect.do == "rejoin":
         return f"rejoin: {effect.kind}"
     return effect.do
+
+
+# --------------------------------------------------------------------------- a stack's roll
+
+# HS-equivalents (A1.31): a squad two, a half-squad (or crew) one, an SMC none.
+HS_EQUIVALENTS = {"squad": 2, "half_squad": 1}
+
+
+def stack_refusal(table: Table, named: str, joining: UnitState) -> str:
+    """Why ``joining`` may not use the same roll on ``table`` as the unit ``named`` (""
+    if it may): the table is made for one unit at a time, or the unit is not of the
+    kinds its stack takes (Sicily 3.606: Infantry only, the '*' DRM being NA to vehicle
+    Escape) or not one it is rolled for."""
+    if table.stack is None:
+        return f"The {table.title} ({table.rule}) is made for one unit at a time."
+    if joining.kind not in table.stack.kinds or not matches(table.for_units, joining):
+        return (
+            f"{joining.name} cannot use the same {table.title} DR as {named} ({table.stack.rule})."
+        )
+    return ""
+
+
+def falls_on_one(table: Table, final: int, original: int | None = None) -> bool:
+    """Whether a stack's roll with this result falls on one of its units, picked by
+    Random Selection (Sicily 3.606 footnote 3), rather than on each."""
+    if table.stack is None:
+        return False
+    row = table.result_row(final, original)
+    return isinstance(row, TableRow) and row.range in table.stack.random
+
+
+def stack_hs_drm(
+    table: Table, named_kind: str, joining: Iterable[tuple[str, int]]
+) -> dict[str, int]:
+    """The stack's HS-equivalents beyond the first, for the DRM ``stack.hs_drm`` (Sicily
+    3.606 "+1 per HS-equivalent > one HS using the same Escape DR"): those of the unit
+    named beyond one are the table's own DRM for its kind (a squad's +1), the rest is
+    this one's.  ``joining``: each joining line's kind and count.  {}: none counted."""
+    if table.stack is None or table.stack.hs_drm is None:
+        return {}
+    own = HS_EQUIVALENTS.get(named_kind, 0)
+    total = own + sum(HS_EQUIVALENTS.get(k, 0) * n for k, n in joining)
+    return {table.stack.hs_drm: max(0, total - 1) - max(0, own - 1)}

@@ -605,6 +605,23 @@ class PerGroup(Strict):
     rule: RuleRef
 
 
+class StackRoll(Strict):
+    """One roll made for a stack: the unit named and the units that join it use the
+    same DR (Sicily 3.606 "+1 per HS-equivalent > one HS using the same Escape DR"; 3.613
+    a stack's Shift DR).  Each unit of the stack counts the roll as its own one roll
+    (``once: unit``); a row whose range ``random`` lists falls on one unit of the stack
+    picked by Random Selection with the app's dice (3.606 footnote 3 "Use Random
+    Selection for a stack"), every other row on each unit.  ``hs_drm``: the DRM (a
+    typed one) that counts the stack's HS-equivalents beyond the first (a squad two, a
+    half-squad one, an SMC none), computed from the units named."""
+
+    kinds: list[UnitKind] = Field(min_length=1)  # the units that may join the stack
+    random: list[str] = []  # row ranges that fall on one unit by Random Selection
+    hs_drm: Slug | None = None
+    rule: RuleRef
+    note: str | None = note_field()
+
+
 class Table(Strict):
     id: Slug
     title: str
@@ -680,6 +697,22 @@ class Table(Strict):
     # row's ``unit_kind``): PHD C5.24 "Infantry Leader", a leader of an AFV RG (C5.33's
     # Armour column) being an Armour Leader whatever its line says.
     leaders_not_of_group_kinds: list[UnitKind] = []
+    # One roll made for a stack of the units it is rolled for (Sicily 3.606, 3.613).
+    stack: StackRoll | None = None
+
+    @model_validator(mode="after")
+    def _stack(self) -> Table:
+        if self.stack is None:
+            return self
+        if self.for_units is None or self.once != "unit":
+            raise ValueError("'stack' is for a table rolled once for each unit ('for_units')")
+        ranges = {r.range for r in self.rows}
+        for r in self.stack.random:
+            if r not in ranges:
+                raise ValueError(f"stack.random: '{r}' is not a row's range")
+        if self.stack.hs_drm is not None and self.stack.hs_drm not in {d.id for d in self.drms}:
+            raise ValueError(f"stack.hs_drm: '{self.stack.hs_drm}' is not a DRM here")
+        return self
 
     @model_validator(mode="after")
     def _after_roll(self) -> Table:

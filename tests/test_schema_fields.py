@@ -4584,6 +4584,52 @@ service(
 # --------------------------------------------------------------------------- the tests
 
 
+def _stack_answers(m: Module) -> Any:
+    """What the Escape table's stack says (Sicily 3.606): whether a 2-4-7 and a StuG
+    may join an 8-1's DR, whether a Final 10 falls on one unit by Random Selection, and
+    the HS-equivalents DRM of a 4-6-7 and a 2-4-7 joining him."""
+    table = m.table("escape")
+    assert table is not None
+    return (
+        effects.stack_refusal(table, "8-1 leader", effects.UnitState("2-4-7", "half_squad")),
+        effects.stack_refusal(table, "8-1 leader", effects.UnitState("StuG IIIG", "vehicle")),
+        effects.falls_on_one(table, 10),
+        effects.stack_hs_drm(table, "leader", [("squad", 1), ("half_squad", 1)]),
+    )
+
+
+case(
+    "Table.stack",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape").pop("stack"),
+    observe=_stack_answers,
+)
+case(
+    "StackRoll.kinds",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["stack"].update(kinds=["squad", "leader"]),
+    observe=_stack_answers,
+)
+case(
+    "StackRoll.random",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["stack"].update(random=["9"]),
+    observe=_stack_answers,
+)
+case(
+    "StackRoll.hs_drm",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["stack"].update(hs_drm=None),
+    observe=_stack_answers,
+)
+case(
+    "StackRoll.rule",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["stack"].update(rule="3.6"),
+    observe=_stack_answers,
+)
+
+
 def test_every_schema_field_has_a_mutation() -> None:
     """Issue 16: "For each field of the schema there is a test that changes it in a copy
     of a module and observes a different outcome": the tables name every field of the

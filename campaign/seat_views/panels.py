@@ -91,6 +91,10 @@ class TableView:
     no_harden: str = ""
     # What the roll's item names, where it names its RG (PHD C5.34: which OBA module).
     item_label: str = ""
+    # A stack's one roll (Sicily 3.606, 3.613): the rule, and the viewer's units that
+    # may join the unit named.
+    stack_rule: str = ""
+    stack_choices: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -577,6 +581,14 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
         .exclude(unit_ref="")
         .values_list("table_id", "unit_ref")
     )
+    # ... and those that joined a stack's one roll (Sicily 3.606, 3.613).
+    for table_id, stack in (
+        Roll.objects.visible_to(view.viewer)
+        .filter(campaign=c, cycle=c.cycle, side=view.viewer)
+        .exclude(stack="")
+        .values_list("table_id", "stack")
+    ):
+        rolled |= {(table_id, ref) for ref in stack.split()}
     for n, tv in enumerate(panel.tables):
         t = tables[tv.id]
         if t.for_units is None:
@@ -596,7 +608,20 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
                 if eligible
                 else f"You have no {tv.for_units} to roll for."
             )
-        panel.tables[n] = replace(tv, choices=choices, no_roll=why)
+        stacked = tuple(
+            (roll_ref(u), _target_words(u, ""))
+            for u in own
+            if t.stack and u.kind in t.stack.kinds and (t.id, roll_ref(u)) not in rolled
+            for ref, _ in targets(t.for_units, state_of(u))
+            if not ref
+        )
+        panel.tables[n] = replace(
+            tv,
+            choices=choices,
+            no_roll=why,
+            stack_rule=t.stack.rule if t.stack and stacked else "",
+            stack_choices=stacked,
+        )
 
 
 def _target_words(unit: Unit, weapon_ref: str) -> str:

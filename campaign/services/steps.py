@@ -35,7 +35,7 @@ from campaign.selectors import (
     scenario_attacker,
 )
 from campaign.services import dice as dice_service
-from campaign.services import purchases, recompute, units
+from campaign.services import purchases, recompute, stacks, units
 from campaign.services.errors import ActionRefused
 from campaign.services.flow import (
     advance,
@@ -70,6 +70,7 @@ from rules.effects import (
     UnitOutcome,
     WeaponState,
     armed,
+    falls_on_one,
     granted_group,
     hardens_mmc,
     mmc_to_harden,
@@ -195,6 +196,7 @@ def roll_on_table(
     typed: Mapping[str, int] | None = None,
     unit_id: object = None,
     at: str | None = None,
+    stack: Sequence[object] = (),
 ) -> Roll:
     """Roll on one of the current step's tables — for one of the side's retained
     units where the table is rolled for units, else for the item named — with the
@@ -237,6 +239,9 @@ def roll_on_table(
         if first:
             raise ActionRefused(f"Not yet: {first}.", status=409)
     unit, weapon = rolled_for(turn, table, unit_id)
+    # A stack's one roll (Sicily 3.606, 3.613): the units that join the unit named.
+    joined = stacks.members(turn, table, unit, stack)
+    typed = stacks.typed_with_hs(table, unit, joined, typed)
     if unit is not None and table.once == "item":
         item = unit_item(turn, table, unit, item)
     if table.instead is not None and units.took_instead(c, turn.side, table.id):
@@ -314,6 +319,9 @@ def roll_on_table(
         else None
     )
     hidden = (unit is not None and units.is_secret(unit)) or module_secret is not None
+    hidden = hidden or any(units.is_secret(u) for u in joined)
+    if joined:
+        item += f" with {', '.join(units.label(u) for u in joined)}"
     column = roll_column(table, turn.side, unit.kind if unit else None)
     r = dice_service.roll(
         c,
@@ -328,6 +336,9 @@ def roll_on_table(
         column=column,
         unit_ref=units.roll_ref(unit, weapon.ref if weapon else "") if unit else "",
     )
+    if joined:
+        r.stack = stacks.stack_refs(joined)
+        r.save(update_fields=["stack"])
     purchase_id = (
         unit.purchase_id
         if hidden and unit is not None
@@ -346,10 +357,15 @@ def roll_on_table(
         module_secret.save(update_fields=["details"])
     effects = result_effects(table, r.final, column, sum(r.faces))
     count = unit.count if unit is not None else 0
-    consequence = apply_effects(turn, table, effects, unit, weapon, item=item)
+    if joined and unit is not None:
+        consequence = _on_stack(turn, table, r, effects, [unit, *joined], secret=hidden)
+    else:
+        consequence = apply_effects(turn, table, effects, unit, weapon, item=item)
+        # A leader Replaced in place (3.606 row 9) is settled as the unit rolled for.
+        unit = (unit.replaced_by if unit else None) or unit
     # A line of several that gave up the unit rolled for to a line of its own (its
     # result written there) is no longer that unit: nothing of it is settled after.
-    if table.after_roll and weapon is None and (unit is None or unit.count == count):
+    if table.after_roll and weapon is None and not joined and (unit is None or unit.count == count):
         after = units.settle_rolled(table.after_roll, unit)
         consequence = "; ".join(w for w in (consequence, after) if w)
     what = f"{table.title}{f' for {item}' if item else ''}"
@@ -373,6 +389,31 @@ def roll_on_table(
     )
     commit(c.pk, RollMade(kept=kept))
     return r
+
+
+def _on_stack(
+    turn: Turn, table: Table, r: Roll, effects: list[Effect], stack: list[Unit], *, secret: bool
+) -> str:
+    """A stack's one roll, written on its units: a row its ``random`` lists on the one
+    Random Selection picks (3.606 footnote 3), any other on each; then each unit still
+    retained is settled by ``after_roll`` (3.6061: all of them escaped)."""
+    assert table.stack is not None
+    words = []
+    on = stack
+    if falls_on_one(table, r.final, sum(r.faces)):
+        picked = stacks.random_selection(turn, table, stack, secret=secret)
+        words.append(f"Random Selection picks {units.label(picked)}")
+        on = [picked]
+    settled = []
+    for u in stack:
+        if u in on:
+            words.append(apply_effects(turn, table, effects, u))
+            u = u.replaced_by or u
+        settled.append(u)
+    for u in settled:
+        if u.pk is not None:
+            words.append(units.settle_rolled(table.after_roll, u))
+    return "; ".join(w for w in words if w)
 
 
 @transaction.atomic
@@ -499,14 +540,8 @@ def rolled_for(turn: Turn, table: Table, unit_id: object) -> tuple[Unit | None, 
             f"{what} is not one of your {wanted}: the {table.title} is not rolled for it "
             f"({table.rule})."
         )
-    if (
-        table.once == "unit"
-        and Roll.objects.filter(
-            campaign=turn.campaign,
-            cycle=turn.campaign.cycle,
-            table_id=table.id,
-            unit_ref=units.roll_ref(unit, weapon_ref),
-        ).exists()
+    if table.once == "unit" and stacks.rolled_in_pass(
+        turn, table, units.roll_ref(unit, weapon_ref)
     ):
         raise ActionRefused(
             f"{what} has made its one {table.title} roll in this pass ({table.rule}).",

@@ -1107,6 +1107,8 @@ def apply_outcome(
         else:
             dropped = hand_over(unit, heir or in_place, transferred=bool(added))
         unit.delete()
+        if in_place is not None:  # read by what settles the unit after its roll (3.6061)
+            unit.replaced_by = in_place
     dropped = f"; {dropped}" if dropped else ""
     if outcome.removed and outcome.added:
         names = " and ".join(name for name, _ in outcome.added)

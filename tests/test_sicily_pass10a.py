@@ -1,0 +1,166 @@
+"""Sicily 3.6-3.614, the tenth audit pass: pass 9's left items (stacks, a line of
+several identical units, the Encircled 1TC, "+1 if German" for a hand-added vehicle,
+an MMC Replaced) and unsampled sentences, each through the services as a player would
+meet it (docs/rules-audit/pass-10-sicily-a.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Event, Roll, Unit
+from campaign.services.errors import ActionRefused
+from tests import test_rule_mechanisms as mechanisms
+from tests.purchase_helpers import campaign_at
+from tests.test_rule_mechanisms import add, roll, unit_names
+
+users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def test_3_6061_one_of_a_line_of_isolated_squads_escapes_and_is_no_longer_isolated(
+    users, modules, fixed_dice
+):
+    """3.6061 "If a unit survives the Escape attempt, it ... [is] Retained into a
+    friendly Setup Area": of a line of two Isolated 4-6-7s, the one whose Escape DR
+    escapes loses its Isolated marker; the other stays Isolated."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    add(players, "axis", "4-6-7", "squad", status="isolated", number=2)
+    line = Unit.objects.get(campaign_id=players.campaign_id, name="4-6-7")
+    fixed_dice.append([2, 3])
+    assert roll(players, "axis", "escape", line).final == 7
+    assert unit_names(players, "axis") == [
+        ("4-6-7", "squad", "isolated", 1),
+        ("4-6-7", "squad", "ok", 1),
+    ]
+
+
+def test_3_6141c_one_of_a_line_made_mobile_leaves_recall(users, modules, fixed_dice):
+    """3.6141b/c on a line of two identical units: of two immobilized StuGs under Recall
+    on one line, the one whose Immobilization Repair dr makes it Mobile leaves Recall
+    (3.6141c read after 3.6141b); the other stays immobilized and Recalled."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    add(
+        players,
+        "axis",
+        "StuG IIIG",
+        "vehicle",
+        status="immobilized",
+        markers=["recalled"],
+        number=2,
+    )
+    line = Unit.objects.get(campaign_id=players.campaign_id, name="StuG IIIG")
+    fixed_dice.append([1])
+    roll(players, "axis", "immobilization_repair", line)
+    assert unit_names(players, "axis") == [
+        ("StuG IIIG", "vehicle", "immobilized, recalled", 1),
+        ("StuG IIIG", "vehicle", "ok", 1),
+    ]
+
+
+def test_3_6061_a_leader_replaced_by_his_escape_dr_is_no_longer_isolated(
+    users, modules, fixed_dice
+):
+    """3.606 row 9 "Escapes; Replaced" then 3.6061 "If a unit survives the Escape
+    attempt, it ... [is] Retained into a friendly Setup Area": the Isolated 8-1 whose
+    Escape DR gives 9 is Replaced by an 8-0 who escaped too, so no longer Isolated
+    (before, the 8-0 stayed Isolated)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    leader = add(players, "axis", "8-1 leader", "leader", status="isolated")
+    fixed_dice.append([3, 5])  # 8 +2 Isolated -1 Night = 9
+    assert roll(players, "axis", "escape", leader).final == 9
+    assert unit_names(players, "axis") == [("8-0 leader", "leader", "ok", 1)]
+
+
+def _escape(players, side, named, *stack, **kw):
+    return roll(players, side, "escape", named, stack=[u.ref for u in stack], **kw)
+
+
+def test_3_606_a_stack_makes_one_escape_dr_that_counts_as_each_units(users, modules, fixed_dice):
+    """3.606 "+1 per HS-equivalent > one HS using the same Escape DR": an Isolated 8-1
+    escaping with a 4-6-7 and a 2-4-7 makes one DR; their three HS-equivalents give +2,
+    computed (typing it is refused); the DR escapes, so each unit, not only the one
+    named, is no longer Isolated (3.6061); each has had its one Escape DR, so a second
+    for the squad is refused; a vehicle cannot join (the '*' DRM is NA to vehicle
+    Escape: Infantry stacks only)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    leader = add(players, "axis", "8-1 leader", "leader", status="isolated")
+    squad = add(players, "axis", "4-6-7", "squad", status="isolated")
+    hs = add(players, "axis", "2-4-7", "half_squad", status="isolated")
+    tank = add(players, "axis", "StuG IIIG", "vehicle", status="isolated")
+    with pytest.raises(ActionRefused, match=r"StuG IIIG cannot use the same Escape DR.*3\.606"):
+        _escape(players, "axis", leader, squad, tank)
+    with pytest.raises(ActionRefused, match=r"counted from the units named"):
+        _escape(players, "axis", leader, squad, hs, typed={"excess_hs": 1})
+    assert not Roll.objects.filter(table_id="escape").exists()
+    fixed_dice.append([1, 3])  # 4 +2 HS-equivalents +2 Isolated -1 Night = 7
+    r = _escape(players, "axis", leader, squad, hs)
+    assert r.final == 7
+    assert {d["label"][:14]: d["value"] for d in r.drms}["+1 per HS-equi"] == 2
+    assert "with 4-6-7, 2-4-7" in r.item
+    assert unit_names(players, "axis") == [
+        ("2-4-7", "half_squad", "ok", 1),
+        ("4-6-7", "squad", "ok", 1),
+        ("8-1 leader", "leader", "ok", 1),
+        ("StuG IIIG", "vehicle", "isolated", 1),
+    ]
+    for unit in (squad, hs):
+        with pytest.raises(ActionRefused, match=r"has made its one Escape roll"):
+            roll(players, "axis", "escape", unit)
+
+
+def test_3_606_footnote_3_random_selection_picks_the_unit_casualty_reduced(
+    users, modules, fixed_dice
+):
+    """3.606 row 10 "Escapes; Casualty Reduced" with footnote 3 "Use Random Selection
+    for a stack": a 4-6-7 and an 8-1 under one Escape DR of 10; the app's dice pick
+    one (a dr each, the highest: the 8-1), who is wounded; the squad escapes as it is."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad")
+    leader = add(players, "axis", "8-1 leader", "leader")
+    fixed_dice.extend([[4, 6], [2], [5]])  # 10 +1 (a squad) -1 Night = 10; dr 2 and 5
+    r = _escape(players, "axis", squad, leader)
+    assert r.final == 10
+    assert unit_names(players, "axis") == [
+        ("4-6-7", "squad", "ok", 1),
+        ("8-1 leader", "leader", "wounded", 1),
+    ]
+    picks = Roll.objects.filter(purpose__startswith="Random Selection").order_by("seq")
+    assert [(p.item, p.final) for p in picks] == [("4-6-7", 2), ("8-1 leader", 5)]
+    said = Event.objects.filter(campaign_id=players.campaign_id, kind="roll").last().text
+    assert "Random Selection picks 8-1 leader; 8-1 leader is now wounded" in said, said
+
+
+def test_3_606_12_eliminates_every_unit_of_the_stack_and_their_equipment(
+    users, modules, fixed_dice
+):
+    """3.606 ">= 12 All units and Equipment Eliminated": a stack's DR of 12 removes each
+    unit of the stack and the LMG one of them possesses."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad")
+    leader = add(players, "axis", "8-1 leader", "leader")
+    add(players, "axis", "LMG", "sw", possessor=leader.ref)
+    fixed_dice.append([6, 6])  # 12 +1 (a squad) -1 Night = 12
+    assert _escape(players, "axis", squad, leader).final == 12
+    assert unit_names(players, "axis") == []
+
+
+def test_3_613_a_stacks_shift_dr_counts_for_each_and_12_eliminates_all(users, modules, fixed_dice):
+    """3.613: a 4-6-7 and a StuG shifting together make one Shift DR; ">= 12 All units,
+    Inherent Crews and Equipment Eliminated" removes both; a 9-10 "No Shift" DR for a
+    leader and a HS counts as each one's Shift DR (a second for the HS is refused)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    squad = add(players, "axis", "4-6-7", "squad")
+    tank = add(players, "axis", "StuG IIIG", "vehicle")
+    leader = add(players, "axis", "8-1 leader", "leader")
+    hs = add(players, "axis", "2-4-7", "half_squad")
+    fixed_dice.extend([[6, 6], [4, 5]])
+    assert roll(players, "axis", "shift", squad, stack=[tank.ref]).final == 12
+    assert roll(players, "axis", "shift", leader, stack=[hs.ref]).final == 9
+    assert unit_names(players, "axis") == [
+        ("2-4-7", "half_squad", "ok", 1),
+        ("8-1 leader", "leader", "ok", 1),
+    ]
+    with pytest.raises(ActionRefused, match=r"2-4-7 has made its one Shift roll"):
+        roll(players, "axis", "shift", hs)
