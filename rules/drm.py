@@ -8,6 +8,7 @@ types; any other is ticked by the player.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -37,6 +38,8 @@ class RollContext:
     # An earlier module of the RG rolled for placed an FFE in the scenario just played
     # (``Condition.fired_prior``, PHD C5.34/TM13).
     fired_prior: bool = False
+    # The counter of the retained unit rolled for, as its line names it ("4-6-7").
+    unit_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,16 @@ def offered_for_some_unit(drm: Drm, ctx: RollContext) -> bool:
 
 
 def scaled_value(drm: Drm, ctx: RollContext) -> int:
-    amount = (ctx.inputs.get(drm.of, 0) if drm.of else 0) + drm.offset
+    if drm.of == "unit_morale":
+        morale = unit_morale(ctx.unit_name, ctx.unit_kind, ctx.unit_markers)
+        if morale is None:
+            raise DrmRefused(
+                f"The Morale of '{ctx.unit_name}' cannot be read from its line: name its "
+                "counter there (e.g. 4-6-7, 8-1 leader) before the roll."
+            )
+        amount = morale + drm.offset
+    else:
+        amount = (ctx.inputs.get(drm.of, 0) if drm.of else 0) + drm.offset
     per = drm.per or 1
     steps = math.floor(amount / per) if drm.rounding == "FRD" else math.ceil(amount / per)
     value = drm.value * steps
@@ -260,3 +272,26 @@ def after_value(label: str, value: int) -> str:
     "+1" is "Unit is Isolated"): a name the rules print with that same value does not
     say it twice; any other name is kept whole."""
     return label.removeprefix(f"{value:+d} ") if value else label
+
+
+# A counter's figures as a line names it: "4-6-7" (FP-range-Morale), "8-1 leader"
+# (Morale-leadership), "6+1 leader", "1-4-9 Hero", "2-2-8 Crew".
+_FIGURES = re.compile(r"\b(\d{1,2})([-+])(\d)(?:-(\d{1,2}))?\b")
+
+
+def unit_morale(name: str, kind: str | None, markers: Iterable[str] = ()) -> int | None:
+    """The Morale of a unit from its counter's figures: the last of an MMC's or Hero's
+    three ("4-6-7": 7), the first of a leader's two ("8-1": 8); a wounded SMC's one
+    less (A17.2).  None: its line names no counter whose Morale can be read."""
+    m = _FIGURES.search(name)
+    if m is None:
+        return None
+    if m.group(4) is not None:
+        morale = int(m.group(4))
+    elif kind == "leader":
+        morale = int(m.group(1))
+    else:
+        return None
+    if kind in ("leader", "hero") and "wounded" in markers:
+        morale -= 1
+    return morale

@@ -100,6 +100,10 @@ CampaignInput = Literal[
     "cvp_lost_cg",  # CVP the acting side has lost in the whole CG so far
     "san",  # the acting side's current SAN
     "vp_total",  # the acting side's VP amassed over the CG
+    # The Morale of the retained unit rolled for, read from its counter as its line
+    # names it (``rules.drm.unit_morale``): Sicily 3.6041 "Each encircled unit ... must
+    # take a separate 1TC".
+    "unit_morale",
 ]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Event, Roll, Unit
+from campaign.services import steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
@@ -164,3 +165,51 @@ def test_3_613_a_stacks_shift_dr_counts_for_each_and_12_eliminates_all(users, mo
     ]
     with pytest.raises(ActionRefused, match=r"2-4-7 has made its one Shift roll"):
         roll(players, "axis", "shift", hs)
+
+
+def test_3_6041_each_encircled_unit_takes_a_1tc_and_is_eliminated_if_it_fails(
+    users, modules, fixed_dice
+):
+    """3.6041 "Each encircled unit [EXC: Prisoner] must take a separate 1TC (leadership
+    DRM may apply if present and at owner's choice) ... Failing the 1TC results in the
+    unit's immediate Elimination ... any Equipment that an Eliminated Encircled unit
+    possessed is left in the Location unpossessed": at 3.604 Done waits for a DR for
+    each Encircled unit (a unit not Encircled owes none and is refused one); the 4-6-7's
+    DR 8 against its Morale 7 fails: Eliminated, its LMG left unpossessed; the wounded
+    8-1's DR 6 -1 (its leadership typed) against Morale 7 (A17.2: one less) passes: he
+    stays, still Encircled until 3.6062."""
+    from campaign.selectors import module_of, owed_rolls
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
+    squad = add(players, "axis", "4-6-7", "squad", status="encircled")
+    add(players, "axis", "LMG", "sw", possessor=squad.ref)
+    leader = add(players, "axis", "8-1 leader", "leader", status="wounded", markers=["encircled"])
+    free = add(players, "axis", "4-6-7 #2", "squad")
+    c = players.campaign
+    owed = owed_rolls(c, module_of(c), "axis")
+    assert [what for t, what in owed if t == "encircled_1tc"] == ["4-6-7", "8-1 leader"]
+    with pytest.raises(ActionRefused, match=r"3\.6041"):
+        roll(players, "axis", "encircled_1tc", free)
+    with pytest.raises(ActionRefused, match=r"3\.6041"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    fixed_dice.extend([[4, 4], [3, 3]])
+    r = roll(players, "axis", "encircled_1tc", squad)
+    assert (r.final, r.result) == (1, "Fails: Eliminated")
+    r = roll(players, "axis", "encircled_1tc", leader, typed={"leadership": -1})
+    assert r.final == 6 - 7 - 1 and r.result.startswith("Passes")
+    assert unit_names(players, "axis") == [
+        ("4-6-7 #2", "squad", "ok", 1),
+        ("8-1 leader", "leader", "wounded, encircled", 1),
+        ("LMG", "sw", "unpossessed", 1),
+    ]
+
+
+def test_3_6041_a_line_whose_morale_cannot_be_read_is_refused_the_1tc(users, modules):
+    """3.6041's 1TC is taken against the unit's Morale (A12.1), read from its counter: an
+    Encircled line named "Rifle squad" is refused the DR with a sentence, nothing
+    rolled."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
+    odd = add(players, "british", "Rifle squad", "squad", status="encircled")
+    with pytest.raises(ActionRefused, match=r"Morale of 'Rifle squad' cannot be read"):
+        roll(players, "british", "encircled_1tc", odd)
+    assert not Roll.objects.filter(table_id="encircled_1tc").exists()

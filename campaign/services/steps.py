@@ -296,6 +296,7 @@ def roll_on_table(
             turn,
             group=group,
             unit_kind=unit.kind if unit else None,
+            unit_name=unit.name if unit else "",
             unit_markers=state.marked if state else frozenset(),
             squads_by_footnote=squads_by_footnote(turn, turn.side)
             if reads_held_squads(table)
