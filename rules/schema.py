@@ -142,6 +142,10 @@ UnitStatus = Literal[
     # to a Mobile, Isolated AFV that stays under Recall; 3.61425 removes it from each
     # non-captured, non-Isolated vehicle.
     "low_ammo",
+    # An MMC a result Replaces (A19.13: by the next lower quality counter of its
+    # nationality and class, which the Sicily seed does not print): marked until its
+    # owner renames its line (Sicily 3.606 row 9 "Escapes; Replaced").
+    "replace_due",
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
@@ -169,6 +173,7 @@ UNIT_STATUS_WORDS: dict[str, str] = {
     "encircled": "Encircled",
     "heroic": "heroic (leader)",
     "low_ammo": "Low Ammo (vehicle)",
+    "replace_due": "to be Replaced by its next lower quality counter (A19.13)",
 }
 UNIT_KIND_WORDS: dict[str, str] = {
     "squad": "squad",

@@ -213,3 +213,27 @@ def test_3_6041_a_line_whose_morale_cannot_be_read_is_refused_the_1tc(users, mod
     with pytest.raises(ActionRefused, match=r"Morale of 'Rifle squad' cannot be read"):
         roll(players, "british", "encircled_1tc", odd)
     assert not Roll.objects.filter(table_id="encircled_1tc").exists()
+
+
+def test_3_606_row_9_an_mmc_replaced_is_marked_until_its_owner_renames_it(
+    users, modules, fixed_dice
+):
+    """3.606 Infantry "9 Escapes; Replaced [2,3]": the seed prints no MMC Replacement
+    counters (A19.13), so a squad whose Escape DR gives 9 is not left silently as it
+    was: it is marked "to be Replaced by its next lower quality counter", in the roll's
+    words, until its owner renames its line and clears the marker (once the step has
+    ended: until then it stays as the roll left it)."""
+    from tests.test_rule_mechanisms import edit
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad", status="isolated")
+    fixed_dice.append([3, 4])  # 7 +1 (a squad) +2 Isolated -1 Night = 9
+    r = roll(players, "axis", "escape", squad)
+    assert r.final == 9
+    assert unit_names(players, "axis") == [("4-6-7", "squad", "replace_due", 1)]
+    said = Event.objects.filter(campaign_id=players.campaign_id, kind="roll").last().text
+    assert "to be Replaced by its next lower quality counter (A19.13)" in said
+    players.finish()  # the line stays as the roll left it until the step ends
+    squad.refresh_from_db()
+    edit(players, "axis", squad, "ok", name="4-4-7")
+    assert unit_names(players, "axis") == [("4-4-7", "squad", "ok", 1)]

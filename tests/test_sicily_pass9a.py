@@ -139,7 +139,7 @@ def test_3_606_row_9_replaced_a_leader_becomes_the_next_lower_quality(users, mod
     assert roll(players, "axis", "escape", lowest).final == 9
     assert roll(players, "axis", "escape", squad).final == 9
     assert unit_names(players, "axis") == [
-        ("4-6-7", "squad", "ok", 1),
+        ("4-6-7", "squad", "replace_due", 1),  # pass 10: marked for its owner
         ("6+1 leader", "leader", "ok", 1),
         ("8-0 leader", "leader", "ok", 1),
     ]
