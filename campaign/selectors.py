@@ -41,7 +41,7 @@ from campaign.models import (
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from rules import machine
 from rules.availability import owed_for, table_date_reasons
-from rules.effects import UnitState, matches, targets
+from rules.effects import UnitState, matches, sent_on, targets
 from rules.registry import cached_module, parse_module
 from rules.schema import Module, Step
 from rules.snapshot import (
@@ -439,6 +439,23 @@ def side_units(campaign: Campaign, side: str) -> SideUnits:
     return units
 
 
+def sent_to(campaign: Campaign, module: Module, table_id: str, side: str) -> set[str] | None:
+    """The references of ``side``'s units that an earlier roll in this pass sends to the
+    table ``table_id`` (``Table.after``: Sicily 3.613 †, a Shift DR of 11 for the unit or
+    its stack); None: the table has no such condition."""
+    table = module.table(table_id)
+    if table.after is None:
+        return None
+    earlier = module.table(table.after.table)
+    finals: dict[str, list[tuple[int, int]]] = {}
+    for ref, stack, final, faces in Roll.objects.filter(
+        campaign=campaign, cycle=campaign.cycle, side=side, table_id=earlier.id
+    ).values_list("unit_ref", "stack", "final", "faces"):
+        for r in [ref, *stack.split()]:
+            finals.setdefault(r, []).append((final, sum(faces)))
+    return {r for r, f in finals.items() if sent_on(table, earlier, f)}
+
+
 def owed_rolls(
     campaign: Campaign, module: Module, side: str, units: SideUnits | None = None
 ) -> tuple[tuple[str, str], ...]:
@@ -470,9 +487,12 @@ def owed_rolls(
         (t.id, "") for t in required if t.once == "side" and not any(r[0] == t.id for r in rolled)
     ]
     per_unit = [t for t in required if t.once == "unit"]
+    sent = {t.id: sent_to(campaign, module, t.id, side) for t in per_unit if t.after}
     if per_unit:
         for unit in (units or side_units(campaign, side))():
             for t in per_unit:
+                if t.id in sent and unit.ref not in (sent[t.id] or ()):
+                    continue  # no earlier roll sent it here (3.613 †)
                 # A vehicle's weapons each owe their own roll (Sicily 3.6142).
                 for ref, target in targets(t.for_units, unit.state):
                     key = f"{unit.ref}.{ref}" if ref else unit.ref

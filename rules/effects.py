@@ -663,3 +663,26 @@ def stack_hs_drm(
     own = HS_EQUIVALENTS.get(named_kind, 0)
     total = own + sum(HS_EQUIVALENTS.get(k, 0) * n for k, n in joining)
     return {table.stack.hs_drm: max(0, total - 1) - max(0, own - 1)}
+
+
+def sent_on(table: Table, earlier: Table, finals: Iterable[tuple[int, int]]) -> bool:
+    """Whether one of a unit's rolls on ``earlier`` (each its final and its dice's sum)
+    gave a row ``table.after`` names, sending the unit to ``table`` (Sicily 3.613 †)."""
+    if table.after is None:
+        return True
+    wanted = set(table.after.ranges)
+    for final, original in finals:
+        row = earlier.result_row(final, original)
+        if isinstance(row, TableRow) and row.range in wanted:
+            return True
+    return False
+
+
+def not_sent_refusal(table: Table, earlier: Table, what: str) -> str:
+    """Why ``what`` may not roll on ``table``: no roll of it on ``earlier`` in this pass
+    gave a row ``table.after`` names (Sicily 3.613 †)."""
+    assert table.after is not None
+    return (
+        f"{what} has no {table.title} to roll: only a unit whose {earlier.title} gave "
+        f"{' or '.join(table.after.ranges)} in this pass rolls it ({table.after.rule})."
+    )

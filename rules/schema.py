@@ -614,6 +614,18 @@ class PerGroup(Strict):
     rule: RuleRef
 
 
+class AfterRoll(Strict):
+    """A table rolled only for a unit whose roll on ``table`` in this pass (for itself
+    or as one of a stack's units) gave one of the rows ``ranges`` names: Sicily 3.613
+    footnote † "Each Personnel unit suffers Casualty Reduction on a subsequent dr of >=
+    4 ... Roll separately for each unit", after a Shift DR of 11 "Shifted with
+    Casualties"."""
+
+    table: Slug
+    ranges: list[str] = Field(min_length=1)
+    rule: RuleRef
+
+
 class StackRoll(Strict):
     """One roll made for a stack: the unit named and the units that join it use the
     same DR (Sicily 3.606 "+1 per HS-equivalent > one HS using the same Escape DR"; 3.613
@@ -708,6 +720,8 @@ class Table(Strict):
     leaders_not_of_group_kinds: list[UnitKind] = []
     # One roll made for a stack of the units it is rolled for (Sicily 3.606, 3.613).
     stack: StackRoll | None = None
+    # Rolled only for a unit an earlier roll's result sends to it (Sicily 3.613 †).
+    after: AfterRoll | None = None
 
     @model_validator(mode="after")
     def _stack(self) -> Table:
@@ -2042,6 +2056,17 @@ class Module(Strict):
         """A step's ``settles`` names known sides, dates and yes/no result fields; a
         price's ``refused_if_yes`` a yes/no result field."""
         yes_no = {rf.id for rf in self.result_fields if rf.kind == "bool"}
+        by_id = {t.id: t for t in self.tables}
+        for t in self.tables:
+            if t.after is None:
+                continue
+            earlier = by_id.get(t.after.table)
+            if earlier is None:
+                errors.append(f"tables ({t.id}).after.table: unknown table '{t.after.table}'")
+                continue
+            for r in t.after.ranges:
+                if r not in {row.range for row in earlier.rows}:
+                    errors.append(f"tables ({t.id}).after.ranges: '{r}' is no row of {earlier.id}")
         for st in self.steps:
             for n, row in enumerate(st.settles):
                 w = f"steps ({st.id}).settles[{n}]"

@@ -4630,6 +4630,44 @@ case(
 )
 
 
+def _sent_on_casualties(m: Module) -> Any:
+    """Whether a Shift DR of 11, and one of 9, send a unit to the subsequent casualty dr
+    (Sicily 3.613 †), and what the module check says."""
+    table = m.table("shift_casualties")
+    earlier = m.table(table.after.table if table.after else "shift")
+    return (
+        effects.sent_on(table, earlier, [(11, 11)]),
+        effects.sent_on(table, earlier, [(10, 10)]),
+        effects.not_sent_refusal(table, earlier, "4-6-7") if table.after else "",
+    )
+
+
+case(
+    "Table.after",
+    base="sicily",
+    mutate=lambda d: tab(d, "shift_casualties").pop("after"),
+    observe=_sent_on_casualties,
+)
+case(
+    "AfterRoll.ranges",
+    base="sicily",
+    mutate=lambda d: tab(d, "shift_casualties")["after"].update(ranges=["9-10"]),
+    observe=_sent_on_casualties,
+)
+case(
+    "AfterRoll.table",
+    base="sicily",
+    mutate=lambda d: tab(d, "shift_casualties")["after"].update(table="escape", ranges=["10"]),
+    observe=_sent_on_casualties,
+)
+case(
+    "AfterRoll.rule",
+    base="sicily",
+    mutate=lambda d: tab(d, "shift_casualties")["after"].update(rule="3.613"),
+    observe=_sent_on_casualties,
+)
+
+
 def test_every_schema_field_has_a_mutation() -> None:
     """Issue 16: "For each field of the schema there is a test that changes it in a copy
     of a module and observes a different outcome": the tables name every field of the

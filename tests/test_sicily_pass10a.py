@@ -237,3 +237,41 @@ def test_3_606_row_9_an_mmc_replaced_is_marked_until_its_owner_renames_it(
     squad.refresh_from_db()
     edit(players, "axis", squad, "ok", name="4-4-7")
     assert unit_names(players, "axis") == [("4-4-7", "squad", "ok", 1)]
+
+
+def test_3_613_dagger_the_subsequent_dr_only_after_shifted_with_casualties_and_owed(
+    users, modules, fixed_dice
+):
+    """3.613 "11 | Shifted with Casualties†", footnote † "Each Personnel unit suffers
+    Casualty Reduction on a subsequent dr of >= 4 ... Roll separately for each unit":
+    the subsequent dr is refused for a unit that made no Shift DR, or whose DR was not
+    11 (before, any unit could roll it); after a stack's DR of 11, Done waits for a dr
+    for each of its units."""
+    from campaign.selectors import module_of, owed_rolls
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    squad = add(players, "axis", "4-6-7", "squad")
+    leader = add(players, "axis", "8-1 leader", "leader")
+    safe = add(players, "axis", "2-4-7", "half_squad")
+    idle = add(players, "axis", "4-6-7 #2", "squad")
+    fixed_dice.extend([[2, 3]])
+    assert roll(players, "axis", "shift", safe).result == "Shifted safely"
+    for unit in (safe, idle):
+        with pytest.raises(ActionRefused, match=r"only a unit whose Shift gave 11"):
+            roll(players, "axis", "shift_casualties", unit)
+    fixed_dice.extend([[5, 6]])
+    assert roll(players, "axis", "shift", squad, stack=[leader.ref]).final == 11
+    c = players.campaign
+    owed = [w for t, w in owed_rolls(c, module_of(c), "axis") if t == "shift_casualties"]
+    assert owed == ["4-6-7", "8-1 leader"]
+    with pytest.raises(ActionRefused, match=r"Roll first"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    fixed_dice.extend([[4], [2]])
+    roll(players, "axis", "shift_casualties", squad)
+    roll(players, "axis", "shift_casualties", leader)
+    assert unit_names(players, "axis") == [
+        ("2-4-7", "half_squad", "ok", 1),
+        ("4-6-7", "squad", "reduced", 1),
+        ("4-6-7 #2", "squad", "ok", 1),
+        ("8-1 leader", "leader", "ok", 1),
+    ]

@@ -185,7 +185,9 @@ def test_3_613_footnote_dagger_casualties_dr_is_made_for_each_unit_and_applied(
     squad = add(players, "axis", "4-6-7", "squad")
     stug = add(players, "axis", "StuG IIIG", "vehicle")
     leader = add(players, "axis", "8-1", "leader")
-    fixed_dice.extend([[4], [4], [3]])
+    # Pass 10: the subsequent dr follows a Shift DR of 11 (here one for the stack).
+    fixed_dice.extend([[5, 6], [4], [4], [3]])
+    roll(players, "axis", "shift", squad, stack=[stug.ref, leader.ref])
     roll(players, "axis", "shift_casualties", squad)
     roll(players, "axis", "shift_casualties", stug)
     roll(players, "axis", "shift_casualties", leader)
@@ -230,7 +232,7 @@ def test_3_606_escape_rows_by_column_and_drms_by_kind_held_in_play(users, module
     # Infantry column (a squad has +1 by itself for its second HS-equivalent).
     for dice, final, after in (
         ([3, 4], 8, {"ok"}),
-        ([4, 4], 9, {"ok"}),
+        ([4, 4], 9, {"replace_due"}),  # pass 10: Replaced, marked for its owner
         ([4, 5], 10, {"reduced"}),
         ([5, 5], 11, {"reduced"}),
         ([5, 6], 12, None),

@@ -36,7 +36,7 @@ def test_3_6062_encircled_markers_are_removed_when_escape_ends(users, modules, f
     squad = add(players, "axis", "4-6-7", "squad", markers=["encircled"])
     leader = add(players, "british", "8-1", "leader", status="wounded", markers=["encircled"])
     add(players, "british", "4-5-8", "squad", markers=["isolated"])
-    fixed_dice.append([3, 3])
+    fixed_dice.append([2, 3])  # pass 10: a Final 9 would mark it to be Replaced
     r = roll(players, "axis", "escape", squad)
     assert {d["label"]: d["value"] for d in r.drms}["If Encircled (NA to vehicles)"] == 2
     players.finish()
@@ -319,7 +319,9 @@ def test_3_613_dagger_casualty_reduction_wounds_a_leader_and_eliminates_a_hs(
     players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
     leader = add(players, "axis", "8-1 leader", "leader")
     half = add(players, "axis", "2-4-7", "half_squad")
-    fixed_dice.extend([[4], [4]])
+    # Pass 10: the subsequent dr follows a Shift DR of 11 (the stack's).
+    fixed_dice.extend([[5, 6], [4], [4]])
+    roll(players, "axis", "shift", leader, stack=[half.ref])
     roll(players, "axis", "shift_casualties", leader)
     roll(players, "axis", "shift_casualties", half)
     assert unit_names(players, "axis") == [("8-1 leader", "leader", "wounded", 1)]

@@ -33,6 +33,7 @@ from campaign.selectors import (
     replenished_on_date,
     result_totals,
     scenario_attacker,
+    sent_to,
 )
 from campaign.services.steps import mmc_hardening
 from campaign.services.takebacks import done_request
@@ -600,6 +601,10 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
             for ref, _ in targets(t.for_units, state_of(u))
         ]
         fresh = [e for e in eligible if not (t.once == "unit" and (t.id, e[0]) in rolled)]
+        sent = sent_to(c, module, t.id, view.viewer) if t.after else None
+        if sent is not None:  # only the units an earlier roll sends here (3.613 †)
+            eligible = [e for e in eligible if e[0] in sent]
+            fresh = [e for e in fresh if e[0] in sent]
         choices = tuple(fresh)
         why = ""
         if not fresh:

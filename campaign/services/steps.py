@@ -33,6 +33,7 @@ from campaign.selectors import (
     pass_result,
     replenished_on_date,
     scenario_attacker,
+    sent_to,
 )
 from campaign.services import dice as dice_service
 from campaign.services import purchases, recompute, stacks, units
@@ -74,6 +75,7 @@ from rules.effects import (
     granted_group,
     hardens_mmc,
     mmc_to_harden,
+    not_sent_refusal,
     on_unit,
     on_weapon,
     result_effects,
@@ -541,6 +543,10 @@ def rolled_for(turn: Turn, table: Table, unit_id: object) -> tuple[Unit | None, 
             f"{what} is not one of your {wanted}: the {table.title} is not rolled for it "
             f"({table.rule})."
         )
+    sent = sent_to(turn.campaign, turn.module, table.id, turn.side)
+    if sent is not None and table.after is not None and unit.ref not in sent:
+        earlier = turn.module.table(table.after.table)
+        raise ActionRefused(not_sent_refusal(table, earlier, what), status=409)
     if table.once == "unit" and stacks.rolled_in_pass(
         turn, table, units.roll_ref(unit, weapon_ref)
     ):
