@@ -291,6 +291,9 @@ class Roll(models.Model):
     secret = models.BooleanField(default=False)
     revealed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The other units that made this roll with the one it was for (their ``Unit.ref``):
+    # a stack redeploying under one DR (PHD C5.13), each member's one roll on the table.
+    stack_refs = models.JSONField(default=list, blank=True)
 
     objects = RollQuerySet.as_manager()
 

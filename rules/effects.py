@@ -208,6 +208,18 @@ def roll_column(table: Table, side: str, unit_kind: str | None = None) -> str | 
     return table.column_for_side.get(side) or (by_kind.get(unit_kind) if unit_kind else None)
 
 
+# Half-squad equivalents of a unit kind (ASL: a squad is two HS, a HS or crew one; an
+# SMC or a vehicle none).
+HS_EQUIVALENTS = {"squad": 2, "half_squad": 1}
+
+
+def hs_beyond_one_squad(kinds: Sequence[str]) -> int:
+    """HS equivalents beyond one squad among units of these kinds making one roll
+    together (PHD C5.14 "+1 per HS equivalent > one squad using the same Redeployment
+    DR"): a squad and a HS, 1; two squads, 2; a squad and a leader, 0."""
+    return max(0, sum(HS_EQUIVALENTS.get(k, 0) for k in kinds) - HS_EQUIVALENTS["squad"])
+
+
 def for_kind(effects: list[Effect], kind: str) -> list[Effect]:
     return [e for e in effects if e.kinds is None or kind in e.kinds]
 

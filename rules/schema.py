@@ -100,6 +100,10 @@ CampaignInput = Literal[
     "cvp_lost_cg",  # CVP the acting side has lost in the whole CG so far
     "san",  # the acting side's current SAN
     "vp_total",  # the acting side's VP amassed over the CG
+    # HS equivalents beyond one squad among the units making one roll together (a
+    # squad two, a HS or crew one: PHD C5.14 "+1 per HS equivalent > one squad using
+    # the same Redeployment DR"); 0 for a roll made for one unit.
+    "hs_beyond_one_squad",
 ]
 
 
@@ -605,6 +609,16 @@ class PerGroup(Strict):
     rule: RuleRef
 
 
+class RollStack(Strict):
+    """Units of one location that make one roll together (PHD C5.13 "Redeploy as a
+    stack"; "AFVs may redeploy as a Platoon with Random selection for results"): the
+    result falls on one of them, chosen by Random selection with the app's dice (C5.14
+    note 3), and the roll is every member's one roll on the table (``once: unit``).
+    The members read one column of the table (an Infantry stack, an AFV Platoon)."""
+
+    rule: RuleRef
+
+
 class Table(Strict):
     id: Slug
     title: str
@@ -680,6 +694,9 @@ class Table(Strict):
     # row's ``unit_kind``): PHD C5.24 "Infantry Leader", a leader of an AFV RG (C5.33's
     # Armour column) being an Armour Leader whatever its line says.
     leaders_not_of_group_kinds: list[UnitKind] = []
+    # Several units may make one roll on it together, the result falling on one chosen
+    # at random (PHD C5.13/C5.14 note 3); only with ``for_units`` and ``once: unit``.
+    stack: RollStack | None = None
 
     @model_validator(mode="after")
     def _after_roll(self) -> Table:
@@ -691,6 +708,8 @@ class Table(Strict):
                 )
         if self.after_roll and self.for_units is None:
             raise ValueError("'after_roll' is for a table rolled for units ('for_units')")
+        if self.stack is not None and (self.for_units is None or self.once != "unit"):
+            raise ValueError("'stack' is for a table rolled once per unit ('for_units')")
         return self
 
     @model_validator(mode="after")

@@ -83,8 +83,8 @@ def test_c5_6_the_markers_kept_stay_on_the_retained_forces(users, modules):
 def test_c5_13_a_redeployment_dr_on_the_table_with_its_drms(users, modules, fixed_dice):
     """C5.13: "Any unit attempting to redeploy must make a DR on the suitable table,
     applying any applicable DRM, and immediately applying the results"; the C5.14
-    Redeployment Table and its DRMs: DR 9 +1 (Wire) = 10 "Redeploys, Replaced"; DR 8 +2
-    (two HS equivalents beyond one squad) +1 (one PP beyond the IPC) = 11 "Redeploys,
+    Redeployment Table and its DRMs: DR 9 +1 (Wire) = 10 "Redeploys, Replaced"; DR 8 +3
+    (three PP beyond the IPC) = 11 "Redeploys,
     Reduced" / a Mobile Vehicle "Remains in hex"; DR 12 +2 (enemy FEBA) -1 (adjacent to
     a friendly Front Line Hex) -1 (Labor) +2 (leadership typed) = 14 "Eliminated"."""
     players, module = phd_after(users, "C5.14")
@@ -97,7 +97,7 @@ def test_c5_13_a_redeployment_dr_on_the_table_with_its_drms(users, modules, fixe
         "us",
         "redeployment",
         second,
-        typed={"extra_hs": 2, "portage": 1},
+        typed={"portage": 3},
     )
     assert (r.final, r.result) == (11, "Infantry: Redeploys, Reduced")
     r = roll(

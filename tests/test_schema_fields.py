@@ -2149,6 +2149,18 @@ case(
     ),
 )
 case(
+    "Table.stack",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment").pop("stack"),
+    observe=view("redeployment"),
+)
+case(
+    "RollStack.rule",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment")["stack"].update(rule="C5.13"),
+    observe=view("redeployment"),
+)
+case(
     "Condition.fired_prior",
     base="phd",
     mutate=lambda d: drm(d, "oba", "ffe_prior")["when"].update(fired_prior=None),

@@ -91,6 +91,8 @@ class TableView:
     no_harden: str = ""
     # What the roll's item names, where it names its RG (PHD C5.34: which OBA module).
     item_label: str = ""
+    # Where units may make the roll together (PHD C5.13 "Redeploy as a stack"): its rule.
+    stack: str = ""
 
 
 @dataclass(frozen=True)
@@ -466,6 +468,7 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
         [f"[{k}] {v}" for k, v in table.footnotes.items()],  # as the results mark them
         describe_filter(table.for_units) if table.for_units else "",
         table.once or "",
+        stack=table.stack.rule if table.stack else "",
     )
 
 
@@ -571,12 +574,15 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
     if not any(t.for_units for t in tables.values()):
         return
     own = list(Unit.objects.visible_to(view.viewer).filter(campaign=c, side=view.viewer))
-    rolled = set(
-        Roll.objects.visible_to(view.viewer)
+    # A unit rolled for, or one of a stack that made the roll with it (PHD C5.13).
+    rolled = {
+        (table_id, ref)
+        for table_id, unit_ref, stacked in Roll.objects.visible_to(view.viewer)
         .filter(campaign=c, cycle=c.cycle, side=view.viewer)
         .exclude(unit_ref="")
-        .values_list("table_id", "unit_ref")
-    )
+        .values_list("table_id", "unit_ref", "stack_refs")
+        for ref in (unit_ref, *stacked)
+    }
     for n, tv in enumerate(panel.tables):
         t = tables[tv.id]
         if t.for_units is None:

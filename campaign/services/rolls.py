@@ -135,6 +135,7 @@ def campaign_inputs(turn: Turn, side: str) -> dict[str, int]:
         "cvp_lost_cg": sum(value(r, CVP_LOST) for r in results),
         "vp_total": sum(value(r, VP) for r in results),
         "san": seat.san or 0,
+        "hs_beyond_one_squad": 0,  # a roll for one unit; a stack's roll counts its own
     }
 
 

@@ -8,6 +8,7 @@ in the log, and tells both seats what changed once it commits.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -72,6 +73,7 @@ from rules.effects import (
     armed,
     granted_group,
     hardens_mmc,
+    hs_beyond_one_squad,
     mmc_to_harden,
     on_unit,
     on_weapon,
@@ -195,11 +197,14 @@ def roll_on_table(
     typed: Mapping[str, int] | None = None,
     unit_id: object = None,
     at: str | None = None,
+    stack_ids: Sequence[object] = (),
 ) -> Roll:
     """Roll on one of the current step's tables — for one of the side's retained
     units where the table is rolled for units, else for the item named — with the
     DRMs that apply by themselves plus those the player ticked or typed; the result's
-    effects are applied (``rules.effects``)."""
+    effects are applied (``rules.effects``).  Where the table lets units roll together
+    (``stack``: PHD C5.13), ``stack_ids`` names the units making the roll with
+    ``unit_id``: the result falls on one of them chosen at random (C5.14 note 3)."""
     item = clean_text(item, what="What the roll is for", limit=max_length(Roll, "item"))
     turn = take_turn(campaign_id, user, at)
     expect_turn(turn, Action.ROLL)
@@ -237,6 +242,7 @@ def roll_on_table(
         if first:
             raise ActionRefused(f"Not yet: {first}.", status=409)
     unit, weapon = rolled_for(turn, table, unit_id)
+    stack = stack_of(turn, table, unit, weapon, stack_ids)
     if unit is not None and table.once == "item":
         item = unit_item(turn, table, unit, item)
     if table.instead is not None and units.took_instead(c, turn.side, table.id):
@@ -280,6 +286,9 @@ def roll_on_table(
         refusal = availability.repair_cap_refusal(table, weapon_capped, held, equivalents)
         if refusal:
             raise ActionRefused(refusal, status=409)
+    chosen = ""
+    if len(stack) > 1:
+        unit, chosen = random_selection(turn, table, stack)
     group = None
     if unit is not None and unit.purchase is not None:
         group = turn.module.group(turn.side, unit.purchase.group_id)
@@ -291,7 +300,11 @@ def roll_on_table(
             turn,
             group=group,
             unit_kind=unit.kind if unit else None,
-            unit_markers=state.marked if state else frozenset(),
+            unit_markers=frozenset().union(*(m.state.marked for m in stack))
+            if len(stack) > 1
+            else state.marked
+            if state
+            else frozenset(),
             squads_by_footnote=squads_by_footnote(turn, turn.side)
             if reads_held_squads(table)
             else None,
@@ -299,11 +312,21 @@ def roll_on_table(
             and reads_fired(table)
             and fired_in_pass(turn, turn.side, group.id),
         )
+        if len(stack) > 1:  # what the stack's units count (C5.14 "+1 per HS equivalent")
+            context = dataclasses.replace(
+                context,
+                inputs={
+                    **context.inputs,
+                    "hs_beyond_one_squad": hs_beyond_one_squad([m.kind for m in stack]),
+                },
+            )
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
     if unit is not None and table.once != "item":
         item = units.label(unit) + (f" {weapon.name}" if weapon else "")
+    if chosen:
+        item = f"{item} ({chosen})"[: max_length(Roll, "item")]
     # A unit of a still-secret RG is its side's secret, and so is a roll made for it
     # (nothing of it reaches the opponent, not even that it was made), until the RG is
     # revealed with its rolls.
@@ -327,6 +350,7 @@ def roll_on_table(
         secret=table.secret or hidden,
         column=column,
         unit_ref=units.roll_ref(unit, weapon.ref if weapon else "") if unit else "",
+        stack_refs=[m.ref for m in stack if unit is not None and m.pk != unit.pk],
     )
     purchase_id = (
         unit.purchase_id
@@ -499,20 +523,98 @@ def rolled_for(turn: Turn, table: Table, unit_id: object) -> tuple[Unit | None, 
             f"{what} is not one of your {wanted}: the {table.title} is not rolled for it "
             f"({table.rule})."
         )
-    if (
-        table.once == "unit"
-        and Roll.objects.filter(
+    if table.once == "unit" and (
+        Roll.objects.filter(
             campaign=turn.campaign,
             cycle=turn.campaign.cycle,
             table_id=table.id,
             unit_ref=units.roll_ref(unit, weapon_ref),
         ).exists()
+        or units.roll_ref(unit, weapon_ref) in stacked_refs(turn, table)
     ):
         raise ActionRefused(
             f"{what} has made its one {table.title} roll in this pass ({table.rule}).",
             status=409,
         )
     return units.split_one(unit), weapon
+
+
+def stacked_refs(turn: Turn, table: Table) -> set[str]:
+    """The units that made their roll on ``table`` in this pass as members of a stack
+    whose result fell on another (PHD C5.13: each member's one Redeployment)."""
+    rows = Roll.objects.filter(
+        campaign=turn.campaign, cycle=turn.campaign.cycle, table_id=table.id, side=turn.side
+    ).exclude(stack_refs=[])
+    return {ref for refs in rows.values_list("stack_refs", flat=True) for ref in refs}
+
+
+def stack_of(
+    turn: Turn, table: Table, unit: Unit | None, weapon: object, stack_ids: Sequence[object]
+) -> list[Unit]:
+    """The units making one roll on ``table``: ``unit`` and those ``stack_ids`` name
+    where the table lets units roll together (PHD C5.13 "Redeploy as a stack", "AFVs may
+    redeploy as a Platoon"), each one of the table's units that has not had its roll in
+    this pass, all of one column of the table, none named twice."""
+    ids = [i for i in stack_ids if i not in (None, "")]
+    if unit is None or not ids:
+        return [unit] if unit is not None else []
+    if table.stack is None or weapon is not None:
+        raise ActionRefused(f"The {table.title} is rolled for one unit at a time ({table.rule}).")
+    members = [unit]
+    for unit_ref in ids:
+        member, its_weapon = rolled_for(turn, table, unit_ref)
+        assert member is not None  # a table rolled for units names one (rolled_for)
+        if its_weapon is not None:
+            raise ActionRefused(f"The {table.title} is rolled for one unit at a time.")
+        if any(m.pk == member.pk for m in members):
+            raise ActionRefused(f"{units.label(member)} is named twice in the stack.")
+        members.append(member)
+    columns = sorted({roll_column(table, turn.side, m.kind) or "" for m in members})
+    if len(columns) > 1:
+        raise ActionRefused(
+            f"One roll on the {table.title} reads one column: {' and '.join(columns)} "
+            f"units do not make it together ({table.stack.rule}).",
+        )
+    # A unit of a still-secret RG is its side's secret, its roll too: it makes one
+    # with units of its own RG only, which are revealed with it.
+    if len({m.purchase_id if units.is_secret(m) else None for m in members}) > 1:
+        raise ActionRefused(
+            "A unit of an RG not yet revealed makes its roll with units of its own RG only."
+        )
+    return members
+
+
+def random_selection(turn: Turn, table: Table, stack: Sequence[Unit]) -> tuple[Unit, str]:
+    """The unit of ``stack`` a roll's result falls on, by Random selection with the
+    app's dice (PHD C5.14 note 3 "Use random selection for a stack of units"): a dr
+    for each, the highest selected, those tied rolling again; and the words saying so."""
+    assert table.stack is not None
+    c, step = turn.campaign, turn.step
+    secret = table.secret or any(units.is_secret(m) for m in stack)
+    candidates, said = list(stack), []
+    while len(candidates) > 1:
+        drs = [
+            (
+                dice_service.roll(
+                    c,
+                    side=turn.side,
+                    kind="dr",
+                    purpose=f"Random selection for the {table.title} ({table.stack.rule})",
+                    item=units.label(m),
+                    step_id=step.id,
+                    secret=secret,
+                ),
+                m,
+            )
+            for m in candidates
+        ]
+        said.append(", ".join(f"{units.label(m)} dr {r.final}" for r, m in drs))
+        top = max(r.final for r, _ in drs)
+        candidates = [m for r, m in drs if r.final == top]
+    return candidates[0], (
+        f"a stack of {len(stack)}: the result falls on it by Random selection, "
+        f"{'; again '.join(said)} ({table.stack.rule})"
+    )
 
 
 def unit_item(turn: Turn, table: Table, unit: Unit, what: str) -> str:

@@ -280,6 +280,7 @@ class Roll:
     ticked: list[str] = inputs.many("tick")
     typed: dict[str, int] = inputs.numbers("typed.", "A typed DRM (e.g. -2)", skip_blank=True)
     unit_id: str | None = inputs.optional("unit", blank=False)
+    stack_ids: list[str] = inputs.many("stack")  # the units rolling with it (PHD C5.13)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,141 @@
+"""Purple Heart Draw, tenth pass, part A (issue 44): C1-C5.25 and the TM rules, driven
+through the services as a player would, each test citing its rule
+(``docs/rules-audit/pass-10-phd-a.md``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Roll, Unit
+from campaign.services.errors import ActionRefused
+from rules.effects import hs_beyond_one_squad
+from tests import test_rule_mechanisms as mechanisms
+from tests.test_phd_conph import phd_after
+from tests.test_rule_mechanisms import add, roll, unit_names
+
+users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def drms_of(r: Roll) -> list[tuple[str, int, str]]:
+    return sorted((d["id"] if "id" in d else d["label"][:12], d["value"], d["how"]) for d in r.drms)
+
+
+def stack_roll(players, side, first: Unit, *others: Unit, **kw) -> Roll:
+    return roll(players, side, "redeployment", first, stack_ids=[u.ref for u in others], **kw)
+
+
+def test_c5_14_hs_equivalents_beyond_one_squad():
+    """C5.14 "+1 per HS equivalent > one squad using the same Redeployment DR": a squad
+    is two HS equivalents, a HS (or crew) one, an SMC or a vehicle none."""
+    assert hs_beyond_one_squad(["squad"]) == 0
+    assert hs_beyond_one_squad(["squad", "half_squad"]) == 1
+    assert hs_beyond_one_squad(["squad", "squad", "half_squad", "leader"]) == 3
+    assert hs_beyond_one_squad(["half_squad", "leader"]) == 0
+    assert hs_beyond_one_squad(["vehicle", "vehicle"]) == 0
+
+
+def test_c5_13_a_stack_redeploys_under_one_dr_result_by_random_selection(
+    users, modules, fixed_dice
+):
+    """C5.13 "Units in the same location may during Redeployment: Redeploy as a stack";
+    C5.14 "+1 per HS equivalent > one squad using the same Redeployment DR"; note 3 "Use
+    random selection for a stack of units"; C5.13a "No unit may redeploy more than once
+    per ConPh".  The US stacks two squads, a HS and a leader: the app's dice make the
+    Random selection (a dr each: the squad B and the HS tie at 5 and roll again, the HS
+    is selected), the DR has +3 by itself (5 HS equivalents less one squad's 2), its
+    result 11 "Redeploys, Reduced" falls on the HS alone, and the DR is each member's
+    one Redeployment: a squad of the stack is refused its own DR, a unit not in it
+    still makes one."""
+    players, _ = phd_after(users, "C5.14")
+    a = add(players, "us", "6-6-7 A", "squad", markers=("isolated",))
+    b = add(players, "us", "6-6-7 B", "squad")
+    hs = add(players, "us", "3-3-7", "half_squad")
+    leader = add(players, "us", "8-1", "leader")
+    alone = add(players, "us", "7-4-7", "squad")
+    fixed_dice.extend([[2], [5], [5], [1], [3], [6], [2, 2]])
+    r = stack_roll(players, "us", a, b, hs, leader)
+    assert (r.unit_ref, sorted(r.stack_refs)) == (hs.ref, sorted([a.ref, b.ref, leader.ref]))
+    labels = sorted((d["label"][:12], d["value"], d["how"]) for d in r.drms)
+    # the stack is in one location: the Isolated marker of one of its units counts
+    assert labels == [("+1 Unit is I", 1, "auto"), ("+1 per HS eq", 3, "auto")]
+    assert (r.final, r.result) == (8, "Infantry: Redeploys")
+    selection = Roll.objects.filter(
+        campaign_id=players.campaign_id, purpose__startswith="Random selection"
+    )
+    assert [x.final for x in selection] == [2, 5, 5, 1, 3, 6]
+    assert "Random selection" in r.item
+    with pytest.raises(ActionRefused, match=r"6-6-7 B has made its one Redeployment Table roll"):
+        roll(players, "us", "redeployment", b)
+    with pytest.raises(ActionRefused, match=r"8-1 has made its one Redeployment Table roll"):
+        stack_roll(players, "us", alone, leader)
+    fixed_dice.append([5, 6])
+    assert roll(players, "us", "redeployment", alone).final == 11
+    assert ("7-4-7", "squad", "reduced", 1) in unit_names(players, "us")
+
+
+def test_c5_13_the_result_of_a_stack_falls_on_the_selected_unit_only(users, modules, fixed_dice):
+    """C5.14 note 3: the result of the stack's DR falls on the unit Random selection
+    picks: a DR of 12 +1 (a squad and a HS: one HS equivalent beyond one squad) = 13
+    "Remains in hex, Reduced" marks the squad picked Casualty Reduced, and the HS is
+    unchanged.  Typing the HS DRM is refused: the app counts it."""
+    players, _ = phd_after(users, "C5.14")
+    sq = add(players, "us", "6-6-7", "squad")
+    hs = add(players, "us", "3-3-7", "half_squad")
+    with pytest.raises(ActionRefused):
+        stack_roll(players, "us", sq, hs, typed={"extra_hs": 1})
+    fixed_dice.extend([[6], [1], [6, 6]])
+    r = stack_roll(players, "us", sq, hs)
+    assert (r.unit_ref, r.final, r.result) == (sq.ref, 13, "Infantry: Remains in hex, Reduced")
+    assert unit_names(players, "us") == [
+        ("3-3-7", "half_squad", "ok", 1),
+        ("6-6-7", "squad", "reduced", 1),
+    ]
+
+
+def test_c5_13_afvs_redeploy_as_a_platoon_with_random_selection(users, modules, fixed_dice):
+    """C5.13 "AFVs may redeploy as a Platoon with Random selection for results": two
+    Shermans make one DR on the Mobile Vehicle column, no HS DRM; DR 12 "Eliminated, CS
+    NA" eliminates the one selected, the other stays and has had its Redeployment.  An
+    AFV and a squad do not make one DR (two columns); a unit named twice is refused; a
+    stack's refusal changes nothing (no dice rolled)."""
+    players, _ = phd_after(users, "C5.14")
+    m4a = add(players, "us", "M4A1 Sherman A", "vehicle")
+    m4b = add(players, "us", "M4A1 Sherman B", "vehicle")
+    sq = add(players, "us", "6-6-7", "squad")
+    with pytest.raises(ActionRefused, match=r"Infantry and Mobile Vehicle units do not make it"):
+        stack_roll(players, "us", m4a, sq)
+    with pytest.raises(ActionRefused, match="named twice"):
+        stack_roll(players, "us", m4a, m4a)
+    assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
+    fixed_dice.extend([[2], [4], [6, 6]])
+    r = stack_roll(players, "us", m4a, m4b)
+    assert (r.unit_ref, r.stack_refs, r.result) == (
+        m4b.ref,
+        [m4a.ref],
+        "Mobile Vehicle: Eliminated, CS NA",
+    )
+    assert [d["value"] for d in r.drms] == []
+    assert unit_names(players, "us") == [
+        ("6-6-7", "squad", "ok", 1),
+        ("M4A1 Sherman A", "vehicle", "ok", 1),
+    ]
+    with pytest.raises(ActionRefused, match="has made its one Redeployment Table roll"):
+        roll(players, "us", "redeployment", Unit.objects.get(pk=m4a.pk))
+
+
+def test_c5_13_only_a_table_rolled_once_per_unit_takes_stacks():
+    """A stack's DR is every member's one Redeployment (C5.13a): ``stack`` is refused on
+    a table not rolled once per unit."""
+    from pydantic import ValidationError
+
+    from rules.loader import MODULE_DIR, load_file
+
+    module = load_file(MODULE_DIR / "purple-heart-draw.yaml")
+    table = module.table("redeployment")
+    assert table.stack is not None and table.stack.rule == "C5.13; C5.14 note 3"
+    data = table.model_dump(exclude_defaults=True)
+    with pytest.raises(ValidationError, match="'stack' is for a table rolled once per unit"):
+        type(table).model_validate({**data, "once": "side"})
