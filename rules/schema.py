@@ -697,6 +697,10 @@ class Table(Strict):
     # Several units may make one roll on it together, the result falling on one chosen
     # at random (PHD C5.13/C5.14 note 3); only with ``for_units`` and ``once: unit``.
     stack: RollStack | None = None
+    # The units a result of it eliminates are losses of the scenario just played (PHD
+    # C5.1 "All ConPh losses count for the previous scenario for all purposes"): their
+    # CVP (``Module.cvp_per_kind``) join its CVP lost, for both sides to see.
+    losses_count: RuleRef | None = None
 
     @model_validator(mode="after")
     def _after_roll(self) -> Table:
@@ -1763,6 +1767,11 @@ class Module(Strict):
     notes: list[str] = Field(default_factory=list, json_schema_extra=DOC)
     # Further items bought later for an RG already held (PHD RG footnote p).
     add_later: list[AddLater] = []
+    # The CVP (ASL A26.2) a unit of each kind is worth when the app eliminates it after
+    # the scenario's result (``Table.losses_count``, PHD C1.2/C5.1).  The rules lack it:
+    # the players supply it (``missing`` ``cvp_per_kind.<kind>``); a kind not given is
+    # not counted, and the log says so.
+    cvp_per_kind: dict[UnitKind, int] = {}
 
     @model_validator(mode="after")
     def _references(self) -> Module:
@@ -2170,6 +2179,8 @@ def supply_problem(module: Module, path: str) -> str:
         return "" if found else f"unknown table '{parts[1]}'"
     if len(parts) == 2 and parts[0] == "rg_charts":
         return "" if module.chart(parts[1]) else f"no RG chart for side '{parts[1]}'"
+    if len(parts) == 2 and parts[0] == "cvp_per_kind":
+        return "" if parts[1] in get_args(UnitKind) else f"unknown unit kind '{parts[1]}'"
     if len(parts) == 3 and parts[0] == "dates" and parts[2] == "vp_required":
         found = any(d.id == parts[1] for d in module.dates)
         return "" if found else f"unknown date '{parts[1]}'"
@@ -2181,7 +2192,7 @@ def supply_problem(module: Module, path: str) -> str:
         return "" if not (item.tiers or item.figures) else f"{parts[2]} is priced otherwise"
     return (
         f"'{path}' is not a datum the app can take (tables.<id>, rg_charts.<side>, "
-        "dates.<id>.vp_required, fortifications.items.<id>.cost)"
+        "dates.<id>.vp_required, fortifications.items.<id>.cost, cvp_per_kind.<kind>)"
     )
 
 

@@ -139,3 +139,57 @@ def test_c5_13_only_a_table_rolled_once_per_unit_takes_stacks():
     data = table.model_dump(exclude_defaults=True)
     with pytest.raises(ValidationError, match="'stack' is for a table rolled once per unit"):
         type(table).model_validate({**data, "once": "side"})
+
+
+# --------------------------------------------------------------------------- C1.2/C5.1
+
+
+def test_c1_2_c5_1_a_redeployment_elimination_joins_the_cvp_lost_once_the_cvp_are_supplied(
+    users, modules, fixed_dice
+):
+    """C1.2 "Casualties suffered ... during the subsequent ConPh must be placed aside
+    since their CVP total is used to determine a DRM"; C5.1 "All ConPh losses count for
+    the previous scenario for all purposes".  The CVP of a unit is ASL's (A26.2), not in
+    the rules text: declared missing, per unit kind.  Before the players supply it, a
+    squad the Redeployment DR eliminates is not counted, and the log says so (never a
+    silent zero).  Once the US proposes 2 CVP a squad and the German accepts, the next
+    squad eliminated adds its 2 CVP to the US's CVP lost in the scenario just played
+    (5 → 7), on a log line both sides read; a vehicle, whose CVP are not supplied, is
+    not counted either."""
+    from campaign.models import Event, ScenarioResult
+    from campaign.services import supplements
+
+    players, module = phd_after(users, "C5.14", cvp_lost_us=5, cvp_lost_german=3)
+    paths = [m.supply for m in module.missing if (m.supply or "").startswith("cvp_per_kind.")]
+    assert paths == [
+        f"cvp_per_kind.{k}" for k in ("squad", "half_squad", "leader", "hero", "vehicle")
+    ]
+    first = add(players, "us", "6-6-7 A", "squad")
+    second = add(players, "us", "6-6-7 B", "squad")
+    tank = add(players, "us", "M4A1 Sherman", "vehicle")
+    fixed_dice.extend([[6, 6], [6, 6], [6, 6]])
+    r = roll(players, "us", "redeployment", first, ticked=["enemy_feba"])
+    assert r.result == "Infantry: Eliminated"
+
+    def lost() -> dict:
+        return ScenarioResult.objects.get(campaign_id=players.campaign_id).data["cvp_lost"]
+
+    assert lost() == {"us": 5, "german": 3}
+    line = Event.objects.filter(campaign_id=players.campaign_id, kind="roll").last()
+    assert "CVP are not counted" in line.text and "(C5.1)" in line.text
+    proposal = supplements.propose_supplement(
+        campaign_id=players.campaign_id,
+        user=players.users["us"],
+        path="cvp_per_kind.squad",
+        form={"value": "2"},
+    )
+    supplements.accept_supplement(
+        campaign_id=players.campaign_id, user=players.users["german"], ref=proposal.ref
+    )
+    r = roll(players, "us", "redeployment", second, ticked=["enemy_feba"])
+    assert r.result == "Infantry: Eliminated"
+    assert lost() == {"us": 7, "german": 3}
+    line = Event.objects.filter(campaign_id=players.campaign_id, kind="roll").last()
+    assert line.secret_side == "" and "CVP lost 5 → 7 (C5.1)" in line.text
+    r = roll(players, "us", "redeployment", tank)
+    assert r.result == "Mobile Vehicle: Eliminated, CS NA" and lost()["us"] == 7

@@ -2161,6 +2161,18 @@ case(
     observe=view("redeployment"),
 )
 case(
+    "Table.losses_count",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment").pop("losses_count"),
+    observe=view("redeployment"),
+)
+case(
+    "Module.cvp_per_kind",
+    base="phd",
+    mutate=lambda d: d.update(cvp_per_kind={"squad": 2}),
+    observe=lambda m: [i.path for i in supply.suppliable(m, "tm", set())],
+)
+case(
     "Condition.fired_prior",
     base="phd",
     mutate=lambda d: drm(d, "oba", "ffe_prior")["when"].update(fired_prior=None),

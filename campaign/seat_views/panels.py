@@ -93,6 +93,8 @@ class TableView:
     item_label: str = ""
     # Where units may make the roll together (PHD C5.13 "Redeploy as a stack"): its rule.
     stack: str = ""
+    # Where a unit its result eliminates is a loss of the scenario just played (PHD C5.1).
+    losses_count: str = ""
 
 
 @dataclass(frozen=True)
@@ -469,6 +471,7 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
         describe_filter(table.for_units) if table.for_units else "",
         table.once or "",
         stack=table.stack.rule if table.stack else "",
+        losses_count=table.losses_count or "",
     )
 
 

@@ -63,7 +63,7 @@ from campaign.services.text import (
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
-from campaign.services.writes import commit
+from campaign.services.writes import SeatField, commit
 from campaign.visibility import RG_ROLLS, SECRET_ROLL
 from rules import availability, machine
 from rules.drm import DrmRefused, applicable_drms, reads_fired, reads_held_squads
@@ -84,7 +84,7 @@ from rules.effects import (
     units_given,
 )
 from rules.kinds import Action
-from rules.schema import SAN, Effect, Module, Table
+from rules.schema import CVP_LOST, SAN, Effect, Module, Table
 from rules.victory import describe_changes, result_owners
 
 
@@ -376,6 +376,15 @@ def roll_on_table(
     if table.after_roll and weapon is None and (unit is None or unit.count == count):
         after = units.settle_rolled(table.after_roll, unit)
         consequence = "; ".join(w for w in (consequence, after) if w)
+    writes: list[SeatField] = []
+    if (
+        table.losses_count is not None
+        and unit is not None
+        and weapon is None
+        and not Unit.objects.filter(pk=unit.pk).exists()
+    ):  # a loss of the scenario just played (PHD C5.1)
+        carried, writes = carry_loss(turn, table, unit, hidden)
+        consequence = "; ".join(w for w in (consequence, carried) if w)
     what = f"{table.title}{f' for {item}' if item else ''}"
     # A roll for a unit of a secret RG is that unit's secret (nothing of it shows); a
     # secret table's roll shows that it was made (``visibility.SECRET_ROLL``).
@@ -395,8 +404,50 @@ def roll_on_table(
         secret=kept,
         data={"roll": r.seq, **({"purchase": purchase_id} if purchase_id else {})},
     )
-    commit(c.pk, RollMade(kept=kept))
+    commit(c.pk, RollMade(kept=kept), saving=writes)
     return r
+
+
+def carry_loss(turn: Turn, table: Table, unit: Unit, hidden: bool) -> tuple[str, list[SeatField]]:
+    """A unit a roll on ``table`` eliminated after the pass's result is a loss of the
+    scenario just played (PHD C5.1 "All ConPh losses count for the previous scenario for
+    all purposes"): its CVP (the supplied ``cvp_per_kind``, ASL A26.2: C1.2) join its
+    side's CVP lost in the result, which both sides see, and what was computed from the
+    result is computed again.  In words, for the roll's log line."""
+    rule = table.losses_count
+    result = pass_result(turn.campaign)
+    if result is None or rule is None:
+        return "", []
+    kind = Unit.Kind(unit.kind).label if unit.kind in Unit.Kind.values else unit.kind
+    if hidden:  # its CVP in the public result would tell the opponent of it
+        return (
+            f"its CVP join the result once its RG is revealed: amend the result then ({rule})",
+            [],
+        )
+    cvp = turn.module.cvp_per_kind.get(unit.kind)  # type: ignore[call-overload]
+    if cvp is None:
+        return (
+            f"its CVP are not counted: the CVP of a {kind} are not in the rules text and "
+            f"have not been supplied; amend the result with them ({rule})",
+            [],
+        )
+
+    def plus(data: Mapping[str, Any]) -> dict[str, Any]:
+        lost = dict(data.get(CVP_LOST) or {})
+        lost[turn.side] = int(lost.get(turn.side) or 0) + cvp
+        return {**data, CVP_LOST: lost}
+
+    before = int((result.data.get(CVP_LOST) or {}).get(turn.side) or 0)
+    result.data = plus(result.data)
+    if result.amendment is not None:  # a proposed amendment keeps the loss too
+        result.amendment = plus(result.amendment)
+    result.save(update_fields=["data", "amendment"])
+    writes = recompute.recompute_consequences(turn, result)
+    return (
+        f"its {cvp} CVP count for the scenario just played: {turn.side_name()}'s CVP lost "
+        f"{before} → {before + cvp} ({rule})",
+        writes,
+    )
 
 
 @transaction.atomic
