@@ -220,6 +220,13 @@ def hs_beyond_one_squad(kinds: Sequence[str]) -> int:
     return max(0, sum(HS_EQUIVALENTS.get(k, 0) for k in kinds) - HS_EQUIVALENTS["squad"])
 
 
+def leadership_modifier(name: str) -> int | None:
+    """A leader's leadership modifier read from the quality first in his line's name
+    (ASL: "8-1" -1, "9-2 (V1)" -2, "6+1" +1, "7-0" 0); None: the name gives none."""
+    found = LEADER_RATING.match(name.strip())
+    return None if found is None else int(found.group(0)[-2:])
+
+
 def for_kind(effects: list[Effect], kind: str) -> list[Effect]:
     return [e for e in effects if e.kinds is None or kind in e.kinds]
 

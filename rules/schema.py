@@ -104,6 +104,10 @@ CampaignInput = Literal[
     # squad two, a HS or crew one: PHD C5.14 "+1 per HS equivalent > one squad using
     # the same Redeployment DR"); 0 for a roll made for one unit.
     "hs_beyond_one_squad",
+    # The leadership modifier of the best leader among the units making one roll
+    # together (ASL: "8-1" -1, "6+1" +1; PHD C5.13a "leadership benefits (including
+    # Armour Leaders) apply to any unit that redeploy together"); 0 with no leader.
+    "stack_leadership",
 ]
 
 

@@ -45,8 +45,9 @@ def test_c5_13_a_stack_redeploys_under_one_dr_result_by_random_selection(
     random selection for a stack of units"; C5.13a "No unit may redeploy more than once
     per ConPh".  The US stacks two squads, a HS and a leader: the app's dice make the
     Random selection (a dr each: the squad B and the HS tie at 5 and roll again, the HS
-    is selected), the DR has +3 by itself (5 HS equivalents less one squad's 2), its
-    result 11 "Redeploys, Reduced" falls on the HS alone, and the DR is each member's
+    is selected), the DR has +3 by itself (5 HS equivalents less one squad's 2) and the
+    8-1's -1 (C5.13a "leadership benefits ... apply to any unit that redeploy
+    together"), its result falls on the HS alone, and the DR is each member's
     one Redeployment: a squad of the stack is refused its own DR, a unit not in it
     still makes one."""
     players, _ = phd_after(users, "C5.14")
@@ -60,8 +61,12 @@ def test_c5_13_a_stack_redeploys_under_one_dr_result_by_random_selection(
     assert (r.unit_ref, sorted(r.stack_refs)) == (hs.ref, sorted([a.ref, b.ref, leader.ref]))
     labels = sorted((d["label"][:12], d["value"], d["how"]) for d in r.drms)
     # the stack is in one location: the Isolated marker of one of its units counts
-    assert labels == [("+1 Unit is I", 1, "auto"), ("+1 per HS eq", 3, "auto")]
-    assert (r.final, r.result) == (8, "Infantry: Redeploys")
+    assert labels == [
+        ("+/- Leadersh", -1, "auto"),
+        ("+1 Unit is I", 1, "auto"),
+        ("+1 per HS eq", 3, "auto"),
+    ]
+    assert (r.final, r.result) == (7, "Infantry: Redeploys")
     selection = Roll.objects.filter(
         campaign_id=players.campaign_id, purpose__startswith="Random selection"
     )
@@ -124,6 +129,37 @@ def test_c5_13_afvs_redeploy_as_a_platoon_with_random_selection(users, modules, 
     ]
     with pytest.raises(ActionRefused, match="has made its one Redeployment Table roll"):
         roll(players, "us", "redeployment", Unit.objects.get(pk=m4a.pk))
+
+
+def test_c5_13a_an_armour_leader_rides_with_his_platoon_and_his_leadership_applies(
+    users, modules, fixed_dice
+):
+    """C5.13a "leadership benefits (including Armour Leaders) apply to any unit that
+    redeploy together"; C5.13 "AFVs may redeploy as a Platoon with Random selection for
+    results".  A 9-2 Armour Leader with two Shermans: the DR has his -2 by itself, the
+    Random selection is among the AFVs only (he rides in one), and he has had his
+    Redeployment.  A leader whose line names no quality is refused, with the reason,
+    rather than counted as 0.  A unit redeploying alone has no leadership DRM, and none
+    may be typed."""
+    players, _ = phd_after(users, "C5.14")
+    m4a = add(players, "us", "M4A1 Sherman A", "vehicle")
+    m4b = add(players, "us", "M4A1 Sherman B", "vehicle")
+    armour = add(players, "us", "9-2 (V1)", "leader")
+    nameless = add(players, "us", "Lt. Dawson", "leader")
+    alone = add(players, "us", "6-6-7", "squad")
+    with pytest.raises(ActionRefused, match=r"Lt. Dawson's line names no quality"):
+        stack_roll(players, "us", alone, nameless)
+    assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
+    fixed_dice.extend([[1], [3], [4, 5]])
+    r = stack_roll(players, "us", m4a, m4b, armour)
+    assert (r.unit_ref, r.final, r.result) == (m4b.ref, 7, "Mobile Vehicle: Redeploys")
+    assert [(d["value"], d["how"]) for d in r.drms] == [(-2, "auto")]
+    with pytest.raises(ActionRefused, match="has made its one Redeployment Table roll"):
+        roll(players, "us", "redeployment", armour)
+    with pytest.raises(ActionRefused):
+        roll(players, "us", "redeployment", alone, typed={"leadership": -1})
+    fixed_dice.append([3, 3])
+    assert roll(players, "us", "redeployment", alone).drms == []
 
 
 def test_c5_13_only_a_table_rolled_once_per_unit_takes_stacks():

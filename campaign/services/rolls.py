@@ -136,6 +136,7 @@ def campaign_inputs(turn: Turn, side: str) -> dict[str, int]:
         "vp_total": sum(value(r, VP) for r in results),
         "san": seat.san or 0,
         "hs_beyond_one_squad": 0,  # a roll for one unit; a stack's roll counts its own
+        "stack_leadership": 0,  # no leader redeploys with a unit alone (C5.13a)
     }
 
 

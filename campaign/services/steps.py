@@ -74,6 +74,7 @@ from rules.effects import (
     granted_group,
     hardens_mmc,
     hs_beyond_one_squad,
+    leadership_modifier,
     mmc_to_harden,
     on_unit,
     on_weapon,
@@ -318,6 +319,7 @@ def roll_on_table(
                 inputs={
                     **context.inputs,
                     "hs_beyond_one_squad": hs_beyond_one_squad([m.kind for m in stack]),
+                    "stack_leadership": stack_leadership(table, stack),
                 },
             )
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
@@ -620,7 +622,9 @@ def stack_of(
         if any(m.pk == member.pk for m in members):
             raise ActionRefused(f"{units.label(member)} is named twice in the stack.")
         members.append(member)
-    columns = sorted({roll_column(table, turn.side, m.kind) or "" for m in members})
+    # A leader (or Hero) goes with any stack: with AFVs, an Armour Leader (C5.13a).
+    carriers = [m for m in members if m.kind not in SMC_KINDS] or members
+    columns = sorted({roll_column(table, turn.side, m.kind) or "" for m in carriers})
     if len(columns) > 1:
         raise ActionRefused(
             f"One roll on the {table.title} reads one column: {' and '.join(columns)} "
@@ -635,6 +639,28 @@ def stack_of(
     return members
 
 
+SMC_KINDS = ("leader", "hero")
+
+
+def stack_leadership(table: Table, stack: Sequence[Unit]) -> int:
+    """The leadership modifier of the best leader of ``stack`` (PHD C5.13a "leadership
+    benefits (including Armour Leaders) apply to any unit that redeploy together"), read
+    from the quality first in his line's name; refused for a leader whose line names
+    none (never a silent 0)."""
+    found = []
+    for m in stack:
+        if m.kind != "leader":
+            continue
+        modifier = leadership_modifier(m.name)
+        if modifier is None:
+            raise ActionRefused(
+                f"{units.label(m)}'s line names no quality (e.g. 8-1): give it on his line "
+                f"so that his leadership applies to the stack ({table.rule})."
+            )
+        found.append(modifier)
+    return min(found, default=0)
+
+
 def random_selection(turn: Turn, table: Table, stack: Sequence[Unit]) -> tuple[Unit, str]:
     """The unit of ``stack`` a roll's result falls on, by Random selection with the
     app's dice (PHD C5.14 note 3 "Use random selection for a stack of units"): a dr
@@ -642,7 +668,10 @@ def random_selection(turn: Turn, table: Table, stack: Sequence[Unit]) -> tuple[U
     assert table.stack is not None
     c, step = turn.campaign, turn.step
     secret = table.secret or any(units.is_secret(m) for m in stack)
-    candidates, said = list(stack), []
+    # An Armour Leader rides in his Platoon's AFVs: the result falls on one of them.
+    riders = any(m.kind == "vehicle" for m in stack)
+    candidates = [m for m in stack if not (riders and m.kind in SMC_KINDS)]
+    said: list[str] = []
     while len(candidates) > 1:
         drs = [
             (
