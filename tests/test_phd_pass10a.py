@@ -229,3 +229,34 @@ def test_c1_2_c5_1_a_redeployment_elimination_joins_the_cvp_lost_once_the_cvp_ar
     assert line.secret_side == "" and "CVP lost 5 → 7 (C5.1)" in line.text
     r = roll(players, "us", "redeployment", tank)
     assert r.result == "Mobile Vehicle: Eliminated, CS NA" and lost()["us"] == 7
+
+
+def test_c5_14_note_1_and_c5_15_a_stacks_original_2_and_the_sw_of_a_unit_it_eliminates(
+    users, modules, fixed_dice
+):
+    """C5.14 note 1 "Original 2 DR always results in Redeployment and HoB", whatever the
+    stack's DRMs (+2 HS equivalents): the unit selected redeploys.  C5.15 "any SW/Guns
+    that are not possessed following all Redeployment is complete are eliminated": the
+    MMG of a squad the Redeployment DR eliminates is left unpossessed, and leaves the
+    retained forces when C5.15 is done (a result that follows by itself)."""
+    from tests.test_roster_possession import possess
+
+    players, _ = phd_after(users, "C5.14")
+    a = add(players, "us", "6-6-7 A", "squad")
+    b = add(players, "us", "6-6-7 B", "squad")
+    lone = add(players, "us", "7-4-7", "squad")
+    mmg = add(players, "us", ".30 cal MMG", "sw")
+    possess(players, "us", mmg, lone)
+    fixed_dice.extend([[6], [2], [1, 1]])
+    r = stack_roll(players, "us", a, b)
+    assert (r.unit_ref, r.final, r.result) == (
+        a.ref,
+        4,
+        "Infantry: Redeploys and Heat of Battle [1]",
+    )
+    fixed_dice.append([6, 6])
+    r = roll(players, "us", "redeployment", lone, ticked=["enemy_feba"])
+    assert r.result == "Infantry: Eliminated"
+    assert (".30 cal MMG", "sw", "unpossessed", 1) in unit_names(players, "us")
+    players.until_step("C5.16")
+    assert [n for n, *_ in unit_names(players, "us")] == ["6-6-7 A", "6-6-7 B"]
