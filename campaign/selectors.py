@@ -409,7 +409,7 @@ def answered_yes(campaign: Campaign, side: str, variant: str | None = None) -> f
 _ROLLED = PreparedRead(
     lambda: Roll.objects.filter(
         campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField()), side=SIDE
-    ).values_list("table_id", "unit_ref")
+    ).values_list("table_id", "unit_ref", "stack")
 )
 _SIDE_UNITS = PreparedRead(
     lambda: Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE).only(
@@ -480,8 +480,11 @@ def owed_rolls(
     wanted = {t.id for t in required}
     rolled = {
         (table, ref)
-        for table, ref in _ROLLED(campaign=campaign.pk, cycle=campaign.cycle, side=side)
+        for table, unit_ref, stacked in _ROLLED(
+            campaign=campaign.pk, cycle=campaign.cycle, side=side
+        )
         if table in wanted
+        for ref in (unit_ref, *stacked.split())  # a stack's units (``Table.stack``)
     }
     owed: list[tuple[str, str]] = [
         (t.id, "") for t in required if t.once == "side" and not any(r[0] == t.id for r in rolled)

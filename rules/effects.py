@@ -209,6 +209,26 @@ def roll_column(table: Table, side: str, unit_kind: str | None = None) -> str | 
     return table.column_for_side.get(side) or (by_kind.get(unit_kind) if unit_kind else None)
 
 
+# Half-squad equivalents of a unit kind (A1.31: a squad two, a HS or crew one; an SMC or
+# a vehicle none).
+HS_EQUIVALENTS = {"squad": 2, "half_squad": 1}
+
+
+def hs_equivalents(kinds: Sequence[str]) -> int:
+    """The HS-equivalents of units of these kinds making one roll together (PHD C5.14
+    "+1 per HS equivalent > one squad using the same Redeployment DR", Sicily 3.606 "+1
+    per HS-equivalent > one HS using the same Escape DR": the DRM counts those beyond
+    its first, ``offset``): a squad and a HS, 3; a leader, 0."""
+    return sum(HS_EQUIVALENTS.get(k, 0) for k in kinds)
+
+
+def leadership_modifier(name: str) -> int | None:
+    """A leader's leadership modifier read from the quality first in his line's name
+    (ASL: "8-1" -1, "9-2 (V1)" -2, "6+1" +1, "7-0" 0); None: the name gives none."""
+    found = LEADER_RATING.match(name.strip())
+    return None if found is None else int(found.group(0)[-2:])
+
+
 def for_kind(effects: list[Effect], kind: str) -> list[Effect]:
     return [e for e in effects if e.kinds is None or kind in e.kinds]
 
@@ -624,9 +644,6 @@ def short(effect: Effect) -> str:
 
 # --------------------------------------------------------------------------- a stack's roll
 
-# HS-equivalents (A1.31): a squad two, a half-squad (or crew) one, an SMC none.
-HS_EQUIVALENTS = {"squad": 2, "half_squad": 1}
-
 
 def stack_refusal(table: Table, named: str, joining: UnitState) -> str:
     """Why ``joining`` may not use the same roll on ``table`` as the unit ``named`` (""
@@ -649,20 +666,6 @@ def falls_on_one(table: Table, final: int, original: int | None = None) -> bool:
         return False
     row = table.result_row(final, original)
     return isinstance(row, TableRow) and row.range in table.stack.random
-
-
-def stack_hs_drm(
-    table: Table, named_kind: str, joining: Iterable[tuple[str, int]]
-) -> dict[str, int]:
-    """The stack's HS-equivalents beyond the first, for the DRM ``stack.hs_drm`` (Sicily
-    3.606 "+1 per HS-equivalent > one HS using the same Escape DR"): those of the unit
-    named beyond one are the table's own DRM for its kind (a squad's +1), the rest is
-    this one's.  ``joining``: each joining line's kind and count.  {}: none counted."""
-    if table.stack is None or table.stack.hs_drm is None:
-        return {}
-    own = HS_EQUIVALENTS.get(named_kind, 0)
-    total = own + sum(HS_EQUIVALENTS.get(k, 0) * n for k, n in joining)
-    return {table.stack.hs_drm: max(0, total - 1) - max(0, own - 1)}
 
 
 def sent_on(table: Table, earlier: Table, finals: Iterable[tuple[int, int]]) -> bool:

@@ -104,6 +104,15 @@ CampaignInput = Literal[
     # names it (``rules.drm.unit_morale``): Sicily 3.6041 "Each encircled unit ... must
     # take a separate 1TC".
     "unit_morale",
+    # The HS-equivalents of the units making one roll (the unit rolled for and those of
+    # its stack, ``Table.stack``; a squad two, a HS or crew one): PHD C5.14 "+1 per HS
+    # equivalent > one squad using the same Redeployment DR" (offset -2), Sicily 3.606
+    # "+1 per HS-equivalent > one HS using the same Escape DR" (offset -1).
+    "stack_hs",
+    # The leadership modifier of the best leader among the units making one roll
+    # (ASL: "8-1" -1, "6+1" +1; PHD C5.13a "leadership benefits (including Armour
+    # Leaders) apply to any unit that redeploy together"); 0 with no leader.
+    "stack_leadership",
 ]
 
 
@@ -629,16 +638,17 @@ class AfterRoll(Strict):
 class StackRoll(Strict):
     """One roll made for a stack: the unit named and the units that join it use the
     same DR (Sicily 3.606 "+1 per HS-equivalent > one HS using the same Escape DR"; 3.613
-    a stack's Shift DR).  Each unit of the stack counts the roll as its own one roll
-    (``once: unit``); a row whose range ``random`` lists falls on one unit of the stack
-    picked by Random Selection with the app's dice (3.606 footnote 3 "Use Random
-    Selection for a stack"), every other row on each unit.  ``hs_drm``: the DRM (a
-    typed one) that counts the stack's HS-equivalents beyond the first (a squad two, a
-    half-squad one, an SMC none), computed from the units named."""
+    a stack's Shift DR; PHD C5.13 "Redeploy as a stack", "AFVs may redeploy as a Platoon
+    with Random selection for results").  Each unit of the stack counts the roll as its
+    own one roll (``once: unit``); a row whose range ``random`` lists falls on one unit
+    of the stack picked by Random Selection with the app's dice (Sicily 3.606 footnote 3
+    "Use Random Selection for a stack", PHD C5.14 note 3), every other row on each
+    unit.  Its units read one column of the table (an Infantry stack or an AFV Platoon;
+    SMC go with either).  A DRM counts their HS-equivalents or best leader by the
+    campaign inputs ``stack_hs`` and ``stack_leadership``."""
 
     kinds: list[UnitKind] = Field(min_length=1)  # the units that may join the stack
     random: list[str] = []  # row ranges that fall on one unit by Random Selection
-    hs_drm: Slug | None = None
     rule: RuleRef
     note: str | None = note_field()
 
@@ -722,6 +732,10 @@ class Table(Strict):
     stack: StackRoll | None = None
     # Rolled only for a unit an earlier roll's result sends to it (Sicily 3.613 †).
     after: AfterRoll | None = None
+    # The units a result of it eliminates are losses of the scenario just played (PHD
+    # C5.1 "All ConPh losses count for the previous scenario for all purposes"): their
+    # CVP (``Module.cvp_per_kind``) join its CVP lost, for both sides to see.
+    losses_count: RuleRef | None = None
 
     @model_validator(mode="after")
     def _stack(self) -> Table:
@@ -733,8 +747,6 @@ class Table(Strict):
         for r in self.stack.random:
             if r not in ranges:
                 raise ValueError(f"stack.random: '{r}' is not a row's range")
-        if self.stack.hs_drm is not None and self.stack.hs_drm not in {d.id for d in self.drms}:
-            raise ValueError(f"stack.hs_drm: '{self.stack.hs_drm}' is not a DRM here")
         return self
 
     @model_validator(mode="after")
@@ -1800,6 +1812,11 @@ class Module(Strict):
     notes: list[str] = Field(default_factory=list, json_schema_extra=DOC)
     # Further items bought later for an RG already held (PHD RG footnote p).
     add_later: list[AddLater] = []
+    # The CVP (ASL A26.2) a unit of each kind is worth when the app eliminates it after
+    # the scenario's result (``Table.losses_count``, PHD C1.2/C5.1).  The rules lack it:
+    # the players supply it (``missing`` ``cvp_per_kind.<kind>``); a kind not given is
+    # not counted, and the log says so.
+    cvp_per_kind: dict[UnitKind, int] = {}
 
     @model_validator(mode="after")
     def _references(self) -> Module:
@@ -2218,6 +2235,8 @@ def supply_problem(module: Module, path: str) -> str:
         return "" if found else f"unknown table '{parts[1]}'"
     if len(parts) == 2 and parts[0] == "rg_charts":
         return "" if module.chart(parts[1]) else f"no RG chart for side '{parts[1]}'"
+    if len(parts) == 2 and parts[0] == "cvp_per_kind":
+        return "" if parts[1] in get_args(UnitKind) else f"unknown unit kind '{parts[1]}'"
     if len(parts) == 3 and parts[0] == "dates" and parts[2] == "vp_required":
         found = any(d.id == parts[1] for d in module.dates)
         return "" if found else f"unknown date '{parts[1]}'"
@@ -2229,7 +2248,7 @@ def supply_problem(module: Module, path: str) -> str:
         return "" if not (item.tiers or item.figures) else f"{parts[2]} is priced otherwise"
     return (
         f"'{path}' is not a datum the app can take (tables.<id>, rg_charts.<side>, "
-        "dates.<id>.vp_required, fortifications.items.<id>.cost)"
+        "dates.<id>.vp_required, fortifications.items.<id>.cost, cvp_per_kind.<kind>)"
     )
 
 

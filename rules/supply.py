@@ -127,7 +127,7 @@ def suppliable(module: Module, variant_id: str, supplied: set[str]) -> list[Supp
         if m.supply is None:
             continue
         kind = FormKind.TABLE if m.supply.startswith("tables.") else FormKind.CHART
-        if m.supply.startswith(("dates.", "fortifications.")):
+        if m.supply.startswith(("dates.", "fortifications.", "cvp_per_kind.")):
             kind = FormKind.NUMBER
         still = _still_missing(module, m.supply)
         if still or m.supply in supplied or m.amendable:
@@ -154,6 +154,8 @@ def number_at(module: Module, path: str) -> int | None:
     if kind == "fortifications":
         assert module.fortifications is not None
         return next(i for i in module.fortifications.items if i.id == rest[0]).cost
+    if kind == "cvp_per_kind":  # a unit kind's CVP (PHD C1.2)
+        return module.cvp_per_kind.get(key)  # type: ignore[call-overload]
     return module.date(key).vp_required
 
 
@@ -558,6 +560,8 @@ def patched(data: Mapping[str, Any], path: str, value: Any) -> dict[str, Any]:
     elif parts[0] == "fortifications":
         fortification = next(i for i in out["fortifications"]["items"] if i["id"] == parts[2])
         fortification["cost"] = value
+    elif parts[0] == "cvp_per_kind":
+        out["cvp_per_kind"] = {**out.get("cvp_per_kind", {}), parts[1]: value}
     else:
         date = next(d for d in out["dates"] if d["id"] == parts[1])
         date[parts[2]] = value

@@ -83,12 +83,14 @@ def test_c5_6_the_markers_kept_stay_on_the_retained_forces(users, modules):
 def test_c5_13_a_redeployment_dr_on_the_table_with_its_drms(users, modules, fixed_dice):
     """C5.13: "Any unit attempting to redeploy must make a DR on the suitable table,
     applying any applicable DRM, and immediately applying the results"; the C5.14
-    Redeployment Table and its DRMs: DR 9 +1 (Wire) = 10 "Redeploys, Replaced"; DR 8 +2
-    (two HS equivalents beyond one squad) +1 (one PP beyond the IPC) = 11 "Redeploys,
+    Redeployment Table and its DRMs: DR 9 +1 (Wire) = 10 "Redeploys, Replaced"; DR 8 +3
+    (three PP beyond the IPC) = 11 "Redeploys,
     Reduced" / a Mobile Vehicle "Remains in hex"; DR 12 +2 (enemy FEBA) -1 (adjacent to
-    a friendly Front Line Hex) -1 (Labor) +2 (leadership typed) = 14 "Eliminated"."""
+    a friendly Front Line Hex) -1 (Labor) +1 (No-Man's Land) +1 (Isolated, by its
+    marker) = 14 "Eliminated"."""
     players, module = phd_after(users, "C5.14")
-    first, second, third = (add(players, "us", f"6-6-7 {n}", "squad") for n in "ABC")
+    first, second = (add(players, "us", f"6-6-7 {n}", "squad") for n in "AB")
+    third = add(players, "us", "6-6-7 C", "squad", markers=("isolated",))
     fixed_dice.extend([[4, 5], [4, 4], [6, 6]])
     r = roll(players, "us", "redeployment", first, ticked=["wire"])
     assert (r.final, r.result) == (10, "Infantry: Redeploys, Replaced")
@@ -97,7 +99,7 @@ def test_c5_13_a_redeployment_dr_on_the_table_with_its_drms(users, modules, fixe
         "us",
         "redeployment",
         second,
-        typed={"extra_hs": 2, "portage": 1},
+        typed={"portage": 3},
     )
     assert (r.final, r.result) == (11, "Infantry: Redeploys, Reduced")
     r = roll(
@@ -105,11 +107,10 @@ def test_c5_13_a_redeployment_dr_on_the_table_with_its_drms(users, modules, fixe
         "us",
         "redeployment",
         third,
-        ticked=["enemy_feba", "front_line", "labor"],
-        typed={"leadership": 2},
+        ticked=["enemy_feba", "front_line", "labor", "no_mans_land"],
     )
     assert r.final == 14 and r.result == "Infantry: Eliminated"
-    assert sorted(d["value"] for d in r.drms) == [-1, -1, 2, 2]
+    assert sorted(d["value"] for d in r.drms) == [-1, -1, 1, 1, 2]
 
 
 def test_c5_19_each_wounded_leader_owes_his_evacuation_dr(users, modules, fixed_dice):

@@ -57,7 +57,7 @@ def test_c5_13_c5_14_one_redeployment_dr_per_retained_unit_and_its_result_applie
     fixed_dice.extend([[5, 6], [6, 6], [5, 6]])
     r = roll(players, "us", "redeployment", reduced)
     assert (r.final, r.result) == (11, "Infantry: Redeploys, Reduced")
-    r = roll(players, "us", "redeployment", lost, typed={"extra_hs": 2})
+    r = roll(players, "us", "redeployment", lost, ticked=["enemy_feba"])
     assert (r.final, r.result) == (14, "Infantry: Eliminated")
     r = roll(players, "us", "redeployment", tank)
     assert (r.final, r.result) == (11, "Mobile Vehicle: Remains in hex")

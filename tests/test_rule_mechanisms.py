@@ -1127,7 +1127,7 @@ def test_c5_34_c5_13a_one_dr_per_oba_module_and_per_redeploying_unit(users, modu
     with pytest.raises(ActionRefused):
         roll(players, "us", "redeployment", squad)
     with pytest.raises(ActionRefused, match="between 0 and 9"):
-        roll(players, "us", "redeployment", other, typed={"extra_hs": -2})
+        roll(players, "us", "redeployment", other, typed={"portage": -2})
     assert module.table("oba").once == "item"
 
 

@@ -1529,8 +1529,8 @@ case(
 case(
     "Condition.not_unit_kinds",
     base="sicily",
-    mutate=lambda d: drm(d, "escape", "excess_hs")["offer_when"].update(not_unit_kinds=["gun"]),
-    observe=ticked_drms("escape", [], {"excess_hs": 1}, side="axis", unit_kind="vehicle"),
+    mutate=lambda d: drm(d, "escape", "excess_pp")["offer_when"].update(not_unit_kinds=["gun"]),
+    observe=ticked_drms("escape", [], {"excess_pp": 1}, side="axis", unit_kind="vehicle"),
 )
 case(
     "Table.rows",
@@ -2147,6 +2147,18 @@ case(
         m.table("leader_promotion"),
         ReinforcementGroup(id="V1", type="StuG IIIG", units="StuG", unit_kind="vehicle", cost=6),
     ),
+)
+case(
+    "Table.losses_count",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment").pop("losses_count"),
+    observe=view("redeployment"),
+)
+case(
+    "Module.cvp_per_kind",
+    base="phd",
+    mutate=lambda d: d.update(cvp_per_kind={"squad": 2}),
+    observe=lambda m: [i.path for i in supply.suppliable(m, "tm", set())],
 )
 case(
     "Condition.fired_prior",
@@ -4587,14 +4599,14 @@ service(
 def _stack_answers(m: Module) -> Any:
     """What the Escape table's stack says (Sicily 3.606): whether a 2-4-7 and a StuG
     may join an 8-1's DR, whether a Final 10 falls on one unit by Random Selection, and
-    the HS-equivalents DRM of a 4-6-7 and a 2-4-7 joining him."""
+    whether a Final 13 does (a row not listed)."""
     table = m.table("escape")
     assert table is not None
     return (
         effects.stack_refusal(table, "8-1 leader", effects.UnitState("2-4-7", "half_squad")),
         effects.stack_refusal(table, "8-1 leader", effects.UnitState("StuG IIIG", "vehicle")),
         effects.falls_on_one(table, 10),
-        effects.stack_hs_drm(table, "leader", [("squad", 1), ("half_squad", 1)]),
+        effects.falls_on_one(table, 13),
     )
 
 
@@ -4614,12 +4626,6 @@ case(
     "StackRoll.random",
     base="sicily",
     mutate=lambda d: tab(d, "escape")["stack"].update(random=["9"]),
-    observe=_stack_answers,
-)
-case(
-    "StackRoll.hs_drm",
-    base="sicily",
-    mutate=lambda d: tab(d, "escape")["stack"].update(hs_drm=None),
     observe=_stack_answers,
 )
 case(

@@ -92,7 +92,7 @@ def test_3_606_a_stack_makes_one_escape_dr_that_counts_as_each_units(users, modu
     tank = add(players, "axis", "StuG IIIG", "vehicle", status="isolated")
     with pytest.raises(ActionRefused, match=r"StuG IIIG cannot use the same Escape DR.*3\.606"):
         _escape(players, "axis", leader, squad, tank)
-    with pytest.raises(ActionRefused, match=r"counted from the units named"):
+    with pytest.raises(ActionRefused, match=r"HS-equivalent.*applies by itself"):
         _escape(players, "axis", leader, squad, hs, typed={"excess_hs": 1})
     assert not Roll.objects.filter(table_id="escape").exists()
     fixed_dice.append([1, 3])  # 4 +2 HS-equivalents +2 Isolated -1 Night = 7
@@ -130,7 +130,10 @@ def test_3_606_footnote_3_random_selection_picks_the_unit_casualty_reduced(
     picks = Roll.objects.filter(purpose__startswith="Random Selection").order_by("seq")
     assert [(p.item, p.final) for p in picks] == [("4-6-7", 2), ("8-1 leader", 5)]
     said = Event.objects.filter(campaign_id=players.campaign_id, kind="roll").last().text
-    assert "Random Selection picks 8-1 leader; 8-1 leader is now wounded" in said, said
+    assert (
+        "Random Selection picks 8-1 leader (4-6-7 dr 2, 8-1 leader dr 5) (3.606); "
+        "8-1 leader is now wounded" in said
+    ), said
 
 
 def test_3_606_12_eliminates_every_unit_of_the_stack_and_their_equipment(

@@ -205,17 +205,19 @@ def test_3_606_a_squads_escape_dr_has_plus_1_for_its_second_hs_equivalent(
     """3.606 "+1 per HS-equivalent > one HS using the same Escape DR*": a squad is two
     HS-equivalents, so the DR made for a squad has +1 by itself (before this pass the
     player typed it, and a squad's DR typed 0 went without it); a half-squad's has
-    none; the units escaping with it are still typed; NA to vehicles."""
+    none; the units escaping with it are named with it (the stack, pass 10), their
+    HS-equivalents counted; NA to vehicles."""
     from tests.purchase_helpers import campaign_at
 
     players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
     squad = add(players, "axis", "4-6-8", "squad")
     half = add(players, "axis", "2-4-8", "half_squad")
     tank = add(players, "axis", "PzIVG", "vehicle")
+    other = add(players, "axis", "2-4-8 B", "half_squad")
     fixed_dice.extend([[3, 3], [3, 3], [3, 3]])
-    r = roll(players, "axis", "escape", squad, typed={"excess_hs": 1})
-    assert r.final == 8  # 6 + 1 (the squad's second HS-equivalent) + 1 (typed)
-    assert sorted((d["how"], d["value"]) for d in r.drms) == [("auto", 1), ("typed", 1)]
+    r = roll(players, "axis", "escape", squad, stack=[other.ref])
+    assert r.final == 8  # 6 + 2 (three HS-equivalents, one beyond the first counted each)
+    assert sorted((d["how"], d["value"]) for d in r.drms) == [("auto", 2)]
     assert roll(players, "axis", "escape", half).final == 6
     assert roll(players, "axis", "escape", tank).final == 6
 

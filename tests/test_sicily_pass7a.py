@@ -256,7 +256,7 @@ def test_3_606_escape_rows_by_column_and_drms_by_kind_held_in_play(users, module
         "If Isolated": (2, "auto"),
     }
     tank = add(players, "axis", "PzKpfw IVH", "vehicle")
-    for claim in ({"typed": {"excess_hs": 1}}, {"typed": {"excess_pp": 1}}):
+    for claim in ({"typed": {"excess_pp": 1}},):
         with pytest.raises(ActionRefused, match=r"does not apply to this roll \(3\.606\)"):
             roll(players, "axis", "escape", tank, **claim)
     squad = add(players, "axis", "4-6-7", "squad")

@@ -210,6 +210,7 @@ def test_3_606_footnote_1_an_original_2_escapes_whatever_the_drms(users, modules
     squad = add(
         players, "axis", "4-6-8", "squad", location="12H3", markers=["isolated", "encircled"]
     )
+    half = add(players, "axis", "2-4-8", "half_squad", location="12H3", markers=["isolated"])
     fixed_dice.append([1, 1])
     r = roll(
         players,
@@ -217,9 +218,9 @@ def test_3_606_footnote_1_an_original_2_escapes_whatever_the_drms(users, modules
         "escape",
         squad,
         ticked=["enemy_setup_area", "unarmed_wounded"],
-        typed={"excess_hs": 1},
+        stack=[half.ref],
     )
-    assert r.final == 10  # the squad's own +1 (two HS-equivalents) besides
+    assert r.final == 10  # +2: the squad and the HS escaping with it, three HS-equivalents
     assert r.result.startswith("Infantry: Escapes and Heat of Battle for an eligible unit (A15)")
     # Not Casualty Reduced; escaped, it is no longer Isolated (3.6061), and stays
     # Encircled until 3.6062.
@@ -242,7 +243,6 @@ def test_3_606_each_escape_dr_is_for_a_named_unit_its_column_and_drms_by_its_kin
     tank = add(players, "axis", "PzIVG", "vehicle", markers=["encircled"])
     halftrack = add(players, "axis", "SPW 251/1", "vehicle")
     for ticked, typed in (
-        ([], {"excess_hs": 1}),
         ([], {"excess_pp": 2}),
         (["lone_smc"], None),
     ):

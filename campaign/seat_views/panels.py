@@ -96,6 +96,8 @@ class TableView:
     # may join the unit named.
     stack_rule: str = ""
     stack_choices: tuple[tuple[str, str], ...] = ()
+    # Where a unit its result eliminates is a loss of the scenario just played (PHD C5.1).
+    losses_count: str = ""
 
 
 @dataclass(frozen=True)
@@ -471,6 +473,7 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
         [f"[{k}] {v}" for k, v in table.footnotes.items()],  # as the results mark them
         describe_filter(table.for_units) if table.for_units else "",
         table.once or "",
+        losses_count=table.losses_count or "",
     )
 
 
@@ -576,20 +579,15 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
     if not any(t.for_units for t in tables.values()):
         return
     own = list(Unit.objects.visible_to(view.viewer).filter(campaign=c, side=view.viewer))
-    rolled = set(
-        Roll.objects.visible_to(view.viewer)
+    # A unit rolled for, or one of a stack that made the roll with it (``Table.stack``).
+    rolled = {
+        (table_id, ref)
+        for table_id, unit_ref, stack in Roll.objects.visible_to(view.viewer)
         .filter(campaign=c, cycle=c.cycle, side=view.viewer)
         .exclude(unit_ref="")
-        .values_list("table_id", "unit_ref")
-    )
-    # ... and those that joined a stack's one roll (Sicily 3.606, 3.613).
-    for table_id, stack in (
-        Roll.objects.visible_to(view.viewer)
-        .filter(campaign=c, cycle=c.cycle, side=view.viewer)
-        .exclude(stack="")
-        .values_list("table_id", "stack")
-    ):
-        rolled |= {(table_id, ref) for ref in stack.split()}
+        .values_list("table_id", "unit_ref", "stack")
+        for ref in (unit_ref, *stack.split())
+    }
     for n, tv in enumerate(panel.tables):
         t = tables[tv.id]
         if t.for_units is None:

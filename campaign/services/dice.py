@@ -24,6 +24,7 @@ def roll(
     secret: bool = False,
     column: str | None = None,
     unit_ref: str = "",
+    stack: str = "",
 ) -> Roll:
     """Roll a dr or DR for ``side`` on a campaign whose row the caller holds locked.
     The roll's number is the campaign's count of rolls; its dice are the next draw of
@@ -47,6 +48,7 @@ def roll(
         step_id=step_id,
         cycle=campaign.cycle,
         unit_ref=unit_ref,
+        stack=stack,
         table_id=table.id if table else "",
         purpose=purpose,
         item=item,

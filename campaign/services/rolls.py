@@ -135,6 +135,8 @@ def campaign_inputs(turn: Turn, side: str) -> dict[str, int]:
         "cvp_lost_cg": sum(value(r, CVP_LOST) for r in results),
         "vp_total": sum(value(r, VP) for r in results),
         "san": seat.san or 0,
+        "stack_hs": 0,  # no unit rolled for (a roll for units counts its stack's)
+        "stack_leadership": 0,  # no leader making the roll
     }
 
 

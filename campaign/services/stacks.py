@@ -1,11 +1,12 @@
-"""One roll made for a stack (``Table.stack``): Sicily 3.606 "+1 per HS-equivalent > one
-HS using the same Escape DR", 3.613 a stack's Shift DR.  The units that join the unit
-named, the DRM their HS-equivalents give, the unit Random Selection picks (3.606
-footnote 3 "Use Random Selection for a stack") and each unit's part of the result."""
+"""One roll made for a stack (``Table.stack``): PHD C5.13 "Redeploy as a stack" (an AFV
+Platoon too), Sicily 3.606 "using the same Escape DR" and 3.613 a stack's Shift DR.  The
+units that join the unit named, what they count for the roll's DRMs (their
+HS-equivalents, their best leader), the unit Random Selection picks with the app's dice
+(PHD C5.14 note 3, Sicily 3.606 footnote 3) and the roll's record of them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from django.db.models import Q
 
@@ -14,8 +15,12 @@ from campaign.services import dice as dice_service
 from campaign.services import units
 from campaign.services.errors import ActionRefused
 from campaign.services.turns import Turn
-from rules.effects import stack_hs_drm, stack_refusal
+from rules.effects import hs_equivalents, leadership_modifier, roll_column, stack_refusal
 from rules.schema import Table
+
+# Single Man Counters: they go with any stack; with AFVs, a leader rides in them (an
+# Armour Leader, PHD C5.13a), so a result picked at random falls on an AFV.
+SMC_KINDS = ("leader", "hero")
 
 
 def rolled_in_pass(turn: Turn, table: Table, ref: str) -> bool:
@@ -29,17 +34,22 @@ def rolled_in_pass(turn: Turn, table: Table, ref: str) -> bool:
     ).exists()
 
 
-def members(turn: Turn, table: Table, named: Unit | None, ids: Sequence[object]) -> list[Unit]:
-    """The units that join ``named`` in its roll on ``table`` (each the side's own, of the
-    kinds the stack takes and the table is rolled for, each once, none that has had
-    its roll in this pass); a line of several gives up the one that joins."""
+def members(
+    turn: Turn, table: Table, named: Unit | None, weapon: object, ids: Sequence[object]
+) -> list[Unit]:
+    """The units that join ``named`` in its roll on ``table``: each the side's own, of the
+    kinds the stack takes and the table is rolled for, named once, none that has had its
+    roll in this pass; all reading one column of the table (an Infantry stack or an AFV
+    Platoon, SMC going with either); a unit of a still-secret RG only with units of its
+    own RG (its roll is its RG's secret).  A line of several gives up the one that
+    joins."""
     wanted = [i for i in ids if i not in (None, "")]
     if not wanted:
         return []
-    if table.stack is None or named is None:
+    if table.stack is None or named is None or weapon is not None:
         raise ActionRefused(f"The {table.title} ({table.rule}) is made for one unit at a time.")
     if len(set(map(str, wanted))) != len(wanted) or named.ref in wanted:
-        raise ActionRefused("Name each unit of the stack once.")
+        raise ActionRefused("A unit is named twice in the stack: name each unit once.")
     out = []
     for ref in wanted:
         unit = units.own_unit(turn, ref)
@@ -53,35 +63,60 @@ def members(turn: Turn, table: Table, named: Unit | None, ids: Sequence[object])
                 status=409,
             )
         out.append(unit)
+    stack = [named, *out]
+    carriers = [u for u in stack if u.kind not in SMC_KINDS] or stack
+    columns = sorted({roll_column(table, turn.side, u.kind) or "" for u in carriers})
+    if len(columns) > 1:
+        raise ActionRefused(
+            f"One roll on the {table.title} reads one column: {' and '.join(columns)} "
+            f"units do not make it together ({table.stack.rule}).",
+        )
+    if len({u.purchase_id if units.is_secret(u) else None for u in stack}) > 1:
+        raise ActionRefused(
+            "A unit of an RG not yet revealed makes its roll with units of its own RG only."
+        )
     return [units.split_one(u) for u in out]
 
 
-def typed_with_hs(
-    table: Table, named: Unit | None, stack: Sequence[Unit], typed: Mapping[str, int] | None
-) -> Mapping[str, int] | None:
-    """The typed DRMs with the stack's HS-equivalents beyond the first, computed (3.606
-    "+1 per HS-equivalent > one HS using the same Escape DR"): those of the unit
-    named, beyond one, are the table's own DRM for its kind; the rest is ``hs_drm``'s."""
-    if not stack or table.stack is None or table.stack.hs_drm is None or named is None:
-        return typed
-    drm = table.stack.hs_drm
-    if typed and typed.get(drm):
-        raise ActionRefused(
-            f"The HS-equivalents of the stack are counted from the units named "
-            f"({table.stack.rule}): do not type them."
-        )
-    return {**(typed or {}), **stack_hs_drm(table, named.kind, [(u.kind, u.count) for u in stack])}
+def inputs(table: Table, stack: Sequence[Unit]) -> dict[str, int]:
+    """What the units making one roll count for its DRMs (``of``): their HS-equivalents
+    (PHD C5.14 "+1 per HS equivalent > one squad", Sicily 3.606 "+1 per HS-equivalent >
+    one HS using the same Escape DR"), and, where a DRM reads it, the leadership modifier
+    of their best leader (PHD C5.13a), refused for a leader whose line names no quality
+    (never a silent 0)."""
+    found = []
+    if any(d.of == "stack_leadership" for d in table.drms):
+        for u in stack:
+            if u.kind != "leader":
+                continue
+            modifier = leadership_modifier(u.name)
+            if modifier is None:
+                raise ActionRefused(
+                    f"{units.label(u)}'s line names no quality (e.g. 8-1): give it on his "
+                    f"line so that his leadership applies ({table.rule})."
+                )
+            found.append(modifier)
+    return {
+        "stack_hs": hs_equivalents([u.kind for u in stack]),
+        "stack_leadership": min(found, default=0),
+    }
 
 
 def stack_refs(stack: Sequence[Unit]) -> str:
     return f" {' '.join(units.roll_ref(u) for u in stack)} " if stack else ""
 
 
-def random_selection(turn: Turn, table: Table, among: Sequence[Unit], *, secret: bool) -> Unit:
+def random_selection(
+    turn: Turn, table: Table, among: Sequence[Unit], *, secret: bool
+) -> tuple[Unit, str]:
     """The unit of ``among`` that Random Selection picks with the app's dice: a dr for
-    each, the highest picked, a tie rolled again among the tied (3.606 footnote 3)."""
+    each, the highest picked, a tie rolled again among the tied (PHD C5.14 note 3,
+    Sicily 3.606 footnote 3); a leader riding with AFVs is not picked.  And the words
+    saying so, for the roll's log line."""
     assert table.stack is not None
-    left = list(among)
+    riders = any(u.kind == "vehicle" for u in among)
+    left = [u for u in among if not (riders and u.kind in SMC_KINDS)] or list(among)
+    said: list[str] = []
     while len(left) > 1:
         rolled = [
             (
@@ -98,6 +133,11 @@ def random_selection(turn: Turn, table: Table, among: Sequence[Unit], *, secret:
             )
             for u in left
         ]
+        said.append(", ".join(f"{units.label(u)} dr {f}" for f, u in rolled))
         high = max(f for f, _ in rolled)
         left = [u for f, u in rolled if f == high]
-    return left[0]
+    return left[0], (
+        f"Random Selection picks {units.label(left[0])}"
+        + (f" ({'; again '.join(said)})" if said else "")
+        + f" ({table.stack.rule})"
+    )

@@ -8,6 +8,7 @@ in the log, and tells both seats what changed once it commits.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -63,7 +64,7 @@ from campaign.services.text import (
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
-from campaign.services.writes import commit
+from campaign.services.writes import SeatField, commit
 from campaign.visibility import RG_ROLLS, SECRET_ROLL
 from rules import availability, machine
 from rules.drm import DrmRefused, applicable_drms, reads_fired, reads_held_squads
@@ -85,7 +86,7 @@ from rules.effects import (
     units_given,
 )
 from rules.kinds import Action
-from rules.schema import SAN, Effect, Module, Table
+from rules.schema import CVP_LOST, SAN, Effect, Module, Table
 from rules.victory import describe_changes, result_owners
 
 
@@ -203,7 +204,9 @@ def roll_on_table(
     """Roll on one of the current step's tables — for one of the side's retained
     units where the table is rolled for units, else for the item named — with the
     DRMs that apply by themselves plus those the player ticked or typed; the result's
-    effects are applied (``rules.effects``)."""
+    effects are applied (``rules.effects``).  Where the table lets units roll together
+    (``Table.stack``: PHD C5.13, Sicily 3.606/3.613), ``stack`` names the units making
+    the roll with ``unit_id`` (``campaign.services.stacks``)."""
     item = clean_text(item, what="What the roll is for", limit=max_length(Roll, "item"))
     turn = take_turn(campaign_id, user, at)
     expect_turn(turn, Action.ROLL)
@@ -242,8 +245,7 @@ def roll_on_table(
             raise ActionRefused(f"Not yet: {first}.", status=409)
     unit, weapon = rolled_for(turn, table, unit_id)
     # A stack's one roll (Sicily 3.606, 3.613): the units that join the unit named.
-    joined = stacks.members(turn, table, unit, stack)
-    typed = stacks.typed_with_hs(table, unit, joined, typed)
+    joined = stacks.members(turn, table, unit, weapon, stack)
     if unit is not None and table.once == "item":
         item = unit_item(turn, table, unit, item)
     if table.instead is not None and units.took_instead(c, turn.side, table.id):
@@ -299,7 +301,9 @@ def roll_on_table(
             group=group,
             unit_kind=unit.kind if unit else None,
             unit_name=unit.name if unit else "",
-            unit_markers=state.marked if state else frozenset(),
+            # A stack is in one location: the markers of any of its units count.
+            unit_markers=frozenset().union(*(units.state_of(u).marked for u in joined))
+            | (state.marked if state else frozenset()),
             squads_by_footnote=squads_by_footnote(turn, turn.side)
             if reads_held_squads(table)
             else None,
@@ -307,6 +311,9 @@ def roll_on_table(
             and reads_fired(table)
             and fired_in_pass(turn, turn.side, group.id),
         )
+        if unit is not None and weapon is None:  # what the units making it count
+            inputs = stacks.inputs(table, [unit, *joined])
+            context = dataclasses.replace(context, inputs={**context.inputs, **inputs})
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
@@ -338,10 +345,8 @@ def roll_on_table(
         secret=table.secret or hidden,
         column=column,
         unit_ref=units.roll_ref(unit, weapon.ref if weapon else "") if unit else "",
+        stack=stacks.stack_refs(joined),
     )
-    if joined:
-        r.stack = stacks.stack_refs(joined)
-        r.save(update_fields=["stack"])
     purchase_id = (
         unit.purchase_id
         if hidden and unit is not None
@@ -360,6 +365,7 @@ def roll_on_table(
         module_secret.save(update_fields=["details"])
     effects = result_effects(table, r.final, column, sum(r.faces))
     count = unit.count if unit is not None else 0
+    made_by = [unit, *joined] if unit is not None and weapon is None else []
     if joined and unit is not None:
         consequence = _on_stack(turn, table, r, effects, [unit, *joined], secret=hidden)
     else:
@@ -371,6 +377,14 @@ def roll_on_table(
     if table.after_roll and weapon is None and not joined and (unit is None or unit.count == count):
         after = units.settle_rolled(table.after_roll, unit)
         consequence = "; ".join(w for w in (consequence, after) if w)
+    writes: list[SeatField] = []
+    # Each unit the result eliminated (not Replaced in place) is a loss of the scenario
+    # just played where the table says so (PHD C5.1).
+    for gone in made_by if table.losses_count is not None else []:
+        if gone.replaced_by is None and not (gone.pk and Unit.objects.filter(pk=gone.pk).exists()):
+            carried, more = carry_loss(turn, table, gone, hidden)
+            writes += more
+            consequence = "; ".join(w for w in (consequence, carried) if w)
     what = f"{table.title}{f' for {item}' if item else ''}"
     # A roll for a unit of a secret RG is that unit's secret (nothing of it shows); a
     # secret table's roll shows that it was made (``visibility.SECRET_ROLL``).
@@ -390,7 +404,7 @@ def roll_on_table(
         secret=kept,
         data={"roll": r.seq, **({"purchase": purchase_id} if purchase_id else {})},
     )
-    commit(c.pk, RollMade(kept=kept))
+    commit(c.pk, RollMade(kept=kept), saving=writes)
     return r
 
 
@@ -404,8 +418,8 @@ def _on_stack(
     words = []
     on = stack
     if falls_on_one(table, r.final, sum(r.faces)):
-        picked = stacks.random_selection(turn, table, stack, secret=secret)
-        words.append(f"Random Selection picks {units.label(picked)}")
+        picked, said = stacks.random_selection(turn, table, stack, secret=secret)
+        words.append(said)
         on = [picked]
     settled = []
     for u in stack:
@@ -417,6 +431,48 @@ def _on_stack(
         if u.pk is not None:
             words.append(units.settle_rolled(table.after_roll, u))
     return "; ".join(w for w in words if w)
+
+
+def carry_loss(turn: Turn, table: Table, unit: Unit, hidden: bool) -> tuple[str, list[SeatField]]:
+    """A unit a roll on ``table`` eliminated after the pass's result is a loss of the
+    scenario just played (PHD C5.1 "All ConPh losses count for the previous scenario for
+    all purposes"): its CVP (the supplied ``cvp_per_kind``, ASL A26.2: C1.2) join its
+    side's CVP lost in the result, which both sides see, and what was computed from the
+    result is computed again.  In words, for the roll's log line."""
+    rule = table.losses_count
+    result = pass_result(turn.campaign)
+    if result is None or rule is None:
+        return "", []
+    kind = Unit.Kind(unit.kind).label if unit.kind in Unit.Kind.values else unit.kind
+    if hidden:  # its CVP in the public result would tell the opponent of it
+        return (
+            f"its CVP join the result once its RG is revealed: amend the result then ({rule})",
+            [],
+        )
+    cvp = turn.module.cvp_per_kind.get(unit.kind)  # type: ignore[call-overload]
+    if cvp is None:
+        return (
+            f"its CVP are not counted: the CVP of a {kind} are not in the rules text and "
+            f"have not been supplied; amend the result with them ({rule})",
+            [],
+        )
+
+    def plus(data: Mapping[str, Any]) -> dict[str, Any]:
+        lost = dict(data.get(CVP_LOST) or {})
+        lost[turn.side] = int(lost.get(turn.side) or 0) + cvp
+        return {**data, CVP_LOST: lost}
+
+    before = int((result.data.get(CVP_LOST) or {}).get(turn.side) or 0)
+    result.data = plus(result.data)
+    if result.amendment is not None:  # a proposed amendment keeps the loss too
+        result.amendment = plus(result.amendment)
+    result.save(update_fields=["data", "amendment"])
+    writes = recompute.recompute_consequences(turn, result)
+    return (
+        f"its {cvp} CVP count for the scenario just played: {turn.side_name()}'s CVP lost "
+        f"{before} → {before + cvp} ({rule})",
+        writes,
+    )
 
 
 @transaction.atomic

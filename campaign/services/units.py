@@ -514,7 +514,15 @@ def _refuse_if_rolled(turn: Turn, unit: Unit, state: UnitState, what: str, only:
             side=turn.side,
             unit_ref__startswith=unit.ref,
         ).values_list("table_id", "unit_ref")
-    )
+    ) | {  # a unit of a stack whose one roll was named for another (``Table.stack``)
+        (table_id, unit.ref)
+        for table_id in Roll.objects.filter(
+            campaign=turn.campaign,
+            cycle=turn.campaign.cycle,
+            side=turn.side,
+            stack__contains=f" {unit.ref} ",
+        ).values_list("table_id", flat=True)
+    }
     # Whatever the roll left it: the unit, and each weapon of its record.
     refs = [only] if only else ["", *(w.ref for w in state.weapons)]
     for t in tables:

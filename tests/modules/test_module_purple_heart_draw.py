@@ -195,7 +195,7 @@ def test_c5_14_redeployment_table_and_enemy_feba_drm(m):
     assert final(m, "redeployment", 2).results["Infantry"] == "Redeploys"
     drms = {d.id: d for d in m.table("redeployment").drms}
     assert drms["enemy_feba"].value == 2 and drms["front_line"].value == -1
-    assert drms["leadership"].variable
+    assert drms["leadership"].of == "stack_leadership"  # C5.13a: computed from the stack
 
 
 def test_c5_19_leader_evacuation_6_evacuated(m):
