@@ -86,6 +86,7 @@ DEFAULT_SERVER = "uvicorn"  # chosen by this bench (README "Performance")
 LOG_DIR = ROOT / "var" / "bench"
 CSRF = "b" * 32
 MARK = "BENCH-JSON "
+SLOW_MS = 5000  # a request slower than this is counted apart under load (its tail)
 LATE = 30  # seconds: a reveal later than this is counted as missed
 # The reveal's two conditions (``reveal_and_floor``), the idle time before a "paused"
 # sample, and each condition's label in what the bench prints.
@@ -752,6 +753,7 @@ async def under_load(
     headers = {"X-CSRFToken": CSRF, "HX-Request": "true", "Cookie": cookie, **(headers or {})}
     latencies: list[float] = []
     refused = 0
+    refused_ms: list[float] = []  # how long each refused request took (a timeout shows)
     deadline = time.perf_counter() + seconds
 
     async def client(k: int) -> None:
@@ -761,8 +763,11 @@ async def under_load(
             nonlocal refused
             start = time.perf_counter()
             status, body = await http.post(path, data)
-            latencies.append((time.perf_counter() - start) * 1000)
-            refused += status != 200
+            took = (time.perf_counter() - start) * 1000
+            latencies.append(took)
+            if status != 200:
+                refused += 1
+                refused_ms.append(took)
             return status, body
 
         try:
@@ -782,6 +787,10 @@ async def under_load(
         "requests": len(latencies),
         "seconds": elapsed,
         "refused": refused,
+        "refused_statuses_ms": summary(refused_ms) if refused_ms else None,
+        # The tail's own count: requests slower than SLOW_MS (the quiet run of
+        # 2026-11-28 had a purchase p99 of ~10.4 s, a 10 s timeout's mark).
+        "slow": sum(1 for t in latencies if t >= SLOW_MS),
         "latency": summary(latencies),
         "cpu_ms": {kind: t / requests * 1000 for kind, t in spent.items()},
         "busy_cores": sum(spent.values()) / elapsed,
@@ -801,7 +810,8 @@ def _load_lines(what: str, figures: dict[str, Any]) -> list[str]:
     return [
         f"{what}, {figures['clients']} concurrent clients on 2 workers: "
         f"{figures['rps']:.0f} requests/s ({figures['requests']} requests in "
-        f"{figures['seconds']:.1f} s, {figures['refused']} refused)",
+        f"{figures['seconds']:.1f} s, {figures['refused']} refused, "
+        f"{figures['slow']} slower than {SLOW_MS / 1000:.0f} s)",
         line(f"{what}, request latency", figures["latency"]),
         f"{what}, CPU ms per request, {' / '.join(CPU_CLASSES)}: {cpu_cell(figures)}",
     ]
@@ -1039,6 +1049,13 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
     row(
         f"purchases: CPU ms per request, {' / '.join(CPU_CLASSES)}",
         lambda r: cpu_cell(r["throughput"]),
+    )
+    row(
+        f"under load, refused / slower than {SLOW_MS / 1000:.0f} s: purchases; bound; ceiling",
+        lambda r: "; ".join(
+            f"{r[k].get('refused', 0)} / {r[k].get('slow', 0)}"
+            for k in ("throughput", "bound", "ceiling")
+        ),
     )
     for label, key in (
         (BOUND, "bound"),

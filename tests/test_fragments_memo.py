@@ -153,3 +153,62 @@ def test_the_owed_rolls_and_the_exchanges_ahead_read_the_units_once_3_611(module
     reads = [q["sql"] for q in ctx.captured_queries if f'FROM "{table}"' in q["sql"]]
     assert len(reads) == 1, reads
     assert isinstance(owed, tuple) and isinstance(held, frozenset)
+
+
+def _chart(c: Campaign, user) -> tuple[list, object]:
+    from campaign.seat_views.campaign_page import campaign_view
+
+    view = campaign_view(user, c.pk)
+    panel = view.panel
+    assert panel is not None
+    return panel.chart, view
+
+
+@pytest.mark.django_db
+def test_the_rg_chart_is_computed_once_per_the_sides_snapshot_3_617(modules, users):
+    """The RG chart (Sicily 3.617: each RG's prices, Date/CG Max left and why it may not
+    be bought) is computed by the engine once per the side's snapshot: the same
+    holdings, points and position give the entry met before; another side, its points
+    or what it holds, another entry, equal to what the engine gives afresh."""
+    from campaign.seat_views import panels
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+    axis_user, british_user = users
+    panels.CHART_FIGURES.clear()
+
+    def fresh(view) -> list:
+        own = [p for p in view.purchases if p.side == view.viewer]
+        snap = view.snapshot(
+            panels.Holdings(
+                bought=tuple(panels.bought_of(p) for p in own),
+                result_totals=panels.result_totals(view.campaign, view.viewer),
+                answered_yes=panels.answered_yes(view.campaign, view.viewer),
+            )
+        )
+        return list(panels._chart_figures(view.module, snap).rows)
+
+    axis, view = _chart(c, axis_user)
+    assert len(panels.CHART_FIGURES) == 1
+    assert axis == fresh(view)
+    Seat.objects.filter(campaign=c).update(revision=uuid.uuid4())  # a change: new revisions
+    again, _ = _chart(c, axis_user)
+    assert again == axis and len(panels.CHART_FIGURES) == 1, "the same snapshot: one entry"
+
+    # The opponent's chart is its own entry (its side, its points, its holdings).
+    british, view = _chart(c, british_user)
+    assert len(panels.CHART_FIGURES) == 2
+    assert british == fresh(view)
+
+    # Fewer points: a new entry, computed afresh (the RGs priced above them refused).
+    Seat.objects.filter(campaign=c, side="axis").update(points=1)
+    poorer, view = _chart(c, axis_user)
+    assert len(panels.CHART_FIGURES) == 3
+    assert poorer == fresh(view) != axis
+
+    # An RG bought: a new entry, its row's counts from the purchase.
+    Seat.objects.filter(campaign=c, side="axis").update(points=200)
+    _purchase(c, "axis", 1, revealed=False)
+    bought, view = _chart(c, axis_user)
+    assert len(panels.CHART_FIGURES) == 4
+    assert bought == fresh(view)

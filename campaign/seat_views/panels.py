@@ -5,10 +5,13 @@ functions that refuse the actions."""
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from campaign.memo import Memo
 from campaign.models import (
     Campaign,
     Event,
@@ -649,26 +652,40 @@ def _arithmetic(view: CampaignView, panel: StepPanel) -> None:
         panel.lines = list(mine.data.get("lines", []))
 
 
-def _chart(view: CampaignView, panel: StepPanel) -> None:
-    module, side = view.module, view.viewer
-    missing = availability.chart_missing(module, side)
-    if missing:
-        panel.chart_missing = missing
-        return
-    chart = module.chart(side)
-    assert chart is not None
-    panel.chart_title = f"{chart.title} ({chart.rule})"
-    panel.chart_notes = list(chart.footnotes.items())
-    own = [p for p in view.purchases if p.side == side]
-    bought = tuple(bought_of(p) for p in own)
-    snap = view.snapshot(
-        Holdings(
-            bought=bought,
-            result_totals=result_totals(view.campaign, side),
-            answered_yes=answered_yes(view.campaign, side),
-        )
-    )
-    date_index = view.campaign.date_index
+@dataclass(frozen=True)
+class ChartFigures:
+    """What the RG chart shows of one side's holdings: its price columns, their legend
+    and its rows (plain data, computed by the engine from the module and a snapshot)."""
+
+    columns: tuple[tuple[str, str], ...]
+    legend: tuple[str, ...]
+    rows: tuple[ChartRow, ...]
+
+
+# The chart's figures per everything they are computed from: the module (its
+# checksum) and the side's snapshot (its position, its seats' public state and its own
+# points, and what it holds), as a digest.  The snapshot is the side's own (``side``
+# is in it, and its points are its own: the opponent's are None), so an entry is
+# never another seat's.  A purchase and its cancelling, a log line, a roll or the
+# other side done leave the snapshot as one met before, and the engine is not asked
+# again (``availability.chart_offers``: each RG's prices and limits).
+CHART_FIGURES: Memo[ChartFigures] = Memo(size=128)
+
+
+def chart_figures(module: Module, checksum: str, snap: Snapshot) -> ChartFigures:
+    """The side's RG chart from ``snap`` (``module.chart(snap.side)`` exists), once per
+    distinct input (``CHART_FIGURES``)."""
+    key = (checksum, snap.side, hashlib.blake2b(pickle.dumps(snap, protocol=5)).digest())
+    known = CHART_FIGURES.get(key)
+    if known is None:
+        known = _chart_figures(module, snap)
+        CHART_FIGURES.put(key, known)
+    return known
+
+
+def _chart_figures(module: Module, snap: Snapshot) -> ChartFigures:
+    date_index = snap.position.date_index
+    bought = snap.holdings.bought
     offers = [
         (g, [(o.variant, o.label, o.cost) for o in opts], reasons)
         for g, opts, reasons in availability.chart_offers(module, snap)
@@ -676,16 +693,16 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     used = {variant for _, prices, _ in offers for variant, _, _ in prices}
     columns = [("", "printed")] if "" in used else []
     columns += [(cv.id, price_column(cv)) for cv in module.cost_variants if cv.id in used]
-    panel.price_columns = columns
-    panel.price_legend = [
+    legend = [
         f"{price_column(cv)}: {cv.label}" + (f" — {cv.implies}" if cv.implies else "")
         for cv in module.cost_variants
         if cv.id in used
     ]
+    rows = []
     for g, prices, reasons in offers:
         by_variant = {price[0]: price for price in prices}
-        n = purchase_counts(g, variant=view.campaign.variant, date_index=date_index, bought=bought)
-        panel.chart.append(
+        n = purchase_counts(g, variant=snap.variant, date_index=date_index, bought=bought)
+        rows.append(
             ChartRow(
                 g.id,
                 g.type,
@@ -700,6 +717,31 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
                 g.records_hex.label if g.records_hex else "",
             )
         )
+    return ChartFigures(tuple(columns), tuple(legend), tuple(rows))
+
+
+def _chart(view: CampaignView, panel: StepPanel) -> None:
+    module, side = view.module, view.viewer
+    missing = availability.chart_missing(module, side)
+    if missing:
+        panel.chart_missing = missing
+        return
+    chart = module.chart(side)
+    assert chart is not None
+    panel.chart_title = f"{chart.title} ({chart.rule})"
+    panel.chart_notes = list(chart.footnotes.items())
+    own = [p for p in view.purchases if p.side == side]
+    snap = view.snapshot(
+        Holdings(
+            bought=tuple(bought_of(p) for p in own),
+            result_totals=result_totals(view.campaign, side),
+            answered_yes=answered_yes(view.campaign, side),
+        )
+    )
+    figures = chart_figures(module, view.campaign.module_checksum, snap)
+    panel.price_columns = list(figures.columns)
+    panel.price_legend = list(figures.legend)
+    panel.chart = list(figures.rows)
 
 
 def _my_purchases(view: CampaignView, panel: StepPanel) -> None:
