@@ -8,6 +8,7 @@ types; any other is ticked by the player.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -126,6 +127,30 @@ def reads_fired(table: Table) -> bool:
         for d in table.drms
         for c in (d.when, d.offer_when)
     )
+
+
+def reads_unit_morale(table: Table) -> bool:
+    """Whether a DRM of ``table`` counts the Morale of the unit rolled for (APD 2.5's
+    1TC): its rolls are made for a unit whose counter prints one."""
+    return any(d.of == "unit_morale" for d in table.drms)
+
+
+# A Personnel counter's figures as its line records them: a squad, half-squad, crew
+# or Hero "FP-range-Morale" ("4-6-7", "2-3-8 Hero"), a leader "Morale-Leadership"
+# ("8-1 leader", "6+1 leader").
+_MMC_FIGURES = re.compile(r"(?<![\d-])\d{1,2}-\d{1,2}-(\d{1,2})(?![\d-])")
+_LEADER_FIGURES = re.compile(r"(?<![\d-])(\d{1,2})[-+]\d(?![\d-])")
+
+
+def unit_morale(name: str, kind: str) -> int | None:
+    """The Morale the unit's counter prints, read from its line's name (None: it names
+    none, e.g. "Sherman"): a squad's, half-squad's or Hero's third figure, a leader's
+    first (A1.1, A10.7)."""
+    if kind == "leader":
+        m = _LEADER_FIGURES.search(name)
+        return int(m.group(1)) if m else None
+    m = _MMC_FIGURES.search(name)
+    return int(m.group(1)) if m else None
 
 
 def is_automatic(drm: Drm) -> bool:

@@ -100,6 +100,9 @@ CampaignInput = Literal[
     "cvp_lost_cg",  # CVP the acting side has lost in the whole CG so far
     "san",  # the acting side's current SAN
     "vp_total",  # the acting side's VP amassed over the CG
+    # The Morale its counter prints of the unit a roll is made for (a squad's "4-6-7":
+    # 7; a leader's "8-1": 8): APD 2.5's 1TC is passed where the Final DR is not above it.
+    "unit_morale",
 ]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Purchase, Roll
+from campaign.models import Event, Purchase, Roll
 from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
@@ -15,9 +15,12 @@ from tests.test_apd_pass5 import done
 from tests.test_rule_mechanisms import (
     _M4_ARMOR_TYPE,
     _armor_group,
+    add,
     apd_at,
     buy,
     rg_roll,
+    roll,
+    unit_names,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
@@ -87,3 +90,58 @@ def test_2_note_3_note_the_amendment_says_whether_this_phases_losses_count_cvp(
     na = "CVP are NA for units/weapons eliminated in this phase (3 Note)"
     assert (na in page) is says_na
     assert ("the CVP lost in melee or encirclement" in page) is not says_na
+
+
+# --------------------------------------------------------------------------- 2.5
+
+
+def test_2_5_each_encircled_unit_takes_its_1tc_and_one_that_fails_is_eliminated(
+    users, modules, fixed_dice
+):
+    """2.5: "Each Encircled unit must take a 1TC (leadership applies normally). Failing
+    the 1TC results in the unit's immediate Elimination ... All Encircled markers are
+    then removed."  The app holds the Encircled marker and reads the Morale from the
+    counter: Done waits for each Encircled unit's 1TC; DR 7 +1 -1 (leadership) against
+    the 4-6-7's Morale 7 passes; DR 7 +1 against the 2-4-7's 7 fails and the half-squad
+    is eliminated; the German 8-1's DR 8 +1 against 8 fails; a second 1TC for the same
+    unit and one for the Encircled PzIV (2.5 EXC: its PRC are the map's) are refused;
+    the survivor's Encircled marker leaves with 2.5."""
+    players, _ = apd_at(users, "2.5")
+    squad = add(players, "american", "4-6-7", "squad", "encircled")
+    hs = add(players, "american", "2-4-7", "half_squad", "encircled")
+    add(players, "american", "4-6-7", "squad")  # not Encircled: no 1TC
+    leader = add(players, "german", "8-1 leader", "leader", "encircled")
+    tank = add(players, "german", "PzIVH", "vehicle", markers=["encircled", "immobilized"])
+    with pytest.raises(ActionRefused, match=r"Roll first: .*Encirclement 1TC"):
+        done(players, "american")
+    fixed_dice.extend([[3, 4], [4, 3], [6, 2]])
+    r = roll(players, "american", "encirclement_1tc", squad, typed={"leadership": -1})
+    assert r.result.startswith("Passed"), r.result
+    with pytest.raises(ActionRefused, match=r"\(2.5\)|already|once"):
+        roll(players, "american", "encirclement_1tc", squad)
+    r = roll(players, "american", "encirclement_1tc", hs)
+    assert r.result.startswith("Failed"), r.result
+    done(players, "american")
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "encirclement_1tc", tank)
+    r = roll(players, "german", "encirclement_1tc", leader)
+    assert r.result.startswith("Failed"), r.result
+    done(players, "german")
+    assert players.step.id == "2.6"
+    assert unit_names(players, "american") == [
+        ("4-6-7", "squad", "ok", 1),
+        ("4-6-7", "squad", "ok", 1),
+    ]
+    assert unit_names(players, "german") == [("PzIVH", "vehicle", "immobilized", 1)]
+    texts = list(Event.objects.filter(kind="roll").values_list("text", flat=True))
+    assert any("Morale" in t and "1TC" in t for t in texts), texts
+
+
+def test_2_5_a_1tc_for_a_line_that_names_no_morale_is_refused_in_words(users, modules):
+    """2.5's 1TC reads the Morale from the counter: an Encircled squad recorded by a name
+    without its figures is refused with a sentence (nothing rolled), not a 500."""
+    players, _ = apd_at(users, "2.5")
+    squad = add(players, "american", "Rifle squad", "squad", "encircled")
+    with pytest.raises(ActionRefused, match=r"Morale.*names none"):
+        roll(players, "american", "encirclement_1tc", squad)
+    assert not Roll.objects.exists()

@@ -8,6 +8,7 @@ in the log, and tells both seats what changed once it commits.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -65,7 +66,15 @@ from campaign.services.waiting import update_waiting
 from campaign.services.writes import commit
 from campaign.visibility import RG_ROLLS, SECRET_ROLL
 from rules import availability, machine
-from rules.drm import DrmRefused, applicable_drms, reads_fired, reads_held_squads
+from rules.drm import (
+    DrmRefused,
+    RollContext,
+    applicable_drms,
+    reads_fired,
+    reads_held_squads,
+    reads_unit_morale,
+    unit_morale,
+)
 from rules.effects import (
     UnitOutcome,
     WeaponState,
@@ -299,6 +308,8 @@ def roll_on_table(
             and reads_fired(table)
             and fired_in_pass(turn, turn.side, group.id),
         )
+        if reads_unit_morale(table):
+            context = with_unit_morale(table, context, unit)
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
@@ -373,6 +384,21 @@ def roll_on_table(
     )
     commit(c.pk, RollMade(kept=kept))
     return r
+
+
+def with_unit_morale(table: Table, context: RollContext, unit: Unit | None) -> RollContext:
+    """``context`` with the Morale of the unit rolled for, which a DRM of ``table``
+    counts (APD 2.5's 1TC: "Each Encircled unit must take a 1TC"), read from the
+    counter its line names; a line that names none is refused in words."""
+    morale = unit_morale(unit.name, unit.kind) if unit is not None else None
+    if morale is None:
+        what = units.label(unit) if unit is not None else "this roll"
+        raise DrmRefused(
+            f"The {table.title} ({table.rule}) is taken against the unit's Morale, read "
+            f"from its counter (e.g. “4-6-7”, “8-1 leader”): {what} names none. Correct "
+            "its line on your retained forces first."
+        )
+    return dataclasses.replace(context, inputs={**context.inputs, "unit_morale": morale})
 
 
 @transaction.atomic
