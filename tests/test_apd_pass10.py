@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Event, Purchase, Roll
+from campaign.models import Event, Purchase, Roll, Unit
 from campaign.services import purchases, steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
@@ -145,3 +145,103 @@ def test_2_5_a_1tc_for_a_line_that_names_no_morale_is_refused_in_words(users, mo
     with pytest.raises(ActionRefused, match=r"Morale.*names none"):
         roll(players, "american", "encirclement_1tc", squad)
     assert not Roll.objects.exists()
+
+
+# --------------------------------------------------------------------------- 3.1, 3.2
+
+
+@pytest.mark.parametrize("mmc", [1, 2])
+def test_3_1_footnote_an_evacuated_leaders_sw_is_transferred_to_the_only_mmc(
+    users, modules, fixed_dice, mmc
+):
+    """3.1 footnote *: "An Evacuated leader is permanently removed from play, but is
+    immediately replaced with a 7-0 leader in the same location as the friendly MMC
+    nearest (in hexes) ... Any SW Possessed by an Evacuated leader is considered
+    Transferred to the MMC as well."  The German's wounded 9-1 possessing an MMG rolls
+    dr 5: he leaves and a 7-0 joins.  Holding one MMC (the 4-6-7 at 12H3), that MMC is
+    the nearest whatever the hexes: the 7-0 is placed at 12H3 and the MMC possesses the
+    MMG.  Holding two, the nearest is the map's: the owner places him and names the
+    MMG's possessor.  An unwounded leader is not rolled for (3.1 "each wounded
+    leader"), and Done waits for the wounded one's dr."""
+    players, _ = apd_at(users, "3.1")
+    leader = add(players, "german", "9-1 leader", "leader", "wounded", location="12F5")
+    mmg = add(players, "german", "MMG", "sw", possessor=leader.ref)
+    squad = add(players, "german", "4-6-7", "squad", location="12H3")
+    if mmc == 2:
+        add(players, "german", "2-4-7", "half_squad", location="12B1")
+    fine = add(players, "german", "8-0 leader", "leader")
+    done(players, "american")
+    with pytest.raises(ActionRefused, match=r"Roll first: .*Recovery Table"):
+        done(players, "german")
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "recovery", fine)
+    fixed_dice.append([5])
+    assert roll(players, "german", "recovery", leader).result == "Evacuated*"
+    names = [n for n, *_ in unit_names(players, "german")]
+    assert "9-1 leader" not in names and "7-0 leader" in names and "MMG" in names
+    seven = Unit.objects.get(campaign_id=players.campaign_id, name="7-0 leader")
+    text = Event.objects.filter(kind="roll").latest("id").text
+    if mmc == 1:
+        assert seven.location == "12H3"
+        assert Unit.objects.get(pk=mmg.pk).possessor_id == squad.pk
+        assert "placed with 4-6-7 at 12H3, the only friendly MMC" in text, text
+        assert "MMG Transferred to 4-6-7" in text, text
+    else:
+        assert seven.location == ""
+        assert Unit.objects.get(pk=mmg.pk).possessor_id is None
+        assert "MMC at 12B1, 12H3" in text, text
+    done(players, "german")
+    assert players.step.id == "3.2"
+
+
+def test_3_2_an_eliminated_heros_sw_is_transferred_to_the_battle_hardened_mmc(users, modules):
+    """3.2: "Any SW Possessed by an eliminated Hero is considered Transferred to the
+    Battle Hardened MMC."  The American gives up his Hero (possessing a BAZ) for his
+    squad: the squad is Battle Hardened and now possesses the BAZ; the Hero is gone."""
+    from tests.test_rule_mechanisms import exchange
+
+    players, _ = apd_at(users, "3.2")
+    hero = add(players, "american", "1-4-9 Hero", "hero")
+    baz = add(players, "american", "BAZ 44", "sw", possessor=hero.ref)
+    squad = add(players, "american", "6-6-6", "squad")
+    exchange(players, "american", hero, squad)
+    assert unit_names(players, "american") == [
+        ("6-6-6", "squad", "battle_hardened", 1),
+        ("BAZ 44", "sw", "ok", 1),
+    ]
+    assert Unit.objects.get(pk=baz.pk).possessor_id == squad.pk
+
+
+# --------------------------------------------------------------------------- 3.3, 3.31
+
+
+def test_3_3_3_31_captured_unpossessed_and_abandoned_make_no_repair_attempt(
+    users, modules, fixed_dice
+):
+    """3.3: "a dr per repair attempt for malfunctioned, non-captured weapons"; 3.31: "In
+    all cases, vehicles must not be Abandoned and Guns/SW must be Possessed to attempt
+    Repair."  A captured malfunctioned MMG, an unpossessed malfunctioned LMG and an
+    Abandoned tank's malfunctioned MA are each refused in words (nothing rolled); a SW
+    in good order is not rolled for either; the possessed malfunctioned BAZ is."""
+    from tests.purchase_helpers import add_vehicle
+
+    players, _ = apd_at(users, "3.3")
+    captured = add(players, "american", "MMG", "sw", markers=["malfunctioned", "captured"])
+    loose = add(players, "american", "LMG", "sw", markers=["malfunctioned", "unpossessed"])
+    whole = add(players, "american", "BAR", "sw")
+    tank, (ma,) = add_vehicle(players, "american", "M4A3(75)W", ("ma", ["malfunctioned"]))
+    from tests.test_rule_mechanisms import edit
+
+    edit(players, "american", tank, None, markers=["abandoned"])
+    for unit, table, weapon in (
+        (captured, "repair_sw", ""),
+        (loose, "repair_sw", ""),
+        (whole, "repair_sw", ""),
+        (Unit.objects.get(pk=tank.pk), "repair_ma_gun", ma),
+    ):
+        with pytest.raises(ActionRefused):
+            roll(players, "american", table, unit, weapon=weapon)
+    assert not Roll.objects.exists()
+    baz = add(players, "american", "BAZ 44", "sw", "malfunctioned")
+    fixed_dice.append([3])
+    assert roll(players, "american", "repair_sw", baz).result == "Repaired"
