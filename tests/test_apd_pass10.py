@@ -245,3 +245,44 @@ def test_3_3_3_31_captured_unpossessed_and_abandoned_make_no_repair_attempt(
     baz = add(players, "american", "BAZ 44", "sw", "malfunctioned")
     fixed_dice.append([3])
     assert roll(players, "american", "repair_sw", baz).result == "Repaired"
+
+
+# --------------------------------------------------------------------------- 3.4, 3.6, 3.7
+
+
+def test_3_4_3_6_3_7_points_bound_the_buying_no_leader_row_and_the_m4_tables_last_row(
+    users, modules, fixed_dice
+):
+    """3.4: "He may purchase as many of each group as he has Purchase Points available":
+    with 20 PP two Armor Groups (10 PP each) are bought, a third is refused in words.
+    3.6 Leader Table, American Armor "9-10 -": a Leader DR of 10 gives the group no
+    leader.  3.7 M4 Model Table "11-12 2 x M4A3(75); M4A3": DR 12 gives those three
+    tanks, and 3.4 note 3 "one DR on the H1.42 Gyrostabilizer Table per AFV" makes
+    three Gyrostabilizer DRs."""
+    from campaign.services.purchases import purchase_rg
+
+    players, _ = apd_at(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    a1 = buy(players, "american", "A1")
+    second = buy(players, "american", "A1")
+    with pytest.raises(ActionRefused, match="PP"):
+        purchase_rg(campaign_id=players.campaign_id, user=players.users["american"], group_id="A1")
+    assert Purchase.objects.filter(status=Purchase.Status.ACTIVE).count() == 2
+    purchases.cancel_purchase(
+        campaign_id=players.campaign_id, user=players.users["american"], purchase_id=second.ref
+    )  # one group follows, for the rolls below
+    fixed_dice.extend([[1]])  # armor type M4 (3.4)
+    rg_roll(players, "american", a1)
+    players.until_step("3.6")
+    fixed_dice.extend([[5, 5]])  # Leader DR 10: American Armor "-"
+    rg_roll(players, "american", a1)
+    players.until_step("3.7")
+    fixed_dice.extend([[6, 6], [1, 1], [2, 2], [3, 3]])  # M4 Model DR 12, three gyros
+    rg_roll(players, "american", a1)
+    mine = Unit.objects.filter(campaign_id=players.campaign_id, purchase_id=a1.pk)
+    assert not mine.filter(kind="leader").exists()
+    tanks = sorted((u.name, u.count) for u in mine.filter(kind="vehicle"))
+    assert tanks == [("M4A3 (A1)", 1), ("M4A3(75) (A1)", 2)], tanks
+    assert Roll.objects.filter(table_id="gyrostabilizer").count() == 3
+    leader = Roll.objects.get(table_id="leader")
+    assert leader.final == 10 and "No leader" in leader.result
