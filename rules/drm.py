@@ -38,8 +38,6 @@ class RollContext:
     # An earlier module of the RG rolled for placed an FFE in the scenario just played
     # (``Condition.fired_prior``, PHD C5.34/TM13).
     fired_prior: bool = False
-    # The counter of the retained unit rolled for, as its line names it ("4-6-7").
-    unit_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -131,6 +129,29 @@ def reads_fired(table: Table) -> bool:
     )
 
 
+def reads_unit_morale(table: Table) -> bool:
+    """Whether a DRM of ``table`` counts the Morale of the unit rolled for (APD 2.5's
+    and Sicily 3.6041's 1TC): its rolls are made for a unit whose counter prints one."""
+    return any(d.of == "unit_morale" for d in table.drms)
+
+
+# A Personnel counter's figures as its line records them: a squad, half-squad, crew
+# or Hero "FP-range-Morale" ("4-6-7", "2-3-8 Hero"), a leader "Morale-Leadership"
+# ("8-1 leader", "6+1 leader").
+_MMC_FIGURES = re.compile(r"(?<![\d-])\d{1,2}-\d{1,2}-(\d{1,2})(?![\d-])")
+_LEADER_FIGURES = re.compile(r"(?<![\d-])(\d{1,2})[-+]\d(?![\d-])")
+
+
+def unit_morale(name: str, kind: str, markers: Iterable[str] = ()) -> int | None:
+    """The Morale of a unit, read from the counter its line names (None: it names none,
+    e.g. "Sherman" or "Rifle squad"): a squad's, half-squad's or Hero's third figure, a
+    leader's first (A1.1, A10.7); a wounded SMC's one less (A17.2)."""
+    m = (_LEADER_FIGURES if kind == "leader" else _MMC_FIGURES).search(name)
+    if m is None:
+        return None
+    return int(m.group(1)) - (kind in ("leader", "hero") and "wounded" in markers)
+
+
 def is_automatic(drm: Drm) -> bool:
     return drm.when is not None or drm.of is not None
 
@@ -154,16 +175,7 @@ def offered_for_some_unit(drm: Drm, ctx: RollContext) -> bool:
 
 
 def scaled_value(drm: Drm, ctx: RollContext) -> int:
-    if drm.of == "unit_morale":
-        morale = unit_morale(ctx.unit_name, ctx.unit_kind, ctx.unit_markers)
-        if morale is None:
-            raise DrmRefused(
-                f"The Morale of '{ctx.unit_name}' cannot be read from its line: name its "
-                "counter there (e.g. 4-6-7, 8-1 leader) before the roll."
-            )
-        amount = morale + drm.offset
-    else:
-        amount = (ctx.inputs.get(drm.of, 0) if drm.of else 0) + drm.offset
+    amount = (ctx.inputs.get(drm.of, 0) if drm.of else 0) + drm.offset
     per = drm.per or 1
     steps = math.floor(amount / per) if drm.rounding == "FRD" else math.ceil(amount / per)
     value = drm.value * steps
@@ -272,26 +284,3 @@ def after_value(label: str, value: int) -> str:
     "+1" is "Unit is Isolated"): a name the rules print with that same value does not
     say it twice; any other name is kept whole."""
     return label.removeprefix(f"{value:+d} ") if value else label
-
-
-# A counter's figures as a line names it: "4-6-7" (FP-range-Morale), "8-1 leader"
-# (Morale-leadership), "6+1 leader", "1-4-9 Hero", "2-2-8 Crew".
-_FIGURES = re.compile(r"\b(\d{1,2})([-+])(\d)(?:-(\d{1,2}))?\b")
-
-
-def unit_morale(name: str, kind: str | None, markers: Iterable[str] = ()) -> int | None:
-    """The Morale of a unit from its counter's figures: the last of an MMC's or Hero's
-    three ("4-6-7": 7), the first of a leader's two ("8-1": 8); a wounded SMC's one
-    less (A17.2).  None: its line names no counter whose Morale can be read."""
-    m = _FIGURES.search(name)
-    if m is None:
-        return None
-    if m.group(4) is not None:
-        morale = int(m.group(4))
-    elif kind == "leader":
-        morale = int(m.group(1))
-    else:
-        return None
-    if kind in ("leader", "hero") and "wounded" in markers:
-        morale -= 1
-    return morale

@@ -55,6 +55,17 @@ def results_index(module: Module) -> int:
     return next(i for i, s in enumerate(module.steps) if not s.start)
 
 
+def cvp_na_rule(module: Module, step_index: int) -> str:
+    """The rule by which what is eliminated at ``step_index`` counts no CVP ("": it
+    counts them): the last step at or before it that says so (``Step.cvp_na``; APD 3
+    Note, the Setup Phase), within the scenario's sequence."""
+    start = results_index(module)
+    for step in reversed(module.steps[start : step_index + 1]):
+        if step.cvp_na:
+            return step.cvp_na
+    return ""
+
+
 def has_start(module: Module) -> bool:
     return module.steps[0].start
 

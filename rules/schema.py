@@ -1639,6 +1639,11 @@ class Step(Strict):
     # is done (PHD C5.14: "In turn, Attacker first").
     attacker_first: bool = False
     note: str | None = note_field()
+    # From this step to the end of the sequence, units/weapons eliminated count no CVP,
+    # citing the rule (APD 3 Note: "CVP are NA for units/weapons eliminated in this
+    # phase"): the amendment of the scenario result says so there, where before it
+    # invited the CVP the phase added (2 Note: "CVP are recorded normally").
+    cvp_na: RuleRef | None = None
 
     @model_validator(mode="after")
     def _attacker_first(self) -> Step:

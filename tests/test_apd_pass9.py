@@ -106,15 +106,20 @@ def test_3_3_a_vehicular_mg_repair_6_eliminates_the_mg_not_the_vehicle(users, mo
 # --------------------------------------------------------------------------- 2.5
 
 
-def test_2_5_all_encircled_markers_are_removed_when_the_step_is_completed(users, modules):
+def test_2_5_all_encircled_markers_are_removed_when_the_step_is_completed(
+    users, modules, fixed_dice
+):
     """2.5 ENCIRCLEMENT: "Each Encircled unit must take a 1TC ... All Encircled markers
     are then removed": the retained forces hold the Encircled marker (A7.7); after the
-    1TC on the map (a unit failing it the owner strikes off), each side's Encircled
-    markers leave at 2.5's completion, both sides' — the unit's other markers stay."""
+    1TC (made in the app since pass 10: DR 2 +1 passes against Morale 6), each side's
+    Encircled markers leave at 2.5's completion, both sides' — the unit's other
+    markers stay."""
     players, _ = apd_at(users, "2.5")
     squad = add(players, "american", "6-6-6", "squad", "encircled")
     tank = add(players, "german", "PzIVH", "vehicle", markers=["encircled", "immobilized"])
     assert Unit.objects.get(pk=squad.pk).markers == ["encircled"]
+    fixed_dice.extend([[1, 1]])
+    roll(players, "american", "encirclement_1tc", squad)
     done(players, "american")
     done(players, "german")
     assert players.step.id == "2.6"

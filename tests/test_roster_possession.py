@@ -88,10 +88,12 @@ def test_3_1_footnote_the_sw_of_an_evacuated_leader_is_transferred_not_left(
     Transferred to the MMC as well" — the MMC the owner places the 7-0 with (hex
     distances are his): the leader's LMG is not left unpossessed, so it may still
     attempt its Repair at 3.3 (3.31: "SW must be Possessed"), and the log asks the
-    owner to name its possessor."""
+    owner to name its possessor (he holds two MMC: which is nearest is the map's; with
+    one, the app transfers it there, tests/test_apd_pass10.py)."""
     players, _ = apd_at(users, "3.1")
     leader = add(players, "american", "8-1 leader", "leader", "wounded", location="12K5")
     add(players, "american", "7-4-7", "squad", location="12L6")
+    add(players, "american", "3-4-7", "half_squad", location="12J2")
     lmg = add(players, "american", "LMG", "sw", "malfunctioned")
     possess(players, "american", lmg, leader)
     fixed_dice.append([6])

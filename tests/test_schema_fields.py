@@ -1413,6 +1413,12 @@ case(
     observe=lambda m: machine.results_index(m),
 )
 case(
+    "Step.cvp_na",
+    base="apd",
+    mutate=lambda d: step(d, "3").pop("cvp_na"),
+    observe=lambda m: machine.cvp_na_rule(m, machine.step_index(m, "3.3")),
+)
+case(
     "Step.note",
     base="sicily",
     mutate=lambda d: step(d, "3.601").update(note="changed"),

@@ -173,6 +173,7 @@ class AmendView:
     mine: bool = False  # the viewer proposed it
     changes: str = ""
     reason: str = ""
+    cvp_na: str = ""  # the rule by which this phase's eliminations count no CVP (APD 3 Note)
 
 
 @dataclass
@@ -313,14 +314,16 @@ def _amend(view: CampaignView) -> AmendView | None:
         return None
     names = {s.id: s.name for s in module.sides}
     fields = result_field_views(module, result.data)
+    cvp_na = machine.cvp_na_rule(module, view.campaign.step_index)
     if result.amendment is None:
-        return AmendView(fields)
+        return AmendView(fields, cvp_na=cvp_na)
     return AmendView(
         fields,
         proposed_by=names[result.amendment_by],
         mine=result.amendment_by == view.viewer,
         changes=describe_changes(module, result.data, result.amendment),
         reason=result.amendment_reason,
+        cvp_na=cvp_na,
     )
 
 

@@ -67,7 +67,15 @@ from campaign.services.waiting import update_waiting
 from campaign.services.writes import SeatField, commit
 from campaign.visibility import RG_ROLLS, SECRET_ROLL
 from rules import availability, machine
-from rules.drm import DrmRefused, applicable_drms, reads_fired, reads_held_squads
+from rules.drm import (
+    DrmRefused,
+    RollContext,
+    applicable_drms,
+    reads_fired,
+    reads_held_squads,
+    reads_unit_morale,
+    unit_morale,
+)
 from rules.effects import (
     UnitOutcome,
     WeaponState,
@@ -300,7 +308,6 @@ def roll_on_table(
             turn,
             group=group,
             unit_kind=unit.kind if unit else None,
-            unit_name=unit.name if unit else "",
             # A stack is in one location: the markers of any of its units count.
             unit_markers=frozenset().union(*(units.state_of(u).marked for u in joined))
             | (state.marked if state else frozenset()),
@@ -314,6 +321,8 @@ def roll_on_table(
         if unit is not None and weapon is None:  # what the units making it count
             inputs = stacks.inputs(table, [unit, *joined])
             context = dataclasses.replace(context, inputs={**context.inputs, **inputs})
+        if reads_unit_morale(table):
+            context = with_unit_morale(table, context, unit)
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
@@ -473,6 +482,21 @@ def carry_loss(turn: Turn, table: Table, unit: Unit, hidden: bool) -> tuple[str,
         f"{before} → {before + cvp} ({rule})",
         writes,
     )
+
+
+def with_unit_morale(table: Table, context: RollContext, unit: Unit | None) -> RollContext:
+    """``context`` with the Morale of the unit rolled for, which a DRM of ``table``
+    counts (APD 2.5's 1TC: "Each Encircled unit must take a 1TC"; Sicily 3.6041), read
+    from the counter its line names; a line that names none is refused in words."""
+    morale = unit_morale(unit.name, unit.kind, unit.markers) if unit is not None else None
+    if morale is None:
+        what = units.label(unit) if unit is not None else "this roll"
+        raise DrmRefused(
+            f"The {table.title} ({table.rule}) is taken against the unit's Morale, read "
+            f"from its counter (e.g. “4-6-7”, “8-1 leader”): {what} names none. Correct "
+            "its line on your retained forces first."
+        )
+    return dataclasses.replace(context, inputs={**context.inputs, "unit_morale": morale})
 
 
 @transaction.atomic

@@ -1108,18 +1108,29 @@ def apply_outcome(
                 )
             )
     dropped = ""
+    only = _only_mmc(unit, outcome.at) if outcome.removed and whole and added else None
+    if only is not None:  # the nearest MMC, whatever the hexes: placed with it
+        for new in added:
+            new.location = only.location
+            new.save(update_fields=["location"])
     if outcome.removed and whole:
         in_place = added[0] if added and outcome.at is None else None
         if outcome.with_possessed:
             dropped = _eliminated_with(unit)
         else:
-            dropped = hand_over(unit, heir or in_place, transferred=bool(added))
+            dropped = hand_over(unit, heir or in_place or only, transferred=bool(added))
         unit.delete()
         if in_place is not None:  # read by what settles the unit after its roll (3.6061)
             unit.replaced_by = in_place
     dropped = f"; {dropped}" if dropped else ""
     if outcome.removed and outcome.added:
         names = " and ".join(name for name, _ in outcome.added)
+        if only is not None:
+            where = f" at {only.location}" if only.location else ""
+            return (
+                f"{one} is removed and replaced by a {names}, placed with {label(only)}{where}, "
+                f"the only friendly MMC{dropped}"
+            )
         return f"{one} is removed and replaced by a {names}{_placing(unit, outcome.at)}{dropped}"
     if outcome.removed:
         return f"{one} is removed from the retained forces{dropped}"
@@ -1190,6 +1201,27 @@ def apply_weapon_outcome(
         said.append(f"the {unit.name} is {Unit.Status(outcome.carrier_status).label}")
     unit.save(update_fields=["weapons", "markers"])
     return "; ".join(said)
+
+
+def _public_mmc(unit: Unit) -> list[Unit]:
+    """The side's MMC lines its opponent may see (none of a still-secret RG), not
+    Captured."""
+    mmc = Unit.objects.filter(
+        campaign_id=unit.campaign_id, side=unit.side, kind__in=("squad", "half_squad")
+    ).filter(Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False))
+    return [u for u in mmc.order_by("pk") if not u.has("captured")]
+
+
+def _only_mmc(unit: Unit, at: str | None) -> Unit | None:
+    """The side's one MMC line, where a replacement goes to the friendly MMC nearest
+    (APD 3.1 footnote *): with one, it is the nearest whatever the hexes, so the 7-0 is
+    placed with it and the Evacuated leader's SW are Transferred to it.  Read from the
+    lines the opponent may see (the log line is public); none or several: None (the
+    owner places him)."""
+    if at != "nearest_mmc":
+        return None
+    mmc = _public_mmc(unit)
+    return mmc[0] if len(mmc) == 1 and mmc[0].count == 1 else None
 
 
 def _placing(unit: Unit, at: str | None) -> str:
