@@ -49,6 +49,19 @@ def group_context(
     return RollContext(side, nationalities, group=group, cost_variant=cost_variant)
 
 
+def printed_implies(module: Module, side: str, group: ReinforcementGroup | None) -> str:
+    """What ``group`` bought at its printed cost implies, with the rule, as its RG
+    Purchase Record line says it ("" when the module says nothing of it for this RG;
+    Sicily 3.6175: an RG bought for its printed value enters during the scenario)."""
+    columns = module.purchase_record
+    printed = columns.printed_price if columns is not None else None
+    if printed is None or group is None or group.setup_on_map_free:
+        return ""
+    if not holds(printed.applies_to, group_context(module, side, group)):
+        return ""
+    return f"printed cost: {printed.implies} ({printed.rule})"
+
+
 def records_objective(module: Module, side: str, group: ReinforcementGroup | None) -> bool:
     """Whether ``group``'s RG Purchase Record line records an Objective Hex (Sicily
     3.6179: "each Coy size RG")."""

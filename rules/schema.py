@@ -1699,6 +1699,19 @@ class Missing(Strict):
 # --------------------------------------------------------------------------- the module
 
 
+class PrintedPrice(Strict):
+    """What an RG bought at its printed cost implies, said on its RG Purchase Record
+    line as a price variant's ``implies`` is (Sicily 3.6175: "If an Axis or British RG
+    is purchased for its printed value it enters play during the course of the
+    scenario (SSR CG4 and CG5)").  Not said of an RG that sets up on-map at no extra
+    cost (``setup_on_map_free``) nor of an Initial-Scenario OB line."""
+
+    implies: str
+    applies_to: Condition | None = None  # the RGs it concerns (e.g. those with units)
+    rule: RuleRef
+    note: str | None = note_field()
+
+
 class PurchaseRecordColumns(Strict):
     """Columns of the RG Purchase Record that only some RGs' lines have."""
 
@@ -1707,6 +1720,8 @@ class PurchaseRecordColumns(Strict):
     objective_hex: Condition
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
+    # What buying at the printed cost implies, on the line (Sicily 3.6175).
+    printed_price: PrintedPrice | None = None
 
 
 class Module(Strict):

@@ -30,6 +30,7 @@ from rules.purchase import (
     Addition,
     add_later_offers,
     add_later_options,
+    printed_implies,
     records_objective,
     roll_variants,
 )
@@ -389,7 +390,12 @@ def _record_lines(
                 if can_roll
                 else (),
                 entering=_entering(module, p) if can_roll and p.initial else (),
-                bought_as=bought_as.get(p.cost_variant or "", ""),
+                bought_as=bought_as.get(p.cost_variant or "", "")
+                or (
+                    ""
+                    if p.initial
+                    else printed_implies(module, p.side, module.group(p.side, p.group_id))
+                ),
                 has_objective=records_objective(module, p.side, module.group(p.side, p.group_id)),
                 objective_hex=p.objective_hex,
                 added_later=tuple(
