@@ -105,6 +105,25 @@ def comes_with(
     return out
 
 
+def depleted_lacking(module: Module, side: str, group: ReinforcementGroup | None) -> str:
+    """Why a Depleted ``group`` receives no units yet ("" when its Depleted figure is
+    known): its chart prints no Depleted figure (Sicily I2, I8 and British I5
+    "2;2/c": the cell is a footnote), the module declares it missing with a supply
+    path, and the players have not supplied it.  Never the Full figure silently."""
+    if group is None or group.depleted is not None:
+        return ""
+    path = f"rg_charts.{side}.groups.{group.id}.depleted"
+    lack = next((m for m in module.missing if m.supply == path), None)
+    if lack is None:
+        return ""
+    printed = f" (the chart prints “{group.strength_text}”)" if group.strength_text else ""
+    return (
+        f"the rules text gives no Depleted number of units for {group.id} {group.type}"
+        f"{printed}; {lack.rule}: supply it under Rules data, then add the units it "
+        "receives to the retained forces"
+    )
+
+
 def missing_at(group: ReinforcementGroup, units: int | None) -> list[tuple[str, int]]:
     """The units a Depleted RG of ``units`` lacks from its Full chart row, by type, as
     (type, how many): Sicily I1 "4-5-8;4-5-7;4-4-7 (4/3 each)" Depleted lacks one of

@@ -2166,6 +2166,14 @@ def supply_problem(module: Module, path: str) -> str:
         return "" if found else f"unknown table '{parts[1]}'"
     if len(parts) == 2 and parts[0] == "rg_charts":
         return "" if module.chart(parts[1]) else f"no RG chart for side '{parts[1]}'"
+    if len(parts) == 5 and parts[0] == "rg_charts" and parts[2::2] == ["groups", "depleted"]:
+        # An RG's Depleted figure its chart does not print (Sicily I2: "2;2/c").
+        group = module.group(parts[1], parts[3])
+        if group is None:
+            return f"unknown RG '{parts[3]}' of side '{parts[1]}'"
+        return (
+            "" if group.depletable and group.full is not None else f"{parts[3]} has no Full figure"
+        )
     if len(parts) == 3 and parts[0] == "dates" and parts[2] == "vp_required":
         found = any(d.id == parts[1] for d in module.dates)
         return "" if found else f"unknown date '{parts[1]}'"
@@ -2177,7 +2185,8 @@ def supply_problem(module: Module, path: str) -> str:
         return "" if not (item.tiers or item.figures) else f"{parts[2]} is priced otherwise"
     return (
         f"'{path}' is not a datum the app can take (tables.<id>, rg_charts.<side>, "
-        "dates.<id>.vp_required, fortifications.items.<id>.cost)"
+        "dates.<id>.vp_required, fortifications.items.<id>.cost, "
+        "rg_charts.<side>.groups.<id>.depleted)"
     )
 
 

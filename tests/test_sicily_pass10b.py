@@ -70,3 +70,58 @@ def test_3_6175_printed_value_enters_during_the_scenario_on_the_record_line(user
     assert british["V1"] == said, british
     assert axis["I9"] == "" and axis["M1"] == "", axis
     assert "20% more" in british["I3"], british
+
+
+def test_3_617_footnote_c_depleted_mg_platoons_figure_missing_then_supplied(
+    users, modules, fixed_dice
+):
+    """3.617 Axis chart I2 and I8, British I5: the Full/Depl cell prints "2;2/c", a
+    footnote ("Each of these unit types are subject to depletion (See 3.6181)") where
+    the Depleted figure would be.  A Depleted I2 (DR 11) receives no units, and its line
+    says the rules text lacks the figure (never the Full 2 MMG and 2 HMG silently); the
+    players may supply it under Rules data: the I8's 2, proposed by the Axis and
+    accepted by the British, makes a Depleted I8 1 MMG, 1 HMG and their 2 HS (footnote
+    d)."""
+    from campaign.models import Unit
+    from campaign.services import supplements
+    from rules import supply
+    from tests.purchase_helpers import make_rolls
+    from tests.test_sicily_pass7b import _units
+
+    players, module = campaign_at("sicily", "i", "jul14n", users)
+    paths = {i.path for i in supply.suppliable(module, "i", set())}
+    assert {
+        "rg_charts.axis.groups.I2.depleted",
+        "rg_charts.axis.groups.I8.depleted",
+        "rg_charts.british.groups.I5.depleted",
+    } <= paths
+    i2, i8 = buy(players, "axis", "I2"), buy(players, "axis", "I8")
+    fixed_dice.append([5, 6])
+    make_rolls(players, "axis", i2)
+    i2.refresh_from_db()
+    assert (i2.strength, i2.units) == ("depleted", None)
+    said = [r["result"] for r in i2.details["rolls"] if r["table"] == "Depleted"]
+    assert said and "no Depleted number of units for I2" in said[0], i2.details
+    assert "3.617 Axis chart footnote c" in said[0] and "Rules data" in said[0]
+    assert not Unit.objects.filter(purchase=i2).exists()
+    mine = next(ln for ln in roster_of(players.campaign, "axis").record if ln.group_id == "I2")
+    assert any("no Depleted number of units" in r for r in mine.rolls), mine.rolls
+
+    proposal = supplements.propose_supplement(
+        campaign_id=players.campaign_id,
+        user=players.users["axis"],
+        path="rg_charts.axis.groups.I8.depleted",
+        form={"value": "2"},
+    )
+    supplements.accept_supplement(
+        campaign_id=players.campaign_id, user=players.users["british"], ref=proposal.ref
+    )
+    fixed_dice.append([6, 6])
+    make_rolls(players, "axis", i8)
+    i8.refresh_from_db()
+    assert (i8.strength, i8.units) == ("depleted", 2)
+    assert _units(i8) == [
+        ("1-3-6 HS (I8)", "half_squad", 2),
+        ("HMG (I8 Italian MG Coy)", "sw", 1),
+        ("MMG (I8 Italian MG Coy)", "sw", 1),
+    ]
