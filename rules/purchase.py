@@ -80,12 +80,24 @@ def recorded_hex_refusal(group: ReinforcementGroup, where: str) -> str | None:
     for an RG that records none is not read (the chart's column form sends the one
     field with every RG of its column)."""
     asked = group.records_hex
-    if asked is not None and not where.strip():
+    # A hex recorded again on each date (footnote j) is asked before its step, not
+    # with the purchase: it may be given here, or later on the line.
+    if asked is not None and asked.each_date_before is None and not where.strip():
         return (
             f"when {group.id} {group.type} is purchased, its {asked.label} is recorded "
             f"with it ({asked.rule}): name the hex"
         )
     return None
+
+
+def hex_due(group: ReinforcementGroup | None, step_id: str) -> str:
+    """The label of the hex ``group``'s line must record on the current CG Date before
+    its owner finishes step ``step_id`` ("" when none is due there; British chart
+    footnote j: the Offboard Observer's hex, "prior to German setup")."""
+    asked = group.records_hex if group is not None else None
+    if asked is None or asked.each_date_before != step_id:
+        return ""
+    return asked.label
 
 
 def comes_with(

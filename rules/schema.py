@@ -1059,6 +1059,10 @@ class RecordedHex(Strict):
 
     label: str  # the rules' words, shown to the player: "Pre-Registered hex"
     rule: RuleRef
+    # Recorded again on each later CG Date the RG is held, before its owner may finish
+    # this step (British chart footnote j: "Secretly record the hex prior to German
+    # setup", for an Offboard Observer retained from an earlier date).
+    each_date_before: str | None = None  # a step id ("3.622")
 
 
 class ReinforcementGroup(Strict):

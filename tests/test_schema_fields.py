@@ -2398,6 +2398,21 @@ case(
 )
 
 
+def _observer_hex_due(m: Module) -> Any:
+    """British chart footnote j: the O4's hex, due again before 3.622 on each date."""
+    from rules.purchase import hex_due
+
+    return hex_due(m.group("british", "O4"), "3.622")
+
+
+case(
+    "RecordedHex.each_date_before",
+    base="sicily",
+    mutate=lambda d: grp(d, "british", "O4")["records_hex"].update(each_date_before="3.621"),
+    observe=_observer_hex_due,
+)
+
+
 def _printed_implies(m: Module) -> Any:
     """Sicily 3.6175: what an RG bought at its printed value implies, per RG."""
     from rules.purchase import printed_implies

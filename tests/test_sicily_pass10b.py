@@ -125,3 +125,78 @@ def test_3_617_footnote_c_depleted_mg_platoons_figure_missing_then_supplied(
         ("HMG (I8 Italian MG Coy)", "sw", 1),
         ("MMG (I8 Italian MG Coy)", "sw", 1),
     ]
+
+
+def _quiet_result(players):
+    """A CG-scenario result with nothing in it (no losses, every answer no)."""
+    from campaign.selectors import module_of
+
+    module = module_of(players.campaign)
+    return {
+        f"{f.id}.{s.id}": (False if f.kind == "bool" else 0)
+        for f in module.result_fields
+        for s in module.sides
+    }
+
+
+def _finish(players, side):
+    from campaign.services import steps
+
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+
+
+def _observer_line(players, side="british"):
+    return next(ln for ln in roster_of(players.campaign, side).record if ln.group_id == "O4")
+
+
+def test_british_footnote_j_the_observer_hex_is_recorded_before_each_set_up(users, modules):
+    """3.617 British chart footnote j: "Off board observer is at level 2 in any friendly
+    entry area board edge hex. Secretly record the hex prior to German setup."  The O4
+    bought with an O2 on July 15 AM records no hex yet: its line says so; at 3.622 Unit
+    Set Up the British may not finish until it is recorded for this date (the footnote
+    cited), the Axis may; recorded on the line, it is the British's secret.  On the next
+    date with a scenario the observer, retained, must record it again."""
+    from campaign.services import purchases
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users)
+    buy(players, "british", "O2")
+    o4 = buy(players, "british", "O4")  # the hex may wait until the set-up
+    assert _observer_line(players).recorded_hex == (
+        "Offboard Observer hex not yet recorded for July 15 AM (3.617 British chart footnote j)"
+    )
+    assert _observer_line(players).asks_hex == "Offboard Observer hex"
+    players.until("initiative")
+    players.chits(axis="idle", british="attack")
+    assert players.step.id == "3.622"
+    with pytest.raises(ActionRefused) as refused:
+        _finish(players, "british")
+    words = str(refused.value)
+    assert "Record the Offboard Observer hex of O4" in words and "footnote j" in words, words
+    assert "July 15 AM" in words
+    _finish(players, "axis")
+
+    def record(where):
+        purchases.record_entry_area(
+            campaign_id=players.campaign_id,
+            user=players.users["british"],
+            purchase_id=o4.ref,
+            entry_area="",
+            recorded_hex=where,
+        )
+
+    record("33b10")
+    assert _observer_line(players).recorded_hex == "Offboard Observer hex 33B10 for July 15 AM"
+    axis = roster_of(players.campaign, "axis").record
+    assert all("33B10" not in ln.recorded_hex for ln in axis)
+    _finish(players, "british")
+    # The next date with a scenario: the retained observer's hex is asked again.
+    players.until("results")
+    players.results(**_quiet_result(players))
+    players.until("initiative")
+    players.chits(axis="idle", british="attack")
+    assert players.step.id == "3.622" and players.campaign.date_index == 4  # July 15 PM
+    assert "not yet recorded for July 15 PM" in _observer_line(players).recorded_hex
+    with pytest.raises(ActionRefused, match="footnote j"):
+        _finish(players, "british")
+    record("34A1")
+    _finish(players, "british")

@@ -219,6 +219,9 @@ class PurchaseLine:
     # The hex its purchase recorded, with the rules' words ("Pre-Registered hex 12F4",
     # Sicily British chart footnote i).
     recorded_hex: str = ""
+    # The hex the owner records again on each CG Date, its label ("Offboard Observer
+    # hex", British chart footnote j): the Roster's form asks for it.
+    asks_hex: str = ""
 
 
 def claims(
@@ -231,10 +234,23 @@ def claims(
     ]
 
 
-def _recorded_hex(module: Module, p: Purchase) -> str:
+def _recorded_hex(module: Module, p: Purchase, date_index: int | None = None) -> str:
     group = module.group(p.side, p.group_id)
     asked = group.records_hex if group is not None else None
+    if asked and asked.each_date_before and date_index is not None:
+        # Recorded again on each CG Date (British chart footnote j): say for which.
+        when = p.details.get("hex_date")
+        date = module.dates[date_index].label
+        if p.recorded_hex and when == date_index:
+            return f"{asked.label} {p.recorded_hex} for {date}"
+        return f"{asked.label} not yet recorded for {date} ({asked.rule})"
     return f"{asked.label} {p.recorded_hex}" if asked and p.recorded_hex else ""
+
+
+def _asks_hex(module: Module, p: Purchase) -> str:
+    group = module.group(p.side, p.group_id)
+    asked = group.records_hex if group is not None else None
+    return asked.label if asked and asked.each_date_before else ""
 
 
 def _entering(module: Module, p: Purchase) -> tuple[tuple[str, str], ...]:
@@ -407,7 +423,16 @@ def _record_lines(
                     if mine and step.kind == "purchase" and campaign.ended_at is None
                     else ()
                 ),
-                recorded_hex=_recorded_hex(module, p) if mine else "",
+                recorded_hex=(
+                    _recorded_hex(
+                        module,
+                        p,
+                        campaign.date_index if p.state == Purchase.State.HELD else None,
+                    )
+                    if mine
+                    else ""
+                ),
+                asks_hex=_asks_hex(module, p) if mine and campaign.ended_at is None else "",
             )
         )
     return lines

@@ -141,6 +141,9 @@ def finish_step(
                 f"{step.id} cannot be finished together with step {through[:20]}.", status=409
             )
         ahead = run[1 : ids.index(through) + 1]
+    hex_owed = purchases.hex_owed(turn, [step, *ahead])
+    if hex_owed:
+        raise ActionRefused(hex_owed, status=409)
     side_done(turn)
     mark_done(turn, StepMark.BY_DONE)
     for later in ahead:
