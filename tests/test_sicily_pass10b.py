@@ -72,6 +72,36 @@ def test_3_6175_printed_value_enters_during_the_scenario_on_the_record_line(user
     assert "20% more" in british["I3"], british
 
 
+def test_3_6175_what_a_reserve_or_on_map_price_obliges_on_the_record_line(users, modules):
+    """3.6175: "If an Axis "I" or "G" type RG is purchased for 20% less (FRD) ... the RG
+    must be set up on-map in Reserve"; "each RG purchased for Standard On-Map Set Up may
+    be set up on-map in a friendly, non-Isolated Setup Area in a scenario played on the
+    same CG Date"; "An Axis RG purchased for Standard On-Map Setup is not set up in
+    Reserve".  The owner's record line says what the price paid obliges, with the rule,
+    on the campaign page and on the Roster."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=200)
+    reserve = buy(players, "axis", "I7", "reserve")
+    buy(players, "axis", "I10", "on_map")
+    lines = {ln.group_id: ln for ln in roster_of(players.campaign, "axis").record}
+    assert lines["I7"].implies == "The RG must be set up on-map in Reserve (SSR CG6; 3.4) (3.6175)"
+    assert "non-Isolated Setup Area in a scenario on the purchase date" in lines["I10"].implies
+    assert "an Axis RG is not in Reserve" in lines["I10"].implies
+    from django.test import Client
+
+    client = Client()
+    client.force_login(players.users["axis"])
+    for url in (f"/campaigns/{players.campaign_id}/", f"/campaigns/{players.campaign_id}/roster/"):
+        page = client.get(url).content.decode()
+        assert "must be set up on-map in Reserve (SSR CG6; 3.4) (3.6175)" in page, url
+    other = Client()
+    other.force_login(players.users["british"])
+    assert (
+        "in Reserve (SSR CG6"
+        not in other.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    )
+    assert reserve.cost == 9
+
+
 def test_3_617_footnote_c_depleted_mg_platoons_figure_missing_then_supplied(
     users, modules, fixed_dice
 ):
@@ -200,3 +230,102 @@ def test_british_footnote_j_the_observer_hex_is_recorded_before_each_set_up(user
         _finish(players, "british")
     record("34A1")
     _finish(players, "british")
+
+
+def test_3_618_guns_and_vehicles_what_comes_with_each_and_the_v_leader_drms(
+    users, modules, fixed_dice
+):
+    """Tried in play on July 15 AM (CG I), each RG's secret rolls made at 3.618:
+    3.6181 "-1 'G' and 'V' type" on every G and V strength DR (Axis G4, G5, V1;
+    British G1, V1), "≤ 9 Full Strength", "≥ 10 Depleted"; Axis chart footnote e ("Each
+    Gun is accompanied by a 2-2-8 crew"), h ("Each gun obtained with the purchase ... is
+    accompanied by an Sdkfz 7": a Depleted G4 obtains one gun, so one SdKfz 7), j (an
+    SdKfz 2 per 40LL); British footnote d (a crew per Gun) and g (a Lloyd Carrier per
+    gun obtained: a Depleted G1 of 3/2 has two); 3.6183 "-1 German 'V' RG" (Axis V1
+    Armor Leader DR 7 - 1 = 6: an 8-1 armor leader, row 6-7) and "+2 British 'V' RG"
+    (British V1 DR 6 + 2 = 8: the Armor Leader column prints "-", no leader); 3.6181
+    "one Secret DR" per RG: a second roll for the same RG is refused."""
+    from campaign.services import purchases
+    from tests.purchase_helpers import make_rolls
+    from tests.test_sicily_pass7b import _rolls, _units
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, points=200)
+    g4, g5, v1 = (buy(players, "axis", g) for g in ("G4", "G5", "V1"))
+    bg1, bv1 = (buy(players, "british", g) for g in ("G1", "V1"))
+    fixed_dice.append([5, 6])  # G4: 11 - 1 = 10, Depleted
+    make_rolls(players, "axis", g4)
+    fixed_dice.append([2, 2])  # G5: 4 - 1 = 3, Full
+    make_rolls(players, "axis", g5)
+    fixed_dice.extend([[5, 5], [3, 4]])  # V1: 10 - 1 = 9 Full; leader 7 - 1 = 6
+    make_rolls(players, "axis", v1)
+    fixed_dice.append([5, 6])  # British G1: 11 - 1 = 10, Depleted
+    make_rolls(players, "british", bg1)
+    fixed_dice.extend([[2, 2], [3, 3]])  # British V1: 4 - 1 = 3 Full; leader 6 + 2 = 8
+    make_rolls(players, "british", bv1)
+    gv = ('"G" and "V" type RG [EXC: British Airlanding]', -1)
+    assert _rolls(g4) == [("rg_strength", 10, [gv])], _rolls(g4)
+    assert _rolls(bg1) == [("rg_strength", 10, [gv])], _rolls(bg1)
+    assert (g4.strength, g5.strength, v1.strength) == ("depleted", "full", "full")
+    assert _units(g4) == [
+        ("2-2-8 crew (G4)", "half_squad", 1),
+        ("88L FlaK 18 AA (G4 AA Section)", "gun", 1),
+        ("SdKfz 7 (G4)", "vehicle", 1),
+    ]
+    assert _units(g5) == [
+        ("2-2-8 crew (G5)", "half_squad", 2),
+        ("40LL lePaK 41 AT (G5 AT Section)", "gun", 2),
+        ("SdKfz 2 (G5)", "vehicle", 2),
+    ]
+    assert _rolls(v1)[1] == ("leader_allotment", 6, [('German "V" RG', -1)]), _rolls(v1)
+    assert _units(v1) == [
+        ("8-1 armor leader (V1)", "leader", 1),
+        ("StuG IIIG (V1 StuG Pltn)", "vehicle", 2),
+    ]
+    assert bg1.strength == "depleted"
+    assert _units(bg1) == [
+        ("2-2-8 crew (G1)", "half_squad", 2),
+        ("57L OQF 6-Pounder AT (G1 Lgt Inf AT Pltn)", "gun", 2),
+        ("Lloyd Carrier (G1)", "vehicle", 2),
+    ]
+    # (_rolls reads both sides' V1 rolls: the Axis V1's two, then the British V1's two.)
+    assert _rolls(bv1)[3] == ("leader_allotment", 8, [('British "V" RG', 2)]), _rolls(bv1)
+    assert _units(bv1) == [("Sherman III(a) (V1 Med Tank Troop)", "vehicle", 3)]
+    with pytest.raises(ActionRefused):
+        purchases.roll_for_purchase(
+            campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=v1.ref
+        )
+    assert len(_rolls(v1)) == 4
+
+
+def test_3_617_axis_n_british_m_and_3_6182_full_sw_in_play(users, modules, fixed_dice):
+    """Tried in play on July 15 AM (CG I): Axis chart footnote n ("May not be purchased
+    until all 11 RG have been purchased", read as all I1): the Axis I3 is refused with
+    the footnote, nothing spent; British footnote m ("If depleted make a Secret dr for
+    each Carrier as if a SW per 3.6182"): a Depleted V3 Carrier Pltn owes a dr per
+    Carrier whose table the rules text lacks, and its line says so (not silently none);
+    3.6182 "Each Full-Strength 'I' RG receives all SW": the British I3 Lgt Inf Aslt Pltn
+    Full receives 2 LMG and 1 DC, possessed by its squads."""
+    from campaign.models import Unit
+    from tests.purchase_helpers import make_rolls
+    from tests.test_sicily_pass7b import _units
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, points=200)
+    before = _points(players)
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "axis", "I3")
+    assert "Axis chart footnote n" in str(refused.value), refused.value
+    assert _points(players) == before
+    v3, i3 = buy(players, "british", "V3"), buy(players, "british", "I3")
+    fixed_dice.append([5, 6])  # V3: 11 - 1 = 10, Depleted
+    make_rolls(players, "british", v3)
+    assert v3.strength == "depleted"
+    said = [r["result"] for r in v3.details["rolls"]]
+    assert any("not rolled: the rules text lacks this table" in r for r in said), said
+    fixed_dice.extend([[2, 3], [3, 3]])  # I3: 5 Full; Leader DR 6
+    make_rolls(players, "british", i3)
+    assert i3.strength == "full"
+    units = _units(i3)
+    assert ("DC (I3)", "sw", 1) in units and ("LMG (I3)", "sw", 2) in units, units
+    assert ("4-5-8 (I3 Lgt Inf Assault Pltn)", "squad", 3) in units, units
+    sw = Unit.objects.filter(purchase=i3, kind="sw")
+    assert all(u.possessor_id is not None for u in sw)

@@ -222,6 +222,9 @@ class PurchaseLine:
     # The hex the owner records again on each CG Date, its label ("Offboard Observer
     # hex", British chart footnote j): the Roster's form asks for it.
     asks_hex: str = ""
+    # What its price obliges, where the price says (Sicily 3.6175: "must be set up
+    # on-map in Reserve"; "may be set up on-map ... on the same CG Date"), with its rule.
+    implies: str = ""
 
 
 def claims(
@@ -347,6 +350,11 @@ def _record_lines(
     count: dict[tuple[str, str], int] = {}
     claimable: dict[tuple[str, str, str], list[tuple[str, str, str, int]]] = {}  # per RG, price
     bought_as = {cv.id: cv.label for cv in module.cost_variants}
+    implied = {
+        cv.id: cv.implies.rstrip(".") + (f" ({cv.rule})" if cv.rule else "")
+        for cv in module.cost_variants
+        if cv.implies
+    }
     for p in purchases:
         key = (p.side, p.group_id)
         if not p.initial:
@@ -433,6 +441,7 @@ def _record_lines(
                     else ""
                 ),
                 asks_hex=_asks_hex(module, p) if mine and campaign.ended_at is None else "",
+                implies=implied.get(p.cost_variant or "", ""),
             )
         )
     return lines
