@@ -126,6 +126,7 @@ def test_3_617_footnote_c_depleted_mg_platoons_figure_missing_then_supplied(
         "rg_charts.british.groups.I5.depleted",
     } <= paths
     i2, i8 = buy(players, "axis", "I2"), buy(players, "axis", "I8")
+    i5 = buy(players, "british", "I5")
     fixed_dice.append([5, 6])
     make_rolls(players, "axis", i2)
     i2.refresh_from_db()
@@ -134,6 +135,16 @@ def test_3_617_footnote_c_depleted_mg_platoons_figure_missing_then_supplied(
     assert said and "no Depleted number of units for I2" in said[0], i2.details
     assert "3.617 Axis chart footnote c" in said[0] and "Rules data" in said[0]
     assert not Unit.objects.filter(purchase=i2).exists()
+    # The British I5 MG Pltn ("2;2/c", British chart footnote c) the same way.
+    fixed_dice.append([6, 5])
+    make_rolls(players, "british", i5)
+    assert (i5.strength, i5.units) == ("depleted", None)
+    assert any(
+        "no Depleted number of units for I5" in r["result"]
+        and "British chart footnote c" in r["result"]
+        for r in i5.details["rolls"]
+    ), i5.details
+    assert not Unit.objects.filter(purchase=i5).exists()
     mine = next(ln for ln in roster_of(players.campaign, "axis").record if ln.group_id == "I2")
     assert any("no Depleted number of units" in r for r in mine.rolls), mine.rolls
 
