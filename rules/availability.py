@@ -1017,6 +1017,25 @@ def forgo_of(module: Module, variant: str, side: str, date_index: int) -> Forgo 
     )
 
 
+def forgo_not_offered(module: Module, variant: str, side: str, date_index: int) -> str:
+    """Why ``side`` may not forgo points on this date of this CG, in the words of the
+    rule that offers the forgo to someone else ("" when it is offered to ``side`` here,
+    or when the module offers no forgo at all): 3.616 EXC names one side, one date and
+    one CG."""
+    if not module.currency.forgo or forgo_of(module, variant, side, date_index):
+        return ""
+    code = module.currency.code
+    offers = []
+    for f in module.currency.forgo:
+        cgs = " or ".join(module.variant(v).name for v in f.variants)
+        date = next((d.label for d in module.dates if d.id == f.date), f.date)
+        offers.append(
+            f"only the {module.side(f.side).name} may forgo {code}, on the {date} date "
+            f"of {cgs} ({f.rule})"
+        )
+    return f"The {module.side(side).name} may not forgo {code} here: " + "; ".join(offers) + "."
+
+
 def forgo_most(snap: Snapshot, allotted: int | None) -> int:
     """The most the side may forgo: the points allotted to it on this date (3.616 EXC:
     "all or a portion of the allotted CPP"), never those it carried over; at most what

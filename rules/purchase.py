@@ -49,6 +49,19 @@ def group_context(
     return RollContext(side, nationalities, group=group, cost_variant=cost_variant)
 
 
+def printed_implies(module: Module, side: str, group: ReinforcementGroup | None) -> str:
+    """What ``group`` bought at its printed cost implies, with the rule, as its RG
+    Purchase Record line says it ("" when the module says nothing of it for this RG;
+    Sicily 3.6175: an RG bought for its printed value enters during the scenario)."""
+    columns = module.purchase_record
+    printed = columns.printed_price if columns is not None else None
+    if printed is None or group is None or group.setup_on_map_free:
+        return ""
+    if not holds(printed.applies_to, group_context(module, side, group)):
+        return ""
+    return f"printed cost: {printed.implies} ({printed.rule})"
+
+
 def records_objective(module: Module, side: str, group: ReinforcementGroup | None) -> bool:
     """Whether ``group``'s RG Purchase Record line records an Objective Hex (Sicily
     3.6179: "each Coy size RG")."""
@@ -67,12 +80,24 @@ def recorded_hex_refusal(group: ReinforcementGroup, where: str) -> str | None:
     for an RG that records none is not read (the chart's column form sends the one
     field with every RG of its column)."""
     asked = group.records_hex
-    if asked is not None and not where.strip():
+    # A hex recorded again on each date (footnote j) is asked before its step, not
+    # with the purchase: it may be given here, or later on the line.
+    if asked is not None and asked.each_date_before is None and not where.strip():
         return (
             f"when {group.id} {group.type} is purchased, its {asked.label} is recorded "
             f"with it ({asked.rule}): name the hex"
         )
     return None
+
+
+def hex_due(group: ReinforcementGroup | None, step_id: str) -> str:
+    """The label of the hex ``group``'s line must record on the current CG Date before
+    its owner finishes step ``step_id`` ("" when none is due there; British chart
+    footnote j: the Offboard Observer's hex, "prior to German setup")."""
+    asked = group.records_hex if group is not None else None
+    if asked is None or asked.each_date_before != step_id:
+        return ""
+    return asked.label
 
 
 def comes_with(
@@ -90,6 +115,25 @@ def comes_with(
         if k:
             out.append((c.unit, c.kind, k))
     return out
+
+
+def depleted_lacking(module: Module, side: str, group: ReinforcementGroup | None) -> str:
+    """Why a Depleted ``group`` receives no units yet ("" when its Depleted figure is
+    known): its chart prints no Depleted figure (Sicily I2, I8 and British I5
+    "2;2/c": the cell is a footnote), the module declares it missing with a supply
+    path, and the players have not supplied it.  Never the Full figure silently."""
+    if group is None or group.depleted is not None:
+        return ""
+    path = f"rg_charts.{side}.groups.{group.id}.depleted"
+    lack = next((m for m in module.missing if m.supply == path), None)
+    if lack is None:
+        return ""
+    printed = f" (the chart prints “{group.strength_text}”)" if group.strength_text else ""
+    return (
+        f"the rules text gives no Depleted number of units for {group.id} {group.type}"
+        f"{printed}; {lack.rule}: supply it under Rules data, then add the units it "
+        "receives to the retained forces"
+    )
 
 
 def missing_at(group: ReinforcementGroup, units: int | None) -> list[tuple[str, int]]:

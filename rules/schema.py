@@ -1127,6 +1127,10 @@ class RecordedHex(Strict):
 
     label: str  # the rules' words, shown to the player: "Pre-Registered hex"
     rule: RuleRef
+    # Recorded again on each later CG Date the RG is held, before its owner may finish
+    # this step (British chart footnote j: "Secretly record the hex prior to German
+    # setup", for an Offboard Observer retained from an earlier date).
+    each_date_before: str | None = None  # a step id ("3.622")
 
 
 class ReinforcementGroup(Strict):
@@ -1772,6 +1776,19 @@ class Missing(Strict):
 # --------------------------------------------------------------------------- the module
 
 
+class PrintedPrice(Strict):
+    """What an RG bought at its printed cost implies, said on its RG Purchase Record
+    line as a price variant's ``implies`` is (Sicily 3.6175: "If an Axis or British RG
+    is purchased for its printed value it enters play during the course of the
+    scenario (SSR CG4 and CG5)").  Not said of an RG that sets up on-map at no extra
+    cost (``setup_on_map_free``) nor of an Initial-Scenario OB line."""
+
+    implies: str
+    applies_to: Condition | None = None  # the RGs it concerns (e.g. those with units)
+    rule: RuleRef
+    note: str | None = note_field()
+
+
 class PurchaseRecordColumns(Strict):
     """Columns of the RG Purchase Record that only some RGs' lines have."""
 
@@ -1780,6 +1797,8 @@ class PurchaseRecordColumns(Strict):
     objective_hex: Condition
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
+    # What buying at the printed cost implies, on the line (Sicily 3.6175).
+    printed_price: PrintedPrice | None = None
 
 
 class Module(Strict):
@@ -2242,6 +2261,14 @@ def supply_problem(module: Module, path: str) -> str:
         return "" if module.chart(parts[1]) else f"no RG chart for side '{parts[1]}'"
     if len(parts) == 2 and parts[0] == "cvp_per_kind":
         return "" if parts[1] in get_args(UnitKind) else f"unknown unit kind '{parts[1]}'"
+    if len(parts) == 5 and parts[0] == "rg_charts" and parts[2::2] == ["groups", "depleted"]:
+        # An RG's Depleted figure its chart does not print (Sicily I2: "2;2/c").
+        group = module.group(parts[1], parts[3])
+        if group is None:
+            return f"unknown RG '{parts[3]}' of side '{parts[1]}'"
+        return (
+            "" if group.depletable and group.full is not None else f"{parts[3]} has no Full figure"
+        )
     if len(parts) == 3 and parts[0] == "dates" and parts[2] == "vp_required":
         found = any(d.id == parts[1] for d in module.dates)
         return "" if found else f"unknown date '{parts[1]}'"
@@ -2253,7 +2280,8 @@ def supply_problem(module: Module, path: str) -> str:
         return "" if not (item.tiers or item.figures) else f"{parts[2]} is priced otherwise"
     return (
         f"'{path}' is not a datum the app can take (tables.<id>, rg_charts.<side>, "
-        "dates.<id>.vp_required, fortifications.items.<id>.cost, cvp_per_kind.<kind>)"
+        "dates.<id>.vp_required, fortifications.items.<id>.cost, cvp_per_kind.<kind>, "
+        "rg_charts.<side>.groups.<id>.depleted)"
     )
 
 

@@ -28,6 +28,9 @@ MAX_ROWS = 60
 MAX_LINES = 100
 MAX_LINE = 300  # characters in one line (a unit, a rule, a cell)
 MAX_TEXT = 2000  # characters of a free text (the OB as printed, the weather)
+# The end of the path of an RG's Depleted figure that its chart does not print
+# (``rg_charts.<side>.groups.<id>.depleted``; Sicily I2, I8: "2;2/c").
+DEPLETED = ".depleted"
 
 
 class FormKind(StrEnum):
@@ -127,7 +130,11 @@ def suppliable(module: Module, variant_id: str, supplied: set[str]) -> list[Supp
         if m.supply is None:
             continue
         kind = FormKind.TABLE if m.supply.startswith("tables.") else FormKind.CHART
-        if m.supply.startswith(("dates.", "fortifications.", "cvp_per_kind.")):
+        # A number: a date's, a fortification's, a unit kind's CVP, an RG's Depleted
+        # figure the chart lacks.
+        if m.supply.startswith(("dates.", "fortifications.", "cvp_per_kind.")) or (
+            m.supply.endswith(DEPLETED)
+        ):
             kind = FormKind.NUMBER
         still = _still_missing(module, m.supply)
         if still or m.supply in supplied or m.amendable:
@@ -136,6 +143,8 @@ def suppliable(module: Module, variant_id: str, supplied: set[str]) -> list[Supp
 
 
 def _still_missing(module: Module, path: str) -> bool:
+    if path.endswith(DEPLETED):
+        return number_at(module, path) is None
     kind, key, *rest = path.split(".")
     if kind == "tables":
         return module.table(key).missing
@@ -156,6 +165,9 @@ def number_at(module: Module, path: str) -> int | None:
         return next(i for i in module.fortifications.items if i.id == rest[0]).cost
     if kind == "cvp_per_kind":  # a unit kind's CVP (PHD C1.2)
         return module.cvp_per_kind.get(key)  # type: ignore[call-overload]
+    if kind == "rg_charts":  # rg_charts.<side>.groups.<id>.depleted
+        group = module.group(key, rest[1])
+        return group.depleted if group is not None else None
     return module.date(key).vp_required
 
 
@@ -553,6 +565,10 @@ def patched(data: Mapping[str, Any], path: str, value: Any) -> dict[str, Any]:
         table = next(t for t in out["tables"] if t["id"] == parts[1])
         table["rows"] = value
         table["missing"] = False
+    elif parts[0] == "rg_charts" and path.endswith(DEPLETED):
+        chart = next(c for c in out["rg_charts"] if c["side"] == parts[1])
+        group = next(g for g in chart["groups"] if g["id"] == parts[3])
+        group["depleted"] = value
     elif parts[0] == "rg_charts":
         chart = next(c for c in out["rg_charts"] if c["side"] == parts[1])
         chart["groups"] = value

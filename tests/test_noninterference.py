@@ -737,12 +737,20 @@ class World:
             elif name == "rg-roll":
                 purchases.roll_for_purchase(campaign_id=cid, user=user, purchase_id=ref)
             else:
+                line = mine[args[0] % len(mine)]
+                group = module.group(side, line.group_id)
+                asked = group.records_hex if group is not None else None
                 purchases.record_entry_area(
                     campaign_id=cid,
                     user=user,
                     purchase_id=ref,
                     entry_area=args[1],
                     notes=args[2],
+                    # The Offboard Observer's hex, recorded again on each date
+                    # (Sicily British chart footnote j): as secret as the line.
+                    recorded_hex=("12F4", "23G5")[world]
+                    if asked is not None and asked.each_date_before
+                    else "",
                 )
         elif name == "add-later":  # PHD RG footnote p: a further Pre-Registered hex
             extras = [a.id for a in module.add_later]

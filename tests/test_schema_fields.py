@@ -2416,6 +2416,54 @@ case(
 )
 
 
+def _observer_hex_due(m: Module) -> Any:
+    """British chart footnote j: the O4's hex, due again before 3.622 on each date."""
+    from rules.purchase import hex_due
+
+    return hex_due(m.group("british", "O4"), "3.622")
+
+
+case(
+    "RecordedHex.each_date_before",
+    base="sicily",
+    mutate=lambda d: grp(d, "british", "O4")["records_hex"].update(each_date_before="3.621"),
+    observe=_observer_hex_due,
+)
+
+
+def _printed_implies(m: Module) -> Any:
+    """Sicily 3.6175: what an RG bought at its printed value implies, per RG."""
+    from rules.purchase import printed_implies
+
+    return [(c.side, g.id, printed_implies(m, c.side, g)) for c in m.rg_charts for g in c.groups]
+
+
+case(
+    "PurchaseRecordColumns.printed_price",
+    base="sicily",
+    mutate=lambda d: d["purchase_record"].pop("printed_price"),
+    observe=_printed_implies,
+)
+case(
+    "PrintedPrice.implies",
+    base="sicily",
+    mutate=lambda d: d["purchase_record"]["printed_price"].update(implies="it enters"),
+    observe=_printed_implies,
+)
+case(
+    "PrintedPrice.applies_to",
+    base="sicily",
+    mutate=lambda d: d["purchase_record"]["printed_price"].update(applies_to={"sides": ["axis"]}),
+    observe=_printed_implies,
+)
+case(
+    "PrintedPrice.rule",
+    base="sicily",
+    mutate=lambda d: d["purchase_record"]["printed_price"].update(rule="3.6175 printed"),
+    observe=_printed_implies,
+)
+
+
 case(
     "HipCap.day_only",
     base="sicily",

@@ -31,6 +31,7 @@ from rules.purchase import (
     Addition,
     add_later_offers,
     add_later_options,
+    printed_implies,
     records_objective,
     roll_variants,
 )
@@ -219,6 +220,12 @@ class PurchaseLine:
     # The hex its purchase recorded, with the rules' words ("Pre-Registered hex 12F4",
     # Sicily British chart footnote i).
     recorded_hex: str = ""
+    # The hex the owner records again on each CG Date, its label ("Offboard Observer
+    # hex", British chart footnote j): the Roster's form asks for it.
+    asks_hex: str = ""
+    # What its price obliges, where the price says (Sicily 3.6175: "must be set up
+    # on-map in Reserve"; "may be set up on-map ... on the same CG Date"), with its rule.
+    implies: str = ""
 
 
 def claims(
@@ -231,10 +238,23 @@ def claims(
     ]
 
 
-def _recorded_hex(module: Module, p: Purchase) -> str:
+def _recorded_hex(module: Module, p: Purchase, date_index: int | None = None) -> str:
     group = module.group(p.side, p.group_id)
     asked = group.records_hex if group is not None else None
+    if asked and asked.each_date_before and date_index is not None:
+        # Recorded again on each CG Date (British chart footnote j): say for which.
+        when = p.details.get("hex_date")
+        date = module.dates[date_index].label
+        if p.recorded_hex and when == date_index:
+            return f"{asked.label} {p.recorded_hex} for {date}"
+        return f"{asked.label} not yet recorded for {date} ({asked.rule})"
     return f"{asked.label} {p.recorded_hex}" if asked and p.recorded_hex else ""
+
+
+def _asks_hex(module: Module, p: Purchase) -> str:
+    group = module.group(p.side, p.group_id)
+    asked = group.records_hex if group is not None else None
+    return asked.label if asked and asked.each_date_before else ""
 
 
 def _entering(module: Module, p: Purchase) -> tuple[tuple[str, str], ...]:
@@ -333,6 +353,11 @@ def _record_lines(
     count: dict[tuple[str, str], int] = {}
     claimable: dict[tuple[str, str, str], list[tuple[str, str, str, int]]] = {}  # per RG, price
     bought_as = {cv.id: cv.label for cv in module.cost_variants}
+    implied = {
+        cv.id: cv.implies.rstrip(".") + (f" ({cv.rule})" if cv.rule else "")
+        for cv in module.cost_variants
+        if cv.implies
+    }
     for p in purchases:
         key = (p.side, p.group_id)
         if not p.initial:
@@ -392,7 +417,12 @@ def _record_lines(
                 if can_roll
                 else (),
                 entering=_entering(module, p) if can_roll and p.initial else (),
-                bought_as=bought_as.get(p.cost_variant or "", ""),
+                bought_as=bought_as.get(p.cost_variant or "", "")
+                or (
+                    ""
+                    if p.initial
+                    else printed_implies(module, p.side, module.group(p.side, p.group_id))
+                ),
                 has_objective=records_objective(module, p.side, module.group(p.side, p.group_id)),
                 objective_hex=p.objective_hex,
                 added_later=tuple(
@@ -404,7 +434,17 @@ def _record_lines(
                     if mine and step.kind == "purchase" and campaign.ended_at is None
                     else ()
                 ),
-                recorded_hex=_recorded_hex(module, p) if mine else "",
+                recorded_hex=(
+                    _recorded_hex(
+                        module,
+                        p,
+                        campaign.date_index if p.state == Purchase.State.HELD else None,
+                    )
+                    if mine
+                    else ""
+                ),
+                asks_hex=_asks_hex(module, p) if mine and campaign.ended_at is None else "",
+                implies=implied.get(p.cost_variant or "", ""),
             )
         )
     return lines

@@ -22,7 +22,7 @@ from campaign.visibility import FORTIFICATION, RG_ROLLS
 from rules import availability
 from rules.drm import DrmRefused, after_value, applicable_drms, holds
 from rules.effects import GroupOutcome, NewUnits, on_group, result_effects
-from rules.purchase import missing_at
+from rules.purchase import depleted_lacking, missing_at
 from rules.schema import PostPurchaseRoll, ReinforcementGroup
 
 
@@ -105,6 +105,14 @@ def make_rolls(
     # Group"), so its #units counts them.
     given = sum(u.count for u in outcome.units)
     purchase.units = given or units_at(group, purchase.strength)
+    # A Depleted figure the rules text lacks: said on the line, no units (never the
+    # Full figure silently; Sicily I2, I8, British I5 "2;2/c").
+    lacking_figure = (
+        depleted_lacking(module, purchase.side, group) if purchase.strength == "depleted" else ""
+    )
+    if lacking_figure and not given:
+        purchase.units = None
+        results.append({"table": "Depleted", "result": lacking_figure})
     purchase.details = {
         "rolls": results,
         "sw": group.sw if purchase.strength == "full" else {},

@@ -43,13 +43,14 @@ from rules.kinds import Action
 from rules.purchase import (
     Addition,
     add_later_reasons,
+    hex_due,
     leaving_with,
     outlived,
     recorded_hex_refusal,
     records_objective,
     roll_variants,
 )
-from rules.schema import FortificationItem, Module, ReinforcementGroup
+from rules.schema import FortificationItem, Module, ReinforcementGroup, Step
 from rules.snapshot import Holdings, Snapshot
 from rules.text import count
 
@@ -176,7 +177,8 @@ def purchase_rg(
     )
     if where and group.records_hex is not None:
         purchase.recorded_hex = where
-        purchase.save(update_fields=["recorded_hex"])
+        purchase.details = {**purchase.details, HEX_DATE: c.date_index}
+        purchase.save(update_fields=["recorded_hex", "details"])
     seat.points -= option.cost
     seat.fortification_points += group.grants.get("fortification_points", 0)
     if group.grants.get("san"):
@@ -195,6 +197,34 @@ def purchase_rg(
     )
     commit(c.pk, PurchaseAdded(kept=kept), saving=_spent(seat))
     return purchase
+
+
+# The CG Date (index) on which a line's recorded hex was last recorded (``details``):
+# British chart footnote j asks the Offboard Observer's hex again on each date.
+HEX_DATE = "hex_date"
+
+
+def hex_owed(turn: Turn, steps: Sequence[Step]) -> str:
+    """Why the acting side may not finish ``steps`` yet ("" when it may): a held RG
+    whose hex is recorded again on each CG Date before one of them has none recorded on
+    this date (British chart footnote j: "Secretly record the hex prior to German
+    setup")."""
+    module, c = turn.module, turn.campaign
+    for p in Purchase.objects.filter(
+        campaign=c, side=turn.side, status=Purchase.Status.ACTIVE, state=Purchase.State.HELD
+    ).order_by("id"):
+        group = module.group(p.side, p.group_id)
+        for step in steps:
+            label = hex_due(group, step.id)
+            if label and p.details.get(HEX_DATE) != c.date_index and group is not None:
+                assert group.records_hex is not None
+                date = module.dates[c.date_index].label
+                return (
+                    f"Record the {label} of {p.group_id} {p.group_type} for {date} on its "
+                    f"RG Purchase Record line before finishing {step.id} {step.title} "
+                    f"({group.records_hex.rule})."
+                )
+    return ""
 
 
 def own_purchase(turn: Turn, purchase_id: object) -> Purchase:
@@ -381,9 +411,12 @@ def record_entry_area(
     entry_area: str,
     notes: str = "",
     objective_hex: str = "",
+    recorded_hex: str = "",
 ) -> None:
     """Write the entry/set-up area, the Objective Hex where its RG has one (Sicily
-    3.6179: "each Coy size RG") and notes on one's own RG Purchase Record line."""
+    3.6179: "each Coy size RG") and notes on one's own RG Purchase Record line; and,
+    where its RG records its hex again on each date (``recorded_hex``; British chart
+    footnote j, the Offboard Observer's hex), this date's hex (blank: kept as it was)."""
     turn = take_turn(campaign_id, user, None)
     purchase = own_purchase(turn, purchase_id)
     purchase.entry_area = clean_text(
@@ -401,7 +434,23 @@ def record_entry_area(
         )
     purchase.objective_hex = objective_hex
     purchase.notes = clean_text(notes, what="Notes", limit=max_length(Purchase, "notes"))
-    purchase.save(update_fields=["entry_area", "objective_hex", "notes"])
+    where = clean_text(recorded_hex, what="Hex", limit=max_length(Purchase, "recorded_hex"))
+    asked = group.records_hex if group is not None else None
+    if where and (asked is None or asked.each_date_before is None):
+        raise ActionRefused(f"{purchase.group_id} {purchase.group_type} records no such hex.")
+    if where:
+        assert asked is not None
+        purchase.recorded_hex = where.upper()
+        purchase.details = {**purchase.details, HEX_DATE: turn.campaign.date_index}
+        turn.record(
+            EventKind.PURCHASE,
+            secret=kept_secret(turn, purchase),
+            text=f"{turn.side_name()} records the {asked.label} of {purchase.group_id} for "
+            f"{turn.module.dates[turn.campaign.date_index].label}: {purchase.recorded_hex} "
+            f"({asked.rule}).",
+            data={"purchase": purchase.pk},
+        )
+    purchase.save(update_fields=["entry_area", "objective_hex", "notes", "recorded_hex", "details"])
     commit(turn.campaign.pk, EntryAreaRecorded(kept=kept_secret(turn, purchase)))
 
 

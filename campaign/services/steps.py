@@ -153,6 +153,9 @@ def finish_step(
                 f"{step.id} cannot be finished together with step {through[:20]}.", status=409
             )
         ahead = run[1 : ids.index(through) + 1]
+    hex_owed = purchases.hex_owed(turn, [step, *ahead])
+    if hex_owed:
+        raise ActionRefused(hex_owed, status=409)
     side_done(turn)
     mark_done(turn, StepMark.BY_DONE)
     for later in ahead:
@@ -931,8 +934,13 @@ def forgo_points(*, campaign_id: object, user: User, amount: int, at: str | None
     EXC), and the side has done the step."""
     turn = take_turn(campaign_id, user, at)
     snap = turn.snapshot()
-    expect_turn(turn, Action.FORGO, snap)
     module = turn.module
+    offered = availability.forgo_not_offered(
+        module, turn.campaign.variant, turn.side, turn.campaign.date_index
+    )
+    if offered:
+        raise ActionRefused(offered, status=409)
+    expect_turn(turn, Action.FORGO, snap)
     allotted = replenished_on_date(turn.campaign, turn.side)
     rule = availability.check_forgo(module, snap, amount, allotted)
     seat, other = turn.seat, turn.seats[rule.from_side]

@@ -40,7 +40,7 @@ from rules.effects import (
     targets,
 )
 from rules.kinds import Action
-from rules.purchase import comes_with
+from rules.purchase import comes_with, depleted_lacking
 from rules.schema import (
     ComesWith,
     Effect,
@@ -1306,7 +1306,11 @@ def units_from_purchase(
             lines += [(f"{t} ({gid} {group.type})", kind, each) for t in group.unit_types]
         else:
             lines.append((f"{group.units} ({gid} {group.type})", kind, n))
-    elif not group.grants and not (module.recon and module.recon.group == gid):
+    elif (
+        not group.grants
+        and not (module.recon and module.recon.group == gid)
+        and not (purchase.strength == "depleted" and depleted_lacking(module, purchase.side, group))
+    ):
         lines.append((f"{group.type}: {group.units} ({gid})", "other", 1))
     lines += [
         (f"{weapon} ({gid})", "sw", k) for weapon, k in purchase.details.get("sw", {}).items() if k

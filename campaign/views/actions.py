@@ -393,6 +393,7 @@ class EntryArea:
     entry_area: str = inputs.text("entry_area")
     notes: str = inputs.text("notes")
     objective_hex: str = inputs.text("objective_hex")
+    recorded_hex: str = inputs.text("recorded_hex")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,94 @@
+"""Issue 44, Sicily pass 10 part B played in real Chromium by two players (one
+browser context per side): July 15 AM of CG I from 3.617 to 3.622, each step by its
+forms.  The British buy an O2 module and its Offboard Observer (O4), the Axis an I7 at
+its printed value (its line says it enters during the scenario, 3.6175); both press
+Done through 3.618-3.620, lock their chits (British Attack) and reach 3.622 Unit Set
+Up, where the British Done is refused where he clicked until the observer's hex is
+recorded for this date on the Roster (British chart footnote j).  The prefix (the
+walk to July 15 AM) goes through the services."""
+
+import re
+
+import pytest
+
+from campaign.models import Purchase
+from tests.browser.play import act, press, title
+from tests.purchase_helpers import campaign_at
+
+pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
+
+
+def _open(page, url):
+    page.goto(url)
+    page.locator("body[data-live]").wait_for(state="attached")
+
+
+def _buy(page, label):
+    press(page, page.get_by_role("button", name=label, exact=True))
+
+
+def test_sicily_3_617_to_3_622_played_in_two_browsers(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("ax10"), make_user("br10")))
+    cid = players.campaign_id
+    url = f"{asgi_server.url}/campaigns/{cid}/"
+    axis = browser_login(new_context(), players.users["axis"]).new_page()
+    british = browser_login(new_context(), players.users["british"]).new_page()
+    _open(axis, url)
+    _open(british, url)
+    assert title(axis).startswith("3.617") and title(british).startswith("3.617")
+
+    # 3.617: the purchases, by the chart's Buy buttons.
+    british.locator("#rg-O2").get_by_role("button", name=re.compile(r"^Buy O2 ")).first.click()
+    british.locator("#campaign-record tr", has_text="O2").wait_for()
+    british.locator("#rg-O4").get_by_role("button", name=re.compile(r"^Buy O4 ")).first.click()
+    british.locator(
+        "#campaign-record tr", has_text="Offboard Observer hex not yet recorded"
+    ).wait_for()
+    axis.locator("#rg-I7").get_by_role(
+        "button", name="Buy I7 Italian Infantry Coy for 12 CPP", exact=True
+    ).click()
+    axis.locator(
+        "#campaign-record tr", has_text="enters play during the course of the scenario"
+    ).wait_for()
+    assert Purchase.objects.filter(campaign_id=cid, side="british").count() == 2
+
+    # 3.617 to 3.621: Done on each step (3.618 rolls the RGs' secret rolls).
+    def at_initiative(page):
+        return title(page).startswith("3.621")
+
+    for _ in range(40):
+        if at_initiative(axis) and at_initiative(british):
+            break
+        if not act(axis, until=at_initiative) and not act(british, until=at_initiative):
+            axis.wait_for_timeout(100)
+    assert at_initiative(axis) and at_initiative(british)
+    press(axis, axis.get_by_role("button", name="Lock Idle"), dialog=True)
+    press(british, british.get_by_role("button", name="Lock Attack"), dialog=True)
+    for page in (axis, british):
+        page.locator("#step-title", has_text="3.622").wait_for()
+
+    # 3.622: the British Done is refused until the observer's hex is recorded.
+    done = british.get_by_role("button", name="Done with 3.622", exact=True)
+    british.once("dialog", lambda d: d.accept())
+    done.click()
+    refusal = british.locator("[role=alert]", has_text="footnote j").first
+    refusal.wait_for()
+    said = refusal.inner_text()
+    assert "Offboard Observer hex of O4" in said and "3.617 British chart footnote j" in said, said
+    # On the Roster: the line asks for this date's hex; saved, the Done goes through.
+    roster = british.context.new_page()
+    _open(roster, url + "roster/")
+    o4 = Purchase.objects.get(campaign_id=cid, group_id="O4")
+    roster.locator(f"#recorded-hex-{o4.ref}").fill("33B10")
+    roster.locator(f"#roster-record-{o4.ref}").get_by_role("button", name="Save").click()
+    roster.locator(
+        f"#roster-record-{o4.ref}", has_text="Offboard Observer hex 33B10 for July 15 AM"
+    ).wait_for()
+    british.reload()
+    british.locator("body[data-live]").wait_for(state="attached")
+    again = british.get_by_role("button", name="Done with 3.622", exact=True)
+    press(british, again, dialog=bool(again.evaluate("b => b.form.hasAttribute('hx-confirm')")))
+    o4.refresh_from_db()
+    assert o4.recorded_hex == "33B10"
