@@ -286,3 +286,38 @@ def test_3_4_3_6_3_7_points_bound_the_buying_no_leader_row_and_the_m4_tables_las
     assert Roll.objects.filter(table_id="gyrostabilizer").count() == 3
     leader = Roll.objects.get(table_id="leader")
     assert leader.final == 10 and "No leader" in leader.result
+
+
+def test_3_2_exc_fanatic_is_na_so_a_hardened_mmc_leaves_the_hero_onboard(users, modules):
+    """3.2: "the owning player may Battle Harden [EXC: Fanatic status is NA] any one MMC.
+    [EXC: If unable to Battle Harden any MMC, the Hero remains onboard unwounded
+    instead]."  The American's only squad is already Battle Hardened (a second hardening
+    would be Fanatic, NA): giving the wounded Hero up for it is refused in words, and at
+    Done the Hero, unable to harden any MMC, stays, unwounded."""
+    from tests.test_rule_mechanisms import exchange
+
+    players, _ = apd_at(users, "3.2")
+    hero = add(players, "american", "1-4-9 Hero", "hero", "wounded")
+    squad = add(players, "american", "6-6-6", "squad", "battle_hardened")
+    with pytest.raises(ActionRefused, match=r"\(3.2\)"):
+        exchange(players, "american", hero, squad)
+    done(players, "american")
+    assert unit_names(players, "american") == [
+        ("1-4-9 Hero", "hero", "ok", 1),
+        ("6-6-6", "squad", "battle_hardened", 1),
+    ]
+
+
+def test_3_31_a_gun_must_be_possessed_and_a_possessed_guns_5_is_ne(users, modules, fixed_dice):
+    """3.31: "Guns/SW must be Possessed to attempt Repair"; 3.3 Repair Table "Repair
+    MA/Gun 1-4 | 5 | 6": an unpossessed malfunctioned 57L AT is refused its dr in
+    words; a possessed one's dr 5 is NE: it stays malfunctioned, on the forces."""
+    players, _ = apd_at(users, "3.3")
+    loose = add(players, "american", "57L AT", "gun", markers=["malfunctioned", "unpossessed"])
+    with pytest.raises(ActionRefused):
+        roll(players, "american", "repair_ma_gun", loose)
+    gun = add(players, "american", "57L AT", "gun", "malfunctioned")
+    fixed_dice.append([5])
+    assert roll(players, "american", "repair_ma_gun", gun).result == "NE"
+    assert Unit.objects.get(pk=gun.pk).markers == ["malfunctioned"]
+    assert Roll.objects.count() == 1
