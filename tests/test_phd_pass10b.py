@@ -1,0 +1,205 @@
+"""Purple Heart Draw, tenth pass, part B (issue 44): C4 and C5.26-C5.41 with the RG
+chart's notes, driven through the services as a player would, each test citing its
+rule (docs/rules-audit/pass-10-phd-b.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Event, Purchase, Roll
+from campaign.seat_views.campaign_page import campaign_view
+from campaign.selectors import module_of
+from campaign.services import purchases
+from campaign.services.errors import ActionRefused
+from tests.test_phd_conph import done
+from tests.test_phd_conph_late import OBA, OBA_P
+from tests.test_phd_pass9a import GREN
+from tests.test_rule_mechanisms import (
+    fixed_dice,
+    phd_with_chart,
+    result_values,
+    roll,
+    users,
+)
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+__all__ = ["fixed_dice", "users"]
+
+
+def oba_table(user, c):
+    view = campaign_view(user, c.pk)
+    assert view.panel is not None
+    return next(t for t in view.panel.tables if t.id == "oba")
+
+
+def test_c5_34_a_dr_for_each_oba_module_held_is_compulsory_and_chosen_among_them(
+    users, modules, fixed_dice
+):
+    """C5.34 "To determine the Ammunition of each OBA Module requisitioned, make a DR
+    for each" (pass 9's Left: Done passed without it).  The German holds O1 and O2
+    (bought at I-C5.31): his Done at I-C5.34 is refused, naming both modules and the
+    rule, until each has its DR; the US, who holds none, finishes at once.  The roll
+    form offers his held modules by RG ID (a choice, not typed text); a module he does
+    not hold, an infantry RG, or one rolled already is refused, citing C5.34, and
+    nothing is rolled."""
+    players, c = phd_with_chart(users, [OBA_P, OBA, GREN])
+    german = players.users["german"]
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I9", cost_variant="onmap")
+    players.until_step("I-C5.34")
+    done(players, "us")  # holds no OBA module: nothing owed
+    with pytest.raises(
+        ActionRefused,
+        match=r"Roll first: the Offboard Artillery Table for O2 81mm OBA Module \(C5\.34\)",
+    ):
+        done(players, "german")
+    table = oba_table(german, c)
+    assert table.item_choices == (("O2 81mm OBA Module", "O2 81mm OBA Module"),)
+    assert table.item_label == "Which OBA module"
+    before = Roll.objects.filter(campaign=c).count()
+    for forged in ("O1 105mm OBA Module", "I9 Gren Pl", "81mm OBA", ""):
+        with pytest.raises(
+            ActionRefused, match=r"OBA modules you hold \(O2 81mm OBA Module\).*\(C5\.34\)"
+        ):
+            roll(players, "german", "oba", item=forged)
+    assert Roll.objects.filter(campaign=c).count() == before
+    fixed_dice.append([3, 4])
+    r = roll(players, "german", "oba", item="O2 81mm OBA Module")
+    assert (r.item, r.final, r.result) == ("O2 81mm OBA Module", 7, "German: Normal")
+    with pytest.raises(ActionRefused, match=r"has had its Offboard Artillery Table roll"):
+        roll(players, "german", "oba", item="O2 81mm OBA Module")
+    table = oba_table(german, c)
+    assert not table.item_choices
+    assert table.no_item == (
+        "Each OBA module you hold has had its Offboard Artillery Table roll in this pass (C5.34)."
+    )
+    done(players, "german")
+
+
+def test_c5_34_two_modules_of_one_rg_each_owe_their_dr(users, modules, fixed_dice):
+    """C5.34 "make a DR for each": two O2 modules held (requisitioned twice), two DRs,
+    each on its own module's line; a side holding none is told so where it would roll
+    (the US: "You hold no OBA module"), and its roll is refused."""
+    players, c = phd_with_chart(users, [OBA])
+    german = players.users["german"]
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
+    players.until_step("I-C5.34")
+    with pytest.raises(ActionRefused, match=r"O2 81mm OBA Module, O2 81mm OBA Module \(2\)"):
+        done(players, "german")
+    with pytest.raises(ActionRefused, match=r"You hold no OBA module.*\(C5\.34\)"):
+        roll(players, "us", "oba", item="O2 81mm OBA Module")
+    assert oba_table(players.users["us"], c).no_item == (
+        "You hold no OBA module: there is nothing to roll for (C5.34)."
+    )
+    roll(players, "german", "oba", item="O2 81mm OBA Module")
+    # A second roll "O2 ..." is the second module's (named by its RG ID).
+    r = roll(players, "german", "oba", item="O2 81mm OBA")
+    assert r.item == "O2 81mm OBA Module (2)"
+    done(players, "german")
+
+
+def test_c5_34_the_compulsory_dr_of_a_secret_module_shows_the_opponent_nothing(
+    users, modules, fixed_dice
+):
+    """C5.31 "secretly use TP to requisition reinforcements"; C5.34 "make a DR for
+    each": the DR Done waits for is the secret module's own, kept on its RG Purchase
+    Record line: the US sees no roll, no log line and no refusal of the German's (his
+    log and rolls read through the gate are the same before and after the German's
+    refused Done, his DR and his Done)."""
+    from campaign.models import Campaign
+
+    players, c = phd_with_chart(users, [OBA])
+    Campaign.objects.filter(pk=c.pk).update(reveal_policy="scenario_end")
+    german = players.users["german"]
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until_step("C5.31")
+    o2 = purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
+    players.until_step("C5.34")
+    seen = list(Event.objects.visible_to("us").filter(campaign=c).values_list("shown", flat=True))
+    rolls = Roll.objects.visible_to("us").filter(campaign=c).count()
+    with pytest.raises(ActionRefused, match="Roll first"):
+        done(players, "german")
+    roll(players, "german", "oba", item="O2 81mm OBA Module")
+    after = list(Event.objects.visible_to("us").filter(campaign=c).values_list("shown", flat=True))
+    assert after == seen
+    assert Roll.objects.visible_to("us").filter(campaign=c).count() == rolls
+    o2 = Purchase.objects.get(pk=o2.pk)
+    assert [x["table"] for x in o2.details["rolls"]] == ["Offboard Artillery Table"]
+
+
+def seat_of(players, side):
+    from campaign.models import Seat
+
+    return Seat.objects.get(campaign_id=players.campaign_id, side=side)
+
+
+def test_c5_35_the_start_dsp_fortifications_and_what_done_forfeits(users, modules):
+    """C5.29 EXC "No roll is made for the Initial TM Scenario" (no TP DR at I-C5.29);
+    C5.36c "Is not the Initial TM Scenario" (no Recon step before it); C5.35 note 1
+    "DSP for 3, 2, and 1- squad capacity" (a 2-squad Foxhole: 2 DSP); note 4 "Add the
+    Capacity, the CA DRM, and the NCA DRM together" (Pillbox 2+1+2: 5 DSP); note G
+    (Booby Traps, German only) at 30 DSP; "Any unspent DSP are lost": the German's Done
+    names the DSP it forfeits before the click, and after it he holds none."""
+    players, c = phd_with_chart(users, [OBA])
+    german = players.users["german"]
+    module = module_of(c)
+    assert not any(s.start and s.kind == "recon" for s in module.steps)  # C5.36c
+    players.until_step("I-C5.35")
+    assert not Roll.objects.filter(campaign=c, table_id="tp_replenishment").exists()
+    assert seat_of(players, "german").fortification_points == 60
+    purchases.buy_fortification(
+        campaign_id=c.pk, user=german, item_id="foxhole", tier=1, location="K5"
+    )
+    assert seat_of(players, "german").fortification_points == 58
+    purchases.buy_fortification(
+        campaign_id=c.pk,
+        user=german,
+        item_id="pillbox",
+        figures={"capacity": 2, "ca_drm": 1, "nca_drm": 2},
+        location="L6",
+    )
+    assert seat_of(players, "german").fortification_points == 53
+    with pytest.raises(ActionRefused, match=r"American cannot buy Booby Traps \(C5\.35 note G\)"):
+        purchases.buy_fortification(
+            campaign_id=c.pk, user=players.users["us"], item_id="booby_traps", location="M7"
+        )
+    purchases.buy_fortification(campaign_id=c.pk, user=german, item_id="booby_traps")
+    assert seat_of(players, "german").fortification_points == 23
+    view = campaign_view(german, c.pk)
+    assert view.panel is not None
+    assert "23 unspent DSP will be forfeit (C5.35)." in view.panel.finish_warnings
+    done(players, "german")
+    assert not seat_of(players, "german").fortification_points
+
+
+def test_c5_29_after_the_initial_tm_scenario_no_attack_chit_was_selected(users, modules):
+    """C5.29 "+1 If the friendly side selected 'Attack' Chit in the previous scenario"
+    read after the Initial TM Scenario (pass 9's Left (c)): C4.2 assigns the US the
+    attack there ("US Attack: German sets up first"; the glossary's Attack Option:
+    "attacker is assigned [in the] initial scenario"), no chit is selected, so neither
+    side's 0930 TP DR has the +1.  "-1 per 10 CVP (FRD) suffered": the US lost 19 CVP,
+    -1.  "to be added to any TP remaining from the previous TM Scenario": each side's
+    TP after the DR are what it kept plus the table's figure."""
+    players, c = phd_with_chart(users, [OBA])
+    players.until("results")
+    kept = {s: seat_of(players, s).points for s in ("german", "us")}
+    players.results(**result_values(module_of(c), cvp_lost_us=19))
+    players.until("purchase")
+    module = module_of(c)
+    assert module.dates[players.campaign.date_index].id == "t0930"
+    rolls = {
+        r.side: r
+        for r in Roll.objects.filter(
+            campaign=c, table_id="tp_replenishment", cycle=players.campaign.cycle
+        )
+    }
+    assert sorted(rolls) == ["german", "us"]
+    assert [(d["value"], d["how"]) for d in rolls["us"].drms] == [(-1, "auto")]
+    assert rolls["german"].drms == []
+    table = module.table("tp_replenishment")
+    for side, r in rolls.items():
+        row = table.result_row(r.final)
+        gained = int(row.results[table.column_for_side[side]].lstrip("+"))
+        assert seat_of(players, side).points == kept[side] + gained, (side, r.final)
