@@ -956,7 +956,8 @@ def chit_refusal(module: Module, snap: Snapshot, chit: str) -> str:
 
 def check_chit(module: Module, snap: Snapshot, chit: str) -> None:
     if chit not in CHITS:
-        raise Refused("Choose Attack or Idle.")
+        rule = f" ({module.initiative.rule})" if module.initiative else ""
+        raise Refused(f"Choose Attack or Idle{rule}.")
     refusal = chit_refusal(module, snap, chit)
     if refusal:
         raise Refused(refusal)

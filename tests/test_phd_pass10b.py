@@ -203,3 +203,78 @@ def test_c5_29_after_the_initial_tm_scenario_no_attack_chit_was_selected(users, 
         row = table.result_row(r.final)
         gained = int(row.results[table.column_for_side[side]].lstrip("+"))
         assert seat_of(players, side).points == kept[side] + gained, (side, r.final)
+
+
+def test_c5_26a_c5_27_an_isolated_immobilized_afv_with_a_malfunctioned_mg(
+    users, modules, fixed_dice
+):
+    """C5.26a WEAPON REPAIR TABLE "-2 If Vehicular-mounted", "+1 If Isolated", "+1 If
+    suffering from Ammunition shortage" (all by themselves for an isolated Sherman's
+    malfunctioned BMG): dr 3 -2 +1 +1 = 3, "≥3 Eliminated", which for a vehicular MG is
+    Disabled (the vehicle stays, C5.27b "even if disabled in C5.26").  C5.27a
+    IMMOBILIZATION REPAIR TABLE "+1 If Isolated" by itself: dr 1 +1 = 2, "≤2 Becomes
+    Mobile" (the Immobilized marker removed, Isolated kept).  C5.27c "Each
+    non-captured, non-isolated weapon": the isolated Sherman may not roll for special
+    ammunition; a Gun that is not isolated may, once."""
+    from tests.purchase_helpers import add_vehicle
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.26")
+    tank, (bmg,) = add_vehicle(
+        players, "us", "M4A1", ("mg", ["malfunctioned"], "BMG"), markers=["isolated", "immobilized"]
+    )
+    gun = add(players, "us", "57L AT Gun", "gun")
+    fixed_dice.append([3])
+    r = roll(players, "us", "weapon_repair", tank, weapon=bmg)
+    assert sorted((d["value"], d["how"]) for d in r.drms) == [
+        (-2, "auto"),
+        (1, "auto"),
+        (1, "auto"),
+    ]
+    assert (r.final, r.result) == (3, "Eliminated")
+    tank.refresh_from_db()
+    assert [w["markers"] for w in tank.weapons] == [["disabled"]]
+    players.until_step("C5.27")
+    fixed_dice.append([1])
+    r = roll(players, "us", "immobilization_repair", tank)
+    assert [(d["value"], d["how"]) for d in r.drms] == [(1, "auto")]
+    assert (r.final, r.result) == (2, "Becomes Mobile")
+    tank.refresh_from_db()
+    assert tank.markers == ["isolated"]
+    with pytest.raises(ActionRefused):
+        roll(players, "us", "special_ammunition", tank)
+    roll(players, "us", "special_ammunition", gun)
+    with pytest.raises(ActionRefused):
+        roll(players, "us", "special_ammunition", gun)
+
+
+def test_c5_36_a_recon_with_one_additional_tp_and_c5_37_attack_or_idle(users, modules, fixed_dice):
+    """C5.36 "The Reconnaissance dr is modified by +5 if the side has spent 1
+    additional TP": the US pays 2 TP, dr 2 +5 = 7 locations, and "The TP cost ... plus
+    any additional TP ... is now deducted" (5 → 3); a second Recon dr in the pass is
+    refused, nothing spent.  C5.37 "to either 'Attack' or stand 'Idle'": no other chit
+    may be locked; German Attack, US Idle gives C5.37b "US sets up first; German moves
+    first"."""
+    from campaign.models import InitiativeOutcome
+    from tests.purchase_helpers import campaign_at
+
+    players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="recon", points=5)
+    us = players.users["us"]
+    fixed_dice.append([2])
+    r = purchases.buy_recon(campaign_id=players.campaign_id, user=us, option=1)
+    assert (r.cost, r.locations) == (2, 7)
+    assert seat_of(players, "us").points == 3
+    with pytest.raises(ActionRefused, match=r"Recon is bought once per CG date \(C5\.36\)"):
+        purchases.buy_recon(campaign_id=players.campaign_id, user=us, option=0)
+    assert seat_of(players, "us").points == 3
+    players.until("initiative")
+    with pytest.raises(ActionRefused, match=r"Choose Attack or Idle \(C5\.37\)\."):
+        players.chits(german="dual")
+    players.chits(german="attack", us="idle")
+    outcome = InitiativeOutcome.objects.get(campaign_id=players.campaign_id, scenario=True)
+    assert (outcome.result, outcome.sets_up_first, outcome.moves_first) == (
+        "german_attack",
+        "us",
+        "german",
+    )
