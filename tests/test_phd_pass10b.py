@@ -278,3 +278,35 @@ def test_c5_36_a_recon_with_one_additional_tp_and_c5_37_attack_or_idle(users, mo
         "us",
         "german",
     )
+
+
+@pytest.mark.parametrize(
+    ("table_id", "side", "lowest", "highest"),
+    [
+        # C5.34: DR 2-12, -1 (Attack chit) and +1 (FFE): German "≤3 Plentiful" to
+        # "≥12 Scarce" and the US's "≥12 Scarce" are reached.
+        ("oba", "german", 1, 13),
+        ("oba", "us", 1, 13),
+    ],
+)
+def test_c5_34_every_row_of_the_oba_tables_is_reachable(table_id, side, lowest, highest):
+    """Issue 44 class 7 on C5.34's GERMAN and US OFFBOARD ARTILLERY TABLEs: the Final DR
+    a module can roll, with the table's DRMs, spans every printed row; the module
+    reports no unreachable row of its C5.26-C5.41 tables."""
+    from rules.loader import MODULE_DIR, load_file
+    from rules.reach import reach, unreachable_rows
+
+    module = load_file(MODULE_DIR / "purple-heart-draw.yaml", overrides=False)
+    table = module.table(table_id)
+    assert reach(module, table, side) == (lowest, highest)
+    late = {
+        "weapon_repair",
+        "baz_psk_ft_dc_repair",
+        "captured_equipment",
+        "immobilization_repair",
+        "special_ammunition",
+        "fortification_clearance",
+        "tp_replenishment",
+        "oba",
+    }
+    assert not [u for u in unreachable_rows(module) if u.table in late]
