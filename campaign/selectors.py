@@ -40,7 +40,12 @@ from campaign.models import (
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from rules import machine
-from rules.availability import owed_for, table_date_reasons
+from rules.availability import (
+    group_roll_items,
+    group_roll_left,
+    owed_for,
+    table_date_reasons,
+)
 from rules.effects import UnitState, matches, sent_on, targets
 from rules.registry import cached_module, parse_module
 from rules.schema import Module, Step
@@ -489,6 +494,13 @@ def owed_rolls(
     owed: list[tuple[str, str]] = [
         (t.id, "") for t in required if t.once == "side" and not any(r[0] == t.id for r in rolled)
     ]
+    per_group = [t for t in required if t.per_group is not None]
+    if per_group:
+        held = held_purchases(campaign, side)
+        for t in per_group:
+            items = group_roll_items(module, t, side, held)
+            done = rolled_items(campaign, side, t.id) if items else []
+            owed += [(t.id, label) for _, label in group_roll_left(items, done)]
     per_unit = [t for t in required if t.once == "unit"]
     sent = {t.id: sent_to(campaign, module, t.id, side) for t in per_unit if t.after}
     if per_unit:
@@ -502,6 +514,32 @@ def owed_rolls(
                     if owed_for(t, target) and (t.id, key) not in rolled:
                         owed.append((t.id, unit.label if not ref else target.name))
     return tuple(owed)
+
+
+def held_purchases(campaign: Campaign, side: str) -> list[tuple[str, str]]:
+    """``side``'s held purchases (bought or OB-given, not cancelled, not eliminated,
+    withdrawn or used up), each its reference and RG ID, in the order bought: what a
+    table rolled once per RG held is rolled for (``Table.per_group``, PHD C5.34)."""
+    return list(
+        Purchase.objects.visible_to(side)
+        .filter(
+            campaign=campaign,
+            side=side,
+            status=Purchase.Status.ACTIVE,
+            state=Purchase.State.HELD,
+        )
+        .order_by("pk")
+        .values_list("ref", "group_id")
+    )
+
+
+def rolled_items(campaign: Campaign, side: str, table_id: str) -> list[str]:
+    """The items ``side`` has rolled ``table_id`` for in this pass (its own rolls)."""
+    return list(
+        Roll.objects.visible_to(side)
+        .filter(campaign=campaign, cycle=campaign.cycle, side=side, table_id=table_id)
+        .values_list("item", flat=True)
+    )
 
 
 def exchanges_held(

@@ -348,7 +348,9 @@ def fortification_reasons(
         ]
     reasons = figure_problems(item, figures)
     if item.sides is not None and snap.side not in item.sides:
-        reasons.append(f"{module.side(snap.side).name} cannot buy {item.label} ({rule})")
+        reasons.append(
+            f"{module.side(snap.side).name} cannot buy {item.label} ({item.sides_rule or rule})"
+        )
     if item.requires_retained and not set(item.requires_retained) & mmc_tags(module, snap):
         chart = module.chart(snap.side)
         needed = [
@@ -954,7 +956,8 @@ def chit_refusal(module: Module, snap: Snapshot, chit: str) -> str:
 
 def check_chit(module: Module, snap: Snapshot, chit: str) -> None:
     if chit not in CHITS:
-        raise Refused("Choose Attack or Idle.")
+        rule = f" ({module.initiative.rule})" if module.initiative else ""
+        raise Refused(f"Choose Attack or Idle{rule}.")
     refusal = chit_refusal(module, snap, chit)
     if refusal:
         raise Refused(refusal)
@@ -1170,7 +1173,8 @@ def rolls_owed(module: Module, snap: Snapshot, step: Step) -> list[str]:
     ]
     owed = [(t, whats) for t, whats in owed if t.required and not t.missing and whats]
     said = [
-        f"the {t.title}{' for ' + ', '.join(whats) if t.once == 'unit' else ''} ({t.rule})"
+        f"the {t.title}{' for ' + ', '.join(whats) if t.once == 'unit' or t.per_group else ''}"
+        f" ({t.rule})"
         for t, whats in owed
     ]
     if Action.RECON in kind_of(step.kind).actions and module.recon is not None:
@@ -1582,6 +1586,67 @@ def per_group_item_label(module: Module, table: Table, side: str) -> str:
     if cap is None or not reads_fired(table):
         return ""
     return f"Which {cap.label}: its RG ID first{_group_ids(module, table, side)}"
+
+
+def group_roll_items(
+    module: Module, table: Table, side: str, held: Sequence[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """The items a table rolled once per RG held (``Table.per_group``) is rolled for:
+    each of ``side``'s held purchases (``held``: its reference and RG ID, in the order
+    bought) whose RG the table's ``applies_to`` names, as (reference, "O2 81mm OBA
+    Module"), a second of one RG "(2)" (PHD C5.34: "make a DR for each" OBA module)."""
+    cap, chart = table.per_group, module.chart(side)
+    if cap is None or chart is None:
+        return []
+    groups = {g.id: g for g in chart.groups}
+    items: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}
+    for ref, group_id in held:
+        group = groups.get(group_id)
+        if group is None or not holds(cap.applies_to, group_context(module, side, group)):
+            continue
+        seen[group_id] = seen.get(group_id, 0) + 1
+        n = seen[group_id]
+        items.append((ref, f"{group.id} {group.type}" + (f" ({n})" if n > 1 else "")))
+    return items
+
+
+def group_roll_left(
+    items: Sequence[tuple[str, str]], rolled_items: Sequence[str]
+) -> list[tuple[str, str]]:
+    """The items of ``group_roll_items`` not rolled for in this pass."""
+    return [
+        (ref, label) for ref, label in items if not any(same_item(label, r) for r in rolled_items)
+    ]
+
+
+def group_roll_choice(
+    table: Table, item: str, items: Sequence[tuple[str, str]], rolled_items: Sequence[str]
+) -> tuple[str, str] | str:
+    """The held RG (reference, label) a roll on a table rolled once per RG held is made
+    for: the item chosen, or one named by its RG ID first ("O2 81mm OBA") and not rolled
+    for yet; else why it may not be made, citing the rule (PHD C5.34: a DR "for each"
+    OBA module requisitioned, none for a module the side does not hold)."""
+    cap = table.per_group
+    if cap is None:
+        return ""
+    for ref, label in items:
+        if same_item(label, item):
+            return ref, label
+    first = item.split()[0].rstrip(":,.").casefold() if item.split() else ""
+    for ref, label in group_roll_left(items, rolled_items):
+        if label.split()[0].casefold() == first:
+            return ref, label
+    held = ", ".join(label for _, label in items)
+    if not held:
+        return (
+            f"You hold no {cap.label}: there is nothing to roll the {table.title} for ({cap.rule})."
+        )
+    named = f"{item} is not" if item.strip() else "Choose"
+    return (
+        f"{named} one of the {cap.label}s you hold ({held}): one {table.title} roll for "
+        f"each ({cap.rule})."
+    )
 
 
 def item_weapon(table: Table, side: str, item: str) -> str:

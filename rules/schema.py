@@ -684,7 +684,8 @@ class Table(Strict):
     date_windows: list[DateWindow] = []
     # The rules make the roll compulsory ("must make a dr", "makes a dr ... for each
     # wounded leader"): a side's Done at its step waits until it is made, once per side
-    # or for each unit it is rolled for (``once``); finishing ahead stops before it.
+    # or for each unit it is rolled for (``once``), or for each RG held that
+    # ``per_group`` names (PHD C5.34); finishing ahead stops before it.
     required: bool = False
     # What a side may do instead of rolling on it (PHD C5.24a: "OR promote a leader out
     # of the Ranks"); one excludes the other in a pass.
@@ -763,8 +764,11 @@ class Table(Strict):
 
     @model_validator(mode="after")
     def _rows(self) -> Table:
-        if self.required and self.once not in ("side", "unit"):
-            raise ValueError("a required roll says how often it is made ('once: side' or 'unit')")
+        if self.required and self.once not in ("side", "unit") and self.per_group is None:
+            raise ValueError(
+                "a required roll says how often it is made ('once: side' or 'unit', or "
+                "'per_group': for each RG held)"
+            )
         if self.required and self.once == "unit" and self.for_units is None:
             raise ValueError("a roll required for each unit names its units ('for_units')")
         if self.missing:
@@ -1409,6 +1413,9 @@ class FortificationItem(Strict):
     note: str | None = note_field()
     rule: RuleRef | None = None
     in_place_of: InPlaceOf | None = None
+    # The rule that keeps it to ``sides``, where a note of its own does (PHD C5.35 note
+    # G: "Only available for German requisition"): the refusal cites it.
+    sides_rule: RuleRef | None = None
 
     @model_validator(mode="after")
     def _price(self) -> FortificationItem:

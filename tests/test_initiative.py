@@ -157,7 +157,7 @@ def test_opponent_sees_only_has_chosen_before_the_reveal(hosted, login):
     response = client.post(f"/campaigns/{campaign.pk}/act/chit/", {"chit": "sideways"})
     assert response.status_code == 400
     body = response.content.decode()
-    assert "Choose Attack or Idle." in body and "chit: Idle" not in body
+    assert "Choose Attack or Idle (" in body and "chit: Idle" not in body
 
 
 RACE_ROUNDS = 15

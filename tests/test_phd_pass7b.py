@@ -239,10 +239,10 @@ def test_c5_34_one_oba_dr_for_each_oba_module_held(users, modules, fixed_dice):
     fixed_dice.append([3, 4])
     roll(players, "german", "oba", item="O2 81mm OBA")
     with pytest.raises(
-        ActionRefused, match=r"you hold 1 OBA module and have made 1 roll in this pass \(C5.34\)"
+        ActionRefused, match=r"one of the OBA modules you hold \(O2 81mm OBA Module\).*\(C5.34\)"
     ):
         roll(players, "german", "oba", item="another module")
-    with pytest.raises(ActionRefused, match=r"you hold no OBA modules|you hold 0 OBA modules"):
+    with pytest.raises(ActionRefused, match=r"You hold no OBA module"):
         roll(players, "us", "oba", item="a module")
 
 

@@ -85,7 +85,9 @@ def test_c5_34_tm13_an_oba_module_that_placed_an_ffe_gives_its_rg_the_plus_one(
     players.until_step("C5.31")
     purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
     players.until_step("C5.34")
-    with pytest.raises(ActionRefused, match=r"by its RG ID first \(O2\).*\(C5\.34\)"):
+    with pytest.raises(
+        ActionRefused, match=r"not one of the OBA modules you hold \(O2 .*\(C5\.34\)"
+    ):
         roll(players, "german", "oba", item="81mm OBA")
     with pytest.raises(ActionRefused, match="applies by itself"):
         roll(players, "german", "oba", item="O2 81mm OBA", ticked=["ffe_prior"])
@@ -119,10 +121,11 @@ def test_c5_34_no_ffe_no_plus_one_and_the_state_offered_only_where_read(
     # What the roll form asks for: the module by its RG ID (C5.34), before any click.
     assert view.panel is not None
     oba = next(t for t in view.panel.tables if t.id == "oba")
-    assert oba.item_label == "Which OBA module: its RG ID first (O2)"
+    assert oba.item_label == "Which OBA module"  # a choice of the modules held (pass 10)
+    assert oba.item_choices == (("O2 81mm OBA Module", "O2 81mm OBA Module"),)
     client.force_login(german)
     page = client.get(f"/campaigns/{c.pk}/").content.decode()
-    assert "Which OBA module: its RG ID first (O2)" in page
+    assert "Which OBA module" in page and '<option value="O2 81mm OBA Module"' in page
     assert "eliminated (placed an FFE)" in page  # the RG Purchase Record's choice
     sicily = load_file(MODULE_DIR / "sicily.yaml", overrides=False)
     assert not availability.fired_tables(sicily)  # no table of Sicily reads it: not offered

@@ -440,7 +440,7 @@ def test_c5_35_note_g_booby_traps_only_for_the_german(users, modules):
     players = players_of(c, *users)
     players.until_step("I-C5.35")
     Seat.objects.filter(campaign=c, side="us").update(fortification_points=40)
-    with pytest.raises(ActionRefused, match=r"cannot buy Booby Traps \(C5.35\)"):
+    with pytest.raises(ActionRefused, match=r"cannot buy Booby Traps \(C5.35 note G\)"):
         purchases.buy_fortification(
             campaign_id=c.pk, user=players.users["us"], item_id="booby_traps"
         )

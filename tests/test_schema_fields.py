@@ -1141,6 +1141,12 @@ case(
     ),
 )
 case(
+    "FortificationItem.sides_rule",
+    base="phd",
+    mutate=lambda d: fort(d, "booby_traps").update(sides_rule=None),
+    observe=fort_reasons("us", "booby_traps", fortification_points=50),
+)
+case(
     "FortificationItem.cap_sides",
     base="sicily",
     mutate=lambda d: fort(d, "roadblock").update(cap_sides=None),

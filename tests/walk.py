@@ -149,9 +149,14 @@ class Players:
         c = self.campaign
         module = module_of(c)
         step = module.steps[c.step_index]
-        for table_id, _ in owed_rolls(c, module, side):
+        for table_id, what in owed_rolls(c, module, side):
             table = module.table(table_id)
             if table_id not in step.tables:
+                continue
+            if table.per_group is not None:  # for each RG held (PHD C5.34), named
+                steps.roll_on_table(
+                    campaign_id=c.pk, user=self.users[side], table_id=table_id, item=what
+                )
                 continue
             if table.once == "side":
                 steps.roll_on_table(campaign_id=c.pk, user=self.users[side], table_id=table_id)

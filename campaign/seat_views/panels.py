@@ -29,12 +29,14 @@ from campaign.selectors import (
     answered_yes,
     bought_of,
     done_by_own_click,
+    held_purchases,
     holdings,
     last_scenario_date,
     opponent_acted_since_done,
     pass_result,
     replenished_on_date,
     result_totals,
+    rolled_items,
     scenario_attacker,
     sent_to,
 )
@@ -101,6 +103,10 @@ class TableView:
     stack_choices: tuple[tuple[str, str], ...] = ()
     # Where a unit its result eliminates is a loss of the scenario just played (PHD C5.1).
     losses_count: str = ""
+    # The viewer's held RGs a roll once per RG is still owed for (PHD C5.34: its OBA
+    # modules not rolled for in this pass), chosen, not typed; why none may be now.
+    item_choices: tuple[tuple[str, str], ...] = ()
+    no_item: str = ""
 
 
 @dataclass(frozen=True)
@@ -505,9 +511,31 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         tv = table_view(table, ctx)
         item_label = availability.per_group_item_label(module, table, view.viewer)
         tv = replace(tv, item_label=item_label) if item_label else tv
+        if table.per_group is not None:
+            tv = _group_items(view, table, tv)
         panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
     _instead(view, panel)
     _hardening(view, panel)
+
+
+def _group_items(view: CampaignView, table: Table, tv: TableView) -> TableView:
+    """A table rolled once per RG held (PHD C5.34: a DR for each OBA module): the
+    viewer's held RGs it is still to be rolled for, or why there is none."""
+    cap = table.per_group
+    items = availability.group_roll_items(
+        view.module, table, view.viewer, held_purchases(view.campaign, view.viewer)
+    )
+    left = availability.group_roll_left(items, rolled_items(view.campaign, view.viewer, table.id))
+    if left:
+        label = f"Which {cap.label}" if cap else tv.item_label
+        return replace(tv, item_choices=tuple((x, x) for _, x in left), item_label=label)
+    what = cap.label if cap else "RG"
+    why = (
+        f"Each {what} you hold has had its {table.title} roll in this pass ({table.rule})."
+        if items
+        else f"You hold no {what}: there is nothing to roll for ({table.rule})."
+    )
+    return replace(tv, no_item=why)
 
 
 def _hardening(view: CampaignView, panel: StepPanel) -> None:

@@ -68,7 +68,7 @@ def held_groups(turn: Turn, side: str, applies_to: Condition) -> int:
     return n
 
 
-def secret_module(turn: Turn, side: str, group_id: str) -> Purchase | None:
+def secret_module(turn: Turn, side: str, group_id: str, ref: str = "") -> Purchase | None:
     """``side``'s held, still-secret purchase of RG ``group_id``, locked: a roll made for
     it (PHD C5.34 "make a DR for each" OBA module requisitioned) is its secret, kept
     and revealed with it, not even its making shown (``visibility.RG_ROLLS``)."""
@@ -81,6 +81,7 @@ def secret_module(turn: Turn, side: str, group_id: str) -> Purchase | None:
             status=Purchase.Status.ACTIVE,
             state=Purchase.State.HELD,
             revealed_at__isnull=True,
+            **({"ref": ref} if ref else {}),
         )
         .order_by("-pk")
         .first()

@@ -29,6 +29,7 @@ from campaign.changes import (
 from campaign.models import Campaign, EventKind, Roll, ScenarioResult, StepMark, Unit
 from campaign.selectors import (
     done_by_own_click,
+    held_purchases,
     holdings,
     opponent_acted_since_done,
     pass_result,
@@ -36,6 +37,7 @@ from campaign.selectors import (
     scenario_attacker,
     sent_to,
 )
+from campaign.selectors import rolled_items as selectors_rolled_items
 from campaign.services import dice as dice_service
 from campaign.services import purchases, recompute, stacks, units
 from campaign.services.errors import ActionRefused
@@ -272,6 +274,20 @@ def roll_on_table(
         raise ActionRefused(
             f"You have made your {table.title} roll in this pass ({table.rule}).", status=409
         )
+    group_ref = ""
+    if table.per_group is not None and unit is None:
+        # PHD C5.34: a DR for each OBA module held, chosen among them (not typed).
+        chosen = availability.group_roll_choice(
+            table,
+            item,
+            availability.group_roll_items(
+                turn.module, table, turn.side, held_purchases(c, turn.side)
+            ),
+            selectors_rolled_items(c, turn.side, table.id),
+        )
+        if isinstance(chosen, str):
+            raise ActionRefused(chosen, status=409)
+        group_ref, item = chosen
     if table.once == "item" and table.for_units is None:
         rolled_items = Roll.objects.filter(
             campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
@@ -336,7 +352,7 @@ def roll_on_table(
     # revealed with its rolls.
     # So is a roll for an RG named (a still-secret OBA module, PHD C5.34).
     module_secret = (
-        secret_module(turn, turn.side, group.id)
+        secret_module(turn, turn.side, group.id, ref=group_ref)
         if unit is None and group is not None and table.per_group is not None
         else None
     )
