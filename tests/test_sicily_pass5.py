@@ -51,7 +51,7 @@ def test_3_606_escape_drms_that_follow_from_the_record_apply_by_themselves(
     assert drms_of(roll(players, "axis", "escape", squad)) == {
         NIGHT: (-1, "auto"),
         "If Isolated": (2, "auto"),
-        "+1 per HS-equivalent > one HS: the squad rolled for is two": (1, "auto"),
+        "+1 per HS-equivalent > one HS using the same Escape DR (NA to vehicles)": (1, "auto"),
     }
     assert drms_of(roll(players, "axis", "escape", tank)) == {
         "If a Captured vehicle": (1, "auto"),
