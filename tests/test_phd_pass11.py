@@ -37,7 +37,8 @@ def test_tm20_the_us_player_makes_a_secret_dr_once_for_each_eligible_sherman(
     """TM20 "The US player may make a secret dr, to determine if an eligible Sherman
     tank has a functioning Gyrostabilizer ... On a dr of < 3, the vehicle is equipped
     with a functioning Gyrostabilizer": the German may not roll (a German vehicle named
-    a Sherman is refused too); an M10 is not a Sherman; a Sherman rolls once (a second
+    a Sherman is refused too, with a sentence saying the step is the US player's
+    alone, not "acts first"); an M10 is not a Sherman; a Sherman rolls once (a second
     dr refused, nothing rolled); the dr is secret (the German sees no roll); dr 3 (the
     module's reading of "< 3" as ≤3) gives the Gyrostabilizer."""
     from tests.purchase_helpers import add_vehicle
@@ -48,7 +49,13 @@ def test_tm20_the_us_player_makes_a_secret_dr_once_for_each_eligible_sherman(
     captured, _ = add_vehicle(players, "german", "M4A1 Sherman (captured)")
     players.until_step("I-TM20")
     seen = Roll.objects.visible_to("german").filter(campaign=c).count()
-    with pytest.raises(ActionRefused) as refused:
+    # Before: "Not your turn: American acts first at I-TM20 ...", as if the German's
+    # turn came after it.
+    with pytest.raises(
+        ActionRefused,
+        match=r"Only American acts at I-TM20 Gyrostabilizers \(Initial TM Scenario\): "
+        r"there is nothing for you to do here\.",
+    ) as refused:
         roll(players, "german", "gyrostabilizer", captured)
     plain(str(refused.value))
     with pytest.raises(ActionRefused) as refused:
@@ -221,4 +228,81 @@ def test_c5_33_one_secret_leader_dr_for_each_i_rg_marked_l(users, modules):
     before = Roll.objects.filter(campaign=c).count()
     with pytest.raises(ActionRefused, match="already made"):
         make_rolls(players, "german", i9)
+    assert Roll.objects.filter(campaign=c).count() == before
+
+
+@pytest.mark.parametrize(("date_id", "allowed"), [("t0930", False), ("t1230", True)])
+def test_c5_31_footnote_x_on_or_after_tm_scenario_iii_at_its_edge(users, modules, date_id, allowed):
+    """RG footnote x "May only be requisitioned on/after TM Scenario III": at the 0930
+    requisition (before Scenario II) it is refused, at the 1230 one (before Scenario
+    III, "on") it is bought."""
+    from tests.purchase_helpers import campaign_at
+    from tests.test_rule_mechanisms import supply_chart
+
+    players, _ = campaign_at("purple-heart-draw", "tm", date_id, users, kind="purchase")
+    supply_chart(players, "german", [{**GREN, "id": "I7", "footnotes": "x"}])
+    german = players.users["german"]
+
+    def buy():
+        return purchases.purchase_rg(
+            campaign_id=players.campaign_id, user=german, group_id="I7", cost_variant="onmap"
+        )
+
+    if allowed:
+        assert buy().group_id == "I7"
+    else:
+        with pytest.raises(ActionRefused, match=r"not before 1230 hrs \(C5\.31 RG footnote x\)"):
+            buy()
+
+
+def test_c5_31b_a_and_hw_rgs_in_reserve(users, modules):
+    """C5.31b "Any "A", "G", "HW", or "I" Reinforcement Group may be requisitioned "In
+    Reserve"": an A RG and an HW RG are bought In Reserve (the app reads the ID's
+    type letters, HW as well as the one-letter types)."""
+    players, c = phd_with_chart(
+        users,
+        [
+            {"id": "A2", "type": "Aufkl Pl", "units": "4-4-7", "unit_kind": "squad", "cost": "3"},
+            {
+                "id": "HW1",
+                "type": "MG Section",
+                "units": "2-3-8",
+                "unit_kind": "half_squad",
+                "cost": "2",
+            },
+        ],
+    )
+    german = players.users["german"]
+    for gid in ("A2", "HW1"):
+        p = purchases.purchase_rg(
+            campaign_id=c.pk, user=german, group_id=gid, cost_variant="reserve"
+        )
+        assert p.cost_variant == "reserve"
+
+
+def test_tm20_a_sherman_has_its_dr_once_in_each_tm_scenario(users, modules, fixed_dice):
+    """TM20 "The US player may make a secret dr, to determine if an eligible Sherman
+    tank has a functioning Gyrostabilizer": the module's reading (TM20 names no step; C3.0
+    "in all TM Scenarios"): a dr for each eligible Sherman before each TM Scenario, once
+    there (`once: unit` in the pass).  A Sherman rolled at I-TM20 (dr 5: none) has its dr
+    again at the 0930 TM20 step, and a second one there is refused, nothing rolled."""
+    from tests.purchase_helpers import add_vehicle
+
+    players, c = phd_with_chart(users, [GREN])
+    sherman, _ = add_vehicle(players, "us", "M4A1 Sherman")
+    players.until_step("I-TM20")
+    fixed_dice.append([5])
+    assert roll(players, "us", "gyrostabilizer", sherman).result == "No functioning Gyrostabilizer"
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until("initiative")
+    players.chits(german="idle", us="attack")
+    players.until_step("TM20")
+    fixed_dice.append([2])
+    r = roll(players, "us", "gyrostabilizer", sherman)
+    assert r.result == "Functioning Gyrostabilizer (D11.1)"
+    before = Roll.objects.filter(campaign=c).count()
+    with pytest.raises(ActionRefused) as refused:
+        roll(players, "us", "gyrostabilizer", sherman)
+    plain(str(refused.value))
     assert Roll.objects.filter(campaign=c).count() == before
