@@ -171,7 +171,8 @@ def test_c5_31_scen_max_is_per_tm_scenario_and_tm_max_over_the_whole_tm(users, m
     requisitioned per TM Scenario"; "TM Max: ... during the course of the TM" (across
     TM Scenarios, not within one): I1 (Scen Max 1) bought before the Initial TM
     Scenario may be bought again at the 0930 requisition; I2 (TM Max 1) may not, with a
-    sentence naming the RG and the rule; nothing spent."""
+    sentence naming the RG, the chart's own word ("TM Max") and the rule; nothing spent.
+    Within one TM Scenario the chart's "Scen Max" is named so too."""
     german, _ = users
     gren = {"type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": "2"}
     players, c = phd_with_chart(
@@ -189,13 +190,22 @@ def test_c5_31_scen_max_is_per_tm_scenario_and_tm_max_over_the_whole_tm(users, m
     from campaign.models import Seat
 
     Seat.objects.filter(campaign=c).update(points=20)
-    with pytest.raises(ActionRefused, match=r"I2 Gren Pl cannot be bought") as refused:
+    # Before: "the CG maximum is reached": the PHD chart's word is "TM Max" (C5.31).
+    with pytest.raises(
+        ActionRefused,
+        match=r"I2 Gren Pl cannot be bought: the TM Max is reached \(1 of 1 bought in "
+        r"Purple Heart Draw Tactical Mission; C5\.31\)",
+    ) as refused:
         purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I2", cost_variant="onmap")
     plain(str(refused.value))
     assert "C5.31" in str(refused.value)
     assert Seat.objects.get(campaign=c, side="german").points == 20
     purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I1", cost_variant="onmap")
     assert Purchase.objects.filter(campaign=c, group_id="I1").count() == 2
+    with pytest.raises(
+        ActionRefused, match=r"the Scen Max is reached \(1 of 1 on 0930 hrs; C5\.31\)"
+    ):
+        purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I1", cost_variant="onmap")
 
 
 def test_c5_33_one_secret_leader_dr_for_each_i_rg_marked_l(users, modules):
