@@ -77,6 +77,14 @@ def turn_refusal(module: Module, snap: Snapshot, side: str, action: Action) -> R
             f"You have already done {step.id} {step.title}; waiting for {names(module, to_act)}.",
             status=409,
         )
+    if step.acts not in ("both", "in_order") and side != step.acts:
+        # A step only one side acts at (PHD TM20 "The US player may make a secret dr"):
+        # never "first", the other side has nothing to do there.
+        return Refused(
+            f"Only {names(module, [step.acts])} acts at {step.id} {step.title}: there is "
+            "nothing for you to do here.",
+            status=409,
+        )
     if side not in to_act:
         return Refused(
             f"Not your turn: {names(module, to_act)} acts first at {step.id} {step.title}.",

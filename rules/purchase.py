@@ -257,23 +257,26 @@ def unavailable(
     if n.date_max == 0:
         # A CG Date Max of 0 is the chart's "NA": never purchasable, not a reached count.
         reasons.append(
-            f"the {chart.title} prints NA as its CG Date Max: never purchasable ({chart.rule})"
+            f"the {chart.title} prints NA as its {chart.date_max_name or 'CG Date Max'}: "
+            f"never purchasable ({chart.rule})"
         )
     elif n.cg_max == 0:
         # A CG Max of 0 in the CG's column: the RG is not available in that CG at all.
         name = module.variant(variant).name
         reasons.append(
-            f"not available in {name}: the {chart.title} prints 0 as its CG Max for "
-            f"{name} ({chart.rule})"
+            f"not available in {name}: the {chart.title} prints 0 as its "
+            f"{chart.cg_max_name or 'CG Max'} for {name} ({chart.rule})"
         )
     elif n.cg_left == 0:
         reasons.append(
-            f"the CG maximum is reached ({n.in_cg} of {n.cg_max} bought in "
+            f"the {chart.cg_max_name or 'CG maximum'} is reached ({n.in_cg} of {n.cg_max} "
+            "bought in "
             f"{module.variant(variant).name}; {chart.rule})"
         )
     if n.date_left == 0 and n.date_max:
         reasons.append(
-            f"the CG date maximum is reached ({n.on_date} of {n.date_max} on {date.label}; "
+            f"the {chart.date_max_name or 'CG date maximum'} is reached ({n.on_date} of "
+            f"{n.date_max} on {date.label}; "
             f"{chart.rule})"
         )
     recon = module.recon

@@ -1290,6 +1290,10 @@ class RGChart(Strict):
     comes_with: list[ChartComesWith] = []
     missing: bool = False
     note: str | None = note_field()
+    # The chart's own names of its two maxima, in the refusal a player reads (PHD C5.31
+    # "Scen Max", "TM Max"); None: "CG Date Max" / "CG maximum".
+    date_max_name: str | None = None
+    cg_max_name: str | None = None
 
     @model_validator(mode="after")
     def _groups(self) -> RGChart:

@@ -2599,6 +2599,18 @@ case(
     observe=lambda m: availability.chart_missing(m, "us"),
 )
 case(
+    "RGChart.date_max_name",
+    base="sicily",
+    mutate=lambda d: chart(d, "axis").update(date_max_name="Scen Max"),
+    observe=reasons("axis", "I4", "jul14pm", holdings=held(Bought("I4", 1))),
+)
+case(
+    "RGChart.cg_max_name",
+    base="sicily",
+    mutate=lambda d: chart(d, "axis").update(cg_max_name="TM Max"),
+    observe=reasons("axis", "F1", "jul14pm", holdings=held(Bought("F1", 0))),
+)
+case(
     "RGChart.note",
     base="sicily",
     mutate=lambda d: chart(d, "axis").update(note="changed"),

@@ -321,7 +321,7 @@ def test_c4_2_start_state_and_the_first_conph(modules, make_user):
         lines = _ob_lines(c, side)
         assert [(p.group_id, p.cost, p.date_index) for p in lines] == [("I1", 0, c.date_index)] * 2
     bought = [_buy(players, "us", "I1") for _ in range(2)]  # Scen Max 2, TM Max 2
-    with pytest.raises(Refused, match="maximum is reached"):
+    with pytest.raises(Refused, match="the TM Max is reached"):
         _buy(players, "us", "I1")
     assert _points(players.campaign) == {"german": 20, "us": 30 - 2 * 8}
     assert not Roll.objects.filter(campaign=c).exists()
