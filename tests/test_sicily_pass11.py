@@ -153,3 +153,110 @@ def test_3_6_steps_in_order_no_rg_is_bought_before_3_617(users, modules):
     assert refused.value.status in (400, 409), refused.value.status
     assert _points(players, "axis") == 100
     assert not Purchase.objects.filter(campaign_id=players.campaign_id).exists()
+
+
+def test_3_6172_name_and_id_are_secret_on_the_opponents_record(users, modules):
+    """3.6172: "This name and its ID are secretly recorded on the RG Purchase Record
+    (3.6179)."  The Axis buys I7; the British record shows no Axis line naming I7 or
+    "Italian Infantry Coy" while it is unrevealed; the Axis's own line does."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    bought = buy(players, "axis", "I7")
+    assert _line(players, "axis", bought).group_type == "Italian Infantry Coy"
+    theirs = roster_of(players.campaign, "british").record
+    assert all(ln.group_id != "I7" for ln in theirs), theirs
+    assert all("Italian" not in ln.group_type for ln in theirs), theirs
+
+
+def test_3_6179_leader_and_sw_received_are_written_on_the_line(users, modules, fixed_dice):
+    """3.6179: "SW Received: As each SW for that RG is determined (RePh step 3.6182),
+    record the number of each Weapon type received"; "Leader(s): As each eligible RG's
+    (armor) leader(s) is determined (RePh step 3.6183) record his A10.7/D5.4 Strength
+    Factor."  A Full Axis I7 (Italian) reads "1 LMG" and its leader DR 2+2 with the
+    +2 Italian RG computed: an 8-1."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    bought = buy(players, "axis", "I7")
+    players.until("strength")
+    fixed_dice[:] = [[1, 1], [2, 2]]
+    make_rolls(players, "axis", bought)
+    line = _line(players, "axis", bought)
+    assert line.strength == "F" and line.sw == "1 LMG", line
+    assert any("8-1" in r and "+2 Italian RG" in r for r in line.rolls), line.rolls
+
+
+def test_3_6041_an_eliminated_encircled_units_equipment_is_left_unpossessed(
+    users, modules, fixed_dice
+):
+    """3.6041: "Failing the 1TC results in the unit's immediate Elimination ...
+    Otherwise, any Equipment that an Eliminated Encircled unit possessed is left in the
+    Location unpossessed."  An Encircled 4-6-7 holding an LMG fails (DR 12): the squad
+    leaves the retained forces, the LMG stays, marked not possessed."""
+    from campaign.models import Unit
+    from campaign.services import steps
+    from tests.purchase_helpers import add_unit
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, step="3.604")
+    squad = add_unit(players, "axis", "4-6-7", "squad", "encircled")
+    add_unit(players, "axis", "LMG", "sw", possessor=squad.ref)
+    fixed_dice[:] = [[6, 6]]
+    steps.roll_on_table(
+        campaign_id=players.campaign_id,
+        user=players.users["axis"],
+        table_id="encircled_1tc",
+        unit_id=squad.ref,
+    )
+    left = list(Unit.objects.filter(campaign_id=players.campaign_id, side="axis"))
+    assert [(u.name, u.markers, u.possessor_id) for u in left] == [("LMG", ["unpossessed"], None)]
+
+
+def _escape(players, unit, leader, table="escape", side="axis"):
+    from campaign.services import steps
+
+    return steps.roll_on_table(
+        campaign_id=players.campaign_id,
+        user=players.users[side],
+        table_id=table,
+        unit_id=unit.ref,
+        typed={"leader": leader},
+    )
+
+
+def test_3_606_the_leader_drm_typed_is_bounded_by_what_a_leader_can_give(
+    users, modules, fixed_dice
+):
+    """3.606 "+x (Armor-)Leader/": the player types the leader's modifier, which a
+    leader gives from -3 (a 10-3) to +1 (a 6+1) (A10.7, as 3.6041's 1TC leadership DRM).
+    A typed -9 is refused in words naming the DRM, its bounds and 3.606; no roll is
+    made; -3 is accepted."""
+    from campaign.models import Roll
+    from tests.purchase_helpers import add_unit
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, step="3.606")
+    squad = add_unit(players, "axis", "4-6-7", "squad", "isolated")
+    with pytest.raises(ActionRefused) as refused:
+        _escape(players, squad, -9)
+    words = str(refused.value)
+    assert "Leader" in words and "between -3 and 1" in words and "3.606" in words, words
+    assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
+    fixed_dice[:] = [[1, 2]]
+    roll = _escape(players, squad, -3)
+    assert {"label": "(Armor-)Leader/... DRM", "value": -3, "how": "typed"} in roll.drms
+
+
+def test_3_61426_the_armor_leader_drm_is_bounded_by_3_6183s_armor_leaders(
+    users, modules, fixed_dice
+):
+    """3.61426 (the Escape of a mobile Isolated British tank at Night, 3.606's Mobile
+    Vehicle column) "+x (Armor-)Leader/": the Armor Leaders of this CG are 10-2 to 8-1
+    (3.6183's Armor Leader column), -2 to -1.  A typed -3 is refused with its bounds
+    and the rule; -2 is accepted."""
+    from tests.purchase_helpers import add_unit
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, step="3.614")
+    tank = add_unit(players, "british", "Sherman V", "vehicle", "isolated")
+    with pytest.raises(ActionRefused) as refused:
+        _escape(players, tank, -3, table="tank_escape", side="british")
+    words = str(refused.value)
+    assert "between -2 and 0" in words and "Armor-Leader" in words, words
+    fixed_dice[:] = [[1, 2]]
+    roll = _escape(players, tank, -2, table="tank_escape", side="british")
+    assert {"label": "Armor-Leader DRM", "value": -2, "how": "typed"} in roll.drms
