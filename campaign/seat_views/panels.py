@@ -70,10 +70,6 @@ class DrmView:
     label: str
     value: int
     how: str  # "tick", "auto", "typed", "count" (a count the DRM is computed from)
-    # A typed DRM's bounds where the module sets them (Sicily 3.606 "+x (Armor-)Leader/":
-    # -3 to +1), else the form's own.
-    low: int = -9
-    high: int = 9
 
 
 @dataclass(frozen=True)
@@ -476,9 +472,7 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
             how = "auto"
         else:
             how = "tick"
-        low = d.min if how == "typed" and d.min is not None else -9
-        high = d.max if how == "typed" and d.max is not None else 9
-        drms.append(DrmView(d.id, d.label, d.value, how, low, high))
+        drms.append(DrmView(d.id, d.label, d.value, how))
     return TableView(
         table.id,
         table.title,
