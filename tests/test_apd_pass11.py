@@ -1,0 +1,249 @@
+"""Issue 44, pass 11, A Pleasant Diversion (seed 002): sentences of 2.x-4.0 that no
+pass doc had quoted or named, tried in play as a player would (wrong side, twice,
+skipped, another row, another unit kind).  Each test cites its rule;
+docs/rules-audit/pass-11-apd11.md lists what was tried and what held."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+from campaign.models import Event, Purchase, Roll, Seat, Unit
+from campaign.services.errors import ActionRefused
+from tests import test_rule_mechanisms
+from tests.test_apd_pass5 import done, points
+from tests.test_rule_mechanisms import (
+    _M4_ARMOR_TYPE,
+    _armor_group,
+    add_vehicle,
+    apd_at,
+    buy,
+    patch_module,
+    rg_roll,
+    roll,
+    supply_german,
+    unit_names,
+)
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+users = test_rule_mechanisms.users
+fixed_dice = test_rule_mechanisms.fixed_dice
+
+
+def page_of(client, players, side) -> str:
+    client.force_login(players.users[side])
+    return html.unescape(client.get(f"/campaigns/{players.campaign_id}/").content.decode())
+
+
+# --------------------------------------------------------------------------- 2.92 EX
+
+
+def test_2_92_ex_the_american_has_33_purchase_points_at_3_4_and_the_german_none(users, modules):
+    """2.92 EX: "He scored 63 VP in the scenario and needed 55 to win ... (in this case,
+    55 - 63 = -8). He suffered 41 CVP ... (in this case, - 8 + 41 = 33)."  Played: the
+    Morning's result 63 VP / 41 CVP; at 3.4 the American holds 33 PP, the German none
+    (2.92 names the American alone), and the log shows the sum in the example's order."""
+    players, _ = apd_at(users, "3.4")
+    assert points(players, "american") == 33
+    assert points(players, "german") == 0
+    text = Event.objects.filter(kind="replenish", side="american").last().text
+    assert "55 required − 63 amassed = -8" in text and "-8 + 41 CVP suffered = 33" in text
+
+
+# --------------------------------------------------------------------------- 2.3, 2.4, 2.6
+
+
+@pytest.mark.parametrize(
+    ("step", "words"),
+    [
+        ("2.1", "the last Player Turn's ATTACKER"),
+        ("2.2", "flip SMOKE to its Dispersed side"),
+        ("2.3", "even if Disrupted"),
+        ("2.4", "a Stall precludes Motion status"),
+        ("2.6", "MP expenditure is immaterial"),
+        ("3.9", "Battery Access lost for good or the first Cancelled"),
+    ],
+)
+def test_2_1_to_3_9_the_map_steps_say_their_conditions_where_the_player_acts(
+    users, modules, client, step, words
+):
+    """2.1: "The player who was the ATTACKER in the final Player Turn of the scenario is
+    considered to be the ATTACKER during these CC rounds."  2.2: "SMOKE is then flipped
+    to its Dispersed side."  3.9: "he must either permanently lose Battery Access or
+    Cancel any module in use before attempting to use another."  2.3: "All currently
+    broken units of both sides automatically Rally, even if Disrupted."  2.4 EXC: "PzVG
+    must still roll for Stall to gain Motion; a Stall precludes Motion status".  2.6:
+    "(MP expenditure is immaterial)".  The app keeps no broken, Motion, Bogged, SMOKE or
+    FFE state (map play): the step's page must say each condition, as the rules print
+    it, to the player doing it on the map (2.4 and 2.6 did not)."""
+    players, _ = apd_at(users, step)
+    assert players.step.id == step
+    assert words in page_of(client, players, "american")
+
+
+def test_2_3_no_broken_status_is_kept_so_rally_owes_no_roll_and_done_moves_on(users, modules):
+    """2.3: "automatically Rally": no DR.  The retained forces keep no broken status
+    (the vocabulary has none), so the step owes nothing: both Done and 2.4 follows."""
+    assert "broken" not in Unit.Status.values and "disrupted" not in Unit.Status.values
+    players, _ = apd_at(users, "2.3")
+    done(players, "american")
+    done(players, "german")
+    assert players.step.id == "2.4"
+
+
+# --------------------------------------------------------------------------- 3.31
+
+
+def test_3_31_a_6_on_ma_repair_recalls_the_vehicle_and_its_mg_still_makes_its_own_attempt(
+    users, modules, fixed_dice
+):
+    """3.31: "A vehicle that rolls a 6 on a MA repair becomes BU if CE and is marked with
+    a Recall counter (D5.431)" and "Each weapon/Vehicle may make only one Repair
+    attempt": the tank whose MA rolled 6 stays, Recalled (BU), its MA gone; a second MA
+    attempt is refused; its malfunctioned MG (another weapon) still makes its one."""
+    players, _ = apd_at(users, "3.3")
+    tank, (ma, mg) = add_vehicle(
+        players, "american", "M4A3(75)W", ("ma", ["malfunctioned"]), ("mg", ["malfunctioned"])
+    )
+    fixed_dice.extend([[6], [1]])
+    r = roll(players, "american", "repair_ma_gun", tank, weapon=ma)
+    assert r.result == "Eliminated"
+    with pytest.raises(ActionRefused, match=r"Repair"):
+        roll(players, "american", "repair_ma_gun", tank, weapon=ma)
+    r = roll(players, "american", "repair_vehicular_mg", tank, weapon=mg)
+    assert r.result == "Repaired"
+    tank.refresh_from_db()
+    assert tank.markers == ["recalled"]
+    assert sorted((w["kind"], w["markers"]) for w in tank.weapons) == [
+        ("ma", ["disabled"]),
+        ("mg", []),
+    ]
+
+
+# --------------------------------------------------------------------------- 3.5
+
+
+def test_3_5_the_german_owes_all_three_row_drs_and_the_american_makes_none(
+    users, modules, fixed_dice
+):
+    """3.5: "The German player now secretly makes three Reinforcement drs (one each on
+    Rows A-C)", rows supplied: the American is refused a Row dr (not his); the German's
+    Done after Rows A and B only is refused (Row C owed); after Row C it moves on."""
+    players, _ = apd_at(users, "3.4")
+    supply_german(players)
+    players.until_step("3.5")
+    with pytest.raises(ActionRefused):
+        roll(players, "american", "german_reinforcement_row_a", item="Row A")
+    fixed_dice.extend([[4], [3], [6]])
+    roll(players, "german", "german_reinforcement_row_a", item="Row A")
+    roll(players, "german", "german_reinforcement_row_b", item="Row B")
+    with pytest.raises(ActionRefused, match=r"Row C"):
+        done(players, "german")
+    roll(players, "german", "german_reinforcement_row_c", item="Row C")
+    done(players, "german")
+    assert players.step.id != "3.5"
+    # Row A's dr 4 gave nothing; Row B's gave RB1; Row C's is HE (only): no group.
+    assert list(Purchase.objects.filter(side="german").values_list("group_id", flat=True)) == [
+        "RB1"
+    ]
+
+
+# --------------------------------------------------------------------------- 3.6
+
+
+def _american_infantry(players):
+    def supplied(data):
+        chart = next(c for c in data["rg_charts"] if c["side"] == "american")
+        chart.update(
+            missing=False,
+            groups=[
+                {
+                    "id": "I1",
+                    "type": "Armored Infantry Platoon",
+                    "units": "6-6-6",
+                    "unit_kind": "squad",
+                    "full": 3,
+                    "cost": 6,
+                    "tags": ["armored_infantry"],
+                }
+            ],
+        )
+
+    patch_module(players.campaign, supplied)
+    Seat.objects.filter(campaign_id=players.campaign_id, side="american").update(points=20)
+
+
+@pytest.mark.parametrize(("dice", "leader"), [([1, 1], "10-2"), ([5, 6], "7-0"), ([6, 6], "6+1")])
+def test_3_6_american_infantry_column_2_11_12_and_the_leader_enters_with_his_group(
+    users, modules, fixed_dice, dice, leader
+):
+    """3.6 Leader Table, American Infantry: "≤ 2 10-2", "11 7-0", "12 6+1"; 3.4 note 1:
+    "one DR on the Leader Table per Group received" (a second is refused); 3.6: "Each
+    Leader must enter with a unit of his Group": the leader's line names his group."""
+    players, _ = apd_at(users, "3.4")
+    _american_infantry(players)
+    i1 = buy(players, "american", "I1")
+    players.until_step("3.6")
+    fixed_dice.append(dice)
+    rg_roll(players, "american", i1)
+    with pytest.raises(ActionRefused):
+        rg_roll(players, "american", i1)
+    (r,) = Roll.objects.filter(table_id="leader")
+    assert r.result == f"American Infantry: {leader}"
+    assert (f"{leader} leader (I1)", "leader", "ok", 1) in unit_names(players, "american")
+    assert ("6-6-6 (I1 Armored Infantry Platoon)", "squad", "ok", 3) in unit_names(
+        players, "american"
+    )
+
+
+def test_3_6_note_a_takes_a_pzgr_platoons_dr_of_12_to_the_6_plus_1_row(users, modules, fixed_dice):
+    """3.6 Leader Table, German Infantry "11 6+1", "12 -", note a "-1 DRM for PzGr
+    Platoon I": a PzGr Platoon I's DR 12 - 1 = 11 gives a 6+1; the PzIV Section (German
+    Armor, no DRM) DR 2 gives a 9-2."""
+    players, _ = apd_at(users, "3.4")
+    supply_german(players)
+    players.until_step("3.5")
+    fixed_dice.extend([[2], [5], [1]])
+    for row in "abc":
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    players.finish()
+    players.until_step("3.6")
+    ra1, rb1 = Purchase.objects.filter(side="german").order_by("id")
+    fixed_dice.extend([[6, 6], [1, 1]])
+    rg_roll(players, "german", ra1)
+    rg_roll(players, "german", rb1)
+    infantry, armor = Roll.objects.filter(table_id="leader").order_by("seq")
+    assert infantry.final == 11 and infantry.result == "German Infantry: 6+1"
+    assert armor.final == 2 and armor.result == "German Armor: 9-2"
+
+
+# --------------------------------------------------------------------------- 3.7
+
+
+@pytest.mark.parametrize(
+    ("dice", "tanks"),
+    [
+        ([1, 1], [("M4A3(76)W (A1)", 2), ("M4A3E2(L) (A1)", 1)]),
+        ([1, 2], [("M4A3(105) (A1)", 1), ("M4A3(75)W (A1)", 1), ("M4A3(76)W (A1)", 1)]),
+    ],
+)
+def test_3_7_m4_model_rows_2_and_3_give_their_three_tanks(users, modules, fixed_dice, dice, tanks):
+    """3.7 M4 Model Table: "2 2 x M4A3(76)W; M4A3E2(L)" and "3 M4A3(76)W; M4A3(105);
+    M4A3(75)W": the group receives those three tanks, and 3.4 note 3 makes one
+    Gyrostabilizer DR per AFV (three)."""
+    players, _ = apd_at(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    a1 = buy(players, "american", "A1")
+    fixed_dice.append([1])
+    rg_roll(players, "american", a1)
+    players.until_step("3.6")
+    fixed_dice.append([2, 2])
+    rg_roll(players, "american", a1)
+    players.until_step("3.7")
+    fixed_dice.extend([dice, [1, 1], [1, 1], [1, 1]])
+    rg_roll(players, "american", a1)
+    mine = Unit.objects.filter(campaign_id=players.campaign_id, purchase_id=a1.pk)
+    assert sorted((u.name, u.count) for u in mine.filter(kind="vehicle")) == tanks
+    assert Roll.objects.filter(table_id="gyrostabilizer").count() == 3
