@@ -9,13 +9,14 @@ import html
 
 import pytest
 
-from campaign.models import Event, Purchase, Roll, Seat, Unit
+from campaign.models import Campaign, Event, Purchase, Roll, Seat, Unit
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
 from tests.test_apd_pass5 import done, points
 from tests.test_rule_mechanisms import (
     _M4_ARMOR_TYPE,
     _armor_group,
+    add,
     add_vehicle,
     apd_at,
     buy,
@@ -247,3 +248,72 @@ def test_3_7_m4_model_rows_2_and_3_give_their_three_tanks(users, modules, fixed_
     mine = Unit.objects.filter(campaign_id=players.campaign_id, purchase_id=a1.pk)
     assert sorted((u.name, u.count) for u in mine.filter(kind="vehicle")) == tanks
     assert Roll.objects.filter(table_id="gyrostabilizer").count() == 3
+
+
+# --------------------------------------------------------------------------- 3.1, 3.3
+
+
+def test_3_1_3_3_the_owning_player_rolls_not_his_opponent(users, modules, fixed_dice):
+    """3.1: "The owning player rolls on the following Recovery Table to determine each
+    wounded leader's fate"; 3.3 Repair: each side repairs its own weapons.  At 3.1 the
+    German is refused a Recovery dr for the American's wounded 8-1 (the American acts
+    first, 1.2); at 3.3, the American done without repairing, the German is refused a
+    Repair dr for the American's BAZ: in words, nothing rolled."""
+    players, _ = apd_at(users, "3.1")
+    leader = add(players, "american", "8-1 leader", "leader", "wounded")
+    baz = add(players, "american", "BAZ 44", "sw", "malfunctioned")
+    with pytest.raises(ActionRefused, match=r"Not your turn: American acts first at 3.1"):
+        roll(players, "german", "recovery", leader)
+    assert not Roll.objects.exists()
+    fixed_dice.append([2])
+    assert roll(players, "american", "recovery", leader).result == "Retain Unwounded"
+    players.until_step("3.3")
+    done(players, "american")
+    assert players.waiting() == ["german"]
+    with pytest.raises(ActionRefused) as refused:
+        roll(players, "german", "repair_sw", baz)
+    assert "BAZ 44" not in str(refused.value)  # the refusal names none of his units
+    assert Roll.objects.count() == 1
+
+
+def test_3_3_players_may_roll_so_done_without_a_repair_dr_moves_on(users, modules):
+    """3.3: "Players may now roll on the Repair Table": the Repair dr is an option, not
+    owed.  Both sides press Done with a malfunctioned BAZ and MA unrolled: 3.4 follows
+    and the weapons stay malfunctioned."""
+    players, _ = apd_at(users, "3.3")
+    add(players, "american", "BAZ 44", "sw", "malfunctioned")
+    add(players, "german", "MMG", "sw", "malfunctioned")
+    done(players, "american")
+    done(players, "german")
+    assert players.step.id == "3.4"
+    assert unit_names(players, "american") == [("BAZ 44", "sw", "malfunctioned", 1)]
+
+
+# --------------------------------------------------------------------------- 3.6, 3.7 secret
+
+
+def test_3_6_3_7_a_secret_dr_and_what_it_gave_are_not_on_the_opponents_page(
+    users, modules, client, fixed_dice
+):
+    """3.6: "make one secret DR on the appropriate column of the following Leader
+    Table"; 3.7: "make a secret DR on the following M4 Model Table".  After the
+    American's Leader DR (10-2) and M4 Model DR (2: M4A3E2(L)), the German's page shows
+    neither the leader nor the tanks; the American's own page shows both.  (Under the
+    reveal policy "when the scenario ends"; under "when both sides finish the purchase
+    step" the group is revealed at 3.4's end and its 3.6/3.7 DRs with it: pass 11 doc.)"""
+    players, _ = apd_at(users, "3.4")
+    Campaign.objects.filter(pk=players.campaign_id).update(reveal_policy="scenario_end")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    a1 = buy(players, "american", "A1")
+    fixed_dice.append([1])
+    rg_roll(players, "american", a1)
+    players.until_step("3.6")
+    fixed_dice.append([1, 1])
+    rg_roll(players, "american", a1)
+    players.until_step("3.7")
+    fixed_dice.extend([[1, 1], [1, 1], [1, 1], [1, 1]])
+    rg_roll(players, "american", a1)
+    theirs = page_of(client, players, "german")
+    assert "10-2" not in theirs and "M4A3E2" not in theirs
+    mine = page_of(client, players, "american")
+    assert "10-2" in mine and "M4A3E2" in mine
