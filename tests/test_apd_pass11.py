@@ -60,25 +60,34 @@ def test_2_92_ex_the_american_has_33_purchase_points_at_3_4_and_the_german_none(
     ("step", "words"),
     [
         ("2.1", "the last Player Turn's ATTACKER"),
+        ("2.1", "one at a time"),
         ("2.2", "flip SMOKE to its Dispersed side"),
         ("2.3", "even if Disrupted"),
         ("2.4", "a Stall precludes Motion status"),
         ("2.6", "MP expenditure is immaterial"),
+        ("2.8", "(Wreck Blazes included)"),
+        ("2.8", "withdraw as from Melee"),
         ("3.9", "Battery Access lost for good or the first Cancelled"),
+        ("3.9", "Draw Piles are restored to their original composition"),
     ],
 )
 def test_2_1_to_3_9_the_map_steps_say_their_conditions_where_the_player_acts(
     users, modules, client, step, words
 ):
-    """2.1: "The player who was the ATTACKER in the final Player Turn of the scenario is
-    considered to be the ATTACKER during these CC rounds."  2.2: "SMOKE is then flipped
-    to its Dispersed side."  3.9: "he must either permanently lose Battery Access or
-    Cancel any module in use before attempting to use another."  2.3: "All currently
-    broken units of both sides automatically Rally, even if Disrupted."  2.4 EXC: "PzVG
-    must still roll for Stall to gain Motion; a Stall precludes Motion status".  2.6:
-    "(MP expenditure is immaterial)".  The app keeps no broken, Motion, Bogged, SMOKE or
-    FFE state (map play): the step's page must say each condition, as the rules print
-    it, to the player doing it on the map (2.4 and 2.6 did not)."""
+    """The app keeps no Melee, broken, Motion, Bogged, Blaze, SMOKE or FFE state (map
+    play), so each of these steps' pages must say the sentence's condition to the player
+    doing it on the map.  2.1: "Resolve all existing Melees, one at a time ... The
+    player who was the ATTACKER in the final Player Turn of the scenario is considered
+    to be the ATTACKER during these CC rounds."  2.2: "SMOKE is then flipped to its
+    Dispersed side."  2.3: "All currently broken units of both sides automatically
+    Rally, even if Disrupted."  2.4 EXC: "PzVG must still roll for Stall to gain
+    Motion; a Stall precludes Motion status".  2.6: "(MP expenditure is immaterial)".
+    2.8: "All existing Blazes (including Wreck Blazes) and then Flames ... Infantry
+    units in Blaze locations must immediately Withdraw as if from Melee."  3.9: "Draw
+    Piles are restored to their original composition ... he must either permanently
+    lose Battery Access or Cancel any module in use before attempting to use another."
+    2.1's "one at a time", 2.4's Stall, 2.6's MP and 3.9's "original composition" were
+    not said on fold."""
     players, _ = apd_at(users, step)
     assert players.step.id == step
     assert words in page_of(client, players, "american")
@@ -317,3 +326,33 @@ def test_3_6_3_7_a_secret_dr_and_what_it_gave_are_not_on_the_opponents_page(
     assert "10-2" not in theirs and "M4A3E2" not in theirs
     mine = page_of(client, players, "american")
     assert "10-2" in mine and "M4A3E2" in mine
+
+
+# --------------------------------------------------------------------------- 3.4, 3.5 secretly
+
+
+def test_3_4_3_5_the_american_spends_and_the_german_rolls_secretly(users, modules, fixed_dice):
+    """3.4: "The American player secretly spends his Purchase Points"; 3.5: "The German
+    player now secretly makes three Reinforcement drs (one each on Rows A-C)".  Before
+    3.4 ends the German may read neither the American's group nor his armor-type dr nor
+    his points' log line; the American may read none of the German's three Row drs, the
+    groups they gave, nor their log lines."""
+    players, _ = apd_at(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    supply_german(players)
+    a1 = buy(players, "american", "A1")
+    fixed_dice.append([1])
+    rg_roll(players, "american", a1)
+    assert not Purchase.objects.visible_to("german").exists()
+    assert not Roll.objects.visible_to("german").exists()
+    shown = " ".join(Event.objects.visible_to("german").values_list("shown", flat=True))
+    assert "A1" not in shown and "M4" not in shown, shown
+    players.until_step("3.5")
+    fixed_dice.extend([[2], [5], [1]])
+    for row in "abc":
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    assert Purchase.objects.filter(side="german").count() == 2
+    assert not Purchase.objects.filter(side="german").visible_to("american").exists()
+    assert not Roll.objects.filter(table_id__startswith="german_").visible_to("american").exists()
+    shown = " ".join(Event.objects.visible_to("american").values_list("shown", flat=True))
+    assert "PzGr" not in shown and "PzIV" not in shown and "RA1" not in shown, shown
