@@ -15,6 +15,7 @@ from tests import test_rule_mechanisms
 from tests.test_apd_pass5 import done, points
 from tests.test_rule_mechanisms import (
     _M4_ARMOR_TYPE,
+    GERMAN_CHART,
     _armor_group,
     add,
     add_vehicle,
@@ -356,3 +357,30 @@ def test_3_4_3_5_the_american_spends_and_the_german_rolls_secretly(users, module
     assert not Roll.objects.filter(table_id__startswith="german_").visible_to("american").exists()
     shown = " ".join(Event.objects.visible_to("american").values_list("shown", flat=True))
     assert "PzGr" not in shown and "PzIV" not in shown and "RA1" not in shown, shown
+
+
+def test_3_6_german_infantry_12_and_german_armor_6_8_give_no_leader(users, modules, fixed_dice):
+    """3.6 Leader Table: German Infantry "12 -" and German Armor "6-8 -": a Row A
+    infantry group with no note a DRM (not a PzGr Platoon I) rolling DR 12, and the PzIV
+    Section rolling DR 6, receive no leader; each DR is made once (a second refused)."""
+    players, _ = apd_at(users, "3.4")
+    chart = {k: v for k, v in GERMAN_CHART.items() if k != "row-0-tags"}
+    chart["row-0-type"] = "Rifle Platoon"
+    supply_german(players, chart)
+    players.until_step("3.5")
+    fixed_dice.extend([[2], [5], [1]])
+    for row in "abc":
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    players.finish()
+    players.until_step("3.6")
+    ra1, rb1 = Purchase.objects.filter(side="german").order_by("id")
+    fixed_dice.extend([[6, 6], [3, 3]])
+    rg_roll(players, "german", ra1)
+    rg_roll(players, "german", rb1)
+    with pytest.raises(ActionRefused):
+        rg_roll(players, "german", ra1)
+    infantry, armor = Roll.objects.filter(table_id="leader").order_by("seq")
+    assert (infantry.final, infantry.drms) == (12, [])
+    assert infantry.result == "German Infantry: No leader"
+    assert armor.final == 6 and armor.result == "German Armor: No leader"
+    assert unit_names(players, "german", kind="leader") == []
