@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from rules.schema import Condition, Drm, HeldSquads, ReinforcementGroup, Table
+from rules.schema import LEADER_RATING, Condition, Drm, HeldSquads, ReinforcementGroup, Table
 
 VARIABLE_LIMIT = 9  # a typed DRM is a single ASL modifier, never more than ±9
 
@@ -139,17 +139,21 @@ def reads_unit_morale(table: Table) -> bool:
 # or Hero "FP-range-Morale" ("4-6-7", "2-3-8 Hero"), a leader "Morale-Leadership"
 # ("8-1 leader", "6+1 leader").
 _MMC_FIGURES = re.compile(r"(?<![\d-])\d{1,2}-\d{1,2}-(\d{1,2})(?![\d-])")
-_LEADER_FIGURES = re.compile(r"(?<![\d-])(\d{1,2})[-+]\d(?![\d-])")
 
 
 def unit_morale(name: str, kind: str, markers: Iterable[str] = ()) -> int | None:
     """The Morale of a unit, read from the counter its line names (None: it names none,
     e.g. "Sherman" or "Rifle squad"): a squad's, half-squad's or Hero's third figure, a
     leader's first (A1.1, A10.7); a wounded SMC's one less (A17.2)."""
-    m = (_LEADER_FIGURES if kind == "leader" else _MMC_FIGURES).search(name)
-    if m is None:
+    if kind == "leader":  # his quality first on his line, as the ladder reads it
+        rating = LEADER_RATING.match(name.strip())
+        morale = int(rating.group(0)[:-2]) if rating else None
+    else:
+        m = _MMC_FIGURES.search(name)
+        morale = int(m.group(1)) if m else None
+    if morale is None:
         return None
-    return int(m.group(1)) - (kind in ("leader", "hero") and "wounded" in markers)
+    return morale - (kind in ("leader", "hero") and "wounded" in markers)
 
 
 def is_automatic(drm: Drm) -> bool:
