@@ -1099,6 +1099,9 @@ case(
 case(
     "Fortifications.rule",
     base="sicily",
+    # The Roadblock cites its own footnote (3.619 f): the step's rule is read where an
+    # item names none.
+    prepare=lambda d: fort(d, "roadblock").pop("rule"),
     mutate=lambda d: d["fortifications"].update(rule="3.619b"),
     observe=fort_reasons(
         "axis",

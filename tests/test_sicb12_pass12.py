@@ -616,3 +616,251 @@ def test_3_621_a_chit_other_than_attack_or_idle_and_a_second_lock_are_refused(us
         players.chits(axis="idle")
     shown = [e.public_text if e.secret_side else e.text for e in Event.objects.filter(kind="chit")]
     assert all("attack" not in t.lower() for t in shown), shown
+
+
+# --------------------------------------------------------------------------- batch 3
+
+
+def test_british_footnote_i_bombardments_per_scenario_count_the_idle_dates(users, modules):
+    """3.617 British chart footnote i: "The maximum number of Bombardments useable per CG
+    scenario is equal to the number of new CG Dates since the last CG-Scenario End (e.g.
+    if one Idle Date occurred between scenarios, no > two Bombardments may be conducted
+    for the current scenario)."  The British sheet reads 1 on July 14 N (the scenario of
+    July 14 PM just ended), and 2 on July 15 AM after an Idle July 14 N; the Axis sheet
+    says nothing of it."""
+    from campaign.seat_views.sheet import scenario_sheet
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    said = [t for t in scenario_sheet(players.campaign, "british").in_effect if "B1" in t]
+    assert said and said[0].startswith("At most 1 Bombardment RG (B1)"), said
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    said = [t for t in scenario_sheet(players.campaign, "british").in_effect if "B1" in t]
+    assert said and said[0].startswith("At most 2 Bombardment RGs (B1)"), said
+    assert not [t for t in scenario_sheet(players.campaign, "axis").in_effect if "B1" in t]
+
+
+def test_3_6176_cg_max_by_cg_axis_i1_two_in_cg_ii(users, modules):
+    """3.617 Axis chart I1 "CG Max | 3 | 2 | 0": in CG II the third I1 (on a later date)
+    is refused, naming CG II; #R reads 0 after the second."""
+    players, _ = campaign_at("sicily", "ii", "jul15am", users, points=200)
+    buy(players, "axis", "I1")
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    Seat.objects.filter(campaign_id=players.campaign_id).update(points=200)
+    second = buy(players, "axis", "I1")
+    assert _line(players, "axis", second).number_remaining == "0"
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "axis", "I1")
+    assert "CG II" in str(refused.value), str(refused.value)
+
+
+def test_3_6183_the_cut_airborne_drm_cannot_be_ticked_for_an_italian_rg(users, modules, fixed_dice):
+    """3.6183 "-1 Airborne/" (cut; ticked by the player): offered to airborne and
+    Fallschirmjäger RGs only.  Ticked for an Axis I7 (Italian Infantry Coy), the roll
+    is refused in words, and no roll is made."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    i7 = buy(players, "axis", "I7")
+    fixed_dice[:] = [[1, 1], [3, 3]]
+    with pytest.raises(ActionRefused):
+        make_rolls(players, "axis", i7, ticked={"leader_allotment": ["airborne"]})
+    assert not Roll.objects.filter(table_id="leader_allotment").exists()
+
+
+def test_3_6181_non_airborne_cannot_be_ticked_for_a_british_airborne_rg(users, modules, fixed_dice):
+    """3.6181 "-1 | Non-Airborne/" (cut; ticked): never offered to an airborne RG.  The
+    British I2 Airborne Pltn bought at its printed cost rolls for strength; ticking it
+    is refused, no roll is made."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=100)
+    i2 = buy(players, "british", "I2")
+    fixed_dice[:] = [[5, 5], [3, 3]]
+    with pytest.raises(ActionRefused):
+        make_rolls(players, "british", i2, ticked={"rg_strength": ["non_airborne"]})
+    assert not Roll.objects.filter(table_id="rg_strength").exists()
+
+
+def test_3_6182_a_depleted_i_rg_says_its_sw_table_is_missing(users, modules, fixed_dice):
+    """3.6182: "Each Full-Strength "I" RG receives all SW/" (the Depleted rule is cut):
+    a Depleted Axis I7 receives its 9 squads, and its line says the SW allotment dr's
+    table is missing from the rules text, not that it got the Full SW."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    i7 = buy(players, "axis", "I7")
+    fixed_dice[:] = [[6, 5], [3, 3]]
+    make_rolls(players, "axis", i7)
+    assert i7.strength == "depleted"
+    assert sum(n for *_, n in unit_names(players, "axis", kind="squad")) == 9
+    assert unit_names(players, "axis", kind="sw") == []
+
+
+def test_3_620_the_left_goes_to_the_next_dates_start(users, modules):
+    """3.620: "that side deducts one ... from its current CPP total in the CG Roster's
+    "Left" column, and records the new total in the "Start" column of the next CG Date
+    ... If a side cannot or opts not to use Recon, its current CPP total is simply
+    copied in the "Start" column of that next CG Date."  The Axis keep 20 CPP on July
+    15 AM: the Roster's July 15 PM line starts with 20 (+30 base)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, points=20)
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    roster = roster_of(players.campaign, "axis")
+    line = next(ln for ln in roster.lines if ln.date == "July 15 PM")
+    mine = line.sides[0]
+    assert (mine.start, mine.repl) == (20, 30), mine
+
+
+# --------------------------------------------------------------------------- batch 4
+
+
+def test_3_6179_the_line_records_date_cost_strength_and_units(users, modules, fixed_dice):
+    """3.617: "As each RG is selected, record its ID (and the CPP expended to purchase
+    it)"; 3.6179 "CG Date: The CG scenario the RG is purchased.", "Str: ... Record "F"
+    for a Full, "D" for a Depleted, RG." and "#Units: The number of units received":
+    an Axis G5 bought on July 14 N for 5, Depleted (DR 11 - 1 = 10): its line reads July
+    14 Night, 5, D and 1 unit."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    g5 = buy(players, "axis", "G5")
+    fixed_dice[:] = [[5, 6]]
+    make_rolls(players, "axis", g5)
+    line = _line(players, "axis", g5)
+    assert (line.date, line.cost, line.strength, line.units) == ("July 14 Night", 5, "D", 1)
+
+
+def test_3_620_the_2_cpp_recon_costs_two_and_its_number_is_on_the_roster(
+    users, modules, fixed_dice
+):
+    """3.620: "that side deducts one (or two, for a beneficial drm on its Recon dr)";
+    "The number of Locations that may be reconnoitered (3.6223) per CG Date is recorded
+    on the CG Roster in the "Recon" column of the current CG Date line."  The Axis M2 at
+    2 CPP: 2 spent; dr 3 + 5 = 8 on the July 14 N line's Recon column; the British
+    Roster does not show it."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=10)
+    m2 = buy(players, "axis", "M2", "recon_plus5")
+    assert _points(players, "axis") == 8
+    players.until("recon")
+    fixed_dice[:] = [[3]]
+    purchases.buy_recon(
+        campaign_id=players.campaign_id, user=players.users["axis"], purchase_id=m2.ref
+    )
+    line = next(
+        ln for ln in roster_of(players.campaign, "axis").lines if ln.date == "July 14 Night"
+    )
+    assert line.sides[0].recon == 8, line
+    theirs = next(
+        ln for ln in roster_of(players.campaign, "british").lines if ln.date == "July 14 Night"
+    )
+    assert theirs.sides[0].recon is None, theirs
+
+
+def test_3_6213b_night_dual_attack_both_attackers(users, modules, fixed_dice):
+    """3.6213b: "If both sides choose Attack for a Night CG Date, both are considered
+    Scenario Attackers."; 3.6213a "The British player makes a dr": on July 14 Night both
+    Attack: a Night Dual Attack, the set-up dr is the British's."""
+    from campaign.models import InitiativeOutcome
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    fixed_dice[:] = [[2]]
+    players.chits(axis="attack", british="attack")
+    out = InitiativeOutcome.objects.filter(campaign_id=players.campaign_id).latest("pk")
+    assert out.label == "Night Dual Attack", out.label
+    assert sorted(out.attackers) == ["axis", "british"]
+    assert out.sets_up_first == "british"
+    setup = Roll.objects.filter(campaign_id=players.campaign_id).latest("pk")
+    assert setup.side == "british", setup.side
+
+
+def test_3_6161_the_cpp_base_of_july_16_night(users, modules):
+    """3.6161: "July 16 N | 31 | 18": both sides at 0 reach 3.617 on July 16 Night with
+    31 and 18 CPP."""
+    players, _ = campaign_at("sicily", "i", "jul16pm", users, kind="initiative", points=0)
+    players.chits(axis="idle", british="idle")
+    players.until_step("3.617")
+    assert (_points(players, "axis"), _points(players, "british")) == (31, 18)
+
+
+def test_axis_footnote_l_and_k_the_axis_date_windows(users, modules):
+    """3.617 Axis chart footnote l: "Only eligible for purchase before July 14N." (I5 on
+    July 14 N refused) and footnote k: "Only eligible for purchase after July 14 PM."
+    (G1 on July 14 PM refused), each naming its footnote, nothing spent."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=100)
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "axis", "G1")
+    assert "footnote k" in str(refused.value), str(refused.value)
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    Seat.objects.filter(campaign_id=players.campaign_id).update(points=100)
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "axis", "I5")
+    assert "footnote l" in str(refused.value), str(refused.value)
+    assert _points(players, "axis") == 100
+
+
+def test_axis_footnote_f_each_oba_module_comes_with_a_radio(users, modules):
+    """3.617 Axis chart footnote f: "Each OBA module comes with a radio.": an Axis O2 Lgt
+    Arty brings a radio to the retained forces."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    o2 = buy(players, "axis", "O2")
+    players.until("strength")
+    with contextlib.suppress(ActionRefused):
+        make_rolls(players, "axis", o2)
+    names = [n for n, kind, *_ in unit_names(players, "axis") if kind == "sw"]
+    assert any("radio" in n.lower() for n in names), names
+
+
+def test_british_footnote_j_an_observer_only_for_a_module_held(users, modules):
+    """3.617 British chart footnote j: "Cost is per module. Each Off board Observer is
+    retained as long as the module he is assigned to is retained.": an O4 bought with no
+    OBA module held is refused with footnote j, nothing spent."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "british", "O4")
+    assert "footnote j" in str(refused.value), str(refused.value)
+    assert _points(players, "british") == 100
+
+
+def test_axis_footnote_m_the_initial_scenarios_coy_purchases_count_for_july_14(users, modules):
+    """3.617 Axis chart footnote m: "A total of no more than two coy type RG may be
+    purchase on any given CG Date. Further, no more than 4 coy type RGs may be purchased
+    on a given calendar day."  CG I: I4 and I10 bought for the Initial Scenario (July
+    14 AM), I5 and I7 on July 14 PM: a fifth coy RG on July 14 Night (I7) is refused
+    with footnote m, nothing spent; a third on July 14 PM was refused for the date."""
+    from tests.walk import host_game, players_of
+
+    a, b = users
+    c = host_game("sicily", "i", a, b, side="axis", through_start=False)
+    players = players_of(c, a, b)
+    players.until_step("I-3.617")
+    Seat.objects.filter(campaign=c).update(points=100)
+    buy(players, "axis", "I4")
+    buy(players, "axis", "I10")
+    players.until("results")
+    from campaign.selectors import module_of
+
+    module = module_of(c)
+    values = {
+        f"{f.id}.{s.id}": (False if f.kind == "bool" else 0)
+        for f in module.result_fields
+        for s in module.sides
+    }
+    players.results(**values)
+    players.until("purchase")
+    Seat.objects.filter(campaign=c).update(points=100)
+    assert players.campaign.date_index == 1  # July 14 PM
+    buy(players, "axis", "I5")
+    buy(players, "axis", "I7")
+    with pytest.raises(ActionRefused):
+        buy(players, "axis", "I7")
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    Seat.objects.filter(campaign=c).update(points=100)
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "axis", "I7")
+    words = str(refused.value)
+    assert "Axis chart footnote m" in words and "day" in words, words
+    assert _points(players, "axis") == 100
