@@ -864,3 +864,22 @@ def test_axis_footnote_m_the_initial_scenarios_coy_purchases_count_for_july_14(u
     words = str(refused.value)
     assert "Axis chart footnote m" in words and "day" in words, words
     assert _points(players, "axis") == 100
+
+
+def test_british_footnote_i_the_set_up_step_says_how_a_bombardment_is_resolved(
+    users, modules, client
+):
+    """3.617 British chart footnote i: "To resolve each bombardment, after all on-map
+    setup is completed he places an AR counter in the Pre-Reg hex and makes a C1.31
+    error DR (with the white dr halved; FRU) to determine the bombardment Center Hex
+    ... After the Bombardment has been fully resolved, its FFE:C is removed and that
+    Bombardment RG is Eliminated. Each Bombardment is fully resolved before conducting
+    another".  Refit does not roll it (3.623 has no player action): the 3.622 page, the
+    last a player sees before the scenario, says how, and what to mark after."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    players.chits(axis="idle", british="attack")
+    players.until("setup")
+    page = _page(client, players, "british")
+    for words in ("Pre-Registered hex", "C1.31 error DR", "white dr halved (FRU)", "one at a time"):
+        assert words in page, words
+    assert "eliminated" in page and "British chart footnote i" in page
