@@ -323,7 +323,9 @@
       setTimeout(function () {
         var el = document.getElementById(focused.id);
         if (!el) return;
-        el.focus();
+        // Where the player scrolled away from the field, the page stays there: a
+        // push never moves the page (the part in view was kept in place above).
+        el.focus({ preventScroll: true });
         if (focused.caret && el.setSelectionRange) {
           try { el.setSelectionRange(focused.caret[0], focused.caret[1]); } catch (e) { /* not a text field */ }
         }
@@ -476,6 +478,33 @@
       return;
     }
     if (evt.target.closest && evt.target.closest("[data-print]")) window.print();
+    // "Copy link" copies the field it names, and says whether it did: a page on a
+    // plain-http address of the players' network has no clipboard API, and a browser
+    // may refuse the copy; the link is then left selected, for the player to copy.
+    var copy = evt.target.closest && evt.target.closest("[data-copy]");
+    var field = copy && document.getElementById(copy.getAttribute("data-copy"));
+    if (field) {
+      var said = document.getElementById(copy.getAttribute("data-copied"));
+      var tell = function (ok) {
+        if (said) {
+          said.textContent = ok ? "Copied." : "Your browser did not let the page copy it: " +
+            "the link is selected, copy it.";
+        }
+      };
+      var byCommand = function () {
+        field.focus({ preventScroll: true });
+        field.select();
+        var ok = false;
+        try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+        tell(ok);
+      };
+      field.select();
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(field.value).then(function () { tell(true); }, byCommand);
+      } else {
+        byCommand();
+      }
+    }
     // A link within the page (the in-page navigation, a row's chart-note letters)
     // opens the folds its target is in, and the target's own fold.
     var link = evt.target.closest && evt.target.closest("a[href^='#']");
