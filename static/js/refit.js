@@ -216,11 +216,40 @@
     if (form && button && button.form === form && !form.contains(button)) return button;
     return form || detail.elt;
   }
-  function slotFor(detail) {
-    var anchor = clickedIn(detail);
-    // A live push may have re-drawn the part the form was in: then the page's
-    // message area takes the sentence.
-    if (!anchor || !anchor.isConnected) return document.getElementById("flash");
+  // Where a click was made, kept with its request: a live push may re-draw the part
+  // the form was in while the request is on its way.  The form (or the price
+  // button) of the same action in the re-drawn part takes the sentence, else the
+  // part itself; only a click whose part is gone leaves it to the page's message area.
+  var TABLE_PARTS = /^(TR|TD|TH|TBODY|THEAD|TFOOT|TABLE)$/;
+  function placeOf(anchor) {
+    if (!anchor || !anchor.getAttribute) return null;
+    var same = null;
+    if (anchor.tagName === "FORM") {
+      same = 'form[action="' + CSS.escape(anchor.getAttribute("action") || "") + '"]';
+    } else if (anchor.getAttribute("form")) {
+      same = '[form="' + CSS.escape(anchor.getAttribute("form")) + '"][value="' +
+        CSS.escape(anchor.value || "") + '"]';
+    }
+    var parts = [];
+    for (var up = anchor.parentElement; up; up = up.parentElement) {
+      if (up.id && !TABLE_PARTS.test(up.tagName)) parts.push(up.id);
+    }
+    return { id: anchor.id || "", same: same, parts: parts };
+  }
+  function redrawn(place) {
+    if (!place) return null;
+    if (place.id && document.getElementById(place.id)) {
+      return { anchor: document.getElementById(place.id) };
+    }
+    for (var i = 0; i < place.parts.length; i++) {
+      var part = document.getElementById(place.parts[i]);
+      if (!part) continue;
+      var twins = place.same ? part.querySelectorAll(place.same) : [];
+      return twins.length === 1 ? { anchor: twins[0] } : { part: part };
+    }
+    return null;
+  }
+  function slotAfter(anchor) {
     var slot = anchor.nextElementSibling;
     if (!slot || !slot.classList.contains("refusal")) {
       slot = document.createElement("div");
@@ -230,14 +259,45 @@
     }
     return slot;
   }
+  function slotIn(place) {
+    var found = redrawn(place);
+    if (found && found.anchor) return slotAfter(found.anchor);
+    if (!found) return document.getElementById("flash");
+    var last = found.part.lastElementChild;
+    if (last && last.classList.contains("refusal")) return last;
+    var end = document.createElement("div");
+    end.className = "refusal";
+    end.setAttribute("aria-live", "assertive");
+    end.setAttribute("data-part-slot", "");
+    found.part.appendChild(end);
+    return end;
+  }
+  function slotFor(detail) {
+    var anchor = clickedIn(detail);
+    if (anchor && anchor.isConnected) return slotAfter(anchor);
+    return slotIn(detail.xhr && detail.xhr.refitPlace);
+  }
   function show(detail, html) {
+    if (detail.xhr) detail.xhr.refitShown = true;
     var slot = slotFor(detail);
     if (slot) slot.innerHTML = html;
   }
+  function answered(xhr) {
+    if (xhr.status >= 400 && xhr.status < 500 && /class="error"/.test(xhr.responseText)) {
+      return xhr.responseText;
+    }
+    return '<p class="error">The server failed to answer (' + xhr.status +
+      "). Nothing was changed; try again in a moment.</p>";
+  }
   document.addEventListener("htmx:beforeRequest", function (evt) {
     var anchor = clickedIn(evt.detail);
+    if (evt.detail.xhr) {
+      evt.detail.xhr.refitPlace = placeOf(anchor);
+      evt.detail.xhr.addEventListener("loadend", unshown);
+    }
     var slot = anchor && anchor.nextElementSibling;
     if (slot && slot.classList.contains("refusal")) slot.innerHTML = "";
+    document.querySelectorAll(".refusal[data-part-slot]").forEach(function (el) { el.innerHTML = ""; });
     var form = formOf(evt.detail.elt);
     // What a submitted form holds is sent: the page's next re-draw may clear it.
     if (form) {
@@ -249,14 +309,18 @@
     }
   });
   document.addEventListener("htmx:responseError", function (evt) {
-    var xhr = evt.detail.xhr;
-    if (xhr.status >= 400 && xhr.status < 500 && /class="error"/.test(xhr.responseText)) {
-      show(evt.detail, xhr.responseText);
-    } else {
-      show(evt.detail, '<p class="error">The server failed to answer (' + xhr.status +
-        "). Nothing was changed; try again in a moment.</p>");
-    }
+    show(evt.detail, answered(evt.detail.xhr));
   });
+  // htmx tells a refusal only to the form that was sent: where a push re-drew that
+  // form meanwhile, the refusal would be told to nobody.  At the request's end, a
+  // refusal not shown yet is shown where the click was made.
+  function unshown() {
+    var xhr = this;
+    if (xhr.refitShown || xhr.status < 400) return;
+    xhr.refitShown = true;
+    var slot = slotIn(xhr.refitPlace);
+    if (slot) slot.innerHTML = answered(xhr);
+  }
   document.addEventListener("htmx:sendError", function (evt) {
     show(evt.detail, '<p class="error">The server cannot be reached. Nothing was ' +
       "changed; check your connection and try again.</p>");

@@ -5,7 +5,9 @@ A message arriving while the phone's player has half typed a reply and scrolled 
 read the step neither moves the page nor loses the reply; an action that gives
 something up for good asks first (PHD C5.24a's 7-0 out of the Ranks instead of the
 Leader Promotion roll); the invitation's *Copy link* copies, or says to copy by hand,
-where the browser offers no clipboard (a plain-http address on the players' network).
+where the browser offers no clipboard (a plain-http address on the players' network);
+a refusal to a form that a push re-drew while the click was on its way is shown beside
+the form as re-drawn.
 """
 
 from __future__ import annotations
@@ -126,3 +128,41 @@ def test_copy_link_without_a_clipboard_selects_the_link_and_says_so(
     )
     assert selected == page.locator("#invite-url").input_value()
     assert not errors, errors
+
+
+REDRAW_STEP = """() => {
+    const part = document.getElementById('campaign-step');
+    part.replaceWith(part.cloneNode(true));
+}"""
+
+
+def test_a_refusal_lands_beside_the_form_a_push_redrew_while_it_was_sent(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """3.6: the British player, on a phone, disputes the Axis's result with a reason of
+    blanks; while his click is on its way, a push re-draws the step's panel (as the
+    opponent's every action does).  The refusal appears after the dispute form he sees
+    now, where he clicked (htmx told it only to the form re-drawn away: it was shown
+    nowhere)."""
+    axis_user, british_user = make_user("axis_r"), make_user("brit_r")
+    c = host_game("sicily", "i", axis_user, british_user, side="axis", name="Primosole")
+    axis = _open(asgi_server, new_context, browser_login, c.pk, axis_user)
+    for name in ("cvp_lost.axis", "cvp_lost.british", "san.axis", "san.british"):
+        axis.locator(f"[name='{name}']").fill("3")
+    axis.get_by_role("button", name="Enter the result").click()
+    phone = _open(asgi_server, new_context, browser_login, c.pk, british_user, viewport=PHONE)
+    held: list = []
+    phone.route("**/act/dispute/", lambda route: held.append(route))
+    phone.locator("#dispute-reason").fill("   ")
+    phone.get_by_role("button", name="Dispute").click()
+    for _ in range(50):
+        if held:
+            break
+        phone.wait_for_timeout(50)
+    assert held, "the dispute was never sent"
+    phone.evaluate(REDRAW_STEP)  # a push re-draws the panel the form was in
+    held[0].continue_()
+    beside = phone.locator("#campaign-step form.dispute + .refusal")
+    beside.wait_for()
+    assert "Say what is wrong with the result" in beside.inner_text()
+    assert phone.locator("#flash").inner_text().strip() == ""
