@@ -10,6 +10,7 @@ import pytest
 
 from tests import test_rule_mechanisms as mechanisms
 from tests.test_rule_mechanisms import add, apd_at, result_values, roll, start
+from tests.walk import host_game
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
@@ -54,3 +55,18 @@ def test_c5_23_battle_hardening_an_mmc_asks_first(users, modules, client, fixed_
     page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
     assert "Battle Harden this MMC" in page
     assert _confirm_of(page, "harden").startswith("Battle Harden the MMC you chose?")
+
+
+def test_each_datum_counts_the_ones_still_missing(users, modules, client):
+    """The rules-data fold says how many of its data are still missing, the number the
+    start sheet's link gives, beside how many it lists (PHD: one of them is given by
+    the rules text, amendable)."""
+    first, second = users
+    c = host_game("purple-heart-draw", "tm", first, second, side="us", through_start=False)
+    client.force_login(first)
+    page = html.unescape(client.get(f"/campaigns/{c.pk}/").content.decode())
+    link = re.search(r"the (\d+) data still missing on one page", page)
+    fold = re.search(r"<summary>Each datum \((\d+), (\d+) still missing\)</summary>", page)
+    assert link and fold, "the counts are not both said"
+    assert fold.group(2) == link.group(1)
+    assert int(fold.group(1)) >= int(fold.group(2))
