@@ -293,7 +293,10 @@
     var anchor = clickedIn(evt.detail);
     if (evt.detail.xhr) {
       evt.detail.xhr.refitPlace = placeOf(anchor);
-      evt.detail.xhr.addEventListener("loadend", unshown);
+      // After the load (or error) listeners htmx set, whose refusals come first.
+      ["load", "error", "timeout", "abort"].forEach(function (name) {
+        evt.detail.xhr.addEventListener(name, function (e) { setTimeout(unshown.bind(this, e), 0); });
+      });
     }
     var slot = anchor && anchor.nextElementSibling;
     if (slot && slot.classList.contains("refusal")) slot.innerHTML = "";
@@ -314,16 +317,22 @@
   // htmx tells a refusal only to the form that was sent: where a push re-drew that
   // form meanwhile, the refusal would be told to nobody.  At the request's end, a
   // refusal not shown yet is shown where the click was made.
-  function unshown() {
+  var UNREACHED = '<p class="error">The server cannot be reached. Nothing was ' +
+    "changed; check your connection and try again.</p>";
+  function unshown(evt) {
     var xhr = this;
-    if (xhr.refitShown || xhr.status < 400) return;
+    if (xhr.refitShown || evt.type === "abort") {
+      xhr.refitShown = true; // an abandoned request is no refusal
+      return;
+    }
+    var failed = evt.type === "error" || evt.type === "timeout";
+    if (!failed && xhr.status < 400) return;
     xhr.refitShown = true;
     var slot = slotIn(xhr.refitPlace);
-    if (slot) slot.innerHTML = answered(xhr);
+    if (slot) slot.innerHTML = failed ? UNREACHED : answered(xhr);
   }
   document.addEventListener("htmx:sendError", function (evt) {
-    show(evt.detail, '<p class="error">The server cannot be reached. Nothing was ' +
-      "changed; check your connection and try again.</p>");
+    show(evt.detail, UNREACHED);
   });
 
   // A live push never breaks an open form: what the player has typed, picked or

@@ -130,10 +130,23 @@ def test_copy_link_without_a_clipboard_selects_the_link_and_says_so(
     assert not errors, errors
 
 
+# What a push does to the step's panel: a new one in its place, its buttons ready.
 REDRAW_STEP = """() => {
     const part = document.getElementById('campaign-step');
-    part.replaceWith(part.cloneNode(true));
+    const fresh = part.cloneNode(true);
+    fresh.querySelectorAll('button').forEach(b => { b.disabled = false; b.removeAttribute('aria-busy'); });
+    fresh.querySelectorAll('.htmx-request').forEach(e => e.classList.remove('htmx-request'));
+    part.replaceWith(fresh);
+    htmx.process(fresh);
 }"""
+
+
+def _held(page, held: list):
+    for _ in range(50):
+        if held:
+            return held.pop()
+        page.wait_for_timeout(50)
+    raise AssertionError("the click was never sent")
 
 
 def test_a_refusal_lands_beside_the_form_a_push_redrew_while_it_was_sent(
@@ -143,7 +156,8 @@ def test_a_refusal_lands_beside_the_form_a_push_redrew_while_it_was_sent(
     blanks; while his click is on its way, a push re-draws the step's panel (as the
     opponent's every action does).  The refusal appears after the dispute form he sees
     now, where he clicked (htmx told it only to the form re-drawn away: it was shown
-    nowhere)."""
+    nowhere); and so does "The server cannot be reached" when the click gets no
+    answer at all."""
     axis_user, british_user = make_user("axis_r"), make_user("brit_r")
     c = host_game("sicily", "i", axis_user, british_user, side="axis", name="Primosole")
     axis = _open(asgi_server, new_context, browser_login, c.pk, axis_user)
@@ -155,14 +169,19 @@ def test_a_refusal_lands_beside_the_form_a_push_redrew_while_it_was_sent(
     phone.route("**/act/dispute/", lambda route: held.append(route))
     phone.locator("#dispute-reason").fill("   ")
     phone.get_by_role("button", name="Dispute").click()
-    for _ in range(50):
-        if held:
-            break
-        phone.wait_for_timeout(50)
-    assert held, "the dispute was never sent"
+    route = _held(phone, held)
     phone.evaluate(REDRAW_STEP)  # a push re-draws the panel the form was in
-    held[0].continue_()
+    route.continue_()
     beside = phone.locator("#campaign-step form.dispute + .refusal")
     beside.wait_for()
     assert "Say what is wrong with the result" in beside.inner_text()
+    assert phone.locator("#flash").inner_text().strip() == ""
+    # The same when the click gets no answer at all (the network is down).
+    phone.get_by_role("button", name="Dispute").click()
+    route = _held(phone, held)
+    phone.evaluate(REDRAW_STEP)
+    route.abort("failed")
+    phone.locator(
+        "#campaign-step form.dispute + .refusal", has_text="The server cannot be reached"
+    ).wait_for()
     assert phone.locator("#flash").inner_text().strip() == ""
