@@ -134,7 +134,10 @@ def test_copy_link_without_a_clipboard_selects_the_link_and_says_so(
 REDRAW_STEP = """() => {
     const part = document.getElementById('campaign-step');
     const fresh = part.cloneNode(true);
-    fresh.querySelectorAll('button').forEach(b => { b.disabled = false; b.removeAttribute('aria-busy'); });
+    fresh.querySelectorAll('button').forEach(b => {
+        b.disabled = false;
+        b.removeAttribute('aria-busy');
+    });
     fresh.querySelectorAll('.htmx-request').forEach(e => e.classList.remove('htmx-request'));
     part.replaceWith(fresh);
     htmx.process(fresh);
