@@ -216,11 +216,40 @@
     if (form && button && button.form === form && !form.contains(button)) return button;
     return form || detail.elt;
   }
-  function slotFor(detail) {
-    var anchor = clickedIn(detail);
-    // A live push may have re-drawn the part the form was in: then the page's
-    // message area takes the sentence.
-    if (!anchor || !anchor.isConnected) return document.getElementById("flash");
+  // Where a click was made, kept with its request: a live push may re-draw the part
+  // the form was in while the request is on its way.  The form (or the price
+  // button) of the same action in the re-drawn part takes the sentence, else the
+  // part itself; only a click whose part is gone leaves it to the page's message area.
+  var TABLE_PARTS = /^(TR|TD|TH|TBODY|THEAD|TFOOT|TABLE)$/;
+  function placeOf(anchor) {
+    if (!anchor || !anchor.getAttribute) return null;
+    var same = null;
+    if (anchor.tagName === "FORM") {
+      same = 'form[action="' + CSS.escape(anchor.getAttribute("action") || "") + '"]';
+    } else if (anchor.getAttribute("form")) {
+      same = '[form="' + CSS.escape(anchor.getAttribute("form")) + '"][value="' +
+        CSS.escape(anchor.value || "") + '"]';
+    }
+    var parts = [];
+    for (var up = anchor.parentElement; up; up = up.parentElement) {
+      if (up.id && !TABLE_PARTS.test(up.tagName)) parts.push(up.id);
+    }
+    return { id: anchor.id || "", same: same, parts: parts };
+  }
+  function redrawn(place) {
+    if (!place) return null;
+    if (place.id && document.getElementById(place.id)) {
+      return { anchor: document.getElementById(place.id) };
+    }
+    for (var i = 0; i < place.parts.length; i++) {
+      var part = document.getElementById(place.parts[i]);
+      if (!part) continue;
+      var twins = place.same ? part.querySelectorAll(place.same) : [];
+      return twins.length === 1 ? { anchor: twins[0] } : { part: part };
+    }
+    return null;
+  }
+  function slotAfter(anchor) {
     var slot = anchor.nextElementSibling;
     if (!slot || !slot.classList.contains("refusal")) {
       slot = document.createElement("div");
@@ -230,14 +259,48 @@
     }
     return slot;
   }
+  function slotIn(place) {
+    var found = redrawn(place);
+    if (found && found.anchor) return slotAfter(found.anchor);
+    if (!found) return document.getElementById("flash");
+    var last = found.part.lastElementChild;
+    if (last && last.classList.contains("refusal")) return last;
+    var end = document.createElement("div");
+    end.className = "refusal";
+    end.setAttribute("aria-live", "assertive");
+    end.setAttribute("data-part-slot", "");
+    found.part.appendChild(end);
+    return end;
+  }
+  function slotFor(detail) {
+    var anchor = clickedIn(detail);
+    if (anchor && anchor.isConnected) return slotAfter(anchor);
+    return slotIn(detail.xhr && detail.xhr.refitPlace);
+  }
   function show(detail, html) {
+    if (detail.xhr) detail.xhr.refitShown = true;
     var slot = slotFor(detail);
     if (slot) slot.innerHTML = html;
   }
+  function answered(xhr) {
+    if (xhr.status >= 400 && xhr.status < 500 && /class="error"/.test(xhr.responseText)) {
+      return xhr.responseText;
+    }
+    return '<p class="error">The server failed to answer (' + xhr.status +
+      "). Nothing was changed; try again in a moment.</p>";
+  }
   document.addEventListener("htmx:beforeRequest", function (evt) {
     var anchor = clickedIn(evt.detail);
+    if (evt.detail.xhr) {
+      evt.detail.xhr.refitPlace = placeOf(anchor);
+      // After the load (or error) listeners htmx set, whose refusals come first.
+      ["load", "error", "timeout", "abort"].forEach(function (name) {
+        evt.detail.xhr.addEventListener(name, function (e) { setTimeout(unshown.bind(this, e), 0); });
+      });
+    }
     var slot = anchor && anchor.nextElementSibling;
     if (slot && slot.classList.contains("refusal")) slot.innerHTML = "";
+    document.querySelectorAll(".refusal[data-part-slot]").forEach(function (el) { el.innerHTML = ""; });
     var form = formOf(evt.detail.elt);
     // What a submitted form holds is sent: the page's next re-draw may clear it.
     if (form) {
@@ -249,17 +312,27 @@
     }
   });
   document.addEventListener("htmx:responseError", function (evt) {
-    var xhr = evt.detail.xhr;
-    if (xhr.status >= 400 && xhr.status < 500 && /class="error"/.test(xhr.responseText)) {
-      show(evt.detail, xhr.responseText);
-    } else {
-      show(evt.detail, '<p class="error">The server failed to answer (' + xhr.status +
-        "). Nothing was changed; try again in a moment.</p>");
-    }
+    show(evt.detail, answered(evt.detail.xhr));
   });
+  // htmx tells a refusal only to the form that was sent: where a push re-drew that
+  // form meanwhile, the refusal would be told to nobody.  At the request's end, a
+  // refusal not shown yet is shown where the click was made.
+  var UNREACHED = '<p class="error">The server cannot be reached. Nothing was ' +
+    "changed; check your connection and try again.</p>";
+  function unshown(evt) {
+    var xhr = this;
+    if (xhr.refitShown || evt.type === "abort") {
+      xhr.refitShown = true; // an abandoned request is no refusal
+      return;
+    }
+    var failed = evt.type === "error" || evt.type === "timeout";
+    if (!failed && xhr.status < 400) return;
+    xhr.refitShown = true;
+    var slot = slotIn(xhr.refitPlace);
+    if (slot) slot.innerHTML = failed ? UNREACHED : answered(xhr);
+  }
   document.addEventListener("htmx:sendError", function (evt) {
-    show(evt.detail, '<p class="error">The server cannot be reached. Nothing was ' +
-      "changed; check your connection and try again.</p>");
+    show(evt.detail, UNREACHED);
   });
 
   // A live push never breaks an open form: what the player has typed, picked or
@@ -323,7 +396,9 @@
       setTimeout(function () {
         var el = document.getElementById(focused.id);
         if (!el) return;
-        el.focus();
+        // Where the player scrolled away from the field, the page stays there: a
+        // push never moves the page (the part in view was kept in place above).
+        el.focus({ preventScroll: true });
         if (focused.caret && el.setSelectionRange) {
           try { el.setSelectionRange(focused.caret[0], focused.caret[1]); } catch (e) { /* not a text field */ }
         }
@@ -476,6 +551,33 @@
       return;
     }
     if (evt.target.closest && evt.target.closest("[data-print]")) window.print();
+    // "Copy link" copies the field it names, and says whether it did: a page on a
+    // plain-http address of the players' network has no clipboard API, and a browser
+    // may refuse the copy; the link is then left selected, for the player to copy.
+    var copy = evt.target.closest && evt.target.closest("[data-copy]");
+    var field = copy && document.getElementById(copy.getAttribute("data-copy"));
+    if (field) {
+      var said = document.getElementById(copy.getAttribute("data-copied"));
+      var tell = function (ok) {
+        if (said) {
+          said.textContent = ok ? "Copied." : "Your browser did not let the page copy it: " +
+            "the link is selected, copy it.";
+        }
+      };
+      var byCommand = function () {
+        field.focus({ preventScroll: true });
+        field.select();
+        var ok = false;
+        try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+        tell(ok);
+      };
+      field.select();
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(field.value).then(function () { tell(true); }, byCommand);
+      } else {
+        byCommand();
+      }
+    }
     // A link within the page (the in-page navigation, a row's chart-note letters)
     // opens the folds its target is in, and the target's own fold.
     var link = evt.target.closest && evt.target.closest("a[href^='#']");

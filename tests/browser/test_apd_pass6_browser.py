@@ -67,6 +67,7 @@ def test_3_2_exc_fanatic_is_na_an_elite_squad_is_not_offered_for_the_hero(
     mark = us.locator("#exchange-mark")
     offered = mark.locator("option").all_inner_texts()
     assert offered == ["6-6-6 (in good order)"], offered
+    us.once("dialog", lambda d: d.accept())  # marking gives up a Hero: it asks first
     us.get_by_role("button", name="Mark battle hardened").click()
     us.locator("#exchange .help", has_text="You hold no Heroes").or_(
         us.locator("#exchange", has_text="You hold no Heroes")

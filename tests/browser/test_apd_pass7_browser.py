@@ -26,6 +26,7 @@ def test_3_2_a15_3_a_squad_hardened_for_one_hero_is_not_offered_for_the_next(
     add(players, "american", "6-6-7", "squad")
     url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
     us = browser_login(new_context(), players.users["american"]).new_page()
+    us.on("dialog", lambda d: d.accept())  # marking gives up a Hero: it asks first
     us.goto(url)
     us.locator("body[data-live]").wait_for()
     mark = us.locator("#exchange-mark")

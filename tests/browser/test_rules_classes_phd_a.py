@@ -50,6 +50,7 @@ def test_c5_24a_class_1_no_7_0_out_of_the_ranks_beyond_its_ratio_or_without_an_m
     assert not ge.get_by_role("button", name=offer).count()
     add_unit(players, "german", "4-6-7", "squad", number=2)
     ge.reload()
+    ge.once("dialog", lambda d: d.accept())  # the roll is given up: it asks first
     ge.get_by_role("button", name=offer).click()
     roller.get_by_text(f"{offer} — You have done so in this pass (C5.24a)").wait_for()
     assert Unit.objects.filter(
