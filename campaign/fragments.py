@@ -29,6 +29,7 @@ from campaign.seat_views.campaign_page import CampaignView
 from campaign.seat_views.common import PurchaseLine
 from campaign.seat_views.panels import ChartRow, StepPanel
 from campaign.seat_views.roster import RosterView
+from campaign.seat_views.supplements import PackageView, SupplyView
 
 
 class Part(StrEnum):
@@ -193,21 +194,18 @@ def campaign_fragments(
     fresh = dict(_render(CAMPAIGN_PARTS, wanted - MEMOISED_PARTS, context, request))
     memo_context = {"view": view, "user": user, "csrf_token": PartMemo.TOKEN}
     *shown, online = shown_by(view)
+
+    def memoised(part: Part, template: str) -> str:
+        if part == Part.SUPPLIES:  # public data, unchanged by most changes
+            inputs = supplies_inputs(view)
+            key: tuple[Any, ...] = (part, PartMemo.digest(inputs))
+            supplies = {"view": inputs, "csrf_token": PartMemo.TOKEN}
+            return _memoised(CAMPAIGN_MEMO, key, part, template, supplies, token, oob)
+        key = (part, *shown, online if part == Part.SIDES else None)
+        return _memoised(CAMPAIGN_MEMO, key, part, template, memo_context, token, oob)
+
     return [
-        (
-            part,
-            fresh[part]
-            if part in fresh
-            else _memoised(
-                CAMPAIGN_MEMO,
-                (part, *shown, online if part == Part.SIDES else None),
-                part,
-                template,
-                memo_context,
-                token,
-                oob,
-            ),
-        )
+        (part, fresh[part] if part in fresh else memoised(part, template))
         for part, template in CAMPAIGN_PARTS.items()
         if part in wanted
     ]
@@ -300,6 +298,43 @@ class RecordInputs(TableInputs):
     states: tuple[tuple[str, str], ...]
     lines: tuple[PurchaseLine, ...]
     can_reveal: bool  # a line is the viewer's own secret: the table has a reveal form
+
+
+@dataclass(frozen=True)
+class SuppliesInputs(TableInputs):
+    """Everything the rules data to supply (``_supplies.html``) read: public data (the
+    same for both seats but for which proposals are the viewer's), so the part is
+    rendered once while the supplements stay as they are, whatever else changes."""
+
+    supplies: tuple[SupplyView, ...]
+    packages: tuple[PackageView, ...]
+    supplies_first: bool
+    supplies_open: bool
+    supply_items_open: bool
+    supplies_missing: int
+    ended: bool
+
+    @property
+    def panel(self) -> SuppliesInputs:
+        """What the part's forms take their stamp from (``action_form``'s ``p``)."""
+        return self
+
+
+def supplies_inputs(view: CampaignView) -> SuppliesInputs:
+    """The rules data to supply of ``view``.  The step's panel (for the forms'
+    stale-form stamp) is built only when the part has a form."""
+    forms = bool(view.packages) or any(s.proposal is not None or s.takeback for s in view.supplies)
+    return SuppliesInputs(
+        campaign_id=str(view.campaign_id),
+        at=getattr(view.panel, "at", "") if forms else "",
+        supplies=tuple(view.supplies),
+        packages=tuple(view.packages),
+        supplies_first=view.supplies_first,
+        supplies_open=view.supplies_open,
+        supply_items_open=view.supply_items_open,
+        supplies_missing=view.supplies_missing,
+        ended=view.ended,
+    )
 
 
 @dataclass(frozen=True)

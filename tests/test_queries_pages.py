@@ -101,3 +101,73 @@ def test_url_once_names_what_the_url_tag_names():
         assert calls == []  # met above under this prefix: not reversed again
     finally:
         set_script_prefix("/")
+
+
+def _supplies_as_from_the_view(view) -> str:
+    """The rules data to supply rendered from the whole seat view (how the part was
+    rendered before it was rendered from its inputs)."""
+    from campaign.fragments import CAMPAIGN_PARTS, Part, PartMemo, fingerprint, render_template
+
+    html = render_template(
+        CAMPAIGN_PARTS[Part.SUPPLIES],
+        {"view": view, "oob": False, "csrf_token": PartMemo.TOKEN},
+    ).replace(PartMemo.TOKEN, "tok")
+    return html.replace(
+        "<section", f'<section data-part="supplies" data-fp="{fingerprint(html)}"', 1
+    )
+
+
+@pytest.mark.django_db
+def test_the_rules_data_to_supply_render_from_their_inputs_as_from_the_view(modules, make_user):
+    """Sicily's start (the Initial Scenario's OB, SAN, ELR... missing), then a start
+    sheet and a datum proposed: the part rendered from its inputs alone is the part
+    rendered from the whole view, for both seats; a change that leaves the data as they
+    were (a new revision) renders it from the memo."""
+    from campaign import fragments
+    from campaign.fragments import Part, campaign_fragments
+    from campaign.seat_views.campaign_page import campaign_view
+    from campaign.services import supplements
+    from tests.purchase_helpers import host_game, players_of
+
+    axis, brit = make_user("axis_s"), make_user("brit_s")
+    players = players_of(host_game("sicily", "i", axis, brit, through_start=False), axis, brit)
+    start = "variants.i.start"
+
+    def parts(whole: bool = True):
+        for side in ("axis", "british"):
+            user = players.users[side]
+            view = campaign_view(user, players.campaign_id)
+            ((_, html),) = campaign_fragments(
+                view, [Part.SUPPLIES], user=user, origin="http://x", oob=False, token="tok"
+            )
+            if whole:
+                yield html, _supplies_as_from_the_view(campaign_view(user, players.campaign_id))
+            else:
+                yield html, None
+
+    for html, whole in parts():
+        assert html == whole and "Supply it" in html
+    supplements.propose_start_sheet(
+        campaign_id=players.campaign_id,
+        user=axis,
+        forms={f"{start}.san": {"value.axis": "3", "value.british": "2"}},
+    )
+    supplements.propose_supplement(
+        campaign_id=players.campaign_id,
+        user=brit,
+        path=f"{start}.elr",
+        form={"value.axis": "4", "value.british": "3"},
+    )
+    for html, whole in parts():
+        assert html == whole
+        assert "Withdraw the start sheet" in html or "Accept all 1" in html, html
+
+    rendered = []
+    real = fragments.render_template
+    fragments.render_template = lambda t, *a, **k: rendered.append(t) or real(t, *a, **k)
+    try:
+        Seat.objects.filter(campaign_id=players.campaign_id).update(revision=uuid.uuid4())
+        assert len(list(parts(whole=False))) == 2
+    finally:
+        fragments.render_template = real
+    assert rendered == [], rendered
