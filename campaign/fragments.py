@@ -185,7 +185,9 @@ def campaign_fragments(
     """(part, html) for each campaign-page part asked for, each marked for an
     out-of-band swap (``oob``; the page itself renders its parts without).  Every part
     but the invitation (its link names the page's origin) is rendered once per seat
-    revision (``CAMPAIGN_MEMO``), the sides once per revision and presence.
+    revision (``CAMPAIGN_MEMO``), the sides once per revision and presence, the rules
+    data to supply and the RG Purchase Records once per their inputs (most changes
+    leave them as they were: the revision changes, they do not).
     ``token``: the CSRF token to put in the forms (by default the request's; none
     without a request)."""
     wanted = set(parts)
@@ -201,6 +203,9 @@ def campaign_fragments(
             key: tuple[Any, ...] = (part, PartMemo.digest(inputs))
             supplies = {"view": inputs, "csrf_token": PartMemo.TOKEN}
             return _memoised(CAMPAIGN_MEMO, key, part, template, supplies, token, oob)
+        if part == Part.RECORD:  # its table's inputs: unchanged by most changes
+            key = (part, PartMemo.digest(record_inputs(view)))
+            return _memoised(CAMPAIGN_MEMO, key, part, template, memo_context, token, oob)
         key = (part, *shown, online if part == Part.SIDES else None)
         return _memoised(CAMPAIGN_MEMO, key, part, template, memo_context, token, oob)
 
@@ -425,18 +430,24 @@ def record_rows(record: RecordInputs) -> str:
     )
 
 
-def purchase_record(view: CampaignView, csrf_token: Any) -> str:
-    """The RG Purchase Records the viewer may see, as a table.  The step's panel (for
-    the forms' stale-form stamp) is built only when a line has a form."""
+def record_inputs(view: CampaignView) -> RecordInputs:
+    """What the RG Purchase Records the viewer may see are rendered from (the record
+    part shows nothing else).  The step's panel (for the forms' stale-form stamp) is
+    built only when a line has a form."""
     can_reveal = any(line.mine and not line.revealed for line in view.record)
     forms = can_reveal or any(line.can_change_state for line in view.record)
-    inputs = RecordInputs(
+    return RecordInputs(
         campaign_id=str(view.campaign_id),
         at=getattr(view.panel, "at", "") if forms else "",
         states=tuple(view.rg_states),
         lines=tuple(view.record),
         can_reveal=can_reveal,
     )
+
+
+def purchase_record(view: CampaignView, csrf_token: Any) -> str:
+    """The RG Purchase Records the viewer may see, as a table."""
+    inputs = record_inputs(view)
     return _from_inputs(TABLE_MEMO, "campaign/_record_table.html", inputs, csrf_token)
 
 

@@ -103,18 +103,16 @@ def test_url_once_names_what_the_url_tag_names():
         set_script_prefix("/")
 
 
-def _supplies_as_from_the_view(view) -> str:
-    """The rules data to supply rendered from the whole seat view (how the part was
-    rendered before it was rendered from its inputs)."""
+def _as_from_the_view(view, part="supplies") -> str:
+    """``part`` rendered from the whole seat view (how the part was rendered before it
+    was rendered from its inputs)."""
     from campaign.fragments import CAMPAIGN_PARTS, Part, PartMemo, fingerprint, render_template
 
     html = render_template(
-        CAMPAIGN_PARTS[Part.SUPPLIES],
+        CAMPAIGN_PARTS[Part(part)],
         {"view": view, "oob": False, "csrf_token": PartMemo.TOKEN},
     ).replace(PartMemo.TOKEN, "tok")
-    return html.replace(
-        "<section", f'<section data-part="supplies" data-fp="{fingerprint(html)}"', 1
-    )
+    return html.replace("<section", f'<section data-part="{part}" data-fp="{fingerprint(html)}"', 1)
 
 
 @pytest.mark.django_db
@@ -141,7 +139,7 @@ def test_the_rules_data_to_supply_render_from_their_inputs_as_from_the_view(modu
                 view, [Part.SUPPLIES], user=user, origin="http://x", oob=False, token="tok"
             )
             if whole:
-                yield html, _supplies_as_from_the_view(campaign_view(user, players.campaign_id))
+                yield html, _as_from_the_view(campaign_view(user, players.campaign_id))
             else:
                 yield html, None
 
@@ -171,3 +169,55 @@ def test_the_rules_data_to_supply_render_from_their_inputs_as_from_the_view(modu
     finally:
         fragments.render_template = real
     assert rendered == [], rendered
+
+
+@pytest.mark.django_db
+def test_the_rg_purchase_records_part_is_rendered_once_per_its_lines_3_6179(make_user, modules):
+    """Sicily 3.6179's RG Purchase Records: the part is the table of the lines the seat
+    sees (the same HTML as rendered from the whole view, for both seats); a change
+    that leaves them as they were (a new revision) does not render it again, and a
+    purchase does."""
+    from campaign import fragments
+    from campaign.fragments import Part, campaign_fragments
+    from campaign.seat_views.campaign_page import campaign_view
+    from tests.purchase_helpers import campaign_at
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", (make_user("axis_r"), make_user("brit_r")))
+    cid = players.campaign_id
+    at = f"{players.campaign.cycle}.{players.campaign.step_index}"
+    client = Client()
+    client.force_login(players.users["axis"])
+    bought = client.post(
+        f"/campaigns/{cid}/act/buy/", {"group": "I4", "at": at}, HTTP_HX_REQUEST="true"
+    )
+    assert bought.status_code == 200, bought.content[:300]
+
+    def record(side):
+        user = players.users[side]
+        ((_, html),) = campaign_fragments(
+            campaign_view(user, cid),
+            [Part.RECORD],
+            user=user,
+            origin="http://x",
+            oob=False,
+            token="tok",
+        )
+        return html
+
+    for side in ("axis", "british"):
+        assert record(side) == _as_from_the_view(campaign_view(players.users[side], cid), "record")
+    rendered = []
+    real = fragments.render_template
+    fragments.render_template = lambda t, *a, **k: rendered.append(t) or real(t, *a, **k)
+    try:
+        Seat.objects.filter(campaign_id=cid).update(revision=uuid.uuid4())
+        mine = record("axis")
+        assert rendered == [], rendered
+        bought = client.post(
+            f"/campaigns/{cid}/act/buy/", {"group": "M3", "at": at}, HTTP_HX_REQUEST="true"
+        )
+        assert bought.status_code == 200, bought.content[:300]
+        assert "campaign/_record.html" in rendered  # the buy's answer: a new line
+        assert record("axis") != mine
+    finally:
+        fragments.render_template = real
