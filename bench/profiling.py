@@ -147,15 +147,24 @@ async def paired(run: Path_, n: int) -> None:
 
 
 async def timed(run: Path_, n: int) -> None:
-    """``run`` n times: p50 of its wall and CPU time (the process's, every thread)."""
+    """``run`` n times: p50 of its wall and CPU time (the process's, every thread), and
+    the SQL statements it ran, transaction control excluded (``bench.count_queries``;
+    a buy + cancel pair counts the bench's own read of the reference it cancels)."""
     walls: list[float] = []
     cpus: list[float] = []
+    statements: list[int] = []
     for _ in range(n):
+        before = bench.QUERIES[1]
         wall, cpu = time.perf_counter(), time.process_time()
         await run()
         walls.append((time.perf_counter() - wall) * 1000)
         cpus.append((time.process_time() - cpu) * 1000)
-    print(f"p50 {bench.pct(walls, 50):6.1f} ms, CPU p50 {bench.pct(cpus, 50):6.1f} ms", flush=True)
+        statements.append(bench.QUERIES[1] - before)
+    print(
+        f"p50 {bench.pct(walls, 50):6.1f} ms, CPU p50 {bench.pct(cpus, 50):6.1f} ms, "
+        f"SQL statements {min(statements)}-{max(statements)}",
+        flush=True,
+    )
 
 
 def templates_only(n: int) -> None:
@@ -210,6 +219,7 @@ def main() -> None:
         templates_only(args.n)
         bench.drop_database(bench.DB)
         return
+    bench.count_queries()  # every connection opened from here on (the views' thread's)
     todo = paths(args.n * (2 if args.paired else 1))  # a pair runs each path twice
 
     async def run_all() -> None:

@@ -29,6 +29,7 @@ from campaign.seat_views.campaign_page import CampaignView
 from campaign.seat_views.common import PurchaseLine
 from campaign.seat_views.panels import ChartRow, StepPanel
 from campaign.seat_views.roster import RosterView
+from campaign.seat_views.supplements import PackageView, SupplyView
 
 
 class Part(StrEnum):
@@ -184,7 +185,9 @@ def campaign_fragments(
     """(part, html) for each campaign-page part asked for, each marked for an
     out-of-band swap (``oob``; the page itself renders its parts without).  Every part
     but the invitation (its link names the page's origin) is rendered once per seat
-    revision (``CAMPAIGN_MEMO``), the sides once per revision and presence.
+    revision (``CAMPAIGN_MEMO``), the sides once per revision and presence, the rules
+    data to supply and the RG Purchase Records once per their inputs (most changes
+    leave them as they were: the revision changes, they do not).
     ``token``: the CSRF token to put in the forms (by default the request's; none
     without a request)."""
     wanted = set(parts)
@@ -193,21 +196,21 @@ def campaign_fragments(
     fresh = dict(_render(CAMPAIGN_PARTS, wanted - MEMOISED_PARTS, context, request))
     memo_context = {"view": view, "user": user, "csrf_token": PartMemo.TOKEN}
     *shown, online = shown_by(view)
+
+    def memoised(part: Part, template: str) -> str:
+        if part == Part.SUPPLIES:  # public data, unchanged by most changes
+            inputs = supplies_inputs(view)
+            key: tuple[Any, ...] = (part, PartMemo.digest(inputs))
+            supplies = {"view": inputs, "csrf_token": PartMemo.TOKEN}
+            return _memoised(CAMPAIGN_MEMO, key, part, template, supplies, token, oob)
+        if part == Part.RECORD:  # its table's inputs: unchanged by most changes
+            key = (part, PartMemo.digest(record_inputs(view)))
+            return _memoised(CAMPAIGN_MEMO, key, part, template, memo_context, token, oob)
+        key = (part, *shown, online if part == Part.SIDES else None)
+        return _memoised(CAMPAIGN_MEMO, key, part, template, memo_context, token, oob)
+
     return [
-        (
-            part,
-            fresh[part]
-            if part in fresh
-            else _memoised(
-                CAMPAIGN_MEMO,
-                (part, *shown, online if part == Part.SIDES else None),
-                part,
-                template,
-                memo_context,
-                token,
-                oob,
-            ),
-        )
+        (part, fresh[part] if part in fresh else memoised(part, template))
         for part, template in CAMPAIGN_PARTS.items()
         if part in wanted
     ]
@@ -303,6 +306,43 @@ class RecordInputs(TableInputs):
 
 
 @dataclass(frozen=True)
+class SuppliesInputs(TableInputs):
+    """Everything the rules data to supply (``_supplies.html``) read: public data (the
+    same for both seats but for which proposals are the viewer's), so the part is
+    rendered once while the supplements stay as they are, whatever else changes."""
+
+    supplies: tuple[SupplyView, ...]
+    packages: tuple[PackageView, ...]
+    supplies_first: bool
+    supplies_open: bool
+    supply_items_open: bool
+    supplies_missing: int
+    ended: bool
+
+    @property
+    def panel(self) -> SuppliesInputs:
+        """What the part's forms take their stamp from (``action_form``'s ``p``)."""
+        return self
+
+
+def supplies_inputs(view: CampaignView) -> SuppliesInputs:
+    """The rules data to supply of ``view``.  The step's panel (for the forms'
+    stale-form stamp) is built only when the part has a form."""
+    forms = bool(view.packages) or any(s.proposal is not None or s.takeback for s in view.supplies)
+    return SuppliesInputs(
+        campaign_id=str(view.campaign_id),
+        at=getattr(view.panel, "at", "") if forms else "",
+        supplies=tuple(view.supplies),
+        packages=tuple(view.packages),
+        supplies_first=view.supplies_first,
+        supplies_open=view.supplies_open,
+        supply_items_open=view.supply_items_open,
+        supplies_missing=view.supplies_missing,
+        ended=view.ended,
+    )
+
+
+@dataclass(frozen=True)
 class MyPurchasesInputs(TableInputs):
     """Everything the list of the viewer's RGs (``steps/_my_purchases.html``) reads."""
 
@@ -390,18 +430,24 @@ def record_rows(record: RecordInputs) -> str:
     )
 
 
-def purchase_record(view: CampaignView, csrf_token: Any) -> str:
-    """The RG Purchase Records the viewer may see, as a table.  The step's panel (for
-    the forms' stale-form stamp) is built only when a line has a form."""
+def record_inputs(view: CampaignView) -> RecordInputs:
+    """What the RG Purchase Records the viewer may see are rendered from (the record
+    part shows nothing else).  The step's panel (for the forms' stale-form stamp) is
+    built only when a line has a form."""
     can_reveal = any(line.mine and not line.revealed for line in view.record)
     forms = can_reveal or any(line.can_change_state for line in view.record)
-    inputs = RecordInputs(
+    return RecordInputs(
         campaign_id=str(view.campaign_id),
         at=getattr(view.panel, "at", "") if forms else "",
         states=tuple(view.rg_states),
         lines=tuple(view.record),
         can_reveal=can_reveal,
     )
+
+
+def purchase_record(view: CampaignView, csrf_token: Any) -> str:
+    """The RG Purchase Records the viewer may see, as a table."""
+    inputs = record_inputs(view)
     return _from_inputs(TABLE_MEMO, "campaign/_record_table.html", inputs, csrf_token)
 
 

@@ -410,12 +410,36 @@ def answered_yes(campaign: Campaign, side: str, variant: str | None = None) -> f
 
 # The compulsory rolls' reads, compiled once (``campaign.prepared``): every campaign
 # page and answer at a step with such tables ahead makes them.  The side's own rolls
+# of the pass (through the gate, which passes all of a side's own: the rolls made and,
+# for a table an earlier roll sends units to, ``Table.after``, that roll's results)
 # and units (the owner's rows: no gate to pass).
 _ROLLED = PreparedRead(
-    lambda: Roll.objects.filter(
-        campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField()), side=SIDE
-    ).values_list("table_id", "unit_ref", "stack")
+    lambda: (
+        Roll.objects.visible_to(SIDE)
+        .filter(campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField()), side=SIDE)
+        .values_list("table_id", "unit_ref", "stack", "final", "faces")
+    )
 )
+RollsOfPass = list[tuple[str, str, str, int, list[int]]]
+PassRolls = Callable[[], RollsOfPass]
+
+
+def pass_rolls(campaign: Campaign, side: str) -> PassRolls:
+    """``side``'s own rolls in the campaign's pass, read at the first call and kept: in
+    the order made, each its table, unit (or "<unit>.<weapon>", or "" for none), the
+    stack's other units, final and dice (one statement, through the gate, which shows
+    a side all its own).  What the owed rolls, the units an earlier roll sends to a
+    table and the units' roll choices all read."""
+    read: list[RollsOfPass] = []
+
+    def rolls() -> RollsOfPass:
+        if not read:
+            read.append(_ROLLED(side=side, campaign=campaign.pk, cycle=campaign.cycle))
+        return read[0]
+
+    return rolls
+
+
 _SIDE_UNITS = PreparedRead(
     lambda: Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE).only(
         "ref",
@@ -444,25 +468,36 @@ def side_units(campaign: Campaign, side: str) -> SideUnits:
     return units
 
 
-def sent_to(campaign: Campaign, module: Module, table_id: str, side: str) -> set[str] | None:
+def sent_to(
+    campaign: Campaign,
+    module: Module,
+    table_id: str,
+    side: str,
+    rolls: PassRolls | None = None,
+) -> set[str] | None:
     """The references of ``side``'s units that an earlier roll in this pass sends to the
     table ``table_id`` (``Table.after``: Sicily 3.613 †, a Shift DR of 11 for the unit or
-    its stack); None: the table has no such condition."""
+    its stack); None: the table has no such condition.  ``rolls``: the side's rolls of
+    the pass, read once for several tables (``pass_rolls``)."""
     table = module.table(table_id)
     if table.after is None:
         return None
     earlier = module.table(table.after.table)
     finals: dict[str, list[tuple[int, int]]] = {}
-    for ref, stack, final, faces in Roll.objects.filter(
-        campaign=campaign, cycle=campaign.cycle, side=side, table_id=earlier.id
-    ).values_list("unit_ref", "stack", "final", "faces"):
+    for rolled_on, ref, stack, final, faces in (rolls or pass_rolls(campaign, side))():
+        if rolled_on != earlier.id:
+            continue
         for r in [ref, *stack.split()]:
             finals.setdefault(r, []).append((final, sum(faces)))
     return {r for r, f in finals.items() if sent_on(table, earlier, f)}
 
 
 def owed_rolls(
-    campaign: Campaign, module: Module, side: str, units: SideUnits | None = None
+    campaign: Campaign,
+    module: Module,
+    side: str,
+    units: SideUnits | None = None,
+    rolls: PassRolls | None = None,
 ) -> tuple[tuple[str, str], ...]:
     """The compulsory rolls (``Table.required``) ``side`` has not made in this pass at
     the current step or the steps after it (all that Done or finishing ahead can
@@ -483,11 +518,10 @@ def owed_rolls(
     if not required:
         return ()
     wanted = {t.id for t in required}
+    rolls = rolls or pass_rolls(campaign, side)
     rolled = {
         (table, ref)
-        for table, unit_ref, stacked in _ROLLED(
-            campaign=campaign.pk, cycle=campaign.cycle, side=side
-        )
+        for table, unit_ref, stacked, _, _ in rolls()
         if table in wanted
         for ref in (unit_ref, *stacked.split())  # a stack's units (``Table.stack``)
     }
@@ -502,14 +536,15 @@ def owed_rolls(
             done = rolled_items(campaign, side, t.id) if items else []
             owed += [(t.id, label) for _, label in group_roll_left(items, done)]
     per_unit = [t for t in required if t.once == "unit"]
-    sent = {t.id: sent_to(campaign, module, t.id, side) for t in per_unit if t.after}
+    sent = {t.id: sent_to(campaign, module, t.id, side, rolls) for t in per_unit if t.after}
     if per_unit:
         for unit in (units or side_units(campaign, side))():
+            state = unit.state  # built once per unit, read by every table
             for t in per_unit:
                 if t.id in sent and unit.ref not in (sent[t.id] or ()):
                     continue  # no earlier roll sent it here (3.613 †)
                 # A vehicle's weapons each owe their own roll (Sicily 3.6142).
-                for ref, target in targets(t.for_units, unit.state):
+                for ref, target in targets(t.for_units, state):
                     key = f"{unit.ref}.{ref}" if ref else unit.ref
                     if owed_for(t, target) and (t.id, key) not in rolled:
                         owed.append((t.id, unit.label if not ref else target.name))

@@ -39,6 +39,7 @@ from campaign.seat_views.common import (
 from campaign.seat_views.panels import StepPanel, build_panel
 from campaign.seat_views.supplements import PackageView, SupplyView, package_views, supply_views
 from campaign.selectors import (
+    PassRolls,
     SideUnits,
     as_uuid,
     campaign_seats,
@@ -46,6 +47,7 @@ from campaign.selectors import (
     exchanges_held,
     module_of,
     owed_rolls,
+    pass_rolls,
     position_token,
     seats_done,
     side_units,
@@ -205,7 +207,14 @@ class CampaignView:
     @cached_property
     def owed_rolls(self) -> tuple[tuple[str, str], ...]:
         """The viewer's own compulsory rolls not made in this pass."""
-        return owed_rolls(self.campaign, self.module, self.viewer, self._units)
+        return owed_rolls(self.campaign, self.module, self.viewer, self._units, self.rolls_of_pass)
+
+    @cached_property
+    def rolls_of_pass(self) -> PassRolls:
+        """The viewer's own rolls in this pass, read once (at the first call) for the
+        owed rolls, the units an earlier roll sends to a table (3.613 †) and the units'
+        roll choices."""
+        return pass_rolls(self.campaign, self.viewer)
 
     @cached_property
     def exchanges_held(self) -> frozenset[str]:

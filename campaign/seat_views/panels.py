@@ -616,10 +616,8 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
     # A unit rolled for, or one of a stack that made the roll with it (``Table.stack``).
     rolled = {
         (table_id, ref)
-        for table_id, unit_ref, stack in Roll.objects.visible_to(view.viewer)
-        .filter(campaign=c, cycle=c.cycle, side=view.viewer)
-        .exclude(unit_ref="")
-        .values_list("table_id", "unit_ref", "stack")
+        for table_id, unit_ref, stack, _, _ in view.rolls_of_pass()
+        if unit_ref
         for ref in (unit_ref, *stack.split())
     }
     for n, tv in enumerate(panel.tables):
@@ -633,7 +631,7 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
             for ref, _ in targets(t.for_units, state_of(u))
         ]
         fresh = [e for e in eligible if not (t.once == "unit" and (t.id, e[0]) in rolled)]
-        sent = sent_to(c, module, t.id, view.viewer) if t.after else None
+        sent = sent_to(c, module, t.id, view.viewer, view.rolls_of_pass) if t.after else None
         if sent is not None:  # only the units an earlier roll sends here (3.613 †)
             eligible = [e for e in eligible if e[0] in sent]
             fresh = [e for e in fresh if e[0] in sent]

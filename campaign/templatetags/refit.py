@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from campaign import fragments
+from campaign.memo import Memo
 from campaign.seat_views.common import uncut
 from rules.drm import after_value
 
@@ -63,6 +64,24 @@ def action_form(context: template.Context, action: str, **options: Any) -> SafeS
             key[-1],
         )
     return tag
+
+
+# The URLs pages name, by everything ``reverse`` makes one from: the script prefix,
+# the URL's name and its arguments.  A campaign page names a few dozen (a link per
+# datum of the rules to supply), the same at every render.
+_URLS: Memo[str] = Memo(size=4096)
+
+
+@register.simple_tag
+def url_once(name: str, *args: Any) -> str:
+    """As ``{% url name args %}`` (and escaped as it is), each distinct URL reversed
+    once per process, not at every render."""
+    key = (get_script_prefix(), name, *(str(a) for a in args))
+    url = _URLS.get(key)
+    if url is None:
+        url = reverse(name, args=args)
+        _URLS.put(key, url)
+    return url
 
 
 @register.simple_tag
