@@ -12,18 +12,24 @@ import re
 
 import pytest
 
-from campaign.models import Campaign, Event, Roll, ScenarioResult
+from campaign.models import Campaign, Event, Purchase, Roll, ScenarioResult, Seat, Unit
 from campaign.services import supplements
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
 from tests.test_apd_pass5 import done, points
 from tests.test_rule_mechanisms import (
+    _M4_ARMOR_TYPE,
+    GERMAN_CHART,
+    _armor_group,
     add,
     add_vehicle,
-    apd_at,
+    buy,
     result_values,
+    rg_roll,
     roll,
+    row_table,
     start,
+    supply,
     supply_german,
     unit_names,
 )
@@ -71,7 +77,7 @@ def test_3_5_the_american_reads_that_only_the_german_acts_there(users, modules, 
     acts alone at 3.5.  The American trying a Row dr reads that only the German acts
     there (never "German acts first", as if his turn came after), nothing is rolled;
     his page does not tell him the Rows are "One roll for your side"."""
-    players, _ = apd_at(users, "3.4")
+    players, _ = apd(users, "3.4")
     supply_german(players)
     players.until_step("3.5")
     before = Roll.objects.filter(campaign_id=players.campaign_id).count()
@@ -98,7 +104,7 @@ def test_2_5_a7_7_the_encircled_units_1tc_is_taken_at_its_encircled_morale(
     non-heroic Personnel unit so marked a Morale one lower.  A 4-6-7 (Morale 7) rolling
     DR 6: 6 +1 (1TC) = 7 would pass at Morale 7; Encircled it is taken at 6 and fails.  A
     Hero (heroic: A7.7 exempts him) rolling DR 8 +1 against his Morale 9 passes."""
-    players, _ = apd_at(users, "2.5")
+    players, _ = apd(users, "2.5")
     squad = add(players, "american", "4-6-7", "squad", "encircled")
     hero = add(players, "american", "1-4-9 hero", "hero", "encircled")
     fixed_dice.extend([[3, 3], [4, 4]])
@@ -122,7 +128,7 @@ def test_2_note_2_5_a_unit_the_1tc_eliminates_counts_its_cvp_and_the_pp_follow(
     is a loss the app holds: once the players have supplied a squad's CVP (A26.2, not in
     the seed), its CVP join the American's CVP lost (41 → 43) and 2.92 gives 35 PP, not
     33; before they are supplied the log says they are not counted."""
-    players, module = apd_at(users, "2.5")
+    players, module = apd(users, "2.5")
     assert "cvp_per_kind.squad" in [m.supply for m in module.missing]
     first = add(players, "american", "4-6-7", "squad", "encircled")
     second = add(players, "american", "4-6-7", "squad", "encircled")
@@ -359,7 +365,7 @@ def test_3_note_a_sw_the_repair_dr_eliminates_counts_no_cvp(users, modules, fixe
 
 
 def test_3_4_unused_pp_are_retained_2_91_totals_every_scenario_and_the_cg_ends_after_the_afternoon(
-    users, modules, client
+    users, modules, client, fixed_dice
 ):
     """3.4: "Unused Purchase Points may be retained for future use"; 2.91: "The amount of
     VP which the American has scored for each scenario played is totaled to compute his
@@ -368,9 +374,18 @@ def test_3_4_unused_pp_are_retained_2_91_totals_every_scenario_and_the_cg_ends_a
     "Once invoked, No Quarter will remain in effect for the duration of the CG"; CG
     DATES: "(3 CG dates)".  Morning 63 VP / 41 CVP, nothing bought: 33 PP kept.  Midday
     (required 120, supplied) 40 VP / 10 CVP: 120 - 103 = 17; 17 + 51 = 68; 33 + 68 =
-    101 PP at the Midday's 3.4.  No Quarter invoked at the Morning stays invoked at the
-    Midday.  After the Afternoon's result the CG ends (no fourth date)."""
-    players, module = apd(users, "3.4", no_quarter_american=True)
+    101 PP at the Midday's 3.4.  3.31 "Each weapon/Vehicle may make only one Repair
+    attempt": the BAZ that rolled NE at the Morning's 3.3 is refused a second dr there,
+    and makes its one attempt again at the Midday's 3.3.  No Quarter invoked at the
+    Morning stays invoked at the Midday.  After the Afternoon's result the CG ends (no
+    fourth date)."""
+    players, module = apd(users, "3.3", no_quarter_american=True)
+    baz = add(players, "american", "BAZ 44", "sw", "malfunctioned")
+    fixed_dice.append([4])
+    assert roll(players, "american", "repair_sw", baz).result == "NE"
+    with pytest.raises(ActionRefused, match=r"one Repair Table: Repair SW roll in this pass"):
+        roll(players, "american", "repair_sw", baz)
+    players.until_step("3.4")
     assert points(players, "american") == 33
     supply_value(players, "dates.dec6midday.vp_required", "120")
     players.until("results")
@@ -385,6 +400,9 @@ def test_3_4_unused_pp_are_retained_2_91_totals_every_scenario_and_the_cg_ends_a
         client.get(f"/campaigns/{players.campaign_id}/sheet.txt").content.decode()
     )
     assert lasting in re.sub(r"\s+", " ", sheet), sheet
+    players.until_step("3.3")
+    fixed_dice.append([1])  # 3.31's one attempt is per Setup Phase: the Midday's own
+    assert roll(players, "american", "repair_sw", baz).result == "Repaired"
     players.until_step("3.4")
     assert points(players, "american") == 101
     players.until("results")
@@ -396,3 +414,207 @@ def test_3_4_unused_pp_are_retained_2_91_totals_every_scenario_and_the_cg_ends_a
     c = Campaign.objects.get(pk=players.campaign_id)
     assert c.ended_at is not None
     assert "German wins" in c.outcome
+
+
+# --------------------------------------------------------------------------- 3.6, 3.7, 3.8
+
+
+def _german_groups(players, fixed_dice):
+    """The German's Rows A-C supplied and rolled (3.5): RA1 (PzGr Platoon I) and RB1
+    (PzIV Section); the campaign at 3.6."""
+    supply_german(players)
+    players.until_step("3.5")
+    fixed_dice.extend([[2], [5], [1]])
+    for row in "abc":
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    players.finish()
+    players.until_step("3.6")
+    return Purchase.objects.filter(side="german").order_by("id")
+
+
+@pytest.mark.parametrize(
+    ("infantry_dice", "infantry", "armor_dice", "armor"),
+    [
+        ([2, 2], "9-1", [1, 2], "9-1"),
+        ([3, 3], "8-1", [2, 3], "8-1"),
+        ([4, 5], "8-0", [4, 4], "No leader"),
+        ([5, 6], "7-0", [5, 5], "No leader"),
+    ],
+)
+def test_3_6_german_columns_rows_3_to_10_with_note_a(
+    users, modules, fixed_dice, infantry_dice, infantry, armor_dice, armor
+):
+    """3.6 Leader Table, German Infantry "3 9-1", "4-5 8-1", "6-8 8-0", "9-10 7-0" and
+    German Armor "3 9-1", "4-5 8-1", "6-8 -", "9-10 -"; note a "-1 DRM for PzGr Platoon
+    I" applies by itself to RA1 (DR 4 - 1 = 3 ...), never to the PzIV Section."""
+    players, _ = apd(users, "3.4")
+    ra1, rb1 = _german_groups(players, fixed_dice)
+    fixed_dice.extend([infantry_dice, armor_dice])
+    rg_roll(players, "german", ra1)
+    rg_roll(players, "german", rb1)
+    inf, arm = Roll.objects.filter(table_id="leader").order_by("seq")
+    assert inf.final == sum(infantry_dice) - 1 and inf.result == f"German Infantry: {infantry}"
+    assert arm.final == sum(armor_dice) and arm.result == f"German Armor: {armor}"
+    assert arm.drms == []
+
+
+def test_3_6_only_row_a_and_b_groups_roll_a_leader_row_c_none(users, modules, fixed_dice):
+    """3.6: "for each German infantry (Row A) and armor (Row B) Reinforcement Group, make
+    one secret DR": a group Row C gives (here the players' Row C names RC1, a PzGr
+    Platoon) owes no Leader DR: the German's Done after RA1's and RB1's passes."""
+    players, _ = apd(users, "3.4")
+    chart = dict(GERMAN_CHART)
+    chart.update(
+        {
+            "row-2-id": "RC1",
+            "row-2-type": "PzGr Platoon II",
+            "row-2-units": "4-6-7",
+            "row-2-full": "2",
+            "row-2-cost": "0",
+            "row-2-unit_kind": "squad",
+        }
+    )
+    supply_german(players, chart)
+    supply(
+        players,
+        "tables.german_reinforcement_row_c",
+        row_table([("1-6", "PzGr Platoon II", "group: RC1")]),
+    )
+    players.until_step("3.5")
+    fixed_dice.extend([[2], [5], [1]])
+    for row in "abc":
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    players.finish()
+    players.until_step("3.6")
+    ra1, rb1, rc1 = Purchase.objects.filter(side="german").order_by("id")
+    assert rc1.group_id == "RC1"
+    rg_roll(players, "german", rc1)  # nothing owed: no roll
+    assert not Roll.objects.filter(table_id="leader").exists()
+    fixed_dice.extend([[3, 3], [3, 3]])
+    rg_roll(players, "german", ra1)
+    rg_roll(players, "german", rb1)
+    done(players, "german")
+    assert players.step.id != "3.6"
+    assert Roll.objects.filter(table_id="leader").count() == 2
+
+
+@pytest.mark.parametrize(
+    ("dice", "tanks"),
+    [
+        ([2, 2], [("M4A3(75)W (A1)", 1), ("M4A3(76)W (A1)", 2)]),
+        ([3, 4], [("M4A1(76) (A1)", 2), ("M4A3(75)W (A1)", 1)]),
+    ],
+)
+def test_3_7_m4_model_rows_4_5_and_6_8(users, modules, fixed_dice, dice, tanks):
+    """3.7 M4 Model Table: "4-5 2 x M4A3(76)W; M4A3(75)W", "6-8 2 x M4A1(76);
+    M4A3(75)W": the group receives those three tanks."""
+    players, _ = apd(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    a1 = buy(players, "american", "A1")
+    fixed_dice.append([1])
+    rg_roll(players, "american", a1)
+    players.until_step("3.6")
+    fixed_dice.append([2, 2])
+    rg_roll(players, "american", a1)
+    players.until_step("3.7")
+    fixed_dice.extend([dice, [1, 1], [1, 1], [1, 1]])
+    rg_roll(players, "american", a1)
+    mine = Unit.objects.filter(campaign_id=players.campaign_id, purchase_id=a1.pk)
+    assert sorted((u.name, u.count) for u in mine.filter(kind="vehicle")) == tanks
+
+
+def test_3_8_reinforcements_enter_along_the_friendly_board_edge_on_or_after_turn_1(
+    users, modules, fixed_dice, client
+):
+    """3.8: "All reinforcements enter on/after Turn 1 along the owning side's Friendly
+    Board Edge": the German's RA1 and RB1 (from Rows A and B, not bought) carry that
+    entry on their RG Purchase Record lines, as a bought RG does; the 3.8 page says it."""
+    players, _ = apd(users, "3.4")
+    ra1, rb1 = _german_groups(players, fixed_dice)
+    entry = "along the German Friendly Board Edge, on/after Turn 1 (3.8)"
+    assert [p.entry_area for p in (ra1, rb1)] == [entry, entry]
+    fixed_dice.extend([[3, 3], [3, 3]])
+    rg_roll(players, "german", ra1)
+    rg_roll(players, "german", rb1)
+    players.until_step("3.8")
+    done(players, "american")
+    page = page_of(client, players, "german")
+    assert "on/after Turn 1 along the owning side's Friendly Board Edge" in page
+
+
+def test_2_note_the_amendment_says_the_1tcs_counted_cvp_are_already_in_the_figures(
+    users, modules, fixed_dice, client
+):
+    """2 Note: "CVP are recorded normally throughout this phase": the CVP of a unit the
+    2.5 1TC eliminated are counted by the app (above); the amendment's help, which
+    invites "the CVP lost in melee or encirclement", says the figures already hold those
+    a roll counted, so they are not added twice."""
+    players, _ = apd(users, "2.5")
+    supply_value(players, "cvp_per_kind.squad", "2")
+    squad = add(players, "american", "4-6-7", "squad", "encircled")
+    fixed_dice.append([6, 6])
+    roll(players, "american", "encirclement_1tc", squad)
+    page = page_of(client, players, "american")
+    assert "the figures already hold the CVP of a unit a roll here eliminated" in page
+
+
+def test_2_9_to_2_92_the_american_computes_without_a_click_of_either(users, modules):
+    """2.9: "The American player totals his amassed VP"; 2.91, 2.92: "The American
+    player adds the total of his CVP ...": quantities the app holds, so nobody is asked
+    to act there: once 2.8 is done by both, 2.9-2.92 pass by themselves (the winner and
+    the PP in the log) and the German was never asked for anything."""
+    players, _ = apd(users, "2.8")
+    done(players, "american")
+    done(players, "german")
+    assert players.step.id == "3.1"
+    kinds = set(
+        Event.objects.filter(campaign_id=players.campaign_id).values_list("kind", flat=True)
+    )
+    assert "replenish" in kinds
+    assert points(players, "american") == 33
+
+
+def test_3_4_as_many_as_pp_allow_within_the_scenario_maximum(users, modules):
+    """3.4: "He may purchase as many of each group as he has Purchase Points available,
+    but the scenario maximum allowed for each group may not be exceeded": A1 (10 PP, at
+    most 2 a scenario), 33 PP: two bought, a third refused by the maximum (in words,
+    citing 3.4; nothing spent); the maximum counts per scenario."""
+    players, _ = apd(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}], date_max=2)
+    Seat.objects.filter(campaign_id=players.campaign_id, side="american").update(points=33)
+    buy(players, "american", "A1")
+    buy(players, "american", "A1")
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "american", "A1")
+    assert "3.4" in str(refused.value)
+    assert points(players, "american") == 13
+
+
+def test_3_2_two_heroes_one_mmc_the_second_hero_stays_unwounded(users, modules):
+    """3.2: "for each such eliminated Hero the owning player may Battle Harden any one
+    MMC. [EXC: If unable to Battle Harden any MMC, the Hero remains onboard unwounded
+    instead]": two Heroes, one squad.  The first Hero hardens the squad; the second,
+    with no MMC left able to harden (a second hardening would be Fanatic, NA), stays at
+    Done, unwounded, and is not eliminated."""
+    from tests.test_rule_mechanisms import exchange
+
+    players, _ = apd(users, "3.2")
+    first = add(players, "american", "1-4-9 Hero", "hero")
+    add(players, "american", "2-4-9 Hero", "hero", "wounded")
+    squad = add(players, "american", "6-6-6", "squad")
+    exchange(players, "american", first, squad)
+    done(players, "american")
+    assert unit_names(players, "american") == [
+        ("2-4-9 Hero", "hero", "ok", 1),
+        ("6-6-6", "squad", "battle_hardened", 1),
+    ]
+
+
+def test_4_0_play_commences_with_the_rph_of_the_previous_scenarios_winner(users, modules, client):
+    """4.0: "Play then commences with the RPh of the player who won the previous
+    scenario": the German won the Morning (54 VP of 55); at 3.9, the last step before
+    4.0 puts the Midday in play (4.0 asks nothing of the players), both pages name the
+    German's RPh."""
+    players, _ = apd(users, "3.9", vp=54)
+    for side in ("american", "german"):
+        assert "play begins with German's RPh (2.9; 4.0)" in page_of(client, players, side)
