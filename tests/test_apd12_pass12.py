@@ -618,3 +618,67 @@ def test_4_0_play_commences_with_the_rph_of_the_previous_scenarios_winner(users,
     players, _ = apd(users, "3.9", vp=54)
     for side in ("american", "german"):
         assert "play begins with German's RPh (2.9; 4.0)" in page_of(client, players, side)
+
+
+@pytest.mark.parametrize(("cvp_morning", "cvp_midday", "ends"), [(0, 0, True), (60, 45, False)])
+def test_cg_vc_the_vp_and_cvp_totals_run_over_the_cg(users, modules, cvp_morning, cvp_midday, ends):
+    """CG VC: "Provided the Germans have not amassed ≥ 105 CVP, the Americans win if
+    their VP total is ≥ 150 at any CG-Scenario end": both are CG totals.  100 VP at the
+    Morning, 50 at the Midday: 150 in all, and the CG ends at the Midday's Clean-Up;
+    with 60 + 45 = 105 CVP lost over the two, it goes on."""
+    players, module = apd(users, "3.4", vp=100, cvp=cvp_morning)
+    supply_value(players, "dates.dec6midday.vp_required", "120")
+    players.until("results")
+    players.results(**result_values(module, vp_american=50, cvp_lost_american=cvp_midday))
+    for _ in range(12):
+        if Campaign.objects.get(pk=players.campaign_id).ended_at is not None:
+            break
+        players.finish()
+    c = Campaign.objects.get(pk=players.campaign_id)
+    assert (c.ended_at is not None) is ends
+    if ends:
+        assert "American wins the CG (CG VC)" in c.outcome
+
+
+def test_2_note_a_german_unit_the_1tc_eliminates_counts_for_the_german(users, modules, fixed_dice):
+    """2 Note, 2.5: the CVP of a German leader the 1TC eliminates join the German's CVP
+    lost (not the American's), once a leader's CVP are supplied; a non-Encircled German
+    squad is offered no 1TC."""
+    players, _ = apd(users, "2.5")
+    supply_value(players, "cvp_per_kind.leader", "1", by="german")
+    leader = add(players, "german", "8-1 leader", "leader", "encircled")
+    calm = add(players, "german", "4-6-7", "squad")
+    done(players, "american")
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "encirclement_1tc", calm)
+    fixed_dice.append([6, 6])
+    assert roll(players, "german", "encirclement_1tc", leader).result.startswith("Failed")
+    assert lost(players) == {"american": 41, "german": 1}
+
+
+def test_3_3_a_weapon_not_malfunctioned_makes_no_repair_attempt(users, modules):
+    """3.3: "making a dr per repair attempt for malfunctioned, non-captured weapons": a
+    BAZ in order is refused a Repair dr, in words, nothing rolled."""
+    players, _ = apd(users, "3.3")
+    baz = add(players, "american", "BAZ 44", "sw")
+    with pytest.raises(ActionRefused) as refused:
+        roll(players, "american", "repair_sw", baz)
+    assert "malfunctioned" in str(refused.value)
+    assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
+
+
+def test_3_2_the_owning_player_hardens_his_own_mmc_not_the_opponents(users, modules):
+    """3.2: "for each such eliminated Hero the owning player may Battle Harden ... any
+    one MMC": the American giving up his Hero for the German's squad is refused, nothing
+    changes; for his own squad it is done."""
+    from tests.test_rule_mechanisms import exchange
+
+    players, _ = apd(users, "3.2")
+    hero = add(players, "american", "1-4-9 Hero", "hero")
+    theirs = add(players, "german", "4-6-7", "squad")
+    mine = add(players, "american", "6-6-6", "squad")
+    with pytest.raises(ActionRefused):
+        exchange(players, "american", hero, theirs)
+    assert unit_names(players, "german") == [("4-6-7", "squad", "ok", 1)]
+    exchange(players, "american", hero, mine)
+    assert unit_names(players, "american") == [("6-6-6", "squad", "battle_hardened", 1)]
