@@ -101,9 +101,10 @@ def test_2_5_each_encircled_unit_takes_its_1tc_and_one_that_fails_is_eliminated(
     """2.5: "Each Encircled unit must take a 1TC (leadership applies normally). Failing
     the 1TC results in the unit's immediate Elimination ... All Encircled markers are
     then removed."  The app holds the Encircled marker and reads the Morale from the
-    counter: Done waits for each Encircled unit's 1TC; DR 7 +1 -1 (leadership) against
-    the 4-6-7's Morale 7 passes; DR 7 +1 against the 2-4-7's 7 fails and the half-squad
-    is eliminated; the German 8-1's DR 8 +1 against 8 fails; a second 1TC for the same
+    counter: Done waits for each Encircled unit's 1TC; DR 6 +1 +1 (Encircled, A7.7: pass
+    12) -1 (leadership) against the 4-6-7's Morale 7 passes; DR 7 +1 +1 against the
+    2-4-7's 7 fails and the half-squad is eliminated; the German 8-1's DR 8 +1 +1
+    against 8 fails; a second 1TC for the same
     unit and one for the Encircled PzIV (2.5 EXC: its PRC are the map's) are refused;
     the survivor's Encircled marker leaves with 2.5."""
     players, _ = apd_at(users, "2.5")
@@ -114,7 +115,7 @@ def test_2_5_each_encircled_unit_takes_its_1tc_and_one_that_fails_is_eliminated(
     tank = add(players, "german", "PzIVH", "vehicle", markers=["encircled", "immobilized"])
     with pytest.raises(ActionRefused, match=r"Roll first: .*Encirclement 1TC"):
         done(players, "american")
-    fixed_dice.extend([[3, 4], [4, 3], [6, 2]])
+    fixed_dice.extend([[3, 3], [4, 3], [6, 2]])
     r = roll(players, "american", "encirclement_1tc", squad, typed={"leadership": -1})
     assert r.result.startswith("Passed"), r.result
     with pytest.raises(ActionRefused, match=r"\(2.5\)|already|once"):

@@ -239,6 +239,9 @@ class StepPanel:
     corrections: list[CorrectionView] = field(default_factory=list)
     disputed: tuple[str, str] | None = None  # who disputed the last result entered, and why
     attacker: str = ""  # the Attacker of the scenario just played, in a sentence (C5.3)
+    # The side that alone acts at this step, when it is not the viewer (APD 3.5 "The
+    # German player now secretly makes three Reinforcement drs"): its tables are not his.
+    only_side: str = ""
 
     @property
     def finish_confirm(self) -> str:
@@ -259,6 +262,8 @@ def build_panel(view: CampaignView) -> StepPanel:
         at=view.at,
         can_act=view.viewer in may_act,
     )
+    if step.acts not in ("both", "in_order") and step.acts != view.viewer:
+        panel.only_side = view.module.side(step.acts).name
     for show in kind_of(step.kind).shows:
         BUILDERS[show](view, panel)
     kind = kind_of(step.kind)
