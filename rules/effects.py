@@ -659,6 +659,24 @@ def stack_refusal(table: Table, named: str, joining: UnitState) -> str:
     return ""
 
 
+def overstack_refusal(table: Table, kinds: Sequence[str]) -> str:
+    """Why units of these kinds may not make one roll on ``table`` together ("" if they
+    may): more HS-equivalents than a Location holds (PHD C5.13a "No unit may overstack
+    during Redeployment").  The units already at its end are the map's."""
+    limit = table.stack.overstack if table.stack else None
+    if limit is None:
+        return ""
+    hs = hs_equivalents(kinds)
+    if hs <= limit.hs:
+        return ""
+    squads = f"{limit.hs // 2} squads" if limit.hs % 2 == 0 else f"{limit.hs} half-squads"
+    return (
+        f"No unit may overstack: a stack of {hs} HS-equivalents is more than a "
+        f"Location holds ({squads} or their equivalent; {limit.rule}).  Redeploy it as "
+        "two stacks."
+    )
+
+
 def falls_on_one(table: Table, final: int, original: int | None = None) -> bool:
     """Whether a stack's roll with this result falls on one of its units, picked by
     Random Selection (Sicily 3.606 footnote 3), rather than on each."""

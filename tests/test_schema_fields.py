@@ -4708,6 +4708,38 @@ case(
 )
 
 
+def _overstack_answers(m: Module) -> Any:
+    """Whether four squads, three squads and a HS, and three squads with two leaders may
+    make one Redeployment DR together (PHD C5.13a "No unit may overstack during
+    Redeployment"), and the refusal's words."""
+    table = m.table("redeployment")
+    return (
+        effects.overstack_refusal(table, ["squad"] * 4),
+        effects.overstack_refusal(table, ["squad"] * 3 + ["half_squad"]),
+        effects.overstack_refusal(table, ["squad"] * 3 + ["leader"] * 2),
+    )
+
+
+case(
+    "StackRoll.overstack",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment")["stack"].pop("overstack"),
+    observe=_overstack_answers,
+)
+case(
+    "StackLimit.hs",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment")["stack"]["overstack"].update(hs=7),
+    observe=_overstack_answers,
+)
+case(
+    "StackLimit.rule",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment")["stack"]["overstack"].update(rule="A5.1"),
+    observe=_overstack_answers,
+)
+
+
 def _sent_on_casualties(m: Module) -> Any:
     """Whether a Shift DR of 11, and one of 9, send a unit to the subsequent casualty dr
     (Sicily 3.613 †), and what the module check says."""

@@ -1288,6 +1288,26 @@ def remove_brought(turn: Turn, purchase: Purchase, leaving: Sequence[ComesWith])
     return ", ".join(gone)
 
 
+def units_given_later(purchase: Purchase, outcome: GroupOutcome) -> None:
+    """What an RG's roll made after it joined gives it (PHD C5.33's Leader Table DR,
+    kept until the table was supplied): its leaders and units join the retained forces,
+    named as the RG's others are."""
+    gid = purchase.group_id
+    lines = [(f"{u.name} ({gid})", u.kind, u.count) for u in outcome.units]
+    lines += [(f"{name} ({gid})", "leader", 1) for name in outcome.leaders]
+    Unit.objects.bulk_create(
+        Unit(
+            campaign=purchase.campaign,
+            side=purchase.side,
+            name=name[: max_length(Unit, "name")],
+            kind=kind,
+            count=min(k, MAX_COUNT),
+            purchase=purchase,
+        )
+        for name, kind, k in lines
+    )
+
+
 def units_from_purchase(
     module: Module, purchase: Purchase, group: ReinforcementGroup, outcome: GroupOutcome
 ) -> None:
