@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import get_args
 
@@ -212,6 +212,23 @@ def roll_column(table: Table, side: str, unit_kind: str | None = None) -> str | 
 # Half-squad equivalents of a unit kind (A1.31: a squad two, a HS or crew one; an SMC or
 # a vehicle none).
 HS_EQUIVALENTS = {"squad": 2, "half_squad": 1}
+
+
+# The markers of a unit's Location rather than of the unit: a SW or Gun is in its
+# possessor's Location, so it reads them from him (PHD C2.0 "Isolated Location": C5.26a
+# "+1 If Isolated", C5.27c "Each non-captured, non-isolated weapon").
+LOCATION_MARKERS = frozenset({"isolated"})
+
+
+def in_location_of(state: UnitState, holder: UnitState | None) -> UnitState:
+    """``state`` as the rules read it where ``holder`` possesses it: the holder's Location
+    markers (Isolated) are its own too, though only the holder's line carries them."""
+    if holder is None:
+        return state
+    extra = tuple(m for m in holder.marked & LOCATION_MARKERS if m not in state.markers)
+    if not extra:
+        return state
+    return replace(state, markers=tuple(m for m in state.markers if m != "ok") + extra)
 
 
 def hs_equivalents(kinds: Sequence[str]) -> int:

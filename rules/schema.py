@@ -1546,6 +1546,10 @@ class Initiative(Strict):
     results: list[InitiativeResult]
     restrictions: list[ChitRestriction] = []
     note: str | None = note_field()
+    # A side that picks no chit is Idle (PHD C2.0: "A side is assumed to be idle if they
+    # did not requisition an attack option during the ConPh"): its Done at the
+    # initiative step locks Idle for it; the rule cited in its log line.
+    idle_by_default: RuleRef | None = None
 
 
 # --------------------------------------------------------------------------- steps, results

@@ -3023,6 +3023,12 @@ case(
     observe=chit("red", opponent_no_units=True),
 )
 case(
+    "Initiative.idle_by_default",
+    base="phd",
+    mutate=lambda d: d["initiative"].pop("idle_by_default"),
+    observe=lambda m: availability.chit_by_default(m, next(s for s in m.steps if s.id == "C5.37")),
+)
+case(
     "ChitRestriction.chit",
     base="skirmish",
     mutate=lambda d: d["initiative"]["restrictions"][0].update(chit="idle"),

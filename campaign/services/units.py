@@ -29,6 +29,7 @@ from rules.effects import (
     battle_hardened,
     exchange_refusal,
     hardened_by_settles,
+    in_location_of,
     left_over,
     matches,
     names_any,
@@ -1050,6 +1051,13 @@ def split_one(unit: Unit) -> Unit:
 
 def state_of(unit: Unit) -> UnitState:
     return unit.state
+
+
+def located_state(unit: Unit) -> UnitState:
+    """``unit`` as a roll reads it: a SW or Gun where its possessor is (his Isolated
+    marker is its own, PHD C5.26a/C5.27c)."""
+    holder = unit.possessor if unit.possessor_id else None
+    return in_location_of(unit.state, holder.state if holder is not None else None)
 
 
 def _condition(
