@@ -163,7 +163,9 @@ def test_c5_26a_a_weapon_possessed_by_an_isolated_unit_is_isolated(users, module
     assert roll(players, "us", "weapon_repair", lmg_b).drms == []
 
 
-def test_c5_27c_special_ammunition_not_for_a_weapon_of_an_isolated_unit(users, modules, fixed_dice):
+def test_c5_27c_special_ammunition_not_for_a_weapon_of_an_isolated_unit(
+    users, modules, fixed_dice, client
+):
     """C5.27c "Each non-captured, non-isolated weapon has all of its Depleted ammunition
     type(s) if any replenished ... on a dr <4": a Gun whose crew is marked Isolated is in
     an Isolated Location, so it has no dr (refused, C5.27c, nothing rolled); the Gun of a
@@ -181,8 +183,22 @@ def test_c5_27c_special_ammunition_not_for_a_weapon_of_an_isolated_unit(users, m
         roll(players, "german", "special_ammunition", gun_a)
     plain(str(refused.value))
     assert not Roll.objects.filter(campaign=c, table_id="special_ammunition").exists()
+    options = _roll_choices(client, players, "german", "special_ammunition")
+    assert any("PaK 40 B" in o for o in options), options
+    assert not any("PaK 40 A" in o for o in options), options
     fixed_dice.append([2])
     assert roll(players, "german", "special_ammunition", gun_b).final == 2
+
+
+def _roll_choices(client, players, side, table_id) -> list[str]:
+    """The units the roll form of ``table_id`` offers ``side`` on the step's page."""
+    import re
+
+    client.force_login(players.users[side])
+    page = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    form = page[page.index(f'value="{table_id}"') :]
+    form = form[: form.index("</form>")]
+    return re.findall(r"<option[^>]*>([^<]*)</option>", form)
 
 
 def test_c5_25_a_san_above_4_is_lowered_to_4_and_c5_41_announces_it(users, modules):
