@@ -501,16 +501,17 @@ def owed_rolls(
 ) -> tuple[tuple[str, str], ...]:
     """The compulsory rolls (``Table.required``) ``side`` has not made in this pass at
     the current step or the steps after it (all that Done or finishing ahead can
-    reach) and may roll on now: (table id, "") for a roll once per side, (table id,
-    the unit's line) for each of its retained units the table is rolled for (two
-    queries, the units' shared through ``units`` with ``exchanges_held``; none without
-    such tables ahead)."""
+    reach) and may roll on now, or once its lost table is supplied: (table id, "") for
+    a roll once per side, (table id, the unit's line) for each of its retained units
+    the table is rolled for (two queries, the units' shared through ``units`` with
+    ``exchanges_held``; none without such tables ahead)."""
     ahead = {t for step in module.steps[campaign.step_index :] for t in step.tables}
+    # A table the rules text lacks is owed too: Done says to supply it first (PHD C5.19
+    # "For each Wounded Leader a dr is made"), though no roll on it can be made yet.
     required = [
         t
         for t in module.tables
         if t.required
-        and not t.missing
         and t.id in ahead
         # Not owed where the side may not roll on it now (3.61426: the British at Night).
         and not table_date_reasons(module, t, side, campaign.date_index)
@@ -546,7 +547,7 @@ def owed_rolls(
                 # A vehicle's weapons each owe their own roll (Sicily 3.6142).
                 for ref, target in targets(t.for_units, state):
                     key = f"{unit.ref}.{ref}" if ref else unit.ref
-                    if owed_for(t, target) and (t.id, key) not in rolled:
+                    if owed_for(t, target, lost_too=True) and (t.id, key) not in rolled:
                         owed.append((t.id, unit.label if not ref else target.name))
     return tuple(owed)
 

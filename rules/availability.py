@@ -68,6 +68,12 @@ def turn_refusal(module: Module, snap: Snapshot, side: str, action: Action) -> R
         return Refused("The campaign has ended; nothing more can be done.", status=409)
     step = current_step(module, snap)
     if action not in kind_of(step.kind).all_actions:
+        if action == Action.FINISH and module.initiative and step.kind == "initiative":
+            return Refused(
+                f"Pick your chit, Attack or Idle: that is how you finish {step.id} "
+                f"{step.title} ({module.initiative.rule}).",
+                status=409,
+            )
         return Refused(
             f"That is not part of the current step ({step.id} {step.title}).", status=409
         )
@@ -765,13 +771,14 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
     return ""
 
 
-def owed_for(table: Table, unit: UnitState) -> bool:
+def owed_for(table: Table, unit: UnitState, *, lost_too: bool = False) -> bool:
     """Whether ``table``'s roll is compulsory for ``unit``, once (``required``, rolled
     once per unit, and the unit of its kinds and conditions): "each currently wounded
-    Retained Leader" (Sicily 3.610).  Made or not, the caller knows."""
+    Retained Leader" (Sicily 3.610).  Made or not, the caller knows.  ``lost_too``: a
+    table the rules text lacks counts (the roll waits for it: PHD C5.19)."""
     return (
         table.required
-        and not table.missing
+        and (lost_too or not table.missing)
         and table.once == "unit"
         and table.for_units is not None
         and matches(table.for_units, unit)
@@ -962,6 +969,15 @@ def chit_refusal(module: Module, snap: Snapshot, chit: str) -> str:
     return ""
 
 
+def chit_by_default(module: Module, step: Step) -> str | None:
+    """The chit a side's Done at ``step`` locks for it, where the rules make a side that
+    picks none Idle (PHD C2.0); None: Done is no part of the step."""
+    ini = module.initiative
+    if step.kind != "initiative" or ini is None or ini.idle_by_default is None:
+        return None
+    return "idle"
+
+
 def check_chit(module: Module, snap: Snapshot, chit: str) -> None:
     if chit not in CHITS:
         rule = f" ({module.initiative.rule})" if module.initiative else ""
@@ -1110,17 +1126,20 @@ def finish_refusal(module: Module, snap: Snapshot, step: Step) -> str:
 
 
 def _required_tables_missing(module: Module, snap: Snapshot, step: Step) -> str:
-    """A roll the rules make compulsory for the side at ``step`` (``required``, not
-    per unit) on a table the rules text lacks: nothing can be rolled yet (APD 3.5: "The
-    German player now secretly makes three Reinforcement drs")."""
+    """A roll the rules make compulsory for the side at ``step`` (``required``; one per
+    unit where the side holds such a unit) on a table the rules text lacks: nothing can
+    be rolled yet (APD 3.5: "The German player now secretly makes three Reinforcement
+    drs"; PHD C5.19: "For each Wounded Leader a dr is made")."""
     if step.acts not in ("both", "in_order", snap.side):
         return ""
+    owes = {tid for tid, _ in snap.holdings.owed}
     lacking = [
         module.table(t)
         for t in step.tables
         if module.table(t).required
         and module.table(t).missing
-        and module.table(t).for_units is None
+        # one rolled for units: where the side holds one it is owed for (PHD C5.19)
+        and (module.table(t).for_units is None or t in owes)
         and not table_date_reasons(module, module.table(t), snap.side, snap.position.date_index)
     ]
     if not lacking:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import get_args
 
@@ -212,6 +212,23 @@ def roll_column(table: Table, side: str, unit_kind: str | None = None) -> str | 
 # Half-squad equivalents of a unit kind (A1.31: a squad two, a HS or crew one; an SMC or
 # a vehicle none).
 HS_EQUIVALENTS = {"squad": 2, "half_squad": 1}
+
+
+# The markers of a unit's Location rather than of the unit: a SW or Gun is in its
+# possessor's Location, so it reads them from him (PHD C2.0 "Isolated Location": C5.26a
+# "+1 If Isolated", C5.27c "Each non-captured, non-isolated weapon").
+LOCATION_MARKERS = frozenset({"isolated"})
+
+
+def in_location_of(state: UnitState, holder: UnitState | None) -> UnitState:
+    """``state`` as the rules read it where ``holder`` possesses it: the holder's Location
+    markers (Isolated) are its own too, though only the holder's line carries them."""
+    if holder is None:
+        return state
+    extra = tuple(m for m in holder.marked & LOCATION_MARKERS if m not in state.markers)
+    if not extra:
+        return state
+    return replace(state, markers=tuple(m for m in state.markers if m != "ok") + extra)
 
 
 def hs_equivalents(kinds: Sequence[str]) -> int:
@@ -657,6 +674,24 @@ def stack_refusal(table: Table, named: str, joining: UnitState) -> str:
             f"{joining.name} cannot use the same {table.title} DR as {named} ({table.stack.rule})."
         )
     return ""
+
+
+def overstack_refusal(table: Table, kinds: Sequence[str]) -> str:
+    """Why units of these kinds may not make one roll on ``table`` together ("" if they
+    may): more HS-equivalents than a Location holds (PHD C5.13a "No unit may overstack
+    during Redeployment").  The units already at its end are the map's."""
+    limit = table.stack.overstack if table.stack else None
+    if limit is None:
+        return ""
+    hs = hs_equivalents(kinds)
+    if hs <= limit.hs:
+        return ""
+    squads = f"{limit.hs // 2} squads" if limit.hs % 2 == 0 else f"{limit.hs} half-squads"
+    return (
+        f"No unit may overstack: a stack of {hs} HS-equivalents is more than a "
+        f"Location holds ({squads} or their equivalent; {limit.rule}).  Redeploy it as "
+        "two stacks."
+    )
 
 
 def falls_on_one(table: Table, final: int, original: int | None = None) -> bool:

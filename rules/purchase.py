@@ -490,3 +490,15 @@ def add_later_offers(
             rule = f" ({extra.rule})" if extra.rule else ""
             out.append(AddLaterOffer(extra.id, extra.label, extra.cost, extra.affirms + rule))
     return out
+
+
+def owed_tables(
+    module: Module, rolls: Sequence[Mapping[str, object]]
+) -> tuple[list[str], list[str]]:
+    """The rolls an RG's line keeps because their table was lost from the rules text when
+    its rolls were made (PHD C5.33's Leader Table; its line reads "not rolled"): those
+    whose table the players have supplied since (to be made now), and those still
+    lacking it, by table id."""
+    owed = [str(r["owed"]) for r in rolls if r.get("owed")]
+    supplied = [t for t in owed if not module.table(t).missing]
+    return supplied, [t for t in owed if t not in supplied]

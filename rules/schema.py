@@ -635,6 +635,16 @@ class AfterRoll(Strict):
     rule: RuleRef
 
 
+class StackLimit(Strict):
+    """A Location's stacking limit a stack making one roll may not exceed (PHD C5.13a "No
+    unit may overstack during Redeployment"; ASL A5.1: three squads or their
+    equivalent), in HS-equivalents (a squad 2, a HS or crew 1, an SMC 0)."""
+
+    hs: int = Field(ge=1)
+    rule: RuleRef
+    note: str | None = note_field()
+
+
 class StackRoll(Strict):
     """One roll made for a stack: the unit named and the units that join it use the
     same DR (Sicily 3.606 "+1 per HS-equivalent > one HS using the same Escape DR"; 3.613
@@ -651,6 +661,9 @@ class StackRoll(Strict):
     random: list[str] = []  # row ranges that fall on one unit by Random Selection
     rule: RuleRef
     note: str | None = note_field()
+    # The most a stack may hold (PHD C5.13a "No unit may overstack during Redeployment"):
+    # a stack larger than a Location's stacking limit overstacks wherever it ends.
+    overstack: StackLimit | None = None
 
 
 class Table(Strict):
@@ -1533,6 +1546,10 @@ class Initiative(Strict):
     results: list[InitiativeResult]
     restrictions: list[ChitRestriction] = []
     note: str | None = note_field()
+    # A side that picks no chit is Idle (PHD C2.0: "A side is assumed to be idle if they
+    # did not requisition an attack option during the ConPh"): its Done at the
+    # initiative step locks Idle for it; the rule cited in its log line.
+    idle_by_default: RuleRef | None = None
 
 
 # --------------------------------------------------------------------------- steps, results

@@ -214,8 +214,8 @@ def test_c5_33_one_secret_leader_dr_for_each_i_rg_marked_l(users, modules):
     Table line at I-C5.33; a G RG marked l has none.  The Leader Table is lost from the
     rules text: the I RG's line says it was not rolled, citing C5.33, in ASL words (never
     a silent nothing).  Its rolls are then made: a second click is refused, nothing
-    rolled.  (Left, pass-11 doc: once the players supply the table later, the DR can no
-    longer be made for that RG.)"""
+    rolled (pass 12: the click says the DR waits for the table, which the players may
+    supply: tests/test_phd12_pass12.py)."""
     from tests.purchase_helpers import make_rolls
 
     players, c = phd_with_chart(
@@ -236,7 +236,7 @@ def test_c5_33_one_secret_leader_dr_for_each_i_rg_marked_l(users, modules):
     g4 = make_rolls(players, "german", g4)
     assert g4.details["rolls"] == []
     before = Roll.objects.filter(campaign=c).count()
-    with pytest.raises(ActionRefused, match="already made"):
+    with pytest.raises(ActionRefused, match=r"waits for that table.*\(C5\.33\)"):
         make_rolls(players, "german", i9)
     assert Roll.objects.filter(campaign=c).count() == before
 

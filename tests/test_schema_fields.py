@@ -3026,6 +3026,12 @@ case(
     observe=chit("red", opponent_no_units=True),
 )
 case(
+    "Initiative.idle_by_default",
+    base="phd",
+    mutate=lambda d: d["initiative"].pop("idle_by_default"),
+    observe=lambda m: availability.chit_by_default(m, next(s for s in m.steps if s.id == "C5.37")),
+)
+case(
     "ChitRestriction.chit",
     base="skirmish",
     mutate=lambda d: d["initiative"]["restrictions"][0].update(chit="idle"),
@@ -4708,6 +4714,38 @@ case(
     base="sicily",
     mutate=lambda d: tab(d, "escape")["stack"].update(rule="3.6"),
     observe=_stack_answers,
+)
+
+
+def _overstack_answers(m: Module) -> Any:
+    """Whether four squads, three squads and a HS, and three squads with two leaders may
+    make one Redeployment DR together (PHD C5.13a "No unit may overstack during
+    Redeployment"), and the refusal's words."""
+    table = m.table("redeployment")
+    return (
+        effects.overstack_refusal(table, ["squad"] * 4),
+        effects.overstack_refusal(table, ["squad"] * 3 + ["half_squad"]),
+        effects.overstack_refusal(table, ["squad"] * 3 + ["leader"] * 2),
+    )
+
+
+case(
+    "StackRoll.overstack",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment")["stack"].pop("overstack"),
+    observe=_overstack_answers,
+)
+case(
+    "StackLimit.hs",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment")["stack"]["overstack"].update(hs=7),
+    observe=_overstack_answers,
+)
+case(
+    "StackLimit.rule",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment")["stack"]["overstack"].update(rule="A5.1"),
+    observe=_overstack_answers,
 )
 
 

@@ -151,7 +151,7 @@ class Players:
         step = module.steps[c.step_index]
         for table_id, what in owed_rolls(c, module, side):
             table = module.table(table_id)
-            if table_id not in step.tables:
+            if table_id not in step.tables or table.missing:
                 continue
             if table.per_group is not None:  # for each RG held (PHD C5.34), named
                 steps.roll_on_table(

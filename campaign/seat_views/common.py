@@ -31,6 +31,7 @@ from rules.purchase import (
     Addition,
     add_later_offers,
     add_later_options,
+    owed_tables,
     printed_implies,
     records_objective,
     roll_variants,
@@ -364,9 +365,11 @@ def _record_lines(
             count[key] = count.get(key, 0) + 1
         mine = p.side == side
         in_purchase = step.kind == "purchase" and p.cycle == campaign.cycle
+        # a roll kept until its lost table was supplied (C5.33) is offered again
+        owes = p.rolled_at is not None and bool(owed_tables(module, p.details.get("rolls", []))[0])
         can_roll = (
             mine
-            and p.rolled_at is None
+            and (p.rolled_at is None or owes)
             and step.kind in ("purchase", "strength")
             and not availability.rg_roll_refusal(module, step)
             and not availability.rolls_left_now(

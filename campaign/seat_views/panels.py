@@ -53,7 +53,7 @@ from campaign.services.units import (
 )
 from rules import availability, machine
 from rules.drm import RollContext, offered, offered_for_some_unit
-from rules.effects import hardens_mmc, matches, targets
+from rules.effects import UnitState, hardens_mmc, in_location_of, matches, targets
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
 from rules.schema import Module, Table, TableResult, UnitFilter
@@ -625,6 +625,8 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
         if unit_ref
         for ref in (unit_ref, *stack.split())
     }
+    # A SW or Gun is where its possessor is (his Isolated marker is its own).
+    holders: dict[int | None, UnitState] = {u.pk: u.state for u in own}
     for n, tv in enumerate(panel.tables):
         t = tables[tv.id]
         if t.for_units is None:
@@ -633,7 +635,9 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
         eligible = [
             (roll_ref(u, ref), _target_words(u, ref))
             for u in own
-            for ref, _ in targets(t.for_units, state_of(u))
+            for ref, _ in targets(
+                t.for_units, in_location_of(state_of(u), holders.get(u.possessor_id))
+            )
         ]
         fresh = [e for e in eligible if not (t.once == "unit" and (t.id, e[0]) in rolled)]
         sent = sent_to(c, module, t.id, view.viewer, view.rolls_of_pass) if t.after else None

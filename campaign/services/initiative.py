@@ -71,9 +71,12 @@ def _marks_and_chits(c: Campaign) -> tuple[dict[int, frozenset[str]], dict[str, 
 
 
 @transaction.atomic
-def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | None = None) -> None:
+def lock_initiative(
+    *, campaign_id: object, user: User, chit: str, at: str | None = None, by_default: str = ""
+) -> None:
     """Lock this side's chit.  It cannot be changed; the opponent learns only that it
-    was chosen, until both are revealed at once."""
+    was chosen, until both are revealed at once.  ``by_default``: the rule that made it
+    Idle when it picked none (PHD C2.0)."""
     turn = take_turn(campaign_id, user, at)
     c = turn.campaign
     marks, chits = _marks_and_chits(c)
@@ -102,7 +105,8 @@ def lock_initiative(*, campaign_id: object, user: User, chit: str, at: str | Non
         name = turn.side_name()
         turn.record(
             EventKind.CHIT,
-            text=f"{name} locked its initiative chit: {CHITS[chit]}.",
+            text=f"{name} locked its initiative chit: {CHITS[chit]}"
+            + (f", having picked none ({by_default})." if by_default else "."),
             secret=CHIT.kept(turn.side, side=name),
             revealed_at=now,
         )

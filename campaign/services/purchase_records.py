@@ -17,13 +17,13 @@ from campaign.services import dice as dice_service
 from campaign.services.errors import ActionRefused
 from campaign.services.rolls import roll_context
 from campaign.services.turns import Turn
-from campaign.services.units import units_from_purchase
+from campaign.services.units import units_from_purchase, units_given_later
 from campaign.visibility import FORTIFICATION, RG_ROLLS
 from rules import availability
 from rules.drm import DrmRefused, after_value, applicable_drms, holds
 from rules.effects import GroupOutcome, NewUnits, on_group, result_effects
-from rules.purchase import depleted_lacking, missing_at
-from rules.schema import PostPurchaseRoll, ReinforcementGroup
+from rules.purchase import depleted_lacking, missing_at, owed_tables
+from rules.schema import Module, PostPurchaseRoll, ReinforcementGroup
 
 
 def make_rolls(
@@ -72,6 +72,8 @@ def make_rolls(
                 {
                     "table": table.title,
                     "result": f"not rolled: the rules text lacks this table ({pp.rule})",
+                    # kept: made once the players supply the table (``make_owed_rolls``)
+                    "owed": pp.table,
                 }
             )
             continue
@@ -127,6 +129,85 @@ def make_rolls(
         {"table": "Depleted", "result": "lacks " + ", ".join(f"{k} × {t}" for t, k in lacks)}
     ]
     _log_rolls(turn, purchase, results + (lacking if lacks else []))
+
+
+def owed_rolls(module: Module, purchase: Purchase) -> tuple[list[str], list[str]]:
+    """The rolls an RG still owes for a table lost when its rolls were made (C5.33)."""
+    return owed_tables(module, purchase.details.get("rolls", []))
+
+
+def owed_refusal(module: Module, purchase: Purchase) -> str:
+    """Why an RG whose rolls are made may not roll again: "" where it owes a roll whose
+    table has been supplied since; else the table it waits for, or "already made"."""
+    supplied, lacking = owed_rolls(module, purchase)
+    if supplied:
+        return ""
+    if lacking:
+        rules = {pp.table: pp.rule for pp in module.post_purchase}
+        names = ", ".join(module.table(t).title for t in lacking)
+        cited = "; ".join(dict.fromkeys(rules.get(t) or module.table(t).rule for t in lacking))
+        return (
+            f"{purchase.group_id}'s DR on the {names} waits for that table, which the rules "
+            "text lacks: supply it and have your opponent accept it, then make the DR here "
+            f"({cited})."
+        )
+    return f"{purchase.group_id}'s rolls are already made."
+
+
+def make_owed_rolls(
+    turn: Turn, purchase: Purchase, ticked: Mapping[str, Sequence[str]] | None = None
+) -> None:
+    """An RG's rolls kept because their table was lost when its other rolls were made,
+    made now that the players have supplied it (PHD C5.33: "make one secret DR" for
+    each RG marked l, whenever the Leader Table comes): each replaces its "not rolled"
+    line; the leaders and units it gives join the RG and the retained forces.  Each is
+    secret, as the RG's other rolls made at a strength step are."""
+    module = turn.module
+    supplied, _ = owed_rolls(module, purchase)
+    group = availability.find_group(module, turn.side, purchase.group_id)
+    base = roll_context(turn, group=group, cost_variant=purchase.cost_variant or "")
+    base = replace(
+        base, strength=purchase.strength, rolled_types=frozenset(purchase.details.get("types", []))
+    )
+    outcome = GroupOutcome(strength=purchase.strength)
+    results: list[dict[str, object]] = []
+    made: list[dict[str, object]] = []
+    for entry in purchase.details.get("rolls", []):
+        if entry.get("owed") not in supplied:
+            results.append(entry)
+            continue
+        pp = next(x for x in module.post_purchase if x.table == entry["owed"])
+        table = module.table(pp.table)
+        for n in range(rolls_for(pp, group, purchase.strength) or 1):
+            ctx = replace(base, roll_number=n + 1)
+            try:
+                drms = applicable_drms(table, ctx, ticked=(ticked or {}).get(table.id, ()))
+            except DrmRefused as exc:
+                raise ActionRefused(str(exc)) from None
+            r = dice_service.roll(
+                turn.campaign,
+                side=turn.side,
+                kind=table.dice,
+                purpose=table.title,
+                drms=drms,
+                table=table,
+                item=f"{group.id} {group.type}",
+                step_id=turn.step.id,
+                secret=True,
+                column=pp.column,
+            )
+            on_group(result_effects(table, r.final, pp.column, sum(r.faces)), outcome)
+            made.append(roll_entry(table.title, r))
+            results.append(made[-1])
+    purchase.details = {
+        **purchase.details,
+        "rolls": results,
+        "leaders": list(purchase.details.get("leaders", [])) + outcome.leaders,
+        "types": list(purchase.details.get("types", [])) + outcome.types,
+    }
+    purchase.save(update_fields=["details"])
+    units_given_later(purchase, outcome)
+    _log_rolls(turn, purchase, made)
 
 
 def _keep_stage(
@@ -208,14 +289,15 @@ def dice_text(r: Roll) -> str:
 
 
 def roll_remaining(turn: Turn) -> None:
-    """Finishing the strength step rolls for every RG of the side still unrolled."""
+    """Finishing the strength step rolls for every RG of the side still unrolled, and
+    makes the rolls kept for a table the players have supplied since (C5.33)."""
     for purchase in Purchase.objects.filter(
-        campaign=turn.campaign,
-        side=turn.side,
-        status=Purchase.Status.ACTIVE,
-        rolled_at__isnull=True,
+        campaign=turn.campaign, side=turn.side, status=Purchase.Status.ACTIVE
     ):
-        make_rolls(turn, purchase)
+        if purchase.rolled_at is None:
+            make_rolls(turn, purchase)
+        elif owed_rolls(turn.module, purchase)[0]:
+            make_owed_rolls(turn, purchase)
 
 
 def roll_while_buying(turn: Turn) -> None:

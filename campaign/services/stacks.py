@@ -15,7 +15,13 @@ from campaign.services import dice as dice_service
 from campaign.services import units
 from campaign.services.errors import ActionRefused
 from campaign.services.turns import Turn
-from rules.effects import hs_equivalents, leadership_modifier, roll_column, stack_refusal
+from rules.effects import (
+    hs_equivalents,
+    leadership_modifier,
+    overstack_refusal,
+    roll_column,
+    stack_refusal,
+)
 from rules.schema import Table
 
 # Single Man Counters: they go with any stack; with AFVs, a leader rides in them (an
@@ -71,6 +77,9 @@ def members(
             f"One roll on the {table.title} reads one column: {' and '.join(columns)} "
             f"units do not make it together ({table.stack.rule}).",
         )
+    refusal = overstack_refusal(table, [u.kind for u in stack])
+    if refusal:
+        raise ActionRefused(refusal)
     if len({u.purchase_id if units.is_secret(u) else None for u in stack}) > 1:
         raise ActionRefused(
             "A unit of an RG not yet revealed makes its roll with units of its own RG only."

@@ -123,6 +123,14 @@ def finish_step(
     purchases lack their data (the start's points, the side's RG chart) is finished
     only knowingly: ``without_data``, the player's "Go on without it"."""
     turn = take_turn(campaign_id, user, at)
+    # A side that picks no chit is Idle (PHD C2.0): its Done locks Idle for it.
+    chit = availability.chit_by_default(turn.module, turn.step)
+    if chit is not None and not through:
+        from campaign.services.initiative import lock_initiative
+
+        rule = turn.module.initiative.idle_by_default if turn.module.initiative else ""
+        lock_initiative(campaign_id=campaign_id, user=user, chit=chit, at=at, by_default=rule or "")
+        return
     # Finishing ahead, or a Recon step (a Recon RG's dr owed), reads purchases and recon.
     reads = bool(through) or Action.RECON in turn.kind.actions
     held = holdings(turn.campaign, turn.side, purchases=reads, recon=reads, owed=True)
@@ -322,7 +330,8 @@ def roll_on_table(
     elif unit is None and table.per_group is not None:
         group = availability.per_group_named(turn.module, table, turn.side, item)
     try:
-        state = None if unit is None else armed(unit.state, weapon) if weapon else unit.state
+        located = None if unit is None else units.located_state(unit)
+        state = None if located is None else armed(located, weapon) if weapon else located
         context = roll_context(
             turn,
             group=group,
@@ -627,7 +636,7 @@ def rolled_for(turn: Turn, table: Table, unit_id: object) -> tuple[Unit | None, 
     wanted = units.describe_filter(flt)
     if unit is None:
         raise ActionRefused(f"Choose which of your {wanted} the {table.title} roll is for.")
-    found = dict(targets(flt, units.state_of(unit)))
+    found = dict(targets(flt, units.located_state(unit)))
     weapon = unit.state.weapon(weapon_ref) if weapon_ref else None
     what = units.label(unit) + (f" {weapon.name}" if weapon else "")
     if weapon_ref and weapon is None:

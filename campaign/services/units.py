@@ -29,6 +29,7 @@ from rules.effects import (
     battle_hardened,
     exchange_refusal,
     hardened_by_settles,
+    in_location_of,
     left_over,
     matches,
     names_any,
@@ -1052,6 +1053,13 @@ def state_of(unit: Unit) -> UnitState:
     return unit.state
 
 
+def located_state(unit: Unit) -> UnitState:
+    """``unit`` as a roll reads it: a SW or Gun where its possessor is (his Isolated
+    marker is its own, PHD C5.26a/C5.27c)."""
+    holder = unit.possessor if unit.possessor_id else None
+    return in_location_of(unit.state, holder.state if holder is not None else None)
+
+
 def _condition(
     markers: Sequence[str], status: str | None, rolled_for: Sequence[str] = ()
 ) -> list[str]:
@@ -1286,6 +1294,26 @@ def remove_brought(turn: Turn, purchase: Purchase, leaving: Sequence[ComesWith])
         gone += [label(u) for u in lines]
         lines.delete()
     return ", ".join(gone)
+
+
+def units_given_later(purchase: Purchase, outcome: GroupOutcome) -> None:
+    """What an RG's roll made after it joined gives it (PHD C5.33's Leader Table DR,
+    kept until the table was supplied): its leaders and units join the retained forces,
+    named as the RG's others are."""
+    gid = purchase.group_id
+    lines = [(f"{u.name} ({gid})", u.kind, u.count) for u in outcome.units]
+    lines += [(f"{name} ({gid})", "leader", 1) for name in outcome.leaders]
+    Unit.objects.bulk_create(
+        Unit(
+            campaign=purchase.campaign,
+            side=purchase.side,
+            name=name[: max_length(Unit, "name")],
+            kind=kind,
+            count=min(k, MAX_COUNT),
+            purchase=purchase,
+        )
+        for name, kind, k in lines
+    )
 
 
 def units_from_purchase(
