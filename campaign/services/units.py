@@ -62,8 +62,9 @@ WEAPON_REF_LENGTH = 4  # a weapon's reference, unique on its unit's record
 
 
 def is_secret(unit: Unit) -> bool:
-    """A unit of a still-secret RG is its side's secret."""
-    return bool(unit.purchase_id and unit.purchase and unit.purchase.revealed_at is None)
+    """A unit of a still-secret RG, or of one whose secret DRs' outcome is still held
+    (``visibility.UNIT``), is its side's secret."""
+    return bool(unit.purchase_id and unit.purchase and unit.purchase.outcome_revealed_at is None)
 
 
 def kept_secret(*changed: Unit) -> Kept | None:
@@ -1208,7 +1209,7 @@ def _public_mmc(unit: Unit) -> list[Unit]:
     Captured."""
     mmc = Unit.objects.filter(
         campaign_id=unit.campaign_id, side=unit.side, kind__in=("squad", "half_squad")
-    ).filter(Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False))
+    ).filter(Q(purchase__isnull=True) | Q(purchase__outcome_revealed_at__isnull=False))
     return [u for u in mmc.order_by("pk") if not u.has("captured")]
 
 
@@ -1238,7 +1239,7 @@ def _placing(unit: Unit, at: str | None) -> str:
             side=unit.side,
             kind__in=("squad", "half_squad"),
         )
-        .filter(Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False))
+        .filter(Q(purchase__isnull=True) | Q(purchase__outcome_revealed_at__isnull=False))
         .exclude(location="")
         .order_by("location")
     )
