@@ -451,9 +451,9 @@ class Purchase(models.Model):
     rolled_at = models.DateTimeField(null=True, blank=True)
     revealed_at = models.DateTimeField(null=True, blank=True)
     # What its secret DRs gave it (strength, SW, leaders, units, the DRs themselves: a
-    # table the rules call secret, APD 3.6) is revealed apart from its line: a reveal by
-    # the campaign's policy before the scenario leaves it held (``visibility.PURCHASE``).
-    outcome_revealed_at = models.DateTimeField(null=True, blank=True)
+    # table the rules call secret, APD 3.6) is held back though its line is revealed: a
+    # reveal by the campaign's policy before the scenario (``visibility.PURCHASE``).
+    outcome_held = models.BooleanField(default=False)
     # Whether the seat reading it may read that part: set by the gate on each row it
     # returns (``Purchase.objects.visible_to``).
     outcome_shown: bool

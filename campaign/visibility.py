@@ -52,9 +52,10 @@ class Disclosure:
     model that are nobody's secret); ``before``: what the opponent sees before the
     reveal; ``wording``: the public log line when that is ``Before.EXISTS`` (fields
     filled by ``kept``); ``revealed_by``: what reveals it, in words; ``held``: the
-    field of the time the part of a row its secret DRs made is revealed, when a reveal
-    of the row may leave that part held (``holds``; empty: the row is all one secret).
-    The gate marks each row it returns ``outcome_shown`` (``SecretQuerySet``)."""
+    flag that holds back, on a revealed row, the part its secret DRs made (``holds``,
+    in words; empty: the row is all one secret): the gate marks each row it returns
+    ``outcome_shown`` (``SecretQuerySet``); ``withheld``: the flag that keeps a row
+    hidden though ``revealed`` is set (a unit its RG's held DRs gave)."""
 
     name: str
     model: str
@@ -66,6 +67,7 @@ class Disclosure:
     open: tuple[tuple[str, Any], ...] = ()
     held: str = ""
     holds: str = ""
+    withheld: str = ""
 
     def __post_init__(self) -> None:
         if (self.before is Before.EXISTS) != bool(self.wording):
@@ -82,14 +84,18 @@ class Disclosure:
 
     def visible(self, side: Side) -> Q:
         """The gate: the rows of this kind ``side``'s seat may read."""
-        shown = Q(**{self.owner: side}) | Q(**{f"{self.revealed}__isnull": False})
+        revealed = Q(**{f"{self.revealed}__isnull": False})
+        if self.withheld:
+            revealed &= Q(**{self.withheld: False})
+        shown = Q(**{self.owner: side}) | revealed
         for name, value in self.open:
             shown |= Q(**{name: value})
         return shown
 
     def outcome_visible(self, side: Side) -> Q:
         """Of the rows ``side`` may read, those whose held part (``held``) it may read too."""
-        shown = Q(**{self.owner: side}) | Q(**{f"{self.held}__isnull": False})
+        revealed = Q(**{f"{self.revealed}__isnull": False}) & Q(**{self.held: False})
+        shown = Q(**{self.owner: side}) | revealed
         for name, value in self.open:
             shown |= Q(**{name: value})
         return shown
@@ -128,7 +134,7 @@ PURCHASE = Disclosure(
     "Purchase",
     Before.NOTHING,
     "the RG's reveal (the campaign's reveal policy, the player revealing it) or " + _AT_THE_END,
-    held="outcome_revealed_at",
+    held="outcome_held",
     holds=(
         "what the RG's DRs on a secret table gave it (its strength, SW, leaders, units and "
         "the rolls of its line), revealed at " + _SECRET_DRS_END
@@ -154,7 +160,8 @@ UNIT = Disclosure(
     "Unit",
     Before.NOTHING,
     "its RG's reveal, or where a secret table's DR gave it " + _SECRET_DRS_END,
-    revealed="purchase__outcome_revealed_at",
+    revealed="purchase__revealed_at",
+    withheld="purchase__outcome_held",
     open=(("purchase__isnull", True),),
 )
 FORTIFICATION = Disclosure(

@@ -1446,6 +1446,9 @@ def test_secret_drs_made_after_their_rgs_reveal_leave_the_observers_views_unchan
             flip.update(on=index == 1, hider=world.hider)
             planner = planning(start.module, revealed_plan) if index == 0 else None
             run_world(world, plans, index, planner)
+            # and what the campaign page's digest tells him since his last visit
+            digest = world.client.get(f"/campaigns/{world.cid}/digest/")
+            world.log.append(f"GET digest/: {digest.status_code} {body(digest)}")
             logs.append(normalised(world))
             bought = world.own_purchases(world.hider)
             made.append(

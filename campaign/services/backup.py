@@ -55,13 +55,6 @@ def _unit_state(fields: dict[str, Any]) -> None:
         fields["markers"] = ordered([str(status), *(fields.get("markers") or ())])
 
 
-def _purchase_outcome(fields: dict[str, Any]) -> None:
-    """A purchase of a file written before its secret DRs' outcome was revealed apart
-    (``Purchase.outcome_revealed_at``): its line's reveal revealed everything."""
-    if "outcome_revealed_at" not in fields:
-        fields["outcome_revealed_at"] = fields.get("revealed_at")
-
-
 class _FullTimes(DjangoJSONEncoder):
     """Times with all their microseconds: Django's encoder cuts them to milliseconds,
     so a time of 12:00:00.000456 came back from an import as 12:00:00 and a second
@@ -123,8 +116,6 @@ def import_campaign(*, data: bytes) -> Campaign:
             obj.get("fields", {}).pop(name, None)
         if obj.get("model") == "campaign.unit":
             _unit_state(obj.get("fields", {}))
-        if obj.get("model") == "campaign.purchase":
-            _purchase_outcome(obj.get("fields", {}))
     objects = list(serializers.deserialize("json", json.dumps(payload["objects"])))
     models_seen = set()
     for obj in objects:

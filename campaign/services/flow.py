@@ -482,9 +482,7 @@ def end_campaign(turn: Turn, outcome: str) -> None:
     InitiativeChit.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
     for model in (Purchase, FortificationBuy, ReconBuy, AddedLater):
         model.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
-    Purchase.objects.filter(campaign=c, outcome_revealed_at__isnull=True).update(
-        outcome_revealed_at=now
-    )
+    Purchase.objects.filter(campaign=c, outcome_held=True).update(outcome_held=False)
     record_event(
         c, kind=EventKind.END, text=f"{outcome} The dice seed is disclosed: {c.dice_seed}."
     )

@@ -313,6 +313,7 @@ def reveal(campaign: Campaign, purchases: Iterable[Purchase], *, whole: bool = T
     module = module_of(campaign)
     held = [p.pk for p in purchases if not whole and holds_secret_drs(module, p)]
     Purchase.objects.filter(pk__in=[p.pk for p in purchases]).update(revealed_at=now)
+    Purchase.objects.filter(pk__in=held).update(outcome_held=True)
     Event.objects.filter(campaign=campaign, data__purchase__in=held, kind__in=LINE_EVENTS).update(
         revealed_at=now
     )
@@ -328,7 +329,7 @@ def reveal_outcomes(
     now = now or timezone.now()
     purchases = list(purchases)
     ids = [p.pk for p in purchases]
-    Purchase.objects.filter(pk__in=ids).update(outcome_revealed_at=now)
+    Purchase.objects.filter(pk__in=ids).update(outcome_held=False)
     seqs = [r["roll"] for p in purchases for r in p.details.get("rolls", []) if "roll" in r]
     Roll.objects.filter(campaign=campaign, seq__in=seqs).update(revealed_at=now)
     # The rolls made since for the RG's units (or their weapons: "<unit>.<weapon>"),
@@ -347,7 +348,5 @@ def reveal_outcomes(
 def reveal_held(campaign: Campaign) -> int:
     """The scenario has ended: what secret DRs gave the RGs revealed before it (by the
     campaign's policy) is revealed too (``visibility.PURCHASE.holds``)."""
-    held = Purchase.objects.filter(
-        campaign=campaign, revealed_at__isnull=False, outcome_revealed_at__isnull=True
-    )
+    held = Purchase.objects.filter(campaign=campaign, outcome_held=True)
     return reveal_outcomes(campaign, list(held))
