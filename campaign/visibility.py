@@ -14,7 +14,10 @@ wording (``Disclosure.kept(...).public_text``, which ``Turn.record`` and
 
 Every page, htmx fragment, JSON document and websocket frame reads secret records
 through ``Model.objects.visible_to(side)`` and nothing else.  A record is a side's
-secret until it is revealed (``revealed_at``); the CG's end reveals everything.
+secret until it is revealed (``revealed_at``); the CG's end reveals everything.  An
+RG's line revealed by the campaign's policy before the scenario may hold back what
+its DRs on a secret table gave it (``PURCHASE.held``: the gate's ``outcome_shown``,
+and ``UNIT.withheld``) until the scenario ends.
 Filters run in the database, before any window or count, so what a seat receives is
 a function of what has been revealed to it only.
 """
