@@ -450,6 +450,13 @@ class Purchase(models.Model):
     details = models.JSONField(default=dict, blank=True)  # sw, leaders, other roll results
     rolled_at = models.DateTimeField(null=True, blank=True)
     revealed_at = models.DateTimeField(null=True, blank=True)
+    # What its secret DRs gave it (strength, SW, leaders, units, the DRs themselves: a
+    # table the rules call secret, APD 3.6) is held back though its line is revealed: a
+    # reveal by the campaign's policy before the scenario (``visibility.PURCHASE``).
+    outcome_held = models.BooleanField(default=False)
+    # Whether the seat reading it may read that part: set by the gate on each row it
+    # returns (``Purchase.objects.visible_to``).
+    outcome_shown: bool
     entry_area = models.CharField(max_length=120, blank=True)
     # Where the module's record has the column for this RG (Sicily 3.6179: "Record the
     # Objective Hex of each Coy size RG").

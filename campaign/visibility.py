@@ -14,7 +14,10 @@ wording (``Disclosure.kept(...).public_text``, which ``Turn.record`` and
 
 Every page, htmx fragment, JSON document and websocket frame reads secret records
 through ``Model.objects.visible_to(side)`` and nothing else.  A record is a side's
-secret until it is revealed (``revealed_at``); the CG's end reveals everything.
+secret until it is revealed (``revealed_at``); the CG's end reveals everything.  An
+RG's line revealed by the campaign's policy before the scenario may hold back what
+its DRs on a secret table gave it (``PURCHASE.held``: the gate's ``outcome_shown``,
+and ``UNIT.withheld``) until the scenario ends.
 Filters run in the database, before any window or count, so what a seat receives is
 a function of what has been revealed to it only.
 """
@@ -51,7 +54,11 @@ class Disclosure:
     side's field, and ``revealed``, the time it was revealed; ``open``: the rows of the
     model that are nobody's secret); ``before``: what the opponent sees before the
     reveal; ``wording``: the public log line when that is ``Before.EXISTS`` (fields
-    filled by ``kept``); ``revealed_by``: what reveals it, in words."""
+    filled by ``kept``); ``revealed_by``: what reveals it, in words; ``held``: the
+    flag that holds back, on a revealed row, the part its secret DRs made (``holds``,
+    in words; empty: the row is all one secret): the gate marks each row it returns
+    ``outcome_shown`` (``SecretQuerySet``); ``withheld``: the flag that keeps a row
+    hidden though ``revealed`` is set (a unit its RG's held DRs gave)."""
 
     name: str
     model: str
@@ -61,6 +68,9 @@ class Disclosure:
     owner: str = "side"
     revealed: str = "revealed_at"
     open: tuple[tuple[str, Any], ...] = ()
+    held: str = ""
+    holds: str = ""
+    withheld: str = ""
 
     def __post_init__(self) -> None:
         if (self.before is Before.EXISTS) != bool(self.wording):
@@ -77,7 +87,18 @@ class Disclosure:
 
     def visible(self, side: Side) -> Q:
         """The gate: the rows of this kind ``side``'s seat may read."""
-        shown = Q(**{self.owner: side}) | Q(**{f"{self.revealed}__isnull": False})
+        revealed = Q(**{f"{self.revealed}__isnull": False})
+        if self.withheld:
+            revealed &= Q(**{self.withheld: False})
+        shown = Q(**{self.owner: side}) | revealed
+        for name, value in self.open:
+            shown |= Q(**{name: value})
+        return shown
+
+    def outcome_visible(self, side: Side) -> Q:
+        """Of the rows ``side`` may read, those whose held part (``held``) it may read too."""
+        revealed = Q(**{f"{self.revealed}__isnull": False}) & Q(**{self.held: False})
+        shown = Q(**{self.owner: side}) | revealed
         for name, value in self.open:
             shown |= Q(**{name: value})
         return shown
@@ -95,6 +116,15 @@ class Kept:
 
 # --------------------------------------------------------------------- the secrets
 _AT_THE_END = "the CG's end (every secret is revealed then)"
+# A DR on a table the rules call secret (APD 3.6 "make one secret DR", 3.7; PHD C5.33;
+# Sicily 3.6181 "one Secret DR") and what it gives stay the roller's until the units
+# it gave have played: a reveal of the purchases by the campaign's policy before the
+# scenario (the default: when both sides finish the purchase step) shows the RG's line
+# and leaves them held.
+_SECRET_DRS_END = (
+    "the end of the scenario (the units it gave have set up or entered), the owner's "
+    "reveal of the RG, or " + _AT_THE_END
+)
 CHIT = Disclosure(
     "initiative chit",
     "InitiativeChit",
@@ -107,12 +137,17 @@ PURCHASE = Disclosure(
     "Purchase",
     Before.NOTHING,
     "the RG's reveal (the campaign's reveal policy, the player revealing it) or " + _AT_THE_END,
+    held="outcome_held",
+    holds=(
+        "what the RG's DRs on a secret table gave it (its strength, SW, leaders, units and "
+        "the rolls of its line), revealed at " + _SECRET_DRS_END
+    ),
 )
 RG_ROLLS = Disclosure(
     "RG's secret rolls (strength, SW, leaders)",
     "Roll",
     Before.NOTHING,
-    "its RG's reveal or " + _AT_THE_END,
+    "its RG's reveal, or where it rolls on a secret table " + _SECRET_DRS_END,
     open=(("secret", False),),
 )
 SECRET_ROLL = Disclosure(
@@ -127,8 +162,9 @@ UNIT = Disclosure(
     "unit line of a still-secret RG (and the rolls made for it)",
     "Unit",
     Before.NOTHING,
-    "its RG's reveal or " + _AT_THE_END,
+    "its RG's reveal, or where a secret table's DR gave it " + _SECRET_DRS_END,
     revealed="purchase__revealed_at",
+    withheld="purchase__outcome_held",
     open=(("purchase__isnull", True),),
 )
 FORTIFICATION = Disclosure(
@@ -192,7 +228,17 @@ class SecretQuerySet(models.QuerySet[_M]):
     """Records that hold a kind of secret (``SECRETS``): one side's until revealed."""
 
     def visible_to(self, side: Side) -> SecretQuerySet[_M]:
-        return self.filter(gate_of(self.model).visible(side))
+        gate = gate_of(self.model)
+        shown = self.filter(gate.visible(side))
+        if not gate.held:
+            return shown
+        return shown.annotate(
+            outcome_shown=Case(
+                When(gate.outcome_visible(side), then=Value(True)),
+                default=Value(False),
+                output_field=models.BooleanField(),
+            )
+        )
 
 
 # The names the models use (``campaign.models``): one gate, by each model's declaration.

@@ -7,6 +7,7 @@ and returned when a purchase is refused.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -73,6 +74,23 @@ def records_objective(module: Module, side: str, group: ReinforcementGroup | Non
     )
 
 
+# A hex as the map names it: a board's number (none on a map of one piece), the hex
+# row's letter(s) and its number ("33B10", "4N3", "A21").
+HEX_ID = re.compile(r"\d{0,3}[A-Z]{1,2}\d{1,2}")
+
+
+def hex_refusal(group: ReinforcementGroup, where: str) -> str | None:
+    """Why ``where`` cannot be the hex ``group``'s line records (its label and rule in
+    the sentence); None when it reads as a hex (or is blank: not given)."""
+    asked = group.records_hex
+    if asked is None or not where.strip() or HEX_ID.fullmatch(where.strip().upper()):
+        return None
+    return (
+        f"the {asked.label} of {group.id} {group.type} ({asked.rule}) is a hex of the map, "
+        "as its board number, hex row letter and number (e.g. 33B10)"
+    )
+
+
 def recorded_hex_refusal(group: ReinforcementGroup, where: str) -> str | None:
     """Why ``group`` cannot be bought with ``where`` as the hex its purchase records
     (``ReinforcementGroup.records_hex``; British chart footnote i: "he records a secret
@@ -80,6 +98,9 @@ def recorded_hex_refusal(group: ReinforcementGroup, where: str) -> str | None:
     for an RG that records none is not read (the chart's column form sends the one
     field with every RG of its column)."""
     asked = group.records_hex
+    malformed = hex_refusal(group, where)
+    if malformed:
+        return malformed
     # A hex recorded again on each date (footnote j) is asked before its step, not
     # with the purchase: it may be given here, or later on the line.
     if asked is not None and asked.each_date_before is None and not where.strip():

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from urllib.parse import urlencode
 
 import pytest
@@ -26,13 +27,18 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from campaign.models import Campaign, Supplement
+from campaign.models import Campaign, Purchase, Supplement
 from campaign.selectors import module_of
+from campaign.services import purchases
 from campaign.views.actions import ACTIONS
 from rules import supply
 from tests.conftest import load_test_modules
 from tests.purchase_helpers import campaign_at
 from tests.test_bad_input import FIELDS, snapshot
+from tests.test_phd_conph import phd_after
+from tests.test_phd_conph_late import OBA
+from tests.test_rule_mechanisms import add, phd_with_chart, result_values
+from tests.test_rule_mechanisms import users as users  # noqa: PLC0414  (the fixture)
 from tests.walk import host_game, players_of
 
 pytestmark = pytest.mark.django_db
@@ -255,4 +261,124 @@ def test_a_field_name_too_long_for_the_multipart_parser_is_a_sentence(at_purchas
     response = client.post(reverse("act", args=[players.campaign_id, "buy"]), {"n" * 9000: "1"})
     assert response.status_code == 400
     assert b"could not be read" in response.content
+    _no_traceback(caplog)
+
+
+# ----------------------------------------------------------------- issue 44, pass 12
+# The newest inputs, forged as a hostile client would: a stack's unit ids (PHD C5.13
+# "Redeploy as a stack", ``campaign.services.stacks``), the OBA module a C5.34 DR is made
+# for, and the Offboard Observer's hex (Sicily British chart footnote j).  Each is
+# refused with a sentence (a 4xx), and nothing changes; never a 500.
+
+
+def _refused_in_words(client: Client, path: str, body: dict, cid) -> None:
+    before = snapshot(cid)
+    response = _post(client, path, body, multipart=False)
+    _answered_in_words(response)
+    assert 400 <= response.status_code < 500, (body, response.status_code)
+    assert snapshot(cid) == before, body
+
+
+def _as(players, side) -> Client:
+    client = Client(raise_request_exception=False)
+    client.force_login(players.users[side])
+    return client
+
+
+def test_forged_stack_unit_ids_are_refused_in_words(users, modules, caplog):
+    """C5.13 "Units in the same location may during Redeployment: Redeploy as a stack":
+    the US names his M4A1 and, as its stack, ids that are not his units of this
+    campaign — the German's squad, a unit of another campaign, a primary key for a
+    reference, the unit named itself, garbage, many at once.  Each is refused in words;
+    no roll is made."""
+    players, _ = phd_after(users, "C5.14")
+    mine = add(players, "us", "M4A1 Sherman A", "vehicle")
+    theirs = add(players, "german", "4-6-7", "squad")
+    elsewhere_users = (User.objects.create_user("fz-e"), User.objects.create_user("fz-f"))
+    other = players_of(host_game("purple-heart-draw", "tm", *elsewhere_users), *elsewhere_users)
+    foreign = add(other, "us", "M4A1 Sherman B", "vehicle")
+    forged = [theirs.ref, foreign.ref, str(mine.pk), mine.ref, "0", "../x", "🛡"]
+    cid, client = players.campaign_id, _as(players, "us")
+    path = reverse("act", args=[cid, "roll"])
+    for ref in forged[:-1]:
+        _refused_in_words(
+            client, path, {"table": "redeployment", "unit": mine.ref, "stack": [ref]}, cid
+        )
+
+    @FUZZ
+    @given(stack=st.lists(st.one_of(st.sampled_from(forged), VALUE), min_size=1, max_size=4))
+    def check(stack):
+        if not any(s.strip() for s in map(str, stack)):
+            return  # no stack named: a roll for the M4A1 alone, not under test here
+        body = {"table": "redeployment", "unit": mine.ref, "stack": stack}
+        _refused_in_words(client, path, body, cid)
+
+    check()
+    _no_traceback(caplog)
+
+
+def test_a_forged_oba_module_choice_is_refused_in_words(users, modules, caplog):
+    """C5.34 "To determine the Ammunition of each OBA Module requisitioned, make a DR for
+    each": the German holds O2; a DR for a module he does not hold (the chart's O1, the
+    US's, none, garbage) is refused in words and nothing is rolled."""
+    players, c = phd_with_chart(users, [OBA])
+    german = players.users["german"]
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="O2")
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until_step("C5.34")
+    client, path = _as(players, "german"), reverse("act", args=[c.pk, "roll"])
+    forged = ["O1 105mm OBA Module", "O2", "O2 81mm OBA Module x", "Q9 OBA", "O2 " * 400]
+
+    @FUZZ
+    @given(item=st.one_of(st.sampled_from(forged), VALUE))
+    def check(item):
+        _refused_in_words(client, path, {"table": "oba", "item": item}, c.pk)
+
+    check()
+    _no_traceback(caplog)
+
+
+def test_a_malformed_offboard_observer_hex_is_refused_in_words(users, modules, caplog):
+    """Sicily British chart footnote j: "Secretly record the hex prior to German setup":
+    a hex that is not one (garbage, a board alone, thousands of digits, control
+    characters) posted with the O4's purchase, then on its line, is refused in words;
+    nothing is bought or written.  A hex is accepted."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users)
+    cid, client = players.campaign_id, _as(players, "british")
+    purchases.purchase_rg(campaign_id=cid, user=players.users["british"], group_id="O2")
+    buy_path = reverse("act", args=[cid, "buy"])
+    line_path = reverse("act", args=[cid, "entry-area"])
+    forged = ["ZZZ99", "12", "hex", "33B10; drop", "33B100", "0"]
+    hexes = st.one_of(VALUE, st.sampled_from(forged))
+
+    def reads_as_hex(where: object) -> bool:
+        return bool(re.fullmatch(r"\s*\d{0,3}[A-Za-z]{1,2}\d{1,2}\s*", str(where)))
+
+    @FUZZ
+    @given(where=hexes)
+    def buying(where):
+        if reads_as_hex(where) or not str(where).strip():
+            return  # a hex, or none (asked later on the line): not under test here
+        _refused_in_words(client, buy_path, {"group": "O4", "hex": where}, cid)
+
+    buying()
+    o4 = purchases.purchase_rg(campaign_id=cid, user=players.users["british"], group_id="O4")
+
+    def line() -> tuple:
+        return tuple(Purchase.objects.filter(pk=o4.pk).values_list("recorded_hex", "details").get())
+
+    @FUZZ
+    @given(where=hexes)
+    def on_the_line(where):
+        if reads_as_hex(where) or not str(where).strip():
+            return
+        before = line()
+        body = {"purchase": o4.ref, "entry_area": "", "recorded_hex": where}
+        _refused_in_words(client, line_path, body, cid)
+        assert line() == before
+
+    on_the_line()
+    ok = client.post(line_path, {"purchase": o4.ref, "entry_area": "", "recorded_hex": "33b10"})
+    assert ok.status_code < 400 and line()[0] == "33B10"
     _no_traceback(caplog)

@@ -81,6 +81,7 @@ from campaign.services import (
 )
 from campaign.services.errors import ActionRefused
 from rules import dice
+from rules.availability import rolls_to_make
 from rules.effects import hardens_mmc
 from rules.errors import Refused
 from rules.purchase import cost_options
@@ -449,7 +450,11 @@ class Start:
         users = (user.objects.create_user("p1"), user.objects.create_user("p2"))
         if system.get("start"):
             c = host_game(
-                system["module"], system["variant"], *users, policy="owner", through_start=False
+                system["module"],
+                system["variant"],
+                *users,
+                policy=system.get("policy", "owner"),
+                through_start=False,
             )
             players = players_of(c, *users)
         else:
@@ -460,7 +465,7 @@ class Start:
                 users,
                 kind=system["kind"] or "purchase",
                 step=system["step"],
-                policy="owner",
+                policy=system.get("policy", "owner"),
             )
             if system.get("cvp_lost"):  # the result as entered, written past the services
                 for result in ScenarioResult.objects.filter(campaign=players.campaign):
@@ -882,6 +887,26 @@ class World:
             if chart is None or args[0] not in {g.id for g in chart.groups}:
                 return False
             purchases.purchase_rg(campaign_id=cid, user=user, group_id=args[0])
+        elif name == "buy-secret-rolled":  # an RG that rolls on a secret table
+            chart = module.chart(side)
+            rolled = [
+                g
+                for g in (chart.groups if chart else [])
+                if any(module.table(t).secret for t in rolls_to_make(module, side, g.id))
+            ]
+            for group in rolled:
+                for option in cost_options(module, side, group) or [None]:
+                    try:
+                        purchases.purchase_rg(
+                            campaign_id=cid,
+                            user=user,
+                            group_id=group.id,
+                            cost_variant=option.variant if option else "",
+                        )
+                    except (ActionRefused, Refused):
+                        continue
+                    return None
+            return False
         elif name == "roll":
             tables = self.step.tables
             if not tables:
@@ -1348,3 +1373,105 @@ def test_open_rolls_do_not_depend_on_how_many_secret_rolls_were_made(modules, fr
         )
     assert any(not purpose.startswith("Recon") for _, purpose, _ in faces[0]), faces[0]
     assert faces[0] == faces[1]
+
+
+# Issue 44, secrecy bar (pass 12): the hider buys an RG that rolls on a secret table
+# (APD 3.4's Armor Group: 3.6 "make one secret DR", 3.7 "make a secret DR"; Sicily's I
+# RG: 3.6181 "one Secret DR"; PHD's I RG marked l: C5.33 "one secret DR") the same way
+# in both worlds, and the campaign's policy may reveal it before those DRs are made
+# (the default: "when both sides finish the purchase step").  The hider's secret dice
+# differ between the worlds (each of world B's faces is world A's plus one, a 6 a 1); what
+# they give (a leader, the tanks, Full or Depleted, the units) must reach the observer
+# in neither.  Under "when the scenario ends" nothing is revealed within the trial.
+PHD_LEADER_RG = {"id": "I1", "type": "Rifle Platoon", "units": "4-6-7", "cost": "4"}
+PHD_LEADER_RG |= {"unit_kind": "squad", "full": "3", "footnotes": "l"}
+PHD_LEADER_ROWS = chart_rows(
+    *(
+        {
+            "range": str(dr),
+            "result": f"8-1 (DR {dr})" if dr <= 6 else f"No leader (DR {dr})",
+            "effect": "leader: 8-1" if dr <= 6 else "none",
+        }
+        for dr in range(2, 13)
+    )
+)
+REVEALED_BEFORE_ITS_DRS = {
+    "pleasant-diversion-buy": SYSTEMS["pleasant-diversion-buy"],
+    "sicily": SYSTEMS["sicily"],
+    "purple-heart-draw-buy": {
+        **SYSTEMS["purple-heart-draw-buy"],
+        "supply": [
+            ("german", "rg_charts.german", chart_rows(PHD_LEADER_RG)),
+            ("us", "rg_charts.us", chart_rows(PHD_LEADER_RG)),
+            # One result per DR (the table is lost: C5.33), so two worlds' different
+            # DRs give different results.
+            ("german", "tables.leader_table", PHD_LEADER_ROWS),
+        ],
+        "earlier": [],
+    },
+}
+
+
+def revealed_plan(step: Any) -> list[Slot]:
+    """The hider buys an RG with a secret table among its rolls (both worlds alike),
+    and makes its rolls at the step they belong to (their dice differ)."""
+    if step.kind == "purchase":
+        return [Slot("hider", Op("buy-secret-rolled")), Slot("hider", Op("rg-roll", (0,)))]
+    if step.kind == "strength":
+        return [Slot("hider", Op("rg-roll", (0,)))]
+    return []
+
+
+@pytest.mark.parametrize("policy", ["step_end", "scenario_end"])
+@pytest.mark.parametrize("system", REVEALED_BEFORE_ITS_DRS)
+def test_secret_drs_made_after_their_rgs_reveal_leave_the_observers_views_unchanged(
+    system, policy, modules, frozen, monkeypatch
+):
+    start = Start.of({**REVEALED_BEFORE_ITS_DRS[system], "policy": policy})
+    real = dice.faces
+    flip: dict[str, Any] = {}
+
+    def faces(seed: str, seq: int, kind: str, stream: str = "") -> list[int]:
+        out = real(seed, seq, kind, stream)
+        if flip.get("on") and stream == dice.stream_of(flip["hider"], secret=True):
+            return [f % 6 + 1 for f in out]
+        return out
+
+    monkeypatch.setattr(dice, "faces", faces)
+    for hider_first in (True, False):
+        plans: list[list[Slot]] = []
+        logs, made = [], []
+        for index in (0, 1):
+            world = World(start, hider_first, (150, 40))
+            flip.update(on=index == 1, hider=world.hider)
+            planner = planning(start.module, revealed_plan) if index == 0 else None
+            run_world(world, plans, index, planner)
+            # and what the campaign page's digest tells him since his last visit
+            digest = world.client.get(f"/campaigns/{world.cid}/digest/")
+            world.log.append(f"GET digest/: {digest.status_code} {body(digest)}")
+            logs.append(normalised(world))
+            bought = world.own_purchases(world.hider)
+            made.append(
+                (
+                    world.done["hider buy-secret-rolled"],
+                    [p.revealed_at is not None for p in bought],
+                    sorted(
+                        (r.table_id, r.result)
+                        for r in Roll.objects.filter(
+                            campaign_id=world.cid, side=world.hider, secret=True
+                        )
+                    ),
+                )
+            )
+        (bought_a, revealed_a, rolls_a), (bought_b, _, rolls_b) = made
+        if not bought_a:  # this side's chart sells no such RG (PHD's start supplies one)
+            continue
+        assert bought_a == bought_b
+        # The trial did what it is for: the RG was revealed under the default policy,
+        # and the secret DRs made after it differ between the worlds.
+        assert all(revealed_a) == (policy == "step_end") and revealed_a, made
+        assert rolls_a != rolls_b, made
+        a, b = logs
+        for n, (x, y) in enumerate(zip(a, b, strict=False)):
+            assert x == y, f"entry {n} differs:\n{first_difference(x, y)}"
+        assert len(a) == len(b)

@@ -364,6 +364,11 @@ def _record_lines(
         if not p.initial:
             count[key] = count.get(key, 0) + 1
         mine = p.side == side
+        # What its secret DRs gave it, where the gate shows it (``visibility.PURCHASE``:
+        # held from the opponent till the scenario ends though the line is revealed).
+        details = p.details if p.outcome_shown else {}
+        strength = p.strength if p.outcome_shown else ""
+        rolled = p.rolled_at is not None and p.outcome_shown
         in_purchase = step.kind == "purchase" and p.cycle == campaign.cycle
         # a roll kept until its lost table was supplied (C5.33) is offered again
         owes = p.rolled_at is not None and bool(owed_tables(module, p.details.get("rolls", []))[0])
@@ -395,15 +400,15 @@ def _record_lines(
                 number_remaining=(
                     "—" if p.initial or p.cg_max is None else str(p.cg_max - count[key])
                 ),
-                strength={"full": "F", "depleted": "D"}.get(p.strength, ""),
-                units=p.units if p.rolled_at or p.strength else None,
-                sw=", ".join(f"{n} {w}" for w, n in p.details.get("sw", {}).items()),
+                strength={"full": "F", "depleted": "D"}.get(strength, ""),
+                units=p.units if rolled or strength else None,
+                sw=", ".join(f"{n} {w}" for w, n in details.get("sw", {}).items()),
                 rolls=tuple(
                     uncut(
                         f"{r['table']}: {r['result']}"
                         + (f" ({r['dice']})" if r.get("dice") else "")
                     )
-                    for r in p.details.get("rolls", [])
+                    for r in details.get("rolls", [])
                 ),
                 entry_area=p.entry_area,
                 notes=p.notes,

@@ -308,7 +308,11 @@ def scenario_over(turn: Turn) -> None:
     """Both agreed the result: reveal by policy, record SANs, check the CG victory
     conditions, end the CG after its last date."""
     c, module = turn.campaign, turn.module
-    if c.reveal_policy == RevealPolicy.SCENARIO_END and purchase_records.reveal_purchases(c):
+    # What secret DRs gave the RGs revealed before the scenario: their units have played.
+    purchase_records.reveal_held(c)
+    if c.reveal_policy == RevealPolicy.SCENARIO_END and purchase_records.reveal_purchases(
+        c, whole=True
+    ):
         record_event(
             c,
             kind=EventKind.REVEAL,
@@ -478,6 +482,7 @@ def end_campaign(turn: Turn, outcome: str) -> None:
     InitiativeChit.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
     for model in (Purchase, FortificationBuy, ReconBuy, AddedLater):
         model.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
+    Purchase.objects.filter(campaign=c, outcome_held=True).update(outcome_held=False)
     record_event(
         c, kind=EventKind.END, text=f"{outcome} The dice seed is disclosed: {c.dice_seed}."
     )

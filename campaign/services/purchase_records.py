@@ -13,6 +13,7 @@ from django.db.models.functions import Left
 from django.utils import timezone
 
 from campaign.models import REF_LENGTH, AddedLater, Campaign, Event, EventKind, Purchase, Roll, Unit
+from campaign.selectors import module_of
 from campaign.services import dice as dice_service
 from campaign.services.errors import ActionRefused
 from campaign.services.rolls import roll_context
@@ -336,8 +337,12 @@ def forfeit_fortification_points(turn: Turn) -> None:
         )
 
 
-def reveal_purchases(campaign: Campaign, *, date_index: int | None = None) -> int:
-    """Reveal purchases (and their rolls and log lines) up to ``date_index``."""
+def reveal_purchases(
+    campaign: Campaign, *, date_index: int | None = None, whole: bool = False
+) -> int:
+    """Reveal purchases (and their rolls and log lines) up to ``date_index``: by the
+    campaign's policy before the scenario, what a secret table's DR gave an RG stays
+    held (``reveal``); ``whole``: the scenario has ended, nothing is held."""
     qs = Purchase.objects.filter(
         campaign=campaign, revealed_at__isnull=True, status=Purchase.Status.ACTIVE
     )
@@ -346,7 +351,7 @@ def reveal_purchases(campaign: Campaign, *, date_index: int | None = None) -> in
         qs = qs.filter(date_index__lte=date_index)
         added = added.filter(date_index__lte=date_index)
     # what was bought later for an RG revealed before (PHD RG footnote p), with them
-    return reveal(campaign, list(qs)) + reveal_added(campaign, added, timezone.now())
+    return reveal(campaign, list(qs), whole=whole) + reveal_added(campaign, added, timezone.now())
 
 
 def reveal_added(campaign: Campaign, added: QuerySet[AddedLater], now: datetime) -> int:
@@ -357,11 +362,56 @@ def reveal_added(campaign: Campaign, added: QuerySet[AddedLater], now: datetime)
     return len(ids)
 
 
-def reveal(campaign: Campaign, purchases: Iterable[Purchase]) -> int:
+def holds_secret_drs(module: Module, purchase: Purchase) -> bool:
+    """Whether an RG rolls, or has rolled, on a table the rules call secret (APD 3.6
+    "make one secret DR"; Sicily 3.6181 "one Secret DR"): what those DRs give it is
+    held apart from its line (``visibility.PURCHASE.holds``)."""
+    tables = set(
+        availability.rolls_to_make(
+            module, purchase.side, purchase.group_id, purchase.cost_variant or ""
+        )
+    )
+    seqs = [r["roll"] for r in purchase.details.get("rolls", []) if "roll" in r]
+    if seqs:
+        tables |= set(
+            Roll.objects.filter(campaign_id=purchase.campaign_id, seq__in=seqs).values_list(
+                "table_id", flat=True
+            )
+        )
+    known = {t.id: t.secret for t in module.tables}
+    return any(known.get(t, False) for t in tables)
+
+
+# The log lines of an RG's line itself (bought, its entry area or hex recorded, its
+# state), revealed with the line though what its secret DRs gave it is held.
+LINE_EVENTS = (EventKind.PURCHASE, EventKind.RG_STATE)
+
+
+def reveal(campaign: Campaign, purchases: Iterable[Purchase], *, whole: bool = True) -> int:
+    """Reveal RGs' lines and, unless held (``whole`` False: a reveal by the campaign's
+    policy before the scenario, of an RG with secret DRs), what their rolls gave them."""
     now = timezone.now()
     purchases = list(purchases)
+    module = module_of(campaign)
+    held = [p.pk for p in purchases if not whole and holds_secret_drs(module, p)]
+    Purchase.objects.filter(pk__in=[p.pk for p in purchases]).update(revealed_at=now)
+    Purchase.objects.filter(pk__in=held).update(outcome_held=True)
+    Event.objects.filter(campaign=campaign, data__purchase__in=held, kind__in=LINE_EVENTS).update(
+        revealed_at=now
+    )
+    reveal_outcomes(campaign, [p for p in purchases if p.pk not in held], now)
+    return len(purchases)
+
+
+def reveal_outcomes(
+    campaign: Campaign, purchases: Iterable[Purchase], now: datetime | None = None
+) -> int:
+    """Reveal what RGs' rolls gave them (their rolls, units, the rolls since made for
+    those units, their log lines and the items bought later for them)."""
+    now = now or timezone.now()
+    purchases = list(purchases)
     ids = [p.pk for p in purchases]
-    Purchase.objects.filter(pk__in=ids).update(revealed_at=now)
+    Purchase.objects.filter(pk__in=ids).update(outcome_held=False)
     seqs = [r["roll"] for p in purchases for r in p.details.get("rolls", []) if "roll" in r]
     Roll.objects.filter(campaign=campaign, seq__in=seqs).update(revealed_at=now)
     # The rolls made since for the RG's units (or their weapons: "<unit>.<weapon>"),
@@ -375,3 +425,10 @@ def reveal(campaign: Campaign, purchases: Iterable[Purchase]) -> int:
         campaign, AddedLater.objects.filter(purchase_id__in=ids, revealed_at__isnull=True), now
     )
     return len(ids)
+
+
+def reveal_held(campaign: Campaign) -> int:
+    """The scenario has ended: what secret DRs gave the RGs revealed before it (by the
+    campaign's policy) is revealed too (``visibility.PURCHASE.holds``)."""
+    held = Purchase.objects.filter(campaign=campaign, outcome_held=True)
+    return reveal_outcomes(campaign, list(held))

@@ -44,6 +44,7 @@ from rules.purchase import (
     Addition,
     add_later_reasons,
     hex_due,
+    hex_refusal,
     leaving_with,
     outlived,
     recorded_hex_refusal,
@@ -444,6 +445,9 @@ def record_entry_area(
     asked = group.records_hex if group is not None else None
     if where and (asked is None or asked.each_date_before is None):
         raise ActionRefused(f"{purchase.group_id} {purchase.group_type} records no such hex.")
+    malformed = hex_refusal(group, where) if group is not None else None
+    if malformed:
+        raise ActionRefused(malformed[0].upper() + malformed[1:] + ".")
     if where:
         assert asked is not None
         purchase.recorded_hex = where.upper()

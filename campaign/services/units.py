@@ -63,8 +63,13 @@ WEAPON_REF_LENGTH = 4  # a weapon's reference, unique on its unit's record
 
 
 def is_secret(unit: Unit) -> bool:
-    """A unit of a still-secret RG is its side's secret."""
-    return bool(unit.purchase_id and unit.purchase and unit.purchase.revealed_at is None)
+    """A unit of a still-secret RG, or of one whose secret DRs' outcome is still held
+    (``visibility.UNIT``), is its side's secret."""
+    return bool(
+        unit.purchase_id
+        and unit.purchase
+        and (unit.purchase.revealed_at is None or unit.purchase.outcome_held)
+    )
 
 
 def kept_secret(*changed: Unit) -> Kept | None:
@@ -1216,7 +1221,10 @@ def _public_mmc(unit: Unit) -> list[Unit]:
     Captured."""
     mmc = Unit.objects.filter(
         campaign_id=unit.campaign_id, side=unit.side, kind__in=("squad", "half_squad")
-    ).filter(Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False))
+    ).filter(
+        Q(purchase__isnull=True)
+        | Q(purchase__revealed_at__isnull=False, purchase__outcome_held=False)
+    )
     return [u for u in mmc.order_by("pk") if not u.has("captured")]
 
 
@@ -1246,7 +1254,10 @@ def _placing(unit: Unit, at: str | None) -> str:
             side=unit.side,
             kind__in=("squad", "half_squad"),
         )
-        .filter(Q(purchase__isnull=True) | Q(purchase__revealed_at__isnull=False))
+        .filter(
+            Q(purchase__isnull=True)
+            | Q(purchase__revealed_at__isnull=False, purchase__outcome_held=False)
+        )
         .exclude(location="")
         .order_by("location")
     )
