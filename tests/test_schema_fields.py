@@ -4903,3 +4903,17 @@ case(
         effects.UnitState("4-6-7", "squad"),
     ),
 )
+
+
+case(
+    "Effect.then",
+    base="sicily",
+    # 3.606 row 11 "Escapes; Replaced, then Casualty Reduced": without it the leader is
+    # only Replaced (an 8-0 unwounded), with it the 8-0 is then wounded.
+    mutate=lambda d: tab(d, "escape")["rows"][3]["effects"][0].pop("then"),
+    observe=lambda m: effects.on_unit(
+        effects.row_effects(m.table("escape").lookup(11), "Infantry"),
+        effects.UnitState("8-1 leader", "leader"),
+        m.leader_ladder.ratings if m.leader_ladder else (),
+    ),
+)

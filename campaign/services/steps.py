@@ -76,6 +76,7 @@ from rules.drm import (
     reads_fired,
     reads_held_squads,
     reads_unit_morale,
+    reads_unit_rg,
     unit_morale,
 )
 from rules.effects import (
@@ -319,6 +320,9 @@ def roll_on_table(
     group = None
     if unit is not None and unit.purchase is not None:
         group = turn.module.group(turn.side, unit.purchase.group_id)
+    elif unit is not None and reads_unit_rg(table) and not unit.has("captured"):
+        # Added by hand: the RG whose chart row names its counter (3.6141d's StuG IIIG).
+        group = turn.module.group_naming(turn.side, unit.name)
     elif unit is None and table.per_group is not None:
         group = availability.per_group_named(turn.module, table, turn.side, item)
     try:
