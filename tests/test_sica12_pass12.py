@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Event, Roll
+from campaign.services import steps, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
@@ -92,3 +93,162 @@ def test_3_606_row_11_a_squad_is_marked_to_be_replaced_and_reduced(users, module
     fixed_dice.append([5, 5])  # 10 +2 Isolated -1 Night = 11
     assert roll(players, "axis", "escape", hs).final == 11
     assert ("2-4-7", "half_squad") not in {n[:2] for n in unit_names(players, "axis")}
+
+
+# --------------------------------------------------------------------------- Part 2
+
+
+def test_3_610_minus_1_if_british_airborne_can_be_claimed_for_a_leader_added_by_hand(
+    users, modules, fixed_dice
+):
+    """3.610 drm "-1 if part of British Airborne RG": a wounded British leader added by
+    hand (the Initial Scenario OB's airborne leader) has no RG on the record, so his
+    owner ticks it; the Axis is refused it; a leader the British bought with an RG
+    has it (or not) by his RG's tag, never ticked."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.610")
+    para = add(players, "british", "8-1", "leader", status="wounded")
+    fixed_dice.append([3])
+    r = roll(players, "british", "wounded_leaders", para, ticked=["british_airborne_no_rg"])
+    assert _drms(r) == {"if part of British Airborne RG (a leader not of an RG)": (-1, "ticked")}
+    assert r.final == 2 and r.result == "Retained wounded"
+    axis = add(players, "axis", "8-1", "leader", status="wounded")
+    with pytest.raises(ActionRefused, match=r"3\.610"):
+        roll(players, "axis", "wounded_leaders", axis, ticked=["british_airborne_no_rg"])
+
+
+def test_3_6141b_immobilization_repair_only_for_non_captured_non_abandoned_and_owed(
+    users, modules, fixed_dice
+):
+    """3.6141b "Each non-Captured, non-Abandoned, immobilized vehicle must make a dr":
+    a captured and an Abandoned immobilized vehicle are refused the dr, citing the rule;
+    Done without the dr owed for the Axis's own immobilized StuG is refused."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    captured = add(
+        players, "axis", "Sherman III(a)", "vehicle", status="immobilized", markers=["captured"]
+    )
+    left = add(
+        players, "axis", "PzKpfw IVH", "vehicle", status="immobilized", markers=["abandoned"]
+    )
+    for unit in (captured, left):
+        with pytest.raises(ActionRefused, match=r"3\.6141b"):
+            roll(players, "axis", "immobilization_repair", unit)
+    add(players, "axis", "StuG IIIG", "vehicle", status="immobilized")
+    with pytest.raises(ActionRefused, match=r"Roll first"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    assert not Roll.objects.filter(table_id="immobilization_repair").exists()
+
+
+def test_3_6142_a_captured_malfunctioned_weapon_owes_no_repair_dr(users, modules, fixed_dice):
+    """3.6142 "a separate dr ... for each malfunctioned, non-Captured, Retained Weapon":
+    a captured malfunctioned LMG is refused the dr; the Axis's own malfunctioned MMG
+    rolls, and its Repair Number is typed (-x), never ticked."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    theirs = add(players, "axis", "LMG", "sw", status="malfunctioned", markers=["captured"])
+    with pytest.raises(ActionRefused, match=r"3\.6142"):
+        roll(players, "axis", "weapon_repair", theirs, typed={"repair_number": -2})
+    mmg = add(players, "axis", "MMG", "sw", status="malfunctioned")
+    fixed_dice.append([2])
+    r = roll(players, "axis", "weapon_repair", mmg, typed={"repair_number": -2})
+    assert r.final == 0 and r.result == "Repaired"
+    assert ("MMG", "sw", "ok", 1) in unit_names(players, "axis")
+
+
+def test_3_61424_exc_british_weapons_before_july_15_am(users, modules):
+    """3.61424 "[EXC: British weapons prior to July 15 AM CG Date]": on July 14 Night the
+    British 6-pdr's special ammo dr is refused citing the EXC; the Axis's PaK on the
+    same date rolls."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, step="3.614")
+    gun = add(players, "british", "OQF 6-Pounder", "gun")
+    with pytest.raises(ActionRefused, match=r"3\.61424"):
+        roll(players, "british", "special_ammo", gun, item="APDS")
+    pak = add(players, "axis", "75L PaK 40", "gun")
+    assert roll(players, "axis", "special_ammo", pak, item="APCR").final is not None
+
+
+def test_3_6122_a_san_below_2_is_raised_without_cpp(users, modules):
+    """3.6122 "A side whose SAN is currently < 2 has it automatically raised to 2 (no CPP
+    expenditure is necessary)": the Axis SAN 1 is 2 at the step, its CPP unchanged."""
+    from tests.test_rule_mechanisms import result_values, seat, start
+
+    players, module = start("sicily", "i", users, "axis")
+    players.results(**result_values(module, san_axis=1, san_british=6))
+    before = seat(players, "axis").points
+    players.until_step("3.6122")
+    assert seat(players, "axis").san == 2
+    assert seat(players, "axis").points == before
+
+
+def test_3_606_excess_pp_is_typed_not_below_0_and_na_to_a_vehicle(users, modules, fixed_dice):
+    """3.606 "+1 per PP > IPC being carried ... *" (* NA to vehicle Escape): a negative
+    count is refused, and so is the DRM for a vehicle; a squad carrying 2 PP beyond
+    its IPC rolls +2."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad", status="isolated")
+    tank = add(players, "axis", "StuG IIIG", "vehicle", status="isolated")
+    with pytest.raises(ActionRefused, match=r"3\.606"):
+        roll(players, "axis", "escape", squad, typed={"excess_pp": -1})
+    with pytest.raises(ActionRefused, match=r"3\.606"):
+        roll(players, "axis", "escape", tank, typed={"excess_pp": 1})
+    assert not Roll.objects.filter(table_id="escape").exists()
+    fixed_dice.append([1, 2])
+    r = roll(players, "axis", "escape", squad, typed={"excess_pp": 2})
+    assert _drms(r)["+1 per PP > IPC being carried (NA to vehicles)"] == (2, "typed")
+
+
+def test_3_606_night_minus_1_by_itself_at_night_only_and_never_for_a_vehicle(
+    users, modules, fixed_dice
+):
+    """3.606 "-1 If current CG Date is Night*" (* NA to vehicle Escape): the RePh's
+    current CG Date is the one just played until 3.612 begins the next.  After the
+    July 15 AM scenario a squad's Escape DR has no -1; after the July 15 Night one it
+    has it by itself, and a vehicle's DR never."""
+    players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad", status="isolated")
+    fixed_dice.append([1, 2])
+    assert "If current CG Date is Night (NA to vehicles)" not in _drms(
+        roll(players, "axis", "escape", squad)
+    )
+    night, _ = campaign_at("sicily", "i", "jul16am", users, step="3.606")
+    squad = add(night, "axis", "4-6-7", "squad", status="isolated")
+    tank = add(night, "axis", "StuG IIIG", "vehicle", status="isolated")
+    fixed_dice.extend([[1, 2], [1, 2]])
+    night_drm = _drms(roll(night, "axis", "escape", squad))
+    assert night_drm["If current CG Date is Night (NA to vehicles)"] == (-1, "auto")
+    assert "If current CG Date is Night (NA to vehicles)" not in _drms(
+        roll(night, "axis", "escape", tank)
+    )
+
+
+def test_3_613_a_gun_may_shift_a_withdrawn_or_immobile_unit_may_not(users, modules, fixed_dice):
+    """3.613 Shift with 3.6055 "Each Gun must (for now; see ... 3.613) remain in its
+    current Location": a Gun may make a Shift DR; a unit withdrawn off map (3.60742) and
+    an immobilized vehicle are refused, citing 3.613; a unit's second Shift DR too."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    gun = add(players, "axis", "75L PaK 40", "gun")
+    off = add(players, "axis", "4-6-7", "squad", status="withdrawn")
+    stuck = add(players, "axis", "StuG IIIG", "vehicle", status="immobilized")
+    for unit in (off, stuck):
+        with pytest.raises(ActionRefused, match=r"3\.613"):
+            roll(players, "axis", "shift", unit)
+    fixed_dice.append([3, 3])
+    assert roll(players, "axis", "shift", gun).result == "Shifted safely"
+    with pytest.raises(ActionRefused, match=r"one Shift roll"):
+        roll(players, "axis", "shift", gun)
+
+
+def test_3_6112_a_british_hero_cannot_harden_an_axis_squad(users, modules):
+    """3.6112 "On each side, each Retained Hero ... enables that side to Battle Harden one
+    non-crew MMC of the owner's choice": the British Hero cannot mark an Axis squad;
+    nothing changes on either side."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.611")
+    hero = add(players, "british", "Hero 1-4-9", "hero")
+    squad = add(players, "axis", "4-6-7", "squad")
+    with pytest.raises(ActionRefused):
+        units.exchange_unit(
+            campaign_id=players.campaign_id,
+            user=players.users["british"],
+            give_id=hero.ref,
+            mark_id=squad.ref,
+        )
+    assert unit_names(players, "axis") == [("4-6-7", "squad", "ok", 1)]
+    assert unit_names(players, "british") == [("Hero 1-4-9", "hero", "ok", 1)]
