@@ -252,3 +252,69 @@ def test_3_6112_a_british_hero_cannot_harden_an_axis_squad(users, modules):
         )
     assert unit_names(players, "axis") == [("4-6-7", "squad", "ok", 1)]
     assert unit_names(players, "british") == [("Hero 1-4-9", "hero", "ok", 1)]
+
+
+def test_3_61421_the_lmg_given_up_must_be_in_a_setup_area_not_withdrawn(users, modules):
+    """3.61421 "by Eliminating a friendly SW LMG. In all cases, the MG to be Eliminated
+    must be Retained within the same Setup/[Entry Area]": an LMG withdrawn off map
+    (3.60742) is in no Setup Area, so it cannot repair the StuG's disabled AAMG, nor
+    can a withdrawn StuG's MG be repaired; refused in words, nothing changed.  An MG
+    Disabled by its 3.6142 dr at this step may be (even if disabled in step 3.6142)."""
+    from tests.purchase_helpers import add_vehicle
+    from tests.test_roster_rules import exchange
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    tank, (aamg,) = add_vehicle(players, "axis", "StuG IIIG", ("mg", ["disabled"], "AAMG"))
+    away, (away_mg,) = add_vehicle(
+        players, "axis", "StuG IIIG", ("mg", ["disabled"], "AAMG"), status="withdrawn"
+    )
+    off = add(players, "axis", "LMG", "sw", status="withdrawn")
+    lmg = add(players, "axis", "LMG", "sw")
+    with pytest.raises(ActionRefused, match=r"LMG cannot repair it: .*\(3\.61421\)"):
+        exchange(players, "axis", tank, aamg, off)
+    with pytest.raises(ActionRefused, match=r"not a weapon this exchange repairs \(3\.61421\)"):
+        exchange(players, "axis", away, away_mg, lmg)
+    assert unit_names(players, "axis").count(("LMG", "sw", "ok", 1)) == 1
+    exchange(players, "axis", tank, aamg, lmg)
+    tank.refresh_from_db()
+    assert [w["markers"] for w in tank.weapons] == [[]]
+
+
+def test_3_6041_exc_prisoner_a_captured_or_withdrawn_unit_takes_no_1tc(users, modules):
+    """3.6041 "Each encircled unit [EXC: Prisoner] must take a separate 1TC": a captured
+    Encircled squad (a prisoner) and one withdrawn off map are refused the 1TC citing
+    3.6041, and Done does not wait for them."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
+    prisoner = add(players, "axis", "4-6-7", "squad", status="encircled", markers=["captured"])
+    off = add(players, "axis", "4-4-7", "squad", status="encircled", markers=["withdrawn"])
+    for unit in (prisoner, off):
+        with pytest.raises(ActionRefused, match=r"3\.6041"):
+            roll(players, "axis", "encircled_1tc", unit)
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    assert not Roll.objects.filter(table_id="encircled_1tc").exists()
+
+
+def test_3_6112_exc_a_heroic_leader_is_not_a_hero_given_up(users, modules):
+    """3.6112 "each Retained Hero [EXC: Heroic Leader; 3.6113] is Eliminated": a leader
+    marked heroic cannot be given up for a Battle Hardened squad (refused, citing
+    3.6112); a Hero can, once, for one non-crew MMC."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.611")
+    heroic = add(players, "axis", "8-1 leader", "leader", status="heroic")
+    hero = add(players, "axis", "Hero 1-4-9", "hero")
+    squad = add(players, "axis", "4-6-7", "squad")
+
+    def give(unit):
+        units.exchange_unit(
+            campaign_id=players.campaign_id,
+            user=players.users["axis"],
+            give_id=unit.ref,
+            mark_id=squad.ref,
+        )
+
+    with pytest.raises(ActionRefused, match=r"3\.6112"):
+        give(heroic)
+    give(hero)
+    assert unit_names(players, "axis") == [
+        ("4-6-7", "squad", "battle_hardened", 1),
+        ("8-1 leader", "leader", "heroic", 1),
+    ]
