@@ -318,3 +318,51 @@ def test_3_6112_exc_a_heroic_leader_is_not_a_hero_given_up(users, modules):
         ("4-6-7", "squad", "battle_hardened", 1),
         ("8-1 leader", "leader", "heroic", 1),
     ]
+
+
+def test_3_6042_an_infantry_unit_in_an_ap_minefield_takes_a_ntc_and_is_casualty_reduced(
+    users, modules, fixed_dice
+):
+    """3.6042 "Each Infantry unit in an A-P minefield hex ... must take a NTC (leader's
+    DRM can apply); failure of the TC causes Casualty Reduction": at 3.604 the owner
+    makes the NTC for a unit he names; its Morale is read from the counter (4-6-7: 7),
+    a DR of 8 fails and the squad is Casualty Reduced; the 8-1's DR 8 with a leader's
+    -1 typed passes; a second NTC for the squad and one for a vehicle are refused; Done
+    does not wait for a NTC (who stands in a minefield is the map's)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
+    squad = add(players, "axis", "4-6-7", "squad")
+    leader = add(players, "axis", "8-1 leader", "leader")
+    tank = add(players, "axis", "StuG IIIG", "vehicle")
+    fixed_dice.extend([[4, 4], [4, 4]])
+    r = roll(players, "axis", "minefield_ntc", squad)
+    assert (r.final, r.result) == (1, "Fails: Casualty Reduction")
+    r = roll(players, "axis", "minefield_ntc", leader, typed={"leadership": -1})
+    assert r.final == 8 - 8 - 1 and r.result == "Passes"
+    for unit in (squad, tank):
+        with pytest.raises(ActionRefused, match=r"3\.6042|one Minefield NTC roll"):
+            roll(players, "axis", "minefield_ntc", unit)
+    assert unit_names(players, "axis") == [
+        ("4-6-7", "squad", "reduced", 1),
+        ("8-1 leader", "leader", "ok", 1),
+        ("StuG IIIG", "vehicle", "ok", 1),
+    ]
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+
+
+def test_3_604_the_step_says_when_an_encircled_crew_fails_and_who_takes_the_ntc(
+    users, modules, client
+):
+    """3.6041 "[EXC: Encircled PRC of an Immobile vehicle are Eliminated, leaving the
+    vehicle Abandoned]" and 3.6042's EXC are the map's (Refit keeps no crews inside
+    vehicles, nor minefields): the step's page carries both conditions in words."""
+    import html
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
+    client.force_login(players.users["axis"])
+    page = html.unescape(client.get(f"/campaigns/{players.campaign_id}/").content.decode())
+    assert (
+        "the Encircled crew of an Immobile vehicle is Eliminated and the vehicle left Abandoned"
+        in page
+    )
+    assert "unless it could exit the hex without being attacked" in page
+    assert "Minefield NTC" in page
