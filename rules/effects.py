@@ -29,6 +29,7 @@ from rules.schema import (
     EffectName,
     HeldCap,
     Module,
+    OriginalRoll,
     ReinforcementGroup,
     Settle,
     Table,
@@ -690,6 +691,8 @@ def falls_on_one(table: Table, final: int, original: int | None = None) -> bool:
     if table.stack is None:
         return False
     row = table.result_row(final, original)
+    if isinstance(row, OriginalRoll):  # 3.606 footnote 1: Heat of Battle for one
+        return row.roll in table.stack.random_original
     return isinstance(row, TableRow) and row.range in table.stack.random
 
 

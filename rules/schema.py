@@ -660,6 +660,10 @@ class StackRoll(Strict):
 
     kinds: list[UnitKind] = Field(min_length=1)  # the units that may join the stack
     random: list[str] = []  # row ranges that fall on one unit by Random Selection
+    # Original rolls whose result falls on one unit by Random Selection (Sicily 3.606
+    # footnote 1: "An Original 2 DR results in Escape and Heat of Battle for an eligible
+    # unit (A15); use Random Selection to determine the unit(s) affected in a stack").
+    random_original: list[int] = []
     rule: RuleRef
     note: str | None = note_field()
 
@@ -759,6 +763,10 @@ class Table(Strict):
         for r in self.stack.random:
             if r not in ranges:
                 raise ValueError(f"stack.random: '{r}' is not a row's range")
+        rolls = {o.roll for o in self.original}
+        for n in self.stack.random_original:
+            if n not in rolls:
+                raise ValueError(f"stack.random_original: {n} is not one of the table's 'original'")
         return self
 
     @model_validator(mode="after")

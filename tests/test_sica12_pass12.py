@@ -366,3 +366,27 @@ def test_3_604_the_step_says_when_an_encircled_crew_fails_and_who_takes_the_ntc(
     )
     assert "unless it could exit the hex without being attacked" in page
     assert "Minefield NTC" in page
+
+
+def test_3_606_footnote_1_random_selection_picks_the_unit_with_heat_of_battle(
+    users, modules, fixed_dice
+):
+    """3.606 footnote 1 "An Original 2 DR results in Escape and Heat of Battle for an
+    eligible unit (A15); use Random Selection to determine the unit(s) affected in a
+    stack": an Isolated 4-6-7 and 8-1 make one Escape DR, an Original 2; both escape
+    (no longer Isolated, 3.6061) and the app's dice pick the one with Heat of Battle."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad", status="isolated")
+    leader = add(players, "axis", "8-1 leader", "leader", status="isolated")
+    fixed_dice.extend([[1, 1], [3], [6]])  # Original 2; dr 3 and 6
+    r = roll(players, "axis", "escape", squad, stack=[leader.ref])
+    assert r.result.startswith("Infantry: Escapes and Heat of Battle")
+    assert unit_names(players, "axis") == [
+        ("4-6-7", "squad", "ok", 1),
+        ("8-1 leader", "leader", "ok", 1),
+    ]
+    picks = Roll.objects.filter(purpose__startswith="Random Selection").order_by("seq")
+    assert [(p.item, p.final) for p in picks] == [("4-6-7", 3), ("8-1 leader", 6)]
+    said = _said(players)
+    assert "Random Selection picks 8-1 leader" in said, said
+    assert "8-1 leader has the Heat of Battle (A15), on the map" in said, said

@@ -97,7 +97,7 @@ from rules.effects import (
     units_given,
 )
 from rules.kinds import Action
-from rules.schema import CVP_LOST, SAN, Effect, Module, Table
+from rules.schema import CVP_LOST, SAN, Effect, Module, OriginalRoll, Table
 from rules.victory import describe_changes, result_owners
 
 
@@ -451,6 +451,8 @@ def _on_stack(
     on = stack
     if falls_on_one(table, r.final, sum(r.faces)):
         picked, said = stacks.random_selection(turn, table, stack, secret=secret)
+        if isinstance(table.result_row(r.final, sum(r.faces)), OriginalRoll):
+            said += f": {units.label(picked)} has the Heat of Battle (A15), on the map"
         words.append(said)
         on = [picked]
     settled = []
