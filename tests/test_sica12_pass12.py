@@ -390,3 +390,84 @@ def test_3_606_footnote_1_random_selection_picks_the_unit_with_heat_of_battle(
     said = _said(players)
     assert "Random Selection picks 8-1 leader" in said, said
     assert "8-1 leader has the Heat of Battle (A15), on the map" in said, said
+
+
+def _page(client, players, side) -> str:
+    import html
+
+    client.force_login(players.users[side])
+    return html.unescape(client.get(f"/campaigns/{players.campaign_id}/").content.decode())
+
+
+@pytest.mark.parametrize(("san", "owed"), [(4, True), (3, False)])
+def test_3_6122_a_san_of_4_owes_a_dr_with_plus_0_a_san_of_3_none(
+    users, modules, fixed_dice, san, owed
+):
+    """3.6122 "If a side has a SAN ≥ 4, a SAN adjustment dr must be made with a +drm
+    equal to the current SAN minus 4": the British SAN 4 owes the dr (its drm +0; a dr
+    5 takes the SAN to 2); a SAN 3 owes none and is refused one."""
+    from tests.test_rule_mechanisms import result_values, seat, start
+
+    players, module = start("sicily", "i", users, "axis")
+    players.results(**result_values(module, san_axis=6, san_british=san))
+    players.until_step("3.6122")
+    fixed_dice.append([5])
+    if owed:
+        assert "british" in players.waiting()
+        r = roll(players, "british", "san_adjustment")
+        assert r.final == 5 and seat(players, "british").san == 2
+    else:
+        assert "british" not in players.waiting()
+        with pytest.raises(ActionRefused):
+            roll(players, "british", "san_adjustment")
+        assert seat(players, "british").san == 3
+
+
+def test_3_610_an_evacuated_leaders_sw_stays_unpossessed(users, modules, fixed_dice):
+    """3.610 "≥ 5 Eliminated (evacuated)": the wounded 8-1's dr 5 removes him from the
+    retained forces; the LMG he possessed stays, not possessed (the Equipment is not
+    evacuated with him)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.610")
+    leader = add(players, "axis", "8-1 leader", "leader", status="wounded")
+    add(players, "axis", "LMG", "sw", possessor=leader.ref)
+    fixed_dice.append([5])
+    r = roll(players, "axis", "wounded_leaders", leader)
+    assert r.result == "Eliminated (evacuated)"
+    assert unit_names(players, "axis") == [("LMG", "sw", "unpossessed", 1)]
+
+
+def test_3_6141d_six_or_more_eliminates_a_withdrawn_vehicle_owes_no_dr(users, modules, fixed_dice):
+    """3.6141d "≥ 6 Eliminated", "+1 if Isolated", "+1 if German": an Isolated StuG IIIG
+    added by hand (the German V1's counter), dr 4 +2 = 6, is Eliminated; a stunned StuG
+    withdrawn off map (3.60742: in no Setup Area) is refused the dr."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    stug = add(players, "axis", "StuG IIIG", "vehicle", status="stunned", markers=["isolated"])
+    away = add(players, "axis", "StuG IIIG", "vehicle", status="stunned", markers=["withdrawn"])
+    with pytest.raises(ActionRefused, match=r"3\.6141d"):
+        roll(players, "axis", "stun_recovery", away)
+    fixed_dice.append([4])
+    r = roll(players, "axis", "stun_recovery", stug)
+    assert (r.final, r.result) == (6, "Eliminated")
+    assert unit_names(players, "axis") == [("StuG IIIG", "vehicle", "stunned, withdrawn", 1)]
+
+
+def test_3_613_the_page_says_the_road_drm_is_na_between_entry_areas(users, modules, client):
+    """3.613 "-1 If that entire path can be traced on road hexes‡" with "‡ Not
+    applicable to a Shift from one Entry Area to another": which Areas a Shift joins is
+    the map's, so the Shift's page prints the footnote beside the DRM."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    add(players, "axis", "4-6-7", "squad")
+    page = _page(client, players, "axis")
+    assert "If that entire path can be traced on road hexes" in page
+    assert "Not applicable to a Shift from one Entry Area to another." in page
+
+
+def test_3_6073_the_step_says_a_minefield_is_revealed_not_its_strength(users, modules, client):
+    """3.6073 "Each still-hidden Fortification within a Setup Area of the purchaser's
+    opponent is placed on-map. Each such minefield is marked by placing a Minefield
+    counter to reveal its presence but not its strength": Refit keeps no Setup Area, so
+    the step's page carries both sentences' conditions."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.607")
+    page = _page(client, players, "axis")
+    assert "hidden Fortifications in the enemy Setup Area are placed on the map" in page
+    assert "a Minefield counter shows its presence, not its strength" in page
