@@ -471,3 +471,25 @@ def test_3_6073_the_step_says_a_minefield_is_revealed_not_its_strength(users, mo
     page = _page(client, players, "axis")
     assert "hidden Fortifications in the enemy Setup Area are placed on the map" in page
     assert "a Minefield counter shows its presence, not its strength" in page
+
+
+def test_3_608_a_prisoner_of_a_non_isolated_guard_is_eliminated_an_isolated_ones_kept(
+    users, modules
+):
+    """3.608 "Each prisoner guarded by a non-Isolated unit is Eliminated. An Isolated
+    Guard may retain possession of his prisoner(s)": the British 4-5-8 and 8-0 marked
+    captured (its men held prisoner, as APD 2.1 records them) leave its retained forces
+    when 3.608 is completed; a captured 4-5-8 marked Isolated (its Guard Isolated)
+    stays, and so does a captured Axis MMG (Equipment is no prisoner)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.608")
+    add(players, "british", "4-5-8", "squad", status="captured")
+    add(players, "british", "8-0 leader", "leader", status="captured")
+    add(players, "british", "4-5-8", "squad", status="captured", markers=["isolated"])
+    add(players, "british", "MMG", "sw", status="captured")
+    players.finish()
+    assert unit_names(players, "british") == [
+        ("4-5-8", "squad", "isolated, captured", 1),
+        ("MMG", "sw", "captured", 1),
+    ]
+    texts = set(Event.objects.filter(kind="unit").values_list("text", flat=True))
+    assert any("8-0 leader" in t and "(3.608)" in t for t in texts), texts
