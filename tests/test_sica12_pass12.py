@@ -254,7 +254,7 @@ def test_3_6112_a_british_hero_cannot_harden_an_axis_squad(users, modules):
     assert unit_names(players, "british") == [("Hero 1-4-9", "hero", "ok", 1)]
 
 
-def test_3_61421_the_lmg_given_up_must_be_in_a_setup_area_not_withdrawn(users, modules):
+def test_3_61421_the_lmg_given_up_must_be_in_a_setup_area_not_withdrawn(users, modules, fixed_dice):
     """3.61421 "by Eliminating a friendly SW LMG. In all cases, the MG to be Eliminated
     must be Retained within the same Setup/[Entry Area]": an LMG withdrawn off map
     (3.60742) is in no Setup Area, so it cannot repair the StuG's disabled AAMG, nor
@@ -264,7 +264,10 @@ def test_3_61421_the_lmg_given_up_must_be_in_a_setup_area_not_withdrawn(users, m
     from tests.test_roster_rules import exchange
 
     players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
-    tank, (aamg,) = add_vehicle(players, "axis", "StuG IIIG", ("mg", ["disabled"], "AAMG"))
+    tank, (aamg,) = add_vehicle(players, "axis", "StuG IIIG", ("mg", ["malfunctioned"], "AAMG"))
+    fixed_dice.append([6])  # 6 -1 vehicular -1 Repair Number: Disabled at this step
+    r = roll(players, "axis", "vehicular_mg_repair", tank, weapon=aamg, typed={"repair_number": -1})
+    assert r.result.startswith("Disabled")
     away, (away_mg,) = add_vehicle(
         players, "axis", "StuG IIIG", ("mg", ["disabled"], "AAMG"), status="withdrawn"
     )
@@ -493,3 +496,55 @@ def test_3_608_a_prisoner_of_a_non_isolated_guard_is_eliminated_an_isolated_ones
     ]
     texts = set(Event.objects.filter(kind="unit").values_list("text", flat=True))
     assert any("8-0 leader" in t and "(3.608)" in t for t in texts), texts
+
+
+def test_3_6061_3_6062_an_escaped_squads_lmg_is_retained_and_encircled_goes_at_the_end(
+    users, modules, fixed_dice
+):
+    """3.6061 "If a unit survives the Escape attempt, it and all Equipment it took with
+    it are Retained into a friendly Setup Area": the Isolated, Encircled 4-6-7 that
+    escapes is no longer Isolated, nor is the LMG it possesses; 3.6062 "All Encircled
+    markers are now removed": its Encircled marker stays until 3.606 is completed, then
+    goes, while an Isolated 8-1 who made no DR keeps his Isolated marker."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad", status="isolated", markers=["encircled"])
+    add(players, "axis", "LMG", "sw", status="isolated", possessor=squad.ref)
+    add(players, "axis", "8-1 leader", "leader", status="isolated")
+    fixed_dice.append([1, 2])  # 3 +1 squad +2 Isolated +2 Encircled -1 Night = 7
+    assert roll(players, "axis", "escape", squad).final == 7
+    assert unit_names(players, "axis") == [
+        ("4-6-7", "squad", "encircled", 1),
+        ("8-1 leader", "leader", "isolated", 1),
+        ("LMG", "sw", "ok", 1),
+    ]
+    players.finish()
+    assert unit_names(players, "axis") == [
+        ("4-6-7", "squad", "ok", 1),
+        ("8-1 leader", "leader", "isolated", 1),
+        ("LMG", "sw", "ok", 1),
+    ]
+
+
+def test_3_6113_a_wounded_heroic_leader_battle_hardens_and_stays_wounded(users, modules):
+    """3.6113 "each Retained Heroic leader Battle Hardens and loses his heroic status":
+    a wounded heroic 8-1 becomes the next higher quality (A15.3) when 3.611 is
+    completed, loses his heroic marker and stays wounded (3.610 came before)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.611")
+    add(players, "axis", "8-1 leader", "leader", status="wounded", markers=["heroic"])
+    players.finish()
+    ((name, kind, marks, n),) = unit_names(players, "axis")
+    assert (kind, marks, n) == ("leader", "wounded", 1) and name != "8-1 leader", name
+
+
+def test_3_606_lone_smc_and_unarmed_or_wounded_for_a_wounded_leader(users, modules, fixed_dice):
+    """3.606 "-1 If lone, unwounded SMC" and "+1 If unarmed or Wounded": a wounded 8-1 is
+    refused the lone SMC's -1 (he is wounded) and has the +1 by itself; ticking
+    "unarmed" besides is refused (one +1, never two)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    leader = add(players, "axis", "8-1 leader", "leader", status="wounded")
+    for ticked in (["lone_smc"], ["unarmed_wounded"]):
+        with pytest.raises(ActionRefused, match=r"3\.606"):
+            roll(players, "axis", "escape", leader, ticked=ticked)
+    fixed_dice.append([3, 3])
+    r = roll(players, "axis", "escape", leader)
+    assert _drms(r)["If Wounded"] == (1, "auto")
