@@ -548,3 +548,62 @@ def test_3_606_lone_smc_and_unarmed_or_wounded_for_a_wounded_leader(users, modul
     fixed_dice.append([3, 3])
     r = roll(players, "axis", "escape", leader)
     assert _drms(r)["If Wounded"] == (1, "auto")
+
+
+def test_3_6141b_footnote_a_repaired_isolated_vehicle_stays_where_it_is(users, modules, fixed_dice):
+    """3.6141b "≤ 2 Becomes Mobile*", "* And is Retained in its current Setup Area", "+1
+    if Isolated": an Isolated immobilized StuG's dr 1 +1 = 2 makes it Mobile; it stays
+    Isolated (retained where it is, not moved to a friendly Setup Area)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    stug = add(players, "axis", "StuG IIIG", "vehicle", status="immobilized", markers=["isolated"])
+    fixed_dice.append([1])
+    r = roll(players, "axis", "immobilization_repair", stug)
+    assert (r.final, r.result) == (2, "Becomes Mobile [*]")
+    assert unit_names(players, "axis") == [("StuG IIIG", "vehicle", "isolated", 1)]
+
+
+def test_3_6142_plus_1_if_isolated_by_itself_non_qualified_use_ticked(users, modules, fixed_dice):
+    """3.6142 drm "+1 if only Non-Qualified Use (A21.13) possible" and "+1 if Isolated":
+    an Isolated malfunctioned MMG has +1 by itself and the owner ticks Non-Qualified
+    Use; dr 1 +2 -1 (its Repair Number) = 2: Eliminated."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    mmg = add(players, "axis", "MMG", "sw", status="malfunctioned", markers=["isolated"])
+    fixed_dice.append([1])
+    r = roll(
+        players,
+        "axis",
+        "weapon_repair",
+        mmg,
+        ticked=["non_qualified"],
+        typed={"repair_number": -1},
+    )
+    assert _drms(r)["if Isolated"] == (1, "auto")
+    assert _drms(r)["if only Non-Qualified Use (A21.13) possible"] == (1, "ticked")
+    assert r.final == 2 and unit_names(players, "axis") == []
+
+
+def test_3_613_nine_to_ten_no_shift_leaves_the_unit_as_it_is(users, modules, fixed_dice):
+    """3.613 "9-10 | No Shift*": a 4-6-7's Shift DR 9 gives No Shift; the squad stays on
+    the retained forces as it was, and its one Shift DR is spent."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    squad = add(players, "axis", "4-6-7", "squad")
+    fixed_dice.append([4, 5])
+    r = roll(players, "axis", "shift", squad)
+    assert (r.final, r.result) == (9, "No Shift [*]")
+    assert unit_names(players, "axis") == [("4-6-7", "squad", "ok", 1)]
+    with pytest.raises(ActionRefused, match=r"one Shift roll"):
+        roll(players, "axis", "shift", squad)
+
+
+def test_3_610_isolated_and_heroic_cancel_out(users, modules, fixed_dice):
+    """3.610 drm "+1 if Isolated", "-1 if Heroic": both by themselves for an Isolated,
+    heroic, wounded 8-1; dr 1 +1 -1 = 1: Retained unwounded (still Isolated, heroic)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.610")
+    leader = add(
+        players, "axis", "8-1 leader", "leader", status="wounded", markers=["isolated", "heroic"]
+    )
+    fixed_dice.append([1])
+    r = roll(players, "axis", "wounded_leaders", leader)
+    assert _drms(r) == {"if Isolated": (1, "auto"), "if Heroic": (-1, "auto")}
+    assert (r.final, r.result) == (1, "Retained unwounded")
+    assert unit_names(players, "axis") == [("8-1 leader", "leader", "isolated, heroic", 1)]
