@@ -129,6 +129,15 @@ def reads_fired(table: Table) -> bool:
     )
 
 
+def reads_unit_rg(table: Table) -> bool:
+    """Whether a DRM of ``table`` reads whether the unit rolled for is of an RG
+    (``Condition.of_rg``, Sicily 3.6141d): a unit added by hand is then read as of the
+    RG whose chart row names its counter (``Module.group_naming``)."""
+    return any(
+        c is not None and c.of_rg is not None for d in table.drms for c in (d.when, d.offer_when)
+    )
+
+
 def reads_unit_morale(table: Table) -> bool:
     """Whether a DRM of ``table`` counts the Morale of the unit rolled for (APD 2.5's
     and Sicily 3.6041's 1TC): its rolls are made for a unit whose counter prints one."""

@@ -29,6 +29,7 @@ from rules.schema import (
     EffectName,
     HeldCap,
     Module,
+    OriginalRoll,
     ReinforcementGroup,
     Settle,
     Table,
@@ -157,6 +158,9 @@ class UnitOutcome:
     unmarked: str | None = None  # the marker it loses, its others kept (``unmark``)
     renamed: str | None = None  # its new name, Battle Hardened (``harden``)
     with_possessed: bool = False  # it leaves with what it possesses (``Effect.with_possessed``)
+    # A second marker besides ``status`` (Sicily 3.606 row 11: "to be Replaced", then
+    # "casualty reduced"); on ``added`` units, ``status`` (and this) mark them.
+    also: str | None = None
 
     @property
     def changes(self) -> bool:
@@ -284,39 +288,61 @@ def rated(name: str, ladder: Sequence[str], step: int) -> str | None:
 
 
 def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) -> UnitOutcome:
-    """What a roll made for ``unit`` does to it: the first effect for its kind."""
+    """What a roll made for ``unit`` does to it: the first effect for its kind (and
+    what it does ``then``)."""
     for effect in for_kind(effects, unit.kind):
-        if effect.do == "replace_lower":
-            lower = rated(unit.name, ladder, -1)
-            if lower is not None:
-                return UnitOutcome(removed=True, added=((lower, unit.kind),))
-            if effect.status is None or unit.has(effect.status):
-                return UnitOutcome()
-            return UnitOutcome(status=effect.status)
-        if effect.do == "eliminate":
-            return UnitOutcome(removed=True, with_possessed=effect.with_possessed)
-        if effect.do == "replace":
-            assert effect.unit is not None
-            # The replacement is of the same kind (an evacuated leader by a 7-0 leader).
-            return UnitOutcome(removed=True, added=((effect.unit, unit.kind),), at=effect.at)
-        if effect.do == "status":
-            return (
-                UnitOutcome()
-                if unit.has(effect.status or "")
-                else UnitOutcome(status=effect.status)
-            )
-        if effect.do == "none":
+        first = _on_unit(effect, unit, ladder)
+        return first if effect.then is None else then_casualty_reduced(first, unit)
+    return UnitOutcome()
+
+
+def then_casualty_reduced(first: UnitOutcome, unit: UnitState) -> UnitOutcome:
+    """``first`` (a Replacement), then Casualty Reduction of what it left (Sicily 3.606
+    row 11 "Escapes; Replaced, then Casualty Reduced"): the leader put in the unit's
+    place is reduced (wounded), or the unit itself, marked as ``first`` marks it (an MMC
+    to be Replaced: a squad reduced, a HS eliminated)."""
+    if first.removed and first.added:
+        name, kind = first.added[0]
+        after = casualty_reduced(UnitState(name, kind, unit.markers, unit.weapons))
+        return UnitOutcome(removed=True) if after.removed else replace(first, status=after.status)
+    if first.removed:
+        return first
+    marked = (*unit.markers, first.status) if first.status else unit.markers
+    after = casualty_reduced(UnitState(unit.name, unit.kind, marked, unit.weapons))
+    if after.removed:
+        return UnitOutcome(removed=True)
+    if first.status is None or first.status == after.status:
+        return UnitOutcome(status=after.status)
+    return UnitOutcome(status=first.status, also=after.status)
+
+
+def _on_unit(effect: Effect, unit: UnitState, ladder: Sequence[str]) -> UnitOutcome:
+    """What one effect does to ``unit``."""
+    if effect.do == "replace_lower":
+        lower = rated(unit.name, ladder, -1)
+        if lower is not None:
+            return UnitOutcome(removed=True, added=((lower, unit.kind),))
+        if effect.status is None or unit.has(effect.status):
             return UnitOutcome()
-        if effect.do == "unmark":
-            return (
-                UnitOutcome(unmarked=effect.status)
-                if unit.has(effect.status or "")
-                else UnitOutcome()
-            )
-        if effect.do == "harden":
-            return UnitOutcome(renamed=rated(unit.name, ladder, +1))
-        if effect.do == "casualty_reduce":
-            return casualty_reduced(unit)
+        return UnitOutcome(status=effect.status)
+    if effect.do == "eliminate":
+        return UnitOutcome(removed=True, with_possessed=effect.with_possessed)
+    if effect.do == "replace":
+        assert effect.unit is not None
+        # The replacement is of the same kind (an evacuated leader by a 7-0 leader).
+        return UnitOutcome(removed=True, added=((effect.unit, unit.kind),), at=effect.at)
+    if effect.do == "status":
+        return UnitOutcome() if unit.has(effect.status or "") else UnitOutcome(status=effect.status)
+    if effect.do == "none":
+        return UnitOutcome()
+    if effect.do == "unmark":
+        return (
+            UnitOutcome(unmarked=effect.status) if unit.has(effect.status or "") else UnitOutcome()
+        )
+    if effect.do == "harden":
+        return UnitOutcome(renamed=rated(unit.name, ladder, +1))
+    if effect.do == "casualty_reduce":
+        return casualty_reduced(unit)
     return UnitOutcome()
 
 
@@ -700,6 +726,8 @@ def falls_on_one(table: Table, final: int, original: int | None = None) -> bool:
     if table.stack is None:
         return False
     row = table.result_row(final, original)
+    if isinstance(row, OriginalRoll):  # 3.606 footnote 1: Heat of Battle for one
+        return row.roll in table.stack.random_original
     return isinstance(row, TableRow) and row.range in table.stack.random
 
 

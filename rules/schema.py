@@ -271,7 +271,9 @@ class Condition(Strict):
     held_squads: HeldSquads | None = None
     # The unit rolled for came with an RG (true) or not (false: the OB's, or captured),
     # so what its RG says of it is known or not (Sicily 3.6141d "+1 if German": the
-    # nationality of a vehicle of no RG is not on the record); no unit, no match.
+    # nationality of a vehicle of no RG is not on the record); no unit, no match.  A
+    # unit added by hand, not captured, whose counter one row of its side's chart names
+    # is read as of that RG (``Module.group_naming``: a StuG IIIG of the OB is V1's).
     of_rg: bool | None = None
     # An earlier module of the RG rolled for (the same RG ID) was marked eliminated for
     # having placed an FFE (RG state ``fired``, TM13) after the scenario just played:
@@ -368,6 +370,10 @@ class Effect(Strict):
     # An ``eliminate`` that takes the Equipment the unit possesses with it, not left
     # unpossessed (Sicily 3.606 ">= 12 All units and Equipment Eliminated").
     with_possessed: bool = False
+    # What the result does next to the unit it left (Sicily 3.606 row 11 "Escapes;
+    # Replaced, then Casualty Reduced"): the leader put in its place, or the MMC marked
+    # to be Replaced, is then Casualty Reduced.
+    then: Literal["casualty_reduce"] | None = None
 
     @model_validator(mode="after")
     def _params(self) -> Effect:
@@ -394,6 +400,11 @@ class Effect(Strict):
             )
         if self.at is not None and self.do != "replace":
             raise ValueError("'at' says where a replacement goes: only for effect 'replace'")
+        if self.then is not None and self.do not in ("replace_lower", "status"):
+            raise ValueError(
+                "'then' acts on the unit a Replacement left: only for effects "
+                "'replace_lower' and 'status'"
+            )
         if self.to == "carrier" and self.do != "status":
             raise ValueError(
                 "'to: carrier' marks the unit carrying the weapon rolled for: only for effect "
@@ -659,6 +670,10 @@ class StackRoll(Strict):
 
     kinds: list[UnitKind] = Field(min_length=1)  # the units that may join the stack
     random: list[str] = []  # row ranges that fall on one unit by Random Selection
+    # Original rolls whose result falls on one unit by Random Selection (Sicily 3.606
+    # footnote 1: "An Original 2 DR results in Escape and Heat of Battle for an eligible
+    # unit (A15); use Random Selection to determine the unit(s) affected in a stack").
+    random_original: list[int] = []
     rule: RuleRef
     note: str | None = note_field()
     # The most a stack may hold (PHD C5.13a "No unit may overstack during Redeployment"):
@@ -761,6 +776,10 @@ class Table(Strict):
         for r in self.stack.random:
             if r not in ranges:
                 raise ValueError(f"stack.random: '{r}' is not a row's range")
+        rolls = {o.roll for o in self.original}
+        for n in self.stack.random_original:
+            if n not in rolls:
+                raise ValueError(f"stack.random_original: {n} is not one of the table's 'original'")
         return self
 
     @model_validator(mode="after")
@@ -2273,6 +2292,20 @@ class Module(Strict):
     def group(self, side_id: str, group_id: str) -> ReinforcementGroup | None:
         chart = self.chart(side_id)
         return next((g for g in chart.groups if g.id == group_id), None) if chart else None
+
+    def group_naming(self, side_id: str, counter: str) -> ReinforcementGroup | None:
+        """The one RG of the side's chart whose row names the counter ``counter`` (its
+        ``units`` or one of its ``unit_types``, any case): what the chart says of a unit
+        added by hand with that name (Sicily 3.6141d "+1 if German": a StuG IIIG of the
+        OB is the German V1's counter).  None: no row names it, or more than one."""
+        chart = self.chart(side_id)
+        wanted = counter.strip().casefold()
+        naming = [
+            g
+            for g in (chart.groups if chart else ())
+            if any(t.strip().casefold() == wanted for t in (g.unit_types or [g.units or ""]))
+        ]
+        return naming[0] if len(naming) == 1 else None
 
 
 SUPPLIABLE_START = ("points", "fortification_points", "san", "elr")

@@ -4787,6 +4787,30 @@ case(
 )
 
 
+case(
+    "Effect.then",
+    base="sicily",
+    # 3.606 row 11 "Escapes; Replaced, then Casualty Reduced": without it the leader is
+    # only Replaced (an 8-0 unwounded), with it the 8-0 is then wounded.
+    mutate=lambda d: tab(d, "escape")["rows"][3]["effects"][0].pop("then"),
+    observe=lambda m: effects.on_unit(
+        effects.row_effects(m.table("escape").lookup(11), "Infantry"),
+        effects.UnitState("8-1 leader", "leader"),
+        m.leader_ladder.ratings if m.leader_ladder else (),
+    ),
+)
+
+
+case(
+    "StackRoll.random_original",
+    base="sicily",
+    # 3.606 footnote 1: an Original 2 of a stack falls on one unit (Heat of Battle) by
+    # Random Selection; without it, on each.
+    mutate=lambda d: tab(d, "escape")["stack"].pop("random_original"),
+    observe=lambda m: effects.falls_on_one(m.table("escape"), 0, 2),
+)
+
+
 def test_every_schema_field_has_a_mutation() -> None:
     """Issue 16: "For each field of the schema there is a test that changes it in a copy
     of a module and observes a different outcome": the tables name every field of the

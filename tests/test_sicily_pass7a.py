@@ -217,11 +217,12 @@ def test_3_606_escape_rows_by_column_and_drms_by_kind_held_in_play(users, module
     """The sample of 3.606 (docs/rules-audit/pass-7-sicily-a.md): each row of the Escape
     Table reached by a DR made for a named unit, its column by the unit's kind, its
     effect written (Infantry: <= 8 Escapes, 9 Escapes; Replaced (the new counter is the
-    player's), 10 and 11 Casualty Reduced, >= 12 Eliminated; Mobile Vehicle: 9 and 11
-    Abandoned, 10 and >= 12 Eliminated); an Original 2 escapes whatever the DRMs
-    (footnote 1); the DRMs marked * (NA to vehicle Escape) are refused for a vehicle; +1
-    If a Captured vehicle, +2 If Isolated apply by themselves; -1 if CT AFV is refused
-    for a squad; "-2 adjacent" and "-1 two hexes" never both; the leader's +x is typed."""
+    player's), 10 Casualty Reduced, 11 Replaced then Casualty Reduced, >= 12 Eliminated;
+    Mobile Vehicle: 9 and 11 Abandoned, 10 and >= 12 Eliminated); an Original 2 escapes
+    whatever the DRMs (footnote 1); the DRMs marked * (NA to vehicle Escape) are refused
+    for a vehicle; +1 If a Captured vehicle, +2 If Isolated apply by themselves; -1 if
+    CT AFV is refused for a squad; "-2 adjacent" and "-1 two hexes" never both; the
+    leader's +x is typed."""
     players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
 
     def squad_dr(dice, markers=(), **kw):
@@ -234,7 +235,7 @@ def test_3_606_escape_rows_by_column_and_drms_by_kind_held_in_play(users, module
         ([3, 4], 8, {"ok"}),
         ([4, 4], 9, {"replace_due"}),  # pass 10: Replaced, marked for its owner
         ([4, 5], 10, {"reduced"}),
-        ([5, 5], 11, {"reduced"}),
+        ([5, 5], 11, {"replace_due", "reduced"}),  # pass 12: Replaced, then reduced
         ([5, 6], 12, None),
     ):
         unit, r = squad_dr(dice)

@@ -76,6 +76,7 @@ from rules.drm import (
     reads_fired,
     reads_held_squads,
     reads_unit_morale,
+    reads_unit_rg,
     unit_morale,
 )
 from rules.effects import (
@@ -96,7 +97,7 @@ from rules.effects import (
     units_given,
 )
 from rules.kinds import Action
-from rules.schema import CVP_LOST, SAN, Effect, Module, Table
+from rules.schema import CVP_LOST, SAN, Effect, Module, OriginalRoll, Table
 from rules.victory import describe_changes, result_owners
 
 
@@ -327,6 +328,9 @@ def roll_on_table(
     group = None
     if unit is not None and unit.purchase is not None:
         group = turn.module.group(turn.side, unit.purchase.group_id)
+    elif unit is not None and reads_unit_rg(table) and not unit.has("captured"):
+        # Added by hand: the RG whose chart row names its counter (3.6141d's StuG IIIG).
+        group = turn.module.group_naming(turn.side, unit.name)
     elif unit is None and table.per_group is not None:
         group = availability.per_group_named(turn.module, table, turn.side, item)
     try:
@@ -456,6 +460,8 @@ def _on_stack(
     on = stack
     if falls_on_one(table, r.final, sum(r.faces)):
         picked, said = stacks.random_selection(turn, table, stack, secret=secret)
+        if isinstance(table.result_row(r.final, sum(r.faces)), OriginalRoll):
+            said += f": {units.label(picked)} has the Heat of Battle (A15), on the map"
         words.append(said)
         on = [picked]
     settled = []

@@ -1095,6 +1095,8 @@ def apply_outcome(
     whole = unit.count == 1  # the line itself leaves, or only one of its units
     one = unit.name if whole else f"one {unit.name}"
     markers = _condition(unit.markers, outcome.status, rolled_for)
+    if outcome.also is not None:  # a second marker (3.606 row 11: Replaced, then reduced)
+        markers = ordered([*markers, outcome.also])
     if not whole:
         unit.count -= 1
         unit.save(update_fields=["count"])
@@ -1109,6 +1111,8 @@ def apply_outcome(
             # In its place, with what it carried besides the condition rolled for (a
             # wounded leader Replaced by an unwounded one, PHD C5.19).
             kept = [m for m in unit.markers or () if m not in rolled_for]
+            if outcome.status is not None:  # then marked (3.606 row 11: wounded)
+                kept = ordered([*kept, outcome.status])
             added.append(_copy(unit, name=name, kind=kind, markers=kept))
         else:  # elsewhere, unmarked: the owner places it
             added.append(
@@ -1144,10 +1148,14 @@ def apply_outcome(
                 f"{one} is removed and replaced by a {names}, placed with {label(only)}{where}, "
                 f"the only friendly MMC{dropped}"
             )
-        return f"{one} is removed and replaced by a {names}{_placing(unit, outcome.at)}{dropped}"
+        then = f", now {Unit.Status(outcome.status).label}" if outcome.status else ""
+        return (
+            f"{one} is removed and replaced by a {names}{_placing(unit, outcome.at)}{then}{dropped}"
+        )
     if outcome.removed:
         return f"{one} is removed from the retained forces{dropped}"
-    return f"{one} is now {Unit.Status(outcome.status or 'ok').label}"
+    also = f" and {Unit.Status(outcome.also).label}" if outcome.also else ""
+    return f"{one} is now {Unit.Status(outcome.status or 'ok').label}{also}"
 
 
 def _eliminated_with(unit: Unit) -> str:
