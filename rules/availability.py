@@ -131,9 +131,13 @@ def chart_missing(module: Module, side: str) -> str:
     )
 
 
-def budget_reason(module: Module, points: int, cost: int) -> str:
+def budget_reason(module: Module, points: int, cost: int, rule: str | None = None) -> str:
+    """Why ``cost`` cannot be spent from ``points`` ("" if it can), citing ``rule`` (by
+    default the currency's ``spend_rule``; "" cites none)."""
     code = module.currency.code
-    return "" if cost <= points else f"not enough {code} ({cost} needed, {points} left)"
+    rule = module.currency.spend_rule if rule is None else rule
+    cite = f"; {rule}" if rule else ""
+    return "" if cost <= points else f"not enough {code} ({cost} needed, {points} left{cite})"
 
 
 def limit_reasons(
@@ -622,7 +626,7 @@ def recon_reasons(module: Module, snap: Snapshot, option: int) -> list[str]:
     if snap.position.date_index in snap.holdings.recon_dates:
         reasons.append(f"Recon is bought once per CG date ({recon.rule})")
     if 0 <= option < len(recon.options):
-        budget = budget_reason(module, snap.me.points or 0, recon.options[option].cost)
+        budget = budget_reason(module, snap.me.points or 0, recon.options[option].cost, rule="")
         if budget:
             reasons.append(budget)
     return reasons
@@ -826,6 +830,21 @@ def later_strength_step(module: Module, step: Step) -> Step | None:
         return None
     at = module.steps.index(step)
     return next((s for s in module.steps[at + 1 :] if s.kind == "strength"), None)
+
+
+LACKING = "not rolled: the rules text lacks this table"
+
+
+def supplied_since(module: Module, rolls: Sequence[Mapping[str, object]]) -> tuple[str, ...]:
+    """The post-purchase tables whose roll an RG's line (``rolls``, its record's
+    lines) says was not made because the rules text lacked the table, and which the
+    players have supplied since (PHD C5.33's Leader Table): that roll is still owed."""
+    lacking = {str(r.get("table")) for r in rolls if str(r.get("result", "")).startswith(LACKING)}
+    return tuple(
+        pp.table
+        for pp in module.post_purchase
+        if not module.table(pp.table).missing and module.table(pp.table).title in lacking
+    )
 
 
 def rolls_left_now(

@@ -364,9 +364,12 @@ def _record_lines(
             count[key] = count.get(key, 0) + 1
         mine = p.side == side
         in_purchase = step.kind == "purchase" and p.cycle == campaign.cycle
+        late = p.rolled_at is not None and bool(
+            availability.supplied_since(module, p.details.get("rolls", []))
+        )
         can_roll = (
             mine
-            and p.rolled_at is None
+            and (p.rolled_at is None or late)
             and step.kind in ("purchase", "strength")
             and not availability.rg_roll_refusal(module, step)
             and not availability.rolls_left_now(

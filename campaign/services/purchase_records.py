@@ -16,11 +16,12 @@ from campaign.models import REF_LENGTH, AddedLater, Campaign, Event, EventKind, 
 from campaign.services import dice as dice_service
 from campaign.services.errors import ActionRefused
 from campaign.services.rolls import roll_context
+from campaign.services.text import max_length
 from campaign.services.turns import Turn
 from campaign.services.units import units_from_purchase
 from campaign.visibility import FORTIFICATION, RG_ROLLS
 from rules import availability
-from rules.drm import DrmRefused, after_value, applicable_drms, holds
+from rules.drm import DrmRefused, RollContext, after_value, applicable_drms, holds
 from rules.effects import GroupOutcome, NewUnits, on_group, result_effects
 from rules.purchase import depleted_lacking, missing_at
 from rules.schema import PostPurchaseRoll, ReinforcementGroup
@@ -68,33 +69,9 @@ def make_rolls(
         if not count:  # none of its units is rolled for (APD 3.5 note 2: no PzIV)
             continue
         if table.missing:
-            results.append(
-                {
-                    "table": table.title,
-                    "result": f"not rolled: the rules text lacks this table ({pp.rule})",
-                }
-            )
+            results.append({"table": table.title, "result": f"{availability.LACKING} ({pp.rule})"})
             continue
-        for n in range(count):
-            ctx = replace(ctx, roll_number=n + 1)
-            try:
-                drms = applicable_drms(table, ctx, ticked=(ticked or {}).get(table.id, ()))
-            except DrmRefused as exc:
-                raise ActionRefused(str(exc)) from None
-            r = dice_service.roll(
-                turn.campaign,
-                side=turn.side,
-                kind=table.dice,
-                purpose=table.title,
-                drms=drms,
-                table=table,
-                item=f"{group.id} {group.type}",
-                step_id=turn.step.id,
-                secret=True,
-                column=pp.column,
-            )
-            on_group(result_effects(table, r.final, pp.column, sum(r.faces)), outcome)
-            results.append(roll_entry(table.title, r))
+        results += _roll_on(turn, pp, group, ctx, count, ticked, outcome)
     if waits and made == done:
         return  # nothing to roll at this step (its Leader DR made by a click before Done)
     if now is not None or waits:  # the rest wait for a later step: keep what these gave
@@ -127,6 +104,96 @@ def make_rolls(
         {"table": "Depleted", "result": "lacks " + ", ".join(f"{k} × {t}" for t, k in lacks)}
     ]
     _log_rolls(turn, purchase, results + (lacking if lacks else []))
+
+
+def _roll_on(
+    turn: Turn,
+    pp: PostPurchaseRoll,
+    group: ReinforcementGroup,
+    ctx: RollContext,
+    count: int,
+    ticked: Mapping[str, Sequence[str]] | None,
+    outcome: GroupOutcome,
+) -> list[dict[str, object]]:
+    """``count`` secret rolls of the RG on ``pp``'s table; what they give joins
+    ``outcome``; their lines for the RG Purchase Record."""
+    table = turn.module.table(pp.table)
+    lines: list[dict[str, object]] = []
+    for n in range(count):
+        ctx = replace(ctx, roll_number=n + 1)
+        try:
+            drms = applicable_drms(table, ctx, ticked=(ticked or {}).get(table.id, ()))
+        except DrmRefused as exc:
+            raise ActionRefused(str(exc)) from None
+        r = dice_service.roll(
+            turn.campaign,
+            side=turn.side,
+            kind=table.dice,
+            purpose=table.title,
+            drms=drms,
+            table=table,
+            item=f"{group.id} {group.type}",
+            step_id=turn.step.id,
+            secret=True,
+            column=pp.column,
+        )
+        on_group(result_effects(table, r.final, pp.column, sum(r.faces)), outcome)
+        lines.append(roll_entry(table.title, r))
+    return lines
+
+
+def make_late_rolls(
+    turn: Turn, purchase: Purchase, ticked: Mapping[str, Sequence[str]] | None = None
+) -> None:
+    """The rolls an RG could not make because the rules text lacked their table, made
+    once the players have supplied it: each replaces its "not rolled" line, and the
+    leaders and units it gives join the RG (its own units are not made again)."""
+    module = turn.module
+    group = availability.find_group(module, turn.side, purchase.group_id)
+    tables = availability.supplied_since(module, purchase.details.get("rolls", []))
+    outcome = GroupOutcome(strength=purchase.strength or None)
+    ctx = roll_context(turn, group=group, cost_variant=purchase.cost_variant or "")
+    ctx = replace(ctx, strength=outcome.strength)
+    rolls: list[dict[str, object]] = []
+    made: list[dict[str, object]] = []
+    for line in purchase.details.get("rolls", []):
+        pp = next(
+            (p for p in module.post_purchase if module.table(p.table).title == line.get("table")),
+            None,
+        )
+        if (
+            pp is None
+            or pp.table not in tables
+            or not str(line.get("result", "")).startswith(availability.LACKING)
+        ):
+            rolls.append(line)
+            continue
+        new = _roll_on(
+            turn, pp, group, ctx, rolls_for(pp, group, purchase.strength), ticked, outcome
+        )
+        rolls += new
+        made += new
+    purchase.details = {
+        **purchase.details,
+        "rolls": rolls,
+        "leaders": [*purchase.details.get("leaders", []), *outcome.leaders],
+    }
+    purchase.save(update_fields=["details"])
+    gid, cut = purchase.group_id, max_length(Unit, "name")
+    lines = [(name, "leader", 1) for name in outcome.leaders]
+    lines += [(u.name, u.kind, u.count) for u in outcome.units]
+    Unit.objects.bulk_create(
+        Unit(
+            campaign=purchase.campaign,
+            side=purchase.side,
+            name=f"{name} ({gid})"[:cut],
+            kind=kind,
+            count=count,
+            purchase=purchase,
+        )
+        for name, kind, count in lines
+    )
+    _log_rolls(turn, purchase, made)
 
 
 def _keep_stage(

@@ -31,7 +31,7 @@ from campaign.selectors import (
 from campaign.services import dice as dice_service
 from campaign.services import units
 from campaign.services.errors import ActionRefused
-from campaign.services.purchase_records import make_rolls, reveal
+from campaign.services.purchase_records import make_late_rolls, make_rolls, reveal
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from campaign.services.waiting import update_waiting
@@ -299,7 +299,12 @@ def roll_for_purchase(
     if refusal:
         raise ActionRefused(refusal, status=409)
     if purchase.rolled_at is not None:
-        raise ActionRefused(f"{purchase.group_id}'s rolls are already made.", status=409)
+        # A roll whose table the rules text lacked, supplied since, is still owed (C5.33).
+        if not availability.supplied_since(turn.module, purchase.details.get("rolls", [])):
+            raise ActionRefused(f"{purchase.group_id}'s rolls are already made.", status=409)
+        make_late_rolls(turn, purchase, ticked)
+        commit(turn.campaign.pk, PurchaseChanged(kept=kept_secret(turn, purchase)))
+        return
     stage = purchase.details.get("stage", {}).get("tables", [])
     why = availability.rolls_left_now(
         turn.module, turn.step, turn.side, purchase.group_id, purchase.cost_variant, stage
