@@ -46,6 +46,7 @@ def test_c5_33_the_leader_dr_is_made_once_the_lost_table_is_supplied(users, modu
 
     players, c = phd_with_chart(users, [{**GREN, "footnotes": "l"}])
     german = players.users["german"]
+    seen = Roll.objects.visible_to("us").filter(campaign=c).count()
     i9 = purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I9", cost_variant="onmap")
     i9 = make_rolls(players, "german", i9)
     assert i9.details["rolls"][0]["result"].startswith("not rolled")
@@ -68,6 +69,9 @@ def test_c5_33_the_leader_dr_is_made_once_the_lost_table_is_supplied(users, modu
     squads = Unit.objects.filter(campaign=c, purchase=i9, kind="squad")
     assert sum(u.count for u in squads) == 3  # its squads were not made twice
     assert not offered(c, i9)
+    assert Roll.objects.visible_to("us").filter(campaign=c).count() == seen  # secret DR
+    # (The RG's line, already revealed when both finished I-C5.31 under the default
+    # reveal policy, then shows its DR as an in-time DR's: pass-12 doc, Left.)
     with pytest.raises(ActionRefused, match="already made") as refused:
         purchases.roll_for_purchase(campaign_id=c.pk, user=german, purchase_id=i9.ref)
     plain(str(refused.value))
@@ -156,3 +160,70 @@ def test_c5_31a_b_what_a_set_up_obliges_is_said_where_the_player_buys_and_on_his
     text = page_of(players, "german")
     assert "no action whatsoever" in text.split("I9", 1)[1]
     plain(text.split("I9", 1)[1][:2000])
+
+
+def test_c5_33_only_i_and_a_rgs_marked_l_and_footnotes_a_q_on_the_purchase_page(
+    users, modules, fixed_dice
+):
+    """C5.33 "For each requisitioned/OB given "I" or "A" type RG marked with an RG
+    Footnote "l" make one secret DR": with the Leader Table supplied, an A RG marked l
+    has its DR (its leader joins it), an HW RG marked l has none.  C5.31 "Both sides now
+    secretly use TP to requisition": the US buys at the same step, before the German is
+    done, and each side's page names none of the other's RGs.  RG footnotes a ("Available
+    for on map set up the TM Scenario of purchase") and q ("Each 60mm Company MTR OBA (HE
+    only) range is traced from a separate, secretly pre-recorded northern map edge hex"),
+    the map's, are said on the purchase page."""
+    from tests.purchase_helpers import make_rolls
+    from tests.test_rule_mechanisms import row_table, supply, supply_chart
+
+    aufkl = {"id": "A2", "type": "Aufkl Pl", "units": "4-4-7", "unit_kind": "squad", "cost": "3"}
+    hw = {"id": "HW1", "type": "Mortar Sect", "units": "8cm MTR", "unit_kind": "sw", "cost": "2"}
+    players, c = phd_with_chart(users, [{**aufkl, "footnotes": "l"}, {**hw, "footnotes": "l"}])
+    rifle = {"id": "I1", "type": "Rifle Pl", "units": "6-6-6", "unit_kind": "squad", "cost": "4"}
+    supply_chart(players, "us", [rifle])
+    supply(players, "tables.leader_table", row_table([("2-12", "8-1", "leader: 8-1")]))
+    text = page_of(players, "german")
+    assert "Available for on map set up the TM Scenario of purchase" in text
+    assert "secretly pre-recorded northern map edge hex" in text
+    german, us = players.users["german"], players.users["us"]
+    a2 = purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="A2", cost_variant="onmap")
+    i1 = purchases.purchase_rg(campaign_id=c.pk, user=us, group_id="I1", cost_variant="onmap")
+    hw1 = purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="HW1", cost_variant="onmap")
+    assert i1.side == "us"
+    assert "Aufkl" not in page_of(players, "us")
+    assert "Rifle Pl" not in page_of(players, "german")
+    fixed_dice.append([3, 4])
+    a2 = make_rolls(players, "german", a2)
+    assert [r["result"] for r in a2.details["rolls"]] == ["8-1"]
+    hw1 = make_rolls(players, "german", hw1)
+    assert hw1.details["rolls"] == []
+    assert Roll.objects.filter(campaign=c, table_id="leader_table").count() == 1
+
+
+def test_c5_31b_a_reserve_rg_retained_off_map_stays_in_reserve_for_a_later_tm_scenario(
+    users, modules
+):
+    """C5.31b "Note that units "In Reserve" may be retained off-map to enter normally
+    during a subsequent TM Scenario": an I RG bought In Reserve before the Initial TM
+    Scenario is still held at the next requisition (C5.31), its units kept, its line
+    still saying In Reserve and what that obliges; a second RG may not be bought In
+    Reserve past the TP the side has left (C5.31, cited)."""
+    from campaign.models import Seat
+    from campaign.selectors import module_of
+    from tests.test_rule_mechanisms import result_values
+
+    players, c = phd_with_chart(users, [GREN])
+    german = players.users["german"]
+    purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I9", cost_variant="reserve")
+    players.until("results")
+    before = Unit.objects.filter(campaign=c, side="german", name__contains="I9").count()
+    assert before
+    players.results(**result_values(module_of(c)))
+    players.until_step("C5.31")
+    assert Unit.objects.filter(campaign=c, side="german", name__contains="I9").count() == before
+    (p,) = Purchase.objects.filter(campaign=c, group_id="I9")
+    assert p.cost_variant == "reserve" and p.state == Purchase.State.HELD
+    assert "held off-map to enter normally in a later one" in page_of(players, "german")
+    Seat.objects.filter(campaign=c, side="german").update(points=3)
+    with pytest.raises(ActionRefused, match=r"not enough TP \(4 needed, 3 left; C5\.31\)"):
+        purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I9", cost_variant="reserve")
