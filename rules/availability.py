@@ -847,6 +847,16 @@ def supplied_since(module: Module, rolls: Sequence[Mapping[str, object]]) -> tup
     )
 
 
+def rolls_rules(module: Module, rolls: Sequence[Mapping[str, object]]) -> str:
+    """The rules of the post-purchase tables an RG's line (``rolls``) was rolled on
+    (or found lacking), for the refusal of a second click ("" if none)."""
+    titles = {str(r.get("table")) for r in rolls}
+    cited = dict.fromkeys(
+        pp.rule for pp in module.post_purchase if pp.rule and module.table(pp.table).title in titles
+    )
+    return "; ".join(cited)
+
+
 def rolls_left_now(
     module: Module,
     step: Step,

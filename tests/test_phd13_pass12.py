@@ -72,7 +72,8 @@ def test_c5_33_the_leader_dr_is_made_once_the_lost_table_is_supplied(users, modu
     assert Roll.objects.visible_to("us").filter(campaign=c).count() == seen  # secret DR
     # (The RG's line, already revealed when both finished I-C5.31 under the default
     # reveal policy, then shows its DR as an in-time DR's: pass-12 doc, Left.)
-    with pytest.raises(ActionRefused, match="already made") as refused:
+    # Before: "I9's rolls are already made." cited no rule.
+    with pytest.raises(ActionRefused, match=r"I9's rolls are already made \(C5\.33\)\.") as refused:
         purchases.roll_for_purchase(campaign_id=c.pk, user=german, purchase_id=i9.ref)
     plain(str(refused.value))
     assert Roll.objects.filter(campaign=c, table_id="leader_table").count() == 1

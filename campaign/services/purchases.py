@@ -301,7 +301,9 @@ def roll_for_purchase(
     if purchase.rolled_at is not None:
         # A roll whose table the rules text lacked, supplied since, is still owed (C5.33).
         if not availability.supplied_since(turn.module, purchase.details.get("rolls", [])):
-            raise ActionRefused(f"{purchase.group_id}'s rolls are already made.", status=409)
+            rules = availability.rolls_rules(turn.module, purchase.details.get("rolls", []))
+            cite = f" ({rules})" if rules else ""
+            raise ActionRefused(f"{purchase.group_id}'s rolls are already made{cite}.", status=409)
         make_late_rolls(turn, purchase, ticked)
         commit(turn.campaign.pk, PurchaseChanged(kept=kept_secret(turn, purchase)))
         return
