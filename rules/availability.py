@@ -137,9 +137,13 @@ def chart_missing(module: Module, side: str) -> str:
     )
 
 
-def budget_reason(module: Module, points: int, cost: int) -> str:
+def budget_reason(module: Module, points: int, cost: int, rule: str | None = None) -> str:
+    """Why ``cost`` cannot be spent from ``points`` ("" if it can), citing ``rule`` (by
+    default the currency's ``spend_rule``; "" cites none)."""
     code = module.currency.code
-    return "" if cost <= points else f"not enough {code} ({cost} needed, {points} left)"
+    rule = module.currency.spend_rule if rule is None else rule
+    cite = f"; {rule}" if rule else ""
+    return "" if cost <= points else f"not enough {code} ({cost} needed, {points} left{cite})"
 
 
 def limit_reasons(
@@ -628,7 +632,7 @@ def recon_reasons(module: Module, snap: Snapshot, option: int) -> list[str]:
     if snap.position.date_index in snap.holdings.recon_dates:
         reasons.append(f"Recon is bought once per CG date ({recon.rule})")
     if 0 <= option < len(recon.options):
-        budget = budget_reason(module, snap.me.points or 0, recon.options[option].cost)
+        budget = budget_reason(module, snap.me.points or 0, recon.options[option].cost, rule="")
         if budget:
             reasons.append(budget)
     return reasons
@@ -833,6 +837,16 @@ def later_strength_step(module: Module, step: Step) -> Step | None:
         return None
     at = module.steps.index(step)
     return next((s for s in module.steps[at + 1 :] if s.kind == "strength"), None)
+
+
+def rolls_rules(module: Module, rolls: Sequence[Mapping[str, object]]) -> str:
+    """The rules of the post-purchase tables an RG's line (``rolls``) was rolled on
+    (or found lacking), for the refusal of a second click ("" if none)."""
+    titles = {str(r.get("table")) for r in rolls}
+    cited = dict.fromkeys(
+        pp.rule for pp in module.post_purchase if pp.rule and module.table(pp.table).title in titles
+    )
+    return "; ".join(cited)
 
 
 def rolls_left_now(

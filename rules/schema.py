@@ -1063,6 +1063,9 @@ class Currency(Strict):
     replenishment: Replenishment
     carry_over: CarryOver = CarryOver()
     forgo: list[Forgo] = []
+    # The rule that subtracts an RG's cost from the side's points (PHD C5.31 "TP Cost"):
+    # the "not enough" refusal cites it.
+    spend_rule: str | None = None
 
 
 # --------------------------------------------------------------------------- RG charts

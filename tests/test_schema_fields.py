@@ -1038,6 +1038,12 @@ case(
     observe=everything,
 )
 case(
+    "Currency.spend_rule",
+    base="sicily",
+    mutate=lambda d: d["currency"].update(spend_rule="3.6x"),
+    observe=reasons("axis", "I4", "jul14pm", points=1),
+)
+case(
     "Currency.carry_over",
     "CarryOver.retained",
     base="sicily",

@@ -21,7 +21,7 @@ from campaign.services.turns import Turn
 from campaign.services.units import units_from_purchase, units_given_later
 from campaign.visibility import FORTIFICATION, RG_ROLLS
 from rules import availability
-from rules.drm import DrmRefused, after_value, applicable_drms, holds
+from rules.drm import DrmRefused, RollContext, after_value, applicable_drms, holds
 from rules.effects import GroupOutcome, NewUnits, on_group, result_effects
 from rules.purchase import depleted_lacking, missing_at, owed_tables
 from rules.schema import Module, PostPurchaseRoll, ReinforcementGroup
@@ -78,26 +78,7 @@ def make_rolls(
                 }
             )
             continue
-        for n in range(count):
-            ctx = replace(ctx, roll_number=n + 1)
-            try:
-                drms = applicable_drms(table, ctx, ticked=(ticked or {}).get(table.id, ()))
-            except DrmRefused as exc:
-                raise ActionRefused(str(exc)) from None
-            r = dice_service.roll(
-                turn.campaign,
-                side=turn.side,
-                kind=table.dice,
-                purpose=table.title,
-                drms=drms,
-                table=table,
-                item=f"{group.id} {group.type}",
-                step_id=turn.step.id,
-                secret=True,
-                column=pp.column,
-            )
-            on_group(result_effects(table, r.final, pp.column, sum(r.faces)), outcome)
-            results.append(roll_entry(table.title, r))
+        results += _roll_on(turn, pp, group, ctx, count, ticked, outcome)
     if waits and made == done:
         return  # nothing to roll at this step (its Leader DR made by a click before Done)
     if now is not None or waits:  # the rest wait for a later step: keep what these gave
@@ -152,7 +133,8 @@ def owed_refusal(module: Module, purchase: Purchase) -> str:
             "text lacks: supply it and have your opponent accept it, then make the DR here "
             f"({cited})."
         )
-    return f"{purchase.group_id}'s rolls are already made."
+    made = availability.rolls_rules(module, purchase.details.get("rolls", []))
+    return f"{purchase.group_id}'s rolls are already made{f' ({made})' if made else ''}."
 
 
 def make_owed_rolls(
@@ -178,28 +160,11 @@ def make_owed_rolls(
             results.append(entry)
             continue
         pp = next(x for x in module.post_purchase if x.table == entry["owed"])
-        table = module.table(pp.table)
-        for n in range(rolls_for(pp, group, purchase.strength) or 1):
-            ctx = replace(base, roll_number=n + 1)
-            try:
-                drms = applicable_drms(table, ctx, ticked=(ticked or {}).get(table.id, ()))
-            except DrmRefused as exc:
-                raise ActionRefused(str(exc)) from None
-            r = dice_service.roll(
-                turn.campaign,
-                side=turn.side,
-                kind=table.dice,
-                purpose=table.title,
-                drms=drms,
-                table=table,
-                item=f"{group.id} {group.type}",
-                step_id=turn.step.id,
-                secret=True,
-                column=pp.column,
-            )
-            on_group(result_effects(table, r.final, pp.column, sum(r.faces)), outcome)
-            made.append(roll_entry(table.title, r))
-            results.append(made[-1])
+        lines = _roll_on(
+            turn, pp, group, base, rolls_for(pp, group, purchase.strength) or 1, ticked, outcome
+        )
+        made += lines
+        results += lines
     purchase.details = {
         **purchase.details,
         "rolls": results,
@@ -209,6 +174,42 @@ def make_owed_rolls(
     purchase.save(update_fields=["details"])
     units_given_later(purchase, outcome)
     _log_rolls(turn, purchase, made)
+
+
+def _roll_on(
+    turn: Turn,
+    pp: PostPurchaseRoll,
+    group: ReinforcementGroup,
+    ctx: RollContext,
+    count: int,
+    ticked: Mapping[str, Sequence[str]] | None,
+    outcome: GroupOutcome,
+) -> list[dict[str, object]]:
+    """``count`` secret rolls of the RG on ``pp``'s table; what they give joins
+    ``outcome``; their lines for the RG Purchase Record."""
+    table = turn.module.table(pp.table)
+    lines: list[dict[str, object]] = []
+    for n in range(count):
+        ctx = replace(ctx, roll_number=n + 1)
+        try:
+            drms = applicable_drms(table, ctx, ticked=(ticked or {}).get(table.id, ()))
+        except DrmRefused as exc:
+            raise ActionRefused(str(exc)) from None
+        r = dice_service.roll(
+            turn.campaign,
+            side=turn.side,
+            kind=table.dice,
+            purpose=table.title,
+            drms=drms,
+            table=table,
+            item=f"{group.id} {group.type}",
+            step_id=turn.step.id,
+            secret=True,
+            column=pp.column,
+        )
+        on_group(result_effects(table, r.final, pp.column, sum(r.faces)), outcome)
+        lines.append(roll_entry(table.title, r))
+    return lines
 
 
 def _keep_stage(
