@@ -561,6 +561,22 @@ def chits_locked(campaign: Campaign) -> int:
     return InitiativeChit.objects.filter(campaign=campaign, cycle=campaign.cycle).count()
 
 
+def with_rosters_read(module: Module, campaign: Campaign, snap: Snapshot) -> Snapshot:
+    """``snap`` with the opponent's roster read where a chit restriction of the side
+    depends on it (Sicily 3.6212*: the British "currently" hold no on-map Retained
+    units): whether the opponent's retained forces list a unit the side may see.  Read
+    through the one gate, so a still-secret RG's lines neither count nor are learnt."""
+    ini = module.initiative
+    if ini is None or not any(r.side == snap.side and r.from_roster for r in ini.restrictions):
+        return snap
+    other = machine.opponent(module, snap.side)
+    if other not in snap.sides:
+        return snap
+    empty = not (Unit.objects.visible_to(snap.side).filter(campaign=campaign, side=other).exists())
+    sides = {**snap.sides, other: replace(snap.sides[other], lists_no_unit=empty)}
+    return replace(snap, sides=sides)
+
+
 def snapshot(
     campaign: Campaign,
     side: str,

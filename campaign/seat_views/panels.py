@@ -39,6 +39,7 @@ from campaign.selectors import (
     rolled_items,
     scenario_attacker,
     sent_to,
+    with_rosters_read,
 )
 from campaign.services.steps import mmc_hardening
 from campaign.services.takebacks import done_request
@@ -922,6 +923,8 @@ def _chits(view: CampaignView, panel: StepPanel) -> None:
     mine = chits.get(side)
     panel.my_chit = mine.get_chit_display() if mine else None
     snap = view.snapshot(chits=len(chosen))
+    if mine is None:  # the Attack button is offered: the opponent's roster may forbid it
+        snap = with_rosters_read(module, c, snap)
     refusal = availability.chit_refusal(module, snap, "attack")
     panel.attack_allowed = not refusal
     panel.attack_refusal = refusal
