@@ -71,3 +71,63 @@ def test_3_6212_star_a_secret_british_rg_does_not_decide_the_axis_chit(users, mo
     players.until("initiative")
     with pytest.raises(ActionRefused):
         players.chits(axis="attack")
+
+
+# --------------------------------------------------------------------------- Part 2
+
+
+def _record_line(players, side, purchase):
+    from tests.purchase_helpers import roster_of
+
+    return next(ln for ln in roster_of(players.campaign, side).record if ln.id == purchase.ref)
+
+
+def test_3_6179_p_and_r_count_the_rgs_bought_so_far_in_the_cg(users, modules, fixed_dice):
+    """3.6171 "ID: Provides an alphanumeric identification for each RG."; 3.6179 "#P
+    (Number Purchased): The total number of friendly RG of this Group Type purchased thus
+    far during the CG." and "#R ... subtracting the number in that RG's #P column from
+    the number listed in the "Maximum" column (for that RG for that CG)".  Axis I7 (CG I
+    Max 3) bought on July 14 N, then again on July 15 AM after an Idle date: the lines
+    read I7, #P 1 then 2, #R 2 then 1."""
+    from campaign.models import Seat
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    first = buy(players, "axis", "I7")
+    line = _record_line(players, "axis", first)
+    assert (line.group_id, line.number_purchased, line.number_remaining) == ("I7", 1, "2")
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until_step("3.617")
+    Seat.objects.filter(campaign_id=players.campaign_id).update(points=100)
+    second = buy(players, "axis", "I7")
+    line = _record_line(players, "axis", second)
+    assert (line.group_id, line.number_purchased, line.number_remaining) == ("I7", 2, "1")
+
+
+def test_axis_footnotes_f_and_i_the_o1_notes_are_on_the_purchase_page(users, modules):
+    """Axis chart footnote f: "O1 may fire HE, JR, and Smoke. O2, O3, and O4 may only
+    fire HE."; footnote i: "Receives a -2 DRM on its Radio Maintenance DR (C1.22)."
+    (O1 "fgik").  Refit plays no scenario: the Axis read both notes beside the chart at
+    3.617, the O1 row carrying its letters; British chart footnote h (the same -2 DRM
+    for the British O1) is on the British page."""
+    import html
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    axis = html.unescape(_step_page(players, "axis"))
+    assert "O1 may fire HE, JR, and Smoke. O2, O3, and O4 may only fire HE." in axis
+    assert "Receives a -2 DRM on its Radio Maintenance DR (C1.22)." in axis
+    assert 'aria-label="chart notes f g i k"' in axis
+    british = html.unescape(_step_page(players, "british"))
+    assert "Receives a -2 DRM on its Radio Maintenance DR (C1.22)." in british
+    assert 'aria-label="chart notes e f h p"' in british
+
+
+def test_3_615_ammunition_shortage_the_step_says_to_apply_ssr_cg18(users, modules):
+    """3.615 "AMMUNITION SHORTAGE: See CG18." (SSR CG18 is not in the seed): the step's
+    page says to apply SSR CG18."""
+    import html
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, step="3.615")
+    assert players.step.id == "3.615"
+    page = html.unescape(_step_page(players, "axis"))
+    assert "CG18" in page
