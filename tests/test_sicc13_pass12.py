@@ -204,3 +204,40 @@ def test_3_6211_attack_chits_on_consecutive_dates_and_3_6214_no_winner(users, mo
         Event.objects.filter(campaign_id=players.campaign_id).values_list("text", flat=True)
     )
     assert " wins" not in texts and " loses the scenario" not in texts and "winner" not in texts
+
+
+def test_3_617_the_roster_line_records_spent_and_left(users, modules):
+    """3.617: "After all the RG are selected, write the total CPP expended in the
+    "spent" column of the CG Roster for the current CG Date; then write the number of
+    CPP remaining in the "Left" column".  The Axis replenished with July 14 N's base (42,
+    3.6161) buy I7 (12) and M1 (2): the July 14 N line reads total 42, spent 14, left
+    28, computed; the British Roster shows
+    neither figure (3.617 "may all be kept secret")."""
+    from tests.purchase_helpers import roster_of
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    buy(players, "axis", "I7")
+    buy(players, "axis", "M1")
+    line = next(
+        ln for ln in roster_of(players.campaign, "axis").lines if ln.date == "July 14 Night"
+    )
+    mine = line.sides[0]
+    assert (mine.total, mine.spent, mine.left) == (42, 14, 28), line
+    theirs = next(
+        ln for ln in roster_of(players.campaign, "british").lines if ln.date == "July 14 Night"
+    )
+    assert (theirs.sides[0].spent, theirs.sides[0].left) == (None, None), theirs
+
+
+def test_british_footnotes_i_and_j_the_map_sentences_are_on_the_british_page(users, modules):
+    """British chart footnote j: "Off board observer is at level 2 in any friendly entry
+    area board edge hex."; footnote i: "There are no "spared hexes"." and the Game Turn
+    1 LV Hindrance (+1 at ranges ≤ 6 hexes, +2 at ≥ 7).  Refit holds no map: the British
+    read them beside the chart at 3.617."""
+    import html
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    british = html.unescape(_step_page(players, "british"))
+    assert "Off board observer is at level 2 in any friendly entry area board edge hex." in british
+    assert 'There are no "spared hexes".' in british
+    assert "+1 LV Hindrance DRM at ranges ≤ 6 hexes" in british
