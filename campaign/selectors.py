@@ -572,9 +572,22 @@ def with_rosters_read(module: Module, campaign: Campaign, snap: Snapshot) -> Sna
     other = machine.opponent(module, snap.side)
     if other not in snap.sides:
         return snap
-    empty = not (Unit.objects.visible_to(snap.side).filter(campaign=campaign, side=other).exists())
+    empty = lists_no_unit(campaign, other, seen_by=snap.side)
     sides = {**snap.sides, other: replace(snap.sides[other], lists_no_unit=empty)}
     return replace(snap, sides=sides)
+
+
+def lists_no_unit(campaign: Campaign, side: str, *, seen_by: str) -> bool:
+    """Whether ``side``'s retained forces list no unit ``seen_by`` may see (the gate)."""
+    return not Unit.objects.visible_to(seen_by).filter(campaign=campaign, side=side).exists()
+
+
+def roster_decides_chit(module: Module, side: str) -> str:
+    """The rule by which ``side``'s retained forces decide an opponent's chit by
+    themselves (a restriction ``from_roster``: Sicily 3.6212*); "" when none."""
+    ini = module.initiative
+    rules = [r.rule for r in (ini.restrictions if ini else []) if r.side != side and r.from_roster]
+    return rules[0] if rules else ""
 
 
 def snapshot(

@@ -73,6 +73,24 @@ def test_3_6212_star_a_secret_british_rg_does_not_decide_the_axis_chit(users, mo
         players.chits(axis="attack")
 
 
+
+def test_3_6212_star_the_british_read_that_their_empty_roster_decides(users, modules):
+    """3.6212 footnote *, the British page at 3.621: with no unit on their retained
+    forces the British read that the Axis cannot choose Attack, with the footnote, and
+    are not asked to declare; with a unit listed the declaration is offered again."""
+    import html
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    page = html.unescape(_step_page(players, "british"))
+    assert "Your retained forces list no unit the Axis side can see" in page, page
+    assert "(3.6212 matrix footnote *)" in page
+    assert "Declare: we have no on-map retained units" not in page
+    add(players, "british", "4-5-8", "squad")
+    page = html.unescape(_step_page(players, "british"))
+    assert "Your retained forces list no unit" not in page
+    assert "Declare: we have no on-map retained units" in page
+
+
 # --------------------------------------------------------------------------- Part 2
 
 
