@@ -73,7 +73,6 @@ def test_3_6212_star_a_secret_british_rg_does_not_decide_the_axis_chit(users, mo
         players.chits(axis="attack")
 
 
-
 def test_3_6212_star_the_british_read_that_their_empty_roster_decides(users, modules):
     """3.6212 footnote *, the British page at 3.621: with no unit on their retained
     forces the British read that the Axis cannot choose Attack, with the footnote, and
@@ -259,3 +258,54 @@ def test_british_footnotes_i_and_j_the_map_sentences_are_on_the_british_page(use
     assert "Off board observer is at level 2 in any friendly entry area board edge hex." in british
     assert 'There are no "spared hexes".' in british
     assert "+1 LV Hindrance DRM at ranges ≤ 6 hexes" in british
+
+
+def _british_points(players):
+    from campaign.models import Seat
+
+    return Seat.objects.get(campaign_id=players.campaign_id, side="british").points
+
+
+def test_british_chart_g2_date_max_na_cannot_be_bought(users, modules):
+    """British chart G2 "Airlanding AT Pltn | 2/1 | 57L OQF 6-Pounder AT | 8 | NA | 0 |
+    0 | 0": Date Max NA and CG Max 0 in each CG (it comes only in an OB): buying one is
+    refused with a sentence, nothing spent."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, points=100)
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "british", "G2")
+    assert "G2" in str(refused.value) or "Airlanding" in str(refused.value), str(refused.value)
+    assert _british_points(players) == 100
+
+
+def test_british_chart_v1_four_a_date_v5_three_in_the_cg(users, modules):
+    """British chart V1 "Med Tank Troop | 3/2 | Sherman III(a) | 12 | 4 | 15 | 13 | 0"
+    (Date Max 4) and V5 "AC Pltn I | 3/2 | Daimler AC | 4 | 3 | 3 | 3 | 0" (Date Max 3,
+    CG I Max 3): four V1 on July 15 AM at 12 each, a fifth refused; three V5, a fourth
+    refused; nothing spent by a refusal."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, points=200)
+    for _ in range(4):
+        buy(players, "british", "V1")
+    assert _british_points(players) == 200 - 48
+    with pytest.raises(ActionRefused):
+        buy(players, "british", "V1")
+    for _ in range(3):
+        buy(players, "british", "V5")
+    assert _british_points(players) == 200 - 48 - 12
+    with pytest.raises(ActionRefused):
+        buy(players, "british", "V5")
+    assert _british_points(players) == 200 - 60
+
+
+def test_3_6213b_night_dual_attack_says_cloaking_and_no_move(users, modules):
+    """3.6213b: "Both sides may use Cloaking as per SSR CG3 (3.4). Neither side is
+    restricted by the use of No Move counters (E1.21)": both Attack on July 14 N; both
+    players' pages carry the sentences with the result."""
+    import html
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    add(players, "british", "4-5-8", "squad")
+    players.chits(axis="attack", british="attack")
+    for side in ("axis", "british"):
+        page = html.unescape(_step_page(players, side))
+        assert "Cloaking as per SSR CG3" in page, side
+        assert "No Move counters (E1.21)" in page, side
