@@ -309,3 +309,21 @@ def test_3_6213b_night_dual_attack_says_cloaking_and_no_move(users, modules):
         page = html.unescape(_step_page(players, side))
         assert "Cloaking as per SSR CG3" in page, side
         assert "No Move counters (E1.21)" in page, side
+
+
+def test_chart_f1_fb42_one_cpp_once_and_the_british_window(users, modules):
+    """Axis chart F1 "FB42 | 2 | FB42a | 1 (2) | 1 | 1 | 1 | 0" (CG I Max 1) and British
+    F1 "FB42 | 2 | FB42AK | 1 (2) | 1 | 1 | 0 | 1" (footnote k: "May only be purchased
+    on or before July 14PM."): the Axis buy one on July 14 N for 1 CPP, a second is
+    refused; the British F1 on July 14 N is refused with footnote k, nothing spent."""
+    from campaign.models import Seat
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=10)
+    buy(players, "axis", "F1")
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="axis").points == 9
+    with pytest.raises(ActionRefused):
+        buy(players, "axis", "F1")
+    with pytest.raises(ActionRefused) as refused:
+        buy(players, "british", "F1")
+    assert "footnote k" in str(refused.value), str(refused.value)
+    assert _british_points(players) == 10
