@@ -9,7 +9,7 @@ import pytest
 
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import campaign_at, make_rolls
 from tests.test_rule_mechanisms import add, buy
 
 users = mechanisms.users
@@ -67,7 +67,10 @@ def test_3_6212_star_a_secret_british_rg_does_not_decide_the_axis_chit(users, mo
         "sicily", "i", "jul14n", users, kind="purchase", points=100, policy="owner"
     )
     i1 = buy(players, "british", "I1")
-    assert i1.pk
+    make_rolls(players, "british", i1)
+    from campaign.models import Unit
+
+    assert Unit.objects.filter(campaign_id=players.campaign_id, side="british").exists()
     players.until("initiative")
     with pytest.raises(ActionRefused):
         players.chits(axis="attack")
