@@ -597,6 +597,35 @@ def chits_locked(campaign: Campaign) -> int:
     return InitiativeChit.objects.filter(campaign=campaign, cycle=campaign.cycle).count()
 
 
+def with_rosters_read(module: Module, campaign: Campaign, snap: Snapshot) -> Snapshot:
+    """``snap`` with the opponent's roster read where a chit restriction of the side
+    depends on it (Sicily 3.6212*: the British "currently" hold no on-map Retained
+    units): whether the opponent's retained forces list a unit the side may see.  Read
+    through the one gate, so a still-secret RG's lines neither count nor are learnt."""
+    ini = module.initiative
+    if ini is None or not any(r.side == snap.side and r.from_roster for r in ini.restrictions):
+        return snap
+    other = machine.opponent(module, snap.side)
+    if other not in snap.sides:
+        return snap
+    empty = lists_no_unit(campaign, other, seen_by=snap.side)
+    sides = {**snap.sides, other: replace(snap.sides[other], lists_no_unit=empty)}
+    return replace(snap, sides=sides)
+
+
+def lists_no_unit(campaign: Campaign, side: str, *, seen_by: str) -> bool:
+    """Whether ``side``'s retained forces list no unit ``seen_by`` may see (the gate)."""
+    return not Unit.objects.visible_to(seen_by).filter(campaign=campaign, side=side).exists()
+
+
+def roster_decides_chit(module: Module, side: str) -> str:
+    """The rule by which ``side``'s retained forces decide an opponent's chit by
+    themselves (a restriction ``from_roster``: Sicily 3.6212*); "" when none."""
+    ini = module.initiative
+    rules = [r.rule for r in (ini.restrictions if ini else []) if r.side != side and r.from_roster]
+    return rules[0] if rules else ""
+
+
 def snapshot(
     campaign: Campaign,
     side: str,

@@ -977,9 +977,15 @@ def chit_refusal(module: Module, snap: Snapshot, chit: str) -> str:
             r.side == side
             and r.chit == chit
             and r.forbidden_when == "opponent_has_no_on_map_retained_units"
-            and opponent.no_on_map_units
+            and (opponent.no_on_map_units or (r.from_roster and opponent.lists_no_unit))
         ):
-            return f"{r.text} ({r.rule})"
+            name = module.side(opponent.side).name
+            why = (
+                f"{name} has declared it has no on-map retained units"
+                if opponent.no_on_map_units
+                else f"the {name} retained forces list no unit you can see"
+            )
+            return f"{r.text} ({r.rule}) {why}; choose Idle."
     return ""
 
 

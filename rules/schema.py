@@ -1560,6 +1560,10 @@ class ChitRestriction(Strict):
     forbidden_when: Literal["opponent_has_no_on_map_retained_units"]
     rule: RuleRef
     text: str
+    # The opponent's retained forces listing no unit the side may see is the fact by
+    # itself (computed from the roster, Sicily 3.6212*), beside the opponent's own
+    # declaration; false: the declaration alone decides.
+    from_roster: bool = False
 
 
 class Initiative(Strict):

@@ -35,6 +35,9 @@ class SideState:
     joined: bool
     attack_chits_used: int = 0
     no_on_map_units: bool = False  # the side's open declaration (e.g. 3.6212*)
+    # The side's retained forces, as the snapshot's side may see them, list no unit
+    # (computed from the roster, never typed: e.g. 3.6212*); False when not read.
+    lists_no_unit: bool = False
     points: int | None = None  # None: the opponent's, secret
     fortification_points: int | None = None
     san: int | None = None

@@ -118,3 +118,16 @@ def with_sicily_ob(users, ob_form, side="british"):
     )
     supplements.accept_supplement(campaign_id=c.pk, user=players.users["axis"], ref=proposal.ref)
     return c, players
+
+
+def keep_retained_units(players):
+    """Each side whose on-map retained units decide the opponent's chit (Sicily
+    3.6212*) lists a squad on its retained forces, as after any scenario it played."""
+    from campaign.selectors import module_of
+
+    module = module_of(players.campaign)
+    for r in module.initiative.restrictions if module.initiative else []:
+        if not r.from_roster:
+            continue
+        other = next(s.id for s in module.sides if s.id != r.side)
+        add_unit(players, other, "4-5-8", "squad")

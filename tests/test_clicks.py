@@ -16,6 +16,7 @@ import pytest
 from campaign.selectors import campaign_seats, done_sides, module_of, seats_done, snapshot
 from campaign.services import initiative, steps
 from rules import availability, machine
+from tests.purchase_helpers import keep_retained_units
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
@@ -53,6 +54,7 @@ def sicily(modules, make_user):
     c = host_game("sicily", "i", alice, bob)
     players = players_of(c, alice, bob)
     players.results(**{"cvp_lost.axis": 0, "cvp_lost.british": 0, "san.axis": 3, "san.british": 3})
+    keep_retained_units(players)  # 3.6212*: the Axis may Attack a British side with units
     return players
 
 

@@ -16,6 +16,7 @@ from campaign.models import (
 from campaign.selectors import module_of
 from campaign.services import initiative
 from campaign.services.errors import ActionRefused
+from tests.purchase_helpers import keep_retained_units
 from tests.walk import Players, host_game, players_of
 
 SEED_MODULES = [("sicily", "i"), ("purple-heart-draw", "tm"), ("test-skirmish", "short")]
@@ -34,6 +35,7 @@ def new_campaign(module_id, variant, users):
     }
     players.results(**values)
     players.until("initiative")
+    keep_retained_units(players)  # 3.6212*: the Attack chit needs the opponent's units
     return players, module
 
 

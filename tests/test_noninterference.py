@@ -85,7 +85,7 @@ from rules.availability import rolls_to_make
 from rules.effects import hardens_mmc
 from rules.errors import Refused
 from rules.purchase import cost_options
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import campaign_at, keep_retained_units
 from tests.walk import host_game, players_of
 
 pytestmark = pytest.mark.django_db
@@ -1363,6 +1363,7 @@ def test_open_rolls_do_not_depend_on_how_many_secret_rolls_were_made(modules, fr
             campaign_id=world.cid, user=world.o_user, purchase_id=m2[world.observer].ref
         )
         world.players.finish()
+        keep_retained_units(world.players)  # 3.6212*: an Axis Attack needs British units
         world.players.chits(**{world.hider: "attack", world.observer: "attack"})
         world.players.until("results")  # set-up, then commencement (public rolls)
         faces.append(

@@ -22,7 +22,13 @@ from campaign.services import purchases, steps, supplements, units
 from campaign.services.errors import ActionRefused
 from rules import availability
 from rules.schema import Module
-from tests.purchase_helpers import add_unit, add_vehicle, campaign_at, make_rolls
+from tests.purchase_helpers import (
+    add_unit,
+    add_vehicle,
+    campaign_at,
+    keep_retained_units,
+    make_rolls,
+)
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
@@ -1156,6 +1162,7 @@ def test_3_606_3_613_escape_and_shift_once_per_item_night_drm_at_night_only(
     subsequent dr is offered."""
     players, module = campaign_at("sicily", "i", "jul14pm", users)
     players.until("initiative")
+    keep_retained_units(players)  # 3.6212*: the Axis Attack needs British units
     players.chits(axis="attack", british="idle")
     players.until("results")
     players.results(**result_values(module, san_axis=2, san_british=2))
@@ -1521,6 +1528,7 @@ def test_3_6142_a_unit_carries_several_markers_and_the_isolated_drm_is_computed(
     with pytest.raises(ActionRefused, match="A vehicle's weapons are marked, not the vehicle"):
         unit("PzIIIN", "vehicle", "isolated", ["malfunctioned"])
     players.until("initiative")
+    keep_retained_units(players)  # 3.6212*: the Axis Attack needs British units
     players.chits(axis="attack", british="idle")
     players.until("results")
     players.results(**result_values(module, san_axis=2, san_british=2))

@@ -390,15 +390,23 @@ def to_act(sid: str, done: tuple[str, ...] = ()):
     return observe
 
 
-def chit(side: str, which: str = "attack", used: int = 0, opponent_no_units: bool = False):
+def chit(
+    side: str,
+    which: str = "attack",
+    used: int = 0,
+    opponent_no_units: bool = False,
+    opponent_lists_no_unit: bool = False,
+):
     def observe(m: Module) -> Any:
         sides = [s.id for s in m.sides]
         other = next(s for s in sides if s != side)
-        s = snap(
-            m,
-            side,
-            opponent=SideState(side=other, joined=True, no_on_map_units=opponent_no_units),
+        opponent = SideState(
+            side=other,
+            joined=True,
+            no_on_map_units=opponent_no_units,
+            lists_no_unit=opponent_lists_no_unit,
         )
+        s = snap(m, side, opponent=opponent)
         me = replace(s.me, attack_chits_used=used)
         s = replace(s, sides={**s.sides, side: me})
         return availability.chit_refusal(m, s, which)
@@ -3060,6 +3068,12 @@ case(
     base="skirmish",
     mutate=lambda d: d["initiative"]["restrictions"][0].update(text="No."),
     observe=chit("red", opponent_no_units=True),
+)
+case(
+    "ChitRestriction.from_roster",
+    base="skirmish",
+    mutate=lambda d: d["initiative"]["restrictions"][0].update(from_roster=True),
+    observe=chit("red", opponent_lists_no_unit=True),
 )
 case(
     "Initiative.note",

@@ -7,6 +7,7 @@ from campaign.models import Event, Roll, ScenarioResult, StepMark
 from campaign.selectors import position_token
 from campaign.services import steps, units
 from campaign.services.errors import ActionRefused
+from tests.purchase_helpers import keep_retained_units
 from tests.walk import Players, host_game, players_of
 
 pytestmark = pytest.mark.django_db
@@ -243,6 +244,7 @@ def test_seed_module_walks_through_two_dates(modules, make_user, module_id, vari
     players.chits(**{sides[0]: "idle", sides[1]: "idle"})
     assert players.campaign.date_index == start + 2
     players.until("initiative")
+    keep_retained_units(players)  # Sicily 3.6212*: the Axis Attack needs British units
     players.chits(**{sides[0]: "attack", sides[1]: "attack"})
     players.until("results")
     assert players.campaign.in_play
@@ -267,6 +269,7 @@ def test_seed_module_walks_through_its_last_date_to_cg_end(
     )
     sides = [s.id for s in module.sides]
     assert module.dates[players.campaign.date_index].id == last
+    keep_retained_units(players)  # Sicily 3.6212*: the Axis Attack needs British units
     players.chits(**{sides[0]: "attack", sides[1]: "idle"})
     players.until("results")
     values = {

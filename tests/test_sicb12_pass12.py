@@ -13,7 +13,7 @@ from campaign.models import Event, Purchase, Roll, Seat
 from campaign.services import purchases
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
-from tests.purchase_helpers import campaign_at, make_rolls, roster_of
+from tests.purchase_helpers import campaign_at, keep_retained_units, make_rolls, roster_of
 from tests.test_rule_mechanisms import add, buy, unit_names
 
 users = mechanisms.users
@@ -358,6 +358,7 @@ def test_3_6212_star_the_axis_attack_chit_needs_british_on_map_units(users, modu
     from campaign.services import initiative
 
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     initiative.declare_on_map_units(
         campaign_id=players.campaign_id, user=players.users["british"], has_units=False
     )
@@ -378,6 +379,7 @@ def test_3_6213c_an_axis_assault_british_set_up_first_axis_move_first(users, mod
     set up first and the Axis moves first."; 3.623: "If this is an Assault scenario, the
     side setting up second always moves first.": no moves-first dr is made."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     players.chits(axis="attack", british="idle")
     out = _outcome(players)
     assert (out.sets_up_first, out.moves_first) == ("british", "axis")
@@ -391,6 +393,7 @@ def test_3_6213d_british_assault_axis_set_up_first(users, modules):
     """3.6213d: "BRITISH ASSAULT: ... The Axis sets up first and the British move
     first."."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     players.chits(axis="idle", british="attack")
     out = _outcome(players)
     assert (out.sets_up_first, out.moves_first) == ("axis", "british")
@@ -402,6 +405,7 @@ def test_3_6213a_dual_attack_the_setup_dr_now_the_move_dr_after_setup(users, mod
     determined until after all setup is complete (step 3.623)."  Dual Attack, dr 4: the
     Axis set up first and no side moves first yet; at 3.623 a dr 2: the British."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     fixed_dice[:] = [[4]]
     players.chits(axis="attack", british="attack")
     out = _outcome(players)
@@ -448,6 +452,7 @@ def test_3_6223_the_set_up_step_carries_the_recon_inspection_conditions(users, m
     any. Each reconned Location must be within six hexes of a friendly Setup/"; Refit
     keeps no hexes, so the 3.622 step's page carries the conditions."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     players.chits(axis="idle", british="attack")
     players.until("setup")
     page = _page(client, players, "axis")
@@ -459,6 +464,7 @@ def test_3_6222_exc_the_set_up_step_says_immobile_vehicles_stay(users, modules, 
     """3.6222 EXC: "each Immobile vehicle must remain in its current Location and VCA
     (3.6071)": the 3.622 step's page says so."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     players.chits(axis="idle", british="attack")
     players.until("setup")
     page = _page(client, players, "british")
@@ -469,6 +475,7 @@ def test_3_623_each_side_announces_its_current_san(users, modules):
     """3.623: "Each side announces its current SAN.": the log both sides read names
     both SANs once the set-up is done."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     Seat.objects.filter(campaign_id=players.campaign_id, side="axis").update(san=3)
     Seat.objects.filter(campaign_id=players.campaign_id, side="british").update(san=5)
     players.chits(axis="attack", british="idle")
@@ -608,6 +615,7 @@ def test_3_621_a_chit_other_than_attack_or_idle_and_a_second_lock_are_refused(us
     "Attack" or stand "Idle""; 3.6212 "secretly places it": a third word is refused in
     words, a second lock is refused, and the British read only that the Axis chose."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     with pytest.raises(ActionRefused) as refused:
         players.chits(axis="defend")
     assert "Attack or Idle" in str(refused.value)
@@ -763,6 +771,7 @@ def test_3_6213b_night_dual_attack_both_attackers(users, modules, fixed_dice):
     from campaign.models import InitiativeOutcome
 
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     fixed_dice[:] = [[2]]
     players.chits(axis="attack", british="attack")
     out = InitiativeOutcome.objects.filter(campaign_id=players.campaign_id).latest("pk")
@@ -877,6 +886,7 @@ def test_british_footnote_i_the_set_up_step_says_how_a_bombardment_is_resolved(
     another".  Refit does not roll it (3.623 has no player action): the 3.622 page, the
     last a player sees before the scenario, says how, and what to mark after."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     players.chits(axis="idle", british="attack")
     players.until("setup")
     page = _page(client, players, "british")

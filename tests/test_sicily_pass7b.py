@@ -12,7 +12,7 @@ from campaign.services import initiative, purchases
 from campaign.services.errors import ActionRefused
 from rules import availability, machine
 from tests import test_rule_mechanisms as mechanisms
-from tests.purchase_helpers import campaign_at, make_rolls
+from tests.purchase_helpers import campaign_at, keep_retained_units, make_rolls
 from tests.test_rule_mechanisms import buy
 from tests.walk import host_game, players_of
 
@@ -282,6 +282,7 @@ def test_3_6212_footnote_star_the_british_declaration_holds_for_its_cg_date_only
     Attack again until the British declare it anew."""
     players, _ = campaign_at("sicily", "i", "jul15am", users, kind="initiative")
     british, axis = players.users["british"], players.users["axis"]
+    keep_retained_units(players)  # the British roster lists a unit: no fact of its own
     initiative.declare_on_map_units(campaign_id=players.campaign_id, user=british, has_units=False)
     players.chits(axis="idle", british="idle")
     players.until("initiative")

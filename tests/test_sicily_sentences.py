@@ -13,7 +13,7 @@ from campaign.seat_views.sheet import scenario_sheet
 from campaign.services import initiative, purchases, steps, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
-from tests.purchase_helpers import campaign_at, make_rolls, roster_of
+from tests.purchase_helpers import campaign_at, keep_retained_units, make_rolls, roster_of
 from tests.test_rule_mechanisms import add, buy, roll
 
 users = mechanisms.users
@@ -168,6 +168,7 @@ def test_3_621_each_side_selects_attack_or_idle_revealed_together(users, modules
     secretly and both "are then revealed simultaneously and cross-indexed": one locked
     chit reveals nothing; the second reveals both and gives the matrix result."""
     players, _ = campaign_at("sicily", "i", "jul14pm", users, kind="initiative")
+    keep_retained_units(players)
     with pytest.raises(ActionRefused):
         initiative.lock_initiative(
             campaign_id=players.campaign_id, user=players.users["axis"], chit="assault"
@@ -182,6 +183,7 @@ def test_3_6213b_night_dual_attack_both_sides_attack(users, modules):
     """3.6213b: "If both sides choose Attack for a Night CG Date, both are considered
     Scenario Attackers": on July 14 Night two Attack chits give the Night Dual Attack."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)
     players.chits(axis="attack", british="attack")
     outcome = outcome_of(players)
     assert outcome.label == "Night Dual Attack"

@@ -32,13 +32,16 @@ from campaign.selectors import (
     held_purchases,
     holdings,
     last_scenario_date,
+    lists_no_unit,
     opponent_acted_since_done,
     pass_result,
     replenished_on_date,
     result_totals,
     rolled_items,
+    roster_decides_chit,
     scenario_attacker,
     sent_to,
+    with_rosters_read,
 )
 from campaign.services.steps import mmc_hardening
 from campaign.services.takebacks import done_request
@@ -218,6 +221,9 @@ class StepPanel:
     exchange: ExchangeView | None = None
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
     no_on_map_units: bool = False
+    # The viewer's retained forces list no unit the opponent may see: that decides the
+    # opponent's chit by itself (Sicily 3.6212*), as this sentence says.
+    roster_empty: str = ""
     # Finishing several steps at once: (last step id, its title, what it means).
     ahead: list[tuple[str, str, str]] = field(default_factory=list)
     # Why Done cannot meaningfully be pressed yet (the step's data missing), and what
@@ -929,11 +935,22 @@ def _chits(view: CampaignView, panel: StepPanel) -> None:
     mine = chits.get(side)
     panel.my_chit = mine.get_chit_display() if mine else None
     snap = view.snapshot(chits=len(chosen))
+    if mine is None:  # the Attack button is offered: the opponent's roster may forbid it
+        snap = with_rosters_read(module, c, snap)
     refusal = availability.chit_refusal(module, snap, "attack")
     panel.attack_allowed = not refusal
     panel.attack_refusal = refusal
     panel.declares_units = availability.declares_units(module, snap)
     panel.no_on_map_units = view.seat.no_on_map_units
+    rule = roster_decides_chit(module, side) if panel.declares_units else ""
+    opponent = machine.opponent(module, side)
+    if rule and lists_no_unit(c, side, seen_by=opponent):
+        name = module.side(opponent).name
+        panel.roster_empty = (
+            f"Your retained forces list no unit the {name} side can see: it cannot choose "
+            f"Attack ({rule}). Add the units you hold on the map to your retained forces, "
+            "or reveal an RG whose units are on the map."
+        )
 
 
 BUILDERS: dict[Show, Callable[[CampaignView, StepPanel], None]] = {

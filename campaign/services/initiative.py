@@ -19,7 +19,7 @@ from django.utils import timezone
 from campaign.changes import ChitLocked, ChitsRevealed, OnMapUnitsDeclared
 from campaign.models import Campaign, Event, EventKind, InitiativeChit, InitiativeOutcome, StepMark
 from campaign.prepared import CAMPAIGN, Param, PreparedRead
-from campaign.selectors import chits_locked
+from campaign.selectors import chits_locked, with_rosters_read
 from campaign.services import writes
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
@@ -84,6 +84,9 @@ def lock_initiative(
     with writes.deferring():
         snap = turn.snapshot()
         expect_turn(turn, Action.CHIT, snap)
+        # The opponent's roster is read only for the chit it may forbid (3.6212*).
+        if chit == "attack":
+            snap = with_rosters_read(turn.module, c, snap)
         availability.check_chit(turn.module, snap, chit)
         sides = {s.id for s in turn.module.sides}
         chits = {**chits, turn.side: chit}
