@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Event, ScenarioResult, Unit
+from campaign.models import Event, Purchase, ScenarioResult, Seat, Unit
+from campaign.selectors import module_of
 from campaign.services import purchases, supplements, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
@@ -20,7 +21,7 @@ from tests.test_apd12_pass12 import apd
 from tests.test_apd_pass5 import points
 from tests.test_phd_conph import phd_after
 from tests.test_phd_pass9a import STUG
-from tests.test_rule_mechanisms import add, result_values, supply_chart, unit_names
+from tests.test_rule_mechanisms import add, phd_with_chart, result_values, unit_names
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
@@ -188,26 +189,21 @@ def test_c5_1_a_unit_removed_by_mistake_is_put_back_as_it_was(users, modules):
 
 
 def test_c5_1_a_secret_units_elimination_tells_the_opponent_nothing(users, modules):
-    """C5.1 with the visibility gate: a unit of the German's still-secret RG removed as
-    eliminated at a ConPh step (C5.31, where it was bought: the StuG lost by a slip of
-    the rules' own, say a mine) adds nothing to the public result (its CVP in it would
-    tell of the RG) and its line is the German's alone, saying its CVP join the result
-    once its RG is revealed."""
-    players, _ = phd_after(users, "C5.31", cvp_lost_us=5, cvp_lost_german=3)
-    supply_chart(players, "german", [STUG])
+    """C5.1 with the visibility gate: a unit of the German's still-secret RG (an RG In
+    Reserve that never entered, say) removed as eliminated at C5.8 adds nothing to the
+    public result (its CVP in it would tell of the RG) and its line is the German's
+    alone, saying its CVP join the result once its RG is revealed."""
+    players, c = phd_with_chart(users, [STUG])
     stug = purchases.purchase_rg(
-        campaign_id=players.campaign_id,
-        user=players.users["german"],
-        group_id="V1",
-        cost_variant="onmap",
+        campaign_id=c.pk, user=players.users["german"], group_id="V1", cost_variant="onmap"
     )
     unit = Unit.objects.create(
-        campaign_id=players.campaign_id,
-        side="german",
-        name="StuG IIIG (V1)",
-        kind="vehicle",
-        purchase=stug,
+        campaign=c, side="german", name="StuG IIIG (V1)", kind="vehicle", purchase=stug
     )
+    players.until("results")
+    players.results(**result_values(module_of(c), cvp_lost_us=5, cvp_lost_german=3))
+    players.until_step("C5.8")
+    Purchase.objects.filter(pk=stug.pk).update(revealed_at=None)  # still secret
     unit.refresh_from_db()
     assert units.is_secret(unit)
     supply_value(players, "cvp_per_kind.vehicle", "5", by="german")
@@ -215,3 +211,23 @@ def test_c5_1_a_secret_units_elimination_tells_the_opponent_nothing(users, modul
     assert lost(players) == {"us": 5, "german": 3}
     line = last_unit_line(players)
     assert line.secret_side == "german" and "once its RG is revealed" in line.text
+    assert "StuG" not in line.public_text
+
+
+def test_c5_20_c5_23_a_loss_after_the_cvp_are_read_is_refused_in_words(users, modules):
+    """C5.20 "Reward all CVP for each side now ... Record CVP from the previous scenario
+    for DRM for TP Replenishment, and Bravery and Battlefield Promotion": once C5.23's
+    rolls have read them, the CVP stand (the dice stand), so at C5.26 a removal said to
+    be an elimination is refused in words and nothing changes; a correction is still
+    possible, and the retained forces no longer offer the choice."""
+    players, _ = phd_after(users, "C5.26", cvp_lost_us=5, cvp_lost_german=3)
+    squad = add(players, "us", "6-6-7", "squad")
+    with pytest.raises(ActionRefused, match=r"read at C5.23.*stand.*Nothing was changed"):
+        remove(players, "us", squad, eliminated=True)
+    assert lost(players)["us"] == 5 and unit_names(players, "us") != []
+    from campaign.seat_views.roster import roster_view
+
+    seat = Seat.objects.select_related("campaign").get(campaign_id=players.campaign_id, side="us")
+    assert roster_view(seat).losses_rule == ""
+    remove(players, "us", squad)
+    assert unit_names(players, "us") == []

@@ -306,7 +306,12 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         )
         for s in sides
     ]
-    losses_rule = machine.losses_count_rule(module, campaign.step_index)
+    # A loss counts while the result may still change: not once a step's rolls read it.
+    losses_rule = (
+        machine.losses_count_rule(module, campaign.step_index)
+        if machine.result_rolled_on(module, campaign.step_index) is None
+        else ""
+    )
     step = module.steps[campaign.step_index]
     labels = {i.id: i.label for i in module.fortifications.items} if module.fortifications else {}
     fort_rows = list(_FORTIFICATIONS(side=side, campaign=cid))

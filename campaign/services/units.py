@@ -275,6 +275,15 @@ def remove_unit(
             + f": remove {label(unit)} without calling it eliminated. Nothing was changed.",
             status=409,
         )
+    stands = machine.result_rolled_on(module, c.step_index)
+    if eliminated and stands is not None:
+        read = module.steps[stands]
+        raise ActionRefused(
+            f"The scenario's CVP were read at {read.id} {read.title} by its rolls: they "
+            f"stand as they were read, so a loss now adds none ({rule}). Remove "
+            f"{label(unit)} without calling it eliminated. Nothing was changed.",
+            status=409,
+        )
     _refuse_if_owed(turn, unit, (unit.kind, tuple(unit.markers or ())))
     secret = kept_secret(unit)
     line = _removed_line(unit)
