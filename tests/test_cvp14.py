@@ -231,3 +231,35 @@ def test_c5_20_c5_23_a_loss_after_the_cvp_are_read_is_refused_in_words(users, mo
     assert roster_view(seat).losses_rule == ""
     remove(players, "us", squad)
     assert unit_names(players, "us") == []
+
+
+def test_c5_1_the_pages_offer_the_choice_and_the_amendment_says_removals_count(
+    users, modules, client
+):
+    """C5.1 on the pages: at C5.8 the US's retained forces ask why a unit leaves them, in
+    ASL words (a correction, checked; or eliminated at C5.8, its CVP counting), and the
+    amendment's help says the figures already hold the CVP of a unit removed as
+    eliminated, so they are not added twice; the German's forces ask him nothing of the
+    US's units."""
+    import html
+    import re
+
+    players, _ = phd_after(users, "C5.8", cvp_lost_us=5, cvp_lost_german=3)
+    squad = add(players, "us", "6-6-7 A", "squad")
+
+    def text(side, path="") -> str:
+        client.force_login(players.users[side])
+        page = client.get(f"/campaigns/{players.campaign_id}/{path}").content.decode()
+        return page, re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html.unescape(page)))
+
+    raw, roster = text("us", "roster/")
+    assert "Entered by mistake: a correction, nothing counts" in roster
+    assert (
+        "Eliminated at C5.8 Encircled Units: its CVP count for the scenario just played (C5.1)"
+        in roster
+    )
+    assert re.search(rf'id="unit-loss-correction-{squad.ref}" checked', raw)
+    _, campaign = text("us")
+    assert "or that its owner removed from his retained forces as eliminated" in campaign
+    raw, _ = text("german", "roster/")
+    assert f"unit-loss-correction-{squad.ref}" not in raw
