@@ -66,6 +66,21 @@ def cvp_na_rule(module: Module, step_index: int) -> str:
     return ""
 
 
+def losses_count_rule(module: Module, step_index: int) -> str:
+    """The rule by which a unit eliminated at ``step_index`` and removed by its owner
+    counts its CVP for the scenario just played ("": none counts there): the last step
+    at or before it that says so (``Step.losses_count``; PHD C5.1, APD 2 Note), unless a
+    step since says CVP are NA (``Step.cvp_na``; APD 3 Note), within the scenario's
+    sequence (the results step itself takes its losses in its figures)."""
+    start = results_index(module)
+    for step in reversed(module.steps[start + 1 : step_index + 1]):
+        if step.cvp_na:
+            return ""
+        if step.losses_count:
+            return step.losses_count
+    return ""
+
+
 def has_start(module: Module) -> bool:
     return module.steps[0].start
 

@@ -1702,6 +1702,13 @@ class Step(Strict):
     # phase"): the amendment of the scenario result says so there, where before it
     # invited the CVP the phase added (2 Note: "CVP are recorded normally").
     cvp_na: RuleRef | None = None
+    # From this step to the end of the sequence (or to a step with ``cvp_na``), a unit
+    # its owner removes from his retained forces is a loss of the scenario just played
+    # when he says it was eliminated there: its CVP (``Module.cvp_per_kind``) join his
+    # CVP lost, citing this rule (PHD C5.1 "All ConPh losses count for the previous
+    # scenario for all purposes"; APD 2 Note "CVP are recorded normally throughout this
+    # phase").  Elsewhere a removal is a correction only.
+    losses_count: RuleRef | None = None
 
     @model_validator(mode="after")
     def _attacker_first(self) -> Step:

@@ -318,6 +318,7 @@ def hidden_ops(kind: str) -> st.SearchStrategy[Op]:
     unit_ops = [
         st.builds(lambda k, s, loc: Op("secret-unit-save", (k, s, loc)), K, STATUSES, TEXT),
         st.builds(lambda k: Op("secret-unit-remove", (k,)), K),
+        st.builds(lambda k: Op("secret-unit-remove", (k, "eliminated")), K),
         st.builds(lambda k, n, s: Op("secret-weapon", (k, n, s)), K, TEXT, STATUSES),
         st.builds(lambda k, j: Op("secret-possess", (k, j)), K, K),
         st.builds(lambda k, a, n: Op("entry-area", (k, a, n)), K, TEXT, TEXT),
@@ -786,7 +787,14 @@ class World:
                     markers=[args[1], "isolated" if args[1] != "isolated" else "captured"],
                 )
             else:
-                units.remove_unit(campaign_id=cid, user=user, unit_id=unit.ref)
+                # Said to be eliminated (issue 44 class 8, PHD C5.1): a secret RG's unit
+                # adds no CVP to the public result, and its line stays the hider's.
+                units.remove_unit(
+                    campaign_id=cid,
+                    user=user,
+                    unit_id=unit.ref,
+                    eliminated=len(args) > 1 and args[1] == "eliminated",
+                )
         elif name == "secret-possess":
             # A SW of a still-secret RG and the unit of that RG that possesses it (issue
             # 45): named, marked not possessed, named again — as secret as the RG.
@@ -1256,6 +1264,7 @@ def scripted_plan(step: Any, *, takebacks: bool = True) -> list[Slot]:
             Op("secret-weapon", (0, "BMG", "malfunctioned")),
             Op("secret-weapon", (0, "AAMG", "captured")),
             Op("secret-unit-remove", (1,)),
+            Op("secret-unit-remove", (0, "eliminated")),
             Op("entry-area", (0, "north road", "behind the hill")),
         ]
     )

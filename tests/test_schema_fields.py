@@ -1442,6 +1442,12 @@ case(
     observe=lambda m: machine.cvp_na_rule(m, machine.step_index(m, "3.3")),
 )
 case(
+    "Step.losses_count",
+    base="phd",
+    mutate=lambda d: step(d, "C5.2").pop("losses_count"),
+    observe=lambda m: machine.losses_count_rule(m, machine.step_index(m, "C5.8")),
+)
+case(
     "Step.note",
     base="sicily",
     mutate=lambda d: step(d, "3.601").update(note="changed"),

@@ -27,6 +27,7 @@ from campaign.seat_views.common import (
     visible_purchases,
 )
 from campaign.selectors import module_of
+from campaign.services import units as units_service
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
 from rules import availability, machine
 from rules.effects import WEAPON_CARRIERS
@@ -103,6 +104,9 @@ class ForcesView:
     # The side's lines that may possess a SW or Gun (reference, line), "none" first;
     # only on the owner's forces.
     possessors: tuple[tuple[str, str], ...] = ()
+    # The lines the side removed by mistake at this step (reference, line), to put
+    # back; only on the owner's forces.
+    put_back: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,11 @@ class RosterView:
     weapon_exchange: str = ""
     # The markers a weapon may carry (its conditions: malfunctioned, disabled, captured…)
     weapon_markers: list[tuple[str, str]] = field(default_factory=list)
+    # Where a unit removed at the current step may be one eliminated there, whose CVP
+    # count for the scenario just played (``Step.losses_count``): the step ("C5.8
+    # Encircled Units") and the rule ("C5.1"); "" : a removal is a correction only.
+    losses_step: str = ""
+    losses_rule: str = ""
 
 
 # The roster's reads, compiled once (``campaign.prepared``): a roster page makes
@@ -291,9 +300,19 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             )
             if s == side
             else (),
+            tuple(units_service.removals_to_put_back(campaign, s, (u.ref for u in units)))
+            if s == side
+            else (),
         )
         for s in sides
     ]
+    # A loss counts while the result may still change: not once a step's rolls read it.
+    losses_rule = (
+        machine.losses_count_rule(module, campaign.step_index)
+        if machine.result_rolled_on(module, campaign.step_index) is None
+        else ""
+    )
+    step = module.steps[campaign.step_index]
     labels = {i.id: i.label for i in module.fortifications.items} if module.fortifications else {}
     fort_rows = list(_FORTIFICATIONS(side=side, campaign=cid))
     gone = availability.replaced(
@@ -342,6 +361,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         weapon_markers=[
             c for c in Unit.Status.choices if c[0] not in ("ok", "mg_malfunctioned", "elite")
         ],
+        losses_step=f"{step.id} {step.title}" if losses_rule and not ended else "",
+        losses_rule=losses_rule if not ended else "",
         points_chart=line_chart(f"{module.currency.code} left", series),
         cvp_chart=line_chart("CVP lost per scenario", cvp),
         fortifications=forts,

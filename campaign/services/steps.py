@@ -39,7 +39,7 @@ from campaign.selectors import (
 )
 from campaign.selectors import rolled_items as selectors_rolled_items
 from campaign.services import dice as dice_service
-from campaign.services import purchases, recompute, stacks, units
+from campaign.services import losses, purchases, recompute, stacks, units
 from campaign.services.errors import ActionRefused
 from campaign.services.flow import (
     advance,
@@ -97,7 +97,7 @@ from rules.effects import (
     units_given,
 )
 from rules.kinds import Action
-from rules.schema import CVP_LOST, SAN, Effect, Module, OriginalRoll, Table
+from rules.schema import SAN, Effect, Module, OriginalRoll, Table
 from rules.victory import describe_changes, result_owners
 
 
@@ -421,9 +421,9 @@ def roll_on_table(
     writes: list[SeatField] = []
     # Each unit the result eliminated (not Replaced in place) is a loss of the scenario
     # just played where the table says so (PHD C5.1).
-    for gone in made_by if table.losses_count is not None else []:
+    for gone in made_by if table.losses_count else []:
         if gone.replaced_by is None and not (gone.pk and Unit.objects.filter(pk=gone.pk).exists()):
-            carried, more = carry_loss(turn, table, gone, hidden)
+            carried, more = losses.carry_loss(turn, table.losses_count, gone, hidden)
             writes += more
             consequence = "; ".join(w for w in (consequence, carried) if w)
     what = f"{table.title}{f' for {item}' if item else ''}"
@@ -474,48 +474,6 @@ def _on_stack(
         if u.pk is not None:
             words.append(units.settle_rolled(table.after_roll, u))
     return "; ".join(w for w in words if w)
-
-
-def carry_loss(turn: Turn, table: Table, unit: Unit, hidden: bool) -> tuple[str, list[SeatField]]:
-    """A unit a roll on ``table`` eliminated after the pass's result is a loss of the
-    scenario just played (PHD C5.1 "All ConPh losses count for the previous scenario for
-    all purposes"): its CVP (the supplied ``cvp_per_kind``, ASL A26.2: C1.2) join its
-    side's CVP lost in the result, which both sides see, and what was computed from the
-    result is computed again.  In words, for the roll's log line."""
-    rule = table.losses_count
-    result = pass_result(turn.campaign)
-    if result is None or rule is None:
-        return "", []
-    kind = Unit.Kind(unit.kind).label if unit.kind in Unit.Kind.values else unit.kind
-    if hidden:  # its CVP in the public result would tell the opponent of it
-        return (
-            f"its CVP join the result once its RG is revealed: amend the result then ({rule})",
-            [],
-        )
-    cvp = turn.module.cvp_per_kind.get(unit.kind)  # type: ignore[call-overload]
-    if cvp is None:
-        return (
-            f"its CVP are not counted: the CVP of a {kind} are not in the rules text and "
-            f"have not been supplied; amend the result with them ({rule})",
-            [],
-        )
-
-    def plus(data: Mapping[str, Any]) -> dict[str, Any]:
-        lost = dict(data.get(CVP_LOST) or {})
-        lost[turn.side] = int(lost.get(turn.side) or 0) + cvp
-        return {**data, CVP_LOST: lost}
-
-    before = int((result.data.get(CVP_LOST) or {}).get(turn.side) or 0)
-    result.data = plus(result.data)
-    if result.amendment is not None:  # a proposed amendment keeps the loss too
-        result.amendment = plus(result.amendment)
-    result.save(update_fields=["data", "amendment"])
-    writes = recompute.recompute_consequences(turn, result)
-    return (
-        f"its {cvp} CVP count for the scenario just played: {turn.side_name()}'s CVP lost "
-        f"{before} → {before + cvp} ({rule})",
-        writes,
-    )
 
 
 def with_unit_morale(table: Table, context: RollContext, unit: Unit | None) -> RollContext:

@@ -10,11 +10,11 @@ from django.db.models import Q, QuerySet, Sum
 
 from campaign.changes import UnitChanged
 from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit, new_ref
-from campaign.selectors import pass_result, squad_counts, with_origin
+from campaign.selectors import pass_result, position_token, squad_counts, with_origin
 from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
-from campaign.services.writes import commit
+from campaign.services.writes import SeatField, commit
 from campaign.visibility import UNIT, Kept
 from rules import machine
 from rules.availability import owed_for
@@ -248,21 +248,177 @@ def update_unit(
 
 
 @transaction.atomic
-def remove_unit(*, campaign_id: object, user: User, unit_id: object) -> None:
+def remove_unit(
+    *, campaign_id: object, user: User, unit_id: object, eliminated: bool = False
+) -> None:
+    """The player removes a line from its retained forces.  At a step whose rules count
+    the losses there for the scenario just played (``Step.losses_count``: PHD C5.1, APD
+    2 Note) it says whether the line was ``eliminated`` (its CVP join its side's CVP
+    lost, as a roll's elimination does: ``losses.carry_loss``) or is a correction, the
+    default, which counts nothing and can be put back (``put_back_unit``).  Elsewhere
+    an elimination is refused in words: the rules count no CVP there (APD 3 Note)."""
+    from campaign.services.losses import carry_loss  # losses -> recompute -> flow -> units
+
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
+    c, module = turn.campaign, turn.module
+    rule = machine.losses_count_rule(module, c.step_index)
+    if eliminated and not rule:
+        na = machine.cvp_na_rule(module, c.step_index)
+        where = f"{turn.step.id} {turn.step.title}"
+        raise ActionRefused(
+            (
+                f"CVP are NA for units/weapons eliminated at {where} ({na})"
+                if na
+                else f"The rules count no CVP for a unit lost at {where}"
+            )
+            + f": remove {label(unit)} without calling it eliminated. Nothing was changed.",
+            status=409,
+        )
+    stands = machine.result_rolled_on(module, c.step_index)
+    if eliminated and stands is not None:
+        read = module.steps[stands]
+        raise ActionRefused(
+            f"The scenario's CVP were read at {read.id} {read.title} by its rolls: they "
+            f"stand as they were read, so a loss now adds none ({rule}). Remove "
+            f"{label(unit)} without calling it eliminated. Nothing was changed.",
+            status=409,
+        )
     _refuse_if_owed(turn, unit, (unit.kind, tuple(unit.markers or ())))
     secret = kept_secret(unit)
+    line = _removed_line(unit)
     dropped = hand_over(unit)
     unit.delete()
+    writes: list[SeatField] = []
+    said = ""
+    if eliminated:
+        carried, writes = carry_loss(turn, rule, unit, secret is not None, unit.count)
+        said = f": eliminated at {turn.step.id} {turn.step.title}" + (
+            f"; {carried}" if carried else ""
+        )
+    elif rule:
+        said = ": a correction, not a loss: no CVP count"
     turn.record(
         EventKind.UNIT,
         secret=secret,
-        text=f"{turn.side_name()} removes {label(unit)} from its retained forces"
+        text=f"{turn.side_name()} removes {label(unit)} from its retained forces{said}"
         + (f"; {dropped}" if dropped else "")
         + ".",
+        data={"removed": line, "at": position_token(c), "eliminated": eliminated},
     )
-    commit(turn.campaign.pk, UnitChanged(kept=secret))
+    commit(c.pk, UnitChanged(kept=secret), saving=writes)
+
+
+def _removed_line(unit: Unit) -> dict[str, object]:
+    """What ``put_back_unit`` needs to put a line removed by mistake back as it was:
+    its fields, its possessor and what it possessed (left unpossessed by its removal)."""
+    return {
+        "ref": unit.ref,
+        "name": unit.name,
+        "kind": unit.kind,
+        "count": unit.count,
+        "markers": list(unit.markers or ()),
+        "weapons": list(unit.weapons or ()),
+        "location": unit.location,
+        "purchase": unit.purchase_id,
+        "possessor": unit.possessor.ref if unit.possessor_id and unit.possessor else "",
+        "possesses": [u.ref for u in Unit.objects.filter(possessor_id=unit.pk)] if unit.pk else [],
+    }
+
+
+def removals_to_put_back(
+    campaign: Campaign, side: str, present: Iterable[str]
+) -> list[tuple[str, str]]:
+    """The lines ``side`` removed by mistake at the current step of this pass and has
+    not put back (reference, line), newest first, but for those ``present`` (the
+    references of its retained lines): what its forces offer to put back."""
+    here = set(present)
+    lines = []
+    for data in (
+        Event.objects.filter(
+            campaign=campaign,
+            side=side,
+            kind=EventKind.UNIT,
+            data__at=position_token(campaign),
+            data__eliminated=False,
+        )
+        .exclude(data__has_key="put_back")
+        .order_by("-id")
+        .values_list("data", flat=True)
+    ):
+        line = data["removed"]
+        n = int(line.get("count") or 1)
+        if line["ref"] not in here:
+            lines.append((str(line["ref"]), f"{n} × {line['name']}" if n > 1 else line["name"]))
+    return lines
+
+
+@transaction.atomic
+def put_back_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
+    """A line the player removed by mistake at this step (a correction) is put back on
+    its retained forces as it was, with what it possessed if that is still unpossessed.
+    A line removed as eliminated is not: its CVP are in the result, which is amended by
+    consent."""
+    turn = take_turn(campaign_id, user, None)
+    c = turn.campaign
+    event = (
+        Event.objects.filter(
+            campaign=c,
+            side=turn.side,
+            kind=EventKind.UNIT,
+            data__at=position_token(c),
+            data__removed__ref=unit_id if isinstance(unit_id, str) else "",
+        )
+        .order_by("-id")
+        .first()
+    )
+    if event is None:
+        raise ActionRefused(
+            "You have no such unit removed at this step: only a line removed at the current "
+            "step can be put back. Add it again instead.",
+            status=404,
+        )
+    line = event.data["removed"]
+    if event.data.get("eliminated"):
+        raise ActionRefused(
+            f"{line['name']} was removed as eliminated: its CVP are in the result. To undo "
+            "that, amend the result (its CVP) with your opponent's consent and add the unit "
+            "again. Nothing was changed.",
+            status=409,
+        )
+    if event.data.get("put_back") or Unit.objects.filter(campaign=c, ref=line["ref"]).exists():
+        raise ActionRefused(f"{line['name']} is already back in your retained forces.", status=409)
+    own = Unit.objects.filter(campaign=c, side=turn.side)
+    unit = Unit.objects.create(
+        campaign=c,
+        side=turn.side,
+        ref=line["ref"],
+        name=line["name"],
+        kind=line["kind"],
+        count=line["count"],
+        markers=line["markers"],
+        weapons=line["weapons"],
+        location=line["location"],
+        purchase_id=line["purchase"]
+        if line["purchase"] and Purchase.objects.filter(pk=line["purchase"], campaign=c).exists()
+        else None,
+        possessor=own.filter(ref=line["possessor"]).first() if line["possessor"] else None,
+    )
+    for held in own.filter(ref__in=line["possesses"], possessor__isnull=True):
+        held.possessor = unit
+        held.markers = [m for m in held.markers if m != "unpossessed"]
+        held.save(update_fields=["possessor", "markers"])
+    event.data = {**event.data, "put_back": True}
+    event.save(update_fields=["data"])
+    secret = kept_secret(unit)
+    turn.record(
+        EventKind.UNIT,
+        secret=secret,
+        text=f"{turn.side_name()} puts back {label(unit)} on its retained forces (removed by "
+        "mistake).",
+    )
+    commit(c.pk, UnitChanged(kept=secret))
+    return unit
 
 
 def possessor_refusal(unit: Unit, possessor: Unit) -> str:

@@ -102,6 +102,7 @@ class Act(StrEnum):
     UNIT_WEAPON_EXCHANGE = "unit-weapon-exchange"
     UNIT_WEAPON_REMOVE = "unit-weapon-remove"
     UNIT_REMOVE = "unit-remove"
+    UNIT_PUT_BACK = "unit-put-back"
     ADD_LATER = "add-later"
     # Posted to URLs of their own, not to ``act/<action>/``.
     INVITATION_NEW = "invitation-new"
@@ -217,7 +218,7 @@ def unit(request: HtmxHttpRequest, campaign_id: UUID) -> None:
     """Add, edit or remove one of the player's own retained units (``do``: which)."""
     declared = ACTIONS.get(f"unit-{inputs.read(_Unit, request.POST)['do']}")
     if declared is None:
-        raise ActionRefused("Add, save or remove a unit or one of its weapons.")
+        raise ActionRefused("Add, save, remove or put back a unit, or one of its weapons.")
     declared.perform(request, campaign_id)
 
 
@@ -454,6 +455,13 @@ class OneUnit:
 
 
 @dataclass(frozen=True)
+class UnitRemove:
+    unit_id: str | None = inputs.optional("unit")
+    # Eliminated at this step (its CVP count, PHD C5.1) or, the default, a correction.
+    eliminated: bool = inputs.flag("loss", "eliminated")
+
+
+@dataclass(frozen=True)
 class WeaponAdd:
     unit_id: str | None = inputs.optional("unit")
     kind: str = inputs.text("weapon_kind")
@@ -540,7 +548,8 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.UNIT_WEAPON_SAVE, WeaponSave, units.update_weapon, at=False),
         Declared(Act.UNIT_WEAPON_EXCHANGE, WeaponExchange, units.exchange_weapon, at=False),
         Declared(Act.UNIT_WEAPON_REMOVE, OneWeapon, units.remove_weapon, at=False),
-        Declared(Act.UNIT_REMOVE, OneUnit, units.remove_unit, at=False),
+        Declared(Act.UNIT_REMOVE, UnitRemove, units.remove_unit, at=False),
+        Declared(Act.UNIT_PUT_BACK, OneUnit, units.put_back_unit, at=False),
         Declared(
             Act.INVITATION_NEW,
             _Nothing,
