@@ -1561,8 +1561,8 @@ def assert_rolled_apart(sides: list[tuple[Flipped, Flipped]]) -> None:
     strict=True,
     reason=(
         "PHD C5.24's secret DR Battle Hardens a retained leader at once, and retained "
-        "units not of a secret RG are open: the observer reads which leader (9-2 -> "
-        "10-2 in one world, 9-1 -> 9-2 in the other).  Holding a unit's former state "
+        "units not of a secret RG are open: the observer's roster shows a leader "
+        "Battle Hardened in one world only.  Holding a unit's former state "
         "from the opponent until the scenario ends is not built (pass-12-sec14.md, Left)."
     ),
 )

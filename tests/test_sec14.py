@@ -85,7 +85,7 @@ def test_apd_3_6_3_7_the_owner_reveals_what_his_secret_drs_gave_before_the_scena
         .filter(campaign_id=players.campaign_id, kind="reveal")
         .values_list("shown", flat=True)
     )
-    assert "reveals what its secret DRs gave A1" in shown, shown
+    assert "reveals what the secret DRs of A1 Armor Group gave it" in shown, shown
     assert "Reveal what it rolled" not in page_of(client, players, "american")
     with pytest.raises(ActionRefused, match="already revealed"):
         purchases.reveal_purchase(

@@ -414,7 +414,7 @@ def reveal_purchase(*, campaign_id: object, user: User, purchase_id: object) -> 
         f" ({purchase.strength}, {count(purchase.units, 'unit')})" if purchase.strength else ""
     )
     what = (
-        f"what its secret DRs gave {purchase.group_id} {purchase.group_type}"
+        f"what the secret DRs of {purchase.group_id} {purchase.group_type} gave it"
         if held
         else f"{purchase.group_id} {purchase.group_type}"
     )
