@@ -434,7 +434,7 @@ def record_inputs(view: CampaignView) -> RecordInputs:
     """What the RG Purchase Records the viewer may see are rendered from (the record
     part shows nothing else).  The step's panel (for the forms' stale-form stamp) is
     built only when a line has a form."""
-    can_reveal = any(line.mine and not line.revealed for line in view.record)
+    can_reveal = any(line.mine and (not line.revealed or line.held) for line in view.record)
     forms = can_reveal or any(line.can_change_state for line in view.record)
     return RecordInputs(
         campaign_id=str(view.campaign_id),

@@ -308,11 +308,12 @@ def test_3_6_3_7_a_secret_dr_and_what_it_gave_are_not_on_the_opponents_page(
     """3.6: "make one secret DR on the appropriate column of the following Leader
     Table"; 3.7: "make a secret DR on the following M4 Model Table".  After the
     American's Leader DR (10-2) and M4 Model DR (2: M4A3E2(L)), the German's page shows
-    neither the leader nor the tanks; the American's own page shows both.  (Under the
-    reveal policy "when the scenario ends"; under "when both sides finish the purchase
-    step" the group is revealed at 3.4's end and its 3.6/3.7 DRs with it: pass 11 doc.)"""
+    neither the leader nor the tanks; the American's own page shows both.  Under the
+    default reveal policy ("when both sides finish the purchase step"): the group's
+    line is revealed at 3.4's end, before these DRs, and what they gave is held from
+    the German until the scenario ends (pass 12: pass-12-secret12.md, pass-12-sec14.md)."""
     players, _ = apd_at(users, "3.4")
-    Campaign.objects.filter(pk=players.campaign_id).update(reveal_policy="scenario_end")
+    assert Campaign.objects.get(pk=players.campaign_id).reveal_policy == "step_end"
     _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
     a1 = buy(players, "american", "A1")
     fixed_dice.append([1])
@@ -323,7 +324,10 @@ def test_3_6_3_7_a_secret_dr_and_what_it_gave_are_not_on_the_opponents_page(
     players.until_step("3.7")
     fixed_dice.extend([[1, 1], [1, 1], [1, 1], [1, 1]])
     rg_roll(players, "american", a1)
+    a1.refresh_from_db()
+    assert a1.revealed_at is not None  # the line is the German's to read
     theirs = page_of(client, players, "german")
+    assert "A1" in theirs
     assert "10-2" not in theirs and "M4A3E2" not in theirs
     mine = page_of(client, players, "american")
     assert "10-2" in mine and "M4A3E2" in mine

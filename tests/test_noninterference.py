@@ -931,6 +931,11 @@ class World:
             )
         elif name == "chit":
             initiative.lock_initiative(campaign_id=cid, user=user, chit=args[world])
+        elif name == "leaders":  # retained leaders of each quality named (public)
+            if any(u.kind == "leader" for u in self.own_units(side, from_purchase=False)):
+                return False
+            for leader in args:
+                units.add_unit(campaign_id=cid, user=user, name=leader, kind="leader")
         elif name == "harden":
             # After its secret roll, the hider Battle Hardens one of its MMC (PHD
             # C5.23): the same public act in both worlds, whose rolls differ in secret.
@@ -1432,12 +1437,24 @@ def revealed_plan(step: Any) -> list[Slot]:
     return []
 
 
-@pytest.mark.parametrize("policy", ["step_end", "scenario_end"])
-@pytest.mark.parametrize("system", REVEALED_BEFORE_ITS_DRS)
-def test_secret_drs_made_after_their_rgs_reveal_leave_the_observers_views_unchanged(
-    system, policy, modules, frozen, monkeypatch
-):
-    start = Start.of({**REVEALED_BEFORE_ITS_DRS[system], "policy": policy})
+@dataclass
+class Flipped:
+    """What one side's two worlds of a flipped-dice trial made: what the hider's op
+    ``counted`` did, whether its RGs were revealed, and its secret rolls."""
+
+    done: int
+    revealed: list[bool]
+    rolls: list[tuple[str, str]]
+
+
+def flipped_trial(
+    start: Start, plan: Planner, counted: str, monkeypatch: Any
+) -> list[tuple[Flipped, Flipped]]:
+    """Two worlds alike but for the hider's secret dice (each of world B's faces is
+    world A's plus one, a 6 a 1): the hider does the same things in both (``plan``),
+    and every page, sheet, notice, digest and socket frame of the observer's must be
+    the same.  Both sides hide in turn; what each side's worlds made, for the caller to
+    check that the trial did what it is for."""
     real = dice.faces
     flip: dict[str, Any] = {}
 
@@ -1448,23 +1465,23 @@ def test_secret_drs_made_after_their_rgs_reveal_leave_the_observers_views_unchan
         return out
 
     monkeypatch.setattr(dice, "faces", faces)
+    out = []
     for hider_first in (True, False):
         plans: list[list[Slot]] = []
         logs, made = [], []
         for index in (0, 1):
             world = World(start, hider_first, (150, 40))
             flip.update(on=index == 1, hider=world.hider)
-            planner = planning(start.module, revealed_plan) if index == 0 else None
+            planner = planning(start.module, plan) if index == 0 else None
             run_world(world, plans, index, planner)
             # and what the campaign page's digest tells him since his last visit
             digest = world.client.get(f"/campaigns/{world.cid}/digest/")
             world.log.append(f"GET digest/: {digest.status_code} {body(digest)}")
             logs.append(normalised(world))
-            bought = world.own_purchases(world.hider)
             made.append(
-                (
-                    world.done["hider buy-secret-rolled"],
-                    [p.revealed_at is not None for p in bought],
+                Flipped(
+                    world.done[counted],
+                    [p.revealed_at is not None for p in world.own_purchases(world.hider)],
                     sorted(
                         (r.table_id, r.result)
                         for r in Roll.objects.filter(
@@ -1473,15 +1490,102 @@ def test_secret_drs_made_after_their_rgs_reveal_leave_the_observers_views_unchan
                     ),
                 )
             )
-        (bought_a, revealed_a, rolls_a), (bought_b, _, rolls_b) = made
-        if not bought_a:  # this side's chart sells no such RG (PHD's start supplies one)
-            continue
-        assert bought_a == bought_b
-        # The trial did what it is for: the RG was revealed under the default policy,
-        # and the secret DRs made after it differ between the worlds.
-        assert all(revealed_a) == (policy == "step_end") and revealed_a, made
-        assert rolls_a != rolls_b, made
         a, b = logs
         for n, (x, y) in enumerate(zip(a, b, strict=False)):
             assert x == y, f"entry {n} differs:\n{first_difference(x, y)}"
         assert len(a) == len(b)
+        out.append((made[0], made[1]))
+    return out
+
+
+@pytest.mark.parametrize("policy", ["step_end", "scenario_end"])
+@pytest.mark.parametrize("system", REVEALED_BEFORE_ITS_DRS)
+def test_secret_drs_made_after_their_rgs_reveal_leave_the_observers_views_unchanged(
+    system, policy, modules, frozen, monkeypatch
+):
+    start = Start.of({**REVEALED_BEFORE_ITS_DRS[system], "policy": policy})
+    sides = flipped_trial(start, revealed_plan, "hider buy-secret-rolled", monkeypatch)
+    # PHD's start supplies such an RG to one chart only; each system's trial buys one.
+    bought = [(a, b) for a, b in sides if a.done]
+    assert bought, f"{system}: the hider bought no RG that rolls on a secret table"
+    for a, b in bought:
+        assert a.done == b.done
+        # The trial did what it is for: the RG was revealed under the default policy,
+        # and the secret DRs made after it differ between the worlds.
+        assert all(a.revealed) == (policy == "step_end") and a.revealed, (a, b)
+        assert a.rolls != b.rolls, (a, b)
+
+
+# Secret rolls not made for an RG (pass 12, sec14): PHD C5.23 "Each side makes a secret
+# DR" (Battlefield Promotion), C5.24 "the option to make a secret DR" (Leader
+# Promotion), C5.29 TP Replenishment ("kept secret"); APD 3.5 "three Reinforcement drs"
+# made "secretly" (Rows A-C) and the 3.6 Leader DRs of the groups they give.  The hider
+# rolls the same tables for the same things in both worlds, and does the same public
+# act after them (PHD C5.23: Battle Hardens one MMC, which the -6 DRM of the trial's
+# 60 CVP allows whatever the dice); only the dice differ.  The observer reads that a
+# secret roll was made ("X made a secret roll (table)."), and nothing of its result.
+STANDALONE = {
+    "purple-heart-draw": SYSTEMS["purple-heart-draw"],
+    "pleasant-diversion-rows": SYSTEMS["pleasant-diversion-rows"],
+}
+
+
+def standalone_plan(step: Any, leaders: tuple[str, ...] = ()) -> list[Slot]:
+    """Each table of the step rolled once (the same item in both worlds: a public
+    table's dice are the same in both), each RG the rolls gave rolled for, and one MMC
+    Battle Hardened where a table allows; with ``leaders``, the hider first adds
+    retained leaders of those qualities."""
+    slots = []
+    if step.kind == "table":
+        if leaders:
+            slots.append(Slot("hider", Op("leaders", leaders)))
+        slots += [
+            Slot("hider", Op("roll", (t, ("", []), ("", [])))) for t in range(len(step.tables))
+        ]
+        slots.append(Slot("hider", Op("harden", (0,))))
+    if step.kind in ("table", "strength"):
+        slots += [Slot("hider", Op("rg-roll", (k,))) for k in (0, 1)]
+    return slots
+
+
+@pytest.mark.parametrize("system", STANDALONE)
+def test_the_results_of_secret_table_rolls_leave_the_observers_views_unchanged(
+    system, modules, frozen, monkeypatch
+):
+    start = Start.of(STANDALONE[system])
+    sides = flipped_trial(start, standalone_plan, "hider roll", monkeypatch)
+    assert_rolled_apart(sides)
+
+
+def assert_rolled_apart(sides: list[tuple[Flipped, Flipped]]) -> None:
+    # The trial did what it is for: secret rolls were made (by the side whose step it
+    # is: APD 3.5 is the German's), and their results differ.
+    rolled = [(a, b) for a, b in sides if a.rolls]
+    assert rolled, sides
+    for a, b in rolled:
+        assert a.done == b.done, (a, b)
+        assert a.rolls != b.rolls, (a, b)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "PHD C5.24's secret DR Battle Hardens a retained leader at once, and retained "
+        "units not of a secret RG are open: the observer's roster shows a leader "
+        "Battle Hardened in one world only.  Holding a unit's former state "
+        "from the opponent until the scenario ends is not built (pass-12-sec14.md, Left)."
+    ),
+)
+def test_a_leader_promotions_secret_dr_leaves_the_observers_views_unchanged(
+    modules, frozen, monkeypatch
+):
+    """PHD C5.24 "Each side has the option to make a secret DR to Battle Harden one
+    Retained Non-Wounded Infantry Leader": the hider holds leaders of each quality in
+    both worlds; the DR's result names which one is Battle Hardened (footnote *: of the
+    quality named, else the next lower)."""
+    start = Start.of(STANDALONE["purple-heart-draw"])
+    leaders = ("9-2 leader", "9-1 leader", "8-1 leader", "8-0 leader", "7-0 leader")
+    sides = flipped_trial(
+        start, lambda step: standalone_plan(step, leaders), "hider roll", monkeypatch
+    )
+    assert_rolled_apart(sides)

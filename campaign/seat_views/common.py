@@ -202,6 +202,9 @@ class PurchaseLine:
     can_cancel: bool
     can_roll: bool
     state: str = "held"  # Purchase.State: in the OB, eliminated, withdrawn, used up
+    # The viewer's own line, revealed by the campaign's policy with what its secret DRs
+    # gave it held from the opponent (``visibility.PURCHASE.held``): he may show that.
+    held: bool = False
     state_label: str = "in the OB"
     can_change_state: bool = False
     # DRMs the player may claim for its secret rolls: (table id, DRM id, label, value).
@@ -413,6 +416,7 @@ def _record_lines(
                 entry_area=p.entry_area,
                 notes=p.notes,
                 revealed=p.revealed_at is not None,
+                held=mine and p.revealed_at is not None and p.outcome_held,
                 can_cancel=mine
                 and in_purchase
                 and p.rolled_at is None

@@ -31,7 +31,13 @@ from campaign.selectors import (
 from campaign.services import dice as dice_service
 from campaign.services import units
 from campaign.services.errors import ActionRefused
-from campaign.services.purchase_records import make_owed_rolls, make_rolls, owed_refusal, reveal
+from campaign.services.purchase_records import (
+    make_owed_rolls,
+    make_rolls,
+    owed_refusal,
+    reveal,
+    reveal_outcomes,
+)
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
 from campaign.services.waiting import update_waiting
@@ -392,19 +398,27 @@ def buy_added_later(
 
 @transaction.atomic
 def reveal_purchase(*, campaign_id: object, user: User, purchase_id: object) -> None:
-    """The owner reveals one RG (e.g. when it enters the map)."""
+    """The owner reveals one RG (e.g. when it enters the map): its line, or, where the
+    campaign's policy revealed the line and held what its secret DRs gave it
+    (``visibility.PURCHASE.held``: APD 3.6/3.7, Sicily 3.6181, PHD C5.33), that."""
     turn = take_turn(campaign_id, user, None)
     purchase = own_purchase(turn, purchase_id)
-    if purchase.revealed_at is not None:
+    held = purchase.revealed_at is not None and purchase.outcome_held
+    if purchase.revealed_at is not None and not held:
         raise ActionRefused(f"{purchase.group_id} is already revealed.", status=409)
-    reveal(turn.campaign, [purchase])
+    if held:
+        reveal_outcomes(turn.campaign, [purchase])
+    else:
+        reveal(turn.campaign, [purchase])
     strength = (
         f" ({purchase.strength}, {count(purchase.units, 'unit')})" if purchase.strength else ""
     )
-    turn.record(
-        EventKind.REVEAL,
-        text=f"{turn.side_name()} reveals {purchase.group_id} {purchase.group_type}{strength}.",
+    what = (
+        f"what the secret DRs of {purchase.group_id} {purchase.group_type} gave it"
+        if held
+        else f"{purchase.group_id} {purchase.group_type}"
     )
+    turn.record(EventKind.REVEAL, text=f"{turn.side_name()} reveals {what}{strength}.")
     # tells the opponent what was revealed
     commit(turn.campaign.pk, PurchaseRevealed(), saving=update_waiting(turn))
 
