@@ -92,12 +92,14 @@ test-real: $(VENV)/.installed
 
 # Again on the embedded default (SQLite + in-memory layer, browsers included); tests
 # that need PostgreSQL or Redis are left out, and so are the rules' data and mechanism
-# tests (marker "rules": the backend only stores what they check) and the tests of
+# tests (marker "rules": the backend only stores what they check), the tests of
 # what a page says or how it fits (marker "presentation": the same HTML on both
-# backends); they ran above.
+# backends) and Hypothesis's random trials of a property whose scripted trials run
+# here (marker "property", tests/conftest.py); they ran above.
+EMBEDDED_MARKERS := not postgres and not redis and not rules and not presentation and not property
 test-embedded: $(VENV)/.installed
 	env -u DATABASE_URL -u REDIS_URL REFIT_TEST_BACKEND=embedded \
-		$(VENV)/bin/pytest $(XDIST) -m "not postgres and not redis and not rules and not presentation" $(PYTEST_ARGS)
+		$(VENV)/bin/pytest $(XDIST) -m "$(EMBEDDED_MARKERS)" $(PYTEST_ARGS)
 
 # RULES.md: what Refit automates, records or leaves to the map, rule by rule, from
 # rules/ledger/*.yaml and the modules (tests/test_rules_doc.py fails when it is stale).

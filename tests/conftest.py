@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,6 +52,17 @@ def _flush_by_delete():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(DatabaseOperations, "sql_flush", sql_flush)
         yield
+
+
+def pytest_configure(config):
+    # Registered here beside the suite's other markers (pyproject.toml): the Makefile's
+    # embedded run leaves these tests out.
+    config.addinivalue_line(
+        "markers",
+        "property: Hypothesis's random trials of a property whose scripted trials run on"
+        " both backends (the random search drives the same services and the same gate on"
+        " either; run once, on PostgreSQL + Redis: the embedded run leaves them out)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -318,13 +330,49 @@ def _load_all_once(directory: Path):
     return _PARSED_MODULES[key]
 
 
+# Each parsed module's stored form and checksum, by the module (a frozen pydantic model,
+# parsed once per process above): ``load_modules`` computes both for every module at
+# every load (as_dict, then a JSON dump of it for the checksum), a third of its CPU.
+_STORED_FORMS: dict[int, tuple[Any, dict, str]] = {}
+
+
+def _stored_form(module) -> tuple[dict, str]:
+    from campaign.services import modules as service
+    from rules.schema import as_dict
+
+    known = _STORED_FORMS.get(id(module))
+    if known is None or known[0] is not module:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(service, "as_dict", as_dict)  # the service's own checksum
+            known = (module, as_dict(module), _SERVICE_CHECKSUM[0](module))
+        _STORED_FORMS[id(module)] = known
+    return known[1], known[2]
+
+
+_SERVICE_CHECKSUM: list = []  # campaign.services.modules.checksum, unpatched
+
+
+def _as_dict_once(module) -> dict:
+    """``as_dict`` of a module parsed once per process, computed at its first load
+    (``load_modules`` only hands it to the row it writes, which nothing keeps)."""
+    return _stored_form(module)[0]
+
+
+def _checksum_once(module) -> str:
+    return _stored_form(module)[1]
+
+
 def load_test_modules() -> None:
     """Load the three seed modules and the test fixture module."""
     from campaign.services import modules as service
     from rules.loader import MODULE_DIR
 
+    if not _SERVICE_CHECKSUM:
+        _SERVICE_CHECKSUM.append(service.checksum)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(service, "load_all", _load_all_once)
+        patch.setattr(service, "as_dict", _as_dict_once)
+        patch.setattr(service, "checksum", _checksum_once)
         service.load_modules(directory=MODULE_DIR)
         service.load_modules(directory=FIXTURE_MODULES)
 

@@ -28,7 +28,8 @@ passes_by_itself``): a pass decided on the hider's points, FPP or purchases woul
 the observer "waiting for you" in one world and "both of you" in the other.
 
 Runs on both backends (SQLite and PostgreSQL), for the three seed systems (Purple
-Heart Draw twice: from its start, where the German spends DSP, and from C5.23).
+Heart Draw twice: from its start, where the German spends DSP, and from C5.23); the
+Hypothesis trials' random plans run on PostgreSQL + Redis only (marker ``property``).
 """
 
 from __future__ import annotations
@@ -1129,6 +1130,11 @@ def frozen(monkeypatch):
     field.__dict__.pop("_get_default", None)
 
 
+# Hypothesis's random plans run once, on PostgreSQL + Redis (marker "property"): they
+# drive the same services and the same gate on either backend, and the embedded run
+# keeps what depends on its database (primary keys, counts, orderings, the dice) in the
+# scripted trials below, which do every secret of each system on both backends.
+@pytest.mark.property
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_the_observers_every_view_is_identical_whatever_the_hider_does_in_secret(
     system, modules, frozen
