@@ -54,17 +54,6 @@ def _flush_by_delete():
         yield
 
 
-def pytest_configure(config):
-    # Registered here beside the suite's other markers (pyproject.toml): the Makefile's
-    # embedded run leaves these tests out.
-    config.addinivalue_line(
-        "markers",
-        "property: Hypothesis's random trials of a property whose scripted trials run on"
-        " both backends (the random search drives the same services and the same gate on"
-        " either; run once, on PostgreSQL + Redis: the embedded run leaves them out)",
-    )
-
-
 def pytest_collection_modifyitems(config, items):
     real = os.environ.get("REFIT_TEST_BACKEND") == "real"
     if real and not (_on_postgres() and _on_redis()):
