@@ -1478,7 +1478,12 @@ def units_given_later(purchase: Purchase, outcome: GroupOutcome) -> None:
     gid = purchase.group_id
     lines = [(f"{u.name} ({gid})", u.kind, u.count) for u in outcome.units]
     lines += [(f"{name} ({gid})", "leader", 1) for name in outcome.leaders]
-    Unit.objects.bulk_create(
+    _rg_lines(purchase, lines)
+
+
+def _rg_lines(purchase: Purchase, lines: Sequence[tuple[str, str, int]]) -> list[Unit]:
+    """The retained forces' lines an RG gives: (name, kind, count) each."""
+    return Unit.objects.bulk_create(
         Unit(
             campaign=purchase.campaign,
             side=purchase.side,
@@ -1523,17 +1528,7 @@ def units_from_purchase(
         for unit, kind, k in comes_with(module, purchase.side, group, n)
     ]
     lines += [(f"{name} ({gid})", "leader", 1) for name in outcome.leaders]
-    made = Unit.objects.bulk_create(
-        Unit(
-            campaign=purchase.campaign,
-            side=purchase.side,
-            name=name[: max_length(Unit, "name")],
-            kind=kind,
-            count=min(k, MAX_COUNT),
-            purchase=purchase,
-        )
-        for name, kind, k in lines
-    )
+    made = _rg_lines(purchase, lines)
     # The RG's SW come with its MMC, possessed by them (its first MMC line; the owner
     # names another on the retained forces).
     mmc = next((u for u in made if u.kind in ("squad", "half_squad") and u.pk), None)
