@@ -1042,6 +1042,8 @@ def run_world(
         original(campaign_id, parts, secret_of=secret_of, saving=saving)
 
     push.changed = recording  # type: ignore[assignment]
+    # Sicily 3.6212*: the Axis may pick Attack only while the British list units.
+    keep_retained_units(world.players)
     try:
         world.frames(set(push.Part), "connect")
         world.pages("start")

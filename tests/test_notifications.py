@@ -19,6 +19,7 @@ from campaign.models import Notification, NotificationSettings, Purchase, Seat
 from campaign.selectors import done_sides, module_of, sides_awaited
 from campaign.services import initiative, notifications, purchases, steps, units
 from campaign.services.notifications import deliver_due
+from tests.purchase_helpers import keep_retained_units
 from tests.walk import Players, host_game, players_of
 
 pytestmark = pytest.mark.django_db
@@ -424,6 +425,7 @@ def _one_date(players, on_each=lambda: None):
     steps.confirm_scenario_result(campaign_id=players.campaign_id, user=players.users[other])
     on_each()
     cycle = players.campaign.cycle
+    keep_retained_units(players)  # Sicily 3.6212 footnote *: an Attack needs units opposite
     for _ in range(200):
         c = players.campaign
         if c.ended_at or (c.in_play and c.cycle > cycle):

@@ -69,7 +69,8 @@ def test_pages_after_a_change_run_the_same_queries_with_ten_times_the_data(make_
     assert small == large
     # Today's counts, session and user included (the campaign page at 3.610 read the
     # pass's rolls three times until 2026-11-28: 17 statements).
-    assert small["campaign"] <= 15 and small["roster/"] <= 11, small
+    # (the roster: the units a player removed by mistake at this step, to put back)
+    assert small["campaign"] <= 15 and small["roster/"] <= 12, small
 
 
 def test_url_once_names_what_the_url_tag_names():

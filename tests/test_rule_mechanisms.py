@@ -499,6 +499,7 @@ def test_3_610_british_airborne_leader_minus_1_reaches_the_wounded_leader_roll(
         markers=["wounded"],
     )
     players.until("initiative")
+    keep_retained_units(players)  # 3.6212 footnote *: the Axis Attack needs British units
     players.chits(axis="attack", british="idle")
     players.until("results")
     players.results(**result_values(module, san_axis=2, san_british=2))

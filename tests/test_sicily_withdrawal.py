@@ -12,7 +12,7 @@ from campaign.services import steps, units
 from campaign.services.errors import ActionRefused
 from rules import machine
 from tests import test_rule_mechanisms as mechanisms
-from tests.purchase_helpers import add_vehicle, campaign_at, make_rolls
+from tests.purchase_helpers import add_vehicle, campaign_at, keep_retained_units, make_rolls
 from tests.test_rule_mechanisms import add, buy
 from tests.walk import host_game, players_of
 
@@ -95,6 +95,7 @@ def test_3_60742_non_isolated_i4_i5_units_are_withdrawn_after_july_14_pm(
         )
     other = add(players, "axis", "8-1 leader", "leader", "wounded")
     players.until("initiative")
+    keep_retained_units(players)  # 3.6212 footnote *: the Axis Attack needs British units
     players.chits(axis="attack", british="attack")
     players.until("results")
     players.results(**answers(module, british_withdrawal=True))
