@@ -931,7 +931,12 @@ class World:
                 campaign_id=cid, user=user, table_id=table.id, item=item, ticked=ticked
             )
         elif name == "chit":
-            initiative.lock_initiative(campaign_id=cid, user=user, chit=args[world])
+            try:
+                initiative.lock_initiative(campaign_id=cid, user=user, chit=args[world])
+            except (ActionRefused, Refused):
+                # Refused for a public reason (Sicily 3.6212*: the British list no unit
+                # since the observer removed his): the hider picks Idle, as a player would.
+                initiative.lock_initiative(campaign_id=cid, user=user, chit="idle")
         elif name == "leaders":  # retained leaders of each quality named (public)
             if any(u.kind == "leader" for u in self.own_units(side, from_purchase=False)):
                 return False

@@ -114,6 +114,7 @@ def test_copy_link_without_a_clipboard_selects_the_link_and_says_so(
     page.goto(f"{asgi_server.url}/campaigns/{c.pk}/")
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.locator("body[data-live]").wait_for(state="attached")  # the page's script ran
     button = page.get_by_role("button", name="Copy link")
     button.click()
     said = page.locator("#invite-copied")
