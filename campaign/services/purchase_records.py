@@ -363,24 +363,29 @@ def reveal_added(campaign: Campaign, added: QuerySet[AddedLater], now: datetime)
     return len(ids)
 
 
-def holds_secret_drs(module: Module, purchase: Purchase) -> bool:
-    """Whether an RG rolls, or has rolled, on a table the rules call secret (APD 3.6
-    "make one secret DR"; Sicily 3.6181 "one Secret DR"): what those DRs give it is
-    held apart from its line (``visibility.PURCHASE.holds``)."""
-    tables = set(
-        availability.rolls_to_make(
-            module, purchase.side, purchase.group_id, purchase.cost_variant or ""
+def holding_secret_drs(module: Module, purchases: Sequence[Purchase]) -> list[int]:
+    """The RGs (their pks) that roll, or have rolled, on a table the rules call secret
+    (APD 3.6 "make one secret DR"; Sicily 3.6181 "one Secret DR"): what those DRs give
+    them is held apart from their lines (``visibility.PURCHASE.holds``).  One query for
+    the rolls of them all."""
+    seqs = {p.pk: [r["roll"] for r in p.details.get("rolls", []) if "roll" in r] for p in purchases}
+    wanted = [seq for each in seqs.values() for seq in each]
+    rolled = dict(
+        Roll.objects.filter(campaign_id=purchases[0].campaign_id, seq__in=wanted).values_list(
+            "seq", "table_id"
         )
+        if wanted
+        else ()
     )
-    seqs = [r["roll"] for r in purchase.details.get("rolls", []) if "roll" in r]
-    if seqs:
-        tables |= set(
-            Roll.objects.filter(campaign_id=purchase.campaign_id, seq__in=seqs).values_list(
-                "table_id", flat=True
-            )
-        )
-    known = {t.id: t.secret for t in module.tables}
-    return any(known.get(t, False) for t in tables)
+    secret = {t.id for t in module.tables if t.secret}
+    held = []
+    for p in purchases:
+        tables = set(
+            availability.rolls_to_make(module, p.side, p.group_id, p.cost_variant or "")
+        ) | {rolled[seq] for seq in seqs[p.pk] if seq in rolled}
+        if tables & secret:
+            held.append(p.pk)
+    return held
 
 
 # The log lines of an RG's line itself (bought, its entry area or hex recorded, its
@@ -394,7 +399,7 @@ def reveal(campaign: Campaign, purchases: Iterable[Purchase], *, whole: bool = T
     now = timezone.now()
     purchases = list(purchases)
     module = module_of(campaign)
-    held = [p.pk for p in purchases if not whole and holds_secret_drs(module, p)]
+    held = holding_secret_drs(module, purchases) if purchases and not whole else []
     Purchase.objects.filter(pk__in=[p.pk for p in purchases]).update(revealed_at=now)
     Purchase.objects.filter(pk__in=held).update(outcome_held=True)
     Event.objects.filter(campaign=campaign, data__purchase__in=held, kind__in=LINE_EVENTS).update(
