@@ -615,6 +615,15 @@ class Unit(models.Model):
     possessor = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="possesses"
     )
+    # Its former state, held from the opponent while the effect of its side's secret
+    # roll on it is (PHD C5.23 "Each side makes a secret DR", C5.24 "the option to make
+    # a secret DR to Battle Harden one Retained ... Leader"): the fields as they were
+    # before the first such change ({"name", "kind", "markers", "count", "weapons",
+    # "location", "possessor_id"}), which the gate gives the opponent in place of the
+    # unit's own (``visibility.UNIT.former``); or {"within": ref}, a line split off
+    # such a line, which the opponent reads counted in that one.  Empty: nothing held.
+    # Released at the scenario's end or the CG's (``services/units.release_held``).
+    held = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = UnitQuerySet.as_manager()

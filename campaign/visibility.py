@@ -17,19 +17,24 @@ through ``Model.objects.visible_to(side)`` and nothing else.  A record is a side
 secret until it is revealed (``revealed_at``); the CG's end reveals everything.  An
 RG's line revealed by the campaign's policy before the scenario may hold back what
 its DRs on a secret table gave it (``PURCHASE.held``: the gate's ``outcome_shown``,
-and ``UNIT.withheld``) until the scenario ends.
+and ``UNIT.withheld``) until the scenario ends.  So is a unit changed by the effect of
+a side's secret roll (PHD C5.23, C5.24: ``UNIT.former``): the opponent's rows of it
+are its former state, and a line split off it is counted in that line, until the
+scenario ends.
 Filters run in the database, before any window or count, so what a seat receives is
 a function of what has been revealed to it only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
 from django.db import models
 from django.db.models import Case, F, Q, Value, When
+from django.db.models.query import ModelIterable
 
 from campaign.prepared import Param
 
@@ -58,7 +63,11 @@ class Disclosure:
     flag that holds back, on a revealed row, the part its secret DRs made (``holds``,
     in words; empty: the row is all one secret): the gate marks each row it returns
     ``outcome_shown`` (``SecretQuerySet``); ``withheld``: the flag that keeps a row
-    hidden though ``revealed`` is set (a unit its RG's held DRs gave)."""
+    hidden though ``revealed`` is set (a unit its RG's held DRs gave); ``former``: the
+    field of a row's former state, which the opponent reads in place of the row's own
+    while it is held (``{}``: none; ``{"within": ref}``: a line split off a held line,
+    which the opponent reads counted in that one, so not at all): the gate applies it
+    to each row it returns (``FormerStateIterable``)."""
 
     name: str
     model: str
@@ -71,6 +80,7 @@ class Disclosure:
     held: str = ""
     holds: str = ""
     withheld: str = ""
+    former: str = ""
 
     def __post_init__(self) -> None:
         if (self.before is Before.EXISTS) != bool(self.wording):
@@ -85,6 +95,11 @@ class Disclosure:
         text = self.wording.format(**words) if self.before is Before.EXISTS else ""
         return Kept(self, owner, text)
 
+    def held_back(self, owner: str, unit: str) -> Kept:
+        """A change ``owner`` makes to a row whose former state is held (``former``):
+        kept until that row is released, which reveals it (``Kept.held``: its ref)."""
+        return Kept(self, owner, "", held=unit)
+
     def visible(self, side: Side) -> Q:
         """The gate: the rows of this kind ``side``'s seat may read."""
         revealed = Q(**{f"{self.revealed}__isnull": False})
@@ -93,7 +108,13 @@ class Disclosure:
         shown = Q(**{self.owner: side}) | revealed
         for name, value in self.open:
             shown |= Q(**{name: value})
+        if self.former:  # a line split off a held one is counted in it
+            shown &= Q(**{self.owner: side}) | ~Q(**{f"{self.former}__has_key": "within"})
         return shown
+
+    def former_visible(self, side: Side) -> Q:
+        """Of the rows ``side`` may read, those it reads in their former state."""
+        return ~Q(**{self.owner: side}) & Q(**{f"{self.former}__has_key": "name"})
 
     def outcome_visible(self, side: Side) -> Q:
         """Of the rows ``side`` may read, those whose held part (``held``) it may read too."""
@@ -107,11 +128,14 @@ class Disclosure:
 @dataclass(frozen=True)
 class Kept:
     """A change kept secret by one side: what its log line shows the opponent
-    (``public_text``, empty: nothing) and whose seat alone hears of it (``side``)."""
+    (``public_text``, empty: nothing) and whose seat alone hears of it (``side``);
+    ``held``: the row whose former state it changes behind (``Disclosure.former``), whose
+    release reveals it (the log line records it: ``data["held"]``)."""
 
     disclosure: Disclosure
     side: str
     public_text: str
+    held: str = ""
 
 
 # --------------------------------------------------------------------- the secrets
@@ -159,13 +183,16 @@ SECRET_ROLL = Disclosure(
     open=(("secret", False),),
 )
 UNIT = Disclosure(
-    "unit line of a still-secret RG (and the rolls made for it)",
+    "unit line of a still-secret RG (and the rolls made for it); a unit's state changed "
+    "by a secret roll's effect (PHD C5.23, C5.24: the opponent reads its former state)",
     "Unit",
     Before.NOTHING,
-    "its RG's reveal, or where a secret table's DR gave it " + _SECRET_DRS_END,
+    "its RG's reveal, or where a secret table's DR gave it, or changed the unit, "
+    + _SECRET_DRS_END,
     revealed="purchase__revealed_at",
     withheld="purchase__outcome_held",
     open=(("purchase__isnull", True),),
+    former="held",
 )
 FORTIFICATION = Disclosure(
     "fortification purchase (and its points given up or taken back)",
@@ -224,12 +251,50 @@ def gate_of(model: type[models.Model] | str) -> Disclosure:
     return next(d for d in SECRETS if d.model == name)
 
 
+class FormerStateIterable(ModelIterable):
+    """The gate's rows as model instances, each the opponent reads in its former state
+    (``Disclosure.former``, annotated ``former_shown``) given that state's fields."""
+
+    def __iter__(self) -> Iterator[Any]:
+        for row in super().__iter__():
+            if getattr(row, "former_shown", False):
+                gate = gate_of(type(row))
+                for name, value in getattr(row, gate.former).items():
+                    setattr(row, name, value)
+                setattr(row, gate.former, {})
+            yield row
+
+
 class SecretQuerySet(models.QuerySet[_M]):
     """Records that hold a kind of secret (``SECRETS``): one side's until revealed."""
+
+    def _refuse_former(self) -> None:
+        if self._iterable_class is FormerStateIterable:
+            raise TypeError(
+                "the gate gives these rows in their former state where it holds one: read "
+                "model instances, not values (visibility.FormerStateIterable)"
+            )
+
+    def values(self, *fields: Any, **expressions: Any) -> Any:
+        self._refuse_former()
+        return super().values(*fields, **expressions)
+
+    def values_list(self, *fields: Any, flat: bool = False, named: bool = False) -> Any:
+        self._refuse_former()
+        return super().values_list(*fields, flat=flat, named=named)
 
     def visible_to(self, side: Side) -> SecretQuerySet[_M]:
         gate = gate_of(self.model)
         shown = self.filter(gate.visible(side))
+        if gate.former:
+            shown = shown.annotate(
+                former_shown=Case(
+                    When(gate.former_visible(side), then=Value(True)),
+                    default=Value(False),
+                    output_field=models.BooleanField(),
+                )
+            )
+            shown._iterable_class = FormerStateIterable
         if not gate.held:
             return shown
         return shown.annotate(

@@ -35,6 +35,8 @@ def record_event(
     ``public_text``, the older spelling, are derived from it)."""
     if secret is not None:
         secret_side, public_text = secret.side, secret.public_text
+        if secret.held:  # revealed with the unit whose former state it changes behind
+            data = {**(data or {}), "held": secret.held}
     event = Event(
         campaign=campaign,
         kind=kind,

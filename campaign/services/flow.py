@@ -310,6 +310,8 @@ def scenario_over(turn: Turn) -> None:
     c, module = turn.campaign, turn.module
     # What secret DRs gave the RGs revealed before the scenario: their units have played.
     purchase_records.reveal_held(c)
+    # The units a secret roll's effect changed (PHD C5.23, C5.24) have played as they are.
+    units.release_held(c)
     if c.reveal_policy == RevealPolicy.SCENARIO_END and purchase_records.reveal_purchases(
         c, whole=True
     ):
@@ -483,6 +485,7 @@ def end_campaign(turn: Turn, outcome: str) -> None:
     for model in (Purchase, FortificationBuy, ReconBuy, AddedLater):
         model.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
     Purchase.objects.filter(campaign=c, outcome_held=True).update(outcome_held=False)
+    units.release_held(c, now)
     record_event(
         c, kind=EventKind.END, text=f"{outcome} The dice seed is disclosed: {c.dice_seed}."
     )

@@ -369,7 +369,11 @@ def roll_on_table(
         if unit is None and group is not None and table.per_group is not None
         else None
     )
-    hidden = (unit is not None and units.is_secret(unit)) or module_secret is not None
+    # So is a roll for a unit whose former state is held (its later changes are kept
+    # behind it until released: ``units.kept_secret``).
+    hidden = (
+        unit is not None and (units.is_secret(unit) or bool(unit.held))
+    ) or module_secret is not None
     hidden = hidden or any(units.is_secret(u) for u in joined)
     if joined:
         item += f" with {', '.join(units.label(u) for u in joined)}"
@@ -570,7 +574,8 @@ def harden_mmc(
     )
     if refusal:
         raise ActionRefused(refusal, status=409)
-    one = units.split_one(unit)
+    # The roll is secret (C5.23): the opponent reads the MMC as it was until released.
+    one = units.held_one(unit, secret=table.secret)
     words = units.apply_outcome(one, UnitOutcome(status="battle_hardened"))
     secret = units.kept_secret(one)
     turn.record(

@@ -4,12 +4,24 @@ rolls and RG purchases write their results here."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Q, QuerySet, Sum
+from django.db.models.functions import Left
+from django.utils import timezone
 
 from campaign.changes import UnitChanged
-from campaign.models import Campaign, Event, EventKind, Purchase, Roll, Unit, new_ref
+from campaign.models import (
+    REF_LENGTH,
+    Campaign,
+    Event,
+    EventKind,
+    Purchase,
+    Roll,
+    Unit,
+    new_ref,
+)
 from campaign.selectors import pass_result, position_token, squad_counts, with_origin
 from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
@@ -72,10 +84,58 @@ def is_secret(unit: Unit) -> bool:
     )
 
 
+def held_ref(unit: Unit) -> str:
+    """The line whose former state the opponent reads for ``unit`` ("": none held,
+    ``visibility.UNIT.former``): its own, or the one it was split off."""
+    held = unit.held or {}
+    return str(held.get("within") or unit.ref) if held else ""
+
+
 def kept_secret(*changed: Unit) -> Kept | None:
     """A change to units of one side, kept secret while any of them is
-    (``visibility.UNIT``): its log line and its push's audience."""
-    return UNIT.kept(changed[0].side, secret=any(is_secret(u) for u in changed))
+    (``visibility.UNIT``): its log line and its push's audience.  A change to a unit
+    whose former state is held (PHD C5.23, C5.24) is kept until it is released."""
+    kept = UNIT.kept(changed[0].side, secret=any(is_secret(u) for u in changed))
+    held = next((held_ref(u) for u in changed if u.held), "")
+    if kept is None and held:
+        return UNIT.held_back(changed[0].side, held)
+    return kept
+
+
+# What the opponent reads of a unit whose former state is held (``Unit.held``).
+HELD_FIELDS = ("name", "kind", "markers", "count", "weapons", "location", "possessor_id")
+
+
+def held_one(unit: Unit, *, secret: bool) -> Unit:
+    """The one unit of ``unit``'s line an effect acts on (``split_one``); the effect of a
+    ``secret`` roll (PHD C5.23 "Each side makes a secret DR", C5.24 "make a secret DR to
+    Battle Harden one Retained ... Leader") holds the line's former state from the
+    opponent first (``visibility.UNIT.former``), the line split off it counted in it.
+    A unit of a still-secret RG needs none: the opponent reads nothing of it."""
+    if secret and not unit.held and not is_secret(unit):
+        unit.held = {name: getattr(unit, name) for name in HELD_FIELDS}
+        unit.save(update_fields=["held"])
+    return split_one(unit)
+
+
+def release_held(campaign: Campaign, now: datetime | None = None) -> int:
+    """The scenario (or the CG) has ended: every unit's former state held from the
+    opponent is released (``Unit.held``), with the log lines and rolls of the changes
+    made behind it; how many lines were held."""
+    now = now or timezone.now()
+    held = list(Unit.objects.filter(campaign=campaign).exclude(held={}).values_list("ref", "held"))
+    if not held:
+        return 0
+    refs = [ref for ref, _ in held]
+    roots = {str(h.get("within") or ref) for ref, h in held}
+    Unit.objects.filter(campaign=campaign, ref__in=refs).update(held={})
+    Event.objects.filter(
+        campaign=campaign, data__held__in=sorted(roots), revealed_at__isnull=True
+    ).update(revealed_at=now)
+    Roll.objects.annotate(of_unit=Left("unit_ref", REF_LENGTH)).filter(
+        campaign=campaign, of_unit__in=refs, revealed_at__isnull=True
+    ).update(revealed_at=now)
+    return len(roots)
 
 
 def own_unit(turn: Turn, unit_id: object) -> Unit:
@@ -1182,7 +1242,8 @@ def battle_harden(
     if found is None:
         return "no retained unwounded leader of that quality or lower: none Battle Hardens"
     index, name = found
-    unit = split_one(leaders[index])
+    # Of a secret roll (C5.24), the opponent reads the leader as he was until released.
+    unit = held_one(leaders[index], secret=table is not None and table.secret)
     before = unit.name
     unit.name = name[: max_length(Unit, "name")]
     unit.save(update_fields=["name"])
@@ -1434,8 +1495,10 @@ def _placing(unit: Unit, at: str | None) -> str:
 
 
 def _copy(unit: Unit, *, name: str, kind: str, markers: Sequence[str]) -> Unit:
-    """A new line beside ``unit``'s, where it is, of its RG, marked ``markers``."""
+    """A new line beside ``unit``'s, where it is, of its RG, marked ``markers``; of a
+    line whose former state is held, counted in that line for the opponent."""
     return Unit.objects.create(
+        held={"within": held_ref(unit)} if unit.held else {},
         campaign_id=unit.campaign_id,
         side=unit.side,
         name=name,
