@@ -29,6 +29,12 @@ def forces(players, seen_by: str, of: str) -> list[tuple[str, str, int, str]]:
     return [(u.name, u.state_label, u.count, u.location) for u in side.units]
 
 
+def forces_views(players, side: str):
+    """``side``'s own lines on its roster (``UnitView``)."""
+    view = roster_of(players.campaign_id, side)
+    return next(f for f in view.forces if f.mine).units
+
+
 def log_of(players, side: str) -> str:
     return "\n".join(
         e.shown for e in Event.objects.visible_to(side).filter(campaign_id=players.campaign_id)
@@ -170,3 +176,69 @@ def test_c5_23_c5_24_the_former_state_is_released_at_the_scenarios_end(users, mo
     assert "German: 4-6-7 is now battle hardened (Battlefield Promotion Table, C5.23)." in seen
     assert not Unit.objects.filter(campaign_id=players.campaign_id).exclude(held={}).exists()
     assert not Roll.objects.visible_to("us").filter(table_id="leader_promotion").exists()
+
+
+def test_c5_24_the_owner_reveals_his_promoted_leader_before_the_scenario_ends(
+    users, modules, fixed_dice
+):
+    """The owner's reveal, as an RG's ("Reveal what it rolled"): his roster line says
+    what his opponent sees of it ("8-1 leader — in good order") and offers "Reveal it
+    now"; posted, the US reads the 9-1 and the log line saying so; a second reveal is
+    refused in words (409), and so is one of a line the player does not have (404);
+    nothing changes."""
+    players = promoted(users, fixed_dice)
+    mine = forces_views(players, "german")
+    leader = next(u for u in mine if u.name == "9-1 leader")
+    assert (leader.held_as, leader.reveals) == ("8-1 leader — in good order", True)
+    assert "Reveal it now" in page(players, "german", "roster/")
+    assert "Reveal it now" not in page(players, "us", "roster/")
+    client = Client()
+    client.force_login(players.users["german"])
+    url = f"/campaigns/{players.campaign_id}/units/"
+    answer = client.post(url, {"do": "reveal", "unit": leader.id}, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200, answer.content[:300]
+    assert forces(players, "us", "german")[0] == ("9-1 leader", "in good order", 1, "12B4")
+    assert (
+        "German reveals what its secret roll made of its 8-1 leader: 9-1 leader, in good order."
+        in log_of(players, "us")
+    )
+    answer = client.post(url, {"do": "reveal", "unit": leader.id}, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 409
+    assert "already sees 9-1 leader as it is" in answer.content.decode()
+    theirs = add(players, "us", "8-1 leader", "leader")
+    answer = client.post(url, {"do": "reveal", "unit": theirs.ref}, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 404
+    assert log_of(players, "us").count("reveals what its secret roll") == 1
+
+
+def test_c5_23_the_owners_reveal_of_a_hardened_line_shows_the_lines_split_off_it(
+    users, modules, fixed_dice
+):
+    """C5.23: the German reveals his line of 4-6-7 two of which hardened: the US reads
+    the three lines as they are; the lines split off it offer no reveal of their own."""
+    players, _ = phd_after(users, "C5.23")
+    line = add(players, "german", "4-6-7", "squad", number=3)
+    fixed_dice.append([1, 1])
+    roll(players, "german", "battlefield_promotion")
+    for _ in range(2):
+        line = Unit.objects.get(pk=line.pk)
+        steps.harden_mmc(
+            campaign_id=players.campaign_id,
+            user=players.users["german"],
+            table_id="battlefield_promotion",
+            unit_id=line.ref,
+        )
+    views = {u.id: u for u in forces_views(players, "german")}
+    assert views[line.ref].held_as == "3 × 4-6-7 — in good order"
+    split = [u for ref, u in views.items() if ref != line.ref]
+    assert [(u.held_as, u.reveals) for u in split] == [("counted in 4-6-7", False)] * 2
+    units.reveal_unit(
+        campaign_id=players.campaign_id, user=players.users["german"], unit_id=line.ref
+    )
+    assert sorted(forces(players, "us", "german")) == [
+        ("4-6-7", "battle hardened", 1, ""),
+        ("4-6-7", "battle hardened", 1, ""),
+        ("4-6-7", "in good order", 1, ""),
+    ]
+    assert log_of(players, "us").count("4-6-7 is now battle hardened") == 2
+    assert not Unit.objects.filter(campaign_id=players.campaign_id).exclude(held={}).exists()

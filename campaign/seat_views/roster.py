@@ -91,6 +91,24 @@ class UnitView:
     # The SW and Guns it possesses, each still a line of its own, shown on its line too
     # as a vehicle's weapons are ("LMG — malfunctioned"): (reference, line, state).
     possesses: tuple[tuple[str, str, str], ...] = ()
+    # On the owner's own line whose former state the opponent reads (PHD C5.23, C5.24:
+    # a secret roll's effect, ``Unit.held``): that state, in words ("" : none held).
+    held_as: str = ""
+    reveals: bool = False  # that line offers its owner to reveal it now
+
+
+def held_words(unit: Unit, lines: dict[str, Unit]) -> str:
+    """What the opponent reads of the owner's ``unit`` while its former state is held
+    (``lines``: the owner's lines by reference)."""
+    held = unit.held or {}
+    if not held:
+        return ""
+    within = held.get("within")
+    if within:
+        line = lines.get(within)
+        return f"counted in {label(line)}" if line is not None else "not listed"
+    was = Unit(name=held.get("name", ""), count=held.get("count", 1))
+    return f"{label(was)} — {units_service.state_words(held.get('markers') or ())}"
 
 
 @dataclass(frozen=True)
@@ -250,6 +268,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     # Who possesses a SW, named only from the lines this seat sees (a possessor is never
     # of another secret than its SW's: services/units.possessor_refusal).
     seen = {u.pk: u for u in units}
+    by_ref = {u.ref: u for u in units if u.side == side}
     held_by: dict[int, list[Unit]] = {}
     for u in units:
         if u.possessor_id in seen:
@@ -287,6 +306,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     tuple(
                         (h.ref, label(h), ", ".join(h.state_words)) for h in held_by.get(u.pk, ())
                     ),
+                    held_words(u, by_ref) if s == side else "",
+                    s == side and bool(u.held) and not u.held.get("within"),
                 )
                 for u in units
                 if u.side == s

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Q, QuerySet, Sum
@@ -118,12 +119,19 @@ def held_one(unit: Unit, *, secret: bool) -> Unit:
     return split_one(unit)
 
 
-def release_held(campaign: Campaign, now: datetime | None = None) -> int:
+def release_held(campaign: Campaign, now: datetime | None = None, *, of: str | None = None) -> int:
     """The scenario (or the CG) has ended: every unit's former state held from the
     opponent is released (``Unit.held``), with the log lines and rolls of the changes
-    made behind it; how many lines were held."""
+    made behind it; how many lines were held.  ``of``: only the line of that ref and
+    the lines split off it (the owner's reveal, ``reveal_unit``)."""
     now = now or timezone.now()
-    held = list(Unit.objects.filter(campaign=campaign).exclude(held={}).values_list("ref", "held"))
+    held = [
+        (ref, h)
+        for ref, h in Unit.objects.filter(campaign=campaign)
+        .exclude(held={})
+        .values_list("ref", "held")
+        if of is None or of in (ref, h.get("within"))
+    ]
     if not held:
         return 0
     refs = [ref for ref, _ in held]
@@ -369,6 +377,37 @@ def remove_unit(
     commit(c.pk, UnitChanged(kept=secret), saving=writes)
 
 
+@transaction.atomic
+def reveal_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
+    """The owner shows his opponent now what a secret roll made of one of his lines
+    (PHD C5.23, C5.24: a leader Battle Hardened, MMC hardened), before the scenario's
+    end would: the line as it is, the lines split off it, and the log lines of the
+    changes made behind it (``release_held``)."""
+    turn = take_turn(campaign_id, user, None)
+    unit = own_unit(turn, unit_id)
+    root = held_ref(unit)
+    if not root:
+        raise ActionRefused(
+            f"Your opponent already sees {label(unit)} as it is: nothing of it is held.",
+            status=409,
+        )
+    lines = list(
+        Unit.objects.filter(campaign=turn.campaign, side=turn.side)
+        .filter(Q(ref=root) | Q(held__within=root))
+        .order_by("id")
+    )
+    former: dict[str, Any] = next((u.held for u in lines if u.ref == root), {})
+    was = label(Unit(name=former.get("name", unit.name), count=former.get("count", 1)))
+    release_held(turn.campaign, of=root)
+    now = "; ".join(f"{label(u)}, {state_words(u.markers)}" for u in lines)
+    turn.record(
+        EventKind.UNIT,
+        text=f"{turn.side_name()} reveals what its secret roll made of its {was}: {now}.",
+    )
+    commit(turn.campaign.pk, UnitChanged())
+    return unit
+
+
 def _removed_line(unit: Unit) -> dict[str, object]:
     """What ``put_back_unit`` needs to put a line removed by mistake back as it was:
     its fields, its possessor and what it possessed (left unpossessed by its removal)."""
@@ -383,6 +422,7 @@ def _removed_line(unit: Unit) -> dict[str, object]:
         "purchase": unit.purchase_id,
         "possessor": unit.possessor.ref if unit.possessor_id and unit.possessor else "",
         "possesses": [u.ref for u in Unit.objects.filter(possessor_id=unit.pk)] if unit.pk else [],
+        "held": dict(unit.held or {}),  # put back, its former state is held still
     }
 
 
@@ -463,6 +503,7 @@ def put_back_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
         if line["purchase"] and Purchase.objects.filter(pk=line["purchase"], campaign=c).exists()
         else None,
         possessor=own.filter(ref=line["possessor"]).first() if line["possessor"] else None,
+        held=line.get("held") or {},
     )
     for held in own.filter(ref__in=line["possesses"], possessor__isnull=True):
         held.possessor = unit

@@ -103,6 +103,7 @@ class Act(StrEnum):
     UNIT_WEAPON_REMOVE = "unit-weapon-remove"
     UNIT_REMOVE = "unit-remove"
     UNIT_PUT_BACK = "unit-put-back"
+    UNIT_REVEAL = "unit-reveal"
     ADD_LATER = "add-later"
     # Posted to URLs of their own, not to ``act/<action>/``.
     INVITATION_NEW = "invitation-new"
@@ -218,7 +219,7 @@ def unit(request: HtmxHttpRequest, campaign_id: UUID) -> None:
     """Add, edit or remove one of the player's own retained units (``do``: which)."""
     declared = ACTIONS.get(f"unit-{inputs.read(_Unit, request.POST)['do']}")
     if declared is None:
-        raise ActionRefused("Add, save, remove or put back a unit, or one of its weapons.")
+        raise ActionRefused("Add, save, remove, put back or reveal a unit, or one of its weapons.")
     declared.perform(request, campaign_id)
 
 
@@ -550,6 +551,7 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.UNIT_WEAPON_REMOVE, OneWeapon, units.remove_weapon, at=False),
         Declared(Act.UNIT_REMOVE, UnitRemove, units.remove_unit, at=False),
         Declared(Act.UNIT_PUT_BACK, OneUnit, units.put_back_unit, at=False),
+        Declared(Act.UNIT_REVEAL, OneUnit, units.reveal_unit, at=False),
         Declared(
             Act.INVITATION_NEW,
             _Nothing,
