@@ -95,8 +95,10 @@ test-real: $(VENV)/.installed
 # tests (marker "rules": the backend only stores what they check), the tests of
 # what a page says or how it fits (marker "presentation": the same HTML on both
 # backends) and Hypothesis's random trials of a property whose scripted trials run
-# here (marker "property", tests/conftest.py); they ran above.
-EMBEDDED_MARKERS := not postgres and not redis and not rules and not presentation and not property
+# here (marker "property"), and the settings read by a fresh process under an environment
+# the test sets (marker "fresh_process", tests/conftest.py); they ran above.
+EMBEDDED_MARKERS := not postgres and not redis and not rules and not presentation and not property \
+	and not fresh_process
 test-embedded: $(VENV)/.installed
 	env -u DATABASE_URL -u REDIS_URL REFIT_TEST_BACKEND=embedded \
 		$(VENV)/bin/pytest $(XDIST) -m "$(EMBEDDED_MARKERS)" $(PYTEST_ARGS)

@@ -54,6 +54,15 @@ def _flush_by_delete():
         yield
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "fresh_process: reads the settings in a fresh Python process under an environment "
+        "the test sets (no backend of its own: run once, on PostgreSQL + Redis; the "
+        "embedded run leaves them out)",
+    )
+
+
 def pytest_collection_modifyitems(config, items):
     real = os.environ.get("REFIT_TEST_BACKEND") == "real"
     if real and not (_on_postgres() and _on_redis()):

@@ -58,6 +58,7 @@ def _database_options(**env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.fresh_process
 def test_prepared_statements_are_on_by_default_and_off_for_a_pooler_that_cannot_keep_them():
     assert _database_options().stdout.split() == ["True", "2"]
     assert _database_options(DB_PREPARE_THRESHOLD="5").stdout.split() == ["True", "5"]
@@ -105,6 +106,7 @@ def test_a_burst_of_layer_commands_waits_for_a_connection_instead_of_failing():
     assert sorted(m["n"] for m in received) == list(range(40))
 
 
+@pytest.mark.fresh_process
 def test_embedded_default_is_sqlite_and_in_memory_layer():
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     printed = _settings_printed(
@@ -119,6 +121,7 @@ def test_embedded_default_is_sqlite_and_in_memory_layer():
     ]
 
 
+@pytest.mark.fresh_process
 def test_production_settings_pass_check_deploy():
     env = {
         **os.environ,
@@ -138,6 +141,7 @@ def test_production_settings_pass_check_deploy():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.fresh_process
 def test_https_without_secret_key_refuses_to_start():
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     env["REFIT_HTTPS"] = "1"
@@ -161,6 +165,7 @@ def test_htmx_and_its_ws_extension_come_from_django_htmx(client):
     assert htmx < settings.MIDDLEWARE.index("campaign.middleware.PlainInputMiddleware")
 
 
+@pytest.mark.fresh_process
 def test_a_worker_moves_what_it_loaded_at_start_out_of_the_collectors_reach():
     """``config.asgi`` freezes what the start loaded (Django, the apps), so a full
     collection in a busy worker scans only what requests made (``make bench`` prints
