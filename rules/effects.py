@@ -25,12 +25,14 @@ from typing import get_args
 
 from rules.schema import (
     LEADER_RATING,
+    UNIT_STATUS_WORDS,
     Effect,
     EffectName,
     HeldCap,
     Module,
     OriginalRoll,
     ReinforcementGroup,
+    Remanning,
     Settle,
     Table,
     TableResult,
@@ -376,6 +378,29 @@ def exchange_refusal(
         return (
             f"{sw.name} cannot repair it: it takes a friendly {' or '.join(names) or 'SW'}"
             f" of yours, possessed and not captured{rule}."
+        )
+    return ""
+
+
+def remanning_refusal(remanning: Remanning, vehicle: UnitState, by: UnitState | None) -> str:
+    """Why ``by`` may not remann ``vehicle`` (Sicily 3.6141a: "may be remanned and
+    operated ... by Personnel Retained within the same Setup Area"), in words ("": it
+    may).  ``by`` None: the side retains none who could."""
+    rule = (
+        f" ({remanning.rule}: an Abandoned vehicle may be remanned by Personnel Retained "
+        "within the same Setup Area)"
+    )
+    if not matches(remanning.vehicles, vehicle):
+        marked = UNIT_STATUS_WORDS[remanning.status]
+        return (
+            f"{vehicle.name} is not a vehicle of yours marked {marked} that may be remanned{rule}."
+        )
+    if by is None:
+        return f"{vehicle.name} cannot be remanned: you retain no Personnel to man it{rule}."
+    if not matches(remanning.by, by):
+        return (
+            f"{by.name} cannot remann {vehicle.name}: only Personnel you retain (not captured, "
+            f"not withdrawn off map) can{rule}."
         )
     return ""
 
