@@ -355,6 +355,10 @@ class Effect(Strict):
     by: int | None = None
     side: Slug | None = None
     kinds: list[UnitKind] | None = None  # only for a unit of these kinds
+    # Only for a unit whose line names one of these words (a whole word, any case):
+    # Sicily 3.606 footnote 2 "A crew, or unit, that would become Disrupted is
+    # Eliminated instead": a crew (a HS line naming "crew") Replaced is Eliminated.
+    named: list[str] | None = None
     # On a roll made for a weapon (``UnitFilter.weapons``), the effect acts on the unit
     # carrying it, not on the weapon (Sicily 3.6142 footnote: "if MA, the AFV is
     # immediately Recalled"); a weapon's roll never removes its vehicle, so only

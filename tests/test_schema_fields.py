@@ -4837,6 +4837,19 @@ case(
 )
 
 
+case(
+    "Effect.named",
+    base="sicily",
+    # 3.606 footnote 2: a crew Replaced (row 9) would become Disrupted, so it is
+    # Eliminated instead; without it the crew is marked to be Replaced as a HS is.
+    mutate=lambda d: tab(d, "escape")["rows"][1]["effects"][1].pop("named"),
+    observe=lambda m: effects.on_unit(
+        effects.row_effects(m.table("escape").lookup(9), "Infantry"),
+        effects.UnitState("2-4-7", "half_squad"),
+    ),
+)
+
+
 def _remanning(d: dict) -> dict:
     return next(st for st in d["steps"] if st["id"] == "3.614")["remanning"]
 
