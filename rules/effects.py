@@ -25,12 +25,14 @@ from typing import get_args
 
 from rules.schema import (
     LEADER_RATING,
+    UNIT_STATUS_WORDS,
     Effect,
     EffectName,
     HeldCap,
     Module,
     OriginalRoll,
     ReinforcementGroup,
+    Remanning,
     Settle,
     Table,
     TableResult,
@@ -132,7 +134,7 @@ class WeaponOutcome:
 def on_weapon(effects: list[Effect], unit: UnitState, weapon: WeaponState) -> WeaponOutcome:
     """What a roll made for ``weapon`` of ``unit`` does: the first effect for the
     carrier's kind acts on the weapon, the first one ``to: carrier`` on its carrier."""
-    mine = for_kind(effects, unit.kind)
+    mine = for_kind(effects, unit.kind, unit.name)
     carrier = next((e.status for e in mine if e.to == "carrier" and e.do == "status"), None)
     removed, status = False, None
     for effect in (e for e in mine if e.to is None):
@@ -250,8 +252,14 @@ def leadership_modifier(name: str) -> int | None:
     return None if found is None else int(found.group(0)[-2:])
 
 
-def for_kind(effects: list[Effect], kind: str) -> list[Effect]:
-    return [e for e in effects if e.kinds is None or kind in e.kinds]
+def for_kind(effects: list[Effect], kind: str, name: str = "") -> list[Effect]:
+    """The effects for a unit of ``kind`` whose line reads ``name`` (``Effect.kinds``,
+    ``Effect.named``)."""
+    return [
+        e
+        for e in effects
+        if (e.kinds is None or kind in e.kinds) and (e.named is None or names_any(name, e.named))
+    ]
 
 
 def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
@@ -290,7 +298,7 @@ def rated(name: str, ladder: Sequence[str], step: int) -> str | None:
 def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) -> UnitOutcome:
     """What a roll made for ``unit`` does to it: the first effect for its kind (and
     what it does ``then``)."""
-    for effect in for_kind(effects, unit.kind):
+    for effect in for_kind(effects, unit.kind, unit.name):
         first = _on_unit(effect, unit, ladder)
         return first if effect.then is None else then_casualty_reduced(first, unit)
     return UnitOutcome()
@@ -376,6 +384,29 @@ def exchange_refusal(
         return (
             f"{sw.name} cannot repair it: it takes a friendly {' or '.join(names) or 'SW'}"
             f" of yours, possessed and not captured{rule}."
+        )
+    return ""
+
+
+def remanning_refusal(remanning: Remanning, vehicle: UnitState, by: UnitState | None) -> str:
+    """Why ``by`` may not remann ``vehicle`` (Sicily 3.6141a: "may be remanned and
+    operated ... by Personnel Retained within the same Setup Area"), in words ("": it
+    may).  ``by`` None: the side retains none who could."""
+    rule = (
+        f" ({remanning.rule}: an Abandoned vehicle may be remanned by Personnel Retained "
+        "within the same Setup Area)"
+    )
+    if not matches(remanning.vehicles, vehicle):
+        marked = UNIT_STATUS_WORDS[remanning.status]
+        return (
+            f"{vehicle.name} is not a vehicle of yours marked {marked} that may be remanned{rule}."
+        )
+    if by is None:
+        return f"{vehicle.name} cannot be remanned: you retain no Personnel to man it{rule}."
+    if not matches(remanning.by, by):
+        return (
+            f"{by.name} cannot remann {vehicle.name}: only Personnel you retain (not captured, "
+            f"not withdrawn off map) can{rule}."
         )
     return ""
 

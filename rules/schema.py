@@ -355,6 +355,10 @@ class Effect(Strict):
     by: int | None = None
     side: Slug | None = None
     kinds: list[UnitKind] | None = None  # only for a unit of these kinds
+    # Only for a unit whose line names one of these words (a whole word, any case):
+    # Sicily 3.606 footnote 2 "A crew, or unit, that would become Disrupted is
+    # Eliminated instead": a crew (a HS line naming "crew") Replaced is Eliminated.
+    named: list[str] | None = None
     # On a roll made for a weapon (``UnitFilter.weapons``), the effect acts on the unit
     # carrying it, not on the weapon (Sicily 3.6142 footnote: "if MA, the AFV is
     # immediately Recalled"); a weapon's roll never removes its vehicle, so only
@@ -1619,6 +1623,26 @@ class WeaponExchange(Strict):
         return self
 
 
+class Remanning(Strict):
+    """At its step, a side may take ``status`` off a vehicle of ``vehicles`` by naming
+    one of its retained units of ``by`` who remans it (Sicily 3.6141a: "Each Abandoned
+    vehicle may remain Abandoned, or may be remanned and operated (per A21.22 or
+    D5.42/D6.631) by Personnel Retained within the same Setup Area").  A side that
+    retains no unit of ``by`` may not take the marker off at all, not even as a
+    correction of the line.  Which Setup Area each stands in is the players' to judge."""
+
+    vehicles: UnitFilter
+    by: UnitFilter
+    status: UnitStatus
+    rule: RuleRef
+
+    @model_validator(mode="after")
+    def _status(self) -> Remanning:
+        if self.status not in (self.vehicles.statuses or ()):
+            raise ValueError("a remanning takes off a marker its 'vehicles' carry ('statuses')")
+        return self
+
+
 # The effects a step's ``settles`` may have on a unit: the whole line leaves, or is marked.
 SETTLE_EFFECTS = ("eliminate", "status", "unmark", "harden")
 
@@ -1689,6 +1713,8 @@ class Step(Strict):
     settles: list[Settle] = []
     # A vehicle's disabled MG a side may repair there with one of its SW (3.61421).
     weapon_exchange: WeaponExchange | None = None
+    # The vehicles a side may remann there, and by whom (Sicily 3.6141a).
+    remanning: Remanning | None = None
     # The step names the Attacker of the scenario just played, the side that moved first
     # in it, citing this rule (PHD C5.3: "The Attacker is the side that had moved first
     # on the final Mission turn"; C5.4 and C5.14 go by it).

@@ -4838,6 +4838,69 @@ case(
 
 
 case(
+    "Effect.named",
+    base="sicily",
+    # 3.606 footnote 2: a crew Replaced (row 9) would become Disrupted, so it is
+    # Eliminated instead; without it the crew is marked to be Replaced as a HS is.
+    mutate=lambda d: tab(d, "escape")["rows"][1]["effects"][1].pop("named"),
+    observe=lambda m: effects.on_unit(
+        effects.row_effects(m.table("escape").lookup(9), "Infantry"),
+        effects.UnitState("2-4-7", "half_squad"),
+    ),
+)
+
+
+def _remanning(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "3.614")["remanning"]
+
+
+def _remanned(vehicle_markers: tuple[str, ...], by: str | None, by_kind: str = "squad"):
+    """Why ``by`` may not remann an Abandoned StuG of ``vehicle_markers`` (Sicily 3.6141a)."""
+
+    def observe(m: Module) -> Any:
+        step = next(st for st in m.steps if st.id == "3.614")
+        if step.remanning is None:
+            return "no remanning"
+        crew = effects.UnitState(by, by_kind) if by else None
+        stug = effects.UnitState("StuG IIIG", "vehicle", vehicle_markers)
+        return effects.remanning_refusal(step.remanning, stug, crew)
+
+    return observe
+
+
+case(
+    "Step.remanning",
+    base="sicily",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "3.614").pop("remanning"),
+    observe=_remanned(("abandoned",), "4-6-7"),
+)
+case(
+    "Remanning.vehicles",
+    base="sicily",
+    mutate=lambda d: _remanning(d)["vehicles"].update(not_statuses=["withdrawn", "captured"]),
+    observe=_remanned(("abandoned", "captured"), "4-6-7"),
+)
+case(
+    "Remanning.by",
+    base="sicily",
+    mutate=lambda d: _remanning(d)["by"].update(kinds=["half_squad"]),
+    observe=_remanned(("abandoned",), "4-6-7"),
+)
+case(
+    "Remanning.status",
+    base="sicily",
+    mutate=lambda d: _remanning(d).update(status="immobilized"),
+    observe=_remanned(("abandoned",), "4-6-7"),
+)
+case(
+    "Remanning.rule",
+    base="sicily",
+    mutate=lambda d: _remanning(d).update(rule="3.6141b"),
+    observe=_remanned(("abandoned",), None),
+)
+
+
+case(
     "Effect.with_possessed",
     base="sicily",
     mutate=lambda d: tab(d, "escape")["rows"][4]["column_effects"]["Infantry"].pop(

@@ -145,6 +145,10 @@ class RosterView:
     weapon_kinds: list[tuple[str, str]] = field(default_factory=list)
     # The rules by which a disabled vehicular MG is repaired with a SW ("3.61421").
     weapon_exchange: str = ""
+    # The rule by which an Abandoned vehicle is remanned (3.6141a), and the marker it
+    # takes off: a vehicle carrying it is offered Remann, naming who remanns it.
+    remanning: str = ""
+    remanning_status: str = ""
     # The markers a weapon may carry (its conditions: malfunctioned, disabled, captured…)
     weapon_markers: list[tuple[str, str]] = field(default_factory=list)
     # Where a unit removed at the current step may be one eliminated there, whose CVP
@@ -275,6 +279,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             held_by.setdefault(u.possessor_id, []).append(u)
     # Where a vehicular MG is repaired with a SW (3.61421), and by which rule.
     exchanges = [st.weapon_exchange for st in module.steps if st.weapon_exchange]
+    remanning = next((st.remanning for st in module.steps if st.remanning), None)
     forces = [
         ForcesView(
             module.side(s).name,
@@ -379,6 +384,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         kinds=list(Unit.Kind.choices),
         weapon_kinds=list(Unit.WeaponKind.choices),
         weapon_exchange=", ".join(dict.fromkeys(e.rule for e in exchanges)),
+        remanning=remanning.rule if remanning else "",
+        remanning_status=remanning.status if remanning else "",
         weapon_markers=[
             c for c in Unit.Status.choices if c[0] not in ("ok", "mg_malfunctioned", "elite")
         ],

@@ -49,6 +49,7 @@ from rules.effects import (
     not_hardened_for_group,
     on_unit,
     on_weapon,
+    remanning_refusal,
     settle_holds,
     settled,
     targets,
@@ -60,6 +61,7 @@ from rules.schema import (
     Effect,
     Module,
     ReinforcementGroup,
+    Remanning,
     Settle,
     Table,
     UnitExchange,
@@ -305,6 +307,7 @@ def update_unit(
     held = _possession(turn, unit, possessor, given_marks=markers is not None)
     if (unit.kind, tuple(unit.markers or ())) != before:
         _refuse_if_owed(turn, unit, before)
+        _refuse_unmanned(turn, unit, before)
     unit.save(update_fields=["name", "location", "kind", "count", "markers", "possessor"])
     turn.record(
         EventKind.UNIT,
@@ -742,6 +745,86 @@ def exchange_weapon(
         EventKind.UNIT,
         secret=secret,
         text=f"{turn.side_name()}: {gone}; for it, {repaired} ({exchange.rule}).",
+    )
+    commit(turn.campaign.pk, UnitChanged(kept=secret))
+    return unit
+
+
+def _remanner(turn: Turn, remanning: Remanning, vehicle: Unit) -> Unit | None:
+    """One of the side's retained units who could remann ``vehicle`` (None: none)."""
+    own = Unit.objects.filter(campaign=turn.campaign, side=turn.side).exclude(pk=vehicle.pk)
+    return next((u for u in own.order_by("pk") if matches(remanning.by, u.state)), None)
+
+
+def _refuse_unmanned(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> None:
+    """A vehicle's marker that only a remanning takes off (Sicily 3.6141a: "may be
+    remanned ... by Personnel Retained within the same Setup Area") is not taken off
+    by a change of its line: at the remanning's step the player remanns it, naming who
+    does; elsewhere the correction is refused while the side retains no Personnel."""
+    kind, markers = before
+    was = UnitState(unit.name, kind, markers)
+    for st in turn.module.steps:
+        remanning = st.remanning
+        if (
+            remanning is None
+            or remanning.status in (unit.markers or ())
+            or not matches(remanning.vehicles, was)
+        ):
+            continue
+        if st.id == turn.step.id:
+            raise ActionRefused(
+                f"{label(unit)} stays {state_words([remanning.status])} unless it is "
+                f"remanned ({remanning.rule}): name the Personnel who remann it with "
+                "Remann. Nothing was changed.",
+                status=409,
+            )
+        if _remanner(turn, remanning, unit) is None:
+            refusal = remanning_refusal(remanning, was, None)
+            raise ActionRefused(refusal + " Nothing was changed.", status=409)
+
+
+@transaction.atomic
+def remann_vehicle(*, campaign_id: object, user: User, unit_id: object, by_id: object) -> Unit:
+    """At the step with a remanning, the player takes the marker off one of its
+    vehicles, naming one of its retained Personnel who remanns it (Sicily 3.6141a:
+    "Each Abandoned vehicle may remain Abandoned, or may be remanned and operated ...
+    by Personnel Retained within the same Setup Area").  Who then stands in the
+    vehicle (a crew re-entering it, D5.42) is the map's."""
+    turn = take_turn(campaign_id, user, None)
+    remanning = turn.step.remanning
+    if remanning is None:
+        raise ActionRefused(
+            f"No vehicle is remanned at {turn.step.id} {turn.step.title}: only at the step "
+            "the rules give it. Nothing was changed.",
+            status=409,
+        )
+    expect_turn(turn, Action.ROLL)
+    unit = own_unit(turn, unit_id)
+    if not by_id:
+        crew = _remanner(turn, remanning, unit)
+        refusal = remanning_refusal(remanning, unit.state, crew.state if crew else None)
+        raise ActionRefused(
+            refusal + " Nothing was changed."
+            if refusal
+            else f"Name the Personnel who remann {label(unit)} ({remanning.rule}).",
+            status=409 if refusal else 400,
+        )
+    by = own_unit(turn, by_id)
+    if by.pk == unit.pk:
+        raise ActionRefused(f"{label(unit)} cannot remann itself. Nothing was changed.")
+    refusal = remanning_refusal(remanning, unit.state, by.state)
+    if refusal:
+        raise ActionRefused(refusal + " Nothing was changed.", status=409)
+    unit.markers = _markers([m for m in unit.markers or () if m != remanning.status])
+    unit.save(update_fields=["markers"])
+    secret = kept_secret(unit, by)
+    turn.record(
+        EventKind.UNIT,
+        secret=secret,
+        text=(
+            f"{turn.side_name()}: {label(by)} remanns {label(unit)}, now "
+            f"{state_words(unit.markers)} ({remanning.rule})."
+        ),
     )
     commit(turn.campaign.pk, UnitChanged(kept=secret))
     return unit
