@@ -47,6 +47,7 @@ from rules.availability import (
     table_date_reasons,
 )
 from rules.effects import UnitState, matches, sent_on, targets
+from rules.purchase import enters_later
 from rules.registry import cached_module, parse_module
 from rules.schema import Module, Step
 from rules.snapshot import (
@@ -600,22 +601,58 @@ def chits_locked(campaign: Campaign) -> int:
 def with_rosters_read(module: Module, campaign: Campaign, snap: Snapshot) -> Snapshot:
     """``snap`` with the opponent's roster read where a chit restriction of the side
     depends on it (Sicily 3.6212*: the British "currently" hold no on-map Retained
-    units): whether the opponent's retained forces list a unit the side may see.  Read
-    through the one gate, so a still-secret RG's lines neither count nor are learnt."""
+    units): whether the opponent's retained forces list a unit the side may see on the
+    map.  Read through the one gate, so a still-secret RG's lines neither count nor
+    are learnt."""
     ini = module.initiative
     if ini is None or not any(r.side == snap.side and r.from_roster for r in ini.restrictions):
         return snap
     other = machine.opponent(module, snap.side)
     if other not in snap.sides:
         return snap
-    empty = lists_no_unit(campaign, other, seen_by=snap.side)
+    empty = lists_no_unit(module, campaign, other, seen_by=snap.side)
     sides = {**snap.sides, other: replace(snap.sides[other], lists_no_unit=empty)}
     return replace(snap, sides=sides)
 
 
-def lists_no_unit(campaign: Campaign, side: str, *, seen_by: str) -> bool:
-    """Whether ``side``'s retained forces list no unit ``seen_by`` may see (the gate)."""
-    return not Unit.objects.visible_to(seen_by).filter(campaign=campaign, side=side).exists()
+def new_dates_since_scenario(module: Module, campaign: Campaign) -> int:
+    """The new CG Dates since the last CG-scenario end, the current one included (Sicily
+    British chart footnote i: "if one Idle Date occurred between scenarios, no > two
+    Bombardments may be conducted for the current scenario")."""
+    played = last_scenario_date(campaign)
+    first = machine.date_index(module, module.variant(campaign.variant).start_date)
+    return campaign.date_index - (first - 1 if played is None else played)
+
+
+def lists_no_unit(module: Module, campaign: Campaign, side: str, *, seen_by: str) -> bool:
+    """Whether ``side``'s retained forces list no unit on the map that ``seen_by`` may
+    see (the gate): a unit marked withdrawn (off map) does not count, nor one of an RG
+    bought at its printed value since the last CG-scenario end, which has not entered
+    play yet (Sicily 3.6175: it "enters play during the course of the scenario")."""
+    rows = list(
+        Unit.objects.visible_to(seen_by)
+        .filter(campaign=campaign, side=side)
+        .values_list(
+            "markers",
+            "purchase__group_id",
+            "purchase__cost_variant",
+            "purchase__date_index",
+            "purchase__initial",
+        )
+    )
+    since: int | None = None
+    for markers, group_id, variant, date_index, initial in rows:
+        if "withdrawn" in (markers or ()):
+            continue
+        group = module.group(side, group_id) if group_id else None
+        if group is None or initial or not enters_later(module, side, group, variant or ""):
+            return False
+        if since is None:
+            last = last_scenario_date(campaign)
+            since = -1 if last is None else last
+        if date_index <= since:
+            return False
+    return True
 
 
 def roster_decides_chit(module: Module, side: str) -> str:

@@ -983,7 +983,8 @@ def chit_refusal(module: Module, snap: Snapshot, chit: str) -> str:
             why = (
                 f"{name} has declared it has no on-map retained units"
                 if opponent.no_on_map_units
-                else f"the {name} retained forces list no unit you can see"
+                else f"the {name} retained forces list no unit on the map you can see"
+                + not_entered_words(module)
             )
             return f"{r.text} ({r.rule}) {why}; choose Idle."
     return ""
@@ -1005,6 +1006,20 @@ def check_chit(module: Module, snap: Snapshot, chit: str) -> None:
     refusal = chit_refusal(module, snap, chit)
     if refusal:
         raise Refused(refusal)
+
+
+def not_entered_words(module: Module) -> str:
+    """What does not count as on the map beside the units marked withdrawn: those of an
+    RG bought at its printed value since the last scenario, not yet entered, citing the
+    rule (``PurchaseRecordColumns.printed_price``; Sicily 3.6175)."""
+    columns = module.purchase_record
+    printed = columns.printed_price if columns is not None else None
+    if printed is None:
+        return " (a unit marked withdrawn is off the map)"
+    return (
+        " (a unit marked withdrawn is off the map; one of an RG bought at its printed value "
+        f"since the last scenario has not entered yet: {printed.implies}, {printed.rule})"
+    )
 
 
 def declare_refusal(module: Module, snap: Snapshot) -> Refused | None:

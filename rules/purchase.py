@@ -63,6 +63,14 @@ def printed_implies(module: Module, side: str, group: ReinforcementGroup | None)
     return f"printed cost: {printed.implies} ({printed.rule})"
 
 
+def enters_later(module: Module, side: str, group: ReinforcementGroup, cost_variant: str) -> bool:
+    """Whether ``group`` bought at ``cost_variant`` ("" its printed cost) enters play
+    during the scenario rather than setting up on the map (``PurchaseRecordColumns.
+    printed_price``; Sicily 3.6175: "If an Axis or British RG is purchased for its printed
+    value it enters play during the course of the scenario")."""
+    return not cost_variant and bool(printed_implies(module, side, group))
+
+
 def records_objective(module: Module, side: str, group: ReinforcementGroup | None) -> bool:
     """Whether ``group``'s RG Purchase Record line records an Objective Hex (Sicily
     3.6179: "each Coy size RG")."""

@@ -37,7 +37,7 @@ def test_3_6212_star_an_empty_british_roster_is_the_fact_not_a_declaration(users
     is locked; Idle is accepted."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
     page = _step_page(players, "axis")
-    assert "retained forces list no unit you can see" in page, page
+    assert "retained forces list no unit on the map you can see" in page, page
     assert "3.6212 matrix footnote *" in page
     with pytest.raises(ActionRefused) as refused:
         players.chits(axis="attack")
@@ -84,7 +84,7 @@ def test_3_6212_star_the_british_read_that_their_empty_roster_decides(users, mod
 
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
     page = html.unescape(_step_page(players, "british"))
-    assert "Your retained forces list no unit the Axis side can see" in page, page
+    assert "Your retained forces list no unit on the map the Axis side can see" in page, page
     assert "(3.6212 matrix footnote *)" in page
     assert "Declare: we have no on-map retained units" not in page
     add(players, "british", "4-5-8", "squad")

@@ -944,12 +944,13 @@ def _chits(view: CampaignView, panel: StepPanel) -> None:
     panel.no_on_map_units = view.seat.no_on_map_units
     rule = roster_decides_chit(module, side) if panel.declares_units else ""
     opponent = machine.opponent(module, side)
-    if rule and lists_no_unit(c, side, seen_by=opponent):
+    if rule and lists_no_unit(module, c, side, seen_by=opponent):
         name = module.side(opponent).name
         panel.roster_empty = (
-            f"Your retained forces list no unit the {name} side can see: it cannot choose "
-            f"Attack ({rule}). Add the units you hold on the map to your retained forces, "
-            "or reveal an RG whose units are on the map."
+            f"Your retained forces list no unit on the map the {name} side can see: it "
+            f"cannot choose Attack ({rule}){availability.not_entered_words(module)}. "
+            "Add the units you hold on the map to your retained forces, or reveal an RG "
+            "whose units are on the map."
         )
 
 

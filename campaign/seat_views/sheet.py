@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from django.db.models import Max
-
 from campaign.models import (
     Campaign,
     FortificationBuy,
@@ -28,7 +26,7 @@ from campaign.seat_views.common import (
     record_lines,
     visible_purchases,
 )
-from campaign.selectors import module_of
+from campaign.selectors import module_of, new_dates_since_scenario
 from campaign.services.start import setup_order
 from rules import machine
 from rules.schema import Module
@@ -250,11 +248,7 @@ def _uses_per_scenario(campaign: Campaign, module: Module, side: str) -> list[st
     capped = [g for g in chart.groups if g.uses_per_scenario] if chart else []
     if not capped:
         return []
-    played = ScenarioResult.objects.filter(
-        campaign=campaign, confirmed_at__isnull=False, date_index__lt=campaign.date_index
-    ).aggregate(last=Max("date_index"))["last"]
-    first = machine.date_index(module, module.variant(campaign.variant).start_date)
-    dates = campaign.date_index - (first - 1 if played is None else played)
+    dates = new_dates_since_scenario(module, campaign)
     return [
         f"At most {dates} {g.type} RG{'s' if dates != 1 else ''} ({g.id}) may be used in this "
         f"scenario: the new CG Dates since the last CG-scenario end ({g.uses_per_scenario.rule})."
