@@ -569,3 +569,48 @@ def test_map_steps_pages_carry_their_sentences_conditions(users, modules, client
     page carries its sentence's condition in ASL words for the players to apply."""
     players, _ = apd(users, step_id)
     assert words in page_of(client, players, "american")
+
+
+def test_2_5_a_unit_whose_counter_gives_no_morale_is_asked_for_it(users, modules):
+    """2.5: "Each Encircled unit must take a 1TC": a TC is taken against the unit's
+    Morale, which the app reads from its counter; a line naming none ("Rifle squad") is
+    refused in ASL words asking for the counter, nothing rolled (never a guessed
+    Morale)."""
+    players, _ = apd(users, "2.5")
+    squad = add(players, "american", "Rifle squad", "squad", "encircled")
+    before = rolls(players)
+    with pytest.raises(ActionRefused, match="Morale, read from its counter"):
+        roll(players, "american", "encirclement_1tc", squad)
+    assert rolls(players) == before
+
+
+def test_cg_vc_2_note_the_clean_ups_cvp_count_toward_the_105(users, modules, fixed_dice):
+    """CG VC: "Provided the Germans have not amassed ≥ 105 CVP, the Americans win if
+    their VP total is ≥ 150 at any CG-Scenario end"; 2 Note: "CVP are recorded normally
+    throughout this phase".  150 VP with 103 CVP lost at the Morning's result; at 2.5
+    an American squad (2 CVP, supplied) fails its 1TC: 105 CVP amassed, so the CG goes
+    on past the Clean-Up (the CG VC is read once the Clean-Up's losses are in)."""
+    from campaign.models import Campaign
+
+    players, _ = apd(users, "2.5", vp=150, cvp=103)
+    supply_value(players, "cvp_per_kind.squad", "2")
+    squad = add(players, "american", "4-6-7", "squad", "encircled")
+    fixed_dice.append([6, 6])
+    roll(players, "american", "encirclement_1tc", squad)
+    assert lost(players)["american"] == 105
+    players.until_step("3.1")
+    assert Campaign.objects.get(pk=players.campaign_id).ended_at is None
+
+
+def test_3_3_each_player_repairs_his_own_weapons_only(users, modules):
+    """3.3: "Players may now roll on the Repair Table, making a dr per repair attempt for
+    malfunctioned, non-captured weapons": each his own.  After the American's Done (1.2)
+    the German trying the American's malfunctioned BAZ is refused in words that do not
+    confirm what the American holds ("You have no such unit."), nothing rolled."""
+    players, _ = apd(users, "3.3")
+    baz = add(players, "american", "BAZ 44", "sw", "malfunctioned")
+    done(players, "american")
+    before = rolls(players)
+    with pytest.raises(ActionRefused, match="You have no such unit"):
+        roll(players, "german", "repair_sw", baz)
+    assert rolls(players) == before
