@@ -98,3 +98,47 @@ def test_3_5_a_row_rolled_in_this_pass_is_offered_no_second_roll(users, modules,
     assert "you have made your roll on it in this pass (3.5)" in _text(boxes["a"])
     for row in "bc":
         assert f'value="german_reinforcement_row_{row}"' in boxes[row]
+
+
+def _button_names(page: str) -> list[str]:
+    """Each button's name as a screen reader says it: its aria-label, else its text."""
+    import re
+
+    names = []
+    for attrs, text in re.findall(r"<button([^>]*)>(.*?)</button>", page, re.S):
+        label = re.search(r'aria-label="([^"]*)"', attrs)
+        names.append(label.group(1) if label else _text(text).strip())
+    return names
+
+
+def test_3_617_to_3_619_each_buy_cancel_and_roll_button_names_what_it_acts_on(
+    modules, make_user, login
+):
+    """Sicily 3.617-3.619: two RGs bought, then the fortification
+    step: a screen reader hears each *Cancel*, *Make its secret rolls* and a
+    fortification's *Buy* with the RG or fortification it acts on, not six buttons
+    all named "Buy"."""
+    from campaign.models import Seat
+    from tests.purchase_helpers import campaign_at
+    from tests.test_purchases import buy
+
+    players, _ = campaign_at("sicily", "i", "jul14n", (make_user("a"), make_user("b")))
+    buy(players, "axis", "M1")
+    buy(players, "axis", "M2")
+    client = login(players.users["axis"])
+    url = f"/campaigns/{players.campaign_id}/"
+    names = _button_names(client.get(url).content.decode())
+    cancels = [n for n in names if n.startswith("Cancel")]
+    assert (
+        len(cancels) == 2 and len(set(cancels)) == 2 and "M1" in cancels[0] and "M2" in cancels[1]
+    ), cancels
+    players.until_step("3.618")
+    names = _button_names(client.get(url).content.decode())
+    rolls = [n for n in names if n.startswith("Make its secret rolls")]
+    assert len(set(rolls)) == len(rolls), rolls
+    Seat.objects.filter(campaign_id=players.campaign_id).update(fortification_points=20)
+    players.until("fortify")
+    names = _button_names(client.get(url).content.decode())
+    buys = [n for n in names if n.startswith("Buy")]
+    assert len(buys) > 1 and len(set(buys)) == len(buys), buys
+    assert any("Foxhole" in n for n in buys), buys
