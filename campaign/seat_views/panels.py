@@ -519,6 +519,9 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
                 module, view.step_def, view.viewer, attacker, set(view.done)
             )
             closed += [first] if first else []
+        if table.once == "side" and rolled_items(view.campaign, view.viewer, table.id):
+            # its one roll in this pass is made (APD 3.5's Rows A-C): no form to refuse
+            closed += [f"you have made your roll on it in this pass ({table.rule})"]
         tv = table_view(table, ctx)
         item_label = availability.per_group_item_label(module, table, view.viewer)
         tv = replace(tv, item_label=item_label) if item_label else tv

@@ -74,18 +74,28 @@ def propose_start_sheet(
     problems: dict[str, str] = {}
     data: Mapping[str, Any] = turn.campaign.module_data
     readings: list[tuple[supply.Suppliable, supply.Reading]] = []
-    for path, form in forms.items():
-        it = _item(turn, path)
-        try:
-            reading = supply.read_form(turn.module, it, form)
-            following = supply.patched(data, path, reading.value)
-            supply.check(following, path, reading.rows)
-        except SupplyProblems as bad:
-            for cell, message in bad.cells.items():
-                problems[f"{path}|{cell}"] = f"{it.label}: {message}"
-            continue
-        data = following
-        readings.append((it, reading))
+    # A datum may rest on another of the same sheet (C4.2's OB names RGs of the charts
+    # supplied beside it): each pass checks what is left on the data the earlier ones
+    # make, until a pass adds none; they are created, and accepted, in that order.
+    pending = dict(forms)
+    while pending:
+        problems = {}
+        passed = len(readings)
+        for path, form in list(pending.items()):
+            it = _item(turn, path)
+            try:
+                reading = supply.read_form(turn.module, it, form)
+                following = supply.patched(data, path, reading.value)
+                supply.check(following, path, reading.rows)
+            except SupplyProblems as bad:
+                for cell, message in bad.cells.items():
+                    problems[f"{path}|{cell}"] = f"{it.label}: {message}"
+                continue
+            data = following
+            readings.append((it, reading))
+            del pending[path]
+        if len(readings) == passed:
+            break
     if problems:
         raise SupplyProblems(
             problems,

@@ -5,6 +5,7 @@ uploaded as a CSV file; they are read cell by cell like typed ones."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from uuid import UUID
 
@@ -31,6 +32,32 @@ from rules.schema import Module
 from rules.supply import SupplyProblems
 
 MAX_UPLOAD = 256 * 1024  # a CSV file of an RG chart is a few kilobytes
+
+# Where the module's check places a problem ("variants[0] (tm).start.ob.us: "): the
+# author's path, not a player's word; the datum and its cell already say where.
+_PLACE = re.compile(
+    r"\b[a-z_]+(?:\[\d+\])?(?: \([\w-]+\))?(?:\.[a-z_]+(?:\[\d+\])?)+: "
+    r"|\b[a-z_]+\[\d+\](?: \([\w-]+\))?: "
+)
+_SIDE = re.compile(r"\bside ([a-z_]+)\b")
+# The cell a datum with no rows names ("Value"), which says nothing its label does not.
+_VALUE = re.compile(r"(^|: )Value: ")
+
+
+def in_words(module: Module, problems: Mapping[str, str]) -> dict[str, str]:
+    """Each problem as players read it: the module's paths dropped, a side named as the
+    rules name it ("the American side", not "side us"), a sentence said once."""
+    names = {s.id: s.name for s in module.sides}
+    plain: dict[str, str] = {}
+    for cell, message in problems.items():
+        message = _VALUE.sub(r"\1", _PLACE.sub("", message))
+        message = _SIDE.sub(lambda m: f"the {names.get(m.group(1), m.group(1))} side", message)
+        said: list[str] = []
+        for part in message.split("; "):
+            if not any(p == part or p.endswith(": " + part) for p in said):
+                said.append(part)
+        plain[cell] = "; ".join(said)
+    return plain
 
 
 def _posted(request: HttpRequest) -> dict[str, str]:
@@ -79,7 +106,7 @@ def supply(request: HttpRequest, campaign_id: UUID, path: str) -> HttpResponse:
                 campaign_id=campaign_id, user=request.user, path=path, form=posted
             )
         except SupplyProblems as problems:
-            errors, status = problems.cells, 400
+            errors, status = in_words(view.module, problems.cells), 400
         else:
             return redirect(reverse("campaign", args=[campaign_id]) + "#campaign-supplies")
     form = supply_form(view.campaign, view.module, path, posted)
@@ -126,6 +153,7 @@ def start_sheet(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
             problems = bad.cells
         else:
             return redirect(reverse("campaign", args=[campaign_id]) + "#campaign-supplies")
+    problems = in_words(view.module, problems)
     forms = sheet_forms(view.campaign, view.module, view.viewer, posted)
     _place(forms, problems)
     context = {"view": view, "forms": forms, "problems": list(problems.values())}
