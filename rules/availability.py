@@ -30,6 +30,7 @@ from rules.purchase import (
     cost_options,
     date_window_reasons,
     group_context,
+    not_marked,
     outside,
     retained_tags,
     unavailable,
@@ -244,7 +245,7 @@ def check_purchase(
         answered = _price_answered_away(module, snap, cost_variant)
         if answered is not None:
             raise Refused(answer_refusal(module, group, cost_variant, answered))
-        raise Refused(price_refusal(module, group, cost_variant))
+        raise Refused(price_refusal(module, group, cost_variant, snap.side))
     budget = budget_reason(module, snap.me.points or 0, option.cost)
     if budget:
         raise Refused(
@@ -254,7 +255,9 @@ def check_purchase(
     return group, option
 
 
-def price_refusal(module: Module, group: ReinforcementGroup, cost_variant: str) -> str:
+def price_refusal(
+    module: Module, group: ReinforcementGroup, cost_variant: str, side: str = ""
+) -> str:
     """Why ``group`` is not sold at ``cost_variant``, with the variant's words and rule
     (Sicily 3.6175: "If an Axis "I" or "G" type RG is purchased for 20% less ...")."""
     cv = next((c for c in module.cost_variants if c.id == cost_variant), None)
@@ -263,6 +266,15 @@ def price_refusal(module: Module, group: ReinforcementGroup, cost_variant: str) 
     rule = f" ({cv.rule})" if cv.rule else ""
     if cv.on_map and group.setup_on_map_free:
         why = "it sets up on-map on the date of purchase at no extra cost"
+    elif cv.marked_only is not None and not_marked(module, side, group, cv):
+        only = cv.marked_only
+        note = chart.footnotes.get(only.footnote, "") if (chart := module.chart(side)) else ""
+        said = f' ("{note}")' if note else ""
+        why = (
+            f"'{cv.label}' is only for an RG your chart marks {only.footnote}{said}; "
+            f"{group.id} is not marked {only.footnote}"
+        )
+        rule = f" ({only.rule})"
     else:
         why = f"'{cv.label}' is not for this RG"
     return f"{group.id} {group.type} cannot be bought at that price: {why}{rule}."

@@ -191,6 +191,16 @@ def leaving_with(
     return [c for c in [*group.comes_with, *given] if state in c.leaves_when]
 
 
+def not_marked(module: Module, side: str, group: ReinforcementGroup, cv: CostVariant) -> bool:
+    """``cv`` is only for the RGs ``side``'s chart marks with a footnote that ``group``
+    lacks, and the chart marks some RG with it (PHD RG footnote a)."""
+    only = cv.marked_only
+    if only is None or only.footnote in group.footnotes:
+        return False
+    chart = module.chart(side)
+    return chart is not None and any(only.footnote in g.footnotes for g in chart.groups)
+
+
 def cost_options(
     module: Module, side: str, group: ReinforcementGroup, *, initial: bool = False
 ) -> list[CostOption]:
@@ -205,24 +215,33 @@ def cost_options(
     replaced = False
     ctx = group_context(module, side, group)
     at_start = replace(ctx, initial_scenario=initial)
+    costs: dict[str, int] = {}
     for cv in module.cost_variants:
         if cv.on_map and group.setup_on_map_free:
             continue
         if not holds(cv.applies_to, ctx):
             continue
-        if (
+        printed = (
             cv.printed_when is not None
             and group.cost is not None
             and holds(cv.printed_when, at_start)
-        ):
-            cost = group.cost
+        )
+        if not printed and not_marked(module, side, group, cv):
+            continue
+        if printed and group.cost is not None:
+            cost: int = group.cost
         elif cv.id in group.costs:
             cost = group.costs[cv.id]
+        elif cv.over is not None:
+            if cv.over not in costs:
+                continue  # not offered the price it adds to
+            cost = costs[cv.over] + cv.adds
         elif (cv.factor or cv.adds) and group.cost is not None:
             exact = group.cost * Fraction(cv.factor or "1")
             cost = (math.floor(exact) if cv.rounding == "FRD" else math.ceil(exact)) + cv.adds
         else:
             continue
+        costs[cv.id] = cost
         out.append(CostOption(cv.id, cv.label, cost, cv.implies or ""))
         replaced = replaced or cv.replaces_printed
     if group.cost is not None and not replaced:

@@ -1075,6 +1075,19 @@ class Currency(Strict):
 # --------------------------------------------------------------------------- RG charts
 
 
+class MarkedOnly(Strict):
+    """A price only for the RGs its side's chart marks with ``footnote``, where that
+    chart marks any RG with it (PHD RG footnote a: "Available for on map set up the TM
+    Scenario of purchase": the RGs a chart does not mark a are not).  A chart that marks
+    none says nothing of it, and every RG the price ``applies_to`` is offered it.  Not
+    where the price's ``printed_when`` holds (PHD I2: German RGs set up on board in the
+    Initial Scenario)."""
+
+    footnote: str = Field(min_length=1, max_length=4)
+    rule: RuleRef
+    note: str | None = note_field()
+
+
 class CostVariant(Strict):
     """An alternative price: the printed cost × factor, rounded (3.6175), or a cost the
     chart prints for that variant (``ReinforcementGroup.costs``)."""
@@ -1107,6 +1120,11 @@ class CostVariant(Strict):
     refused_if_yes: Slug | None = None
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
+    # The price is that of the variant ``over`` (an earlier one) plus ``adds``, for the
+    # RGs offered ``over``: PHD C5.32's "cumulative totals" ("Set up <2 hexes from enemy
+    # FEBA" +1 TP over an On-Map set-up, whatever the chart gives that).
+    over: Slug | None = None
+    marked_only: MarkedOnly | None = None
 
     @field_validator("factor")
     @classmethod
@@ -2215,6 +2233,12 @@ class Module(Strict):
                     "yes/no result field"
                 )
         costs = {cv.id for cv in self.cost_variants}
+        for j, cv in enumerate(self.cost_variants):
+            before = {c.id for c in self.cost_variants[:j]}
+            if cv.over is not None and cv.over not in before:
+                errors.append(
+                    f"cost_variants ({cv.id}).over: '{cv.over}' is no earlier cost variant"
+                )
         for extra in self.add_later:
             for name in extra.with_variants:
                 if name not in costs:

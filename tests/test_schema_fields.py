@@ -4913,6 +4913,59 @@ case(
 )
 
 
+def _phd_chart_a(d: dict) -> None:
+    """PHD's German chart (On-Map 6 TP for I1) with I1 marked a, and I2 unmarked."""
+    _phd_chart_onmap(d)
+    groups = chart(d, "german")["groups"]
+    groups[0]["footnotes"] = ["a"]
+    groups.append(
+        {"id": "I2", "type": "Gren Pl", "units": "4-6-7", "unit_kind": "squad", "cost": 3}
+    )
+
+
+def _phd_i2_onmap_refusal(m: Module) -> Any:
+    """Why I2 (not marked a) is not sold On-Map (PHD RG footnote a)."""
+    g = m.group("german", "I2")
+    assert g is not None
+    return availability.price_refusal(m, g, "onmap", "german")
+
+
+case(
+    "CostVariant.marked_only",
+    base="phd",
+    prepare=_phd_chart_a,
+    mutate=lambda d: [cv.pop("marked_only", None) for cv in d["cost_variants"]],
+    observe=_phd_prices,
+)
+case(
+    "MarkedOnly.footnote",
+    base="phd",
+    prepare=_phd_chart_a,
+    mutate=lambda d: [
+        cv["marked_only"].update(footnote="c") for cv in d["cost_variants"] if cv.get("marked_only")
+    ],
+    observe=_phd_prices,
+)
+case(
+    "MarkedOnly.rule",
+    base="phd",
+    prepare=_phd_chart_a,
+    mutate=lambda d: [
+        cv["marked_only"].update(rule="C5.31a")
+        for cv in d["cost_variants"]
+        if cv.get("marked_only")
+    ],
+    observe=_phd_i2_onmap_refusal,
+)
+case(
+    "CostVariant.over",
+    base="phd",
+    prepare=_phd_chart_onmap,
+    mutate=lambda d: cvar(d, "onmap_near").update(over=None),
+    observe=_phd_prices,
+)
+
+
 def test_every_schema_field_has_a_mutation() -> None:
     """Issue 16: "For each field of the schema there is a test that changes it in a copy
     of a module and observes a different outcome": the tables name every field of the

@@ -18,7 +18,7 @@ from campaign.services import dice as dice_service
 from campaign.services.errors import ActionRefused
 from campaign.services.rolls import roll_context
 from campaign.services.turns import Turn
-from campaign.services.units import units_from_purchase, units_given_later
+from campaign.services.units import units_from_purchase, units_given_later, units_replaced
 from campaign.visibility import FORTIFICATION, RG_ROLLS
 from rules import availability
 from rules.drm import DrmRefused, RollContext, after_value, applicable_drms, holds
@@ -172,6 +172,9 @@ def make_owed_rolls(
         "types": list(purchase.details.get("types", [])) + outcome.types,
     }
     purchase.save(update_fields=["details"])
+    if outcome.units:  # RG footnote u: the type dr's units replace the chart's
+        units_replaced(module, purchase, group, outcome)
+        outcome = replace(outcome, units=[])
     units_given_later(purchase, outcome)
     _log_rolls(turn, purchase, made)
 

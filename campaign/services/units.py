@@ -1030,6 +1030,7 @@ def _settle_rows(
             Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side)
         )
         held_by = possessed_by(own)
+        by_pk = {u.pk: u for u in own}
         for row in rows:
             if not settle_holds(row, side, played_on, answers):
                 continue
@@ -1039,7 +1040,14 @@ def _settle_rows(
                 if row.units.weapons is not None and unit.kind in WEAPON_CARRIERS:
                     _settle_weapons(turn, side, row, unit)
                     continue
-                outcome = settled(row, with_origin(unit), ladder(turn.module))
+                # A SW or Gun is where its possessor is: his Isolated marker is its own
+                # (PHD C5.27d "non-isolated unit/weapon").
+                holder = by_pk.get(unit.possessor_id) if unit.possessor_id else None
+                state = in_location_of(
+                    with_origin(unit),
+                    holder.state if holder is not None and holder.pk is not None else None,
+                )
+                outcome = settled(row, state, ladder(turn.module))
                 if not outcome.changes:
                     continue
                 said, secret = label(unit), kept_secret(unit)
@@ -1668,6 +1676,41 @@ def units_given_later(purchase: Purchase, outcome: GroupOutcome) -> None:
     _rg_lines(purchase, lines)
 
 
+def _chart_lines(group: ReinforcementGroup, gid: str, n: int) -> list[tuple[str, str, int]]:
+    """The retained forces' lines of an RG's chart row units, ``n`` of them."""
+    kind = group.unit_kind
+    assert kind is not None
+    if group.unit_types:  # shared evenly among the printed types (4/3 each)
+        each = n // len(group.unit_types)
+        return [(f"{t} ({gid} {group.type})", kind, each) for t in group.unit_types]
+    return [(f"{group.units} ({gid} {group.type})", kind, n)]
+
+
+def units_replaced(
+    module: Module, purchase: Purchase, group: ReinforcementGroup, outcome: GroupOutcome
+) -> None:
+    """A roll made after the RG joined whose units replace its chart row's (PHD RG
+    footnote u's type dr, kept until the table was supplied), as they do when the roll
+    is made in time (``units_from_purchase``): the chart's unit lines and what came with
+    them leave, the units given and what comes with those join; its # counts them."""
+    gid = purchase.group_id
+    given = sum(u.count for u in outcome.units)
+    old = purchase.units or 0
+    gone = list(_chart_lines(group, gid, old)) if group.unit_kind is not None and old else []
+    gone += [
+        (brought_name(u, gid), k, n) for u, k, n in comes_with(module, purchase.side, group, old)
+    ]
+    for name, kind, _ in gone:
+        Unit.objects.filter(purchase=purchase, name=name, kind=kind).delete()
+    purchase.units = given
+    purchase.save(update_fields=["units"])
+    lines = [(f"{u.name} ({gid})", u.kind, u.count) for u in outcome.units]
+    lines += [
+        (brought_name(u, gid), k, n) for u, k, n in comes_with(module, purchase.side, group, given)
+    ]
+    _rg_lines(purchase, lines)
+
+
 def _rg_lines(purchase: Purchase, lines: Sequence[tuple[str, str, int]]) -> list[Unit]:
     """The retained forces' lines an RG gives: (name, kind, count) each."""
     return Unit.objects.bulk_create(
@@ -1695,12 +1738,7 @@ def units_from_purchase(
     if outcome.units:
         lines += [(f"{u.name} ({gid})", u.kind, u.count) for u in outcome.units]
     elif group.unit_kind is not None and n:
-        kind = group.unit_kind
-        if group.unit_types:  # shared evenly among the printed types (4/3 each)
-            each = n // len(group.unit_types)
-            lines += [(f"{t} ({gid} {group.type})", kind, each) for t in group.unit_types]
-        else:
-            lines.append((f"{group.units} ({gid} {group.type})", kind, n))
+        lines += _chart_lines(group, gid, n)
     elif (
         not group.grants
         and not (module.recon and module.recon.group == gid)

@@ -547,12 +547,14 @@ def test_c5_32_every_rg_with_units_is_requisitioned_on_map_in_reserve_or_as_rein
         group = supplied.group("german", gid)
         return [(o.variant, o.cost) for o in cost_options(supplied, "german", group)]
 
-    assert prices("I1") == [("onmap", 4), ("reserve", 4), ("reinforcement", 4)]
-    assert prices("A1") == [("onmap", 8), ("reserve", 5), ("reinforcement", 6)]
-    assert prices("W2") == [("onmap", 3), ("reinforcement", 3)]
+    # C5.32 "Set up <2 hexes from enemy FEBA" (+1 TP over On-Map, cumulative: pass 15).
+    assert prices("I1") == [("onmap", 4), ("onmap_near", 5), ("reserve", 4), ("reinforcement", 4)]
+    assert prices("A1") == [("onmap", 8), ("onmap_near", 9), ("reserve", 5), ("reinforcement", 6)]
+    assert prices("W2") == [("onmap", 3), ("onmap_near", 4), ("reinforcement", 3)]
     assert prices("O1") == [("", 6)]
     assert [cv.rule for cv in m.cost_variants if cv.rule.endswith("C5.32")] == [
         "C5.31a, C5.32",
+        "C5.32",
         "C5.31b, C5.32",
         "C5.31, C5.32",
     ]
