@@ -415,3 +415,34 @@ def test_3_6042_a_crew_line_takes_the_minefield_ntc_and_is_eliminated(users, mod
     r = roll(players, "axis", "minefield_ntc", crew)
     assert r.final == 2 and r.result == "Fails: Casualty Reduction", (r.final, r.result)
     assert unit_names(players, "axis") == []
+
+
+def test_3_6141a_a_captured_vehicle_is_remanned_a_withdrawn_squad_cannot(users, modules):
+    """3.6141a "Each Abandoned vehicle ... may be remanned and operated (per A21.22 or
+    D5.42/D6.631) by Personnel Retained within the same Setup Area": a captured StuG the
+    British Retain (3.6071) and find Abandoned is remanned by their 4-5-8; an Axis 4-6-7
+    withdrawn off map (3.60742) stands in no Setup Area and cannot remann the Axis's
+    Abandoned Semovente (refused citing 3.6141a)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    stug = add(players, "british", "StuG IIIG", "vehicle", markers=["captured", "abandoned"])
+    squad = add(players, "british", "4-5-8", "squad")
+    _remann(players, "british", stug, squad)
+    assert ("StuG IIIG", "vehicle", "captured", 1) in unit_names(players, "british")
+    sem = add(players, "axis", "Semovente 75/18", "vehicle", status="abandoned")
+    away = add(players, "axis", "4-6-7", "squad", status="withdrawn")
+    with pytest.raises(ActionRefused, match=r"not withdrawn off map.*3\.6141a"):
+        _remann(players, "axis", sem, away)
+
+
+def test_3_610_a_wounded_leader_withdrawn_off_map_is_retained_and_owes_his_dr(
+    users, modules, fixed_dice
+):
+    """3.610 "for each currently wounded Retained Leader" with 3.60742 "Withdrawn Axis
+    units ... are retained by the Axis off map": a wounded 8-1 withdrawn off map is
+    Retained, so the Axis Done waits for his dr (unlike a prisoner's)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.610")
+    leader = add(players, "axis", "8-1 leader", "leader", markers=["wounded", "withdrawn"])
+    with pytest.raises(ActionRefused, match=r"Roll first"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    fixed_dice.append([1])
+    assert roll(players, "axis", "wounded_leaders", leader).result == "Retained unwounded"
