@@ -288,3 +288,161 @@ def test_3_6051_the_step_says_an_immobile_vehicle_in_no_mans_land_is_abandoned(
         roll(players, "axis", "escape", stug)
     fixed_dice.append([2, 3])
     assert roll(players, "axis", "escape", crew).result == "Infantry: Escapes [1]"
+
+
+@pytest.mark.parametrize(
+    ("step", "words"),
+    [
+        # 3.601 "All opposing units in the same Locations are now assumed to be in Melee,
+        # and must under go an (unlimited) number of Melee rounds until no more CC
+        # attacks can be made."
+        ("3.601", "fight unlimited Melee rounds until no more CC attacks can be made"),
+        # 3.602 "All markers/" (cut): the page says the list is missing.
+        ("3.602", "the list is missing from the rules text"),
+        # 3.6043-3.6046 (Bog, Shock, Fording, used OBA RGs' radios): the map's.
+        ("3.604", "resolve Bog, Shock and Fording; remove the radio of each used OBA RG"),
+        # 3.606 footnote 2, what the app cannot hold.
+        ("3.606", "an MMC marked to be Replaced that is already of its nationality's lowest"),
+        # 3.606 footnotes 4 and 6: the surviving crew's options, printed with the table.
+        ("3.606", "The surviving crew (if any) may turn the vehicle into a (Burnt-Out) Wreck"),
+        ("3.606", "The surviving crew (if any) may attempt to Scrounge the vehicle prior to"),
+        # 3.609 "Each building/" ... 3.6095 "All Fortifications/": map work.
+        ("3.609", "Remove Blazes from Burning Wrecks"),
+    ],
+)
+def test_map_sentences_are_carried_by_the_steps_text(users, modules, client, step, words):
+    """Sentences of 3.601-3.609 whose facts Refit does not hold (Locations, markers on
+    the map, crews' options): the step's page carries each sentence's condition."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step=step)
+    assert words in _page(client, players, "axis")
+
+
+def test_3_610_a_wounded_leader_held_prisoner_is_not_retained_and_owes_no_dr(
+    users, modules, fixed_dice
+):
+    """3.610 "Each side makes a dr on the following table for each currently wounded
+    Retained Leader", read with 3.608 "If freed, a prisoner is automatically Retained":
+    a prisoner is not Retained.  A wounded British 8-1 held prisoner by an Isolated
+    Guard (marked captured and Isolated, so 3.608 kept him) owes no dr: the dr is
+    refused citing 3.610 and the British Done goes through; a wounded 8-0 who is not a
+    prisoner owes his."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.610")
+    prisoner = add(
+        players, "british", "8-1 leader", "leader", markers=["wounded", "captured", "isolated"]
+    )
+    with pytest.raises(ActionRefused, match=r"3\.610"):
+        roll(players, "british", "wounded_leaders", prisoner)
+    _done(players, "british")
+    free = add(players, "axis", "8-0 leader", "leader", status="wounded")
+    with pytest.raises(ActionRefused, match=r"Roll first"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    fixed_dice.append([3])
+    assert roll(players, "axis", "wounded_leaders", free).result == "Retained wounded"
+
+
+def test_3_611_a_prisoner_is_no_retained_hero_nor_heroic_leader(users, modules):
+    """3.6112 "each Retained Hero ... is Eliminated; however, each such Elimination
+    enables that side to Battle Harden one non-crew MMC" and 3.6113 "each Retained
+    Heroic leader Battle Hardens and loses his heroic status": a Hero and a heroic 8-1
+    held prisoner (captured, their Guard Isolated) are not Retained: the Hero cannot be
+    given up for a Battle Hardened squad (refused citing 3.6112) and stays the Guard's
+    prisoner at Done, and the 8-1 neither Battle Hardens nor loses his heroic status;
+    the Axis's own heroic 8-1 becomes a 9-1."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.611")
+    hero = add(players, "british", "Hero 1-4-9", "hero", markers=["captured", "isolated"])
+    squad = add(players, "british", "4-5-8", "squad")
+    with pytest.raises(ActionRefused, match=r"3\.6112"):
+        units.exchange_unit(
+            campaign_id=players.campaign_id,
+            user=players.users["british"],
+            give_id=hero.ref,
+            mark_id=squad.ref,
+        )
+    add(players, "british", "8-1 leader", "leader", markers=["heroic", "captured", "isolated"])
+    add(players, "axis", "8-1 leader", "leader", status="heroic")
+    _done(players, "axis")
+    _done(players, "british")
+    assert unit_names(players, "british") == [
+        ("4-5-8", "squad", "ok", 1),
+        ("8-1 leader", "leader", "isolated, captured, heroic", 1),
+        ("Hero 1-4-9", "hero", "isolated, captured", 1),  # still the Guard's prisoner
+    ]
+    assert unit_names(players, "axis") == [("9-1 leader", "leader", "ok", 1)]
+
+
+def test_3_6141a_then_b_a_remanned_immobilized_vehicle_owes_its_repair_dr(
+    users, modules, fixed_dice
+):
+    """3.6141a then 3.6141b "Each non-Captured, non-Abandoned, immobilized vehicle must
+    make a dr": an Abandoned, immobilized StuG owes no repair dr (refused citing
+    3.6141b); once a 4-6-7 remanns it, it is no longer Abandoned and owes it (Done says
+    "Roll first"); dr 2 makes it Mobile."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    stug = add(players, "axis", "StuG IIIG", "vehicle", markers=["immobilized", "abandoned"])
+    squad = add(players, "axis", "4-6-7", "squad")
+    with pytest.raises(ActionRefused, match=r"3\.6141b"):
+        roll(players, "axis", "immobilization_repair", stug)
+    _remann(players, "axis", stug, squad)
+    with pytest.raises(ActionRefused, match=r"Roll first"):
+        steps.finish_step(
+            campaign_id=players.campaign_id, user=players.users["axis"], without_data=True
+        )
+    fixed_dice.append([2])
+    assert roll(players, "axis", "immobilization_repair", stug).result.startswith("Becomes Mobile")
+    assert ("StuG IIIG", "vehicle", "ok", 1) in unit_names(players, "axis")
+
+
+def test_3_6062_the_encircled_marker_leaves_a_vehicle_whose_crew_passed(users, modules, fixed_dice):
+    """3.6041 EXC then 3.6062 "All Encircled markers are now removed": a StuG whose
+    crew passed its 1TC at 3.604 stays Encircled and immobilized through 3.605; when
+    3.606 is completed the Encircled marker goes, immobilized stays."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
+    stug = add(players, "axis", "StuG IIIG", "vehicle", markers=["encircled", "immobilized"])
+    fixed_dice.append([2, 2])
+    assert roll(players, "axis", "encircled_prc_1tc", stug, typed={"crew_morale": 8}).final == -4
+    players.until_step("3.607")
+    assert unit_names(players, "axis") == [("StuG IIIG", "vehicle", "immobilized", 1)]
+
+
+def test_3_6042_a_crew_line_takes_the_minefield_ntc_and_is_eliminated(users, modules, fixed_dice):
+    """3.6042 "Each Infantry unit in an A-P minefield hex (including a crew that just
+    unloaded due to a minefield attack) must take a NTC ... failure of the TC causes
+    Casualty Reduction": a 2-2-8 crew line's NTC reads Morale 8 from its counter; DR 10
+    fails and the crew (a HS-equivalent) is Eliminated."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
+    crew = add(players, "axis", "2-2-8 crew", "half_squad")
+    fixed_dice.append([5, 5])
+    r = roll(players, "axis", "minefield_ntc", crew)
+    assert r.final == 2 and r.result == "Fails: Casualty Reduction", (r.final, r.result)
+    assert unit_names(players, "axis") == []
+
+
+def test_3_6141a_a_captured_vehicle_is_remanned_a_withdrawn_squad_cannot(users, modules):
+    """3.6141a "Each Abandoned vehicle ... may be remanned and operated (per A21.22 or
+    D5.42/D6.631) by Personnel Retained within the same Setup Area": a captured StuG the
+    British Retain (3.6071) and find Abandoned is remanned by their 4-5-8; an Axis 4-6-7
+    withdrawn off map (3.60742) stands in no Setup Area and cannot remann the Axis's
+    Abandoned Semovente (refused citing 3.6141a)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    stug = add(players, "british", "StuG IIIG", "vehicle", markers=["captured", "abandoned"])
+    squad = add(players, "british", "4-5-8", "squad")
+    _remann(players, "british", stug, squad)
+    assert ("StuG IIIG", "vehicle", "captured", 1) in unit_names(players, "british")
+    sem = add(players, "axis", "Semovente 75/18", "vehicle", status="abandoned")
+    away = add(players, "axis", "4-6-7", "squad", status="withdrawn")
+    with pytest.raises(ActionRefused, match=r"not withdrawn off map.*3\.6141a"):
+        _remann(players, "axis", sem, away)
+
+
+def test_3_610_a_wounded_leader_withdrawn_off_map_is_retained_and_owes_his_dr(
+    users, modules, fixed_dice
+):
+    """3.610 "for each currently wounded Retained Leader" with 3.60742 "Withdrawn Axis
+    units ... are retained by the Axis off map": a wounded 8-1 withdrawn off map is
+    Retained, so the Axis Done waits for his dr (unlike a prisoner's)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.610")
+    leader = add(players, "axis", "8-1 leader", "leader", markers=["wounded", "withdrawn"])
+    with pytest.raises(ActionRefused, match=r"Roll first"):
+        steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
+    fixed_dice.append([1])
+    assert roll(players, "axis", "wounded_leaders", leader).result == "Retained unwounded"
