@@ -291,7 +291,7 @@ def test_3_31_a_weapon_that_rolled_keeps_its_result_until_the_step_ends(users, m
     mmg = add(players, "american", "MMG", "sw", "malfunctioned")
     fixed_dice.append([4])
     assert roll(players, "american", "repair_sw", mmg).result == "NE"
-    refused = r"MMG has made its one roll on the Repair Table: Repair SW \(3.3\) at this step"
+    refused = r"MMG has made its one roll on the Repair Table: Repair SW \(3.3; 3.31\) at this step"
     for change in (
         lambda: edit(players, "american", mmg, "ok"),
         lambda: edit(players, "american", mmg, "malfunctioned", markers=["captured"]),
