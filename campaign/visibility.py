@@ -95,10 +95,12 @@ class Disclosure:
         text = self.wording.format(**words) if self.before is Before.EXISTS else ""
         return Kept(self, owner, text)
 
-    def held_back(self, owner: str, unit: str) -> Kept:
+    def held_back(self, owner: str, unit: str, *, gone: str = "") -> Kept:
         """A change ``owner`` makes to a row whose former state is held (``former``):
-        kept until that row is released, which reveals it (``Kept.held``: its ref)."""
-        return Kept(self, owner, "", held=unit)
+        kept until that row is released, which reveals it (``Kept.held``: its ref).
+        ``gone``: the row itself leaves, which the opponent sees (it leaves his pages):
+        his log line says so in its former words."""
+        return Kept(self, owner, gone, held=unit)
 
     def visible(self, side: Side) -> Q:
         """The gate: the rows of this kind ``side``'s seat may read."""

@@ -242,3 +242,36 @@ def test_c5_23_the_owners_reveal_of_a_hardened_line_shows_the_lines_split_off_it
     ]
     assert log_of(players, "us").count("4-6-7 is now battle hardened") == 2
     assert not Unit.objects.filter(campaign_id=players.campaign_id).exclude(held={}).exists()
+
+
+def test_c5_24_the_promoted_leader_removed_by_mistake_and_put_back_shows_the_opponent_the_8_1(
+    users, modules, fixed_dice
+):
+    """The German removes his promoted leader (a correction) and puts him back: the US
+    reads each as it happens, in the leader's former words ("removes 8-1 leader", "puts
+    back 8-1 leader"), his roster (read afresh and at his seat's revision alike) losing
+    and regaining the 8-1; the 9-1 stays held."""
+    from campaign.models import Seat
+    from campaign.seat_views.roster import _read_roster_view
+
+    players = promoted(users, fixed_dice)
+    leader = Unit.objects.get(campaign_id=players.campaign_id, name="9-1 leader")
+    german = players.users["german"]
+
+    def us_roster_is_current() -> None:
+        seat = Seat.objects.select_related("campaign").get(
+            campaign_id=players.campaign_id, side="us"
+        )
+        assert roster_of(players.campaign_id, "us") == _read_roster_view(seat.campaign, "us")
+
+    units.remove_unit(campaign_id=players.campaign_id, user=german, unit_id=leader.ref)
+    us_roster_is_current()
+    assert [n for n, *_ in forces(players, "us", "german")] == ["7-0 leader"]
+    assert "German removes 8-1 leader from its retained forces." in log_of(players, "us")
+    units.put_back_unit(campaign_id=players.campaign_id, user=german, unit_id=leader.ref)
+    us_roster_is_current()
+    assert forces(players, "us", "german")[1] == ("8-1 leader", "in good order", 1, "12B4")
+    seen = log_of(players, "us")
+    assert "German puts back 8-1 leader on its retained forces (removed by mistake)." in seen
+    assert "9-1" not in seen
+    assert forces(players, "german", "german")[1][0] == "9-1 leader"

@@ -3,7 +3,7 @@ rolls and RG purchases write their results here."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -356,7 +356,9 @@ def remove_unit(
             status=409,
         )
     _refuse_if_owed(turn, unit, (unit.kind, tuple(unit.markers or ())))
-    secret = kept_secret(unit)
+    secret, seen = _seen_held(
+        turn, unit, lambda was: f"{turn.side_name()} removes {was} from its retained forces."
+    )
     line = _removed_line(unit)
     dropped = hand_over(unit)
     unit.delete()
@@ -377,7 +379,7 @@ def remove_unit(
         + ".",
         data={"removed": line, "at": position_token(c), "eliminated": eliminated},
     )
-    commit(c.pk, UnitChanged(kept=secret), saving=writes)
+    commit(c.pk, UnitChanged(kept=None if seen else secret), saving=writes)
 
 
 @transaction.atomic
@@ -514,15 +516,35 @@ def put_back_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
         held.save(update_fields=["possessor", "markers"])
     event.data = {**event.data, "put_back": True}
     event.save(update_fields=["data"])
-    secret = kept_secret(unit)
+    secret, seen = _seen_held(
+        turn,
+        unit,
+        lambda was: (
+            f"{turn.side_name()} puts back {was} on its retained forces (removed by mistake)."
+        ),
+    )
     turn.record(
         EventKind.UNIT,
         secret=secret,
         text=f"{turn.side_name()} puts back {label(unit)} on its retained forces (removed by "
         "mistake).",
     )
-    commit(c.pk, UnitChanged(kept=secret))
+    commit(c.pk, UnitChanged(kept=None if seen else secret))
     return unit
+
+
+def _seen_held(turn: Turn, unit: Unit, wording: Callable[[str], str]) -> tuple[Kept | None, bool]:
+    """How a change to ``unit`` is kept (``kept_secret``), and whether the opponent sees
+    it: a line whose former state he reads (``Unit.held``) leaving or coming back leaves
+    or comes back on his pages too, so he hears of it and his log line says so in its
+    former words (``wording``, given its former line); the lines split off it stay
+    counted in it, unseen."""
+    secret = kept_secret(unit)
+    former = unit.held if secret is not None and secret.held == unit.ref else {}
+    if not former:
+        return secret, False
+    was = label(Unit(name=former.get("name", unit.name), count=former.get("count", 1)))
+    return UNIT.held_back(unit.side, unit.ref, gone=wording(was)), True
 
 
 def possessor_refusal(unit: Unit, possessor: Unit) -> str:
