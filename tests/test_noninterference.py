@@ -86,6 +86,7 @@ from rules.availability import rolls_to_make
 from rules.effects import hardens_mmc
 from rules.errors import Refused
 from rules.purchase import cost_options
+from tests import walk_cache
 from tests.purchase_helpers import campaign_at, keep_retained_units
 from tests.walk import host_game, players_of
 
@@ -445,6 +446,19 @@ class Start:
 
     @classmethod
     def of(cls, system: dict[str, Any]) -> Start:
+        """Built with the worlds' clock, seed and campaign id (``frozen``): its walks
+        are copied where this process made the same walk before (the worlds compared
+        all start from it, however it was built)."""
+        neutral = [
+            (timezone, "now"),
+            (dice, "new_seed"),
+            (Campaign._meta.get_field("id"), "default"),
+        ]
+        with walk_cache.neutral(*neutral):
+            return cls._built(system)
+
+    @classmethod
+    def _built(cls, system: dict[str, Any]) -> Start:
         fresh_database()
         user = get_user_model()
         # No password (hashing one costs a third of a second): the observer is signed
