@@ -397,6 +397,19 @@ def fresh_database() -> None:
     models += [user, user.groups.through, user.user_permissions.through, Session, LogEntry]
     models += [m for m in apps.get_models() if m._meta.app_label == "axes"]
     tables = [m._meta.db_table for m in models]
+    if connection.vendor == "postgresql" and not any(m.owner_id for m in kept):
+        # DELETE, then each table's sequences reset: TRUNCATE makes each table's files
+        # anew (1.2 s of the server's for these tables on the loaded machine, a third
+        # of a start built from copied walks).  The foreign keys are DEFERRABLE
+        # INITIALLY DEFERRED (any order works), and the modules, which name no owner
+        # (shipped ones), stay.
+        with connection.cursor() as cursor:
+            for table in tables:
+                cursor.execute(f"DELETE FROM {connection.ops.quote_name(table)}")
+            found = [s for t in tables for s in connection.introspection.get_sequences(cursor, t)]
+        reset = connection.ops.sequence_reset_by_name_sql(no_style(), found)
+        connection.ops.execute_sql_flush(reset)
+        return
     sql = connection.ops.sql_flush(no_style(), tables, reset_sequences=True, allow_cascade=True)
     if connection.vendor == "postgresql":
         # The test's transaction holds deferred foreign-key checks: run them first
