@@ -371,3 +371,46 @@ def test_c5_35_notes_5_and_6_are_said_where_the_german_spends_his_dsp(users, mod
         assert w in page, w
     assert "tunnel" not in page.split("Footnotes")[0].lower()
     assert c.seats.get(side="us").fortification_points == 0
+
+
+def test_c5_14_reduced_is_casualty_reduction_and_replaced_is_applied_by_unit_kind(
+    users, modules, fixed_dice
+):
+    """C5.14 Redeployment Table, Infantry: "Redeploys, Replaced" (DR 10), "Redeploys,
+    Reduced" (11), "Remains in hex, Reduced" (12-13), each result applied to the unit
+    rolled for by its kind (Casualty Reduction, A7.302; Replacement, A19.13): a squad
+    DR 11 is reduced to a HS; a HS DR 11 and an already-reduced squad DR 12 are
+    eliminated; a leader DR 11 is wounded, not "reduced"; a leader DR 10 is Replaced by
+    the next lower quality (8-1 → 8-0); a squad DR 10 is marked to be Replaced by its
+    next lower quality counter (the squad ladder is ASL's, not in the rules text: its
+    owner renames the line).  C5.13a "leadership benefits (including Armour Leaders)
+    apply to any unit that redeploy together": a leader redeploying alone has no
+    leadership DRM."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, roll, unit_names
+
+    players, _ = phd_after(users, "C5.14")
+    squad = add(players, "us", "6-6-7 A", "squad")
+    hs = add(players, "us", "3-3-7 HS", "half_squad")
+    worn = add(players, "us", "6-6-7 B", "squad", "reduced")
+    wounded_to_be = add(players, "us", "9-1", "leader")
+    replaced = add(players, "us", "8-1", "leader")
+    lowered = add(players, "us", "6-6-7 C", "squad")
+    fixed_dice.extend([[5, 6], [5, 6], [6, 6], [5, 6], [4, 6], [4, 6]])
+    rolls = [
+        roll(players, "us", "redeployment", u)
+        for u in (squad, hs, worn, wounded_to_be, replaced, lowered)
+    ]
+    # C5.13a "leadership benefits ... apply to any unit that redeploy together": a
+    # leader redeploying alone has no leadership DRM of his own (before: the 9-1's DR 11
+    # became 10 by his own -1).
+    assert [r.final for r in rolls] == [11, 11, 12, 11, 10, 10]
+    assert rolls[3].drms == [] and rolls[4].drms == []
+    names = unit_names(players, "us")
+    # Before: the HS and the 9-1 were marked Casualty Reduced, the reduced squad stayed
+    # as it was, the 8-1 and the squad of DR 10 were unchanged.
+    assert ("6-6-7 A", "squad", "reduced", 1) in names
+    assert not [n for n in names if n[0] in ("3-3-7 HS", "6-6-7 B")]
+    assert ("9-1", "leader", "wounded", 1) in names
+    assert [n for n in names if n[2] == "ok" and n[1] == "leader"] == [("8-0", "leader", "ok", 1)]
+    assert ("6-6-7 C", "squad", "replace_due", 1) in names

@@ -47,7 +47,8 @@ def test_c5_34_the_ffe_drm_at_the_initial_scenario_is_refused_with_its_reason(
 def test_c5_14_redeploys_replaced_the_squad_quality_ladder_is_declared_missing():
     """C5.14 Redeployment Table, Infantry DR 10 "Redeploys, Replaced": the seed gives no
     ladder of squad qualities (A19.13 is ASL's), so the module declares it missing
-    rather than leaving the result silently unapplied; the row names no effect."""
+    rather than leaving the result silently unapplied (pass 15: the squad is marked to
+    be Replaced, its owner renaming the line; a leader follows the leader ladder)."""
     from rules.loader import MODULE_DIR, load_file
 
     m = load_file(MODULE_DIR / "purple-heart-draw.yaml", overrides=False)

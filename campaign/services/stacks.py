@@ -92,9 +92,11 @@ def inputs(table: Table, stack: Sequence[Unit]) -> dict[str, int]:
     (PHD C5.14 "+1 per HS equivalent > one squad", Sicily 3.606 "+1 per HS-equivalent >
     one HS using the same Escape DR"), and, where a DRM reads it, the leadership modifier
     of their best leader (PHD C5.13a), refused for a leader whose line names no quality
-    (never a silent 0)."""
+    (never a silent 0).  A leader making the roll alone has none: his leadership is for
+    the units that "redeploy together" with him (C5.13a; the module's "none for a unit
+    redeploying alone")."""
     found = []
-    if any(d.of == "stack_leadership" for d in table.drms):
+    if len(stack) > 1 and any(d.of == "stack_leadership" for d in table.drms):
         for u in stack:
             if u.kind != "leader":
                 continue
