@@ -446,3 +446,33 @@ def test_3_610_a_wounded_leader_withdrawn_off_map_is_retained_and_owes_his_dr(
         steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
     fixed_dice.append([1])
     assert roll(players, "axis", "wounded_leaders", leader).result == "Retained unwounded"
+
+
+def test_3_6071_the_new_owner_may_abandon_a_captured_vehicle_or_eliminate_a_captured_sw(
+    users, modules
+):
+    """3.6071 "At its (new) owner's option, each such non-vehicle piece may be
+    Eliminated by any Personnel ... Retained in that Setup Area, and each such vehicle
+    may be Abandoned, etc. exactly as per 3.61423": at 3.607 the British, who captured
+    a StuG and an MG 42, mark the StuG Abandoned and remove the MG 42 from their
+    retained forces; both are theirs to do, and the log says so."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.607")
+    stug = add(players, "british", "StuG IIIG", "vehicle", status="captured")
+    mg = add(players, "british", "MG 42", "sw", status="captured")
+    edit(players, "british", stug, "captured", markers=["abandoned"])
+    units.remove_unit(
+        campaign_id=players.campaign_id, user=players.users["british"], unit_id=mg.ref
+    )
+    assert unit_names(players, "british") == [("StuG IIIG", "vehicle", "captured, abandoned", 1)]
+    assert "MG 42" in _said(players, "unit"), _said(players, "unit")
+
+
+def test_3_6141a_an_abandoned_vehicle_may_remain_abandoned(users, modules):
+    """3.6141a "Each Abandoned vehicle may remain Abandoned": at 3.614 the Axis, who
+    retain a 4-6-7, press Done without remanning their Abandoned StuG: nothing is
+    owed for it, and it stays Abandoned."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    add(players, "axis", "StuG IIIG", "vehicle", status="abandoned")
+    add(players, "axis", "4-6-7", "squad")
+    _done(players, "axis")
+    assert ("StuG IIIG", "vehicle", "abandoned", 1) in unit_names(players, "axis")
