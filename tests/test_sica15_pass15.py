@@ -111,6 +111,17 @@ def test_3_6141a_the_roster_offers_remann_and_the_form_remanns(users, modules, c
     assert "Remann StuG IIIG" not in _roster(client, players, "axis")
 
 
+def test_3_6141a_remann_is_offered_at_3_614_only(users, modules, client):
+    """The roster offers Remann only at the step that gives it (3.614): at 3.610 the
+    same Abandoned StuG, with a squad retained, shows no Remann form (it would be
+    refused there)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.610")
+    add(players, "axis", "StuG IIIG", "vehicle", status="abandoned")
+    add(players, "axis", "4-6-7", "squad")
+    page = _roster(client, players, "axis")
+    assert "StuG IIIG" in page and "Remann StuG IIIG" not in page
+
+
 def test_3_606_footnote_2_a_crew_replaced_is_eliminated_instead(users, modules, fixed_dice):
     """3.606 footnote 2 "A crew, or unit, that would become Disrupted is Eliminated
     instead" (rows 9 "Escapes; Replaced" and 11 "Replaced, then Casualty Reduced"): an

@@ -279,7 +279,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             held_by.setdefault(u.possessor_id, []).append(u)
     # Where a vehicular MG is repaired with a SW (3.61421), and by which rule.
     exchanges = [st.weapon_exchange for st in module.steps if st.weapon_exchange]
-    remanning = next((st.remanning for st in module.steps if st.remanning), None)
+    # Remann is offered at the step that gives it only (elsewhere it would be refused).
+    remanning = module.steps[campaign.step_index].remanning
     forces = [
         ForcesView(
             module.side(s).name,
