@@ -93,11 +93,6 @@ class Reader:
         if DUMP:
             buttons = page.evaluate(BUTTONS)
             print(f"== {where} @{width}", buttons)
-            if width == PHONE["width"]:
-                name = re.sub(r"\W+", "-", where)[:40]
-                page.screenshot(
-                    path=f"/tmp/p15/shots/{len(self.order):03d}-{name}.png", full_page=True
-                )
         for word in sorted(set(m.group(0) for m in JARGON.finditer(text))):
             self.found.append(f"{where} at {width} px: the page shows the word {word!r}")
         for name in page.evaluate(UNLABELLED):
@@ -486,3 +481,24 @@ def test_pleasant_diversion_hosted_to_the_second_scenario_on_a_desktop_and_a_pho
     phone.locator("#campaign-record tr.mine", has_text="G1").first.wait_for()
     assert any("3.5" in d and "rolled" in d for d in walk.did), walk.did
     reader.report()
+
+
+def test_the_rules_data_give_the_step_back_the_top_once_the_start_sheet_is_agreed(
+    asgi_server, new_context, modules
+):
+    """Sicily 3.51 (the start sheet): while it awaits an answer, and while data are
+    missing before the Initial Scenario, the rules data lead each page; the start
+    played, the step leads again on both pages without a reload (the phone's step was
+    2 000 px down the page, below the two tables still missing, for the whole Refit
+    Phase: the data moved up and never moved back)."""
+    host, phone = host_and_join_on_a_phone(asgi_server, new_context, "sicily/i", "british", "Axis")
+    reader = Reader()
+    agree_start(host, phone, SICILY_START, reader)
+    Walk({"british": host, "axis": phone}, {}, reader).until(result_form)
+    for page in (host, phone):
+        page.locator(".side-col #campaign-supplies").wait_for(state="attached")
+        tops = page.evaluate(
+            """() => ['campaign-step', 'campaign-supplies'].map(
+                id => document.getElementById(id).getBoundingClientRect().top)"""
+        )
+        assert tops[0] < tops[1], tops
