@@ -69,6 +69,23 @@ BUTTONS = """() => [...document.querySelectorAll('#campaign-step button')]
         + (b.form && b.form.hasAttribute('hx-confirm') ? ' [asks]' : ''))"""
 
 
+# Past the start, with no proposal to answer, the step leads: its title is on the
+# phone's first screen, below at most what happened since the last visit (which leads
+# on coming back, its newest three lines).
+STEP_TOP = """() => Math.round(document.getElementById('step-title')
+    .getBoundingClientRect().top + window.scrollY)"""
+STEP_BURIED = """() => {
+    const step = document.getElementById('campaign-step');
+    const supplies = document.getElementById('campaign-supplies');
+    if (!step || step.dataset.start !== '0') return false;
+    if (supplies && supplies.dataset.answer === '1') return false;
+    const top = document.getElementById('step-title').getBoundingClientRect().top;
+    const digest = document.getElementById('digest');
+    const since = digest ? digest.getBoundingClientRect().height : 0;
+    return top + window.scrollY - since > window.innerHeight;
+}"""
+
+
 class Reader:
     """Reads each page at each new step as a player would, and keeps what it finds."""
 
@@ -97,6 +114,9 @@ class Reader:
             self.found.append(f"{where} at {width} px: the page shows the word {word!r}")
         for name in page.evaluate(UNLABELLED):
             self.found.append(f"{where} at {width} px: the field {name!r} has no label")
+        if width == PHONE["width"] and page.evaluate(STEP_BURIED):
+            top = page.evaluate(STEP_TOP)
+            self.found.append(f"{where} at {width} px: the step starts {top} px down the page")
         for name in page.evaluate(SAME_NAMES):
             self.found.append(f"{where} at {width} px: several buttons are named {name!r}")
         # axe-core where the page is richest (a chart, a table, a form of its own).
