@@ -314,6 +314,7 @@ class SuppliesInputs(TableInputs):
     supplies: tuple[SupplyView, ...]
     packages: tuple[PackageView, ...]
     supplies_first: bool
+    supplies_await_answer: bool
     supplies_open: bool
     supply_items_open: bool
     supplies_missing: int
@@ -335,6 +336,7 @@ def supplies_inputs(view: CampaignView) -> SuppliesInputs:
         supplies=tuple(view.supplies),
         packages=tuple(view.packages),
         supplies_first=view.supplies_first,
+        supplies_await_answer=view.supplies_await_answer,
         supplies_open=view.supplies_open,
         supply_items_open=view.supply_items_open,
         supplies_missing=view.supplies_missing,

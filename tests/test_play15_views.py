@@ -142,3 +142,27 @@ def test_3_617_to_3_619_each_buy_cancel_and_roll_button_names_what_it_acts_on(
     buys = [n for n in names if n.startswith("Buy")]
     assert len(buys) > 1 and len(set(buys)) == len(buys), buys
     assert any("Foxhole" in n for n in buys), buys
+
+
+def test_a_long_digest_leads_with_its_newest_three_lines_and_folds_the_rest(
+    modules, make_user, login
+):
+    """Issue 46's "since your last visit", read on a phone: twelve of the opponent's
+    messages no longer push the step a thousand pixels down; the newest three lead, the
+    other nine (and the log's count beyond) are one click away."""
+    from campaign.services import messages
+    from tests.purchase_helpers import campaign_at
+
+    players, _ = campaign_at("sicily", "i", "jul14n", (make_user("ax"), make_user("br")))
+    axis = login(players.users["axis"])
+    url = f"/campaigns/{players.campaign_id}/digest/"
+    axis.get(url)
+    for n in range(14):
+        messages.send_message(
+            campaign_id=players.campaign_id, user=players.users["british"], text=f"Note {n}"
+        )
+    page = axis.get(url).content.decode()
+    lead, _, folded = page.partition("<details")
+    assert lead.count("<li>") == 3 and "Note 13" in lead and "Note 11" in lead, lead
+    assert "11 more since your last visit" in folded, folded
+    assert folded.count("<li>") == 9 and "And 2 more" in folded

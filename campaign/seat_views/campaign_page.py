@@ -460,9 +460,14 @@ class CampaignView:
         """The page leads with the rules data to supply when an opponent's proposal
         awaits this player's answer, or, before the Initial Scenario, while the start
         sheet has several data still to fill in (the start agreed before it is played)."""
-        if any(s.proposal is not None and not s.proposal.mine for s in self.supplies):
-            return True
-        return self.step_def.start and self.supplies_missing > 1 and not self.ended
+        return self.supplies_await_answer or (
+            self.step_def.start and self.supplies_missing > 1 and not self.ended
+        )
+
+    @cached_property
+    def supplies_await_answer(self) -> bool:
+        """An opponent's proposal awaits this player's answer."""
+        return any(s.proposal is not None and not s.proposal.mine for s in self.supplies)
 
     @cached_property
     def supply_items_open(self) -> bool:

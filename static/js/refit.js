@@ -497,12 +497,23 @@
     });
   }
   // An opponent's proposal that arrives live, awaiting this player's answer, moves
-  // the rules data to supply to the top of the page, where a fresh page draws it.
+  // the rules data to supply to the top of the page, where a fresh page draws it, as
+  // do the data still missing before the Initial Scenario; once neither holds (the
+  // proposal answered, the start played: either part may be the one re-drawn), they
+  // go back beside the step, before the log, and the step leads again.
   function leadWithAnswers() {
     var supplies = document.getElementById("campaign-supplies");
+    var step = document.getElementById("campaign-step");
     var columns = document.querySelector(".campaign > .columns");
-    if (supplies && columns && supplies.dataset.first === "1" && columns.contains(supplies)) {
+    if (!supplies || !columns) return;
+    var lead = supplies.dataset.answer === "1" ||
+      (supplies.dataset.first === "1" && (!step || step.dataset.start !== "0"));
+    var inside = columns.contains(supplies);
+    if (lead && inside) {
       columns.parentNode.insertBefore(supplies, columns);
+    } else if (!lead && !inside) {
+      var side = columns.querySelector(".side-col");
+      if (side) side.insertBefore(supplies, side.querySelector("#campaign-log"));
     }
   }
   ["htmx:oobAfterSwap", "htmx:afterSwap", "htmx:wsAfterMessage"].forEach(function (name) {

@@ -69,6 +69,23 @@ BUTTONS = """() => [...document.querySelectorAll('#campaign-step button')]
         + (b.form && b.form.hasAttribute('hx-confirm') ? ' [asks]' : ''))"""
 
 
+# Past the start, with no proposal to answer, the step leads: its title is on the
+# phone's first screen, below at most what happened since the last visit (which leads
+# on coming back, its newest three lines).
+STEP_TOP = """() => Math.round(document.getElementById('step-title')
+    .getBoundingClientRect().top + window.scrollY)"""
+STEP_BURIED = """() => {
+    const step = document.getElementById('campaign-step');
+    const supplies = document.getElementById('campaign-supplies');
+    if (!step || step.dataset.start !== '0') return false;
+    if (supplies && supplies.dataset.answer === '1') return false;
+    const top = document.getElementById('step-title').getBoundingClientRect().top;
+    const digest = document.getElementById('digest');
+    const since = digest ? digest.getBoundingClientRect().height : 0;
+    return top + window.scrollY - since > window.innerHeight;
+}"""
+
+
 class Reader:
     """Reads each page at each new step as a player would, and keeps what it finds."""
 
@@ -93,15 +110,13 @@ class Reader:
         if DUMP:
             buttons = page.evaluate(BUTTONS)
             print(f"== {where} @{width}", buttons)
-            if width == PHONE["width"]:
-                name = re.sub(r"\W+", "-", where)[:40]
-                page.screenshot(
-                    path=f"/tmp/p15/shots/{len(self.order):03d}-{name}.png", full_page=True
-                )
         for word in sorted(set(m.group(0) for m in JARGON.finditer(text))):
             self.found.append(f"{where} at {width} px: the page shows the word {word!r}")
         for name in page.evaluate(UNLABELLED):
             self.found.append(f"{where} at {width} px: the field {name!r} has no label")
+        if width == PHONE["width"] and page.evaluate(STEP_BURIED):
+            top = page.evaluate(STEP_TOP)
+            self.found.append(f"{where} at {width} px: the step starts {top} px down the page")
         for name in page.evaluate(SAME_NAMES):
             self.found.append(f"{where} at {width} px: several buttons are named {name!r}")
         # axe-core where the page is richest (a chart, a table, a form of its own).
@@ -486,3 +501,24 @@ def test_pleasant_diversion_hosted_to_the_second_scenario_on_a_desktop_and_a_pho
     phone.locator("#campaign-record tr.mine", has_text="G1").first.wait_for()
     assert any("3.5" in d and "rolled" in d for d in walk.did), walk.did
     reader.report()
+
+
+def test_the_rules_data_give_the_step_back_the_top_once_the_start_sheet_is_agreed(
+    asgi_server, new_context, modules
+):
+    """Sicily 3.51 (the start sheet): while it awaits an answer, and while data are
+    missing before the Initial Scenario, the rules data lead each page; the start
+    played, the step leads again on both pages without a reload (the phone's step was
+    2 000 px down the page, below the two tables still missing, for the whole Refit
+    Phase: the data moved up and never moved back)."""
+    host, phone = host_and_join_on_a_phone(asgi_server, new_context, "sicily/i", "british", "Axis")
+    reader = Reader()
+    agree_start(host, phone, SICILY_START, reader)
+    Walk({"british": host, "axis": phone}, {}, reader).until(result_form)
+    for page in (host, phone):
+        page.locator(".side-col #campaign-supplies").wait_for(state="attached")
+        tops = page.evaluate(
+            """() => ['campaign-step', 'campaign-supplies'].map(
+                id => document.getElementById(id).getBoundingClientRect().top)"""
+        )
+        assert tops[0] < tops[1], tops
