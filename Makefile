@@ -95,8 +95,9 @@ test-real: $(VENV)/.installed
 # tests (marker "rules": the backend only stores what they check), the tests of
 # what a page says or how it fits (marker "presentation": the same HTML on both
 # backends) and Hypothesis's random trials of a property whose scripted trials run
-# here (marker "property"), and the settings read by a fresh process under an environment
-# the test sets (marker "fresh_process", tests/conftest.py); they ran above.
+# here (marker "property"), and the checks made by a process of their own under an
+# environment the test sets (marker "fresh_process", tests/conftest.py: settings, check
+# --deploy, the compose file, the Caddyfile); they ran above.
 EMBEDDED_MARKERS := not postgres and not redis and not rules and not presentation and not property \
 	and not fresh_process
 test-embedded: $(VENV)/.installed

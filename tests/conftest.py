@@ -57,9 +57,10 @@ def _flush_by_delete():
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "fresh_process: reads the settings in a fresh Python process under an environment "
-        "the test sets (no backend of its own: run once, on PostgreSQL + Redis; the "
-        "embedded run leaves them out)",
+        "fresh_process: starts a process of its own under an environment the test sets "
+        "(the settings read afresh, check --deploy, the compose file or Caddyfile "
+        "validated): no backend of its own, run once, on PostgreSQL + Redis; the embedded "
+        "run leaves them out",
     )
 
 

@@ -63,6 +63,7 @@ def test_only_caddy_is_published_and_every_worker_runs_behind_https():
     assert "--proxy-headers" in (BASE_DIR / "Dockerfile").read_text()
 
 
+@pytest.mark.fresh_process
 def test_check_deploy_is_clean_with_the_compose_settings(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG"}}
     env.update(compose_worker_env())
@@ -78,6 +79,7 @@ def test_check_deploy_is_clean_with_the_compose_settings(tmp_path):
     assert "no issues" in result.stdout
 
 
+@pytest.mark.fresh_process
 def test_plain_http_for_a_public_host_is_a_deploy_warning(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env.update(
@@ -132,11 +134,13 @@ def _compose_config(tmp_path: Path, compose_text: str | None = None):
     )
 
 
+@pytest.mark.fresh_process
 def test_the_compose_file_validates_with_docker_compose(tmp_path):
     result = _compose_config(tmp_path)
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.fresh_process
 def test_the_compose_check_refuses_a_broken_file(tmp_path):
     broken = COMPOSE.read_text().replace("    image: caddy:", "    imag: caddy:")
     result = _compose_config(tmp_path, broken)
@@ -156,6 +160,7 @@ def test_the_workers_run_the_images_command_and_report_their_health():
 # --------------------------------------------------------------------------- Caddy
 
 
+@pytest.mark.fresh_process
 def test_the_caddyfile_is_valid(tmp_path):
     binary = caddy()
     assert binary, "no caddy binary: `make services` unpacks Debian's into var/tools"

@@ -17,7 +17,8 @@ Where the copy could differ from a walk, the cache stands aside and the walk is 
    pushes and e-mails once it commits, which a copy would not;
  * a test capturing on-commit callbacks (``django_capture_on_commit_callbacks``);
  * a test that patched anything but the dice with an empty queue (``fixed_dice`` with
-   nothing queued rolls the campaign's own dice, as an unpatched run does);
+   nothing queued rolls the campaign's own dice, as an unpatched run does), or than
+   what it declares ``neutral`` while it builds the state it starts from;
  * a row that names a user who is not one of the walk's players, or a live socket.
 The REFIT_* settings are part of the fingerprint.  ``tests/test_walk_cache.py`` proves
 a copied state equal to a freshly walked one, row for row.  REFIT_WALK_CACHE=0 turns
