@@ -629,28 +629,26 @@ def lists_no_unit(module: Module, campaign: Campaign, side: str, *, seen_by: str
     see (the gate): a unit marked withdrawn (off map) does not count, nor one of an RG
     bought at its printed value since the last CG-scenario end, which has not entered
     play yet (Sicily 3.6175: it "enters play during the course of the scenario")."""
-    rows = list(
-        Unit.objects.visible_to(seen_by)
-        .filter(campaign=campaign, side=side)
-        .values_list(
-            "markers",
-            "purchase__group_id",
-            "purchase__cost_variant",
-            "purchase__date_index",
-            "purchase__initial",
-        )
-    )
+    # Model instances, not values: the gate shows a unit held behind a secret roll in
+    # its former state (visibility.UNIT.former), which a values() read would bypass.
+    units = Unit.objects.visible_to(seen_by).filter(campaign=campaign, side=side)
     since: int | None = None
-    for markers, group_id, variant, date_index, initial in rows:
-        if "withdrawn" in (markers or ()):
+    for unit in units.select_related("purchase"):
+        if "withdrawn" in (unit.markers or ()):
             continue
-        group = module.group(side, group_id) if group_id else None
-        if group is None or initial or not enters_later(module, side, group, variant or ""):
+        bought = unit.purchase
+        group = module.group(side, bought.group_id) if bought else None
+        if (
+            bought is None
+            or group is None
+            or bought.initial
+            or not enters_later(module, side, group, bought.cost_variant or "")
+        ):
             return False
         if since is None:
             last = last_scenario_date(campaign)
             since = -1 if last is None else last
-        if date_index <= since:
+        if bought.date_index <= since:
             return False
     return True
 
