@@ -33,6 +33,7 @@ from campaign.selectors import (
     holdings,
     last_scenario_date,
     lists_no_unit,
+    new_dates_since_scenario,
     opponent_acted_since_done,
     pass_result,
     replenished_on_date,
@@ -519,6 +520,16 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
                 module, view.step_def, view.viewer, attacker, set(view.done)
             )
             closed += [first] if first else []
+        first = availability.others_first_reason(
+            module, view.step_def, table, view.viewer, set(view.done)
+        )
+        closed += [first] if first else []
+        if availability.capped_group(module, table, view.viewer) is not None:
+            used = len(rolled_items(view.campaign, view.viewer, table.id))
+            spent = availability.uses_refusal(
+                module, table, view.viewer, used, new_dates_since_scenario(module, view.campaign)
+            )
+            closed += [spent.rstrip(".")] if spent else []
         tv = table_view(table, ctx)
         item_label = availability.per_group_item_label(module, table, view.viewer)
         tv = replace(tv, item_label=item_label) if item_label else tv
@@ -536,7 +547,13 @@ def _group_items(view: CampaignView, table: Table, tv: TableView) -> TableView:
     items = availability.group_roll_items(
         view.module, table, view.viewer, held_purchases(view.campaign, view.viewer)
     )
-    left = availability.group_roll_left(items, rolled_items(view.campaign, view.viewer, table.id))
+    # An RG its roll eliminates (Sicily footnote i) is no longer held once rolled for.
+    rolled = (
+        []
+        if availability.eliminated_by_roll(table)
+        else rolled_items(view.campaign, view.viewer, table.id)
+    )
+    left = availability.group_roll_left(items, rolled)
     if left:
         label = f"Which {cap.label}" if cap else tv.item_label
         return replace(tv, item_choices=tuple((x, x) for _, x in left), item_label=label)
