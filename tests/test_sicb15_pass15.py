@@ -483,3 +483,22 @@ def test_3_619_no_fortification_without_fpp(users, modules):
     with pytest.raises(ActionRefused) as refused:
         _fortify(players, "british", "foxhole")
     assert "FPP" in str(refused.value), str(refused.value)
+
+
+def test_3_6183_british_v_plus_2_and_italian_plus_2_by_themselves(users, modules, fixed_dice):
+    """3.6183 DRM: "+2 British "V" RG" and "+2 Italian RG": the British V1 Med Tank
+    Troop's leader DR 2 is read 4 (Armor Leader column: 9-1), the Axis I7 Italian
+    Infantry Coy's DR 3 is read 5 (Personnel Leader: 9-1), neither ticked."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    v1 = buy(players, "british", "V1")
+    i7 = buy(players, "axis", "I7")
+    fixed_dice[:] = [[3, 3], [1, 1]]
+    make_rolls(players, "british", v1)
+    fixed_dice[:] = [[3, 3], [1, 2]]
+    make_rolls(players, "axis", i7)
+    finals = {
+        r.side: (r.final, r.result)
+        for r in Roll.objects.filter(campaign_id=players.campaign_id, table_id="leader_allotment")
+    }
+    assert finals["british"][0] == 4 and "9-1" in finals["british"][1], finals
+    assert finals["axis"][0] == 5 and "9-1" in finals["axis"][1], finals

@@ -524,7 +524,7 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
             module, view.step_def, table, view.viewer, set(view.done)
         )
         closed += [first] if first else []
-        if availability.capped_group(module, table, view.viewer) is not None:
+        if not closed and availability.capped_group(module, table, view.viewer) is not None:
             used = len(rolled_items(view.campaign, view.viewer, table.id))
             spent = availability.uses_refusal(
                 module, table, view.viewer, used, new_dates_since_scenario(module, view.campaign)
@@ -533,7 +533,9 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         tv = table_view(table, ctx)
         item_label = availability.per_group_item_label(module, table, view.viewer)
         tv = replace(tv, item_label=item_label) if item_label else tv
-        if table.per_group is not None:
+        # Which RGs it is still to be rolled for, only where it may be rolled now (the
+        # page says why not first: the RGs held are not read for nothing).
+        if table.per_group is not None and not closed:
             tv = _group_items(view, table, tv)
         panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
     _instead(view, panel)
