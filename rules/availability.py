@@ -1504,6 +1504,61 @@ def attacker_first_reason(
     )
 
 
+def eliminated_by_roll(table: Table) -> str:
+    """The rule by which a roll on ``table`` eliminates the RG it is rolled for
+    (``PerGroup.then_eliminated``; Sicily British chart footnote i); "" : it does not."""
+    cap = table.per_group
+    return cap.then_eliminated or "" if cap is not None else ""
+
+
+def others_first_reason(
+    module: Module, step: Step, table: Table, side: str, done: frozenset[str] | set[str]
+) -> str:
+    """Why ``side`` may not roll on ``table`` yet: it is rolled once every other side
+    has finished the step (``Table.others_done_first``; Sicily British chart footnote
+    i: a Bombardment "after all on-map setup is completed"), and one has not ("": it
+    may)."""
+    if table.others_done_first is None:
+        return ""
+    waiting = [s.name for s in module.sides if s.id != side and s.id not in done]
+    if not waiting:
+        return ""
+    return (
+        f"the {' and '.join(waiting)} have not finished {step.id} {step.title}: the "
+        f"{table.title} is rolled once they have ({table.others_done_first})"
+    )
+
+
+def capped_group(module: Module, table: Table, side: str) -> ReinforcementGroup | None:
+    """The RG of ``side``'s chart a table rolled once per RG held is rolled for whose
+    uses per scenario are capped (``ReinforcementGroup.uses_per_scenario``; Sicily
+    British chart footnote i's Bombardment), if any."""
+    cap, chart = table.per_group, module.chart(side)
+    if cap is None or chart is None:
+        return None
+    for group in chart.groups:
+        if group.uses_per_scenario is not None and holds(
+            cap.applies_to, group_context(module, side, group)
+        ):
+            return group
+    return None
+
+
+def uses_refusal(module: Module, table: Table, side: str, used: int, allowed: int) -> str:
+    """Why one more roll on ``table`` is refused: each uses one of the RGs it is rolled
+    for, and the scenario has used as many as it may (Sicily British chart footnote i:
+    "The maximum number of Bombardments useable per CG scenario is equal to the number
+    of new CG Dates since the last CG-Scenario End"); "" : it may."""
+    group = capped_group(module, table, side)
+    if group is None or group.uses_per_scenario is None or used < allowed:
+        return ""
+    return (
+        f"No more {group.type} RGs ({group.id}) in this scenario: at most "
+        f"{text.count(allowed, 'new CG Date')} since the last CG-scenario end, so at most "
+        f"{allowed}, and you have used {used} ({group.uses_per_scenario.rule})."
+    )
+
+
 def offer_words(module: Module, table: Table) -> str:
     """Who rolls on a table and when, in words: "only the British roll on it, and only
     on a Night CG Date"."""

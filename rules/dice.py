@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 DICE_COUNT = {"dr": 1, "DR": 2}
 
@@ -52,3 +54,17 @@ def faces(seed: str, seq: int, dice: str, stream: str = "") -> list[int]:
         out.extend(b % 6 + 1 for b in digest if b < 252)
         block += 1
     return out[:count]
+
+
+if TYPE_CHECKING:
+    from rules.schema import DiceApart
+
+
+def read_apart(apart: DiceApart, faces: Sequence[int]) -> str:
+    """The result of a DR read die by die (``Table.apart``; C1.31's error DR, Sicily
+    British chart footnote i): its faces are (colored, white); the white dr halved,
+    rounded up, where the rules say so."""
+    colored, white = faces[0], faces[1]
+    if apart.white_halved:
+        white = -(-white // 2)  # FRU
+    return apart.text.format(colored=colored, white=white) + f" ({apart.rule})"

@@ -636,6 +636,30 @@ class PerGroup(Strict):
     applies_to: Condition
     label: str
     rule: RuleRef
+    # The roll uses the RG up: it is marked eliminated on its RG Purchase Record line
+    # by the roll itself, citing this rule (Sicily British chart footnote i: "After the
+    # Bombardment has been fully resolved ... that Bombardment RG is Eliminated").
+    then_eliminated: RuleRef | None = None
+
+
+class DiceApart(Strict):
+    """A DR read die by die, not on its sum (ASL C1.31's error DR; Sicily British chart
+    footnote i: "makes a C1.31 error DR (with the white dr halved; FRU) to determine
+    the bombardment Center Hex"): the colored die (the roll's first) gives ``colored``,
+    the white die (its second) ``white``, halved and rounded up where ``white_halved``.
+    The roll's result is ``text`` with ``{colored}`` and ``{white}`` filled in."""
+
+    text: str  # "Center Hex: {white} hex(es) from the Pre-Registered hex in direction {colored}"
+    # The white dr is halved, fractions rounded up ("with the white dr halved; FRU").
+    white_halved: bool = False
+    rule: RuleRef
+
+    @field_validator("text")
+    @classmethod
+    def _fields(cls, v: str) -> str:
+        if "{colored}" not in v or "{white}" not in v:
+            raise ValueError("'text' names both dice: '{colored}' and '{white}'")
+        return v
 
 
 class AfterRoll(Strict):
@@ -763,6 +787,12 @@ class Table(Strict):
     leaders_not_of_group_kinds: list[UnitKind] = []
     # One roll made for a stack of the units it is rolled for (Sicily 3.606, 3.613).
     stack: StackRoll | None = None
+    # Its DR is read die by die, not on its sum (C1.31's error DR, Sicily British chart
+    # footnote i): the result says what each die gives; the rows' words stand beside.
+    apart: DiceApart | None = None
+    # Rolled only once every other side has finished the step, citing the rule (Sicily
+    # British chart footnote i: the Bombardment "after all on-map setup is completed").
+    others_done_first: RuleRef | None = None
     # Rolled only for a unit an earlier roll's result sends to it (Sicily 3.613 †).
     after: AfterRoll | None = None
     # The units a result of it eliminates are losses of the scenario just played (PHD
@@ -784,6 +814,12 @@ class Table(Strict):
         for n in self.stack.random_original:
             if n not in rolls:
                 raise ValueError(f"stack.random_original: {n} is not one of the table's 'original'")
+        return self
+
+    @model_validator(mode="after")
+    def _apart(self) -> Table:
+        if self.apart is not None and self.dice != "DR":
+            raise ValueError("'apart' reads the two dice of a DR: the table's dice are 'DR'")
         return self
 
     @model_validator(mode="after")

@@ -3566,6 +3566,36 @@ for _field, _mutate in [
     case(_field, base="phd", prepare=_phd_chart_oba, mutate=_mutate, observe=_phd_oba_per_group)
 
 
+def _sicily_bombardment(m: Module) -> Any:
+    """Sicily British chart footnote i's Bombardment error DR: a colored 4 and white 5
+    read apart, whether it waits for the Axis at 3.622, whether it eliminates its B1,
+    and the refusal of a second roll where one new CG Date allows one."""
+    table = m.table("bombardment")
+    reading = rules.dice.read_apart(table.apart, [4, 5]) if table.apart else None
+    wait = availability.others_first_reason(m, m.steps[0], table, "british", set())
+    spent = availability.eliminated_by_roll(table)
+    return reading, wait, spent, availability.uses_refusal(m, table, "british", 1, 1)
+
+
+# Table.apart, DiceApart, Table.others_done_first, PerGroup.then_eliminated (Sicily
+# British chart footnote i), one mutation each.
+for _field, _mutate in [
+    ("Table.apart", lambda d: tab(d, "bombardment").update(apart=None)),
+    (
+        "DiceApart.text",
+        lambda d: tab(d, "bombardment")["apart"].update(text="{white} hexes, direction {colored}"),
+    ),
+    ("DiceApart.white_halved", lambda d: tab(d, "bombardment")["apart"].update(white_halved=False)),
+    ("DiceApart.rule", lambda d: tab(d, "bombardment")["apart"].update(rule="C1.31")),
+    ("Table.others_done_first", lambda d: tab(d, "bombardment").update(others_done_first=None)),
+    (
+        "PerGroup.then_eliminated",
+        lambda d: tab(d, "bombardment")["per_group"].update(then_eliminated=None),
+    ),
+]:
+    case(_field, base="sicily", mutate=_mutate, observe=_sicily_bombardment)
+
+
 def _baz_items(m: Module) -> list[str]:
     """C5.26b's Baz/Psk/FT/DC of each side's nationality: the refusal of each side's
     roll for a Bazooka, a Psk and an LMG."""

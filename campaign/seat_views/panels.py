@@ -33,6 +33,7 @@ from campaign.selectors import (
     holdings,
     last_scenario_date,
     lists_no_unit,
+    new_dates_since_scenario,
     opponent_acted_since_done,
     pass_result,
     replenished_on_date,
@@ -522,10 +523,22 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         if table.once == "side" and rolled_items(view.campaign, view.viewer, table.id):
             # its one roll in this pass is made (APD 3.5's Rows A-C): no form to refuse
             closed += [f"you have made your roll on it in this pass ({table.rule})"]
+        first = availability.others_first_reason(
+            module, view.step_def, table, view.viewer, set(view.done)
+        )
+        closed += [first] if first else []
+        if not closed and availability.capped_group(module, table, view.viewer) is not None:
+            used = len(rolled_items(view.campaign, view.viewer, table.id))
+            spent = availability.uses_refusal(
+                module, table, view.viewer, used, new_dates_since_scenario(module, view.campaign)
+            )
+            closed += [spent.rstrip(".")] if spent else []
         tv = table_view(table, ctx)
         item_label = availability.per_group_item_label(module, table, view.viewer)
         tv = replace(tv, item_label=item_label) if item_label else tv
-        if table.per_group is not None:
+        # Which RGs it is still to be rolled for, only where it may be rolled now (the
+        # page says why not first: the RGs held are not read for nothing).
+        if table.per_group is not None and not closed:
             tv = _group_items(view, table, tv)
         panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
     _instead(view, panel)
@@ -539,7 +552,13 @@ def _group_items(view: CampaignView, table: Table, tv: TableView) -> TableView:
     items = availability.group_roll_items(
         view.module, table, view.viewer, held_purchases(view.campaign, view.viewer)
     )
-    left = availability.group_roll_left(items, rolled_items(view.campaign, view.viewer, table.id))
+    # An RG its roll eliminates (Sicily footnote i) is no longer held once rolled for.
+    rolled = (
+        []
+        if availability.eliminated_by_roll(table)
+        else rolled_items(view.campaign, view.viewer, table.id)
+    )
+    left = availability.group_roll_left(items, rolled)
     if left:
         label = f"Which {cap.label}" if cap else tv.item_label
         return replace(tv, item_choices=tuple((x, x) for _, x in left), item_label=label)

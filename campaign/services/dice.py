@@ -56,18 +56,26 @@ def roll(
         faces=faces,
         drms=[{"label": d.label, "value": d.value, "how": d.how} for d in drms],
         final=final,
-        result=table_result(table, final, column, original=sum(faces)),
+        result=table_result(table, final, column, original=sum(faces), faces=faces),
         secret=secret,
     )
 
 
 def table_result(
-    table: Table | None, final: int, column: str | None = None, *, original: int | None = None
+    table: Table | None,
+    final: int,
+    column: str | None = None,
+    *,
+    original: int | None = None,
+    faces: Sequence[int] = (),
 ) -> str:
     """A roll's result in the table's words: its Original roll's where the table gives
-    one (3.606 footnote 1), else its Final roll's row."""
+    one (3.606 footnote 1), else its Final roll's row; a DR read die by die
+    (``Table.apart``: C1.31's error DR) says what each die gives."""
     if table is None or table.missing:
         return ""
+    if table.apart is not None and len(faces) == 2:
+        return dice.read_apart(table.apart, faces)
     row = table.result_row(final, original)
     if column and row.results:
         return f"{column}: {row.results[column]}"

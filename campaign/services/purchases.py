@@ -654,13 +654,28 @@ def change_rg_state(
                 status=409,
             )
         purchase.details = {**purchase.details, "fired_cycle": turn.campaign.cycle}
+    set_state(turn, purchase, state)
+    commit(turn.campaign.pk, PurchaseChanged(kept=kept_secret(turn, purchase)))
+    return purchase
+
+
+def set_state(turn: Turn, purchase: Purchase, state: str, rule: str = "") -> None:
+    """Mark ``purchase`` in the OB, eliminated, withdrawn or used up, logged as its
+    secret while it is one; the units it brought that leave with it leave the retained
+    forces, and an RG held only with it is withdrawn.  ``rule``: the rule that marked it
+    by itself (Sicily British chart footnote i: a Bombardment RG once resolved)."""
     purchase.state = state
     purchase.save(update_fields=["state", "details"])
+    rg, now = f"{purchase.group_id} {purchase.group_type}", purchase.get_state_display()
+    text = (
+        f"{turn.side_name()}'s {rg} is {now} ({rule})."
+        if rule
+        else f"{turn.side_name()} marks {rg} {now}."
+    )
     turn.record(
         EventKind.RG_STATE,
         secret=kept_secret(turn, purchase),
-        text=f"{turn.side_name()} marks {purchase.group_id} {purchase.group_type} "
-        f"{purchase.get_state_display()}.",
+        text=text,
         data={"purchase": purchase.pk},
     )
     leaving = leaving_with(
@@ -678,8 +693,6 @@ def change_rg_state(
             data={"purchase": purchase.pk},
         )
     _retire_outlived(turn, purchase)
-    commit(turn.campaign.pk, PurchaseChanged(kept=kept_secret(turn, purchase)))
-    return purchase
 
 
 def _retire_outlived(turn: Turn, cause: Purchase) -> None:

@@ -20,17 +20,19 @@ from campaign.changes import (
     AmendmentProposed,
     DoneTakenBack,
     PointsForgone,
+    PurchaseChanged,
     ResultConfirmed,
     ResultDisputed,
     ResultEntered,
     RollMade,
     StepFinished,
 )
-from campaign.models import Campaign, EventKind, Roll, ScenarioResult, StepMark, Unit
+from campaign.models import Campaign, EventKind, Purchase, Roll, ScenarioResult, StepMark, Unit
 from campaign.selectors import (
     done_by_own_click,
     held_purchases,
     holdings,
+    new_dates_since_scenario,
     opponent_acted_since_done,
     pass_result,
     replenished_on_date,
@@ -265,6 +267,9 @@ def roll_on_table(
         )
         if first:
             raise ActionRefused(f"Not yet: {first}.", status=409)
+    first = availability.others_first_reason(turn.module, step, table, turn.side, turn.done)
+    if first:
+        raise ActionRefused(f"Not yet: {first}.", status=409)
     unit, weapon = rolled_for(turn, table, unit_id)
     # A stack's one roll (Sicily 3.606, 3.613): the units that join the unit named.
     joined = stacks.members(turn, table, unit, weapon, stack)
@@ -292,7 +297,10 @@ def roll_on_table(
             availability.group_roll_items(
                 turn.module, table, turn.side, held_purchases(c, turn.side)
             ),
-            selectors_rolled_items(c, turn.side, table.id),
+            # An RG its roll eliminates is no longer held: those held are still to roll.
+            selectors_rolled_items(c, turn.side, table.id)
+            if not availability.eliminated_by_roll(table)
+            else [],
         )
         if isinstance(chosen, str):
             raise ActionRefused(chosen, status=409)
@@ -307,6 +315,17 @@ def roll_on_table(
         if refusal:
             raise ActionRefused(refusal, status=409)
     if table.per_group is not None:
+        used = Roll.objects.filter(
+            campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
+        ).count()
+        refusal = availability.uses_refusal(
+            turn.module, table, turn.side, used, new_dates_since_scenario(turn.module, c)
+        )
+        if refusal:
+            raise ActionRefused(refusal, status=409)
+    if table.per_group is not None and not availability.eliminated_by_roll(table):
+        # A roll that eliminates its RG (Sicily footnote i) leaves it no longer held:
+        # the choice among those held above is the cap.
         refusal = availability.per_group_refusal(
             table,
             Roll.objects.filter(
@@ -430,6 +449,15 @@ def roll_on_table(
             carried, more = losses.carry_loss(turn, table.losses_count, gone, hidden)
             writes += more
             consequence = "; ".join(w for w in (consequence, carried) if w)
+    spent = availability.eliminated_by_roll(table)
+    used_up = (
+        Purchase.objects.get(campaign=c, side=turn.side, ref=group_ref)
+        if spent and group_ref
+        else None
+    )
+    if used_up is not None and group is not None and group.records_hex and used_up.recorded_hex:
+        # The hex it was recorded with (footnote i's Pre-Registered hex) the result reads.
+        item += f", {group.records_hex.label} {used_up.recorded_hex}"
     what = f"{table.title}{f' for {item}' if item else ''}"
     # A roll for a unit of a secret RG is that unit's secret (nothing of it shows); a
     # secret table's roll shows that it was made (``visibility.SECRET_ROLL``).
@@ -449,7 +477,10 @@ def roll_on_table(
         secret=kept,
         data={"roll": r.seq, **({"purchase": purchase_id} if purchase_id else {})},
     )
-    commit(c.pk, RollMade(kept=kept), saving=writes)
+    if used_up is not None and spent:
+        # British chart footnote i: "that Bombardment RG is Eliminated".
+        purchases.set_state(turn, used_up, Purchase.State.ELIMINATED, rule=spent)
+    commit(c.pk, PurchaseChanged(kept=kept) if used_up else RollMade(kept=kept), saving=writes)
     return r
 
 
