@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import transaction
 from django.db.models import Q, QuerySet, Sum
@@ -402,7 +402,7 @@ def reveal_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
         .order_by("id")
     )
     former: dict[str, Any] = next((u.held for u in lines if u.ref == root), {})
-    was = label(Unit(name=former.get("name", unit.name), count=former.get("count", 1)))
+    was = _former_label(unit, former)
     release_held(turn.campaign, of=root)
     now = "; ".join(f"{label(u)}, {state_words(u.markers)}" for u in lines)
     turn.record(
@@ -543,8 +543,12 @@ def _seen_held(turn: Turn, unit: Unit, wording: Callable[[str], str]) -> tuple[K
     former = unit.held if secret is not None and secret.held == unit.ref else {}
     if not former:
         return secret, False
-    was = label(Unit(name=former.get("name", unit.name), count=former.get("count", 1)))
-    return UNIT.held_back(unit.side, unit.ref, gone=wording(was)), True
+    return UNIT.held_back(unit.side, unit.ref, gone=wording(_former_label(unit, former))), True
+
+
+def _former_label(unit: Unit, former: Mapping[str, Any]) -> str:
+    """``unit``'s line as the opponent reads it while its ``former`` state is held."""
+    return label(Unit(name=former.get("name", unit.name), count=former.get("count", 1)))
 
 
 def possessor_refusal(unit: Unit, possessor: Unit) -> str:
@@ -735,6 +739,22 @@ def remove_weapon(*, campaign_id: object, user: User, unit_id: object, weapon_id
     return unit
 
 
+_F = TypeVar("_F")
+
+
+def _at_its_step(turn: Turn, feature: _F | None, none_here: str) -> _F:
+    """The current step's ``feature`` (a weapon exchange, a remanning) for a player who
+    may act on it now; refused, in ``none_here``'s words, at a step that has none."""
+    if feature is None:
+        raise ActionRefused(
+            f"{none_here} at {turn.step.id} {turn.step.title}: only at the step the rules "
+            "give it. Nothing was changed.",
+            status=409,
+        )
+    expect_turn(turn, Action.ROLL)
+    return feature
+
+
 @transaction.atomic
 def exchange_weapon(
     *, campaign_id: object, user: User, unit_id: object, weapon_id: object, give_id: object
@@ -744,14 +764,7 @@ def exchange_weapon(
     Eliminating a friendly SW LMG"; PHD C5.27b: a German LMG, a US MMG): the SW leaves
     the retained forces, the weapon is in good order again."""
     turn = take_turn(campaign_id, user, None)
-    exchange = turn.step.weapon_exchange
-    if exchange is None:
-        raise ActionRefused(
-            f"No weapon is repaired by exchange at {turn.step.id} {turn.step.title}: "
-            "only at the step the rules give it. Nothing was changed.",
-            status=409,
-        )
-    expect_turn(turn, Action.ROLL)
+    exchange = _at_its_step(turn, turn.step.weapon_exchange, "No weapon is repaired by exchange")
     unit = _own_carrier(turn, unit_id)
     weapon = _own_weapon(unit, weapon_id)
     sw = own_unit(turn, give_id)
@@ -813,14 +826,7 @@ def remann_vehicle(*, campaign_id: object, user: User, unit_id: object, by_id: o
     by Personnel Retained within the same Setup Area").  Who then stands in the
     vehicle (a crew re-entering it, D5.42) is the map's."""
     turn = take_turn(campaign_id, user, None)
-    remanning = turn.step.remanning
-    if remanning is None:
-        raise ActionRefused(
-            f"No vehicle is remanned at {turn.step.id} {turn.step.title}: only at the step "
-            "the rules give it. Nothing was changed.",
-            status=409,
-        )
-    expect_turn(turn, Action.ROLL)
+    remanning = _at_its_step(turn, turn.step.remanning, "No vehicle is remanned")
     unit = own_unit(turn, unit_id)
     if not by_id:
         crew = _remanner(turn, remanning, unit)
