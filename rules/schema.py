@@ -147,9 +147,10 @@ UnitStatus = Literal[
     "encircled",
     # A Heroic leader (A15.2): Sicily 3.610 "-1 if Heroic" reads it on the wounded leader.
     "heroic",
-    # A vehicle's Low Ammo marker (Ammunition Shortage, A19.131): Sicily 3.6141c gives it
-    # to a Mobile, Isolated AFV that stays under Recall; 3.61425 removes it from each
-    # non-captured, non-Isolated vehicle.
+    # A Low Ammo marker (Ammunition Shortage, A19.131): Sicily 3.6141c gives it to a
+    # Mobile, Isolated AFV that stays under Recall; 3.61425 removes it from each
+    # non-captured, non-Isolated vehicle.  PHD C5.13a gives it to any unit that ends the
+    # Redeployment Isolated; C5.27d removes it from each non-captured, non-Isolated one.
     "low_ammo",
     # An MMC a result Replaces (A19.13: by the next lower quality counter of its
     # nationality and class, which the Sicily seed does not print): marked until its
@@ -181,7 +182,7 @@ UNIT_STATUS_WORDS: dict[str, str] = {
     "elite": "Elite (MMC class)",
     "encircled": "Encircled",
     "heroic": "heroic (leader)",
-    "low_ammo": "Low Ammo (vehicle)",
+    "low_ammo": "Low Ammo (Ammunition Shortage, A19.131)",
     "replace_due": "to be Replaced by its next lower quality counter (A19.13)",
 }
 UNIT_KIND_WORDS: dict[str, str] = {

@@ -120,7 +120,10 @@ def test_3_61425_low_ammo_is_removed_from_each_non_captured_non_isolated_vehicle
     assert cut_off.state.marked == {"isolated", "low_ammo"}
     assert taken.state.marked == {"captured", "low_ammo"}
     said = _log(players, "3.61425")
-    assert len(said) == 1 and "PzKpfw IVH loses its Low Ammo (vehicle) marker" in said[0]
+    assert (
+        len(said) == 1
+        and "PzKpfw IVH loses its Low Ammo (Ammunition Shortage, A19.131) marker" in said[0]
+    )
 
 
 def test_3_606_row_9_replaced_a_leader_becomes_the_next_lower_quality(users, modules, fixed_dice):

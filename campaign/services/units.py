@@ -1736,7 +1736,12 @@ def units_replaced(
     lines += [
         (brought_name(u, gid), k, n) for u, k, n in comes_with(module, purchase.side, group, given)
     ]
-    _rg_lines(purchase, lines)
+    made = _rg_lines(purchase, lines)
+    # Its SW (RG footnote w's allotment, the chart's SW column) stay with the RG and pass
+    # to the units the dr gave, as after an in-time dr: none is left without possessor
+    # because the chart's MMC left (one its owner marked not possessed stays so).
+    loose = Unit.objects.filter(purchase=purchase, possessor=None, kind__in=POSSESSED_KINDS)
+    _possess(made, [u for u in loose if "unpossessed" not in u.markers])
 
 
 def _rg_lines(purchase: Purchase, lines: Sequence[tuple[str, str, int]]) -> list[Unit]:
@@ -1782,9 +1787,13 @@ def units_from_purchase(
     ]
     lines += [(f"{name} ({gid})", "leader", 1) for name in outcome.leaders]
     made = _rg_lines(purchase, lines)
-    # The RG's SW come with its MMC, possessed by them (its first MMC line; the owner
-    # names another on the retained forces).
+    _possess(made, made)
+
+
+def _possess(made: Sequence[Unit], lines: Sequence[Unit]) -> None:
+    """The RG's SW of ``lines`` come with its MMC, possessed by them (the first MMC line
+    ``made``; the owner names another on the retained forces)."""
     mmc = next((u for u in made if u.kind in ("squad", "half_squad") and u.pk), None)
-    sw = [u.pk for u in made if u.kind in POSSESSED_KINDS]
+    sw = [u.pk for u in lines if u.kind in POSSESSED_KINDS and u.pk]
     if mmc is not None and sw:
         Unit.objects.filter(pk__in=sw).update(possessor=mmc)

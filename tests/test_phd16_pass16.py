@@ -1,0 +1,180 @@
+"""Purple Heart Draw, sixteenth pass (issue 44): pass 15's Left items (C5.13a's
+Ammunition shortage marked by the app, a late RG footnote u dr's SW, RG footnote a and
+In Reserve, C5.28 note 2) and C1-C5 sentences tried in play as a player would (the other
+side, another unit kind, twice, skipped), each test citing its rule
+(docs/rules-audit/pass-16-phd16.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Unit
+from campaign.services import steps
+from tests.test_player_words import FORBIDDEN
+from tests.test_rule_mechanisms import fixed_dice, users
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+__all__ = ["fixed_dice", "users"]
+
+
+def plain(sentence: str) -> None:
+    """What the player reads has no module or transcription words."""
+    assert not FORBIDDEN.search(sentence), sentence
+
+
+def done(players, side):
+    steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
+
+
+def marks(unit: Unit) -> set[str]:
+    unit.refresh_from_db()
+    return set(unit.markers)
+
+
+def test_c5_13a_units_ending_redeployment_isolated_suffer_ammunition_shortage(users, modules):
+    """C5.13a "Units that end this Redeployment phase Isolated (only), suffer from
+    Ammunition shortage for the next TM Scenario" (pass 15's Left item): when C5.14
+    (Redeployment) is done, each unit its owner marked Isolated is marked Low Ammo
+    (Ammunition Shortage, A19.131) by the app, a squad as a Sherman, either side's; a
+    unit not Isolated is not.  The marker's words fit infantry (no "(vehicle)")."""
+    from rules.schema import UNIT_STATUS_WORDS
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.14")
+    cut_off = add(players, "us", "6-6-7 A", "squad", markers=("isolated",))
+    free = add(players, "us", "6-6-7 B", "squad")
+    tank = add(players, "german", "PzKpfw IVH", "vehicle", markers=("isolated",))
+    done(players, "us")
+    done(players, "german")
+    assert players.step.id != "C5.14"
+    # Before: no Low Ammo marker (the players were to read Isolation as the shortage).
+    assert marks(cut_off) == {"isolated", "low_ammo"}
+    assert marks(tank) == {"isolated", "low_ammo"}
+    assert marks(free) == set()
+    words = UNIT_STATUS_WORDS["low_ammo"]
+    assert "vehicle" not in words and "Ammunition Shortage" in words
+    plain(words)
+
+
+def test_c5_13a_the_shortage_lasts_the_next_tm_scenario_only(users, modules):
+    """C5.13a "... for the next TM Scenario": the Low Ammo marker given at C5.14 stays
+    through C5.27d while the unit is still Isolated (so it plays the next TM Scenario
+    short of ammunition); a unit whose owner took its Isolated marker off before C5.27
+    is done (it redeployed out) loses it there (C5.27d)."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.14")
+    stays = add(players, "us", "6-6-7 A", "squad", markers=("isolated",))
+    leaves = add(players, "us", "6-6-7 B", "squad", markers=("isolated",))
+    done(players, "us")
+    done(players, "german")
+    assert "low_ammo" in marks(leaves)
+    Unit.objects.filter(pk=leaves.pk).update(markers=["low_ammo"])
+    players.until_step("C5.27")
+    done(players, "german")
+    done(players, "us")
+    assert marks(stays) == {"isolated", "low_ammo"}
+    assert marks(leaves) == set()
+
+
+GRENS_U = {
+    "id": "A4",
+    "type": "Gren Pl",
+    "units": "4-4-7",
+    "unit_kind": "squad",
+    "full": "2",
+    "cost": "5",
+    "footnotes": "u, w",
+    "sw": "LMG 1",
+}
+
+
+def test_rg_footnote_w_a_late_type_dr_hands_the_sw_to_the_units_it_gives(
+    users, modules, fixed_dice
+):
+    """C5.31 RG footnote w "SW allotment as per following table" with footnote u
+    "Determine RG type as per following table" (pass 15's Left item): an RG marked u
+    and w joins before its type table is supplied, its LMG possessed by its chart
+    squads; the late type dr's squads replace those, and the LMG follows them (possessed
+    by the units the dr gives, as after an in-time dr), not left with no possessor."""
+    from campaign.services import purchases
+    from tests.purchase_helpers import make_rolls
+    from tests.test_phd15_pass15 import buy
+    from tests.test_rule_mechanisms import phd_with_chart, row_table, supply
+
+    players, c = phd_with_chart(users, [GRENS_U])
+    a4 = make_rolls(players, "german", buy(players, "german", "A4", "onmap"))
+    (lmg,) = Unit.objects.filter(purchase=a4, kind="sw")
+    assert lmg.possessor is not None and lmg.possessor.name.startswith("4-4-7")
+    supply(
+        players,
+        "tables.rg_type",
+        row_table(
+            [
+                ("1-3", "Gren", "units: 2 x 4-4-7 (squad)"),
+                ("4-6", "Fallschirm", "units: 2 x 5-4-8 (squad)"),
+            ]
+        ),
+    )
+    fixed_dice.append([5])
+    purchases.roll_for_purchase(campaign_id=c.pk, user=players.users["german"], purchase_id=a4.ref)
+    lmg.refresh_from_db()
+    # Before: the LMG stayed, its possessor gone with the chart's squads (none).
+    assert lmg.possessor is not None
+    assert (lmg.possessor.name, lmg.possessor.kind) == ("5-4-8 (A4)", "squad")
+    assert sorted(u.name for u in Unit.objects.filter(purchase=a4)) == ["5-4-8 (A4)", "LMG (A4)"]
+
+
+def test_rg_footnote_a_does_not_deny_in_reserve_to_an_rg_not_marked_a(users, modules):
+    """C5.31 RG footnote a "Available for on map set up the TM Scenario of purchase" and
+    C5.31b "A unit requisitioned 'In Reserve' may set up on-map during the TM Scenario
+    for which it was requisitioned" (pass 15's Left item).  Reading: C5.32 names three
+    set-ups, "On-Map set up; In Reserve set up; or enter as Reinforcements", and the
+    footnote speaks of the first ("on map set up"), so an I RG the chart does not mark a
+    is refused On-Map but bought In Reserve (and may set up Cloaked on the map in its TM
+    Scenario of purchase, C5.31b); the price list and the bought line say In Reserve."""
+    from campaign.models import Purchase
+    from campaign.services.errors import ActionRefused
+    from tests.test_phd15_pass15 import US_CHART, buy, price_list
+    from tests.test_rule_mechanisms import phd_with_chart
+
+    players, c = phd_with_chart(users, US_CHART, side="us")
+    offered = dict(price_list(players, "us", "I2"))
+    assert "reserve" in offered and "onmap" not in offered and "onmap_near" not in offered
+    with pytest.raises(ActionRefused, match=r"footnote a"):
+        buy(players, "us", "I2", "onmap_near")
+    p = buy(players, "us", "I2", "reserve")
+    assert Purchase.objects.get(pk=p.pk).cost_variant == "reserve"
+    # The RG marked a is offered all three.
+    assert {"onmap", "reserve", "reinforcement"} <= set(dict(price_list(players, "us", "I1")))
+
+
+def test_c5_13a_then_c5_26a_an_isolated_squads_lmg_has_each_plus_one_once(
+    users, modules, fixed_dice
+):
+    """C5.13a then C5.26a Weapon Repair Table "+1 If suffering from Ammunition shortage"
+    and "+1 If Isolated", tried with infantry (pass 15 tried a Sherman): a squad marked
+    Isolated at C5.14 is marked Low Ammo, the malfunctioned LMG it possesses with it
+    (C2.0: a SW is in its possessor's Location); at C5.26 the LMG's dr has each +1 once
+    (the markers of the weapon and its possessor read together, not counted twice);
+    the LMG of a squad not Isolated has neither."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, roll
+
+    players, _ = phd_after(users, "C5.14")
+    cut_off = add(players, "us", "6-6-7 A", "squad", markers=("isolated",))
+    lmg = add(players, "us", "BAR A", "sw", "malfunctioned", possessor=cut_off.ref)
+    free = add(players, "us", "6-6-7 B", "squad")
+    lmg2 = add(players, "us", "BAR B", "sw", "malfunctioned", possessor=free.ref)
+    done(players, "us")
+    done(players, "german")
+    assert "low_ammo" in marks(cut_off)
+    players.until_step("C5.26")
+    fixed_dice.append([3])
+    r = roll(players, "us", "weapon_repair", lmg)
+    assert sorted(d["label"][:14] for d in r.drms) == ["+1 If Isolated", "+1 If sufferin"]
+    assert r.final == 5
+    fixed_dice.append([3])
+    assert roll(players, "us", "weapon_repair", lmg2).drms == []
