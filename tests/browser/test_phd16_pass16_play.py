@@ -30,7 +30,8 @@ def _done(page, step="C5.14"):
     if not button.count():
         page.reload()
         page.locator("body[data-live]").wait_for(state="attached")
-    button.click()
+    with page.expect_response(lambda r: "/act/finish/" in r.url):
+        button.click()
 
 
 def test_c5_13a_isolated_units_are_marked_low_ammo_when_both_finish_redeployment(
@@ -46,8 +47,9 @@ def test_c5_13a_isolated_units_are_marked_low_ammo_when_both_finish_redeployment
     us = _open(asgi_server, new_context, browser_login, players, "us")
     de = _open(asgi_server, new_context, browser_login, players, "german")
     _done(us)
-    us.locator("#campaign-step").get_by_text("C5.14", exact=False).first.wait_for()
     _done(de)
+    # Both done: the German's page moves on to C5.15 (the settling is in that commit).
+    de.locator("#campaign-step", has_text="C5.15").wait_for()
     base = f"{asgi_server.url}/campaigns/{players.campaign_id}/roster/"
     us.goto(base)
     forces = us.locator("#retained-forces")
