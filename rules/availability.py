@@ -1604,13 +1604,22 @@ def repair_cap_figures(
             continue
         if unit.kind == "sw":
             held += unit.count if names_any(unit.name, [weapon]) else 0
-        elif (
-            unit.kind in MMC_KINDS
-            and set(cap.footnotes) & set(footnotes)
-            and unit.marked.isdisjoint(cap.not_markers)
-        ):
+        elif capped_mmc(cap, unit, footnotes):
             equivalents += Fraction(unit.count, 1 if unit.kind == "squad" else 2)
     return held, equivalents
+
+
+def capped_mmc(cap: RepairCap, unit: UnitState, footnotes: Sequence[str]) -> bool:
+    """Whether ``unit`` (its RG marked ``footnotes``) is one of the MMC a ``repair_cap``
+    counts, and so one that may possess a weapon it caps (PHD C5.26b: "(non-isolated)
+    Assault Engineer squad-equivalents"; "An Assault Engineer MMC must possess any
+    repaired FT/DC")."""
+    return (
+        unit.kind in MMC_KINDS
+        and "captured" not in unit.marked
+        and bool(set(cap.footnotes) & set(footnotes))
+        and unit.marked.isdisjoint(cap.not_markers)
+    )
 
 
 def repair_cap_refusal(table: Table, weapon: str, held: int, equivalents: Fraction) -> str:

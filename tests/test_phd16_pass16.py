@@ -178,3 +178,113 @@ def test_c5_13a_then_c5_26a_an_isolated_squads_lmg_has_each_plus_one_once(
     assert r.final == 5
     fixed_dice.append([3])
     assert roll(players, "us", "weapon_repair", lmg2).drms == []
+
+
+def test_c5_26b_an_assault_engineer_mmc_possesses_each_repaired_ft(users, modules, fixed_dice):
+    """C5.26b "An Assault Engineer MMC must possess any repaired FT/DC" (the ledger had
+    it as the map's; the app holds who possesses each SW and which MMC are Assault
+    Engineers, RG footnote e): a FT Repaired (dr 2) rejoins the retained forces
+    possessed by the German's non-isolated Pionier squad, not by his Isolated Pionier HS
+    nor by a squad of no engineer RG; the roll's result says who.  A repaired Psk (not
+    an FT/DC) rejoins with no possessor named, as before."""
+    from campaign.models import Event, Roll
+    from tests.test_phd_pass6 import with_pioneers
+    from tests.test_rule_mechanisms import add, roll
+
+    players, c = with_pioneers(users, 1, "C5.26")
+    squad = Unit.objects.get(campaign=c, side="german", kind="squad")
+    Unit.objects.create(
+        campaign=c,
+        side="german",
+        name="2-3-8 HS (I8)",
+        kind="half_squad",
+        purchase=squad.purchase,
+        markers=["isolated"],
+    )
+    add(players, "german", "4-4-7", "squad")
+    fixed_dice.append([2])
+    r = roll(players, "german", "baz_psk_ft_dc_repair", item="FT in 23K4")
+    (ft,) = Unit.objects.filter(campaign=c, side="german", kind="sw", name="FT")
+    # Before: the FT rejoined with no possessor.
+    assert ft.possessor_id == squad.pk
+    said = Roll.objects.get(pk=r.pk).result
+    logged = " ".join(Event.objects.filter(campaign=c).values_list("text", flat=True))
+    assert f"FT rejoins the retained forces, possessed by {squad.name} (C5.26b)" in logged, (
+        said,
+        logged[-600:],
+    )
+    plain(logged[-300:])
+    fixed_dice.append([1])
+    roll(players, "german", "baz_psk_ft_dc_repair", item="Psk in 23K5")
+    (psk,) = Unit.objects.filter(campaign=c, side="german", kind="sw", name="Psk")
+    assert psk.possessor_id is None
+
+
+def test_c5_19_dr_2_replaces_a_wounded_leader_and_retains_a_wounded_6_plus_1(
+    users, modules, fixed_dice
+):
+    """C5.19 Leader Evacuation Table row 2 "Retained Unwounded & Replaced (A19.13)*" and
+    its "* EXC: A wounded 6+1 is retained Unwounded", tried on the US side (the named
+    tests roll a German dr 1): a wounded 8-1 on a dr 2 is Replaced by an 8-0, unwounded;
+    a wounded 6+1 on a dr 2 stays a 6+1, unwounded; a dr 6 evacuates a wounded 7-0."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, roll, supply_leader_evacuation
+
+    players, c = phd_after(users, "C5.19")
+    supply_leader_evacuation(players, "Retained Wounded", "none")
+    eight = add(players, "us", "8-1 leader", "leader", "wounded")
+    six = add(players, "us", "6+1 leader", "leader", "wounded")
+    seven = add(players, "us", "7-0 leader", "leader", "wounded")
+    fixed_dice.extend([[2], [2], [6]])
+    roll(players, "us", "leader_evacuation", eight)
+    roll(players, "us", "leader_evacuation", six)
+    roll(players, "us", "leader_evacuation", seven)
+    lines = sorted(
+        (u.name, tuple(u.markers))
+        for u in Unit.objects.filter(campaign=c, side="us", kind="leader")
+    )
+    assert lines == [("6+1 leader", ()), ("8-0 leader", ())], lines
+    del eight, six, seven
+
+
+def test_c5_29_the_cvp_drm_rounds_down_and_the_german_attack_chit_gives_plus_one(users, modules):
+    """C5.29 "-1 per 10 CVP (FRD) suffered by the friendly side in the previous TM
+    Scenario" and "+1 If the friendly side selected 'Attack' Chit in the previous
+    scenario", tried on the other side and at the edge (the named test: the US with 29
+    CVP): after a German Attack at 0930 in which the German lost 19 CVP (FRD: -1, not
+    -2) and the US 10 (exactly -1), the German's 1230 TP DR has +1 and -1, the US's -1."""
+    from campaign.models import Roll
+    from tests.purchase_helpers import campaign_at
+    from tests.test_rule_mechanisms import result_values
+
+    players, module = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="initiative")
+    players.chits(german="attack", us="idle")
+    players.until("results")
+    players.results(**result_values(module, cvp_lost_us=10, cvp_lost_german=19))
+    players.until("purchase")
+    rolls = {
+        r.side: sorted(d["value"] for d in r.drms)
+        for r in Roll.objects.filter(
+            campaign_id=players.campaign_id,
+            table_id="tp_replenishment",
+            cycle=players.campaign.cycle,
+        )
+    }
+    assert rolls == {"us": [-1], "german": [-1, 1]}
+
+
+def test_c5_25_a_san_of_2_or_4_stays_as_it_is_with_no_word(users, modules):
+    """C5.25 "a SAN of < 2 has its SAN adjusted to '2'"; "Any side with a SAN that is > 4
+    has it reduced to '4'", tried at the edge (the named test: 6 and 1): a German SAN of
+    2 and a US SAN of 4 are kept, and the log says no adjustment."""
+    from campaign.models import Event, Seat
+    from tests.test_phd_conph import phd_after
+
+    players, _ = phd_after(users, "C5.31", san_german=2, san_us=4)
+    c = players.campaign
+    assert dict(Seat.objects.filter(campaign=c).values_list("side", "san")) == {
+        "german": 2,
+        "us": 4,
+    }
+    said = list(Event.objects.filter(campaign=c, kind="san").values_list("text", flat=True))
+    assert not any("(C5.25)" in t for t in said), said

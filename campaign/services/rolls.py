@@ -14,6 +14,7 @@ from campaign.models import (
     Unit,
 )
 from campaign.services.turns import Turn
+from campaign.services.units import possessor_refusal
 from rules import availability
 from rules.drm import RollContext, holds
 from rules.effects import UnitState
@@ -99,6 +100,25 @@ def fired_in_pass(turn: Turn, side: str, group_id: str) -> bool:
         state=Purchase.State.FIRED,
         details__fired_cycle=turn.campaign.cycle,
     ).exists()
+
+
+def cap_possessor(turn: Turn, weapon: Unit, cap: RepairCap) -> Unit | None:
+    """The MMC that possesses a weapon ``cap`` counts when it rejoins the retained
+    forces (PHD C5.26b "An Assault Engineer MMC must possess any repaired FT/DC"): the
+    side's first line the cap counts (``availability.capped_mmc``) that may possess it
+    without telling a secret (``units.possessor_refusal``); None if none may (its owner
+    names one on the retained forces)."""
+    lines = Unit.objects.select_related("purchase").filter(
+        campaign=turn.campaign, side=weapon.side, kind__in=["squad", "half_squad"]
+    )
+    for line in lines.order_by("pk"):
+        group = turn.module.group(line.side, line.purchase.group_id) if line.purchase else None
+        footnotes = list(group.footnotes) if group else []
+        if availability.capped_mmc(cap, line.state, footnotes) and not possessor_refusal(
+            weapon, line
+        ):
+            return line
+    return None
 
 
 def repair_cap_counts(turn: Turn, side: str, cap: RepairCap, weapon: str) -> tuple[int, Fraction]:

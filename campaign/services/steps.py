@@ -52,6 +52,7 @@ from campaign.services.flow import (
 )
 from campaign.services.purchase_records import roll_entry
 from campaign.services.rolls import (
+    cap_possessor,
     fired_in_pass,
     held_groups,
     repair_cap_counts,
@@ -717,8 +718,19 @@ def apply_effects(
         if effect.do == "rejoin" and unit is None and effect.kind is not None:
             # PHD C5.26b: the Baz/Psk/FT/DC removed from play and Repaired is back.
             name = availability.item_weapon(table, turn.side, item) or item
-            Unit.objects.create(campaign=turn.campaign, side=turn.side, name=name, kind=effect.kind)
-            words.append(f"{name} rejoins the retained forces")
+            back = Unit.objects.create(
+                campaign=turn.campaign, side=turn.side, name=name, kind=effect.kind
+            )
+            said = f"{name} rejoins the retained forces"
+            cap = table.repair_cap
+            if cap is not None and availability.repair_cap_weapon(table, name):
+                # C5.26b: an Assault Engineer MMC possesses each repaired FT/DC.
+                holder = cap_possessor(turn, back, cap)
+                if holder is not None:
+                    back.possessor = holder
+                    back.save(update_fields=["possessor"])
+                    said += f", possessed by {units.label(holder)} ({cap.rule})"
+            words.append(said)
     gid = granted_group(effects)
     if gid:
         p = purchases.receive_group(turn, gid, f"{table.title}, {table.rule}", table.gives_type)
