@@ -230,7 +230,8 @@ def test_c5_19_dr_2_replaces_a_wounded_leader_and_retains_a_wounded_6_plus_1(
     from tests.test_phd_conph import phd_after
     from tests.test_rule_mechanisms import add, roll, supply_leader_evacuation
 
-    players, c = phd_after(users, "C5.19")
+    players, _ = phd_after(users, "C5.19")
+    c = players.campaign
     supply_leader_evacuation(players, "Retained Wounded", "none")
     eight = add(players, "us", "8-1 leader", "leader", "wounded")
     six = add(players, "us", "6+1 leader", "leader", "wounded")
