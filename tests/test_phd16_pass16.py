@@ -289,3 +289,58 @@ def test_c5_25_a_san_of_2_or_4_stays_as_it_is_with_no_word(users, modules):
     }
     said = list(Event.objects.filter(campaign=c, kind="san").values_list("text", flat=True))
     assert not any("(C5.25)" in t for t in said), said
+
+
+def test_c5_26b_a_second_repaired_ft_goes_to_an_engineer_holding_none(users, modules, fixed_dice):
+    """C5.26b "An Assault Engineer MMC must possess any repaired FT/DC", twice: with two
+    Pionier lines, the first FT repaired goes to the first, the second FT to the other
+    (the one holding no FT/DC yet), not both to one squad."""
+    from tests.test_phd_pass6 import with_pioneers
+    from tests.test_rule_mechanisms import roll
+
+    players, c = with_pioneers(users, 1, "C5.26")
+    first = Unit.objects.get(campaign=c, side="german", kind="squad")
+    other = Unit.objects.create(
+        campaign=c, side="german", name="8-3-8 (I8)", kind="squad", purchase=first.purchase
+    )
+    fixed_dice.extend([[1], [1]])
+    roll(players, "german", "baz_psk_ft_dc_repair", item="FT in 23K4")
+    roll(players, "german", "baz_psk_ft_dc_repair", item="DC in 23K4")
+    holders = sorted(
+        Unit.objects.filter(campaign=c, side="german", kind="sw").values_list(
+            "name", "possessor_id"
+        )
+    )
+    # Before this change both went to the first line.
+    assert holders == [("DC", other.pk), ("FT", first.pk)], holders
+
+
+def test_c5_13a_twice_and_after_a_done_taken_back(users, modules):
+    """C5.13a, twice and after an undo: the US presses Done at C5.14, takes it back,
+    marks a second squad Isolated and presses Done again; once the German is done, each
+    Isolated squad is marked Low Ammo once (one log line each), and a squad already
+    marked Low Ammo gets no second line."""
+    from campaign.models import Event
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, edit
+
+    players, _ = phd_after(users, "C5.14")
+    a = add(players, "us", "6-6-7 A", "squad", markers=("isolated",))
+    b = add(players, "us", "6-6-7 B", "squad")
+    already = add(players, "us", "6-6-7 C", "squad", markers=("isolated", "low_ammo"))
+    done(players, "us")
+    steps.take_back_done(campaign_id=players.campaign_id, user=players.users["us"])
+    edit(players, "us", b, "isolated")
+    done(players, "us")
+    done(players, "german")
+    assert marks(a) == marks(b) == marks(already) == {"isolated", "low_ammo"}
+    said = [
+        t
+        for t in Event.objects.filter(campaign_id=players.campaign_id).values_list(
+            "text", flat=True
+        )
+        if "(C5.13a)" in t
+    ]
+    assert len(said) == 2 and all("Low Ammo" in t for t in said), said
+    for t in said:
+        plain(t)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -17,7 +18,7 @@ from campaign.services.turns import Turn
 from campaign.services.units import possessor_refusal
 from rules import availability
 from rules.drm import RollContext, holds
-from rules.effects import UnitState
+from rules.effects import UnitState, names_any
 from rules.purchase import group_context
 from rules.schema import CVP_LOST, VP, Condition, RepairCap
 
@@ -108,17 +109,26 @@ def cap_possessor(turn: Turn, weapon: Unit, cap: RepairCap) -> Unit | None:
     side's first line the cap counts (``availability.capped_mmc``) that may possess it
     without telling a secret (``units.possessor_refusal``); None if none may (its owner
     names one on the retained forces)."""
-    lines = Unit.objects.select_related("purchase").filter(
-        campaign=turn.campaign, side=weapon.side, kind__in=["squad", "half_squad"]
+    side = Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=weapon.side)
+    lines = [u for u in side.order_by("pk") if u.kind in ("squad", "half_squad")]
+    # One holding fewest of the weapons the cap counts first (a second FT goes to an
+    # engineer holding none, not to the first one again).
+    holding = Counter(
+        u.possessor_id
+        for u in side.filter(kind="sw", possessor__isnull=False)
+        if any(names_any(u.name, [n]) for n in cap.names)
     )
-    for line in lines.order_by("pk"):
+    chosen = None
+    for line in lines:
         group = turn.module.group(line.side, line.purchase.group_id) if line.purchase else None
         footnotes = list(group.footnotes) if group else []
-        if availability.capped_mmc(cap, line.state, footnotes) and not possessor_refusal(
-            weapon, line
-        ):
-            return line
-    return None
+        if not availability.capped_mmc(cap, line.state, footnotes):
+            continue
+        if possessor_refusal(weapon, line):
+            continue
+        if chosen is None or holding[line.pk] < holding[chosen.pk]:
+            chosen = line
+    return chosen
 
 
 def repair_cap_counts(turn: Turn, side: str, cap: RepairCap, weapon: str) -> tuple[int, Fraction]:
