@@ -344,3 +344,41 @@ def test_c5_13a_twice_and_after_a_done_taken_back(users, modules):
     assert len(said) == 2 and all("Low Ammo" in t for t in said), said
     for t in said:
         plain(t)
+
+
+def test_c5_24_a_heroic_10_3_and_a_wounded_heroic_us_leader(users, modules):
+    """C5.24 "Each Heroic leader has its Hero counter removed and is then Battle
+    Hardened (A15.3)", tried on the US side and at the top of the ladder (the named
+    test: a German 8-1): a heroic 10-3 loses the Hero and stays a 10-3 (none higher); a
+    heroic, wounded 7-0 becomes an 8-0, still wounded; a 9-1 not heroic is unchanged."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, unit_names
+
+    players, _ = phd_after(users, "C5.24")
+    add(players, "us", "10-3 leader", "leader", status="heroic")
+    add(players, "us", "7-0 leader", "leader", "wounded", markers=("heroic",))
+    add(players, "us", "9-1 leader", "leader")
+    done(players, "us")
+    done(players, "german")
+    assert unit_names(players, "us", kind="leader") == [
+        ("10-3 leader", "leader", "ok", 1),
+        ("8-0 leader", "leader", "wounded", 1),
+        ("9-1 leader", "leader", "ok", 1),
+    ]
+
+
+def test_c5_15_a_sw_of_an_isolated_squad_stays_an_unpossessed_us_gun_goes(users, modules):
+    """C5.15 "any SW/Guns that are not possessed following all Redeployment is complete
+    are eliminated from play", tried on the US side and with possession recorded (the
+    named test: the German's, by the "not possessed" marker alone): a US 57mm AT Gun
+    marked not possessed leaves the retained forces when C5.15 is done; a BAR possessed
+    by an Isolated squad (C5.13a: it is in its possessor's Location) stays."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, unit_names
+
+    players, _ = phd_after(users, "C5.15")
+    squad = add(players, "us", "6-6-7", "squad", markers=("isolated",))
+    add(players, "us", "BAR", "sw", possessor=squad.ref)
+    add(players, "us", "57mm AT Gun", "gun", status="unpossessed")
+    players.until_step("C5.16")
+    assert [n for n, *_ in unit_names(players, "us")] == ["6-6-7", "BAR"]

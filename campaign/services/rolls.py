@@ -105,10 +105,10 @@ def fired_in_pass(turn: Turn, side: str, group_id: str) -> bool:
 
 def cap_possessor(turn: Turn, weapon: Unit, cap: RepairCap) -> Unit | None:
     """The MMC that possesses a weapon ``cap`` counts when it rejoins the retained
-    forces (PHD C5.26b "An Assault Engineer MMC must possess any repaired FT/DC"): the
-    side's first line the cap counts (``availability.capped_mmc``) that may possess it
-    without telling a secret (``units.possessor_refusal``); None if none may (its owner
-    names one on the retained forces)."""
+    forces (PHD C5.26b "An Assault Engineer MMC must possess any repaired FT/DC"): of
+    the side's lines the cap counts (``availability.capped_mmc``) that may possess it
+    without telling a secret (``units.possessor_refusal``), the first holding fewest
+    such weapons; None if none may (its owner names one on the retained forces)."""
     side = Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=weapon.side)
     lines = [u for u in side.order_by("pk") if u.kind in ("squad", "half_squad")]
     # One holding fewest of the weapons the cap counts first (a second FT goes to an
