@@ -382,3 +382,41 @@ def test_c5_15_a_sw_of_an_isolated_squad_stays_an_unpossessed_us_gun_goes(users,
     add(players, "us", "57mm AT Gun", "gun", status="unpossessed")
     players.until_step("C5.16")
     assert [n for n, *_ in unit_names(players, "us")] == ["6-6-7", "BAR"]
+
+
+def test_c5_14_the_defenders_isolated_squad_and_the_attackers_stunned_tank(
+    users, modules, fixed_dice
+):
+    """C5.14 Redeployment DRM "+1 Unit is Isolated", "+1 Unit marked with Stun counter"
+    and "+1 Infantry unit is on Wire", tried on the Defender's side after the Attacker's
+    Done (the named tests: the US's units): the German squad marked Isolated has +1 by
+    itself; the US Sherman marked stunned has +1 by itself, and a tick of the Wire DRM
+    for it is refused (Infantry only), nothing rolled; the German's DR before the US's
+    Done is refused ("In turn, Attacker first")."""
+    from campaign.models import Roll
+    from campaign.services.errors import ActionRefused
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, roll
+
+    players, _ = phd_after(users, "C5.14")
+    tank = add(players, "us", "M4A1 Sherman", "vehicle", markers=("stunned",))
+    squad = add(players, "german", "4-4-7", "squad", markers=("isolated",))
+    with pytest.raises(ActionRefused) as refused:
+        roll(players, "us", "redeployment", tank, ticked=["wire"])
+    plain(str(refused.value))
+    assert (
+        not Roll.objects.filter(campaign_id=players.campaign_id)
+        .filter(table_id="redeployment")
+        .exists()
+    )
+    fixed_dice.append([3, 3])
+    r = roll(players, "us", "redeployment", tank)
+    assert [d["label"][:13] for d in r.drms] == ["+1 Unit marke"], r.drms
+    # "In turn, Attacker first": the Defender's DR waits for the Attacker's Done.
+    with pytest.raises(ActionRefused) as refused:
+        roll(players, "german", "redeployment", squad)
+    plain(str(refused.value))
+    done(players, "us")
+    fixed_dice.append([3, 3])
+    r = roll(players, "german", "redeployment", squad)
+    assert [d["label"][:15] for d in r.drms] == ["+1 Unit is Isol"], r.drms
