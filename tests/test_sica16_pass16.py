@@ -332,3 +332,30 @@ def test_3_606_the_page_offers_no_prisoner_and_says_the_crew_is_added(users, mod
     assert "4-6-7" in page
     for word in ("inherent_crews", "crew_escapes", "not_if"):
         assert word not in page
+
+
+def test_3_606_then_3_6141a_the_escaped_crew_remanns_its_abandoned_vehicle(
+    users, modules, fixed_dice
+):
+    """3.606 row 9 "Abandoned; crew (if any) Escapes", then 3.6141a "Each Abandoned
+    vehicle may remain Abandoned, or may be remanned ... by Personnel Retained": the
+    StuG's escaped 2-2-8 crew line, walked on to 3.614 (July 15 AM), remanns the
+    StuG; the log names it."""
+    from campaign.services import units
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    stug = add(players, "axis", "StuG IIIG", "vehicle", status="isolated")
+    fixed_dice.append([3, 4])
+    assert roll(players, "axis", "escape", stug).final == 9
+    players.until_step("3.614")
+    from campaign.models import Unit
+
+    crew = Unit.objects.get(campaign_id=players.campaign_id, side="axis", name="2-2-8 crew")
+    stug = Unit.objects.get(campaign_id=players.campaign_id, side="axis", name="StuG IIIG")
+    units.remann_vehicle(
+        campaign_id=players.campaign_id,
+        user=players.users["axis"],
+        unit_id=stug.ref,
+        by_id=crew.ref,
+    )
+    assert "2-2-8 crew remanns StuG IIIG" in _said(players, "unit"), _said(players, "unit")
