@@ -141,7 +141,13 @@ def reads_unit_rg(table: Table) -> bool:
 def reads_unit_morale(table: Table) -> bool:
     """Whether a DRM of ``table`` counts the Morale of the unit rolled for (APD 2.5's
     and Sicily 3.6041's 1TC): its rolls are made for a unit whose counter prints one."""
-    return any(d.of == "unit_morale" for d in table.drms)
+    return any(d.of == "unit_morale" or d.read == "unit_morale" for d in table.drms)
+
+
+def morale_is_read(table: Table) -> bool:
+    """Whether the Morale ``reads_unit_morale`` reads may be missing from the record
+    (a ``counted`` DRM ``read`` from it is then typed): no DRM needs it."""
+    return not any(d.of == "unit_morale" for d in table.drms)
 
 
 # A Personnel counter's figures as its line records them: a squad, half-squad, crew
@@ -224,6 +230,16 @@ def applicable_drms(
             if drm.not_offered:
                 raise DrmRefused(f"'{drm.label}' does not apply: {drm.not_offered}{rule}.")
             raise DrmRefused(f"'{drm.label}' does not apply to this roll{rule}.")
+    for drm in table.drms:
+        if drm.read is not None and drm.read in ctx.inputs:
+            read = ctx.inputs[drm.read]
+            if drm.id in typed and typed[drm.id] != read:
+                rule = drm.rule or table.rule
+                raise DrmRefused(
+                    f"'{drm.label}' is {read} on the record, not {typed[drm.id]}: it is read, "
+                    f"not typed ({rule})."
+                )
+            typed[drm.id] = read
     for drm in table.drms:
         if drm.variable and drm.required and drm.id not in typed and offered(drm, ctx):
             rule = drm.rule or table.rule

@@ -29,6 +29,7 @@ from rules.schema import (
     Effect,
     EffectName,
     HeldCap,
+    InherentCrew,
     Module,
     OriginalRoll,
     ReinforcementGroup,
@@ -274,7 +275,21 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
         and (flt.groups is None or unit.group in flt.groups)
         and not (flt.not_named and names_any(unit.name, flt.not_named))
         and (flt.named is None or names_any(unit.name, flt.named))
+        and not (flt.not_if is not None and matches(flt.not_if.units, unit))
     )
+
+
+def inherent_crew(crews: Sequence[InherentCrew], vehicle: UnitState) -> InherentCrew | None:
+    """The Inherent crew counter of ``vehicle``: the first of ``crews`` whose vehicles
+    it is one of (None: the module names none for it, Sicily 3.606 "crew (if any)")."""
+    return next((c for c in crews if matches(c.vehicles, vehicle)), None)
+
+
+def crew_escapes(effects: list[Effect], unit: UnitState) -> bool:
+    """Whether the result of a roll made for ``unit`` lets its Inherent crew escape
+    (Sicily 3.606 rows 9-10 "crew (if any) Escapes")."""
+    first = next(iter(for_kind(effects, unit.kind, unit.name)), None)
+    return first is not None and first.crew_escapes
 
 
 def names_any(name: str, words: Sequence[str]) -> bool:

@@ -379,6 +379,11 @@ class Effect(Strict):
     # Replaced, then Casualty Reduced"): the leader put in its place, or the MMC marked
     # to be Replaced, is then Casualty Reduced.
     then: Literal["casualty_reduce"] | None = None
+    # On a vehicle's roll: its Inherent crew survives it and is Retained as a line of
+    # its own, the counter ``Module.inherent_crews`` gives the vehicle (Sicily 3.606
+    # Mobile Vehicle rows 9-10 "crew (if any) Escapes"); a vehicle none names: its owner
+    # is told to add it.
+    crew_escapes: bool = False
 
     @model_validator(mode="after")
     def _params(self) -> Effect:
@@ -410,6 +415,11 @@ class Effect(Strict):
                 "'then' acts on the unit a Replacement left: only for effects "
                 "'replace_lower' and 'status'"
             )
+        if self.crew_escapes and self.do not in ("status", "eliminate"):
+            raise ValueError(
+                "'crew_escapes' adds the crew of a vehicle Abandoned or Eliminated: only for "
+                "effects 'status' and 'eliminate'"
+            )
         if self.to == "carrier" and self.do != "status":
             raise ValueError(
                 "'to: carrier' marks the unit carrying the weapon rolled for: only for effect "
@@ -434,6 +444,18 @@ class InsteadOfRoll(Strict):
     # MMC": a crew's half-squad line says it is a crew).
     mmc_not_named: list[str] = []
     rule: RuleRef
+
+
+class InherentCrew(Strict):
+    """The Inherent crew counter (ASL D5.1) of the vehicles ``vehicles`` matches: what
+    survives a vehicle as a line of its own where a result says its crew escapes
+    (``Effect.crew_escapes``)."""
+
+    unit: str
+    kind: UnitKind = "half_squad"
+    vehicles: UnitFilter
+    rule: RuleRef | None = rule_field()
+    note: str | None = note_field()
 
 
 class LeaderLadder(Strict):
@@ -490,6 +512,23 @@ class UnitFilter(Strict):
     # And whose name names one of these words: PHD TM20 "an eligible Sherman tank" (the
     # vehicle's line records its counter, "M4A1 Sherman").
     named: list[str] | None = None
+    # And which is none of the units this filter names (every one of its conditions
+    # holding): Sicily 3.606 "Each Personnel/" and 3.613 "A Personnel/": a squad, HS,
+    # leader or Hero marked captured is a man held prisoner, no Personnel of the side's
+    # to escape or shift, where a captured vehicle or Gun (the side's captured
+    # Equipment) may.  ``label`` says who they are in the player's words.
+    not_if: UnitExclusion | None = None
+
+
+class UnitExclusion(Strict):
+    """The units a ``UnitFilter`` leaves out (``UnitFilter.not_if``): those matching
+    ``units``, in the player's words ``label`` ("a prisoner")."""
+
+    units: UnitFilter
+    label: str
+
+
+UnitFilter.model_rebuild()
 
 
 # --------------------------------------------------------------------------- dice tables
@@ -532,6 +571,11 @@ class Drm(Strict):
     # Uncontrolled-Territory hexes along that path": the player types the hexes, never
     # the DRM).  Only with ``variable``, ``value`` and ``per``.
     counted: str | None = None
+    # For a ``counted`` DRM: where the record gives the count, it is read, not typed
+    # (a typed count must agree with it); typed where it does not (Sicily 3.6041 EXC:
+    # "- the Inherent crew's Morale", read from the crew counter ``Module.inherent_crews``
+    # gives the vehicle, typed for a vehicle it names none for).
+    read: Literal["unit_morale"] | None = None
     # Why a DRM the player claims is not offered where ``offer_when`` fails, in the
     # rule's words, said with the refusal (PHD C5.34 "+1 If module placed a FFE counter
     # in prior TM Scenario": before the Initial TM Scenario there is no prior one).
@@ -545,6 +589,8 @@ class Drm(Strict):
             raise ValueError(
                 "'counted' is for a DRM typed as a count: 'variable', 'value' and 'per', no 'of'"
             )
+        if self.read is not None and self.counted is None:
+            raise ValueError("'read' gives the count of a 'counted' DRM from the record")
         return self
 
     @model_validator(mode="after")
@@ -1965,6 +2011,8 @@ class Module(Strict):
     cost_variants: list[CostVariant] = []
     post_purchase: list[PostPurchaseRoll] = []
     leader_ladder: LeaderLadder | None = None
+    # The vehicles' Inherent crew counters, the first whose vehicles match (Sicily 3.606).
+    inherent_crews: list[InherentCrew] = []
     purchase_record: PurchaseRecordColumns | None = None
     initiative: Initiative | None = None
     victory: str | None = None  # CG victory conditions, as text

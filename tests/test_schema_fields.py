@@ -4880,6 +4880,107 @@ case(
 )
 
 
+def _prisoner_escapes(m: Module) -> Any:
+    """Whether a 4-5-8 held prisoner (marked captured) may make an Escape DR, and
+    whether a captured Sherman may (Sicily 3.606)."""
+    flt = m.table("escape").for_units
+    return (
+        effects.matches(flt, effects.UnitState("4-5-8", "squad", ("captured",))),
+        effects.matches(flt, effects.UnitState("Sherman III", "vehicle", ("captured",))),
+    )
+
+
+def _escape_words(m: Module) -> str:
+    from campaign.services.units import describe_filter
+
+    flt = m.table("escape").for_units
+    assert flt is not None
+    return describe_filter(flt)
+
+
+case(
+    "UnitFilter.not_if",
+    base="sicily",
+    # 3.606 "Each Personnel/": a prisoner makes no Escape DR; without it he may.
+    mutate=lambda d: tab(d, "escape")["for_units"].pop("not_if"),
+    observe=_prisoner_escapes,
+)
+case(
+    "UnitExclusion.units",
+    base="sicily",
+    # Only squads left out: a captured Sherman escapes either way, a captured squad now may.
+    mutate=lambda d: tab(d, "escape")["for_units"]["not_if"]["units"].update(kinds=["leader"]),
+    observe=_prisoner_escapes,
+)
+case(
+    "UnitExclusion.label",
+    base="sicily",
+    # The refusal names who is left out in the player's words.
+    mutate=lambda d: tab(d, "escape")["for_units"]["not_if"].update(label="a man held"),
+    observe=_escape_words,
+)
+
+
+def _crew_of(name: str, *markers: str) -> Any:
+    """The Inherent crew (counter, kind) the module gives a vehicle ``name`` (Sicily
+    3.606 rows 9-10), and whether row 9's result lets it escape."""
+
+    def observe(m: Module) -> Any:
+        vehicle = effects.UnitState(name, "vehicle", markers)
+        crew = effects.inherent_crew(m.inherent_crews, vehicle)
+        row = effects.row_effects(m.table("escape").lookup(9), "Mobile Vehicle")
+        return (crew.unit, crew.kind) if crew else None, effects.crew_escapes(row, vehicle)
+
+    return observe
+
+
+case(
+    "Effect.crew_escapes",
+    base="sicily",
+    # 3.606 row 9 "Abandoned; crew (if any) Escapes": without it no crew line is added.
+    mutate=lambda d: tab(d, "escape")["rows"][1]["column_effects"]["Mobile Vehicle"].pop(
+        "crew_escapes"
+    ),
+    observe=_crew_of("StuG IIIG"),
+)
+case(
+    "Module.inherent_crews",
+    base="sicily",
+    mutate=lambda d: d.pop("inherent_crews"),
+    observe=_crew_of("StuG IIIG"),
+)
+case(
+    "InherentCrew.unit",
+    base="sicily",
+    mutate=lambda d: d["inherent_crews"][0].update(unit="2-2-7 crew"),
+    observe=_crew_of("StuG IIIG"),
+)
+case(
+    "InherentCrew.kind",
+    base="sicily",
+    mutate=lambda d: d["inherent_crews"][0].update(kind="squad"),
+    observe=_crew_of("StuG IIIG"),
+)
+case(
+    "InherentCrew.vehicles",
+    base="sicily",
+    # A captured Sherman has no Inherent crew of its captor's; without the filter's
+    # not_statuses it would get one.
+    mutate=lambda d: d["inherent_crews"][0]["vehicles"].pop("not_statuses"),
+    observe=_crew_of("Sherman III(a)", "captured"),
+)
+
+
+case(
+    "Drm.read",
+    base="sicily",
+    # 3.6041 EXC: the crew's Morale read from the record (8) is applied untyped; without
+    # it the roll is refused until the Morale is typed.
+    mutate=lambda d: drm(d, "encircled_prc_1tc", "crew_morale").pop("read"),
+    observe=ticked_drms("encircled_prc_1tc", [], side="axis", inputs={"unit_morale": 8}),
+)
+
+
 def _remanning(d: dict) -> dict:
     return next(st for st in d["steps"] if st["id"] == "3.614")["remanning"]
 

@@ -150,7 +150,7 @@ def test_3_6041_exc_the_encircled_crew_of_an_immobile_vehicle_fails_and_leaves_i
 ):
     """3.6041 "[EXC: Encircled PRC of an Immobile vehicle are Eliminated, leaving the
     vehicle Abandoned]": a StuG marked Encircled and immobilized owes its crew's 1TC
-    (Done waits for it); the DR is refused without the crew's Morale; DR 10 - 8 fails:
+    (Done waits for it); DR 10 - 8 fails:
     the StuG stays, marked Abandoned (not eliminated); a second DR is refused; a Mobile
     Encircled StuG owes none.  A passed 1TC leaves a second StuG as it was."""
     players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
@@ -158,8 +158,9 @@ def test_3_6041_exc_the_encircled_crew_of_an_immobile_vehicle_fails_and_leaves_i
     mobile = add(players, "axis", "StuG IIIG", "vehicle", markers=["encircled"])
     with pytest.raises(ActionRefused, match=r"Roll first"):
         steps.finish_step(campaign_id=players.campaign_id, user=players.users["axis"])
-    with pytest.raises(ActionRefused, match=r"Enter '- the Inherent crew's Morale'.*3\.6041"):
-        roll(players, "axis", "encircled_prc_1tc", stug)
+    # Pass 16: the StuG's crew Morale is read from its 2-2-8 crew (inherent_crews), no
+    # longer refused untyped (test_sica16_pass16::
+    # test_3_6041_exc_the_crews_morale_is_read_from_its_crew_counter).
     with pytest.raises(ActionRefused, match=r"3\.6041"):
         roll(players, "axis", "encircled_prc_1tc", mobile, typed={"crew_morale": 8})
     fixed_dice.append([5, 5])

@@ -76,6 +76,7 @@ from rules.drm import (
     DrmRefused,
     RollContext,
     applicable_drms,
+    morale_is_read,
     reads_fired,
     reads_held_squads,
     reads_unit_morale,
@@ -83,12 +84,15 @@ from rules.drm import (
     unit_morale,
 )
 from rules.effects import (
+    WEAPON_CARRIERS,
     UnitOutcome,
     WeaponState,
     armed,
+    crew_escapes,
     falls_on_one,
     granted_group,
     hardens_mmc,
+    inherent_crew,
     mmc_to_harden,
     not_sent_refusal,
     on_unit,
@@ -374,7 +378,7 @@ def roll_on_table(
             inputs = stacks.inputs(table, [unit, *joined])
             context = dataclasses.replace(context, inputs={**context.inputs, **inputs})
         if reads_unit_morale(table):
-            context = with_unit_morale(table, context, unit)
+            context = with_unit_morale(turn.module, table, context, unit)
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
@@ -512,11 +516,23 @@ def _on_stack(
     return "; ".join(w for w in words if w)
 
 
-def with_unit_morale(table: Table, context: RollContext, unit: Unit | None) -> RollContext:
+def with_unit_morale(
+    module: Module, table: Table, context: RollContext, unit: Unit | None
+) -> RollContext:
     """``context`` with the Morale of the unit rolled for, which a DRM of ``table``
     counts (APD 2.5's 1TC: "Each Encircled unit must take a 1TC"; Sicily 3.6041), read
-    from the counter its line names; a line that names none is refused in words."""
-    morale = unit_morale(unit.name, unit.kind, unit.markers) if unit is not None else None
+    from the counter its line names, a vehicle's from its Inherent crew's counter
+    (``Module.inherent_crews``, Sicily 3.6041 EXC); a line that names none is refused
+    in words, unless the Morale is only read for a count the player may type instead
+    (``Drm.read``)."""
+    morale = None
+    if unit is not None and unit.kind in WEAPON_CARRIERS:  # its Inherent crew's (3.6041 EXC)
+        crew = inherent_crew(module.inherent_crews, unit.state)
+        morale = unit_morale(crew.unit, crew.kind) if crew is not None else None
+    elif unit is not None:
+        morale = unit_morale(unit.name, unit.kind, unit.markers)
+    if morale is None and morale_is_read(table):  # typed instead
+        return context
     if morale is None:
         what = units.label(unit) if unit is not None else "this roll"
         raise DrmRefused(
@@ -700,8 +716,11 @@ def apply_effects(
         done = on_weapon(effects, units.state_of(unit), weapon)
         words.append(units.apply_weapon_outcome(unit, weapon, done, rolled_for))
     elif unit is not None:
-        outcome = on_unit(effects, units.state_of(unit), units.ladder(turn.module))
+        state = units.state_of(unit)
+        outcome = on_unit(effects, state, units.ladder(turn.module))
         words.append(units.apply_outcome(unit, outcome, rolled_for))
+        if crew_escapes(effects, state):
+            words.append(units.crew_escapes(turn, table, unit, state))
     words.append(units.battle_harden(turn, effects, table.leaders_not_named, table))
     seat = turn.seat
     if any(e.do == "san" for e in effects):

@@ -43,6 +43,7 @@ from rules.effects import (
     exchange_refusal,
     hardened_by_settles,
     in_location_of,
+    inherent_crew,
     left_over,
     matches,
     names_any,
@@ -1343,6 +1344,8 @@ def describe_filter(flt: UnitFilter) -> str:
         said += " (not a " + " or ".join(flt.not_named) + ")"
     if flt.named:
         said += " (a " + " or ".join(flt.named) + ")"
+    if flt.not_if:
+        said += f" (not {flt.not_if.label})"
     if flt.weapons:
         said += ", a vehicle's " + " or ".join(Unit.WeaponKind(w).label for w in flt.weapons)
     return said
@@ -1533,6 +1536,25 @@ def apply_outcome(
         return f"{one} is removed from the retained forces{dropped}"
     also = f" and {Unit.Status(outcome.also).label}" if outcome.also else ""
     return f"{one} is now {Unit.Status(outcome.status or 'ok').label}{also}"
+
+
+def crew_escapes(turn: Turn, table: Table, vehicle: Unit, state: UnitState) -> str:
+    """The Inherent crew of ``vehicle`` (Abandoned or Eliminated by its roll on
+    ``table``) escapes: a line of the crew counter the module gives it
+    (``Module.inherent_crews``) joins its side's retained forces, in good order and
+    of its RG, Retained away from the vehicle (Sicily 3.606 rows 9-10 "crew (if any)
+    Escapes", 3.6061); a vehicle the module names no crew for: its owner is told to add
+    it.  In words."""
+    crew = inherent_crew(turn.module.inherent_crews, state)
+    if crew is None:
+        return (
+            f"{state.name}'s crew counter is not on record: add its crew (if any) on your "
+            f"retained forces ({table.rule})"
+        )
+    line = _copy(vehicle, name=crew.unit, kind=crew.kind, markers=[])
+    line.location = ""
+    line.save(update_fields=["location"])
+    return f"its {crew.unit} escapes and is Retained as a line of its own ({table.rule})"
 
 
 def _eliminated_with(unit: Unit) -> str:
