@@ -160,3 +160,116 @@ def test_3_6212_star_the_british_read_where_they_add_a_unit_that_it_counts_as_on
     said = "A unit you add counts as on the map for 3.6212"
     assert said in british and "unless you mark it withdrawn" in british
     assert said not in _page(client, players, "axis", "roster/")
+
+
+# --------------------------------------------------------------------------- tried in play
+
+
+def _cancel(players, side, p):
+    purchases.cancel_purchase(
+        campaign_id=players.campaign_id, user=players.users[side], purchase_id=p.ref
+    )
+
+
+def test_axis_footnote_m_a_coy_rg_cancelled_frees_its_place(users, modules):
+    """3.617 Axis chart footnote m: "A total of no more than two coy type RG may be
+    purchase on any given CG Date."  After a correction: I1 and I7 on July 14 N, the I7
+    cancelled (refunded), then I10 is accepted; a further I7 is refused."""
+    from tests.test_rule_mechanisms import buy
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    buy(players, "axis", "I1")
+    i7 = buy(players, "axis", "I7")
+    _cancel(players, "axis", i7)
+    buy(players, "axis", "I10")
+    with pytest.raises(ActionRefused, match="footnote m"):
+        buy(players, "axis", "I7")
+
+
+def test_3_6179_a_cancelled_purchase_is_not_counted_in_p_or_r(users, modules):
+    """3.6179: "#P (Number Purchased): The total number of friendly RG of this Group Type
+    purchased thus far during the CG." and "#R ... subtracting ... #P ... from the
+    "Maximum" column": the Axis I7 bought twice, the first cancelled: the line left
+    reads #P 1, #R 2 (CG I max 3)."""
+    from tests.test_rule_mechanisms import buy
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    first = buy(players, "axis", "I7")
+    _cancel(players, "axis", first)
+    p = buy(players, "axis", "I7")
+    lines = [ln for ln in roster_of(players.campaign, "axis").record if ln.group_id == "I7"]
+    assert [(ln.id, ln.number_purchased, str(ln.number_remaining)) for ln in lines] == [
+        (p.ref, 1, "2")
+    ], lines
+
+
+def test_3_619_d_no_at_mines_without_an_airborne_mmc(users, modules):
+    """3.619 footnote d (the other side of the condition): AT mines may be bought "when
+    >= 1 airborne MMC is currently retained": the British hold no airborne MMC (an M3
+    only): an AT mine is refused with the footnote, no FPP spent."""
+    from campaign.models import Seat
+    from tests.test_rule_mechanisms import buy
+    from tests.test_sicb15_pass15 import _fortify
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=100)
+    buy(players, "british", "M3")
+    Seat.objects.filter(campaign_id=players.campaign_id, side="british").update(
+        fortification_points=60
+    )
+    players.until("fortify")
+    with pytest.raises(ActionRefused) as refused:
+        _fortify(players, "british", "at_mines")
+    assert "footnote d" in str(refused.value) or "airborne" in str(refused.value), refused.value
+    seat = Seat.objects.get(campaign_id=players.campaign_id, side="british")
+    assert seat.fortification_points == 60
+
+
+def test_british_footnote_i_a_b1_on_another_date_after_one_used(users, modules):
+    """3.617 British chart B1, CG Date Max 1, tried on another date: a B1 bought and used
+    on July 14 N; on July 15 AM a new B1 is bought (the Date Max counts per date) and its
+    Bombardment rolled (one new CG Date since the last scenario)."""
+    from tests.test_sicb15_pass15 import _play, _to_setup
+
+    players, module = campaign_at("sicily", "i", "jul14n", users, points=100)
+    _b1(players)
+    _to_setup(players)
+    players.finish_side("axis")
+    _bombard(players)
+    _play(players, module)
+    players.until("purchase")
+    from campaign.models import Seat
+
+    Seat.objects.filter(campaign_id=players.campaign_id, side="british").update(points=100)
+    second = _b1(players, "24H6")
+    with pytest.raises(ActionRefused):
+        _b1(players, "25H6")  # Date Max 1
+    _to_setup(players)
+    players.finish_side("axis")
+    r = _bombard(players)
+    assert "24H6" in " ".join(
+        e.text for e in Event.objects.filter(campaign_id=players.campaign_id, data__roll=r.seq)
+    )
+    second.refresh_from_db()
+    assert second.state == Purchase.State.ELIMINATED
+
+
+def test_3_617_exc_cpp_left_after_july_14_pm_are_lost_in_play_and_kept_on_july_14_n(users, modules):
+    """3.617 EXC: "Any CPP remaining after this step on the 14 PM date are lost."  Tried in
+    play, not on the data: on July 14 PM both sides finish 3.617 with 20 CPP each: both
+    hold 0 at 3.618, and the British are told (their log).  On July 14 N (another date)
+    20 CPP left at 3.617 are still there at 3.618."""
+    from campaign.models import Seat
+
+    def points(players):
+        return sorted(
+            Seat.objects.filter(campaign_id=players.campaign_id).values_list("side", "points")
+        )
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=20)
+    players.finish()
+    assert players.step.id == "3.618", players.step.id
+    assert points(players) == [("axis", 0), ("british", 0)]
+    assert "3.617 EXC" in _log_of(players, "british")
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=20)
+    players.finish()
+    assert points(players) == [("axis", 20), ("british", 20)]
