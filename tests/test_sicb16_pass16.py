@@ -273,3 +273,42 @@ def test_3_617_exc_cpp_left_after_july_14_pm_are_lost_in_play_and_kept_on_july_1
     players, _ = campaign_at("sicily", "i", "jul14n", users, points=20)
     players.finish()
     assert points(players) == [("axis", 20), ("british", 20)]
+
+
+def test_3_6175_an_axis_g_rg_in_reserve_costs_20_percent_less_frd(users, modules):
+    """3.6175: "If an Axis "I" or "G" type RG is purchased for Reserve ... 20% less (FRD)",
+    tried on another group type than its named test: the Axis G3 MTR Section (7 CPP) in
+    Reserve costs 5 (7 x 4/5 = 5.6, FRD); its line says it must set up in Reserve; the
+    British have no such price (their I3 in Reserve is refused)."""
+    from tests.test_rule_mechanisms import buy
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
+    p = buy(players, "axis", "G3", "reserve")
+    assert p.cost == 5
+    line = next(ln for ln in roster_of(players.campaign, "axis").record if ln.id == p.ref)
+    assert "Reserve" in str(line.__dict__)
+    with pytest.raises(ActionRefused):
+        buy(players, "british", "I3", "reserve")
+
+
+def test_british_footnote_p_and_cg_iii_no_bombardment_or_observer_before_july_14_n(users, modules):
+    """3.617 British chart footnote p: "May only be purchased on or after July 14 N.", on
+    another RG and another CG: the O4 Offboard Observer on July 14 PM of CG I, and the
+    B1 on July 14 PM of CG III (its CG Max 0; CG III ends that date) are refused in
+    words, nothing spent."""
+    from campaign.models import Seat
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=100)
+    with pytest.raises(ActionRefused) as refused:
+        purchases.purchase_rg(
+            campaign_id=players.campaign_id,
+            user=players.users["british"],
+            group_id="O4",
+            recorded_hex="33B10",
+        )
+    assert "footnote p" in str(refused.value), refused.value
+    players, _ = campaign_at("sicily", "iii", "jul14pm", users, points=100)
+    with pytest.raises(ActionRefused) as refused:
+        _b1(players)
+    assert "B1" in str(refused.value), refused.value
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="british").points == 100
