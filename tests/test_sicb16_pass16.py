@@ -312,3 +312,22 @@ def test_british_footnote_p_and_cg_iii_no_bombardment_or_observer_before_july_14
         _b1(players)
     assert "B1" in str(refused.value), refused.value
     assert Seat.objects.get(campaign_id=players.campaign_id, side="british").points == 100
+
+
+def test_british_footnote_i_an_unused_b1_keeps_its_hex_secret_past_the_scenario(
+    users, modules, client
+):
+    """3.617 British chart footnote i, "a secret Pre-Registered hex", skipped: the B1
+    bought on July 14 N (reveal policy "step end") is not used at 3.622 (the British
+    finish without the roll); after the scenario's end, which reveals what was held
+    back of the revealed lines, the Axis still read no hex, and on July 15 AM too."""
+    from tests.test_sicb15_pass15 import _play, _to_setup
+
+    players, module = campaign_at("sicily", "i", "jul14n", users, points=100, policy="step_end")
+    _b1(players)
+    _to_setup(players)
+    _play(players, module)
+    players.until("purchase")
+    assert "23G5" not in _axis_reads(client, players)
+    assert "23G5" not in _log_of(players, "axis")
+    assert "23G5" in _page(client, players, "british", "roster/")
