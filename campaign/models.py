@@ -465,6 +465,9 @@ class Purchase(models.Model):
     # The hex its purchase records, where its RG records one (Sicily British chart
     # footnote i: "he records a secret Pre-Registered hex for it").
     recorded_hex = models.CharField(max_length=40, blank=True)
+    # Whether the seat reading it may read that hex (kept apart from the revealed line
+    # until the roll that uses it: ``visibility.PURCHASE.apart``): set by the gate.
+    apart_shown: bool
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = OwnedSecretQuerySet.as_manager()

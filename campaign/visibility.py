@@ -67,7 +67,9 @@ class Disclosure:
     field of a row's former state, which the opponent reads in place of the row's own
     while it is held (``{}``: none; ``{"within": ref}``: a line split off a held line,
     which the opponent reads counted in that one, so not at all): the gate applies it
-    to each row it returns (``FormerStateIterable``)."""
+    to each row it returns (``FormerStateIterable``); ``apart``: the flag that keeps one
+    part of a revealed row (``aparts``, in words) its owner's while set, whatever reveals
+    the rest: the gate marks each row it returns ``apart_shown``."""
 
     name: str
     model: str
@@ -81,6 +83,8 @@ class Disclosure:
     holds: str = ""
     withheld: str = ""
     former: str = ""
+    apart: str = ""
+    aparts: str = ""
 
     def __post_init__(self) -> None:
         if (self.before is Before.EXISTS) != bool(self.wording):
@@ -117,6 +121,10 @@ class Disclosure:
     def former_visible(self, side: Side) -> Q:
         """Of the rows ``side`` may read, those it reads in their former state."""
         return ~Q(**{self.owner: side}) & Q(**{f"{self.former}__has_key": "name"})
+
+    def apart_hidden(self, side: Side) -> Q:
+        """Of the rows ``side`` may read, those whose part kept apart (``apart``) it may not."""
+        return ~Q(**{self.owner: side}) & Q(**{self.apart: True})
 
     def outcome_visible(self, side: Side) -> Q:
         """Of the rows ``side`` may read, those whose held part (``held``) it may read too."""
@@ -167,6 +175,15 @@ PURCHASE = Disclosure(
     holds=(
         "what the RG's DRs on a secret table gave it (its strength, SW, leaders, units and "
         "the rolls of its line), revealed at " + _SECRET_DRS_END
+    ),
+    # Sicily British chart footnote i: "he records a secret Pre-Registered hex for it"
+    # (and footnote j: "Secretly record the hex"): whatever reveals the line, the hex is
+    # kept until the roll that uses it (3.622: "he places an AR counter in the Pre-Reg
+    # hex") or the CG's end.  The flag: ``purchases.HEX_HELD``.
+    apart="details__hex_held",
+    aparts=(
+        "the hex its purchase recorded secretly (its Pre-Registered hex), revealed by the "
+        "roll that uses it or " + _AT_THE_END
     ),
 )
 RG_ROLLS = Disclosure(
@@ -297,6 +314,14 @@ class SecretQuerySet(models.QuerySet[_M]):
                 )
             )
             shown._iterable_class = FormerStateIterable
+        if gate.apart:
+            shown = shown.annotate(
+                apart_shown=Case(
+                    When(gate.apart_hidden(side), then=Value(False)),
+                    default=Value(True),
+                    output_field=models.BooleanField(),
+                )
+            )
         if not gate.held:
             return shown
         return shown.annotate(

@@ -952,6 +952,13 @@ class World:
             if chart is None or args[0] not in {g.id for g in chart.groups}:
                 return False
             purchases.purchase_rg(campaign_id=cid, user=user, group_id=args[0])
+        elif name == "buy-hex":  # an RG whose purchase records a secret hex, world's own
+            chart = module.chart(side)
+            if chart is None or args[0] not in {g.id for g in chart.groups}:
+                return False
+            purchases.purchase_rg(
+                campaign_id=cid, user=user, group_id=args[0], recorded_hex=("12F4", "23G5")[world]
+            )
         elif name == "buy-secret-rolled":  # an RG that rolls on a secret table
             chart = module.chart(side)
             rolled = [
@@ -1583,6 +1590,23 @@ def test_secret_drs_made_after_their_rgs_reveal_leave_the_observers_views_unchan
         # and the secret DRs made after it differ between the worlds.
         assert all(a.revealed) == (policy == "step_end") and a.revealed, (a, b)
         assert a.rolls != b.rolls, (a, b)
+
+
+def test_a_pre_registered_hex_stays_secret_when_its_line_is_revealed(modules, frozen):
+    """Sicily British chart footnote i: "he records a secret Pre-Registered hex for it".
+    Reveal policy "step end": the British hider's B1 line is revealed to the Axis when
+    3.617 ends in both worlds; its hex differs (12F4, 23G5), and no page, frame or
+    notice of the Axis's differs until the roll that uses it (3.622, after the trial's
+    end at the chits: ``visibility.PURCHASE.apart``)."""
+    start = Start.of({**SYSTEMS["sicily"], "policy": "step_end"})
+
+    def plan(step: Any) -> list[Slot]:
+        return [Slot("hider", Op("buy-hex", ("B1",)))] if step.kind == "purchase" else []
+
+    done, hider = trial(start, False, ((150, 40), (150, 40)), planning(start.module, plan))
+    assert hider == "british" and done["hider buy-hex"] == 1, done
+    # The trial did what it is for: the B1 line was revealed to the observer.
+    assert Purchase.objects.get(group_id="B1").revealed_at is not None
 
 
 # Secret rolls not made for an RG (pass 12, sec14): PHD C5.23 "Each side makes a secret

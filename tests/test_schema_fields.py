@@ -1067,7 +1067,7 @@ case(
 case(
     "CarryOver.rule",
     base="sicily",
-    mutate=lambda d: d["currency"]["carry_over"].update(rule="3.617 EXC"),
+    mutate=lambda d: d["currency"]["carry_over"].update(rule="3.617"),
     observe=lambda m: replenish.lost_after_purchase(m, 1, 29),
 )
 case(

@@ -446,6 +446,8 @@ def _record_lines(
                     if mine and step.kind == "purchase" and campaign.ended_at is None
                     else ()
                 ),
+                # The opponent's once the gate no longer keeps it apart (footnote i: the
+                # roll that uses it, at 3.622).
                 recorded_hex=(
                     _recorded_hex(
                         module,
@@ -453,6 +455,8 @@ def _record_lines(
                         campaign.date_index if p.state == Purchase.State.HELD else None,
                     )
                     if mine
+                    else _recorded_hex(module, p)
+                    if p.apart_shown
                     else ""
                 ),
                 asks_hex=_asks_hex(module, p) if mine and campaign.ended_at is None else "",

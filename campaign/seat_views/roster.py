@@ -26,11 +26,12 @@ from campaign.seat_views.common import (
     record_lines,
     visible_purchases,
 )
-from campaign.selectors import module_of
+from campaign.selectors import module_of, roster_decides_chit
 from campaign.services import units as units_service
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
 from rules import availability, machine
 from rules.effects import WEAPON_CARRIERS
+from rules.schema import Module
 from rules.snapshot import FortificationBought
 
 
@@ -156,6 +157,9 @@ class RosterView:
     # Encircled Units") and the rule ("C5.1"); "" : a removal is a correction only.
     losses_step: str = ""
     losses_rule: str = ""
+    # Where this side's retained forces decide the opponent's chit (Sicily 3.6212*):
+    # what a unit added by hand counts as, said where it is added.
+    adds_on_map: str = ""
 
 
 # The roster's reads, compiled once (``campaign.prepared``): a roster page makes
@@ -395,4 +399,19 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         points_chart=line_chart(f"{module.currency.code} left", series),
         cvp_chart=line_chart("CVP lost per scenario", cvp),
         fortifications=forts,
+        adds_on_map=_adds_on_map(module, side),
+    )
+
+
+def _adds_on_map(module: Module, side: str) -> str:
+    """What a unit this side adds by hand counts as where its retained forces decide
+    the opponent's chit (Sicily 3.6212 footnote *: on the map, unless marked
+    withdrawn); "" elsewhere."""
+    rule = roster_decides_chit(module, side)
+    if not rule:
+        return ""
+    other = module.side(machine.opponent(module, side)).name
+    return (
+        f"A unit you add counts as on the map for {rule} (the {other} may choose Attack "
+        "while your retained forces list one) unless you mark it withdrawn."
     )

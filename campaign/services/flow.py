@@ -485,6 +485,9 @@ def end_campaign(turn: Turn, outcome: str) -> None:
     for model in (Purchase, FortificationBuy, ReconBuy, AddedLater):
         model.objects.filter(campaign=c, revealed_at__isnull=True).update(revealed_at=now)
     Purchase.objects.filter(campaign=c, outcome_held=True).update(outcome_held=False)
+    for held in Purchase.objects.filter(campaign=c, details__hex_held=True):
+        purchase_records.release_hex(held)
+        held.save(update_fields=["details"])
     units.release_held(c, now)
     record_event(
         c, kind=EventKind.END, text=f"{outcome} The dice seed is disclosed: {c.dice_seed}."

@@ -98,6 +98,8 @@ def make_rolls(
         purchase.units = None
         results.append({"table": "Depleted", "result": lacking_figure})
     purchase.details = {
+        # What the purchase recorded stays (British chart footnote j's hex and its date).
+        **{k: v for k, v in purchase.details.items() if k in LINE_KEYS},
         "rolls": results,
         "sw": group.sw if purchase.strength == "full" else {},
         "leaders": outcome.leaders,
@@ -389,6 +391,24 @@ def holding_secret_drs(module: Module, purchases: Sequence[Purchase]) -> list[in
         if tables & secret:
             held.append(p.pk)
     return held
+
+
+# The CG Date (index) on which a line's recorded hex was last recorded (``details``):
+# British chart footnote j asks the Offboard Observer's hex again on each date.
+HEX_DATE = "hex_date"
+# Set while the hex a line recorded is its owner's secret, whatever reveals the line
+# (``details``; British chart footnote i: "he records a secret Pre-Registered hex";
+# footnote j: "Secretly record the hex"): ``visibility.PURCHASE.apart``.  The roll that
+# uses it (3.622) and the CG's end release it (``release_hex``).
+HEX_HELD = "hex_held"
+# What a line's purchase wrote in ``details``, which its strength DRs keep.
+LINE_KEYS = (HEX_DATE, HEX_HELD)
+
+
+def release_hex(purchase: Purchase) -> None:
+    """The roll that uses ``purchase``'s recorded hex has made it public, or the CG is
+    over (the caller saves ``details``)."""
+    purchase.details.pop(HEX_HELD, None)
 
 
 # The log lines of an RG's line itself (bought, its entry area or hex recorded, its

@@ -32,6 +32,8 @@ from campaign.services import dice as dice_service
 from campaign.services import units
 from campaign.services.errors import ActionRefused
 from campaign.services.purchase_records import (
+    HEX_DATE,
+    HEX_HELD,
     make_owed_rolls,
     make_rolls,
     owed_refusal,
@@ -184,7 +186,7 @@ def purchase_rg(
     )
     if where and group.records_hex is not None:
         purchase.recorded_hex = where
-        purchase.details = {**purchase.details, HEX_DATE: c.date_index}
+        purchase.details = {**purchase.details, HEX_DATE: c.date_index, HEX_HELD: True}
         purchase.save(update_fields=["recorded_hex", "details"])
     seat.points -= option.cost
     seat.fortification_points += group.grants.get("fortification_points", 0)
@@ -192,23 +194,32 @@ def purchase_rg(
         seat.san = (seat.san or 0) + group.grants["san"]
     code = module.currency.code
     how = "" if not option.variant else f", {option.label}"
-    if where and group.records_hex is not None:
-        how += f", {group.records_hex.label} {where} ({group.records_hex.rule})"
     kept = PURCHASE.kept(turn.side)
     turn.record(
         EventKind.PURCHASE,
         secret=kept,
-        text=f"{turn.side_name()} bought {group.id} {group.type} for {option.cost} {code}"
-        f"{how}; {seat.points} {code} left.",
+        # The points left are not on the line: a reveal of the line by the campaign's
+        # policy reveals the RG, not them (3.617: "The CPP expended, those remaining, and
+        # the RG(s) purchased may all be kept secret"); the seat shows its owner them.
+        text=f"{turn.side_name()} bought {group.id} {group.type} for {option.cost} {code}{how}.",
         data={"purchase": purchase.pk},
     )
+    if where and group.records_hex is not None:
+        _log_hex(turn, purchase, f"{group.records_hex.label} {where} ({group.records_hex.rule})")
     commit(c.pk, PurchaseAdded(kept=kept), saving=_spent(seat))
     return purchase
 
 
-# The CG Date (index) on which a line's recorded hex was last recorded (``details``):
-# British chart footnote j asks the Offboard Observer's hex again on each date.
-HEX_DATE = "hex_date"
+def _log_hex(turn: Turn, purchase: Purchase, words: str) -> None:
+    """The hex a line records, logged apart from the line: its owner's secret even once
+    the line is revealed (a reveal reveals the line's log lines, ``data["purchase"]``);
+    the roll that uses it names it to both sides (3.622)."""
+    turn.record(
+        EventKind.PURCHASE,
+        secret=PURCHASE.kept(turn.side),
+        text=f"{turn.side_name()} records {purchase.group_id} {purchase.group_type}'s {words}.",
+        data={"hex_of": purchase.pk},
+    )
 
 
 def hex_owed(turn: Turn, steps: Sequence[Step]) -> str:
@@ -383,13 +394,12 @@ def buy_added_later(
         cost=extra.cost,
     )
     seat.points -= extra.cost
-    code = module.currency.code
     kept = ADDED_LATER.kept(turn.side)
     turn.record(
         EventKind.PURCHASE,
         secret=kept,
         text=f"{turn.side_name()} bought for {purchase.group_id} {purchase.group_type}: "
-        f"{extra.label}{rule}; {seat.points} {code} left.",
+        f"{extra.label}{rule}.",
         data={"added_later": added.pk},
     )
     commit(c.pk, PurchaseAdded(kept=kept), saving=_spent(seat))
@@ -465,14 +475,12 @@ def record_entry_area(
     if where:
         assert asked is not None
         purchase.recorded_hex = where.upper()
-        purchase.details = {**purchase.details, HEX_DATE: turn.campaign.date_index}
-        turn.record(
-            EventKind.PURCHASE,
-            secret=kept_secret(turn, purchase),
-            text=f"{turn.side_name()} records the {asked.label} of {purchase.group_id} for "
-            f"{turn.module.dates[turn.campaign.date_index].label}: {purchase.recorded_hex} "
-            f"({asked.rule}).",
-            data={"purchase": purchase.pk},
+        purchase.details = {**purchase.details, HEX_DATE: turn.campaign.date_index, HEX_HELD: True}
+        _log_hex(
+            turn,
+            purchase,
+            f"{asked.label} for {turn.module.dates[turn.campaign.date_index].label}: "
+            f"{purchase.recorded_hex} ({asked.rule})",
         )
     purchase.save(update_fields=["entry_area", "objective_hex", "notes", "recorded_hex", "details"])
     commit(turn.campaign.pk, EntryAreaRecorded(kept=kept_secret(turn, purchase)))

@@ -50,7 +50,7 @@ from campaign.services.flow import (
     side_done,
     victory_deferred,
 )
-from campaign.services.purchase_records import roll_entry
+from campaign.services.purchase_records import release_hex, roll_entry
 from campaign.services.rolls import (
     cap_possessor,
     fired_in_pass,
@@ -483,6 +483,8 @@ def roll_on_table(
         data={"roll": r.seq, **({"purchase": purchase_id} if purchase_id else {})},
     )
     if used_up is not None and spent:
+        # The roll places the AR counter in its hex: no longer secret (footnote i).
+        release_hex(used_up)
         # British chart footnote i: "that Bombardment RG is Eliminated".
         purchases.set_state(turn, used_up, Purchase.State.ELIMINATED, rule=spent)
     commit(c.pk, PurchaseChanged(kept=kept) if used_up else RollMade(kept=kept), saving=writes)
