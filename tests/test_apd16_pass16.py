@@ -14,7 +14,7 @@ from campaign.models import Event, Roll, Unit
 from campaign.services import units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
-from tests.test_apd12_pass12 import apd
+from tests.test_apd12_pass12 import apd, page_of
 from tests.test_apd_pass5 import done
 from tests.test_rule_mechanisms import add, edit, roll
 
@@ -139,3 +139,19 @@ def test_3_1_footnote_naming_the_mmc_first_places_the_7_0_with_it(users, modules
     assert fresh(baz).possessor_id == half.pk
     assert fresh(seven).location == "12J2"
     done(players, "american")
+
+
+# --------------------------------------------------------------------------- Left: 2.5 leadership
+
+
+def test_2_5_the_page_says_leadership_applies_normally_and_how_it_is_typed(users, modules, client):
+    """2.5: "Each Encircled unit must take a 1TC (leadership applies normally)": the
+    retained forces keep no reliable Locations (a unit's location is optional), so the
+    leadership DRM (A10.7) is typed; the owner of an Encircled squad reads, at 2.5, the
+    sentence's words and that the DRM is a leader's in the unit's Location, never his
+    own."""
+    players, _ = apd(users, "2.5")
+    add(players, "american", "4-6-7", "squad", "encircled")
+    text = page_of(client, players, "american")
+    assert "leadership applies normally" in text, text[:3000]
+    assert "A10.7" in text, text[:3000]
