@@ -155,3 +155,21 @@ def test_2_5_the_page_says_leadership_applies_normally_and_how_it_is_typed(users
     text = page_of(client, players, "american")
     assert "leadership applies normally" in text, text[:3000]
     assert "A10.7" in text, text[:3000]
+
+
+def test_3_1_footnote_with_no_mmc_the_sw_owes_nothing_and_done_goes_through(
+    users, modules, fixed_dice
+):
+    """3.1 footnote *: the SW goes "to the MMC"; with no MMC (his only squad Captured,
+    a Prisoner, is none) the rules say nothing more: the 7-0 joins, the BAZ is left
+    with no possessor named, and the German's Done at 3.1 is not held for it."""
+    players, _ = apd(users, "3.1")
+    done(players, "american")
+    leader = add(players, "german", "8-1 leader", "leader", "wounded", location="12K5")
+    baz = add(players, "german", "PSK", "sw", possessor=leader.ref)
+    add(players, "german", "4-6-7", "squad", "captured", location="12L6")
+    fixed_dice.append([4])
+    assert roll(players, "german", "recovery", leader).result == "Evacuated*"
+    assert fresh(baz).possessor_id is None
+    done(players, "german")
+    assert players.step.id == "3.2"

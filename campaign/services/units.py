@@ -1704,11 +1704,11 @@ def placement_owed(turn: Turn) -> str:
     """Why the side cannot finish its step yet ("" : it can): a SW an Evacuated leader
     possessed still waits for the MMC his 7-0 is placed with (APD 3.1 footnote *: "Any
     SW Possessed by an Evacuated leader is considered Transferred to the MMC as
-    well")."""
+    well"); a side holding no MMC owes nothing (the rules say no more)."""
     for p in placements_of_pass(turn.campaign, turn.side):
         waiting = [sw for sw in p.sw if sw.possessor_id is None]
-        if not waiting:
-            continue
+        if not waiting or not _public_mmc(waiting[0]):
+            continue  # with no MMC, the rules say no more (the SW is the owner's)
         names = " and ".join(sw.name for sw in waiting)
         placed = p.placed.name if p.placed is not None else "his replacement"
         those = "them" if len(waiting) > 1 else "it"
@@ -1767,7 +1767,7 @@ def _sw_to_placed_mmc(turn: Turn, unit: Unit, named: bool) -> str:
     placing = [
         p for p in placements_of_pass(turn.campaign, turn.side) if unit.pk in {s.pk for s in p.sw}
     ]
-    if not placing:
+    if not placing or not _public_mmc(unit):
         return ""
     p = placing[0]
     mmc = unit.possessor
