@@ -14,9 +14,9 @@ from campaign.models import Event, Roll, Unit
 from campaign.services import units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
-from tests.test_apd12_pass12 import apd, page_of
+from tests.test_apd12_pass12 import apd, lost, page_of, supply_value
 from tests.test_apd_pass5 import done
-from tests.test_rule_mechanisms import add, edit, roll
+from tests.test_rule_mechanisms import add, edit, exchange, roll, unit_names
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
@@ -173,3 +173,292 @@ def test_3_1_footnote_with_no_mmc_the_sw_owes_nothing_and_done_goes_through(
     assert fresh(baz).possessor_id is None
     done(players, "german")
     assert players.step.id == "3.2"
+
+
+# --------------------------------------------------------------------------- 2.5, again
+
+
+def test_2_5_a_line_of_two_encircled_squads_owes_two_1tcs(users, modules, fixed_dice):
+    """2.5: "EACH Encircled unit must take a 1TC": a line of two Encircled 4-6-7 owes
+    two.  After the first (passed), Done is still refused naming the 4-6-7; after the
+    second, both stay and the Encircled markers go at 2.5's end."""
+    players, _ = apd(users, "2.5")
+    line = add(players, "american", "4-6-7", "squad", "encircled", number=2)
+    fixed_dice.append([1, 1])
+    assert roll(players, "american", "encirclement_1tc", line).result.startswith("Passed")
+    with pytest.raises(ActionRefused, match="4-6-7"):
+        done(players, "american")
+    rolled = Roll.objects.filter(campaign_id=players.campaign_id).latest("seq").unit_ref
+    rest = Unit.objects.exclude(ref=rolled).get(campaign_id=players.campaign_id, name="4-6-7")
+    fixed_dice.append([1, 2])
+    assert roll(players, "american", "encirclement_1tc", rest).result.startswith("Passed")
+    done(players, "american")
+    done(players, "german")
+    assert sum(n[3] for n in unit_names(players, "american")) == 2
+    assert all(n[2] == "ok" for n in unit_names(players, "american"))
+
+
+@pytest.mark.parametrize("typed", [-4, 2])
+def test_2_5_a_leadership_drm_out_of_the_range_is_refused(users, modules, typed):
+    """2.5 "(leadership applies normally)": a leader's DRM runs from a 10-3's -3 to a
+    6+1's +1 (A10.7); a typed -4 or +2 is refused in words and nothing is rolled."""
+    players, _ = apd(users, "2.5")
+    squad = add(players, "american", "4-6-7", "squad", "encircled")
+    before = rolls(players)
+    with pytest.raises(ActionRefused):
+        roll(players, "american", "encirclement_1tc", squad, typed={"leadership": typed})
+    assert rolls(players) == before
+
+
+def test_2_5_a_6_plus_1_leaders_plus_1_fails_a_squad_that_would_pass(users, modules, fixed_dice):
+    """2.5 "(leadership applies normally)" with a 6+1 in the Location: DR 5 +1 (1TC)
+    +1 (A7.7) = 7 ≤ 7 passes a 4-6-7 alone; typed +1 it is 8 > 7 and fails: the squad
+    is Eliminated."""
+    players, _ = apd(users, "2.5")
+    squad = add(players, "american", "4-6-7", "squad", "encircled")
+    fixed_dice.append([2, 3])
+    r = roll(players, "american", "encirclement_1tc", squad, typed={"leadership": 1})
+    assert r.result.startswith("Failed"), (r.drms, r.final)
+    assert unit_names(players, "american") == []
+
+
+def test_2_5_an_encircled_hero_checks_at_his_own_morale_without_a7_7(users, modules, fixed_dice):
+    """2.5: "Each Encircled unit": a Hero too; A7.7 exempts the heroic: a 1-4-9 Hero
+    rolling DR 8 (+1 1TC = 9 ≤ 9) passes, no A7.7 DRM listed."""
+    players, _ = apd(users, "2.5")
+    hero = add(players, "american", "1-4-9 Hero", "hero", "encircled")
+    fixed_dice.append([4, 4])
+    r = roll(players, "american", "encirclement_1tc", hero)
+    assert all("A7.7" not in d["label"] for d in r.drms), r.drms
+    assert r.result.startswith("Passed"), (r.drms, r.final)
+
+
+def test_2_5_2_note_the_germans_encircled_leader_fails_and_counts_his_cvp(
+    users, modules, fixed_dice
+):
+    """2.5 "Failing the 1TC results in the unit's immediate Elimination"; 2 Note: the
+    German side this time (second, 1.2): his Encircled 8-0 rolls DR 8 (+1 +1 = 10 > 8):
+    Eliminated; with a leader's CVP supplied (1), the German's CVP lost go up by 1, the
+    American's stay 41."""
+    players, _ = apd(users, "2.5")
+    supply_value(players, "cvp_per_kind.leader", "1")
+    done(players, "american")
+    leader = add(players, "german", "8-0 leader", "leader", "encircled")
+    before = lost(players)
+    fixed_dice.append([4, 4])
+    assert roll(players, "german", "encirclement_1tc", leader).result.startswith("Failed")
+    assert unit_names(players, "german") == []
+    after = lost(players)
+    assert after["german"] == (before["german"] or 0) + 1 and after["american"] == 41
+
+
+def test_2_5_a_unit_that_rolled_keeps_its_result_and_rolls_no_second_1tc(
+    users, modules, fixed_dice
+):
+    """2.5: one 1TC per Encircled unit: after his squad passed, the owner tries to
+    correct its line (Encircled off, to be marked again): refused in words, the roll's
+    result stands until the step ends; a second 1TC is refused, and Done is not held
+    for it."""
+    players, _ = apd(users, "2.5")
+    squad = add(players, "american", "4-6-7", "squad", "encircled")
+    fixed_dice.append([1, 1])
+    roll(players, "american", "encirclement_1tc", squad)
+    with pytest.raises(ActionRefused, match="one roll"):
+        edit(players, "american", fresh(squad), "ok")
+    assert fresh(squad).markers == ["encircled"]
+    before = rolls(players)
+    with pytest.raises(ActionRefused):
+        roll(players, "american", "encirclement_1tc", fresh(squad))
+    assert rolls(players) == before
+    done(players, "american")
+
+
+# --------------------------------------------------------------------------- 2 Note, 3 Note
+
+
+def test_2_note_2_8_the_germans_vehicle_eliminated_in_a_blaze_counts_his_cvp(users, modules):
+    """2 Note: "CVP are recorded normally throughout this phase"; 2.8 "Vehicles in Blaze
+    locations are eliminated": the German removes his PzIV saying it was eliminated at
+    2.8: with a vehicle's CVP supplied (5), the German's CVP lost go up by 5 and the
+    American's PP base (his CVP lost, 41) is unchanged."""
+    players, _ = apd(users, "2.8")
+    supply_value(players, "cvp_per_kind.vehicle", "5")
+    done(players, "american")
+    pz = add(players, "german", "PzIVH", "vehicle")
+    before = lost(players)
+    units.remove_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["german"],
+        unit_id=pz.ref,
+        eliminated=True,
+    )
+    after = lost(players)
+    assert after["german"] == (before["german"] or 0) + 5 and after["american"] == 41
+
+
+def test_3_note_an_elimination_at_3_1_is_refused_a_correction_is_not(users, modules):
+    """3 Note: "CVP are NA for units/weapons eliminated in this phase": at 3.1 (not
+    3.3, tried before) the American's removal of a squad as eliminated is refused
+    citing 3 Note; removed as a correction it goes, nothing counted."""
+    players, _ = apd(users, "3.1")
+    squad = add(players, "american", "4-6-7", "squad")
+    with pytest.raises(ActionRefused, match="3 Note"):
+        units.remove_unit(
+            campaign_id=players.campaign_id,
+            user=players.users["american"],
+            unit_id=squad.ref,
+            eliminated=True,
+        )
+    units.remove_unit(
+        campaign_id=players.campaign_id, user=players.users["american"], unit_id=squad.ref
+    )
+    assert unit_names(players, "american") == [] and lost(players)["american"] == 41
+
+
+# --------------------------------------------------------------------------- 2.1
+
+
+def test_2_1_the_germans_captured_hero_is_a_prisoner_his_captured_halftrack_stays(users, modules):
+    """2.1: "All Prisoners are then removed from play": the German's side (after the
+    American, 1.2): his Hero marked captured leaves at 2.1's end; a halftrack he
+    captured (a vehicle marked captured) is no Prisoner and stays."""
+    players, _ = apd(users, "2.1")
+    add(players, "german", "2-4-8 Hero", "hero", "captured")
+    add(players, "german", "M3 Halftrack", "vehicle", "captured")
+    done(players, "american")
+    done(players, "german")
+    assert unit_names(players, "german") == [("M3 Halftrack", "vehicle", "captured", 1)]
+
+
+# --------------------------------------------------------------------------- 3.1, 3.2
+
+
+def test_3_1_1_2_the_german_rolls_no_recovery_before_the_americans_done(users, modules, fixed_dice):
+    """1.2 "American first"; 3.1 "The owning player rolls": the German's wounded 9-1
+    waits for the American's Done (refused in words, nothing rolled); then dr 3 keeps
+    him, unwounded."""
+    players, _ = apd(users, "3.1")
+    leader = add(players, "german", "9-1 leader", "leader", "wounded")
+    before = rolls(players)
+    with pytest.raises(ActionRefused, match="American"):
+        roll(players, "german", "recovery", leader)
+    assert rolls(players) == before
+    done(players, "american")
+    fixed_dice.append([3])
+    assert roll(players, "german", "recovery", leader).result == "Retain Unwounded"
+    assert unit_names(players, "german") == [("9-1 leader", "leader", "ok", 1)]
+
+
+def test_3_1_a_line_of_two_wounded_leaders_rolls_for_each(users, modules, fixed_dice):
+    """3.1 "to determine EACH wounded leader's fate": a line of two wounded 8-1 rolls
+    one dr per leader: after the first (dr 1, unwounded) Done waits for the other; dr 2
+    keeps him too."""
+    players, _ = apd(users, "3.1")
+    line = add(players, "american", "8-1 leader", "leader", "wounded", number=2)
+    fixed_dice.append([1])
+    roll(players, "american", "recovery", line)
+    with pytest.raises(ActionRefused, match="8-1 leader"):
+        done(players, "american")
+    rest = Unit.objects.get(campaign_id=players.campaign_id, name="8-1 leader", markers=["wounded"])
+    fixed_dice.append([2])
+    roll(players, "american", "recovery", rest)
+    done(players, "american")
+    assert sum(n[3] for n in unit_names(players, "american")) == 2
+
+
+def test_3_1_footnote_a_half_squad_alone_is_the_mmc(users, modules, fixed_dice):
+    """3.1 footnote *: "the friendly MMC nearest": a half-squad is an MMC; the American
+    holding only a 2-4-7 at 12J2, his Evacuated 8-1's BAZ goes to it and the 7-0 with
+    it, and his Done is not held."""
+    players, _ = apd(users, "3.1")
+    leader = add(players, "american", "8-1 leader", "leader", "wounded", location="12K5")
+    baz = add(players, "american", "BAZ 45", "sw", possessor=leader.ref)
+    half = add(players, "american", "2-4-7", "half_squad", location="12J2")
+    fixed_dice.append([6])
+    roll(players, "american", "recovery", leader)
+    assert fresh(baz).possessor_id == half.pk
+    seven = Unit.objects.get(campaign_id=players.campaign_id, name="7-0 leader")
+    assert seven.location == "12J2"
+    done(players, "american")
+
+
+def test_3_2_the_germans_hero_hardens_his_squad_which_takes_the_heros_sw(users, modules):
+    """3.2 for the German (second, 1.2): his wounded Hero ("whether wounded or
+    unwounded") given up Battle Hardens his 4-6-7, which takes the Hero's PSK ("Any SW
+    Possessed by an eliminated Hero is considered Transferred to the Battle Hardened
+    MMC")."""
+    players, _ = apd(users, "3.2")
+    done(players, "american")
+    hero = add(players, "german", "2-4-8 Hero", "hero", "wounded")
+    psk = add(players, "german", "PSK", "sw", possessor=hero.ref)
+    squad = add(players, "german", "4-6-7", "squad")
+    exchange(players, "german", hero, squad)
+    assert fresh(squad).markers == ["battle_hardened"]
+    assert fresh(psk).possessor_id == squad.pk
+    assert "2-4-8 Hero" not in [n[0] for n in unit_names(players, "german")]
+
+
+def test_3_2_a_captured_squad_is_not_hardened_and_the_hero_then_stays(users, modules):
+    """3.2 "any one MMC"; EXC "If unable to Battle Harden any MMC, the Hero remains
+    onboard unwounded": the American's only squad is Captured: hardening it is refused,
+    and at Done his wounded Hero stays, unwounded."""
+    players, _ = apd(users, "3.2")
+    hero = add(players, "american", "1-4-9 Hero", "hero", "wounded")
+    squad = add(players, "american", "6-6-6", "squad", "captured")
+    with pytest.raises(ActionRefused):
+        exchange(players, "american", hero, squad)
+    done(players, "american")
+    names = unit_names(players, "american")
+    assert ("1-4-9 Hero", "hero", "ok", 1) in names, names
+
+
+# --------------------------------------------------------------------------- 3.3, 3.31
+
+
+def test_3_3_3_31_the_germans_ma_ne_stays_malfunctioned_and_rolls_once(users, modules, fixed_dice):
+    """3.3 Repair MA/Gun "5" NE; 3.31 "Each weapon/Vehicle may make only one Repair
+    attempt": the German's PzIV MA rolls dr 5: NE, still malfunctioned; a second
+    attempt is refused citing 3.31."""
+    players, _ = apd(users, "3.3")
+    done(players, "american")
+    pz = add(players, "german", "PzIVH", "vehicle")
+    pz = units.add_weapon(
+        campaign_id=players.campaign_id,
+        user=players.users["german"],
+        unit_id=pz.ref,
+        kind="ma",
+        name="75L",
+        markers=["malfunctioned"],
+    )
+    ma = pz.weapons[0]["ref"]
+    fixed_dice.append([5])
+    assert roll(players, "german", "repair_ma_gun", pz, weapon=ma).result == "NE"
+    assert fresh(pz).weapons[0]["markers"] == ["malfunctioned"]
+    with pytest.raises(ActionRefused, match="3.31"):
+        roll(players, "german", "repair_ma_gun", fresh(pz), weapon=ma)
+
+
+def test_3_3_a_sw_in_good_order_makes_no_repair_attempt(users, modules):
+    """3.3 "a dr per repair attempt for MALFUNCTIONED ... weapons": the American's
+    possessed BAZ in good order is refused a Repair dr in words; nothing is rolled."""
+    players, _ = apd(users, "3.3")
+    squad = add(players, "american", "6-6-6", "squad")
+    baz = add(players, "american", "BAZ 45", "sw", possessor=squad.ref)
+    before = rolls(players)
+    with pytest.raises(ActionRefused, match="3.3"):
+        roll(players, "american", "repair_sw", baz)
+    assert rolls(players) == before
+
+
+def test_3_3_3_note_the_germans_sw_eliminated_by_a_6_counts_no_cvp(users, modules, fixed_dice):
+    """3.3 Repair SW "6" Eliminated; 3 Note: the German's malfunctioned MMG possessed by
+    his squad rolls dr 6: it leaves; the German's CVP lost do not change."""
+    players, _ = apd(users, "3.3")
+    done(players, "american")
+    squad = add(players, "german", "4-6-7", "squad")
+    mmg = add(players, "german", "MMG", "sw", "malfunctioned", possessor=squad.ref)
+    before = lost(players)
+    fixed_dice.append([6])
+    roll(players, "german", "repair_sw", mmg)
+    assert "MMG" not in [n[0] for n in unit_names(players, "german")]
+    assert lost(players) == before
