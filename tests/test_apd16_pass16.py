@@ -10,13 +10,24 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Event, Roll, Unit
-from campaign.services import units
+from campaign.models import Campaign, Event, Roll, Unit
+from campaign.services import purchases, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
 from tests.test_apd12_pass12 import apd, lost, page_of, supply_value
-from tests.test_apd_pass5 import done
-from tests.test_rule_mechanisms import add, edit, exchange, roll, unit_names
+from tests.test_apd_pass5 import done, points
+from tests.test_rule_mechanisms import (
+    _M4_ARMOR_TYPE,
+    _armor_group,
+    add,
+    buy,
+    edit,
+    exchange,
+    result_values,
+    rg_roll,
+    roll,
+    unit_names,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
@@ -462,3 +473,130 @@ def test_3_3_3_note_the_germans_sw_eliminated_by_a_6_counts_no_cvp(users, module
     roll(players, "german", "repair_sw", mmg)
     assert "MMG" not in [n[0] for n in unit_names(players, "german")]
     assert lost(players) == before
+
+
+# --------------------------------------------------------------------------- 2.9-2.92, CG VC
+
+
+def test_2_92_the_german_receives_no_purchase_points(users, modules):
+    """2.92: "The AMERICAN player adds ... to determine how many Purchase Points HE
+    receives": at 3.4 the American holds 33 PP; the German's seat holds none."""
+    players, _ = apd(users, "3.4")
+    assert points(players, "american") == 33
+    assert not points(players, "german")
+
+
+def test_cg_vc_150_vp_reached_at_the_middays_end_across_two_scenarios(users, modules):
+    """CG VC: "the Americans win if their VP TOTAL is ≥ 150 at ANY CG-Scenario end":
+    100 VP at the Morning, 50 at the Midday (required 160, supplied), 104 CVP amassed in
+    all (< 105): the CG ends at the Midday with the American's win."""
+    players, module = apd(users, "3.4", vp=100, cvp=60)
+    supply_value(players, "dates.dec6midday.vp_required", "160")
+    players.until("results")
+    players.results(**result_values(module, vp_american=50, cvp_lost_american=44))
+    for _ in range(12):
+        if Campaign.objects.get(pk=players.campaign_id).ended_at is not None:
+            break
+        players.finish()
+    c = Campaign.objects.get(pk=players.campaign_id)
+    assert c.ended_at is not None and "American wins" in c.outcome, c.outcome
+
+
+def test_cg_vc_105_cvp_amassed_over_two_scenarios_denies_the_150(users, modules):
+    """CG VC "Provided the Germans have not amassed ≥ 105 CVP": amassed over the CG:
+    60 + 45 = 105 CVP with 150 VP at the Midday's end: no American CG win there; the CG
+    goes on to the Afternoon."""
+    players, module = apd(users, "3.4", vp=100, cvp=60)
+    supply_value(players, "dates.dec6midday.vp_required", "160")
+    players.until("results")
+    players.results(**result_values(module, vp_american=50, cvp_lost_american=45))
+    players.until_step("3.1")
+    c = Campaign.objects.get(pk=players.campaign_id)
+    assert c.ended_at is None
+
+
+# --------------------------------------------------------------------------- 3.4-3.7
+
+
+def test_3_4_a_purchase_cancelled_frees_its_pp_and_its_place_under_the_maximum(users, modules):
+    """3.4 "the scenario maximum allowed for each group may not be exceeded", after an
+    undo: A1 at most 1 a scenario; bought, then cancelled (before its dr): its 10 PP are
+    back and A1 may be bought again (20 PP held, 10 each)."""
+    players, _ = apd(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}], date_max=1)
+    held = points(players, "american")
+    a1 = buy(players, "american", "A1")
+    with pytest.raises(ActionRefused, match="3.4"):
+        buy(players, "american", "A1")
+    purchases.cancel_purchase(
+        campaign_id=players.campaign_id, user=players.users["american"], purchase_id=a1.ref
+    )
+    assert points(players, "american") == held
+    buy(players, "american", "A1")
+    assert points(players, "american") == held - 10
+
+
+def test_3_4_the_armor_type_dr_skipped_is_made_by_done_once(users, modules, fixed_dice):
+    """3.4 "For each Armor Group purchased, make a dr to determine armor type":
+    skipped, the American's Done makes it (one dr, 2: M4) rather than leave A1 without
+    its type; none is made twice."""
+    players, _ = apd(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    buy(players, "american", "A1")
+    fixed_dice.append([2])
+    done(players, "american")
+    made = list(Roll.objects.order_by("seq").values_list("table_id", "result"))
+    assert made == [("american_reinforcement", "M4")], made
+
+
+def test_3_5_the_germans_row_dr_is_refused_at_3_4(users, modules):
+    """3.5 "The German player NOW secretly makes three Reinforcement drs": at 3.4, the
+    step before, his Row A dr is refused in words and nothing is rolled."""
+    players, _ = apd(users, "3.4")
+    before = rolls(players)
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "german_reinforcement_row_a", item="Row A")
+    assert rolls(players) == before
+
+
+def test_3_6_3_7_the_leader_dr_is_once_per_group_and_the_m4_dr_waits_for_3_7(
+    users, modules, fixed_dice
+):
+    """3.6 "make one secret DR" per group; 3.7 "For each M4 Armor Reinforcement Group,
+    make a secret DR": at 3.6 the American's A1 (M4) rolls its leader DR (DR 6: 8-1),
+    and no M4 Model DR is made there; at 3.7 the M4 Model DR is made once."""
+    players, _ = apd(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    a1 = buy(players, "american", "A1")
+    fixed_dice.append([1])
+    rg_roll(players, "american", a1)
+    players.until_step("3.6")
+    fixed_dice.append([3, 3])
+    rg_roll(players, "american", a1)
+    tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
+    assert tables.count("leader") == 1 and "m4_model" not in tables, tables
+    assert Roll.objects.get(table_id="leader").result == "American Armor: 8-1"
+    players.until_step("3.7")
+    fixed_dice.extend([[3, 4], [1, 1], [1, 1], [1, 1]])
+    rg_roll(players, "american", a1)
+    tables = list(Roll.objects.order_by("seq").values_list("table_id", flat=True))
+    assert tables.count("m4_model") == 1, tables
+    names = unit_names(players, "american")
+    tanks = [n for n in names if n[1] == "vehicle"]
+    assert sum(n[3] for n in tanks) == 3, names
+    assert [n for n in names if n[1] == "leader"] == [("8-1 leader (A1)", "leader", "ok", 1)], names
+
+
+def test_3_3_1_2_the_germans_repair_waits_for_the_americans_done(users, modules, fixed_dice):
+    """1.2 "American first" at 3.3: the German's Repair dr for his malfunctioned MMG
+    before the American's Done is refused naming the American; after it, dr 1
+    repairs it."""
+    players, _ = apd(users, "3.3")
+    squad = add(players, "german", "4-6-7", "squad")
+    mmg = add(players, "german", "MMG", "sw", "malfunctioned", possessor=squad.ref)
+    with pytest.raises(ActionRefused, match="American"):
+        roll(players, "german", "repair_sw", mmg)
+    done(players, "american")
+    fixed_dice.append([1])
+    assert roll(players, "german", "repair_sw", mmg).result == "Repaired"
+    assert fresh(mmg).markers == []
