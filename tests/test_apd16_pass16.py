@@ -140,6 +140,19 @@ def test_3_1_footnote_naming_the_sws_possessor_refuses_a_unit_not_an_mmc_of_that
     done(players, "american")
 
 
+def test_3_1_footnote_the_7_0s_location_corrected_takes_the_sw_along(users, modules, fixed_dice):
+    """3.1 footnote *, after a correction: the owner enters the 7-0 at 12J2 (the 2-4-7
+    takes the BAZ), then corrects it to 12L6: the BAZ goes with the 7-0 to the 7-4-7
+    there ("Transferred to the MMC" the 7-0 is placed with), not left with the 2-4-7."""
+    players, _ = apd(users, "3.1")
+    baz, squad, half, seven = evacuated_with_two_mmc(players, fixed_dice)
+    edit(players, "american", seven, None, location="12J2")
+    assert fresh(baz).possessor_id == half.pk
+    edit(players, "american", fresh(seven), None, location="12L6")
+    assert fresh(baz).possessor_id == squad.pk
+    done(players, "american")
+
+
 def test_3_1_footnote_naming_the_mmc_first_places_the_7_0_with_it(users, modules, fixed_dice):
     """3.1 footnote *, "(or at the step)": the owner names the 2-4-7 (12J2) as the BAZ's
     possessor before entering the 7-0's location: the BAZ is Transferred to it and the

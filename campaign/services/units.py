@@ -1691,7 +1691,11 @@ def placements_of_pass(campaign: Campaign, side: str) -> list[Placement]:
         found.append(
             Placement(
                 lines.filter(ref=record["placed"]).first(),
-                list(lines.filter(ref__in=record.get("sw") or ()).order_by("pk")),
+                list(
+                    lines.filter(ref__in=record.get("sw") or ())
+                    .select_related("possessor")
+                    .order_by("pk")
+                ),
                 record.get("leader", ""),
                 record.get("result", ""),
                 record.get("rule", ""),
@@ -1746,11 +1750,18 @@ def _placed_with_mmc(turn: Turn, unit: Unit, was: str) -> str:
             f"your MMC is at {unit.location} (they are at {', '.join(places)}). Nothing was "
             "changed."
         )
-    waiting = [sw for p in placing for sw in p.sw if sw.possessor_id is None]
+    # Those waiting, and those the MMC where the 7-0 was took: they go with him.
+    waiting = [
+        sw
+        for p in placing
+        for sw in p.sw
+        if sw.possessor is None or (was and _same_place(sw.possessor.location, was))
+    ]
     if not waiting:
         return ""
     names = " and ".join(sw.name for sw in waiting)
     if len(there) != 1:
+        Unit.objects.filter(pk__in=[sw.pk for sw in waiting]).update(possessor=None)
         return f"; {names} await the MMC at {unit.location} you name as possessor ({rule})"
     Unit.objects.filter(pk__in=[sw.pk for sw in waiting]).update(possessor=there[0])
     return f"; {names} Transferred to {label(there[0])} at {unit.location} ({rule})"
