@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Campaign, Event, Roll, Unit
-from campaign.services import purchases, units
+from campaign.services import purchases, steps, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
 from tests.test_apd12_pass12 import apd, lost, page_of, supply_value
@@ -613,3 +613,69 @@ def test_3_3_1_2_the_germans_repair_waits_for_the_americans_done(users, modules,
     fixed_dice.append([1])
     assert roll(players, "german", "repair_sw", mmg).result == "Repaired"
     assert fresh(mmg).markers == []
+
+
+# --------------------------------------------------------------------------- more readings
+
+
+def test_2_5_2_note_one_squad_of_a_line_fails_and_counts_once(users, modules, fixed_dice):
+    """2.5 "Failing the 1TC results in the unit's immediate Elimination"; 2 Note: of a
+    line of two Encircled 4-6-7 the first fails (DR 12): one squad leaves, the line
+    keeps the other, and the American's CVP lost go up by one squad's CVP (2), not
+    two."""
+    players, _ = apd(users, "2.5")
+    supply_value(players, "cvp_per_kind.squad", "2")
+    line = add(players, "american", "4-6-7", "squad", "encircled", number=2)
+    fixed_dice.append([6, 6])
+    assert roll(players, "american", "encirclement_1tc", line).result.startswith("Failed")
+    assert [n[3] for n in unit_names(players, "american")] == [1]
+    assert lost(players)["american"] == 43
+
+
+def test_2_9_2_92_a_result_amended_in_the_clean_up_gives_the_winner_and_pp(users, modules):
+    """2.9 "If the VP total is ≥ the required CG scenario total ... otherwise the German
+    wins", after a correction: at 2.8 the German proposes the American's VP as 50, not
+    63, and the American accepts: 50 < 55, the German wins the Morning and moves
+    first; 2.92: 55 - 50 + 41 = 46 PP."""
+    players, module = apd(users, "2.8")
+    steps.propose_result_amendment(
+        campaign_id=players.campaign_id,
+        user=players.users["german"],
+        values=result_values(module, vp_american=50, cvp_lost_american=41),
+        reason="13 VP were counted twice",
+    )
+    steps.answer_result_amendment(
+        campaign_id=players.campaign_id, user=players.users["american"], accept=True
+    )
+    players.until_step("3.4")
+    assert points(players, "american") == 46
+    texts = " ".join(
+        Event.objects.filter(campaign_id=players.campaign_id).values_list("text", flat=True)
+    )
+    assert "German wins the December 6 Morning scenario (2.9; 4.0)" in texts, texts[-2000:]
+    assert "German moves first in the next scenario" in texts
+
+
+def test_3_2_a_hero_given_up_once_cannot_be_given_again(users, modules):
+    """3.2 "for EACH such eliminated Hero ... any ONE MMC": the American's Hero hardens
+    his 6-6-6; giving the same Hero again for the 3-3-7 is refused and it stays as it
+    was."""
+    players, _ = apd(users, "3.2")
+    hero = add(players, "american", "1-4-9 Hero", "hero")
+    first = add(players, "american", "6-6-6", "squad")
+    second = add(players, "american", "3-3-7", "half_squad")
+    exchange(players, "american", hero, first)
+    with pytest.raises(ActionRefused):
+        exchange(players, "american", hero, second)
+    assert fresh(second).markers == []
+
+
+def test_3_1_footnote_what_the_owner_reads_has_no_schema_words(users, modules, fixed_dice, client):
+    """3.1 footnote *: after the Evacuation, the American's page says where the 7-0 is
+    to be placed and cites the rule, in ASL words: no schema word (nearest_mmc,
+    to_place) shows."""
+    players, _ = apd(users, "3.1")
+    evacuated_with_two_mmc(players, fixed_dice)
+    text = page_of(client, players, "american")
+    assert "friendly MMC nearest (in hexes) to 12K5" in text, text[-3000:]
+    assert "nearest_mmc" not in text and "to_place" not in text
