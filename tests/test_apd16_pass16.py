@@ -14,6 +14,7 @@ from campaign.models import Campaign, Event, Roll, Unit
 from campaign.services import purchases, steps, units
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
+from tests.purchase_helpers import add_vehicle
 from tests.test_apd12_pass12 import apd, lost, page_of, supply_value
 from tests.test_apd_pass5 import done, points
 from tests.test_rule_mechanisms import (
@@ -679,3 +680,49 @@ def test_3_1_footnote_what_the_owner_reads_has_no_schema_words(users, modules, f
     text = page_of(client, players, "american")
     assert "friendly MMC nearest (in hexes) to 12K5" in text, text[-3000:]
     assert "nearest_mmc" not in text and "to_place" not in text
+
+
+def test_2_5_an_encircled_sw_takes_no_1tc_and_loses_its_marker(users, modules):
+    """2.5 "Each Encircled unit must take a 1TC ... All Encircled markers are then
+    removed": a SW is no unit that takes a TC: the American's BAZ marked Encircled is
+    refused a 1TC, Done is not held for it, and its Encircled marker goes at 2.5's
+    end."""
+    players, _ = apd(users, "2.5")
+    baz = add(players, "american", "BAZ 45", "sw", "encircled")
+    with pytest.raises(ActionRefused):
+        roll(players, "american", "encirclement_1tc", baz)
+    done(players, "american")
+    done(players, "german")
+    assert fresh(baz).markers == []
+
+
+def test_3_31_an_immobilized_vehicle_may_repair_its_ma(users, modules, fixed_dice):
+    """3.31 "vehicles must not be ABANDONED": an immobilized (not Abandoned) Sherman's
+    malfunctioned MA makes its Repair dr: 1 repairs it; the vehicle stays immobilized."""
+    players, _ = apd(users, "3.3")
+    tank, (ma,) = add_vehicle(players, "american", "M4A3(75)W", ("ma", ["malfunctioned"]))
+    edit(players, "american", tank, "immobilized")
+    fixed_dice.append([1])
+    assert roll(players, "american", "repair_ma_gun", fresh(tank), weapon=ma).result == "Repaired"
+    after = fresh(tank)
+    assert after.markers == ["immobilized"] and after.weapons[0]["markers"] == []
+
+
+@pytest.mark.parametrize("dice", [[4, 5], [6, 6]], ids=["9", "12"])
+def test_3_6_american_armor_rows_9_and_12_give_no_leader(users, modules, fixed_dice, dice):
+    """3.6 Leader Table, American Armor "9-10 -" and "12 -": the American's A1 (M4)
+    rolls DR 9 or 12 at 3.6: no leader; after 3.7 the group holds its three tanks and
+    no leader line."""
+    players, _ = apd(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    a1 = buy(players, "american", "A1")
+    fixed_dice.append([1])
+    rg_roll(players, "american", a1)
+    players.until_step("3.6")
+    fixed_dice.append(dice)
+    rg_roll(players, "american", a1)
+    assert Roll.objects.get(table_id="leader").result == "American Armor: No leader"
+    players.until_step("3.7")
+    fixed_dice.extend([[3, 4], [1, 1], [1, 1], [1, 1]])
+    rg_roll(players, "american", a1)
+    assert unit_names(players, "american", kind="leader") == []
