@@ -590,7 +590,7 @@ class Unit(models.Model):
     replaced_by: Unit | None = None
     # Not a field: where a roll's result replaced this unit by one its owner places with
     # a friendly MMC (APD 3.1 footnote *), what the log's line records of it (its SW
-    # waiting for that MMC): ``services/units.placement_record``.
+    # waiting for that MMC): ``services/units.placements_of_pass`` reads it back.
     to_place: dict[str, Any] | None = None
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="units")
