@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import secrets
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -590,6 +591,10 @@ class Unit(models.Model):
     # Not a field: the unit that replaced this one in place when a roll's result removed
     # it (Sicily 3.606 row 9, a leader Replaced), for what settles it after the roll.
     replaced_by: Unit | None = None
+    # Not a field: where a roll's result replaced this unit by one its owner places with
+    # a friendly MMC (APD 3.1 footnote *), what the log's line records of it (its SW
+    # waiting for that MMC): ``services/units.placements_of_pass`` reads it back.
+    to_place: dict[str, Any] | None = None
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="units")
     ref = models.CharField(max_length=16, default=new_ref, editable=False)  # what pages name

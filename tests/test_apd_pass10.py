@@ -18,6 +18,7 @@ from tests.test_rule_mechanisms import (
     add,
     apd_at,
     buy,
+    edit,
     rg_roll,
     roll,
     unit_names,
@@ -191,6 +192,11 @@ def test_3_1_footnote_an_evacuated_leaders_sw_is_transferred_to_the_only_mmc(
         assert seven.location == ""
         assert Unit.objects.get(pk=mmg.pk).possessor_id is None
         assert "MMC at 12B1, 12H3" in text, text
+        # Pass 16: Done waits for the MMG's MMC; naming the 4-6-7 places the 7-0 there.
+        with pytest.raises(ActionRefused, match="MMG"):
+            done(players, "german")
+        edit(players, "german", mmg, None, possessor=squad.ref)
+        assert Unit.objects.get(pk=seven.pk).location == "12H3"
     done(players, "german")
     assert players.step.id == "3.2"
 

@@ -92,7 +92,7 @@ def test_3_1_footnote_the_sw_of_an_evacuated_leader_is_transferred_not_left(
     one, the app transfers it there, tests/test_apd_pass10.py)."""
     players, _ = apd_at(users, "3.1")
     leader = add(players, "american", "8-1 leader", "leader", "wounded", location="12K5")
-    add(players, "american", "7-4-7", "squad", location="12L6")
+    squad = add(players, "american", "7-4-7", "squad", location="12L6")
     add(players, "american", "3-4-7", "half_squad", location="12J2")
     lmg = add(players, "american", "LMG", "sw", "malfunctioned")
     possess(players, "american", lmg, leader)
@@ -104,6 +104,7 @@ def test_3_1_footnote_the_sw_of_an_evacuated_leader_is_transferred_not_left(
         text,
         said,
     )
+    possess(players, "american", lmg, squad)  # pass 16: Done at 3.1 waits for it
     players.until_step("3.3")
     fixed_dice.append([1])
     assert roll(players, "american", "repair_sw", lmg).result == "Repaired"

@@ -171,7 +171,7 @@ def finish_step(
                 f"{step.id} cannot be finished together with step {through[:20]}.", status=409
             )
         ahead = run[1 : ids.index(through) + 1]
-    hex_owed = purchases.hex_owed(turn, [step, *ahead])
+    hex_owed = purchases.hex_owed(turn, [step, *ahead]) or units.placement_owed(turn)
     if hex_owed:
         raise ActionRefused(hex_owed, status=409)
     side_done(turn)
@@ -435,10 +435,21 @@ def roll_on_table(
     effects = result_effects(table, r.final, column, sum(r.faces))
     count = unit.count if unit is not None else 0
     made_by = [unit, *joined] if unit is not None and weapon is None else []
+    placing: dict[str, object] | None = None
     if joined and unit is not None:
         consequence = _on_stack(turn, table, r, effects, [unit, *joined], secret=hidden)
     else:
         consequence = apply_effects(turn, table, effects, unit, weapon, item=item)
+        if unit is not None and unit.to_place is not None:
+            # Its replacement is placed by its owner with a friendly MMC (APD 3.1
+            # footnote *): the record Done and the retained forces read.
+            marks = [k for k in table.footnotes or {} if r.result.endswith(k)]
+            placing = {
+                **unit.to_place,
+                "cycle": c.cycle,
+                "result": r.result.removesuffix(marks[0]) if marks else r.result,
+                "rule": f"{table.rule} footnote {marks[0]}" if marks else table.rule,
+            }
         # A leader Replaced in place (3.606 row 9) is settled as the unit rolled for.
         unit = (unit.replaced_by if unit else None) or unit
     # A line of several that gave up the unit rolled for to a line of its own (its
@@ -480,7 +491,11 @@ def roll_on_table(
         text=f"{turn.side_name()} rolled on the {what}: {dice_service.describe(r)}."
         + (f" {consequence}." if consequence else ""),
         secret=kept,
-        data={"roll": r.seq, **({"purchase": purchase_id} if purchase_id else {})},
+        data={
+            "roll": r.seq,
+            **({"purchase": purchase_id} if purchase_id else {}),
+            **({"to_place": placing} if placing else {}),
+        },
     )
     if used_up is not None and spent:
         # The roll places the AR counter in its hex: no longer secret (footnote i).

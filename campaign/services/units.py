@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from django.db import transaction
 from django.db.models import Q, QuerySet, Sum
@@ -293,6 +293,7 @@ def update_unit(
     turn = take_turn(campaign_id, user, None)
     unit = own_unit(turn, unit_id)
     before = (unit.kind, tuple(unit.markers or ()))
+    was = unit.location
     unit.name, unit.location = _clean(name, location)
     unit.kind, unit.count = _kind_and_count(
         unit.kind if kind is None else kind, unit.count if number is None else number
@@ -309,6 +310,8 @@ def update_unit(
     if (unit.kind, tuple(unit.markers or ())) != before:
         _refuse_if_owed(turn, unit, before)
         _refuse_unmanned(turn, unit, before)
+    held += _sw_to_placed_mmc(turn, unit, possessor not in (None, ""))
+    held += _placed_with_mmc(turn, unit, was)
     unit.save(update_fields=["name", "location", "kind", "count", "markers", "possessor"])
     turn.record(
         EventKind.UNIT,
@@ -1510,6 +1513,15 @@ def apply_outcome(
         for new in added:
             new.location = only.location
             new.save(update_fields=["location"])
+    if outcome.removed and whole and added and outcome.at is not None and only is None:
+        # Placed by its owner with a friendly MMC he names (APD 3.1 footnote *): what
+        # the unit possessed waits for that MMC (``placement_owed``).
+        held = Unit.objects.filter(possessor_id=unit.pk) if unit.pk else Unit.objects.none()
+        unit.to_place = {
+            "placed": added[0].ref,
+            "sw": list(held.values_list("ref", flat=True)),
+            "leader": label(unit),
+        }
     if outcome.removed and whole:
         in_place = added[0] if added and outcome.at is None else None
         if outcome.with_possessed:
@@ -1674,6 +1686,144 @@ def _placing(unit: Unit, at: str | None) -> str:
         f", to be placed with the friendly MMC nearest (in hexes) to {last}{where}, the "
         "owner choosing on a tie: enter his location in the retained forces"
     )
+
+
+class Placement(NamedTuple):
+    """A unit that replaced one of the side's in this pass, to be placed with a
+    friendly MMC its owner names (APD 3.1 footnote *), and the SW the unit replaced
+    possessed, which go to that MMC."""
+
+    placed: Unit | None  # the replacement (None: its line has since left)
+    sw: list[Unit]  # the SW it possessed still held
+    leader: str  # the unit replaced, in words ("8-1 leader")
+    result: str  # what the roll made of it ("Evacuated")
+    rule: str  # "3.1 footnote *"
+
+
+def placements_of_pass(campaign: Campaign, side: str) -> list[Placement]:
+    """The replacements ``side``'s rolls of this pass left for it to place with a
+    friendly MMC, read from those rolls' log lines."""
+    rows = Event.objects.filter(
+        campaign=campaign, side=side, kind=EventKind.ROLL, data__to_place__cycle=campaign.cycle
+    ).order_by("id")
+    found = []
+    for data in rows.values_list("data", flat=True):
+        record = data["to_place"]
+        lines = Unit.objects.filter(campaign=campaign, side=side)
+        found.append(
+            Placement(
+                lines.filter(ref=record["placed"]).first(),
+                list(
+                    lines.filter(ref__in=record.get("sw") or ())
+                    .select_related("possessor")
+                    .order_by("pk")
+                ),
+                record.get("leader", ""),
+                record.get("result", ""),
+                record.get("rule", ""),
+            )
+        )
+    return found
+
+
+def placement_owed(turn: Turn) -> str:
+    """Why the side cannot finish its step yet ("" : it can): a SW an Evacuated leader
+    possessed still waits for the MMC his 7-0 is placed with (APD 3.1 footnote *: "Any
+    SW Possessed by an Evacuated leader is considered Transferred to the MMC as
+    well"); a side holding no MMC owes nothing (the rules say no more)."""
+    for p in placements_of_pass(turn.campaign, turn.side):
+        waiting = [sw for sw in p.sw if sw.possessor_id is None]
+        if not waiting or not _public_mmc(waiting[0]):
+            continue  # with no MMC, the rules say no more (the SW is the owner's)
+        names = " and ".join(sw.name for sw in waiting)
+        placed = p.placed.name if p.placed is not None else "his replacement"
+        those = "them" if len(waiting) > 1 else "it"
+        return (
+            f"Not yet: {names}, possessed by the {p.leader} ({p.result}), "
+            f"{'are' if len(waiting) > 1 else 'is'} Transferred to the MMC the {placed} is "
+            f"placed with ({p.rule}): enter the {placed}'s location in your retained forces, "
+            f"or name the MMC there that possesses {those}."
+        )
+    return ""
+
+
+def _same_place(a: str, b: str) -> bool:
+    return a.strip().casefold() == b.strip().casefold()
+
+
+def _placed_with_mmc(turn: Turn, unit: Unit, was: str) -> str:
+    """``unit``'s location entered: where ``unit`` is a replacement of this pass to be
+    placed with a friendly MMC (APD 3.1 footnote *: "in the same location as the
+    friendly MMC nearest"), refused where none of the side's MMC is (its MMC's
+    locations known); with one MMC line there, the SW the unit it replaced possessed
+    are Transferred to it.  What happened, in words for the log ("" : nothing)."""
+    if not unit.location or _same_place(unit.location, was):
+        return ""
+    placing = [p for p in placements_of_pass(turn.campaign, turn.side) if p.placed == unit]
+    if not placing:
+        return ""
+    mmc = _public_mmc(unit)
+    places = sorted({m.location for m in mmc if m.location})
+    there = [m for m in mmc if m.location and _same_place(m.location, unit.location)]
+    rule = placing[0].rule
+    if places and not there:
+        raise ActionRefused(
+            f"The {unit.name} is placed in the location of a friendly MMC ({rule}): none of "
+            f"your MMC is at {unit.location} (they are at {', '.join(places)}). Nothing was "
+            "changed."
+        )
+    # Those waiting, and those the MMC where the 7-0 was took: they go with him.
+    waiting = [
+        sw
+        for p in placing
+        for sw in p.sw
+        if sw.possessor is None or (was and _same_place(sw.possessor.location, was))
+    ]
+    if not waiting:
+        return ""
+    names = " and ".join(sw.name for sw in waiting)
+    if len(there) != 1:
+        Unit.objects.filter(pk__in=[sw.pk for sw in waiting]).update(possessor=None)
+        return f"; {names} await the MMC at {unit.location} you name as possessor ({rule})"
+    Unit.objects.filter(pk__in=[sw.pk for sw in waiting]).update(possessor=there[0])
+    return f"; {names} Transferred to {label(there[0])} at {unit.location} ({rule})"
+
+
+def _sw_to_placed_mmc(turn: Turn, unit: Unit, named: bool) -> str:
+    """A possessor ``named`` for a SW an Evacuated leader possessed in this pass: it
+    goes to the MMC his 7-0 is placed with (APD 3.1 footnote *), so a unit that is not
+    one of the side's MMC, or an MMC of another location than the 7-0's, is refused;
+    a 7-0 not yet placed is placed with that MMC.  In words for the log ("" :
+    nothing more)."""
+    if not named or unit.possessor is None:
+        return ""
+    placing = [
+        p for p in placements_of_pass(turn.campaign, turn.side) if unit.pk in {s.pk for s in p.sw}
+    ]
+    if not placing or not _public_mmc(unit):
+        return ""
+    p = placing[0]
+    mmc = unit.possessor
+    if mmc.kind not in ("squad", "half_squad") or mmc.has("captured"):
+        raise ActionRefused(
+            f"{unit.name}, possessed by the {p.leader} ({p.result}), is Transferred to the "
+            f"MMC his replacement is placed with ({p.rule}): {label(mmc)} is not one of your "
+            "MMC. Nothing was changed."
+        )
+    seven = p.placed
+    if seven is None or not mmc.location:
+        return ""
+    if seven.location and not _same_place(seven.location, mmc.location):
+        raise ActionRefused(
+            f"{unit.name}, possessed by the {p.leader} ({p.result}), is Transferred to the "
+            f"MMC the {seven.name} is placed with, at {seven.location} ({p.rule}): "
+            f"{label(mmc)} is at {mmc.location}. Nothing was changed."
+        )
+    if seven.location:
+        return ""
+    seven.location = mmc.location
+    seven.save(update_fields=["location"])
+    return f"; the {seven.name} is placed with {label(mmc)} at {mmc.location} ({p.rule})"
 
 
 def _copy(unit: Unit, *, name: str, kind: str, markers: Sequence[str]) -> Unit:
