@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -74,6 +75,39 @@ class _Compiled:
         self.params: tuple[Any, ...] = tuple(params)
         self.names = frozenset(p.name for p in self.params if isinstance(p, Param))
         self.locks = self.queryset.query.select_for_update
+        # What turns the columns' values into Python's (a JSON field's ``from_db_value``,
+        # a backend's datetime parser...), described once per connection: the ORM asks
+        # every field again at every evaluation.  Per connection, as the backend's
+        # converters may be its methods (each thread has its own).
+        self._converters: weakref.WeakKeyDictionary[Any, tuple[list[Any], dict[int, Any]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def shallow(self) -> QuerySet[Any]:
+        """A copy of the read's queryset and query to evaluate once, sharing their
+        parts: nothing of it is changed but the query's ``get_compiler`` and the
+        queryset's result cache (the ORM's ``_chain`` clones the whole WHERE tree)."""
+        queryset = object.__new__(type(self.queryset))
+        queryset.__dict__.update(self.queryset.__dict__)
+        query = object.__new__(type(self.queryset.query))
+        query.__dict__.update(self.queryset.query.__dict__)
+        queryset._query = query  # type: ignore[attr-defined]
+        queryset._result_cache = None
+        return queryset
+
+    def converters(self, compiler: SQLCompiler, expressions: list[Any]) -> dict[int, Any]:
+        """``compiler.get_converters(expressions)``, described once per connection for
+        the read's own columns (its ``select``)."""
+        found = self._converters.get(compiler.connection)
+        if (
+            found is not None
+            and len(found[0]) == len(expressions)
+            and all(a is b for a, b in zip(found[0], expressions, strict=True))
+        ):
+            return found[1]
+        described = SQLCompiler.get_converters(compiler, expressions)
+        self._converters[compiler.connection] = (list(expressions), described)
+        return described
 
 
 class PreparedRead(Generic[_T]):
@@ -127,7 +161,11 @@ class PreparedRead(Generic[_T]):
         compiler = copy.copy(compiled.compiler)
         compiler.connection = connection  # this thread's
         compiler.as_sql = lambda *args, **kwargs: (compiled.sql, params)  # type: ignore[method-assign]
-        queryset = compiled.queryset._chain()  # type: ignore[attr-defined]
+        if PreparedRead.compile_once:
+            compiler.get_converters = lambda expressions: compiled.converters(  # type: ignore[method-assign]
+                compiler, expressions
+            )
+        queryset = compiled.shallow()
         # The copy is evaluated here and never handed out, so nothing can refine it.
-        queryset.query.get_compiler = lambda *args, **kwargs: compiler
+        queryset.query.get_compiler = lambda *args, **kwargs: compiler  # type: ignore[method-assign]
         return list(queryset)

@@ -197,6 +197,38 @@ def test_a_read_is_compiled_once_per_process(bought, monkeypatch):
     assert [p.group_id for p in second] == ["V5"]
 
 
+def test_a_reads_converters_are_described_once_per_connection(bought, monkeypatch):
+    """What turns a column's value into Python's (a JSON field's, a timestamp's) is
+    described at a read's first call on a connection, not at every call as the ORM
+    does (issue 49: a page after a change makes a dozen reads); the values are the
+    same, each read's own (another read's converters are never used)."""
+    described = []
+    real = SQLCompiler.get_converters
+
+    def counting(self, expressions):
+        described.append(self.query.model)
+        return real(self, expressions)
+
+    read = PreparedRead(
+        lambda: Purchase.objects.filter(campaign_id=Param("campaign", UUIDField())).order_by("id")
+    )
+    events = PreparedRead(
+        lambda: Event.objects.filter(campaign_id=Param("campaign", UUIDField())).order_by("id")
+    )
+    monkeypatch.setattr(SQLCompiler, "get_converters", counting)
+    cid = bought.campaign_id
+    first, second = read(campaign=cid), read(campaign=cid)
+    logged = events(campaign=cid)
+    events(campaign=cid)
+    assert described == [Purchase, Event]
+    orm = list(Purchase.objects.filter(campaign_id=cid).order_by("id"))
+    assert [(p.details, p.created_at) for p in second] == [(p.details, p.created_at) for p in orm]
+    assert [(p.details, p.created_at) for p in first] == [(p.details, p.created_at) for p in orm]
+    assert [(e.data, e.created_at) for e in logged] == [
+        (e.data, e.created_at) for e in Event.objects.filter(campaign_id=cid).order_by("id")
+    ]
+
+
 def test_values_are_prepared_by_their_fields(bought):
     """A datetime, an integer and a UUID are prepared for the database as the ORM
     prepares them (SQLite stores text, PostgreSQL its own types)."""

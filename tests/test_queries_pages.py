@@ -69,8 +69,8 @@ def test_pages_after_a_change_run_the_same_queries_with_ten_times_the_data(make_
     assert small == large
     # Today's counts, session and user included (the campaign page at 3.610 read the
     # pass's rolls three times until 2026-11-28: 17 statements).
-    # (the roster: the units a player removed by mistake at this step, to put back)
-    assert small["campaign"] <= 15 and small["roster/"] <= 12, small
+    # (the roster reads the lines removed by mistake, to put back, with its points: C5.1)
+    assert small["campaign"] <= 15 and small["roster/"] <= 11, small
 
 
 def test_url_once_names_what_the_url_tag_names():
@@ -222,3 +222,39 @@ def test_the_rg_purchase_records_part_is_rendered_once_per_its_lines_3_6179(make
         assert record("axis") != mine
     finally:
         fragments.render_template = real
+
+
+@pytest.mark.django_db
+def test_roster_after_a_change_reads_the_log_once_and_offers_what_to_put_back_c5_1(
+    make_user, modules
+):
+    """PHD C5.1: a line its owner removed by mistake at this step is offered to put back
+    on his roster; one removed as eliminated, or put back already, is not.  The roster
+    finds those lines in the read of the log it makes for the points columns (one
+    statement on the log; 2026-11-28 it made a second one)."""
+    from campaign.seat_views.roster import roster_view
+    from campaign.services import units
+    from tests.test_cvp14 import remove, supply_value
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    users = (make_user("us_pb"), make_user("de_pb"))
+    players, _ = phd_after(users, "C5.8", cvp_lost_us=5, cvp_lost_german=3)
+    tank = add(players, "us", "M4A1 Sherman", "vehicle")
+    jeep = add(players, "us", "Jeep", "vehicle")
+    back = add(players, "us", "8-0", "leader")
+    supply_value(players, "cvp_per_kind.squad", "2", by="us")
+    squad = add(players, "us", "6-6-7", "squad")
+    for unit in (tank, jeep, back):
+        remove(players, "us", unit)
+    remove(players, "us", squad, eliminated=True)
+    units.put_back_unit(campaign_id=players.campaign_id, user=players.users["us"], unit_id=back.ref)
+    client = Client()
+    client.force_login(players.users["us"])
+    sql = _after_a_change(client, players.campaign_id, "roster/")
+    log_reads = [s for s in sql if 'FROM "campaign_event"' in s]
+    assert len(log_reads) == 1, "\n".join(log_reads)
+    seat = Seat.objects.select_related("campaign").get(campaign_id=players.campaign_id, side="us")
+    mine, theirs = sorted(roster_view(seat).forces, key=lambda f: not f.mine)
+    assert [line for _, line in mine.put_back] == ["Jeep", "M4A1 Sherman"]
+    assert theirs.put_back == ()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.db.models import CharField, Q
+
 from campaign.charts import line_chart
 from campaign.memo import Memo
 from campaign.models import (
@@ -19,7 +21,7 @@ from campaign.models import (
     Seat,
     Unit,
 )
-from campaign.prepared import CAMPAIGN, SIDE, PreparedRead
+from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.seat_views.common import (
     PurchaseLine,
     choice_label,
@@ -171,11 +173,22 @@ _RECONS = PreparedRead(lambda: ReconBuy.objects.visible_to(SIDE).filter(campaign
 _CHITS = PreparedRead(lambda: InitiativeChit.objects.visible_to(SIDE).filter(campaign_id=CAMPAIGN))
 _OUTCOMES = PreparedRead(lambda: InitiativeOutcome.objects.filter(campaign_id=CAMPAIGN))
 # Each side's points as the log counts them: what each date gave (REPLENISH) and what
-# the rules forfeit when its purchase step ends (FORFEIT: 3.617 EXC), one read.
-_POINTS_EVENTS = PreparedRead(
+# the rules forfeit when its purchase step ends (FORFEIT: 3.617 EXC); and the seat's
+# own lines removed at the current step, which it may put back (PHD C5.1: a removal
+# made by mistake): one read of the log.
+_LOG = PreparedRead(
     lambda: (
         Event.objects.readable_by(SIDE)
-        .filter(campaign_id=CAMPAIGN, kind__in=[EventKind.REPLENISH, EventKind.FORFEIT])
+        .filter(campaign_id=CAMPAIGN)
+        .filter(
+            Q(kind__in=[EventKind.REPLENISH, EventKind.FORFEIT])
+            | Q(
+                kind=EventKind.UNIT,
+                side=SIDE,
+                step_id=Param("step", CharField()),
+                data__has_key="removed",
+            )
+        )
         .only("kind", "side", "date_index", "data")
     )
 )
@@ -223,7 +236,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         recons[(r.side, r.date_index)] = (locations + r.locations, paid + r.cost)
     chits = {(c.side, c.date_index): c for c in _CHITS(side=side, campaign=cid)}
     outcomes = {o.date_index: o for o in _OUTCOMES(campaign=cid)}
-    points_events = list(_POINTS_EVENTS(side=side, campaign=cid))
+    logged = _LOG(side=side, campaign=cid, step=module.steps[campaign.step_index].id)
+    points_events = [e for e in logged if e.kind != EventKind.UNIT]
     repl = {(e.side, e.date_index): e.data for e in points_events if e.kind == EventKind.REPLENISH}
     # Points the rules forfeit when the purchase step ends (3.617 EXC): the "Left"
     # column still shows what remains, "even if zero", and marks it lost.
@@ -331,7 +345,13 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             )
             if s == side
             else (),
-            tuple(units_service.removals_to_put_back(campaign, s, (u.ref for u in units)))
+            tuple(
+                units_service.removals_to_put_back(
+                    campaign,
+                    (e.data for e in logged if e.kind == EventKind.UNIT),
+                    (u.ref for u in units),
+                )
+            )
             if s == side
             else (),
         )

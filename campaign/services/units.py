@@ -436,26 +436,22 @@ def _removed_line(unit: Unit) -> dict[str, object]:
 
 
 def removals_to_put_back(
-    campaign: Campaign, side: str, present: Iterable[str]
+    campaign: Campaign, logged: Iterable[dict[str, Any]], present: Iterable[str]
 ) -> list[tuple[str, str]]:
-    """The lines ``side`` removed by mistake at the current step of this pass and has
+    """The lines a side removed by mistake at the current step of this pass and has
     not put back (reference, line), newest first, but for those ``present`` (the
-    references of its retained lines): what its forces offer to put back."""
+    references of its retained lines): what its forces offer to put back (C5.1).
+    ``logged``: the data of that side's UNIT log lines, oldest first (the roster reads
+    them with its points, ``seat_views.roster``: those of the current step suffice)."""
     here = set(present)
+    at = position_token(campaign)
     lines = []
-    for data in (
-        Event.objects.filter(
-            campaign=campaign,
-            side=side,
-            kind=EventKind.UNIT,
-            data__at=position_token(campaign),
-            data__eliminated=False,
-        )
-        .exclude(data__has_key="put_back")
-        .order_by("-id")
-        .values_list("data", flat=True)
-    ):
-        line = data["removed"]
+    for data in reversed(list(logged)):
+        if data.get("at") != at or data.get("eliminated") is not False or "put_back" in data:
+            continue
+        line = data.get("removed")
+        if not line:
+            continue
         n = int(line.get("count") or 1)
         if line["ref"] not in here:
             lines.append((str(line["ref"]), f"{n} × {line['name']}" if n > 1 else line["name"]))
