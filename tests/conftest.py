@@ -108,6 +108,7 @@ def dice_of_the_test(request, monkeypatch):
     hosted by a live worker (browser tests) keep random seeds, and those tests read the
     page.  ``REFIT_TEST_DICE=random make test`` sweeps other outcomes."""
     if os.environ.get("REFIT_TEST_DICE") == "random":
+        yield
         return
     import hashlib
     import itertools
@@ -121,6 +122,13 @@ def dice_of_the_test(request, monkeypatch):
         return seed, dice.seed_hash(seed)
 
     monkeypatch.setattr(dice, "new_seed", new_seed)
+    # A walk copied from another test's carries a seed that is the same in every test
+    # and every run (tests/walk_cache.py, ``seeded``): the walk cache stays on.
+    from tests import walk_cache
+
+    walk_cache.GATE.seed_of_test = new_seed
+    yield
+    walk_cache.GATE.seed_of_test = None
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,7 @@ import pytest
 
 from campaign.models import Campaign, Event, Seat
 from campaign.selectors import module_of
+from rules import dice as rules_dice
 from tests import walk_cache
 from tests.purchase_helpers import campaign_at
 from tests.walk import host_game, players_of
@@ -151,3 +152,37 @@ def test_a_copied_walk_keeps_the_keys_of_the_rows_it_started_with(modules, make_
     seat.refresh_from_db()
     assert seat.revision != revision
     assert state(first) == state(copied)
+
+
+def test_a_walk_rolls_the_same_dice_whichever_test_made_it(modules, make_user, empty_cache):
+    """Each campaign a test hosts gets a seed of the test's own (``dice_of_the_test``),
+    and a copy carries the seed of the walk it copies: a walk from a campaign that has
+    drawn no dice is made from a seed derived from where it starts and goes, so the
+    dice a test sees after a walk (Sicily 3.614's repair rolls, RePh 3.6142) are the
+    same whether it made the walk or copied it from whichever test ran first."""
+    import os
+
+    from campaign.models import Roll
+
+    if os.environ.get("REFIT_TEST_DICE") == "random":
+        pytest.skip("REFIT_TEST_DICE=random: each campaign's seed is random, as asked")
+    users = make_user("first"), make_user("second")
+
+    def walk():
+        players = campaign_at("sicily", "i", "jul15am", users, step="3.614")[0]
+        c = Campaign.objects.get(pk=players.campaign_id)
+        rolls = list(Roll.objects.filter(campaign=c).order_by("seq").values_list("faces"))
+        return c, rolls
+
+    made, made_rolls = walk()
+    copied, copied_rolls = walk()  # copied from the first walk
+    walk_cache._WALKS.clear()
+    remade, remade_rolls = walk()  # made again, by a campaign with another seed at hosting
+    assert walk_cache.STATS["hits"] >= 2 and walk_cache.STATS["misses"] >= 4
+    assert made.dice_seed == copied.dice_seed == remade.dice_seed
+    assert made_rolls == copied_rolls == remade_rolls
+    # The seed's published SHA-256 is the one the hosting event quotes.
+    for c in (made, copied, remade):
+        assert c.dice_seed_hash == rules_dice.seed_hash(c.dice_seed)
+        hosted = Event.objects.filter(campaign=c).order_by("pk").first()
+        assert hosted is not None and c.dice_seed_hash in hosted.text

@@ -55,6 +55,10 @@ class Gate:
     open: bool = False
     patches: list[Any] = field(default_factory=list)  # the test's MonkeyPatch objects
     neutral: list[tuple[Any, str]] = field(default_factory=list)  # see ``neutral``
+    # The seeds the test's campaigns get (``dice_of_the_test`` in tests/conftest.py):
+    # while ``rules.dice.new_seed`` is this, a walk's seed derives from where it starts
+    # (``seeded``).
+    seed_of_test: Any = None
 
 
 GATE = Gate()
@@ -86,6 +90,13 @@ def neutral(*patched: tuple[Any, str]):
         GATE.neutral[:] = []
 
 
+def _seeds_of_test() -> bool:
+    """Whether the test's campaigns are seeded from its id (``dice_of_the_test``)."""
+    import rules.dice
+
+    return GATE.seed_of_test is not None and rules.dice.new_seed is GATE.seed_of_test
+
+
 def _patches_allow() -> bool:
     import rules.dice
 
@@ -93,6 +104,8 @@ def _patches_allow() -> bool:
         for obj, name, _old in getattr(patch, "_setattr", ()):
             if obj is rules.dice and name == "faces" and _dice_patch_is_inert(rules.dice.faces):
                 continue
+            if obj is rules.dice and name == "new_seed" and _seeds_of_test():
+                continue  # see ``seeded``
             if any(obj is o and name == n for o, n in GATE.neutral):
                 continue
             return False
@@ -199,11 +212,11 @@ _LEFT_OUT = {("campaign.Campaign", "dice_seed"), ("campaign.Campaign", "dice_see
 _RANDOM = {("campaign.Invitation", "token")}
 
 
-def fingerprint(snap: Snapshot, usernames: Sequence[str]) -> str:
+def fingerprint(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) -> str:
     """The snapshot with what differs between two equal walks left out: keys as
-    ordinals, users as their index among the players, timestamps, the dice seed, the
-    invitation token, the campaign's id."""
-    parts = normalized(snap, usernames)
+    ordinals, users as their index among the players, timestamps, the dice seed (unless
+    ``seed``), the invitation token, the campaign's id."""
+    parts = normalized(snap, usernames, seed=seed)
     parts.append(
         sorted((k, repr(getattr(settings, k))) for k in dir(settings) if k.startswith("REFIT_"))
     )
@@ -373,6 +386,45 @@ def _replaced(value: Any, texts: dict[str, str]) -> Any:
 
 # ----------------------------------------------------------------------- the cache
 
+
+def seeded(snap: Snapshot, campaign_id: Any, key: tuple[str, str]) -> None:
+    """Under ``dice_of_the_test`` each campaign's seed derives from the test's id, so
+    that a test rolls the same dice on every run.  A copy carries the seed of the walk
+    it copies: were that the seed of whichever test made the walk first in the process,
+    a test's dice after a copied walk would depend on the order the tests ran in.  So a
+    walk from a campaign that has drawn no dice yet (its seed read by nothing so far)
+    is made from a seed derived from where it starts and where it goes (``key``), the
+    same in every test and every run, and its copies carry that seed; from a campaign
+    that has drawn dice the seed is part of the fingerprint (``walked``).  The seed's
+    published SHA-256, where a row quotes it (the hosting event), is replaced too."""
+    campaign_model = apps.get_model("campaign", "Campaign")
+    old_seed, old_hash = snap.campaign["dice_seed"], snap.campaign["dice_seed_hash"]
+    new_seed = hashlib.sha256(f"walk:{key[0]}:{key[1]}".encode()).hexdigest()
+    new_hash = hashlib.sha256(new_seed.encode()).hexdigest()
+    texts = {old_seed: new_seed, old_hash: new_hash}
+    campaign_model._base_manager.filter(pk=campaign_id).update(
+        dice_seed=new_seed, dice_seed_hash=new_hash
+    )
+    snap.campaign.update(dice_seed=new_seed, dice_seed_hash=new_hash)
+    for m in scoped_models():
+        quoting = [
+            f
+            for f in m._meta.concrete_fields
+            if not f.is_relation
+            and isinstance(f, models.CharField | models.TextField | models.JSONField)
+        ]
+        for row in snap.rows[m._meta.label]:
+            changed = {}
+            for f in quoting:
+                value = row.get(f.attname)
+                if isinstance(value, str | dict | list):
+                    new = _replaced(value, texts)
+                    if new != value:
+                        changed[f.attname] = row[f.attname] = new
+            if changed:
+                m._base_manager.filter(pk=row["id"]).update(**changed)
+
+
 # (goal, fingerprint) -> (the state the walk left, each model's keys before the walk)
 _WALKS: dict[tuple[str, str], tuple[Snapshot, dict[str, list[Any]]]] = {}
 
@@ -387,7 +439,9 @@ def walked(goal: str, campaign_id: Any, users: Sequence[Any], walk: Callable[[],
     usernames = [u.get_username() for u in users]
     try:
         before = snapshot(campaign_id, users)
-        key = (goal, fingerprint(before, usernames))
+        # Dice drawn from the test's own seed: the walk goes on from that seed (``seeded``).
+        drawn = _seeds_of_test() and bool(before.campaign["rolls_made"])
+        key = (goal, fingerprint(before, usernames, seed=drawn))
     except Uncacheable:
         STATS["bypassed"] += 1
         walk()
@@ -404,6 +458,8 @@ def walked(goal: str, campaign_id: Any, users: Sequence[Any], walk: Callable[[],
         restore(after, campaign_id, users, kept)
         return
     STATS["misses"] += 1
+    if _seeds_of_test() and not drawn:
+        seeded(before, campaign_id, key)
     walk()
     with contextlib.suppress(Uncacheable):
         _WALKS[key] = (snapshot(campaign_id, users), _keys(before))
