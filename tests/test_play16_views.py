@@ -98,3 +98,20 @@ def test_3_5_each_roll_button_of_a_step_names_its_table(users, modules, client):
     assert len(set(rolls)) == 3, rolls
     assert all("Row" in n for n in rolls), rolls
     assert page.count(">Roll dr</button>") == 3
+
+
+@pytest.mark.django_db
+def test_an_ended_cg_says_so_in_the_header_not_a_step_to_wait_for(hosted, client):
+    """The CG's end (conceded here, or after its last date): the header said "step 1 of
+    N: <a step>" and "Waiting for: — the CG has ended"; it says the CG has ended and
+    that no one has anything more to do, still with the roster's link."""
+    from campaign.services import conceding
+
+    campaign, alice, bob = hosted
+    conceding.concede_campaign(campaign_id=campaign.pk, user=alice, confirmed=True)
+    client.force_login(bob)
+    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    header = _text(page[page.index('id="campaign-header"') : page.index("</section>")])
+    assert "the CG has ended" in header and "No one has anything more to do" in header, header
+    assert "Waiting for" not in header and " of " not in header.split("—")[1][:30], header
+    assert "CG Roster and retained forces" in header
