@@ -95,3 +95,79 @@ def test_the_third_scenario_ends_the_cg_with_the_seed_and_the_final_roster(
     reader.read(phone, "the final CG Roster")
     assert "Afternoon" in roster.inner_text()
     reader.report()
+
+
+FOCUSED = """() => {
+    const e = document.activeElement;
+    return e ? (e.getAttribute('aria-label') || e.innerText || e.tagName).trim().slice(0, 80) : '';
+}"""
+
+
+def tab_to(page, name: str, limit: int = 250) -> int:
+    """Press Tab until the focused control's name starts with ``name``; how many."""
+    for n in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUSED).startswith(name):
+            return n
+    raise AssertionError(f"{name!r} is not reached by Tab in {limit} presses")
+
+
+def _holding(ws, held):
+    """A page's socket whose pushes from the server stop once ``held`` is set."""
+    server = ws.connect_to_server()
+    server.on_message(lambda message: None if held else ws.send(message))
+
+
+def test_a_purchase_by_keyboard_a_reload_a_cancel_and_a_stale_tab(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """Sicily 3.617: the British player buys an RG with the keyboard only (Tab to its
+    Buy, Enter): the focus stays in the step, so the next Tab goes on from there (it
+    fell to the top of the page); a reload mid-step keeps the purchase; his second
+    tab, whose pushes are lost, still offers *Cancel* after he cancelled it in the
+    first (asked: its points are refunded): pressed, it is refused beside the click,
+    in a sentence, and nothing changes."""
+    from campaign.models import Purchase
+    from tests.purchase_helpers import campaign_at
+
+    players, _ = campaign_at("sicily", "i", "jul14n", (make_user("ax"), make_user("br")))
+    pages = pages_of(asgi_server, new_context, browser_login, players, "axis")
+    desk, phone = pages["british"], pages["axis"]
+    held: list[bool] = []
+    second = desk.context.new_page()
+    second.route_web_socket("**/ws/campaigns/**", lambda ws: _holding(ws, held))
+    second.goto(desk.url)
+    second.locator("body[data-live]").wait_for(state="attached")
+    reader = Reader()
+    reader.read(desk, "3.617 (British)")
+    reader.read(phone, "3.617 (Axis)")
+    desk.bring_to_front()
+    assert tab_to(desk, "Buy V6") > 10
+    desk.keyboard.press("Enter")
+    line = desk.locator(".purchases li", has_text="V6")
+    line.wait_for()
+    desk.wait_for_timeout(300)  # the push's parts are in
+    focus = desk.evaluate(
+        "() => !!document.activeElement.closest && !!document.activeElement.closest('#campaign-step')"
+    )
+    assert focus, f"the focus fell to {desk.evaluate(FOCUSED)!r}"
+    tab_to(desk, "Cancel RG 1", limit=60)  # on from the chart, not from the top
+    second.locator(".purchases li", has_text="V6").wait_for()  # the second tab saw it
+    held.append(True)  # from now on the second tab misses the pushes
+    desk.reload()
+    desk.locator("body[data-live]").wait_for(state="attached")
+    line.wait_for()  # still bought after a reload
+    asked = []
+    desk.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+    desk.get_by_role("button", name=re.compile("^Cancel RG 1 of the list")).click()
+    line.wait_for(state="detached")
+    assert "refunded" in asked[0], asked
+    second.bring_to_front()
+    second.once("dialog", lambda d: d.accept())
+    second.get_by_role("button", name=re.compile("^Cancel RG 1 of the list")).click()
+    refusal = second.locator(".purchases .refusal, #campaign-step .refusal")
+    refusal.wait_for()
+    assert "Nothing was changed" in refusal.inner_text(), refusal.inner_text()
+    bought = Purchase.objects.filter(campaign_id=players.campaign_id)
+    assert [p.status for p in bought] == [Purchase.Status.CANCELLED]
+    reader.report()
