@@ -147,9 +147,7 @@ def test_a_purchase_by_keyboard_a_reload_a_cancel_and_a_stale_tab(
     line = desk.locator(".purchases li", has_text="V6")
     line.wait_for()
     desk.wait_for_timeout(300)  # the push's parts are in
-    focus = desk.evaluate(
-        "() => !!document.activeElement.closest && !!document.activeElement.closest('#campaign-step')"
-    )
+    focus = desk.evaluate("() => !!document.activeElement.closest('#campaign-step')")
     assert focus, f"the focus fell to {desk.evaluate(FOCUSED)!r}"
     tab_to(desk, "Cancel RG 1", limit=60)  # on from the chart, not from the top
     second.locator(".purchases li", has_text="V6").wait_for()  # the second tab saw it
