@@ -168,9 +168,18 @@
     }
     return null;
   }
+  // For a push, the field the player is typing in, if it is on the screen, comes first:
+  // a message arriving above the reply being typed moved it 16 px down on a phone.
+  function focusedInView() {
+    var el = document.activeElement;
+    var part = el && el !== document.body && el.closest ? el.closest("main [id]") : null;
+    if (!part) return null;
+    var r = part.getBoundingClientRect();
+    return r.height > 0 && r.top >= 0 && r.top < window.innerHeight ? part : null;
+  }
   function pin(el) {
     if (pinned !== null) return;
-    var part = (el && el.closest && el.closest("main [id]")) || firstInView();
+    var part = (el && el.closest && el.closest("main [id]")) || focusedInView() || firstInView();
     pinned = part ? { id: part.id, top: part.getBoundingClientRect().top } : false;
   }
   function keepPlace() {

@@ -169,3 +169,66 @@ def test_a_purchase_by_keyboard_a_reload_a_cancel_and_a_stale_tab(
     bought = Purchase.objects.filter(campaign_id=players.campaign_id)
     assert [p.status for p in bought] == [Purchase.Status.CANCELLED]
     reader.report()
+
+
+def test_a_result_taken_back_an_amendment_withdrawn_and_the_chat_on_the_phone(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """Sicily 3.6 (the Initial Scenario's result): the British enters it, sees a figure
+    wrong and takes it back (asked first), enters it again; the Axis confirms on the
+    phone, proposes an amendment and withdraws it.  Meanwhile they talk: a message
+    arriving on the phone neither moves its page nor touches the reply being typed."""
+    from campaign.models import Seat
+    from tests.walk import host_game, players_of
+
+    axis_user, british_user = make_user("ax"), make_user("br")
+    campaign = host_game("sicily", "i", british_user, axis_user, side="british")
+    players = players_of(campaign, british_user, axis_user)
+    pages = pages_of(asgi_server, new_context, browser_login, players, "axis")
+    desk, phone = pages["british"], pages["axis"]
+    reader = Reader()
+    figures = {"cvp_lost.axis": 5, "cvp_lost.british": 30, "san.axis": 3, "san.british": 3}
+    enter_result(desk, figures)
+    take_back = desk.get_by_role("button", name="Take back the result I entered")
+    take_back.wait_for()
+    phone.get_by_role("button", name="Confirm the result", exact=True).wait_for()
+    reader.read(phone, "the result to confirm")
+    asked: list[str] = []
+    desk.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+    take_back.click()
+    desk.get_by_role("button", name="Enter the result").wait_for()
+    assert asked and "enter it again" in asked[0], asked
+    phone.get_by_role("button", name="Confirm the result", exact=True).wait_for(state="detached")
+    enter_result(desk, {**figures, "cvp_lost.british": 3})
+    # The chat on the phone while the result waits: a half-typed reply, the page
+    # scrolled to it; the British writes; nothing moves.
+    draft = phone.get_by_label("Message to your opponent")
+    draft.fill("Was it 3 CVP or 30?")
+    draft.scroll_into_view_if_needed()
+    on_screen = (
+        "() => Math.round(document.getElementById('message-text').getBoundingClientRect().top)"
+    )
+    where = phone.evaluate(on_screen)
+    desk.get_by_label("Message to your opponent").fill("3 — I typed 30 first, sorry.")
+    desk.get_by_role("button", name="Send").click()
+    phone.locator("#campaign-messages .theirs", has_text="I typed 30 first").wait_for()
+    phone.wait_for_timeout(300)
+    assert abs(phone.evaluate(on_screen) - where) <= 2
+    assert draft.input_value() == "Was it 3 CVP or 30?"
+    phone.get_by_role("button", name="Send").click()
+    desk.locator("#campaign-messages .theirs", has_text="3 CVP or 30?").wait_for()
+    assert draft.input_value() == ""
+    reader.read(phone, "the messages on the phone")
+    confirm(phone)
+    phone.locator("#campaign-step #amend").wait_for()
+    phone.locator("#amend > summary").click()
+    phone.locator("#amend input[name='cvp_lost.axis']").fill("6")
+    phone.get_by_label("Why").fill("A crew lost in the last turn")
+    reader.read(phone, "an amendment on the phone")
+    phone.get_by_role("button", name="Propose the amendment").click()
+    desk.get_by_role("button", name="Accept the amendment").wait_for()
+    phone.get_by_role("button", name="Withdraw my amendment").click()
+    desk.get_by_role("button", name="Accept the amendment").wait_for(state="detached")
+    phone.get_by_role("button", name="Propose the amendment").wait_for()
+    assert Seat.objects.filter(campaign=campaign).count() == 2
+    reader.report()
