@@ -115,3 +115,37 @@ def test_an_ended_cg_says_so_in_the_header_not_a_step_to_wait_for(hosted, client
     assert "the CG has ended" in header and "No one has anything more to do" in header, header
     assert "Waiting for" not in header and " of " not in header.split("—")[1][:30], header
     assert "CG Roster and retained forces" in header
+
+
+@pytest.mark.django_db
+def test_c4_2_a_refused_start_sheet_comes_back_filled_in_to_change_what_was_wrong(
+    modules, make_user, client
+):
+    """PHD C4.2/C5.31/C5.33: the German refuses the US player's start sheet ("Our
+    German I1 costs 7"); the US player opens the sheet again and finds his figures
+    there (it came back empty: twenty cells to type again for one wrong figure); the
+    data he did not propose come as the rules give them."""
+    from campaign.models import Supplement
+    from campaign.services import supplements
+    from tests.test_play15_views import PHD_SHEET
+    from tests.walk import host_game, players_of
+
+    german, us = make_user("ger_p"), make_user("us_p")
+    c = host_game("purple-heart-draw", "tm", german, us, through_start=False)
+    phd = players_of(c, german, us)
+    client.force_login(phd.users["us"])
+    url = f"/campaigns/{phd.campaign_id}/start-sheet/"
+    assert client.post(url, PHD_SHEET).status_code == 302
+    package = Supplement.objects.filter(status="proposed").first().package
+    supplements.refuse_start_sheet(
+        campaign_id=phd.campaign_id,
+        user=phd.users["german"],
+        package=package,
+        reason="Our German I1 costs 7",
+    )
+    page = client.get(url).content.decode()
+    assert 'value="3 x 4-6-7"' in page or ">3 x 4-6-7<" in page, page[:2000]
+    assert "What you proposed last time is filled in again" in page
+    # The German's own sheet (another browser) is not filled with the US player's.
+    client.force_login(phd.users["german"])
+    assert "3 x 4-6-7" not in client.get(url).content.decode()

@@ -232,3 +232,57 @@ def test_a_result_taken_back_an_amendment_withdrawn_and_the_chat_on_the_phone(
     phone.get_by_role("button", name="Propose the amendment").wait_for()
     assert Seat.objects.filter(campaign=campaign).count() == 2
     reader.report()
+
+
+def test_a_start_sheet_withdrawn_refused_then_agreed(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """Purple Heart Draw's start (C4.2's OB, the lost RG charts, C5.33's Leader Table):
+    the US player proposes the start sheet and withdraws it; proposes it again; the
+    German refuses it on the phone with a reason; the US player reads the reason, finds
+    his figures still on the sheet, changes one and proposes again; the German accepts
+    all of it."""
+    from tests.browser.play import fill
+    from tests.browser.test_play15_campaign import PHD_START
+    from tests.walk import host_game, players_of
+
+    us_user, german_user = make_user("us"), make_user("de")
+    campaign = host_game("purple-heart-draw", "tm", us_user, german_user, through_start=False)
+    players = players_of(campaign, us_user, german_user)
+    pages = pages_of(asgi_server, new_context, browser_login, players, "german")
+    desk, phone = pages["us"], pages["german"]
+    reader = Reader()
+
+    def propose(values):
+        desk.get_by_role("link", name="Fill in the start sheet").click()
+        desk.locator("form.supply-form").wait_for()
+        reader.read(desk, "the start sheet")
+        fill(desk, "form.supply-form", values)
+        desk.get_by_role("button", name="Propose the start sheet to my opponent").click()
+        desk.locator("#campaign-supplies .package", has_text="Waiting for your opponent").wait_for()
+
+    propose(PHD_START)
+    package = phone.locator("#campaign-supplies .package", has_text="Start sheet proposed by")
+    package.wait_for()
+    desk.get_by_role("button", name="Withdraw the start sheet").click()
+    package.wait_for(state="detached")
+    propose(PHD_START)
+    package.wait_for()
+    reader.read(phone, "the start sheet to answer")
+    package.get_by_label("Or refuse all of it — what is wrong?").fill("Our German I1 costs 7")
+    package.get_by_role("button", name="Refuse all").click()
+    package.wait_for(state="detached")
+    desk.locator("#campaign-supplies", has_text="Our German I1 costs 7").wait_for()
+    desk.get_by_role("link", name="Fill in the start sheet").click()
+    form = desk.locator("form.supply-form")
+    form.wait_for()
+    kept = form.locator("[name='rg_charts.german|row-0-units']").input_value()
+    assert kept == PHD_START["rg_charts.german|row-0-units"], kept
+    desk.go_back()
+    desk.locator("body[data-live]").wait_for(state="attached")
+    propose({**PHD_START, "rg_charts.german|row-0-cost": "7"})
+    package.wait_for()
+    phone.once("dialog", lambda d: d.accept())
+    package.get_by_role("button", name=re.compile(r"^Accept all")).click()
+    package.wait_for(state="detached")
+    reader.report()
