@@ -149,3 +149,26 @@ def test_c4_2_a_refused_start_sheet_comes_back_filled_in_to_change_what_was_wron
     # The German's own sheet (another browser) is not filled with the US player's.
     client.force_login(phd.users["german"])
     assert "3 x 4-6-7" not in client.get(url).content.decode()
+
+
+@pytest.mark.django_db
+def test_c4_2_each_datums_accept_refuse_and_withdraw_names_its_datum(modules, make_user, client):
+    """The start sheet's data answered one by one: a screen reader heard four *Accept*
+    and four *Refuse* (and the proposer four *Withdraw*); each now names its datum,
+    the visible words unchanged."""
+    from tests.test_play15_views import PHD_SHEET
+    from tests.walk import host_game, players_of
+
+    german, us = make_user("ger_p"), make_user("us_p")
+    c = host_game("purple-heart-draw", "tm", german, us, through_start=False)
+    phd = players_of(c, german, us)
+    client.force_login(phd.users["us"])
+    assert client.post(f"/campaigns/{phd.campaign_id}/start-sheet/", PHD_SHEET).status_code == 302
+    for side, verbs in (("german", ("Accept", "Refuse")), ("us", ("Withdraw",))):
+        client.force_login(phd.users[side])
+        page = client.get(f"/campaigns/{phd.campaign_id}/").content.decode()
+        supplies = page[page.index('id="campaign-supplies"') :]
+        names = _button_names(supplies[: supplies.index("</section>")])
+        for verb in verbs:
+            named = [n for n in names if n.split(":")[0] == verb]
+            assert len(named) >= 2 and len(set(named)) == len(named), (verb, names)

@@ -286,3 +286,39 @@ def test_a_start_sheet_withdrawn_refused_then_agreed(
     package.get_by_role("button", name=re.compile(r"^Accept all")).click()
     package.wait_for(state="detached")
     reader.report()
+
+
+def test_the_initiative_chits_picked_with_the_keyboard_and_revealed_on_both(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """Sicily 3.621: the British player Tabs to *Lock Attack* and presses Enter; the
+    page asks (it cannot be changed), Enter accepts; the focus stays in the step; the
+    Axis on the phone locks Idle; both pages show the reveal at once (British Attack)."""
+    from tests.purchase_helpers import campaign_at
+
+    players, _ = campaign_at(
+        "sicily", "i", "jul14n", (make_user("ax"), make_user("br")), kind="initiative"
+    )
+    pages = pages_of(asgi_server, new_context, browser_login, players, "axis")
+    desk, phone = pages["british"], pages["axis"]
+    reader = Reader()
+    reader.read(desk, "3.621 (British)")
+    reader.read(phone, "3.621 (Axis)")
+    desk.bring_to_front()
+    tab_to(desk, "Lock Attack")
+    asked: list[str] = []
+    desk.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+    desk.keyboard.press("Enter")
+    desk.locator("#campaign-step .waiting", has_text="Your chit is locked").wait_for()
+    assert asked and "cannot be changed" in asked[0], asked
+    desk.wait_for_timeout(300)
+    assert desk.evaluate("() => !!document.activeElement.closest('#campaign-step')"), desk.evaluate(
+        FOCUSED
+    )
+    phone.locator("#campaign-step", has_text="has chosen").wait_for()
+    phone.once("dialog", lambda d: d.accept())
+    phone.get_by_role("button", name="Lock Idle").click()
+    for page in (desk, phone):
+        page.locator("#initiative-result", has_text="British Attack").wait_for()
+    reader.read(phone, "the reveal on the phone")
+    reader.report()
