@@ -445,7 +445,7 @@
     return !now || now === document.body || !now.isConnected;
   }
   function rememberPressed() {
-    pressed = focusInfo(document.activeElement) || pressed;
+    pressed = focusInfo(document.activeElement);
   }
   function refocusPressed() {
     if (pressed && pressed.el.isConnected && !pressed.el.disabled && lostFocus()) {
