@@ -35,7 +35,7 @@ from redis.exceptions import RedisError
 
 from campaign.changes import KINDS, Change, PresenceChanged
 from campaign.fragments import Part, kept_rows, shown, unchanged
-from campaign.live_pages import LivePage, page_named
+from campaign.live_pages import CAMPAIGN, LivePage, page_named
 from campaign.origin import page_origin
 from campaign.seat_views.common import member_seat
 from campaign.services import presence, push
@@ -267,7 +267,7 @@ class CampaignConsumer(ResilientConsumer):
         await self.leave_groups()
         async with self._presence:
             try:
-                await in_pool(presence.leave)(socket=self.socket)
+                await in_pool(presence.leave)(socket=self.socket, watched=self.page is CAMPAIGN)
             except OUTAGE as exc:
                 logger.warning("presence not cleared, it expires by itself (%s)", exc)
         if self._beating is not None:

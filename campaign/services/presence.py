@@ -43,7 +43,13 @@ def beat(*, socket: str, seat_id: int) -> bool:
     return True
 
 
-def leave(*, socket: str) -> None:
+def leave(*, socket: str, watched: bool = False) -> None:
+    """The socket closes.  ``watched``: it was a campaign page's, live since it opened:
+    what it showed was seen, so the player's next visit counts from now, when he left
+    the page, not from when he loaded it ("Since your last visit" lists nothing he
+    watched arrive)."""
+    if watched:
+        Seat.objects.filter(presences__socket=socket).update(visited_at=timezone.now())
     Presence.objects.filter(socket=socket).delete()
 
 

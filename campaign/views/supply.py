@@ -127,9 +127,16 @@ def _filled(values: Mapping[str, str], before: Mapping[str, str]) -> bool:
 def start_sheet(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     """Every datum the rules lack, on one page, proposed to the opponent at once."""
     view = campaign_view(request.user, campaign_id)
+    kept = _SHEET_KEPT.format(campaign_id)
     if request.method == "GET":
         forms = sheet_forms(view.campaign, view.module, view.viewer)
-        return render(request, "campaign/start_sheet.html", {"view": view, "forms": forms})
+        last = request.session.get(kept) or {}
+        if last:
+            forms = sheet_forms(
+                view.campaign, view.module, view.viewer, _with_last(view, forms, last)
+            )
+        context = {"view": view, "forms": forms, "kept": bool(last)}
+        return render(request, "campaign/start_sheet.html", context)
     posted = _posted(request)
     chosen: dict[str, dict[str, str]] = {}
     problems: dict[str, str] = {}
@@ -152,12 +159,35 @@ def start_sheet(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
         except SupplyProblems as bad:
             problems = bad.cells
         else:
+            # Kept in this browser: a sheet the opponent refuses (or the player
+            # withdraws) comes back filled in, to change what was wrong, not retype it.
+            request.session[kept] = {k: v for k, v in posted.items() if "|" in k}
             return redirect(reverse("campaign", args=[campaign_id]) + "#campaign-supplies")
     problems = in_words(view.module, problems)
     forms = sheet_forms(view.campaign, view.module, view.viewer, posted)
     _place(forms, problems)
     context = {"view": view, "forms": forms, "problems": list(problems.values())}
     return render(request, "campaign/start_sheet.html", context, status=status)
+
+
+_SHEET_KEPT = "start-sheet:{}"  # the session key of the last sheet a player proposed
+
+
+def _with_last(view, forms: list[SupplyForm], last: Mapping[str, str]) -> dict[str, str]:
+    """The sheet's cells: each datum the player proposed last time (still missing, so
+    refused or withdrawn) as he filled it in, every other as it comes."""
+    mine = {k.split("|", 1)[0] for k in last}
+    cells: dict[str, str] = {}
+    for form in forms:
+        path = form.item.path
+        if path in mine:
+            cells |= {k: v for k, v in last.items() if k.split("|", 1)[0] == path}
+        else:
+            cells |= {
+                f"{path}|{k}": v
+                for k, v in prefilled(view.campaign, view.module, form.item).items()
+            }
+    return cells
 
 
 def _place(forms: list[SupplyForm], problems: Mapping[str, str]) -> None:

@@ -112,11 +112,13 @@
   function release() {
     busy.forEach(function (b) { b.disabled = false; b.removeAttribute("aria-busy"); });
     busy = [];
+    refocusPressed();
   }
   document.addEventListener("htmx:beforeRequest", function (evt) {
     var config = evt.detail.requestConfig;
     var form = formOf(evt.detail.elt);
     if (!form || !config || config.verb !== "post") return;
+    rememberPressed(); // before its button is disabled (which drops the focus)
     buttonsOf(form).forEach(function (b) {
       if (b.disabled) return;
       b.disabled = true;
@@ -166,9 +168,18 @@
     }
     return null;
   }
+  // For a push, the field the player is typing in, if it is on the screen, comes first:
+  // a message arriving above the reply being typed moved it 16 px down on a phone.
+  function focusedInView() {
+    var el = document.activeElement;
+    var part = el && el !== document.body && el.closest ? el.closest("main [id]") : null;
+    if (!part) return null;
+    var r = part.getBoundingClientRect();
+    return r.height > 0 && r.top >= 0 && r.top < window.innerHeight ? part : null;
+  }
   function pin(el) {
     if (pinned !== null) return;
-    var part = (el && el.closest && el.closest("main [id]")) || firstInView();
+    var part = (el && el.closest && el.closest("main [id]")) || focusedInView() || firstInView();
     pinned = part ? { id: part.id, top: part.getBoundingClientRect().top } : false;
   }
   function keepPlace() {
@@ -404,6 +415,84 @@
         }
       }, 0);
     }
+  });
+
+  // A keyboard player keeps his place too: the button or link he pressed (disabled
+  // while its action is on its way, which drops the focus to the page) or had reached
+  // with Tab, once released or re-drawn by the answer or a push, has the focus back
+  // (the same element, else the same id, else the same name in the same part); where
+  // it is gone, its nearest part that is still there takes the focus, so the next Tab
+  // goes on from there, not from the top of the page (playtest 16: after a Buy
+  // pressed with Enter the focus fell to the page, 39 Tabs above the chart).  Fields
+  // are kept by the push's own carry, above.
+  var keyFocus = null;
+  var pressed = null; // the control focused when its action was posted, and when
+  function nameOf(el) {
+    return ((el.getAttribute && el.getAttribute("aria-label")) || el.textContent || "").trim();
+  }
+  function focusInfo(el) {
+    if (!el || el === document.body || !el.closest || !el.closest("main")) return null;
+    // A control, or a part given the focus here (a push may re-draw it again).
+    if (!/^(BUTTON|A|SUMMARY)$/.test(el.tagName) && !(el.id && el.hasAttribute("tabindex"))) return null;
+    var parts = [];
+    for (var up = el.parentElement; up && up.tagName !== "MAIN"; up = up.parentElement) {
+      if (up.id) parts.push(up.id);
+    }
+    return { el: el, id: el.id, tag: el.tagName, name: nameOf(el), parts: parts, at: Date.now() };
+  }
+  function lostFocus() {
+    var now = document.activeElement;
+    return !now || now === document.body || !now.isConnected;
+  }
+  function rememberPressed() {
+    pressed = focusInfo(document.activeElement);
+  }
+  function refocusPressed() {
+    if (pressed && pressed.el.isConnected && !pressed.el.disabled && lostFocus()) {
+      pressed.el.focus({ preventScroll: true });
+    }
+  }
+  function rememberFocus() {
+    if (keyFocus !== null) return;
+    keyFocus = focusInfo(document.activeElement);
+    if (!keyFocus && lostFocus() && pressed && Date.now() - pressed.at < 30000) keyFocus = pressed;
+    keyFocus = keyFocus || false;
+  }
+  function refocus(was) {
+    if (!lostFocus()) return true; // where it is, or it went somewhere on purpose
+    var shown = function (el) { return el && !el.disabled && el.getClientRects().length > 0; };
+    var found = shown(was.el) ? was.el : null;
+    if (!found && was.id && shown(document.getElementById(was.id))) found = document.getElementById(was.id);
+    for (var i = 0; !found && i < was.parts.length; i++) {
+      var part = document.getElementById(was.parts[i]);
+      if (!shown(part)) continue; // gone, or hidden now (a row no longer offered)
+      var same = Array.prototype.filter.call(part.querySelectorAll(was.tag), function (c) {
+        return nameOf(c) === was.name && shown(c);
+      });
+      found = same.length ? same[0] : part;
+    }
+    if (!found) return true;
+    found.focus({ preventScroll: true });
+    if (document.activeElement !== found) { // a part, not a control: made focusable
+      found.setAttribute("tabindex", "-1");
+      found.focus({ preventScroll: true });
+    }
+    return false;
+  }
+  function restoreFocus() {
+    var was = keyFocus;
+    keyFocus = null;
+    if (!was) return;
+    pressed = null;
+    // Again a moment later: the swap's settling may still move a kept row (which
+    // drops the focus again).
+    [0, 60, 250].forEach(function (ms) { setTimeout(function () { refocus(was); }, ms); });
+  }
+  document.addEventListener("htmx:beforeSwap", rememberFocus);
+  document.addEventListener("htmx:oobBeforeSwap", rememberFocus);
+  document.addEventListener("htmx:wsBeforeMessage", rememberFocus);
+  ["htmx:afterSettle", "htmx:wsAfterMessage"].forEach(function (name) {
+    document.addEventListener(name, restoreFocus);
   });
 
   // "Your move" at a glance: while the campaign waits for this seat the page title

@@ -99,7 +99,8 @@ def owed_roll(page) -> bool:
     if "Roll first:" not in page.locator("#campaign-step").inner_text():
         return False
     for name in ("Roll DR", "Roll dr"):
-        button = page.get_by_role("button", name=name, exact=True)
+        # Each is named with its table ("Roll DR: Battlefield Promotion Table").
+        button = page.get_by_role("button", name=re.compile(rf"^{name}(?::|$)"))
         if button.count():
             button.first.click()
             page.locator("#campaign-step", has_text="Roll first:").wait_for(state="detached")

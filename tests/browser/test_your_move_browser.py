@@ -122,12 +122,24 @@ def test_scenario_sheet_and_notification_settings_pages(
     assert settings.get_by_label("E-mail address").input_value() == "alice@example.org"
 
 
+def _until_gone(campaign_id, side: str) -> None:
+    """Wait until no campaign socket of ``side`` is open (its page was left)."""
+    import time
+
+    from campaign.models import Presence
+
+    deadline = time.monotonic() + 10
+    while Presence.objects.filter(seat__campaign_id=campaign_id, seat__side=side).exists():
+        assert time.monotonic() < deadline, "the page's socket never closed"
+        time.sleep(0.1)
+
+
 def test_the_page_opens_with_what_happened_since_the_last_visit(
     asgi_server, new_context, browser_login, modules, make_user
 ):
     """Issue 46: "since your last visit": the Axis player comes back after the British
-    bought in secret and wrote to him: the page opens with both (the purchase in the
-    gate's words only), and a reload says nothing is new."""
+    bought in secret and wrote to him while he was away: the page opens with both (the
+    purchase in the gate's words only), and a reload says nothing is new."""
     from campaign.services import messages, purchases
     from tests.purchase_helpers import campaign_at
 
@@ -138,6 +150,10 @@ def test_the_page_opens_with_what_happened_since_the_last_visit(
     # The first visit is recorded by the digest's own fetch: wait for its answer, so
     # what follows happens after that visit (a loaded machine answers it late).
     page.locator("section#digest").wait_for(state="attached")  # the placeholder is a div
+    # He leaves the page (what reaches an open page live is no news when he comes
+    # back): wait until its socket has closed, so what follows happens after he left.
+    page.goto("about:blank")
+    _until_gone(players.campaign_id, "axis")
     purchases.purchase_rg(
         campaign_id=players.campaign_id, user=players.users["british"], group_id="V6"
     )
