@@ -352,7 +352,7 @@ def test_the_roster_reads_first_and_counts_what_the_log_counts(
                     row.cells[at('Left')].textContent.trim()];
         }"""
     )
-    assert left == ["29", "29 (29 lost, 3.617)"], left
+    assert left == ["29", "29 (29 lost, 3.617 EXC)"], left
     # Both charts draw something a player sees: a point per value.
     cvp = page.locator("svg.chart[aria-label='CVP lost per scenario']")
     points = page.locator("svg.chart[aria-label='CPP left']")
