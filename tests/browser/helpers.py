@@ -45,6 +45,18 @@ _BLOCKING_VIOLATIONS = """async () => {
 }"""
 
 
+def live_page(asgi_server, new_context, browser_login, players, side, path="", *, confirm=True):
+    """``side``'s campaign page (or the page at ``path`` below it) in a browser context of
+    its own, once its socket is open; ``confirm``: the player answers OK to every
+    confirmation the page asks."""
+    page = browser_login(new_context(), players.users[side]).new_page()
+    if confirm:
+        page.on("dialog", lambda d: d.accept())
+    page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/{path}")
+    page.locator("body[data-live]").wait_for(state="attached")  # its socket is open
+    return page
+
+
 def live_pages(asgi_server, new_context, browser_login, players, viewport=None) -> dict:
     """Each side's campaign page, by side, in a browser context of its own (at
     ``viewport`` if given), once its socket is open."""

@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.helpers import live_page
 from tests.test_rule_mechanisms import add, apd_at, supply_german
 
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
 
 
-def _open(asgi_server, new_context, browser_login, players, side):
-    page = browser_login(new_context(), players.users[side]).new_page()
-    page.on("dialog", lambda d: d.accept())
-    page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
-    page.locator("body[data-live]").wait_for(state="attached")
-    return page
+_open = live_page
 
 
 def test_2_5_a7_7_and_3_5_the_german_alone_rolls_in_two_browsers(

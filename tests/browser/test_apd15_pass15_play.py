@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.helpers import live_page
 from tests.test_rule_mechanisms import add, apd_at
 
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
 
 
-def _open(asgi_server, new_context, browser_login, players, side):
-    page = browser_login(new_context(), players.users[side]).new_page()
-    page.on("dialog", lambda d: d.accept())
-    page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
-    page.locator("body[data-live]").wait_for(state="attached")
-    return page
+_open = live_page
 
 
 def test_2_5_a7_7_a_heroic_leader_and_a_german_squad_roll_their_1tcs_in_two_browsers(

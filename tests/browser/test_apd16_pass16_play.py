@@ -12,6 +12,7 @@ import pytest
 
 from campaign.models import Unit
 from tests import test_rule_mechanisms
+from tests.browser.helpers import live_page
 from tests.test_rule_mechanisms import add, apd_at, roll
 
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
@@ -19,12 +20,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(tran
 fixed_dice = test_rule_mechanisms.fixed_dice
 
 
-def _open(asgi_server, new_context, browser_login, players, side, path=""):
-    page = browser_login(new_context(), players.users[side]).new_page()
-    page.on("dialog", lambda d: d.accept())
-    page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/{path}")
-    page.locator("body[data-live]").wait_for(state="attached")
-    return page
+_open = live_page
 
 
 def test_3_1_footnote_the_evacuated_leaders_baz_goes_to_the_mmc_named_in_two_browsers(

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from tests.browser.helpers import live_page
 from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, _armor_group, add, apd_at
 
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
@@ -18,12 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(tran
 _AUTHOR_WORDS = re.compile(r"\b(OCR|transcri\w*|schema|module datum|note:)", re.IGNORECASE)
 
 
-def _open(asgi_server, new_context, browser_login, players, side):
-    page = browser_login(new_context(), players.users[side]).new_page()
-    page.on("dialog", lambda d: d.accept())
-    page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
-    page.locator("body[data-live]").wait_for(state="attached")
-    return page
+_open = live_page
 
 
 def _at(page) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.helpers import live_page
 from tests.test_phd_conph import phd_after
 from tests.test_rule_mechanisms import add
 
@@ -17,12 +18,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(tran
 LOW_AMMO = "Low Ammo (Ammunition Shortage, A19.131)"
 
 
-def _open(asgi_server, new_context, browser_login, players, side):
-    page = browser_login(new_context(), players.users[side]).new_page()
-    page.on("dialog", lambda d: d.accept())
-    page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
-    page.locator("body[data-live]").wait_for(state="attached")
-    return page
+_open = live_page
 
 
 def _done(page, step="C5.14"):

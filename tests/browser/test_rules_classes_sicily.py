@@ -13,11 +13,13 @@ owns, each showing on screen the refusal, the figure counted or the result compu
   made once per leader, and then Done is offered."""
 
 import re
+from functools import partial
 
 import pytest
 
 from campaign.models import Purchase, Seat, Unit
 from campaign.services import units
+from tests.browser.helpers import live_page
 from tests.purchase_helpers import add_unit, campaign_at, make_rolls
 from tests.test_rule_mechanisms import buy
 
@@ -25,11 +27,7 @@ from tests.test_rule_mechanisms import buy
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
 
 
-def _open(asgi_server, new_context, browser_login, players, side):
-    page = browser_login(new_context(), players.users[side]).new_page()
-    page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
-    page.locator("body[data-live]").wait_for(state="attached")  # its socket is open
-    return page
+_open = partial(live_page, confirm=False)
 
 
 def _refusal(page, where: str) -> str:
