@@ -1702,24 +1702,29 @@ def placements_of_pass(campaign: Campaign, side: str) -> list[Placement]:
     rows = Event.objects.filter(
         campaign=campaign, side=side, kind=EventKind.ROLL, data__to_place__cycle=campaign.cycle
     ).order_by("id")
-    found = []
-    for data in rows.values_list("data", flat=True):
-        record = data["to_place"]
-        lines = Unit.objects.filter(campaign=campaign, side=side)
-        found.append(
-            Placement(
-                lines.filter(ref=record["placed"]).first(),
-                list(
-                    lines.filter(ref__in=record.get("sw") or ())
-                    .select_related("possessor")
-                    .order_by("pk")
-                ),
-                record.get("leader", ""),
-                record.get("result", ""),
-                record.get("rule", ""),
-            )
+    records = [data["to_place"] for data in rows.values_list("data", flat=True)]
+    if not records:
+        return []
+    refs = {r["placed"] for r in records} | {ref for r in records for ref in r.get("sw") or ()}
+    lines = {
+        u.ref: u
+        for u in Unit.objects.filter(campaign=campaign, side=side, ref__in=refs)
+        .select_related("possessor")
+        .order_by("pk")
+    }
+    return [
+        Placement(
+            lines.get(record["placed"]),
+            sorted(
+                (lines[ref] for ref in record.get("sw") or () if ref in lines),
+                key=lambda u: u.pk,
+            ),
+            record.get("leader", ""),
+            record.get("result", ""),
+            record.get("rule", ""),
         )
-    return found
+        for record in records
+    ]
 
 
 def placement_owed(turn: Turn) -> str:
