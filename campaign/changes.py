@@ -79,6 +79,10 @@ class ChitLocked(Change):
     """A side locked its initiative chit; the other's is not locked yet."""
 
 
+class ChitTakenBack(Change):
+    """A side took back the chit it locked; the other's is not locked yet."""
+
+
 class ChitsRevealed(Change):
     """The second chit was locked: both are revealed and the matrix applied."""
 

@@ -104,6 +104,7 @@ _STATE = (
     ch.StepFinished,
     ch.DoneTakenBack,
     ch.ChitLocked,
+    ch.ChitTakenBack,
     ch.ChitsRevealed,
     ch.OnMapUnitsDeclared,
     ch.PointsForgone,

@@ -59,6 +59,7 @@ from campaign.consumers import CampaignConsumer, batches
 from campaign.fragments import CAMPAIGN_MEMO, MEMOISED_PARTS, campaign_fragments
 from campaign.models import (
     Campaign,
+    InitiativeChit,
     ModuleRecord,
     Notification,
     Purchase,
@@ -375,6 +376,8 @@ def draw_step_plan(data: Any, kind: str, tables: int) -> list[Slot]:
         a, b = data.draw(
             st.tuples(st.sampled_from(["attack", "idle"]), st.sampled_from(["attack", "idle"]))
         )
+        if data.draw(st.booleans(), label="chit taken back first"):
+            slots.append(Slot("hider", Op("chit-back", ("attack", "idle"))))
         slots.append(Slot("hider", Op("chit", (a, b))))
         if a == b:
             # The same chit in both worlds: the observer locks his, both are revealed,
@@ -993,6 +996,16 @@ class World:
             steps.roll_on_table(
                 campaign_id=cid, user=user, table_id=table.id, item=item, ticked=ticked
             )
+        elif name == "chit-back":
+            # The hider locks a chit that differs between the worlds and takes it back
+            # before the observer locks his (3.621: nothing is revealed yet).
+            if InitiativeChit.objects.filter(campaign_id=cid, side=self.observer).exists():
+                return False
+            try:
+                initiative.lock_initiative(campaign_id=cid, user=user, chit=args[world])
+            except (ActionRefused, Refused):
+                initiative.lock_initiative(campaign_id=cid, user=user, chit="idle")
+            initiative.take_back_chit(campaign_id=cid, user=user)
         elif name == "chit":
             try:
                 initiative.lock_initiative(campaign_id=cid, user=user, chit=args[world])
@@ -1251,6 +1264,7 @@ SECRETS = {
         "secret fortify-takeback",
         "secret recon",
         "hider chit",
+        "hider chit-back",
     },
     "purple-heart-draw": {
         "hider roll",
@@ -1262,6 +1276,7 @@ SECRETS = {
         "secret fortify-takeback",
         "secret recon",
         "hider chit",
+        "hider chit-back",
     },
     # Its RG charts and reinforcement tables are missing from the rules text: with the
     # American chart and armor-type rows supplied, his purchases, cancels, the 3.4
@@ -1280,13 +1295,14 @@ SECRETS = {
     },
 }
 # What the scripted trial does, by trial and hiding side.
-ROLLS_RECON_CHIT = {"hider roll", "secret recon", "hider chit"}
+ROLLS_RECON_CHIT = {"hider roll", "secret recon", "hider chit", "hider chit-back"}
 DOES = {
     ("sicily", "axis"): SECRETS["sicily"],
     ("sicily", "british"): SECRETS["sicily"],
     # Before the Initial Scenario: no Recon (3.620), no chit (3.6211).
-    ("sicily-start", "axis"): SECRETS["sicily"] - {"secret recon", "hider chit"},
-    ("sicily-start", "british"): SECRETS["sicily"] - {"secret recon", "hider chit"},
+    ("sicily-start", "axis"): SECRETS["sicily"] - {"secret recon", "hider chit", "hider chit-back"},
+    ("sicily-start", "british"): SECRETS["sicily"]
+    - {"secret recon", "hider chit", "hider chit-back"},
     ("purple-heart-draw-start", "german"): {"secret fortify", "secret fortify-takeback"},
     # The US has no DSP for the Initial Scenario (I3), publicly: I-C5.35 passes for it.
     ("purple-heart-draw-start", "us"): set(),
@@ -1411,6 +1427,7 @@ def scripted_plan(step: Any, *, takebacks: bool = True) -> list[Slot]:
     if step.kind == "purchase" and takebacks:  # and again once the hider has bought in secret
         plan += [public("message", "bought"), public("done"), public("takeback")]
     if step.kind == "initiative":
+        plan.append(Slot("hider", Op("chit-back", ("attack", "idle"))))
         plan.append(Slot("hider", Op("chit", ("attack", "idle"))))
     return plan
 

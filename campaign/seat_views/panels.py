@@ -199,6 +199,7 @@ class StepPanel:
     lines: list[str] = field(default_factory=list)  # the viewer's computation
     chits: list[ChitView] = field(default_factory=list)
     my_chit: str | None = None
+    opponent_chosen: bool = False  # locking now reveals both chits at once
     attack_allowed: bool = True
     attack_refusal: str = ""
     chart: list[ChartRow] = field(default_factory=list)
@@ -956,6 +957,7 @@ def _chits(view: CampaignView, panel: StepPanel) -> None:
     ]
     mine = chits.get(side)
     panel.my_chit = mine.get_chit_display() if mine else None
+    panel.opponent_chosen = bool(chosen - {side})
     snap = view.snapshot(chits=len(chosen))
     if mine is None:  # the Attack button is offered: the opponent's roster may forbid it
         snap = with_rosters_read(module, c, snap)

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import CharField, IntegerField, Value
 from django.utils import timezone
 
-from campaign.changes import ChitLocked, ChitsRevealed, OnMapUnitsDeclared
+from campaign.changes import ChitLocked, ChitsRevealed, ChitTakenBack, OnMapUnitsDeclared
 from campaign.models import Campaign, Event, EventKind, InitiativeChit, InitiativeOutcome, StepMark
 from campaign.prepared import CAMPAIGN, Param, PreparedRead
 from campaign.selectors import chits_locked, with_rosters_read
@@ -36,7 +36,7 @@ from campaign.services.writes import SeatField, commit
 from campaign.visibility import CHIT
 from rules import availability, machine
 from rules.availability import CHITS
-from rules.kinds import Action
+from rules.kinds import Action, kind_of
 from rules.schema import RollForSide
 
 _CYCLE = Param("cycle", IntegerField())
@@ -74,9 +74,9 @@ def _marks_and_chits(c: Campaign) -> tuple[dict[int, frozenset[str]], dict[str, 
 def lock_initiative(
     *, campaign_id: object, user: User, chit: str, at: str | None = None, by_default: str = ""
 ) -> None:
-    """Lock this side's chit.  It cannot be changed; the opponent learns only that it
-    was chosen, until both are revealed at once.  ``by_default``: the rule that made it
-    Idle when it picked none (PHD C2.0)."""
+    """Lock this side's chit.  The opponent learns only that it was chosen, until both
+    are revealed at once; until then the side may take it back (``take_back_chit``).
+    ``by_default``: the rule that made it Idle when it picked none (PHD C2.0)."""
     turn = take_turn(campaign_id, user, at)
     c = turn.campaign
     marks, chits = _marks_and_chits(c)
@@ -119,6 +119,45 @@ def lock_initiative(
             ChitsRevealed() if now else ChitLocked(),
             saving=[*revealed, *update_waiting(turn)],
         )
+
+
+@transaction.atomic
+def take_back_chit(*, campaign_id: object, user: User, at: str | None = None) -> None:
+    """The side takes back the chit it locked while the opponent has not locked his
+    (picking its chit up again before the simultaneous reveal): it is to choose again.
+    The opponent reads that it did, never which chit it had; its own log line keeps the
+    chit, marked taken back, and is never revealed by the chits' reveal (the CG's end
+    reveals it with every secret).  Revealed chits stand."""
+    turn = take_turn(campaign_id, user, at)
+    c = turn.campaign
+    if Action.CHIT not in kind_of(turn.step.kind).actions:
+        raise ActionRefused(
+            "No initiative chit is chosen at this step: the chits were revealed and stand.",
+            status=409,
+        )
+    mine = InitiativeChit.objects.filter(campaign=c, cycle=c.cycle, side=turn.side).first()
+    if mine is None:
+        raise ActionRefused("You have locked no initiative chit to take back.", status=409)
+    if mine.revealed_at is not None:
+        raise ActionRefused("Both chits are revealed: they stand.", status=409)
+    mine.delete()
+    StepMark.objects.filter(
+        campaign=c, cycle=c.cycle, side=turn.side, step_index__gte=c.step_index
+    ).delete()
+    turn.forget_done()
+    locked = Event.objects.filter(
+        campaign=c, kind=EventKind.CHIT, secret_side=turn.side, revealed_at=None
+    ).filter(date_index=c.date_index)
+    for line in locked:
+        line.kind = EventKind.TAKEBACK
+        line.text = f"{line.text.rstrip('.')}; taken back before the reveal."
+        line.save(update_fields=["kind", "text"])
+    name = turn.side_name()
+    turn.record(
+        EventKind.TAKEBACK,
+        text=f"{name} takes back its initiative chit before the reveal; it is to choose again.",
+    )
+    commit(c.pk, ChitTakenBack(), saving=update_waiting(turn))
 
 
 def reveal_locked(turn: Turn, now: datetime) -> None:

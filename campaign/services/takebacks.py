@@ -2,7 +2,8 @@
 afterwards by a request the opponent accepts or refuses.
 
 What a side may take back by itself: its Done (``steps.take_back_done``), a purchase
-(``purchases.cancel_purchase``), a datum it supplied (``supplements.withdraw_*``),
+(``purchases.cancel_purchase``), its initiative chit until the opponent locks his
+(``initiative.take_back_chit``), a datum it supplied (``supplements.withdraw_*``),
 and here its last fortification at the fortification step and the scenario result it
 entered, while the opponent has not confirmed it.  A Done the opponent has acted on is
 taken back by a request (``ask_takeback``) that the opponent answers

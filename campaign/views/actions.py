@@ -78,6 +78,7 @@ class Act(StrEnum):
     TAKE_BACK_ANSWER = "take-back-answer"
     TAKE_BACK_RESULT = "take-back-result"
     TAKE_BACK_FORTIFICATION = "take-back-fortification"
+    TAKE_BACK_CHIT = "take-back-chit"
     CORRECT = "correct"
     CORRECT_ANSWER = "correct-answer"
     INSTEAD = "instead"
@@ -526,6 +527,7 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.AMEND, Amend, steps.propose_result_amendment),
         Declared(Act.AMEND_ANSWER, AmendAnswer, steps.answer_result_amendment),
         Declared(Act.CHIT, Chit, initiative.lock_initiative),
+        Declared(Act.TAKE_BACK_CHIT, _Nothing, initiative.take_back_chit),
         Declared(Act.DECLARE, Declare, initiative.declare_on_map_units),
         Declared(Act.BUY, Buy, purchases.purchase_rg),
         Declared(Act.CANCEL, OnePurchase, purchases.cancel_purchase),

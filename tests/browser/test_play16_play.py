@@ -294,8 +294,10 @@ def test_the_initiative_chits_picked_with_the_keyboard_and_revealed_on_both(
     asgi_server, new_context, browser_login, modules, make_user
 ):
     """Sicily 3.621: the British player Tabs to *Lock Attack* and presses Enter; the
-    page asks (it cannot be changed), Enter accepts; the focus stays in the step; the
-    Axis on the phone locks Idle; both pages show the reveal at once (British Attack)."""
+    page asks (he may take it back until the Axis locks), Enter accepts; the focus stays
+    in the step.  He takes it back (the phone reads "has not chosen yet") and locks it
+    again; the Axis on the phone locks Idle, asked first that both are then revealed;
+    both pages show the reveal at once (British Attack)."""
     from tests.purchase_helpers import campaign_at
 
     players, _ = campaign_at(
@@ -312,15 +314,21 @@ def test_the_initiative_chits_picked_with_the_keyboard_and_revealed_on_both(
     desk.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     desk.keyboard.press("Enter")
     desk.locator("#campaign-step .waiting", has_text="Your chit is locked").wait_for()
-    assert asked and "cannot be changed" in asked[0], asked
+    assert asked and "take it back until your opponent locks" in asked[0], asked
     desk.wait_for_timeout(300)
     assert desk.evaluate("() => !!document.activeElement.closest('#campaign-step')"), desk.evaluate(
         FOCUSED
     )
     phone.locator("#campaign-step", has_text="has chosen").wait_for()
-    phone.once("dialog", lambda d: d.accept())
+    desk.get_by_role("button", name="Take back my chit").click()
+    phone.locator("#campaign-step", has_text="has not chosen yet").wait_for()
+    desk.once("dialog", lambda d: d.accept())
+    desk.get_by_role("button", name="Lock Attack").click()
+    phone.locator("#campaign-step", has_text="British: has chosen").wait_for()
+    phone.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     phone.get_by_role("button", name="Lock Idle").click()
     for page in (desk, phone):
         page.locator("#initiative-result", has_text="British Attack").wait_for()
     reader.read(phone, "the reveal on the phone")
+    assert "Both chits are revealed at once and stand" in asked[-1], asked
     reader.report()

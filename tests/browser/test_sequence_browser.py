@@ -99,7 +99,7 @@ def test_initiative_chits_revealed_at_once_in_both_browsers(
     blue.reload()
     blue.locator("#step-title", has_text="T4.0").wait_for()
 
-    red.once("dialog", lambda d: d.accept())  # "Lock Idle? It cannot be changed."
+    red.once("dialog", lambda d: d.accept())  # "Lock Idle? You may take it back …"
     red.get_by_role("button", name="Lock Idle").click()
     red.locator(".waiting", has_text="Your chit is locked: Idle").wait_for()
     blue.locator(".chits", has_text="Red: has chosen").wait_for()
