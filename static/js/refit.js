@@ -417,6 +417,56 @@
     }
   });
 
+  // A half-typed form survives a reload (playtest 16, item 9): what the player types
+  // in a field is kept in the tab's session storage, by the page, the step the form
+  // was made for (its "at": a draft of a step the campaign has left is never put
+  // back) and the field's id, until the form is sent and the server takes it.  Only
+  // the forms htmx sends: a page's own forms (sign in, host) go as the browser does.
+  var DRAFT = "refit-draft|";
+  function drafts() {
+    try { return window.sessionStorage; } catch (e) { return null; }
+  }
+  function draftKey(el) {
+    var form = el.form;
+    if (!form || !el.id || el.disabled || !form.hasAttribute("hx-post")) return null;
+    if (/^(hidden|password|checkbox|radio|file|submit|button)$/.test(el.type)) return null;
+    var at = form.querySelector("input[name=at]");
+    return DRAFT + location.pathname + "|" + (at ? at.value : "") + "|" + el.id;
+  }
+  function keepDraft(evt) {
+    var el = evt.target;
+    var store = drafts();
+    var key = store && el && el.form ? draftKey(el) : null;
+    if (!key) return;
+    try {
+      if (el.value === el.defaultValue) store.removeItem(key);
+      else store.setItem(key, el.value);
+    } catch (e) { /* storage full or refused: the draft is not kept */ }
+  }
+  document.addEventListener("input", keepDraft);
+  document.addEventListener("change", keepDraft);
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    var form = formOf(evt.detail.elt);
+    var store = drafts();
+    if (!form || !store || !evt.detail.successful) return;
+    Array.prototype.forEach.call(form.elements, function (el) {
+      var key = draftKey(el);
+      if (key) store.removeItem(key);
+    });
+  });
+  function restoreDrafts() {
+    var store = drafts();
+    if (!store) return;
+    document.querySelectorAll("main input[id], main textarea[id], main select[id]").forEach(function (el) {
+      var key = draftKey(el);
+      var value = key ? store.getItem(key) : null;
+      if (value === null || isDirty(el)) return;
+      el.value = value;
+      el.setAttribute("data-typed", "1");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", restoreDrafts);
+
   // A keyboard player keeps his place too: the button or link he pressed (disabled
   // while its action is on its way, which drops the focus to the page) or had reached
   // with Tab, once released or re-drawn by the answer or a push, has the focus back
