@@ -153,6 +153,26 @@ def test_3_613_dagger_a_vehicle_eliminated_shifting_gets_a_cs_dr_for_its_crew(
 # --------------------------------------------------------------------------- Part 2
 
 
+def test_3_6041_exc_and_3_61426_the_page_names_the_vehicles_that_roll(users, modules, client):
+    """3.6041 EXC "Encircled PRC of an Immobile vehicle" and 3.61426 "all mobile Isolated
+    British Tanks must now attempt Escape": the page tells who rolls by every condition
+    the roll reads.  At 3.604 (British, CG II, the July 16 Night RePh) the crew's 1TC
+    was said to be rolled "for each of your vehicles (not abandoned or withdrawn)"
+    where only an Encircled, immobilized one rolls; at 3.614 on July 16 Night the tank
+    Escape "for each of your vehicles (not immobilized ...)" where only an Isolated one
+    does; and a British Sherman not Isolated is refused in the same words."""
+    players, _ = campaign_at("sicily", "ii", "jul17am", users, step="3.604")
+    add(players, "british", "Sherman III(a)", "vehicle", status="immobilized")
+    page = _page(client, players, "british")
+    assert "your encircled and immobilized vehicles (not abandoned or withdrawn)" in page
+    players, _ = campaign_at("sicily", "ii", "jul16n", users, step="3.614")
+    sherman = add(players, "british", "Sherman III(a)", "vehicle")
+    page = _page(client, players, "british")
+    assert "your isolated vehicles (not immobilized or abandoned or captured)" in page, page
+    with pytest.raises(ActionRefused, match=r"not one of your isolated vehicles.*\(3\.61426\)"):
+        roll(players, "british", "tank_escape", sherman)
+
+
 def test_3_6051_after_an_undo_and_after_done(users, modules):
     """3.6051 at 3.605, after an undo: the British press Done at 3.605 (the Axis not
     yet): Abandon in No-Man's Land is then refused ("You have already done"); the
@@ -262,3 +282,23 @@ def test_3_6141_the_british_on_the_last_night_owe_repair_stun_and_tank_escape(
     roll(players, "british", "tank_escape", loose)
     with pytest.raises(ActionRefused, match=r"one .*roll"):
         roll(players, "british", "tank_escape", loose)
+
+
+def test_3_6141c_recall_at_night_for_the_british_as_3_614_begins(users, modules, fixed_dice):
+    """3.6141c "Each Mobile, non-Isolated Retained AFV under Recall [is no longer]. If
+    Mobile, under Recall, and Isolated, such an AFV begins the next scenario under
+    Recall (as well as suffering from Ammunition Shortage)": the British on July 16
+    Night (CG II) finish 3.613 with two Recalled Shermans: the non-Isolated one is in
+    good order, the Isolated one keeps Recall and is marked Low Ammo; at 3.614 it owes
+    its Night Escape DR (3.61426), a Mobile Isolated tank."""
+    players, _ = campaign_at("sicily", "ii", "jul16n", users, step="3.613")
+    free = add(players, "british", "Sherman III(a)", "vehicle", status="recalled")
+    cut = add(players, "british", "Sherman III(a)", "vehicle", markers=["recalled", "isolated"])
+    _done(players, "british")
+    _done(players, "axis")
+    assert players.step.id == "3.614"
+    assert unit_names(players, "british", pk=free.pk) == [("Sherman III(a)", "vehicle", "ok", 1)]
+    marks = unit_names(players, "british", pk=cut.pk)[0][2]
+    assert set(marks.split(", ")) == {"recalled", "isolated", "low_ammo"}, marks
+    with pytest.raises(ActionRefused, match=r"Roll first: the Escape"):
+        _done(players, "british")

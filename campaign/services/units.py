@@ -1392,6 +1392,10 @@ def describe_filter(flt: UnitFilter) -> str:
     disabled SWs or Guns", "malfunctioned SWs (not captured)"."""
     kinds = " or ".join(_plural(Unit.Kind(k).label.split(" /")[0]) for k in flt.kinds or [])
     statuses = " or ".join(s.replace("_", " ") for s in flt.statuses or [])
+    # And every condition of ``all_statuses`` besides (Sicily 3.6041 EXC: "encircled and
+    # immobilized vehicles"; 3.61426: "isolated vehicles").
+    every = [s.replace("_", " ") for s in flt.all_statuses or [] if s not in (flt.statuses or [])]
+    statuses = " and ".join(part for part in (statuses, " and ".join(every)) if part)
     said = " ".join(part for part in (statuses, kinds or "units") if part)
     if flt.not_statuses:
         said += " (not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses) + ")"
