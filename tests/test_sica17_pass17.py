@@ -302,3 +302,23 @@ def test_3_6141c_recall_at_night_for_the_british_as_3_614_begins(users, modules,
     assert set(marks.split(", ")) == {"recalled", "isolated", "low_ammo"}, marks
     with pytest.raises(ActionRefused, match=r"Roll first: the Escape"):
         _done(players, "british")
+
+
+def test_3_6051_through_the_page_a_stranger_line_gets_a_sentence(users, modules, client):
+    """3.6051 as the player posts it: the step's text at 3.605 says how; the roster's
+    Abandon in No-Man's Land button posts and the Sherman is Abandoned; posting it again
+    is answered 409 with a sentence citing 3.6051, nothing changed."""
+    players, _ = campaign_at("sicily", "ii", "jul17pm", users, step="3.605")
+    sherman = add(players, "british", "Sherman III(a)", "vehicle", status="immobilized")
+    page = _page(client, players, "british")
+    assert "press Abandon in No-Man's Land on such a vehicle" in page
+    for word in ("abandoning", "crew_escapes", "without_functioning"):
+        assert word not in page
+    url = f"/campaigns/{players.campaign_id}/units/"
+    posted = {"do": "abandon", "unit": sherman.ref, "page": "roster"}
+    assert client.post(url, posted, HTTP_HX_REQUEST="true").status_code == 200
+    assert "abandoned" in Unit.objects.get(pk=sherman.pk).markers
+    again = client.post(url, posted, HTTP_HX_REQUEST="true")
+    assert again.status_code == 409
+    assert "3.6051" in html.unescape(again.content.decode())
+    assert len(unit_names(players, "british")) == 2
