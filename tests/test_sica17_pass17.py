@@ -322,3 +322,44 @@ def test_3_6051_through_the_page_a_stranger_line_gets_a_sentence(users, modules,
     assert again.status_code == 409
     assert "3.6051" in html.unescape(again.content.decode())
     assert len(unit_names(players, "british")) == 2
+
+
+def test_the_british_pages_from_3_601_to_3_614_after_the_july_16_night_scenario(
+    users, modules, client
+):
+    """The pages each side reads, in rule order, after the July 16 Night scenario (CG
+    II), the British holding a 4-5-8 held prisoner by an Isolated Guard, a wounded
+    8-1 of no RG, a Hero and a 4-4-7.  3.601 "must undergo an (unlimited) number of
+    Melee rounds": said.  3.6042 "must take a NTC (leader's DRM can apply)": the NTC
+    offers the leader's DRM, and the 4-4-7, not the prisoner.  3.606: the
+    Axis, with nothing to escape, read so.  3.610 "-1 if part of British Airborne RG":
+    offered to the British for a leader of no RG, never to the Axis.  3.6112: the Hero
+    is offered to give up and the 4-4-7 to Battle Harden, not the prisoner.  3.61426
+    "If this is a Night CG Date": at 3.614 (now July 17 AM) the tank Escape is refused
+    in those words."""
+    players, _ = campaign_at("sicily", "ii", "jul17am", users, step="3.601")
+    prisoner = add(players, "british", "4-5-8", "squad", markers=["captured", "isolated"])
+    add(players, "british", "8-1", "leader", status="wounded")
+    hero = add(players, "british", "1-4-9 Hero", "hero")
+    squad = add(players, "british", "4-4-7", "squad")
+    page = _page(client, players, "british")
+    assert "fight unlimited Melee rounds until no more CC attacks can be made" in page
+    players.until_step("3.604")
+    page = _page(client, players, "british")
+    assert "Leader's DRM (if a leader is present)" in page
+    assert f'value="{squad.ref}"' in page and f'value="{prisoner.ref}"' not in page
+    players.until_step("3.606")
+    assert "You have no squads or half-squads or leaders or Heroes or vehicles" in _page(
+        client, players, "axis"
+    )
+    players.until_step("3.610")
+    airborne = "-1 if part of British Airborne RG (a leader not of an RG)"
+    assert airborne in _page(client, players, "british")
+    assert airborne not in _page(client, players, "axis")
+    players.until_step("3.611")
+    page = _page(client, players, "british")
+    assert f'value="{hero.ref}"' in page and f'value="{squad.ref}"' in page
+    assert f'value="{prisoner.ref}"' not in page
+    players.until_step("3.614")
+    page = _page(client, players, "british")
+    assert "only the British roll on it, and only on a Night CG Date (3.61426)" in page
