@@ -66,7 +66,9 @@ def test_3_6051_abandon_in_no_mans_land_marks_it_and_its_crew_leaves_to_escape(
     (CG II, July 17 PM, the British side) the owner of an immobilized Sherman whose MA
     is malfunctioned presses Abandon in No-Man's Land: the Sherman is marked Abandoned
     (still immobilized), a 2-2-8 crew line joins the British forces, and the log says it
-    must attempt Escape at 3.606; at 3.606 that crew makes its Escape DR."""
+    must attempt Escape at 3.606; at 3.606 that crew makes its Escape DR.  The 3.6056
+    chart's Immobile-vehicle row "in No Man's Land | is Abandoned; the crew (if any)
+    must attempt Escape (3.6051)" says the same."""
     players, _ = campaign_at("sicily", "ii", "jul17pm", users, step="3.605")
     sherman = add(players, "british", "Sherman III(a)", "vehicle", status="immobilized")
     _with_ma(players, "british", sherman, ["malfunctioned"])
