@@ -26,6 +26,7 @@ from typing import get_args
 from rules.schema import (
     LEADER_RATING,
     UNIT_STATUS_WORDS,
+    Abandoning,
     Effect,
     EffectName,
     HeldCap,
@@ -401,6 +402,21 @@ def exchange_refusal(
             f" of yours, possessed and not captured{rule}."
         )
     return ""
+
+
+def working_weapon(abandoning: Abandoning, vehicle: UnitState) -> str:
+    """The name of a weapon of ``abandoning.without_functioning`` recorded on
+    ``vehicle`` in good order (no malfunctioned or disabled marker): Sicily 3.6051
+    "without functioning MA" ("": none)."""
+    return next(
+        (
+            w.name
+            for w in vehicle.weapons
+            if w.kind in abandoning.without_functioning
+            and not set(w.markers) & set(WEAPON_CONDITIONS)
+        ),
+        "",
+    )
 
 
 def remanning_refusal(remanning: Remanning, vehicle: UnitState, by: UnitState | None) -> str:

@@ -1744,6 +1744,29 @@ class Remanning(Strict):
         return self
 
 
+class Abandoning(Strict):
+    """At its step, a side may mark one of its vehicles of ``vehicles`` with ``effect``
+    (Abandoned) in one action, the effect's ``crew_escapes`` adding its Inherent crew
+    (``Module.inherent_crews``) as a line of its own (Sicily 3.6051: "Each manned,
+    Immobile vehicle without functioning MA in No-Man's Land becomes Abandoned, and its
+    crew (if any) must attempt Escape per 3.606").  A vehicle one of whose weapons of
+    ``without_functioning`` is recorded in good order is refused ("without functioning
+    MA").  Which hex is No-Man's Land is the players' to judge: the action is the
+    owner's statement that the vehicle stands in one."""
+
+    vehicles: UnitFilter
+    effect: Effect
+    without_functioning: list[WeaponKind] = []
+    label: str  # the action as the player reads it ("Abandon in No-Man's Land")
+    rule: RuleRef
+
+    @model_validator(mode="after")
+    def _marks(self) -> Abandoning:
+        if self.effect.do != "status" or self.effect.status is None:
+            raise ValueError("an abandoning marks the vehicle: effect 'status' with its marker")
+        return self
+
+
 # The effects a step's ``settles`` may have on a unit: the whole line leaves, or is marked.
 SETTLE_EFFECTS = ("eliminate", "status", "unmark", "harden")
 
@@ -1816,6 +1839,9 @@ class Step(Strict):
     weapon_exchange: WeaponExchange | None = None
     # The vehicles a side may remann there, and by whom (Sicily 3.6141a).
     remanning: Remanning | None = None
+    # The vehicles a side may mark Abandoned there in one action, its crew escaping
+    # as a line of its own (Sicily 3.6051).
+    abandoning: Abandoning | None = None
     # The step names the Attacker of the scenario just played, the side that moved first
     # in it, citing this rule (PHD C5.3: "The Attacker is the side that had moved first
     # on the final Mission turn"; C5.4 and C5.14 go by it).

@@ -1179,7 +1179,7 @@ def test_3_606_3_613_escape_and_shift_once_per_item_night_drm_at_night_only(
     with pytest.raises(ActionRefused, match="has made its one Escape roll"):
         roll(players, "axis", "escape", Unit.objects.get(ref=escaped))
     players.until_step("3.613")
-    assert players.step.tables == ["shift", "shift_casualties"]
+    assert players.step.tables == ["shift", "shift_casualties", "crew_survival"]
     with pytest.raises(ActionRefused, match="between 0 and 9"):
         roll(players, "axis", "shift", squad, typed={"uncontrolled_hexes": -3})
 

@@ -5031,6 +5031,66 @@ case(
 )
 
 
+def _abandoning(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "3.605")["abandoning"]
+
+
+def _abandoned(m: Module) -> Any:
+    """What 3.605's abandoning does with an immobilized StuG whose MA is in good order
+    and with one without MA on its record (Sicily 3.6051): offered (the roster's words),
+    refused for a working MA, and the marker and crew its effect gives."""
+    step = next(st for st in m.steps if st.id == "3.605")
+    ab = step.abandoning
+    if ab is None:
+        return "no abandoning"
+    bare = effects.UnitState("StuG IIIG", "vehicle", ("immobilized",))
+    armed = replace(bare, weapons=(effects.WeaponState("w1", "ma", "75mm MA"),))
+    return (
+        effects.matches(ab.vehicles, bare),
+        effects.working_weapon(ab, armed),
+        f"{ab.label} ({ab.rule})",
+        effects.on_unit([ab.effect], bare).status,
+        effects.crew_escapes([ab.effect], bare),
+    )
+
+
+case(
+    "Step.abandoning",
+    base="sicily",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "3.605").pop("abandoning"),
+    observe=_abandoned,
+)
+case(
+    "Abandoning.vehicles",
+    base="sicily",
+    mutate=lambda d: _abandoning(d)["vehicles"].update(statuses=["stunned"]),
+    observe=_abandoned,
+)
+case(
+    "Abandoning.effect",
+    base="sicily",
+    mutate=lambda d: _abandoning(d)["effect"].pop("crew_escapes"),
+    observe=_abandoned,
+)
+case(
+    "Abandoning.without_functioning",
+    base="sicily",
+    mutate=lambda d: _abandoning(d).update(without_functioning=[]),
+    observe=_abandoned,
+)
+case(
+    "Abandoning.label",
+    base="sicily",
+    mutate=lambda d: _abandoning(d).update(label="Abandon"),
+    observe=_abandoned,
+)
+case(
+    "Abandoning.rule",
+    base="sicily",
+    mutate=lambda d: _abandoning(d).update(rule="3.6053"),
+    observe=_abandoned,
+)
+
 case(
     "Effect.with_possessed",
     base="sicily",

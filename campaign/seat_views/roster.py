@@ -32,7 +32,7 @@ from campaign.selectors import module_of, roster_decides_chit
 from campaign.services import units as units_service
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
 from rules import availability, machine
-from rules.effects import WEAPON_CARRIERS
+from rules.effects import WEAPON_CARRIERS, matches, working_weapon
 from rules.schema import Module
 from rules.snapshot import FortificationBought
 
@@ -98,6 +98,9 @@ class UnitView:
     # a secret roll's effect, ``Unit.held``): that state, in words ("" : none held).
     held_as: str = ""
     reveals: bool = False  # that line offers its owner to reveal it now
+    # The owner's vehicle the current step lets him mark Abandoned in one action, its
+    # crew leaving it (Sicily 3.6051): the action's words and rule ("" : not offered).
+    abandons: str = ""
 
 
 def held_words(unit: Unit, lines: dict[str, Unit]) -> str:
@@ -299,6 +302,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     exchanges = [st.weapon_exchange for st in module.steps if st.weapon_exchange]
     # Remann is offered at the step that gives it only (elsewhere it would be refused).
     remanning = module.steps[campaign.step_index].remanning
+    abandoning = module.steps[campaign.step_index].abandoning
     forces = [
         ForcesView(
             module.side(s).name,
@@ -332,6 +336,12 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     ),
                     held_words(u, by_ref) if s == side else "",
                     s == side and bool(u.held) and not u.held.get("within"),
+                    f"{abandoning.label} ({abandoning.rule})"
+                    if s == side
+                    and abandoning
+                    and matches(abandoning.vehicles, u.state)
+                    and not working_weapon(abandoning, u.state)
+                    else "",
                 )
                 for u in units
                 if u.side == s

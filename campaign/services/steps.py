@@ -737,7 +737,7 @@ def apply_effects(
         outcome = on_unit(effects, state, units.ladder(turn.module))
         words.append(units.apply_outcome(unit, outcome, rolled_for))
         if crew_escapes(effects, state):
-            words.append(units.crew_escapes(turn, table, unit, state))
+            words.append(units.crew_escapes(turn, table.rule, unit, state))
     words.append(units.battle_harden(turn, effects, table.leaders_not_named, table))
     seat = turn.seat
     if any(e.do == "san" for e in effects):

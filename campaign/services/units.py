@@ -54,6 +54,7 @@ from rules.effects import (
     settle_holds,
     settled,
     targets,
+    working_weapon,
 )
 from rules.kinds import Action
 from rules.purchase import comes_with, depleted_lacking
@@ -742,7 +743,9 @@ def remove_weapon(*, campaign_id: object, user: User, unit_id: object, weapon_id
 _F = TypeVar("_F")
 
 
-def _at_its_step(turn: Turn, feature: _F | None, none_here: str) -> _F:
+def _at_its_step(
+    turn: Turn, feature: _F | None, none_here: str, action: Action = Action.ROLL
+) -> _F:
     """The current step's ``feature`` (a weapon exchange, a remanning) for a player who
     may act on it now; refused, in ``none_here``'s words, at a step that has none."""
     if feature is None:
@@ -751,7 +754,7 @@ def _at_its_step(turn: Turn, feature: _F | None, none_here: str) -> _F:
             "give it. Nothing was changed.",
             status=409,
         )
-    expect_turn(turn, Action.ROLL)
+    expect_turn(turn, action)
     return feature
 
 
@@ -816,6 +819,59 @@ def _refuse_unmanned(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]
         if _remanner(turn, remanning, unit) is None:
             refusal = remanning_refusal(remanning, was, None)
             raise ActionRefused(refusal + " Nothing was changed.", status=409)
+
+
+@transaction.atomic
+def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit:
+    """At the step with an abandoning, the player marks one of its manned, Immobile
+    vehicles without functioning MA Abandoned, stating it stands in No-Man's Land, and
+    its Inherent crew leaves it as a line of its own (Sicily 3.6051: "Each manned,
+    Immobile vehicle without functioning MA in No-Man's Land becomes Abandoned, and its
+    crew (if any) must attempt Escape per 3.606"), whose Escape DR the next table step
+    offers.  Which hex is No-Man's Land is the map's."""
+    turn = take_turn(campaign_id, user, None)
+    abandoning = _at_its_step(
+        turn, turn.step.abandoning, "No vehicle is abandoned this way", Action.FINISH
+    )
+    unit = own_unit(turn, unit_id)
+    state = unit.state
+    if not matches(abandoning.vehicles, state):
+        raise ActionRefused(
+            f"{label(unit)} is not one of your {describe_filter(abandoning.vehicles)}: "
+            f"only a manned, Immobile vehicle becomes Abandoned in No-Man's Land "
+            f"({abandoning.rule}). Nothing was changed.",
+            status=409,
+        )
+    working = working_weapon(abandoning, state)
+    if working:
+        raise ActionRefused(
+            f"{label(unit)}'s {working} is recorded in good order: only a vehicle without "
+            f"functioning MA becomes Abandoned in No-Man's Land ({abandoning.rule}); one "
+            "whose MA functions stays manned (mark its MA malfunctioned or disabled first "
+            "if it is). Nothing was changed.",
+            status=409,
+        )
+    one = split_one(unit)
+    effects = [abandoning.effect]
+    said = apply_outcome(one, on_unit(effects, state, ladder(turn.module)))
+    words = [said]
+    if abandoning.effect.crew_escapes:
+        escape_step = next(
+            (st.id for st in turn.module.steps[turn.campaign.step_index :] if st.kind == "table"),
+            "",
+        )
+        words.append(crew_escapes(turn, abandoning.rule, one, state, must_escape=escape_step))
+    secret = kept_secret(one)
+    turn.record(
+        EventKind.UNIT,
+        secret=secret,
+        text=(
+            f"{turn.side_name()}: {label(one)} stands in No-Man's Land: "
+            f"{'; '.join(w for w in words if w)} ({abandoning.rule})."
+        ),
+    )
+    commit(turn.campaign.pk, UnitChanged(kept=secret))
+    return one
 
 
 @transaction.atomic
@@ -1336,6 +1392,10 @@ def describe_filter(flt: UnitFilter) -> str:
     disabled SWs or Guns", "malfunctioned SWs (not captured)"."""
     kinds = " or ".join(_plural(Unit.Kind(k).label.split(" /")[0]) for k in flt.kinds or [])
     statuses = " or ".join(s.replace("_", " ") for s in flt.statuses or [])
+    # And every condition of ``all_statuses`` besides (Sicily 3.6041 EXC: "encircled and
+    # immobilized vehicles"; 3.61426: "isolated vehicles").
+    every = [s.replace("_", " ") for s in flt.all_statuses or [] if s not in (flt.statuses or [])]
+    statuses = " and ".join(part for part in (statuses, " and ".join(every)) if part)
     said = " ".join(part for part in (statuses, kinds or "units") if part)
     if flt.not_statuses:
         said += " (not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses) + ")"
@@ -1546,23 +1606,31 @@ def apply_outcome(
     return f"{one} is now {Unit.Status(outcome.status or 'ok').label}{also}"
 
 
-def crew_escapes(turn: Turn, table: Table, vehicle: Unit, state: UnitState) -> str:
-    """The Inherent crew of ``vehicle`` (Abandoned or Eliminated by its roll on
-    ``table``) escapes: a line of the crew counter the module gives it
+def crew_escapes(
+    turn: Turn, rule: str, vehicle: Unit, state: UnitState, *, must_escape: str = ""
+) -> str:
+    """The Inherent crew of ``vehicle`` (Abandoned or Eliminated by a result citing
+    ``rule``) escapes: a line of the crew counter the module gives it
     (``Module.inherent_crews``) joins its side's retained forces, in good order and
     of its RG, Retained away from the vehicle (Sicily 3.606 rows 9-10 "crew (if any)
     Escapes", 3.6061); a vehicle the module names no crew for: its owner is told to add
-    it.  In words."""
+    it.  ``must_escape``: the crew leaves its vehicle still to attempt Escape at that
+    step (3.6051 "its crew (if any) must attempt Escape per 3.606").  In words."""
     crew = inherent_crew(turn.module.inherent_crews, state)
     if crew is None:
         return (
             f"{state.name}'s crew counter is not on record: add its crew (if any) on your "
-            f"retained forces ({table.rule})"
+            f"retained forces ({rule})"
         )
     line = _copy(vehicle, name=crew.unit, kind=crew.kind, markers=[])
     line.location = ""
     line.save(update_fields=["location"])
-    return f"its {crew.unit} escapes and is Retained as a line of its own ({table.rule})"
+    if must_escape:
+        return (
+            f"its {crew.unit} leaves it as a line of its own, which must attempt Escape "
+            f"at {must_escape} ({rule})"
+        )
+    return f"its {crew.unit} escapes and is Retained as a line of its own ({rule})"
 
 
 def _eliminated_with(unit: Unit) -> str:

@@ -103,6 +103,7 @@ class Act(StrEnum):
     UNIT_WEAPON_EXCHANGE = "unit-weapon-exchange"
     UNIT_WEAPON_REMOVE = "unit-weapon-remove"
     UNIT_REMANN = "unit-remann"
+    UNIT_ABANDON = "unit-abandon"
     UNIT_REMOVE = "unit-remove"
     UNIT_PUT_BACK = "unit-put-back"
     UNIT_REVEAL = "unit-reveal"
@@ -559,6 +560,7 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.UNIT_WEAPON_EXCHANGE, WeaponExchange, units.exchange_weapon, at=False),
         Declared(Act.UNIT_WEAPON_REMOVE, OneWeapon, units.remove_weapon, at=False),
         Declared(Act.UNIT_REMANN, Remann, units.remann_vehicle, at=False),
+        Declared(Act.UNIT_ABANDON, OneUnit, units.abandon_vehicle, at=False),
         Declared(Act.UNIT_REMOVE, UnitRemove, units.remove_unit, at=False),
         Declared(Act.UNIT_PUT_BACK, OneUnit, units.put_back_unit, at=False),
         Declared(Act.UNIT_REVEAL, OneUnit, units.reveal_unit, at=False),
