@@ -30,6 +30,7 @@ from rules.schema import (
     EffectName,
     HeldCap,
     InherentCrew,
+    MarkerHold,
     Module,
     OriginalRoll,
     ReinforcementGroup,
@@ -496,6 +497,23 @@ def settled(row: Settle, unit: UnitState, ladder: Sequence[str] = ()) -> UnitOut
     if not matches(row.units, unit):
         return UnitOutcome()
     return on_unit(row.effects, unit, ladder)
+
+
+def hold_refusal(
+    holds: Sequence[MarkerHold], was: UnitState, after: Iterable[str], what: str
+) -> str:
+    """Why ``what`` (the unit as it ``was``) may not leave only the markers ``after``: a
+    marker one of ``holds`` keeps on it is taken off (PHD C5.13a: "Units marked with a
+    Stun counter may remove it after redeploying only if they are not Isolated at that
+    time"); "" where none is."""
+    gone = was.marked - set(after)
+    for hold in holds:
+        if hold.status in gone and matches(hold.units, was):
+            return (
+                f"{what} keeps its {UNIT_STATUS_WORDS[hold.status]} marker: {hold.reason} "
+                f"({hold.rule}). Nothing was changed."
+            )
+    return ""
 
 
 def hardened_by_settles(rows: Sequence[Settle], unit: UnitState) -> bool:
