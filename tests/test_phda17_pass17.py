@@ -139,3 +139,172 @@ def test_c5_13a_c5_27d_a_captured_sw_keeps_its_low_ammo(users, modules, fixed_di
     players.until_step("C5.28")
     assert marks(squad) == set()
     assert marks(mg) == {"captured", "low_ammo"}
+
+
+def test_c5_24_a_side_with_no_unwounded_leader_to_harden_may_not_roll(users, modules):
+    """C5.24 "Each side has the option to make a secret DR to Battle Harden one Retained
+    Non-Wounded Infantry Leader"; footnote * "If there is no lower quality leader
+    available, then no SMC will be Battle-Harden"; "No SMC may Battle Harden more than
+    once during the ConPh".  The German holding only vehicles and an Armour Leader, and
+    the US holding only a wounded 8-1 and a Heroic 9-1 (whom C5.24 Battle Hardens by
+    itself), have no leader the DR could Battle Harden: each one's DR is refused,
+    citing C5.24, nothing rolled (it was rolled for nothing).  With an unwounded 7-0 the
+    US rolls."""
+    from campaign.models import Roll
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, roll
+
+    players, _ = phd_after(users, "C5.24")
+    add(players, "german", "PzKpfw IVH", "vehicle")
+    add(players, "german", "8-1 Armour Leader", "leader")
+    add(players, "us", "8-1 leader", "leader", markers=("wounded",))
+    add(players, "us", "9-1 leader", "leader", markers=("heroic",))
+    for side in ("german", "us"):
+        with pytest.raises(ActionRefused) as refused:
+            roll(players, side, "leader_promotion")
+        said = str(refused.value)
+        plain(said)
+        assert "C5.24" in said and "Nothing was rolled" in said
+    assert not Roll.objects.filter(
+        campaign_id=players.campaign_id, table_id="leader_promotion"
+    ).exists()
+    add(players, "us", "7-0 leader", "leader")
+    assert roll(players, "us", "leader_promotion").table_id == "leader_promotion"
+
+
+def page(players, side, path=""):
+    """What ``side`` reads on the campaign page (or its ``path``), as text."""
+    import html
+    import re
+
+    from django.test import Client
+
+    client = Client()
+    client.force_login(players.users[side])
+    body = client.get(f"/campaigns/{players.campaign_id}/{path}").content.decode()
+    body = re.sub(r"<(script|style).*?</\1>", "", body, flags=re.S)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", body)))
+
+
+def late_conph(users):
+    """A PHD TM hosted by the German (the other side than the named tests'), walked
+    through three more TM Scenarios (both choosing Attack) to the ConPh after the
+    1530 hrs scenario, the last before the final one; its result entered."""
+    from tests.test_rule_mechanisms import result_values, start
+
+    players, module = start("purple-heart-draw", "tm", users, "german")
+    players.results(**result_values(module, cvp_lost_us=12, cvp_lost_german=31))
+    for _ in range(3):
+        players.until("initiative")
+        players.chits(us="attack", german="attack")
+        players.until_step("C5.1")
+        players.results(**result_values(module, cvp_lost_us=12, cvp_lost_german=31))
+    return players
+
+
+def test_the_conph_after_the_1530_scenario_walked_step_by_step_from_both_seats(
+    users, modules, fixed_dice
+):
+    """The ConPh after the 1530 hrs TM Scenario (the last but one), the German hosting,
+    the German holding only vehicles (a stunned PzKpfw IVH, an immobilized Isolated
+    StuG), the US an Isolated squad with its BAR, a wounded 8-1, a Heroic 9-1 and a
+    Hero; each step's page read by both sides next to its rules text, in rule order.
+
+    C5.3 "The Attacker is the side that had moved first on the final Mission turn";
+    C5.6 "DO NOT REMOVE ... Stun ..."; C5.13a "Units that end this Redeployment phase
+    Isolated" (a squad marked Isolated before the Redeployment gets no Low Ammo yet);
+    C5.14 "In turn, Attacker first", "+1 Unit marked with Stun counter", the Mobile
+    Vehicle column (no DR for an Immobilized StuG); C5.13a the Stun taken off after
+    the Redeployment (the Done taken back and given again first); C5.22 "Each friendly
+    on-map Hero ... combined with any (non-crew) MMC ... Eliminate any Heroes that
+    cannot combine"; C5.23's "-1 per 10 CVP (FRD) amassed by friendly side in this
+    scenario"; C5.24 (no leader to Battle Harden; C5.24a's promotion out of the Ranks)
+    and "Each Heroic leader has its Hero counter removed and is then Battle Hardened"."""
+    import re
+
+    from tests.test_rule_mechanisms import add, edit, roll, unit_names
+
+    players = late_conph(users)
+    assert players.step.id == "C5.2"
+    panzer = add(players, "german", "PzKpfw IVH", "vehicle", markers=("stunned",))
+    stug = add(players, "german", "StuG IIIG", "vehicle", markers=("immobilized", "isolated"))
+    squad = add(players, "us", "6-6-7", "squad", markers=("isolated",))
+    add(players, "us", "BAR", "sw", possessor=squad.ref)
+    add(players, "us", "8-1 leader", "leader", markers=("wounded",))
+    add(players, "us", "9-1 leader", "leader", markers=("heroic",))
+    add(players, "us", "Hero", "hero")
+    other = add(players, "us", "6-6-7 B", "squad")
+    # C5.13a: Isolated before the Redeployment (a correction at C5.2): no Low Ammo yet.
+    edit(players, "us", other, "isolated")
+    assert marks(other) == {"isolated"}
+    edit(players, "us", other, "ok")
+
+    # C5.3: the Attacker is the side that moved first in the 1530 hrs scenario.
+    players.until_step("C5.3")
+    first = re.findall(r"rolled who moves first: dr \d → (\w+)", page(players, "us"))[0]
+    attacker = {"American": "us", "German": "german"}[first]
+    defender = "us" if attacker == "german" else "german"
+    for side in ("us", "german"):
+        text = page(players, side)
+        assert f"Attacker (C5.3): {first}, the side that moved first in the 1530 hrs" in text
+    # C5.6: the Stun stays through the marker removal.
+    players.until_step("C5.14")
+    assert marks(panzer) == {"stunned"}
+
+    # C5.14: "In turn, Attacker first": the Defender reads why he waits.
+    text = page(players, defender)
+    assert f"the Attacker ({first}, C5.3) goes first at C5.14" in text
+    german = page(players, "german")
+    # The Mobile Vehicle column: the Immobilized StuG makes no DR, the Panzer does.
+    assert "PzKpfw IVH (stunned)" in german and "StuG IIIG (immobilized" not in german
+    if attacker == "us":
+        done(players, "us")
+    fixed_dice.append([3, 4])
+    r = roll(players, "german", "redeployment", panzer)
+    assert [(d["value"], d["how"]) for d in r.drms] == [(1, "auto")]
+    assert "Stun" in r.drms[0]["label"] and r.final == 8
+    # Done taken back and given again (the Attacker's, or the German's own).
+    done(players, attacker)
+    steps.take_back_done(campaign_id=players.campaign_id, user=players.users[attacker])
+    done(players, attacker)
+    if attacker == "german":
+        done(players, "us")
+    else:
+        done(players, "german")
+    assert players.step.id == "C5.15"
+    assert marks(panzer) == set()
+    assert marks(stug) == {"immobilized", "isolated", "low_ammo"}
+    assert marks(squad) == {"isolated", "low_ammo"}
+    assert sum("PzKpfw IVH" in t and "(C5.13a)" in t for t in log_texts(players)) == 1
+
+    # C5.22: the US Hero may combine with the non-crew MMC; the German holds none.
+    players.until_step("C5.22")
+    us = page(players, "us")
+    assert "Hero (in good order)" in us and "Mark battle hardened" in us
+    assert "You hold no Heroes" in page(players, "german")
+    players.until_step("C5.23")
+    assert "Hero" not in [n for n, *_ in unit_names(players, "us")]
+
+    # C5.23: the US DR's -1 per 10 CVP the US amassed (the German lost 31): -3.
+    fixed_dice.append([4, 4])
+    r = roll(players, "us", "battlefield_promotion")
+    assert [(d["value"], d["how"]) for d in r.drms] == [(-3, "auto")]
+    # The German holds no MMC: his DR is still owed ("Each side makes a secret DR").
+    with pytest.raises(ActionRefused) as refused:
+        done(players, "german")
+    assert "Battlefield Promotion Table (C5.23)" in str(refused.value)
+    players.until_step("C5.24")
+
+    # C5.24: no leader either side's DR could Battle Harden; C5.24a for each.
+    for side in ("us", "german"):
+        with pytest.raises(ActionRefused):
+            roll(players, side, "leader_promotion")
+        assert (
+            "You may not roll on it now: you retain no unwounded leader it could Battle "
+            "Harden: whatever the DR, none would (C5.24)." in page(players, side)
+        )
+    assert "You hold no MMC to create the 7-0 leader from (C5.24a)" in page(players, "german")
+    assert "no more than one leader per 4 (C5.24a)" in page(players, "us")
+    players.until_step("C5.25")
+    names = [n for n, *_ in unit_names(players, "us")]
+    assert "9-2 leader" in names and "8-1 leader" in names

@@ -1442,13 +1442,7 @@ def battle_harden(
     ``not_hardened_for_group``)."""
     if not any(e.do == "battle_harden" for e in effects):
         return ""
-    leaders = [
-        u
-        for u in Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader")
-        .select_related("purchase")
-        .order_by("id")
-        if not _not_hardened(turn, u, table) and not hardened_by_settles(turn.step.settles, u.state)
-    ]
+    leaders = hardenable_leaders(turn.campaign, turn.module, turn.side, turn.step, table)
     found = battle_hardened(effects, [u.state for u in leaders], ladder(turn.module), not_named)
     if found is None:
         return "no retained unwounded leader of that quality or lower: none Battle Hardens"
@@ -1461,11 +1455,25 @@ def battle_harden(
     return f"{before} Battle Hardens: now {unit.name}"
 
 
-def _not_hardened(turn: Turn, unit: Unit, table: Table | None) -> bool:
-    """Whether ``table`` excludes ``unit``, a leader, by the RG it came with."""
-    if table is None or unit.purchase is None:
-        return False
-    return not_hardened_for_group(table, turn.module.group(turn.side, unit.purchase.group_id))
+def hardenable_leaders(
+    campaign: Campaign, module: Module, side: str, step: Step, table: Table | None
+) -> list[Unit]:
+    """``side``'s leaders a ``battle_harden`` result of ``table`` may Battle Harden, but
+    for their quality and wounds: none of an RG ``table`` excludes, none ``step``
+    hardens by itself (PHD C5.24: a Heroic leader, "No SMC may Battle Harden more than
+    once during the ConPh")."""
+    return [
+        u
+        for u in Unit.objects.filter(campaign=campaign, side=side, kind="leader")
+        .select_related("purchase")
+        .order_by("id")
+        if not (
+            table is not None
+            and u.purchase is not None
+            and not_hardened_for_group(table, module.group(side, u.purchase.group_id))
+        )
+        and not hardened_by_settles(step.settles, u.state)
+    ]
 
 
 def _plural(word: str) -> str:
