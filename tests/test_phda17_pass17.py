@@ -213,9 +213,10 @@ def test_the_conph_after_the_1530_scenario_walked_step_by_step_from_both_seats(
     C5.3 "The Attacker is the side that had moved first on the final Mission turn";
     C5.6 "DO NOT REMOVE ... Stun ..."; C5.13a "Units that end this Redeployment phase
     Isolated" (a squad marked Isolated before the Redeployment gets no Low Ammo yet);
-    C5.14 "In turn, Attacker first", "+1 Unit marked with Stun counter", the Mobile
-    Vehicle column (no DR for an Immobilized StuG); C5.13a the Stun taken off after
-    the Redeployment (the Done taken back and given again first); C5.22 "Each friendly
+    C5.14 "In turn, Attacker first", "+1 Unit marked with Stun counter", "+/-
+    Leadership" read as printed, the Mobile Vehicle column (no DR for an Immobilized
+    StuG); C5.13a the Stun taken off after the Redeployment (the Attacker's Done taken
+    back and given again first); C5.19's lost rows; C5.22 "Each friendly
     on-map Hero ... combined with any (non-crew) MMC ... Eliminate any Heroes that
     cannot combine"; C5.23's "-1 per 10 CVP (FRD) amassed by friendly side in this
     scenario"; C5.24 (no leader to Battle Harden; C5.24a's promotion out of the Ranks)
@@ -263,6 +264,9 @@ def test_the_conph_after_the_1530_scenario_walked_step_by_step_from_both_seats(
     german = page(players, "german")
     # The Mobile Vehicle column: the Immobilized StuG makes no DR, the Panzer does.
     assert "PzKpfw IVH (stunned)" in german and "StuG IIIG (immobilized" not in german
+    # A DRM computed from a figure reads by its words ("+/-"), not "+1 +/- Leadership".
+    assert "+/- Leadership (including Armour Leader) — applied by itself" in german
+    assert "+1 +/- Leadership" not in german
     fixed_dice.append([3, 4])
     r = roll(players, "german", "redeployment", panzer)
     assert [(d["value"], d["how"]) for d in r.drms] == [(1, "auto")]
@@ -275,6 +279,15 @@ def test_the_conph_after_the_1530_scenario_walked_step_by_step_from_both_seats(
     assert marks(stug) == {"immobilized", "isolated", "low_ammo"}
     assert marks(squad) == {"isolated", "low_ammo"}
     assert sum("PzKpfw IVH" in t and "(C5.13a)" in t for t in log_texts(players)) == 1
+
+    # C5.19 "For each Wounded Leader a dr is made": the US's wounded 8-1 owes one, but
+    # rows 3-5 are lost: the page says so and offers to go on without; the German,
+    # with no wounded leader, is not stopped.
+    players.until_step("C5.19")
+    us = page(players, "us")
+    assert "Leader Evacuation Table (C5.19) is missing from the rules text" in us
+    assert "Go on without it" in us
+    assert "Done with C5.19" in page(players, "german")
 
     # C5.22: the US Hero may combine with the non-crew MMC; the German holds none.
     players.until_step("C5.22")

@@ -493,7 +493,9 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
             how = "auto"
         else:
             how = "tick"
-        drms.append(DrmView(d.id, d.label, d.value, how))
+        # One computed from a figure (``of``: "+/- Leadership", "+ (current SAN - 4)")
+        # is read by its words alone: its ``value`` is a multiplier, not the DRM.
+        drms.append(DrmView(d.id, d.label, 0 if d.of is not None else d.value, how))
     return TableView(
         table.id,
         table.title,
