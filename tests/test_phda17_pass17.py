@@ -99,8 +99,8 @@ def test_c5_13a_a_unit_marked_isolated_after_redeployment_is_short_of_ammunition
     Ammunition shortage for the next TM Scenario" (pass 16's Left item): a unit its
     owner marks Isolated only after C5.14 is done (a correction at C5.19) ended the
     Redeployment Isolated, so the app marks it Low Ammo then, on the log citing
-    C5.13a; a unit marked otherwise (wounded) is not; in the next ConPh, before its
-    Redeployment, marking a unit Isolated gives no Low Ammo (that Redeployment decides)."""
+    C5.13a; a unit marked otherwise (wounded) is not.  (Marked Isolated before a
+    Redeployment, it gets none: the 1530 hrs walk below, at C5.2.)"""
     from tests.test_phd_conph import phd_after
     from tests.test_rule_mechanisms import add, edit
 
