@@ -31,6 +31,7 @@ from rules.schema import (
     EffectName,
     HeldCap,
     InherentCrew,
+    MarkerHold,
     Module,
     OriginalRoll,
     ReinforcementGroup,
@@ -472,6 +473,31 @@ def battle_hardened(
     return None
 
 
+def hardens_leader(table: Table) -> bool:
+    """Whether a result of ``table`` Battle Hardens one of the side's leaders (PHD C5.24)."""
+    return any(e.do == "battle_harden" for row in table.rows for e in row_effects(row))
+
+
+def no_leader_to_harden(table: Table, leaders: Sequence[UnitState]) -> str:
+    """Why a roll on ``table``, whose results Battle Harden one of the side's leaders,
+    is refused: of its ``leaders`` (those no other rule excludes: an AFV RG's, one
+    Battle Hardened already in this pass) none is unwounded and of the kind it may
+    harden, so whatever the DR, none Battle Hardens (PHD C5.24: "Battle Harden one
+    Retained Non-Wounded Infantry Leader"; footnote *: "If there is no lower quality
+    leader available, then no SMC will be Battle-Harden"); "" where one is, or where
+    the table hardens no leader."""
+    if not hardens_leader(table):
+        return ""
+    excluded = table.leaders_not_named
+    for u in leaders:
+        if u.kind == "leader" and "wounded" not in u.marked and not names_any(u.name, excluded):
+            return ""
+    return (
+        "you retain no unwounded leader it could Battle Harden: whatever the DR, none "
+        f"would ({table.rule})"
+    )
+
+
 def not_hardened_for_group(table: Table, group: ReinforcementGroup | None) -> bool:
     """Whether a leader who came with ``group`` is none a ``battle_harden`` result of
     ``table`` may Battle Harden: the RG's units are of ``leaders_not_of_group_kinds``
@@ -512,6 +538,23 @@ def settled(row: Settle, unit: UnitState, ladder: Sequence[str] = ()) -> UnitOut
     if not matches(row.units, unit):
         return UnitOutcome()
     return on_unit(row.effects, unit, ladder)
+
+
+def hold_refusal(
+    holds: Sequence[MarkerHold], was: UnitState, after: Iterable[str], what: str
+) -> str:
+    """Why ``what`` (the unit as it ``was``) may not leave only the markers ``after``: a
+    marker one of ``holds`` keeps on it is taken off (PHD C5.13a: "Units marked with a
+    Stun counter may remove it after redeploying only if they are not Isolated at that
+    time"); "" where none is."""
+    gone = was.marked - set(after)
+    for hold in holds:
+        if hold.status in gone and matches(hold.units, was):
+            return (
+                f"{what} keeps its {UNIT_STATUS_WORDS[hold.status]} marker: {hold.reason} "
+                f"({hold.rule}). Nothing was changed."
+            )
+    return ""
 
 
 def hardened_by_settles(rows: Sequence[Settle], unit: UnitState) -> bool:

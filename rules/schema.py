@@ -1797,6 +1797,11 @@ class Settle(Strict):
     # "Withdrawn Axis units (and any captured support weapons ... in the possession of
     # these units) are retained by the Axis off map".
     possessed: UnitFilter | None = None
+    # And, later in the same sequence (before the next scenario), a unit its owner's
+    # correction brings into ``units`` is settled then: PHD C5.13a "Units that end this
+    # Redeployment phase Isolated (only), suffer from Ammunition shortage for the next
+    # TM Scenario": a unit marked Isolated after the Redeployment ended it Isolated.
+    late: bool = False
 
     @model_validator(mode="after")
     def _effects(self) -> Settle:
@@ -1809,6 +1814,24 @@ class Settle(Strict):
 
 
 Table.model_rebuild()
+
+
+class MarkerHold(Strict):
+    """From its step to the end of the sequence (until the next scenario), a unit
+    ``units`` selects keeps the marker ``status``: its owner's taking it off is refused,
+    saying ``reason`` and citing ``rule`` (PHD C5.13a "Units marked with a Stun counter
+    may remove it after redeploying only if they are not Isolated at that time")."""
+
+    status: UnitStatus
+    units: UnitFilter
+    reason: str = Field(min_length=1, max_length=200)  # the player's words: why it stays
+    rule: RuleRef
+
+    @model_validator(mode="after")
+    def _held(self) -> MarkerHold:
+        if self.status not in [*(self.units.statuses or ()), *(self.units.all_statuses or ())]:
+            raise ValueError("a hold keeps a marker its 'units' carry ('statuses')")
+        return self
 
 
 class Step(Strict):
@@ -1835,6 +1858,9 @@ class Step(Strict):
     exchange: UnitExchange | None = None
     # What completing the step does to the retained units it names (C5.1, C5.26c).
     settles: list[Settle] = []
+    # The markers units keep from this step on (PHD C5.13a: a Stun counter on a unit
+    # still Isolated after redeploying).
+    holds: list[MarkerHold] = []
     # A vehicle's disabled MG a side may repair there with one of its SW (3.61421).
     weapon_exchange: WeaponExchange | None = None
     # The vehicles a side may remann there, and by whom (Sicily 3.6141a).

@@ -220,6 +220,8 @@ def test_c5_24_once_per_side_and_the_roll_or_the_promotion_not_both(users, modul
     Ranks; the option is not compulsory (Done without it)."""
     players, _ = phd_after(users, "C5.24")
     add(players, "german", "4-6-8", "squad", number=4)
+    # A leader the DR may Battle Harden: with none it is refused (C5.24, pass 17).
+    add(players, "german", "8-0 leader", "leader")
     fixed_dice.append([3, 4])
     r = roll(players, "german", "leader_promotion")
     assert r.secret

@@ -5104,6 +5104,61 @@ case(
 )
 
 
+def _c5_14(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "C5.14")
+
+
+def _stun_kept(m: Module) -> Any:
+    """Why a stunned, Isolated Sherman's owner may not take its Stun off after PHD
+    C5.14 (C5.13a); "" where he may."""
+    step = next(st for st in m.steps if st.id == "C5.14")
+    was = effects.UnitState("M4A1 Sherman", "vehicle", ("stunned", "isolated"))
+    return effects.hold_refusal(step.holds, was, ["isolated"], "M4A1 Sherman")
+
+
+case("Step.holds", base="phd", mutate=lambda d: _c5_14(d).pop("holds"), observe=_stun_kept)
+for _field, _change in {
+    "status": {"status": "isolated"},
+    "units": {"units": {"all_statuses": ["stunned", "captured"]}},
+    "reason": {"reason": "it stays"},
+    "rule": {"rule": "C5.14"},
+}.items():
+    case(
+        f"MarkerHold.{_field}",
+        base="phd",
+        mutate=lambda d, _change=_change: _c5_14(d)["holds"][0].update(_change),
+        observe=_stun_kept,
+    )
+
+
+def phd_isolated_late(host: Callable[..., Any]) -> Any:
+    """A German squad marked Isolated at PHD C5.19, after the Redeployment: its markers
+    (C5.13a: Low Ammo, it ended the Redeployment Isolated)."""
+    from campaign.services import units
+    from tests.purchase_helpers import add_unit
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.19")
+    squad = add_unit(players, "german", "4-6-7", "squad", "ok")
+    units.update_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["german"],
+        unit_id=squad.ref,
+        name=squad.name,
+        markers=["isolated"],
+    )
+    squad.refresh_from_db()
+    return sorted(squad.markers)
+
+
+service(
+    "Settle.late",
+    base="phd",
+    mutate=lambda d: _c5_14(d)["settles"][0].pop("late"),
+    observe=phd_isolated_late,
+)
+
+
 def _phd_chart_a(d: dict) -> None:
     """PHD's German chart (On-Map 6 TP for I1) with I1 marked a, and I2 unmarked."""
     _phd_chart_onmap(d)

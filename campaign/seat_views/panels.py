@@ -49,6 +49,7 @@ from campaign.services.takebacks import done_request
 from campaign.services.units import (
     describe_filter,
     designable_mmc,
+    hardenable_leaders,
     label,
     roll_ref,
     state_of,
@@ -57,7 +58,15 @@ from campaign.services.units import (
 )
 from rules import availability, machine
 from rules.drm import RollContext, offered, offered_for_some_unit
-from rules.effects import UnitState, hardens_mmc, in_location_of, matches, targets
+from rules.effects import (
+    UnitState,
+    hardens_leader,
+    hardens_mmc,
+    in_location_of,
+    matches,
+    no_leader_to_harden,
+    targets,
+)
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
 from rules.schema import Module, Table, TableResult, UnitFilter
@@ -485,7 +494,9 @@ def table_view(table: Table, ctx: RollContext) -> TableView:
             how = "auto"
         else:
             how = "tick"
-        drms.append(DrmView(d.id, d.label, d.value, how))
+        # One computed from a figure (``of``: "+/- Leadership", "+ (current SAN - 4)")
+        # is read by its words alone: its ``value`` is a multiplier, not the DRM.
+        drms.append(DrmView(d.id, d.label, 0 if d.of is not None else d.value, how))
     return TableView(
         table.id,
         table.title,
@@ -528,6 +539,10 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
             module, view.step_def, table, view.viewer, set(view.done)
         )
         closed += [first] if first else []
+        if not closed and hardens_leader(table):  # PHD C5.24: no leader to Battle Harden
+            leaders = hardenable_leaders(view.campaign, module, view.viewer, view.step_def, table)
+            pointless = no_leader_to_harden(table, [u.state for u in leaders])
+            closed += [pointless] if pointless else []
         if not closed and availability.capped_group(module, table, view.viewer) is not None:
             used = len(rolled_items(view.campaign, view.viewer, table.id))
             spent = availability.uses_refusal(

@@ -91,9 +91,11 @@ from rules.effects import (
     crew_escapes,
     falls_on_one,
     granted_group,
+    hardens_leader,
     hardens_mmc,
     inherent_crew,
     mmc_to_harden,
+    no_leader_to_harden,
     not_sent_refusal,
     on_unit,
     on_weapon,
@@ -293,6 +295,14 @@ def roll_on_table(
         raise ActionRefused(
             f"You have made your {table.title} roll in this pass ({table.rule}).", status=409
         )
+    if hardens_leader(table):  # PHD C5.24: a DR that could Battle Harden no leader
+        leaders = units.hardenable_leaders(c, turn.module, turn.side, step, table)
+        pointless = no_leader_to_harden(table, [u.state for u in leaders])
+        if pointless:
+            raise ActionRefused(
+                f"You may not roll on the {table.title}: {pointless}. Nothing was rolled.",
+                status=409,
+            )
     group_ref = ""
     if table.per_group is not None and unit is None:
         # PHD C5.34: a DR for each OBA module held, chosen among them (not typed).

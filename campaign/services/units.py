@@ -42,6 +42,7 @@ from rules.effects import (
     battle_hardened,
     exchange_refusal,
     hardened_by_settles,
+    hold_refusal,
     in_location_of,
     inherent_crew,
     left_over,
@@ -65,6 +66,7 @@ from rules.schema import (
     ReinforcementGroup,
     Remanning,
     Settle,
+    Step,
     Table,
     UnitExchange,
     UnitFilter,
@@ -311,6 +313,7 @@ def update_unit(
     if (unit.kind, tuple(unit.markers or ())) != before:
         _refuse_if_owed(turn, unit, before)
         _refuse_unmanned(turn, unit, before)
+        _refuse_held(turn, unit, before)
     held += _sw_to_placed_mmc(turn, unit, possessor not in (None, ""))
     held += _placed_with_mmc(turn, unit, was)
     unit.save(update_fields=["name", "location", "kind", "count", "markers", "possessor"])
@@ -319,8 +322,51 @@ def update_unit(
         secret=kept_secret(unit),
         text=f"{turn.side_name()} marks {label(unit)} {state_words(unit.markers)}{held}.",
     )
+    if _settle_late(turn, unit, before):
+        unit.refresh_from_db()
     commit(turn.campaign.pk, UnitChanged(kept=kept_secret(unit)))
     return unit
+
+
+def _sequence_done(turn: Turn) -> Sequence[Step]:
+    """The steps of this scenario's sequence already completed (none at the start's)."""
+    return turn.module.steps[machine.results_index(turn.module) + 1 : turn.campaign.step_index]
+
+
+def _refuse_held(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> None:
+    """A marker a step holds from then on (``Step.holds``) is not taken off a unit its
+    ``units`` select, until the next scenario (PHD C5.13a: "Units marked with a Stun
+    counter may remove it after redeploying only if they are not Isolated at that
+    time"): the unit as it was before the change is read."""
+    if turn.step.start:
+        return
+    kind, markers = before
+    holds = [hold for st in [*_sequence_done(turn), turn.step] for hold in st.holds]
+    refusal = hold_refusal(
+        holds, UnitState(unit.name, kind, markers), unit.markers or (), label(unit)
+    )
+    if refusal:
+        raise ActionRefused(refusal, status=409)
+
+
+def _settle_late(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> bool:
+    """A unit its owner's correction brings into a ``late`` row of a step already
+    completed in this sequence is settled by it now (PHD C5.13a: a unit marked Isolated
+    after the Redeployment ended it Isolated, so it is short of ammunition); whether
+    any was."""
+    kind, markers = before
+    was, now = UnitState(unit.name, kind, markers), UnitState(unit.name, unit.kind, unit.markers)
+    rows = [
+        row
+        for st in _sequence_done(turn)
+        for row in st.settles
+        if row.late and matches(row.units, now) and not matches(row.units, was)
+    ]
+    if not rows:
+        return False
+    played_on, answers = _played(turn)
+    _settle_rows(turn, rows, played_on, answers, sides=[turn.side], only=unit.pk)
+    return True
 
 
 @transaction.atomic
@@ -1106,13 +1152,16 @@ def _settle_rows(
     played_on: str | None,
     answers: Mapping[str, Mapping[str, object]],
     sides: Sequence[str] | None = None,
+    only: int | None = None,
 ) -> None:
-    """Each side's (of ``sides``) retained units as ``rows`` settle them
-    (``settle_units``)."""
+    """Each side's (of ``sides``) retained units (``only``: that one, and what it
+    possesses) as ``rows`` settle them (``settle_units``)."""
     for side in turn.seats if sides is None else sides:
         own = list(
             Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side)
         )
+        if only is not None:
+            own = [u for u in own if only in (u.pk, u.possessor_id)]
         held_by = possessed_by(own)
         by_pk = {u.pk: u for u in own}
         for row in rows:
@@ -1453,13 +1502,7 @@ def battle_harden(
     ``not_hardened_for_group``)."""
     if not any(e.do == "battle_harden" for e in effects):
         return ""
-    leaders = [
-        u
-        for u in Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader")
-        .select_related("purchase")
-        .order_by("id")
-        if not _not_hardened(turn, u, table) and not hardened_by_settles(turn.step.settles, u.state)
-    ]
+    leaders = hardenable_leaders(turn.campaign, turn.module, turn.side, turn.step, table)
     found = battle_hardened(effects, [u.state for u in leaders], ladder(turn.module), not_named)
     if found is None:
         return "no retained unwounded leader of that quality or lower: none Battle Hardens"
@@ -1472,11 +1515,25 @@ def battle_harden(
     return f"{before} Battle Hardens: now {unit.name}"
 
 
-def _not_hardened(turn: Turn, unit: Unit, table: Table | None) -> bool:
-    """Whether ``table`` excludes ``unit``, a leader, by the RG it came with."""
-    if table is None or unit.purchase is None:
-        return False
-    return not_hardened_for_group(table, turn.module.group(turn.side, unit.purchase.group_id))
+def hardenable_leaders(
+    campaign: Campaign, module: Module, side: str, step: Step, table: Table | None
+) -> list[Unit]:
+    """``side``'s leaders a ``battle_harden`` result of ``table`` may Battle Harden, but
+    for their quality and wounds: none of an RG ``table`` excludes, none ``step``
+    hardens by itself (PHD C5.24: a Heroic leader, "No SMC may Battle Harden more than
+    once during the ConPh")."""
+    return [
+        u
+        for u in Unit.objects.filter(campaign=campaign, side=side, kind="leader")
+        .select_related("purchase")
+        .order_by("id")
+        if not (
+            table is not None
+            and u.purchase is not None
+            and not_hardened_for_group(table, module.group(side, u.purchase.group_id))
+        )
+        and not hardened_by_settles(step.settles, u.state)
+    ]
 
 
 def _plural(word: str) -> str:
