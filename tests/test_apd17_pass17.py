@@ -1,0 +1,533 @@
+"""Issue 44, pass 17, A Pleasant Diversion (seed 002): the Left items of pass 16 (2.5
+"leadership applies normally" typed; 3.1's nearest hexes; 2.5 EXC's Vulnerable PRC;
+A26.2 CVP per kind), then the between-scenario sequence walked step by step in rule
+order, as a player meets it: on paths the earlier tests use little (the German's side,
+the Midday's Clean-Up and the Afternoon's Setup, a side with no leaders or only
+vehicles, points at zero, after a correction), each step rendered for both sides and
+read sentence by sentence next to the seed.  Each test cites its rule;
+docs/rules-audit/pass-17-apd17.md lists what was tried and what held."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Campaign, Event, Roll, Unit
+from campaign.services.errors import ActionRefused
+from tests import test_rule_mechanisms
+from tests.purchase_helpers import add_vehicle
+from tests.test_apd12_pass12 import apd, lost, page_of, supply_value
+from tests.test_apd_pass5 import done, points
+from tests.test_rule_mechanisms import add, result_values, roll, unit_names
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+users = test_rule_mechanisms.users
+fixed_dice = test_rule_mechanisms.fixed_dice
+
+
+def rolls(players) -> int:
+    return Roll.objects.filter(campaign_id=players.campaign_id).count()
+
+
+def fresh(unit: Unit) -> Unit:
+    return Unit.objects.get(pk=unit.pk)
+
+
+def last_log(players) -> str:
+    return Event.objects.filter(campaign_id=players.campaign_id).latest("id").text
+
+
+def midday(users, step_id, vp=40, cvp=10, required="120", before=None, **more):
+    """The CG walked through its Morning (63 VP, 41 CVP: 33 PP kept) and its Midday
+    scenario (required ``required``, supplied; ``vp`` VP, ``cvp`` CVP lost by the
+    American), to the Midday's ``step_id``: the last between-scenario sequence, the one
+    that sets up the Afternoon.  ``before(players)`` runs before the Midday's result."""
+    players, module = apd(users, "3.4")
+    supply_value(players, "dates.dec6midday.vp_required", required)
+    players.until("results")
+    if before is not None:
+        before(players)
+    players.results(**result_values(module, vp_american=vp, cvp_lost_american=cvp, **more))
+    players.until_step(step_id)
+    return players, module
+
+
+# --------------------------------------------------------------------------- Left: 2.5 leadership
+
+
+def test_2_5_a10_7_the_leader_in_the_units_location_gives_its_drm_by_itself(
+    users, modules, fixed_dice
+):
+    """2.5 "(leadership applies normally)", the Midday's Clean-Up, the German's side:
+    his Encircled 4-6-7 at 20A1 shares its Location with his 8-1 leader (not Encircled),
+    and every leader of his has a Location on his retained forces: the app holds the
+    facts, so the 8-1's -1 applies by itself (A10.7), and a typed 0 is refused in words.
+    DR 5 +1 (1TC) +1 (A7.7) -1 = 6 ≤ 7: passed."""
+    players, _ = midday(users, "2.5")
+    done(players, "american")
+    squad = add(players, "german", "4-6-7", "squad", "encircled", location="20A1")
+    add(players, "german", "8-1 leader", "leader", location="20A1")
+    with pytest.raises(ActionRefused, match=r"is -1 on the record \(8-1 leader at 20A1\), not 0"):
+        roll(players, "german", "encirclement_1tc", squad, typed={"leadership": 0})
+    fixed_dice.append([2, 3])
+    r = roll(players, "german", "encirclement_1tc", squad)
+    assert any(d["value"] == -1 and "Leadership" in d["label"] for d in r.drms), r.drms
+    assert r.result.startswith("Passed"), r.result
+    assert fresh(squad).markers == ["encircled"]
+
+
+def test_2_5_a10_7_no_leader_in_the_units_location_gives_no_drm(users, modules, fixed_dice):
+    """2.5 "(leadership applies normally)": the American's Encircled 7-4-7 at 12L6, his
+    only leader (9-2) at 12K5, both Locations entered: no leader is in its Location, so
+    a typed -2 is refused (the record says 0) and the 1TC is taken without one."""
+    players, _ = apd(users, "2.5")
+    squad = add(players, "american", "7-4-7", "squad", "encircled", location="12L6")
+    add(players, "american", "9-2 leader", "leader", location="12K5")
+    with pytest.raises(ActionRefused, match=r"is 0 on the record \(no leader at 12L6\), not -2"):
+        roll(players, "american", "encirclement_1tc", squad, typed={"leadership": -2})
+    fixed_dice.append([1, 1])
+    r = roll(players, "american", "encirclement_1tc", squad)
+    assert not any("Leadership" in d["label"] for d in r.drms), r.drms
+
+
+def test_2_5_a10_7_a_leaders_own_drm_never_modifies_his_own_1tc(users, modules, fixed_dice):
+    """2.5 + A10.7: the Encircled 9-1 leader at 20A1 alone in his Location, the
+    German's only leader: his own -1 does not modify his own 1TC; typed -1 refused."""
+    players, _ = apd(users, "2.5")
+    done(players, "american")
+    leader = add(players, "german", "9-1 leader", "leader", "encircled", location="20A1")
+    with pytest.raises(
+        ActionRefused, match=r"is 0 on the record \(no other leader at 20A1\), not -1"
+    ):
+        roll(players, "german", "encirclement_1tc", leader, typed={"leadership": -1})
+
+
+def test_2_5_a10_7_where_a_location_is_missing_the_drm_is_still_typed(users, modules, fixed_dice):
+    """2.5: where the app lacks the facts it types: the Encircled squad has no Location
+    entered, or one of the side's leaders has none (he may be in it): the typed -1 is
+    accepted, as before."""
+    players, _ = apd(users, "2.5")
+    squad = add(players, "american", "7-4-7", "squad", "encircled")
+    add(players, "american", "8-1 leader", "leader", location="12K5")
+    other = add(players, "american", "6-6-6", "squad", "encircled", location="12K6")
+    add(players, "american", "9-1 leader", "leader")
+    fixed_dice.extend([[1, 1], [1, 1]])
+    r = roll(players, "american", "encirclement_1tc", squad, typed={"leadership": -1})
+    assert any(d["value"] == -1 for d in r.drms if "Leadership" in d["label"]), r.drms
+    r = roll(players, "american", "encirclement_1tc", other, typed={"leadership": -1})
+    assert any(d["value"] == -1 for d in r.drms if "Leadership" in d["label"]), r.drms
+
+
+def test_2_5_a10_7_the_best_of_two_leaders_in_the_location_applies(users, modules, fixed_dice):
+    """2.5 + A10.7: a 7-0 and a 9-2 with the German's Encircled 4-6-7 at 20A1: the
+    best, -2, applies by itself (one leader's DRM, never both added)."""
+    players, _ = apd(users, "2.5")
+    done(players, "american")
+    squad = add(players, "german", "4-6-7", "squad", "encircled", location="20A1")
+    add(players, "german", "7-0 leader", "leader", location="20A1")
+    add(players, "german", "9-2 leader", "leader", location="20a1 ")
+    fixed_dice.append([6, 6])
+    r = roll(players, "german", "encirclement_1tc", squad)
+    assert [d["value"] for d in r.drms if "Leadership" in d["label"]] == [-2], r.drms
+
+
+# ------------------------------------------------------ Part 2: the Midday's Clean-Up
+
+
+def test_2_1_the_middays_prisoners_leave_the_germans_forces_his_captured_sherman_stays(
+    users, modules
+):
+    """2.1 "All Prisoners are then removed from play", the Midday's Clean-Up, the
+    German's side: his 4-6-7 and 8-0 leader marked Captured (held by the American) leave
+    his forces at his Done; the Sherman he captured stays with him."""
+
+    def holdings(players):
+        add(players, "german", "4-6-7", "squad", "captured")
+        add(players, "german", "8-0 leader", "leader", "captured")
+        add(players, "german", "Sherman", "vehicle", "captured")
+
+    players, _ = midday(users, "2.1", before=holdings)
+    done(players, "american")
+    done(players, "german")
+    assert unit_names(players, "german") == [("Sherman", "vehicle", "captured", 1)]
+
+
+def test_1_2_at_the_middays_2_1_the_german_waits_for_the_americans_done(users, modules):
+    """1.2 "Both players (if applicable), American first, complete each step": at the
+    Midday's 2.1 the German's Done is refused in words until the American's."""
+    players, _ = midday(users, "2.1")
+    with pytest.raises(ActionRefused, match="American"):
+        done(players, "german")
+    assert players.step.id == "2.1"
+
+
+def test_2_5_2_92_an_american_squad_lost_at_the_middays_2_5_counts_in_the_middays_pp(
+    users, modules, fixed_dice
+):
+    """2 Note "CVP are recorded normally throughout this phase" + 2.5 + 2.92 "the total
+    of his CVP suffered in the CG thus far", at the Midday: the American's Encircled
+    4-6-6 fails its 1TC (DR 12); squads' CVP 2 (supplied): the Midday's CVP lost 10 →
+    12, and the Midday's PP are 120 − (63 + 40) = 17, + 41 + 12 = 70, with the 33 kept:
+    103 at the Midday's 3.4."""
+    players, _ = midday(users, "2.5")
+    supply_value(players, "cvp_per_kind.squad", "2")
+    squad = add(players, "american", "4-6-6", "squad", "encircled")
+    fixed_dice.append([6, 6])
+    assert roll(players, "american", "encirclement_1tc", squad).result.startswith("Failed")
+    assert lost(players)["american"] == 12
+    players.until_step("3.4")
+    assert points(players, "american") == 33 + 17 + 41 + 12
+
+
+def test_2_5_2_note_the_germans_leader_lost_at_the_middays_2_5_joins_the_middays_cvp(
+    users, modules, fixed_dice
+):
+    """2 Note + 2.5 at the Midday, the German's side: his Encircled 7-0 leader fails its
+    1TC (DR 6+5 +1 +1 > 7); a leader's CVP 1 (supplied): the Midday's German CVP lost 20
+    → 21; the Morning's result is untouched."""
+    players, _ = midday(users, "2.5", cvp_lost_german=20)
+    supply_value(players, "cvp_per_kind.leader", "1")
+    done(players, "american")
+    leader = add(players, "german", "7-0 leader", "leader", "encircled")
+    fixed_dice.append([6, 5])
+    assert roll(players, "german", "encirclement_1tc", leader).result.startswith("Failed")
+    from campaign.models import ScenarioResult
+
+    first, second = ScenarioResult.objects.filter(campaign_id=players.campaign_id).order_by("id")
+    assert second.data["cvp_lost"]["german"] == 21
+    assert first.data["cvp_lost"]["german"] == 0
+
+
+def test_2_5_exc_an_encircled_immobilized_vehicle_takes_no_1tc_and_keeps_its_immobilized(
+    users, modules, client
+):
+    """2.5 [EXC: the Encircled Vulnerable PRC of an Immobile vehicle are Eliminated,
+    leaving the vehicle Abandoned], the German's side at the Midday: his Encircled,
+    immobilized PzIV is refused a 1TC (its PRC's fate is the map's: whether they are
+    Vulnerable is not kept); his page at 2.5 carries the EXC's words; at Done its
+    Encircled marker goes, immobilized stays."""
+    players, _ = midday(users, "2.5")
+    done(players, "american")
+    pz, _refs = add_vehicle(players, "german", "PzIV H", markers=["encircled", "immobilized"])
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "encirclement_1tc", pz)
+    text = page_of(client, players, "german")
+    assert "Vulnerable PRC of an Immobile vehicle are Eliminated" in text, text[:2000]
+    done(players, "german")
+    assert unit_names(players, "german") == [("PzIV H", "vehicle", "immobilized", 1)]
+
+
+def test_2_6_2_note_the_germans_vehicle_eliminated_at_the_middays_2_6_counts_his_cvp(
+    users, modules
+):
+    """2.6 "... until it is either unbogged or immobilized" / 2 Note, at the Midday: the
+    German's PzIV lost there is removed by him as eliminated (vehicle CVP 5, supplied):
+    the Midday's German CVP lost 20 → 25; the American's stay 10."""
+    from campaign.services import units
+
+    players, _ = midday(users, "2.6", cvp_lost_german=20)
+    supply_value(players, "cvp_per_kind.vehicle", "5")
+    done(players, "american")
+    pz, _refs = add_vehicle(players, "german", "PzIV H")
+    units.remove_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["german"],
+        unit_id=pz.ref,
+        eliminated=True,
+    )
+    assert lost(players) == {"american": 10, "german": 25}
+
+
+def test_2_9_4_0_the_german_wins_the_midday_and_moves_first_in_the_afternoon(
+    users, modules, client
+):
+    """2.9 "otherwise the German wins. The winning side moves first in the following
+    scenario" at the Midday: 63 + 40 = 103 < 120: the German won the Midday; both pages
+    at the Afternoon's 3.1 say so and that the German moves first (4.0: "Play then
+    commences with the RPh of the player who won the previous scenario")."""
+    players, _ = midday(users, "3.1")
+    for side in ("american", "german"):
+        text = page_of(client, players, side)
+        assert "German won the December 6 Midday scenario" in text, text[:1500]
+        assert "German moves first" in text, text[:1500]
+
+
+def test_2_9_the_cgv_requirement_wins_the_midday_for_the_american_below_its_vp(users, modules):
+    """2.9 "and/or the American achieved the scenario-specific CGV Building VC
+    requirements" at the Midday: 103 VP < 120 but the requirement met: the American won
+    the Midday; the CG goes on (150 not reached, CGV Buildings not all controlled)."""
+    players, _ = midday(users, "3.1", cgv_scenario_american=True)
+    c = Campaign.objects.get(pk=players.campaign_id)
+    assert c.ended_at is None
+    said = Event.objects.filter(
+        campaign_id=players.campaign_id, text__contains="December 6 Midday scenario"
+    )
+    assert any("American wins the December 6 Midday scenario" in e.text for e in said)
+
+
+def test_2_91_2_92_a_negative_midday_differential_is_ignored_and_the_kept_pp_stay(users, modules):
+    """2.91 "This can result in a positive or negative number, or 0"; 2.92 "Negative
+    Purchase Points are ignored"; 3.4 "Unused Purchase Points may be retained": the
+    Midday of 100 VP (required 120; CG total 163) with 0 CVP: 120 − 163 + 41 = −2,
+    ignored: the American keeps his 33, neither more nor fewer."""
+    players, _ = midday(users, "3.4", vp=100, cvp=0)
+    assert points(players, "american") == 33
+
+
+# ---------------------------------------------- Part 2: the Setup for the Afternoon
+
+
+def test_3_1_the_germans_done_waits_for_his_wounded_leaders_dr_at_the_midday(
+    users, modules, fixed_dice
+):
+    """3.1 "The owning player rolls on the following Recovery Table to determine each
+    wounded leader's fate", the German at the Midday's Setup: his Done is refused while
+    his wounded 9-1's dr is owed; dr 2 (Retain Unwounded) takes the Wound off; a second
+    dr is refused; Done goes."""
+    players, _ = midday(users, "3.1")
+    done(players, "american")
+    leader = add(players, "german", "9-1 leader", "leader", "wounded", location="20B1")
+    with pytest.raises(ActionRefused, match="9-1 leader"):
+        done(players, "german")
+    fixed_dice.append([2])
+    assert roll(players, "german", "recovery", leader).result == "Retain Unwounded"
+    assert fresh(leader).markers == []
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "recovery", leader)
+    done(players, "german")
+    assert players.step.id == "3.2"
+
+
+def test_3_1_footnote_a_side_of_vehicles_only_gets_its_7_0_and_its_done_goes(
+    users, modules, fixed_dice, client
+):
+    """3.1 footnote * with no MMC at all (the German holds only a PzIV and his wounded
+    8-1): dr 6, Evacuated: the 8-1 leaves, a 7-0 joins (the rules name no MMC to place
+    him with: none is asked), his Done is not held, and his page says nothing of an MMC
+    owed."""
+    players, _ = midday(users, "3.1")
+    done(players, "american")
+    add_vehicle(players, "german", "PzIV H")
+    leader = add(players, "german", "8-1 leader", "leader", "wounded", location="20B1")
+    fixed_dice.append([6])
+    assert roll(players, "german", "recovery", leader).result == "Evacuated*"
+    assert ("7-0 leader", "leader", "ok", 1) in unit_names(players, "german")
+    assert not Unit.objects.filter(pk=leader.pk).exists()
+    done(players, "german")
+    assert players.step.id == "3.2"
+
+
+def test_3_1_a_wounded_hero_is_no_leader_and_rolls_no_recovery_dr(users, modules):
+    """3.1 "each wounded leader's fate": the German's wounded Hero at the Midday is
+    refused a Recovery dr (3.2 decides a Hero's fate), and owes none at Done."""
+    players, _ = midday(users, "3.1")
+    done(players, "american")
+    hero = add(players, "german", "1-4-9 hero", "hero", "wounded")
+    with pytest.raises(ActionRefused):
+        roll(players, "german", "recovery", hero)
+    done(players, "german")
+
+
+def test_3_2_exc_a_german_of_vehicles_only_keeps_his_wounded_hero_unwounded(users, modules, client):
+    """3.2 [EXC: If unable to Battle Harden any MMC, the Hero remains onboard unwounded
+    instead], the German at the Midday holding a PzIV and a wounded Hero: his page says
+    the Hero stays, unwounded (not that he leaves); at Done the Hero stays, unwounded."""
+    players, _ = midday(users, "3.2")
+    done(players, "american")
+    add_vehicle(players, "german", "PzIV H")
+    hero = add(players, "german", "1-4-9 hero", "hero", "wounded")
+    text = page_of(client, players, "german")
+    assert "stays, in good order" in text or "stays, unwounded" in text, text[:3000]
+    assert "left leaves your forces" not in text
+    done(players, "german")
+    assert fresh(hero).markers == []
+
+
+def test_3_2_3_note_a_hero_not_given_up_leaves_at_done_and_counts_no_cvp(users, modules):
+    """3.2 "the owning player may Battle Harden": the German at the Midday holds a
+    4-6-7 and a Hero and hardens nothing: Done goes (it is his choice), the Hero is
+    eliminated, the 4-6-7 is not hardened, and (3 Note) the Midday's CVP are unchanged
+    even with a Hero's CVP supplied."""
+    players, _ = midday(users, "3.2", cvp_lost_german=20)
+    supply_value(players, "cvp_per_kind.hero", "1")
+    done(players, "american")
+    add(players, "german", "4-6-7", "squad")
+    add(players, "german", "1-4-9 hero", "hero")
+    done(players, "german")
+    assert unit_names(players, "german") == [("4-6-7", "squad", "ok", 1)]
+    assert lost(players) == {"american": 10, "german": 20}
+
+
+def test_3_2_a_german_half_squad_hardened_takes_the_heros_sw(users, modules):
+    """3.2 "any one MMC" + "Any SW Possessed by an eliminated Hero is considered
+    Transferred to the Battle Hardened MMC", the German at the Midday: his Hero with an
+    LMG is given up for his 2-4-7 half-squad: it is Battle Hardened and takes the LMG."""
+    from tests.test_rule_mechanisms import exchange
+
+    players, _ = midday(users, "3.2")
+    done(players, "american")
+    half = add(players, "german", "2-4-7", "half_squad")
+    hero = add(players, "german", "1-4-9 hero", "hero")
+    lmg = add(players, "german", "LMG", "sw", possessor=hero.ref)
+    exchange(players, "german", hero, half)
+    assert fresh(half).markers == ["battle_hardened"]
+    assert fresh(lmg).possessor_id == half.pk
+
+
+def test_3_3_a_weapon_the_german_captured_makes_no_repair_attempt(users, modules):
+    """3.3 "for malfunctioned, non-captured weapons", the German at the Midday: the BAZ
+    he captured (marked captured on his forces), malfunctioned, is refused its Repair
+    dr, in words citing 3.3; nothing is rolled; his Done goes (repair is "may")."""
+    players, _ = midday(users, "3.3")
+    done(players, "american")
+    baz = add(players, "german", "BAZ 44", "sw", "malfunctioned", markers=["captured"])
+    before = rolls(players)
+    with pytest.raises(ActionRefused, match="3.3"):
+        roll(players, "german", "repair_sw", baz)
+    assert rolls(players) == before
+    done(players, "german")
+
+
+def test_3_31_the_germans_ma_rolls_a_6_recalled_and_bu_the_vehicle_stays(
+    users, modules, fixed_dice
+):
+    """3.31 "A vehicle that rolls a 6 on a MA repair becomes BU if CE and is marked with
+    a Recall counter" (3 Note: no CVP), the German at the Midday: his PzIV's MA dr 6:
+    the PzIV stays, recalled, its MA disabled; the Midday's CVP unchanged; a vehicular
+    MG dr of the same PzIV is its own attempt (3.31 "Each weapon")."""
+    players, _ = midday(users, "3.3", cvp_lost_german=20)
+    supply_value(players, "cvp_per_kind.vehicle", "5")
+    done(players, "american")
+    pz, (ma, mg) = add_vehicle(
+        players, "german", "PzIV H", ("ma", ["malfunctioned"]), ("mg", ["malfunctioned"])
+    )
+    fixed_dice.extend([[6], [1]])
+    assert roll(players, "german", "repair_ma_gun", pz, weapon=ma).result == "Eliminated"
+    assert "recalled" in fresh(pz).markers
+    assert roll(players, "german", "repair_vehicular_mg", pz, weapon=mg).result == "Repaired"
+    assert lost(players) == {"american": 10, "german": 20}
+
+
+def test_3_4_the_midday_purchase_reads_the_kept_and_new_pp_and_refuses_beyond(
+    users, modules, fixed_dice
+):
+    """3.4 "He may purchase as many of each group as he has Purchase Points available"
+    at the Midday: the chart's A1 costs 10 and the American holds 20 at 3.4: two are
+    bought... no: the scenario maximum is 1 (one refused citing the maximum); then with 5
+    PP left another group of 10 is refused for points."""
+    from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, _armor_group, buy
+
+    players, _ = midday(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}], date_max=1)
+    buy(players, "american", "A1")
+    with pytest.raises(ActionRefused, match="3.4"):
+        buy(players, "american", "A1")
+    assert points(players, "american") == 10
+
+
+def test_3_4_the_german_buys_nothing_at_the_middays_3_4(users, modules):
+    """3.4 "The American player secretly spends his Purchase Points": the German's
+    purchase at the Midday's 3.4 is refused; he holds no PP (2.92)."""
+    from tests.test_rule_mechanisms import buy
+
+    players, _ = midday(users, "3.4")
+    with pytest.raises(ActionRefused):
+        buy(players, "german", "A1")
+    assert points(players, "german") == 0
+
+
+def test_2_5_a10_7_a_leader_who_passed_his_1tc_first_leads_one_who_failed_does_not(
+    users, modules, fixed_dice
+):
+    """2.5 "(leadership applies normally)" at the Midday: the German's Encircled 8-1
+    and two Encircled 4-6-7 lines at 20A1 and 20A2 with an Encircled 9-1 (every leader
+    located).  Before a leader has made his own 1TC the squad's DRM is still typed;
+    the 8-1 passes (DR 2): the 4-6-7 at 20A1 then reads his -1 by itself; the 9-1 fails
+    (DR 12, eliminated): the 4-6-7 at 20A2 reads 0, a typed -1 refused."""
+    players, _ = midday(users, "2.5")
+    done(players, "american")
+    eight = add(players, "german", "8-1 leader", "leader", "encircled", location="20A1")
+    first = add(players, "german", "4-6-7", "squad", "encircled", location="20A1")
+    nine = add(players, "german", "9-1 leader", "leader", "encircled", location="20A2")
+    second = add(players, "german", "4-6-7", "squad", "encircled", location="20A2")
+    fixed_dice.extend([[1, 1], [1, 1], [6, 6], [1, 1]])
+    assert roll(players, "german", "encirclement_1tc", eight).result.startswith("Passed")
+    r = roll(players, "german", "encirclement_1tc", first)
+    assert [d["value"] for d in r.drms if "Leadership" in d["label"]] == [-1], r.drms
+    assert any("8-1 leader at 20A1" in d["label"] for d in r.drms), r.drms
+    assert roll(players, "german", "encirclement_1tc", nine).result.startswith("Failed")
+    with pytest.raises(ActionRefused, match="is 0 on the record"):
+        roll(players, "german", "encirclement_1tc", second, typed={"leadership": -1})
+    r = roll(players, "german", "encirclement_1tc", second)
+    assert not any("Leadership" in d["label"] for d in r.drms), r.drms
+
+
+def test_3_31_the_mmg_of_a_leader_eliminated_at_2_5_is_unpossessed_at_3_3(
+    users, modules, fixed_dice
+):
+    """3.31 "Guns/SW must be Possessed to attempt Repair", across the Midday's steps: the
+    German's Encircled 8-1 possessing a malfunctioned MMG fails his 1TC at 2.5 (DR 12):
+    the MMG is left unpossessed, and at 3.3 its Repair dr is refused citing 3.31 until
+    its owner names a possessor (his 4-6-7): then it rolls."""
+    from tests.test_rule_mechanisms import edit
+
+    players, _ = midday(users, "2.5")
+    done(players, "american")
+    leader = add(players, "german", "8-1 leader", "leader", "encircled")
+    mmg = add(players, "german", "MMG", "sw", "malfunctioned", possessor=leader.ref)
+    squad = add(players, "german", "4-6-7", "squad")
+    fixed_dice.append([6, 6])
+    assert roll(players, "german", "encirclement_1tc", leader).result.startswith("Failed")
+    assert "unpossessed" in fresh(mmg).markers
+    players.until_step("3.3")
+    done(players, "american")
+    with pytest.raises(ActionRefused, match="3.31"):
+        roll(players, "german", "repair_sw", fresh(mmg))
+    edit(players, "german", fresh(mmg), None, possessor=squad.ref, markers=["malfunctioned"])
+    fixed_dice.append([1])
+    assert roll(players, "german", "repair_sw", fresh(mmg)).result == "Repaired"
+
+
+def test_3_4_secretly_the_germans_pages_show_nothing_of_the_american_purchase(
+    users, modules, client
+):
+    """3.4 "The American player secretly spends his Purchase Points", at the Midday:
+    after the American bought A1, the German's campaign page and roster name no A1, no
+    Armor Group and not the American's PP (20 held, 10 left)."""
+    from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, _armor_group, buy
+
+    players, _ = midday(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    buy(players, "american", "A1")
+    text = page_of(client, players, "german")
+    client.force_login(players.users["german"])
+    roster = client.get(f"/campaigns/{players.campaign_id}/roster/").content.decode()
+    # The chart and the step's words are public; what was bought is not.
+    assert "No RG bought yet (or none of your opponent's revealed)" in text
+    for said in (text, roster):
+        assert "A1 Armor Group" not in said and "3 tanks" not in said
+    assert "PP: 10" not in text and "PP: 20" not in text
+
+
+def test_3_5_the_middays_rows_are_owed_again_once_each_and_secret(
+    users, modules, fixed_dice, client
+):
+    """3.5 "The German player now secretly makes three Reinforcement drs (one each on
+    Rows A-C)", again at the Midday: the Morning's rolls do not stand for them (his Done
+    is refused while they are owed), each row once (a second Row A refused), and the
+    American's page names no group they gave (the rows themselves are public)."""
+    from tests.test_rule_mechanisms import supply_german
+
+    players, _ = midday(users, "3.4", before=supply_german)
+    players.until_step("3.5")
+    with pytest.raises(ActionRefused, match="Row A"):
+        done(players, "german")
+    fixed_dice.extend([[2], [5], [1]])
+    for row in "abc":
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    with pytest.raises(ActionRefused, match="in this pass"):
+        roll(players, "german", "german_reinforcement_row_a", item="Row A")
+    # The rows are public (their table is on the page); what they gave is not.
+    text = page_of(client, players, "american")
+    assert "RA1" not in text and "RB1" not in text
+    done(players, "german")
