@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Campaign, Event, Roll, Unit
+from campaign.services import steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms
 from tests.purchase_helpers import add_vehicle
@@ -531,3 +532,155 @@ def test_3_5_the_middays_rows_are_owed_again_once_each_and_secret(
     text = page_of(client, players, "american")
     assert "RA1" not in text and "RB1" not in text
     done(players, "german")
+
+
+def test_cg_vc_2_note_a_loss_at_the_middays_2_5_takes_the_germans_to_105_cvp(
+    users, modules, fixed_dice
+):
+    """CG VC "Provided the Germans have not amassed ≥ 105 CVP" + 2 Note "CVP are
+    recorded normally throughout this phase": 100 + 50 = 150 VP at the Midday's end with
+    60 + 43 = 103 CVP; the American's Encircled 4-6-6 fails its 1TC at the Midday's 2.5
+    (squads 2 CVP): 105 amassed, so the CG does not end with the American's win at 2.9;
+    it goes on to the Afternoon."""
+    players, module = apd(users, "3.4", vp=100, cvp=60)
+    supply_value(players, "dates.dec6midday.vp_required", "160")
+    supply_value(players, "cvp_per_kind.squad", "2")
+    players.until("results")
+    players.results(**result_values(module, vp_american=50, cvp_lost_american=43))
+    players.until_step("2.5")
+    squad = add(players, "american", "4-6-6", "squad", "encircled")
+    fixed_dice.append([6, 6])
+    assert roll(players, "american", "encirclement_1tc", squad).result.startswith("Failed")
+    players.until_step("3.1")
+    c = Campaign.objects.get(pk=players.campaign_id)
+    assert c.ended_at is None
+
+
+def test_4_0_no_quarter_invoked_at_the_midday_lasts_into_the_afternoon(users, modules, client):
+    """4.0 "Once invoked, No Quarter will remain in effect for the duration of the CG":
+    invoked in the Midday (not the Morning): the Afternoon's scenario sheet, read by the
+    German, says so."""
+    import html
+    import re
+
+    players, _ = midday(users, "3.9", no_quarter_american=True)
+    players.until("results")
+    client.force_login(players.users["german"])
+    sheet = html.unescape(
+        client.get(f"/campaigns/{players.campaign_id}/sheet.txt").content.decode()
+    )
+    assert "No Quarter invoked (4.0): since the December 6 Midday scenario" in re.sub(
+        r"\s+", " ", sheet
+    ), sheet
+
+
+def test_1_2_the_middays_steps_follow_in_rule_order_and_2_9_to_3_pass_by_themselves(users, modules):
+    """1.2 "the entire sequence below is followed at the end of each CG scenario", at
+    the Midday: each Done leads to the step the rules name next, 2.1 to 2.8, then 2.9,
+    2.91, 2.92 and the Setup header pass by themselves (the log says each), 3.1 to 3.5,
+    3.6 and 3.7 passed with no RG to roll for (said), 3.8, 3.9, then 4.0 puts the
+    Afternoon in play."""
+    players, _ = midday(users, "2.1")
+    seen = []
+    for _ in range(30):
+        seen.append(players.step.id)
+        if players.step.kind == "results":
+            break
+        players.finish()
+    assert seen == [
+        "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8",
+        "3.1", "3.2", "3.3", "3.4", "3.5", "3.8", "3.9", "1.2",
+    ], seen  # fmt: skip
+    # 3.6 and 3.7 with no RG bought or rolled: each side passes, said in the log.
+    texts = list(
+        Event.objects.filter(campaign_id=players.campaign_id)
+        .order_by("id")
+        .values_list("text", flat=True)
+    )
+    passes = [t for t in texts if "the server does this step" in t]
+    assert any("2.91 VP Differential" in t for t in passes), passes
+    assert any("3.6 Leaders: no RG of its chart has secret rolls to make" in t for t in texts)
+    assert any("December 6 Afternoon scenario is in play" in t for t in texts)
+
+
+@pytest.mark.parametrize(
+    ("step_id", "words"),
+    [
+        ("2.2", "Remove CX, Berserk, Fanatic, Wall Advantage, Dispersed SMOKE"),
+        ("2.3", "All broken units of both sides rally automatically, even if Disrupted"),
+        ("2.4", "a PzVG must still roll for Stall to gain Motion"),
+        ("2.6", "makes at least one Bog Removal attempt (D8.3)"),
+        ("2.7", "until the marker goes or the AFV is eliminated and becomes a Wreck"),
+        ("2.8", "Check Blazes (Wreck Blazes included), then Flames, for Spread (A25.6)"),
+        ("3.9", "Draw Piles are restored to their original composition"),
+    ],
+)
+def test_clean_up_and_setup_map_steps_say_the_rule_to_both_sides_at_the_midday(
+    users, modules, client, step_id, words
+):
+    """2.2-2.4, 2.6-2.8, 3.9 (played on the map): at the Midday each side's page at the
+    step says what the rule asks, in ASL words, with no module word."""
+    players, _ = midday(users, step_id)
+    for side in ("american", "german"):
+        text = page_of(client, players, side)
+        assert words in text, (side, text[:2500])
+        for schema_word in ("losses_count", "for_units", "settles", "cvp_na", "in_order"):
+            assert schema_word not in text, (side, schema_word)
+
+
+def test_3_3_after_a_done_taken_back_the_american_still_makes_one_attempt(
+    users, modules, fixed_dice
+):
+    """3.31 "Each weapon/Vehicle may make only one Repair attempt", after an undo: at the
+    Midday's 3.3 the American's BAZ rolls NE (dr 4); he presses Done, takes it back
+    (the German has not acted), and a second dr for the BAZ is still refused."""
+    players, _ = midday(users, "3.3")
+    baz = add(players, "american", "BAZ 44", "sw", "malfunctioned")
+    fixed_dice.append([4])
+    assert roll(players, "american", "repair_sw", baz).result == "NE"
+    done(players, "american")
+    steps.take_back_done(campaign_id=players.campaign_id, user=players.users["american"])
+    with pytest.raises(ActionRefused, match="3.31|one"):
+        roll(players, "american", "repair_sw", fresh(baz))
+
+
+def test_3_6_the_germans_midday_armor_group_6_to_8_gets_no_leader(users, modules, fixed_dice):
+    """3.6 Leader Table, German Armor column "6-8 -", at the Midday: the German's Row B
+    group (PzIV Section, no -1 of note a) rolls DR 7: no leader; his Row A group
+    (PzGr Platoon I, -1) DR 7 -1 = 6: an 8-0."""
+    from campaign.models import Purchase
+    from tests.test_rule_mechanisms import rg_roll, supply_german
+
+    players, _ = midday(users, "3.4", before=supply_german)
+    players.until_step("3.5")
+    fixed_dice.extend([[2], [5], [1]])
+    for row in "abc":
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    players.until_step("3.6")
+    got = list(Purchase.objects.filter(campaign_id=players.campaign_id, side="german"))
+    ra1 = next(p for p in got if p.group_id == "RA1")
+    rb1 = next(p for p in got if p.group_id == "RB1")
+    fixed_dice.extend([[3, 4], [3, 4]])
+    rg_roll(players, "german", rb1)
+    rg_roll(players, "german", ra1)
+    armor, infantry = Roll.objects.filter(
+        campaign_id=players.campaign_id, table_id="leader"
+    ).order_by("seq")
+    assert armor.result == "German Armor: No leader" and armor.drms == []
+    assert infantry.result == "German Infantry: 8-0", infantry.result
+
+
+def test_2_5_a10_7_the_owner_reads_each_units_leadership_and_its_source_before_rolling(
+    users, modules, client
+):
+    """2.5 "(leadership applies normally)": what the app reads is shown where the player
+    rolls, with its source: at the Midday the American's choice of unit reads "4-6-6
+    (Encircled): leadership -1, 8-1 leader at 12A1" for his squad there, and "leadership
+    typed" for one whose Location is not entered."""
+    players, _ = midday(users, "2.5")
+    add(players, "american", "4-6-6", "squad", "encircled", location="12A1")
+    add(players, "american", "8-1 leader", "leader", location="12A1")
+    add(players, "american", "2-4-6", "half_squad", "encircled")
+    text = page_of(client, players, "american")
+    assert "4-6-6 (Encircled): leadership -1, 8-1 leader at 12A1" in text, text[:4000]
+    assert "2-4-6 (Encircled): leadership typed" in text, text[:4000]

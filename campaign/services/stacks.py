@@ -17,12 +17,14 @@ from campaign.services.errors import ActionRefused
 from campaign.services.turns import Turn
 from rules.availability import owed_for
 from rules.effects import (
+    LeaderAt,
     hs_equivalents,
     leadership_modifier,
     overstack_refusal,
     roll_column,
     stack_refusal,
 )
+from rules.effects import location_leadership as effects_location_leadership
 from rules.schema import Table
 
 # Single Man Counters: they go with any stack; with AFVs, a leader rides in them (an
@@ -115,41 +117,28 @@ def inputs(table: Table, stack: Sequence[Unit]) -> dict[str, int]:
 
 
 def location_leadership(turn: Turn, table: Table, unit: Unit) -> tuple[int, str] | None:
-    """The leadership DRM of the best leader in the Location of ``unit`` (never his own),
-    with the words saying whose, where the retained forces hold the facts (APD 2.5
-    "leadership applies normally", A10.7); None where they do not, and the owner types
-    it: ``unit``'s Location or a leader's is not entered (he may be there), a leader
-    there is wounded (his DRM is the players' to read, A17.2), names no quality, or
-    still owes his own roll on ``table`` (whether he stays to lead is not known yet).
-    A leader the roll eliminated has left the retained forces and leads no one."""
-    where = " ".join(unit.location.split()).casefold()
-    if not where or unit.kind == "hero":  # whether a leader leads a Hero (A15) is theirs
+    """The leadership DRM of the best leader in ``unit``'s Location, where the retained
+    forces hold the facts (``rules.effects.location_leadership``: APD 2.5, A10.7)."""
+    if not unit.location.strip():
         return None
     leaders = Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader").exclude(
         pk=unit.pk
     )
-    found: list[tuple[int, str]] = []
-    for leader in leaders:
-        state = units.state_of(leader)
-        if "captured" in state.marked:
-            continue  # a Prisoner leads no one
-        there = " ".join(leader.location.split()).casefold()
-        if not there:
-            return None
-        if there != where:
-            continue
-        modifier = leadership_modifier(leader.name)
-        if (
-            modifier is None
-            or "wounded" in state.marked
-            or (owed_for(table, state) and not rolled_in_pass(turn, table, units.roll_ref(leader)))
-        ):
-            return None
-        found.append((modifier, f"{units.label(leader)} at {leader.location.strip()}"))
-    if not found:
-        other = "other " if unit.kind == "leader" else ""
-        return 0, f"no {other}leader at {unit.location.strip()}"
-    return min(found)
+    return effects_location_leadership(
+        unit.kind,
+        unit.location,
+        [
+            LeaderAt(
+                units.label(leader),
+                leader.name,
+                leader.location,
+                frozenset(units.state_of(leader).marked),
+                owed_for(table, units.state_of(leader))
+                and not rolled_in_pass(turn, table, units.roll_ref(leader)),
+            )
+            for leader in leaders
+        ],
+    )
 
 
 def stack_refs(stack: Sequence[Unit]) -> str:
