@@ -684,3 +684,23 @@ def test_2_5_a10_7_the_owner_reads_each_units_leadership_and_its_source_before_r
     text = page_of(client, players, "american")
     assert "4-6-6 (Encircled): leadership -1, 8-1 leader at 12A1" in text, text[:4000]
     assert "2-4-6 (Encircled): leadership typed" in text, text[:4000]
+
+
+def test_3_4_the_germans_page_at_3_4_says_only_the_american_buys_there(
+    users, modules, client
+):
+    """3.4 "The American player secretly spends his Purchase Points", read by the German
+    at the Midday's 3.4 (his chart supplied): his page says only the American buys there
+    and offers him nothing; it does not tell him of his own PP and "purchases", nor that
+    his chart must be supplied "before anything can be bought" at a step where he buys
+    nothing (3.5: his reinforcements are rolled, not bought)."""
+    from tests.test_rule_mechanisms import supply_german
+
+    players, _ = midday(users, "3.4", before=supply_german)
+    text = page_of(client, players, "german")
+    assert "Only the American buys at 3.4" in text, text[:2500]
+    assert "Your purchases are secret" not in text
+    assert "before anything can be bought" not in text
+    players2, _ = midday(users, "3.4")
+    text = page_of(client, players2, "german")
+    assert "before anything can be bought" not in text, text[:2500]
