@@ -686,9 +686,7 @@ def test_2_5_a10_7_the_owner_reads_each_units_leadership_and_its_source_before_r
     assert "2-4-6 (Encircled): leadership typed" in text, text[:4000]
 
 
-def test_3_4_the_germans_page_at_3_4_says_only_the_american_buys_there(
-    users, modules, client
-):
+def test_3_4_the_germans_page_at_3_4_says_only_the_american_buys_there(users, modules, client):
     """3.4 "The American player secretly spends his Purchase Points", read by the German
     at the Midday's 3.4 (his chart supplied): his page says only the American buys there
     and offers him nothing; it does not tell him of his own PP and "purchases", nor that
