@@ -702,3 +702,23 @@ def test_3_4_the_germans_page_at_3_4_says_only_the_american_buys_there(users, mo
     players2, _ = midday(users, "3.4")
     text = page_of(client, players2, "german")
     assert "before anything can be bought" not in text, text[:2500]
+
+
+def test_3_7_the_germans_page_at_3_7_says_only_the_american_rolls_there(
+    users, modules, client, fixed_dice
+):
+    """3.7 "For each M4 Armor Reinforcement Group, make a secret DR": the American's
+    roll.  At the Midday the American bought an M4 Armor Group (armor-type dr 2: M4);
+    at 3.7 the German's page says only the American rolls there, not "Make the secret
+    rolls of each RG you bought"."""
+    from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, _armor_group, buy, rg_roll
+
+    players, _ = midday(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}])
+    a1 = buy(players, "american", "A1")
+    fixed_dice.append([2])
+    rg_roll(players, "american", a1)
+    players.until_step("3.7")
+    text = page_of(client, players, "german")
+    assert "Only the American rolls at 3.7" in text, text[:2500]
+    assert "each RG you bought" not in text
