@@ -722,3 +722,52 @@ def test_3_7_the_germans_page_at_3_7_says_only_the_american_rolls_there(
     text = page_of(client, players, "german")
     assert "Only the American rolls at 3.7" in text, text[:2500]
     assert "each RG you bought" not in text
+
+
+def test_3_2_finishing_ahead_stops_at_3_2_for_a_side_with_a_hero_to_give(
+    users, modules, client
+):
+    """3.2 "the owning player may Battle Harden": a choice; the American at the Midday's
+    2.1 holds a Hero and a 4-6-6: the page's "Done with 2.1 to ..." (finishing several
+    steps at once) stops before 3.2, so his Hero is not eliminated unasked."""
+    players, _ = midday(users, "2.1")
+    add(players, "american", "4-6-6", "squad")
+    add(players, "american", "2-4-8 hero", "hero")
+    text = page_of(client, players, "american")
+    assert "Done with 2.1 to 3.2" not in text and "Done with 2.1 to 3.3" not in text, text[:3000]
+
+
+def test_2_92_3_4_no_purchase_points_the_american_reads_0_and_his_done_goes(
+    users, modules, client
+):
+    """2.92 "Negative Purchase Points are ignored", the points-at-zero path: the Morning
+    of 100 VP and 0 CVP: 55 − 100 + 0 = −45, ignored: the American reads "You have 0 PP"
+    at 3.4, and his Done there goes through (nothing to spend)."""
+    players, _ = apd(users, "3.4", vp=100, cvp=0)
+    assert points(players, "american") == 0
+    assert "You have 0 PP" in page_of(client, players, "american")
+    done(players, "american", without_data=True)
+    assert players.step.id != "3.4" or "american" not in players.waiting()
+
+
+def test_3_8_the_germans_midday_row_group_enters_along_his_friendly_board_edge(
+    users, modules, client, fixed_dice
+):
+    """3.8 "All reinforcements enter on/after Turn 1 along the owning side's Friendly
+    Board Edge", the German's Row A group at the Midday: his roster says where it
+    enters."""
+    from tests.test_rule_mechanisms import supply_german
+
+    players, _ = midday(users, "3.4", before=supply_german)
+    players.until_step("3.5")
+    fixed_dice.extend([[2], [5], [1]])
+    for row in "abc":
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    players.until_step("3.8")
+    client.force_login(players.users["german"])
+    import html
+    import re
+
+    roster = html.unescape(client.get(f"/campaigns/{players.campaign_id}/roster/").content.decode())
+    roster = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", roster))
+    assert "along the German Friendly Board Edge, on/after Turn 1" in roster, roster[:3000]
