@@ -644,7 +644,9 @@ def test_3_3_after_a_done_taken_back_the_american_still_makes_one_attempt(
         roll(players, "american", "repair_sw", fresh(baz))
 
 
-def test_3_6_the_germans_midday_armor_group_6_to_8_gets_no_leader(users, modules, fixed_dice):
+def test_3_6_the_germans_midday_armor_group_6_to_8_gets_no_leader(
+    users, modules, fixed_dice, client
+):
     """3.6 Leader Table, German Armor column "6-8 -", at the Midday: the German's Row B
     group (PzIV Section, no -1 of note a) rolls DR 7: no leader; his Row A group
     (PzGr Platoon I, -1) DR 7 -1 = 6: an 8-0."""
@@ -668,6 +670,9 @@ def test_3_6_the_germans_midday_armor_group_6_to_8_gets_no_leader(users, modules
     ).order_by("seq")
     assert armor.result == "German Armor: No leader" and armor.drms == []
     assert infantry.result == "German Infantry: 8-0", infantry.result
+    # "make one secret DR": the American reads nothing of them.
+    text = page_of(client, players, "american")
+    assert "8-0" not in text and "No leader" not in text
 
 
 def test_2_5_a10_7_the_owner_reads_each_units_leadership_and_its_source_before_rolling(
@@ -724,9 +729,7 @@ def test_3_7_the_germans_page_at_3_7_says_only_the_american_rolls_there(
     assert "each RG you bought" not in text
 
 
-def test_3_2_finishing_ahead_stops_at_3_2_for_a_side_with_a_hero_to_give(
-    users, modules, client
-):
+def test_3_2_finishing_ahead_stops_at_3_2_for_a_side_with_a_hero_to_give(users, modules, client):
     """3.2 "the owning player may Battle Harden": a choice; the American at the Midday's
     2.1 holds a Hero and a 4-6-6: the page's "Done with 2.1 to ..." (finishing several
     steps at once) stops before 3.2, so his Hero is not eliminated unasked."""
@@ -737,9 +740,7 @@ def test_3_2_finishing_ahead_stops_at_3_2_for_a_side_with_a_hero_to_give(
     assert "Done with 2.1 to 3.2" not in text and "Done with 2.1 to 3.3" not in text, text[:3000]
 
 
-def test_2_92_3_4_no_purchase_points_the_american_reads_0_and_his_done_goes(
-    users, modules, client
-):
+def test_2_92_3_4_no_purchase_points_the_american_reads_0_and_his_done_goes(users, modules, client):
     """2.92 "Negative Purchase Points are ignored", the points-at-zero path: the Morning
     of 100 VP and 0 CVP: 55 − 100 + 0 = −45, ignored: the American reads "You have 0 PP"
     at 3.4, and his Done there goes through (nothing to spend)."""
@@ -771,3 +772,30 @@ def test_3_8_the_germans_midday_row_group_enters_along_his_friendly_board_edge(
     roster = html.unescape(client.get(f"/campaigns/{players.campaign_id}/roster/").content.decode())
     roster = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", roster))
     assert "along the German Friendly Board Edge, on/after Turn 1" in roster, roster[:3000]
+
+
+def test_3_1_the_owning_player_rolls_the_american_cannot_roll_for_the_germans_leader(
+    users, modules
+):
+    """3.1 "The owning player rolls on the following Recovery Table": at the Midday the
+    American's Recovery dr named for the German's wounded 9-1 is refused; nothing is
+    rolled."""
+    players, _ = midday(users, "3.1")
+    leader = add(players, "german", "9-1 leader", "leader", "wounded")
+    before = rolls(players)
+    with pytest.raises(ActionRefused, match="no such unit"):
+        roll(players, "american", "recovery", leader)
+    assert rolls(players) == before
+
+
+def test_cg_vc_all_cgv_buildings_at_the_afternoons_end_win_the_cg(users, modules):
+    """CG VC "and/or if they control all existing CGV Buildings", at the last CG-Scenario
+    end: the Afternoon's result with all CGV Buildings controlled, 63 + 40 + 10 = 113 VP
+    (< 150) and 41 + 10 + 5 = 56 CVP amassed (< 105): the CG ends, the American wins."""
+    players, module = midday(users, "3.9")
+    players.until("results")
+    players.results(
+        **result_values(module, vp_american=10, cvp_lost_american=5, cgv_buildings_american=True)
+    )
+    c = Campaign.objects.get(pk=players.campaign_id)
+    assert c.ended_at is not None and "American wins" in c.outcome, c.outcome
