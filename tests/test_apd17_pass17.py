@@ -799,3 +799,32 @@ def test_cg_vc_all_cgv_buildings_at_the_afternoons_end_win_the_cg(users, modules
     )
     c = Campaign.objects.get(pk=players.campaign_id)
     assert c.ended_at is not None and "American wins" in c.outcome, c.outcome
+
+
+def test_3_4_an_armor_group_whose_type_dr_is_made_cannot_be_cancelled_and_bought_again(
+    users, modules, fixed_dice
+):
+    """3.4 "For each Armor Group purchased, make a dr to determine armor type", after an
+    undo, at the Midday: the American buys A1 and rolls its armor type (dr 6: M5A1);
+    cancelling that purchase to buy A1 again would roll its type a second time, so the
+    cancel is refused (dice rolled stand) and the PP stay spent."""
+    from campaign.services import purchases
+    from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, _armor_group, buy, rg_roll
+
+    stuarts = {"do": "units", "unit": "M5A1", "count": 3, "kind": "vehicle"}
+    players, _ = midday(users, "3.4")
+    _armor_group(
+        players,
+        [
+            {"range": "1-3", "result": "M4", "effect": _M4_ARMOR_TYPE},
+            {"range": "4-6", "result": "M5A1", "effect": stuarts},
+        ],
+    )
+    a1 = buy(players, "american", "A1")
+    fixed_dice.append([6])
+    rg_roll(players, "american", a1)
+    with pytest.raises(ActionRefused):
+        purchases.cancel_purchase(
+            campaign_id=players.campaign_id, user=players.users["american"], purchase_id=a1.ref
+        )
+    assert points(players, "american") == 10
