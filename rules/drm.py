@@ -38,6 +38,9 @@ class RollContext:
     # An earlier module of the RG rolled for placed an FFE in the scenario just played
     # (``Condition.fired_prior``, PHD C5.34/TM13).
     fired_prior: bool = False
+    # Where a ``read`` input came from on the record, said with the DRM it gives (APD
+    # 2.5: "8-1 leader at 20A1"): input -> words.
+    read_from: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,12 @@ def reads_unit_morale(table: Table) -> bool:
     return any(d.of == "unit_morale" or d.read == "unit_morale" for d in table.drms)
 
 
+def reads_location_leadership(table: Table) -> bool:
+    """Whether a DRM of ``table`` is the leadership DRM of a leader in the Location of
+    the unit rolled for, read where the record gives it (APD 2.5, A10.7)."""
+    return any(d.read == "location_leadership" for d in table.drms)
+
+
 def morale_is_read(table: Table) -> bool:
     """Whether the Morale ``reads_unit_morale`` reads may be missing from the record
     (a ``counted`` DRM ``read`` from it is then typed): no DRM needs it."""
@@ -230,16 +239,20 @@ def applicable_drms(
             if drm.not_offered:
                 raise DrmRefused(f"'{drm.label}' does not apply: {drm.not_offered}{rule}.")
             raise DrmRefused(f"'{drm.label}' does not apply to this roll{rule}.")
+    read_ids = set()
     for drm in table.drms:
         if drm.read is not None and drm.read in ctx.inputs:
             read = ctx.inputs[drm.read]
             if drm.id in typed and typed[drm.id] != read:
                 rule = drm.rule or table.rule
+                source = ctx.read_from.get(drm.read)
                 raise DrmRefused(
-                    f"'{drm.label}' is {read} on the record, not {typed[drm.id]}: it is read, "
+                    f"'{drm.label}' is {read} on the record"
+                    f"{f' ({source})' if source else ''}, not {typed[drm.id]}: it is read, "
                     f"not typed ({rule})."
                 )
             typed[drm.id] = read
+            read_ids.add(drm.id)
     for drm in table.drms:
         if drm.variable and drm.required and drm.id not in typed and offered(drm, ctx):
             rule = drm.rule or table.rule
@@ -260,7 +273,11 @@ def applicable_drms(
                 if not low <= value <= high:
                     rule = drm.rule or table.rule
                     raise DrmRefused(f"'{drm.label}' must be between {low} and {high} ({rule}).")
-                if value:
+                if value and drm.id in read_ids:  # read from the record, with its source
+                    source = ctx.read_from.get(drm.read or "")
+                    label = f"{drm.label}: {source}" if source else drm.label
+                    out.append(AppliedDrm(drm.id, label, value, "auto"))
+                elif value:
                     out.append(AppliedDrm(drm.id, drm.label, value, "typed"))
             continue
         if drm.id in typed:

@@ -255,6 +255,56 @@ def leadership_modifier(name: str) -> int | None:
     return None if found is None else int(found.group(0)[-2:])
 
 
+@dataclass(frozen=True)
+class LeaderAt:
+    """A leader of the side rolling, as his line gives him: for the DRM he gives a unit
+    in his Location (``location_leadership``)."""
+
+    words: str  # "8-1 leader"
+    name: str
+    location: str
+    marked: frozenset[str]
+    owes_roll: bool  # he still owes his own roll on the table rolled on
+
+
+def _place(location: str) -> str:
+    return " ".join(location.split()).casefold()
+
+
+def location_leadership(
+    kind: str, location: str, leaders: Iterable[LeaderAt]
+) -> tuple[int, str] | None:
+    """The leadership DRM of the best leader in a unit's Location (never his own:
+    ``leaders`` are the side's others), with the words saying whose, where the retained
+    forces hold the facts (APD 2.5 "leadership applies normally", A10.7); None where
+    they do not, and the owner types it: the unit's Location or a leader's is not
+    entered (he may be there), a leader there is wounded (his DRM is the players' to
+    read, A17.2), names no quality, or still owes his own roll (whether he stays to
+    lead is not known yet); a Hero's check (whether a leader leads him, A15, is the
+    players').  A Prisoner leads no one; a leader the roll eliminated has left the
+    retained forces."""
+    where = _place(location)
+    if not where or kind == "hero":
+        return None
+    found: list[tuple[int, str]] = []
+    for leader in leaders:
+        if "captured" in leader.marked:
+            continue
+        there = _place(leader.location)
+        if not there:
+            return None
+        if there != where:
+            continue
+        modifier = leadership_modifier(leader.name)
+        if modifier is None or "wounded" in leader.marked or leader.owes_roll:
+            return None
+        found.append((modifier, f"{leader.words} at {leader.location.strip()}"))
+    if not found:
+        other = "other " if kind == "leader" else ""
+        return 0, f"no {other}leader at {location.strip()}"
+    return min(found)
+
+
 def for_kind(effects: list[Effect], kind: str, name: str = "") -> list[Effect]:
     """The effects for a unit of ``kind`` whose line reads ``name`` (``Effect.kinds``,
     ``Effect.named``)."""

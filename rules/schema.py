@@ -575,7 +575,11 @@ class Drm(Strict):
     # (a typed count must agree with it); typed where it does not (Sicily 3.6041 EXC:
     # "- the Inherent crew's Morale", read from the crew counter ``Module.inherent_crews``
     # gives the vehicle, typed for a vehicle it names none for).
-    read: Literal["unit_morale"] | None = None
+    # A ``variable`` DRM may be ``read`` too: where the record gives it, it is read and a
+    # typed value must agree; typed where it does not (APD 2.5 "(leadership applies
+    # normally)": the DRM of a leader in the unit's Location, A10.7, read where the
+    # unit's Location and every leader's are entered: ``location_leadership``).
+    read: Literal["unit_morale", "location_leadership"] | None = None
     # Why a DRM the player claims is not offered where ``offer_when`` fails, in the
     # rule's words, said with the refusal (PHD C5.34 "+1 If module placed a FFE counter
     # in prior TM Scenario": before the Initial TM Scenario there is no prior one).
@@ -589,8 +593,13 @@ class Drm(Strict):
             raise ValueError(
                 "'counted' is for a DRM typed as a count: 'variable', 'value' and 'per', no 'of'"
             )
-        if self.read is not None and self.counted is None:
-            raise ValueError("'read' gives the count of a 'counted' DRM from the record")
+        if self.read is not None and self.counted is None and not self.variable:
+            raise ValueError(
+                "'read' gives the count of a 'counted' DRM, or a 'variable' DRM's value, "
+                "from the record"
+            )
+        if self.read == "location_leadership" and self.counted is not None:
+            raise ValueError("'location_leadership' is a DRM's value, not a count")
         return self
 
     @model_validator(mode="after")

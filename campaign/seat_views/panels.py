@@ -57,12 +57,15 @@ from campaign.services.units import (
     took_instead,
 )
 from rules import availability, machine
-from rules.drm import RollContext, offered, offered_for_some_unit
+from rules.availability import owed_for
+from rules.drm import RollContext, offered, offered_for_some_unit, reads_location_leadership
 from rules.effects import (
+    LeaderAt,
     UnitState,
     hardens_leader,
     hardens_mmc,
     in_location_of,
+    location_leadership,
     matches,
     no_leader_to_harden,
     targets,
@@ -688,6 +691,8 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
         if sent is not None:  # only the units an earlier roll sends here (3.613 †)
             eligible = [e for e in eligible if e[0] in sent]
             fresh = [e for e in fresh if e[0] in sent]
+        if reads_location_leadership(t):  # APD 2.5: the leader's DRM the roll reads
+            fresh = [(ref, _led(t, ref, words, own, rolled)) for ref, words in fresh]
         choices = tuple(fresh)
         why = ""
         if not fresh:
@@ -710,6 +715,33 @@ def _units(view: CampaignView, panel: StepPanel) -> None:
             stack_rule=t.stack.rule if t.stack and stacked else "",
             stack_choices=stacked,
         )
+
+
+def _led(t: Table, ref: str, words: str, own: list[Unit], rolled: set[tuple[str, str]]) -> str:
+    """A unit's choice with the leadership DRM its roll on ``t`` reads from the retained
+    forces (APD 2.5, A10.7), or that it is typed: "4-6-7 (Encircled): leadership -1,
+    8-1 leader at 20A1"."""
+    unit = next((u for u in own if u.ref == ref), None)
+    if unit is None:
+        return words
+    led = location_leadership(
+        unit.kind,
+        unit.location,
+        [
+            LeaderAt(
+                label(u),
+                u.name,
+                u.location,
+                frozenset(state_of(u).marked),
+                owed_for(t, state_of(u)) and (t.id, u.ref) not in rolled,
+            )
+            for u in own
+            if u.kind == "leader" and u.pk != unit.pk
+        ],
+    )
+    if led is None:
+        return f"{words}: leadership typed (its Location or a leader's not known)"
+    return f"{words}: leadership {led[0]:+d}, {led[1]}" if led[0] else f"{words}: {led[1]}"
 
 
 def _target_words(unit: Unit, weapon_ref: str) -> str:

@@ -15,13 +15,16 @@ from campaign.services import dice as dice_service
 from campaign.services import units
 from campaign.services.errors import ActionRefused
 from campaign.services.turns import Turn
+from rules.availability import owed_for
 from rules.effects import (
+    LeaderAt,
     hs_equivalents,
     leadership_modifier,
     overstack_refusal,
     roll_column,
     stack_refusal,
 )
+from rules.effects import location_leadership as effects_location_leadership
 from rules.schema import Table
 
 # Single Man Counters: they go with any stack; with AFVs, a leader rides in them (an
@@ -111,6 +114,31 @@ def inputs(table: Table, stack: Sequence[Unit]) -> dict[str, int]:
         "stack_hs": hs_equivalents([u.kind for u in stack]),
         "stack_leadership": min(found, default=0),
     }
+
+
+def location_leadership(turn: Turn, table: Table, unit: Unit) -> tuple[int, str] | None:
+    """The leadership DRM of the best leader in ``unit``'s Location, where the retained
+    forces hold the facts (``rules.effects.location_leadership``: APD 2.5, A10.7)."""
+    if not unit.location.strip():
+        return None
+    leaders = Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader").exclude(
+        pk=unit.pk
+    )
+    return effects_location_leadership(
+        unit.kind,
+        unit.location,
+        [
+            LeaderAt(
+                units.label(leader),
+                leader.name,
+                leader.location,
+                frozenset(units.state_of(leader).marked),
+                owed_for(table, units.state_of(leader))
+                and not rolled_in_pass(turn, table, units.roll_ref(leader)),
+            )
+            for leader in leaders
+        ],
+    )
 
 
 def stack_refs(stack: Sequence[Unit]) -> str:

@@ -79,6 +79,7 @@ from rules.drm import (
     morale_is_read,
     reads_fired,
     reads_held_squads,
+    reads_location_leadership,
     reads_unit_morale,
     reads_unit_rg,
     unit_morale,
@@ -389,6 +390,14 @@ def roll_on_table(
             context = dataclasses.replace(context, inputs={**context.inputs, **inputs})
         if reads_unit_morale(table):
             context = with_unit_morale(turn.module, table, context, unit)
+        if unit is not None and weapon is None and reads_location_leadership(table):
+            led = stacks.location_leadership(turn, table, unit)
+            if led is not None:  # read from the record (APD 2.5, A10.7); typed otherwise
+                context = dataclasses.replace(
+                    context,
+                    inputs={**context.inputs, "location_leadership": led[0]},
+                    read_from={**context.read_from, "location_leadership": led[1]},
+                )
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:
         raise ActionRefused(str(exc)) from None
