@@ -109,6 +109,21 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, d
 
 
 def pytest_configure(config):
+    """Under xdist, the run's first process makes a directory its test processes share
+    their walks in (tests/walk_cache.py, ``share``): each walk is then made once per
+    run, not once per process.  They read it from their environment (set before they
+    start); it is removed when the run ends (``pytest_unconfigure``)."""
+    if (
+        getattr(config.option, "numprocesses", None)
+        and not hasattr(config, "workerinput")
+        and "REFIT_WALK_SHARE" not in os.environ
+    ):
+        import uuid
+
+        shared = BASE_DIR / "var" / "walks" / uuid.uuid4().hex
+        shared.mkdir(parents=True)
+        config.refit_walk_share = shared
+        os.environ["REFIT_WALK_SHARE"] = str(shared)
     config.addinivalue_line(
         "markers",
         "fresh_process: starts a process of its own under an environment the test sets "
@@ -538,6 +553,15 @@ def browser_login(asgi_server):
         return context
 
     return do
+
+
+def pytest_unconfigure(config):
+    shared = getattr(config, "refit_walk_share", None)
+    if shared is not None:
+        import shutil
+
+        shutil.rmtree(shared, ignore_errors=True)
+        os.environ.pop("REFIT_WALK_SHARE", None)
 
 
 def pytest_sessionfinish(session):
