@@ -19,8 +19,10 @@ PYTEST_ARGS ?=
 # runs at once (below).  worksteal gives each process one half of the collected tests, in
 # order, and a process that runs out takes tests from the end of the other's: both end
 # together, and a file's tests mostly run in one process, where its walks are copied
-# from the first one made (tests/walk_cache.py).  (The fault suite's xdist_group runs in
-# a process of its own: no group needs loadgroup here.)
+# from the first one made; a walk made by one process is copied by the other too
+# (var/walks/, tests/walk_cache.py).  Each process's test database is a copy of one
+# migrated database (tests/conftest.py).  (The fault suite's xdist_group runs in a
+# process of its own: no group needs loadgroup here.)
 XDIST ?= -n 2 --dist worksteal
 # Python caches each module's bytecode (__pycache__/, ignored by git).  A shell that
 # sets PYTHONDONTWRITEBYTECODE (this machine's does; so do many CI images) made every

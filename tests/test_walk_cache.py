@@ -20,11 +20,13 @@ pytestmark = [pytest.mark.django_db]
 def empty_cache(monkeypatch):
     """The process's cache emptied for the test (and given back after it); the dice
     unpatched: the gate reads this test's patches."""
-    saved = dict(walk_cache._WALKS)
+    saved, shared = dict(walk_cache._WALKS), list(walk_cache.SHARED)
     walk_cache._WALKS.clear()
+    walk_cache.SHARED.clear()
     yield walk_cache._WALKS
     walk_cache._WALKS.clear()
     walk_cache._WALKS.update(saved)
+    walk_cache.SHARED[:] = shared
 
 
 def state(players, *, seed=True):
@@ -186,3 +188,22 @@ def test_a_walk_rolls_the_same_dice_whichever_test_made_it(modules, make_user, e
         assert c.dice_seed_hash == rules_dice.seed_hash(c.dice_seed)
         hosted = Event.objects.filter(campaign=c).order_by("pk").first()
         assert hosted is not None and c.dice_seed_hash in hosted.text
+
+
+def test_a_walk_goes_on_from_a_shorter_walk_from_the_same_state(modules, make_user, empty_cache):
+    """A walk to Sicily's purchase step (RePh 3.617) from the same state as a walk made
+    to the repair step before it (3.614) is that walk walked on: the state left equals,
+    row for row, the same walk made whole, and it carries the same dice seed (the one
+    the whole walk is made from), whichever of the two walks a test made first."""
+    users = make_user("first"), make_user("second")
+    campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    prefixes = walk_cache.STATS["prefixes"]
+    on = campaign_at("sicily", "i", "jul15am", users, kind="purchase")[0]
+    assert walk_cache.STATS["prefixes"] == prefixes + 1
+    assert module_of(on.campaign).steps[on.campaign.step_index].kind == "purchase"
+    walk_cache._WALKS.clear()
+    misses = walk_cache.STATS["misses"]
+    whole = campaign_at("sicily", "i", "jul15am", users, kind="purchase")[0]
+    assert walk_cache.STATS["misses"] == misses + 2  # the start, the walk
+    assert state(on) == state(whole)
+    assert on.campaign.dice_seed == whole.campaign.dice_seed

@@ -182,23 +182,40 @@ class Players:
                         )
 
     def _until(self, reached, goal: str, limit: int, must_move: bool):
-        """Finish steps until ``reached``; a walk made earlier in the process from the
-        same state to the same goal is copied (tests/walk_cache.py)."""
+        """Finish steps until ``reached``; a walk made earlier in the run from the same
+        state to the same goal is copied, or one to a step on the way walked on
+        (tests/walk_cache.py)."""
         users = [self.users[side] for side in sorted(self.users)]
+        module: list[Module] = []  # read only where a shorter walk is looked at
+
+        def reached_at(index: int) -> bool:
+            module[:] = module or [self._where()[3]]
+            return reached(module[0].steps[index])
+
+        def walk_from(left: int) -> walk_cache.Trail:
+            return self._walk_until(reached, goal, left, must_move)
+
         walk_cache.walked(
             f"until {goal} ({limit}, {must_move})",
             self.campaign_id,
             users,
-            lambda: self._walk_until(reached, goal, limit, must_move),
+            lambda: walk_from(limit),
+            walk_cache.Until(reached_at, limit, must_move, walk_from),
         )
 
-    def _walk_until(self, reached, goal: str, limit: int, must_move: bool):
+    def _walk_until(self, reached, goal: str, limit: int, must_move: bool) -> walk_cache.Trail:
+        """The walk itself; the steps it finished (their indices) and whether each
+        finish moved the campaign on."""
         where = self._where()
+        finished: list[int] = []
+        moved = True
         for _ in range(limit):
             cycle, index, ended, module = where
             if ended or reached(module.steps[index]):
-                return
+                return walk_cache.Trail(tuple(finished), moved)
             where = self.finish(where)
+            finished.append(index)
+            moved = moved and where[:2] != (cycle, index)
             assert not must_move or where[:2] != (cycle, index), "did not move"
         raise AssertionError(f"no {goal} within {limit} steps")
 

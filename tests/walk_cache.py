@@ -34,10 +34,13 @@ import contextlib
 import datetime
 import hashlib
 import os
+import pickle
 import secrets
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.apps import apps
@@ -62,7 +65,13 @@ class Gate:
 
 
 GATE = Gate()
-STATS = {"hits": 0, "misses": 0, "bypassed": 0}
+# Walks copied (``hits``: from this process's or, ``shared``, another's), walked on
+# from a shorter one (``prefixes``), made (``misses``) and made without the cache;
+# the steps the walks made and walked on finished (``steps``) and those their
+# prefixes spared (``steps_spared``); the CPU-seconds spent in ``walked``.
+STATS: dict[str, float] = dict.fromkeys(
+    ("hits", "prefixes", "misses", "bypassed", "shared", "steps", "steps_spared", "cpu_s"), 0
+)
 
 
 def _dice_patch_is_inert(value: object) -> bool:
@@ -285,17 +294,19 @@ def restore(
     campaign_id: Any,
     users: Sequence[Any],
     kept: dict[str, dict[Any, Any]] | None = None,
+    texts: dict[str, str] | None = None,
 ) -> None:
     """Replace campaign ``campaign_id``'s rows (and the players' notification settings)
     by ``snap``'s, for the players ``users`` (seat order as in the snapshot).  A row
     ``kept`` names (model label: the snapshot's key -> the campaign's) keeps the
     campaign's key, as it kept it through the walk (a test's Purchase or Unit object
-    still refreshes); the others get new keys, in the snapshot's order."""
+    still refreshes); the others get new keys, in the snapshot's order.  ``texts``: more
+    strings replaced in the rows (a seed, ``_reseeded``)."""
     user_model = _user_model()
     campaign_model = apps.get_model("campaign", "Campaign")
     notif = apps.get_model("campaign", "NotificationSettings")
     user_map = {old: new.pk for old, new in zip(snap.users, users, strict=True)}
-    texts = {str(snap.campaign["id"]): str(campaign_id)}
+    texts = {str(snap.campaign["id"]): str(campaign_id), **(texts or {})}
     uuids: dict[Any, uuid.UUID] = {}
     shift = timezone.now() - snap.taken_at
     using = connection.alias
@@ -399,7 +410,7 @@ def seeded(snap: Snapshot, campaign_id: Any, key: tuple[str, str]) -> None:
     published SHA-256, where a row quotes it (the hosting event), is replaced too."""
     campaign_model = apps.get_model("campaign", "Campaign")
     old_seed, old_hash = snap.campaign["dice_seed"], snap.campaign["dice_seed_hash"]
-    new_seed = hashlib.sha256(f"walk:{key[0]}:{key[1]}".encode()).hexdigest()
+    new_seed = _walk_seed(key)
     new_hash = hashlib.sha256(new_seed.encode()).hexdigest()
     texts = {old_seed: new_seed, old_hash: new_hash}
     campaign_model._base_manager.filter(pk=campaign_id).update(
@@ -425,13 +436,154 @@ def seeded(snap: Snapshot, campaign_id: Any, key: tuple[str, str]) -> None:
                 m._base_manager.filter(pk=row["id"]).update(**changed)
 
 
-# (goal, fingerprint) -> (the state the walk left, each model's keys before the walk)
-_WALKS: dict[tuple[str, str], tuple[Snapshot, dict[str, list[Any]]]] = {}
+@dataclass(frozen=True)
+class Trail:
+    """What a walk to a step passed (``tests/walk.py``, ``_until``): the index of each
+    step it finished, in order, and whether every finish moved the campaign on."""
+
+    finished: tuple[int, ...] = ()
+    moved: bool = True
+
+    def then(self, more: Trail) -> Trail:
+        return Trail(self.finished + more.finished, self.moved and more.moved)
 
 
-def walked(goal: str, campaign_id: Any, users: Sequence[Any], walk: Callable[[], None]) -> None:
+@dataclass(frozen=True)
+class Until:
+    """A walk that finishes steps until a step ``reached_at`` (a step's index) holds,
+    within ``limit`` finishes (each moving the campaign on where ``must_move``);
+    ``walk_from(limit)`` walks so from the campaign's current state and returns its
+    trail.  A walk from the same state to a step it passes on the way is its prefix:
+    the state that walk left, walked on (``walked``)."""
+
+    reached_at: Callable[[int], bool]
+    limit: int
+    must_move: bool
+    walk_from: Callable[[int], Trail]
+
+
+@dataclass
+class Entry:
+    """The state a walk left, each model's keys before the walk, and its trail (for a
+    walk to a step)."""
+
+    after: Snapshot
+    keys_before: dict[str, list[Any]]
+    trail: Trail | None = None
+
+
+# (goal, fingerprint) -> the walk made from that state to that goal
+_WALKS: dict[tuple[str, str], Entry] = {}
+
+# The directory the test processes of one run share their walks in (REFIT_WALK_SHARE),
+# if any: a walk made by one is written there, a file per walk
+# (``<fingerprint>/<goal's hash>``, written whole then renamed into place), and the
+# others copy it as if they had made it.  The run's first process (xdist's controller)
+# makes the directory before its test processes start and removes it at the end
+# (``tests/conftest.py``): nothing outlives the run, so no walk made by other code (or
+# on the other backend) is ever read.
+SHARED: list[Path] = (
+    [Path(os.environ["REFIT_WALK_SHARE"])] if os.environ.get("REFIT_WALK_SHARE") else []
+)
+
+
+def _file(key: tuple[str, str]) -> Path:
+    return SHARED[0] / key[1] / hashlib.sha256(key[0].encode()).hexdigest()
+
+
+def _write(key: tuple[str, str], entry: Entry) -> None:
+    if not SHARED:
+        return
+    path = _file(key)
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(f"{path.name}.{os.getpid()}.part")
+        part.write_bytes(pickle.dumps((key, entry), protocol=pickle.HIGHEST_PROTOCOL))
+        part.replace(path)
+
+
+def _read(path: Path) -> tuple[tuple[str, str], Entry] | None:
+    try:
+        key, entry = pickle.loads(path.read_bytes())
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return None
+    STATS["shared"] += 1
+    return key, entry
+
+
+def _found(key: tuple[str, str]) -> Entry | None:
+    """The walk made from this state to this goal, by this process or another of the run."""
+    entry = _WALKS.get(key)
+    if entry is None and SHARED and _file(key).is_file():
+        read = _read(_file(key))
+        if read is not None:
+            entry = _WALKS[key] = read[1]
+    return entry
+
+
+def _from(start: str) -> list[tuple[str, Entry]]:
+    """Every walk made from the state fingerprinted ``start`` (its goal, the walk)."""
+    if SHARED and (SHARED[0] / start).is_dir():
+        with contextlib.suppress(OSError):
+            for path in (SHARED[0] / start).iterdir():
+                if path.suffix == ".part" or "." in path.name:
+                    continue
+                known = [g for g, fp in _WALKS if fp == start]
+                if any(hashlib.sha256(g.encode()).hexdigest() == path.name for g in known):
+                    continue
+                read = _read(path)
+                if read is not None:
+                    _WALKS[read[0]] = read[1]
+    return [(goal, entry) for (goal, fp), entry in _WALKS.items() if fp == start]
+
+
+def _prefix(key: tuple[str, str], until: Until, drawn: bool) -> Entry | None:
+    """The longest walk made from the same state whose every finished step is short of
+    ``until``'s goal: the walk to the goal passes through the state it left.  Its dice
+    must be the walk's: from a campaign that had drawn dice (the seed in the
+    fingerprint), any; else one that drew none (its seed is then replaced by the one
+    this walk is made from, ``seeded``)."""
+    best: Entry | None = None
+    for goal, entry in _from(key[1]):
+        trail = entry.trail
+        if goal == key[0] or trail is None or not 0 < len(trail.finished) < until.limit:
+            continue
+        if until.must_move and not trail.moved:
+            continue
+        if not drawn and entry.after.campaign["rolls_made"]:
+            continue
+        if any(until.reached_at(index) for index in trail.finished):
+            continue
+        if best is None or len(trail.finished) > len(best.trail.finished):  # type: ignore[union-attr]
+            best = entry
+    return best
+
+
+def walked(
+    goal: str,
+    campaign_id: Any,
+    users: Sequence[Any],
+    walk: Callable[[], Trail | None],
+    until: Until | None = None,
+) -> None:
     """Make ``walk`` (which moves campaign ``campaign_id`` to ``goal``), or copy the
-    state the same walk from the same state left earlier in this process."""
+    state the same walk from the same state left earlier in this run; a walk to a step
+    (``until``) goes on from the state a walk from the same state to an earlier step
+    left."""
+    started = time.process_time()
+    try:
+        _walked(goal, campaign_id, users, walk, until)
+    finally:
+        STATS["cpu_s"] += time.process_time() - started
+
+
+def _walked(
+    goal: str,
+    campaign_id: Any,
+    users: Sequence[Any],
+    walk: Callable[[], Trail | None],
+    until: Until | None,
+) -> None:
     if not usable():
         STATS["bypassed"] += 1
         walk()
@@ -446,20 +598,51 @@ def walked(goal: str, campaign_id: Any, users: Sequence[Any], walk: Callable[[],
         STATS["bypassed"] += 1
         walk()
         return
-    found = _WALKS.get(key)
+    found = _found(key)
     if found is not None:
         STATS["hits"] += 1
-        after, keys_before = found
-        # Equal fingerprints: the two states' rows correspond in order.
-        kept = {
-            label: dict(zip(old, _keys(before)[label], strict=True))
-            for label, old in keys_before.items()
-        }
-        restore(after, campaign_id, users, kept)
+        restore(found.after, campaign_id, users, _kept(found, before))
         return
-    STATS["misses"] += 1
-    if _seeds_of_test() and not drawn:
-        seeded(before, campaign_id, key)
-    walk()
+    shorter = _prefix(key, until, drawn) if until is not None else None
+    if shorter is not None and until is not None and shorter.trail is not None:
+        STATS["prefixes"] += 1
+        texts: dict[str, str] = {}
+        if _seeds_of_test() and not drawn:
+            texts = _reseeded(shorter.after, key)
+        restore(shorter.after, campaign_id, users, _kept(shorter, before), texts)
+        spared = len(shorter.trail.finished)
+        more = until.walk_from(until.limit - spared)
+        STATS["steps_spared"] += spared
+        STATS["steps"] += len(more.finished)
+        trail: Trail | None = shorter.trail.then(more)
+    else:
+        STATS["misses"] += 1
+        if _seeds_of_test() and not drawn:
+            seeded(before, campaign_id, key)
+        trail = walk()
+        STATS["steps"] += len(trail.finished) if trail else 0
     with contextlib.suppress(Uncacheable):
-        _WALKS[key] = (snapshot(campaign_id, users), _keys(before))
+        entry = _WALKS[key] = Entry(snapshot(campaign_id, users), _keys(before), trail)
+        _write(key, entry)
+
+
+def _kept(entry: Entry, before: Snapshot) -> dict[str, dict[Any, Any]]:
+    """Equal fingerprints: the two states' rows correspond in order."""
+    now = _keys(before)
+    return {
+        label: dict(zip(old, now[label], strict=True)) for label, old in entry.keys_before.items()
+    }
+
+
+def _reseeded(after: Snapshot, key: tuple[str, str]) -> dict[str, str]:
+    """The texts that turn the seed a walk that drew no dice was made from (and its
+    SHA-256) into the seed ``key``'s walk is made from (``seeded``)."""
+    new_seed = _walk_seed(key)
+    return {
+        after.campaign["dice_seed"]: new_seed,
+        after.campaign["dice_seed_hash"]: hashlib.sha256(new_seed.encode()).hexdigest(),
+    }
+
+
+def _walk_seed(key: tuple[str, str]) -> str:
+    return hashlib.sha256(f"walk:{key[0]}:{key[1]}".encode()).hexdigest()
