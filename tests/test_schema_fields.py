@@ -3596,6 +3596,27 @@ for _field, _mutate in [
     case(_field, base="sicily", mutate=_mutate, observe=_sicily_bombardment)
 
 
+def _sicily_setup_order(m: Module) -> Any:
+    """Sicily 3.6222: who may finish 3.622 first when the British set up first, and what
+    the Axis read meanwhile."""
+    step = m.steps[machine.step_index(m, "3.622")]
+    return (
+        machine.sides_to_act(m, step, set(), "british"),
+        availability.attacker_first_reason(m, step, "axis", "british", set()),
+    )
+
+
+# Step.setup_order (Sicily 3.6222): the side setting up first finishes 3.622 first.
+case(
+    "Step.setup_order",
+    base="sicily",
+    mutate=lambda d: [
+        (st.pop("setup_order", None), st.pop("attacker_first", None)) for st in d["steps"]
+    ],
+    observe=_sicily_setup_order,
+)
+
+
 def _baz_items(m: Module) -> list[str]:
     """C5.26b's Baz/Psk/FT/DC of each side's nationality: the refusal of each side's
     roll for a Bazooka, a Psk and an LMG."""

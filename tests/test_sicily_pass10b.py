@@ -209,12 +209,12 @@ def test_british_footnote_j_the_observer_hex_is_recorded_before_each_set_up(user
     players.until("initiative")
     players.chits(axis="idle", british="attack")
     assert players.step.id == "3.622"
+    _finish(players, "axis")  # a British Assault: the Axis set up first (3.6222)
     with pytest.raises(ActionRefused) as refused:
         _finish(players, "british")
     words = str(refused.value)
     assert "Record the Offboard Observer hex of O4" in words and "footnote j" in words, words
     assert "July 15 AM" in words
-    _finish(players, "axis")
 
     def record(where):
         purchases.record_entry_area(
@@ -237,6 +237,7 @@ def test_british_footnote_j_the_observer_hex_is_recorded_before_each_set_up(user
     players.chits(axis="idle", british="attack")
     assert players.step.id == "3.622" and players.campaign.date_index == 4  # July 15 PM
     assert "not yet recorded for July 15 PM" in _observer_line(players).recorded_hex
+    _finish(players, "axis")
     with pytest.raises(ActionRefused, match="footnote j"):
         _finish(players, "british")
     record("34A1")

@@ -42,6 +42,7 @@ from campaign.selectors import (
     roster_decides_chit,
     scenario_attacker,
     sent_to,
+    step_attacker,
     with_rosters_read,
 )
 from campaign.services.steps import mmc_hardening
@@ -374,7 +375,7 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
     panel.rolls_owed = bool(availability.rolls_owed(view.module, snap, step))
     if step.attacker_first and not panel.finish_refusal:
         # PHD C5.14 "In turn, Attacker first": no Done (nor going on) before the Attacker's.
-        attacker, _ = scenario_attacker(c, view.module)
+        attacker = step_attacker(c, view.module, step)
         first = availability.attacker_first_reason(
             view.module, step, view.viewer, attacker, set(view.done), "you finish once it is done"
         )
@@ -515,7 +516,7 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         table = module.table(t)
         closed = availability.table_date_reasons(module, table, view.viewer, date_index)
         if view.step_def.attacker_first:
-            attacker, _ = scenario_attacker(view.campaign, module)
+            attacker = step_attacker(view.campaign, module, view.step_def)
             first = availability.attacker_first_reason(
                 module, view.step_def, view.viewer, attacker, set(view.done)
             )

@@ -68,6 +68,9 @@ def test_sicily_3_617_to_3_622_played_in_two_browsers(
     press(british, british.get_by_role("button", name="Lock Attack"), dialog=True)
     for page in (axis, british):
         page.locator("#step-title", has_text="3.622").wait_for()
+    # A British Assault: the Axis set up first and finish 3.622 first (3.6222).
+    first = axis.get_by_role("button", name="Done with 3.622", exact=True)
+    press(axis, first, dialog=bool(first.evaluate("b => b.form.hasAttribute('hx-confirm')")))
 
     # 3.622: the British Done is refused until the observer's hex is recorded.
     done = british.get_by_role("button", name="Done with 3.622", exact=True)
