@@ -121,10 +121,11 @@ def test_british_footnote_j_the_observer_hex_is_recorded_before_the_german_set_u
 ):
     """3.617 British chart footnote j: "Secretly record the hex prior to German setup."
     A late date (July 16 AM), an O2 with its Offboard Observer (O4) bought without a
-    hex, a British Assault: the Axis set up first (3.6213d) and finish 3.622 before the
-    British may (3.6222), so the hex is due before the set-up begins: the British chit
-    at 3.621 is refused citing the footnote until the hex is recorded for the date,
-    then locked; the Axis lock theirs as ever and never read the hex."""
+    hex: an Attack chit may have the Axis set up first (a British Assault, 3.6213d; a
+    Dual Attack's dr) and finish 3.622 before the British may (3.6222), so the British
+    Attack chit at 3.621 is refused citing the footnote until the hex is recorded for
+    the date, then locked; the Axis set up first, the British finish 3.622 after them
+    asked nothing more; the Axis never read the hex."""
     from tests.test_rule_mechanisms import buy
 
     players, _ = campaign_at("sicily", "i", "jul16am", users)
@@ -143,3 +144,26 @@ def test_british_footnote_j_the_observer_hex_is_recorded_before_the_german_set_u
     _done(players, "axis")
     _done(players, "british")  # nothing more asked of the British at 3.622
     assert "41A2" not in _page(client, players, "axis", "roster/")
+
+
+def test_british_footnote_j_with_an_idle_chit_the_hex_is_asked_at_the_british_set_up(
+    users, modules
+):
+    """3.617 British chart footnote j, the other order: an Idle British chit leaves no
+    scenario or an Axis Assault, where the British set up first (3.6213c): the chit is
+    locked without the hex; at 3.622 the British Done is refused citing the footnote
+    until it is recorded, and the Axis Done waits for the British's (3.6222)."""
+    from tests.test_rule_mechanisms import buy
+
+    players, _ = campaign_at("sicily", "i", "jul16am", users)
+    buy(players, "british", "O2")
+    o4 = buy(players, "british", "O4")
+    _to_setup(players, axis="attack", british="idle")
+    with pytest.raises(ActionRefused, match="footnote j"):
+        _done(players, "british")
+    with pytest.raises(ActionRefused, match=r"3\.6222"):
+        _done(players, "axis")
+    _record_observer_hex(players, o4, "41A2")
+    _done(players, "british")
+    _done(players, "axis")
+    assert players.step.id == "3.6223"
