@@ -167,3 +167,53 @@ def test_british_footnote_j_with_an_idle_chit_the_hex_is_asked_at_the_british_se
     _done(players, "british")
     _done(players, "axis")
     assert players.step.id == "3.6223"
+
+
+# ----------------------------------------------------------------- Left: printed value, Idle
+
+
+def test_3_6175_a_british_rg_bought_at_printed_value_on_an_idle_date_enters_with_the_next_scenario(
+    users, modules
+):
+    """3.6175: "If an Axis or British RG is purchased for its printed value it enters
+    play during the course of the scenario"; 3.6212 matrix footnote *: "The Attack Chit
+    cannot be selected by the Axis player if the British player currently has no on-map
+    Retained units." (pass 15's Left).  The British hold only an I3 bought on July 14 N
+    at its printed value; both choose Idle (no scenario, 3.6212 note 2): on July 15 AM
+    the I3 has still not entered, so the Axis Attack is refused again; a scenario is
+    played (a British Assault); on July 15 PM its units are on the map and the Axis
+    may choose Attack."""
+    from tests.purchase_helpers import make_rolls
+    from tests.test_rule_mechanisms import buy
+    from tests.test_sicb15_pass15 import _play, _reveal
+
+    players, module = campaign_at("sicily", "i", "jul14n", users, points=100)
+    p = buy(players, "british", "I3")
+    make_rolls(players, "british", p)
+    _reveal(players, "british", p)
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("initiative")
+    assert module.dates[players.campaign.date_index].id == "jul15am"
+    with pytest.raises(ActionRefused, match=r"3\.6175"):
+        players.chits(axis="attack")
+    players.chits(axis="idle", british="attack")
+    _play(players, module)
+    players.until("initiative")
+    assert module.dates[players.campaign.date_index].id == "jul15pm"
+    players.chits(axis="attack")  # accepted: the I3 entered during the July 15 AM scenario
+
+
+def test_british_footnote_i_the_axis_read_only_that_the_bombardment_is_the_britishs(
+    users, modules, client
+):
+    """British chart footnote i: "he places an AR counter ... and makes a C1.31 error DR":
+    the British player's roll.  At 3.6223 on the last date of CG II (July 17 PM) the Axis
+    page says the Bombardment error DR is the British's, and not that the Axis wait for
+    the British to finish the step before they may roll it (no such roll of theirs)."""
+    players, _ = campaign_at("sicily", "ii", "jul17pm", users, kind="initiative")
+    _to_setup(players, axis="idle", british="attack")
+    players.until_step("3.6223")
+    axis = _page(client, players, "axis")
+    assert "only the British roll on it (3.617 British chart footnote i)" in axis
+    assert "the British have not finished 3.6223" not in axis, "the Axis are told to wait"

@@ -524,8 +524,14 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         if table.once == "side" and rolled_items(view.campaign, view.viewer, table.id):
             # its one roll in this pass is made (APD 3.5's Rows A-C): no form to refuse
             closed += [f"you have made your roll on it in this pass ({table.rule})"]
-        first = availability.others_first_reason(
-            module, view.step_def, table, view.viewer, set(view.done)
+        # Waiting for the others to finish is a reason only for a side that may roll on
+        # it (the Axis are not told to wait for the British Bombardment, footnote i).
+        first = (
+            ""
+            if closed
+            else availability.others_first_reason(
+                module, view.step_def, table, view.viewer, set(view.done)
+            )
         )
         closed += [first] if first else []
         if not closed and availability.capped_group(module, table, view.viewer) is not None:
