@@ -1093,6 +1093,9 @@ class LossPoints(Strict):
 class BaseTableReplenishment(Strict):
     mechanism: Literal["base_table"]  # each date's base points (replenish.py reads the kind)
     rule: RuleRef
+    # The rule of the table of each date's base points, cited on the base's line (Sicily
+    # 3.6161 "CPP BASE NUMBER"); none: ``rule``.
+    base_rule: RuleRef | None = None
     loss_points: LossPoints | None = None
     note: str | None = note_field()
 

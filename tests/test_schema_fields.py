@@ -946,6 +946,12 @@ case(
     observe=lines("axis", 1),
 )
 case(
+    "BaseTableReplenishment.base_rule",
+    base="sicily",
+    mutate=lambda d: d["currency"]["replenishment"].update(base_rule="3.6161b"),
+    observe=lines("axis", 1),
+)
+case(
     "BaseTableReplenishment.mechanism",
     base="sicily",
     mutate=lambda d: d["currency"]["replenishment"].update(mechanism="table_roll"),

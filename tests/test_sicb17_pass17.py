@@ -217,3 +217,120 @@ def test_british_footnote_i_the_axis_read_only_that_the_bombardment_is_the_briti
     axis = _page(client, players, "axis")
     assert "only the British roll on it (3.617 British chart footnote i)" in axis
     assert "the British have not finished 3.6223" not in axis, "the Axis are told to wait"
+
+
+def test_3_6223_each_side_reads_its_recon_number_where_it_declares_the_locations(
+    users, modules, client, fixed_dice
+):
+    """3.6223: "each side may declare the Location(s) they wish to reconnoiter (3.620)";
+    3.620: "The number recorded for each Idle CG Date is cumulative with the number
+    recorded for each succeeding CG Date, but not beyond the next CG scenario."  The
+    Axis buy an M2 on July 16 AM (Recon dr 3), both go Idle, an M2 for 2 CPP on July 16
+    PM (dr 1, +5: 6): at 3.6223 of July 16 PM the Axis page gives their 9 Locations with
+    the rule, the British page none of it (a secret of the Axis)."""
+    from campaign.services import purchases
+    from tests.test_rule_mechanisms import buy
+
+    players, _ = campaign_at("sicily", "i", "jul16am", users)
+    axis = players.users["axis"]
+    m2 = buy(players, "axis", "M2")
+    players.until("recon")
+    fixed_dice[:] = [[3]]
+    purchases.buy_recon(campaign_id=players.campaign_id, user=axis, purchase_id=m2.ref)
+    players.until("initiative")
+    keep_retained_units(players)
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    m2 = buy(players, "axis", "M2", "recon_plus5")
+    players.until("recon")
+    fixed_dice[:] = [[1]]
+    purchases.buy_recon(campaign_id=players.campaign_id, user=axis, purchase_id=m2.ref)
+    players.until("initiative")
+    players.chits(axis="attack", british="idle")
+    players.until_step("3.6223")
+    said = "Recon Locations for your next scenario, adding up over Idle dates: 9 (3.620)"
+    assert said in _page(client, players, "axis")
+    assert "Recon Locations" not in _page(client, players, "british")
+
+
+def test_3_6213a_a_dual_attack_dr_of_3_has_the_british_set_up_and_finish_first(
+    users, modules, fixed_dice
+):
+    """3.6213a: "The British player makes a dr to determine which side sets up first: if
+    <= 3 the British do"; 3.6222: the side setting up first completes its set-up first.
+    A Dual Attack on July 15 N (a night date), the dr 3: the Axis Done at 3.622 is
+    refused, the British's accepted, then the Axis's."""
+    players, _ = campaign_at("sicily", "i", "jul15n", users, kind="initiative")
+    keep_retained_units(players)
+    fixed_dice[:] = [[3]]
+    players.chits(axis="attack", british="attack")
+    assert players.step.id == "3.622"
+    with pytest.raises(ActionRefused, match="the British set up first"):
+        _done(players, "axis")
+    _done(players, "british")
+    _done(players, "axis")
+    assert players.step.id == "3.6223"
+
+
+def _after_result(users, date_id, variant="i", **cvp):
+    """Both sides walk from a scenario result with these CVP lost to 3.617 of
+    ``date_id`` (3.616 computed on the way)."""
+    from campaign.models import Campaign
+    from campaign.selectors import module_of
+    from rules import machine
+    from tests.walk import host_game, players_of
+
+    a, b = users
+    c = host_game("sicily", variant, a, b, name="cpp")
+    module = module_of(c)
+    Campaign.objects.filter(pk=c.pk).update(date_index=machine.date_index(module, date_id) - 1)
+    players = players_of(c, a, b)
+    values = {
+        f"{f.id}.{s.id}": (False if f.kind == "bool" else 0)
+        for f in module.result_fields
+        for s in module.sides
+    }
+    values.update({f"cvp_lost.{side}": n for side, n in cvp.items()})
+    players.results(**values)
+    players.until("purchase")
+    return players
+
+
+def _log(players, side):
+    from campaign.models import Event
+
+    return [
+        e.shown
+        for e in Event.objects.filter(campaign_id=players.campaign_id).visible_to(side)
+        if "3.6162" in e.shown or "3.6161" in e.shown
+    ]
+
+
+def test_3_6162_loss_points_at_the_bounds_on_the_last_date(users, modules, fixed_dice):
+    """3.6162: "If the CVP lost by a player for the prior CG scenario (only) are >= two
+    times, and >= 8 more than, the CVP lost by the other Player, that player may make a
+    dr and add this value to the CPP Base Number"; 3.6161: July 17 PM, Axis 12, British
+    16.  The last date of CG I, the British the loser at the bounds (16 CVP vs 8: twice
+    and 8 more): their dr 4 gives 20 CPP; the Axis none, 12.  Each side reads its own
+    arithmetic only (the CPP are secret, 3.617)."""
+    fixed_dice[:] = [[4]]
+    players = _after_result(users, "jul17pm", british=16, axis=8)
+    from campaign.models import Seat
+
+    seats = {s.side: s.points for s in Seat.objects.filter(campaign_id=players.campaign_id)}
+    assert seats == {"british": 20, "axis": 12}, seats
+    british, axis = " ".join(_log(players, "british")), " ".join(_log(players, "axis"))
+    assert "loss-point dr 4 (3.6162)" in british and "base for July 17 PM 16 (3.6161)" in british
+    assert "total 20 (3.616)" in british
+    assert "loss-point" not in axis and "16 (3.6161)" not in axis, axis
+
+
+def test_3_6162_no_loss_points_one_short_of_8_more(users, modules):
+    """3.6162, the other side and the other bound: the Axis lost 7 CVP, the British 0
+    (more than twice, but 1 short of 8 more) on July 16 N: no dr; the Axis receive
+    their base, 31."""
+    players = _after_result(users, "jul16n", axis=7, british=0)
+    from campaign.models import Seat
+
+    assert Seat.objects.get(campaign_id=players.campaign_id, side="axis").points == 31
+    assert any("no loss points: lost 7 CVP vs 0 (3.6162)" in t for t in _log(players, "axis"))

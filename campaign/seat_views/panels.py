@@ -894,14 +894,26 @@ def _recon(view: CampaignView, panel: StepPanel) -> None:
         ]
     reasons = availability.recon_reasons(module, snap, 0)
     panel.recon_refusal = "; ".join(reasons) if not panel.recon_due else ""
-    if recon.cumulative_over_idle:
-        since = last_scenario_date(c)
-        total = sum(r.locations for r in mine if since is None or r.date_index > since)
-        if total:
-            panel.recon_total = (
-                f"Recon Locations for your next scenario, adding up over Idle dates: {total} "
-                f"({recon.rule})."
-            )
+    _recon_total(view, panel, mine)
+
+
+def _recon_total(view: CampaignView, panel: StepPanel, mine: list[ReconBuy] | None = None) -> None:
+    """The viewer's own Recon Locations for the coming scenario, adding up over Idle
+    dates since the last scenario (Sicily 3.620), read where it rolls for them and where
+    it declares them at set-up (3.6223); its secret, read through the gate."""
+    module, c, side = view.module, view.campaign, view.viewer
+    recon = module.recon
+    if recon is None or not recon.cumulative_over_idle:
+        return
+    if mine is None:
+        mine = list(ReconBuy.objects.visible_to(side).filter(campaign=c, side=side))
+    since = last_scenario_date(c)
+    total = sum(r.locations for r in mine if since is None or r.date_index > since)
+    if total:
+        panel.recon_total = (
+            f"Recon Locations for your next scenario, adding up over Idle dates: {total} "
+            f"({recon.rule})."
+        )
 
 
 def _forgo(view: CampaignView, panel: StepPanel) -> None:
@@ -993,6 +1005,7 @@ BUILDERS: dict[Show, Callable[[CampaignView, StepPanel], None]] = {
     Show.MY_PURCHASES: _my_purchases,
     Show.FORTIFICATIONS: _fortifications,
     Show.RECON: _recon,
+    Show.RECON_TOTAL: _recon_total,
     Show.CHITS: _chits,
     Show.FORGO: _forgo,
     Show.EXCHANGE: _exchange,
