@@ -334,3 +334,13 @@ def test_3_6162_no_loss_points_one_short_of_8_more(users, modules):
 
     assert Seat.objects.get(campaign_id=players.campaign_id, side="axis").points == 31
     assert any("no loss points: lost 7 CVP vs 0 (3.6162)" in t for t in _log(players, "axis"))
+
+
+def test_3_619_b_the_hip_limit_is_read_on_day_dates_only(users, modules, client):
+    """3.619 footnote b: "No more than 10% (FRU) of a side's Retained Infantry squads may
+    use HIP in a daytime Scenario."  The Axis with no retained squad: on July 17 AM (day)
+    their 3.619 page gives "≤ 0 HIP" with the footnote; on July 16 N (night) no limit."""
+    day, _ = campaign_at("sicily", "i", "jul17am", users, step="3.619")
+    assert "≤ 0 HIP (1/10 FRU of your squads, 3.619 footnote b)" in _page(client, day, "axis")
+    night, _ = campaign_at("sicily", "i", "jul16n", users, step="3.619")
+    assert "HIP (1/10 FRU" not in _page(client, night, "axis")
