@@ -711,8 +711,19 @@ def scenario_attacker(campaign: Campaign, module: Module) -> tuple[str, str]:
 def step_attacker(campaign: Campaign, module: Module, step: Step) -> str:
     """The side that alone may act at ``step`` until it is done, when the Attacker goes
     first there (PHD C5.14 "In turn, Attacker first": the Attacker of the scenario just
-    played, C5.3), for ``machine.sides_to_act``; "" at any other step (public)."""
-    return scenario_attacker(campaign, module)[0] if step.attacker_first else ""
+    played, C5.3), or the side setting up first (``Step.setup_order``; Sicily 3.6222:
+    the current date's initiative result), for ``machine.sides_to_act``; "" at any
+    other step, or none known (public)."""
+    if not step.attacker_first:
+        return ""
+    if step.setup_order:
+        return (
+            InitiativeOutcome.objects.filter(campaign=campaign, cycle=campaign.cycle)
+            .values_list("sets_up_first", flat=True)
+            .first()
+            or ""
+        )
+    return scenario_attacker(campaign, module)[0]
 
 
 def sides_awaited(campaign: Campaign, module: Module, step: Step, done: Iterable[str]) -> list[str]:

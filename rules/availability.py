@@ -1498,6 +1498,12 @@ def attacker_first_reason(
     held back)."""
     if not step.attacker_first or not attacker or side == attacker or attacker in done:
         return ""
+    if step.setup_order:
+        # Sicily 3.6222: the side setting up first completes its set-up first.
+        return (
+            f"the {module.side(attacker).name} set up first ({step.setup_order}) and have not "
+            f"finished {step.id} {step.title}: {then.replace('it is', 'they are')}"
+        )
     return (
         f"the Attacker ({module.side(attacker).name}, {step.names_attacker}) goes first "
         f"at {step.id}: {then}"

@@ -76,7 +76,7 @@ def replenish(
     if isinstance(mech, BaseTableReplenishment):
         base = (date.base_points or {}).get(side, 0)
         gained += base
-        lines.append(f"base for {date.label} {base} ({mech.rule})")
+        lines.append(f"base for {date.label} {base} ({mech.base_rule or mech.rule})")
         lp = mech.loss_points
         if lp is not None:
             mine = inputs[side]["cvp_lost_prior_scenario"]
@@ -122,7 +122,10 @@ def replenish(
             gained += pp
         else:
             lines.append(f"{module.side(side).name} receives no purchase points ({mech.rule})")
-    lines.append(f"total {points + gained}")
+    # The base-table formula's rule on its sum (Sicily 3.616: "the CPP Base # (3.6161) plus
+    # CG Scenario Loss Points (3.6162) equals the final amount of CPP replenished").
+    formula = f" ({mech.rule})" if isinstance(mech, BaseTableReplenishment) else ""
+    lines.append(f"total {points + gained}{formula}")
     return Outcome(start=points, gained=gained, lines=lines)
 
 

@@ -1102,6 +1102,9 @@ class LossPoints(Strict):
 class BaseTableReplenishment(Strict):
     mechanism: Literal["base_table"]  # each date's base points (replenish.py reads the kind)
     rule: RuleRef
+    # The rule of the table of each date's base points, cited on the base's line (Sicily
+    # 3.6161 "CPP BASE NUMBER"); none: ``rule``.
+    base_rule: RuleRef | None = None
     loss_points: LossPoints | None = None
     note: str | None = note_field()
 
@@ -1882,8 +1885,14 @@ class Step(Strict):
     # on the final Mission turn"; C5.4 and C5.14 go by it).
     names_attacker: RuleRef | None = None
     # That Attacker makes the step's rolls first: the other side rolls once the Attacker
-    # is done (PHD C5.14: "In turn, Attacker first").
+    # is done (PHD C5.14: "In turn, Attacker first").  With ``setup_order`` the side that
+    # goes first is instead the one setting up first (it is set from it).
     attacker_first: bool = False
+    # The side setting up first (the current date's initiative result, Sicily 3.6213)
+    # finishes the step first, the other once it has, citing this rule (3.6222: "Once
+    # the side setting up first has completed its setup, the other side follows the
+    # same (3.622) procedure"): ``attacker_first``'s order, with that side first.
+    setup_order: RuleRef | None = None
     note: str | None = note_field()
     # From this step to the end of the sequence, units/weapons eliminated count no CVP,
     # citing the rule (APD 3 Note: "CVP are NA for units/weapons eliminated in this
@@ -1898,10 +1907,21 @@ class Step(Strict):
     # phase").  Elsewhere a removal is a correction only.
     losses_count: RuleRef | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _setup_order_goes_first(cls, data: object) -> object:
+        # One order of Done and rolls for both (``attacker_first``), whose first side
+        # is the one setting up first where the step says so.
+        if isinstance(data, dict) and data.get("setup_order") and "attacker_first" not in data:
+            return {**data, "attacker_first": True}
+        return data
+
     @model_validator(mode="after")
     def _attacker_first(self) -> Step:
-        if self.attacker_first and not self.names_attacker:
+        if self.attacker_first and not (self.names_attacker or self.setup_order):
             raise ValueError("'attacker_first' needs the rule that names the Attacker")
+        if self.setup_order and self.names_attacker:
+            raise ValueError("a step goes by the Attacker or by 'setup_order', not both")
         return self
 
     @model_validator(mode="after")

@@ -946,6 +946,12 @@ case(
     observe=lines("axis", 1),
 )
 case(
+    "BaseTableReplenishment.base_rule",
+    base="sicily",
+    mutate=lambda d: d["currency"]["replenishment"].update(base_rule="3.6161b"),
+    observe=lines("axis", 1),
+)
+case(
     "BaseTableReplenishment.mechanism",
     base="sicily",
     mutate=lambda d: d["currency"]["replenishment"].update(mechanism="table_roll"),
@@ -3594,6 +3600,27 @@ for _field, _mutate in [
     ),
 ]:
     case(_field, base="sicily", mutate=_mutate, observe=_sicily_bombardment)
+
+
+def _sicily_setup_order(m: Module) -> Any:
+    """Sicily 3.6222: who may finish 3.622 first when the British set up first, and what
+    the Axis read meanwhile."""
+    step = m.steps[machine.step_index(m, "3.622")]
+    return (
+        machine.sides_to_act(m, step, set(), "british"),
+        availability.attacker_first_reason(m, step, "axis", "british", set()),
+    )
+
+
+# Step.setup_order (Sicily 3.6222): the side setting up first finishes 3.622 first.
+case(
+    "Step.setup_order",
+    base="sicily",
+    mutate=lambda d: [
+        (st.pop("setup_order", None), st.pop("attacker_first", None)) for st in d["steps"]
+    ],
+    observe=_sicily_setup_order,
+)
 
 
 def _baz_items(m: Module) -> list[str]:

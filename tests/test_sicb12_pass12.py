@@ -383,8 +383,7 @@ def test_3_6213c_an_axis_assault_british_set_up_first_axis_move_first(users, mod
     players.chits(axis="attack", british="idle")
     out = _outcome(players)
     assert (out.sets_up_first, out.moves_first) == ("british", "axis")
-    players.until("setup")
-    players.finish()
+    players.until("results")  # 3.622, 3.6223, 3.623
     assert not Roll.objects.filter(table_id="moves_first").exists()
     assert _outcome(players).moves_first == "axis"
 
@@ -412,7 +411,7 @@ def test_3_6213a_dual_attack_the_setup_dr_now_the_move_dr_after_setup(users, mod
     assert (out.sets_up_first, out.moves_first) == ("axis", "")
     players.until("setup")
     fixed_dice[:] = [[2]]
-    players.finish()
+    players.until("results")  # 3.622, 3.6223, 3.623
     assert _outcome(players).moves_first == "british"
 
 
@@ -454,7 +453,7 @@ def test_3_6223_the_set_up_step_carries_the_recon_inspection_conditions(users, m
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
     keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     players.chits(axis="idle", british="attack")
-    players.until("setup")
+    players.until_step("3.6223")
     page = _page(client, players, "axis")
     assert "six hexes" in page and "3.6223" in page, "the six-hex condition is not on the page"
     assert "before any Bombardment" in page or "prior to Bombardment" in page
@@ -479,8 +478,7 @@ def test_3_623_each_side_announces_its_current_san(users, modules):
     Seat.objects.filter(campaign_id=players.campaign_id, side="axis").update(san=3)
     Seat.objects.filter(campaign_id=players.campaign_id, side="british").update(san=5)
     players.chits(axis="attack", british="idle")
-    players.until("setup")
-    players.finish()
+    players.until("results")  # 3.622, 3.6223, 3.623
     texts = list(Event.objects.filter(secret_side="").values_list("text", flat=True))
     said = [t for t in texts if "SAN" in t]
     assert any("3" in t and "5" in t for t in said), said
@@ -888,7 +886,7 @@ def test_british_footnote_i_the_set_up_step_says_how_a_bombardment_is_resolved(
     players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
     keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     players.chits(axis="idle", british="attack")
-    players.until("setup")
+    players.until_step("3.6223")
     page = _page(client, players, "british")
     for words in ("Pre-Registered hex", "C1.31 error DR", "white dr halved (FRU)", "one at a time"):
         assert words in page, words

@@ -114,7 +114,8 @@ def _to_setup(players, **chits):
     players.until("initiative")
     keep_retained_units(players)  # 3.6212*: the British roster lists a unit
     players.chits(**(chits or {"axis": "idle", "british": "attack"}))
-    players.until("setup")
+    # 3.622 set up in order (3.6222); the Bombardment follows all set-up, at 3.6223.
+    players.until_step("3.6223")
 
 
 def _play(players, module):
@@ -165,7 +166,7 @@ def test_british_footnote_i_after_the_bombardment_the_b1_is_eliminated(users, mo
 
 def test_british_footnote_i_only_after_all_on_map_setup(users, modules):
     """3.617 British chart footnote i: "after all on-map setup is completed": while the Axis
-    have not finished 3.622 the Bombardment roll is refused with the footnote."""
+    have not finished 3.6223 the Bombardment roll is refused with the footnote."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
     _b1(players)
     _to_setup(players)
@@ -239,7 +240,7 @@ def test_british_footnote_i_the_set_up_page_offers_the_roll_after_the_axis(users
     _b1(players)
     _to_setup(players)
     page = _page(client, players, "british")
-    assert "Bombardment error DR" in page and "have not finished 3.622" in page
+    assert "Bombardment error DR" in page and "have not finished 3.6223" in page
     assert "B1 Bombardment" not in _page(client, players, "axis")
     players.finish_side("axis")
     page = _page(client, players, "british")
@@ -253,7 +254,7 @@ def test_british_footnote_i_the_set_up_page_offers_the_roll_after_the_axis(users
 def test_british_footnote_i_the_set_up_page_says_game_turn_1s_lv_hindrance(users, modules, client):
     """3.617 British chart footnote i: "Throughout Game Turn 1 of any CG Date just prior to a
     bombardment has been conducted there is a LV hindrance ... equivalent to heavy rain
-    (E3.51)": the 3.622 page, where the Bombardment is rolled, says so."""
+    (E3.51)": the 3.6223 page, where the Bombardment is rolled, says so."""
     players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
     _to_setup(players)
     page = _page(client, players, "british")

@@ -70,7 +70,7 @@ def test_british_footnote_i_the_bombardment_roll_reveals_the_pre_registered_hex(
     players.until("initiative")
     keep_retained_units(players)
     players.chits(axis="idle", british="attack")
-    players.until("setup")
+    players.until_step("3.6223")  # after 3.622 (3.6222)
     players.finish_side("axis")
     assert "23G5" not in _axis_reads(client, players)
     _bombard(players)
@@ -101,6 +101,7 @@ def test_british_footnote_j_a_hex_recorded_with_the_purchase_survives_the_streng
     o4 = next(ln for ln in roster_of(players.campaign, "british").record if ln.group_id == "O4")
     assert o4.recorded_hex == "Offboard Observer hex 33B10 for July 15 AM", o4.recorded_hex
     assert all("33B10" not in ln.recorded_hex for ln in roster_of(players.campaign, "axis").record)
+    players.finish_side("axis")  # a British Assault: the Axis set up first (3.6222)
     steps.finish_step(campaign_id=players.campaign_id, user=players.users["british"])
 
 

@@ -193,9 +193,10 @@ def _observer_line(players, side="british"):
 def test_british_footnote_j_the_observer_hex_is_recorded_before_each_set_up(users, modules):
     """3.617 British chart footnote j: "Off board observer is at level 2 in any friendly
     entry area board edge hex. Secretly record the hex prior to German setup."  The O4
-    bought with an O2 on July 15 AM records no hex yet: its line says so; at 3.622 Unit
-    Set Up the British may not finish until it is recorded for this date (the footnote
-    cited), the Axis may; recorded on the line, it is the British's secret.  On the next
+    bought with an O2 on July 15 AM records no hex yet: its line says so; the British
+    may not lock their chit at 3.621 until it is recorded for this date (the footnote
+    cited: the Axis may set up first at 3.622), the Axis may; recorded on the line, it
+    is the British's secret.  On the next
     date with a scenario the observer, retained, must record it again."""
     from campaign.services import purchases
 
@@ -207,14 +208,13 @@ def test_british_footnote_j_the_observer_hex_is_recorded_before_each_set_up(user
     )
     assert _observer_line(players).asks_hex == "Offboard Observer hex"
     players.until("initiative")
-    players.chits(axis="idle", british="attack")
-    assert players.step.id == "3.622"
+    players.chits(axis="idle")
+    # Due before the chit: the Axis may set up first at 3.622 (3.6213d, 3.6222).
     with pytest.raises(ActionRefused) as refused:
-        _finish(players, "british")
+        players.chits(british="attack")
     words = str(refused.value)
     assert "Record the Offboard Observer hex of O4" in words and "footnote j" in words, words
     assert "July 15 AM" in words
-    _finish(players, "axis")
 
     def record(where):
         purchases.record_entry_area(
@@ -229,18 +229,21 @@ def test_british_footnote_j_the_observer_hex_is_recorded_before_each_set_up(user
     assert _observer_line(players).recorded_hex == "Offboard Observer hex 33B10 for July 15 AM"
     axis = roster_of(players.campaign, "axis").record
     assert all("33B10" not in ln.recorded_hex for ln in axis)
+    players.chits(british="attack")
+    assert players.step.id == "3.622"
+    _finish(players, "axis")  # a British Assault: the Axis set up first (3.6222)
     _finish(players, "british")
     # The next date with a scenario: the retained observer's hex is asked again.
     players.until("results")
     players.results(**_quiet_result(players))
     players.until("initiative")
-    players.chits(axis="idle", british="attack")
-    assert players.step.id == "3.622" and players.campaign.date_index == 4  # July 15 PM
+    assert players.campaign.date_index == 4  # July 15 PM
     assert "not yet recorded for July 15 PM" in _observer_line(players).recorded_hex
     with pytest.raises(ActionRefused, match="footnote j"):
-        _finish(players, "british")
+        players.chits(british="attack")
     record("34A1")
-    _finish(players, "british")
+    players.chits(axis="idle", british="attack")
+    assert players.step.id == "3.622"
 
 
 def test_3_618_guns_and_vehicles_what_comes_with_each_and_the_v_leader_drms(

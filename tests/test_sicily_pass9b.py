@@ -375,7 +375,8 @@ def test_3_623_each_side_announces_its_current_san_to_both(users, modules):
     assert said("british") == []
     players.chits(axis="idle", british="attack")
     assert players.step.id == "3.622" and said("british") == []
-    players.finish()  # set-up done: the scenario commences (3.623)
+    players.finish()  # set-up done, in order (3.622)
+    players.finish()  # Recon Inspection and Bombardment (3.6223): the scenario commences
     expected = ["Each side announces its current SAN: Axis 4, British 2 (3.623)."]
     assert said("axis") == expected
     assert said("british") == expected

@@ -42,6 +42,7 @@ from campaign.selectors import (
     roster_decides_chit,
     scenario_attacker,
     sent_to,
+    step_attacker,
     with_rosters_read,
 )
 from campaign.services.steps import mmc_hardening
@@ -387,7 +388,7 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
     panel.rolls_owed = bool(availability.rolls_owed(view.module, snap, step))
     if step.attacker_first and not panel.finish_refusal:
         # PHD C5.14 "In turn, Attacker first": no Done (nor going on) before the Attacker's.
-        attacker, _ = scenario_attacker(c, view.module)
+        attacker = step_attacker(c, view.module, step)
         first = availability.attacker_first_reason(
             view.module, step, view.viewer, attacker, set(view.done), "you finish once it is done"
         )
@@ -530,7 +531,7 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         table = module.table(t)
         closed = availability.table_date_reasons(module, table, view.viewer, date_index)
         if view.step_def.attacker_first:
-            attacker, _ = scenario_attacker(view.campaign, module)
+            attacker = step_attacker(view.campaign, module, view.step_def)
             first = availability.attacker_first_reason(
                 module, view.step_def, view.viewer, attacker, set(view.done)
             )
@@ -538,8 +539,14 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         if table.once == "side" and rolled_items(view.campaign, view.viewer, table.id):
             # its one roll in this pass is made (APD 3.5's Rows A-C): no form to refuse
             closed += [f"you have made your roll on it in this pass ({table.rule})"]
-        first = availability.others_first_reason(
-            module, view.step_def, table, view.viewer, set(view.done)
+        # Waiting for the others to finish is a reason only for a side that may roll on
+        # it (the Axis are not told to wait for the British Bombardment, footnote i).
+        first = (
+            ""
+            if closed
+            else availability.others_first_reason(
+                module, view.step_def, table, view.viewer, set(view.done)
+            )
         )
         closed += [first] if first else []
         if not closed and hardens_leader(table):  # PHD C5.24: no leader to Battle Harden
@@ -935,14 +942,26 @@ def _recon(view: CampaignView, panel: StepPanel) -> None:
         ]
     reasons = availability.recon_reasons(module, snap, 0)
     panel.recon_refusal = "; ".join(reasons) if not panel.recon_due else ""
-    if recon.cumulative_over_idle:
-        since = last_scenario_date(c)
-        total = sum(r.locations for r in mine if since is None or r.date_index > since)
-        if total:
-            panel.recon_total = (
-                f"Recon Locations for your next scenario, adding up over Idle dates: {total} "
-                f"({recon.rule})."
-            )
+    _recon_total(view, panel, mine)
+
+
+def _recon_total(view: CampaignView, panel: StepPanel, mine: list[ReconBuy] | None = None) -> None:
+    """The viewer's own Recon Locations for the coming scenario, adding up over Idle
+    dates since the last scenario (Sicily 3.620), read where it rolls for them and where
+    it declares them at set-up (3.6223); its secret, read through the gate."""
+    module, c, side = view.module, view.campaign, view.viewer
+    recon = module.recon
+    if recon is None or not recon.cumulative_over_idle:
+        return
+    if mine is None:
+        mine = list(ReconBuy.objects.visible_to(side).filter(campaign=c, side=side))
+    since = last_scenario_date(c)
+    total = sum(r.locations for r in mine if since is None or r.date_index > since)
+    if total:
+        panel.recon_total = (
+            f"Recon Locations for your next scenario, adding up over Idle dates: {total} "
+            f"({recon.rule})."
+        )
 
 
 def _forgo(view: CampaignView, panel: StepPanel) -> None:
@@ -1035,6 +1054,7 @@ BUILDERS: dict[Show, Callable[[CampaignView, StepPanel], None]] = {
     Show.MY_PURCHASES: _my_purchases,
     Show.FORTIFICATIONS: _fortifications,
     Show.RECON: _recon,
+    Show.RECON_TOTAL: _recon_total,
     Show.CHITS: _chits,
     Show.FORGO: _forgo,
     Show.EXCHANGE: _exchange,

@@ -20,7 +20,7 @@ from campaign.changes import ChitLocked, ChitsRevealed, ChitTakenBack, OnMapUnit
 from campaign.models import Campaign, Event, EventKind, InitiativeChit, InitiativeOutcome, StepMark
 from campaign.prepared import CAMPAIGN, Param, PreparedRead
 from campaign.selectors import chits_locked, with_rosters_read
-from campaign.services import writes
+from campaign.services import purchases, writes
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.flow import (
@@ -88,6 +88,8 @@ def lock_initiative(
         if chit == "attack":
             snap = with_rosters_read(turn.module, c, snap)
         availability.check_chit(turn.module, snap, chit)
+        if chit == "attack":
+            attack_owes_hex(turn)
         sides = {s.id for s in turn.module.sides}
         chits = {**chits, turn.side: chit}
         # Every side done once this one is: the chits are revealed in this transaction.
@@ -158,6 +160,23 @@ def take_back_chit(*, campaign_id: object, user: User, at: str | None = None) ->
         text=f"{name} takes back its initiative chit before the reveal; it is to choose again.",
     )
     commit(c.pk, ChitTakenBack(), saving=update_waiting(turn))
+
+
+def attack_owes_hex(turn: Turn) -> None:
+    """Refuse an Attack chit while a hex due before a set-up step taken in order
+    (``Step.setup_order``) is not recorded: with it the opponent may set up first, and
+    before the side may act there (British chart footnote j: "Secretly record the hex
+    prior to German setup"; 3.6213a/d, 3.6222).  An Idle chit leaves no scenario or has
+    the side set up first, where the step's own Done asks for it."""
+    ordered = [s for s in turn.module.steps if s.setup_order]
+    owed = purchases.hex_owed(turn, ordered)
+    if owed:
+        other = turn.module.side(machine.opponent(turn.module, turn.side)).name
+        rules = "; ".join(s.setup_order or "" for s in ordered)
+        raise ActionRefused(
+            f"{owed[:-1]}: with an Attack chit the {other} may set up first ({rules}).",
+            status=409,
+        )
 
 
 def reveal_locked(turn: Turn, now: datetime) -> None:

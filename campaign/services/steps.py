@@ -36,8 +36,8 @@ from campaign.selectors import (
     opponent_acted_since_done,
     pass_result,
     replenished_on_date,
-    scenario_attacker,
     sent_to,
+    step_attacker,
 )
 from campaign.selectors import rolled_items as selectors_rolled_items
 from campaign.services import dice as dice_service
@@ -151,7 +151,8 @@ def finish_step(
     if step.attacker_first:
         # PHD C5.14 "In turn, Attacker first": the Defender redeploys (and so finishes)
         # after the Attacker, never before.
-        attacker, _ = scenario_attacker(turn.campaign, turn.module)
+        # Sicily 3.6222 (``setup_order``): the side setting up first, likewise.
+        attacker = step_attacker(turn.campaign, turn.module, step)
         first = availability.attacker_first_reason(
             turn.module, step, turn.side, attacker, turn.done, "you finish once it is done"
         )
@@ -269,7 +270,7 @@ def roll_on_table(
             status=409,
         )
     if step.attacker_first:
-        attacker, _ = scenario_attacker(c, turn.module)
+        attacker = step_attacker(c, turn.module, step)
         first = availability.attacker_first_reason(
             turn.module, step, turn.side, attacker, turn.done
         )

@@ -34,6 +34,9 @@ class Action(StrEnum):
     RG_ROLL = "rg-roll"
     FORTIFY = "fortify"
     RECON = "recon"
+    # The viewer's Recon Locations for the coming scenario, where they are declared at
+    # set-up (Sicily 3.6223; adding up over Idle dates, 3.620).
+    RECON_TOTAL = "recon_total"
     FORGO = "forgo"  # give up part of one's replenishment (3.616 EXC)
     EXCHANGE = "exchange"  # give up a unit to mark another (APD 3.2 Battle Hardening)
 
@@ -96,6 +99,9 @@ class Show(StrEnum):
     MY_PURCHASES = "my_purchases"
     FORTIFICATIONS = "fortifications"
     RECON = "recon"
+    # The viewer's Recon Locations for the coming scenario, where they are declared at
+    # set-up (Sicily 3.6223; adding up over Idle dates, 3.620).
+    RECON_TOTAL = "recon_total"
     CHITS = "chits"
     FORGO = "forgo"  # a side's choice to forgo part of its replenishment
     EXCHANGE = "exchange"  # the viewer's units to give up, and those it may mark for them

@@ -153,12 +153,17 @@ def test_a_sicily_date_played_like_people(
         page.locator("#campaign-log", has_text="Initiative revealed:").wait_for()
         assert page.content().count("Initiative revealed:") == 1
 
-    # Set up (in the order the result gives), then the scenario is in play.
+    # Set up in the order the result gives (a British Assault: the Axis first, 3.6222),
+    # then the Recon Inspection and Bombardment (3.6223), then the scenario is in play.
     for page in (axis, brit):
         page.locator("#step-title", has_text="3.622").wait_for()
+    axis.get_by_role("button", name="Done with 3.622", exact=True).click()
+    brit.get_by_role("button", name="Done with 3.622", exact=True).click()
+    for page in (axis, brit):
+        page.locator("#step-title", has_text="3.6223").wait_for()
     _click_together(
-        axis.get_by_role("button", name="Done with 3.622", exact=True),
-        brit.get_by_role("button", name="Done with 3.622", exact=True),
+        axis.get_by_role("button", name="Done with 3.6223", exact=True),
+        brit.get_by_role("button", name="Done with 3.6223", exact=True),
     )
     for page in (axis, brit):
         page.locator("#campaign-header .badge", has_text="scenario in play").wait_for()

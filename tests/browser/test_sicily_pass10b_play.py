@@ -2,9 +2,10 @@
 browser context per side): July 15 AM of CG I from 3.617 to 3.622, each step by its
 forms.  The British buy an O2 module and its Offboard Observer (O4), the Axis an I7 at
 its printed value (its line says it enters during the scenario, 3.6175); both press
-Done through 3.618-3.620, lock their chits (British Attack) and reach 3.622 Unit Set
-Up, where the British Done is refused where he clicked until the observer's hex is
-recorded for this date on the Roster (British chart footnote j).  The prefix (the
+Done through 3.618-3.620 and lock their chits: the British Attack chit is refused
+where he clicked until the observer's hex is recorded for this date on the Roster
+(British chart footnote j: "prior to German setup", and with a British Attack the Axis
+may set up first); then both finish 3.622 Unit Set Up, the Axis first (3.6222).  The prefix (the
 walk to July 15 AM) goes through the services."""
 
 import re
@@ -65,19 +66,16 @@ def test_sicily_3_617_to_3_622_played_in_two_browsers(
             axis.wait_for_timeout(100)
     assert at_initiative(axis) and at_initiative(british)
     press(axis, axis.get_by_role("button", name="Lock Idle"), dialog=True)
-    press(british, british.get_by_role("button", name="Lock Attack"), dialog=True)
-    for page in (axis, british):
-        page.locator("#step-title", has_text="3.622").wait_for()
 
-    # 3.622: the British Done is refused until the observer's hex is recorded.
-    done = british.get_by_role("button", name="Done with 3.622", exact=True)
+    # 3.621: the British Attack chit is refused until the observer's hex is recorded
+    # (with it the Axis may set up first: "prior to German setup").
     british.once("dialog", lambda d: d.accept())
-    done.click()
+    british.get_by_role("button", name="Lock Attack").click()
     refusal = british.locator("[role=alert]", has_text="footnote j").first
     refusal.wait_for()
     said = refusal.inner_text()
     assert "Offboard Observer hex of O4" in said and "3.617 British chart footnote j" in said, said
-    # On the Roster: the line asks for this date's hex; saved, the Done goes through.
+    # On the Roster: the line asks for this date's hex; saved, the chit is locked.
     roster = british.context.new_page()
     _open(roster, url + "roster/")
     o4 = Purchase.objects.get(campaign_id=cid, group_id="O4")
@@ -88,7 +86,14 @@ def test_sicily_3_617_to_3_622_played_in_two_browsers(
     ).wait_for()
     british.reload()
     british.locator("body[data-live]").wait_for(state="attached")
-    again = british.get_by_role("button", name="Done with 3.622", exact=True)
-    press(british, again, dialog=bool(again.evaluate("b => b.form.hasAttribute('hx-confirm')")))
+    press(british, british.get_by_role("button", name="Lock Attack"), dialog=True)
+    for page in (axis, british):
+        page.locator("#step-title", has_text="3.622").wait_for()
+    # A British Assault: the Axis set up first and finish 3.622 first (3.6222).
+    for page in (axis, british):
+        done = page.get_by_role("button", name="Done with 3.622", exact=True)
+        press(page, done, dialog=bool(done.evaluate("b => b.form.hasAttribute('hx-confirm')")))
+    for page in (axis, british):
+        page.locator("#step-title", has_text="3.6223").wait_for()
     o4.refresh_from_db()
     assert o4.recorded_hex == "33B10"
