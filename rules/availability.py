@@ -1465,6 +1465,19 @@ def harden_refusal(
     return ""
 
 
+def weather_words(module: Module, step: Step, date_index: int) -> str:
+    """What a step that names the weather shows of the date being set up ("": none
+    given): its EC, weather and wind (PHD C5.30: "The EC, Weather, and Wind for each TM
+    Scenario are listed in ConPh C5.30"), citing the step's rule."""
+    if step.names_weather is None or not 0 <= date_index < len(module.dates):
+        return ""
+    date = module.dates[date_index]
+    weather = date.weather or ("Night" if date.night else "")
+    if not weather:
+        return ""
+    return f"{date.label}: {weather} ({step.names_weather})."
+
+
 def reduce_refusal(
     table: Table,
     *,

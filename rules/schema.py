@@ -1844,6 +1844,10 @@ class Step(Strict):
     # in it, citing this rule (PHD C5.3: "The Attacker is the side that had moved first
     # on the final Mission turn"; C5.4 and C5.14 go by it).
     names_attacker: RuleRef | None = None
+    # The step shows the EC, weather and wind of the date being set up (its ``weather``),
+    # citing this rule (PHD C5.30 Historical Weather Determination: "The EC, Weather, and
+    # Wind for each TM Scenario are listed in ConPh C5.30", TM3).
+    names_weather: RuleRef | None = None
     # That Attacker makes the step's rolls first: the other side rolls once the Attacker
     # is done (PHD C5.14: "In turn, Attacker first").
     attacker_first: bool = False

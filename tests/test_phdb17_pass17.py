@@ -152,3 +152,34 @@ def test_c5_26b_a_repaired_ft_may_not_be_given_to_a_non_engineer(users, modules,
     other = add(players, "german", "FT", "sw")
     edit(players, "german", other, None, possessor=grens.ref)
     assert Unit.objects.get(pk=other.pk).possessor_id == grens.pk
+
+
+# --------------------------------------------------------------------------- Part 2
+
+
+def step_text(client, players, side) -> str:
+    """The text of the step part of ``side``'s campaign page."""
+    client.force_login(players.users[side])
+    body = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    found = re.search(r'<section[^>]*id="campaign-step".*?</section>', body, re.S)
+    assert found, body[:300]
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", found.group(0))))
+
+
+def test_c5_30_the_step_shows_the_weather_of_the_tm_scenario_being_set_up(users, modules, client):
+    """C5.30 Historical Weather Determination with TM3 "The EC, Weather, and Wind for
+    each TM Scenario are listed in ConPh C5.30": at C5.30 before the 0930 hrs TM
+    Scenario each side's step reads that date's row of the Weather Table (EC Moderate,
+    Overcast, no wind), not only the CG Roster; after a Lull, at C5.30 before 1230 hrs,
+    the next row (Clear)."""
+    from tests.test_phd_conph import phd_after
+
+    players, _ = phd_after(users, "C5.30")
+    for side in ("us", "german"):
+        text = step_text(client, players, side)
+        assert "0930 hrs: EC Moderate; Overcast; no wind (C5.30)" in text, text[:1500]
+        plain(text)
+    players.until_step("C5.37")
+    players.chits(us="idle", german="idle")
+    players.until_step("C5.30")
+    assert "1230 hrs: EC Moderate; Clear; no wind (C5.30)" in step_text(client, players, "german")

@@ -5140,6 +5140,20 @@ case(
 )
 
 
+def _weather_at_c5_30(m: Module) -> str:
+    """C5.30: what the step shows of the 0930 hrs TM Scenario's weather."""
+    st = next(s for s in m.steps if s.id == "C5.30")
+    return availability.weather_words(m, st, 1)
+
+
+case(
+    "Step.names_weather",
+    base="phd",
+    mutate=lambda d: step(d, "C5.30").pop("names_weather"),
+    observe=_weather_at_c5_30,
+)
+
+
 def test_every_schema_field_has_a_mutation() -> None:
     """Issue 16: "For each field of the schema there is a test that changes it in a copy
     of a module and observes a different outcome": the tables name every field of the

@@ -240,6 +240,7 @@ class StepPanel:
     roster_empty: str = ""
     # Finishing several steps at once: (last step id, its title, what it means).
     ahead: list[tuple[str, str, str]] = field(default_factory=list)
+    weather: str = ""  # the date's EC, weather and wind (PHD C5.30), in words
     # Why Done cannot meaningfully be pressed yet (the step's data missing), and what
     # Done gives up (asked in its confirmation, with the figures).
     finish_refusal: str = ""
@@ -314,6 +315,7 @@ def build_panel(view: CampaignView) -> StepPanel:
     panel.amend = _amend(view)
     if step.names_attacker:
         panel.attacker = attacker_words(view.campaign, view.module, step.names_attacker)
+    panel.weather = availability.weather_words(view.module, step, view.campaign.date_index)
     return panel
 
 
