@@ -646,7 +646,8 @@ def recon_reasons(module: Module, snap: Snapshot, option: int) -> list[str]:
     if snap.position.date_index in snap.holdings.recon_dates:
         reasons.append(f"Recon is bought once per CG date ({recon.rule})")
     if 0 <= option < len(recon.options):
-        budget = budget_reason(module, snap.me.points or 0, recon.options[option].cost, rule="")
+        cost = recon.options[option].cost
+        budget = budget_reason(module, snap.me.points or 0, cost, rule=recon.rule)
         if budget:
             reasons.append(budget)
     return reasons

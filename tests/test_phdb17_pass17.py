@@ -183,3 +183,129 @@ def test_c5_30_the_step_shows_the_weather_of_the_tm_scenario_being_set_up(users,
     players.chits(us="idle", german="idle")
     players.until_step("C5.30")
     assert "1230 hrs: EC Moderate; Clear; no wind (C5.30)" in step_text(client, players, "german")
+
+
+def late_conph(users, step_id, **losses):
+    """The ConPh after the 0930 hrs TM Scenario (the US attacked, the German stood
+    Idle), walked to ``step_id``: a later date than the named tests use."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import module_of, result_values
+
+    players, _ = phd_after(users, "C5.37")
+    players.chits(us="attack", german="idle")
+    players.until("results")
+    assert players.campaign.date_index == 1
+    players.results(**result_values(module_of(players.campaign), **losses))
+    players.until_step(step_id)
+    return players
+
+
+def test_c5_25_to_c5_29_walked_after_the_0930_scenario_with_unusual_holdings(
+    users, modules, fixed_dice, client
+):
+    """C5.25-C5.29 in rule order after the 0930 hrs TM Scenario, the US holding what the
+    named tests seldom give it (a captured German LMG, a captured malfunctioned MMG, an
+    abandoned immobilized Sherman, a squad short of ammunition): C5.25 a SAN of 0 is
+    set to 2 and one of 7 to 4 before any requisition; C5.26c the captured LMG owes its
+    roll (Done refused until made), once; the malfunctioned captured MMG owes none and
+    leaves when the step is done; C5.27a the abandoned Sherman is not rolled for;
+    C5.27d the US squad's Low Ammo goes, the German's Isolated one keeps it; C5.28 one
+    attempt per item and location; C5.29 the US DR reads -2 for 21 CVP lost and +1 for
+    its Attack chit, and the German's page shows none of the US TP."""
+    from campaign.models import Roll, Seat
+    from tests.test_rule_mechanisms import add, roll
+
+    players = late_conph(users, "C5.24", cvp_lost_us=21)
+    c = players.campaign
+    Seat.objects.filter(campaign=c, side="us").update(san=0)
+    Seat.objects.filter(campaign=c, side="german").update(san=7)
+    players.until_step("C5.26")
+    sans = dict(Seat.objects.filter(campaign=c).values_list("side", "san"))
+    assert sans == {"us": 2, "german": 4}, sans
+    assert "C5.25" in logged(c)
+    lmg = add(players, "us", "LMG (German)", "sw", markers=("captured",))
+    mmg = add(players, "us", "MMG (German)", "sw", markers=("captured", "malfunctioned"))
+    with pytest.raises(ActionRefused, match=r"Roll first.*Captured Equipment.*C5\.26c"):
+        done(players, "us")
+    text = step_text(client, players, "us")
+    assert "LMG (German) (captured)" in text and "MMG (German)" not in text.split("Captured")[-1]
+    fixed_dice.append([2])
+    r = roll(players, "us", "captured_equipment", lmg)
+    assert r.result.startswith("Retained")
+    with pytest.raises(ActionRefused, match=r"one Captured Equipment Table roll.*C5\.26c"):
+        roll(players, "us", "captured_equipment", lmg)
+    done(players, "us")
+    done(players, "german")
+    assert not Unit.objects.filter(pk=mmg.pk).exists()
+    assert Unit.objects.filter(pk=lmg.pk).exists()
+    # C5.27
+    assert players.step.id == "C5.27"
+    add(players, "us", "M4A1 Sherman", "vehicle", markers=("immobilized", "abandoned"))
+    short = add(players, "us", "6-6-7", "squad", markers=("low_ammo",))
+    cut = add(players, "german", "4-6-7", "squad", markers=("isolated", "low_ammo"))
+    text = step_text(client, players, "us")
+    assert "You have no immobilized vehicles (not captured or abandoned) to roll for" in text
+    done(players, "us")
+    done(players, "german")
+    assert set(Unit.objects.get(pk=short.pk).markers) == set()
+    assert set(Unit.objects.get(pk=cut.pk).markers) == {"isolated", "low_ammo"}
+    # C5.28
+    assert players.step.id == "C5.28"
+    roll(players, "us", "fortification_clearance", item="Wire in K5")
+    with pytest.raises(ActionRefused, match=r"C5\.28"):
+        roll(players, "us", "fortification_clearance", item="wire in  K5")
+    done(players, "us")
+    done(players, "german")
+    # C5.29 (done by the server) then C5.30
+    assert players.step.id == "C5.30"
+    tp = Roll.objects.get(campaign=c, side="us", cycle=c.cycle, step_id="C5.29")
+    labels = {d["label"]: d["value"] for d in tp.drms}
+    assert sorted(labels.values()) == [-2, 1], labels
+    assert "American TP" in page(client, players, "us")
+    german = page(client, players, "german")
+    assert "American TP" not in german and f"DR {tp.faces[0]}+{tp.faces[1]}" not in german
+
+
+def test_c5_36_to_c5_41_walked_by_the_german_with_one_tp_left(users, modules, fixed_dice, client):
+    """C5.36-C5.41 in rule order after the 0930 hrs TM Scenario, the German holding 1 TP
+    (the named tests give each side plenty): C5.36 "The Reconnaissance dr is modified by
+    +5 if the side has spent 1 additional TP" — the 2 TP Recon is refused in words citing
+    C5.36 (it cited no rule), the
+    1 TP one bought (no +5), once; "The TP cost ... is now deducted" (0 TP left); C5.37
+    the chits lock once; the C5.39 page names who sets up first (C5.37 German Attack: the
+    US); C5.40 "alternating (German first)" — the US may not finish before the German;
+    C5.41 each side's current SAN announced to both."""
+    from campaign.models import Seat
+    from campaign.services import purchases
+
+    players = late_conph(users, "C5.36")
+    c = players.campaign
+    Seat.objects.filter(campaign=c, side="german").update(points=1)
+    german = players.users["german"]
+    # Before: "Recon cannot be bought: not enough TP (2 needed, 1 left)." cited no rule.
+    with pytest.raises(
+        ActionRefused, match=r"not enough TP \(2 needed, 1 left; C5\.36\)"
+    ) as refused:
+        purchases.buy_recon(campaign_id=c.pk, user=german, option=1)
+    plain(str(refused.value))
+    fixed_dice.append([4])
+    buy = purchases.buy_recon(campaign_id=c.pk, user=german, option=0)
+    assert buy.locations == 4 and buy.cost == 1
+    assert Seat.objects.get(campaign=c, side="german").points == 0
+    with pytest.raises(ActionRefused):
+        purchases.buy_recon(campaign_id=c.pk, user=german, option=0)
+    assert "4 Locations" not in page(client, players, "us")
+    players.until_step("C5.37")
+    players.chits(german="attack", us="idle")
+    with pytest.raises(ActionRefused):
+        players.chits(german="idle")
+    players.until_step("C5.39")
+    assert "American sets up first; German moves first" in page(client, players, "german")
+    players.until_step("C5.40")
+    with pytest.raises(ActionRefused, match=r"German"):
+        done(players, "us")
+    sans = dict(Seat.objects.filter(campaign=c).values_list("side", "san"))
+    done(players, "german")
+    done(players, "us")
+    said = logged(c)
+    assert f"American {sans['us']}, German {sans['german']}" in said, said[-800:]
