@@ -309,3 +309,42 @@ def test_c5_36_to_c5_41_walked_by_the_german_with_one_tp_left(users, modules, fi
     done(players, "us")
     said = logged(c)
     assert f"American {sans['us']}, German {sans['german']}" in said, said[-800:]
+
+
+def test_c5_26b_and_c5_27b_walked_by_the_german_after_the_0930_scenario(users, modules, fixed_dice):
+    """C5.26b "for each Baz, Psk, FT, and DC of its nationality", tried both ways after
+    the 0930 hrs TM Scenario: the German's roll for a Baz and the US's for a Psk are
+    refused citing C5.26b, nothing rolled; the German's Psk is rolled for.  C5.27b
+    "A disabled, non-captured, AFV MG may be automatically repaired ... by using a German
+    LMG if the AFV is German", on the German side (the named test: a US Sherman): a
+    German MMG is refused; an MG not disabled is refused; a possessed German LMG
+    repairs the disabled BMG and leaves the retained forces."""
+    from campaign.models import Roll
+    from tests.purchase_helpers import add_vehicle
+    from tests.test_roster_rules import exchange
+    from tests.test_rule_mechanisms import add, roll
+
+    players = late_conph(users, "C5.26")
+    c = players.campaign
+    with pytest.raises(ActionRefused, match=r"C5\.26b"):
+        roll(players, "german", "baz_psk_ft_dc_repair", item="Baz in 23K4")
+    with pytest.raises(ActionRefused, match=r"C5\.26b"):
+        roll(players, "us", "baz_psk_ft_dc_repair", item="Psk in 12B3")
+    assert not Roll.objects.filter(campaign=c, table_id="baz_psk_ft_dc_repair").exists()
+    fixed_dice.append([5])
+    roll(players, "german", "baz_psk_ft_dc_repair", item="Psk in 23K4")
+    players.until_step("C5.27")
+    tank, (bmg, ma) = add_vehicle(
+        players, "german", "PzKpfw IVH", ("mg", ["disabled"], "BMG"), ("ma", [], "75L")
+    )
+    mmg = add(players, "german", "MMG", "sw")
+    lmg = add(players, "german", "LMG", "sw")
+    with pytest.raises(ActionRefused, match=r"C5\.27b"):
+        exchange(players, "german", tank, bmg, mmg)
+    with pytest.raises(ActionRefused):
+        exchange(players, "german", tank, ma, lmg)
+    exchange(players, "german", tank, bmg, lmg)
+    assert not Unit.objects.filter(pk=lmg.pk).exists()
+    assert Unit.objects.filter(pk=mmg.pk).exists()
+    tank.refresh_from_db()
+    assert not next(w for w in tank.weapons if w["ref"] == bmg)["markers"]
