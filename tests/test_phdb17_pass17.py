@@ -96,7 +96,8 @@ def test_c5_28_note_2_an_original_6_casualty_reduces_an_engineer_first(
 def test_c5_28_note_2_with_no_engineer_an_elite_mmc_first(users, modules, fixed_dice):
     """C5.28 note 2 "... otherwise owner's choice of Elite MMC, or next highest class",
     tried on the US side with no Engineer: while an Elite squad is held a 1st Line squad
-    is refused; the Elite one is reduced; a HS reduced is eliminated (A7.302)."""
+    is refused; the Elite one is reduced; a HS reduced is eliminated (A7.302), a loss
+    of the scenario just played (C5.1)."""
     from tests.test_phd_conph import phd_after
     from tests.test_rule_mechanisms import add, roll
 
@@ -118,6 +119,10 @@ def test_c5_28_note_2_with_no_engineer_an_elite_mmc_first(users, modules, fixed_
     reduce(players, "us", hs)
     assert not Unit.objects.filter(pk=hs.pk).exists()
     assert "C5.28" in logged(c)
+    # C5.1 "All ConPh losses count for the previous scenario": the HS it eliminated is a
+    # loss of the 0600 hrs scenario (its CVP not supplied here: the log says so).
+    last = Event.objects.filter(campaign=c).order_by("pk").last()
+    assert "CVP are not counted" in last.text and "(C5.1)" in last.text, last.text
 
 
 def test_c5_26b_a_repaired_ft_may_not_be_given_to_a_non_engineer(users, modules, fixed_dice):

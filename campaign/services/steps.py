@@ -705,16 +705,21 @@ def reduce_mmc(
     if refusal:
         raise ActionRefused(refusal, status=409)
     one = units.held_one(unit, secret=table.secret)
-    ref = one.ref
+    ref, hidden = one.ref, units.is_secret(one)
     words = units.apply_outcome(one, casualty_reduced(units.state_of(one)))
     secret = units.kept_secret(one) if one.pk else None
+    writes: list[SeatField] = []
+    if one.pk is None or not Unit.objects.filter(pk=one.pk).exists():
+        # Eliminated: a loss of the scenario just played (C5.1).
+        carried, writes = losses.carry_loss(turn, table.losses_count, one, hidden)
+        words = "; ".join(w for w in (words, carried) if w)
     turn.record(
         EventKind.UNIT,
         secret=secret,
         text=f"{turn.side_name()}, Casualty Reduction ({table.title}, {table.rule}): {words}.",
         data={**units.marked_data(turn, one, "reduced", table.id), "marked": ref},
     )
-    commit(c.pk, RollMade(kept=secret))
+    commit(c.pk, RollMade(kept=secret), saving=writes)
     return one
 
 
