@@ -20,7 +20,9 @@ from rules.effects import (
     UnitState,
     held_excess,
     matches,
+    mmc_class,
     names_any,
+    reduction,
     types_given,
 )
 from rules.errors import Refused
@@ -644,7 +646,8 @@ def recon_reasons(module: Module, snap: Snapshot, option: int) -> list[str]:
     if snap.position.date_index in snap.holdings.recon_dates:
         reasons.append(f"Recon is bought once per CG date ({recon.rule})")
     if 0 <= option < len(recon.options):
-        budget = budget_reason(module, snap.me.points or 0, recon.options[option].cost, rule="")
+        cost = recon.options[option].cost
+        budget = budget_reason(module, snap.me.points or 0, cost, rule=recon.rule)
         if budget:
             reasons.append(budget)
     return reasons
@@ -1463,6 +1466,68 @@ def harden_refusal(
     return ""
 
 
+def weather_words(module: Module, step: Step, date_index: int) -> str:
+    """What a step that names the weather shows of the date being set up ("": none
+    given): its EC, weather and wind (PHD C5.30: "The EC, Weather, and Wind for each TM
+    Scenario are listed in ConPh C5.30"), citing the step's rule."""
+    if step.names_weather is None or not 0 <= date_index < len(module.dates):
+        return ""
+    date = module.dates[date_index]
+    weather = date.weather or ("Night" if date.night else "")
+    if not weather:
+        return ""
+    return f"{date.label}: {weather} ({step.names_weather})."
+
+
+def reduce_refusal(
+    table: Table,
+    *,
+    allowed: int,
+    used: int,
+    unit: tuple[UnitState, Sequence[str]] | None,
+    held: Sequence[tuple[UnitState, Sequence[str]]] = (),
+) -> str:
+    """Why the side may not Casualty Reduce one more MMC after its rolls on ``table``
+    in this pass ("": it may): no original roll of it gave one (``allowed``), as many
+    as it gave are reduced (``used``), ``unit`` (with its RG's footnotes) is not one of
+    its MMC, or it is not of the first class of MMC the side ``held`` has one of (PHD
+    C5.28 note 2: "Casualty Reduction for one MMC (Engineer if possible, otherwise
+    owner's choice of Elite MMC ...)")."""
+    originals, first = reduction(table)
+    said = " or ".join(str(n) for n in originals)
+    if not allowed:
+        return (
+            f"Only an original {said} on the {table.title} gives a Casualty Reduction, and "
+            f"you have rolled none in this pass ({table.rule})."
+        )
+    if used >= allowed:
+        return (
+            f"Your original {said} on the {table.title} gave {allowed} MMC Casualty "
+            f"Reduction, and you have reduced {used} ({table.rule})."
+        )
+    if unit is None:
+        return ""
+    state, footnotes = unit
+    if state.kind not in MMC_KINDS or "captured" in state.marked:
+        return f"{state.name} is not one of your MMC (squads, half-squads) ({table.rule})."
+    for cls in first:
+        of_it = [
+            u.name
+            for u, f in held
+            if u.kind in MMC_KINDS and "captured" not in u.marked and mmc_class(cls, u, f)
+        ]
+        if not of_it:
+            continue
+        if mmc_class(cls, state, footnotes):
+            return ""
+        return (
+            f"{state.name} is not {cls.label}: while you hold {cls.label} "
+            f"({', '.join(sorted(set(of_it)))}), the Casualty Reduction falls on one "
+            f"({table.rule})."
+        )
+    return ""
+
+
 def table_date_reasons(module: Module, table: Table, side: str, date_index: int) -> list[str]:
     """Why ``side`` may not roll on ``table`` on this date: its date windows, and who
     may roll on it when (``Table.offer_when``: Sicily 3.61426, the British at Night)."""
@@ -1615,16 +1680,36 @@ def repair_cap_figures(
     return held, equivalents
 
 
-def capped_mmc(cap: RepairCap, unit: UnitState, footnotes: Sequence[str]) -> bool:
+def capped_mmc(
+    cap: RepairCap, unit: UnitState, footnotes: Sequence[str], *, counted: bool = True
+) -> bool:
     """Whether ``unit`` (its RG marked ``footnotes``) is one of the MMC a ``repair_cap``
     counts, and so one that may possess a weapon it caps (PHD C5.26b: "(non-isolated)
     Assault Engineer squad-equivalents"; "An Assault Engineer MMC must possess any
-    repaired FT/DC")."""
+    repaired FT/DC").  ``counted`` False: one of those MMC whatever the markers the cap
+    does not count (an Isolated Assault Engineer is still one, and may possess it)."""
     return (
         unit.kind in MMC_KINDS
         and "captured" not in unit.marked
         and bool(set(cap.footnotes) & set(footnotes))
-        and unit.marked.isdisjoint(cap.not_markers)
+        and (not counted or unit.marked.isdisjoint(cap.not_markers))
+    )
+
+
+def capped_possessor_refusal(
+    cap: RepairCap, weapon: str, possessor: UnitState, footnotes: Sequence[str]
+) -> str:
+    """Why ``possessor`` (its RG marked ``footnotes``) may not be named as possessing a
+    repaired ``weapon`` the cap names ("": it may): PHD C5.26b "An Assault Engineer MMC
+    must possess any repaired FT/DC"."""
+    if not any(names_any(weapon, [n]) for n in cap.names):
+        return ""
+    if capped_mmc(cap, possessor, footnotes, counted=False):
+        return ""
+    what = cap.label.replace("squad-equivalents", "MMC").replace("(non-isolated) ", "")
+    return (
+        f"{possessor.name} cannot possess the repaired {weapon}: only one of your {what} "
+        f"may possess a repaired {' or '.join(cap.names)} ({cap.rule})."
     )
 
 

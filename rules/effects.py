@@ -32,6 +32,7 @@ from rules.schema import (
     HeldCap,
     InherentCrew,
     MarkerHold,
+    MmcClass,
     Module,
     OriginalRoll,
     ReinforcementGroup,
@@ -567,6 +568,24 @@ def mmc_to_harden(effects: list[Effect]) -> int:
 def hardens_mmc(table: Table) -> bool:
     """Whether a result of ``table`` lets the side Battle Harden MMC (PHD C5.23)."""
     return any(mmc_to_harden(row_effects(row)) for row in table.rows)
+
+
+def mmc_to_reduce(effects: list[Effect]) -> int:
+    """How many of its MMC a result makes the side Casualty Reduce (PHD C5.28 note 2)."""
+    return sum(e.count for e in effects if e.do == "reduce_mmc")
+
+
+def reduction(table: Table) -> tuple[list[int], list[MmcClass]]:
+    """The original rolls of ``table`` whose result Casualty Reduces MMC, and the
+    classes of MMC it falls on first (PHD C5.28 note 2: an original 6; Engineer, then
+    Elite); ([], []) where none does."""
+    found = [(o.roll, e) for o in table.original for e in row_effects(o) if e.do == "reduce_mmc"]
+    return [n for n, _ in found], (list(found[0][1].first) if found else [])
+
+
+def mmc_class(cls: MmcClass, unit: UnitState, footnotes: Sequence[str]) -> bool:
+    """Whether ``unit`` (its RG marked ``footnotes``) is of the class ``cls``."""
+    return bool(set(cls.footnotes) & set(footnotes)) or not unit.marked.isdisjoint(cls.statuses)
 
 
 def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]) -> UnitOutcome:

@@ -311,6 +311,12 @@ EffectName = Literal[
     # chosen by its owner after the roll, none twice in a pass (PHD C5.23: "the number
     # of MMC that may be Battle-Hardened ... No unit may Battle Harden more than once").
     "harden_mmc",
+    # One of the side's MMC, chosen by its owner after the roll, suffers Casualty
+    # Reduction (a squad reduced to a HS, a HS eliminated): ``count`` of them, each of
+    # the first class of ``first`` the side holds (PHD C5.28 note 2: "an original dr of
+    # 6 results in Casualty Reduction for one MMC (Engineer if possible, otherwise
+    # owner's choice of Elite MMC ...)").
+    "reduce_mmc",
     # The unit loses the marker ``status``, its other markers staying (Sicily 3.6062 "All
     # Encircled markers are now removed"; 3.6113 "loses his heroic status"; 3.61425 "Each
     # Low Ammo marker ... is removed").
@@ -341,6 +347,17 @@ UNIT_EFFECTS = (
     "harden",
     "casualty_reduce",
 )
+
+
+class MmcClass(Strict):
+    """A class of MMC a ``reduce_mmc`` result falls on first, while the side holds one:
+    of RGs marked with one of ``footnotes`` (PHD RG footnote e, Assault Engineers), or
+    marked with one of ``statuses`` (Elite); ``label`` names one in the rules' words
+    ("an Engineer")."""
+
+    footnotes: list[str] = []
+    statuses: list[UnitStatus] = []
+    label: str
 
 
 class Effect(Strict):
@@ -384,6 +401,9 @@ class Effect(Strict):
     # Mobile Vehicle rows 9-10 "crew (if any) Escapes"); a vehicle none names: its owner
     # is told to add it.
     crew_escapes: bool = False
+    # The classes of MMC a ``reduce_mmc`` falls on, in order: while the side holds one
+    # of the first, one of it; none held, the next; none of any, the owner's choice.
+    first: list[MmcClass] = []
 
     @model_validator(mode="after")
     def _params(self) -> Effect:
@@ -419,6 +439,10 @@ class Effect(Strict):
             raise ValueError(
                 "'crew_escapes' adds the crew of a vehicle Abandoned or Eliminated: only for "
                 "effects 'status' and 'eliminate'"
+            )
+        if self.first and self.do != "reduce_mmc":
+            raise ValueError(
+                "'first' orders the MMC a Casualty Reduction falls on: only for 'reduce_mmc'"
             )
         if self.to == "carrier" and self.do != "status":
             raise ValueError(
@@ -1884,6 +1908,10 @@ class Step(Strict):
     # in it, citing this rule (PHD C5.3: "The Attacker is the side that had moved first
     # on the final Mission turn"; C5.4 and C5.14 go by it).
     names_attacker: RuleRef | None = None
+    # The step shows the EC, weather and wind of the date being set up (its ``weather``),
+    # citing this rule (PHD C5.30 Historical Weather Determination: "The EC, Weather, and
+    # Wind for each TM Scenario are listed in ConPh C5.30", TM3).
+    names_weather: RuleRef | None = None
     # That Attacker makes the step's rolls first: the other side rolls once the Attacker
     # is done (PHD C5.14: "In turn, Attacker first").  With ``setup_order`` the side that
     # goes first is instead the one setting up first (it is set from it).

@@ -452,7 +452,7 @@ def test_c5_36_recon_costs_one_tp_or_two_for_plus_five(modules, users):
     players, _ = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="recon", points=1)
     us = players.users["us"]
     with pytest.raises(
-        ActionRefused, match="Recon cannot be bought: not enough TP \\(2 needed, 1 left\\)"
+        ActionRefused, match="Recon cannot be bought: not enough TP \\(2 needed, 1 left; C5\\.36\\)"
     ):
         purchases.buy_recon(campaign_id=players.campaign_id, user=us, option=1)
     r = purchases.buy_recon(campaign_id=players.campaign_id, user=us, option=0)

@@ -5239,6 +5239,63 @@ case(
 )
 
 
+def _reduce_first(d: dict[str, Any]) -> list[dict[str, Any]]:
+    return tab(d, "fortification_clearance")["original"][0]["effect"]["first"]
+
+
+def _reduce_grens(m: Module) -> str:
+    """C5.28 note 2: whether an original 6's Casualty Reduction may fall on a 4-6-7 of
+    no engineer RG while the side holds an Elite 7-4-7 and a Pionier squad (footnote e)."""
+    held = [
+        (effects.UnitState("4-6-7", "squad"), []),
+        (effects.UnitState("7-4-7", "squad", ("elite",)), []),
+        (effects.UnitState("8-3-8", "squad"), ["e"]),
+    ]
+    table = m.table("fortification_clearance")
+    return availability.reduce_refusal(table, allowed=1, used=0, unit=held[0], held=held)
+
+
+case(
+    "Effect.first",
+    base="phd",
+    mutate=lambda d: tab(d, "fortification_clearance")["original"][0]["effect"].update(first=[]),
+    observe=_reduce_grens,
+)
+case(
+    "MmcClass.footnotes",
+    base="phd",
+    mutate=lambda d: _reduce_first(d)[0].update(footnotes=["l"]),
+    observe=_reduce_grens,
+)
+case(
+    "MmcClass.statuses",
+    base="phd",
+    prepare=lambda d: _reduce_first(d).pop(0),
+    mutate=lambda d: _reduce_first(d)[0].update(statuses=["heroic"]),
+    observe=_reduce_grens,
+)
+case(
+    "MmcClass.label",
+    base="phd",
+    mutate=lambda d: _reduce_first(d)[0].update(label="a Pionier"),
+    observe=_reduce_grens,
+)
+
+
+def _weather_at_c5_30(m: Module) -> str:
+    """C5.30: what the step shows of the 0930 hrs TM Scenario's weather."""
+    st = next(s for s in m.steps if s.id == "C5.30")
+    return availability.weather_words(m, st, 1)
+
+
+case(
+    "Step.names_weather",
+    base="phd",
+    mutate=lambda d: step(d, "C5.30").pop("names_weather"),
+    observe=_weather_at_c5_30,
+)
+
+
 def test_every_schema_field_has_a_mutation() -> None:
     """Issue 16: "For each field of the schema there is a test that changes it in a copy
     of a module and observes a different outcome": the tables name every field of the

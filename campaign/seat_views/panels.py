@@ -45,7 +45,7 @@ from campaign.selectors import (
     step_attacker,
     with_rosters_read,
 )
-from campaign.services.steps import mmc_hardening
+from campaign.services.steps import mmc_hardening, mmc_reduction
 from campaign.services.takebacks import done_request
 from campaign.services.units import (
     describe_filter,
@@ -61,6 +61,7 @@ from rules import availability, machine
 from rules.availability import owed_for
 from rules.drm import RollContext, offered, offered_for_some_unit, reads_location_leadership
 from rules.effects import (
+    MMC_KINDS,
     LeaderAt,
     UnitState,
     hardens_leader,
@@ -69,6 +70,7 @@ from rules.effects import (
     location_leadership,
     matches,
     no_leader_to_harden,
+    reduction,
     targets,
 )
 from rules.kinds import Action, Show, kind_of
@@ -112,6 +114,11 @@ class TableView:
     harden: str = ""
     harden_choices: tuple[tuple[str, str], ...] = ()
     no_harden: str = ""
+    # What the viewer's original roll makes it Casualty Reduce (PHD C5.28 note 2), in
+    # words; its MMC it may fall on; why none may now.
+    reduce: str = ""
+    reduce_choices: tuple[tuple[str, str], ...] = ()
+    no_reduce: str = ""
     # What the roll's item names, where it names its RG (PHD C5.34: which OBA module).
     item_label: str = ""
     # A stack's one roll (Sicily 3.606, 3.613): the rule, and the viewer's units that
@@ -241,6 +248,7 @@ class StepPanel:
     roster_empty: str = ""
     # Finishing several steps at once: (last step id, its title, what it means).
     ahead: list[tuple[str, str, str]] = field(default_factory=list)
+    weather: str = ""  # the date's EC, weather and wind (PHD C5.30), in words
     # Why Done cannot meaningfully be pressed yet (the step's data missing), and what
     # Done gives up (asked in its confirmation, with the figures).
     finish_refusal: str = ""
@@ -315,6 +323,7 @@ def build_panel(view: CampaignView) -> StepPanel:
     panel.amend = _amend(view)
     if step.names_attacker:
         panel.attacker = attacker_words(view.campaign, view.module, step.names_attacker)
+    panel.weather = availability.weather_words(view.module, step, view.campaign.date_index)
     return panel
 
 
@@ -569,6 +578,7 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
         panel.tables.append(replace(tv, closed="; ".join(closed)) if closed else tv)
     _instead(view, panel)
     _hardening(view, panel)
+    _reduction(view, panel)
 
 
 def _group_items(view: CampaignView, table: Table, tv: TableView) -> TableView:
@@ -626,6 +636,49 @@ def _hardening(view: CampaignView, panel: StepPanel) -> None:
         if not why and not choices:
             why = f"You hold no MMC that may Battle Harden ({table.rule})."
         panel.tables[n] = replace(tv, harden=words, harden_choices=choices, no_harden=why)
+
+
+def _reduction(view: CampaignView, panel: StepPanel) -> None:
+    """For each table whose original roll Casualty Reduces MMC (PHD C5.28 note 2), once
+    the viewer has rolled one in this pass: what it says, the viewer's MMC it may fall
+    on (the first class of them held), or why none may now."""
+    c, module = view.campaign, view.module
+    for n, tv in enumerate(panel.tables):
+        table = module.table(tv.id)
+        originals, _ = reduction(table)
+        if not originals:
+            continue
+        allowed, used = mmc_reduction(c, view.viewer, table)
+        if not allowed:
+            continue
+        own = [
+            u
+            for u in Unit.objects.visible_to(view.viewer)
+            .filter(campaign=c, side=view.viewer, kind__in=MMC_KINDS)
+            .select_related("purchase")
+        ]
+        held = [(u.state, _footnotes(module, u)) for u in own]
+        why = availability.reduce_refusal(table, allowed=allowed, used=used, unit=None)
+        choices = tuple(
+            (u.ref, u.label)
+            for u, h in zip(own, held, strict=True)
+            if not availability.reduce_refusal(table, allowed=1, used=0, unit=h, held=held)
+        )
+        said = " or ".join(str(r) for r in originals)
+        row = next(o for o in table.original if o.roll == originals[0])
+        words = (
+            f"Your original {said} on the {table.title}: “{row.result}” ({table.rule}). "
+            f"{allowed - used} of {allowed} to name."
+        )
+        if not why and not choices:
+            why = f"You hold no MMC to suffer the Casualty Reduction ({table.rule})."
+        panel.tables[n] = replace(tv, reduce=words, reduce_choices=choices, no_reduce=why)
+
+
+def _footnotes(module: Module, unit: Unit) -> list[str]:
+    """The chart footnotes of the RG ``unit`` came with (none: a line of no RG)."""
+    group = module.group(unit.side, unit.purchase.group_id) if unit.purchase else None
+    return list(group.footnotes) if group else []
 
 
 def _instead(view: CampaignView, panel: StepPanel) -> None:

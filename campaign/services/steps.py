@@ -55,6 +55,7 @@ from campaign.services.rolls import (
     cap_possessor,
     fired_in_pass,
     held_groups,
+    held_with_footnotes,
     repair_cap_counts,
     roll_context,
     secret_module,
@@ -85,10 +86,12 @@ from rules.drm import (
     unit_morale,
 )
 from rules.effects import (
+    MMC_KINDS,
     WEAPON_CARRIERS,
     UnitOutcome,
     WeaponState,
     armed,
+    casualty_reduced,
     crew_escapes,
     falls_on_one,
     granted_group,
@@ -96,10 +99,12 @@ from rules.effects import (
     hardens_mmc,
     inherent_crew,
     mmc_to_harden,
+    mmc_to_reduce,
     no_leader_to_harden,
     not_sent_refusal,
     on_unit,
     on_weapon,
+    reduction,
     result_effects,
     roll_column,
     san_after,
@@ -456,10 +461,13 @@ def roll_on_table(
     count = unit.count if unit is not None else 0
     made_by = [unit, *joined] if unit is not None and weapon is None else []
     placing: dict[str, object] | None = None
+    rejoined: list[str] = []  # the weapons it brings back (PHD C5.26b: repaired)
     if joined and unit is not None:
         consequence = _on_stack(turn, table, r, effects, [unit, *joined], secret=hidden)
     else:
-        consequence = apply_effects(turn, table, effects, unit, weapon, item=item)
+        consequence = apply_effects(
+            turn, table, effects, unit, weapon, item=item, rejoined=rejoined
+        )
         if unit is not None and unit.to_place is not None:
             # Its replacement is placed by its owner with a friendly MMC (APD 3.1
             # footnote *): the record Done and the retained forces read.
@@ -515,6 +523,7 @@ def roll_on_table(
             "roll": r.seq,
             **({"purchase": purchase_id} if purchase_id else {}),
             **({"to_place": placing} if placing else {}),
+            **({"rejoined": rejoined} if rejoined else {}),
         },
     )
     if used_up is not None and spent:
@@ -673,6 +682,67 @@ def harden_mmc(
     return one
 
 
+def mmc_reduction(campaign: Campaign, side: str, table: Table) -> tuple[int, int]:
+    """What ``side``'s rolls on ``table`` in this pass make it Casualty Reduce (PHD C5.28
+    note 2: one MMC for each original 6): how many MMC, and how many it has reduced."""
+    column = table.column_for_side.get(side)
+    rolls = Roll.objects.visible_to(side).filter(
+        campaign=campaign, cycle=campaign.cycle, table_id=table.id, side=side
+    )
+    allowed = sum(
+        mmc_to_reduce(result_effects(table, r.final, column, sum(r.faces))) for r in rolls
+    )
+    marked = units.marked_in_pass(campaign, side, "reduced")
+    return allowed, sum(1 for _, t in marked if t == table.id)
+
+
+@transaction.atomic
+def reduce_mmc(
+    *, campaign_id: object, user: User, table_id: str, unit_id: object, at: str | None = None
+) -> Unit:
+    """After its roll on a table whose original roll Casualty Reduces one of the side's
+    MMC (PHD C5.28 note 2: "vs a Known Minefield, an original dr of 6 results in
+    Casualty Reduction for one MMC (Engineer if possible, otherwise owner's choice of
+    Elite MMC ...)"), its owner names the MMC: one per such roll, of the first class
+    of MMC the side holds; a squad is reduced to a HS, a HS eliminated (A7.302)."""
+    turn = take_turn(campaign_id, user, at)
+    expect_turn(turn, Action.ROLL)
+    step, c = turn.step, turn.campaign
+    table = turn.module.table(table_id) if table_id in step.tables else None
+    if table is None or not reduction(table)[0]:
+        raise ActionRefused(f"{step.id} {step.title} Casualty Reduces no MMC.")
+    unit = units.own_unit(turn, unit_id)
+    allowed, used = mmc_reduction(c, turn.side, table)
+    held = held_with_footnotes(turn, turn.side, list(MMC_KINDS))
+    group = turn.module.group(turn.side, unit.purchase.group_id) if unit.purchase else None
+    refusal = availability.reduce_refusal(
+        table,
+        allowed=allowed,
+        used=used,
+        unit=(units.state_of(unit), list(group.footnotes) if group else []),
+        held=held,
+    )
+    if refusal:
+        raise ActionRefused(refusal, status=409)
+    one = units.held_one(unit, secret=table.secret)
+    ref, hidden = one.ref, units.is_secret(one)
+    words = units.apply_outcome(one, casualty_reduced(units.state_of(one)))
+    secret = units.kept_secret(one) if one.pk else None
+    writes: list[SeatField] = []
+    if one.pk is None or not Unit.objects.filter(pk=one.pk).exists():
+        # Eliminated: a loss of the scenario just played (C5.1).
+        carried, writes = losses.carry_loss(turn, table.losses_count, one, hidden)
+        words = "; ".join(w for w in (words, carried) if w)
+    turn.record(
+        EventKind.UNIT,
+        secret=secret,
+        text=f"{turn.side_name()}, Casualty Reduction ({table.title}, {table.rule}): {words}.",
+        data={**units.marked_data(turn, one, "reduced", table.id), "marked": ref},
+    )
+    commit(c.pk, RollMade(kept=secret), saving=writes)
+    return one
+
+
 def rolled_for(turn: Turn, table: Table, unit_id: object) -> tuple[Unit | None, WeaponState | None]:
     """The retained unit a roll on ``table`` is for, and the weapon of its record where
     the table is rolled for a vehicle's weapons ("<unit>.<weapon>": Sicily 3.6142 "a
@@ -744,9 +814,11 @@ def apply_effects(
     weapon: WeaponState | None = None,
     *,
     item: str = "",
+    rejoined: list[str] | None = None,
 ) -> str:
     """Apply a result's effects to the unit (or its weapon) rolled for and to the side;
-    in words.  ``item``: what an item roll was for (its weapon may rejoin)."""
+    in words.  ``item``: what an item roll was for (its weapon may rejoin: its line's
+    reference is added to ``rejoined``, which the roll's log line keeps)."""
     words = []
     rolled_for = (table.for_units.statuses if table.for_units else None) or ()
     if unit is not None and weapon is not None:
@@ -778,6 +850,8 @@ def apply_effects(
                 campaign=turn.campaign, side=turn.side, name=name, kind=effect.kind
             )
             said = f"{name} rejoins the retained forces"
+            if rejoined is not None:
+                rejoined.append(back.ref)
             cap = table.repair_cap
             if cap is not None and availability.repair_cap_weapon(table, name):
                 # C5.26b: an Assault Engineer MMC possesses each repaired FT/DC.

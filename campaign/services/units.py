@@ -30,7 +30,7 @@ from campaign.services.turns import Turn, User, expect_turn, take_turn
 from campaign.services.writes import SeatField, commit
 from campaign.visibility import UNIT, Kept
 from rules import machine
-from rules.availability import owed_for
+from rules.availability import capped_possessor_refusal, owed_for
 from rules.effects import (
     WEAPON_CARRIERS,
     WEAPON_CONDITIONS,
@@ -619,6 +619,35 @@ def possessor_refusal(unit: Unit, possessor: Unit) -> str:
     return ""
 
 
+def repaired_refusal(turn: Turn, unit: Unit, possessor: Unit) -> str:
+    """Why ``possessor`` may not possess ``unit``, a weapon a repair roll brought back
+    to the retained forces ("": it may): PHD C5.26b "An Assault Engineer MMC must
+    possess any repaired FT/DC" (a table's ``repair_cap`` names the weapons and the
+    MMC).  A weapon never repaired (of an RG, added by hand) is not guarded."""
+    caps = [t.repair_cap for t in turn.module.tables if t.repair_cap is not None]
+    if unit.kind != "sw" or not caps:
+        return ""
+    rolls = Event.objects.readable_by(unit.side).filter(
+        campaign=turn.campaign, kind=EventKind.ROLL, side=unit.side, data__has_key="rejoined"
+    )
+    if not any(unit.ref in d["rejoined"] for d in rolls.values_list("data", flat=True)):
+        return ""
+    group = (
+        turn.module.group(possessor.side, possessor.purchase.group_id)
+        if (possessor.purchase)
+        else None
+    )
+    footnotes = list(group.footnotes) if group else []
+    return next(
+        (
+            why
+            for cap in caps
+            if (why := capped_possessor_refusal(cap, unit.name, state_of(possessor), footnotes))
+        ),
+        "",
+    )
+
+
 def _possession(turn: Turn, unit: Unit, possessor: object, *, given_marks: bool) -> str:
     """Set who possesses ``unit`` (``possessor``: a line's reference, "" none named, None
     as it is), one state with its "not possessed" marker: a named possessor takes the
@@ -627,6 +656,7 @@ def _possession(turn: Turn, unit: Unit, possessor: object, *, given_marks: bool)
     if possessor is not None:
         named = own_unit(turn, possessor) if possessor != "" else None
         refusal = possessor_refusal(unit, named) if named is not None else ""
+        refusal = refusal or (repaired_refusal(turn, unit, named) if named is not None else "")
         if refusal:
             raise ActionRefused(refusal + " Nothing was changed.")
         if named is not None and given_marks and unit.has("unpossessed"):

@@ -83,6 +83,7 @@ class Act(StrEnum):
     CORRECT_ANSWER = "correct-answer"
     INSTEAD = "instead"
     HARDEN = "harden"
+    REDUCE = "reduce-mmc"
     AMEND = "amend"
     AMEND_ANSWER = "amend-answer"
     RG_STATE = "rg-state"
@@ -295,6 +296,9 @@ class Table:
 
 @dataclass(frozen=True)
 class Harden:
+    """One MMC named after a roll on a table (Battle Hardened, C5.23; Casualty Reduced,
+    C5.28 note 2)."""
+
     table_id: str = inputs.text("table")
     unit_id: str = inputs.text("unit")
 
@@ -521,6 +525,7 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.ROLL, Roll, steps.roll_on_table),
         Declared(Act.INSTEAD, Table, steps.take_instead_of_roll),
         Declared(Act.HARDEN, Harden, steps.harden_mmc),
+        Declared(Act.REDUCE, Harden, steps.reduce_mmc),
         Declared(Act.EXCHANGE, Exchange, units.exchange_unit),
         Declared(Act.RESULT, Result, steps.enter_scenario_result),
         Declared(Act.CONFIRM, _Nothing, steps.confirm_scenario_result),
