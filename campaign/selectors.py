@@ -29,6 +29,7 @@ from campaign.models import (
     InitiativeChit,
     InitiativeOutcome,
     ModuleRecord,
+    Notification,
     Presence,
     Purchase,
     ReconBuy,
@@ -43,10 +44,10 @@ from rules import machine
 from rules.availability import (
     group_roll_items,
     group_roll_left,
-    owed_for,
+    owed_targets,
     table_date_reasons,
 )
-from rules.effects import UnitState, matches, sent_on, targets
+from rules.effects import UnitState, matches, sent_on
 from rules.purchase import enters_later
 from rules.registry import cached_module, parse_module
 from rules.schema import Module, Step
@@ -139,6 +140,16 @@ _DONE = (
 )
 
 
+# Whether the seat's player was told it is their move for the wait the seat is in
+# (``notifications.told_your_move``): read with the seats' lock, so that a Done or a
+# lock telling the last side awaited "only you" asks nothing more.
+_TOLD_YOUR_MOVE = (
+    f'EXISTS (SELECT 1 FROM "{Notification._meta.db_table}" n'
+    f' WHERE n."seat_id" = "{_SEAT}"."id" AND n."kind" = %s'
+    f' AND n."waiting_since" = "{_SEAT}"."waiting_since")'
+)
+
+
 def online_now() -> RawSQL:
     """Whether one of a seat's sockets beats (``services.presence``): for ``online``."""
     now = DateTimeField().get_db_prep_value(timezone.now(), connection)
@@ -155,7 +166,10 @@ def _seats(*, lock: bool) -> QuerySet[Seat]:
     )
     if lock:
         return qs.select_for_update(of=("self", "campaign")).annotate(
-            notice_frequency=F("user__notification_settings__frequency")
+            notice_frequency=F("user__notification_settings__frequency"),
+            told_your_move=RawSQL(
+                _TOLD_YOUR_MOVE, (Notification.Kind.YOUR_MOVE.value,), BooleanField()
+            ),
         )
     return qs.annotate(
         is_done=RawSQL(_DONE, (), BooleanField()),
@@ -180,7 +194,9 @@ def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat
     same statement: every write to a campaign starts here, so two players' actions
     queue one behind the other and never deadlock.  The locking read also brings each
     player's e-mail setting (``notice_frequency``, None when never set): whether a
-    notice the action queues can be sent.  A locking read says nothing of
+    notice the action queues can be sent; and whether the player was told it is their
+    move for the wait the seat is in (``told_your_move``, for the ``waiting_since``
+    read with it: ``told_since``).  A locking read says nothing of
     the done marks: under READ COMMITTED a statement that waited for the lock keeps
     the snapshot it started with, which misses the mark the other player's action
     committed meanwhile; the writer reads them after it holds the lock
@@ -196,6 +212,8 @@ def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat
         campaign = seats[0].campaign
         for seat in seats:
             seat.campaign = campaign
+            if lock:
+                setattr(seat, "told_since", seat.waiting_since)  # noqa: B010 (not a field)
     return seats
 
 
@@ -333,18 +351,22 @@ def holdings(
         else frozenset(),
         result_totals=result_totals(campaign, side) if purchases else (),
         answered_yes=answered_yes(campaign, side) if purchases else frozenset(),
-        capped=capped_units(campaign, module_of(campaign), side) if owed else (),
+        capped=capped_units(campaign, module_of(campaign), side, units) if owed else (),
     )
 
 
-def capped_units(campaign: Campaign, module: Module, side: str) -> tuple[UnitState, ...]:
+def capped_units(
+    campaign: Campaign, module: Module, side: str, units: SideUnits | None = None
+) -> tuple[UnitState, ...]:
     """The side's retained units a cap of the module counts (``Module.held_caps``,
-    Sicily 3.60742 EXC), each with its RG and its line's count (one query; none
-    without such caps)."""
+    Sicily 3.60742 EXC), each with its RG and its line's count (``units``' read, shared
+    with the owed rolls and the exchanges; none without such caps)."""
     if not module.held_caps:
         return ()
-    rows = Unit.objects.filter(campaign=campaign, side=side).select_related("purchase")
-    held = (with_origin(unit) for unit in rows)
+    held = (
+        replace(unit.state, group=getattr(unit, "origin", None) or "", count=unit.count)
+        for unit in (units or side_units(campaign, side))()
+    )
     return tuple(u for u in held if any(matches(cap.units, u) for cap in module.held_caps))
 
 
@@ -442,13 +464,18 @@ def pass_rolls(campaign: Campaign, side: str) -> PassRolls:
 
 
 _SIDE_UNITS = PreparedRead(
-    lambda: Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE).only(
-        "ref",
-        "name",
-        "kind",
-        "markers",
-        "count",
-        "weapons",  # ``state`` reads four
+    lambda: (
+        Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE)
+        .only(
+            "ref",
+            "name",
+            "kind",
+            "markers",
+            "count",
+            "weapons",  # ``state`` reads four
+        )
+        # The RG each came with (what a held cap counts, ``capped_units``): its ID only.
+        .annotate(origin=F("purchase__group_id"))
     )
 )
 
@@ -458,12 +485,13 @@ SideUnits = Callable[[], list[Unit]]
 
 def side_units(campaign: Campaign, side: str) -> SideUnits:
     """``side``'s own retained units, read at the first call and kept: what the owed
-    rolls and the exchanges ahead both read (one statement for both)."""
+    rolls, the exchanges ahead and the held caps all read (one statement for all),
+    each with the ID of the RG it came with (``origin``)."""
     read: list[list[Unit]] = []
 
     def units() -> list[Unit]:
         if not read:
-            read.append(_SIDE_UNITS(campaign=campaign.pk, side=side))
+            read.append(list[Unit](_SIDE_UNITS(campaign=campaign.pk, side=side)))
         return read[0]
 
     return units
@@ -545,11 +573,12 @@ def owed_rolls(
             for t in per_unit:
                 if t.id in sent and unit.ref not in (sent[t.id] or ()):
                     continue  # no earlier roll sent it here (3.613 †)
-                # A vehicle's weapons each owe their own roll (Sicily 3.6142).
-                for ref, target in targets(t.for_units, state):
+                # A vehicle's weapons each owe their own roll (Sicily 3.6142): what
+                # owes it is computed once per table and unit state.
+                for ref, name in owed_targets(t, state):
                     key = f"{unit.ref}.{ref}" if ref else unit.ref
-                    if owed_for(t, target, lost_too=True) and (t.id, key) not in rolled:
-                        owed.append((t.id, unit.label if not ref else target.name))
+                    if (t.id, key) not in rolled:
+                        owed.append((t.id, unit.label if not ref else name))
     return tuple(owed)
 
 
