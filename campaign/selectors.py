@@ -44,10 +44,10 @@ from rules import machine
 from rules.availability import (
     group_roll_items,
     group_roll_left,
-    owed_targets,
+    owed_for,
     table_date_reasons,
 )
-from rules.effects import UnitState, matches, sent_on
+from rules.effects import UnitState, matches, sent_on, targets
 from rules.purchase import enters_later
 from rules.registry import cached_module, parse_module
 from rules.schema import Module, Step
@@ -334,7 +334,8 @@ def holdings(
         retained_mmc(campaign, side) if fortifications else (0, 0, (), ())
     )
     held, unrolled = bought(campaign, side) if purchases or fortifications or recon else ((), ())
-    units = side_units(campaign, side)
+    caps = owed and bool(module_of(campaign).held_caps)
+    units = side_units(campaign, side, origin=caps)
     return Holdings(
         bought=held,
         fortifications=forts,
@@ -360,12 +361,13 @@ def capped_units(
 ) -> tuple[UnitState, ...]:
     """The side's retained units a cap of the module counts (``Module.held_caps``,
     Sicily 3.60742 EXC), each with its RG and its line's count (``units``' read, shared
-    with the owed rolls and the exchanges; none without such caps)."""
+    with the owed rolls and the exchanges, read with ``origin``; none without such
+    caps)."""
     if not module.held_caps:
         return ()
     held = (
         replace(unit.state, group=getattr(unit, "origin", None) or "", count=unit.count)
-        for unit in (units or side_units(campaign, side))()
+        for unit in (units or side_units(campaign, side, origin=True))()
     )
     return tuple(u for u in held if any(matches(cap.units, u) for cap in module.held_caps))
 
@@ -463,35 +465,37 @@ def pass_rolls(campaign: Campaign, side: str) -> PassRolls:
     return rolls
 
 
-_SIDE_UNITS = PreparedRead(
-    lambda: (
-        Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE)
-        .only(
-            "ref",
-            "name",
-            "kind",
-            "markers",
-            "count",
-            "weapons",  # ``state`` reads four
-        )
-        # The RG each came with (what a held cap counts, ``capped_units``): its ID only.
-        .annotate(origin=F("purchase__group_id"))
+def _side_units() -> QuerySet[Unit]:
+    return Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE).only(
+        "ref",
+        "name",
+        "kind",
+        "markers",
+        "count",
+        "weapons",  # ``state`` reads four
     )
+
+
+_SIDE_UNITS = PreparedRead(_side_units)
+# With the RG each came with (what a held cap counts, ``capped_units``): its ID only.
+_SIDE_UNITS_WITH_ORIGIN = PreparedRead(
+    lambda: _side_units().annotate(origin=F("purchase__group_id"))
 )
 
 
 SideUnits = Callable[[], list[Unit]]
 
 
-def side_units(campaign: Campaign, side: str) -> SideUnits:
+def side_units(campaign: Campaign, side: str, *, origin: bool = False) -> SideUnits:
     """``side``'s own retained units, read at the first call and kept: what the owed
-    rolls, the exchanges ahead and the held caps all read (one statement for all),
-    each with the ID of the RG it came with (``origin``)."""
+    rolls, the exchanges ahead and (``origin``: each with the ID of the RG it came
+    with) the held caps all read, in one statement."""
     read: list[list[Unit]] = []
+    units_read = _SIDE_UNITS_WITH_ORIGIN if origin else _SIDE_UNITS
 
     def units() -> list[Unit]:
         if not read:
-            read.append(list[Unit](_SIDE_UNITS(campaign=campaign.pk, side=side)))
+            read.append(list[Unit](units_read(campaign=campaign.pk, side=side)))
         return read[0]
 
     return units
@@ -573,12 +577,11 @@ def owed_rolls(
             for t in per_unit:
                 if t.id in sent and unit.ref not in (sent[t.id] or ()):
                     continue  # no earlier roll sent it here (3.613 †)
-                # A vehicle's weapons each owe their own roll (Sicily 3.6142): what
-                # owes it is computed once per table and unit state.
-                for ref, name in owed_targets(t, state):
+                # A vehicle's weapons each owe their own roll (Sicily 3.6142).
+                for ref, target in targets(t.for_units, state):
                     key = f"{unit.ref}.{ref}" if ref else unit.ref
-                    if (t.id, key) not in rolled:
-                        owed.append((t.id, unit.label if not ref else name))
+                    if owed_for(t, target, lost_too=True) and (t.id, key) not in rolled:
+                        owed.append((t.id, unit.label if not ref else target.name))
     return tuple(owed)
 
 

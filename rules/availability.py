@@ -21,7 +21,6 @@ from rules.effects import (
     held_excess,
     matches,
     names_any,
-    targets,
     types_given,
 )
 from rules.errors import Refused
@@ -800,33 +799,6 @@ def owed_for(table: Table, unit: UnitState, *, lost_too: bool = False) -> bool:
         and table.for_units is not None
         and matches(table.for_units, unit)
     )
-
-
-# ``owed_targets`` per table and unit state: a page or a Done at a step with per-unit
-# tables ahead asks it of every retained unit for every such table, and a unit's state
-# changes rarely.  Keyed by the table's identity (the entry holds the table, so the id
-# is not reused while it is kept); cleared when it grows past its bound.
-_OWED_TARGETS: dict[tuple[int, UnitState], tuple[Table, tuple[tuple[str, str], ...]]] = {}
-_OWED_TARGETS_MAX = 20_000
-
-
-def owed_targets(table: Table, unit: UnitState) -> tuple[tuple[str, str], ...]:
-    """What on ``unit``'s line owes ``table``'s compulsory roll (``owed_for``, the
-    rules text's lost tables too): (its weapon's reference or "" for the unit, the name
-    of what rolls), computed once per table and unit state (Sicily 3.610, 3.6142)."""
-    key = (id(table), unit)
-    found = _OWED_TARGETS.get(key)
-    if found is not None and found[0] is table:
-        return found[1]
-    owed = tuple(
-        (ref, target.name)
-        for ref, target in targets(table.for_units, unit)
-        if owed_for(table, target, lost_too=True)
-    )
-    if len(_OWED_TARGETS) >= _OWED_TARGETS_MAX:
-        _OWED_TARGETS.clear()
-    _OWED_TARGETS[key] = (table, owed)
-    return owed
 
 
 def rg_roll_refusal(module: Module, step: Step) -> str:
