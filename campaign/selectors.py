@@ -29,6 +29,7 @@ from campaign.models import (
     InitiativeChit,
     InitiativeOutcome,
     ModuleRecord,
+    Notification,
     Presence,
     Purchase,
     ReconBuy,
@@ -139,6 +140,16 @@ _DONE = (
 )
 
 
+# Whether the seat's player was told it is their move for the wait the seat is in
+# (``notifications.told_your_move``): read with the seats' lock, so that a Done or a
+# lock telling the last side awaited "only you" asks nothing more.
+_TOLD_YOUR_MOVE = (
+    f'EXISTS (SELECT 1 FROM "{Notification._meta.db_table}" n'
+    f' WHERE n."seat_id" = "{_SEAT}"."id" AND n."kind" = %s'
+    f' AND n."waiting_since" = "{_SEAT}"."waiting_since")'
+)
+
+
 def online_now() -> RawSQL:
     """Whether one of a seat's sockets beats (``services.presence``): for ``online``."""
     now = DateTimeField().get_db_prep_value(timezone.now(), connection)
@@ -155,7 +166,10 @@ def _seats(*, lock: bool) -> QuerySet[Seat]:
     )
     if lock:
         return qs.select_for_update(of=("self", "campaign")).annotate(
-            notice_frequency=F("user__notification_settings__frequency")
+            notice_frequency=F("user__notification_settings__frequency"),
+            told_your_move=RawSQL(
+                _TOLD_YOUR_MOVE, (Notification.Kind.YOUR_MOVE.value,), BooleanField()
+            ),
         )
     return qs.annotate(
         is_done=RawSQL(_DONE, (), BooleanField()),
@@ -180,7 +194,9 @@ def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat
     same statement: every write to a campaign starts here, so two players' actions
     queue one behind the other and never deadlock.  The locking read also brings each
     player's e-mail setting (``notice_frequency``, None when never set): whether a
-    notice the action queues can be sent.  A locking read says nothing of
+    notice the action queues can be sent; and whether the player was told it is their
+    move for the wait the seat is in (``told_your_move``, for the ``waiting_since``
+    read with it: ``told_since``).  A locking read says nothing of
     the done marks: under READ COMMITTED a statement that waited for the lock keeps
     the snapshot it started with, which misses the mark the other player's action
     committed meanwhile; the writer reads them after it holds the lock
@@ -196,6 +212,8 @@ def campaign_seats(campaign_id: UUID | None, *, lock: bool = False) -> list[Seat
         campaign = seats[0].campaign
         for seat in seats:
             seat.campaign = campaign
+            if lock:
+                setattr(seat, "told_since", seat.waiting_since)  # noqa: B010 (not a field)
     return seats
 
 
@@ -316,7 +334,8 @@ def holdings(
         retained_mmc(campaign, side) if fortifications else (0, 0, (), ())
     )
     held, unrolled = bought(campaign, side) if purchases or fortifications or recon else ((), ())
-    units = side_units(campaign, side)
+    caps = owed and bool(module_of(campaign).held_caps)
+    units = side_units(campaign, side, origin=caps)
     return Holdings(
         bought=held,
         fortifications=forts,
@@ -333,18 +352,23 @@ def holdings(
         else frozenset(),
         result_totals=result_totals(campaign, side) if purchases else (),
         answered_yes=answered_yes(campaign, side) if purchases else frozenset(),
-        capped=capped_units(campaign, module_of(campaign), side) if owed else (),
+        capped=capped_units(campaign, module_of(campaign), side, units) if owed else (),
     )
 
 
-def capped_units(campaign: Campaign, module: Module, side: str) -> tuple[UnitState, ...]:
+def capped_units(
+    campaign: Campaign, module: Module, side: str, units: SideUnits | None = None
+) -> tuple[UnitState, ...]:
     """The side's retained units a cap of the module counts (``Module.held_caps``,
-    Sicily 3.60742 EXC), each with its RG and its line's count (one query; none
-    without such caps)."""
+    Sicily 3.60742 EXC), each with its RG and its line's count (``units``' read, shared
+    with the owed rolls and the exchanges, read with ``origin``; none without such
+    caps)."""
     if not module.held_caps:
         return ()
-    rows = Unit.objects.filter(campaign=campaign, side=side).select_related("purchase")
-    held = (with_origin(unit) for unit in rows)
+    held = (
+        replace(unit.state, group=getattr(unit, "origin", None) or "", count=unit.count)
+        for unit in (units or side_units(campaign, side, origin=True))()
+    )
     return tuple(u for u in held if any(matches(cap.units, u) for cap in module.held_caps))
 
 
@@ -441,8 +465,8 @@ def pass_rolls(campaign: Campaign, side: str) -> PassRolls:
     return rolls
 
 
-_SIDE_UNITS = PreparedRead(
-    lambda: Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE).only(
+def _side_units() -> QuerySet[Unit]:
+    return Unit.objects.filter(campaign_id=CAMPAIGN, side=SIDE).only(
         "ref",
         "name",
         "kind",
@@ -450,20 +474,28 @@ _SIDE_UNITS = PreparedRead(
         "count",
         "weapons",  # ``state`` reads four
     )
+
+
+_SIDE_UNITS = PreparedRead(_side_units)
+# With the RG each came with (what a held cap counts, ``capped_units``): its ID only.
+_SIDE_UNITS_WITH_ORIGIN = PreparedRead(
+    lambda: _side_units().annotate(origin=F("purchase__group_id"))
 )
 
 
 SideUnits = Callable[[], list[Unit]]
 
 
-def side_units(campaign: Campaign, side: str) -> SideUnits:
+def side_units(campaign: Campaign, side: str, *, origin: bool = False) -> SideUnits:
     """``side``'s own retained units, read at the first call and kept: what the owed
-    rolls and the exchanges ahead both read (one statement for both)."""
+    rolls, the exchanges ahead and (``origin``: each with the ID of the RG it came
+    with) the held caps all read, in one statement."""
     read: list[list[Unit]] = []
+    units_read = _SIDE_UNITS_WITH_ORIGIN if origin else _SIDE_UNITS
 
     def units() -> list[Unit]:
         if not read:
-            read.append(_SIDE_UNITS(campaign=campaign.pk, side=side))
+            read.append(list[Unit](units_read(campaign=campaign.pk, side=side)))
         return read[0]
 
     return units

@@ -203,6 +203,18 @@ def row_effects(row: TableResult, column: str | None = None) -> list[Effect]:
     return ([row.effect] if row.effect else []) + list(row.effects)
 
 
+def placed_by_owner(module: Module) -> bool:
+    """Whether a result of one of the module's tables puts a replacement where its
+    owner places it (``Effect.at``: APD 3.1 footnote *, with the friendly MMC nearest):
+    where none does, a Done owes no such placement and reads no log line for one."""
+    return any(
+        effect.at is not None
+        for table in module.tables
+        for row in table.rows
+        for effect in [*row_effects(row), *row.column_effects.values()]
+    )
+
+
 def result_effects(
     table: Table, final: int, column: str | None = None, original: int | None = None
 ) -> list[Effect]:

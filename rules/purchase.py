@@ -119,6 +119,17 @@ def recorded_hex_refusal(group: ReinforcementGroup, where: str) -> str | None:
     return None
 
 
+def hexes_due_before(module: Module, side: str, step_ids: Iterable[str]) -> bool:
+    """Whether some RG of ``side``'s chart records a hex again on each CG Date before
+    one of the steps ``step_ids`` (British chart footnote j): where none does, a Done
+    there owes no hex and reads no purchase for one."""
+    chart = module.chart(side)
+    ids = set(step_ids)
+    return chart is not None and any(
+        g.records_hex is not None and g.records_hex.each_date_before in ids for g in chart.groups
+    )
+
+
 def hex_due(group: ReinforcementGroup | None, step_id: str) -> str:
     """The label of the hex ``group``'s line must record on the current CG Date before
     its owner finishes step ``step_id`` ("" when none is due there; British chart

@@ -167,7 +167,12 @@ _TOLD_YOUR_MOVE = PreparedRead(
 
 def told_your_move(seat: Seat) -> bool:
     """The player was told it is their move for the wait they are in now."""
-    # Asked only of a seat still waited for: its ``waiting_since`` is set.
+    # Asked only of a seat still waited for: its ``waiting_since`` is set.  The seats'
+    # locking read answers it for the wait it read (``campaign_seats``); a wait begun
+    # in this transaction is asked of the database.
+    told = getattr(seat, "told_your_move", None)
+    if told is not None and getattr(seat, "told_since", None) == seat.waiting_since:
+        return bool(told)
     return bool(_TOLD_YOUR_MOVE(seat=seat.pk, since=seat.waiting_since))
 
 

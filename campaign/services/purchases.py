@@ -53,6 +53,7 @@ from rules.purchase import (
     add_later_reasons,
     hex_due,
     hex_refusal,
+    hexes_due_before,
     leaving_with,
     outlived,
     recorded_hex_refusal,
@@ -228,6 +229,8 @@ def hex_owed(turn: Turn, steps: Sequence[Step]) -> str:
     this date (British chart footnote j: "Secretly record the hex prior to German
     setup")."""
     module, c = turn.module, turn.campaign
+    if not hexes_due_before(module, turn.side, (s.id for s in steps)):
+        return ""
     for p in Purchase.objects.filter(
         campaign=c, side=turn.side, status=Purchase.Status.ACTIVE, state=Purchase.State.HELD
     ).order_by("id"):

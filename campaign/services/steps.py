@@ -70,7 +70,7 @@ from campaign.services.text import (
 )
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
-from campaign.services.writes import SeatField, commit
+from campaign.services.writes import SeatField, commit, deferring
 from campaign.visibility import RG_ROLLS, SECRET_ROLL
 from rules import availability, machine
 from rules.drm import (
@@ -183,18 +183,22 @@ def finish_step(
     hex_owed = purchases.hex_owed(turn, [step, *ahead]) or units.placement_owed(turn)
     if hex_owed:
         raise ActionRefused(hex_owed, status=409)
-    side_done(turn)
-    mark_done(turn, StepMark.BY_DONE)
-    for later in ahead:
-        mark_done(turn, StepMark.BY_DONE, step_index=turn.module.steps.index(later))
-    last = f" to {ahead[-1].id} {ahead[-1].title}" if ahead else ""
-    knowingly = " without the data it lacks, buying nothing there" if lacking else ""
-    turn.record(
-        EventKind.STEP_DONE,
-        text=f"{turn.side_name()} finished {step.id} {step.title}{last}{knowingly}.",
-    )
-    advance(turn)
-    commit(turn.campaign.pk, StepFinished(), saving=update_waiting(turn))
+    # The writes go together (``writes.deferring``): the mark, the log line, the
+    # position, the notices and the seats in one statement on PostgreSQL, unless what
+    # completing the step does reads in between (each read sends what is pending).
+    with deferring():
+        side_done(turn)
+        mark_done(turn, StepMark.BY_DONE)
+        for later in ahead:
+            mark_done(turn, StepMark.BY_DONE, step_index=turn.module.steps.index(later))
+        last = f" to {ahead[-1].id} {ahead[-1].title}" if ahead else ""
+        knowingly = " without the data it lacks, buying nothing there" if lacking else ""
+        turn.record(
+            EventKind.STEP_DONE,
+            text=f"{turn.side_name()} finished {step.id} {step.title}{last}{knowingly}.",
+        )
+        advance(turn)
+        commit(turn.campaign.pk, StepFinished(), saving=update_waiting(turn))
 
 
 @transaction.atomic

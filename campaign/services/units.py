@@ -51,6 +51,7 @@ from rules.effects import (
     not_hardened_for_group,
     on_unit,
     on_weapon,
+    placed_by_owner,
     remanning_refusal,
     settle_holds,
     settled,
@@ -1887,6 +1888,8 @@ def placement_owed(turn: Turn) -> str:
     possessed still waits for the MMC his 7-0 is placed with (APD 3.1 footnote *: "Any
     SW Possessed by an Evacuated leader is considered Transferred to the MMC as
     well"); a side holding no MMC owes nothing (the rules say no more)."""
+    if not placed_by_owner(turn.module):
+        return ""
     for p in placements_of_pass(turn.campaign, turn.side):
         waiting = [sw for sw in p.sw if sw.possessor_id is None]
         if not waiting or not _public_mmc(waiting[0]):
