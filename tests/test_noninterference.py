@@ -1125,6 +1125,9 @@ def run_world(
     push.changed = recording  # type: ignore[assignment]
     # Sicily 3.6212*: the Axis may pick Attack only while the British list units.
     keep_retained_units(world.players)
+    # Their references are drawn afresh in each world: named in order, as any other
+    # (a unit the observer removes before any act is named only in this first frame).
+    world.remember_refs()
     try:
         world.frames(set(push.Part), "connect")
         world.pages("start")
