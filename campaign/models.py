@@ -79,6 +79,10 @@ class Campaign(models.Model):
     variant = models.SlugField(max_length=64)
     host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     reveal_policy = models.CharField(max_length=20, choices=RevealPolicy.choices)
+    # Not a column: the side setting up first this pass, as the chits' reveal has just
+    # written it or ``selectors.step_attacker`` has read it in this request (read once;
+    # after a reveal, not read back: that read would send its deferred writes early).
+    sets_up_first_now: str | None = None
     # Where the campaign is: the CG date (index into the module's dates), the step
     # (index into its steps) and the pass through the steps (grows by one each time the
     # sequence starts again, also on an Idle/Lull loop), so records of a pass are unique.

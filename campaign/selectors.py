@@ -749,12 +749,14 @@ def step_attacker(campaign: Campaign, module: Module, step: Step) -> str:
     if not step.attacker_first:
         return ""
     if step.setup_order:
-        return (
-            InitiativeOutcome.objects.filter(campaign=campaign, cycle=campaign.cycle)
-            .values_list("sets_up_first", flat=True)
-            .first()
-            or ""
-        )
+        if campaign.sets_up_first_now is None:
+            campaign.sets_up_first_now = (
+                InitiativeOutcome.objects.filter(campaign=campaign, cycle=campaign.cycle)
+                .values_list("sets_up_first", flat=True)
+                .first()
+                or ""
+            )
+        return campaign.sets_up_first_now
     return scenario_attacker(campaign, module)[0]
 
 

@@ -229,12 +229,15 @@ def test_locks_run_the_same_queries_with_ten_times_the_data(make_user, modules, 
     # in one statement; on SQLite each write is a statement of its own).
     # (Whether the opponent was told it is his move comes with the seats' locking
     # read: the 1st lock's writes are no longer split by a read of it, 7 -> 5 live.)
+    # (The British Attack lock reads the purchases whose hex is due before the German
+    # set-up, British chart footnote j: one statement; the answer renders the set-up
+    # step, which reads who sets up first, 3.6222, and the Recon total, 3.6223.)
     if connection.vendor == "postgresql":
         assert small["lock 1st"] <= (5 if mode == "live" else 12), small
-        assert small["lock 2nd (reveals)"] <= (5 if mode == "live" else 12), small
+        assert small["lock 2nd (reveals)"] <= (6 if mode == "live" else 16), small
     else:
         assert small["lock 1st"] <= (9 if mode == "live" else 16), small
-        assert small["lock 2nd (reveals)"] <= (16 if mode == "live" else 23), small
+        assert small["lock 2nd (reveals)"] <= (16 if mode == "live" else 24), small
 
 
 @pytest.mark.postgres

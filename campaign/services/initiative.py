@@ -241,6 +241,7 @@ def reveal(turn: Turn, chits: dict[str, str]) -> list[SeatField]:
             text=text,
         )
     )
+    c.sets_up_first_now = sets_up
     record_event(
         c, kind=EventKind.INITIATIVE, step_id=turn.step.id, text=text, data={"chits": chits}
     )

@@ -34,9 +34,6 @@ class Action(StrEnum):
     RG_ROLL = "rg-roll"
     FORTIFY = "fortify"
     RECON = "recon"
-    # The viewer's Recon Locations for the coming scenario, where they are declared at
-    # set-up (Sicily 3.6223; adding up over Idle dates, 3.620).
-    RECON_TOTAL = "recon_total"
     FORGO = "forgo"  # give up part of one's replenishment (3.616 EXC)
     EXCHANGE = "exchange"  # give up a unit to mark another (APD 3.2 Battle Hardening)
 
