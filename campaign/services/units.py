@@ -856,12 +856,9 @@ def exchange_weapon(
     repaired = apply_weapon_outcome(
         unit, weapon, WeaponOutcome(status="ok"), exchange.repairs.statuses or ()
     )
-    turn.record(
-        EventKind.UNIT,
-        secret=secret,
-        text=f"{turn.side_name()}: {gone}; for it, {repaired} ({exchange.rule}).",
+    _unit_changed(
+        turn, secret, f"{turn.side_name()}: {gone}; for it, {repaired} ({exchange.rule})."
     )
-    commit(turn.campaign.pk, UnitChanged(kept=secret))
     return unit
 
 
@@ -938,16 +935,12 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
             "",
         )
         words.append(crew_escapes(turn, abandoning.rule, one, state, must_escape=escape_step))
-    secret = kept_secret(one)
-    turn.record(
-        EventKind.UNIT,
-        secret=secret,
-        text=(
-            f"{turn.side_name()}: {label(one)} stands in No-Man's Land: "
-            f"{'; '.join(w for w in words if w)} ({abandoning.rule})."
-        ),
+    _unit_changed(
+        turn,
+        kept_secret(one),
+        f"{turn.side_name()}: {label(one)} stands in No-Man's Land: "
+        f"{'; '.join(w for w in words if w)} ({abandoning.rule}).",
     )
-    commit(turn.campaign.pk, UnitChanged(kept=secret))
     return one
 
 
@@ -978,23 +971,24 @@ def remann_vehicle(*, campaign_id: object, user: User, unit_id: object, by_id: o
         raise ActionRefused(refusal + " Nothing was changed.", status=409)
     unit.markers = _markers([m for m in unit.markers or () if m != remanning.status])
     unit.save(update_fields=["markers"])
-    secret = kept_secret(unit, by)
-    turn.record(
-        EventKind.UNIT,
-        secret=secret,
-        text=(
-            f"{turn.side_name()}: {label(by)} remanns {label(unit)}, now "
-            f"{state_words(unit.markers)} ({remanning.rule})."
-        ),
+    _unit_changed(
+        turn,
+        kept_secret(unit, by),
+        f"{turn.side_name()}: {label(by)} remanns {label(unit)}, now "
+        f"{state_words(unit.markers)} ({remanning.rule}).",
     )
-    commit(turn.campaign.pk, UnitChanged(kept=secret))
     return unit
 
 
-def _weapon_record(turn: Turn, unit: Unit, did: str) -> None:
-    secret = kept_secret(unit)
-    turn.record(EventKind.UNIT, secret=secret, text=f"{turn.side_name()} {did}.")
+def _unit_changed(turn: Turn, secret: Kept | None, text: str, **data: Any) -> None:
+    """Log a change of the side's retained forces (kept while ``secret``: the
+    ``kept_secret`` of the units it touched, taken before any left) and commit it."""
+    turn.record(EventKind.UNIT, secret=secret, text=text, **data)
     commit(turn.campaign.pk, UnitChanged(kept=secret))
+
+
+def _weapon_record(turn: Turn, unit: Unit, did: str) -> None:
+    _unit_changed(turn, kept_secret(unit), f"{turn.side_name()} {did}.")
 
 
 def _refuse_if_owed(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> None:
@@ -1091,13 +1085,12 @@ def exchange_unit(
     marked = apply_outcome(one, UnitOutcome(status=exchange.status))
     if one is not mark:
         marked = f"one {marked}"
-    turn.record(
-        EventKind.UNIT,
-        secret=secret,
-        text=f"{turn.side_name()}: {gone}; for it, {marked} ({exchange.rule}).",
+    _unit_changed(
+        turn,
+        secret,
+        f"{turn.side_name()}: {gone}; for it, {marked} ({exchange.rule}).",
         data=marked_data(turn, one, exchange.status),
     )
-    commit(turn.campaign.pk, UnitChanged(kept=secret))
 
 
 def marked_data(turn: Turn, unit: Unit, status: str, table_id: str = "") -> dict[str, object]:
