@@ -11,25 +11,11 @@ import pytest
 from campaign.models import Unit
 from campaign.services import steps
 from campaign.services.errors import ActionRefused
-from tests.test_player_words import FORBIDDEN
+from tests.test_phd16_pass16 import done, marks, plain
 from tests.test_rule_mechanisms import fixed_dice, users
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 __all__ = ["fixed_dice", "users"]
-
-
-def plain(sentence: str) -> None:
-    """What the player reads has no module or transcription words."""
-    assert not FORBIDDEN.search(sentence), sentence
-
-
-def done(players, side):
-    steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
-
-
-def marks(unit: Unit) -> set[str]:
-    unit.refresh_from_db()
-    return set(unit.markers)
 
 
 def log_texts(players) -> list[str]:
