@@ -209,7 +209,7 @@ async def _socket(campaign, user):
 
     comm, connected, _ = await _campaign_socket(campaign, user)
     assert connected
-    await comm.receive_from()  # the state on connect
+    await comm.receive_from(timeout=10)  # the state on connect
     return comm
 
 
@@ -221,7 +221,7 @@ async def _drain(comm, *, expect: str | None = None) -> list[str]:
     while expect is not None and not any(expect in f for f in frames):
         frames.append(await comm.receive_from(timeout=10))
     while not await comm.receive_nothing(timeout=0.3):
-        frames.append(await comm.receive_from())
+        frames.append(await comm.receive_from(timeout=10))
     return frames
 
 

@@ -316,7 +316,7 @@ async def test_an_unknown_websocket_path_is_refused_without_an_error(path, caplo
     comm = WebsocketCommunicator(
         application, path, headers=[(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
     )
-    connected, _ = await comm.connect()
+    connected, _ = await comm.connect(timeout=10)
     assert not connected
     await comm.disconnect()  # as the server does after refusing: the consumer ends here
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]

@@ -41,7 +41,7 @@ async def _socket(campaign_id, user, page: str = "campaign") -> WebsocketCommuni
         f"/ws/campaigns/{campaign_id}/?page={page}",
         headers=[*HEADERS, (b"cookie", cookie)],
     )
-    connected, _ = await comm.connect()
+    connected, _ = await comm.connect(timeout=10)
     assert connected
     return comm
 

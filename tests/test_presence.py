@@ -68,7 +68,7 @@ async def _socket(campaign, user):
     comm = WebsocketCommunicator(
         application, f"/ws/campaigns/{campaign.pk}/", headers=[*HEADERS, (b"cookie", cookie)]
     )
-    connected, _ = await comm.connect()
+    connected, _ = await comm.connect(timeout=10)
     assert connected
     return comm
 
@@ -208,9 +208,9 @@ async def test_a_live_socket_is_accepted_during_a_layer_outage(make_user, flaky,
         comm = WebsocketCommunicator(
             application, "/ws/live/", headers=[*HEADERS, (b"cookie", cookie)]
         )
-        connected, _ = await comm.connect()
+        connected, _ = await comm.connect(timeout=10)
         assert connected
-        assert "live" in await comm.receive_from()
+        assert "live" in await comm.receive_from(timeout=10)
         await comm.disconnect()
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
 

@@ -29,7 +29,7 @@ def _session_cookie(user) -> bytes:
 
 async def test_anonymous_socket_is_refused():
     comm = WebsocketCommunicator(application, "/ws/live/", headers=[ORIGIN, HOST])
-    connected, code = await comm.connect()
+    connected, code = await comm.connect(timeout=10)
     assert not connected
     await comm.disconnect()  # as the server does after refusing
     assert code == ANONYMOUS_CLOSE_CODE
@@ -43,7 +43,7 @@ async def test_socket_from_a_foreign_origin_is_refused(make_user):
         "/ws/live/",
         headers=[(b"origin", b"http://evil.example"), HOST, (b"cookie", cookie)],
     )
-    connected, _ = await comm.connect()
+    connected, _ = await comm.connect(timeout=10)
     assert not connected
     await comm.disconnect()  # as the server does after refusing
 
@@ -54,9 +54,9 @@ async def test_logged_in_socket_connects_and_closes_when_its_session_ends(make_u
     comm = WebsocketCommunicator(
         application, "/ws/live/", headers=[ORIGIN, HOST, (b"cookie", cookie)]
     )
-    connected, _ = await comm.connect()
+    connected, _ = await comm.connect(timeout=10)
     assert connected
-    hello = await comm.receive_from()
+    hello = await comm.receive_from(timeout=10)
     assert 'id="live-status"' in hello and "live" in hello
     # Another session of the same user ending leaves this socket open ...
     await get_channel_layer().group_send(
@@ -77,7 +77,7 @@ async def _campaign_socket(campaign, user):
     comm = WebsocketCommunicator(
         application, f"/ws/campaigns/{campaign.pk}/", headers=[ORIGIN, HOST, (b"cookie", cookie)]
     )
-    connected, code = await comm.connect()
+    connected, code = await comm.connect(timeout=10)
     return comm, connected, code
 
 
@@ -98,7 +98,7 @@ async def test_campaign_socket_refuses_strangers_and_anonymous(hosted, make_user
     comm = WebsocketCommunicator(
         application, f"/ws/campaigns/{campaign.pk}/", headers=[ORIGIN, HOST]
     )
-    connected, code = await comm.connect()
+    connected, code = await comm.connect(timeout=10)
     assert not connected and code == ANONYMOUS_CLOSE_CODE
     await comm.disconnect()  # as the server does after refusing
 
@@ -107,7 +107,7 @@ async def test_members_see_each_other_online_live(hosted):
     campaign, alice, bob = hosted
     alice_ws, connected, _ = await _campaign_socket(campaign, alice)
     assert connected
-    first = await alice_ws.receive_from()
+    first = await alice_ws.receive_from(timeout=10)
     assert 'id="campaign-header"' in first and 'hx-swap-oob="true"' in first
     bob_ws, connected, _ = await _campaign_socket(campaign, bob)
     assert connected
@@ -160,7 +160,7 @@ async def _socket_showing(campaign, user, shows: dict[str, str], page: str = "")
         f"/ws/campaigns/{campaign.pk}/?{page}shows={query}",
         headers=[ORIGIN, HOST, (b"cookie", cookie)],
     )
-    connected, _ = await comm.connect()
+    connected, _ = await comm.connect(timeout=10)
     assert connected
     return comm
 
@@ -243,7 +243,7 @@ async def test_a_secret_change_reaches_only_its_own_sides_sockets(modules, make_
     )
     for ws in (axis_ws, british_ws):  # each sees the other come online
         while await ws.receive_nothing(timeout=0.5) is False:
-            await ws.receive_from()
+            await ws.receive_from(timeout=10)
     for channel in listeners.values():  # the presence announcements
         while True:
             try:
@@ -339,7 +339,7 @@ async def test_hostile_socket_frames_and_queries_change_nothing(hosted, caplog):
             application, f"/ws/campaigns/{campaign.pk}/", headers=headers
         )
         socket.scope["query_string"] = query  # raw bytes, as a client may send them
-        connected, _ = await socket.connect()
+        connected, _ = await socket.connect(timeout=10)
         assert connected
         await socket.receive_from(timeout=5)  # the page's first sync
         for frame in frames:
