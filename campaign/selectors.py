@@ -47,10 +47,17 @@ from rules.availability import (
     owed_for,
     table_date_reasons,
 )
-from rules.effects import UnitState, matches, sent_on, targets
+from rules.effects import (
+    UnitState,
+    hardens_mmc,
+    matches,
+    no_mmc_to_harden,
+    sent_on,
+    targets,
+)
 from rules.purchase import enters_later
 from rules.registry import cached_module, parse_module
-from rules.schema import Module, Step
+from rules.schema import Module, Step, Table
 from rules.snapshot import (
     Bought,
     FortificationBought,
@@ -525,6 +532,38 @@ def sent_to(
     return {r for r, f in finals.items() if sent_on(table, earlier, f)}
 
 
+def marked_in_pass(campaign: Campaign, side: str, status: str) -> list[tuple[str, str]]:
+    """The units ``side`` marked ``status`` in this pass, each with the table whose
+    result allowed it ("" : an exchange): PHD C5.22's Heroes and C5.23's DR both Battle
+    Harden MMC, none twice in the ConPh."""
+    rows = unit_lines_of_pass(campaign, side).filter(data__status=status)
+    return [
+        (d["marked"], d.get("table", ""))
+        for d in rows.values_list("data", flat=True)
+        if "marked" in d
+    ]
+
+
+def unit_lines_of_pass(campaign: Campaign, side: str) -> QuerySet[Event]:
+    """The log's lines of what ``side`` did to its units in this pass (its own, read
+    through the gate)."""
+    return Event.objects.readable_by(side).filter(
+        campaign=campaign, kind=EventKind.UNIT, side=side, data__cycle=campaign.cycle
+    )
+
+
+def waived_roll(campaign: Campaign, side: str, table: Table, units: SideUnits | None = None) -> str:
+    """Why ``side``'s roll on ``table`` can change nothing and is not made ("" : it may
+    be): its results let the side Battle Harden MMC, and it holds none that may (none of
+    its own, or each Battle Hardened in this pass already: PHD C5.23 "No unit may
+    Battle Harden more than once during the ConPh").  Read only for such a table."""
+    if not hardens_mmc(table):
+        return ""
+    hardened = {ref for ref, _ in marked_in_pass(campaign, side, "battle_hardened")}
+    held = (units or side_units(campaign, side))()
+    return no_mmc_to_harden(table, [u.state for u in held if u.ref not in hardened])
+
+
 def owed_rolls(
     campaign: Campaign,
     module: Module,
@@ -560,7 +599,12 @@ def owed_rolls(
         for ref in (unit_ref, *stacked.split())  # a stack's units (``Table.stack``)
     }
     owed: list[tuple[str, str]] = [
-        (t.id, "") for t in required if t.once == "side" and not any(r[0] == t.id for r in rolled)
+        (t.id, "")
+        for t in required
+        if t.once == "side"
+        and not any(r[0] == t.id for r in rolled)
+        # A DR that can change nothing is not owed (PHD C5.23: no MMC to Battle Harden).
+        and not waived_roll(campaign, side, t, units)
     ]
     per_group = [t for t in required if t.per_group is not None]
     if per_group:

@@ -582,6 +582,20 @@ def hardens_mmc(table: Table) -> bool:
     return any(mmc_to_harden(row_effects(row)) for row in table.rows)
 
 
+def no_mmc_to_harden(table: Table, units: Sequence[UnitState]) -> str:
+    """Why a roll on ``table``, whose results let the side Battle Harden MMC, is not
+    made: of ``units`` (the side's own, none Battle Hardened in this pass already) none
+    is an MMC of its own (not one held prisoner), so whatever the DR, none Battle
+    Hardens (PHD C5.23 "the number of MMC that may be Battle-Hardened ... No unit may
+    Battle Harden more than once during the ConPh"); "" where one is, or where the
+    table hardens no MMC."""
+    if not hardens_mmc(table):
+        return ""
+    if any(u.kind in MMC_KINDS and "captured" not in u.marked for u in units):
+        return ""
+    return f"you hold no MMC it could Battle Harden: whatever the DR, none would ({table.rule})"
+
+
 def mmc_to_reduce(effects: list[Effect]) -> int:
     """How many of its MMC a result makes the side Casualty Reduce (PHD C5.28 note 2)."""
     return sum(e.count for e in effects if e.do == "reduce_mmc")

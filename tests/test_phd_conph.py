@@ -54,6 +54,8 @@ def test_c1_2_c5_1_conph_losses_join_the_result_and_the_drms_read_them(users, mo
         campaign_id=players.campaign_id, user=players.users["german"], accept=True
     )
     players.until_step("C5.23")
+    add(players, "german", "4-6-7", "squad")  # an MMC the DR may Battle Harden
+    add(players, "us", "6-6-7", "squad")
     fixed_dice.extend([[4, 4], [4, 4]])
     german = roll(players, "german", "battlefield_promotion")
     assert [(d["value"], d["how"]) for d in german.drms] == [(-2, "auto")]
@@ -144,8 +146,11 @@ def test_c5_19_each_wounded_leader_owes_his_evacuation_dr(users, modules, fixed_
 
 def test_c5_23_each_side_must_make_its_secret_promotion_dr_once(users, modules, fixed_dice):
     """C5.23: "Each side makes a secret DR on the table below": the DR is compulsory
-    (Done waits for it, with the reason) and made once per side in the ConPh."""
+    (Done waits for it, with the reason) and made once per side in the ConPh (each
+    side holding an MMC it may Battle Harden: without one it is waived, pass 18)."""
     players, _ = phd_after(users, "C5.23")
+    add(players, "german", "4-6-7", "squad")
+    add(players, "us", "6-6-7", "squad")
     with pytest.raises(ActionRefused, match=r"Roll first: .*Battlefield Promotion Table"):
         done(players, "german")
     fixed_dice.append([5, 5])

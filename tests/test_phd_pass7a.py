@@ -177,6 +177,8 @@ def test_c5_23_cvp_drm_is_rounded_down(users, modules, fixed_dice):
     """C5.23: "-1 per 10 CVP (FRD) amassed by friendly side in this scenario": the US
     amassed 19 CVP (the German's losses): -1, not -2; the German amassed 10: -1."""
     players, _ = phd_after(users, "C5.23", cvp_lost_german=19, cvp_lost_us=10)
+    add(players, "german", "4-6-7", "squad")  # an MMC each DR may Battle Harden
+    add(players, "us", "6-6-7", "squad")
     fixed_dice.extend([[3, 3], [3, 3]])
     assert [d["value"] for d in roll(players, "us", "battlefield_promotion").drms] == [-1]
     assert [d["value"] for d in roll(players, "german", "battlefield_promotion").drms] == [-1]

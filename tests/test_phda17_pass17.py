@@ -287,10 +287,11 @@ def test_the_conph_after_the_1530_scenario_walked_step_by_step_from_both_seats(
     fixed_dice.append([4, 4])
     r = roll(players, "us", "battlefield_promotion")
     assert [(d["value"], d["how"]) for d in r.drms] == [(-3, "auto")]
-    # The German holds no MMC: his DR is still owed ("Each side makes a secret DR").
+    # The German holds no MMC: his DR, which could Battle Harden none, is waived
+    # (pass 18: refused citing C5.23, not owed by Done).
     with pytest.raises(ActionRefused) as refused:
-        done(players, "german")
-    assert "Battlefield Promotion Table (C5.23)" in str(refused.value)
+        roll(players, "german", "battlefield_promotion")
+    assert "no MMC" in str(refused.value) and "C5.23" in str(refused.value)
     players.until_step("C5.24")
 
     # C5.24: no leader either side's DR could Battle Harden; C5.24a for each.

@@ -972,6 +972,8 @@ def test_c5_23_the_cvp_drm_is_computed_from_the_recorded_result(users, modules, 
     players, module = start("purple-heart-draw", "tm", users, "us")
     players.results(**result_values(module, cvp_lost_german=25, cvp_lost_us=9))
     players.until_step("C5.23")
+    add(players, "us", "6-6-7", "squad")  # an MMC each DR may Battle Harden
+    add(players, "german", "4-6-7", "squad")
     fixed_dice.extend([[3, 3], [3, 3]])
     us = roll(players, "us", "battlefield_promotion")
     assert us.final == 4 and [d["value"] for d in us.drms] == [-2]

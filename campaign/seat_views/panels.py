@@ -43,6 +43,7 @@ from campaign.selectors import (
     scenario_attacker,
     sent_to,
     step_attacker,
+    waived_roll,
     with_rosters_read,
 )
 from campaign.services.steps import mmc_hardening, mmc_reduction
@@ -558,6 +559,9 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
             )
         )
         closed += [first] if first else []
+        if not closed:  # PHD C5.23: no MMC to Battle Harden
+            waived = waived_roll(view.campaign, view.viewer, table)
+            closed += [waived] if waived else []
         if not closed and hardens_leader(table):  # PHD C5.24: no leader to Battle Harden
             leaders = hardenable_leaders(view.campaign, module, view.viewer, view.step_def, table)
             pointless = no_leader_to_harden(table, [u.state for u in leaders])

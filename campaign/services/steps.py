@@ -32,12 +32,14 @@ from campaign.selectors import (
     done_by_own_click,
     held_purchases,
     holdings,
+    marked_in_pass,
     new_dates_since_scenario,
     opponent_acted_since_done,
     pass_result,
     replenished_on_date,
     sent_to,
     step_attacker,
+    waived_roll,
 )
 from campaign.selectors import rolled_items as selectors_rolled_items
 from campaign.services import dice as dice_service
@@ -306,14 +308,16 @@ def roll_on_table(
         raise ActionRefused(
             f"You have made your {table.title} roll in this pass ({table.rule}).", status=409
         )
-    if hardens_leader(table):  # PHD C5.24: a DR that could Battle Harden no leader
+    # A DR that could Battle Harden no leader (PHD C5.24) or no MMC (C5.23).
+    pointless = waived_roll(c, turn.side, table)
+    if not pointless and hardens_leader(table):
         leaders = units.hardenable_leaders(c, turn.module, turn.side, step, table)
         pointless = no_leader_to_harden(table, [u.state for u in leaders])
-        if pointless:
-            raise ActionRefused(
-                f"You may not roll on the {table.title}: {pointless}. Nothing was rolled.",
-                status=409,
-            )
+    if pointless:
+        raise ActionRefused(
+            f"You may not roll on the {table.title}: {pointless}. Nothing was rolled.",
+            status=409,
+        )
     group_ref = ""
     if table.per_group is not None and unit is None:
         # PHD C5.34: a DR for each OBA module held, chosen among them (not typed).
@@ -648,7 +652,7 @@ def mmc_hardening(campaign: Campaign, side: str, table: Table) -> Hardening:
     if r is not None:
         column = table.column_for_side.get(side)
         allowed = mmc_to_harden(result_effects(table, r.final, column, sum(r.faces)))
-    marked = units.marked_in_pass(campaign, side, "battle_hardened")
+    marked = marked_in_pass(campaign, side, "battle_hardened")
     return Hardening(allowed, sum(1 for _, t in marked if t == table.id), {u for u, _ in marked})
 
 
@@ -696,7 +700,7 @@ def mmc_reduction(campaign: Campaign, side: str, table: Table) -> tuple[int, int
     allowed = sum(
         mmc_to_reduce(result_effects(table, r.final, column, sum(r.faces))) for r in rolls
     )
-    marked = units.marked_in_pass(campaign, side, "reduced")
+    marked = marked_in_pass(campaign, side, "reduced")
     return allowed, sum(1 for _, t in marked if t == table.id)
 
 

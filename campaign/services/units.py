@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
 
 from django.db import transaction
-from django.db.models import Q, QuerySet, Sum
+from django.db.models import Q, Sum
 from django.db.models.functions import Left
 from django.utils import timezone
 
@@ -23,7 +23,13 @@ from campaign.models import (
     Unit,
     new_ref,
 )
-from campaign.selectors import pass_result, position_token, squad_counts, with_origin
+from campaign.selectors import (
+    pass_result,
+    position_token,
+    squad_counts,
+    unit_lines_of_pass,
+    with_origin,
+)
 from campaign.services.errors import ActionRefused
 from campaign.services.text import clean_text, max_length
 from campaign.services.turns import Turn, User, expect_turn, take_turn
@@ -1098,26 +1104,6 @@ def marked_data(turn: Turn, unit: Unit, status: str, table_id: str = "") -> dict
     ``marked_in_pass``)."""
     data: dict[str, object] = {"marked": unit.ref, "status": status, "cycle": turn.campaign.cycle}
     return data | ({"table": table_id} if table_id else {})
-
-
-def marked_in_pass(campaign: Campaign, side: str, status: str) -> list[tuple[str, str]]:
-    """The units ``side`` marked ``status`` in this pass, each with the table whose
-    result allowed it ("" : an exchange): PHD C5.22's Heroes and C5.23's DR both Battle
-    Harden MMC, none twice in the ConPh."""
-    rows = unit_lines_of_pass(campaign, side).filter(data__status=status)
-    return [
-        (d["marked"], d.get("table", ""))
-        for d in rows.values_list("data", flat=True)
-        if "marked" in d
-    ]
-
-
-def unit_lines_of_pass(campaign: Campaign, side: str) -> QuerySet[Event]:
-    """The log's lines of what ``side`` did to its units in this pass (its own, read
-    through the gate)."""
-    return Event.objects.readable_by(side).filter(
-        campaign=campaign, kind=EventKind.UNIT, side=side, data__cycle=campaign.cycle
-    )
 
 
 def settle_exchange(turn: Turn) -> None:

@@ -8,7 +8,7 @@ import pytest
 from campaign.models import Roll, Unit
 from tests.browser.helpers import live_pages
 from tests.purchase_helpers import add_unit
-from tests.test_rule_mechanisms import result_values, start
+from tests.test_rule_mechanisms import add, result_values, start
 
 # The rules on screen: run once, on PostgreSQL + Redis (the embedded run leaves them out).
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
@@ -76,6 +76,7 @@ def test_c5_1_c5_23_class_8_conph_losses_amended_and_read_by_the_promotion_drm(
     ge.get_by_role("button", name="Accept the amendment").click()
     ge.get_by_role("button", name="Accept the amendment").wait_for(state="detached")
     players.until_step("C5.23")
+    add(players, "german", "4-6-7", "squad")  # an MMC the DR may Battle Harden
     ge.reload()  # moved on by the services here, not by a browser: no push to wait for
     ge.locator("#step-title", has_text="C5.23").wait_for()
     ge.locator("#table-battlefield_promotion").get_by_role("button", name="Roll DR").click()
