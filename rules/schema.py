@@ -1735,8 +1735,24 @@ class UnitExchange(Strict):
     marks: UnitFilter
     status: UnitStatus
     kept_status: UnitStatus | None = None
+    # Two of the side's lines recombine (PHD C5.21: "All retained same-class HS with the
+    # same strength factors ... must recombine in the location of one or the other HS"):
+    # the unit given up and the unit marked bear the same name (two HS of one squad's
+    # line: the same class and strength factors), the unit marked has ``status`` taken
+    # off (the squad whole again), and a unit of ``gives`` left at Done stays (whether
+    # the two are behind the friendly FEBA and within 6 hexes is the map's).
+    recombine: bool = False
+    # Neither unit may possess a unit any of these name (C5.21 EXC: "A HS in possession
+    # of a MMG/HMG/Lt. MTR/Gun (even if Malfunctioned)").
+    not_possessing: list[UnitFilter] | None = None
     rule: RuleRef
     note: str | None = note_field()
+
+    @model_validator(mode="after")
+    def _recombines(self) -> UnitExchange:
+        if self.recombine and self.status not in (self.marks.statuses or ()):
+            raise ValueError("a recombination takes off a marker its units carry ('statuses')")
+        return self
 
 
 class WeaponExchange(Strict):

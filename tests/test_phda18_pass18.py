@@ -99,3 +99,68 @@ def test_c5_23_a_side_holding_an_mmc_still_owes_its_dr(users, modules):
     assert "Roll DR: Battlefield Promotion Table" in german.buttons()
     assert "Done with C5.23" not in german.buttons()
     assert "The rules make this roll compulsory" in text
+
+
+def test_c5_21_two_hs_of_one_squads_line_recombine_through_the_page(users, modules):
+    """C5.21 "All retained same-class HS with the same strength factors behind the
+    friendly FEBA and < 6 hexes of each other must recombine in the location of one or
+    the other HS [EXC: A HS in possession of a MMG/HMG/Lt. MTR/Gun (even if
+    Malfunctioned)]" (pass 17's Left item).  A squad Casualty Reduced stays on its line
+    marked reduced: two such lines of one name are two HS of that squad, and the squad
+    they form is the line's own.  Played on the German's page (the named tests play
+    the US): the two 4-6-7 HS are offered, the lone 5-4-8 HS is not; recombining a
+    4-6-7 HS with the 5-4-8 one (forged) is refused, as is one whose HS possesses a
+    MMG (the EXC), nothing changed; the two 4-6-7 HS become one 4-6-7 squad, the log
+    citing C5.21.  The US, holding none, reads so; Done leaves the 5-4-8 HS as it is
+    (the FEBA and the 6 hexes are the map's)."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, unit_names
+
+    players, _ = phd_after(users, "C5.21")
+    a = add(players, "german", "4-6-7", "squad", status="reduced")
+    b = add(players, "german", "4-6-7", "squad", status="reduced")
+    lone = add(players, "german", "5-4-8", "squad", status="reduced")
+    gunner = add(players, "german", "4-6-7", "squad", status="reduced")
+    add(players, "german", "MG42 MMG", "sw", possessor=gunner.ref)
+    add(players, "german", "LMG", "sw", possessor=b.ref)
+    s = seats(players)
+    german, us = s["german"], s["us"]
+    text = german.open()
+    assert "Recombine the two HS" in german.buttons(), german.buttons()
+    offered = [ref for ref, _ in german.options("Recombine the two HS", "give")]
+    assert a.ref in offered and b.ref in offered and lone.ref not in offered
+    assert "(C5.21)" in text
+    assert "You hold no" in us.open() and "Recombine the two HS" not in us.buttons()
+
+    wrong = german.press("Recombine the two HS", give=a.ref, mark=lone.ref)
+    assert wrong.refused and "C5.21" in wrong.text and "Nothing was changed" in wrong.text
+    plain(wrong.text)
+    exc = german.press("Recombine the two HS", give=a.ref, mark=gunner.ref)
+    assert exc.refused and "C5.21 EXC" in exc.text and "MMG" in exc.text, exc.text[:400]
+    other = forge(us, "exchange", give=a.ref, mark=b.ref)
+    assert other.refused
+    assert marks(a) == {"reduced"} and marks(b) == {"reduced"}
+
+    made = german.press("Recombine the two HS", give=a.ref, mark=b.ref)
+    assert made.status == 200, made.text[:400]
+    assert not Unit.objects.filter(pk=a.pk).exists()
+    assert marks(b) == set()  # the 4-6-7 squad, whole
+    line = [t for t in log_texts(players) if "(C5.21)" in t][-1]
+    assert "recombine" in line and "4-6-7" in line, line
+    plain(line)
+    us.press("Done with C5.21")
+    german.press("Done with C5.21")
+    assert players.step.id == "C5.22"
+    names = unit_names(players, "german")
+    assert ("5-4-8", "squad", "reduced", 1) in names
+    assert ("4-6-7", "squad", "ok", 1) in names
+
+
+def log_texts(players) -> list[str]:
+    from campaign.models import Event
+
+    return list(
+        Event.objects.filter(campaign_id=players.campaign_id)
+        .order_by("pk")
+        .values_list("text", flat=True)
+    )

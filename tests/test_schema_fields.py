@@ -4067,6 +4067,62 @@ for _field, _change in {
         mutate=lambda d, change=_change: _apd_exchange(d).update(change),
         observe=apd_exchange,
     )
+
+
+def phd_recombine(host: Callable[..., Any]) -> Any:
+    """PHD C5.21 played through: the US recombines two 6-6-7 HS (a squad's line marked
+    reduced, twice), tries a third whose HS possesses a MMG, and finishes."""
+    from campaign.models import Unit
+    from campaign.services import steps, units
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.21")
+    us = players.users["us"]
+
+    def add(name: str, kind: str, markers: list[str], possessor: str | None = None) -> Any:
+        return units.add_unit(
+            campaign_id=players.campaign_id,
+            user=us,
+            name=name,
+            kind=kind,
+            markers=markers,
+            possessor=possessor or "",
+        )
+
+    a, b, c = (add("6-6-7", "squad", ["reduced"]) for _ in range(3))
+    add("MMG", "sw", [], possessor=c.ref)
+    said = []
+    for give, mark in ((a, c), (a, b)):
+        try:
+            units.exchange_unit(
+                campaign_id=players.campaign_id, user=us, give_id=give.ref, mark_id=mark.ref
+            )
+            said.append("done")
+        except ActionRefused as refused:
+            said.append(str(refused))
+    steps.finish_step(campaign_id=players.campaign_id, user=us)
+    lines = sorted(
+        (u.name, u.kind, tuple(u.markers))
+        for u in Unit.objects.filter(campaign_id=players.campaign_id, side="us")
+    )
+    return said, lines
+
+
+def _phd_recombination(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "C5.21")["exchange"]
+
+
+for _field, _change in {
+    "recombine": {"recombine": False},
+    "not_possessing": {"not_possessing": None},
+}.items():
+    service(
+        f"UnitExchange.{_field}",
+        base="phd",
+        mutate=lambda d, change=_change: _phd_recombination(d).update(change),
+        observe=phd_recombine,
+    )
 service(
     "ResultField.lasts_cg",
     base="apd",

@@ -193,6 +193,7 @@ class ExchangeView:
     status: str  # "battle hardened"
     rule: str
     on_done: str  # what Done does with the units of ``gives`` still held
+    recombine: bool = False  # two lines of one name recombine (PHD C5.21)
 
 
 @dataclass(frozen=True)
@@ -1046,6 +1047,38 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
         )
 
     gives, marks = lines(ex.gives), lines(ex.marks)
+    if ex.recombine:  # PHD C5.21: two lines of one name, each of the two either
+        by_pk = {u.pk: u for u in own}
+        kept: dict[str, list[str]] = {}
+        for u in own:
+            if u.possessor_id in by_pk:
+                kept.setdefault(by_pk[u.possessor_id].ref, []).append(u.name)
+        names = [u.name for u in own if matches(ex.gives, state_of(u))]
+        gives = tuple(
+            (
+                u.ref,
+                f"{u.name} HS"
+                + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
+            )
+            for u in own
+            if matches(ex.gives, state_of(u)) and (names.count(u.name) > 1 or u.count > 1)
+        )
+        panel.exchange = ExchangeView(
+            gives=gives,
+            marks=gives,
+            gives_words=(
+                "HS (squads Casualty Reduced) that could recombine: two of one squad's line"
+            ),
+            marks_words=describe_filter(ex.marks),
+            status=Unit.Status(ex.status).label,
+            rule=ex.rule,
+            on_done=(
+                f"Done: the HS you have not recombined stay as they are: whether two must "
+                f"(behind the friendly FEBA, within 6 hexes) is the map's ({ex.rule})."
+            ),
+            recombine=True,
+        )
+        return
     on_done = (
         f"Done: each of your {describe_filter(ex.gives)} left leaves your forces"
         if marks or ex.kept_status is None

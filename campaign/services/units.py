@@ -1079,10 +1079,14 @@ def exchange_unit(
         raise ActionRefused(
             f"{label(give)} is not one of your {describe_filter(exchange.gives)} ({exchange.rule})."
         )
-    if give.pk == mark.pk or not matches(exchange.marks, mark.state):
+    if give.pk == mark.pk and give.count < 2 or not matches(exchange.marks, mark.state):
         raise ActionRefused(
             f"{label(mark)} is not one of your {describe_filter(exchange.marks)} ({exchange.rule})."
         )
+    if exchange.recombine:
+        return _recombine(turn, exchange, give, mark)
+    if give.pk == mark.pk:
+        raise ActionRefused(f"{label(mark)} cannot be marked for itself ({exchange.rule}).")
     secret = kept_secret(give, mark)
     one = split_one(mark)  # the unit marked, a line of its own
     # What the unit given up possessed goes to the unit marked for it (APD 3.2), once
@@ -1099,6 +1103,46 @@ def exchange_unit(
     )
 
 
+def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit) -> None:
+    """Two of the side's lines of ``exchange.gives`` bearing the same name recombine: the
+    unit given up leaves, what it possessed Transferred to the other, which has
+    ``exchange.status`` taken off (PHD C5.21: two HS of one squad's line, "same-class
+    ... with the same strength factors", become the squad again), unless either
+    possesses a unit ``not_possessing`` names (C5.21 EXC: a MMG/HMG/Lt. MTR/Gun)."""
+    rule = exchange.rule
+    if give.name.strip().lower() != mark.name.strip().lower():
+        raise ActionRefused(
+            f"{label(give)} and {label(mark)} cannot recombine: only two HS of the same class "
+            f"and strength factors do, two of one squad's line ({rule})."
+        )
+    for unit in (give, mark):
+        held = Unit.objects.filter(possessor_id=unit.pk)
+        barred = next(
+            (u for u in held if any(matches(f, u.state) for f in exchange.not_possessing or ())),
+            None,
+        )
+        if barred is not None:
+            raise ActionRefused(
+                f"{label(unit)} possesses {label(barred)}: a HS in possession of a MMG, HMG, "
+                f"Lt. MTR or Gun does not recombine ({rule} EXC)."
+            )
+    secret = kept_secret(give, mark)
+    if give.pk == mark.pk:  # a line of two identical HS: one gives itself up
+        give = split_one(mark)
+    one = split_one(mark)
+    handed = hand_over(give, heir=one)
+    give.delete()
+    apply_outcome(one, UnitOutcome(unmarked=exchange.status))
+    _unit_changed(
+        turn,
+        secret,
+        f"{turn.side_name()}: two {one.name} HS recombine into one {one.name} squad"
+        + (f"; {handed}" if handed else "")
+        + f" ({rule}).",
+        data=marked_data(turn, one, "recombined"),
+    )
+
+
 def marked_data(turn: Turn, unit: Unit, status: str, table_id: str = "") -> dict[str, object]:
     """The log line's record of a unit marked ``status`` in this pass (read back by
     ``marked_in_pass``)."""
@@ -1111,6 +1155,8 @@ def settle_exchange(turn: Turn) -> None:
     forces (its owner marked none for it), or stays, marked ``kept_status``, where the
     side holds no unit the exchange could mark (APD 3.2 EXC)."""
     exchange = exchange_of(turn)
+    if exchange.recombine:
+        return  # the HS not recombined stay: whether they must is the map's (PHD C5.21)
     own = list(
         Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=turn.side)
     )
