@@ -946,6 +946,10 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
             break
         if rolls_owed(module, snap, step):
             break  # a compulsory roll is made at its step, never skipped on the way
+        if run and _required_tables_missing(module, snap, step):
+            # Nor one owed on a table the rules text lacks: supplied, or gone on without
+            # knowingly, at its step (PHD C5.19 "For each Wounded Leader a dr is made").
+            break
         if run and rolls_now(step) is not None:
             break  # a step that rolls while buying makes them at its own Done (APD 3.4)
         if run and step.attacker_first:

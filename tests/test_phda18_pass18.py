@@ -36,6 +36,25 @@ def forge(seat, action, **fields):
     return result
 
 
+def press_unpicked(seat, words, unpicked=("stack",), **typed):
+    """``seat.press`` as a browser sends a ``<select multiple>`` nothing is picked in:
+    not at all (tests/page_play.py sends its first option, as for a single select: a
+    stack's first unit, which the Redeployment Table then reads as named twice)."""
+    from tests.page_play import Answer
+
+    button = seat.button(words)
+    form = seat.forms.forms.get(button.owner or "")
+    action = button.attrs.get("formaction") or (form.action if form else "")
+    data: dict[str, list[str]] = {}
+    for name, value in form.fields if form else []:
+        if name not in unpicked:
+            data.setdefault(name, []).append(value)
+    data |= {name: [value] for name, value in typed.items()}
+    answer = seat.client.post(action, data, HTTP_HX_REQUEST="true")
+    seat.open()
+    return Answer(answer.status_code, answer.content.decode())
+
+
 # Part 1: pass 17's Left items.
 
 
@@ -164,3 +183,121 @@ def log_texts(players) -> list[str]:
         .order_by("pk")
         .values_list("text", flat=True)
     )
+
+
+# Part 2: the steps played through the page's own buttons.
+
+
+def test_c5_19_finishing_ahead_stops_where_a_wounded_leaders_dr_is_owed(users, modules):
+    """C5.19 "For each Wounded Leader a dr is made on the following table" (its rows are
+    lost: the players supply them or go on without, knowingly, at C5.19).  The German
+    holding a wounded 8-1 at C5.15 was offered "Done with C5.15 to C5.30 ... (no
+    rolls)", which finished C5.19 unseen: his dr skipped, and never made if the table
+    were supplied meanwhile.  Now the ways to finish ahead stop before C5.19; a forged
+    post through C5.30 is refused, nothing changed; at C5.19 the page says the table is
+    missing and offers to go on without it."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.15")
+    add(players, "german", "8-1 leader", "leader", markers=("wounded",))
+    german = seats(players)["german"]
+    german.open()
+    ahead = [b for b in german.buttons() if b.startswith("Done with C5.15 to ")]
+    assert ahead == ["Done with C5.15 to C5.18 Flames/Blazes/Burning Wrecks (no rolls)"], ahead
+    forged = forge(german, "finish", through="C5.30")
+    assert forged.refused and "C5.30" in forged.text, forged.text[:300]
+    assert players.step.id == "C5.15" and "german" in players.waiting()
+    assert "Done with C5.15" in german.buttons()  # still his to finish
+    german.press("Done with C5.15 to C5.18 Flames/Blazes/Burning Wrecks (no rolls)")
+    players.until_step("C5.19")
+    text = german.open()
+    assert "Leader Evacuation Table (C5.19) is missing from the rules text" in text
+    assert "Go on without it" in german.buttons()
+
+
+def test_the_conph_played_through_the_pages_from_the_german_seat(users, modules, fixed_dice):
+    """The ConPh after the Initial TM Scenario, the German hosting (the named tests host
+    the US), played through the page's own buttons by both seats, with what the rules
+    forbid pressed or forged: C5.1 "Losses ... count for the previous scenario" (a
+    negative CVP typed into the result form is refused, nothing entered; the side that
+    entered it may not confirm it); C5.14 "In turn, Attacker first" (the Defender's
+    forged DR refused), the Redeployment Table's "Mobile Vehicle" column (an
+    Immobilized Sherman's forged DR refused), "No unit may redeploy more than once per
+    ConPh" (a second DR for the same unit refused); C5.22 "(non-crew) MMC" (a Hero
+    forged onto a crew refused); C5.23 "Each side makes a secret DR" (a second DR
+    refused); C5.24 "OR promote a leader out of the Ranks" (the promotion after the DR
+    refused) — each refusal a sentence citing its rule, in ASL words, nothing
+    changed."""
+    from tests.test_rule_mechanisms import add, start
+
+    players, module = start("purple-heart-draw", "tm", users, "german")
+    s = seats(players)
+    german, us = s["german"], s["us"]
+    german.open()
+    us.open()
+    # C5.1: a negative loss typed into the form is refused; nothing entered.
+    fields = {"cvp_lost.us": "12", "cvp_lost.german": "-31", "san.us": "2", "san.german": "3"}
+    fields |= {"crews_lost.us": "0", "crews_lost.german": "0"}
+    bad = german.press("Enter the result", **fields)
+    assert bad.refused and bad.text, bad.status
+    plain(bad.text)
+    assert "Enter the result" in german.buttons()
+    fields["cvp_lost.german"] = "31"
+    assert german.press("Enter the result", **fields).status == 200
+    own = forge(german, "confirm")
+    assert own.refused, own.status
+    us.open()
+    confirm = next(b for b in us.buttons() if b.startswith("Confirm"))
+    assert us.press(confirm).status == 200
+    assert players.step.id != "C5.1"
+
+    panzer = add(players, "german", "PzKpfw IVH", "vehicle", markers=("stunned",))
+    sherman = add(players, "us", "M4A1 Sherman", "vehicle", markers=("immobilized",))
+    squad = add(players, "us", "6-6-7", "squad")
+    crew = add(players, "us", "2-2-8 crew", "half_squad")
+    hero = add(players, "us", "Hero", "hero")
+    add(players, "german", "4-6-7", "squad")
+    add(players, "german", "8-0 leader", "leader")
+    players.until_step("C5.14")
+    # The Attacker is the US (it moved first in 0600 hrs): the German waits.
+    early = forge(german, "roll", table="redeployment", unit=panzer.ref)
+    assert early.refused and "C5.14" in early.text, early.text[:300]
+    assert "Roll DR: Redeployment Table" not in german.buttons()
+    us.open()
+    offered = [ref for ref, _ in us.options("Roll DR: Redeployment Table", "unit")]
+    assert squad.ref in offered and sherman.ref not in offered
+    immobile = forge(us, "roll", table="redeployment", unit=sherman.ref)
+    assert immobile.refused, immobile.status
+    plain(immobile.text)
+    fixed_dice.append([3, 3])
+    rolled = press_unpicked(us, "Roll DR: Redeployment Table", unit=squad.ref)
+    assert rolled.status == 200, rolled.text[:300]
+    again = forge(us, "roll", table="redeployment", unit=squad.ref)
+    assert again.refused, again.status
+    plain(again.text)
+    assert (
+        Roll.objects.filter(campaign_id=players.campaign_id, table_id="redeployment").count() == 1
+    )
+
+    players.until_step("C5.22")
+    us.open()
+    onto_crew = us.press("Mark battle hardened", give=hero.ref, mark=crew.ref)
+    assert onto_crew.refused and "C5.22" in onto_crew.text, onto_crew.text[:300]
+    plain(onto_crew.text)
+    assert us.press("Mark battle hardened", give=hero.ref, mark=squad.ref).status == 200
+
+    players.until_step("C5.23")
+    for seat in (german, us):
+        seat.open()
+        fixed_dice.append([4, 4])
+        assert seat.press("Roll DR: Battlefield Promotion Table").status == 200
+        twice = forge(seat, "roll", table="battlefield_promotion")
+        assert twice.refused and "C5.23" in twice.text, twice.text[:300]
+    players.until_step("C5.24")
+    german.open()
+    fixed_dice.append([5, 5])
+    assert german.press("Roll DR: Leader Promotion Table").status == 200
+    instead = forge(german, "instead", table="leader_promotion")
+    assert instead.refused and "C5.24" in instead.text, instead.text[:300]
+    plain(instead.text)
