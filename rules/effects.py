@@ -359,8 +359,9 @@ def crew_escapes(effects: list[Effect], unit: UnitState) -> bool:
 
 def names_any(name: str, words: Sequence[str]) -> bool:
     """Whether a unit's ``name`` names one of ``words`` (a whole word, any case): "2-2-8
-    Crew (G3)" names "crew" (PHD C5.22 "(non-crew) MMC")."""
-    return any(re.search(rf"\b{re.escape(w)}\b", name, re.IGNORECASE) for w in words)
+    Crew (G3)" names "crew" (PHD C5.22 "(non-crew) MMC"); its plural names it too ("A-P
+    mines in K6" names "mine": PHD C5.28)."""
+    return any(re.search(rf"\b{re.escape(w)}(?:e?s)?\b", name, re.IGNORECASE) for w in words)
 
 
 def rated(name: str, ladder: Sequence[str], step: int) -> str | None:
@@ -582,9 +583,15 @@ def hardens_mmc(table: Table) -> bool:
     return any(mmc_to_harden(row_effects(row)) for row in table.rows)
 
 
-def mmc_to_reduce(effects: list[Effect]) -> int:
-    """How many of its MMC a result makes the side Casualty Reduce (PHD C5.28 note 2)."""
-    return sum(e.count for e in effects if e.do == "reduce_mmc")
+def mmc_to_reduce(effects: list[Effect], item: str = "") -> int:
+    """How many of its MMC a result makes the side Casualty Reduce (PHD C5.28 note 2),
+    the roll made for ``item``: an effect ``named`` counts only where the item names
+    one of its words (note 2 "vs a Known Minefield": a roll naming mines)."""
+    return sum(
+        e.count
+        for e in effects
+        if e.do == "reduce_mmc" and (e.named is None or names_any(item, e.named))
+    )
 
 
 def reduction(table: Table) -> tuple[list[int], list[MmcClass]]:
