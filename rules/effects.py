@@ -460,13 +460,21 @@ def exchange_refusal(
         what = f"{unit.name} {weapon.name}" if weapon else f"That weapon of {unit.name}"
         return f"{what} is not a weapon this exchange repairs{rule}."
     names = exchange.names.get(side, [])
-    named = any(re.match(rf"{re.escape(n)}\b", sw.name.strip(), re.IGNORECASE) for n in names)
-    if not (matches(exchange.gives, sw) and named):
+    if not exchange_gives(exchange, side, sw):
         return (
             f"{sw.name} cannot repair it: it takes a friendly {' or '.join(names) or 'SW'}"
             f" of yours, possessed and not captured{rule}."
         )
     return ""
+
+
+def exchange_gives(exchange: WeaponExchange, side: str, sw: UnitState) -> bool:
+    """Whether ``side`` may give up ``sw`` in the weapon exchange: of ``gives`` (PHD
+    C5.27b "must be possessed", not captured) and named one of the side's ``names``
+    (a German LMG, a US MMG)."""
+    names = exchange.names.get(side, [])
+    named = any(re.match(rf"{re.escape(n)}\b", sw.name.strip(), re.IGNORECASE) for n in names)
+    return matches(exchange.gives, sw) and named
 
 
 def working_weapon(abandoning: Abandoning, vehicle: UnitState) -> str:

@@ -111,3 +111,47 @@ def test_c5_28_note_2_a_side_with_no_mmc_owes_nothing_and_the_roll_stands(
     assert not done_at(players, "german")
     assert Roll.objects.filter(campaign_id=players.campaign_id, step_id="C5.28").count() == 1
     assert german.press("Done with C5.28").status == 200
+
+
+# --------------------------------------------------------------------------- Part 2
+
+
+def test_c5_27b_the_roster_offers_the_mg_exchange_at_c5_27_only_and_only_a_german_lmg(
+    users, modules
+):
+    """C5.27b "A disabled, non-captured, AFV MG may be automatically repaired ... by
+    using a German LMG if the AFV is German ... the MG to be eliminated must be
+    possessed", played on the German's retained forces page after the 0930 hrs TM
+    Scenario (the named tests call the service): at C5.26 the page offers no exchange
+    (it was offered at every step and refused when pressed); at C5.27 its select lists
+    his possessed German LMG only, not his MMG nor a captured LMG; pressing it repairs
+    the BMG and the LMG leaves; the US page offers nothing for it."""
+    from tests.purchase_helpers import add_vehicle
+
+    players = late_conph(users, "C5.26")
+    tank, (bmg, _) = add_vehicle(
+        players, "german", "PzKpfw IVH", ("mg", ["disabled"], "BMG"), ("ma", [], "75L")
+    )
+    mmg = add(players, "german", "MMG", "sw")
+    add(players, "german", "LMG (US)", "sw", markers=("captured",))
+    lmg = add(players, "german", "LMG", "sw")
+    roster = Seat(players.users["german"], players.campaign_id, "roster/")
+    roster.open()
+    repair = "Repair BMG (C5.27b)"
+    assert not [b for b in roster.buttons() if b.startswith("Repair BMG")], roster.buttons()
+    players.until_step("C5.27")
+    roster.open()
+    offered = [words for _, words in roster.options(repair, "give")]
+    assert offered == ["LMG"], offered
+    forged = roster.press(repair, give=mmg.ref)
+    assert forged.refused and "C5.27b" in forged.text, (forged.status, forged.text[:300])
+    plain(forged.text)
+    assert Unit.objects.filter(pk=mmg.pk).exists()
+    answer = roster.press(repair)
+    assert answer.status == 200, answer.text[:400]
+    assert not Unit.objects.filter(pk=lmg.pk).exists()
+    tank.refresh_from_db()
+    assert not next(w for w in tank.weapons if w["ref"] == bmg)["markers"]
+    us = Seat(players.users["us"], players.campaign_id, "roster/")
+    us.open()
+    assert not [b for b in us.buttons() if b.startswith("Repair")], us.buttons()
