@@ -249,6 +249,7 @@ def test_c5_31_to_c5_41_played_through_both_pages_before_the_last_tm_scenario(
     fixed_dice.append([3])
     assert us.press("Recon for 2 TP (+5 drm)").status == 200
     assert "Recon dr: 8 Locations" in us.text, us.text[:800]
+    assert f"TP: {before - 2}" in us.text
     assert not [b for b in us.buttons() if b.startswith("Recon for")]
     de.open()
     assert "8 Locations" not in de.text
@@ -275,8 +276,8 @@ def test_c5_31_to_c5_41_played_through_both_pages_before_the_last_tm_scenario(
 def test_c5_26_played_through_both_pages_before_the_last_tm_scenario(users, modules, fixed_dice):
     """C5.26 before the 1930 hrs TM Scenario, on both pages: (a) "a separate dr ... for
     each malfunctioned, non-captured Retained weapon" — the German's malfunctioned LMG
-    is listed on his page only, its Done absent and its roll owed ("Roll first"), the
-    Isolated +1 applied by itself; rolled once (the LMG no longer offered); (b) "for each
+    is listed on his page only, its Done absent and its roll owed ("Roll first");
+    rolled once (the LMG no longer offered); (b) "for each
     Baz, Psk, FT, and DC of its nationality" — the German's roll for a Baz refused in
     words citing C5.26b, nothing rolled; (c) the US's captured Baz owes its Captured
     Equipment roll, named on the US page only."""
