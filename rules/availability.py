@@ -1532,6 +1532,31 @@ def reduce_refusal(
     return ""
 
 
+def reduction_owed_refusal(
+    table: Table,
+    *,
+    allowed: int,
+    used: int,
+    items: Sequence[str],
+    held: Sequence[tuple[UnitState, Sequence[str]]],
+) -> str:
+    """Why Done waits for the side to name the MMC its rolls on ``table`` Casualty
+    Reduce ("" : it does not): fewer named (``used``) than its rolls for ``items`` gave
+    (``allowed``), while it ``held`` an MMC (not captured) to name (PHD C5.28 note 2:
+    "an original dr of 6 results in Casualty Reduction for one MMC")."""
+    if used >= allowed or not any(
+        u.kind in MMC_KINDS and "captured" not in u.marked for u, _ in held
+    ):
+        return ""
+    originals, _ = reduction(table)
+    said = " or ".join(str(n) for n in originals)
+    return (
+        f"Name first the MMC your original {said} on the {table.title} "
+        f"({'; '.join(items)}) Casualty Reduces: {allowed - used} of {allowed} still to "
+        f"name ({table.rule})."
+    )
+
+
 def table_date_reasons(module: Module, table: Table, side: str, date_index: int) -> list[str]:
     """Why ``side`` may not roll on ``table`` on this date: its date windows, and who
     may roll on it when (``Table.offer_when``: Sicily 3.61426, the British at Night)."""

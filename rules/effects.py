@@ -359,8 +359,9 @@ def crew_escapes(effects: list[Effect], unit: UnitState) -> bool:
 
 def names_any(name: str, words: Sequence[str]) -> bool:
     """Whether a unit's ``name`` names one of ``words`` (a whole word, any case): "2-2-8
-    Crew (G3)" names "crew" (PHD C5.22 "(non-crew) MMC")."""
-    return any(re.search(rf"\b{re.escape(w)}\b", name, re.IGNORECASE) for w in words)
+    Crew (G3)" names "crew" (PHD C5.22 "(non-crew) MMC"); its plural names it too ("A-P
+    mines in K6" names "mine": PHD C5.28)."""
+    return any(re.search(rf"\b{re.escape(w)}(?:e?s)?\b", name, re.IGNORECASE) for w in words)
 
 
 def rated(name: str, ladder: Sequence[str], step: int) -> str | None:
@@ -459,13 +460,21 @@ def exchange_refusal(
         what = f"{unit.name} {weapon.name}" if weapon else f"That weapon of {unit.name}"
         return f"{what} is not a weapon this exchange repairs{rule}."
     names = exchange.names.get(side, [])
-    named = any(re.match(rf"{re.escape(n)}\b", sw.name.strip(), re.IGNORECASE) for n in names)
-    if not (matches(exchange.gives, sw) and named):
+    if not exchange_gives(exchange, side, sw):
         return (
             f"{sw.name} cannot repair it: it takes a friendly {' or '.join(names) or 'SW'}"
             f" of yours, possessed and not captured{rule}."
         )
     return ""
+
+
+def exchange_gives(exchange: WeaponExchange, side: str, sw: UnitState) -> bool:
+    """Whether ``side`` may give up ``sw`` in the weapon exchange: of ``gives`` (PHD
+    C5.27b "must be possessed", not captured) and named one of the side's ``names``
+    (a German LMG, a US MMG)."""
+    names = exchange.names.get(side, [])
+    named = any(re.match(rf"{re.escape(n)}\b", sw.name.strip(), re.IGNORECASE) for n in names)
+    return matches(exchange.gives, sw) and named
 
 
 def working_weapon(abandoning: Abandoning, vehicle: UnitState) -> str:
@@ -596,9 +605,15 @@ def no_mmc_to_harden(table: Table, units: Sequence[UnitState]) -> str:
     return f"you hold no MMC it could Battle Harden: whatever the DR, none would ({table.rule})"
 
 
-def mmc_to_reduce(effects: list[Effect]) -> int:
-    """How many of its MMC a result makes the side Casualty Reduce (PHD C5.28 note 2)."""
-    return sum(e.count for e in effects if e.do == "reduce_mmc")
+def mmc_to_reduce(effects: list[Effect], item: str = "") -> int:
+    """How many of its MMC a result makes the side Casualty Reduce (PHD C5.28 note 2),
+    the roll made for ``item``: an effect ``named`` counts only where the item names
+    one of its words (note 2 "vs a Known Minefield": a roll naming mines)."""
+    return sum(
+        e.count
+        for e in effects
+        if e.do == "reduce_mmc" and (e.named is None or names_any(item, e.named))
+    )
 
 
 def reduction(table: Table) -> tuple[list[int], list[MmcClass]]:

@@ -376,6 +376,8 @@ class Effect(Strict):
     # Only for a unit whose line names one of these words (a whole word, any case):
     # Sicily 3.606 footnote 2 "A crew, or unit, that would become Disrupted is
     # Eliminated instead": a crew (a HS line naming "crew") Replaced is Eliminated.
+    # On a roll made for an item (``Table.item_names``), only where the item names one
+    # (PHD C5.28 note 2 "vs a Known Minefield": a ``reduce_mmc`` of a roll vs mines).
     named: list[str] | None = None
     # On a roll made for a weapon (``UnitFilter.weapons``), the effect acts on the unit
     # carrying it, not on the weapon (Sicily 3.6142 footnote: "if MA, the AFV is

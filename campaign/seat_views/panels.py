@@ -46,7 +46,7 @@ from campaign.selectors import (
     waived_roll,
     with_rosters_read,
 )
-from campaign.services.steps import mmc_hardening, mmc_reduction
+from campaign.services.steps import mmc_hardening, mmc_reduction, reducing_rolls
 from campaign.services.takebacks import done_request
 from campaign.services.units import (
     describe_filter,
@@ -671,12 +671,15 @@ def _reduction(view: CampaignView, panel: StepPanel) -> None:
         )
         said = " or ".join(str(r) for r in originals)
         row = next(o for o in table.original if o.roll == originals[0])
+        items = "; ".join(item for item, _ in reducing_rolls(c, view.viewer, table))
         words = (
-            f"Your original {said} on the {table.title}: “{row.result}” ({table.rule}). "
-            f"{allowed - used} of {allowed} to name."
+            f"Your original {said} on the {table.title} ({items}): “{row.result}” "
+            f"({table.rule}). {allowed - used} of {allowed} to name."
         )
         if not why and not choices:
             why = f"You hold no MMC to suffer the Casualty Reduction ({table.rule})."
+        elif not why:
+            words += " Done waits until you name it."
         panel.tables[n] = replace(tv, reduce=words, reduce_choices=choices, no_reduce=why)
 
 

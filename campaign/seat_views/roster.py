@@ -32,7 +32,7 @@ from campaign.selectors import module_of, roster_decides_chit
 from campaign.services import units as units_service
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
 from rules import availability, machine
-from rules.effects import WEAPON_CARRIERS, matches, working_weapon
+from rules.effects import WEAPON_CARRIERS, exchange_gives, matches, working_weapon
 from rules.schema import Module
 from rules.snapshot import FortificationBought
 
@@ -298,8 +298,9 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     for u in units:
         if u.possessor_id in seen:
             held_by.setdefault(u.possessor_id, []).append(u)
-    # Where a vehicular MG is repaired with a SW (3.61421), and by which rule.
-    exchanges = [st.weapon_exchange for st in module.steps if st.weapon_exchange]
+    # A vehicular MG repaired with a SW (Sicily 3.61421, PHD C5.27b) is offered at the
+    # step that gives it only, with the SW its rule lets the side give up.
+    exchange = module.steps[campaign.step_index].weapon_exchange
     # Remann is offered at the step that gives it only (elsewhere it would be refused).
     remanning = module.steps[campaign.step_index].remanning
     abandoning = module.steps[campaign.step_index].abandoning
@@ -346,8 +347,12 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                 for u in units
                 if u.side == s
             ],
-            tuple((u.ref, label(u)) for u in units if u.side == s == side and u.kind == "sw")
-            if exchanges
+            tuple(
+                (u.ref, label(u))
+                for u in units
+                if u.side == s == side and exchange_gives(exchange, s, u.state)
+            )
+            if exchange
             else (),
             (
                 ("", "none named"),
@@ -418,7 +423,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         markers=[c for c in Unit.Status.choices if c[0] != "ok"],
         kinds=list(Unit.Kind.choices),
         weapon_kinds=list(Unit.WeaponKind.choices),
-        weapon_exchange=", ".join(dict.fromkeys(e.rule for e in exchanges)),
+        weapon_exchange=exchange.rule if exchange else "",
         remanning=remanning.rule if remanning else "",
         remanning_status=remanning.status if remanning else "",
         weapon_markers=[

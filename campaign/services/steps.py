@@ -165,8 +165,10 @@ def finish_step(
         )
         if first:
             raise ActionRefused(f"Not yet: {first}.", status=409)
-    owed = availability.owed_refusal(turn.module, snap, step) or availability.held_cap_refusal(
-        turn.module, snap
+    owed = (
+        availability.owed_refusal(turn.module, snap, step)
+        or availability.held_cap_refusal(turn.module, snap)
+        or reduction_owed(turn)
     )
     if owed:
         raise ActionRefused(owed, status=409)
@@ -693,15 +695,46 @@ def harden_mmc(
 def mmc_reduction(campaign: Campaign, side: str, table: Table) -> tuple[int, int]:
     """What ``side``'s rolls on ``table`` in this pass make it Casualty Reduce (PHD C5.28
     note 2: one MMC for each original 6): how many MMC, and how many it has reduced."""
+    allowed = sum(n for _, n in reducing_rolls(campaign, side, table))
+    marked = marked_in_pass(campaign, side, "reduced")
+    return allowed, sum(1 for _, t in marked if t == table.id)
+
+
+def reducing_rolls(campaign: Campaign, side: str, table: Table) -> list[tuple[str, int]]:
+    """``side``'s rolls on ``table`` in this pass whose result Casualty Reduces its MMC
+    (PHD C5.28 note 2: an original 6 vs mines), each as its item and how many MMC."""
     column = table.column_for_side.get(side)
     rolls = Roll.objects.visible_to(side).filter(
         campaign=campaign, cycle=campaign.cycle, table_id=table.id, side=side
     )
-    allowed = sum(
-        mmc_to_reduce(result_effects(table, r.final, column, sum(r.faces))) for r in rolls
-    )
-    marked = marked_in_pass(campaign, side, "reduced")
-    return allowed, sum(1 for _, t in marked if t == table.id)
+    found = [
+        (r.item, mmc_to_reduce(result_effects(table, r.final, column, sum(r.faces)), r.item))
+        for r in rolls.order_by("seq")
+    ]
+    return [(item, n) for item, n in found if n]
+
+
+def reduction_owed(turn: Turn) -> str:
+    """Why the side's Done waits at this step ("" : it does not): a roll's Casualty
+    Reduction it has not named (PHD C5.28 note 2: "an original dr of 6 results in
+    Casualty Reduction for one MMC"), while it holds an MMC it may fall on."""
+    for table in map(turn.module.table, turn.step.tables):
+        if not reduction(table)[0]:
+            continue
+        allowed, used = mmc_reduction(turn.campaign, turn.side, table)
+        if used >= allowed:
+            continue
+        held = held_with_footnotes(turn, turn.side, list(MMC_KINDS))
+        refusal = availability.reduction_owed_refusal(
+            table,
+            allowed=allowed,
+            used=used,
+            items=[item for item, _ in reducing_rolls(turn.campaign, turn.side, table)],
+            held=held,
+        )
+        if refusal:
+            return refusal
+    return ""
 
 
 @transaction.atomic
