@@ -42,6 +42,7 @@ from campaign.models import (
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from rules import machine
 from rules.availability import (
+    compulsory,
     group_roll_items,
     group_roll_left,
     owed_for,
@@ -583,7 +584,7 @@ def owed_rolls(
     required = [
         t
         for t in module.tables
-        if t.required
+        if compulsory(t)
         and t.id in ahead
         # Not owed where the side may not roll on it now (3.61426: the British at Night).
         and not table_date_reasons(module, t, side, campaign.date_index)

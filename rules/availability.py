@@ -790,13 +790,24 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
     return ""
 
 
+def compulsory(table: Table) -> bool:
+    """Whether a roll on ``table`` may be owed: for every side or unit it is rolled for
+    (``required``), or for the units ``required_for`` matches (Sicily 3.6051)."""
+    return table.required or table.required_for is not None
+
+
 def owed_for(table: Table, unit: UnitState, *, lost_too: bool = False) -> bool:
     """Whether ``table``'s roll is compulsory for ``unit``, once (``required``, rolled
     once per unit, and the unit of its kinds and conditions): "each currently wounded
-    Retained Leader" (Sicily 3.610).  Made or not, the caller knows.  ``lost_too``: a
-    table the rules text lacks counts (the roll waits for it: PHD C5.19)."""
+    Retained Leader" (Sicily 3.610); or the unit is one ``required_for`` matches ("its
+    crew (if any) must attempt Escape per 3.606", 3.6051).  Made or not, the caller
+    knows.  ``lost_too``: a table the rules text lacks counts (the roll waits for it:
+    PHD C5.19)."""
     return (
-        table.required
+        (
+            table.required
+            or (table.required_for is not None and matches(table.required_for.units, unit))
+        )
         and (lost_too or not table.missing)
         and table.once == "unit"
         and table.for_units is not None
@@ -1190,7 +1201,7 @@ def _required_tables_missing(module: Module, snap: Snapshot, step: Step) -> str:
     lacking = [
         module.table(t)
         for t in step.tables
-        if module.table(t).required
+        if compulsory(module.table(t))
         and module.table(t).missing
         # one rolled for units: where the side holds one it is owed for (PHD C5.19)
         and (module.table(t).for_units is None or t in owes)
@@ -1252,10 +1263,10 @@ def rolls_owed(module: Module, snap: Snapshot, step: Step) -> list[str]:
         (module.table(t), [what for tid, what in snap.holdings.owed if tid == t])
         for t in step.tables
     ]
-    owed = [(t, whats) for t, whats in owed if t.required and not t.missing and whats]
+    owed = [(t, whats) for t, whats in owed if compulsory(t) and not t.missing and whats]
     said = [
         f"the {t.title}{' for ' + ', '.join(whats) if t.once == 'unit' or t.per_group else ''}"
-        f" ({t.rule})"
+        f" ({t.rule}{'; ' + t.required_for.rule if t.required_for and not t.required else ''})"
         for t, whats in owed
     ]
     if Action.RECON in kind_of(step.kind).actions and module.recon is not None:

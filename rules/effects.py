@@ -43,6 +43,7 @@ from rules.schema import (
     TableRow,
     UnitExchange,
     UnitFilter,
+    UnitStatus,
     WeaponExchange,
 )
 
@@ -355,6 +356,13 @@ def crew_escapes(effects: list[Effect], unit: UnitState) -> bool:
     (Sicily 3.606 rows 9-10 "crew (if any) Escapes")."""
     first = next(iter(for_kind(effects, unit.kind, unit.name)), None)
     return first is not None and first.crew_escapes
+
+
+def crew_marker(effects: list[Effect], unit: UnitState) -> UnitStatus | None:
+    """The marker the crew a result of a roll made for ``unit`` lets escape bears
+    (``Effect.crew_marker``: Sicily 3.613 footnote †, its CS DR owed)."""
+    first = next(iter(for_kind(effects, unit.kind, unit.name)), None)
+    return first.crew_marker if first is not None and first.crew_escapes else None
 
 
 def names_any(name: str, words: Sequence[str]) -> bool:

@@ -156,6 +156,13 @@ UnitStatus = Literal[
     # nationality and class, which the Sicily seed does not print): marked until its
     # owner renames its line (Sicily 3.606 row 9 "Escapes; Replaced").
     "replace_due",
+    # A unit that must attempt Escape at the step its table is rolled (Sicily 3.6051:
+    # the crew of a vehicle Abandoned in No-Man's Land "must attempt Escape per 3.606"):
+    # its roll there is owed (``Table.required_for``) and takes the mark off.
+    "escape_due",
+    # The crew of a vehicle Eliminated shifting (Sicily 3.613 footnote †: "if it is
+    # Eliminated, make a CS DR for its inherent crew"): its CS DR is owed.
+    "cs_due",
 ]
 # What a unit is, where an effect depends on it (3.31: a vehicle is recalled, a Gun
 # removed, on the same roll).
@@ -184,7 +191,12 @@ UNIT_STATUS_WORDS: dict[str, str] = {
     "heroic": "heroic (leader)",
     "low_ammo": "Low Ammo (Ammunition Shortage, A19.131)",
     "replace_due": "to be Replaced by its next lower quality counter (A19.13)",
+    "escape_due": "must attempt Escape",
+    "cs_due": "must make its Crew Survival DR",
 }
+# The markers that say what a unit must still do, not what it is: a filter names them
+# after the units ("half-squads marked 'must make its Crew Survival DR'"), in their words.
+DUE_STATUSES = ("replace_due", "escape_due", "cs_due")
 UNIT_KIND_WORDS: dict[str, str] = {
     "squad": "squad",
     "half_squad": "half-squad / crew",
@@ -403,6 +415,10 @@ class Effect(Strict):
     # Mobile Vehicle rows 9-10 "crew (if any) Escapes"); a vehicle none names: its owner
     # is told to add it.
     crew_escapes: bool = False
+    # The marker the escaping crew's line bears (Sicily 3.6051 "its crew (if any) must
+    # attempt Escape per 3.606": ``escape_due``; 3.613 footnote † "if it is Eliminated,
+    # make a CS DR for its inherent crew": ``cs_due``): the roll it owes reads it.
+    crew_marker: UnitStatus | None = None
     # The classes of MMC a ``reduce_mmc`` falls on, in order: while the side holds one
     # of the first, one of it; none held, the next; none of any, the owner's choice.
     first: list[MmcClass] = []
@@ -442,6 +458,8 @@ class Effect(Strict):
                 "'crew_escapes' adds the crew of a vehicle Abandoned or Eliminated: only for "
                 "effects 'status' and 'eliminate'"
             )
+        if self.crew_marker is not None and not self.crew_escapes:
+            raise ValueError("'crew_marker' marks the crew 'crew_escapes' adds: only with it")
         if self.first and self.do != "reduce_mmc":
             raise ValueError(
                 "'first' orders the MMC a Casualty Reduction falls on: only for 'reduce_mmc'"
@@ -791,6 +809,14 @@ class StackRoll(Strict):
     overstack: StackLimit | None = None
 
 
+class OwedFor(Strict):
+    """The units a table's roll is compulsory for (``Table.required_for``), and the rule
+    that makes it so (Sicily 3.6051: "its crew (if any) must attempt Escape per 3.606")."""
+
+    units: UnitFilter
+    rule: RuleRef
+
+
 class Table(Strict):
     id: Slug
     title: str
@@ -825,6 +851,11 @@ class Table(Strict):
     # or for each unit it is rolled for (``once``), or for each RG held that
     # ``per_group`` names (PHD C5.34); finishing ahead stops before it.
     required: bool = False
+    # Compulsory only for the units it names, offered for the others (Sicily 3.6051:
+    # the crew of a vehicle Abandoned in No-Man's Land "must attempt Escape per 3.606",
+    # marked so; whether another unit stands where it must escape is the map's); owed
+    # as ``required`` is for those units, citing its rule too.
+    required_for: OwedFor | None = None
     # What a side may do instead of rolling on it (PHD C5.24a: "OR promote a leader out
     # of the Ranks"); one excludes the other in a pass.
     instead: InsteadOfRoll | None = None
@@ -922,6 +953,11 @@ class Table(Strict):
             raise ValueError(
                 "a required roll says how often it is made ('once: side' or 'unit', or "
                 "'per_group': for each RG held)"
+            )
+        if self.required_for is not None and (self.once != "unit" or self.for_units is None):
+            raise ValueError(
+                "'required_for' makes a roll owed for some units: only for a table rolled "
+                "once for each unit ('once: unit', 'for_units')"
             )
         if self.required and self.once == "unit" and self.for_units is None:
             raise ValueError("a roll required for each unit names its units ('for_units')")

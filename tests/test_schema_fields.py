@@ -5174,6 +5174,60 @@ case(
     observe=_abandoned,
 )
 
+
+def _escape_owed(m: Module) -> Any:
+    """Whether the Escape DR is owed for the crew line 3.605's Abandon in No-Man's Land
+    marked, and for a squad not so marked (Sicily 3.6051 "its crew (if any) must attempt
+    Escape per 3.606"), and the words Done reads while it is."""
+    crew = effects.UnitState("2-2-8 crew", "half_squad", ("escape_due",))
+    squad = effects.UnitState("4-6-7", "squad")
+    table = m.table("escape")
+    snap = at(
+        m,
+        side="axis",
+        date="jul14pm",
+        step="3.606",
+        holdings=Holdings(owed=(("escape", "2-2-8 crew"),)),
+    )
+    return (
+        availability.owed_for(table, crew),
+        availability.owed_for(table, squad),
+        availability.rolls_owed(m, snap, next(s for s in m.steps if s.id == "3.606")),
+    )
+
+
+case(
+    "Table.required_for",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape").pop("required_for"),
+    observe=_escape_owed,
+)
+case(
+    "OwedFor.units",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["required_for"]["units"].update(statuses=["stunned"]),
+    observe=_escape_owed,
+)
+case(
+    "OwedFor.rule",
+    base="sicily",
+    mutate=lambda d: tab(d, "escape")["required_for"].update(rule="3.6056"),
+    observe=_escape_owed,
+)
+case(
+    "Effect.crew_marker",
+    base="sicily",
+    # 3.613 footnote †: the crew of a vehicle a Shift's subsequent dr Eliminates is
+    # marked to make its CS DR; without the marker it leaves unmarked (nothing owed).
+    mutate=lambda d: tab(d, "shift_casualties")["rows"][1]["column_effects"]["Vehicle"].pop(
+        "crew_marker"
+    ),
+    observe=lambda m: effects.crew_marker(
+        effects.row_effects(m.table("shift_casualties").lookup(4), "Vehicle"),
+        effects.UnitState("StuG IIIG", "vehicle"),
+    ),
+)
+
 case(
     "Effect.with_possessed",
     base="sicily",

@@ -78,7 +78,7 @@ def test_3_6051_abandon_in_no_mans_land_marks_it_and_its_crew_leaves_to_escape(
     _abandon(players, "british", sherman)
     lines = unit_names(players, "british")
     assert ("Sherman III(a)", "vehicle", "immobilized, abandoned", 1) in lines, lines
-    assert ("2-2-8 crew", "half_squad", "ok", 1) in lines, lines
+    assert ("2-2-8 crew", "half_squad", "escape_due", 1) in lines, lines
     said = _said(players)
     assert "No-Man's Land" in said and "must attempt Escape at 3.606" in said, said
     assert "(3.6051)" in said
@@ -116,7 +116,7 @@ def test_3_6051_refused_for_a_working_ma_a_mobile_or_abandoned_vehicle_or_elsewh
     with pytest.raises(ActionRefused, match=r"not abandoned.*\(3\.6051\)"):
         _abandon(players, "axis", Unit.objects.get(pk=bare.pk))
     assert [n for n in unit_names(players, "axis") if n[0] == "2-2-8 crew"] == [
-        ("2-2-8 crew", "half_squad", "ok", 1)
+        ("2-2-8 crew", "half_squad", "escape_due", 1)
     ]
     assert Unit.objects.get(pk=working.pk).markers == ["immobilized"]
     players.until_step("3.606")
@@ -131,10 +131,10 @@ def test_3_613_dagger_a_vehicle_eliminated_shifting_gets_a_cs_dr_for_its_crew(
     """3.613 footnote † "Each vehicle is Eliminated on a subsequent dr of >= 4; if it is
     Eliminated, make a CS DR for its inherent crew (if any; Casualty Reduction is NA)":
     the British (CG II, July 16 Night) shift a Sherman, DR 11 "Shifted with Casualties",
-    its subsequent dr 4 Eliminates it; the CS DR is then offered, named for the
-    Sherman, with its CS# typed (ASL D5.6: the seed prints neither): refused without
-    it; DR 6 - CS# 7 = -1, the crew survives; a second CS DR for the same vehicle is
-    refused."""
+    its subsequent dr 4 Eliminates it; the CS DR is then made for the crew line it
+    leaves (since pass 18, tests/test_sica18_pass18.py), with its CS# typed (ASL D5.6:
+    the seed prints neither): refused without it; DR 6 - CS# 7 = -1, the crew survives;
+    a second CS DR for the same crew is refused."""
     players, _ = campaign_at("sicily", "ii", "jul16n", users, step="3.613")
     sherman = add(players, "british", "Sherman III(a)", "vehicle")
     fixed_dice.append([5, 6])
@@ -142,14 +142,15 @@ def test_3_613_dagger_a_vehicle_eliminated_shifting_gets_a_cs_dr_for_its_crew(
     fixed_dice.append([4])
     roll(players, "british", "shift_casualties", sherman)
     assert [n for n in unit_names(players, "british") if n[0] == "Sherman III(a)"] == []
+    crew = Unit.objects.get(campaign_id=players.campaign_id, side="british", name="2-2-8 crew")
     with pytest.raises(ActionRefused, match=r"CS#"):
-        roll(players, "british", "crew_survival", item="Sherman III(a)")
+        roll(players, "british", "crew_survival", crew)
     fixed_dice.append([3, 3])
-    made = roll(players, "british", "crew_survival", item="Sherman III(a)", typed={"cs_number": 7})
+    made = roll(players, "british", "crew_survival", crew, typed={"cs_number": 7})
     assert made.final == -1
     assert "The crew survives" in made.result
     with pytest.raises(ActionRefused):
-        roll(players, "british", "crew_survival", item="Sherman III(a)", typed={"cs_number": 7})
+        roll(players, "british", "crew_survival", crew, typed={"cs_number": 7})
 
 
 # --------------------------------------------------------------------------- Part 2
@@ -187,7 +188,7 @@ def test_3_6051_after_an_undo_and_after_done(users, modules):
         _abandon(players, "british", sherman)
     steps.take_back_done(campaign_id=players.campaign_id, user=players.users["british"])
     _abandon(players, "british", sherman)
-    assert ("2-2-8 crew", "half_squad", "ok", 1) in unit_names(players, "british")
+    assert ("2-2-8 crew", "half_squad", "escape_due", 1) in unit_names(players, "british")
     _done(players, "british")
     _done(players, "axis")
     assert players.step.id == "3.606"

@@ -95,6 +95,7 @@ from rules.effects import (
     armed,
     casualty_reduced,
     crew_escapes,
+    crew_marker,
     falls_on_one,
     granted_group,
     hardens_leader,
@@ -870,7 +871,8 @@ def apply_effects(
         outcome = on_unit(effects, state, units.ladder(turn.module))
         words.append(units.apply_outcome(unit, outcome, rolled_for))
         if crew_escapes(effects, state):
-            words.append(units.crew_escapes(turn, table.rule, unit, state))
+            marker = crew_marker(effects, state)
+            words.append(units.crew_escapes(turn, table.rule, unit, state, marker=marker))
     words.append(units.battle_harden(turn, effects, table.leaders_not_named, table))
     seat = turn.seat
     if any(e.do == "san" for e in effects):

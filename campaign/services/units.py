@@ -67,6 +67,8 @@ from rules.effects import (
 from rules.kinds import Action
 from rules.purchase import comes_with, depleted_lacking
 from rules.schema import (
+    DUE_STATUSES,
+    UNIT_STATUS_WORDS,
     ComesWith,
     Effect,
     Module,
@@ -940,7 +942,16 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
             (st.id for st in turn.module.steps[turn.campaign.step_index :] if st.kind == "table"),
             "",
         )
-        words.append(crew_escapes(turn, abandoning.rule, one, state, must_escape=escape_step))
+        words.append(
+            crew_escapes(
+                turn,
+                abandoning.rule,
+                one,
+                state,
+                must_escape=escape_step,
+                marker=abandoning.effect.crew_marker,
+            )
+        )
     _unit_changed(
         turn,
         kept_secret(one),
@@ -1496,12 +1507,15 @@ def describe_filter(flt: UnitFilter) -> str:
     """The units a table is rolled for, in words: "wounded leaders", "malfunctioned or
     disabled SWs or Guns", "malfunctioned SWs (not captured)"."""
     kinds = " or ".join(_plural(Unit.Kind(k).label.split(" /")[0]) for k in flt.kinds or [])
-    statuses = " or ".join(s.replace("_", " ") for s in flt.statuses or [])
+    due = [s for s in flt.statuses or [] if s in DUE_STATUSES]
+    statuses = " or ".join(s.replace("_", " ") for s in flt.statuses or [] if s not in due)
     # And every condition of ``all_statuses`` besides (Sicily 3.6041 EXC: "encircled and
     # immobilized vehicles"; 3.61426: "isolated vehicles").
     every = [s.replace("_", " ") for s in flt.all_statuses or [] if s not in (flt.statuses or [])]
     statuses = " and ".join(part for part in (statuses, " and ".join(every)) if part)
     said = " ".join(part for part in (statuses, kinds or "units") if part)
+    if due:
+        said += " marked " + " or ".join(f"'{UNIT_STATUS_WORDS[s]}'" for s in due)
     if flt.not_statuses:
         said += " (not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses) + ")"
     if flt.not_named:
@@ -1720,7 +1734,13 @@ def apply_outcome(
 
 
 def crew_escapes(
-    turn: Turn, rule: str, vehicle: Unit, state: UnitState, *, must_escape: str = ""
+    turn: Turn,
+    rule: str,
+    vehicle: Unit,
+    state: UnitState,
+    *,
+    must_escape: str = "",
+    marker: str | None = None,
 ) -> str:
     """The Inherent crew of ``vehicle`` (Abandoned or Eliminated by a result citing
     ``rule``) escapes: a line of the crew counter the module gives it
@@ -1728,16 +1748,24 @@ def crew_escapes(
     of its RG, Retained away from the vehicle (Sicily 3.606 rows 9-10 "crew (if any)
     Escapes", 3.6061); a vehicle the module names no crew for: its owner is told to add
     it.  ``must_escape``: the crew leaves its vehicle still to attempt Escape at that
-    step (3.6051 "its crew (if any) must attempt Escape per 3.606").  In words."""
+    step (3.6051 "its crew (if any) must attempt Escape per 3.606"), its line bearing
+    ``marker`` (``escape_due``: its Escape DR there is owed; ``cs_due``: its CS DR,
+    3.613 footnote †).  In words."""
     crew = inherent_crew(turn.module.inherent_crews, state)
     if crew is None:
         return (
             f"{state.name}'s crew counter is not on record: add its crew (if any) on your "
             f"retained forces ({rule})"
         )
-    line = _copy(vehicle, name=crew.unit, kind=crew.kind, markers=[])
+    line = _copy(vehicle, name=crew.unit, kind=crew.kind, markers=[marker] if marker else [])
     line.location = ""
     line.save(update_fields=["location"])
+    if marker:
+        at = f" at {must_escape}" if must_escape else ""
+        return (
+            f"its {crew.unit} leaves it as a line of its own, which "
+            f"{UNIT_STATUS_WORDS[marker]}{at} ({rule})"
+        )
     if must_escape:
         return (
             f"its {crew.unit} leaves it as a line of its own, which must attempt Escape "
