@@ -1705,6 +1705,10 @@ class ChitRestriction(Strict):
     # itself (computed from the roster, Sicily 3.6212*), beside the opponent's own
     # declaration; false: the declaration alone decides.
     from_roster: bool = False
+    # The opponent's retained units that are not on the map, and so no "on-map Retained
+    # units" for ``from_roster`` (Sicily 3.6212*: a Pregame Bombardment resolved off the
+    # map, an Offboard Observer, an OBA module, an aircraft; their radio counts).
+    off_map: UnitFilter | None = None
 
 
 class Initiative(Strict):
