@@ -2100,6 +2100,9 @@ class PurchaseRecordColumns(Strict):
     note: str | None = note_field()
     # What buying at the printed cost implies, on the line (Sicily 3.6175).
     printed_price: PrintedPrice | None = None
+    # The RGs whose line records a Str, F or D (Sicily 3.6179: "The RG's strength, as
+    # determined in RePh step 3.6181", the "I", "V" and "G" RGs); None: every RG's line.
+    strength: Condition | None = None
 
 
 class Module(Strict):

@@ -2416,6 +2416,20 @@ case(
 )
 
 
+def _strengths(m: Module) -> Any:
+    from rules.purchase import records_strength
+
+    return [(c.side, g.id) for c in m.rg_charts for g in c.groups if records_strength(m, c.side, g)]
+
+
+case(
+    "PurchaseRecordColumns.strength",
+    base="sicily",
+    mutate=lambda d: d["purchase_record"].pop("strength"),
+    observe=_strengths,
+)
+
+
 case(
     "SanRule.announced",
     base="sicily",

@@ -222,3 +222,40 @@ def test_3_6213b_3_623_a_night_dual_attack_through_the_page_set_up_then_moves_fi
             e.shown for e in Event.objects.filter(campaign_id=players.campaign_id).visible_to(side)
         )
         assert "Each side announces its current SAN: Axis" in log and "(3.623)" in log
+
+
+# ------------------------------------------------------------------- 3.6179 Str, 3.6181
+
+
+def test_3_6179_str_is_recorded_for_the_rgs_3_6181_depletes_only(users, modules):
+    """3.6179: "Str: The RG's strength, as determined in RePh step 3.6181. Record "F" for
+    a Full, "D" for a Depleted, RG."; 3.6181: "Each RG whose ID begins with "I", "V", or
+    "G" is subject to Depletion."  CG II, July 16 Night: the British buy an O2 (an OBA
+    module), an M2 (Recon) and a G3 through the page and press each RG's button at
+    3.618.  The G3's line reads its strength; the O2's and the M2's lines, on the
+    British page, on the Axis's RG Purchase Record and on the scenario sheet, read none
+    (no strength was determined for them)."""
+    players, _ = campaign_at("sicily", "ii", "jul16n", users, points=60)
+    seats = _seats(players)
+    british = seats["british"]
+    british.open()
+    for price in (
+        "Buy O2 Lgt Arty for 8 CPP",
+        "Buy M2 Recon for 1 CPP",
+        "Buy G3 Mtr Pltn for 6 CPP",
+    ):
+        assert british.press(price).status == 200, price
+    _press_through(seats, "3.617")
+    british.open()
+    for n, rg in enumerate(("O2 Lgt Arty", "M2 Recon", "G3 Mtr Pltn"), start=1):
+        assert british.press(f"Make its secret rolls: RG {n} of the list, {rg}").status == 200
+    said = british.open()
+    assert "G3 Mtr Pltn — 6 CPP, July 16 Night · " in said, said
+    for rg, cost in (("O2 Lgt Arty", 8), ("M2 Recon", 1)):
+        assert f"{rg} — {cost} CPP, July 16 Night · F" not in said, said
+    _press_through(seats, "3.618")
+    axis = seats["axis"].open()
+    for rg in ("O2 Lgt Arty 1 3", "M2 Recon 1 5"):
+        assert f"{rg} in the OB" in axis, axis[axis.find("RG Purchase Records") :][:800]
+    sheet = Seat(players.users["british"], players.campaign_id, "sheet/").open()
+    assert "80+mm OBA Module Full" not in sheet, sheet[:1500]
