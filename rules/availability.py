@@ -1020,6 +1020,19 @@ def chit_refusal(module: Module, snap: Snapshot, chit: str) -> str:
     return ""
 
 
+def off_the_map(module: Module, side: str, unit: UnitState) -> bool:
+    """Whether ``side``'s retained ``unit`` (its ``group`` the RG it came with) is off
+    the map, no "on-map Retained unit" for a restriction on the opponent's chit that
+    reads ``side``'s roster (``ChitRestriction.off_map``; Sicily 3.6212*: a Pregame
+    Bombardment, an Offboard Observer, an OBA module)."""
+    ini = module.initiative
+    return any(
+        r.off_map is not None and matches(r.off_map, unit)
+        for r in (ini.restrictions if ini else [])
+        if r.side != side and r.from_roster
+    )
+
+
 def chit_by_default(module: Module, step: Step) -> str | None:
     """The chit a side's Done at ``step`` locks for it, where the rules make a side that
     picks none Idle (PHD C2.0); None: Done is no part of the step."""

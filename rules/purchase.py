@@ -82,6 +82,15 @@ def records_objective(module: Module, side: str, group: ReinforcementGroup | Non
     )
 
 
+def records_strength(module: Module, side: str, group: ReinforcementGroup | None) -> bool:
+    """Whether ``group``'s RG Purchase Record line records a Str (``PurchaseRecordColumns.
+    strength``; Sicily 3.6179: "The RG's strength, as determined in RePh step 3.6181")."""
+    columns = module.purchase_record
+    if columns is None or columns.strength is None:
+        return True
+    return group is not None and holds(columns.strength, group_context(module, side, group))
+
+
 # A hex as the map names it: a board's number (none on a map of one piece), the hex
 # row's letter(s) and its number ("33B10", "4N3", "A21").
 HEX_ID = re.compile(r"\d{0,3}[A-Z]{1,2}\d{1,2}")

@@ -1743,6 +1743,10 @@ class ChitRestriction(Strict):
     # itself (computed from the roster, Sicily 3.6212*), beside the opponent's own
     # declaration; false: the declaration alone decides.
     from_roster: bool = False
+    # The opponent's retained units that are not on the map, and so no "on-map Retained
+    # units" for ``from_roster`` (Sicily 3.6212*: a Pregame Bombardment resolved off the
+    # map, an Offboard Observer, an OBA module, an aircraft; their radio counts).
+    off_map: UnitFilter | None = None
 
 
 class Initiative(Strict):
@@ -2150,6 +2154,9 @@ class PurchaseRecordColumns(Strict):
     note: str | None = note_field()
     # What buying at the printed cost implies, on the line (Sicily 3.6175).
     printed_price: PrintedPrice | None = None
+    # The RGs whose line records a Str, F or D (Sicily 3.6179: "The RG's strength, as
+    # determined in RePh step 3.6181", the "I", "V" and "G" RGs); None: every RG's line.
+    strength: Condition | None = None
 
 
 class Module(Strict):

@@ -2416,6 +2416,20 @@ case(
 )
 
 
+def _strengths(m: Module) -> Any:
+    from rules.purchase import records_strength
+
+    return [(c.side, g.id) for c in m.rg_charts for g in c.groups if records_strength(m, c.side, g)]
+
+
+case(
+    "PurchaseRecordColumns.strength",
+    base="sicily",
+    mutate=lambda d: d["purchase_record"].pop("strength"),
+    observe=_strengths,
+)
+
+
 case(
     "SanRule.announced",
     base="sicily",
@@ -4130,6 +4144,26 @@ service(
         lasts_cg=False
     ),
     observe=apd_sheet_in_effect,
+)
+
+
+def sicily_roster_lists_no_unit(host: Callable[..., Any]) -> Any:
+    """Whether the British retained forces, one 4-5-8 squad, list no on-map unit the
+    Axis may see (3.6212*, ``ChitRestriction.off_map``)."""
+    from campaign.selectors import lists_no_unit, module_of
+    from tests.purchase_helpers import add_unit
+
+    players = host(side="british")
+    add_unit(players, "british", "4-5-8", "squad")
+    c = players.campaign
+    return lists_no_unit(module_of(c), c, "british", seen_by="axis")
+
+
+service(
+    "ChitRestriction.off_map",
+    base="sicily",
+    mutate=lambda d: d["initiative"]["restrictions"][0].update(off_map={"kinds": ["squad"]}),
+    observe=sicily_roster_lists_no_unit,
 )
 service(
     "ReinforcementGroup.uses_per_scenario",

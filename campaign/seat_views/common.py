@@ -34,6 +34,7 @@ from rules.purchase import (
     owed_tables,
     printed_implies,
     records_objective,
+    records_strength,
     roll_variants,
 )
 from rules.schema import Module
@@ -403,7 +404,9 @@ def _record_lines(
                 number_remaining=(
                     "—" if p.initial or p.cg_max is None else str(p.cg_max - count[key])
                 ),
-                strength={"full": "F", "depleted": "D"}.get(strength, ""),
+                strength={"full": "F", "depleted": "D"}.get(strength, "")
+                if records_strength(module, p.side, module.group(p.side, p.group_id))
+                else "",
                 units=p.units if rolled or strength else None,
                 sw=", ".join(f"{n} {w}" for w, n in details.get("sw", {}).items()),
                 rolls=tuple(
