@@ -799,9 +799,17 @@ def _led(t: Table, ref: str, words: str, own: list[Unit], rolled: set[tuple[str,
             if u.kind == "leader" and u.pk != unit.pk
         ],
     )
-    if led is None:
-        return f"{words}: leadership typed (its Location or a leader's not known)"
-    return f"{words}: leadership {led[0]:+d}, {led[1]}" if led[0] else f"{words}: {led[1]}"
+    if led.first:
+        return f"{words}: after the {led.first}, who takes his own roll first (A10.7)"
+    if led.owed:
+        return f"{words}: leadership to type, {led.source}"
+    if led.value is None:
+        return f"{words}: leadership typed ({led.source})"
+    return (
+        f"{words}: leadership {led.value:+d}, {led.source}"
+        if led.value
+        else f"{words}: {led.source}"
+    )
 
 
 def _target_words(unit: Unit, weapon_ref: str) -> str:

@@ -21,6 +21,7 @@ from campaign.models import (
     Purchase,
     Roll,
     Unit,
+    marker_words,
     new_ref,
 )
 from campaign.selectors import pass_result, position_token, squad_counts, with_origin
@@ -194,9 +195,10 @@ def _markers(markers: Sequence[str] | None) -> list[str]:
     return ordered(given)
 
 
-def state_words(markers: Sequence[str]) -> str:
-    """A unit's markers in the players' words ("in good order" for none)."""
-    return ", ".join(Unit.Status(m).label for m in markers or ("ok",))
+def state_words(markers: Sequence[str], kind: str = "") -> str:
+    """A unit's markers in the players' words ("in good order" for none), as they read
+    on a unit of ``kind`` (a Hero's "wounded": ``marker_words``)."""
+    return ", ".join(marker_words(m, kind) for m in markers or ("ok",))
 
 
 def reads_weapons(module: Module) -> bool:
@@ -272,7 +274,7 @@ def add_unit(
     turn.record(
         EventKind.UNIT,
         text=f"{turn.side_name()} adds {label(unit)} ({unit.get_kind_display()}, "
-        f"{state_words(unit.markers)}{held}) to its retained forces.",
+        f"{state_words(unit.markers, unit.kind)}{held}) to its retained forces.",
     )
     commit(turn.campaign.pk, UnitChanged())
     return unit
@@ -321,7 +323,9 @@ def update_unit(
     turn.record(
         EventKind.UNIT,
         secret=kept_secret(unit),
-        text=f"{turn.side_name()} marks {label(unit)} {state_words(unit.markers)}{held}.",
+        text=(
+            f"{turn.side_name()} marks {label(unit)} {state_words(unit.markers, unit.kind)}{held}."
+        ),
     )
     if _settle_late(turn, unit, before):
         unit.refresh_from_db()
@@ -456,7 +460,7 @@ def reveal_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
     former: dict[str, Any] = next((u.held for u in lines if u.ref == root), {})
     was = _former_label(unit, former)
     release_held(turn.campaign, of=root)
-    now = "; ".join(f"{label(u)}, {state_words(u.markers)}" for u in lines)
+    now = "; ".join(f"{label(u)}, {state_words(u.markers, u.kind)}" for u in lines)
     turn.record(
         EventKind.UNIT,
         text=f"{turn.side_name()} reveals what its secret roll made of its {was}: {now}.",
