@@ -176,3 +176,183 @@ def test_3_6_the_german_reads_his_row_groups_are_received_not_bought(users, modu
     _, german = seats(players)
     assert "each RG you bought" not in german.text
     assert "each of your RGs" in german.text
+
+
+# ------------------------------------------- Part 2: the sequence through the pages' buttons
+
+
+def forge(seat: Seat, action: str, **data: str):
+    """A post the page does not offer this seat (no button for it), sent as htmx
+    would: the answer; the page is read again.  (tests/page_play.py presses only the
+    buttons a page shows; a forged post to an action the page omits needs its URL.)"""
+    url = seat.url + f"act/{action}/"
+    answer = seat.client.post(url, data, HTTP_HX_REQUEST="true")
+    from tests.page_play import Answer
+
+    result = Answer(answer.status_code, answer.content.decode())
+    seat.open()
+    return result
+
+
+def at_of(seat: Seat) -> str:
+    """The step position the page's forms carry (``at``)."""
+    for form in seat.forms.forms.values():
+        for name, value in form.fields:
+            if name == "at" and value:
+                return value
+    raise AssertionError("no form carries the step's position")
+
+
+def test_2_1_the_prisoners_each_side_loses_are_named_on_its_page_before_done(users, modules):
+    """2.1 "All Prisoners are then removed from play", the Midday, read on the page:
+    the American's page names his Captured 4-6-6 as leaving his forces when 2.1 is
+    completed (it said nothing of it on main), not his 6-6-6; the German's names his
+    Captured 8-0 once it is his turn.  Both Dones pressed, the 4-6-6 is gone."""
+
+    def holdings(players):
+        add(players, "american", "4-6-6", "squad", "captured")
+        add(players, "american", "6-6-6", "squad")
+        add(players, "german", "8-0 leader", "leader", "captured")
+
+    players, _ = midday(users, "2.1", before=holdings)
+    american, german = seats(players)
+    assert "4-6-6 (captured) leaves your retained forces (2.1)" in american.text
+    assert "6-6-6 (in good order) leaves" not in american.text
+    assert "8-0" not in american.text.split("Campaign log")[0]
+    assert american.press("Done with 2.1").status == 200
+    german.open()
+    assert "When both sides have finished 2.1" in german.text
+    assert "8-0 leader (captured) leaves your retained forces (2.1)" in german.text
+    assert german.press("Done with 2.1").status == 200
+    names = {u.name for u in Unit.objects.filter(campaign_id=players.campaign_id, side="american")}
+    assert names == {"6-6-6"}
+
+
+def test_1_2_the_germans_forged_done_before_the_americans_is_refused_in_words(users, modules):
+    """1.2 "Both players (if applicable), American first, complete each step", at the
+    Midday's 2.2 through the pages: the German's page offers no Done while the American
+    has not finished; a Done posted anyway is refused with a sentence naming the
+    American, and the step stays."""
+    players, _ = midday(users, "2.2")
+    american, german = seats(players)
+    assert not [b for b in german.buttons() if b.startswith("Done")]
+    assert "Waiting for your opponent" in german.text
+    answer = forge(german, "finish", at=at_of(american))
+    assert answer.refused and "American" in answer.text, (answer.status, answer.text[:300])
+    assert players.step.id == "2.2"
+
+
+def test_2_5_the_encircled_markers_removed_at_done_are_named_and_done_waits_for_the_1tc(
+    users, modules, fixed_dice
+):
+    """2.5 "Each Encircled unit must take a 1TC ... All Encircled markers are then
+    removed", through the American's page at the Midday: while his 1TC is owed there is
+    no Done (a forged one is refused in words); once rolled and passed, the page says
+    the 4-6-6 loses its Encircled marker when 2.5 is completed, and it does."""
+    players, _ = midday(users, "2.5")
+    squad = add(players, "american", "4-6-6", "squad", "encircled", location="12A1")
+    american, _ = seats(players)
+    assert "Done with 2.5" not in american.buttons()
+    answer = forge(american, "finish", at=at_of(american))
+    assert answer.refused and "2.5" in answer.text, answer.text[:300]
+    fixed_dice.append([1, 1])
+    assert american.press(ROLL_1TC, unit=squad.ref).status == 200
+    assert "4-6-6 (Encircled) loses its Encircled marker (2.5)" in american.text
+    assert american.press("Done with 2.5").status == 200
+    done(players, "german")
+    assert fresh(squad).markers == []
+
+
+def test_3_1_the_recovery_dr_through_the_page_owed_once_and_the_owners(users, modules, fixed_dice):
+    """3.1 "The owning player rolls on the following Recovery Table to determine each
+    wounded leader's fate", the Midday, the American's page: no Done while his wounded
+    8-1's dr is owed; "Roll dr: Recovery Table" rolls it (dr 2: unwounded); pressed
+    again for him (a forged second) it is refused; the German forging a roll for the
+    American's leader is refused, nothing rolled."""
+    players, _ = midday(users, "3.1")
+    leader = add(players, "american", "8-1 leader", "leader", "wounded", location="12A1")
+    american, german = seats(players)
+    assert "Done with 3.1" not in american.buttons()
+    before = rolls(players)
+    answer = forge(german, "roll", at=at_of(american), table="recovery", unit=leader.ref)
+    assert answer.refused and answer.text, answer.status
+    assert rolls(players) == before
+    fixed_dice.append([2])
+    assert american.press("Roll dr: Recovery Table", unit=leader.ref).status == 200
+    assert fresh(leader).markers == []
+    answer = forge(american, "roll", at=at_of(american), table="recovery", unit=leader.ref)
+    assert answer.refused and "3.1" in answer.text, answer.text[:300]
+    assert rolls(players) == before + 1
+    assert "Done with 3.1" in american.buttons()
+
+
+def test_3_2_the_battle_hardening_page_offers_own_mmc_only_and_refuses_a_forged_one(users, modules):
+    """3.2 "for each such eliminated Hero the owning player may Battle Harden [EXC:
+    Fanatic status is NA] any one MMC", the Midday, the American's page: the select
+    offers his 6-6-6, not his Captured 4-6-6 nor his Elite 7-4-7 (Fanatic, NA), nor the
+    German's squad; forging each is refused in words and changes nothing; pressing
+    "Mark battle hardened" for the 6-6-6 gives up the Hero.  The German's page says he
+    holds no Heroes."""
+    players, _ = midday(users, "3.2")
+    hero = add(players, "american", "1-4-9 hero", "hero")
+    mmc = add(players, "american", "6-6-6", "squad")
+    prisoner = add(players, "american", "4-6-6", "squad", "captured")
+    elite = add(players, "american", "7-4-7", "squad", "elite")
+    theirs = add(players, "german", "4-6-7", "squad")
+    american, german = seats(players)
+    offered = [v for v, _ in american.options("Mark battle hardened", "mark")]
+    assert offered == [mmc.ref], offered
+    assert "You hold no Heroes" in german.text
+    for wrong in (prisoner, elite, theirs):
+        answer = american.press("Mark battle hardened", give=hero.ref, mark=wrong.ref)
+        assert answer.refused and answer.text, (wrong.name, answer.status)
+    assert Unit.objects.filter(pk=hero.pk).exists()
+    assert american.press("Mark battle hardened", give=hero.ref, mark=mmc.ref).status == 200
+    assert not Unit.objects.filter(pk=hero.pk).exists()
+    assert "battle_hardened" in fresh(mmc).markers
+
+
+def test_3_3_one_repair_dr_per_weapon_through_the_page(users, modules, fixed_dice):
+    """3.3 "making a dr per repair attempt for malfunctioned, non-captured weapons" and
+    3.31 "Each weapon/Vehicle may make only one Repair attempt", the Midday, the
+    American's page: his BAZ 44 is offered, his captured MMG is not; the BAZ's dr 5
+    (NE) stands, and a second press for it is refused citing 3.31."""
+    players, _ = midday(users, "3.3")
+    baz = add(players, "american", "BAZ 44", "sw", "malfunctioned")
+    mmg = add(players, "american", "MMG", "sw", "malfunctioned", markers=["captured"])
+    american, _ = seats(players)
+    offered = [v for v, _ in american.options("Roll dr: Repair Table: Repair SW", "unit")]
+    assert baz.ref in offered and mmg.ref not in offered, offered
+    fixed_dice.append([5])
+    assert american.press("Roll dr: Repair Table: Repair SW", unit=baz.ref).status == 200
+    answer = forge(american, "roll", at=at_of(american), table="repair_sw", unit=baz.ref)
+    assert answer.refused and "3.3" in answer.text, answer.text[:300]
+
+
+def test_3_4_3_5_each_side_is_offered_only_its_own_step_and_a_forged_press_is_refused(
+    users, modules
+):
+    """3.4 "The American player secretly spends" and 3.5 "The German player now
+    secretly makes three Reinforcement drs", the Midday, through both pages: at 3.4 the
+    German has no button and a forged purchase is refused in words; at 3.5 the
+    American's page says only the German rolls, has no Row button, and a forged Row A
+    dr is refused in words, nothing rolled."""
+    from tests.test_rule_mechanisms import supply_german
+
+    players, _ = midday(users, "3.4", before=supply_german)
+    american, german = seats(players)
+    assert "Only the American buys at 3.4" in german.text
+    assert not [b for b in german.buttons() if b.startswith(("Buy", "Done"))]
+    answer = forge(german, "buy", at=at_of(american), group="RA1")
+    assert answer.refused and answer.text, answer.status
+    players.until_step("3.5")
+    american.open()
+    german.open()
+    assert "The German's roll, one in this pass: nothing for you to roll here" in american.text
+    assert not [b for b in american.buttons() if "Row" in b]
+    before = rolls(players)
+    answer = forge(
+        american, "roll", at=at_of(german), table="german_reinforcement_row_a", item="Row A"
+    )
+    assert answer.refused and "German" in answer.text, answer.text[:300]
+    assert rolls(players) == before

@@ -53,6 +53,7 @@ from campaign.services.units import (
     hardenable_leaders,
     label,
     roll_ref,
+    settle_preview,
     state_of,
     strength_counts,
     took_instead,
@@ -254,6 +255,9 @@ class StepPanel:
     finish_refusal: str = ""
     rolls_owed: bool = False  # the refusal is a compulsory roll: no going on without it
     finish_warnings: list[str] = field(default_factory=list)
+    # What completing the step does to the viewer's retained units by its ``settles``
+    # (APD 2.1 "All Prisoners are then removed from play"), one sentence per unit.
+    at_done: list[str] = field(default_factory=list)
     take_back: bool = False  # the viewer may withdraw its Done (the opponent has not acted)
     # The opponent has acted on the viewer's Done: it may be taken back by consent only.
     take_back_ask: bool = False
@@ -419,6 +423,7 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
     panel.finish_warnings = availability.finish_warnings(
         view.module, snap, step, rolled_tables=rolled
     )
+    panel.at_done = settle_preview(view.module, c, step, view.viewer)
 
 
 def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:

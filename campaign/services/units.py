@@ -1247,6 +1247,47 @@ def _settle_rows(
                     _settle_possessed(turn, side, row, unit, held_by.get(unit.pk, ()))
 
 
+def settle_preview(module: Module, campaign: Campaign, step: Step, side: str) -> list[str]:
+    """What completing ``step`` will do to ``side``'s retained units by its ``settles``
+    (``settle_units``), one sentence per unit, for the page before Done: APD 2.1 "All
+    Prisoners are then removed from play" names the Captured 4-6-6 that leaves; 2.5
+    "All Encircled markers are then removed" the units that lose theirs.  Read only;
+    a row on a vehicle's weapons is not previewed."""
+    if not step.settles:
+        return []
+    result = pass_result(campaign)
+    played_on = None if result is None else module.dates[result.date_index].id
+    answers = {} if result is None else dict(result.data or {})
+    own = list(Unit.objects.filter(campaign=campaign, side=side))
+    by_pk = {u.pk: u for u in own}
+    out: list[str] = []
+    gone: set[int] = set()
+    for row in step.settles:
+        if row.units.weapons is not None or not settle_holds(row, side, played_on, answers):
+            continue
+        for unit in own:
+            if unit.pk in gone:
+                continue
+            holder = by_pk.get(unit.possessor_id) if unit.possessor_id else None
+            state = in_location_of(unit.state, holder.state if holder is not None else None)
+            outcome = settled(row, state, ladder(module))
+            if not outcome.changes:
+                continue
+            what = f"{label(unit)} ({state_words(unit.markers, unit.kind)})"
+            if outcome.removed:
+                gone.add(unit.pk)
+                out.append(f"{what} leaves your retained forces ({row.rule}).")
+            elif outcome.status == "ok" and row.units.statuses:
+                marks = ", ".join(
+                    marker_words(m, unit.kind) for m in row.units.statuses if unit.has(m)
+                )
+                out.append(f"{what} loses its {marks} marker ({row.rule}).")
+            elif outcome.status is not None:
+                now = marker_words(outcome.status, unit.kind)
+                out.append(f"{what} is now {now} ({row.rule}).")
+    return out
+
+
 def settle_rolled(rows: Sequence[Settle], unit: Unit | None) -> str:
     """The unit a roll was made for, settled by its table's ``after_roll`` rows (Sicily
     3.6141c after 3.6141b: made Mobile, an AFV under Recall and not Isolated is no longer
