@@ -356,3 +356,33 @@ def test_3_4_3_5_each_side_is_offered_only_its_own_step_and_a_forged_press_is_re
     )
     assert answer.refused and "German" in answer.text, answer.text[:300]
     assert rolls(players) == before
+
+
+def test_3_1_footnote_the_evacuated_leaders_7_0_is_to_be_placed_with_an_mmc_the_page_says(
+    users, modules, fixed_dice
+):
+    """3.1 footnote *: "immediately replaced with a 7-0 leader in the same location as
+    the friendly MMC nearest (in hexes) ... The owning player may choose which location
+    in the event of a tie", the Midday, the American's page: his wounded 8-1 at 12A1
+    rolls dr 5 (Evacuated); the 7-0 joins with no Location.  Before his Done the page
+    now says where his MMC are and that he places the 7-0 (on main it said nothing);
+    a Location with no MMC of his is refused (3.1 *); 12C1 is accepted and the
+    reminder goes."""
+    from tests.test_rule_mechanisms import edit
+
+    players, _ = midday(users, "3.1")
+    leader = add(players, "american", "8-1 leader", "leader", "wounded", location="12A1")
+    add(players, "american", "6-6-6", "squad", location="12B1")
+    add(players, "american", "4-6-6", "squad", location="12C1")
+    american, _ = seats(players)
+    fixed_dice.append([5])
+    assert american.press("Roll dr: Recovery Table", unit=leader.ref).status == 200
+    seven = Unit.objects.get(campaign_id=players.campaign_id, name="7-0 leader")
+    assert seven.location == ""
+    assert "place him with your MMC nearest (in hexes)" in american.text
+    assert "yours are at 12B1, 12C1" in american.text
+    with pytest.raises(Exception, match="none of your MMC is at 12D1"):
+        edit(players, "american", seven, None, location="12D1")
+    edit(players, "american", seven, None, location="12C1")
+    american.open()
+    assert "place him with your MMC nearest" not in american.text

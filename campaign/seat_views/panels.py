@@ -52,6 +52,7 @@ from campaign.services.units import (
     designable_mmc,
     hardenable_leaders,
     label,
+    placement_reminders,
     roll_ref,
     settle_preview,
     state_of,
@@ -424,6 +425,8 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
         view.module, snap, step, rolled_tables=rolled
     )
     panel.at_done = settle_preview(view.module, c, step, view.viewer)
+    if Action.ROLL in actions:  # a 7-0 an Evacuated leader's dr placed (APD 3.1 *)
+        panel.finish_warnings += placement_reminders(view.module, c, view.viewer)
 
 
 def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:

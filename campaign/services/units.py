@@ -1944,6 +1944,32 @@ def placement_owed(turn: Turn) -> str:
     return ""
 
 
+def placement_reminders(module: Module, campaign: Campaign, side: str) -> list[str]:
+    """Each replacement of this pass still without a Location while its side's MMC have
+    theirs, in words for the page before Done (APD 3.1 footnote *: "immediately
+    replaced with a 7-0 leader in the same location as the friendly MMC nearest (in
+    hexes) to the last location that Evacuated leader occupied.  The owning player may
+    choose which location in the event of a tie"): the hexes are the map's, so the
+    owner is told where his MMC are and enters the 7-0's Location, which
+    ``_placed_with_mmc`` checks."""
+    if not placed_by_owner(module):
+        return []
+    out = []
+    for p in placements_of_pass(campaign, side):
+        if p.placed is None or p.placed.location.strip():
+            continue
+        places = sorted({m.location for m in _public_mmc(p.placed) if m.location.strip()})
+        if not places:
+            continue  # no MMC Location entered: the map's alone (the rules say no more)
+        out.append(
+            f"Your {p.placed.name} replacing the {p.leader} ({p.result}) has no Location: "
+            f"place him with your MMC nearest (in hexes) to the {p.leader}'s last Location, "
+            f"your choice on a tie (yours are at {', '.join(places)}), and enter it on your "
+            f"retained forces ({p.rule})."
+        )
+    return out
+
+
 def _same_place(a: str, b: str) -> bool:
     return a.strip().casefold() == b.strip().casefold()
 
