@@ -386,3 +386,20 @@ def test_3_1_footnote_the_evacuated_leaders_7_0_is_to_be_placed_with_an_mmc_the_
     edit(players, "american", seven, None, location="12C1")
     american.open()
     assert "place him with your MMC nearest" not in american.text
+
+
+def test_2_9_the_germans_midday_win_is_shown_with_its_figures_on_both_pages(users, modules):
+    """2.9 "If the VP total is ≥ the required CG scenario total and/or the American
+    achieved the scenario-specific CGV Building VC requirements then the American is
+    the winner of the current scenario; otherwise the German wins", the Midday: 63 +
+    40 = 103 < 120, requirement not met.  Both pages' log line now gives the figures
+    the German's win rests on (on main it read only "German wins the December 6 Midday
+    scenario (2.9; 4.0)", while an American win gave its figures)."""
+    players, _ = midday(users, "3.1")
+    american, german = seats(players)
+    for seat in (american, german):
+        assert (
+            "German wins the December 6 Midday scenario: VP scored by the American in the "
+            "scenario (CG total) 103 < 120; not: American achieved this scenario's CGV "
+            "Building requirement (2.9; 4.0)"
+        ) in seat.text, seat.text[-3000:]
