@@ -686,14 +686,21 @@ class Unit(models.Model):
     @property
     def state_words(self) -> list[str]:
         """Its markers in the players' words (["in good order"] for none)."""
-        labels = _status_words()
-        return [labels[m] for m in self.markers or ("ok",)]
+        return [marker_words(m, self.kind) for m in self.markers or ("ok",)]
 
 
 @functools.cache
 def _status_words() -> dict[str, str]:
     """A unit marker's words, by marker (built once: ``choices`` builds a list per read)."""
     return {value: str(words) for value, words in Unit.Status.choices}
+
+
+def marker_words(marker: str, kind: str = "") -> str:
+    """A marker's words on a unit of ``kind``: "(leader)" tells which units a marker is
+    for ("wounded (leader)"); a Hero is wounded or heroic too (APD 3.2 "Heroes (whether
+    wounded or unwounded)"), and his line reads "wounded", not "wounded (leader)"."""
+    words = _status_words()[marker]
+    return words.removesuffix(" (leader)") if kind == "hero" else words
 
 
 class Supplement(models.Model):

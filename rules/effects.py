@@ -285,38 +285,76 @@ def _place(location: str) -> str:
     return " ".join(location.split()).casefold()
 
 
-def location_leadership(
-    kind: str, location: str, leaders: Iterable[LeaderAt]
-) -> tuple[int, str] | None:
+@dataclass(frozen=True)
+class Leadership:
+    """What the retained forces say of the leadership DRM a unit's roll takes (APD 2.5
+    "leadership applies normally", A10.7): ``value`` read, with ``source`` saying whose
+    ("8-1 leader at 20A1"); or None, typed by the owner, ``source`` saying why.
+    ``first``: a leader in the unit's Location who still owes his own roll, and takes it
+    first (A10.7).  ``owed``: typed, and the roll is not made without it (the record
+    puts a leader in the Location whose DRM the rules text at hand does not give)."""
+
+    value: int | None
+    source: str
+    first: str = ""
+    owed: bool = False
+
+
+def location_leadership(kind: str, location: str, leaders: Iterable[LeaderAt]) -> Leadership:
     """The leadership DRM of the best leader in a unit's Location (never his own:
     ``leaders`` are the side's others), with the words saying whose, where the retained
-    forces hold the facts (APD 2.5 "leadership applies normally", A10.7); None where
-    they do not, and the owner types it: the unit's Location or a leader's is not
-    entered (he may be there), a leader there is wounded (his DRM is the players' to
-    read, A17.2), names no quality, or still owes his own roll (whether he stays to
-    lead is not known yet); a Hero's check (whether a leader leads him, A15, is the
-    players').  A Prisoner leads no one; a leader the roll eliminated has left the
-    retained forces."""
+    forces hold the facts (APD 2.5 "leadership applies normally", A10.7).  Typed where
+    they do not: the unit's Location or a leader's is not entered (he may be there), or
+    a leader there names no quality.  A leader there who still owes his own roll takes
+    it first (A10.7: his result decides whether he is there to lead), unless the unit
+    is a leader too.  Typed and owed (never taken as 0) where a leader there is wounded
+    (his DRM, A17.2, is not in the CG text) or the unit is a Hero (whether a leader
+    leads him, A15, is not in the CG text either).  A Prisoner leads no one; a leader
+    the roll eliminated has left the retained forces."""
     where = _place(location)
-    if not where or kind == "hero":
-        return None
+    if not where:
+        return Leadership(None, "its Location is not entered")
+    free = [leader for leader in leaders if "captured" not in leader.marked]
+    here = [leader for leader in free if _place(leader.location) == where]
+    for leader in here:
+        if leader.owes_roll and kind != "leader":
+            at = f"{leader.words} at {leader.location.strip()}"
+            return Leadership(None, f"the {at} takes his own roll first", first=at)
     found: list[tuple[int, str]] = []
-    for leader in leaders:
-        if "captured" in leader.marked:
-            continue
-        there = _place(leader.location)
-        if not there:
-            return None
-        if there != where:
-            continue
+    unknown = next(
+        (f"the {ld.words}'s Location is not entered" for ld in free if not _place(ld.location)),
+        "",
+    )
+    for leader in here:
+        at = f"{leader.words} at {leader.location.strip()}"
+        if kind == "hero":
+            return Leadership(
+                None,
+                f"the {at} is with the Hero: whether he leads a Hero (A15) is not in the "
+                "CG text, so you type it",
+                owed=True,
+            )
+        if "wounded" in leader.marked:
+            return Leadership(
+                None,
+                f"the {at} is wounded: a wounded leader's DRM (A17.2) is not in the CG "
+                "text, so you type it",
+                owed=True,
+            )
         modifier = leadership_modifier(leader.name)
-        if modifier is None or "wounded" in leader.marked or leader.owes_roll:
-            return None
-        found.append((modifier, f"{leader.words} at {leader.location.strip()}"))
+        if modifier is None:
+            unknown = unknown or f"the {leader.words}'s line names no quality"
+        elif not leader.owes_roll:
+            found.append((modifier, at))
+        else:  # a leader's roll while another leader there still owes his
+            unknown = unknown or f"the {at} has not taken his own roll yet"
+    if unknown:
+        return Leadership(None, unknown)
     if not found:
         other = "other " if kind == "leader" else ""
-        return 0, f"no {other}leader at {location.strip()}"
-    return min(found)
+        return Leadership(0, f"no {other}leader at {location.strip()}")
+    value, source = min(found)
+    return Leadership(value, source)
 
 
 def for_kind(effects: list[Effect], kind: str, name: str = "") -> list[Effect]:

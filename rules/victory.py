@@ -93,16 +93,29 @@ def scenario_winner(
         return ScenarioWin(rule.winner, words)
     if needs_vp and vp_required is None:
         return None
-    return ScenarioWin(rule.otherwise, "")
+    # "otherwise the German wins" (2.9): each term that did not hold, with its figures.
+    words = "; ".join(_words(module, t, results, vp_required, held=False) for t in rule.any)
+    return ScenarioWin(rule.otherwise, words)
 
 
-def _words(module: Module, t: VictoryTerm, results: Results, vp_required: int | None) -> str:
+# A term that did not hold reads its comparison the other way ("103 < 120").
+_NOT_OP = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!=", "!=": "=="}
+
+
+def _words(
+    module: Module,
+    t: VictoryTerm,
+    results: Results,
+    vp_required: int | None,
+    held: bool = True,
+) -> str:
     label = next((f.label for f in module.result_fields if f.id == t.field), t.field)
     if isinstance(t.value, bool):
-        return label if t.value else f"not: {label}"
+        return label if t.value == held else f"not: {label}"
     target = vp_required if t.value == "vp_required" else t.value
     scope = "CG total" if t.total else "this scenario"
-    return f"{label} ({scope}) {amount(t, results)} {t.op} {target}"
+    op = t.op if held else _NOT_OP.get(t.op, f"not {t.op}")
+    return f"{label} ({scope}) {amount(t, results)} {op} {target}"
 
 
 def result_owners(module: Module, field: ResultField) -> list[str]:

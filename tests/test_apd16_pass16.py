@@ -653,7 +653,10 @@ def test_2_9_2_92_a_result_amended_in_the_clean_up_gives_the_winner_and_pp(users
     texts = " ".join(
         Event.objects.filter(campaign_id=players.campaign_id).values_list("text", flat=True)
     )
-    assert "German wins the December 6 Morning scenario (2.9; 4.0)" in texts, texts[-2000:]
+    assert (
+        "German wins the December 6 Morning scenario: VP scored by the American in the "
+        "scenario (CG total) 50 < 55"
+    ) in texts, texts[-2000:]
     assert "German moves first in the next scenario" in texts
 
 

@@ -765,8 +765,9 @@ def test_2_9_below_the_required_total_the_german_wins(users, modules):
     players.until("purchase")
     assert players.campaign.results.get().winner == "german"
     assert Event.objects.get(kind="winner").text == (
-        "German wins the December 6 Morning scenario (2.9; 4.0). German moves first in the "
-        "next scenario."
+        "German wins the December 6 Morning scenario: VP scored by the American in the "
+        "scenario (CG total) 40 < 55; not: American achieved this scenario's CGV Building "
+        "requirement (2.9; 4.0). German moves first in the next scenario."
     )
 
 

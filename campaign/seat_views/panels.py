@@ -53,7 +53,9 @@ from campaign.services.units import (
     designable_mmc,
     hardenable_leaders,
     label,
+    placement_reminders,
     roll_ref,
+    settle_preview,
     state_of,
     strength_counts,
     took_instead,
@@ -256,6 +258,9 @@ class StepPanel:
     finish_refusal: str = ""
     rolls_owed: bool = False  # the refusal is a compulsory roll: no going on without it
     finish_warnings: list[str] = field(default_factory=list)
+    # What completing the step does to the viewer's retained units by its ``settles``
+    # (APD 2.1 "All Prisoners are then removed from play"), one sentence per unit.
+    at_done: list[str] = field(default_factory=list)
     take_back: bool = False  # the viewer may withdraw its Done (the opponent has not acted)
     # The opponent has acted on the viewer's Done: it may be taken back by consent only.
     take_back_ask: bool = False
@@ -421,6 +426,9 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
     panel.finish_warnings = availability.finish_warnings(
         view.module, snap, step, rolled_tables=rolled
     )
+    panel.at_done = settle_preview(view.module, c, step, view.viewer)
+    if Action.ROLL in actions:  # a 7-0 an Evacuated leader's dr placed (APD 3.1 *)
+        panel.finish_warnings += placement_reminders(view.module, c, view.viewer)
 
 
 def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:
@@ -807,9 +815,17 @@ def _led(t: Table, ref: str, words: str, own: list[Unit], rolled: set[tuple[str,
             if u.kind == "leader" and u.pk != unit.pk
         ],
     )
-    if led is None:
-        return f"{words}: leadership typed (its Location or a leader's not known)"
-    return f"{words}: leadership {led[0]:+d}, {led[1]}" if led[0] else f"{words}: {led[1]}"
+    if led.first:
+        return f"{words}: after the {led.first}, who takes his own roll first (A10.7)"
+    if led.owed:
+        return f"{words}: leadership to type, {led.source}"
+    if led.value is None:
+        return f"{words}: leadership typed ({led.source})"
+    return (
+        f"{words}: leadership {led.value:+d}, {led.source}"
+        if led.value
+        else f"{words}: {led.source}"
+    )
 
 
 def _target_words(unit: Unit, weapon_ref: str) -> str:

@@ -18,6 +18,7 @@ from campaign.services.turns import Turn
 from rules.availability import owed_for
 from rules.effects import (
     LeaderAt,
+    Leadership,
     hs_equivalents,
     leadership_modifier,
     overstack_refusal,
@@ -116,11 +117,9 @@ def inputs(table: Table, stack: Sequence[Unit]) -> dict[str, int]:
     }
 
 
-def location_leadership(turn: Turn, table: Table, unit: Unit) -> tuple[int, str] | None:
+def location_leadership(turn: Turn, table: Table, unit: Unit) -> Leadership:
     """The leadership DRM of the best leader in ``unit``'s Location, where the retained
     forces hold the facts (``rules.effects.location_leadership``: APD 2.5, A10.7)."""
-    if not unit.location.strip():
-        return None
     leaders = Unit.objects.filter(campaign=turn.campaign, side=turn.side, kind="leader").exclude(
         pk=unit.pk
     )

@@ -409,11 +409,25 @@ def roll_on_table(
             context = with_unit_morale(turn.module, table, context, unit)
         if unit is not None and weapon is None and reads_location_leadership(table):
             led = stacks.location_leadership(turn, table, unit)
-            if led is not None:  # read from the record (APD 2.5, A10.7); typed otherwise
+            drm = next(d for d in table.drms if d.read == "location_leadership")
+            rule = drm.rule or table.rule
+            if led.first:  # A10.7: the leader checks first; his result decides
+                raise ActionRefused(
+                    f"The {led.first} takes his own {table.title} first ({rule}; A10.7): "
+                    f"roll his, then {units.label(unit)}'s, which he leads only if he "
+                    "stays.",
+                    status=409,
+                )
+            if led.owed and drm.id not in (typed or {}):  # never taken as 0
+                raise ActionRefused(
+                    f"Type '{drm.label}' for {units.label(unit)}: {led.source} "
+                    f"({rule}); the roll is not made without it."
+                )
+            if led.value is not None:  # read from the record (APD 2.5, A10.7)
                 context = dataclasses.replace(
                     context,
-                    inputs={**context.inputs, "location_leadership": led[0]},
-                    read_from={**context.read_from, "location_leadership": led[1]},
+                    inputs={**context.inputs, "location_leadership": led.value},
+                    read_from={**context.read_from, "location_leadership": led.source},
                 )
         drms = applicable_drms(table, context, ticked=ticked, typed=typed)
     except DrmRefused as exc:

@@ -21,6 +21,7 @@ from campaign.models import (
     Purchase,
     Roll,
     Unit,
+    marker_words,
     new_ref,
 )
 from campaign.selectors import (
@@ -202,9 +203,10 @@ def _markers(markers: Sequence[str] | None) -> list[str]:
     return ordered(given)
 
 
-def state_words(markers: Sequence[str]) -> str:
-    """A unit's markers in the players' words ("in good order" for none)."""
-    return ", ".join(Unit.Status(m).label for m in markers or ("ok",))
+def state_words(markers: Sequence[str], kind: str = "") -> str:
+    """A unit's markers in the players' words ("in good order" for none), as they read
+    on a unit of ``kind`` (a Hero's "wounded": ``marker_words``)."""
+    return ", ".join(marker_words(m, kind) for m in markers or ("ok",))
 
 
 def reads_weapons(module: Module) -> bool:
@@ -280,7 +282,7 @@ def add_unit(
     turn.record(
         EventKind.UNIT,
         text=f"{turn.side_name()} adds {label(unit)} ({unit.get_kind_display()}, "
-        f"{state_words(unit.markers)}{held}) to its retained forces.",
+        f"{state_words(unit.markers, unit.kind)}{held}) to its retained forces.",
     )
     commit(turn.campaign.pk, UnitChanged())
     return unit
@@ -329,7 +331,9 @@ def update_unit(
     turn.record(
         EventKind.UNIT,
         secret=kept_secret(unit),
-        text=f"{turn.side_name()} marks {label(unit)} {state_words(unit.markers)}{held}.",
+        text=(
+            f"{turn.side_name()} marks {label(unit)} {state_words(unit.markers, unit.kind)}{held}."
+        ),
     )
     if _settle_late(turn, unit, before):
         unit.refresh_from_db()
@@ -464,7 +468,7 @@ def reveal_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
     former: dict[str, Any] = next((u.held for u in lines if u.ref == root), {})
     was = _former_label(unit, former)
     release_held(turn.campaign, of=root)
-    now = "; ".join(f"{label(u)}, {state_words(u.markers)}" for u in lines)
+    now = "; ".join(f"{label(u)}, {state_words(u.markers, u.kind)}" for u in lines)
     turn.record(
         EventKind.UNIT,
         text=f"{turn.side_name()} reveals what its secret roll made of its {was}: {now}.",
@@ -1286,6 +1290,47 @@ def _settle_rows(
                     _settle_possessed(turn, side, row, unit, held_by.get(unit.pk, ()))
 
 
+def settle_preview(module: Module, campaign: Campaign, step: Step, side: str) -> list[str]:
+    """What completing ``step`` will do to ``side``'s retained units by its ``settles``
+    (``settle_units``), one sentence per unit, for the page before Done: APD 2.1 "All
+    Prisoners are then removed from play" names the Captured 4-6-6 that leaves; 2.5
+    "All Encircled markers are then removed" the units that lose theirs.  Read only;
+    a row on a vehicle's weapons is not previewed."""
+    if not step.settles:
+        return []
+    result = pass_result(campaign)
+    played_on = None if result is None else module.dates[result.date_index].id
+    answers = {} if result is None else dict(result.data or {})
+    own = list(Unit.objects.filter(campaign=campaign, side=side))
+    by_pk = {u.pk: u for u in own}
+    out: list[str] = []
+    gone: set[int] = set()
+    for row in step.settles:
+        if row.units.weapons is not None or not settle_holds(row, side, played_on, answers):
+            continue
+        for unit in own:
+            if unit.pk in gone:
+                continue
+            holder = by_pk.get(unit.possessor_id) if unit.possessor_id else None
+            state = in_location_of(unit.state, holder.state if holder is not None else None)
+            outcome = settled(row, state, ladder(module))
+            if not outcome.changes:
+                continue
+            what = f"{label(unit)} ({state_words(unit.markers, unit.kind)})"
+            if outcome.removed:
+                gone.add(unit.pk)
+                out.append(f"{what} leaves your retained forces ({row.rule}).")
+            elif outcome.status == "ok" and row.units.statuses:
+                marks = ", ".join(
+                    marker_words(m, unit.kind) for m in row.units.statuses if unit.has(m)
+                )
+                out.append(f"{what} loses its {marks} marker ({row.rule}).")
+            elif outcome.status is not None:
+                now = marker_words(outcome.status, unit.kind)
+                out.append(f"{what} is now {now} ({row.rule}).")
+    return out
+
+
 def settle_rolled(rows: Sequence[Settle], unit: Unit | None) -> str:
     """The unit a roll was made for, settled by its table's ``after_roll`` rows (Sicily
     3.6141c after 3.6141b: made Mobile, an AFV under Recall and not Isolated is no longer
@@ -1957,6 +2002,32 @@ def placement_owed(turn: Turn) -> str:
             f"or name the MMC there that possesses {those}."
         )
     return ""
+
+
+def placement_reminders(module: Module, campaign: Campaign, side: str) -> list[str]:
+    """Each replacement of this pass still without a Location while its side's MMC have
+    theirs, in words for the page before Done (APD 3.1 footnote *: "immediately
+    replaced with a 7-0 leader in the same location as the friendly MMC nearest (in
+    hexes) to the last location that Evacuated leader occupied.  The owning player may
+    choose which location in the event of a tie"): the hexes are the map's, so the
+    owner is told where his MMC are and enters the 7-0's Location, which
+    ``_placed_with_mmc`` checks."""
+    if not placed_by_owner(module):
+        return []
+    out = []
+    for p in placements_of_pass(campaign, side):
+        if p.placed is None or p.placed.location.strip():
+            continue
+        places = sorted({m.location for m in _public_mmc(p.placed) if m.location.strip()})
+        if not places:
+            continue  # no MMC Location entered: the map's alone (the rules say no more)
+        out.append(
+            f"Your {p.placed.name} replacing the {p.leader} ({p.result}) has no Location: "
+            f"place him with your MMC nearest (in hexes) to the {p.leader}'s last Location, "
+            f"your choice on a tie (yours are at {', '.join(places)}), and enter it on your "
+            f"retained forces ({p.rule})."
+        )
+    return out
 
 
 def _same_place(a: str, b: str) -> bool:

@@ -596,7 +596,8 @@ def test_2_9_the_american_wins_the_scenario_at_the_required_vp_total(apd: Module
     assert win.because == "VP scored by the American in the scenario (CG total) 63 >= 55"
     assert victory.scenario_winner(apd, [results(55)], 55).side == "american"
     lost = victory.scenario_winner(apd, [results(54)], 55)
-    assert lost is not None and (lost.side, lost.because) == ("german", "")
+    assert lost is not None and lost.side == "german"
+    assert lost.because.startswith("VP scored by the American in the scenario (CG total) 54 < 55")
     buildings = victory.scenario_winner(apd, [results(10, buildings=True)], 55)
     assert buildings is not None and buildings.side == "american"
 
