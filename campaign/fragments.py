@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from types import SimpleNamespace
 from typing import Any
 
 from django.http import HttpRequest
@@ -207,6 +208,13 @@ def campaign_fragments(
             key = (part, PartMemo.digest(record_inputs(view)))
             return _memoised(CAMPAIGN_MEMO, key, part, template, memo_context, token, oob)
         key = (part, *shown, online if part == Part.SIDES else None)
+        if part in SHOWN_BY and CAMPAIGN_MEMO.get(key) is None:
+            # A new revision: the part as rendered for what it shows, if it was.
+            shown_of = shown_inputs(view, part)
+            shows = (part, view.viewer, user.get_username(), PartMemo.digest(shown_of))
+            context = {**memo_context, "view": shown_of}
+            html = _memoised(SHOWN_MEMO, shows, part, template, context, PartMemo.TOKEN, False)
+            CAMPAIGN_MEMO.put(key, html)
         return _memoised(CAMPAIGN_MEMO, key, part, template, memo_context, token, oob)
 
     return [
@@ -214,6 +222,59 @@ def campaign_fragments(
         for part, template in CAMPAIGN_PARTS.items()
         if part in wanted
     ]
+
+
+# The campaign page's parts rendered from the few things they show: the attributes of
+# the seat's view their templates read (``view.<name>``), each part rendered once per
+# distinct value of those (and the viewer and its user), not per seat revision.  A
+# change renews the revision of every seat that may see it, yet most changes leave
+# the header, the sides, the thread and the log of a seat as they were (a purchase
+# leaves the header and the thread; a message, the header, the sides and the log).
+# The values are the view's, already cut down by the visibility gate; the template
+# reads nothing else (``tests/test_fragments_memo.py`` holds each list to its
+# template's ``view.`` names and each render to the view's).
+SHOWN_BY: dict[Part, tuple[str, ...]] = {
+    Part.HEADER: (
+        "awaiting_answer",
+        "campaign_id",
+        "can_nudge",
+        "date",
+        "ended",
+        "host",
+        "in_play",
+        "initiative",
+        "module_title",
+        "name",
+        "outcome",
+        "reveal_policy",
+        "status",
+        "step",
+        "step_count",
+        "step_number",
+        "variant",
+        "your_move",
+    ),
+    Part.SIDES: (
+        "campaign_id",
+        "can_export",
+        "currency",
+        "dice_seed",
+        "dice_seed_hash",
+        "ended",
+        "fortification_currency",
+        "host",
+        "sides",
+        "viewer",
+    ),
+    Part.MESSAGES: ("campaign_id", "messages"),
+    Part.LOG: ("events", "log_days"),
+}
+
+
+def shown_inputs(view: CampaignView, part: Part) -> SimpleNamespace:
+    """What ``part`` shows of ``view`` (``SHOWN_BY``), as the ``view`` its template
+    reads."""
+    return SimpleNamespace(**{name: getattr(view, name) for name in SHOWN_BY[part]})
 
 
 def shown_by(view: CampaignView) -> tuple[object, ...]:
@@ -255,6 +316,9 @@ MEMOISED_PARTS = frozenset(
     {Part.HEADER, Part.STEP, Part.SIDES, Part.RECORD, Part.SUPPLIES, Part.LOG, Part.MESSAGES}
 )
 CAMPAIGN_MEMO = PartMemo(size=192)
+# The parts shown by their inputs (``SHOWN_BY``), per what they show: about four parts
+# for each of 32 seats.
+SHOWN_MEMO = PartMemo(size=128)
 
 
 def _from_inputs(memo: PartMemo, template: str, inputs: Any, csrf_token: Any) -> str:

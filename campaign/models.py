@@ -16,6 +16,7 @@ from django.db.models.functions import Cast
 from django.db.models.lookups import StartsWith
 from django.utils import timezone
 
+from campaign.loading import LoadedAtOnce
 from campaign.visibility import EventQuerySet, OwnedSecretQuerySet, RollQuerySet, UnitQuerySet
 from rules.effects import UnitState, WeaponState
 from rules.schema import UNIT_KIND_WORDS, UNIT_STATUS_WORDS, WEAPON_KIND_WORDS
@@ -33,7 +34,7 @@ def new_ref() -> str:
     return "".join(secrets.choice(REF_ALPHABET) for _ in range(REF_LENGTH))
 
 
-class ModuleRecord(models.Model):
+class ModuleRecord(LoadedAtOnce, models.Model):
     """A CG module as loaded from its file (and overrides), or uploaded by a player:
     campaigns are pinned to the exact data they were created with, identified by its
     checksum.  An uploaded module is private (``public`` off): its owner and the
@@ -68,7 +69,7 @@ class RevealPolicy(models.TextChoices):
     OWNER = "owner", "only when their owner reveals them, or the CG ends"
 
 
-class Campaign(models.Model):
+class Campaign(LoadedAtOnce, models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=120)
     module = models.ForeignKey(ModuleRecord, on_delete=models.PROTECT, related_name="+")
@@ -110,7 +111,7 @@ class Campaign(models.Model):
         return self.name
 
 
-class Seat(models.Model):
+class Seat(LoadedAtOnce, models.Model):
     """One side of a campaign, and the player who holds it (empty until joined)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="seats")
@@ -169,7 +170,7 @@ class Seat(models.Model):
         return f"{self.campaign} · {self.side}"
 
 
-class Presence(models.Model):
+class Presence(LoadedAtOnce, models.Model):
     """An open campaign socket, alive while it beats: its seat is online while one of
     its sockets has not expired.  A socket refreshes ``expires_at`` every heartbeat and
     deletes its row when it closes; a worker that dies takes its sockets' beats with
@@ -183,7 +184,7 @@ class Presence(models.Model):
         return f"{self.seat} until {self.expires_at:%H:%M:%S}"
 
 
-class Invitation(models.Model):
+class Invitation(LoadedAtOnce, models.Model):
     """A secret link seating one other user on the given side; used once."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
@@ -246,7 +247,7 @@ class EventKind(models.TextChoices):
     NUDGE = "nudge", "a player reminded the other that the campaign waits for him"
 
 
-class Event(models.Model):
+class Event(LoadedAtOnce, models.Model):
     """The campaign log, in the order of ``id``.  ``secret_side`` set: the event's
     details are that side's secret until ``revealed_at``; the opponent sees
     ``public_text`` only (nothing when it is empty)."""
@@ -269,7 +270,7 @@ class Event(models.Model):
         ordering = ["id"]
 
 
-class Roll(models.Model):
+class Roll(LoadedAtOnce, models.Model):
     """A server-side die roll with everything needed to audit and re-derive it."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
@@ -309,7 +310,7 @@ class Roll(models.Model):
         ]
 
 
-class StepMark(models.Model):
+class StepMark(LoadedAtOnce, models.Model):
     """A side has done its part of a step in one pass through the sequence."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="marks")
@@ -337,7 +338,7 @@ class StepMark(models.Model):
         return isinstance(data, dict) and data.get("by") == StepMark.BY_DONE["by"]
 
 
-class ScenarioResult(models.Model):
+class ScenarioResult(LoadedAtOnce, models.Model):
     """A CG scenario's outcome as both players agreed it (``confirmed_at`` set), or as
     one entered it and the other has still to confirm."""
 
@@ -363,7 +364,7 @@ class ScenarioResult(models.Model):
         ]
 
 
-class InitiativeChit(models.Model):
+class InitiativeChit(LoadedAtOnce, models.Model):
     """A side's locked initiative chit.  Secret to its side until ``revealed_at``."""
 
     class Chit(models.TextChoices):
@@ -387,7 +388,7 @@ class InitiativeChit(models.Model):
         ]
 
 
-class InitiativeOutcome(models.Model):
+class InitiativeOutcome(LoadedAtOnce, models.Model):
     """The matrix result of a revealed pair of chits, with its follow-ups."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="outcomes")
@@ -409,7 +410,7 @@ class InitiativeOutcome(models.Model):
         ]
 
 
-class Purchase(models.Model):
+class Purchase(LoadedAtOnce, models.Model):
     """One RG bought by a side: a line of its RG Purchase Record.  Secret to the side
     until ``revealed_at``.  The ordinals and copied maxima let the database itself
     refuse a count above the module's maxima."""
@@ -502,7 +503,7 @@ class Purchase(models.Model):
         ]
 
 
-class FortificationBuy(models.Model):
+class FortificationBuy(LoadedAtOnce, models.Model):
     """Fortifications bought with FPP/DSP (3.619 / C5.35)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="fortifications")
@@ -523,7 +524,7 @@ class FortificationBuy(models.Model):
         constraints = [models.CheckConstraint(condition=Q(count__gt=0), name="fortification_count")]
 
 
-class ReconBuy(models.Model):
+class ReconBuy(LoadedAtOnce, models.Model):
     """Recon bought on a CG date: the Final dr is the number of Locations (3.620)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="recons")
@@ -553,7 +554,7 @@ class ReconBuy(models.Model):
         ]
 
 
-class AddedLater(models.Model):
+class AddedLater(LoadedAtOnce, models.Model):
     """A further item bought for an RG bought earlier and still held (PHD RG footnote p:
     a further Pre-Registered hex for an unused OBA module; ``Module.add_later``).  As
     secret as a purchase: revealed with the purchases of its CG date, or with its RG
@@ -584,7 +585,7 @@ def choices_of(name: str, words: dict[str, str]) -> type[models.TextChoices]:
     return models.TextChoices(name, members)  # type: ignore[call-overload]
 
 
-class Unit(models.Model):
+class Unit(LoadedAtOnce, models.Model):
     """A retained unit of a side (the players keep this list; the map is theirs)."""
 
     # The closed vocabularies of rules.schema (UnitStatus, UnitKind, WeaponKind), with
@@ -703,7 +704,7 @@ def marker_words(marker: str, kind: str = "") -> str:
     return words.removesuffix(" (leader)") if kind == "hero" else words
 
 
-class Supplement(models.Model):
+class Supplement(LoadedAtOnce, models.Model):
     """A datum the rules documents lack, supplied by a player (a table, an RG chart,
     the CG's start): proposed by one side, it changes the campaign's module data only
     once the other side accepts it.  Public to both seats."""
@@ -740,7 +741,7 @@ class Supplement(models.Model):
         ]
 
 
-class NotificationSettings(models.Model):
+class NotificationSettings(LoadedAtOnce, models.Model):
     """How a player wants to hear that a campaign waits for them (e-mail; the address
     is the user's own ``email``).  Browser notifications are opted into per browser."""
 
@@ -757,7 +758,7 @@ class NotificationSettings(models.Model):
     )
 
 
-class Notification(models.Model):
+class Notification(LoadedAtOnce, models.Model):
     """A message to one player about one campaign, built in the transaction that made
     it due (only from what the player's seat may see) and e-mailed after commit.  A
     failed send is retried (``attempts``, ``next_attempt_at``) until it is sent or
@@ -806,7 +807,7 @@ class Notification(models.Model):
         ]
 
 
-class ActionAnswer(models.Model):
+class ActionAnswer(LoadedAtOnce, models.Model):
     """One click, one action: a player's action as the server answered it, named by
     the page's submission key (the page's own token, the form's address and fields:
     ``services.submissions``).  The same form posted again from the same page state
@@ -831,7 +832,7 @@ class ActionAnswer(models.Model):
         ]
 
 
-class RollCorrection(models.Model):
+class RollCorrection(LoadedAtOnce, models.Model):
     """A correction, by consent, of what a roll wrote to the retained forces (issue 46:
     "a roll's *write-back* to the roster can be corrected by consent"): the dice stand;
     the side whose unit the roll was for proposes the unit's line as it should be (or

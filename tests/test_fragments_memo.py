@@ -212,3 +212,90 @@ def test_the_rg_chart_is_computed_once_per_the_sides_snapshot_3_617(modules, use
     bought, view = _chart(c, axis_user)
     assert len(panels.CHART_FIGURES) == 4
     assert bought == fresh(view)
+
+
+def _view_names(template: str) -> set[str]:
+    """The ``view.<name>`` a campaign template reads, its includes' too."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "templates"
+    text = (root / template).read_text()
+    names = set(re.findall(r"\bview\.(\w+)", text))
+    for included in re.findall(r'{%\s*include\s+"([^"]+)"', text):
+        names |= _view_names(included)
+    return names
+
+
+def test_each_part_shown_by_its_inputs_declares_what_its_template_reads():
+    """``fragments.SHOWN_BY`` lists exactly the view's attributes each part's template
+    reads: a name missing would render empty, a name too many would only miss."""
+    from campaign.fragments import CAMPAIGN_PARTS, SHOWN_BY
+
+    for part, names in SHOWN_BY.items():
+        assert set(names) == _view_names(CAMPAIGN_PARTS[part]), part
+
+
+@pytest.mark.django_db
+def test_a_new_revision_renders_the_header_sides_thread_and_log_once_per_what_they_show(
+    modules, users
+):
+    """Issue 49: a change gives the seats that may see it a new revision, yet the
+    header, the sides, the players' thread and the log mostly show what they showed:
+    each is rendered once per what it shows (``fragments.SHOWN_BY``: the gate's values
+    of the view), the same HTML as rendered from the view, never another seat's; a
+    message the seat may see renders the thread again (Sicily 3.617)."""
+    import re
+
+    from campaign import fragments
+    from campaign.fragments import CAMPAIGN_MEMO, CAMPAIGN_PARTS, SHOWN_BY, SHOWN_MEMO, Part
+    from campaign.seat_views.campaign_page import campaign_view
+    from campaign.services import messages
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    cid = players.campaign_id
+    rendered: list[str] = []
+    render = fragments.render_template
+
+    def counted(template, context, request=None):
+        rendered.append(template)
+        return render(template, context, request)
+
+    def parts(side: str) -> dict[Part, str]:
+        user = players.users[side]
+        view = campaign_view(user, cid)
+        return dict(fragments.campaign_fragments(view, SHOWN_BY, user=user, origin="", oob=False))
+
+    def from_view(side: str) -> dict[Part, str]:
+        """Each part rendered from the whole view, as before ``SHOWN_BY``."""
+        user = players.users[side]
+        view = campaign_view(user, cid)
+        context = {"view": view, "user": user, "csrf_token": "t", "oob": False}
+        return {p: fragments.render_template(CAMPAIGN_PARTS[p], context) for p in SHOWN_BY}
+
+    def token_free(html: str) -> str:
+        html = re.sub(r'csrfmiddlewaretoken" value="[^"]*"', "", html)
+        return re.sub(r'<section data-part="\w+" data-fp="\w+"', "<section", html)
+
+    CAMPAIGN_MEMO.clear()
+    SHOWN_MEMO.clear()
+    fragments.render_template = counted
+    try:
+        first = {side: parts(side) for side in ("axis", "british")}
+        assert len(rendered) == 2 * len(SHOWN_BY)
+        rendered.clear()
+        Seat.objects.filter(campaign_id=cid).update(revision=uuid.uuid4())
+        again = {side: parts(side) for side in ("axis", "british")}
+        assert rendered == [], "a new revision showing the same: nothing rendered again"
+        assert again == first
+        messages.send_message(campaign_id=cid, user=players.users["axis"], text="Hello")
+        after = {side: parts(side) for side in ("axis", "british")}
+        assert rendered.count("campaign/_messages.html") == 2  # each seat's own thread
+        assert "Hello" in after["british"][Part.MESSAGES]
+        assert after["axis"][Part.MESSAGES] != after["british"][Part.MESSAGES]  # "You"
+    finally:
+        fragments.render_template = render
+    for side in ("axis", "british"):
+        whole = from_view(side)
+        for part in SHOWN_BY:
+            assert token_free(after[side][part]) == token_free(whole[part]), (side, part)
