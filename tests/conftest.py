@@ -29,6 +29,18 @@ def _on_redis() -> bool:
     return bool(os.environ.get("REDIS_URL"))
 
 
+def examples(on_the_real_servers: int) -> int:
+    """How many examples a Hypothesis trial of bad input tries: all of them on
+    PostgreSQL + Redis, a third (at least 4) on the embedded run.  The random bodies
+    drive the same forms, services and refusals on either backend; what SQLite could
+    change (a value it stores that PostgreSQL refuses, a NUL byte, an oversized text)
+    is among the values every example draws from, and the scripted cases of the same
+    files run there in full."""
+    if _on_postgres():
+        return on_the_real_servers
+    return max(4, on_the_real_servers // 3)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _flush_by_delete():
     """On PostgreSQL, a transactional test's teardown empties the tables with DELETE

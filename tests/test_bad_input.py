@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from campaign.models import Campaign, Event, Purchase, Roll, Seat, StepMark, Unit
 from campaign.views.actions import ACTIONS as VIEW_ACTIONS
-from tests.conftest import load_test_modules
+from tests.conftest import examples, load_test_modules
 from tests.purchase_helpers import campaign_at
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +76,7 @@ VALUES = st.one_of(
 BODIES = st.dictionaries(st.sampled_from(FIELDS), VALUES, max_size=6)
 ACTIONS = list(VIEW_ACTIONS)  # every action the app has
 SETTINGS = settings(
-    max_examples=25,
+    max_examples=examples(25),  # 8 on the embedded run
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -31,6 +31,7 @@ def test_jinja2_renders_the_hot_parts_as_django_did(modules, make_user):
     assert any(row.reasons for row in chart["rows"]), "a row with its reasons is compared"
 
 
+@pytest.mark.presentation
 def test_jinja2_escapes_as_django_does():
     """Autoescape stays on: a player's text with quotes and markup is escaped, and as
     Django escapes it, in a value and in a joined list."""

@@ -14,6 +14,7 @@ CHI2_5DF_999 = 20.515  # χ² critical value, 5 degrees of freedom, p = 0.001
 CHI2_10DF_999 = 29.588
 
 
+@pytest.mark.rules
 def test_dr_faces_are_uniform_over_60000_rolls():
     seed = "a" * 64
     counts = Counter(dice.faces(seed, n, "dr")[0] for n in range(1, 60_001))
@@ -23,6 +24,7 @@ def test_dr_faces_are_uniform_over_60000_rolls():
     assert chi2 < CHI2_5DF_999, chi2
 
 
+@pytest.mark.rules
 def test_DR_totals_follow_the_two_dice_distribution():
     seed = "b" * 64
     counts = Counter(sum(dice.faces(seed, n, "DR")) for n in range(1, 60_001))
@@ -31,6 +33,7 @@ def test_DR_totals_follow_the_two_dice_distribution():
     assert chi2 < CHI2_10DF_999, chi2
 
 
+@pytest.mark.rules
 def test_rolls_are_reproducible_from_the_seed():
     assert dice.faces("s" * 64, 17, "DR") == dice.faces("s" * 64, 17, "DR")
     assert dice.seed_hash("x") == dice.seed_hash("x") != dice.seed_hash("y")

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from campaign.fragments import fingerprint, kept_rows, per_render_removed
+
+pytestmark = pytest.mark.presentation
 
 # The single pass the fingerprint made before: one alternation tried at every character.
 ONE_PASS = re.compile(r'hx-swap-oob="true"|(name="csrfmiddlewaretoken" value=")[^"]*')

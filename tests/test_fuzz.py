@@ -32,7 +32,7 @@ from campaign.selectors import module_of
 from campaign.services import purchases
 from campaign.views.actions import ACTIONS
 from rules import supply
-from tests.conftest import load_test_modules
+from tests.conftest import examples, load_test_modules
 from tests.purchase_helpers import campaign_at
 from tests.test_bad_input import FIELDS, snapshot
 from tests.test_phd_conph import phd_after
@@ -67,7 +67,7 @@ NAME = st.one_of(
 # A field given once or many times (a list where one value is expected).
 BODY = st.dictionaries(NAME, st.one_of(VALUE, st.lists(VALUE, max_size=3)), max_size=5)
 FUZZ = hypothesis_settings(
-    max_examples=12,
+    max_examples=examples(12),  # 4 on the embedded run
     deadline=None,
     derandomize=True,  # the same examples each run: a failure is reproducible
     suppress_health_check=[

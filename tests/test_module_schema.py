@@ -15,6 +15,8 @@ from django.core.management import CommandError, call_command
 from campaign.management.commands.moduleschema import SCHEMA_FILE, published_schema
 from rules.loader import MODULE_DIR
 
+pytestmark = pytest.mark.rules
+
 SEEDS = ["sicily", "purple-heart-draw", "pleasant-diversion"]
 
 

@@ -3,8 +3,11 @@
 import uuid
 from types import SimpleNamespace
 
+import pytest
 from django.template import engines
 from django.urls import reverse
+
+pytestmark = pytest.mark.presentation
 
 CID = uuid.UUID("19191919-1919-4919-9191-191919191919")
 

@@ -207,3 +207,43 @@ def test_a_walk_goes_on_from_a_shorter_walk_from_the_same_state(modules, make_us
     assert walk_cache.STATS["misses"] == misses + 2  # the start, the walk
     assert state(on) == state(whole)
     assert on.campaign.dice_seed == whole.campaign.dice_seed
+
+
+def test_a_walk_by_other_players_is_copied_with_their_names(modules, make_user, empty_cache):
+    """Two pairs of players walk Sicily from July 15 AM to the purchase step (RePh
+    3.617): the second pair's walks (the start, then the walk) are copies of
+    the first's, and the state left equals, row for row, the same walks made by the
+    second pair through the services, the hosting and joining events quoting the
+    second pair's usernames ("axis_p hosts ...", "brit_p joins as ...")."""
+    from campaign.models import Roll
+
+    first = make_user("a"), make_user("b")
+    second = make_user("axis_p"), make_user("brit_p")
+
+    def walk(users):
+        return campaign_at("sicily", "i", "jul15am", users, kind="purchase")[0]
+
+    def texts(players):
+        events = Event.objects.filter(campaign_id=players.campaign_id).order_by("pk")
+        return [(e.text, e.public_text) for e in events]
+
+    def rolls(players):
+        return list(
+            Roll.objects.filter(campaign_id=players.campaign_id).order_by("seq").values("faces")
+        )
+
+    walk(first)
+    hits = walk_cache.STATS["hits"]
+    copied = walk(second)
+    assert walk_cache.STATS["hits"] == hits + 2  # the start, the walk
+    walk_cache._WALKS.clear()
+    misses = walk_cache.STATS["misses"]
+    made = walk(second)
+    assert walk_cache.STATS["misses"] == misses + 2
+    assert state(copied) == state(made)
+    assert texts(copied) == texts(made)
+    assert any(text.startswith("axis_p hosts ") for text, _ in texts(copied))
+    assert any(text.startswith("brit_p joins as ") for text, _ in texts(copied))
+    assert not any(t.startswith(("a hosts", "b joins")) for t, _ in texts(copied))
+    assert rolls(copied) == rolls(made)
+    assert copied.campaign.dice_seed == made.campaign.dice_seed  # the dice to come

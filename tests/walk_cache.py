@@ -4,8 +4,10 @@ Many tests walk the same module to the same step with the same choices (Sicily's
 July 15 AM to 3.614, PHD's 0930 to C5.35, ...); each walk is tens of service calls, a
 few hundred statements.  ``tests.walk`` asks this cache before it walks: the state a
 walk starts from is read as rows and reduced to a fingerprint (primary keys as
-ordinals, the players as their seat order and usernames, timestamps, the dice seed and
-the invitation token left out); where the same walk was made from the same fingerprint
+ordinals, the players as their seat order (their usernames, where the hosting and
+joining events quote them, as the seat order too: a walk by other players from the
+same state is the same walk), timestamps, the dice seed and the invitation token left
+out); where the same walk was made from the same fingerprint
 earlier in the process, the campaign's rows are replaced by the rows that walk left
 (the campaign's id and the players' user ids its own, the rows' keys new, in the same
 order, and timestamps moved by the time since), and nothing is walked.  The walk a
@@ -35,6 +37,7 @@ import datetime
 import hashlib
 import os
 import pickle
+import re
 import secrets
 import time
 import uuid
@@ -184,6 +187,7 @@ class Snapshot:
     settings_rows: list[dict[str, Any]]
     users: list[int]
     taken_at: datetime.datetime
+    usernames: list[str] = field(default_factory=list)  # the players', as ``users``
 
 
 class Uncacheable(Exception):
@@ -214,7 +218,37 @@ def snapshot(campaign_id: Any, users: Sequence[Any]) -> Snapshot:
     notif = apps.get_model("campaign", "NotificationSettings")
     user_ids = [u.pk for u in users]
     settings_rows = _values(notif, notif._base_manager.filter(user_id__in=user_ids))
-    return Snapshot(campaign, rows, settings_rows, user_ids, timezone.now())
+    names = [u.get_username() for u in users]
+    return Snapshot(campaign, rows, settings_rows, user_ids, timezone.now(), names)
+
+
+# Where a row quotes a player's username: the hosting and joining events (and a notice
+# quoting them), "alice hosts ...", "bob joins as ..." (campaign/services/hosting.py).
+_QUOTED = ("hosts ", "joins as ")
+
+
+def _quoting(usernames: Sequence[str]) -> re.Pattern[str]:
+    """A username where a row quotes it: the whole name (not the end of a longer word)
+    before one of ``_QUOTED``."""
+    if not usernames:
+        return re.compile(r"(?!)")  # nothing to find
+    names = "|".join(re.escape(n) for n in sorted(usernames, key=len, reverse=True))
+    after = "|".join(re.escape(q) for q in _QUOTED)
+    return re.compile(rf"(?<!\S)({names}) (?={after})")
+
+
+def _renamed(value: Any, pattern: re.Pattern[str], names: dict[str, str]) -> Any:
+    """``value`` (a string, or JSON) with each username ``pattern`` finds replaced by
+    ``names``'s value for it."""
+    if isinstance(value, str):
+        if " hosts " in value or " joins as " in value:
+            return pattern.sub(lambda m: f"{names[m.group(1)]} ", value)
+        return value
+    if isinstance(value, dict):
+        return {_renamed(k, pattern, names): _renamed(v, pattern, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, pattern, names) for v in value]
+    return value
 
 
 _LEFT_OUT = {("campaign.Campaign", "dice_seed"), ("campaign.Campaign", "dice_seed_hash")}
@@ -242,6 +276,10 @@ def normalized(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) 
     ordinals = {label: {r["id"]: i for i, r in enumerate(rs)} for label, rs in snap.rows.items()}
 
     uuids: dict[Any, int] = {}
+    # The players by their seat order, not their usernames: walks by other players from
+    # the same state are the same walk (``restore`` quotes the new players' names).
+    quoting = _quoting(usernames)
+    players = {name: f"<player {i}>" for i, name in enumerate(usernames)}
     texts = {str(snap.campaign["id"]): "<campaign>"}
     if not seed:
         for name in ("dice_seed", "dice_seed_hash"):
@@ -259,7 +297,7 @@ def normalized(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) 
             elif isinstance(f, models.UUIDField) and value is not None:
                 value = uuids.setdefault(value, len(uuids))
             elif isinstance(value, str | dict | list):
-                value = _replaced(value, texts)
+                value = _renamed(_replaced(value, texts), quoting, players)
             elif f.is_relation:
                 target = f.related_model
                 if target is campaign_model:
@@ -273,7 +311,7 @@ def normalized(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) 
             out.append((f.name, repr(value)))
         return tuple(out)
 
-    parts: list[Any] = [tuple(usernames), norm(campaign_model, snap.campaign)]
+    parts: list[Any] = [len(usernames), norm(campaign_model, snap.campaign)]
     for m in scoped_models():
         parts.append((m._meta.label, [norm(m, r) for r in snap.rows[m._meta.label]]))
     notif = apps.get_model("campaign", "NotificationSettings")
@@ -307,6 +345,9 @@ def restore(
     notif = apps.get_model("campaign", "NotificationSettings")
     user_map = {old: new.pk for old, new in zip(snap.users, users, strict=True)}
     texts = {str(snap.campaign["id"]): str(campaign_id), **(texts or {})}
+    # The walk's players' usernames, where its rows quote them, become these players'.
+    names = {old: new.get_username() for old, new in zip(snap.usernames, users, strict=True)}
+    quoting = _quoting(snap.usernames)
     uuids: dict[Any, uuid.UUID] = {}
     shift = timezone.now() - snap.taken_at
     using = connection.alias
@@ -337,7 +378,7 @@ def restore(
             elif isinstance(f, models.UUIDField) and value is not None:
                 value = uuids.setdefault(value, uuid.uuid4())
             elif isinstance(value, str | dict | list):
-                value = _replaced(value, texts)
+                value = _renamed(_replaced(value, texts), quoting, names)
             out[f.attname] = value
         return out
 

@@ -3,9 +3,13 @@ before them (issue 44, roll discipline; issue 46, nothing skipped by accident)."
 
 from __future__ import annotations
 
+import pytest
+
 from rules import availability
 from rules.snapshot import Holdings
 from tests.engine.conftest import at
+
+pytestmark = pytest.mark.rules
 
 
 def step_of(module, step_id):
