@@ -380,3 +380,43 @@ def test_3_6056_a_unit_its_owner_marks_must_attempt_escape_owes_its_escape_dr(us
     assert "Roll first: the Escape for 4-5-8 (3.606; 3.6051)" in british.text, british.text
     owed = british.text[british.text.find("Roll first") :]
     assert "4-4-7" not in owed[: owed.find("compulsory")], owed[:300]
+
+
+def test_3_6141_the_axis_3_614_page_remann_repair_and_low_ammo(users, modules, fixed_dice):
+    """3.6141a-3.61425 through the Axis pages, CG III (July 14 AM's RePh), the Axis
+    holding an Abandoned, immobilized StuG, a captured immobilized Sherman, a StuG
+    marked Low Ammo and a 2-2-8 crew.  3.6141b "Each non-Captured, non-Abandoned,
+    immobilized vehicle must make a dr": neither is offered Immobilization Repair, and
+    Done is offered.  3.6141a "may be remanned ... by Personnel Retained within the
+    same Setup Area": the roster offers Remann on the StuG; pressed naming no one it is
+    refused citing 3.6141a, nothing changed; naming the crew, the StuG is no longer
+    Abandoned, and being immobilized it now owes 3.6141b's dr (no Done until it is
+    made: dr 3, no change).  3.61425 (Low Ammo removed from each non-captured, non-Isolated vehicle)
+    as 3.614 ends: once both sides are done the StuG's Low Ammo marker is gone."""
+    players, _ = campaign_at("sicily", "iii", "jul14pm", users, step="3.614")
+    abandoned = add(players, "axis", "StuG IIIG", "vehicle", markers=["abandoned", "immobilized"])
+    add(players, "axis", "Sherman III(a)", "vehicle", markers=["immobilized", "captured"])
+    low = add(players, "axis", "StuG IIIG", "vehicle", markers=["low_ammo"])
+    crew = add(players, "axis", "2-2-8 crew", "half_squad")
+    axis = _seat(players, "axis")
+    assert "Roll dr: Immobilization Repair" not in axis.buttons()
+    assert "Done with 3.614" in axis.buttons()
+    roster = _seat(players, "axis", "roster/")
+    words = "Remann StuG IIIG (3.6141a)"
+    assert [v for v, _ in roster.options(words, "by")] == ["", crew.ref]
+    nobody = roster.press(words)
+    assert nobody.refused and "3.6141a" in nobody.text, nobody.text
+    assert "abandoned" in _markers(abandoned)
+    remanned = roster.press(words, by=crew.ref)
+    assert remanned.status == 200, remanned.text[:300]
+    assert "abandoned" not in _markers(abandoned)
+    # Manned again and still immobilized, it now owes 3.6141b's dr.
+    axis.open()
+    assert [v for v, _ in axis.options("Roll dr: Immobilization Repair", "unit")] == [abandoned.ref]
+    assert not [b for b in axis.buttons() if b.startswith("Done with")], axis.buttons()
+    fixed_dice.append([3])
+    assert axis.press("Roll dr: Immobilization Repair", unit=abandoned.ref).status == 200
+    assert _markers(abandoned) == ["immobilized"]
+    assert _done_on_page(players, "axis").status == 200
+    assert _done_on_page(players, "british").status == 200
+    assert _markers(low) == []
