@@ -40,15 +40,17 @@ class Button:
 class PageForms(HTMLParser):
     """A page's forms and buttons as a browser reads them: each form's action, its
     fields with the values the page rendered (checked boxes only, a select's selected
-    option or else its first), each select's options, and each button with the form it
-    submits (its ``form`` attribute, else the form around it) and its words."""
+    option or else its first, a multiple select's selected options only), each
+    select's options, and each button with the form it submits (its ``form``
+    attribute, else the form around it) and its words."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.forms: dict[str, Form] = {}
         self.buttons: list[Button] = []
         self._open: list[str] = []
-        self._select: tuple[str, str, list[tuple[str, str]], str | None] | None = None
+        self._select: tuple[str, str, list[tuple[str, str]], list[str]] | None = None
+        self._multiple = False
         self._option: dict[str, str] | None = None
         self._option_words: list[str] = []
         self._button: dict[str, str] | None = None
@@ -78,7 +80,8 @@ class PageForms(HTMLParser):
             elif kind not in ("submit", "button", "reset"):
                 form.fields.append((a["name"], a.get("value", "")))
         elif tag == "select" and a.get("name"):
-            self._select = (self._form_of(a) or "", a["name"], [], None)
+            self._select = (self._form_of(a) or "", a["name"], [], [])
+            self._multiple = "multiple" in a
         elif tag == "option" and self._select is not None:
             self._option = a
             self._option_words = []
@@ -106,7 +109,7 @@ class PageForms(HTMLParser):
             value = self._option.get("value", " ".join(self._option_words).strip())
             options.append((value, _squash(" ".join(self._option_words))))
             if "selected" in self._option:
-                chosen = value
+                chosen = [*chosen, value] if self._multiple else [value]
             self._select = (owner, name, options, chosen)
             self._option = None
         elif tag == "select" and self._select is not None:
@@ -114,10 +117,11 @@ class PageForms(HTMLParser):
             if owner in self.forms:
                 form = self.forms[owner]
                 form.selects[name] = options
-                if chosen is None and options:
-                    chosen = options[0][0]
-                if chosen is not None:
-                    form.fields.append((name, chosen))
+                # A single select sends its first option when none is selected; a
+                # multiple one sends only what is selected (maybe nothing).
+                if not chosen and options and not self._multiple:
+                    chosen = [options[0][0]]
+                form.fields.extend((name, value) for value in chosen)
             self._select = None
         elif tag == "textarea" and self._textarea is not None:
             owner = self._textarea_owner
