@@ -57,8 +57,9 @@ def test_3_6212_star_a_british_bombardment_is_no_on_map_retained_unit(users, mod
     _press_through(seats, "3.617", "3.618", "3.619", "3.620")
     assert players.step.id == "3.621", players.step.id
     axis = seats["axis"]
-    axis.open()
-    answer = axis.press("Lock Attack")
+    said = axis.open()
+    assert "3.6212 matrix footnote *" in said and "choose Idle" in said, said[:2000]
+    answer = axis.press("Lock Attack")  # posted as a stale page would
     assert answer.refused, "the Axis locked Attack against a side holding only a Bombardment"
     assert "3.6212" in answer.text and "choose Idle" in answer.text, answer.text[:400]
     assert not InitiativeChit.objects.filter(campaign_id=players.campaign_id).exists()
