@@ -45,7 +45,7 @@ from rules.availability import (
     compulsory,
     group_roll_items,
     group_roll_left,
-    off_the_map,
+    not_counted,
     owed_for,
     table_date_reasons,
 )
@@ -705,9 +705,10 @@ def new_dates_since_scenario(module: Module, campaign: Campaign) -> int:
 def lists_no_unit(module: Module, campaign: Campaign, side: str, *, seen_by: str) -> bool:
     """Whether ``side``'s retained forces list no unit on the map that ``seen_by`` may
     see (the gate): a unit marked withdrawn (off map) does not count, nor one the rule
-    names off the map (``availability.off_the_map``), nor one of an RG bought at its
-    printed value since the last CG-scenario end, which has not entered
-    play yet (Sicily 3.6175: it "enters play during the course of the scenario")."""
+    does not count (``availability.not_counted``: Equipment, or off the map), nor one
+    of an RG bought at its printed value since the last CG-scenario end, which has not
+    entered play yet (Sicily 3.6175: it "enters play during the course of the
+    scenario")."""
     # Model instances, not values: the gate shows a unit held behind a secret roll in
     # its former state (visibility.UNIT.former), which a values() read would bypass.
     units = Unit.objects.visible_to(seen_by).filter(campaign=campaign, side=side)
@@ -716,8 +717,8 @@ def lists_no_unit(module: Module, campaign: Campaign, side: str, *, seen_by: str
         if "withdrawn" in (unit.markers or ()):
             continue
         bought = unit.purchase
-        if off_the_map(module, side, replace(unit.state, group=bought.group_id if bought else "")):
-            continue  # not on the map (Sicily 3.6212*: a Bombardment, an OBA module)
+        if not_counted(module, side, replace(unit.state, group=bought.group_id if bought else "")):
+            continue  # Equipment, or off the map (Sicily 3.6212*: a radio, a Bombardment)
         group = module.group(side, bought.group_id) if bought else None
         if (
             bought is None

@@ -1020,14 +1020,14 @@ def chit_refusal(module: Module, snap: Snapshot, chit: str) -> str:
     return ""
 
 
-def off_the_map(module: Module, side: str, unit: UnitState) -> bool:
-    """Whether ``side``'s retained ``unit`` (its ``group`` the RG it came with) is off
-    the map, no "on-map Retained unit" for a restriction on the opponent's chit that
-    reads ``side``'s roster (``ChitRestriction.off_map``; Sicily 3.6212*: a Pregame
-    Bombardment, an Offboard Observer, an OBA module)."""
+def not_counted(module: Module, side: str, unit: UnitState) -> bool:
+    """Whether ``side``'s retained ``unit`` (its ``group`` the RG it came with) is no
+    "on-map Retained unit" for a restriction on the opponent's chit that reads
+    ``side``'s roster (``ChitRestriction.not_counted``; Sicily 3.6212*: Equipment, an SW
+    or Gun alone; a Pregame Bombardment, an Offboard Observer, an OBA module)."""
     ini = module.initiative
     return any(
-        r.off_map is not None and matches(r.off_map, unit)
+        r.not_counted is not None and matches(r.not_counted, unit)
         for r in (ini.restrictions if ini else [])
         if r.side != side and r.from_roster
     )

@@ -1743,10 +1743,11 @@ class ChitRestriction(Strict):
     # itself (computed from the roster, Sicily 3.6212*), beside the opponent's own
     # declaration; false: the declaration alone decides.
     from_roster: bool = False
-    # The opponent's retained units that are not on the map, and so no "on-map Retained
-    # units" for ``from_roster`` (Sicily 3.6212*: a Pregame Bombardment resolved off the
-    # map, an Offboard Observer, an OBA module, an aircraft; their radio counts).
-    off_map: UnitFilter | None = None
+    # The opponent's retained forces that are no "on-map Retained units" for
+    # ``from_roster``: Equipment rather than units, or off the map (Sicily 3.6212*, with
+    # 3.6221's "Retained units, Equipment": an SW or Gun alone; a Pregame Bombardment, an
+    # Offboard Observer, an OBA module, an aircraft).
+    not_counted: UnitFilter | None = None
 
 
 class Initiative(Strict):

@@ -4149,7 +4149,7 @@ service(
 
 def sicily_roster_lists_no_unit(host: Callable[..., Any]) -> Any:
     """Whether the British retained forces, one 4-5-8 squad, list no on-map unit the
-    Axis may see (3.6212*, ``ChitRestriction.off_map``)."""
+    Axis may see (3.6212*, ``ChitRestriction.not_counted``)."""
     from campaign.selectors import lists_no_unit, module_of
     from tests.purchase_helpers import add_unit
 
@@ -4160,9 +4160,9 @@ def sicily_roster_lists_no_unit(host: Callable[..., Any]) -> Any:
 
 
 service(
-    "ChitRestriction.off_map",
+    "ChitRestriction.not_counted",
     base="sicily",
-    mutate=lambda d: d["initiative"]["restrictions"][0].update(off_map={"kinds": ["squad"]}),
+    mutate=lambda d: d["initiative"]["restrictions"][0].update(not_counted={"kinds": ["squad"]}),
     observe=sicily_roster_lists_no_unit,
 )
 service(

@@ -57,8 +57,9 @@ def test_3_6212_star_a_british_bombardment_is_no_on_map_retained_unit(users, mod
     _press_through(seats, "3.617", "3.618", "3.619", "3.620")
     assert players.step.id == "3.621", players.step.id
     axis = seats["axis"]
-    axis.open()
-    answer = axis.press("Lock Attack")
+    said = axis.open()
+    assert "3.6212 matrix footnote *" in said and "choose Idle" in said, said[:2000]
+    answer = axis.press("Lock Attack")  # posted as a stale page would
     assert answer.refused, "the Axis locked Attack against a side holding only a Bombardment"
     assert "3.6212" in answer.text and "choose Idle" in answer.text, answer.text[:400]
     assert not InitiativeChit.objects.filter(campaign_id=players.campaign_id).exists()
@@ -259,3 +260,21 @@ def test_3_6179_str_is_recorded_for_the_rgs_3_6181_depletes_only(users, modules)
         assert f"{rg} in the OB" in axis, axis[axis.find("RG Purchase Records") :][:800]
     sheet = Seat(players.users["british"], players.campaign_id, "sheet/").open()
     assert "80+mm OBA Module Full" not in sheet, sheet[:1500]
+
+
+def test_3_6212_star_equipment_alone_is_no_retained_unit(users, modules):
+    """3.6212 matrix footnote *: "... if the British player currently has no on-map
+    Retained units"; 3.6221/3.6222 tell "Retained units, Equipment, and new
+    Fortifications" apart.  July 14 N: the British retained forces list only a radio
+    (an SW) and a 57L AT Gun whose crew is gone: Equipment, no unit; the Axis Attack is
+    refused.  A 2-2-8 crew added (a unit): the Axis may choose Attack."""
+    from campaign.services.errors import ActionRefused
+    from tests.purchase_helpers import add_unit
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    add_unit(players, "british", "radio", "sw")
+    add_unit(players, "british", "57L OQF 6-Pounder AT", "gun")
+    with pytest.raises(ActionRefused, match=r"3\.6212"):
+        players.chits(axis="attack")
+    add_unit(players, "british", "2-2-8 crew", "half_squad")
+    players.chits(axis="attack")
