@@ -301,3 +301,27 @@ def test_the_conph_played_through_the_pages_from_the_german_seat(users, modules,
     instead = forge(german, "instead", table="leader_promotion")
     assert instead.refused and "C5.24" in instead.text, instead.text[:300]
     plain(instead.text)
+
+
+def test_c5_21_a_line_of_two_hs_recombines_with_itself(users, modules):
+    """C5.21 "must recombine in the location of one or the other HS": a line of the US
+    retained forces recording two identical Casualty Reduced 6-6-7 (two HS of one
+    squad) is offered, and recombined by picking it twice: one 6-6-7 squad; a line of
+    one HS picked twice is refused (it has no partner), nothing changed."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, unit_names
+
+    players, _ = phd_after(users, "C5.21")
+    pair = add(players, "us", "6-6-7", "squad", status="reduced", number=2)
+    lone = add(players, "us", "7-4-7", "squad", status="reduced")
+    us = seats(players)["us"]
+    us.open()
+    offered = [ref for ref, _ in us.options("Recombine the two HS", "give")]
+    assert offered == [pair.ref], offered
+    alone = us.press("Recombine the two HS", give=lone.ref, mark=lone.ref)
+    assert alone.refused and "C5.21" in alone.text, alone.text[:300]
+    assert us.press("Recombine the two HS", give=pair.ref, mark=pair.ref).status == 200
+    assert unit_names(players, "us") == [
+        ("6-6-7", "squad", "ok", 1),
+        ("7-4-7", "squad", "reduced", 1),
+    ]
