@@ -105,6 +105,32 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
     )
 
 
+# The parts of a condition that read the roll itself (its date, its unit, the results
+# of the RG's earlier rolls), not the RG: ``may_hold`` reads them as possible.
+_ROLL_PARTS = {
+    "strength": None,
+    "night": None,
+    "chose_attack_previous": None,
+    "initial_scenario": None,
+    "first_roll": None,
+    "unit_kinds": None,
+    "not_unit_kinds": None,
+    "unit_markers": None,
+    "not_unit_markers": None,
+    "rolled_types": None,
+    "held_squads": None,
+    "of_rg": None,
+    "fired_prior": None,
+}
+
+
+def may_hold(cond: Condition | None, ctx: RollContext) -> bool:
+    """Whether the condition can hold for the RG of ``ctx`` (its side, id, kinds,
+    footnotes, price) on some roll: the parts that read the roll itself are read as
+    holding."""
+    return cond is None or holds(cond.model_copy(update=_ROLL_PARTS), ctx)
+
+
 def holds_squads(held: HeldSquads, ctx: RollContext) -> bool:
     """Whether the side holds ``held.at_least`` squads of RGs marked with one of its
     footnotes (PHD C5.28); unknown (not read for this roll, a page's offer): it may."""

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from rules.drm import RollContext, holds
+from rules.drm import RollContext, holds, may_hold
 from rules.schema import (
     AddLater,
     ComesWith,
@@ -89,6 +89,14 @@ def records_strength(module: Module, side: str, group: ReinforcementGroup | None
     if columns is None or columns.strength is None:
         return True
     return group is not None and holds(columns.strength, group_context(module, side, group))
+
+
+def makes_rolls(module: Module, side: str, group: ReinforcementGroup, cost_variant: str) -> bool:
+    """Whether an RG of ``group`` bought at ``cost_variant`` has any secret roll to make
+    (``Module.post_purchase``): one whose condition on the RG can hold.  An RG with none
+    (an OBA module, a Recon, a Bombardment) is only recorded when its rolls are made."""
+    ctx = group_context(module, side, group, cost_variant)
+    return any(may_hold(pp.applies_to, ctx) for pp in module.post_purchase)
 
 
 # A hex as the map names it: a board's number (none on a map of one piece), the hex

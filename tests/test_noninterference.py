@@ -993,6 +993,10 @@ class World:
                 d.id for d in table.drms if not d.variable and d.when is None and d.of is None
             ]
             ticked = [tickable[k % len(tickable)] for k in ticks] if tickable else []
+            if hardens_mmc(table) and not any(
+                u.kind == "squad" for u in self.own_units(side, from_purchase=False)
+            ):  # C5.23's DR is waived for a side with no MMC: the hider lists one (public)
+                units.add_unit(campaign_id=cid, user=user, name="4-6-7", kind="squad")
             steps.roll_on_table(
                 campaign_id=cid, user=user, table_id=table.id, item=item, ticked=ticked
             )

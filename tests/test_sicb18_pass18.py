@@ -248,8 +248,15 @@ def test_3_6179_str_is_recorded_for_the_rgs_3_6181_depletes_only(users, modules)
         assert british.press(price).status == 200, price
     _press_through(seats, "3.617")
     british.open()
-    for n, rg in enumerate(("O2 Lgt Arty", "M2 Recon", "G3 Mtr Pltn"), start=1):
-        assert british.press(f"Make its secret rolls: RG {n} of the list, {rg}").status == 200
+    for n, (rg, button) in enumerate(
+        (
+            ("O2 Lgt Arty", "Record it"),
+            ("M2 Recon", "Record it"),
+            ("G3 Mtr Pltn", "Make its secret rolls"),
+        ),
+        start=1,
+    ):  # an O or M RG has no secret roll (3.6181): its button records it
+        assert british.press(f"{button}: RG {n} of the list, {rg}").status == 200
     said = british.open()
     assert "G3 Mtr Pltn — 6 CPP, July 16 Night · " in said, said
     for rg, cost in (("O2 Lgt Arty", 8), ("M2 Recon", 1)):

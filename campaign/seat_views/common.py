@@ -31,6 +31,7 @@ from rules.purchase import (
     Addition,
     add_later_offers,
     add_later_options,
+    makes_rolls,
     owed_tables,
     printed_implies,
     records_objective,
@@ -202,6 +203,8 @@ class PurchaseLine:
     revealed: bool
     can_cancel: bool
     can_roll: bool
+    # Its "rolls" record it only: no secret roll is made for its RG (an OBA module).
+    no_rolls: bool = False
     state: str = "held"  # Purchase.State: in the OB, eliminated, withdrawn, used up
     # The viewer's own line, revealed by the campaign's policy with what its secret DRs
     # gave it held from the opponent (``visibility.PURCHASE.held``): he may show that.
@@ -425,6 +428,14 @@ def _record_lines(
                 and p.rolled_at is None
                 and not p.details.get("rolls"),
                 can_roll=can_roll,
+                no_rolls=can_roll
+                and p.rolled_at is None
+                and not makes_rolls(
+                    module,
+                    p.side,
+                    availability.find_group(module, p.side, p.group_id),
+                    p.cost_variant or "",
+                ),
                 state=p.state,
                 state_label=choice_label(Purchase.State, p.state),
                 can_change_state=mine and campaign.ended_at is None,
