@@ -216,13 +216,13 @@ def test_2_1_the_prisoners_each_side_loses_are_named_on_its_page_before_done(use
 
     players, _ = midday(users, "2.1", before=holdings)
     american, german = seats(players)
-    assert "4-6-6 (captured) leaves your retained forces (2.1)" in american.text
-    assert "6-6-6 (in good order) leaves" not in american.text
+    assert "4-6-6 leaves your retained forces (2.1)" in american.text
+    assert "6-6-6 leaves" not in american.text
     assert "8-0" not in american.text.split("Campaign log")[0]
     assert american.press("Done with 2.1").status == 200
     german.open()
     assert "When both sides have finished 2.1" in german.text
-    assert "8-0 leader (captured) leaves your retained forces (2.1)" in german.text
+    assert "8-0 leader leaves your retained forces (2.1)" in german.text
     assert german.press("Done with 2.1").status == 200
     names = {u.name for u in Unit.objects.filter(campaign_id=players.campaign_id, side="american")}
     assert names == {"6-6-6"}
@@ -257,7 +257,7 @@ def test_2_5_the_encircled_markers_removed_at_done_are_named_and_done_waits_for_
     assert answer.refused and "2.5" in answer.text, answer.text[:300]
     fixed_dice.append([1, 1])
     assert american.press(ROLL_1TC, unit=squad.ref).status == 200
-    assert "4-6-6 (Encircled) loses its Encircled marker (2.5)" in american.text
+    assert "4-6-6 loses its Encircled marker (2.5)" in american.text
     assert american.press("Done with 2.5").status == 200
     done(players, "german")
     assert fresh(squad).markers == []

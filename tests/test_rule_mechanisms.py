@@ -1396,7 +1396,7 @@ def test_3_2_each_hero_eliminated_lets_one_mmc_battle_harden(users, modules, cli
     client.force_login(players.users["american"])
     shown = html.unescape(client.get(f"/campaigns/{players.campaign_id}/").content.decode())
     assert "Your Heroes" in shown and ">Mark battle hardened</button>" in shown
-    assert "2 × 1-4-9 Hero (wounded (leader))" in shown and "3-4-7 (in good order)" in shown
+    assert "2 × 1-4-9 Hero (wounded)" in shown and "3-4-7 (in good order)" in shown
     assert "each of your Heroes left leaves your forces (3.2)" in shown
     with pytest.raises(ActionRefused, match=r"8-1 leader is not one of your squads or half-squads"):
         exchange(players, "american", heroes, leader)

@@ -1293,7 +1293,8 @@ def _settle_rows(
 def settle_preview(module: Module, campaign: Campaign, step: Step, side: str) -> list[str]:
     """What completing ``step`` will do to ``side``'s retained units by its ``settles``
     (``settle_units``), one sentence per unit, for the page before Done: APD 2.1 "All
-    Prisoners are then removed from play" names the Captured 4-6-6 that leaves; 2.5
+    Prisoners are then removed from play" names the Captured 4-6-6 that leaves ("4-6-6
+    leaves your retained forces (2.1)"); 2.5
     "All Encircled markers are then removed" the units that lose theirs.  Read only;
     a row on a vehicle's weapons is not previewed."""
     if not step.settles:
@@ -1316,7 +1317,7 @@ def settle_preview(module: Module, campaign: Campaign, step: Step, side: str) ->
             outcome = settled(row, state, ladder(module))
             if not outcome.changes:
                 continue
-            what = f"{label(unit)} ({state_words(unit.markers, unit.kind)})"
+            what = label(unit)
             if outcome.removed:
                 gone.add(unit.pk)
                 out.append(f"{what} leaves your retained forces ({row.rule}).")
