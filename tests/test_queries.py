@@ -66,7 +66,8 @@ def _grow(players, factor: int, start: int = 1000) -> None:
             for n in range(3 * factor)
         )
         Unit.objects.bulk_create(
-            Unit(campaign=c, side=side, name=f"4-6-7 no. {n}") for n in range(3 * factor)
+            Unit(campaign=c, side=side, name=f"4-6-7 no. {n}", kind="squad")
+            for n in range(3 * factor)
         )
     Roll.objects.bulk_create(
         Roll(
