@@ -7,6 +7,7 @@ for ends.  docs/rules-audit/pass-12-secret12.md."""
 from __future__ import annotations
 
 import html
+import re
 
 import pytest
 
@@ -27,11 +28,16 @@ users = test_rule_mechanisms.users
 fixed_dice = test_rule_mechanisms.fixed_dice
 
 
+# A campaign's id in its links: random hex that can hold "9-1" or "10-2" ("…afd9-1721…").
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def page_of(client, players, side, path="") -> str:
+    """The page ``side`` is shown, its ids masked: a test reads it for leader ratings."""
     client.force_login(players.users[side])
     response = client.get(f"/campaigns/{players.campaign_id}/{path}")
     assert response.status_code == 200
-    return html.unescape(response.content.decode())
+    return _UUID.sub("<id>", html.unescape(response.content.decode()))
 
 
 def _american_leader_and_m4(players, fixed_dice) -> Purchase:

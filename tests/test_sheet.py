@@ -45,8 +45,10 @@ def setup_night(modules, make_user):
         campaign_id=cid, user=brit, purchase_id=bought["G3"].ref, entry_area="Primosole bridge"
     )
     purchases.reveal_purchase(campaign_id=cid, user=brit, purchase_id=bought["V6"].ref)
-    units.add_unit(campaign_id=cid, user=axis, name="8-1 leader", location="12G4")
-    units.add_unit(campaign_id=cid, user=brit, name="9-2 leader", location="secret wood")
+    units.add_unit(campaign_id=cid, user=axis, name="8-1 leader", kind="leader", location="12G4")
+    units.add_unit(
+        campaign_id=cid, user=brit, name="9-2 leader", kind="leader", location="secret wood"
+    )
     players.until("recon")
     purchases.buy_recon(campaign_id=cid, user=axis, purchase_id=m2.ref)
     players.until("initiative")
