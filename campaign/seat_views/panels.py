@@ -53,6 +53,7 @@ from campaign.services.units import (
     designable_mmc,
     hardenable_leaders,
     label,
+    line_of,
     placement_reminders,
     roll_ref,
     settle_preview,
@@ -1072,7 +1073,7 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
         for u in own:
             if u.possessor_id in by_pk:
                 kept.setdefault(by_pk[u.possessor_id].ref, []).append(u.name)
-        names = [u.name for u in own if matches(ex.gives, state_of(u))]
+        lines_held = [line_of(u) for u in own if matches(ex.gives, state_of(u))]
         gives = tuple(
             (
                 u.ref,
@@ -1080,7 +1081,7 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
                 + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
             )
             for u in own
-            if matches(ex.gives, state_of(u)) and (names.count(u.name) > 1 or u.count > 1)
+            if matches(ex.gives, state_of(u)) and (lines_held.count(line_of(u)) > 1 or u.count > 1)
         )
         panel.exchange = ExchangeView(
             gives=gives,

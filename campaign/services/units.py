@@ -1118,6 +1118,12 @@ def exchange_unit(
     )
 
 
+def line_of(unit: Unit) -> str:
+    """The squad's line a HS is of, as two HS are matched to recombine (PHD C5.21): its
+    name, case and spaces aside."""
+    return unit.name.strip().lower()
+
+
 def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit) -> None:
     """Two of the side's lines of ``exchange.gives`` bearing the same name recombine: the
     unit given up leaves, what it possessed Transferred to the other, which has
@@ -1125,7 +1131,7 @@ def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit) -> No
     ... with the same strength factors", become the squad again), unless either
     possesses a unit ``not_possessing`` names (C5.21 EXC: a MMG/HMG/Lt. MTR/Gun)."""
     rule = exchange.rule
-    if give.name.strip().lower() != mark.name.strip().lower():
+    if line_of(give) != line_of(mark):
         raise ActionRefused(
             f"{label(give)} and {label(mark)} cannot recombine: only two HS of the same class "
             f"and strength factors do, two of one squad's line ({rule})."
