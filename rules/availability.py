@@ -22,6 +22,7 @@ from rules.effects import (
     matches,
     mmc_class,
     names_any,
+    own_mmc,
     reduction,
     types_given,
 )
@@ -1536,14 +1537,10 @@ def reduce_refusal(
     if unit is None:
         return ""
     state, footnotes = unit
-    if state.kind not in MMC_KINDS or "captured" in state.marked:
+    if not own_mmc(state):
         return f"{state.name} is not one of your MMC (squads, half-squads) ({table.rule})."
     for cls in first:
-        of_it = [
-            u.name
-            for u, f in held
-            if u.kind in MMC_KINDS and "captured" not in u.marked and mmc_class(cls, u, f)
-        ]
+        of_it = [u.name for u, f in held if own_mmc(u) and mmc_class(cls, u, f)]
         if not of_it:
             continue
         if mmc_class(cls, state, footnotes):
@@ -1568,9 +1565,7 @@ def reduction_owed_refusal(
     Reduce ("" : it does not): fewer named (``used``) than its rolls for ``items`` gave
     (``allowed``), while it ``held`` an MMC (not captured) to name (PHD C5.28 note 2:
     "an original dr of 6 results in Casualty Reduction for one MMC")."""
-    if used >= allowed or not any(
-        u.kind in MMC_KINDS and "captured" not in u.marked for u, _ in held
-    ):
+    if used >= allowed or not any(own_mmc(u) for u, _ in held):
         return ""
     originals, _ = reduction(table)
     said = " or ".join(str(n) for n in originals)

@@ -637,6 +637,12 @@ def hardens_mmc(table: Table) -> bool:
     return any(mmc_to_harden(row_effects(row)) for row in table.rows)
 
 
+def own_mmc(unit: UnitState) -> bool:
+    """Whether ``unit`` is one of the side's own MMC: a squad or half-squad, not one it
+    holds prisoner (PHD C5.23's Battle Hardening, C5.28 note 2's Casualty Reduction)."""
+    return unit.kind in MMC_KINDS and "captured" not in unit.marked
+
+
 def no_mmc_to_harden(table: Table, units: Sequence[UnitState]) -> str:
     """Why a roll on ``table``, whose results let the side Battle Harden MMC, is not
     made: of ``units`` (the side's own, none Battle Hardened in this pass already) none
@@ -646,7 +652,7 @@ def no_mmc_to_harden(table: Table, units: Sequence[UnitState]) -> str:
     table hardens no MMC."""
     if not hardens_mmc(table):
         return ""
-    if any(u.kind in MMC_KINDS and "captured" not in u.marked for u in units):
+    if any(own_mmc(u) for u in units):
         return ""
     return f"you hold no MMC it could Battle Harden: whatever the DR, none would ({table.rule})"
 
