@@ -696,12 +696,24 @@ def _status_words() -> dict[str, str]:
     return {value: str(words) for value, words in Unit.Status.choices}
 
 
+# The bracketed hint a marker's words carry to say which units it is for ("wounded
+# (leader)"), and the unit kinds it names: a Hero is wounded or heroic too (APD 3.2
+# "Heroes (whether wounded or unwounded)").
+_KIND_HINTS: dict[str, frozenset[str]] = {
+    " (leader)": frozenset({"leader", "hero"}),
+    " (vehicle)": frozenset({"vehicle"}),
+    " (SW/Gun)": frozenset({"sw", "gun"}),
+}
+
+
 def marker_words(marker: str, kind: str = "") -> str:
-    """A marker's words on a unit of ``kind``: "(leader)" tells which units a marker is
-    for ("wounded (leader)"); a Hero is wounded or heroic too (APD 3.2 "Heroes (whether
-    wounded or unwounded)"), and his line reads "wounded", not "wounded (leader)"."""
+    """A marker's words on a unit of ``kind``: on a unit the hint names, the hint says
+    nothing and is dropped (an 8-1 leader reads "wounded", never "wounded (leader)")."""
     words = _status_words()[marker]
-    return words.removesuffix(" (leader)") if kind == "hero" else words
+    for hint, kinds in _KIND_HINTS.items():
+        if kind in kinds and words.endswith(hint):
+            return words.removesuffix(hint)
+    return words
 
 
 class Supplement(LoadedAtOnce, models.Model):

@@ -129,6 +129,13 @@ def replenish(
     return Outcome(start=points, gained=gained, lines=lines)
 
 
+def receives(module: Module, side: str) -> bool:
+    """Whether the rules give ``side`` points at all (APD 3.5: the German receives no
+    Purchase Points): a side they give none has no secret figure to keep."""
+    mech = module.currency.replenishment
+    return not isinstance(mech, VpDifferentialReplenishment) or side == mech.side
+
+
 def _required(module: Module, played_date_index: int | None, rule: str) -> int:
     """VP required to win the scenario just played (2.91).  Where the rules text lacks
     them (declared missing), the points cannot be computed: the step waits until the

@@ -2600,6 +2600,21 @@ class Module(Strict):
                 return v
         raise KeyError(variant_id)
 
+    def variant_words(self, variant_id: str) -> str:
+        """A CG's name as players read it beside the module's title: with its own dates
+        where the module offers several CGs (Sicily's CG III runs July 14 AM - July 14 PM,
+        not the module's July 17 PM)."""
+        v = self.variant(variant_id)
+        if len(self.variants) == 1:
+            return v.name
+        return f"{v.name}, {self.date(v.start_date).label} – {self.date(v.last_date).label}"
+
+    def campaign_title(self, variant_id: str) -> str:
+        """The module's title with the CG played, where it offers several."""
+        if len(self.variants) == 1:
+            return self.title
+        return f"{self.title} · {self.variant_words(variant_id)}"
+
     def date(self, date_id: str) -> CGDate:
         for d in self.dates:
             if d.id == date_id:

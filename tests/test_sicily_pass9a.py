@@ -76,7 +76,7 @@ def test_3_6113_heroic_leaders_battle_harden_and_lose_heroic_status(users, modul
     said = _log(players, "3.6113")
     assert any("8-1 leader Battle Hardens: now 9-1 leader" in s for s in said)
     assert not any("10-3 leader Battle Hardens" in s for s in said)
-    assert sum("loses its heroic (leader) marker" in s for s in said) == 4
+    assert sum("loses its heroic marker" in s for s in said) == 4
 
 
 def test_3_6141c_an_isolated_afv_kept_under_recall_suffers_ammunition_shortage(users, modules):

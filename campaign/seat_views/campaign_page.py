@@ -251,7 +251,7 @@ class CampaignView:
 
     @property
     def variant(self) -> str:
-        return self.module.variant(self.campaign.variant).name
+        return self.module.variant_words(self.campaign.variant)
 
     @cached_property
     def host(self) -> str:

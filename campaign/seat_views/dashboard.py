@@ -68,7 +68,7 @@ def dashboard_rows(user: Any) -> list[DashboardRow]:
             DashboardRow(
                 campaign_id=str(c.pk),
                 name=c.name,
-                module_title=module.title,
+                module_title=module.campaign_title(c.variant),
                 side=module.side(seat.side).name,
                 opponent=opp.user.get_username() if opp and opp.user else None,
                 date=module.dates[c.date_index].label,

@@ -37,6 +37,6 @@ def invitation_view(token: str, user: Any) -> InvitationView:
         campaign=inv.campaign.name,
         host=inv.campaign.host.get_username(),
         module=module.title,
-        variant=module.variant(inv.campaign.variant).name,
+        variant=module.variant_words(inv.campaign.variant),
         side=module.side(inv.side).name,
     )

@@ -114,7 +114,8 @@ def held_words(unit: Unit, lines: dict[str, Unit]) -> str:
         line = lines.get(within)
         return f"counted in {label(line)}" if line is not None else "not listed"
     was = Unit(name=held.get("name", ""), count=held.get("count", 1))
-    return f"{label(was)} — {units_service.state_words(held.get('markers') or ())}"
+    words = units_service.state_words(held.get("markers") or (), unit.kind)
+    return f"{label(was)} — {words}"
 
 
 @dataclass(frozen=True)
@@ -414,7 +415,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     return RosterView(
         campaign_id=str(campaign.pk),
         name=campaign.name,
-        module_title=module.title,
+        module_title=module.campaign_title(campaign.variant),
         currency=module.currency.code,
         side_names=[module.side(s).name for s in sides],
         lines=lines,

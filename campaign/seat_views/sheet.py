@@ -185,7 +185,7 @@ def scenario_sheet(campaign: Campaign, side: str) -> ScenarioSheet:
         campaign_id=str(campaign.pk),
         name=campaign.name,
         module_title=module.title,
-        variant=variant.name,
+        variant=module.variant_words(variant.id),
         date=date.label,
         scenario=_scenario(campaign, module, initial),
         step=f"{module.steps[campaign.step_index].id} {module.steps[campaign.step_index].title}",

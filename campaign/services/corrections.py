@@ -78,7 +78,8 @@ def describe_line(line: dict[str, Any] | None) -> str:
     if line is None:
         return "gone from the retained forces"
     line = recorded_line(line)
-    return f"{line['name']} ({Unit.Kind(line['kind']).label}), {state_words(line['markers'])}"
+    kind = line["kind"]
+    return f"{line['name']} ({Unit.Kind(kind).label}), {state_words(line['markers'], kind)}"
 
 
 def _roll_for(turn: Turn, unit_ref: str) -> Roll:

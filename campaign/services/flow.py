@@ -286,7 +286,10 @@ def replenish_side(turn: Turn, seat: Seat) -> None:
         side=seat.side,
         step_id=step_id,
         text=f"{name} {module.currency.code}: " + " · ".join(outcome.lines),
-        secret=POINTS.kept(seat.side, side=name, code=module.currency.code),
+        # A side the rules give no points has no figure to keep secret (APD 3.5).
+        secret=POINTS.kept(seat.side, side=name, code=module.currency.code)
+        if replenish.receives(module, seat.side)
+        else None,
         data={"lines": outcome.lines, "start": outcome.start, "repl": outcome.gained},
     )
 

@@ -897,7 +897,7 @@ def _refuse_unmanned(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]
             continue
         if st.id == turn.step.id:
             raise ActionRefused(
-                f"{label(unit)} stays {state_words([remanning.status])} unless it is "
+                f"{label(unit)} stays {state_words([remanning.status], unit.kind)} unless it is "
                 f"remanned ({remanning.rule}): name the Personnel who remann it with "
                 "Remann. Nothing was changed.",
                 status=409,
@@ -996,7 +996,7 @@ def remann_vehicle(*, campaign_id: object, user: User, unit_id: object, by_id: o
         turn,
         kept_secret(unit, by),
         f"{turn.side_name()}: {label(by)} remanns {label(unit)}, now "
-        f"{state_words(unit.markers)} ({remanning.rule}).",
+        f"{state_words(unit.markers, unit.kind)} ({remanning.rule}).",
     )
     return unit
 
@@ -1196,7 +1196,7 @@ def settle_exchange(turn: Turn) -> None:
             unit.markers = _condition(unit.markers, fate.status, exchange.gives.statuses or ())
             unit.save(update_fields=["markers"])
             said = (
-                f"{label(unit)} stays, now {state_words(unit.markers)}: no "
+                f"{label(unit)} stays, now {state_words(unit.markers, unit.kind)}: no "
                 f"{describe_filter(exchange.marks)} to mark"
             )
         else:
@@ -1285,7 +1285,7 @@ def _settle_rows(
                         unit.markers, outcome.status, row.units.statuses or ()
                     )
                     unit.save(update_fields=["markers"])
-                    said += f" is now {Unit.Status(outcome.status or 'ok').label}"
+                    said += f" is now {marker_words(outcome.status or 'ok', unit.kind)}"
                 turn.as_side(side).record(
                     EventKind.UNIT,
                     secret=secret,
@@ -1437,7 +1437,7 @@ def _unclear(turn: Turn, side: str, row: Settle) -> bool:
         if not back:
             continue
         unit.markers = ordered([*(unit.markers or ()), *back])
-        words = ", ".join(Unit.Status(m).label for m in back)
+        words = state_words(back, unit.kind)
         said = f"{label(unit)} is {words} again: the amended result no longer calls for its return"
         _marked(turn, side, unit, said, row.rule)
     return True
@@ -1482,7 +1482,9 @@ def _unsettle(turn: Turn, side: str, row: Settle) -> None:
             if status not in held.state.marked:
                 continue
             held.markers = _condition(held.markers, "ok", [status])
-            said = f"{label(held)} is no longer {Unit.Status(status).label}: the amended result"
+            said = (
+                f"{label(held)} is no longer {marker_words(status, held.kind)}: the amended result"
+            )
             _marked(turn, side, held, f"{said} no longer calls for it", row.rule)
 
 
@@ -1514,7 +1516,7 @@ def _settle_possessed(
             continue
         _with_marker(held, outcome.status)
         said = f"{label(held)}, possessed by {unit.name}, is now"
-        _marked(turn, side, held, f"{said} {Unit.Status(outcome.status).label}", row.rule)
+        _marked(turn, side, held, f"{said} {marker_words(outcome.status, held.kind)}", row.rule)
 
 
 def _marked(turn: Turn, side: str, unit: Unit, said: str, rule: str) -> None:
@@ -1781,8 +1783,8 @@ def apply_outcome(
         )
     if outcome.removed:
         return f"{one} is removed from the retained forces{dropped}"
-    also = f" and {Unit.Status(outcome.also).label}" if outcome.also else ""
-    return f"{one} is now {Unit.Status(outcome.status or 'ok').label}{also}"
+    also = f" and {marker_words(outcome.also, unit.kind)}" if outcome.also else ""
+    return f"{one} is now {marker_words(outcome.status or 'ok', unit.kind)}{also}"
 
 
 def crew_escapes(
@@ -1845,7 +1847,7 @@ def unmark_or_rename(unit: Unit, outcome: UnitOutcome, said: str) -> str:
     if outcome.unmarked is not None:
         unit.markers = [m for m in unit.markers or () if m != outcome.unmarked]
         unit.save(update_fields=["markers"])
-        return f"{said} loses its {Unit.Status(outcome.unmarked).label} marker"
+        return f"{said} loses its {marker_words(outcome.unmarked, unit.kind)} marker"
     assert outcome.renamed is not None
     unit.name = outcome.renamed[: max_length(Unit, "name")]
     unit.save(update_fields=["name"])
@@ -1887,7 +1889,7 @@ def apply_weapon_outcome(
     unit.weapons = kept
     if outcome.carrier_status is not None:
         _with_marker(unit, outcome.carrier_status)
-        said.append(f"the {unit.name} is {Unit.Status(outcome.carrier_status).label}")
+        said.append(f"the {unit.name} is {marker_words(outcome.carrier_status, unit.kind)}")
     unit.save(update_fields=["weapons", "markers"])
     return "; ".join(said)
 

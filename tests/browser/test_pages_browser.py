@@ -329,7 +329,7 @@ def test_the_roster_reads_first_and_counts_what_the_log_counts(
     drawn(page)
     forces = page.locator("#retained-forces")
     row = forces.locator(f"#unit-{leader.ref}")
-    assert row.locator(".unit-read").inner_text() == "8-1 leader — wounded (leader)"
+    assert row.locator(".unit-read").inner_text() == "8-1 leader — wounded"
     assert forces.evaluate(CONTROLS_SHOWN) == []  # no Save, no Remove, no field
     edit = row.locator("summary", has_text="Edit")
     edit.click()

@@ -27,19 +27,19 @@ def test_roster_updates_live_and_prints(
     brit = browser_login(new_context(), players.users["british"]).new_page()
     axis = browser_login(new_context(), players.users["axis"]).new_page()
     axis.goto(base + "roster/")
-    axis.locator("#retained-forces", has_text="9-1 leader — wounded (leader)").wait_for()
+    axis.locator("#retained-forces", has_text="9-1 leader — wounded").wait_for()
 
     # The British player marks the leader recovered on the roster page.
     brit.goto(base + "roster/")
     row = brit.locator(f"#unit-{leader.ref}")
     # The roster reads first: a unit is a line of text, its form behind Edit.
     assert not row.locator("input[name=markers]").first.is_visible()
-    assert "9-1 leader — wounded (leader)" in row.inner_text()
+    assert "9-1 leader — wounded" in row.inner_text()
     row.locator("summary", has_text="Edit").click()
     # Its state is its set of markers (issue 45): wounded and isolated at once ...
     row.get_by_label("isolated").check()
     row.get_by_role("button", name="Save").click()
-    axis.locator("#retained-forces", has_text="9-1 leader — wounded (leader), isolated").wait_for()
+    axis.locator("#retained-forces", has_text="9-1 leader — wounded, isolated").wait_for()
     # ... then recovered: the wounded marker off, the other stays.
     row.get_by_label("wounded (leader)").uncheck()
     row.get_by_role("button", name="Save").click()
