@@ -57,39 +57,30 @@ def _hold(players):
             add(players, side, name, kind, marker) if marker else add(players, side, name, kind)
 
 
-def test_sicily_refit_phase_reads_on_a_phone(
-    asgi_server, new_context, browser_login, modules, make_user
-):
+def _sicily(users):
     from tests.purchase_helpers import campaign_at
 
-    players, _ = campaign_at(
-        "sicily", "i", "jul15am", (make_user("a"), make_user("b")), step="3.601"
-    )
-    _hold(players)
-    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
-    pages = _phones(asgi_server, new_context, browser_login, players)
-    assert _walk_on_a_phone(players, pages, url, "3.621") == []
+    return campaign_at("sicily", "i", "jul15am", users, step="3.601")[0], "3.621"
 
 
-def test_purple_heart_draw_conph_reads_on_a_phone(
-    asgi_server, new_context, browser_login, modules, make_user
-):
+def _purple_heart_draw(users):
     from tests.test_phd_conph import phd_after
 
-    players, _ = phd_after((make_user("a"), make_user("b")), "C5.13")
-    _hold(players)
-    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
-    pages = _phones(asgi_server, new_context, browser_login, players)
-    assert _walk_on_a_phone(players, pages, url, "C5.37") == []
+    return phd_after(users, "C5.13")[0], "C5.37"
 
 
-def test_a_pleasant_diversion_reads_on_a_phone(
-    asgi_server, new_context, browser_login, modules, make_user
-):
+def _a_pleasant_diversion(users):
     from tests.test_apd17_pass17 import midday
 
-    players, _ = midday((make_user("a"), make_user("b")), "2.1")
+    return midday(users, "2.1")[0], "3.7"
+
+
+@pytest.mark.parametrize("reach", [_sicily, _purple_heart_draw, _a_pleasant_diversion])
+def test_each_systems_steps_with_a_form_read_on_a_phone(
+    reach, asgi_server, new_context, browser_login, modules, make_user
+):
+    players, last = reach((make_user("a"), make_user("b")))
     _hold(players)
     url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
     pages = _phones(asgi_server, new_context, browser_login, players)
-    assert _walk_on_a_phone(players, pages, url, "3.7") == []
+    assert _walk_on_a_phone(players, pages, url, last) == []
