@@ -12,6 +12,8 @@ import re
 
 import pytest
 
+from campaign.models import Roll
+from campaign.models import Seat as SeatRow
 from tests.page_play import Seat
 from tests.test_phdb17_pass17 import plain
 from tests.test_phdb18_pass18 import seats, step_part
@@ -64,6 +66,12 @@ def points(seat: Seat) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
+def dsp(seat: Seat) -> int:
+    found = re.search(r"You have (\d+) DSP", seat.text)
+    assert found, seat.text[:600]
+    return int(found.group(1))
+
+
 def your_rgs(seat: Seat) -> str:
     found = re.search(r"Your RGs.*", step_part(seat))
     assert found, step_part(seat)[:600]
@@ -109,3 +117,118 @@ def test_c5_32_each_set_up_price_pressed_and_named_on_your_rgs_before_the_last_s
     plain(mine)
     de.open()
     assert "Sherman" not in de.text and "Rifle Pl" not in de.text
+
+
+def test_c5_35_with_dsp_held_then_c5_36_and_c5_39_played_through_both_pages(
+    users, modules, fixed_dice
+):
+    """C5.35 with DSP held (pass 18 walked it with none): "the player first expends TP to
+    requisition DSP.  The DSP are then used to requisition fortifications from the table
+    below.  Any unspent DSP are lost."  The US, holding the 10 DSP of its Defensive
+    Stores before the 1930 hrs TM Scenario, buys a 3-squad Foxhole (3 DSP); a HIP squad
+    is refused in words citing note 3 (no squad-equivalent held: a cap of 0) and nothing
+    is spent; the German-only Booby Traps (note G) are not offered him; the German page
+    shows 0 DSP of his own and none of the US's; the US's Done leaves him 0 DSP.
+    C5.36 "The number of locations that may be reconnoitred is recorded on the TM
+    Roster in the Recce column": the US's Recon dr of 4 reads 4 on his roster line and
+    stays hidden on the German's.  C5.39 "The order of set up for requisitioned units is
+    determined as per C5.37": after a US Attack and a German Idle for 1930 hrs both
+    pages say the German sets up first."""
+    players = us_attacks_last(users, "C5.31")
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    assert us.press("Buy D1 Defensive Stores for 2 TP").status == 200
+    for seat in (us, de):
+        assert seat.press("Done with C5.31").status == 200
+    players.until_step("C5.35")
+    us.open()
+    de.open()
+    assert dsp(us) == 10 and dsp(de) == 0
+    assert not [b for b in de.buttons() if b.startswith("Buy")], de.buttons()
+    assert "Buy Booby Traps" not in us.buttons()
+    squad = [v for v, words in us.options("Buy HIP", "tier") if words.startswith("Squad")]
+    assert squad, us.form_of("Buy HIP")
+    hip = us.press("Buy HIP", tier=squad[0], where="K5")
+    assert hip.refused and "C5.35 note 3" in hip.text, (hip.status, hip.text[:400])
+    plain(hip.text)
+    assert dsp(us) == 10
+    three = [v for v, words in us.options("Buy Foxhole", "tier") if words.startswith("3-squad")]
+    assert us.press("Buy Foxhole", tier=three[0], where="K5").status == 200
+    assert dsp(us) == 7
+    de.open()
+    assert "K5" not in de.text
+    assert us.press("Done with C5.35").status == 200
+    c = players.campaign
+    assert SeatRow.objects.get(campaign=c, side="us").fortification_points == 0
+    players.until_step("C5.36")
+    us.open()
+    fixed_dice.append([4])
+    assert us.press("Recon for 1 TP").status == 200
+    assert "Recon dr: 4 Locations" in us.text, step_part(us)
+    de.open()
+    assert "4 Locations" not in de.text
+    for seat in (us, de):
+        assert seat.press("Done with C5.36").status == 200
+    us_roster = Seat(players.users["us"], c.pk, "roster/")
+    line = re.search(r"1930 hrs EC Moderate; Clear; no wind (.*?) RG Purchase", us_roster.open())
+    assert line and " 4 " in f" {line.group(1)} ", line
+    de_roster = Seat(players.users["german"], c.pk, "roster/")
+    theirs = re.search(r"1930 hrs EC Moderate; Clear; no wind (.*?) RG Purchase", de_roster.open())
+    assert theirs and " 4 " not in f" {theirs.group(1)} ", theirs
+    players.until_step("C5.37")
+    us.open()
+    de.open()
+    assert us.press("Lock Attack").status == 200
+    assert de.press("Lock Idle").status == 200
+    players.until_step("C5.39")
+    order = (
+        "Initiative for 1930 hrs: American Attack, German Idle → US Attack; German sets up first"
+    )
+    for seat in (us, de):
+        seat.open()
+        assert order in seat.text, seat.text[:800]
+
+
+# --------------------------------------------------------------------------- Part 2
+
+ROLL_C5_28 = "Roll dr: Fortification Clearance Table"
+
+
+def test_c5_28_a_p_mines_not_cleared_bar_another_fortification_of_their_location(
+    users, modules, fixed_dice
+):
+    """C5.28 "Consequently, all A-P mines must be cleared from a location before a
+    removal attempt on any other same location (non-mine) fortification can be made"
+    (ledger: map), played on the German page before the 1930 hrs TM Scenario: his roll
+    vs "A-P mines in 23K4" gives No Effect (dr 5), so his roll for "Wire in 23K4" is
+    refused in a sentence citing C5.28 and nothing is rolled; Wire in another hex
+    (23K5) may be rolled for; at 23L2, where his roll cleared the A-P mines (dr 2),
+    the Roadblock may be.  "Only one attempt may be made per item for each location"
+    (drawn): the same A-P mines again are refused.  The German's mines bar nothing of the
+    US's (the US rolls for Wire in 23K4)."""
+    players = us_attacks_last(users, "C5.28")
+    page = seats(players)
+    de, us = page["german"], page["us"]
+
+    def rolls() -> int:
+        return Roll.objects.filter(campaign_id=players.campaign_id, step_id="C5.28").count()
+
+    fixed_dice.append([5])
+    assert de.press(ROLL_C5_28, item="A-P mines in 23K4").status == 200
+    again = de.press(ROLL_C5_28, item="A-P mines in 23K4")
+    assert again.refused and "C5.28" in again.text, (again.status, again.text[:300])
+    wire = de.press(ROLL_C5_28, item="Wire in 23K4")
+    assert wire.refused, (wire.status, wire.text[:400])
+    assert "A-P mines in 23K4" in wire.text and "C5.28" in wire.text, wire.text[:400]
+    plain(wire.text)
+    assert rolls() == 1
+    fixed_dice.append([4])
+    assert de.press(ROLL_C5_28, item="Wire in 23K5").status == 200
+    fixed_dice.append([2])
+    assert de.press(ROLL_C5_28, item="A-P mines in 23L2").status == 200
+    fixed_dice.append([4])
+    assert de.press(ROLL_C5_28, item="Roadblock in 23L2").status == 200
+    assert rolls() == 4
+    us.open()
+    fixed_dice.append([4])
+    assert us.press(ROLL_C5_28, item="Wire in 23K4").status == 200  # his own: not barred
