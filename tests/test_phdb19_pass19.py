@@ -12,9 +12,9 @@ import re
 
 import pytest
 
-from campaign.models import Roll
+from campaign.models import Purchase, Roll
 from campaign.models import Seat as SeatRow
-from tests.page_play import Seat
+from tests.page_play import Answer, Seat
 from tests.test_phdb17_pass17 import plain
 from tests.test_phdb18_pass18 import seats, step_part
 from tests.test_rule_mechanisms import fixed_dice, users
@@ -64,6 +64,27 @@ def points(seat: Seat) -> tuple[int, int]:
     found = re.search(r"You have (\d+) TP and (\d+) DSP", seat.text)
     assert found, seat.text[:600]
     return int(found.group(1)), int(found.group(2))
+
+
+def form_with(seat: Seat, name: str, value: str):
+    """The form of ``seat``'s page carrying the field ``name`` = ``value`` (a line's
+    form among several whose buttons read alike: "Save")."""
+    found = [f for f in seat.forms.forms.values() if (name, value) in f.fields]
+    assert len(found) == 1, (name, value, len(found))
+    return found[0]
+
+
+def post(seat: Seat, form, **typed: str) -> Answer:
+    """Post ``form`` as its button does, with ``typed`` chosen in it (page_play's press
+    finds a button by its words; a line's "Save" repeats)."""
+    data: dict[str, list[str]] = {}
+    for name, value in form.fields:
+        data.setdefault(name, []).append(value)
+    data.update({name: [value] for name, value in typed.items()})
+    answer = seat.client.post(form.action, data, HTTP_HX_REQUEST="true")
+    result = Answer(answer.status_code, answer.content.decode())
+    seat.open()
+    return result
 
 
 def dsp(seat: Seat) -> int:
@@ -232,3 +253,98 @@ def test_c5_28_a_p_mines_not_cleared_bar_another_fortification_of_their_location
     us.open()
     fixed_dice.append([4])
     assert us.press(ROLL_C5_28, item="Wire in 23K4").status == 200  # his own: not barred
+
+
+MODULE_P = {
+    "id": "O1",
+    "type": "81mm OBA Module",
+    "units": "OBA",
+    "cost": "4",
+    "tags": "oba",
+    "footnotes": "p",
+}
+MODULE_105 = {"id": "O3", "type": "105mm OBA Module", "units": "OBA", "cost": "6", "tags": "oba"}
+
+
+def test_us_oba_modules_played_through_the_pages_tm13_footnote_p_and_c5_34_ffe(
+    users, modules, fixed_dice
+):
+    """Drawn: TM13 "The player may add a Radio or fieldphone to his On-Map OB when an OBA
+    module is requisitioned as a RG"; RG footnote p "If the OBA module is unused during
+    current TM Scenario, an additional two TP expenditure may be made to requisition
+    each additional Pre-Registered hex"; C5.34 "+1 If module placed an FFE counter in
+    prior TM Scenario" — the named tests call the services for the German; here the US
+    plays them through its pages: O1 (footnote p) bought with 1 Pre-Registered hex and
+    O3 at the ConPh before 0930 hrs, each joining with a Radio or Fieldphone on his
+    retained forces; after the 0930 hrs TM Scenario he marks O3 as having placed an FFE
+    on the RG Purchase Records (its radio leaves); at the next C5.31 O1's line offers a
+    further Pre-Registered hex for 2 TP, refused in words until he affirms the module
+    was unused, then bought; O3 bought again rolls its C5.34 DR with the +1 by itself."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import module_of, result_values, supply_chart
+
+    players, _ = phd_after(users, "C5.31")
+    supply_chart(players, "us", [MODULE_P, MODULE_105, RIFLES])
+    supply_chart(players, "german", [GRENS])
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    assert us.press("Buy O1 81mm OBA Module for 6 TP, With 1 Pre-Registered hex").status == 200
+    assert us.press("Buy O3 105mm OBA Module for 6 TP").status == 200
+    for seat in (us, de):
+        assert seat.press("Done with C5.31").status == 200
+    players.until_step("C5.34")
+    us.open()
+    roster = Seat(players.users["us"], players.campaign_id, "roster/")
+    held = roster.open()
+    assert "Radio or Fieldphone (O1)" in held and "Radio or Fieldphone (O3)" in held
+    fixed_dice.append([3, 4])
+    roll_oba = "Roll DR: Offboard Artillery Table"
+    assert [w for _, w in us.options(roll_oba, "item")] == [
+        "O1 81mm OBA Module",
+        "O3 105mm OBA Module",
+    ]
+    for module in ("O1 81mm OBA Module", "O3 105mm OBA Module"):
+        fixed_dice.append([3, 4])
+        assert us.press(roll_oba, item=module).status == 200
+    first = Roll.objects.filter(campaign_id=players.campaign_id, step_id="C5.34").order_by("seq")
+    # after the Initial TM Scenario, whose US Attack C4.2 gave, no chit was selected
+    assert [(r.item, r.final, r.drms) for r in first] == [
+        ("O1 81mm OBA Module", 7, []),
+        ("O3 105mm OBA Module", 7, []),
+    ]
+    players.until_step("C5.37")
+    players.chits(us="attack", german="idle")
+    players.until("results")
+    players.results(**result_values(module_of(players.campaign)))
+    o3 = Purchase.objects.get(campaign_id=players.campaign_id, group_id="O3")
+    record = Seat(players.users["us"], players.campaign_id)
+    record.open()
+    states = dict((w, v) for v, w in form_with(record, "purchase", o3.ref).selects["state"])
+    fired = next(v for w, v in states.items() if "FFE" in w)
+    assert post(record, form_with(record, "purchase", o3.ref), state=fired).status == 200
+    assert "Radio or Fieldphone (O3)" not in roster.open()
+    assert "Radio or Fieldphone (O1)" in roster.text
+    players.until_step("C5.31")
+    us.open()
+    further = "Buy: A further Pre-Registered hex (2 TP)"
+    assert further in us.buttons(), us.buttons()
+    before = points(us)[0]
+    unaffirmed = us.press(further)
+    assert unaffirmed.refused and "footnote p" in unaffirmed.text, unaffirmed.text[:300]
+    plain(unaffirmed.text)
+    assert points(us)[0] == before
+    assert us.press(further, affirmed="yes").status == 200
+    assert points(us)[0] == before - 2
+    assert "A further Pre-Registered hex (2 TP) bought on 1230 hrs" in your_rgs(us), your_rgs(us)
+    assert us.press("Buy O3 105mm OBA Module for 6 TP").status == 200
+    for seat in (us, de):
+        seat.open()
+        assert seat.press("Done with C5.31").status == 200
+    players.until_step("C5.34")
+    us.open()
+    fixed_dice.append([3, 4])
+    assert us.press(roll_oba, item="O3 105mm OBA Module").status == 200
+    again = Roll.objects.filter(campaign_id=players.campaign_id, step_id="C5.34").order_by("seq")
+    last = again.last()
+    assert last is not None and last.final == 7 + 1 - 1, (last.final, last.drms)
+    assert "+1 If module placed" in us.text and "-1 Attack Chit" in us.text, step_part(us)
