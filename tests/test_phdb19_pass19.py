@@ -113,10 +113,24 @@ def test_c5_32_each_set_up_price_pressed_and_named_on_your_rgs_before_the_last_s
     hexes), Rifle Pls In Reserve and as Reinforcements at 3, the DSP at 2: the TP fall
     by each price.  C5.31 "at the player's choice (see C5.32)": the player's list of
     his RGs names the set-up each was bought for (two Rifle Pls, one In Reserve, one as
-    Reinforcements, read alike before).  The German page shows none of it."""
+    Reinforcements, read alike before; C5.31a's On-Map set up named so too).  The
+    German page shows none of it.  Drawn with
+    it: C5.29's +1 for the US's Attack chit at 1530 hrs read on its page, not the
+    German's; C2.0 "Friendly Map Edge (FME): The north map edge is the US player's ...
+    and the south map edge is the German player's" said where each buys Reinforcements."""
     players = us_attacks_last(users, "C5.31")
     page = seats(players)
     us, de = page["us"], page["german"]
+    # C5.29 "+1 If the friendly side selected Attack Chit in the previous scenario"
+    # (drawn): the US's DR read on its page, its TP kept from the German's (C5.29).
+    attack = r"C5\.29 American TP: carried over \d+ · DR \d\+\d, \+1 if the friendly side selected "
+    assert re.search(attack + "the Attack chit in the previous scenario", us.text), us.text[-2000:]
+    assert "C5.29 American received its TP (secret)" in de.text
+    assert "American TP: carried over" not in de.text
+    # C2.0 FME (drawn), I4: the edge each side's Reinforcements enter along, where he buys
+    edges = "the north edge for the US, the south edge for the German (C2.0, I4)"
+    assert f"Enters along the Friendly Map Edge: {edges}" in us.text
+    assert f"Enters along the Friendly Map Edge: {edges}" in de.text
     tp, dsp = points(us)
     for words, price in (
         ("Buy A1 Sherman Pl for 9 TP, On-Map set up within 2 hexes of the enemy FEBA", 9),
