@@ -362,3 +362,52 @@ def test_us_oba_modules_played_through_the_pages_tm13_footnote_p_and_c5_34_ffe(
     last = again.last()
     assert last is not None and last.final == 7 + 1 - 1, (last.final, last.drms)
     assert "+1 If module placed" in us.text and "-1 Attack Chit" in us.text, step_part(us)
+
+
+def test_c5_26_c5_27_drawn_drms_and_the_ft_cap_played_through_both_pages_before_1930(
+    users, modules, fixed_dice
+):
+    """Drawn, before the 1930 hrs TM Scenario: C5.26b "The total number of FT/DC (each)
+    after the repair phase may not exceed the total number of (non-isolated) Assault
+    Engineer squad-equivalents currently available.  Excess repaired FT/DC are
+    eliminated instead" — the German, holding no Assault Engineer, is refused the roll
+    for an FT in words citing C5.26b (it could only be eliminated), nothing rolled; his
+    Psk is rolled for.  C5.26a "+1 If only Non-Qualified (A21.13) use is possible"
+    (ledger: recorded, the player ticks it) is offered on the US page for its
+    malfunctioned MMG and counted when ticked.  C5.27a "+1 If Isolated": the US's
+    immobilized Sherman, Isolated, gets it by itself."""
+    from tests.test_rule_mechanisms import add
+
+    players = us_attacks_last(users, "C5.24")
+    add(players, "us", "MMG", "sw", markers=("malfunctioned",))
+    add(players, "us", "M4A1", "vehicle", markers=("immobilized", "isolated"))
+    players.until_step("C5.26")
+    page = seats(players)
+    de, us = page["german"], page["us"]
+    baz = "Roll dr: BAZ/PSK/FT/DC Repair Table"
+    ft = de.press(baz, item="FT in 23K4")
+    assert ft.refused and "C5.26b" in ft.text, (ft.status, ft.text[:300])
+    plain(ft.text)
+    assert not Roll.objects.filter(campaign_id=players.campaign_id, step_id="C5.26").exists()
+    fixed_dice.append([3])
+    assert de.press(baz, item="Psk in 23K4").status == 200
+    assert "Done with C5.26" not in us.buttons()
+    assert us.options("Roll dr: Weapon Repair Table", "unit")[0][1] == "MMG (malfunctioned)"
+    assert "non_qualified" in us.form_of("Roll dr: Weapon Repair Table").choices["tick"]
+    fixed_dice.append([1])
+    assert us.press("Roll dr: Weapon Repair Table", tick="non_qualified").status == 200
+    mmg = Roll.objects.get(campaign_id=players.campaign_id, step_id="C5.26", side="us")
+    assert (mmg.final, [d["value"] for d in mmg.drms], mmg.result) == (2, [1], "Repaired")
+    for seat in (us, de):
+        assert seat.press("Done with C5.26").status == 200
+    players.until_step("C5.27")
+    us.open()
+    immobilized = [b for b in us.buttons() if b.startswith("Roll dr: Immobilization")]
+    assert immobilized, us.buttons()
+    fixed_dice.append([1])
+    assert us.press(immobilized[0]).status == 200
+    sherman = Roll.objects.get(campaign_id=players.campaign_id, step_id="C5.27", side="us")
+    assert [(d["value"], "Isolated" in d["label"]) for d in sherman.drms] == [(1, True)], (
+        sherman.drms
+    )
+    assert sherman.final == 2 and "Mobile" in sherman.result, (sherman.final, sherman.result)
