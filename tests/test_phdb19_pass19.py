@@ -375,12 +375,19 @@ def test_c5_26_c5_27_drawn_drms_and_the_ft_cap_played_through_both_pages_before_
     Psk is rolled for.  C5.26a "+1 If only Non-Qualified (A21.13) use is possible"
     (ledger: recorded, the player ticks it) is offered on the US page for its
     malfunctioned MMG and counted when ticked.  C5.27a "+1 If Isolated": the US's
-    immobilized Sherman, Isolated, gets it by itself."""
+    immobilized Sherman, Isolated, gets it by itself.  C5.27b "by using ... US MMG if
+    the AFV is American" (pass 18 tried the German): the US M4A3's disabled BMG is
+    offered the exchange for his MMG only, not his LMG; the German is offered none."""
     from tests.test_rule_mechanisms import add
+
+    from tests.purchase_helpers import add_vehicle
 
     players = us_attacks_last(users, "C5.24")
     add(players, "us", "MMG", "sw", markers=("malfunctioned",))
     add(players, "us", "M4A1", "vehicle", markers=("immobilized", "isolated"))
+    add_vehicle(players, "us", "M4A3", ("mg", ["disabled"], "BMG"), ("ma", [], "75"))
+    add(players, "us", "MMG", "sw")
+    add(players, "us", "LMG", "sw")
     players.until_step("C5.26")
     page = seats(players)
     de, us = page["german"], page["us"]
@@ -411,3 +418,11 @@ def test_c5_26_c5_27_drawn_drms_and_the_ft_cap_played_through_both_pages_before_
         sherman.drms
     )
     assert sherman.final == 2 and "Mobile" in sherman.result, (sherman.final, sherman.result)
+    # C5.27b (drawn) on the US side: "or US MMG if the AFV is American"
+    roster = Seat(players.users["us"], players.campaign_id, "roster/")
+    roster.open()
+    # his two MMGs (one repaired at C5.26), not his LMG
+    assert [words for _, words in roster.options("Repair BMG (C5.27b)", "give")] == ["MMG"] * 2
+    theirs = Seat(players.users["german"], players.campaign_id, "roster/")
+    theirs.open()
+    assert not [b for b in theirs.buttons() if b.startswith("Repair")]
