@@ -378,9 +378,8 @@ def test_c5_26_c5_27_drawn_drms_and_the_ft_cap_played_through_both_pages_before_
     immobilized Sherman, Isolated, gets it by itself.  C5.27b "by using ... US MMG if
     the AFV is American" (pass 18 tried the German): the US M4A3's disabled BMG is
     offered the exchange for his MMG only, not his LMG; the German is offered none."""
-    from tests.test_rule_mechanisms import add
-
     from tests.purchase_helpers import add_vehicle
+    from tests.test_rule_mechanisms import add
 
     players = us_attacks_last(users, "C5.24")
     add(players, "us", "MMG", "sw", markers=("malfunctioned",))
@@ -426,3 +425,27 @@ def test_c5_26_c5_27_drawn_drms_and_the_ft_cap_played_through_both_pages_before_
     theirs = Seat(players.users["german"], players.campaign_id, "roster/")
     theirs.open()
     assert not [b for b in theirs.buttons() if b.startswith("Repair")]
+
+
+def test_c5_33_only_an_i_or_a_rg_marked_l_is_offered_its_secret_rolls(users, modules):
+    """C5.33 "For each requisitioned/OB given I or A type RG marked with an RG Footnote
+    l make one secret DR" (pass 18's Left: "Make its secret rolls" was offered for an
+    OBA module too), on the German page before the 1930 hrs TM Scenario: his I1 Gren Pl
+    (footnote l) is offered its secret rolls; his O2 81mm OBA Module is only recorded,
+    "no secret rolls"."""
+    from tests.test_phdb18_pass18 import last_conph
+
+    players = last_conph(users, "C5.31")
+    page = seats(players)
+    de, us = page["german"], page["us"]
+    assert de.press("Buy O2 81mm OBA Module for 5 TP").status == 200
+    assert de.press("Buy I1 Gren Pl for 4 TP, On-Map set up").status == 200
+    for seat in (de, us):
+        assert seat.press("Done with C5.31").status == 200
+    players.until_step("C5.33")
+    de.open()
+    offered = [b for b in de.buttons() if "of the list" in b]
+    assert offered == [
+        "Record it: RG 1 of the list, O2 81mm OBA Module (no secret rolls)",
+        "Make its secret rolls: RG 2 of the list, I1 Gren Pl",
+    ], offered
