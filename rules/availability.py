@@ -29,6 +29,7 @@ from rules.effects import (
 from rules.errors import Refused
 from rules.kinds import Action, Hook, Pass, kind_of
 from rules.purchase import (
+    HEX_ID,
     CostOption,
     cost_options,
     date_window_reasons,
@@ -40,6 +41,7 @@ from rules.purchase import (
 )
 from rules.replenish import lost_after_purchase
 from rules.schema import (
+    ClearedFirst,
     Drm,
     Forgo,
     FortificationItem,
@@ -1392,6 +1394,38 @@ def item_roll_refusal(table: Table, item: str, rolled_items: Sequence[str]) -> s
     if any(same_item(item, done) for done in rolled_items):
         return f"{item} has had its {table.title} roll in this pass ({table.rule})."
     return ""
+
+
+def cleared_first_refusal(table: Table, item: str, rolled: Sequence[tuple[str, int, int]]) -> str:
+    """Why a roll on ``table`` may not be made for ``item`` ("" : it may): an item the
+    table clears first (``Table.cleared_first``; PHD C5.28's A-P mines) was rolled for at
+    the hex ``item`` names in this pass (``rolled``: each roll's item, Final and
+    Original roll, in order) and its last roll did not clear it."""
+    first = table.cleared_first
+    if first is None or not item or clears_first(first, item):
+        return ""
+    where = set(HEX_ID.findall(item.upper()))
+    if not where:
+        return ""
+    last: dict[str, tuple[str, int, int]] = {}
+    for done, final, original in rolled:
+        if clears_first(first, done) and where & set(HEX_ID.findall(done.upper())):
+            last[" ".join(done.split()).casefold()] = (done, final, original)
+    for done, final, original in last.values():
+        row = table.result_row(final, original)
+        # An Original result (an OriginalRoll) has no range: it clears nothing here.
+        if getattr(row, "range", None) != first.clears:
+            return (
+                f"Your roll for {done} gave {row.result}, so they are not cleared: "
+                f"{first.says} ({first.rule})."
+            )
+    return ""
+
+
+def clears_first(first: ClearedFirst, item: str) -> bool:
+    """Whether ``item`` names what ``first`` clears first (its words, none of the
+    words that exempt it)."""
+    return names_any(item, first.named) and not names_any(item, first.unless_named)
 
 
 def unit_item(unit: str, what: str) -> str:

@@ -710,6 +710,26 @@ class OriginalRoll(TableResult):
     roll: int
 
 
+class ClearedFirst(Strict):
+    """An item rolled for that bars the other items of its location until a roll clears
+    it, in the same pass (PHD C5.28: "all A-P mines must be cleared from a location
+    before a removal attempt on any other same location (non-mine) fortification can be
+    made").  An item names it when it names one of ``named`` and none of
+    ``unless_named`` (a whole word, any case); its location is the hex the item names
+    (a board's number, the row letter(s) and number: "23K4").  Where that item's last
+    roll in the pass gave a row other than ``clears`` (a range of the table's rows) or
+    an Original result, a roll for another item naming the same hex is refused with
+    ``says`` and ``rule``.  A roll for another item made before the mines' is not read
+    (the app knew of no mines there then)."""
+
+    named: list[str] = Field(min_length=1)
+    unless_named: list[str] = []
+    clears: str  # the row (its range) whose result clears it: "≤3"
+    says: str  # what the rules oblige, in their words, for the refusal
+    rule: RuleRef
+    note: str | None = note_field()
+
+
 class RepairCap(Strict):
     """After a repair roll, a side may hold no more of each weapon ``names`` lists (each
     apart) than it retains squad-equivalents (a half-squad half) of RGs marked with one
@@ -894,6 +914,9 @@ class Table(Strict):
     # case), by side: PHD C5.26b "for each Baz, Psk, FT, and DC of its nationality".
     item_names: dict[Slug, list[str]] = {}
     item_names_rule: RuleRef | None = None
+    # An item of a location rolled for first, the others of that location barred until
+    # it is cleared (PHD C5.28's A-P mines).
+    cleared_first: ClearedFirst | None = None
     # ... and those that came with an RG whose units are of these kinds (its chart
     # row's ``unit_kind``): PHD C5.24 "Infantry Leader", a leader of an AFV RG (C5.33's
     # Armour column) being an Armour Leader whatever its line says.
@@ -933,6 +956,19 @@ class Table(Strict):
     def _apart(self) -> Table:
         if self.apart is not None and self.dice != "DR":
             raise ValueError("'apart' reads the two dice of a DR: the table's dice are 'DR'")
+        return self
+
+    @model_validator(mode="after")
+    def _cleared_first(self) -> Table:
+        first = self.cleared_first
+        if first is None:
+            return self
+        if self.once != "item":
+            raise ValueError(
+                "'cleared_first' reads the items rolled for: the table is 'once: item'"
+            )
+        if first.clears not in [r.range for r in self.rows]:
+            raise ValueError(f"cleared_first.clears: '{first.clears}' is not a row's range here")
         return self
 
     @model_validator(mode="after")

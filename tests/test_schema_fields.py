@@ -2155,6 +2155,62 @@ case(
     mutate=lambda d: _repair_cap(d).update(rule="C5.26"),
     observe=_ft_repair,
 )
+
+
+def _cleared_first(d: dict[str, Any]) -> dict[str, Any]:
+    return tab(d, "fortification_clearance")["cleared_first"]
+
+
+def _wire_after_mines(m: Module) -> tuple[str, ...]:
+    """C5.28's A-P mines cleared first: a roll for Wire in 23K4 after a roll there vs
+    A-P mines that gave No Effect, vs A-T mines, and vs A-P mines eliminated."""
+    table = m.table("fortification_clearance")
+    return tuple(
+        availability.cleared_first_refusal(table, "Wire in 23K4", [(mines, final, final)])
+        for mines, final in (
+            ("A-P mines in 23K4", 5),
+            ("A-T mines in 23K4", 5),
+            ("Minefield 23K4", 3),
+        )
+    )
+
+
+case(
+    "Table.cleared_first",
+    base="phd",
+    mutate=lambda d: tab(d, "fortification_clearance").update(cleared_first=None),
+    observe=_wire_after_mines,
+)
+case(
+    "ClearedFirst.named",
+    base="phd",
+    mutate=lambda d: _cleared_first(d).update(named=["Wire"]),
+    observe=_wire_after_mines,
+)
+case(
+    "ClearedFirst.unless_named",
+    base="phd",
+    mutate=lambda d: _cleared_first(d).update(unless_named=[]),
+    observe=_wire_after_mines,
+)
+case(
+    "ClearedFirst.clears",
+    base="phd",
+    mutate=lambda d: _cleared_first(d).update(clears="≥4"),
+    observe=_wire_after_mines,
+)
+case(
+    "ClearedFirst.says",
+    base="phd",
+    mutate=lambda d: _cleared_first(d).update(says="mines first"),
+    observe=_wire_after_mines,
+)
+case(
+    "ClearedFirst.rule",
+    base="phd",
+    mutate=lambda d: _cleared_first(d).update(rule="C5.27"),
+    observe=_wire_after_mines,
+)
 case(
     "InsteadOfRoll.mmc_not_named",
     base="phd",

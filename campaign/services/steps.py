@@ -339,12 +339,18 @@ def roll_on_table(
             raise ActionRefused(chosen, status=409)
         group_ref, item = chosen
     if table.once == "item" and table.for_units is None:
-        rolled_items = Roll.objects.filter(
-            campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
-        ).values_list("item", flat=True)
-        refusal = availability.item_roll_refusal(
-            table, item, list(rolled_items)
-        ) or availability.item_name_refusal(turn.module, table, turn.side, item)
+        earlier = list(
+            Roll.objects.filter(
+                campaign=c, cycle=c.cycle, table_id=table.id, side=turn.side
+            ).order_by("seq")
+        )
+        refusal = (
+            availability.item_roll_refusal(table, item, [r.item for r in earlier])
+            or availability.item_name_refusal(turn.module, table, turn.side, item)
+            or availability.cleared_first_refusal(
+                table, item, [(r.item, r.final, sum(r.faces)) for r in earlier]
+            )
+        )
         if refusal:
             raise ActionRefused(refusal, status=409)
     if table.per_group is not None:
