@@ -60,6 +60,7 @@ from campaign.services.units import (
     state_of,
     strength_counts,
     took_instead,
+    unplaced,
 )
 from rules import availability, machine
 from rules.availability import owed_for
@@ -262,6 +263,9 @@ class StepPanel:
     # What completing the step does to the viewer's retained units by its ``settles``
     # (APD 2.1 "All Prisoners are then removed from play"), one sentence per unit.
     at_done: list[str] = field(default_factory=list)
+    # A replacement to place with one of the side's MMC (APD 3.1 footnote *): its
+    # reference, its name and the MMC Locations offered.
+    placing: list[tuple[str, str, list[str]]] = field(default_factory=list)
     take_back: bool = False  # the viewer may withdraw its Done (the opponent has not acted)
     # The opponent has acted on the viewer's Done: it may be taken back by consent only.
     take_back_ask: bool = False
@@ -429,7 +433,9 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
     )
     panel.at_done = settle_preview(view.module, c, step, view.viewer)
     if Action.ROLL in actions:  # a 7-0 an Evacuated leader's dr placed (APD 3.1 *)
-        panel.finish_warnings += placement_reminders(view.module, c, view.viewer)
+        found = unplaced(view.module, c, view.viewer)
+        panel.finish_warnings += placement_reminders(found)
+        panel.placing = [(p.placed.ref, p.placed.name, places) for p, places in found if p.placed]
 
 
 def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:

@@ -2011,14 +2011,28 @@ def placement_owed(turn: Turn) -> str:
     return ""
 
 
-def placement_reminders(module: Module, campaign: Campaign, side: str) -> list[str]:
-    """Each replacement of this pass still without a Location while its side's MMC have
-    theirs, in words for the page before Done (APD 3.1 footnote *: "immediately
-    replaced with a 7-0 leader in the same location as the friendly MMC nearest (in
-    hexes) to the last location that Evacuated leader occupied.  The owning player may
-    choose which location in the event of a tie"): the hexes are the map's, so the
-    owner is told where his MMC are and enters the 7-0's Location, which
-    ``_placed_with_mmc`` checks."""
+def placement_reminders(found: list[tuple[Placement, list[str]]]) -> list[str]:
+    """Each replacement ``unplaced`` found, in words for the page before Done (APD 3.1
+    footnote *): the owner is told where his MMC are and picks the 7-0's Location on the
+    step page (or enters it on his retained forces), which ``_placed_with_mmc``
+    checks."""
+    return [
+        f"Your {p.placed.name} replacing the {p.leader} ({p.result}) has no Location: "
+        f"place him with your MMC nearest (in hexes) to the {p.leader}'s last Location, "
+        f"your choice on a tie (yours are at {', '.join(places)}): pick it below, or enter "
+        f"it on your retained forces ({p.rule})."
+        for p, places in found
+        if p.placed is not None
+    ]
+
+
+def unplaced(module: Module, campaign: Campaign, side: str) -> list[tuple[Placement, list[str]]]:
+    """Each replacement of this pass still without a Location, with the Locations of
+    its side's MMC he may be placed in (APD 3.1 footnote *: "in the same location as the
+    friendly MMC nearest (in hexes) ... The owning player may choose which location in
+    the event of a tie"): the hexes are the map's, so the owner picks one of them (the
+    step page's select, ``update_unit`` checking it); none where no MMC Location is
+    entered (the map's alone: the rules say no more)."""
     if not placed_by_owner(module):
         return []
     out = []
@@ -2026,14 +2040,8 @@ def placement_reminders(module: Module, campaign: Campaign, side: str) -> list[s
         if p.placed is None or p.placed.location.strip():
             continue
         places = sorted({m.location for m in _public_mmc(p.placed) if m.location.strip()})
-        if not places:
-            continue  # no MMC Location entered: the map's alone (the rules say no more)
-        out.append(
-            f"Your {p.placed.name} replacing the {p.leader} ({p.result}) has no Location: "
-            f"place him with your MMC nearest (in hexes) to the {p.leader}'s last Location, "
-            f"your choice on a tie (yours are at {', '.join(places)}), and enter it on your "
-            f"retained forces ({p.rule})."
-        )
+        if places:
+            out.append((p, places))
     return out
 
 
