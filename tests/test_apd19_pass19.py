@@ -140,3 +140,129 @@ def test_2_5_a10_7_a_leaders_1tc_while_another_leader_there_owes_is_owed_typed_n
     fixed_dice.append([1, 1])
     assert german.press(ROLL_1TC, **{"unit": one.ref, "typed.leadership": "0"}).status == 200
     assert rolls(players) == before + 1
+
+
+# ------------------------------------------------------------ Part 2: the draw, in play
+
+
+def test_3_1_footnote_the_evacuated_leaders_sw_goes_to_the_mmc_the_page_placed_him_with(
+    users, modules, fixed_dice
+):
+    """3.1 footnote *: "Any SW Possessed by an Evacuated leader is considered
+    Transferred to the MMC as well" (drawn, D20), the German's side at the Midday: his
+    wounded 8-0 at 21A1 possesses an LMG; dr 5, Evacuated; his MMC are at 21B1 and
+    21C1.  Done is refused while the LMG waits; the 7-0 placed at 21C1 through the 3.1
+    page's select, the LMG is the 4-6-7's there, and Done is offered."""
+    from tests.test_roster_possession import held, possess
+
+    players, _ = midday(users, "3.1")
+    done(players, "american")
+    leader = add(players, "german", "8-0 leader", "leader", "wounded", location="21A1")
+    lmg = possess(players, "german", add(players, "german", "LMG", "sw"), leader)
+    add(players, "german", "5-4-8", "squad", location="21B1")
+    add(players, "german", "4-6-7", "squad", location="21C1")
+    _, german = seats(players)
+    fixed_dice.append([5])
+    assert german.press(RECOVERY, unit=leader.ref).status == 200
+    assert "Done with 3.1" not in german.buttons()
+    assert "LMG" in german.text and "Transferred to the MMC" in german.text
+    assert german.press("Place the 7-0 leader", location="21C1").status == 200
+    assert held(lmg) == ("4-6-7", [])
+    assert "Done with 3.1" in german.buttons()
+
+
+def test_3_2_exc_a_wounded_hero_with_no_mmc_stays_unwounded_through_the_german_page(users, modules):
+    """3.2 EXC "If unable to Battle Harden any MMC, the Hero remains onboard unwounded
+    instead" (drawn, D21), the German's side at the Morning with only a vehicle and a
+    wounded Hero: his page says the Hero stays, with no select to press; after his Done
+    the Hero is on his forces, unwounded, and the 3.2 "Any SW Possessed by an
+    eliminated Hero" does not apply: his Psk stays his."""
+    from tests.test_roster_possession import held, possess
+
+    players, _ = apd(users, "3.2")
+    done(players, "american")
+    hero = add(players, "german", "1-4-9 hero", "hero", "wounded", location="20A1")
+    psk = possess(players, "german", add(players, "german", "PSK", "sw"), hero)
+    add(players, "german", "PzIVH", "vehicle", location="20A2")
+    _, german = seats(players)
+    assert "each of your Heroes stays, in good order (3.2)" in german.text
+    assert not [b for b in german.buttons() if b.startswith("Mark")]
+    assert german.press("Done with 3.2").status == 200
+    assert fresh(hero).markers == []
+    assert held(psk) == ("1-4-9 hero", [])
+
+
+def test_3_2_the_heros_sw_goes_to_the_mmc_battle_hardened_through_the_page(users, modules):
+    """3.2 "Any SW Possessed by an eliminated Hero is considered Transferred to the
+    Battle Hardened MMC" (drawn, D22), the German's side at the Midday: his Hero
+    possesses an MMG; "Mark battle hardened" pressed for his 4-6-7: the Hero leaves and
+    the MMG is the 4-6-7's.  The American's page offers him nothing of it."""
+    from tests.test_roster_possession import held, possess
+
+    players, _ = midday(users, "3.2")
+    done(players, "american")
+    hero = add(players, "german", "2-4-8 hero", "hero", location="22A1")
+    mmg = possess(players, "german", add(players, "german", "MMG", "sw"), hero)
+    squad = add(players, "german", "4-6-7", "squad", location="22B1")
+    american, german = seats(players)
+    assert not [b for b in american.buttons() if b.startswith("Mark")]
+    assert german.press("Mark battle hardened", give=hero.ref, mark=squad.ref).status == 200
+    assert not Unit.objects.filter(pk=hero.pk).exists()
+    assert held(mmg) == ("4-6-7", [])
+
+
+def test_3_3_3_31_abandoned_vehicles_and_unpossessed_guns_are_not_offered_and_forged_refused(
+    users, modules
+):
+    """3.3 "Players may now roll on the Repair Table, making a dr per repair attempt for
+    malfunctioned, non-captured weapons" and 3.31 "In all cases, vehicles must not be
+    Abandoned and Guns/SW must be Possessed to attempt Repair" (drawn, D23-D24), the
+    American's side at the Morning with only vehicles and a Gun: his page offers the
+    M4A3(75)W's MA only, not the Abandoned M4A3(76)W's nor the unpossessed 57L AT; each
+    forged is refused in words, nothing rolled.  Repair is offered, not owed: Done is
+    there."""
+    from tests.purchase_helpers import add_vehicle
+
+    players, _ = apd(users, "3.3", vp=100, cvp=0)
+    good, (ma,) = add_vehicle(players, "american", "M4A3(75)W", ("ma", ["malfunctioned"]))
+    gone, (ma2,) = add_vehicle(
+        players, "american", "M4A3(76)W", ("ma", ["malfunctioned"]), markers=["abandoned"]
+    )
+    gun = add(players, "american", "57L AT", "gun", "malfunctioned", markers=["unpossessed"])
+    american, _ = seats(players)
+    words = "Roll dr: Repair Table: Repair MA/Gun"
+    offered = [v for v, _ in american.options(words, "unit")]
+    assert offered == [f"{good.ref}.{ma}"], offered
+    assert "Done with 3.3" in american.buttons()
+    before = rolls(players)
+    for wrong in (f"{gone.ref}.{ma2}", gun.ref):
+        answer = american.press(words, unit=wrong)
+        assert answer.refused and answer.text, (wrong, answer.status)
+    assert rolls(players) == before
+
+
+def test_3_4_no_group_past_the_points_or_the_scenario_maximum_through_the_page(
+    users, modules, fixed_dice
+):
+    """3.4 "He may purchase as many of each group as he has Purchase Points available,
+    but the scenario maximum allowed for each group may not be exceeded" (drawn, D25),
+    the American's page at the Morning's 3.4 with 20 PP and A1 (10 PP, scenario maximum
+    1): A1 bought once; pressed again it is refused in words citing 3.4, his PP
+    unchanged; the German's page offers no Buy."""
+    from campaign.models import Seat as SeatRow
+    from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, _armor_group
+
+    players, _ = apd(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}], date_max=1)
+    american, german = seats(players)
+    buy = next(b for b in american.buttons() if b.startswith("Buy A1"))
+    assert american.press(buy).status == 200
+    left = SeatRow.objects.get(campaign_id=players.campaign_id, side="american").points
+    again = [b for b in american.buttons() if b.startswith("Buy A1")]
+    if again:  # the page may still show the row: pressed, it is refused
+        answer = american.press(again[0])
+        assert answer.refused and "3.4" in answer.text, answer.text[:300]
+    else:
+        assert "maximum" in american.text
+    assert SeatRow.objects.get(campaign_id=players.campaign_id, side="american").points == left
+    assert not [b for b in german.buttons() if b.startswith("Buy")]

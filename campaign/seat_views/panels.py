@@ -54,6 +54,7 @@ from campaign.services.units import (
     hardenable_leaders,
     label,
     line_of,
+    placement_owed_by,
     placement_reminders,
     roll_ref,
     settle_preview,
@@ -436,6 +437,9 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
         found = unplaced(view.module, c, view.viewer)
         panel.finish_warnings += placement_reminders(found)
         panel.placing = [(p.placed.ref, p.placed.name, places) for p, places in found if p.placed]
+        owed = placement_owed_by(view.module, c, view.viewer)
+        if owed and not panel.finish_refusal:  # Done is refused until then (3.1 *)
+            panel.finish_refusal, panel.rolls_owed = owed, True
 
 
 def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:

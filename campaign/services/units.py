@@ -1993,9 +1993,15 @@ def placement_owed(turn: Turn) -> str:
     possessed still waits for the MMC his 7-0 is placed with (APD 3.1 footnote *: "Any
     SW Possessed by an Evacuated leader is considered Transferred to the MMC as
     well"); a side holding no MMC owes nothing (the rules say no more)."""
-    if not placed_by_owner(turn.module):
+    return placement_owed_by(turn.module, turn.campaign, turn.side)
+
+
+def placement_owed_by(module: Module, campaign: Campaign, side: str) -> str:
+    """``placement_owed`` for ``side``, read by the step page too (no Done offered while
+    it is owed: the page says why where Done would be)."""
+    if not placed_by_owner(module):
         return ""
-    for p in placements_of_pass(turn.campaign, turn.side):
+    for p in placements_of_pass(campaign, side):
         waiting = [sw for sw in p.sw if sw.possessor_id is None]
         if not waiting or not _public_mmc(waiting[0]):
             continue  # with no MMC, the rules say no more (the SW is the owner's)
