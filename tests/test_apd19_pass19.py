@@ -266,3 +266,33 @@ def test_3_4_no_group_past_the_points_or_the_scenario_maximum_through_the_page(
         assert "maximum" in american.text
     assert SeatRow.objects.get(campaign_id=players.campaign_id, side="american").points == left
     assert not [b for b in german.buttons() if b.startswith("Buy")]
+
+
+def test_3_8_each_sides_3_8_page_says_where_its_own_reinforcements_enter(
+    users, modules, fixed_dice
+):
+    """3.8 "All reinforcements enter on/after Turn 1 along the owning side's Friendly
+    Board Edge" (drawn, D30), the Morning's sequence: the American's A1 bought at 3.4,
+    the German's RA1 and RB1 from his Row drs.  At 3.8 each side's step page names where
+    each of its own RGs enters, as its RG Purchase Record holds it (on main the step
+    page said only the rule, the entry being on the roster page and the sheet); neither
+    names the other's."""
+    from tests.test_rule_mechanisms import _armor_group, buy, roll, supply_german
+
+    players, _ = apd(users, "3.4")
+    supply_german(players)
+    _armor_group(players, [{"range": "1-6", "result": "M5A1", "effect": {"do": "none"}}])
+    buy(players, "american", "A1")
+    players.until_step("3.5")
+    fixed_dice.extend([[1], [1], [1]])
+    for row in ("a", "b", "c"):
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    players.until_step("3.8")
+    american, german = seats(players)
+    step = american.text.split("3.8 Entry", 1)[1].split("Amend the scenario result")[0]
+    assert "A1 Armor Group: along the American Friendly Board Edge, on/after Turn 1 (3.8)" in step
+    assert "RA1" not in step
+    step = german.text.split("3.8 Entry", 1)[1].split("Amend the scenario result")[0]
+    assert "RA1 PzGr Platoon I: along the German Friendly Board Edge, on/after Turn 1" in step
+    assert "RB1 PzIV Section: along the German Friendly Board Edge" in step
+    assert "A1 Armor" not in step

@@ -18,6 +18,7 @@ from campaign.models import (
     EventKind,
     FortificationBuy,
     InitiativeChit,
+    Purchase,
     ReconBuy,
     Roll,
     ScenarioResult,
@@ -246,6 +247,7 @@ class StepPanel:
     recon: str = ""
     recon_refusal: str = ""
     recon_total: str = ""  # Locations adding up over Idle dates (3.620)
+    entries: list[str] = field(default_factory=list)  # "A1 Armor Group: along ..." (3.8)
     forgo: tuple[int, str, str] | None = None  # (most, whose points drop, rule)
     exchange: ExchangeView | None = None
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
@@ -1052,6 +1054,25 @@ def _recon_total(view: CampaignView, panel: StepPanel, mine: list[ReconBuy] | No
         )
 
 
+def _entries(view: CampaignView, panel: StepPanel) -> None:
+    """Where each of the viewer's own RGs in its OB enters or sets up, as its RG
+    Purchase Record holds it (APD 3.8 "All reinforcements enter on/after Turn 1 along
+    the owning side's Friendly Board Edge"; the owner corrects it on the CG Roster):
+    its own lines, read through the gate."""
+    held = (
+        Purchase.objects.visible_to(view.viewer)
+        .filter(
+            campaign=view.campaign,
+            side=view.viewer,
+            status=Purchase.Status.ACTIVE,
+            state=Purchase.State.HELD,
+        )
+        .exclude(entry_area="")
+        .order_by("date_index", "pk")
+    )
+    panel.entries = [f"{p.group_id} {p.group_type}: {p.entry_area}" for p in held]
+
+
 def _forgo(view: CampaignView, panel: StepPanel) -> None:
     module = view.module
     rule = availability.forgo_rule(module, view.snapshot())
@@ -1175,6 +1196,7 @@ BUILDERS: dict[Show, Callable[[CampaignView, StepPanel], None]] = {
     Show.FORTIFICATIONS: _fortifications,
     Show.RECON: _recon,
     Show.RECON_TOTAL: _recon_total,
+    Show.ENTRIES: _entries,
     Show.CHITS: _chits,
     Show.FORGO: _forgo,
     Show.EXCHANGE: _exchange,
