@@ -296,3 +296,128 @@ def test_3_8_each_sides_3_8_page_says_where_its_own_reinforcements_enter(
     assert "RA1 PzGr Platoon I: along the German Friendly Board Edge, on/after Turn 1" in step
     assert "RB1 PzIV Section: along the German Friendly Board Edge" in step
     assert "A1 Armor" not in step
+
+
+def test_2_9_2_91_2_92_points_at_zero_the_figures_and_their_sources_on_the_pages(users, modules):
+    """2.9 "The American player totals his amassed VP", 2.91 "This number is subtracted
+    from the VP required to win the previous scenario", 2.92 "Negative Purchase Points
+    are ignored" and 2.9 "The winning side moves first" (drawn, D11-D16), the Morning
+    with 100 VP and no CVP suffered: 55 − 100 = −45, −45 + 0 = −45, ignored: 0 PP.  The
+    American's page gives each figure with its source and his 0 PP at 3.4; the German's
+    log keeps the American's figures secret; both read that the American moves
+    first."""
+    players, _ = apd(users, "3.4", vp=100, cvp=0)
+    american, german = seats(players)
+    assert (
+        "American PP: VP differential 55 required − 100 amassed = -45 · -45 + 0 CVP "
+        "suffered = -45 · negative purchase points are ignored: 0 · total 0"
+    ) in american.text
+    assert "You have 0 PP" in american.text
+    assert (
+        "American wins the December 6 Morning scenario: VP scored by the American in the "
+        "scenario (CG total) 100 >= 55 (2.9; 4.0)"
+    ) in american.text
+    assert "55 required − 100" not in german.text
+    for seat in (american, german):
+        assert "American moves first in the next scenario" in seat.text
+
+
+def test_2_9_the_scenario_cgv_requirement_wins_the_midday_below_the_vp_on_both_pages(
+    users, modules
+):
+    """2.9 "If the VP total is ≥ the required CG scenario total and/or the American
+    achieved the scenario-specific CGV Building VC requirements then the American is the
+    winner of the current scenario" (drawn, D12), the Midday, the late date: 63 + 10 =
+    73 < 120 VP, but the requirement achieved: both pages read that the American wins
+    it, the requirement named as the reason, and that he moves first."""
+    players, _ = midday(users, "3.1", vp=10, cgv_scenario_american=True)
+    american, german = seats(players)
+    for seat in (american, german):
+        assert "American wins the December 6 Midday scenario" in seat.text, seat.text[-3000:]
+        won = seat.text.split("American wins the December 6 Midday scenario", 1)[1][:300]
+        assert "CGV Building requirement" in won, won
+        assert "German wins the December 6 Midday" not in seat.text
+
+
+def test_2_5_an_encircled_immobile_vehicle_loses_its_marker_and_takes_no_1tc(users, modules):
+    """2.5 "Each Encircled unit must take a 1TC" and "All Encircled markers are then
+    removed" (drawn, D07), the German's side at the Morning holding only vehicles: his
+    Encircled, immobilized PzIVH is offered no 1TC (a vehicle takes none; its
+    Vulnerable PRC's fate, the EXC, is the map's); his page names the marker removed at
+    Done, nothing owed; after both Dones it is gone, the immobilized marker kept."""
+    players, _ = apd(users, "2.5")
+    done(players, "american")
+    tank = add(players, "german", "PzIVH", "vehicle", "encircled", markers=["immobilized"])
+    _, german = seats(players)
+    assert not [b for b in german.buttons() if b.startswith("Roll")]
+    assert "PzIVH loses its Encircled marker (2.5)" in german.text
+    assert german.press("Done with 2.5").status == 200
+    assert fresh(tank).markers == ["immobilized"]
+
+
+def test_3_5_three_row_drs_each_once_the_germans_and_done_waits_for_them(
+    users, modules, fixed_dice
+):
+    """3.5 "The German player now secretly makes three Reinforcement drs (one each on
+    Rows A-C)" (drawn, D26), the Morning, the German's page: one Roll button per Row;
+    Row A rolled, its button goes and a forged second is refused citing 3.5, nothing
+    rolled; no Done until all three are made; the American's page shows none of his
+    results."""
+    from tests.test_apd18_pass18 import at_of
+    from tests.test_apd18_pass18 import forge as forge_act
+    from tests.test_rule_mechanisms import supply_german
+
+    players, _ = apd(users, "3.4")
+    supply_german(players)
+    players.until_step("3.5")
+    american, german = seats(players)
+    rows = [f"Roll dr: German Reinforcement Table, Row {r}" for r in "ABC"]
+    assert all(r in german.buttons() for r in rows)
+    assert "Done with 3.5" not in german.buttons()
+    fixed_dice.append([2])
+    assert german.press(rows[0]).status == 200
+    assert rows[0] not in german.buttons()
+    before = rolls(players)
+    answer = forge_act(german, "roll", at=at_of(german), table="german_reinforcement_row_a")
+    assert answer.refused and "3.5" in answer.text, answer.text[:300]
+    assert rolls(players) == before
+    assert "Done with 3.5" not in german.buttons()
+    fixed_dice.extend([[5], [1]])
+    assert german.press(rows[1]).status == 200
+    assert german.press(rows[2]).status == 200
+    assert "Done with 3.5" in german.buttons()
+    american.open()
+    assert "PzGr Platoon I" not in american.text.split("Campaign log")[0].split("3.5 German")[1]
+
+
+# ------------------------------------------------ Part 2: the ledger's weakest claims
+
+
+ABANDON = "Its Vulnerable PRC are Eliminated: mark it Abandoned (2.5 EXC)"
+
+
+def test_2_5_exc_an_encircled_immobile_vehicle_is_marked_abandoned_from_the_retained_forces(
+    users, modules
+):
+    """2.5 EXC "the Encircled Vulnerable PRC of an Immobile vehicle are Eliminated,
+    leaving the vehicle Abandoned" (ledger: recorded, challenged): the retained forces
+    hold Encircled and immobilized, so at 2.5 the American's roster page offers, on his
+    Encircled immobilized M4A3(75)W only (not his Encircled mobile M4A3(76)W), one
+    press that marks it Abandoned, its Vulnerable PRC being his to state (whether a
+    vehicle has any is the map's); the German's page offers nothing on it.  On main
+    he edited the markers by hand.  Done at 2.5 then takes its Encircled marker."""
+    players, _ = apd(users, "2.5")
+    tank = add(players, "american", "M4A3(75)W", "vehicle", "encircled", markers=["immobilized"])
+    add(players, "american", "M4A3(76)W", "vehicle", "encircled")
+    american = Seat(players.users["american"], players.campaign_id, "roster/")
+    german = Seat(players.users["german"], players.campaign_id, "roster/")
+    american.open()
+    german.open()
+    offered = [b for b in american.buttons() if b.startswith(ABANDON)]
+    assert offered == [f"{ABANDON} (M4A3(75)W)"], american.buttons()
+    assert not [b for b in german.buttons() if b.startswith(ABANDON)]
+    assert american.press(f"{ABANDON} (M4A3(75)W)").status == 200
+    assert "abandoned" in fresh(tank).markers
+    done(players, "american")
+    done(players, "german")
+    assert sorted(fresh(tank).markers) == ["abandoned", "immobilized"], fresh(tank).markers

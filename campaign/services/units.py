@@ -924,7 +924,7 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
     if not matches(abandoning.vehicles, state):
         raise ActionRefused(
             f"{label(unit)} is not one of your {describe_filter(abandoning.vehicles)}: "
-            f"only a manned, Immobile vehicle becomes Abandoned in No-Man's Land "
+            f"only one of them that {abandoning.statement} becomes Abandoned "
             f"({abandoning.rule}). Nothing was changed.",
             status=409,
         )
@@ -932,9 +932,9 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
     if working:
         raise ActionRefused(
             f"{label(unit)}'s {working} is recorded in good order: only a vehicle without "
-            f"functioning MA becomes Abandoned in No-Man's Land ({abandoning.rule}); one "
-            "whose MA functions stays manned (mark its MA malfunctioned or disabled first "
-            "if it is). Nothing was changed.",
+            f"functioning MA that {abandoning.statement} becomes Abandoned "
+            f"({abandoning.rule}); one whose MA functions stays manned (mark its MA "
+            "malfunctioned or disabled first if it is). Nothing was changed.",
             status=409,
         )
     one = split_one(unit)
@@ -959,7 +959,7 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
     _unit_changed(
         turn,
         kept_secret(one),
-        f"{turn.side_name()}: {label(one)} stands in No-Man's Land: "
+        f"{turn.side_name()}: {label(one)} {abandoning.statement}: "
         f"{'; '.join(w for w in words if w)} ({abandoning.rule}).",
     )
     return one
