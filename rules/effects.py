@@ -308,8 +308,10 @@ def location_leadership(kind: str, location: str, leaders: Iterable[LeaderAt]) -
     a leader there names no quality.  A leader there who still owes his own roll takes
     it first (A10.7: his result decides whether he is there to lead), unless the unit
     is a leader too.  Typed and owed (never taken as 0) where a leader there is wounded
-    (his DRM, A17.2, is not in the CG text) or the unit is a Hero (whether a leader
-    leads him, A15, is not in the CG text either).  A Prisoner leads no one; a leader
+    (his DRM, A17.2, is not in the CG text), the unit is a Hero (whether a leader
+    leads him, A15, is not in the CG text either), or the unit is a leader and another
+    leader there still owes his own roll (whether he leads the other's check before his
+    own, A10.7, is not in the CG text).  A Prisoner leads no one; a leader
     the roll eliminated has left the retained forces."""
     where = _place(location)
     if not where:
@@ -347,7 +349,12 @@ def location_leadership(kind: str, location: str, leaders: Iterable[LeaderAt]) -
         elif not leader.owes_roll:
             found.append((modifier, at))
         else:  # a leader's roll while another leader there still owes his
-            unknown = unknown or f"the {at} has not taken his own roll yet"
+            return Leadership(
+                None,
+                f"the {at} has not taken his own roll yet: whether he leads another "
+                "leader's check before his own (A10.7) is not in the CG text, so you type it",
+                owed=True,
+            )
     if unknown:
         return Leadership(None, unknown)
     if not found:

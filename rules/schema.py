@@ -1877,10 +1877,12 @@ class Remanning(Strict):
 
 class Abandoning(Strict):
     """At its step, a side may mark one of its vehicles of ``vehicles`` with ``effect``
-    (Abandoned) in one action, the effect's ``crew_escapes`` adding its Inherent crew
-    (``Module.inherent_crews``) as a line of its own (Sicily 3.6051: "Each manned,
-    Immobile vehicle without functioning MA in No-Man's Land becomes Abandoned, and its
-    crew (if any) must attempt Escape per 3.606").  A vehicle one of whose weapons of
+    (Abandoned) in one action (APD 2.5 EXC: "the Encircled Vulnerable PRC of an
+    Immobile vehicle are Eliminated, leaving the vehicle Abandoned"), the effect's
+    ``crew_escapes`` adding its Inherent crew (``Module.inherent_crews``) as a line of
+    its own (Sicily 3.6051: "Each manned, Immobile vehicle without functioning MA in
+    No-Man's Land becomes Abandoned, and its crew (if any) must attempt Escape per
+    3.606").  A vehicle one of whose weapons of
     ``without_functioning`` is recorded in good order is refused ("without functioning
     MA").  Which hex is No-Man's Land is the players' to judge: the action is the
     owner's statement that the vehicle stands in one."""
@@ -1889,6 +1891,10 @@ class Abandoning(Strict):
     effect: Effect
     without_functioning: list[WeaponKind] = []
     label: str  # the action as the player reads it ("Abandon in No-Man's Land")
+    # What the owner states of the vehicle by pressing it, as its confirmation asks and
+    # its log line says (Sicily 3.6051 "stands in No-Man's Land"; APD 2.5 EXC "is
+    # Encircled and Immobile with Vulnerable PRC").
+    statement: str
     rule: RuleRef
 
     @model_validator(mode="after")

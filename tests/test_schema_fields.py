@@ -5265,6 +5265,23 @@ case(
 )
 
 
+def _abandon_asked(m: Module) -> Any:
+    """What pressing 3.605's abandoning asks before it is posted (the owner's statement
+    and what it does), as the roster page reads it (Sicily 3.6051; APD 2.5 EXC)."""
+    from campaign.seat_views.roster import abandons_confirm
+
+    step = next(st for st in m.steps if st.id == "3.605")
+    return abandons_confirm(step.abandoning, "StuG IIIG")
+
+
+case(
+    "Abandoning.statement",
+    base="sicily",
+    mutate=lambda d: _abandoning(d).update(statement="is Encircled and Immobile"),
+    observe=_abandon_asked,
+)
+
+
 def _escape_owed(m: Module) -> Any:
     """Whether the Escape DR is owed for the crew line 3.605's Abandon in No-Man's Land
     marked, and for a squad not so marked (Sicily 3.6051 "its crew (if any) must attempt

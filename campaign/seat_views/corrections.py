@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from campaign.models import Campaign, Roll, RollCorrection, Unit
+from campaign.models import Campaign, Event, EventKind, Roll, RollCorrection, Unit
 from campaign.services.corrections import describe_line
 from rules.schema import Module
 
@@ -75,6 +75,20 @@ def correction_parts(
             campaign=c, side=viewer, ref__in=[r.unit_ref for r in rolls]
         )
     }
+    # A line the roll took away keeps the kind it had (its roll's log line says it).
+    gone_kinds = (
+        {
+            data["roll"]: data["unit_kind"]
+            for data in Event.objects.filter(
+                campaign=c,
+                kind=EventKind.ROLL,
+                data__roll__in=[r.seq for r in rolls if r.unit_ref not in lines],
+                data__has_key="unit_kind",
+            ).values_list("data", flat=True)
+        }
+        if any(r.unit_ref not in lines for r in rolls)
+        else {}
+    )
     asked = {p.roll_id for p in open_ones}
     own = []
     for r in rolls:
@@ -84,7 +98,7 @@ def correction_parts(
                 unit=r.unit_ref,
                 what=_what(r),
                 name=unit.name if unit else r.item,
-                kind=unit.kind if unit else "other",
+                kind=unit.kind if unit else gone_kinds.get(r.seq, "other"),
                 markers=tuple(unit.markers or ()) if unit else (),
                 gone=unit is None,
                 asked=r.pk in asked,

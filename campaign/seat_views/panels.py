@@ -18,6 +18,7 @@ from campaign.models import (
     EventKind,
     FortificationBuy,
     InitiativeChit,
+    Purchase,
     ReconBuy,
     Roll,
     ScenarioResult,
@@ -54,12 +55,14 @@ from campaign.services.units import (
     hardenable_leaders,
     label,
     line_of,
+    placement_owed_by,
     placement_reminders,
     roll_ref,
     settle_preview,
     state_of,
     strength_counts,
     took_instead,
+    unplaced,
 )
 from rules import availability, machine
 from rules.availability import owed_for
@@ -244,6 +247,7 @@ class StepPanel:
     recon: str = ""
     recon_refusal: str = ""
     recon_total: str = ""  # Locations adding up over Idle dates (3.620)
+    entries: list[str] = field(default_factory=list)  # "A1 Armor Group: along ..." (3.8)
     forgo: tuple[int, str, str] | None = None  # (most, whose points drop, rule)
     exchange: ExchangeView | None = None
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
@@ -262,6 +266,9 @@ class StepPanel:
     # What completing the step does to the viewer's retained units by its ``settles``
     # (APD 2.1 "All Prisoners are then removed from play"), one sentence per unit.
     at_done: list[str] = field(default_factory=list)
+    # A replacement to place with one of the side's MMC (APD 3.1 footnote *): its
+    # reference, its name and the MMC Locations offered.
+    placing: list[tuple[str, str, list[str]]] = field(default_factory=list)
     take_back: bool = False  # the viewer may withdraw its Done (the opponent has not acted)
     # The opponent has acted on the viewer's Done: it may be taken back by consent only.
     take_back_ask: bool = False
@@ -429,7 +436,12 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
     )
     panel.at_done = settle_preview(view.module, c, step, view.viewer)
     if Action.ROLL in actions:  # a 7-0 an Evacuated leader's dr placed (APD 3.1 *)
-        panel.finish_warnings += placement_reminders(view.module, c, view.viewer)
+        found = unplaced(view.module, c, view.viewer)
+        panel.finish_warnings += placement_reminders(found)
+        panel.placing = [(p.placed.ref, p.placed.name, places) for p, places in found if p.placed]
+        owed = placement_owed_by(view.module, c, view.viewer)
+        if owed and not panel.finish_refusal:  # Done is refused until then (3.1 *)
+            panel.finish_refusal, panel.rolls_owed = owed, True
 
 
 def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:
@@ -1042,6 +1054,25 @@ def _recon_total(view: CampaignView, panel: StepPanel, mine: list[ReconBuy] | No
         )
 
 
+def _entries(view: CampaignView, panel: StepPanel) -> None:
+    """Where each of the viewer's own RGs in its OB enters or sets up, as its RG
+    Purchase Record holds it (APD 3.8 "All reinforcements enter on/after Turn 1 along
+    the owning side's Friendly Board Edge"; the owner corrects it on the CG Roster):
+    its own lines, read through the gate."""
+    held = (
+        Purchase.objects.visible_to(view.viewer)
+        .filter(
+            campaign=view.campaign,
+            side=view.viewer,
+            status=Purchase.Status.ACTIVE,
+            state=Purchase.State.HELD,
+        )
+        .exclude(entry_area="")
+        .order_by("date_index", "pk")
+    )
+    panel.entries = [f"{p.group_id} {p.group_type}: {p.entry_area}" for p in held]
+
+
 def _forgo(view: CampaignView, panel: StepPanel) -> None:
     module = view.module
     rule = availability.forgo_rule(module, view.snapshot())
@@ -1165,6 +1196,7 @@ BUILDERS: dict[Show, Callable[[CampaignView, StepPanel], None]] = {
     Show.FORTIFICATIONS: _fortifications,
     Show.RECON: _recon,
     Show.RECON_TOTAL: _recon_total,
+    Show.ENTRIES: _entries,
     Show.CHITS: _chits,
     Show.FORGO: _forgo,
     Show.EXCHANGE: _exchange,

@@ -33,7 +33,7 @@ from campaign.services import units as units_service
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
 from rules import availability, machine
 from rules.effects import WEAPON_CARRIERS, exchange_gives, matches, working_weapon
-from rules.schema import Module
+from rules.schema import Abandoning, Module
 from rules.snapshot import FortificationBought
 
 
@@ -101,6 +101,18 @@ class UnitView:
     # The owner's vehicle the current step lets him mark Abandoned in one action, its
     # crew leaving it (Sicily 3.6051): the action's words and rule ("" : not offered).
     abandons: str = ""
+    # ... and what pressing it states and does, asked before it is posted.
+    abandons_confirm: str = ""
+
+
+def abandons_confirm(abandoning: Abandoning | None, name: str) -> str:
+    """The question an abandoning asks before it is posted: what the owner states and
+    what it does ("M4A3 stands in No-Man's Land: mark it Abandoned, its crew leaving it
+    to attempt Escape?")."""
+    if abandoning is None:
+        return ""
+    crew = ", its crew leaving it to attempt Escape" if abandoning.effect.crew_escapes else ""
+    return f"{name} {abandoning.statement}: mark it Abandoned{crew}?"
 
 
 def held_words(unit: Unit, lines: dict[str, Unit]) -> str:
@@ -305,6 +317,15 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     # Remann is offered at the step that gives it only (elsewhere it would be refused).
     remanning = module.steps[campaign.step_index].remanning
     abandoning = module.steps[campaign.step_index].abandoning
+
+    def abandons(u: Unit) -> bool:
+        return bool(
+            u.side == side
+            and abandoning
+            and matches(abandoning.vehicles, u.state)
+            and not working_weapon(abandoning, u.state)
+        )
+
     forces = [
         ForcesView(
             module.side(s).name,
@@ -338,12 +359,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     ),
                     held_words(u, by_ref) if s == side else "",
                     s == side and bool(u.held) and not u.held.get("within"),
-                    f"{abandoning.label} ({abandoning.rule})"
-                    if s == side
-                    and abandoning
-                    and matches(abandoning.vehicles, u.state)
-                    and not working_weapon(abandoning, u.state)
-                    else "",
+                    f"{abandoning.label} ({abandoning.rule})" if abandoning and abandons(u) else "",
+                    abandons_confirm(abandoning, u.name) if abandons(u) else "",
                 )
                 for u in units
                 if u.side == s

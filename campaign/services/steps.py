@@ -491,6 +491,9 @@ def roll_on_table(
     effects = result_effects(table, r.final, column, sum(r.faces))
     count = unit.count if unit is not None else 0
     made_by = [unit, *joined] if unit is not None and weapon is None else []
+    # The kind of the line rolled for, which a correction of a line the roll took away
+    # starts from (``seat_views.corrections``).
+    rolled_kind = unit.kind if unit is not None and weapon is None else ""
     placing: dict[str, object] | None = None
     rejoined: list[str] = []  # the weapons it brings back (PHD C5.26b: repaired)
     if joined and unit is not None:
@@ -555,6 +558,7 @@ def roll_on_table(
             **({"purchase": purchase_id} if purchase_id else {}),
             **({"to_place": placing} if placing else {}),
             **({"rejoined": rejoined} if rejoined else {}),
+            **({"unit_kind": rolled_kind} if rolled_kind else {}),
         },
     )
     if used_up is not None and spent:

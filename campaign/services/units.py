@@ -924,7 +924,7 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
     if not matches(abandoning.vehicles, state):
         raise ActionRefused(
             f"{label(unit)} is not one of your {describe_filter(abandoning.vehicles)}: "
-            f"only a manned, Immobile vehicle becomes Abandoned in No-Man's Land "
+            f"only one of them that {abandoning.statement} becomes Abandoned "
             f"({abandoning.rule}). Nothing was changed.",
             status=409,
         )
@@ -932,9 +932,9 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
     if working:
         raise ActionRefused(
             f"{label(unit)}'s {working} is recorded in good order: only a vehicle without "
-            f"functioning MA becomes Abandoned in No-Man's Land ({abandoning.rule}); one "
-            "whose MA functions stays manned (mark its MA malfunctioned or disabled first "
-            "if it is). Nothing was changed.",
+            f"functioning MA that {abandoning.statement} becomes Abandoned "
+            f"({abandoning.rule}); one whose MA functions stays manned (mark its MA "
+            "malfunctioned or disabled first if it is). Nothing was changed.",
             status=409,
         )
     one = split_one(unit)
@@ -959,7 +959,7 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
     _unit_changed(
         turn,
         kept_secret(one),
-        f"{turn.side_name()}: {label(one)} stands in No-Man's Land: "
+        f"{turn.side_name()}: {label(one)} {abandoning.statement}: "
         f"{'; '.join(w for w in words if w)} ({abandoning.rule}).",
     )
     return one
@@ -1995,9 +1995,15 @@ def placement_owed(turn: Turn) -> str:
     possessed still waits for the MMC his 7-0 is placed with (APD 3.1 footnote *: "Any
     SW Possessed by an Evacuated leader is considered Transferred to the MMC as
     well"); a side holding no MMC owes nothing (the rules say no more)."""
-    if not placed_by_owner(turn.module):
+    return placement_owed_by(turn.module, turn.campaign, turn.side)
+
+
+def placement_owed_by(module: Module, campaign: Campaign, side: str) -> str:
+    """``placement_owed`` for ``side``, read by the step page too (no Done offered while
+    it is owed: the page says why where Done would be)."""
+    if not placed_by_owner(module):
         return ""
-    for p in placements_of_pass(turn.campaign, turn.side):
+    for p in placements_of_pass(campaign, side):
         waiting = [sw for sw in p.sw if sw.possessor_id is None]
         if not waiting or not _public_mmc(waiting[0]):
             continue  # with no MMC, the rules say no more (the SW is the owner's)
@@ -2013,14 +2019,28 @@ def placement_owed(turn: Turn) -> str:
     return ""
 
 
-def placement_reminders(module: Module, campaign: Campaign, side: str) -> list[str]:
-    """Each replacement of this pass still without a Location while its side's MMC have
-    theirs, in words for the page before Done (APD 3.1 footnote *: "immediately
-    replaced with a 7-0 leader in the same location as the friendly MMC nearest (in
-    hexes) to the last location that Evacuated leader occupied.  The owning player may
-    choose which location in the event of a tie"): the hexes are the map's, so the
-    owner is told where his MMC are and enters the 7-0's Location, which
-    ``_placed_with_mmc`` checks."""
+def placement_reminders(found: list[tuple[Placement, list[str]]]) -> list[str]:
+    """Each replacement ``unplaced`` found, in words for the page before Done (APD 3.1
+    footnote *): the owner is told where his MMC are and picks the 7-0's Location on the
+    step page (or enters it on his retained forces), which ``_placed_with_mmc``
+    checks."""
+    return [
+        f"Your {p.placed.name} replacing the {p.leader} ({p.result}) has no Location: "
+        f"place him with your MMC nearest (in hexes) to the {p.leader}'s last Location, "
+        f"your choice on a tie (yours are at {', '.join(places)}): pick it below, or enter "
+        f"it on your retained forces ({p.rule})."
+        for p, places in found
+        if p.placed is not None
+    ]
+
+
+def unplaced(module: Module, campaign: Campaign, side: str) -> list[tuple[Placement, list[str]]]:
+    """Each replacement of this pass still without a Location, with the Locations of
+    its side's MMC he may be placed in (APD 3.1 footnote *: "in the same location as the
+    friendly MMC nearest (in hexes) ... The owning player may choose which location in
+    the event of a tie"): the hexes are the map's, so the owner picks one of them (the
+    step page's select, ``update_unit`` checking it); none where no MMC Location is
+    entered (the map's alone: the rules say no more)."""
     if not placed_by_owner(module):
         return []
     out = []
@@ -2028,14 +2048,8 @@ def placement_reminders(module: Module, campaign: Campaign, side: str) -> list[s
         if p.placed is None or p.placed.location.strip():
             continue
         places = sorted({m.location for m in _public_mmc(p.placed) if m.location.strip()})
-        if not places:
-            continue  # no MMC Location entered: the map's alone (the rules say no more)
-        out.append(
-            f"Your {p.placed.name} replacing the {p.leader} ({p.result}) has no Location: "
-            f"place him with your MMC nearest (in hexes) to the {p.leader}'s last Location, "
-            f"your choice on a tie (yours are at {', '.join(places)}), and enter it on your "
-            f"retained forces ({p.rule})."
-        )
+        if places:
+            out.append((p, places))
     return out
 
 

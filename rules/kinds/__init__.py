@@ -99,6 +99,10 @@ class Show(StrEnum):
     # The viewer's Recon Locations for the coming scenario, where they are declared at
     # set-up (Sicily 3.6223; adding up over Idle dates, 3.620).
     RECON_TOTAL = "recon_total"
+    # Where each of the viewer's RGs in its OB enters or sets up, as its RG Purchase
+    # Record holds it (APD 3.8: "All reinforcements enter on/after Turn 1 along the
+    # owning side's Friendly Board Edge").
+    ENTRIES = "entries"
     CHITS = "chits"
     FORGO = "forgo"  # a side's choice to forgo part of its replenishment
     EXCHANGE = "exchange"  # the viewer's units to give up, and those it may mark for them

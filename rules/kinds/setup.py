@@ -9,6 +9,6 @@ SETUP = register(
         # Bombardment's C1.31 error DR "after all on-map setup is completed"); its
         # result is read in the log.
         actions=frozenset({Action.ROLL}),
-        shows=(Show.TABLES, Show.RECON_TOTAL),
+        shows=(Show.TABLES, Show.RECON_TOTAL, Show.ENTRIES),
     )
 )
