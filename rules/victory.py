@@ -100,6 +100,8 @@ def scenario_winner(
 
 # A term that did not hold reads its comparison the other way ("103 < 120").
 _NOT_OP = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!=", "!=": "=="}
+# How the rules print a comparison ("VP ≥ 55").
+_SIGNS = {">=": "≥", "<=": "≤", "==": "=", "!=": "≠"}
 
 
 def _words(
@@ -115,7 +117,7 @@ def _words(
     target = vp_required if t.value == "vp_required" else t.value
     scope = "CG total" if t.total else "this scenario"
     op = t.op if held else _NOT_OP.get(t.op, f"not {t.op}")
-    return f"{label} ({scope}) {amount(t, results)} {op} {target}"
+    return f"{label} ({scope}) {amount(t, results)} {_SIGNS.get(op, op)} {target}"
 
 
 def result_owners(module: Module, field: ResultField) -> list[str]:

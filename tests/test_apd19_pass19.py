@@ -314,7 +314,7 @@ def test_2_9_2_91_2_92_points_at_zero_the_figures_and_their_sources_on_the_pages
     assert "You have 0 PP" in american.text
     assert (
         "American wins the December 6 Morning scenario: VP scored by the American in the "
-        "scenario (CG total) 100 >= 55 (2.9; 4.0)"
+        "scenario (CG total) 100 ≥ 55 (2.9; 4.0)"
     ) in american.text
     assert "55 required − 100" not in german.text
     for seat in (american, german):

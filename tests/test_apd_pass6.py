@@ -135,7 +135,7 @@ def test_2_9_the_midday_winner_reads_the_cg_vp_total_not_the_scenarios(users, mo
     assert winners == ["german", "american"]
     assert Event.objects.filter(kind="winner").order_by("-id").first().text == (
         "American wins the December 6 Midday scenario: VP scored by the American in the "
-        "scenario (CG total) 75 >= 70 (2.9; 4.0). American moves first in the next scenario."
+        "scenario (CG total) 75 ≥ 70 (2.9; 4.0). American moves first in the next scenario."
     )
 
 

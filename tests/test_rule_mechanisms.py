@@ -736,7 +736,7 @@ def test_2_9_the_american_wins_the_morning_and_moves_first(users, modules):
     assert players.campaign.results.get().winner == "american"
     assert Event.objects.get(kind="winner").text == (
         "American wins the December 6 Morning scenario: VP scored by the American in the "
-        "scenario (CG total) 63 >= 55 (2.9; 4.0). American moves first in the next scenario."
+        "scenario (CG total) 63 ≥ 55 (2.9; 4.0). American moves first in the next scenario."
     )
     assert seat(players, "american").points == 33
 

@@ -593,7 +593,7 @@ def test_2_9_the_american_wins_the_scenario_at_the_required_vp_total(apd: Module
     55 needed."""
     win = victory.scenario_winner(apd, [results(63)], 55)
     assert win is not None and win.side == "american"
-    assert win.because == "VP scored by the American in the scenario (CG total) 63 >= 55"
+    assert win.because == "VP scored by the American in the scenario (CG total) 63 ≥ 55"
     assert victory.scenario_winner(apd, [results(55)], 55).side == "american"
     lost = victory.scenario_winner(apd, [results(54)], 55)
     assert lost is not None and lost.side == "german"
