@@ -101,3 +101,38 @@ def test_partial_rows_and_listened_models_are_built_by_django_issue_49(bought):
     finally:
         post_init.disconnect(receiver, sender=Unit)
     assert units and seen == units
+
+
+@pytest.mark.django_db
+def test_partial_rows_are_built_at_once_as_django_builds_them_issue_49(bought, monkeypatch):
+    """A read of some fields (``only``: the owed rolls' and held caps' units) is built
+    in one step too, with Django's state: the fields read, in order, the others
+    deferred (read on access); ``Model.__init__`` is not run for it."""
+    inits: list[object] = []
+    init = models.Model.__init__
+
+    def counted(self: models.Model, *args: object, **kwargs: object) -> None:
+        inits.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(models.Model, "__init__", counted)
+    cid = bought.campaign_id
+    reads = [
+        list(Unit.objects.filter(campaign_id=cid).only("ref", "name", "kind", "markers")),
+        list(Purchase.objects.only("id", "campaign_id", "group_id").filter(campaign_id=cid)),
+        list(Seat.objects.filter(campaign_id=cid).only("side", "user_id")),
+    ]
+    assert all(reads) and inits == []
+    monkeypatch.setattr(models.Model, "__init__", init)
+    for rows in reads:
+        for row in rows:
+            model = type(row)
+            names = [f.attname for f in model._meta.concrete_fields if f.attname in row.__dict__]
+            values = [row.__dict__[n] for n in names]
+            twin = models.Model.from_db.__func__(model, row._state.db, names, values)  # type: ignore[attr-defined]
+            assert _state(row) == _state(twin)
+            assert row.get_deferred_fields() == twin.get_deferred_fields()
+            assert pickle.dumps(row) == pickle.dumps(twin), model
+    unit = reads[0][0]
+    assert "count" in unit.get_deferred_fields()
+    assert unit.count == Unit.objects.get(pk=unit.pk).count  # read on access

@@ -1,0 +1,1 @@
+"""Django's PostgreSQL backend, its pooled connections checked by a poll (``base``)."""
