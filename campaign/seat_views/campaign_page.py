@@ -21,6 +21,7 @@ from campaign.models import (
     InitiativeOutcome,
     Invitation,
     Purchase,
+    Roll,
     Seat,
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
@@ -57,7 +58,7 @@ from campaign.selectors import (
 )
 from rules import availability
 from rules.kinds import kind_of
-from rules.schema import Module, Step
+from rules.schema import Module, RollForSide, Step
 from rules.snapshot import Holdings, Snapshot
 
 MESSAGES_SHOWN = 50
@@ -150,6 +151,20 @@ _LATEST_OUTCOME = PreparedRead(
 _CHITS_OF_PASS = PreparedRead(
     lambda: InitiativeChit.objects.visible_to(SIDE).filter(
         campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField())
+    )
+)
+# The public drs that decided who sets up or moves first on an outcome's date
+# (3.6213a, 3.623), read only where a matrix result leaves it to a dr.
+_SIDE_ROLLS = PreparedRead(
+    lambda: (
+        Roll.objects.visible_to(SIDE)
+        .filter(
+            campaign_id=CAMPAIGN,
+            date_index=Param("date_index", IntegerField()),
+            cycle=Param("cycle", IntegerField()),
+            purpose__startswith="who ",
+        )
+        .order_by("seq")
     )
 )
 
@@ -377,7 +392,48 @@ class CampaignView:
             parts.append(f"{self.module.side(outcome.sets_up_first).name} sets up first")
         if outcome.moves_first:
             parts.append(f"{self.module.side(outcome.moves_first).name} moves first")
-        return "; ".join(parts) + "."
+        return "; ".join(parts) + "." + self._decided_by(outcome)
+
+    def _decided_by(self, outcome: InitiativeOutcome) -> str:
+        """The drs that decided who sets up and who moves first, each with its rows and
+        rule (3.6213a: "if <= 3 the British do; otherwise the Axis does"; 3.623), where
+        the matrix result leaves them to a dr; "" where it names the sides itself."""
+        ini = self.module.initiative
+        result = next((r for r in ini.results if r.id == outcome.result), None) if ini else None
+        if (
+            result is not None
+            and result.night is not None
+            and self.module.dates[outcome.date_index].night
+        ):
+            result = result.night
+        decided = {
+            f"who {what} ({roll.rule})": (what, roll, side)
+            for what, roll, side in (
+                ("sets up first", result and result.sets_up_first, outcome.sets_up_first),
+                ("moves first", result and result.moves_first, outcome.moves_first),
+            )
+            if isinstance(roll, RollForSide) and side
+        }
+        if not decided:
+            return ""
+        said = []
+        for r in _SIDE_ROLLS(
+            campaign=self.campaign_id,
+            side=self.viewer,
+            date_index=outcome.date_index,
+            cycle=outcome.cycle,
+        ):
+            if r.purpose not in decided:
+                continue
+            what, roll, side = decided.pop(r.purpose)
+            rows = ", ".join(
+                f"{row['range']} {self.module.side(row['side']).name}" for row in roll.rows
+            )
+            said.append(
+                f"{self.module.side(roll.roller).name} {r.dice} {r.final} → "
+                f"{self.module.side(side).name} {what} ({roll.rule}: {rows})"
+            )
+        return (" " + "; ".join(said) + ".") if said else ""
 
     # ------------------------------------------------------------ parts
 

@@ -34,6 +34,7 @@ from rules.purchase import (
     makes_rolls,
     owed_tables,
     printed_implies,
+    received_when_recorded,
     records_objective,
     records_strength,
     roll_variants,
@@ -205,6 +206,10 @@ class PurchaseLine:
     can_roll: bool
     # Its "rolls" record it only: no secret roll is made for its RG (an OBA module).
     no_rolls: bool = False
+    # What recording such an RG gives it (its chart row's units, what comes with them:
+    # "80+mm OBA Module, radio"): "" for one that gives only points or the Recon.
+    receives: str = ""
+    received: str = ""  # the same, once recorded, on the owner's line
     state: str = "held"  # Purchase.State: in the OB, eliminated, withdrawn, used up
     # The viewer's own line, revealed by the campaign's policy with what its secret DRs
     # gave it held from the opponent (``visibility.PURCHASE.held``): he may show that.
@@ -394,6 +399,13 @@ def _record_lines(
             )
             and campaign.ended_at is None
         )
+        group = module.group(p.side, p.group_id) if mine else None
+        silent = group is not None and not makes_rolls(module, p.side, group, p.cost_variant or "")
+        receives = (
+            ", ".join(received_when_recorded(module, p.side, group))
+            if group is not None and silent
+            else ""
+        )
         lines.append(
             PurchaseLine(
                 id=p.ref,
@@ -428,14 +440,11 @@ def _record_lines(
                 and p.rolled_at is None
                 and not p.details.get("rolls"),
                 can_roll=can_roll,
-                no_rolls=can_roll
-                and p.rolled_at is None
-                and not makes_rolls(
-                    module,
-                    p.side,
-                    availability.find_group(module, p.side, p.group_id),
-                    p.cost_variant or "",
-                ),
+                no_rolls=can_roll and p.rolled_at is None and silent,
+                # What recording it gives (3.6181: no DR for an O, B or M RG), on its
+                # button before and on its line after.
+                receives=receives if can_roll and p.rolled_at is None and silent else "",
+                received=receives if mine and silent and p.rolled_at is not None else "",
                 state=p.state,
                 state_label=choice_label(Purchase.State, p.state),
                 can_change_state=mine and campaign.ended_at is None,

@@ -1,0 +1,124 @@
+"""Sicily (seed 001), the nineteenth pass of the sentence audit (issue 44): 3.615 to the
+end, sentences drawn at random from the seed (random.Random(19)) and the ledger's weakest
+claims, each tried through the page's own buttons (tests/page_play.py) on paths earlier
+passes used little (docs/rules-audit/pass-19-sicb19.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Unit
+from tests import test_rule_mechanisms as mechanisms
+from tests.page_play import Seat
+from tests.purchase_helpers import campaign_at, keep_retained_units  # noqa: F401
+
+users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def _seats(players):
+    return {side: Seat(players.users[side], players.campaign_id) for side in ("axis", "british")}
+
+
+def _press_through(seats, *steps):
+    """Each side presses Done at each of ``steps`` on its page."""
+    for step in steps:
+        for side in ("axis", "british"):
+            seat = seats[side]
+            seat.open()
+            answer = seat.press(f"Done with {step}")
+            assert answer.status == 200, answer.text[:300]
+
+
+# ------------------------------------------------------------ 3.6181, 3.618: Record it
+
+
+def test_3_6181_an_rg_with_no_secret_roll_says_what_recording_it_gives(users, modules):
+    """3.6181: "Each RG whose ID begins with "I", "V", or "G" is subject to Depletion"
+    (no secret DR for the others).  CG I, July 16 Night: the British buy an O2 (an OBA
+    module, with its radio, chart footnote e), a B1 (British chart footnote i), an M1
+    (a SAN +1, given with the purchase) and an O4; at 3.618 each button says whether
+    recording it gives units, and which: the O2's, B1's and O4's name them, the M1's
+    names none.  Pressed, the O2's line says what it received, and the units are in
+    the retained forces."""
+    players, _ = campaign_at("sicily", "i", "jul16n", users, points=80)
+    seats = _seats(players)
+    british = seats["british"]
+    british.open()
+    for price, typed in (
+        ("Buy O2 Lgt Arty for 8 CPP", {}),
+        ("Buy B1 Bombardment for 3 CPP", {"hex": "21C5"}),
+        ("Buy M1 Sniper for 3 CPP", {}),
+    ):
+        assert british.press(price, **typed).status == 200, price
+    british.open()
+    assert british.press("Buy O4 Offboard Observer for 1 CPP").status == 200
+    _press_through(seats, "3.617")
+    british.open()
+    record = {
+        b.split(", ")[1].split(" ")[0]: b for b in british.buttons() if b.startswith("Record it: ")
+    }
+    assert "receive 80+mm OBA Module, radio" in record["O2"], record
+    assert "receive Pregame Bombardment" in record["B1"], record
+    assert "receive Offboard Observer" in record["O4"], record
+    assert "receive" not in record["M1"], record
+    assert "Record it and receive its units (no secret rolls)" in british.text
+    assert british.press(record["O2"]).status == 200
+    said = british.open()
+    assert "O2 Lgt Arty — 8 CPP, July 16 Night · received: 80+mm OBA Module, radio" in said, said[
+        :1500
+    ]
+    names = set(
+        Unit.objects.filter(campaign_id=players.campaign_id, purchase__group_id="O2").values_list(
+            "name", flat=True
+        )
+    )
+    assert names == {"Lgt Arty: 80+mm OBA Module (O2)", "radio (O2)"}, names
+
+
+# ------------------------------------------------------ 3.6213a, 3.623: the header's dr
+
+
+def test_3_6213a_3_623_the_header_shows_the_dr_that_decided_who_sets_up_and_moves_first(
+    users, modules, fixed_dice
+):
+    """3.6213a: "The British player makes a dr to determine which side sets up first: if
+    <= 3 the British do; otherwise the Axis does"; 3.623's dr "<= 3 British, >= 4 Axis"
+    decides who moves first.  CG II, July 16 Night, both sides lock Attack (a Night Dual
+    Attack), dr 5: each side's header names the Axis setting up first with the dr and
+    its rule beside it; after both Dones of 3.6223, dr 2: the British move first, the
+    dr and rule shown again.  An Assault decided by no dr (3.6213c) shows none."""
+    players, _ = campaign_at("sicily", "ii", "jul16n", users, kind="initiative")
+    keep_retained_units(players)
+    seats = _seats(players)
+    seats["axis"].open()
+    assert seats["axis"].press("Lock Attack").status == 200
+    fixed_dice[:] = [[5]]
+    seats["british"].open()
+    assert seats["british"].press("Lock Attack").status == 200
+    for seat in seats.values():
+        said = seat.open()
+        header = said.split("Step ·")[0]
+        assert "→ Night Dual Attack; Axis sets up first." in header, header
+        assert "British dr 5 → Axis sets up first (3.6213a: ≤3 British, ≥4 Axis)" in header, header
+    _press_through(seats, "3.622")
+    fixed_dice[:] = [[2]]
+    _press_through(seats, "3.6223")
+    for seat in seats.values():
+        header = seat.open().split("Step ·")[0]
+        assert "Axis sets up first; British moves first." in header, header
+        assert "British dr 5 → Axis sets up first (3.6213a: ≤3 British, ≥4 Axis)" in header
+        assert "British dr 2 → British moves first (3.623: ≤3 British, ≥4 Axis)" in header, header
+
+
+def test_3_6213c_an_assault_header_names_no_dr(users, modules):
+    """3.6213c: "AXIS ASSAULT: ... The British set up first and the Axis moves first": no
+    dr decides it, and the header names none."""
+    players, _ = campaign_at("sicily", "ii", "jul16n", users, kind="initiative")
+    keep_retained_units(players)
+    players.chits(axis="attack", british="idle")
+    header = Seat(players.users["axis"], players.campaign_id).open().split("Step ·")[0]
+    assert "British sets up first; Axis moves first." in header, header
+    assert " dr " not in header, header
