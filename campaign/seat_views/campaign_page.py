@@ -29,6 +29,7 @@ from campaign.seat_views.common import (
     NOT_YOURS,
     EventView,
     PurchaseLine,
+    decided_by,
     event_views,
     plain,
     previous_winner_moves_first,
@@ -58,7 +59,7 @@ from campaign.selectors import (
 )
 from rules import availability
 from rules.kinds import kind_of
-from rules.schema import Module, RollForSide, Step
+from rules.schema import Module, Step
 from rules.snapshot import Holdings, Snapshot
 
 MESSAGES_SHOWN = 50
@@ -395,44 +396,17 @@ class CampaignView:
         return "; ".join(parts) + "." + self._decided_by(outcome)
 
     def _decided_by(self, outcome: InitiativeOutcome) -> str:
-        """The drs that decided who sets up and who moves first, each with its rows and
-        rule (3.6213a: "if <= 3 the British do; otherwise the Axis does"; 3.623), where
-        the matrix result leaves them to a dr; "" where it names the sides itself."""
-        ini = self.module.initiative
-        result = next((r for r in ini.results if r.id == outcome.result), None) if ini else None
-        if (
-            result is not None
-            and result.night is not None
-            and self.module.dates[outcome.date_index].night
-        ):
-            result = result.night
-        decided = {
-            f"who {what} ({roll.rule})": (what, roll, side)
-            for what, roll, side in (
-                ("sets up first", result and result.sets_up_first, outcome.sets_up_first),
-                ("moves first", result and result.moves_first, outcome.moves_first),
-            )
-            if isinstance(roll, RollForSide) and side
-        }
-        if not decided:
-            return ""
-        said = []
-        for r in _SIDE_ROLLS(
-            campaign=self.campaign_id,
-            side=self.viewer,
-            date_index=outcome.date_index,
-            cycle=outcome.cycle,
-        ):
-            if r.purpose not in decided:
-                continue
-            what, roll, side = decided.pop(r.purpose)
-            rows = ", ".join(
-                f"{row['range']} {self.module.side(row['side']).name}" for row in roll.rows
-            )
-            said.append(
-                f"{self.module.side(roll.roller).name} {r.dice} {r.final} → "
-                f"{self.module.side(side).name} {what} ({roll.rule}: {rows})"
-            )
+        """The drs that decided who sets up and who moves first (``decided_by``)."""
+        said = decided_by(
+            self.module,
+            outcome,
+            lambda: _SIDE_ROLLS(
+                campaign=self.campaign_id,
+                side=self.viewer,
+                date_index=outcome.date_index,
+                cycle=outcome.cycle,
+            ),
+        )
         return (" " + "; ".join(said) + ".") if said else ""
 
     # ------------------------------------------------------------ parts

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import pickle
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from campaign.models import (
     Campaign,
     Event,
     EventKind,
+    InitiativeOutcome,
     Purchase,
     Roll,
     ScenarioResult,
@@ -39,7 +40,7 @@ from rules.purchase import (
     records_strength,
     roll_variants,
 )
-from rules.schema import Module
+from rules.schema import Module, RollForSide
 
 NOT_YOURS = "There is no such campaign, or it is not yours."
 LOG_WINDOW = 200  # newest events on a page; the filter runs before the window
@@ -549,3 +550,36 @@ def previous_winner_moves_first(campaign: Campaign, module: Module) -> str:
         f"{name} won the {played} scenario: {name} moves first, and play begins with "
         f"{name}'s RPh ({rule.rule})."
     )
+
+
+def decided_by(
+    module: Module, outcome: InitiativeOutcome, rolls: Callable[[], Iterable[Roll]]
+) -> list[str]:
+    """The drs that decided who sets up and who moves first on ``outcome``'s date, each
+    with its rows and rule ("British dr 5 → Axis sets up first (3.6213a: ≤3 British,
+    ≥4 Axis)"), where the matrix result leaves them to a dr (``RollForSide``); none
+    where it names the sides itself (an Assault, 3.6213c).  ``rolls``: the viewer's
+    public rolls of that date and pass (read only when a dr decided something)."""
+    ini = module.initiative
+    result = next((r for r in ini.results if r.id == outcome.result), None) if ini else None
+    if result is not None and result.night is not None and module.dates[outcome.date_index].night:
+        result = result.night
+    decided = {
+        f"who {what} ({roll.rule})": (what, roll, side)
+        for what, roll, side in (
+            ("sets up first", result and result.sets_up_first, outcome.sets_up_first),
+            ("moves first", result and result.moves_first, outcome.moves_first),
+        )
+        if isinstance(roll, RollForSide) and side
+    }
+    said: list[str] = []
+    for r in rolls() if decided else ():
+        if r.purpose not in decided:
+            continue
+        what, roll, side = decided.pop(r.purpose)
+        rows = ", ".join(f"{row['range']} {module.side(row['side']).name}" for row in roll.rows)
+        said.append(
+            f"{module.side(roll.roller).name} {r.dice} {r.final} → "
+            f"{module.side(side).name} {what} ({roll.rule}: {rows})"
+        )
+    return said
