@@ -124,3 +124,28 @@ def test_3_6213c_an_assault_header_names_no_dr(users, modules):
     header = Seat(players.users["axis"], players.campaign_id).open().split("Step ·")[0]
     assert "British sets up first; Axis moves first." in header, header
     assert " dr " not in header, header
+
+
+# ------------------------------------------------- British chart footnote i, 3.6223
+
+
+def test_footnote_i_a_british_side_holding_no_bombardment_is_not_told_a_dr_will_come(
+    users, modules
+):
+    """British chart footnote i: "To resolve each bombardment, after all on-map setup is
+    completed he ... makes a C1.31 error DR".  CG I, July 17 AM, the British hold no B1
+    (an M2 and an I3 only); at 3.6223, before the Axis have finished, the British page
+    said "the Bombardment error DR is rolled once they have" though no DR can come: it
+    now says they hold no Bombardment, as it does once the Axis are done."""
+    players, _ = campaign_at("sicily", "i", "jul17am", users, points=30)
+    seats = _seats(players)
+    british = seats["british"]
+    british.open()
+    assert british.press("Buy I3 Lgt Inf Assault Pltn for 7 CPP").status == 200
+    players.until("initiative")
+    players.chits(axis="idle", british="attack")
+    players.until_step("3.6223")
+    said = british.open()
+    assert "You hold no Bombardment: there is nothing to roll for" in said, said[:3000]
+    assert "is rolled once they have" not in said
+    assert "Done with 3.6223" in british.buttons()

@@ -568,6 +568,13 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
                 module, view.step_def, table, view.viewer, set(view.done)
             )
         )
+        if first and table.per_group is not None:
+            # Nothing to wait for where the viewer holds no RG it is rolled for (British
+            # chart footnote i: "To resolve each bombardment": no B1, no roll to come).
+            items = availability.group_roll_items(
+                module, table, view.viewer, held_purchases(view.campaign, view.viewer)
+            )
+            first = (_none_held(table) if not items else "") or first
         closed += [first] if first else []
         if not closed:  # PHD C5.23: no MMC to Battle Harden
             waived = waived_roll(view.campaign, view.viewer, table)
@@ -616,9 +623,15 @@ def _group_items(view: CampaignView, table: Table, tv: TableView) -> TableView:
     why = (
         f"Each {what} you hold has had its {table.title} roll in this pass ({table.rule})."
         if items
-        else f"You hold no {what}: there is nothing to roll for ({table.rule})."
+        else _none_held(table) + "."
     )
     return replace(tv, no_item=why)
+
+
+def _none_held(table: Table) -> str:
+    """Why a table rolled once per RG held has nothing to roll for: none is held."""
+    what = table.per_group.label if table.per_group else "RG"
+    return f"You hold no {what}: there is nothing to roll for ({table.rule})"
 
 
 def _hardening(view: CampaignView, panel: StepPanel) -> None:
