@@ -149,3 +149,36 @@ def test_footnote_i_a_british_side_holding_no_bombardment_is_not_told_a_dr_will_
     assert "You hold no Bombardment: there is nothing to roll for" in said, said[:3000]
     assert "is rolled once they have" not in said
     assert "Done with 3.6223" in british.buttons()
+
+
+# ------------------------------------------------------------------ 3.6221, 3.6222 EXC
+
+
+def test_3_6222_exc_3_6221_the_set_up_page_names_immobile_vehicles_and_isolated_units(
+    users, modules
+):
+    """3.6222 EXC: "each Immobile vehicle must remain in its current Location and VCA
+    (3.6071)"; 3.6221: the side setting up first sets up "all of its Retained units,
+    Equipment, and new Fortifications which will go into an isolated Location", then
+    the other side.  The app holds the markers: CG II, July 16 Night, the British hold
+    an immobilized Sherman III(a) at 21C5, an Isolated 4-5-8 and a 4-5-7 in good order.
+    At 3.622 the British page names the Sherman (immobilized, at 21C5) under the EXC and
+    the 4-5-8 under 3.6221, never the 4-5-7; the Axis page names no British unit."""
+    from tests.purchase_helpers import add_unit, add_vehicle
+
+    players, _ = campaign_at("sicily", "ii", "jul16n", users, kind="initiative")
+    add_vehicle(players, "british", "Sherman III(a)", status="immobilized", location="21C5")
+    add_unit(players, "british", "4-5-8", "squad", status="isolated")
+    add_unit(players, "british", "4-5-7", "squad")
+    players.chits(axis="idle", british="attack")
+    assert players.step.id == "3.622"
+    seats = _seats(players)
+    said = seats["british"].open()
+    assert (
+        "Each Immobile vehicle must remain in its current Location and VCA (3.6222 EXC; "
+        "3.6071): your Sherman III(a) (immobilized; at 21C5)." in said
+    ), said[:2500]
+    assert "(3.6221): your 4-5-8 (isolated)." in said, said[:2500]
+    assert "your 4-5-7" not in said and "; 4-5-7" not in said, said[:2500]
+    axis = seats["axis"].open()
+    assert "(3.6222 EXC; 3.6071): your" not in axis and "(3.6221): your" not in axis, axis

@@ -75,6 +75,7 @@ from rules.effects import (
     matches,
     no_leader_to_harden,
     reduction,
+    reminded,
     targets,
 )
 from rules.kinds import Action, Show, kind_of
@@ -244,6 +245,9 @@ class StepPanel:
     recon: str = ""
     recon_refusal: str = ""
     recon_total: str = ""  # Locations adding up over Idle dates (3.620)
+    # The viewer's units the step's rules name (``Step.reminds``): (the rule's words,
+    # its rule, the units' lines with their markers), e.g. 3.6222 EXC's Immobile vehicles.
+    reminders: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     forgo: tuple[int, str, str] | None = None  # (most, whose points drop, rule)
     exchange: ExchangeView | None = None
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
@@ -332,7 +336,28 @@ def build_panel(view: CampaignView) -> StepPanel:
     if step.names_attacker:
         panel.attacker = attacker_words(view.campaign, view.module, step.names_attacker)
     panel.weather = availability.weather_words(view.module, step, view.campaign.date_index)
+    if step.reminds and not view.ended:
+        _reminders(view, panel)
     return panel
+
+
+def _reminders(view: CampaignView, panel: StepPanel) -> None:
+    """The viewer's own retained units the step's rules name (``Step.reminds``), each
+    with its markers and where it is: Sicily 3.6222 EXC "each Immobile vehicle must
+    remain in its current Location and VCA (3.6071)"."""
+    own = Unit.objects.visible_to(view.viewer).filter(campaign=view.campaign, side=view.viewer)
+    units = [
+        (
+            f"{label(u)} ({', '.join(u.state_words)}"
+            + (f"; at {u.location}" if u.location else "")
+            + ")",
+            state_of(u),
+        )
+        for u in own
+    ]
+    panel.reminders = [
+        (r.says, r.rule, tuple(named)) for r, named in reminded(view.step_def.reminds, units)
+    ]
 
 
 def attacker_words(campaign: Campaign, module: Module, rule: str) -> str:
