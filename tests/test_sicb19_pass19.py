@@ -182,3 +182,53 @@ def test_3_6222_exc_3_6221_the_set_up_page_names_immobile_vehicles_and_isolated_
     assert "your 4-5-7" not in said and "; 4-5-7" not in said, said[:2500]
     axis = seats["axis"].open()
     assert "(3.6222 EXC; 3.6071): your" not in axis and "(3.6221): your" not in axis, axis
+
+
+# ---------------------------------------------------------------------- 3.619 fn d
+
+
+def test_3_619_d_at_mines_through_the_page_with_the_airborne_squads_captured(users, modules):
+    """3.619 footnote d: "May only be purchased by the British when >= 1 airborne MMC is
+    currently retained."  CG I, July 14 PM, through the British page: an I2 Airborne
+    Pltn bought and its rolls made by its button, then M3's FPP: "Buy AT Mines" is
+    accepted.  Its 6-4-8 squads then marked captured (held by the Axis, not retained):
+    a second "Buy AT Mines" is refused with the footnote where the British clicked, the
+    FPP unchanged; the Axis page never offers AT Mines."""
+    from campaign.models import Seat as SeatRow
+    from campaign.services import units
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=60)
+    seats = _seats(players)
+    british = seats["british"]
+    british.open()
+    assert british.press("Buy I2 Airborne Pltn for 7 CPP").status == 200
+    assert british.press("Buy M3 Fortification for 2 CPP").status == 200
+    _press_through(seats, "3.617")
+    british.open()
+    (rolls,) = [b for b in british.buttons() if b.startswith("Make its secret rolls") and "I2" in b]
+    assert british.press(rolls).status == 200
+    _press_through(seats, "3.618")
+    assert players.step.id == "3.619"
+    said = british.open()
+    assert british.press("Buy AT Mines").status == 200, said[:2000]
+    squads = Unit.objects.filter(
+        campaign_id=players.campaign_id, side="british", purchase__group_id="I2", kind="squad"
+    )
+    assert squads.exists()
+    for squad in squads:
+        units.update_unit(
+            campaign_id=players.campaign_id,
+            user=players.users["british"],
+            unit_id=squad.ref,
+            name=squad.name,
+            markers=["captured"],
+        )
+    fpp = SeatRow.objects.get(campaign_id=players.campaign_id, side="british").fortification_points
+    british.open()
+    again = british.press("Buy AT Mines")
+    assert again.refused and "3.619 footnote d" in again.text, again.text[:400]
+    after = SeatRow.objects.get(campaign_id=players.campaign_id, side="british")
+    assert after.fortification_points == fpp
+    axis = seats["axis"]
+    axis.open()
+    assert not [b for b in axis.buttons() if "AT Mines" in b], axis.buttons()
