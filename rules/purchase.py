@@ -99,6 +99,18 @@ def makes_rolls(module: Module, side: str, group: ReinforcementGroup, cost_varia
     return any(may_hold(pp.applies_to, ctx) for pp in module.post_purchase)
 
 
+def ob_line_refusal(module: Module, group_id: str) -> str:
+    """Why a line of the Initial-Scenario OB cannot be cancelled as a purchase: the OB
+    gives it (Sicily 3.6179: "one line is also filled out for each RG given in the
+    Initial Scenario OB"); the players amend the OB itself, by consent."""
+    record = module.purchase_record
+    cited = f" ({record.rule})" if record is not None and record.rule else ""
+    return (
+        f"{group_id} is given by the Initial-Scenario OB, not bought: it cannot be "
+        f"cancelled{cited}. Amend the OB under Rules data instead."
+    )
+
+
 def brings_own_line(module: Module, group: ReinforcementGroup) -> bool:
     """Whether an RG whose chart row names no unit kind still joins the retained forces
     as a line of its own (an OBA module, a Bombardment, an Offboard Observer): any but

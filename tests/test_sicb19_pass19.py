@@ -232,3 +232,32 @@ def test_3_619_d_at_mines_through_the_page_with_the_airborne_squads_captured(use
     axis = seats["axis"]
     axis.open()
     assert not [b for b in axis.buttons() if "AT Mines" in b], axis.buttons()
+
+
+# ---------------------------------------------------------- 3.6179 the OB's lines
+
+
+def test_3_6179_an_initial_scenario_ob_line_is_not_a_purchase_to_cancel(users, modules):
+    """3.6179: "If preparing for a CG Initial Scenario, one line is also filled out for
+    each RG given in the Initial Scenario OB (but these latter do not apply towards RG
+    purchase limits)".  CG I's start, the OB (supplied and accepted) gives the British
+    an I2: at I-3.617 its line reads "OB" for #P and "—" for #R, and the page offered
+    "Cancel" on it as on a purchase (its points "refunded": it cost none), which took
+    the agreed OB's RG away.  Now no Cancel is offered on it and a cancel posted is
+    refused with a sentence, the line kept."""
+    from campaign.models import Purchase
+    from tests.purchase_helpers import with_sicily_ob
+    from tests.test_sicb18_pass18 import _forge
+
+    c, players = with_sicily_ob(users, {"rgs.axis": "I5", "rgs.british": "I2"})
+    players.until("purchase")
+    assert players.step.id == "I-3.617"
+    british = Seat(players.users["british"], c.pk)
+    said = british.open()
+    assert "British July 14 AM I2 Airborne Pltn OB —" in said, said[:3000]
+    assert not [b for b in british.buttons() if b.startswith("Cancel")], british.buttons()
+    line = Purchase.objects.get(campaign=c, side="british", initial=True)
+    refused = _forge(british, "cancel", purchase=line.ref)
+    assert refused.refused and "Initial-Scenario OB" in refused.text, refused.text[:300]
+    line.refresh_from_db()
+    assert line.status == Purchase.Status.ACTIVE

@@ -438,6 +438,7 @@ def _record_lines(
                 held=mine and p.revealed_at is not None and p.outcome_held,
                 can_cancel=mine
                 and in_purchase
+                and not p.initial
                 and p.rolled_at is None
                 and not p.details.get("rolls"),
                 can_roll=can_roll,
