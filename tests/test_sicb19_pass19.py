@@ -113,6 +113,7 @@ def test_3_6213a_3_623_the_header_shows_the_dr_that_decided_who_sets_up_and_move
         assert "British dr 2 → British moves first (3.623: ≤3 British, ≥4 Axis)" in header, header
     sheet = Seat(players.users["axis"], players.campaign_id, "sheet/").open()
     assert "British dr 5 → Axis sets up first (3.6213a: ≤3 British, ≥4 Axis); British dr 2" in sheet
+    assert "Attacker: Axis, British." in sheet  # 3.6213b: both are Scenario Attackers
 
 
 def test_3_6213c_an_assault_header_names_no_dr(users, modules):
