@@ -262,3 +262,86 @@ def test_3_6179_an_initial_scenario_ob_line_is_not_a_purchase_to_cancel(users, m
     assert refused.refused and "Initial-Scenario OB" in refused.text, refused.text[:300]
     line.refresh_from_db()
     assert line.status == Purchase.Status.ACTIVE
+
+
+# ------------------------------------------------------------- 3.6162, British fn l
+
+
+def _after_result(users, variant, date_id, cvp):
+    """Both players past a CG scenario whose CVP lost were ``cvp`` (Axis, British), at
+    3.617 of ``date_id``."""
+    from campaign.models import Campaign
+    from campaign.selectors import module_of
+    from rules import machine
+    from tests.walk import host_game, players_of
+
+    alice, bob = users
+    c = host_game("sicily", variant, alice, bob, policy="step_end", name="loss points")
+    module = module_of(c)
+    Campaign.objects.filter(pk=c.pk).update(date_index=machine.date_index(module, date_id) - 1)
+    players = players_of(c, alice, bob)
+    values = {
+        f"{f.id}.{s}": (False if f.kind == "bool" else 0)
+        for f in module.result_fields
+        for s in ("axis", "british")
+    }
+    values["cvp_lost.axis"], values["cvp_lost.british"] = cvp
+    players.results(**values)
+    players.until_step("3.617")
+    return players
+
+
+@pytest.mark.parametrize(
+    ("cvp", "british_words"),
+    [
+        ((7, 15), "lost 15 CVP vs 7 (≥ 2× and ≥ 8 more): loss-point dr 4 (3.6162) · total 69"),
+        ((7, 14), "no loss points: lost 14 CVP vs 7 (3.6162) · total 65"),
+    ],
+)
+def test_3_6162_loss_points_at_the_bound_on_each_sides_page(
+    users, modules, fixed_dice, cvp, british_words
+):
+    """3.6162: "If the CVP lost by a player for the prior CG scenario (only) are >= two
+    times, and >= 8 more than, the CVP lost by the other Player, that player may make a
+    dr and add this value to the CPP Base Number".  CG II, July 15 PM (British base 65):
+    15 CVP lost vs 7 gives the British a dr (4: 69 CPP), shown on their page with its
+    rule; 14 vs 7 (7 more) gives none.  The Axis page never shows a loss-point dr."""
+    fixed_dice[:] = [[4]]
+    players = _after_result(users, "ii", "jul15pm", cvp)
+    seats = _seats(players)
+    said = seats["british"].open()
+    assert british_words in said, said[said.find("3.6161") - 200 :][:600]
+    axis = seats["axis"].open()
+    assert "loss-point dr" not in axis and "no loss points" in axis
+
+
+def test_british_fn_l_four_coys_a_calendar_day_through_two_idle_loops(users, modules):
+    """British chart footnote l: "A total of no more than two coy type RG may be
+    purchased on any given CG Date. Further, no more than 4 coy type RGs may be purchased
+    on a given calendar day."  CG I: two I1 bought through the page on July 16 AM, both
+    sides Idle, two more on July 16 PM, Idle again: on July 16 Night the I1 row reads
+    the calendar-day limit instead of a price, and a buy posted is refused with it,
+    nothing bought."""
+    from campaign.models import Purchase
+    from campaign.models import Seat as SeatRow
+    from tests.test_sicb18_pass18 import _forge
+
+    players, _ = campaign_at("sicily", "i", "jul16am", users, points=100)
+    british = _seats(players)["british"]
+    for date in ("jul16am", "jul16pm"):
+        SeatRow.objects.filter(campaign_id=players.campaign_id).update(points=100)
+        british.open()
+        for _ in range(2):
+            assert british.press("Buy I1 Lgt Inf Rifle Coy for 18 CPP").status == 200, date
+        players.until("initiative")
+        players.chits(axis="idle", british="idle")
+        players.until("purchase")
+    SeatRow.objects.filter(campaign_id=players.campaign_id).update(points=100)
+    said = british.open()
+    assert "no more than 4 per calendar day (July 16) (3.617 British chart footnote l)" in said
+    assert not [b for b in british.buttons() if b.startswith("Buy I1")], british.buttons()
+    refused = _forge(british, "buy", group="I1", variant="")
+    assert refused.refused and "footnote l" in refused.text, refused.text[:300]
+    assert "Nothing was changed" in refused.text
+    bought = Purchase.objects.filter(campaign_id=players.campaign_id, group_id="I1")
+    assert bought.count() == 4
