@@ -16,7 +16,6 @@ from django.db.models import (
     IntegerField,
     Q,
     QuerySet,
-    Sum,
 )
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -54,6 +53,7 @@ from rules.effects import (
     hardens_mmc,
     matches,
     no_mmc_to_harden,
+    own_mmc,
     sent_on,
     targets,
 )
@@ -289,15 +289,23 @@ def retained_mmc(
 ) -> tuple[int, int, tuple[tuple[str, int, int, int], ...], tuple[str, ...]]:
     """``squad_counts``, and the RGs (IDs) of which a squad or half-squad is still
     retained (Sicily 3.619 footnote d: "when >= 1 airborne MMC is currently retained"),
-    in one query."""
+    in one query.  A squad or half-squad marked captured is a man held prisoner, not
+    one the side retains (``effects.own_mmc``): neither counted nor keeping its RG."""
     totals = {"squad": 0, "half_squad": 0}
     by_variant: dict[tuple[str, int], dict[str, int]] = {}
     groups: set[str] = set()
-    for kind, variant, date_index, group_id, n in (
-        Unit.objects.filter(campaign=campaign, side=side, kind__in=["squad", "half_squad"])
-        .values_list("kind", "purchase__cost_variant", "purchase__date_index", "purchase__group_id")
-        .annotate(n=Sum("count"))
+    for kind, markers, variant, date_index, group_id, n in Unit.objects.filter(
+        campaign=campaign, side=side, kind__in=["squad", "half_squad"]
+    ).values_list(
+        "kind",
+        "markers",
+        "purchase__cost_variant",
+        "purchase__date_index",
+        "purchase__group_id",
+        "count",
     ):
+        if not own_mmc(UnitState("", kind, tuple(markers or ()))):
+            continue
         totals[kind] += n
         if group_id and n > 0:
             groups.add(group_id)

@@ -43,6 +43,7 @@ from rules.schema import (
     TableRow,
     UnitExchange,
     UnitFilter,
+    UnitReminder,
     UnitStatus,
     WeaponExchange,
 )
@@ -372,6 +373,20 @@ def for_kind(effects: list[Effect], kind: str, name: str = "") -> list[Effect]:
         for e in effects
         if (e.kinds is None or kind in e.kinds) and (e.named is None or names_any(name, e.named))
     ]
+
+
+def reminded(
+    reminders: Sequence[UnitReminder], units: Sequence[tuple[str, UnitState]]
+) -> list[tuple[UnitReminder, list[str]]]:
+    """For each of a step's ``reminders`` (``Step.reminds``) the words of the units
+    (``units``: each unit's words and state) it selects, where it selects any: Sicily
+    3.6222 EXC lists the side's immobilized vehicles."""
+    out = []
+    for r in reminders:
+        named = [words for words, unit in units if matches(r.units, unit)]
+        if named:
+            out.append((r, named))
+    return out
 
 
 def matches(flt: UnitFilter | None, unit: UnitState) -> bool:

@@ -99,6 +99,42 @@ def makes_rolls(module: Module, side: str, group: ReinforcementGroup, cost_varia
     return any(may_hold(pp.applies_to, ctx) for pp in module.post_purchase)
 
 
+def ob_line_refusal(module: Module, group_id: str) -> str:
+    """Why a line of the Initial-Scenario OB cannot be cancelled as a purchase: the OB
+    gives it (Sicily 3.6179: "one line is also filled out for each RG given in the
+    Initial Scenario OB"); the players amend the OB itself, by consent."""
+    record = module.purchase_record
+    cited = f" ({record.rule})" if record is not None and record.rule else ""
+    return (
+        f"{group_id} is given by the Initial-Scenario OB, not bought: it cannot be "
+        f"cancelled{cited}. Amend the OB under Rules data instead."
+    )
+
+
+def brings_own_line(module: Module, group: ReinforcementGroup) -> bool:
+    """Whether an RG whose chart row names no unit kind still joins the retained forces
+    as a line of its own (an OBA module, a Bombardment, an Offboard Observer): any but
+    one that gives only points (``grants``: a Sniper's SAN, FPP) or the Recon."""
+    return not group.grants and not (module.recon is not None and module.recon.group == group.id)
+
+
+def received_when_recorded(module: Module, side: str, group: ReinforcementGroup) -> list[str]:
+    """What an RG with no secret roll (``makes_rolls``) receives when it is recorded,
+    in the chart's words: its row's units at Full strength (no roll depletes it), then
+    what comes with them ("80+mm OBA Module", "radio"; British chart footnote e);
+    nothing for one that gives only points or the Recon (they came with its purchase)."""
+    out: list[str] = []
+    if group.unit_kind is not None and group.full:
+        out.append(f"{group.full} {group.units}")
+    elif group.unit_kind is None and brings_own_line(module, group):
+        out.append(group.units)
+    out += [
+        f"{k} {unit}" if k > 1 else unit
+        for unit, _, k in comes_with(module, side, group, group.full or 0)
+    ]
+    return out
+
+
 # A hex as the map names it: a board's number (none on a map of one piece), the hex
 # row's letter(s) and its number ("33B10", "4N3", "A21").
 HEX_ID = re.compile(r"\d{0,3}[A-Z]{1,2}\d{1,2}")

@@ -1971,6 +1971,17 @@ class MarkerHold(Strict):
         return self
 
 
+class UnitReminder(Strict):
+    """The viewer's retained units ``units`` selects, listed on a step's page with what
+    ``rule`` says of them there (Sicily 3.6222 EXC: "each Immobile vehicle must remain in
+    its current Location and VCA"; 3.6221: the Isolated units set up first): the app
+    holds their markers, the players place them on the map."""
+
+    units: UnitFilter
+    says: str = Field(min_length=1, max_length=300)  # the rule's words, for the player
+    rule: RuleRef
+
+
 class Step(Strict):
     id: str = Field(min_length=1, max_length=20)  # the rule number, e.g. "3.616", "C5.29"
     title: str
@@ -1998,6 +2009,8 @@ class Step(Strict):
     # The markers units keep from this step on (PHD C5.13a: a Stun counter on a unit
     # still Isolated after redeploying).
     holds: list[MarkerHold] = []
+    # The viewer's units the step's rules name, listed on its page (``UnitReminder``).
+    reminds: list[UnitReminder] = []
     # A vehicle's disabled MG a side may repair there with one of its SW (3.61421).
     weapon_exchange: WeaponExchange | None = None
     # The vehicles a side may remann there, and by whom (Sicily 3.6141a).

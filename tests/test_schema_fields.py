@@ -5361,6 +5361,40 @@ def _stun_kept(m: Module) -> Any:
 
 
 case("Step.holds", base="phd", mutate=lambda d: _c5_14(d).pop("holds"), observe=_stun_kept)
+
+
+def _s3_622(d: dict) -> dict:
+    return next(st for st in d["steps"] if st["id"] == "3.622")
+
+
+def _reminded_at_3_622(m: Module) -> Any:
+    """What Sicily's 3.622 page lists of an immobilized vehicle and an Isolated squad
+    (3.6222 EXC, 3.6221): each reminder's words, rule and the units it names."""
+    step = next(st for st in m.steps if st.id == "3.622")
+    units = [
+        ("Sherman", effects.UnitState("Sherman III(a)", "vehicle", ("immobilized",))),
+        ("4-5-8", effects.UnitState("4-5-8", "squad", ("isolated",))),
+    ]
+    return [(r.says, r.rule, named) for r, named in effects.reminded(step.reminds, units)]
+
+
+case(
+    "Step.reminds",
+    base="sicily",
+    mutate=lambda d: _s3_622(d).pop("reminds"),
+    observe=_reminded_at_3_622,
+)
+for _field, _change in {
+    "units": {"units": {"kinds": ["squad"]}},
+    "says": {"says": "it stays"},
+    "rule": {"rule": "3.622"},
+}.items():
+    case(
+        f"UnitReminder.{_field}",
+        base="sicily",
+        mutate=lambda d, _change=_change: _s3_622(d)["reminds"][1].update(_change),
+        observe=_reminded_at_3_622,
+    )
 for _field, _change in {
     "status": {"status": "isolated"},
     "units": {"units": {"all_statuses": ["stunned", "captured"]}},

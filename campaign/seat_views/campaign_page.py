@@ -21,6 +21,7 @@ from campaign.models import (
     InitiativeOutcome,
     Invitation,
     Purchase,
+    Roll,
     Seat,
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
@@ -28,6 +29,7 @@ from campaign.seat_views.common import (
     NOT_YOURS,
     EventView,
     PurchaseLine,
+    decided_by,
     event_views,
     plain,
     previous_winner_moves_first,
@@ -150,6 +152,20 @@ _LATEST_OUTCOME = PreparedRead(
 _CHITS_OF_PASS = PreparedRead(
     lambda: InitiativeChit.objects.visible_to(SIDE).filter(
         campaign_id=CAMPAIGN, cycle=Param("cycle", IntegerField())
+    )
+)
+# The public drs that decided who sets up or moves first on an outcome's date
+# (3.6213a, 3.623), read only where a matrix result leaves it to a dr.
+_SIDE_ROLLS = PreparedRead(
+    lambda: (
+        Roll.objects.visible_to(SIDE)
+        .filter(
+            campaign_id=CAMPAIGN,
+            date_index=Param("date_index", IntegerField()),
+            cycle=Param("cycle", IntegerField()),
+            purpose__startswith="who ",
+        )
+        .order_by("seq")
     )
 )
 
@@ -377,7 +393,21 @@ class CampaignView:
             parts.append(f"{self.module.side(outcome.sets_up_first).name} sets up first")
         if outcome.moves_first:
             parts.append(f"{self.module.side(outcome.moves_first).name} moves first")
-        return "; ".join(parts) + "."
+        return "; ".join(parts) + "." + self._decided_by(outcome)
+
+    def _decided_by(self, outcome: InitiativeOutcome) -> str:
+        """The drs that decided who sets up and who moves first (``decided_by``)."""
+        said = decided_by(
+            self.module,
+            outcome,
+            lambda: _SIDE_ROLLS(
+                campaign=self.campaign_id,
+                side=self.viewer,
+                date_index=outcome.date_index,
+                cycle=outcome.cycle,
+            ),
+        )
+        return (" " + "; ".join(said) + ".") if said else ""
 
     # ------------------------------------------------------------ parts
 

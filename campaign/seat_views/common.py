@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import pickle
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from campaign.models import (
     Campaign,
     Event,
     EventKind,
+    InitiativeOutcome,
     Purchase,
     Roll,
     ScenarioResult,
@@ -34,11 +35,12 @@ from rules.purchase import (
     makes_rolls,
     owed_tables,
     printed_implies,
+    received_when_recorded,
     records_objective,
     records_strength,
     roll_variants,
 )
-from rules.schema import Module
+from rules.schema import Module, RollForSide
 
 NOT_YOURS = "There is no such campaign, or it is not yours."
 LOG_WINDOW = 200  # newest events on a page; the filter runs before the window
@@ -205,6 +207,10 @@ class PurchaseLine:
     can_roll: bool
     # Its "rolls" record it only: no secret roll is made for its RG (an OBA module).
     no_rolls: bool = False
+    # What recording such an RG gives it (its chart row's units, what comes with them:
+    # "80+mm OBA Module, radio"): "" for one that gives only points or the Recon.
+    receives: str = ""
+    received: str = ""  # the same, once recorded, on the owner's line
     state: str = "held"  # Purchase.State: in the OB, eliminated, withdrawn, used up
     # The viewer's own line, revealed by the campaign's policy with what its secret DRs
     # gave it held from the opponent (``visibility.PURCHASE.held``): he may show that.
@@ -394,6 +400,13 @@ def _record_lines(
             )
             and campaign.ended_at is None
         )
+        group = module.group(p.side, p.group_id) if mine else None
+        silent = group is not None and not makes_rolls(module, p.side, group, p.cost_variant or "")
+        receives = (
+            ", ".join(received_when_recorded(module, p.side, group))
+            if group is not None and silent
+            else ""
+        )
         lines.append(
             PurchaseLine(
                 id=p.ref,
@@ -425,17 +438,15 @@ def _record_lines(
                 held=mine and p.revealed_at is not None and p.outcome_held,
                 can_cancel=mine
                 and in_purchase
+                and not p.initial
                 and p.rolled_at is None
                 and not p.details.get("rolls"),
                 can_roll=can_roll,
-                no_rolls=can_roll
-                and p.rolled_at is None
-                and not makes_rolls(
-                    module,
-                    p.side,
-                    availability.find_group(module, p.side, p.group_id),
-                    p.cost_variant or "",
-                ),
+                no_rolls=can_roll and p.rolled_at is None and silent,
+                # What recording it gives (3.6181: no DR for an O, B or M RG), on its
+                # button before and on its line after.
+                receives=receives if can_roll and p.rolled_at is None and silent else "",
+                received=receives if mine and silent and p.rolled_at is not None else "",
                 state=p.state,
                 state_label=choice_label(Purchase.State, p.state),
                 can_change_state=mine and campaign.ended_at is None,
@@ -540,3 +551,36 @@ def previous_winner_moves_first(campaign: Campaign, module: Module) -> str:
         f"{name} won the {played} scenario: {name} moves first, and play begins with "
         f"{name}'s RPh ({rule.rule})."
     )
+
+
+def decided_by(
+    module: Module, outcome: InitiativeOutcome, rolls: Callable[[], Iterable[Roll]]
+) -> list[str]:
+    """The drs that decided who sets up and who moves first on ``outcome``'s date, each
+    with its rows and rule ("British dr 5 → Axis sets up first (3.6213a: ≤3 British,
+    ≥4 Axis)"), where the matrix result leaves them to a dr (``RollForSide``); none
+    where it names the sides itself (an Assault, 3.6213c).  ``rolls``: the viewer's
+    public rolls of that date and pass (read only when a dr decided something)."""
+    ini = module.initiative
+    result = next((r for r in ini.results if r.id == outcome.result), None) if ini else None
+    if result is not None and result.night is not None and module.dates[outcome.date_index].night:
+        result = result.night
+    decided = {
+        f"who {what} ({roll.rule})": (what, roll, side)
+        for what, roll, side in (
+            ("sets up first", result and result.sets_up_first, outcome.sets_up_first),
+            ("moves first", result and result.moves_first, outcome.moves_first),
+        )
+        if isinstance(roll, RollForSide) and side
+    }
+    said: list[str] = []
+    for r in rolls() if decided else ():
+        if r.purpose not in decided:
+            continue
+        what, roll, side = decided.pop(r.purpose)
+        rows = ", ".join(f"{row['range']} {module.side(row['side']).name}" for row in roll.rows)
+        said.append(
+            f"{module.side(roll.roller).name} {r.dice} {r.final} → "
+            f"{module.side(side).name} {what} ({roll.rule}: {rows})"
+        )
+    return said

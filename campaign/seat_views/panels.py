@@ -78,6 +78,7 @@ from rules.effects import (
     matches,
     no_leader_to_harden,
     reduction,
+    reminded,
     targets,
 )
 from rules.kinds import Action, Show, kind_of
@@ -248,6 +249,9 @@ class StepPanel:
     recon_refusal: str = ""
     recon_total: str = ""  # Locations adding up over Idle dates (3.620)
     entries: list[str] = field(default_factory=list)  # "A1 Armor Group: along ..." (3.8)
+    # The viewer's units the step's rules name (``Step.reminds``): (the rule's words,
+    # its rule, the units' lines with their markers), e.g. 3.6222 EXC's Immobile vehicles.
+    reminders: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     forgo: tuple[int, str, str] | None = None  # (most, whose points drop, rule)
     exchange: ExchangeView | None = None
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
@@ -339,7 +343,28 @@ def build_panel(view: CampaignView) -> StepPanel:
     if step.names_attacker:
         panel.attacker = attacker_words(view.campaign, view.module, step.names_attacker)
     panel.weather = availability.weather_words(view.module, step, view.campaign.date_index)
+    if step.reminds and not view.ended:
+        _reminders(view, panel)
     return panel
+
+
+def _reminders(view: CampaignView, panel: StepPanel) -> None:
+    """The viewer's own retained units the step's rules name (``Step.reminds``), each
+    with its markers and where it is: Sicily 3.6222 EXC "each Immobile vehicle must
+    remain in its current Location and VCA (3.6071)"."""
+    own = Unit.objects.visible_to(view.viewer).filter(campaign=view.campaign, side=view.viewer)
+    units = [
+        (
+            f"{label(u)} ({', '.join(u.state_words)}"
+            + (f"; at {u.location}" if u.location else "")
+            + ")",
+            state_of(u),
+        )
+        for u in own
+    ]
+    panel.reminders = [
+        (r.says, r.rule, tuple(named)) for r, named in reminded(view.step_def.reminds, units)
+    ]
 
 
 def attacker_words(campaign: Campaign, module: Module, rule: str) -> str:
@@ -580,6 +605,13 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
                 module, view.step_def, table, view.viewer, set(view.done)
             )
         )
+        if first and table.per_group is not None:
+            # Nothing to wait for where the viewer holds no RG it is rolled for (British
+            # chart footnote i: "To resolve each bombardment": no B1, no roll to come).
+            items = availability.group_roll_items(
+                module, table, view.viewer, held_purchases(view.campaign, view.viewer)
+            )
+            first = (_none_held(table) if not items else "") or first
         closed += [first] if first else []
         if not closed:  # PHD C5.23: no MMC to Battle Harden
             waived = waived_roll(view.campaign, view.viewer, table)
@@ -628,9 +660,15 @@ def _group_items(view: CampaignView, table: Table, tv: TableView) -> TableView:
     why = (
         f"Each {what} you hold has had its {table.title} roll in this pass ({table.rule})."
         if items
-        else f"You hold no {what}: there is nothing to roll for ({table.rule})."
+        else _none_held(table) + "."
     )
     return replace(tv, no_item=why)
+
+
+def _none_held(table: Table) -> str:
+    """Why a table rolled once per RG held has nothing to roll for: none is held."""
+    what = table.per_group.label if table.per_group else "RG"
+    return f"You hold no {what}: there is nothing to roll for ({table.rule})"
 
 
 def _hardening(view: CampaignView, panel: StepPanel) -> None:

@@ -16,12 +16,14 @@ from campaign.models import (
     InitiativeChit,
     InitiativeOutcome,
     ReconBuy,
+    Roll,
     ScenarioResult,
     Seat,
     Unit,
 )
 from campaign.seat_views.common import (
     PurchaseLine,
+    decided_by,
     previous_winner_moves_first,
     record_lines,
     visible_purchases,
@@ -299,6 +301,22 @@ def _initiative(campaign: Campaign, module: Module, side: str, initial: bool) ->
         lines.append(f"{module.side(outcome.moves_first).name} moves first.")
     elif outcome.scenario:
         lines.append("Who moves first is settled at scenario commencement.")
+    said = decided_by(
+        module,
+        outcome,
+        lambda: (
+            Roll.objects.visible_to(side)
+            .filter(
+                campaign=campaign,
+                date_index=outcome.date_index,
+                cycle=outcome.cycle,
+                purpose__startswith="who ",
+            )
+            .order_by("seq")
+        ),
+    )
+    if said:
+        lines.append("; ".join(said) + ".")
     return lines
 
 

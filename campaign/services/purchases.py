@@ -55,6 +55,7 @@ from rules.purchase import (
     hex_refusal,
     hexes_due_before,
     leaving_with,
+    ob_line_refusal,
     outlived,
     recorded_hex_refusal,
     records_objective,
@@ -266,6 +267,8 @@ def cancel_purchase(
     turn = take_turn(campaign_id, user, at)
     purchase = own_purchase(turn, purchase_id)
     expect_turn(turn, Action.CANCEL)
+    if purchase.initial:
+        raise ActionRefused(ob_line_refusal(turn.module, purchase.group_id), status=409)
     if purchase.cycle != turn.campaign.cycle:
         raise ActionRefused("Only this date's purchases can be cancelled.", status=409)
     if purchase.rolled_at is not None or purchase.details.get("rolls"):

@@ -66,7 +66,7 @@ from rules.effects import (
     working_weapon,
 )
 from rules.kinds import Action
-from rules.purchase import comes_with, depleted_lacking
+from rules.purchase import brings_own_line, comes_with, depleted_lacking
 from rules.schema import (
     DUE_STATUSES,
     UNIT_STATUS_WORDS,
@@ -2250,10 +2250,8 @@ def units_from_purchase(
         lines += [(f"{u.name} ({gid})", u.kind, u.count) for u in outcome.units]
     elif group.unit_kind is not None and n:
         lines += _chart_lines(group, gid, n)
-    elif (
-        not group.grants
-        and not (module.recon and module.recon.group == gid)
-        and not (purchase.strength == "depleted" and depleted_lacking(module, purchase.side, group))
+    elif brings_own_line(module, group) and not (
+        purchase.strength == "depleted" and depleted_lacking(module, purchase.side, group)
     ):
         lines.append((f"{group.type}: {group.units} ({gid})", "other", 1))
     lines += [
