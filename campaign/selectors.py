@@ -47,6 +47,7 @@ from rules.availability import (
     group_roll_left,
     not_counted,
     owed_for,
+    owed_what,
     table_date_reasons,
 )
 from rules.effects import (
@@ -627,7 +628,8 @@ def owed_rolls(
                 for ref, target in targets(t.for_units, state):
                     key = f"{unit.ref}.{ref}" if ref else unit.ref
                     if owed_for(t, target, lost_too=True) and (t.id, key) not in rolled:
-                        owed.append((t.id, unit.label if not ref else target.name))
+                        said = unit.label if not ref else target.name
+                        owed.append((t.id, owed_what(t, target, said)))
     return tuple(owed)
 
 

@@ -5211,20 +5211,23 @@ case(
 
 def _escape_owed(m: Module) -> Any:
     """Whether the Escape DR is owed for the crew line 3.605's Abandon in No-Man's Land
-    marked, and for a squad not so marked (Sicily 3.6051 "its crew (if any) must attempt
-    Escape per 3.606"), and the words Done reads while it is."""
-    crew = effects.UnitState("2-2-8 crew", "half_squad", ("escape_due",))
+    marked, for a squad its owner marked, and for a squad not so marked (Sicily 3.6051
+    "its crew (if any) must attempt Escape per 3.606", the 3.6056 chart's "must attempt
+    Escape (3.606)"), and the words Done reads while they are, each citing the rule of
+    its marker."""
+    crew = effects.UnitState("2-2-8 crew", "half_squad", ("crew_escape_due",))
+    marked = effects.UnitState("4-5-8", "squad", ("escape_due",))
     squad = effects.UnitState("4-6-7", "squad")
     table = m.table("escape")
-    snap = at(
-        m,
-        side="axis",
-        date="jul14pm",
-        step="3.606",
-        holdings=Holdings(owed=(("escape", "2-2-8 crew"),)),
+    whats = tuple(
+        ("escape", availability.owed_what(table, u, u.name))
+        for u in (crew, marked)
+        if availability.owed_for(table, u)
     )
+    snap = at(m, side="axis", date="jul14pm", step="3.606", holdings=Holdings(owed=whats))
     return (
         availability.owed_for(table, crew),
+        availability.owed_for(table, marked),
         availability.owed_for(table, squad),
         availability.rolls_owed(m, snap, next(s for s in m.steps if s.id == "3.606")),
     )
@@ -5239,13 +5242,13 @@ case(
 case(
     "OwedFor.units",
     base="sicily",
-    mutate=lambda d: tab(d, "escape")["required_for"]["units"].update(statuses=["stunned"]),
+    mutate=lambda d: tab(d, "escape")["required_for"][0]["units"].update(statuses=["stunned"]),
     observe=_escape_owed,
 )
 case(
     "OwedFor.rule",
     base="sicily",
-    mutate=lambda d: tab(d, "escape")["required_for"].update(rule="3.6056"),
+    mutate=lambda d: tab(d, "escape")["required_for"][0].update(rule="3.6056"),
     observe=_escape_owed,
 )
 case(

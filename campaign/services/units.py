@@ -960,7 +960,9 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
         turn,
         kept_secret(one),
         f"{turn.side_name()}: {label(one)} stands in No-Man's Land: "
-        f"{'; '.join(w for w in words if w)} ({abandoning.rule}).",
+        f"{'; '.join(w for w in words if w)}"
+        # The crew's words cite the rule already.
+        f"{'' if abandoning.effect.crew_escapes else f' ({abandoning.rule})'}.",
     )
     return one
 
@@ -1809,21 +1811,29 @@ def crew_escapes(
             f"{state.name}'s crew counter is not on record: add its crew (if any) on your "
             f"retained forces ({rule})"
         )
-    line = _copy(vehicle, name=crew.unit, kind=crew.kind, markers=[marker] if marker else [])
+    # A crew whose counter is not on record (an Italian vehicle's): a line named for
+    # its vehicle, which its owner renames to the counter.
+    name = crew.unit or f"crew of {state.name}"[: max_length(Unit, "name")]
+    line = _copy(vehicle, name=name, kind=crew.kind, markers=[marker] if marker else [])
     line.location = ""
     line.save(update_fields=["location"])
+    its = (
+        f"its crew, as the line “{name}” (its crew counter is not on record: rename the "
+        "line to it on your retained forces),"
+        if crew.unit is None
+        else f"its {crew.unit}"
+    )
     if marker:
         at = f" at {must_escape}" if must_escape else ""
-        return (
-            f"its {crew.unit} leaves it as a line of its own, which "
-            f"{UNIT_STATUS_WORDS[marker]}{at} ({rule})"
-        )
+        # The marker's words less what they say of the vehicle ("must attempt Escape").
+        owes = UNIT_STATUS_WORDS[marker].split(" (")[0]
+        return f"{its} leaves it as a line of its own, which {owes}{at} ({rule})"
     if must_escape:
         return (
-            f"its {crew.unit} leaves it as a line of its own, which must attempt Escape "
+            f"{its} leaves it as a line of its own, which must attempt Escape "
             f"at {must_escape} ({rule})"
         )
-    return f"its {crew.unit} escapes and is Retained as a line of its own ({rule})"
+    return f"{its} escapes and is Retained as a line of its own ({rule})"
 
 
 def _eliminated_with(unit: Unit) -> str:
