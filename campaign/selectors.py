@@ -670,7 +670,10 @@ def exchanges_held(
         return frozenset()
     held = [u.state for u in (units or side_units(campaign, side))()]
     return frozenset(
-        s.id for s in ahead if s.exchange and any(matches(s.exchange.gives, u) for u in held)
+        s.id
+        for s in ahead
+        for ex in (s.exchange, s.recombining)  # Sicily 3.611: Heroes, then HS recombining
+        if ex and any(matches(ex.gives, u) for u in held)
     )
 
 

@@ -1963,6 +1963,10 @@ class Step(Strict):
     rolls_while_buying: bool = False
     # What an exchange step trades (APD 3.2: a Hero for a Battle Hardened MMC).
     exchange: UnitExchange | None = None
+    # Two HS that recombine at an exchange step that trades something else as well
+    # (Sicily 3.6111 "RECOMBINING: All Retained same-class HS with the same strength
+    # factors ..." beside 3.6112's Heroes): offered on its page as PHD C5.21's is.
+    recombining: UnitExchange | None = None
     # What completing the step does to the retained units it names (C5.1, C5.26c).
     settles: list[Settle] = []
     # The markers units keep from this step on (PHD C5.13a: a Stun counter on a unit
@@ -2029,6 +2033,12 @@ class Step(Strict):
             raise ValueError("'rolls_while_buying' is for a purchase step")
         if (self.exchange is not None) != (self.kind == "exchange"):
             raise ValueError("an exchange step, and only it, says what it exchanges ('exchange')")
+        if self.recombining is not None and (
+            self.exchange is None or not self.recombining.recombine
+        ):
+            raise ValueError(
+                "'recombining' is two HS recombining ('recombine') at an exchange step"
+            )
         return self
 
 

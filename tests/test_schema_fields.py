@@ -1937,6 +1937,15 @@ case(
     ],
 )
 case(
+    "Step.recombining",
+    base="sicily",
+    # Sicily 3.6111: without it no HS recombine at 3.611 (only the Heroes' exchange).
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "3.611").pop("recombining"),
+    observe=lambda m: [
+        (st.id, st.recombining.rule, st.recombining.recombine) for st in m.steps if st.recombining
+    ],
+)
+case(
     "PostPurchaseRoll.unit_names",
     base="apd",
     mutate=lambda d: _pp(d, "schuerzen").update(unit_names=["StuG"]),

@@ -330,3 +330,37 @@ def test_drawn_3_6141_3_6142_3_61424_the_pages_of_cg_i_on_a_night_date(users, mo
     assert "Done with 3.614" in _dones(british), british.buttons()
     axis.open()
     assert "Roll first" not in axis.text and "Done with 3.614" in _dones(axis)
+
+
+def test_3_6111_two_hs_of_one_squads_line_recombine_on_the_3_611_page(users, modules, fixed_dice):
+    """3.6111 "RECOMBINING: All Retained same-class HS with the same strength factors
+    within the same Setup/" (cut before its verb), through the pages of CG II on its
+    last date, the British: two 4-5-8 lines marked casualty reduced (two HS of that
+    squad) and a 4-4-7 marked reduced.  The 3.611 page offers "Recombine the two HS"
+    beside the Hero exchange (3.6112), naming the two 4-5-8 HS only; a forged post
+    pairing a 4-5-8 with the 4-4-7 is refused citing 3.6111, nothing changed; pressed,
+    the two become one 4-5-8 squad in good order.  The Axis page offers none.
+    Finishing ahead stops at 3.611 while such HS are held."""
+    players, _ = campaign_at("sicily", "ii", "jul17pm", users, step="3.610")
+    one = add(players, "british", "4-5-8", "squad", markers=["reduced"])
+    two = add(players, "british", "4-5-8", "squad", markers=["reduced"])
+    other = add(players, "british", "4-4-7", "squad", markers=["reduced"])
+    british = _seat(players, "british")
+    assert "Done with 3.610 to 3.610 Wounded Leaders (no rolls)" not in british.buttons()
+    assert not [b for b in british.buttons() if "to 3.615" in b], british.buttons()
+    players.until_step("3.611")
+    british.open()
+    words = "Recombine the two HS"
+    assert words in british.buttons(), british.buttons()
+    assert [v for v, _ in british.options(words, "give")] == [one.ref, two.ref]
+    assert words not in _seat(players, "axis").buttons()
+    forged = british.press(words, give=one.ref, mark=other.ref)
+    assert forged.refused and "3.6111" in forged.text, forged.text
+    assert _markers(other) == ["reduced"] and _markers(one) == ["reduced"]
+    made = british.press(words, give=one.ref, mark=two.ref)
+    assert made.status == 200, made.text[:300]
+    assert [n for n in unit_names(players, "british") if n[0] == "4-5-8"] == [
+        ("4-5-8", "squad", "ok", 1)
+    ]
+    assert "two 4-5-8 HS recombine into one 4-5-8 squad (3.6111)" in _log(players)
+    assert "Done with 3.611" in _dones(british)

@@ -1083,14 +1083,28 @@ def exchange_of(turn: Turn) -> UnitExchange:
 
 @transaction.atomic
 def exchange_unit(
-    *, campaign_id: object, user: User, give_id: object, mark_id: object, at: str | None = None
+    *,
+    campaign_id: object,
+    user: User,
+    give_id: object,
+    mark_id: object,
+    recombine: str = "",
+    at: str | None = None,
 ) -> None:
     """At an exchange step, one unit of ``gives`` leaves the side's forces and one unit
     of ``marks`` is marked for it (APD 3.2: "for each such eliminated Hero the owning
-    player may Battle Harden ... any one MMC"): one mark per unit given up."""
+    player may Battle Harden ... any one MMC"): one mark per unit given up.
+    ``recombine``: the step's other exchange, two HS recombining (``Step.recombining``,
+    Sicily 3.6111)."""
     turn = take_turn(campaign_id, user, at)
     expect_turn(turn, Action.EXCHANGE)
     exchange = exchange_of(turn)
+    if recombine:
+        if turn.step.recombining is None:
+            raise ActionRefused(
+                f"No HS recombine at {turn.step.id} {turn.step.title}. Nothing was changed."
+            )
+        exchange = turn.step.recombining
     give, mark = own_unit(turn, give_id), own_unit(turn, mark_id)
     if not matches(exchange.gives, give.state):
         raise ActionRefused(
