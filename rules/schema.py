@@ -198,7 +198,7 @@ UNIT_STATUS_WORDS: dict[str, str] = {
     "low_ammo": "Low Ammo (Ammunition Shortage, A19.131)",
     "replace_due": "to be Replaced by its next lower quality counter (A19.13)",
     "escape_due": "must attempt Escape",
-    "crew_escape_due": "must attempt Escape (its vehicle Abandoned in No-Man's Land)",
+    "crew_escape_due": "must attempt Escape, its vehicle Abandoned in No-Man's Land",
     "cs_due": "must make its Crew Survival DR",
 }
 # The markers that say what a unit must still do, not what it is: a filter names them

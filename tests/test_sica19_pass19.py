@@ -70,7 +70,7 @@ def test_3_6056_chart_a_hand_marked_unit_owes_its_escape_citing_the_chart_a_crew
     roster = _seat(players, "british", "roster/")
     pressed = roster.press("Abandon in No-Man's Land (3.6051) (Sherman III)")
     assert pressed.status == 200, pressed.text[:300]
-    assert "2-2-8 crew — must attempt Escape (its vehicle Abandoned in No-Man's Land)" in (
+    assert "2-2-8 crew — must attempt Escape, its vehicle Abandoned in No-Man's Land" in (
         roster.text
     ), roster.text
     players.until_step("3.606")

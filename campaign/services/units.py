@@ -1840,7 +1840,7 @@ def crew_escapes(
     if marker:
         at = f" at {must_escape}" if must_escape else ""
         # The marker's words less what they say of the vehicle ("must attempt Escape").
-        owes = UNIT_STATUS_WORDS[marker].split(" (")[0]
+        owes = UNIT_STATUS_WORDS[marker].split(",")[0]
         return f"{its} leaves it as a line of its own, which {owes}{at} ({rule})"
     if must_escape:
         return (
