@@ -53,6 +53,7 @@ from rules.availability import (
 from rules.effects import (
     UnitState,
     hardens_mmc,
+    line_key,
     matches,
     no_mmc_to_harden,
     sent_on,
@@ -60,7 +61,7 @@ from rules.effects import (
 )
 from rules.purchase import enters_later
 from rules.registry import cached_module, parse_module
-from rules.schema import Module, Step, Table
+from rules.schema import Module, Step, Table, UnitExchange
 from rules.snapshot import (
     Bought,
     FortificationBought,
@@ -669,12 +670,17 @@ def exchanges_held(
     if not ahead:
         return frozenset()
     held = [u.state for u in (units or side_units(campaign, side))()]
-    return frozenset(
-        s.id
-        for s in ahead
-        for ex in (s.exchange, s.recombining)  # Sicily 3.611: Heroes, then HS recombining
-        if ex and any(matches(ex.gives, u) for u in held)
-    )
+
+    def takes(ex: UnitExchange | None) -> bool:
+        mine = [u for u in held if ex is not None and matches(ex.gives, u)]
+        if ex is None or not ex.recombine:
+            return bool(mine)
+        # Two HS of one line recombine (PHD C5.21, Sicily 3.6111): a pair is held.
+        names = [line_key(u.name) for u in mine]
+        return any(u.count > 1 or names.count(n) > 1 for u, n in zip(mine, names, strict=True))
+
+    # Sicily 3.611: its Heroes, and its HS recombining.
+    return frozenset(s.id for s in ahead if takes(s.exchange) or takes(s.recombining))
 
 
 def chits_locked(campaign: Campaign) -> int:

@@ -403,6 +403,12 @@ def crew_marker(effects: list[Effect], unit: UnitState) -> UnitStatus | None:
     return first.crew_marker if first is not None and first.crew_escapes else None
 
 
+def line_key(name: str) -> str:
+    """The squad's line a HS's ``name`` is of, as two HS are matched to recombine (PHD
+    C5.21, Sicily 3.6111): the name, case and spaces aside."""
+    return name.strip().lower()
+
+
 def names_any(name: str, words: Sequence[str]) -> bool:
     """Whether a unit's ``name`` names one of ``words`` (a whole word, any case): "2-2-8
     Crew (G3)" names "crew" (PHD C5.22 "(non-crew) MMC"); its plural names it too ("A-P

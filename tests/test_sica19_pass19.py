@@ -340,12 +340,14 @@ def test_3_6111_two_hs_of_one_squads_line_recombine_on_the_3_611_page(users, mod
     beside the Hero exchange (3.6112), naming the two 4-5-8 HS only; a forged post
     pairing a 4-5-8 with the 4-4-7 is refused citing 3.6111, nothing changed; pressed,
     the two become one 4-5-8 squad in good order.  The Axis page offers none.
-    Finishing ahead stops at 3.611 while such HS are held."""
+    Finishing ahead stops at 3.611 while two such HS are held (not for the Axis's one)."""
     players, _ = campaign_at("sicily", "ii", "jul17pm", users, step="3.610")
     one = add(players, "british", "4-5-8", "squad", markers=["reduced"])
     two = add(players, "british", "4-5-8", "squad", markers=["reduced"])
     other = add(players, "british", "4-4-7", "squad", markers=["reduced"])
+    add(players, "axis", "4-6-7", "squad", markers=["reduced"])  # one HS: nothing to pair
     british = _seat(players, "british")
+    assert [b for b in _seat(players, "axis").buttons() if "to 3.615" in b]
     assert "Done with 3.610 to 3.610 Wounded Leaders (no rolls)" not in british.buttons()
     assert not [b for b in british.buttons() if "to 3.615" in b], british.buttons()
     players.until_step("3.611")

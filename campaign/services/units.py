@@ -53,6 +53,7 @@ from rules.effects import (
     in_location_of,
     inherent_crew,
     left_over,
+    line_key,
     matches,
     names_any,
     not_hardened_for_group,
@@ -1137,7 +1138,7 @@ def exchange_unit(
 def line_of(unit: Unit) -> str:
     """The squad's line a HS is of, as two HS are matched to recombine (PHD C5.21): its
     name, case and spaces aside."""
-    return unit.name.strip().lower()
+    return line_key(unit.name)
 
 
 def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit) -> None:
