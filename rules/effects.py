@@ -168,6 +168,7 @@ class UnitOutcome:
     # A second marker besides ``status`` (Sicily 3.606 row 11: "to be Replaced", then
     # "casualty reduced"); on ``added`` units, ``status`` (and this) mark them.
     also: str | None = None
+    because: str | None = None  # the rule an elimination follows (``Effect.because``)
 
     @property
     def changes(self) -> bool:
@@ -467,7 +468,9 @@ def _on_unit(effect: Effect, unit: UnitState, ladder: Sequence[str]) -> UnitOutc
             return UnitOutcome()
         return UnitOutcome(status=effect.status)
     if effect.do == "eliminate":
-        return UnitOutcome(removed=True, with_possessed=effect.with_possessed)
+        return UnitOutcome(
+            removed=True, with_possessed=effect.with_possessed, because=effect.because
+        )
     if effect.do == "replace":
         assert effect.unit is not None
         # The replacement is of the same kind (an evacuated leader by a 7-0 leader).

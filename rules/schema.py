@@ -413,6 +413,10 @@ class Effect(Strict):
     # An ``eliminate`` that takes the Equipment the unit possesses with it, not left
     # unpossessed (Sicily 3.606 ">= 12 All units and Equipment Eliminated").
     with_possessed: bool = False
+    # The rule that makes an ``eliminate`` of this unit, cited in the words after it
+    # (Sicily 3.606 footnote 2: a crew a Replaced result would Disrupt "is Eliminated
+    # instead").
+    because: RuleRef | None = None
     # What the result does next to the unit it left (Sicily 3.606 row 11 "Escapes;
     # Replaced, then Casualty Reduced"): the leader put in its place, or the MMC marked
     # to be Replaced, is then Casualty Reduced.

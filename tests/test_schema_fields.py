@@ -5275,6 +5275,18 @@ case(
 )
 
 case(
+    "Effect.because",
+    base="sicily",
+    # 3.606 footnote 2: the crew row 9 Replaces is Eliminated instead, the words citing it.
+    mutate=lambda d: next(r for r in tab(d, "escape")["rows"] if r["range"] == "9")["effects"][
+        1
+    ].pop("because"),
+    observe=lambda m: effects.on_unit(
+        effects.row_effects(m.table("escape").lookup(9), "Infantry"),
+        effects.UnitState("2-2-8 crew", "half_squad"),
+    ),
+)
+case(
     "Effect.with_possessed",
     base="sicily",
     mutate=lambda d: tab(d, "escape")["rows"][4]["column_effects"]["Infantry"].pop(

@@ -204,9 +204,7 @@ def test_drawn_3_6041_to_3_606_the_british_pages_of_cg_ii_on_its_last_date(
     made = british.press("Roll DR: Escape", unit=crew.ref, stack="")
     assert made.status == 200, made.text[:300]
     assert not Unit.objects.filter(pk=crew.pk).exists(), unit_names(players, "british")
-    assert "Escapes; Replaced [2,3]. 2-2-8 crew is removed from the retained forces" in (
-        _log(players)
-    )
+    assert "Escapes; Replaced [2,3]. 2-2-8 crew is Eliminated (3.606 footnote 2)" in (_log(players))
     assert "Refit eliminates a crew" in british.text  # the step's words: footnote 2
     fixed_dice.append([4, 5])
     made = british.press("Roll DR: Escape", unit=sherman.ref, stack="")

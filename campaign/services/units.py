@@ -1796,6 +1796,8 @@ def apply_outcome(
         return (
             f"{one} is removed and replaced by a {names}{_placing(unit, outcome.at)}{then}{dropped}"
         )
+    if outcome.removed and outcome.because:
+        return f"{one} is Eliminated ({outcome.because}){dropped}"
     if outcome.removed:
         return f"{one} is removed from the retained forces{dropped}"
     also = f" and {Unit.Status(outcome.also).label}" if outcome.also else ""
