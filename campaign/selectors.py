@@ -46,11 +46,13 @@ from rules.availability import (
     group_roll_left,
     not_counted,
     owed_for,
+    owed_what,
     table_date_reasons,
 )
 from rules.effects import (
     UnitState,
     hardens_mmc,
+    line_key,
     matches,
     no_mmc_to_harden,
     own_mmc,
@@ -59,7 +61,7 @@ from rules.effects import (
 )
 from rules.purchase import enters_later
 from rules.registry import cached_module, parse_module
-from rules.schema import Module, Step, Table
+from rules.schema import Module, Step, Table, UnitExchange
 from rules.snapshot import (
     Bought,
     FortificationBought,
@@ -635,7 +637,8 @@ def owed_rolls(
                 for ref, target in targets(t.for_units, state):
                     key = f"{unit.ref}.{ref}" if ref else unit.ref
                     if owed_for(t, target, lost_too=True) and (t.id, key) not in rolled:
-                        owed.append((t.id, unit.label if not ref else target.name))
+                        said = unit.label if not ref else target.name
+                        owed.append((t.id, owed_what(t, target, said)))
     return tuple(owed)
 
 
@@ -675,9 +678,17 @@ def exchanges_held(
     if not ahead:
         return frozenset()
     held = [u.state for u in (units or side_units(campaign, side))()]
-    return frozenset(
-        s.id for s in ahead if s.exchange and any(matches(s.exchange.gives, u) for u in held)
-    )
+
+    def takes(ex: UnitExchange | None) -> bool:
+        mine = [u for u in held if ex is not None and matches(ex.gives, u)]
+        if ex is None or not ex.recombine:
+            return bool(mine)
+        # Two HS of one line recombine (PHD C5.21, Sicily 3.6111): a pair is held.
+        names = [line_key(u.name) for u in mine]
+        return any(u.count > 1 or names.count(n) > 1 for u, n in zip(mine, names, strict=True))
+
+    # Sicily 3.611: its Heroes, and its HS recombining.
+    return frozenset(s.id for s in ahead if takes(s.exchange) or takes(s.recombining))
 
 
 def chits_locked(campaign: Campaign) -> int:

@@ -796,7 +796,23 @@ def nothing_to_do(module: Module, snap: Snapshot, step: Step) -> str:
 def compulsory(table: Table) -> bool:
     """Whether a roll on ``table`` may be owed: for every side or unit it is rolled for
     (``required``), or for the units ``required_for`` matches (Sicily 3.6051)."""
-    return table.required or table.required_for is not None
+    return table.required or bool(table.required_for)
+
+
+def owed_rule(table: Table, unit: UnitState) -> str | None:
+    """The rule that makes ``table``'s roll compulsory for ``unit`` where the table is
+    owed for some units only (``required_for``): the first entry that matches it (the
+    rule of the marker it bears: Sicily 3.6051 for the crew of a vehicle Abandoned in
+    No-Man's Land, the 3.6056 chart for a unit its owner marks); None: none matches."""
+    return next((o.rule for o in table.required_for if matches(o.units, unit)), None)
+
+
+def owed_what(table: Table, unit: UnitState, label: str) -> str:
+    """What a roll owed for ``unit`` names it in Done's words: its ``label``, with the
+    table's rule and the rule that made it owed where the roll is owed for some units
+    only ("2-2-8 crew (3.606; 3.6051)", "4-5-8 (3.606; 3.6056 chart)")."""
+    rule = None if table.required else owed_rule(table, unit)
+    return f"{label} ({table.rule}; {rule})" if rule else label
 
 
 def owed_for(table: Table, unit: UnitState, *, lost_too: bool = False) -> bool:
@@ -807,10 +823,7 @@ def owed_for(table: Table, unit: UnitState, *, lost_too: bool = False) -> bool:
     knows.  ``lost_too``: a table the rules text lacks counts (the roll waits for it:
     PHD C5.19)."""
     return (
-        (
-            table.required
-            or (table.required_for is not None and matches(table.required_for.units, unit))
-        )
+        (table.required or owed_rule(table, unit) is not None)
         and (lost_too or not table.missing)
         and table.once == "unit"
         and table.for_units is not None
@@ -1280,9 +1293,11 @@ def rolls_owed(module: Module, snap: Snapshot, step: Step) -> list[str]:
         for t in step.tables
     ]
     owed = [(t, whats) for t, whats in owed if compulsory(t) and not t.missing and whats]
+    # A roll owed for some units only (``required_for``) names each with its rules
+    # ("2-2-8 crew (3.606; 3.6051)"): ``owed_what`` wrote them.
     said = [
         f"the {t.title}{' for ' + ', '.join(whats) if t.once == 'unit' or t.per_group else ''}"
-        f" ({t.rule}{'; ' + t.required_for.rule if t.required_for and not t.required else ''})"
+        f"{'' if t.required_for and not t.required else f' ({t.rule})'}"
         for t, whats in owed
     ]
     if Action.RECON in kind_of(step.kind).actions and module.recon is not None:

@@ -169,6 +169,7 @@ class UnitOutcome:
     # A second marker besides ``status`` (Sicily 3.606 row 11: "to be Replaced", then
     # "casualty reduced"); on ``added`` units, ``status`` (and this) mark them.
     also: str | None = None
+    because: str | None = None  # the rule an elimination follows (``Effect.because``)
 
     @property
     def changes(self) -> bool:
@@ -425,6 +426,12 @@ def crew_marker(effects: list[Effect], unit: UnitState) -> UnitStatus | None:
     return first.crew_marker if first is not None and first.crew_escapes else None
 
 
+def line_key(name: str) -> str:
+    """The squad's line a HS's ``name`` is of, as two HS are matched to recombine (PHD
+    C5.21, Sicily 3.6111): the name, case and spaces aside."""
+    return name.strip().lower()
+
+
 def names_any(name: str, words: Sequence[str]) -> bool:
     """Whether a unit's ``name`` names one of ``words`` (a whole word, any case): "2-2-8
     Crew (G3)" names "crew" (PHD C5.22 "(non-crew) MMC"); its plural names it too ("A-P
@@ -483,7 +490,9 @@ def _on_unit(effect: Effect, unit: UnitState, ladder: Sequence[str]) -> UnitOutc
             return UnitOutcome()
         return UnitOutcome(status=effect.status)
     if effect.do == "eliminate":
-        return UnitOutcome(removed=True, with_possessed=effect.with_possessed)
+        return UnitOutcome(
+            removed=True, with_possessed=effect.with_possessed, because=effect.because
+        )
     if effect.do == "replace":
         assert effect.unit is not None
         # The replacement is of the same kind (an evacuated leader by a 7-0 leader).

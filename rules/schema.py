@@ -158,8 +158,14 @@ UnitStatus = Literal[
     "replace_due",
     # A unit that must attempt Escape at the step its table is rolled (Sicily 3.6051:
     # the crew of a vehicle Abandoned in No-Man's Land "must attempt Escape per 3.606"):
-    # its roll there is owed (``Table.required_for``) and takes the mark off.
+    # its roll there is owed (``Table.required_for``) and takes the mark off.  Its
+    # owner marks it so on the roster (the 3.6056 chart's Personnel rows "in enemy
+    # Setup Area | must attempt Escape (3.606)", "in No Man's Land | ...").
     "escape_due",
+    # The same, written by Refit on the crew line of a vehicle its owner Abandons in
+    # No-Man's Land (3.6051 "its crew (if any) must attempt Escape per 3.606"): the roll
+    # it owes cites that rule, not the chart's.
+    "crew_escape_due",
     # The crew of a vehicle Eliminated shifting (Sicily 3.613 footnote †: "if it is
     # Eliminated, make a CS DR for its inherent crew"): its CS DR is owed.
     "cs_due",
@@ -192,11 +198,12 @@ UNIT_STATUS_WORDS: dict[str, str] = {
     "low_ammo": "Low Ammo (Ammunition Shortage, A19.131)",
     "replace_due": "to be Replaced by its next lower quality counter (A19.13)",
     "escape_due": "must attempt Escape",
+    "crew_escape_due": "must attempt Escape, its vehicle Abandoned in No-Man's Land",
     "cs_due": "must make its Crew Survival DR",
 }
 # The markers that say what a unit must still do, not what it is: a filter names them
 # after the units ("half-squads marked 'must make its Crew Survival DR'"), in their words.
-DUE_STATUSES = ("replace_due", "escape_due", "cs_due")
+DUE_STATUSES = ("replace_due", "escape_due", "crew_escape_due", "cs_due")
 UNIT_KIND_WORDS: dict[str, str] = {
     "squad": "squad",
     "half_squad": "half-squad / crew",
@@ -406,6 +413,10 @@ class Effect(Strict):
     # An ``eliminate`` that takes the Equipment the unit possesses with it, not left
     # unpossessed (Sicily 3.606 ">= 12 All units and Equipment Eliminated").
     with_possessed: bool = False
+    # The rule that makes an ``eliminate`` of this unit, cited in the words after it
+    # (Sicily 3.606 footnote 2: a crew a Replaced result would Disrupt "is Eliminated
+    # instead").
+    because: RuleRef | None = None
     # What the result does next to the unit it left (Sicily 3.606 row 11 "Escapes;
     # Replaced, then Casualty Reduced"): the leader put in its place, or the MMC marked
     # to be Replaced, is then Casualty Reduced.
@@ -493,9 +504,12 @@ class InsteadOfRoll(Strict):
 class InherentCrew(Strict):
     """The Inherent crew counter (ASL D5.1) of the vehicles ``vehicles`` matches: what
     survives a vehicle as a line of its own where a result says its crew escapes
-    (``Effect.crew_escapes``)."""
+    (``Effect.crew_escapes``).  ``unit`` None: the vehicles have a crew whose counter
+    is not on record (Sicily: an Italian vehicle's, in no chart): the line is named for
+    its vehicle ("crew of Semovente 75/18") and its owner renames it to the counter;
+    it bears the result's marker (3.613 footnote †'s CS DR owed) as any crew line."""
 
-    unit: str
+    unit: str | None
     kind: UnitKind = "half_squad"
     vehicles: UnitFilter
     rule: RuleRef | None = rule_field()
@@ -874,8 +888,10 @@ class Table(Strict):
     # Compulsory only for the units it names, offered for the others (Sicily 3.6051:
     # the crew of a vehicle Abandoned in No-Man's Land "must attempt Escape per 3.606",
     # marked so; whether another unit stands where it must escape is the map's); owed
-    # as ``required`` is for those units, citing its rule too.
-    required_for: OwedFor | None = None
+    # as ``required`` is for those units, citing the rule of the first entry that
+    # matches the unit (the marker's own rule: 3.6051 for the crew line Refit marks,
+    # the 3.6056 chart for a unit its owner marks).
+    required_for: list[OwedFor] = []
     # What a side may do instead of rolling on it (PHD C5.24a: "OR promote a leader out
     # of the Ranks"); one excludes the other in a pass.
     instead: InsteadOfRoll | None = None
@@ -990,7 +1006,7 @@ class Table(Strict):
                 "a required roll says how often it is made ('once: side' or 'unit', or "
                 "'per_group': for each RG held)"
             )
-        if self.required_for is not None and (self.once != "unit" or self.for_units is None):
+        if self.required_for and (self.once != "unit" or self.for_units is None):
             raise ValueError(
                 "'required_for' makes a roll owed for some units: only for a table rolled "
                 "once for each unit ('once: unit', 'for_units')"
@@ -2004,6 +2020,10 @@ class Step(Strict):
     rolls_while_buying: bool = False
     # What an exchange step trades (APD 3.2: a Hero for a Battle Hardened MMC).
     exchange: UnitExchange | None = None
+    # Two HS that recombine at an exchange step that trades something else as well
+    # (Sicily 3.6111 "RECOMBINING: All Retained same-class HS with the same strength
+    # factors ..." beside 3.6112's Heroes): offered on its page as PHD C5.21's is.
+    recombining: UnitExchange | None = None
     # What completing the step does to the retained units it names (C5.1, C5.26c).
     settles: list[Settle] = []
     # The markers units keep from this step on (PHD C5.13a: a Stun counter on a unit
@@ -2072,6 +2092,12 @@ class Step(Strict):
             raise ValueError("'rolls_while_buying' is for a purchase step")
         if (self.exchange is not None) != (self.kind == "exchange"):
             raise ValueError("an exchange step, and only it, says what it exchanges ('exchange')")
+        if self.recombining is not None and (
+            self.exchange is None or not self.recombining.recombine
+        ):
+            raise ValueError(
+                "'recombining' is two HS recombining ('recombine') at an exchange step"
+            )
         return self
 
 

@@ -1937,6 +1937,15 @@ case(
     ],
 )
 case(
+    "Step.recombining",
+    base="sicily",
+    # Sicily 3.6111: without it no HS recombine at 3.611 (only the Heroes' exchange).
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "3.611").pop("recombining"),
+    observe=lambda m: [
+        (st.id, st.recombining.rule, st.recombining.recombine) for st in m.steps if st.recombining
+    ],
+)
+case(
     "PostPurchaseRoll.unit_names",
     base="apd",
     mutate=lambda d: _pp(d, "schuerzen").update(unit_names=["StuG"]),
@@ -5284,20 +5293,23 @@ case(
 
 def _escape_owed(m: Module) -> Any:
     """Whether the Escape DR is owed for the crew line 3.605's Abandon in No-Man's Land
-    marked, and for a squad not so marked (Sicily 3.6051 "its crew (if any) must attempt
-    Escape per 3.606"), and the words Done reads while it is."""
-    crew = effects.UnitState("2-2-8 crew", "half_squad", ("escape_due",))
+    marked, for a squad its owner marked, and for a squad not so marked (Sicily 3.6051
+    "its crew (if any) must attempt Escape per 3.606", the 3.6056 chart's "must attempt
+    Escape (3.606)"), and the words Done reads while they are, each citing the rule of
+    its marker."""
+    crew = effects.UnitState("2-2-8 crew", "half_squad", ("crew_escape_due",))
+    marked = effects.UnitState("4-5-8", "squad", ("escape_due",))
     squad = effects.UnitState("4-6-7", "squad")
     table = m.table("escape")
-    snap = at(
-        m,
-        side="axis",
-        date="jul14pm",
-        step="3.606",
-        holdings=Holdings(owed=(("escape", "2-2-8 crew"),)),
+    whats = tuple(
+        ("escape", availability.owed_what(table, u, u.name))
+        for u in (crew, marked)
+        if availability.owed_for(table, u)
     )
+    snap = at(m, side="axis", date="jul14pm", step="3.606", holdings=Holdings(owed=whats))
     return (
         availability.owed_for(table, crew),
+        availability.owed_for(table, marked),
         availability.owed_for(table, squad),
         availability.rolls_owed(m, snap, next(s for s in m.steps if s.id == "3.606")),
     )
@@ -5312,13 +5324,13 @@ case(
 case(
     "OwedFor.units",
     base="sicily",
-    mutate=lambda d: tab(d, "escape")["required_for"]["units"].update(statuses=["stunned"]),
+    mutate=lambda d: tab(d, "escape")["required_for"][0]["units"].update(statuses=["stunned"]),
     observe=_escape_owed,
 )
 case(
     "OwedFor.rule",
     base="sicily",
-    mutate=lambda d: tab(d, "escape")["required_for"].update(rule="3.6056"),
+    mutate=lambda d: tab(d, "escape")["required_for"][0].update(rule="3.6056"),
     observe=_escape_owed,
 )
 case(
@@ -5335,6 +5347,18 @@ case(
     ),
 )
 
+case(
+    "Effect.because",
+    base="sicily",
+    # 3.606 footnote 2: the crew row 9 Replaces is Eliminated instead, the words citing it.
+    mutate=lambda d: next(r for r in tab(d, "escape")["rows"] if r["range"] == "9")["effects"][
+        1
+    ].pop("because"),
+    observe=lambda m: effects.on_unit(
+        effects.row_effects(m.table("escape").lookup(9), "Infantry"),
+        effects.UnitState("2-2-8 crew", "half_squad"),
+    ),
+)
 case(
     "Effect.with_possessed",
     base="sicily",

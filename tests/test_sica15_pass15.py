@@ -134,7 +134,7 @@ def test_3_606_footnote_2_a_crew_replaced_is_eliminated_instead(users, modules, 
     fixed_dice.append([4, 4])  # 8 +2 Isolated -1 Night = 9
     assert roll(players, "axis", "escape", crew).final == 9
     assert unit_names(players, "axis") == []
-    assert "Replaced [2,3]. 2-2-8 crew is removed from the retained forces" in _said(players)
+    assert "Replaced [2,3]. 2-2-8 crew is Eliminated (3.606 footnote 2)" in _said(players)
     hs = add(players, "axis", "2-4-7", "half_squad", status="isolated")
     fixed_dice.append([4, 4])
     assert roll(players, "axis", "escape", hs).final == 9

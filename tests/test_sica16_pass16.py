@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Event
+from campaign.models import Event, Unit
 from campaign.services import steps
 from campaign.services.errors import ActionRefused
 from tests import test_rule_mechanisms as mechanisms
@@ -95,15 +95,20 @@ def test_3_606_row_9_a_vehicle_whose_crew_the_module_does_not_know_asks_its_owne
     users, modules, fixed_dice
 ):
     """3.606 row 9 for an Italian Semovente (added by hand; its Italian crew counter is
-    in no chart of the seed): no crew line is invented; the log tells the owner to add
-    its crew (if any); a captured Sherman the Axis hold has no Inherent crew of theirs
-    (its Personnel stay their own lines): none added."""
+    in no chart of the seed): no crew counter is invented: the crew escapes as a line
+    named for its vehicle, "crew of Semovente 75/18", and the log tells the owner to
+    rename it to its crew counter (pass 19: before, he was told to add it himself); a
+    captured Sherman the Axis hold has no Inherent crew of theirs (its Personnel stay
+    their own lines): none added."""
     players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
     semo = add(players, "axis", "Semovente 75/18", "vehicle", status="isolated")
     fixed_dice.append([3, 4])
     assert roll(players, "axis", "escape", semo).final == 9
-    assert [n for n in unit_names(players, "axis") if "crew" in n[0]] == []
-    assert "add its crew (if any)" in _said(players), _said(players)
+    assert [n for n in unit_names(players, "axis") if "crew" in n[0]] == [
+        ("crew of Semovente 75/18", "half_squad", "ok", 1)
+    ]
+    assert "rename the line to it on your retained forces" in _said(players), _said(players)
+    Unit.objects.filter(campaign_id=players.campaign_id, name__startswith="crew of").delete()
     sherman = add(players, "axis", "Sherman III(a)", "vehicle", markers=["captured"])
     fixed_dice.append([4, 4])
     assert roll(players, "axis", "escape", sherman).final == 9  # 8 +1 Captured vehicle

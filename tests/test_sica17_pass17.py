@@ -78,7 +78,7 @@ def test_3_6051_abandon_in_no_mans_land_marks_it_and_its_crew_leaves_to_escape(
     _abandon(players, "british", sherman)
     lines = unit_names(players, "british")
     assert ("Sherman III(a)", "vehicle", "immobilized, abandoned", 1) in lines, lines
-    assert ("2-2-8 crew", "half_squad", "escape_due", 1) in lines, lines
+    assert ("2-2-8 crew", "half_squad", "crew_escape_due", 1) in lines, lines
     said = _said(players)
     assert "No-Man's Land" in said and "must attempt Escape at 3.606" in said, said
     assert "(3.6051)" in said
@@ -116,7 +116,7 @@ def test_3_6051_refused_for_a_working_ma_a_mobile_or_abandoned_vehicle_or_elsewh
     with pytest.raises(ActionRefused, match=r"not abandoned.*\(3\.6051\)"):
         _abandon(players, "axis", Unit.objects.get(pk=bare.pk))
     assert [n for n in unit_names(players, "axis") if n[0] == "2-2-8 crew"] == [
-        ("2-2-8 crew", "half_squad", "escape_due", 1)
+        ("2-2-8 crew", "half_squad", "crew_escape_due", 1)
     ]
     assert Unit.objects.get(pk=working.pk).markers == ["immobilized"]
     players.until_step("3.606")
@@ -188,7 +188,7 @@ def test_3_6051_after_an_undo_and_after_done(users, modules):
         _abandon(players, "british", sherman)
     steps.take_back_done(campaign_id=players.campaign_id, user=players.users["british"])
     _abandon(players, "british", sherman)
-    assert ("2-2-8 crew", "half_squad", "escape_due", 1) in unit_names(players, "british")
+    assert ("2-2-8 crew", "half_squad", "crew_escape_due", 1) in unit_names(players, "british")
     _done(players, "british")
     _done(players, "axis")
     assert players.step.id == "3.606"

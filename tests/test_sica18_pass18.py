@@ -367,7 +367,7 @@ def test_3_6056_a_unit_its_owner_marks_must_attempt_escape_owes_its_escape_dr(us
     """3.6056 chart "in enemy Setup Area | must attempt Escape (3.606)" and "in No Man's
     Land | must attempt Escape (3.606)": where a unit stands is the map's, but once its
     owner marks it "must attempt Escape" on the retained forces (the British, CG III),
-    Done at 3.606 waits for its Escape DR, citing 3.606 and 3.6051's marker; a squad not
+    Done at 3.606 waits for its Escape DR, citing 3.606 and the 3.6056 chart; a squad not
     so marked may escape or not."""
     players, _ = campaign_at("sicily", "iii", "jul14pm", users, step="3.605")
     squad = add(players, "british", "4-5-8", "squad")
@@ -377,7 +377,7 @@ def test_3_6056_a_unit_its_owner_marks_must_attempt_escape_owes_its_escape_dr(us
     assert "4-5-8 — must attempt Escape" in roster.text
     players.until_step("3.606")
     british = _seat(players, "british")
-    assert "Roll first: the Escape for 4-5-8 (3.606; 3.6051)" in british.text, british.text
+    assert "Roll first: the Escape for 4-5-8 (3.606; 3.6056 chart)" in british.text, british.text
     owed = british.text[british.text.find("Roll first") :]
     assert "4-4-7" not in owed[: owed.find("compulsory")], owed[:300]
 

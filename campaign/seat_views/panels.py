@@ -83,7 +83,7 @@ from rules.effects import (
 )
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
-from rules.schema import Module, Table, TableResult, UnitFilter
+from rules.schema import Module, Table, TableResult, UnitExchange, UnitFilter
 from rules.snapshot import Holdings, Snapshot
 from rules.victory import describe_changes, result_owners
 
@@ -254,6 +254,8 @@ class StepPanel:
     reminders: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     forgo: tuple[int, str, str] | None = None  # (most, whose points drop, rule)
     exchange: ExchangeView | None = None
+    # The step's HS recombining beside its exchange (Sicily 3.6111).
+    recombining: ExchangeView | None = None
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
     no_on_map_units: bool = False
     # The viewer's retained forces list no unit the opponent may see: that decides the
@@ -1136,37 +1138,10 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
         )
 
     gives, marks = lines(ex.gives), lines(ex.marks)
-    if ex.recombine:  # PHD C5.21: two lines of one name, each of the two either
-        by_pk = {u.pk: u for u in own}
-        kept: dict[str, list[str]] = {}
-        for u in own:
-            if u.possessor_id in by_pk:
-                kept.setdefault(by_pk[u.possessor_id].ref, []).append(u.name)
-        lines_held = [line_of(u) for u in own if matches(ex.gives, state_of(u))]
-        gives = tuple(
-            (
-                u.ref,
-                f"{u.name} HS"
-                + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
-            )
-            for u in own
-            if matches(ex.gives, state_of(u)) and (lines_held.count(line_of(u)) > 1 or u.count > 1)
-        )
-        panel.exchange = ExchangeView(
-            gives=gives,
-            marks=gives,
-            gives_words=(
-                "HS (squads Casualty Reduced) that could recombine: two of one squad's line"
-            ),
-            marks_words=describe_filter(ex.marks),
-            status=Unit.Status(ex.status).label,
-            rule=ex.rule,
-            on_done=(
-                f"Done: the HS you have not recombined stay as they are: whether two must "
-                f"(behind the friendly FEBA, within 6 hexes) is the map's ({ex.rule})."
-            ),
-            recombine=True,
-        )
+    also = view.step_def.recombining  # Sicily 3.6111 beside 3.6112's Heroes
+    panel.recombining = _recombining(also, own) if also is not None else None
+    if ex.recombine:  # PHD C5.21
+        panel.exchange = _recombining(ex, own)
         return
     on_done = (
         f"Done: each of your {describe_filter(ex.gives)} left leaves your forces"
@@ -1182,6 +1157,38 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
         status=Unit.Status(ex.status).label,
         rule=ex.rule,
         on_done=f"{on_done} ({ex.rule}).",
+    )
+
+
+def _recombining(ex: UnitExchange, own: list[Unit]) -> ExchangeView:
+    """Two HS of one line that may recombine (PHD C5.21, Sicily 3.6111): the lines of
+    one name held twice, each of the two either."""
+    by_pk = {u.pk: u for u in own}
+    kept: dict[str, list[str]] = {}
+    for u in own:
+        if u.possessor_id in by_pk:
+            kept.setdefault(by_pk[u.possessor_id].ref, []).append(u.name)
+    lines_held = [line_of(u) for u in own if matches(ex.gives, state_of(u))]
+    gives = tuple(
+        (
+            u.ref,
+            f"{u.name} HS" + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
+        )
+        for u in own
+        if matches(ex.gives, state_of(u)) and (lines_held.count(line_of(u)) > 1 or u.count > 1)
+    )
+    return ExchangeView(
+        gives=gives,
+        marks=gives,
+        gives_words="HS (squads Casualty Reduced) that could recombine: two of one squad's line",
+        marks_words=describe_filter(ex.marks),
+        status=Unit.Status(ex.status).label,
+        rule=ex.rule,
+        on_done=(
+            f"Done: the HS you have not recombined stay as they are: whether two must "
+            f"(where they stand) is the map's ({ex.rule})."
+        ),
+        recombine=True,
     )
 
 

@@ -609,7 +609,7 @@ def with_unit_morale(
     morale = None
     if unit is not None and unit.kind in WEAPON_CARRIERS:  # its Inherent crew's (3.6041 EXC)
         crew = inherent_crew(module.inherent_crews, unit.state)
-        morale = unit_morale(crew.unit, crew.kind) if crew is not None else None
+        morale = unit_morale(crew.unit, crew.kind) if crew and crew.unit else None
     elif unit is not None:
         morale = unit_morale(unit.name, unit.kind, unit.markers)
     if morale is None and morale_is_read(table):  # typed instead

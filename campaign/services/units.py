@@ -53,6 +53,7 @@ from rules.effects import (
     in_location_of,
     inherent_crew,
     left_over,
+    line_key,
     matches,
     names_any,
     not_hardened_for_group,
@@ -960,7 +961,9 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
         turn,
         kept_secret(one),
         f"{turn.side_name()}: {label(one)} {abandoning.statement}: "
-        f"{'; '.join(w for w in words if w)} ({abandoning.rule}).",
+        f"{'; '.join(w for w in words if w)}"
+        # The crew's words cite the rule already.
+        f"{'' if abandoning.effect.crew_escapes else f' ({abandoning.rule})'}.",
     )
     return one
 
@@ -1081,14 +1084,28 @@ def exchange_of(turn: Turn) -> UnitExchange:
 
 @transaction.atomic
 def exchange_unit(
-    *, campaign_id: object, user: User, give_id: object, mark_id: object, at: str | None = None
+    *,
+    campaign_id: object,
+    user: User,
+    give_id: object,
+    mark_id: object,
+    recombine: str = "",
+    at: str | None = None,
 ) -> None:
     """At an exchange step, one unit of ``gives`` leaves the side's forces and one unit
     of ``marks`` is marked for it (APD 3.2: "for each such eliminated Hero the owning
-    player may Battle Harden ... any one MMC"): one mark per unit given up."""
+    player may Battle Harden ... any one MMC"): one mark per unit given up.
+    ``recombine``: the step's other exchange, two HS recombining (``Step.recombining``,
+    Sicily 3.6111)."""
     turn = take_turn(campaign_id, user, at)
     expect_turn(turn, Action.EXCHANGE)
     exchange = exchange_of(turn)
+    if recombine:
+        if turn.step.recombining is None:
+            raise ActionRefused(
+                f"No HS recombine at {turn.step.id} {turn.step.title}. Nothing was changed."
+            )
+        exchange = turn.step.recombining
     give, mark = own_unit(turn, give_id), own_unit(turn, mark_id)
     if not matches(exchange.gives, give.state):
         raise ActionRefused(
@@ -1121,7 +1138,7 @@ def exchange_unit(
 def line_of(unit: Unit) -> str:
     """The squad's line a HS is of, as two HS are matched to recombine (PHD C5.21): its
     name, case and spaces aside."""
-    return unit.name.strip().lower()
+    return line_key(unit.name)
 
 
 def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit) -> None:
@@ -1781,6 +1798,8 @@ def apply_outcome(
         return (
             f"{one} is removed and replaced by a {names}{_placing(unit, outcome.at)}{then}{dropped}"
         )
+    if outcome.removed and outcome.because:
+        return f"{one} is Eliminated ({outcome.because}){dropped}"
     if outcome.removed:
         return f"{one} is removed from the retained forces{dropped}"
     also = f" and {marker_words(outcome.also, unit.kind)}" if outcome.also else ""
@@ -1811,21 +1830,29 @@ def crew_escapes(
             f"{state.name}'s crew counter is not on record: add its crew (if any) on your "
             f"retained forces ({rule})"
         )
-    line = _copy(vehicle, name=crew.unit, kind=crew.kind, markers=[marker] if marker else [])
+    # A crew whose counter is not on record (an Italian vehicle's): a line named for
+    # its vehicle, which its owner renames to the counter.
+    name = crew.unit or f"crew of {state.name}"[: max_length(Unit, "name")]
+    line = _copy(vehicle, name=name, kind=crew.kind, markers=[marker] if marker else [])
     line.location = ""
     line.save(update_fields=["location"])
+    its = (
+        f"its crew, as the line “{name}” (its crew counter is not on record: rename the "
+        "line to it on your retained forces),"
+        if crew.unit is None
+        else f"its {crew.unit}"
+    )
     if marker:
         at = f" at {must_escape}" if must_escape else ""
-        return (
-            f"its {crew.unit} leaves it as a line of its own, which "
-            f"{UNIT_STATUS_WORDS[marker]}{at} ({rule})"
-        )
+        # The marker's words less what they say of the vehicle ("must attempt Escape").
+        owes = UNIT_STATUS_WORDS[marker].split(",")[0]
+        return f"{its} leaves it as a line of its own, which {owes}{at} ({rule})"
     if must_escape:
         return (
-            f"its {crew.unit} leaves it as a line of its own, which must attempt Escape "
+            f"{its} leaves it as a line of its own, which must attempt Escape "
             f"at {must_escape} ({rule})"
         )
-    return f"its {crew.unit} escapes and is Retained as a line of its own ({rule})"
+    return f"{its} escapes and is Retained as a line of its own ({rule})"
 
 
 def _eliminated_with(unit: Unit) -> str:

@@ -307,6 +307,7 @@ class Harden:
 class Exchange:
     give_id: str = inputs.text("give")
     mark_id: str = inputs.text("mark")
+    recombine: str = inputs.text("recombine")  # the step's HS recombining (Sicily 3.6111)
 
 
 @dataclass(frozen=True)
