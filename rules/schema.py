@@ -1785,6 +1785,11 @@ class UnitExchange(Strict):
     # off (the squad whole again), and a unit of ``gives`` left at Done stays (whether
     # the two are behind the friendly FEBA and within 6 hexes is the map's).
     recombine: bool = False
+    # Lines recording HS themselves recombine too, two of one name (PHD C5.21: a "3-3-7"
+    # line of half-squads): such a line names no squad (which squad two HS form is ASL's
+    # counter data, which the rules text does not print), so the owner names the squad
+    # they form, and the line is that squad's.  Only with ``recombine``.
+    half_squads: UnitFilter | None = None
     # Neither unit may possess a unit any of these name (C5.21 EXC: "A HS in possession
     # of a MMG/HMG/Lt. MTR/Gun (even if Malfunctioned)").
     not_possessing: list[UnitFilter] | None = None
@@ -1795,6 +1800,8 @@ class UnitExchange(Strict):
     def _recombines(self) -> UnitExchange:
         if self.recombine and self.status not in (self.marks.statuses or ()):
             raise ValueError("a recombination takes off a marker its units carry ('statuses')")
+        if self.half_squads is not None and not self.recombine:
+            raise ValueError("'half_squads' are lines that recombine: only with 'recombine'")
         return self
 
 

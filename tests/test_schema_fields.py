@@ -4123,6 +4123,35 @@ def phd_recombine(host: Callable[..., Any]) -> Any:
     return said, lines
 
 
+def phd_recombine_halves(host: Callable[..., Any]) -> Any:
+    """PHD C5.21 played through: the US recombines two lines of 3-3-7 half-squads into
+    the 6-6-7 squad it names, and finishes."""
+    from campaign.models import Unit
+    from campaign.services import steps, units
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.21")
+    us = players.users["us"]
+    a, b = (
+        units.add_unit(campaign_id=players.campaign_id, user=us, name="3-3-7", kind="half_squad")
+        for _ in range(2)
+    )
+    try:
+        units.exchange_unit(
+            campaign_id=players.campaign_id, user=us, give_id=a.ref, mark_id=b.ref, forms="6-6-7"
+        )
+        said = "done"
+    except ActionRefused as refused:
+        said = str(refused)
+    steps.finish_step(campaign_id=players.campaign_id, user=us)
+    lines = sorted(
+        (u.name, u.kind, tuple(u.markers))
+        for u in Unit.objects.filter(campaign_id=players.campaign_id, side="us")
+    )
+    return said, lines
+
+
 def _phd_recombination(d: dict) -> dict:
     return next(st for st in d["steps"] if st["id"] == "C5.21")["exchange"]
 
@@ -4137,6 +4166,12 @@ for _field, _change in {
         mutate=lambda d, change=_change: _phd_recombination(d).update(change),
         observe=phd_recombine,
     )
+service(
+    "UnitExchange.half_squads",
+    base="phd",
+    mutate=lambda d: _phd_recombination(d).update(half_squads=None),
+    observe=phd_recombine_halves,
+)
 service(
     "ResultField.lasts_cg",
     base="apd",

@@ -197,6 +197,10 @@ class ExchangeView:
     rule: str
     on_done: str  # what Done does with the units of ``gives`` still held
     recombine: bool = False  # two lines of one name recombine (PHD C5.21)
+    # The viewer's squad lines' names, offered for the squad two half-squad lines form
+    # (PHD C5.21); empty where it holds no half-squad line that could recombine.
+    squads: tuple[str, ...] = ()
+    name_squad: bool = False  # the viewer holds such lines: the form asks for the squad
 
 
 @dataclass(frozen=True)
@@ -1073,22 +1077,35 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
         for u in own:
             if u.possessor_id in by_pk:
                 kept.setdefault(by_pk[u.possessor_id].ref, []).append(u.name)
-        lines_held = [line_of(u) for u in own if matches(ex.gives, state_of(u))]
-        gives = tuple(
-            (
-                u.ref,
-                f"{u.name} HS"
-                + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
+        halves = ex.half_squads
+
+        def paired(flt: UnitFilter | None, words: str) -> tuple[tuple[str, str], ...]:
+            if flt is None:
+                return ()
+            held = [line_of(u) for u in own if matches(flt, state_of(u))]
+            return tuple(
+                (
+                    u.ref,
+                    f"{u.name} HS{words}"
+                    + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
+                )
+                for u in own
+                if matches(flt, state_of(u)) and (held.count(line_of(u)) > 1 or u.count > 1)
             )
-            for u in own
-            if matches(ex.gives, state_of(u)) and (lines_held.count(line_of(u)) > 1 or u.count > 1)
-        )
+
+        halved = paired(halves, " (a half-squad line: name the squad two form)")
+        gives = paired(ex.gives, "") + halved
         panel.exchange = ExchangeView(
             gives=gives,
             marks=gives,
             gives_words=(
-                "HS (squads Casualty Reduced) that could recombine: two of one squad's line"
+                "HS (squads Casualty Reduced, or half-squad lines) that could recombine: two "
+                "of one line"
+                if halves
+                else "HS (squads Casualty Reduced) that could recombine: two of one squad's line"
             ),
+            squads=tuple(sorted({u.name for u in own if u.kind == "squad"})) if halved else (),
+            name_squad=bool(halved),
             marks_words=describe_filter(ex.marks),
             status=Unit.Status(ex.status).label,
             rule=ex.rule,

@@ -307,6 +307,7 @@ class Harden:
 class Exchange:
     give_id: str = inputs.text("give")
     mark_id: str = inputs.text("mark")
+    forms: str = inputs.text("forms")
 
 
 @dataclass(frozen=True)
