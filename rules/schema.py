@@ -487,7 +487,18 @@ class InsteadOfRoll(Strict):
     # And the MMC it is created from names none of these words (C5.24a "(non-crew)
     # MMC": a crew's half-squad line says it is a crew).
     mmc_not_named: list[str] = []
+    # And the MMC designated shares no recorded Location with a leader of the side
+    # (C5.24a: "provided there is no leader in that location"); the unit created sets
+    # up in the MMC's Location ("The leader must set up in the same location as the
+    # designated MMC").  Only with ``from_mmc``.
+    no_leader_in_location: bool = False
     rule: RuleRef
+
+    @model_validator(mode="after")
+    def _located(self) -> InsteadOfRoll:
+        if self.no_leader_in_location and not self.from_mmc:
+            raise ValueError("'no_leader_in_location' reads the MMC designated: with 'from_mmc'")
+        return self
 
 
 class InherentCrew(Strict):

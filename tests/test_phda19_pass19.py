@@ -148,3 +148,50 @@ def test_c5_21_two_half_squad_lines_recombine_into_the_squad_their_owner_names(u
     assert players.step.id == "C5.22"
     names = unit_names(players, "us")
     assert ("2-4-7", "half_squad", "ok", 1) in names
+
+
+# Part 2: the drawn sentences and the ledger's weakest claims, in play.
+
+
+def test_c5_24a_the_7_0_is_created_from_a_designated_mmc_with_no_leader_in_its_location(
+    users, modules
+):
+    """C5.24a "it may automatically create one 7-0 leader from any designated (non-crew)
+    MMC, provided there is no leader in that location. The leader must set up in the
+    same location as the designated MMC" (drawn).  The roster records each line's
+    Location: the US holds an 8-1 in d5 with a 6-6-7, and 6-6-7s in e6 and f2 and a
+    2-2-8 crew (one leader for four squad-equivalents: allowed).  Its page offers the
+    promotion with a select of the MMC it may designate: those in e6 and f2, not the
+    one in d5 (a leader there), not the crew; the d5 squad forged is refused with a
+    sentence citing C5.24a, nothing created; pressed with the e6 squad, a 7-0 leader
+    joins the retained forces in e6, the log naming the MMC."""
+    from campaign.models import Unit
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.24")
+    add(players, "us", "8-1 leader", "leader", location="d5")
+    with_leader = add(players, "us", "6-6-7", "squad", location="d5")
+    free = add(players, "us", "6-6-7", "squad", location="e6")
+    other = add(players, "us", "6-6-7", "squad", number=2, location="f2")
+    crew = add(players, "us", "2-2-8 crew", "half_squad", location="g1")
+    us = seats(players)["us"]
+    us.open()
+    words = "Instead of rolling: Promote a 7-0 leader out of the Ranks (C5.24a)"
+    assert words in us.buttons(), us.buttons()
+    offered = dict(us.options(words, "mmc"))
+    assert free.ref in offered and other.ref in offered, offered
+    assert with_leader.ref not in offered and crew.ref not in offered, offered
+    assert "e6" in offered[free.ref], offered
+    refused = us.press(words, mmc=with_leader.ref)
+    assert refused.refused and "C5.24a" in refused.text, refused.text[:500]
+    assert "Nothing was changed" in refused.text
+    plain(refused.text)
+    assert not Unit.objects.filter(campaign_id=players.campaign_id, name="7-0 leader").exists()
+    made = us.press(words, mmc=free.ref)
+    assert made.status == 200, made.text[:500]
+    leader = Unit.objects.get(campaign_id=players.campaign_id, name="7-0 leader")
+    assert (leader.kind, leader.location) == ("leader", "e6")
+    line = [t for t in log_texts(players) if "7-0 leader" in t][-1]
+    assert "6-6-7" in line and "e6" in line and "C5.24a" in line, line
+    plain(line)

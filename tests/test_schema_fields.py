@@ -4152,6 +4152,32 @@ def phd_recombine_halves(host: Callable[..., Any]) -> Any:
     return said, lines
 
 
+def phd_promotion_located(host: Callable[..., Any]) -> Any:
+    """PHD C5.24a played through: the US creates its 7-0 leader from the squad in d5,
+    where its 8-1 is ("provided there is no leader in that location")."""
+    from campaign.services import steps, units
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.24")
+    us = players.users["us"]
+    units.add_unit(campaign_id=players.campaign_id, user=us, name="6-6-7", kind="squad", number=4)
+    for name, kind in (("8-1 leader", "leader"), ("6-6-7", "squad")):
+        squad = units.add_unit(
+            campaign_id=players.campaign_id, user=us, name=name, kind=kind, location="d5"
+        )
+    try:
+        made = steps.take_instead_of_roll(
+            campaign_id=players.campaign_id,
+            user=us,
+            table_id="leader_promotion",
+            mmc_id=squad.ref,
+        )
+        return made.name, made.location
+    except ActionRefused as refused:
+        return str(refused)
+
+
 def _phd_recombination(d: dict) -> dict:
     return next(st for st in d["steps"] if st["id"] == "C5.21")["exchange"]
 
@@ -4166,6 +4192,12 @@ for _field, _change in {
         mutate=lambda d, change=_change: _phd_recombination(d).update(change),
         observe=phd_recombine,
     )
+service(
+    "InsteadOfRoll.no_leader_in_location",
+    base="phd",
+    mutate=lambda d: tab(d, "leader_promotion")["instead"].update(no_leader_in_location=False),
+    observe=phd_promotion_located,
+)
 service(
     "UnitExchange.half_squads",
     base="phd",

@@ -50,6 +50,7 @@ from campaign.services.steps import mmc_hardening, mmc_reduction, reducing_rolls
 from campaign.services.takebacks import done_request
 from campaign.services.units import (
     describe_filter,
+    designable_lines,
     designable_mmc,
     hardenable_leaders,
     label,
@@ -113,6 +114,9 @@ class TableView:
     closed: str = ""  # why the viewer may not roll on it on this date (its date windows)
     instead: str = ""  # what the viewer may do instead of rolling (PHD C5.24a), in words
     no_instead: str = ""  # why not now
+    # The viewer's MMC it may designate to create it from (PHD C5.24a), with their
+    # Locations; empty where the table creates it from none.
+    instead_choices: tuple[tuple[str, str], ...] = ()
     # What the viewer's roll lets it Battle Harden (PHD C5.23), in words; its MMC that
     # may; why none may now.
     harden: str = ""
@@ -723,7 +727,20 @@ def _instead(view: CampaignView, panel: StepPanel) -> None:
             taken=took_instead(c, view.viewer, tv.id),
             designable=designable_mmc(c, view.viewer, table.instead.mmc_not_named),
         )
-        panel.tables[n] = replace(tv, instead=availability.instead_words(table), no_instead=why)
+        choices: tuple[tuple[str, str], ...] = ()
+        if table.instead.from_mmc and not why:
+            lines = designable_lines(c, view.viewer, table.instead)
+            choices = tuple(
+                (u.ref, f"{label(u)}" + (f" in {u.location}" if u.location else "")) for u in lines
+            )
+            if not lines:
+                why = (
+                    f"Each of your MMC it could be created from has a leader in its location "
+                    f"({table.instead.rule})."
+                )
+        panel.tables[n] = replace(
+            tv, instead=availability.instead_words(table), no_instead=why, instead_choices=choices
+        )
 
 
 def _rolls(view: CampaignView, panel: StepPanel) -> None:

@@ -72,6 +72,7 @@ from rules.schema import (
     UNIT_STATUS_WORDS,
     ComesWith,
     Effect,
+    InsteadOfRoll,
     Module,
     ReinforcementGroup,
     Remanning,
@@ -1695,6 +1696,28 @@ def designable_mmc(campaign: Campaign, side: str, not_named: Sequence[str]) -> i
         for name, markers, n in rows
         if "captured" not in (markers or ()) and not names_any(name, not_named)
     )
+
+
+def designable_lines(campaign: Campaign, side: str, instead: InsteadOfRoll) -> list[Unit]:
+    """The side's MMC lines a unit may be created from instead of a roll (PHD C5.24a
+    "from any designated (non-crew) MMC, provided there is no leader in that
+    location"): not captured, naming none of ``mmc_not_named``, and (with
+    ``no_leader_in_location``) in no Location its roster records a leader of its own in."""
+    own = list(Unit.objects.filter(campaign=campaign, side=side))
+    led = {where(u) for u in own if u.kind == "leader" and where(u)}
+    return [
+        u
+        for u in own
+        if u.kind in ("squad", "half_squad")
+        and "captured" not in (u.markers or ())
+        and not names_any(u.name, instead.mmc_not_named)
+        and not (instead.no_leader_in_location and where(u) in led)
+    ]
+
+
+def where(unit: Unit) -> str:
+    """A line's recorded Location, as two are compared (case and spaces aside)."""
+    return " ".join(unit.location.split()).lower()
 
 
 def took_instead(campaign: Campaign, side: str, table_id: str) -> bool:
