@@ -46,8 +46,10 @@ from campaign.selectors import (
     waived_roll,
     with_rosters_read,
 )
+from campaign.services.rolls import roll_context
 from campaign.services.steps import mmc_hardening, mmc_reduction, reducing_rolls
 from campaign.services.takebacks import done_request
+from campaign.services.turns import Turn
 from campaign.services.units import (
     describe_filter,
     designable_lines,
@@ -64,7 +66,13 @@ from campaign.services.units import (
 )
 from rules import availability, machine
 from rules.availability import owed_for
-from rules.drm import RollContext, offered, offered_for_some_unit, reads_location_leadership
+from rules.drm import (
+    RollContext,
+    offered,
+    offered_for_some_unit,
+    reads_location_leadership,
+    scaled_value,
+)
 from rules.effects import (
     MMC_KINDS,
     LeaderAt,
@@ -94,6 +102,10 @@ class DrmView:
     label: str
     value: int
     how: str  # "tick", "auto", "typed", "count" (a count the DRM is computed from)
+    # One computed from a campaign figure, as it stands for the viewer, with its source
+    # ("-2 now: 22 CVP German lost in the scenario just played (its result)": PHD C5.20
+    # "Record CVP from the previous scenario for DRM"); "" where not computed so.
+    now: str = ""
 
 
 @dataclass(frozen=True)
@@ -590,7 +602,7 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
                 module, table, view.viewer, used, new_dates_since_scenario(module, view.campaign)
             )
             closed += [spent.rstrip(".")] if spent else []
-        tv = table_view(table, ctx)
+        tv = _figures_now(view, table, table_view(table, ctx))
         item_label = availability.per_group_item_label(module, table, view.viewer)
         tv = replace(tv, item_label=item_label) if item_label else tv
         # Which RGs it is still to be rolled for, only where it may be rolled now (the
@@ -601,6 +613,40 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
     _instead(view, panel)
     _hardening(view, panel)
     _reduction(view, panel)
+
+
+def _figures_now(view: CampaignView, table: Table, tv: TableView) -> TableView:
+    """Each DRM of ``table`` computed from a campaign figure (``Drm.of``: the CVP of
+    the scenario just played, the CVP of the CG, the SAN), as it stands now for the
+    viewer, with the figure and its source (PHD C5.20 "Record CVP from the previous
+    scenario for DRM for TP Replenishment, and Bravery and Battlefield Promotion"): the
+    roll computes the same."""
+    figured = [d for d in table.drms if d.of in _FIGURE_SOURCES and not d.counted]
+    if not figured:
+        return tv
+    seats = {s.side: s for s in view.seats}
+    turn = Turn(view.campaign, view.module, seats[view.viewer], seats)
+    ctx = roll_context(turn, view.viewer)
+    others = [s.name for s in view.module.sides if s.id != view.viewer]
+    now = {}
+    for d in figured:
+        assert d.of is not None
+        figure = ctx.inputs.get(d.of, 0)
+        source = _FIGURE_SOURCES[d.of].format(n=figure, other=" and ".join(others))
+        value = scaled_value(d, ctx)
+        now[d.id] = f"{value:+d}" if value else "0"
+        now[d.id] += f" now: {source}"
+    return replace(tv, drms=[replace(v, now=now.get(v.id, "")) for v in tv.drms])
+
+
+# The campaign figures a DRM is computed from, with where the figure comes from.
+_FIGURE_SOURCES: dict[str, str] = {
+    "cvp_lost_prior_scenario": "{n} CVP you lost in the scenario just played (its result)",
+    "cvp_amassed_prior_scenario": "{n} CVP {other} lost in the scenario just played (its result)",
+    "cvp_lost_cg": "{n} CVP you lost in the CG so far (the scenario results)",
+    "vp_total": "{n} VP you amassed in the CG so far (the scenario results)",
+    "san": "your SAN is {n}",
+}
 
 
 def _group_items(view: CampaignView, table: Table, tv: TableView) -> TableView:
