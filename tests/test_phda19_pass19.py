@@ -195,3 +195,163 @@ def test_c5_24a_the_7_0_is_created_from_a_designated_mmc_with_no_leader_in_its_l
     line = [t for t in log_texts(players) if "7-0 leader" in t][-1]
     assert "6-6-7" in line and "e6" in line and "C5.24a" in line, line
     plain(line)
+
+
+def test_c5_20_c5_23_the_cvp_drm_is_shown_computed_with_its_source_before_the_dr(
+    users, modules, fixed_dice
+):
+    """C5.20 "Record CVP from the previous scenario for DRM for TP Replenishment, and
+    Bravery and Battlefield Promotion" (drawn); C5.23's "-1 per 10 CVP (FRD) amassed by
+    friendly side in this scenario".  The result says the German lost 22 CVP and the
+    US 8: before its DR the US page shows the DRM computed, -2, from the 22 CVP the
+    German lost (the scenario's result), the German's 0 from the US's 8; the figure is
+    never typed; the US DR pressed through the page applies the -2 it showed."""
+    from campaign.models import Roll
+    from tests.test_phd_conph import phd_after
+
+    players, _ = phd_after(users, "C5.23", cvp_lost_german=22, cvp_lost_us=8)
+    from tests.test_rule_mechanisms import add
+
+    add(players, "us", "6-6-7", "squad")
+    add(players, "german", "4-6-7", "squad")
+    s = seats(players)
+    us, german = s["us"].open(), s["german"].open()
+    label = "-1 per 10 CVP (FRD) amassed by the friendly side in this scenario"
+    assert label in us
+    assert "-2 now: 22 CVP German lost in the scenario just played (its result)" in us, us[
+        us.find(label) - 100 : us.find(label) + 400
+    ]
+    assert "0 now: 8 CVP American lost in the scenario just played (its result)" in german
+    plain(us[us.find(label) : us.find(label) + 300])
+    fixed_dice.append([4, 4])
+    assert s["us"].press("Roll DR: Battlefield Promotion Table").status == 200
+    r = Roll.objects.get(
+        campaign_id=players.campaign_id, side="us", table_id="battlefield_promotion"
+    )
+    assert [d["value"] for d in r.drms] == [-2]
+
+
+def step_words(seat: Seat) -> str:
+    """The step's part of the page (its summary, tables, forms), as the player reads it."""
+    text = seat.open()
+    start = text.find("Notification settings")
+    end = text.find("RG Purchase Records", start)
+    return text[start:end]
+
+
+def test_drawn_sentences_played_after_the_1230_scenario_from_both_seats(users, modules, fixed_dice):
+    """The sentences drawn at random (docs/rules-audit/pass-19-phda19.md) on a path the
+    named tests use little: the ConPh after the 1230 hrs TM Scenario (the third),
+    both sides having chosen Attack, each step's page read from both seats.
+
+    C5.1 "Recalled units are eliminated but do not count for CVP purposes": a German
+    4-6-7 marked recalled leaves when the result is confirmed, the CVP as entered.
+    C5.14 v "The Defender may secretly redeploy any of his units after the Attacker":
+    the Defender's page offers no DR until the Attacker is done, then does.  C5.13
+    "Any unit attempting to redeploy must make a DR on the suitable table, applying
+    any applicable DRM, and immediately applying the results": the German 4-6-7's DR
+    of 11 (Infantry: "Redeploys, Reduced") marks it reduced at once, before Done.
+    C5.15 "any SW/Guns that are not possessed ... are eliminated": the German page
+    names the LMG and the guarded 2-4-7 that leave at Done, and they do.  C5.21 EXC
+    "(even if Malfunctioned)": a US 3-3-7 possessing a malfunctioned MMG does not
+    recombine.  C5.24 "No SMC may Battle Harden more than once during the ConPh": the
+    US DR selecting a 9-1 passes over its Heroic 9-1 (Battle Hardened by its Hero at
+    Done) to the 8-0; at Done the 9-1 becomes a 9-2 once."""
+    import re
+
+    from campaign.models import Event, ScenarioResult
+    from tests.test_phda18_pass18 import press_unpicked
+    from tests.test_rule_mechanisms import add, result_values, start, unit_names
+
+    players, module = start("purple-heart-draw", "tm", users, "us")
+    players.results(**result_values(module, cvp_lost_us=8, cvp_lost_german=22))
+    for n in range(2):
+        players.until("initiative")
+        players.chits(us="attack", german="attack")
+        players.until_step("C5.1")
+        if n == 0:  # the 0930 hrs scenario's result; the 1230 hrs one is entered below
+            players.results(**result_values(module, cvp_lost_us=8, cvp_lost_german=22))
+    s = seats(players)
+    recalled = add(players, "german", "4-6-7", "squad", markers=("recalled",))
+    assert "recalled units are eliminated without CVP" in step_words(s["german"])
+    players.results(**result_values(module, cvp_lost_us=8, cvp_lost_german=22))
+    assert players.step.id == "C5.2"
+    assert not Unit.objects.filter(pk=recalled.pk).exists()
+    last = ScenarioResult.objects.filter(campaign_id=players.campaign_id).order_by("-cycle")[0]
+    assert last.data["cvp_lost"] == {"us": 8, "german": 22}
+    assert "4-6-7 leaves the retained forces (C5.1)" in s["german"].open()
+
+    squad = add(players, "german", "4-6-7", "squad")
+    add(players, "german", "LMG", "sw", markers=("unpossessed",))
+    add(players, "german", "2-4-7", "half_squad", markers=("captured",))
+    add(players, "us", "9-1 leader", "leader", markers=("heroic",))
+    add(players, "us", "8-0 leader", "leader")
+    a = add(players, "us", "3-3-7", "half_squad")
+    b = add(players, "us", "3-3-7", "half_squad")
+    add(players, "us", "MMG", "sw", markers=("malfunctioned",), possessor=a.ref)
+
+    players.until_step("C5.14")
+    first = re.findall(
+        r"Attacker \(C5\.3\): (\w+), the side that moved first in the 1230 hrs", s["us"].open()
+    )
+    assert first, s["us"].text[:3000]
+    attacker = {"American": "us", "German": "german"}[first[0]]
+    defender = "german" if attacker == "us" else "us"
+    step_words(s[defender])
+    assert "Roll DR: Redeployment Table" not in s[defender].buttons()
+    assert "Not yet" in s[defender].text or "You may not roll on it now" in s[defender].text
+
+    def german_redeploys():
+        fixed_dice.append([5, 6])
+        rolled = press_unpicked(s["german"], "Roll DR: Redeployment Table", unit=squad.ref)
+        assert rolled.status == 200, rolled.text[:500]
+        assert marks(squad) == {"reduced"}  # at once, before Done
+        s["german"].press("Done with C5.14")
+
+    if attacker == "german":
+        german_redeploys()
+        s["us"].open()
+        assert "Roll DR: Redeployment Table" in s["us"].buttons()
+        s["us"].press("Done with C5.14")
+    else:
+        s["us"].open()
+        s["us"].press("Done with C5.14")
+        s["german"].open()
+        assert "Roll DR: Redeployment Table" in s["german"].buttons()
+        german_redeploys()
+    assert players.step.id == "C5.15"
+
+    words = step_words(s["german"])
+    assert "2-4-7 leaves your retained forces (C5.15)" in words, words
+    assert "LMG leaves your retained forces (C5.15)" in words
+    plain(words)
+    step_words(s["us"])
+    s["us"].press("Done with C5.15")
+    s["german"].press("Done with C5.15")
+    names = [n for n, *_ in unit_names(players, "german")]
+    assert "LMG" not in names and "2-4-7" not in names
+
+    players.until_step("C5.21")
+    step_words(s["us"])
+    exc = s["us"].press("Recombine the two HS", give=a.ref, mark=b.ref, forms="6-6-7")
+    assert exc.refused and "C5.21 EXC" in exc.text and "MMG" in exc.text, exc.text[:400]
+    plain(exc.text)
+
+    players.until_step("C5.24")
+    step_words(s["us"])
+    fixed_dice.append([2, 2])  # 4: a 9-1 selected
+    assert s["us"].press("Roll DR: Leader Promotion Table").status == 200
+    said = [
+        t
+        for t in Event.objects.filter(campaign_id=players.campaign_id).values_list(
+            "text", flat=True
+        )
+        if "Battle Hardens" in t
+    ]
+    assert any("8-0 leader" in t for t in said), said
+    s["us"].press("Done with C5.24")
+    step_words(s["german"])
+    s["german"].press("Done with C5.24")
+    names = [n for n, *_ in unit_names(players, "us")]
+    assert "9-2 leader" in names and "8-1 leader" in names, names
+    assert "10-2 leader" not in names and "9-1 leader" not in names
