@@ -851,6 +851,10 @@ class Table(Strict):
     # the player names (Sicily 3.61424: a dr "for each type of special ammunition which
     # is depleted ... for that weapon"; PHD C5.28: "once per item and location").
     once: Literal["unit", "side", "item"] | None = None
+    # The rule that makes a unit's roll its one, cited when a second is refused, where it
+    # is not the table's own (PHD C5.13a: "No unit may redeploy more than once per
+    # ConPh", the Redeployment Table being C5.14's).
+    once_rule: RuleRef | None = None
     # Rolled only for a retained unit of these kinds / statuses (APD 3.1: each wounded
     # leader; 3.3: each malfunctioned weapon).
     for_units: UnitFilter | None = None

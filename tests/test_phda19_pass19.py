@@ -250,7 +250,9 @@ def test_drawn_sentences_played_after_the_1230_scenario_from_both_seats(users, m
     the Defender's page offers no DR until the Attacker is done, then does.  C5.13
     "Any unit attempting to redeploy must make a DR on the suitable table, applying
     any applicable DRM, and immediately applying the results": the German 4-6-7's DR
-    of 11 (Infantry: "Redeploys, Reduced") marks it reduced at once, before Done.
+    of 11 (Infantry: "Redeploys, Reduced") marks it reduced at once, before Done;
+    C5.13a "No unit may redeploy more than once per ConPh": a second DR forged for it
+    is refused citing C5.13a.
     C5.15 "any SW/Guns that are not possessed ... are eliminated": the German page
     names the LMG and the guarded 2-4-7 that leave at Done, and they do.  C5.21 EXC
     "(even if Malfunctioned)": a US 3-3-7 possessing a malfunctioned MMG does not
@@ -260,7 +262,7 @@ def test_drawn_sentences_played_after_the_1230_scenario_from_both_seats(users, m
     import re
 
     from campaign.models import Event, ScenarioResult
-    from tests.test_phda18_pass18 import press_unpicked
+    from tests.test_phda18_pass18 import forge, press_unpicked
     from tests.test_rule_mechanisms import add, result_values, start, unit_names
 
     players, module = start("purple-heart-draw", "tm", users, "us")
@@ -302,10 +304,13 @@ def test_drawn_sentences_played_after_the_1230_scenario_from_both_seats(users, m
     assert "Not yet" in s[defender].text or "You may not roll on it now" in s[defender].text
 
     def german_redeploys():
+        s["german"].open()
         fixed_dice.append([5, 6])
         rolled = press_unpicked(s["german"], "Roll DR: Redeployment Table", unit=squad.ref)
         assert rolled.status == 200, rolled.text[:500]
         assert marks(squad) == {"reduced"}  # at once, before Done
+        again = forge(s["german"], "roll", table="redeployment", unit=squad.ref)
+        assert again.refused and "C5.13a" in again.text, again.text[:400]
         s["german"].press("Done with C5.14")
 
     if attacker == "german":

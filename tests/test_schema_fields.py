@@ -4178,6 +4178,31 @@ def phd_promotion_located(host: Callable[..., Any]) -> Any:
         return str(refused)
 
 
+def phd_second_redeployment(host: Callable[..., Any]) -> Any:
+    """PHD C5.13a played through: the US rolls twice for one 6-6-7 at C5.14; what the
+    second is refused with."""
+    from campaign.services import steps, units
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.14")
+    us = players.users["us"]
+    squad = units.add_unit(campaign_id=players.campaign_id, user=us, name="6-6-7", kind="squad")
+    said = []
+    for _ in range(2):
+        try:
+            steps.roll_on_table(
+                campaign_id=players.campaign_id,
+                user=us,
+                table_id="redeployment",
+                unit_id=squad.ref,
+            )
+            said.append("rolled")
+        except ActionRefused as refused:
+            said.append(str(refused))
+    return said
+
+
 def _phd_recombination(d: dict) -> dict:
     return next(st for st in d["steps"] if st["id"] == "C5.21")["exchange"]
 
@@ -4192,6 +4217,12 @@ for _field, _change in {
         mutate=lambda d, change=_change: _phd_recombination(d).update(change),
         observe=phd_recombine,
     )
+service(
+    "Table.once_rule",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment").update(once_rule=None),
+    observe=phd_second_redeployment,
+)
 service(
     "InsteadOfRoll.no_leader_in_location",
     base="phd",

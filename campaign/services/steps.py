@@ -880,7 +880,8 @@ def rolled_for(turn: Turn, table: Table, unit_id: object) -> tuple[Unit | None, 
         turn, table, units.roll_ref(unit, weapon_ref)
     ):
         raise ActionRefused(
-            f"{what} has made its one {table.title} roll in this pass ({table.rule}).",
+            f"{what} has made its one {table.title} roll in this pass "
+            f"({table.once_rule or table.rule}).",
             status=409,
         )
     return units.split_one(unit), weapon
