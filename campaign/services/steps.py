@@ -681,7 +681,8 @@ def _designated(turn: Turn, instead: InsteadOfRoll, mmc_id: str, new: str) -> Un
     mmc = units.own_unit(turn, mmc_id)
     if mmc in units.designable_lines(turn.campaign, turn.side, instead):
         return mmc
-    if instead.no_leader_in_location and mmc.kind in ("squad", "half_squad"):
+    anywhere = instead.model_copy(update={"no_leader_in_location": False})
+    if mmc in units.designable_lines(turn.campaign, turn.side, anywhere):
         raise ActionRefused(
             f"A leader of yours is in {mmc.location} with {units.label(mmc)}: the {new} is "
             f"created only from an MMC with no leader in its location ({rule}). Nothing "
