@@ -59,7 +59,8 @@ def test_c5_13a_a_unit_marked_isolated_after_c5_14_keeps_its_stun(users, modules
     ended the Redeployment Isolated), so it was Isolated "at that time" and keeps the
     Stun: the app puts the counter back (with its Low Ammo, C5.13a's late shortage),
     the log citing C5.13a; the StuG that was never stunned gets no Stun; and taking
-    the Stun off the Isolated Panzer is refused (C5.13a)."""
+    the Stun off the Isolated Panzer is refused (C5.13a); its Isolated marker then
+    corrected off (a mistake), the Stun the app put back comes off again."""
     from tests.test_phd_conph import phd_after
     from tests.test_rule_mechanisms import add
 
@@ -82,6 +83,10 @@ def test_c5_13a_a_unit_marked_isolated_after_c5_14_keeps_its_stun(users, modules
     refused = save_line(page, panzer, ["isolated", "low_ammo"])
     assert refused.refused and "C5.13a" in refused.text, refused.text[:500]
     assert marks(panzer) == {"isolated", "low_ammo", "stunned"}
+    # Its Isolated marker corrected off (a mistake): the Stun the app put back goes too.
+    answer = save_line(page, panzer, ["low_ammo", "stunned"])
+    assert not answer.refused, answer.text[:500]
+    assert marks(panzer) == {"low_ammo"}
 
 
 def log_texts(players) -> list[str]:

@@ -338,7 +338,7 @@ def update_unit(
     )
     if _settle_late(turn, unit, before):
         unit.refresh_from_db()
-    if _put_back_held(turn, unit, before):
+    if _put_back_held(turn, unit, before) or _take_off_put_back(turn, unit, before):
         unit.refresh_from_db()
     commit(turn.campaign.pk, UnitChanged(kept=kept_secret(unit)))
     return unit
@@ -429,6 +429,54 @@ def _put_back_held(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) 
             text=f"{turn.side_name()}: {label(unit)} is marked {Unit.Status(hold.status).label} "
             f"again (taken off when {st.id} {st.title} was done): marked {why}, it keeps "
             f"it ({hold.rule}).",
+            data={
+                "settled": hold.rule,
+                "unit": unit.ref,
+                "put_back": [hold.status],
+                "cycle": turn.campaign.cycle,
+            },
+        )
+    return True
+
+
+def _take_off_put_back(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> bool:
+    """A marker ``_put_back_held`` put back is taken off again where the owner's
+    correction takes the unit out of the hold that kept it (PHD C5.13a: its Isolated
+    marker was a mistake, so it was not Isolated when it redeployed, and its Stun comes
+    off as C5.14's Done took it off); whether any was."""
+    if turn.step.start:
+        return False
+    lines = unit_lines_of_pass(turn.campaign, turn.side).filter(data__unit=unit.ref)
+    put = {
+        (d["settled"], m)
+        for d in lines.values_list("data", flat=True)
+        if "put_back" in d
+        for m in d["put_back"]
+    }
+    if not put:
+        return False
+    kind, markers = before
+    now = list(unit.markers or ())
+    off = [
+        hold
+        for st in _sequence_done(turn)
+        for hold in st.holds
+        if (hold.rule, hold.status) in put
+        and hold.status in now
+        and matches(hold.units, UnitState(unit.name, kind, markers))
+        and not matches(hold.units, UnitState(unit.name, unit.kind, tuple(now)))
+    ]
+    if not off:
+        return False
+    unit.markers = [m for m in now if m not in {hold.status for hold in off}]
+    unit.save(update_fields=["markers"])
+    for hold in off:
+        turn.record(
+            EventKind.UNIT,
+            secret=kept_secret(unit),
+            text=f"{turn.side_name()}: {label(unit)} loses its "
+            f"{Unit.Status(hold.status).label} marker again: no longer marked as the rule "
+            f"keeps it ({hold.rule}).",
         )
     return True
 
