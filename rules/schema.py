@@ -498,7 +498,18 @@ class InsteadOfRoll(Strict):
     # And the MMC it is created from names none of these words (C5.24a "(non-crew)
     # MMC": a crew's half-squad line says it is a crew).
     mmc_not_named: list[str] = []
+    # And the MMC designated shares no recorded Location with a leader of the side
+    # (C5.24a: "provided there is no leader in that location"); the unit created sets
+    # up in the MMC's Location ("The leader must set up in the same location as the
+    # designated MMC").  Only with ``from_mmc``.
+    no_leader_in_location: bool = False
     rule: RuleRef
+
+    @model_validator(mode="after")
+    def _located(self) -> InsteadOfRoll:
+        if self.no_leader_in_location and not self.from_mmc:
+            raise ValueError("'no_leader_in_location' reads the MMC designated: with 'from_mmc'")
+        return self
 
 
 class InherentCrew(Strict):
@@ -874,6 +885,10 @@ class Table(Strict):
     # the player names (Sicily 3.61424: a dr "for each type of special ammunition which
     # is depleted ... for that weapon"; PHD C5.28: "once per item and location").
     once: Literal["unit", "side", "item"] | None = None
+    # The rule that makes a unit's roll its one, cited when a second is refused, where it
+    # is not the table's own (PHD C5.13a: "No unit may redeploy more than once per
+    # ConPh", the Redeployment Table being C5.14's).
+    once_rule: RuleRef | None = None
     # Rolled only for a retained unit of these kinds / statuses (APD 3.1: each wounded
     # leader; 3.3: each malfunctioned weapon).
     for_units: UnitFilter | None = None
@@ -1837,6 +1852,11 @@ class UnitExchange(Strict):
     # off (the squad whole again), and a unit of ``gives`` left at Done stays (whether
     # the two are behind the friendly FEBA and within 6 hexes is the map's).
     recombine: bool = False
+    # Lines recording HS themselves recombine too, two of one name (PHD C5.21: a "3-3-7"
+    # line of half-squads): such a line names no squad (which squad two HS form is ASL's
+    # counter data, which the rules text does not print), so the owner names the squad
+    # they form, and the line is that squad's.  Only with ``recombine``.
+    half_squads: UnitFilter | None = None
     # Neither unit may possess a unit any of these name (C5.21 EXC: "A HS in possession
     # of a MMG/HMG/Lt. MTR/Gun (even if Malfunctioned)").
     not_possessing: list[UnitFilter] | None = None
@@ -1847,6 +1867,8 @@ class UnitExchange(Strict):
     def _recombines(self) -> UnitExchange:
         if self.recombine and self.status not in (self.marks.statuses or ()):
             raise ValueError("a recombination takes off a marker its units carry ('statuses')")
+        if self.half_squads is not None and not self.recombine:
+            raise ValueError("'half_squads' are lines that recombine: only with 'recombine'")
         return self
 
 

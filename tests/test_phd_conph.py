@@ -171,8 +171,13 @@ def test_c5_24a_no_7_0_without_an_mmc_to_promote_from(users, modules):
     players, _ = phd_after(users, "C5.24")
 
     def promote():
+        from tests.test_rule_mechanisms import an_mmc
+
         return steps.take_instead_of_roll(
-            campaign_id=players.campaign_id, user=players.users["us"], table_id="leader_promotion"
+            campaign_id=players.campaign_id,
+            user=players.users["us"],
+            table_id="leader_promotion",
+            mmc_id=an_mmc(players, "us"),  # C5.24a "from any designated (non-crew) MMC"
         )
 
     with pytest.raises(ActionRefused, match=r"You hold no MMC to create the 7-0 leader from"):

@@ -291,8 +291,13 @@ def test_c5_24a_no_7_0_from_a_crew(users, modules):
     players, _ = at_step(users, "C5.24")
 
     def promote():
+        from tests.test_rule_mechanisms import an_mmc
+
         return steps.take_instead_of_roll(
-            campaign_id=players.campaign_id, user=players.users["us"], table_id="leader_promotion"
+            campaign_id=players.campaign_id,
+            user=players.users["us"],
+            table_id="leader_promotion",
+            mmc_id=an_mmc(players, "us"),  # C5.24a "from any designated (non-crew) MMC"
         )
 
     add(players, "us", "2-2-8 Crew (G3)", "half_squad")

@@ -259,8 +259,13 @@ def test_c5_24a_one_leader_per_four_squad_equivalents(
         add(players, "us", "3-3-7", "half_squad", number=half_squads)
 
     def promote():
+        from tests.test_rule_mechanisms import an_mmc
+
         return steps.take_instead_of_roll(
-            campaign_id=players.campaign_id, user=players.users["us"], table_id="leader_promotion"
+            campaign_id=players.campaign_id,
+            user=players.users["us"],
+            table_id="leader_promotion",
+            mmc_id=an_mmc(players, "us"),
         )
 
     if allowed:

@@ -1760,6 +1760,21 @@ def page(players, side) -> str:
     return client.get(f"/campaigns/{players.campaign_id}/").content.decode()
 
 
+def an_mmc(players, side) -> str:
+    """The first of ``side``'s squad or HS lines, designated to create a leader from (PHD
+    C5.24a: "from any designated (non-crew) MMC"); "" where it holds none."""
+    return next(
+        (
+            u.ref
+            for u in Unit.objects.filter(
+                campaign_id=players.campaign_id, side=side, kind__in=["squad", "half_squad"]
+            ).order_by("pk")
+            if "crew" not in u.name.lower()
+        ),
+        "",
+    )
+
+
 def test_c5_24a_a_7_0_out_of_the_ranks_instead_of_the_promotion_dr(users, modules, fixed_dice):
     """C5.24: a secret DR "OR promote a leader out of the Ranks (C5.24a)"; C5.24a:
     "Provided that a side does not have > one leader per four squad-equivalents of its
@@ -1772,7 +1787,10 @@ def test_c5_24a_a_7_0_out_of_the_ranks_instead_of_the_promotion_dr(users, module
 
     def promote(side):
         return steps.take_instead_of_roll(
-            campaign_id=players.campaign_id, user=players.users[side], table_id="leader_promotion"
+            campaign_id=players.campaign_id,
+            user=players.users[side],
+            table_id="leader_promotion",
+            mmc_id=an_mmc(players, side),  # C5.24a "from any designated (non-crew) MMC"
         )
 
     add(players, "german", "8-0 leader", "leader")

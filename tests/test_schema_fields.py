@@ -4188,6 +4188,86 @@ def phd_recombine(host: Callable[..., Any]) -> Any:
     return said, lines
 
 
+def phd_recombine_halves(host: Callable[..., Any]) -> Any:
+    """PHD C5.21 played through: the US recombines two lines of 3-3-7 half-squads into
+    the 6-6-7 squad it names, and finishes."""
+    from campaign.models import Unit
+    from campaign.services import steps, units
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.21")
+    us = players.users["us"]
+    a, b = (
+        units.add_unit(campaign_id=players.campaign_id, user=us, name="3-3-7", kind="half_squad")
+        for _ in range(2)
+    )
+    try:
+        units.exchange_unit(
+            campaign_id=players.campaign_id, user=us, give_id=a.ref, mark_id=b.ref, forms="6-6-7"
+        )
+        said = "done"
+    except ActionRefused as refused:
+        said = str(refused)
+    steps.finish_step(campaign_id=players.campaign_id, user=us)
+    lines = sorted(
+        (u.name, u.kind, tuple(u.markers))
+        for u in Unit.objects.filter(campaign_id=players.campaign_id, side="us")
+    )
+    return said, lines
+
+
+def phd_promotion_located(host: Callable[..., Any]) -> Any:
+    """PHD C5.24a played through: the US creates its 7-0 leader from the squad in d5,
+    where its 8-1 is ("provided there is no leader in that location")."""
+    from campaign.services import steps, units
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.24")
+    us = players.users["us"]
+    units.add_unit(campaign_id=players.campaign_id, user=us, name="6-6-7", kind="squad", number=4)
+    for name, kind in (("8-1 leader", "leader"), ("6-6-7", "squad")):
+        squad = units.add_unit(
+            campaign_id=players.campaign_id, user=us, name=name, kind=kind, location="d5"
+        )
+    try:
+        made = steps.take_instead_of_roll(
+            campaign_id=players.campaign_id,
+            user=us,
+            table_id="leader_promotion",
+            mmc_id=squad.ref,
+        )
+        return made.name, made.location
+    except ActionRefused as refused:
+        return str(refused)
+
+
+def phd_second_redeployment(host: Callable[..., Any]) -> Any:
+    """PHD C5.13a played through: the US rolls twice for one 6-6-7 at C5.14; what the
+    second is refused with."""
+    from campaign.services import steps, units
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.14")
+    us = players.users["us"]
+    squad = units.add_unit(campaign_id=players.campaign_id, user=us, name="6-6-7", kind="squad")
+    said = []
+    for _ in range(2):
+        try:
+            steps.roll_on_table(
+                campaign_id=players.campaign_id,
+                user=us,
+                table_id="redeployment",
+                unit_id=squad.ref,
+            )
+            said.append("rolled")
+        except ActionRefused as refused:
+            said.append(str(refused))
+    return said
+
+
 def _phd_recombination(d: dict) -> dict:
     return next(st for st in d["steps"] if st["id"] == "C5.21")["exchange"]
 
@@ -4202,6 +4282,24 @@ for _field, _change in {
         mutate=lambda d, change=_change: _phd_recombination(d).update(change),
         observe=phd_recombine,
     )
+service(
+    "Table.once_rule",
+    base="phd",
+    mutate=lambda d: tab(d, "redeployment").update(once_rule=None),
+    observe=phd_second_redeployment,
+)
+service(
+    "InsteadOfRoll.no_leader_in_location",
+    base="phd",
+    mutate=lambda d: tab(d, "leader_promotion")["instead"].update(no_leader_in_location=False),
+    observe=phd_promotion_located,
+)
+service(
+    "UnitExchange.half_squads",
+    base="phd",
+    mutate=lambda d: _phd_recombination(d).update(half_squads=None),
+    observe=phd_recombine_halves,
+)
 service(
     "ResultField.lasts_cg",
     base="apd",

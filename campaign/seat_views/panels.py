@@ -47,10 +47,13 @@ from campaign.selectors import (
     waived_roll,
     with_rosters_read,
 )
+from campaign.services.rolls import roll_context
 from campaign.services.steps import mmc_hardening, mmc_reduction, reducing_rolls
 from campaign.services.takebacks import done_request
+from campaign.services.turns import Turn
 from campaign.services.units import (
     describe_filter,
+    designable_lines,
     designable_mmc,
     hardenable_leaders,
     label,
@@ -66,7 +69,13 @@ from campaign.services.units import (
 )
 from rules import availability, machine
 from rules.availability import owed_for
-from rules.drm import RollContext, offered, offered_for_some_unit, reads_location_leadership
+from rules.drm import (
+    RollContext,
+    offered,
+    offered_for_some_unit,
+    reads_location_leadership,
+    scaled_value,
+)
 from rules.effects import (
     MMC_KINDS,
     LeaderAt,
@@ -97,6 +106,10 @@ class DrmView:
     label: str
     value: int
     how: str  # "tick", "auto", "typed", "count" (a count the DRM is computed from)
+    # One computed from a campaign figure, as it stands for the viewer, with its source
+    # ("-2 now: 22 CVP German lost in the scenario just played (its result)": PHD C5.20
+    # "Record CVP from the previous scenario for DRM"); "" where not computed so.
+    now: str = ""
 
 
 @dataclass(frozen=True)
@@ -117,6 +130,9 @@ class TableView:
     closed: str = ""  # why the viewer may not roll on it on this date (its date windows)
     instead: str = ""  # what the viewer may do instead of rolling (PHD C5.24a), in words
     no_instead: str = ""  # why not now
+    # The viewer's MMC it may designate to create it from (PHD C5.24a), with their
+    # Locations; empty where the table creates it from none.
+    instead_choices: tuple[tuple[str, str], ...] = ()
     # What the viewer's roll lets it Battle Harden (PHD C5.23), in words; its MMC that
     # may; why none may now.
     harden: str = ""
@@ -201,6 +217,10 @@ class ExchangeView:
     rule: str
     on_done: str  # what Done does with the units of ``gives`` still held
     recombine: bool = False  # two lines of one name recombine (PHD C5.21)
+    # The viewer's squad lines' names, offered for the squad two half-squad lines form
+    # (PHD C5.21); empty where it holds no half-squad line that could recombine.
+    squads: tuple[str, ...] = ()
+    name_squad: bool = False  # the viewer holds such lines: the form asks for the squad
 
 
 @dataclass(frozen=True)
@@ -628,7 +648,7 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
                 module, table, view.viewer, used, new_dates_since_scenario(module, view.campaign)
             )
             closed += [spent.rstrip(".")] if spent else []
-        tv = table_view(table, ctx)
+        tv = _figures_now(view, table, table_view(table, ctx))
         item_label = availability.per_group_item_label(module, table, view.viewer)
         tv = replace(tv, item_label=item_label) if item_label else tv
         # Which RGs it is still to be rolled for, only where it may be rolled now (the
@@ -639,6 +659,40 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
     _instead(view, panel)
     _hardening(view, panel)
     _reduction(view, panel)
+
+
+def _figures_now(view: CampaignView, table: Table, tv: TableView) -> TableView:
+    """Each DRM of ``table`` computed from a campaign figure (``Drm.of``: the CVP of
+    the scenario just played, the CVP of the CG, the SAN), as it stands now for the
+    viewer, with the figure and its source (PHD C5.20 "Record CVP from the previous
+    scenario for DRM for TP Replenishment, and Bravery and Battlefield Promotion"): the
+    roll computes the same."""
+    figured = [d for d in table.drms if d.of in _FIGURE_SOURCES and not d.counted]
+    if not figured:
+        return tv
+    seats = {s.side: s for s in view.seats}
+    turn = Turn(view.campaign, view.module, seats[view.viewer], seats)
+    ctx = roll_context(turn, view.viewer)
+    others = [s.name for s in view.module.sides if s.id != view.viewer]
+    now = {}
+    for d in figured:
+        assert d.of is not None
+        figure = ctx.inputs.get(d.of, 0)
+        source = _FIGURE_SOURCES[d.of].format(n=figure, other=" and ".join(others))
+        value = scaled_value(d, ctx)
+        now[d.id] = f"{value:+d}" if value else "0"
+        now[d.id] += f" now: {source}"
+    return replace(tv, drms=[replace(v, now=now.get(v.id, "")) for v in tv.drms])
+
+
+# The campaign figures a DRM is computed from, with where the figure comes from.
+_FIGURE_SOURCES: dict[str, str] = {
+    "cvp_lost_prior_scenario": "{n} CVP you lost in the scenario just played (its result)",
+    "cvp_amassed_prior_scenario": "{n} CVP {other} lost in the scenario just played (its result)",
+    "cvp_lost_cg": "{n} CVP you lost in the CG so far (the scenario results)",
+    "vp_total": "{n} VP you amassed in the CG so far (the scenario results)",
+    "san": "your SAN is {n}",
+}
 
 
 def _group_items(view: CampaignView, table: Table, tv: TableView) -> TableView:
@@ -771,7 +825,20 @@ def _instead(view: CampaignView, panel: StepPanel) -> None:
             taken=took_instead(c, view.viewer, tv.id),
             designable=designable_mmc(c, view.viewer, table.instead.mmc_not_named),
         )
-        panel.tables[n] = replace(tv, instead=availability.instead_words(table), no_instead=why)
+        choices: tuple[tuple[str, str], ...] = ()
+        if table.instead.from_mmc and not why:
+            lines = designable_lines(c, view.viewer, table.instead)
+            choices = tuple(
+                (u.ref, f"{label(u)}" + (f" in {u.location}" if u.location else "")) for u in lines
+            )
+            if not lines:
+                why = (
+                    f"Each of your MMC it could be created from has a leader in its location "
+                    f"({table.instead.rule})."
+                )
+        panel.tables[n] = replace(
+            tv, instead=availability.instead_words(table), no_instead=why, instead_choices=choices
+        )
 
 
 def _rolls(view: CampaignView, panel: StepPanel) -> None:
@@ -1162,25 +1229,41 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
 
 def _recombining(ex: UnitExchange, own: list[Unit]) -> ExchangeView:
     """Two HS of one line that may recombine (PHD C5.21, Sicily 3.6111): the lines of
-    one name held twice, each of the two either."""
+    one name held twice, each of the two either; and, where the step says so, two
+    half-squad lines forming the squad their owner names (``half_squads``)."""
     by_pk = {u.pk: u for u in own}
     kept: dict[str, list[str]] = {}
     for u in own:
         if u.possessor_id in by_pk:
             kept.setdefault(by_pk[u.possessor_id].ref, []).append(u.name)
-    lines_held = [line_of(u) for u in own if matches(ex.gives, state_of(u))]
-    gives = tuple(
-        (
-            u.ref,
-            f"{u.name} HS" + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
+
+    def paired(flt: UnitFilter | None, words: str) -> tuple[tuple[str, str], ...]:
+        if flt is None:
+            return ()
+        held = [line_of(u) for u in own if matches(flt, state_of(u))]
+        return tuple(
+            (
+                u.ref,
+                f"{u.name} HS{words}"
+                + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
+            )
+            for u in own
+            if matches(flt, state_of(u)) and (held.count(line_of(u)) > 1 or u.count > 1)
         )
-        for u in own
-        if matches(ex.gives, state_of(u)) and (lines_held.count(line_of(u)) > 1 or u.count > 1)
-    )
+
+    halved = paired(ex.half_squads, " (a half-squad line: name the squad two form)")
+    gives = paired(ex.gives, "") + halved
     return ExchangeView(
         gives=gives,
         marks=gives,
-        gives_words="HS (squads Casualty Reduced) that could recombine: two of one squad's line",
+        gives_words=(
+            "HS (squads Casualty Reduced, or half-squad lines) that could recombine: two "
+            "of one line"
+            if ex.half_squads
+            else "HS (squads Casualty Reduced) that could recombine: two of one squad's line"
+        ),
+        squads=tuple(sorted({u.name for u in own if u.kind == "squad"})) if halved else (),
+        name_squad=bool(halved),
         marks_words=describe_filter(ex.marks),
         status=Unit.Status(ex.status).label,
         rule=ex.rule,

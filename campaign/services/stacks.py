@@ -69,7 +69,7 @@ def members(
         if rolled_in_pass(turn, table, units.roll_ref(unit)):
             raise ActionRefused(
                 f"{units.label(unit)} has made its one {table.title} roll in this pass "
-                f"({table.rule}).",
+                f"({table.once_rule or table.rule}).",
                 status=409,
             )
         out.append(unit)

@@ -115,7 +115,7 @@ from rules.effects import (
     units_given,
 )
 from rules.kinds import Action
-from rules.schema import SAN, Effect, Module, OriginalRoll, Table
+from rules.schema import SAN, Effect, InsteadOfRoll, Module, OriginalRoll, Table
 from rules.victory import describe_changes, result_owners
 
 
@@ -626,11 +626,12 @@ def with_unit_morale(
 
 @transaction.atomic
 def take_instead_of_roll(
-    *, campaign_id: object, user: User, table_id: str, at: str | None = None
+    *, campaign_id: object, user: User, table_id: str, mmc_id: str = "", at: str | None = None
 ) -> Unit:
     """Take what a table of the step offers instead of its roll (PHD C5.24a: a 7-0
     leader promoted out of the Ranks), within its limit, once in a pass and never
-    beside the roll."""
+    beside the roll; created from the MMC ``mmc_id`` designates where the table says
+    so, in its Location."""
     turn = take_turn(campaign_id, user, at)
     expect_turn(turn, Action.ROLL)
     step, c = turn.step, turn.campaign
@@ -652,17 +653,58 @@ def take_instead_of_roll(
     if refusal:
         raise ActionRefused(refusal, status=409)
     new = availability.instead_units(table)
+    source = _designated(turn, table.instead, mmc_id, new.name)
     unit = Unit.objects.create(
-        campaign=c, side=turn.side, name=new.name, kind=new.kind, count=new.count
+        campaign=c,
+        side=turn.side,
+        name=new.name,
+        kind=new.kind,
+        count=new.count,
+        location=source.location if source is not None else "",
+    )
+    made = (
+        f", created from the {source.name}" + (f" in {source.location}" if source.location else "")
+        if source is not None
+        else ""
     )
     turn.record(
         EventKind.UNIT,
         text=f"{turn.side_name()}: {availability.instead_words(table)}; a {new.name} joins "
-        "the retained forces.",
+        f"the retained forces{made}.",
         data={"instead": table.id, "cycle": c.cycle},
     )
     commit(c.pk, RollMade())
     return unit
+
+
+def _designated(turn: Turn, instead: InsteadOfRoll, mmc_id: str, new: str) -> Unit | None:
+    """The MMC the side designates to create ``new`` from (PHD C5.24a "from any
+    designated (non-crew) MMC, provided there is no leader in that location"); None
+    where the table creates it from none."""
+    if not instead.from_mmc:
+        return None
+    rule = instead.rule
+    if not mmc_id:
+        raise ActionRefused(
+            f"Designate the MMC the {new} is created from ({rule}). Nothing was changed."
+        )
+    mmc = units.own_unit(turn, mmc_id)
+    if mmc in units.designable_lines(turn.campaign, turn.side, instead):
+        return mmc
+    anywhere = instead.model_copy(update={"no_leader_in_location": False})
+    if mmc in units.designable_lines(turn.campaign, turn.side, anywhere):
+        raise ActionRefused(
+            f"A leader of yours is in {mmc.location} with {units.label(mmc)}: the {new} is "
+            f"created only from an MMC with no leader in its location ({rule}). Nothing "
+            "was changed.",
+            status=409,
+        )
+    raise ActionRefused(
+        f"{units.label(mmc)} is not one of your MMC the {new} may be created from (not "
+        f"captured, not a {' or '.join(instead.mmc_not_named) or 'SMC'}) ({rule}). Nothing "
+        "was changed.",
+        status=409,
+    )
 
 
 def mmc_hardening(campaign: Campaign, side: str, table: Table) -> Hardening:
@@ -849,7 +891,8 @@ def rolled_for(turn: Turn, table: Table, unit_id: object) -> tuple[Unit | None, 
         turn, table, units.roll_ref(unit, weapon_ref)
     ):
         raise ActionRefused(
-            f"{what} has made its one {table.title} roll in this pass ({table.rule}).",
+            f"{what} has made its one {table.title} roll in this pass "
+            f"({table.once_rule or table.rule}).",
             status=409,
         )
     return units.split_one(unit), weapon

@@ -73,6 +73,7 @@ from rules.schema import (
     UNIT_STATUS_WORDS,
     ComesWith,
     Effect,
+    InsteadOfRoll,
     Module,
     ReinforcementGroup,
     Remanning,
@@ -338,6 +339,8 @@ def update_unit(
     )
     if _settle_late(turn, unit, before):
         unit.refresh_from_db()
+    if _put_back_held(turn, unit, before) or _take_off_put_back(turn, unit, before):
+        unit.refresh_from_db()
     commit(turn.campaign.pk, UnitChanged(kept=kept_secret(unit)))
     return unit
 
@@ -380,6 +383,102 @@ def _settle_late(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) ->
         return False
     played_on, answers = _played(turn)
     _settle_rows(turn, rows, played_on, answers, sides=[turn.side], only=unit.pk)
+    return True
+
+
+def _put_back_held(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> bool:
+    """A marker a ``settles`` row of a step already completed in this sequence took off
+    ``unit`` (its log line says so), which a ``holds`` of that step, citing the same
+    rule, keeps on the unit as its owner's correction now marks it, is put back, the
+    log citing the rule (PHD C5.13a "Units marked with a Stun counter may remove it
+    after redeploying only if they are not Isolated at that time": a unit marked
+    Isolated only after C5.14 was done was Isolated then, so it keeps its Stun);
+    whether any was."""
+    if turn.step.start:
+        return False
+    holds = [(st, hold) for st in _sequence_done(turn) for hold in st.holds]
+    if not holds:
+        return False
+    kind, markers = before
+    lines = unit_lines_of_pass(turn.campaign, turn.side).filter(data__unit=unit.ref)
+    taken = {
+        (d["settled"], m)
+        for d in lines.values_list("data", flat=True)
+        if "unmarked" in d
+        for m in d["unmarked"]
+    }
+    now = list(unit.markers or ())
+    back = [
+        (st, hold)
+        for st, hold in holds
+        if (hold.rule, hold.status) in taken
+        and hold.status not in now
+        and matches(hold.units, UnitState(unit.name, unit.kind, (*now, hold.status)))
+        and not matches(hold.units, UnitState(unit.name, kind, (*markers, hold.status)))
+    ]
+    if not back:
+        return False
+    unit.markers = ordered([*now, *{hold.status for _, hold in back}])
+    unit.save(update_fields=["markers"])
+    for st, hold in back:
+        why = " and ".join(
+            Unit.Status(m).label for m in hold.units.all_statuses or () if m != hold.status
+        )
+        turn.record(
+            EventKind.UNIT,
+            secret=kept_secret(unit),
+            text=f"{turn.side_name()}: {label(unit)} is marked {Unit.Status(hold.status).label} "
+            f"again (taken off when {st.id} {st.title} was done): marked {why}, it keeps "
+            f"it ({hold.rule}).",
+            data={
+                "settled": hold.rule,
+                "unit": unit.ref,
+                "put_back": [hold.status],
+                "cycle": turn.campaign.cycle,
+            },
+        )
+    return True
+
+
+def _take_off_put_back(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> bool:
+    """A marker ``_put_back_held`` put back is taken off again where the owner's
+    correction takes the unit out of the hold that kept it (PHD C5.13a: its Isolated
+    marker was a mistake, so it was not Isolated when it redeployed, and its Stun comes
+    off as C5.14's Done took it off); whether any was."""
+    if turn.step.start:
+        return False
+    lines = unit_lines_of_pass(turn.campaign, turn.side).filter(data__unit=unit.ref)
+    put = {
+        (d["settled"], m)
+        for d in lines.values_list("data", flat=True)
+        if "put_back" in d
+        for m in d["put_back"]
+    }
+    if not put:
+        return False
+    kind, markers = before
+    now = list(unit.markers or ())
+    off = [
+        hold
+        for st in _sequence_done(turn)
+        for hold in st.holds
+        if (hold.rule, hold.status) in put
+        and hold.status in now
+        and matches(hold.units, UnitState(unit.name, kind, markers))
+        and not matches(hold.units, UnitState(unit.name, unit.kind, tuple(now)))
+    ]
+    if not off:
+        return False
+    unit.markers = [m for m in now if m not in {hold.status for hold in off}]
+    unit.save(update_fields=["markers"])
+    for hold in off:
+        turn.record(
+            EventKind.UNIT,
+            secret=kept_secret(unit),
+            text=f"{turn.side_name()}: {label(unit)} loses its "
+            f"{Unit.Status(hold.status).label} marker again: no longer marked as the rule "
+            f"keeps it ({hold.rule}).",
+        )
     return True
 
 
@@ -1090,13 +1189,15 @@ def exchange_unit(
     give_id: object,
     mark_id: object,
     recombine: str = "",
+    forms: str = "",
     at: str | None = None,
 ) -> None:
     """At an exchange step, one unit of ``gives`` leaves the side's forces and one unit
     of ``marks`` is marked for it (APD 3.2: "for each such eliminated Hero the owning
-    player may Battle Harden ... any one MMC"): one mark per unit given up.
-    ``recombine``: the step's other exchange, two HS recombining (``Step.recombining``,
-    Sicily 3.6111)."""
+    player may Battle Harden ... any one MMC"): one mark per unit given up.  Two HS
+    recombining (PHD C5.21) are two of ``gives``, or two of ``half_squads`` forming the
+    squad ``forms`` names; ``recombine``: the step's other exchange, two HS recombining
+    (``Step.recombining``, Sicily 3.6111)."""
     turn = take_turn(campaign_id, user, at)
     expect_turn(turn, Action.EXCHANGE)
     exchange = exchange_of(turn)
@@ -1107,16 +1208,19 @@ def exchange_unit(
             )
         exchange = turn.step.recombining
     give, mark = own_unit(turn, give_id), own_unit(turn, mark_id)
-    if not matches(exchange.gives, give.state):
+    gives, marks = exchange.gives, exchange.marks
+    if exchange.recombine and exchange.half_squads and half_squad_line(exchange, give):
+        gives = marks = exchange.half_squads
+    if not matches(gives, give.state):
         raise ActionRefused(
-            f"{label(give)} is not one of your {describe_filter(exchange.gives)} ({exchange.rule})."
+            f"{label(give)} is not one of your {describe_filter(gives)} ({exchange.rule})."
         )
-    if give.pk == mark.pk and give.count < 2 or not matches(exchange.marks, mark.state):
+    if give.pk == mark.pk and give.count < 2 or not matches(marks, mark.state):
         raise ActionRefused(
-            f"{label(mark)} is not one of your {describe_filter(exchange.marks)} ({exchange.rule})."
+            f"{label(mark)} is not one of your {describe_filter(marks)} ({exchange.rule})."
         )
     if exchange.recombine:
-        return _recombine(turn, exchange, give, mark)
+        return _recombine(turn, exchange, give, mark, forms)
     if give.pk == mark.pk:
         raise ActionRefused(f"{label(mark)} cannot be marked for itself ({exchange.rule}).")
     secret = kept_secret(give, mark)
@@ -1135,23 +1239,44 @@ def exchange_unit(
     )
 
 
+def half_squad_line(exchange: UnitExchange, unit: Unit) -> bool:
+    """Whether ``unit`` is a line recording HS themselves, which names no squad (PHD
+    C5.21: a "3-3-7" line; ``UnitExchange.half_squads``)."""
+    return exchange.half_squads is not None and matches(exchange.half_squads, unit.state)
+
+
 def line_of(unit: Unit) -> str:
     """The squad's line a HS is of, as two HS are matched to recombine (PHD C5.21): its
     name, case and spaces aside."""
     return line_key(unit.name)
 
 
-def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit) -> None:
+def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit, forms: str = "") -> None:
     """Two of the side's lines of ``exchange.gives`` bearing the same name recombine: the
     unit given up leaves, what it possessed Transferred to the other, which has
     ``exchange.status`` taken off (PHD C5.21: two HS of one squad's line, "same-class
     ... with the same strength factors", become the squad again), unless either
-    possesses a unit ``not_possessing`` names (C5.21 EXC: a MMG/HMG/Lt. MTR/Gun)."""
+    possesses a unit ``not_possessing`` names (C5.21 EXC: a MMG/HMG/Lt. MTR/Gun).  Two
+    lines of ``half_squads`` bearing the same name ("3-3-7") become the squad their
+    owner names in ``forms`` ("6-6-7")."""
     rule = exchange.rule
+    halves = half_squad_line(exchange, give)
     if line_of(give) != line_of(mark):
+        kind = "half-squad line" if halves else "squad's line"
         raise ActionRefused(
             f"{label(give)} and {label(mark)} cannot recombine: only two HS of the same class "
-            f"and strength factors do, two of one squad's line ({rule})."
+            f"and strength factors do, two of one {kind} ({rule})."
+        )
+    squad = " ".join(forms.split())[: max_length(Unit, "name")]
+    if halves and not squad:
+        raise ActionRefused(
+            f"Name the squad the two {give.name} HS form (its counter, as on your squad "
+            f"lines): the rules text does not print it ({rule})."
+        )
+    if not halves and squad and squad.lower() != line_of(mark):
+        raise ActionRefused(
+            f"Two {mark.name} HS form a {mark.name} squad, their own line's: leave the squad "
+            f"they form unnamed ({rule})."
         )
     for unit in (give, mark):
         held = Unit.objects.filter(possessor_id=unit.pk)
@@ -1170,11 +1295,16 @@ def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit) -> No
     one = split_one(mark)
     handed = hand_over(give, heir=one)
     give.delete()
-    apply_outcome(one, UnitOutcome(unmarked=exchange.status))
+    was = one.name
+    if halves:
+        one.name, one.kind = squad, "squad"
+        one.save(update_fields=["name", "kind"])
+    else:
+        apply_outcome(one, UnitOutcome(unmarked=exchange.status))
     _unit_changed(
         turn,
         secret,
-        f"{turn.side_name()}: two {one.name} HS recombine into one {one.name} squad"
+        f"{turn.side_name()}: two {was} HS recombine into one {one.name} squad"
         + (f"; {handed}" if handed else "")
         + f" ({rule}).",
         data=marked_data(turn, one, "recombined"),
@@ -1428,14 +1558,21 @@ def _cleared_data(
     """The log line's record of the markers a ``settles`` row took off ``unit`` in this
     pass, read back if its answer is amended (``_unclear``); None where it cleared none
     or the unit left."""
-    if removed or not cleared or not any(e.status == "ok" for e in row.effects):
+    if removed or not cleared:
         return None
-    return {
-        "settled": row.rule,
-        "unit": unit.ref,
-        "cleared": list(cleared),
-        "cycle": turn.campaign.cycle,
-    }
+    # An ``unmark`` row's is read back by ``_put_back_held``: PHD C5.13a's Stun, taken
+    # off a unit not Isolated when C5.14 was done, is its again once it is marked
+    # Isolated (it was Isolated "at that time").
+    key = (
+        "cleared"
+        if any(e.status == "ok" for e in row.effects)
+        else "unmarked"
+        if any(e.do == "unmark" for e in row.effects)
+        else None
+    )
+    if key is None:
+        return None
+    return {"settled": row.rule, "unit": unit.ref, key: list(cleared), "cycle": turn.campaign.cycle}
 
 
 def _unclear(turn: Turn, side: str, row: Settle) -> bool:
@@ -1620,6 +1757,28 @@ def designable_mmc(campaign: Campaign, side: str, not_named: Sequence[str]) -> i
         for name, markers, n in rows
         if "captured" not in (markers or ()) and not names_any(name, not_named)
     )
+
+
+def designable_lines(campaign: Campaign, side: str, instead: InsteadOfRoll) -> list[Unit]:
+    """The side's MMC lines a unit may be created from instead of a roll (PHD C5.24a
+    "from any designated (non-crew) MMC, provided there is no leader in that
+    location"): not captured, naming none of ``mmc_not_named``, and (with
+    ``no_leader_in_location``) in no Location its roster records a leader of its own in."""
+    own = list(Unit.objects.filter(campaign=campaign, side=side))
+    led = {where(u) for u in own if u.kind == "leader" and where(u)}
+    return [
+        u
+        for u in own
+        if u.kind in ("squad", "half_squad")
+        and "captured" not in (u.markers or ())
+        and not names_any(u.name, instead.mmc_not_named)
+        and not (instead.no_leader_in_location and where(u) in led)
+    ]
+
+
+def where(unit: Unit) -> str:
+    """A line's recorded Location, as two are compared (case and spaces aside)."""
+    return " ".join(unit.location.split()).lower()
 
 
 def took_instead(campaign: Campaign, side: str, table_id: str) -> bool:

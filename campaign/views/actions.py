@@ -295,6 +295,12 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Instead:
+    table_id: str = inputs.text("table")
+    mmc_id: str = inputs.text("mmc")
+
+
+@dataclass(frozen=True)
 class Harden:
     """One MMC named after a roll on a table (Battle Hardened, C5.23; Casualty Reduced,
     C5.28 note 2)."""
@@ -308,6 +314,7 @@ class Exchange:
     give_id: str = inputs.text("give")
     mark_id: str = inputs.text("mark")
     recombine: str = inputs.text("recombine")  # the step's HS recombining (Sicily 3.6111)
+    forms: str = inputs.text("forms")  # the squad two half-squad lines form (PHD C5.21)
 
 
 @dataclass(frozen=True)
@@ -524,7 +531,7 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.CORRECT, Correct, corrections.propose_roll_correction),
         Declared(Act.CORRECT_ANSWER, CorrectAnswer, corrections.answer_roll_correction),
         Declared(Act.ROLL, Roll, steps.roll_on_table),
-        Declared(Act.INSTEAD, Table, steps.take_instead_of_roll),
+        Declared(Act.INSTEAD, Instead, steps.take_instead_of_roll),
         Declared(Act.HARDEN, Harden, steps.harden_mmc),
         Declared(Act.REDUCE, Harden, steps.reduce_mmc),
         Declared(Act.EXCHANGE, Exchange, units.exchange_unit),
