@@ -241,6 +241,13 @@ def new_date(turn: Turn) -> None:
     )
 
 
+def save_seat(seat: Seat, name: str) -> None:
+    """Write a field the transaction set on a locked seat: with the step's other
+    writes, inside ``writes.deferring`` (a Done's completion: one statement with the log
+    line that says it), at once elsewhere (as ``save(update_fields=...)``)."""
+    writes.update(Seat.objects.filter(pk=seat.pk), **{name: getattr(seat, name)})
+
+
 def replenish_all(turn: Turn) -> None:
     # The scenarios played, read once for both sides: a side's replenishment writes
     # its roll, points and log line, none of which the other's reads.
@@ -297,7 +304,7 @@ def replenish_side(turn: Turn, seat: Seat, played: Played | None = None) -> None
         turn, seat.side, date_index=c.date_index, points=seat.points, roll=roll, played=played
     )
     seat.points = outcome.points
-    seat.save(update_fields=["points"])
+    save_seat(seat, "points")
     name = module.side(seat.side).name
     record_event(
         c,
@@ -372,7 +379,7 @@ def record_sans(turn: Turn, data: Mapping[str, Any]) -> None:
         seat = turn.seats[side]
         if seat.san != san:
             seat.san = san
-            seat.save(update_fields=["san"])
+            save_seat(seat, "san")
 
 
 def check_cg_victory(turn: Turn) -> bool:
@@ -447,7 +454,7 @@ def lose_unspent(turn: Turn) -> None:
             continue
         lost = seat.points
         seat.points = 0
-        seat.save(update_fields=["points"])
+        save_seat(seat, "points")
         name = module.side(seat.side).name
         record_event(
             c,
@@ -479,7 +486,7 @@ def adjust_san(turn: Turn) -> None:
         if new == seat.san:
             continue
         old, seat.san = seat.san, new
-        seat.save(update_fields=["san"])
+        save_seat(seat, "san")
         how = "raised" if new > old else "lowered"
         record_event(
             c,
