@@ -97,7 +97,8 @@ class Players:
         from rules import machine
 
         c = self.campaign
-        return machine.sides_to_act(module_of(c), self.step, done_sides(c))
+        module = module_of(c)
+        return machine.sides_to_act(module, module.steps[c.step_index], done_sides(c))
 
     def results(self, **values):
         """Enter (first waiting side) and confirm (the other) a scenario result."""
