@@ -529,12 +529,37 @@ def _checksum_once(module) -> str:
 
 
 def load_test_modules() -> None:
-    """Load the three seed modules and the test fixture module."""
+    """Load the three seed modules and the test fixture module.  Where the database
+    holds none of them (a test's own transaction, most tests), their records are
+    written in one statement, each row as ``load_modules`` would write it (its title,
+    stored form and checksum, parsed once per process), after one read of what is
+    there; where it holds them all, unchanged, nothing is written; else through
+    ``load_modules`` itself."""
+    from campaign.models import ModuleRecord
     from campaign.services import modules as service
     from rules.loader import MODULE_DIR
 
     if not _SERVICE_CHECKSUM:
         _SERVICE_CHECKSUM.append(service.checksum)
+    wanted = {
+        module_id: module
+        for directory in (MODULE_DIR, FIXTURE_MODULES)
+        for module_id, module in _load_all_once(directory).items()
+    }
+    held = dict(ModuleRecord.objects.filter(id__in=wanted).values_list("id", "checksum"))
+    if held == {module_id: _checksum_once(m) for module_id, m in wanted.items()}:
+        return
+    if not held:
+        ModuleRecord.objects.bulk_create(
+            ModuleRecord(
+                id=module_id,
+                title=module.title,
+                data=_as_dict_once(module),
+                checksum=_checksum_once(module),
+            )
+            for module_id, module in wanted.items()
+        )
+        return
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(service, "load_all", _load_all_once)
         patch.setattr(service, "as_dict", _as_dict_once)

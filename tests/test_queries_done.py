@@ -65,3 +65,89 @@ def test_a_done_with_compulsory_rolls_ahead_reads_once_phd_c5(make_user, modules
     found = _done_statements(players, players.waiting()[0])
     bound = 5 if connection.vendor == "postgresql" else 9
     assert len(found) <= bound, "\n".join(found)
+
+
+# The statements of a Done, by step kind, and for the Done that moves the campaign on
+# (the step's completion: the date's replenishment, the scenario's winner, a reveal, the
+# waiting state) — ceilings, PostgreSQL's then SQLite's (each write a statement there).
+# A Done at a step that only marks the side done reads the seats' lock, what the side
+# owes and holds, the pass's marks, and writes once.
+# (PHD's C5.19-C5.24 tables read the RGs held and the rolls made for each, C5.34.)
+STILL = {"table": (10, 13)}
+STILL_ELSE = (8, 12)
+# Moving on: the next step's settle.  The date's replenishment (PHD C5.28, APD 2.8's
+# next step 2.9, Sicily 3.615) reads the confirmed results and any Lull once for both
+# sides (was once per side and twice more for each side's DRMs: 31, 26 and 21), then
+# rolls: a roll bumps the campaign's count, stores the roll, the seat's points and the
+# log line; APD's winner is recorded (2.9).
+MOVED = {"table": (19, 24), "checklist": (19, 25), "exchange": (13, 19)}
+MOVED_ELSE = (11, 15)
+
+
+def _done_statements_by_kind(players, dones: int) -> dict[tuple[str, bool], int]:
+    """Both sides' Dones for ``dones`` Dones from where ``players`` stand (entering a
+    nil scenario result where one is asked): the most statements a Done took, by its
+    step's kind and whether it moved the campaign on."""
+    from campaign.selectors import module_of
+    from campaign.services.errors import ActionRefused
+
+    module = module_of(players.campaign)
+    sides = [s.id for s in module.sides]
+    nil = {
+        f"{f.id}.{s}": (False if f.kind == "bool" else 0)
+        for f in module.result_fields
+        for s in sides
+    }
+    most: dict[tuple[str, bool], int] = {}
+    real = steps.finish_step
+
+    def counted(**kw):
+        c = players.campaign
+        kind = module.steps[c.step_index].kind
+        with CaptureQueriesContext(connection) as ctx:
+            real(**kw)
+        after = players.campaign
+        key = (kind, (after.cycle, after.step_index) != (c.cycle, c.step_index))
+        most[key] = max(most.get(key, 0), len(statements(ctx)))
+
+    steps.finish_step = counted  # type: ignore[assignment]
+    try:
+        for _ in range(dones):
+            try:
+                players.finish()
+            except ActionRefused:
+                try:
+                    players.results(**nil)
+                except ActionRefused:
+                    break  # a step the walk cannot finish (a chit to pick, data to supply)
+    finally:
+        steps.finish_step = real  # type: ignore[assignment]
+    return most
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "module_id,variant",
+    [("sicily", "i"), ("purple-heart-draw", "tm"), ("pleasant-diversion", "cg")],
+)
+def test_a_done_of_each_step_kind_stays_under_its_ceiling(make_user, modules, module_id, variant):
+    """Every player pays a Done at every step: from the start of each seed CG through
+    its first dates (Sicily 3.601-3.621, PHD TM and ConPh C1-C5.35, APD 1.1-2.8), the
+    statements of the Done of each kind of step stay under a ceiling, the Done that
+    completes the step (the next step's settle) included."""
+    from tests.walk import host_game, players_of
+
+    a, b = make_user(f"kinds_{variant}_a"), make_user(f"kinds_{variant}_b")
+    players = players_of(host_game(module_id, variant, a, b, through_start=False), a, b)
+    most = _done_statements_by_kind(players, 60)
+    pg = connection.vendor == "postgresql"
+    over = {
+        key: n
+        for key, n in most.items()
+        if n
+        > (MOVED.get(key[0], MOVED_ELSE) if key[1] else STILL.get(key[0], STILL_ELSE))[
+            0 if pg else 1
+        ]
+    }
+    assert len(most) >= 4, most
+    assert not over, (over, most)

@@ -295,13 +295,9 @@ def test_3_619_d_no_more_than_6_at_mines_in_a_cg(users, modules):
     assert seat.fortification_points == fpp
 
 
-def test_3_6161_the_cpp_base_of_july_16_n(users, modules):
-    """3.6161: "The CPP Base # is given below for the current CG Date": both Idle on
-    July 16 PM; on July 16 N 3.616 adds Axis 31 and British 18 to what each kept (0)."""
-    players, _ = campaign_at("sicily", "i", "jul16pm", users, kind="initiative", points=0)
-    players.chits(axis="idle", british="idle")
-    players.until_step("3.617")
-    assert (_points(players, "axis"), _points(players, "british")) == (31, 18)
+# 3.6161's CPP base of July 16 N (31 / 18, both Idle on July 16 PM): the same path and
+# assertion as test_sicb12_pass12.py's test_3_6161_the_cpp_base_of_july_16_night, kept
+# there (docs/test-time.md, pass 19).
 
 
 def test_axis_footnote_k_only_after_july_14_pm(users, modules):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from campaign.models import Campaign, ModuleRecord, Roll, Unit
+from django.db import connection
+
+from campaign.models import Campaign, ModuleRecord, Roll, StepMark, Unit
 from campaign.selectors import done_sides, module_of, owed_rolls, step_attacker
 from campaign.services import hosting, initiative, steps
 from campaign.services.errors import ActionRefused
@@ -59,10 +61,25 @@ def players_of(campaign: Campaign, host, guest) -> Players:
     return Players(campaign, {host_side: host, other: guest})
 
 
+# The campaign's position, its module's checksum and the sides done there, one row per
+# side done (one row, its side NULL, when none is).
+_C, _M = Campaign._meta.db_table, StepMark._meta.db_table
+_WHERE = (
+    f'SELECT c."cycle", c."step_index", c."ended_at", c."module_checksum", m."side"'
+    f' FROM "{_C}" c LEFT JOIN "{_M}" m ON m."campaign_id" = c."id"'
+    f' AND m."cycle" = c."cycle" AND m."step_index" = c."step_index"'
+    f' WHERE c."id" = %s ORDER BY m."id"'
+)
+_CAMPAIGN_PK = Campaign._meta.pk
+
+
 class Players:
     def __init__(self, campaign: Campaign, users: dict[str, object]):
         self.campaign_id = campaign.pk
         self.users = users  # side -> user
+        # The sides done at (cycle, step index), as the last ``_where`` read them;
+        # taken by the next ``_done`` (None: read again).
+        self._marks: tuple[int, int, frozenset[str]] | None = None
 
     @property
     def campaign(self) -> Campaign:
@@ -80,7 +97,8 @@ class Players:
         from rules import machine
 
         c = self.campaign
-        return machine.sides_to_act(module_of(c), self.step, done_sides(c))
+        module = module_of(c)
+        return machine.sides_to_act(module, module.steps[c.step_index], done_sides(c))
 
     def results(self, **values):
         """Enter (first waiting side) and confirm (the other) a scenario result."""
@@ -97,15 +115,24 @@ class Players:
 
     def _where(self) -> tuple[int, int, bool, Module]:
         """The position and the module, in one read of four columns (the module is
-        parsed once per process and checksum)."""
-        cycle, index, ended, checksum = Campaign.objects.values_list(
-            "cycle", "step_index", "ended_at", "module_checksum"
-        ).get(pk=self.campaign_id)
+        parsed once per process and checksum), with the sides done there (the same
+        statement: a walk reads both before each Done), kept for the ``_done`` that
+        follows."""
+        with connection.cursor() as cursor:
+            cursor.execute(_WHERE, [_CAMPAIGN_PK.get_db_prep_value(self.campaign_id, connection)])
+            rows = cursor.fetchall()
+        cycle, index, ended, checksum, _ = rows[0]
+        self._marks = (cycle, index, frozenset(side for *_, side in rows if side is not None))
         module = cached_module(checksum) or module_of(self.campaign)
         return cycle, index, ended is not None, module
 
     def _done(self, cycle: int, index: int) -> frozenset[str]:
-        """The sides done at a position, read by the services' own selector."""
+        """The sides done at a position: as the last ``_where`` read them, if it read
+        this position and nothing was done since (read once), else read by the
+        services' own selector."""
+        marks, self._marks = self._marks, None
+        if marks is not None and marks[:2] == (cycle, index):
+            return marks[2]
         return done_sides(Campaign(pk=self.campaign_id, cycle=cycle, step_index=index))
 
     def finish(self, where: tuple[int, int, bool, Module] | None = None):

@@ -31,7 +31,13 @@ from campaign.selectors import pass_result
 from campaign.services import dice as dice_service
 from campaign.services import purchase_records, units, writes
 from campaign.services.events import record_event
-from campaign.services.rolls import campaign_inputs, confirmed_results, roll_context
+from campaign.services.rolls import (
+    Played,
+    campaign_inputs,
+    confirmed_results,
+    played_so_far,
+    roll_context,
+)
 from campaign.services.start import start_summary
 from campaign.services.turns import Turn, mark_done
 from campaign.visibility import POINTS, POINTS_LOST
@@ -235,30 +241,48 @@ def new_date(turn: Turn) -> None:
     )
 
 
+def save_seat(seat: Seat, name: str) -> None:
+    """Write a field the transaction set on a locked seat: with the step's other
+    writes, inside ``writes.deferring`` (a Done's completion: one statement with the log
+    line that says it), at once elsewhere (as ``save(update_fields=...)``)."""
+    writes.update(Seat.objects.filter(pk=seat.pk), **{name: getattr(seat, name)})
+
+
 def replenish_all(turn: Turn) -> None:
+    # The scenarios played, read once for both sides: a side's replenishment writes
+    # its roll, points and log line, none of which the other's reads.
+    played = played_so_far(turn)
     for seat in turn.seats.values():
-        replenish_side(turn, seat)
+        replenish_side(turn, seat, played)
 
 
 def replenishment(
-    turn: Turn, side: str, *, date_index: int, points: int, roll: replenish.Roller
+    turn: Turn,
+    side: str,
+    *,
+    date_index: int,
+    points: int,
+    roll: replenish.Roller,
+    played: Played | None = None,
 ) -> replenish.Outcome:
     """``side``'s replenishment at ``date_index`` from ``points`` on hand, its rolls made
-    by ``roll`` (rolled now, or read again when an amended result recomputes it)."""
-    played = confirmed_results(turn.campaign)
+    by ``roll`` (rolled now, or read again when an amended result recomputes it);
+    ``played``: the scenarios played, if read already (one read for every side)."""
+    played = played or played_so_far(turn)
+    results = played.results
     return replenish.replenish(
         turn.module,
         side=side,
         date_index=date_index,
-        played_date_index=played[-1].date_index if played else None,
+        played_date_index=results[-1].date_index if results else None,
         points=points,
-        inputs={s: campaign_inputs(turn, s) for s in turn.seats},
-        context=roll_context(turn, side),
+        inputs={s: campaign_inputs(turn, s, played) for s in turn.seats},
+        context=roll_context(turn, side, played),
         roll=roll,
     )
 
 
-def replenish_side(turn: Turn, seat: Seat) -> None:
+def replenish_side(turn: Turn, seat: Seat, played: Played | None = None) -> None:
     c, module = turn.campaign, turn.module
     step_id = turn.step.id
 
@@ -276,9 +300,11 @@ def replenish_side(turn: Turn, seat: Seat) -> None:
             secret=True,
         )
 
-    outcome = replenishment(turn, seat.side, date_index=c.date_index, points=seat.points, roll=roll)
+    outcome = replenishment(
+        turn, seat.side, date_index=c.date_index, points=seat.points, roll=roll, played=played
+    )
     seat.points = outcome.points
-    seat.save(update_fields=["points"])
+    save_seat(seat, "points")
     name = module.side(seat.side).name
     record_event(
         c,
@@ -356,7 +382,7 @@ def record_sans(turn: Turn, data: Mapping[str, Any]) -> None:
         seat = turn.seats[side]
         if seat.san != san:
             seat.san = san
-            seat.save(update_fields=["san"])
+            save_seat(seat, "san")
 
 
 def check_cg_victory(turn: Turn) -> bool:
@@ -431,7 +457,7 @@ def lose_unspent(turn: Turn) -> None:
             continue
         lost = seat.points
         seat.points = 0
-        seat.save(update_fields=["points"])
+        save_seat(seat, "points")
         name = module.side(seat.side).name
         record_event(
             c,
@@ -463,7 +489,7 @@ def adjust_san(turn: Turn) -> None:
         if new == seat.san:
             continue
         old, seat.san = seat.san, new
-        seat.save(update_fields=["san"])
+        save_seat(seat, "san")
         how = "raised" if new > old else "lowered"
         record_event(
             c,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -146,9 +147,26 @@ def confirmed_results(campaign: Campaign) -> list[ScenarioResult]:
     )
 
 
-def campaign_inputs(turn: Turn, side: str) -> dict[str, int]:
-    """The campaign quantities DRMs and mechanisms count (schema.CampaignInput)."""
+@dataclass(frozen=True)
+class Played:
+    """The confirmed results, in order, and whether a scenario counted but not played
+    (PHD's Lull) came after the last of them: what ``campaign_inputs`` reads of the
+    scenarios played, read once where several sides' inputs are computed together."""
+
+    results: list[ScenarioResult]
+    lull_after_last: bool
+
+
+def played_so_far(turn: Turn) -> Played:
     results = confirmed_results(turn.campaign)
+    return Played(results, bool(results) and lull_since(turn, results[-1]))
+
+
+def campaign_inputs(turn: Turn, side: str, played: Played | None = None) -> dict[str, int]:
+    """The campaign quantities DRMs and mechanisms count (schema.CampaignInput);
+    ``played``: the scenarios played, if read already."""
+    played = played or played_so_far(turn)
+    results = played.results
 
     def value(r: ScenarioResult, field: str, of: str = side) -> int:
         v = r.data.get(field, {}).get(of, 0)
@@ -156,12 +174,12 @@ def campaign_inputs(turn: Turn, side: str) -> dict[str, int]:
 
     seat = turn.seats[side]
     prior = results[-1] if results else None
-    played = prior is not None and not lull_since(turn, prior)
+    counted = prior is not None and not played.lull_after_last
     others = [s.id for s in turn.module.sides if s.id != side]
     return {
-        "cvp_lost_prior_scenario": value(prior, CVP_LOST) if prior and played else 0,
+        "cvp_lost_prior_scenario": value(prior, CVP_LOST) if prior and counted else 0,
         "cvp_amassed_prior_scenario": sum(value(prior, CVP_LOST, o) for o in others)
-        if prior and played
+        if prior and counted
         else 0,
         "cvp_lost_cg": sum(value(r, CVP_LOST) for r in results),
         "vp_total": sum(value(r, VP) for r in results),
@@ -185,7 +203,11 @@ def lull_since(turn: Turn, played: ScenarioResult) -> bool:
     )
 
 
-def roll_context(turn: Turn, side: str | None = None, **extra: Any) -> RollContext:
+def roll_context(
+    turn: Turn, side: str | None = None, played: Played | None = None, **extra: Any
+) -> RollContext:
+    """What a roll's DRMs read for ``side`` (the acting side by default); ``played``:
+    the scenarios played, if read already."""
     side = side or turn.side
     c = turn.campaign
     date = turn.module.dates[c.date_index]
@@ -200,6 +222,6 @@ def roll_context(turn: Turn, side: str | None = None, **extra: Any) -> RollConte
         night=date.night,
         initial_scenario=date.initial,
         chose_attack_previous=bool(last_chit and last_chit.chit == "attack"),
-        inputs=campaign_inputs(turn, side),
+        inputs=campaign_inputs(turn, side, played),
         **extra,
     )

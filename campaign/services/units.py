@@ -1381,6 +1381,9 @@ def _settle_rows(
     """Each side's (of ``sides``) retained units (``only``: that one, and what it
     possesses) as ``rows`` settle them (``settle_units``)."""
     for side in turn.seats if sides is None else sides:
+        holding = [row for row in rows if settle_holds(row, side, played_on, answers)]
+        if not holding:
+            continue  # no row acts on this side's units in this pass: nothing to read
         own = list(
             Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side)
         )
@@ -1388,9 +1391,7 @@ def _settle_rows(
             own = [u for u in own if only in (u.pk, u.possessor_id)]
         held_by = possessed_by(own)
         by_pk = {u.pk: u for u in own}
-        for row in rows:
-            if not settle_holds(row, side, played_on, answers):
-                continue
+        for row in holding:
             for unit in own:
                 if unit.pk is None:
                     continue  # left by an earlier row
