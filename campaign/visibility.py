@@ -243,6 +243,11 @@ def _points(name: str, wording: str) -> Disclosure:
 
 
 POINTS = _points("side's replenished points", "{side} received its {code} (secret).")
+# A side the rules give no points (APD 3.5: the German receives none): the opponent
+# reads that rule, never the points it carries.
+POINTS_NONE = _points(
+    "side's points where the rules give it none", "{side} receives no {code} ({rule})."
+)
 POINTS_LOST = _points("side's unspent points lost", "{side} loses its unspent {code} ({rule}).")
 POINTS_RECOMPUTED = _points(
     "side's points recomputed from an amended result",
@@ -258,6 +263,7 @@ SECRETS = (
     RECON,
     ADDED_LATER,
     POINTS,
+    POINTS_NONE,
     POINTS_LOST,
     POINTS_RECOMPUTED,
 )

@@ -446,6 +446,7 @@ def test_c5_33_only_an_i_or_a_rg_marked_l_is_offered_its_secret_rolls(users, mod
     de.open()
     offered = [b for b in de.buttons() if "of the list" in b]
     assert offered == [
-        "Record it: RG 1 of the list, O2 81mm OBA Module (no secret rolls)",
+        "Record it: RG 1 of the list, O2 81mm OBA Module (no secret rolls): receive OBA, "
+        "Radio or Fieldphone",
         "Make its secret rolls: RG 2 of the list, I1 Gren Pl",
     ], offered

@@ -232,13 +232,15 @@ def test_locks_run_the_same_queries_with_ten_times_the_data(make_user, modules, 
     # read: the 1st lock's writes are no longer split by a read of it, 7 -> 5 live.)
     # (The British Attack lock reads the purchases whose hex is due before the German
     # set-up, British chart footnote j: one statement; the answer renders the set-up
-    # step, which reads who sets up first, 3.6222, and the Recon total, 3.6223.)
+    # step, which reads who sets up first, 3.6222, and the Recon total, 3.6223; and,
+    # issue 44 pass 19, the header's drs that decided who sets up first, 3.6213a, and
+    # the set-up step's reminder of the side's own immobilized vehicles, 3.6222 EXC.)
     if connection.vendor == "postgresql":
         assert small["lock 1st"] <= (5 if mode == "live" else 12), small
-        assert small["lock 2nd (reveals)"] <= (6 if mode == "live" else 16), small
+        assert small["lock 2nd (reveals)"] <= (6 if mode == "live" else 18), small
     else:
         assert small["lock 1st"] <= (9 if mode == "live" else 16), small
-        assert small["lock 2nd (reveals)"] <= (16 if mode == "live" else 24), small
+        assert small["lock 2nd (reveals)"] <= (16 if mode == "live" else 26), small
 
 
 @pytest.mark.postgres

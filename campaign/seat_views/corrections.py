@@ -79,12 +79,14 @@ def correction_parts(
     gone_kinds = (
         {
             data["roll"]: data["unit_kind"]
-            for data in Event.objects.filter(
+            for data in Event.objects.visible_to(viewer)
+            .filter(
                 campaign=c,
                 kind=EventKind.ROLL,
                 data__roll__in=[r.seq for r in rolls if r.unit_ref not in lines],
                 data__has_key="unit_kind",
-            ).values_list("data", flat=True)
+            )
+            .values_list("data", flat=True)
         }
         if any(r.unit_ref not in lines for r in rolls)
         else {}

@@ -40,7 +40,7 @@ from campaign.services.rolls import (
 )
 from campaign.services.start import start_summary
 from campaign.services.turns import Turn, mark_done
-from campaign.visibility import POINTS, POINTS_LOST
+from campaign.visibility import POINTS, POINTS_LOST, POINTS_NONE
 from rules import availability, machine, replenish, victory
 from rules.drm import AppliedDrm
 from rules.effects import clamp_san, san_announcement
@@ -312,10 +312,12 @@ def replenish_side(turn: Turn, seat: Seat, played: Played | None = None) -> None
         side=seat.side,
         step_id=step_id,
         text=f"{name} {module.currency.code}: " + " · ".join(outcome.lines),
-        # A side the rules give no points has no figure to keep secret (APD 3.5).
+        # A side the rules give no points (APD 3.5): the opponent reads that rule.
         secret=POINTS.kept(seat.side, side=name, code=module.currency.code)
         if replenish.receives(module, seat.side)
-        else None,
+        else POINTS_NONE.kept(
+            seat.side, side=name, code=module.currency.code, rule=module.currency.replenishment.rule
+        ),
         data={"lines": outcome.lines, "start": outcome.start, "repl": outcome.gained},
     )
 

@@ -322,7 +322,11 @@ def test_the_roster_reads_first_and_counts_what_the_log_counts(
         steps.finish_step(campaign_id=players.campaign_id, user=players.users[side])
     user = players.users["axis"]
     leader = units.add_unit(
-        campaign_id=players.campaign_id, user=user, name="8-1 leader", markers=["wounded"]
+        campaign_id=players.campaign_id,
+        user=user,
+        name="8-1 leader",
+        kind="leader",
+        markers=["wounded"],
     )
     page = browser_login(new_context(viewport=WIDTHS[width_name]), user).new_page()
     page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/roster/")

@@ -21,6 +21,7 @@ def test_roster_updates_live_and_prints(
         campaign_id=players.campaign_id,
         user=players.users["british"],
         name="9-1 leader",
+        kind="leader",
         markers=["wounded"],
     )
     base = f"{asgi_server.url}/campaigns/{players.campaign_id}/"

@@ -58,6 +58,6 @@ def test_3_31_a_sw_possessed_by_a_squad_is_named_on_the_roster_and_left_when_it_
     holder.locator("summary", has_text="Edit").click()
     us.once("dialog", lambda d: d.accept())
     holder.get_by_role("button", name="Remove").click()
-    seen.get_by_text("not possessed (SW/Gun)").wait_for()
+    seen.get_by_text("BAR — not possessed").wait_for()
     assert "possessed by" not in seen.inner_text()
     assert Unit.objects.get(pk=bar.pk).markers == ["unpossessed"]
