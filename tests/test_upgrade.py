@@ -22,6 +22,7 @@ import sys
 import psycopg
 import pytest
 
+from campaign.models import marker_words
 from rules.schema import UNIT_STATUS_WORDS
 from tests.conftest import BASE_DIR, _database_url
 from tests.upgrade import losses
@@ -77,6 +78,7 @@ def test_the_migrations_keep_every_campaign_secret_and_roll(upgraded_database):
     after = json.loads(_manage(upgraded_database, "shell", "--no-imports", "-c", read))
     campaigns = converted(expected["campaigns"])
     assert set(after) == set(campaigns)
+    dated_variants(campaigns, after)
     assert len(campaigns) >= 4
     found = losses(campaigns, after)
     assert not found, f"{len(found)} values lost or changed:\n" + "\n".join(found[:40])
@@ -106,6 +108,19 @@ def converted(campaigns: dict) -> dict:
             if key.startswith("campaign.unit:") and "status" in fields:
                 fields["markers"] = MARKERS.fold(fields.get("markers") or [], fields.pop("status"))
     return campaigns
+
+
+def dated_variants(campaigns: dict, after: dict) -> None:
+    """Words, not data: a CG of a module offering several now reads with its own dates
+    on the seat's page ("CG I, July 14 AM – July 17 PM", issue 44 pass 19).  The CG's
+    name the fixture read must still lead them."""
+    for cid, c in campaigns.items():
+        for side, seat in (c.get("seats") or {}).items():
+            state = seat.get("state") or {}
+            now = ((after[cid].get("seats") or {}).get(side) or {}).get("state") or {}
+            was, read = state.get("variant"), now.get("variant")
+            if isinstance(was, str) and isinstance(read, str) and read.startswith(was + ", "):
+                state["variant"] = read
 
 
 def _sql(database_url: str, statement: str, *args) -> list[tuple]:
@@ -242,9 +257,13 @@ def test_issue_45_a_units_status_becomes_one_of_its_markers(upgraded_database):
     )
     after = json.loads(_manage(upgraded_database, "shell", "--no-imports", "-c", read))
     for module in campaigns:
-        for name, _, _, _, markers in lines:
+        for name, kind, _, _, markers in lines:
             got, said, marked = after[f"{module}/{name}"]
             assert got == markers, (module, name)
             assert marked == sorted(markers or ["ok"])
-            assert said == ([UNIT_STATUS_WORDS[m] for m in markers] or ["in good order"])
+            # In the words a unit of its kind reads ("wounded" on a leader).
+            words = [marker_words(m, kind) for m in markers]
+            assert said == (words or ["in good order"])
+            pairs = zip(markers, words, strict=True)
+            assert all(UNIT_STATUS_WORDS[m].startswith(w) for m, w in pairs)
         assert after[f"{module}/PzIVH"][1] == ["isolated", "recalled (BU)"]
