@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Roll, Unit
+from campaign.models import Unit
 from tests import test_rule_mechanisms
 from tests.page_play import Answer, Seat
 from tests.test_apd12_pass12 import apd
 from tests.test_apd17_pass17 import midday
+from tests.test_apd18_pass18 import ROLL_1TC, fresh, rolls, seats
 from tests.test_apd_pass5 import done
 from tests.test_rule_mechanisms import add
 
@@ -23,25 +24,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 users = test_rule_mechanisms.users
 fixed_dice = test_rule_mechanisms.fixed_dice
 
-ROLL_1TC = "Roll DR: Encirclement 1TC"
 RECOVERY = "Roll dr: Recovery Table"
-
-
-def seats(players) -> tuple[Seat, Seat]:
-    """The American's and the German's browsers, each at the campaign page."""
-    american = Seat(players.users["american"], players.campaign_id)
-    german = Seat(players.users["german"], players.campaign_id)
-    american.open()
-    german.open()
-    return american, german
-
-
-def rolls(players) -> int:
-    return Roll.objects.filter(campaign_id=players.campaign_id).count()
-
-
-def fresh(unit: Unit) -> Unit:
-    return Unit.objects.get(pk=unit.pk)
 
 
 def forge(seat: Seat, url: str, **data: str) -> Answer:

@@ -15,17 +15,12 @@ from tests import test_rule_mechanisms as mechanisms
 from tests.page_play import Answer, Seat
 from tests.purchase_helpers import campaign_at
 from tests.test_rule_mechanisms import add, edit, unit_names
+from tests.test_sica18_pass18 import _seat
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
-
-
-def _seat(players, side, page: str = "") -> Seat:
-    seat = Seat(players.users[side], players.campaign_id, page)
-    seat.open()
-    return seat
 
 
 def _done(players, side) -> Answer:

@@ -11,25 +11,12 @@ from campaign.models import Unit
 from tests import test_rule_mechanisms as mechanisms
 from tests.page_play import Seat
 from tests.purchase_helpers import campaign_at, keep_retained_units  # noqa: F401
+from tests.test_sicb18_pass18 import _press_through, _seats
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
-
-
-def _seats(players):
-    return {side: Seat(players.users[side], players.campaign_id) for side in ("axis", "british")}
-
-
-def _press_through(seats, *steps):
-    """Each side presses Done at each of ``steps`` on its page."""
-    for step in steps:
-        for side in ("axis", "british"):
-            seat = seats[side]
-            seat.open()
-            answer = seat.press(f"Done with {step}")
-            assert answer.status == 200, answer.text[:300]
 
 
 # ------------------------------------------------------------ 3.6181, 3.618: Record it
