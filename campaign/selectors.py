@@ -52,7 +52,7 @@ from rules.availability import (
 from rules.effects import (
     UnitState,
     hardens_mmc,
-    line_key,
+    in_pairs,
     matches,
     no_mmc_to_harden,
     own_mmc,
@@ -677,15 +677,15 @@ def exchanges_held(
     ahead = [s for s in module.steps[campaign.step_index :] if s.exchange is not None]
     if not ahead:
         return frozenset()
-    held = [u.state for u in (units or side_units(campaign, side))()]
+    held = [replace(u.state, count=u.count) for u in (units or side_units(campaign, side))()]
 
     def takes(ex: UnitExchange | None) -> bool:
-        mine = [u for u in held if ex is not None and matches(ex.gives, u)]
-        if ex is None or not ex.recombine:
-            return bool(mine)
+        if ex is None:
+            return False
+        if not ex.recombine:
+            return any(matches(ex.gives, u) for u in held)
         # Two HS of one line recombine (PHD C5.21, Sicily 3.6111): a pair is held.
-        names = [line_key(u.name) for u in mine]
-        return any(u.count > 1 or names.count(n) > 1 for u, n in zip(mine, names, strict=True))
+        return any(in_pairs(ex.gives, held))
 
     # Sicily 3.611: its Heroes, and its HS recombining.
     return frozenset(s.id for s in ahead if takes(s.exchange) or takes(s.recombining))

@@ -432,6 +432,18 @@ def line_key(name: str) -> str:
     return name.strip().lower()
 
 
+def in_pairs(flt: UnitFilter, units: Sequence[UnitState]) -> list[bool]:
+    """For each of ``units``, whether it is one of ``flt`` that could recombine with
+    another of its line (PHD C5.21, Sicily 3.6111: two HS of one squad's line): its line
+    counts two, or another line of ``flt`` bears its name (``line_key``)."""
+    mine = [matches(flt, u) for u in units]
+    names = [line_key(u.name) for u, m in zip(units, mine, strict=True) if m]
+    return [
+        m and (u.count > 1 or names.count(line_key(u.name)) > 1)
+        for u, m in zip(units, mine, strict=True)
+    ]
+
+
 def names_any(name: str, words: Sequence[str]) -> bool:
     """Whether a unit's ``name`` names one of ``words`` (a whole word, any case): "2-2-8
     Crew (G3)" names "crew" (PHD C5.22 "(non-crew) MMC"); its plural names it too ("A-P

@@ -57,7 +57,6 @@ from campaign.services.units import (
     designable_mmc,
     hardenable_leaders,
     label,
-    line_of,
     placement_owed_by,
     placement_reminders,
     roll_ref,
@@ -83,6 +82,7 @@ from rules.effects import (
     hardens_leader,
     hardens_mmc,
     in_location_of,
+    in_pairs,
     location_leadership,
     matches,
     no_leader_to_harden,
@@ -1237,18 +1237,19 @@ def _recombining(ex: UnitExchange, own: list[Unit]) -> ExchangeView:
         if u.possessor_id in by_pk:
             kept.setdefault(by_pk[u.possessor_id].ref, []).append(u.name)
 
+    states = [replace(state_of(u), count=u.count) for u in own]
+
     def paired(flt: UnitFilter | None, words: str) -> tuple[tuple[str, str], ...]:
         if flt is None:
             return ()
-        held = [line_of(u) for u in own if matches(flt, state_of(u))]
         return tuple(
             (
                 u.ref,
                 f"{u.name} HS{words}"
                 + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
             )
-            for u in own
-            if matches(flt, state_of(u)) and (held.count(line_of(u)) > 1 or u.count > 1)
+            for u, pair in zip(own, in_pairs(flt, states), strict=True)
+            if pair
         )
 
     halved = paired(ex.half_squads, " (a half-squad line: name the squad two form)")

@@ -74,6 +74,7 @@ from rules.schema import (
     ComesWith,
     Effect,
     InsteadOfRoll,
+    MarkerHold,
     Module,
     ReinforcementGroup,
     Remanning,
@@ -339,7 +340,7 @@ def update_unit(
     )
     if _settle_late(turn, unit, before):
         unit.refresh_from_db()
-    if _put_back_held(turn, unit, before) or _take_off_put_back(turn, unit, before):
+    if _held_markers(turn, unit, before):
         unit.refresh_from_db()
     commit(turn.campaign.pk, UnitChanged(kept=kept_secret(unit)))
     return unit
@@ -386,27 +387,45 @@ def _settle_late(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) ->
     return True
 
 
-def _put_back_held(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> bool:
-    """A marker a ``settles`` row of a step already completed in this sequence took off
-    ``unit`` (its log line says so), which a ``holds`` of that step, citing the same
-    rule, keeps on the unit as its owner's correction now marks it, is put back, the
-    log citing the rule (PHD C5.13a "Units marked with a Stun counter may remove it
-    after redeploying only if they are not Isolated at that time": a unit marked
-    Isolated only after C5.14 was done was Isolated then, so it keeps its Stun);
-    whether any was."""
+def _held_markers(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> bool:
+    """The markers the ``holds`` of the steps already completed in this sequence keep on
+    ``unit``, followed as its owner's correction changes it (``_put_back_held``, else
+    ``_take_off_put_back``), read from its log lines of the pass once; whether any
+    changed."""
     if turn.step.start:
         return False
     holds = [(st, hold) for st in _sequence_done(turn) for hold in st.holds]
     if not holds:
         return False
+    logged = list(
+        unit_lines_of_pass(turn.campaign, turn.side)
+        .filter(data__unit=unit.ref)
+        .values_list("data", flat=True)
+    )
+
+    def said(key: str) -> set[tuple[str, str]]:
+        return {(d["settled"], m) for d in logged if key in d for m in d[key]}
+
+    return _put_back_held(turn, unit, before, holds, said("unmarked")) or _take_off_put_back(
+        turn, unit, before, holds, said("put_back")
+    )
+
+
+def _put_back_held(
+    turn: Turn,
+    unit: Unit,
+    before: tuple[str, tuple[str, ...]],
+    holds: list[tuple[Step, MarkerHold]],
+    taken: set[tuple[str, str]],
+) -> bool:
+    """A marker a ``settles`` row of a step already completed in this sequence took off
+    ``unit`` (``taken``: its log line says so), which a ``holds`` of that step, citing
+    the same rule, keeps on the unit as its owner's correction now marks it, is put
+    back, the log citing the rule (PHD C5.13a "Units marked with a Stun counter may
+    remove it after redeploying only if they are not Isolated at that time": a unit
+    marked Isolated only after C5.14 was done was Isolated then, so it keeps its Stun);
+    whether any was."""
     kind, markers = before
-    lines = unit_lines_of_pass(turn.campaign, turn.side).filter(data__unit=unit.ref)
-    taken = {
-        (d["settled"], m)
-        for d in lines.values_list("data", flat=True)
-        if "unmarked" in d
-        for m in d["unmarked"]
-    }
     now = list(unit.markers or ())
     back = [
         (st, hold)
@@ -440,28 +459,24 @@ def _put_back_held(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) 
     return True
 
 
-def _take_off_put_back(turn: Turn, unit: Unit, before: tuple[str, tuple[str, ...]]) -> bool:
-    """A marker ``_put_back_held`` put back is taken off again where the owner's
-    correction takes the unit out of the hold that kept it (PHD C5.13a: its Isolated
-    marker was a mistake, so it was not Isolated when it redeployed, and its Stun comes
-    off as C5.14's Done took it off); whether any was."""
-    if turn.step.start:
-        return False
-    lines = unit_lines_of_pass(turn.campaign, turn.side).filter(data__unit=unit.ref)
-    put = {
-        (d["settled"], m)
-        for d in lines.values_list("data", flat=True)
-        if "put_back" in d
-        for m in d["put_back"]
-    }
+def _take_off_put_back(
+    turn: Turn,
+    unit: Unit,
+    before: tuple[str, tuple[str, ...]],
+    holds: list[tuple[Step, MarkerHold]],
+    put: set[tuple[str, str]],
+) -> bool:
+    """A marker ``_put_back_held`` put back (``put``) is taken off again where the
+    owner's correction takes the unit out of the hold that kept it (PHD C5.13a: its
+    Isolated marker was a mistake, so it was not Isolated when it redeployed, and its
+    Stun comes off as C5.14's Done took it off); whether any was."""
     if not put:
         return False
     kind, markers = before
     now = list(unit.markers or ())
     off = [
         hold
-        for st in _sequence_done(turn)
-        for hold in st.holds
+        for _, hold in holds
         if (hold.rule, hold.status) in put
         and hold.status in now
         and matches(hold.units, UnitState(unit.name, kind, markers))
@@ -1273,7 +1288,7 @@ def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit, forms
             f"Name the squad the two {give.name} HS form (its counter, as on your squad "
             f"lines): the rules text does not print it ({rule})."
         )
-    if not halves and squad and squad.lower() != line_of(mark):
+    if not halves and squad and line_key(squad) != line_of(mark):
         raise ActionRefused(
             f"Two {mark.name} HS form a {mark.name} squad, their own line's: leave the squad "
             f"they form unnamed ({rule})."
