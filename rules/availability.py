@@ -967,9 +967,10 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
         return []
     run: list[Step] = []
     for step in module.steps[snap.position.step_index :]:
-        kind = kind_of(step.kind)
         acts = step.acts in ("both", "in_order", snap.side)
-        if not acts or not (kind.finish_ahead or (run and nothing_to_do(module, snap, step))):
+        if not acts or not (
+            finishes_ahead(module, step, run) or (run and nothing_to_do(module, snap, step))
+        ):
             break
         if rolls_owed(module, snap, step):
             break  # a compulsory roll is made at its step, never skipped on the way
@@ -982,17 +983,42 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
         if run and step.attacker_first:
             break  # PHD C5.14 "In turn, Attacker first": the Defender waits there for him
         run.append(step)
-    while run and not _may_end_run(module, snap, run[-1]):
+    while run and not _may_end_run(module, snap, run[-1], run[:-1]):
         run.pop()
     return run if len(run) >= 2 else []
 
 
-def _may_end_run(module: Module, snap: Snapshot, step: Step) -> bool:
+def finishes_ahead(module: Module, step: Step, run: Sequence[Step] = ()) -> bool:
+    """Whether a side may finish ``step`` ahead, after the steps ``run`` finished with
+    it: a step of a kind finished ahead, one whose rules let it be finished with the
+    next ones (``Step.finished_with``: Sicily 3.622), or one of those next ones."""
+    if kind_of(step.kind).finish_ahead or step.finished_with:
+        return True
+    ids = [s.id for s in module.steps]
+    at = ids.index(step.id)
+    return any(
+        s.finished_with and ids.index(s.id) < at <= ids.index(s.finished_with.through) for s in run
+    )
+
+
+def finished_with_words(step: Step) -> tuple[str, str] | None:
+    """What finishing ``step`` with the next ones means where its rules let a side do so
+    (``Step.finished_with``): the button's words and its confirmation ("declare no
+    Recon Location"; "You declare no Recon Location (3.6223) and make no rolls in
+    them."); None for a step without it."""
+    fw = step.finished_with
+    if fw is None:
+        return None
+    return fw.says, f"You {fw.says} ({fw.rule}) and make no rolls in them."
+
+
+def _may_end_run(module: Module, snap: Snapshot, step: Step, before: Sequence[Step]) -> bool:
     """A run of steps finished ahead ends on a step of the kinds a side may finish
-    ahead, or on one of its own it has nothing to do at (Sicily 3.611 for a side that
-    holds no Hero) — never on one the server passes (a new date)."""
+    ahead (or one the run's first step names, ``Step.finished_with``), or on one of its
+    own it has nothing to do at (Sicily 3.611 for a side that holds no Hero) — never on
+    one the server passes (a new date)."""
     kind = kind_of(step.kind)
-    if kind.finish_ahead:
+    if kind.finish_ahead or (before and finishes_ahead(module, step, before)):
         return True
     return Pass.ALWAYS not in kind.passes and bool(nothing_to_do(module, snap, step))
 

@@ -2020,6 +2020,18 @@ class UnitReminder(Strict):
     rule: RuleRef
 
 
+class FinishedWith(Strict):
+    """A step of a kind not finished ahead that a side may yet finish with the steps
+    after it, through ``through``, in one click meaning what ``says`` says (Sicily
+    3.622's set-up with 3.6223: "each side may declare the Location(s) they wish to
+    reconnoiter (3.620), if any": a side declaring none has nothing more to do there).
+    Offered to every side whatever it holds, so the offer tells its opponent nothing."""
+
+    through: str = Field(min_length=1, max_length=20)  # the last step's id
+    says: str = Field(min_length=1, max_length=80)  # "declare no Recon Location"
+    rule: RuleRef
+
+
 class Step(Strict):
     id: str = Field(min_length=1, max_length=20)  # the rule number, e.g. "3.616", "C5.29"
     title: str
@@ -2077,6 +2089,8 @@ class Step(Strict):
     # the side setting up first has completed its setup, the other side follows the
     # same (3.622) procedure"): ``attacker_first``'s order, with that side first.
     setup_order: RuleRef | None = None
+    # A side may finish this step with the next ones in one click (``FinishedWith``).
+    finished_with: FinishedWith | None = None
     note: str | None = note_field()
     # From this step to the end of the sequence, units/weapons eliminated count no CVP,
     # citing the rule (APD 3 Note: "CVP are NA for units/weapons eliminated in this
@@ -2326,6 +2340,9 @@ class Module(Strict):
         dup("table", [t.id for t in self.tables])
         dup("step", steps)
         dup("variant", [v.id for v in self.variants])
+        for i, s in enumerate(self.steps):
+            if s.finished_with and s.finished_with.through not in steps[i + 1 :]:
+                errors.append(f"step {s.id}: finished_with names no later step")
 
         def side(where: str, sid: str | None) -> None:
             if sid is not None and sid not in sides:

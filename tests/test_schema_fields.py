@@ -5517,6 +5517,38 @@ for _field, _change in {
         mutate=lambda d, _change=_change: _s3_622(d)["reminds"][1].update(_change),
         observe=_reminded_at_3_622,
     )
+
+
+def _finished_with_3_622(m: Module) -> Any:
+    """Which of Sicily's steps after 3.622 a side may finish with it in one click, and
+    the words of that button and its confirmation (3.6223)."""
+    from rules import availability
+
+    step = next(st for st in m.steps if st.id == "3.622")
+    later = m.steps[m.steps.index(step) + 1 :]
+    return (
+        [(s.id, availability.finishes_ahead(m, s, [step])) for s in later],
+        availability.finished_with_words(step),
+    )
+
+
+case(
+    "Step.finished_with",
+    base="sicily",
+    mutate=lambda d: _s3_622(d).pop("finished_with"),
+    observe=_finished_with_3_622,
+)
+for _field, _change in {
+    "through": {"through": "3.623"},
+    "says": {"says": "declare nothing"},
+    "rule": {"rule": "3.622"},
+}.items():
+    case(
+        f"FinishedWith.{_field}",
+        base="sicily",
+        mutate=lambda d, _change=_change: _s3_622(d)["finished_with"].update(_change),
+        observe=_finished_with_3_622,
+    )
 for _field, _change in {
     "status": {"status": "isolated"},
     "units": {"units": {"all_statuses": ["stunned", "captured"]}},

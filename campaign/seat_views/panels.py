@@ -282,7 +282,7 @@ class StepPanel:
     # opponent's chit by itself (Sicily 3.6212*), as this sentence says.
     roster_empty: str = ""
     # Finishing several steps at once: (last step id, its title, what it means).
-    ahead: list[tuple[str, str, str]] = field(default_factory=list)
+    ahead: list[tuple[str, str, str, str]] = field(default_factory=list)
     weather: str = ""  # the date's EC, weather and wind (PHD C5.30), in words
     # Why Done cannot meaningfully be pressed yet (the step's data missing), and what
     # Done gives up (asked in its confirmation, with the figures).
@@ -359,7 +359,7 @@ def build_panel(view: CampaignView) -> StepPanel:
             panel.takeback_asked_by = view.module.side(other).name
     if panel.can_act and Action.FORTIFY in kind.actions:
         panel.fort_take_back = bool(panel.fort_buys)
-    if panel.can_act and kind.finish_ahead:
+    if panel.can_act and availability.finishes_ahead(view.module, step):
         panel.ahead = _ahead(view)
     panel.amend = _amend(view)
     if step.names_attacker:
@@ -491,19 +491,25 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
             panel.finish_refusal, panel.rolls_owed = owed, True
 
 
-def _ahead(view: CampaignView) -> list[tuple[str, str, str]]:
+def _ahead(view: CampaignView) -> list[tuple[str, str, str, str]]:
     """The ways to finish several steps at once: through the last map step before a
-    purchase, and through the whole run (buying nothing on the way)."""
+    purchase, and through the whole run (buying nothing on the way); each with the
+    words of its button's brackets and of its confirmation.  A run its first step's
+    rules allow (``Step.finished_with``: Sicily 3.622 with 3.6223) says what it means
+    in their words ("declare no Recon Location")."""
     run = availability.finish_ahead(view.module, _own_snapshot(view))
     options = []
     buys = [i for i, s in enumerate(run) if availability.declines_to_buy(s)]
     if buys and buys[0] >= 2:
         last = next(s for s in reversed(run[: buys[0]]) if kind_of(s.kind).finish_ahead)
         if last is not run[0]:
-            options.append((last.id, last.title, "no rolls"))
-    if run:
+            options.append((last.id, last.title, "no rolls", "You make no rolls in them."))
+    words = availability.finished_with_words(run[0]) if run else None
+    if run and words:
+        options.append((run[-1].id, run[-1].title, *words))
+    elif run:
         meaning = "no rolls, no purchases" if buys else "no rolls"
-        options.append((run[-1].id, run[-1].title, meaning))
+        options.append((run[-1].id, run[-1].title, meaning, f"You make {meaning} in them."))
     return options
 
 
