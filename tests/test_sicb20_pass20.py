@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests import test_rule_mechanisms as mechanisms
+from tests.page_play import Seat
 from tests.purchase_helpers import campaign_at, keep_retained_units  # noqa: F401
 from tests.test_sicb18_pass18 import _seats
 
@@ -84,3 +85,94 @@ def test_3_6223_every_side_finishes_set_up_declaring_no_recon_location_in_one_cl
 
 
 _seen: dict[bool, tuple[str, str]] = {}
+
+
+# ----------------------------------------- 3.620: Pass 19's Left, no Recon at the start
+
+
+def test_3_620_no_recon_rg_on_the_initial_scenario_page_with_cpp_to_spend(users, modules):
+    """3.620: a Recon dr is made "provided ... the players are not preparing to play an
+    Initial Scenario".  CG I's start with 40 / 20 initial CPP supplied and accepted
+    (3.51 is not in the rules text): at I-3.617 each side's page offers RGs it can
+    afford but no M2 Recon, its row saying why with the rule; a buy posted anyway is
+    refused with the rule where the player clicked, the CPP unchanged."""
+    from campaign.models import Purchase
+    from campaign.models import Seat as SeatRow
+    from campaign.services import supplements
+    from tests.test_sicb18_pass18 import _forge
+    from tests.walk import host_game, players_of
+
+    a, b = users
+    c = host_game("sicily", "i", a, b, through_start=False)
+    players = players_of(c, a, b)
+    proposal = supplements.propose_supplement(
+        campaign_id=c.pk,
+        user=players.users["british"],
+        path="variants.i.start.points",
+        form={"value.axis": "40", "value.british": "20"},
+    )
+    supplements.accept_supplement(campaign_id=c.pk, user=players.users["axis"], ref=proposal.ref)
+    players.until("purchase")
+    assert players.step.id == "I-3.617"
+    for side, cpp in (("axis", 40), ("british", 20)):
+        seat = Seat(players.users[side], c.pk)
+        said = seat.open()
+        buys = [x for x in seat.buttons() if x.startswith("Buy ")]
+        assert buys, said[:2000]
+        assert not [x for x in buys if "M2 Recon" in x], buys
+        assert "no Recon while preparing the Initial Scenario (3.620)" in said, said[:3000]
+        row = SeatRow.objects.get(campaign=c, side=side)
+        assert row.points == cpp
+        m2 = _forge(seat, "buy", group="M2")
+        assert m2.refused and "3.620" in m2.text, m2.text[:300]
+        row.refresh_from_db()
+        assert row.points == cpp
+        assert not Purchase.objects.filter(campaign=c, side=side, group_id="M2").exists()
+
+
+# ------------------------------------------- 3.617, 3.620: Pass 19's Left, row 25
+
+
+def test_3_617_3_620_the_rosters_rows_chain_on_the_dates_own_replenishment(users, modules):
+    """3.617: "write the total CPP expended in the "spent" column ... the number of CPP
+    remaining, even if zero, in the "Left" column"; 3.620: the side "records the new total
+    in the "Start" column of the next CG Date".  CG I, July 17 AM reached by the walk with
+    no points set by the test (the date's own replenishment only, 3.616): the British buy
+    an M2 at 2 CPP (+5) and an I3 at 7 through the page; both Idle; on July 17 PM the
+    British roster's row starts with the 7 left on July 17 AM and adds the date's 16;
+    the Axis roster shows its own chain and a "·" for each British figure."""
+    from campaign.models import Campaign
+    from campaign.selectors import module_of
+    from rules import machine
+    from tests.walk import host_game, players_of
+
+    a, b = users
+    c = host_game("sicily", "i", a, b)
+    module = module_of(c)
+    Campaign.objects.filter(pk=c.pk).update(date_index=machine.date_index(module, "jul17am") - 1)
+    players = players_of(c, a, b)
+    players.results(
+        **{
+            f"{f.id}.{s.id}": (False if f.kind == "bool" else 0)
+            for f in module.result_fields
+            for s in module.sides
+        }
+    )
+    players.until("purchase")
+    british = _seats(players)["british"]
+    assert "You have 16 CPP" in british.open()
+    assert british.press("Buy M2 Recon for 2 CPP").status == 200
+    assert british.press("Buy I3 Lgt Inf Assault Pltn for 7 CPP").status == 200
+    players.until_step("3.620")
+    british.open()
+    assert british.press("Recon dr for M2 (+5 drm)").status == 200
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    assert "You have 23 CPP" in british.open()
+    mine = Seat(players.users["british"], c.pk, "roster/").open()
+    assert "July 17 AM — · · · · · Idle 0 16 16 9 7 M2 (2), I3 (7)" in mine, mine[:3000]
+    assert "July 17 PM — · · · · · 7 16 23 0 23" in mine, mine[:3000]
+    theirs = Seat(players.users["axis"], c.pk, "roster/").open()
+    assert "July 17 AM — 0 12 12 0 12 Idle · · · · · M2, I3" in theirs, theirs[:3000]
+    assert "July 17 PM — 12 12 24 0 24 · · · · ·" in theirs, theirs[:3000]
