@@ -199,6 +199,33 @@ def _price_answered_away(module: Module, snap: Snapshot, variant: str) -> str | 
     return field if field is not None and field in snap.holdings.answered_yes else None
 
 
+def withheld_prices(module: Module, snap: Snapshot) -> list[str]:
+    """Each price of the side's chart that its answer in the latest confirmed result
+    refuses it (``CostVariant.refused_if_yes``), as a sentence with the result's words
+    and the rule: the chart shows no such column (Sicily 3.6175: "A British RG may be
+    purchased for Standard On-Map Setup only if there is >= one Set Up Area on the
+    Map")."""
+    chart = module.chart(snap.side)
+    if chart is None:
+        return []
+    initial = at_initial(module, snap)
+    said = []
+    for cv in module.cost_variants:
+        field = _price_answered_away(module, snap, cv.id)
+        if field is None or not any(
+            o.variant == cv.id
+            for g in chart.groups
+            for o in cost_options(module, snap.side, g, initial=initial)
+        ):
+            continue
+        label = next((f.label for f in module.result_fields if f.id == field), field)
+        rule = f" ({cv.rule})" if cv.rule else ""
+        said.append(
+            f'{cv.label}: not offered: the last CG scenario\'s result says "{label}"{rule}.'
+        )
+    return said
+
+
 def group_reasons(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[str]:
     """Why ``group`` cannot be bought now: every limit of the chart, then the budget
     at its cheapest price (empty: it can)."""

@@ -262,6 +262,8 @@ class StepPanel:
     # to one of its RGs (variant id, label), so a row's choices sit side by side.
     price_columns: list[tuple[str, str]] = field(default_factory=list)
     price_legend: list[str] = field(default_factory=list)  # each price column, in full
+    # The prices the side's answer in the last result refuses, each with why (3.6175).
+    price_withheld: list[str] = field(default_factory=list)
     fort_buys: list[str] = field(default_factory=list)
     recon_options: list[tuple[int, int, int]] = field(default_factory=list)  # (index, cost, drm)
     recon_due: list[tuple[str, str, int]] = field(default_factory=list)  # (ref, RG, drm)
@@ -1066,6 +1068,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
     panel.price_columns = list(figures.columns)
     panel.price_legend = list(figures.legend)
     panel.chart = list(figures.rows)
+    panel.price_withheld = availability.withheld_prices(module, snap)
 
 
 def _my_purchases(view: CampaignView, panel: StepPanel) -> None:
