@@ -118,6 +118,19 @@ def brings_own_line(module: Module, group: ReinforcementGroup) -> bool:
     return not group.grants and not (module.recon is not None and module.recon.group == group.id)
 
 
+def own_line_leaves(module: Module, group: ReinforcementGroup | None, state: str) -> bool:
+    """Whether the line an RG is on its own (``brings_own_line``: a Bombardment, an OBA
+    module) leaves the retained forces when the RG is marked ``state``: when it is
+    Eliminated, the line being the RG itself (British chart footnote i: "that
+    Bombardment RG is Eliminated")."""
+    return (
+        state == "eliminated"
+        and group is not None
+        and group.unit_kind is None
+        and brings_own_line(module, group)
+    )
+
+
 def received_when_recorded(module: Module, side: str, group: ReinforcementGroup) -> list[str]:
     """What an RG with no secret roll (``makes_rolls``) receives when it is recorded,
     in the chart's words: its row's units at Full strength (no roll depletes it), then

@@ -6,12 +6,14 @@ used little (docs/rules-audit/pass-20-sicb20.md)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests import test_rule_mechanisms as mechanisms
 from tests.page_play import Seat
 from tests.purchase_helpers import campaign_at, keep_retained_units  # noqa: F401
-from tests.test_sicb18_pass18 import _seats
+from tests.test_sicb18_pass18 import _press_through, _seats
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
@@ -229,3 +231,72 @@ def test_3_6175_no_british_setup_area_the_chart_says_why_no_on_map_price(users, 
     theirs = axis.open()
     assert [b for b in axis.buttons() if "On-Map Setup" in b]
     assert "not offered: the last CG scenario" not in theirs
+
+
+# ------------------------------------------- drawn 5, 19, 20, 21, 22: the last date
+
+
+def test_last_date_hip_cap_set_up_order_and_the_bombardment_leaves_the_retained_forces(
+    users, modules
+):
+    """CG I's last date, July 17 PM, the British page throughout.  3.619 footnote b: "No
+    more than 10% (FRU) of a side's Retained Infantry squads may use HIP in a daytime
+    Scenario": with an I3's three 4-5-8 a second HIP is refused with the footnote.
+    3.6213d: "The Axis sets up first and the British move first": the header says so;
+    3.6222: "Once the side setting up first has completed its setup, the other side
+    follows": a British Done posted before the Axis finish is refused.  British chart
+    footnote i: "After the Bombardment has been fully resolved, its FFE:C is removed and
+    that Bombardment RG is Eliminated": the B1 recorded at 3.618 had joined the retained
+    forces as a "Pregame Bombardment" line (pass 19), which stayed there in good order
+    after its error DR eliminated the RG; it now leaves with it, logged, and a second
+    roll is refused ("Each Bombardment is fully resolved before conducting another")."""
+    from campaign.models import Purchase, Unit
+    from tests.test_sicb18_pass18 import _forge
+
+    players, seats = _last_date(users)
+    british, axis = seats["british"], seats["axis"]
+    british.open()
+    assert british.press("Buy I3 Lgt Inf Assault Pltn for 7 CPP").status == 200
+    assert british.press("Buy M3 Fortification for 2 CPP").status == 200
+    assert british.press("Buy B1 Bombardment for 3 CPP", hex="21C5").status == 200
+    _press_through(seats, "3.617")
+    british.open()
+    for button in [b for b in british.buttons() if b.startswith(("Make its secret", "Record it"))]:
+        british.open()
+        assert british.press(button).status == 200, button
+    _press_through(seats, "3.618")
+    assert players.step.id == "3.619"
+    squads = Unit.objects.filter(
+        campaign_id=players.campaign_id, side="british", kind="squad"
+    ).count()
+    british.open()
+    allowed = -(-squads // 10)  # FRU
+    for _ in range(allowed):
+        assert british.press("Buy HIP").status == 200
+    over = british.press("Buy HIP")
+    assert over.refused and "3.619 footnote b" in over.text, over.text[:300]
+    _press_through(seats, "3.619")
+    players.until("initiative")
+    players.chits(axis="idle", british="attack")
+    header = british.open().split("Step ·")[0]
+    assert "Axis sets up first; British moves first." in header, header
+    early = _forge(british, "finish")
+    assert early.refused and "the Axis set up first (3.6222)" in early.text, early.text[:300]
+    assert players.step.id == "3.622"
+    axis.open()
+    assert axis.press("Done with 3.622").status == 200
+    british.open()
+    assert british.press("Done with 3.622").status == 200
+    axis.open()
+    assert axis.press("Done with 3.6223").status == 200
+    british.open()
+    assert british.press("Roll DR: Bombardment error DR").status == 200
+    b1 = Purchase.objects.get(campaign_id=players.campaign_id, side="british", group_id="B1")
+    assert b1.state == Purchase.State.ELIMINATED
+    said = british.open()
+    assert not Unit.objects.filter(purchase=b1).exists(), list(Unit.objects.filter(purchase=b1))
+    left = re.search(
+        r"3\.6223 British's [^.]*Pregame Bombardment[^.]*leaves the retained forces", said
+    )
+    assert left, said.split("Messages")[-1][:2500]
+    assert "Roll DR: Bombardment error DR" not in british.buttons()

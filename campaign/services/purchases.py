@@ -57,6 +57,7 @@ from rules.purchase import (
     leaving_with,
     ob_line_refusal,
     outlived,
+    own_line_leaves,
     recorded_hex_refusal,
     records_objective,
     roll_variants,
@@ -692,12 +693,16 @@ def set_state(turn: Turn, purchase: Purchase, state: str, rule: str = "") -> Non
         text=text,
         data={"purchase": purchase.pk},
     )
-    leaving = leaving_with(
-        turn.module, turn.side, turn.module.group(turn.side, purchase.group_id), state
-    )
+    group = turn.module.group(turn.side, purchase.group_id)
+    leaving = leaving_with(turn.module, turn.side, group, state)
     gone = units.remove_brought(turn, purchase, leaving)
+    if group is not None and own_line_leaves(turn.module, group, state):
+        # British chart footnote i: the Bombardment RG Eliminated, its line goes with it.
+        own = units.remove_own_line(turn, purchase, group)
+        gone = ", ".join(x for x in (own, gone) if x)
     if gone:
-        rules = "; ".join(sorted({b.rule for b in leaving if b.rule}))
+        cited = {b.rule for b in leaving if b.rule} | ({rule} if rule else set())
+        rules = "; ".join(sorted(cited))
         turn.record(
             EventKind.UNIT,
             secret=kept_secret(turn, purchase),

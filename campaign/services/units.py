@@ -2374,6 +2374,22 @@ def remove_brought(turn: Turn, purchase: Purchase, leaving: Sequence[ComesWith])
     return ", ".join(gone)
 
 
+def remove_own_line(turn: Turn, purchase: Purchase, group: ReinforcementGroup) -> str:
+    """Take out of the retained forces the line ``purchase``'s RG is on its own (made by
+    ``units_from_purchase``: "Bombardment: Pregame Bombardment (B1)"); what left, in
+    words ("" : nothing was held)."""
+    lines = Unit.objects.filter(
+        campaign=turn.campaign,
+        side=turn.side,
+        purchase=purchase,
+        kind="other",
+        name=f"{group.type}: {group.units} ({purchase.group_id})",
+    )
+    gone = [label(u) for u in lines]
+    lines.delete()
+    return ", ".join(gone)
+
+
 def units_given_later(purchase: Purchase, outcome: GroupOutcome) -> None:
     """What an RG's roll made after it joined gives it (PHD C5.33's Leader Table DR,
     kept until the table was supplied): its leaders and units join the retained forces,
