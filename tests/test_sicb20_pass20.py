@@ -300,3 +300,74 @@ def test_last_date_hip_cap_set_up_order_and_the_bombardment_leaves_the_retained_
     )
     assert left, said.split("Messages")[-1][:2500]
     assert "Roll DR: Bombardment error DR" not in british.buttons()
+
+
+# ------------------------------------- drawn 7, 10, 14, 16, 18, 24: CG II, the Axis side
+
+
+def test_cg_ii_the_axis_side_secret_allotment_guns_crews_chits_and_recon_to_the_next_scenario(
+    users, modules
+):
+    """CG II, July 16 AM, each side's page.  3.617: "Each player now secretly allots CPP":
+    the British buy an M2 at 2 CPP, "the number of CPP that must be subtracted from the
+    current CPP total" (3.6175): 40 -> 38 on their page; the Axis page names no British
+    M2 before the reveal.  Axis chart footnote e: "Each Gun is accompanied by a 2-2-8
+    crew": the Axis G5 recorded by its button gives its guns and a crew line.  3.6212:
+    each chit "hidden from the opponent's view": the British read only that the Axis has
+    chosen.  3.6222 EXC: the Axis page (setting up second in an Axis Assault) names its
+    immobilized StuG, the British page none.  3.620: "cumulative ... but not beyond the
+    next CG scenario": the British Recon number (the M2's dr) shows at 3.6223 on July 16
+    AM, the Axis page none; after that scenario, on July 16 PM, no Recon number is
+    shown."""
+    from campaign.models import Unit
+    from tests.purchase_helpers import add_vehicle
+
+    players, module = campaign_at("sicily", "ii", "jul16am", users, points=40)
+    keep_retained_units(players)
+    add_vehicle(players, "axis", "StuG IIIG", status="immobilized", location="12K4")
+    seats = _seats(players)
+    british, axis = seats["british"], seats["axis"]
+    assert "You have 40 CPP" in british.open()
+    assert british.press("Buy M2 Recon for 2 CPP").status == 200
+    assert "You have 38 CPP" in british.open()
+    theirs = axis.open()
+    assert "M2 Recon (Recon bought" not in theirs
+    assert axis.press("Buy G5 AT Section for 5 CPP").status == 200
+    _press_through(seats, "3.617")
+    axis.open()
+    (rolls,) = [b for b in axis.buttons() if b.startswith("Make its secret rolls") and "G5" in b]
+    assert axis.press(rolls).status == 200
+    names = set(
+        Unit.objects.filter(
+            campaign_id=players.campaign_id, side="axis", purchase__group_id="G5"
+        ).values_list("name", flat=True)
+    )
+    assert "2-2-8 crew (G5)" in names, names
+    players.until_step("3.620")
+    british.open()
+    assert british.press("Recon dr for M2 (+5 drm)").status == 200
+    players.until("initiative")
+    axis.open()
+    assert axis.press("Lock Attack").status == 200
+    said = british.open()
+    assert "Axis : has chosen" in said and "Axis locked" not in said, said[:2000]
+    assert british.press("Lock Idle").status == 200
+    assert players.step.id == "3.622"
+    assert "(3.6222 EXC; 3.6071): your StuG IIIG (immobilized; at 12K4)." in axis.open()
+    assert "Each Immobile vehicle must remain" not in british.open().split("Amend")[0]
+    players.until_step("3.6223")
+    recon = re.findall(r"Recon Locations for your next scenario[^.]*: (\d+)", british.open())
+    assert recon and int(recon[0]) >= 6, recon  # the dr + 5
+    assert "Recon Locations for your next scenario" not in axis.open()
+    players.until("results")
+    players.results(
+        **{
+            f"{f.id}.{s.id}": (False if f.kind == "bool" else 0)
+            for f in module.result_fields
+            for s in module.sides
+        }
+    )
+    players.until("initiative")
+    players.chits(axis="attack", british="idle")
+    players.until_step("3.6223")
+    assert "Recon Locations for your next scenario" not in british.open()
