@@ -42,6 +42,7 @@ from rules.purchase import (
 from rules.replenish import lost_after_purchase
 from rules.schema import (
     ClearedFirst,
+    CostVariant,
     Drm,
     Forgo,
     FortificationItem,
@@ -218,11 +219,7 @@ def withheld_prices(module: Module, snap: Snapshot) -> list[str]:
             for o in cost_options(module, snap.side, g, initial=initial)
         ):
             continue
-        label = next((f.label for f in module.result_fields if f.id == field), field)
-        rule = f" ({cv.rule})" if cv.rule else ""
-        said.append(
-            f'{cv.label}: not offered: the last CG scenario\'s result says "{label}"{rule}.'
-        )
+        said.append(f"{cv.label}: not offered: {_result_says(module, cv, field)}.")
     return said
 
 
@@ -316,12 +313,17 @@ def answer_refusal(module: Module, group: ReinforcementGroup, variant: str, fiel
     """Why ``group`` is not sold at ``variant`` after the side's yes to ``field`` in the
     latest confirmed result (Sicily 3.6175: no British Setup Area on the map)."""
     cv = next(c for c in module.cost_variants if c.id == variant)
-    label = next((f.label for f in module.result_fields if f.id == field), field)
-    rule = f" ({cv.rule})" if cv.rule else ""
     return (
-        f"{group.id} {group.type} cannot be bought '{cv.label}': the last CG scenario's "
-        f'result says "{label}"{rule}.'
+        f"{group.id} {group.type} cannot be bought '{cv.label}': {_result_says(module, cv, field)}."
     )
+
+
+def _result_says(module: Module, cv: CostVariant, field: str) -> str:
+    """The result's answer that withholds a price, with the price's rule where the
+    answer's words do not already cite it."""
+    label = next((f.label for f in module.result_fields if f.id == field), field)
+    rule = f" ({cv.rule})" if cv.rule and f"({cv.rule})" not in label else ""
+    return f'the last CG scenario\'s result says "{label}"{rule}'
 
 
 # --------------------------------------------------------------------------- fortifications

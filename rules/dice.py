@@ -67,4 +67,5 @@ def read_apart(apart: DiceApart, faces: Sequence[int]) -> str:
     colored, white = faces[0], faces[1]
     if apart.white_halved:
         white = -(-white // 2)  # FRU
-    return apart.text.format(colored=colored, white=white) + f" ({apart.rule})"
+    hexes = f"{white} hex" if white == 1 else f"{white} hexes"
+    return apart.text.format(colored=colored, white=white, white_hexes=hexes) + f" ({apart.rule})"

@@ -792,9 +792,10 @@ class DiceApart(Strict):
     footnote i: "makes a C1.31 error DR (with the white dr halved; FRU) to determine
     the bombardment Center Hex"): the colored die (the roll's first) gives ``colored``,
     the white die (its second) ``white``, halved and rounded up where ``white_halved``.
-    The roll's result is ``text`` with ``{colored}`` and ``{white}`` filled in."""
+    The roll's result is ``text`` with ``{colored}`` and ``{white}`` filled in (or
+    ``{white_hexes}``: "1 hex", "3 hexes")."""
 
-    text: str  # "Center Hex: {white} hex(es) from the Pre-Registered hex in direction {colored}"
+    text: str  # "Center Hex {white_hexes} from the Pre-Registered hex in direction {colored}"
     # The white dr is halved, fractions rounded up ("with the white dr halved; FRU").
     white_halved: bool = False
     rule: RuleRef
@@ -802,8 +803,10 @@ class DiceApart(Strict):
     @field_validator("text")
     @classmethod
     def _fields(cls, v: str) -> str:
-        if "{colored}" not in v or "{white}" not in v:
-            raise ValueError("'text' names both dice: '{colored}' and '{white}'")
+        if "{colored}" not in v or ("{white}" not in v and "{white_hexes}" not in v):
+            raise ValueError(
+                "'text' names both dice: '{colored}' and '{white}' (or '{white_hexes}')"
+            )
         return v
 
 

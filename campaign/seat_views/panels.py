@@ -961,9 +961,15 @@ def _target_words(unit: Unit, weapon_ref: str) -> str:
     "StuG IIIG: MA (malfunctioned)"."""
     weapon = unit.state.weapon(weapon_ref) if weapon_ref else None
     if weapon is None:
-        return f"{label(unit)} ({', '.join(unit.state_words)})"
+        return _with_state(label(unit), ", ".join(unit.state_words))
     marks = ", ".join(Unit.Status(m).label for m in weapon.markers) or "in good order"
-    return f"{label(unit)}: {weapon.name} ({marks})"
+    return _with_state(f"{label(unit)}: {weapon.name}", marks)
+
+
+def _with_state(name: str, words: str) -> str:
+    """ "4-6-7 (in good order)"; where the words carry a bracket of their own, never a
+    bracket in a bracket: "LMG — withdrawn (off map)"."""
+    return f"{name} — {words}" if "(" in words else f"{name} ({words})"
 
 
 def _arithmetic(view: CampaignView, panel: StepPanel) -> None:
