@@ -49,15 +49,15 @@ def test_3_6111_two_hs_lines_of_one_counter_recombine_into_the_squad_their_owner
     users, modules, fixed_dice
 ):
     """3.6111 "RECOMBINING: All Retained same-class HS with the same strength factors
-    within the same Setup/" for HS the owner added by their own counter (pass 19's
-    Left: a "2-4-7" line names no squad, and was not offered), through the Axis pages of
-    CG III on its last date (the RePh after July 14 AM).  Two "2-4-7" HS lines (and a
+    within the same Setup/" for HS the owner added by their own counter (pass 19's Left:
+    a "2-4-7" line names no squad, and was not offered), through the Axis pages of CG
+    III on its last date (the RePh after July 14 AM).  Two "2-4-7" HS lines (and a
     "2-3-7" line alone, and a "2-2-8 crew" pair: a crew is no HS of a squad) : the 3.611
     page offers "Recombine the two HS" naming the 2-4-7 lines only, with the squad they
-    form to name, the side's squad lines offered (a 4-6-7 held); unnamed, refused
-    citing 3.6111, nothing changed; a 2-4-7 paired with the 2-3-7, refused citing
-    3.6111; named 4-4-7, the two become one 4-4-7 squad.  The British page offers none.
-    Finishing ahead from 3.610 stops at 3.611 while the pair is held."""
+    form to name, the side's squad lines offered (a 4-6-7 held); unnamed, refused citing
+    3.6111, nothing changed; a 2-4-7 paired with the 2-3-7, refused citing 3.6111; named
+    4-4-7, the two become one 4-4-7 squad.  The British page offers none. Finishing
+    ahead from 3.610 stops at 3.611 while the pair is held."""
     players, _ = campaign_at("sicily", "iii", "jul14pm", users, step="3.610")
     one = add(players, "axis", "2-4-7", "half_squad")
     two = add(players, "axis", "2-4-7", "half_squad")
@@ -88,3 +88,205 @@ def test_3_6111_two_hs_lines_of_one_counter_recombine_into_the_squad_their_owner
     assert not [n for n in names if n[0] == "2-4-7"], names
     assert "two 2-4-7 HS recombine into one 4-4-7 squad (3.6111)" in _log(players)
     assert "Done with 3.611" in _dones(axis)
+
+
+# --------------------------------------------------------------------------- Part 2: the draw
+
+
+def test_drawn_3_6051_3_606_the_axis_pages_after_a_night_date(users, modules, fixed_dice):
+    """Sentences drawn at random (Random(20)), 3.6051-3.6061, through the Axis pages of CG
+    I after a Night date (the RePh after July 16 Night, Escape on the Night date).
+    3.6051 "Each manned, Immobile vehicle without functioning MA in No-Man's Land
+    becomes Abandoned, and its crew (if any) must attempt Escape per 3.606" (drawn #4;
+    "See also 3.6056 and 3.6072", drawn #11): the Axis Abandon an immobilized StuG on
+    the roster, its 2-2-8 crew owes its Escape citing 3.6051.  Footnote 2 "A crew, or
+    unit, that would become Disrupted is Eliminated instead" (drawn #2): the crew's DR
+    12 -1 (Night, by itself) = 11 "Replaced, then Casualty Reduced": Eliminated, citing
+    footnote 2.  "+2 If Isolated" (drawn #5): an Isolated 4-6-7's DR 5 is Final 7 by
+    itself (+1 HS-equivalent, -1 Night, +2 Isolated), and "If a unit survives the Escape
+    attempt, it ... [is] Retained into a friendly Setup Area" (3.6061, drawn #21): its
+    Isolated marker is off.  "+1 If stunned" and "* NA to vehicle Escape attempt"
+    (drawns #13, #22): a stunned, Encircled PSW's DR 5 is Final 6 (+1 stunned; neither
+    -1 Night nor +2 Encircled for a vehicle).  The British page owes nothing and offers
+    no Escape of an Axis unit."""
+    players, _ = campaign_at("sicily", "i", "jul17am", users, step="3.605")
+    add(players, "axis", "StuG IIIG", "vehicle", status="immobilized")
+    isolated = add(players, "axis", "4-6-7", "squad", markers=["isolated"])
+    psw = add(players, "axis", "PSW 234/1", "vehicle", markers=["stunned", "encircled"])
+    roster = _seat(players, "axis", "roster/")
+    pressed = roster.press("Abandon in No-Man's Land (3.6051) (StuG IIIG)")
+    assert pressed.status == 200, pressed.text[:300]
+    assert "2-2-8 crew — must attempt Escape" in roster.text, roster.text
+    players.until_step("3.606")
+    axis = _seat(players, "axis")
+    assert "July 16 Night — step" in axis.text, axis.text[:300]
+    assert "2-2-8 crew (3.606; 3.6051)" in axis.text, axis.text
+    assert not _dones(axis), axis.buttons()
+    british = _seat(players, "british")
+    assert "Roll first" not in british.text
+    refs = (
+        {v for v, _ in british.options("Roll DR: Escape", "unit")}
+        if ("Roll DR: Escape" in british.buttons())
+        else set()
+    )
+    assert not refs & {isolated.ref, psw.ref}, refs
+    crew = Unit.objects.get(campaign_id=players.campaign_id, side="axis", name="2-2-8 crew")
+    fixed_dice.append([6, 6])
+    made = axis.press("Roll DR: Escape", unit=crew.ref, stack="")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert not Unit.objects.filter(pk=crew.pk).exists(), unit_names(players, "axis")
+    log = _log(players)
+    assert "-1 If current CG Date is Night (NA to vehicles) → 11" in log, log[-600:]
+    assert "2-2-8 crew is Eliminated (3.606 footnote 2)" in log, log[-600:]
+    fixed_dice.append([2, 3])
+    made = axis.press("Roll DR: Escape", unit=isolated.ref, stack="")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    log = _log(players)[-500:]
+    assert "+2 If Isolated → 7: Infantry: Escapes" in log, log
+    assert "isolated" not in _markers(isolated)
+    fixed_dice.append([2, 3])
+    made = axis.press("Roll DR: Escape", unit=psw.ref, stack="")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    log = _log(players)[-400:]
+    assert "DR 2+3 = 5, +1 If stunned → 6: Mobile Vehicle: Escapes" in log, log
+    assert "Encircled" not in log.split("PSW")[-1] and "Night" not in log.split("PSW")[-1], log
+    assert "Done with 3.606" in _dones(axis), axis.buttons()
+
+
+def test_drawn_3_610_3_6113_the_axis_pages_of_cg_i_on_its_last_date(users, modules, fixed_dice):
+    """Drawn sentences, 3.610-3.6113, through the Axis pages of CG I on its last date (the
+    RePh after July 17 AM).  3.610 "≥ 5 | Eliminated (evacuated)" (drawn #23): the
+    wounded Isolated 8-1's dr 4 +1 (Isolated, by itself) = 5: he leaves the Axis forces,
+    the log naming the result; the British page owes no dr.  3.6113 "On each side, each
+    Retained Heroic leader Battle Hardens and loses his heroic status [EXC: a heroic
+    10-3 loses his heroic status with no additional effect]" (drawn #16): at Done of
+    3.611 the heroic 8-0 becomes a 8-1 (no longer heroic), the heroic 10-3 stays a 10-3,
+    no longer heroic; the page says so before Done."""
+    players, _ = campaign_at("sicily", "i", "jul17pm", users, step="3.610")
+    leader = add(players, "axis", "8-1 leader", "leader", markers=["wounded", "isolated"])
+    low = add(players, "axis", "8-0 leader", "leader", markers=["heroic"])
+    top = add(players, "axis", "10-3 leader", "leader", markers=["heroic"])
+    axis = _seat(players, "axis")
+    assert "July 17 AM — step" in axis.text, axis.text[:300]
+    assert "Roll first: the Wounded Leaders for 8-1 leader (3.610)" in axis.text, axis.text
+    british = _seat(players, "british")
+    assert "Roll dr: Wounded Leaders" not in british.buttons()
+    fixed_dice.append([4])
+    made = axis.press("Roll dr: Wounded Leaders", unit=leader.ref)
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert not Unit.objects.filter(pk=leader.pk).exists(), unit_names(players, "axis")
+    log = _log(players)[-400:]
+    assert "+1 if Isolated → 5" in log and "Eliminated (evacuated)" in log, log
+    assert axis.press("Done with 3.610").status == 200
+    assert british.press("Done with 3.610").status == 200
+    assert players.step.id == "3.611"
+    axis.open()
+    assert "Heroic leaders Battle Harden and lose heroic status" in axis.text, axis.text
+    assert axis.press("Done with 3.611").status == 200
+    british.open()
+    assert british.press("Done with 3.611").status == 200
+    names = unit_names(players, "axis")
+    assert ("8-1 leader", "leader", "ok", 1) in names, names
+    assert ("10-3 leader", "leader", "ok", 1) in names, names
+    assert Unit.objects.filter(pk__in=[low.pk, top.pk]).count() == 2
+
+
+def test_drawn_3_613_3_614_the_axis_pages_of_cg_iii_on_its_last_date(users, modules, fixed_dice):
+    """Drawn sentences, 3.613-3.61422, through the Axis pages of CG III on its last date
+    (the RePh after July 14 AM; the new date July 14 PM, its last).  3.613 footnote †
+    "Roll separately for each unit" (drawn #25; "A Personnel/", drawn #14): a 4-6-7 and
+    its stacked 8-1 Shift under one DR 11 ("Shifted with Casualties"): the subsequent dr
+    is offered for each, Done waiting until both are made; the 4-6-7's dr 4 reduces it
+    only.  3.6141d "A side Retaining a vehicle suffering the results of a stun ... must
+    make a dr" and "3-5 | Retain stun" (drawns #6, #15): the German PSW's dr 2 +1
+    (German: ticked, a counter no Axis chart row names) = 3: it keeps its stun.  3.6142
+    "-x | (Weapon Repair Number)" (drawn #20): the MG 42's dr 3 - 2 = 1: Repaired.
+    3.61421 "In all cases, the MG to be Eliminated must be Retained within the same
+    Setup/" (drawn #17): the roster offers Repair AAMG by eliminating an LMG held, not a
+    withdrawn one; pressed, the AAMG is in good order and the LMG gone.  3.61422 "Each
+    side makes a separate dr for each functioning, Captured, Retained Weapon" (drawn
+    #3): the table is cut from the seed, the page asks for it to be supplied, naming it
+    (it said "Nothing can be rolled at 3.614 yet" once the step's other drs were made);
+    supplied, the captured Bren's dr is owed (Done waits) and made; the British page
+    owes none."""
+    from tests.purchase_helpers import add_vehicle
+
+    players, _ = campaign_at("sicily", "iii", "jul14pm", users, step="3.613")
+    squad = add(players, "axis", "4-6-7", "squad", location="a1")
+    leader = add(players, "axis", "8-1 leader", "leader", location="a1")
+    axis = _seat(players, "axis")
+    fixed_dice.append([5, 6])
+    shifted = axis.press("Roll DR: Shift", unit=squad.ref, stack=leader.ref)
+    assert shifted.status == 200 and not shifted.refused, shifted.text[:300]
+    words = "Roll dr: Shifted with Casualties (subsequent dr)"
+    assert [v for v, _ in axis.options(words, "unit")] == [squad.ref, leader.ref]
+    assert not _dones(axis), axis.buttons()
+    fixed_dice.append([4])
+    assert axis.press(words, unit=squad.ref).status == 200
+    assert "reduced" in _markers(squad) and _markers(leader) == []
+    assert [v for v, _ in axis.options(words, "unit")] == [leader.ref]
+    assert not _dones(axis), axis.buttons()
+    fixed_dice.append([2])
+    assert axis.press(words, unit=leader.ref).status == 200
+    assert _markers(leader) == []
+    assert "Done with 3.613" in _dones(axis), axis.buttons()
+    players.until_step("3.614")
+    psw = add(players, "axis", "PSW 234/1", "vehicle", status="stunned")
+    bren = add(players, "axis", "Bren LMG", "sw", markers=["captured"])
+    mg = add(players, "axis", "MG 42", "sw", status="malfunctioned")
+    stug, (aamg,) = add_vehicle(players, "axis", "StuG IIIG", ("mg", ["disabled"], "AAMG"))
+    add(players, "axis", "LMG", "sw", status="withdrawn")
+    lmg = add(players, "axis", "LMG", "sw")
+    axis.open()
+    assert "July 14 PM — step" in axis.text
+    assert "The rules text lacks this table: it must be supplied" in axis.text
+    fixed_dice.append([2])
+    # A PSW no Axis chart row names has no nationality on the record: its owner ticks
+    # "if German (a vehicle not of an RG)", offered on the Axis page only.
+    assert "german_no_rg" in axis.form_of("Roll dr: Stun Recovery").choices.get("tick", [])
+    stun = axis.press("Roll dr: Stun Recovery", unit=psw.ref, tick="german_no_rg")
+    assert stun.status == 200 and not stun.refused, stun.text[:300]
+    assert "+1 if German (a vehicle not of an RG) → 3: Retain stun" in _log(players)[-300:], _log(
+        players
+    )[-300:]
+    assert _markers(psw) == ["stunned"]
+    fixed_dice.append([3])
+    made = axis.press("Roll dr: Weapon Repair", unit=mg.ref, **{"typed.repair_number": "-2"})
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "→ 1: Repaired" in _log(players)[-300:], _log(players)[-300:]
+    assert _markers(mg) == []
+    roster = _seat(players, "axis", "roster/")
+    words = "Repair AAMG (3.61421)"
+    assert words in roster.buttons(), roster.buttons()
+    assert [v for v, _ in roster.options(words, "give")] == [lmg.ref], roster.options(words, "give")
+    pressed = roster.press(words, give=lmg.ref)
+    assert pressed.status in (200, 204, 302) and not pressed.refused, pressed.text[:300]
+    stug.refresh_from_db()
+    assert [w["markers"] for w in stug.weapons] == [[]], stug.weapons
+    assert not Unit.objects.filter(pk=lmg.pk).exists()
+    axis.open()
+    # The table the seed cuts: the side holding a captured Bren may not simply press Done;
+    # the words name that table, not the step's other rolls, which were made.
+    assert not _dones(axis) and "Go on without it" in axis.buttons(), axis.buttons()
+    assert "You roll nothing on the missing table at 3.614." in axis.html  # was "You buy"
+    assert "Nothing can be rolled at 3.614" not in axis.text
+    assert (
+        "Captured Equipment (3.61422) is missing from the rules text: nothing can be rolled "
+        "on it yet" in axis.text
+    ), axis.text[axis.text.find("Go on without it") - 400 :][:500]
+    mechanisms.supply(
+        players,
+        "tables.captured_equipment",
+        mechanisms.row_table([("≤3", "Retained", "none"), ("≥4", "Eliminated", "eliminate")]),
+        by="axis",
+    )
+    axis.open()
+    assert "Roll first: the Captured Equipment for Bren LMG (3.61422)" in axis.text
+    assert not _dones(axis), axis.buttons()
+    assert [v for v, _ in axis.options("Roll dr: Captured Equipment", "unit")] == [bren.ref]
+    fixed_dice.append([2])
+    made = axis.press("Roll dr: Captured Equipment", unit=bren.ref)
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "Done with 3.614" in _dones(axis), axis.buttons()
+    british = _seat(players, "british")
+    assert "Roll first" not in british.text and "Done with 3.614" in _dones(british)
