@@ -15,7 +15,7 @@ from campaign.models import Event, Unit
 from tests import test_rule_mechanisms as mechanisms
 from tests.page_play import Answer, Seat
 from tests.purchase_helpers import campaign_at
-from tests.test_rule_mechanisms import add, unit_names
+from tests.test_rule_mechanisms import add, edit, unit_names
 from tests.test_sica18_pass18 import _seat
 
 users = mechanisms.users
@@ -290,3 +290,231 @@ def test_drawn_3_613_3_614_the_axis_pages_of_cg_iii_on_its_last_date(users, modu
     assert "Done with 3.614" in _dones(axis), axis.buttons()
     british = _seat(players, "british")
     assert "Roll first" not in british.text and "Done with 3.614" in _dones(british)
+
+
+def test_cg_iii_ends_after_its_last_date_no_reph_3_601_to_3_614_follows(users, modules):
+    """The CG's end (pass 19's Left: walk there): CG III's last date is July 14 PM.  The
+    RePh after July 14 AM leads to it (3.6121 "Each passage of this RePh step represents
+    the start of a new CG Date": July 14 PM from 3.613 on); once that date's scenario
+    result is entered and confirmed the CG ends: both sides' pages say it ended after
+    its last date ("No one has anything more to do"), offer no Done and no step of
+    3.601-3.614 (no RePh follows the last CG scenario), and the log names the ending."""
+    from rules import machine
+    from tests.walk import module_of
+
+    players, module = campaign_at("sicily", "iii", "jul14pm", users, step="3.613")
+    add(players, "axis", "4-6-7", "squad")
+    add(players, "british", "4-5-8", "squad")
+    axis = _seat(players, "axis")
+    assert "July 14 PM — step" in axis.text, axis.text[:300]
+    players.until_step("3.621")
+    players.chits(axis="attack", british="idle")
+    players.until("results")
+    values = {
+        f"{f.id}.{s}": (False if f.kind == "bool" else 0)
+        for f in module_of(players.campaign).result_fields
+        for s in ("axis", "british")
+    }
+    players.results(**values)
+    players.campaign.refresh_from_db()
+    assert players.campaign.ended_at is not None
+    assert machine.date_index(module, "jul14pm") == players.campaign.date_index
+    for side in ("axis", "british"):
+        page = _seat(players, side)
+        assert "The CG ends after its last date, July 14 PM." in page.text, page.text[:1500]
+        assert not _dones(page), page.buttons()
+        assert "July 14 PM — the CG has ended No one has anything more to do" in page.text
+        # The newest log lines: the end, after the result; no step of the RePh after it.
+        newest = page.text[page.text.find("Log") :]
+        assert "3.601" not in newest[: newest.find("entered the scenario result")]
+    assert "The CG ends after its last date, July 14 PM." in _log(players)
+
+
+def test_drawn_map_sentences_3_605_3_609_read_on_both_sides_pages(users, modules):
+    """Drawn sentences the map holds, read on both sides' pages of CG III (the RePh after
+    July 14 AM): 3.605 "Each side now determines its Setup Area(s) for the next CG
+    scenario", "Each side should now record its Setup Area(s) on a new photocopy of the
+    reduced-size map", "A No-Man's Land hex can never be part of a Setup Area",
+    "Subsequent changes in the status of (potential) Strategic Locations ... do not alter
+    ... either side's Setup Area(s)" (drawns #10, #12, #24, #1): each side's 3.605 page
+    tells it to mark them on its copy of the reduced map, with nothing to roll (Done
+    offered to both).  The 3.6056 chart's "is Captured or Eliminated (enemy's choice;
+    3.6071)*" (drawns #7, #19): the roster offers its owner the captured marker and
+    Remove on his line.  3.609 "All Fortifications/" and "Place the correct Rubble
+    counter ..." (drawns #8, #9): the step's words name the rubble and what burned, and
+    Done is offered to both."""
+    players, _ = campaign_at("sicily", "iii", "jul14pm", users, step="3.605")
+    add(players, "axis", "4-6-7", "squad")
+    for side in ("axis", "british"):
+        page = _seat(players, side)
+        assert (
+            "marks its Controlled Strategic Locations, No-Man's Land and Setup Areas on a "
+            "copy of the reduced map" in page.text
+        ), page.text[:1500]
+        assert "Done with 3.605" in _dones(page), page.buttons()
+    roster = _seat(players, "axis", "roster/")
+    assert "Remove" in roster.buttons(), roster.buttons()
+    assert "captured" in roster.html
+    players.until_step("3.609")
+    for side in ("axis", "british"):
+        page = _seat(players, side)
+        assert "place stone rubble, eliminate what burned" in page.text, page.text[:1500]
+        assert "Done with 3.609" in _dones(page), page.buttons()
+
+
+# --------------------------------------------------------------------------- Part 2B: claims
+
+
+def test_claims_3_606_offered_and_computed_escape_on_the_british_page(users, modules, fixed_dice):
+    """The ledger's offered/computed claims of 3.606 whose tests never opened a page,
+    through the British page of CG II (the RePh after July 16 AM).  "+2 If Isolated"
+    following the record: a 4-5-8 marked Isolated has its marker taken off by its owner
+    before the roll: its DR 8 +1 (HS-equivalent) = 9, no +2 (the recorded fact changed,
+    the figure with it): "9 | Escapes; Replaced".  "+1 per HS-equivalent > one HS using
+    the same Escape DR": the 4-4-7 with a 2-4-7 stacked: +2.  "≥ 12 | All units and
+    Equipment Eliminated": the 4-4-7 and 2-4-7's DR 9 +2 +1 (enemy Setup Area, ticked) =
+    12: both leave, with the Bren the 4-4-7 possessed.  "-1 | If lone, unwounded SMC":
+    offered for the unwounded 9-1; forged for the wounded 8-0, refused citing 3.606,
+    nothing rolled.  "+1 | If a Captured vehicle": the captured StuG the British hold:
+    by itself.  The Axis page offers none of these units."""
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.606")
+    reduced = add(players, "british", "4-5-8", "squad", markers=["isolated"])
+    big = add(players, "british", "4-4-7", "squad")
+    half = add(players, "british", "2-4-7", "half_squad")
+    bren = add(players, "british", "Bren LMG", "sw", possessor=big.ref)
+    leader = add(players, "british", "9-1 leader", "leader")
+    wounded = add(players, "british", "8-0 leader", "leader", markers=["wounded"])
+    stug = add(players, "british", "StuG IIIG", "vehicle", markers=["captured"])
+    british = _seat(players, "british")
+    assert "July 16 AM — step" in british.text, british.text[:300]
+    refs = [v for v, _ in british.options("Roll DR: Escape", "unit")]
+    assert {reduced.ref, big.ref, half.ref, leader.ref, wounded.ref, stug.ref} <= set(refs)
+    axis = _seat(players, "axis")
+    if "Roll DR: Escape" in axis.buttons():
+        assert not set(v for v, _ in axis.options("Roll DR: Escape", "unit")) & set(refs)
+    # The recorded fact changes: its owner takes the Isolated marker off his line.
+    edit(players, "british", reduced, "ok")
+    assert _markers(reduced) == []
+    british.open()
+    fixed_dice.append([4, 4])
+    made = british.press("Roll DR: Escape", unit=reduced.ref, stack="")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    said = _log(players)[-300:]
+    assert "DR 4+4 = 8, +1 per HS-equivalent" in said and "Isolated" not in said, said
+    assert "→ 9: Infantry: Escapes; Replaced" in said, said
+    forged = british.press("Roll DR: Escape", unit=wounded.ref, stack="", tick="lone_smc")
+    assert forged.refused and "3.606" in forged.text, forged.text
+    assert "lone_smc" in british.form_of("Roll DR: Escape").choices.get("tick", [])
+    fixed_dice.append([3, 2])
+    made = british.press("Roll DR: Escape", unit=leader.ref, stack="", tick="lone_smc")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "-1 If lone, unwounded SMC → 4" in _log(players)[-300:], _log(players)[-300:]
+    fixed_dice.append([4, 5])
+    made = british.press("Roll DR: Escape", unit=big.ref, stack=half.ref, tick="enemy_setup_area")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    said = _log(players)[-500:]
+    assert "+2 +1 per HS-equivalent" in said and "→ 12" in said, said
+    left = {u.pk for u in Unit.objects.filter(campaign_id=players.campaign_id, side="british")}
+    assert not left & {big.pk, half.pk, bren.pk}, unit_names(players, "british")
+    fixed_dice.append([2, 2])
+    made = british.press("Roll DR: Escape", unit=stug.ref, stack="")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "+1 If a Captured vehicle → 5" in _log(players)[-300:], _log(players)[-300:]
+
+
+def test_claims_3_613_3_614_offered_and_computed_on_the_british_pages(users, modules, fixed_dice):
+    """The ledger's offered/computed claims of 3.613-3.61424 whose tests never opened a
+    page, through the British pages of CG II (the RePh after July 16 AM; the new date
+    July 16 PM).  3.613 "≤ 8 | Shifted safely" and "+1 | Per five (FRD) Uncontrolled-
+    Territory hexes": a 4-5-8's DR 5 with 12 hexes typed: +2 → 7, safely; "-1 | If that
+    entire path can be traced on road hexes" offered as a tick: a 4-4-7's DR 10 -1 = 9
+    "No Shift".  3.6141b "≥ 3 | No change" and "+1 | if in a Front-Line hex" (offered):
+    the immobilized Sherman's dr 2 +1 = 3: still immobilized.  3.6141d "≤ 2 | Recover,
+    remove stun": the stunned Daimler's dr 2 (no German DRM for a British vehicle): stun
+    off.  3.6142 "-1 | if vehicular-mounted" (by itself, a vehicle's MA), "≥ 2 |
+    Eliminated*" and footnote * "if MA, the AFV is immediately Recalled": the Sherman's
+    malfunctioned MA, dr 4 -1 -1 (Repair Number typed) = 2: its MA Disabled, the Sherman
+    recalled.  3.61424 "≥ 4 | NA, weapon still depleted": the Daimler's AP, dr 5.  The
+    Axis page offers none of it."""
+    from tests.purchase_helpers import add_vehicle
+
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.613")
+    squad = add(players, "british", "4-5-8", "squad", location="a1")
+    other = add(players, "british", "4-4-7", "squad", location="b1")
+    british = _seat(players, "british")
+    fixed_dice.append([2, 3])
+    made = british.press(
+        "Roll DR: Shift", unit=squad.ref, stack="", **{"typed.uncontrolled_hexes": "12"}
+    )
+    assert made.status == 200 and not made.refused, made.text[:300]
+    said = _log(players)[-300:]
+    assert "DR 2+3 = 5, +2" in said and "→ 7: Shifted safely" in said, said
+    assert "road" in " ".join(british.form_of("Roll DR: Shift").choices.get("tick", []))
+    fixed_dice.append([4, 6])
+    road = british.form_of("Roll DR: Shift").choices["tick"][0]
+    made = british.press("Roll DR: Shift", unit=other.ref, stack="", tick=road)
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "→ 9: No Shift" in _log(players)[-300:], _log(players)[-300:]
+    players.until_step("3.614")
+    sherman, _ = add_vehicle(
+        players, "british", "Sherman III", ("ma", ["malfunctioned"]), status="immobilized"
+    )
+    daimler = add(players, "british", "Daimler AC", "vehicle", status="stunned")
+    british.open()
+    assert "July 16 PM — step" in british.text
+    assert "front_line" in british.form_of("Roll dr: Immobilization Repair").choices["tick"]
+    fixed_dice.append([2])
+    made = british.press("Roll dr: Immobilization Repair", unit=sherman.ref, tick="front_line")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "→ 3: No change" in _log(players)[-300:], _log(players)[-300:]
+    assert "immobilized" in _markers(sherman)
+    fixed_dice.append([2])
+    made = british.press("Roll dr: Stun Recovery", unit=daimler.ref)
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "dr 2: Recover, remove stun" in _log(players)[-300:], _log(players)[-300:]
+    assert "stunned" not in _markers(daimler)
+    ((target, words),) = british.options("Roll dr: Weapon Repair", "unit")
+    assert words == "Sherman III: MA (malfunctioned)", words
+    fixed_dice.append([4])
+    made = british.press("Roll dr: Weapon Repair", unit=target, **{"typed.repair_number": "-1"})
+    assert made.status == 200 and not made.refused, made.text[:300]
+    said = _log(players)[-400:]
+    assert "-1 if vehicular-mounted" in said and "→ 2: Eliminated" in said, said
+    sherman.refresh_from_db()
+    assert "recalled" in sherman.markers, sherman.markers
+    assert "disabled" in sherman.weapons[0]["markers"], sherman.weapons
+    fixed_dice.append([5])
+    made = british.press("Roll dr: Special Ammo", unit=daimler.ref, item="AP")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "NA, weapon still depleted" in _log(players)[-300:], _log(players)[-300:]
+    axis = _seat(players, "axis")
+    for words in ("Roll dr: Immobilization Repair", "Roll dr: Stun Recovery"):
+        assert words not in axis.buttons()
+
+
+# --------------------------------------------------------------------------- Part 2C
+
+
+def test_3_6122_the_san_drm_is_shown_from_the_recorded_san_before_the_roll(
+    users, modules, fixed_dice
+):
+    """As PHD/APD's pass 19 showed a DRM computed from the scenario's recorded figures
+    before the roll: 3.6122 "If a side has a SAN ≥ 4, a SAN adjustment dr must be made
+    with a +drm equal to the current SAN minus 4", the British side of CG II (the RePh
+    after July 16 AM): with SAN 5 the page shows the +1 and where it comes from before
+    the dr; the Axis (SAN 3) owes none; the British dr 4 +1 = 5 lowers the SAN to 3."""
+    from campaign.models import Seat as SeatModel
+
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.611")
+    SeatModel.objects.filter(campaign_id=players.campaign_id, side="british").update(san=5)
+    SeatModel.objects.filter(campaign_id=players.campaign_id, side="axis").update(san=3)
+    players.until_step("3.6122")
+    british, axis = _seat(players, "british"), _seat(players, "axis")
+    assert "+ (current SAN - 4) — applied by itself: +1 now: your SAN is 5" in british.text
+    assert "Roll dr: SAN Adjustment" in british.buttons()
+    assert "Roll dr: SAN Adjustment" not in axis.buttons()
+    assert not _dones(british), british.buttons()
+    fixed_dice.append([4])
+    made = british.press("Roll dr: SAN Adjustment")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert SeatModel.objects.get(campaign_id=players.campaign_id, side="british").san == 3
