@@ -684,8 +684,10 @@ def exchanges_held(
             return False
         if not ex.recombine:
             return any(matches(ex.gives, u) for u in held)
-        # Two HS of one line recombine (PHD C5.21, Sicily 3.6111): a pair is held.
-        return any(in_pairs(ex.gives, held))
+        # Two HS of one line recombine (PHD C5.21, Sicily 3.6111): a pair is held, of
+        # one squad's line or of one half-squad line.
+        pairs = (ex.gives, *((ex.half_squads,) if ex.half_squads is not None else ()))
+        return any(any(in_pairs(flt, held)) for flt in pairs)
 
     # Sicily 3.611: its Heroes, and its HS recombining.
     return frozenset(s.id for s in ahead if takes(s.exchange) or takes(s.recombining))

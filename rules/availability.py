@@ -1294,10 +1294,20 @@ def _required_tables_missing(module: Module, snap: Snapshot, step: Step) -> str:
     if not lacking:
         return ""
     names = ", ".join(f"{t.title} ({t.rule})" for t in lacking)
+    many = len(lacking) > 1
+    if len(lacking) < len(step.tables):
+        # The step's other tables are the rules' (Sicily 3.614: its repairs are rolled,
+        # 3.61422's Captured Equipment table is cut from the seed): name the one lacking.
+        return (
+            f"{names} {'are' if many else 'is'} missing from the rules text: nothing can "
+            f"be rolled on {'them' if many else 'it'} yet. Supply {'them' if many else 'it'} "
+            "and have your opponent accept, or go on without "
+            f"{'them' if many else 'it'}, rolling none here."
+        )
     return (
         f"Nothing can be rolled at {step.id} yet: {names} "
-        f"{'are' if len(lacking) > 1 else 'is'} missing from the rules text. Supply "
-        f"{'them' if len(lacking) > 1 else 'it'} and have your opponent accept, or go on "
+        f"{'are' if many else 'is'} missing from the rules text. Supply "
+        f"{'them' if many else 'it'} and have your opponent accept, or go on "
         "without and roll nothing here."
     )
 
