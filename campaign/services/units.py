@@ -1266,6 +1266,25 @@ def line_of(unit: Unit) -> str:
     return line_key(unit.name)
 
 
+def recombine_bar(exchange: UnitExchange, held: Iterable[Unit]) -> Unit | None:
+    """The unit of ``held`` (what a HS possesses) that bars it from recombining: one
+    ``exchange.not_possessing`` names (PHD C5.21 EXC: "A HS in possession of a MMG/HMG/
+    Lt. MTR/Gun (even if Malfunctioned)"); read by the refusal and by the page, which
+    leaves such a HS out of its selects and says why."""
+    return next(
+        (u for u in held if any(matches(f, state_of(u)) for f in exchange.not_possessing or ())),
+        None,
+    )
+
+
+def recombine_bar_words(exchange: UnitExchange, unit: Unit, barred: Unit) -> str:
+    """Why ``unit`` does not recombine, possessing ``barred`` (C5.21 EXC)."""
+    return (
+        f"{label(unit)} possesses {label(barred)}: a HS in possession of a MMG, HMG, "
+        f"Lt. MTR or Gun does not recombine ({exchange.rule} EXC)."
+    )
+
+
 def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit, forms: str = "") -> None:
     """Two of the side's lines of ``exchange.gives`` bearing the same name recombine: the
     unit given up leaves, what it possessed Transferred to the other, which has
@@ -1294,16 +1313,9 @@ def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit, forms
             f"they form unnamed ({rule})."
         )
     for unit in (give, mark):
-        held = Unit.objects.filter(possessor_id=unit.pk)
-        barred = next(
-            (u for u in held if any(matches(f, u.state) for f in exchange.not_possessing or ())),
-            None,
-        )
+        barred = recombine_bar(exchange, Unit.objects.filter(possessor_id=unit.pk))
         if barred is not None:
-            raise ActionRefused(
-                f"{label(unit)} possesses {label(barred)}: a HS in possession of a MMG, HMG, "
-                f"Lt. MTR or Gun does not recombine ({rule} EXC)."
-            )
+            raise ActionRefused(recombine_bar_words(exchange, unit, barred))
     secret = kept_secret(give, mark)
     if give.pk == mark.pk:  # a line of two identical HS: one gives itself up
         give = split_one(mark)
