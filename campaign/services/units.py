@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
 
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Q
 from django.db.models.functions import Left
 from django.utils import timezone
 
@@ -61,6 +61,7 @@ from rules.effects import (
     on_weapon,
     placed_by_owner,
     remanning_refusal,
+    retained,
     settle_holds,
     settled,
     targets,
@@ -1768,10 +1769,15 @@ def describe_filter(flt: UnitFilter) -> str:
 def strength_counts(campaign: Campaign, side: str) -> tuple[int, int, int]:
     """The side's retained leaders, squads and half-squads/crews (PHD C5.24a's ratio)."""
     squads, half_squads, _ = squad_counts(campaign, side)
-    leaders = Unit.objects.filter(campaign=campaign, side=side, kind="leader").aggregate(
-        n=Sum("count")
-    )["n"]
-    return leaders or 0, squads, half_squads
+    # A leader marked captured is held prisoner, not currently retained (C5.24a).
+    leaders = sum(
+        n
+        for markers, n in Unit.objects.filter(
+            campaign=campaign, side=side, kind="leader"
+        ).values_list("markers", "count")
+        if retained(UnitState("", "leader", tuple(markers or ())))
+    )
+    return leaders, squads, half_squads
 
 
 def designable_mmc(campaign: Campaign, side: str, not_named: Sequence[str]) -> int:
@@ -1861,6 +1867,8 @@ def hardenable_leaders(
             and not_hardened_for_group(table, module.group(side, u.purchase.group_id))
         )
         and not hardened_by_settles(step.settles, u.state)
+        # One held prisoner is not "currently retained" (C5.24 footnote *).
+        and retained(u.state)
     ]
 
 
