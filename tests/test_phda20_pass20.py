@@ -192,7 +192,8 @@ def test_the_last_tm_scenario_ends_the_tm_on_both_pages_no_conph_after_it(users,
     TM Scenario of the TM"; C4.2 "The Americans achieve victory at the end of the last
     TM Scenario if they control the St-Lo-Bayeux Highway".  Walked through four Attack
     dates to the 1930 hrs scenario (the last), the German hosting: both pages ask for
-    its result at C5.1; the US enters it through his page (the Highway controlled, CVP
+    its result at C5.1, saying it is the last and that the CG ends with it (not at
+    1530 hrs); the US enters it through his page (the Highway controlled, CVP
     typed), the German confirms through his: the TM ends there, no ConPh step follows
     (no Done on either page), both pages read the end and the US's victory citing
     C4.2, and C5.1's recalled German 4-6-7 leaves the retained forces with the result
@@ -206,6 +207,9 @@ def test_the_last_tm_scenario_ends_the_tm_on_both_pages_no_conph_after_it(users,
         players.until("initiative")
         players.chits(us="attack", german="attack")
         players.until_step("C5.1")
+        if n == 2:  # the 1530 hrs scenario: not the last
+            said = step_words(Seat(players.users["us"], players.campaign_id))
+            assert "the last scenario" not in said, said
         if n < 3:
             players.results(**result_values(module, cvp_lost_us=8, cvp_lost_german=22))
     assert module.dates[players.campaign.date_index].label == "1930 hrs"
@@ -214,6 +218,10 @@ def test_the_last_tm_scenario_ends_the_tm_on_both_pages_no_conph_after_it(users,
     for side in ("us", "german"):
         said = step_words(s[side])
         assert "When the 1930 hrs scenario is over, enter its outcome" in said, said
+        assert (
+            "1930 hrs is the last scenario of the CG (C4.2): once its result is confirmed, "
+            "the CG ends and no step follows it." in said
+        ), said
     us = s["us"]
     us.open()
     form = us.form_of("Enter the result")
