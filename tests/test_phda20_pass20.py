@@ -172,7 +172,8 @@ def test_c5_8_each_encircled_unit_owes_its_1tc_before_done_failure_eliminates(
     plain(said)
     us = step_words(s["us"])
     assert encircled.ref not in s["us"].html
-    assert "M4A1 Sherman" in us, us
+    assert "M4A1 Sherman" in us and "Encirclement 1TC: the crew of an Immobile vehicle" in us, us
+    plain(us)
     fixed_dice.append([5, 6])
     rolled = german.press(words, unit=encircled.ref)
     assert rolled.status == 200, rolled.text[:500]
