@@ -683,7 +683,15 @@ def hardens_mmc(table: Table) -> bool:
 def own_mmc(unit: UnitState) -> bool:
     """Whether ``unit`` is one of the side's own MMC: a squad or half-squad, not one it
     holds prisoner (PHD C5.23's Battle Hardening, C5.28 note 2's Casualty Reduction)."""
-    return unit.kind in MMC_KINDS and "captured" not in unit.marked
+    return unit.kind in MMC_KINDS and retained(unit)
+
+
+def retained(unit: UnitState) -> bool:
+    """Whether the side currently retains ``unit``: not marked captured (a man held
+    prisoner, PHD C5.15).  PHD C5.24 footnote *: "If that side does not currently retain
+    the leader selected ... the next lower quality"; C5.24a's "one leader per four
+    squad-equivalents of its currently retained units" counts no captured leader."""
+    return "captured" not in unit.marked
 
 
 def no_mmc_to_harden(table: Table, units: Sequence[UnitState]) -> str:

@@ -55,15 +55,15 @@ def last_unit_line(players) -> Event:
 
 
 def test_c5_1_a_unit_removed_as_eliminated_at_c5_8_counts_its_cvp_a_correction_none(users, modules):
-    """C5.8 (an Encircled unit that fails its 1TC is eliminated: the app keeps no such
-    roll, so its owner removes it by hand); C5.1 "All ConPh losses count for the
-    previous scenario for all purposes"; C1.2 (A26.2 CVP, supplied per kind).  The US
-    removes a squad saying it was eliminated: its 2 CVP join the US's CVP lost (5 → 7)
-    on a line both sides read.  A squad removed as a correction (the default) counts
-    nothing, and the line says so."""
+    """C5.8 (a unit eliminated in the ConPh that its owner removes by hand: since pass
+    20 an Encircled unit's 1TC is a DR the app owes it, test_phda20_pass20.py); C5.1
+    "All ConPh losses count for the previous scenario for all purposes"; C1.2 (A26.2
+    CVP, supplied per kind).  The US removes a squad saying it was eliminated: its 2
+    CVP join the US's CVP lost (5 → 7) on a line both sides read.  A squad removed as
+    a correction (the default) counts nothing, and the line says so."""
     players, _ = phd_after(users, "C5.8", cvp_lost_us=5, cvp_lost_german=3)
     supply_value(players, "cvp_per_kind.squad", "2", by="us")
-    failed = add(players, "us", "6-6-7 A", "squad", markers=("encircled",))
+    failed = add(players, "us", "6-6-7 A", "squad")
     slip = add(players, "us", "6-6-7 B", "squad")
     remove(players, "us", failed, eliminated=True)
     assert lost(players) == {"us": 7, "german": 3}

@@ -342,8 +342,11 @@ def test_drawn_sentences_played_after_the_1230_scenario_from_both_seats(users, m
     assert "LMG" not in names and "2-4-7" not in names
 
     players.until_step("C5.21")
-    step_words(s["us"])
-    exc = s["us"].press("Recombine the two HS", give=a.ref, mark=b.ref, forms="6-6-7")
+    said = step_words(s["us"])
+    # Not offered since pass 20 (the page says why); a forged post is refused.
+    assert "Recombine the two HS" not in s["us"].buttons()
+    assert "Not offered: 3-3-7 possesses MMG" in said, said
+    exc = forge(s["us"], "exchange", give=a.ref, mark=b.ref, forms="6-6-7")
     assert exc.refused and "C5.21 EXC" in exc.text and "MMG" in exc.text, exc.text[:400]
     plain(exc.text)
 

@@ -57,7 +57,7 @@ from campaign.selectors import (
     snapshot,
     with_online,
 )
-from rules import availability
+from rules import availability, machine
 from rules.kinds import kind_of
 from rules.schema import Module, Step
 from rules.snapshot import Holdings, Snapshot
@@ -285,6 +285,15 @@ class CampaignView:
     @property
     def date_index(self) -> int:
         return self.campaign.date_index
+
+    @property
+    def last_date_rule(self) -> str | None:
+        """Where the current date is the CG's last (its scenario's result ends the CG,
+        PHD's TM End), the rule naming the dates ("" : none); None where it is not."""
+        variant = self.module.variant(self.campaign.variant)
+        if self.campaign.date_index != machine.date_index(self.module, variant.last_date):
+            return None
+        return variant.rule or ""
 
     @property
     def step_def(self) -> Step:

@@ -59,6 +59,8 @@ from campaign.services.units import (
     label,
     placement_owed_by,
     placement_reminders,
+    recombine_bar,
+    recombine_bar_words,
     roll_ref,
     settle_preview,
     state_of,
@@ -221,6 +223,8 @@ class ExchangeView:
     # (PHD C5.21); empty where it holds no half-squad line that could recombine.
     squads: tuple[str, ...] = ()
     name_squad: bool = False  # the viewer holds such lines: the form asks for the squad
+    # Why each HS that would pair is not offered (PHD C5.21 EXC: it possesses a MMG).
+    barred: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1248,11 +1252,17 @@ def _recombining(ex: UnitExchange, own: list[Unit]) -> ExchangeView:
     half-squad lines forming the squad their owner names (``half_squads``)."""
     by_pk = {u.pk: u for u in own}
     kept: dict[str, list[str]] = {}
+    held: dict[str, list[Unit]] = {}
     for u in own:
         if u.possessor_id in by_pk:
             kept.setdefault(by_pk[u.possessor_id].ref, []).append(u.name)
-
-    states = [replace(state_of(u), count=u.count) for u in own]
+            held.setdefault(by_pk[u.possessor_id].ref, []).append(u)
+    # A HS its EXC bars (possessing a MMG/HMG/Lt. MTR/Gun, C5.21 EXC) is not offered (the
+    # refusal stays for a forged post); the page says why beside the form.
+    bars = {ref: bar for ref, units in held.items() if (bar := recombine_bar(ex, units))}
+    free = [u for u in own if u.ref not in bars]
+    states = [replace(state_of(u), count=u.count) for u in free]
+    all_states = [replace(state_of(u), count=u.count) for u in own]
 
     def paired(flt: UnitFilter | None, words: str) -> tuple[tuple[str, str], ...]:
         if flt is None:
@@ -1263,10 +1273,19 @@ def _recombining(ex: UnitExchange, own: list[Unit]) -> ExchangeView:
                 f"{u.name} HS{words}"
                 + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
             )
-            for u, pair in zip(own, in_pairs(flt, states), strict=True)
+            for u, pair in zip(free, in_pairs(flt, states), strict=True)
             if pair
         )
 
+    def would_pair(flt: UnitFilter | None) -> set[str]:
+        if flt is None:
+            return set()
+        return {u.ref for u, pair in zip(own, in_pairs(flt, all_states), strict=True) if pair}
+
+    pairing = would_pair(ex.gives) | would_pair(ex.half_squads) if bars else set()
+    barred = tuple(
+        recombine_bar_words(ex, u, bars[u.ref]) for u in own if u.ref in bars and u.ref in pairing
+    )
     halved = paired(ex.half_squads, " (a half-squad line: name the squad two form)")
     gives = paired(ex.gives, "") + halved
     return ExchangeView(
@@ -1288,6 +1307,7 @@ def _recombining(ex: UnitExchange, own: list[Unit]) -> ExchangeView:
             f"(where they stand) is the map's ({ex.rule})."
         ),
         recombine=True,
+        barred=barred,
     )
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
 
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Q
 from django.db.models.functions import Left
 from django.utils import timezone
 
@@ -61,6 +61,7 @@ from rules.effects import (
     on_weapon,
     placed_by_owner,
     remanning_refusal,
+    retained,
     settle_holds,
     settled,
     targets,
@@ -1266,6 +1267,25 @@ def line_of(unit: Unit) -> str:
     return line_key(unit.name)
 
 
+def recombine_bar(exchange: UnitExchange, held: Iterable[Unit]) -> Unit | None:
+    """The unit of ``held`` (what a HS possesses) that bars it from recombining: one
+    ``exchange.not_possessing`` names (PHD C5.21 EXC: "A HS in possession of a MMG/HMG/
+    Lt. MTR/Gun (even if Malfunctioned)"); read by the refusal and by the page, which
+    leaves such a HS out of its selects and says why."""
+    return next(
+        (u for u in held if any(matches(f, state_of(u)) for f in exchange.not_possessing or ())),
+        None,
+    )
+
+
+def recombine_bar_words(exchange: UnitExchange, unit: Unit, barred: Unit) -> str:
+    """Why ``unit`` does not recombine, possessing ``barred`` (C5.21 EXC)."""
+    return (
+        f"{label(unit)} possesses {label(barred)}: a HS in possession of a MMG, HMG, "
+        f"Lt. MTR or Gun does not recombine ({exchange.rule} EXC)."
+    )
+
+
 def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit, forms: str = "") -> None:
     """Two of the side's lines of ``exchange.gives`` bearing the same name recombine: the
     unit given up leaves, what it possessed Transferred to the other, which has
@@ -1294,16 +1314,9 @@ def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit, forms
             f"they form unnamed ({rule})."
         )
     for unit in (give, mark):
-        held = Unit.objects.filter(possessor_id=unit.pk)
-        barred = next(
-            (u for u in held if any(matches(f, u.state) for f in exchange.not_possessing or ())),
-            None,
-        )
+        barred = recombine_bar(exchange, Unit.objects.filter(possessor_id=unit.pk))
         if barred is not None:
-            raise ActionRefused(
-                f"{label(unit)} possesses {label(barred)}: a HS in possession of a MMG, HMG, "
-                f"Lt. MTR or Gun does not recombine ({rule} EXC)."
-            )
+            raise ActionRefused(recombine_bar_words(exchange, unit, barred))
     secret = kept_secret(give, mark)
     if give.pk == mark.pk:  # a line of two identical HS: one gives itself up
         give = split_one(mark)
@@ -1756,10 +1769,15 @@ def describe_filter(flt: UnitFilter) -> str:
 def strength_counts(campaign: Campaign, side: str) -> tuple[int, int, int]:
     """The side's retained leaders, squads and half-squads/crews (PHD C5.24a's ratio)."""
     squads, half_squads, _ = squad_counts(campaign, side)
-    leaders = Unit.objects.filter(campaign=campaign, side=side, kind="leader").aggregate(
-        n=Sum("count")
-    )["n"]
-    return leaders or 0, squads, half_squads
+    # A leader marked captured is held prisoner, not currently retained (C5.24a).
+    leaders = sum(
+        n
+        for markers, n in Unit.objects.filter(
+            campaign=campaign, side=side, kind="leader"
+        ).values_list("markers", "count")
+        if retained(UnitState("", "leader", tuple(markers or ())))
+    )
+    return leaders, squads, half_squads
 
 
 def designable_mmc(campaign: Campaign, side: str, not_named: Sequence[str]) -> int:
@@ -1849,6 +1867,8 @@ def hardenable_leaders(
             and not_hardened_for_group(table, module.group(side, u.purchase.group_id))
         )
         and not hardened_by_settles(step.settles, u.state)
+        # One held prisoner is not "currently retained" (C5.24 footnote *).
+        and retained(u.state)
     ]
 
 

@@ -21,7 +21,7 @@ def test_c5_1_a_squad_removed_as_eliminated_counts_a_slip_is_put_back(
         (make_user("us_p"), make_user("de_p")), "C5.8", cvp_lost_us=5, cvp_lost_german=3
     )
     supply_value(players, "cvp_per_kind.squad", "2", by="us")
-    failed = add(players, "us", "6-6-7 A", "squad", markers=("encircled",))
+    failed = add(players, "us", "6-6-7 A", "squad")  # its 1TC owed since pass 20 if Encircled
     slip = add(players, "us", "6-6-7 B", "squad")
     base = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
     us = browser_login(new_context(), players.users["us"]).new_page()
