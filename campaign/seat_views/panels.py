@@ -782,7 +782,9 @@ def _reduction(view: CampaignView, panel: StepPanel) -> None:
         choices = tuple(
             (u.ref, u.label)
             for u, h in zip(own, held, strict=True)
-            if not availability.reduce_refusal(table, allowed=1, used=0, unit=h, held=held)
+            if not availability.reduce_refusal(
+                table, allowed=1, used=0, unit=h, held=held, side=view.viewer
+            )
         )
         said = " or ".join(str(r) for r in originals)
         row = next(o for o in table.original if o.roll == originals[0])
@@ -794,7 +796,12 @@ def _reduction(view: CampaignView, panel: StepPanel) -> None:
         if not why and not choices:
             why = f"You hold no MMC to suffer the Casualty Reduction ({table.rule})."
         elif not why:
-            words += " Done waits until you name it."
+            order = availability.reduction_order(table, view.viewer)
+            words += (
+                f" {order} Done waits until you name it."
+                if order
+                else (" Done waits until you name it.")
+            )
         panel.tables[n] = replace(tv, reduce=words, reduce_choices=choices, no_reduce=why)
 
 
