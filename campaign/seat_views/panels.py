@@ -251,6 +251,9 @@ class StepPanel:
     opponent_chosen: bool = False  # locking now reveals both chits at once
     attack_allowed: bool = True
     attack_refusal: str = ""
+    # Where picking no chit is Idle (PHD C2.0): what the side's Done without a chit
+    # does, said by the Done button ("" : Done is no part of the step).
+    idle_done: str = ""
     chart: list[ChartRow] = field(default_factory=list)
     chart_missing: str = ""
     purchases: list[PurchaseLine] = field(default_factory=list)
@@ -1307,6 +1310,16 @@ def _chits(view: CampaignView, panel: StepPanel) -> None:
     refusal = availability.chit_refusal(module, snap, "attack")
     panel.attack_allowed = not refusal
     panel.attack_refusal = refusal
+    ini = module.initiative
+    if (
+        mine is None
+        and ini is not None
+        and availability.chit_by_default(module, module.steps[c.step_index])
+    ):
+        panel.idle_done = (
+            "A side that picks no Attack chit is Idle: your Done locks Idle for you "
+            f"({ini.idle_by_default})."
+        )
     panel.declares_units = availability.declares_units(module, snap)
     panel.no_on_map_units = view.seat.no_on_map_units
     rule = roster_decides_chit(module, side) if panel.declares_units else ""
