@@ -227,3 +227,39 @@ def test_c5_26a_a_failed_repair_eliminates_and_c5_27c_skips_the_isolated_on_the_
     de.open()
     theirs = [w for b in de.buttons() if b == special for _, w in de.options(special, "unit")]
     assert not [w for w in theirs if "M4A1" in w], theirs
+
+
+def test_tm20_the_us_shermans_bought_for_1930_roll_their_gyrostabilizer_dr_on_his_page(
+    users, modules, fixed_dice
+):
+    """Drawn: TM20 "On a dr of < 3, the vehicle is equipped with a functioning
+    Gyrostabilizer" (computed; its named test calls the services), on the US page
+    before the last TM Scenario (1930 hrs): his Sherman Pl bought at C5.31 is offered
+    its dr at TM20 (after a US Attack for 1930 hrs), a dr of 3 reads a functioning
+    Gyrostabilizer (≤3, the OCR's "< 3" read as elsewhere); the German page offers no
+    such roll."""
+    from tests.test_phdb19_pass19 import us_attacks_last
+
+    players = us_attacks_last(users, "C5.31")
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    assert us.press("Buy A1 Sherman Pl for 4 TP, Enters as Reinforcements").status == 200, (
+        us.buttons()
+    )
+    for seat in (us, de):
+        assert seat.press("Done with C5.31").status == 200
+    players.until_step("C5.37")
+    # Both Idle would be a Lull: at the last date the TM ends without a TM20 (C5.37).
+    players.chits(us="attack", german="idle")
+    players.until_step("TM20")
+    us.open()
+    de.open()
+    gyro = [b for b in us.buttons() if b.startswith("Roll dr: Sherman Gyrostabilizer")]
+    assert gyro, (us.buttons(), step_part(us)[:1500])
+    assert not [b for b in de.buttons() if "Gyrostabilizer" in b]
+    fixed_dice.append([3])
+    assert us.press(gyro[0]).status == 200
+    rolled = Roll.objects.filter(campaign_id=players.campaign_id, step_id="TM20", side="us")
+    assert [r.result for r in rolled][:1] == ["Functioning Gyrostabilizer (D11.1)"], [
+        (r.final, r.result) for r in rolled
+    ]
