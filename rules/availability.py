@@ -18,6 +18,7 @@ from rules.effects import (
     MMC_KINDS,
     NewUnits,
     UnitState,
+    class_words,
     held_excess,
     matches,
     mmc_class,
@@ -1629,13 +1630,17 @@ def reduce_refusal(
     used: int,
     unit: tuple[UnitState, Sequence[str]] | None,
     held: Sequence[tuple[UnitState, Sequence[str]]] = (),
+    side: str = "",
 ) -> str:
-    """Why the side may not Casualty Reduce one more MMC after its rolls on ``table``
+    """Why ``side`` may not Casualty Reduce one more MMC after its rolls on ``table``
     in this pass ("": it may): no original roll of it gave one (``allowed``), as many
     as it gave are reduced (``used``), ``unit`` (with its RG's footnotes) is not one of
     its MMC, or it is not of the first class of MMC the side ``held`` has one of (PHD
     C5.28 note 2: "Casualty Reduction for one MMC (Engineer if possible, otherwise
-    owner's choice of Elite MMC ...)")."""
+    owner's choice of Elite MMC, or next highest class 1st, 2nd, etc.)").  A unit whose
+    class none of them reads (its line names no counter figures the module gives) is
+    refused only where a class known otherwise than by figures is held (an Engineer,
+    an Elite MMC): below those its class is its owner's word."""
     originals, first = reduction(table)
     said = " or ".join(str(n) for n in originals)
     if not allowed:
@@ -1653,18 +1658,38 @@ def reduce_refusal(
     state, footnotes = unit
     if not own_mmc(state):
         return f"{state.name} is not one of your MMC (squads, half-squads) ({table.rule})."
+    known = any(mmc_class(cls, state, footnotes, side) for cls in first)
     for cls in first:
-        of_it = [u.name for u, f in held if own_mmc(u) and mmc_class(cls, u, f)]
+        of_it = [u.name for u, f in held if own_mmc(u) and mmc_class(cls, u, f, side)]
         if not of_it:
             continue
-        if mmc_class(cls, state, footnotes):
+        if mmc_class(cls, state, footnotes, side):
             return ""
+        if not known and not (cls.footnotes or cls.statuses):
+            return ""
+        source = f"; {cls.source}" if cls.source and cls.figures.get(side) else ""
         return (
             f"{state.name} is not {cls.label}: while you hold {cls.label} "
             f"({', '.join(sorted(set(of_it)))}), the Casualty Reduction falls on one "
-            f"({table.rule})."
+            f"({table.rule}{source})."
         )
     return ""
+
+
+def reduction_order(table: Table, side: str) -> str:
+    """The order the Casualty Reduction of ``table``'s original roll falls on the
+    classes of ``side``'s MMC, as the players read it ("" : no order), each class read
+    from counter figures named with them and their source (PHD C5.28 note 2)."""
+    _, first = reduction(table)
+    said = [w for w in (class_words(cls, side) for cls in first) if w]
+    if not said:
+        return ""
+    source = next((c.source for c in first if c.figures.get(side)), None)
+    return (
+        "It falls on "
+        + ", else ".join(said)
+        + f", else your choice ({table.rule}{'; ' + source if source else ''})."
+    )
 
 
 def reduction_owed_refusal(

@@ -727,9 +727,30 @@ def reduction(table: Table) -> tuple[list[int], list[MmcClass]]:
     return [n for n, _ in found], (list(found[0][1].first) if found else [])
 
 
-def mmc_class(cls: MmcClass, unit: UnitState, footnotes: Sequence[str]) -> bool:
-    """Whether ``unit`` (its RG marked ``footnotes``) is of the class ``cls``."""
-    return bool(set(cls.footnotes) & set(footnotes)) or not unit.marked.isdisjoint(cls.statuses)
+def mmc_class(cls: MmcClass, unit: UnitState, footnotes: Sequence[str], side: str = "") -> bool:
+    """Whether ``unit`` (its RG marked ``footnotes``), one of ``side``'s, is of the
+    class ``cls``: by its RG's footnotes, its markers, or the counter figures its line
+    names (``MmcClass.figures``: a "6-6-7" line is a US 1st Line MMC)."""
+    return (
+        bool(set(cls.footnotes) & set(footnotes))
+        or not unit.marked.isdisjoint(cls.statuses)
+        or bool(set(counter_figures(unit.name)) & set(cls.figures.get(side, ())))
+    )
+
+
+def counter_figures(name: str) -> list[str]:
+    """The counter figures a unit's line names ("4-6-7 (I1 Gren Pl)" → ["4-6-7"])."""
+    return re.findall(r"(?<![\d-])\d{1,2}-\d-\d(?![\d-])", name)
+
+
+def class_words(cls: MmcClass, side: str) -> str:
+    """A class of MMC as ``side``'s player reads it, with the counters that make it
+    where the class is read from figures ("a 1st Line MMC (6-6-7, 3-3-7)"); "" where
+    it is read from figures, none of them ``side``'s."""
+    figures = cls.figures.get(side)
+    if figures:
+        return f"{cls.label} ({', '.join(figures)})"
+    return "" if cls.figures and not (cls.footnotes or cls.statuses) else cls.label
 
 
 def left_over(exchange: UnitExchange, unit: UnitState, held: Iterable[UnitState]) -> UnitOutcome:

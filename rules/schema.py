@@ -368,15 +368,38 @@ UNIT_EFFECTS = (
 )
 
 
+MMC_FIGURES = re.compile(r"^\d{1,2}-\d-\d$")
+
+
 class MmcClass(Strict):
     """A class of MMC a ``reduce_mmc`` result falls on first, while the side holds one:
     of RGs marked with one of ``footnotes`` (PHD RG footnote e, Assault Engineers), or
-    marked with one of ``statuses`` (Elite); ``label`` names one in the rules' words
-    ("an Engineer")."""
+    marked with one of ``statuses`` (Elite), or whose line names one of the counter
+    figures ``figures`` gives for its side ("4-6-7"); ``label`` names one in the rules'
+    words ("an Engineer")."""
 
     footnotes: list[str] = []
     statuses: list[UnitStatus] = []
+    # Side -> the printed figures of the squads and HS of this class (PHD C5.28 note 2
+    # "or next highest class 1st, 2nd, etc.": the rules text prints no MMC's class, ASL's
+    # counters do).  Not rules text: ``source`` says where the app took them from, and
+    # the players read it with the class.
+    figures: dict[Slug, list[str]] = {}
+    source: str | None = None
     label: str
+
+    @model_validator(mode="after")
+    def _figures(self) -> MmcClass:
+        for side, figures in self.figures.items():
+            bad = [f for f in figures if not MMC_FIGURES.match(f)]
+            if bad:
+                raise ValueError(f"figures.{side}: {bad} are not counter figures like '4-6-7'")
+        if self.figures and not self.source:
+            raise ValueError(
+                "'figures' are not rules text: say in 'source' where they come from "
+                "(the ASL chapter), for the players to read"
+            )
+        return self
 
 
 class Effect(Strict):
@@ -2488,6 +2511,12 @@ class Module(Strict):
                 cond(f"tables.{t.id}.date_windows[{j}]", r.applies_to)
                 date(f"tables.{t.id}.date_windows[{j}].not_before", r.not_before)
                 date(f"tables.{t.id}.date_windows[{j}].not_after", r.not_after)
+            for row in [*t.rows, *t.original]:
+                effects = [*row.effects, *row.column_effects.values()]
+                for e in [*([row.effect] if row.effect else []), *effects]:
+                    for k, cls in enumerate(e.first):
+                        for sid in cls.figures:
+                            side(f"tables.{t.id} reduce_mmc first[{k}].figures", sid)
         for j, cv in enumerate(self.cost_variants):
             cond(f"cost_variants[{j}]", cv.applies_to)
         for j, p in enumerate(self.post_purchase):

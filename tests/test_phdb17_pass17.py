@@ -76,7 +76,9 @@ def test_c5_28_note_2_an_original_6_casualty_reduces_an_engineer_first(
     roll(players, "german", "fortification_clearance", item="A-P mines in K6")
     text = page(client, players, "german")
     offer = text[text.index("Your original 6") : text.index("Casualty Reduce this MMC") + 30]
-    assert "4-4-7 (I8" in offer and "4-6-7" not in offer, offer
+    # The select offers the Engineer only (pass 20: the order above it names the classes).
+    chosen = offer[offer.index("The MMC it falls on:") :]
+    assert "4-4-7 (I8" in chosen and "4-6-7" not in chosen, offer
     plain(offer)
     assert "Casualty Reduction" in text and "Known Minefield" in text, text[-3000:]
     assert "Casualty Reduce this MMC" in text
@@ -115,7 +117,9 @@ def test_c5_28_note_2_with_no_engineer_an_elite_mmc_first(users, modules, fixed_
     # owner chooses (no Engineer, no other Elite MMC... the reduced Elite is one still).
     roll(players, "us", "fortification_clearance", item="A-P mines in M13")
     hs = add(players, "us", "3-3-6 HS", "half_squad")
-    Unit.objects.filter(pk=elite.pk).update(markers=[])
+    # Pass 20: a 7-4-7 is Elite by its counter's figures, marked or not; the line is
+    # renamed to a class the HS shares.
+    Unit.objects.filter(pk=elite.pk).update(markers=[], name="6-6-6")
     reduce(players, "us", hs)
     assert not Unit.objects.filter(pk=hs.pk).exists()
     assert "C5.28" in logged(c)

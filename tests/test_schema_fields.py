@@ -5687,6 +5687,34 @@ case(
 )
 
 
+def _reduce_second_line(m: Module) -> str:
+    """C5.28 note 2 "or next highest class 1st, 2nd, etc." (pass 20): whether the
+    German's Casualty Reduction may fall on a 4-4-7 while he holds a 4-6-7, neither of
+    an engineer RG nor Elite, the class read from the counter figures the module gives."""
+    held = [
+        (effects.UnitState("4-4-7", "squad"), []),
+        (effects.UnitState("4-6-7 (I1 Gren Pl)", "squad"), []),
+    ]
+    table = m.table("fortification_clearance")
+    return availability.reduce_refusal(
+        table, allowed=1, used=0, unit=held[0], held=held, side="german"
+    )
+
+
+case(
+    "MmcClass.figures",
+    base="phd",
+    mutate=lambda d: _reduce_first(d)[2].update(figures={"us": ["6-6-7"]}),
+    observe=_reduce_second_line,
+)
+case(
+    "MmcClass.source",
+    base="phd",
+    mutate=lambda d: _reduce_first(d)[2].update(source="ASL Chapter H's German squads"),
+    observe=_reduce_second_line,
+)
+
+
 def _weather_at_c5_30(m: Module) -> str:
     """C5.30: what the step shows of the 0930 hrs TM Scenario's weather."""
     st = next(s for s in m.steps if s.id == "C5.30")

@@ -255,6 +255,9 @@ class StepPanel:
     opponent_chosen: bool = False  # locking now reveals both chits at once
     attack_allowed: bool = True
     attack_refusal: str = ""
+    # Where picking no chit is Idle (PHD C2.0): what the side's Done without a chit
+    # does, said by the Done button ("" : Done is no part of the step).
+    idle_done: str = ""
     chart: list[ChartRow] = field(default_factory=list)
     chart_missing: str = ""
     purchases: list[PurchaseLine] = field(default_factory=list)
@@ -794,7 +797,9 @@ def _reduction(view: CampaignView, panel: StepPanel) -> None:
         choices = tuple(
             (u.ref, u.label)
             for u, h in zip(own, held, strict=True)
-            if not availability.reduce_refusal(table, allowed=1, used=0, unit=h, held=held)
+            if not availability.reduce_refusal(
+                table, allowed=1, used=0, unit=h, held=held, side=view.viewer
+            )
         )
         said = " or ".join(str(r) for r in originals)
         row = next(o for o in table.original if o.roll == originals[0])
@@ -806,7 +811,12 @@ def _reduction(view: CampaignView, panel: StepPanel) -> None:
         if not why and not choices:
             why = f"You hold no MMC to suffer the Casualty Reduction ({table.rule})."
         elif not why:
-            words += " Done waits until you name it."
+            order = availability.reduction_order(table, view.viewer)
+            words += (
+                f" {order} Done waits until you name it."
+                if order
+                else (" Done waits until you name it.")
+            )
         panel.tables[n] = replace(tv, reduce=words, reduce_choices=choices, no_reduce=why)
 
 
@@ -1335,6 +1345,16 @@ def _chits(view: CampaignView, panel: StepPanel) -> None:
     refusal = availability.chit_refusal(module, snap, "attack")
     panel.attack_allowed = not refusal
     panel.attack_refusal = refusal
+    ini = module.initiative
+    if (
+        mine is None
+        and ini is not None
+        and availability.chit_by_default(module, module.steps[c.step_index])
+    ):
+        panel.idle_done = (
+            "A side that picks no Attack chit is Idle: your Done locks Idle for you "
+            f"({ini.idle_by_default})."
+        )
     panel.declares_units = availability.declares_units(module, snap)
     panel.no_on_map_units = view.seat.no_on_map_units
     rule = roster_decides_chit(module, side) if panel.declares_units else ""

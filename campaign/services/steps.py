@@ -829,6 +829,7 @@ def reduce_mmc(
         used=used,
         unit=(units.state_of(unit), list(group.footnotes) if group else []),
         held=held,
+        side=turn.side,
     )
     if refusal:
         raise ActionRefused(refusal, status=409)
