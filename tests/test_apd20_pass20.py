@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Event
+from campaign.models import Campaign, Event
 from tests import test_rule_mechanisms
 from tests.page_play import Answer, Seat
 from tests.test_apd12_pass12 import apd, lost, supply_value
 from tests.test_apd17_pass17 import midday
 from tests.test_apd18_pass18 import fresh, seats
 from tests.test_apd_pass5 import done
-from tests.test_rule_mechanisms import add
+from tests.test_rule_mechanisms import add, result_values
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
@@ -101,3 +101,28 @@ def test_2_5_exc_a_crews_cvp_not_supplied_are_named_missing_never_zero(users, mo
     assert german.press(f"{ABANDON} (PzIVH)").status == 200
     assert lost(players) == before
     assert "have not been supplied; amend the result with them" in log(players)
+
+
+# ------------------------------------------------ Left of pass 19: the last date and the CG's end
+
+
+def test_cg_vc_the_cg_end_after_the_afternoon_names_the_figures_the_german_wins_by(users, modules):
+    """CG VC "Provided the Germans have not amassed ≥ 105 CVP, the Americans win if
+    their VP total is ≥ 150 at any CG-Scenario end and/or if they control all existing
+    CGV Buildings" and CG DATES (the Afternoon the last), read at the CG's end on both
+    sides' pages: Morning 63, Midday 40, Afternoon 20 VP (123); 41 + 10 + 5 = 56 CVP;
+    no CGV Buildings.  Both pages read that the CG has ended, that the German wins, and
+    why, with the figures and their source: 123 < 150, not all CGV Buildings (on main
+    only "no CG victory condition was met").  Neither offers a step's button any more."""
+    players, module = midday(users, "3.9")
+    players.until("results")
+    players.results(**result_values(module, vp_american=20, cvp_lost_american=5))
+    assert Campaign.objects.get(pk=players.campaign_id).ended_at is not None
+    for seat in seats(players):
+        text = seat.text
+        assert "The CG ends after its last date, December 6 Afternoon. German wins" in text
+        why = text.split("German wins", 1)[1][:400]
+        assert "(CG total) 123 < 150" in why, why
+        assert "not: American controls all existing CGV buildings" in why, why
+        assert "CG VC" in why, why
+        assert not [b for b in seat.buttons() if b.startswith(("Done", "Roll", "Enter"))]

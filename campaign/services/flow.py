@@ -372,7 +372,12 @@ def final_winner(turn: Turn) -> str:
     if check is not None:
         return f" {module.side(check.winner).name} wins the CG ({check.rule}): {check.text}"
     if module.default_winner:
-        return f" {module.side(module.default_winner).name} wins: no CG victory condition was met."
+        # Each condition's figures that fell short (APD CG VC: "123 < 150").
+        why = victory.unmet(module, results, ending=True)
+        return (
+            f" {module.side(module.default_winner).name} wins: no CG victory condition "
+            f"was met{f': {why}' if why else ''}."
+        )
     if module.victory:
         return f" Decide the winner by the CG victory conditions: {module.victory}"
     return " The module has no CG victory conditions: decide the winner by the rules."
