@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Campaign, Event
+from campaign.models import Campaign, Event, Unit
 from tests import test_rule_mechanisms
 from tests.page_play import Answer, Seat
 from tests.test_apd12_pass12 import apd, lost, supply_value
 from tests.test_apd17_pass17 import midday
-from tests.test_apd18_pass18 import fresh, seats
+from tests.test_apd18_pass18 import fresh, rolls, seats
 from tests.test_apd_pass5 import done
 from tests.test_rule_mechanisms import add, result_values
 
@@ -41,6 +41,19 @@ def roster(players, side: str) -> Seat:
     seat = Seat(players.users[side], players.campaign_id, "roster/")
     seat.open()
     return seat
+
+
+def remove_as_eliminated(seat: Seat, unit: Unit) -> Answer:
+    """The roster page's form of ``unit``'s line, posted with its Remove button and
+    "eliminated" as the reason, whether or not the page offers that reason."""
+    form = next(f for f in seat.forms.forms.values() if ("unit", str(unit.ref)) in f.fields)
+    data: dict[str, list[str]] = {}
+    for name, value in form.fields:
+        data.setdefault(name, []).append(value)
+    data.update(do=["remove"], loss=["eliminated"])
+    answer = seat.client.post(form.action, data, HTTP_HX_REQUEST="true")
+    seat.open()
+    return Answer(answer.status_code, answer.content.decode())
 
 
 def log(players) -> str:
@@ -126,3 +139,108 @@ def test_cg_vc_the_cg_end_after_the_afternoon_names_the_figures_the_german_wins_
         assert "not: American controls all existing CGV buildings" in why, why
         assert "CG VC" in why, why
         assert not [b for b in seat.buttons() if b.startswith(("Done", "Roll", "Enter"))]
+
+
+# ------------------------------------------------------------ Part 2: the draw, in play
+
+
+def test_3_31_one_repair_attempt_per_weapon_on_the_germans_midday_page(users, modules, fixed_dice):
+    """3.31 "Each weapon/Vehicle may make only one Repair attempt" (drawn, D40), the
+    German's side at the Midday (the last sequence): his squad's malfunctioned LMG, dr
+    4 (NE).  The SW is no longer offered in the Repair select; a second attempt forged
+    anyway is refused in words and nothing is rolled; the American's page offers no
+    Repair roll for it."""
+    from tests.test_roster_possession import possess
+
+    players, _ = midday(users, "3.3")
+    done(players, "american")
+    squad = add(players, "german", "4-6-7", "squad", location="20A1")
+    lmg = possess(players, "german", add(players, "german", "LMG", "sw", "malfunctioned"), squad)
+    american, german = seats(players)
+    words = "Roll dr: Repair Table: Repair SW"
+    assert [v for v, _ in german.options(words, "unit")] == [lmg.ref]
+    assert not [b for b in american.buttons() if b.startswith("Roll")]
+    fixed_dice.append([4])
+    assert german.press(words, unit=lmg.ref).status == 200
+    assert "malfunctioned" in fresh(lmg).markers
+    from tests.test_apd18_pass18 import at_of
+    from tests.test_apd18_pass18 import forge as forge_act
+
+    offered = [b for b in german.buttons() if b == words]
+    assert not offered or lmg.ref not in [v for v, _ in german.options(words, "unit")]
+    before = rolls(players)
+    answer = forge_act(german, "roll", at=at_of(german), table="repair_sw", unit=lmg.ref)
+    assert answer.refused and answer.text, answer.status
+    assert "3.31" in answer.text or "only one" in answer.text, answer.text[:300]
+    assert rolls(players) == before
+
+
+def test_3_31_a_gun_rolling_6_is_removed_and_3_note_adds_no_cvp(users, modules, fixed_dice):
+    """3.31 "... while a Gun is removed from the board" (drawn, D41) and 3 Note "CVP are
+    NA for units/weapons eliminated in this phase" (drawn, D30), the German's side at
+    the Midday: his possessed, malfunctioned PaK 40 rolls dr 6.  The Gun leaves his
+    retained forces; the CVP lost stay as they were; his roster page's removal of a
+    line at 3.3 offers no "Eliminated" choice, and one posted anyway is refused citing
+    3 Note, the line kept."""
+    players, _ = midday(users, "3.3")
+    done(players, "american")
+    gun = add(players, "german", "PaK 40", "gun", "malfunctioned", location="20A3")
+    squad = add(players, "german", "4-6-7", "squad", location="20A1")
+    _, german = seats(players)
+    before = dict(lost(players))
+    fixed_dice.append([6])
+    assert german.press("Roll dr: Repair Table: Repair MA/Gun", unit=gun.ref).status == 200
+    assert not Unit.objects.filter(pk=gun.pk).exists()
+    assert lost(players) == before
+    page = roster(players, "german")
+    assert "Eliminated at" not in page.text
+    answer = remove_as_eliminated(page, squad)
+    assert answer.refused and "3 Note" in answer.text, (answer.status, answer.text[:300])
+    assert Unit.objects.filter(pk=squad.pk).exists()
+    assert lost(players) == before
+
+
+def test_2_5_each_encircled_unit_owes_its_1tc_done_says_why_on_the_germans_midday_page(
+    users, modules, fixed_dice
+):
+    """2.5 "Each Encircled unit must take a 1TC" (drawn, D10), the German's side at the
+    Midday holding odd units: an Encircled Hero and an Encircled captured squad (a
+    Prisoner, removed at 2.1, not his to check).  His page offers the 1TC for the Hero
+    only; Done is not offered while it is owed and the page says why; the American's
+    page offers no 1TC.  Rolled, Done is offered."""
+    from tests.test_apd18_pass18 import ROLL_1TC
+
+    players, _ = midday(users, "2.5")
+    done(players, "american")
+    hero = add(players, "german", "1-4-9 hero", "hero", "encircled", location="20A1")
+    add(players, "german", "6-6-6", "squad", "encircled", markers=["captured"], location="20B1")
+    american, german = seats(players)
+    assert [v for v, _ in german.options(ROLL_1TC, "unit")] == [hero.ref]
+    assert "Done with 2.5" not in german.buttons()
+    step = german.text.split("Notification settings 2.5 Encirclement", 1)[1].split("Amend")[0]
+    assert "1-4-9 hero" in step and "6-6-6" not in step, step
+    assert not [b for b in american.buttons() if b.startswith("Roll")]
+    fixed_dice.append([1, 1])
+    assert german.press(ROLL_1TC, **{"unit": hero.ref, "typed.leadership": "0"}).status == 200
+    assert "Done with 2.5" in german.buttons(), german.buttons()
+
+
+def test_4_0_no_quarter_invoked_at_the_morning_is_read_at_the_afternoon_on_both_pages(
+    users, modules
+):
+    """4.0 "Once invoked, No Quarter will remain in effect for the duration of the CG"
+    (drawn, D64), invoked in the Morning (pass 17 tried the Midday), read at the
+    Afternoon, the last CG date, on both sides' campaign pages and scenario sheets."""
+    import html
+    import re
+
+    players, module = apd(users, "3.4", no_quarter_american=True)
+    supply_value(players, "dates.dec6midday.vp_required", "120")
+    players.until("results")
+    players.results(**result_values(module, vp_american=40, cvp_lost_american=10))
+    players.until("results")
+    for side in ("american", "german"):
+        seat = Seat(players.users[side], players.campaign_id, "sheet.txt")
+        sheet = re.sub(r"\s+", " ", html.unescape(seat.client.get(seat.url).content.decode()))
+        assert "No Quarter invoked (4.0): since the December 6 Morning scenario" in sheet, sheet
+        assert "December 6 Afternoon" in sheet
