@@ -219,6 +219,9 @@ def test_2_5_each_encircled_unit_owes_its_1tc_done_says_why_on_the_germans_midda
     assert "Done with 2.5" not in german.buttons()
     step = german.text.split("Notification settings 2.5 Encirclement", 1)[1].split("Amend")[0]
     assert "1-4-9 hero" in step and "6-6-6" not in step, step
+    assert 'id="finish-lacking"' in german.html, step
+    lacking = german.html.split('id="finish-lacking">', 1)[1].split("</p>")[0]
+    assert "1TC" in lacking and "2.5" in lacking, lacking
     assert not [b for b in american.buttons() if b.startswith("Roll")]
     fixed_dice.append([1, 1])
     assert german.press(ROLL_1TC, **{"unit": hero.ref, "typed.leadership": "0"}).status == 200
@@ -244,3 +247,35 @@ def test_4_0_no_quarter_invoked_at_the_morning_is_read_at_the_afternoon_on_both_
         sheet = re.sub(r"\s+", " ", html.unescape(seat.client.get(seat.url).content.decode()))
         assert "No Quarter invoked (4.0): since the December 6 Morning scenario" in sheet, sheet
         assert "December 6 Afternoon" in sheet
+
+
+# ------------------------------------------------ Part 2: the offered/computed claims, challenged
+
+
+def test_2_9_2_91_2_92_a_midday_result_amended_at_3_4_recomputes_the_winner_and_the_pp_on_the_pages(
+    users, modules
+):
+    """2.9 "otherwise the German wins", "The winning side moves first in the following
+    scenario", 2.91 and 2.92 (ledger: computed), challenged: does the figure change when
+    the recorded fact does?  The Midday's 3.4, the last purchase: 63 + 40 = 103 < 120,
+    the German won; the American has 33 carried + (17 + 51) = 101 PP.  The American
+    amends the Midday's VP to 60 through the page, the German accepts it through his:
+    123 ≥ 120, the American wins the Midday and moves first in the Afternoon (both
+    pages), and his PP read 33 + (-3 + 51) = 81."""
+    players, _ = midday(users, "3.4")
+    american, german = seats(players)
+    assert "You have 101 PP" in american.text
+    form = american.form_of("Propose the amendment")
+    vp = next(n for n, _ in form.fields if "vp" in n and "american" in n and "cvp" not in n)
+    assert (
+        american.press("Propose the amendment", **{vp: "60", "reason": "miscounted"}).status == 200
+    )
+    german.open()
+    assert german.press("Accept the amendment").status == 200
+    american.open()
+    for seat in (american, german):
+        seat.open()
+        assert "American won the December 6 Midday scenario: American moves first" in seat.text
+        assert "(CG total) 123 ≥ 120" in seat.text, seat.text[-3000:]
+    assert "You have 81 PP" in american.text, american.text[:3000]
+    assert "81 PP" not in german.text
