@@ -279,3 +279,18 @@ def test_2_9_2_91_2_92_a_midday_result_amended_at_3_4_recomputes_the_winner_and_
         assert "(CG total) 123 ≥ 120" in seat.text, seat.text[-3000:]
     assert "You have 81 PP" in american.text, american.text[:3000]
     assert "81 PP" not in german.text
+
+
+def test_2_91_2_92_the_cg_totals_name_each_scenarios_figures_on_the_midday_page(users, modules):
+    """2.91 "The amount of VP which the American has scored for each scenario played is
+    totaled to compute his current CG VP total" and 2.92 "the total of his CVP suffered
+    in the CG thus far" (drawn, D21; ledger: computed), at the Midday, the first date
+    with two scenarios played: the American's page gives each total with its source,
+    the VP and CVP of each scenario (63 + 40 = 103; 41 + 10 = 51), not only the sums
+    (on main "103 amassed" and "51 CVP suffered" alone).  The German's page shows none
+    of it."""
+    players, _ = midday(users, "3.4")
+    american, german = seats(players)
+    assert "VP differential 120 required − 103 amassed = 17 (CG total: 63 + 40)" in american.text
+    assert "17 + 51 CVP suffered = 68 (CG total: 41 + 10)" in american.text
+    assert "63 + 40" not in german.text
