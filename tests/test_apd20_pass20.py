@@ -294,3 +294,23 @@ def test_2_91_2_92_the_cg_totals_name_each_scenarios_figures_on_the_midday_page(
     assert "VP differential 120 required − 103 amassed = 17 (CG total: 63 + 40)" in american.text
     assert "17 + 51 CVP suffered = 68 (CG total: 41 + 10)" in american.text
     assert "63 + 40" not in german.text
+
+
+def test_cg_dates_the_afternoons_result_page_says_it_is_the_cgs_last_scenario(users, modules):
+    """CG DATES "December 6 Morning/Midday/Afternoon (3 CG dates)" with 1.2 "the entire
+    sequence below is followed at the end of each CG scenario to generate the next
+    scenario": at the Afternoon, the last CG date, both sides' result pages say that it
+    is the CG's last scenario and that the CG ends with its result (no Clean-Up or Setup
+    follows); the Midday's result page does not."""
+    players, module = apd(users, "3.4")
+    supply_value(players, "dates.dec6midday.vp_required", "120")
+    players.until("results")
+    last = "It is the CG's last scenario (CG Dates; 1.2): the CG ends with its result"
+    for seat in seats(players):
+        assert "When the December 6 Midday scenario is over" in seat.text
+        assert last not in seat.text
+    players.results(**result_values(module, vp_american=40, cvp_lost_american=10))
+    players.until("results")
+    for seat in seats(players):
+        assert "When the December 6 Afternoon scenario is over" in seat.text
+        assert last in seat.text, seat.text[:3000]

@@ -57,7 +57,7 @@ from campaign.selectors import (
     snapshot,
     with_online,
 )
-from rules import availability
+from rules import availability, machine
 from rules.kinds import kind_of
 from rules.schema import Module, Step
 from rules.snapshot import Holdings, Snapshot
@@ -285,6 +285,15 @@ class CampaignView:
     @property
     def date_index(self) -> int:
         return self.campaign.date_index
+
+    @property
+    def last_scenario(self) -> str:
+        """At the variant's last CG date, the rule that makes its scenario the CG's last
+        (APD "CG Dates; 1.2": no sequence follows it); "" before."""
+        variant = self.module.variant(self.campaign.variant)
+        if self.date_index != machine.date_index(self.module, variant.last_date):
+            return ""
+        return variant.rule or f"{self.date} is its last CG date"
 
     @property
     def step_def(self) -> Step:
