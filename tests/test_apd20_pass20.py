@@ -27,16 +27,6 @@ fixed_dice = test_rule_mechanisms.fixed_dice
 ABANDON = "Its Vulnerable PRC are Eliminated: mark it Abandoned (2.5 EXC)"
 
 
-def forge(seat: Seat, url: str, **data: str) -> Answer:
-    """A post the page does not offer this seat, sent as htmx would (``url`` relative
-    to the campaign's); the page is read again.  (tests/page_play.py presses only the
-    buttons a page shows.)"""
-    answer = seat.client.post(seat.url + url, data, HTTP_HX_REQUEST="true")
-    result = Answer(answer.status_code, answer.content.decode())
-    seat.open()
-    return result
-
-
 def roster(players, side: str) -> Seat:
     seat = Seat(players.users[side], players.campaign_id, "roster/")
     seat.open()
