@@ -304,3 +304,42 @@ def test_cg_dates_the_afternoons_result_page_says_it_is_the_cgs_last_scenario(us
     for seat in seats(players):
         assert "When the December 6 Afternoon scenario is over" in seat.text
         assert last in seat.text, seat.text[:3000]
+
+
+def test_3_4_one_armor_type_dr_per_armor_group_after_a_cancelled_purchase_at_the_midday(
+    users, modules, fixed_dice
+):
+    """3.4 "For each Armor Group purchased, make a dr to determine armor type" (drawn,
+    D20), at the Midday's 3.4 (the last purchase), after a cancelled purchase: the
+    American buys A1 through the page and cancels it before its rolls (his PP back),
+    buys it again: the page offers its secret rolls once; made, the armor type is
+    rolled once in all (the cancelled line rolled none) and the button goes; the
+    German's page offers none of it."""
+    from campaign.models import Roll
+    from campaign.models import Seat as SeatRow
+    from tests.test_rule_mechanisms import _armor_group
+
+    def pp() -> int:
+        return SeatRow.objects.get(campaign_id=players.campaign_id, side="american").points
+
+    stuarts = {"do": "units", "unit": "M5A1", "count": 3, "kind": "vehicle"}
+    players, _ = midday(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M5A1", "effect": stuarts}])
+    american, german = seats(players)
+    buy = next(b for b in american.buttons() if b.startswith("Buy A1"))
+    assert american.press(buy).status == 200
+    assert pp() == 10
+    cancel = next(b for b in american.buttons() if b.startswith("Cancel RG"))
+    assert american.press(cancel).status == 200
+    assert pp() == 20
+    buy = next(b for b in american.buttons() if b.startswith("Buy A1"))
+    assert american.press(buy).status == 200
+    rolls_for = [b for b in american.buttons() if b.startswith("Make its secret rolls")]
+    assert len(rolls_for) == 1, american.buttons()
+    german.open()
+    assert not [b for b in german.buttons() if b.startswith(("Make its", "Buy"))]
+    fixed_dice.extend([[3]] + [[1, 1]] * 6)
+    assert american.press(rolls_for[0]).status == 200
+    made = Roll.objects.filter(campaign_id=players.campaign_id, table_id="american_reinforcement")
+    assert made.count() == 1
+    assert not [b for b in american.buttons() if b.startswith("Make its secret rolls")]
