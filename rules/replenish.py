@@ -59,9 +59,13 @@ def replenish(
     inputs: Mapping[str, Mapping[str, int]],
     context: RollContext,
     roll: Roller,
+    scenarios: Mapping[str, Mapping[str, Sequence[int]]] | None = None,
 ) -> Outcome:
     """The side's points after this date's replenishment, with the arithmetic.
-    ``played_date_index`` is the date of the scenario just played (None before any)."""
+    ``played_date_index`` is the date of the scenario just played (None before any).
+    ``scenarios``: per side, the figures of each scenario played that a CG total of
+    ``inputs`` sums (APD 2.91 "scored for each scenario played is totaled"), named as
+    its source where there are several."""
     currency = module.currency
     date = module.dates[date_index]
     lines: list[str] = []
@@ -114,8 +118,14 @@ def replenish(
             cvp = inputs[side]["cvp_lost_cg"]
             diff = required - vp
             pp = diff + cvp
-            lines.append(f"VP differential {required} required − {vp} amassed = {diff}")
-            lines.append(f"{diff} + {cvp} CVP suffered = {pp}")
+            each = (scenarios or {}).get(side, {})
+            lines.append(
+                f"VP differential {required} required − {vp} amassed = {diff}"
+                + _parts(each.get("vp_total", ()))
+            )
+            lines.append(
+                f"{diff} + {cvp} CVP suffered = {pp}" + _parts(each.get("cvp_lost_cg", ()))
+            )
             if pp < 0 and mech.negative_ignored:
                 lines.append("negative purchase points are ignored: 0")
                 pp = 0
@@ -127,6 +137,12 @@ def replenish(
     formula = f" ({mech.rule})" if isinstance(mech, BaseTableReplenishment) else ""
     lines.append(f"total {points + gained}{formula}")
     return Outcome(start=points, gained=gained, lines=lines)
+
+
+def _parts(figures: Sequence[int]) -> str:
+    """A CG total's source, each scenario's figure (" (CG total: 63 + 40)"), where
+    more than one scenario was played."""
+    return f" (CG total: {' + '.join(map(str, figures))})" if len(figures) > 1 else ""
 
 
 def receives(module: Module, side: str) -> bool:

@@ -1960,11 +1960,20 @@ class Abandoning(Strict):
     # Encircled and Immobile with Vulnerable PRC").
     statement: str
     rule: RuleRef
+    # The kind whose CVP (``Module.cvp_per_kind``, ASL A26.2: supplied by the players)
+    # the PRC the press Eliminates count, a loss of the scenario just played where the
+    # step counts its losses (``Step.losses_count``): APD 2.5 EXC "the Encircled
+    # Vulnerable PRC of an Immobile vehicle are Eliminated" with 2 Note "CVP are
+    # recorded normally throughout this phase": its Inherent crew, a crew's CVP.  None:
+    # no PRC is Eliminated by it (Sicily 3.6051: the crew leaves to attempt Escape).
+    prc_eliminated: UnitKind | None = None
 
     @model_validator(mode="after")
     def _marks(self) -> Abandoning:
         if self.effect.do != "status" or self.effect.status is None:
             raise ValueError("an abandoning marks the vehicle: effect 'status' with its marker")
+        if self.prc_eliminated is not None and self.effect.crew_escapes:
+            raise ValueError("an abandoning's crew either escapes or is Eliminated, not both")
         return self
 
 

@@ -51,6 +51,21 @@ def cg_winner(module: Module, results: Results, *, ending: bool = False) -> Vict
     )
 
 
+def unmet(module: Module, results: Results, *, ending: bool = False) -> str:
+    """Why no CG victory check holds, in words with the figures: each check's terms
+    that failed ("VP scored by the American in the scenario (CG total) 123 < 150; not:
+    American controls all existing CGV buildings"), each term once, then the rules."""
+    checks = [c for c in module.victory_checks if ending or not c.at_end]
+    words = [
+        _words(module, t, results, None, held=False)
+        for c in checks
+        for t in c.all
+        if not term_holds(t, results)
+    ]
+    rules = "; ".join(dict.fromkeys(c.rule for c in checks))
+    return f"{'; '.join(dict.fromkeys(words))} ({rules})" if words and rules else ""
+
+
 def never_again(term: VictoryTerm, results: Results) -> bool:
     """A term that fails now and can never hold again: an upper bound ("<", "<=") on
     a CG total of figures that never go down (CVP, VP)."""

@@ -5378,7 +5378,7 @@ def _abandon_asked(m: Module) -> Any:
     from campaign.seat_views.roster import abandons_confirm
 
     step = next(st for st in m.steps if st.id == "3.605")
-    return abandons_confirm(step.abandoning, "StuG IIIG")
+    return abandons_confirm(step.abandoning, "StuG IIIG", m)
 
 
 case(
@@ -5386,6 +5386,25 @@ case(
     base="sicily",
     mutate=lambda d: _abandoning(d).update(statement="is Encircled and Immobile"),
     observe=_abandon_asked,
+)
+
+
+def _apd_abandon_asked(m: Module) -> Any:
+    """What pressing APD 2.5's abandoning asks before it is posted: its crew
+    Eliminated and the CVP they add, A26.2's as supplied (2.5 EXC; 2 Note)."""
+    from campaign.seat_views.roster import abandons_confirm
+
+    step = next(st for st in m.steps if st.id == "2.5")
+    return abandons_confirm(step.abandoning, "M4A3(75)W", m)
+
+
+case(
+    "Abandoning.prc_eliminated",
+    base="apd",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "2.5")["abandoning"].pop(
+        "prc_eliminated"
+    ),
+    observe=_apd_abandon_asked,
 )
 
 

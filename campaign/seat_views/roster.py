@@ -33,7 +33,7 @@ from campaign.services import units as units_service
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
 from rules import availability, machine
 from rules.effects import WEAPON_CARRIERS, exchange_gives, matches, working_weapon
-from rules.schema import Abandoning, Module
+from rules.schema import UNIT_KIND_WORDS, Abandoning, Module
 from rules.snapshot import FortificationBought
 
 
@@ -105,13 +105,24 @@ class UnitView:
     abandons_confirm: str = ""
 
 
-def abandons_confirm(abandoning: Abandoning | None, name: str) -> str:
+def abandons_confirm(abandoning: Abandoning | None, name: str, module: Module) -> str:
     """The question an abandoning asks before it is posted: what the owner states and
     what it does ("M4A3 stands in No-Man's Land: mark it Abandoned, its crew leaving it
-    to attempt Escape?")."""
+    to attempt Escape?"; APD 2.5 EXC: its crew Eliminated, with the CVP they add and
+    their source, A26.2 as the players supplied it, or that they are not supplied)."""
     if abandoning is None:
         return ""
     crew = ", its crew leaving it to attempt Escape" if abandoning.effect.crew_escapes else ""
+    kind = abandoning.prc_eliminated
+    if kind is not None:
+        words = UNIT_KIND_WORDS[kind]
+        each = module.cvp_per_kind.get(kind)
+        crew = ", its crew Eliminated: " + (
+            f"their {each} CVP (a {words}'s, A26.2, as supplied) join your CVP lost"
+            if each is not None
+            else f"the CVP of a {words} are not in the rules text (A26.2) and not "
+            "supplied: amend the result with them"
+        )
     return f"{name} {abandoning.statement}: mark it Abandoned{crew}?"
 
 
@@ -360,7 +371,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     held_words(u, by_ref) if s == side else "",
                     s == side and bool(u.held) and not u.held.get("within"),
                     f"{abandoning.label} ({abandoning.rule})" if abandoning and abandons(u) else "",
-                    abandons_confirm(abandoning, u.name) if abandons(u) else "",
+                    abandons_confirm(abandoning, u.name, module) if abandons(u) else "",
                 )
                 for u in units
                 if u.side == s

@@ -45,7 +45,7 @@ from rules import availability, machine, replenish, victory
 from rules.drm import AppliedDrm
 from rules.effects import clamp_san, san_announcement
 from rules.kinds import Hook, Pass, kind_of
-from rules.schema import SAN, InitiativeResult, RollForSide, Table, parse_range
+from rules.schema import CVP_LOST, SAN, VP, InitiativeResult, RollForSide, Table, parse_range
 
 # --------------------------------------------------------------------------- moving on
 
@@ -270,6 +270,11 @@ def replenishment(
     ``played``: the scenarios played, if read already (one read for every side)."""
     played = played or played_so_far(turn)
     results = played.results
+
+    def each(field: str, of: str) -> list[int]:
+        values = [r.data.get(field, {}).get(of, 0) for r in results]
+        return [v if isinstance(v, int) and not isinstance(v, bool) else 0 for v in values]
+
     return replenish.replenish(
         turn.module,
         side=side,
@@ -279,6 +284,10 @@ def replenishment(
         inputs={s: campaign_inputs(turn, s, played) for s in turn.seats},
         context=roll_context(turn, side, played),
         roll=roll,
+        # The CG totals' sources (APD 2.91, 2.92): each scenario's figures.
+        scenarios={
+            s: {"vp_total": each(VP, s), "cvp_lost_cg": each(CVP_LOST, s)} for s in turn.seats
+        },
     )
 
 
@@ -372,7 +381,12 @@ def final_winner(turn: Turn) -> str:
     if check is not None:
         return f" {module.side(check.winner).name} wins the CG ({check.rule}): {check.text}"
     if module.default_winner:
-        return f" {module.side(module.default_winner).name} wins: no CG victory condition was met."
+        # Each condition's figures that fell short (APD CG VC: "123 < 150").
+        why = victory.unmet(module, results, ending=True)
+        return (
+            f" {module.side(module.default_winner).name} wins: no CG victory condition "
+            f"was met{f': {why}' if why else ''}."
+        )
     if module.victory:
         return f" Decide the winner by the CG victory conditions: {module.victory}"
     return " The module has no CG victory conditions: decide the winner by the rules."

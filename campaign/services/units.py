@@ -1072,14 +1072,33 @@ def abandon_vehicle(*, campaign_id: object, user: User, unit_id: object) -> Unit
                 marker=abandoning.effect.crew_marker,
             )
         )
-    _unit_changed(
-        turn,
-        kept_secret(one),
+    secret = kept_secret(one)
+    writes: list[SeatField] = []
+    cited = abandoning.effect.crew_escapes  # the crew's words cite the rule already
+    if abandoning.prc_eliminated is not None:
+        # APD 2.5 EXC with 2 Note: the Eliminated PRC (its crew) are a loss of the
+        # scenario just played, their CVP the supplied ones (A26.2).
+        from campaign.services.losses import carry_loss  # losses -> recompute -> units
+
+        counts = machine.losses_count_rule(turn.module, turn.campaign.step_index)
+        crew = Unit(kind=abandoning.prc_eliminated, name=f"crew of {one.name}")
+        carried, writes = carry_loss(
+            turn,
+            f"{counts}; {abandoning.rule}; A26.2" if counts else "",
+            crew,
+            secret is not None,
+        )
+        words.append(f"its crew is Eliminated; {carried}" if carried else "its crew is Eliminated")
+        cited = bool(carried)
+    text = (
         f"{turn.side_name()}: {label(one)} {abandoning.statement}: "
-        f"{'; '.join(w for w in words if w)}"
-        # The crew's words cite the rule already.
-        f"{'' if abandoning.effect.crew_escapes else f' ({abandoning.rule})'}.",
+        f"{'; '.join(w for w in words if w)}{'' if cited else f' ({abandoning.rule})'}."
     )
+    if writes:
+        turn.record(EventKind.UNIT, secret=secret, text=text)
+        commit(turn.campaign.pk, UnitChanged(kept=secret), saving=writes)
+    else:
+        _unit_changed(turn, secret, text)
     return one
 
 
