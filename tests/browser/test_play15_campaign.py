@@ -413,6 +413,10 @@ PHD_START = {
 }
 
 
+# What each page says and how it fits (presentation): once, on PostgreSQL + Redis.  The
+# Sicily run above walks the same pages and pushes on both backends (its richest
+# system, as tests/browser/test_start_browser.py does).
+@pytest.mark.presentation
 def test_purple_heart_draw_hosted_to_the_second_scenario_on_a_desktop_and_a_phone(
     asgi_server, new_context, modules
 ):
@@ -477,6 +481,10 @@ APD_START = {
 }
 
 
+# What each page says and how it fits (presentation): once, on PostgreSQL + Redis.  The
+# Sicily run above walks the same pages and pushes on both backends (its richest
+# system, as tests/browser/test_start_browser.py does).
+@pytest.mark.presentation
 def test_pleasant_diversion_hosted_to_the_second_scenario_on_a_desktop_and_a_phone(
     asgi_server, new_context, modules
 ):

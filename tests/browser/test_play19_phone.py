@@ -11,7 +11,13 @@ import pytest
 from tests.browser.helpers import PHONE, horizontal_overflow
 from tests.test_rule_mechanisms import add
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# How the pages fit a phone (presentation: the same HTML on both backends): once, on
+# PostgreSQL + Redis.  The steps are finished below the browser (``players.finish``).
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.presentation,
+    pytest.mark.django_db(transaction=True),
+]
 
 HOLDINGS = [
     ("8-1 leader", "leader", "wounded"),
