@@ -106,6 +106,16 @@ class PageAudit:
 
     def watch(self, page) -> None:
         page.on("load", lambda: self.first_load(page))
+        page.on("pageerror", lambda e: self.problems.append(f"{page.url}: script error: {e}"))
+        page.on("console", lambda m: self.console(page, m))
+
+    # A refusal is a 4xx answer by design: the browser and htmx log it; it is shown to
+    # the player (tests check where).  Any other error a page logs is a problem.
+    _REFUSED = re.compile(r"status of 4\d\d|Response Status Error Code 4\d\d")
+
+    def console(self, page, message) -> None:
+        if message.type == "error" and not self._REFUSED.search(message.text):
+            self.problems.append(f"{page.url}: console error: {message.text}")
 
     def first_load(self, page) -> None:
         kind = self._IDS.sub("/<id>/", urlsplit(page.url).path)
