@@ -171,7 +171,9 @@ def test_3_6041_exc_and_3_61426_the_page_names_the_vehicles_that_roll(users, mod
     players, _ = campaign_at("sicily", "ii", "jul16n", users, step="3.614")
     sherman = add(players, "british", "Sherman III(a)", "vehicle")
     page = _page(client, players, "british")
-    assert "your isolated vehicles (not immobilized or abandoned or captured)" in page, page
+    assert "your isolated vehicles (a Sherman, not immobilized or abandoned or captured)" in page, (
+        page
+    )
     with pytest.raises(ActionRefused, match=r"not one of your isolated vehicles.*\(3\.61426\)"):
         roll(players, "british", "tank_escape", sherman)
 

@@ -1772,14 +1772,16 @@ def describe_filter(flt: UnitFilter) -> str:
     said = " ".join(part for part in (statuses, kinds or "units") if part)
     if due:
         said += " marked " + " or ".join(f"'{UNIT_STATUS_WORDS[s]}'" for s in due)
+    # What narrows them, in one bracket: "(a Sherman, not immobilized or abandoned)".
+    but = ["a " + " or ".join(flt.named)] if flt.named else []
     if flt.not_statuses:
-        said += " (not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses) + ")"
+        but.append("not " + " or ".join(s.replace("_", " ") for s in flt.not_statuses))
     if flt.not_named:
-        said += " (not a " + " or ".join(flt.not_named) + ")"
-    if flt.named:
-        said += " (a " + " or ".join(flt.named) + ")"
+        but.append("not a " + " or ".join(flt.not_named))
     if flt.not_if:
-        said += f" (not {flt.not_if.label})"
+        but.append(f"not {flt.not_if.label}")
+    if but:
+        said += " (" + ", ".join(but) + ")"
     if flt.weapons:
         said += ", a vehicle's " + " or ".join(Unit.WeaponKind(w).label for w in flt.weapons)
     return said

@@ -322,6 +322,19 @@
       });
     }
   });
+  // The answer to a form that a push re-drew while it was on its way: htmx would look
+  // for the answer's parts under the old form, no longer in the page, and lose them
+  // (its events no longer reach the document either): they go into the page itself.
+  function intoThePage(evt) {
+    var d = evt.detail;
+    if (!d.shouldSwap || this.isConnected) return;
+    d.shouldSwap = false;
+    htmx.swap(document.body, d.serverResponse, { swapStyle: "none" });
+  }
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    var elt = evt.detail.elt;
+    if (elt) elt.addEventListener("htmx:beforeSwap", intoThePage, { once: true });
+  });
   document.addEventListener("htmx:responseError", function (evt) {
     show(evt.detail, answered(evt.detail.xhr));
   });

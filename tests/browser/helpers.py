@@ -106,6 +106,21 @@ class PageAudit:
 
     def watch(self, page) -> None:
         page.on("load", lambda: self.first_load(page))
+        page.on("pageerror", lambda e: self.problems.append(f"{page.url}: script error: {e}"))
+        page.on("console", lambda m: self.console(page, m))
+
+    # What the network did is checked elsewhere: a refusal is a 4xx answer by design
+    # (shown where the player clicked; tests check where), the server's log holds no
+    # 5xx (``no_server_errors``), and some tests cut a request or a socket on purpose.
+    # Any other error a page logs (a script's, htmx's swaps) is a problem.
+    _NETWORK = re.compile(
+        r"Failed to load resource|Response Status Error Code|htmx:sendError|"
+        r"htmx:afterRequest|WebSocket connection to"
+    )
+
+    def console(self, page, message) -> None:
+        if message.type == "error" and not self._NETWORK.search(message.text):
+            self.problems.append(f"{page.url}: console error: {message.text}")
 
     def first_load(self, page) -> None:
         kind = self._IDS.sub("/<id>/", urlsplit(page.url).path)
