@@ -466,7 +466,9 @@ def new_context(chromium, request):
                 audit.check(page, "as left")
         ctx.close()
     problems = audit.problems
-    assert not problems, "accessibility (axe-core, serious/critical):\n" + "\n".join(problems)
+    assert not problems, (
+        "accessibility (axe-core, serious/critical) and page errors:\n" + "\n".join(problems)
+    )
 
 
 @pytest.fixture

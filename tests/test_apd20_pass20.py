@@ -295,7 +295,9 @@ def test_cg_dates_the_afternoons_result_page_says_it_is_the_cgs_last_scenario(us
     players, module = apd(users, "3.4")
     supply_value(players, "dates.dec6midday.vp_required", "120")
     players.until("results")
-    last = "is the last scenario of the CG (CG Dates; 1.2): once its result is confirmed, the CG ends"
+    last = (
+        "is the last scenario of the CG (CG Dates; 1.2): once its result is confirmed, the CG ends"
+    )
     for seat in seats(players):
         assert "When the December 6 Midday scenario is over" in seat.text
         assert last not in seat.text
