@@ -214,6 +214,38 @@ def test_the_rg_chart_is_computed_once_per_the_sides_snapshot_3_617(modules, use
     assert bought == fresh(view)
 
 
+@pytest.mark.django_db
+def test_the_rg_chart_of_a_line_bought_again_is_the_entry_met_before_3_617(modules, users):
+    """Sicily 3.617: the chart's limits count a side's lines by RG, date, price and
+    state, never by a line's reference, so buying an RG again after cancelling it (the
+    same holdings, another reference) gives the chart's entry met before, equal to what
+    the engine gives afresh for the new line."""
+    from campaign.seat_views import panels
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+    axis_user, _ = users
+    Seat.objects.filter(campaign=c, side="axis").update(points=200)
+    panels.CHART_FIGURES.clear()
+    first = _purchase(c, "axis", 1, revealed=False)
+    bought, view = _chart(c, axis_user)
+    assert len(panels.CHART_FIGURES) == 1
+    first.delete()  # cancelled
+    again = _purchase(c, "axis", 2, revealed=False)
+    assert again.ref != first.ref
+    rebought, view = _chart(c, axis_user)
+    assert len(panels.CHART_FIGURES) == 1, "the same holdings but a reference: one entry"
+    own = [p for p in view.purchases if p.side == view.viewer]
+    snap = view.snapshot(
+        panels.Holdings(
+            bought=tuple(panels.bought_of(p) for p in own),
+            result_totals=panels.result_totals(view.campaign, view.viewer),
+            answered_yes=panels.answered_yes(view.campaign, view.viewer),
+        )
+    )
+    assert rebought == bought == list(panels._chart_figures(view.module, snap).rows)
+
+
 def _view_names(template: str) -> set[str]:
     """The ``view.<name>`` a campaign template reads, its includes' too."""
     import re
