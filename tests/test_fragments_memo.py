@@ -331,3 +331,84 @@ def test_a_new_revision_renders_the_header_sides_thread_and_log_once_per_what_th
         whole = from_view(side)
         for part in SHOWN_BY:
             assert token_free(after[side][part]) == token_free(whole[part]), (side, part)
+
+
+@pytest.mark.django_db
+def test_the_log_and_the_players_thread_are_one_read_of_the_events(modules, users):
+    """The campaign log and the players' thread (issue 46: messages and the reasons
+    given) are two windows of one table: a page after a change reads them in one
+    statement through the gate, and shows what the two reads gave."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaign.models import Event
+    from campaign.seat_views.campaign_page import campaign_view
+    from campaign.services import messages
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+    axis_user, british_user = users
+    messages.send_message(campaign_id=c.pk, user=british_user, text="Ready when you are.")
+    view = campaign_view(axis_user, c.pk)
+    assert view.seat.side == "axis"  # the seats read before the count
+    table = Event._meta.db_table
+    with CaptureQueriesContext(connection) as ctx:
+        log, thread = view.events, view.messages
+    reads = [q["sql"] for q in ctx.captured_queries if f'FROM "{table}"' in q["sql"]]
+    assert len(reads) == 1, reads
+    assert [m.said for m in thread] == ["Ready when you are."]
+    assert log and all("Ready when you are." not in e.text for e in log)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("messages_first", [True, False])
+def test_the_one_read_of_log_and_thread_shows_what_two_reads_show(modules, users, messages_first):
+    """The log's newest 200 lines and the thread's newest 50 lines, read in one window
+    of the events, are what the two reads of old give through the gate: a flood of
+    messages after the log (or of log lines after the messages) cuts neither short,
+    and the opponent's secret lines stay out of both."""
+    from campaign.models import Event, EventKind
+    from campaign.seat_views import campaign_page
+    from campaign.seat_views.campaign_page import campaign_view
+    from campaign.seat_views.common import LOG_WINDOW, event_views
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+
+    def said(n: int, side: str) -> Event:
+        return Event(
+            campaign=c,
+            kind=EventKind.MESSAGE,
+            side=side,
+            date_index=c.date_index,
+            text=f"m{n}",
+            public_text=f"m{n}",
+            data={"said": f"m{n}"},
+        )
+
+    def line(n: int, secret: bool) -> Event:
+        return Event(
+            campaign=c,
+            kind=EventKind.PURCHASE,
+            side="british",
+            secret_side="british" if secret else "",
+            date_index=c.date_index,
+            text=f"line {n}",
+            public_text="" if secret else f"line {n}",
+        )
+
+    floods = [
+        [said(n, ("axis", "british")[n % 2]) for n in range(260)],
+        [line(n, secret=n % 3 == 0) for n in range(320)],
+    ]
+    for flood in floods if messages_first else floods[::-1]:
+        Event.objects.bulk_create(flood)
+    for user, side in ((users[0], "axis"), (users[1], "british")):
+        view = campaign_view(user, c.pk)
+        assert [e.text for e in view.events] == [e.text for e in event_views(c, side, view.module)]
+        assert len(view.events) == LOG_WINDOW
+        thread = campaign_page._MESSAGES(side=side, campaign=c.pk)
+        assert [m.said for m in view.messages] == [
+            campaign_page._thread_line(kind, data) for _, kind, data, _ in reversed(thread)
+        ]
+        assert len(view.messages) == campaign_page.MESSAGES_SHOWN
