@@ -412,3 +412,36 @@ def test_the_one_read_of_log_and_thread_shows_what_two_reads_show(modules, users
             campaign_page._thread_line(kind, data) for _, kind, data, _ in reversed(thread)
         ]
         assert len(view.messages) == campaign_page.MESSAGES_SHOWN
+
+
+@pytest.mark.django_db
+def test_the_set_up_pages_entries_are_the_seats_purchases_already_read_apd_3_8(modules, users):
+    """APD 3.8: the set-up page names where each of the viewer's held RGs enters, as
+    its record holds it.  Those are lines of the purchases the page already read
+    through the gate (``view.purchases``): no read of their own, and the opponent's
+    lines, a line with no entry and one no longer held stay out, in date order."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaign.seat_views import panels
+    from campaign.seat_views.campaign_page import campaign_view
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+    axis_user, _ = users
+    lines = [
+        _purchase(c, side, n, revealed=False) for n, side in enumerate(["axis"] * 4 + ["british"])
+    ]
+    for n, p in enumerate(lines):
+        p.entry_area = f"edge {n}"
+    lines[2].entry_area = ""
+    lines[3].state = Purchase.State.ELIMINATED
+    Purchase.objects.bulk_update(lines, ["entry_area", "state"])
+    view = campaign_view(axis_user, c.pk)
+    assert all(p.campaign_id == c.pk for p in view.purchases)  # the page's read
+    panel = panels.StepPanel(at=view.at, can_act=True)
+    table = Purchase._meta.db_table
+    with CaptureQueriesContext(connection) as ctx:
+        panels._entries(view, panel)
+    assert [q["sql"] for q in ctx.captured_queries if f'FROM "{table}"' in q["sql"]] == []
+    assert panel.entries == [f"M1 Sniper: edge {n}" for n in (0, 1)]

@@ -1171,17 +1171,15 @@ def _entries(view: CampaignView, panel: StepPanel) -> None:
     """Where each of the viewer's own RGs in its OB enters or sets up, as its RG
     Purchase Record holds it (APD 3.8 "All reinforcements enter on/after Turn 1 along
     the owning side's Friendly Board Edge"; the owner corrects it on the CG Roster):
-    its own lines, read through the gate."""
-    held = (
-        Purchase.objects.visible_to(view.viewer)
-        .filter(
-            campaign=view.campaign,
-            side=view.viewer,
-            status=Purchase.Status.ACTIVE,
-            state=Purchase.State.HELD,
-        )
-        .exclude(entry_area="")
-        .order_by("date_index", "pk")
+    its own held lines among the active purchases the page read through the gate
+    (``view.purchases``), in date order."""
+    held = sorted(
+        (
+            p
+            for p in view.purchases
+            if p.side == view.viewer and p.state == Purchase.State.HELD and p.entry_area
+        ),
+        key=lambda p: (p.date_index, p.pk),
     )
     panel.entries = [f"{p.group_id} {p.group_type}: {p.entry_area}" for p in held]
 
