@@ -214,6 +214,38 @@ def test_the_rg_chart_is_computed_once_per_the_sides_snapshot_3_617(modules, use
     assert bought == fresh(view)
 
 
+@pytest.mark.django_db
+def test_the_rg_chart_of_a_line_bought_again_is_the_entry_met_before_3_617(modules, users):
+    """Sicily 3.617: the chart's limits count a side's lines by RG, date, price and
+    state, never by a line's reference, so buying an RG again after cancelling it (the
+    same holdings, another reference) gives the chart's entry met before, equal to what
+    the engine gives afresh for the new line."""
+    from campaign.seat_views import panels
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+    axis_user, _ = users
+    Seat.objects.filter(campaign=c, side="axis").update(points=200)
+    panels.CHART_FIGURES.clear()
+    first = _purchase(c, "axis", 1, revealed=False)
+    bought, view = _chart(c, axis_user)
+    assert len(panels.CHART_FIGURES) == 1
+    first.delete()  # cancelled
+    again = _purchase(c, "axis", 2, revealed=False)
+    assert again.ref != first.ref
+    rebought, view = _chart(c, axis_user)
+    assert len(panels.CHART_FIGURES) == 1, "the same holdings but a reference: one entry"
+    own = [p for p in view.purchases if p.side == view.viewer]
+    snap = view.snapshot(
+        panels.Holdings(
+            bought=tuple(panels.bought_of(p) for p in own),
+            result_totals=panels.result_totals(view.campaign, view.viewer),
+            answered_yes=panels.answered_yes(view.campaign, view.viewer),
+        )
+    )
+    assert rebought == bought == list(panels._chart_figures(view.module, snap).rows)
+
+
 def _view_names(template: str) -> set[str]:
     """The ``view.<name>`` a campaign template reads, its includes' too."""
     import re
@@ -299,3 +331,117 @@ def test_a_new_revision_renders_the_header_sides_thread_and_log_once_per_what_th
         whole = from_view(side)
         for part in SHOWN_BY:
             assert token_free(after[side][part]) == token_free(whole[part]), (side, part)
+
+
+@pytest.mark.django_db
+def test_the_log_and_the_players_thread_are_one_read_of_the_events(modules, users):
+    """The campaign log and the players' thread (issue 46: messages and the reasons
+    given) are two windows of one table: a page after a change reads them in one
+    statement through the gate, and shows what the two reads gave."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaign.models import Event
+    from campaign.seat_views.campaign_page import campaign_view
+    from campaign.services import messages
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+    axis_user, british_user = users
+    messages.send_message(campaign_id=c.pk, user=british_user, text="Ready when you are.")
+    view = campaign_view(axis_user, c.pk)
+    assert view.seat.side == "axis"  # the seats read before the count
+    table = Event._meta.db_table
+    with CaptureQueriesContext(connection) as ctx:
+        log, thread = view.events, view.messages
+    reads = [q["sql"] for q in ctx.captured_queries if f'FROM "{table}"' in q["sql"]]
+    assert len(reads) == 1, reads
+    assert [m.said for m in thread] == ["Ready when you are."]
+    assert log and all("Ready when you are." not in e.text for e in log)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("messages_first", [True, False])
+def test_the_one_read_of_log_and_thread_shows_what_two_reads_show(modules, users, messages_first):
+    """The log's newest 200 lines and the thread's newest 50 lines, read in one window
+    of the events, are what the two reads of old give through the gate: a flood of
+    messages after the log (or of log lines after the messages) cuts neither short,
+    and the opponent's secret lines stay out of both."""
+    from campaign.models import Event, EventKind
+    from campaign.seat_views import campaign_page
+    from campaign.seat_views.campaign_page import campaign_view
+    from campaign.seat_views.common import LOG_WINDOW, event_views
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+
+    def said(n: int, side: str) -> Event:
+        return Event(
+            campaign=c,
+            kind=EventKind.MESSAGE,
+            side=side,
+            date_index=c.date_index,
+            text=f"m{n}",
+            public_text=f"m{n}",
+            data={"said": f"m{n}"},
+        )
+
+    def line(n: int, secret: bool) -> Event:
+        return Event(
+            campaign=c,
+            kind=EventKind.PURCHASE,
+            side="british",
+            secret_side="british" if secret else "",
+            date_index=c.date_index,
+            text=f"line {n}",
+            public_text="" if secret else f"line {n}",
+        )
+
+    floods = [
+        [said(n, ("axis", "british")[n % 2]) for n in range(260)],
+        [line(n, secret=n % 3 == 0) for n in range(320)],
+    ]
+    for flood in floods if messages_first else floods[::-1]:
+        Event.objects.bulk_create(flood)
+    for user, side in ((users[0], "axis"), (users[1], "british")):
+        view = campaign_view(user, c.pk)
+        assert [e.text for e in view.events] == [e.text for e in event_views(c, side, view.module)]
+        assert len(view.events) == LOG_WINDOW
+        thread = campaign_page._MESSAGES(side=side, campaign=c.pk)
+        assert [m.said for m in view.messages] == [
+            campaign_page._thread_line(kind, data) for _, kind, data, _ in reversed(thread)
+        ]
+        assert len(view.messages) == campaign_page.MESSAGES_SHOWN
+
+
+@pytest.mark.django_db
+def test_the_set_up_pages_entries_are_the_seats_purchases_already_read_apd_3_8(modules, users):
+    """APD 3.8: the set-up page names where each of the viewer's held RGs enters, as
+    its record holds it.  Those are lines of the purchases the page already read
+    through the gate (``view.purchases``): no read of their own, and the opponent's
+    lines, a line with no entry and one no longer held stay out, in date order."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaign.seat_views import panels
+    from campaign.seat_views.campaign_page import campaign_view
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    c = players.campaign
+    axis_user, _ = users
+    lines = [
+        _purchase(c, side, n, revealed=False) for n, side in enumerate(["axis"] * 4 + ["british"])
+    ]
+    for n, p in enumerate(lines):
+        p.entry_area = f"edge {n}"
+    lines[2].entry_area = ""
+    lines[3].state = Purchase.State.ELIMINATED
+    Purchase.objects.bulk_update(lines, ["entry_area", "state"])
+    view = campaign_view(axis_user, c.pk)
+    assert all(p.campaign_id == c.pk for p in view.purchases)  # the page's read
+    panel = panels.StepPanel(at=view.at, can_act=True)
+    table = Purchase._meta.db_table
+    with CaptureQueriesContext(connection) as ctx:
+        panels._entries(view, panel)
+    assert [q["sql"] for q in ctx.captured_queries if f'FROM "{table}"' in q["sql"]] == []
+    assert panel.entries == [f"M1 Sniper: edge {n}" for n in (0, 1)]

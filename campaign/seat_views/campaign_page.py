@@ -10,7 +10,7 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
-from django.db.models import IntegerField, Q
+from django.db.models import Case, F, IntegerField, Q, Value, When
 from django.http import Http404
 
 from campaign.models import (
@@ -26,6 +26,7 @@ from campaign.models import (
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.seat_views.common import (
+    LOG_WINDOW,
     NOT_YOURS,
     EventView,
     PurchaseLine,
@@ -176,6 +177,35 @@ _MESSAGES = PreparedRead(
         .filter(THREAD, campaign_id=CAMPAIGN)
         .order_by("-id")
         .values_list("side", "kind", "data", "created_at")[:MESSAGES_SHOWN]
+    )
+)
+
+
+# The log and the players' thread, two windows of one table, in one read: the newest
+# events of either (through the gate), the thread's columns read for its lines only.
+# The window holds both while it is not full, or while it holds a whole log and a whole
+# thread (each a prefix of it, newest first); else the one it cut short is read alone.
+_LOG_AND_THREAD_WINDOW = LOG_WINDOW + MESSAGES_SHOWN
+_LOG_AND_THREAD = PreparedRead(
+    lambda: (
+        Event.objects.visible_to(SIDE)
+        .filter(~Q(kind=EventKind.MESSAGE) | THREAD, campaign_id=CAMPAIGN)
+        .annotate(
+            in_thread=Case(When(THREAD, then=Value(True)), default=Value(False)),
+            thread_data=Case(When(THREAD, then=F("data")), default=None),
+            thread_at=Case(When(THREAD, then=F("created_at")), default=None),
+        )
+        .order_by("-id")
+        .values_list(
+            "kind",
+            "date_index",
+            "step_id",
+            "shown",
+            "in_thread",
+            "side",
+            "thread_data",
+            "thread_at",
+        )[:_LOG_AND_THREAD_WINDOW]
     )
 )
 
@@ -524,14 +554,37 @@ class CampaignView:
         return {s.path for s in self.supplies}
 
     @cached_property
+    def _log_and_thread(self) -> tuple[list[EventView], list[tuple[str, str, Any, Any]]]:
+        """The log's lines (``event_views``) and the thread's rows (``_MESSAGES``), read
+        in one statement (``_LOG_AND_THREAD``)."""
+        rows = _LOG_AND_THREAD(side=self.viewer, campaign=self.campaign_id)
+        labels = [d.label for d in self.module.dates]
+        log = [
+            EventView(date=labels[date_index], step_id=step_id, text=shown)
+            for kind, date_index, step_id, shown, *_ in rows
+            if kind != EventKind.MESSAGE
+        ][:LOG_WINDOW]
+        thread = [
+            (side, kind, data, when)
+            for kind, _, _, _, in_thread, side, data, when in rows
+            if in_thread
+        ][:MESSAGES_SHOWN]
+        full = len(rows) == _LOG_AND_THREAD_WINDOW
+        if full and len(log) < LOG_WINDOW:  # messages cut the log short
+            log = event_views(self.campaign, self.viewer, self.module)
+        if full and len(thread) < MESSAGES_SHOWN:  # the log cut the thread short
+            thread = list(_MESSAGES(side=self.viewer, campaign=self.campaign_id))
+        return log, thread
+
+    @cached_property
     def events(self) -> list[EventView]:
-        return event_views(self.campaign, self.viewer, self.module)
+        return self._log_and_thread[0]
 
     @cached_property
     def messages(self) -> list[MessageView]:
         """The players' messages, the latest ``MESSAGES_SHOWN``, oldest first (read
         through the gate like every line of the log)."""
-        rows = _MESSAGES(side=self.viewer, campaign=self.campaign_id)
+        rows = self._log_and_thread[1]
         names = {s.id: s.name for s in self.module.sides}
         return [
             MessageView(names.get(side, side), said, when, side == self.viewer)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from campaign.memo import Memo
@@ -95,7 +95,7 @@ from rules.effects import (
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, purchase_counts
 from rules.schema import Module, Table, TableResult, UnitExchange, UnitFilter
-from rules.snapshot import Holdings, Snapshot
+from rules.snapshot import Bought, Holdings, Snapshot
 from rules.victory import describe_changes, result_owners
 
 if TYPE_CHECKING:
@@ -1014,14 +1014,20 @@ class ChartFigures:
 # is in it, and its points are its own: the opponent's are None), so an entry is
 # never another seat's.  A purchase and its cancelling, a log line, a roll or the
 # other side done leave the snapshot as one met before, and the engine is not asked
-# again (``availability.chart_offers``: each RG's prices and limits).
+# again (``availability.chart_offers``: each RG's prices and limits).  The chart's
+# limits count the side's lines by RG, date, price and state, never by a line's
+# reference: the key leaves the references out, so an RG bought again after its
+# cancelling (another reference, the same holdings) is the entry met before.
 CHART_FIGURES: Memo[ChartFigures] = Memo(size=128)
+_CHART_READS = tuple(f.name for f in fields(Bought) if f.name != "ref")  # a line but its ref
 
 
 def chart_figures(module: Module, checksum: str, snap: Snapshot) -> ChartFigures:
     """The side's RG chart from ``snap`` (``module.chart(snap.side)`` exists), once per
     distinct input (``CHART_FIGURES``)."""
-    key = (checksum, snap.side, hashlib.blake2b(pickle.dumps(snap, protocol=5)).digest())
+    lines = tuple(tuple(getattr(b, name) for name in _CHART_READS) for b in snap.holdings.bought)
+    read = (replace(snap, holdings=replace(snap.holdings, bought=())), lines)
+    key = (checksum, snap.side, hashlib.blake2b(pickle.dumps(read, protocol=5)).digest())
     known = CHART_FIGURES.get(key)
     if known is None:
         known = _chart_figures(module, snap)
@@ -1194,17 +1200,15 @@ def _entries(view: CampaignView, panel: StepPanel) -> None:
     """Where each of the viewer's own RGs in its OB enters or sets up, as its RG
     Purchase Record holds it (APD 3.8 "All reinforcements enter on/after Turn 1 along
     the owning side's Friendly Board Edge"; the owner corrects it on the CG Roster):
-    its own lines, read through the gate."""
-    held = (
-        Purchase.objects.visible_to(view.viewer)
-        .filter(
-            campaign=view.campaign,
-            side=view.viewer,
-            status=Purchase.Status.ACTIVE,
-            state=Purchase.State.HELD,
-        )
-        .exclude(entry_area="")
-        .order_by("date_index", "pk")
+    its own held lines among the active purchases the page read through the gate
+    (``view.purchases``), in date order."""
+    held = sorted(
+        (
+            p
+            for p in view.purchases
+            if p.side == view.viewer and p.state == Purchase.State.HELD and p.entry_area
+        ),
+        key=lambda p: (p.date_index, p.pk),
     )
     panel.entries = [f"{p.group_id} {p.group_type}: {p.entry_area}" for p in held]
 
