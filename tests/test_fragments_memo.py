@@ -155,6 +155,21 @@ def test_the_owed_rolls_and_the_exchanges_ahead_read_the_units_once_3_611(module
     assert isinstance(owed, tuple) and isinstance(held, frozenset)
 
 
+def fresh(view) -> list:
+    """The chart's rows computed afresh for the view's seat (no memo read)."""
+    from campaign.seat_views import panels
+
+    own = [p for p in view.purchases if p.side == view.viewer]
+    snap = view.snapshot(
+        panels.Holdings(
+            bought=tuple(panels.bought_of(p) for p in own),
+            result_totals=panels.result_totals(view.campaign, view.viewer),
+            answered_yes=panels.answered_yes(view.campaign, view.viewer),
+        )
+    )
+    return list(panels._chart_figures(view.module, snap).rows)
+
+
 def _chart(c: Campaign, user) -> tuple[list, object]:
     from campaign.seat_views.campaign_page import campaign_view
 
@@ -176,17 +191,6 @@ def test_the_rg_chart_is_computed_once_per_the_sides_snapshot_3_617(modules, use
     c = players.campaign
     axis_user, british_user = users
     panels.CHART_FIGURES.clear()
-
-    def fresh(view) -> list:
-        own = [p for p in view.purchases if p.side == view.viewer]
-        snap = view.snapshot(
-            panels.Holdings(
-                bought=tuple(panels.bought_of(p) for p in own),
-                result_totals=panels.result_totals(view.campaign, view.viewer),
-                answered_yes=panels.answered_yes(view.campaign, view.viewer),
-            )
-        )
-        return list(panels._chart_figures(view.module, snap).rows)
 
     axis, view = _chart(c, axis_user)
     assert len(panels.CHART_FIGURES) == 1
@@ -235,15 +239,7 @@ def test_the_rg_chart_of_a_line_bought_again_is_the_entry_met_before_3_617(modul
     assert again.ref != first.ref
     rebought, view = _chart(c, axis_user)
     assert len(panels.CHART_FIGURES) == 1, "the same holdings but a reference: one entry"
-    own = [p for p in view.purchases if p.side == view.viewer]
-    snap = view.snapshot(
-        panels.Holdings(
-            bought=tuple(panels.bought_of(p) for p in own),
-            result_totals=panels.result_totals(view.campaign, view.viewer),
-            answered_yes=panels.answered_yes(view.campaign, view.viewer),
-        )
-    )
-    assert rebought == bought == list(panels._chart_figures(view.module, snap).rows)
+    assert rebought == bought == fresh(view)
 
 
 def _view_names(template: str) -> set[str]:
