@@ -1326,7 +1326,9 @@ def finish_warnings(
     warnings: list[str] = []
     code = module.currency.code
     if Action.BUY in actions and me.points:
-        lost = lost_after_purchase(module, snap.position.date_index, me.points)
+        lost = lost_after_purchase(module, snap.position.date_index, me.points) or _at_the_end(
+            module, snap, me.points
+        )
         if lost:
             warnings.append(f"{lost}.")
         bought_here = [
@@ -1347,6 +1349,21 @@ def finish_warnings(
     if once and not nothing_to_do(module, snap, step):
         warnings += [f"You have not rolled on the {t.title} ({t.rule})." for t in once]
     return warnings
+
+
+def _at_the_end(module: Module, snap: Snapshot, points: int) -> str:
+    """Points left unspent at the CG's last date have no later use: its scenario is the
+    CG's last (APD 3.4 "Unused Purchase Points may be retained for future use": none
+    follows the Afternoon), or ""."""
+    variant = module.variant(snap.variant)
+    date = module.dates[snap.position.date_index]
+    if date.id != variant.last_date:
+        return ""
+    rule = f" ({variant.rule})" if variant.rule else ""
+    return (
+        f"Your {points} unspent {module.currency.code} cannot be used later: {date.label} "
+        f"is the last scenario of the CG{rule}"
+    )
 
 
 def rolls_owed(module: Module, snap: Snapshot, step: Step) -> list[str]:

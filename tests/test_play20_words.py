@@ -1,8 +1,12 @@
 """Pass 20's shared words: what a player reads where the app names the units a roll or
 an exchange is for."""
 
+import pytest
+
 from campaign.services.units import describe_filter
 from rules.schema import UnitFilter
+from tests.page_play import text_of
+from tests.test_rule_mechanisms import users  # noqa: F401  (a fixture)
 
 
 def test_the_units_a_roll_is_for_read_with_one_bracket():
@@ -24,3 +28,55 @@ def test_the_units_a_roll_is_for_read_with_one_bracket():
     assert ") (" not in describe_filter(
         UnitFilter(kinds=["squad"], not_statuses=["captured"], named=["Hero"], not_named=["crew"])
     )
+
+
+@pytest.mark.parametrize(
+    ("module_id", "variant", "side", "last", "before"),
+    [
+        ("sicily", "i", "axis", "jul17pm", "jul17am"),
+    ],
+)
+def test_done_at_the_cgs_last_purchase_names_the_points_it_leaves_unused(
+    users,  # noqa: F811
+    modules,
+    client,
+    module_id,
+    variant,
+    side,
+    last,
+    before,
+):
+    """Sicily 3.617 / PHD C5.31: points unspent are kept for a later date; at the CG's
+    last date no later use comes, so the Done that leaves points unspent says so in its
+    confirmation, with the figure; a date before, it does not."""
+    from tests.purchase_helpers import campaign_at
+
+    for date_id, warned in ((before, False), (last, True)):
+        players, _ = campaign_at(module_id, variant, date_id, users, points=7)
+        client.force_login(players.users[side])
+        html = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+        said = "7 unspent" in html and "cannot be used later" in html
+        assert said == warned, (date_id, text_of(html)[:3000])
+
+
+def test_apd_3_4_the_afternoons_purchase_is_the_last_use_of_the_pp(users, modules, client):  # noqa: F811
+    """APD 3.4 "Unused Purchase Points may be retained for future use": none follows the
+    Afternoon's purchase (its scenario is the CG's last, CG Dates; 1.2).  The American
+    Reinforcement Table is missing from the rules text, so the step offers "Go on
+    without it": there, its confirmation says his unspent PP cannot be used later; at
+    the Midday's it says they stay unspent."""
+    from tests.test_apd12_pass12 import apd, supply_value
+    from tests.test_rule_mechanisms import result_values
+
+    players, module = apd(users, "3.4")
+    supply_value(players, "dates.dec6midday.vp_required", "120")
+    client.force_login(players.users["american"])
+    html = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    assert "Go on without it? You have bought no RG at 3.4; your 33 PP stay unspent." in html
+    assert "cannot be used later" not in html
+    players.until("results")
+    players.results(**result_values(module, vp_american=40, cvp_lost_american=10))
+    players.until_step("3.4")
+    html = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
+    said = "unspent PP cannot be used later: December 6 Afternoon is the last scenario of the CG"
+    assert said in html, text_of(html)[:3000]

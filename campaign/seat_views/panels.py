@@ -321,6 +321,14 @@ class StepPanel:
     # The side that alone acts at this step, when it is not the viewer (APD 3.5 "The
     # German player now secretly makes three Reinforcement drs"): its tables are not his.
     only_side: str = ""
+    # What going on without the step's missing data means ("You buy nothing at 3.4.").
+    without: str = ""
+
+    @property
+    def without_confirm(self) -> str:
+        """ "Go on without it"'s confirmation (the step's data missing): what the side
+        gives up, with the figures (its points left unused), or what it does not do."""
+        return " ".join(["Go on without it?", *(self.finish_warnings or [self.without])])
 
     @property
     def finish_confirm(self) -> str:
@@ -462,6 +470,11 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
         snap = _own_snapshot(view)
     else:
         snap = view.snapshot(Holdings(owed=view.owed_rolls if step.tables else ()))
+    panel.without = (
+        f"You buy nothing at {step.id}."
+        if Action.BUY in actions
+        else f"You roll nothing on the missing table at {step.id}."
+    )
     panel.finish_refusal = availability.owed_refusal(
         view.module, snap, step
     ) or availability.finish_refusal(view.module, snap, step)
