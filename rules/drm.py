@@ -354,5 +354,8 @@ def _exclusive(table: Table, applied: set[str]) -> None:
 def after_value(label: str, value: int) -> str:
     """A DRM's name as printed after its signed ``value`` ("+1 Unit is Isolated" after
     "+1" is "Unit is Isolated"): a name the rules print with that same value does not
-    say it twice; any other name is kept whole."""
-    return label.removeprefix(f"{value:+d} ") if value else label
+    say it twice, nor does a name that starts with the sign alone ("- the unit's
+    Morale" after "-7"); any other name is kept whole."""
+    if not value:
+        return label
+    return label.removeprefix(f"{value:+d} ").removeprefix("- " if value < 0 else "+ ")

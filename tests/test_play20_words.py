@@ -80,3 +80,15 @@ def test_apd_3_4_the_afternoons_purchase_is_the_last_use_of_the_pp(users, module
     html = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
     said = "unspent PP cannot be used later: December 6 Afternoon is the last scenario of the CG"
     assert said in html, text_of(html)[:3000]
+
+
+def test_a_drm_named_by_its_sign_alone_reads_once_after_its_value():
+    """PHD C5.8 / Sicily 3.6041's 1TC: "- the unit's Morale" computed as -7 reads
+    "-7 the unit's Morale", never "-7 - the unit's Morale"."""
+    from rules.drm import after_value
+
+    assert after_value("- the unit's Morale (a 1TC is passed by a DR <= Morale)", -7) == (
+        "the unit's Morale (a 1TC is passed by a DR <= Morale)"
+    )
+    assert after_value("+1 Unit is Isolated", 1) == "Unit is Isolated"
+    assert after_value("- the unit's Morale", 2) == "- the unit's Morale"
