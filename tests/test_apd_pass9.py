@@ -406,7 +406,7 @@ def test_1_2_a_done_ahead_stops_before_3_4_which_rolls_while_buying(users, modul
     order = [s.id for s in module_of(players.campaign).steps]
     view = campaign_view(players.users["american"], players.campaign_id)
     assert view.panel is not None
-    lasts = [last for last, _, _ in view.panel.ahead]
+    lasts = [last for last, *_ in view.panel.ahead]
     assert all(order.index(last) < order.index("3.4") for last in lasts), lasts
     with pytest.raises(ActionRefused, match="cannot be finished together"):
         steps.finish_step(

@@ -452,8 +452,7 @@ def test_c5_14_no_finishing_ahead_through_the_redeployment(users, modules):
     order = [s.id for s in module_of(players.campaign).steps]
     for side in ("german", "us"):
         lasts = [
-            last
-            for last, _, _ in campaign_view(players.users[side], players.campaign_id).panel.ahead
+            last for last, *_ in campaign_view(players.users[side], players.campaign_id).panel.ahead
         ]
         assert lasts, side
         assert all(order.index(last) < order.index("C5.14") for last in lasts), (side, lasts)
