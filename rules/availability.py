@@ -1355,14 +1355,13 @@ def _at_the_end(module: Module, snap: Snapshot, points: int) -> str:
     """Points left unspent at the CG's last date have no later use: its scenario is the
     CG's last (APD 3.4 "Unused Purchase Points may be retained for future use": none
     follows the Afternoon), or ""."""
-    variant = module.variant(snap.variant)
-    date = module.dates[snap.position.date_index]
-    if date.id != variant.last_date:
+    rule = machine.last_scenario_rule(module, snap.variant, snap.position.date_index)
+    if rule is None:
         return ""
-    rule = f" ({variant.rule})" if variant.rule else ""
     return (
-        f"Your {points} unspent {module.currency.code} cannot be used later: {date.label} "
-        f"is the last scenario of the CG{rule}"
+        f"Your {points} unspent {module.currency.code} cannot be used later: "
+        f"{module.dates[snap.position.date_index].label} is the last scenario of the CG"
+        + (f" ({rule})" if rule else "")
     )
 
 

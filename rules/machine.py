@@ -99,6 +99,19 @@ def date_index(module: Module, date_id: str) -> int:
     raise KeyError(date_id)
 
 
+def last_date_index(module: Module, variant_id: str) -> int:
+    """The index of the CG's last date: its scenario's result ends the CG."""
+    return date_index(module, module.variant(variant_id).last_date)
+
+
+def last_scenario_rule(module: Module, variant_id: str, index: int) -> str | None:
+    """Where date ``index`` is the CG's last (no purchase or step follows its scenario),
+    the rule naming the CG's dates ("" : none printed); None where it is not."""
+    if index != last_date_index(module, variant_id):
+        return None
+    return module.variant(variant_id).rule or ""
+
+
 def opponent(module: Module, side_id: str) -> str:
     return next(s.id for s in module.sides if s.id != side_id)
 

@@ -320,10 +320,7 @@ class CampaignView:
     def last_date_rule(self) -> str | None:
         """Where the current date is the CG's last (its scenario's result ends the CG,
         PHD's TM End), the rule naming the dates ("" : none); None where it is not."""
-        variant = self.module.variant(self.campaign.variant)
-        if self.campaign.date_index != machine.date_index(self.module, variant.last_date):
-            return None
-        return variant.rule or ""
+        return machine.last_scenario_rule(self.module, self.campaign.variant, self.date_index)
 
     @property
     def step_def(self) -> Step:

@@ -198,7 +198,7 @@ def victory_deferred(turn: Turn) -> bool:
     """The CG victory conditions wait for the step that reads the scenario result (the
     result may be amended, by consent, until then), except after the last date."""
     c, module = turn.campaign, turn.module
-    last = machine.date_index(module, module.variant(c.variant).last_date)
+    last = machine.last_date_index(module, c.variant)
     return c.date_index < last and machine.result_reader(module) is not None
 
 
@@ -224,7 +224,7 @@ def save_position(c: Campaign) -> None:
 
 def new_date(turn: Turn) -> None:
     c, module = turn.campaign, turn.module
-    last = machine.date_index(module, module.variant(c.variant).last_date)
+    last = machine.last_date_index(module, c.variant)
     if c.date_index >= last:
         end_campaign(
             turn,
@@ -366,7 +366,7 @@ def scenario_over(turn: Turn) -> None:
     record_sans(turn, result.data)
     if not victory_deferred(turn) and check_cg_victory(turn):
         return
-    last = machine.date_index(module, module.variant(c.variant).last_date)
+    last = machine.last_date_index(module, c.variant)
     if c.date_index >= last:
         text = f"The CG ends after its last date, {module.dates[c.date_index].label}."
         end_campaign(turn, text + final_winner(turn))
