@@ -51,7 +51,9 @@ def test_a_roll_keeps_both_pages_in_place(
     theirs = de.evaluate(TOP, "#campaign-step")
     with us.expect_response(lambda r: "/act/" in r.url):
         button.click()
-    us.locator("#table-weapon_repair", has_text="MMG 3").first.wait_for()
+    # The roll's line (the select offered "MMG 3" before the roll too: not a sign).
+    us.locator("ul.rolls li", has_text="Weapon Repair Table — MMG 3").wait_for()
+    de.locator("ul.rolls li", has_text="Weapon Repair Table — MMG 3").wait_for()
     us.wait_for_timeout(800)  # the change's pushes are in by now
     assert Roll.objects.filter(campaign_id=players.campaign_id).count() == 1
     assert abs(us.evaluate(TOP, "#table-weapon_repair button[type=submit]") - mine) <= 2
