@@ -355,7 +355,16 @@ def after_value(label: str, value: int) -> str:
     """A DRM's name as printed after its signed ``value`` ("+1 Unit is Isolated" after
     "+1" is "Unit is Isolated"): a name the rules print with that same value does not
     say it twice, nor does a name that starts with the sign alone ("- the unit's
-    Morale" after "-7"); any other name is kept whole."""
+    Morale" after "-7") or with both signs ("+/- Leadership" after "-1"); a name that
+    starts with its rate ("+1 per HS-equivalent ...") reads as the rate the value was
+    counted at ("+2 at +1 per HS-equivalent ..."); any other name is kept whole."""
     if not value:
         return label
-    return label.removeprefix(f"{value:+d} ").removeprefix("- " if value < 0 else "+ ")
+    name = label.removeprefix(f"{value:+d} ").removeprefix("+/- ")
+    name = name.removeprefix("- " if value < 0 else "+ ")
+    if name == label and _RATE.match(label):
+        return f"at {label}"
+    return name
+
+
+_RATE = re.compile(r"[+\-−]\d+ per ")

@@ -439,7 +439,7 @@ def test_a_drm_named_with_its_value_is_printed_with_it_once():
 
     assert after_value_filter("+1 Unit is Isolated", 1) == "Unit is Isolated"
     assert after_value_filter("-1 Unit under Labor counter", -1) == "Unit under Labor counter"
-    assert after_value_filter("+1 per PP beyond the IPC", 2) == "+1 per PP beyond the IPC"
+    assert after_value_filter("+1 per PP beyond the IPC", 2) == "at +1 per PP beyond the IPC"
     assert after_value_filter("If lone, unwounded SMC", -1) == "If lone, unwounded SMC"
 
 

@@ -92,3 +92,19 @@ def test_a_drm_named_by_its_sign_alone_reads_once_after_its_value():
     )
     assert after_value("+1 Unit is Isolated", 1) == "Unit is Isolated"
     assert after_value("- the unit's Morale", 2) == "- the unit's Morale"
+
+
+def test_a_drm_counted_at_a_rate_reads_as_its_rate():
+    """Sicily 3.606 "+1 per HS-equivalent > one HS using the same Escape DR" counted as +2
+    reads "+2 at +1 per HS-equivalent ...", never "+2 +1 per ..."; PHD C5.14's "+/-
+    Leadership" as -1 reads "-1 Leadership"."""
+    from rules.drm import after_value
+
+    label = "+1 per HS-equivalent > one HS using the same Escape DR (NA to vehicles)"
+    assert after_value(label, 2) == f"at {label}"
+    assert after_value(label, 1) == label.removeprefix("+1 ")
+    assert after_value("-1 per 10 CVP (FRD) suffered", -3) == "at -1 per 10 CVP (FRD) suffered"
+    assert after_value("+/- Leadership (including Armour Leader)", -1) == (
+        "Leadership (including Armour Leader)"
+    )
+    assert after_value("-1 If lone", -2) == "-1 If lone"

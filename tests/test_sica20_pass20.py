@@ -413,7 +413,7 @@ def test_claims_3_606_offered_and_computed_escape_on_the_british_page(users, mod
     made = british.press("Roll DR: Escape", unit=big.ref, stack=half.ref, tick="enemy_setup_area")
     assert made.status == 200 and not made.refused, made.text[:300]
     said = _log(players)[-500:]
-    assert "+2 +1 per HS-equivalent" in said and "→ 12" in said, said
+    assert "+2 at +1 per HS-equivalent" in said and "→ 12" in said, said
     left = {u.pk for u in Unit.objects.filter(campaign_id=players.campaign_id, side="british")}
     assert not left & {big.pk, half.pk, bren.pk}, unit_names(players, "british")
     fixed_dice.append([2, 2])
