@@ -551,6 +551,12 @@ class CampaignView:
         return {s.path for s in self.supplies}
 
     @cached_property
+    def unsupplied_paths(self) -> set[str]:
+        """The data the rules text lacks, in whole or in part, that the players have
+        not supplied yet (a table whose rows are lost: its page says so beside it)."""
+        return {s.path for s in self.supplies if not s.supplied_by}
+
+    @cached_property
     def _log_and_thread(self) -> tuple[list[EventView], list[tuple[str, str, Any, Any]]]:
         """The log's lines (``event_views``) and the thread's rows (``_MESSAGES``), read
         in one statement (``_LOG_AND_THREAD``)."""
