@@ -24,6 +24,8 @@ PYTEST_ARGS ?=
 # migrated database (tests/conftest.py).  (The fault suite's xdist_group runs in a
 # process of its own: no group needs loadgroup here.)
 XDIST ?= -n 2 --dist worksteal
+# The PostgreSQL + Redis run prints its slowest tests, so a CI log says where the time went.
+DURATIONS ?= --durations=40 --durations-min=5
 # Python caches each module's bytecode (__pycache__/, ignored by git).  A shell that
 # sets PYTHONDONTWRITEBYTECODE (this machine's does; so do many CI images) made every
 # test process, and every worker it starts, compile the project and the tests anew:
@@ -87,7 +89,7 @@ REAL := DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) REFIT_TEST
 test-real: $(VENV)/.installed
 	@mkdir -p var; status=0; \
 	$(REAL) $(VENV)/bin/pytest -p no:cacheprovider -m faults $(PYTEST_ARGS) > var/faults.log 2>&1 & faults=$$!; \
-	$(REAL) $(VENV)/bin/pytest $(XDIST) -m "not faults" $(PYTEST_ARGS) || status=$$?; \
+	$(REAL) $(VENV)/bin/pytest $(XDIST) -m "not faults" $(DURATIONS) $(PYTEST_ARGS) || status=$$?; \
 	wait $$faults; code=$$?; echo "--- the fault suite (PostgreSQL, Redis and workers of its own):"; \
 	cat var/faults.log; [ $$code -eq 0 ] || [ $$code -eq 5 ] || status=$$code; \
 	exit $$status
