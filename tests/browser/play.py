@@ -63,6 +63,42 @@ def unfold(page) -> None:
             page.wait_for_timeout(100)
 
 
+def supply(page, label: str, values: dict[str, str], checks: tuple[str, ...] = ()) -> None:
+    """The player opens the form of one missing datum, fills it in and proposes it."""
+    unfold(page)
+    item = page.locator("#campaign-supplies li", has_text=label).first
+    item.get_by_role("link", name="Supply it").click()
+    page.locator("form.supply-form").wait_for()
+    fill(page, "form.supply-form", values)
+    for name in checks:
+        page.locator(f"form.supply-form [name='{name}']").check()
+    page.get_by_role("button", name="Propose it to my opponent").click()
+    page.locator("#campaign-supplies li", has_text=label).get_by_text(
+        "Waiting for your opponent to accept it"
+    ).wait_for()
+
+
+def accept(page, label: str) -> None:
+    """The player accepts the datum his opponent proposed (asked first)."""
+    item = page.locator("#campaign-supplies li", has_text=label).first
+    # The opponent's proposal has reached this page (its push unfolds the list) before
+    # the player looks for its Accept: a fold opened by hand as the push lands is not
+    # folded again by a second click.
+    item.get_by_role("button", name="Accept").wait_for(state="attached")
+    unfold(page)
+    page.once("dialog", lambda d: d.accept())
+    item.get_by_role("button", name="Accept").click()
+    page.locator("#campaign-supplies li", has_text=label).get_by_text("supplied by").wait_for()
+
+
+def sheet(page) -> str:
+    """The player's scenario sheet, as plain text (what he pastes into VASL)."""
+    campaign = re.search(r"/campaigns/([0-9a-f-]{36})/", page.url)
+    assert campaign, page.url
+    url = page.url[: campaign.end()] + "sheet.txt"
+    return page.request.get(url).text()
+
+
 def enter_result(page, values):
     for key, value in values.items():
         field = page.locator(f"[name='{key}']")

@@ -1,20 +1,29 @@
-"""Playtest 15 (``docs/playtest-15.md``): whole campaigns in two browsers, one of them
-a 390 px phone, from hosting to the second scenario's start, for each of the three
-systems.  The host hosts and invites; the guest joins on the phone; the start is
-agreed in one go (the start sheet, *Accept all*); the first scenario's result is
-entered and confirmed; every between-scenario step is walked by its forms, each roll
-the page owes made through the page whatever the dice give (the walk branches on what
-the page says); each side buys an RG; initiative chits are locked and the reveal is
-seen on both pages; the roster is read and a message is sent.
+"""Whole campaigns in two browsers, one of them a 390 px phone (issues 10 and 15,
+playtest 15 ``docs/playtest-15.md``), from hosting to the second scenario's result,
+for each of the three systems: one walk per system carries what the two former walks
+checked (pass 21, ``docs/test-time.md``).  The host hosts and invites; the guest
+joins on the phone; what the rules documents lack is supplied through the campaign
+page, some data one at a time (each proposed by one player, accepted by the other),
+the rest on the start sheet agreed in one go (*Accept all*), and the scenario sheet
+shows it; the first scenario's result is entered and confirmed; every
+between-scenario step is walked by its forms, each roll the page owes made through
+the page whatever the dice give (the walk branches on what the page says); each side
+buys an RG; initiative chits are locked and the reveal is seen on both pages; the
+second scenario's result is entered; the roster is read and a message is sent.
 
 At each step each page is read as a player reads it: no sideways scroll on the phone,
 no module, schema or transcription word, every field labelled.  What is found is
-gathered and reported together at the end, so one run names every friction."""
+gathered and reported together at the end, so one run names every friction.
+
+Sicily's run (the richest: secret purchases, the initiative reveal) runs on both
+backends; PHD's and APD's walk their systems' data, which the backend only stores,
+and check what the pages say: once, on PostgreSQL + Redis (the three systems walk
+through their steps on both backends below the browser: test_sequence, test_start,
+test_noninterference)."""
 
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -22,12 +31,15 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from tests.browser.helpers import PHONE, accessibility_problems, horizontal_overflow
 from tests.browser.play import (
     PASSWORD,
+    accept,
     asks,
     confirm,
     enter_result,
     fill,
     press,
+    sheet,
     sign_up,
+    supply,
     title,
 )
 from tests.browser.test_start_sheet_browser import SICILY_START
@@ -214,12 +226,14 @@ def owed_roll(page) -> bool:
     return False
 
 
-def buy_one(page) -> bool:
-    """The first RG the chart offers this side now, bought at its first price."""
+def buy_one(page, rg: str = "") -> bool:
+    """The first RG the chart offers this side now (or the RG ``rg``, by its chart
+    row's id), bought at its first price."""
     chart = page.locator("#chart-box")
     if not chart.count():
         return False
-    button = chart.locator("button[aria-label^='Buy ']:not([disabled]):visible").first
+    row = page.locator(f"#rg-{rg}") if rg else chart
+    button = row.locator("button[aria-label^='Buy ']:not([disabled]):visible").first
     if not button.count():
         return False
     listed = page.locator(".purchases li").count()
@@ -230,12 +244,21 @@ def buy_one(page) -> bool:
 
 class Walk:
     """Both players act on what their pages show, as players do: the owed rolls, one
-    RG bought at each purchase step by each side, their initiative chits, then Done."""
+    RG bought at each purchase step by each side (``buys``: the RG a step's purchase
+    is, by the step's id; else the first the chart offers), their initiative chits,
+    then Done."""
 
-    def __init__(self, pages: dict[str, object], chits: dict[str, str], reader: Reader):
+    def __init__(
+        self,
+        pages: dict[str, object],
+        chits: dict[str, str],
+        reader: Reader,
+        buys: dict[str, str] | None = None,
+    ):
         self.pages = pages
         self.chits = chits
         self.reader = reader
+        self.buys = buys or {}
         self.bought: set[tuple[str, str]] = set()
         self.tried: set[tuple[str, str]] = set()
         self.did: list[str] = []
@@ -249,7 +272,7 @@ class Walk:
             return True
         if (side, step) not in self.tried and page.locator("#chart-box").count():
             self.tried.add((side, step))
-            if buy_one(page):
+            if buy_one(page, self.buys.get(step.split(" ")[0], "")):
                 self.bought.add((side, step))
                 self.did.append(f"{side} {step}: bought")
                 return True
@@ -315,13 +338,18 @@ def talk(sender, receiver, text: str) -> None:
     receiver.locator("#campaign-messages .theirs", has_text=text).wait_for()
 
 
-def read_roster(page, reader: Reader, *shown: str) -> None:
+def read_roster(page, reader: Reader, *shown: str, first_row: tuple[str, ...] = ()) -> None:
+    """The CG Roster, read; it shows each of ``shown``, and its first date's row each
+    of ``first_row``."""
     page.get_by_role("link", name="CG Roster and retained forces").first.click()
     page.locator("#cg-roster").wait_for()
     reader.read(page, "the CG Roster")
     text = page.locator("main").inner_text()
     for s in shown:
         assert s in text, (s, text[:2000])
+    first = page.locator("#cg-roster tbody tr").first.inner_text() if first_row else ""
+    for s in first_row:
+        assert s in first, (s, first)
     page.go_back()
     page.locator("body[data-live]").wait_for(state="attached")
 
@@ -332,62 +360,124 @@ def reveal_on_both(pages, expected: str) -> None:
         assert expected in page.locator("#initiative-result").inner_text()
 
 
-def play(
-    asgi_server, new_context, *, cg, host_side, guest, start, result, chits, second, buyers=None
-):
-    """The whole run of one system (module docstring); returns the two pages, the
-    walk and the reader, the second scenario in play on both pages."""
-    began = time.monotonic()
+def begin(asgi_server, new_context, cg: str, host_side: str, guest: str):
+    """The host hosts ``cg`` on a desktop, the guest joins on a phone; each page read."""
     reader = Reader()
     host, phone = host_and_join_on_a_phone(asgi_server, new_context, cg, host_side, guest)
     reader.read(host)
     reader.read(phone)
-    agree_start(host, phone, start, reader)
-    guest_side = guest.lower() if guest != "Axis" else "axis"
-    walk = Walk({host_side: host, guest_side: phone}, chits, reader)
+    return host, phone, reader
+
+
+def through_the_phase(host, phone, walk: Walk, result, second: str, buyers: set, midway=None):
+    """The first scenario's result (entered on the desktop, confirmed on the phone),
+    then the between-scenario phase walked by the forms until the next scenario,
+    ``second``, is in play on both pages (``midway``: a goal on the way, and what is
+    checked there).  A reply half typed on the phone while the whole phase is played:
+    no push of either side's actions loses it."""
     if not result_form(host):
         walk.until(result_form)
     enter_result(host, result)
     confirm(phone)
-    # A reply half typed on the phone while the whole phase is played: no push of
-    # either side's actions loses it.
     draft = phone.get_by_label("Message to your opponent")
     draft.fill("Half a reply, typed before the phase")
+    if midway:
+        goal, check = midway
+        walk.until(goal)
+        check()
     walk.until(in_play)
     assert draft.input_value() == "Half a reply, typed before the phase"
     draft.fill("")
     for page in (host, phone):
         page.locator("#campaign-header .position", has_text=second).wait_for()
-    assert {s for s, _ in walk.bought} == (buyers or {host_side, guest_side}), walk.did
+    assert {s for s, _ in walk.bought} == buyers, walk.did
+
+
+def second_result(host, phone, result, step: str) -> None:
+    """The second scenario's result; both pages move on to the phase's first step."""
+    enter_result(host, result)
+    confirm(phone)
+    for page in (host, phone):
+        page.locator("#step-title", has_text=step).wait_for()
+
+
+def finish(host, phone, walk: Walk, reader: Reader, second: str, first_row=()) -> None:
+    """The roster read on both pages, messages both ways; what the reader found."""
     read_roster(phone, reader, second)
-    read_roster(host, reader, second)
+    read_roster(host, reader, second, first_row=first_row)
     talk(phone, host, f"Good game so far. Sunday for {second}?")
     talk(host, phone, "Sunday it is.")
     reader.read(phone, "messages")
-    print(f"{cg}: {time.monotonic() - began:.0f} s", *walk.did, sep="\n")
-    return host, phone, walk, reader
+    print(*walk.did, sep="\n")
+    reader.report()
 
 
-def test_sicily_hosted_to_the_second_scenario_on_a_desktop_and_a_phone(
+def without(values: dict[str, str], *supplied: str) -> dict[str, str]:
+    """The start sheet's values but those of the data already supplied one by one."""
+    return {k: v for k, v in values.items() if not k.startswith(supplied)}
+
+
+def test_sicily_hosted_to_the_second_refit_phase_on_a_desktop_and_a_phone(
     asgi_server, new_context, modules
 ):
-    """Sicily CG I: the start sheet (3.51's data, missing from the seed) agreed in one
-    go; I-3.617's purchases and I-3.618's secret rolls; the Initial Scenario's
-    result (3.6); 3.601-3.623 walked by the forms (3.617 an RG each, 3.621 the chits
-    revealed on both pages); the roster; a message from the phone."""
-    host, phone, walk, reader = play(
-        asgi_server,
-        new_context,
-        cg="sicily/i",
-        host_side="british",
-        guest="Axis",
-        start=SICILY_START,
-        result={"cvp_lost.axis": 5, "cvp_lost.british": 3, "san.axis": 3, "san.british": 3},
-        chits={"british": "Attack", "axis": "Idle"},
-        second="July 14 PM",
-    )
+    """Sicily CG I: 3.51's data (missing from the seed) supplied, two one at a time (one
+    proposed by each player, accepted by the other), the rest on the start sheet agreed
+    in one go; the scenario sheet shows them; I-3.617's purchases and I-3.618's secret
+    rolls; the Initial Scenario's result (3.6); 3.601-3.623 walked by the forms (3.617
+    a Sniper each, in secret, 3.621 the chits revealed on both pages); the second
+    scenario's result; the roster names the supplied weather; a message from the
+    phone.  Rules: 3.51, 3.6, 3.617, 3.618, 3.619, 3.621."""
+    host, phone, reader = begin(asgi_server, new_context, "sicily/i", "british", "Axis")
+    assert title(host).startswith("I-3.617")  # the start comes first
+    supply(host, "Initial CPP per side", {"value.axis": "39", "value.british": "17"})
+    accept(phone, "Initial CPP per side")
+    assert "CPP: 39" in phone.locator("#campaign-sides").inner_text()
+    supply(phone, "Initial FPP per side", {"value.axis": "6", "value.british": "3"})
+    accept(host, "Initial FPP per side")
+    assert "FPP: 3" in host.locator("#campaign-sides").inner_text()
+    rest = without(SICILY_START, "variants.i.start.points|", "variants.i.start.fortification_")
+    agree_start(host, phone, rest, reader)
+    ob = host.locator("#campaign-record tr.mine").get_by_role("cell", name="OB", exact=True)
+    ob.first.wait_for()
+    assert ob.count() == 1  # I2 on the British Purchase Record, not counted as a purchase
+    text = sheet(host)
+    assert "SAN 2 · ELR 3" in text, text
+    for shown in ("British sets up first.", "Axis moves first.", "EC: Dry", "Clear, no wind"):
+        assert shown in text, (shown, text)
+    chits = {"british": "Attack", "axis": "Idle"}
+    # 3.617: each side buys a Sniper (M1: SAN +1), in secret.
+    walk = Walk({"british": host, "axis": phone}, chits, reader, buys={"3.617": "M1"})
+    walk.until(result_form)
+    # The start played, the step leads each page again without a reload, above the
+    # data still missing (the phone's step was 2 000 px down the page for the whole
+    # Refit Phase: the data moved up and never moved back).
+    for page in (host, phone):
+        page.locator(".side-col #campaign-supplies").wait_for(state="attached")
+        tops = page.evaluate(
+            """() => ['campaign-step', 'campaign-supplies'].map(
+                id => document.getElementById(id).getBoundingClientRect().top)"""
+        )
+        assert tops[0] < tops[1], tops
+    # The log comes in the change's second frame, after the step's.
+    host.locator(
+        "#campaign-log", has_text="The Initial Scenario (July 14 AM) is in play"
+    ).wait_for()
+    values = {"cvp_lost.axis": 5, "cvp_lost.british": 3, "san.axis": 3, "san.british": 3}
+    through_the_phase(host, phone, walk, values, "July 14 PM", {"british", "axis"})
+    for page in (host, phone):  # both pages, live: the new date's scenario is in play
+        page.locator("#initiative-result").wait_for()
+        page.locator("#campaign-record", has_text="Sniper").wait_for()
+        header = page.locator("#campaign-header").inner_text()
+        assert "British Attack" in header and "Axis Idle" in header  # the reveal, on both
     reveal_on_both((host, phone), "British Attack")
-    reader.report()
+    # Each side sees its own Sniper; the opponent's too, revealed at the step's end.
+    assert phone.locator("#campaign-record").inner_text().count("Sniper") == 2, walk.did
+    host.locator("#campaign-log", has_text="Purchases of July 14 PM are revealed").wait_for()
+    assert "New CG date: July 14 PM" in (host.locator("#campaign-log").text_content() or "")
+    second_result(host, phone, values, "3.601")
+    # The roster names each date's EC/weather as far as the CG knows it: the supplied
+    # start weather for July 14 AM.
+    finish(host, phone, walk, reader, "July 14 PM", first_row=("July 14 AM", "Clear, no wind"))
 
 
 def chart_row(side: str, rg: str, kind: str, units: str, cost: str, **more: str) -> dict:
@@ -414,37 +504,6 @@ PHD_START = {
 
 
 # What each page says and how it fits (presentation): once, on PostgreSQL + Redis.  The
-# Sicily run above walks the same pages and pushes on both backends (its richest
-# system, as tests/browser/test_start_browser.py does).
-@pytest.mark.presentation
-def test_purple_heart_draw_hosted_to_the_second_scenario_on_a_desktop_and_a_phone(
-    asgi_server, new_context, modules
-):
-    """Purple Heart Draw TM: the start sheet (the lost RG charts, C4.2's OB, C5.33's
-    Leader Table) agreed in one go; I-C5.12-I-C5.35; TM1's result (C5.1); C5.2-C5.41
-    walked by the forms (C5.23's compulsory DR and any other owed roll made by the
-    page, C5.31 an RG each, C5.37 the chits revealed on both pages); the roster; a
-    message from the phone."""
-    host, phone, walk, reader = play(
-        asgi_server,
-        new_context,
-        cg="purple-heart-draw/tm",
-        host_side="us",
-        guest="German",
-        start=PHD_START,
-        result={
-            "cvp_lost.us": 25,
-            "cvp_lost.german": 8,
-            "san.us": 3,
-            "san.german": 3,
-            "crews_lost.us": 0,
-            "crews_lost.german": 0,
-        },
-        chits={"us": "Attack", "german": "Idle"},
-        second="0930",
-    )
-    reveal_on_both((host, phone), "US Attack")
-    reader.report()
 
 
 APD_START = {
@@ -481,52 +540,138 @@ APD_START = {
 }
 
 
-# What each page says and how it fits (presentation): once, on PostgreSQL + Redis.  The
-# Sicily run above walks the same pages and pushes on both backends (its richest
-# system, as tests/browser/test_start_browser.py does).
+# PHD's and APD's runs walk their systems' data, which the backend only stores (rules),
+# and check what each page says and how it fits (presentation): once, on PostgreSQL +
+# Redis.  The Sicily run above walks the same pages and pushes on both backends (its
+# richest system), and the three systems walk through their steps on both backends
+# below the browser (test_sequence, test_start, test_noninterference).
+@pytest.mark.rules
 @pytest.mark.presentation
-def test_pleasant_diversion_hosted_to_the_second_scenario_on_a_desktop_and_a_phone(
+def test_purple_heart_draw_hosted_to_the_second_conph_on_a_desktop_and_a_phone(
     asgi_server, new_context, modules
 ):
-    """A Pleasant Diversion: the start sheet (SG1's OB, SAN, ELR, who sets up and moves
-    first, 2.91's VP required, both RG charts) agreed in one go; SG1's result (1.2);
-    the Clean-Up (2.1-2.9) and Setup (3.1-4.0) walked by the forms, an RG each; the
-    Midday scenario in play (APD has no initiative chits: 1.2 fixes who attacks); the
-    roster; a message from the phone."""
-    host, phone, walk, reader = play(
-        asgi_server,
-        new_context,
-        cg="pleasant-diversion/cg",
-        host_side="american",
-        guest="German",
-        start=APD_START,
-        result={"vp.american": 63, "cvp_lost.american": 41, "cvp_lost.german": 5},
-        chits={},
-        second="Midday",
-        buyers={"american"},
+    """Purple Heart Draw TM: I-C5.12 done by both; the lost RG charts (C5.31) supplied
+    one at a time, each side its own, accepted by the other; C4.2's OB and C5.33's
+    Leader Table on the start sheet agreed in one go; I-C5.13-I-C5.35; TM1's result
+    (C5.1); C5.2-C5.41 walked by the forms (C5.23's compulsory DR and any other owed
+    roll made by the page, C5.29's TP in each side's log, C5.31 an RG each, C5.37 the
+    chits revealed on both pages); the second result; the roster; a message from the
+    phone.  Rules: C4.2, C5.1, C5.12, C5.23, C5.29, C5.31, C5.33, C5.37."""
+    host, phone, reader = begin(asgi_server, new_context, "purple-heart-draw/tm", "us", "German")
+    assert title(host).startswith("I-C5.12")  # C5.12: control before the Initial TM Scenario
+    for page in (host, phone):
+        press(page, page.get_by_role("button", name="Done with I-C5.12", exact=True))
+    host.locator("#step-title", has_text="I-C5.31").wait_for()
+    row = {
+        "row-0-type": "Rifle Pl",
+        "row-0-units": "3 x 6-6-6",
+        "row-0-full": "3",
+        "row-0-depleted": "2",
+        "row-0-cost": "8",
+        "row-0-cg_max-tm": "4",
+    }
+    # C5.31: both RG charts are lost: each side supplies its own, the other accepts.
+    supply(
+        host, "US TM Reinforcement Group Chart", {"row-0-id": "I1", **row}, ("row-0-depletable",)
     )
+    supply(
+        phone,
+        "German TM Reinforcement Group Chart",
+        {**row, "row-0-id": "I1", "row-0-type": "Gren Pl", "row-0-units": "3 x 4-6-7"},
+    )
+    accept(phone, "US TM Reinforcement Group Chart")
+    accept(host, "German TM Reinforcement Group Chart")
+    # C4.2 names the OB's RGs (Gren Pl x 2, Rifle Pl x 2), whose IDs were on the lost
+    # charts, and C5.33's Leader Table is lost too: the start sheet, in one go.
+    agree_start(host, phone, without(PHD_START, "rg_charts."), reader)
+    ob = host.locator("#campaign-record tr.mine").get_by_role("cell", name="OB", exact=True)
+    ob.nth(1).wait_for()
+    assert ob.count() == 2  # on the US Purchase Record, not counted as purchases
+    values = {
+        "cvp_lost.us": 25,
+        "cvp_lost.german": 8,
+        "san.us": 3,
+        "san.german": 3,
+        # C5.31 RG footnote z: the Gun/vehicle crews each side lost (none here).
+        "crews_lost.us": 0,
+        "crews_lost.german": 0,
+    }
+    walk = Walk({"us": host, "german": phone}, {"us": "Attack", "german": "Idle"}, reader)
+    through_the_phase(host, phone, walk, values, "0930", {"us", "german"})
+    reveal_on_both((host, phone), "US Attack")
+    # C5.29 is the server's: it passes by itself and its arithmetic is in each side's log.
+    host.locator("#campaign-log", has_text="American TP:").wait_for()
+    log = host.locator("#campaign-log").text_content() or ""
+    assert "American TP:" in log and "-2 " in log  # −1 per 10 CVP lost (FRD)
+    assert "German TP:" not in log  # the other side's TP are not on this page
+    assert "German received its TP (secret)" in log
+    second_result(host, phone, values, "C5.2 ")
+    finish(host, phone, walk, reader, "0930")
+
+
+@pytest.mark.rules
+@pytest.mark.presentation
+def test_pleasant_diversion_hosted_to_the_second_clean_up_on_a_desktop_and_a_phone(
+    asgi_server, new_context, modules
+):
+    """A Pleasant Diversion: the American Reinforcement Table (3.4) and SG1's OB
+    supplied one at a time (one proposed by each player, accepted by the other); SG1's
+    SAN, ELR, who sets up and moves first, 2.91's VP required and the German chart and
+    Rows A-C (3.5) on the start sheet agreed in one go; the scenario sheet shows them;
+    SG1's result (1.2); the Clean-Up (2.1-2.9) and Setup (3.1-4.0) walked by the
+    forms, the American's PP (2.92) his alone, an RG bought (3.4), the German's from
+    his drs (3.5); the Midday scenario in play (APD has no initiative chits: 1.2 fixes
+    who attacks); its result, and the next Setup's PP (2.91-2.92 with the supplied VP
+    required); the roster; a message from the phone.  Rules: 1.2, 2.91, 2.92, 3.4, 3.5."""
+    host, phone, reader = begin(
+        asgi_server, new_context, "pleasant-diversion/cg", "american", "German"
+    )
+    assert title(host).startswith("1.2")  # SG1 is the Initial Scenario: no start steps
+    # 3.4: the American Reinforcement Table is missing: the American supplies it.
+    supply(
+        host,
+        "American Reinforcement Table",
+        {
+            "row-0-id": "A1",
+            "row-0-type": "Armored Infantry Platoon",
+            "row-0-units": "4 x 6-6-6",
+            "row-0-cost": "10",
+            "row-0-date_max": "2",
+            "row-0-tags": "armored_infantry",
+        },
+    )
+    accept(phone, "American Reinforcement Table")
+    # SG1's OB is not in the seed either: the German proposes it.
+    supply(
+        phone,
+        "Initial-Scenario OB per side",
+        {"rgs.american": "A1", "units.american": "Lt Hayes 8-1", "units.german": "9-1 leader"},
+    )
+    accept(host, "Initial-Scenario OB per side")
+    rest = without(APD_START, "rg_charts.american|", "variants.cg.start.ob|")
+    agree_start(host, phone, rest, reader)
+    text = sheet(host)
+    assert "SAN 3 · ELR 4" in text and "Lt Hayes 8-1" in text, text
+    values = {"vp.american": 63, "cvp_lost.american": 41, "cvp_lost.german": 5}
+
+    def the_american_points():
+        assert "You have 33 PP" in host.locator("#campaign-step").inner_text()  # 2.92 EX
+        assert "PP: 33" in host.locator("#campaign-sides").inner_text()
+        assert "PP: 33" not in phone.locator("#campaign-sides").inner_text()  # the American's
+
+    def at_3_4(page) -> bool:
+        return title(page).startswith("3.4 ")
+
+    walk = Walk({"american": host, "german": phone}, {}, reader, buys={"3.4": "A1"})
+    midway = (at_3_4, the_american_points)
+    through_the_phase(host, phone, walk, values, "Midday", {"american"}, midway=midway)
+    assert "Midday" in host.locator("#campaign-header").inner_text()
     # The German's RG is the one his Row A dr gave (3.5), on his Purchase Record.
     phone.locator("#campaign-record tr.mine", has_text="G1").first.wait_for()
     assert any("3.5" in d and "rolled" in d for d in walk.did), walk.did
-    reader.report()
-
-
-def test_the_rules_data_give_the_step_back_the_top_once_the_start_sheet_is_agreed(
-    asgi_server, new_context, modules
-):
-    """Sicily 3.51 (the start sheet): while it awaits an answer, and while data are
-    missing before the Initial Scenario, the rules data lead each page; the start
-    played, the step leads again on both pages without a reload (the phone's step was
-    2 000 px down the page, below the two tables still missing, for the whole Refit
-    Phase: the data moved up and never moved back)."""
-    host, phone = host_and_join_on_a_phone(asgi_server, new_context, "sicily/i", "british", "Axis")
-    reader = Reader()
-    agree_start(host, phone, SICILY_START, reader)
-    Walk({"british": host, "axis": phone}, {}, reader).until(result_form)
-    for page in (host, phone):
-        page.locator(".side-col #campaign-supplies").wait_for(state="attached")
-        tops = page.evaluate(
-            """() => ['campaign-step', 'campaign-supplies'].map(
-                id => document.getElementById(id).getBoundingClientRect().top)"""
-        )
-        assert tops[0] < tops[1], tops
+    second_result(host, phone, {**values, "vp.american": 20}, "2.1 ")
+    # 2.91-2.92 with the supplied 90: 90 − (63 + 20) = 7; 7 + (41 + 41) CVP = 89 PP,
+    # beside the 33 − 10 = 23 retained (3.4).
+    walk.until(at_3_4)
+    assert "You have 112 PP" in host.locator("#campaign-step").inner_text(), walk.did
+    finish(host, phone, walk, reader, "Midday")
