@@ -1601,9 +1601,16 @@ class RGChart(Strict):
     # "Scen Max", "TM Max"); None: "CG Date Max" / "CG maximum".
     date_max_name: str | None = None
     cg_max_name: str | None = None
+    # The footnote whose words say what a ``setup_on_map_free`` RG's price obliges
+    # (Sicily Axis chart footnote g, British f: "Available for on-map setup on CG Date
+    # of purchase at no extra cost."), read where the set-up step lists the side's RGs.
+    setup_on_map_free_footnote: str | None = None
 
     @model_validator(mode="after")
     def _groups(self) -> RGChart:
+        free = self.setup_on_map_free_footnote
+        if free is not None and free not in self.footnotes:
+            raise ValueError(f"setup_on_map_free_footnote '{free}' is not in footnotes")
         if self.missing and self.groups:
             raise ValueError("a chart declared missing has no groups")
         if not self.missing and not self.groups:

@@ -42,6 +42,7 @@ from rules.purchase import (
     add_later_reasons,
     cost_options,
     group_context,
+    price_obliges,
     unavailable,
 )
 from rules.schema import Effect, Module, ReinforcementGroup, as_dict
@@ -2711,6 +2712,12 @@ case(
     base="sicily",
     mutate=lambda d: chart(d, "axis").update(date_max_name="Scen Max"),
     observe=reasons("axis", "I4", "jul14pm", holdings=held(Bought("I4", 1))),
+)
+case(
+    "RGChart.setup_on_map_free_footnote",
+    base="sicily",
+    mutate=lambda d: chart(d, "axis").update(setup_on_map_free_footnote="e"),
+    observe=lambda m: price_obliges(m, "axis", m.group("axis", "G5"), ""),
 )
 case(
     "RGChart.cg_max_name",

@@ -1,0 +1,111 @@
+"""Sicily (seed 001), the twenty-first pass of the sentence audit (issue 44): 3.615 to
+the end, pass 20's Left, the ledger's `map` / `recorded` / `narrative` claims, what
+carries to the next date and a new random draw (random.Random(21)), each tried through
+the page's own buttons (tests/page_play.py) (docs/rules-audit/pass-21-sicb21.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import test_rule_mechanisms as mechanisms
+from tests.page_play import Seat
+from tests.purchase_helpers import campaign_at, keep_retained_units  # noqa: F401
+from tests.test_sicb18_pass18 import _seats
+
+users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def _entries(seat: Seat) -> str:
+    """The words of the set-up page's list of the side's RGs (its ``ul.entries``)."""
+    from tests.page_play import text_of
+
+    seat.open()
+    html = seat.html
+    if 'class="entries"' not in html:
+        return ""
+    return text_of(html.split('class="entries"', 1)[1].split("</ul>", 1)[0])
+
+
+ENTERS = (
+    "printed cost: it enters play during the course of the scenario, per SSR CG4 and CG5 (3.6175)"
+)
+ON_MAP = (
+    "I RG for Standard On-Map Setup (20% more, FRU): May set up on-map in a friendly, "
+    "non-Isolated Setup Area in a scenario on the purchase date"
+)
+RESERVE = (
+    "Axis I/G RG in Reserve (20% less, FRD): "
+    "The RG must be set up on-map in Reserve (SSR CG6; 3.4) (3.6175)"
+)
+
+
+def _bought_at_set_up(users):
+    """CG I, July 17 AM, 40 CPP a side: the Axis buy an I7 at its printed cost, an I10
+    for On-map set-up, a G5 at its printed cost (chart footnote g) and a G3 in Reserve;
+    the British an I3 at its printed cost, an I1 for On-map set-up and an I5 MG
+    Pltn (British chart footnote f); the British lock Attack, the Axis Idle (a British
+    Assault, the Axis set up first), at 3.622."""
+    players, _ = campaign_at("sicily", "i", "jul17am", users, points=40)
+    seats = _seats(players)
+    axis, british = seats["axis"], seats["british"]
+    axis.open()
+    for words in (
+        "Buy I7 Italian Infantry Coy for 12 CPP",
+        "Buy I10 Italian Blackshirt Coy for 10 CPP, I RG for Standard On-Map Setup (20% more, FRU)",
+        "Buy G5 AT Section for 5 CPP",
+        "Buy G3 MTR Section for 5 CPP, Axis I/G RG in Reserve (20% less, FRD)",
+    ):
+        answer = axis.press(words)
+        assert answer.status == 200 and not answer.refused, (words, answer.text[:300])
+    british.open()
+    for words in (
+        "Buy I3 Lgt Inf Assault Pltn for 7 CPP",
+        "Buy I1 Lgt Inf Rifle Coy for 22 CPP, I RG for Standard On-Map Setup (20% more, FRU)",
+        "Buy I5 MG Pltn for 7 CPP",
+    ):
+        answer = british.press(words)
+        assert answer.status == 200 and not answer.refused, (words, answer.text[:300])
+    players.until("initiative")
+    players.chits(axis="idle", british="attack")
+    assert players.step.id == "3.622"
+    return players, seats
+
+
+# ------------------------------------------- Pass 20's Left: "Your RGs" at 3.622
+
+
+def test_3_6175_the_set_up_page_lists_each_rg_with_what_its_price_obliges(users, modules):
+    """3.6175: "If an Axis "I" or "G" type RG is purchased for 20% less (FRD) than its
+    printed value the RG must be set up on-map in Reserve ... If an Axis or British RG
+    is purchased for its printed value it enters play during the course of the
+    scenario ... each RG purchased for Standard On-Map Set Up may be set up on-map in a
+    friendly, non-Isolated Setup Area in a scenario played on the same CG Date that it
+    is purchased"; chart footnotes g (Axis) / f (British): "Available for on-map setup
+    on CG Date of purchase at no extra cost."  At 3.622 Unit Set Up, each side's page
+    lists each RG it bought since the last scenario with what its price obliges, in
+    the purchase line's words; the opponent's page names none of them."""
+    players, seats = _bought_at_set_up(users)
+    axis, british = seats["axis"], seats["british"]
+    mine = _entries(axis)
+    assert f"I7 Italian Infantry Coy: {ENTERS}" in mine, mine
+    assert f"I10 Italian Blackshirt Coy: {ON_MAP}" in mine, mine
+    assert (
+        "G5 AT Section: Available for on-map setup on CG Date of purchase at no extra cost "
+        "(3.617 Axis chart footnote g)" in mine
+    ), mine
+    assert f"G3 MTR Section: {RESERVE}" in mine, mine
+    assert "(3.6175) (3.6175)" not in mine and "((" not in mine and " ." not in mine
+    theirs = _entries(british)
+    assert f"I3 Lgt Inf Assault Pltn: {ENTERS}" in theirs, theirs
+    assert f"I1 Lgt Inf Rifle Coy: {ON_MAP}" in theirs, theirs
+    assert (
+        "I5 MG Pltn: Available for on-map setup on CG Date of purchase at no extra cost "
+        "(3.617 British chart footnote f)" in theirs
+    ), theirs
+    for axis_rg in ("I7 Italian", "I10 Italian", "G5 AT", "G3 MTR"):
+        assert axis_rg not in theirs
+    for british_rg in ("I3 Lgt", "I5 MG", "I1 Lgt"):
+        assert british_rg not in mine
