@@ -25,6 +25,7 @@ from rules.schema import (
     RequiresRetained,
     ResultCap,
     RGChart,
+    UnitReminder,
 )
 from rules.snapshot import Bought
 
@@ -100,6 +101,30 @@ def price_obliges(
         said = implied_words(cv)
         return f"{cv.label}: {said}" if said else ""
     return printed_implies(module, side, group) or free_setup_words(module, side, group)
+
+
+def reminded_rgs(
+    module: Module,
+    reminders: Sequence[UnitReminder],
+    side: str,
+    held: Sequence[tuple[str, str, str]],
+) -> list[tuple[UnitReminder, list[str]]]:
+    """For each of a step's ``reminders`` naming RGs (``UnitReminder.rgs``) the words of
+    ``side``'s held RG lines it selects (``held``: each line's words, RG ID and price),
+    where it selects any: Sicily Axis chart footnote f lists the side's O1 modules."""
+    out = []
+    for r in reminders:
+        if r.rgs is None:
+            continue
+        named = [
+            words
+            for words, group_id, cost_variant in held
+            if (group := module.group(side, group_id)) is not None
+            and holds(r.rgs, group_context(module, side, group, cost_variant))
+        ]
+        if named:
+            out.append((r, named))
+    return out
 
 
 def enters_later(module: Module, side: str, group: ReinforcementGroup, cost_variant: str) -> bool:

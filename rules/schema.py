@@ -2057,9 +2057,19 @@ class UnitReminder(Strict):
     its current Location and VCA"; 3.6221: the Isolated units set up first): the app
     holds their markers, the players place them on the map."""
 
-    units: UnitFilter
+    units: UnitFilter | None = None
+    # Or the viewer's RGs in its OB (its held RG Purchase Record lines) this condition
+    # selects (their side, IDs, footnotes, price): Sicily Axis chart footnote f "O1 may
+    # fire HE, JR, and Smoke", read where the OBA module is used, on the map.
+    rgs: Condition | None = None
     says: str = Field(min_length=1, max_length=300)  # the rule's words, for the player
     rule: RuleRef
+
+    @model_validator(mode="after")
+    def _one(self) -> UnitReminder:
+        if (self.units is None) == (self.rgs is None):
+            raise ValueError("a reminder names either 'units' or 'rgs'")
+        return self
 
 
 class FinishedWith(Strict):

@@ -5545,6 +5545,24 @@ for _field, _change in {
     )
 
 
+def _rgs_reminded_at_3_622(m: Module) -> Any:
+    """What Sicily's 3.622 page lists of an Axis side's O1 module (Axis chart footnotes
+    f and i): each reminder's words, rule and the RG lines it names."""
+    from rules.purchase import reminded_rgs
+
+    step = next(st for st in m.steps if st.id == "3.622")
+    held = [("O1 Btln Mtr", "O1", ""), ("I7 Italian Infantry Coy", "I7", "")]
+    return [(r.says, r.rule, named) for r, named in reminded_rgs(m, step.reminds, "axis", held)]
+
+
+case(
+    "UnitReminder.rgs",
+    base="sicily",
+    mutate=lambda d: _s3_622(d)["reminds"][2].update(rgs={"sides": ["axis"], "groups": ["I7"]}),
+    observe=_rgs_reminded_at_3_622,
+)
+
+
 def _finished_with_3_622(m: Module) -> Any:
     """Which of Sicily's steps after 3.622 a side may finish with it in one click, and
     the words of that button and its confirmation (3.6223)."""

@@ -109,3 +109,116 @@ def test_3_6175_the_set_up_page_lists_each_rg_with_what_its_price_obliges(users,
         assert axis_rg not in theirs
     for british_rg in ("I3 Lgt", "I5 MG", "I1 Lgt"):
         assert british_rg not in mine
+
+
+# ------------------------------------- Pass 20's Left: words of the refusal and the roll
+
+
+def test_3_6175_the_forged_on_map_buy_refusal_cites_its_rule_once(users, modules):
+    """3.6175: "A British RG may be purchased for Standard On-Map Setup only if there is
+    >= one Set Up Area on the Map."  July 17 PM after a result saying no British Setup
+    Area is on the map: the On-map buy posted anyway is refused with one sentence citing
+    3.6175 once (pass 20 saw "...(3.6175)" (3.6175)"), the CPP unchanged, and the chart's
+    line says it once too."""
+    from tests.page_play import text_of
+    from tests.test_sicb18_pass18 import _forge
+    from tests.test_sicb20_pass20 import _last_date
+
+    players, seats = _last_date(users, **{"british_no_setup_area.british": True})
+    british = seats["british"]
+    said = british.open()
+    line = said.split("I RG for Standard On-Map Setup (20% more, FRU): not offered", 1)[1]
+    line = line.split(").", 1)[0]
+    assert line.count("3.6175") == 1, line
+    forged = _forge(british, "buy", group="I3", variant="on_map")
+    words = text_of(forged.html)
+    assert forged.refused and words.count("3.6175") == 1, words[:400]
+    assert '(3.6175)" (3.6175)' not in words
+    assert "You have 40 CPP" in british.open()
+
+
+@pytest.mark.parametrize(("white", "hexes"), [(1, "1 hex"), (2, "1 hex"), (3, "2 hexes")])
+def test_british_fn_i_the_center_hex_counts_hex_or_hexes(white, hexes):
+    """British chart footnote i: "makes a C1.31 error DR (with the white dr halved;
+    FRU) to determine the bombardment Center Hex": the roll's line reads "1 hex" or
+    "2 hexes", never "hex(es)"."""
+    from rules import dice
+    from rules.loader import MODULE_DIR, load_file
+
+    module = load_file(MODULE_DIR / "sicily.yaml")
+    table = next(t for t in module.tables if t.id == "bombardment")
+    assert table.apart is not None
+    said = dice.read_apart(table.apart, (4, white))
+    assert f"Center Hex {hexes} from the Pre-Registered hex in direction 4" in said, said
+    assert "hex(es)" not in said
+
+
+# --------------------------- Part 2A: the chart footnotes a `map` claim left unshown
+
+
+def _reminders(seat: Seat) -> list[str]:
+    """The reminder lines of the seat's step panel."""
+    from tests.page_play import text_of
+
+    seat.open()
+    return [text_of(p.split("</p>", 1)[0]) for p in seat.html.split('<p class="reminder">')[1:]]
+
+
+def test_chart_footnotes_f_i_e_h_the_set_up_page_names_each_oba_modules_ammunition(users, modules):
+    """3.617 Axis chart footnote f: "O1 may fire HE, JR, and Smoke.  O2, O3, and O4 may
+    only fire HE."; footnote i: "Receives a -2 DRM on its Radio Maintenance DR (C1.22)";
+    British chart footnote e: "Each Creeping Barrage must have east-west hex grain
+    alignment (E12.11-12.2).  All OBA modules may use HE.  In addition, O1 may fire IR,
+    O1, O2, and O3 may fire S, and O1 and O3 may fire WP."; footnote h: the -2 DRM.  The
+    ledger called them `map` (played in the scenario), but the app holds which modules
+    each side has and at which price: at 3.622 Unit Set Up each side's page names its
+    own modules with what each may fire; the opponent's modules are not named."""
+    players, _ = campaign_at("sicily", "i", "jul17am", users, points=40)
+    seats = _seats(players)
+    axis, british = seats["axis"], seats["british"]
+    axis.open()
+    for words in ("Buy O1 Btln Mtr for 7 CPP", "Buy O2 Lgt Arty for 6 CPP"):
+        answer = axis.press(words)
+        assert answer.status == 200 and not answer.refused, (words, answer.text[:300])
+    british.open()
+    for words in (
+        "Buy O1 Btln Mtr for 11 CPP, OBA module as a Creeping Barrage (50% more, FRU)",
+        "Buy O3 Med Arty for 10 CPP",
+    ):
+        answer = british.press(words)
+        assert answer.status == 200 and not answer.refused, (words, answer.text[:300])
+    players.until("initiative")
+    players.chits(axis="idle", british="attack")
+    assert players.step.id == "3.622"
+    mine = _reminders(axis)
+    assert (
+        "O1 may fire HE, IR (printed JR) and Smoke (3.617 Axis chart footnote f): "
+        "your O1 Btln Mtr (July 17 AM)." in mine
+    ), mine
+    assert (
+        "O2, O3 and O4 may only fire HE (3.617 Axis chart footnote f): your O2 Lgt Arty "
+        "(July 17 AM)." in mine
+    ), mine
+    assert (
+        "Its Radio Maintenance DR receives a -2 DRM (3.617 Axis chart footnote i; C1.22): "
+        "your O1 Btln Mtr (July 17 AM)." in mine
+    ), mine
+    assert not [r for r in mine if "British chart" in r], mine
+    theirs = _reminders(british)
+    assert (
+        "All OBA modules may use HE; in addition O1 may fire IR, Smoke and WP (3.617 "
+        "British chart footnote e): your O1 Btln Mtr (July 17 AM)." in theirs
+    ), theirs
+    assert (
+        "All OBA modules may use HE; in addition O3 may fire Smoke and WP (3.617 British "
+        "chart footnote e): your O3 Med Arty (July 17 AM)." in theirs
+    ), theirs
+    assert (
+        "Each Creeping Barrage must have east-west hex grain alignment (3.617 British chart "
+        "footnote e; E12.11-12.2): your O1 Btln Mtr (July 17 AM)." in theirs
+    ), theirs
+    assert (
+        "Its Radio Maintenance DR receives a -2 DRM (3.617 British chart footnote h; C1.22): "
+        "your O1 Btln Mtr (July 17 AM)." in theirs
+    ), theirs
+    assert not [r for r in theirs if "Axis chart" in r or "O2 " in r], theirs

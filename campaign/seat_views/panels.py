@@ -93,7 +93,7 @@ from rules.effects import (
     targets,
 )
 from rules.kinds import Action, Show, kind_of
-from rules.purchase import price_column, price_obliges, purchase_counts
+from rules.purchase import price_column, price_obliges, purchase_counts, reminded_rgs
 from rules.schema import Module, Table, TableResult, UnitExchange, UnitFilter
 from rules.snapshot import Bought, Holdings, Snapshot
 from rules.victory import describe_changes, result_owners
@@ -401,9 +401,24 @@ def _reminders(view: CampaignView, panel: StepPanel) -> None:
         )
         for u in own
     ]
-    panel.reminders = [
-        (r.says, r.rule, tuple(named)) for r, named in reminded(view.step_def.reminds, units)
+    reminders = view.step_def.reminds
+    held = [
+        (
+            f"{p.group_id} {p.group_type} ({view.module.dates[p.date_index].label})",
+            p.group_id,
+            p.cost_variant or "",
+        )
+        for p in sorted(view.purchases, key=lambda p: (p.date_index, p.pk))
+        if p.side == view.viewer and p.state == Purchase.State.HELD
     ]
+    found = {
+        id(r): named
+        for r, named in [
+            *reminded(reminders, units),
+            *reminded_rgs(view.module, reminders, view.viewer, held),
+        ]
+    }
+    panel.reminders = [(r.says, r.rule, tuple(found[id(r)])) for r in reminders if id(r) in found]
 
 
 def attacker_words(campaign: Campaign, module: Module, rule: str) -> str:
