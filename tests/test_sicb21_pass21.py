@@ -10,7 +10,7 @@ import pytest
 from tests import test_rule_mechanisms as mechanisms
 from tests.page_play import Seat
 from tests.purchase_helpers import campaign_at, keep_retained_units  # noqa: F401
-from tests.test_sicb18_pass18 import _seats
+from tests.test_sicb18_pass18 import _press_through, _seats
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
@@ -222,3 +222,147 @@ def test_chart_footnotes_f_i_e_h_the_set_up_page_names_each_oba_modules_ammuniti
         "your O1 Btln Mtr (July 17 AM)." in theirs
     ), theirs
     assert not [r for r in theirs if "Axis chart" in r or "O2 " in r], theirs
+
+
+# ------------------------------------------ Part 2B: what carries to the next date
+
+
+def _step_part(said: str) -> str:
+    return said.split("Notification settings", 1)[1].split("Amend the scenario result")[0]
+
+
+def test_carry_over_july_17_am_to_pm_bombardment_recon_rg_list_cancel_and_amended_result(
+    users, modules, fixed_dice
+):
+    """Two consecutive CG dates of CG I through both sides' pages, each effect read at
+    the later step or date.  3.617: a purchase cancelled (the British M1) refunds its
+    CPP and counts toward no limit: on July 17 PM the chart's CG remaining reads 4 of 4.
+    3.6175: the 3.622 list names the RGs bought on July 17 AM (not the cancelled one),
+    and on July 17 PM, after the scenario they entered, none.  British chart footnote i:
+    the B1's error DR (3+1) names "Center Hex 1 hex ..." and Game Turn 1's LV Hindrance
+    on both sides' logs; on July 17 PM the B1 reads eliminated in the Axis page's RG
+    Purchase Records and its CG remaining 7 of 8 on the British chart.  3.620: "not
+    beyond the next CG scenario": the Recon number shown at 3.622 on July 17 AM is
+    gone on July 17 PM.  3.6175 "only if there is >= one Set Up Area on the Map": the
+    July 17 AM result amended on July 17 PM (no British Setup Area: yes), accepted by
+    the Axis, takes the British On-map price off their page, with its reason."""
+    players, module = campaign_at("sicily", "i", "jul17am", users, points=40)
+    keep_retained_units(players)
+    seats = _seats(players)
+    axis, british = seats["axis"], seats["british"]
+    british.open()
+    for words, typed in (
+        ("Buy B1 Bombardment for 3 CPP", {"hex": "21C5"}),
+        ("Buy M2 Recon for 2 CPP", {}),
+        ("Buy I3 Lgt Inf Assault Pltn for 7 CPP", {}),
+        ("Buy M1 Sniper for 3 CPP", {}),
+    ):
+        answer = british.press(words, **typed)
+        assert answer.status == 200 and not answer.refused, (words, answer.text[:300])
+    assert "You have 25 CPP" in british.text
+    cancel = next(b for b in british.buttons() if b.startswith("Cancel") and "M1 Sniper" in b)
+    assert british.press(cancel).status == 200
+    assert "You have 28 CPP" in british.text
+    axis.open()
+    for words in (
+        "Buy G5 AT Section for 5 CPP",
+        "Buy I10 Italian Blackshirt Coy for 10 CPP, I RG for Standard On-Map Setup (20% more, FRU)",
+    ):
+        answer = axis.press(words)
+        assert answer.status == 200 and not answer.refused, (words, answer.text[:300])
+    _press_through(seats, "3.617")
+    for seat in (british, axis):
+        seat.open()
+        for button in [b for b in seat.buttons() if b.startswith(("Make its secret", "Record it"))]:
+            seat.open()
+            assert seat.press(button).status == 200, button
+    players.until_step("3.620")
+    british.open()
+    assert british.press("Recon dr for M2 (+5 drm)").status == 200
+    players.until("initiative")
+    players.chits(axis="idle", british="attack")
+    assert players.step.id == "3.622"
+    mine = _entries(british)
+    assert "I3 Lgt Inf Assault Pltn: printed cost" in mine and "M1" not in mine, mine
+    assert "Recon Locations for your next scenario" in _step_part(british.open())
+    theirs = _entries(axis)
+    assert "G5 AT Section" in theirs and "I10 Italian Blackshirt Coy" in theirs, theirs
+    assert axis.press("Done with 3.622").status == 200
+    british.open()
+    assert british.press("Done with 3.622").status == 200
+    axis.open()
+    assert axis.press("Done with 3.6223").status == 200
+    british.open()
+    fixed_dice.append([3, 1])
+    assert british.press("Roll DR: Bombardment error DR").status == 200
+    british.open()
+    assert british.press("Done with 3.6223").status == 200
+    for seat in (british, axis):
+        said = seat.open()
+        assert "DR 3+1 = 4: Center Hex 1 hex from the Pre-Registered hex in direction 3" in said
+        assert (
+            "throughout Game Turn 1 fire into, through or out of the bombardment area has a "
+            "LV Hindrance as heavy rain, E3.51: +1 at ranges ≤ 6 hexes, +2 at ≥ 7" in said
+        ), said[-3000:]
+        assert "hex(es)" not in said
+    values = {
+        f"{f.id}.{s.id}": (False if f.kind == "bool" else 0)
+        for f in module.result_fields
+        for s in module.sides
+    }
+    players.results(**values)
+    players.until("purchase")
+    said = british.open()
+    assert "B1 Bombardment i p Pregame Bombardment 1 / 7 3" in said, said[:4000]
+    assert "M1 Sniper SAN Increase +1 1 / 4 3" in said, said[:4000]
+    assert [b for b in british.buttons() if "On-Map Setup" in b and b.startswith("Buy")]
+    theirs = axis.open()
+    assert "B1 Bombardment; Pre-Registered hex 21C5 1 7 eliminated" in theirs, theirs[-5000:]
+    # the July 17 AM result corrected: no British Setup Area on the map (3.6175)
+    form = british.form_of("Propose the amendment")
+    field = next(
+        n for n, _ in form.fields + [(k, "") for k in form.choices] if "british_no_setup_area" in n
+    )
+    answer = british.press("Propose the amendment", **{field: "on", "reason": "misread the map"})
+    assert answer.status == 200, answer.text[:300]
+    axis.open()
+    assert axis.press("Accept the amendment").status == 200
+    said = british.open()
+    assert not [b for b in british.buttons() if "On-Map Setup" in b and b.startswith("Buy")]
+    assert "I RG for Standard On-Map Setup (20% more, FRU): not offered" in said, said[:4000]
+    assert [b for b in axis.buttons() if "On-Map Setup" in b and b.startswith("Buy")]
+    players.until("initiative")
+    players.chits(axis="idle", british="attack")
+    assert players.step.id == "3.622"
+    for seat in (british, axis):
+        assert _entries(seat) == ""
+        assert "Recon Locations for your next scenario" not in _step_part(seat.open())
+
+
+def test_british_chart_fn_b_a_british_i_rg_receives_its_sw_and_leader_by_3_6182_3_6183(
+    users, modules, fixed_dice
+):
+    """British chart footnote b: "SW and/" (cut; the Axis chart's footnote b reads "SW
+    and Leader types are determined as per 3.6182 and 3.6183, respectively").  The
+    ledger called it `map` ("Refit keeps nothing of it"), but the app determines both
+    for a British "I" RG: CG I, July 17 AM, the British I3 (footnote b) made Full by its
+    secret rolls through the page receives its row's SW (3.6182) and a leader by the
+    3.6183 DR, on its line; the Axis page shows neither before the reveal."""
+    players, _ = campaign_at("sicily", "i", "jul17am", users, points=40)
+    seats = _seats(players)
+    axis, british = seats["axis"], seats["british"]
+    british.open()
+    assert british.press("Buy I3 Lgt Inf Assault Pltn for 7 CPP").status == 200
+    _press_through(seats, "3.617")
+    british.open()
+    button = next(b for b in british.buttons() if b.startswith(("Make its secret", "Record it")))
+    fixed_dice.extend([[2, 2], [1, 4]])
+    answer = british.press(button)
+    assert answer.status == 200, answer.text[:300]
+    said = british.open()
+    line = said.split("Your RGs", 1)[1][:900]
+    assert "I3 Lgt Inf Assault Pltn" in line and "F, 3 units" in line, line
+    assert "SW: 1 DC, 2 LMG" in line or "SW: 2 LMG, 1 DC" in line, line
+    assert "Leader Allotment: Personnel Leader: 9-1 (DR 1+4 → 5)" in line, line
+    theirs = axis.open()
+    assert "9-1" not in theirs and "2 LMG" not in theirs
