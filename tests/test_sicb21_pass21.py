@@ -297,6 +297,11 @@ def test_carry_over_july_17_am_to_pm_bombardment_recon_rg_list_cancel_and_amende
     assert british.press("Roll DR: Bombardment error DR").status == 200
     british.open()
     assert british.press("Done with 3.6223").status == 200
+    # 3.623 "Players are now ready to begin the CG scenario": the next step is the
+    # scenario's result, on both pages
+    assert players.step.id == "3.6", players.step.id
+    for seat in (british, axis):
+        assert "When the July 17 AM scenario is over, enter its outcome." in seat.open()
     for seat in (british, axis):
         said = seat.open()
         assert "DR 3+1 = 4: Center Hex 1 hex from the Pre-Registered hex in direction 3" in said
@@ -366,3 +371,118 @@ def test_british_chart_fn_b_a_british_i_rg_receives_its_sw_and_leader_by_3_6182_
     assert "Leader Allotment: Personnel Leader: 9-1 (DR 1+4 → 5)" in line, line
     theirs = axis.open()
     assert "9-1" not in theirs and "2 LMG" not in theirs
+
+
+def test_3_6213b_a_night_dual_attack_tells_both_sides_cloaking_and_no_move(users, modules):
+    """3.6213b: "If both sides choose Attack for a Night CG Date, both are considered
+    Scenario Attackers.  Both sides may use Cloaking as per SSR CG3 (3.4).  Neither side
+    is restricted by the use of No Move counters (E1.21) ..."  The ledger called the
+    last two `map` (played in the scenario), but the app decides the Night Dual Attack
+    from the chits and the date: CG I, July 16 Night, both sides lock Attack through
+    the page; both sides' pages say "Night Dual Attack" with the Cloaking and No Move
+    sentences at the reveal.  On a day date (July 17 AM) a Dual Attack says neither."""
+    players, _ = campaign_at("sicily", "i", "jul16n", users, points=40)
+    keep_retained_units(players)
+    seats = _seats(players)
+    players.until("initiative")
+    players.chits(axis="attack", british="attack")
+    for seat in seats.values():
+        said = seat.open()
+        assert "→ Night Dual Attack." in said, said[-3000:]
+        assert "Both sides may use Cloaking as per SSR CG3 (3.4)." in said
+        assert "Neither side is restricted by the use of No Move counters (E1.21)" in said
+    day, _ = campaign_at("sicily", "i", "jul17am", users, points=40)
+    keep_retained_units(day)
+    day.until("initiative")
+    day.chits(axis="attack", british="attack")
+    said = Seat(day.users["axis"], day.campaign_id).open()
+    assert "→ Dual Attack." in said and "Cloaking" not in said, said[-3000:]
+
+
+# ----------------------------------- Part 2C: drawn 2, 5, 9, 11, 17, 20 and carry-over
+
+
+def test_drawn_3_619_fn_d_six_at_mines_a_cg_counted_into_the_next_date_and_the_chart_windows(
+    users, modules
+):
+    """Drawn sentences, CG I through both sides' pages.  Axis chart footnote k "Only
+    eligible for purchase after July 14 PM": on July 14 PM the Axis I1's row says why it
+    is not offered and a forged buy is refused with the footnote, nothing changed.
+    3.619 footnote d "No more than 6 AT mines may be purchased during any CG": the
+    British (an I2 Airborne Pltn retained, M3's 20 FPP) buy 6 on July 14 PM; 3.619 "As
+    Fortifications are selected, the specific type must be recorded in the
+    "FORTIFICATIONS" area": the British roster names them, the Axis page does not.
+    3.621: each side's own page offers Lock Attack / Lock Idle.  3.6212 footnote 2 "No
+    scenario generated for this CG Date; each side repeats RePh steps 3.612-.6212": both
+    Idle, the next step is 3.612 of July 14 Night.  There, with a new M3's 20 FPP, the
+    AT mines already bought count: one more (pressed, or posted from the earlier
+    page's form) is refused with the footnote, the FPP unchanged (a cap per CG carried
+    to the next date).  Axis chart footnote l
+    "Only eligible for purchase before July 14N": on July 14 Night the Axis I4's row
+    says why, and a forged buy is refused."""
+    from campaign.models import Campaign
+    from campaign.models import Seat as SeatRow
+    from tests.test_sicb18_pass18 import _forge
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=80)
+    seats = _seats(players)
+    axis, british = seats["axis"], seats["british"]
+    said = axis.open()
+    assert "I1 Fallschirmjäger Pioneer Coy" in said
+    assert "not before July 14 Night (3.617 Axis chart footnote k)" in said, said[:3000]
+    forged = _forge(axis, "buy", group="I1")
+    assert forged.refused and "(3.617 Axis chart footnote k)" in forged.text, forged.text[:300]
+    assert SeatRow.objects.get(campaign_id=players.campaign_id, side="axis").points == 80
+    british.open()
+    for words in ("Buy I2 Airborne Pltn for 7 CPP", "Buy M3 Fortification for 2 CPP"):
+        answer = british.press(words)
+        assert answer.status == 200 and not answer.refused, (words, answer.text[:300])
+    _press_through(seats, "3.617")
+    for seat in (british, axis):
+        seat.open()
+        for button in [b for b in seat.buttons() if b.startswith(("Make its secret", "Record it"))]:
+            seat.open()
+            assert seat.press(button).status == 200, button
+    players.until_step("3.619")
+    british.open()
+    assert "Buy AT Mines" in british.buttons()
+    action = british.form_of("Buy AT Mines").action
+    answer = british.press("Buy AT Mines", count="6")
+    assert answer.status == 200 and not answer.refused, answer.text[:300]
+    roster = Seat(players.users["british"], players.campaign_id, "roster/").open()
+    assert "AT Mines" in roster, roster[:4000]
+    assert "AT Mines" not in Seat(players.users["axis"], players.campaign_id, "roster/").open()
+    players.until("initiative")
+    for seat in (axis, british):
+        seat.open()
+        assert {"Lock Attack", "Lock Idle"} <= set(seat.buttons()), seat.buttons()
+    players.chits(axis="idle", british="idle")
+    campaign = Campaign.objects.get(pk=players.campaign_id)
+    assert players.step.id == "3.612" or campaign.date_index > 0
+    players.until("purchase")
+    british.open()
+    answer = british.press("Buy M3 Fortification for 2 CPP")
+    assert answer.status == 200 and not answer.refused, answer.text[:300]
+    said = axis.open()
+    assert "July 14 Night" in said
+    assert "not after July 14 PM (3.617 Axis chart footnote l)" in said, said[:3000]
+    forged = _forge(axis, "buy", group="I4")
+    assert forged.refused and "(3.617 Axis chart footnote l)" in forged.text, forged.text[:300]
+    _press_through(seats, "3.617")
+    players.until_step("3.619")
+    said = british.open()
+    assert "You have 20 FPP" in said
+    at = next(v for f in british.forms.forms.values() for n, v in f.fields if n == "at" and v)
+    if "Buy AT Mines" in british.buttons():
+        over = british.press("Buy AT Mines", count="1")
+    else:  # a stale page's form
+        from tests.page_play import Answer
+
+        posted = british.client.post(
+            action,
+            {"at": at, "item": "at_mines", "count": "1", "location": ""},
+            HTTP_HX_REQUEST="true",
+        )
+        over = Answer(posted.status_code, posted.content.decode())
+    assert over.refused and "3.619 footnote d" in over.text, over.text[:300]
+    assert "You have 20 FPP" in british.open()
