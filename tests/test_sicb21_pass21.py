@@ -405,21 +405,21 @@ def test_3_6213b_a_night_dual_attack_tells_both_sides_cloaking_and_no_move(users
 def test_drawn_3_619_fn_d_six_at_mines_a_cg_counted_into_the_next_date_and_the_chart_windows(
     users, modules
 ):
-    """Drawn sentences, CG I through both sides' pages.  Axis chart footnote k "Only
-    eligible for purchase after July 14 PM": on July 14 PM the Axis I1's row says why it
-    is not offered and a forged buy is refused with the footnote, nothing changed.
-    3.619 footnote d "No more than 6 AT mines may be purchased during any CG": the
-    British (an I2 Airborne Pltn retained, M3's 20 FPP) buy 6 on July 14 PM; 3.619 "As
-    Fortifications are selected, the specific type must be recorded in the
-    "FORTIFICATIONS" area": the British roster names them, the Axis page does not.
-    3.621: each side's own page offers Lock Attack / Lock Idle.  3.6212 footnote 2 "No
-    scenario generated for this CG Date; each side repeats RePh steps 3.612-.6212": both
-    Idle, the next step is 3.612 of July 14 Night.  There, with a new M3's 20 FPP, the
-    AT mines already bought count: one more (pressed, or posted from the earlier
-    page's form) is refused with the footnote, the FPP unchanged (a cap per CG carried
-    to the next date).  Axis chart footnote l
-    "Only eligible for purchase before July 14N": on July 14 Night the Axis I4's row
-    says why, and a forged buy is refused."""
+    """Drawn sentences, CG I through both sides' pages. Axis chart footnote k "Only
+    eligible for purchase after July 14 PM": on July 14 PM the Axis I1's row says
+    why it is not offered and a forged buy is refused with the footnote, nothing
+    changed. 3.619 footnote d "No more than 6 AT mines may be purchased during any
+    CG": the British (an I2 Airborne Pltn retained, M3's 20 FPP) buy 6 on July 14
+    PM; 3.619 "As Fortifications are selected, the specific type must be recorded in
+    the "FORTIFICATIONS" area": the British roster names them, the Axis page does
+    not. 3.621: each side's own page offers Lock Attack / Lock Idle. 3.6212 footnote
+    2 "No scenario generated for this CG Date; each side repeats RePh steps
+    3.612-.6212": both Idle, the next date is July 14 Night (3.612 is the server's),
+    both pages at 3.613. There, with a new M3's 20 FPP, the AT mines already bought
+    count: one more (pressed, or posted from the earlier page's form) is refused
+    with the footnote, the FPP unchanged (a cap per CG carried to the next date).
+    Axis chart footnote l "Only eligible for purchase before July 14N": on July 14
+    Night the Axis I4's row says why, and a forged buy is refused."""
     from campaign.models import Campaign
     from campaign.models import Seat as SeatRow
     from tests.test_sicb18_pass18 import _forge
@@ -457,8 +457,11 @@ def test_drawn_3_619_fn_d_six_at_mines_a_cg_counted_into_the_next_date_and_the_c
         seat.open()
         assert {"Lock Attack", "Lock Idle"} <= set(seat.buttons()), seat.buttons()
     players.chits(axis="idle", british="idle")
+    # 3.612 New CG date is the server's: both pages are at 3.613 of July 14 Night
     campaign = Campaign.objects.get(pk=players.campaign_id)
-    assert players.step.id == "3.612" or campaign.date_index > 0
+    assert campaign.date_index == 2 and players.step.id == "3.613", players.step.id
+    for seat in (axis, british):
+        assert "July 14 Night — step" in seat.open() and "3.613 Shift" in _step_part(seat.text)
     players.until("purchase")
     british.open()
     answer = british.press("Buy M3 Fortification for 2 CPP")
