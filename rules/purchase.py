@@ -25,6 +25,7 @@ from rules.schema import (
     RequiresRetained,
     ResultCap,
     RGChart,
+    UnitReminder,
 )
 from rules.snapshot import Bought
 
@@ -61,6 +62,69 @@ def printed_implies(module: Module, side: str, group: ReinforcementGroup | None)
     if not holds(printed.applies_to, group_context(module, side, group)):
         return ""
     return f"printed cost: {printed.implies} ({printed.rule})"
+
+
+def implied_words(cv: CostVariant) -> str:
+    """What a price obliges, with its rule, as the RG Purchase Record line says it after
+    the price's label ("The RG must be set up on-map in Reserve (SSR CG6; 3.4) (3.6175)",
+    Sicily 3.6175); "" where the price says nothing."""
+    if not cv.implies:
+        return ""
+    return cv.implies.rstrip(".") + (f" ({cv.rule})" if cv.rule else "")
+
+
+def free_setup_words(module: Module, side: str, group: ReinforcementGroup) -> str:
+    """What an RG that sets up on-map at no extra cost on its purchase date may do, in
+    its chart footnote's words with the footnote cited (Sicily Axis chart footnote g,
+    British f); "" where the chart names no such footnote."""
+    chart = module.chart(side)
+    letter = chart.setup_on_map_free_footnote if chart is not None else None
+    if chart is None or letter is None or not group.setup_on_map_free:
+        return ""
+    name = module.side(side).name
+    return f"{chart.footnotes[letter].rstrip('.')} ({chart.rule} {name} chart footnote {letter})"
+
+
+def price_obliges(
+    module: Module, side: str, group: ReinforcementGroup | None, cost_variant: str
+) -> str:
+    """What an RG's price obliges for its set-up or entry, in its RG Purchase Record
+    line's words (Sicily 3.6175: in Reserve; for Standard On-Map Setup; at its printed
+    value it enters during the scenario; chart footnotes g/f: on-map at no extra cost);
+    "" where the module says nothing of it."""
+    if group is None:
+        return ""
+    if cost_variant:
+        cv = next((c for c in module.cost_variants if c.id == cost_variant), None)
+        if cv is None:
+            return ""
+        said = implied_words(cv)
+        return f"{cv.label}: {said}" if said else ""
+    return printed_implies(module, side, group) or free_setup_words(module, side, group)
+
+
+def reminded_rgs(
+    module: Module,
+    reminders: Sequence[UnitReminder],
+    side: str,
+    held: Sequence[tuple[str, str, str]],
+) -> list[tuple[UnitReminder, list[str]]]:
+    """For each of a step's ``reminders`` naming RGs (``UnitReminder.rgs``) the words of
+    ``side``'s held RG lines it selects (``held``: each line's words, RG ID and price),
+    where it selects any: Sicily Axis chart footnote f lists the side's O1 modules."""
+    out = []
+    for r in reminders:
+        if r.rgs is None:
+            continue
+        named = [
+            words
+            for words, group_id, cost_variant in held
+            if (group := module.group(side, group_id)) is not None
+            and holds(r.rgs, group_context(module, side, group, cost_variant))
+        ]
+        if named:
+            out.append((r, named))
+    return out
 
 
 def enters_later(module: Module, side: str, group: ReinforcementGroup, cost_variant: str) -> bool:

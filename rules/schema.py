@@ -1601,9 +1601,16 @@ class RGChart(Strict):
     # "Scen Max", "TM Max"); None: "CG Date Max" / "CG maximum".
     date_max_name: str | None = None
     cg_max_name: str | None = None
+    # The footnote whose words say what a ``setup_on_map_free`` RG's price obliges
+    # (Sicily Axis chart footnote g, British f: "Available for on-map setup on CG Date
+    # of purchase at no extra cost."), read where the set-up step lists the side's RGs.
+    setup_on_map_free_footnote: str | None = None
 
     @model_validator(mode="after")
     def _groups(self) -> RGChart:
+        free = self.setup_on_map_free_footnote
+        if free is not None and free not in self.footnotes:
+            raise ValueError(f"setup_on_map_free_footnote '{free}' is not in footnotes")
         if self.missing and self.groups:
             raise ValueError("a chart declared missing has no groups")
         if not self.missing and not self.groups:
@@ -2050,9 +2057,19 @@ class UnitReminder(Strict):
     its current Location and VCA"; 3.6221: the Isolated units set up first): the app
     holds their markers, the players place them on the map."""
 
-    units: UnitFilter
+    units: UnitFilter | None = None
+    # Or the viewer's RGs in its OB (its held RG Purchase Record lines) this condition
+    # selects (their side, IDs, footnotes, price): Sicily Axis chart footnote f "O1 may
+    # fire HE, JR, and Smoke", read where the OBA module is used, on the map.
+    rgs: Condition | None = None
     says: str = Field(min_length=1, max_length=300)  # the rule's words, for the player
     rule: RuleRef
+
+    @model_validator(mode="after")
+    def _one(self) -> UnitReminder:
+        if (self.units is None) == (self.rgs is None):
+            raise ValueError("a reminder names either 'units' or 'rgs'")
+        return self
 
 
 class FinishedWith(Strict):

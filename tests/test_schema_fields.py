@@ -42,6 +42,7 @@ from rules.purchase import (
     add_later_reasons,
     cost_options,
     group_context,
+    price_obliges,
     unavailable,
 )
 from rules.schema import Effect, Module, ReinforcementGroup, as_dict
@@ -2711,6 +2712,12 @@ case(
     base="sicily",
     mutate=lambda d: chart(d, "axis").update(date_max_name="Scen Max"),
     observe=reasons("axis", "I4", "jul14pm", holdings=held(Bought("I4", 1))),
+)
+case(
+    "RGChart.setup_on_map_free_footnote",
+    base="sicily",
+    mutate=lambda d: chart(d, "axis").update(setup_on_map_free_footnote="e"),
+    observe=lambda m: price_obliges(m, "axis", m.group("axis", "G5"), ""),
 )
 case(
     "RGChart.cg_max_name",
@@ -5536,6 +5543,24 @@ for _field, _change in {
         mutate=lambda d, _change=_change: _s3_622(d)["reminds"][1].update(_change),
         observe=_reminded_at_3_622,
     )
+
+
+def _rgs_reminded_at_3_622(m: Module) -> Any:
+    """What Sicily's 3.622 page lists of an Axis side's O1 module (Axis chart footnotes
+    f and i): each reminder's words, rule and the RG lines it names."""
+    from rules.purchase import reminded_rgs
+
+    step = next(st for st in m.steps if st.id == "3.622")
+    held = [("O1 Btln Mtr", "O1", ""), ("I7 Italian Infantry Coy", "I7", "")]
+    return [(r.says, r.rule, named) for r, named in reminded_rgs(m, step.reminds, "axis", held)]
+
+
+case(
+    "UnitReminder.rgs",
+    base="sicily",
+    mutate=lambda d: _s3_622(d)["reminds"][2].update(rgs={"sides": ["axis"], "groups": ["I7"]}),
+    observe=_rgs_reminded_at_3_622,
+)
 
 
 def _finished_with_3_622(m: Module) -> Any:

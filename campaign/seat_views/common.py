@@ -32,6 +32,7 @@ from rules.purchase import (
     Addition,
     add_later_offers,
     add_later_options,
+    implied_words,
     makes_rolls,
     owed_tables,
     printed_implies,
@@ -367,11 +368,7 @@ def _record_lines(
     count: dict[tuple[str, str], int] = {}
     claimable: dict[tuple[str, str, str], list[tuple[str, str, str, int]]] = {}  # per RG, price
     bought_as = {cv.id: cv.label for cv in module.cost_variants}
-    implied = {
-        cv.id: cv.implies.rstrip(".") + (f" ({cv.rule})" if cv.rule else "")
-        for cv in module.cost_variants
-        if cv.implies
-    }
+    implied = {cv.id: implied_words(cv) for cv in module.cost_variants if cv.implies}
     for p in purchases:
         key = (p.side, p.group_id)
         if not p.initial:

@@ -93,7 +93,7 @@ from rules.effects import (
     targets,
 )
 from rules.kinds import Action, Show, kind_of
-from rules.purchase import price_column, purchase_counts
+from rules.purchase import price_column, price_obliges, purchase_counts, reminded_rgs
 from rules.schema import Module, Table, TableResult, UnitExchange, UnitFilter
 from rules.snapshot import Bought, Holdings, Snapshot
 from rules.victory import describe_changes, result_owners
@@ -401,9 +401,24 @@ def _reminders(view: CampaignView, panel: StepPanel) -> None:
         )
         for u in own
     ]
-    panel.reminders = [
-        (r.says, r.rule, tuple(named)) for r, named in reminded(view.step_def.reminds, units)
+    reminders = view.step_def.reminds
+    held = [
+        (
+            f"{p.group_id} {p.group_type} ({view.module.dates[p.date_index].label})",
+            p.group_id,
+            p.cost_variant or "",
+        )
+        for p in sorted(view.purchases, key=lambda p: (p.date_index, p.pk))
+        if p.side == view.viewer and p.state == Purchase.State.HELD
     ]
+    found = {
+        id(r): named
+        for r, named in [
+            *reminded(reminders, units),
+            *reminded_rgs(view.module, reminders, view.viewer, held),
+        ]
+    }
+    panel.reminders = [(r.says, r.rule, tuple(found[id(r)])) for r in reminders if id(r) in found]
 
 
 def attacker_words(campaign: Campaign, module: Module, rule: str) -> str:
@@ -1210,20 +1225,31 @@ def _recon_total(view: CampaignView, panel: StepPanel, mine: list[ReconBuy] | No
 
 
 def _entries(view: CampaignView, panel: StepPanel) -> None:
-    """Where each of the viewer's own RGs in its OB enters or sets up, as its RG
-    Purchase Record holds it (APD 3.8 "All reinforcements enter on/after Turn 1 along
-    the owning side's Friendly Board Edge"; the owner corrects it on the CG Roster):
-    its own held lines among the active purchases the page read through the gate
+    """Where each of the viewer's own RGs in its OB enters or sets up: each held line
+    bought since the last CG scenario, with what its price obliges in its purchase
+    line's words (Sicily 3.6175: in Reserve, for Standard On-Map Setup, at its printed
+    value it enters during the scenario; chart footnotes g/f), and the entry area its RG
+    Purchase Record holds (APD 3.8 "All reinforcements enter on/after Turn 1 along the
+    owning side's Friendly Board Edge"; the owner corrects it on the CG Roster): its
+    own held lines among the active purchases the page read through the gate
     (``view.purchases``), in date order."""
-    held = sorted(
-        (
-            p
-            for p in view.purchases
-            if p.side == view.viewer and p.state == Purchase.State.HELD and p.entry_area
-        ),
+    module = view.module
+    since = last_scenario_date(view.campaign)
+    said = []
+    for p in sorted(
+        (p for p in view.purchases if p.side == view.viewer and p.state == Purchase.State.HELD),
         key=lambda p: (p.date_index, p.pk),
-    )
-    panel.entries = [f"{p.group_id} {p.group_type}: {p.entry_area}" for p in held]
+    ):
+        new = not p.initial and (since is None or p.date_index > since)
+        obliges = (
+            price_obliges(module, p.side, module.group(p.side, p.group_id), p.cost_variant or "")
+            if new
+            else ""
+        )
+        words = "; ".join(w for w in (obliges, p.entry_area) if w)
+        if words:
+            said.append(f"{p.group_id} {p.group_type}: {words}")
+    panel.entries = said
 
 
 def _forgo(view: CampaignView, panel: StepPanel) -> None:
