@@ -28,6 +28,7 @@ from rules.schema import (
     UnitReminder,
 )
 from rules.snapshot import Bought
+from rules.text import cited
 
 
 @dataclass(frozen=True)
@@ -66,11 +67,11 @@ def printed_implies(module: Module, side: str, group: ReinforcementGroup | None)
 
 def implied_words(cv: CostVariant) -> str:
     """What a price obliges, with its rule, as the RG Purchase Record line says it after
-    the price's label ("The RG must be set up on-map in Reserve (SSR CG6; 3.4) (3.6175)",
+    the price's label ("The RG must be set up on-map in Reserve (SSR CG6; 3.4; 3.6175)",
     Sicily 3.6175); "" where the price says nothing."""
     if not cv.implies:
         return ""
-    return cv.implies.rstrip(".") + (f" ({cv.rule})" if cv.rule else "")
+    return cited(cv.implies, cv.rule or "")
 
 
 def free_setup_words(module: Module, side: str, group: ReinforcementGroup) -> str:

@@ -38,7 +38,7 @@ ON_MAP = (
 )
 RESERVE = (
     "Axis I/G RG in Reserve (20% less, FRD): "
-    "The RG must be set up on-map in Reserve (SSR CG6; 3.4) (3.6175)"
+    "The RG must be set up on-map in Reserve (SSR CG6; 3.4; 3.6175)"
 )
 
 

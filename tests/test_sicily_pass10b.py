@@ -83,7 +83,7 @@ def test_3_6175_what_a_reserve_or_on_map_price_obliges_on_the_record_line(users,
     reserve = buy(players, "axis", "I7", "reserve")
     buy(players, "axis", "I10", "on_map")
     lines = {ln.group_id: ln for ln in roster_of(players.campaign, "axis").record}
-    assert lines["I7"].implies == "The RG must be set up on-map in Reserve (SSR CG6; 3.4) (3.6175)"
+    assert lines["I7"].implies == "The RG must be set up on-map in Reserve (SSR CG6; 3.4; 3.6175)"
     assert "non-Isolated Setup Area in a scenario on the purchase date" in lines["I10"].implies
     assert "an Axis RG is not in Reserve" in lines["I10"].implies
     from django.test import Client
@@ -92,7 +92,7 @@ def test_3_6175_what_a_reserve_or_on_map_price_obliges_on_the_record_line(users,
     client.force_login(players.users["axis"])
     for url in (f"/campaigns/{players.campaign_id}/", f"/campaigns/{players.campaign_id}/roster/"):
         page = client.get(url).content.decode()
-        assert "must be set up on-map in Reserve (SSR CG6; 3.4) (3.6175)" in page, url
+        assert "must be set up on-map in Reserve (SSR CG6; 3.4; 3.6175)" in page, url
     other = Client()
     other.force_login(players.users["british"])
     assert (
