@@ -179,3 +179,43 @@ def test_3_31_one_repair_attempt_is_per_setup_phase_the_next_date_offers_it_agai
     assert words in german.buttons(), german.buttons()
     assert [v for v, _ in german.options(words, "unit")] == [lmg.ref]
     assert not [b for b in american.buttons() if b.startswith("Roll")]
+
+
+def test_3_8_at_the_middays_entry_only_the_reinforcements_of_this_setup_phase_enter(
+    users, modules, fixed_dice
+):
+    """3.8 "All reinforcements enter on/after Turn 1 along the owning side's Friendly
+    Board Edge", carried over two CG dates: the American's A1 bought at the Morning's 3.4
+    and the German's RB1 from his Morning Row B dr entered in the Midday scenario.  At
+    the Midday's 3.8 each side's page names only the reinforcements of this Setup Phase
+    (the American's second A1, the German's second RB1) as entering; on main it listed
+    every RG of the CG again, the Midday's entered ones as if entering the Afternoon."""
+    from tests.test_apd12_pass12 import supply_value
+    from tests.test_rule_mechanisms import _armor_group, buy, result_values, roll, supply_german
+
+    players, module = apd(users, "3.4")
+    supply_german(players)
+    _armor_group(players, [{"range": "1-6", "result": "M5A1", "effect": {"do": "none"}}])
+    supply_value(players, "dates.dec6midday.vp_required", "120")
+    for date in ("Morning", "Midday"):
+        buy(players, "american", "A1")
+        players.until_step("3.5")
+        fixed_dice.extend([[4], [1], [1]])
+        for row in ("a", "b", "c"):
+            roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+        players.until_step("3.8")
+        american, german = seats(players)
+        a_step = american.text.split("3.8 Entry", 1)[1].split("Amend the scenario result")[0]
+        g_step = german.text.split("3.8 Entry", 1)[1].split("Amend the scenario result")[0]
+        assert a_step.count("A1 Armor Group: along the American Friendly Board Edge") == 1, (
+            date,
+            a_step,
+        )
+        assert g_step.count("RB1 PzIV Section: along the German Friendly Board Edge") == 1, (
+            date,
+            g_step,
+        )
+        if date == "Morning":
+            players.until("results")
+            players.results(**result_values(module, vp_american=40, cvp_lost_american=10))
+            players.until_step("3.4")

@@ -1214,12 +1214,19 @@ def _entries(view: CampaignView, panel: StepPanel) -> None:
     Purchase Record holds it (APD 3.8 "All reinforcements enter on/after Turn 1 along
     the owning side's Friendly Board Edge"; the owner corrects it on the CG Roster):
     its own held lines among the active purchases the page read through the gate
-    (``view.purchases``), in date order."""
+    (``view.purchases``), in date order.  Where the side's chart says when every RG
+    enters (``RGChart.entry``: APD 3.8 "on/after Turn 1", the scenario its Setup Phase
+    prepares), only this Setup Phase's RGs enter: an earlier date's have entered."""
+    chart = view.module.chart(view.viewer)
+    now_only = chart is not None and chart.entry is not None
     held = sorted(
         (
             p
             for p in view.purchases
-            if p.side == view.viewer and p.state == Purchase.State.HELD and p.entry_area
+            if p.side == view.viewer
+            and p.state == Purchase.State.HELD
+            and p.entry_area
+            and (not now_only or p.date_index == view.campaign.date_index)
         ),
         key=lambda p: (p.date_index, p.pk),
     )
