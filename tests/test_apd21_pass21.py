@@ -29,14 +29,18 @@ def header(seat: Seat) -> str:
     return text.split("Scenario sheet", 1)[1][:400] if "Scenario sheet" in text else text[:1500]
 
 
-def reminder(seat: Seat, rule: str) -> str:
-    """The reminder line of ``rule`` on the step card ("... (2.6): your ..."), or ""."""
+def reminder(seat: Seat, rule: str, words: str = "") -> str:
+    """The reminder line of ``rule`` on the step card ("... (2.6): your ...") that reads
+    ``words``, or ""."""
     text = seat.text
     mark = f"({rule}): your "
-    if mark not in text:
-        return ""
-    start = text.rfind(". ", 0, text.index(mark))
-    return text[start + 2 : text.index(".", text.index(mark) + len(mark)) + 1]
+    at = text.find(mark)
+    while at != -1:
+        line = text[text.rfind(". ", 0, at) + 2 : text.index(".", at + len(mark)) + 1]
+        if words in line:
+            return line
+        at = text.find(mark, at + 1)
+    return ""
 
 
 # ------------------------------------------------------------ Left of pass 20: 3.4 at the Midday
@@ -100,17 +104,19 @@ def test_2_4_2_6_2_7_2_8_the_clean_up_pages_name_each_sides_own_vehicles_concern
     to gain Motion"; 2.6 "Each non-abandoned, Bogged/Mired vehicle must undergo ≥ one Bog
     Removal attempt (D8.3) until it is either unbogged or immobilized"; 2.7 "Each
     Shocked/UK AFV must undergo ≥ one recuperation attempt (C7.42)"; 2.8 "Vehicles in
-    Blaze locations are eliminated and removed from play".  The ledger called them the
+    Blaze locations are eliminated and removed from play" and "Infantry units in Blaze
+    locations must immediately Withdraw as if from Melee".  The ledger called them the
     map's, yet the retained forces hold each side's vehicles and their markers
     (immobilized, abandoned) and Locations: each step's page names the viewer's own
     vehicles the sentence concerns, with its rule, the opponent's never.  The Morning's
     Clean-Up: the American's mobile M4A3(75)W at 12L6, an immobilized M4A3(76)W and an
-    abandoned M4A1; the German's PzVG at 20A1."""
+    abandoned M4A1 and a 7-4-7 at 12L5; the German's PzVG at 20A1."""
     players, _ = apd(users, "2.4")
     add(players, "american", "M4A3(75)W", "vehicle", location="12L6")
     add(players, "american", "M4A3(76)W", "vehicle", "immobilized")
     add(players, "american", "M4A1", "vehicle", "abandoned")
     add(players, "german", "PzVG", "vehicle", location="20A1")
+    add(players, "american", "7-4-7", "squad", location="12L5")
     american, german = seats(players)
     line = reminder(american, "2.4")
     assert "Stopped/Motion" in line and "TCA" in line and "M4A3(75)W" in line, line
@@ -137,10 +143,15 @@ def test_2_4_2_6_2_7_2_8_the_clean_up_pages_name_each_sides_own_vehicles_concern
     done(players, "american")
     done(players, "german")
     american, german = seats(players)
-    blaze = reminder(american, "2.8")
+    withdraw = reminder(american, "2.8", "Withdraw")
+    assert "7-4-7" in withdraw and "at 12L5" in withdraw and "M4A3" not in withdraw, withdraw
+    blaze = reminder(american, "2.8", "Vehicles")
     assert "Blaze" in blaze and "M4A3(75)W" in blaze and "at 12L6" in blaze, blaze
-    assert "PzVG" in reminder(german, "2.8") and "at 20A1" in reminder(german, "2.8")
-    assert "M4A3" not in reminder(german, "2.8")
+    assert "7-4-7" not in blaze, blaze
+    assert "PzVG" in reminder(german, "2.8", "Vehicles")
+    assert "at 20A1" in reminder(german, "2.8", "Vehicles")
+    assert "M4A3" not in reminder(german, "2.8", "Vehicles")
+    assert not reminder(german, "2.8", "Withdraw")
 
 
 # ------------------------------------------------------- Part 2B: what carries to the next date
@@ -219,3 +230,22 @@ def test_3_8_at_the_middays_entry_only_the_reinforcements_of_this_setup_phase_en
             players.until("results")
             players.results(**result_values(module, vp_american=40, cvp_lost_american=10))
             players.until_step("3.4")
+
+
+# ------------------------------------------------------------------- Part 2C: the draw, in play
+
+
+def test_2_91_a_vp_differential_of_0_is_shown_with_its_figures_on_the_americans_page(
+    users, modules
+):
+    """2.91 "This can result in a positive or negative number, or 0" (drawn, D08): the
+    Morning with 55 VP scored against the 55 required and no CVP suffered.  The
+    American's page reads the differential 55 − 55 = 0 with its source and 0 PP at 3.4;
+    the German's page shows none of the American's figures."""
+    players, _ = apd(users, "3.4", vp=55, cvp=0)
+    american, german = seats(players)
+    assert "VP differential 55 required − 55 amassed = 0 · 0 + 0 CVP suffered = 0" in (
+        american.text
+    ), american.text[-3000:]
+    assert "You have 0 PP" in american.text
+    assert "55 required − 55" not in german.text
