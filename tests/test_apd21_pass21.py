@@ -249,3 +249,40 @@ def test_2_91_a_vp_differential_of_0_is_shown_with_its_figures_on_the_americans_
     ), american.text[-3000:]
     assert "You have 0 PP" in american.text
     assert "55 required − 55" not in german.text
+
+
+def test_3_1_footnote_the_evacuated_leaders_7_0_and_his_sw_are_there_at_the_next_date(
+    users, modules, fixed_dice
+):
+    """3.1 footnote * "An Evacuated leader is permanently removed from play, but is
+    immediately replaced with a 7-0 leader ... Any SW Possessed by an Evacuated leader is
+    considered Transferred to the MMC as well", carried to the next CG date: the
+    German's wounded 8-1 (with an LMG) rolls dr 6 at the Morning's 3.1.  At the Midday's
+    3.1 his roster page holds the 7-0 at the 5-4-8's Location and the LMG possessed by
+    the 5-4-8, no 8-1; neither side's 3.1 page offers a Recovery roll (no leader is
+    wounded)."""
+    from tests.test_apd12_pass12 import supply_value
+    from tests.test_roster_possession import possess
+    from tests.test_rule_mechanisms import result_values
+
+    players, module = apd(users, "3.1")
+    done(players, "american")
+    add(players, "german", "5-4-8", "squad", location="20A4")
+    leader = add(players, "german", "8-1 leader", "leader", "wounded", location="20A3")
+    possess(players, "german", add(players, "german", "LMG", "sw"), leader)
+    _, german = seats(players)
+    fixed_dice.append([6])
+    assert german.press("Roll dr: Recovery Table", unit=leader.ref).status == 200
+    supply_value(players, "dates.dec6midday.vp_required", "120")
+    players.until("results")
+    players.results(**result_values(module, vp_american=40, cvp_lost_american=10))
+    players.until_step("3.1")
+    roster = Seat(players.users["german"], players.campaign_id, "roster/")
+    roster.open()
+    forces = roster.text
+    assert "8-1 leader" not in forces.split("Log")[0], forces[:3000]
+    assert "7-0 leader" in forces and "20A4" in forces, forces[:3000]
+    lmg = forces[forces.index("LMG") :][:200]
+    assert "5-4-8" in lmg, lmg
+    for seat in seats(players):
+        assert not [b for b in seat.buttons() if b.startswith("Roll")], seat.buttons()
