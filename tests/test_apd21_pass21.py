@@ -286,3 +286,47 @@ def test_3_1_footnote_the_evacuated_leaders_7_0_and_his_sw_are_there_at_the_next
     assert "5-4-8" in lmg, lmg
     for seat in seats(players):
         assert not [b for b in seat.buttons() if b.startswith("Roll")], seat.buttons()
+
+
+def test_3_6_3_8_the_entry_page_names_each_groups_leader_entering_with_a_unit_of_it(
+    users, modules, fixed_dice
+):
+    """3.6 "Each Leader must enter with a unit of his Group" with 3.8 "All
+    reinforcements enter on/after Turn 1 along the owning side's Friendly Board Edge":
+    the American's A1 and the German's RB1 each roll a Leader Table DR (1+2: a 9-2 for
+    the American Armor column, a 9-1 for the German Armor).  At 3.8 each side's page
+    names, beside its own RG's entry, the leader the group received entering with a
+    unit of it (3.6); the opponent's leader is never on it.  On main the ledger called
+    the sentence the map's though the RG Purchase Record holds the leader."""
+    from tests.test_rule_mechanisms import _armor_group, buy, rg_roll, roll, supply_german
+
+    players, _ = apd(users, "3.4")
+    supply_german(players)
+    _armor_group(players, [{"range": "1-6", "result": "M5A1", "effect": {"do": "none"}}])
+    a1 = buy(players, "american", "A1")
+    players.until_step("3.5")
+    fixed_dice.extend([[4], [1], [1]])
+    for row in ("a", "b", "c"):
+        roll(players, "german", f"german_reinforcement_row_{row}", item=f"Row {row.upper()}")
+    players.until_step("3.6")
+    from campaign.models import Purchase
+
+    rb1 = Purchase.objects.get(campaign_id=players.campaign_id, side="german", group_id="RB1")
+    fixed_dice.extend([[1, 2]])
+    rg_roll(players, "american", a1)
+    done(players, "american")
+    fixed_dice.extend([[1, 2]])
+    rg_roll(players, "german", rb1)
+    players.until_step("3.8")
+    american, german = seats(players)
+    a_step = american.text.split("3.8 Entry", 1)[1].split("Amend the scenario result")[0]
+    g_step = german.text.split("3.8 Entry", 1)[1].split("Amend the scenario result")[0]
+    assert (
+        "A1 Armor Group: along the American Friendly Board Edge, on/after Turn 1 (3.8); its "
+        "9-2 leader enters with a unit of his Group (3.6)"
+    ) in a_step, a_step
+    assert (
+        "RB1 PzIV Section: along the German Friendly Board Edge, on/after Turn 1 (3.8); its "
+        "9-1 leader enters with a unit of his Group (3.6)"
+    ) in g_step, g_step
+    assert "9-1 leader" not in a_step and "9-2 leader" not in g_step

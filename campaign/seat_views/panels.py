@@ -1230,7 +1230,21 @@ def _entries(view: CampaignView, panel: StepPanel) -> None:
         ),
         key=lambda p: (p.date_index, p.pk),
     )
-    panel.entries = [f"{p.group_id} {p.group_type}: {p.entry_area}" for p in held]
+    panel.entries = [entry_line(view.module, p) for p in held]
+
+
+def entry_line(module: Module, p: Purchase) -> str:
+    """Where RG ``p`` enters, as its record holds it, with the leaders its rolls gave it
+    where the chart says how they enter (``ChartEntry.leaders``, APD 3.6 "Each Leader
+    must enter with a unit of his Group"): "A1 Armor Group: along ... (3.8); its 9-2
+    leader enters with a unit of his Group (3.6)"."""
+    line = f"{p.group_id} {p.group_type}: {p.entry_area}"
+    chart = module.chart(p.side)
+    said = chart.entry.leaders if chart is not None and chart.entry is not None else None
+    leaders = (p.details or {}).get("leaders") or []
+    if said is None or not leaders:
+        return line
+    return f"{line}; its {' and '.join(leaders)} {said.says} ({said.rule})"
 
 
 def _forgo(view: CampaignView, panel: StepPanel) -> None:
