@@ -330,3 +330,27 @@ def test_3_6_3_8_the_entry_page_names_each_groups_leader_entering_with_a_unit_of
         "9-1 leader enters with a unit of his Group (3.6)"
     ) in g_step, g_step
     assert "9-1 leader" not in a_step and "9-2 leader" not in g_step
+
+
+def test_3_4_3_8_after_a_cancelled_purchase_at_the_midday_the_entry_page_names_none(users, modules):
+    """3.4 and 3.8 after an undo: at the Midday's 3.4 (the last purchase) the American
+    buys A1 through the page and cancels it (his PP back).  The page still says that PP
+    left unspent there are lost with the CG's end, with his PP as before the purchase;
+    at the Midday's 3.8 his page names no RG entering (the cancelled A1 is not there,
+    nor the Morning's RGs)."""
+    from campaign.models import Seat as SeatRow
+    from tests.test_rule_mechanisms import _armor_group
+
+    players, _ = midday(users, "3.4")
+    _armor_group(players, [{"range": "1-6", "result": "M5A1", "effect": {"do": "none"}}])
+    american, _ = seats(players)
+    assert american.press(next(b for b in american.buttons() if b.startswith("Buy A1"))).status
+    cancel = next(b for b in american.buttons() if b.startswith("Cancel RG"))
+    assert american.press(cancel).status == 200
+    assert SeatRow.objects.get(campaign_id=players.campaign_id, side="american").points == 20
+    assert "lost with the CG's end" in american.text
+    assert "You have 20 PP" in american.text
+    players.until_step("3.8")
+    american, _ = seats(players)
+    step = american.text.split("3.8 Entry", 1)[1].split("Amend the scenario result")[0]
+    assert "A1 Armor Group" not in step, step
