@@ -1351,6 +1351,29 @@ def finish_warnings(
     return warnings
 
 
+def last_purchase(module: Module, variant: str, index: int) -> str:
+    """Where date ``index`` is the CG's last, that points left unspent at its purchase
+    are lost with the CG's end, in a sentence for the purchase page (APD 3.4 "Unused
+    Purchase Points may be retained for future use": the Midday's 3.4 sets up the
+    Afternoon, after which none follows); "" where a purchase still follows."""
+    rule = machine.last_scenario_rule(module, variant, index)
+    if rule is None:
+        return ""
+    code = module.currency.code
+    kept = module.currency.carry_over
+    why = (
+        f" (unused {code} are retained only for a future purchase, {kept.rule})"
+        if kept.retained and kept.rule
+        else ""
+    )
+    return (
+        f"{module.dates[index].label} is the CG's last scenario"
+        + (f" ({rule})" if rule else "")
+        + f": no purchase follows it, so {code} left unspent here are lost with the "
+        f"CG's end{why}."
+    )
+
+
 def _at_the_end(module: Module, snap: Snapshot, points: int) -> str:
     """Points left unspent at the CG's last date have no later use: its scenario is the
     CG's last (APD 3.4 "Unused Purchase Points may be retained for future use": none

@@ -1582,6 +1582,21 @@ class ChartEntry(Strict):
 
     area: str = Field(min_length=1, max_length=100)
     rule: RuleRef
+    # How the leaders an RG's rolls gave it enter (APD 3.6 "Each Leader must enter with a
+    # unit of his Group"): said beside the RG's entry on its owner's entry step.
+    leaders: EntryLeaders | None = None
+
+
+class EntryLeaders(Strict):
+    """What the rules say of the leaders an RG received, where it enters
+    (``ChartEntry.leaders``): ``says`` after the leaders' names ("9-2 leader enters with a
+    unit of his Group"), citing ``rule``."""
+
+    says: str = Field(min_length=1, max_length=120)
+    rule: RuleRef
+
+
+ChartEntry.model_rebuild()
 
 
 class RGChart(Strict):

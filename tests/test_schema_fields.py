@@ -4630,6 +4630,52 @@ service(
 )
 
 
+def entry_leaders_of(host: Callable[..., Any]) -> Any:
+    """Red's I1 entry line on its entry step, with the 9-1 leader its rolls gave it
+    (APD 3.6 "Each Leader must enter with a unit of his Group")."""
+    from campaign.models import Purchase
+    from campaign.seat_views.panels import entry_line
+    from campaign.selectors import module_of
+
+    players = host()
+    line = Purchase(
+        side="red",
+        group_id="I1",
+        group_type="Infantry Company",
+        entry_area="along the Red Friendly Board Edge (T9)",
+        details={"leaders": ["9-1 leader"]},
+    )
+    return entry_line(module_of(players.campaign), line)
+
+
+def _entry_leaders(d: dict) -> None:
+    _entry(d)
+    chart(d, "red")["entry"]["leaders"] = {"says": "enters with a unit of his Group", "rule": "T9"}
+
+
+service(
+    "ChartEntry.leaders",
+    base="skirmish",
+    prepare=_entry,
+    mutate=_entry_leaders,
+    observe=entry_leaders_of,
+)
+service(
+    "EntryLeaders.says",
+    base="skirmish",
+    prepare=_entry_leaders,
+    mutate=lambda d: chart(d, "red")["entry"]["leaders"].update(says="enters beside his Group"),
+    observe=entry_leaders_of,
+)
+service(
+    "EntryLeaders.rule",
+    base="skirmish",
+    prepare=_entry_leaders,
+    mutate=lambda d: chart(d, "red")["entry"]["leaders"].update(rule="T9.3"),
+    observe=entry_leaders_of,
+)
+
+
 def refused_or(observe: Callable[..., Any]) -> Callable[..., Any]:
     """The outcome, or the sentence of the refusal that stopped it."""
     from campaign.services.errors import ActionRefused

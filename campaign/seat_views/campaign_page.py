@@ -59,7 +59,7 @@ from campaign.selectors import (
     with_online,
 )
 from rules import availability, machine
-from rules.kinds import kind_of
+from rules.kinds import Action, kind_of
 from rules.schema import Module, Step
 from rules.snapshot import Holdings, Snapshot
 
@@ -321,6 +321,14 @@ class CampaignView:
         """Where the current date is the CG's last (its scenario's result ends the CG,
         PHD's TM End), the rule naming the dates ("" : none); None where it is not."""
         return machine.last_scenario_rule(self.module, self.campaign.variant, self.date_index)
+
+    @property
+    def last_purchase(self) -> str:
+        """At a purchase step of the CG's last date, that points left unspent are lost
+        with the CG's end (``availability.last_purchase``); "" elsewhere."""
+        if Action.BUY not in kind_of(self.step_def.kind).actions:
+            return ""
+        return availability.last_purchase(self.module, self.campaign.variant, self.date_index)
 
     @property
     def step_def(self) -> Step:

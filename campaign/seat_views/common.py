@@ -534,19 +534,29 @@ def previous_winner_moves_first(campaign: Campaign, module: Module) -> str:
     rule = module.scenario_winner
     if rule is None or module.initiative is not None:
         return ""
-    last = (
+    # The two latest results: the latest has no winner yet between its entry and the
+    # step recording it (the Midday's Clean-Up before 2.9), the one before has.
+    latest = list(
         ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
-        .exclude(winner="")
         .order_by("-cycle")
-        .first()
+        .values_list("winner", "date_index")[:2]
     )
-    if last is None:
+    won = next(((w, d) for w, d in latest if w), None)
+    if won is None:
         return ""
-    name = module.side(last.winner).name
-    played = module.dates[last.date_index].label
+    name = module.side(won[0]).name
+    played = module.dates[won[1]].label
+    if latest[0][0]:
+        return (
+            f"{name} won the {played} scenario: {name} moves first, and play begins with "
+            f"{name}'s RPh ({rule.rule})."
+        )
+    # The scenario just played is not decided yet: who moves first next is its winner.
+    decides = next((s.id for s in module.steps if s.effect == "record_winner"), rule.rule)
     return (
-        f"{name} won the {played} scenario: {name} moves first, and play begins with "
-        f"{name}'s RPh ({rule.rule})."
+        f"{name} won the {played} scenario and moved first in the next "
+        f"({rule.rule}); the {module.dates[latest[0][1]].label} scenario's winner, who "
+        f"moves first next, is decided at {decides}."
     )
 
 

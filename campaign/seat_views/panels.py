@@ -1232,24 +1232,49 @@ def _entries(view: CampaignView, panel: StepPanel) -> None:
     Purchase Record holds (APD 3.8 "All reinforcements enter on/after Turn 1 along the
     owning side's Friendly Board Edge"; the owner corrects it on the CG Roster): its
     own held lines among the active purchases the page read through the gate
-    (``view.purchases``), in date order."""
+    (``view.purchases``), in date order.  Where the side's chart says when every RG
+    enters (``RGChart.entry``: APD 3.8 "on/after Turn 1", the scenario its Setup Phase
+    prepares), only this Setup Phase's RGs enter: an earlier date's have entered."""
     module = view.module
+    chart = module.chart(view.viewer)
+    now_only = chart is not None and chart.entry is not None
     since = last_scenario_date(view.campaign)
     said = []
     for p in sorted(
         (p for p in view.purchases if p.side == view.viewer and p.state == Purchase.State.HELD),
         key=lambda p: (p.date_index, p.pk),
     ):
+        if now_only and p.date_index != view.campaign.date_index:
+            continue
         new = not p.initial and (since is None or p.date_index > since)
         obliges = (
             price_obliges(module, p.side, module.group(p.side, p.group_id), p.cost_variant or "")
             if new
             else ""
         )
-        words = "; ".join(w for w in (obliges, p.entry_area) if w)
+        where = entry_words(module, p) if p.entry_area else ""
+        words = "; ".join(w for w in (obliges, where) if w)
         if words:
             said.append(f"{p.group_id} {p.group_type}: {words}")
     panel.entries = said
+
+
+def entry_line(module: Module, p: Purchase) -> str:
+    """Where RG ``p`` enters, as its record holds it, with the leaders its rolls gave it
+    where the chart says how they enter (``ChartEntry.leaders``, APD 3.6 "Each Leader
+    must enter with a unit of his Group"): "A1 Armor Group: along ... (3.8); its 9-2
+    leader enters with a unit of his Group (3.6)"."""
+    return f"{p.group_id} {p.group_type}: {entry_words(module, p)}"
+
+
+def entry_words(module: Module, p: Purchase) -> str:
+    """``entry_line``'s words after the RG: its entry area and its leaders'."""
+    chart = module.chart(p.side)
+    said = chart.entry.leaders if chart is not None and chart.entry is not None else None
+    leaders = (p.details or {}).get("leaders") or []
+    if said is None or not leaders:
+        return p.entry_area
+    return f"{p.entry_area}; its {' and '.join(leaders)} {said.says} ({said.rule})"
 
 
 def _forgo(view: CampaignView, panel: StepPanel) -> None:
