@@ -7,6 +7,8 @@ citing its rule (docs/rules-audit/pass-21-phda21.md)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from campaign.models import Unit
@@ -61,3 +63,128 @@ def test_c5_8_a_heros_1tc_on_a_line_named_hero_is_made_never_refused(users, modu
     read = german.press(words, unit=squad.ref)
     assert read.status == 200, read.text[:600]
     assert "Done with C5.8" in german.buttons(), german.buttons()
+
+
+# Part 2A: the ledger's map/recorded claims where the app holds the facts.
+
+
+def test_c5_16_the_page_names_each_immobilized_or_abandoned_vehicle_its_side_holds(users, modules):
+    """C5.16 "Each Immobilized (including Mired) or Abandoned vehicle that is not < 3
+    hexes from a friendly MMC/AFV or behind the friendly FEBA after all Redeployment
+    complete, is turned over to its wreck side (CS is NA)" (was `recorded`: the app
+    holds the immobilized and abandoned markers): the distances and the FEBA are the
+    map's, but the C5.16 page names the side's own vehicles concerned, with their
+    markers and Location, citing C5.16; not its mobile vehicle, nor the opponent's."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.16")
+    add(players, "us", "M4A1 Sherman", "vehicle", markers=("immobilized",), location="K5")
+    add(players, "us", "M4A3 Sherman", "vehicle", markers=("abandoned",))
+    add(players, "us", "M10 GMC", "vehicle")
+    add(players, "german", "PzKpfw IVH", "vehicle", markers=("immobilized",))
+    s = seats(players)
+    us = step_words(s["us"])
+    assert "(C5.16): your M4A1 Sherman (immobilized; at K5); M4A3 Sherman (abandoned" in us, us
+    assert "M10 GMC (" not in us, us
+    assert "PzKpfw" not in us, us
+    plain(us)
+    german = step_words(s["german"])
+    assert "(C5.16): your PzKpfw IVH (immobilized)" in german, german
+    assert "Sherman" not in german, german
+
+
+def test_c5_8a_the_page_names_the_sides_prisoners_beside_the_encirclement_1tc(users, modules):
+    """C5.8a "Any prisoners remaining in a hex in which all enemy units have been
+    eliminated, due to failure of the 1TC for encircled units, may automatically
+    possess any equipment dropped and are immediately Rearmed" (was `map`: the retained
+    forces mark a side's men held prisoner as captured): which hex's guards all fell is
+    the map's, but the C5.8 page names the side's own captured men, citing C5.8a, so
+    its player knows whom to free (take the marker off); the opponent's page does not
+    name them."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.8")
+    add(players, "us", "3-3-7", "half_squad", markers=("captured",), location="L4")
+    add(players, "us", "6-6-7", "squad")
+    add(players, "german", "4-6-7", "squad", markers=("encircled",), location="L4")
+    s = seats(players)
+    us = step_words(s["us"])
+    assert "(C5.8a): your 3-3-7 (captured; at L4)." in us, us
+    assert "6-6-7 (" not in us.split("(C5.8a)")[1][:200], us
+    plain(us)
+    german = step_words(s["german"])
+    assert "C5.8a): your" not in german and "3-3-7" not in german, german
+
+
+def test_c5_4_both_pages_name_the_attacker_who_orders_the_melees(users, modules):
+    """C5.4 "All Close Combat/Melee is concluded in any order chosen by the Attacker (as
+    determined in C5.3)" (was `map`): the melees are the map's, but who chooses their
+    order is computed: both pages at C5.4 name the same side, with its source (the side
+    that moved first in the scenario just played)."""
+    from tests.test_phd_conph import phd_after
+
+    players, _ = phd_after(users, "C5.4")
+    s = seats(players)
+    said = {side: step_words(s[side]) for side in ("us", "german")}
+    for side, words in said.items():
+        assert "Attacker (C5.3): American, the side that moved first" in words, (side, words)
+        plain(words)
+
+
+# Part 2B: what carries to the next date.
+
+
+def test_effects_of_the_conph_carry_to_the_next_date_on_both_pages(users, modules, fixed_dice):
+    """Two consecutive TM dates played through (the US hosting): what C5.6-C5.24 give a
+    unit outlives its step.  C5.8 "Remaining units begin the next TM Scenario still
+    Encircled (A7.7)": the German 4-6-7 passing its 1TC after the 0600 hrs scenario is
+    still marked Encircled on his roster at the 0930 hrs ConPh, where C5.8 owes its 1TC
+    again.  C5.13a "Units that end this Redeployment phase Isolated (only), suffer from
+    Ammunition shortage for the next TM Scenario": the US 6-6-7 marked Isolated is
+    marked Low Ammo when C5.14 is done and still is at the next date (C5.27d keeps it on
+    an Isolated unit); C5.17 "Any HIP units that are Isolated ... are subject to
+    Ammunition Shortage (A19.131)": hidden or not (the map's), the Isolated unit is.
+    C5.6 "DO NOT REMOVE ... Prisoners ... or Encircled counters": both markers are
+    there at the next date, each line on its owner's roster reading them.  C5.8a: the US's captured 3-3-7 is named again
+    at the next C5.8, on the US page only."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_phda19_pass19 import roster
+    from tests.test_rule_mechanisms import add, result_values
+
+    players, module = phd_after(users, "C5.8")
+    enc = add(players, "german", "4-6-7", "squad", markers=("encircled",), location="P4")
+    iso = add(players, "us", "6-6-7", "squad", markers=("isolated",), location="Q7")
+    pow_ = add(players, "us", "3-3-7", "half_squad", markers=("captured", "isolated"))
+    s = seats(players)
+    s["german"].open()
+    fixed_dice.append([1, 1])  # 2 - 7: passes
+    rolled = s["german"].press("Roll DR: Encirclement 1TC", unit=enc.ref)
+    assert rolled.status == 200, rolled.text[:500]
+    line = [t for t in log_texts(players) if "Encirclement 1TC for 4-6-7" in t][-1]
+    assert "Passes" in line, line
+    players.until_step("C5.15")
+    assert "low_ammo" in Unit.objects.get(pk=iso.pk).markers
+    players.until("initiative")
+    players.chits(us="attack", german="attack")
+    players.until_step("C5.1")
+    assert module.dates[players.campaign.date_index].label == "0930 hrs"
+    players.results(**result_values(module, cvp_lost_us=4, cvp_lost_german=6))
+    players.until_step("C5.8")
+    german, us = seats(players)["german"], seats(players)["us"]
+    said = step_words(german)
+    assert enc.ref in [ref for ref, _ in german.options("Roll DR: Encirclement 1TC", "unit")], said
+    de_roster = roster(players, "german")
+    words = de_roster.open()
+    assert re.search(r"4-6-7 — [^—]*Encircled", words), words[:3000]
+    us_words = roster(players, "us").open()
+    for name, marker in (("6-6-7", "Low Ammo"), ("6-6-7", "isolated"), ("3-3-7", "captured")):
+        assert re.search(rf"{name} — [^—]*{marker}", us_words), (name, marker, us_words[:3000])
+    assert "encircled" in Unit.objects.get(pk=enc.pk).markers
+    said_us = step_words(us)
+    named = said_us.split("(C5.8a): your ")[1][:120]
+    assert named.startswith("3-3-7 (") and "captured" in named, said_us
+    # The reminder is the owner's: the German's C5.8 page names no prisoner of the US.
+    assert "(C5.8a): your" not in said, said
+    assert {"captured", "low_ammo"} <= set(Unit.objects.get(pk=pow_.pk).markers)
