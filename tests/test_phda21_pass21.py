@@ -147,8 +147,8 @@ def test_effects_of_the_conph_carry_to_the_next_date_on_both_pages(users, module
     an Isolated unit); C5.17 "Any HIP units that are Isolated ... are subject to
     Ammunition Shortage (A19.131)": hidden or not (the map's), the Isolated unit is.
     C5.6 "DO NOT REMOVE ... Prisoners ... or Encircled counters": both markers are
-    there at the next date, each line on its owner's roster reading them.  C5.8a: the US's captured 3-3-7 is named again
-    at the next C5.8, on the US page only."""
+    there at the next date, each line on its owner's roster reading them.  C5.8a: the
+    US's captured 3-3-7 is named again at the next C5.8, on the US page only."""
     from tests.test_phd_conph import phd_after
     from tests.test_phda19_pass19 import roster
     from tests.test_rule_mechanisms import add, result_values
