@@ -188,3 +188,34 @@ def test_effects_of_the_conph_carry_to_the_next_date_on_both_pages(users, module
     # The reminder is the owner's: the German's C5.8 page names no prisoner of the US.
     assert "(C5.8a): your" not in said, said
     assert {"captured", "low_ammo"} <= set(Unit.objects.get(pk=pow_.pk).markers)
+
+
+def test_c5_18_read_on_both_pages_each_sentence_said_and_done_leads_to_c5_19(users, modules):
+    """C5.18 (pass 20's Left: read on its page, both sides, this time): "Turn over each
+    Flame to become a Blaze and place a Pin counter on it. Place a Flame counter in
+    each (burnable) hex adjacent to a Non-Pin Blaze hex and then extinguish ... Cover
+    any non-building extinguished Blaze hex with an irrelevant counter and treat as
+    Open Ground. Remove Pin counters from any Blazes"; C5.18a "Otherwise, treat such
+    hexes as if the location itself contains a Blaze (as per C5.18)".  All the map's:
+    both pages say each of them (the Pin counters and the Burning Wreck's Blaze were
+    not said before), offer Done and no roll; both Done, C5.19 is next."""
+    from tests.test_phd_conph import phd_after
+
+    players, _ = phd_after(users, "C5.18")
+    s = seats(players)
+    for side in ("us", "german"):
+        said = step_words(s[side])
+        for words in (
+            "Each Flame becomes a Blaze with a Pin counter on it",
+            "treated as Open Ground",
+            "the Pin counters come off the Blazes",
+            "otherwise its hex is treated as containing a Blaze (as per C5.18)",
+        ):
+            assert words in said, (side, words, said[:1500])
+        assert "Done with C5.18" in s[side].buttons()
+        assert not [b for b in s[side].buttons() if b.startswith("Roll")]
+        plain(said)
+    for side in ("us", "german"):
+        s[side].open()
+        assert s[side].press("Done with C5.18").status == 200
+    assert players.step.id == "C5.19"
