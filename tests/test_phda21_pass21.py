@@ -219,3 +219,64 @@ def test_c5_18_read_on_both_pages_each_sentence_said_and_done_leads_to_c5_19(use
         s[side].open()
         assert s[side].press("Done with C5.18").status == 200
     assert players.step.id == "C5.19"
+
+
+def _forge(seat: Seat, action: str, fields: list[tuple[str, str]], **typed: str):
+    """``seat`` posts ``fields`` (another page's form) with ``typed`` to ``action``, as a
+    forged request would (htmx's header sent); the answer."""
+    from tests.page_play import Answer
+
+    data: dict[str, list[str]] = {}
+    for name, value in fields:
+        data.setdefault(name, []).append(value)
+    for name, value in typed.items():
+        data[name] = [value]
+    answer = seat.client.post(action, data, HTTP_HX_REQUEST="true")
+    return Answer(answer.status_code, answer.content.decode())
+
+
+def test_c5_13_c5_14_v_a_unit_redeployed_is_done_moving_and_the_defender_goes_after(
+    users, modules, fixed_dice
+):
+    """C5.13 "As each unit redeploys, mark it with a Prep-fire counter to show that it
+    has finished moving during the ConPh" (was `map`: the app records each unit's
+    Redeployment DR): once the US 3-3-7 has redeployed, the roll's select no longer
+    offers it and a forged second DR for it is refused citing C5.13a, nothing rolled.
+    C5.14 v "The Defender may secretly redeploy any of his units after the Attacker"
+    (was `map`): the German (Defender) page offers no Redeployment DR while the US
+    (Attacker, C5.3) has not finished, says why, and a forged DR is refused; once the US
+    is done, the German's page offers it and it is made."""
+    from campaign.models import Roll
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.14")
+    hs = add(players, "us", "3-3-7", "half_squad", location="R2")
+    other = add(players, "us", "6-6-7", "squad", location="R3")
+    de = add(players, "german", "4-6-7", "squad", location="S5")
+    s = seats(players)
+    us, german = s["us"], s["german"]
+    us.open()
+    words = "Roll DR: Redeployment Table"
+    form = us.form_of(words)
+    fixed_dice.append([2, 3])
+    assert us.press(words, unit=hs.ref).status == 200
+    offered = [ref for ref, _ in us.options(words, "unit")]
+    assert hs.ref not in offered and other.ref in offered, offered
+    fixed_dice.append([2, 3])
+    again = _forge(us, form.action, form.fields, unit=hs.ref)
+    assert again.refused and "C5.13a" in again.text, again.text
+    assert Roll.objects.filter(campaign_id=players.campaign_id, unit_ref=hs.ref).count() == 1
+    said = step_words(german)
+    assert words not in german.buttons(), said
+    assert "the Attacker (American, C5.3) goes first at C5.14" in said, said
+    forged = _forge(german, form.action, form.fields, unit=de.ref)
+    assert forged.refused and "C5.3" in forged.text, forged.text
+    assert not Roll.objects.filter(campaign_id=players.campaign_id, unit_ref=de.ref).exists()
+    us.open()
+    assert us.press("Done with C5.14").status == 200
+    german.open()
+    fixed_dice.clear()
+    fixed_dice.append([2, 3])
+    assert german.press(words, unit=de.ref).status == 200
+    assert Roll.objects.filter(campaign_id=players.campaign_id, unit_ref=de.ref).count() == 1
