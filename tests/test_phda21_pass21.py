@@ -280,3 +280,36 @@ def test_c5_13_c5_14_v_a_unit_redeployed_is_done_moving_and_the_defender_goes_af
     fixed_dice.append([2, 3])
     assert german.press(words, unit=de.ref).status == 200
     assert Roll.objects.filter(campaign_id=players.campaign_id, unit_ref=de.ref).count() == 1
+
+
+def test_c5_14_replaced_reads_the_next_lower_class_from_the_counters_figures(
+    users, modules, fixed_dice
+):
+    """C5.14 Redeployment Table, Infantry 10 "Redeploys, Replaced" (A19.13: by the next
+    lower quality counter; pass 20's Left): the class is read from the counter's
+    figures the way C5.28 note 2 reads it (its classes, ASL Chapter H's counters, their
+    source said).  The US 6-6-7 (1st Line) rolled 10 becomes a 6-6-6, keeping its
+    Location and markers; the US 3-3-7 HS a 3-3-6; a 6-6-6 (no lower class given) is
+    still marked "to be Replaced" for its owner to rename.  The roll's line says so."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.14")
+    squad = add(players, "us", "6-6-7", "squad", location="R2")
+    hs = add(players, "us", "3-3-7", "half_squad", location="R3")
+    green = add(players, "us", "6-6-6", "squad", location="R4")
+    us = seats(players)["us"]
+    us.open()
+    words = "Roll DR: Redeployment Table"
+    for unit in (squad, hs, green):
+        fixed_dice.append([4, 6])
+        rolled = us.press(words, unit=unit.ref)
+        assert rolled.status == 200, rolled.text[:500]
+    after = {u.pk: u for u in Unit.objects.filter(pk__in=[squad.pk, hs.pk, green.pk])}
+    assert (after[squad.pk].name, after[squad.pk].location) == ("6-6-6", "R2")
+    assert (after[hs.pk].name, after[hs.pk].location) == ("3-3-6", "R3")
+    assert after[green.pk].name == "6-6-6" and "replace_due" in after[green.pk].markers
+    assert "replace_due" not in after[squad.pk].markers
+    line = [t for t in log_texts(players) if "Redeployment Table for 6-6-7" in t][-1]
+    assert "now 6-6-6" in line and "A19.13" in line, line
+    plain(line)

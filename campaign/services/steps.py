@@ -948,7 +948,7 @@ def apply_effects(
         words.append(units.apply_weapon_outcome(unit, weapon, done, rolled_for))
     elif unit is not None:
         state = units.state_of(unit)
-        outcome = on_unit(effects, state, units.ladder(turn.module))
+        outcome = on_unit(effects, state, units.ladder(turn.module), turn.module.tables, turn.side)
         words.append(units.apply_outcome(unit, outcome, rolled_for))
         if crew_escapes(effects, state):
             marker = crew_marker(effects, state)
