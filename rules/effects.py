@@ -170,6 +170,9 @@ class UnitOutcome:
     # "casualty reduced"); on ``added`` units, ``status`` (and this) mark them.
     also: str | None = None
     because: str | None = None  # the rule an elimination follows (``Effect.because``)
+    # ``renamed`` is the next lower quality counter of a Replacement (A19.13), not a
+    # Battle Hardening: PHD C5.14 "Redeploys, Replaced" read from the counter's figures.
+    replaced: bool = False
 
     @property
     def changes(self) -> bool:
@@ -463,11 +466,18 @@ def rated(name: str, ladder: Sequence[str], step: int) -> str | None:
     return ladder[n] + name.strip()[m.end() :]
 
 
-def on_unit(effects: list[Effect], unit: UnitState, ladder: Sequence[str] = ()) -> UnitOutcome:
-    """What a roll made for ``unit`` does to it: the first effect for its kind (and
-    what it does ``then``)."""
+def on_unit(
+    effects: list[Effect],
+    unit: UnitState,
+    ladder: Sequence[str] = (),
+    tables: Sequence[Table] = (),
+    side: str = "",
+) -> UnitOutcome:
+    """What a roll made for ``unit`` (one of ``side``'s) does to it: the first effect
+    for its kind (and what it does ``then``); ``tables``: the module's, where a
+    Replacement reads the classes of MMC from one (``Effect.classes_from``)."""
     for effect in for_kind(effects, unit.kind, unit.name):
-        first = _on_unit(effect, unit, ladder)
+        first = _on_unit(effect, unit, ladder, tables, side)
         return first if effect.then is None else then_casualty_reduced(first, unit)
     return UnitOutcome()
 
@@ -492,12 +502,23 @@ def then_casualty_reduced(first: UnitOutcome, unit: UnitState) -> UnitOutcome:
     return UnitOutcome(status=first.status, also=after.status)
 
 
-def _on_unit(effect: Effect, unit: UnitState, ladder: Sequence[str]) -> UnitOutcome:
+def _on_unit(
+    effect: Effect,
+    unit: UnitState,
+    ladder: Sequence[str],
+    tables: Sequence[Table] = (),
+    side: str = "",
+) -> UnitOutcome:
     """What one effect does to ``unit``."""
     if effect.do == "replace_lower":
         lower = rated(unit.name, ladder, -1)
         if lower is not None:
             return UnitOutcome(removed=True, added=((lower, unit.kind),))
+        if effect.classes_from is not None:
+            classes = next((reduction(t)[1] for t in tables if t.id == effect.classes_from), [])
+            counter = lower_counter(classes, unit, side)
+            if counter is not None:
+                return UnitOutcome(renamed=counter, replaced=True)
         if effect.status is None or unit.has(effect.status):
             return UnitOutcome()
         return UnitOutcome(status=effect.status)
@@ -741,6 +762,33 @@ def mmc_class(cls: MmcClass, unit: UnitState, footnotes: Sequence[str], side: st
 def counter_figures(name: str) -> list[str]:
     """The counter figures a unit's line names ("4-6-7 (I1 Gren Pl)" → ["4-6-7"])."""
     return re.findall(r"(?<![\d-])\d{1,2}-\d-\d(?![\d-])", name)
+
+
+def lower_counter(classes: Sequence[MmcClass], unit: UnitState, side: str) -> str | None:
+    """The line ``unit`` (a squad or HS of ``side``) reads once Replaced by its next
+    lower quality counter (A19.13; PHD C5.14 "Redeploys, Replaced"): its class read
+    from the counter figures its line names along ``classes`` (highest first, each
+    with its figures: C5.28 note 2's, ASL Chapter H's counters), the next class given
+    for the side; of its figures, a squad's is the one of the most Firepower, a HS's
+    the one of the least not above its own (ASL's HS counters print less Firepower than
+    their class's squads).  None: the line names no figures of a class, or no lower
+    class has a counter of its kind (its owner renames it)."""
+    own = counter_figures(unit.name)
+    ranked = [c.figures[side] for c in classes if c.figures.get(side)]
+    at = next((n for n, figures in enumerate(ranked) if own and own[0] in figures), None)
+    if at is None or at + 1 >= len(ranked):
+        return None
+
+    def firepower(figures: str) -> int:
+        return int(figures.split("-")[0])
+
+    lower = ranked[at + 1]
+    if unit.kind == "half_squad":
+        fits = [f for f in lower if firepower(f) <= firepower(own[0])]
+        chosen = min(fits, key=firepower) if fits else None
+    else:
+        chosen = max(lower, key=firepower)
+    return None if chosen is None else unit.name.replace(own[0], chosen, 1)
 
 
 def class_words(cls: MmcClass, side: str) -> str:

@@ -456,6 +456,12 @@ class Effect(Strict):
     # The classes of MMC a ``reduce_mmc`` falls on, in order: while the side holds one
     # of the first, one of it; none held, the next; none of any, the owner's choice.
     first: list[MmcClass] = []
+    # On a ``replace_lower`` of a squad or HS: the table whose ``reduce_mmc`` result
+    # orders the classes of MMC by their counters' figures (``first``), along which the
+    # MMC is Replaced by the next lower class's counter (PHD C5.14 "Redeploys, Replaced",
+    # A19.13, read along C5.28 note 2's classes).  A line naming no such figures gets
+    # ``status`` instead (its owner renames it).
+    classes_from: Slug | None = None
 
     @model_validator(mode="after")
     def _params(self) -> Effect:
@@ -494,6 +500,11 @@ class Effect(Strict):
             )
         if self.crew_marker is not None and not self.crew_escapes:
             raise ValueError("'crew_marker' marks the crew 'crew_escapes' adds: only with it")
+        if self.classes_from is not None and self.do != "replace_lower":
+            raise ValueError(
+                "'classes_from' gives the classes a Replacement lowers an MMC along: only "
+                "for 'replace_lower'"
+            )
         if self.first and self.do != "reduce_mmc":
             raise ValueError(
                 "'first' orders the MMC a Casualty Reduction falls on: only for 'reduce_mmc'"

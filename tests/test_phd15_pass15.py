@@ -381,11 +381,11 @@ def test_c5_14_reduced_is_casualty_reduction_and_replaced_is_applied_by_unit_kin
     rolled for by its kind (Casualty Reduction, A7.302; Replacement, A19.13): a squad
     DR 11 is reduced to a HS; a HS DR 11 and an already-reduced squad DR 12 are
     eliminated; a leader DR 11 is wounded, not "reduced"; a leader DR 10 is Replaced by
-    the next lower quality (8-1 → 8-0); a squad DR 10 is marked to be Replaced by its
-    next lower quality counter (the squad ladder is ASL's, not in the rules text: its
-    owner renames the line).  C5.13a "leadership benefits (including Armour Leaders)
-    apply to any unit that redeploy together": a leader redeploying alone has no
-    leadership DRM."""
+    the next lower quality (8-1 → 8-0); a squad DR 10 is Replaced by its next lower
+    quality counter, read from its figures (pass 21: a 6-6-7 becomes a 6-6-6; before,
+    marked to be Replaced for its owner to rename).  C5.13a "leadership benefits
+    (including Armour Leaders) apply to any unit that redeploy together": a leader
+    redeploying alone has no leadership DRM."""
     from tests.test_phd_conph import phd_after
     from tests.test_rule_mechanisms import add, roll, unit_names
 
@@ -413,4 +413,4 @@ def test_c5_14_reduced_is_casualty_reduction_and_replaced_is_applied_by_unit_kin
     assert not [n for n in names if n[0] in ("3-3-7 HS", "6-6-7 B")]
     assert ("9-1", "leader", "wounded", 1) in names
     assert [n for n in names if n[2] == "ok" and n[1] == "leader"] == [("8-0", "leader", "ok", 1)]
-    assert ("6-6-7 C", "squad", "replace_due", 1) in names
+    assert ("6-6-6 C", "squad", "ok", 1) in names

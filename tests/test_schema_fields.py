@@ -5777,6 +5777,24 @@ case(
 )
 
 
+def _replaced_squad(m: Module) -> object:
+    """C5.14 Redeployment Table row 10 "Redeploys, Replaced" (pass 21): what the
+    Replacement makes of a US 6-6-7 squad, its class read along C5.28 note 2's."""
+    row = next(r for r in m.table("redeployment").rows if r.range == "10")
+    unit = effects.UnitState("6-6-7", "squad")
+    return effects.on_unit(effects.row_effects(row), unit, (), m.tables, "us")
+
+
+case(
+    "Effect.classes_from",
+    base="phd",
+    mutate=lambda d: next(r for r in tab(d, "redeployment")["rows"] if r["range"] == "10")[
+        "effects"
+    ][1].pop("classes_from"),
+    observe=_replaced_squad,
+)
+
+
 def _reduce_second_line(m: Module) -> str:
     """C5.28 note 2 "or next highest class 1st, 2nd, etc." (pass 20): whether the
     German's Casualty Reduction may fall on a 4-4-7 while he holds a 4-6-7, neither of

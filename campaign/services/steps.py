@@ -412,7 +412,7 @@ def roll_on_table(
             inputs = stacks.inputs(table, [unit, *joined])
             context = dataclasses.replace(context, inputs={**context.inputs, **inputs})
         if reads_unit_morale(table):
-            context = with_unit_morale(turn.module, table, context, unit)
+            context = with_unit_morale(turn.module, table, context, unit, typed)
         if unit is not None and weapon is None and reads_location_leadership(table):
             led = stacks.location_leadership(turn, table, unit)
             drm = next(d for d in table.drms if d.read == "location_leadership")
@@ -598,14 +598,19 @@ def _on_stack(
 
 
 def with_unit_morale(
-    module: Module, table: Table, context: RollContext, unit: Unit | None
+    module: Module,
+    table: Table,
+    context: RollContext,
+    unit: Unit | None,
+    typed: Mapping[str, int] | None = None,
 ) -> RollContext:
     """``context`` with the Morale of the unit rolled for, which a DRM of ``table``
     counts (APD 2.5's 1TC: "Each Encircled unit must take a 1TC"; Sicily 3.6041), read
     from the counter its line names, a vehicle's from its Inherent crew's counter
     (``Module.inherent_crews``, Sicily 3.6041 EXC); a line that names none is refused
     in words, unless the Morale is only read for a count the player may type instead
-    (``Drm.read``)."""
+    (``Drm.read``): then typed, the roll not made without it (PHD C5.8: a Hero recorded
+    as "Hero" names no counter, its Morale is asked for once, never refused for good)."""
     morale = None
     if unit is not None and unit.kind in WEAPON_CARRIERS:  # its Inherent crew's (3.6041 EXC)
         crew = inherent_crew(module.inherent_crews, unit.state)
@@ -613,6 +618,13 @@ def with_unit_morale(
     elif unit is not None:
         morale = unit_morale(unit.name, unit.kind, unit.markers)
     if morale is None and morale_is_read(table):  # typed instead
+        untyped = [d for d in table.drms if d.read == "unit_morale" and d.id not in (typed or {})]
+        if untyped:
+            what = units.label(unit) if unit is not None else "this roll"
+            raise DrmRefused(
+                f"Enter '{untyped[0].label}' for {what}: its line names no counter to read "
+                f"it from ({untyped[0].rule or table.rule}); the roll is not made without it."
+            )
         return context
     if morale is None:
         what = units.label(unit) if unit is not None else "this roll"
@@ -936,7 +948,7 @@ def apply_effects(
         words.append(units.apply_weapon_outcome(unit, weapon, done, rolled_for))
     elif unit is not None:
         state = units.state_of(unit)
-        outcome = on_unit(effects, state, units.ladder(turn.module))
+        outcome = on_unit(effects, state, units.ladder(turn.module), turn.module.tables, turn.side)
         words.append(units.apply_outcome(unit, outcome, rolled_for))
         if crew_escapes(effects, state):
             marker = crew_marker(effects, state)

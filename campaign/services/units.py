@@ -2094,6 +2094,8 @@ def unmark_or_rename(unit: Unit, outcome: UnitOutcome, said: str) -> str:
     assert outcome.renamed is not None
     unit.name = outcome.renamed[: max_length(Unit, "name")]
     unit.save(update_fields=["name"])
+    if outcome.replaced:
+        return f"{said} is Replaced by its next lower quality counter (A19.13): now {unit.name}"
     return f"{said} Battle Hardens: now {unit.name}"
 
 
