@@ -20,3 +20,9 @@ def cited(words: str, rule: str) -> str:
     if words.endswith(")") and words.count("(") == words.count(")"):
         return f"{words[:-1]}; {rule})"
     return f"{words} ({rule})"
+
+
+def with_state(name: str, words: str) -> str:
+    """A unit's name with what it is: "4-6-7 (in good order)"; where the words carry a
+    bracket of their own, never a bracket in a bracket: "LMG — withdrawn (off map)"."""
+    return f"{name} — {words}" if "(" in words else f"{name} ({words})"

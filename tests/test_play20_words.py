@@ -136,3 +136,21 @@ def test_c5_24_a_table_with_lost_rows_says_so_beside_it_with_the_link(
     ]
     mechanisms.supply(players, "tables.leader_promotion", mechanisms.row_table(rows))
     assert said not in page_of(players, "us", client)
+
+
+def test_c5_22_a_units_markers_with_a_bracket_of_their_own_read_without_a_bracket_in_a_bracket(
+    users,  # noqa: F811  (the fixture)
+    modules,
+    client,
+):
+    """A 6-6-7 marked Isolated and Low Ammo, added at PHD C5.22: its markers' words carry
+    a bracket of their own ("Low Ammo (Ammunition Shortage, A19.131)"), so its log line
+    reads "6-6-7 — squad, isolated, Low Ammo (...)", never "(..., Low Ammo (...))"."""
+    from tests.test_phd_conph import page_of, phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.22")
+    add(players, "us", "6-6-7", "squad", "isolated", markers=("low_ammo",))
+    page = text_of(page_of(players, "us", client))
+    assert "6-6-7 — squad, isolated, Low Ammo (Ammunition Shortage, A19.131) to its" in page
+    assert "A19.131))" not in page

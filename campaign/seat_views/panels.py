@@ -96,6 +96,7 @@ from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, price_obliges, purchase_counts, reminded_rgs
 from rules.schema import Module, Table, TableResult, UnitExchange, UnitFilter
 from rules.snapshot import Bought, Holdings, Snapshot
+from rules.text import with_state
 from rules.victory import describe_changes, result_owners
 
 if TYPE_CHECKING:
@@ -394,9 +395,10 @@ def _reminders(view: CampaignView, panel: StepPanel) -> None:
     own = Unit.objects.visible_to(view.viewer).filter(campaign=view.campaign, side=view.viewer)
     units = [
         (
-            f"{label(u)} ({', '.join(u.state_words)}"
-            + (f"; at {u.location}" if u.location else "")
-            + ")",
+            with_state(
+                label(u),
+                ", ".join(u.state_words) + (f"; at {u.location}" if u.location else ""),
+            ),
             state_of(u),
         )
         for u in own
@@ -1003,15 +1005,9 @@ def _target_words(unit: Unit, weapon_ref: str) -> str:
     "StuG IIIG: MA (malfunctioned)"."""
     weapon = unit.state.weapon(weapon_ref) if weapon_ref else None
     if weapon is None:
-        return _with_state(label(unit), ", ".join(unit.state_words))
+        return with_state(label(unit), ", ".join(unit.state_words))
     marks = ", ".join(Unit.Status(m).label for m in weapon.markers) or "in good order"
-    return _with_state(f"{label(unit)}: {weapon.name}", marks)
-
-
-def _with_state(name: str, words: str) -> str:
-    """ "4-6-7 (in good order)"; where the words carry a bracket of their own, never a
-    bracket in a bracket: "LMG — withdrawn (off map)"."""
-    return f"{name} — {words}" if "(" in words else f"{name} ({words})"
+    return with_state(f"{label(unit)}: {weapon.name}", marks)
 
 
 def _arithmetic(view: CampaignView, panel: StepPanel) -> None:
@@ -1296,7 +1292,7 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
 
     def lines(flt: UnitFilter) -> tuple[tuple[str, str], ...]:
         return tuple(
-            (u.ref, f"{label(u)} ({', '.join(u.state_words)})")
+            (u.ref, with_state(label(u), ", ".join(u.state_words)))
             for u in own
             if matches(flt, state_of(u))
         )

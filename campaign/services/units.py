@@ -85,6 +85,7 @@ from rules.schema import (
     UnitExchange,
     UnitFilter,
 )
+from rules.text import with_state
 
 MAX_COUNT = 99  # identical units on one line of the retained forces
 # What is possessed (A4.4: a SW; a Gun too, PHD C5.15 "Unpossessed SW/Guns") and what
@@ -285,8 +286,11 @@ def add_unit(
     unit.save()
     turn.record(
         EventKind.UNIT,
-        text=f"{turn.side_name()} adds {label(unit)} ({unit.get_kind_display()}, "
-        f"{state_words(unit.markers, unit.kind)}{held}) to its retained forces.",
+        text=f"{turn.side_name()} adds "
+        + with_state(
+            label(unit), f"{unit.get_kind_display()}, {state_words(unit.markers, unit.kind)}{held}"
+        )
+        + " to its retained forces.",
     )
     commit(turn.campaign.pk, UnitChanged())
     return unit
