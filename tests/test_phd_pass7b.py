@@ -115,6 +115,9 @@ def test_rg_footnote_p_a_further_pre_registered_hex_for_a_module_bought_earlier(
     assert _line(players, "us", o1).added_later == ()
     players.finish()  # both done with C5.31: this purchase step's purchases are revealed
     assert AddedLater.objects.visible_to("us").count() == 1
+    # The log says whose purchases are revealed (only the German bought at this step).
+    shown = Event.objects.filter(campaign_id=players.campaign_id, kind="reveal").last()
+    assert shown is not None and shown.text == "German purchases of 0930 hrs are revealed."
     assert Event.objects.visible_to("us").filter(data__added_later=added.pk).exists()
     assert _line(players, "us", o1).added_later == line.added_later
 

@@ -333,14 +333,17 @@ def replenish_side(turn: Turn, seat: Seat, played: Played | None = None) -> None
 
 def reveal_at_step_end(turn: Turn) -> None:
     c = turn.campaign
-    if c.reveal_policy == RevealPolicy.STEP_END and purchase_records.reveal_purchases(
-        c, date_index=c.date_index
-    ):
+    if c.reveal_policy != RevealPolicy.STEP_END:
+        return
+    sides = purchase_records.reveal_purchases(c, date_index=c.date_index)
+    if sides:
+        # Whose: a step of one side's purchases reveals that side's (APD 3.4, 3.6).
+        whose = " and ".join(s.name for s in turn.module.sides if s.id in sides)
         record_event(
             c,
             kind=EventKind.REVEAL,
             step_id=turn.step.id,
-            text=f"Purchases of {turn.module.dates[c.date_index].label} are revealed.",
+            text=f"{whose} purchases of {turn.module.dates[c.date_index].label} are revealed.",
         )
 
 

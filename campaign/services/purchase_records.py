@@ -345,10 +345,11 @@ def forfeit_fortification_points(turn: Turn) -> None:
 
 def reveal_purchases(
     campaign: Campaign, *, date_index: int | None = None, whole: bool = False
-) -> int:
+) -> set[str]:
     """Reveal purchases (and their rolls and log lines) up to ``date_index``: by the
     campaign's policy before the scenario, what a secret table's DR gave an RG stays
-    held (``reveal``); ``whole``: the scenario has ended, nothing is held."""
+    held (``reveal``); ``whole``: the scenario has ended, nothing is held.  The sides
+    whose purchases were revealed (none: nothing was secret)."""
     qs = Purchase.objects.filter(
         campaign=campaign, revealed_at__isnull=True, status=Purchase.Status.ACTIVE
     )
@@ -357,7 +358,11 @@ def reveal_purchases(
         qs = qs.filter(date_index__lte=date_index)
         added = added.filter(date_index__lte=date_index)
     # what was bought later for an RG revealed before (PHD RG footnote p), with them
-    return reveal(campaign, list(qs), whole=whole) + reveal_added(campaign, added, timezone.now())
+    lines = list(qs)
+    later = list(added.values_list("pk", "side"))
+    reveal(campaign, lines, whole=whole)
+    reveal_added(campaign, added.filter(pk__in=[pk for pk, _ in later]), timezone.now())
+    return {p.side for p in lines} | {side for _, side in later}
 
 
 def reveal_added(campaign: Campaign, added: QuerySet[AddedLater], now: datetime) -> int:

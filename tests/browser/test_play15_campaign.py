@@ -472,7 +472,7 @@ def test_sicily_hosted_to_the_second_refit_phase_on_a_desktop_and_a_phone(
     reveal_on_both((host, phone), "British Attack")
     # Each side sees its own Sniper; the opponent's too, revealed at the step's end.
     assert phone.locator("#campaign-record").inner_text().count("Sniper") == 2, walk.did
-    host.locator("#campaign-log", has_text="Purchases of July 14 PM are revealed").wait_for()
+    host.locator("#campaign-log", has_text="purchases of July 14 PM are revealed").wait_for()
     assert "New CG date: July 14 PM" in (host.locator("#campaign-log").text_content() or "")
     second_result(host, phone, values, "3.601")
     # The roster names each date's EC/weather as far as the CG knows it: the supplied
