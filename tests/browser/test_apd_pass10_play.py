@@ -1,11 +1,11 @@
-"""Issue 44, pass 10, A Pleasant Diversion's Morning Clean-Up (2.1-2.92) and Setup
-(3-4.0), from 2.1 to the Midday's result: each step's panel read as each player's page
-shows it, the rolls of the steps that ask for them made by the forms in the American's
-browser (real dice), the German's browser at the steps both do (1.2 "American
-first"), and the Midday in play at the end.  The prefix (SG1's result, confirmed), the
-units the steps read and the Done of the steps the browsers do not read are walked
-through the services (tests/browser/at_step.py); the whole sequence clicked through by
-both players is the whole-campaign browser runs'."""
+"""Issue 44, pass 10, A Pleasant Diversion's Morning Clean-Up (2.1-2.92) and Setup (3-4.0),
+from 2.1 to the Midday's result: each step's panel read as each player's page shows it,
+the rolls of the steps that ask for them made by the forms in the American's browser
+(real dice), the German's browser at the steps both do (1.2 "American first"), and the
+Midday in play at the end.  The prefix (SG1's result, confirmed), the units the steps
+read and the Done of the steps the browsers do not read are walked through the services
+(tests/browser/at_step.py); the whole sequence clicked through by both players is the
+whole-campaign browser runs' (tests/browser/test_play15_campaign.py)."""
 
 from __future__ import annotations
 

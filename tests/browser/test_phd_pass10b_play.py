@@ -1,9 +1,9 @@
-"""Issue 44, tenth PHD pass (B), in real Chromium: the 0930 Consolidation Phase from
-C5.26 to the Initiative (C5.37), each side's step text read at every step, the
-browsers opened at the steps with something to click (tests/browser/at_step.py); at
-C5.34 the German, who holds an OBA module, is refused Done until he has chosen it and
-made its DR (C5.34 "make a DR for each").  Both players clicking through the whole
-ConPh is the whole-campaign browser runs'."""
+"""Issue 44, tenth PHD pass (B), in real Chromium: the 0930 Consolidation Phase from C5.26
+to the Initiative (C5.37), each side's step text read at every step, the browsers opened
+at the steps with something to click (tests/browser/at_step.py); at C5.34 the German,
+who holds an OBA module, is refused Done until he has chosen it and made its DR (C5.34
+"make a DR for each"). Both players clicking through the whole ConPh is the whole-
+campaign browser runs' (tests/browser/test_play15_campaign.py)."""
 
 from __future__ import annotations
 

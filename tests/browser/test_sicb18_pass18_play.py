@@ -1,12 +1,12 @@
-"""Issue 44, Sicily pass 18 played in real Chromium by two players (one browser context
-per side): the last date of CG I (July 17 PM), from 3.617 to 3.621.  The British buy
-only a B1 (a Pregame Bombardment), its Pre-Registered hex typed beside the price; the
-Done of both through 3.617-3.620 goes through the services (tests/browser/at_step.py;
-both players clicking through those steps is the whole-campaign browser runs'); at
-3.621 the Axis "Lock Attack" is disabled, the sentence beside it citing 3.6212 matrix
-footnote * (the British have no on-map Retained units, a Bombardment being resolved
-off the map), and "Lock Idle" is accepted.  The prefix (the walk to July 17 PM) goes
-through the services."""
+"""Issue 44, Sicily pass 18 played in real Chromium by two players (one browser context per
+side): the last date of CG I (July 17 PM), from 3.617 to 3.621. The British buy only a
+B1 (a Pregame Bombardment), its Pre-Registered hex typed beside the price; the Done of
+both through 3.617-3.620 goes through the services (tests/browser/at_step.py; both
+players clicking through those steps is the whole-campaign browser runs'
+(tests/browser/test_play15_campaign.py)); at 3.621 the Axis "Lock Attack" is disabled,
+the sentence beside it citing 3.6212 matrix footnote * (the British have no on-map
+Retained units, a Bombardment being resolved off the map), and "Lock Idle" is accepted.
+The prefix (the walk to July 17 PM) goes through the services."""
 
 import pytest
 

@@ -1,9 +1,9 @@
-"""Issue 44, pass 10 (Sicily, part A: 3.6-3.614), in two browsers: the Axis plays the
-steps of 3.604 to 3.614 on one date that have forms (3.604, 3.606, 3.610, 3.613) by
-the forms, one refusal met where a player would meet it
-(docs/rules-audit/pass-10-sicily-a.md); the Done of the steps between them goes
-through the services (tests/browser/at_step.py), both players clicking through every
-step being the whole-campaign browser runs'."""
+"""Issue 44, pass 10 (Sicily, part A: 3.6-3.614), in two browsers: the Axis plays the steps
+of 3.604 to 3.614 on one date that have forms (3.604, 3.606, 3.610, 3.613) by the forms,
+one refusal met where a player would meet it (docs/rules-audit/pass-10-sicily-a.md); the
+Done of the steps between them goes through the services (tests/browser/at_step.py),
+both players clicking through every step being the whole-campaign browser runs'
+(tests/browser/test_play15_campaign.py)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
-"""Issue 44, Sicily pass 10 part B played in real Chromium by two players (one
-browser context per side): July 15 AM of CG I from 3.617 to 3.622, the steps with
-forms by them.  The British buy an O2 module and its Offboard Observer (O4), the Axis
-an I7 at its printed value (its line says it enters during the scenario, 3.6175); the
-Done of both through 3.617-3.620 goes through the services (tests/browser/at_step.py;
-both players clicking through those steps is the whole-campaign browser runs'); both
-lock their chits: the British Attack chit is refused where he clicked until the
-observer's hex is recorded for this date on the Roster (British chart footnote j:
-"prior to German setup", and with a British Attack the Axis may set up first); then
-both finish 3.622 Unit Set Up, the Axis first (3.6222).  The prefix (the walk to July
-15 AM) goes through the services."""
+"""Issue 44, Sicily pass 10 part B played in real Chromium by two players (one browser
+context per side): July 15 AM of CG I from 3.617 to 3.622, the steps with forms by them.
+The British buy an O2 module and its Offboard Observer (O4), the Axis an I7 at its
+printed value (its line says it enters during the scenario, 3.6175); the Done of both
+through 3.617-3.620 goes through the services (tests/browser/at_step.py; both players
+clicking through those steps is the whole-campaign browser runs'
+(tests/browser/test_play15_campaign.py)); both lock their chits: the British Attack chit
+is refused where he clicked until the observer's hex is recorded for this date on the
+Roster (British chart footnote j: "prior to German setup", and with a British Attack the
+Axis may set up first); then both finish 3.622 Unit Set Up, the Axis first (3.6222). The
+prefix (the walk to July 15 AM) goes through the services."""
 
 import re
 
