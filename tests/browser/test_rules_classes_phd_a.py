@@ -6,7 +6,8 @@ by a later computation (class 8: C5.1's ConPh losses, read by C5.23's DRM)."""
 import pytest
 
 from campaign.models import Roll, Unit
-from tests.browser.helpers import live_pages
+from tests.browser.at_step import back, park
+from tests.browser.helpers import live_page, live_pages
 from tests.purchase_helpers import add_unit
 from tests.test_rule_mechanisms import add, result_values, start
 
@@ -36,7 +37,7 @@ def test_c5_24a_class_1_no_7_0_out_of_the_ranks_beyond_its_ratio_or_without_an_m
     refused by the ratio; with four squads the offer is a button, and the 7-0 joins his
     retained forces."""
     players, _ = _phd_after(make_user, "C5.24")
-    _, ge = _pages(asgi_server, new_context, browser_login, players)
+    ge = live_page(asgi_server, new_context, browser_login, players, "german")  # his alone
     roller = ge.locator("#table-leader_promotion")
     offer = "Instead of rolling: Promote a 7-0 leader out of the Ranks (C5.24a)"
     roller.get_by_text("You hold no MMC to create the 7-0 leader from (C5.24a)").wait_for()
@@ -75,9 +76,10 @@ def test_c5_1_c5_23_class_8_conph_losses_amended_and_read_by_the_promotion_drm(
     us.get_by_role("button", name="Propose the amendment").click()
     ge.get_by_role("button", name="Accept the amendment").click()
     ge.get_by_role("button", name="Accept the amendment").wait_for(state="detached")
+    park(us, ge)  # the walk to C5.23 is the services': no pushes to draw
     players.until_step("C5.23")
     add(players, "german", "4-6-7", "squad")  # an MMC the DR may Battle Harden
-    ge.reload()  # moved on by the services here, not by a browser: no push to wait for
+    back(ge, f"{asgi_server.url}/campaigns/{players.campaign_id}/")
     ge.locator("#step-title", has_text="C5.23").wait_for()
     ge.locator("#table-battlefield_promotion").get_by_role("button", name="Roll DR").click()
     rolled = ge.locator("#campaign-step .rolls li", has_text="Battlefield Promotion")

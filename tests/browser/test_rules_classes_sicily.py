@@ -19,6 +19,7 @@ import pytest
 
 from campaign.models import Purchase, Seat, Unit
 from campaign.services import units
+from tests.browser.at_step import park
 from tests.browser.helpers import live_page
 from tests.purchase_helpers import add_unit, campaign_at, make_rolls
 from tests.test_rule_mechanisms import buy
@@ -60,6 +61,7 @@ def test_class_3_caps_counted_from_what_the_side_holds_3_619_d_and_3_617_m(
     assert not Unit.objects.filter(campaign_id=cid).exists()
     assert not Purchase.objects.filter(campaign_id=cid, group_id="I10").exists()
 
+    park(axis)  # done with; the walk to the Fortification step pushes nothing to it
     i2 = buy(players, "british", "I2")
     make_rolls(players, "british", i2)
     for squad in Unit.objects.filter(campaign_id=cid, purchase=i2, kind="squad"):

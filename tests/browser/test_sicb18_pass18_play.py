@@ -1,15 +1,18 @@
-"""Issue 44, Sicily pass 18 played in real Chromium by two players (one browser context
-per side): the last date of CG I (July 17 PM), from 3.617 to 3.621.  The British buy
-only a B1 (a Pregame Bombardment), its Pre-Registered hex typed beside the price; both
-press Done through 3.618-3.620; at 3.621 the Axis "Lock Attack" is disabled, the sentence
-beside it citing 3.6212 matrix footnote * (the British have no on-map Retained units, a
-Bombardment being resolved off the map), and "Lock Idle" is accepted.  The prefix (the
-walk to July 17 PM) goes through the services."""
+"""Issue 44, Sicily pass 18 played in real Chromium by two players (one browser context per
+side): the last date of CG I (July 17 PM), from 3.617 to 3.621. The British buy only a
+B1 (a Pregame Bombardment), its Pre-Registered hex typed beside the price; the Done of
+both through 3.617-3.620 goes through the services (tests/browser/at_step.py; both
+players clicking through those steps is the whole-campaign browser runs'
+(tests/browser/test_play15_campaign.py)); at 3.621 the Axis "Lock Attack" is disabled,
+the sentence beside it citing 3.6212 matrix footnote * (the British have no on-map
+Retained units, a Bombardment being resolved off the map), and "Lock Idle" is accepted.
+The prefix (the walk to July 17 PM) goes through the services."""
 
 import pytest
 
 from campaign.models import InitiativeChit, Purchase
-from tests.browser.play import act, press, title
+from tests.browser.at_step import back, park
+from tests.browser.play import press, title
 from tests.purchase_helpers import campaign_at
 
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
@@ -41,12 +44,11 @@ def test_sicily_3_6212_star_a_bombardment_only_british_force_refuses_the_axis_at
     def at_initiative(page):
         return title(page).startswith("3.621")
 
-    for _ in range(40):
-        if at_initiative(axis) and at_initiative(british):
-            break
-        if not act(axis, until=at_initiative) and not act(british, until=at_initiative):
-            axis.wait_for_timeout(100)
-    assert at_initiative(axis) and at_initiative(british)
+    park(axis, british)
+    players.until_step("3.621")  # Done by both: 3.617 to 3.620
+    back(axis, url)
+    assert at_initiative(axis)
+    assert players.step.id == "3.621"  # the British too
 
     # 3.621: the Axis Attack chit is not offered, the sentence beside it says why
     # (3.6212 *).

@@ -1,19 +1,22 @@
-"""Issue 44, Sicily pass 10 part B played in real Chromium by two players (one
-browser context per side): July 15 AM of CG I from 3.617 to 3.622, each step by its
-forms.  The British buy an O2 module and its Offboard Observer (O4), the Axis an I7 at
-its printed value (its line says it enters during the scenario, 3.6175); both press
-Done through 3.618-3.620 and lock their chits: the British Attack chit is refused
-where he clicked until the observer's hex is recorded for this date on the Roster
-(British chart footnote j: "prior to German setup", and with a British Attack the Axis
-may set up first); then both finish 3.622 Unit Set Up, the Axis first (3.6222).  The prefix (the
-walk to July 15 AM) goes through the services."""
+"""Issue 44, Sicily pass 10 part B played in real Chromium by two players (one browser
+context per side): July 15 AM of CG I from 3.617 to 3.622, the steps with forms by them.
+The British buy an O2 module and its Offboard Observer (O4), the Axis an I7 at its
+printed value (its line says it enters during the scenario, 3.6175); the Done of both
+through 3.617-3.620 goes through the services (tests/browser/at_step.py; both players
+clicking through those steps is the whole-campaign browser runs'
+(tests/browser/test_play15_campaign.py)); both lock their chits: the British Attack chit
+is refused where he clicked until the observer's hex is recorded for this date on the
+Roster (British chart footnote j: "prior to German setup", and with a British Attack the
+Axis may set up first); then both finish 3.622 Unit Set Up, the Axis first (3.6222). The
+prefix (the walk to July 15 AM) goes through the services."""
 
 import re
 
 import pytest
 
 from campaign.models import Purchase
-from tests.browser.play import act, press, title
+from tests.browser.at_step import back, park
+from tests.browser.play import press, title
 from tests.purchase_helpers import campaign_at
 
 pytestmark = [pytest.mark.browser, pytest.mark.rules, pytest.mark.django_db(transaction=True)]
@@ -59,11 +62,11 @@ def test_sicily_3_617_to_3_622_played_in_two_browsers(
     def at_initiative(page):
         return title(page).startswith("3.621")
 
-    for _ in range(40):
-        if at_initiative(axis) and at_initiative(british):
-            break
-        if not act(axis, until=at_initiative) and not act(british, until=at_initiative):
-            axis.wait_for_timeout(100)
+    park(axis, british)
+    # Done by both, 3.617 to 3.620 (3.618 rolls the RGs' secret rolls by Done).
+    players.until_step("3.621")
+    back(axis, url)
+    back(british, url)
     assert at_initiative(axis) and at_initiative(british)
     press(axis, axis.get_by_role("button", name="Lock Idle"), dialog=True)
 
