@@ -84,7 +84,7 @@ def test_c5_1_c5_23_class_8_conph_losses_amended_and_read_by_the_promotion_drm(
     ge.locator("#table-battlefield_promotion").get_by_role("button", name="Roll DR").click()
     rolled = ge.locator("#campaign-step .rolls li", has_text="Battlefield Promotion")
     rolled.wait_for()
-    assert "-2 -1 per 10 CVP (FRD) amassed by the friendly side in this scenario" in (
+    assert "-2 at -1 per 10 CVP (FRD) amassed by the friendly side in this scenario" in (
         rolled.inner_text()
     )
     r = Roll.objects.get(
