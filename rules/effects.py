@@ -81,6 +81,9 @@ class UnitState:
     # line: what a step's ``settles`` (``UnitFilter.groups``) and a ``HeldCap`` read.
     group: str = ""
     count: int = 1
+    # Its RG was requisitioned for the date being set up (``UnitFilter.bought_now``;
+    # False: not, or not read here).
+    bought_now: bool = False
 
     @property
     def marked(self) -> frozenset[str]:
@@ -401,6 +404,7 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
         and (flt.all_statuses is None or unit.marked.issuperset(flt.all_statuses))
         and (flt.groups is None or unit.group in flt.groups)
         and (flt.of_rg is None or bool(unit.group) == flt.of_rg)
+        and (flt.bought_now is None or unit.bought_now == flt.bought_now)
         and not (flt.not_named and names_any(unit.name, flt.not_named))
         and (flt.named is None or names_any(unit.name, flt.named))
         and not (flt.not_if is not None and matches(flt.not_if.units, unit))

@@ -611,6 +611,10 @@ class UnitFilter(Strict):
     # initially either be set up in the same set up area or enter at ... the same
     # friendly Entry Area" names each RG's units on the set-up page (``Step.reminds``).
     of_rg: bool | None = None
+    # Of an RG requisitioned for the date being set up (true) or not (false): PHD C5.39
+    # "Only requisitioned units may be set up during this step; all on-map units have
+    # already deployed and stay in their current locations" names the new ones.
+    bought_now: bool | None = None
     # And whose name (the counter as its line records it: "2-2-8 Crew (G3)", "2-2-8 (R1
     # Replacement Crew)") names none of these words: PHD C5.22 "any (non-crew) MMC", a
     # crew being recorded as a half-squad line that says it is a crew.

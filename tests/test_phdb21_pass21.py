@@ -309,7 +309,50 @@ def test_c5_39_the_set_up_page_names_the_units_tm19_tm15_tm13_tm17_and_tm10_spea
     assert "Radio (O1 105mm OBA)" in theirs and "two OBA modules" not in mine
     assert "Heroic Leader" in theirs and "TM17" in theirs, theirs
     assert "TM10" in theirs and "6-6-6" in theirs and "(I2" in theirs, theirs
+    # C5.39 "Only requisitioned units may be set up during this step": the US's Rifle
+    # Pl bought for 1930 hrs is named under it; the units added earlier by hand are not.
+    new = re.search(
+        r"Only requisitioned units may be set up during this step.*?\(C5\.39\): your ([^.]*)\.",
+        theirs,
+    )
+    assert new and "(I2" in new.group(1) and "Radio" not in new.group(1), theirs
+    assert "Only requisitioned units may be set up during this step" not in mine, mine
     assert "8-1 leader" not in mine
     for seat, part in ((de, mine), (us, theirs)):
         assert "American moves first" in seat.text, seat.text[:2000]
         plain(part)
+
+
+def test_c5_28_a_p_mines_taken_back_at_c5_35_bar_no_wire_roll_at_the_next_c5_28(
+    users, modules, fixed_dice
+):
+    """Part 2B, an undo followed to the next date: C5.28's mines-first order reads the
+    side's own A-P mines recorded at C5.35; the German buys A-P mines at 23K4 before the
+    Initial TM Scenario, then presses "Take back my last fortification" on his page.
+    At the C5.28 after the scenario his Wire roll at 23K4 is made, not refused: the
+    mines taken back are no longer his, and his page offers no "gone" box."""
+    from campaign.services import purchases
+    from tests.test_rule_mechanisms import module_of, result_values, supply
+    from tests.walk import host_game, players_of
+
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side="german", through_start=False)
+    players = players_of(c, a, b)
+    players.until_step("I-C5.35")
+    supply(players, "fortifications.items.ap_mines.cost", {"value": "1"})
+    purchases.buy_fortification(
+        campaign_id=c.pk, user=players.users["german"], item_id="ap_mines", count=2, location="23K4"
+    )
+    de = Seat(players.users["german"], c.pk)
+    de.open()
+    take_back = [b for b in de.buttons() if b.startswith("Take back my last fortification")]
+    assert take_back, de.buttons()
+    assert de.press(take_back[0]).status == 200
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until_step("C5.28")
+    de.open()
+    assert "gone" not in de.form_of(ROLL_C5_28).choices
+    fixed_dice.append([5])
+    answer = de.press(ROLL_C5_28, item="Wire in 23K4")
+    assert answer.status == 200, answer.text[:300]

@@ -5755,7 +5755,19 @@ case(
 case(
     "UnitFilter.of_rg",
     base="phd",
-    mutate=lambda d: step(d, "C5.39")["reminds"][0]["units"].update(of_rg=None),
+    mutate=lambda d: step(d, "C5.39")["reminds"][1]["units"].update(of_rg=None),
+    observe=lambda m: [
+        r.rule
+        for r, _ in effects.reminded(
+            next(st for st in m.steps if st.id == "C5.39").reminds,
+            [("4-4-7", effects.UnitState("4-4-7", "squad"))],
+        )
+    ],
+)
+case(
+    "UnitFilter.bought_now",
+    base="phd",
+    mutate=lambda d: step(d, "C5.39")["reminds"][0]["units"].update(bought_now=None),
     observe=lambda m: [
         r.rule
         for r, _ in effects.reminded(

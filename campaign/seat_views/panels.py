@@ -405,8 +405,14 @@ def _reminders(view: CampaignView, panel: StepPanel) -> None:
             f"{label(u)} ({', '.join(u.state_words)}"
             + (f"; at {u.location}" if u.location else "")
             + ")",
-            # Its RG, where it came with one (PHD TM10 names each RG's units).
-            replace(state_of(u), group=u.purchase.group_id if u.purchase else ""),
+            # Its RG, where it came with one (PHD TM10 names each RG's units), and
+            # whether that RG was requisitioned for the date being set up (C5.39).
+            replace(
+                state_of(u),
+                group=u.purchase.group_id if u.purchase else "",
+                bought_now=u.purchase is not None
+                and u.purchase.date_index == view.campaign.date_index,
+            ),
         )
         for u in own
     ]
