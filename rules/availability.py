@@ -1545,8 +1545,8 @@ def cleared_first_refusal(
         return ""
     hexes = ", ".join(sorted(where & set(HEX_ID.findall(there[0].upper()))))
     return (
-        f"Your {first.recorded_label} recorded at {there[0]} (bought at C5.35) lie in "
-        f"{hexes}: {first.says} ({first.rule}). Roll for them first (e.g. "
+        f"Your {first.recorded_label} bought for {there[0]} lie in {hexes}: "
+        f"{first.says} ({first.rule}). Roll for them first (e.g. "
         f"\u201c{first.recorded_label} in {hexes}\u201d); if they are gone from the map "
         f"(cleared in play), tick \u201c{MINES_GONE}\u201d."
     )

@@ -189,7 +189,7 @@ def test_c5_28_a_wire_roll_at_a_hex_of_his_own_recorded_a_p_mines_waits_for_thei
     before = Roll.objects.filter(campaign_id=c.pk).count()
     forged = de.press(ROLL_C5_28, item="Wire in 23K4")
     assert forged.refused, (forged.status, forged.text[:300])
-    assert "A-P mines recorded at 23K4" in forged.text and "C5.28" in forged.text, forged.text
+    assert "A-P mines bought for 23K4" in forged.text and "C5.28" in forged.text, forged.text
     plain(forged.text)
     assert Roll.objects.filter(campaign_id=c.pk).count() == before
     assert "gone" in de.form_of(ROLL_C5_28).choices, de.form_of(ROLL_C5_28).choices
@@ -209,7 +209,7 @@ def test_c5_28_a_wire_roll_at_a_hex_of_his_own_recorded_a_p_mines_waits_for_thei
     us.open()
     assert "gone" not in us.form_of(ROLL_C5_28).choices
     # His rolls are in the log as any C5.28 roll; his mines' Locations are not.
-    assert "A-P mines recorded" not in us.text
+    assert "A-P mines bought for" not in us.text
     # Carried to the next ConPh: his mines cleared at 23K4, gone at 23K5, bar nothing.
     players.until("initiative")
     players.chits(us="attack", german="idle")
