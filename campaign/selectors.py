@@ -937,3 +937,17 @@ def visible_modules(user: object) -> QuerySet[ModuleRecord]:
         played = Campaign.objects.filter(seats__user_id=player_id).values("module_id")
         shown |= Q(owner_id=player_id) | Q(id__in=played)
     return ModuleRecord.objects.filter(shown).order_by("title", "id")
+
+
+def recorded_first(c: Campaign, side: str, table: Table) -> list[str]:
+    """The Locations ``side`` recorded for its own fortifications a roll on ``table``
+    clears first (``ClearedFirst.recorded``: PHD C5.35's A-P mines, read by C5.28)."""
+    first = table.cleared_first
+    if first is None or not first.recorded:
+        return []
+    return [
+        f.location
+        for f in FortificationBuy.objects.filter(
+            campaign=c, side=side, item_id__in=first.recorded
+        ).exclude(location="")
+    ]

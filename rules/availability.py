@@ -1516,11 +1516,23 @@ def item_roll_refusal(table: Table, item: str, rolled_items: Sequence[str]) -> s
     return ""
 
 
-def cleared_first_refusal(table: Table, item: str, rolled: Sequence[tuple[str, int, int]]) -> str:
+def cleared_first_refusal(
+    table: Table,
+    item: str,
+    rolled: Sequence[tuple[str, int, int]],
+    recorded: Sequence[str] = (),
+    *,
+    gone: bool = False,
+    before: Sequence[tuple[str, int, int]] = (),
+) -> str:
     """Why a roll on ``table`` may not be made for ``item`` ("" : it may): an item the
     table clears first (``Table.cleared_first``; PHD C5.28's A-P mines) was rolled for at
     the hex ``item`` names in this pass (``rolled``: each roll's item, Final and
-    Original roll, in order) and its last roll did not clear it."""
+    Original roll, in order) and its last roll did not clear it; or none was rolled
+    for there and the side's own such fortifications are recorded at that hex
+    (``recorded``: their Locations as typed, C5.35), unless the player says they are
+    gone (``gone``: cleared in play) or an earlier pass's roll there (``before``)
+    cleared them or was for another item (made once they were cleared or gone)."""
     first = table.cleared_first
     if first is None or not item or clears_first(first, item):
         return ""
@@ -1539,7 +1551,33 @@ def cleared_first_refusal(table: Table, item: str, rolled: Sequence[tuple[str, i
                 f"Your roll for {done} gave {row.result}, so they are not cleared: "
                 f"{first.says} ({first.rule})."
             )
-    return ""
+    there = [at for at in recorded if first.recorded and where & set(HEX_ID.findall(at.upper()))]
+    if (
+        last
+        or gone
+        or not there
+        or any(
+            where & set(HEX_ID.findall(done.upper()))
+            and (
+                not clears_first(first, done)
+                or getattr(table.result_row(final, original), "range", None) == first.clears
+            )
+            for done, final, original in before
+        )
+    ):
+        return ""
+    hexes = ", ".join(sorted(where & set(HEX_ID.findall(there[0].upper()))))
+    return (
+        f"Your {first.recorded_label} bought for {there[0]} lie in {hexes}: "
+        f"{first.says} ({first.rule}). Roll for them first (e.g. "
+        f"\u201c{first.recorded_label} in {hexes}\u201d); if they are gone from the map "
+        f"(cleared in play), tick \u201c{MINES_GONE}\u201d."
+    )
+
+
+# The words of the box a player ticks where the fortifications he recorded at a hex are
+# no longer there (``ClearedFirst.recorded``).
+MINES_GONE = "Those recorded there are gone (cleared in play)"
 
 
 def clears_first(first: ClearedFirst, item: str) -> bool:

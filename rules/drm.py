@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from rules.effects import names_any
 from rules.schema import LEADER_RATING, Condition, Drm, HeldSquads, ReinforcementGroup, Table
 
 VARIABLE_LIMIT = 9  # a typed DRM is a single ASL modifier, never more than ±9
@@ -41,6 +42,9 @@ class RollContext:
     # Where a ``read`` input came from on the record, said with the DRM it gives (APD
     # 2.5: "8-1 leader at 20A1"): input -> words.
     read_from: Mapping[str, str] = field(default_factory=dict)
+    # The item the roll names (``Condition.item_named``); None: not known yet (a
+    # page's offer, before the player types it): the condition may hold.
+    item: str | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
         and (cond.held_squads is None or holds_squads(cond.held_squads, ctx))
         and (cond.of_rg is None or (ctx.unit_kind is not None and (g is not None) == cond.of_rg))
         and (cond.fired_prior is None or (g is not None and ctx.fired_prior == cond.fired_prior))
+        and (cond.item_named is None or ctx.item is None or names_any(ctx.item, cond.item_named))
     )
 
 
@@ -121,6 +126,7 @@ _ROLL_PARTS = {
     "held_squads": None,
     "of_rg": None,
     "fired_prior": None,
+    "item_named": None,
 }
 
 

@@ -81,6 +81,9 @@ class UnitState:
     # line: what a step's ``settles`` (``UnitFilter.groups``) and a ``HeldCap`` read.
     group: str = ""
     count: int = 1
+    # Its RG was requisitioned for the date being set up (``UnitFilter.bought_now``;
+    # False: not, or not read here).
+    bought_now: bool = False
 
     @property
     def marked(self) -> frozenset[str]:
@@ -403,6 +406,8 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
         and (flt.not_statuses is None or unit.marked.isdisjoint(flt.not_statuses))
         and (flt.all_statuses is None or unit.marked.issuperset(flt.all_statuses))
         and (flt.groups is None or unit.group in flt.groups)
+        and (flt.of_rg is None or bool(unit.group) == flt.of_rg)
+        and (flt.bought_now is None or unit.bought_now == flt.bought_now)
         and not (flt.not_named and names_any(unit.name, flt.not_named))
         and (flt.named is None or names_any(unit.name, flt.named))
         and not (flt.not_if is not None and matches(flt.not_if.units, unit))
@@ -754,6 +759,7 @@ def mmc_class(cls: MmcClass, unit: UnitState, footnotes: Sequence[str], side: st
     names (``MmcClass.figures``: a "6-6-7" line is a US 1st Line MMC)."""
     return (
         bool(set(cls.footnotes) & set(footnotes))
+        or side in cls.all_of
         or not unit.marked.isdisjoint(cls.statuses)
         or bool(set(counter_figures(unit.name)) & set(cls.figures.get(side, ())))
     )
@@ -795,6 +801,8 @@ def class_words(cls: MmcClass, side: str) -> str:
     """A class of MMC as ``side``'s player reads it, with the counters that make it
     where the class is read from figures ("a 1st Line MMC (6-6-7, 3-3-7)"); "" where
     it is read from figures, none of them ``side``'s."""
+    if side in cls.all_of:
+        return f"{cls.label} ({cls.all_of[side]})"
     figures = cls.figures.get(side)
     if figures:
         return f"{cls.label} ({', '.join(figures)})"

@@ -300,6 +300,11 @@ class Condition(Strict):
     # PHD C5.34 "+1 If module placed a FFE counter in prior TM Scenario".  The roll
     # names its RG (``Table.per_group``); none named, no match.
     fired_prior: bool | None = None
+    # The item the roll names (``Table.once`` item: "Roadblock in 23M12") names one of
+    # these words (a whole word, any case): PHD C5.28 "+1 Roadblock along a hexside of
+    # an enemy Front Line Hex" is for a roll vs a Roadblock only.  The page offers it
+    # before the item is typed; the roll naming another is refused (``not_offered``).
+    item_named: list[str] | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -386,6 +391,10 @@ class MmcClass(Strict):
     # the players read it with the class.
     figures: dict[Slug, list[str]] = {}
     source: str | None = None
+    # Side -> why every MMC of that side is of this class, in the rules' words with
+    # their number, shown with the class (PHD MSR7 "All units in the German OB are
+    # Elite": below an Engineer the German's choice is free among all his MMC).
+    all_of: dict[Slug, str] = {}
     label: str
 
     @model_validator(mode="after")
@@ -608,6 +617,15 @@ class UnitFilter(Strict):
     # step settles its units (``Step.settles``) and by a cap on what is held
     # (``HeldCap``).
     groups: list[str] | None = None
+    # Of an RG (true: the unit came with one, its line names it) or not (false: the
+    # OB's, or added by hand): PHD TM10 "All units/equipment of the same RG must
+    # initially either be set up in the same set up area or enter at ... the same
+    # friendly Entry Area" names each RG's units on the set-up page (``Step.reminds``).
+    of_rg: bool | None = None
+    # Of an RG requisitioned for the date being set up (true) or not (false): PHD C5.39
+    # "Only requisitioned units may be set up during this step; all on-map units have
+    # already deployed and stay in their current locations" names the new ones.
+    bought_now: bool | None = None
     # And whose name (the counter as its line records it: "2-2-8 Crew (G3)", "2-2-8 (R1
     # Replacement Crew)") names none of these words: PHD C5.22 "any (non-crew) MMC", a
     # crew being recorded as a half-squad line that says it is a crew.
@@ -786,7 +804,20 @@ class ClearedFirst(Strict):
     clears: str  # the row (its range) whose result clears it: "≤3"
     says: str  # what the rules oblige, in their words, for the refusal
     rule: RuleRef
+    # The side's own fortifications of these items (``fortifications.items``) bought
+    # with a Location (PHD C5.35) lie where its owner recorded them: a roll for another
+    # item naming that hex, before any roll for them there, is refused too, unless the
+    # player says they are gone (cleared in play); ``recorded_label`` names them.  The
+    # enemy's are his secret and are never read.
+    recorded: list[Slug] = []
+    recorded_label: str = ""
     note: str | None = note_field()
+
+    @model_validator(mode="after")
+    def _recorded(self) -> ClearedFirst:
+        if self.recorded and not self.recorded_label:
+            raise ValueError("'recorded' needs 'recorded_label': the words naming them")
+        return self
 
 
 class RepairCap(Strict):
@@ -2725,6 +2756,10 @@ class Module(Strict):
             for item in cap.items:
                 if item not in ids:
                     errors.append(f"fortifications.spend_caps[{j}]: unknown item '{item}'")
+        for t in self.tables:
+            for item in t.cleared_first.recorded if t.cleared_first else []:
+                if item not in ids:
+                    errors.append(f"{t.id}.cleared_first.recorded: unknown fortification '{item}'")
 
     def _check_start(
         self, errors: list[str], w: str, v: Variant, side: Callable[[str, str | None], None]

@@ -5795,13 +5795,39 @@ case(
 )
 
 
-def _reduce_second_line(m: Module) -> str:
-    """C5.28 note 2 "or next highest class 1st, 2nd, etc." (pass 20): whether the
-    German's Casualty Reduction may fall on a 4-4-7 while he holds a 4-6-7, neither of
-    an engineer RG nor Elite, the class read from the counter figures the module gives."""
+def _reduce_us_below(m: Module) -> str:
+    """C5.28 note 2 "or next highest class 1st, 2nd, etc." (pass 20): whether the US's
+    Casualty Reduction may fall on a 6-6-6 while he holds a 6-6-7, neither of an
+    engineer RG nor marked Elite, the class read from the counter figures the module
+    gives (pass 21: the German's classes below Elite are gone, MSR7)."""
+    held = [
+        (effects.UnitState("6-6-6", "squad"), []),
+        (effects.UnitState("6-6-7 (I2 Rifle Pl)", "squad"), []),
+    ]
+    table = m.table("fortification_clearance")
+    return availability.reduce_refusal(table, allowed=1, used=0, unit=held[0], held=held, side="us")
+
+
+case(
+    "MmcClass.figures",
+    base="phd",
+    mutate=lambda d: _reduce_first(d)[2].update(figures={"us": ["6-6-6"]}),
+    observe=_reduce_us_below,
+)
+case(
+    "MmcClass.source",
+    base="phd",
+    mutate=lambda d: _reduce_first(d)[2].update(source="ASL Chapter H's US squads"),
+    observe=_reduce_us_below,
+)
+
+
+def _reduce_german_all_elite(m: Module) -> str:
+    """MSR7 "All units in the German OB are Elite" (pass 21): whether the German's
+    Casualty Reduction may fall on his 4-4-7 while he holds a 4-6-7 marked Elite."""
     held = [
         (effects.UnitState("4-4-7", "squad"), []),
-        (effects.UnitState("4-6-7 (I1 Gren Pl)", "squad"), []),
+        (effects.UnitState("4-6-7", "squad", ("elite",)), []),
     ]
     table = m.table("fortification_clearance")
     return availability.reduce_refusal(
@@ -5810,16 +5836,70 @@ def _reduce_second_line(m: Module) -> str:
 
 
 case(
-    "MmcClass.figures",
+    "MmcClass.all_of",
     base="phd",
-    mutate=lambda d: _reduce_first(d)[2].update(figures={"us": ["6-6-7"]}),
-    observe=_reduce_second_line,
+    mutate=lambda d: _reduce_first(d)[1].pop("all_of"),
+    observe=_reduce_german_all_elite,
 )
 case(
-    "MmcClass.source",
+    "UnitFilter.of_rg",
     base="phd",
-    mutate=lambda d: _reduce_first(d)[2].update(source="ASL Chapter H's German squads"),
-    observe=_reduce_second_line,
+    mutate=lambda d: step(d, "C5.39")["reminds"][1]["units"].update(of_rg=None),
+    observe=lambda m: [
+        r.rule
+        for r, _ in effects.reminded(
+            next(st for st in m.steps if st.id == "C5.39").reminds,
+            [("4-4-7", effects.UnitState("4-4-7", "squad"))],
+        )
+    ],
+)
+case(
+    "UnitFilter.bought_now",
+    base="phd",
+    mutate=lambda d: step(d, "C5.39")["reminds"][0]["units"].update(bought_now=None),
+    observe=lambda m: [
+        r.rule
+        for r, _ in effects.reminded(
+            next(st for st in m.steps if st.id == "C5.39").reminds,
+            [("4-4-7", effects.UnitState("4-4-7", "squad"))],
+        )
+    ],
+)
+case(
+    "Condition.item_named",
+    base="phd",
+    mutate=lambda d: drm(d, "fortification_clearance", "roadblock_front")["offer_when"].update(
+        item_named=None
+    ),
+    observe=lambda m: [
+        d.id
+        for d in m.table("fortification_clearance").drms
+        if holds(d.offer_when, RollContext("us", item="Wire in 23M12"))
+    ],
+)
+
+
+def _wire_before_recorded_mines(m: Module) -> str:
+    """C5.28 "all A-P mines must be cleared from a location before a removal attempt on
+    any other same location (non-mine) fortification" (pass 21): a Wire roll at 23K4
+    where the side recorded its own A-P mines (C5.35)."""
+    table = m.table("fortification_clearance")
+    return availability.cleared_first_refusal(table, "Wire in 23K4", [], ["23K4"])
+
+
+case(
+    "ClearedFirst.recorded",
+    base="phd",
+    mutate=lambda d: tab(d, "fortification_clearance")["cleared_first"].update(recorded=[]),
+    observe=_wire_before_recorded_mines,
+)
+case(
+    "ClearedFirst.recorded_label",
+    base="phd",
+    mutate=lambda d: tab(d, "fortification_clearance")["cleared_first"].update(
+        recorded_label="A-P minefield factors"
+    ),
+    observe=_wire_before_recorded_mines,
 )
 
 

@@ -37,6 +37,7 @@ from campaign.selectors import (
     new_dates_since_scenario,
     opponent_acted_since_done,
     pass_result,
+    recorded_first,
     replenished_on_date,
     result_totals,
     rolled_items,
@@ -148,6 +149,9 @@ class TableView:
     no_reduce: str = ""
     # What the roll's item names, where it names its RG (PHD C5.34: which OBA module).
     item_label: str = ""
+    # The box a player ticks where the fortifications he recorded at the hex named are
+    # gone (``availability.MINES_GONE``; "" : none recorded, no box).
+    gone: str = ""
     # A stack's one roll (Sicily 3.606, 3.613): the rule, and the viewer's units that
     # may join the unit named.
     stack_rule: str = ""
@@ -392,14 +396,25 @@ def _reminders(view: CampaignView, panel: StepPanel) -> None:
     """The viewer's own retained units the step's rules name (``Step.reminds``), each
     with its markers and where it is: Sicily 3.6222 EXC "each Immobile vehicle must
     remain in its current Location and VCA (3.6071)"."""
-    own = Unit.objects.visible_to(view.viewer).filter(campaign=view.campaign, side=view.viewer)
+    own = (
+        Unit.objects.visible_to(view.viewer)
+        .filter(campaign=view.campaign, side=view.viewer)
+        .select_related("purchase")
+    )
     units = [
         (
             with_state(
                 label(u),
                 ", ".join(u.state_words) + (f"; at {u.location}" if u.location else ""),
             ),
-            state_of(u),
+            # Its RG, where it came with one (PHD TM10 names each RG's units), and
+            # whether that RG was requisitioned for the date being set up (C5.39).
+            replace(
+                state_of(u),
+                group=u.purchase.group_id if u.purchase else "",
+                bought_now=u.purchase is not None
+                and u.purchase.date_index == view.campaign.date_index,
+            ),
         )
         for u in own
     ]
@@ -694,6 +709,10 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
             )
             closed += [spent.rstrip(".")] if spent else []
         tv = _figures_now(view, table, table_view(table, ctx))
+        if recorded_first(view.campaign, view.viewer, table):
+            # PHD C5.28: his own A-P mines recorded at a hex bar its other items; he
+            # says so where they are gone (cleared in play).
+            tv = replace(tv, gone=availability.MINES_GONE)
         item_label = availability.per_group_item_label(module, table, view.viewer)
         tv = replace(tv, item_label=item_label) if item_label else tv
         # Which RGs it is still to be rolled for, only where it may be rolled now (the

@@ -27,7 +27,15 @@ from campaign.changes import (
     RollMade,
     StepFinished,
 )
-from campaign.models import Campaign, EventKind, Purchase, Roll, ScenarioResult, StepMark, Unit
+from campaign.models import (
+    Campaign,
+    EventKind,
+    Purchase,
+    Roll,
+    ScenarioResult,
+    StepMark,
+    Unit,
+)
 from campaign.selectors import (
     done_by_own_click,
     held_purchases,
@@ -36,6 +44,7 @@ from campaign.selectors import (
     new_dates_since_scenario,
     opponent_acted_since_done,
     pass_result,
+    recorded_first,
     replenished_on_date,
     sent_to,
     step_attacker,
@@ -247,6 +256,7 @@ def roll_on_table(
     unit_id: object = None,
     at: str | None = None,
     stack: Sequence[object] = (),
+    recorded_gone: bool = False,
 ) -> Roll:
     """Roll on one of the current step's tables — for one of the side's retained
     units where the table is rolled for units, else for the item named — with the
@@ -348,7 +358,19 @@ def roll_on_table(
             availability.item_roll_refusal(table, item, [r.item for r in earlier])
             or availability.item_name_refusal(turn.module, table, turn.side, item)
             or availability.cleared_first_refusal(
-                table, item, [(r.item, r.final, sum(r.faces)) for r in earlier]
+                table,
+                item,
+                [(r.item, r.final, sum(r.faces)) for r in earlier],
+                recorded_first(c, turn.side, table),
+                gone=recorded_gone,
+                before=[
+                    (r.item, r.final, sum(r.faces))
+                    for r in Roll.objects.filter(
+                        campaign=c, cycle__lt=c.cycle, table_id=table.id, side=turn.side
+                    )
+                ]
+                if table.cleared_first is not None and table.cleared_first.recorded
+                else [],
             )
         )
         if refusal:
@@ -407,6 +429,7 @@ def roll_on_table(
             fired_prior=group is not None
             and reads_fired(table)
             and fired_in_pass(turn, turn.side, group.id),
+            item=item,
         )
         if unit is not None and weapon is None:  # what the units making it count
             inputs = stacks.inputs(table, [unit, *joined])

@@ -287,6 +287,7 @@ class Roll:
     typed: dict[str, int] = inputs.numbers("typed.", "A typed DRM (e.g. -2)", skip_blank=True)
     unit_id: str | None = inputs.optional("unit", blank=False)
     stack: list[str] = inputs.many("stack")
+    recorded_gone: bool = inputs.flag("gone", "yes")
 
 
 @dataclass(frozen=True)
