@@ -1,0 +1,207 @@
+"""Sicily (seed 001), RePh 3.601-3.614, the twenty-first pass of the sentence audit
+(issue 44): the items pass 20 left (a unit's Setup Area, 3.606 footnote 2's MMC already
+of its lowest quality), the ledger's map/recorded/narrative claims challenged, what
+carries to the next CG date, and sentences drawn at random from the seed
+(random.Random(21)), played through the pages (tests/page_play.py) for each side
+(docs/rules-audit/pass-21-sica21.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Event, Unit
+from tests import test_rule_mechanisms as mechanisms
+from tests.page_play import Answer, Seat
+from tests.purchase_helpers import campaign_at
+from tests.test_rule_mechanisms import add, edit
+from tests.test_sica18_pass18 import _seat
+
+users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def _markers(unit) -> list[str]:
+    return sorted(Unit.objects.get(pk=unit.pk).markers)
+
+
+def _dones(seat: Seat) -> list[str]:
+    return [b for b in seat.buttons() if b.startswith("Done with")]
+
+
+def _log(players) -> str:
+    return " ".join(
+        e.text for e in Event.objects.filter(campaign_id=players.campaign_id).order_by("id")
+    )
+
+
+def _refused_citing(answer: Answer, rule: str) -> None:
+    assert answer.refused and answer.status >= 400, (answer.status, answer.text[:300])
+    assert f"({rule})" in answer.text and "Setup Area" in answer.text, answer.text[:400]
+    assert "Nothing was changed" in answer.text, answer.text[:400]
+
+
+# --------------------------------------------------------------------------- Part 1
+
+
+def test_3_605_a_units_setup_area_is_entered_on_the_retained_forces(users, modules):
+    """3.605 MARKING THE MAP "each side should record (on the reduced-size map) an ID for
+    each one [Setup Area]": the retained forces ask each unit's Setup Area (its ID), on
+    the line added and on a line edited, and show it on the line ("Setup Area A")."""
+    players, _ = campaign_at("sicily", "iii", "jul14pm", users, step="3.611")
+    squad = add(players, "axis", "4-6-7", "squad")
+    roster = _seat(players, "axis", "roster/")
+    assert "Setup Area (3.605)" in roster.html, roster.html[:300]
+    saved = roster.press("Save", unit=squad.ref, location="A")
+    assert saved.status < 400 and not saved.refused, saved.text[:300]
+    roster.open()
+    assert "4-6-7 — in good order (Setup Area A)" in roster.text, roster.text
+
+
+def test_3_6111_3_6112_within_the_same_setup_area_at_3_611(users, modules):
+    """3.6111 "All Retained same-class HS with the same strength factors within the same
+    Setup/" and 3.6112 "each such Elimination enables that side to Battle Harden one
+    non-crew MMC of the owner's choice within the same Setup/": through the Axis 3.611
+    page of CG III's last date.  Two 2-4-7 HS entered in Setup Areas A and B: Recombine
+    refused citing 3.6111, naming both Setup Areas, nothing changed; a Hero in A and a
+    4-6-7 in B: the Battle Hardening refused citing 3.6112.  Corrected to the same
+    Setup Area (or one not entered: the players' to judge), both are done."""
+    players, _ = campaign_at("sicily", "iii", "jul14pm", users, step="3.611")
+    one = add(players, "axis", "2-4-7", "half_squad", location="A")
+    two = add(players, "axis", "2-4-7", "half_squad", location="B")
+    hero = add(players, "axis", "Hero 1-4-9", "hero", location="A")
+    squad = add(players, "axis", "4-6-7", "squad", location="b ")
+    axis = _seat(players, "axis")
+    words = "Recombine the two HS"
+    apart = axis.press(words, give=one.ref, mark=two.ref, forms="4-4-7")
+    _refused_citing(apart, "3.6111")
+    assert "Setup Area A" in apart.text and "Setup Area B" in apart.text, apart.text
+    assert Unit.objects.filter(pk__in=[one.pk, two.pk]).count() == 2
+    hardens = "Mark battle hardened"
+    apart = axis.press(hardens, give=hero.ref, mark=squad.ref)
+    _refused_citing(apart, "3.6112")
+    assert _markers(squad) == [] and Unit.objects.filter(pk=hero.pk).exists()
+    edit(players, "axis", two, "ok", location="a")
+    made = axis.press(words, give=one.ref, mark=two.ref, forms="4-4-7")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    edit(players, "axis", squad, "ok", location="")
+    axis.open()
+    made = axis.press(hardens, give=hero.ref, mark=squad.ref)
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert _markers(squad) == ["battle_hardened"]
+    assert words not in _seat(players, "british").buttons()
+
+
+def test_3_6141a_3_61421_within_the_same_setup_area_on_the_3_614_roster(users, modules):
+    """3.6141a "Each Abandoned vehicle may remain Abandoned, or may be remanned and
+    operated ... by Personnel Retained within the same Setup Area" and 3.61421 "In all
+    cases, the MG to be Eliminated must be Retained within the same Setup/": on the
+    British retained forces at 3.614 (CG I, July 15 AM).  An Abandoned Daimler in Setup
+    Area North, a 4-5-8 in South: Remann refused citing 3.6141a, the Daimler still
+    Abandoned; a Sherman's disabled AAMG in North, the LMG in South: Repair refused
+    citing 3.61421, both unchanged.  The 4-5-8 and the LMG entered in North: both done."""
+    from tests.purchase_helpers import add_vehicle
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    daimler = add(players, "british", "Daimler AC", "vehicle", status="abandoned", location="North")
+    squad = add(players, "british", "4-5-8", "squad", location="South")
+    sherman, (aamg,) = add_vehicle(players, "british", "Sherman III", ("mg", ["disabled"], "AAMG"))
+    edit(players, "british", sherman, None, location="North")
+    bren = add(players, "british", "LMG", "sw", location="South")
+    roster = _seat(players, "british", "roster/")
+    remann = "Remann Daimler AC (3.6141a)"
+    apart = roster.press(remann, by=squad.ref)
+    _refused_citing(apart, "3.6141a")
+    assert "Setup Area North" in apart.text and "Setup Area South" in apart.text, apart.text
+    assert _markers(daimler) == ["abandoned"]
+    repair = "Repair AAMG (3.61421)"
+    apart = roster.press(repair, give=bren.ref)
+    _refused_citing(apart, "3.61421")
+    sherman.refresh_from_db()
+    assert [w["markers"] for w in sherman.weapons] == [["disabled"]]
+    assert Unit.objects.filter(pk=bren.pk).exists()
+    edit(players, "british", squad, None, location="north")
+    edit(players, "british", bren, None, location="North")
+    roster.open()
+    assert roster.press(remann, by=squad.ref).status < 400
+    assert _markers(daimler) == []
+    assert roster.press(repair, give=bren.ref).status < 400
+    sherman.refresh_from_db()
+    assert [w["markers"] for w in sherman.weapons] == [[]]
+    assert remann not in _seat(players, "axis", "roster/").buttons()
+
+
+# --------------------------------------------------------------------------- Part 2A: claims
+
+
+def test_claims_3_604_to_3_607_the_pages_name_the_units_the_map_sentences_concern(users, modules):
+    """The ledger's map claims where the retained forces hold the facts: each step's page
+    names the viewer's own units the sentence concerns (the map decides the rest), the
+    opponent's page none of them.  3.6042 "Each Mobile vehicle ... in any type of
+    minefield undergoes the appropriate type(s) of mine attack(s)": the Axis 3.604 page
+    names the StuG (not the immobilized PSW).  3.6052 "An Isolated unit/" and 3.6055
+    "IMPORTANT: Each Gun must ... remain in its current Location": 3.605 names the
+    Isolated 4-6-7 and the 7.5cm PaK 40.  3.606 footnotes 4, 5 ("The surviving crew (if
+    any) may turn the vehicle into a (Burnt-Out) Wreck"; "... Scrounge"): 3.606 names the
+    Abandoned Semovente.  3.6071 "The Inherent crew of each now-Captured Immobile vehicle
+    with no functioning MA is also Captured": 3.607 names the captured, immobilized
+    Sherman the Axis hold.  The British pages name none of them."""
+    players, _ = campaign_at("sicily", "iii", "jul14pm", users, step="3.604")
+    add(players, "axis", "StuG IIIG", "vehicle", location="A")
+    add(players, "axis", "PSW 234/1", "vehicle", status="immobilized")
+    add(players, "axis", "4-6-7", "squad", status="isolated")
+    add(players, "axis", "7.5cm PaK 40", "gun", location="B")
+    add(players, "axis", "Semovente 75/18", "vehicle", status="abandoned")
+    add(players, "axis", "Sherman III", "vehicle", markers=["captured", "immobilized"])
+    axis, british = _seat(players, "axis"), _seat(players, "british")
+    said = axis.text
+    assert (
+        "as if it is attempting to exit the minefield Location (3.6042): your StuG IIIG" in said
+    ), said[:3000]
+    assert "PSW" not in said[said.find("(3.6042)") :][:200], said
+    assert "(3.6042)" not in british.text
+    players.until_step("3.605")
+    said = axis.open()
+    assert "(3.6052; 3.6056): your 4-6-7 (isolated)" in said, said[:3000]
+    assert "due to setup restrictions (3.6055): your 7.5cm PaK 40 (in good order; at B)" in said, (
+        said[:3000]
+    )
+    assert "(3.6055)" not in british.open()
+    players.until_step("3.606")
+    said = axis.open()
+    assert "(3.606 footnotes 4, 5): your Semovente 75/18" in said, said[:3000]
+    assert "(3.606 footnotes 4, 5)" not in british.open()
+    players.until_step("3.607")
+    said = axis.open()
+    assert "is also Captured (3.6071): your Sherman III" in said, said[:3000]
+    assert "(3.6071): your" not in british.open()
+
+
+def test_claims_3_6141b_footnote_and_3_61423_on_the_british_3_614_pages(users, modules, fixed_dice):
+    """3.6141b footnote * "[Becomes Mobile] And is Retained in its current Setup Area":
+    the British immobilized Sherman entered in Setup Area North rolls dr 1 at 3.614: it
+    is Mobile, still in Setup Area North on both sides' retained forces (no result moves
+    it: 3.605 MARKING THE MAP "Subsequent changes in the status of (potential) Strategic
+    Locations (e.g., ... a manned, immobilized vehicle with functioning MA that becomes
+    Mobile [3.6141b], etc.) do not alter or otherwise affect either side's Setup Area(s)
+    in any way").  3.61423 "At the Controlling player's option ≥ one non-Recalled vehicle/": the
+    3.614 page names the British non-Recalled vehicles (the Sherman, not the recalled
+    Daimler), the Axis page none."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.614")
+    sherman = add(
+        players, "british", "Sherman III", "vehicle", status="immobilized", location="North"
+    )
+    add(players, "british", "Daimler AC", "vehicle", status="recalled")
+    british = _seat(players, "british")
+    said = british.text
+    assert "(3.61423): your Sherman III (immobilized; at North)" in said, said[:3000]
+    assert "Daimler" not in said[said.find("(3.61423)") :][:300], said
+    assert "(3.61423): your" not in _seat(players, "axis").text
+    fixed_dice.append([1])
+    made = british.press("Roll dr: Immobilization Repair", unit=sherman.ref)
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert _markers(sherman) == []
+    for side in ("british", "axis"):
+        roster = _seat(players, side, "roster/")
+        assert "Sherman III — in good order (Setup Area North)" in roster.text, roster.text
