@@ -1004,7 +1004,7 @@ def _refuse_apart(turn: Turn, one: Unit, other: Unit, doing: str, rule: str) -> 
         rule,
     )
     if refusal:
-        raise ActionRefused(refusal + " Nothing was changed.", status=409)
+        raise ActionRefused(refusal, status=409)
 
 
 def _remanner(turn: Turn, remanning: Remanning, vehicle: Unit) -> Unit | None:
