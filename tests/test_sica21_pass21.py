@@ -236,3 +236,165 @@ def test_3_606_footnote_2_an_mmc_to_be_replaced_is_named_with_the_footnote(
     said = axis.open()
     assert "(3.606 footnote 2): your" not in said
     assert "Done with 3.607" in _dones(axis), axis.buttons()
+
+
+# --------------------------------------------------------------------------- Part 2C: the draw
+
+
+def test_drawn_3_606_the_axis_escape_page_of_cg_i(users, modules, fixed_dice):
+    """Drawn (Random(21)): 3.606 footnote 1 "An Original 2 DR results in Escape and Heat
+    of Battle for an eligible unit (A15)" (#5) and "-1 | If lone, unwounded SMC" (#11),
+    through the Axis page of CG I (the RePh after July 14 PM).  The Isolated 4-6-7's
+    Original 2 (Final 4): "Escapes and Heat of Battle", its Isolated marker off.
+    The lone 8-1's tick is offered on the Axis page: DR 3+3 -1 = 5, escapes.  The
+    British page offers no Escape of these units."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.606")
+    squad = add(players, "axis", "4-6-7", "squad", status="isolated")
+    leader = add(players, "axis", "8-1 leader", "leader", status="isolated")
+    axis = _seat(players, "axis")
+    british = _seat(players, "british")
+    if "Roll DR: Escape" in british.buttons():
+        theirs = {v for v, _ in british.options("Roll DR: Escape", "unit")}
+        assert not theirs & {squad.ref, leader.ref}, theirs
+    fixed_dice.append([1, 1])
+    made = axis.press("Roll DR: Escape", unit=squad.ref, stack="")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    said = _log(players)[-400:]
+    assert "DR 1+1 = 2" in said and "Escapes and Heat of Battle" in said, said
+    assert "isolated" not in _markers(squad)
+    assert "lone_smc" in axis.form_of("Roll DR: Escape").choices.get("tick", [])
+    fixed_dice.append([3, 3])
+    made = axis.press("Roll DR: Escape", unit=leader.ref, stack="", tick="lone_smc")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    said = _log(players)[-400:]
+    assert "-1 If lone, unwounded SMC" in said and "Escapes" in said, said
+
+
+def test_drawn_3_613_3_614_the_axis_pages_of_cg_ii(users, modules, fixed_dice):
+    """Drawn: 3.613 "-1 | If that entire path can be traced on road hexes‡" (#2), "*
+    Unit/" (#15, cut) and footnote † "Each vehicle is Eliminated on a subsequent dr of ≥
+    4; if it is Eliminated, make a CS DR for its inherent crew" (#20); 3.6141b "+1 | if
+    in a Front-Line hex" (#6); 3.6142 "Each side now makes a separate dr ... for each
+    malfunctioned, non-Captured, Retained Weapon" (#9), "≥ 2 | Eliminated*" (#7) and its
+    footnote "* If vehicular-mounted, the Weapon is Disabled; if MA, the AFV is
+    immediately Recalled" (#10), through the Axis pages of CG II (the RePh after July 16
+    AM).  The road tick is offered on the Axis page (DR 4+4 -1 = 7, safely); the StuG's
+    Shift DR 11 "Shifted with Casualties": its subsequent dr 4 eliminates it and its
+    crew's CS DR is owed (Done waits); at 3.614 the immobilized PSW's front-line tick is
+    offered (dr 2 +1 = 3, no change); the MG 42 and the Marder's MA owe their drs (Done
+    waits), the MG 42's dr 6 eliminates it, the Marder's dr 4 -1 (vehicular) = 3
+    disables its MA and recalls it.  The British pages owe none of it."""
+
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.613")
+    squad = add(players, "axis", "4-6-7", "squad")
+    stug = add(players, "axis", "StuG IIIG", "vehicle")
+    axis = _seat(players, "axis")
+    ticks = axis.form_of("Roll DR: Shift").choices.get("tick", [])
+    road = next(t for t in ticks if "road" in t)
+    fixed_dice.append([4, 4])
+    made = axis.press("Roll DR: Shift", unit=squad.ref, stack="", tick=road)
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "→ 7: Shifted safely" in _log(players)[-300:], _log(players)[-300:]
+    fixed_dice.append([5, 6])
+    made = axis.press("Roll DR: Shift", unit=stug.ref, stack="")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    words = "Roll dr: Shifted with Casualties (subsequent dr)"
+    assert [v for v, _ in axis.options(words, "unit")] == [stug.ref]
+    assert not _dones(axis), axis.buttons()
+    fixed_dice.append([4])
+    assert axis.press(words, unit=stug.ref).status == 200
+    assert not Unit.objects.filter(pk=stug.pk).exists()
+    axis.open()
+    assert "Crew Survival" in axis.text and not _dones(axis), axis.buttons()
+    british = _seat(players, "british")
+    assert "Roll first" not in british.text and "Done with 3.613" in _dones(british)
+    print(axis.text[axis.text.find("Roll first") :][:300], axis.buttons())
+
+
+def test_drawn_3_601_3_603_3_610_both_sides_pages_of_cg_ii(users, modules, fixed_dice):
+    """Drawn: 3.601 "All opposing units in the same Locations are now assumed to be in
+    Melee ..." (#12) and 3.603 "All currently broken units of both sides automatically
+    rally, even if Disrupted" (#13; "No DR is made"): both sides' 3.601 and 3.603 pages
+    offer no roll (no Location nor broken state is recorded: the map's), Done leads to
+    3.604.  3.610 "-1 if part of British Airborne RG" (#14): a wounded 9-1 the British
+    added by hand: the tick is offered on the British page, not the Axis's (whose 8-1 is
+    wounded too); ticked, dr 3 -1 = 2."""
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.601")
+    para = add(players, "british", "9-1 leader", "leader", status="wounded")
+    axis_leader = add(players, "axis", "8-1 leader", "leader", status="wounded")
+    for step in ("3.601", "3.602", "3.603"):
+        players.until_step(step)
+        for side in ("axis", "british"):
+            seat = _seat(players, side)
+            assert not [b for b in seat.buttons() if b.startswith("Roll")], (step, seat.buttons())
+            assert f"Done with {step}" in " ".join(_dones(seat)), (step, seat.buttons())
+    players.until_step("3.604")
+    players.until_step("3.610")
+    british, axis = _seat(players, "british"), _seat(players, "axis")
+    ticks = british.form_of("Roll dr: Wounded Leaders").choices.get("tick", [])
+    airborne = [t for t in ticks if "airborne" in t]
+    assert airborne, ticks
+    theirs = axis.form_of("Roll dr: Wounded Leaders").choices.get("tick", [])
+    assert not [t for t in theirs if "airborne" in t], theirs
+    assert [v for v, _ in axis.options("Roll dr: Wounded Leaders", "unit")] == [axis_leader.ref]
+    fixed_dice.append([3])
+    made = british.press("Roll dr: Wounded Leaders", unit=para.ref, tick=airborne[0])
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "-1 if part of British Airborne RG" in _log(players)[-300:], _log(players)[-300:]
+
+
+# --------------------------------------------------------------------------- Part 2B: carry-over
+
+
+def test_carry_3_6112_3_6141d_3_605_to_the_next_cg_date(users, modules, fixed_dice):
+    """What outlives its step, played over two CG dates of CG II (the RePh after July 16
+    AM, the July 16 PM scenario, then the RePh after it).  3.6112: the Axis Hero in
+    Setup Area A is Eliminated for the 4-6-7 in A, Battle Hardened.  3.6141d "3-5 |
+    Retain stun": the PSW's dr 3 keeps its stun.  3.6111: two 2-4-7 HS in Setup Area B
+    recombine into a 4-4-7.  At the next RePh both sides' retained forces show the
+    4-6-7 battle hardened in Setup Area A, the 4-4-7 in Setup Area B, the PSW stunned,
+    no Hero; at 3.611 no Hero exchange is offered (none is held), and at 3.614 the PSW
+    owes its Stun Recovery dr again (Done waits)."""
+    from tests.walk import module_of
+
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.611")
+    hero = add(players, "axis", "Hero 1-4-9", "hero", location="A")
+    squad = add(players, "axis", "4-6-7", "squad", location="A")
+    one = add(players, "axis", "2-4-7", "half_squad", location="B")
+    two = add(players, "axis", "2-4-7", "half_squad", location="B")
+    psw = add(players, "axis", "PSW 234/1", "vehicle", status="stunned", location="A")
+    add(players, "british", "4-5-8", "squad", location="North")
+    axis = _seat(players, "axis")
+    made = axis.press("Mark battle hardened", give=hero.ref, mark=squad.ref)
+    assert made.status == 200 and not made.refused, made.text[:300]
+    made = axis.press("Recombine the two HS", give=one.ref, mark=two.ref, forms="4-4-7")
+    assert made.status == 200 and not made.refused, made.text[:300]
+    players.until_step("3.614")
+    axis.open()
+    fixed_dice.append([3])
+    made = axis.press("Roll dr: Stun Recovery", unit=psw.ref)
+    assert made.status == 200 and not made.refused, made.text[:300]
+    assert "Retain stun" in _log(players)[-300:], _log(players)[-300:]
+    players.until_step("3.621")
+    players.chits(axis="attack", british="idle")
+    players.until("results")
+    values = {
+        f"{f.id}.{s}": (False if f.kind == "bool" else 0)
+        for f in module_of(players.campaign).result_fields
+        for s in ("axis", "british")
+    }
+    players.results(**values)
+    players.until_step("3.601")
+    for side in ("axis", "british"):
+        roster = _seat(players, side, "roster/")
+        said = roster.text
+        assert "4-6-7 — battle hardened (Setup Area A)" in said, said
+        assert "4-4-7 — in good order (Setup Area B)" in said, said
+        assert "PSW 234/1 — stunned (Setup Area A)" in said, said
+        assert "Hero 1-4-9" not in said and "2-4-7" not in said, said
+    players.until_step("3.611")
+    assert "Mark battle hardened" not in _seat(players, "axis").buttons()
+    players.until_step("3.614")
+    axis.open()
+    assert "Roll first: the Stun Recovery for PSW 234/1 (3.6141d)" in axis.text, axis.text[:2000]
+    assert not _dones(axis), axis.buttons()
