@@ -36,6 +36,25 @@ def _log(players) -> str:
     )
 
 
+def _press_of(seat: Seat, words: str, unit: Unit) -> Answer:
+    """Press the button reading ``words`` in the form of ``unit``'s line (the retained
+    forces' Save and Remove read the same on every line; the page player's ``press``
+    picks a button by its words only)."""
+    for button in seat.forms.buttons:
+        form = seat.forms.forms.get(button.owner or "")
+        if button.words != words or form is None or ("unit", unit.ref) not in form.fields:
+            continue
+        data: dict[str, list[str]] = {}
+        for name, value in form.fields:
+            data.setdefault(name, []).append(value)
+        if button.attrs.get("name"):
+            data[button.attrs["name"]] = [button.attrs.get("value", "")]
+        answer = seat.client.post(form.action, data, HTTP_HX_REQUEST="true")
+        seat.open()
+        return Answer(answer.status_code, answer.content.decode())
+    raise AssertionError(f"no {words!r} in the form of {unit.name}: {seat.buttons()}")
+
+
 def _refused_citing(answer: Answer, rule: str) -> None:
     assert answer.refused and answer.status >= 400, (answer.status, answer.text[:300])
     assert f"({rule})" in answer.text and "Setup Area" in answer.text, answer.text[:400]
@@ -398,3 +417,26 @@ def test_carry_3_6112_3_6141d_3_605_to_the_next_cg_date(users, modules, fixed_di
     axis.open()
     assert "Roll first: the Stun Recovery for PSW 234/1 (3.6141d)" in axis.text, axis.text[:2000]
     assert not _dones(axis), axis.buttons()
+
+
+def test_carry_a_line_removed_by_mistake_and_put_back_keeps_its_setup_area(users, modules):
+    """3.6112 "within the same Setup/" after an undo: the Axis 4-6-7 entered in Setup
+    Area B is removed by mistake at 3.611 and put back: it is in Setup Area B again on
+    both sides' retained forces, and the Hero in A still cannot Battle Harden it (3.6112
+    refused, citing the rule); nothing else changed."""
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.611")
+    hero = add(players, "axis", "Hero 1-4-9", "hero", location="A")
+    squad = add(players, "axis", "4-6-7", "squad", location="B")
+    roster = _seat(players, "axis", "roster/")
+    gone = _press_of(roster, "Remove", squad)
+    assert gone.status < 400 and not gone.refused, gone.text[:300]
+    back = [b for b in roster.buttons() if b.startswith("Put 4-6-7")]
+    assert back, roster.buttons()
+    made = roster.press(back[0])
+    assert made.status < 400 and not made.refused, made.text[:300]
+    for side in ("axis", "british"):
+        said = _seat(players, side, "roster/").text
+        assert "4-6-7 — in good order (Setup Area B)" in said, said
+    squad = Unit.objects.get(campaign_id=players.campaign_id, side="axis", name="4-6-7")
+    apart = _seat(players, "axis").press("Mark battle hardened", give=hero.ref, mark=squad.ref)
+    _refused_citing(apart, "3.6112")
