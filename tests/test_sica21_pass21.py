@@ -75,7 +75,7 @@ def test_3_605_a_units_setup_area_is_entered_on_the_retained_forces(users, modul
     saved = roster.press("Save", unit=squad.ref, location="A")
     assert saved.status < 400 and not saved.refused, saved.text[:300]
     roster.open()
-    assert "4-6-7 — in good order (Setup Area A)" in roster.text, roster.text
+    assert "4-6-7 — in good order (A)" in roster.text, roster.text
 
 
 def test_3_6111_3_6112_within_the_same_setup_area_at_3_611(users, modules):
@@ -223,7 +223,7 @@ def test_claims_3_6141b_footnote_and_3_61423_on_the_british_3_614_pages(users, m
     assert _markers(sherman) == []
     for side in ("british", "axis"):
         roster = _seat(players, side, "roster/")
-        assert "Sherman III — in good order (Setup Area North)" in roster.text, roster.text
+        assert "Sherman III — in good order (North)" in roster.text, roster.text
 
 
 def test_3_606_footnote_2_an_mmc_to_be_replaced_is_named_with_the_footnote(
@@ -407,9 +407,9 @@ def test_carry_3_6112_3_6141d_3_605_to_the_next_cg_date(users, modules, fixed_di
     for side in ("axis", "british"):
         roster = _seat(players, side, "roster/")
         said = roster.text
-        assert "4-6-7 — battle hardened (Setup Area A)" in said, said
-        assert "4-4-7 — in good order (Setup Area B)" in said, said
-        assert "PSW 234/1 — stunned (Setup Area A)" in said, said
+        assert "4-6-7 — battle hardened (A)" in said, said
+        assert "4-4-7 — in good order (B)" in said, said
+        assert "PSW 234/1 — stunned (A)" in said, said
         assert "Hero 1-4-9" not in said and "2-4-7" not in said, said
     players.until_step("3.611")
     assert "Mark battle hardened" not in _seat(players, "axis").buttons()
@@ -436,7 +436,27 @@ def test_carry_a_line_removed_by_mistake_and_put_back_keeps_its_setup_area(users
     assert made.status < 400 and not made.refused, made.text[:300]
     for side in ("axis", "british"):
         said = _seat(players, side, "roster/").text
-        assert "4-6-7 — in good order (Setup Area B)" in said, said
+        assert "4-6-7 — in good order (B)" in said, said
     squad = Unit.objects.get(campaign_id=players.campaign_id, side="axis", name="4-6-7")
     apart = _seat(players, "axis").press("Mark battle hardened", give=hero.ref, mark=squad.ref)
     _refused_citing(apart, "3.6112")
+
+
+def test_3_6055_finishing_ahead_stops_at_the_step_that_names_your_gun(users, modules):
+    """3.6055 "IMPORTANT: Each Gun must (for now; see SSR CG10 [3.4] and 3.613) remain in
+    its current Location": finishing ahead from 3.601 ("Done with 3.601 to ...") does not
+    run the Axis past 3.605, whose page names his PaK 40 (he would never see it); the
+    British, who hold no unit a reminder names, still finish ahead past it.  At 3.605
+    the Axis page names the Gun and offers Done."""
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.601")
+    add(players, "axis", "7.5cm PaK 40", "gun", location="B")
+    add(players, "british", "4-5-8", "squad")
+    axis, british = _seat(players, "axis"), _seat(players, "british")
+    past = ("to 3.605", "to 3.606", "to 3.607", "to 3.608", "to 3.609", "to 3.61")
+    ahead = [b for b in _dones(axis) if " to " in b]
+    assert not [b for b in ahead if any(p in b for p in past)], ahead
+    assert [b for b in _dones(british) if any(p in b for p in past)], _dones(british)
+    players.until_step("3.605")
+    said = axis.open()
+    assert "(3.6055): your 7.5cm PaK 40" in said, said[:2000]
+    assert [b for b in _dones(axis) if b.startswith("Done with 3.605")], axis.buttons()

@@ -56,7 +56,7 @@ def test_3_6111_hs_in_different_setup_areas_are_refused_then_recombined(
     roster.locator(f"#unit-location-{b.ref}").fill("A")
     with roster.expect_response(lambda r: "/units/" in r.url):
         roster.locator(f"#unit-edit-{b.ref}").get_by_role("button", name="Save").click()
-    roster.locator(f"#unit-{b.ref}", has_text="(Setup Area A)").wait_for()
+    roster.locator(f"#unit-{b.ref}", has_text="(A)").wait_for()
 
     axis.reload()
     axis.locator("body[data-live]").wait_for(state="attached")
@@ -65,7 +65,7 @@ def test_3_6111_hs_in_different_setup_areas_are_refused_then_recombined(
     assert squad.location == "A"
     assert not Unit.objects.filter(campaign_id=players.campaign_id, name="2-4-7").exists()
     theirs = live_page(asgi_server, new_context, browser_login, players, "british", "roster/")
-    theirs.locator(".unit", has_text="4-4-7 — in good order (Setup Area A)").wait_for()
+    theirs.locator(".unit", has_text="4-4-7 — in good order (A)").wait_for()
     british.reload()
     british.locator("body[data-live]").wait_for(state="attached")
     assert british.get_by_role("button", name=WORDS).count() == 0
