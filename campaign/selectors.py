@@ -672,9 +672,11 @@ def exchanges_held(
     campaign: Campaign, module: Module, side: str, units: SideUnits | None = None
 ) -> frozenset[str]:
     """The exchange steps from the current one on at which ``side`` holds a unit the
-    step takes (one query, or ``units``' read shared with ``owed_rolls``; none without
-    such a step ahead)."""
-    ahead = [s for s in module.steps[campaign.step_index :] if s.exchange is not None]
+    step takes, and the steps whose reminders name one of its units (``Step.reminds``:
+    Sicily 3.605's Guns, 3.607's MMC to be Replaced): finishing ahead stops at both
+    (one query, or ``units``' read shared with ``owed_rolls``; none without such a step
+    ahead)."""
+    ahead = [s for s in module.steps[campaign.step_index :] if s.exchange is not None or s.reminds]
     if not ahead:
         return frozenset()
     held = [replace(u.state, count=u.count) for u in (units or side_units(campaign, side))()]
@@ -689,8 +691,12 @@ def exchanges_held(
         pairs = (ex.gives, *((ex.half_squads,) if ex.half_squads is not None else ()))
         return any(any(in_pairs(flt, held)) for flt in pairs)
 
-    # Sicily 3.611: its Heroes, and its HS recombining.
-    return frozenset(s.id for s in ahead if takes(s.exchange) or takes(s.recombining))
+    def named(step: Step) -> bool:
+        return any(matches(r.units, u) for r in step.reminds for u in held)
+
+    # Sicily 3.611: its Heroes, and its HS recombining; 3.604-3.607, 3.614: its units
+    # the step's reminders name.
+    return frozenset(s.id for s in ahead if takes(s.exchange) or takes(s.recombining) or named(s))
 
 
 def chits_locked(campaign: Campaign) -> int:

@@ -1012,6 +1012,8 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
             break  # a step that rolls while buying makes them at its own Done (APD 3.4)
         if run and step.attacker_first:
             break  # PHD C5.14 "In turn, Attacker first": the Defender waits there for him
+        if run and step.reminds and step.id in snap.holdings.exchanges:
+            break  # its page names units of the side the rules speak of there (3.6055)
         run.append(step)
     while run and not _may_end_run(module, snap, run[-1], run[:-1]):
         run.pop()

@@ -38,6 +38,7 @@ from rules.schema import (
     ReinforcementGroup,
     Remanning,
     Settle,
+    SetupAreas,
     Table,
     TableResult,
     TableRow,
@@ -628,6 +629,28 @@ def remanning_refusal(remanning: Remanning, vehicle: UnitState, by: UnitState | 
             f"not withdrawn off map) can{rule}."
         )
     return ""
+
+
+def apart_refusal(
+    areas: SetupAreas | None, one: tuple[str, str], other: tuple[str, str], doing: str, rule: str
+) -> str:
+    """Why ``one`` and ``other`` (each its name and its Setup Area as entered on the
+    retained forces, "" where none is) may not act together at a step whose rule says
+    "within the same Setup Area" (Sicily 3.6111, 3.6112, 3.6141a, 3.61421;
+    ``SetupAreas``): both areas entered and different.  "": they may (either area not
+    entered is the players' to judge, and a module without ``setup_areas`` records none)."""
+    if areas is None:
+        return ""
+    (a_name, a_area), (b_name, b_area) = one, other
+    a, b = " ".join(a_area.split()), " ".join(b_area.split())
+    if not a or not b or a.casefold() == b.casefold():
+        return ""
+    word = areas.label
+    return (
+        f"{a_name} is Retained in {word} {a} and {b_name} in {word} {b}: {doing} only within "
+        f"the same {word} ({rule}). Correct a {word} ({areas.rule}) on your retained forces if "
+        "it is wrong."
+    )
 
 
 def battle_hardened(

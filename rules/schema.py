@@ -1983,6 +1983,20 @@ class WeaponExchange(Strict):
         return self
 
 
+class SetupAreas(Strict):
+    """A unit's location on its side's retained forces is the Setup Area it is Retained
+    in, named by the ID its side records for it (Sicily 3.605 MARKING THE MAP: "each side
+    should record (on the reduced-size map) an ID for each one"): the page asks for it in
+    ``label``'s words.  Where two units' Setup Areas are both entered, the mechanisms
+    whose rules say "within the same Setup Area" (the step's recombining and exchange,
+    3.6111, 3.6112; its remanning, 3.6141a; its weapon exchange, 3.61421) refuse two
+    units entered in different ones; a unit whose Setup Area is not entered is the
+    players' to judge."""
+
+    label: str
+    rule: RuleRef
+
+
 class Remanning(Strict):
     """At its step, a side may take ``status`` off a vehicle of ``vehicles`` by naming
     one of its retained units of ``by`` who remans it (Sicily 3.6141a: "Each Abandoned
@@ -2420,6 +2434,7 @@ class Module(Strict):
     missing: list[Missing] = []
     # Caps on what a side may hold of some units (Sicily 3.60742 EXC), checked at Done.
     held_caps: list[HeldCap] = []
+    setup_areas: SetupAreas | None = None
     notes: list[str] = Field(default_factory=list, json_schema_extra=DOC)
     # Further items bought later for an RG already held (PHD RG footnote p).
     add_later: list[AddLater] = []

@@ -88,7 +88,9 @@ class Holdings:
     # pass: (table id, what for: a unit's line, or "" for a roll once per side).
     owed: tuple[tuple[str, str], ...] = ()
     # The exchange steps of this pass, from the current one, at which the side holds a
-    # unit the step takes (a Hero at Sicily 3.611): finishing ahead stops there.
+    # unit the step takes (a Hero at Sicily 3.611), and the steps whose reminders name
+    # one of its units (``Step.reminds``: Sicily 3.605's Guns): finishing ahead stops
+    # there.
     exchanges: frozenset[str] = frozenset()
     # The side's totals of the result figures a chart's ``result_cap`` reads, over the
     # scenarios played (PHD C5.31 RG footnote z: its Gun/vehicle crews eliminated).

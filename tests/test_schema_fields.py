@@ -5314,6 +5314,29 @@ case(
 )
 
 
+def _apart(m: Module) -> Any:
+    """Whether two 2-4-7 HS entered in Setup Areas A and B recombine (Sicily 3.6111, the
+    Setup Area IDs of 3.605): the refusal's words, "" where they may."""
+    return effects.apart_refusal(
+        m.setup_areas, ("2-4-7 HS", "A"), ("2-4-7 HS", "B"), "two HS recombine", "3.6111"
+    )
+
+
+case("Module.setup_areas", base="sicily", mutate=lambda d: d.pop("setup_areas"), observe=_apart)
+case(
+    "SetupAreas.label",
+    base="sicily",
+    mutate=lambda d: d["setup_areas"].update(label="Area"),
+    observe=_apart,
+)
+case(
+    "SetupAreas.rule",
+    base="sicily",
+    mutate=lambda d: d["setup_areas"].update(rule="3.6051"),
+    observe=_apart,
+)
+
+
 def _remanning(d: dict) -> dict:
     return next(st for st in d["steps"] if st["id"] == "3.614")["remanning"]
 

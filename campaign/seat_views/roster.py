@@ -189,6 +189,11 @@ class RosterView:
     # Where this side's retained forces decide the opponent's chit (Sicily 3.6212*):
     # what a unit added by hand counts as, said where it is added.
     adds_on_map: str = ""
+    # What a unit's location is, where the module records it as the Setup Area it is
+    # Retained in (``Module.setup_areas``, Sicily 3.605): its words ("Setup Area") and
+    # rule; "" : a free location.
+    setup_area: str = ""
+    setup_area_rule: str = ""
 
 
 # The roster's reads, compiled once (``campaign.prepared``): a roster page makes
@@ -464,6 +469,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         cvp_chart=line_chart("CVP lost per scenario", cvp),
         fortifications=forts,
         adds_on_map=_adds_on_map(module, side),
+        setup_area=module.setup_areas.label if module.setup_areas else "",
+        setup_area_rule=module.setup_areas.rule if module.setup_areas else "",
     )
 
 

@@ -46,6 +46,7 @@ from rules.effects import (
     UnitState,
     WeaponOutcome,
     WeaponState,
+    apart_refusal,
     battle_hardened,
     exchange_refusal,
     hardened_by_settles,
@@ -983,6 +984,7 @@ def exchange_weapon(
     refusal = exchange_refusal(exchange, turn.side, unit.state, weapon.ref, sw.state)
     if refusal:
         raise ActionRefused(refusal + " Nothing was changed.")
+    _refuse_apart(turn, sw, unit, "a SW repairs a vehicular MG by exchange", exchange.rule)
     secret = kept_secret(unit, sw)
     gone = apply_outcome(sw, UnitOutcome(removed=True))
     repaired = apply_weapon_outcome(
@@ -992,6 +994,21 @@ def exchange_weapon(
         turn, secret, f"{turn.side_name()}: {gone}; for it, {repaired} ({exchange.rule})."
     )
     return unit
+
+
+def _refuse_apart(turn: Turn, one: Unit, other: Unit, doing: str, rule: str) -> None:
+    """Refused where ``one`` and ``other`` are entered in different Setup Areas and the
+    rule says "within the same Setup Area" (Sicily 3.6111, 3.6112, 3.6141a, 3.61421;
+    ``effects.apart_refusal``)."""
+    refusal = apart_refusal(
+        turn.module.setup_areas,
+        (label(one), one.location),
+        (label(other), other.location),
+        doing,
+        rule,
+    )
+    if refusal:
+        raise ActionRefused(refusal, status=409)
 
 
 def _remanner(turn: Turn, remanning: Remanning, vehicle: Unit) -> Unit | None:
@@ -1131,6 +1148,7 @@ def remann_vehicle(*, campaign_id: object, user: User, unit_id: object, by_id: o
     refusal = remanning_refusal(remanning, unit.state, by.state)
     if refusal:
         raise ActionRefused(refusal + " Nothing was changed.", status=409)
+    _refuse_apart(turn, by, unit, "Personnel remann an Abandoned vehicle", remanning.rule)
     unit.markers = _markers([m for m in unit.markers or () if m != remanning.status])
     unit.save(update_fields=["markers"])
     _unit_changed(
@@ -1262,6 +1280,8 @@ def exchange_unit(
         return _recombine(turn, exchange, give, mark, forms)
     if give.pk == mark.pk:
         raise ActionRefused(f"{label(mark)} cannot be marked for itself ({exchange.rule}).")
+    doing = f"one is {UNIT_STATUS_WORDS[exchange.status]} for the other"
+    _refuse_apart(turn, give, mark, doing, exchange.rule)
     secret = kept_secret(give, mark)
     one = split_one(mark)  # the unit marked, a line of its own
     # What the unit given up possessed goes to the unit marked for it (APD 3.2), once
@@ -1336,6 +1356,7 @@ def _recombine(turn: Turn, exchange: UnitExchange, give: Unit, mark: Unit, forms
             f"Two {mark.name} HS form a {mark.name} squad, their own line's: leave the squad "
             f"they form unnamed ({rule})."
         )
+    _refuse_apart(turn, give, mark, "two HS recombine", rule)
     for unit in (give, mark):
         barred = recombine_bar(exchange, Unit.objects.filter(possessor_id=unit.pk))
         if barred is not None:
