@@ -154,3 +154,17 @@ def test_c5_22_a_units_markers_with_a_bracket_of_their_own_read_without_a_bracke
     page = text_of(page_of(players, "us", client))
     assert "6-6-7 — squad, isolated, Low Ammo (Ammunition Shortage, A19.131) to its" in page
     assert "A19.131))" not in page
+
+
+def test_a_refusal_that_says_nothing_was_changed_does_not_say_it_twice(rf):
+    """A service's refusal that ends "Nothing was changed." (PHD C5.21, Sicily 3.606's
+    one roll) is shown with the page's own "Nothing was changed." once, not twice."""
+    from campaign.services.errors import ActionRefused
+    from campaign.views.http import refusal
+
+    request = rf.post("/")
+    request.htmx = True
+    said = refusal(request, ActionRefused("You may not. Nothing was changed.")).content.decode()
+    assert said.count("Nothing was changed.") == 1 and "You may not." in said
+    said = refusal(request, ActionRefused("You may not.")).content.decode()
+    assert said.count("Nothing was changed.") == 1

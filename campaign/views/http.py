@@ -29,12 +29,18 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
+NOTHING_CHANGED = "Nothing was changed."
+
+
 def refusal(request: HttpRequest, exc: Refused) -> HttpResponse:
     """A refused action: the player's sentence, a 4xx, nothing changed.  A form made
     for a step the campaign has left also offers the page as it is now."""
     htmx = bool(getattr(request, "htmx", False))  # a 404 page's request may predate it
     template = "campaign/_refusal.html" if htmx else "campaign/refusal.html"
-    context = {"message": exc.message, "fresh": _fresh_page(request) if exc.stale else ""}
+    # The page says "Nothing was changed." after every refusal: a sentence of a service
+    # that says it already is not read twice.
+    message = exc.message.removesuffix(NOTHING_CHANGED).rstrip()
+    context = {"message": message, "fresh": _fresh_page(request) if exc.stale else ""}
     return render(request, template, context, status=exc.status)
 
 
