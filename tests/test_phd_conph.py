@@ -239,22 +239,26 @@ def test_c5_23_the_mmc_the_dr_allows_battle_harden_none_twice(users, modules, fi
         harden("german", Unit.objects.get(campaign_id=players.campaign_id, side="german"))
 
 
+# C5.24's Leader Promotion Table as the players may supply it (its rows for a DR of 2
+# or less and 12 or more are lost from the rules text).
+LEADER_ROWS = [
+    ("≤2", "10-2", "battle harden: 10-2"),
+    ("3", "9-2", "battle harden: 9-2"),
+    ("4", "9-1", "battle harden: 9-1"),
+    ("5-6", "8-1", "battle harden: 8-1"),
+    ("7-9", "8-0", "battle harden: 8-0"),
+    ("10-11", "7-0", "battle harden: 7-0"),
+    ("≥12", "6+1", "battle harden: 6+1"),
+]
+
+
 def test_c5_24_the_lost_rows_are_supplied_by_consent_then_rolled(users, modules, fixed_dice):
     """C5.24's Leader Promotion Table lost its rows for a DR of 2 or less and 12 or more
     (OCR 'S0 b D)', 'T'): the table is rolled on as transcribed meanwhile, and the
     players may supply the lost rows by consent; then a DR 2 selects the row they gave
     (here a 10-2): the German has none, so his 9-2, the next lower, Battle Hardens."""
     players, module = start("purple-heart-draw", "tm", users, "us")
-    rows = [
-        ("≤2", "10-2", "battle harden: 10-2"),
-        ("3", "9-2", "battle harden: 9-2"),
-        ("4", "9-1", "battle harden: 9-1"),
-        ("5-6", "8-1", "battle harden: 8-1"),
-        ("7-9", "8-0", "battle harden: 8-0"),
-        ("10-11", "7-0", "battle harden: 7-0"),
-        ("≥12", "6+1", "battle harden: 6+1"),
-    ]
-    mechanisms.supply(players, "tables.leader_promotion", mechanisms.row_table(rows))
+    mechanisms.supply(players, "tables.leader_promotion", mechanisms.row_table(LEADER_ROWS))
     players.results(**result_values(module))
     players.until_step("C5.24")
     add(players, "german", "9-2 leader", "leader")

@@ -119,22 +119,13 @@ def test_c5_24_a_table_with_lost_rows_says_so_beside_it_with_the_link(
     says, beside the table, that the players may supply them, and links to the form;
     once supplied, the line is gone (the rows are the players')."""
     from tests import test_rule_mechanisms as mechanisms
-    from tests.test_phd_conph import page_of, phd_after
+    from tests.test_phd_conph import LEADER_ROWS, page_of, phd_after
 
     players, _ = phd_after(users, "C5.24")
     said = "Rows of this table are lost from the rules text"
     page = page_of(players, "german", client)
     assert said in page and "/supply/tables.leader_promotion" in page.split(said, 1)[1][:600]
-    rows = [
-        ("≤2", "10-2", "battle harden: 10-2"),
-        ("3", "9-2", "battle harden: 9-2"),
-        ("4", "9-1", "battle harden: 9-1"),
-        ("5-6", "8-1", "battle harden: 8-1"),
-        ("7-9", "8-0", "battle harden: 8-0"),
-        ("10-11", "7-0", "battle harden: 7-0"),
-        ("≥12", "6+1", "battle harden: 6+1"),
-    ]
-    mechanisms.supply(players, "tables.leader_promotion", mechanisms.row_table(rows))
+    mechanisms.supply(players, "tables.leader_promotion", mechanisms.row_table(LEADER_ROWS))
     assert said not in page_of(players, "us", client)
 
 
