@@ -184,7 +184,7 @@ def test_effects_of_the_conph_carry_to_the_next_date_on_both_pages(users, module
     assert "encircled" in Unit.objects.get(pk=enc.pk).markers
     said_us = step_words(us)
     named = said_us.split("(C5.8a): your ")[1][:120]
-    assert named.startswith("3-3-7 (") and "captured" in named, said_us
+    assert named.startswith("3-3-7 — ") and "captured" in named, said_us
     # The reminder is the owner's: the German's C5.8 page names no prisoner of the US.
     assert "(C5.8a): your" not in said, said
     assert {"captured", "low_ammo"} <= set(Unit.objects.get(pk=pow_.pk).markers)
