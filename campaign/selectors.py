@@ -44,6 +44,7 @@ from rules.availability import (
     compulsory,
     group_roll_items,
     group_roll_left,
+    may_run_through,
     not_counted,
     owed_for,
     owed_what,
@@ -675,8 +676,14 @@ def exchanges_held(
     step takes, and the steps whose reminders name one of its units (``Step.reminds``:
     Sicily 3.605's Guns, 3.607's MMC to be Replaced): finishing ahead stops at both
     (one query, or ``units``' read shared with ``owed_rolls``; none without such a step
-    ahead)."""
-    ahead = [s for s in module.steps[campaign.step_index :] if s.exchange is not None or s.reminds]
+    ahead: a reminder's step only where a run of finishing ahead could reach it)."""
+    # (The run's first step is the current one: a run stops only at a later one.)
+    reach = {s.id for s in may_run_through(module, campaign.step_index)[1:]}
+    ahead = [
+        s
+        for s in module.steps[campaign.step_index :]
+        if s.exchange is not None or (s.id in reach and any(r.units for r in s.reminds))
+    ]
     if not ahead:
         return frozenset()
     held = [replace(u.state, count=u.count) for u in (units or side_units(campaign, side))()]
@@ -692,7 +699,9 @@ def exchanges_held(
         return any(any(in_pairs(flt, held)) for flt in pairs)
 
     def named(step: Step) -> bool:
-        return any(matches(r.units, u) for r in step.reminds for u in held)
+        return step.id in reach and any(
+            matches(r.units, u) for r in step.reminds if r.units for u in held
+        )
 
     # Sicily 3.611: its Heroes, and its HS recombining; 3.604-3.607, 3.614: its units
     # the step's reminders name.

@@ -1020,6 +1020,18 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
     return run if len(run) >= 2 else []
 
 
+def may_run_through(module: Module, step_index: int) -> list[Step]:
+    """The steps from ``step_index`` that a run of ``finish_ahead`` could reach, from the
+    module alone (more than any side's run: who acts, the rolls owed and what the side
+    holds are not read): what the side's holdings need be read for, no further."""
+    run: list[Step] = []
+    for step in module.steps[step_index:]:
+        if not (finishes_ahead(module, step, run) or (run and kind_of(step.kind).passes)):
+            break
+        run.append(step)
+    return run
+
+
 def finishes_ahead(module: Module, step: Step, run: Sequence[Step] = ()) -> bool:
     """Whether a side may finish ``step`` ahead, after the steps ``run`` finished with
     it: a step of a kind finished ahead, one whose rules let it be finished with the
