@@ -1370,8 +1370,8 @@ def last_purchase(module: Module, variant: str, index: int) -> str:
     are lost with the CG's end, in a sentence for the purchase page (APD 3.4 "Unused
     Purchase Points may be retained for future use": the Midday's 3.4 sets up the
     Afternoon, after which none follows); "" where a purchase still follows."""
-    rule = machine.last_scenario_rule(module, variant, index)
-    if rule is None:
+    last = machine.last_scenario_words(module, variant, index)
+    if not last:
         return ""
     code = module.currency.code
     kept = module.currency.carry_over
@@ -1381,9 +1381,7 @@ def last_purchase(module: Module, variant: str, index: int) -> str:
         else ""
     )
     return (
-        f"{module.dates[index].label} is the CG's last scenario"
-        + (f" ({rule})" if rule else "")
-        + f": no purchase follows it, so {code} left unspent here are lost with the "
+        f"{last}: no purchase follows it, so {code} left unspent here are lost with the "
         f"CG's end{why}."
     )
 
@@ -1392,14 +1390,10 @@ def _at_the_end(module: Module, snap: Snapshot, points: int) -> str:
     """Points left unspent at the CG's last date have no later use: its scenario is the
     CG's last (APD 3.4 "Unused Purchase Points may be retained for future use": none
     follows the Afternoon), or ""."""
-    rule = machine.last_scenario_rule(module, snap.variant, snap.position.date_index)
-    if rule is None:
+    last = machine.last_scenario_words(module, snap.variant, snap.position.date_index)
+    if not last:
         return ""
-    return (
-        f"Your {points} unspent {module.currency.code} cannot be used later: "
-        f"{module.dates[snap.position.date_index].label} is the last scenario of the CG"
-        + (f" ({rule})" if rule else "")
-    )
+    return f"Your {points} unspent {module.currency.code} cannot be used later: {last}"
 
 
 def rolls_owed(module: Module, snap: Snapshot, step: Step) -> list[str]:

@@ -112,6 +112,19 @@ def last_scenario_rule(module: Module, variant_id: str, index: int) -> str | Non
     return module.variant(variant_id).rule or ""
 
 
+def last_scenario_words(module: Module, variant_id: str, index: int) -> str:
+    """Where date ``index`` is the CG's last, that in words with the rule naming the
+    dates ("December 6 Afternoon is the last scenario of the CG (CG Dates; 1.2)"), for
+    the sentences that draw a consequence from it (the result ends the CG, points left
+    unspent have no later use); "" where it is not."""
+    rule = last_scenario_rule(module, variant_id, index)
+    if rule is None:
+        return ""
+    return f"{module.dates[index].label} is the last scenario of the CG" + (
+        f" ({rule})" if rule else ""
+    )
+
+
 def opponent(module: Module, side_id: str) -> str:
     return next(s.id for s in module.sides if s.id != side_id)
 

@@ -62,7 +62,7 @@ def printed_implies(module: Module, side: str, group: ReinforcementGroup | None)
         return ""
     if not holds(printed.applies_to, group_context(module, side, group)):
         return ""
-    return f"printed cost: {printed.implies} ({printed.rule})"
+    return f"printed cost: {cited(printed.implies, printed.rule)}"
 
 
 def implied_words(cv: CostVariant) -> str:
@@ -83,7 +83,7 @@ def free_setup_words(module: Module, side: str, group: ReinforcementGroup) -> st
     if chart is None or letter is None or not group.setup_on_map_free:
         return ""
     name = module.side(side).name
-    return f"{chart.footnotes[letter].rstrip('.')} ({chart.rule} {name} chart footnote {letter})"
+    return cited(chart.footnotes[letter], f"{chart.rule} {name} chart footnote {letter}")
 
 
 def price_obliges(

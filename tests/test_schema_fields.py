@@ -4634,7 +4634,7 @@ def entry_leaders_of(host: Callable[..., Any]) -> Any:
     """Red's I1 entry line on its entry step, with the 9-1 leader its rolls gave it
     (APD 3.6 "Each Leader must enter with a unit of his Group")."""
     from campaign.models import Purchase
-    from campaign.seat_views.panels import entry_line
+    from campaign.seat_views.panels import entry_words
     from campaign.selectors import module_of
 
     players = host()
@@ -4645,7 +4645,7 @@ def entry_leaders_of(host: Callable[..., Any]) -> Any:
         entry_area="along the Red Friendly Board Edge (T9)",
         details={"leaders": ["9-1 leader"]},
     )
-    return entry_line(module_of(players.campaign), line)
+    return entry_words(module_of(players.campaign), line)
 
 
 def _entry_leaders(d: dict) -> None:

@@ -317,10 +317,10 @@ class CampaignView:
         return self.campaign.date_index
 
     @property
-    def last_date_rule(self) -> str | None:
+    def last_date(self) -> str:
         """Where the current date is the CG's last (its scenario's result ends the CG,
-        PHD's TM End), the rule naming the dates ("" : none); None where it is not."""
-        return machine.last_scenario_rule(self.module, self.campaign.variant, self.date_index)
+        PHD's TM End), that in words with the rule naming the dates; "" where it is not."""
+        return machine.last_scenario_words(self.module, self.campaign.variant, self.date_index)
 
     @property
     def last_purchase(self) -> str:

@@ -1274,16 +1274,11 @@ def _entries(view: CampaignView, panel: StepPanel) -> None:
     panel.entries = said
 
 
-def entry_line(module: Module, p: Purchase) -> str:
+def entry_words(module: Module, p: Purchase) -> str:
     """Where RG ``p`` enters, as its record holds it, with the leaders its rolls gave it
     where the chart says how they enter (``ChartEntry.leaders``, APD 3.6 "Each Leader
-    must enter with a unit of his Group"): "A1 Armor Group: along ... (3.8); its 9-2
-    leader enters with a unit of his Group (3.6)"."""
-    return f"{p.group_id} {p.group_type}: {entry_words(module, p)}"
-
-
-def entry_words(module: Module, p: Purchase) -> str:
-    """``entry_line``'s words after the RG: its entry area and its leaders'."""
+    must enter with a unit of his Group"): "along ... (3.8); its 9-2 leader enters with
+    a unit of his Group (3.6)"."""
     chart = module.chart(p.side)
     said = chart.entry.leaders if chart is not None and chart.entry is not None else None
     leaders = (p.details or {}).get("leaders") or []

@@ -359,18 +359,18 @@ def reveal_purchases(
         added = added.filter(date_index__lte=date_index)
     # what was bought later for an RG revealed before (PHD RG footnote p), with them
     lines = list(qs)
-    later = list(added.values_list("pk", "side"))
     reveal(campaign, lines, whole=whole)
-    reveal_added(campaign, added.filter(pk__in=[pk for pk, _ in later]), timezone.now())
-    return {p.side for p in lines} | {side for _, side in later}
+    return {p.side for p in lines} | reveal_added(campaign, added, timezone.now())
 
 
-def reveal_added(campaign: Campaign, added: QuerySet[AddedLater], now: datetime) -> int:
-    """Reveal items bought later for an RG (``AddedLater``) and their log lines."""
-    ids = list(added.values_list("pk", flat=True))
+def reveal_added(campaign: Campaign, added: QuerySet[AddedLater], now: datetime) -> set[str]:
+    """Reveal items bought later for an RG (``AddedLater``) and their log lines; the
+    sides whose items they were."""
+    rows = list(added.values_list("pk", "side"))
+    ids = [pk for pk, _ in rows]
     AddedLater.objects.filter(pk__in=ids).update(revealed_at=now)
     Event.objects.filter(campaign=campaign, data__added_later__in=ids).update(revealed_at=now)
-    return len(ids)
+    return {side for _, side in rows}
 
 
 def holding_secret_drs(module: Module, purchases: Sequence[Purchase]) -> list[int]:
