@@ -637,7 +637,8 @@
   function labelCells() {
     document.querySelectorAll("table").forEach(function (table) {
       if (!table.tHead) return;
-      table.classList.add("cards");
+      // Only what is missing is written: a push re-draws no part it did not change.
+      if (!table.classList.contains("cards")) table.classList.add("cards");
       var names = columnNames(table);
       table.querySelectorAll("tbody tr").forEach(function (tr) {
         var col = 0;

@@ -64,3 +64,23 @@ def test_a_buy_redraws_only_the_parts_its_change_touches(
     assert {"record", "log"} <= redrawn
     # The opponent's page heard nothing of a secret purchase.
     assert axis.evaluate("window.redrawn") == []
+
+
+def test_a_frame_for_other_parts_rewrites_nothing_in_a_part(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """The page's own handlers of a socket frame (cards for phones, the title's badge,
+    the focus) write only what is missing: the frame that says the page is live
+    arrives after the page is drawn, and it re-wrote the step's RG chart (its table's
+    class) on a page that had heard of no change.  Seen failing first."""
+    players, _ = campaign_at(
+        "sicily", "i", "jul14n", (make_user("axis_f"), make_user("brit_f")), policy="owner"
+    )
+    page = browser_login(new_context(), players.users["axis"]).new_page()
+    page.goto(f"{asgi_server.url}/campaigns/{players.campaign_id}/")
+    page.wait_for_function("document.body.dataset.live === '1'")
+    assert page.locator("[data-part=step] table thead").count() >= 1
+    page.evaluate(OBSERVE)
+    page.evaluate("document.dispatchEvent(new CustomEvent('htmx:wsAfterMessage', {detail: {}}))")
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.redrawn") == []
