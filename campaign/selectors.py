@@ -966,3 +966,40 @@ def recorded_first(c: Campaign, side: str, table: Table) -> list[str]:
             campaign=c, side=side, item_id__in=first.recorded
         ).exclude(location="")
     ]
+
+
+def overspent(campaign: Campaign, side: str) -> tuple[Event | None, int, bool]:
+    """What an amended result left ``side`` short at this pass's purchase: its
+    replenishment's event (the one the amendment computed again), the points its RGs of
+    this date cost beyond what the result now gives (``data["short"]``: its points on
+    hand were left at 0), and whether one of those RGs may still be cancelled (its
+    secret rolls not made).  (None, 0, False) where nothing is short."""
+    result = pass_result(campaign)
+    if result is None or result.confirmed_at is None:
+        return None, 0, False
+    made = (
+        Event.objects.filter(
+            campaign=campaign,
+            kind=EventKind.REPLENISH,
+            side=side,
+            created_at__gte=result.confirmed_at,
+        )
+        .order_by("-id")
+        .first()
+    )
+    short = int((made.data or {}).get("short", 0)) if made else 0
+    if not short:
+        return made, 0, False
+    cancellable = [
+        p
+        for p in Purchase.objects.filter(
+            campaign=campaign,
+            side=side,
+            cycle=campaign.cycle,
+            status=Purchase.Status.ACTIVE,
+            initial=False,
+            rolled_at__isnull=True,
+        )
+        if not p.details.get("rolls")
+    ]
+    return made, short, bool(cancellable)

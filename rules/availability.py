@@ -1386,6 +1386,33 @@ def last_purchase(module: Module, variant: str, index: int) -> str:
     )
 
 
+def overspent(module: Module, buy_step: Step, given_at: str, short: int, cancellable: bool) -> str:
+    """Where an amended scenario result gave the side ``short`` points fewer than its
+    RGs of this date already cost (the replenishment of step ``given_at`` computed
+    again, its points on hand left at 0), that in a sentence for its purchase page and
+    its Done: the purchase rule lets it buy only as many as it has points for (APD 3.4
+    "as many of each group as he has Purchase Points available"), so it cancels RGs for
+    as much, the refunds paying the shortfall first; RGs whose secret rolls are made
+    cannot be cancelled (dice stand) and stand.  "" where nothing is short."""
+    if short <= 0:
+        return ""
+    code = module.currency.code
+    said = (
+        f"The amended result gives you {short} {code} fewer than your RGs of this date "
+        f"cost ({given_at} computed again; {buy_step.id}: only as many as you have "
+        f"{code} for)"
+    )
+    if cancellable:
+        return (
+            f"{said}: cancel RGs for at least {short} {code} before Done; their refunds "
+            f"pay the {short} {code} first."
+        )
+    return (
+        f"{said}: none can be cancelled now (their secret rolls are made: dice stand), so "
+        "they stand as bought."
+    )
+
+
 def _at_the_end(module: Module, snap: Snapshot, points: int) -> str:
     """Points left unspent at the CG's last date have no later use: its scenario is the
     CG's last (APD 3.4 "Unused Purchase Points may be retained for future use": none

@@ -49,6 +49,7 @@ from campaign.selectors import (
     done_sides,
     exchanges_held,
     module_of,
+    overspent,
     owed_rolls,
     pass_rolls,
     position_token,
@@ -329,6 +330,18 @@ class CampaignView:
         if Action.BUY not in kind_of(self.step_def.kind).actions:
             return ""
         return availability.last_purchase(self.module, self.campaign.variant, self.date_index)
+
+    @cached_property
+    def overspent(self) -> str:
+        """At a purchase step, where an amended result gave the viewer fewer points than
+        his RGs of this date cost, that and what to do (``availability.overspent``); ""
+        elsewhere.  Read only where his points are 0 (a shortfall leaves them so)."""
+        if Action.BUY not in kind_of(self.step_def.kind).actions or self.me.points:
+            return ""
+        made, short, cancellable = overspent(self.campaign, self.viewer)
+        if made is None or not short:
+            return ""
+        return availability.overspent(self.module, self.step_def, made.step_id, short, cancellable)
 
     @property
     def step_def(self) -> Step:

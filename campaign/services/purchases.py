@@ -25,6 +25,7 @@ from campaign.selectors import (
     answered_yes,
     bought_of,
     holdings,
+    overspent,
     pass_result,
     result_totals,
 )
@@ -287,17 +288,32 @@ def cancel_purchase(
             "spend fewer first.",
             status=409,
         )
-    seat.points += purchase.cost
+    # An amended result that gave fewer points than this date's RGs cost left the rest
+    # owed (``selectors.overspent``): the refund pays it first.
+    paid = 0
+    if seat.points == 0:
+        made, short, _ = overspent(turn.campaign, turn.side)
+        if made is not None and short:
+            paid = min(short, purchase.cost)
+            made.data = {**made.data, "short": short - paid}
+            made.save(update_fields=["data"])
+    seat.points += purchase.cost - paid
     seat.fortification_points -= fpp
     if group.grants.get("san"):
         seat.san = (seat.san or 0) - group.grants["san"]
     purchase.status = Purchase.Status.CANCELLED
     purchase.save(update_fields=["status"])
     code = turn.module.currency.code
+    owed = (
+        f", {paid} of them paying what the amended result left short ({turn.step.id})"
+        if paid
+        else ""
+    )
     turn.record(
         EventKind.CANCEL,
         secret=kept_secret(turn, purchase),
-        text=f"{turn.side_name()} cancelled {purchase.group_id}; {purchase.cost} {code} refunded.",
+        text=f"{turn.side_name()} cancelled {purchase.group_id}; {purchase.cost} {code} "
+        f"refunded{owed}.",
     )
     commit(
         turn.campaign.pk, PurchaseCancelled(kept=kept_secret(turn, purchase)), saving=_spent(seat)

@@ -8,7 +8,8 @@ its DRMs) and the scenario's winner (APD 2.9).  A replenishment is computed agai
 the dice it rolled — dice stand: an amendment that would call for a roll not made, or
 leave one made without purpose, is refused with a sentence (whether a roll is called
 for follows from the public figures alone).  Each side's points change by the
-difference, never below 0; what changed is its own secret (the opponent reads that it
+difference, never below 0 (what this date's RGs cost beyond the points is kept owed,
+for RGs cancelled to pay it); what changed is its own secret (the opponent reads that it
 was recomputed, for every side whose points the step gave, whatever the figures).
 """
 
@@ -123,13 +124,21 @@ def _replenish_again(turn: Turn, seat: Seat, result: ScenarioResult) -> bool:
         )
     before_gain = int(made.data.get("repl", 0))
     before = seat.points
-    seat.points = max(0, seat.points + outcome.gained - before_gain)
-    made.data = {**made.data, "lines": outcome.lines, "repl": outcome.gained}
+    # What an earlier amendment left short is still owed: the points on hand are net
+    # of it.  Fewer points than this date's RGs already cost leave 0 on hand and the
+    # rest owed (``short``): the purchase page and its Done ask for RGs cancelled for as
+    # much (a purchase is only as many as the points allow: APD 3.4), their refunds
+    # paying it first (``purchases.cancel_purchase``).
+    net = seat.points - int(made.data.get("short", 0)) + outcome.gained - before_gain
+    seat.points = max(0, net)
+    made.data = {**made.data, "lines": outcome.lines, "repl": outcome.gained, "short": max(0, -net)}
     made.text = f"{name} {code}: " + " · ".join(outcome.lines) + " (recomputed)"
     made.save(update_fields=["data", "text"])
     short = (
         f"; only {before} were left" if seat.points == 0 and outcome.gained < before_gain else ""
     )
+    if net < 0:
+        short += f", {-net} {code} short of what this date's RGs cost"
     record_event(
         c,
         kind=EventKind.AMENDMENT,

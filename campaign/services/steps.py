@@ -43,6 +43,7 @@ from campaign.selectors import (
     marked_in_pass,
     new_dates_since_scenario,
     opponent_acted_since_done,
+    overspent,
     pass_result,
     recorded_first,
     replenished_on_date,
@@ -136,6 +137,19 @@ class Hardening(NamedTuple):
     hardened: set[str]  # every unit Battle Hardened in this pass (refs)
 
 
+def overspent_refusal(turn: Turn) -> str:
+    """At a purchase step, where an amended result gave the side fewer points than its
+    RGs of this date cost and one of them may still be cancelled, why its Done waits
+    (``availability.overspent``); "" otherwise.  Read only where its points are 0 (a
+    shortfall leaves them so)."""
+    if Action.BUY not in turn.kind.actions or turn.seat.points:
+        return ""
+    made, short, cancellable = overspent(turn.campaign, turn.side)
+    if made is None or not short or not cancellable:
+        return ""
+    return availability.overspent(turn.module, turn.step, made.step_id, short, cancellable)
+
+
 @transaction.atomic
 def finish_step(
     *,
@@ -182,6 +196,9 @@ def finish_step(
     )
     if owed:
         raise ActionRefused(owed, status=409)
+    short = overspent_refusal(turn)
+    if short:
+        raise ActionRefused(short, status=409)
     lacking = availability.finish_refusal(turn.module, snap, step)
     if lacking and not without_data:
         raise ActionRefused(lacking, status=409)

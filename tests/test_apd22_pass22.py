@@ -1,0 +1,119 @@
+"""Issue 44, pass 22, A Pleasant Diversion (seed 002): each sentence of the CG rules,
+the Clean-Up Phase 2.-2.92 and the Setup Phase 3.-4.0 at its edges (a number at its
+limit and one past it, an exception and its complement, an undo), 20 sentences drawn
+at random (random.Random(22)) and pass 21's Left items, each read through the pages
+(tests/page_play.py) on both sides.  Each test cites its rule;
+docs/rules-audit/pass-22-apd22.md lists what was tried."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Event, Purchase
+from campaign.models import Seat as SeatRow
+from tests import test_rule_mechanisms
+from tests.page_play import Seat
+from tests.test_apd12_pass12 import apd
+from tests.test_apd18_pass18 import seats
+from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, _armor_group
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+users = test_rule_mechanisms.users
+fixed_dice = test_rule_mechanisms.fixed_dice
+
+M4 = [{"range": "1-6", "result": "M4", "effect": _M4_ARMOR_TYPE}]
+
+
+def pp(players, side: str = "american") -> int:
+    return SeatRow.objects.get(campaign_id=players.campaign_id, side=side).points
+
+
+def amend_vp(american: Seat, german: Seat, vp: str) -> None:
+    """The American proposes the scenario's VP amended to ``vp`` through his page, the
+    German accepts it through his."""
+    form = american.form_of("Propose the amendment")
+    field = next(n for n, _ in form.fields if "vp" in n and "american" in n and "cvp" not in n)
+    assert american.press("Propose the amendment", **{field: vp, "reason": "miscounted"})
+    german.open()
+    assert german.press("Accept the amendment").status == 200
+    american.open()
+
+
+def at_3_4_with_a1_bought(users):
+    """The Morning's 3.4: 55 required − 63 amassed + 41 CVP = 33 PP (2.92 EX); the
+    American's chart's A1 Armor Group (10 PP, scenario maximum 2) bought through his
+    page: 23 PP left."""
+    players, _ = apd(users, "3.4")
+    _armor_group(players, M4, date_max=2)
+    SeatRow.objects.filter(campaign_id=players.campaign_id, side="american").update(points=33)
+    american, german = seats(players)
+    assert american.press("Buy A1 Armor Group for 10 PP").status == 200
+    assert pp(players) == 23
+    return players, american, german
+
+
+# ------------------------------------------------------------------ C: undo, an amended result
+
+
+def test_3_4_2_92_a_result_amended_below_what_was_spent_asks_for_a_cancel_its_refund_pays_first(
+    users, modules, fixed_dice
+):
+    """3.4 "He may purchase as many of each group as he has Purchase Points available"
+    with 2.92's PP computed again from an amended result (the undo of a figure entered
+    wrong): the American bought A1 for 10 of his 33 PP, then the Morning's VP are
+    amended to 90 (55 − 90 + 41 = 6 PP).  On main his PP went to 0 and A1 stood, bought
+    with 4 PP he never had, and cancelling it refunded all 10 (10 PP on hand where the
+    rules give 6).  Now his page says the amended result gives him 4 PP fewer than his
+    RGs cost and to cancel RGs for as much before Done (2.92; 3.4); his Done is refused
+    in those words; the German's page says none of it; cancelling A1 refunds 10, 4 of
+    them paying the shortfall: 6 PP, and Done goes."""
+    players, american, german = at_3_4_with_a1_bought(users)
+    amend_vp(american, german, "90")
+    assert pp(players) == 0
+    text = american.text
+    said = "The amended result gives you 4 PP fewer than your RGs of this date cost"
+    assert said in text, text[:3000]
+    line = text[text.index(said) :][:260]
+    assert "2.92" in line and "3.4" in line and "cancel RGs for at least 4 PP" in line, line
+    german.open()
+    assert "amended result gives you" not in german.text and "4 PP" not in german.text
+    answer = american.press("Done with 3.4")
+    assert answer.refused and "cancel RGs for at least 4 PP" in answer.text, answer.status
+    assert "Done with 3.4" in american.buttons()
+    cancel = next(b for b in american.buttons() if b.startswith("Cancel"))
+    assert american.press(cancel).status == 200
+    assert pp(players) == 6
+    assert "amended result gives you" not in american.text
+    assert "You have 6" in american.text
+    mine = Event.objects.visible_to("american").filter(kind="cancel").last()
+    assert "10 PP refunded, 4 of them paying what the amended result left short" in mine.shown
+    theirs = Event.objects.visible_to("german").filter(kind="cancel").last()
+    assert theirs is None or "4 of them" not in theirs.shown
+    assert american.press("Done with 3.4").status == 200
+
+
+def test_3_4_2_92_an_rg_rolled_stands_past_an_amended_result_and_amending_back_restores_the_pp(
+    users, modules, fixed_dice
+):
+    """The complement of the test above (3.4 with 2.92 computed again): A1's armor-type
+    dr is made while buying (3.4 "For each Armor Group purchased, make a dr"), so it can
+    no longer be cancelled (dice stand).  Amended to 90 VP, the American's page says his
+    RGs stand as bought and his Done is not held; amended back to 63 VP, 33 − 10 = 23
+    PP are on hand again and the line is gone (the shortfall paid back by the new
+    figures, not kept)."""
+    players, american, german = at_3_4_with_a1_bought(users)
+    fixed_dice.append([2])
+    rolls = next(b for b in american.buttons() if b.startswith("Make its secret rolls"))
+    assert american.press(rolls).status == 200
+    amend_vp(american, german, "90")
+    assert pp(players) == 0
+    line = american.text[american.text.index("The amended result gives you 4 PP") :][:300]
+    assert "none can be cancelled now" in line and "stand as bought" in line, line
+    assert not [b for b in american.buttons() if b.startswith("Cancel")]
+    amend_vp(american, german, "63")
+    assert pp(players) == 23
+    assert "The amended result gives you" not in american.text
+    assert "You have 23" in american.text
+    assert Purchase.objects.filter(campaign_id=players.campaign_id, status="active").count() == 1
+    assert american.press("Done with 3.4").status == 200
