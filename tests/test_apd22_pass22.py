@@ -117,3 +117,41 @@ def test_3_4_2_92_an_rg_rolled_stands_past_an_amended_result_and_amending_back_r
     assert "You have 23" in american.text
     assert Purchase.objects.filter(campaign_id=players.campaign_id, status="active").count() == 1
     assert american.press("Done with 3.4").status == 200
+
+
+# ------------------------------------------------------------------ C: undo, a roll corrected
+
+
+def test_2_note_2_5_a_1tc_elimination_corrected_back_takes_its_cvp_out_on_both_pages(
+    users, modules, fixed_dice
+):
+    """2 Note "CVP are recorded normally throughout this phase" with 2.5 "Failing the
+    1TC results in the unit's immediate Elimination", undone: the German's Encircled
+    4-6-7 fails its 1TC (DR 5+6) and its 2 CVP (a squad's, supplied, A26.2) join his
+    CVP lost (0 → 2).  He proposes through his page that the roll's write-back be
+    corrected, the 4-6-7 back on his retained forces; the American accepts through his.
+    On main the 4-6-7 came back and its 2 CVP still counted as lost (which the CG VC's
+    105 reads).  Now the correction's log line, on both pages, says they no longer
+    count: German's CVP lost 2 → 0 (2 Note; 2.5)."""
+    from tests.test_apd12_pass12 import lost, supply_value
+    from tests.test_apd18_pass18 import ROLL_1TC
+    from tests.test_apd_pass5 import done
+    from tests.test_rule_mechanisms import add
+
+    players, _ = apd(users, "2.5")
+    supply_value(players, "cvp_per_kind.squad", "2")
+    done(players, "american")
+    squad = add(players, "german", "4-6-7", "squad", "encircled", location="20A1")
+    american, german = seats(players)
+    fixed_dice.append([5, 6])
+    assert german.press(ROLL_1TC, **{"unit": squad.ref, "typed.leadership": "0"}).status == 200
+    assert lost(players)["german"] == 2
+    assert german.press("Propose the correction", reason="misread the DR", gone="").status == 200
+    american.open()
+    assert american.press("Accept the correction").status == 200
+    assert lost(players) == {"german": 0, "american": 41}
+    for seat in (american, german):
+        seat.open()
+        log = seat.text[seat.text.index("Campaign log") :][:700]
+        assert "The 2 CVP its elimination counted no longer count: German's CVP lost 2 → 0" in log
+        assert "(2 Note; 2.5)" in log, log

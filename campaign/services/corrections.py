@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign.changes import CorrectionAnswered, CorrectionProposed
-from campaign.models import EventKind, Roll, RollCorrection, Unit
+from campaign.models import Event, EventKind, Roll, RollCorrection, Unit
 from campaign.services.errors import ActionRefused
 from campaign.services.text import given_reason
 from campaign.services.turns import Turn, User, take_turn
@@ -37,7 +37,7 @@ from campaign.services.units import (
     ordered,
     state_words,
 )
-from campaign.services.writes import commit
+from campaign.services.writes import SeatField, commit
 from rules import machine
 from rules.effects import WEAPON_CARRIERS
 
@@ -225,6 +225,7 @@ def answer_roll_correction(
     roll, c = correction.roll, turn.campaign
     proposer = turn.side_name(correction.side)
     correction.decided_at = timezone.now()
+    writes: list[SeatField] = []
     if decision == "accept":
         correction.status = RollCorrection.Status.ACCEPTED
         before = _write(turn, correction)
@@ -232,6 +233,9 @@ def answer_roll_correction(
             f"{turn.side_name()} accepts {proposer}'s correction of what its {_what(roll)} "
             f"wrote: {describe_line(before)} → {describe_line(correction.line)}. The dice stand."
         )
+        if before is None and correction.line is not None:
+            uncounted, writes = _uncount(turn, correction)
+            text += f" {uncounted[:1].upper()}{uncounted[1:]}." if uncounted else ""
     elif decision == "refuse":
         correction.status = RollCorrection.Status.REFUSED
         correction.answer = _reason(reason, "Why you refuse it")
@@ -244,7 +248,26 @@ def answer_roll_correction(
         text = f"{proposer} withdraws its proposed correction of its {_what(roll)}."
     correction.save(update_fields=["status", "answer", "decided_at"])
     turn.record(EventKind.TAKEBACK, text=text, data={"correction": correction.ref})
-    commit(c.pk, CorrectionAnswered())
+    commit(c.pk, CorrectionAnswered(), saving=writes)
+
+
+def _uncount(turn: Turn, correction: RollCorrection) -> tuple[str, list[SeatField]]:
+    """A unit the roll eliminated, back on the retained forces by the correction: the CVP
+    its elimination counted in this pass's result (APD 2 Note; PHD C5.1: the roll's log
+    line's ``cvp``) are taken out again (``losses.uncount_loss``)."""
+    from campaign.services import losses  # losses -> recompute -> flow -> units
+
+    roll = correction.roll
+    if roll.cycle != turn.campaign.cycle:
+        return "", []
+    made = Event.objects.filter(
+        campaign=turn.campaign, kind=EventKind.ROLL, data__roll=roll.seq
+    ).first()
+    cvp = int((made.data or {}).get("cvp", 0)) if made else 0
+    if not cvp:
+        return "", []
+    assert made is not None
+    return losses.uncount_loss(turn, correction.side, cvp, str(made.data.get("losses_rule", "")))
 
 
 def _write(turn: Turn, correction: RollCorrection) -> dict[str, Any] | None:

@@ -62,3 +62,40 @@ def carry_loss(
         f"{turn.side_name()}'s CVP lost {before} → {before + cvp} ({rule})",
         writes,
     )
+
+
+def loss_cvp(turn: Turn, rule: str | None, unit: Unit, hidden: bool, count: int = 1) -> int:
+    """The CVP ``carry_loss`` adds to the result for ``count`` of ``unit`` (0: none:
+    no result yet, no rule counting it, a secret unit, its kind's CVP not supplied)."""
+    if hidden or not rule or pass_result(turn.campaign) is None:
+        return 0
+    each = turn.module.cvp_per_kind.get(unit.kind)  # type: ignore[call-overload]
+    return 0 if each is None else each * count
+
+
+def uncount_loss(turn: Turn, side: str, cvp: int, rule: str) -> tuple[str, list[SeatField]]:
+    """A roll's elimination taken back by a correction (the unit is back on its side's
+    retained forces): the ``cvp`` its elimination added to ``side``'s CVP lost in the
+    result (``carry_loss``) no longer count, and what was computed from the result is
+    computed again.  In words, for the log line of the correction."""
+    result = pass_result(turn.campaign)
+    if result is None or cvp <= 0:
+        return "", []
+
+    def minus(data: Mapping[str, Any]) -> dict[str, Any]:
+        lost = dict(data.get(CVP_LOST) or {})
+        lost[side] = max(0, int(lost.get(side) or 0) - cvp)
+        return {**data, CVP_LOST: lost}
+
+    before = int((result.data.get(CVP_LOST) or {}).get(side) or 0)
+    result.data = minus(result.data)
+    if result.amendment is not None:
+        result.amendment = minus(result.amendment)
+    result.save(update_fields=["data", "amendment"])
+    writes = recompute.recompute_consequences(turn, result)
+    after = int(result.data[CVP_LOST][side])
+    return (
+        f"the {cvp} CVP its elimination counted no longer count: "
+        f"{turn.side_name(side)}'s CVP lost {before} → {after} ({rule})",
+        writes,
+    )

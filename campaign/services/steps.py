@@ -560,10 +560,12 @@ def roll_on_table(
         after = units.settle_rolled(table.after_roll, unit)
         consequence = "; ".join(w for w in (consequence, after) if w)
     writes: list[SeatField] = []
+    counted = 0  # the CVP the eliminations add, for a correction that takes one back
     # Each unit the result eliminated (not Replaced in place) is a loss of the scenario
     # just played where the table says so (PHD C5.1).
     for gone in made_by if table.losses_count else []:
         if gone.replaced_by is None and not (gone.pk and Unit.objects.filter(pk=gone.pk).exists()):
+            counted += losses.loss_cvp(turn, table.losses_count, gone, hidden)
             carried, more = losses.carry_loss(turn, table.losses_count, gone, hidden)
             writes += more
             consequence = "; ".join(w for w in (consequence, carried) if w)
@@ -599,6 +601,7 @@ def roll_on_table(
             **({"to_place": placing} if placing else {}),
             **({"rejoined": rejoined} if rejoined else {}),
             **({"unit_kind": rolled_kind} if rolled_kind else {}),
+            **({"cvp": counted, "losses_rule": table.losses_count} if counted else {}),
         },
     )
     if used_up is not None and spent:
