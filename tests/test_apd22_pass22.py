@@ -14,8 +14,9 @@ from campaign.models import Seat as SeatRow
 from tests import test_rule_mechanisms
 from tests.page_play import Seat
 from tests.test_apd12_pass12 import apd
+from tests.test_apd17_pass17 import midday
 from tests.test_apd18_pass18 import seats
-from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, _armor_group
+from tests.test_rule_mechanisms import _M4_ARMOR_TYPE, _armor_group, patch_module, supply_german
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
@@ -51,6 +52,63 @@ def at_3_4_with_a1_bought(users):
     assert american.press("Buy A1 Armor Group for 10 PP").status == 200
     assert pp(players) == 23
     return players, american, german
+
+
+def charts(players, date_max: int = 2) -> None:
+    """The players' American chart (A1 Armor Group, 10 PP, scenario maximum
+    ``date_max``; its armor-type dr always M4; the Gyrostabilizer rows) and the German
+    chart and Rows A-C (``supply_german``), supplied without touching the PP on hand."""
+
+    def supplied(data):
+        chart = next(c for c in data["rg_charts"] if c["side"] == "american")
+        a1 = {"id": "A1", "type": "Armor Group", "units": "3 tanks", "cost": 10}
+        group = {**a1, "unit_kind": "vehicle", "tags": ["armor"], "date_max": date_max}
+        chart.update(missing=False, groups=[group])
+        armor = next(t for t in data["tables"] if t["id"] == "american_reinforcement")
+        armor.update(missing=False, rows=M4)
+        gyro = next(t for t in data["tables"] if t["id"] == "gyrostabilizer")
+        gyro.update(missing=False, rows=[{"range": "≤12", "result": "Functioning"}])
+
+    patch_module(players.campaign, supplied)
+    supply_german(players)
+
+
+# ------------------------------------------------------------------ A: numbers at their limit
+
+
+def test_3_4_the_last_purchase_at_the_scenario_maximum_one_past_it_and_after_a_cancel(
+    users, modules, fixed_dice
+):
+    """3.4 "He may purchase as many of each group as he has Purchase Points available,
+    but the scenario maximum allowed for each group may not be exceeded", at the CG's
+    last purchase (the Midday's 3.4, 101 PP) with A1's scenario maximum 2: the second A1
+    is the last the maximum allows (81 PP), its Buy button goes and the page says why in
+    3.4's words ("the scenario maximum is reached (2 of 2 ...; 3.4)"; on main "the CG
+    date maximum", words the rule does not use); a third posted anyway is refused in
+    those words, the PP unchanged.  Undone: one A1 cancelled gives its 10 PP and its
+    place back (91 PP, A1 buyable again).  The German's page shows none of it."""
+    from tests.test_apd18_pass18 import at_of, forge
+
+    players, _ = midday(users, "3.4")
+    charts(players)
+    american, german = seats(players)
+    assert pp(players) == 101
+    buy = "Buy A1 Armor Group for 10 PP"
+    assert american.press(buy).status == 200
+    assert american.press(buy).status == 200
+    assert pp(players) == 81
+    assert buy not in american.buttons()
+    said = "the scenario maximum is reached (2 of 2 on December 6 Afternoon; 3.4)"
+    assert said in american.text, american.text[:3000]
+    answer = forge(american, "buy", at=at_of(american), group="A1")
+    assert answer.refused and said in answer.text, answer.text[:300]
+    assert pp(players) == 81
+    german.open()
+    assert "A1" not in german.text.split("Rules data")[0] and "81" not in german.text
+    cancel = next(b for b in american.buttons() if b.startswith("Cancel"))
+    assert american.press(cancel).status == 200
+    assert pp(players) == 91
+    assert buy in american.buttons() and said not in american.text
 
 
 # ------------------------------------------------------------------ C: undo, an amended result
