@@ -213,3 +213,120 @@ def test_2_note_2_5_a_1tc_elimination_corrected_back_takes_its_cvp_out_on_both_p
         log = seat.text[seat.text.index("Campaign log") :][:700]
         assert "The 2 CVP its elimination counted no longer count: German's CVP lost 2 → 0" in log
         assert "(2 Note; 2.5)" in log, log
+
+
+# ------------------------------------------------------------------ D: the draw, one walk
+
+
+def test_drawn_the_middays_sequence_on_the_americans_side_with_odd_holdings(
+    users, modules, fixed_dice
+):
+    """Drawn (random.Random(22)), played through both pages on the Midday's sequence
+    (the CG's last, setting up the Afternoon), the American's side with holdings earlier
+    passes used little:
+    2.1 "All Prisoners are then removed from play": his Captured 7-4-7 is named on his
+    page only, and leaves at 2.1;
+    2.8 "Vehicles in Blaze locations are eliminated and removed from play" with 2 Note:
+    his M4A3(75)W removed as eliminated there adds its 3 CVP (supplied, A26.2) to his
+    Midday CVP lost (10 → 13);
+    2.9/2.91/2.92 "totals his amassed VP from all CG scenarios played", "subtracted from
+    the VP required to win the previous scenario", "adds the total of his CVP suffered
+    in the CG thus far": 120 − (63 + 40) = 17, 17 + (41 + 13) = 71, with the 33 kept
+    from the Morning (3.4 "Unused Purchase Points may be retained"): 104 PP;
+    3.2 "Heroes (whether wounded or unwounded) are eliminated, but ... may Battle
+    Harden any one MMC": his wounded Hero given up for his 6-6-6;
+    3.31 "vehicles must not be Abandoned and Guns/SW must be Possessed": only his
+    M4A3(76)W's MA is offered a Repair dr, not the abandoned M4A1's, not the unpossessed
+    Bazooka;
+    3.6 (with its note a) "make one secret DR ... to determine the type of leader": the
+    German's PzGr Platoon I DR 3 − 1 = 2 gives a 9-2, his PzIV Section's 3 a 9-1;
+    3.7 "For each M4 Armor Reinforcement Group, make a secret DR on the following M4 Model
+    Table" with 3.4 notes 2-3 ("one DR on the M4 Table per group received", "one DR on
+    the H1.42 Gyrostabilizer Table per AFV"): two A1 groups, one M4 Model DR each (2 and
+    12: the table's first and last rows) and three Gyrostabilizer DRs each; none of it
+    on the German's page."""
+    from campaign.models import Unit
+    from campaign.services import units as units_service
+    from tests.purchase_helpers import add_vehicle
+    from tests.test_apd12_pass12 import lost, supply_value
+    from tests.test_apd_pass5 import done
+    from tests.test_rule_mechanisms import add
+
+    players, _ = midday(users, "2.1")
+    charts(players)
+    supply_value(players, "cvp_per_kind.vehicle", "3")
+    add(players, "american", "7-4-7", "squad", "captured", location="12L1")
+    add(players, "german", "4-6-7", "squad", "captured", location="20A2")
+    sherman = add(players, "american", "M4A3(75)W", "vehicle", location="12L6")
+    hero = add(players, "american", "2-4-7 Hero", "hero", "wounded", location="12L5")
+    squad = add(players, "american", "6-6-6", "squad", location="12L5")
+    good, (ma,) = add_vehicle(players, "american", "M4A3(76)W", ("ma", ["malfunctioned"]))
+    add_vehicle(players, "american", "M4A1", ("ma", ["malfunctioned"]), markers=["abandoned"])
+    add(players, "american", "BAZ 44", "sw", "malfunctioned", markers=["unpossessed"])
+    american, german = seats(players)
+    assert "7-4-7 leaves your retained forces (2.1)" in american.text
+    assert "7-4-7" not in german.text.split("Rules data")[0]
+    done(players, "american")
+    done(players, "german")
+    mine = Unit.objects.filter(campaign_id=players.campaign_id, side="american")
+    assert not mine.filter(name="7-4-7").exists()
+    players.until_step("2.8")
+    units_service.remove_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["american"],
+        unit_id=sherman.ref,
+        eliminated=True,
+    )
+    assert lost(players)["american"] == 13
+    players.until_step("3.2")
+    american, german = seats(players)
+    assert american.press("Mark battle hardened", give=hero.ref, mark=squad.ref).status == 200
+    assert not mine.filter(name="2-4-7 Hero").exists()
+    assert "battle_hardened" in Unit.objects.get(pk=squad.pk).markers
+    done(players, "american")
+    done(players, "german")
+    american, german = seats(players)
+    offered = [v for v, _ in american.options("Roll dr: Repair Table: Repair MA/Gun", "unit")]
+    assert offered == [f"{good.ref}.{ma}"], offered
+    assert "You have no malfunctioned SWs (not captured or unpossessed)" in american.text
+    done(players, "american")
+    done(players, "german")
+    american, german = seats(players)
+    assert pp(players) == 104
+    assert "17 + 54 CVP suffered = 71 (CG total: 41 + 13)" in american.text, american.text[:4000]
+    assert "120 required − 103 amassed = 17 (CG total: 63 + 40)" in american.text
+    assert "CVP suffered" not in german.text
+    buy = "Buy A1 Armor Group for 10 PP"
+    assert american.press(buy).status == 200 and american.press(buy).status == 200
+    fixed_dice.extend([[2], [2]])  # armor types: M4
+    for n in (1, 2):
+        assert american.press(f"Make its secret rolls: RG {n} of the list, A1 Armor Group")
+    done(players, "american")
+    american, german = seats(players)
+    fixed_dice.extend([[1], [1], [1]])  # Rows A-C: RA1, RB1, nothing
+    for row in "ABC":
+        assert german.press(f"Roll dr: German Reinforcement Table, Row {row}").status == 200
+    done(players, "german")
+    fixed_dice.extend([[3, 3], [3, 3]])  # the A1s' leaders: 6, an 8-1 each
+    done(players, "american")
+    american, german = seats(players)
+    fixed_dice.extend([[1, 2], [1, 2]])  # RA1: 3 - 1 = 2; RB1: 3
+    for n, rg in ((1, "RA1 PzGr Platoon I"), (2, "RB1 PzIV Section")):
+        assert german.press(f"Make its secret rolls: RG {n} of the list, {rg}").status == 200
+    text = german.text
+    assert "Leader Table: German Infantry: 9-2" in text, text[:4000]
+    assert "Leader Table: German Armor: 9-1" in text
+    done(players, "german")
+    american, german = seats(players)
+    assert "3.7 U.S. Medium Tank Models" in american.text
+    fixed_dice.extend([[1, 1], [1, 1], [1, 1], [1, 1]])  # M4 Model 2 and three gyros
+    fixed_dice.extend([[6, 6], [1, 1], [1, 1], [1, 1]])  # M4 Model 12 and three gyros
+    for n in (1, 2):
+        assert american.press(f"Make its secret rolls: RG {n} of the list, A1 Armor Group")
+    text = american.text.split("Your RGs", 1)[1].split("Amend the scenario result")[0]
+    assert "M4 Model Table: 2 x M4A3(76)W; M4A3E2(L) (DR 1+1 → 2)" in text, text[:4000]
+    assert "M4 Model Table: 2 x M4A3(75); M4A3 (DR 6+6 → 12)" in text
+    assert text.count("H1.42 Gyrostabilizer Table: Functioning") == 6
+    german.open()
+    assert "M4 Model Table" not in german.text.split("Rules data")[0]
+    assert "Gyrostabilizer Table: Functioning" not in german.text
