@@ -118,10 +118,11 @@ class System:
 # --------------------------------------------------------------------------- data paths
 
 
-def datum_problem(module: Module, path: str) -> str:
-    """Why ``path`` names no datum of the module ("" when it does)."""
-    data = module.model_dump(mode="json")
-    node: Any = data
+def datum_problem(module: Module, path: str, data: dict[str, Any] | None = None) -> str:
+    """Why ``path`` names no datum of the module ("" when it does).  ``data``: the
+    module's dump (``module_data``), for a caller that resolves many paths (a dump of a
+    whole module costs ~10 ms)."""
+    node: Any = module_data(module) if data is None else data
     where = ""
     pos = 0
     while pos < len(path):
@@ -155,6 +156,11 @@ def datum_problem(module: Module, path: str) -> str:
             return f"the module gives no {label}"
         where = label
     return ""
+
+
+def module_data(module: Module) -> dict[str, Any]:
+    """The module as the data paths read it (its JSON form)."""
+    return module.model_dump(mode="json")
 
 
 def rule_numbers(text: str | None) -> set[str]:
@@ -223,12 +229,13 @@ def check(module: Module, ledger: Ledger, filename: str) -> None:
     if ledger.module != module.id:
         errors.append(ModuleError(filename, "module", f"'{ledger.module}' is not '{module.id}'"))
     seen: set[str] = set()
+    data = module_data(module)
     for i, e in enumerate(ledger.entries):
         where = f"entries[{i}] ({e.rule})"
         if e.rule in seen:
             errors.append(ModuleError(filename, where, "the rule is listed twice"))
         seen.add(e.rule)
-        problem = datum_problem(module, e.datum) if e.datum else ""
+        problem = datum_problem(module, e.datum, data) if e.datum else ""
         if problem:
             errors.append(ModuleError(filename, f"{where}.datum", f"{e.datum}: {problem}"))
     if errors:
@@ -237,11 +244,12 @@ def check(module: Module, ledger: Ledger, filename: str) -> None:
 
 def check_data(module: Module, audit: Audit) -> None:
     """Every datum a sentence names resolves against the module."""
+    data = module_data(module)
     errors = [
         ModuleError(name, f"{sentence.rule}.datum", f"{sentence.datum}: {problem}")
         for name, content in audit.files
         for sentence in content.sentences()
-        if sentence.datum and (problem := datum_problem(module, sentence.datum))
+        if sentence.datum and (problem := datum_problem(module, sentence.datum, data))
     ]
     if errors:
         raise ModuleInvalid(errors)

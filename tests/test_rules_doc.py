@@ -20,6 +20,7 @@ from rules.ledger import (
     check,
     datum_problem,
     load_systems,
+    module_data,
     read_ledger,
     render_all,
     step_references,
@@ -117,9 +118,10 @@ def test_automated_and_recorded_rules_name_their_test_or_say_so(systems):
 
 def test_every_datum_resolves(systems):
     for s in systems:
+        data = module_data(s.module)
         for e in s.ledger.entries:
             if e.datum:
-                assert datum_problem(s.module, e.datum) == "", (s.module.id, e.rule, e.datum)
+                assert datum_problem(s.module, e.datum, data) == "", (s.module.id, e.rule, e.datum)
 
 
 @pytest.mark.parametrize(
