@@ -381,3 +381,177 @@ def test_c5_14_an_eliminating_roll_corrected_gives_back_the_line_and_its_cvp(
     s["german"].open()
     assert s["german"].press("Accept the correction").status == 200
     assert cvp_lost(players) == {"us": 5, "german": 4}
+
+
+def test_c5_23_rows_at_2_and_4_the_cvp_drm_at_19_and_20_and_each_cap(users, modules, fixed_dice):
+    """C5.23 at its edges, both sides through their pages.  "-1 per 10 CVP (FRD)": the
+    German lost 20 CVP (the US's DRM -2), the US 19 (the German's -1, rounded down).
+    The US DR 4 is 2: "≤2 | 3" MMC; the German's 5 is 4: "3-4 | 2".  "No unit may
+    Battle Harden more than once during the ConPh" (drawn): the US 6-6-7 its Hero Battle
+    Hardened at C5.22 is not offered, and forged is refused; the US hardens three,
+    the fourth (one past) is refused; the German two, the third refused; each refusal
+    cites C5.23 and changes nothing."""
+    from campaign.services import units
+    from tests.test_phd_conph import phd_after
+    from tests.test_phda18_pass18 import forge
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.22", cvp_lost_german=20, cvp_lost_us=19)
+    hero = add(players, "us", "Hero", "hero")
+    us_squads = [add(players, "us", "6-6-7", "squad", location=f"u{n}") for n in range(5)]
+    de_squads = [add(players, "german", "4-6-7", "squad", location=f"g{n}") for n in range(3)]
+    units.exchange_unit(
+        campaign_id=players.campaign_id,
+        user=players.users["us"],
+        give_id=hero.ref,
+        mark_id=us_squads[0].ref,
+    )
+    players.until_step("C5.23")
+    s = seats(players)
+    assert "-2 now: 20 CVP German lost" in step_words(s["us"])
+    assert "-1 now: 19 CVP American lost" in step_words(s["german"])
+    fixed_dice.extend([[2, 2], [2, 3]])
+    assert s["us"].press("Roll DR: Battlefield Promotion Table").status == 200
+    assert s["german"].press("Roll DR: Battlefield Promotion Table").status == 200
+    rolls = {
+        r.side: (r.final, r.result)
+        for r in Roll.objects.filter(
+            campaign_id=players.campaign_id, table_id="battlefield_promotion"
+        )
+    }
+    assert rolls["us"][0] == 2 and rolls["us"][1].startswith("3 MMC"), rolls
+    assert rolls["german"][0] == 4 and rolls["german"][1].startswith("2 MMC"), rolls
+    words = "Battle Harden this MMC"
+    offered = [ref for ref, _ in s["us"].options(words, "unit")]
+    assert us_squads[0].ref not in offered and us_squads[1].ref in offered, offered
+    twice = forge(s["us"], "harden", table="battlefield_promotion", unit=us_squads[0].ref)
+    assert twice.refused and "C5.23" in twice.text, twice.text[:500]
+    plain(twice.text)
+    for unit in us_squads[1:4]:
+        assert s["us"].press(words, unit=unit.ref).status == 200
+    assert words not in s["us"].buttons()
+    past = forge(s["us"], "harden", table="battlefield_promotion", unit=us_squads[4].ref)
+    assert past.refused and "C5.23" in past.text, past.text[:500]
+    plain(past.text)
+    for unit in de_squads[:2]:
+        assert s["german"].press(words, unit=unit.ref).status == 200
+    past = forge(s["german"], "harden", table="battlefield_promotion", unit=de_squads[2].ref)
+    assert past.refused and "C5.23" in past.text, past.text[:500]
+    hardened = {
+        u.pk
+        for u in Unit.objects.filter(
+            campaign_id=players.campaign_id, markers__contains=["battle_hardened"]
+        )
+    }
+    assert hardened == {u.pk for u in (*us_squads[:4], *de_squads[:2])}, hardened
+
+
+def test_c5_14_the_stacks_drms_at_one_squad_and_past_it(users, modules, fixed_dice):
+    """C5.14 "+1 per HS equivalent > one squad using the same Redeployment DR" and
+    "+/- Leadership" at the edge, and C5.13a "No unit may overstack during Redeployment"
+    one past it, through the US's page (its stack select): a squad and a HS: +1; three
+    squads with an 8-1: +4 and -1; three squads and a HS (seven HS-equivalents, one past
+    the stacking limit) refused citing C5.13a, nothing rolled."""
+    from tests.page_play import Answer
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.14")
+    squads = [add(players, "us", "6-6-7", "squad", location=f"r{n}") for n in range(5)]
+    hs = [add(players, "us", "3-3-7", "half_squad", location=f"h{n}") for n in range(2)]
+    leader = add(players, "us", "8-1 leader", "leader", location="r2")
+    us = seats(players)["us"]
+
+    def stack(unit, *others):
+        us.open()
+        form = us.form_of(REDEPLOY)
+        data: dict[str, list[str]] = {}
+        for name, value in form.fields:
+            if name != "stack":
+                data.setdefault(name, []).append(value)
+        data["unit"] = [unit.ref]
+        data["stack"] = [o.ref for o in others]
+        answer = us.client.post(form.action, data, HTTP_HX_REQUEST="true")
+        return Answer(answer.status_code, answer.content.decode())
+
+    us.open()
+    assert {ref for ref, _ in us.options(REDEPLOY, "stack")} >= {squads[1].ref, hs[0].ref}
+    before = Roll.objects.filter(campaign_id=players.campaign_id).count()
+    over = stack(squads[2], squads[3], squads[4], hs[1])
+    assert over.refused and "overstack" in over.text and "C5.13a" in over.text, over.text
+    plain(over.text)
+    assert Roll.objects.filter(campaign_id=players.campaign_id).count() == before
+    fixed_dice.extend([[3, 3], [1], [2]])
+    assert stack(squads[0], hs[0]).status == 200
+    fixed_dice.extend([[3, 3], [1], [2], [3], [4]])
+    assert stack(squads[2], squads[3], squads[4], leader).status == 200
+    drms = [
+        sorted(d["value"] for d in r.drms)
+        for r in Roll.objects.filter(campaign_id=players.campaign_id, table_id="redeployment")
+    ]
+    assert drms == [[1], [-1, 4]], drms
+
+
+# Part D: sentences drawn at random (random.Random(22)), on paths earlier passes used
+# little.
+
+
+def test_drawn_the_german_attacker_after_the_0930_scenario_from_both_seats(
+    users, modules, fixed_dice
+):
+    """Drawn, after the 0930 hrs TM Scenario in which the German chose Attack and the US
+    Idle (the named tests play the US as Attacker after 0600 hrs).  C5.3 "The Attacker
+    is the side that had moved first on the final Mission turn" (drawn #17): both pages
+    name the German at C5.4 and C5.14.  C5.14 "In turn, Attacker first": the US
+    (Defender) reads that it waits, a forged DR refused; once the German is done the
+    US's DR is made.  C5.0 "Each applicable step ... must be carried out in the
+    numbered/lettered order given" (drawn #10): at C5.14 a roll on C5.23's table is
+    refused, nothing rolled.  C5.6 "DO NOT REMOVE ... Stun ... Immobilized ... Encircled
+    counters" (drawn #24): the markers are on the lines after both Done at C5.6."""
+    from tests.purchase_helpers import campaign_at
+    from tests.test_phda18_pass18 import forge
+    from tests.test_rule_mechanisms import add, result_values
+
+    players, module = campaign_at("purple-heart-draw", "tm", "t0930", users, kind="initiative")
+    players.chits(german="attack", us="idle")
+    players.until("results")
+    players.results(**result_values(module, cvp_lost_us=4, cvp_lost_german=2))
+    players.until_step("C5.4")
+    assert module.dates[players.campaign.date_index].label == "0930 hrs"
+    s = seats(players)
+    for side in ("us", "german"):
+        said = step_words(s[side])
+        assert "Attacker (C5.3): German, the side that moved first in the 0930 hrs" in said, said
+    stunned = add(players, "us", "M4A1 Sherman", "vehicle", markers=("stunned", "immobilized"))
+    ringed = add(players, "german", "4-6-7", "squad", markers=("encircled",))
+    players.until_step("C5.6")
+    for side in ("us", "german"):
+        s[side].open()
+        assert s[side].press("Done with C5.6").status == 200
+    assert {"stunned", "immobilized"} <= set(Unit.objects.get(pk=stunned.pk).markers)
+    assert "encircled" in Unit.objects.get(pk=ringed.pk).markers
+    players.until_step("C5.8")
+    fixed_dice.append([1, 1])
+    s["german"].open()
+    assert s["german"].press("Roll DR: Encirclement 1TC", unit=ringed.ref).status == 200
+    players.until_step("C5.14")
+    us_squad = add(players, "us", "6-6-7", "squad")
+    de_squad = add(players, "german", "4-6-7", "squad")
+    us = step_words(s["us"])
+    assert "the Attacker (German, C5.3) goes first at C5.14" in us, us
+    assert REDEPLOY not in s["us"].buttons()
+    forged = forge(s["us"], "roll", table="redeployment", unit=us_squad.ref)
+    assert forged.refused and "C5.3" in forged.text, forged.text[:500]
+    early = forge(s["us"], "roll", table="battlefield_promotion")
+    assert early.refused, early.status
+    plain(early.text)
+    assert not Roll.objects.filter(
+        campaign_id=players.campaign_id, table_id__in=["redeployment", "battlefield_promotion"]
+    ).exists()
+    fixed_dice.append([2, 3])
+    s["german"].open()
+    assert s["german"].press(REDEPLOY, unit=de_squad.ref).status == 200
+    assert s["german"].press("Done with C5.14").status == 200
+    fixed_dice.append([2, 3])
+    s["us"].open()
+    assert s["us"].press(REDEPLOY, unit=us_squad.ref).status == 200
