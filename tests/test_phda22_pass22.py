@@ -492,6 +492,61 @@ def test_c5_14_the_stacks_drms_at_one_squad_and_past_it(users, modules, fixed_di
     assert drms == [[1], [-1, 4]], drms
 
 
+def test_c5_14_remains_in_hex_follows_the_situation_its_drm_says(users, modules, fixed_dice):
+    """C5.14 i "if they fail to redeploy (i.e.; any result that stipulates that the unit
+    remains in hex), they are eliminated (vehicles are replaced with their wrecked side
+    with CS NA)" (drawn #55; pass 21's Left) and iii-iv "If they do not redeploy, then
+    they are considered Isolated (see C5.13a)", each against its complement, through the
+    US's page.  The DRM ticked says the situation: "+2 Unit is in enemy FEBA" (i), "+1
+    Unit is in No-Man's Land" (iv).  A 6-6-7 in the enemy FEBA rolling 11 (13: "Remains
+    in hex, Reduced") is eliminated, the log citing C5.14 i; one in No-Man's Land
+    rolling 11 (12) is reduced and marked Isolated, and at C5.14's Done Low Ammo
+    (C5.13a); one behind the friendly FEBA rolling 12 is only reduced (v: it stays).
+    The Mobile Vehicle column's "Remains in hex" (11) likewise: the Sherman in the enemy
+    FEBA is eliminated, the one in No-Man's Land marked Isolated, the one behind the
+    friendly FEBA unchanged."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.14")
+    behind = add(players, "us", "6-6-7", "squad", location="E1")
+    nml = add(players, "us", "6-6-7", "squad", location="N1")
+    home = add(players, "us", "6-6-7", "squad", location="F1")
+    tank_behind = add(players, "us", "M4A1 Sherman", "vehicle", location="E2")
+    tank_nml = add(players, "us", "M4A1 Sherman", "vehicle", location="N2")
+    tank_home = add(players, "us", "M4A1 Sherman", "vehicle", location="F2")
+    s = seats(players)
+    us = s["us"]
+    us.open()
+    for unit, faces, tick in (
+        (behind, [5, 6], "enemy_feba"),
+        (nml, [5, 6], "no_mans_land"),
+        (home, [6, 6], ""),
+        (tank_behind, [4, 5], "enemy_feba"),
+        (tank_nml, [4, 6], "no_mans_land"),
+        (tank_home, [5, 6], ""),
+    ):
+        fixed_dice.append(faces)
+        rolled = us.press(REDEPLOY, unit=unit.ref, **({"tick": tick} if tick else {}))
+        assert rolled.status == 200, rolled.text[:500]
+    left = {u.pk: u for u in Unit.objects.filter(campaign_id=players.campaign_id)}
+    assert behind.pk not in left and tank_behind.pk not in left
+    assert {"reduced", "isolated"} <= set(left[nml.pk].markers), left[nml.pk].markers
+    assert left[home.pk].markers == ["reduced"], left[home.pk].markers
+    assert left[tank_nml.pk].markers == ["isolated"], left[tank_nml.pk].markers
+    assert left[tank_home.pk].markers == [], left[tank_home.pk].markers
+    line = last_line(players, "Redeployment Table for M4A1 Sherman: DR 4+5")
+    assert "C5.14 i" in line, line
+    plain(line)
+    line = last_line(players, "Redeployment Table for 6-6-7: DR 5+6")
+    plain(line)
+    for side in ("us", "german"):
+        s[side].open()
+        assert s[side].press("Done with C5.14").status == 200
+    assert "low_ammo" in Unit.objects.get(pk=nml.pk).markers
+    assert "low_ammo" not in Unit.objects.get(pk=home.pk).markers
+
+
 # Part D: sentences drawn at random (random.Random(22)), on paths earlier passes used
 # little.
 
@@ -555,3 +610,39 @@ def test_drawn_the_german_attacker_after_the_0930_scenario_from_both_seats(
     fixed_dice.append([2, 3])
     s["us"].open()
     assert s["us"].press(REDEPLOY, unit=us_squad.ref).status == 200
+
+
+# Part E: pass 21's Left items.
+
+
+def test_c5_14_replaced_the_page_says_the_counter_chosen_and_its_owner_corrects_it(
+    users, modules, fixed_dice
+):
+    """C5.14 Infantry 10 "Redeploys, Replaced" (A19.13; pass 21's Left: the lower
+    class's counter is a reading of ASL's counters, not a rule): the US's page says
+    which counter the app chose ("now 6-6-6", the campaign log on the same page; the
+    correction form's Unit field starts from it), and its owner
+    corrects it through the page's correction form (here to a 6-6-6 marked
+    stunned, as if he read it otherwise); the German accepts on his page; the line
+    reads so on the US roster.  The German's page names the correction for him to
+    answer (the roll is not secret)."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.14")
+    squad = add(players, "us", "6-6-7", "squad", location="R2")
+    s = seats(players)
+    s["us"].open()
+    fixed_dice.append([4, 6])
+    assert s["us"].press(REDEPLOY, unit=squad.ref).status == 200
+    page = s["us"].open()
+    assert "6-6-7 is Replaced by its next lower quality counter (A19.13): now 6-6-6." in page
+    form = s["us"].form_of("Propose the correction")
+    assert dict(form.fields)["name"] == "6-6-6", form.fields
+    asked = propose(s["us"], squad, name="5-5-6", reason="our squad's lower counter")
+    assert asked.status == 200, asked.text[:500]
+    german = step_words(s["german"])
+    assert "6-6-6 (squad), in good order → 5-5-6 (squad)" in german, german
+    assert s["german"].press("Accept the correction").status == 200
+    assert Unit.objects.get(pk=squad.pk).name == "5-5-6"
+    assert Unit.objects.get(pk=squad.pk).location == "R2"

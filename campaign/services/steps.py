@@ -106,6 +106,7 @@ from rules.effects import (
     crew_escapes,
     crew_marker,
     falls_on_one,
+    for_drms,
     granted_group,
     hardens_leader,
     hardens_mmc,
@@ -511,7 +512,8 @@ def roll_on_table(
             ],
         }
         module_secret.save(update_fields=["details"])
-    effects = result_effects(table, r.final, column, sum(r.faces))
+    # An effect that holds only where a DRM applied (PHD C5.14 i: in the enemy FEBA).
+    effects = for_drms(result_effects(table, r.final, column, sum(r.faces)), [d.id for d in drms])
     count = unit.count if unit is not None else 0
     made_by = [unit, *joined] if unit is not None and weapon is None else []
     # The kind of the line rolled for, which a correction of a line the roll took away
