@@ -517,7 +517,8 @@ def test_c5_14_remains_in_hex_follows_the_situation_its_drm_says(users, modules,
     tank_home = add(players, "us", "M4A1 Sherman", "vehicle", location="F2")
     s = seats(players)
     us = s["us"]
-    us.open()
+    said = step_words(us)
+    assert "a result that leaves it in its hex then eliminates it (i) or marks it" in said, said
     for unit, faces, tick in (
         (behind, [5, 6], "enemy_feba"),
         (nml, [5, 6], "no_mans_land"),
