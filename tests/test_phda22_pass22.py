@@ -439,9 +439,8 @@ def test_c5_23_rows_at_2_and_4_the_cvp_drm_at_19_and_20_and_each_cap(users, modu
     assert past.refused and "C5.23" in past.text, past.text[:500]
     hardened = {
         u.pk
-        for u in Unit.objects.filter(
-            campaign_id=players.campaign_id, markers__contains=["battle_hardened"]
-        )
+        for u in Unit.objects.filter(campaign_id=players.campaign_id)
+        if "battle_hardened" in u.markers
     }
     assert hardened == {u.pk for u in (*us_squads[:4], *de_squads[:2])}, hardened
 
