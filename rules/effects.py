@@ -373,6 +373,14 @@ def location_leadership(kind: str, location: str, leaders: Iterable[LeaderAt]) -
     return Leadership(value, source)
 
 
+def for_drms(effects: list[Effect], applied: Iterable[str]) -> list[Effect]:
+    """The effects that hold for a roll whose DRMs ``applied`` (their ids) applied: one
+    naming DRMs (``Effect.if_drms``) only where one of them did (PHD C5.14 i: "+2 Unit
+    is in enemy FEBA" and a result that remains in hex eliminate the unit)."""
+    ids = set(applied)
+    return [e for e in effects if not e.if_drms or ids.intersection(e.if_drms)]
+
+
 def for_kind(effects: list[Effect], kind: str, name: str = "") -> list[Effect]:
     """The effects for a unit of ``kind`` whose line reads ``name`` (``Effect.kinds``,
     ``Effect.named``)."""

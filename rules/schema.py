@@ -471,6 +471,12 @@ class Effect(Strict):
     # A19.13, read along C5.28 note 2's classes).  A line naming no such figures gets
     # ``status`` instead (its owner renames it).
     classes_from: Slug | None = None
+    # Only where one of these DRMs of the table applied to the roll: the DRM says where
+    # the unit is, which decides what the result does to it (PHD C5.14 i: a unit in the
+    # enemy FEBA whose result "remains in hex" is eliminated; iii-iv: one in No-Man's
+    # Land that does not redeploy is considered Isolated).  The first effect that holds
+    # for the unit is the one applied.
+    if_drms: list[Slug] = []
 
     @model_validator(mode="after")
     def _params(self) -> Effect:
@@ -1100,7 +1106,15 @@ class Table(Strict):
             return self  # its rows, if any, are what the text keeps: they prefill the form
         if not self.rows:
             raise ValueError("a table needs rows (or 'missing: true' if the rules lack it)")
+        drm_ids = {d.id for d in self.drms}
         for i, row in enumerate(self.rows):
+            said = [*row.effects, *([row.effect] if row.effect else [])]
+            for effect in [*said, *row.column_effects.values()]:
+                unknown = [d for d in effect.if_drms if d not in drm_ids]
+                if unknown:
+                    raise ValueError(
+                        f"rows[{i}] ({row.range}): 'if_drms' names DRMs the table lacks: {unknown}"
+                    )
             if self.columns:
                 if row.results is None or set(row.results) != set(self.columns):
                     raise ValueError(

@@ -190,7 +190,7 @@ def test_2_note_2_5_a_1tc_elimination_corrected_back_takes_its_cvp_out_on_both_p
     corrected, the 4-6-7 back on his retained forces; the American accepts through his.
     On main the 4-6-7 came back and its 2 CVP still counted as lost (which the CG VC's
     105 reads).  Now the correction's log line, on both pages, says they no longer
-    count: German's CVP lost 2 → 0 (2 Note; 2.5)."""
+    count: "Its CVP for the scenario just played: German's CVP lost 2 → 0 (2 Note; 2.5)"."""
     from tests.test_apd12_pass12 import lost, supply_value
     from tests.test_apd18_pass18 import ROLL_1TC
     from tests.test_apd_pass5 import done
@@ -210,9 +210,10 @@ def test_2_note_2_5_a_1tc_elimination_corrected_back_takes_its_cvp_out_on_both_p
     assert lost(players) == {"german": 0, "american": 41}
     for seat in (american, german):
         seat.open()
-        log = seat.text[seat.text.index("Campaign log") :][:700]
-        assert "The 2 CVP its elimination counted no longer count: German's CVP lost 2 → 0" in log
-        assert "(2 Note; 2.5)" in log, log
+        log = seat.text[seat.text.index("Campaign log") :][:1200]
+        assert (
+            "Its CVP for the scenario just played: German's CVP lost 2 → 0 (2 Note; 2.5)" in log
+        ), log
 
 
 # ------------------------------------------------------------------ D: the draw, one walk

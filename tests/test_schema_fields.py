@@ -5818,6 +5818,26 @@ case(
 )
 
 
+def _remains_in_enemy_feba(m: Module) -> object:
+    """C5.14 i (pass 22): what the Redeployment Table's 12-13 "Remains in hex, Reduced"
+    does to a US 6-6-7 whose DR had no "+2 Unit is in enemy FEBA" (behind its own FEBA:
+    reduced; the effect that eliminates holds only with that DRM)."""
+    table = m.table("redeployment")
+    row = next(r for r in table.rows if r.range == "12-13")
+    held = effects.for_drms(effects.row_effects(row, "Infantry"), ["stun"])
+    return effects.on_unit(held, effects.UnitState("6-6-7", "squad"), (), m.tables, "us")
+
+
+case(
+    "Effect.if_drms",
+    base="phd",
+    mutate=lambda d: next(r for r in tab(d, "redeployment")["rows"] if r["range"] == "12-13")[
+        "effects"
+    ][0].pop("if_drms"),
+    observe=_remains_in_enemy_feba,
+)
+
+
 def _reduce_us_below(m: Module) -> str:
     """C5.28 note 2 "or next highest class 1st, 2nd, etc." (pass 20): whether the US's
     Casualty Reduction may fall on a 6-6-6 while he holds a 6-6-7, neither of an

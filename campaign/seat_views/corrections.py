@@ -75,10 +75,11 @@ def correction_parts(
             campaign=c, side=viewer, ref__in=[r.unit_ref for r in rolls]
         )
     }
-    # A line the roll took away keeps the kind it had (its roll's log line says it).
-    gone_kinds = (
+    # A line the roll took away keeps the kind it had (its roll's log line says it), and
+    # the markers it had (a correction putting it back starts from them).
+    gone_data = (
         {
-            data["roll"]: data["unit_kind"]
+            data["roll"]: data
             for data in Event.objects.visible_to(viewer)
             .filter(
                 campaign=c,
@@ -100,8 +101,12 @@ def correction_parts(
                 unit=r.unit_ref,
                 what=_what(r),
                 name=unit.name if unit else r.item,
-                kind=unit.kind if unit else gone_kinds.get(r.seq, "other"),
-                markers=tuple(unit.markers or ()) if unit else (),
+                kind=unit.kind if unit else gone_data.get(r.seq, {}).get("unit_kind", "other"),
+                markers=tuple(unit.markers or ())
+                if unit
+                else tuple(
+                    gone_data.get(r.seq, {}).get("gone", {}).get(r.unit_ref, {}).get("markers", ())
+                ),
                 gone=unit is None,
                 asked=r.pk in asked,
             )

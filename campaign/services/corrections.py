@@ -25,7 +25,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign.changes import CorrectionAnswered, CorrectionProposed
-from campaign.models import Event, EventKind, Roll, RollCorrection, Unit
+from campaign.models import Campaign, Event, EventKind, Purchase, Roll, RollCorrection, Unit
+from campaign.services import losses
 from campaign.services.errors import ActionRefused
 from campaign.services.text import given_reason
 from campaign.services.turns import Turn, User, take_turn
@@ -34,6 +35,7 @@ from campaign.services.units import (
     _kind_and_count,
     _markers,
     _not_the_weapons,
+    is_secret,
     ordered,
     state_words,
 )
@@ -228,14 +230,12 @@ def answer_roll_correction(
     writes: list[SeatField] = []
     if decision == "accept":
         correction.status = RollCorrection.Status.ACCEPTED
-        before = _write(turn, correction)
+        before, loss, writes = _write(turn, correction)
         text = (
             f"{turn.side_name()} accepts {proposer}'s correction of what its {_what(roll)} "
             f"wrote: {describe_line(before)} → {describe_line(correction.line)}. The dice stand."
+            + (f" Its CVP for the {loss}." if loss else "")
         )
-        if before is None and correction.line is not None:
-            uncounted, writes = _uncount(turn, correction)
-            text += f" {uncounted[:1].upper()}{uncounted[1:]}." if uncounted else ""
     elif decision == "refuse":
         correction.status = RollCorrection.Status.REFUSED
         correction.answer = _reason(reason, "Why you refuse it")
@@ -251,40 +251,60 @@ def answer_roll_correction(
     commit(c.pk, CorrectionAnswered(), saving=writes)
 
 
-def _uncount(turn: Turn, correction: RollCorrection) -> tuple[str, list[SeatField]]:
-    """A unit the roll eliminated, back on the retained forces by the correction: the CVP
-    its elimination counted in this pass's result (APD 2 Note; PHD C5.1: the roll's log
-    line's ``cvp``) are taken out again (``losses.uncount_loss``)."""
-    from campaign.services import losses  # losses -> recompute -> flow -> units
-
-    roll = correction.roll
-    if roll.cycle != turn.campaign.cycle:
-        return "", []
-    made = Event.objects.filter(
-        campaign=turn.campaign, kind=EventKind.ROLL, data__roll=roll.seq
-    ).first()
-    cvp = int((made.data or {}).get("cvp", 0)) if made else 0
-    if not cvp:
-        return "", []
-    assert made is not None
-    return losses.uncount_loss(turn, correction.side, cvp, str(made.data.get("losses_rule", "")))
-
-
-def _write(turn: Turn, correction: RollCorrection) -> dict[str, Any] | None:
-    """The proposed line written over the unit's; returns the line it replaced."""
-    c, ref = turn.campaign, correction.roll.unit_ref
+def _write(
+    turn: Turn, correction: RollCorrection
+) -> tuple[dict[str, Any] | None, str, list[SeatField]]:
+    """The proposed line written over the unit's; returns the line it replaced, and in
+    words how the side's CVP lost moved.  The roll's elimination taken back puts the
+    unit back where the roll found it (its Location, count and RG, kept with the roll)
+    and takes off the CVP the roll added to the result (PHD C5.1: only a loss counts);
+    a unit the correction removes from a table whose eliminations count as losses adds
+    its CVP, as the roll would have."""
+    c, roll, ref = turn.campaign, correction.roll, correction.roll.unit_ref
     unit = (
         Unit.objects.select_for_update().filter(campaign=c, side=correction.side, ref=ref).first()
     )
     before = line_of(unit)
     line = None if correction.line is None else recorded_line(correction.line)
+    table = next((t for t in turn.module.tables if t.id == roll.table_id), None)
+    rule = table.losses_count if table is not None else None
+    cvp = 0
     if line is None:
         if unit is not None:
+            if rule:
+                cvp = losses.carried_cvp(turn, rule, unit, is_secret(unit))
             unit.delete()
     elif unit is None:
-        Unit.objects.create(campaign=c, side=correction.side, ref=ref, **line)
+        gone = _gone_at_roll(c, roll).get(ref) or {}
+        purchase = gone.get("purchase")
+        Unit.objects.create(
+            campaign=c,
+            side=correction.side,
+            ref=ref,
+            location=str(gone.get("location") or ""),
+            count=int(gone.get("count") or 1),
+            weapons=list(gone.get("weapons") or ()),
+            purchase_id=purchase
+            if purchase and Purchase.objects.filter(pk=purchase, campaign=c).exists()
+            else None,
+            **line,
+        )
+        cvp = -int(gone.get("cvp") or 0)
     else:
         for field, value in line.items():
             setattr(unit, field, value)
         unit.save(update_fields=list(line))
-    return before
+    if not cvp or not rule:
+        return before, "", []
+    words, writes = losses.shift_loss(turn, correction.side, cvp, rule)
+    return before, words, writes
+
+
+def _gone_at_roll(campaign: Campaign, roll: Roll) -> dict[str, dict[str, Any]]:
+    """The units ``roll`` eliminated, as its log line kept them (``roll_on_table``)."""
+    data = (
+        Event.objects.filter(campaign=campaign, kind=EventKind.ROLL, data__roll=roll.seq)
+        .values_list("data", flat=True)
+        .first()
+    )
+    return dict((data or {}).get("gone") or {})

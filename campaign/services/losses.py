@@ -10,12 +10,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from campaign.models import Unit
+from campaign.models import ScenarioResult, Unit
 from campaign.selectors import pass_result
 from campaign.services import recompute
 from campaign.services.turns import Turn
 from campaign.services.writes import SeatField
 from rules.schema import CVP_LOST
+
+
+def carried_cvp(turn: Turn, rule: str | None, unit: Unit, hidden: bool, count: int = 1) -> int:
+    """The CVP ``carry_loss`` adds to the result for ``count`` of ``unit`` (0: none, the
+    unit being secret, its kind's CVP not supplied, or no rule to count by)."""
+    each = turn.module.cvp_per_kind.get(unit.kind)  # type: ignore[call-overload]
+    if hidden or not rule or each is None:
+        return 0
+    return int(each) * count
 
 
 def carry_loss(
@@ -37,65 +46,41 @@ def carry_loss(
             f"its CVP join the result once its RG is revealed: amend the result then ({rule})",
             [],
         )
-    each = turn.module.cvp_per_kind.get(unit.kind)  # type: ignore[call-overload]
-    if each is None:
+    if turn.module.cvp_per_kind.get(unit.kind) is None:  # type: ignore[call-overload]
         return (
             f"its CVP are not counted: the CVP of a {kind} are not in the rules text and "
             f"have not been supplied; amend the result with them ({rule})",
             [],
         )
-    cvp = each * count
+    cvp = carried_cvp(turn, rule, unit, hidden, count)
+    words, writes = shift_loss(turn, turn.side, cvp, rule, result)
+    return f"{'its' if count == 1 else 'their'} {cvp} CVP count for the {words}", writes
+
+
+def shift_loss(
+    turn: Turn, side: str, cvp: int, rule: str, result: ScenarioResult | None = None
+) -> tuple[str, list[SeatField]]:
+    """``cvp`` join ``side``'s CVP lost in the pass's result (taken off where negative: a
+    roll's elimination corrected away), an amendment proposed keeping them too; what
+    was computed from the result is computed again.  In words: "scenario just played:
+    American's CVP lost 3 → 5 (C5.1)"."""
+    result = result or pass_result(turn.campaign)
+    if result is None or not cvp:
+        return "", []
 
     def plus(data: Mapping[str, Any]) -> dict[str, Any]:
         lost = dict(data.get(CVP_LOST) or {})
-        lost[turn.side] = int(lost.get(turn.side) or 0) + cvp
+        lost[side] = max(0, int(lost.get(side) or 0) + cvp)
         return {**data, CVP_LOST: lost}
 
-    before = int((result.data.get(CVP_LOST) or {}).get(turn.side) or 0)
+    before = int((result.data.get(CVP_LOST) or {}).get(side) or 0)
     result.data = plus(result.data)
     if result.amendment is not None:  # a proposed amendment keeps the loss too
         result.amendment = plus(result.amendment)
     result.save(update_fields=["data", "amendment"])
     writes = recompute.recompute_consequences(turn, result)
-    return (
-        f"{'its' if count == 1 else 'their'} {cvp} CVP count for the scenario just played: "
-        f"{turn.side_name()}'s CVP lost {before} → {before + cvp} ({rule})",
-        writes,
-    )
-
-
-def loss_cvp(turn: Turn, rule: str | None, unit: Unit, hidden: bool, count: int = 1) -> int:
-    """The CVP ``carry_loss`` adds to the result for ``count`` of ``unit`` (0: none:
-    no result yet, no rule counting it, a secret unit, its kind's CVP not supplied)."""
-    if hidden or not rule or pass_result(turn.campaign) is None:
-        return 0
-    each = turn.module.cvp_per_kind.get(unit.kind)  # type: ignore[call-overload]
-    return 0 if each is None else each * count
-
-
-def uncount_loss(turn: Turn, side: str, cvp: int, rule: str) -> tuple[str, list[SeatField]]:
-    """A roll's elimination taken back by a correction (the unit is back on its side's
-    retained forces): the ``cvp`` its elimination added to ``side``'s CVP lost in the
-    result (``carry_loss``) no longer count, and what was computed from the result is
-    computed again.  In words, for the log line of the correction."""
-    result = pass_result(turn.campaign)
-    if result is None or cvp <= 0:
-        return "", []
-
-    def minus(data: Mapping[str, Any]) -> dict[str, Any]:
-        lost = dict(data.get(CVP_LOST) or {})
-        lost[side] = max(0, int(lost.get(side) or 0) - cvp)
-        return {**data, CVP_LOST: lost}
-
-    before = int((result.data.get(CVP_LOST) or {}).get(side) or 0)
-    result.data = minus(result.data)
-    if result.amendment is not None:
-        result.amendment = minus(result.amendment)
-    result.save(update_fields=["data", "amendment"])
-    writes = recompute.recompute_consequences(turn, result)
     after = int(result.data[CVP_LOST][side])
     return (
-        f"the {cvp} CVP its elimination counted no longer count: "
-        f"{turn.side_name(side)}'s CVP lost {before} → {after} ({rule})",
+        f"scenario just played: {turn.side_name(side)}'s CVP lost {before} → {after} ({rule})",
         writes,
     )

@@ -107,6 +107,7 @@ from rules.effects import (
     crew_escapes,
     crew_marker,
     falls_on_one,
+    for_drms,
     granted_group,
     hardens_leader,
     hardens_mmc,
@@ -528,7 +529,8 @@ def roll_on_table(
             ],
         }
         module_secret.save(update_fields=["details"])
-    effects = result_effects(table, r.final, column, sum(r.faces))
+    # An effect that holds only where a DRM applied (PHD C5.14 i: in the enemy FEBA).
+    effects = for_drms(result_effects(table, r.final, column, sum(r.faces)), [d.id for d in drms])
     count = unit.count if unit is not None else 0
     made_by = [unit, *joined] if unit is not None and weapon is None else []
     # The kind of the line rolled for, which a correction of a line the roll took away
@@ -560,15 +562,30 @@ def roll_on_table(
         after = units.settle_rolled(table.after_roll, unit)
         consequence = "; ".join(w for w in (consequence, after) if w)
     writes: list[SeatField] = []
-    counted = 0  # the CVP the eliminations add, for a correction that takes one back
     # Each unit the result eliminated (not Replaced in place) is a loss of the scenario
-    # just played where the table says so (PHD C5.1).
-    for gone in made_by if table.losses_count else []:
-        if gone.replaced_by is None and not (gone.pk and Unit.objects.filter(pk=gone.pk).exists()):
-            counted += losses.loss_cvp(turn, table.losses_count, gone, hidden)
+    # just played where the table says so (PHD C5.1).  What it was (its Location, its
+    # count, its RG) and the CVP it added are kept with the roll's log line: a correction
+    # that says it should not be gone puts it back so, and takes its CVP off.
+    gone_lines: dict[str, dict[str, Any]] = {}
+    for gone in made_by:
+        if gone.replaced_by is not None or (
+            gone.pk is not None
+            and (not table.losses_count or Unit.objects.filter(pk=gone.pk).exists())
+        ):
+            continue
+        gone_lines[gone.ref] = {
+            "location": gone.location,
+            "markers": list(gone.markers or ()),
+            "count": gone.count,
+            "weapons": list(gone.weapons or ()),
+            "purchase": gone.purchase_id,
+        }
+        if table.losses_count:
             carried, more = losses.carry_loss(turn, table.losses_count, gone, hidden)
             writes += more
             consequence = "; ".join(w for w in (consequence, carried) if w)
+            cvp = losses.carried_cvp(turn, table.losses_count, gone, hidden) if carried else 0
+            gone_lines[gone.ref]["cvp"] = cvp
     spent = availability.eliminated_by_roll(table)
     used_up = (
         Purchase.objects.get(campaign=c, side=turn.side, ref=group_ref)
@@ -601,7 +618,7 @@ def roll_on_table(
             **({"to_place": placing} if placing else {}),
             **({"rejoined": rejoined} if rejoined else {}),
             **({"unit_kind": rolled_kind} if rolled_kind else {}),
-            **({"cvp": counted, "losses_rule": table.losses_count} if counted else {}),
+            **({"gone": gone_lines} if gone_lines else {}),
         },
     )
     if used_up is not None and spent:
