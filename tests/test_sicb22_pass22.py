@@ -1,0 +1,258 @@
+"""Sicily (seed 001), the twenty-second pass of the sentence audit (issue 44): 3.615 to
+the end, each sentence at its edges: a number at its limit and one past it, an
+exception and its complement, an action taken back, through the page's own buttons
+(tests/page_play.py) (docs/rules-audit/pass-22-sicb22.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Seat as SeatRow
+from tests import test_rule_mechanisms as mechanisms
+from tests.page_play import Seat
+from tests.purchase_helpers import add_unit, campaign_at
+from tests.test_sicb18_pass18 import _forge, _press_through, _seats
+
+users = mechanisms.users
+fixed_dice = mechanisms.fixed_dice
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+
+
+def _cpp(seat: Seat) -> str:
+    said = seat.open()
+    return said[said.index("You have") :].split(" and ", 1)[0]
+
+
+def _buys(seat: Seat, group: str) -> list[str]:
+    return [b for b in seat.buttons() if b.startswith(f"Buy {group} ")]
+
+
+# ------------------------------------------------ A/C: the coy limit and a cancel
+
+
+def test_axis_fn_m_two_coys_a_date_the_third_refused_and_a_cancel_gives_it_back(users, modules):
+    """Axis chart footnote m: "A total of no more than two coy type RG may be purchase on
+    any given CG Date."  CG I, July 17 AM (the first date footnote o lets the I6 be
+    bought), 200 CPP: the Axis buy I7 and I10 (two coys, the limit): the I6 row then
+    says the footnote instead of a price, and an I6 posted anyway is refused with it,
+    the CPP unchanged; the non-coy I8 still sells.  The I10 cancelled (3.617): 20 -> 12
+    CPP spent, the I6 is offered again at its three prices; the British chart never
+    counted the Axis coys."""
+    players, _ = campaign_at("sicily", "i", "jul17am", users, points=200)
+    seats = _seats(players)
+    axis, british = seats["axis"], seats["british"]
+    axis.open()
+    assert len(_buys(axis, "I6")) == 3, axis.buttons()
+    assert axis.press("Buy I7 Italian Infantry Coy for 12 CPP").status == 200
+    assert axis.press("Buy I10 Italian Blackshirt Coy for 8 CPP").status == 200
+    assert _cpp(axis) == "You have 180 CPP"
+    said = axis.text
+    row = said[said.index("I6 Fallschirmjäger Coy") :][:200]
+    assert "no more than 2 per CG date (July 17 AM) (3.617 Axis chart footnote m)" in row, row
+    assert not _buys(axis, "I6") and _buys(axis, "I8"), axis.buttons()
+    forged = _forge(axis, "buy", group="I6")
+    assert forged.refused, forged.status
+    assert "no more than 2 per CG date (July 17 AM) (3.617 Axis chart footnote m)" in forged.text
+    assert _cpp(axis) == "You have 180 CPP"
+    cancel = next(b for b in axis.buttons() if b.startswith("Cancel") and "I10" in b)
+    assert axis.press(cancel).status == 200
+    assert _cpp(axis) == "You have 188 CPP"
+    assert len(_buys(axis, "I6")) == 3, axis.buttons()
+    assert axis.press("Buy I6 Fallschirmjäger Coy for 17 CPP").status == 200
+    assert _cpp(axis) == "You have 171 CPP"
+    british.open()
+    assert "footnote m" not in british.text.split("Chart notes", 1)[0]
+    assert "per CG date" not in british.text
+
+
+# ------------------------------------------- A/B/C: 3.619 footnotes b and f at the limit
+
+
+def _at_3619(users, date, squads):
+    players, _ = campaign_at("sicily", "i", date, users, step="3.619", points=0)
+    SeatRow.objects.filter(campaign_id=players.campaign_id).update(fortification_points=80)
+    add_unit(players, "axis", "4-6-8", "squad", number=squads)
+    axis = _seats(players)["axis"]
+    axis.open()
+    return players, axis
+
+
+def _fpp(seat: Seat) -> str:
+    said = seat.open()
+    return said[said.index("You have") :].split(".", 1)[0].strip()
+
+
+def test_3_619_fn_f_five_roadblocks_in_one_press_the_sixth_refused_then_taken_back(users, modules):
+    """3.619 footnote f: "The Axis can purchase no more than 5 roadblocks during the
+    course of any CG."  CG I, July 14 PM, 80 FPP: 6 Roadblocks typed in one press are
+    refused with the footnote, nothing bought; 5 in one press are accepted (50 FPP);
+    one more is refused, "5 bought so far", the FPP unchanged; the row says the limit
+    instead of its Buy.  "Take back my last fortification" returns the 50 FPP and the
+    row's Buy, and the Roadblocks can be bought again."""
+    _, axis = _at_3619(users, "jul14pm", squads=10)
+    six = axis.press("Buy Roadblock", count="6")
+    assert six.refused and "no more than 5 per CG (3.619 footnote f)" in six.text, six.text[:300]
+    assert _fpp(axis) == "You have 80 FPP"
+    assert axis.press("Buy Roadblock", count="5").status == 200
+    assert _fpp(axis) == "You have 30 FPP"
+    one = axis.press("Buy Roadblock", count="1")
+    assert one.refused and "5 bought so far" in one.text, one.text[:300]
+    assert "Nothing was changed" in one.text
+    assert _fpp(axis) == "You have 30 FPP"
+    assert "no more than 5 per CG (3.619 footnote f); 5 bought so far" in axis.text
+    back = next(b for b in axis.buttons() if b.startswith("Take back"))
+    assert "5 × Roadblock (50 FPP)" in back
+    assert axis.press(back).status == 200
+    assert _fpp(axis) == "You have 80 FPP"
+    assert "5 bought so far" not in axis.text
+    assert axis.press("Buy Roadblock", count="1").status == 200
+    assert _fpp(axis) == "You have 70 FPP"
+
+
+@pytest.mark.parametrize(
+    ("date", "squads", "allowed"),
+    [("jul14pm", 10, 1), ("jul14pm", 11, 2), ("jul14n", 11, None)],
+)
+def test_3_619_fn_b_hip_ten_percent_fru_of_the_squads_by_day_and_none_at_night(
+    users, modules, date, squads, allowed
+):
+    """3.619 footnote b: "No more than 10% (FRU) of a side's Retained Infantry squads may
+    use HIP in a daytime Scenario."  At the FRU edge: 10 retained squads allow 1 HIP
+    (two typed at once are refused with the footnote, nothing bought), 11 allow 2 (a
+    third refused); on a Night date (July 14 N) the footnote does not apply: no limit
+    is shown and three HIP are bought."""
+    _, axis = _at_3619(users, date, squads=squads)
+    said = axis.text
+    if allowed is None:
+        assert "HIP (1/10 FRU" not in said, said[:2000]
+        for _ in range(3):
+            assert axis.press("Buy HIP").status == 200
+        assert _fpp(axis) == "You have 65 FPP"
+        return
+    assert f"≤ {allowed} HIP (1/10 FRU of your squads, 3.619 footnote b)" in said
+    over = axis.press("Buy HIP", count=str(allowed + 1))
+    assert over.refused, over.status
+    assert (
+        f"no more than {allowed} HIP (1/10 FRU of {squads} retained squads; 3.619 footnote b)"
+        in over.text
+    ), over.text[:300]
+    assert _fpp(axis) == "You have 80 FPP"
+    assert axis.press("Buy HIP", count=str(allowed)).status == 200
+    one = axis.press("Buy HIP")
+    assert one.refused and f"{allowed} taken so far" in one.text, one.text[:300]
+
+
+# -------------------------------------------- A: 3.6181 / 3.6183 at their thresholds
+
+
+def test_3_6181_3_6183_the_strength_and_leader_rolls_at_their_thresholds(
+    users, modules, fixed_dice
+):
+    """3.6181: "≤ 9 Full Strength, ≥ 10 Depleted", DRM -1 for "G" and "V" type RG;
+    3.6183 "≥ 12 | 6+1 | -" (no Armor Leader), +1 Depleted RG, -1 German "V" RG, +2
+    Italian RG; Axis chart footnotes b, c, d ("Each Italian MG and MTR is accompanied
+    by a 1-3-6 HS"), e ("Each Gun is accompanied by a 2-2-8 crew").  CG I, July 17 AM,
+    the Axis press each RG's "Make its secret rolls": G5 rolls DR 10, -1 -> 9: Full,
+    2 guns with a crew each; V1 rolls 11, -1 -> 10: Depleted, its Armor Leader DR 12
+    (+1 -1) gives none; I7 rolls 10 with no DRM: Depleted (9 units), its leader DR 10
+    +1 +2 -> 13: a 6+1; I9 rolls 9: Full, 3 MTRs each with a 1-3-6 HS.  The British
+    page (the purchases revealed as the step ended, the host's choice) reads none of the
+    secret rolls nor what they gave."""
+    players, _ = campaign_at("sicily", "i", "jul17am", users, points=100)
+    seats = _seats(players)
+    axis, british = seats["axis"], seats["british"]
+    axis.open()
+    for words in (
+        "Buy G5 AT Section for 5 CPP",
+        "Buy V1 StuG Pltn for 12 CPP",
+        "Buy I7 Italian Infantry Coy for 12 CPP",
+        "Buy I9 Italian MTR Coy for 6 CPP",
+    ):
+        assert axis.press(words).status == 200, words
+    _press_through(seats, "3.617")
+    for group, dice in (
+        ("G5", [[5, 5]]),
+        ("V1", [[5, 6], [6, 6]]),
+        ("I7", [[5, 5], [5, 5]]),
+        ("I9", [[4, 5]]),
+    ):
+        axis.open()
+        (button,) = [b for b in axis.buttons() if b.startswith("Make its secret") and group in b]
+        fixed_dice.extend(dice)
+        assert axis.press(button).status == 200, group
+        assert not fixed_dice, (group, fixed_dice)
+    said = axis.open()
+    assert (
+        'G5 AT Section — 5 CPP, July 17 AM · F, 2 units RG Strength: Full Strength (DR 5+5, -1 "G"'
+        ' and "V" type RG [EXC: British Airlanding] → 9)' in said
+    ), said[:3000]
+    assert "V1 StuG Pltn — 12 CPP, July 17 AM · D, 1 unit" in said
+    assert "[EXC: British Airlanding] → 10) Leader Allotment: Armor Leader: none (DR 6+6" in said
+    assert '-1 German "V" RG → 12)' in said
+    assert "I7 Italian Infantry Coy — 12 CPP, July 17 AM · D, 9 units" in said
+    assert "RG Strength: Depleted (DR 5+5 → 10)" in said
+    assert "Personnel Leader: 6+1 (DR 5+5, +1 Depleted RG, +2 Italian RG → 13)" in said, said[:3000]
+    assert "I9 Italian MTR Coy — 6 CPP, July 17 AM · F, 3 units" in said
+    assert "RG Strength: Full Strength (DR 4+5 → 9)" in said
+    roster = Seat(players.users["axis"], players.campaign_id, "roster/").open()
+    assert "2 × 40LL lePaK 41 AT (G5 AT Section)" in roster, roster[:3000]
+    assert "2 × 2-2-8 crew (G5)" in roster, roster[:3000]
+    assert "3 × 45mm MTR (I9 Italian MTR Coy)" in roster, roster[:3000]
+    assert "3 × 1-3-6 HS (I9)" in roster, roster[:3000]
+    theirs = british.open()
+    for words in ("RG Strength:", "Full Strength (", "Depleted (", "6+1", "1-3-6 HS", "DR 5+5"):
+        assert words not in theirs, words
+
+
+# ------------------------------------- C: 3.6162 at its bound after an amended result
+
+
+def _amend(proposer: Seat, answerer: Seat, field: str, value: str):
+    """``proposer`` proposes ``field`` (e.g. "cvp_lost.british") at ``value`` with a
+    reason; returns the answer and whether ``answerer``'s page then offers to accept."""
+    proposer.open()
+    answer = proposer.press("Propose the amendment", **{field: value, "reason": "miscounted"})
+    answerer.open()
+    return answer, "Accept the amendment" in answerer.buttons()
+
+
+@pytest.mark.parametrize(
+    ("cvp", "amended", "holds"),
+    [
+        ((7, 15), "14", False),  # 15 vs 7 gave the dr; 14 vs 7 would not call for it
+        ((7, 14), "15", False),  # 14 vs 7 gave none; 15 vs 7 would call for a dr
+        ((7, 15), "16", True),  # still >= 2x and >= 8 more: the dr stands, 69 CPP
+    ],
+)
+def test_3_6162_an_amended_cvp_across_the_loss_point_bound_is_refused_where_proposed(
+    users, modules, fixed_dice, cvp, amended, holds
+):
+    """3.6162: "If the CVP lost by a player for the prior CG scenario (only) are >= two
+    times, and >= 8 more than, the CVP lost by the other Player, that player may make a
+    dr and add this value to the CPP Base Number".  CG II, July 15 PM (British base 65),
+    at 3.617 after the replenishment: the Axis propose the British CVP lost amended.
+    Across the bound (15 -> 14 with the dr made, 14 -> 15 without one) the dice stand,
+    so the figures cannot be taken: the proposal is refused where the Axis clicked, with
+    a sentence citing 3.6162, nothing proposed (before, it was recorded and only the
+    British "Accept" was refused, a 409 the proposer never read); the British keep their
+    CPP.  Within the bound (15 -> 16) it is proposed, accepted, and the CPP stay 69."""
+    from tests.test_sicb19_pass19 import _after_result
+
+    fixed_dice[:] = [[4]]
+    players = _after_result(users, "ii", "jul15pm", cvp)
+    seats = _seats(players)
+    axis, british = seats["axis"], seats["british"]
+    before = _cpp(british)
+    assert before == ("You have 69 CPP" if cvp[1] == 15 else "You have 65 CPP"), before
+    answer, offered = _amend(axis, british, "cvp_lost.british", amended)
+    if not holds:
+        assert answer.refused, answer.status
+        assert "3.6162" in answer.text and "dice" in answer.text, answer.text[:400]
+        assert "Nothing was changed" in answer.text
+        assert not offered
+        assert _cpp(british) == before
+        return
+    assert answer.status == 200 and offered, answer.text[:300]
+    assert british.press("Accept the amendment").status == 200
+    assert _cpp(british) == "You have 69 CPP"
