@@ -256,3 +256,64 @@ def test_3_6162_an_amended_cvp_across_the_loss_point_bound_is_refused_where_prop
     assert answer.status == 200 and offered, answer.text[:300]
     assert british.press("Accept the amendment").status == 200
     assert _cpp(british) == "You have 69 CPP"
+
+
+# ------------------------------------- E: the On-map price's words, each side its own
+
+AXIS_ON_MAP = (
+    "May set up on-map in a friendly, non-Isolated Setup Area in a scenario on the purchase "
+    "date. It is not set up in Reserve and, if it can use an Eligible Entry Area, may instead "
+    "be Retained in that Entry Area's Holding Box to enter as a reinforcement (SSR CG4; 3.4"
+)
+BRITISH_ON_MAP = (
+    "May set up on-map in a friendly, non-Isolated Setup Area in a scenario on the purchase "
+    "date. Bought only if there is ≥ one British Setup Area on the map"
+)
+
+
+def test_3_6175_the_on_map_price_says_to_each_side_only_its_own_case(users, modules):
+    """3.6175: "An Axis RG purchased for Standard On-Map Setup is not set up in Reserve -
+    and, if it can use an Eligible Entry Area, may instead be Retained in that Entry
+    Area's Holding Box to enter as a reinforcement (see SSR CG4; 3.4). A British RG may
+    be purchased for Standard On-Map Setup only if there is >= one Set Up Area on the
+    Map."  The price's words named both sides' cases on either side's page (pass 21's
+    Left); now, on CG I July 17 AM, the Axis chart's price legend, its RG Purchase Record
+    line and its 3.622 list say the Axis case only, the British ones the British case
+    only."""
+    from tests.test_sicb21_pass21 import _bought_at_set_up, _entries
+
+    players, seats = _bought_at_set_up(users)
+    axis, british = seats["axis"], seats["british"]
+    mine, theirs = _entries(axis), _entries(british)
+    assert (
+        f"I10 Italian Blackshirt Coy: I RG for Standard On-Map Setup (20% more, FRU): {AXIS_ON_MAP}"
+        in mine
+    ), mine
+    assert "British Setup Area" not in mine, mine
+    assert (
+        f"I1 Lgt Inf Rifle Coy: I RG for Standard On-Map Setup (20% more, FRU): {BRITISH_ON_MAP}"
+        in theirs
+    ), theirs
+    assert "Holding Box" not in theirs and "Reserve" not in theirs, theirs
+    # Each RG Purchase Record line (both sides' lines revealed at the step's end, the
+    # host's choice) says its own side's case.
+    for seat in (axis, british):
+        said = seat.open()
+        records = said[said.rindex("RG Purchase Records Side") :]
+        for line_of, own, other in (
+            ("Axis July 17 AM I10 ", AXIS_ON_MAP, "British Setup Area"),
+            ("British July 17 AM I1 ", BRITISH_ON_MAP, "Holding Box"),
+        ):
+            line = records[records.index(line_of) :].split(" in the OB", 1)[0]
+            assert own in line and other not in line, line
+    players2, _ = campaign_at("sicily", "i", "jul17am", users, points=40)
+    for side, own, other in (
+        ("axis", AXIS_ON_MAP, "British Setup Area"),
+        ("british", BRITISH_ON_MAP, "Holding Box"),
+    ):
+        said = _seats(players2)[side].open()
+        legend = said[said.index("What the price columns mean") :].split("Chart notes", 1)[0]
+        assert f"On-map +20%: I RG for Standard On-Map Setup (20% more, FRU) — {own}" in legend, (
+            legend
+        )
+        assert other not in legend, legend
