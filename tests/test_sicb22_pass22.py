@@ -317,3 +317,23 @@ def test_3_6175_the_on_map_price_says_to_each_side_only_its_own_case(users, modu
             legend
         )
         assert other not in legend, legend
+
+
+# ------------------------------------------------- E: the test helper's roster rows
+
+
+def test_3_617_the_roster_row_of_a_campaign_put_at_a_date_adds_up(users, modules):
+    """3.617: "write the total CPP expended in the "Spent" column ... then write the
+    number of CPP remaining, even if zero, in the "Left" column".  The test helper that
+    puts a campaign at a date with given points (``campaign_at(points=40)``) left the
+    date's row reading Start 0 + Repl 12 = 12 while the Axis held 40, so a 15 CPP buy
+    read "Left -3" (pass 21's walk).  Now on CG I July 17 AM the Axis row reads 28 + 12
+    = 40, and after I7 (12) and G3 (7): Spent 19, Left 21, as the page's CPP."""
+    players, _ = campaign_at("sicily", "i", "jul17am", users, points=40)
+    axis = _seats(players)["axis"]
+    axis.open()
+    assert axis.press("Buy I7 Italian Infantry Coy for 12 CPP").status == 200
+    assert axis.press("Buy G3 MTR Section for 7 CPP").status == 200
+    assert _cpp(axis) == "You have 21 CPP"
+    roster = Seat(players.users["axis"], players.campaign_id, "roster/").open()
+    assert "July 17 AM — 28 12 40 19 21 I7 (12), G3 (7)" in roster, roster[:3000]
