@@ -12,6 +12,7 @@ from tests import test_rule_mechanisms as mechanisms
 from tests.page_play import Seat
 from tests.purchase_helpers import add_unit, campaign_at
 from tests.test_sicb18_pass18 import _forge, _press_through, _seats
+from tests.test_sicb21_pass21 import _step_part
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
@@ -337,3 +338,123 @@ def test_3_617_the_roster_row_of_a_campaign_put_at_a_date_adds_up(users, modules
     assert _cpp(axis) == "You have 21 CPP"
     roster = Seat(players.users["axis"], players.campaign_id, "roster/").open()
     assert "July 17 AM — 28 12 40 19 21 I7 (12), G3 (7)" in roster, roster[:3000]
+
+
+# ------------------------------------------------------------ D: drawn sentences
+
+
+def test_drawn_axis_fn_m_four_coys_a_calendar_day_and_the_next_day_sells_again(users, modules):
+    """Axis chart footnote m (drawn, seed line 258): "Further, no more than 4 coy type
+    RGs may be purchased on a given calendar day."  The Axis side (pass 19 played the
+    British footnote l): CG I, an I1 and an I7 bought through the page on July 16 AM and
+    again on July 16 PM (both sides Idle between): on July 16 Night the I1 and I7 rows
+    read the calendar-day limit instead of a price (4 of 4 coys of July 16), a buy
+    posted is refused with it, nothing bought, and the non-coy I8 still sells; both
+    Idle again, on July 17 AM (the next calendar day) the I1 sells again."""
+    from campaign.models import Purchase
+
+    players, _ = campaign_at("sicily", "i", "jul16am", users, points=100)
+    axis = _seats(players)["axis"]
+    for date in ("jul16am", "jul16pm"):
+        SeatRow.objects.filter(campaign_id=players.campaign_id).update(points=100)
+        axis.open()
+        for words in (
+            "Buy I1 Fallschirmjäger Pioneer Coy for 21 CPP",
+            "Buy I7 Italian Infantry Coy for 12 CPP",
+        ):
+            assert axis.press(words).status == 200, (date, words)
+        players.until("initiative")
+        players.chits(axis="idle", british="idle")
+        players.until("purchase")
+    said = axis.open()
+    day = "no more than 4 per calendar day (July 16) (3.617 Axis chart footnote m)"
+    for row in ("I1 Fallschirmjäger Pioneer Coy", "I7 Italian Infantry Coy"):
+        assert day in said[said.index(row) :][:400], said[said.index(row) :][:400]
+    assert not _buys(axis, "I1") and not _buys(axis, "I7") and _buys(axis, "I8")
+    forged = _forge(axis, "buy", group="I1")
+    assert forged.refused and "footnote m" in forged.text and "Nothing was changed" in forged.text
+    bought = Purchase.objects.filter(campaign_id=players.campaign_id, side="axis")
+    assert bought.count() == 4
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until("purchase")
+    axis.open()
+    assert "July 17 AM" in axis.text and _buys(axis, "I1"), axis.buttons()
+
+
+def test_drawn_british_fn_c_exc_a_paradrop_rg_rolls_no_strength_its_twin_does(
+    users, modules, fixed_dice
+):
+    """British chart footnote c (drawn, seed line 292): "Each of these unit types are
+    subject to depletion (See 3.6181) [EXC: RG entering play via paradrop are not subject
+    to depletion]."  CG I, July 14 PM: the British buy one I2 Airborne Pltn at the
+    paradrop price and one at its printed cost.  At 3.618 the paradrop I2's rolls make
+    no RG Strength DR (Full: 4 units) even with 12s waiting, its leader DR takes them;
+    the printed-cost I2 rolls its Strength DR (2: Full)."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users, points=60)
+    seats = _seats(players)
+    british = seats["british"]
+    british.open()
+    paradrop = "Airborne RG entering by paradrop (not subject to depletion)"
+    assert british.press(f"Buy I2 Airborne Pltn for 7 CPP, {paradrop}").status == 200
+    assert british.press("Buy I2 Airborne Pltn for 7 CPP").status == 200
+    _press_through(seats, "3.617")
+    for n, dice in ((1, [[6, 6]]), (2, [[1, 1], [1, 1]])):
+        british.open()
+        fixed_dice.extend(dice)
+        assert (
+            british.press(f"Make its secret rolls: RG {n} of the list, I2 Airborne Pltn").status
+            == 200
+        )
+        assert not fixed_dice, n
+    said = british.open()
+    first = said[said.index("I2 Airborne Pltn — 7 CPP") :].split("I2 Airborne Pltn — 7 CPP", 2)
+    assert f"F, 4 units · SW: 1 DC, 1 FT, 1 LMG · {paradrop} Leader Allotment" in first[1]
+    assert "RG Strength:" not in first[1], first[1]
+    assert "RG Strength: Full Strength (DR 1+1 → 2)" in first[2], first[2][:400]
+
+
+def test_drawn_3_6179_the_initial_scenario_obs_rgs_count_toward_no_limit(users, modules):
+    """3.6179 (drawn, seed line 204): "If preparing for a CG Initial Scenario, one line
+    is also filled out for each RG given in the Initial Scenario OB (but these latter do
+    not apply towards RG purchase limits; 3.6176-.6177)."  CG I's start, the OB giving
+    the British an I2 and the Axis an I5: at I-3.617 the British chart still offers 2 of
+    2 I2 (CG I's max) and the Axis chart 2 of 2 I5, each at its prices."""
+    from tests.purchase_helpers import with_sicily_ob
+
+    c, players = with_sicily_ob(users, {"rgs.axis": "I5", "rgs.british": "I2"})
+    players.until("purchase")
+    assert players.step.id == "I-3.617"
+    SeatRow.objects.filter(campaign_id=c.pk).update(points=60)
+    for side, row, group in (
+        ("british", "I2 Airborne Pltn b c k 4/3 6-4-8 2 / 2 7", "I2"),
+        ("axis", "I5 Alert Infantry Coy b c l m 12/9 4-4-7 2 / 2 14", "I5"),
+    ):
+        seat = Seat(players.users[side], c.pk)
+        said = seat.open()
+        assert row in said, said[said.index(row.split(" b ")[0]) :][:300]
+        assert _buys(seat, group), seat.buttons()
+
+
+def test_3_6223_the_page_says_the_recon_number_and_the_six_hex_limit(users, modules):
+    """3.6223: "each side may declare the Location(s) they wish to reconnoiter (3.620)
+    ... Each reconned Location must be within six hexes of a friendly Setup/..."  The
+    app holds no map, so the Locations stay the players' (pass 21's Left): at 3.6223 the
+    page of a side holding a Recon number says it and the six-hex limit in ASL words;
+    its opponent's page names no number of its."""
+    from tests.test_sicb20_pass20 import _at_set_up
+
+    players, seats = _at_set_up(users, recon=True)
+    for side in ("axis", "british"):  # the Axis set up first (a British Assault)
+        seats[side].open()
+        assert seats[side].press("Done with 3.622").status == 200, side
+    assert players.step.id == "3.6223", players.step.id
+    mine, theirs = (_step_part(seats[side].open()) for side in ("british", "axis"))
+    limit = (
+        "up to its Recon number (3.620), each within six hexes of a friendly Setup Area (3.6223)"
+    )
+    assert limit in mine and limit in theirs, mine
+    number = "Recon Locations for your next scenario, adding up over Idle dates: "
+    assert number in mine, mine
+    assert mine.split(number, 1)[1].split(" ", 1)[0].isdigit(), mine
+    assert "Recon Locations for your next scenario" not in theirs, theirs
