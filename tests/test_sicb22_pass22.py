@@ -409,7 +409,8 @@ def test_drawn_british_fn_c_exc_a_paradrop_rg_rolls_no_strength_its_twin_does(
         assert not fixed_dice, n
     said = british.open()
     first = said[said.index("I2 Airborne Pltn — 7 CPP") :].split("I2 Airborne Pltn — 7 CPP", 2)
-    assert f"F, 4 units · SW: 1 DC, 1 FT, 1 LMG · {paradrop} Leader Allotment" in first[1]
+    assert "F, 4 units · SW: " in first[1] and f" · {paradrop} Leader Allotment" in first[1]
+    assert all(sw in first[1] for sw in ("1 DC", "1 FT", "1 LMG")), first[1]
     assert "RG Strength:" not in first[1], first[1]
     assert "RG Strength: Full Strength (DR 1+1 → 2)" in first[2], first[2][:400]
 
