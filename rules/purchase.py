@@ -65,13 +65,20 @@ def printed_implies(module: Module, side: str, group: ReinforcementGroup | None)
     return f"printed cost: {cited(printed.implies, printed.rule)}"
 
 
-def implied_words(cv: CostVariant) -> str:
-    """What a price obliges, with its rule, as the RG Purchase Record line says it after
-    the price's label ("The RG must be set up on-map in Reserve (SSR CG6; 3.4; 3.6175)",
-    Sicily 3.6175); "" where the price says nothing."""
-    if not cv.implies:
+def implies_of(cv: CostVariant, side: str) -> str:
+    """What a price obliges ``side``'s RG: its ``implies``, then what it obliges that
+    side only (``implies_by_side``); "" where it says nothing."""
+    return " ".join(w for w in (cv.implies, cv.implies_by_side.get(side)) if w)
+
+
+def implied_words(cv: CostVariant, side: str) -> str:
+    """What a price obliges ``side``'s RG, with its rule, as the RG Purchase Record line
+    says it after the price's label ("The RG must be set up on-map in Reserve (SSR CG6;
+    3.4; 3.6175)", Sicily 3.6175); "" where the price says nothing."""
+    words = implies_of(cv, side)
+    if not words:
         return ""
-    return cited(cv.implies, cv.rule or "")
+    return cited(words, cv.rule or "")
 
 
 def free_setup_words(module: Module, side: str, group: ReinforcementGroup) -> str:
@@ -99,7 +106,7 @@ def price_obliges(
         cv = next((c for c in module.cost_variants if c.id == cost_variant), None)
         if cv is None:
             return ""
-        said = implied_words(cv)
+        said = implied_words(cv, side)
         return f"{cv.label}: {said}" if said else ""
     return printed_implies(module, side, group) or free_setup_words(module, side, group)
 
@@ -384,7 +391,7 @@ def cost_options(
         else:
             continue
         costs[cv.id] = cost
-        out.append(CostOption(cv.id, cv.label, cost, cv.implies or ""))
+        out.append(CostOption(cv.id, cv.label, cost, implies_of(cv, side)))
         replaced = replaced or cv.replaces_printed
     if group.cost is not None and not replaced:
         out.insert(0, CostOption("", "printed", group.cost))

@@ -1405,6 +1405,10 @@ class CostVariant(Strict):
     rounding: Literal["FRD", "FRU"] = "FRD"
     applies_to: Condition | None = None
     implies: str | None = None  # what the variant obliges (e.g. "set up in Reserve")
+    # What it further obliges of one side, said after ``implies`` on that side's lines
+    # only (Sicily 3.6175's On-map price: an Axis RG is not set up in Reserve...; a
+    # British RG only if >= one British Setup Area is on the map).
+    implies_by_side: dict[Slug, str] = {}
     on_map: bool = False  # the price of on-map set-up (free for setup_on_map_free RGs)
     recon_drm: int = 0  # a Recon RG bought at this price adds this to its Recon dr
     # Points added to the price (after ``factor``): PHD RG footnote p "Two additional
@@ -2752,6 +2756,12 @@ class Module(Strict):
                     f"cost_variants ({cv.id}).refused_if_yes: '{cv.refused_if_yes}' is no "
                     "yes/no result field"
                 )
+        for cv in self.cost_variants:
+            for owner in cv.implies_by_side:
+                if owner not in {s.id for s in self.sides}:
+                    errors.append(
+                        f"cost_variants ({cv.id}).implies_by_side: unknown side '{owner}'"
+                    )
         costs = {cv.id for cv in self.cost_variants}
         for j, cv in enumerate(self.cost_variants):
             before = {c.id for c in self.cost_variants[:j]}

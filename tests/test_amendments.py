@@ -143,15 +143,16 @@ def test_3_616_an_amendment_that_would_call_for_a_loss_point_dr_not_rolled_is_re
     users, modules
 ):
     """3.6162: after 3.616 made no loss-point DR (10 CVP vs 5), losses amended to 20 vs
-    5 would call for one: dice are not rolled again, so the amendment is refused when
-    accepted, with the reason, and nothing changes."""
+    5 would call for one: dice are not rolled again, so the amendment is refused as it
+    is proposed (where the proposer clicked, not at the opponent's acceptance), with the
+    reason, and nothing changes."""
     players, module = start("sicily", "i", users, "axis")
     players.results(**result_values(module, cvp_lost_axis=10, cvp_lost_british=5))
     players.until("purchase")
     points = sorted(Seat.objects.filter(campaign_id=players.campaign_id).values_list("points"))
-    amend(players, "axis", module, reason="late losses", cvp_lost_axis=20, cvp_lost_british=5)
     with pytest.raises(ActionRefused, match="dice are not rolled again"):
-        answer(players, "british", accept=True)
+        amend(players, "axis", module, reason="late losses", cvp_lost_axis=20, cvp_lost_british=5)
+    assert result(players).amendment is None
     assert result(players).data["cvp_lost"]["axis"] == 10
     assert points == sorted(
         Seat.objects.filter(campaign_id=players.campaign_id).values_list("points")

@@ -3064,6 +3064,12 @@ case(
     observe=costs("axis", "I1"),
 )
 case(
+    "CostVariant.implies_by_side",
+    base="sicily",
+    mutate=lambda d: cvar(d, "on_map").update(implies_by_side={}),
+    observe=costs("british", "I1"),
+)
+case(
     "CostVariant.on_map",
     base="sicily",
     mutate=lambda d: cvar(d, "on_map").update(on_map=False),

@@ -467,7 +467,7 @@ def test_3_6175_an_axis_on_map_i_rg_is_not_in_reserve(users, modules):
     assert p.cost == 15
     line = next(ln for ln in roster_of(players.campaign, "axis").record if ln.id == p.ref)
     said = str(line.__dict__)
-    assert "not in Reserve" in said and "purchase date" in said, said
+    assert "not set up in Reserve" in said and "purchase date" in said, said
 
 
 def test_3_619_no_fortification_without_fpp(users, modules):

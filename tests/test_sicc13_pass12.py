@@ -230,9 +230,9 @@ def test_3_617_the_roster_line_records_spent_and_left(users, modules):
     """3.617: "After all the RG are selected, write the total CPP expended in the
     "spent" column of the CG Roster for the current CG Date; then write the number of
     CPP remaining in the "Left" column".  The Axis replenished with July 14 N's base (42,
-    3.6161) buy I7 (12) and M1 (2): the July 14 N line reads total 42, spent 14, left
-    28, computed; the British Roster shows
-    neither figure (3.617 "may all be kept secret")."""
+    3.6161), holding 100 CPP (put there by the test: Start 58), buy I7 (12) and M1 (2):
+    the July 14 N line reads 58 + 42 = 100, spent 14, left 86, computed; the British
+    Roster shows neither figure (3.617 "may all be kept secret")."""
     from tests.purchase_helpers import roster_of
 
     players, _ = campaign_at("sicily", "i", "jul14n", users, points=100)
@@ -242,7 +242,8 @@ def test_3_617_the_roster_line_records_spent_and_left(users, modules):
         ln for ln in roster_of(players.campaign, "axis").lines if ln.date == "July 14 Night"
     )
     mine = line.sides[0]
-    assert (mine.total, mine.spent, mine.left) == (42, 14, 28), line
+    assert (mine.start, mine.repl) == (58, 42), line
+    assert (mine.total, mine.spent, mine.left) == (100, 14, 86), line
     theirs = next(
         ln for ln in roster_of(players.campaign, "british").lines if ln.date == "July 14 Night"
     )

@@ -85,7 +85,8 @@ def test_3_6175_what_a_reserve_or_on_map_price_obliges_on_the_record_line(users,
     lines = {ln.group_id: ln for ln in roster_of(players.campaign, "axis").record}
     assert lines["I7"].implies == "The RG must be set up on-map in Reserve (SSR CG6; 3.4; 3.6175)"
     assert "non-Isolated Setup Area in a scenario on the purchase date" in lines["I10"].implies
-    assert "an Axis RG is not in Reserve" in lines["I10"].implies
+    assert "It is not set up in Reserve" in lines["I10"].implies
+    assert "British Setup Area" not in lines["I10"].implies
     from django.test import Client
 
     client = Client()

@@ -368,7 +368,9 @@ def _record_lines(
     count: dict[tuple[str, str], int] = {}
     claimable: dict[tuple[str, str, str], list[tuple[str, str, str, int]]] = {}  # per RG, price
     bought_as = {cv.id: cv.label for cv in module.cost_variants}
-    implied = {cv.id: implied_words(cv) for cv in module.cost_variants if cv.implies}
+    implied = {
+        (cv.id, s.id): implied_words(cv, s.id) for cv in module.cost_variants for s in module.sides
+    }
     for p in purchases:
         key = (p.side, p.group_id)
         if not p.initial:
@@ -482,7 +484,7 @@ def _record_lines(
                     else ""
                 ),
                 asks_hex=_asks_hex(module, p) if mine and campaign.ended_at is None else "",
-                implies=implied.get(p.cost_variant or "", ""),
+                implies=implied.get((p.cost_variant or "", p.side), ""),
             )
         )
     return lines

@@ -94,7 +94,13 @@ from rules.effects import (
     targets,
 )
 from rules.kinds import Action, Show, kind_of
-from rules.purchase import price_column, price_obliges, purchase_counts, reminded_rgs
+from rules.purchase import (
+    implies_of,
+    price_column,
+    price_obliges,
+    purchase_counts,
+    reminded_rgs,
+)
 from rules.schema import Module, Table, TableResult, UnitExchange, UnitFilter
 from rules.snapshot import Bought, Holdings, Snapshot
 from rules.text import with_state
@@ -1089,7 +1095,8 @@ def _chart_figures(module: Module, snap: Snapshot) -> ChartFigures:
     columns = [("", "printed")] if "" in used else []
     columns += [(cv.id, price_column(cv)) for cv in module.cost_variants if cv.id in used]
     legend = [
-        f"{price_column(cv)}: {cv.label}" + (f" — {cv.implies}" if cv.implies else "")
+        f"{price_column(cv)}: {cv.label}"
+        + (f" — {implies_of(cv, snap.side)}" if implies_of(cv, snap.side) else "")
         for cv in module.cost_variants
         if cv.id in used
     ]

@@ -7,7 +7,8 @@ replenishment (Sicily 3.616's loss points, APD 2.92's VP differential, PHD's TP 
 its DRMs) and the scenario's winner (APD 2.9).  A replenishment is computed again with
 the dice it rolled — dice stand: an amendment that would call for a roll not made, or
 leave one made without purpose, is refused with a sentence (whether a roll is called
-for follows from the public figures alone).  Each side's points change by the
+for follows from the public figures alone), as it is proposed (``amendment_refusal``),
+so no proposal waits that its acceptance would refuse.  Each side's points change by the
 difference, never below 0 (what this date's RGs cost beyond the points is kept owed,
 for RGs cancelled to pay it); what changed is its own secret (the opponent reads that it
 was recomputed, for every side whose points the step gave, whatever the figures).
@@ -16,19 +17,22 @@ was recomputed, for every side whose points the step gave, whatever the figures)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from copy import copy
+from dataclasses import dataclass, replace
+from typing import Any
 
 from campaign.models import Event, EventKind, Roll, ScenarioResult, Seat
 from campaign.services.errors import ActionRefused
 from campaign.services.events import record_event
 from campaign.services.flow import record_winner, replenishment
-from campaign.services.rolls import confirmed_results
+from campaign.services.rolls import Played, confirmed_results, played_so_far
 from campaign.services.turns import Turn
 from campaign.services.writes import SeatField
 from campaign.visibility import POINTS_RECOMPUTED
 from rules import machine, victory
 from rules.drm import AppliedDrm
 from rules.kinds import Hook
+from rules.replenish import Outcome
 from rules.schema import Table
 
 
@@ -72,8 +76,29 @@ def recompute_consequences(turn: Turn, result: ScenarioResult) -> list[SeatField
     return writes
 
 
-def _replenish_again(turn: Turn, seat: Seat, result: ScenarioResult) -> bool:
-    """``seat``'s replenishment of this pass computed again; whether one was made."""
+def amendment_refusal(turn: Turn, result: ScenarioResult, data: dict[str, Any]) -> None:
+    """Refuse, where the proposer clicked, figures whose acceptance the replenishment
+    already made would refuse: a roll they would call for that was not made, or one made
+    that they would not call for (Sicily 3.6162's loss-point dr across its bound).
+    Nothing is written."""
+    if Hook.REPLENISH not in hooks_run(turn):
+        return
+    amended = copy(result)
+    amended.data = data
+    played = played_so_far(turn)
+    played = replace(played, results=[amended if r.pk == result.pk else r for r in played.results])
+    for seat in turn.seats.values():
+        _replayed(turn, seat, result, played)
+
+
+def _replayed(
+    turn: Turn, seat: Seat, result: ScenarioResult, played: Played | None = None
+) -> tuple[Event, str, Outcome] | None:
+    """``seat``'s replenishment of this pass computed again with the dice it rolled
+    (``played``: the scenarios as amended, else as stored): the replenishment's log
+    event, where it was made, and the new outcome; None when none was made.  Refused
+    with a sentence when the figures call for a roll not made, or leave one made
+    without purpose."""
     c, module = turn.campaign, turn.module
     assert result.confirmed_at is not None
     made = (
@@ -87,7 +112,7 @@ def _replenish_again(turn: Turn, seat: Seat, result: ScenarioResult) -> bool:
         .first()
     )
     if made is None:
-        return False
+        return None
     step = next((s for s in module.steps if s.id == made.step_id), None)
     where = f"{step.id} {step.title}" if step else made.step_id
     recorded = iter(
@@ -95,7 +120,7 @@ def _replenish_again(turn: Turn, seat: Seat, result: ScenarioResult) -> bool:
             campaign=c, side=seat.side, step_id=made.step_id, created_at__gte=result.confirmed_at
         ).order_by("seq")
     )
-    name, code = module.side(seat.side).name, module.currency.code
+    name = module.side(seat.side).name
 
     def roll(
         kind: str, purpose: str, table: Table | None = None, drms: tuple[AppliedDrm, ...] = ()
@@ -115,13 +140,26 @@ def _replenish_again(turn: Turn, seat: Seat, result: ScenarioResult) -> bool:
         date_index=made.date_index,
         points=int(made.data.get("start", 0)),
         roll=roll,
+        played=played,
     )
-    if next(recorded, None) is not None:
+    left = next(recorded, None)
+    if left is not None:
         raise ActionRefused(
-            f"With these figures a roll the {name} made at {where} would not be called for: "
-            "dice rolled stand. Amend the other figures only.",
+            f"With these figures the {name} roll of {where} for {left.purpose} would not be "
+            "called for: dice rolled stand. Amend the other figures only.",
             status=409,
         )
+    return made, where, outcome
+
+
+def _replenish_again(turn: Turn, seat: Seat, result: ScenarioResult) -> bool:
+    """``seat``'s replenishment of this pass computed again; whether one was made."""
+    replayed = _replayed(turn, seat, result)
+    if replayed is None:
+        return False
+    made, where, outcome = replayed
+    c, module = turn.campaign, turn.module
+    name, code = module.side(seat.side).name, module.currency.code
     before_gain = int(made.data.get("repl", 0))
     before = seat.points
     # What an earlier amendment left short is still owed: the points on hand are net

@@ -1187,6 +1187,9 @@ def propose_result_amendment(
             "Amend the other figures only.",
             status=409,
         )
+    # Figures the replenishment already made cannot take (its dice stand) are refused
+    # here, where the proposer clicked, not left for the opponent's acceptance to refuse.
+    recompute.amendment_refusal(turn, result, data)
     result.amendment, result.amendment_by, result.amendment_reason = data, turn.side, reason
     result.save(update_fields=["amendment", "amendment_by", "amendment_reason"])
     other = machine.opponent(turn.module, turn.side)
