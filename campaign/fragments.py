@@ -390,13 +390,19 @@ class SuppliesInputs(TableInputs):
         return self
 
 
+def form_stamp(view: CampaignView) -> str:
+    """The stale-form stamp of the step's panel (``StepPanel.at``: the campaign's
+    position) without building the panel; "" once the CG has ended (no panel)."""
+    return "" if view.ended else view.at
+
+
 def supplies_inputs(view: CampaignView) -> SuppliesInputs:
-    """The rules data to supply of ``view``.  The step's panel (for the forms'
-    stale-form stamp) is built only when the part has a form."""
+    """The rules data to supply of ``view``.  Its forms' stale-form stamp is the step
+    panel's (``form_stamp``), read without building the panel."""
     forms = bool(view.packages) or any(s.proposal is not None or s.takeback for s in view.supplies)
     return SuppliesInputs(
         campaign_id=str(view.campaign_id),
-        at=getattr(view.panel, "at", "") if forms else "",
+        at=form_stamp(view) if forms else "",
         supplies=tuple(view.supplies),
         packages=tuple(view.packages),
         supplies_first=view.supplies_first,
@@ -498,13 +504,13 @@ def record_rows(record: RecordInputs) -> str:
 
 def record_inputs(view: CampaignView) -> RecordInputs:
     """What the RG Purchase Records the viewer may see are rendered from (the record
-    part shows nothing else).  The step's panel (for the forms' stale-form stamp) is
-    built only when a line has a form."""
+    part shows nothing else).  Its forms' stale-form stamp is the step panel's
+    (``form_stamp``), read without building the panel."""
     can_reveal = any(line.mine and (not line.revealed or line.held) for line in view.record)
     forms = can_reveal or any(line.can_change_state for line in view.record)
     return RecordInputs(
         campaign_id=str(view.campaign_id),
-        at=getattr(view.panel, "at", "") if forms else "",
+        at=form_stamp(view) if forms else "",
         states=tuple(view.rg_states),
         lines=tuple(view.record),
         can_reveal=can_reveal,

@@ -56,6 +56,7 @@ from rules.effects import (
     in_pairs,
     matches,
     no_mmc_to_harden,
+    of_kind,
     own_mmc,
     sent_on,
     targets,
@@ -629,9 +630,18 @@ def owed_rolls(
     per_unit = [t for t in required if t.once == "unit"]
     sent = {t.id: sent_to(campaign, module, t.id, side, rolls) for t in per_unit if t.after}
     if per_unit:
+        # The tables a unit of each kind may be rolled on, sorted once per kind: most
+        # units are of no table's kinds, and their state is never built.
+        of_kinds: dict[str, list[Table]] = {}
         for unit in (units or side_units(campaign, side))():
+            kind = unit.kind
+            tables = of_kinds.get(kind)
+            if tables is None:
+                tables = of_kinds[kind] = [t for t in per_unit if of_kind(t.for_units, kind)]
+            if not tables:
+                continue
             state = unit.state  # built once per unit, read by every table
-            for t in per_unit:
+            for t in tables:
                 if t.id in sent and unit.ref not in (sent[t.id] or ()):
                     continue  # no earlier roll sent it here (3.613 †)
                 # A vehicle's weapons each owe their own roll (Sicily 3.6142).

@@ -108,6 +108,14 @@ def armed(unit: UnitState, weapon: WeaponState) -> UnitState:
     return UnitState(f"{unit.name} {weapon.name}", unit.kind, marks)
 
 
+def of_kind(flt: UnitFilter | None, kind: str) -> bool:
+    """Whether a table rolled for units of ``flt`` may be rolled for a unit of ``kind``
+    or one of its weapons (``targets`` finds none where it may not: a weapon is read
+    with its carrier's kind, ``armed``): what sorts a side's units among the tables
+    once per kind, not once per unit and table."""
+    return flt is not None and (flt.kinds is None or kind in flt.kinds)
+
+
 def targets(flt: UnitFilter | None, unit: UnitState) -> list[tuple[str, UnitState]]:
     """What on ``unit``'s line a table rolled for units of ``flt`` may be rolled for:
     ("", the unit) where it matches; for a unit carrying weapons on a table rolled for

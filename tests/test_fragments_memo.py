@@ -441,3 +441,45 @@ def test_the_set_up_pages_entries_are_the_seats_purchases_already_read_apd_3_8(m
         panels._entries(view, panel)
     assert [q["sql"] for q in ctx.captured_queries if f'FROM "{table}"' in q["sql"]] == []
     assert panel.entries == [f"M1 Sniper: edge {n}" for n in (0, 1)]
+
+
+@pytest.mark.django_db
+def test_no_part_but_the_step_builds_the_step_panel_3_617(modules, users, monkeypatch):
+    """Issue 49: the header's "your answer is awaited", the RG Purchase Records' and the
+    rules data's forms read their own inputs, not the whole step panel: a change that
+    touches the header and not the step (a nudge) builds no panel; each part is the
+    same HTML as rendered beside the step (Sicily 3.617)."""
+    from campaign import fragments
+    from campaign.fragments import CAMPAIGN_MEMO, CAMPAIGN_PARTS, SHOWN_MEMO, TABLE_MEMO, Part
+    from campaign.seat_views import campaign_page
+    from campaign.seat_views.campaign_page import campaign_view
+
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    cid = players.campaign_id
+    _purchase(players.campaign, "axis", 1, revealed=False)  # a line with forms
+    built: list[str] = []
+    build = campaign_page.build_panel
+
+    def counted(view):
+        built.append(view.viewer)
+        return build(view)
+
+    monkeypatch.setattr(campaign_page, "build_panel", counted)
+    others = set(CAMPAIGN_PARTS) - {Part.STEP}
+    for side in ("axis", "british"):
+        user = players.users[side]
+        for memo in (CAMPAIGN_MEMO, SHOWN_MEMO, TABLE_MEMO):
+            memo.clear()
+        view = campaign_view(user, cid)
+        alone = dict(fragments.campaign_fragments(view, others, user=user, origin="", oob=False))
+        assert built == [], "no part but the step builds the panel"
+        for memo in (CAMPAIGN_MEMO, SHOWN_MEMO, TABLE_MEMO):
+            memo.clear()
+        view = campaign_view(user, cid)
+        every = dict(
+            fragments.campaign_fragments(view, CAMPAIGN_PARTS, user=user, origin="", oob=False)
+        )
+        assert built == [side]
+        built.clear()
+        for part in others:
+            assert alone[part] == every[part], (side, part)

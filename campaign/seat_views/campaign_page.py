@@ -22,6 +22,7 @@ from campaign.models import (
     Invitation,
     Purchase,
     Roll,
+    RollCorrection,
     Seat,
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
@@ -39,7 +40,14 @@ from campaign.seat_views.common import (
     visible_purchases,
     your_move,
 )
-from campaign.seat_views.panels import StepPanel, build_panel
+from campaign.seat_views.corrections import CorrectionView, correction_views, open_corrections
+from campaign.seat_views.panels import (
+    AmendView,
+    StepPanel,
+    amend_view,
+    build_panel,
+    takeback_asked_by,
+)
 from campaign.seat_views.supplements import PackageView, SupplyView, package_views, supply_views
 from campaign.selectors import (
     PassRolls,
@@ -60,7 +68,7 @@ from campaign.selectors import (
     with_online,
 )
 from rules import availability, machine
-from rules.kinds import Action, kind_of
+from rules.kinds import Action, Show, kind_of
 from rules.schema import Module, Step
 from rules.snapshot import Holdings, Snapshot
 
@@ -508,24 +516,49 @@ class CampaignView:
     @cached_property
     def awaiting_answer(self) -> list[str]:
         """The opponent's proposals this player is to accept or refuse: data the rules
-        lack, an amendment of the scenario result (the header says so first)."""
+        lack, an amendment of the scenario result (the header says so first).  Read from
+        the proposals themselves, not from the step's panel (the header is rendered
+        without it; the panel shows the same values)."""
         asked = [
             f"the {s.label} ({s.rule}) {s.proposal.by} proposed"
             for s in self.supplies
             if s.proposal is not None and not s.proposal.mine
         ]
-        amend = self.panel.amend if self.panel is not None else None
+        amend = self.amend
         if amend is not None and amend.proposed_by and not amend.mine:
             asked.append(f"the amendment of the result {amend.proposed_by} proposed")
-        if self.panel is not None:
-            asked += [
-                f"the correction of {c.by}'s {c.what}" for c in self.panel.corrections if not c.mine
-            ]
-        if self.panel is not None and self.panel.takeback_asked_by:
+        asked += [f"the correction of {c.by}'s {c.what}" for c in self.corrections if not c.mine]
+        if self.takeback_asked_by:
             asked.append(
-                f"{self.panel.takeback_asked_by}'s request to take back its Done at {self.step.id}"
+                f"{self.takeback_asked_by}'s request to take back its Done at {self.step.id}"
             )
         return asked
+
+    @cached_property
+    def amend(self) -> AmendView | None:
+        """The result of this pass while it may be amended by consent, with its open
+        amendment (``panels.amend_view``; None once the CG has ended)."""
+        return None if self.ended else amend_view(self)
+
+    @cached_property
+    def corrections_open(self) -> list[RollCorrection]:
+        """The corrections of rolls' write-backs proposed at this step, not answered yet
+        (``corrections.open_corrections``): one statement, at a step that shows rolls."""
+        return open_corrections(self.campaign)
+
+    @cached_property
+    def corrections(self) -> list[CorrectionView]:
+        """The open corrections as the viewer reads them, at a step that shows its rolls
+        while the CG runs (none elsewhere): the step's panel lists them."""
+        if self.ended or Show.ROLLS not in kind_of(self.step_def.kind).shows:
+            return []
+        return correction_views(self.module, self.viewer, self.corrections_open)
+
+    @cached_property
+    def takeback_asked_by(self) -> str:
+        """The opponent's side name where it asks to take back its Done at this step
+        ("" : it does not, or the CG has ended)."""
+        return "" if self.ended else takeback_asked_by(self)
 
     @cached_property
     def supplies(self) -> list[SupplyView]:

@@ -48,13 +48,11 @@ def _what(roll: Roll) -> str:
     return f"{roll.purpose} roll" + (f" for {roll.item}" if roll.item else "") + f": {roll.final}"
 
 
-def correction_parts(
-    campaign: Campaign, module: Module, viewer: str, step_id: str
-) -> tuple[list[CorrectableRoll], list[CorrectionView]]:
-    """The viewer's correctable rolls at the current step, and the open proposals."""
+def open_corrections(campaign: Campaign) -> list[RollCorrection]:
+    """The corrections proposed at the current step and not answered yet (both sides
+    read them), each with its roll: one statement."""
     c = campaign
-    other = next(s.id for s in module.sides if s.id != viewer)
-    open_ones = list(
+    return list(
         RollCorrection.objects.select_related("roll").filter(
             campaign=c,
             cycle=c.cycle,
@@ -62,6 +60,38 @@ def correction_parts(
             status=RollCorrection.Status.PROPOSED,
         )
     )
+
+
+def correction_views(
+    module: Module, viewer: str, open_ones: list[RollCorrection]
+) -> list[CorrectionView]:
+    """The open proposals (``open_corrections``) as the viewer reads them: what the
+    step's panel lists and the header's "your answer is awaited" names."""
+    return [
+        CorrectionView(
+            ref=p.ref,
+            by=module.side(p.side).name,
+            mine=p.side == viewer,
+            what=_what(p.roll),
+            was=describe_line(p.was),
+            line=describe_line(p.line),
+            reason=p.reason,
+        )
+        for p in open_ones
+    ]
+
+
+def correctable_rolls(
+    campaign: Campaign,
+    module: Module,
+    viewer: str,
+    step_id: str,
+    open_ones: list[RollCorrection],
+) -> list[CorrectableRoll]:
+    """The viewer's correctable rolls at the current step (``open_ones``: the open
+    proposals, ``open_corrections``, which say whether each is asked already)."""
+    c = campaign
+    other = next(s.id for s in module.sides if s.id != viewer)
     rolls = list(
         Roll.objects.visible_to(other)
         .filter(campaign=c, cycle=c.cycle, step_id=step_id, side=viewer)
@@ -112,17 +142,4 @@ def correction_parts(
             )
         )
     # The last roll for a unit is the one corrected: one form per unit.
-    own = list({r.unit: r for r in own}.values())
-    views = [
-        CorrectionView(
-            ref=p.ref,
-            by=module.side(p.side).name,
-            mine=p.side == viewer,
-            what=_what(p.roll),
-            was=describe_line(p.was),
-            line=describe_line(p.line),
-            reason=p.reason,
-        )
-        for p in open_ones
-    ]
-    return own, views
+    return list({r.unit: r for r in own}.values())

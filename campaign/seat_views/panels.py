@@ -25,7 +25,7 @@ from campaign.models import (
     Unit,
 )
 from campaign.seat_views.common import PurchaseLine, RollView, roll_view
-from campaign.seat_views.corrections import CorrectableRoll, CorrectionView, correction_parts
+from campaign.seat_views.corrections import CorrectableRoll, CorrectionView, correctable_rolls
 from campaign.selectors import (
     answered_yes,
     bought_of,
@@ -381,15 +381,12 @@ def build_panel(view: CampaignView) -> StepPanel:
             acted = opponent_acted_since_done(c, view.viewer)
             panel.take_back = not acted
             panel.take_back_ask = acted and not panel.takeback_mine
-    if not view.ended:
-        other = next((s.side for s in view.seats if s.side != view.viewer), "")
-        if other and other in view.done and takeback_asked(view, other):
-            panel.takeback_asked_by = view.module.side(other).name
+    panel.takeback_asked_by = view.takeback_asked_by
     if panel.can_act and Action.FORTIFY in kind.actions:
         panel.fort_take_back = bool(panel.fort_buys)
     if panel.can_act and availability.finishes_ahead(view.module, step):
         panel.ahead = _ahead(view)
-    panel.amend = _amend(view)
+    panel.amend = view.amend
     if step.names_attacker:
         panel.attacker = attacker_words(view.campaign, view.module, step.names_attacker)
     panel.weather = availability.weather_words(view.module, step, view.campaign.date_index)
@@ -461,7 +458,17 @@ def takeback_asked(view: CampaignView, side: str) -> bool:
     return seat.takeback_asked == done_request(view.at)
 
 
-def _amend(view: CampaignView) -> AmendView | None:
+def takeback_asked_by(view: CampaignView) -> str:
+    """The opponent's side name where it asks to take back its Done at the current step
+    ("" : it does not; public: the request is logged for both).  What the step's panel
+    shows and the header's "your answer is awaited" names, read from the seats alone."""
+    other = next((s.side for s in view.seats if s.side != view.viewer), "")
+    if other and other in view.done and takeback_asked(view, other):
+        return view.module.side(other).name
+    return ""
+
+
+def amend_view(view: CampaignView) -> AmendView | None:
     """The result of this pass and its open amendment, between its confirmation and the
     step that reads it (public: both players agreed the result)."""
     module = view.module
@@ -925,9 +932,10 @@ def _rolls(view: CampaignView, panel: StepPanel) -> None:
     )
     panel.rolls = [roll_view(r, ended=False) for r in rolls.order_by("seq")]
     if not view.ended:
-        panel.correctable, panel.corrections = correction_parts(
-            c, view.module, view.viewer, view.step_def.id
+        panel.correctable = correctable_rolls(
+            c, view.module, view.viewer, view.step_def.id, view.corrections_open
         )
+        panel.corrections = view.corrections
 
 
 def _units(view: CampaignView, panel: StepPanel) -> None:
