@@ -1,0 +1,153 @@
+"""Purple Heart Draw, twenty-second pass, second half (issue 44): C5.25-C5.41 and
+C2.0-C3.0 tried at their edges: each number a player can reach at its boundary and one
+past it, each exception and its complement, an undo followed to both pages, and twenty
+sentences drawn at random (``random.Random(22)``), each through each side's page
+(tests/page_play.py) (docs/rules-audit/pass-22-phdb22.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Roll
+from tests.test_phdb17_pass17 import plain
+from tests.test_phdb18_pass18 import seats, step_part
+from tests.test_phdb21_pass21 import REDUCE, ROLL_C5_28, rolls
+from tests.test_rule_mechanisms import add, fixed_dice, users
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+__all__ = ["fixed_dice", "users"]
+
+
+def german_mines_at(users, *where: str, wire: str = ""):
+    """The PHD CG hosted by the German, his A-P mines bought at C5.35 before the Initial
+    TM Scenario at each of ``where`` (and Wire at ``wire``), their lost costs supplied;
+    walked to the C5.28 after it."""
+    from campaign.services import purchases
+    from tests.test_rule_mechanisms import module_of, result_values, supply
+    from tests.walk import host_game, players_of
+
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side="german", through_start=False)
+    players = players_of(c, a, b)
+    players.until_step("I-C5.35")
+    supply(players, "fortifications.items.ap_mines.cost", {"value": "1"})
+    supply(players, "fortifications.items.wire.cost", {"value": "2"})
+    german = players.users["german"]
+    bought = [("ap_mines", at) for at in where] + ([("wire", wire)] if wire else [])
+    for item, at in bought:
+        purchases.buy_fortification(
+            campaign_id=c.pk, user=german, item_id=item, count=2, location=at
+        )
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until_step("C5.28")
+    return players
+
+
+# --------------------------------------------------------------------------- Part A/E
+
+
+def test_c5_28_a_hex_named_without_its_board_is_the_hex_of_his_recorded_mines(
+    users, modules, fixed_dice
+):
+    """C5.28 "Consequently, all A-P mines must be cleared from a location before a
+    removal attempt on any other same location (non-mine) fortification can be made"
+    (pass 21's Left: the German's mines bought for 23K4 did not bar a Wire roll typed
+    "Wire in K4", the same hex with its board omitted).  On his page: "Wire in K4" is
+    refused, naming his mines in 23K4, citing C5.28, nothing rolled; "Wire in 31K4" (the
+    same hex row and number on another board) is rolled.  His mines roll typed "A-P
+    mines in K4" (dr 2: Eliminated) clears 23K4: "Wire in 23K4" is then rolled.  The US
+    page offers no "gone" box and names none of his mines."""
+    players = german_mines_at(users, "23K4")
+    page = seats(players)
+    de, us = page["german"], page["us"]
+    before = Roll.objects.filter(campaign_id=players.campaign_id).count()
+    forged = de.press(ROLL_C5_28, item="Wire in K4")
+    assert forged.refused, (forged.status, forged.text[:300])
+    assert "A-P mines bought for 23K4 lie in 23K4" in forged.text, forged.text[:400]
+    assert "C5.28" in forged.text
+    plain(forged.text)
+    assert Roll.objects.filter(campaign_id=players.campaign_id).count() == before
+    fixed_dice.append([5])
+    assert de.press(ROLL_C5_28, item="Wire in 31K4").status == 200
+    fixed_dice.append([2])
+    assert de.press(ROLL_C5_28, item="A-P mines in K4").status == 200
+    fixed_dice.append([5])
+    answer = de.press(ROLL_C5_28, item="Wire in 23K4")
+    assert answer.status == 200, answer.text[:300]
+    assert [r.item for r in rolls(players, "C5.28", "german")] == [
+        "Wire in 31K4",
+        "A-P mines in K4",
+        "Wire in 23K4",
+    ]
+    us.open()
+    assert "gone" not in us.form_of(ROLL_C5_28).choices
+    assert "A-P mines bought for" not in us.text
+
+
+def test_c5_28_one_attempt_per_item_and_location_the_next_refused_however_it_is_typed(
+    users, modules, fixed_dice
+):
+    """C5.28 "Only one attempt may be made per “item” for each location during this
+    step", at the limit and one past it: the German's mines roll at 23K4 (dr 5: No
+    Effect) is made; the next one, typed "a-p mines at 23K4" or "A-P mines in K4" (the
+    same item and hex), is refused citing C5.28, nothing rolled (it was accepted on
+    ``main``: only the exact words were compared).  Its complement: the same item at
+    another location (23K5), and at the same hex on another board (31K4), are rolled.
+    His Wire at 23K4 stays barred, his mines not being cleared there (C5.28)."""
+    players = german_mines_at(users, "23K4", "23K5", wire="23K4")
+    page = seats(players)
+    de = page["german"]
+    fixed_dice.append([5])
+    assert de.press(ROLL_C5_28, item="A-P mines in 23K4").status == 200
+    made = Roll.objects.filter(campaign_id=players.campaign_id).count()
+    for typed in ("a-p mines at 23K4", "A-P mines in K4", "A-P  mines in 23k4"):
+        forged = de.press(ROLL_C5_28, item=typed)
+        assert forged.refused, (typed, forged.status, forged.text[:300])
+        assert "C5.28" in forged.text and "in this pass" in forged.text, forged.text[:400]
+        plain(forged.text)
+    assert Roll.objects.filter(campaign_id=players.campaign_id).count() == made
+    forged = de.press(ROLL_C5_28, item="Wire in K4")
+    assert forged.refused and "No Effect" in forged.text, forged.text[:400]
+    for other in ("A-P mines in 23K5", "A-P mines in 31K4"):
+        fixed_dice.append([5])
+        answer = de.press(ROLL_C5_28, item=other)
+        assert answer.status == 200, (other, answer.text[:300])
+    assert len(rolls(players, "C5.28", "german")) == 3
+
+
+def test_c5_28_the_final_dr_at_3_and_4_and_an_original_6_vs_wire_reduces_no_one(
+    users, modules, fixed_dice
+):
+    """C5.28's table at its boundary: "≤3 Eliminated", "≥4 No Effect", each Final dr
+    with a +1 DRM: the US's Foxhole roll, dr 2 +1 (Minefield/Entrenchment adjacent to an
+    enemy Front Line Hex) = 3, Eliminated; his Roadblock roll, dr 3 +1 (along a
+    hexside of an enemy Front Line Hex) = 4, No Effect.  Note 2's qualifier "vs a
+    Known Minefield, an original dr of 6 results in Casualty Reduction": his original 6
+    vs Wire offers no Casualty Reduction (the complement); the German's original 6 +1
+    vs A-P mines (Final 7) owes one (the exception applies whatever the DRMs)."""
+    from tests.test_phdb19_pass19 import us_attacks_last
+
+    players = us_attacks_last(users, "C5.27")
+    add(players, "german", "4-6-7", "squad")
+    players.until_step("C5.28")
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    fixed_dice.append([2])
+    assert us.press(ROLL_C5_28, item="Foxhole in 23M14", tick="minefield_adjacent").status == 200
+    fixed_dice.append([3])
+    assert us.press(ROLL_C5_28, item="Roadblock in 23M13", tick="roadblock_front").status == 200
+    fixed_dice.append([6])
+    assert us.press(ROLL_C5_28, item="Wire in 23M12").status == 200
+    made = rolls(players, "C5.28", "us")
+    assert [(r.final, r.result.split(" (")[0]) for r in made] == [
+        (3, "Eliminated"),
+        (4, "No Effect"),
+        (6, "No Effect"),
+    ], [(r.final, r.result) for r in made]
+    assert REDUCE not in us.buttons(), step_part(us)
+    fixed_dice.append([6])
+    answer = de.press(ROLL_C5_28, item="A-P mines in 23K4", tick="minefield_adjacent")
+    assert answer.status == 200, answer.text[:300]
+    assert rolls(players, "C5.28", "german")[-1].final == 7
+    assert REDUCE in de.buttons(), step_part(de)
