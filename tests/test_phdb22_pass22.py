@@ -6,9 +6,11 @@ sentences drawn at random (``random.Random(22)``), each through each side's page
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from campaign.models import Roll
+from campaign.models import AddedLater, Roll
 from tests.test_phdb17_pass17 import plain
 from tests.test_phdb18_pass18 import seats, step_part
 from tests.test_phdb21_pass21 import REDUCE, ROLL_C5_28, rolls
@@ -151,3 +153,126 @@ def test_c5_28_the_final_dr_at_3_and_4_and_an_original_6_vs_wire_reduces_no_one(
     assert answer.status == 200, answer.text[:300]
     assert rolls(players, "C5.28", "german")[-1].final == 7
     assert REDUCE in de.buttons(), step_part(de)
+
+
+def dsp_left(seat) -> int:
+    found = re.search(r"You have (\d+) DSP", seat.text)
+    assert found, seat.text[:600]
+    return int(found.group(1))
+
+
+def test_c5_35_note_6_thirty_dsp_on_mines_at_the_cap_one_past_it_and_after_a_take_back(
+    users, modules
+):
+    """C5.35 note 6 "A side may not spend > 30 DSP per TM Scenario on Mines" on the
+    German's page before the Initial TM Scenario (A-P 1 DSP a factor, A-T 2, their lost
+    costs supplied): 20 A-P and 5 A-T factors (30 DSP on Mines) are bought; one A-P
+    factor more is refused citing note 6, nothing spent.  Part C, the undo: "Take back
+    my last fortification" (the 5 A-T) gives back its 10 DSP and its room under the
+    cap: 11 A-P factors (31) are refused, 10 (exactly 30) bought.  Spending outside
+    Mines is not capped by it: Booby Traps (30 DSP) are bought with what is left.  The
+    US page (his own table, 0 DSP: I3) names none of it (the German's secret)."""
+    from tests.test_rule_mechanisms import supply
+    from tests.walk import host_game, players_of
+
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side="german", through_start=False)
+    players = players_of(c, a, b)
+    players.until_step("I-C5.35")
+    supply(players, "fortifications.items.ap_mines.cost", {"value": "1"})
+    supply(players, "fortifications.items.at_mines.cost", {"value": "2"})
+    page = seats(players)
+    de, us = page["german"], page["us"]
+    assert dsp_left(de) == 60
+    assert de.press(AP, count="20", location="23K4").status == 200
+    assert de.press(AT, count="5", location="23K5").status == 200
+    assert dsp_left(de) == 30
+    forged = de.press(AP, count="1", location="23K6")
+    assert forged.refused, (forged.status, forged.text[:300])
+    assert "30 DSP on Mines" in forged.text and "C5.35 note 6" in forged.text, forged.text[:400]
+    plain(forged.text)
+    assert dsp_left(de) == 30
+    take_back = [w for w in de.buttons() if w.startswith("Take back my last fortification")]
+    assert take_back and "A-T" in take_back[0], de.buttons()
+    assert de.press(take_back[0]).status == 200
+    assert dsp_left(de) == 40
+    forged = de.press(AP, count="11", location="23K6")
+    assert forged.refused and "C5.35 note 6" in forged.text, forged.text[:400]
+    assert dsp_left(de) == 40
+    assert de.press(AP, count="10", location="23K6").status == 200
+    assert dsp_left(de) == 30
+    assert de.press("Buy Booby Traps", count="1").status == 200
+    assert dsp_left(de) == 0
+    us.open()
+    # His own table (I3: he has no DSP before the Initial TM Scenario), none of the
+    # German's Locations, spending or take-backs.
+    assert "You have 0 DSP" in us.text, us.text[:600]
+    for secret in ("23K4", "23K5", "23K6", "spent so far", "Take back"):
+        assert secret not in us.text, secret
+
+
+AP = "Buy Mines (per A-P factor)"
+AT = "Buy Mines (per A-T factor)"
+
+
+def test_footnote_p_two_pre_registered_hexes_the_second_further_one_refused_and_a_cancel(
+    users, modules
+):
+    """RG footnote p "Note there is a limit of two Pre-Registered hexes per OBA module"
+    at the limit and one past it, on the US page: his O1 81mm OBA Module (footnote p)
+    bought with 1 Pre-Registered hex before the 0930 hrs TM Scenario; at the next C5.31
+    (a Lull between) "If the OBA module is unused ... an additional two TP expenditure
+    may be made to requisition each additional Pre-Registered hex": one further hex
+    (the module's second) is bought for 2 TP; the next (a third) is refused citing
+    footnote p, nothing spent (no longer offered; the line's earlier form posted again).
+    Part C: the further hex could not be cancelled as any other purchase of the step
+    is (fixed): "Cancel" on it refunds its 2 TP, the module's count of hexes comes back
+    and the further hex may be bought again.  The German page names none of it."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_phdb19_pass19 import GRENS, MODULE_P, RIFLES, points, post
+
+    players, _ = phd_after(users, "C5.31")
+    supply_chart_of(players, "us", [MODULE_P, RIFLES])
+    supply_chart_of(players, "german", [GRENS])
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    assert us.press("Buy O1 81mm OBA Module for 6 TP, With 1 Pre-Registered hex").status == 200
+    for seat in (us, de):
+        assert seat.press("Done with C5.31").status == 200
+    players.until_step("C5.37")
+    players.chits(us="idle", german="idle")
+    players.until_step("C5.31")
+    us.open()
+    further = "Buy: A further Pre-Registered hex (2 TP)"
+    before = points(us)[0]
+    line = us.form_of(further)
+    assert us.press(further, affirmed="yes").status == 200
+    assert points(us)[0] == before - 2
+    # At the limit the line offers no further hex; the form it sent before, posted
+    # again (a second tab, a forged post), is refused.
+    assert further not in us.buttons(), us.buttons()
+    forged = post(us, line, affirmed="yes")
+    assert forged.refused, (forged.status, forged.text[:300])
+    assert "already has 2, the most it may have (C5.31 RG footnote p)" in forged.text, forged.text
+    plain(forged.text)
+    us.open()
+    assert points(us)[0] == before - 2
+    cancel = [w for w in us.buttons() if w.startswith("Cancel") and "Pre-Registered" in w]
+    assert cancel, us.buttons()
+    assert us.press(cancel[0]).status == 200
+    assert points(us)[0] == before
+    assert AddedLater.objects.filter(campaign_id=players.campaign_id).count() == 0
+    assert "cancelled for O1 81mm OBA Module" in us.text, us.text[-1500:]
+    assert further in us.buttons(), us.buttons()
+    assert us.press(further, affirmed="yes").status == 200
+    assert points(us)[0] == before - 2
+    de.open()
+    # His 0930 hrs O1 is revealed (its date's purchases are); this date's further hex,
+    # bought, cancelled and bought again, is his secret.
+    assert "further Pre-Registered" not in de.text and "cancelled for" not in de.text
+
+
+def supply_chart_of(players, side, rows):
+    from tests.test_rule_mechanisms import supply_chart
+
+    supply_chart(players, side, rows)
