@@ -276,3 +276,110 @@ def supply_chart_of(players, side, rows):
     from tests.test_rule_mechanisms import supply_chart
 
     supply_chart(players, side, rows)
+
+
+def test_c5_36_recon_at_exactly_its_tp_and_one_short_on_the_cg_last_date(
+    users, modules, fixed_dice
+):
+    """Drawn #14, RG footnote n / C5.36 "If purchased for 2 TP, the player receives a +5
+    drm to the Reconnaissance dr" at the boundary of the TP a side holds, before the
+    1930 hrs TM Scenario (the CG's last date): the German, holding exactly 2 TP, buys
+    the +5 Recon (dr 6 +5 = 11 Locations), left with 0; the US, holding 1 TP, is
+    refused the 2 TP Recon in words (nothing spent, no dr) and buys the 1 TP one (dr 1:
+    1 Location).  Neither page shows the other's dr or TP."""
+    from campaign.models import Seat as SeatRow
+    from tests.test_phdb18_pass18 import last_conph, tp_shown
+
+    players = last_conph(users, "C5.36")
+    SeatRow.objects.filter(campaign_id=players.campaign_id, side="german").update(points=2)
+    SeatRow.objects.filter(campaign_id=players.campaign_id, side="us").update(points=1)
+    page = seats(players)
+    de, us = page["german"], page["us"]
+    assert tp_shown(de) == 2 and tp_shown(us) == 1
+    fixed_dice.append([6])
+    answer = de.press("Recon for 2 TP (+5 drm)")
+    assert answer.status == 200, answer.text[:300]
+    assert "Recon dr: 11 Locations" in de.text, step_part(de)
+    assert points_of(players, "german") == 0
+    short = us.press("Recon for 2 TP (+5 drm)")
+    assert short.refused, (short.status, short.text[:300])
+    plain(short.text)
+    assert "not enough TP (2 needed, 1 left; C5.36)" in short.text, short.text[:300]
+    us.open()
+    assert tp_shown(us) == 1
+    assert not Roll.objects.filter(campaign_id=players.campaign_id, step_id="C5.36", side="us")
+    fixed_dice.append([1])
+    recon = [b for b in us.buttons() if b.startswith("Recon for 1 TP")]
+    assert recon, us.buttons()
+    assert us.press(recon[0]).status == 200
+    assert "Recon dr: 1 Location" in us.text, step_part(us)
+    assert points_of(players, "us") == 0
+    assert "11 Locations" not in us.text
+    de.open()
+    assert "Recon dr: 1 Location" not in de.text
+
+
+def points_of(players, side: str) -> int:
+    from campaign.models import Seat as SeatRow
+
+    return SeatRow.objects.get(campaign_id=players.campaign_id, side=side).points
+
+
+def test_c5_26_and_c5_27a_tables_at_their_thresholds_on_both_pages_before_1930(
+    users, modules, fixed_dice
+):
+    """Drawn #3 (C5.26b "Baz/Psk/FT/DC: Each side makes a separate dr ..."), #15 (its
+    table's "≥4 Eliminated") and #12 (C5.27a "Immobilization Repair: Each non-captured,
+    non-abandoned, immobilized vehicle must make a dr"), each at its threshold and one
+    past it, before the 1930 hrs TM Scenario: the US's Baz with "+2 If only
+    Non-Qualified use is possible" ticked, dr 1 +2 = 3 Repaired, a second Baz dr 2 +2 =
+    4 Eliminated; the German's Psk dr 3 Repaired and a second dr 4 Eliminated.  C5.26a
+    "≤2 Repaired, ≥3 Eliminated": the US's two malfunctioned MMGs, dr 2 and dr 3.
+    C5.27a "≤2 Become Mobile, ≥3 No Change", "+1 If Isolated": the US's Isolated
+    M4A1 dr 2 +1 = 3 No Change, his other immobilized M4A1 dr 2 Becomes Mobile."""
+    from tests.test_phdb19_pass19 import us_attacks_last
+
+    players = us_attacks_last(users, "C5.24")
+    add(players, "us", "MMG", "sw", markers=("malfunctioned",))
+    add(players, "us", "MMG", "sw", markers=("malfunctioned",))
+    add(players, "us", "M4A1", "vehicle", markers=("immobilized", "isolated"))
+    add(players, "us", "M4A1", "vehicle", markers=("immobilized",))
+    players.until_step("C5.26")
+    page = seats(players)
+    de, us = page["german"], page["us"]
+    baz = "Roll dr: BAZ/PSK/FT/DC Repair Table"
+    assert "non_qualified" in us.form_of(baz).choices.get("tick", []), us.form_of(baz).choices
+    for face, item in ((1, "Baz in 23M12"), (2, "Baz in 23M13")):
+        fixed_dice.append([face])
+        answer = us.press(baz, item=item, tick="non_qualified")
+        assert answer.status == 200, answer.text[:300]
+    for face, item in ((3, "Psk in 23K4"), (4, "Psk in 23K5")):
+        fixed_dice.append([face])
+        assert de.press(baz, item=item).status == 200
+    repair = "Roll dr: Weapon Repair Table"
+    for face in (2, 3):
+        fixed_dice.append([face])
+        unit = us.options(repair, "unit")[0][0]
+        assert us.press(repair, unit=unit).status == 200
+    made = {
+        side: [(r.final, r.result.split(" (")[0]) for r in rolls(players, "C5.26", side)]
+        for side in ("us", "german")
+    }
+    assert made["us"] == [(3, "Repaired"), (4, "Eliminated"), (2, "Repaired"), (3, "Eliminated")]
+    assert made["german"] == [(3, "Repaired"), (4, "Eliminated")], made
+    for seat in (us, de):
+        seat.open()
+        assert seat.press("Done with C5.26").status == 200, step_part(seat)
+    players.until_step("C5.27")
+    us.open()
+    immobilized = "Roll dr: Immobilization Repair Table"
+    choices = us.options(immobilized, "unit")
+    assert len(choices) == 2, choices
+    for value, _ in choices:
+        fixed_dice.append([2])
+        assert us.press(immobilized, unit=value).status == 200
+    found = sorted(
+        (r.final, r.result.split(" (")[0], [d["value"] for d in r.drms])
+        for r in rolls(players, "C5.27", "us")
+    )
+    assert found == [(2, "Becomes Mobile", []), (3, "No Change", [1])], found
