@@ -383,3 +383,108 @@ def test_c5_26_and_c5_27a_tables_at_their_thresholds_on_both_pages_before_1930(
         for r in rolls(players, "C5.27", "us")
     )
     assert found == [(2, "Becomes Mobile", []), (3, "No Change", [1])], found
+
+
+def test_a_result_taken_back_then_amended_is_what_c5_25_and_c5_29_read_at_the_next_date(
+    users, modules
+):
+    """Part C, an undo of a result followed to the next steps (pass 21's Left), with
+    C5.29's "-1 per 10 CVP (FRD) suffered" and C5.25's "Any side with a SAN of < 2 has
+    its SAN adjusted to 2" / "> 4 ... reduced to 4" at their boundaries.  After the 0930
+    hrs TM Scenario (US Attack, German Idle) the US enters the result on his page with
+    30 US CVP lost by mistake, takes it back ("Take back the result I entered") and
+    enters 20; the German confirms.  The US then proposes an amendment on his page
+    (10 CVP lost, SAN 5; the German's 9 CVP, SAN 1) and the German accepts it on his.
+    At C5.25 the US SAN reads 4 and the German's 2; at C5.29 the US DR has -1 (10 CVP:
+    exactly one 10), the German's none for 9 (FRD)."""
+    from campaign.models import Seat as SeatRow
+    from tests.test_phd_conph import phd_after
+
+    players, _ = phd_after(users, "C5.37")
+    players.chits(us="attack", german="idle")
+    players.until("results")
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    figures = {"cvp_lost.german": "9", "san.us": "3", "san.german": "3"}
+    figures |= {"crews_lost.us": "0", "crews_lost.german": "0"}
+    assert us.press("Enter the result", **{"cvp_lost.us": "30"}, **figures).status == 200
+    take_back = [w for w in us.buttons() if w.startswith("Take back the result")]
+    assert take_back, us.buttons()
+    assert us.press(take_back[0]).status == 200
+    assert us.press("Enter the result", **{"cvp_lost.us": "20"}, **figures).status == 200
+    de.open()
+    confirm = [w for w in de.buttons() if w.startswith("Confirm")]
+    assert confirm, de.buttons()
+    assert de.press(confirm[0]).status == 200
+    us.open()
+    amend = us.form_of("Propose the amendment")
+    names = [n for n, _ in amend.fields]
+    typed = {}
+    for name in names:
+        for key, value in (
+            ("cvp_lost.us", "10"),
+            ("cvp_lost.german", "9"),
+            ("san.us", "5"),
+            ("san.german", "1"),
+        ):
+            if name.endswith(key):
+                typed[name] = value
+    assert len(typed) == 4, names
+    answer = us.press("Propose the amendment", reason="figures entered wrong", **typed)
+    assert answer.status == 200, answer.text[:300]
+    de.open()
+    assert de.press("Accept the amendment").status == 200
+    players.until_step("C5.26")
+    san = {
+        side: SeatRow.objects.get(campaign_id=players.campaign_id, side=side).san
+        for side in ("us", "german")
+    }
+    assert san == {"us": 4, "german": 2}, san
+    players.until_step("C5.31")
+    us.open()
+    de.open()
+    mine = rolls(players, "C5.29", "us")[-1]
+    theirs = rolls(players, "C5.29", "german")[-1]
+    assert [(d["value"], "10 CVP" in d["label"]) for d in mine.drms] == [(1, False), (-1, True)]
+    assert theirs.drms == [], theirs.drms
+    # On the pages (their logs): both SAN adjustments; the US TP line with its -1, his
+    # own; the German reads that the US received its TP, not how many.
+    for seat in (us, de):
+        assert "American SAN 5 is lowered to 4 (C5.25)" in seat.text
+        assert "German SAN 1 is raised to 2 (C5.25)" in seat.text
+    assert "-1 per 10 CVP (FRD) suffered by the friendly side" in us.text
+    assert "American TP: carried over" in us.text and "American TP: carried over" not in de.text
+
+
+def test_c5_28_note_2_the_reduced_mmc_is_read_reduced_on_the_next_dates_roster(
+    users, modules, fixed_dice
+):
+    """Pass 21's Left: C5.28 note 2 "vs a Known Minefield, an original dr of 6 results in
+    Casualty Reduction for one MMC" was checked on the unit, not on a later date's page.
+    After the 0930 hrs TM Scenario the German, holding a 4-3-6, rolls an original 6 vs
+    A-P mines and Casualty Reduces it on his page; after the 1230 hrs TM Scenario (the
+    ConPh before 1530 hrs) his roster page still reads it Casualty Reduced, and so does
+    the US roster (a unit of no RG is open to both, and the roll was made openly)."""
+    from tests.page_play import Seat
+    from tests.test_phdb17_pass17 import late_conph
+    from tests.test_rule_mechanisms import module_of, result_values
+
+    players = late_conph(users, "C5.27")
+    squad = add(players, "german", "4-3-6", "squad")
+    players.until_step("C5.28")
+    de = seats(players)["german"]
+    fixed_dice.append([6])
+    assert de.press(ROLL_C5_28, item="A-P mines in 23K4").status == 200
+    assert de.press(REDUCE, unit=squad.ref).status == 200
+    players.until("initiative")
+    players.chits(us="attack", german="idle")
+    players.until("results")
+    players.results(**result_values(module_of(players.campaign)))
+    players.until_step("C5.26")
+    roster = Seat(players.users["german"], players.campaign_id, "roster/")
+    theirs = Seat(players.users["us"], players.campaign_id, "roster/")
+    assert players.campaign.date_index == 3  # the 1530 hrs TM Scenario's ConPh
+    assert "4-3-6 — casualty reduced" in roster.open(), roster.text[-3000:]
+    # A unit of no RG (on the map since the start) is nobody's secret, and C5.28 rolls
+    # are made openly: the US roster reads it so too.
+    assert "German 4-3-6 — casualty reduced" in theirs.open()
