@@ -488,3 +488,38 @@ def test_c5_28_note_2_the_reduced_mmc_is_read_reduced_on_the_next_dates_roster(
     # A unit of no RG (on the map since the start) is nobody's secret, and C5.28 rolls
     # are made openly: the US roster reads it so too.
     assert "German 4-3-6 — casualty reduced" in theirs.open()
+
+
+def test_c5_35_note_g_booby_traps_are_the_germans_only_and_the_us_spends_to_exactly_0_dsp(
+    users, modules
+):
+    """C5.35 note G "Only available for German requisition" and its complement, before
+    the 1930 hrs TM Scenario (the CG's last date): the US, holding 10 DSP from his
+    Defensive Stores, is offered no Booby Traps, and a forged post for them is refused
+    citing note G, nothing spent; he spends his DSP to exactly 0 (two Roadblocks, 5
+    each) and a third is refused (not enough DSP).  (The German, holding no DSP here,
+    has nothing to buy; his Booby Traps are bought in the note 6 test.)"""
+    from tests.test_phdb19_pass19 import dsp, post, us_attacks_last
+
+    players = us_attacks_last(users, "C5.31")
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    assert us.press("Buy D1 Defensive Stores for 2 TP").status == 200
+    for seat in (us, de):
+        assert seat.press("Done with C5.31").status == 200
+    players.until_step("C5.35")
+    us.open()
+    de.open()
+    assert dsp(us) == 10
+    assert "Buy Booby Traps" not in us.buttons(), us.buttons()
+    forged = post(us, us.form_of("Buy Roadblock"), item="booby_traps", count="1")
+    assert forged.refused, (forged.status, forged.text[:300])
+    assert "C5.35 note G" in forged.text, forged.text[:300]
+    plain(forged.text)
+    assert dsp(us) == 10
+    for _ in range(2):
+        assert us.press("Buy Roadblock", count="1", location="23M13").status == 200
+    assert dsp(us) == 0
+    short = us.press("Buy Roadblock", count="1", location="23M14")
+    assert short.refused, (short.status, short.text[:300])
+    assert dsp(us) == 0
