@@ -35,9 +35,12 @@ from rules.purchase import (
     cost_options,
     date_window_reasons,
     group_context,
+    hexes_in,
+    hexes_met,
     not_marked,
     outside,
     retained_tags,
+    same_hex,
     unavailable,
 )
 from rules.replenish import lost_after_purchase
@@ -1532,8 +1535,21 @@ def amendment_refusal(module: Module, snap: Snapshot, has_result: bool) -> str:
 
 
 def same_item(a: str, b: str) -> bool:
-    """Whether two rolls name the same item ("PSK at 12H3", "psk  at 12h3")."""
-    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+    """Whether two rolls name the same item ("PSK at 12H3", "psk  in 12h3", "PSK at
+    H3"): the same words, "in" and "at" alike, and the same hexes, a hex read as one
+    whose board the other names (``same_hex``: "H3" is 12H3, "31H3" is not)."""
+
+    def read(text: str) -> tuple[list[str], list[str]]:
+        text = " ".join(text.split()).upper()
+        words = [w for w in HEX_ID.sub(" # ", text).split() if w not in ("IN", "AT")]
+        return words, hexes_in(text)
+
+    (words_a, hexes_a), (words_b, hexes_b) = read(a), read(b)
+    return (
+        words_a == words_b
+        and len(hexes_a) == len(hexes_b)
+        and all(same_hex(x, y) for x, y in zip(hexes_a, hexes_b, strict=True))
+    )
 
 
 def item_roll_refusal(table: Table, item: str, rolled_items: Sequence[str]) -> str:
@@ -1546,9 +1562,16 @@ def item_roll_refusal(table: Table, item: str, rolled_items: Sequence[str]) -> s
             f"Say what this {table.title} roll is for (e.g. “PSK at 12H3”): one roll per "
             f"item in this pass ({table.rule})."
         )
-    if any(same_item(item, done) for done in rolled_items):
-        return f"{item} has had its {table.title} roll in this pass ({table.rule})."
-    return ""
+    done = next((done for done in rolled_items if same_item(item, done)), None)
+    if done is None:
+        return ""
+    if " ".join(done.split()).casefold() != " ".join(item.split()).casefold():
+        return (
+            f"{item} reads as {done} (the same item and hex), which has had its "
+            f"{table.title} roll in this pass: one roll per item ({table.rule}); if it "
+            "is another, name its hex with its board."
+        )
+    return f"{item} has had its {table.title} roll in this pass ({table.rule})."
 
 
 def cleared_first_refusal(
@@ -1571,12 +1594,11 @@ def cleared_first_refusal(
     first = table.cleared_first
     if first is None or not item or clears_first(first, item):
         return ""
-    where = set(HEX_ID.findall(item.upper()))
-    if not where:
+    if not hexes_in(item):
         return ""
     last: dict[str, tuple[str, int, int]] = {}
     for done, final, original in rolled:
-        if clears_first(first, done) and where & set(HEX_ID.findall(done.upper())):
+        if clears_first(first, done) and hexes_met(item, done):
             last[" ".join(done.split()).casefold()] = (done, final, original)
     for done, final, original in last.values():
         row = table.result_row(final, original)
@@ -1586,13 +1608,13 @@ def cleared_first_refusal(
                 f"Your roll for {done} gave {row.result}, so they are not cleared: "
                 f"{first.says} ({first.rule})."
             )
-    there = [at for at in recorded if first.recorded and where & set(HEX_ID.findall(at.upper()))]
+    there = [at for at in recorded if first.recorded and hexes_met(item, at)]
     if (
         last
         or gone
         or not there
         or any(
-            where & set(HEX_ID.findall(done.upper()))
+            hexes_met(item, done)
             and (
                 not clears_first(first, done)
                 or getattr(table.result_row(final, original), "range", None) == first.clears
@@ -1601,7 +1623,7 @@ def cleared_first_refusal(
         )
     ):
         return ""
-    hexes = ", ".join(sorted(where & set(HEX_ID.findall(there[0].upper()))))
+    hexes = ", ".join(sorted(set(hexes_met(item, there[0]))))
     return (
         f"Your {first.recorded_label} bought for {there[0]} lie in {hexes}: "
         f"{first.says} ({first.rule}). Roll for them first (e.g. "

@@ -225,6 +225,29 @@ def received_when_recorded(module: Module, side: str, group: ReinforcementGroup)
 HEX_ID = re.compile(r"\d{0,3}[A-Z]{1,2}\d{1,2}")
 
 
+def hexes_in(text: str) -> list[str]:
+    """The hexes ``text`` names, in its order, as the map names them ("23k4" is 23K4)."""
+    return HEX_ID.findall(text.upper())
+
+
+def same_hex(a: str, b: str) -> bool:
+    """Whether two hex names read as one hex: the same name, or the same hex row and
+    number where one of them omits its board ("K4" and "23K4"; "23K4" and "31K4" are
+    not: each names its board)."""
+    a, b = a.upper(), b.upper()
+    if a == b:
+        return True
+    bare_a, bare_b = a.lstrip("0123456789"), b.lstrip("0123456789")
+    return bare_a == bare_b and (bare_a == a or bare_b == b)
+
+
+def hexes_met(named: str, others: str) -> list[str]:
+    """The hexes of ``others`` that a hex ``named`` names reads as (``same_hex``), in
+    ``others``' order: "Wire in K4" meets "23K4" of "A-P mines at 23K4"."""
+    mine = hexes_in(named)
+    return [h for h in hexes_in(others) if any(same_hex(h, m) for m in mine)]
+
+
 def hex_refusal(group: ReinforcementGroup, where: str) -> str | None:
     """Why ``where`` cannot be the hex ``group``'s line records (its label and rule in
     the sentence); None when it reads as a hex (or is blank: not given)."""

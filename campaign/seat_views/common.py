@@ -232,6 +232,9 @@ class PurchaseLine:
     # id, label, what the player affirms with the rule).
     added_later: tuple[str, ...] = ()
     can_add_later: tuple[tuple[str, str, str], ...] = ()
+    # The items bought later the owner may cancel at this purchase step: (item id,
+    # label), the last of each.
+    can_cancel_later: tuple[tuple[str, str], ...] = ()
     # The hex its purchase recorded, with the rules' words ("Pre-Registered hex 12F4",
     # Sicily British chart footnote i).
     recorded_hex: str = ""
@@ -470,6 +473,15 @@ def _record_lines(
                     if mine and step.kind == "purchase" and campaign.ended_at is None
                     else ()
                 ),
+                can_cancel_later=tuple(
+                    dict(
+                        (item, label)
+                        for item, label, when in added.get(p.pk, [])
+                        if when == campaign.date_index
+                    ).items()
+                )
+                if mine and step.kind == "purchase" and campaign.ended_at is None
+                else (),
                 # The opponent's once the gate no longer keeps it apart (footnote i: the
                 # roll that uses it, at 3.622).
                 recorded_hex=(

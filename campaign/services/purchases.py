@@ -430,6 +430,49 @@ def buy_added_later(
 
 
 @transaction.atomic
+def cancel_added_later(
+    *,
+    campaign_id: object,
+    user: User,
+    purchase_id: object,
+    item: str,
+    at: str | None = None,
+) -> None:
+    """Cancel the last item bought later for an RG at this purchase step (PHD RG
+    footnote p's further Pre-Registered hex), as any purchase of the step is cancelled:
+    its points come back and the RG's count of such items with them.  As secret as its
+    purchase: the log line is the side's own."""
+    turn = take_turn(campaign_id, user, at)
+    c, module, seat = turn.campaign, turn.module, turn.seat
+    purchase = own_purchase(turn, purchase_id)
+    expect_turn(turn, Action.CANCEL)
+    last = (
+        AddedLater.objects.select_for_update()
+        .filter(purchase=purchase, item=item, cycle=c.cycle, revealed_at__isnull=True)
+        .order_by("-id")
+        .first()
+    )
+    if last is None:
+        raise ActionRefused(
+            f"Nothing was bought for {purchase.group_id} {purchase.group_type} at this step "
+            "to cancel.",
+            status=409,
+        )
+    extra = next((a for a in module.add_later if a.id == last.item), None)
+    label = extra.label if extra else last.item
+    seat.points += last.cost
+    last.delete()
+    kept = ADDED_LATER.kept(turn.side)
+    turn.record(
+        EventKind.CANCEL,
+        secret=kept,
+        text=f"{turn.side_name()} cancelled for {purchase.group_id} {purchase.group_type}: "
+        f"{label}; {last.cost} {module.currency.code} refunded.",
+    )
+    commit(c.pk, PurchaseCancelled(kept=kept), saving=_spent(seat))
+
+
+@transaction.atomic
 def reveal_purchase(*, campaign_id: object, user: User, purchase_id: object) -> None:
     """The owner reveals one RG (e.g. when it enters the map): its line, or, where the
     campaign's policy revealed the line and held what its secret DRs gave it

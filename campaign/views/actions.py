@@ -109,6 +109,7 @@ class Act(StrEnum):
     UNIT_PUT_BACK = "unit-put-back"
     UNIT_REVEAL = "unit-reveal"
     ADD_LATER = "add-later"
+    CANCEL_ADDED_LATER = "cancel-added-later"
     # Posted to URLs of their own, not to ``act/<action>/``.
     INVITATION_NEW = "invitation-new"
     INVITATION_REVOKE = "invitation-revoke"
@@ -373,6 +374,12 @@ class AddLater:
 
 
 @dataclass(frozen=True)
+class AddedLaterCancel:
+    purchase_id: str | None = inputs.optional("purchase")
+    item: str = inputs.text("item")
+
+
+@dataclass(frozen=True)
 class RgRoll:
     purchase_id: str | None = inputs.optional("purchase")
     ticked: dict[str, list[str]] = inputs.pairs("claim")
@@ -548,6 +555,7 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.CANCEL, OnePurchase, purchases.cancel_purchase),
         Declared(Act.RG_ROLL, RgRoll, purchases.roll_for_purchase),
         Declared(Act.ADD_LATER, AddLater, purchases.buy_added_later),
+        Declared(Act.CANCEL_ADDED_LATER, AddedLaterCancel, purchases.cancel_added_later),
         Declared(Act.FORTIFY, Fortify, purchases.buy_fortification),
         Declared(Act.RECON, Recon, purchases.buy_recon),
         Declared(Act.FORGO, Forgo, steps.forgo_points),
