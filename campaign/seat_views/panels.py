@@ -392,6 +392,16 @@ def build_panel(view: CampaignView) -> StepPanel:
     return panel
 
 
+def place_words(module: Module, unit: Unit) -> str:
+    """Where ``unit`` is, after its state: the Setup Area it is Retained in where the
+    module records that (``Module.setup_areas``, Sicily 3.605: "; in Setup Area A"),
+    else its Location ("; at 21C5"); "" where none is entered."""
+    if not unit.location:
+        return ""
+    areas = module.setup_areas
+    return f"; in {areas.label} {unit.location}" if areas else f"; at {unit.location}"
+
+
 def _reminders(view: CampaignView, panel: StepPanel) -> None:
     """The viewer's own retained units the step's rules name (``Step.reminds``), each
     with its markers and where it is: Sicily 3.6222 EXC "each Immobile vehicle must
@@ -403,10 +413,7 @@ def _reminders(view: CampaignView, panel: StepPanel) -> None:
     )
     units = [
         (
-            with_state(
-                label(u),
-                ", ".join(u.state_words) + (f"; at {u.location}" if u.location else ""),
-            ),
+            with_state(label(u), ", ".join(u.state_words) + place_words(view.module, u)),
             # Its RG, where it came with one (PHD TM10 names each RG's units), and
             # whether that RG was requisitioned for the date being set up (C5.39).
             replace(
@@ -1306,16 +1313,21 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
 
     def lines(flt: UnitFilter) -> tuple[tuple[str, str], ...]:
         return tuple(
-            (u.ref, with_state(label(u), ", ".join(u.state_words)))
+            (u.ref, with_state(label(u), ", ".join(u.state_words) + area(u)))
             for u in own
             if matches(flt, state_of(u))
         )
 
+    # Each unit's Setup Area beside it (3.6111, 3.6112 "within the same Setup/"), so a
+    # player picks two of one Setup Area; a free Location is not shown here.
+    def area(u: Unit) -> str:
+        return place_words(view.module, u) if view.module.setup_areas else ""
+
     gives, marks = lines(ex.gives), lines(ex.marks)
     also = view.step_def.recombining  # Sicily 3.6111 beside 3.6112's Heroes
-    panel.recombining = _recombining(also, own) if also is not None else None
+    panel.recombining = _recombining(also, own, view.module) if also is not None else None
     if ex.recombine:  # PHD C5.21
-        panel.exchange = _recombining(ex, own)
+        panel.exchange = _recombining(ex, own, view.module)
         return
     on_done = (
         f"Done: each of your {describe_filter(ex.gives)} left leaves your forces"
@@ -1334,7 +1346,7 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
     )
 
 
-def _recombining(ex: UnitExchange, own: list[Unit]) -> ExchangeView:
+def _recombining(ex: UnitExchange, own: list[Unit], module: Module) -> ExchangeView:
     """Two HS of one line that may recombine (PHD C5.21, Sicily 3.6111): the lines of
     one name held twice, each of the two either; and, where the step says so, two
     half-squad lines forming the squad their owner names (``half_squads``)."""
@@ -1359,7 +1371,12 @@ def _recombining(ex: UnitExchange, own: list[Unit]) -> ExchangeView:
             (
                 u.ref,
                 f"{u.name} HS{words}"
-                + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
+                + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else "")
+                + (
+                    f" (in {module.setup_areas.label} {u.location})"
+                    if module.setup_areas and u.location
+                    else ""
+                ),
             )
             for u, pair in zip(free, in_pairs(flt, states), strict=True)
             if pair
