@@ -13,7 +13,7 @@ from campaign.models import Unit
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
 from tests.test_rule_mechanisms import add
-from tests.test_sica18_pass18 import _seat
+from tests.test_sica18_pass18 import _forge, _seat
 from tests.test_sica21_pass21 import _dones, _log, _markers
 
 users = mechanisms.users
@@ -597,3 +597,59 @@ def test_the_selects_and_reminders_name_each_units_setup_area(users, modules):
     assert by[crew.ref] == "4-5-8 (in Setup Area North)", by
     said = _seat(players, "british").text
     assert "your Sherman III (in good order; in Setup Area North)" in said, said[:3000]
+
+
+# --------------------------------------------------------------------------- Part C: undo
+
+
+def test_undo_a_wounded_leader_is_not_removed_around_his_one_dr(users, modules, fixed_dice):
+    """3.610 "Each side makes a dr ... for each currently wounded Retained Leader", tried
+    with an undo: the British wounded 9-1 (Setup Area North) may not be removed while his
+    dr is owed (refused citing 3.610, "Nothing was changed" read once, where the page read
+    it twice: "Roll first; nothing was changed. Nothing was changed."), nor after his dr
+    3 (still wounded: he stays as the roll left it until the step ends); a second dr is
+    refused.  Both rosters still show him wounded in Setup Area North; Done is offered."""
+    from tests.test_sica21_pass21 import _press_of
+
+    players, _ = campaign_at("sicily", "i", "jul16am", users, step="3.610")
+    leader = add(players, "british", "9-1 leader", "leader", status="wounded", location="North")
+    british = _seat(players, "british")
+    assert not _dones(british) and "Roll first" in british.text, british.buttons()
+    roster = _seat(players, "british", "roster/")
+    owed = _press_of(roster, "Remove", leader)
+    assert owed.refused and "(3.610)" in owed.text, owed.text[:300]
+    assert owed.text.count("othing was changed") == 1, owed.text[:300]
+    fixed_dice.append([3])
+    _rolled(british, "Roll dr: Wounded Leaders", unit=leader.ref)
+    assert _markers(leader) == ["wounded"]
+    rolled = _press_of(roster, "Remove", leader)
+    assert rolled.refused and "(3.610)" in rolled.text, rolled.text[:300]
+    assert "Roll dr: Wounded Leaders" not in british.buttons()
+    again = _forge(british, "roll", table="wounded_leaders", unit=leader.ref)
+    assert again.refused and "3.610" in again.text, again.text[:300]
+    for side in ("british", "axis"):
+        said = _seat(players, side, "roster/").text
+        assert "9-1 leader — wounded (North)" in said, said
+    assert "Done with 3.610" in " ".join(_dones(_seat(players, "british")))
+
+
+def test_undo_a_done_taken_back_at_3_614_leaves_low_ammo_until_both_finish(users, modules):
+    """3.61425 "Each Low Ammo marker on each non-captured, non-Isolated vehicle is
+    removed", when 3.614 ends, after an undo: the British press Done with 3.614 and take
+    it back before the Axis acts: the step waits for them again (Done offered), the
+    Sherman still Low Ammo on both rosters; both finish: it is removed."""
+    players, _ = campaign_at("sicily", "i", "jul16am", users, step="3.614")
+    tank = add(players, "british", "Sherman III", "vehicle", status="low_ammo")
+    british = _seat(players, "british")
+    done = british.press("Done with 3.614")
+    assert done.status < 400 and not done.refused, done.text[:300]
+    assert "Take back my Done at 3.614" in british.buttons(), british.buttons()
+    back = british.press("Take back my Done at 3.614")
+    assert back.status < 400 and not back.refused, back.text[:300]
+    assert "Done with 3.614" in _dones(british), british.buttons()
+    for side in ("british", "axis"):
+        said = _seat(players, side, "roster/").text
+        assert "Sherman III — low ammo" in said.replace("Low Ammo", "low ammo"), said
+    assert "low_ammo" in _markers(tank)
+    players.until_step("3.615")
+    assert _markers(tank) == []
