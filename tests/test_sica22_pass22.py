@@ -413,9 +413,9 @@ def test_drawn_3_61421_an_mg_disabled_at_3_6142_is_exchanged_the_same_step(
     automatically repaired (even if disabled in step 3.6142) by Eliminating a friendly SW
     LMG"; #16 3.6142 "-1 | if vehicular-mounted"; #13 "≤ 1 | Repaired": on the British
     pages of CG I's last date (the RePh after July 17 AM).  The Sherman's malfunctioned
-    AAMG (Repair Number 1): dr 3 -1 (vehicular) -1 = 1 ... the edge: dr 4 -1 -1 = 2:
+    AAMG (Repair Number 1): dr 4 -1 (vehicular) -1 = 2, one past "≤ 1 | Repaired":
     Disabled; then, the same step, the roster's Repair AAMG with the British LMG: done,
-    the LMG gone.  A captured Sherman's disabled MG is not offered (non-Captured)."""
+    the LMG gone."""
     from tests.purchase_helpers import add_vehicle
 
     players, _ = campaign_at("sicily", "i", "jul17pm", users, step="3.614")
@@ -653,3 +653,89 @@ def test_undo_a_done_taken_back_at_3_614_leaves_low_ammo_until_both_finish(users
     assert "low_ammo" in _markers(tank)
     players.until_step("3.615")
     assert _markers(tank) == []
+
+
+# --------------------------------------------------------------------------- Part B: forged
+
+
+def test_forged_posts_across_3_610_to_3_61424(users, modules, fixed_dice):
+    """Exceptions tried with forged posts (the page offers no button for them), each
+    refused with its rule and nothing rolled: 3.61424 "[EXC: British weapons prior to
+    July 15 AM CG Date]" (the British gun on July 14 Night); 3.61424 "a dr ... for each
+    type of special ammunition which is depleted" (the Axis PaK's APDS twice, the second
+    typed "apds "); 3.6142 "non-Captured" (the Axis captured, malfunctioned Bren);
+    3.6141d "if German" ticked by the British; 3.610 "-1 if part of British Airborne
+    RG" ticked by the Axis (at 3.610 of the same RePh)."""
+    players, _ = campaign_at("sicily", "i", "jul14n", users, step="3.610")
+    axis_leader = add(players, "axis", "8-1 leader", "leader", status="wounded")
+    axis = _seat(players, "axis")
+    airborne = "british_airborne_no_rg"
+    said = axis.press("Roll dr: Wounded Leaders", unit=axis_leader.ref, tick=airborne)
+    assert said.refused and "3.610" in said.text, (said.status, said.text[:300])
+    players.until_step("3.614")
+    gun = add(players, "british", "6 Pounder AT Gun", "gun")
+    pak = add(players, "axis", "7.5cm PaK 40", "gun")
+    bren = add(players, "axis", "Bren LMG", "sw", status="malfunctioned", markers=["captured"])
+    daim = add(players, "british", "Daimler AC", "vehicle", status="stunned")
+    british, axis = _seat(players, "british"), _seat(players, "axis")
+    said = _forge(british, "roll", table="special_ammo", unit=gun.ref, item="APDS")
+    assert said.refused and "3.61424" in said.text, (said.status, said.text[:300])
+    fixed_dice.append([5])
+    _rolled(axis, "Roll dr: Special Ammo", unit=pak.ref, item="APDS")
+    said = axis.press("Roll dr: Special Ammo", unit=pak.ref, item="apds ")
+    assert said.refused, (said.status, said.text[:300], _log(players)[-300:])
+    number = {"typed.repair_number": "-2"}
+    said = _forge(axis, "roll", table="weapon_repair", unit=bren.ref, **number)
+    assert said.refused and "3.6142" in said.text, (said.status, said.text[:300])
+    said = british.press("Roll dr: Stun Recovery", unit=daim.ref, tick="german_no_rg")
+    assert said.refused and "3.6141d" in said.text, (said.status, said.text[:300])
+    assert _markers(daim) == ["stunned"] and "malfunctioned" in _markers(bren)
+
+
+def test_3_605_each_sides_setup_areas_listed_and_the_units_in_an_enemy_one(users, modules):
+    """Pass 21's Left, the most valuable item: 3.605 "Each side now determines its Setup
+    Area(s) for the next CG scenario" and MARKING THE MAP "each side should record ...
+    an ID for each one"; 3.6051 "there will be portions of the map where two opposing
+    Setup Areas overlap ... A No-Man's Land hex can never be part of a Setup Area"; the
+    3.6056 chart "in enemy Setup Area | must attempt Escape (3.606)" (Personnel) and "is
+    Captured or Eliminated (enemy's choice; 3.6071)" (Equipment, vehicles).  On CG II's
+    3.605 pages: the Axis list A, B; the British page reads them; the British listing
+    "North, b" is refused citing 3.6051 (B is the Axis's), nothing recorded; "North,
+    South" is recorded.  The Axis page then names the 4-6-7 entered in North under the
+    chart's words, not the PaK in "a" (its own A); the British page names its 4-5-8 in
+    A.  After the next scenario both lists are still there at 3.605 (kept to the next
+    date until listed again)."""
+    from tests.walk import module_of
+
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.605")
+    add(players, "axis", "4-6-7", "squad", location="North")
+    add(players, "axis", "7.5cm PaK 40", "gun", location="a")
+    add(players, "british", "4-5-8", "squad", location=" a ")
+    axis, british = _seat(players, "axis"), _seat(players, "british")
+    words = "Record my Setup Areas"
+    assert words in axis.buttons() and words in british.buttons(), axis.buttons()
+    _rolled(axis, words, areas="A, B, a")
+    british.open()
+    assert "Axis Setup Areas: A, B" in british.text, british.text[:3000]
+    said = british.press(words, areas="North, b")
+    assert said.refused and "(3.6051)" in said.text and "Setup Area b" in said.text, said.text
+    assert said.text.count("othing was changed") == 1, said.text
+    assert "Your Setup Areas (3.605): none listed" in british.text, british.text[:3000]
+    _rolled(british, words, areas="North, South")
+    said = axis.open()
+    chart = "(enemy's choice; 3.6071) (3.6056 chart): your "
+    assert chart + "4-6-7 (in good order; in Setup Area North)." in said, said[:3000]
+    assert "British Setup Areas: North, South" in said
+    assert chart + "4-5-8 (in good order; in Setup Area a)." in british.open(), british.text
+    players.until_step("3.621")
+    players.chits(axis="attack", british="idle")
+    players.until("results")
+    values = {
+        f"{f.id}.{s}": (False if f.kind == "bool" else 0)
+        for f in module_of(players.campaign).result_fields
+        for s in ("axis", "british")
+    }
+    players.results(**values)
+    players.until_step("3.605")
+    said = _seat(players, "british").text
+    assert "Your Setup Areas (3.605): North, South . Axis Setup Areas: A, B" in said, said[:3000]

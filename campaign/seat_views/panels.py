@@ -82,8 +82,10 @@ from rules.effects import (
     MMC_KINDS,
     LeaderAt,
     UnitState,
+    enemy_area_words,
     hardens_leader,
     hardens_mmc,
+    in_enemy_area,
     in_location_of,
     in_pairs,
     location_leadership,
@@ -91,11 +93,12 @@ from rules.effects import (
     no_leader_to_harden,
     reduction,
     reminded,
+    setup_areas_at,
     targets,
 )
 from rules.kinds import Action, Show, kind_of
 from rules.purchase import price_column, price_obliges, purchase_counts, reminded_rgs
-from rules.schema import Module, Table, TableResult, UnitExchange, UnitFilter
+from rules.schema import Module, SetupAreas, Table, TableResult, UnitExchange, UnitFilter
 from rules.snapshot import Bought, Holdings, Snapshot
 from rules.text import with_state
 from rules.victory import describe_changes, result_owners
@@ -288,6 +291,8 @@ class StepPanel:
     reminders: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     forgo: tuple[int, str, str] | None = None  # (most, whose points drop, rule)
     exchange: ExchangeView | None = None
+    # The sides' Setup Areas where this step lists them (Sicily 3.605).
+    setup_areas: SetupAreasView | None = None
     # The step's HS recombining beside its exchange (Sicily 3.6111).
     recombining: ExchangeView | None = None
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
@@ -389,7 +394,47 @@ def build_panel(view: CampaignView) -> StepPanel:
     panel.weather = availability.weather_words(view.module, step, view.campaign.date_index)
     if step.reminds and not view.ended:
         _reminders(view, panel)
+    areas = setup_areas_at(view.module, step.id)
+    if areas is not None and not view.ended:
+        panel.setup_areas = _setup_areas(view, areas)
     return panel
+
+
+@dataclass(frozen=True)
+class SetupAreasView:
+    """Each side's Setup Area IDs (Sicily 3.605), public, and the viewer's units entered
+    in one its opponent lists, with what the rules say of them (the 3.6056 chart)."""
+
+    word: str
+    rule: str
+    mine: str
+    their_side: str
+    theirs: str
+    says: str  # the rules' words with their rule ("... (3.6056 chart)")
+    enemy: tuple[str, ...]
+
+
+def _setup_areas(view: CampaignView, areas: SetupAreas) -> SetupAreasView:
+    other = next((s for s in view.seats if s.side != view.viewer), None)
+    theirs = list(other.setup_areas or ()) if other is not None else []
+    says = enemy_area_words(areas)
+    enemy: tuple[str, ...] = ()
+    if theirs and says:
+        own = Unit.objects.visible_to(view.viewer).filter(campaign=view.campaign, side=view.viewer)
+        enemy = tuple(
+            with_state(label(u), ", ".join(u.state_words) + place_words(view.module, u))
+            for u in own
+            if in_enemy_area(u.location, theirs)
+        )
+    return SetupAreasView(
+        word=areas.label,
+        rule=areas.rule,
+        mine=", ".join(view.seat.setup_areas or ()),
+        their_side=view.module.side(other.side).name if other is not None else "",
+        theirs=", ".join(theirs),
+        says=says,
+        enemy=enemy,
+    )
 
 
 def place_words(module: Module, unit: Unit) -> str:
