@@ -123,6 +123,9 @@ class Seat(LoadedAtOnce, models.Model):
     fortification_points = models.IntegerField(default=0)  # FPP / DSP on hand
     san = models.IntegerField(null=True, blank=True)
     elr = models.IntegerField(null=True, blank=True)
+    # The IDs of the side's Setup Areas it listed at the module's ``setup_areas.step``
+    # (Sicily 3.605), public, kept to the next date until it lists them again.
+    setup_areas = models.JSONField(default=list, blank=True)
     attack_chits_used = models.PositiveIntegerField(default=0)
     # The side's own declaration that it has no on-map retained units (3.6212*).
     no_on_map_units = models.BooleanField(default=False)

@@ -669,6 +669,58 @@ def apart_refusal(
     )
 
 
+def setup_area_ids(text: str) -> list[str]:
+    """The Setup Area IDs a side lists (Sicily 3.605), separated by commas: each with
+    its spaces squeezed, none empty, one of each (case aside), in the side's order."""
+    out: list[str] = []
+    for part in text.replace(";", ",").split(","):
+        sid = " ".join(part.split())
+        if sid and sid.casefold() not in {o.casefold() for o in out}:
+            out.append(sid)
+    return out
+
+
+def overlap_refusal(
+    areas: SetupAreas, mine: Sequence[str], theirs: Sequence[str], their_side: str
+) -> str:
+    """Why a side may not list ``mine`` as its Setup Areas: an ID the other side
+    (``their_side``, its name) lists too (Sicily 3.6051: where two opposing Setup Areas
+    overlap is No-Man's Land, and "A No-Man's Land hex can never be part of a Setup
+    Area").  "": it may."""
+    taken = {t.casefold() for t in theirs}
+    both = [m for m in mine if m.casefold() in taken]
+    if not both:
+        return ""
+    word = areas.label
+    return (
+        f"{word} {', '.join(both)} is listed by the {their_side}: where two opposing "
+        f"{word}s overlap it is No-Man's Land, which can never be part of a {word} "
+        f"({areas.overlap_rule}). Give each of your {word}s its own ID ({areas.rule})."
+    )
+
+
+def setup_areas_at(module: Module, step_id: str) -> SetupAreas | None:
+    """The module's Setup Areas where each side lists its IDs at step ``step_id``
+    (``SetupAreas.step``, Sicily 3.605); None elsewhere."""
+    areas = module.setup_areas
+    return areas if areas is not None and areas.step == step_id else None
+
+
+def enemy_area_words(areas: SetupAreas) -> str:
+    """What the rules say of a unit in an enemy Setup Area, with its rule (Sicily 3.6056
+    chart); "" where the module says nothing."""
+    if not areas.enemy_area:
+        return ""
+    return f"{areas.enemy_area} ({areas.enemy_area_rule})"
+
+
+def in_enemy_area(location: str, theirs: Sequence[str]) -> bool:
+    """Whether a unit entered in Setup Area ``location`` (Sicily 3.605) stands in one of
+    the IDs the other side lists as its own (case and spaces aside)."""
+    here = " ".join(location.split()).casefold()
+    return bool(here) and here in {t.casefold() for t in theirs}
+
+
 def battle_hardened(
     effects: list[Effect],
     leaders: Sequence[UnitState],

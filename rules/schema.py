@@ -2013,6 +2013,20 @@ class SetupAreas(Strict):
 
     label: str
     rule: RuleRef
+    # The step at which each side lists the IDs of its Setup Areas (Sicily 3.605 "Each
+    # side now determines its Setup Area(s) for the next CG scenario"), kept to the next
+    # date until changed: an ID both sides list is refused (3.6051: where two opposing
+    # Setup Areas overlap is No-Man's Land, never part of a Setup Area), and that
+    # step's page names each of the viewer's units entered in an enemy Setup Area
+    # (``enemy_area``).  None: the sides' Setup Areas are not recorded.
+    step: str | None = None
+    # What the rules say of a unit in an enemy Setup Area, and their rule (Sicily 3.6056
+    # chart: "must attempt Escape (3.606)" for Personnel, "is Captured or Eliminated
+    # (enemy's choice; 3.6071)" for Equipment and vehicles).
+    enemy_area: str = ""
+    enemy_area_rule: RuleRef | None = None
+    # The rule by which an ID both sides list is refused (Sicily 3.6051).
+    overlap_rule: RuleRef | None = None
 
 
 class Remanning(Strict):
@@ -2579,6 +2593,13 @@ class Module(Strict):
         sid = self.flow.idle_loop_from
         if sid is not None and sid not in steps:
             errors.append(f"flow.idle_loop_from: unknown step '{sid}'")
+        if self.setup_areas is not None and self.setup_areas.step is not None:
+            if self.setup_areas.step not in steps:
+                errors.append(f"setup_areas.step: unknown step '{self.setup_areas.step}'")
+            if bool(self.setup_areas.enemy_area) != (self.setup_areas.enemy_area_rule is not None):
+                errors.append("setup_areas: enemy_area and enemy_area_rule go together")
+            if self.setup_areas.overlap_rule is None:
+                errors.append("setup_areas.step needs overlap_rule (an ID both sides list)")
         for i, st in enumerate(self.steps):
             if st.effect == "record_winner" and self.scenario_winner is None:
                 errors.append(f"steps[{i}] ({st.id}): record_winner needs 'scenario_winner'")

@@ -5341,6 +5341,28 @@ case(
     mutate=lambda d: d["setup_areas"].update(rule="3.6051"),
     observe=_apart,
 )
+case(
+    "SetupAreas.step",
+    base="sicily",
+    # 3.605: the step at which each side lists its Setup Area IDs; moved, 3.605 lists none.
+    mutate=lambda d: d["setup_areas"].update(step="3.606"),
+    observe=lambda m: effects.setup_areas_at(m, "3.605") is not None,
+)
+case(
+    "SetupAreas.enemy_area",
+    "SetupAreas.enemy_area_rule",
+    base="sicily",
+    # The 3.6056 chart's words for a unit in an enemy Setup Area; none: nothing is said.
+    mutate=lambda d: d["setup_areas"].update(enemy_area="", enemy_area_rule=None),
+    observe=lambda m: effects.enemy_area_words(m.setup_areas),
+)
+case(
+    "SetupAreas.overlap_rule",
+    base="sicily",
+    # 3.6051: the rule an ID both sides list is refused by.
+    mutate=lambda d: d["setup_areas"].update(overlap_rule="3.605"),
+    observe=lambda m: effects.overlap_refusal(m.setup_areas, ["A"], ["a"], "Axis"),
+)
 
 
 def _remanning(d: dict) -> dict:

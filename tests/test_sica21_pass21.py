@@ -183,9 +183,10 @@ def test_claims_3_604_to_3_607_the_pages_name_the_units_the_map_sentences_concer
     players.until_step("3.605")
     said = axis.open()
     assert "(3.6052; 3.6056): your 4-6-7 (isolated)" in said, said[:3000]
-    assert "due to setup restrictions (3.6055): your 7.5cm PaK 40 (in good order; at B)" in said, (
-        said[:3000]
-    )
+    assert (
+        "due to setup restrictions (3.6055): your 7.5cm PaK 40 (in good order; in Setup Area B)"
+        in said
+    ), said[:3000]
     assert "(3.6055)" not in british.open()
     players.until_step("3.606")
     said = axis.open()
@@ -214,7 +215,7 @@ def test_claims_3_6141b_footnote_and_3_61423_on_the_british_3_614_pages(users, m
     add(players, "british", "Daimler AC", "vehicle", status="recalled")
     british = _seat(players, "british")
     said = british.text
-    assert "(3.61423): your Sherman III (immobilized; at North)" in said, said[:3000]
+    assert "(3.61423): your Sherman III (immobilized; in Setup Area North)" in said, said[:3000]
     assert "Daimler" not in said[said.find("(3.61423)") :][:300], said
     assert "(3.61423): your" not in _seat(players, "axis").text
     fixed_dice.append([1])

@@ -164,7 +164,7 @@ def test_3_6222_exc_3_6221_the_set_up_page_names_immobile_vehicles_and_isolated_
     said = seats["british"].open()
     assert (
         "Each Immobile vehicle must remain in its current Location and VCA (3.6222 EXC; "
-        "3.6071): your Sherman III(a) (immobilized; at 21C5)." in said
+        "3.6071): your Sherman III(a) (immobilized; in Setup Area 21C5)." in said
     ), said[:2500]
     assert "(3.6221): your 4-5-8 (isolated)." in said, said[:2500]
     assert "your 4-5-7" not in said and "; 4-5-7" not in said, said[:2500]

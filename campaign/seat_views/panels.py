@@ -82,8 +82,10 @@ from rules.effects import (
     MMC_KINDS,
     LeaderAt,
     UnitState,
+    enemy_area_words,
     hardens_leader,
     hardens_mmc,
+    in_enemy_area,
     in_location_of,
     in_pairs,
     location_leadership,
@@ -91,6 +93,7 @@ from rules.effects import (
     no_leader_to_harden,
     reduction,
     reminded,
+    setup_areas_at,
     targets,
 )
 from rules.kinds import Action, Show, kind_of
@@ -101,7 +104,7 @@ from rules.purchase import (
     purchase_counts,
     reminded_rgs,
 )
-from rules.schema import Module, Table, TableResult, UnitExchange, UnitFilter
+from rules.schema import Module, SetupAreas, Table, TableResult, UnitExchange, UnitFilter
 from rules.snapshot import Bought, Holdings, Snapshot
 from rules.text import with_state
 from rules.victory import describe_changes, result_owners
@@ -294,6 +297,8 @@ class StepPanel:
     reminders: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     forgo: tuple[int, str, str] | None = None  # (most, whose points drop, rule)
     exchange: ExchangeView | None = None
+    # The sides' Setup Areas where this step lists them (Sicily 3.605).
+    setup_areas: SetupAreasView | None = None
     # The step's HS recombining beside its exchange (Sicily 3.6111).
     recombining: ExchangeView | None = None
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
@@ -392,7 +397,57 @@ def build_panel(view: CampaignView) -> StepPanel:
     panel.weather = availability.weather_words(view.module, step, view.campaign.date_index)
     if step.reminds and not view.ended:
         _reminders(view, panel)
+    areas = setup_areas_at(view.module, step.id)
+    if areas is not None and not view.ended:
+        panel.setup_areas = _setup_areas(view, areas)
     return panel
+
+
+@dataclass(frozen=True)
+class SetupAreasView:
+    """Each side's Setup Area IDs (Sicily 3.605), public, and the viewer's units entered
+    in one its opponent lists, with what the rules say of them (the 3.6056 chart)."""
+
+    word: str
+    rule: str
+    mine: str
+    their_side: str
+    theirs: str
+    says: str  # the rules' words with their rule ("... (3.6056 chart)")
+    enemy: tuple[str, ...]
+
+
+def _setup_areas(view: CampaignView, areas: SetupAreas) -> SetupAreasView:
+    other = next((s for s in view.seats if s.side != view.viewer), None)
+    theirs = list(other.setup_areas or ()) if other is not None else []
+    says = enemy_area_words(areas)
+    enemy: tuple[str, ...] = ()
+    if theirs and says:
+        own = Unit.objects.visible_to(view.viewer).filter(campaign=view.campaign, side=view.viewer)
+        enemy = tuple(
+            with_state(label(u), ", ".join(u.state_words) + place_words(view.module, u))
+            for u in own
+            if in_enemy_area(u.location, theirs)
+        )
+    return SetupAreasView(
+        word=areas.label,
+        rule=areas.rule,
+        mine=", ".join(view.seat.setup_areas or ()),
+        their_side=view.module.side(other.side).name if other is not None else "",
+        theirs=", ".join(theirs),
+        says=says,
+        enemy=enemy,
+    )
+
+
+def place_words(module: Module, unit: Unit) -> str:
+    """Where ``unit`` is, after its state: the Setup Area it is Retained in where the
+    module records that (``Module.setup_areas``, Sicily 3.605: "; in Setup Area A"),
+    else its Location ("; at 21C5"); "" where none is entered."""
+    if not unit.location:
+        return ""
+    areas = module.setup_areas
+    return f"; in {areas.label} {unit.location}" if areas else f"; at {unit.location}"
 
 
 def _reminders(view: CampaignView, panel: StepPanel) -> None:
@@ -406,10 +461,7 @@ def _reminders(view: CampaignView, panel: StepPanel) -> None:
     )
     units = [
         (
-            with_state(
-                label(u),
-                ", ".join(u.state_words) + (f"; at {u.location}" if u.location else ""),
-            ),
+            with_state(label(u), ", ".join(u.state_words) + place_words(view.module, u)),
             # Its RG, where it came with one (PHD TM10 names each RG's units), and
             # whether that RG was requisitioned for the date being set up (C5.39).
             replace(
@@ -1321,16 +1373,21 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
 
     def lines(flt: UnitFilter) -> tuple[tuple[str, str], ...]:
         return tuple(
-            (u.ref, with_state(label(u), ", ".join(u.state_words)))
+            (u.ref, with_state(label(u), ", ".join(u.state_words) + area(u)))
             for u in own
             if matches(flt, state_of(u))
         )
 
+    # Each unit's Setup Area beside it (3.6111, 3.6112 "within the same Setup/"), so a
+    # player picks two of one Setup Area; a free Location is not shown here.
+    def area(u: Unit) -> str:
+        return place_words(view.module, u) if view.module.setup_areas else ""
+
     gives, marks = lines(ex.gives), lines(ex.marks)
     also = view.step_def.recombining  # Sicily 3.6111 beside 3.6112's Heroes
-    panel.recombining = _recombining(also, own) if also is not None else None
+    panel.recombining = _recombining(also, own, view.module) if also is not None else None
     if ex.recombine:  # PHD C5.21
-        panel.exchange = _recombining(ex, own)
+        panel.exchange = _recombining(ex, own, view.module)
         return
     on_done = (
         f"Done: each of your {describe_filter(ex.gives)} left leaves your forces"
@@ -1349,7 +1406,7 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
     )
 
 
-def _recombining(ex: UnitExchange, own: list[Unit]) -> ExchangeView:
+def _recombining(ex: UnitExchange, own: list[Unit], module: Module) -> ExchangeView:
     """Two HS of one line that may recombine (PHD C5.21, Sicily 3.6111): the lines of
     one name held twice, each of the two either; and, where the step says so, two
     half-squad lines forming the squad their owner names (``half_squads``)."""
@@ -1374,7 +1431,12 @@ def _recombining(ex: UnitExchange, own: list[Unit]) -> ExchangeView:
             (
                 u.ref,
                 f"{u.name} HS{words}"
-                + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else ""),
+                + (f", possessing {', '.join(kept[u.ref])}" if u.ref in kept else "")
+                + (
+                    f" (in {module.setup_areas.label} {u.location})"
+                    if module.setup_areas and u.location
+                    else ""
+                ),
             )
             for u, pair in zip(free, in_pairs(flt, states), strict=True)
             if pair

@@ -342,6 +342,13 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             and not working_weapon(abandoning, u.state)
         )
 
+    # Each SW or Personnel offered to repair a vehicular MG or to remann a vehicle is
+    # shown with the Setup Area it is Retained in (3.61421, 3.6141a "within the same
+    # Setup Area"), where the module records it.
+    def area(u: Unit) -> str:
+        areas = module.setup_areas
+        return f" (in {areas.label} {u.location})" if areas and u.location else ""
+
     forces = [
         ForcesView(
             module.side(s).name,
@@ -382,7 +389,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                 if u.side == s
             ],
             tuple(
-                (u.ref, label(u))
+                (u.ref, label(u) + area(u))
                 for u in units
                 if u.side == s == side and exchange_gives(exchange, s, u.state)
             )
@@ -390,7 +397,11 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             else (),
             (
                 ("", "none named"),
-                *((u.ref, label(u)) for u in units if u.side == s and u.kind in POSSESSING_KINDS),
+                *(
+                    (u.ref, label(u) + area(u))
+                    for u in units
+                    if u.side == s and u.kind in POSSESSING_KINDS
+                ),
             )
             if s == side
             else (),

@@ -20,6 +20,7 @@ from campaign.models import (
     EventKind,
     Purchase,
     Roll,
+    Seat,
     Unit,
     marker_words,
     new_ref,
@@ -60,11 +61,14 @@ from rules.effects import (
     not_hardened_for_group,
     on_unit,
     on_weapon,
+    overlap_refusal,
     placed_by_owner,
     remanning_refusal,
     retained,
     settle_holds,
     settled,
+    setup_area_ids,
+    setup_areas_at,
     targets,
     working_weapon,
 )
@@ -994,6 +998,39 @@ def exchange_weapon(
         turn, secret, f"{turn.side_name()}: {gone}; for it, {repaired} ({exchange.rule})."
     )
     return unit
+
+
+@transaction.atomic
+def record_setup_areas(
+    *, campaign_id: object, user: User, areas: str, at: str | None = None
+) -> list[str]:
+    """At the module's ``setup_areas.step`` (Sicily 3.605 "Each side now determines its
+    Setup Area(s) for the next CG scenario"), the side lists the IDs of its Setup Areas,
+    comma-separated (none: it has none); they are public (both outline theirs on one
+    photocopy, 3.605 MARKING THE MAP) and kept to the next date until listed again.  An
+    ID the opponent lists too is refused (3.6051)."""
+    turn = take_turn(campaign_id, user, at)
+    areas_rule = setup_areas_at(turn.module, turn.step.id)
+    if areas_rule is None:
+        where = f"{turn.step.id} {turn.step.title}"
+        raise ActionRefused(f"No Setup Areas are listed at {where}.", status=409)
+    mine = setup_area_ids(clean_text(areas, what="Setup Areas", limit=200))
+    other = next((s for side, s in turn.seats.items() if side != turn.side), None)
+    if other is None:
+        other = Seat.objects.filter(campaign=turn.campaign).exclude(side=turn.side).first()
+    theirs = list(other.setup_areas or ()) if other is not None else []
+    refusal = overlap_refusal(areas_rule, mine, theirs, turn.side_name(other.side) if other else "")
+    if refusal:
+        raise ActionRefused(refusal + " Nothing was changed.", status=409)
+    turn.seat.setup_areas = mine
+    word = areas_rule.label
+    listed = ", ".join(mine) if mine else "none"
+    turn.record(
+        EventKind.UNIT,
+        text=f"{turn.side_name()} lists its {word}s ({areas_rule.rule}): {listed}.",
+    )
+    commit(turn.campaign.pk, UnitChanged(), saving=[(turn.seat, "setup_areas")])
+    return mine
 
 
 def _refuse_apart(turn: Turn, one: Unit, other: Unit, doing: str, rule: str) -> None:

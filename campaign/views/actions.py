@@ -108,6 +108,7 @@ class Act(StrEnum):
     UNIT_REMOVE = "unit-remove"
     UNIT_PUT_BACK = "unit-put-back"
     UNIT_REVEAL = "unit-reveal"
+    SETUP_AREAS = "setup-areas"
     ADD_LATER = "add-later"
     CANCEL_ADDED_LATER = "cancel-added-later"
     # Posted to URLs of their own, not to ``act/<action>/``.
@@ -474,6 +475,11 @@ class UnitSave:
 
 
 @dataclass(frozen=True)
+class SetupAreaIds:
+    areas: str = inputs.text("areas")
+
+
+@dataclass(frozen=True)
 class OneUnit:
     unit_id: str | None = inputs.optional("unit")
 
@@ -586,6 +592,7 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.UNIT_REMOVE, UnitRemove, units.remove_unit, at=False),
         Declared(Act.UNIT_PUT_BACK, OneUnit, units.put_back_unit, at=False),
         Declared(Act.UNIT_REVEAL, OneUnit, units.reveal_unit, at=False),
+        Declared(Act.SETUP_AREAS, SetupAreaIds, units.record_setup_areas),
         Declared(
             Act.INVITATION_NEW,
             _Nothing,

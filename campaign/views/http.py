@@ -30,6 +30,7 @@ class HtmxHttpRequest(HttpRequest):
 
 
 NOTHING_CHANGED = "Nothing was changed."
+ALSO_CHANGED = "; nothing was changed."
 
 
 def refusal(request: HttpRequest, exc: Refused) -> HttpResponse:
@@ -38,8 +39,10 @@ def refusal(request: HttpRequest, exc: Refused) -> HttpResponse:
     htmx = bool(getattr(request, "htmx", False))  # a 404 page's request may predate it
     template = "campaign/_refusal.html" if htmx else "campaign/refusal.html"
     # The page says "Nothing was changed." after every refusal: a sentence of a service
-    # that says it already is not read twice.
+    # that says it already ("...; nothing was changed." too) is not read twice.
     message = exc.message.removesuffix(NOTHING_CHANGED).rstrip()
+    if message.endswith(ALSO_CHANGED):
+        message = message.removesuffix(ALSO_CHANGED) + "."
     context = {"message": message, "fresh": _fresh_page(request) if exc.stale else ""}
     return render(request, template, context, status=exc.status)
 
