@@ -32,16 +32,31 @@ AUDITED = os.environ.get("REFIT_TEST_BACKEND") != "embedded"
 # axe-core is injected once per document; a check waits for one under way on the same
 # document (a page's load handler may check it while the test does), and the page
 # answers only the serious and critical violations (not every rule's help texts).
+# A document checked and not changed since (no node, attribute or text added, removed
+# or altered while the check ran or after it: a MutationObserver) answers what that
+# check found: a kind's first load checked by the audit and again by the test, or a
+# page left as it was last checked, is checked once.
 _INJECTED = "typeof axe !== 'undefined'"
 _BLOCKING_VIOLATIONS = """async () => {
-    const run = (window.refitAxeRun || Promise.resolve())
-        .then(() => axe.run(document, {resultTypes: ["violations"]}));
+    const unchanged = () => window.refitAxeFound && !window.refitAxeChanged;
+    if (unchanged()) return window.refitAxeFound;
+    const run = (window.refitAxeRun || Promise.resolve()).then(async () => {
+        if (unchanged()) return window.refitAxeFound;
+        if (!window.refitAxeWatch) {
+            window.refitAxeWatch = new MutationObserver(() => { window.refitAxeChanged = true; });
+            window.refitAxeWatch.observe(document, {
+                subtree: true, childList: true, attributes: true, characterData: true});
+        }
+        window.refitAxeChanged = false;
+        const results = await axe.run(document, {resultTypes: ["violations"]});
+        window.refitAxeFound = results.violations
+            .filter(v => v.impact === "serious" || v.impact === "critical")
+            .map(v => `${v.id} (${v.impact}): ${v.help} — ` + v.nodes.slice(0, 3)
+                .map(n => n.target.length ? n.target[0] : "?").join("; "));
+        return window.refitAxeFound;
+    });
     window.refitAxeRun = run.catch(() => null);
-    const results = await run;
-    return results.violations
-        .filter(v => v.impact === "serious" || v.impact === "critical")
-        .map(v => `${v.id} (${v.impact}): ${v.help} — ` + v.nodes.slice(0, 3)
-            .map(n => n.target.length ? n.target[0] : "?").join("; "));
+    return await run;
 }"""
 
 
@@ -90,11 +105,23 @@ def accessibility_problems(page) -> list[str]:
     return list(page.evaluate(_BLOCKING_VIOLATIONS))
 
 
+# Whether the page is still as it loaded: nothing added, removed or altered in its
+# document since its load event (but the body's mark that its socket is open).
+_AS_LOADED = """window.addEventListener('load', () => {
+    window.refitAsLoaded = true;
+    new MutationObserver(records => {
+        if (records.some(r => !(r.type === 'attributes' && r.target === document.body
+                && r.attributeName === 'data-live'))) window.refitAsLoaded = false;
+    }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+});"""
+
+
 class PageAudit:
     """axe-core on each kind of page (its path, ids and tokens aside) as it first
     loads in the test process, and on any page when asked (each test's pages as they
     are left, and the states the tests name).  A page that navigates away while being
-    checked is checked at its next load."""
+    checked is checked at its next load.  A page left as it loaded, of a kind checked
+    as loaded, is a later load of that kind: not checked again as left."""
 
     _IDS = re.compile(r"/[0-9a-f-]{32,36}/|/[A-Za-z0-9_-]{20,}/")
     # The kinds already checked as loaded, by any test of this process: a kind's later
@@ -105,6 +132,8 @@ class PageAudit:
         self.problems: list[str] = []
 
     def watch(self, page) -> None:
+        if AUDITED:
+            page.add_init_script(_AS_LOADED)
         page.on("load", lambda: self.first_load(page))
         page.on("pageerror", lambda e: self.problems.append(f"{page.url}: script error: {e}"))
         page.on("console", lambda m: self.console(page, m))
@@ -122,8 +151,11 @@ class PageAudit:
         if message.type == "error" and not self._NETWORK.search(message.text):
             self.problems.append(f"{page.url}: console error: {message.text}")
 
+    def kind(self, page) -> str:
+        return self._IDS.sub("/<id>/", urlsplit(page.url).path)
+
     def first_load(self, page) -> None:
-        kind = self._IDS.sub("/<id>/", urlsplit(page.url).path)
+        kind = self.kind(page)
         if kind not in self.seen:
             self.seen.add(kind)
             if not self.check(page, "as loaded"):
@@ -135,6 +167,13 @@ class PageAudit:
         if not page.url.startswith("http") or page.is_closed():
             return True
         try:
+            if (
+                when == "as left"
+                and AUDITED
+                and self.kind(page) in self.seen
+                and page.evaluate("() => window.refitAsLoaded === true")
+            ):
+                return True
             found = accessibility_problems(page)
         except PlaywrightError:
             return False

@@ -193,16 +193,28 @@ def agree_start(proposer, accepter, values: dict[str, str], reader: Reader) -> N
 OWED = ("Make its secret rolls", "Roll DR", "Roll dr")
 
 
-def owed_roll(page) -> bool:
-    """A roll the page says is owed ("Roll first: ..."), made by the first form that
-    offers one, whatever its dice give; the page then says what is still owed, or
-    offers Done."""
-    lacking = page.locator("#finish-lacking")
-    if not lacking.count() or "Roll" not in lacking.inner_text():
+def on_step(page, shown: str):
+    """The page's step panel while it still shows the step ``shown`` (its title as the
+    walk read it): a push that brings another step re-draws the panel, and nothing
+    of the step read before is found in it any more, so no press lands on a step the
+    walk has not looked at."""
+    return page.locator("#campaign-step").filter(
+        has=page.locator("#step-title").filter(has_text=re.compile(rf"^{re.escape(shown)}$"))
+    )
+
+
+def owed_roll(page, step) -> bool:
+    """A roll the ``step`` panel says is owed ("Roll first: ..."), made by the first
+    form that offers one, whatever its dice give; the page then says what is still
+    owed, or offers Done."""
+    lacking = step.locator("#finish-lacking")
+    if not lacking.count():
         return False
     said = lacking.inner_text()
+    if "Roll" not in said:
+        return False
     for name in OWED:
-        button = page.locator("#campaign-step").get_by_role("button", name=name)
+        button = step.get_by_role("button", name=name)
         if button.count() and button.first.is_enabled():
             button.first.click()
             try:
@@ -226,13 +238,13 @@ def owed_roll(page) -> bool:
     return False
 
 
-def buy_one(page, rg: str = "") -> bool:
-    """The first RG the chart offers this side now (or the RG ``rg``, by its chart
-    row's id), bought at its first price."""
-    chart = page.locator("#chart-box")
+def buy_one(page, step, rg: str = "") -> bool:
+    """The first RG the ``step`` panel's chart offers this side now (or the RG ``rg``,
+    by its chart row's id), bought at its first price."""
+    chart = step.locator("#chart-box")
     if not chart.count():
         return False
-    row = page.locator(f"#rg-{rg}") if rg else chart
+    row = step.locator(f"#rg-{rg}") if rg else chart
     button = row.locator("button[aria-label^='Buy ']:not([disabled]):visible").first
     if not button.count():
         return False
@@ -263,25 +275,27 @@ class Walk:
         self.tried: set[tuple[str, str]] = set()
         self.did: list[str] = []
 
-    def extra(self, page) -> bool:
+    def extra(self, page, shown: str) -> bool:
+        """What the side does at the step ``shown`` before its Done (``on_step``: on
+        that step's panel only)."""
         side = next(s for s, p in self.pages.items() if p is page)
-        self.reader.read(page)
-        step = title(page)
-        if owed_roll(page):
-            self.did.append(f"{side} {step}: rolled")
+        self.reader.read(page, shown)
+        step = on_step(page, shown)
+        if owed_roll(page, step):
+            self.did.append(f"{side} {shown}: rolled")
             return True
-        if (side, step) not in self.tried and page.locator("#chart-box").count():
-            self.tried.add((side, step))
-            if buy_one(page, self.buys.get(step.split(" ")[0], "")):
-                self.bought.add((side, step))
-                self.did.append(f"{side} {step}: bought")
+        if (side, shown) not in self.tried and step.locator("#chart-box").count():
+            self.tried.add((side, shown))
+            if buy_one(page, step, self.buys.get(shown.split(" ")[0], "")):
+                self.bought.add((side, shown))
+                self.did.append(f"{side} {shown}: bought")
                 return True
-        lock = page.get_by_role("button", name=f"Lock {self.chits.get(side, 'Idle')}")
+        lock = step.get_by_role("button", name=f"Lock {self.chits.get(side, 'Idle')}")
         if lock.count() and lock.is_enabled():
             page.once("dialog", lambda d: d.accept())
             lock.click()
             lock.wait_for(state="detached")
-            self.did.append(f"{side} {step}: locked {self.chits.get(side, 'Idle')}")
+            self.did.append(f"{side} {shown}: locked {self.chits.get(side, 'Idle')}")
             return True
         return False
 
@@ -307,16 +321,23 @@ class Walk:
 def act(page, extra, goal) -> bool:
     """The action the page offers for its step, one step at a time (the step's own
     Done before any "Done with ... to ..." that finishes several at once); False if
-    it offers none now or shows the goal."""
+    it offers none now or shows the goal.  The step is read first and the goal after
+    it, on the page as it is then (a push may bring the goal at any moment: read
+    before the step, a goal that came in between was missed and the goal's own step
+    pressed), and every press below is looked for on the panel of the step read
+    (``on_step``): a step that came after the goal check is never pressed, so the
+    walk cannot pass its goal."""
+    shown = title(page)
     if goal(page):
         return False
-    if extra(page):
+    if extra(page, shown):
         return True
-    step_id = title(page).split(" ")[0]
+    step = on_step(page, shown)
+    step_id = shown.split(" ")[0]
     for button in (
-        page.get_by_role("button", name="Confirm the result", exact=True),
-        page.get_by_role("button", name=f"Done with {step_id}", exact=True),
-        page.get_by_role("button", name="Go on without it", exact=True),
+        step.get_by_role("button", name="Confirm the result", exact=True),
+        step.get_by_role("button", name=f"Done with {step_id}", exact=True),
+        step.get_by_role("button", name="Go on without it", exact=True),
     ):
         if button.count():
             press(page, button.first, dialog=asks(button.first))

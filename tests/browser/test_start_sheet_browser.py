@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import PHONE, horizontal_overflow
+from tests.browser.helpers import PHONE, horizontal_overflow, live_pages
 from tests.browser.play import confirm, enter_result, fill, host_and_join, title, unfold, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -125,13 +125,20 @@ US_CHART = (
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_a_purple_heart_draw_chart_pasted_from_tab_separated_text(
-    asgi_server, new_context, modules, width
+    asgi_server, new_context, browser_login, modules, make_user, width
 ):
     """C5.31: the US TM RG Chart the rules text lost, pasted as a spreadsheet copies
-    its rows (tabs between cells), is proposed row by row, each row read back."""
-    host, guest = host_and_join(
-        asgi_server, new_context, "purple-heart-draw/tm", "us", "German", WIDTHS[width]
+    its rows (tabs between cells), is proposed row by row, each row read back.  The
+    campaign is hosted and joined through the services, both pages opened at the start
+    (the sign-up, hosting and joining pages are walked by the test above)."""
+    from tests.walk import host_game, players_of
+
+    us, german = make_user("us"), make_user("de")
+    campaign = host_game("purple-heart-draw", "tm", us, german, side="us", through_start=False)
+    pages = live_pages(
+        asgi_server, new_context, browser_login, players_of(campaign, us, german), WIDTHS[width]
     )
+    host, guest = pages["us"], pages["german"]
     page = host
     unfold(page)
     page.locator("#campaign-supplies li", has_text="US TM Reinforcement Group Chart").get_by_role(
