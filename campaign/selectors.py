@@ -911,19 +911,18 @@ def opponent_acted_since_done(campaign: Campaign, side: str) -> bool:
 def replenished_on_date(campaign: Campaign, side: str) -> int | None:
     """The points ``side`` was allotted by this date's replenishment (its own record),
     or None when none was made."""
-    data = (
-        Event.objects.filter(
-            campaign=campaign,
-            kind=EventKind.REPLENISH,
-            side=side,
-            date_index=campaign.date_index,
-        )
+    made = _last_replenishment(campaign, side, date_index=campaign.date_index)
+    repl = made.data.get("repl") if made and isinstance(made.data, dict) else None
+    return repl if isinstance(repl, int) else None
+
+
+def _last_replenishment(campaign: Campaign, side: str, **when: object) -> Event | None:
+    """``side``'s last replenishment record (its own) made ``when``."""
+    return (
+        Event.objects.filter(campaign=campaign, kind=EventKind.REPLENISH, side=side, **when)
         .order_by("-id")
-        .values_list("data", flat=True)
         .first()
     )
-    repl = data.get("repl") if isinstance(data, dict) else None
-    return repl if isinstance(repl, int) else None
 
 
 # Compiled once: the panel of every step that may amend a result reads it.
@@ -987,16 +986,7 @@ def overspent(campaign: Campaign, side: str) -> tuple[Event | None, int, bool]:
     result = pass_result(campaign)
     if result is None or result.confirmed_at is None:
         return None, 0, False
-    made = (
-        Event.objects.filter(
-            campaign=campaign,
-            kind=EventKind.REPLENISH,
-            side=side,
-            created_at__gte=result.confirmed_at,
-        )
-        .order_by("-id")
-        .first()
-    )
+    made = _last_replenishment(campaign, side, created_at__gte=result.confirmed_at)
     short = int((made.data or {}).get("short", 0)) if made else 0
     if not short:
         return made, 0, False
