@@ -236,3 +236,99 @@ def test_drawn_3_617_the_cpp_and_rgs_bought_may_be_kept_secret(users, modules):
     assert _cpp(axis) == "You have 186 CPP"
     after = (british.open(), roster.open())
     assert after == before
+
+
+def test_drawn_3_6175_i_type_on_map_for_20_percent_more_fru(users, modules):
+    """3.6175 (drawn, seed line 202): "The Axis or British player may purchase "I" type
+    RGs for Standard On-Map Setup by spending 20% more (FRU) than the printed value."
+    CG I, July 17 AM: the British I3 (printed 7: 8.4 rounded up) sells for 7 or 9 CPP,
+    the I1 (18: 21.6) for 18 or 22; the Axis I7 (12: 14.4) for 15; a V-type row (the
+    British V1, the Axis V1) has no on-map price (the complement).  The 9 CPP I3 bought:
+    200 -> 191 CPP."""
+    from tests.test_sicb18_pass18 import _seats
+    from tests.test_sicb22_pass22 import _cpp
+
+    players, _ = campaign_at("sicily", "i", "jul17am", users, points=200)
+    seats = _seats(players)
+    axis, british = seats["axis"], seats["british"]
+    british.open()
+    i3, i1, v1 = (_buys(british, g) for g in ("I3", "I1", "V1"))
+    on_map = "for Standard On-Map Setup (20% more, FRU)"
+    assert [b.split(" for ", 1)[1] for b in i3] == ["7 CPP", "9 CPP, I RG " + on_map], i3
+    assert any(b.endswith("for 22 CPP, I RG " + on_map) for b in i1), i1
+    assert v1 and all(on_map not in b for b in v1), v1
+    axis.open()
+    assert any("for 15 CPP, I RG " + on_map in b for b in _buys(axis, "I7")), _buys(axis, "I7")
+    assert _buys(axis, "V1") and all(on_map not in b for b in _buys(axis, "V1"))
+    on_map = next(b for b in i3 if "for 9 CPP" in b)
+    assert british.press(on_map).status == 200
+    assert _cpp(british) == "You have 191 CPP"
+
+
+def test_drawn_3_6041_the_equipment_of_an_eliminated_encircled_unit_stays_unpossessed(
+    users, modules, fixed_dice
+):
+    """3.6041 (drawn, seed line 29): "Otherwise, any Equipment that an Eliminated
+    Encircled unit possessed is left in the Location unpossessed."  The Axis page of CG
+    I (July 15 AM): the Encircled 4-6-7 holding an MG 42 fails its 1TC (DR 4+4 = 8 >
+    Morale 7): the squad is gone, the MG 42 stays on the Axis roster, "not
+    possessed"; the British Encircled 4-5-8 holding a Bren passes (DR 4+4 = 8): the
+    Bren is still his (the complement)."""
+    from tests.page_play import Seat
+    from tests.purchase_helpers import add_unit
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
+    squad = add_unit(players, "axis", "4-6-7", "squad", "encircled")
+    mg = add_unit(players, "axis", "MG 42", "sw", possessor=squad.ref)
+    brit = add_unit(players, "british", "4-5-8", "squad", "encircled")
+    bren = add_unit(players, "british", "Bren LMG", "sw", possessor=brit.ref)
+    axis, british = _seat(players, "axis"), _seat(players, "british")
+    words = "Roll DR: Encirclement 1TC"
+    fixed_dice.append([4, 4])
+    _rolled(axis, words, unit=squad.ref)
+    assert _gone(squad) and not _gone(mg), _log(players)[-300:]
+    mg.refresh_from_db()
+    assert mg.possessor_id is None and "unpossessed" in mg.markers, mg.markers
+    roster = Seat(players.users["axis"], players.campaign_id, "roster/").open()
+    assert "Retained forces Axis MG 42 — not possessed" in roster, roster[:3000]
+    fixed_dice.append([4, 4])
+    _rolled(british, words, unit=brit.ref)
+    bren.refresh_from_db()
+    assert bren.possessor_id == brit.pk and "unpossessed" not in bren.markers
+
+
+def test_3_606_footnote_6_the_crew_of_a_row_10_vehicle_keeps_what_it_scrounged(
+    users, modules, fixed_dice
+):
+    """3.606 footnote 6 (pass 22's Left): "Eliminated [6]; crew (if any) Escapes" and
+    "The surviving crew (if any) may attempt to Scrounge the vehicle prior to its
+    Elimination."  The RePh after July 15 AM (a day), the Axis page: the Isolated StuG's
+    DR 4+4 +2 = 10: the StuG leaves the retained forces, its 2-2-8 crew is Retained as
+    a line of its own, and the page prints footnote 6's words under the table where the
+    result reads "[6]".  What the crew scrounged (D10.5) is the map's; its owner adds
+    it on the retained forces (an MG 34), which the roster then lists.  The complement, DR 4+3 +2 =
+    9 for a second StuG: Abandoned [4,5], the vehicle kept (footnote 6 not in play)."""
+    from tests.page_play import Seat
+
+    players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.606")
+    stug = add(players, "axis", "StuG IIIG", "vehicle", status="isolated")
+    other = add(players, "axis", "StuG IIIG", "vehicle", status="isolated")
+    axis = _seat(players, "axis")
+    fixed_dice.append([4, 4])
+    _rolled(axis, "Roll DR: Escape", unit=stug.ref, stack="")
+    said = _log(players).rsplit("Escape for", 1)[1]
+    assert "→ 10: Mobile Vehicle: Eliminated [6]; crew (if any) Escapes" in said, said
+    assert _gone(stug)
+    page = axis.open()
+    assert (
+        "[6] The surviving crew (if any) may attempt to Scrounge the vehicle prior to its "
+        "Elimination." in page
+    ), page[:3000]
+    roster = Seat(players.users["axis"], players.campaign_id, "roster/")
+    roster.open()
+    assert "2-2-8 crew — in good order" in roster.text, roster.text[:3000]
+    assert roster.press("Add", name="MG 34", kind="sw").status == 200
+    assert "MG 34 — in good order" in roster.open(), roster.text[:3000]
+    fixed_dice.append([4, 3])
+    _rolled(axis, "Roll DR: Escape", unit=other.ref, stack="")
+    assert "abandoned" in _markers(other), _log(players)[-300:]
