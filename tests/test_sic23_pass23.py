@@ -332,3 +332,35 @@ def test_3_606_footnote_6_the_crew_of_a_row_10_vehicle_keeps_what_it_scrounged(
     fixed_dice.append([4, 3])
     _rolled(axis, "Roll DR: Escape", unit=other.ref, stack="")
     assert "abandoned" in _markers(other), _log(players)[-300:]
+
+
+def test_drawn_3_6141c_a_recalled_isolated_british_afv_stays_recalled_with_low_ammo(users, modules):
+    """3.6141c (drawn, seed line 146): "If Mobile, under Recall, and Isolated, such an AFV
+    begins the next scenario under Recall (as well as suffering from Ammunition
+    Shortage;A19.131)."  The British pages of CG I (July 15 AM): both sides press Done
+    with 3.613; at 3.614 the Mobile, Recalled, Isolated Sherman is still recalled and
+    marked Low Ammo on the roster; the Recalled, non-Isolated Daimler leaves Recall with
+    no Low Ammo; the Recalled, Isolated, immobilized Sherman (not Mobile) gets none."""
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    kept = add(
+        players, "british", "Sherman III", "vehicle", status="recalled", markers=["isolated"]
+    )
+    free = add(players, "british", "Daimler AC", "vehicle", status="recalled")
+    stuck = add(
+        players,
+        "british",
+        "Sherman III",
+        "vehicle",
+        status="recalled",
+        markers=["isolated", "immobilized"],
+    )
+    for side in ("axis", "british"):
+        _rolled(_seat(players, side), "Done with 3.613")
+    assert players.step.id == "3.614", players.step.id
+    assert set(_markers(kept)) == {"isolated", "recalled", "low_ammo"}, _markers(kept)
+    assert _markers(free) == [], _markers(free)
+    assert "low_ammo" not in _markers(stuck), _markers(stuck)
+    from tests.page_play import Seat
+
+    roster = Seat(players.users["british"], players.campaign_id, "roster/").open()
+    assert "Low Ammo" in roster.split("Retained forces", 1)[1], roster[:3000]
