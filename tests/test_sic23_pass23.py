@@ -364,3 +364,49 @@ def test_drawn_3_6141c_a_recalled_isolated_british_afv_stays_recalled_with_low_a
 
     roster = Seat(players.users["british"], players.campaign_id, "roster/").open()
     assert "Low Ammo" in roster.split("Retained forces", 1)[1], roster[:3000]
+
+
+def test_3_6041_an_unclaimed_prisoner_rearmed_takes_his_guards_dropped_equipment(
+    users, modules, fixed_dice
+):
+    """3.6041 (pass 22's Left): "Each prisoner that an Eliminated Encircled unit was
+    Guarding must, if possible, be claimed by another unit in that Location friendly to
+    the eliminated unit. If the prisoner is not claimed, it is considered Rearmed
+    (A20.551) and may automatically possess any Equipment dropped by its Eliminated
+    Guard."  Refit records no Guard nor Location (who claims him is the map's), so the
+    path is played on the retained forces: CG I (July 15 AM), the Axis Encircled 4-6-7
+    holding an MG 42 fails its 1TC (DR 4+4 = 8 > 7): gone, the MG 42 left not
+    possessed; the British prisoner (a 4-5-8 marked captured, no 1TC of his own: the
+    EXC) is not claimed: the British clear his captured marker (Rearmed) and add the MG
+    42 as captured; the Axis remove their dropped MG 42 line (a correction).  Both rosters then
+    read the 4-5-8 in good order and the MG 42 on the British side only."""
+    from tests.page_play import Seat
+    from tests.purchase_helpers import add_unit
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
+    guard = add_unit(players, "axis", "4-6-7", "squad", "encircled")
+    add_unit(players, "axis", "MG 42", "sw", possessor=guard.ref)
+    pris = add(players, "british", "4-5-8", "squad", status="captured")
+    axis, british = _seat(players, "axis"), _seat(players, "british")
+    words = "Roll DR: Encirclement 1TC"
+    assert words not in british.buttons() or pris.ref not in [
+        v for v, _ in british.options(words, "unit")
+    ]
+    fixed_dice.append([4, 4])
+    _rolled(axis, words, unit=guard.ref)
+    assert _gone(guard)
+    mine = Seat(players.users["british"], players.campaign_id, "roster/")
+    mine.open()
+    assert mine.press("Save", markers="").status == 200
+    assert _markers(pris) == [], _markers(pris)
+    assert mine.press("Add", name="MG 42", kind="sw", markers="captured").status == 200
+    theirs = Seat(players.users["axis"], players.campaign_id, "roster/")
+    theirs.open()
+    assert "Retained forces Axis MG 42 — not possessed" in theirs.text, theirs.text[:3000]
+    assert theirs.press("Remove").status == 200
+    for seat in (mine, theirs):
+        said = seat.open().split("Retained forces", 1)[1]
+        axis_part, british_part = said.split(" British 4-5-8 — ", 1)
+        assert "MG 42 — not possessed" not in axis_part, axis_part[:300]
+        assert british_part.startswith("in good order"), british_part[:300]
+        assert "MG 42 — captured" in british_part, british_part[:400]
