@@ -140,7 +140,8 @@ def test_drawn_3_605_setup_area_ids_stand_once_the_side_is_done(users, modules):
     scenario" (pass 22's Left: a change after the side's Done).  CG II's 3.605 pages:
     the Axis list A, B and press Done; their page then offers no "Record my Setup
     Areas", and a forged list "C" is refused citing 3.605, the list unchanged on both
-    pages; the British, not yet done, still record theirs."""
+    pages; the British, not yet done, still record theirs; the Axis, their Done taken
+    back (asked, the British accepting), list again."""
     players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.605")
     axis, british = _seat(players, "axis"), _seat(players, "british")
     words = "Record my Setup Areas"
@@ -157,6 +158,12 @@ def test_drawn_3_605_setup_area_ids_stand_once_the_side_is_done(users, modules):
     assert "Axis Setup Areas: A, B" in british.open(), british.text[:3000]
     _rolled(british, words, areas="North")
     assert "British Setup Areas: North" in axis.open(), axis.text[:3000]
+    _rolled(axis, "Ask to take back my Done at 3.605")
+    british.open()
+    _rolled(british, "Accept the takeback")
+    axis.open()
+    _rolled(axis, words, areas="A, C")
+    assert "Axis Setup Areas: A, C" in british.open(), british.text[:3000]
 
 
 def _buys(seat, group: str) -> list[str]:
