@@ -1008,12 +1008,22 @@ def record_setup_areas(
     Setup Area(s) for the next CG scenario"), the side lists the IDs of its Setup Areas,
     comma-separated (none: it has none); they are public (both outline theirs on one
     photocopy, 3.605 MARKING THE MAP) and kept to the next date until listed again.  An
-    ID the opponent lists too is refused (3.6051)."""
+    ID the opponent lists too is refused (3.6051); a list posted after the side's Done
+    at the step is refused (3.605: once marked, "they remain thus")."""
     turn = take_turn(campaign_id, user, at)
     areas_rule = setup_areas_at(turn.module, turn.step.id)
     if areas_rule is None:
         where = f"{turn.step.id} {turn.step.title}"
         raise ActionRefused(f"No Setup Areas are listed at {where}.", status=409)
+    if turn.side in turn.done:
+        # 3.605 MARKING THE MAP: "once all Setup Areas have been correctly marked, they
+        # remain thus until the start of the next CG scenario".
+        raise ActionRefused(
+            f"You have already done {turn.step.id} {turn.step.title}: your "
+            f"{areas_rule.label}s stand as you listed them ({areas_rule.rule}). "
+            "Nothing was changed.",
+            status=409,
+        )
     mine = setup_area_ids(clean_text(areas, what="Setup Areas", limit=200))
     other = next((s for side, s in turn.seats.items() if side != turn.side), None)
     if other is None:
