@@ -216,8 +216,8 @@ def test_drawn_fn_r_the_axis_recon_dr_plus_5_only_for_the_2_cpp_m2(users, module
     said = axis.open()
     assert "Recon Locations" in said, said[:3000]
     log = _log(players)
-    assert "Recon dr of M2: dr 1, +5 M2 bought for 2 CPP → 6 → 6 Locations" in log, log[-600:]
-    assert "Recon dr of M2: dr 1 → 1 Locations" in log, log[-600:]
+    assert "Recon dr of M2: dr 1, +5 M2 bought for 2 CPP → 6 Locations." in log, log[-600:]
+    assert "Recon dr of M2: dr 1 → 1 Location." in log, log[-600:]
     british.open()
     assert "Recon dr for M2" not in british.text, british.text[:3000]
 

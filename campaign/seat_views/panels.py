@@ -106,7 +106,7 @@ from rules.purchase import (
 )
 from rules.schema import Module, SetupAreas, Table, TableResult, UnitExchange, UnitFilter
 from rules.snapshot import Bought, Holdings, Snapshot
-from rules.text import with_state
+from rules.text import count, with_state
 from rules.victory import describe_changes, result_owners
 
 if TYPE_CHECKING:
@@ -1273,7 +1273,7 @@ def _recon(view: CampaignView, panel: StepPanel) -> None:
         return
     mine = list(ReconBuy.objects.visible_to(side).filter(campaign=c, side=side))
     today = [r for r in mine if r.date_index == c.date_index]
-    panel.recon = "; ".join(f"Recon dr: {r.locations} Locations" for r in today)
+    panel.recon = "; ".join(f"Recon dr: {count(r.locations, 'Location')}" for r in today)
     snap = view.snapshot(holdings(c, side, recon=True))
     if recon.group is None:
         panel.recon_options = [(i, o.cost, o.drm) for i, o in enumerate(recon.options)]

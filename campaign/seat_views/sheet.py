@@ -32,6 +32,7 @@ from campaign.selectors import module_of, new_dates_since_scenario
 from campaign.services.start import setup_order
 from rules import machine
 from rules.schema import Module
+from rules.text import count
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ def scenario_sheet(campaign: Campaign, side: str) -> ScenarioSheet:
                 if b.side == of
             ],
             recon=[
-                f"{module.dates[r.date_index].label}: Recon of {r.locations} Locations"
+                f"{module.dates[r.date_index].label}: Recon of {count(r.locations, 'Location')}"
                 for r in recons
                 if r.side == of
             ],

@@ -690,7 +690,9 @@ def buy_recon(
     turn.record(
         EventKind.RECON,
         secret=kept,
-        text=f"{turn.side_name()} {what}: {dice_service.describe(r)} → {r.final} Locations.",
+        text=f"{turn.side_name()} {what}: {dice_service.describe(r)}"
+        + (" " if r.drms else f" → {r.final} ")
+        + ("Location." if r.final == 1 else "Locations."),
     )
     commit(c.pk, PurchaseAdded(kept=kept))
     return buy
