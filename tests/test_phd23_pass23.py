@@ -1,0 +1,147 @@
+"""Purple Heart Draw, twenty-third pass (issue 44): twenty sentences of the whole
+between-scenario text (C1-C3, C5.0-C5.41 with its tables, the RG chart notes, TM1-TM20)
+drawn at random (``random.Random(23)``, passes 20-22's draws left out), each tried at its
+edge through each side's page (tests/page_play.py) (docs/rules-audit/pass-23-phd23.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Roll, Unit
+from tests.page_play import Seat
+from tests.test_phdb17_pass17 import late_conph, plain
+from tests.test_phdb18_pass18 import seats, step_part
+from tests.test_rule_mechanisms import fixed_dice, users
+
+pytestmark = [pytest.mark.django_db, pytest.mark.rules]
+__all__ = ["fixed_dice", "users"]
+
+ROLL_OBA = "Roll DR: Offboard Artillery Table"
+
+
+def oba_module(n: int) -> dict[str, str]:
+    return {"id": f"O{n}", "type": "81mm OBA Module", "units": "OBA", "cost": "1", "tags": "oba"}
+
+
+def test_c5_34_each_columns_rows_at_their_edges_one_dr_per_module_on_both_pages(
+    users, modules, fixed_dice
+):
+    """Drawn #4, C5.34 "US OFFBOARD ARTILLERY TABLE" (and the German's beside it): "make a
+    DR for each" OBA module, "=6 Plentiful", "7-11 Normal", ">12 Scarce" for the US; the
+    German's "4-9 Normal" read with its lost rows.  After the Initial TM Scenario the US
+    buys four modules and the German two on their pages at C5.31; at C5.34 the US
+    presses DR 6, 7, 11 and 12 (Plentiful, Normal, Normal, Scarce), the German 3 and 4
+    (Plentiful, Normal): each row's edge and one past it.  A second DR for a module
+    already rolled, forged while another is still to roll, is refused in words citing
+    C5.34 and rolls nothing; with each module rolled the button goes.  (The walk's
+    campaign reveals purchases when both finish the step, its host's policy, so the
+    opponent's page reading the modules is that policy's, not a leak.)"""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import supply_chart
+
+    players, _ = phd_after(users, "C5.31")
+    supply_chart(players, "us", [oba_module(n) for n in (1, 2, 3, 4)])
+    supply_chart(players, "german", [oba_module(n) for n in (5, 6)])
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    for seat, ids in ((us, (1, 2, 3, 4)), (de, (5, 6))):
+        for n in ids:
+            buy = [b for b in seat.buttons() if b.startswith(f"Buy O{n} ")]
+            assert buy, seat.buttons()
+            answer = seat.press(buy[0])
+            assert answer.status == 200, answer.text[:300]
+    for seat in (us, de):
+        seat.open()
+        assert seat.press("Done with C5.31").status == 200, step_part(seat)
+    players.until_step("C5.34")
+    us.open()
+    de.open()
+    made = []
+    for seat, pairs in (
+        (us, ((1, [3, 3]), (2, [3, 4]), (3, [5, 6]), (4, [6, 6]))),
+        (de, ((5, [1, 2]), (6, [2, 2]))),
+    ):
+        for n, faces in pairs:
+            if n == 4:  # one past: O1 again, while the button is still there for O4
+                offered = [words for _, words in us.options(ROLL_OBA, "item")]
+                assert offered == ["O4 81mm OBA Module"], offered
+                fixed_dice.append([1, 1])
+                again = us.press(ROLL_OBA, item="O1 81mm OBA Module")
+                assert again.refused, (again.status, again.text[:300])
+                plain(again.text)
+                assert "C5.34" in again.text, again.text[:300]
+                assert (
+                    Roll.objects.filter(campaign_id=players.campaign_id, step_id="C5.34").count()
+                    == 3
+                )
+                fixed_dice.clear()
+            fixed_dice.append(faces)
+            answer = seat.press(ROLL_OBA, item=f"O{n} 81mm OBA Module")
+            assert answer.status == 200, answer.text[:300]
+    for side in ("us", "german"):
+        made += [
+            (r.side, r.item, r.final, r.result.split(" (")[0])
+            for r in Roll.objects.filter(
+                campaign_id=players.campaign_id, step_id="C5.34", side=side
+            ).order_by("seq")
+        ]
+    assert made == [
+        ("us", "O1 81mm OBA Module", 6, "US: Plentiful"),
+        ("us", "O2 81mm OBA Module", 7, "US: Normal"),
+        ("us", "O3 81mm OBA Module", 11, "US: Normal"),
+        ("us", "O4 81mm OBA Module", 12, "US: Scarce"),
+        ("german", "O5 81mm OBA Module", 3, "German: Plentiful"),
+        ("german", "O6 81mm OBA Module", 4, "German: Normal"),
+    ], made
+    for seat in (us, de):
+        seat.open()
+        assert ROLL_OBA not in seat.buttons(), seat.buttons()
+
+
+def test_c5_27b_the_american_afv_takes_a_possessed_us_mmg_only_on_the_us_roster(users, modules):
+    """Drawn #7, C5.27b "Vehicular-MG Exchange: A disabled, non-captured, AFV MG may be
+    automatically repaired ... by using ... US MMG if the AFV is American. In all cases,
+    the MG to be eliminated must be possessed", on the other side than pass 18's page
+    test (the German's LMG): after the 0930 hrs TM Scenario the US holds an M4A1 whose
+    BMG is disabled, a captured PzKpfw IVH whose BMG is disabled, a possessed MMG, an
+    unpossessed MMG, an LMG and a captured German MMG.  At C5.27 his roster offers the
+    M4A1's BMG only (not the captured AFV's), its select the possessed MMG only; the
+    LMG, the unpossessed MMG and the captured MMG, forged, are refused citing C5.27b and
+    stay; the possessed MMG repairs the BMG and leaves.  The German's roster offers
+    nothing."""
+    from tests.purchase_helpers import add_vehicle
+    from tests.test_rule_mechanisms import add
+
+    players = late_conph(users, "C5.26")
+    tank, (bmg, _) = add_vehicle(
+        players, "us", "M4A1", ("mg", ["disabled"], "BMG"), ("ma", [], "75")
+    )
+    add_vehicle(players, "us", "PzKpfw IVH", ("mg", ["disabled"], "BMG"), markers=("captured",))
+    players.until_step("C5.27")  # (C5.26c would roll for a captured MG added before)
+    mmg = add(players, "us", "MMG", "sw")
+    loose = add(players, "us", "MMG", "sw", markers=("unpossessed",))
+    lmg = add(players, "us", "LMG", "sw")
+    taken = add(players, "us", "MMG (German)", "sw", markers=("captured",))
+    roster = Seat(players.users["us"], players.campaign_id, "roster/")
+    roster.open()
+    repair = [b for b in roster.buttons() if b.startswith("Repair BMG")]
+    assert repair == ["Repair BMG (C5.27b)"], roster.buttons()
+    offered = [words for _, words in roster.options(repair[0], "give")]
+    assert offered == ["MMG"], offered
+    assert roster.options(repair[0], "give")[0][0] == mmg.ref
+    for forged in (lmg, loose, taken):
+        answer = roster.press(repair[0], give=forged.ref)
+        assert answer.refused and "C5.27b" in answer.text, (answer.status, answer.text[:300])
+        plain(answer.text)
+        assert Unit.objects.filter(pk=forged.pk).exists()
+    tank.refresh_from_db()
+    assert next(w for w in tank.weapons if w["ref"] == bmg)["markers"] == ["disabled"]
+    answer = roster.press(repair[0])
+    assert answer.status == 200, answer.text[:400]
+    assert not Unit.objects.filter(pk=mmg.pk).exists()
+    tank.refresh_from_db()
+    assert not next(w for w in tank.weapons if w["ref"] == bmg)["markers"]
+    assert not [b for b in roster.buttons() if b.startswith("Repair BMG")], roster.buttons()
+    german = Seat(players.users["german"], players.campaign_id, "roster/")
+    german.open()
+    assert not [b for b in german.buttons() if b.startswith("Repair")], german.buttons()
