@@ -145,3 +145,132 @@ def test_c5_27b_the_american_afv_takes_a_possessed_us_mmg_only_on_the_us_roster(
     german = Seat(players.users["german"], players.campaign_id, "roster/")
     german.open()
     assert not [b for b in german.buttons() if b.startswith("Repair")], german.buttons()
+
+
+def test_c5_36c_c5_29_exc_and_the_lull_the_initial_tm_scenario_has_no_recon_tp_dr_or_chit(
+    users, modules, fixed_dice
+):
+    """Drawn #12 (C5.36 "b) Expended the required TP"; its c) "Is not the Initial TM
+    Scenario"), #15 (C5.29 "[EXC: No roll is made for the Initial TM Scenario]") and #13
+    (C2.0 Lull "The initial scenario can never be a Lull"), at the Initial TM Scenario
+    and its complement after it, the German hosting.  Before the Initial TM Scenario:
+    neither page reads a Recon, TP Replenishment or Initiative step; a Recon, a chit
+    (Idle) and a TP DR forged from each seat are refused and roll nothing.  After it: at
+    C5.29 each side rolls its TP DR; at C5.36 the US, holding TP, pays 1 TP and rolls
+    (a second Recon forged is refused); the German, his TP set to 0, is refused the 1
+    TP Recon in words, nothing rolled."""
+    from campaign.models import Seat as SeatRow
+    from tests.test_phdb18_pass18 import tp_shown
+    from tests.test_rule_mechanisms import module_of, result_values
+    from tests.walk import host_game, players_of
+
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side="german", through_start=False)
+    players = players_of(c, a, b)
+    read: set[str] = set()
+    while True:
+        c.refresh_from_db()
+        step = module_of(c).steps[c.step_index]
+        if not step.start:
+            break
+        page = seats(players)
+        for seat in page.values():
+            read.add(step_part(seat))
+        if step.id == "I-C5.35":
+            for side, seat in page.items():
+                for act, data in (
+                    ("recon", {"option": "0"}),
+                    ("chit", {"chit": "idle"}),
+                    ("roll", {"table": "tp_replenishment"}),
+                ):
+                    answer = seat.client.post(
+                        f"/campaigns/{c.pk}/act/{act}/", data, HTTP_HX_REQUEST="true"
+                    )
+                    assert 400 <= answer.status_code < 500, (side, act, answer.status_code)
+                    plain(answer.content.decode())
+            assert not Roll.objects.filter(campaign_id=c.pk, step_id="I-C5.35").exists()
+        players.until_step(module_of(c).steps[c.step_index + 1].id)
+    words = " ".join(read)
+    for absent in ("Requisitioning Reconnaissance", "TP Replenishment", "Initiative Determination"):
+        assert absent not in words, absent
+    assert not Roll.objects.filter(campaign_id=c.pk, purpose__startswith="Recon").exists()
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    players.until_step("C5.36")
+    tp_rolls = Roll.objects.filter(campaign_id=c.pk, step_id="C5.29")
+    assert sorted(tp_rolls.values_list("side", flat=True)) == ["german", "us"]
+    SeatRow.objects.filter(campaign_id=c.pk, side="german").update(points=0)
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    held = tp_shown(us)
+    assert held >= 1, held
+    recon = [x for x in us.buttons() if x.startswith("Recon for 1 TP")]
+    assert recon, us.buttons()
+    fixed_dice.append([3])
+    assert us.press(recon[0]).status == 200
+    assert "Recon dr: 3 Locations" in step_part(us), step_part(us)
+    assert not [x for x in us.buttons() if x.startswith("Recon for")], us.buttons()
+    assert SeatRow.objects.get(campaign_id=c.pk, side="us").points == held - 1
+    again = us.client.post(f"/campaigns/{c.pk}/act/recon/", {"option": "0"}, HTTP_HX_REQUEST="true")
+    assert 400 <= again.status_code < 500, again.status_code
+    assert SeatRow.objects.get(campaign_id=c.pk, side="us").points == held - 1
+    assert "not enough TP (1 needed, 0 left; C5.36)" in step_part(de), step_part(de)
+    short = de.press([x for x in de.buttons() if x.startswith("Recon for 1 TP")][0])
+    assert short.refused and "C5.36" in short.text, (short.status, short.text[:300])
+    plain(short.text)
+    recons = Roll.objects.filter(campaign_id=c.pk, step_id="C5.36")
+    assert list(recons.values_list("side", flat=True)) == ["us"]
+
+
+def test_rg_footnote_z_replacement_crews_at_none_lost_one_lost_and_one_past_on_the_page(
+    users, modules
+):
+    """Drawn #18, RG footnote z "Replacement Crews are only requisitioned for Gun/Vehicle
+    crews that were eliminated during play", played on the German's page (pass 5's test
+    calls the service): before the Initial TM Scenario (none lost) the chart's row says
+    why ("0 so far, 0 bought"), no Buy is offered, and the buy, forged, is refused
+    citing footnote z, nothing spent; the Initial TM Scenario's result gives the German
+    1 crew lost (the US 3): at C5.31 the row's Buy is offered (at each set-up price), one Replacement Crew is
+    bought for its 2 TP, then the row says "1 so far, 1 bought", no Buy is offered and
+    the second, forged, is refused citing footnote z, nothing spent."""
+    from campaign.models import Seat as SeatRow
+    from tests.test_phd_pass5 import CREW
+    from tests.test_rule_mechanisms import module_of, phd_with_chart, result_values
+
+    players, c = phd_with_chart(users, [CREW | {"cost": "2", "footnotes": "z"}])
+    de = seats(players)["german"]
+
+    def tp() -> int:
+        return SeatRow.objects.get(campaign_id=c.pk, side="german").points
+
+    def forged_buy() -> str:
+        before = tp()
+        answer = de.client.post(
+            f"/campaigns/{c.pk}/act/buy/", {"group": "R1", "variant": ""}, HTTP_HX_REQUEST="true"
+        )
+        text = answer.content.decode()
+        assert 400 <= answer.status_code < 500, (answer.status_code, text[:300])
+        plain(text)
+        assert tp() == before
+        return text
+
+    def buys() -> list[str]:
+        de.open()
+        return [x for x in de.buttons() if x.startswith("Buy R1")]
+
+    eliminated = "Gun/vehicle crews eliminated (incl. ConPh losses)"
+    assert f"{eliminated}: 0 so far, 0 bought (C5.31 RG footnote z)" in step_part(de)
+    assert buys() == [], de.buttons()
+    assert "0 so far, 0 bought (C5.31 RG footnote z)" in forged_buy()
+    players.until("results")
+    players.results(**result_values(module_of(c), crews_lost_german=1, crews_lost_us=3))
+    players.until_step("C5.31")
+    before = tp()
+    buy = buys()
+    assert len(buy) == 3, de.buttons()  # its three set-up prices (C5.32)
+    assert de.press("Buy R1 Replacement Crew for 2 TP, Enters as Reinforcements").status == 200
+    assert tp() == before - 2
+    assert f"{eliminated}: 1 so far, 1 bought (C5.31 RG footnote z)" in step_part(de)
+    assert buys() == [], de.buttons()
+    assert "1 so far, 1 bought (C5.31 RG footnote z)" in forged_buy()
+    assert tp() == before - 2
