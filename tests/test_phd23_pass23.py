@@ -274,3 +274,47 @@ def test_rg_footnote_z_replacement_crews_at_none_lost_one_lost_and_one_past_on_t
     assert buys() == [], de.buttons()
     assert "1 so far, 1 bought (C5.31 RG footnote z)" in forged_buy()
     assert tp() == before - 2
+
+
+def test_c5_26a_ammunition_shortage_and_isolation_at_the_repair_tables_edge(
+    users, modules, fixed_dice
+):
+    """Drawn #8, C5.26a "+1 If suffering from Ammunition shortage" (with "+1 If
+    Isolated" and "≤2 Repaired / ≥3 Eliminated"), on the US page after the 0930 hrs TM
+    Scenario: four malfunctioned MMGs, the first two marked Low Ammo, the third
+    Isolated, the fourth neither.  Low Ammo dr 1 +1 = 2: Repaired (the edge); Low Ammo
+    dr 2 +1 = 3: Eliminated (one past); Isolated dr 1 +1 +1 = 3: Eliminated (both +1s by
+    themselves); unmarked dr 2: Repaired with no DRM.  Each DRM is the app's, never
+    ticked; the German page offers no roll for them."""
+    from tests.test_phdb21_pass21 import rolls
+    from tests.test_rule_mechanisms import add
+
+    players = late_conph(users, "C5.26")
+    made = [
+        add(players, "us", "MMG", "sw", markers=("malfunctioned", "low_ammo")),
+        add(players, "us", "MMG", "sw", markers=("malfunctioned", "low_ammo")),
+        add(players, "us", "MMG", "sw", markers=("malfunctioned", "isolated")),
+        add(players, "us", "MMG", "sw", markers=("malfunctioned",)),
+    ]
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    repair = "Roll dr: Weapon Repair Table"
+    assert {v for v, _ in us.options(repair, "unit")} >= {u.ref for u in made}
+    assert repair not in de.buttons(), de.buttons()
+    for unit, face in zip(made, (1, 2, 1, 2), strict=True):
+        fixed_dice.append([face])
+        answer = us.press(repair, unit=unit.ref)
+        assert answer.status == 200, answer.text[:300]
+    found = [
+        (r.final, r.result.split(" (")[0], sorted(d["value"] for d in r.drms))
+        for r in rolls(players, "C5.26", "us")
+    ]
+    assert found == [
+        (2, "Repaired", [1]),
+        (3, "Eliminated", [1]),
+        (3, "Eliminated", [1, 1]),
+        (2, "Repaired", []),
+    ], found
+    assert all(d["how"] == "auto" for r in rolls(players, "C5.26", "us") for d in r.drms)
+    left = {u.ref for u in Unit.objects.filter(campaign_id=players.campaign_id, side="us")}
+    assert [u.ref in left for u in made] == [True, False, False, True]
