@@ -230,9 +230,10 @@ def test_rg_footnote_z_replacement_crews_at_none_lost_one_lost_and_one_past_on_t
     calls the service): before the Initial TM Scenario (none lost) the chart's row says
     why ("0 so far, 0 bought"), no Buy is offered, and the buy, forged, is refused
     citing footnote z, nothing spent; the Initial TM Scenario's result gives the German
-    1 crew lost (the US 3): at C5.31 the row's Buy is offered (at each set-up price), one Replacement Crew is
-    bought for its 2 TP, then the row says "1 so far, 1 bought", no Buy is offered and
-    the second, forged, is refused citing footnote z, nothing spent."""
+    1 crew lost (the US 3): at C5.31 the row's Buy is offered (at each set-up price),
+    one Replacement Crew is bought for its 2 TP, then the row says "1 so far, 1
+    bought", no Buy is offered and the second, forged, is refused citing footnote z,
+    nothing spent."""
     from campaign.models import Seat as SeatRow
     from tests.test_phd_pass5 import CREW
     from tests.test_rule_mechanisms import module_of, phd_with_chart, result_values
