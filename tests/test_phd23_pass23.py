@@ -319,3 +319,57 @@ def test_c5_26a_ammunition_shortage_and_isolation_at_the_repair_tables_edge(
     assert all(d["how"] == "auto" for r in rolls(players, "C5.26", "us") for d in r.drms)
     left = {u.ref for u in Unit.objects.filter(campaign_id=players.campaign_id, side="us")}
     assert [u.ref in left for u in made] == [True, False, False, True]
+
+
+def test_c5_22_two_heroes_one_mmc_the_crew_and_the_heroic_leader_on_both_pages(users, modules):
+    """Drawn #1, C5.22 "The result is that the affected unit immediately Battle Hardens
+    (A15.3). Eliminate any Heroes that cannot combine", with its "[EXC: Heroic leader]"
+    and "(non-crew) MMC", on the US page after the Initial TM Scenario: the US holds
+    two 1-4-9 Heroes, a 6-6-7, a 2-2-7 crew and a Heroic 8-1.  The page offers the two
+    Heroes (not the Heroic 8-1) to combine and the 6-6-7 only (not the crew); the crew,
+    forged, is refused citing C5.22, nothing changed; the first Hero combined with the
+    6-6-7 hardens it; the 6-6-7 is then not offered to the second Hero, and forged, is
+    refused citing C5.23 ("No unit may Battle Harden more than once during the ConPh";
+    on main it was accepted, the second Hero spent on a unit already hardened); at Done
+    the second Hero, left with no MMC, is eliminated and the Heroic 8-1 stays.  The
+    German page holds no Heroes."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, unit_names
+
+    players, _ = phd_after(users, "C5.22")
+    first = add(players, "us", "1-4-9 Hero", "hero")
+    second = add(players, "us", "1-4-9 Hero", "hero")
+    squad = add(players, "us", "6-6-7", "squad")
+    crew = add(players, "us", "2-2-7 crew", "half_squad")
+    leader = add(players, "us", "8-1", "leader", status="heroic")
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    assert "You hold no Heroes" in step_part(de), step_part(de)
+    mark = "Mark battle hardened"
+    assert [v for v, _ in us.options(mark, "give")] == [first.ref, second.ref]
+    assert [v for v, _ in us.options(mark, "mark")] == [squad.ref]
+    action = us.form_of(mark).action
+    forged = us.press(mark, give=first.ref, mark=crew.ref)
+    assert forged.refused and "C5.22" in forged.text, (forged.status, forged.text[:300])
+    plain(forged.text)
+    heroic = us.press(mark, give=leader.ref, mark=squad.ref)
+    assert heroic.refused, (heroic.status, heroic.text[:300])
+    plain(heroic.text)
+    assert [n for n, *_ in unit_names(players, "us")].count("1-4-9 Hero") == 2
+    assert us.press(mark, give=first.ref, mark=squad.ref).status == 200
+    # C5.23 "No unit may Battle Harden more than once during the ConPh": the 6-6-7
+    # hardened by the first Hero is not offered to the second, and refused when forged.
+    assert mark not in us.buttons(), (us.buttons(), step_part(us))
+    twice = us.client.post(action, {"give": second.ref, "mark": squad.ref}, HTTP_HX_REQUEST="true")
+    said = twice.content.decode()
+    assert 400 <= twice.status_code < 500 and "C5.23" in said, (twice.status_code, said[:300])
+    plain(said)
+    us.open()
+    assert [n for n, *_ in unit_names(players, "us")].count("1-4-9 Hero") == 1
+    assert ("6-6-7", "squad", "battle_hardened", 1) in unit_names(players, "us")
+    for seat in (us, de):
+        seat.open()
+        assert seat.press("Done with C5.22").status == 200, step_part(seat)
+    left = unit_names(players, "us")
+    assert [n for n, *_ in left].count("1-4-9 Hero") == 0, left
+    assert ("8-1", "leader", "heroic", 1) in left, left
