@@ -1968,6 +1968,11 @@ class UnitExchange(Strict):
     # Neither unit may possess a unit any of these name (C5.21 EXC: "A HS in possession
     # of a MMG/HMG/Lt. MTR/Gun (even if Malfunctioned)").
     not_possessing: list[UnitFilter] | None = None
+    # No unit is marked ``status`` twice in one pass of the steps, by this exchange or
+    # by a table's result (PHD C5.23 "No unit may Battle Harden more than once during
+    # the ConPh", which C5.22's Heroes come under): a unit already marked so in this
+    # pass is not offered, and refused citing this rule.
+    once_per_pass: RuleRef | None = None
     rule: RuleRef
     note: str | None = note_field()
 

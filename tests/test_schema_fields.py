@@ -4295,6 +4295,43 @@ for _field, _change in {
         mutate=lambda d, change=_change: _phd_recombination(d).update(change),
         observe=phd_recombine,
     )
+
+
+def phd_hero_twice(host: Callable[..., Any]) -> Any:
+    """PHD C5.22 played through: two US Heroes combined, one after the other, with the
+    one 6-6-7 (C5.23: no unit Battle Hardens more than once during the ConPh)."""
+    from campaign.services import units
+    from campaign.services.errors import ActionRefused
+
+    players = _walk(host(side="us"))
+    players.until_step("C5.22")
+    us = players.users["us"]
+
+    def add(name: str, kind: str) -> Any:
+        return units.add_unit(campaign_id=players.campaign_id, user=us, name=name, kind=kind)
+
+    heroes = [add("1-4-9 Hero", "hero") for _ in range(2)]
+    squad = add("6-6-7", "squad")
+    said = []
+    for hero in heroes:
+        try:
+            units.exchange_unit(
+                campaign_id=players.campaign_id, user=us, give_id=hero.ref, mark_id=squad.ref
+            )
+            said.append("done")
+        except ActionRefused as refused:
+            said.append(str(refused))
+    return said
+
+
+service(
+    "UnitExchange.once_per_pass",
+    base="phd",
+    mutate=lambda d: next(st for st in d["steps"] if st["id"] == "C5.22")["exchange"].update(
+        once_per_pass=None
+    ),
+    observe=phd_hero_twice,
+)
 service(
     "Table.once_rule",
     base="phd",

@@ -58,6 +58,7 @@ from campaign.services.units import (
     designable_mmc,
     hardenable_leaders,
     label,
+    marked_once,
     placement_owed_by,
     placement_reminders,
     recombine_bar,
@@ -1395,9 +1396,11 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
         else f"Done: having no {describe_filter(ex.marks)} to mark, each of your "
         f"{describe_filter(ex.gives)} stays, {Unit.Status(ex.kept_status).label}"
     )
+    # A unit marked so earlier in this pass is not offered again (C5.23 via C5.22).
+    once = marked_once(view.campaign, view.viewer, ex)
     panel.exchange = ExchangeView(
         gives=gives,
-        marks=tuple(m for m in marks if m[0] not in {g[0] for g in gives}),
+        marks=tuple(m for m in marks if m[0] not in {g[0] for g in gives} | once),
         gives_words=describe_filter(ex.gives),
         marks_words=describe_filter(ex.marks),
         status=Unit.Status(ex.status).label,

@@ -32,7 +32,7 @@ from campaign.selectors import module_of, roster_decides_chit
 from campaign.services import units as units_service
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
 from rules import availability, machine
-from rules.effects import WEAPON_CARRIERS, exchange_gives, matches, working_weapon
+from rules.effects import WEAPON_CARRIERS, exchange_gives, matches, targets, working_weapon
 from rules.schema import UNIT_KIND_WORDS, Abandoning, Module
 from rules.snapshot import FortificationBought
 
@@ -74,6 +74,9 @@ class WeaponView:
     name: str
     markers: tuple[str, ...] = ()
     markers_label: str = ""  # "malfunctioned, disabled"
+    # Whether the step's weapon exchange repairs it (PHD C5.27b "A disabled,
+    # non-captured, AFV MG"): only then is its Repair offered.
+    repairable: bool = False
 
 
 @dataclass(frozen=True)
@@ -342,6 +345,9 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             and not working_weapon(abandoning, u.state)
         )
 
+    def repairs(u: Unit) -> dict[str, object]:
+        return dict(targets(exchange.repairs, u.state)) if exchange else {}
+
     # Each SW or Personnel offered to repair a vehicular MG or to remann a vehicle is
     # shown with the Setup Area it is Retained in (3.61421, 3.6141a "within the same
     # Setup Area"), where the module records it.
@@ -370,6 +376,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                             w.name,
                             w.markers,
                             ", ".join(choice_label(Unit.Status, m) for m in w.markers),
+                            s == side and w.ref in repairs(u),
                         )
                         for w in u.state.weapons
                     ),

@@ -26,6 +26,7 @@ from campaign.models import (
     new_ref,
 )
 from campaign.selectors import (
+    marked_in_pass,
     pass_result,
     position_token,
     squad_counts,
@@ -1327,6 +1328,12 @@ def exchange_unit(
         return _recombine(turn, exchange, give, mark, forms)
     if give.pk == mark.pk:
         raise ActionRefused(f"{label(mark)} cannot be marked for itself ({exchange.rule}).")
+    if exchange.once_per_pass and mark.ref in marked_once(turn.campaign, turn.side, exchange):
+        words = UNIT_STATUS_WORDS[exchange.status]
+        raise ActionRefused(
+            f"{label(mark)} was already {words} at an earlier step of this phase: no unit may "
+            f"be {words} more than once ({exchange.once_per_pass}). Nothing was changed."
+        )
     doing = f"one is {UNIT_STATUS_WORDS[exchange.status]} for the other"
     _refuse_apart(turn, give, mark, doing, exchange.rule)
     secret = kept_secret(give, mark)
@@ -1343,6 +1350,15 @@ def exchange_unit(
         f"{turn.side_name()}: {gone}; for it, {marked} ({exchange.rule}).",
         data=marked_data(turn, one, exchange.status),
     )
+
+
+def marked_once(campaign: Campaign, side: str, exchange: UnitExchange) -> set[str]:
+    """The units ``side`` may not mark at ``exchange`` again: those marked its status
+    earlier in this pass, where it marks none twice (PHD C5.23 "No unit may Battle
+    Harden more than once during the ConPh"; ``UnitExchange.once_per_pass``)."""
+    if not exchange.once_per_pass:
+        return set()
+    return {ref for ref, _ in marked_in_pass(campaign, side, exchange.status)}
 
 
 def half_squad_line(exchange: UnitExchange, unit: Unit) -> bool:
