@@ -11,7 +11,9 @@ import pytest
 from campaign.models import Campaign, ScenarioResult
 from tests import test_rule_mechanisms
 from tests.test_apd12_pass12 import apd, supply_value
+from tests.test_apd17_pass17 import midday
 from tests.test_apd18_pass18 import seats
+from tests.test_apd22_pass22 import amend_vp, charts, pp
 from tests.test_rule_mechanisms import result_values
 
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
@@ -68,3 +70,66 @@ def test_cg_scenario_vc_the_afternoons_result_asks_no_scenario_cgv_requirement(u
         assert "The CG ends after its last date, December 6 Afternoon. German wins" in text
         assert "(CG total) 123 < 150" in text, text[:2500]
         assert SCENARIO_CGV not in above_log(text)
+
+
+def test_2_92_a_negative_midday_figure_amended_after_a_purchase_stays_ignored(
+    users, modules, fixed_dice
+):
+    """2.92 "Negative Purchase Points are ignored" (drawn, D08) at its edge, at the
+    Midday with the Morning's 33 PP kept (3.4) and the result amended after a purchase:
+    100 required (supplied) − (63 + 78) + 41 CVP = 0, so 33 PP; the American buys A1
+    (10): 23.  The Midday's VP amended to 85 make the figure −7: ignored, the 23 PP on
+    hand stay (no shortfall line: nothing is owed), and the log names the figure and
+    that it is ignored.  Amended to 70 (+8): 31 PP.  The German's page shows none of the
+    American's PP."""
+    players, _ = midday(users, "3.4", vp=78, cvp=0, required="100")
+    charts(players)
+    american, german = seats(players)
+    assert pp(players) == 33
+    assert american.press("Buy A1 Armor Group for 10 PP").status == 200
+    assert pp(players) == 23
+    amend_vp(american, german, "85")
+    assert pp(players) == 23
+    text = american.text
+    assert "-48 + 41 CVP suffered = -7" in text, text[:3000]
+    assert "negative purchase points are ignored: 0 · total 33 (recomputed)" in text
+    assert "fewer than your RGs of this date cost" not in text
+    assert "Done with 3.4" in american.buttons()
+    german.open()
+    assert "-7" not in german.text and "23 PP" not in german.text
+    amend_vp(american, german, "70")
+    assert pp(players) == 31
+    assert "0 → 8 replenished; 23 → 31 PP on hand" in american.text
+
+
+def test_1_2_if_applicable_3_4_and_3_5_each_side_acts_only_at_its_own_step_at_the_midday(
+    users, modules, fixed_dice
+):
+    """1.2 "Both players (if applicable), American first, complete each step before
+    moving on to the next step" (drawn, D07) with 3.5 "The German player now secretly
+    makes three Reinforcement drs (one each on Rows A-C)" (drawn, D09), at the Midday:
+    at 3.4 (the American's alone) the German's page offers no Buy and no Done, and
+    waits; once the American is done with 3.4 the German's page offers one Roll per
+    Row and the American's none (3.5 is the German's alone).  Each Row rolled once:
+    its button goes; the results (RA1 from Row A) are on the German's page, not the
+    American's (who reads the Rows' printed table only)."""
+    players, _ = midday(users, "3.4")
+    charts(players)
+    american, german = seats(players)
+    assert not [b for b in german.buttons() if b.startswith(("Buy", "Done", "Roll"))]
+    assert "Remind your opponent" in german.buttons()
+    assert american.press("Done with 3.4").status == 200
+    german.open()
+    rows = [f"Roll dr: German Reinforcement Table, Row {r}" for r in "ABC"]
+    assert [b for b in german.buttons() if b.startswith("Roll")] == rows
+    american.open()
+    assert not [b for b in american.buttons() if b.startswith(("Roll", "Done"))]
+    fixed_dice.extend([[2], [4], [5]])
+    for row in rows:
+        assert german.press(row).status == 200
+        assert row not in german.buttons()
+    assert "German receives RA1 PzGr Platoon I" in german.text
+    assert "Row A: dr 2 → 2 : PzGr Platoon I" in above_log(german.text)
+    american.open()
+    for said in ("RA1", "German receives RA1", "Row A: dr", "rolled on the German Reinforcement"):
+        assert said not in american.text, said
