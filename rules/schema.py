@@ -2312,6 +2312,10 @@ class ResultField(Strict):
     # 4.0: "Once invoked, No Quarter will remain in effect for the duration of the
     # CG"): every later scenario sheet says so.
     lasts_cg: bool = False
+    # The CG dates whose scenario result asks it (None: every date's), where the rule
+    # that reads it covers only some scenarios (APD CG Scenario VC: "for each of the
+    # first two CG-Scenarios").
+    dates: list[Slug] | None = None
     rule: RuleRef | None = rule_field()
 
     @model_validator(mode="after")
@@ -2715,8 +2719,12 @@ class Module(Strict):
             for drm in tab.drms:
                 cond(f"tables ({tab.id}).drms ({drm.id})", drm.when)
                 cond(f"tables ({tab.id}).drms ({drm.id}).offer_when", drm.offer_when)
+        date_ids = {d.id for d in self.dates}
         for j, rf in enumerate(self.result_fields):
             side(f"result_fields[{j}].side", rf.side)
+            for asked in rf.dates or []:
+                if asked not in date_ids:
+                    errors.append(f"result_fields[{j}].dates: unknown CG date '{asked}'")
         fields = {rf.id for rf in self.result_fields}
         if self.scenario_winner is not None:
             sw = self.scenario_winner

@@ -135,6 +135,13 @@ def _words(
     return f"{label} ({scope}) {amount(t, results)} {_SIGNS.get(op, op)} {target}"
 
 
+def asked_fields(module: Module, date_index: int) -> list[ResultField]:
+    """The result fields the scenario of the CG date at ``date_index`` asks: those of
+    every date and those naming it."""
+    date_id = module.dates[date_index].id
+    return [f for f in module.result_fields if f.dates is None or date_id in f.dates]
+
+
 def result_owners(module: Module, field: ResultField) -> list[str]:
     """The sides a result field is entered for: its side, each side, or one value."""
     if field.side:

@@ -462,7 +462,7 @@ def clean_result(values: dict[str, Any]):
         from campaign.services.steps import describe_result
 
         try:
-            data = clean(m, values)
+            data = clean(m, values, 0)  # the first CG date's scenario
         except ActionRefused as exc:
             return f"refused: {exc.message}"
         return (data, describe_result(m, data))
@@ -1506,6 +1506,12 @@ case(
     base="skirmish",
     mutate=lambda d: d["result_fields"][0].update(kind="text"),
     observe=clean_result({**VALUES, "cvp_lost.red": "three"}),
+)
+case(
+    "ResultField.dates",
+    base="skirmish",
+    mutate=lambda d: d["result_fields"][0].update(dates=["d2am"]),
+    observe=clean_result(VALUES),
 )
 case(
     "ResultField.rule",

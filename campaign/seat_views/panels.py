@@ -108,7 +108,7 @@ from rules.purchase import (
 from rules.schema import Module, SetupAreas, Table, TableResult, UnitExchange, UnitFilter
 from rules.snapshot import Bought, Holdings, Snapshot
 from rules.text import count, with_state
-from rules.victory import describe_changes, result_owners
+from rules.victory import asked_fields, describe_changes, result_owners
 
 if TYPE_CHECKING:
     from campaign.seat_views.campaign_page import CampaignView
@@ -531,7 +531,7 @@ def amend_view(view: CampaignView) -> AmendView | None:
     if result is None:
         return None
     names = {s.id: s.name for s in module.sides}
-    fields = result_field_views(module, result.data)
+    fields = result_field_views(module, result.data, result.date_index)
     cvp_na = machine.cvp_na_rule(module, view.campaign.step_index)
     if result.amendment is None:
         return AmendView(fields, cvp_na=cvp_na)
@@ -658,16 +658,19 @@ def _result_fields(view: CampaignView, panel: StepPanel) -> None:
             panel.disputed = (names.get(last.side, last.side), str(last.data.get("reason", "")))
         elif last is not None:
             shown = last.data.get("taken_back") or {}
-    panel.fields = result_field_views(module, shown)
+    panel.fields = result_field_views(module, shown, c.date_index)
     panel.entered_by = names[entered.entered_by] if entered else None
     panel.result_take_back = (
         entered is not None and entered.confirmed_at is None and entered.entered_by == view.viewer
     )
 
 
-def result_field_views(module: Module, data: Mapping[str, Mapping[str, Any]]) -> list[FieldView]:
-    """A scenario result's fields, each for the side it is entered for, holding
-    ``data``'s values (the entry form, the confirmation, the amendment)."""
+def result_field_views(
+    module: Module, data: Mapping[str, Mapping[str, Any]], date_index: int
+) -> list[FieldView]:
+    """A scenario result's fields (those the scenario of the CG date at ``date_index``
+    asks), each for the side it is entered for, holding ``data``'s values (the entry
+    form, the confirmation, the amendment)."""
     names = {s.id: s.name for s in module.sides}
     return [
         FieldView(
@@ -677,7 +680,7 @@ def result_field_views(module: Module, data: Mapping[str, Mapping[str, Any]]) ->
             f.kind,
             data.get(f.id, {}).get(owner),
         )
-        for f in module.result_fields
+        for f in asked_fields(module, date_index)
         for owner in result_owners(module, f)
     ]
 

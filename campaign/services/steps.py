@@ -127,7 +127,7 @@ from rules.effects import (
 )
 from rules.kinds import Action
 from rules.schema import SAN, Effect, InsteadOfRoll, Module, OriginalRoll, Table
-from rules.victory import describe_changes, result_owners
+from rules.victory import asked_fields, describe_changes, result_owners
 
 
 class Hardening(NamedTuple):
@@ -1064,7 +1064,7 @@ def enter_scenario_result(
             "The result is already entered: confirm it, or dispute it to enter it anew.",
             status=409,
         )
-    data = clean_result(turn.module, values)
+    data = clean_result(turn.module, values, c.date_index)
     result = ScenarioResult.objects.create(
         campaign=c, cycle=c.cycle, date_index=c.date_index, data=data, entered_by=turn.side
     )
@@ -1171,7 +1171,7 @@ def propose_result_amendment(
             "Say why the result changes (e.g. the CVP lost in the Clean-Up), so your "
             "opponent can check it."
         )
-    data = clean_result(turn.module, values)
+    data = clean_result(turn.module, values, result.date_index)
     changes = describe_changes(turn.module, result.data, data)
     if not changes:
         raise ActionRefused("These are the figures already agreed: change one to amend them.")
@@ -1251,10 +1251,13 @@ def answer_result_amendment(
 # --------------------------------------------------------------------------- results
 
 
-def clean_result(module: Module, values: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Validate the entered outcome against the module's result fields."""
+def clean_result(
+    module: Module, values: Mapping[str, Any], date_index: int
+) -> dict[str, dict[str, Any]]:
+    """Validate the entered outcome against the result fields the scenario of the CG
+    date at ``date_index`` asks (a field it does not ask is not recorded)."""
     data: dict[str, dict[str, Any]] = {}
-    for f in module.result_fields:
+    for f in asked_fields(module, date_index):
         data[f.id] = {}
         for side in result_owners(module, f):
             key = f"{f.id}.{side}"
