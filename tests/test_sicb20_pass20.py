@@ -353,7 +353,7 @@ def test_cg_ii_the_axis_side_secret_allotment_guns_crews_chits_and_recon_to_the_
     assert "Axis : has chosen" in said and "Axis locked" not in said, said[:2000]
     assert british.press("Lock Idle").status == 200
     assert players.step.id == "3.622"
-    assert "(3.6222 EXC; 3.6071): your StuG IIIG (immobilized; at 12K4)." in axis.open()
+    assert "(3.6222 EXC; 3.6071): your StuG IIIG (immobilized; in Setup Area 12K4)." in axis.open()
     assert "Each Immobile vehicle must remain" not in british.open().split("Amend")[0]
     players.until_step("3.6223")
     recon = re.findall(r"Recon Locations for your next scenario[^.]*: (\d+)", british.open())
