@@ -43,18 +43,18 @@ def campaign_at(
         players.until(kind)
     else:
         players.until_step(step)
-    Seat.objects.filter(campaign=c).update(points=points)
-    _start_with(Campaign.objects.get(pk=c.pk), points)
+    set_points(Campaign.objects.get(pk=c.pk), points)
     return players, module
 
 
-def _start_with(campaign, points):
-    """The date's replenishment record (what the CG Roster's row reads: Start + Repl =
-    Total, less Spent = Left, Sicily 3.617) starts from what makes ``points`` its total,
-    so the row agrees with the points set; where ``points`` is below what the date gave,
-    the record is left as the walk made it."""
+def set_points(campaign, points):
+    """Both sides hold ``points``, and the date's replenishment record (what the CG
+    Roster's row reads: Start + Repl = Total, less Spent = Left, Sicily 3.617) starts
+    from what makes ``points`` its total, so the row agrees with the points set; where
+    ``points`` is below what the date gave, the record is left as the walk made it."""
     from campaign.models import Event, EventKind
 
+    Seat.objects.filter(campaign=campaign).update(points=points)
     made = Event.objects.filter(
         campaign=campaign, kind=EventKind.REPLENISH, date_index=campaign.date_index
     )

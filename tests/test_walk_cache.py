@@ -10,7 +10,7 @@ from campaign.models import Campaign, Event, Seat
 from campaign.selectors import module_of
 from rules import dice as rules_dice
 from tests import walk_cache
-from tests.purchase_helpers import campaign_at
+from tests.purchase_helpers import campaign_at, set_points
 from tests.walk import host_game, players_of
 
 pytestmark = [pytest.mark.django_db]
@@ -104,7 +104,7 @@ def test_a_copied_walk_equals_a_fresh_walk_row_for_row(
         third.until(kind)
     else:
         third.until_step(step)
-    Seat.objects.filter(campaign_id=third.campaign_id).update(points=200)
+    set_points(Campaign.objects.get(pk=third.campaign_id), 200)  # as campaign_at does
 
     assert state(first) == state(second) == state(third)
     assert Event.objects.filter(campaign_id=second.campaign_id).exists()
