@@ -210,7 +210,10 @@ def owed_roll(page, step) -> bool:
     lacking = step.locator("#finish-lacking")
     if not lacking.count():
         return False
-    said = lacking.inner_text()
+    try:  # a push may have moved the page on since: that step's panel is gone
+        said = lacking.inner_text(timeout=2000)
+    except PlaywrightTimeoutError:
+        return False
     if "Roll" not in said:
         return False
     for name in OWED:
