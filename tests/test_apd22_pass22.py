@@ -7,6 +7,8 @@ docs/rules-audit/pass-22-apd22.md lists what was tried."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from campaign.models import Event, Purchase
@@ -104,7 +106,9 @@ def test_3_4_the_last_purchase_at_the_scenario_maximum_one_past_it_and_after_a_c
     assert answer.refused and said in answer.text, answer.text[:300]
     assert pp(players) == 81
     german.open()
-    assert "A1" not in german.text.split("Rules data")[0] and "81" not in german.text
+    # "81" as a figure: the page's dice-seed hash (random per campaign) may hold the digits.
+    assert "A1" not in german.text.split("Rules data")[0]
+    assert not re.search(r"\b81\b", german.text)
     cancel = next(b for b in american.buttons() if b.startswith("Cancel"))
     assert american.press(cancel).status == 200
     assert pp(players) == 91

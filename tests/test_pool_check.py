@@ -6,6 +6,8 @@ PostgreSQL dropped (a restart) is still found before use and replaced."""
 
 from __future__ import annotations
 
+import select
+
 import psycopg
 import pytest
 from django.db import connection
@@ -50,12 +52,12 @@ def test_a_connection_the_server_ended_fails_the_check(monkeypatch):
     with _connect() as conn, _connect() as other:
         pid = conn.info.backend_pid
         other.execute("SELECT pg_terminate_backend(%s)", [pid])
-        for _ in range(100):  # the backend's exit is asynchronous
-            ended = other.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [pid]
-            ).fetchone()
-            if ended == (0,):
-                break
+        # The backend's exit is asynchronous: it leaves pg_stat_activity before its
+        # process has closed the socket, so wait (up to 10 s) for the socket itself to
+        # become readable, as it long is when a restart precedes the loan.
+        poll = select.poll()
+        poll.register(conn.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        assert poll.poll(10_000), "the terminated backend never closed its socket"
         with pytest.raises(psycopg.OperationalError):
             check_connection(conn)
 
