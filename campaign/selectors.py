@@ -32,6 +32,7 @@ from campaign.models import (
     Presence,
     Purchase,
     ReconBuy,
+    RevealPolicy,
     Roll,
     ScenarioResult,
     Seat,
@@ -39,7 +40,7 @@ from campaign.models import (
     Unit,
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
-from rules import machine
+from rules import availability, machine
 from rules.availability import (
     compulsory,
     group_roll_items,
@@ -746,6 +747,18 @@ def new_dates_since_scenario(module: Module, campaign: Campaign) -> int:
     played = last_scenario_date(campaign)
     first = machine.date_index(module, module.variant(campaign.variant).start_date)
     return campaign.date_index - (first - 1 if played is None else played)
+
+
+def san_may_be_secret(module: Module, campaign: Campaign, side: str) -> bool:
+    """Whether ``side``'s SAN may have changed in secret since both sides last read it
+    (``availability.san_may_be_secret``), from public facts: the campaign's reveal
+    policy and an Idle date since the last scenario's result."""
+    return last_scenario_date(campaign) is not None and availability.san_may_be_secret(
+        module,
+        side,
+        purchases_hidden=campaign.reveal_policy != RevealPolicy.STEP_END,
+        bought_since=new_dates_since_scenario(module, campaign) > 1,
+    )
 
 
 def lists_no_unit(module: Module, campaign: Campaign, side: str, *, seen_by: str) -> bool:

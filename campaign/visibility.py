@@ -201,6 +201,19 @@ SECRET_ROLL = Disclosure(
     wording="{side} made a secret roll ({table}).",
     open=(("secret", False),),
 )
+# Sicily 3.617 "the RG(s) purchased may all be kept secret", M1 "SAN Increase +1", 3.623
+# "Each side announces its current SAN": after an Idle date, with purchases still
+# secret, whether a side rolls at 3.6122 (its SAN >= 4) would tell that it bought a
+# Sniper; its roll and the SAN it leaves are its own until the announcement.
+SAN_ROLL = Disclosure(
+    "SAN adjustment roll of a side whose SAN may have changed in secret (a Sniper bought "
+    "since the last scenario, its purchases not revealed)",
+    "Roll",
+    Before.NOTHING,
+    "the CG's end (the SAN it leaves is announced to both as the next scenario "
+    "commences, Sicily 3.623)",
+    open=(("secret", False),),
+)
 UNIT = Disclosure(
     "unit line of a still-secret RG (and the rolls made for it); a unit's state changed "
     "by a secret roll's effect (PHD C5.23, C5.24: the opponent reads its former state)",
@@ -258,6 +271,7 @@ SECRETS = (
     PURCHASE,
     RG_ROLLS,
     SECRET_ROLL,
+    SAN_ROLL,
     UNIT,
     FORTIFICATION,
     RECON,

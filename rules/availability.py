@@ -702,7 +702,14 @@ def check_recon(module: Module, snap: Snapshot, option: int) -> None:
 
 
 def passes_by_itself(
-    module: Module, variant: str, side: str, step: Step, date_index: int, san: int | None = None
+    module: Module,
+    variant: str,
+    side: str,
+    step: Step,
+    date_index: int,
+    san: int | None = None,
+    *,
+    san_secret: bool = False,
 ) -> str:
     """Why ``step`` passes by itself for ``side`` ("" when the side finishes it with
     Done), decided on public facts only: the module (with what the players supplied),
@@ -710,7 +717,9 @@ def passes_by_itself(
     line, the campaign moving on), so it never reads the side's points, FPP or secret
     records: a side whose FPP may have come from a secret purchase waits for its Done
     even with none left, or the pass would tell its opponent so.  A step of the start
-    waits while what the CG gives its sides is still to be supplied."""
+    waits while what the CG gives its sides is still to be supplied.  ``san_secret``:
+    the side's SAN may have changed in secret since both sides last read it
+    (``san_may_be_secret``): its SAN step then waits for its own Done or roll."""
     if step.start and module.variant(variant).start.missing:
         return ""
     for condition in kind_of(step.kind).passes:
@@ -740,7 +749,7 @@ def passes_by_itself(
             and forgo_of(module, variant, side, date_index) is None
         ):
             return "the server does this step"
-        if condition is Pass.NO_SAN_ROLL:
+        if condition is Pass.NO_SAN_ROLL and not san_secret:
             reason = san_roll_reason(module, san)  # the SAN is entered with the result: public
             if reason:
                 return reason
@@ -1179,10 +1188,42 @@ def declares_units(module: Module, snap: Snapshot) -> bool:
 # --------------------------------------------------------------------------- SAN, forgoing points
 
 
+def san_may_be_secret(
+    module: Module, side: str, *, purchases_hidden: bool, bought_since: bool
+) -> bool:
+    """Whether ``side``'s SAN may differ from the one both sides last read, as the
+    public facts show it: an RG of its chart raises the SAN when bought (``grants.san``:
+    Sicily's M1 Sniper, "SAN Increase +1"), the campaign keeps purchases secret past
+    their step (``purchases_hidden``: Sicily 3.617 "the RG(s) purchased may all be kept
+    secret"), and a purchase step has passed since the SAN was last read by both
+    (``bought_since``: an Idle date since the last scenario, whose result entered it;
+    the SAN is announced again only as the next scenario commences, ``san.announced``:
+    3.623 "Each side announces its current SAN").  Whether the side did buy one is its
+    secret: this reads only that it could have."""
+    rule = module.san
+    if rule is None or rule.announced is None or not (purchases_hidden and bought_since):
+        return False
+    chart = module.chart(side)
+    return chart is not None and any(group.grants.get("san") for group in chart.groups)
+
+
 def no_san_roll(module: Module, snap: Snapshot) -> str:
     """Why the side makes no SAN roll ("" when it must: its SAN is at least the
     module's ``roll_from``)."""
     return san_roll_reason(module, snap.me.san)
+
+
+def san_table_reason(module: Module, table: Table, san: int | None) -> str:
+    """Why the side may not roll on ``table`` with its SAN ("" : it may, or the table
+    is not the SAN roll's): Sicily 3.6122 "If a side has a SAN ≥ 4, a SAN adjustment dr
+    must be made": none below (its step waits for the side's Done where the SAN may
+    have changed in secret, ``san_may_be_secret``, and the page offers no roll)."""
+    rule = module.san
+    if rule is None or rule.table != table.id or rule.roll_from is None:
+        return ""
+    if (san or 0) < rule.roll_from:
+        return f"your SAN is {san or 0}, below {rule.roll_from} ({rule.rule})"
+    return ""
 
 
 def san_roll_reason(module: Module, san: int | None) -> str:

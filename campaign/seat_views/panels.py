@@ -738,6 +738,8 @@ def _tables(view: CampaignView, panel: StepPanel) -> None:
     for t in view.step_def.tables:
         table = module.table(t)
         closed = availability.table_date_reasons(module, table, view.viewer, date_index)
+        low = availability.san_table_reason(module, table, view.seat.san)
+        closed += [low] if low else []
         if view.step_def.attacker_first:
             attacker = step_attacker(view.campaign, module, view.step_def)
             first = availability.attacker_first_reason(

@@ -27,7 +27,7 @@ from campaign.models import (
     ScenarioResult,
     Seat,
 )
-from campaign.selectors import pass_result
+from campaign.selectors import pass_result, san_may_be_secret
 from campaign.services import dice as dice_service
 from campaign.services import purchase_records, units, writes
 from campaign.services.events import record_event
@@ -133,7 +133,14 @@ def pass_sides_with_nothing_to_do(turn: Turn) -> None:
         for side in machine.sides_to_act(module, step, turn.done):
             seat = turn.seats.get(side) or Seat.objects.get(campaign=c, side=side)
             reason = availability.passes_by_itself(
-                module, c.variant, side, step, c.date_index, seat.san
+                module,
+                c.variant,
+                side,
+                step,
+                c.date_index,
+                seat.san,
+                san_secret=Pass.NO_SAN_ROLL in kind_of(step.kind).passes
+                and san_may_be_secret(module, c, side),
             )
             if not reason:
                 continue

@@ -47,6 +47,7 @@ from campaign.selectors import (
     pass_result,
     recorded_first,
     replenished_on_date,
+    san_may_be_secret,
     sent_to,
     step_attacker,
     waived_roll,
@@ -83,7 +84,7 @@ from campaign.services.text import (
 from campaign.services.turns import Turn, User, expect_turn, mark_done, take_turn
 from campaign.services.waiting import update_waiting
 from campaign.services.writes import SeatField, commit, deferring
-from campaign.visibility import RG_ROLLS, SECRET_ROLL
+from campaign.visibility import RG_ROLLS, SAN_ROLL, SECRET_ROLL
 from rules import availability, machine
 from rules.drm import (
     DrmRefused,
@@ -301,6 +302,8 @@ def roll_on_table(
             status=409,
         )
     closed = availability.table_date_reasons(turn.module, table, turn.side, c.date_index)
+    low = availability.san_table_reason(turn.module, table, turn.seat.san)
+    closed += [low] if low else []
     if closed:
         raise ActionRefused(
             f"You may not roll on the {table.title} now: {'; '.join(closed)}.", status=409
@@ -496,6 +499,14 @@ def roll_on_table(
         unit is not None and (units.is_secret(unit) or bool(unit.held))
     ) or module_secret is not None
     hidden = hidden or any(units.is_secret(u) for u in joined)
+    # A SAN roll of a side whose SAN may have changed in secret (a Sniper bought since
+    # the last scenario, purchases not revealed): nothing of it reaches the opponent
+    # until the SAN is announced (Sicily 3.617, 3.623; ``visibility.SAN_ROLL``).
+    san_kept = (
+        turn.module.san is not None
+        and table.id == turn.module.san.table
+        and san_may_be_secret(turn.module, c, turn.side)
+    )
     if joined:
         item += f" with {', '.join(units.label(u) for u in joined)}"
     column = roll_column(table, turn.side, unit.kind if unit else None)
@@ -508,7 +519,7 @@ def roll_on_table(
         table=table,
         item=item,
         step_id=step.id,
-        secret=table.secret or hidden,
+        secret=table.secret or hidden or san_kept,
         column=column,
         unit_ref=units.roll_ref(unit, weapon.ref if weapon else "") if unit else "",
         stack=stacks.stack_refs(joined),
@@ -603,6 +614,8 @@ def roll_on_table(
         if hidden and unit is not None
         else RG_ROLLS.kept(turn.side)
         if module_secret is not None
+        else SAN_ROLL.kept(turn.side)
+        if san_kept
         else SECRET_ROLL.kept(
             turn.side, secret=table.secret, side=turn.side_name(), table=table.title
         )
