@@ -231,3 +231,39 @@ def test_3_6212_note_2_an_idle_date_repeats_3_612_to_3_6212_and_not_3_610(
     assert "British rolled on the SAN Adjustment: dr 1, +1" in today, today
     assert "Wounded Leaders" not in today and "3.610" not in today, today
     assert "Immobilization Repair for Sherman III: dr 4" in axis_page
+
+
+def test_3_6041_a_line_passed_to_the_enemy_is_not_said_removed_by_mistake(
+    users, modules, fixed_dice
+):
+    """3.6041: "If the prisoner is not claimed, it is considered Rearmed (A20.551) and may
+    automatically possess any Equipment dropped by its Eliminated Guard" (pass 23's
+    Left: the Axis roster said the MG 42 they remove because it passed to the British
+    was "removed by mistake at this step").  CG I, July 15 AM, 3.604: the Axis Encircled
+    4-6-7 with its MG 42 fails its 1TC (DR 4+4 = 8 > Morale 7): gone, the MG 42 not
+    possessed; the British add it as captured; the Axis remove their line.  The Axis
+    roster reads "MG 42 ... removed at this step. If that was a mistake: Put ... back":
+    the put-back still offered, no mistake asserted; the British roster holds the MG 42
+    captured and reads no Axis MG 42."""
+    from tests.page_play import Seat
+    from tests.purchase_helpers import add_unit
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.604")
+    guard = add_unit(players, "axis", "4-6-7", "squad", "encircled")
+    add_unit(players, "axis", "MG 42", "sw", possessor=guard.ref)
+    axis = _seat(players, "axis")
+    fixed_dice.append([4, 4])
+    _rolled(axis, "Roll DR: Encirclement 1TC", unit=guard.ref)
+    mine = Seat(players.users["british"], players.campaign_id, "roster/")
+    mine.open()
+    assert mine.press("Add", name="MG 42", kind="sw", markers="captured").status == 200
+    theirs = Seat(players.users["axis"], players.campaign_id, "roster/")
+    said = theirs.open()
+    assert "Retained forces Axis MG 42 — not possessed" in said, said[:3000]
+    assert theirs.press("Remove").status == 200
+    said = theirs.open()
+    assert "removed at this step. If that was a mistake:" in said, said[:3000]
+    assert "removed by mistake" not in said, said[:3000]
+    assert [b for b in theirs.buttons() if b.startswith("Put MG 42")], theirs.buttons()
+    british = mine.open().split("Retained forces", 1)[1]
+    assert "MG 42 — captured" in british and "MG 42 — not possessed" not in british, british
