@@ -267,3 +267,53 @@ def test_3_6041_a_line_passed_to_the_enemy_is_not_said_removed_by_mistake(
     assert [b for b in theirs.buttons() if b.startswith("Put MG 42")], theirs.buttons()
     british = mine.open().split("Retained forces", 1)[1]
     assert "MG 42 — captured" in british and "MG 42 — not possessed" not in british, british
+
+
+def _line(seat, name: str) -> str:
+    """``name``'s line on the retained forces as ``seat``'s roster reads it."""
+    said = seat.open().split("Retained forces", 1)[1]
+    return said[said.index(f"{name} — ") :][:90]
+
+
+def test_3_6141c_3_61425_recall_and_low_ammo_carry_into_the_next_scenario_and_end_after_it(
+    users, modules
+):
+    """3.6141c: "If Mobile, under Recall, and Isolated, such an AFV begins the next
+    scenario under Recall (as well as suffering from Ammunition Shortage;A19.131)";
+    "Each Mobile, non-Isolated Retained AFV under Recall" [is no longer under Recall:
+    the verb is cut, the module's reading]; 3.61425: "Each Low Ammo marker on each
+    non-captured, non-Isolated vehicle is removed."  CG I, both sides' rosters over two
+    dates: after July 14 Night's scenario (RePh on July 15 AM) the British Sherman III,
+    Mobile, Isolated and under Recall, keeps its Recall and is marked Low Ammo as 3.613
+    completes, and keeps both as 3.614 completes (Isolated); the British Attack, the
+    July 15 AM scenario is played.  In the RePh after it the British correct the line:
+    no longer Isolated; as 3.613 completes its Recall ends, as 3.614 completes its Low
+    Ammo marker is removed: the line reads neither on either roster on July 15 PM."""
+    from tests.test_rule_mechanisms import edit
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.613")
+    sherman = add(
+        players, "british", "Sherman III", "vehicle", status="recalled", markers=["isolated"]
+    )
+    add(players, "british", "4-5-8", "squad")
+    rosters = {side: _seat(players, side, "roster/") for side in ("axis", "british")}
+    players.until_step("3.614")
+    assert _markers(sherman) == ["isolated", "low_ammo", "recalled"], _markers(sherman)
+    players.until_step("3.615")
+    assert _markers(sherman) == ["isolated", "low_ammo", "recalled"], _markers(sherman)
+    for seat in rosters.values():
+        line = _line(seat, "Sherman III")
+        assert "recalled" in line and "Low Ammo" in line, line
+    players.until("initiative")
+    players.chits(axis="idle", british="attack")
+    players.until("results")
+    players.results(**mechanisms.result_values(module_of(players.campaign)))
+    players.until_step("3.601")
+    sherman = edit(players, "british", sherman, "recalled", markers=["low_ammo"])
+    players.until_step("3.614")
+    assert _markers(sherman) == ["low_ammo"], _markers(sherman)
+    players.until_step("3.615")
+    assert _markers(sherman) == [], _markers(sherman)
+    for seat in rosters.values():
+        line = _line(seat, "Sherman III")
+        assert "recalled" not in line and "Low Ammo" not in line, line
