@@ -370,3 +370,47 @@ def test_4_0_sniper_values_reset_each_scenario_sheet_reads_sg1s_san_on_both_seat
             sheet = Seat(players.users[side], players.campaign_id, "sheet/").open()
             assert f"{date} : The {date} scenario is in play." in sheet, sheet[:800]
             assert f"SAN {san} ELR {elr}" in sheet, sheet[:800]
+
+
+# ------------------------------------------------ Left of passes 22-23: 1.1 Balance
+
+BALANCE_LABEL = (
+    "CG Balance provisions (one per line), for the player who takes the side you both wished "
+    "(A26.4)"
+)
+
+
+def test_1_1_the_balance_cut_from_the_text_is_supplied_by_consent_and_on_every_sheet(
+    users, modules
+):
+    """1.1 "Should both players wish to play the same side (A26.4) the following Balance
+    is used:" (the Balance itself is cut from the rules text).  The host lists it under
+    "Rules data to supply" with its rule (1.1), fills it in on its page ("Propose it to
+    my opponent"), the guest accepts it on his; it is then on both seats' scenario
+    sheets, at the Morning and again at the Midday (it holds for the CG), under "In
+    effect".  Before it is accepted no sheet shows it (on main it had no supply path:
+    the players could not record it at all)."""
+    players, module = test_rule_mechanisms.start("pleasant-diversion", "cg", users, "american")
+    american, german = seats(players)
+    assert f"{BALANCE_LABEL} (1.1) — missing · Supply it" in american.text
+    form = Seat(players.users["american"], players.campaign_id, "supply/variants.cg.start.balance/")
+    form.open()
+    assert "CG Balance provisions" in form.text
+    balance = "German: add one 4-6-7 to the Morning OB\nAmerican: the 55 VP required become 50"
+    proposed = form.press("Propose it to my opponent", value=balance)
+    assert not proposed.refused and proposed.status in (200, 302), proposed.text[:300]
+    sheet = Seat(players.users["german"], players.campaign_id, "sheet/").open()
+    assert "CG Balance" not in sheet
+    german.open()
+    assert german.press(f"Accept: {BALANCE_LABEL}").status == 200
+    supply_value(players, "dates.dec6midday.vp_required", "120")
+    for date in ("December 6 Morning", "December 6 Midday"):
+        for side in ("american", "german"):
+            sheet = Seat(players.users[side], players.campaign_id, "sheet/").open()
+            assert date in sheet
+            for line in balance.split("\n"):
+                said = f"CG Balance (1.1), for the side it names (A26.4): {line}"
+                assert said in sheet, sheet[:1500]
+        if date.endswith("Morning"):
+            players.results(**result_values(module, vp_american=63, cvp_lost_american=41))
+            players.until("results")

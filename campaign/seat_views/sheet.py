@@ -31,7 +31,7 @@ from campaign.seat_views.common import (
 from campaign.selectors import module_of, new_dates_since_scenario
 from campaign.services.start import setup_order
 from rules import machine
-from rules.schema import Module
+from rules.schema import Module, Variant
 from rules.text import count
 
 
@@ -198,7 +198,9 @@ def scenario_sheet(campaign: Campaign, side: str) -> ScenarioSheet:
         points=points,
         weather=_weather(module, campaign, initial),
         misr=list(variant.start.misr) if initial else [],
-        in_effect=_in_effect(campaign, module) + _uses_per_scenario(campaign, module, side),
+        in_effect=_balance(variant)
+        + _in_effect(campaign, module)
+        + _uses_per_scenario(campaign, module, side),
         initiative=_initiative(campaign, module, side, initial),
         mine=forces(side),
         opponent=forces(opp),
@@ -219,6 +221,15 @@ def _scenario(campaign: Campaign, module: Module, initial: bool) -> str:
     return (
         f"Between scenarios: the next scenario is not set up yet; this is {label} as it stands now."
     )
+
+
+def _balance(variant: Variant) -> list[str]:
+    """The CG's Balance provisions, as the players supplied them (APD 1.1: cut from the
+    rules text), on every scenario sheet of the CG: who plays with them is the players'
+    agreement when both wished the same side (A26.4)."""
+    start = variant.start
+    rule = start.rules.get("balance", start.rule)
+    return [f"CG Balance ({rule}), for the side it names (A26.4): {line}" for line in start.balance]
 
 
 def _in_effect(campaign: Campaign, module: Module) -> list[str]:
