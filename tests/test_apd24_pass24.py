@@ -414,3 +414,39 @@ def test_1_1_the_balance_cut_from_the_text_is_supplied_by_consent_and_on_every_s
         if date.endswith("Morning"):
             players.results(**result_values(module, vp_american=63, cvp_lost_american=41))
             players.until("results")
+
+
+# ------------------------------------------------ CG VC at a CG-Scenario end, by amendment
+
+
+def test_cg_vc_a_midday_result_amended_to_150_ends_the_cg_the_middays_scenario_its_last(
+    users, modules
+):
+    """CG VC "the Americans win if their VP total is ≥ 150 at any CG-Scenario end", and
+    2.9 "The winning side moves first in the following scenario", read again when the
+    Midday's result is amended in the Afternoon's Setup Phase (its 3.4), through the
+    pages.  120 required; 63 + 40 = 103: the German won the Midday.  Amended to 80:
+    63 + 80 = 143 ≥ 120, the American won it and moves first in the Afternoon (both
+    headers); 2.91/2.92 again: 120 − 143 = −23, −23 + (41 + 10) = 28, + 33 kept = 61 PP.
+    Amended to 87: 150 ≥ 150 with 51 < 105 CVP amassed: the American wins the CG at the
+    Midday's end, on both pages.  The Midday scenario was the CG's last: both scenario
+    sheets say so (on main they said the Afternoon's was, a scenario never played)."""
+    from tests.test_apd17_pass17 import midday
+    from tests.test_apd22_pass22 import amend_vp
+
+    players, _ = midday(users, "3.4")
+    american, german = seats(players)
+    amend_vp(american, german, "80")
+    assert pp(players) == 61
+    for seat in (american, german):
+        said = "American won the December 6 Midday scenario: American moves first"
+        assert said in above_log(seat.open())
+    amend_vp(american, german, "87")
+    assert Campaign.objects.get(pk=players.campaign_id).ended_at is not None
+    for side in ("american", "german"):
+        seat = Seat(players.users[side], players.campaign_id)
+        assert "American wins the CG (CG VC): American VP total ≥ 150" in seat.open()
+        sheet = Seat(players.users[side], players.campaign_id, "sheet/").open()
+        assert "The CG has ended; the December 6 Midday scenario was its last." in sheet, sheet[
+            :700
+        ]

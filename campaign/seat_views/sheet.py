@@ -212,7 +212,7 @@ def _scenario(campaign: Campaign, module: Module, initial: bool) -> str:
     label = module.dates[campaign.date_index].label
     which = f"The Initial Scenario ({label})" if initial else f"The {label} scenario"
     if campaign.ended_at is not None:
-        return f"The CG has ended; {which[0].lower()}{which[1:]} was its last."
+        return f"The CG has ended; {_last_played(campaign, module, which)} was its last."
     if campaign.in_play:
         return f"{which} is in play."
     kind = module.steps[campaign.step_index].kind
@@ -221,6 +221,24 @@ def _scenario(campaign: Campaign, module: Module, initial: bool) -> str:
     return (
         f"Between scenarios: the next scenario is not set up yet; this is {label} as it stands now."
     )
+
+
+def _last_played(campaign: Campaign, module: Module, which: str) -> str:
+    """The CG's last scenario played, in words: the date of its last confirmed result,
+    which is not the campaign's date where the CG ended after a new date began (APD CG
+    VC "≥ 150 at any CG-Scenario end", met by the Midday's result amended in the
+    Afternoon's Setup Phase); ``which`` (the campaign's date's) where it is."""
+    last = (
+        ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
+        .order_by("-cycle")
+        .values_list("date_index", flat=True)
+        .first()
+    )
+    if last is None or last == campaign.date_index:
+        return f"{which[0].lower()}{which[1:]}"
+    first = machine.date_index(module, module.variant(campaign.variant).start_date)
+    label = module.dates[last].label
+    return f"the Initial Scenario ({label})" if last == first else f"the {label} scenario"
 
 
 def _balance(variant: Variant) -> list[str]:
