@@ -603,6 +603,11 @@ class Unit(LoadedAtOnce, models.Model):
     # a friendly MMC (APD 3.1 footnote *), what the log's line records of it (its SW
     # waiting for that MMC): ``services/units.placements_of_pass`` reads it back.
     to_place: dict[str, Any] | None = None
+    # Not a field: where a roll's result removed this unit and put a replacement
+    # elsewhere (APD 3.1 footnote *: the Evacuated leader's 7-0), the replacement's refs
+    # and the SW it possessed, kept with the roll's log line: a correction putting the
+    # unit back undoes them (``services/corrections._undo_replacement``).
+    replaced_elsewhere: dict[str, list[str]] | None = None
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="units")
     ref = models.CharField(max_length=16, default=new_ref, editable=False)  # what pages name

@@ -1258,6 +1258,7 @@ StartField = Literal[
     "misr",  # the Initial Scenario's special rules (as text)
     "weather",  # its EC/weather (as text)
     "attack_chits",  # the variant's Attack-chit maxima (``Variant.attack_chits``)
+    "balance",  # the CG Balance provisions (as text, one per line), shown all the CG
 ]
 
 
@@ -1282,7 +1283,13 @@ class Start(Strict):
     moves_first: Slug | None = None
     misr: list[str] = []
     weather: str | None = None
+    # The CG's Balance provisions, for the player who takes the side both wished (A26.4;
+    # APD 1.1): each scenario sheet of the CG shows them.
+    balance: list[str] = []
     missing: list[StartField] = []
+    # The rule of a start field where it is not the start's own (APD 1.1 "CG BALANCE
+    # PROVISIONS"): what the players read beside the datum to supply.
+    rules: dict[StartField, RuleRef] = {}
     note: str | None = note_field()
 
 

@@ -55,6 +55,11 @@ START_FORMS: dict[str, tuple[FormKind, str]] = {
     "misr": (FormKind.LINES, "Initial Scenario special rules (one per line)"),
     "weather": (FormKind.TEXT, "Initial Scenario EC and weather"),
     "attack_chits": (FormKind.SIDE_NUMBERS, "Attack chits each side may choose in the CG"),
+    "balance": (
+        FormKind.LINES,
+        "CG Balance provisions (one per line), for the player who takes the side you both "
+        "wished (A26.4)",
+    ),
 }
 
 # The words a player types for a unit kind in a supplied chart: ASL's, each kind's code
@@ -121,7 +126,7 @@ def suppliable(module: Module, variant_id: str, supplied: set[str]) -> list[Supp
                 Suppliable(
                     path,
                     label.format(currency=currency, fortification=fortification),
-                    variant.start.rule,
+                    variant.start.rules.get(name, variant.start.rule),  # type: ignore[call-overload]
                     kind,
                     name in variant.start.missing,
                 )

@@ -859,6 +859,12 @@ case(
     observe=start_summary,
 )
 case(
+    "Start.rules",
+    base="apd",
+    mutate=lambda d: d["variants"][0]["start"].update(rules={"balance": "9.9"}),
+    observe=lambda m: [(i.path, i.rule) for i in supply.suppliable(m, m.variants[0].id, set())],
+)
+case(
     "Start.note",
     base="apd",
     mutate=lambda d: d["variants"][0]["start"].update(note="changed"),
@@ -4362,6 +4368,12 @@ service(
     mutate=lambda d: next(f for f in d["result_fields"] if f["id"] == "no_quarter").update(
         lasts_cg=False
     ),
+    observe=apd_sheet_in_effect,
+)
+service(
+    "Start.balance",
+    base="apd",
+    mutate=lambda d: d["variants"][0]["start"].update(balance=["German: one more 4-6-7"]),
     observe=apd_sheet_in_effect,
 )
 

@@ -31,7 +31,7 @@ from campaign.seat_views.common import (
 from campaign.selectors import module_of, new_dates_since_scenario
 from campaign.services.start import setup_order
 from rules import machine
-from rules.schema import Module
+from rules.schema import Module, Variant
 from rules.text import count
 
 
@@ -198,7 +198,9 @@ def scenario_sheet(campaign: Campaign, side: str) -> ScenarioSheet:
         points=points,
         weather=_weather(module, campaign, initial),
         misr=list(variant.start.misr) if initial else [],
-        in_effect=_in_effect(campaign, module) + _uses_per_scenario(campaign, module, side),
+        in_effect=_balance(variant)
+        + _in_effect(campaign, module)
+        + _uses_per_scenario(campaign, module, side),
         initiative=_initiative(campaign, module, side, initial),
         mine=forces(side),
         opponent=forces(opp),
@@ -210,7 +212,7 @@ def _scenario(campaign: Campaign, module: Module, initial: bool) -> str:
     label = module.dates[campaign.date_index].label
     which = f"The Initial Scenario ({label})" if initial else f"The {label} scenario"
     if campaign.ended_at is not None:
-        return f"The CG has ended; {which[0].lower()}{which[1:]} was its last."
+        return f"The CG has ended; {_last_played(campaign, module, which)} was its last."
     if campaign.in_play:
         return f"{which} is in play."
     kind = module.steps[campaign.step_index].kind
@@ -219,6 +221,33 @@ def _scenario(campaign: Campaign, module: Module, initial: bool) -> str:
     return (
         f"Between scenarios: the next scenario is not set up yet; this is {label} as it stands now."
     )
+
+
+def _last_played(campaign: Campaign, module: Module, which: str) -> str:
+    """The CG's last scenario played, in words: the date of its last confirmed result,
+    which is not the campaign's date where the CG ended after a new date began (APD CG
+    VC "≥ 150 at any CG-Scenario end", met by the Midday's result amended in the
+    Afternoon's Setup Phase); ``which`` (the campaign's date's) where it is."""
+    last = (
+        ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
+        .order_by("-cycle")
+        .values_list("date_index", flat=True)
+        .first()
+    )
+    if last is None or last == campaign.date_index:
+        return f"{which[0].lower()}{which[1:]}"
+    first = machine.date_index(module, module.variant(campaign.variant).start_date)
+    label = module.dates[last].label
+    return f"the Initial Scenario ({label})" if last == first else f"the {label} scenario"
+
+
+def _balance(variant: Variant) -> list[str]:
+    """The CG's Balance provisions, as the players supplied them (APD 1.1: cut from the
+    rules text), on every scenario sheet of the CG: who plays with them is the players'
+    agreement when both wished the same side (A26.4)."""
+    start = variant.start
+    rule = start.rules.get("balance", start.rule)
+    return [f"CG Balance ({rule}), for the side it names (A26.4): {line}" for line in start.balance]
 
 
 def _in_effect(campaign: Campaign, module: Module) -> list[str]:

@@ -35,6 +35,7 @@ from campaign.services.units import (
     _kind_and_count,
     _markers,
     _not_the_weapons,
+    hand_over,
     is_secret,
     ordered,
     state_words,
@@ -42,6 +43,7 @@ from campaign.services.units import (
 from campaign.services.writes import SeatField, commit
 from rules import machine
 from rules.effects import WEAPON_CARRIERS
+from rules.schema import Table
 
 
 def open_corrections(turn: Turn) -> list[RollCorrection]:
@@ -230,10 +232,11 @@ def answer_roll_correction(
     writes: list[SeatField] = []
     if decision == "accept":
         correction.status = RollCorrection.Status.ACCEPTED
-        before, loss, writes = _write(turn, correction)
+        before, loss, writes, undone = _write(turn, correction)
         text = (
             f"{turn.side_name()} accepts {proposer}'s correction of what its {_what(roll)} "
             f"wrote: {describe_line(before)} → {describe_line(correction.line)}. The dice stand."
+            + (f" With it, {undone}." if undone else "")
             + (f" Its CVP for the {loss}." if loss else "")
         )
     elif decision == "refuse":
@@ -253,14 +256,16 @@ def answer_roll_correction(
 
 def _write(
     turn: Turn, correction: RollCorrection
-) -> tuple[dict[str, Any] | None, str, list[SeatField]]:
+) -> tuple[dict[str, Any] | None, str, list[SeatField], str]:
     """The proposed line written over the unit's; returns the line it replaced, and in
     words how the side's CVP lost moved.  The roll's elimination taken back puts the
     unit back where the roll found it (its Location, count and RG, kept with the roll)
-    and takes off the CVP the roll added to the result (PHD C5.1: only a loss counts);
+    and takes off the CVP the roll added to the result (PHD C5.1: only a loss counts),
+    and undoes the replacement its result put elsewhere (``_undo_replacement``);
     a unit the correction removes from a table whose eliminations count as losses adds
     its CVP, as the roll would have."""
     c, roll, ref = turn.campaign, correction.roll, correction.roll.unit_ref
+    undone = ""
     unit = (
         Unit.objects.select_for_update().filter(campaign=c, side=correction.side, ref=ref).first()
     )
@@ -277,7 +282,7 @@ def _write(
     elif unit is None:
         gone = _gone_at_roll(c, roll).get(ref) or {}
         purchase = gone.get("purchase")
-        Unit.objects.create(
+        back = Unit.objects.create(
             campaign=c,
             side=correction.side,
             ref=ref,
@@ -290,14 +295,49 @@ def _write(
             **line,
         )
         cvp = -int(gone.get("cvp") or 0)
+        undone = _undo_replacement(turn, back, gone, _cite(table, roll))
     else:
         for field, value in line.items():
             setattr(unit, field, value)
         unit.save(update_fields=list(line))
     if not cvp or not rule:
-        return before, "", []
+        return before, "", [], undone
     words, writes = losses.shift_loss(turn, correction.side, cvp, rule)
-    return before, words, writes
+    return before, words, writes, undone
+
+
+def _undo_replacement(turn: Turn, back: Unit, gone: dict[str, Any], rule: str) -> str:
+    """What the roll's result did besides removing the unit, undone now that it is back
+    (APD 3.1 footnote *: "An Evacuated leader is ... immediately replaced with a 7-0
+    leader ... Any SW Possessed by an Evacuated leader is considered Transferred to the
+    MMC as well"): the replacement leaves the retained forces, and the SW it possessed
+    that its side still holds are its own again.  In words for the log ("" : nothing)."""
+    mine = Unit.objects.filter(campaign=turn.campaign, side=back.side)
+    words = []
+    replacements = list(mine.filter(ref__in=gone.get("replaced_with") or ()))
+    for unit in replacements:
+        hand_over(unit, back)
+        unit.delete()
+    if replacements:
+        names = " and ".join(f"the {u.name}" for u in replacements)
+        words.append(f"{names} that replaced him leaves")
+    sw = list(mine.filter(ref__in=gone.get("possessed") or ()))
+    if sw:
+        mine.filter(pk__in=[u.pk for u in sw]).update(possessor=back)
+        names = " and ".join(u.name for u in sw)
+        words.append(f"{names} {'are' if len(sw) > 1 else 'is'} the {back.name}'s again")
+    if not words:
+        return ""
+    return "; ".join(words) + (f" ({rule})" if rule else "")
+
+
+def _cite(table: Table | None, roll: Roll) -> str:
+    """The rule a roll's result cites: its table's, with the footnote its result
+    bears ("3.1 footnote *")."""
+    if table is None:
+        return ""
+    marks = [k for k in table.footnotes or {} if roll.result.endswith(k)]
+    return f"{table.rule} footnote {marks[0]}" if marks else table.rule
 
 
 def _gone_at_roll(campaign: Campaign, roll: Roll) -> dict[str, dict[str, Any]]:

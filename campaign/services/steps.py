@@ -590,6 +590,7 @@ def roll_on_table(
             "count": gone.count,
             "weapons": list(gone.weapons or ()),
             "purchase": gone.purchase_id,
+            **(gone.replaced_elsewhere or {}),
         }
         if table.losses_count:
             carried, more = losses.carry_loss(turn, table.losses_count, gone, hidden)

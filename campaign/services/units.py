@@ -2080,6 +2080,16 @@ def apply_outcome(
             "sw": list(held.values_list("ref", flat=True)),
             "leader": label(unit),
         }
+    if outcome.removed and whole and added and outcome.at is not None:
+        # What the replacement did, for a correction of the roll to undo (3.1 footnote *).
+        unit.replaced_elsewhere = {
+            "replaced_with": [new.ref for new in added],
+            "possessed": list(
+                Unit.objects.filter(possessor_id=unit.pk).values_list("ref", flat=True)
+            )
+            if unit.pk
+            else [],
+        }
     if outcome.removed and whole:
         in_place = added[0] if added and outcome.at is None else None
         if outcome.with_possessed:
