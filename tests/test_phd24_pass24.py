@@ -240,3 +240,96 @@ def test_c5_25b_the_booby_trap_level_above_b_falls_to_b_at_each_new_tm_scenario(
     us.open()
     assert "Level now" not in step_part(us), step_part(us)
     assert not [w for w in us.buttons() if "Booby" in w], us.buttons()
+
+
+def test_c5_27b_a_captured_mmg_forged_is_refused_citing_non_captured(users, modules):
+    """C5.27b "Vehicular-MG Exchange: A disabled, non-captured, AFV MG may be
+    automatically repaired ... by using ... US MMG if the AFV is American. In all
+    cases, the MG to be eliminated must be possessed" (pass 23's Left: a captured MMG
+    forged was refused with "You have no such unit", citing nothing).  After the 0930
+    hrs TM Scenario the US holds an M4A1 whose BMG is disabled, a possessed MMG and a
+    captured German MMG (his, captured from the German).  His roster offers the
+    possessed MMG only; the captured one, forged, is refused in words citing C5.27b,
+    where he clicked, and stays; the BMG stays disabled."""
+    from campaign.models import Unit
+    from tests.purchase_helpers import add_vehicle
+    from tests.test_phdb17_pass17 import late_conph
+    from tests.test_rule_mechanisms import add
+
+    players = late_conph(users, "C5.26")
+    tank, (bmg, _) = add_vehicle(
+        players, "us", "M4A1", ("mg", ["disabled"], "BMG"), ("ma", [], "75")
+    )
+    players.until_step("C5.27")
+    add(players, "us", "MMG", "sw")
+    taken = add(players, "us", "MMG (German)", "sw", markers=("captured",))
+    roster = Seat(players.users["us"], players.campaign_id, "roster/")
+    roster.open()
+    repair = "Repair BMG (C5.27b)"
+    assert [words for _, words in roster.options(repair, "give")] == ["MMG"]
+    answer = roster.press(repair, give=taken.ref)
+    assert answer.refused, (answer.status, answer.text[:300])
+    plain(answer.text)
+    assert "no such unit" not in answer.text, answer.text[:300]
+    assert "captured" in answer.text and "(C5.27b)" in answer.text, answer.text[:300]
+    assert Unit.objects.filter(pk=taken.pk).exists()
+    tank.refresh_from_db()
+    assert next(w for w in tank.weapons if w["ref"] == bmg)["markers"] == ["disabled"]
+
+
+def test_once_per_conph_and_per_tm_scenario_limits_come_back_at_the_next_date(
+    users, modules, fixed_dice
+):
+    """What must reset.  C5.22/C5.23 "No unit may Battle Harden more than once during
+    the ConPh" (each ConPh's: a unit hardened in one ConPh may harden in the next);
+    C5.36 "Requisitioning Reconnaissance" once per TM Scenario (its line of the TM
+    Roster, "the Recce column of the current TM Scenario line").  Played through the US
+    page over two ConPhs:
+
+    * ConPh after 0600 hrs: a Hero combined with 6-6-7 A hardens it (C5.22); at C5.23
+      his DR 2+2 = 4 (no CVP: no DRM) gives "3-4 | 2 MMC": A is not offered (hardened
+      this ConPh), B is, and is hardened.  At C5.36 he pays 1 TP for Recon (dr 3): a
+      second is not offered.
+    * ConPh after 0930 hrs (he attacked): a second Hero is offered A again and hardens
+      it; at C5.23, DR 2+2 = 4 again (0 CVP): B, hardened in the previous ConPh, is
+      offered and hardened; A (this ConPh's) is not.  At C5.36 Recon is offered again
+      and bought (dr 4); the CG Roster's 0930 and 1230 lines read 3 and 4 Locations."""
+    from campaign.models import Unit
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, result_values
+
+    players, module = phd_after(users, "C5.22")
+    a = add(players, "us", "6-6-7", "squad", location="A1")
+    b = add(players, "us", "6-6-7", "squad", location="B1")
+    mark, harden = "Mark battle hardened", "Battle Harden this MMC"
+    recon = "Recon for 1 TP"
+
+    def conph(hero_name: str, locations: int) -> None:
+        hero = add(players, "us", hero_name, "hero")
+        us = seats(players)["us"]
+        assert [v for v, _ in us.options(mark, "mark")] == [a.ref, b.ref]
+        assert us.press(mark, give=hero.ref, mark=a.ref).status == 200
+        players.until_step("C5.23")
+        us.open()
+        fixed_dice.append([2, 2])
+        assert us.press("Roll DR: Battlefield Promotion Table").status == 200
+        assert [v for v, _ in us.options(harden, "unit")] == [b.ref], us.options(harden, "unit")
+        assert us.press(harden, unit=b.ref).status == 200
+        players.until_step("C5.36")
+        us.open()
+        fixed_dice.append([locations])
+        assert us.press(recon).status == 200
+        assert recon not in us.buttons(), us.buttons()
+        plain(step_part(us))
+
+    conph("1-4-9 Hero", 3)
+    players.until_step("C5.37")
+    players.chits(us="attack", german="idle")
+    players.until("results")
+    players.results(**result_values(module))
+    players.until_step("C5.22")
+    assert module.dates[players.campaign.date_index].label == "0930 hrs"
+    conph("1-4-9 Hero", 4)
+    assert all("battle_hardened" in Unit.objects.get(pk=u.pk).markers for u in (a, b))
+    rows = roster_rows(players, "us")
+    assert rows["0930 hrs"][7] == "3" and rows["1230 hrs"][7] == "4", rows
