@@ -74,11 +74,15 @@ def test_c5_29_c5_31_c5_36_the_tp_carried_from_date_to_date_on_the_cg_roster(
     * 1530 hrs: Start = 1230's Left; DR 3+4 +1 (Attack chit) -2 (20 CVP, FRD) = 6, Repl
       31; "You have N TP" on his page is that line's Left.
 
+    TM11 "Each un-entered RG (or part thereof) is retained": his O1 and the German's
+    Gren Pl, bought for 0930 hrs (a Lull: never entered), are in each OB at 1530 hrs.
+
     The German's Start at each date is his previous Left too (Spent 4 for his Gren Pl at
     0930; at 1530 his DR 7 -1 for 10 CVP = 6, Repl 21).  The German's roster shows
     none of the US's TP figures ("·"), nor the US's his."""
+    from campaign.models import Purchase
     from tests.test_phd_conph import phd_after
-    from tests.test_phdb19_pass19 import GRENS, MODULE_P, RIFLES, points
+    from tests.test_phdb19_pass19 import GRENS, MODULE_P, RIFLES, form_with, points
     from tests.test_rule_mechanisms import result_values, supply_chart
 
     players, module = phd_after(users, "C5.31")
@@ -141,6 +145,18 @@ def test_c5_29_c5_31_c5_36_the_tp_carried_from_date_to_date_on_the_cg_roster(
         for d in dates[1:]:
             assert points_cells(rows[d], other) == ["·"] * 5, (side, d, rows[d])
     assert mine["1230 hrs"][6] == "O1: A further Pre-Registered hex (2 TP)", mine["1230 hrs"]
+    # TM11 "Each un-entered RG (or part thereof) is retained": the O1 and the Gren Pl
+    # bought for 0930 hrs (a Lull: never entered) are still in each OB at 1530 hrs, on
+    # both pages, the Gren Pl's squads on the German's retained forces.
+    for seat, group in ((us, "O1"), (de, "I1")):
+        seat.open()
+        (line,) = Purchase.objects.filter(campaign_id=players.campaign_id, group_id=group)
+        assert ("state", Purchase.State.HELD) in form_with(seat, "purchase", line.ref).fields
+        other = us if seat is de else de
+        row = re.search(rf'<tr[^>]*id="record-{line.ref}".*?</tr>', other.html, re.S)
+        assert row and "in the OB" in text_of(row.group(0)), (group, other.text[-2000:])
+    de_roster = Seat(players.users["german"], players.campaign_id, "roster/")
+    assert "4-6-7" in de_roster.open()
     for side, seat in (("us", us), ("german", de)):
         seat.open()
         assert points(seat)[0] == int(expected[side][-1][-1]), (side, points(seat))
@@ -333,3 +349,73 @@ def test_once_per_conph_and_per_tm_scenario_limits_come_back_at_the_next_date(
     assert all("battle_hardened" in Unit.objects.get(pk=u.pk).markers for u in (a, b))
     rows = roster_rows(players, "us")
     assert rows["0930 hrs"][7] == "3" and rows["1230 hrs"][7] == "4", rows
+
+
+def test_rg_footnote_z_crews_lost_and_replacements_bought_add_up_across_the_tm(users, modules):
+    """RG footnote z "Replacement Crews are only requisitioned for Gun/Vehicle crews that
+    were eliminated during play", followed over four dates on the German's page (pass
+    23 tried one date).  Crews lost are entered with each TM Scenario's result
+    ("Gun/vehicle crews eliminated (incl. ConPh losses)"); the cap is those lost so far
+    in the TM less those already replaced.  Hand computation:
+
+    * after 0600 hrs: 1 lost, 0 bought → one Replacement Crew (2 TP) bought at the
+      0930 hrs C5.31: "1 so far, 1 bought", no Buy;
+    * 1230 hrs (a Lull at 0930: no scenario, no crew lost): still "1 so far, 1 bought",
+      no Buy;
+    * after 1230 hrs (the German attacked; 2 more crews lost): "3 so far, 1 bought" at
+      the 1530 hrs C5.31: two bought (4 TP), "3 so far, 3 bought"; a fourth, forged, is
+      refused citing footnote z and spends nothing."""
+    from campaign.models import Seat as SeatRow
+    from tests.test_phd_pass5 import CREW
+    from tests.test_rule_mechanisms import module_of, phd_with_chart, result_values
+
+    players, c = phd_with_chart(users, [CREW | {"cost": "2", "footnotes": "z"}])
+    module = module_of(c)
+    de = seats(players)["german"]
+    eliminated = "Gun/vehicle crews eliminated (incl. ConPh losses)"
+    crew = "Buy R1 Replacement Crew for 2 TP, Enters as Reinforcements"
+
+    def tp() -> int:
+        return SeatRow.objects.get(campaign_id=c.pk, side="german").points
+
+    def at_purchase(label: str, so_far: int, bought: int) -> None:
+        """At ``label``'s C5.31: the Buy offered while fewer were bought than lost, else
+        none, and the row saying why."""
+        players.until_step("C5.31")
+        assert module.dates[players.campaign.date_index].label == label
+        de.open()
+        buys = [x for x in de.buttons() if x.startswith("Buy R1")]
+        if bought < so_far:
+            assert crew in buys, de.buttons()
+            return
+        said = f"{eliminated}: {so_far} so far, {bought} bought (C5.31 RG footnote z)"
+        assert said in step_part(de), step_part(de)
+        assert buys == [], de.buttons()
+
+    players.until("results")
+    players.results(**result_values(module, crews_lost_german=1))
+    at_purchase("0930 hrs", 1, 0)
+    assert de.press(crew).status == 200
+    at_purchase("0930 hrs", 1, 1)
+    players.until_step("C5.37")
+    players.chits(us="idle", german="idle")
+    at_purchase("1230 hrs", 1, 1)
+    players.until_step("C5.37")
+    players.chits(us="idle", german="attack")
+    players.until("results")
+    players.results(**result_values(module, crews_lost_german=2))
+    at_purchase("1530 hrs", 3, 1)
+    before = tp()
+    assert de.press(crew).status == 200
+    at_purchase("1530 hrs", 3, 2)
+    assert de.press(crew).status == 200
+    assert tp() == before - 4
+    at_purchase("1530 hrs", 3, 3)
+    answer = de.client.post(
+        f"/campaigns/{c.pk}/act/buy/", {"group": "R1", "variant": ""}, HTTP_HX_REQUEST="true"
+    )
+    text = answer.content.decode()
+    assert 400 <= answer.status_code < 500, (answer.status_code, text[:300])
+    assert "3 so far, 3 bought (C5.31 RG footnote z)" in text, text[:300]
+    plain(text)
+    assert tp() == before - 4
