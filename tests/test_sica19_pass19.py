@@ -208,7 +208,7 @@ def test_drawn_3_6041_to_3_606_the_british_pages_of_cg_ii_on_its_last_date(
     roster = _seat(players, "british", "roster/")
     assert "Sherman III — abandoned" in roster.text, roster.text
     assert "crew (if any) Escapes" in _log(players)[-500:] and "2-2-8 crew" in _log(players)[-300:]
-    assert "Remove" in roster.buttons()  # the Wreck: its owner takes the vehicle off
+    assert "Remove Sherman III" in roster.buttons()  # the Wreck: its owner takes the vehicle off
     axis = _seat(players, "axis")
     # The Axis hold only their man held prisoner: nothing to escape.
     assert "Roll DR: Escape" not in axis.buttons() and "Done with 3.606" in axis.buttons()

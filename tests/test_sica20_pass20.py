@@ -353,7 +353,7 @@ def test_drawn_map_sentences_3_605_3_609_read_on_both_sides_pages(users, modules
         ), page.text[:1500]
         assert "Done with 3.605" in _dones(page), page.buttons()
     roster = _seat(players, "axis", "roster/")
-    assert "Remove" in roster.buttons(), roster.buttons()
+    assert "Remove 4-6-7" in roster.buttons(), roster.buttons()
     assert "captured" in roster.html
     players.until_step("3.609")
     for side in ("axis", "british"):

@@ -517,6 +517,20 @@ def _added_later(
     return out
 
 
+def added_later_bought(campaign: Campaign, module: Module, side: str) -> list[AddedLater]:
+    """The items bought later for RGs (PHD RG footnote p) the seat may see, with their
+    RG's purchase, in the order bought: what each cost on the CG date it was bought
+    (the CG Roster's Spent, C5.31); nothing read where the module sells none."""
+    if not module.add_later:
+        return []
+    return list(
+        AddedLater.objects.visible_to(side)
+        .filter(campaign=campaign)
+        .select_related("purchase")
+        .order_by("id")
+    )
+
+
 def _can_add_later(
     module: Module, p: Purchase, added: list[tuple[str, str, int]], date_index: int
 ) -> list[tuple[str, str, str]]:

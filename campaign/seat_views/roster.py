@@ -24,6 +24,7 @@ from campaign.models import (
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.seat_views.common import (
     PurchaseLine,
+    added_later_bought,
     choice_label,
     record_lines,
     visible_purchases,
@@ -263,6 +264,10 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
     cid = campaign.pk
     results = {r.date_index: r.data for r in _RESULTS(campaign=cid)}
     purchases = visible_purchases(campaign, side)
+    # A further item bought for an RG held (PHD RG footnote p's further Pre-Registered
+    # hex, 2 TP) is spent on the date it is bought (C5.31), as its RG's price was.
+    added = added_later_bought(campaign, module, side)
+    labels = {a.id: a.label for a in module.add_later}
     # Every Recon dr of a date adds its Locations (and any price paid) to that date's
     # line: the M2 Recon RG's Date Max is 2 (3.620).
     recons: dict[tuple[str, int], tuple[int, int]] = {}
@@ -294,7 +299,12 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             gained = data["repl"] if data else 0
             bought = [p for p in purchases if p.side == s and p.date_index == i]
             recon = recons.get((s, i))
-            spent = sum(p.cost for p in bought) + (recon[1] if recon else 0)
+            later = [a for a in added if a.side == s and a.date_index == i]
+            spent = (
+                sum(p.cost for p in bought)
+                + sum(a.cost for a in later)
+                + (recon[1] if recon else 0)
+            )
             total = None if start is None else start + gained
             chit = chits.get((s, i))
             result = results.get(i, {})
@@ -307,7 +317,8 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
                     left=(total - spent) if own and total is not None else None,
                     # Each RG's ID "(and the CPP expended to purchase it)" (3.617): the
                     # price on one's own lines only, the opponent's points being secret.
-                    rgs=[f"{p.group_id} ({p.cost})" if own else p.group_id for p in bought],
+                    rgs=[f"{p.group_id} ({p.cost})" if own else p.group_id for p in bought]
+                    + [f"{a.purchase.group_id}: {labels.get(a.item, a.item)}" for a in later],
                     recon=recon[0] if recon else None,
                     chit=choice_label(InitiativeChit.Chit, chit.chit) if chit else "",
                     cvp_lost=result.get("cvp_lost", {}).get(s),

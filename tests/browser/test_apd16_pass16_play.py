@@ -51,11 +51,11 @@ def test_3_1_footnote_the_evacuated_leaders_baz_goes_to_the_mmc_named_in_two_bro
     line = us.locator(f"#unit-{baz.ref}")
     line.locator("summary", has_text="Edit").click()
     line.get_by_label("Who possesses BAZ 45").select_option(label="8-0 leader")
-    line.get_by_role("button", name="Save", exact=True).click()
+    line.get_by_role("button", name="Save BAZ 45", exact=True).click()
     us.get_by_role("alert").filter(has_text="8-0 leader is not one of your MMC").wait_for()
     assert Unit.objects.get(pk=baz.pk).possessor_id is None
     line.get_by_label("Who possesses BAZ 45").select_option(label="2-4-7")
-    line.get_by_role("button", name="Save", exact=True).click()
+    line.get_by_role("button", name="Save BAZ 45", exact=True).click()
     seen.get_by_text("possessed by 2-4-7").wait_for()
     assert Unit.objects.get(pk=baz.pk).possessor_id == half.pk
     assert Unit.objects.get(pk=seven.pk).location == "12J2"

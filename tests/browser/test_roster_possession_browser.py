@@ -38,7 +38,7 @@ def test_3_31_a_sw_possessed_by_a_squad_is_named_on_the_roster_and_left_when_it_
     line = us.locator(f"#unit-{bar.ref}")
     line.locator("summary", has_text="Edit").click()
     line.get_by_label("Who possesses BAR").select_option(label="7-4-7")
-    line.get_by_role("button", name="Save", exact=True).click()
+    line.get_by_role("button", name="Save BAR", exact=True).click()
     seen.get_by_text("possessed by 7-4-7").wait_for()
     assert Unit.objects.get(pk=bar.pk).possessor_id == squad.pk
     # The BAR shows on the squad's line too, as a vehicle's weapons on its line, and
@@ -48,7 +48,7 @@ def test_3_31_a_sw_possessed_by_a_squad_is_named_on_the_roster_and_left_when_it_
     ).get_by_text("BAR — in good order").wait_for()
 
     line.get_by_label("not possessed (SW/Gun)").check()
-    line.get_by_role("button", name="Save", exact=True).click()
+    line.get_by_role("button", name="Save BAR", exact=True).click()
     us.get_by_role("alert").filter(
         has_text="BAR cannot be possessed by 7-4-7 and not possessed at once"
     ).wait_for()

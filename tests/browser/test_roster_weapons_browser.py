@@ -121,7 +121,7 @@ def test_a_vehicles_weapons_are_listed_and_marked_on_the_roster(
     if not marker.is_visible():
         line.locator("summary", has_text="Edit").click()
     marker.check()
-    line.get_by_role("button", name="Save", exact=True).click()
+    line.get_by_role("button", name="Save StuG IIIG", exact=True).click()
     axis.get_by_role("alert").filter(
         has_text="A vehicle's weapons are marked, not the vehicle"
     ).wait_for()
