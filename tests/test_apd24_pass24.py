@@ -450,3 +450,66 @@ def test_cg_vc_a_midday_result_amended_to_150_ends_the_cg_the_middays_scenario_i
         assert "The CG has ended; the December 6 Midday scenario was its last." in sheet, sheet[
             :700
         ]
+
+
+# ------------------------------------------------ 3.2 across two dates
+
+
+def test_3_2_a_hero_kept_at_the_morning_is_given_up_at_the_midday_not_for_the_hardened_mmc(
+    users, modules
+):
+    """3.2 "Heroes (whether wounded or unwounded) are eliminated, but for each such
+    eliminated Hero the owning player may Battle Harden ... any one MMC.  [EXC: If
+    unable to Battle Harden any MMC, the Hero remains onboard unwounded instead]",
+    followed across two dates on the American's page.  Morning: two wounded Heroes and
+    one 6-6-7: the first Hero hardens the 6-6-7 (which cannot be hardened again,
+    A15.3), so the second stays onboard unwounded at Done (EXC).  Midday: the same Hero
+    (now unwounded) is eliminated again at 3.2, since a 4-6-6 joined his forces: the
+    page offers him for the 4-6-6 only (not the 6-6-7 hardened at the Morning), and the
+    exchange leaves no Hero."""
+    players, module = apd(users, "3.2")
+    supply_value(players, "dates.dec6midday.vp_required", "120")
+    first = add(players, "american", "2-4-7 Hero", "hero", "wounded", location="12L5")
+    second = add(players, "american", "1-4-9 Hero", "hero", "wounded", location="12L6")
+    hardened = add(players, "american", "6-6-7", "squad", location="12L5")
+    american, german = seats(players)
+    assert american.press("Mark battle hardened", give=first.ref, mark=hardened.ref)
+    done(players, "american")
+    kept = Unit.objects.get(pk=second.pk)
+    assert kept.markers == [], kept.markers  # onboard, unwounded (EXC)
+    players.until("results")
+    players.results(**result_values(module, vp_american=40, cvp_lost_american=10))
+    fresh = add(players, "american", "4-6-6", "squad", location="13A1")
+    players.until_step("3.2")
+    american, german = seats(players)
+    offered = [v for v, _ in american.options("Mark battle hardened", "mark")]
+    assert offered == [fresh.ref], offered
+    assert american.press("Mark battle hardened", give=second.ref, mark=fresh.ref).status == 200
+    assert not Unit.objects.filter(campaign_id=players.campaign_id, kind="hero").exists()
+    assert Unit.objects.get(pk=fresh.pk).markers == ["battle_hardened"]
+    assert Unit.objects.get(pk=hardened.pk).markers == ["battle_hardened"]
+
+
+def test_2_9_2_91_a_morning_result_amended_at_its_3_4_is_the_one_the_midday_totals(users, modules):
+    """2.9 "The American player totals his amassed VP from all CG scenarios played" and
+    2.91 "The amount of VP which the American has scored for each scenario played is
+    totaled", where the Morning's result was amended (by consent, through the pages) at
+    the Morning's 3.4: 63 → 60 VP.  Morning: 55 − 60 = −5, −5 + 41 = 36 PP (was 33).
+    Midday (40 VP, 10 CVP, 120 required): 120 − (60 + 40) = 20, 20 + (41 + 10) = 71,
+    + 36 kept = 107 PP: the Midday's CG total reads the amended 60, not the 63 first
+    entered."""
+    from tests.test_apd22_pass22 import amend_vp
+
+    players, module = apd(users, "3.4")
+    supply_value(players, "dates.dec6midday.vp_required", "120")
+    american, german = seats(players)
+    amend_vp(american, german, "60")
+    assert pp(players) == 36
+    players.until("results")
+    players.results(**result_values(module, vp_american=40, cvp_lost_american=10))
+    players.until_step("3.4")
+    american, german = seats(players)
+    assert pp(players) == 107
+    said = "120 required − 100 amassed = 20 (CG total: 60 + 40) · 20 + 51 CVP suffered = 71"
+    assert said in log_of(american.text), log_of(american.text)[:1500]
+    assert "You have 107 PP" in american.text
