@@ -13,7 +13,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from rules.effects import names_any
-from rules.schema import LEADER_RATING, Condition, Drm, HeldSquads, ReinforcementGroup, Table
+from rules.schema import (
+    LEADER_RATING,
+    Condition,
+    Drm,
+    HeldSquads,
+    QualifiedUsers,
+    ReinforcementGroup,
+    Table,
+)
 
 VARIABLE_LIMIT = 9  # a typed DRM is a single ASL modifier, never more than ±9
 
@@ -45,6 +53,11 @@ class RollContext:
     # The item the roll names (``Condition.item_named``); None: not known yet (a
     # page's offer, before the player types it): the condition may hold.
     item: str | None = None
+    # The name of the retained unit rolled for, and the chart footnotes of the RG of the
+    # unit that possesses it (none: no possessor, or one of no RG), for
+    # ``Condition.not_qualified_possessor`` (PHD MSR8, C5.26a).
+    unit_name: str | None = None
+    possessor_footnotes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,21 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
         and (cond.of_rg is None or (ctx.unit_kind is not None and (g is not None) == cond.of_rg))
         and (cond.fired_prior is None or (g is not None and ctx.fired_prior == cond.fired_prior))
         and (cond.item_named is None or ctx.item is None or names_any(ctx.item, cond.item_named))
+        and (
+            cond.not_qualified_possessor is None
+            or not in_qualified_hands(cond.not_qualified_possessor, ctx)
+        )
+    )
+
+
+def in_qualified_hands(qualified: QualifiedUsers, ctx: RollContext) -> bool:
+    """Whether the unit rolled for is one of the weapons ``qualified`` names, possessed
+    by a unit of an RG marked with one of its footnotes (PHD MSR8: an FT or DC an
+    Assault Engineer MMC possesses)."""
+    return (
+        ctx.unit_name is not None
+        and names_any(ctx.unit_name, qualified.names)
+        and not ctx.possessor_footnotes.isdisjoint(qualified.footnotes)
     )
 
 
@@ -127,6 +155,7 @@ _ROLL_PARTS = {
     "of_rg": None,
     "fired_prior": None,
     "item_named": None,
+    "not_qualified_possessor": None,
 }
 
 
@@ -143,6 +172,16 @@ def holds_squads(held: HeldSquads, ctx: RollContext) -> bool:
     if ctx.squads_by_footnote is None:
         return True
     return sum(ctx.squads_by_footnote.get(f, 0) for f in held.footnotes) >= held.at_least
+
+
+def reads_possessor(table: Table) -> bool:
+    """Whether a roll on ``table`` needs who possesses the unit rolled for (its RG's
+    footnotes: ``Condition.not_qualified_possessor``)."""
+    return any(
+        c is not None and c.not_qualified_possessor is not None
+        for d in table.drms
+        for c in (d.when, d.offer_when)
+    )
 
 
 def reads_held_squads(table: Table) -> bool:
@@ -222,7 +261,14 @@ def offered(drm: Drm, ctx: RollContext) -> bool:
 
 
 # The parts of a condition that read the unit a roll is made for.
-UNIT_PARTS = ("unit_kinds", "not_unit_kinds", "unit_markers", "not_unit_markers", "of_rg")
+UNIT_PARTS = (
+    "unit_kinds",
+    "not_unit_kinds",
+    "unit_markers",
+    "not_unit_markers",
+    "of_rg",
+    "not_qualified_possessor",
+)
 
 
 def offered_for_some_unit(drm: Drm, ctx: RollContext) -> bool:

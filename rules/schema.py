@@ -240,6 +240,17 @@ class HeldSquads(Strict):
     at_least: int = Field(ge=1)
 
 
+class QualifiedUsers(Strict):
+    """Weapons whose qualified users the rules text names: a line naming one of
+    ``names`` (a whole word, any case: "FT", "DC") is used without the Non-Qualified Use
+    penalty (A21.13) by a unit of an RG marked with one of the chart footnotes
+    ``footnotes`` (PHD MSR8: "only Assault Engineers may use FTs and DCs without the
+    Non-Qualified Use Penalty (A21.13) applying", RG footnote e)."""
+
+    names: list[str] = Field(min_length=1)
+    footnotes: list[str] = Field(min_length=1)
+
+
 class Condition(Strict):
     """When a DRM applies by itself, or which RGs a rule concerns.  All given fields
     must hold (AND).  A DRM with no ``when`` is ticked by the player."""
@@ -305,6 +316,11 @@ class Condition(Strict):
     # an enemy Front Line Hex" is for a roll vs a Roadblock only.  The page offers it
     # before the item is typed; the roll naming another is refused (``not_offered``).
     item_named: list[str] | None = None
+    # The unit rolled for is not one of ``names`` possessed by a unit of an RG marked
+    # with one of ``footnotes`` (its qualified users): PHD C5.26a "+1 If only
+    # Non-Qualified (A21.13) use is possible" is not for an FT an Assault Engineer MMC
+    # possesses (MSR8).  No unit rolled for: it holds.
+    not_qualified_possessor: QualifiedUsers | None = None
 
 
 # --------------------------------------------------------------------------- effects

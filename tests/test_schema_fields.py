@@ -2121,6 +2121,42 @@ case(
 )
 
 
+def _qualified(d: dict[str, Any]) -> dict[str, Any]:
+    return drm(d, "weapon_repair", "non_qualified")["offer_when"]["not_qualified_possessor"]
+
+
+def _non_qualified_offered(m: Module) -> bool:
+    """C5.26a "+1 If only Non-Qualified (A21.13) use is possible" for an FT an Assault
+    Engineer (RG footnote e) possesses (MSR8)."""
+    d = next(x for x in m.table("weapon_repair").drms if x.id == "non_qualified")
+    return holds(
+        d.offer_when,
+        RollContext(side="german", unit_name="FT", possessor_footnotes=frozenset({"e"})),
+    )
+
+
+case(
+    "Condition.not_qualified_possessor",
+    base="phd",
+    mutate=lambda d: drm(d, "weapon_repair", "non_qualified")["offer_when"].update(
+        not_qualified_possessor=None
+    ),
+    observe=_non_qualified_offered,
+)
+case(
+    "QualifiedUsers.names",
+    base="phd",
+    mutate=lambda d: _qualified(d).update(names=["DC"]),
+    observe=_non_qualified_offered,
+)
+case(
+    "QualifiedUsers.footnotes",
+    base="phd",
+    mutate=lambda d: _qualified(d).update(footnotes=["l"]),
+    observe=_non_qualified_offered,
+)
+
+
 def _repair_cap(d: dict[str, Any]) -> dict[str, Any]:
     return tab(d, "baz_psk_ft_dc_repair")["repair_cap"]
 

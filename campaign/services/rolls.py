@@ -41,6 +41,22 @@ def held_with_footnotes(
     return out
 
 
+def possessor_footnotes(turn: Turn, unit: Unit) -> frozenset[str]:
+    """The chart footnotes of the RG of the unit possessing ``unit`` (none: nobody
+    possesses it, or its possessor came with no RG): who may use it qualified
+    (``Condition.not_qualified_possessor``, PHD MSR8's Assault Engineers, RG footnote
+    e).  A possessor is of the unit's side, never across a secret."""
+    if unit.possessor_id is None:
+        return frozenset()
+    group_id = (
+        Unit.objects.filter(pk=unit.possessor_id)
+        .values_list("purchase__group_id", flat=True)
+        .first()
+    )
+    group = turn.module.group(unit.side, group_id) if group_id else None
+    return frozenset(group.footnotes) if group else frozenset()
+
+
 def squads_by_footnote(turn: Turn, side: str) -> dict[str, int]:
     """The side's retained squads, not captured, counted by each chart footnote of the
     RG they came with (``Condition.held_squads``, PHD C5.28's Pionerie/Engineer squads:

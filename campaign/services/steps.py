@@ -69,6 +69,7 @@ from campaign.services.rolls import (
     fired_in_pass,
     held_groups,
     held_with_footnotes,
+    possessor_footnotes,
     repair_cap_counts,
     roll_context,
     secret_module,
@@ -94,6 +95,7 @@ from rules.drm import (
     reads_fired,
     reads_held_squads,
     reads_location_leadership,
+    reads_possessor,
     reads_unit_morale,
     reads_unit_rg,
     unit_morale,
@@ -451,6 +453,10 @@ def roll_on_table(
             and reads_fired(table)
             and fired_in_pass(turn, turn.side, group.id),
             item=item,
+            unit_name=unit.name if unit is not None and weapon is None else None,
+            possessor_footnotes=possessor_footnotes(turn, unit)
+            if unit is not None and weapon is None and reads_possessor(table)
+            else frozenset(),
         )
         if unit is not None and weapon is None:  # what the units making it count
             inputs = stacks.inputs(table, [unit, *joined])
