@@ -666,7 +666,11 @@
       table.querySelectorAll("tbody tr").forEach(function (tr) {
         var col = 0;
         Array.prototype.forEach.call(tr.children, function (cell) {
-          if (names[col] && !cell.hasAttribute("data-label")) cell.setAttribute("data-label", names[col]);
+          // A cell across several columns ("None revealed.", a chart row's reason
+          // it cannot be bought) is named by none of them: it read "CG date: None".
+          if (names[col] && cell.colSpan <= 1 && !cell.hasAttribute("data-label")) {
+            cell.setAttribute("data-label", names[col]);
+          }
           col += cell.colSpan || 1;
         });
       });

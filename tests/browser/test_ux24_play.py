@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import PHONE, horizontal_overflow
+from tests.browser.helpers import PHONE, drawn, horizontal_overflow
 from tests.purchase_helpers import campaign_at
 from tests.walk import host_game
 
@@ -36,7 +36,7 @@ def _page(new_context, browser_login, url, user, options):
     page = browser_login(new_context(**options), user).new_page()
     page.on("dialog", lambda d: d.accept())
     page.goto(url)
-    page.locator("body[data-live]").wait_for(state="attached")
+    drawn(page)
     return page
 
 
@@ -132,3 +132,30 @@ def test_the_messages_open_on_the_newest_and_a_new_one_arrives_in_sight(
     phone.wait_for_timeout(200)
     top = phone.evaluate("() => document.querySelector('#campaign-messages .thread').scrollTop")
     assert top == 0, f"the thread moved under the reader by {top} px"
+
+
+# Each table cell's name as the phone shows it before its words (refit.js's
+# ``data-label``, drawn by the stylesheet), with the words.
+CELLS = """() => [...document.querySelectorAll('table.cards tbody td')]
+    .filter(td => td.checkVisibility())
+    .map(td => (getComputedStyle(td, '::before').content.replace(/^"|"$/g, '')
+        .replace(/^none$/, '') + td.innerText.trim()).slice(0, 60))"""
+
+
+def test_an_empty_table_on_a_phone_reads_none_not_a_column_named_none(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """A table's one row saying it is empty ("None revealed.", across all its
+    columns) took the first column's name on a phone: the scenario sheet read "CG date:
+    None revealed.", as if a date were called None.  A cell across several columns
+    is named by none of them; a row of one value per column keeps its names."""
+    players, _ = campaign_at("sicily", "i", "jul14n", (make_user("ax24"), make_user("br24")))
+    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
+    phone = _page(new_context, browser_login, url + "sheet/", players.users["axis"], TOUCH)
+    cells = phone.evaluate(CELLS)
+    assert "None revealed." in cells, cells
+    assert not [c for c in cells if c.endswith(": None revealed.")], cells
+    phone.goto(url + "roster/")
+    cells = phone.evaluate(CELLS)
+    assert not [c for c in cells if c.endswith(": None yet.")], cells
+    assert [c for c in cells if c.startswith("Axis · Start: ")], cells  # named per column
