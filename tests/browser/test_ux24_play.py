@@ -25,7 +25,8 @@ DESK = {"viewport": {"width": 1280, "height": 800}}
 # a sentence is read, not aimed at: it is left out, as WCAG leaves it out.
 SMALL_TARGETS = """() => [...document.querySelectorAll(
         'button, select, textarea, input:not([type=hidden]):not([type=checkbox]):not([type=radio]),'
-        + ' summary, a.button, nav a, a.fn, label.check')]
+        + ' summary, a.button, nav a, a.fn, label.check, p.noprint > a, .row-between > a,'
+        + ' table.cards td > a:only-child, #campaign-sides a')]
     .filter(e => e.checkVisibility() && e.getBoundingClientRect().width > 0)
     .filter(e => e.getBoundingClientRect().height < 43.5)
     .map(e => `${e.tagName.toLowerCase()} ${Math.round(e.getBoundingClientRect().height)} px: `
@@ -50,10 +51,11 @@ def test_the_host_on_a_phone_finds_the_invitation_first_and_every_control_is_a_t
     """The host has just hosted, on his phone: the header says the campaign waits for
     his opponent to join ("send the invitation link"), and the link to send is on his
     first screen (it was 2,000 px down, below the step he cannot play alone, the
-    records, the sides); the header's words take him there.  At the purchase step of a
-    later date, every control of the page (the chart's Buy prices, its note letters,
-    the folds, the navigation, Done, Send) is at least 44 px tall on a touch screen:
-    a thumb hit 30 px Buy buttons and 16 px links."""
+    records, the sides); the header's words take him there, as My campaigns' do.  At
+    the purchase step of a later date, every control of the page (the chart's Buy
+    prices, its note letters, the folds, the navigation, Done, Send) is at least 44 px
+    tall on a touch screen, and so on the roster, the sheet, the dice page and My
+    campaigns: a thumb hit 30 px Buy buttons and 16 px links."""
     host = make_user("host24")
     campaign = host_game("sicily", "i", host)
     page = _page(
@@ -65,18 +67,25 @@ def test_the_host_on_a_phone_finds_the_invitation_first_and_every_control_is_a_t
     assert link.get_attribute("href") == "#invitation"
     assert not _small(page), _small(page)
     assert horizontal_overflow(page) <= 0
+    page.goto(f"{asgi_server.url}/campaigns/")  # My campaigns says it too, and leads there
+    page.get_by_role("link", name="send the invitation link").tap()
+    page.wait_for_url(f"**/campaigns/{campaign.pk}/#invitation")
+    assert page.locator("#invite-url").is_visible()
 
     players, _ = campaign_at("sicily", "i", "jul14n", (make_user("ax24"), make_user("br24")))
     url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
     phone = _page(new_context, browser_login, url, players.users["axis"], TOUCH)
     assert phone.locator("#chart-box button[aria-label^='Buy ']").count() > 10
+    # The taller controls leave the step's title on the phone's first screen.
+    assert phone.locator("#step-title").bounding_box()["y"] + 100 < PHONE["height"]
     assert not _small(phone), "\n".join(_small(phone))
     assert horizontal_overflow(phone) <= 0
     phone.locator("button[aria-label^='Buy I7']").first.tap()
     phone.locator(".purchases li", has_text="I7").wait_for()  # a tap buys
     assert not _small(phone), "\n".join(_small(phone))  # its Cancel too
-    phone.goto(url + "roster/")
-    assert not _small(phone), "\n".join(_small(phone))
+    for other in ("roster/", "sheet/", "dice/", "../"):  # the last: My campaigns
+        phone.goto(url + other)
+        assert not _small(phone), (other, _small(phone))
     # A desk keeps its compact chart: its Buy prices are not made a thumb tall.
     desk = _page(new_context, browser_login, url, players.users["british"], DESK)
     price = desk.locator("#chart-box button[aria-label^='Buy ']").first.bounding_box()
