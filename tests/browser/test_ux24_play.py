@@ -54,7 +54,7 @@ def test_the_host_on_a_phone_finds_the_invitation_first_and_every_control_is_a_t
     records, the sides); the header's words take him there, as My campaigns' do.  At
     the purchase step of a later date, every control of the page (the chart's Buy
     prices, its note letters, the folds, the navigation, Done, Send) is at least 44 px
-    tall on a touch screen, and so on the roster, the sheet, the dice page and My
+    tall on a touch screen, and so on the start sheet, the roster, the sheet, the dice page and My
     campaigns: a thumb hit 30 px Buy buttons and 16 px links."""
     host = make_user("host24")
     campaign = host_game("sicily", "i", host)
@@ -71,6 +71,9 @@ def test_the_host_on_a_phone_finds_the_invitation_first_and_every_control_is_a_t
     page.get_by_role("link", name="send the invitation link").tap()
     page.wait_for_url(f"**/campaigns/{campaign.pk}/#invitation")
     assert page.locator("#invite-url").is_visible()
+    page.get_by_role("link", name="Fill in the start sheet").tap()  # its index, its fields
+    page.locator("form.supply-form").wait_for()
+    assert not _small(page), _small(page)
 
     players, _ = campaign_at("sicily", "i", "jul14n", (make_user("ax24"), make_user("br24")))
     url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
