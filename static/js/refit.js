@@ -140,23 +140,46 @@
   // The page keeps its place across an answer or a push (issue 47).  A box that
   // scrolls inside the page (the RG chart) keeps its scroll offsets, taken before the
   // first swap of a change and put back after each.
+  // The messages' thread (the latest ones, oldest first, in a box of its own) shows
+  // its newest: it opens at its end, and a message arriving, or sent, is in sight,
+  // unless the player has scrolled up to reread an older one (he stays there).
   var boxes = null;
+  var followThread = false; // the player has just sent a message: he sees it
+  function atEnd(el) {
+    return el.scrollTop + el.clientHeight >= el.scrollHeight - 2;
+  }
+  function threadToEnd() {
+    var thread = document.getElementById("message-thread");
+    if (thread) thread.scrollTop = thread.scrollHeight;
+  }
   function rememberBoxes() {
     if (boxes !== null) return;
     boxes = {};
-    document.querySelectorAll(".scroll[id]").forEach(function (el) {
-      boxes[el.id] = [el.scrollTop, el.scrollLeft];
+    document.querySelectorAll(".scroll[id], #message-thread").forEach(function (el) {
+      boxes[el.id] = [el.scrollTop, el.scrollLeft, el.id === "message-thread" && atEnd(el)];
     });
   }
   function restoreBoxes() {
+    var thread = document.getElementById("message-thread");
+    var was = thread && boxes ? boxes[thread.id] : null;
+    if (thread && (followThread || (boxes && (!was || was[2])))) {
+      if (thread.lastElementChild && thread.lastElementChild.classList.contains("mine")) {
+        followThread = false;
+      }
+      threadToEnd();
+    }
     if (boxes === null) return;
     Object.keys(boxes).forEach(function (id) {
       var el = document.getElementById(id);
-      if (!el) return;
+      if (!el || boxes[id][2] || (el === thread && followThread)) return;
       if (el.scrollTop !== boxes[id][0]) el.scrollTop = boxes[id][0];
       if (el.scrollLeft !== boxes[id][1]) el.scrollLeft = boxes[id][1];
     });
   }
+  document.addEventListener("DOMContentLoaded", threadToEnd);
+  document.addEventListener("submit", function (evt) {
+    if (evt.target.classList && evt.target.classList.contains("message-form")) followThread = true;
+  }, true);
   // And the page keeps the part the player clicked in (else the first part in view)
   // where it was on the screen, whatever the swap added above it.
   var pinned = null;
@@ -643,7 +666,11 @@
       table.querySelectorAll("tbody tr").forEach(function (tr) {
         var col = 0;
         Array.prototype.forEach.call(tr.children, function (cell) {
-          if (names[col] && !cell.hasAttribute("data-label")) cell.setAttribute("data-label", names[col]);
+          // A cell across several columns ("None revealed.", a chart row's reason
+          // it cannot be bought) is named by none of them: it read "CG date: None".
+          if (names[col] && cell.colSpan <= 1 && !cell.hasAttribute("data-label")) {
+            cell.setAttribute("data-label", names[col]);
+          }
           col += cell.colSpan || 1;
         });
       });
