@@ -645,6 +645,12 @@ class UnitFilter(Strict):
     # to escape or shift, where a captured vehicle or Gun (the side's captured
     # Equipment) may.  ``label`` says who they are in the player's words.
     not_if: UnitExclusion | None = None
+    # And standing (true) or not (false) in a Setup Area the other side lists as its own
+    # at the module's ``setup_areas.step`` (the unit's Setup Area as its line records it,
+    # or its possessor's): Sicily 3.6056 chart "in enemy Setup Area | must attempt Escape
+    # (3.606)" (Personnel), "is Captured or Eliminated (enemy's choice; 3.6071)"
+    # (Equipment, vehicles).  Only in a module that records Setup Areas.
+    in_enemy_setup_area: bool | None = None
 
 
 class UnitExclusion(Strict):
@@ -2609,7 +2615,19 @@ class Module(Strict):
                 errors.append("setup_areas: enemy_area and enemy_area_rule go together")
             if self.setup_areas.overlap_rule is None:
                 errors.append("setup_areas.step needs overlap_rule (an ID both sides list)")
+        listed = self.setup_areas is not None and self.setup_areas.step is not None
         for i, st in enumerate(self.steps):
+            at_or_after = (
+                listed
+                and self.setup_areas is not None
+                and (self.setup_areas.step in steps[: i + 1])
+            )
+            for k, settle in enumerate(st.settles):
+                if settle.units.in_enemy_setup_area is not None and not at_or_after:
+                    errors.append(
+                        f"steps[{i}] ({st.id}).settles[{k}]: in_enemy_setup_area reads the "
+                        "Setup Areas listed at setup_areas.step, at or before this step"
+                    )
             if st.effect == "record_winner" and self.scenario_winner is None:
                 errors.append(f"steps[{i}] ({st.id}): record_winner needs 'scenario_winner'")
         if self.san is not None and self.san.table is not None:

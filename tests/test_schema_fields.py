@@ -5272,6 +5272,30 @@ def _prisoner_escapes(m: Module) -> Any:
     )
 
 
+def _marked_in_enemy_area(m: Module) -> Any:
+    """What completing 3.605 does to a 4-5-8 entered in Setup Area North, the other
+    side listing north (the 3.6056 chart), and to one entered in its own South."""
+    row = next(s for s in m.steps if s.id == "3.605").settles[0]
+    return tuple(
+        effects.settled(
+            row, effects.placed(effects.UnitState("4-5-8", "squad"), area, "", ("north",))
+        ).status
+        for area in ("North", "South")
+    )
+
+
+case(
+    "UnitFilter.in_enemy_setup_area",
+    base="sicily",
+    # 3.6056 chart "in enemy Setup Area | must attempt Escape": without it every squad
+    # is marked, in its own Setup Area too.
+    mutate=lambda d: next(s for s in d["steps"] if s["id"] == "3.605")["settles"][0]["units"].pop(
+        "in_enemy_setup_area"
+    ),
+    observe=_marked_in_enemy_area,
+)
+
+
 def _escape_words(m: Module) -> str:
     from campaign.services.units import describe_filter
 
