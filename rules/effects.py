@@ -27,6 +27,7 @@ from rules.schema import (
     LEADER_RATING,
     UNIT_STATUS_WORDS,
     Abandoning,
+    AreaCapture,
     Effect,
     EffectName,
     HeldCap,
@@ -737,6 +738,23 @@ def in_enemy_area(location: str, theirs: Sequence[str]) -> bool:
     the IDs the other side lists as its own (case and spaces aside)."""
     here = " ".join(location.split()).casefold()
     return bool(here) and here in {t.casefold() for t in theirs}
+
+
+def capture_offered(capture: AreaCapture, unit: UnitState) -> bool:
+    """Whether the side listing the Setup Areas ``unit`` is read with
+    (``UnitState.enemy_setup_areas``, ``placed``) chooses what becomes of it: one of
+    ``capture.units`` entered in one of them (Sicily 3.6056 chart "is Captured or
+    Eliminated (enemy's choice; 3.6071)")."""
+    return matches(capture.units, unit) and in_enemy_area(unit.setup_area, unit.enemy_setup_areas)
+
+
+def captured_markers(markers: Sequence[str]) -> list[str]:
+    """A unit's markers once the side Controlling its Setup Area Retains it (Sicily
+    3.6071 "Retained (as Captured, if applicable)"): marked captured, or, already
+    captured (its new owner's own Equipment taken back), no longer; possessed by none of
+    his, it is no longer "unpossessed" either (it is his)."""
+    kept = [m for m in markers if m not in ("ok", "unpossessed", "captured")]
+    return kept if "captured" in markers else [*kept, "captured"]
 
 
 def battle_hardened(

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import pytest
 
+from campaign.models import Unit
 from tests import test_rule_mechanisms as mechanisms
 from tests.purchase_helpers import campaign_at
 from tests.test_rule_mechanisms import add
 from tests.test_sica18_pass18 import _forge, _seat
 from tests.test_sica21_pass21 import _dones, _log, _markers
-from tests.test_sica22_pass22 import _rolled
+from tests.test_sica22_pass22 import _gone, _rolled
 
 users = mechanisms.users
 fixed_dice = mechanisms.fixed_dice
@@ -73,3 +74,77 @@ def test_3_6056_personnel_in_an_enemy_setup_area_owe_their_escape_dr(users, modu
     _rolled(axis, "Roll DR: Escape", unit=squad.ref, tick="enemy_setup_area")
     assert "escape_due" not in _markers(squad)
     assert "Done with 3.606" in axis.buttons(), axis.buttons()
+
+
+def _at_3_607(players):
+    """Both sides done with 3.605 (their lists standing) and 3.606: the 3.607 pages."""
+    for step in ("3.605", "3.606"):
+        for side in ("axis", "british"):
+            _rolled(_seat(players, side), f"Done with {step}")
+    assert players.step.id == "3.607", players.step.id
+    return _seat(players, "axis"), _seat(players, "british")
+
+
+def test_3_6071_equipment_in_an_enemy_setup_area_captured_or_eliminated_the_enemys_choice(
+    users, modules
+):
+    """3.6056 chart "in enemy Setup Area | is Captured or Eliminated (enemy's choice;
+    3.6071)*" (Equipment, vehicles); 3.6071 "Each piece of Equipment in a Setup Area is
+    Retained (as Captured, if applicable) therein by the side Controlling that Setup
+    Area".  CG II: the Axis list A, B, the British North, South.  The British Bren
+    entered in A, the British Sherman in B, and the British PIAT the Axis hold captured
+    in North.  The British 2-inch mortar, possessed by the 4-5-8 in South, and the Axis
+    MG 42, possessed by the 4-6-7 in A, stand in their own.  At 3.607 the Axis page
+    names the Bren and the Sherman, not the mortar; the Axis Done is refused (forged)
+    citing 3.6071 until each is chosen; Capture the Bren: the line is the Axis's,
+    marked captured, gone from the British roster; Eliminate the Sherman: gone; the
+    choice taken back puts it back on the British forces as it was, then Eliminated
+    again; Done.  The British take back their PIAT: theirs, no longer captured ("as
+    Captured, if applicable").  A choice made for a unit not offered (the mortar) is
+    refused, nothing changed."""
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.605")
+    bren = add(players, "british", "Bren LMG", "sw", location="A")
+    sherman = add(players, "british", "Sherman III", "vehicle", location="B")
+    squad = add(players, "british", "4-5-8", "squad", location="South")
+    mortar = add(players, "british", "2-inch mortar", "sw", possessor=squad.ref)
+    piat = add(players, "axis", "PIAT", "sw", markers=["captured"], location="North")
+    gren = add(players, "axis", "4-6-7", "squad", location="A")
+    mg = add(players, "axis", "MG 42", "sw", possessor=gren.ref)
+    _listed(players, "A, B", "North, South")
+    axis, british = _at_3_607(players)
+    chart = "Captured or Eliminated, your choice (3.6056 chart; 3.6071): "
+    assert chart + "Bren LMG (in Setup Area A); Sherman III (in Setup Area B)." in axis.text, (
+        axis.text[:4000]
+    )
+    named = axis.text[axis.text.find(chart) :]
+    named = named[: named.find(".")]
+    assert "2-inch mortar" not in named and "MG 42" not in named, named
+    assert chart + "PIAT (in Setup Area North)." in british.text, british.text[:4000]
+    forged = _forge(axis, "finish")
+    assert forged.refused and "(3.6056 chart; 3.6071)" in forged.text, forged.text[:600]
+    assert "Sherman III (in Setup Area B)" in forged.text
+    forged = _forge(axis, "area-capture", unit=mortar.ref)
+    assert forged.refused and "3.6071" in forged.text, forged.text[:600]
+    assert Unit.objects.get(pk=mortar.pk).side == "british"
+    _rolled(axis, "Capture it (3.6071)", unit=bren.ref)
+    taken = Unit.objects.get(pk=bren.pk)
+    assert (taken.side, taken.markers, taken.location) == ("axis", ["captured"], "A")
+    roster = _seat(players, "british", "roster/").text
+    forces = roster[roster.find("Retained forces Axis") :]
+    assert forces.startswith("Retained forces Axis Bren LMG — captured (A)"), forces[:300]
+    assert "Bren" not in forces[forces.find(" British ") :], forces[:600]
+    _rolled(axis, "Eliminate it (3.6071)", unit=sherman.ref)
+    assert _gone(sherman)
+    assert "Axis Eliminates the British Sherman III (in Setup Area B)" in _log(players)
+    _rolled(axis, "Take back my choice", unit=sherman.ref)
+    back = Unit.objects.get(ref=sherman.ref)
+    assert (back.side, back.name, back.location) == ("british", "Sherman III", "B")
+    _rolled(axis, "Eliminate it (3.6071)", unit=sherman.ref)
+    assert not Unit.objects.filter(ref=sherman.ref).exists()
+    _rolled(axis, "Done with 3.607")
+    british.open()
+    _rolled(british, "Capture it (3.6071)", unit=piat.ref)
+    mine = Unit.objects.get(pk=piat.pk)
+    assert (mine.side, mine.markers) == ("british", []), mine.markers
+    assert Unit.objects.get(pk=mg.pk).side == "axis"
+    assert "Done with 3.607" in british.buttons(), british.buttons()
