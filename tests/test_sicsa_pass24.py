@@ -148,3 +148,45 @@ def test_3_6071_equipment_in_an_enemy_setup_area_captured_or_eliminated_the_enem
     assert (mine.side, mine.markers) == ("british", []), mine.markers
     assert Unit.objects.get(pk=mg.pk).side == "axis"
     assert "Done with 3.607" in british.buttons(), british.buttons()
+
+
+def test_3_6071_a_unit_of_a_still_secret_rg_in_an_enemy_setup_area_tells_the_enemy_nothing(
+    users, modules
+):
+    """Secrecy of the new choice (issue 18's gate): a British Bren of a still-secret RG
+    (its Purchase not revealed) entered in the Axis's Setup Area A is not offered to the
+    Axis, whose 3.607 page reads word for word as it does without it; a forged Capture
+    of it is refused with the very sentence a made-up reference gets, and the Axis Done
+    does not wait for it.  The British line stays as it was.  (The Axis seat is given a
+    new revision before each read, so its page is rendered afresh, not from the parts
+    kept per revision: the secret line changes none.)"""
+    import uuid
+
+    from campaign.models import Purchase
+    from campaign.models import Seat as SeatModel
+
+    def fresh() -> str:
+        SeatModel.objects.filter(campaign_id=players.campaign_id, side="axis").update(
+            revision=uuid.uuid4()
+        )
+        return axis.open()
+
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.605")
+    _listed(players, "A, B", "North")
+    axis, _ = _at_3_607(players)
+    c = players.campaign
+    before = fresh()
+    rg = Purchase.objects.create(
+        campaign=c, side="british", cycle=c.cycle, date_index=0, group_id="I3",
+        group_type="Infantry", cost=7, ordinal=1, date_ordinal=1, revealed_at=None,
+    )  # fmt: skip
+    bren = Unit.objects.create(
+        campaign=c, side="british", name="Bren LMG", kind="sw", location="A", purchase=rg
+    )
+    after = fresh()
+    assert after == before, "the Axis page changed with a secret British unit"
+    secret = _forge(axis, "area-capture", unit=bren.ref)
+    made_up = _forge(axis, "area-capture", unit="zzzzzzzz")
+    assert secret.refused and (secret.status, secret.text) == (made_up.status, made_up.text)
+    assert Unit.objects.get(pk=bren.pk).side == "british"
+    _rolled(axis, "Done with 3.607")
