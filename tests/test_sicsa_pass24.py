@@ -190,3 +190,25 @@ def test_3_6071_a_unit_of_a_still_secret_rg_in_an_enemy_setup_area_tells_the_ene
     assert secret.refused and (secret.status, secret.text) == (made_up.status, made_up.text)
     assert Unit.objects.get(pk=bren.pk).side == "british"
     _rolled(axis, "Done with 3.607")
+
+
+def test_3_6056_finishing_ahead_does_not_skip_an_escape_dr_3_605_makes_owed(
+    users, modules, fixed_dice
+):
+    """3.6056 chart "must attempt Escape (3.606)" against finishing ahead: whether
+    completing 3.605 marks a unit is known only once both lists stand, so the Axis 3.605
+    page offers no Done through the steps after it (a forged one is refused); the Axis
+    4-6-7 entered in the British North is marked when both are done, and 3.606 waits for
+    its Escape DR."""
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.605")
+    squad = add(players, "axis", "4-6-7", "squad", location="North")
+    axis, british = _listed(players, "A, B", "North, South")
+    assert _dones(axis) == ["Done with 3.605"], axis.buttons()
+    forged = _forge(axis, "finish", through="3.615")
+    assert forged.refused, (forged.status, forged.text[:400])
+    _rolled(axis, "Done with 3.605")
+    _rolled(british, "Done with 3.605")
+    assert players.step.id == "3.606" and _markers(squad) == ["escape_due"]
+    axis = _seat(players, "axis")
+    assert "Roll first: the Escape for 4-6-7 (3.606; 3.6056 chart)" in axis.text
+    assert "axis" in players.waiting()
