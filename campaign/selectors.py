@@ -402,6 +402,18 @@ def with_origin(unit: Unit) -> UnitState:
     )
 
 
+def enemy_setup_areas(campaign: Campaign, module: Module, side: str) -> tuple[str, ...]:
+    """The IDs the side other than ``side`` lists as its Setup Areas (Sicily 3.605;
+    public, ``Seat.setup_areas``): () where the module records none."""
+    if module.setup_areas is None or module.setup_areas.step is None:
+        return ()
+    other = machine.opponent(module, side)
+    listed: list[list[str]] = list(
+        Seat.objects.filter(campaign=campaign, side=other).values_list("setup_areas", flat=True)
+    )
+    return tuple(listed[0] or ()) if listed else ()
+
+
 # The confirmed results' figures (compiled once: the purchase chart and every purchase
 # of a CG whose prices or caps read them make these reads).
 _CONFIRMED_RESULTS = PreparedRead(

@@ -45,6 +45,7 @@ from rules.purchase import (
 )
 from rules.replenish import lost_after_purchase
 from rules.schema import (
+    DUE_STATUSES,
     ClearedFirst,
     CostVariant,
     Drm,
@@ -1027,9 +1028,22 @@ def finish_ahead(module: Module, snap: Snapshot) -> list[Step]:
         if run and step.reminds and step.id in snap.holdings.exchanges:
             break  # its page names units of the side the rules speak of there (3.6055)
         run.append(step)
+        if marks_due(step):
+            # Completing it may make a roll owed at a step after it, which units owe it
+            # known only then (Sicily 3.6056 chart: Personnel in a Setup Area the other
+            # side lists "must attempt Escape", both lists standing once both are done).
+            break
     while run and not _may_end_run(module, snap, run[-1], run[:-1]):
         run.pop()
     return run if len(run) >= 2 else []
+
+
+def marks_due(step: Step) -> bool:
+    """Whether completing ``step`` may mark units with a roll owed later (its
+    ``settles`` set one of ``DUE_STATUSES``: Sicily 3.605's "must attempt Escape")."""
+    return any(
+        e.do == "status" and e.status in DUE_STATUSES for row in step.settles for e in row.effects
+    )
 
 
 def may_run_through(module: Module, step_index: int) -> list[Step]:

@@ -27,6 +27,7 @@ from rules.schema import (
     LEADER_RATING,
     UNIT_STATUS_WORDS,
     Abandoning,
+    AreaCapture,
     Effect,
     EffectName,
     HeldCap,
@@ -85,6 +86,12 @@ class UnitState:
     # Its RG was requisitioned for the date being set up (``UnitFilter.bought_now``;
     # False: not, or not read here).
     bought_now: bool = False
+    # The Setup Area it is Retained in, as its line records it (its possessor's for a
+    # SW or Gun whose own is not entered), and the IDs the other side lists as its Setup
+    # Areas (Sicily 3.605; ``placed``): what ``UnitFilter.in_enemy_setup_area`` reads
+    # (the 3.6056 chart's "in enemy Setup Area" rows).  "" and (): not read here.
+    setup_area: str = ""
+    enemy_setup_areas: tuple[str, ...] = ()
 
     @property
     def marked(self) -> frozenset[str]:
@@ -428,7 +435,19 @@ def matches(flt: UnitFilter | None, unit: UnitState) -> bool:
         and not (flt.not_named and names_any(unit.name, flt.not_named))
         and (flt.named is None or names_any(unit.name, flt.named))
         and not (flt.not_if is not None and matches(flt.not_if.units, unit))
+        and (
+            flt.in_enemy_setup_area is None
+            or in_enemy_area(unit.setup_area, unit.enemy_setup_areas) == flt.in_enemy_setup_area
+        )
     )
+
+
+def placed(state: UnitState, area: str, holder_area: str, theirs: Sequence[str]) -> UnitState:
+    """``state`` with where it stands (Sicily 3.605): the Setup Area its line records, or
+    (none entered) its possessor's ``holder_area`` (a SW or Gun is where its possessor
+    is), and ``theirs``, the IDs the other side lists as its Setup Areas."""
+    where = " ".join(area.split()) or " ".join(holder_area.split())
+    return replace(state, setup_area=where, enemy_setup_areas=tuple(theirs))
 
 
 def inherent_crew(crews: Sequence[InherentCrew], vehicle: UnitState) -> InherentCrew | None:
@@ -719,6 +738,23 @@ def in_enemy_area(location: str, theirs: Sequence[str]) -> bool:
     the IDs the other side lists as its own (case and spaces aside)."""
     here = " ".join(location.split()).casefold()
     return bool(here) and here in {t.casefold() for t in theirs}
+
+
+def capture_offered(capture: AreaCapture, unit: UnitState) -> bool:
+    """Whether the side listing the Setup Areas ``unit`` is read with
+    (``UnitState.enemy_setup_areas``, ``placed``) chooses what becomes of it: one of
+    ``capture.units`` entered in one of them (Sicily 3.6056 chart "is Captured or
+    Eliminated (enemy's choice; 3.6071)")."""
+    return matches(capture.units, unit) and in_enemy_area(unit.setup_area, unit.enemy_setup_areas)
+
+
+def captured_markers(markers: Sequence[str]) -> list[str]:
+    """A unit's markers once the side Controlling its Setup Area Retains it (Sicily
+    3.6071 "Retained (as Captured, if applicable)"): marked captured, or, already
+    captured (its new owner's own Equipment taken back), no longer; possessed by none of
+    his, it is no longer "unpossessed" either (it is his)."""
+    kept = [m for m in markers if m not in ("ok", "unpossessed", "captured")]
+    return kept if "captured" in markers else [*kept, "captured"]
 
 
 def battle_hardened(

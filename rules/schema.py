@@ -661,6 +661,12 @@ class UnitFilter(Strict):
     # to escape or shift, where a captured vehicle or Gun (the side's captured
     # Equipment) may.  ``label`` says who they are in the player's words.
     not_if: UnitExclusion | None = None
+    # And standing (true) or not (false) in a Setup Area the other side lists as its own
+    # at the module's ``setup_areas.step`` (the unit's Setup Area as its line records it,
+    # or its possessor's): Sicily 3.6056 chart "in enemy Setup Area | must attempt Escape
+    # (3.606)" (Personnel), "is Captured or Eliminated (enemy's choice; 3.6071)"
+    # (Equipment, vehicles).  Only in a module that records Setup Areas.
+    in_enemy_setup_area: bool | None = None
 
 
 class UnitExclusion(Strict):
@@ -2029,6 +2035,21 @@ class WeaponExchange(Strict):
         return self
 
 
+class AreaCapture(Strict):
+    """At ``step`` the side that lists a Setup Area chooses, for each of its opponent's
+    units of ``units`` entered in it (or possessed by a unit entered in it), whether it
+    is Captured (its line passes to him, marked captured; one already marked captured,
+    his own Equipment taken back, loses the marker: "as Captured, if applicable") or
+    Eliminated (the line leaves the retained forces), citing ``rule``; his Done waits
+    until each is chosen, and a choice may be taken back while the step lasts.  No CVP
+    are counted for either: the chart's footnote * on them is cut in the rules text, and
+    Loss Points read the CVP lost in the prior CG scenario only (Sicily 3.6162)."""
+
+    step: str
+    units: UnitFilter
+    rule: RuleRef
+
+
 class SetupAreas(Strict):
     """A unit's location on its side's retained forces is the Setup Area it is Retained
     in, named by the ID its side records for it (Sicily 3.605 MARKING THE MAP: "each side
@@ -2055,6 +2076,12 @@ class SetupAreas(Strict):
     enemy_area_rule: RuleRef | None = None
     # The rule by which an ID both sides list is refused (Sicily 3.6051).
     overlap_rule: RuleRef | None = None
+    # What becomes of the Equipment of one side entered in a Setup Area the other lists
+    # (Sicily 3.6056 chart "is Captured or Eliminated (enemy's choice; 3.6071)*", 3.6071
+    # "Each piece of Equipment in a Setup Area is Retained (as Captured, if applicable)
+    # therein by the side Controlling that Setup Area"): the other side chooses at its
+    # step.  None: the players amend their retained forces.
+    captures: AreaCapture | None = None
 
 
 class Remanning(Strict):
@@ -2632,7 +2659,31 @@ class Module(Strict):
                 errors.append("setup_areas: enemy_area and enemy_area_rule go together")
             if self.setup_areas.overlap_rule is None:
                 errors.append("setup_areas.step needs overlap_rule (an ID both sides list)")
+            cap = self.setup_areas.captures
+            if cap is not None and (
+                cap.step not in steps or steps.index(cap.step) < steps.index(self.setup_areas.step)
+                if self.setup_areas.step in steps
+                else True
+            ):
+                errors.append(
+                    f"setup_areas.captures.step: '{cap.step}' is no step at or after "
+                    "setup_areas.step"
+                )
+            if cap is not None and cap.units.in_enemy_setup_area is not None:
+                errors.append("setup_areas.captures.units: in_enemy_setup_area is implied")
+        listed = self.setup_areas is not None and self.setup_areas.step is not None
         for i, st in enumerate(self.steps):
+            at_or_after = (
+                listed
+                and self.setup_areas is not None
+                and (self.setup_areas.step in steps[: i + 1])
+            )
+            for k, settle in enumerate(st.settles):
+                if settle.units.in_enemy_setup_area is not None and not at_or_after:
+                    errors.append(
+                        f"steps[{i}] ({st.id}).settles[{k}]: in_enemy_setup_area reads the "
+                        "Setup Areas listed at setup_areas.step, at or before this step"
+                    )
             if st.effect == "record_winner" and self.scenario_winner is None:
                 errors.append(f"steps[{i}] ({st.id}): record_winner needs 'scenario_winner'")
         if self.san is not None and self.san.table is not None:

@@ -5320,6 +5320,76 @@ def _prisoner_escapes(m: Module) -> Any:
     )
 
 
+def _marked_in_enemy_area(m: Module) -> Any:
+    """What completing 3.605 does to a 4-5-8 entered in Setup Area North, the other
+    side listing north (the 3.6056 chart), and to one entered in its own South."""
+    row = next(s for s in m.steps if s.id == "3.605").settles[0]
+    return tuple(
+        effects.settled(
+            row, effects.placed(effects.UnitState("4-5-8", "squad"), area, "", ("north",))
+        ).status
+        for area in ("North", "South")
+    )
+
+
+case(
+    "UnitFilter.in_enemy_setup_area",
+    base="sicily",
+    # 3.6056 chart "in enemy Setup Area | must attempt Escape": without it every squad
+    # is marked, in its own Setup Area too.
+    mutate=lambda d: next(s for s in d["steps"] if s["id"] == "3.605")["settles"][0]["units"].pop(
+        "in_enemy_setup_area"
+    ),
+    observe=_marked_in_enemy_area,
+)
+
+
+def _captures_at_3_607(m: Module) -> Any:
+    """Where and what the side listing Setup Area A chooses for (Sicily 3.6071): the
+    capture at 3.607 and its rule, for a Bren and a 4-5-8 entered in A (one it lists)."""
+    from campaign.services.captures import capture_at
+
+    cap = capture_at(m, "3.607")
+    if cap is None:
+        return None
+    return cap.rule, tuple(
+        effects.capture_offered(cap, effects.placed(effects.UnitState(n, k), "A", "", ("a",)))
+        for n, k in (("Bren", "sw"), ("4-5-8", "squad"))
+    )
+
+
+def _captures(d: dict) -> dict:
+    return d["setup_areas"]["captures"]
+
+
+case(
+    "SetupAreas.captures",
+    base="sicily",
+    # 3.6071: without it no side chooses; the players amend their forces.
+    mutate=lambda d: d["setup_areas"].pop("captures"),
+    observe=_captures_at_3_607,
+)
+case(
+    "AreaCapture.step",
+    base="sicily",
+    mutate=lambda d: _captures(d).update(step="3.608"),
+    observe=_captures_at_3_607,
+)
+case(
+    "AreaCapture.units",
+    base="sicily",
+    # Personnel too: a squad would be offered (the chart has them attempt Escape).
+    mutate=lambda d: _captures(d)["units"].update(kinds=["sw", "squad"]),
+    observe=_captures_at_3_607,
+)
+case(
+    "AreaCapture.rule",
+    base="sicily",
+    mutate=lambda d: _captures(d).update(rule="3.607"),
+    observe=_captures_at_3_607,
+)
+
+
 def _escape_words(m: Module) -> str:
     from campaign.services.units import describe_filter
 

@@ -48,6 +48,7 @@ from campaign.selectors import (
     waived_roll,
     with_rosters_read,
 )
+from campaign.services.captures import capture_at, choices_words, taken_here, to_choose
 from campaign.services.rolls import roll_context
 from campaign.services.steps import mmc_hardening, mmc_reduction, reducing_rolls
 from campaign.services.takebacks import done_request
@@ -105,7 +106,15 @@ from rules.purchase import (
     purchase_counts,
     reminded_rgs,
 )
-from rules.schema import Module, SetupAreas, Table, TableResult, UnitExchange, UnitFilter
+from rules.schema import (
+    AreaCapture,
+    Module,
+    SetupAreas,
+    Table,
+    TableResult,
+    UnitExchange,
+    UnitFilter,
+)
 from rules.snapshot import Bought, Holdings, Snapshot
 from rules.text import count, with_state
 from rules.victory import asked_fields, describe_changes, result_owners
@@ -300,6 +309,9 @@ class StepPanel:
     exchange: ExchangeView | None = None
     # The sides' Setup Areas where this step lists them (Sicily 3.605).
     setup_areas: SetupAreasView | None = None
+    # The opponent's Equipment in the viewer's Setup Areas, his to Capture or Eliminate
+    # (Sicily 3.6071).
+    area_captures: AreaCapturesView | None = None
     # The step's HS recombining beside its exchange (Sicily 3.6111).
     recombining: ExchangeView | None = None
     declares_units: bool = False  # the viewer's on-map units decide the opponent's chit
@@ -401,7 +413,33 @@ def build_panel(view: CampaignView) -> StepPanel:
     areas = setup_areas_at(view.module, step.id)
     if areas is not None and not view.ended:
         panel.setup_areas = _setup_areas(view, areas)
+    capture = capture_at(view.module, step.id)
+    if capture is not None and not view.ended:
+        panel.area_captures = _area_captures(view, capture)
     return panel
+
+
+@dataclass(frozen=True)
+class AreaCapturesView:
+    """The opponent's Equipment and vehicles entered in one of the viewer's Setup Areas,
+    whose fate he chooses (Sicily 3.6056 chart, 3.6071), and his choices made at this
+    step that he may take back."""
+
+    rule: str
+    offered: tuple[tuple[str, str], ...]
+    taken: tuple[tuple[str, str], ...]
+
+
+def _area_captures(view: CampaignView, capture: AreaCapture) -> AreaCapturesView:
+    offered = choices_words(view.module, to_choose(view.campaign, view.module, view.viewer))
+    taken = tuple(
+        (
+            str(d["taken"]["ref"]),
+            f"{d['taken']['name']} ({'Eliminated' if d.get('eliminated') else 'Captured'})",
+        )
+        for d in taken_here(view.campaign, view.viewer)
+    )
+    return AreaCapturesView(rule=capture.rule, offered=tuple(offered), taken=taken)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ from campaign.selectors import (
 from campaign.selectors import rolled_items as selectors_rolled_items
 from campaign.services import dice as dice_service
 from campaign.services import losses, purchases, recompute, stacks, units
+from campaign.services.captures import capture_owed
 from campaign.services.errors import ActionRefused
 from campaign.services.flow import (
     advance,
@@ -197,6 +198,7 @@ def finish_step(
         availability.owed_refusal(turn.module, snap, step)
         or availability.held_cap_refusal(turn.module, snap)
         or reduction_owed(turn)
+        or capture_owed(turn)
     )
     if owed:
         raise ActionRefused(owed, status=409)

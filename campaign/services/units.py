@@ -26,6 +26,7 @@ from campaign.models import (
     new_ref,
 )
 from campaign.selectors import (
+    enemy_setup_areas,
     marked_in_pass,
     pass_result,
     position_token,
@@ -63,6 +64,7 @@ from rules.effects import (
     on_unit,
     on_weapon,
     overlap_refusal,
+    placed,
     placed_by_owner,
     remanning_refusal,
     retained,
@@ -1526,6 +1528,7 @@ def _settle_rows(
             own = [u for u in own if only in (u.pk, u.possessor_id)]
         held_by = possessed_by(own)
         by_pk = {u.pk: u for u in own}
+        theirs = enemy_setup_areas(turn.campaign, turn.module, side)
         for row in holding:
             for unit in own:
                 if unit.pk is None:
@@ -1536,9 +1539,13 @@ def _settle_rows(
                 # A SW or Gun is where its possessor is: his Isolated marker is its own
                 # (PHD C5.27d "non-isolated unit/weapon").
                 holder = by_pk.get(unit.possessor_id) if unit.possessor_id else None
-                state = in_location_of(
-                    with_origin(unit),
-                    holder.state if holder is not None and holder.pk is not None else None,
+                if holder is not None and holder.pk is None:
+                    holder = None
+                state = placed(
+                    in_location_of(with_origin(unit), holder.state if holder else None),
+                    unit.location,
+                    holder.location if holder else "",
+                    theirs,
                 )
                 outcome = settled(row, state, ladder(turn.module))
                 if not outcome.changes:
@@ -1593,6 +1600,7 @@ def settle_preview(module: Module, campaign: Campaign, step: Step, side: str) ->
     answers = {} if result is None else dict(result.data or {})
     own = list(Unit.objects.filter(campaign=campaign, side=side))
     by_pk = {u.pk: u for u in own}
+    theirs = enemy_setup_areas(campaign, module, side)
     out: list[str] = []
     gone: set[int] = set()
     for row in step.settles:
@@ -1602,7 +1610,12 @@ def settle_preview(module: Module, campaign: Campaign, step: Step, side: str) ->
             if unit.pk in gone:
                 continue
             holder = by_pk.get(unit.possessor_id) if unit.possessor_id else None
-            state = in_location_of(unit.state, holder.state if holder is not None else None)
+            state = placed(
+                in_location_of(unit.state, holder.state if holder is not None else None),
+                unit.location,
+                holder.location if holder is not None else "",
+                theirs,
+            )
             outcome = settled(row, state, ladder(module))
             if not outcome.changes:
                 continue

@@ -30,6 +30,7 @@ from django.urls import reverse
 from campaign.changes import Change
 from campaign.live_pages import LivePage, page_named
 from campaign.services import (
+    captures,
     conceding,
     corrections,
     hosting,
@@ -109,6 +110,10 @@ class Act(StrEnum):
     UNIT_PUT_BACK = "unit-put-back"
     UNIT_REVEAL = "unit-reveal"
     SETUP_AREAS = "setup-areas"
+    # Sicily 3.6071: the enemy's Equipment in one's Setup Area Captured or Eliminated.
+    AREA_CAPTURE = "area-capture"
+    AREA_ELIMINATE = "area-eliminate"
+    AREA_GIVE_BACK = "area-give-back"
     ADD_LATER = "add-later"
     CANCEL_ADDED_LATER = "cancel-added-later"
     # Posted to URLs of their own, not to ``act/<action>/``.
@@ -593,6 +598,9 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.UNIT_PUT_BACK, OneUnit, units.put_back_unit, at=False),
         Declared(Act.UNIT_REVEAL, OneUnit, units.reveal_unit, at=False),
         Declared(Act.SETUP_AREAS, SetupAreaIds, units.record_setup_areas),
+        Declared(Act.AREA_CAPTURE, OneUnit, captures.choose_capture),
+        Declared(Act.AREA_ELIMINATE, OneUnit, captures.choose_elimination),
+        Declared(Act.AREA_GIVE_BACK, OneUnit, captures.give_back),
         Declared(
             Act.INVITATION_NEW,
             _Nothing,

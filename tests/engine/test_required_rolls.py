@@ -46,15 +46,16 @@ def test_3_6122_san_dr_is_owed_only_from_the_threshold(sicily):
 
 def test_finishing_ahead_stops_before_a_step_that_owes_a_roll(sicily):
     """3.6142: "Each side now makes a separate dr ... for each malfunctioned ...
-    Retained Weapon": the "Done with 3.601 to ..." run ends before 3.614."""
-    free = availability.finish_ahead(sicily, at(sicily, side="axis", date="jul15am", step="3.601"))
+    Retained Weapon": the "Done with 3.606 to ..." run ends before 3.614 (a run
+    from 3.601 ends at 3.605, whose completion may make an Escape DR owed)."""
+    free = availability.finish_ahead(sicily, at(sicily, side="axis", date="jul15am", step="3.606"))
     owes = availability.finish_ahead(
         sicily,
         at(
             sicily,
             side="axis",
             date="jul15am",
-            step="3.601",
+            step="3.606",
             holdings=Holdings(owed=(("weapon_repair", "MMG"),)),
         ),
     )
@@ -85,12 +86,12 @@ def test_a_missing_table_owes_nothing_until_supplied(phd):
 
 def test_finishing_ahead_stops_before_an_exchange_with_a_unit_to_give(sicily):
     """Sicily 3.6112: a side holding a Hero decides at 3.611 which MMC he Battle
-    Hardens, so its "Done with 3.601 to ..." run ends before 3.611; a side with none
+    Hardens, so its "Done with 3.606 to ..." run ends before 3.611; a side with none
     finishes 3.611 with the others."""
 
     def run(exchanges: frozenset[str]) -> list[str]:
         held = Holdings(exchanges=exchanges)
-        snap = at(sicily, side="axis", date="jul15am", step="3.601", holdings=held)
+        snap = at(sicily, side="axis", date="jul15am", step="3.606", holdings=held)
         return [s.id for s in availability.finish_ahead(sicily, snap)]
 
     assert "3.611" in run(frozenset())
