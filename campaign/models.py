@@ -724,6 +724,13 @@ def marker_words(marker: str, kind: str = "") -> str:
     return words
 
 
+def became_words(marker: str, kind: str = "") -> str:
+    """What a unit became, as a sentence's predicate: "is now Isolated", but "must
+    attempt Escape" for a marker that is an obligation (never "is now must ...")."""
+    words = marker_words(marker, kind)
+    return words if words.startswith(("must ", "may ")) else f"is now {words}"
+
+
 class Supplement(LoadedAtOnce, models.Model):
     """A datum the rules documents lack, supplied by a player (a table, an RG chart,
     the CG's start): proposed by one side, it changes the campaign's module data only

@@ -39,7 +39,7 @@ def test_3_6056_personnel_in_an_enemy_setup_area_owe_their_escape_dr(users, modu
     (the Axis's A, case and spaces aside) stand in an enemy Setup Area; the Axis 8-1 in
     A, the British 4-4-7 in South (their own) and the British 2-4-7 prisoner of the Axis
     in North (marked captured) do not owe it.  Before Done each 3.605 page says what
-    completing it does ("4-6-7 is now must attempt Escape (3.6056 chart)"); once both are
+    completing it does ("4-6-7 must attempt Escape (3.6056 chart)"); once both are
     done, the two are marked "must attempt Escape" and 3.606 waits for their Escape DR,
     citing "(3.606; 3.6056 chart)"; the Axis roll it (DR 3+3 +1 in enemy Setup Area):
     Done is offered again and the marker is gone."""
@@ -53,16 +53,16 @@ def test_3_6056_personnel_in_an_enemy_setup_area_owe_their_escape_dr(users, modu
     )
     axis, british = _listed(players, "A, B", "North, South")
     said = axis.open()
-    assert "4-6-7 is now must attempt Escape (3.6056 chart)" in said, said[:4000]
+    assert "4-6-7 must attempt Escape (3.6056 chart)" in said, said[:4000]
     assert "8-1 is now" not in said
     said = british.open()
-    assert "4-5-8 is now must attempt Escape (3.6056 chart)" in said, said[:4000]
+    assert "4-5-8 must attempt Escape (3.6056 chart)" in said, said[:4000]
     assert "4-4-7 is now" not in said and "2-4-7 is now" not in said
     _rolled(axis, "Done with 3.605")
     _rolled(british, "Done with 3.605")
     assert _markers(squad) == ["escape_due"] and _markers(theirs) == ["escape_due"]
     assert _markers(leader) == [] and _markers(home) == [] and _markers(prisoner) == ["captured"]
-    assert "4-6-7 is now must attempt Escape (3.6056 chart)" in _log(players)
+    assert "4-6-7 must attempt Escape (3.6056 chart)" in _log(players)
     axis, british = _seat(players, "axis"), _seat(players, "british")
     assert players.step.id == "3.606", players.step.id
     assert "Roll first: the Escape for 4-6-7 (3.606; 3.6056 chart)" in axis.text, axis.text[:4000]

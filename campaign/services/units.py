@@ -22,6 +22,7 @@ from campaign.models import (
     Roll,
     Seat,
     Unit,
+    became_words,
     marker_words,
     new_ref,
 )
@@ -1575,7 +1576,7 @@ def _settle_rows(
                         unit.markers, outcome.status, row.units.statuses or ()
                     )
                     unit.save(update_fields=["markers"])
-                    said += f" is now {marker_words(outcome.status or 'ok', unit.kind)}"
+                    said += f" {became_words(outcome.status or 'ok', unit.kind)}"
                 turn.as_side(side).record(
                     EventKind.UNIT,
                     secret=secret,
@@ -1629,8 +1630,7 @@ def settle_preview(module: Module, campaign: Campaign, step: Step, side: str) ->
                 )
                 out.append(f"{what} loses its {marks} marker ({row.rule}).")
             elif outcome.status is not None:
-                now = marker_words(outcome.status, unit.kind)
-                out.append(f"{what} is now {now} ({row.rule}).")
+                out.append(f"{what} {became_words(outcome.status, unit.kind)} ({row.rule}).")
     return out
 
 
@@ -1818,8 +1818,8 @@ def _settle_possessed(
         if not outcome.changes or outcome.removed or outcome.status is None:
             continue
         _with_marker(held, outcome.status)
-        said = f"{label(held)}, possessed by {unit.name}, is now"
-        _marked(turn, side, held, f"{said} {marker_words(outcome.status, held.kind)}", row.rule)
+        said = f"{label(held)}, possessed by {unit.name},"
+        _marked(turn, side, held, f"{said} {became_words(outcome.status, held.kind)}", row.rule)
 
 
 def _marked(turn: Turn, side: str, unit: Unit, said: str, rule: str) -> None:
@@ -2130,7 +2130,7 @@ def apply_outcome(
     if outcome.removed:
         return f"{one} is removed from the retained forces{dropped}"
     also = f" and {marker_words(outcome.also, unit.kind)}" if outcome.also else ""
-    return f"{one} is now {marker_words(outcome.status or 'ok', unit.kind)}{also}"
+    return f"{one} {became_words(outcome.status or 'ok', unit.kind)}{also}"
 
 
 def crew_escapes(
