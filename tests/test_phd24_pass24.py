@@ -193,8 +193,8 @@ def test_c5_25b_the_booby_trap_level_above_b_falls_to_b_at_each_new_tm_scenario(
     "Any unspent DSP are lost" (C5.35): the 30 DSP left at I-C5.35 after 3 × 30 are gone
     at 0930 (0 DSP before the 30 he buys there: C5.35 "the player first expends TP to
     requisition DSP", his supplied chart's D1 Defensive Stores, 2 TP for 30 DSP, bought
-    at each later date's C5.31, unspent at 1230 and 1530).  The US's pages never read a Booby Trap Level
-    (C5.35 note G: the German's only; his purchases are his secret)."""
+    at each later date's C5.31, unspent at 1230 and 1530).  The US's pages never read a
+    Booby Trap Level (C5.35 note G: the German's only; his purchases are his secret)."""
     from campaign.models import Seat as SeatRow
     from tests.test_phdb19_pass19 import GRENS, RIFLES
     from tests.test_rule_mechanisms import module_of, result_values, supply_chart
