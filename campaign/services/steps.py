@@ -533,10 +533,10 @@ def roll_on_table(
     # only for the Attacker of the scenario just played (C5.14 ii: his units in an
     # Isolated TAC fail as per i), read where a result has one.
     found = result_effects(table, r.final, column, sum(r.faces))
-    attacker = any(e.if_attacker for e in found) and turn.side == step_attacker(
+    by_attacker = any(e.if_attacker for e in found) and turn.side == step_attacker(
         c, turn.module, turn.step
     )
-    effects = for_drms(found, [d.id for d in drms], attacker)
+    effects = for_drms(found, [d.id for d in drms], by_attacker)
     count = unit.count if unit is not None else 0
     made_by = [unit, *joined] if unit is not None and weapon is None else []
     # The kind of the line rolled for, which a correction of a line the roll took away
