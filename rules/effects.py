@@ -388,12 +388,18 @@ def location_leadership(kind: str, location: str, leaders: Iterable[LeaderAt]) -
     return Leadership(value, source)
 
 
-def for_drms(effects: list[Effect], applied: Iterable[str]) -> list[Effect]:
-    """The effects that hold for a roll whose DRMs ``applied`` (their ids) applied: one
-    naming DRMs (``Effect.if_drms``) only where one of them did (PHD C5.14 i: "+2 Unit
-    is in enemy FEBA" and a result that remains in hex eliminate the unit)."""
+def for_drms(effects: list[Effect], applied: Iterable[str], attacker: bool = False) -> list[Effect]:
+    """The effects that hold for a roll whose DRMs ``applied`` (their ids) applied, by
+    the scenario's Attacker where ``attacker``: one naming DRMs (``Effect.if_drms``)
+    only where one of them did (PHD C5.14 i: "+2 Unit is in enemy FEBA" and a result
+    that remains in hex eliminate the unit); one for the Attacker only
+    (``Effect.if_attacker``, C5.14 ii) only where he rolls."""
     ids = set(applied)
-    return [e for e in effects if not e.if_drms or ids.intersection(e.if_drms)]
+    return [
+        e
+        for e in effects
+        if (not e.if_drms or ids.intersection(e.if_drms)) and (attacker or not e.if_attacker)
+    ]
 
 
 def for_kind(effects: list[Effect], kind: str, name: str = "") -> list[Effect]:

@@ -493,6 +493,12 @@ class Effect(Strict):
     # Land that does not redeploy is considered Isolated).  The first effect that holds
     # for the unit is the one applied.
     if_drms: list[Slug] = []
+    # Only where the side rolling is the Attacker of the scenario just played (the side
+    # that moved first in it): PHD C5.14 ii "Any Attacker's units in an Isolated TAC ...
+    # accepting the same penalties for failure as per (i)", the Defender's not.  Read
+    # with ``if_drms`` (the DRM that says the unit is there); a table whose steps name
+    # no Attacker holds it for no side.
+    if_attacker: bool = False
 
     @model_validator(mode="after")
     def _params(self) -> Effect:

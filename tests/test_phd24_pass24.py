@@ -193,8 +193,8 @@ def test_c5_25b_the_booby_trap_level_above_b_falls_to_b_at_each_new_tm_scenario(
     "Any unspent DSP are lost" (C5.35): the 30 DSP left at I-C5.35 after 3 × 30 are gone
     at 0930 (0 DSP before the 30 he buys there: C5.35 "the player first expends TP to
     requisition DSP", his supplied chart's D1 Defensive Stores, 2 TP for 30 DSP, bought
-    at each later date's C5.31, unspent at 1230 and 1530).  The US's pages never read a Booby Trap Level
-    (C5.35 note G: the German's only; his purchases are his secret)."""
+    at each later date's C5.31, unspent at 1230 and 1530).  The US's pages never read a
+    Booby Trap Level (C5.35 note G: the German's only; his purchases are his secret)."""
     from campaign.models import Seat as SeatRow
     from tests.test_phdb19_pass19 import GRENS, RIFLES
     from tests.test_rule_mechanisms import module_of, result_values, supply_chart
@@ -419,3 +419,53 @@ def test_rg_footnote_z_crews_lost_and_replacements_bought_add_up_across_the_tm(u
     assert "3 so far, 3 bought (C5.31 RG footnote z)" in text, text[:300]
     plain(text)
     assert tp() == before - 4
+
+
+def test_c5_14_ii_the_attackers_isolated_unit_that_remains_is_eliminated_the_defenders_not(
+    users, modules, fixed_dice
+):
+    """C5.14 ii "Any Attacker's units in an Isolated TAC may now attempt to redeploy,
+    after first losing any concealment, and then accepting the same penalties for
+    failure as per (i). Any Defender's units in an Isolated TAC may now attempt to
+    redeploy"; (i) "if they fail to redeploy (i.e.; any result that stipulates that the
+    unit remains in hex), they are eliminated (vehicles are replaced with their wrecked
+    side with CS NA)" (passes 22 and 23's Left).  After the Initial TM Scenario the US
+    is the Attacker (C4.2 "US Attack": he moved first, C5.3).  Hand computation, each
+    marked Isolated on its owner's roster (+1 Unit is Isolated, computed):
+
+    * the US 6-6-7, DR 5+6 +1 = 12 "Remains in hex, Reduced": eliminated (ii, as per i);
+    * the US M4A1 Sherman, DR 4+6 +1 = 11 Mobile Vehicle "Remains in hex": eliminated;
+    * the German (Defender) 4-6-7, DR 5+6 +1 = 12: only reduced, still there (and
+      still Isolated);
+    * an unmarked US 6-6-7, DR 6+6 = 12: only reduced (v).
+
+    Each line's log cites C5.14 ii where it eliminates."""
+    from campaign.models import Unit
+    from tests.test_phd_conph import phd_after
+    from tests.test_phda22_pass22 import REDEPLOY, last_line
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.14")
+    squad = add(players, "us", "6-6-7", "squad", markers=("isolated",), location="I1")
+    tank = add(players, "us", "M4A1 Sherman", "vehicle", markers=("isolated",), location="I2")
+    home = add(players, "us", "6-6-7", "squad", location="F1")
+    theirs = add(players, "german", "4-6-7", "squad", markers=("isolated",), location="J1")
+    s = seats(players)
+    us, de = s["us"], s["german"]
+    for unit, faces in ((squad, [5, 6]), (tank, [4, 6]), (home, [6, 6])):
+        fixed_dice.append(faces)
+        rolled = us.press(REDEPLOY, unit=unit.ref)
+        assert rolled.status == 200, rolled.text[:500]
+    assert us.press("Done with C5.14").status == 200
+    de.open()
+    fixed_dice.append([5, 6])
+    rolled = de.press(REDEPLOY, unit=theirs.ref)
+    assert rolled.status == 200, rolled.text[:500]
+    left = {u.pk: u for u in Unit.objects.filter(campaign_id=players.campaign_id)}
+    assert squad.pk not in left and tank.pk not in left, [u.name for u in left.values()]
+    assert left[home.pk].markers == ["reduced"], left[home.pk].markers
+    assert {"reduced", "isolated"} <= set(left[theirs.pk].markers), left[theirs.pk].markers
+    for words in ("Redeployment Table for 6-6-7: DR 5+6", "Redeployment Table for M4A1"):
+        line = last_line(players, words)
+        assert "C5.14 ii" in line, line
+        plain(line)

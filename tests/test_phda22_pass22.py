@@ -30,7 +30,9 @@ def test_c5_14_redeployment_table_infantry_rows_at_each_edge(users, modules, fix
     """C5.14's Redeployment Table, Infantry column, each row at its edge, pressed
     through the US's page: 9 "Redeploys" (the line unchanged), 11 "Redeploys, Reduced"
     (a squad to a HS), 12 "Remains in hex, Reduced"; "+1 Unit is Isolated" computed
-    from the marker: 12 rolled is 13, still "Remains in hex, Reduced"; Isolated and
+    from the marker: 12 rolled is 13, still "Remains in hex, Reduced" (the US being the
+    Attacker of the Initial TM Scenario, his Isolated squad that remains is eliminated:
+    C5.14 ii "the same penalties for failure as per (i)", pass 24); Isolated and
     Stunned (+1 +1): 12 rolled is 14, "Eliminated".  Note 1 "Original 2 DR always
     results in Redeployment": 2 rolled with +2 is 4, "Redeploys" all the same."""
     from tests.test_phd_conph import phd_after
@@ -69,7 +71,7 @@ def test_c5_14_redeployment_table_infantry_rows_at_each_edge(users, modules, fix
     after = {u.pk: u for u in Unit.objects.filter(campaign_id=players.campaign_id)}
     assert after[nine.pk].markers == [] and after[nine.pk].name == "6-6-7"
     assert "reduced" in after[eleven.pk].markers
-    assert "reduced" in after[twelve.pk].markers and "reduced" in after[thirteen.pk].markers
+    assert "reduced" in after[twelve.pk].markers and thirteen.pk not in after
     assert fourteen.pk not in after
     assert two.pk in after and "reduced" not in after[two.pk].markers
     for line in log_texts(players)[-6:]:

@@ -6027,6 +6027,26 @@ case(
 )
 
 
+def _defender_isolated_remains(m: Module) -> object:
+    """C5.14 ii (pass 24): what the Redeployment Table's 12-13 "Remains in hex, Reduced"
+    does to the Defender's Isolated 4-6-7 ("+1 Unit is Isolated" applied; reduced: the
+    effect that eliminates holds only for the Attacker's units)."""
+    table = m.table("redeployment")
+    row = next(r for r in table.rows if r.range == "12-13")
+    held = effects.for_drms(effects.row_effects(row, "Infantry"), ["isolated"], attacker=False)
+    return effects.on_unit(held, effects.UnitState("4-6-7", "squad"), (), m.tables, "german")
+
+
+case(
+    "Effect.if_attacker",
+    base="phd",
+    mutate=lambda d: next(r for r in tab(d, "redeployment")["rows"] if r["range"] == "12-13")[
+        "effects"
+    ][1].pop("if_attacker"),
+    observe=_defender_isolated_remains,
+)
+
+
 def _reduce_us_below(m: Module) -> str:
     """C5.28 note 2 "or next highest class 1st, 2nd, etc." (pass 20): whether the US's
     Casualty Reduction may fall on a 6-6-6 while he holds a 6-6-7, neither of an

@@ -548,8 +548,14 @@ def roll_on_table(
             ],
         }
         module_secret.save(update_fields=["details"])
-    # An effect that holds only where a DRM applied (PHD C5.14 i: in the enemy FEBA).
-    effects = for_drms(result_effects(table, r.final, column, sum(r.faces)), [d.id for d in drms])
+    # An effect that holds only where a DRM applied (PHD C5.14 i: in the enemy FEBA), or
+    # only for the Attacker of the scenario just played (C5.14 ii: his units in an
+    # Isolated TAC fail as per i), read where a result has one.
+    found = result_effects(table, r.final, column, sum(r.faces))
+    by_attacker = any(e.if_attacker for e in found) and turn.side == step_attacker(
+        c, turn.module, turn.step
+    )
+    effects = for_drms(found, [d.id for d in drms], by_attacker)
     count = unit.count if unit is not None else 0
     made_by = [unit, *joined] if unit is not None and weapon is None else []
     # The kind of the line rolled for, which a correction of a line the roll took away
