@@ -29,11 +29,12 @@ from typing import Any, TypeVar
 from uuid import UUID, uuid4
 
 from django.db import connections, models
-from django.db.models import Case, F, Field, Value, When
+from django.db.models import Case, CharField, F, Field, Value, When
+from django.db.models.functions import Cast, Concat, Left
 from django.db.models.sql import InsertQuery, UpdateQuery
 
-from campaign.changes import Change
-from campaign.models import Seat
+from campaign.changes import RENEWAL_AT, RENEWAL_END, Change
+from campaign.models import RENEWALS_LENGTH, Seat
 from campaign.services import push
 
 _M = TypeVar("_M", bound=models.Model)
@@ -193,12 +194,26 @@ def commit(campaign_id: UUID | str, change: Change, *, saving: Iterable[SeatFiel
     transaction commits the change is pushed (``push.changed``: transport only).
     Called inside the service's transaction, which already holds every seat's row
     locked.  A seat whose stored state changes takes a new revision, so a field saved
-    must be one of a seat the change concerns."""
+    must be one of a seat the change concerns.  Each seat renewed records the change's
+    kind with the revision it renews (``Seat.renewed_by``): what a page memoised at an
+    earlier revision must re-draw (``campaign.live_pages``)."""
     secret_of = change.audience
     seats = Seat.objects.filter(campaign_id=campaign_id)
     if secret_of is not None:
         seats = seats.filter(side=secret_of)
-    values: dict[str, Any] = {"revision": uuid4()}
+    # The kind, with the revision it renews, before the seat's earlier renewals (one
+    # statement: the right-hand sides read the row as it was).
+    renewed_by = Concat(
+        Value(f"{change.kind}{RENEWAL_AT}"),
+        Cast(F("revision"), CharField()),
+        Value(RENEWAL_END),
+        F("renewed_by"),
+        output_field=CharField(),
+    )
+    values: dict[str, Any] = {
+        "revision": uuid4(),
+        "renewed_by": Left(renewed_by, RENEWALS_LENGTH),
+    }
     written: dict[str, dict[int, Any]] = {}
     for seat, name in saving:
         if secret_of is not None and seat.side != secret_of:

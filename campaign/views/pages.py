@@ -24,6 +24,7 @@ from campaign.fragments import (
     roster_fragments,
     shown_by,
 )
+from campaign.live_pages import CAMPAIGN, ROSTER
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.common import member_seat
 from campaign.seat_views.dashboard import dashboard_rows
@@ -113,6 +114,7 @@ def campaign_page(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
             request=request,
             oob=False,
             token=token,
+            earlier=CAMPAIGN.earlier(view.seat),
         )
         return {"view": view, "parts": dict(parts)}
 
@@ -131,7 +133,7 @@ def state_json(request: HttpRequest, campaign_id: UUID) -> JsonResponse:
 @require_GET
 def roster(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     _, seat = member_seat(request.user, campaign_id)
-    view = roster_view(seat)
+    view = roster_view(seat, unchanged_since=ROSTER.unchanged_since(seat))
 
     def context(token: str | None) -> dict[str, object]:
         parts = roster_fragments(
