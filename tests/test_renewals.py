@@ -149,3 +149,41 @@ def test_pages_after_each_kind_of_change_are_what_a_fresh_render_gives_3_617(mod
                 assert carried == fresh, f"{side}'s {url} after {what}"
                 if what == "message":
                     assert len(carried_reads) < len(fresh_reads), f"{side}'s {url}: nothing carried"
+
+
+# The players' thread's loop, as ``_messages.html`` had it before ``thread_lines``.
+_THREAD_LOOP = (
+    '{% for m in messages %}<li class="{% if m.mine %}mine{% else %}theirs{% endif %}">'
+    '<span class="who">{% if m.mine %}You{% else %}{{ m.who }}{% endif %}</span> '
+    '<time datetime="{{ m.when|date:\'c\' }}">{{ m.when|date:"j M, H:i" }}</time>'
+    "<p>{{ m.said|linebreaksbr }}</p></li>{% endfor %}"
+)
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_the_thread_lines_are_the_loop_they_replace(zone):
+    """A message renews both seats' pages; their thread's lines are each rendered once
+    (``thread_lines``), the same HTML as the template loop they replace, in any time
+    zone, with markup and line breaks in the text."""
+    from datetime import UTC, datetime
+
+    from django.template import engines
+    from django.utils import timezone
+
+    from campaign.seat_views.campaign_page import MessageView
+
+    when = datetime(2026, 11, 29, 23, 30, tzinfo=UTC)
+    messages = [
+        MessageView(who="Axis & <Allies>", said='Hi "you"\nsee <b>this</b>', when=when, mine=False),
+        MessageView(who="British", said="Fine.\r\nGo & buy", when=when, mine=True),
+    ]
+    django = engines["django"]
+    with timezone.override(zone):
+        loop = django.from_string(_THREAD_LOOP).render({"messages": messages})
+        tag = django.from_string("{% load refit %}{% thread_lines messages %}").render(
+            {"messages": messages}
+        )
+        again = django.from_string("{% load refit %}{% thread_lines messages %}").render(
+            {"messages": messages}
+        )
+    assert tag == loop == again
