@@ -209,10 +209,10 @@ def campaign_fragments(
             inputs = supplies_inputs(view)
             shows: tuple[Any, ...] = (part, PartMemo.digest(inputs))
             supplies = {"view": inputs, "csrf_token": PartMemo.TOKEN}
-            return _rendered(CAMPAIGN_MEMO, shows, part, template, supplies)
+            return _rendered(SHOWN_MEMO, shows, part, template, supplies)
         if part == Part.RECORD:  # its table's inputs: unchanged by most changes
             shows = (part, PartMemo.digest(record_inputs(view)))
-            return _rendered(CAMPAIGN_MEMO, shows, part, template, memo_context)
+            return _rendered(SHOWN_MEMO, shows, part, template, memo_context)
         if part in SHOWN_BY:
             # A new revision: the part as rendered for what it shows, if it was.
             shown_of = shown_inputs(view, part)
@@ -348,9 +348,9 @@ MEMOISED_PARTS = frozenset(
     {Part.HEADER, Part.STEP, Part.SIDES, Part.RECORD, Part.SUPPLIES, Part.LOG, Part.MESSAGES}
 )
 CAMPAIGN_MEMO = PartMemo(size=192)
-# The parts shown by their inputs (``SHOWN_BY``), per what they show: about four parts
-# for each of 32 seats.
-SHOWN_MEMO = PartMemo(size=128)
+# The parts shown by their inputs (``SHOWN_BY``, the RG Purchase Records and the rules
+# data to supply), per what they show: about six parts for each of 32 seats.
+SHOWN_MEMO = PartMemo(size=192)
 
 
 def _from_inputs(memo: PartMemo, template: str, inputs: Any, csrf_token: Any) -> str:

@@ -17,12 +17,12 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from campaign import changes as ch
-from campaign.fragments import CAMPAIGN_MEMO
+from campaign.fragments import CAMPAIGN_MEMO, Part
 from campaign.live_pages import CAMPAIGN, ROSTER
 from campaign.models import Purchase, Seat
 from campaign.seat_views.roster import ROSTER_VIEWS
 from campaign.services import messages, purchases, steps
-from campaign.views.pages import PAGE_MEMO
+from campaign.views.pages import PAGE_MEMO, SHELLS
 from tests.purchase_helpers import add_unit, campaign_at
 
 SIDES = ("axis", "british")
@@ -87,7 +87,7 @@ def _page(client, url: str) -> str:
 def _fresh(client, url: str) -> str:
     """The page as read and rendered with no memo of any earlier revision: the
     revision-keyed memos emptied for the render, then put back."""
-    memos = (CAMPAIGN_MEMO, ROSTER_VIEWS, PAGE_MEMO)
+    memos = (CAMPAIGN_MEMO, ROSTER_VIEWS, PAGE_MEMO, SHELLS)
     kept = [dict(memo._entries) for memo in memos]
     for memo in memos:
         memo.clear()
@@ -187,3 +187,20 @@ def test_the_thread_lines_are_the_loop_they_replace(zone):
             {"messages": messages}
         )
     assert tag == loop == again
+
+
+def test_the_campaign_pages_shell_reads_only_what_its_declared_parts_show():
+    """The campaign page around its parts (its title, its links: ``campaign.html`` and
+    ``base.html``, which reads no view) is served from an earlier revision unless a
+    change touched ``SHELL_SHOWS``: what it reads of the view is what those parts
+    show (the header's inputs, the rules data's, the campaign's id)."""
+    from dataclasses import fields
+
+    from campaign.fragments import SHOWN_BY, SuppliesInputs
+    from campaign.views.pages import SHELL_SHOWS
+    from tests.test_fragments_memo import _view_names
+
+    assert {Part.HEADER, Part.SUPPLIES} == SHELL_SHOWS
+    shown = set(SHOWN_BY[Part.HEADER]) | {f.name for f in fields(SuppliesInputs)}
+    assert _view_names("campaign/campaign.html") <= shown
+    assert _view_names("base.html") == set()
