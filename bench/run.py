@@ -11,7 +11,8 @@ PostgreSQL and Redis:
    same PostgreSQL and Redis): the 1st and the 2nd (revealing) lock, buy, cancel,
    roster page (reloaded; after the opponent's secret change, which leaves the
    seat's revision as it was; and its first load after a change, i.e. at a new
-   revision) and campaign page (reloaded, and after a change) — for a page whose
+   revision: the opponent's message in the players' thread, a real change both
+   seats see) and campaign page (reloaded, and after that change) — for a page whose
    socket is open (the answer carries no fragments: the push brings them) and for
    one without (the answer renders the changed fragments); with the garbage
    collector's pauses meanwhile (collections, full ones, the longest), the process
@@ -479,13 +480,10 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
         )[0]
 
     @sync_to_async
-    def a_change(cid: str, secret_of: str | None = None) -> None:
-        """What a change does to the seats (``writes.commit``), the data left as it is:
-        every seat takes a new revision, or only the side whose secret it is."""
-        seats = Seat.objects.filter(campaign_id=cid)
-        if secret_of is not None:
-            seats = seats.filter(side=secret_of)
-        seats.update(revision=uuid.uuid4())
+    def a_secret_change(cid: str, secret_of: str) -> None:
+        """What the opponent's secret change does to the seats (``writes.commit``), the
+        data left as it is: his seat alone takes a new revision."""
+        Seat.objects.filter(campaign_id=cid, side=secret_of).update(revision=uuid.uuid4())
 
     async def run() -> None:
         half = len(lock_ids) // 2
@@ -511,13 +509,17 @@ def in_process(users: dict[str, Any], lock_ids: list[str], buy_ids: list[str], r
         await red.client.get(f"/campaigns/{roster}/roster/")  # its first load, not timed
         for _ in range(SAMPLES):
             await red.request("roster page", "get", f"/campaigns/{roster}/roster/")
-            await a_change(roster, secret_of="british")  # the opponent's secret
+            await a_secret_change(roster, secret_of="british")
             await red.request(
                 "roster page, after the opponent's secret change",
                 "get",
                 f"/campaigns/{roster}/roster/",
             )
-            await a_change(roster)
+            # A real change both seats see (not a bare new revision): the opponent writes
+            # in the players' thread, answered as to his live page; untimed.
+            said = {"text": f"Message {len(red.times.get('roster page', []))}"}
+            sent = await blue.client.post(f"/campaigns/{roster}/messages/", said, headers=live)
+            assert sent.status_code == 200, sent.content[:300]
             await red.request("roster page, after a change", "get", f"/campaigns/{roster}/roster/")
             await red.request("campaign page, after a change", "get", f"/campaigns/{roster}/")
             await red.request("campaign page", "get", f"/campaigns/{roster}/")

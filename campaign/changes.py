@@ -15,6 +15,7 @@ recorded with, ``visibility.SECRETS``): its audience derives from that one decla
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -47,6 +48,33 @@ class Change:
 
 
 KINDS: dict[str, type[Change]] = {}
+
+
+# A seat's latest renewals (``Seat.renewed_by``, written by ``writes.commit``): one
+# ``<kind>@<the revision it renewed>`` entry per change, newest first, each ended by
+# ``RENEWAL_END``, cut to the field's length (an entry cut short is no entry).
+RENEWAL_AT = "@"
+RENEWAL_END = ";"
+
+
+def renewals(renewed_by: str) -> list[tuple[uuid.UUID, frozenset[type[Change]]]]:
+    """The seat's earlier revisions it still knows of, newest first, each with the
+    kinds of the changes that renewed the seat since it.  Read up to the first entry
+    that cannot be read (cut short, or a kind this code no longer has)."""
+    since: list[tuple[uuid.UUID, frozenset[type[Change]]]] = []
+    kinds: frozenset[type[Change]] = frozenset()
+    for entry in renewed_by.split(RENEWAL_END)[:-1]:
+        name, _, revision = entry.partition(RENEWAL_AT)
+        kind = KINDS.get(name)
+        try:
+            earlier = uuid.UUID(revision)
+        except ValueError:
+            break
+        if kind is None:
+            break
+        kinds |= {kind}
+        since.append((earlier, kinds))
+    return since
 
 
 # --------------------------------------------------------------------- the campaign

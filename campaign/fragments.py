@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from types import SimpleNamespace
 from typing import Any
+from uuid import UUID
 
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
@@ -182,13 +183,17 @@ def campaign_fragments(
     request: HttpRequest | None = None,
     oob: bool = True,
     token: str | None = None,
+    earlier: Sequence[tuple[UUID, frozenset[Part]]] = (),
 ) -> list[tuple[Part, str]]:
     """(part, html) for each campaign-page part asked for, each marked for an
     out-of-band swap (``oob``; the page itself renders its parts without).  Every part
     but the invitation (its link names the page's origin) is rendered once per seat
     revision (``CAMPAIGN_MEMO``), the sides once per revision and presence, the rules
     data to supply and the RG Purchase Records once per their inputs (most changes
-    leave them as they were: the revision changes, they do not).
+    leave them as they were: the revision changes, they do not).  ``earlier``: the
+    seat's earlier revisions, newest first, each with the parts the changes since
+    then touch (``live_pages.LivePage.earlier``): a part rendered at one of them that
+    those changes do not touch is served as it was, without reading what it shows.
     ``token``: the CSRF token to put in the forms (by default the request's; none
     without a request)."""
     wanted = set(parts)
@@ -197,31 +202,58 @@ def campaign_fragments(
     fresh = dict(_render(CAMPAIGN_PARTS, wanted - MEMOISED_PARTS, context, request))
     memo_context = {"view": view, "user": user, "csrf_token": PartMemo.TOKEN}
     *shown, online = shown_by(view)
+    cid, side, _, players = shown
 
-    def memoised(part: Part, template: str) -> str:
+    def rendered(part: Part, template: str, key: tuple[Any, ...]) -> str:
         if part == Part.SUPPLIES:  # public data, unchanged by most changes
             inputs = supplies_inputs(view)
-            key: tuple[Any, ...] = (part, PartMemo.digest(inputs))
+            shows: tuple[Any, ...] = (part, PartMemo.digest(inputs))
             supplies = {"view": inputs, "csrf_token": PartMemo.TOKEN}
-            return _memoised(CAMPAIGN_MEMO, key, part, template, supplies, token, oob)
+            return _rendered(SHOWN_MEMO, shows, part, template, supplies)
         if part == Part.RECORD:  # its table's inputs: unchanged by most changes
-            key = (part, PartMemo.digest(record_inputs(view)))
-            return _memoised(CAMPAIGN_MEMO, key, part, template, memo_context, token, oob)
-        key = (part, *shown, online if part == Part.SIDES else None)
-        if part in SHOWN_BY and CAMPAIGN_MEMO.get(key) is None:
+            shows = (part, PartMemo.digest(record_inputs(view)))
+            return _rendered(SHOWN_MEMO, shows, part, template, memo_context)
+        if part in SHOWN_BY:
             # A new revision: the part as rendered for what it shows, if it was.
             shown_of = shown_inputs(view, part)
             shows = (part, view.viewer, user.get_username(), PartMemo.digest(shown_of))
-            context = {**memo_context, "view": shown_of}
-            html = _memoised(SHOWN_MEMO, shows, part, template, context, PartMemo.TOKEN, False)
+            return _rendered(SHOWN_MEMO, shows, part, template, {**memo_context, "view": shown_of})
+        return _rendered(CAMPAIGN_MEMO, key, part, template, memo_context)
+
+    def memoised(part: Part, template: str) -> str:
+        at = online if part == Part.SIDES else None
+        key = (part, cid, side, view.seat.revision, players, at)
+        html = CAMPAIGN_MEMO.get(key)
+        if html is None:
+            html = _carried(part, (cid, side, players, at), earlier) or rendered(
+                part, template, key
+            )
             CAMPAIGN_MEMO.put(key, html)
-        return _memoised(CAMPAIGN_MEMO, key, part, template, memo_context, token, oob)
+        return _finished(part, html, token, oob)
 
     return [
         (part, fresh[part] if part in fresh else memoised(part, template))
         for part, template in CAMPAIGN_PARTS.items()
         if part in wanted
     ]
+
+
+def _carried(
+    part: Part,
+    of: tuple[Any, Any, Any, Any],
+    earlier: Sequence[tuple[UUID, frozenset[Part]]],
+) -> str | None:
+    """``part`` as rendered at the newest of the ``earlier`` revisions since which no
+    change touched it, if it was (``of``: the campaign, the side, the players and,
+    for the sides, who is online)."""
+    cid, side, players, at = of
+    for revision, touched in earlier:
+        if part in touched:  # and at every revision before it
+            return None
+        html = CAMPAIGN_MEMO.get((part, cid, side, revision, players, at))
+        if html is not None:
+            return html
+    return None
 
 
 # The campaign page's parts rendered from the few things they show: the attributes of
@@ -316,9 +348,9 @@ MEMOISED_PARTS = frozenset(
     {Part.HEADER, Part.STEP, Part.SIDES, Part.RECORD, Part.SUPPLIES, Part.LOG, Part.MESSAGES}
 )
 CAMPAIGN_MEMO = PartMemo(size=192)
-# The parts shown by their inputs (``SHOWN_BY``), per what they show: about four parts
-# for each of 32 seats.
-SHOWN_MEMO = PartMemo(size=128)
+# The parts shown by their inputs (``SHOWN_BY``, the RG Purchase Records and the rules
+# data to supply), per what they show: about six parts for each of 32 seats.
+SHOWN_MEMO = PartMemo(size=192)
 
 
 def _from_inputs(memo: PartMemo, template: str, inputs: Any, csrf_token: Any) -> str:
@@ -589,6 +621,31 @@ def _token(request: HttpRequest | None, token: str | None) -> str:
     return str(get_token(request)) if request is not None else ""
 
 
+def _rendered(
+    memo: PartMemo, key: tuple[Any, ...], part: Part, template: str, context: dict[str, Any]
+) -> str:
+    """``part`` rendered from ``template`` once per ``key`` (everything it shows),
+    stamped, with the placeholder token of ``context`` (``_finished`` puts in the
+    render's own)."""
+    html = memo.get(key)
+    if html is None:
+        html = _stamped(part, render_template(template, {**context, "oob": False}))
+        memo.put(key, html)
+    return html
+
+
+def _finished(part: Part, html: str, token: str, oob: bool) -> str:
+    """``html``, a part rendered with the placeholder token, with this render's CSRF
+    token (letters and digits) put in and, for an out-of-band swap (``oob``), the swap
+    marker put after the part's stamp: a page and its socket share one render."""
+    html = html.replace(PartMemo.TOKEN, token)
+    if oob:  # after the stamp's fingerprint (eight hex digits) and its closing quote
+        head = f'<section data-part="{part}" data-fp="'
+        end = html.index(head) + len(head) + 9
+        html = f"{html[:end]} {_SWAP_MARKER}{html[end:]}"
+    return mark_safe(html)  # rendered, and escaped
+
+
 def _memoised(
     memo: PartMemo,
     key: tuple[Any, ...],
@@ -598,17 +655,6 @@ def _memoised(
     token: str,
     oob: bool,
 ) -> str:
-    """``part`` rendered from ``template`` once per ``key`` (everything it shows),
-    with the placeholder token of ``context`` replaced by this render's CSRF token
-    (letters and digits) and, for an out-of-band swap (``oob``), the swap marker put
-    after the part's stamp: a page and its socket share one render."""
-    html = memo.get(key)
-    if html is None:
-        html = _stamped(part, render_template(template, {**context, "oob": False}))
-        memo.put(key, html)
-    html = html.replace(PartMemo.TOKEN, token)
-    if oob:  # after the stamp's fingerprint (eight hex digits) and its closing quote
-        head = f'<section data-part="{part}" data-fp="'
-        end = html.index(head) + len(head) + 9
-        html = f"{html[:end]} {_SWAP_MARKER}{html[end:]}"
-    return mark_safe(html)  # rendered, and escaped
+    """``part`` rendered once per ``key`` (``_rendered``), finished for this render
+    (``_finished``)."""
+    return _finished(part, _rendered(memo, key, part, template, context), token, oob)

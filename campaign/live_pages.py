@@ -69,6 +69,22 @@ class LivePage:
                 parts.add(Part(item))
         return parts
 
+    def earlier(self, seat: Seat) -> list[tuple[UUID, frozenset[Part]]]:
+        """The seat's earlier revisions it still knows of (``Seat.renewed_by``), newest
+        first, each with the parts of this page the changes since then touch: a part
+        rendered at one of them and not among its parts shows what it showed then.
+        The seat records only the changes it may see (``writes.commit``), so what this
+        says depends on nothing the seat may not see."""
+        return [
+            (revision, frozenset().union(*(self.touches[kind] for kind in kinds)))
+            for revision, kinds in ch.renewals(seat.renewed_by)
+        ]
+
+    def unchanged_since(self, seat: Seat) -> list[UUID]:
+        """The seat's earlier revisions since which no change has touched any part of
+        this page, newest first."""
+        return [revision for revision, parts in self.earlier(seat) if not parts]
+
     def render(
         self,
         view: Any,
@@ -132,7 +148,7 @@ _RECORD = (ch.PurchaseChanged,)
 _FORCES = (ch.RollMade, ch.UnitChanged)
 
 C = Part
-CAMPAIGN = LivePage(
+CAMPAIGN: LivePage = LivePage(
     name="campaign",
     templates=CAMPAIGN_PARTS,
     touches=_declared(
@@ -151,7 +167,7 @@ CAMPAIGN = LivePage(
     seat_view=campaign_view,
     revision=lambda view: view.seat.revision,
     fragments=lambda view, parts, *, user, origin, request=None: campaign_fragments(
-        view, parts, user=user, origin=origin, request=request
+        view, parts, user=user, origin=origin, request=request, earlier=CAMPAIGN.earlier(view.seat)
     ),
 )
 
@@ -161,7 +177,7 @@ def _roster_seat(user: Any, campaign_id: object) -> Seat:
     return member_seat(user, campaign_id)[1]
 
 
-ROSTER = LivePage(
+ROSTER: LivePage = LivePage(
     name="roster",
     templates=ROSTER_PARTS,
     touches=_declared(
@@ -177,7 +193,10 @@ ROSTER = LivePage(
     seat_view=_roster_seat,
     revision=lambda seat: seat.revision,
     fragments=lambda seat, parts, *, user, origin, request=None: roster_fragments(
-        roster_view(seat), parts, user=user, request=request
+        roster_view(seat, unchanged_since=ROSTER.unchanged_since(seat)),
+        parts,
+        user=user,
+        request=request,
     ),
 )
 

@@ -111,6 +111,10 @@ class Campaign(LoadedAtOnce, models.Model):
         return self.name
 
 
+# How much of a seat's latest renewals it keeps (``Seat.renewed_by``): six or seven.
+RENEWALS_LENGTH = 400
+
+
 class Seat(LoadedAtOnce, models.Model):
     """One side of a campaign, and the player who holds it (empty until joined)."""
 
@@ -153,6 +157,12 @@ class Seat(LoadedAtOnce, models.Model):
     # Random, not a count: two histories of one campaign (a test's two worlds under
     # one id) never share a revision.  Not game data: backups leave it out.
     revision = models.UUIDField(default=uuid.uuid4, editable=False)
+    # The kinds of the latest changes that renewed the revision, each with the
+    # revision it renewed, newest first (``campaign.changes.renewals``: written by
+    # ``writes.commit`` in the same statement, so a seat records only the changes it
+    # may see): a page memoised at an earlier revision re-draws only the parts those
+    # kinds touch (``campaign.live_pages``).  Not game data: backups leave it out.
+    renewed_by = models.CharField(max_length=RENEWALS_LENGTH, blank=True, editable=False)
 
     class Meta:
         ordering = ["id"]

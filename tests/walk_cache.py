@@ -194,8 +194,10 @@ class Uncacheable(Exception):
     pass
 
 
-# A walk never changes a campaign's module data; its checksum stands for it.
-_UNREAD = {("campaign.Campaign", "module_data")}
+# A walk never changes a campaign's module data; its checksum stands for it.  A seat's
+# renewals name the walk's own revisions (random, not game data): a copy starts with
+# none, as an imported campaign does.
+_UNREAD = {("campaign.Campaign", "module_data"), ("campaign.Seat", "renewed_by")}
 
 
 def _values(model: type[models.Model], qs: models.QuerySet) -> list[dict[str, Any]]:

@@ -3,7 +3,9 @@ retained forces, in a fixed number of queries whatever the number of dates."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from uuid import UUID
 
 from django.db.models import CharField, Q
 
@@ -243,14 +245,22 @@ _FORTIFICATIONS = PreparedRead(
 ROSTER_VIEWS: Memo[RosterView] = Memo(size=64)
 
 
-def roster_view(seat: Seat) -> RosterView:
+def roster_view(seat: Seat, *, unchanged_since: Iterable[UUID] = ()) -> RosterView:
     """The CG Roster, RG Purchase Records and retained forces as ``seat`` may see them,
     at its revision (``seat.campaign``: the campaign it was read with).  The
-    opponent's points columns stay secret until the CG ends."""
+    opponent's points columns stay secret until the CG ends.  ``unchanged_since``:
+    earlier revisions of the seat since which no change it may see touched the
+    roster (the page registry says which, ``live_pages.ROSTER.unchanged_since``): a
+    view read at one of them is the seat's still, and nothing is read."""
     key = (seat.campaign_id, seat.side, seat.revision)
     view = ROSTER_VIEWS.get(key)
     if view is None:
-        view = _read_roster_view(seat.campaign, seat.side)
+        for revision in unchanged_since:
+            view = ROSTER_VIEWS.get((seat.campaign_id, seat.side, revision))
+            if view is not None:
+                break
+        else:
+            view = _read_roster_view(seat.campaign, seat.side)
         ROSTER_VIEWS.put(key, view)
     return view
 

@@ -27,10 +27,11 @@ VERSION = 1
 # each seat's).
 OBSOLETE_FIELDS = {"campaign.seat": {"connections"}, "campaign.campaign": {"revision"}}
 # What a backup leaves out: not game data.  A seat's revision names what this
-# installation's memos hold of it; an imported campaign's seats draw new ones.
+# installation's memos hold of it (and its renewals, which revisions it renewed);
+# an imported campaign's seats draw new ones.
 # A module's uploader is a user of this installation only: an imported private
 # module arrives private and without one, shown to the players of its campaign.
-NOT_EXPORTED = {"campaign.seat": {"revision"}, "campaign.modulerecord": {"owner"}}
+NOT_EXPORTED = {"campaign.seat": {"revision", "renewed_by"}, "campaign.modulerecord": {"owner"}}
 
 
 def _child_models() -> list:

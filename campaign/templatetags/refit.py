@@ -13,9 +13,12 @@ import html
 from typing import Any
 
 from django import template
+from django.template.defaultfilters import date, linebreaksbr
 from django.urls import get_script_prefix, reverse
+from django.utils import timezone, translation
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.timezone import template_localtime  # type: ignore[attr-defined]
 
 from campaign import fragments
 from campaign.memo import Memo
@@ -103,6 +106,37 @@ def log_lines(entries: Any) -> SafeString:
             for e in entries
         )
     )
+
+
+# The players' thread's lines, each rendered once per process per what it shows (the
+# message, its side, whether it is the viewer's) and the time zone and language its
+# time is written in: a message renews both seats' pages, whose threads differ from
+# the last render by one line.
+_THREAD_LINES: Memo[str] = Memo(size=2048)
+
+
+@register.simple_tag
+def thread_lines(messages: Any) -> SafeString:
+    """The ``<li>`` lines of the players' thread (``MessageView``), as the loop they
+    replace rendered them: who, the time (ISO and "j M, H:i", in the current time
+    zone), the text with its line breaks."""
+    zone, language = timezone.get_current_timezone_name(), translation.get_language()
+    lines = []
+    for m in messages:
+        key = (m, zone, language)
+        line = _THREAD_LINES.get(key)
+        if line is None:
+            when = template_localtime(m.when)  # as the template's ``date`` filter
+            line = (
+                f'<li class="{"mine" if m.mine else "theirs"}"><span class="who">'
+                f"{'You' if m.mine else escaped(m.who)}</span> "
+                f'<time datetime="{escaped(date(when, "c"))}">'
+                f"{escaped(date(when, 'j M, H:i'))}</time>"
+                f"<p>{linebreaksbr(m.said, autoescape=True)}</p></li>"
+            )
+            _THREAD_LINES.put(key, line)
+        lines.append(line)
+    return mark_safe("".join(lines))  # every value escaped above
 
 
 @register.simple_tag(takes_context=True)

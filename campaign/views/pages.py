@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import secrets
+from collections.abc import Callable, Sequence
 from uuid import UUID
 
 from django.contrib.auth.decorators import login_required
@@ -12,19 +13,22 @@ from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.forms import CreateCampaignForm
 from campaign.fragments import (
     CAMPAIGN_PARTS,
     ROSTER_PARTS,
+    Part,
     PartMemo,
     campaign_fragments,
     roster_digest,
     roster_fragments,
     shown_by,
 )
-from campaign.seat_views.campaign_page import campaign_view
+from campaign.live_pages import CAMPAIGN, ROSTER
+from campaign.seat_views.campaign_page import CampaignView, campaign_view
 from campaign.seat_views.common import member_seat
 from campaign.seat_views.dashboard import dashboard_rows
 from campaign.seat_views.dice import dice_view
@@ -82,20 +86,65 @@ def once_per(
     key: tuple[object, ...],
     template: str,
     context: Callable[[str | None], dict[str, object]],
+    shells: Sequence[tuple[object, ...]] = (),
 ) -> HttpResponse:
     """``template`` rendered once per ``key``, which names everything the page shows
     but its CSRF token (rendered as a placeholder, this request's put in after) and
     one-time messages (a page with any is rendered afresh).  ``context(token)``: the
-    page's context with its parts' forms holding ``token`` (None: the request's)."""
+    page's context with its parts' forms holding ``token`` (None: the request's).
+    ``shells``: the keys of what the page shows around its parts (its shell,
+    ``_spliced``): the first this render's, the others earlier ones it is still."""
     if len(get_messages(request)):
         return render(request, template, context(None))
     key = (template, request.user.get_username(), *key)
     html = PAGE_MEMO.get(key)
     if html is None:
         placeholder = {**context(PartMemo.TOKEN), "csrf_token": PartMemo.TOKEN}
-        html = render_to_string(template, placeholder, request=request)
+        if shells:
+            html = _spliced(request, template, placeholder, shells)
+        else:
+            html = render_to_string(template, placeholder, request=request)
         PAGE_MEMO.put(key, html)
     return HttpResponse(html.replace(PartMemo.TOKEN, get_token(request)))
+
+
+# Pages without their parts (each part a marker), once per what they show around them
+# and their user: a change that touches none of what the shell shows (the campaign
+# page's title and links: its header's and rules data's inputs) renders its parts and
+# puts them in the shell already rendered.  About two pages' shells for each of 32
+# seats; a shell is a few kB.
+SHELLS = PartMemo(size=64)
+# Where a part goes in a shell: random per process (no text a player writes can match
+# it), an HTML comment.
+_PART_MARK = f"part-{secrets.token_hex(8)}-"
+
+
+def _spliced(
+    request: HttpRequest,
+    template: str,
+    context: dict[str, object],
+    shells: Sequence[tuple[object, ...]],
+) -> str:
+    """``template`` rendered from ``context`` as its shell (``shells``: the keys it is
+    memoised by, this render's first) with ``context["parts"]`` put in."""
+    parts = context["parts"]
+    assert isinstance(parts, dict)
+    key = (template, request.user.get_username(), *shells[0])
+    shell = SHELLS.get(key)
+    for earlier in shells[1:]:
+        if shell is not None:
+            break
+        shell = SHELLS.get((template, request.user.get_username(), *earlier))
+    if shell is None:
+        marked = {part: mark_safe(f"<!--{_PART_MARK}{part}-->") for part in parts}
+        shell = render_to_string(template, {**context, "parts": marked}, request=request)
+    SHELLS.put(key, shell)
+    pieces = shell.split(f"<!--{_PART_MARK}")
+    html = [pieces[0]]
+    for piece in pieces[1:]:
+        name, _, rest = piece.partition("-->")
+        html += [parts[name], rest]
+    return "".join(html)
 
 
 @login_required
@@ -113,12 +162,31 @@ def campaign_page(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
             request=request,
             oob=False,
             token=token,
+            earlier=CAMPAIGN.earlier(view.seat),
         )
         return {"view": view, "parts": dict(parts)}
 
     # The invitation's link names the page's origin.
     key = (*shown_by(view), origin)
-    return once_per(request, key, "campaign/campaign.html", context)
+    return once_per(request, key, "campaign/campaign.html", context, _campaign_shells(view))
+
+
+def _campaign_shells(view: CampaignView) -> list[tuple[object, ...]]:
+    """The keys of the campaign page's shell at the seat's revision, then at the
+    earlier ones since which no change touched what it shows: its title and links
+    read only what the header and the rules data to supply show (``SHELL_SHOWS``)."""
+    cid, side, revision, players, _ = shown_by(view)
+    keys: list[tuple[object, ...]] = [(cid, side, revision, players)]
+    for earlier, touched in CAMPAIGN.earlier(view.seat):
+        if touched & SHELL_SHOWS:
+            break
+        keys.append((cid, side, earlier, players))
+    return keys
+
+
+# What the campaign page's shell (``campaign.html`` around its parts) reads of the
+# seat's view is what these parts show too (``tests/test_renewals.py`` holds it).
+SHELL_SHOWS = frozenset({Part.HEADER, Part.SUPPLIES})
 
 
 @login_required
@@ -131,7 +199,7 @@ def state_json(request: HttpRequest, campaign_id: UUID) -> JsonResponse:
 @require_GET
 def roster(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     _, seat = member_seat(request.user, campaign_id)
-    view = roster_view(seat)
+    view = roster_view(seat, unchanged_since=ROSTER.unchanged_since(seat))
 
     def context(token: str | None) -> dict[str, object]:
         parts = roster_fragments(
