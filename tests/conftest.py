@@ -436,7 +436,8 @@ def stack(tmp_path, transactional_db):
 def new_context(chromium, request):
     """Isolated browser contexts (one per player).  axe-core checks every kind of page
     the test visits, as it first loads, and every page the test leaves open, as the
-    player left it (axe-core is JavaScript: not in a context with JavaScript off);
+    player left it: the parts re-drawn since it was last checked (``PageAudit``;
+    axe-core is JavaScript: not in a context with JavaScript off);
     when the test failed, each page's last state is saved as a screenshot in
     var/artifacts/."""
     from tests.browser.helpers import PageAudit

@@ -23,6 +23,12 @@ def _pages(asgi_server, new_context, browser_login, players, viewport=None):
     return pages["axis"], pages["british"]
 
 
+def _page(asgi_server, new_context, browser_login, players, side, viewport=None):
+    """``side``'s campaign page alone, for a test that reads no other."""
+    pages = live_pages(asgi_server, new_context, browser_login, players, viewport, sides=(side,))
+    return pages[side]
+
+
 def done_here(players):
     """The marks of the sides done with the current step."""
     c = players.campaign
@@ -40,7 +46,7 @@ def test_a_double_click_on_a_price_buys_one_rg(
     """The British M2 Recon RG may be bought twice on a date (Date Max 2): a
     double-click on its price is still one purchase."""
     players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
-    _, brit = _pages(asgi_server, new_context, browser_login, players, WIDTHS[width])
+    brit = _page(asgi_server, new_context, browser_login, players, "british", WIDTHS[width])
     answers: list[int] = []
     brit.on("response", lambda r: answers.append(r.status) if "/act/buy/" in r.url else None)
     price = brit.get_by_role("button", name="Buy M2 Recon for 1 CPP", exact=True)
@@ -68,7 +74,7 @@ def test_a_second_click_the_push_lets_through_is_answered_as_the_first(
     form with the same page token, and the server answers it as the first: one
     purchase.  Once the answers are in, a click is a new purchase."""
     players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
-    _, brit = _pages(asgi_server, new_context, browser_login, players)
+    brit = _page(asgi_server, new_context, browser_login, players, "british")
     held = []
 
     def hold(route):
@@ -101,7 +107,7 @@ def test_a_done_that_forfeits_cpp_asks_first_and_is_taken_back(
     dismissed, nothing happened.  Accepted, the step waits for the opponent, and the
     Done is taken back while the opponent has not acted."""
     players, _ = campaign_at("sicily", "i", "jul14pm", (make_user("a"), make_user("b")), points=21)
-    axis, _ = _pages(asgi_server, new_context, browser_login, players)
+    axis = _page(asgi_server, new_context, browser_login, players, "axis")
     done = axis.get_by_role("button", name="Done with 3.617", exact=True)
     said = []
 
@@ -196,7 +202,7 @@ def test_a_buy_keeps_the_page_in_place_and_a_refusal_shows_where_clicked(
     """Issue 47: after a buy (its answer and its push) the page has not moved; a price
     the rules refuse (3.617: Date Max reached) says why beside the click."""
     players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
-    _, brit = _pages(asgi_server, new_context, browser_login, players, WIDTHS[width])
+    brit = _page(asgi_server, new_context, browser_login, players, "british", WIDTHS[width])
     price = brit.get_by_role("button", name="Buy M2 Recon for 1 CPP", exact=True)
     price.scroll_into_view_if_needed()
     brit.evaluate("() => window.scrollBy(0, 120)")
@@ -296,7 +302,7 @@ def test_the_early_done_at_the_start_requisition_says_what_is_missing(
 
     a, b = make_user("a"), make_user("b")
     players = players_of(host_game("sicily", "i", a, b, through_start=False), a, b)
-    axis, _ = _pages(asgi_server, new_context, browser_login, players)
+    axis = _page(asgi_server, new_context, browser_login, players, "axis")
     lacking = axis.locator("#finish-lacking")
     expect(lacking).to_contain_text("Nothing can be bought at I-3.617 yet")
     expect(axis.get_by_role("button", name="Done with I-3.617", exact=True)).to_have_count(0)
