@@ -756,7 +756,11 @@ def new_dates_since_scenario(module: Module, campaign: Campaign) -> int:
     """The new CG Dates since the last CG-scenario end, the current one included (Sicily
     British chart footnote i: "if one Idle Date occurred between scenarios, no > two
     Bombardments may be conducted for the current scenario")."""
-    played = last_scenario_date(campaign)
+    return _dates_since(module, campaign, last_scenario_date(campaign))
+
+
+def _dates_since(module: Module, campaign: Campaign, played: int | None) -> int:
+    """``new_dates_since_scenario`` with the last scenario's date already read."""
     first = machine.date_index(module, module.variant(campaign.variant).start_date)
     return campaign.date_index - (first - 1 if played is None else played)
 
@@ -765,11 +769,17 @@ def san_may_be_secret(module: Module, campaign: Campaign, side: str) -> bool:
     """Whether ``side``'s SAN may have changed in secret since both sides last read it
     (``availability.san_may_be_secret``), from public facts: the campaign's reveal
     policy and an Idle date since the last scenario's result."""
-    return last_scenario_date(campaign) is not None and availability.san_may_be_secret(
+    hidden = campaign.reveal_policy != RevealPolicy.STEP_END
+    if not availability.san_may_be_secret(module, side, purchases_hidden=hidden, bought_since=True):
+        return False  # the policy or the chart rules it out: nothing to read
+    played = last_scenario_date(campaign)
+    if played is None:
+        return False
+    return availability.san_may_be_secret(
         module,
         side,
-        purchases_hidden=campaign.reveal_policy != RevealPolicy.STEP_END,
-        bought_since=new_dates_since_scenario(module, campaign) > 1,
+        purchases_hidden=hidden,
+        bought_since=_dates_since(module, campaign, played) > 1,
     )
 
 
