@@ -98,7 +98,11 @@
   document.addEventListener("htmx:configRequest", function (evt) {
     if (evt.detail.verb === "post") evt.detail.headers["X-Refit-Once"] = once;
   });
-  document.addEventListener("htmx:afterRequest", function () { once = newToken(); });
+  // Renewed by the answer to a post only: a read answered between two clicks (the
+  // digest's, a resync's) must not turn the second click into a new action.
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    if (evt.detail.requestConfig && evt.detail.requestConfig.verb === "post") once = newToken();
+  });
   var busy = []; // buttons disabled until the page shows what they did
   function buttonsOf(form) {
     var found = Array.prototype.slice.call(form.querySelectorAll("button, input[type=submit]"));

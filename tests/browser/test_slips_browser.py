@@ -100,6 +100,33 @@ def test_a_second_click_the_push_lets_through_is_answered_as_the_first(
     assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 2
 
 
+def test_a_page_read_between_two_clicks_does_not_make_the_second_a_new_purchase(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """The same double click, with a read of the page's own (a GET, as the digest's or a
+    resync's) answered between the two clicks: the page token is renewed by the answer
+    to a post, not by any answer, so the second click still carries the first's token
+    and is answered as the first: one purchase (was two: the GET renewed the token)."""
+    players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
+    brit = _page(asgi_server, new_context, browser_login, players, "british")
+    held = []
+    brit.route("**/act/buy/", lambda route: held.append((route, route.fetch())))
+    price = brit.get_by_role("button", name="Buy M2 Recon for 1 CPP", exact=True)
+    price.click()
+    brit.locator(".purchases li", has_text="Recon").first.wait_for()  # pushed; answer held
+    brit.evaluate("() => htmx.ajax('GET', window.location.pathname, {swap: 'none'})")
+    expect(price).to_be_enabled()
+    price.click()
+    while len(held) < 2:
+        brit.wait_for_timeout(50)
+    for route, response in held:
+        route.fulfill(response=response)
+    brit.unroute("**/act/buy/")
+    brit.wait_for_timeout(500)
+    assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 1
+    assert brit.locator(".purchases li", has_text="Recon").count() == 1
+
+
 def test_a_done_that_forfeits_cpp_asks_first_and_is_taken_back(
     asgi_server, new_context, browser_login, modules, make_user
 ):
