@@ -4,7 +4,7 @@ snapshot holds that side's own records and only public facts about the opponent)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from uuid import UUID
 
@@ -402,12 +402,17 @@ def with_origin(unit: Unit) -> UnitState:
     )
 
 
-def enemy_setup_areas(campaign: Campaign, module: Module, side: str) -> tuple[str, ...]:
+def enemy_setup_areas(
+    campaign: Campaign, module: Module, side: str, seats: Mapping[str, Seat] | None = None
+) -> tuple[str, ...]:
     """The IDs the side other than ``side`` lists as its Setup Areas (Sicily 3.605;
-    public, ``Seat.setup_areas``): () where the module records none."""
+    public, ``Seat.setup_areas``): () where the module records none.  ``seats``: the
+    seats the caller already holds (a turn's locked rows), read instead of the table."""
     if module.setup_areas is None or module.setup_areas.step is None:
         return ()
     other = machine.opponent(module, side)
+    if seats is not None and other in seats:
+        return tuple(seats[other].setup_areas or ())
     listed: list[list[str]] = list(
         Seat.objects.filter(campaign=campaign, side=other).values_list("setup_areas", flat=True)
     )

@@ -1529,7 +1529,7 @@ def _settle_rows(
             own = [u for u in own if only in (u.pk, u.possessor_id)]
         held_by = possessed_by(own)
         by_pk = {u.pk: u for u in own}
-        theirs = enemy_setup_areas(turn.campaign, turn.module, side)
+        theirs = enemy_setup_areas(turn.campaign, turn.module, side, turn.seats)
         for row in holding:
             for unit in own:
                 if unit.pk is None:
