@@ -24,7 +24,7 @@ from campaign.models import Campaign, Event, EventKind, Purchase, Unit
 from campaign.selectors import enemy_setup_areas, position_token
 from campaign.services.errors import ActionRefused
 from campaign.services.turns import Turn, User, take_turn
-from campaign.services.units import hand_over, label, ordered
+from campaign.services.units import hand_over, label, ordered, this_steps_unit_event
 from campaign.services.writes import commit
 from rules import machine
 from rules.effects import capture_offered, captured_markers, placed
@@ -199,17 +199,7 @@ def give_back(*, campaign_id: object, user: User, unit_id: object, at: str | Non
     by mistake is put back)."""
     turn = take_turn(campaign_id, user, at)
     c = turn.campaign
-    event = (
-        Event.objects.filter(
-            campaign=c,
-            side=turn.side,
-            kind=EventKind.UNIT,
-            data__at=position_token(c),
-            data__taken__ref=unit_id if isinstance(unit_id, str) else "",
-        )
-        .order_by("-id")
-        .first()
-    )
+    event = this_steps_unit_event(turn, "taken", unit_id)
     if event is None or event.data.get("given_back"):
         raise ActionRefused(
             "You made no such choice at this step: only a choice made at the current step "

@@ -647,6 +647,23 @@ def removals_to_put_back(
     return lines
 
 
+def this_steps_unit_event(turn: Turn, what: str, unit_id: object) -> Event | None:
+    """The side's latest log line of the current step that recorded ``what`` (its
+    ``data[what]``: "removed", "taken") for the line ``unit_id``: what a correction of
+    that step takes back.  A forged or non-string id finds none."""
+    return (
+        Event.objects.filter(
+            campaign=turn.campaign,
+            side=turn.side,
+            kind=EventKind.UNIT,
+            data__at=position_token(turn.campaign),
+            **{f"data__{what}__ref": unit_id if isinstance(unit_id, str) else ""},
+        )
+        .order_by("-id")
+        .first()
+    )
+
+
 @transaction.atomic
 def put_back_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
     """A line the player removed by mistake at this step (a correction) is put back on
@@ -655,17 +672,7 @@ def put_back_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
     consent."""
     turn = take_turn(campaign_id, user, None)
     c = turn.campaign
-    event = (
-        Event.objects.filter(
-            campaign=c,
-            side=turn.side,
-            kind=EventKind.UNIT,
-            data__at=position_token(c),
-            data__removed__ref=unit_id if isinstance(unit_id, str) else "",
-        )
-        .order_by("-id")
-        .first()
-    )
+    event = this_steps_unit_event(turn, "removed", unit_id)
     if event is None:
         raise ActionRefused(
             "You have no such unit removed at this step: only a line removed at the current "

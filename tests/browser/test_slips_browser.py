@@ -66,6 +66,29 @@ def test_a_double_click_on_a_price_buys_one_rg(
     assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 2
 
 
+def _double_click_with_the_answers_held(brit, between: str = ""):
+    """Buy M2 Recon twice at 3.617: the first click's push reaches the page while its
+    answer is held back, the price is clickable again (``between``: a script the page
+    runs before the second click), the second click is made, then both answers are
+    let through.  The price button."""
+    held = []
+    brit.route("**/act/buy/", lambda route: held.append((route, route.fetch())))
+    price = brit.get_by_role("button", name="Buy M2 Recon for 1 CPP", exact=True)
+    price.click()
+    brit.locator(".purchases li", has_text="Recon").first.wait_for()  # pushed; answer held
+    if between:
+        brit.evaluate(between)
+    expect(price).to_be_enabled()
+    price.click()
+    while len(held) < 2:
+        brit.wait_for_timeout(50)
+    for route, response in held:
+        route.fulfill(response=response)
+    brit.unroute("**/act/buy/")
+    brit.wait_for_timeout(500)
+    return price
+
+
 def test_a_second_click_the_push_lets_through_is_answered_as_the_first(
     asgi_server, new_context, browser_login, modules, make_user
 ):
@@ -75,23 +98,7 @@ def test_a_second_click_the_push_lets_through_is_answered_as_the_first(
     purchase.  Once the answers are in, a click is a new purchase."""
     players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
     brit = _page(asgi_server, new_context, browser_login, players, "british")
-    held = []
-
-    def hold(route):
-        held.append((route, route.fetch()))
-
-    brit.route("**/act/buy/", hold)
-    price = brit.get_by_role("button", name="Buy M2 Recon for 1 CPP", exact=True)
-    price.click()
-    brit.locator(".purchases li", has_text="Recon").first.wait_for()  # pushed; answer held
-    expect(price).to_be_enabled()
-    price.click()
-    while len(held) < 2:
-        brit.wait_for_timeout(50)
-    for route, response in held:
-        route.fulfill(response=response)
-    brit.unroute("**/act/buy/")
-    brit.wait_for_timeout(500)
+    price = _double_click_with_the_answers_held(brit)
     assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 1
     assert brit.locator(".purchases li", has_text="Recon").count() == 1
     assert brit.locator(".refusal .error").count() == 0
@@ -109,20 +116,9 @@ def test_a_page_read_between_two_clicks_does_not_make_the_second_a_new_purchase(
     and is answered as the first: one purchase (was two: the GET renewed the token)."""
     players, _ = campaign_at("sicily", "i", "jul15am", (make_user("a"), make_user("b")))
     brit = _page(asgi_server, new_context, browser_login, players, "british")
-    held = []
-    brit.route("**/act/buy/", lambda route: held.append((route, route.fetch())))
-    price = brit.get_by_role("button", name="Buy M2 Recon for 1 CPP", exact=True)
-    price.click()
-    brit.locator(".purchases li", has_text="Recon").first.wait_for()  # pushed; answer held
-    brit.evaluate("() => htmx.ajax('GET', window.location.pathname, {swap: 'none'})")
-    expect(price).to_be_enabled()
-    price.click()
-    while len(held) < 2:
-        brit.wait_for_timeout(50)
-    for route, response in held:
-        route.fulfill(response=response)
-    brit.unroute("**/act/buy/")
-    brit.wait_for_timeout(500)
+    _double_click_with_the_answers_held(
+        brit, between="() => htmx.ajax('GET', window.location.pathname, {swap: 'none'})"
+    )
     assert Purchase.objects.filter(campaign_id=players.campaign_id, group_id="M2").count() == 1
     assert brit.locator(".purchases li", has_text="Recon").count() == 1
 
