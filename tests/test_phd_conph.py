@@ -88,8 +88,8 @@ def test_c5_13_a_redeployment_dr_on_the_table_with_its_drms(users, modules, fixe
     Redeployment Table and its DRMs: DR 9 +1 (Wire) = 10 "Redeploys, Replaced"; DR 8 +3
     (three PP beyond the IPC) = 11 "Redeploys,
     Reduced" / a Mobile Vehicle "Remains in hex"; DR 12 +2 (enemy FEBA) -1 (adjacent to
-    a friendly Front Line Hex) -1 (Labor) +1 (No-Man's Land) +1 (Isolated, by its
-    marker) = 14 "Eliminated"."""
+    a friendly Front Line Hex) -1 (Labor) +1 (on Wire) +1 (Isolated, by its marker) = 14
+    "Eliminated" (No-Man's Land is never claimed with the enemy FEBA: C5.14, pass 25)."""
     players, module = phd_after(users, "C5.14")
     first, second = (add(players, "us", f"6-6-7 {n}", "squad") for n in "AB")
     third = add(players, "us", "6-6-7 C", "squad", markers=("isolated",))
@@ -109,7 +109,7 @@ def test_c5_13_a_redeployment_dr_on_the_table_with_its_drms(users, modules, fixe
         "us",
         "redeployment",
         third,
-        ticked=["enemy_feba", "front_line", "labor", "no_mans_land"],
+        ticked=["enemy_feba", "front_line", "labor", "wire"],
     )
     assert r.final == 14 and r.result == "Infantry: Eliminated"
     assert sorted(d["value"] for d in r.drms) == [-1, -1, 1, 1, 2]

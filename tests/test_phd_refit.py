@@ -23,8 +23,9 @@ def at_step(users, step_id):
 
 def test_c5_14_note_1_an_original_2_always_redeploys(users, modules, fixed_dice):
     """C5.14 note 1: "Original 2 DR always results in Redeployment and HoB": dice 1+1
-    with +2 (enemy FEBA) +1 (No-Man's Land) ticked and +1 (Isolated) +1 (Stun) read from
-    the squad's markers give a Final 7, but the Original 2 row, whatever the DRMs."""
+    with +2 (enemy FEBA) +1 (on Wire) ticked and +1 (Isolated) +1 (Stun) read from the
+    squad's markers give a Final 7, but the Original 2 row, whatever the DRMs.  (Not
+    enemy FEBA with No-Man's Land: never both on one DR, C5.14, pass 25.)"""
     players, _ = at_step(users, "C5.14")
     side = "us"  # the Attacker rolls first (C5.14; the US moved first, C4.2)
     squad = add(players, side, "6-6-7", "squad", markers=("isolated", "stunned"))
@@ -34,7 +35,7 @@ def test_c5_14_note_1_an_original_2_always_redeploys(users, modules, fixed_dice)
         side,
         "redeployment",
         squad,
-        ticked=["enemy_feba", "no_mans_land"],
+        ticked=["enemy_feba", "wire"],
     )
     assert r.final == 7
     assert r.result.startswith("Infantry: Redeploys and Heat of Battle")
