@@ -84,3 +84,185 @@ def test_c5_14_enemy_feba_and_no_mans_land_never_both_on_one_redeployment_dr(
     line = [t for t in log_texts(players) if "Redeployment Table for 6-6-7: DR 4+5" in t][-1]
     assert "C5.14 i" in line, line
     plain(line)
+
+
+def test_footnote_p_two_hexes_counted_across_dates_and_a_take_back_on_both_rosters(
+    users, modules, fixed_dice
+):
+    """RG footnote p "Two additional TPs per pre-Registered hex (C1.73) purchased with a
+    module. If the OBA module is unused during current TM Scenario, an additional two
+    TP expenditure may be made to requisition each additional Pre-Registered hex. Note
+    there is a limit of two Pre-Registered hexes per OBA module" meets itself at two
+    dates, with a take-back (C5.31 "TP Cost ... is subtracted from the purchasing
+    side's current TP total"; a purchase cancelled at its step refunded) and the TM
+    Roster's line of each TM Scenario (C1.3, "Start | Repl | Total | Used | Left").
+
+    * ConPh after 0600 hrs: O1 (p) bought With 1 Pre-Registered hex, 6 TP, on the
+      0930 line (the TM Scenario it is bought for): one hex.
+    * 1230 hrs (after a Lull at 0930): a further hex, 2 TP (two hexes: the limit);
+      no third offered; the further hex taken back (2 TP refunded, one hex); bought
+      again (2 TP, two hexes).  The 1230 line's Spent is 2 (once, not 4, not 0).
+    * 1530 hrs (after a Lull at 1230): two hexes already, the most it may have: no
+      further hex offered; one forged is refused citing footnote p, no TP spent.
+    * Each date's Start is the previous Left on the US's roster; the German's roster
+      shows none of the US's TP figures ("·"), no word of the hex before the date's
+      purchases are revealed (the campaign's policy: both Done at C5.31), then the one
+      hex kept, never the one taken back."""
+    from tests.test_phd24_pass24 import US_TP, points_cells, roster_rows, tp_drawn
+    from tests.test_phd_conph import phd_after
+    from tests.test_phda18_pass18 import forge
+    from tests.test_phdb19_pass19 import GRENS, MODULE_P, RIFLES, points
+    from tests.test_rule_mechanisms import supply_chart
+
+    players, module = phd_after(users, "C5.31")
+    supply_chart(players, "us", [MODULE_P, RIFLES])
+    supply_chart(players, "german", [GRENS])
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    us.open()
+    de.open()
+    assert us.press("Buy O1 81mm OBA Module for 6 TP, With 1 Pre-Registered hex").status == 200
+    for seat in (us, de):
+        assert seat.press("Done with C5.31").status == 200
+    players.until_step("C5.37")
+    players.chits(us="idle", german="idle")  # a Lull at 0930 hrs
+    fixed_dice.extend([[3, 4], [3, 4]])
+    players.until_step("C5.31")
+    assert module.dates[players.campaign.date_index].label == "1230 hrs"
+    us.open()
+    further = "Buy: A further Pre-Registered hex (2 TP)"
+    take_back = "Cancel for O1 81mm OBA Module: A further Pre-Registered hex (2 TP)"
+    start = points(us)[0]
+    assert us.press(further, affirmed="yes").status == 200
+    assert points(us)[0] == start - 2
+    assert further not in us.buttons(), us.buttons()
+    assert us.press(take_back).status == 200
+    assert points(us)[0] == start
+    assert further in us.buttons(), us.buttons()
+    assert us.press(further, affirmed="yes").status == 200
+    assert points(us)[0] == start - 2
+    assert further not in us.buttons() and take_back in us.buttons(), us.buttons()
+    before_reveal = roster_rows(players, "german")["1230 hrs"]
+    assert "Pre-Registered" not in " ".join(before_reveal), before_reveal
+    for seat in (us, de):
+        seat.open()
+        assert seat.press("Done with C5.31").status == 200
+    players.until_step("C5.37")
+    players.chits(us="idle", german="idle")  # a Lull at 1230 hrs
+    fixed_dice.extend([[3, 4], [3, 4]])
+    players.until_step("C5.31")
+    assert module.dates[players.campaign.date_index].label == "1530 hrs"
+    us.open()
+    assert further not in us.buttons(), us.buttons()
+    left = points(us)[0]
+    from campaign.models import Purchase
+
+    o1 = Purchase.objects.get(campaign_id=players.campaign_id, group_id="O1")
+    forged = forge(us, "add-later", purchase=o1.ref, item="prereg_hex", affirmed="yes")
+    assert forged.refused, (forged.status, forged.text[:300])
+    assert "already has 2, the most it may have" in forged.text, forged.text[:300]
+    assert "footnote p" in forged.text, forged.text[:300]
+    plain(forged.text)
+    assert points(us)[0] == left
+
+    us_0930 = US_TP[tp_drawn(players, "us", 1)]
+    assert tp_drawn(players, "us", 2) == 7 and tp_drawn(players, "us", 3) == 7
+    expected = [
+        ["30", "0", "30", "0", "30"],
+        ["30", str(us_0930), str(30 + us_0930), "6", str(24 + us_0930)],
+        [str(24 + us_0930), "30", str(54 + us_0930), "2", str(52 + us_0930)],
+        [str(52 + us_0930), "30", str(82 + us_0930), "0", str(82 + us_0930)],
+    ]
+    mine, theirs = roster_rows(players, "us"), roster_rows(players, "german")
+    dates = ["0600 hrs", "0930 hrs", "1230 hrs", "1530 hrs"]
+    assert [points_cells(mine[d], "us") for d in dates] == expected, mine
+    assert mine["1230 hrs"][6] == "O1: A further Pre-Registered hex (2 TP)", mine["1230 hrs"]
+    for d in dates[1:]:
+        assert points_cells(theirs[d], "us") == ["·"] * 5, (d, theirs[d])
+    # Revealed with the date's purchases (the campaign's reveal policy): the one hex
+    # kept, not the one taken back.
+    assert theirs["1230 hrs"][6] == mine["1230 hrs"][6], theirs["1230 hrs"]
+    assert left == 82 + us_0930
+
+
+def cvp_cell(cells: list[str], side: str) -> str:
+    """The "CVP · SAN" cell of ``side`` in a CG Roster row's cells."""
+    return cells[9 if side == "us" else 18]
+
+
+def test_c5_1_an_amended_result_at_0930_read_by_c5_23_and_c5_29_on_both_pages(
+    users, modules, fixed_dice
+):
+    """C5.1 "All ConPh losses count for the previous scenario for all purposes" meets
+    the two DRMs that read the scenario's CVP, at a later date (0930 hrs: pass 22
+    amended the Initial TM Scenario's), the result amended at C5.14 by consent:
+
+    * 0930 hrs, US Attack, German Idle; entered: US lost 20 CVP, German 10.  At C5.14
+      the US proposes 30 (a platoon behind the German FEBA failed to redeploy, C5.14
+      i); the German accepts on his page.
+    * C5.23 "-1 per 10 CVP (FRD) amassed by the friendly side in this scenario": the
+      German amassed the US's 30: -3, DR 4+4 = 8 - 3 = 5, "1 MMC may Battle Harden";
+      the US amassed the German's 10: -1, DR 4+4 = 7, "0 MMC".
+    * Once C5.23's rolls have read it, no further amendment is offered.
+    * C5.29 (TP for 1230 hrs): "+1 if the friendly side selected the Attack chit in
+      the previous scenario" and "-1 per 10 CVP (FRD) suffered by the friendly side in
+      the previous TM Scenario", both on one DR: the US 3+4 +1 -3 = 5, +32 TP; the
+      German 3+4 -1 = 6, +21 TP (the amended 30, not the 20 entered: -2 would have
+      given 6, +31).
+    * The CG Roster's 0930 hrs line reads the US's 30 CVP on both pages (public); the
+      1230 line's Repl 32 / 21 on each side's own page, "·" on the opponent's."""
+    from tests.test_phd24_pass24 import points_cells, roster_rows
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add, result_values
+
+    players, module = phd_after(users, "C5.37")
+    players.chits(us="attack", german="idle")
+    players.until("results")
+    players.results(**result_values(module, cvp_lost_us=20, cvp_lost_german=10))
+    players.until_step("C5.14")
+    page = seats(players)
+    us, de = page["us"], page["german"]
+    us.open()
+    form = us.form_of("Propose the amendment")
+    field = next(n for n, _ in form.fields if "cvp_lost" in n and n.endswith("us"))
+    reason = "a platoon behind the German FEBA failed to redeploy (C5.14 i)"
+    assert us.press("Propose the amendment", **{field: "30", "reason": reason}).status == 200
+    de.open()
+    assert de.press("Accept the amendment").status == 200
+    add(players, "us", "6-6-7", "squad", location="A1")  # MMC the DRs may harden
+    add(players, "german", "4-6-7", "squad", location="B1")
+    players.until_step("C5.23")
+    roll_bp = "Roll DR: Battlefield Promotion Table"
+    for seat in (de, us):
+        seat.open()
+        fixed_dice.append([4, 4])
+        rolled = seat.press(roll_bp)
+        assert rolled.status == 200, rolled.text[:400]
+    promotion = {
+        r.side: (r.final, [d["value"] for d in r.drms], r.result)
+        for r in Roll.objects.filter(campaign_id=players.campaign_id, step_id="C5.23")
+    }
+    assert promotion == {
+        "german": (5, [-3], "1 MMC may Battle Harden"),
+        "us": (7, [-1], "0 MMC"),
+    }, promotion
+    us.open()
+    assert "Propose the amendment" not in us.buttons(), us.buttons()
+    players.until_step("C5.28")
+    fixed_dice.extend([[3, 4], [3, 4]])
+    players.until_step("C5.31")
+    assert module.dates[players.campaign.date_index].label == "1230 hrs"
+    tp = {
+        r.side: (r.final, sorted(d["value"] for d in r.drms))
+        for r in Roll.objects.filter(campaign_id=players.campaign_id, step_id="C5.29", date_index=2)
+    }
+    assert tp == {"us": (5, [-3, 1]), "german": (6, [-1])}, tp
+
+    mine, theirs = roster_rows(players, "us"), roster_rows(players, "german")
+    for rows in (mine, theirs):
+        assert cvp_cell(rows["0930 hrs"], "us").startswith("30"), rows["0930 hrs"]
+        assert cvp_cell(rows["0930 hrs"], "german").startswith("10"), rows["0930 hrs"]
+    assert points_cells(mine["1230 hrs"], "us")[1] == "32", mine["1230 hrs"]
+    assert points_cells(theirs["1230 hrs"], "german")[1] == "21", theirs["1230 hrs"]
+    assert points_cells(mine["1230 hrs"], "german") == ["·"] * 5, mine["1230 hrs"]
+    assert points_cells(theirs["1230 hrs"], "us") == ["·"] * 5, theirs["1230 hrs"]
