@@ -266,3 +266,59 @@ def test_c5_1_an_amended_result_at_0930_read_by_c5_23_and_c5_29_on_both_pages(
     assert points_cells(theirs["1230 hrs"], "german")[1] == "21", theirs["1230 hrs"]
     assert points_cells(mine["1230 hrs"], "german") == ["·"] * 5, mine["1230 hrs"]
     assert points_cells(theirs["1230 hrs"], "us") == ["·"] * 5, theirs["1230 hrs"]
+
+
+def test_one_leader_through_c5_14_c5_19_and_c5_24_wounded_evacuated_then_the_next_lower(
+    users, modules, fixed_dice
+):
+    """Three sentences on one leader, each step reading what the one before wrote, on
+    the US's page.
+
+    * C5.14, Infantry column: DR 5+6 = 11 "Redeploys, Reduced"; Reduced is Casualty
+      Reduction (A7.302): the 8-1 is wounded.
+    * C5.19 "Roll a dr on the Leader Evacuation Table for each wounded leader": the dr
+      is owed for him (Done not offered, a forged one refused, until it is made); dr 6 "Evacuated (removed from
+      play)": he leaves the retained forces.
+    * C5.24 "Battle Harden one Retained Non-Wounded Infantry Leader", DR 3+3 = 6 "5-6 |
+      8-1"; footnote * "If that side does not currently retain the leader selected,
+      then the player must Battle Harden the next lower quality non-wounded leader
+      (i.e. if a 9-1 is selected, but there is no 9-1, then the next lower quality
+      would be an 8-1, followed by an 8-0, etc.)": no 8-1 is retained (evacuated), no
+      8-0, so the 7-0 Battle Hardens: an 8-0.  The German's page reads the
+      redeployment and the evacuation (open rolls of the US's open units), never the
+      secret C5.24 DR's hardening nor the 8-0."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_phda18_pass18 import forge
+    from tests.test_rule_mechanisms import add, supply_leader_evacuation, unit_names
+
+    players, _ = phd_after(users, "C5.14")
+    supply_leader_evacuation(players, "Retained Wounded", "none")
+    eight = add(players, "us", "8-1 leader", "leader", location="L1")
+    add(players, "us", "7-0 leader", "leader", location="L2")
+    s = seats(players)
+    us, de = s["us"], s["german"]
+    us.open()
+    fixed_dice.append([5, 6])
+    assert us.press(REDEPLOY, unit=eight.ref).status == 200
+    assert Unit.objects.get(pk=eight.pk).markers == ["wounded"]
+    players.until_step("C5.19")
+    us.open()
+    assert "Done with C5.19" not in us.buttons(), us.buttons()
+    refused = forge(us, "finish")
+    assert refused.refused and "Leader Evacuation Table" in refused.text, refused.text[:300]
+    fixed_dice.append([6])
+    evacuate = next(b for b in us.buttons() if "Leader Evacuation Table" in b)
+    assert us.press(evacuate, unit=eight.ref).status == 200
+    assert not Unit.objects.filter(pk=eight.pk).exists()
+    players.until_step("C5.24")
+    us.open()
+    fixed_dice.append([3, 3])
+    rolled = us.press("Roll DR: Leader Promotion Table")
+    assert rolled.status == 200, rolled.text[:400]
+    line = [t for t in log_texts(players) if "Leader Promotion Table" in t][-1]
+    assert "7-0 leader Battle Hardens: now 8-0 leader" in line, line
+    plain(line)
+    names = sorted(n for n, kind, *_ in unit_names(players, "us") if kind == "leader")
+    assert names == ["8-0 leader"], names
+    words = de.open()
+    assert "8-0 leader" not in words and "Battle Hardens" not in words, words[-1500:]
