@@ -322,3 +322,57 @@ def test_one_leader_through_c5_14_c5_19_and_c5_24_wounded_evacuated_then_the_nex
     assert names == ["8-0 leader"], names
     words = de.open()
     assert "8-0 leader" not in words and "Battle Hardens" not in words, words[-1500:]
+
+
+def test_c5_25b_a_booby_trap_take_back_after_the_reduction_returns_to_b_not_a(users, modules):
+    """C5.35 note 8 "Creates Level C Booby Traps, or increases a pre-existing Level to
+    the next Level" meets C5.25b "If the German has a Booby Trap Level that is > Level
+    B, it will be reduced to Level B prior to making any requisitions (C5.31)" and a
+    take-back at C5.35 ("Take back my last fortification"; its DSP refunded):
+
+    * I-C5.35, 120 DSP: three Booby Traps purchases: C, B, A (30 DSP left, lost).
+    * 0930 hrs: C5.25b reduces A to B before the requisitions; D1 (30 DSP for 2 TP)
+      bought at C5.31; at C5.35 one Booby Traps purchase: A.  Taken back: the Level
+      is the one before that purchase, B (as reduced), never the A of 0600 hrs; the
+      30 DSP are his again; bought again: A, 0 DSP.
+    * The US's page names no Level and offers no Booby Traps at any point (note G)."""
+    from campaign.models import Seat as SeatRow
+    from tests.test_phd24_pass24 import BOOBY, STORES_30, level_shown
+    from tests.test_phdb18_pass18 import step_part
+    from tests.test_phdb19_pass19 import GRENS, RIFLES, dsp
+    from tests.test_rule_mechanisms import module_of, result_values, supply_chart
+    from tests.walk import host_game, players_of
+
+    a, b = users
+    c = host_game("purple-heart-draw", "tm", a, b, side="us", through_start=False)
+    players = players_of(c, a, b)
+    players.until_step("I-C5.35")
+    SeatRow.objects.filter(campaign_id=c.pk, side="german").update(fortification_points=120)
+    s = seats(players)
+    us, de = s["us"], s["german"]
+    for level in ("C", "B", "A"):
+        de.open()
+        assert de.press(BOOBY).status == 200
+        assert level_shown(de) == level
+    players.until("results")
+    players.results(**result_values(module_of(c)))
+    supply_chart(players, "us", [RIFLES])
+    supply_chart(players, "german", [GRENS, STORES_30])
+    players.until_step("C5.31")
+    de.open()
+    assert de.press("Buy D1 Defensive Stores for 2 TP").status == 200
+    players.until_step("C5.35")
+    assert level_shown(de) == "B"
+    assert dsp(de) == 30
+    assert de.press(BOOBY).status == 200
+    assert level_shown(de) == "A" and dsp(de) == 0
+    take_back = next(w for w in de.buttons() if w.startswith("Take back my last fortification"))
+    assert "Booby" in take_back, take_back
+    assert de.press(take_back).status == 200
+    assert level_shown(de) == "B", step_part(de)[:800]
+    assert dsp(de) == 30
+    assert de.press(BOOBY).status == 200
+    assert level_shown(de) == "A" and dsp(de) == 0
+    us.open()
+    assert "Level now" not in step_part(us), step_part(us)
+    assert not [w for w in us.buttons() if "Booby" in w], us.buttons()
