@@ -277,8 +277,8 @@ def test_one_leader_through_c5_14_c5_19_and_c5_24_wounded_evacuated_then_the_nex
     * C5.14, Infantry column: DR 5+6 = 11 "Redeploys, Reduced"; Reduced is Casualty
       Reduction (A7.302): the 8-1 is wounded.
     * C5.19 "Roll a dr on the Leader Evacuation Table for each wounded leader": the dr
-      is owed for him (Done not offered, a forged one refused, until it is made); dr 6 "Evacuated (removed from
-      play)": he leaves the retained forces.
+      is owed for him (Done not offered, a forged one refused, until it is made);
+      dr 6 "Evacuated (removed from play)": he leaves the retained forces.
     * C5.24 "Battle Harden one Retained Non-Wounded Infantry Leader", DR 3+3 = 6 "5-6 |
       8-1"; footnote * "If that side does not currently retain the leader selected,
       then the player must Battle Harden the next lower quality non-wounded leader
@@ -376,3 +376,54 @@ def test_c5_25b_a_booby_trap_take_back_after_the_reduction_returns_to_b_not_a(us
     us.open()
     assert "Level now" not in step_part(us), step_part(us)
     assert not [w for w in us.buttons() if "Booby" in w], us.buttons()
+
+
+def test_tm20_the_two_shermans_bought_at_c5_31_roll_one_dr_each_at_tm20(users, modules, fixed_dice):
+    """C5.31 (an RG requisitioned for the coming TM Scenario) meets TM20 "The US player
+    may make a secret dr, to determine if an eligible Sherman tank has a functioning
+    Gyrostabilizer" (C3.0 "All PHD TM Mission Special Rules (MSR) below apply in all TM
+    Scenarios"): the US buys A1 Sherman Pl (two M4A1, one line "2 × M4A1") at the
+    ConPh's C5.31 for 0930 hrs (a US Attack); once its units are his (C5.33), TM20
+    offers the line; the dr made for one tank splits it off (its result is its own),
+    the other is offered and rolled: two drs, one per tank.  A third, posted for
+    either tank with the form the page had, is refused, nothing rolled.  The German's
+    page shows that secret rolls were made, never their dice."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_phdb19_pass19 import GRENS, SHERMANS, post
+    from tests.test_rule_mechanisms import supply_chart
+
+    players, _ = phd_after(users, "C5.31")
+    supply_chart(players, "us", [SHERMANS])
+    supply_chart(players, "german", [GRENS])
+    s = seats(players)
+    us, de = s["us"], s["german"]
+    us.open()
+    assert us.press("Buy A1 Sherman Pl for 8 TP, On-Map set up").status == 200
+    players.until_step("C5.37")
+    players.chits(us="attack", german="idle")
+    players.until_step("TM20")
+    us.open()
+    gyro = next(b for b in us.buttons() if "Gyrostabilizer" in b)
+    (line,) = us.options(gyro, "unit")
+    assert line[1].startswith("2 × M4A1"), line
+    fixed_dice.append([3])
+    assert us.press(gyro, unit=line[0]).status == 200
+    # The tank rolled for is a line of its own; the other is still offered.
+    (other,) = us.options(gyro, "unit")
+    assert other[1].startswith("M4A1"), other
+    form = us.form_of(gyro)
+    fixed_dice.append([5])
+    assert us.press(gyro, unit=other[0]).status == 200
+    assert gyro not in us.buttons(), us.buttons()
+    rolled = [u.ref for u in Unit.objects.filter(campaign_id=players.campaign_id, side="us")]
+    assert len(rolled) == 2, rolled
+    for ref in rolled:
+        again = post(us, form, unit=ref)
+        assert again.refused, (again.status, again.text[:300])
+        plain(again.text)
+    rolls = Roll.objects.filter(campaign_id=players.campaign_id, table_id="gyrostabilizer")
+    assert rolls.count() == 2
+    mine = [t for t in log_texts(players) if "Gyrostabilizer" in t and "rolled" in t]
+    assert len(mine) == 2, mine
+    words = de.open()
+    assert "dr 3" not in words and "dr 5" not in words, words[-1500:]
