@@ -427,3 +427,37 @@ def test_tm20_the_two_shermans_bought_at_c5_31_roll_one_dr_each_at_tm20(users, m
     assert len(mine) == 2, mine
     words = de.open()
     assert "dr 3" not in words and "dr 5" not in words, words[-1500:]
+
+
+def test_c5_14_then_c5_15_the_mmg_of_a_squad_the_redeployment_eliminated_is_eliminated(
+    users, modules, fixed_dice
+):
+    """C5.14 i (the squad behind the enemy FEBA that fails to redeploy is eliminated)
+    meets C5.15 "after which, any SW/Guns that are not possessed are eliminated", on
+    one MMG: its possessor, the 6-6-7, DR 6+6 +2 (enemy FEBA) = 14 "Eliminated", leaves
+    the retained forces; the MMG it possessed is possessed by no one (ASL: a SW of an
+    eliminated unit is left in its Location), so at C5.15's Done it is eliminated.  A
+    second MMG whose possessor redeployed (DR 4+5 = 9) stays."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_rule_mechanisms import add
+
+    players, _ = phd_after(users, "C5.14")
+    lost = add(players, "us", "6-6-7", "squad", location="E1")
+    kept = add(players, "us", "6-6-7", "squad", location="F1")
+    orphan = add(players, "us", "MMG", "sw", possessor=lost.ref, location="E1")
+    held = add(players, "us", "MMG", "sw", possessor=kept.ref, location="F1")
+    s = seats(players)
+    us = s["us"]
+    us.open()
+    fixed_dice.append([6, 6])
+    assert us.press(REDEPLOY, unit=lost.ref, tick="enemy_feba").status == 200
+    fixed_dice.append([4, 5])
+    assert us.press(REDEPLOY, unit=kept.ref).status == 200
+    assert not Unit.objects.filter(pk=lost.pk).exists()
+    players.until_step("C5.15")
+    for side in ("us", "german"):
+        s[side].open()
+        assert s[side].press("Done with C5.15").status == 200
+    left = set(Unit.objects.filter(campaign_id=players.campaign_id).values_list("pk", flat=True))
+    assert held.pk in left, "the MMG of the squad that redeployed stays"
+    assert orphan.pk not in left, Unit.objects.get(pk=orphan.pk).markers
