@@ -19,6 +19,16 @@ pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 __all__ = ["fixed_dice", "users"]
 
 REDEPLOY = "Roll DR: Redeployment Table"
+# The German's chart row for the Scen Max / TM Max test: Scen Max 1, TM Max 2.
+GRENS_MAX = {
+    "id": "I1",
+    "type": "Gren Pl",
+    "units": "4-6-7",
+    "unit_kind": "squad",
+    "cost": "4",
+    "date_max": "1",
+    "cg_max-tm": "2",
+}
 
 
 def forged_ticks(seat: Seat, words: str, ticks: list[str], **typed: str):
@@ -461,3 +471,61 @@ def test_c5_14_then_c5_15_the_mmg_of_a_squad_the_redeployment_eliminated_is_elim
     left = set(Unit.objects.filter(campaign_id=players.campaign_id).values_list("pk", flat=True))
     assert held.pk in left, "the MMG of the squad that redeployed stays"
     assert orphan.pk not in left, Unit.objects.get(pk=orphan.pk).markers
+
+
+def test_c5_31_scen_max_and_tm_max_with_a_cancel_and_a_lull_between(users, modules):
+    """C5.31 "Scen Max: Lists the maximum number of RG of this type that may be
+    requisitioned per TM Scenario" and "TM Max: ... during the course of the TM" meet a
+    purchase cancelled at its step (refunded: it is not requisitioned) and a Lull
+    (C2.0 "Lull: A TM Scenario in which neither side has requisitioned an attack
+    option": a TM Scenario all the same).  The German's chart: I1 Gren Pl, 4 TP, Scen
+    Max 1, TM Max 2.
+
+    * For 0930 hrs: I1 bought, cancelled (4 TP back), bought again (the cancelled one
+      does not count); a second refused naming "Scen Max", nothing spent.
+    * 0930 hrs is a Lull.  For 1230 hrs: I1 bought (a new TM Scenario: Scen Max 1
+      again; TM Max: 2 of 2 with the one bought for the Lull, never entered but
+      requisitioned).
+    * For 1530 hrs: refused naming "TM Max", nothing spent."""
+    from tests.test_phd_conph import phd_after
+    from tests.test_phda18_pass18 import forge
+    from tests.test_phdb19_pass19 import RIFLES, points
+    from tests.test_rule_mechanisms import supply_chart
+
+    players, _ = phd_after(users, "C5.31")
+    supply_chart(players, "us", [RIFLES])
+    supply_chart(players, "german", [GRENS_MAX])
+    de = seats(players)["german"]
+    de.open()
+    buy = "Buy I1 Gren Pl for 4 TP, On-Map set up"
+    form, button = de.form_of(buy), de.button(buy).attrs
+    action = form.action.rstrip("/").split("/")[-1]
+    fields = {n: v for n, v in form.fields if n not in ("at", "csrfmiddlewaretoken")}
+    fields[button["name"]] = button["value"]
+    start = points(de)[0]
+    assert de.press(buy).status == 200
+    cancel = next(w for w in de.buttons() if w.startswith("Cancel RG") and "I1" in w)
+    assert de.press(cancel).status == 200
+    assert points(de)[0] == start
+    assert de.press(buy).status == 200
+    assert points(de)[0] == start - 4
+
+    def refused(word: str) -> None:
+        """The buy the page no longer offers, posted as its button did."""
+        tp = points(de)[0]
+        answer = forge(de, action, **fields)
+        assert answer.refused and word in answer.text and "C5.31" in answer.text, answer.text[:300]
+        plain(answer.text)
+        assert points(de)[0] == tp
+
+    refused("Scen Max")
+    players.until_step("C5.37")
+    players.chits(us="idle", german="idle")  # a Lull at 0930 hrs
+    players.until_step("C5.31")
+    de.open()
+    assert de.press(buy).status == 200
+    players.until_step("C5.37")
+    players.chits(us="idle", german="idle")
+    players.until_step("C5.31")
+    de.open()
+    refused("TM Max")
