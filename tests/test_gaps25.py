@@ -259,3 +259,26 @@ def test_the_modules_of_a_campaign_keep_no_transcription_marker(users, modules):
     module = module_of(players.campaign)
     for _, text in shown_texts(module):
         assert "missing from the rules text" not in text and "[the rest" not in text
+
+
+def test_the_at_mines_cost_the_printed_cell_cuts_is_amended_by_consent(users, modules, client):
+    """3.619 "AT Mines (d) | 3/": the cell stops after the "/".  The app charges the
+    printed 3 FPP, and the Rules data list offers the price to amend, saying what the
+    printed cell leaves out and who decides; once proposed and accepted, the new price
+    is the campaign's."""
+    from tests.test_rule_mechanisms import supply
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.619")
+    assert _at_mines(players) == 3
+    page = _seat_page(players, "british", client)
+    assert "FPP cost of AT Mines (the printed cell stops at '3/': 3 FPP is charged; amend it" in (
+        page
+    )
+    supply(players, "fortifications.items.at_mines.cost", {"value": "2"}, by="british")
+    assert _at_mines(players) == 2
+
+
+def _at_mines(players) -> int | None:
+    forts = module_of(players.campaign).fortifications
+    assert forts is not None
+    return next(i for i in forts.items if i.id == "at_mines").cost
