@@ -282,3 +282,26 @@ def _at_mines(players) -> int | None:
     forts = module_of(players.campaign).fortifications
     assert forts is not None
     return next(i for i in forts.items if i.id == "at_mines").cost
+
+
+def test_the_night_dual_attack_reveal_reads_as_printed_in_both_logs(users, modules, client):
+    """3.6213b "... and neither side receives the benefits/" (cut): the reveal's log line,
+    which carries the matrix result's text, gives the printed words and the note in
+    both players' logs, and no inference remark of the module's authors."""
+    from campaign.models import Event
+    from tests.purchase_helpers import keep_retained_units
+
+    players, _ = campaign_at("sicily", "i", "jul14n", users, kind="initiative")
+    keep_retained_units(players)
+    players.chits(axis="attack", british="attack")
+    (line,) = [
+        t
+        for t in Event.objects.filter(campaign_id=players.campaign_id).values_list(
+            "text", flat=True
+        )
+        if "Night Dual Attack" in t and "benefits" in t
+    ]
+    assert f"neither side receives the benefits/… ({STOPS})" in line, line
+    assert not FORBIDDEN.search(line), line
+    for side in ("axis", "british"):
+        assert f"benefits/… ({STOPS})" in _seat_page(players, side, client)
