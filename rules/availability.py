@@ -144,8 +144,8 @@ def chart_missing(module: Module, side: str) -> str:
         return ""
     rule = f" ({chart.rule})" if chart else ""
     return (
-        f"The rules text lacks the {module.side(side).name} RG chart{rule}; it must be "
-        "supplied before anything can be bought."
+        f"{text.left_out(f'the {module.side(side).name} RG chart', first=True)}{rule}: supply "
+        "it and have your opponent accept it before anything can be bought."
     )
 
 
@@ -1340,9 +1340,8 @@ def finish_refusal(module: Module, snap: Snapshot, step: Step) -> str:
         return _required_tables_missing(module, snap, step)
     rule = f" ({start.rule})" if step.start else ""
     return (
-        f"Nothing can be bought at {step.id} yet: {' and '.join(missing)} "
-        f"{'are' if len(missing) > 1 else 'is'} missing from the rules text{rule}. "
-        "Supply it on the start sheet and have your opponent accept it, or go on "
+        f"Nothing can be bought at {step.id} yet: {text.left_out(' and '.join(missing))}"
+        f"{rule}. Supply it on the start sheet and have your opponent accept it, or go on "
         "without it and buy nothing here."
     )
 
@@ -1366,20 +1365,19 @@ def _required_tables_missing(module: Module, snap: Snapshot, step: Step) -> str:
     ]
     if not lacking:
         return ""
-    names = ", ".join(f"{t.title} ({t.rule})" for t in lacking)
+    names = ", ".join(f"the {t.title} ({t.rule})" for t in lacking)
     many = len(lacking) > 1
     if len(lacking) < len(step.tables):
         # The step's other tables are the rules' (Sicily 3.614: its repairs are rolled,
         # 3.61422's Captured Equipment table is cut from the seed): name the one lacking.
         return (
-            f"{names} {'are' if many else 'is'} missing from the rules text: nothing can "
-            f"be rolled on {'them' if many else 'it'} yet. Supply {'them' if many else 'it'} "
+            f"{text.left_out(names, first=True)}: nothing can be rolled on "
+            f"{'them' if many else 'it'} yet. Supply {'them' if many else 'it'} "
             "and have your opponent accept, or go on without "
             f"{'them' if many else 'it'}, rolling none here."
         )
     return (
-        f"Nothing can be rolled at {step.id} yet: {names} "
-        f"{'are' if many else 'is'} missing from the rules text. Supply "
+        f"Nothing can be rolled at {step.id} yet: {text.left_out(names)}. Supply "
         f"{'them' if many else 'it'} and have your opponent accept, or go on "
         "without and roll nothing here."
     )

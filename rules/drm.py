@@ -22,6 +22,7 @@ from rules.schema import (
     ReinforcementGroup,
     Table,
 )
+from rules.text import printed
 
 VARIABLE_LIMIT = 9  # a typed DRM is a single ASL modifier, never more than ±9
 
@@ -309,14 +310,14 @@ def applicable_drms(
         if is_automatic(by_id[drm_id]):
             rule = by_id[drm_id].rule or table.rule
             raise DrmRefused(
-                f"'{by_id[drm_id].label}' applies by itself; it is not ticked ({rule})."
+                f"'{printed(by_id[drm_id].label)}' applies by itself; it is not ticked ({rule})."
             )
         if not offered(by_id[drm_id], ctx):
             drm = by_id[drm_id]
             rule = f" ({drm.rule or table.rule})"
             if drm.not_offered:
-                raise DrmRefused(f"'{drm.label}' does not apply: {drm.not_offered}{rule}.")
-            raise DrmRefused(f"'{drm.label}' does not apply to this roll{rule}.")
+                raise DrmRefused(f"'{printed(drm.label)}' does not apply: {drm.not_offered}{rule}.")
+            raise DrmRefused(f"'{printed(drm.label)}' does not apply to this roll{rule}.")
     read_ids = set()
     for drm in table.drms:
         if drm.read is not None and drm.read in ctx.inputs:
@@ -325,7 +326,7 @@ def applicable_drms(
                 rule = drm.rule or table.rule
                 source = ctx.read_from.get(drm.read)
                 raise DrmRefused(
-                    f"'{drm.label}' is {read} on the record"
+                    f"'{printed(drm.label)}' is {read} on the record"
                     f"{f' ({source})' if source else ''}, not {typed[drm.id]}: it is read, "
                     f"not typed ({rule})."
                 )
@@ -334,7 +335,9 @@ def applicable_drms(
     for drm in table.drms:
         if drm.variable and drm.required and drm.id not in typed and offered(drm, ctx):
             rule = drm.rule or table.rule
-            raise DrmRefused(f"Enter '{drm.label}': the roll is not made without it ({rule}).")
+            raise DrmRefused(
+                f"Enter '{printed(drm.label)}': the roll is not made without it ({rule})."
+            )
     out = []
     for drm in table.drms:
         if drm.counted is not None:
@@ -350,7 +353,9 @@ def applicable_drms(
                 high = VARIABLE_LIMIT if drm.max is None else min(drm.max, VARIABLE_LIMIT)
                 if not low <= value <= high:
                     rule = drm.rule or table.rule
-                    raise DrmRefused(f"'{drm.label}' must be between {low} and {high} ({rule}).")
+                    raise DrmRefused(
+                        f"'{printed(drm.label)}' must be between {low} and {high} ({rule})."
+                    )
                 if value and drm.id in read_ids:  # read from the record, with its source
                     source = ctx.read_from.get(drm.read or "")
                     label = f"{drm.label}: {source}" if source else drm.label
@@ -359,7 +364,7 @@ def applicable_drms(
                     out.append(AppliedDrm(drm.id, drm.label, value, "typed"))
             continue
         if drm.id in typed:
-            raise DrmRefused(f"'{drm.label}' has a fixed value.")
+            raise DrmRefused(f"'{printed(drm.label)}' has a fixed value.")
         if drm.of is not None:
             if holds(drm.when, ctx):
                 value = scaled_value(drm, ctx)
@@ -398,8 +403,8 @@ def _exclusive(table: Table, applied: set[str]) -> None:
             if drm.id in applied and other in applied:
                 rule = drm.rule or table.rule
                 raise DrmRefused(
-                    f"'{drm.label}' and '{by_id[other].label}' do not both apply to one "
-                    f"roll ({rule}): claim one of them."
+                    f"'{printed(drm.label)}' and '{printed(by_id[other].label)}' do not both "
+                    f"apply to one roll ({rule}): claim one of them."
                 )
 
 
@@ -409,7 +414,9 @@ def after_value(label: str, value: int) -> str:
     say it twice, nor does a name that starts with the sign alone ("- the unit's
     Morale" after "-7") or with both signs ("+/- Leadership" after "-1"); a name that
     starts with its rate ("+1 per HS-equivalent ...") reads as the rate the value was
-    counted at ("+2 at +1 per HS-equivalent ..."); any other name is kept whole."""
+    counted at ("+2 at +1 per HS-equivalent ..."); any other name is kept whole.  A
+    name the printed rule cuts short says so (``text.printed``)."""
+    label = printed(label)
     if not value:
         return label
     name = label.removeprefix(f"{value:+d} ").removeprefix("+/- ")

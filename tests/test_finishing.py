@@ -80,7 +80,7 @@ def test_a_forged_plain_done_at_the_start_requisition_is_a_409_sentence(sicily_s
         f"/campaigns/{players.campaign_id}/act/finish/", {}, HTTP_HX_REQUEST="true"
     )
     assert answer.status_code == 409
-    assert "is missing from the rules text" in html.unescape(answer.content.decode())
+    assert "the printed rules leave out" in html.unescape(answer.content.decode())
     assert state(players) == before
 
 

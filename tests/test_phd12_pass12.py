@@ -54,7 +54,7 @@ def _leader_rg(users):
     i9 = purchases.purchase_rg(campaign_id=c.pk, user=german, group_id="I9", cost_variant="onmap")
     i9 = make_rolls(players, "german", i9)
     (line,) = i9.details["rolls"]
-    assert line["result"] == "not rolled: the rules text lacks this table (C5.33)"
+    assert line["result"] == "not rolled: the printed rules leave out this table (C5.33)"
     return players, c, i9
 
 
@@ -68,7 +68,7 @@ def test_c5_33_a_leader_dr_made_before_the_table_is_supplied_is_kept(users, modu
     and the RG's leader joins the retained forces; a third click is refused."""
     players, c, i9 = _leader_rg(users)
     german = players.users["german"]
-    with pytest.raises(ActionRefused, match=r"Leader Table.*supply it.*C5\.33") as refused:
+    with pytest.raises(ActionRefused, match=r"Leader Table.*C5\.33.*supply it") as refused:
         purchases.roll_for_purchase(campaign_id=c.pk, user=german, purchase_id=i9.ref)
     plain(str(refused.value))
     assert "already made" not in str(refused.value)

@@ -231,12 +231,14 @@ def test_c5_33_one_secret_leader_dr_for_each_i_rg_marked_l(users, modules):
     i9 = make_rolls(players, "german", i9)
     (line,) = i9.details["rolls"]
     assert line["table"] == "Leader Table (RG leaders)"
-    assert line["result"] == "not rolled: the rules text lacks this table (C5.33)"
+    assert line["result"] == "not rolled: the printed rules leave out this table (C5.33)"
     plain(str(line["result"]))
     g4 = make_rolls(players, "german", g4)
     assert g4.details["rolls"] == []
     before = Roll.objects.filter(campaign=c).count()
-    with pytest.raises(ActionRefused, match=r"waits for that table.*\(C5\.33\)"):
+    with pytest.raises(
+        ActionRefused, match=r"leave out the Leader Table.*C5\.33\): I9's DR on it waits"
+    ):
         make_rolls(players, "german", i9)
     assert Roll.objects.filter(campaign=c).count() == before
 

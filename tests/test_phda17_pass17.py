@@ -271,7 +271,7 @@ def test_the_conph_after_the_1530_scenario_walked_step_by_step_from_both_seats(
     # with no wounded leader, is not stopped.
     players.until_step("C5.19")
     us = page(players, "us")
-    assert "Leader Evacuation Table (C5.19) is missing from the rules text" in us
+    assert "the printed rules leave out the Leader Evacuation Table (C5.19)" in us
     assert "Go on without it" in us
     assert "Done with C5.19" in page(players, "german")
 

@@ -212,7 +212,7 @@ def test_c5_19_finishing_ahead_stops_where_a_wounded_leaders_dr_is_owed(users, m
     german.press("Done with C5.15 to C5.18 Flames/Blazes/Burning Wrecks (no rolls)")
     players.until_step("C5.19")
     text = german.open()
-    assert "Leader Evacuation Table (C5.19) is missing from the rules text" in text
+    assert "the printed rules leave out the Leader Evacuation Table (C5.19)" in text
     assert "Go on without it" in german.buttons()
 
 

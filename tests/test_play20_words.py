@@ -122,7 +122,7 @@ def test_c5_24_a_table_with_lost_rows_says_so_beside_it_with_the_link(
     from tests.test_phd_conph import LEADER_ROWS, page_of, phd_after
 
     players, _ = phd_after(users, "C5.24")
-    said = "Rows of this table are lost from the rules text"
+    said = "The printed rules leave out rows of this table"
     page = page_of(players, "german", client)
     assert said in page and "/supply/tables.leader_promotion" in page.split(said, 1)[1][:600]
     mechanisms.supply(players, "tables.leader_promotion", mechanisms.row_table(LEADER_ROWS))

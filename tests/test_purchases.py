@@ -444,7 +444,8 @@ def test_c5_31_a_missing_rg_chart_refuses_plainly(modules, users):
         players,
         "us",
         "I1",
-        r"The rules text lacks the American RG chart \(C5.31\); it must be supplied",
+        r"The printed rules leave out the American RG chart \(C5.31\): supply it and have "
+        "your opponent accept it",
     )
 
 
@@ -461,7 +462,7 @@ def test_c5_36_recon_costs_one_tp_or_two_for_plus_five(modules, users):
 
 def test_3_4_pleasant_diversion_purchase_needs_the_host_supplied_table(modules, users):
     players, _ = campaign_at("pleasant-diversion", "cg", "dec6midday", users)
-    refused(players, "american", "A1", r"The rules text lacks the American RG chart")
+    refused(players, "american", "A1", r"The printed rules leave out the American RG chart")
 
 
 def buy_from_the_page(client, url: str, html: str, group: str) -> None:

@@ -942,7 +942,7 @@ def test_3_6181_3_6183_claimable_drms_are_offered_and_accepted_only_where_they_a
     fixed_dice.extend([[3, 3], [4, 5]])  # the -4 of the Signal Coy's first leader roll, too
     rg_roll(players, "axis", i4, ticked={"leader_allotment": ["airborne"]})
     leader = Roll.objects.get(table_id="leader_allotment")
-    assert leader.final == 4 and "Airborne/... RG" in [d["label"] for d in leader.drms]
+    assert leader.final == 4 and "Airborne/..." in [d["label"] for d in leader.drms]
 
 
 def test_tm20_one_secret_gyrostabilizer_dr_per_us_vehicle(users, modules, fixed_dice):

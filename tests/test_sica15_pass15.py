@@ -309,8 +309,9 @@ def test_3_6051_the_step_says_an_immobile_vehicle_in_no_mans_land_is_abandoned(
         # and must under go an (unlimited) number of Melee rounds until no more CC
         # attacks can be made."
         ("3.601", "fight unlimited Melee rounds until no more CC attacks can be made"),
-        # 3.602 "All markers/" (cut): the page says the list is missing.
-        ("3.602", "the list is missing from the rules text"),
+        # 3.602 "All markers/" (cut): the page gives the printed words and says the
+        # printed rule stops there.
+        ("3.602", "All markers/… (the printed rule stops here"),
         # 3.6043-3.6046 (Bog, Shock, Fording, used OBA RGs' radios): the map's.
         ("3.604", "resolve Bog, Shock and Fording; remove the radio of each used OBA RG"),
         # 3.606 footnote 2, what the app cannot hold.

@@ -239,7 +239,7 @@ def test_drawn_3_613_3_614_the_axis_pages_of_cg_iii_on_its_last_date(users, modu
     lmg = add(players, "axis", "LMG", "sw")
     axis.open()
     assert "July 14 PM — step" in axis.text
-    assert "The rules text lacks this table: it must be supplied" in axis.text
+    assert "The printed rules leave out this table: supply it" in axis.text
     fixed_dice.append([2])
     # A PSW no Axis chart row names has no nationality on the record: its owner ticks
     # "if German (a vehicle not of an RG)", offered on the Axis page only.
@@ -271,7 +271,7 @@ def test_drawn_3_613_3_614_the_axis_pages_of_cg_iii_on_its_last_date(users, modu
     assert "You roll nothing on the missing table at 3.614." in axis.html  # was "You buy"
     assert "Nothing can be rolled at 3.614" not in axis.text
     assert (
-        "Captured Equipment (3.61422) is missing from the rules text: nothing can be rolled "
+        "The printed rules leave out the Captured Equipment (3.61422): nothing can be rolled "
         "on it yet" in axis.text
     ), axis.text[axis.text.find("Go on without it") - 400 :][:500]
     mechanisms.supply(

@@ -335,7 +335,7 @@ def test_3_617_axis_n_british_m_and_3_6182_full_sw_in_play(users, modules, fixed
     make_rolls(players, "british", v3)
     assert v3.strength == "depleted"
     said = [r["result"] for r in v3.details["rolls"]]
-    assert any("not rolled: the rules text lacks this table" in r for r in said), said
+    assert any("not rolled: the printed rules leave out this table" in r for r in said), said
     fixed_dice.extend([[2, 3], [3, 3]])  # I3: 5 Full; Leader DR 6
     make_rolls(players, "british", i3)
     assert i3.strength == "full"

@@ -239,7 +239,7 @@ def test_3_606_the_leader_drm_typed_is_bounded_by_what_a_leader_can_give(
     assert not Roll.objects.filter(campaign_id=players.campaign_id).exists()
     fixed_dice[:] = [[1, 2]]
     roll = _escape(players, squad, -3)
-    assert {"label": "(Armor-)Leader/... DRM", "value": -3, "how": "typed"} in roll.drms
+    assert {"label": "(Armor-)Leader/...", "value": -3, "how": "typed"} in roll.drms
 
 
 def test_3_61426_the_armor_leader_drm_is_bounded_by_3_6183s_armor_leaders(

@@ -218,7 +218,7 @@ def test_3_617_british_footnote_s_a_depleted_rifle_coy_has_one_less_of_each_squa
     assert (i1.strength, i1.units) == ("depleted", 9)
     # The Depleted SW dr's table is cut from the rules text: said, not silently none.
     assert any(
-        "not rolled: the rules text lacks this table" in r["result"]
+        "not rolled: the printed rules leave out this table" in r["result"]
         for r in i1.details["rolls"]
         if r["table"] == "SW allotment for a Depleted RG"
     ), i1.details

@@ -42,6 +42,7 @@ from rules.purchase import (
     roll_variants,
 )
 from rules.schema import Module, RollForSide
+from rules.text import printed
 
 NOT_YOURS = "There is no such campaign, or it is not yours."
 LOG_WINDOW = 200  # newest events on a page; the filter runs before the window
@@ -280,17 +281,6 @@ def _entering(module: Module, p: Purchase) -> tuple[tuple[str, str], ...]:
     return tuple((o.variant, o.label) for o in roll_variants(module, p.side, group))
 
 
-# Where the rules text cuts a DRM's name ("-1 Non-Airborne/" and nothing after, 3.6181),
-# the module writes "/..."; a page says so in a player's words, as for a footnote.
-CUT_NAME = "/..."
-CUT_WORDS = "/[the rest is missing from the rules text]"
-
-
-def uncut(text: str) -> str:
-    """A DRM's name (or a roll's line naming it) as a player reads it."""
-    return text.replace(CUT_NAME, CUT_WORDS)
-
-
 def _claims(
     known: dict[tuple[str, str, str], list[tuple[str, str, str, int]]],
     module: Module,
@@ -428,7 +418,7 @@ def _record_lines(
                 units=p.units if rolled or strength else None,
                 sw=", ".join(f"{n} {w}" for w, n in details.get("sw", {}).items()),
                 rolls=tuple(
-                    uncut(
+                    printed(
                         f"{r['table']}: {r['result']}"
                         + (f" ({r['dice']})" if r.get("dice") else "")
                     )

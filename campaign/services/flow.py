@@ -46,6 +46,7 @@ from rules.drm import AppliedDrm
 from rules.effects import clamp_san, san_announcement
 from rules.kinds import Hook, Pass, kind_of
 from rules.schema import CVP_LOST, SAN, VP, InitiativeResult, RollForSide, Table, parse_range
+from rules.text import left_out
 
 # --------------------------------------------------------------------------- moving on
 
@@ -458,9 +459,9 @@ def record_winner(turn: Turn) -> None:
     win = victory.scenario_winner(module, [r.data for r in results], played.vp_required)
     if win is None:
         text = (
-            f"The winner of the {played.label} scenario cannot be decided: the VP it required "
-            f"are missing from the rules text ({rule.rule}); supply them, then the winner is "
-            "recorded here."
+            f"The winner of the {played.label} scenario cannot be decided: "
+            f"{left_out('the VP it required', rule.rule)}; supply them and have "
+            "your opponent accept them, then the winner is recorded here."
         )
     else:
         last.winner = win.side

@@ -38,6 +38,7 @@ from rules import availability, machine
 from rules.availability import CHITS
 from rules.kinds import Action, kind_of
 from rules.schema import RollForSide
+from rules.text import printed
 
 _CYCLE = Param("cycle", IntegerField())
 _NO_STEP = -1  # the chits' rows in the union below
@@ -226,7 +227,7 @@ def reveal(turn: Turn, chits: dict[str, str]) -> list[SeatField]:
     elif isinstance(result.moves_first, RollForSide):
         text += f" Who moves first is rolled after setup ({result.moves_first.rule})."
     if result.text:
-        text += f" {result.text}"
+        text += f" {printed(result.text)}"
     writes.insert(
         InitiativeOutcome(
             campaign=c,

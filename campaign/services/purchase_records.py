@@ -25,6 +25,7 @@ from rules.drm import DrmRefused, RollContext, after_value, applicable_drms, hol
 from rules.effects import GroupOutcome, NewUnits, on_group, result_effects
 from rules.purchase import depleted_lacking, missing_at, owed_tables
 from rules.schema import Module, PostPurchaseRoll, ReinforcementGroup
+from rules.text import left_out
 
 
 def make_rolls(
@@ -72,7 +73,7 @@ def make_rolls(
             results.append(
                 {
                     "table": table.title,
-                    "result": f"not rolled: the rules text lacks this table ({pp.rule})",
+                    "result": f"not rolled: {left_out('this table', pp.rule)}",
                     # kept: made once the players supply the table (``make_owed_rolls``)
                     "owed": pp.table,
                 }
@@ -131,9 +132,8 @@ def owed_refusal(module: Module, purchase: Purchase) -> str:
         names = ", ".join(module.table(t).title for t in lacking)
         cited = "; ".join(dict.fromkeys(rules.get(t) or module.table(t).rule for t in lacking))
         return (
-            f"{purchase.group_id}'s DR on the {names} waits for that table, which the rules "
-            "text lacks: supply it and have your opponent accept it, then make the DR here "
-            f"({cited})."
+            f"{left_out(f'the {names}', cited, first=True)}: {purchase.group_id}'s DR on it "
+            "waits until you supply it and your opponent accepts it; then make the DR here."
         )
     made = availability.rolls_rules(module, purchase.details.get("rolls", []))
     return f"{purchase.group_id}'s rolls are already made{f' ({made})' if made else ''}."

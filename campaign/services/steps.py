@@ -131,6 +131,7 @@ from rules.effects import (
 )
 from rules.kinds import Action
 from rules.schema import SAN, Effect, InsteadOfRoll, Module, OriginalRoll, Table
+from rules.text import left_out
 from rules.victory import asked_fields, describe_changes, result_owners
 
 
@@ -301,8 +302,8 @@ def roll_on_table(
     table = turn.module.table(table_id)
     if table.missing:
         raise ActionRefused(
-            f"The rules text lacks the {table.title} ({table.rule}); it must be supplied "
-            "before anyone can roll on it.",
+            f"{left_out(f'the {table.title}', table.rule, first=True)}: supply it "
+            "and have your opponent accept it before anyone rolls on it.",
             status=409,
         )
     closed = availability.table_date_reasons(turn.module, table, turn.side, c.date_index)

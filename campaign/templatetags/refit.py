@@ -22,8 +22,8 @@ from django.utils.timezone import template_localtime  # type: ignore[attr-define
 
 from campaign import fragments
 from campaign.memo import Memo
-from campaign.seat_views.common import uncut
 from rules.drm import after_value
+from rules.text import printed
 
 register = template.Library()
 
@@ -208,19 +208,20 @@ def refit_version() -> str:
     return version()
 
 
-@register.filter(name="uncut")
-def uncut_filter(label: Any) -> str:
-    """A DRM's name as a player reads it: a name the rules text cuts says so."""
-    return uncut(str(label))
+@register.filter(name="printed")
+def printed_filter(words: Any) -> str:
+    """Module text as a player reads it (a DRM's name, a footnote, a step's summary):
+    where the printed rule stops short it says so, and who decides
+    (``rules.text.printed``)."""
+    return printed(str(words))
 
 
 @register.filter(name="after_value")
 def after_value_filter(label: Any, value: Any) -> str:
     """A DRM's name printed after its signed ``value``: a name that begins with that
     same value, as the rules print it ("+1 Unit is Isolated"), does not say it twice."""
-    text = uncut(str(label))
     try:
         number = int(value)
     except (TypeError, ValueError):
-        return text
-    return after_value(text, number)
+        return printed(str(label))
+    return after_value(str(label), number)
