@@ -64,6 +64,7 @@ from campaign.services.flow import (
     side_done,
     victory_deferred,
 )
+from campaign.services.fortification_areas import statement_owed
 from campaign.services.purchase_records import release_hex, roll_entry
 from campaign.services.rolls import (
     cap_possessor,
@@ -199,6 +200,7 @@ def finish_step(
         or availability.held_cap_refusal(turn.module, snap)
         or reduction_owed(turn)
         or capture_owed(turn)
+        or statement_owed(turn)
     )
     if owed:
         raise ActionRefused(owed, status=409)
