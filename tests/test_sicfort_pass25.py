@@ -30,13 +30,15 @@ pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 STATE = "State where it lies (3.6073)"
 
 
-def _fort(players, side: str, item: str, tier: str = "", cost: int = 3, **kw) -> FortificationBuy:
+def _fort(
+    players, side: str, item: str, tier: str = "", cost: int = 3, count: int = 1, **kw
+) -> FortificationBuy:
     """A Fortification ``side`` bought at 3.619 of the date before (written past the
     services: its purchase is not under test here)."""
     c = players.campaign
     return FortificationBuy.objects.create(
         campaign=c, side=side, date_index=c.date_index - 1, item_id=item, tier=tier,
-        count=1, cost=cost, **kw,
+        count=count, cost=cost, **kw,
     )  # fmt: skip
 
 
@@ -171,3 +173,33 @@ def test_3_6073_forged_statements_are_refused_and_change_nothing(users, modules)
     assert elsewhere.refused and "stated at 3.605, not at 3.606" in elsewhere.text
     assert "(3.6073)" in elsewhere.text
     assert _stated(foxhole)[:3] == ("", players.campaign.cycle, False)
+
+
+def test_3_6073_the_counters_of_one_purchase_lie_in_different_setup_areas(users, modules):
+    """A line of three Foxholes (1S) bought together: the Axis state two of them hidden
+    in the British North ("How many of them": 2), split off as a line of their own with
+    their share of the cost, and the third hidden in none; a count above the line's is
+    refused citing 3.6073.  When 3.607 is completed the two are placed on-map (the
+    British roster lists "2 × Foxhole"), the third stays the Axis's."""
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.605")
+    three = _fort(players, "axis", "foxhole", "1S", cost=3, count=3)
+    axis, _ = _listed(players, "A, B", "North, South")
+    axis.open()
+    label = "State where 3 × Foxhole (1S) of July 15 Night lies (3.6073)"
+    too_many = axis.press(label, area="North", count="4")
+    assert too_many.refused and "(3.6073)" in too_many.text, too_many.text[:400]
+    three.refresh_from_db()
+    lines = FortificationBuy.objects.filter(campaign_id=players.campaign_id)
+    assert (lines.count(), three.count, three.area_cycle) == (1, 3, None)
+    _rolled(axis, label, area="North", count="2")
+    lines = list(FortificationBuy.objects.filter(campaign_id=players.campaign_id).order_by("id"))
+    assert [(b.count, b.cost, b.setup_area, b.area_cycle is not None) for b in lines] == [
+        (1, 1, "", False),
+        (2, 2, "North", True),
+    ]
+    _rolled(axis, "State where 1 × Foxhole (1S) of July 15 Night lies (3.6073)", area="none")
+    for step in ("3.605", "3.606", "3.607"):
+        for side in ("axis", "british"):
+            _rolled(_seat(players, side), f"Done with {step}")
+    roster = _fresh(players, "british", "roster/")
+    assert "Axis 2 × Foxhole" in roster and "Axis 1 × Foxhole" not in roster, roster

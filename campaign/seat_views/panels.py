@@ -462,9 +462,10 @@ class SetupAreasView:
     says: str  # the rules' words with their rule ("... (3.6056 chart)")
     enemy: tuple[str, ...]
     # The viewer's own Fortifications whose place he states in secret (3.6073): (its
-    # reference, its words, what he stated in this pass or ""), the choices of the form
-    # (value, words) and the rule; none where the module records no hidden ones.
-    forts: tuple[tuple[str, str, str], ...] = ()
+    # reference, its words, what he stated in this pass or "", its counters: several
+    # may be stated apart), the choices of the form (value, words) and the rule; none
+    # where the module records no hidden ones.
+    forts: tuple[tuple[str, str, str, int], ...] = ()
     fort_choices: tuple[tuple[str, str], ...] = ()
     fort_rule: str = ""
 
@@ -482,12 +483,17 @@ def _setup_areas(view: CampaignView, areas: SetupAreas) -> SetupAreasView:
             if in_enemy_area(u.location, theirs)
         )
     hid = areas.hidden_fortifications
-    forts: tuple[tuple[str, str, str], ...] = ()
+    forts: tuple[tuple[str, str, str, int], ...] = ()
     choices: tuple[tuple[str, str], ...] = ()
     if hid is not None:
         cycle = view.campaign.cycle
         forts = tuple(
-            (b.ref, fortification_words(view.module, b), stated_words(view.module, b, cycle))
+            (
+                b.ref,
+                fortification_words(view.module, b),
+                stated_words(view.module, b, cycle),
+                b.count,
+            )
             for b in to_state(view.campaign, view.module, view.viewer)
         )
         their_side = view.module.side(other.side).name if other is not None else ""

@@ -75,11 +75,19 @@ def stated_words(module: Module, buy: FortificationBuy, cycle: int) -> str:
 
 @transaction.atomic
 def state_area(
-    *, campaign_id: object, user: User, fortification_id: str, area: str, at: str | None = None
+    *,
+    campaign_id: object,
+    user: User,
+    fortification_id: str,
+    area: str,
+    count: int = 0,
+    at: str | None = None,
 ) -> FortificationBuy:
     """The owner states, in secret, where one of his Fortifications lies (Sicily 3.605,
     3.6073): ``area`` is a Setup Area ID either side lists, ``IN_NONE`` (hidden in none:
-    No-Man's Land or Uncontrolled Territory) or ``ON_MAP`` (it stands on the map)."""
+    No-Man's Land or Uncontrolled Territory) or ``ON_MAP`` (it stands on the map).
+    ``count``: of a line of several counters, how many lie there (0: all); those are
+    split off as a line of their own (its share of the cost), the rest stated apart."""
     turn = take_turn(campaign_id, user, at)
     module, c = turn.module, turn.campaign
     hid = fortification_areas_at(module, turn.step.id)
@@ -127,6 +135,15 @@ def state_area(
                 status=409,
             )
         buy.on_map, buy.setup_area = False, named
+    if count < 0 or count > buy.count:
+        raise ActionRefused(
+            f"{fortification_words(module, buy)} is {buy.count} counter"
+            f"{'s' if buy.count > 1 else ''}: state where 1 to {buy.count} of them lie "
+            f"({hid.rule}). Nothing was changed.",
+            status=409,
+        )
+    if 0 < count < buy.count:
+        buy = _split(buy, count)
     buy.area_cycle = c.cycle
     buy.save(update_fields=["on_map", "setup_area", "area_cycle"])
     kept = FORTIFICATION.kept(turn.side)
@@ -138,6 +155,28 @@ def state_area(
     )
     commit(c.pk, PurchaseChanged(kept=kept))
     return buy
+
+
+def _split(buy: FortificationBuy, count: int) -> FortificationBuy:
+    """``count`` of the line's counters as a line of their own, its share of the cost
+    (the price is per counter, 3.619), with what is being stated of them; the line
+    keeps the rest, as it was stated before."""
+    share = buy.cost * count // buy.count
+    rest = FortificationBuy.objects.get(pk=buy.pk)
+    rest.count, rest.cost = buy.count - count, buy.cost - share
+    rest.save(update_fields=["count", "cost"])
+    return FortificationBuy.objects.create(
+        campaign_id=buy.campaign_id,
+        side=buy.side,
+        date_index=buy.date_index,
+        item_id=buy.item_id,
+        tier=buy.tier,
+        count=count,
+        cost=share,
+        location=buy.location,
+        setup_area=buy.setup_area,
+        on_map=buy.on_map,
+    )
 
 
 def statement_owed(turn: Turn) -> str:

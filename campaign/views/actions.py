@@ -491,6 +491,7 @@ class SetupAreaIds:
 class FortificationArea:
     fortification_id: str = inputs.text("fortification")
     area: str = inputs.text("area")
+    count: int = inputs.number("count", "How many of them", "0")
 
 
 @dataclass(frozen=True)
