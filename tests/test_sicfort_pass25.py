@@ -203,3 +203,30 @@ def test_3_6073_the_counters_of_one_purchase_lie_in_different_setup_areas(users,
             _rolled(_seat(players, side), f"Done with {step}")
     roster = _fresh(players, "british", "roster/")
     assert "Axis 2 × Foxhole" in roster and "Axis 1 × Foxhole" not in roster, roster
+
+
+def test_3_6073_finishing_ahead_does_not_pass_3_605_with_a_fortification_unstated(users, modules):
+    """The map steps 3.601-3.605 finished in one click ("Done with 3.601 to 3.605")
+    would complete 3.605 without the statement its Done waits for: with a Foxhole not
+    stated, that click is refused citing 3.6073, nothing done; Done
+    goes one step at a time (the sentence says so), then the Foxhole is stated at 3.605
+    and its Done goes."""
+    from campaign.models import StepMark
+
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.601")
+    foxhole = _fort(players, "axis", "foxhole", "1S", cost=1)
+    axis = _seat(players, "axis")
+    run = axis.press("Done with 3.601 to 3.605")
+    assert run.refused and "Not through 3.605 Setup Area Determination" in run.text, run.text
+    assert "(3.6073" in run.text and "Foxhole" in run.text
+    marks = StepMark.objects.filter(campaign_id=players.campaign_id, side="axis")
+    c = players.campaign
+    assert not marks.filter(cycle=c.cycle, step_index__gte=c.step_index).exists()
+    assert "press Done at each step up to it" in run.text
+    _rolled(_seat(players, "british"), "Done with 3.601 to 3.605")
+    for step in ("3.601", "3.602", "3.603", "3.604"):
+        _rolled(axis, f"Done with {step}")
+    assert players.step.id == "3.605", players.step.id
+    _state(axis, foxhole, "on-map")
+    _rolled(axis, "Done with 3.605")
+    assert players.step.id == "3.606", players.step.id

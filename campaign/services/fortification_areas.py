@@ -15,6 +15,8 @@ only by a public line naming the Setup Area, its purchase kept secret.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -32,7 +34,7 @@ from rules.effects import (
     fortifications_revealed_at,
     still_hidden_in_enemy_area,
 )
-from rules.schema import HiddenFortifications, Module
+from rules.schema import HiddenFortifications, Module, Step
 
 # What the owner may state instead of a Setup Area ID (the form's values).
 ON_MAP = "on-map"
@@ -179,10 +181,14 @@ def _split(buy: FortificationBuy, count: int) -> FortificationBuy:
     )
 
 
-def statement_owed(turn: Turn) -> str:
-    """Why the side may not be done with the step yet: a Fortification of his whose
-    place it has not stated in this pass ("" : none)."""
-    hid = fortification_areas_at(turn.module, turn.step.id)
+def statement_owed(turn: Turn, ahead: Sequence[Step] = ()) -> str:
+    """Why the side may not be done with the step yet, nor with the steps ``ahead`` it
+    would finish with it: a Fortification of his whose place it has not stated in this
+    pass, at the step where it is stated ("" : none).  Finishing ahead through that
+    step is refused, the statement made there first."""
+    later = next((s for s in ahead if fortification_areas_at(turn.module, s.id)), None)
+    step = later or turn.step
+    hid = fortification_areas_at(turn.module, step.id)
     if hid is None:
         return ""
     left = [
@@ -194,8 +200,14 @@ def statement_owed(turn: Turn) -> str:
         return ""
     word = turn.module.setup_areas.label if turn.module.setup_areas else ""
     names = "; ".join(fortification_words(turn.module, b) for b in left)
+    first = (
+        f"Not through {step.id} {step.title} at once: press Done at each step up to it, "
+        "and there state first"
+        if later
+        else "State first"
+    )
     return (
-        f"State first where each of your Fortifications lies: on the map, or hidden in a "
+        f"{first} where each of your Fortifications lies: on the map, or hidden in a "
         f"{word} or in none ({hid.rule}: each still-hidden Fortification within a {word} "
         f"of its purchaser's opponent is placed on-map): {names}. Nothing was changed."
     )

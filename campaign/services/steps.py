@@ -219,7 +219,11 @@ def finish_step(
                 f"{step.id} cannot be finished together with step {through[:20]}.", status=409
             )
         ahead = run[1 : ids.index(through) + 1]
-    hex_owed = purchases.hex_owed(turn, [step, *ahead]) or units.placement_owed(turn)
+    hex_owed = (
+        purchases.hex_owed(turn, [step, *ahead])
+        or units.placement_owed(turn)
+        or (statement_owed(turn, ahead) if ahead else "")
+    )
     if hex_owed:
         raise ActionRefused(hex_owed, status=409)
     # The writes go together (``writes.deferring``): the mark, the log line, the
