@@ -529,12 +529,25 @@ class FortificationBuy(LoadedAtOnce, models.Model):
     location = models.CharField(max_length=200, blank=True)
     revealed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    ref = models.CharField(max_length=16, default=new_ref, editable=False)  # what pages name
+    # Where it lies, as its owner states in secret at the module's ``setup_areas.step``
+    # (Sicily 3.6073 "Each still-hidden Fortification within a Setup Area of the
+    # purchaser's opponent is placed on-map"): the Setup Area ID ("": in none), stated in
+    # the pass ``area_cycle`` (``Campaign.cycle``; null: never stated); ``on_map``: it
+    # stands on the map (never hidden, found, or placed on-map by 3.6073), so no more
+    # still-hidden.
+    setup_area = models.CharField(max_length=40, blank=True)
+    area_cycle = models.PositiveIntegerField(null=True, blank=True)
+    on_map = models.BooleanField(default=False)
 
     objects = OwnedSecretQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]
-        constraints = [models.CheckConstraint(condition=Q(count__gt=0), name="fortification_count")]
+        constraints = [
+            models.CheckConstraint(condition=Q(count__gt=0), name="fortification_count"),
+            models.UniqueConstraint(fields=["campaign", "ref"], name="fortification_ref_unique"),
+        ]
 
 
 class ReconBuy(LoadedAtOnce, models.Model):

@@ -227,10 +227,17 @@ UNIT = Disclosure(
     former="held",
 )
 FORTIFICATION = Disclosure(
-    "fortification purchase (and its points given up or taken back)",
+    "fortification purchase (and its points given up or taken back; where its owner "
+    "states it lies hidden, Sicily 3.6073)",
     "FortificationBuy",
     Before.NOTHING,
-    _AT_THE_END,
+    # Sicily 3.6073 "Each still-hidden Fortification within a Setup Area of the
+    # purchaser's opponent is placed on-map": its purchase revealed then
+    # (``fortification_areas.reveal_hidden``); a minefield's presence only, by a public
+    # log line ("reveal its presence but not its strength"), its purchase still secret.
+    "its placing on-map as a still-hidden Fortification in a Setup Area its opponent "
+    "lists (Sicily 3.6073; a minefield: a public line tells its presence, its purchase "
+    "stays secret), or " + _AT_THE_END,
 )
 RECON = Disclosure("Recon purchase and its dr", "ReconBuy", Before.NOTHING, _AT_THE_END)
 ADDED_LATER = Disclosure(

@@ -31,6 +31,7 @@ from rules.schema import (
     Effect,
     EffectName,
     HeldCap,
+    HiddenFortifications,
     InherentCrew,
     MarkerHold,
     MmcClass,
@@ -729,6 +730,45 @@ def setup_areas_at(module: Module, step_id: str) -> SetupAreas | None:
     (``SetupAreas.step``, Sicily 3.605); None elsewhere."""
     areas = module.setup_areas
     return areas if areas is not None and areas.step == step_id else None
+
+
+def fortification_areas_at(module: Module, step_id: str) -> HiddenFortifications | None:
+    """The module's hidden Fortifications where their owner states, at step ``step_id``,
+    the Setup Area each lies in (``SetupAreas.step``, Sicily 3.605; 3.6073); None
+    elsewhere."""
+    areas = setup_areas_at(module, step_id)
+    return areas.hidden_fortifications if areas is not None else None
+
+
+def fortifications_revealed_at(module: Module, step_id: str) -> HiddenFortifications | None:
+    """The module's hidden Fortifications where those in the opponent's Setup Areas are
+    placed on-map on completing step ``step_id`` (Sicily 3.607: 3.6073); None elsewhere."""
+    areas = module.setup_areas
+    hid = areas.hidden_fortifications if areas is not None else None
+    return hid if hid is not None and hid.step == step_id else None
+
+
+def fortification_area(text: str, mine: Sequence[str], theirs: Sequence[str]) -> str | None:
+    """The Setup Area ID ``text`` names among the IDs either side lists (Sicily 3.605),
+    in its lister's spelling; None: neither side lists it."""
+    here = " ".join(text.split()).casefold()
+    return next((a for a in (*mine, *theirs) if a.casefold() == here), None) if here else None
+
+
+def still_hidden_in_enemy_area(
+    hid: HiddenFortifications,
+    item_id: str,
+    *,
+    on_map: bool,
+    setup_area: str,
+    stated: bool,
+    theirs: Sequence[str],
+) -> bool:
+    """Whether a Fortification is placed on-map by 3.6073 ("Each still-hidden
+    Fortification within a Setup Area of the purchaser's opponent"): one of the
+    module's Fortifications, not on the map, stated (in this pass) in a Setup Area its
+    opponent lists (``theirs``)."""
+    return item_id in hid.items and not on_map and stated and in_enemy_area(setup_area, theirs)
 
 
 def enemy_area_words(areas: SetupAreas) -> str:

@@ -134,10 +134,18 @@ def enter_hooks(step: Step) -> tuple[Hook, ...]:
     return kind_of(step.kind).on_enter + EFFECT_HOOKS.get(step.effect or "", ())
 
 
-def complete_hooks(step: Step) -> tuple[Hook, ...]:
+def complete_hooks(module: Module, step: Step) -> tuple[Hook, ...]:
     """The server operations run on completing ``step``: its kind's, then what it does
-    to the units it names (``settles``)."""
-    return kind_of(step.kind).on_complete + ((Hook.SETTLE_UNITS,) if step.settles else ())
+    to the units it names (``settles``), then the placing on-map of the hidden
+    Fortifications in the enemy's Setup Areas where the module does it there (Sicily
+    3.6073: ``SetupAreas.hidden_fortifications``)."""
+    areas = module.setup_areas
+    hid = areas.hidden_fortifications if areas is not None else None
+    return (
+        kind_of(step.kind).on_complete
+        + ((Hook.SETTLE_UNITS,) if step.settles else ())
+        + ((Hook.REVEAL_HIDDEN_FORTIFICATIONS,) if hid is not None and hid.step == step.id else ())
+    )
 
 
 def result_reader(module: Module) -> int | None:

@@ -2056,6 +2056,36 @@ class AreaCapture(Strict):
     rule: RuleRef
 
 
+class HiddenFortifications(Strict):
+    """Each still-hidden Fortification in a Setup Area of its purchaser's opponent is
+    placed on-map at ``step``'s completion (Sicily 3.6073 "Each still-hidden
+    Fortification within a Setup Area of the purchaser's opponent is placed on-map").
+    Which Fortifications stand hidden, and where, is the map's: at ``setup_areas.step``
+    (3.605) the owner states, in secret, for each of his Fortifications of ``items`` not
+    yet placed on-map, the Setup Area ID it lies in (none: No-Man's Land or Uncontrolled
+    Territory), or that it stands on the map (never hidden, or found); restated each
+    time the Setup Areas are (they change from one RePh to the next), his Done waiting
+    for each.  At ``step``'s completion each one stated in a Setup Area the opponent
+    lists is revealed to him: its purchase, through the gate; one of ``minefields`` only
+    by its presence, a public line naming ``minefield_counter`` and the Setup Area
+    (3.6073 "Each such minefield is marked by placing a Minefield counter to reveal its
+    presence but not its strength"), its purchase kept secret."""
+
+    step: str
+    items: list[Slug] = Field(min_length=1)
+    minefields: list[Slug] = []
+    minefield_counter: str = ""
+    rule: RuleRef
+
+    @model_validator(mode="after")
+    def _minefields(self) -> HiddenFortifications:
+        if not set(self.minefields) <= set(self.items):
+            raise ValueError("hidden_fortifications.minefields: each is one of 'items'")
+        if bool(self.minefields) != bool(self.minefield_counter):
+            raise ValueError("hidden_fortifications: minefields and minefield_counter go together")
+        return self
+
+
 class SetupAreas(Strict):
     """A unit's location on its side's retained forces is the Setup Area it is Retained
     in, named by the ID its side records for it (Sicily 3.605 MARKING THE MAP: "each side
@@ -2088,6 +2118,9 @@ class SetupAreas(Strict):
     # therein by the side Controlling that Setup Area"): the other side chooses at its
     # step.  None: the players amend their retained forces.
     captures: AreaCapture | None = None
+    # What becomes of each side's still-hidden Fortifications in a Setup Area the other
+    # lists (Sicily 3.6073).  None: the players place them on the map themselves.
+    hidden_fortifications: HiddenFortifications | None = None
 
 
 class Remanning(Strict):
@@ -2677,6 +2710,22 @@ class Module(Strict):
                 )
             if cap is not None and cap.units.in_enemy_setup_area is not None:
                 errors.append("setup_areas.captures.units: in_enemy_setup_area is implied")
+            hid = self.setup_areas.hidden_fortifications
+            if hid is not None and (
+                hid.step not in steps or steps.index(hid.step) < steps.index(self.setup_areas.step)
+                if self.setup_areas.step in steps
+                else True
+            ):
+                errors.append(
+                    f"setup_areas.hidden_fortifications.step: '{hid.step}' is no step at or "
+                    "after setup_areas.step"
+                )
+            known = {i.id for i in self.fortifications.items} if self.fortifications else set()
+            for item in hid.items if hid is not None else []:
+                if item not in known:
+                    errors.append(
+                        f"setup_areas.hidden_fortifications.items: unknown fortification '{item}'"
+                    )
         listed = self.setup_areas is not None and self.setup_areas.step is not None
         for i, st in enumerate(self.steps):
             at_or_after = (

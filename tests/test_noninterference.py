@@ -59,6 +59,7 @@ from campaign.consumers import CampaignConsumer, batches
 from campaign.fragments import CAMPAIGN_MEMO, MEMOISED_PARTS, campaign_fragments
 from campaign.models import (
     Campaign,
+    FortificationBuy,
     InitiativeChit,
     ModuleRecord,
     Notification,
@@ -72,6 +73,7 @@ from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.roster import ROSTER_VIEWS, _read_roster_view, roster_view
 from campaign.selectors import module_of
 from campaign.services import (
+    fortification_areas,
     initiative,
     messages,
     purchases,
@@ -125,6 +127,18 @@ SYSTEMS = {
     # Sicily: purchases, their secret rolls and units, entry areas, fortifications
     # (FPP come from a secret M3 purchase), Recon, initiative chits.
     "sicily": dict(module="sicily", variant="i", date="jul14n", kind="purchase", step=None),
+    # Sicily 3.605 of the RePh after July 14 PM: each side holds a Foxhole bought on
+    # the date before (``forts``) and states in secret where it lies (3.6073); the
+    # hider's stays in his own Setup Area or in none, so nothing is placed on-map in
+    # either world: its Setup Area never reaches the observer.
+    "sicily-areas": dict(
+        module="sicily",
+        variant="i",
+        date="jul14n",
+        kind=None,
+        step="3.605",
+        forts=[("foxhole", "1S", 1)],
+    ),  # fmt: skip
     # Purple Heart Draw's start (C4.2): the German's 60 DSP, spent in secret at
     # I-C5.35; the US has none (I3) and passes it.  Its RG charts are lost: nothing is
     # bought, and its strength steps pass by themselves.
@@ -529,6 +543,18 @@ class Start:
                     ordinal=1,
                     date_ordinal=1,
                 )
+        for item, tier, cost in system.get("forts", []):
+            # bought on the date before (written past the services: set up since)
+            for side in (s.id for s in module.sides):
+                FortificationBuy.objects.create(
+                    campaign=players.campaign,
+                    side=side,
+                    date_index=players.campaign.date_index - 1,
+                    item_id=item,
+                    tier=tier,
+                    count=1,
+                    cost=cost,
+                )
         return cls(system, players, module, transaction.savepoint(), sequences())
 
     def restore(self) -> None:
@@ -728,6 +754,18 @@ class World:
             if item.figures:  # priced by its counter's figures (PHD C5.35 note 4)
                 data |= {f"figure.{f.id}": str(f.min + args[1] % 2) for f in item.figures}
             return "act/fortify/", data
+        if name == "setup-areas":
+            if module.setup_areas is None or module.setup_areas.step != self.step.id:
+                return None
+            return "act/setup-areas/", {"areas": args[0]}
+        if name == "fortification-area":  # Sicily 3.6073, stated at 3.605
+            mine = fortification_areas.to_state(self.players.campaign, module, side)
+            if not mine:
+                return None
+            return "act/fortification-area/", {
+                "fortification": mine[args[0] % len(mine)].ref,
+                "area": args[1],
+            }
         if name == "recon":
             if module.recon is None:
                 return None
@@ -936,6 +974,20 @@ class World:
             )
         elif name == "fortify-takeback":  # issue 46: its last fortification taken back
             takebacks.take_back_fortification(campaign_id=cid, user=user)
+        elif name == "setup-areas":  # Sicily 3.605: public, alike in both worlds
+            if module.setup_areas is None or module.setup_areas.step != self.step.id:
+                return False
+            units.record_setup_areas(campaign_id=cid, user=user, areas=args[0])
+        elif name == "fortification-area":  # Sicily 3.6073: where a Fortification lies
+            mine = fortification_areas.to_state(self.players.campaign, module, side)
+            if not mine:
+                return False
+            fortification_areas.state_area(
+                campaign_id=cid,
+                user=user,
+                fortification_id=mine[args[0] % len(mine)].ref,
+                area=args[1],
+            )
         elif name == "recon":
             if module.recon is None:
                 return False
@@ -1272,6 +1324,7 @@ SECRETS = {
         "secret recon",
         "hider chit",
         "hider chit-back",
+        "secret fortification-area",
     },
     "purple-heart-draw": {
         "hider roll",
@@ -1304,12 +1357,16 @@ SECRETS = {
 # What the scripted trial does, by trial and hiding side.
 ROLLS_RECON_CHIT = {"hider roll", "secret recon", "hider chit", "hider chit-back"}
 DOES = {
-    ("sicily", "axis"): SECRETS["sicily"],
-    ("sicily", "british"): SECRETS["sicily"],
+    ("sicily", "axis"): SECRETS["sicily"] - {"secret fortification-area"},
+    ("sicily", "british"): SECRETS["sicily"] - {"secret fortification-area"},
+    # 3.605 (3.6073): where the hider's Foxhole lies, stated in secret.
+    ("sicily-areas", "axis"): {"secret fortification-area"},
+    ("sicily-areas", "british"): {"secret fortification-area"},
     # Before the Initial Scenario: no Recon (3.620), no chit (3.6211).
-    ("sicily-start", "axis"): SECRETS["sicily"] - {"secret recon", "hider chit", "hider chit-back"},
+    ("sicily-start", "axis"): SECRETS["sicily"]
+    - {"secret recon", "hider chit", "hider chit-back", "secret fortification-area"},
     ("sicily-start", "british"): SECRETS["sicily"]
-    - {"secret recon", "hider chit", "hider chit-back"},
+    - {"secret recon", "hider chit", "hider chit-back", "secret fortification-area"},
     ("purple-heart-draw-start", "german"): {"secret fortify", "secret fortify-takeback"},
     # The US has no DSP for the Initial Scenario (I3), publicly: I-C5.35 passes for it.
     ("purple-heart-draw-start", "us"): set(),
@@ -1389,6 +1446,23 @@ def scripted_plan(step: Any, *, takebacks: bool = True) -> list[Slot]:
         public("message", "my turn again"),
         seen("message", "see you Sunday"),
     ]
+    # Sicily 3.605 (a checklist; elsewhere these are no-ops): both list their Setup Areas
+    # (public), then each states where its Foxhole lies (3.6073): the hider in world A
+    # in his own Setup Area H1, in world B in none, restated in A on the map and back;
+    # never in one the observer lists (that is revealed at 3.607, by the rules).
+    areas = [
+        public("setup-areas", "H1, H2"),
+        seen("setup-areas", "O1"),
+        secret(
+            [
+                Op("fortification-area", (0, "H1")),
+                Op("fortification-area", (0, "on-map")),
+                Op("fortification-area", (0, "H1")),
+            ],
+            [Op("fortification-area", (0, "none"))],
+        ),
+        seen("fortification-area", 0, "O1"),
+    ]
     plan = {
         "purchase": [
             *(takeback_slots if takebacks else []),
@@ -1427,6 +1501,8 @@ def scripted_plan(step: Any, *, takebacks: bool = True) -> list[Slot]:
         "recon": [secret([Op("recon", (1,))]), seen("recon", 0)],
         "table": [seen("roll", 0, "8-1 leader"), seen("unit-add", "9-2 leader", "wounded", "")],
     }.get(step.kind, [seen("unit-save", 0, "ok", "hill"), units])
+    if step.kind == "checklist":
+        plan = areas + plan
     for t in range(len(step.tables) if step.kind == "table" else 0):
         plan.append(Slot("hider", Op("roll", (t, ("hero", [0]), ("tank", [])))))
     if step.kind == "table":

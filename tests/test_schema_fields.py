@@ -5390,6 +5390,67 @@ case(
 )
 
 
+def _hidden_at_3_607(m: Module) -> Any:
+    """Sicily 3.6073 at 3.607's completion: its rule and counter words, which of a
+    Foxhole, AT Mines and a HIP stated in the opponent's Setup Area A are placed
+    on-map, and which are minefields (told by their presence only)."""
+    hid = effects.fortifications_revealed_at(m, "3.607")
+    if hid is None:
+        return None
+    items = ("foxhole", "at_mines", "hip")
+    placed = tuple(
+        effects.still_hidden_in_enemy_area(
+            hid, i, on_map=False, setup_area="A", stated=True, theirs=("a",)
+        )
+        for i in items
+    )
+    return hid.rule, hid.minefield_counter, placed, tuple(i in hid.minefields for i in items)
+
+
+def _hidden(d: dict) -> dict:
+    return d["setup_areas"]["hidden_fortifications"]
+
+
+case(
+    "SetupAreas.hidden_fortifications",
+    base="sicily",
+    # 3.6073: without it nothing is placed on-map; the players place them themselves.
+    mutate=lambda d: d["setup_areas"].pop("hidden_fortifications"),
+    observe=_hidden_at_3_607,
+)
+case(
+    "HiddenFortifications.step",
+    base="sicily",
+    mutate=lambda d: _hidden(d).update(step="3.608"),
+    observe=_hidden_at_3_607,
+)
+case(
+    "HiddenFortifications.items",
+    base="sicily",
+    # A Foxhole no Fortification: never placed on-map.
+    mutate=lambda d: _hidden(d).update(items=["trench", "roadblock", "at_mines"]),
+    observe=_hidden_at_3_607,
+)
+case(
+    "HiddenFortifications.minefields",
+    base="sicily",
+    mutate=lambda d: _hidden(d).update(minefields=["foxhole", "at_mines"]),
+    observe=_hidden_at_3_607,
+)
+case(
+    "HiddenFortifications.minefield_counter",
+    base="sicily",
+    mutate=lambda d: _hidden(d).update(minefield_counter="Known Minefield counter"),
+    observe=_hidden_at_3_607,
+)
+case(
+    "HiddenFortifications.rule",
+    base="sicily",
+    mutate=lambda d: _hidden(d).update(rule="3.607"),
+    observe=_hidden_at_3_607,
+)
+
+
 def _escape_words(m: Module) -> str:
     from campaign.services.units import describe_filter
 

@@ -6,7 +6,7 @@ from django.db import connection
 
 from campaign.models import Campaign, ModuleRecord, Roll, StepMark, Unit
 from campaign.selectors import done_sides, module_of, owed_rolls, step_attacker
-from campaign.services import hosting, initiative, steps
+from campaign.services import fortification_areas, hosting, initiative, steps
 from campaign.services.errors import ActionRefused
 from rules import machine
 from rules.availability import owed_for
@@ -166,10 +166,26 @@ class Players:
         try:
             done()
         except ActionRefused as exc:
-            if not str(exc).startswith("Roll first"):
+            if str(exc).startswith("State first where each of your Fortifications lies"):
+                self.state_fortifications_on_map(side)
+            elif not str(exc).startswith("Roll first"):
                 raise
-            self.make_owed_rolls(side)
+            else:
+                self.make_owed_rolls(side)
             done()
+
+    def state_fortifications_on_map(self, side: str) -> None:
+        """``side`` states each of its Fortifications the step asks about on the map, none
+        hidden (Sicily 3.605, 3.6073), as a player told so at Done would."""
+        c = self.campaign
+        for buy in fortification_areas.to_state(c, module_of(c), side):
+            if buy.area_cycle != c.cycle:
+                fortification_areas.state_area(
+                    campaign_id=self.campaign_id,
+                    user=self.users[side],
+                    fortification_id=buy.ref,
+                    area=fortification_areas.ON_MAP,
+                )
 
     def make_owed_rolls(self, side: str) -> None:
         """The compulsory rolls ``side`` owes at the current step, made."""

@@ -49,6 +49,13 @@ from campaign.selectors import (
     with_rosters_read,
 )
 from campaign.services.captures import capture_at, choices_words, taken_here, to_choose
+from campaign.services.fortification_areas import (
+    IN_NONE,
+    ON_MAP,
+    fortification_words,
+    stated_words,
+    to_state,
+)
 from campaign.services.rolls import roll_context
 from campaign.services.steps import mmc_hardening, mmc_reduction, reducing_rolls
 from campaign.services.takebacks import done_request
@@ -454,6 +461,13 @@ class SetupAreasView:
     theirs: str
     says: str  # the rules' words with their rule ("... (3.6056 chart)")
     enemy: tuple[str, ...]
+    # The viewer's own Fortifications whose place he states in secret (3.6073): (its
+    # reference, its words, what he stated in this pass or "", its counters: several
+    # may be stated apart), the choices of the form (value, words) and the rule; none
+    # where the module records no hidden ones.
+    forts: tuple[tuple[str, str, str, int], ...] = ()
+    fort_choices: tuple[tuple[str, str], ...] = ()
+    fort_rule: str = ""
 
 
 def _setup_areas(view: CampaignView, areas: SetupAreas) -> SetupAreasView:
@@ -468,6 +482,27 @@ def _setup_areas(view: CampaignView, areas: SetupAreas) -> SetupAreasView:
             for u in own
             if in_enemy_area(u.location, theirs)
         )
+    hid = areas.hidden_fortifications
+    forts: tuple[tuple[str, str, str, int], ...] = ()
+    choices: tuple[tuple[str, str], ...] = ()
+    if hid is not None:
+        cycle = view.campaign.cycle
+        forts = tuple(
+            (
+                b.ref,
+                fortification_words(view.module, b),
+                stated_words(view.module, b, cycle),
+                b.count,
+            )
+            for b in to_state(view.campaign, view.module, view.viewer)
+        )
+        their_side = view.module.side(other.side).name if other is not None else ""
+        choices = (
+            (ON_MAP, "on the map (not hidden)"),
+            *((a, f"hidden in your {areas.label} {a}") for a in view.seat.setup_areas or ()),
+            *((a, f"hidden in {their_side}'s {areas.label} {a}") for a in theirs),
+            (IN_NONE, f"hidden in no {areas.label}"),
+        )
     return SetupAreasView(
         word=areas.label,
         rule=areas.rule,
@@ -476,6 +511,9 @@ def _setup_areas(view: CampaignView, areas: SetupAreas) -> SetupAreasView:
         theirs=", ".join(theirs),
         says=says,
         enemy=enemy,
+        forts=forts,
+        fort_choices=choices,
+        fort_rule=hid.rule if hid is not None else "",
     )
 
 

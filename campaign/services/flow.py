@@ -29,7 +29,7 @@ from campaign.models import (
 )
 from campaign.selectors import pass_result, san_may_be_secret
 from campaign.services import dice as dice_service
-from campaign.services import purchase_records, units, writes
+from campaign.services import fortification_areas, purchase_records, units, writes
 from campaign.services.events import record_event
 from campaign.services.rolls import (
     Played,
@@ -62,7 +62,7 @@ def advance(turn: Turn) -> None:
         if machine.sides_to_act(module, step, turn.done):
             break
         kind = kind_of(step.kind)
-        for hook in machine.complete_hooks(step):
+        for hook in machine.complete_hooks(module, step):
             HOOKS[hook](turn)
         if c.ended_at is not None:
             break
@@ -628,5 +628,6 @@ HOOKS: dict[Hook, Callable[[Turn], None]] = {
     Hook.SETTLE_UNITS: units.settle_units,
     Hook.ANNOUNCE_SAN: announce_san,
     Hook.ROLL_WHILE_BUYING: purchase_records.roll_while_buying,
+    Hook.REVEAL_HIDDEN_FORTIFICATIONS: fortification_areas.reveal_hidden,
 }
 assert set(HOOKS) == set(Hook), "every Hook has its one implementation"

@@ -64,6 +64,7 @@ from campaign.services.flow import (
     side_done,
     victory_deferred,
 )
+from campaign.services.fortification_areas import statement_owed
 from campaign.services.purchase_records import release_hex, roll_entry
 from campaign.services.rolls import (
     cap_possessor,
@@ -200,6 +201,7 @@ def finish_step(
         or availability.held_cap_refusal(turn.module, snap)
         or reduction_owed(turn)
         or capture_owed(turn)
+        or statement_owed(turn)
     )
     if owed:
         raise ActionRefused(owed, status=409)
@@ -218,7 +220,11 @@ def finish_step(
                 f"{step.id} cannot be finished together with step {through[:20]}.", status=409
             )
         ahead = run[1 : ids.index(through) + 1]
-    hex_owed = purchases.hex_owed(turn, [step, *ahead]) or units.placement_owed(turn)
+    hex_owed = (
+        purchases.hex_owed(turn, [step, *ahead])
+        or units.placement_owed(turn)
+        or (statement_owed(turn, ahead) if ahead else "")
+    )
     if hex_owed:
         raise ActionRefused(hex_owed, status=409)
     # The writes go together (``writes.deferring``): the mark, the log line, the

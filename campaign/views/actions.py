@@ -33,6 +33,7 @@ from campaign.services import (
     captures,
     conceding,
     corrections,
+    fortification_areas,
     hosting,
     initiative,
     messages,
@@ -114,6 +115,8 @@ class Act(StrEnum):
     AREA_CAPTURE = "area-capture"
     AREA_ELIMINATE = "area-eliminate"
     AREA_GIVE_BACK = "area-give-back"
+    # Sicily 3.6073: where a hidden Fortification lies, stated by its owner at 3.605.
+    FORTIFICATION_AREA = "fortification-area"
     ADD_LATER = "add-later"
     CANCEL_ADDED_LATER = "cancel-added-later"
     # Posted to URLs of their own, not to ``act/<action>/``.
@@ -485,6 +488,13 @@ class SetupAreaIds:
 
 
 @dataclass(frozen=True)
+class FortificationArea:
+    fortification_id: str = inputs.text("fortification")
+    area: str = inputs.text("area")
+    count: int = inputs.number("count", "How many of them", "0")
+
+
+@dataclass(frozen=True)
 class OneUnit:
     unit_id: str | None = inputs.optional("unit")
 
@@ -601,6 +611,7 @@ DECLARED: dict[Act, Declared] = {
         Declared(Act.AREA_CAPTURE, OneUnit, captures.choose_capture),
         Declared(Act.AREA_ELIMINATE, OneUnit, captures.choose_elimination),
         Declared(Act.AREA_GIVE_BACK, OneUnit, captures.give_back),
+        Declared(Act.FORTIFICATION_AREA, FortificationArea, fortification_areas.state_area),
         Declared(
             Act.INVITATION_NEW,
             _Nothing,

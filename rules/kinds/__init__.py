@@ -57,6 +57,9 @@ class Hook(StrEnum):
     # A finishing side's RGs bought at a purchase step that rolls while buying make the
     # rolls it lists still owed (APD 3.4's armor-type dr; 1.2: each step complete first).
     ROLL_WHILE_BUYING = "roll_while_buying"
+    # Each side's still-hidden Fortifications in a Setup Area the other lists are placed
+    # on-map (Sicily 3.6073: ``SetupAreas.hidden_fortifications``).
+    REVEAL_HIDDEN_FORTIFICATIONS = "reveal_hidden_fortifications"
 
 
 # The ``on_side_done`` hooks a kind finished ahead may still carry: the run of steps
