@@ -19,10 +19,10 @@ from django.test.utils import CaptureQueriesContext
 from campaign import changes as ch
 from campaign.fragments import CAMPAIGN_MEMO, SHOWN_MEMO, Part
 from campaign.live_pages import CAMPAIGN, ROSTER
-from campaign.models import Purchase, Seat
+from campaign.models import Campaign, EventKind, Purchase, Seat
 from campaign.seat_views.campaign_page import SHOWN_LOGS
 from campaign.seat_views.roster import ROSTER_VIEWS
-from campaign.services import messages, purchases, steps
+from campaign.services import events, messages, purchases, steps
 from campaign.views.pages import PAGE_MEMO, SHELLS
 from tests.purchase_helpers import add_unit, campaign_at
 
@@ -284,3 +284,21 @@ def test_an_answer_adds_its_changes_lines_to_the_log_its_seat_was_shown_3_617(mo
     html, read = answer("cancel", purchase=active())
     assert not read
     assert _log_part(html) == fresh_log()
+
+
+@pytest.mark.django_db
+def test_each_line_a_transaction_records_is_said_by_one_change(modules, users):
+    """``events.logged``: the lines recorded since the last change that said its own,
+    so two changes committed in one transaction never carry the same line twice."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    campaign = Campaign.objects.get(pk=players.campaign_id)
+
+    def line(text: str) -> None:
+        events.record_event(campaign, kind=EventKind.MESSAGE, text=text, side="axis")
+
+    line("one")
+    line("two")
+    assert [entry.text for entry in events.logged(campaign)] == ["one", "two"]
+    line("three")
+    assert [entry.text for entry in events.logged(campaign)] == ["three"]
+    assert events.logged(campaign) == ()

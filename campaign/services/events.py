@@ -64,7 +64,11 @@ def recorded(campaign: Campaign) -> list[Event]:
 
 
 def logged(campaign: Campaign) -> tuple[LogLine, ...]:
-    """The log lines this transaction recorded on ``campaign`` (``recorded``), oldest
-    first, as a change carries them (``Change.logged``): what the acting page's answer
-    adds to the log it showed instead of reading it again."""
-    return tuple(LogLine.from_event(event) for event in recorded(campaign))
+    """The log lines this transaction recorded on ``campaign`` (``recorded``) since the
+    last change that said its own, oldest first, as a change carries them
+    (``Change.logged``): what the acting page's answer adds to the log it showed
+    instead of reading it again.  Each line is said by one change only."""
+    lines = recorded(campaign)
+    said = campaign.__dict__.get("_logged_lines", 0)
+    campaign.__dict__["_logged_lines"] = len(lines)
+    return tuple(LogLine.from_event(event) for event in lines[said:])
