@@ -16,19 +16,57 @@ recorded with, ``visibility.SECRETS``): its audience derives from that one decla
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
-from typing import ClassVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from campaign.visibility import Before, Kept
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """A log line a change recorded, as stored (``Event``'s columns the log and the
+    gate read): what each seat reads of it is the gate's to say
+    (``visibility.event_shown``)."""
+
+    kind: str
+    date_index: int
+    step_id: str
+    text: str
+    public_text: str
+    secret_side: str
+    revealed: bool
+
+    @classmethod
+    def from_event(cls, event: Any) -> LogLine:
+        """The line of ``event``, an ``Event`` recorded in this transaction."""
+        return cls(
+            kind=str(event.kind),
+            date_index=event.date_index,
+            step_id=event.step_id,
+            text=event.text,
+            public_text=event.public_text,
+            secret_side=event.secret_side,
+            revealed=event.revealed_at is not None,
+        )
+
+    @property
+    def revealed_at(self) -> object:
+        """As ``Event.revealed_at`` reads to the gate: set or not."""
+        return True if self.revealed else None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Change:
     """Something a player's action changed.  ``kept``: the change is a side's secret
     (the ``Kept`` its kind of secret declares), or, for a change whose audience is a
-    side without a log line, that side; None: every seat may see it."""
+    side without a log line, that side; None: every seat may see it.  ``logged``:
+    the log lines the change recorded, oldest first (None: not said, and a page
+    reads the log again).  ``revision``: the revision its commit gave the seats it
+    renewed (set by ``writes.commit``; None before)."""
 
     kept: Kept | str | None = None
+    logged: tuple[LogLine, ...] | None = field(default=None, compare=False)
+    revision: uuid.UUID | None = field(default=None, compare=False)
 
     kind: ClassVar[str]
 
@@ -45,6 +83,10 @@ class Change:
         if isinstance(self.kept, Kept):
             return self.kept.side if self.kept.disclosure.before is Before.NOTHING else None
         return self.kept
+
+    def reaches(self, side: str) -> bool:
+        """Whether ``side``'s seat hears of the change (is renewed by it)."""
+        return self.audience in (None, side)
 
 
 KINDS: dict[str, type[Change]] = {}

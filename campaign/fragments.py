@@ -26,6 +26,7 @@ from django.template import engines
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
+from campaign.changes import Change
 from campaign.memo import Memo
 from campaign.seat_views.campaign_page import CampaignView
 from campaign.seat_views.common import PurchaseLine
@@ -184,6 +185,7 @@ def campaign_fragments(
     oob: bool = True,
     token: str | None = None,
     earlier: Sequence[tuple[UUID, frozenset[Part]]] = (),
+    changes: Sequence[Change] = (),
 ) -> list[tuple[Part, str]]:
     """(part, html) for each campaign-page part asked for, each marked for an
     out-of-band swap (``oob``; the page itself renders its parts without).  Every part
@@ -195,8 +197,12 @@ def campaign_fragments(
     then touch (``live_pages.LivePage.earlier``): a part rendered at one of them that
     those changes do not touch is served as it was, without reading what it shows.
     ``token``: the CSRF token to put in the forms (by default the request's; none
-    without a request)."""
+    without a request).  ``changes``: the action's own, just committed (its answer):
+    the log is the one the seat was shown before them with their lines added
+    (``CampaignView.log_after``), where it can be, not read again."""
     wanted = set(parts)
+    if Part.LOG in wanted and changes:
+        view.log_after(changes)
     token = _token(request, token)
     context = {"view": view, "oob": oob, "origin": origin, "user": user, "csrf_token": token}
     fresh = dict(_render(CAMPAIGN_PARTS, wanted - MEMOISED_PARTS, context, request))

@@ -95,11 +95,17 @@ class LivePage:
         request: HttpRequest | None = None,
     ) -> list[tuple[Part, str]]:
         """The fragments of the parts ``what`` touches, rendered from ``view`` (the
-        page's ``seat_view``), each marked for an out-of-band swap."""
+        page's ``seat_view``), each marked for an out-of-band swap.  The changes among
+        ``what`` go to the page's render too: what they carry (``Change.logged``) may
+        spare it a read."""
+        what = list(what)
         wanted = self.touched(what)
         if not wanted:
             return []
-        return self.fragments(view, wanted, user=user, origin=origin, request=request)
+        changes = tuple(item for item in what if isinstance(item, ch.Change))
+        return self.fragments(
+            view, wanted, user=user, origin=origin, request=request, changes=changes
+        )
 
 
 def _declared(groups: Iterable[tuple[Iterable[type[ch.Change]], Iterable[Part]]]) -> Touches:
@@ -166,8 +172,14 @@ CAMPAIGN: LivePage = LivePage(
     ),
     seat_view=campaign_view,
     revision=lambda view: view.seat.revision,
-    fragments=lambda view, parts, *, user, origin, request=None: campaign_fragments(
-        view, parts, user=user, origin=origin, request=request, earlier=CAMPAIGN.earlier(view.seat)
+    fragments=lambda view, parts, *, user, origin, request=None, changes=(): campaign_fragments(
+        view,
+        parts,
+        user=user,
+        origin=origin,
+        request=request,
+        earlier=CAMPAIGN.earlier(view.seat),
+        changes=changes,
     ),
 )
 
@@ -192,7 +204,7 @@ ROSTER: LivePage = LivePage(
     ),
     seat_view=_roster_seat,
     revision=lambda seat: seat.revision,
-    fragments=lambda seat, parts, *, user, origin, request=None: roster_fragments(
+    fragments=lambda seat, parts, *, user, origin, request=None, changes=(): roster_fragments(
         roster_view(seat, unchanged_since=ROSTER.unchanged_since(seat)),
         parts,
         user=user,

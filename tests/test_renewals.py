@@ -17,11 +17,12 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from campaign import changes as ch
-from campaign.fragments import CAMPAIGN_MEMO, Part
+from campaign.fragments import CAMPAIGN_MEMO, SHOWN_MEMO, Part
 from campaign.live_pages import CAMPAIGN, ROSTER
-from campaign.models import Purchase, Seat
+from campaign.models import Campaign, EventKind, Purchase, Seat
+from campaign.seat_views.campaign_page import SHOWN_LOGS
 from campaign.seat_views.roster import ROSTER_VIEWS
-from campaign.services import messages, purchases, steps
+from campaign.services import events, messages, purchases, steps
 from campaign.views.pages import PAGE_MEMO, SHELLS
 from tests.purchase_helpers import add_unit, campaign_at
 
@@ -204,3 +205,100 @@ def test_the_campaign_pages_shell_reads_only_what_its_declared_parts_show():
     shown = set(SHOWN_BY[Part.HEADER]) | {f.name for f in fields(SuppliesInputs)}
     assert _view_names("campaign/campaign.html") <= shown
     assert _view_names("base.html") == set()
+
+
+_LOG_PART = re.compile(
+    r'<section data-part="log" data-fp="([0-9a-f]{8})"(?: hx-swap-oob="true")?(.*?)</section>', re.S
+)
+
+
+def _log_part(html: str) -> tuple[str, str]:
+    found = _LOG_PART.search(html)
+    assert found, "no log part"
+    return found.group(1), found.group(2)
+
+
+def _log_read(ctx: CaptureQueriesContext) -> bool:
+    """Whether the log was read (``campaign_page._LOG_AND_THREAD``, or the log alone)."""
+    return any(
+        '"campaign_event"' in q["sql"] and 'AS "shown"' in q["sql"] for q in ctx.captured_queries
+    )
+
+
+@pytest.mark.django_db
+def test_an_answer_adds_its_changes_lines_to_the_log_its_seat_was_shown_3_617(modules, users):
+    """A buy's and a cancel's answer to a page whose socket is down (3.617: RGs bought
+    secretly) carries the log part made from the change: the lines it recorded
+    (``Change.logged``), as the gate shows them to the buyer, added to the log his
+    seat was shown at the revision before it, without reading the log; the same part
+    as a fresh render.  After a change of the opponent's the seat was not shown (his
+    message), the log is read as before."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    cid = players.campaign_id
+    client = Client()
+    client.force_login(players.users["axis"])
+    page = f"/campaigns/{cid}/"
+    at = f"{players.campaign.cycle}.{players.campaign.step_index}"
+
+    def answer(action: str, **data: str) -> tuple[str, bool]:
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.post(
+                f"/campaigns/{cid}/act/{action}/", {**data, "at": at}, HTTP_HX_REQUEST="true"
+            )
+        assert response.status_code == 200, response.content[:300]
+        return _TOKEN.sub("", response.content.decode()), _log_read(ctx)
+
+    def active() -> str:
+        return Purchase.objects.filter(campaign_id=cid, side="axis", status="active")[0].ref
+
+    def fresh_log() -> tuple[str, str]:
+        """The log part of a fresh render, nothing it memoises kept."""
+        kept = [dict(memo._entries) for memo in (SHOWN_LOGS, SHOWN_MEMO)]
+        SHOWN_LOGS.clear()
+        SHOWN_MEMO.clear()
+        try:
+            return _log_part(_fresh(client, page))
+        finally:
+            for memo, entries in zip((SHOWN_LOGS, SHOWN_MEMO), kept, strict=True):
+                memo.clear()
+                for key, value in entries.items():
+                    memo.put(key, value)
+
+    _page(client, page)  # the log the seat is shown
+    for step, (action, data) in enumerate(
+        [
+            ("buy", {"group": "M1"}),
+            ("cancel", {}),
+            ("buy", {"group": "M1"}),
+            ("buy", {"group": "I4"}),
+        ]
+    ):
+        html, read = answer(action, **(data or {"purchase": active()}))
+        assert not read, f"{action} #{step}: the log was read"
+        assert "bought M1" in html or "cancelled M1" in html
+        assert _log_part(html) == fresh_log(), f"{action} #{step}"
+    messages.send_message(campaign_id=cid, user=players.users["british"], text="Hi")
+    html, read = answer("cancel", purchase=active())
+    assert read, "a change the seat was not shown since: the log is read"
+    assert _log_part(html) == fresh_log()
+    html, read = answer("cancel", purchase=active())
+    assert not read
+    assert _log_part(html) == fresh_log()
+
+
+@pytest.mark.django_db
+def test_each_line_a_transaction_records_is_said_by_one_change(modules, users):
+    """``events.logged``: the lines recorded since the last change that said its own,
+    so two changes committed in one transaction never carry the same line twice."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    campaign = Campaign.objects.get(pk=players.campaign_id)
+
+    def line(text: str) -> None:
+        events.record_event(campaign, kind=EventKind.MESSAGE, text=text, side="axis")
+
+    line("one")
+    line("two")
+    assert [entry.text for entry in events.logged(campaign)] == ["one", "two"]
+    line("three")
+    assert [entry.text for entry in events.logged(campaign)] == ["three"]
+    assert events.logged(campaign) == ()

@@ -4,15 +4,18 @@ renders only some parts reads only what those parts need."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
-from django.db.models import Case, F, IntegerField, Q, Value, When
+from django.db.models import Case, F, IntegerField, Q, Subquery, Value, When
 from django.http import Http404
 
+from campaign.changes import Change, renewals
+from campaign.memo import Memo
 from campaign.models import (
     Campaign,
     Event,
@@ -67,6 +70,7 @@ from campaign.selectors import (
     snapshot,
     with_online,
 )
+from campaign.visibility import event_shown
 from rules import availability, machine
 from rules.kinds import Action, Show, kind_of
 from rules.schema import Module, Step
@@ -203,6 +207,11 @@ _LOG_AND_THREAD = PreparedRead(
             in_thread=Case(When(THREAD, then=Value(True)), default=Value(False)),
             thread_data=Case(When(THREAD, then=F("data")), default=None),
             thread_at=Case(When(THREAD, then=F("created_at")), default=None),
+            # The seat's revision, in the same statement (one snapshot): the log read
+            # is the one of that revision (``SHOWN_LOGS``).
+            at_revision=Subquery(
+                Seat.objects.filter(campaign_id=CAMPAIGN, side=SIDE).values("revision")[:1]
+            ),
         )
         .order_by("-id")
         .values_list(
@@ -214,9 +223,17 @@ _LOG_AND_THREAD = PreparedRead(
             "side",
             "thread_data",
             "thread_at",
+            "at_revision",
         )[:_LOG_AND_THREAD_WINDOW]
     )
 )
+
+# The log each seat was shown at a revision (``CampaignView.events``: the campaign,
+# the side and the revision it was read at, in the statement that read the lines), so
+# that an action's answer adds its change's lines to the log its seat was shown
+# instead of reading the log again (``CampaignView.log_after``).  About two revisions
+# of each of 32 seats.
+SHOWN_LOGS: Memo[tuple[EventView, ...]] = Memo(size=64)
 
 
 class CampaignView:
@@ -623,12 +640,14 @@ class CampaignView:
         ][:LOG_WINDOW]
         thread = [
             (side, kind, data, when)
-            for kind, _, _, _, in_thread, side, data, when in rows
+            for kind, _, _, _, in_thread, side, data, when, _ in rows
             if in_thread
         ][:MESSAGES_SHOWN]
         full = len(rows) == _LOG_AND_THREAD_WINDOW
         if full and len(log) < LOG_WINDOW:  # messages cut the log short
             log = event_views(self.campaign, self.viewer, self.module)
+        elif rows and rows[0][-1] == self.seat.revision:  # the log of the seat's revision
+            SHOWN_LOGS.put((self.campaign.pk, self.viewer, self.seat.revision), tuple(log))
         if full and len(thread) < MESSAGES_SHOWN:  # the log cut the thread short
             thread = list(_MESSAGES(side=self.viewer, campaign=self.campaign_id))
         return log, thread
@@ -636,6 +655,41 @@ class CampaignView:
     @cached_property
     def events(self) -> list[EventView]:
         return self._log_and_thread[0]
+
+    def log_after(self, changes: Sequence[Change]) -> None:
+        """The log after ``changes`` (the action's, just committed), without reading
+        it: the log the seat was shown at the revision before them (``SHOWN_LOGS``)
+        with the lines they recorded (``Change.logged``) as the gate shows them to the
+        seat (``visibility.event_shown``).  Only where the seat's revision is the one
+        the last of them gave it and its renewals since that earlier revision are
+        theirs alone (``Seat.renewed_by``: a seat reads another line only at a change
+        that renews it); else the log is read as ever."""
+        if "events" in self.__dict__:
+            return
+        seat, viewer = self.seat, self.viewer
+        heard = [c for c in changes if c.reaches(viewer)]
+        if not heard or heard[-1].revision != seat.revision:
+            return
+        lines = [line for c in heard for line in c.logged or ()]
+        since = renewals(seat.renewed_by)
+        if (
+            any(c.logged is None for c in heard)
+            or len(since) < len(heard)
+            or since[len(heard) - 1][1] != {type(c) for c in heard}
+        ):
+            return
+        before = SHOWN_LOGS.get((self.campaign.pk, viewer, since[len(heard) - 1][0]))
+        if before is None:
+            return
+        labels = [d.label for d in self.module.dates]
+        added = [
+            EventView(date=labels[line.date_index], step_id=line.step_id, text=shown)
+            for line in reversed(lines)
+            if line.kind != EventKind.MESSAGE and (shown := event_shown(line, viewer))
+        ]
+        log = [*added, *before][:LOG_WINDOW]
+        self.__dict__["events"] = log
+        SHOWN_LOGS.put((self.campaign.pk, viewer, seat.revision), tuple(log))
 
     @cached_property
     def messages(self) -> list[MessageView]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from campaign.changes import LogLine
 from campaign.models import Campaign, Event, EventKind
 from campaign.services import writes
 from campaign.visibility import Kept
@@ -60,3 +61,14 @@ def recorded(campaign: Campaign) -> list[Event]:
     (``campaign.services.notifications`` tells the opponent the public ones)."""
     events: list[Event] = campaign.__dict__.setdefault("_recorded_events", [])
     return events
+
+
+def logged(campaign: Campaign) -> tuple[LogLine, ...]:
+    """The log lines this transaction recorded on ``campaign`` (``recorded``) since the
+    last change that said its own, oldest first, as a change carries them
+    (``Change.logged``): what the acting page's answer adds to the log it showed
+    instead of reading it again.  Each line is said by one change only."""
+    lines = recorded(campaign)
+    said = campaign.__dict__.get("_logged_lines", 0)
+    campaign.__dict__["_logged_lines"] = len(lines)
+    return tuple(LogLine.from_event(event) for event in lines[said:])

@@ -32,6 +32,7 @@ from campaign.selectors import (
 from campaign.services import dice as dice_service
 from campaign.services import units
 from campaign.services.errors import ActionRefused
+from campaign.services.events import logged
 from campaign.services.purchase_records import (
     HEX_DATE,
     HEX_HELD,
@@ -210,7 +211,7 @@ def purchase_rg(
     )
     if where and group.records_hex is not None:
         _log_hex(turn, purchase, f"{group.records_hex.label} {where} ({group.records_hex.rule})")
-    commit(c.pk, PurchaseAdded(kept=kept), saving=_spent(seat))
+    commit(c.pk, PurchaseAdded(kept=kept, logged=logged(c)), saving=_spent(seat))
     return purchase
 
 
@@ -315,9 +316,8 @@ def cancel_purchase(
         text=f"{turn.side_name()} cancelled {purchase.group_id}; {purchase.cost} {code} "
         f"refunded{owed}.",
     )
-    commit(
-        turn.campaign.pk, PurchaseCancelled(kept=kept_secret(turn, purchase)), saving=_spent(seat)
-    )
+    cancelled = PurchaseCancelled(kept=kept_secret(turn, purchase), logged=logged(turn.campaign))
+    commit(turn.campaign.pk, cancelled, saving=_spent(seat))
 
 
 @transaction.atomic

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 from uuid import UUID, uuid4
 
@@ -212,8 +212,9 @@ def commit(campaign_id: UUID | str, change: Change, *, saving: Iterable[SeatFiel
     seats = Seat.objects.filter(campaign_id=campaign_id)
     if secret_of is not None:
         seats = seats.filter(side=secret_of)
+    revision = uuid4()
     values: dict[str, Any] = {
-        "revision": uuid4(),
+        "revision": revision,
         "renewed_by": RawSQL(_RENEWED_BY, (change.kind + RENEWAL_AT, RENEWAL_END), CharField()),
     }
     written: dict[str, dict[int, Any]] = {}
@@ -235,6 +236,7 @@ def commit(campaign_id: UUID | str, change: Change, *, saving: Iterable[SeatFiel
                 default=F(name),
             )
     update(seats, **values)
+    change = replace(change, revision=revision)
     collected = _collector.get()
     if collected is not None:
         collected.append(change)
