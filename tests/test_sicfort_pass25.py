@@ -91,7 +91,8 @@ def test_3_6073_still_hidden_fortifications_in_the_enemys_setup_area_are_placed_
     axis, british = _listed(players, "A, B", "North, South")
     said = axis.open()
     assert "1 × Foxhole (3S (3-squad capacity)) of" in said and "not stated yet" in said, said
-    assert "AT Mines" not in said and "Trench" not in said
+    # "AT Mines" alone is public: the Rules data list names their printed FPP cost (3.619).
+    assert "× AT Mines" not in said and "Trench" not in said
     assert "1 × AT Mines of" in british.open() and "Foxhole" not in british.text
     done = axis.press("Done with 3.605")
     assert done.refused and "(3.6073: each still-hidden Fortification" in done.text, done.text
@@ -133,7 +134,7 @@ def test_3_6073_still_hidden_fortifications_in_the_enemys_setup_area_are_placed_
     assert told in log
     assert "Foxhole" in _fresh(players, "british", "roster/")
     axis_roster = _fresh(players, "axis", "roster/")
-    assert "AT Mines" not in axis_roster and "Trench" not in axis_roster, axis_roster
+    assert "× AT Mines" not in axis_roster and "Trench" not in axis_roster, axis_roster
     assert told in _fresh(players, "axis")
     secret = Event.objects.filter(campaign_id=players.campaign_id, secret_side="british")
     assert all("AT Mines" not in (e.public_text or "") for e in secret)
