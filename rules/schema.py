@@ -321,6 +321,13 @@ class Condition(Strict):
     # Non-Qualified (A21.13) use is possible" is not for an FT an Assault Engineer MMC
     # possesses (MSR8).  No unit rolled for: it holds.
     not_qualified_possessor: QualifiedUsers | None = None
+    # The unit rolled for stands (true) or not (false) in a Setup Area the other side
+    # lists as its own at the module's ``setup_areas.step`` (its line's Setup Area, or
+    # its possessor's; ``effects.in_enemy_area``): Sicily 3.606 "+1 If in enemy Setup
+    # Area" applies by itself where the record says so; false is also a unit whose
+    # line records no Setup Area (not known to stand in one).  Only in a module that
+    # records Setup Areas.
+    in_enemy_setup_area: bool | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -2678,6 +2685,14 @@ class Module(Strict):
             if cap is not None and cap.units.in_enemy_setup_area is not None:
                 errors.append("setup_areas.captures.units: in_enemy_setup_area is implied")
         listed = self.setup_areas is not None and self.setup_areas.step is not None
+        for tab in self.tables:
+            for drm in tab.drms:
+                for on in (drm.when, drm.offer_when):
+                    if on is not None and on.in_enemy_setup_area is not None and not listed:
+                        errors.append(
+                            f"tables.{tab.id}.drms.{drm.id}: in_enemy_setup_area needs "
+                            "setup_areas.step (the lists it reads)"
+                        )
         for i, st in enumerate(self.steps):
             at_or_after = (
                 listed

@@ -97,6 +97,7 @@ from rules.drm import (
     reads_held_squads,
     reads_location_leadership,
     reads_possessor,
+    reads_setup_area,
     reads_unit_morale,
     reads_unit_rg,
     unit_morale,
@@ -460,6 +461,13 @@ def roll_on_table(
             if unit is not None and weapon is None and reads_possessor(table)
             else frozenset(),
         )
+        if unit is not None and reads_setup_area(table):  # Sicily 3.606, from 3.605's lists
+            standing, source = units.in_enemy_setup_area(turn, unit)
+            context = dataclasses.replace(
+                context,
+                in_enemy_setup_area=standing,
+                read_from={**context.read_from, "in_enemy_setup_area": source},
+            )
         if unit is not None and weapon is None:  # what the units making it count
             inputs = stacks.inputs(table, [unit, *joined])
             context = dataclasses.replace(context, inputs={**context.inputs, **inputs})
