@@ -84,3 +84,144 @@ def test_3_606_in_enemy_setup_area_applies_by_itself_with_night_encircled_and_st
     assert "which the British list" not in said and "→ 6:" in said, said
     theirs = british.open()
     assert "which the British list (3.605)" in theirs, theirs[:3000]
+
+
+# ------------------------------------------------------------ 1. combined limits
+
+
+def test_british_fn_e_one_o4_at_a_time_meets_fn_j_cost_per_module_and_creeping_meets_date_max(
+    users, modules
+):
+    """British chart footnote j: "Off board observer ... Cost is per module.  Each Off
+    board Observer is retained as long as the module he is assigned to is retained";
+    footnote e: "No more than 1 O4 may be in a sides OB at any given time", and "Use as
+    a creeping barrage increases the cost of a module by 50%"; the chart's O1 row: CG
+    Date Max 1.  Each alone allows a second buy; together they refuse it.  Hand reading:
+    "cost is per module" prices an observer by the module he serves, it does not lift
+    footnote e's one O4 at a time: with the O1 and O2 both held, one O4 is bought (1
+    CPP) and a second is refused citing footnote e.  The O1 bought as a Creeping
+    Barrage (7 + 50% = 10.5, FRU 11) is still the date's one O1: a second O1 at its
+    printed 7 is refused by the date's maximum.  CG I, July 16 Night, 60 CPP: 60 - 11 -
+    8 - 1 = 40 left after the refusals; the Axis page reads the same before and after
+    the British refusals (3.617: "may all be kept secret")."""
+    from tests.test_sicb18_pass18 import _seats
+
+    players, _ = campaign_at("sicily", "i", "jul16n", users, points=60)
+    seats = _seats(players)
+    british, axis = seats["british"], seats["axis"]
+    british.open()
+    for words in (
+        "Buy O1 Btln Mtr for 11 CPP, OBA module as a Creeping Barrage (50% more, FRU)",
+        "Buy O2 Lgt Arty for 8 CPP",
+        "Buy O4 Offboard Observer for 1 CPP",
+    ):
+        _rolled(british, words)
+    before = axis.open()
+    said = british.open()
+    assert not [b for b in british.buttons() if b.startswith(("Buy O4 ", "Buy O1 "))], (
+        british.buttons()
+    )
+    forged = _forge(british, "buy", group="O4")
+    assert forged.refused and "footnote e" in forged.text, forged.text[:400]
+    assert "Nothing was changed" in forged.text, forged.text[:400]
+    forged = _forge(british, "buy", group="O1")
+    assert forged.refused and "Nothing was changed" in forged.text, forged.text[:400]
+    said = british.open()
+    assert "You have 40 CPP" in said, said[:2000]
+    assert axis.open() == before
+
+
+def test_3_616_exc_the_forgo_bound_counts_the_loss_point_dr_of_3_6162(users, modules, fixed_dice):
+    """3.616: "the CPP Base # (3.6161) plus CG Scenario Loss Points (3.6162) equals the
+    final amount of CPP replenished.  [EXC: On the July 14 PM date of CG III the British
+    player may fore go all or a portion of the allotted CPP.  The number of CPP fore gone
+    is subtracted from the Axis CPP base.]"; 3.6162: "If the CVP lost by a player for the
+    prior CG scenario (only) are ≥ two times, and ≥ 8 more than, the CVP lost by the
+    other Player, that player may make a dr and add this value to the CPP Base Number".
+    Hand reading: the allotted CPP are the whole replenishment, base and loss points.
+    CG III, the July 14 AM scenario: British lose 20 CVP, Axis 2 (20 ≥ 2 × 2 and ≥ 2 +
+    8).  July 14 PM: British base 12 + loss-point dr 4 = 16 allotted, so 16 may be
+    forgone, 17 may not; the Axis 29 (no loss points: 2 < 2 × 20).  The British forgo 16:
+    British 16 fewer, Axis 16 fewer (29 - 16 = 13 from this date).  3.617: "write the
+    number of CPP remaining, even if zero, in the "Left" column": each side's CG Roster
+    row of July 14 PM reads what it keeps (British Repl 16 - 16 = 0, Left 0; Axis Repl
+    29 - 16 = 13, Left 13); it read Repl 16 / Left 16 and Repl 29 / Left 29 while the
+    sides held 0 and 13 (fixed)."""
+    from campaign.models import Seat as SeatRow
+    from campaign.selectors import module_of
+    from rules import machine
+    from tests.test_sicb18_pass18 import _seats
+    from tests.walk import host_game, players_of
+
+    alice, bob = users
+    c = host_game("sicily", "iii", alice, bob, name="forgo")
+    module = module_of(c)
+    c.date_index = machine.date_index(module, "jul14pm") - 1
+    c.save(update_fields=["date_index"])
+    players = players_of(c, alice, bob)
+    players.results(**mechanisms.result_values(module, cvp_lost_british=20, cvp_lost_axis=2))
+    fixed_dice.append([4])
+    players.until_step("3.616")
+    seats = _seats(players)
+    british, axis = seats["british"], seats["axis"]
+    said = british.open()
+    assert "You may forgo up to 16 CPP; the Axis lose as many (3.616 EXC)" in said, said[:3000]
+    answer = british.press("Forgo and finish", amount="17")
+    assert answer.refused and "Forgo between 0 and 16 CPP" in answer.text, answer.text[:400]
+    points = dict(SeatRow.objects.filter(campaign_id=c.pk).values_list("side", "points"))
+    _rolled(british, "Forgo and finish", amount="16")
+    after = dict(SeatRow.objects.filter(campaign_id=c.pk).values_list("side", "points"))
+    assert after == {"axis": points["axis"] - 16, "british": points["british"] - 16}, after
+    log = _log(players)
+    assert "loss-point dr 4 (3.6162)" in log, log[-1500:]
+    assert "British CPP: base for July 14 PM 12 (3.6161)" in log and "total 16 (3.616)" in log
+    # The CG Roster's July 14 PM rows read what each side keeps (3.617's "Left"):
+    # British Start 0 + Repl 16 - 16 = 0; Axis Start 0 + Repl 29 - 16 = 13.
+    mine = _seat(players, "british", "roster/").text
+    assert "July 14 PM — · · · · · 0 0 0 0 0" in mine, mine[:1500]
+    theirs = _seat(players, "axis", "roster/").text
+    assert "July 14 PM — 0 13 13 0 13" in theirs, theirs[:1500]
+    assert "British forgoes 16 CPP; the Axis CPP are reduced by 16 (3.616 EXC)." in log
+    assert "the Axis CPP are reduced by 16 (3.616 EXC)" in axis.open()
+
+
+def test_3_6181_a_depleted_strength_dr_gives_the_3_6183_leader_dr_its_plus_1_with_british_v(
+    users, modules, fixed_dice
+):
+    """3.6181: "DR | RG Strength | ≤ 9 | Full Strength | ≥ 10 | Depleted", "-1 | "G" and "V"
+    type RG [EXC: British Airlanding]", "-1 | Non-Airborne/"; 3.6183: "+1 Depleted RG",
+    "+2 British "V" RG", the Armor Leader column "6-7 | 8-1", "8-9 | -".  One roll's result
+    is the next roll's modifier.  CG I, July 15 AM, the British buy two V1 Med Tank
+    Troops; at 3.618 each makes its secret rolls, the Non-Airborne DRM ticked.  First:
+    strength DR 6+6 = 12 -1 -1 = 10: Depleted; its leader DR 3+2 = 5 +1 Depleted +2
+    British V = 8: no Armor Leader.  Second: strength DR 5+4 = 9 -1 -1 = 7: Full; the
+    same leader DR 3+2 = 5 +2 = 7: an 8-1 Armor Leader (the Depleted +1 alone made the
+    difference).  The Axis page reads the same before and after (3.6181 "one Secret
+    DR")."""
+    from tests.test_sicb18_pass18 import _press_through, _seats
+
+    players, _ = campaign_at("sicily", "i", "jul15am", users, points=100)
+    seats = _seats(players)
+    british, axis = seats["british"], seats["axis"]
+    british.open()
+    _rolled(british, "Buy V1 Med Tank Troop for 12 CPP")
+    _rolled(british, "Buy V1 Med Tank Troop for 12 CPP")
+    _press_through(seats, "3.617")
+    before = axis.open()
+    british.open()
+    tick = "rg_strength:non_airborne"
+    fixed_dice.extend([[6, 6], [3, 2]])
+    _rolled(british, "Make its secret rolls: RG 1 of the list, V1 Med Tank Troop", claim=tick)
+    fixed_dice.extend([[5, 4], [3, 2]])
+    _rolled(british, "Make its secret rolls: RG 2 of the list, V1 Med Tank Troop", claim=tick)
+    assert not fixed_dice
+    said = british.open()
+    strength = '-1 "G" and "V" type RG [EXC: British Airlanding], -1 Non-Airborne/'
+    depleted, full = said.split("V1 Med Tank Troop — 12 CPP, July 15 AM")[1:3]
+    assert "D, 2 units" in depleted and f"Depleted (DR 6+6, {strength}" in depleted, depleted
+    assert 'Armor Leader: none (DR 3+2, +1 Depleted RG, +2 British "V" RG → 8)' in depleted, (
+        depleted
+    )
+    assert "F, 3 units" in full and f"Full Strength (DR 5+4, {strength}" in full, full
+    assert 'Armor Leader: 8-1 (DR 3+2, +2 British "V" RG → 7)' in full, full[:800]
+    assert axis.open() == before
