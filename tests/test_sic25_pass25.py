@@ -146,7 +146,10 @@ def test_3_616_exc_the_forgo_bound_counts_the_loss_point_dr_of_3_6162(users, mod
     number of CPP remaining, even if zero, in the "Left" column": each side's CG Roster
     row of July 14 PM reads what it keeps (British Repl 16 - 16 = 0, Left 0; Axis Repl
     29 - 16 = 13, Left 13); it read Repl 16 / Left 16 and Repl 29 / Left 29 while the
-    sides held 0 and 13 (fixed)."""
+    sides held 0 and 13 (fixed).  Then a correction meeting the step that used the
+    figure: the Axis CVP lost amended 2 → 3 at 3.617 (accepted; the loss-point dr still
+    called for): the replenishment is computed again (16 and 29) and the forgone 16 stay
+    forgone, on both rosters and in both sides' CPP."""
     from campaign.models import Seat as SeatRow
     from campaign.selectors import module_of
     from rules import machine
@@ -183,6 +186,22 @@ def test_3_616_exc_the_forgo_bound_counts_the_loss_point_dr_of_3_6162(users, mod
     assert "July 14 PM — 0 13 13 0 13" in theirs, theirs[:1500]
     assert "British forgoes 16 CPP; the Axis CPP are reduced by 16 (3.616 EXC)." in log
     assert "the Axis CPP are reduced by 16 (3.616 EXC)" in axis.open()
+    # A correction after the forgo used the replenishment: at 3.617 the Axis CVP lost
+    # amended 2 -> 3 (20 ≥ 2 × 3 and ≥ 3 + 8: the dr still called for, as rolled); the
+    # replenishment computed again gives 16 and 29 again, and the forgone 16 stay
+    # forgone: both sides hold what they held, their rows read as before.
+    from tests.test_sicb22_pass22 import _amend
+
+    players.until("purchase")
+    held = dict(SeatRow.objects.filter(campaign_id=c.pk).values_list("side", "points"))
+    answer, offered = _amend(axis, british, "cvp_lost.axis", "3")
+    assert answer.status == 200 and not answer.refused and offered, answer.text[:400]
+    _rolled(british, "Accept the amendment")
+    assert "16 → 16 replenished" in _log(players), _log(players)[-800:]
+    again = dict(SeatRow.objects.filter(campaign_id=c.pk).values_list("side", "points"))
+    assert again == held, (held, again)
+    assert "July 14 PM — · · · · · 0 0 0 0 0" in _seat(players, "british", "roster/").text
+    assert "July 14 PM — 0 13 13 0 13" in _seat(players, "axis", "roster/").text
 
 
 def test_3_6181_a_depleted_strength_dr_gives_the_3_6183_leader_dr_its_plus_1_with_british_v(

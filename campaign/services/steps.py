@@ -1342,13 +1342,15 @@ def forgo_points(*, campaign_id: object, user: User, amount: int, at: str | None
     taken = availability.forgo_taken(module, rule, turn.campaign.date_index, amount, other.points)
     other.points -= taken
     other.save(update_fields=["points"])
-    # The date's replenishment records (the CG Roster's "Repl" column, 3.617's "Left")
-    # read what each side keeps: the forgone CPP off the forgoer's, as many off the
-    # other side's base ("subtracted from the Axis CPP base").
+    # The date's replenishment records say what each side gave up (the CG Roster's
+    # "Repl" column, and so 3.617's "Left", read what it keeps): the forgone CPP off the
+    # forgoer's, as many off the other side's base ("subtracted from the Axis CPP
+    # base").  Kept apart from "repl", which a replenishment computed again from an
+    # amended result replaces (``recompute``): the forgone CPP stay forgone.
     for side, less in ((turn.side, amount), (other.side, taken)):
         made = replenishment_record(turn.campaign, side)
         if made is not None and less and isinstance(made.data, dict):
-            made.data = {**made.data, "repl": int(made.data.get("repl", 0)) - less}
+            made.data = {**made.data, "forgone": int(made.data.get("forgone", 0)) + less}
             made.save(update_fields=["data"])
     code = module.currency.code
     turn.record(
