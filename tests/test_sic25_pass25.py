@@ -244,3 +244,56 @@ def test_3_6181_a_depleted_strength_dr_gives_the_3_6183_leader_dr_its_plus_1_wit
     assert "F, 3 units" in full and f"Full Strength (DR 5+4, {strength}" in full, full
     assert 'Armor Leader: 8-1 (DR 3+2, +2 British "V" RG → 7)' in full, full[:800]
     assert axis.open() == before
+
+
+# ------------------------------------------------ 4. once / required meeting a repeat
+
+
+def test_3_61426_owed_on_the_idle_repeat_that_falls_on_a_night_date(users, modules, fixed_dice):
+    """3.61426: "If this is a Night CG Date, ... all mobile Isolated British Tanks must
+    now attempt Escape"; 3.6212 footnote 2: "No scenario generated for this CG Date; each
+    side repeats RePh steps 3.612-.6212"; 3.606: "+2 | If Isolated", "-1 | if CT AFV".
+    CG I, the RePh after July 15 AM: 3.614 falls on July 15 PM, a day: the Isolated
+    Sherman owes no Escape and the British Done is offered.  Both Idle: the repeated
+    3.612 makes July 15 Night, and the repeated 3.614 on it owes the Escape of both
+    Isolated Shermans (Done waits; a forged Done is refused citing 3.61426).  Hand: DR
+    4+3 = 7, +2 Isolated, -1 CT AFV (ticked) = 8: "≤ 8 Escapes", no longer Isolated;
+    the other's DR 4+4 +2 -1 = 9: "Abandoned; crew (if any) Escapes".  Once each: a
+    second Escape for the first is refused.  The Axis page reads the rolls (not secret)
+    and owes none."""
+    from tests.test_sica21_pass21 import _dones
+    from tests.test_sicb18_pass18 import _seats
+
+    players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.614")
+    one = add(players, "british", "Sherman III", "vehicle", status="isolated")
+    two = add(players, "british", "Sherman III", "vehicle", status="isolated")
+    british = _seat(players, "british")
+    assert not [b for b in british.buttons() if "tanks at Night" in b], british.buttons()
+    assert "Done with 3.614" in british.buttons(), british.buttons()
+    players.until("initiative")
+    players.chits(axis="idle", british="idle")
+    players.until_step("3.614")
+    assert "July 15 Night" in _seat(players, "axis").text
+    seats = _seats(players)
+    british, axis = seats["british"], seats["axis"]
+    british.open()
+    words = next(b for b in british.buttons() if "British tanks at Night" in b)
+    assert sorted(v for v, _ in british.options(words, "unit")) == sorted([one.ref, two.ref])
+    assert not _dones(british), british.buttons()
+    forged = _forge(british, "finish")
+    assert forged.refused and "3.61426" in forged.text, (forged.status, forged.text[:400])
+    fixed_dice.append([4, 3])
+    _rolled(british, words, unit=one.ref, tick="ct_afv")
+    said = _log(players).rsplit("Escape:", 1)[1]
+    assert "+2 If Isolated" in said and "-1 If CT AFV" in said and "→ 8:" in said, said
+    assert "isolated" not in _markers(one)
+    fixed_dice.append([4, 4])
+    _rolled(british, words, unit=two.ref, tick="ct_afv")
+    said = _log(players).rsplit("Escape:", 1)[1]
+    assert "→ 9: Mobile Vehicle: Abandoned" in said, said
+    again = _forge(british, "roll", table="tank_escape", unit=one.ref)
+    assert again.refused, (again.status, again.text[:300])
+    assert "Done with 3.614" in british.open() or _dones(british), british.buttons()
+    axis.open()
+    assert not [b for b in axis.buttons() if "tanks at Night" in b], axis.buttons()
+    assert "→ 9: Mobile Vehicle: Abandoned" in axis.text, axis.text[:3000]
