@@ -1040,7 +1040,9 @@ class Table(Strict):
     # ``units``, ``possessed`` and ``effects`` only), as a step's ``settles`` would:
     # Sicily 3.6141c read after 3.6141b, an AFV under Recall that the roll made Mobile is
     # no longer under Recall unless Isolated; 3.6061, a unit that survives its Escape
-    # DR "and all Equipment it took with it" are no longer Isolated.
+    # DR "and all Equipment it took with it" are no longer Isolated.  A roll for a
+    # vehicle's weapon settles the vehicle: 3.6142 footnote * "if MA, the AFV is
+    # immediately Recalled (3.6141c applies)".
     after_roll: list[Settle] = []
     note: str | None = note_field()
     # The leaders a ``battle_harden`` result of this table may Battle Harden exclude

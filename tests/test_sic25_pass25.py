@@ -86,6 +86,58 @@ def test_3_606_in_enemy_setup_area_applies_by_itself_with_night_encircled_and_st
     assert "which the British list (3.605)" in theirs, theirs[:3000]
 
 
+def test_3_6142_footnote_star_an_isolated_afv_recalled_by_its_ma_roll_gets_3_6141c(
+    users, modules, fixed_dice
+):
+    """3.6142: "≥ 2 | Eliminated*", "* If vehicular-mounted, the Weapon is Disabled; if
+    MA, the AFV is immediately Recalled (3.6141c applies)", "-1 | if vehicular-mounted",
+    "-x | (Weapon Repair Number)", "+1 | if Isolated"; 3.6141c: "If Mobile, under Recall,
+    and Isolated, such an AFV begins the next scenario under Recall (as well as
+    suffering from Ammunition Shortage;A19.131)"; 3.61425: "Each Low Ammo marker on each
+    non-captured, non-Isolated vehicle is removed".  CG I, 3.614 of July 15 PM (3.6141c's
+    own settling ran as 3.613 completed, before this roll).  The Isolated, Mobile
+    Sherman's MA: dr 3 -1 vehicular -1 (Repair Number 1) +1 Isolated = 2: Disabled, the
+    AFV Recalled, and, 3.6141c applying, Low Ammo at once; still Recalled and Low Ammo
+    once 3.614 completes (Isolated: 3.61425 leaves it).  The non-Isolated Sherman's MA:
+    dr 4 -1 -1 = 2: Disabled and Recalled, no Low Ammo (3.6141c's second sentence is for
+    an Isolated AFV; it keeps its Recall: the module's reading of the cut first
+    sentence, step 3.613's note).  On main the Isolated one was never marked Low Ammo
+    (fixed).  The Axis page reads the rolls and their consequences."""
+    from campaign.models import Unit
+    from tests.purchase_helpers import add_vehicle
+
+    players, _ = campaign_at("sicily", "i", "jul15pm", users, step="3.614")
+    iso, _ = add_vehicle(
+        players, "british", "Sherman III", ("ma", ["malfunctioned"]), status="isolated"
+    )
+    free, _ = add_vehicle(players, "british", "Sherman III", ("ma", ["malfunctioned"]))
+    british = _seat(players, "british")
+    refs = {
+        u.pk: r
+        for r, _ in british.options("Roll dr: Weapon Repair", "unit")
+        for u in (iso, free)
+        if r.startswith(u.ref)
+    }
+    fixed_dice.append([3])
+    _rolled(british, "Roll dr: Weapon Repair", unit=refs[iso.pk], **{"typed.repair_number": "-1"})
+    said = _log(players).rsplit("Weapon Repair for", 1)[1]
+    assert "+1 if Isolated → 2: Eliminated [*]" in said, said
+    assert "Low Ammo (Ammunition Shortage, A19.131) (3.6142 footnote *; 3.6141c)" in said, said
+    assert _markers(iso) == ["isolated", "low_ammo", "recalled"], _markers(iso)
+    fixed_dice.append([4])
+    _rolled(british, "Roll dr: Weapon Repair", unit=refs[free.pk], **{"typed.repair_number": "-1"})
+    said = _log(players).rsplit("Weapon Repair for", 1)[1]
+    assert "→ 2: Eliminated [*]" in said and "Low Ammo" not in said, said
+    assert _markers(free) == ["recalled"], _markers(free)
+    theirs = _seat(players, "axis").text
+    assert "(3.6142 footnote *; 3.6141c)" in theirs, theirs[:3000]
+    players.until_step("3.615")
+    assert _markers(iso) == ["isolated", "low_ammo", "recalled"], _markers(iso)
+    assert _markers(free) == ["recalled"], _markers(free)
+    disabled = [w["markers"] for u in (iso, free) for w in Unit.objects.get(pk=u.pk).weapons]
+    assert disabled == [["disabled"], ["disabled"]], disabled
+
+
 # ------------------------------------------------------------ 1. combined limits
 
 

@@ -592,8 +592,11 @@ def roll_on_table(
         unit = (unit.replaced_by if unit else None) or unit
     # A line of several that gave up the unit rolled for to a line of its own (its
     # result written there) is no longer that unit: nothing of it is settled after.
-    if table.after_roll and weapon is None and not joined and (unit is None or unit.count == count):
-        after = units.settle_rolled(table.after_roll, unit)
+    if table.after_roll and not joined and (unit is None or unit.count == count):
+        # A weapon's roll settles the vehicle carrying it, as its result left it (Sicily
+        # 3.6142 footnote *: "if MA, the AFV is immediately Recalled (3.6141c applies)").
+        carrier = Unit.objects.get(pk=unit.pk) if weapon is not None and unit is not None else unit
+        after = units.settle_rolled(table.after_roll, carrier)
         consequence = "; ".join(w for w in (consequence, after) if w)
     writes: list[SeatField] = []
     # Each unit the result eliminated (not Replaced in place) is a loss of the scenario
