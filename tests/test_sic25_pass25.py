@@ -138,6 +138,47 @@ def test_3_6142_footnote_star_an_isolated_afv_recalled_by_its_ma_roll_gets_3_614
     assert disabled == [["disabled"], ["disabled"]], disabled
 
 
+def test_3_610_three_drms_on_one_wounded_leader_and_the_airborne_drm_not_the_axiss(
+    users, modules, fixed_dice
+):
+    """3.610: "≤ 1 | Retained unwounded", "2-4 | Retained wounded", "≥ 5 | Eliminated
+    (evacuated)"; drm "+1 if Isolated", "-1 if Heroic", "-1 if part of British Airborne
+    RG".  Three on one dr.  CG II, 3.610 after July 16 AM: the British wounded, Isolated,
+    heroic 8-1 of an Airborne RG (added by hand, so the Airborne drm ticked): dr 5 +1 -1
+    -1 = 4: Retained wounded (without the two -1s it would be 6: evacuated).  The Axis
+    wounded, Isolated, heroic 8-1: dr 5 +1 -1 = 5: Eliminated (evacuated); the British
+    drm is not offered to him, and a forged tick of it is refused citing 3.610, no roll
+    made.  Each side's page reads the other's roll."""
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.610")
+    theirs = add(
+        players, "british", "8-1 leader", "leader", status="wounded", markers=["isolated", "heroic"]
+    )
+    ours = add(
+        players, "axis", "8-1 leader", "leader", status="wounded", markers=["isolated", "heroic"]
+    )
+    british, axis = _seat(players, "british"), _seat(players, "axis")
+    words = "Roll dr: Wounded Leaders"
+    fixed_dice.append([5])
+    _rolled(british, words, unit=theirs.ref, tick="british_airborne_no_rg")
+    said = _log(players).rsplit("Wounded Leaders for", 1)[1]
+    assert "+1 if Isolated" in said and "-1 if Heroic" in said, said
+    assert "-1 if part of British Airborne RG" in said and "→ 4: Retained wounded" in said, said
+    assert "wounded" in _markers(theirs)
+    assert "british_airborne_no_rg" not in axis.form_of(words).choices.get("tick", [])
+    forged = _forge(
+        axis, "roll", table="wounded_leaders", unit=ours.ref, tick="british_airborne_no_rg"
+    )
+    assert forged.refused and "(3.610)" in forged.text, (forged.status, forged.text[:400])
+    assert (
+        "Wounded Leaders for 8-1 leader: dr" not in _log(players).rsplit("Retained wounded", 1)[1]
+    )
+    fixed_dice.append([5])
+    _rolled(axis, words, unit=ours.ref)
+    said = _log(players).rsplit("Wounded Leaders for", 1)[1]
+    assert "→ 5: Eliminated (evacuated)" in said, said
+    assert "→ 4: Retained wounded" in british.open() and "→ 5: Eliminated" in british.text
+
+
 # ------------------------------------------------------------ 1. combined limits
 
 
