@@ -224,6 +224,26 @@ def test_british_fn_e_one_o4_at_a_time_meets_fn_j_cost_per_module_and_creeping_m
     assert axis.open() == before
 
 
+def _cg_iii_july_14_pm_replenished(users, fixed_dice):
+    """CG III, the July 14 AM scenario's result (British lose 20 CVP, Axis 2), walked to
+    3.616 of July 14 PM, the British loss-point dr a 4 (3.6162): British 12 + 4 = 16,
+    Axis 29 (3.6161)."""
+    from campaign.selectors import module_of
+    from rules import machine
+    from tests.walk import host_game, players_of
+
+    alice, bob = users
+    c = host_game("sicily", "iii", alice, bob, name="forgo")
+    module = module_of(c)
+    c.date_index = machine.date_index(module, "jul14pm") - 1
+    c.save(update_fields=["date_index"])
+    players = players_of(c, alice, bob)
+    players.results(**mechanisms.result_values(module, cvp_lost_british=20, cvp_lost_axis=2))
+    fixed_dice.append([4])
+    players.until_step("3.616")
+    return players
+
+
 def test_3_616_exc_the_forgo_bound_counts_the_loss_point_dr_of_3_6162(users, modules, fixed_dice):
     """3.616: "the CPP Base # (3.6161) plus CG Scenario Loss Points (3.6162) equals the
     final amount of CPP replenished.  [EXC: On the July 14 PM date of CG III the British
@@ -244,20 +264,10 @@ def test_3_616_exc_the_forgo_bound_counts_the_loss_point_dr_of_3_6162(users, mod
     called for): the replenishment is computed again (16 and 29) and the forgone 16 stay
     forgone, on both rosters and in both sides' CPP."""
     from campaign.models import Seat as SeatRow
-    from campaign.selectors import module_of
-    from rules import machine
     from tests.test_sicb18_pass18 import _seats
-    from tests.walk import host_game, players_of
 
-    alice, bob = users
-    c = host_game("sicily", "iii", alice, bob, name="forgo")
-    module = module_of(c)
-    c.date_index = machine.date_index(module, "jul14pm") - 1
-    c.save(update_fields=["date_index"])
-    players = players_of(c, alice, bob)
-    players.results(**mechanisms.result_values(module, cvp_lost_british=20, cvp_lost_axis=2))
-    fixed_dice.append([4])
-    players.until_step("3.616")
+    players = _cg_iii_july_14_pm_replenished(users, fixed_dice)
+    c = players.campaign
     seats = _seats(players)
     british, axis = seats["british"], seats["axis"]
     said = british.open()
@@ -390,3 +400,37 @@ def test_3_61426_owed_on_the_idle_repeat_that_falls_on_a_night_date(users, modul
     axis.open()
     assert not [b for b in axis.buttons() if "tanks at Night" in b], axis.buttons()
     assert "→ 9: Mobile Vehicle: Abandoned" in axis.text, axis.text[:3000]
+
+
+def test_3_616_exc_forgo_then_3_617_exc_the_rest_lost_on_the_roster(users, modules, fixed_dice):
+    """3.616 EXC: "the British player may fore go all or a portion of the allotted CPP";
+    3.617: "write the number of CPP remaining, even if zero, in the "Left" column ...
+    [EXC: Any CPP remaining after this step on the 14 PM date are lost]".  Three
+    sentences on one figure.  CG III, July 14 PM: British 12 + loss-point dr 4 = 16
+    allotted (Start 0), 6 forgone: Repl 10; an I2 Airborne Pltn bought (7): Spent 7,
+    Left 3, those 3 lost when the purchase step ends: the British hold 0 and their row
+    reads "0 10 10 7 3" with the 3 marked lost; the Axis row: Repl 29 - 6 = 23, nothing
+    spent, their 23 lost as well."""
+    from campaign.models import Seat as SeatRow
+    from tests.test_sicb18_pass18 import _press_through, _seats
+
+    players = _cg_iii_july_14_pm_replenished(users, fixed_dice)
+    seats = _seats(players)
+    british = seats["british"]
+    british.open()
+    _rolled(british, "Forgo and finish", amount="6")
+    players.until_step("3.617")
+    british.open()
+    _rolled(british, "Buy I2 Airborne Pltn for 7 CPP")
+    _press_through(seats, "3.617")
+    held = dict(
+        SeatRow.objects.filter(campaign_id=players.campaign_id).values_list("side", "points")
+    )
+    assert held == {"axis": 0, "british": 0}, held
+    mine = _seat(players, "british", "roster/").text
+    row = mine[mine.index("July 14 PM —") :][:200]
+    assert row.startswith("July 14 PM — · · · · · 0 10 10 7 3"), row
+    assert "lost" in row, row
+    theirs = _seat(players, "axis", "roster/").text
+    row = theirs[theirs.index("July 14 PM —") :][:200]
+    assert row.startswith("July 14 PM — 0 23 23 0 23"), row
