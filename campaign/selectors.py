@@ -956,6 +956,11 @@ def replenished_on_date(campaign: Campaign, side: str) -> int | None:
     return repl if isinstance(repl, int) else None
 
 
+def replenishment_record(campaign: Campaign, side: str) -> Event | None:
+    """``side``'s replenishment record of this date (its own), or None."""
+    return _last_replenishment(campaign, side, date_index=campaign.date_index)
+
+
 def _last_replenishment(campaign: Campaign, side: str, **when: object) -> Event | None:
     """``side``'s last replenishment record (its own) made ``when``."""
     return (

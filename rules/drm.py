@@ -59,6 +59,9 @@ class RollContext:
     # ``Condition.not_qualified_possessor`` (PHD MSR8, C5.26a).
     unit_name: str | None = None
     possessor_footnotes: frozenset[str] = frozenset()
+    # The unit rolled for stands in a Setup Area the other side lists (Sicily 3.605,
+    # ``Condition.in_enemy_setup_area``); False: not, or not known to.
+    in_enemy_setup_area: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,9 @@ def holds(cond: Condition | None, ctx: RollContext) -> bool:
             cond.not_qualified_possessor is None
             or not in_qualified_hands(cond.not_qualified_possessor, ctx)
         )
+        and (
+            cond.in_enemy_setup_area is None or ctx.in_enemy_setup_area == cond.in_enemy_setup_area
+        )
     )
 
 
@@ -157,6 +163,7 @@ _ROLL_PARTS = {
     "fired_prior": None,
     "item_named": None,
     "not_qualified_possessor": None,
+    "in_enemy_setup_area": None,
 }
 
 
@@ -210,6 +217,16 @@ def reads_unit_rg(table: Table) -> bool:
     RG whose chart row names its counter (``Module.group_naming``)."""
     return any(
         c is not None and c.of_rg is not None for d in table.drms for c in (d.when, d.offer_when)
+    )
+
+
+def reads_setup_area(table: Table) -> bool:
+    """Whether a DRM of ``table`` reads whether the unit rolled for stands in an enemy
+    Setup Area (``Condition.in_enemy_setup_area``, Sicily 3.606)."""
+    return any(
+        c is not None and c.in_enemy_setup_area is not None
+        for d in table.drms
+        for c in (d.when, d.offer_when)
     )
 
 
@@ -269,6 +286,7 @@ UNIT_PARTS = (
     "not_unit_markers",
     "of_rg",
     "not_qualified_possessor",
+    "in_enemy_setup_area",
 )
 
 
@@ -372,7 +390,15 @@ def applicable_drms(
                     out.append(AppliedDrm(drm.id, drm.label, value, "auto"))
         elif drm.when is not None:
             if holds(drm.when, ctx):
-                out.append(AppliedDrm(drm.id, drm.label, drm.value, "auto"))
+                # Where the record gives it, said with it (Sicily 3.606: the unit's
+                # Setup Area and who lists it).
+                source = (
+                    ctx.read_from.get("in_enemy_setup_area")
+                    if drm.when.in_enemy_setup_area is not None
+                    else None
+                )
+                label = f"{drm.label}: {source}" if source else drm.label
+                out.append(AppliedDrm(drm.id, label, drm.value, "auto"))
         elif drm.id in ticked:
             out.append(AppliedDrm(drm.id, drm.label, drm.value, "ticked"))
     _exclusive(table, {d.id for d in out})

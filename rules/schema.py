@@ -321,6 +321,13 @@ class Condition(Strict):
     # Non-Qualified (A21.13) use is possible" is not for an FT an Assault Engineer MMC
     # possesses (MSR8).  No unit rolled for: it holds.
     not_qualified_possessor: QualifiedUsers | None = None
+    # The unit rolled for stands (true) or not (false) in a Setup Area the other side
+    # lists as its own at the module's ``setup_areas.step`` (its line's Setup Area, or
+    # its possessor's; ``effects.in_enemy_area``): Sicily 3.606 "+1 If in enemy Setup
+    # Area" applies by itself where the record says so; false is also a unit whose
+    # line records no Setup Area (not known to stand in one).  Only in a module that
+    # records Setup Areas.
+    in_enemy_setup_area: bool | None = None
 
 
 # --------------------------------------------------------------------------- effects
@@ -1033,7 +1040,9 @@ class Table(Strict):
     # ``units``, ``possessed`` and ``effects`` only), as a step's ``settles`` would:
     # Sicily 3.6141c read after 3.6141b, an AFV under Recall that the roll made Mobile is
     # no longer under Recall unless Isolated; 3.6061, a unit that survives its Escape
-    # DR "and all Equipment it took with it" are no longer Isolated.
+    # DR "and all Equipment it took with it" are no longer Isolated.  A roll for a
+    # vehicle's weapon settles the vehicle: 3.6142 footnote * "if MA, the AFV is
+    # immediately Recalled (3.6141c applies)".
     after_roll: list[Settle] = []
     note: str | None = note_field()
     # The leaders a ``battle_harden`` result of this table may Battle Harden exclude
@@ -2727,6 +2736,14 @@ class Module(Strict):
                         f"setup_areas.hidden_fortifications.items: unknown fortification '{item}'"
                     )
         listed = self.setup_areas is not None and self.setup_areas.step is not None
+        for tab in self.tables:
+            for drm in tab.drms:
+                for on in (drm.when, drm.offer_when):
+                    if on is not None and on.in_enemy_setup_area is not None and not listed:
+                        errors.append(
+                            f"tables.{tab.id}.drms.{drm.id}: in_enemy_setup_area needs "
+                            "setup_areas.step (the lists it reads)"
+                        )
         for i, st in enumerate(self.steps):
             at_or_after = (
                 listed

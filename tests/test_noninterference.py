@@ -89,11 +89,13 @@ from rules.availability import rolls_to_make
 from rules.effects import hardens_mmc
 from rules.errors import Refused
 from rules.purchase import cost_options
+from tests import test_rule_mechanisms as mechanisms
 from tests import walk_cache
 from tests.purchase_helpers import campaign_at, keep_retained_units
 from tests.walk import host_game, players_of
 
 pytestmark = pytest.mark.django_db
+fixed_dice = mechanisms.fixed_dice
 
 FROZEN = dt.datetime(2026, 7, 14, 6, 0, tzinfo=dt.UTC)
 SEED = "5eed" * 16
@@ -1564,6 +1566,54 @@ def test_open_rolls_do_not_depend_on_how_many_secret_rolls_were_made(modules, fr
         )
     assert any(not purpose.startswith("Recon") for _, purpose, _ in faces[0]), faces[0]
     assert faces[0] == faces[1]
+
+
+# Issue 44 (pass 25, pass 24's Left): the Idle date's secret SAN roll (Sicily 3.617 "the
+# RG(s) purchased may all be kept secret", Axis M1 "SAN Increase +1", 3.6122 "If a side
+# has a SAN >= 4, a SAN adjustment dr must be made", 3.6212 footnote 2's repeat).
+SICILY_IDLE_SAN = dict(module="sicily", variant="i", date="jul15am", kind="purchase", step=None)
+
+
+def test_the_idle_dates_secret_san_roll_leaves_the_observers_views_unchanged(
+    modules, frozen, fixed_dice
+):
+    """The hider (SAN 3, purchases kept by their owner) buys an M1 Sniper (SAN 3 + 1 = 4)
+    in world A and nothing in world B; both sides Idle; at the repeated 3.6122 of the
+    next CG Date the hider owes and makes the SAN dr in world A (a 5: SAN 4 - 2 = 2) and
+    none in world B, then presses Done.  The observer's pages, sockets' frames and
+    notices read the same in both worlds, from his first look at the purchase step to
+    his last after the hider's Done."""
+    start = Start.of(SICILY_IDLE_SAN)
+    logs = []
+    for sniper in (True, False):
+        world = World(start, True, (150, 40))
+        Seat.objects.filter(campaign_id=world.cid, side=world.hider).update(san=3)
+        keep_retained_units(world.players)
+        world.remember_refs()
+        world.frames(set(push.Part), "connect")
+        world.pages("start")
+        if sniper:
+            purchases.purchase_rg(campaign_id=world.cid, user=world.h_user, group_id="M1")
+        world.frames(set(push.Part), "bought")
+        world.players.until("initiative")
+        world.players.chits(**{world.hider: "idle", world.observer: "idle"})
+        world.players.until_step("3.6122")
+        world.frames(set(push.Part), "at 3.6122")
+        world.pages("at 3.6122")
+        if sniper:  # the hider's dr a 5 (Final dr >= 5: SAN reduced by two)
+            fixed_dice.append([5])
+            steps.roll_on_table(campaign_id=world.cid, user=world.h_user, table_id="san_adjustment")
+            assert Seat.objects.get(campaign_id=world.cid, side=world.hider).san == 2
+        world.frames(set(push.Part), "rolled")
+        steps.finish_step(campaign_id=world.cid, user=world.h_user)
+        world.remember_refs()
+        world.frames(set(push.Part), "done")
+        world.pages("end", every=True)
+        logs.append(normalised(world))
+    a, b = logs
+    for n, (x, y) in enumerate(zip(a, b, strict=False)):
+        assert x == y, f"entry {n} differs:\n{first_difference(x, y)}"
+    assert len(a) == len(b)
 
 
 # Issue 44, secrecy bar (pass 12): the hider buys an RG that rolls on a secret table

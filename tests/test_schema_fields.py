@@ -3271,6 +3271,16 @@ def _check_purchase(m: Module, side: str, gid: str, date: str, **kw: Any) -> str
 
 
 case(
+    "Condition.in_enemy_setup_area",
+    base="sicily",
+    mutate=lambda d: drm(d, "escape", "in_enemy_setup_area")["when"].update(
+        in_enemy_setup_area=None
+    ),
+    observe=ticked_drms("escape", [], side="axis", unit_kind="squad"),
+)
+
+
+case(
     "Condition.not_unit_markers",
     base="sicily",
     mutate=lambda d: drm(d, "escape", "lone_smc")["offer_when"].update(not_unit_markers=None),

@@ -71,7 +71,9 @@ def test_3_6056_personnel_in_an_enemy_setup_area_owe_their_escape_dr(users, modu
     forged = _forge(axis, "finish")
     assert forged.refused and "3.6056 chart" in forged.text, (forged.status, forged.text[:600])
     fixed_dice.append([3, 3])
-    _rolled(axis, "Roll DR: Escape", unit=squad.ref, tick="enemy_setup_area")
+    # The +1 in enemy Setup Area applies by itself (from the lists: pass 25).
+    _rolled(axis, "Roll DR: Escape", unit=squad.ref)
+    assert "+1 If in enemy Setup Area: 4-6-7 in Setup Area North" in _log(players)
     assert "escape_due" not in _markers(squad)
     assert "Done with 3.606" in axis.buttons(), axis.buttons()
 

@@ -306,7 +306,9 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
             start = (
                 data["start"] if data else (variant.start.points.get(s, 0) if i == first else None)
             )
-            gained = data["repl"] if data else 0
+            # Less what the side forgoes, or its base loses to the other's forgo
+            # (Sicily 3.616 EXC).
+            gained = data["repl"] - data.get("forgone", 0) if data else 0
             bought = [p for p in purchases if p.side == s and p.date_index == i]
             recon = recons.get((s, i))
             later = [a for a in added if a.side == s and a.date_index == i]

@@ -47,6 +47,7 @@ from campaign.selectors import (
     pass_result,
     recorded_first,
     replenished_on_date,
+    replenishment_record,
     san_may_be_secret,
     sent_to,
     step_attacker,
@@ -98,6 +99,7 @@ from rules.drm import (
     reads_held_squads,
     reads_location_leadership,
     reads_possessor,
+    reads_setup_area,
     reads_unit_morale,
     reads_unit_rg,
     unit_morale,
@@ -467,6 +469,13 @@ def roll_on_table(
             if unit is not None and weapon is None and reads_possessor(table)
             else frozenset(),
         )
+        if unit is not None and reads_setup_area(table):  # Sicily 3.606, from 3.605's lists
+            standing, source = units.in_enemy_setup_area(turn, unit)
+            context = dataclasses.replace(
+                context,
+                in_enemy_setup_area=standing,
+                read_from={**context.read_from, "in_enemy_setup_area": source},
+            )
         if unit is not None and weapon is None:  # what the units making it count
             inputs = stacks.inputs(table, [unit, *joined])
             context = dataclasses.replace(context, inputs={**context.inputs, **inputs})
@@ -590,8 +599,11 @@ def roll_on_table(
         unit = (unit.replaced_by if unit else None) or unit
     # A line of several that gave up the unit rolled for to a line of its own (its
     # result written there) is no longer that unit: nothing of it is settled after.
-    if table.after_roll and weapon is None and not joined and (unit is None or unit.count == count):
-        after = units.settle_rolled(table.after_roll, unit)
+    if table.after_roll and not joined and (unit is None or unit.count == count):
+        # A weapon's roll settles the vehicle carrying it, as its result left it (Sicily
+        # 3.6142 footnote *: "if MA, the AFV is immediately Recalled (3.6141c applies)").
+        carrier = Unit.objects.get(pk=unit.pk) if weapon is not None and unit is not None else unit
+        after = units.settle_rolled(table.after_roll, carrier)
         consequence = "; ".join(w for w in (consequence, after) if w)
     writes: list[SeatField] = []
     # Each unit the result eliminated (not Replaced in place) is a loss of the scenario
@@ -1340,6 +1352,16 @@ def forgo_points(*, campaign_id: object, user: User, amount: int, at: str | None
     taken = availability.forgo_taken(module, rule, turn.campaign.date_index, amount, other.points)
     other.points -= taken
     other.save(update_fields=["points"])
+    # The date's replenishment records say what each side gave up (the CG Roster's
+    # "Repl" column, and so 3.617's "Left", read what it keeps): the forgone CPP off the
+    # forgoer's, as many off the other side's base ("subtracted from the Axis CPP
+    # base").  Kept apart from "repl", which a replenishment computed again from an
+    # amended result replaces (``recompute``): the forgone CPP stay forgone.
+    for side, less in ((turn.side, amount), (other.side, taken)):
+        made = replenishment_record(turn.campaign, side)
+        if made is not None and less and isinstance(made.data, dict):
+            made.data = {**made.data, "forgone": int(made.data.get("forgone", 0)) + less}
+            made.save(update_fields=["data"])
     code = module.currency.code
     turn.record(
         EventKind.FORGO,

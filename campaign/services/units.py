@@ -55,6 +55,7 @@ from rules.effects import (
     exchange_refusal,
     hardened_by_settles,
     hold_refusal,
+    in_enemy_area,
     in_location_of,
     inherent_crew,
     left_over,
@@ -2024,6 +2025,21 @@ def located_state(unit: Unit) -> UnitState:
     marker is its own, PHD C5.26a/C5.27c)."""
     holder = unit.possessor if unit.possessor_id else None
     return in_location_of(unit.state, holder.state if holder is not None else None)
+
+
+def in_enemy_setup_area(turn: Turn, unit: Unit) -> tuple[bool, str]:
+    """Whether ``unit`` (a SW or Gun where its possessor is) stands in a Setup Area the
+    other side lists (Sicily 3.605; ``effects.in_enemy_area``), and where that comes
+    from on the record, in words ("4-6-7 in Setup Area North, which the British list
+    (3.605)"); (False, "") where it does not, or its line records no Setup Area."""
+    holder = unit.possessor if unit.possessor_id else None
+    where = " ".join((unit.location or (holder.location if holder else "")).split())
+    theirs = enemy_setup_areas(turn.campaign, turn.module, turn.side, turn.seats)
+    if not in_enemy_area(where, theirs):
+        return False, ""
+    other = turn.module.side(machine.opponent(turn.module, turn.side)).name
+    rule = turn.module.setup_areas.rule if turn.module.setup_areas is not None else ""
+    return True, f"{label(unit)} in Setup Area {where}, which the {other} list ({rule})"
 
 
 def _condition(
