@@ -1,0 +1,73 @@
+"""Playtest 25 (``docs/playtest-25.md``): two people who play it every week, one on a
+touch phone.  What one of them could give up alone, or before the other was there,
+pinned in real Chromium: the host alone could finish the first step, or go on
+without the data his opponent had not yet seen, before his opponent had joined."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.services import hosting
+from campaign.services.errors import ActionRefused
+from campaign.services.steps import finish_step
+from tests.browser.helpers import PHONE, drawn, horizontal_overflow
+from tests.walk import host_game
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+TOUCH = {"viewport": PHONE, "is_mobile": True, "has_touch": True}
+DESK = {"viewport": {"width": 1280, "height": 800}}
+
+
+def _page(new_context, browser_login, url, user, options):
+    page = browser_login(new_context(**options), user).new_page()
+    page.on("dialog", lambda d: d.accept())
+    page.goto(url)
+    drawn(page)
+    return page
+
+
+@pytest.mark.parametrize(
+    ("module_id", "variant", "guest_side"),
+    [("sicily", "i", "British"), ("purple-heart-draw", "tm", "German")],
+)
+def test_the_host_alone_prepares_and_the_step_waits_for_his_opponent(
+    asgi_server, new_context, browser_login, modules, make_user, module_id, variant, guest_side
+):
+    """The host has hosted and sent the link; his opponent has not joined.  At the
+    first step (Sicily I-3.617, both sides buy in secret; PHD I-C5.12, both sides'
+    checklist) he could press Done, or "Go on without it" (the start's points his
+    opponent had not yet seen, let alone accepted): one player deciding, alone, a
+    step each side does (Sicily 3.6: "performed simultaneously by each side").  Now
+    the step says what waits for the opponent and why, and what he may do alone
+    meanwhile; neither button is offered, and the action is refused with that
+    sentence.  When the opponent joins, the host's step offers them, live."""
+    host = make_user("host25")
+    campaign = host_game(module_id, variant, host)
+    url = f"{asgi_server.url}/campaigns/{campaign.pk}/"
+    phone = _page(new_context, browser_login, url, host, TOUCH)
+    waits = phone.locator("#finish-unjoined")
+    waits.wait_for()
+    words = waits.inner_text()
+    assert f"the {guest_side} side has no player yet" in words, words
+    assert "waits until your opponent has joined" in words, words
+    if module_id == "sicily":
+        assert "Meanwhile you may buy RGs and cancel them, in secret." in words, words
+    step = phone.locator("#campaign-step")
+    for button in ("Go on without it", "Done with"):
+        assert not step.get_by_role("button", name=button).count(), button
+    assert horizontal_overflow(phone) <= 0
+    with pytest.raises(ActionRefused, match="has no player yet"):
+        finish_step(campaign_id=campaign.pk, user=host, without_data=True)
+    # The link in the sentence leads to the invitation to send.
+    waits.get_by_role("link", name="Send the invitation link.").tap()
+    phone.wait_for_url("**#invitation")
+
+    guest = make_user("guest25")
+    hosting.join_campaign(token=campaign.invitations.get().token, user=guest)
+    waits.wait_for(state="detached")  # live, without a reload
+    offered = step.get_by_role("button", name="Go on without it").or_(
+        step.get_by_role("button", name="Done with")
+    )
+    offered.first.wait_for()
+
