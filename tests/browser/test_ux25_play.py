@@ -11,6 +11,7 @@ from campaign.services import hosting
 from campaign.services.errors import ActionRefused
 from campaign.services.steps import finish_step
 from tests.browser.helpers import PHONE, drawn, horizontal_overflow
+from tests.purchase_helpers import campaign_at
 from tests.walk import host_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -71,3 +72,43 @@ def test_the_host_alone_prepares_and_the_step_waits_for_his_opponent(
     )
     offered.first.wait_for()
 
+
+def test_a_message_arriving_out_of_sight_is_counted_on_the_phone_s_screen(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """On a phone the messages are screens below the step: a message arriving while
+    the player buys at the step (the page kept where he is) showed nothing on his
+    screen (a notification only when the tab is hidden).  Now a button at the foot of
+    his screen counts the messages arriving out of sight and leads to them; seen, it
+    goes.  The roster, the sheet and the dice page lead to the messages too."""
+    players, _ = campaign_at("sicily", "i", "jul14n", (make_user("ax25"), make_user("br25")))
+    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
+    phone = _page(new_context, browser_login, url, players.users["axis"], TOUCH)
+    desk = _page(new_context, browser_login, url, players.users["british"], DESK)
+    pill = phone.locator("#new-messages")
+    assert pill.is_hidden()
+    for n, words in ((1, "1 new message"), (2, "2 new messages")):
+        desk.get_by_label("Message to your opponent").fill(f"Message {n}: nine tonight?")
+        desk.get_by_role("button", name="Send").click()
+        phone.locator("#campaign-messages .theirs", has_text=f"Message {n}").wait_for(
+            state="attached"
+        )
+        phone.wait_for_function(
+            "w => document.getElementById('new-messages').textContent === w", arg=words
+        )
+    box = pill.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= PHONE["height"], box
+    assert box["height"] >= 44, box
+    assert phone.locator("#step-title").is_visible()  # he was left at the step
+    pill.tap()
+    pill.wait_for(state="hidden")
+    assert phone.locator("#campaign-messages .theirs", has_text="Message 2").is_visible()
+    # The desk's messages are beside the step, in sight: nothing to count there.
+    phone.get_by_label("Message to your opponent").fill("Nine it is.")
+    phone.get_by_role("button", name="Send").click()
+    desk.locator("#campaign-messages .theirs", has_text="Nine it is.").wait_for()
+    assert desk.locator("#new-messages").is_hidden()
+    for other in ("roster/", "sheet/", "dice/"):
+        phone.goto(url + other)
+        phone.get_by_role("link", name="Messages", exact=True).tap()
+        phone.wait_for_url(f"{url}#campaign-messages")
