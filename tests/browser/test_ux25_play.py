@@ -112,3 +112,34 @@ def test_a_message_arriving_out_of_sight_is_counted_on_the_phone_s_screen(
         phone.goto(url + other)
         phone.get_by_role("link", name="Messages", exact=True).tap()
         phone.wait_for_url(f"{url}#campaign-messages")
+
+
+# The chart's cells whose words run past the right edge of the box it scrolls in
+# (cut off there: the box hides what is past it), with their words.
+CUT = """() => {
+    const box = document.getElementById('chart-box');
+    const edge = box.getBoundingClientRect().right;
+    return [...box.querySelectorAll('td')]
+        .filter(td => td.checkVisibility() && td.getBoundingClientRect().right > edge + 1)
+        .map(td => td.innerText.replace(/\\s+/g, ' ').trim().slice(0, 60));
+}"""
+
+
+def test_the_chart_on_a_320_px_phone_cuts_no_unit_or_rg_name(
+    asgi_server, new_context, browser_login, modules, make_user
+):
+    """On a 320 px phone (the narrowest still sold) the RG chart's cards kept each
+    cell on one line: "4-5-8;4-5-7;4-4-7 (4/3 each)" read "4-5-8;4-5-7;4-4-7 (4/3 ea",
+    the British carriers and "Fallschirmjäger Pioneer Coy" ran past the card's edge,
+    hidden there unless the player thought to swipe the chart sideways.  A card's
+    cells wrap, at a space or a hyphen, within the screen; the page never scrolls
+    sideways."""
+    players, _ = campaign_at("sicily", "i", "jul14n", (make_user("ax25"), make_user("br25")))
+    url = f"{asgi_server.url}/campaigns/{players.campaign_id}/"
+    narrow = {**TOUCH, "viewport": {"width": 320, "height": 640}}
+    for side in ("british", "axis"):
+        phone = _page(new_context, browser_login, url, players.users[side], narrow)
+        assert phone.locator("#chart-box button[aria-label^='Buy ']").count() > 5
+        cut = phone.evaluate(CUT)
+        assert not cut, (side, cut)
+        assert horizontal_overflow(phone) <= 0
