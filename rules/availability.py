@@ -75,12 +75,14 @@ def names(module: Module, sides: list[str]) -> str:
 
 
 # What a player may do at a step before his opponent has joined: what is his alone
-# and undone at will (a purchase, cancelled and refunded; a Fortification, taken back).
-ALONE: frozenset[Action] = frozenset({Action.BUY, Action.CANCEL, Action.FORTIFY})
+# and undone at will (a purchase, cancelled and refunded; a Fortification, taken back;
+# a scenario's result entered, which the opponent confirms or disputes once joined).
+ALONE: frozenset[Action] = frozenset({Action.BUY, Action.CANCEL, Action.FORTIFY, Action.RESULT})
 ALONE_WORDS = {
-    Action.BUY: "buy RGs",
+    Action.BUY: "buy RGs in secret",
     Action.CANCEL: "cancel them",
     Action.FORTIFY: "buy Fortifications",
+    Action.RESULT: "enter the scenario's result (your opponent confirms it)",
 }
 
 
@@ -94,7 +96,7 @@ def unjoined_reason(module: Module, snap: Snapshot, step: Step) -> str:
     if not away:
         return ""
     alone = [w for a, w in ALONE_WORDS.items() if a in kind_of(step.kind).all_actions]
-    meanwhile = f" Meanwhile you may {' and '.join(alone)}, in secret." if alone else ""
+    meanwhile = f" Meanwhile you may {' and '.join(alone)}." if alone else ""
     return (
         f"Not yet: the {names(module, away)} side has no player yet. Each side does "
         f"{step.id} {step.title}, so finishing it (and any roll or choice it asks) waits "
