@@ -95,8 +95,14 @@ def unjoined_reason(module: Module, snap: Snapshot, step: Step) -> str:
     away = [s for s, state in snap.sides.items() if not state.joined]
     if not away:
         return ""
-    alone = [w for a, w in ALONE_WORDS.items() if a in kind_of(step.kind).all_actions]
-    meanwhile = f" Meanwhile you may {' and '.join(alone)}." if alone else ""
+    if finish_refusal(module, snap, step):  # nothing to buy or roll with yet
+        meanwhile = (
+            " Meanwhile you may fill in the start sheet with what the rules text lacks: "
+            "your opponent accepts it once he has joined."
+        )
+    else:
+        alone = [w for a, w in ALONE_WORDS.items() if a in kind_of(step.kind).all_actions]
+        meanwhile = f" Meanwhile you may {' and '.join(alone)}." if alone else ""
     return (
         f"Not yet: the {names(module, away)} side has no player yet. Each side does "
         f"{step.id} {step.title}, so finishing it (and any roll or choice it asks) waits "
