@@ -74,11 +74,51 @@ def names(module: Module, sides: list[str]) -> str:
 # --------------------------------------------------------------------------- turns
 
 
+# What a player may do at a step before his opponent has joined: what is his alone
+# and undone at will (a purchase, cancelled and refunded; a Fortification, taken back;
+# a scenario's result entered, which the opponent confirms or disputes once joined).
+ALONE: frozenset[Action] = frozenset({Action.BUY, Action.CANCEL, Action.FORTIFY, Action.RESULT})
+ALONE_WORDS = {
+    Action.BUY: "buy RGs in secret",
+    Action.CANCEL: "cancel them",
+    Action.FORTIFY: "buy Fortifications",
+    Action.RESULT: "enter the scenario's result (your opponent confirms it)",
+}
+
+
+def unjoined_reason(module: Module, snap: Snapshot, step: Step) -> str:
+    """What waits at ``step`` for the side that has no player yet ("" : both have
+    one), and what the side may do meanwhile.  Each side does a step (``Step.acts``;
+    Sicily 3.6 "performed simultaneously by each side"), and the data the rules lack
+    are agreed by both (the start sheet): one player alone does not finish a step,
+    roll, pick a chit or go on without data his opponent has not yet seen."""
+    away = [s for s, state in snap.sides.items() if not state.joined]
+    if not away:
+        return ""
+    if finish_refusal(module, snap, step):  # nothing to buy or roll with yet
+        meanwhile = (
+            " Meanwhile you may fill in the start sheet with what the rules text lacks: "
+            "your opponent accepts it once he has joined."
+        )
+    else:
+        alone = [w for a, w in ALONE_WORDS.items() if a in kind_of(step.kind).all_actions]
+        meanwhile = f" Meanwhile you may {' and '.join(alone)}." if alone else ""
+    return (
+        f"Not yet: the {names(module, away)} side has no player yet. Each side does "
+        f"{step.id} {step.title}, so finishing it (and any roll or choice it asks) waits "
+        f"until your opponent has joined.{meanwhile}"
+    )
+
+
 def turn_refusal(module: Module, snap: Snapshot, side: str, action: Action) -> Refused | None:
     """Why ``side`` may not take ``action`` at the current step (None: it may)."""
     if snap.position.ended:
         return Refused("The campaign has ended; nothing more can be done.", status=409)
     step = current_step(module, snap)
+    if action not in ALONE and action in kind_of(step.kind).all_actions:
+        unjoined = unjoined_reason(module, snap, step)
+        if unjoined:
+            return Refused(unjoined, status=409)
     if action not in kind_of(step.kind).all_actions:
         if action == Action.FINISH and module.initiative and step.kind == "initiative":
             return Refused(

@@ -332,6 +332,9 @@ class StepPanel:
     # Why Done cannot meaningfully be pressed yet (the step's data missing), and what
     # Done gives up (asked in its confirmation, with the figures).
     finish_refusal: str = ""
+    # What waits for the opponent who has not joined yet, and what the viewer may do
+    # alone meanwhile (``availability.unjoined_reason``): no Done, roll or going on.
+    unjoined: str = ""
     rolls_owed: bool = False  # the refusal is a compulsory roll: no going on without it
     finish_warnings: list[str] = field(default_factory=list)
     # What completing the step does to the viewer's retained units by its ``settles``
@@ -653,6 +656,7 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
         view.module, snap, step
     ) or availability.finish_refusal(view.module, snap, step)
     panel.rolls_owed = bool(availability.rolls_owed(view.module, snap, step))
+    panel.unjoined = availability.unjoined_reason(view.module, snap, step)
     if step.attacker_first and not panel.finish_refusal:
         # PHD C5.14 "In turn, Attacker first": no Done (nor going on) before the Attacker's.
         attacker = step_attacker(c, view.module, step)

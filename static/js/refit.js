@@ -622,8 +622,31 @@
   // A message from the opponent while the tab is in the background: a browser
   // notification too (with the same opt-in), so a player away from the page hears of it.
   var theirs = null; // how many of the opponent's lines the thread showed
+  // On the page, a message arriving out of sight (on a phone the messages are some
+  // screens below the step) is counted on a button at the foot of the screen, which
+  // leads to them; it goes once the messages are in sight.
+  var unseen = 0;
+  function messagesInSight() {
+    var card = document.getElementById("campaign-messages");
+    if (!card) return true;
+    var r = card.getBoundingClientRect();
+    return r.height > 0 && r.top < window.innerHeight && r.bottom > 0;
+  }
+  function showUnseen() {
+    var pill = document.getElementById("new-messages");
+    if (!pill) return;
+    if (unseen && messagesInSight()) unseen = 0;
+    var words = unseen === 1 ? "1 new message" : unseen + " new messages";
+    if (unseen && pill.textContent !== words) pill.textContent = words;
+    if (pill.hidden !== !unseen) pill.hidden = !unseen;
+  }
+  window.addEventListener("scroll", function () { if (unseen) showUnseen(); }, { passive: true });
   function syncMessages() {
     var lines = document.querySelectorAll("#campaign-messages li.theirs");
+    if (theirs !== null && lines.length > theirs && !messagesInSight()) {
+      unseen += lines.length - theirs;
+    }
+    showUnseen();
     if (theirs !== null && lines.length > theirs && document.hidden && notifyWanted()) {
       var last = lines[lines.length - 1];
       var header = document.getElementById("campaign-header");

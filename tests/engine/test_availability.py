@@ -213,3 +213,31 @@ def test_what_a_side_alone_knows_lets_it_finish_ahead_but_never_passes(sicily: M
     assert passes(sicily, "axis", "3.619", "jul14n") == ""
     run = [s.id for s in availability.finish_ahead(sicily, snap)]
     assert run == ["3.617", "3.618", "3.619", "3.620"]
+
+
+def test_a_step_each_side_does_waits_for_the_side_with_no_player(
+    sicily: Module, apd: Module
+) -> None:
+    """Before his opponent has joined, the host prepares what is his alone and undone at
+    will (at 3.617: buy in secret, cancel; at I-3.617, the start's points missing, fill
+    in the start sheet; at APD 1.2: enter the result, which the opponent confirms):
+    finishing the step, a roll or a chit waits for the opponent (3.6: "performed
+    simultaneously by each side")."""
+    away = SideState(side="axis", joined=False)
+    snap = at(sicily, side="british", step="I-3.617", opponent=away)
+    refused = availability.turn_refusal(sicily, snap, "british", Action.FINISH)
+    assert refused is not None and refused.status == 409
+    assert str(refused).startswith("Not yet: the Axis side has no player yet."), str(refused)
+    # The start's points are missing from the rules text: nothing to buy with yet.
+    assert "Meanwhile you may fill in the start sheet" in str(refused), str(refused)
+    for alone in (Action.BUY, Action.CANCEL):
+        assert availability.turn_refusal(sicily, snap, "british", alone) is None
+    later = at(sicily, side="british", date="jul14n", step="3.617", opponent=away)
+    refused = availability.turn_refusal(sicily, later, "british", Action.FINISH)
+    assert refused is not None
+    assert "Meanwhile you may buy RGs in secret and cancel them." in str(refused)
+    joined = at(sicily, side="british", step="I-3.617")
+    assert availability.turn_refusal(sicily, joined, "british", Action.FINISH) is None
+    assert availability.unjoined_reason(sicily, joined, sicily.steps[0]) == ""
+    result = at(apd, side="american", step="1.2", opponent=SideState(side="german", joined=False))
+    assert availability.turn_refusal(apd, result, "american", Action.RESULT) is None
