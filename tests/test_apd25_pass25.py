@@ -408,3 +408,49 @@ def test_3_3_3_31_a_vehicles_ma_eliminated_and_recalled_its_mg_still_makes_its_o
     fresh = Unit.objects.get(pk=tank.pk)
     assert fresh.markers == ["recalled"]
     assert [w["markers"] for w in fresh.weapons] == [["disabled"], []], fresh.weapons
+
+
+def test_3_2_3_31_a_hero_left_at_done_with_an_mmc_to_harden_is_asked_first_his_sw_then_unrepairable(
+    users, modules
+):
+    """3.2 "Heroes (whether wounded or unwounded) are eliminated, but for each such
+    eliminated Hero the owning player may Battle Harden ... any one MMC ... Any SW
+    Possessed by an eliminated Hero is considered Transferred to the Battle Hardened
+    MMC" meets 3.31 "Guns/SW must be Possessed to attempt Repair": the American's
+    2-4-7 Hero possesses a malfunctioned BAZ 44, and his 6-6-7 could be hardened.  Done
+    without marking it gives up the hardening and leaves the BAZ possessed by no one,
+    so it can make no Repair attempt at 3.3: the Done asks first, naming both (on main
+    one click did it, no confirmation).  Pressed anyway, the Hero is gone, the BAZ
+    unpossessed, and 3.3 offers it no dr."""
+    from html import unescape
+
+    from campaign.models import Unit
+    from tests.test_apd12_pass12 import apd
+    from tests.test_roster_possession import possess
+    from tests.test_rule_mechanisms import add
+
+    players, _ = apd(users, "3.2")
+    hero = add(players, "american", "2-4-7 Hero", "hero", location="12L5")
+    baz = possess(
+        players, "american", add(players, "american", "BAZ 44", "sw", "malfunctioned"), hero
+    )
+    add(players, "american", "6-6-7", "squad", location="12L5")
+    american, german = seats(players)
+    said = (
+        "Your 2-4-7 Hero leaves your forces without the 6-6-7 marked battle hardened for "
+        "it, which you may still do (3.2); the BAZ 44 the 2-4-7 Hero possesses is then "
+        "left unpossessed."
+    )
+    page = unescape(american.html)
+    warnings = page.split('id="finish-warnings"')[1].split("</ul>")[0]
+    assert said in re.sub(r"\s+", " ", warnings), warnings
+    assert f"{said} Finish the step anyway?" in page
+    assert said not in unescape(german.html)
+    assert american.press("Done with 3.2").status == 200
+    players.until_step("3.3")
+    assert not Unit.objects.filter(pk=hero.pk).exists()
+    assert Unit.objects.get(pk=baz.pk).markers == ["malfunctioned", "unpossessed"]
+    american, german = seats(players)
+    assert "You have no malfunctioned SWs (not captured or unpossessed) to roll for" in (
+        american.text
+    )
