@@ -38,7 +38,8 @@ def test_cg_vc_a_cg_ended_by_an_amendment_in_the_next_setup_names_its_last_scena
     CVP amassed, so the CG ends at the Midday's end; the Afternoon's scenario is never
     played.  Both seats' page headers name the Midday as the CG's last (on main they
     read "December 6 Afternoon — the CG has ended"; the scenario sheets already named
-    the Midday, pass 24)."""
+    the Midday, pass 24), and so does each one's "My campaigns" row (its CG date column
+    read December 6 Afternoon)."""
     players, _ = midday(users, "3.4")
     american, german = seats(players)
     amend_vp(american, german, "87")
@@ -47,6 +48,10 @@ def test_cg_vc_a_cg_ended_by_an_amendment_in_the_next_setup_names_its_last_scena
         head = above_log(Seat(players.users[side], players.campaign_id).open())
         assert "December 6 Midday — the CG has ended" in head, head[:600]
         assert "December 6 Afternoon — the CG has ended" not in head
+        campaigns = Seat(players.users[side], players.campaign_id)
+        campaigns.url = "/campaigns/"
+        row = campaigns.open().split("test campaign", 1)[1][:300]
+        assert "December 6 Midday" in row and "December 6 Afternoon" not in row, row
 
 
 # ------------------------------------------------ Left of pass 22: one warning at the last 3.4
@@ -454,3 +459,46 @@ def test_3_2_3_31_a_hero_left_at_done_with_an_mmc_to_harden_is_asked_first_his_s
     assert "You have no malfunctioned SWs (not captured or unpossessed) to roll for" in (
         american.text
     )
+
+
+def test_2_5_exc_2_6_2_7_3_31_a_vehicle_abandoned_at_2_5_is_no_later_steps_and_repairs_nothing(
+    users, modules
+):
+    """Four sentences on one vehicle: 2.5 EXC "the Encircled Vulnerable PRC of an
+    Immobile vehicle are Eliminated, leaving the vehicle Abandoned"; 2.6 "Each
+    non-abandoned, Bogged/Mired vehicle must undergo ≥ one Bog Removal attempt"; 2.7
+    "Each Shocked/UK AFV must undergo ≥ one recuperation attempt"; 3.31 "vehicles must
+    not be Abandoned ... to attempt Repair".  The American's Encircled, immobilized
+    M4A3(75)W with a malfunctioned MA, and a mobile M4A3(76)W.  At 2.5 he marks the first
+    Abandoned through his roster page (its crew's CVP, 1, supplied: 41 + 1 = 42 lost).
+    2.6's and 2.7's reminders then name the M4A3(76)W only; 3.3 offers no Repair dr
+    for the Abandoned tank's MA; 2.92: 55 − 63 + 42 = 34 PP."""
+    from tests.purchase_helpers import add_vehicle
+    from tests.test_apd12_pass12 import apd, lost, supply_value
+    from tests.test_apd20_pass20 import ABANDON, roster
+    from tests.test_apd21_pass21 import reminder
+    from tests.test_apd_pass5 import done
+
+    players, _ = apd(users, "2.5")
+    supply_value(players, "cvp_per_kind.half_squad", "1")
+    add_vehicle(
+        players,
+        "american",
+        "M4A3(75)W",
+        ("ma", ["malfunctioned"]),
+        status="encircled",
+        markers=["immobilized"],
+    )
+    add_vehicle(players, "american", "M4A3(76)W")
+    assert roster(players, "american").press(f"{ABANDON} (M4A3(75)W)").status == 200
+    assert lost(players)["american"] == 42
+    for step in ("2.6", "2.7"):
+        players.until_step(step)
+        american, _ = seats(players)
+        line = reminder(american, step)
+        assert "M4A3(76)W" in line and "M4A3(75)W" not in line, line
+    players.until_step("3.3")
+    american, _ = seats(players)
+    assert "Roll dr: Repair Table: Repair MA/Gun" not in american.buttons()
+    assert pp(players) == 34
+    done(players, "american")
