@@ -502,3 +502,27 @@ def test_2_5_exc_2_6_2_7_3_31_a_vehicle_abandoned_at_2_5_is_no_later_steps_and_r
     assert "Roll dr: Repair Table: Repair MA/Gun" not in american.buttons()
     assert pp(players) == 34
     done(players, "american")
+
+
+def test_3_31_one_repair_attempt_holds_across_a_done_taken_back(users, modules, fixed_dice):
+    """3.31 "Each weapon/Vehicle may make only one Repair attempt" meets a repeated step:
+    the American's BAZ 44 (malfunctioned, possessed by his 6-6-7) rolls dr 4 (NE, Repair
+    SW 4-5) at 3.3; he presses Done, then takes it back through his page before the
+    German acts.  The step is his again, but the BAZ made its one attempt: no dr is
+    offered for it, and his Done is offered again."""
+    from tests.test_apd12_pass12 import apd
+    from tests.test_roster_possession import possess
+    from tests.test_rule_mechanisms import add
+
+    players, _ = apd(users, "3.3")
+    squad = add(players, "american", "6-6-7", "squad", location="12L5")
+    baz = possess(
+        players, "american", add(players, "american", "BAZ 44", "sw", "malfunctioned"), squad
+    )
+    american, german = seats(players)
+    fixed_dice.append([4])
+    assert american.press("Roll dr: Repair Table: Repair SW", unit=baz.ref).status == 200
+    assert american.press("Done with 3.3").status == 200
+    assert american.press("Take back my Done at 3.3").status == 200
+    assert "Roll dr: Repair Table: Repair SW" not in american.buttons()
+    assert "Done with 3.3" in american.buttons()
