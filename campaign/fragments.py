@@ -278,6 +278,7 @@ SHOWN_BY: dict[Part, tuple[str, ...]] = {
         "can_nudge",
         "date",
         "ended",
+        "ended_date",
         "host",
         "in_play",
         "initiative",

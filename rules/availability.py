@@ -1461,27 +1461,6 @@ def finish_warnings(
     return warnings
 
 
-def last_purchase(module: Module, variant: str, index: int) -> str:
-    """Where date ``index`` is the CG's last, that points left unspent at its purchase
-    are lost with the CG's end, in a sentence for the purchase page (APD 3.4 "Unused
-    Purchase Points may be retained for future use": the Midday's 3.4 sets up the
-    Afternoon, after which none follows); "" where a purchase still follows."""
-    last = machine.last_scenario_words(module, variant, index)
-    if not last:
-        return ""
-    code = module.currency.code
-    kept = module.currency.carry_over
-    why = (
-        f" (unused {code} are retained only for a future purchase, {kept.rule})"
-        if kept.retained and kept.rule
-        else ""
-    )
-    return (
-        f"{last}: no purchase follows it, so {code} left unspent here are lost with the "
-        f"CG's end{why}."
-    )
-
-
 def overspent(module: Module, buy_step: Step, given_at: str, short: int, cancellable: bool) -> str:
     """Where an amended scenario result gave the side ``short`` points fewer than its
     RGs of this date already cost (the replenishment of step ``given_at`` computed
@@ -1512,11 +1491,22 @@ def overspent(module: Module, buy_step: Step, given_at: str, short: int, cancell
 def _at_the_end(module: Module, snap: Snapshot, points: int) -> str:
     """Points left unspent at the CG's last date have no later use: its scenario is the
     CG's last (APD 3.4 "Unused Purchase Points may be retained for future use": none
-    follows the Afternoon), or ""."""
+    follows the Afternoon), or "".  The one sentence that says so, beside the Done that
+    leaves them (and in its confirmation)."""
     last = machine.last_scenario_words(module, snap.variant, snap.position.date_index)
     if not last:
         return ""
-    return f"Your {points} unspent {module.currency.code} cannot be used later: {last}"
+    code = module.currency.code
+    kept = module.currency.carry_over
+    why = (
+        f"; unused {code} are retained only for a future purchase ({kept.rule})"
+        if kept.retained and kept.rule
+        else ""
+    )
+    return (
+        f"Your {points} unspent {code} cannot be used later and are lost with the CG's "
+        f"end: {last}{why}"
+    )
 
 
 def rolls_owed(module: Module, snap: Snapshot, step: Step) -> list[str]:

@@ -78,7 +78,10 @@ def test_apd_3_4_the_afternoons_purchase_is_the_last_use_of_the_pp(users, module
     players.results(**result_values(module, vp_american=40, cvp_lost_american=10))
     players.until_step("3.4")
     html = client.get(f"/campaigns/{players.campaign_id}/").content.decode()
-    said = "unspent PP cannot be used later: December 6 Afternoon is the last scenario of the CG"
+    said = (
+        "unspent PP cannot be used later and are lost with the CG&#x27;s end: December 6 "
+        "Afternoon is the last scenario of the CG"
+    )
     assert said in html, text_of(html)[:3000]
 
 

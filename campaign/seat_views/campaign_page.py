@@ -59,6 +59,7 @@ from campaign.selectors import (
     campaign_seats,
     done_sides,
     exchanges_held,
+    last_scenario_date,
     module_of,
     overspent,
     owed_rolls,
@@ -348,14 +349,6 @@ class CampaignView:
         PHD's TM End), that in words with the rule naming the dates; "" where it is not."""
         return machine.last_scenario_words(self.module, self.campaign.variant, self.date_index)
 
-    @property
-    def last_purchase(self) -> str:
-        """At a purchase step of the CG's last date, that points left unspent are lost
-        with the CG's end (``availability.last_purchase``); "" elsewhere."""
-        if Action.BUY not in kind_of(self.step_def.kind).actions:
-            return ""
-        return availability.last_purchase(self.module, self.campaign.variant, self.date_index)
-
     @cached_property
     def overspent(self) -> str:
         """At a purchase step, where an amended result gave the viewer fewer points than
@@ -396,6 +389,18 @@ class CampaignView:
     @property
     def ended(self) -> bool:
         return self.campaign.ended_at is not None
+
+    @cached_property
+    def ended_date(self) -> str:
+        """The date of the CG's last scenario played, for the header of a CG that has
+        ended: the date of its last confirmed result, not the campaign's date where the CG
+        ended after a new date began (APD CG VC "≥ 150 at any CG-Scenario end", met by
+        the Midday's result amended in the Afternoon's Setup Phase); "" (nothing read)
+        while it goes on."""
+        if not self.ended:
+            return ""
+        last = last_scenario_date(self.campaign)
+        return self.date if last is None else self.module.dates[last].label
 
     @property
     def outcome(self) -> str:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import OuterRef, Q, Subquery
 
 from campaign.models import RollCorrection, ScenarioResult, Seat, StepMark, Supplement
 from campaign.seat_views.common import status_for, your_move
@@ -37,8 +38,17 @@ class DashboardRow:
 
 
 def dashboard_rows(user: Any) -> list[DashboardRow]:
+    # The date of each CG's last scenario played, for a CG that has ended: not its
+    # campaign's date where it ended after a new date began (APD CG VC met by a result
+    # amended in the next date's Setup Phase); read in the same statement.
+    played = ScenarioResult.objects.filter(
+        campaign=OuterRef("campaign"), confirmed_at__isnull=False
+    ).order_by("-cycle")
     seats = list(
-        Seat.objects.filter(user=user).select_related("campaign").order_by("-campaign__updated_at")
+        Seat.objects.filter(user=user)
+        .select_related("campaign")
+        .annotate(last_played=Subquery(played.values("date_index")[:1]))
+        .order_by("-campaign__updated_at")
     )
     campaign_ids = [s.campaign_id for s in seats]
     others = {
@@ -71,7 +81,9 @@ def dashboard_rows(user: Any) -> list[DashboardRow]:
                 module_title=module.campaign_title(c.variant),
                 side=module.side(seat.side).name,
                 opponent=opp.user.get_username() if opp and opp.user else None,
-                date=module.dates[c.date_index].label,
+                date=module.dates[
+                    seat.last_played if ended and seat.last_played is not None else c.date_index
+                ].label,
                 step=f"{step.id} {step.title}",
                 status=status_for(
                     seat.side,
@@ -89,7 +101,7 @@ def dashboard_rows(user: Any) -> list[DashboardRow]:
 
 
 def _answers_awaited(
-    seats: list[Seat],
+    seats: Sequence[Seat],
     others: dict[tuple[Any, str], Seat],
     marks: dict[tuple[Any, int, int], set[str]],
 ) -> set[Any]:

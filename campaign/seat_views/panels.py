@@ -249,6 +249,9 @@ class ExchangeView:
     status: str  # "battle hardened"
     rule: str
     on_done: str  # what Done does with the units of ``gives`` still held
+    # What Done gives up where a unit of ``gives`` could still be exchanged (an MMC is
+    # there to mark): one sentence per such unit, for Done's warnings and confirmation.
+    given_up: tuple[str, ...] = ()
     recombine: bool = False  # two lines of one name recombine (PHD C5.21)
     # The viewer's squad lines' names, offered for the squad two half-squad lines form
     # (PHD C5.21); empty where it holds no half-squad line that could recombine.
@@ -682,6 +685,8 @@ def _finishing(view: CampaignView, panel: StepPanel) -> None:
         view.module, snap, step, rolled_tables=rolled
     )
     panel.at_done = settle_preview(view.module, c, step, view.viewer)
+    if panel.exchange is not None:  # APD 3.2: a Hero left while an MMC could harden
+        panel.finish_warnings += panel.exchange.given_up
     if Action.ROLL in actions:  # a 7-0 an Evacuated leader's dr placed (APD 3.1 *)
         found = unplaced(view.module, c, view.viewer)
         panel.finish_warnings += placement_reminders(found)
@@ -1483,15 +1488,46 @@ def _exchange(view: CampaignView, panel: StepPanel) -> None:
     )
     # A unit marked so earlier in this pass is not offered again (C5.23 via C5.22).
     once = marked_once(view.campaign, view.viewer, ex)
+    offered = tuple(m for m in marks if m[0] not in {g[0] for g in gives} | once)
     panel.exchange = ExchangeView(
         gives=gives,
-        marks=tuple(m for m in marks if m[0] not in {g[0] for g in gives} | once),
+        marks=offered,
         gives_words=describe_filter(ex.gives),
         marks_words=describe_filter(ex.marks),
         status=Unit.Status(ex.status).label,
         rule=ex.rule,
         on_done=f"{on_done} ({ex.rule}).",
+        given_up=_given_up(ex, own, gives, offered, Unit.Status(ex.status).label),
     )
+
+
+def _given_up(
+    ex: UnitExchange,
+    own: list[Unit],
+    gives: tuple[tuple[str, str], ...],
+    offered: tuple[tuple[str, str], ...],
+    status: str,
+) -> tuple[str, ...]:
+    """What Done gives up for each unit of ``gives`` still held while units are
+    ``offered`` to mark for it (APD 3.2 "for each such eliminated Hero the owning player
+    may Battle Harden ... any one MMC"): it leaves without the exchange, and the SW it
+    possesses is left unpossessed (3.2 "Transferred to the Battle Hardened MMC": there
+    is none).  None where nothing is offered (3.2 EXC: the Hero stays)."""
+    marks = {ref for ref, _ in offered}
+    names = [u.name for u in own if u.ref in marks]
+    if not names:
+        return ()
+    which = f"the {names[0]}" if len(names) == 1 else f"one of {', '.join(names)}"
+    refs = {ref for ref, _ in gives}
+    said = []
+    for unit in (u for u in own if u.ref in refs):
+        held = " and ".join(label(u) for u in own if u.possessor_id == unit.pk)
+        sw = f"; the {held} the {unit.name} possesses is then left unpossessed" if held else ""
+        said.append(
+            f"Your {unit.name} leaves your forces without {which} marked {status} for it, "
+            f"which you may still do ({ex.rule}){sw}."
+        )
+    return tuple(said)
 
 
 def _recombining(ex: UnitExchange, own: list[Unit], module: Module) -> ExchangeView:

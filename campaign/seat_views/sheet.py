@@ -28,7 +28,7 @@ from campaign.seat_views.common import (
     record_lines,
     visible_purchases,
 )
-from campaign.selectors import module_of, new_dates_since_scenario
+from campaign.selectors import last_scenario_date, module_of, new_dates_since_scenario
 from campaign.services.start import setup_order
 from rules import machine
 from rules.schema import Module, Variant
@@ -228,12 +228,7 @@ def _last_played(campaign: Campaign, module: Module, which: str) -> str:
     which is not the campaign's date where the CG ended after a new date began (APD CG
     VC "≥ 150 at any CG-Scenario end", met by the Midday's result amended in the
     Afternoon's Setup Phase); ``which`` (the campaign's date's) where it is."""
-    last = (
-        ScenarioResult.objects.filter(campaign=campaign, confirmed_at__isnull=False)
-        .order_by("-cycle")
-        .values_list("date_index", flat=True)
-        .first()
-    )
+    last = last_scenario_date(campaign)
     if last is None or last == campaign.date_index:
         return f"{which[0].lower()}{which[1:]}"
     first = machine.date_index(module, module.variant(campaign.variant).start_date)
