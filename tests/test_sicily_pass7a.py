@@ -332,7 +332,7 @@ def test_3_614_repair_rows_and_drms_held_in_play(users, modules, fixed_dice):
     tank.refresh_from_db()
     assert "recalled" in tank.state.marked and "disabled" in tank.state.weapon(ma).markers
     captured = add(players, "axis", "Bren LMG", "sw", status="captured")
-    with pytest.raises(ActionRefused, match=r"lacks the Captured Equipment \(3\.61422\)"):
+    with pytest.raises(ActionRefused, match=r"leave out the Captured Equipment \(3\.61422\)"):
         roll(players, "axis", "captured_equipment", captured)
     sherman = add(players, "british", "Sherman", "vehicle", status="isolated")
     with pytest.raises(ActionRefused, match=r"3\.61426"):
