@@ -6,11 +6,13 @@ few hundred statements.  ``tests.walk`` asks this cache before it walks: the sta
 walk starts from is read as rows and reduced to a fingerprint (primary keys as
 ordinals, the players as their seat order (their usernames, where the hosting and
 joining events quote them, as the seat order too: a walk by other players from the
-same state is the same walk), timestamps, the dice seed and the invitation token left
-out); where the same walk was made from the same fingerprint
+same state is the same walk), the rows' random references (a unit's, a purchase's, a
+supplement's: ``references``) as ordinals too, timestamps, the dice seed and the
+invitation token left out); where the same walk was made from the same fingerprint
 earlier in the process, the campaign's rows are replaced by the rows that walk left
-(the campaign's id and the players' user ids its own, the rows' keys new, in the same
-order, and timestamps moved by the time since), and nothing is walked.  The walk a
+(the campaign's id and the players' user ids its own, the references it started with
+its own, the rows' keys new, in the same order, and timestamps moved by the time
+since), and nothing is walked.  The walk a
 test makes itself (its own choices, what it added) has a fingerprint of its own and is
 walked through the services, and so is the part under test.
 
@@ -295,23 +297,49 @@ def _renamed(value: Any, pattern: re.Pattern[str], names: dict[str, str]) -> Any
 
 _LEFT_OUT = {("campaign.Campaign", "dice_seed"), ("campaign.Campaign", "dice_seed_hash")}
 _RANDOM = {("campaign.Invitation", "token")}
+# The references a row is named by on the pages (``campaign.models.new_ref``: random,
+# unique within the campaign): a purchase's, a unit's, a supplement's, a correction's,
+# a start sheet's package.  No service orders or rolls by one, so two states whose rows
+# differ only in them are the same state for a walk (``references``).
+_REFS = ("ref", "package")
+
+
+def references(snap: Snapshot) -> list[str]:
+    """The campaign's random references (``_REFS``), each once, in the order of its
+    first row (the models in ``scoped_models``' order, the rows by key): two states
+    whose rows correspond in order name theirs in the same order."""
+    found: dict[str, None] = {}
+    for m in scoped_models():
+        names = [f.attname for f in m._meta.concrete_fields if f.name in _REFS]
+        if not names:
+            continue
+        for row in snap.rows[m._meta.label]:
+            for name in names:
+                if row.get(name):
+                    found.setdefault(row[name], None)
+    return list(found)
 
 
 def fingerprint(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) -> str:
     """The snapshot with what differs between two equal walks left out: keys as
     ordinals, users as their index among the players, timestamps, the dice seed (unless
-    ``seed``), the invitation token, the campaign's id."""
-    parts = normalized(snap, usernames, seed=seed)
+    ``seed``), the invitation token, the campaign's id, the rows' random references as
+    ordinals (a supplement proposed before the walk, a unit added: ``restore`` names
+    them as the campaign copied into names them)."""
+    parts = normalized(snap, usernames, seed=seed, refs=True)
     parts.append(
         sorted((k, repr(getattr(settings, k))) for k in dir(settings) if k.startswith("REFIT_"))
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def normalized(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) -> list[Any]:
+def normalized(
+    snap: Snapshot, usernames: Sequence[str], *, seed: bool = False, refs: bool = False
+) -> list[Any]:
     """The snapshot's rows as two equal walks leave them: keys as ordinals, users as
     their index among the players, each timestamp as whether it is set; without the
-    campaign's id, the invitation token and (unless ``seed``) the dice seed."""
+    campaign's id, the invitation token and (unless ``seed``) the dice seed; with
+    ``refs``, the random references as ordinals too, wherever a row quotes them."""
     left_out = _RANDOM | (set() if seed else _LEFT_OUT)
     user_model = _user_model()
     campaign_model = apps.get_model("campaign", "Campaign")
@@ -326,6 +354,8 @@ def normalized(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) 
     if not seed:
         for name in ("dice_seed", "dice_seed_hash"):
             texts[snap.campaign[name]] = f"<{name}>"
+    if refs:
+        texts.update((ref, f"<ref {i}>") for i, ref in enumerate(references(snap)))
 
     def norm(model: type[models.Model], row: dict[str, Any]) -> tuple:
         label = model._meta.label
@@ -557,6 +587,9 @@ class Entry:
     after: Snapshot
     keys_before: dict[str, list[Any]]
     trail: Trail | None = None
+    # The random references of the state the walk started from (``references``): a
+    # copy names them as the campaign copied into names its own.
+    refs_before: tuple[str, ...] = ()
 
 
 # (goal, fingerprint) -> the walk made from that state to that goal
@@ -688,14 +721,15 @@ def _walked(
     found = _found(key)
     if found is not None:
         STATS["hits"] += 1
-        restore(found.after, campaign_id, users, _kept(found, before), current=before)
+        texts = _renamed_refs(found, before)
+        restore(found.after, campaign_id, users, _kept(found, before), texts, before)
         return
     shorter = _prefix(key, until, drawn) if until is not None else None
     if shorter is not None and until is not None and shorter.trail is not None:
         STATS["prefixes"] += 1
-        texts: dict[str, str] = {}
+        texts = _renamed_refs(shorter, before)
         if _seeds_of_test() and not drawn:
-            texts = _reseeded(shorter.after, key)
+            texts.update(_reseeded(shorter.after, key))
         restore(shorter.after, campaign_id, users, _kept(shorter, before), texts, before)
         spared = len(shorter.trail.finished)
         more = until.walk_from(until.limit - spared)
@@ -709,7 +743,9 @@ def _walked(
         trail = walk()
         STATS["steps"] += len(trail.finished) if trail else 0
     with contextlib.suppress(Uncacheable):
-        entry = _WALKS[key] = Entry(snapshot(campaign_id, users), _keys(before), trail)
+        entry = _WALKS[key] = Entry(
+            snapshot(campaign_id, users), _keys(before), trail, tuple(references(before))
+        )
         _write(key, entry)
 
 
@@ -718,6 +754,16 @@ def _kept(entry: Entry, before: Snapshot) -> dict[str, dict[Any, Any]]:
     now = _keys(before)
     return {
         label: dict(zip(old, now[label], strict=True)) for label, old in entry.keys_before.items()
+    }
+
+
+def _renamed_refs(entry: Entry, before: Snapshot) -> dict[str, str]:
+    """Equal fingerprints: the random references of the state ``entry``'s walk started
+    from, each to the one in the same place in ``before`` (the campaign copied into)."""
+    return {
+        old: new
+        for old, new in zip(entry.refs_before, references(before), strict=True)
+        if old != new
     }
 
 
