@@ -24,7 +24,9 @@ Where the copy could differ from a walk, the cache stands aside and the walk is 
    nothing queued rolls the campaign's own dice, as an unpatched run does), or than
    what it declares ``neutral`` while it builds the state it starts from;
  * a row that names a user who is not one of the walk's players, or a live socket.
-The REFIT_* settings are part of the fingerprint.  ``tests/test_walk_cache.py`` proves
+On PostgreSQL a snapshot is read in one statement and a copy written in two
+(``_read_at_once``, ``_restore_at_once``): the statements per model were most of a
+copy's cost.  The REFIT_* settings are part of the fingerprint.  ``tests/test_walk_cache.py`` proves
 a copied state equal to a freshly walked one, row for row.  REFIT_WALK_CACHE=0 turns
 the cache off.
 
@@ -37,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import hashlib
+import json
 import os
 import pickle
 import re
@@ -244,8 +247,19 @@ def _counts(campaign_id: Any, user_ids: list[Any]) -> tuple[dict[str, int], int,
 
 
 def snapshot(campaign_id: Any, users: Sequence[Any]) -> Snapshot:
-    campaign_model = apps.get_model("campaign", "Campaign")
     user_ids = [u.pk for u in users]
+    read = _read_at_once if connection.vendor == "postgresql" else _read_rows
+    campaign, rows, settings_rows = read(campaign_id, user_ids)
+    names = [u.get_username() for u in users]
+    return Snapshot(campaign, rows, settings_rows, user_ids, timezone.now(), names)
+
+
+def _read_rows(
+    campaign_id: Any, user_ids: list[Any]
+) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """The campaign's row, its scoped models' rows and the players' notification
+    settings, through the ORM: a statement for the counts, then one per model with rows."""
+    campaign_model = apps.get_model("campaign", "Campaign")
     counts, sockets, settings_count = _counts(campaign_id, user_ids)
     if sockets:
         raise Uncacheable("a live socket")
@@ -262,8 +276,81 @@ def snapshot(campaign_id: Any, users: Sequence[Any]) -> Snapshot:
     settings_rows = (
         _values(notif, notif._base_manager.filter(user_id__in=user_ids)) if settings_count else []
     )
-    names = [u.get_username() for u in users]
-    return Snapshot(campaign, rows, settings_rows, user_ids, timezone.now(), names)
+    return campaign, rows, settings_rows
+
+
+def _read_columns(model: type[models.Model]) -> list[models.Field]:
+    label = model._meta.label
+    return [f for f in model._meta.concrete_fields if (label, f.name) not in _UNREAD]
+
+
+def _as_json(model: type[models.Model], where: str) -> str:
+    """A subquery: ``model``'s rows ``where`` holds, as a JSON array of objects keyed by
+    attname, in key order (NULL where there are none)."""
+    quote = connection.ops.quote_name
+    pairs = ", ".join(f"'{f.attname}', t.{quote(f.column)}" for f in _read_columns(model))
+    return (
+        f"(SELECT json_agg(json_build_object({pairs}) ORDER BY t.{quote(model._meta.pk.column)})"
+        f"::text FROM {quote(model._meta.db_table)} t WHERE {where})"
+    )
+
+
+def _from_json(model: type[models.Model], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """JSON's rows as the ORM's ``values()`` gives them: timestamps and UUIDs parsed (the
+    other types these models use, numbers, booleans, text and JSON, are JSON's own)."""
+    parse: list[tuple[str, Callable[[str], Any]]] = []
+    for f in _read_columns(model):
+        target = f.target_field if f.is_relation else f
+        if isinstance(target, models.DateTimeField):
+            parse.append((f.attname, datetime.datetime.fromisoformat))
+        elif isinstance(target, models.UUIDField):
+            parse.append((f.attname, uuid.UUID))
+    for row in rows:
+        for name, to_python in parse:
+            if row[name] is not None:
+                row[name] = to_python(row[name])
+    return rows
+
+
+_AT_ONCE: list[str] = []  # the statement, made once per process
+
+
+def _read_at_once(
+    campaign_id: Any, user_ids: list[Any]
+) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """As ``_read_rows``, in one statement (PostgreSQL: each model's rows as one JSON array):
+    a snapshot's round trips were most of its cost, a statement per model with rows."""
+    quote = connection.ops.quote_name
+    campaign_model = apps.get_model("campaign", "Campaign")
+    seat, presence = apps.get_model("campaign", "Seat"), apps.get_model("campaign", "Presence")
+    notif = apps.get_model("campaign", "NotificationSettings")
+    if not _AT_ONCE:
+        pk = quote(campaign_model._meta.pk.column)
+        parts = [f"SELECT 'campaign', {_as_json(campaign_model, f't.{pk} = %(c)s')}"]
+        for m in scoped_models():
+            column = quote(m._meta.get_field("campaign").column)
+            parts.append(f"SELECT '{m._meta.label}', {_as_json(m, f't.{column} = %(c)s')}")
+        parts.append(
+            f"SELECT 'sockets', (SELECT COUNT(*)::text FROM {quote(presence._meta.db_table)} "
+            f"WHERE {quote(presence._meta.get_field('seat').column)} IN (SELECT "
+            f"{quote(seat._meta.pk.column)} FROM {quote(seat._meta.db_table)} WHERE "
+            f"{quote(seat._meta.get_field('campaign').column)} = %(c)s))"
+        )
+        user = quote(notif._meta.get_field("user").column)
+        parts.append(f"SELECT 'settings', {_as_json(notif, f't.{user} = ANY(%(u)s)')}")
+        _AT_ONCE.append(" UNION ALL ".join(parts))
+    key = campaign_model._meta.pk.get_db_prep_value(campaign_id, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(_AT_ONCE[0], {"c": key, "u": list(user_ids)})
+        read = dict(cursor.fetchall())
+    if read["sockets"] != "0":
+        raise Uncacheable("a live socket")
+    (campaign,) = _from_json(campaign_model, json.loads(read["campaign"]))
+    rows = {
+        m._meta.label: _from_json(m, json.loads(read[m._meta.label] or "[]"))
+        for m in scoped_models()
+    }
+    return campaign, rows, _from_json(notif, json.loads(read["settings"] or "[]"))
 
 
 # Where a row quotes a player's username: the hosting and joining events (and a notice
@@ -427,7 +514,12 @@ def restore(
     using = connection.alias
     kept = kept or {}
 
-    def mapped(model: type[models.Model], row: dict[str, Any], keys: dict[str, dict]) -> dict:
+    def mapped(
+        model: type[models.Model], row: dict[str, Any], keys: dict[str, dict], own: bool = False
+    ) -> dict:
+        """``row``'s values for the campaign copied into; a reference to a row of the
+        same model is left unset (set once the rows exist) unless ``own``: its keys
+        are all known."""
         out = {}
         for f in model._meta.concrete_fields:
             if f.primary_key or f.attname not in row:
@@ -442,7 +534,7 @@ def restore(
                 elif target is user_model:
                     value = user_map[value]
                 elif target is model:
-                    value = None  # a self reference: set once the rows exist
+                    value = keys[model._meta.label][value] if own else None
                 elif target._meta.label in keys:
                     value = keys[target._meta.label][value]
             elif (model._meta.label, f.name) in _RANDOM:
@@ -456,6 +548,9 @@ def restore(
             out[f.attname] = value
         return out
 
+    if connection.vendor == "postgresql":
+        _restore_at_once(snap, campaign_id, users, kept, current, mapped)
+        return
     for m in reversed(scoped_models()):
         if current is None or current.rows[m._meta.label]:
             m._base_manager.filter(campaign_id=campaign_id)._raw_delete(using)
@@ -496,6 +591,88 @@ def restore(
                         m._base_manager.filter(pk=keys[label][r["id"]]).update(
                             **{f.attname: keys[label][r[f.attname]]}
                         )
+
+
+def _restore_at_once(
+    snap: Snapshot,
+    campaign_id: Any,
+    users: Sequence[Any],
+    kept: dict[str, dict[Any, Any]],
+    current: Snapshot | None,
+    mapped: Callable[..., dict[str, Any]],
+) -> None:
+    """``restore`` in two statements (PostgreSQL): the rows removed, the campaign's row
+    updated and the new rows' keys drawn from their sequences (in the snapshot's order,
+    as an INSERT ... RETURNING draws them); then every model's rows inserted, their keys
+    and references to each other all known.  Each INSERT and DELETE is one part of a
+    WITH (the foreign keys are DEFERRABLE INITIALLY DEFERRED: any order works); a
+    statement per model, and an UPDATE per self reference, were most of a copy's cost."""
+    from django.db.models import sql
+
+    quote = connection.ops.quote_name
+    using = connection.alias
+    campaign_model = apps.get_model("campaign", "Campaign")
+    notif = apps.get_model("campaign", "NotificationSettings")
+    everything = [*scoped_models(), notif]
+    source = {m: snap.settings_rows if m is notif else snap.rows[m._meta.label] for m in everything}
+    keys: dict[str, dict[Any, Any]] = {}
+    fresh: dict[type[models.Model], list[dict[str, Any]]] = {}
+    for m in everything:
+        same = kept.get(m._meta.label, {})
+        keys[m._meta.label] = {r["id"]: same[r["id"]] for r in source[m] if r["id"] in same}
+        fresh[m] = [r for r in source[m] if r["id"] not in same]
+
+    parts: list[str] = []
+    params: list[Any] = []
+    key = campaign_model._meta.pk.get_db_prep_value(campaign_id, connection)
+    for m in reversed(scoped_models()):
+        if current is None or current.rows[m._meta.label]:
+            column = quote(m._meta.get_field("campaign").column)
+            parts.append(f"DELETE FROM {quote(m._meta.db_table)} WHERE {column} = %s")
+            params.append(key)
+    if current is None or current.settings_rows:
+        user = quote(notif._meta.get_field("user").column)
+        parts.append(f"DELETE FROM {quote(notif._meta.db_table)} WHERE {user} = ANY(%s)")
+        params.append([u.pk for u in users])
+    update = campaign_model._base_manager.filter(pk=campaign_id).query.chain(sql.UpdateQuery)
+    update.add_update_values(mapped(campaign_model, snap.campaign, {}))
+    update_sql, update_params = update.get_compiler(using).as_sql()
+    parts.append(update_sql)
+    params += update_params
+    drawn = [m for m in everything if fresh[m]]
+    selects = [
+        f"SELECT '{m._meta.label}', ARRAY(SELECT nextval(pg_get_serial_sequence("
+        f"'{m._meta.db_table}', '{m._meta.pk.column}')) FROM generate_series(1, {len(fresh[m])}))"
+        for m in drawn
+    ] or ["SELECT NULL, NULL"]
+    with_ = ", ".join(f"w{n} AS ({part})" for n, part in enumerate(parts))
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {with_} {' UNION ALL '.join(selects)}", params)
+        got = dict(cursor.fetchall())
+    for m in drawn:
+        new_keys = got[m._meta.label]
+        keys[m._meta.label].update(zip([r["id"] for r in fresh[m]], new_keys, strict=True))
+
+    parts, params = [], []
+    for m in everything:
+        label = m._meta.label
+        # The rows that keep their keys first, then the new ones, as ``restore`` inserts.
+        ordered = [r for r in source[m] if r["id"] in kept.get(label, {})] + fresh[m]
+        if not ordered:
+            continue
+        insert = sql.InsertQuery(m)
+        insert.insert_values(
+            list(m._meta.concrete_fields),
+            [m(pk=keys[label][r["id"]], **mapped(m, r, keys, True)) for r in ordered],
+            raw=True,
+        )
+        ((insert_sql, insert_params),) = insert.get_compiler(using=using).as_sql()
+        parts.append(insert_sql)
+        params += insert_params
+    if parts:
+        with_ = ", ".join(f"w{n} AS ({part})" for n, part in enumerate(parts))
+        with connection.cursor() as cursor:
+            cursor.execute(f"WITH {with_} SELECT 1", params)
 
 
 def _replaced(value: Any, texts: dict[str, str]) -> Any:
