@@ -29,10 +29,11 @@ def empty_cache(monkeypatch):
     walk_cache.SHARED[:] = shared
 
 
-def state(players, *, seed=True):
+def state(players, *, seed=True, refs=False):
     users = [players.users[s] for s in sorted(players.users)]
     names = [u.get_username() for u in users]
-    return walk_cache.normalized(walk_cache.snapshot(players.campaign_id, users), names, seed=seed)
+    snap = walk_cache.snapshot(players.campaign_id, users)
+    return walk_cache.normalized(snap, names, seed=seed, refs=refs)
 
 
 def zero_results(players):
@@ -247,3 +248,50 @@ def test_a_walk_by_other_players_is_copied_with_their_names(modules, make_user, 
     assert not any(t.startswith(("a hosts", "b joins")) for t, _ in texts(copied))
     assert rolls(copied) == rolls(made)
     assert copied.campaign.dice_seed == made.campaign.dice_seed  # the dice to come
+
+
+def test_a_walk_from_a_state_with_its_own_references_is_copied_under_them(
+    modules, make_user, empty_cache
+):
+    """A test proposes and accepts a supplement (APD's Midday VP required, its reference
+    random) before walking from the Morning's result to 3.4: a second campaign doing the
+    same copies the first's walk, keeping its own supplement's reference, and neither
+    campaign's rows quote the other's; the state left equals, row for row (references
+    in order), the same walk made through the services."""
+    from campaign.models import Supplement
+    from campaign.services import supplements
+
+    users = make_user("first"), make_user("second")
+
+    def walk():
+        a, b = users
+        players = players_of(host_game("pleasant-diversion", "cg", a, b, side="american"), a, b)
+        zero_results(players)
+        proposal = supplements.propose_supplement(
+            campaign_id=players.campaign_id,
+            user=a,
+            path="dates.dec6midday.vp_required",
+            form={"value": "120"},
+        )
+        supplements.accept_supplement(campaign_id=players.campaign_id, user=b, ref=proposal.ref)
+        players.until_step("3.4")
+        return players, proposal.ref
+
+    def refs(players):
+        return set(
+            Supplement.objects.filter(campaign_id=players.campaign_id).values_list("ref", flat=True)
+        )
+
+    first, first_ref = walk()
+    hits = walk_cache.STATS["hits"]
+    copied, copied_ref = walk()
+    assert walk_cache.STATS["hits"] == hits + 2  # the start, the walk to 3.4
+    assert first_ref != copied_ref
+    assert refs(copied) == {copied_ref} and refs(first) == {first_ref}
+    assert not Event.objects.filter(campaign_id=copied.campaign_id, text__contains=first_ref)
+    walk_cache._WALKS.clear()
+    misses = walk_cache.STATS["misses"]
+    made, _ = walk()
+    assert walk_cache.STATS["misses"] == misses + 2
+    assert state(first, refs=True) == state(copied, refs=True) == state(made, refs=True)
+    assert state(copied) != state(first)  # each its own reference

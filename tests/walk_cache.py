@@ -6,11 +6,13 @@ few hundred statements.  ``tests.walk`` asks this cache before it walks: the sta
 walk starts from is read as rows and reduced to a fingerprint (primary keys as
 ordinals, the players as their seat order (their usernames, where the hosting and
 joining events quote them, as the seat order too: a walk by other players from the
-same state is the same walk), timestamps, the dice seed and the invitation token left
-out); where the same walk was made from the same fingerprint
+same state is the same walk), the rows' random references (a unit's, a purchase's, a
+supplement's: ``references``) as ordinals too, timestamps, the dice seed and the
+invitation token left out); where the same walk was made from the same fingerprint
 earlier in the process, the campaign's rows are replaced by the rows that walk left
-(the campaign's id and the players' user ids its own, the rows' keys new, in the same
-order, and timestamps moved by the time since), and nothing is walked.  The walk a
+(the campaign's id and the players' user ids its own, the references it started with
+its own, the rows' keys new, in the same order, and timestamps moved by the time
+since), and nothing is walked.  The walk a
 test makes itself (its own choices, what it added) has a fingerprint of its own and is
 walked through the services, and so is the part under test.
 
@@ -22,7 +24,9 @@ Where the copy could differ from a walk, the cache stands aside and the walk is 
    nothing queued rolls the campaign's own dice, as an unpatched run does), or than
    what it declares ``neutral`` while it builds the state it starts from;
  * a row that names a user who is not one of the walk's players, or a live socket.
-The REFIT_* settings are part of the fingerprint.  ``tests/test_walk_cache.py`` proves
+On PostgreSQL a snapshot is read in one statement and a copy written in two
+(``_read_at_once``, ``_restore_at_once``): the statements per model were most of a
+copy's cost.  The REFIT_* settings are part of the fingerprint.  ``tests/test_walk_cache.py`` proves
 a copied state equal to a freshly walked one, row for row.  REFIT_WALK_CACHE=0 turns
 the cache off.
 
@@ -35,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import hashlib
+import json
 import os
 import pickle
 import re
@@ -242,8 +247,19 @@ def _counts(campaign_id: Any, user_ids: list[Any]) -> tuple[dict[str, int], int,
 
 
 def snapshot(campaign_id: Any, users: Sequence[Any]) -> Snapshot:
-    campaign_model = apps.get_model("campaign", "Campaign")
     user_ids = [u.pk for u in users]
+    read = _read_at_once if connection.vendor == "postgresql" else _read_rows
+    campaign, rows, settings_rows = read(campaign_id, user_ids)
+    names = [u.get_username() for u in users]
+    return Snapshot(campaign, rows, settings_rows, user_ids, timezone.now(), names)
+
+
+def _read_rows(
+    campaign_id: Any, user_ids: list[Any]
+) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """The campaign's row, its scoped models' rows and the players' notification
+    settings, through the ORM: a statement for the counts, then one per model with rows."""
+    campaign_model = apps.get_model("campaign", "Campaign")
     counts, sockets, settings_count = _counts(campaign_id, user_ids)
     if sockets:
         raise Uncacheable("a live socket")
@@ -260,8 +276,82 @@ def snapshot(campaign_id: Any, users: Sequence[Any]) -> Snapshot:
     settings_rows = (
         _values(notif, notif._base_manager.filter(user_id__in=user_ids)) if settings_count else []
     )
-    names = [u.get_username() for u in users]
-    return Snapshot(campaign, rows, settings_rows, user_ids, timezone.now(), names)
+    return campaign, rows, settings_rows
+
+
+def _read_columns(model: type[models.Model]) -> list[models.Field]:
+    label = model._meta.label
+    return [f for f in model._meta.concrete_fields if (label, f.name) not in _UNREAD]
+
+
+def _as_json(model: type[models.Model], where: str) -> str:
+    """A subquery: ``model``'s rows ``where`` holds, as a JSON array of objects keyed by
+    attname, in key order (NULL where there are none).  ``json_build_object`` takes
+    at most 100 arguments: 50 columns (the widest of these models has 28)."""
+    quote = connection.ops.quote_name
+    pairs = ", ".join(f"'{f.attname}', t.{quote(f.column)}" for f in _read_columns(model))
+    return (
+        f"(SELECT json_agg(json_build_object({pairs}) ORDER BY t.{quote(model._meta.pk.column)})"
+        f"::text FROM {quote(model._meta.db_table)} t WHERE {where})"
+    )
+
+
+def _from_json(model: type[models.Model], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """JSON's rows as the ORM's ``values()`` gives them: timestamps and UUIDs parsed (the
+    other types these models use, numbers, booleans, text and JSON, are JSON's own)."""
+    parse: list[tuple[str, Callable[[str], Any]]] = []
+    for f in _read_columns(model):
+        target = f.target_field if f.is_relation else f
+        if isinstance(target, models.DateTimeField):
+            parse.append((f.attname, datetime.datetime.fromisoformat))
+        elif isinstance(target, models.UUIDField):
+            parse.append((f.attname, uuid.UUID))
+    for row in rows:
+        for name, to_python in parse:
+            if row[name] is not None:
+                row[name] = to_python(row[name])
+    return rows
+
+
+_AT_ONCE: list[str] = []  # the statement, made once per process
+
+
+def _read_at_once(
+    campaign_id: Any, user_ids: list[Any]
+) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """As ``_read_rows``, in one statement (PostgreSQL: each model's rows as one JSON array):
+    a snapshot's round trips were most of its cost, a statement per model with rows."""
+    quote = connection.ops.quote_name
+    campaign_model = apps.get_model("campaign", "Campaign")
+    seat, presence = apps.get_model("campaign", "Seat"), apps.get_model("campaign", "Presence")
+    notif = apps.get_model("campaign", "NotificationSettings")
+    if not _AT_ONCE:
+        pk = quote(campaign_model._meta.pk.column)
+        parts = [f"SELECT 'campaign', {_as_json(campaign_model, f't.{pk} = %(c)s')}"]
+        for m in scoped_models():
+            column = quote(m._meta.get_field("campaign").column)
+            parts.append(f"SELECT '{m._meta.label}', {_as_json(m, f't.{column} = %(c)s')}")
+        parts.append(
+            f"SELECT 'sockets', (SELECT COUNT(*)::text FROM {quote(presence._meta.db_table)} "
+            f"WHERE {quote(presence._meta.get_field('seat').column)} IN (SELECT "
+            f"{quote(seat._meta.pk.column)} FROM {quote(seat._meta.db_table)} WHERE "
+            f"{quote(seat._meta.get_field('campaign').column)} = %(c)s))"
+        )
+        user = quote(notif._meta.get_field("user").column)
+        parts.append(f"SELECT 'settings', {_as_json(notif, f't.{user} = ANY(%(u)s)')}")
+        _AT_ONCE.append(" UNION ALL ".join(parts))
+    key = campaign_model._meta.pk.get_db_prep_value(campaign_id, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(_AT_ONCE[0], {"c": key, "u": list(user_ids)})
+        read = dict(cursor.fetchall())
+    if read["sockets"] != "0":
+        raise Uncacheable("a live socket")
+    (campaign,) = _from_json(campaign_model, json.loads(read["campaign"]))
+    rows = {
+        m._meta.label: _from_json(m, json.loads(read[m._meta.label] or "[]"))
+        for m in scoped_models()
+    }
+    return campaign, rows, _from_json(notif, json.loads(read["settings"] or "[]"))
 
 
 # Where a row quotes a player's username: the hosting and joining events (and a notice
@@ -295,23 +385,49 @@ def _renamed(value: Any, pattern: re.Pattern[str], names: dict[str, str]) -> Any
 
 _LEFT_OUT = {("campaign.Campaign", "dice_seed"), ("campaign.Campaign", "dice_seed_hash")}
 _RANDOM = {("campaign.Invitation", "token")}
+# The references a row is named by on the pages (``campaign.models.new_ref``: random,
+# unique within the campaign): a purchase's, a unit's, a supplement's, a correction's,
+# a start sheet's package.  No service orders or rolls by one, so two states whose rows
+# differ only in them are the same state for a walk (``references``).
+_REFS = ("ref", "package")
+
+
+def references(snap: Snapshot) -> list[str]:
+    """The campaign's random references (``_REFS``), each once, in the order of its
+    first row (the models in ``scoped_models``' order, the rows by key): two states
+    whose rows correspond in order name theirs in the same order."""
+    found: dict[str, None] = {}
+    for m in scoped_models():
+        names = [f.attname for f in m._meta.concrete_fields if f.name in _REFS]
+        if not names:
+            continue
+        for row in snap.rows[m._meta.label]:
+            for name in names:
+                if row.get(name):
+                    found.setdefault(row[name], None)
+    return list(found)
 
 
 def fingerprint(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) -> str:
     """The snapshot with what differs between two equal walks left out: keys as
     ordinals, users as their index among the players, timestamps, the dice seed (unless
-    ``seed``), the invitation token, the campaign's id."""
-    parts = normalized(snap, usernames, seed=seed)
+    ``seed``), the invitation token, the campaign's id, the rows' random references as
+    ordinals (a supplement proposed before the walk, a unit added: ``restore`` names
+    them as the campaign copied into names them)."""
+    parts = normalized(snap, usernames, seed=seed, refs=True)
     parts.append(
         sorted((k, repr(getattr(settings, k))) for k in dir(settings) if k.startswith("REFIT_"))
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def normalized(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) -> list[Any]:
+def normalized(
+    snap: Snapshot, usernames: Sequence[str], *, seed: bool = False, refs: bool = False
+) -> list[Any]:
     """The snapshot's rows as two equal walks leave them: keys as ordinals, users as
     their index among the players, each timestamp as whether it is set; without the
-    campaign's id, the invitation token and (unless ``seed``) the dice seed."""
+    campaign's id, the invitation token and (unless ``seed``) the dice seed; with
+    ``refs``, the random references as ordinals too, wherever a row quotes them."""
     left_out = _RANDOM | (set() if seed else _LEFT_OUT)
     user_model = _user_model()
     campaign_model = apps.get_model("campaign", "Campaign")
@@ -326,6 +442,8 @@ def normalized(snap: Snapshot, usernames: Sequence[str], *, seed: bool = False) 
     if not seed:
         for name in ("dice_seed", "dice_seed_hash"):
             texts[snap.campaign[name]] = f"<{name}>"
+    if refs:
+        texts.update((ref, f"<ref {i}>") for i, ref in enumerate(references(snap)))
 
     def norm(model: type[models.Model], row: dict[str, Any]) -> tuple:
         label = model._meta.label
@@ -397,7 +515,12 @@ def restore(
     using = connection.alias
     kept = kept or {}
 
-    def mapped(model: type[models.Model], row: dict[str, Any], keys: dict[str, dict]) -> dict:
+    def mapped(
+        model: type[models.Model], row: dict[str, Any], keys: dict[str, dict], own: bool = False
+    ) -> dict:
+        """``row``'s values for the campaign copied into; a reference to a row of the
+        same model is left unset (set once the rows exist) unless ``own``: its keys
+        are all known."""
         out = {}
         for f in model._meta.concrete_fields:
             if f.primary_key or f.attname not in row:
@@ -412,7 +535,7 @@ def restore(
                 elif target is user_model:
                     value = user_map[value]
                 elif target is model:
-                    value = None  # a self reference: set once the rows exist
+                    value = keys[model._meta.label][value] if own else None
                 elif target._meta.label in keys:
                     value = keys[target._meta.label][value]
             elif (model._meta.label, f.name) in _RANDOM:
@@ -426,6 +549,9 @@ def restore(
             out[f.attname] = value
         return out
 
+    if connection.vendor == "postgresql":
+        _restore_at_once(snap, campaign_id, users, kept, current, mapped)
+        return
     for m in reversed(scoped_models()):
         if current is None or current.rows[m._meta.label]:
             m._base_manager.filter(campaign_id=campaign_id)._raw_delete(using)
@@ -466,6 +592,88 @@ def restore(
                         m._base_manager.filter(pk=keys[label][r["id"]]).update(
                             **{f.attname: keys[label][r[f.attname]]}
                         )
+
+
+def _restore_at_once(
+    snap: Snapshot,
+    campaign_id: Any,
+    users: Sequence[Any],
+    kept: dict[str, dict[Any, Any]],
+    current: Snapshot | None,
+    mapped: Callable[..., dict[str, Any]],
+) -> None:
+    """``restore`` in two statements (PostgreSQL): the rows removed, the campaign's row
+    updated and the new rows' keys drawn from their sequences (in the snapshot's order,
+    as an INSERT ... RETURNING draws them); then every model's rows inserted, their keys
+    and references to each other all known.  Each INSERT and DELETE is one part of a
+    WITH (the foreign keys are DEFERRABLE INITIALLY DEFERRED: any order works); a
+    statement per model, and an UPDATE per self reference, were most of a copy's cost."""
+    from django.db.models import sql
+
+    quote = connection.ops.quote_name
+    using = connection.alias
+    campaign_model = apps.get_model("campaign", "Campaign")
+    notif = apps.get_model("campaign", "NotificationSettings")
+    everything = [*scoped_models(), notif]
+    source = {m: snap.settings_rows if m is notif else snap.rows[m._meta.label] for m in everything}
+    keys: dict[str, dict[Any, Any]] = {}
+    fresh: dict[type[models.Model], list[dict[str, Any]]] = {}
+    for m in everything:
+        same = kept.get(m._meta.label, {})
+        keys[m._meta.label] = {r["id"]: same[r["id"]] for r in source[m] if r["id"] in same}
+        fresh[m] = [r for r in source[m] if r["id"] not in same]
+
+    parts: list[str] = []
+    params: list[Any] = []
+    key = campaign_model._meta.pk.get_db_prep_value(campaign_id, connection)
+    for m in reversed(scoped_models()):
+        if current is None or current.rows[m._meta.label]:
+            column = quote(m._meta.get_field("campaign").column)
+            parts.append(f"DELETE FROM {quote(m._meta.db_table)} WHERE {column} = %s")
+            params.append(key)
+    if current is None or current.settings_rows:
+        user = quote(notif._meta.get_field("user").column)
+        parts.append(f"DELETE FROM {quote(notif._meta.db_table)} WHERE {user} = ANY(%s)")
+        params.append([u.pk for u in users])
+    update = campaign_model._base_manager.filter(pk=campaign_id).query.chain(sql.UpdateQuery)
+    update.add_update_values(mapped(campaign_model, snap.campaign, {}))
+    update_sql, update_params = update.get_compiler(using).as_sql()
+    parts.append(update_sql)
+    params += update_params
+    drawn = [m for m in everything if fresh[m]]
+    selects = [
+        f"SELECT '{m._meta.label}', ARRAY(SELECT nextval(pg_get_serial_sequence("
+        f"'{m._meta.db_table}', '{m._meta.pk.column}')) FROM generate_series(1, {len(fresh[m])}))"
+        for m in drawn
+    ] or ["SELECT NULL, NULL"]
+    with_ = ", ".join(f"w{n} AS ({part})" for n, part in enumerate(parts))
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {with_} {' UNION ALL '.join(selects)}", params)
+        got = dict(cursor.fetchall())
+    for m in drawn:
+        new_keys = got[m._meta.label]
+        keys[m._meta.label].update(zip([r["id"] for r in fresh[m]], new_keys, strict=True))
+
+    parts, params = [], []
+    for m in everything:
+        label = m._meta.label
+        # The rows that keep their keys first, then the new ones, as ``restore`` inserts.
+        ordered = [r for r in source[m] if r["id"] in kept.get(label, {})] + fresh[m]
+        if not ordered:
+            continue
+        insert = sql.InsertQuery(m)
+        insert.insert_values(
+            list(m._meta.concrete_fields),
+            [m(pk=keys[label][r["id"]], **mapped(m, r, keys, True)) for r in ordered],
+            raw=True,
+        )
+        ((insert_sql, insert_params),) = insert.get_compiler(using=using).as_sql()
+        parts.append(insert_sql)
+        params += insert_params
+    if parts:
+        with_ = ", ".join(f"w{n} AS ({part})" for n, part in enumerate(parts))
+        with connection.cursor() as cursor:
+            cursor.execute(f"WITH {with_} SELECT 1", params)
 
 
 def _replaced(value: Any, texts: dict[str, str]) -> Any:
@@ -557,6 +765,9 @@ class Entry:
     after: Snapshot
     keys_before: dict[str, list[Any]]
     trail: Trail | None = None
+    # The random references of the state the walk started from (``references``): a
+    # copy names them as the campaign copied into names its own.
+    refs_before: tuple[str, ...] = ()
 
 
 # (goal, fingerprint) -> the walk made from that state to that goal
@@ -688,14 +899,15 @@ def _walked(
     found = _found(key)
     if found is not None:
         STATS["hits"] += 1
-        restore(found.after, campaign_id, users, _kept(found, before), current=before)
+        texts = _renamed_refs(found, before)
+        restore(found.after, campaign_id, users, _kept(found, before), texts, before)
         return
     shorter = _prefix(key, until, drawn) if until is not None else None
     if shorter is not None and until is not None and shorter.trail is not None:
         STATS["prefixes"] += 1
-        texts: dict[str, str] = {}
+        texts = _renamed_refs(shorter, before)
         if _seeds_of_test() and not drawn:
-            texts = _reseeded(shorter.after, key)
+            texts.update(_reseeded(shorter.after, key))
         restore(shorter.after, campaign_id, users, _kept(shorter, before), texts, before)
         spared = len(shorter.trail.finished)
         more = until.walk_from(until.limit - spared)
@@ -709,7 +921,9 @@ def _walked(
         trail = walk()
         STATS["steps"] += len(trail.finished) if trail else 0
     with contextlib.suppress(Uncacheable):
-        entry = _WALKS[key] = Entry(snapshot(campaign_id, users), _keys(before), trail)
+        entry = _WALKS[key] = Entry(
+            snapshot(campaign_id, users), _keys(before), trail, tuple(references(before))
+        )
         _write(key, entry)
 
 
@@ -718,6 +932,16 @@ def _kept(entry: Entry, before: Snapshot) -> dict[str, dict[Any, Any]]:
     now = _keys(before)
     return {
         label: dict(zip(old, now[label], strict=True)) for label, old in entry.keys_before.items()
+    }
+
+
+def _renamed_refs(entry: Entry, before: Snapshot) -> dict[str, str]:
+    """Equal fingerprints: the random references of the state ``entry``'s walk started
+    from, each to the one in the same place in ``before`` (the campaign copied into)."""
+    return {
+        old: new
+        for old, new in zip(entry.refs_before, references(before), strict=True)
+        if old != new
     }
 
 
