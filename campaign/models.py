@@ -130,6 +130,9 @@ class Seat(LoadedAtOnce, models.Model):
     # The IDs of the side's Setup Areas it listed at the module's ``setup_areas.step``
     # (Sicily 3.605), public, kept to the next date until it lists them again.
     setup_areas = models.JSONField(default=list, blank=True)
+    # The pass (``Campaign.cycle``) in which the side last listed them (null: never, the
+    # app not knowing its Setup Areas: Sicily 3.6175's On-Map price is then sold).
+    areas_cycle = models.PositiveIntegerField(null=True, blank=True)
     attack_chits_used = models.PositiveIntegerField(default=0)
     # The side's own declaration that it has no on-map retained units (3.6212*).
     no_on_map_units = models.BooleanField(default=False)

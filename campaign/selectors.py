@@ -73,7 +73,6 @@ from rules.snapshot import (
     SideState,
     Snapshot,
 )
-from rules.victory import result_owners
 
 # Loaded with a request's campaign only when its module is not parsed yet (module_of).
 DEFERRED = "campaign__module_data"
@@ -373,7 +372,7 @@ def holdings(
         if owed
         else frozenset(),
         result_totals=result_totals(campaign, side) if purchases else (),
-        answered_yes=answered_yes(campaign, side) if purchases else frozenset(),
+        setup_areas=own_setup_areas(campaign, side) if purchases else None,
         capped=capped_units(campaign, module_of(campaign), side, units) if owed else (),
     )
 
@@ -426,13 +425,6 @@ _CONFIRMED_RESULTS = PreparedRead(
         campaign_id=CAMPAIGN, confirmed_at__isnull=False
     ).values_list("data", flat=True)
 )
-_LATEST_CONFIRMED_RESULT = PreparedRead(
-    lambda: (
-        ScenarioResult.objects.filter(campaign_id=CAMPAIGN, confirmed_at__isnull=False)
-        .order_by("-cycle")
-        .values_list("data", flat=True)[:1]
-    )
-)
 
 
 def result_totals(campaign: Campaign, side: str) -> tuple[tuple[str, int], ...]:
@@ -451,25 +443,26 @@ def result_totals(campaign: Campaign, side: str) -> tuple[tuple[str, int], ...]:
     return tuple(totals.items())
 
 
-def answered_yes(campaign: Campaign, side: str, variant: str | None = None) -> frozenset[str]:
-    """The yes/no result fields a price reads (``CostVariant.refused_if_yes``; only the
-    price ``variant``'s, if given) that ``side`` answered yes in the latest confirmed
-    CG-scenario result (Sicily 3.6175: no British Setup Area on the map); one query,
-    none when no such price reads a field ``side`` answers."""
+def own_setup_areas(
+    campaign: Campaign, side: str, variant: str | None = None
+) -> tuple[str, ...] | None:
+    """``side``'s own Setup Area list (Sicily 3.605, ``Seat.setup_areas``) where a price
+    (only the price ``variant``'s, if given) needs one of its Setup Areas
+    (``CostVariant.needs_setup_area``, Sicily 3.6175); None where the side never listed
+    (``Seat.areas_cycle`` null) or no price reads it (no query then)."""
     module = module_of(campaign)
-    read = {
-        cv.refused_if_yes
+    if not any(
+        side in cv.needs_setup_area and (variant is None or cv.id == variant)
         for cv in module.cost_variants
-        if cv.refused_if_yes and (variant is None or cv.id == variant)
-    }
-    fields = {
-        f.id for f in module.result_fields if f.id in read and side in result_owners(module, f)
-    }
-    if not fields:
-        return frozenset()
-    latest = _LATEST_CONFIRMED_RESULT(campaign=campaign.pk)
-    data = latest[0] if latest else None
-    return frozenset(f for f in fields if f and (data or {}).get(f, {}).get(side) is True)
+    ):
+        return None
+    row = Seat.objects.filter(campaign=campaign, side=side).values_list(
+        "setup_areas", "areas_cycle"
+    )[:1]
+    listed = row[0] if row else None
+    if listed is None or listed[1] is None:
+        return None
+    return tuple(listed[0] or ())
 
 
 # The compulsory rolls' reads, compiled once (``campaign.prepared``): every campaign

@@ -232,39 +232,39 @@ def _reasons(
 
 
 def prices(module: Module, snap: Snapshot, group: ReinforcementGroup) -> list[CostOption]:
-    """``group``'s prices for the side now (``cost_options``), but those its answer in
-    the latest confirmed result refuses (``CostVariant.refused_if_yes``, Sicily 3.6175)."""
+    """``group``'s prices for the side now (``cost_options``), but those its own Setup
+    Area list withholds (``CostVariant.needs_setup_area``, Sicily 3.6175)."""
     options = cost_options(module, snap.side, group, initial=at_initial(module, snap))
-    return [o for o in options if not _price_answered_away(module, snap, o.variant)]
+    return [o for o in options if not _no_setup_area(module, snap, o.variant)]
 
 
-def _price_answered_away(module: Module, snap: Snapshot, variant: str) -> str | None:
-    """The yes/no result field whose yes refuses the price ``variant`` to the side."""
+def _no_setup_area(module: Module, snap: Snapshot, variant: str) -> bool:
+    """Whether the price ``variant`` needs a Setup Area of the side's and the side's
+    list (3.605) names none (a side that never listed is not refused: the app does not
+    know)."""
     cv = next((c for c in module.cost_variants if c.id == variant), None)
-    field = cv.refused_if_yes if cv else None
-    return field if field is not None and field in snap.holdings.answered_yes else None
+    listed = snap.holdings.setup_areas
+    return cv is not None and snap.side in cv.needs_setup_area and listed == ()
 
 
 def withheld_prices(module: Module, snap: Snapshot) -> list[str]:
-    """Each price of the side's chart that its answer in the latest confirmed result
-    refuses it (``CostVariant.refused_if_yes``), as a sentence with the result's words
-    and the rule: the chart shows no such column (Sicily 3.6175: "A British RG may be
-    purchased for Standard On-Map Setup only if there is >= one Set Up Area on the
-    Map")."""
+    """Each price of the side's chart that its own Setup Area list withholds
+    (``CostVariant.needs_setup_area``), as a sentence with the rule: the chart shows no
+    such column (Sicily 3.6175: "A British RG may be purchased for Standard On-Map Setup
+    only if there is >= one Set Up Area on the Map")."""
     chart = module.chart(snap.side)
     if chart is None:
         return []
     initial = at_initial(module, snap)
     said = []
     for cv in module.cost_variants:
-        field = _price_answered_away(module, snap, cv.id)
-        if field is None or not any(
+        if not _no_setup_area(module, snap, cv.id) or not any(
             o.variant == cv.id
             for g in chart.groups
             for o in cost_options(module, snap.side, g, initial=initial)
         ):
             continue
-        said.append(f"{cv.label}: not offered: {_result_says(module, cv, field)}.")
+        said.append(f"{cv.label}: not offered: {_no_area_says(module, cv)}.")
     return said
 
 
@@ -316,9 +316,8 @@ def check_purchase(
         None,
     )
     if option is None:
-        answered = _price_answered_away(module, snap, cost_variant)
-        if answered is not None:
-            raise Refused(answer_refusal(module, group, cost_variant, answered))
+        if _no_setup_area(module, snap, cost_variant):
+            raise Refused(setup_area_refusal(module, group, cost_variant))
         raise Refused(price_refusal(module, group, cost_variant, snap.side))
     budget = budget_reason(module, snap.me.points or 0, option.cost)
     if budget:
@@ -354,21 +353,23 @@ def price_refusal(
     return f"{group.id} {group.type} cannot be bought at that price: {why}{rule}."
 
 
-def answer_refusal(module: Module, group: ReinforcementGroup, variant: str, field: str) -> str:
-    """Why ``group`` is not sold at ``variant`` after the side's yes to ``field`` in the
-    latest confirmed result (Sicily 3.6175: no British Setup Area on the map)."""
+def setup_area_refusal(module: Module, group: ReinforcementGroup, variant: str) -> str:
+    """Why ``group`` is not sold at ``variant`` while the side lists no Setup Area
+    (Sicily 3.6175: no British Setup Area on the map)."""
     cv = next(c for c in module.cost_variants if c.id == variant)
+    return f"{group.id} {group.type} cannot be bought '{cv.label}': {_no_area_says(module, cv)}."
+
+
+def _no_area_says(module: Module, cv: CostVariant) -> str:
+    """The fact that withholds a price: the side's Setup Area list names none."""
+    areas = module.setup_areas
+    word = areas.label if areas else "Setup Area"
+    at = f" at {areas.step}" if areas and areas.step else ""
+    rule = f" ({cv.rule})" if cv.rule else ""
     return (
-        f"{group.id} {group.type} cannot be bought '{cv.label}': {_result_says(module, cv, field)}."
+        f"you listed no {word}{at}, and this price needs at least one {word} of yours "
+        f"on the map{rule}"
     )
-
-
-def _result_says(module: Module, cv: CostVariant, field: str) -> str:
-    """The result's answer that withholds a price, with the price's rule where the
-    answer's words do not already cite it."""
-    label = next((f.label for f in module.result_fields if f.id == field), field)
-    rule = f" ({cv.rule})" if cv.rule and f"({cv.rule})" not in label else ""
-    return f'the last CG scenario\'s result says "{label}"{rule}'
 
 
 # --------------------------------------------------------------------------- fortifications

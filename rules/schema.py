@@ -1466,12 +1466,12 @@ class CostVariant(Strict):
     # offered at its bare printed cost (PHD C5.32: every RG is requisitioned for
     # On-Map set-up, In Reserve or as Reinforcements).
     replaces_printed: bool = False
-    # Not sold to a side whose answer to this yes/no result field (a field of that
-    # side's, ``ResultField.side``) is yes in the latest confirmed CG-scenario result:
-    # Sicily 3.6175 "A British RG may be purchased for Standard On-Map Setup only if
-    # there is >= one Set Up Area on the Map" (the British answer "no British Setup
-    # Area is on the map", a fact of the map, with the result).  No result yet: sold.
-    refused_if_yes: Slug | None = None
+    # Not sold to these sides while the side's own Setup Area list of the module's
+    # ``setup_areas.step`` names none: Sicily 3.6175 "A British RG may be purchased for
+    # Standard On-Map Setup only if there is >= one Set Up Area on the Map" (read from
+    # the British 3.605 list, ``Seat.setup_areas``; never listed: sold, the app not
+    # knowing).
+    needs_setup_area: list[Slug] = []
     rule: RuleRef | None = rule_field()
     note: str | None = note_field()
     # The price is that of the variant ``over`` (an earlier one) plus ``adds``, for the
@@ -2904,7 +2904,7 @@ class Module(Strict):
 
     def _check_settles(self, errors: list[str], sides: set[str], dates: list[str]) -> None:
         """A step's ``settles`` names known sides, dates and yes/no result fields; a
-        price's ``refused_if_yes`` a yes/no result field."""
+        price's ``needs_setup_area`` known sides of a module listing Setup Areas."""
         yes_no = {rf.id for rf in self.result_fields if rf.kind == "bool"}
         by_id = {t.id: t for t in self.tables}
         for t in self.tables:
@@ -2931,10 +2931,14 @@ class Module(Strict):
                 if any(e.do == "harden" for e in row.effects) and not self.leader_ladder:
                     errors.append(f"{w}: effect 'harden' needs the module's leader_ladder")
         for cv in self.cost_variants:
-            if cv.refused_if_yes is not None and cv.refused_if_yes not in yes_no:
+            for owner in cv.needs_setup_area:
+                if owner not in sides:
+                    errors.append(
+                        f"cost_variants ({cv.id}).needs_setup_area: unknown side '{owner}'"
+                    )
+            if cv.needs_setup_area and (self.setup_areas is None or self.setup_areas.step is None):
                 errors.append(
-                    f"cost_variants ({cv.id}).refused_if_yes: '{cv.refused_if_yes}' is no "
-                    "yes/no result field"
+                    f"cost_variants ({cv.id}).needs_setup_area: the module lists no Setup Areas"
                 )
         for cv in self.cost_variants:
             for owner in cv.implies_by_side:

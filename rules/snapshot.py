@@ -98,9 +98,10 @@ class Holdings:
     # The side's retained units a cap of the module counts (``Module.held_caps``,
     # Sicily 3.60742 EXC), read only where the module has such caps.
     capped: tuple[UnitState, ...] = ()
-    # The yes/no result fields a price reads (``CostVariant.refused_if_yes``) that the
-    # side answered yes in the latest confirmed CG-scenario result (Sicily 3.6175).
-    answered_yes: frozenset[str] = frozenset()
+    # The side's own Setup Area list (Sicily 3.605, ``Seat.setup_areas``), read only where
+    # a price needs one (``CostVariant.needs_setup_area``, Sicily 3.6175); None: never
+    # listed, or not read.
+    setup_areas: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,7 @@ def fresh(view) -> list:
         panels.Holdings(
             bought=tuple(panels.bought_of(p) for p in own),
             result_totals=panels.result_totals(view.campaign, view.viewer),
-            answered_yes=panels.answered_yes(view.campaign, view.viewer),
+            setup_areas=panels.own_setup_areas(view.campaign, view.viewer),
         )
     )
     return list(panels._chart_figures(view.module, snap).rows)

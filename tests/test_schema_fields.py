@@ -3380,9 +3380,9 @@ case(
 
 
 def _on_map_answered_no_area(m: Module) -> str:
-    """The British buy I1 On-Map after answering that none of their Setup Areas is on
-    the map (Sicily 3.6175)."""
-    held = Holdings(answered_yes=frozenset({"british_no_setup_area"}))
+    """The British buy I1 On-Map after listing none of their Setup Areas at 3.605
+    (Sicily 3.6175)."""
+    held = Holdings(setup_areas=())
     try:
         availability.check_purchase(
             m, snap(m, "british", date="jul15am", holdings=held), "I1", "on_map"
@@ -3393,9 +3393,9 @@ def _on_map_answered_no_area(m: Module) -> str:
 
 
 case(
-    "CostVariant.refused_if_yes",
+    "CostVariant.needs_setup_area",
     base="sicily",
-    mutate=lambda d: cvar(d, "on_map").update(refused_if_yes=None),
+    mutate=lambda d: cvar(d, "on_map").update(needs_setup_area=[]),
     observe=_on_map_answered_no_area,
 )
 

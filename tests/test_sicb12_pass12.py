@@ -486,7 +486,7 @@ def test_3_623_each_side_announces_its_current_san(users, modules):
 
 def test_3_6175_no_british_on_map_rg_without_a_british_setup_area(users, modules):
     """3.6175: "A British RG may be purchased for Standard On-Map Setup only if there is
-    >= one Set Up Area on the Map."  The result says no British Setup Area: the British
+    >= one Set Up Area on the Map."  The British 3.605 list names none: the British
     I3 On-map is refused in words naming the rule, nothing spent; at its printed cost
     it is bought."""
     from campaign.models import Campaign
@@ -504,8 +504,11 @@ def test_3_6175_no_british_on_map_rg_without_a_british_setup_area(users, modules
         for f in module.result_fields
         for s in module.sides
     }
-    values["british_no_setup_area.british"] = True
     players.results(**values)
+    players.until_step("3.605")
+    from campaign.services import units
+
+    units.record_setup_areas(campaign_id=c.pk, user=players.users["british"], areas="")
     players.until("purchase")
     Seat.objects.filter(campaign=c).update(points=50)
     with pytest.raises(ActionRefused) as refused:

@@ -183,9 +183,10 @@ def test_3_617_3_620_the_rosters_rows_chain_on_the_dates_own_replenishment(users
 # ------------------------------------------------------------- drawn 3: 3.6175
 
 
-def _last_date(users, **answers):
-    """CG I's last date, July 17 PM, at 3.617 after a July 17 AM scenario whose result
-    holds ``answers`` (yes/no fields), each side with 40 CPP."""
+def _last_date(users, british_areas: str | None = None):
+    """CG I's last date, July 17 PM, at 3.617 after a July 17 AM scenario, each side with
+    40 CPP; ``british_areas``: the British 3.605 Setup Area list (the Axis list A),
+    posted on the pages (None: neither lists)."""
     from campaign.models import Campaign
     from campaign.models import Seat as SeatRow
     from campaign.selectors import module_of
@@ -202,7 +203,12 @@ def _last_date(users, **answers):
         for f in module.result_fields
         for s in module.sides
     }
-    players.results(**{**values, **answers})
+    players.results(**values)
+    if british_areas is not None:
+        from tests.test_sicsa_pass24 import _listed
+
+        players.until_step("3.605")
+        _listed(players, "A", british_areas)
     players.until("purchase")
     SeatRow.objects.filter(campaign=c).update(points=40)
     return players, _seats(players)
@@ -210,27 +216,27 @@ def _last_date(users, **answers):
 
 def test_3_6175_no_british_setup_area_the_chart_says_why_no_on_map_price(users, modules):
     """3.6175: "A British RG may be purchased for Standard On-Map Setup only if there is
-    >= one Set Up Area on the Map."  CG I's last date, July 17 PM, the July 17 AM result
-    saying no British Setup Area is on the map: the British chart had no On-map +20%
-    column and said nothing of it; it now says why, with the result's words and the
-    rule.  A buy posted at that price is refused with them, the CPP unchanged.  The Axis
+    >= one Set Up Area on the Map."  CG I's last date, July 17 PM, the British 3.605
+    list naming no Setup Area (pass 26: the list, not a yes/no of the result): the
+    British chart had no On-map +20% column and said nothing of it; it now says why,
+    with the list and the rule.  A buy posted at that price is refused with them, the CPP unchanged.  The Axis
     chart keeps its On-map price, and says nothing of the British answer."""
     from tests.test_sicb18_pass18 import _forge
 
-    players, seats = _last_date(users, **{"british_no_setup_area.british": True})
+    players, seats = _last_date(users, british_areas="")
     british, axis = seats["british"], seats["axis"]
     said = british.open()
     assert not [b for b in british.buttons() if "On-Map" in b and b.startswith("Buy")]
     assert (
-        "I RG for Standard On-Map Setup (20% more, FRU): not offered: the last CG scenario's "
-        'result says "No British Setup Area is on the map' in said
+        "I RG for Standard On-Map Setup (20% more, FRU): not offered: you listed no Setup "
+        "Area at 3.605" in said
     ), said[:3000]
     forged = _forge(british, "buy", group="I3", variant="on_map")
     assert forged.refused and "(3.6175)" in forged.text, forged.text[:300]
     assert "You have 40 CPP" in british.open()
     theirs = axis.open()
     assert [b for b in axis.buttons() if "On-Map Setup" in b]
-    assert "not offered: the last CG scenario" not in theirs
+    assert "not offered: you listed no" not in theirs
 
 
 # ------------------------------------------- drawn 5, 19, 20, 21, 22: the last date

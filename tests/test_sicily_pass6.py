@@ -21,16 +21,24 @@ fixed_dice = mechanisms.fixed_dice
 pytestmark = [pytest.mark.django_db, pytest.mark.rules]
 
 
-def buying_on(date_id, users, points=200, **yes):
+def buying_on(date_id, users, points=200, british_areas: str | None = None, **yes):
     """Both players enter the result of the CG scenario played the date before
     ``date_id`` (every figure 0, the yes/no answers ``yes`` given as
-    ``<field>_<side>``) and walk to its purchase step (3.617)."""
+    ``<field>_<side>``) and walk to its purchase step (3.617); ``british_areas``: the
+    British 3.605 Setup Area list (None: not listed)."""
     alice, bob = users
     c = host_game("sicily", "i", alice, bob, name="pass6")
     module = module_of(c)
     Campaign.objects.filter(pk=c.pk).update(date_index=machine.date_index(module, date_id) - 1)
     players = players_of(c, alice, bob)
     players.results(**mechanisms.result_values(module, **yes))
+    if british_areas is not None:
+        from campaign.services import units
+
+        players.until_step("3.605")
+        units.record_setup_areas(
+            campaign_id=c.pk, user=players.users["british"], areas=british_areas
+        )
     players.until("purchase")
     Seat.objects.filter(campaign=c).update(points=points)
     return players, module
@@ -41,13 +49,13 @@ def buying_on(date_id, users, points=200, **yes):
 
 def test_3_6175_british_on_map_setup_only_with_a_british_setup_area_on_the_map(users, modules):
     """3.6175: "A British RG may be purchased for Standard On-Map Setup only if there is
-    >= one Set Up Area on the Map."  The British answer, with the scenario's result (the
-    Setup Areas of 3.605 follow from the map at its end), whether none of theirs is on
-    the map: then the On-Map price is refused with the rule, and not shown on the chart;
+    >= one Set Up Area on the Map."  The British 3.605 list names none of their Setup
+    Areas (pass 26: read from the list, no more a yes/no of the result): then the
+    On-Map price is refused with the rule, and not shown on the chart;
     the printed price stays, and the Axis (the sentence is the British's) keeps its
     On-Map price."""
-    players, module = buying_on("jul15am", users, british_no_setup_area_british=True)
-    with pytest.raises(ActionRefused, match=r"On-Map Setup.*No British Setup Area.*\(3\.6175\)"):
+    players, module = buying_on("jul15am", users, british_areas="")
+    with pytest.raises(ActionRefused, match=r"On-Map Setup.*listed no Setup Area.*\(3\.6175\)"):
         buy(players, "british", "I1", "on_map")
     assert not Purchase.objects.filter(campaign_id=players.campaign_id, side="british").exists()
     from rules import availability
@@ -64,9 +72,9 @@ def test_3_6175_british_on_map_setup_only_with_a_british_setup_area_on_the_map(u
 
 
 def test_3_6175_british_on_map_setup_sold_while_a_setup_area_is_on_the_map(users, modules):
-    """3.6175: with a British Setup Area on the map (the answer left at no), the British
-    buy an "I" RG for Standard On-Map Setup at 20% more (FRU)."""
-    players, module = buying_on("jul15am", users)
+    """3.6175: with a British Setup Area on the map (their 3.605 list names North), the
+    British buy an "I" RG for Standard On-Map Setup at 20% more (FRU)."""
+    players, module = buying_on("jul15am", users, british_areas="North")
     line = buy(players, "british", "I1", "on_map")
     assert line.cost_variant == "on_map"
 

@@ -193,15 +193,14 @@ def test_3_6213b_night_dual_attack_both_sides_attack(users, modules):
 def test_3_6214_no_scenario_is_won_or_lost(users, modules):
     """3.6214: "each individual CG Scenario does not have Victory Conditions ... Neither
     side 'wins' or 'loses' a CG scenario, only the CG itself": the result step asks for
-    CVP and SAN (and the control answers of 3.60741-3.60742 and the British Setup Area
-    of 3.6175), no VP, and the campaign
+    CVP and SAN (and the control answers of 3.60741-3.60742; 3.6175's British Setup
+    Area is read from the 3.605 list), no VP, and the campaign
     names no scenario winner."""
     players, module = campaign_at("sicily", "i", "jul14pm", users)
     assert {f.id for f in module.result_fields} == {
         "cvp_lost",
         "san",
         "british_withdrawal",
-        "british_no_setup_area",
         "british_control_north",
     }
     assert module.scenario_winner is None

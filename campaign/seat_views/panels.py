@@ -27,7 +27,6 @@ from campaign.models import (
 from campaign.seat_views.common import PurchaseLine, RollView, roll_view
 from campaign.seat_views.corrections import CorrectableRoll, CorrectionView, correctable_rolls
 from campaign.selectors import (
-    answered_yes,
     bought_of,
     done_by_own_click,
     held_purchases,
@@ -36,6 +35,7 @@ from campaign.selectors import (
     lists_no_unit,
     new_dates_since_scenario,
     opponent_acted_since_done,
+    own_setup_areas,
     pass_result,
     recorded_first,
     replenished_on_date,
@@ -1288,7 +1288,7 @@ def _chart(view: CampaignView, panel: StepPanel) -> None:
         Holdings(
             bought=tuple(bought_of(p) for p in own),
             result_totals=result_totals(view.campaign, side),
-            answered_yes=answered_yes(view.campaign, side),
+            setup_areas=own_setup_areas(view.campaign, side),
         )
     )
     figures = chart_figures(module, view.campaign.module_checksum, snap)

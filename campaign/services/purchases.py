@@ -22,10 +22,10 @@ from campaign.models import AddedLater, EventKind, FortificationBuy, Purchase, R
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import (
     active_purchases,
-    answered_yes,
     bought_of,
     holdings,
     overspent,
+    own_setup_areas,
     pass_result,
     result_totals,
 )
@@ -170,7 +170,7 @@ def purchase_rg(
         Holdings(
             bought=tuple(bought_of(p) for p in held),
             result_totals=result_totals(c, turn.side),
-            answered_yes=answered_yes(c, turn.side, cost_variant),
+            setup_areas=own_setup_areas(c, turn.side, cost_variant),
         )
     )
     mine = [p for p in held if not p.initial]  # the OB's RGs do not count (3.6179)

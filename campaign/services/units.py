@@ -1045,13 +1045,18 @@ def record_setup_areas(
     if refusal:
         raise ActionRefused(refusal + " Nothing was changed.", status=409)
     turn.seat.setup_areas = mine
+    turn.seat.areas_cycle = turn.campaign.cycle
     word = areas_rule.label
     listed = ", ".join(mine) if mine else "none"
     turn.record(
         EventKind.UNIT,
         text=f"{turn.side_name()} lists its {word}s ({areas_rule.rule}): {listed}.",
     )
-    commit(turn.campaign.pk, UnitChanged(), saving=[(turn.seat, "setup_areas")])
+    commit(
+        turn.campaign.pk,
+        UnitChanged(),
+        saving=[(turn.seat, "setup_areas"), (turn.seat, "areas_cycle")],
+    )
     return mine
 
 
