@@ -12,6 +12,8 @@ from tests import test_rule_mechanisms as mechanisms
 from tests.page_play import text_of
 from tests.purchase_helpers import campaign_at
 from tests.test_sica18_pass18 import _forge, _seat
+from tests.test_sica22_pass22 import _rolled
+from tests.test_sicfort_pass25 import _fort, _fresh, _state
 from tests.test_sicsa_pass24 import _listed
 
 users = mechanisms.users
@@ -69,8 +71,6 @@ def test_3_6175_the_on_map_price_offered_with_a_british_setup_area_or_no_list(
     is offered and bought.  The British post no list at all (Done at 3.605 without one):
     the app does not know their Setup Areas and sells it, as it did before any result
     answered the question."""
-    from tests.test_sica22_pass22 import _rolled
-
     players, _ = campaign_at("sicily", "i", "jul15am", users, step="3.605")
     if british_list is None:
         _rolled(_seat(players, "axis"), "Record my Setup Areas", areas="A")
@@ -83,3 +83,64 @@ def test_3_6175_the_on_map_price_offered_with_a_british_setup_area_or_no_list(
     assert "you listed no Setup Area" not in said
     buy = next(b for b in _on_map_buys(british) if b.startswith("Buy I1"))
     assert british.press(buy).status == 200
+
+
+# ------------------------------------------------- 3.6073 on the roster and in the log
+
+
+def test_3_6073_the_owners_roster_shows_where_each_fortification_was_stated(users, modules):
+    """3.6073 "Each still-hidden Fortification within a Setup Area of the purchaser's
+    opponent is placed on-map": where each lies is its owner's statement at 3.605 (pass
+    25), kept on the Fortification but shown nowhere after the step.  CG II's 3.605: the
+    Axis list A, B, the British North, South; the Axis state their Foxhole hidden in
+    their own A and their Roadblock on the map.  The Axis CG Roster's FORTIFICATIONS
+    lines now say so, with the rule; the British roster (read afresh) is word for word
+    as before the statements and names neither."""
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.605")
+    foxhole = _fort(players, "axis", "foxhole", "3S (3-squad capacity)")
+    roadblock = _fort(players, "axis", "roadblock", cost=10, location="14G2")
+    axis, _british = _listed(players, "A, B", "North, South")
+    before = _fresh(players, "british", "roster/")
+    _state(axis, foxhole, "A")
+    _state(axis, roadblock, "on-map")
+    roster = _fresh(players, "axis", "roster/")
+    assert (
+        "July 15 Night: Axis 1 × Foxhole; stated at 3.605: hidden in Setup Area A (3.6073)"
+    ) in roster, roster[-3000:]
+    assert "Axis 1 × Roadblock at 14G2; stated at 3.605: on the map (3.6073)" in roster
+    theirs = _fresh(players, "british", "roster/")
+    assert theirs == before, "the British roster changed with an Axis secret"
+    assert "Foxhole" not in theirs and "stated at 3.605" not in theirs
+
+
+def test_3_6073_the_log_and_the_form_name_a_sides_setup_area_as_players_write_it(users, modules):
+    """3.6073's words (pass 25 wrote "British's Setup Area North", "The Axis's
+    still-hidden", "Axis's Setup Area A"): the 3.605 form offers "hidden in the British
+    Setup Area North", and at 3.607's completion the public lines read "The Axis
+    still-hidden 1 × Foxhole ... in the British Setup Area North is placed on-map" and
+    "A Minefield counter of the British is placed in the Axis Setup Area A", on both
+    pages' logs."""
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.605")
+    foxhole = _fort(players, "axis", "foxhole", "3S (3-squad capacity)")
+    mines = _fort(players, "british", "at_mines")
+    axis, british = _listed(players, "A, B", "North, South")
+    said = axis.open()
+    assert "hidden in the British Setup Area North" in said, said[-3000:]
+    assert "'s Setup Area" not in said
+    _state(axis, foxhole, "North")
+    _state(_seat(players, "british"), mines, "A")
+    for step in ("3.605", "3.606", "3.607"):
+        for side in ("axis", "british"):
+            _rolled(_seat(players, side), f"Done with {step}")
+    placed = (
+        "The Axis still-hidden 1 × Foxhole (3S (3-squad capacity)) of July 15 Night in the "
+        "British Setup Area North is placed on-map (3.6073)."
+    )
+    told = (
+        "A Minefield counter of the British is placed in the Axis Setup Area A: a minefield "
+        "lies there, its strength not revealed (3.6073)."
+    )
+    for side in ("axis", "british"):
+        page = _fresh(players, side)
+        assert placed in page and told in page, page[-3000:]
+        assert "'s Setup Area" not in page and "The Axis's still-hidden" not in page

@@ -103,7 +103,7 @@ def test_3_6073_still_hidden_fortifications_in_the_enemys_setup_area_are_placed_
     _state(axis, roadblock, "on-map")
     assert _stated(foxhole) == ("North", players.campaign.cycle, False, False)
     assert _stated(roadblock)[2:] == (True, False)
-    assert "hidden in British's Setup Area North" in axis.open()
+    assert "hidden in the British Setup Area North" in axis.open()
     assert _fresh(players, "british") == page, "the British page changed with an Axis secret"
     assert _fresh(players, "british", "roster/") == roster
 
@@ -124,11 +124,11 @@ def test_3_6073_still_hidden_fortifications_in_the_enemys_setup_area_are_placed_
     assert _stated(trench)[2:] == (False, False)
     log = _log(players)
     assert (
-        "The Axis's still-hidden 1 × Foxhole (3S (3-squad capacity)) of July 15 Night in "
-        "British's Setup Area North is placed on-map (3.6073)."
+        "The Axis still-hidden 1 × Foxhole (3S (3-squad capacity)) of July 15 Night in the "
+        "British Setup Area North is placed on-map (3.6073)."
     ) in log, log[-1500:]
     told = (
-        "A Minefield counter of the British is placed in Axis's Setup Area A: a minefield "
+        "A Minefield counter of the British is placed in the Axis Setup Area A: a minefield "
         "lies there, its strength not revealed (3.6073)."
     )
     assert told in log

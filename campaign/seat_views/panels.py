@@ -506,7 +506,7 @@ def _setup_areas(view: CampaignView, areas: SetupAreas) -> SetupAreasView:
         choices = (
             (ON_MAP, "on the map (not hidden)"),
             *((a, f"hidden in your {areas.label} {a}") for a in view.seat.setup_areas or ()),
-            *((a, f"hidden in {their_side}'s {areas.label} {a}") for a in theirs),
+            *((a, f"hidden in the {their_side} {areas.label} {a}") for a in theirs),
             (IN_NONE, f"hidden in no {areas.label}"),
         )
     return SetupAreasView(

@@ -33,6 +33,7 @@ from campaign.seat_views.common import (
 )
 from campaign.selectors import module_of, roster_decides_chit
 from campaign.services import units as units_service
+from campaign.services.fortification_areas import stated_words
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
 from rules import availability, machine
 from rules.effects import WEAPON_CARRIERS, exchange_gives, matches, targets, working_weapon
@@ -234,6 +235,17 @@ _UNITS = PreparedRead(lambda: Unit.objects.visible_to(SIDE).filter(campaign_id=C
 _FORTIFICATIONS = PreparedRead(
     lambda: FortificationBuy.objects.visible_to(SIDE).filter(campaign_id=CAMPAIGN).order_by("id")
 )
+
+
+def _stated_where(module: Module, buy: FortificationBuy, viewer: str) -> str:
+    """Where the owner last stated his Fortification lies (Sicily 3.6073, at the module's
+    ``setup_areas.step``), on his own roster only ("" on the opponent's, or never
+    stated): "; stated at 3.605: hidden in Setup Area A (3.6073)"."""
+    areas = module.setup_areas
+    hid = areas.hidden_fortifications if areas is not None else None
+    if areas is None or hid is None or buy.side != viewer or buy.area_cycle is None:
+        return ""
+    return f"; stated at {areas.step}: {stated_words(module, buy, buy.area_cycle)} ({hid.rule})"
 
 
 # Roster views of the latest revisions read in this process, per seat: what a seat may
@@ -467,6 +479,7 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         f"{module.dates[b.date_index].label}: {module.side(b.side).name} {b.count} × "
         f"{labels.get(b.item_id, b.item_id)}"
         + (f" at {b.location}" if b.location else "")
+        + _stated_where(module, b, side)
         + (
             f" (removed: {labels.get(gone[k].item_id, gone[k].item_id)} placed there on "
             f"{module.dates[gone[k].date_index].label})"

@@ -245,7 +245,7 @@ def _place(turn: Turn, hid: HiddenFortifications, buy: FortificationBuy, now: ob
     word = module.setup_areas.label if module.setup_areas else ""
     owner = module.side(buy.side).name
     other = next(s.name for s in module.sides if s.id != buy.side)
-    where = f"{other}'s {word} {buy.setup_area}"
+    where = f"the {other} {word} {buy.setup_area}"
     buy.on_map = True
     if buy.item_id in hid.minefields:
         buy.save(update_fields=["on_map"])
@@ -257,7 +257,7 @@ def _place(turn: Turn, hid: HiddenFortifications, buy: FortificationBuy, now: ob
         buy.revealed_at = now  # type: ignore[assignment]
         buy.save(update_fields=["on_map", "revealed_at"])
         text = (
-            f"The {owner}'s still-hidden {fortification_words(module, buy)} in {where} is "
+            f"The {owner} still-hidden {fortification_words(module, buy)} in {where} is "
             f"placed on-map ({hid.rule})."
         )
     record_event(c, kind=EventKind.FORTIFY, step_id=turn.step.id, text=text)
