@@ -219,8 +219,9 @@ def test_3_6175_no_british_setup_area_the_chart_says_why_no_on_map_price(users, 
     >= one Set Up Area on the Map."  CG I's last date, July 17 PM, the British 3.605
     list naming no Setup Area (pass 26: the list, not a yes/no of the result): the
     British chart had no On-map +20% column and said nothing of it; it now says why,
-    with the list and the rule.  A buy posted at that price is refused with them, the CPP unchanged.  The Axis
-    chart keeps its On-map price, and says nothing of the British answer."""
+    with the list and the rule.  A buy posted at that price is refused with them, the
+    CPP unchanged.  The Axis chart keeps its On-map price, and says nothing of the
+    British list."""
     from tests.test_sicb18_pass18 import _forge
 
     players, seats = _last_date(users, british_areas="")
