@@ -794,6 +794,26 @@ def capture_offered(capture: AreaCapture, unit: UnitState) -> bool:
     return matches(capture.units, unit) and in_enemy_area(unit.setup_area, unit.enemy_setup_areas)
 
 
+def unaided_elimination(
+    capture: AreaCapture, piece: UnitState, area: str, own: Sequence[tuple[UnitState, str]]
+) -> str:
+    """The rule refusing the chooser's Elimination of ``piece`` entered in Setup Area
+    ``area`` ("" : none refuses it): it is one of ``capture.eliminated_by.pieces`` and
+    none of his units ``own`` (each with the Setup Area its line names) of ``by`` stands
+    there, nor any whose line names none (not known: the map's).  Sicily 3.6071 "each
+    such non-vehicle piece may be Eliminated by any Personnel ... Retained in that Setup
+    Area"."""
+    need = capture.eliminated_by
+    if need is None or not matches(need.pieces, piece):
+        return ""
+    here = " ".join(area.split()).casefold()
+    for unit, where in own:
+        entered = " ".join(where.split()).casefold()
+        if matches(need.by, unit) and (not entered or entered == here):
+            return ""
+    return need.rule
+
+
 def captured_markers(markers: Sequence[str]) -> list[str]:
     """A unit's markers once the side Controlling its Setup Area Retains it (Sicily
     3.6071 "Retained (as Captured, if applicable)"): marked captured, or, already

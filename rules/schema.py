@@ -2050,6 +2050,16 @@ class WeaponExchange(Strict):
         return self
 
 
+class AreaElimination(Strict):
+    """A piece of ``pieces`` is Eliminated at the capture's step only where the chooser
+    retains a unit of ``by`` whose line names the piece's Setup Area; a unit of his whose
+    line names none leaves it unknown (the map's), and the Elimination stands open."""
+
+    pieces: UnitFilter
+    by: UnitFilter
+    rule: RuleRef
+
+
 class AreaCapture(Strict):
     """At ``step`` the side that lists a Setup Area chooses, for each of its opponent's
     units of ``units`` entered in it (or possessed by a unit entered in it), whether it
@@ -2063,6 +2073,10 @@ class AreaCapture(Strict):
     step: str
     units: UnitFilter
     rule: RuleRef
+    # Which of them the chooser Eliminates only with one of his own units entered in the
+    # same Setup Area: Sicily 3.6071 "each such non-vehicle piece may be Eliminated by
+    # any Personnel (even an Abandoning crew) Retained in that Setup Area".
+    eliminated_by: AreaElimination | None = None
 
 
 class HiddenFortifications(Strict):

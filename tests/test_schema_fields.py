@@ -5400,6 +5400,63 @@ case(
 )
 
 
+def _eliminated_in_a(m: Module) -> Any:
+    """Sicily 3.6071: which of a Bren and a Sherman in Setup Area A the chooser may not
+    Eliminate holding a 4-6-7 in B (the refusing rule, "" : may), and the Bren's with a
+    4-6-7 in A, with a captured 4-6-7 in A and with an 8-1 whose line names none."""
+    from campaign.services.captures import capture_at
+
+    cap = capture_at(m, "3.607")
+    if cap is None:
+        return None
+    bren, sherman = effects.UnitState("Bren", "sw"), effects.UnitState("Sherman", "vehicle")
+    squad = effects.UnitState("4-6-7", "squad")
+    held = effects.UnitState("4-6-7", "squad", ("captured",))
+    leader = effects.UnitState("8-1", "leader")
+    return tuple(
+        effects.unaided_elimination(cap, piece, "A", own)
+        for piece, own in (
+            (bren, [(squad, "B")]),
+            (sherman, [(squad, "B")]),
+            (bren, [(squad, " a ")]),
+            (bren, [(held, "A")]),
+            (bren, [(leader, "")]),
+        )
+    )
+
+
+def _eliminated_by(d: dict) -> dict:
+    return _captures(d)["eliminated_by"]
+
+
+case(
+    "AreaCapture.eliminated_by",
+    base="sicily",
+    # 3.6071: without it any piece is Eliminated at the chooser's word.
+    mutate=lambda d: _captures(d).pop("eliminated_by"),
+    observe=_eliminated_in_a,
+)
+case(
+    "AreaElimination.pieces",
+    base="sicily",
+    mutate=lambda d: _eliminated_by(d).update(pieces={"kinds": ["sw", "gun", "vehicle"]}),
+    observe=_eliminated_in_a,
+)
+case(
+    "AreaElimination.by",
+    base="sicily",
+    # The captured 4-6-7 would Eliminate the Bren.
+    mutate=lambda d: _eliminated_by(d).update(by={"kinds": ["squad", "leader"]}),
+    observe=_eliminated_in_a,
+)
+case(
+    "AreaElimination.rule",
+    base="sicily",
+    mutate=lambda d: _eliminated_by(d).update(rule="3.607"),
+    observe=_eliminated_in_a,
+)
+
+
 def _hidden_at_3_607(m: Module) -> Any:
     """Sicily 3.6073 at 3.607's completion: its rule and counter words, which of a
     Foxhole, AT Mines and a HIP stated in the opponent's Setup Area A are placed

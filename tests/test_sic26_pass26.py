@@ -144,3 +144,58 @@ def test_3_6073_the_log_and_the_form_name_a_sides_setup_area_as_players_write_it
         page = _fresh(players, side)
         assert placed in page and told in page, page[-3000:]
         assert "'s Setup Area" not in page and "The Axis's still-hidden" not in page
+
+
+# ------------------------------------------ 3.6071 / 3.6056 chart: facts of the lines
+
+
+def test_3_6071_a_non_vehicle_piece_eliminated_only_by_personnel_in_its_setup_area(users, modules):
+    """3.6071 "At its (new) owner's option, each such non-vehicle piece may be Eliminated
+    by any Personnel (even an Abandoning crew) Retained in that Setup Area" (was map:
+    which Personnel stand where is on each line since pass 21).  And 3.6056 chart "if
+    Isolated | is Retained by the Controlling side (3.6071)" (Equipment, vehicles): the
+    side Controlling a Setup Area is the one listing it.  CG II: the Axis list A, B, the
+    British North, South.  The British Bren in A, Vickers MG in B, an Isolated Sherman
+    in B and an Isolated 6-pdr Gun in their own South; the Axis 4-6-7 in B.  At 3.607 the
+    Axis page names the Bren, the Vickers and the Sherman, not the 6-pdr (Retained by
+    the British, who Control South).  Eliminate the Bren is refused citing 3.6071 (no
+    Axis Personnel in A), the Bren still British; the Vickers is Eliminated (the 4-6-7
+    in B); the Isolated Sherman is Captured.  An Axis 8-1 whose line names no Setup
+    Area leaves it unknown: the Bren is then Eliminated."""
+    from campaign.models import Unit
+    from tests.test_rule_mechanisms import add
+    from tests.test_sica21_pass21 import _log
+    from tests.test_sicsa_pass24 import _at_3_607
+
+    players, _ = campaign_at("sicily", "ii", "jul16pm", users, step="3.605")
+    bren = add(players, "british", "Bren LMG", "sw", location="A")
+    vickers = add(players, "british", "Vickers MMG", "sw", location="B")
+    sherman = add(players, "british", "Sherman III", "vehicle", location="B", markers=["isolated"])
+    add(players, "british", "6-pdr AT", "gun", location="South", markers=["isolated"])
+    add(players, "axis", "4-6-7", "squad", location="B")
+    _listed(players, "A, B", "North, South")
+    axis, british = _at_3_607(players)
+    chart = "Captured or Eliminated, your choice (3.6056 chart; 3.6071): "
+    assert (
+        chart + "Bren LMG (in Setup Area A); Vickers MMG (in Setup Area B); Sherman III "
+        "(in Setup Area B)."
+    ) in axis.text, axis.text[:4000]
+    named = axis.text[axis.text.find(chart) :]
+    assert "6-pdr" not in named[: named.find(").") + 2], named[:300]
+    refused = axis.press("Eliminate it (3.6071)", unit=bren.ref)
+    assert refused.refused, refused.text[:400]
+    assert (
+        "Bren LMG is Eliminated only by your Personnel Retained in Setup Area A, and none of "
+        "yours is entered there (3.6071): Capture it instead."
+    ) in refused.text, refused.text[:600]
+    assert Unit.objects.get(pk=bren.pk).side == "british"
+    _rolled(axis, "Eliminate it (3.6071)", unit=vickers.ref)
+    assert not Unit.objects.filter(pk=vickers.pk).exists()
+    _rolled(axis, "Capture it (3.6071)", unit=sherman.ref)
+    assert Unit.objects.get(pk=sherman.pk).side == "axis"
+    add(players, "axis", "8-1", "leader")
+    axis.open()
+    _rolled(axis, "Eliminate it (3.6071)", unit=bren.ref)
+    assert not Unit.objects.filter(pk=bren.pk).exists()
+    assert "Axis Eliminates the British Bren LMG (in Setup Area A)" in _log(players)
+    assert "6-pdr AT" in british.open()

@@ -27,7 +27,7 @@ from campaign.services.turns import Turn, User, take_turn
 from campaign.services.units import hand_over, label, ordered, this_steps_unit_event
 from campaign.services.writes import commit
 from rules import machine
-from rules.effects import capture_offered, captured_markers, placed
+from rules.effects import capture_offered, captured_markers, placed, unaided_elimination
 from rules.schema import AreaCapture, Module
 
 
@@ -174,6 +174,7 @@ def _choose(
     line = _line(unit)
     dropped = hand_over(unit)
     if eliminate:
+        _refuse_unaided(turn, cap, unit)
         unit.delete()
         text = f"{turn.side_name()} Eliminates {said} (3.6056 chart; {cap.rule})"
     else:
@@ -190,6 +191,25 @@ def _choose(
         data={"taken": line, "at": position_token(turn.campaign), "eliminated": eliminate},
     )
     commit(turn.campaign.pk, UnitChanged())
+
+
+def _refuse_unaided(turn: Turn, cap: AreaCapture, unit: Unit) -> None:
+    """Refused where the piece is Eliminated only by one of the chooser's units in its
+    Setup Area and none of his stands there (``effects.unaided_elimination``; Sicily
+    3.6071 "may be Eliminated by any Personnel ... Retained in that Setup Area")."""
+    area = " ".join((unit.location or (unit.possessor.location if unit.possessor else "")).split())
+    own = [
+        (u.state, u.location) for u in Unit.objects.filter(campaign=turn.campaign, side=turn.side)
+    ]
+    rule = unaided_elimination(cap, unit.state, area, own)
+    if not rule:
+        return
+    word = turn.module.setup_areas.label if turn.module.setup_areas else ""
+    raise ActionRefused(
+        f"{label(unit)} is Eliminated only by your Personnel Retained in {word} {area}, and "
+        f"none of yours is entered there ({rule}): Capture it instead. Nothing was changed.",
+        status=409,
+    )
 
 
 @transaction.atomic
