@@ -802,7 +802,9 @@ def retire_emptied(turn: Turn, removed: Iterable[Unit]) -> None:
             status=Purchase.Status.ACTIVE,
             state=Purchase.State.HELD,
         ).first()
-        if purchase is None:
+        if purchase is None or (purchase.revealed_at is not None and purchase.outcome_held):
+            # Its line is public, its units still held secret (``visibility.UNIT``): its
+            # state would tell the opponent they are gone.  Its owner marks it.
             continue
         serving = _serving_lines(turn, purchase)
         if unit.name in serving:
