@@ -101,6 +101,10 @@ class Campaign(LoadedAtOnce, models.Model):
     # Rolls drawn from each dice stream: "public" for open rolls, "secret-<side>" for a
     # side's secret rolls, so the dice of one stream never depend on another's count.
     draws = models.JSONField(default=dict, blank=True)
+    # The first roll of a pass whose DRMs read that pass's scenario result (PHD C5.23's
+    # "-1 per 10 CVP amassed"): {"cycle", "side", "step", "table"} ({}: none yet).  From
+    # it the result stands as read; until then it may be amended (``selectors.result_read_by``).
+    result_read = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -977,6 +977,22 @@ def pass_result(campaign: Campaign) -> ScenarioResult | None:
     return found[0] if found else None
 
 
+def result_read_by(campaign: Campaign, module: Module) -> str:
+    """The roll of this pass that read its scenario result through a DRM (PHD C5.23's
+    "-1 per 10 CVP amassed"), in words ("": none has): from the campaign row every
+    page reads (``Campaign.result_read``), no statement.  Its making is public (a
+    secret table's DR is logged as made), its dice are not named."""
+    read = campaign.result_read or {}
+    if read.get("cycle") != campaign.cycle:
+        return ""
+    step = next((s for s in module.steps if s.id == read.get("step")), None)
+    table = next((t for t in module.tables if t.id == read.get("table")), None)
+    side = next((s.name for s in module.sides if s.id == read.get("side")), read.get("side"))
+    where = f" at {step.id} {step.title}" if step else ""
+    what = f"{table.dice} on the {table.title}" if table else "roll"
+    return f"the {side}'s {what}{where}"
+
+
 def done_by_own_click(campaign: Campaign, side: str) -> bool:
     """Whether ``side``'s mark at the current step was made by its own Done (not by the
     server passing the step for it, a result or a chit): what a take-back withdraws."""

@@ -1597,24 +1597,20 @@ def take_back_refusal(
     return ""
 
 
-def amendment_refusal(module: Module, snap: Snapshot, has_result: bool) -> str:
+def amendment_refusal(module: Module, snap: Snapshot, has_result: bool, read_by: str = "") -> str:
     """Why the scenario result of this pass may not be amended now ("" : it may, by a
-    proposal the opponent accepts): none confirmed yet, or a step's rolls have read it
-    (a DRM counted from its CVP: the dice stand as they were rolled).  After a step
-    that computed from it (replenishment, the scenario's winner), an accepted
-    amendment computes that again (``campaign.services.recompute``)."""
+    proposal the opponent accepts): none confirmed yet, or a roll has read it
+    (``read_by``, in words: a DRM counted from its CVP, PHD C5.23; the dice stand as
+    they were rolled).  A step whose rolls would read it but where none was made reads
+    nothing.  After a step that computed from it (replenishment, the scenario's
+    winner), an accepted amendment computes that again (``campaign.services.recompute``)."""
     if snap.position.ended:
         return "The campaign has ended; its results stand."
     start = machine.results_index(module)
     if not has_result or snap.position.step_index <= start:
         return "No confirmed scenario result of this pass to amend (dispute one being entered)."
-    rolled = machine.result_rolled_on(module, snap.position.step_index)
-    if rolled is not None:
-        step = module.steps[rolled]
-        return (
-            f"The scenario result was read at {step.id} {step.title} by its rolls: it stands "
-            "as it was read."
-        )
+    if read_by:
+        return f"The scenario result was read by {read_by}: it stands as it was read."
     return ""
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rules.kinds import Hook, kind_of
-from rules.schema import Module, Step
+from rules.schema import Module, Step, Table
 
 # The server operations a step's ``effect`` asks for on entering it.
 EFFECT_HOOKS: dict[str, tuple[Hook, ...]] = {
@@ -163,16 +163,6 @@ def result_reader(module: Module) -> int | None:
     )
 
 
-def result_rolled_on(module: Module, step_index: int) -> int | None:
-    """The first step of this pass, up to ``step_index``, whose rolls read the scenario
-    result through a DRM (None: none yet): after it, the result stands."""
-    start = results_index(module)
-    return next(
-        (i for i in range(start + 1, step_index + 1) if _drms_read_result(module, module.steps[i])),
-        None,
-    )
-
-
 # The campaign inputs a DRM computes from the scenario results (schema.CampaignInput).
 RESULT_INPUTS = frozenset(
     {"cvp_lost_prior_scenario", "cvp_amassed_prior_scenario", "cvp_lost_cg", "vp_total"}
@@ -182,7 +172,13 @@ RESULT_INPUTS = frozenset(
 def _drms_read_result(module: Module, step: Step) -> bool:
     """A step whose tables have a DRM computed from the results (PHD C5.23: "-1 per 10
     CVP amassed ... in this scenario")."""
-    return any(d.of in RESULT_INPUTS for t in step.tables for d in module.table(t).drms)
+    return any(table_reads_result(module.table(t)) for t in step.tables)
+
+
+def table_reads_result(table: Table) -> bool:
+    """A table one of whose DRMs is computed from the scenario results: a roll on it
+    reads the pass's result, which then stands as read (``availability.amendment_refusal``)."""
+    return any(d.of in RESULT_INPUTS for d in table.drms)
 
 
 def san_reader(module: Module) -> int | None:

@@ -2492,6 +2492,20 @@ class ScenarioWinner(Strict):
     rule: RuleRef
 
 
+class EmptiedGroups(Strict):
+    """An RG is retained until eliminated (PHD TM11: "each requisitioned/OB-given RG
+    is retained until eliminated in a TM Scenario"): once every line it brought to the
+    retained forces has left them, the app marks it Eliminated on its RG Purchase
+    Record, and a line of it put back revives it.  What only serves the RG (a
+    ``ComesWith`` line that leaves with it: TM13's Radio) is not the RG: its leaving
+    eliminates nothing, nor keeps the RG.  An RG that brought no line (OBA fire, DSP),
+    one whose lines are not yet received, and units added by hand (no RG) are not
+    marked by the app: their owner marks them."""
+
+    rule: RuleRef
+    note: str | None = note_field()
+
+
 class HeldCap(Strict):
     """At most ``max`` of a side's retained units of ``units`` (counted as units, or as
     squad-equivalents: a half-squad/crew is half a squad), the side's choice of which
@@ -2587,6 +2601,8 @@ class Module(Strict):
     missing: list[Missing] = []
     # Caps on what a side may hold of some units (Sicily 3.60742 EXC), checked at Done.
     held_caps: list[HeldCap] = []
+    # An RG whose lines have all left the retained forces is eliminated (PHD TM11).
+    emptied_groups: EmptiedGroups | None = None
     setup_areas: SetupAreas | None = None
     notes: list[str] = Field(default_factory=list, json_schema_extra=DOC)
     # Further items bought later for an RG already held (PHD RG footnote p).

@@ -218,11 +218,16 @@ def test_c5_20_c5_23_a_loss_after_the_cvp_are_read_is_refused_in_words(users, mo
     """C5.20 "Reward all CVP for each side now ... Record CVP from the previous scenario
     for DRM for TP Replenishment, and Bravery and Battlefield Promotion": once C5.23's
     rolls have read them, the CVP stand (the dice stand), so at C5.26 a removal said to
-    be an elimination is refused in words and nothing changes; a correction is still
-    possible, and the retained forces no longer offer the choice."""
-    players, _ = phd_after(users, "C5.26", cvp_lost_us=5, cvp_lost_german=3)
-    squad = add(players, "us", "6-6-7", "squad")
-    with pytest.raises(ActionRefused, match=r"read at C5.23.*stand.*Nothing was changed"):
+    be an elimination is refused in words naming the DR that read them, and nothing
+    changes; a correction is still possible, and the retained forces no longer offer
+    the choice.  (Where no C5.23 DR was made, nothing read them: pass 26.)"""
+    players, _ = phd_after(users, "C5.23", cvp_lost_us=5, cvp_lost_german=3)
+    squad = add(players, "us", "6-6-7", "squad")  # an MMC: the US owes its C5.23 DR
+    test_rule_mechanisms.roll(players, "us", "battlefield_promotion")
+    players.until_step("C5.26")
+    with pytest.raises(
+        ActionRefused, match=r"read by the American's DR on the Battlefield.*stand.*Nothing"
+    ):
         remove(players, "us", squad, eliminated=True)
     assert lost(players)["us"] == 5 and unit_names(players, "us") != []
     from campaign.seat_views.roster import roster_view

@@ -1143,12 +1143,14 @@ def test_c5_34_c5_13a_one_dr_per_oba_module_and_per_redeploying_unit(users, modu
 
 def test_c5_20_c5_23_the_result_is_read_at_c5_23_no_amendment_after_it(users, modules):
     """C5.20: the CVP are recorded "for the DRM for TP Replenishment and Bravery and
-    Battlefield Promotion": C5.23's DRM reads them, so the result may no longer be
-    amended from C5.23 on."""
+    Battlefield Promotion": C5.23's DRM reads them, so once a side's DR has read them
+    the result may no longer be amended (until then it may: pass 26)."""
     players, module = start("purple-heart-draw", "tm", users, "us")
     players.results(**result_values(module, cvp_lost_german=25))
     players.until_step("C5.23")
-    with pytest.raises(ActionRefused, match="read at C5.23"):
+    add(players, "us", "6-6-7", "squad")  # an MMC the DR may Battle Harden
+    roll(players, "us", "battlefield_promotion")
+    with pytest.raises(ActionRefused, match="read by the American's DR on the Battlefield"):
         steps.propose_result_amendment(
             campaign_id=players.campaign_id,
             user=players.users["us"],

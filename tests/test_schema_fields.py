@@ -4200,6 +4200,42 @@ for _field, _change in {
     service(f"Settle.{_field}", base="phd", mutate=_phd_settle(_change), observe=phd_settled)
 
 
+def phd_emptied(host: Callable[..., Any]) -> Any:
+    """PHD TM11: the US removes the last line of an RG it holds; the RG's state and the
+    log's line of it."""
+    from django.utils import timezone
+
+    from campaign.models import Event, EventKind, Purchase, Unit
+    from campaign.services import units
+
+    players = _walk(host(side="us"))
+    c = players.campaign
+    rg = Purchase.objects.create(
+        **{"campaign": c, "side": "us", "cycle": c.cycle, "date_index": 0, "cost": 3},
+        **{"group_id": "I9", "group_type": "Rifle Pl", "ordinal": 1, "date_ordinal": 1},
+        revealed_at=timezone.now(),
+    )
+    line = Unit.objects.create(campaign=c, side="us", name="6-6-6 (I9)", kind="squad", purchase=rg)
+    units.remove_unit(campaign_id=c.pk, user=players.users["us"], unit_id=line.ref)
+    rg.refresh_from_db()
+    log = Event.objects.filter(campaign=c, kind=EventKind.RG_STATE).values_list("text", flat=True)
+    return rg.state, list(log)
+
+
+service(
+    "Module.emptied_groups",
+    base="phd",
+    mutate=lambda d: d.pop("emptied_groups"),
+    observe=phd_emptied,
+)
+service(
+    "EmptiedGroups.rule",
+    base="phd",
+    mutate=lambda d: d["emptied_groups"].update(rule="TM11 RG"),
+    observe=phd_emptied,
+)
+
+
 def _apd_exchange(d: dict) -> dict:
     return next(st for st in d["steps"] if st["id"] == "3.2")["exchange"]
 

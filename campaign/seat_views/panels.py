@@ -39,6 +39,7 @@ from campaign.selectors import (
     pass_result,
     recorded_first,
     replenished_on_date,
+    result_read_by,
     result_totals,
     rolled_items,
     roster_decides_chit,
@@ -607,7 +608,8 @@ def amend_view(view: CampaignView) -> AmendView | None:
     """The result of this pass and its open amendment, between its confirmation and the
     step that reads it (public: both players agreed the result)."""
     module = view.module
-    if availability.amendment_refusal(module, view.snapshot(), True):
+    read_by = result_read_by(view.campaign, module)
+    if availability.amendment_refusal(module, view.snapshot(), True, read_by):
         return None  # outside the window: nothing read
     result = pass_result(view.campaign)
     if result is None:

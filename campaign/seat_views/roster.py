@@ -31,7 +31,7 @@ from campaign.seat_views.common import (
     record_lines,
     visible_purchases,
 )
-from campaign.selectors import module_of, roster_decides_chit
+from campaign.selectors import module_of, result_read_by, roster_decides_chit
 from campaign.services import units as units_service
 from campaign.services.fortification_areas import stated_words
 from campaign.services.units import POSSESSED_KINDS, POSSESSING_KINDS, label
@@ -459,10 +459,10 @@ def _read_roster_view(campaign: Campaign, side: str) -> RosterView:
         )
         for s in sides
     ]
-    # A loss counts while the result may still change: not once a step's rolls read it.
+    # A loss counts while the result may still change: not once a roll has read it.
     losses_rule = (
         machine.losses_count_rule(module, campaign.step_index)
-        if machine.result_rolled_on(module, campaign.step_index) is None
+        if not result_read_by(campaign, module)
         else ""
     )
     step = module.steps[campaign.step_index]

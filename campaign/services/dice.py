@@ -25,17 +25,29 @@ def roll(
     column: str | None = None,
     unit_ref: str = "",
     stack: str = "",
+    reads_result: bool = False,
 ) -> Roll:
     """Roll a dr or DR for ``side`` on a campaign whose row the caller holds locked.
     The roll's number is the campaign's count of rolls; its dice are the next draw of
     its stream (open rolls, or the side's secret rolls), so an open roll's dice never
-    depend on how many secret rolls were made.  Both counts are saved here at once."""
+    depend on how many secret rolls were made.  Both counts are saved here at once, and
+    with them (``reads_result``: its DRMs read the pass's scenario result, PHD C5.23) the
+    first such roll of the pass (``Campaign.result_read``)."""
     stream = dice.stream_of(side, secret=secret)
     draws = dict(campaign.draws or {})
     draws[stream] = draws.get(stream, 0) + 1
     campaign.rolls_made += 1
     campaign.draws = draws
-    Campaign.objects.filter(pk=campaign.pk).update(rolls_made=campaign.rolls_made, draws=draws)
+    saved: dict[str, object] = {"rolls_made": campaign.rolls_made, "draws": draws}
+    if reads_result and (campaign.result_read or {}).get("cycle") != campaign.cycle:
+        campaign.result_read = {
+            "cycle": campaign.cycle,
+            "side": side,
+            "step": step_id,
+            "table": table.id if table else "",
+        }
+        saved["result_read"] = campaign.result_read
+    Campaign.objects.filter(pk=campaign.pk).update(**saved)
     faces = dice.faces(campaign.dice_seed, draws[stream], kind, stream)
     final = sum(faces) + sum(d.value for d in drms)
     return Roll.objects.create(

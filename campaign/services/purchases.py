@@ -18,7 +18,7 @@ from campaign.changes import (
     PurchaseChanged,
     PurchaseRevealed,
 )
-from campaign.models import AddedLater, EventKind, FortificationBuy, Purchase, ReconBuy, Seat
+from campaign.models import AddedLater, EventKind, FortificationBuy, Purchase, ReconBuy, Seat, Unit
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import (
     active_purchases,
@@ -735,16 +735,17 @@ def change_rg_state(
     return purchase
 
 
-def set_state(turn: Turn, purchase: Purchase, state: str, rule: str = "") -> None:
+def set_state(turn: Turn, purchase: Purchase, state: str, rule: str = "", why: str = "") -> None:
     """Mark ``purchase`` in the OB, eliminated, withdrawn or used up, logged as its
     secret while it is one; the units it brought that leave with it leave the retained
     forces, and an RG held only with it is withdrawn.  ``rule``: the rule that marked it
-    by itself (Sicily British chart footnote i: a Bombardment RG once resolved)."""
+    by itself (Sicily British chart footnote i: a Bombardment RG once resolved), with
+    ``why`` in words (PHD TM11: its last line left)."""
     purchase.state = state
     purchase.save(update_fields=["state", "details"])
     rg, now = f"{purchase.group_id} {purchase.group_type}", purchase.get_state_display()
     text = (
-        f"{turn.side_name()}'s {rg} is {now} ({rule})."
+        f"{turn.side_name()}'s {rg} is {now}{f': {why}' if why else ''} ({rule})."
         if rule
         else f"{turn.side_name()} marks {rg} {now}."
     )
@@ -773,6 +774,87 @@ def set_state(turn: Turn, purchase: Purchase, state: str, rule: str = "") -> Non
             data={"purchase": purchase.pk},
         )
     _retire_outlived(turn, purchase)
+
+
+# ``Purchase.details`` flag: the app marked the RG Eliminated for its last line leaving
+# (TM11), so a line put back revives it (an owner's own mark is never undone so).
+EMPTIED = "emptied"
+
+
+def retire_emptied(turn: Turn, removed: Iterable[Unit]) -> None:
+    """PHD TM11 (``Module.emptied_groups``): each RG held whose last line has just left
+    its side's retained forces (``removed``: the lines gone, each still naming its RG)
+    is marked Eliminated by the app, logged with the rule, as its owner's mark would be
+    (its secret while the RG is one).  A line that only serves its RG (a ``ComesWith``
+    that leaves with it: TM13's Radio) neither eliminates it by leaving nor keeps it."""
+    emptied = turn.module.emptied_groups
+    if emptied is None:
+        return
+    seen: set[int] = set()
+    for unit in removed:
+        pid = unit.purchase_id
+        if pid is None or pid in seen:
+            continue
+        seen.add(pid)
+        purchase = Purchase.objects.filter(
+            pk=pid,
+            campaign=turn.campaign,
+            status=Purchase.Status.ACTIVE,
+            state=Purchase.State.HELD,
+        ).first()
+        if purchase is None or (purchase.revealed_at is not None and purchase.outcome_held):
+            # Its line is public, its units still held secret (``visibility.UNIT``): its
+            # state would tell the opponent they are gone.  Its owner marks it.
+            continue
+        serving = _serving_lines(turn, purchase)
+        if unit.name in serving:
+            continue
+        kept = Unit.objects.filter(campaign=turn.campaign, side=purchase.side, purchase=purchase)
+        if kept.exclude(name__in=serving).exists():
+            continue
+        purchase.details = {**purchase.details, EMPTIED: True}
+        set_state(
+            turn.as_side(purchase.side),
+            purchase,
+            Purchase.State.ELIMINATED,
+            rule=emptied.rule,
+            why="its last unit has left the retained forces",
+        )
+
+
+def revive_emptied(turn: Turn, unit: Unit) -> None:
+    """A line put back on the retained forces (a take-back of its removal) whose RG the
+    app had marked Eliminated for it (``retire_emptied``): the RG is back in the OB."""
+    emptied = turn.module.emptied_groups
+    if emptied is None or unit.purchase_id is None:
+        return
+    purchase = Purchase.objects.filter(
+        pk=unit.purchase_id, campaign=turn.campaign, state=Purchase.State.ELIMINATED
+    ).first()
+    if purchase is None or not purchase.details.get(EMPTIED):
+        return
+    purchase.details = {k: v for k, v in purchase.details.items() if k != EMPTIED}
+    purchase.state = Purchase.State.HELD
+    purchase.save(update_fields=["state", "details"])
+    side = turn.as_side(purchase.side)
+    side.record(
+        EventKind.RG_STATE,
+        secret=kept_secret(side, purchase),
+        text=f"{side.side_name()}'s {purchase.group_id} {purchase.group_type} is back in the "
+        f"OB: {units.label(unit)} is back in its retained forces ({emptied.rule}).",
+        data={"purchase": purchase.pk},
+    )
+
+
+def _serving_lines(turn: Turn, purchase: Purchase) -> set[str]:
+    """The names of the lines that only serve ``purchase``'s RG (they leave with it)."""
+    group = turn.module.group(purchase.side, purchase.group_id)
+    if group is None:
+        return set()
+    return {
+        units.brought_name(c.unit, purchase.group_id)
+        for c in leaving_with(turn.module, purchase.side, group, Purchase.State.ELIMINATED)
+    }
 
 
 def _retire_outlived(turn: Turn, cause: Purchase) -> None:

@@ -48,6 +48,7 @@ from campaign.selectors import (
     recorded_first,
     replenished_on_date,
     replenishment_record,
+    result_read_by,
     san_may_be_secret,
     sent_to,
     step_attacker,
@@ -547,6 +548,7 @@ def roll_on_table(
         column=column,
         unit_ref=units.roll_ref(unit, weapon.ref if weapon else "") if unit else "",
         stack=stacks.stack_refs(joined),
+        reads_result=machine.table_reads_result(table),
     )
     purchase_id = (
         unit.purchase_id
@@ -631,6 +633,8 @@ def roll_on_table(
             consequence = "; ".join(w for w in (consequence, carried) if w)
             cvp = losses.carried_cvp(turn, table.losses_count, gone, hidden) if carried else 0
             gone_lines[gone.ref]["cvp"] = cvp
+    # An RG whose last line the roll took away is eliminated (PHD TM11).
+    purchases.retire_emptied(turn, [u for u in made_by if u.pk is None])
     spent = availability.eliminated_by_roll(table)
     used_up = (
         Purchase.objects.get(campaign=c, side=turn.side, ref=group_ref)
@@ -1182,7 +1186,12 @@ def _amendable(turn: Turn) -> ScenarioResult:
     """The pass's confirmed result, while it may still be amended (before a step reads
     it), locked with the campaign."""
     result = pass_result(turn.campaign)
-    refusal = availability.amendment_refusal(turn.module, turn.snapshot(), result is not None)
+    refusal = availability.amendment_refusal(
+        turn.module,
+        turn.snapshot(),
+        result is not None,
+        result_read_by(turn.campaign, turn.module),
+    )
     if refusal:
         raise ActionRefused(refusal, status=409)
     assert result is not None

@@ -31,6 +31,7 @@ from campaign.selectors import (
     marked_in_pass,
     pass_result,
     position_token,
+    result_read_by,
     squad_counts,
     unit_lines_of_pass,
     with_origin,
@@ -522,6 +523,7 @@ def remove_unit(
     lost, as a roll's elimination does: ``losses.carry_loss``) or is a correction, the
     default, which counts nothing and can be put back (``put_back_unit``).  Elsewhere
     an elimination is refused in words: the rules count no CVP there (APD 3 Note)."""
+    from campaign.services import purchases  # purchases -> units
     from campaign.services.losses import carry_loss  # losses -> recompute -> flow -> units
 
     turn = take_turn(campaign_id, user, None)
@@ -540,13 +542,12 @@ def remove_unit(
             + f": remove {label(unit)} without calling it eliminated. Nothing was changed.",
             status=409,
         )
-    stands = machine.result_rolled_on(module, c.step_index)
-    if eliminated and stands is not None:
-        read = module.steps[stands]
+    read_by = result_read_by(c, module)
+    if eliminated and read_by:
         raise ActionRefused(
-            f"The scenario's CVP were read at {read.id} {read.title} by its rolls: they "
-            f"stand as they were read, so a loss now adds none ({rule}). Remove "
-            f"{label(unit)} without calling it eliminated. Nothing was changed.",
+            f"The scenario's CVP were read by {read_by}: they stand as they were read, so "
+            f"a loss now adds none ({rule}). Remove {label(unit)} without calling it "
+            "eliminated. Nothing was changed.",
             status=409,
         )
     _refuse_if_owed(turn, unit, (unit.kind, tuple(unit.markers or ())))
@@ -573,6 +574,7 @@ def remove_unit(
         + ".",
         data={"removed": line, "at": position_token(c), "eliminated": eliminated},
     )
+    purchases.retire_emptied(turn, [unit])  # its RG's last line gone (PHD TM11)
     commit(c.pk, UnitChanged(kept=None if seen else secret), saving=writes)
 
 
@@ -671,6 +673,8 @@ def put_back_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
     its retained forces as it was, with what it possessed if that is still unpossessed.
     A line removed as eliminated is not: its CVP are in the result, which is amended by
     consent."""
+    from campaign.services import purchases  # purchases -> units
+
     turn = take_turn(campaign_id, user, None)
     c = turn.campaign
     event = this_steps_unit_event(turn, "removed", unit_id)
@@ -726,6 +730,7 @@ def put_back_unit(*, campaign_id: object, user: User, unit_id: object) -> Unit:
         text=f"{turn.side_name()} puts back {label(unit)} on its retained forces (removed by "
         "mistake).",
     )
+    purchases.revive_emptied(turn, unit)  # its RG back in the OB (PHD TM11)
     commit(c.pk, UnitChanged(kept=None if seen else secret))
     return unit
 
@@ -1530,11 +1535,15 @@ def _settle_rows(
     only: int | None = None,
 ) -> None:
     """Each side's (of ``sides``) retained units (``only``: that one, and what it
-    possesses) as ``rows`` settle them (``settle_units``)."""
+    possesses) as ``rows`` settle them (``settle_units``); an RG whose last line a row
+    took away is eliminated (PHD TM11, ``purchases.retire_emptied``)."""
+    from campaign.services import purchases  # purchases -> units
+
     for side in turn.seats if sides is None else sides:
         holding = [row for row in rows if settle_holds(row, side, played_on, answers)]
         if not holding:
             continue  # no row acts on this side's units in this pass: nothing to read
+        gone: list[Unit] = []
         own = list(
             Unit.objects.select_related("purchase").filter(campaign=turn.campaign, side=side)
         )
@@ -1581,6 +1590,7 @@ def _settle_rows(
                     dropped = hand_over(unit)
                     unit.delete()
                     said += " leaves the retained forces" + (f"; {dropped}" if dropped else "")
+                    gone.append(unit)
                 else:
                     # The condition it is settled for gives way to the result's; its
                     # other markers stay (a wounded leader withdrawn stays wounded,
@@ -1598,6 +1608,7 @@ def _settle_rows(
                 )
                 if row.possessed is not None and not outcome.removed:
                     _settle_possessed(turn, side, row, unit, held_by.get(unit.pk, ()))
+        purchases.retire_emptied(turn.as_side(side), gone)
 
 
 def settle_preview(module: Module, campaign: Campaign, step: Step, side: str) -> list[str]:
