@@ -671,7 +671,10 @@
     if (!count || !count.dataset.seen || seenSent === count) return;
     if (!document.getElementById("campaign-messages") || !messagesInSight() || document.hidden) return;
     seenSent = count;
-    htmx.ajax("POST", count.dataset.seen, { source: count, swap: "none" });
+    // From the messages: the page keeps them where they are on the screen as the
+    // count above them goes (the reply being typed does not move).
+    var thread = document.getElementById("campaign-messages");
+    htmx.ajax("POST", count.dataset.seen, { source: thread, swap: "none" });
   }
   window.addEventListener("scroll", reportSeen, { passive: true });
   document.addEventListener("visibilitychange", reportSeen);
