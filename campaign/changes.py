@@ -263,3 +263,8 @@ class MessageSent(Change):
 
 class OpponentNudged(Change):
     """A player reminded his opponent that the campaign waits for him."""
+
+
+class MessagesSeen(Change):
+    """A player saw the messages his opponent sent him (``kept``: his side, whose
+    seat alone hears of it: the opponent is told nothing)."""

@@ -51,6 +51,7 @@ class Part(StrEnum):
     ROSTER_RECORD = "roster_record"
     FORCES = "forces"
     CHARTS = "charts"
+    UNREAD = "unread"
 
 
 EVERYTHING = frozenset(Part)
@@ -68,6 +69,7 @@ CAMPAIGN_PARTS: dict[Part, str] = {
     Part.SUPPLIES: "campaign/_supplies.html",
     Part.LOG: "campaign/_log.html",
     Part.MESSAGES: "campaign/_messages.html",
+    Part.UNREAD: "campaign/_unread.html",
 }
 
 ROSTER_PARTS: dict[Part, str] = {
@@ -75,7 +77,21 @@ ROSTER_PARTS: dict[Part, str] = {
     Part.ROSTER_RECORD: "campaign/_roster_record.html",
     Part.FORCES: "campaign/_forces.html",
     Part.CHARTS: "campaign/_charts.html",
+    Part.UNREAD: "campaign/_unread.html",
 }
+
+
+@dataclass(frozen=True)
+class Unread:
+    """How many of the opponent's messages the seat has not seen (``Seat.
+    messages_unread``), said at the head of each page of the campaign."""
+
+    campaign_id: Any
+    count: int
+
+    @classmethod
+    def of(cls, seat: Any) -> Unread:
+        return cls(seat.campaign_id, seat.messages_unread)
 
 
 # What differs between renders of the same content: the per-request CSRF token (a
@@ -204,7 +220,14 @@ def campaign_fragments(
     if Part.LOG in wanted and changes:
         view.log_after(changes)
     token = _token(request, token)
-    context = {"view": view, "oob": oob, "origin": origin, "user": user, "csrf_token": token}
+    context = {
+        "view": view,
+        "oob": oob,
+        "origin": origin,
+        "user": user,
+        "csrf_token": token,
+        "unread": Unread.of(view.seat),
+    }
     fresh = dict(_render(CAMPAIGN_PARTS, wanted - MEMOISED_PARTS, context, request))
     memo_context = {"view": view, "user": user, "csrf_token": PartMemo.TOKEN}
     *shown, online = shown_by(view)
@@ -602,6 +625,7 @@ def roster_fragments(
     request: HttpRequest | None = None,
     oob: bool = True,
     token: str | None = None,
+    unread: Unread | None = None,
 ) -> list[tuple[Part, str]]:
     """As ``campaign_fragments``, for the roster page.  A roster view is plain data,
     so each part is rendered once per distinct view (``ROSTER_MEMO``): a reload, a
@@ -610,10 +634,16 @@ def roster_fragments(
     token = _token(request, token)
     context = {"roster": roster, "csrf_token": PartMemo.TOKEN}
     wanted = set(parts)
+    # The unread count is the seat's, not the roster's (``unread``: none asked, none).
+    said = {"oob": oob, "unread": unread or Unread(roster.campaign_id, 0)}
     return [
         (
             part,
-            _memoised(ROSTER_MEMO, (part, user.pk, shows), part, template, context, token, oob),
+            _stamped(part, render_template(template, said, request))
+            if part == Part.UNREAD
+            else _memoised(
+                ROSTER_MEMO, (part, user.pk, shows), part, template, context, token, oob
+            ),
         )
         for part, template in ROSTER_PARTS.items()
         if part in wanted

@@ -28,6 +28,7 @@ from campaign.fragments import (
     CAMPAIGN_PARTS,
     ROSTER_PARTS,
     Part,
+    Unread,
     campaign_fragments,
     roster_fragments,
 )
@@ -82,8 +83,9 @@ class LivePage:
 
     def unchanged_since(self, seat: Seat) -> list[UUID]:
         """The seat's earlier revisions since which no change has touched any part of
-        this page, newest first."""
-        return [revision for revision, parts in self.earlier(seat) if not parts]
+        this page drawn from its view (``FROM_SEAT``: not those drawn from the seat
+        itself), newest first."""
+        return [revision for revision, parts in self.earlier(seat) if not parts - FROM_SEAT]
 
     def render(
         self,
@@ -153,6 +155,10 @@ _RECORD = (ch.PurchaseChanged,)
 # A roll or a unit: the step, the log and the forces.
 _FORCES = (ch.RollMade, ch.UnitChanged)
 
+# The parts drawn from the seat itself (read with every page), not from the page's
+# view: the unread count (``Seat.messages_unread``).
+FROM_SEAT = frozenset({Part.UNREAD})
+
 C = Part
 CAMPAIGN: LivePage = LivePage(
     name="campaign",
@@ -166,7 +172,8 @@ CAMPAIGN: LivePage = LivePage(
             ((*_PURCHASE, *_RECORD), [C.STEP, C.SIDES, C.RECORD, C.LOG]),
             ([ch.EntryAreaRecorded], [C.STEP, C.RECORD]),
             (_FORCES, [C.STEP, C.LOG]),
-            ([ch.MessageSent], [C.MESSAGES, C.LOG]),
+            ([ch.MessageSent], [C.MESSAGES, C.LOG, C.UNREAD]),
+            ([ch.MessagesSeen], [C.UNREAD]),
             ([ch.OpponentNudged], [C.HEADER, C.LOG]),
         ]
     ),
@@ -195,7 +202,8 @@ ROSTER: LivePage = LivePage(
     touches=_declared(
         [
             ((*_STATE, *_STATE_AND_THREAD), ROSTER_PARTS),
-            ([ch.InvitationChanged, ch.PresenceChanged, ch.MessageSent, ch.OpponentNudged], []),
+            ([ch.InvitationChanged, ch.PresenceChanged, ch.OpponentNudged], []),
+            ([ch.MessageSent, ch.MessagesSeen], [C.UNREAD]),
             (_PURCHASE, [C.ROSTER, C.ROSTER_RECORD, C.CHARTS]),
             (_RECORD, [C.ROSTER, C.ROSTER_RECORD, C.CHARTS, C.FORCES]),
             ([ch.EntryAreaRecorded], [C.ROSTER_RECORD]),
@@ -209,6 +217,7 @@ ROSTER: LivePage = LivePage(
         parts,
         user=user,
         request=request,
+        unread=Unread.of(seat),
     ),
 )
 

@@ -156,6 +156,15 @@ class Seat(LoadedAtOnce, models.Model):
     # again is told the same (a digest fetched twice never reads "nothing new").
     visit_page = models.CharField(max_length=40, blank=True)
     visit_since = models.DateTimeField(null=True, blank=True)
+    # How many of the opponent's messages the seat's player has not seen yet: one more
+    # with each he is sent (``services.messages.send_message``), none once the
+    # messages are in sight on his campaign page (``mark_messages_seen``).  Kept here
+    # so that every page of the campaign shows it from the seat it reads already.
+    messages_unread = models.PositiveIntegerField(default=0)
+    # The start sheet's cells as the player last proposed them (``supplements.
+    # propose_start_sheet``): a sheet refused or withdrawn comes back filled in, in
+    # whichever browser he opens it next.  His own: no view of the opponent reads it.
+    start_sheet_kept = models.JSONField(default=dict, blank=True)
     # What this seat may see of the campaign, as a value: ``writes.commit`` draws a new
     # one in the transaction of every change the seat may see (a change kept secret
     # by one side renews that side's seat only), so the seat's views can be memoised

@@ -36,6 +36,7 @@ urlpatterns = [
     ),
     path("campaigns/<uuid:campaign_id>/act/<slug:action>/", views.act, name="act"),
     path("campaigns/<uuid:campaign_id>/messages/", views.message, name="message"),
+    path("campaigns/<uuid:campaign_id>/messages/seen/", views.messages_seen, name="messages_seen"),
     path("campaigns/<uuid:campaign_id>/nudge/", views.nudge, name="nudge"),
     path("campaigns/<uuid:campaign_id>/supply/<str:path>/", views.supply, name="supply"),
     path("campaigns/<uuid:campaign_id>/start-sheet/", views.start_sheet, name="start_sheet"),

@@ -25,8 +25,9 @@ def test_every_page_places_every_kind_of_change(name):
 
 
 def test_a_page_touches_only_its_own_parts():
-    assert CAMPAIGN.touched([MessageSent()]) == {Part.MESSAGES, Part.LOG}
-    assert ROSTER.touched([MessageSent()]) == set()
+    # A message touches the thread, the log and the reader's unread count (playtest 26).
+    assert CAMPAIGN.touched([MessageSent()]) == {Part.MESSAGES, Part.LOG, Part.UNREAD}
+    assert ROSTER.touched([MessageSent()]) == {Part.UNREAD}
     assert ROSTER.touched([PurchaseAdded()]) == {Part.ROSTER, Part.ROSTER_RECORD, Part.CHARTS}
     assert CAMPAIGN.touched([Part.ROSTER, Part.STEP]) == {Part.STEP}
 

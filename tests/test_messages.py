@@ -164,3 +164,33 @@ def test_a_refusal_reason_is_said_in_the_players_thread(modules, make_user, clie
         shown = page(client, sicily, side)
         thread = shown.split('id="campaign-messages"')[1].split("</section>")[0]
         assert "(refusing the Captured Equipment table) a 4 &lt;b&gt;retains&lt;/b&gt;" in thread
+
+
+def test_the_unread_count_is_the_readers_and_seeing_it_tells_the_writer_nothing(
+    players, client, make_user
+):
+    """Playtest 26: each message sent is one more unread for the opponent's seat; the
+    writer counts none of his own.  Seeing them (the campaign page posts it) clears the
+    reader's count and renews his seat alone: the writer's pages stay as they were.  A
+    stranger's post is not found and changes nothing."""
+
+    def seat(side):
+        return Seat.objects.get(campaign_id=players.campaign_id, side=side)
+
+    say(players, "red", "Sunday?")
+    say(players, "red", "Or Monday.")
+    assert (seat("blue").messages_unread, seat("red").messages_unread) == (2, 0)
+    client.force_login(players.users["blue"])
+    roster = client.get(f"/campaigns/{players.campaign_id}/roster/").content.decode()
+    assert "2 new messages from your opponent" in roster
+    writer = seat("red").revision
+    url = f"/campaigns/{players.campaign_id}/messages/seen/"
+    client.force_login(make_user("stranger26"))
+    assert client.post(url).status_code == 404
+    assert seat("blue").messages_unread == 2
+    client.force_login(players.users["blue"])
+    assert client.post(url).status_code in (200, 204, 302)
+    assert seat("blue").messages_unread == 0
+    assert seat("red").revision == writer  # the writer hears nothing of it
+    roster = client.get(f"/campaigns/{players.campaign_id}/roster/").content.decode()
+    assert "new message" not in roster

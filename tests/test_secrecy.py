@@ -33,7 +33,15 @@ GET_CAMPAIGN = [
     "sheet_txt",
     "sheet_json",
 ]
-POST_CAMPAIGN = ["act", "unit", "invitation_new", "invitation_revoke", "message", "nudge"]
+POST_CAMPAIGN = [
+    "act",
+    "unit",
+    "invitation_new",
+    "invitation_revoke",
+    "message",
+    "messages_seen",
+    "nudge",
+]
 PUBLIC = [
     "home",
     "healthz",

@@ -215,7 +215,7 @@ async def test_a_connecting_page_is_sent_only_the_parts_it_does_not_show(hosted)
 async def test_the_roster_page_says_what_it_shows_too(hosted):
     campaign, alice, _ = hosted
     shows = await sync_to_async(_page_shows)(alice, campaign, "roster/")
-    assert set(shows) == {"roster", "roster_record", "forces", "charts"}
+    assert set(shows) == {"roster", "roster_record", "forces", "charts", "unread"}
     comm = await _socket_showing(campaign, alice, shows, page="page=roster&")
     assert await comm.receive_nothing(timeout=0.5)
     await comm.disconnect()

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from campaign.changes import MessageSent, OpponentNudged
+from campaign.changes import MessageSent, MessagesSeen, OpponentNudged
 from campaign.models import Event, EventKind, Presence, Seat
 from campaign.selectors import sides_awaited
 from campaign.services import notifications
@@ -48,8 +48,27 @@ def send_message(*, campaign_id: object, user: User, text: object) -> Event:
         notifications.queue_notices(turn, actor=turn.side, due={})
     else:
         recorded(turn.campaign).clear()  # the opponent's page is open: it shows it at once
-    commit(turn.campaign.pk, MessageSent())
+    # One more the opponent has not seen, on every page of his (``Seat.messages_unread``).
+    readers = [seat for side, seat in turn.seats.items() if side != turn.side]
+    for seat in readers:
+        seat.messages_unread += 1
+    commit(turn.campaign.pk, MessageSent(), saving=[(s, "messages_unread") for s in readers])
     return event
+
+
+@transaction.atomic
+def mark_messages_seen(*, campaign_id: object, user: User) -> None:
+    """The player has the messages in sight (his campaign page shows them): none is
+    unread any more.  His seat's alone: the opponent hears nothing of it."""
+    turn = take_turn(campaign_id, user, None, after_end=True)
+    if not turn.seat.messages_unread:
+        return
+    turn.seat.messages_unread = 0
+    commit(
+        turn.campaign.pk,
+        MessagesSeen(kept=turn.side),
+        saving=[(turn.seat, "messages_unread")],
+    )
 
 
 def online(seat: Seat) -> bool:

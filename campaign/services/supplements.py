@@ -62,12 +62,19 @@ def propose_supplement(
 
 @transaction.atomic
 def propose_start_sheet(
-    *, campaign_id: object, user: User, forms: Mapping[str, Mapping[str, str]]
+    *,
+    campaign_id: object,
+    user: User,
+    forms: Mapping[str, Mapping[str, str]],
+    cells: Mapping[str, str] | None = None,
 ) -> str:
     """Propose several data the rules lack at once, as one package (the start sheet):
     each is checked as one datum is, together with the others, every problem named by
     its datum and cell; nothing is proposed unless all are valid.  The opponent
-    accepts or refuses the package at once (or datum by datum).  Returns its ref."""
+    accepts or refuses the package at once (or datum by datum).  Returns its ref.
+    ``cells``: the sheet's cells as the player filled them in, kept with his seat
+    (``Seat.start_sheet_kept``): a sheet refused or withdrawn comes back filled in,
+    in any browser (the form's own cells by default)."""
     turn = take_turn(campaign_id, user, None)
     if not forms:
         raise ActionRefused("Nothing was proposed: fill in at least one datum of the start sheet.")
@@ -113,8 +120,12 @@ def propose_start_sheet(
         f"{turn.side_name(_other(turn))} is to accept or refuse it.",
         data={"package": package},
     )
+    if cells is None:
+        cells = {f"{path}|{k}": v for path, form in forms.items() for k, v in form.items()}
+    turn.seat.start_sheet_kept = dict(cells)
     # tells the other player
-    commit(turn.campaign.pk, DatumProposed(), saving=update_waiting(turn))
+    saving = [*update_waiting(turn), (turn.seat, "start_sheet_kept")]
+    commit(turn.campaign.pk, DatumProposed(), saving=saving)
     return package
 
 

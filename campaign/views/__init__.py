@@ -3,7 +3,15 @@ is computed here.  Pages are in ``pages``, player actions in ``actions`` (one
 decorator, named parsers), sign-up in ``accounts``."""
 
 from campaign.views.accounts import home, notification_settings, signup
-from campaign.views.actions import act, invitation_new, invitation_revoke, message, nudge, unit
+from campaign.views.actions import (
+    act,
+    invitation_new,
+    invitation_revoke,
+    message,
+    messages_seen,
+    nudge,
+    unit,
+)
 from campaign.views.modules import modules
 from campaign.views.pages import (
     campaign_page,
@@ -35,6 +43,7 @@ __all__ = [
     "invitation_revoke",
     "join",
     "message",
+    "messages_seen",
     "nudge",
     "notification_settings",
     "roster",

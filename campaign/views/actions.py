@@ -124,6 +124,7 @@ class Act(StrEnum):
     INVITATION_REVOKE = "invitation-revoke"
     NUDGE = "nudge"
     MESSAGE = "message"
+    MESSAGES_SEEN = "messages-seen"
 
 
 @dataclass(frozen=True)
@@ -630,6 +631,7 @@ DECLARED: dict[Act, Declared] = {
         ),
         Declared(Act.NUDGE, _Nothing, messages.nudge_opponent, at=False, own_url=True),
         Declared(Act.MESSAGE, Message, messages.send_message, at=False, own_url=True),
+        Declared(Act.MESSAGES_SEEN, _Nothing, messages.mark_messages_seen, at=False, own_url=True),
     )
 }
 # The actions posted to ``act/<action>/`` (the units form's too, by its ``do``).
@@ -640,3 +642,4 @@ invitation_new = _own_view(Act.INVITATION_NEW)
 invitation_revoke = _own_view(Act.INVITATION_REVOKE)
 nudge = _own_view(Act.NUDGE)
 message = _own_view(Act.MESSAGE)
+messages_seen = _own_view(Act.MESSAGES_SEEN)

@@ -22,6 +22,7 @@ from campaign.fragments import (
     ROSTER_PARTS,
     Part,
     PartMemo,
+    Unread,
     campaign_fragments,
     roster_digest,
     roster_fragments,
@@ -203,13 +204,19 @@ def roster(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
 
     def context(token: str | None) -> dict[str, object]:
         parts = roster_fragments(
-            view, ROSTER_PARTS, user=request.user, request=request, oob=False, token=token
+            view,
+            ROSTER_PARTS,
+            user=request.user,
+            request=request,
+            oob=False,
+            token=token,
+            unread=Unread.of(seat),
         )
         return {"roster": view, "parts": dict(parts)}
 
     # Once per what it shows: a new revision whose view is as it was (a change the
     # roster does not show: a log line, a step done elsewhere) serves the same page.
-    key = (seat.campaign_id, seat.side, roster_digest(view))
+    key = (seat.campaign_id, seat.side, roster_digest(view), seat.messages_unread)
     return once_per(request, key, "campaign/roster.html", context)
 
 
@@ -218,7 +225,8 @@ def roster(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
 def sheet(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     """The seat's scenario sheet, printable."""
     campaign, seat = member_seat(request.user, campaign_id)
-    return render(request, "campaign/sheet.html", {"sheet": scenario_sheet(campaign, seat.side)})
+    context = {"sheet": scenario_sheet(campaign, seat.side), "unread": Unread.of(seat)}
+    return render(request, "campaign/sheet.html", context)
 
 
 @login_required
@@ -242,7 +250,8 @@ def sheet_json(request: HttpRequest, campaign_id: UUID) -> JsonResponse:
 @require_GET
 def dice(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     campaign, seat = member_seat(request.user, campaign_id)
-    return render(request, "campaign/dice.html", {"dice": dice_view(campaign, seat.side)})
+    context = {"dice": dice_view(campaign, seat.side), "unread": Unread.of(seat)}
+    return render(request, "campaign/dice.html", context)
 
 
 @require_http_methods(["GET", "POST"])

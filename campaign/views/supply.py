@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from campaign.fragments import Unread
 from campaign.seat_views.campaign_page import campaign_view
 from campaign.seat_views.supplements import (
     SupplyForm,
@@ -127,21 +128,27 @@ def _filled(values: Mapping[str, str], before: Mapping[str, str]) -> bool:
 def start_sheet(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     """Every datum the rules lack, on one page, proposed to the opponent at once."""
     view = campaign_view(request.user, campaign_id)
-    kept = _SHEET_KEPT.format(campaign_id)
     if request.method == "GET":
         forms = sheet_forms(view.campaign, view.module, view.viewer)
-        last = request.session.get(kept) or {}
+        missing = {form.item.path for form in forms}
+        last = {
+            k: v
+            for k, v in (view.seat.start_sheet_kept or {}).items()
+            if k.split("|")[0] in missing
+        }
         if last:
             forms = sheet_forms(
                 view.campaign, view.module, view.viewer, _with_last(view, forms, last)
             )
-        context = {"view": view, "forms": forms, "kept": bool(last)}
+        context = {"view": view, "forms": forms, "kept": bool(last), "unread": Unread.of(view.seat)}
         return render(request, "campaign/start_sheet.html", context)
     posted = _posted(request)
     chosen: dict[str, dict[str, str]] = {}
     problems: dict[str, str] = {}
+    paths: set[str] = set()
     for form in sheet_forms(view.campaign, view.module, view.viewer):
         it = form.item
+        paths.add(it.path)
         values = sheet_values(posted, it.path)
         try:
             values = _with_pasted(request, view.module, it, values, f"{it.path}|")
@@ -153,24 +160,29 @@ def start_sheet(request: HttpRequest, campaign_id: UUID) -> HttpResponse:
     status = 400
     if not problems:
         try:
+            # Kept with the seat: a sheet the opponent refuses (or the player
+            # withdraws) comes back filled in, in any browser, to change what was
+            # wrong, not retype it.
             supplements.propose_start_sheet(
-                campaign_id=campaign_id, user=request.user, forms=chosen
+                campaign_id=campaign_id,
+                user=request.user,
+                forms=chosen,
+                cells={k: v for k, v in posted.items() if k.split("|", 1)[0] in paths},
             )
         except SupplyProblems as bad:
             problems = bad.cells
         else:
-            # Kept in this browser: a sheet the opponent refuses (or the player
-            # withdraws) comes back filled in, to change what was wrong, not retype it.
-            request.session[kept] = {k: v for k, v in posted.items() if "|" in k}
             return redirect(reverse("campaign", args=[campaign_id]) + "#campaign-supplies")
     problems = in_words(view.module, problems)
     forms = sheet_forms(view.campaign, view.module, view.viewer, posted)
     _place(forms, problems)
-    context = {"view": view, "forms": forms, "problems": list(problems.values())}
+    context = {
+        "view": view,
+        "forms": forms,
+        "problems": list(problems.values()),
+        "unread": Unread.of(view.seat),
+    }
     return render(request, "campaign/start_sheet.html", context, status=status)
-
-
-_SHEET_KEPT = "start-sheet:{}"  # the session key of the last sheet a player proposed
 
 
 def _with_last(view, forms: list[SupplyForm], last: Mapping[str, str]) -> dict[str, str]:

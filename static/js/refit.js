@@ -662,6 +662,27 @@
   });
   document.addEventListener("DOMContentLoaded", syncMessages);
 
+  // The count of the opponent's messages not seen yet is kept with the seat and said
+  // at the head of every page; once the messages are in sight on the campaign page,
+  // the server is told they are seen (its socket then clears the count on each page).
+  var seenSent = null; // the count section already reported
+  function reportSeen() {
+    var count = document.getElementById("unread-messages");
+    if (!count || !count.dataset.seen || seenSent === count) return;
+    if (!document.getElementById("campaign-messages") || !messagesInSight() || document.hidden) return;
+    seenSent = count;
+    // From the messages: the page keeps them where they are on the screen as the
+    // count above them goes (the reply being typed does not move).
+    var thread = document.getElementById("campaign-messages");
+    htmx.ajax("POST", count.dataset.seen, { source: thread, swap: "none" });
+  }
+  window.addEventListener("scroll", reportSeen, { passive: true });
+  document.addEventListener("visibilitychange", reportSeen);
+  ["htmx:oobAfterSwap", "htmx:wsAfterMessage", "htmx:load"].forEach(function (name) {
+    document.addEventListener(name, reportSeen);
+  });
+  document.addEventListener("DOMContentLoaded", reportSeen);
+
   // Phones show every table with a header as stacked cards: each cell carries its
   // column's name (data-label, read by the stylesheet), taken from the table's own
   // header rows (a column under a group header reads "British · Start").
