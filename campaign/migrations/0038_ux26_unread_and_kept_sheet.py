@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0035_sicfort_fortification_setup_area'),
+        ('campaign', '0037_phd26_campaign_result_read'),
     ]
 
     operations = [
