@@ -3,6 +3,7 @@ view rows of rolls, events and RG Purchase Record lines (built from gated querys
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import operator
 import pickle
@@ -10,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
-from django.db.models import IntegerField, TextChoices
+from django.db.models import IntegerField, QuerySet, Subquery, TextChoices
 from django.http import Http404
 
 from campaign.memo import Memo
@@ -27,6 +28,7 @@ from campaign.models import (
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import DEFERRED, as_uuid
+from campaign.visibility import PURCHASE
 from rules import availability
 from rules.purchase import (
     Addition,
@@ -292,17 +294,52 @@ def _claims(
     return known[key]
 
 
-_VISIBLE_PURCHASES = PreparedRead(
-    lambda: (
+def seat_revision() -> Subquery:
+    """The reading seat's revision, read in the statement that reads what it is shown
+    (one snapshot): what was read is what the seat was shown at that revision."""
+    return Subquery(Seat.objects.filter(campaign_id=CAMPAIGN, side=SIDE).values("revision")[:1])
+
+
+def _visible_active() -> QuerySet[Purchase]:
+    return (
         Purchase.objects.visible_to(SIDE)
         .filter(campaign_id=CAMPAIGN, status=Purchase.Status.ACTIVE)
         .order_by("id")
     )
+
+
+_VISIBLE_PURCHASES = PreparedRead(_visible_active)
+# The same read, each row with the seat's revision (``at_revision``): what a campaign
+# page's view keeps per revision (``campaign_page.SHOWN_PURCHASES``).
+_VISIBLE_PURCHASES_AT = PreparedRead(
+    lambda: _visible_active().annotate(at_revision=seat_revision())
 )
 
 
-def visible_purchases(campaign: Campaign, side: str) -> list[Purchase]:
+def visible_purchases(
+    campaign: Campaign, side: str, *, at_revision: bool = False
+) -> list[Purchase]:
+    """The active purchases ``side``'s seat may read, through the gate, in order;
+    ``at_revision``: each with the seat's revision read in the same statement."""
+    if at_revision:
+        return list(_VISIBLE_PURCHASES_AT(side=side, campaign=campaign.pk))
     return _VISIBLE_PURCHASES(side=side, campaign=campaign.pk)
+
+
+def purchases_after(
+    purchases: Sequence[Purchase], written: Iterable[Purchase], side: str
+) -> list[Purchase]:
+    """``purchases`` (what ``visible_purchases`` gave ``side``'s seat) after the rows
+    ``written`` (as stored, each a line added or changed), without reading them again:
+    each through the gate in memory (``PURCHASE.shown``, the twin of the read's
+    ``visible_to``), kept while active, in the read's order."""
+    rows = {p.pk: p for p in purchases}
+    for row in written:
+        rows.pop(row.pk, None)
+        shown = PURCHASE.shown(copy.copy(row), side)
+        if shown is not None and row.status == Purchase.Status.ACTIVE:
+            rows[row.pk] = shown
+    return [rows[pk] for pk in sorted(rows)]
 
 
 # The record's lines per everything they are computed from (``record_lines``): the
