@@ -3,14 +3,15 @@ view rows of rolls, events and RG Purchase Record lines (built from gated querys
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import operator
 import pickle
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, is_dataclass
+from enum import Enum
 from typing import Any
 
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import IntegerField, QuerySet, Subquery, TextChoices
 from django.http import Http404
 
@@ -336,10 +337,18 @@ def purchases_after(
     rows = {p.pk: p for p in purchases}
     for row in written:
         rows.pop(row.pk, None)
-        shown = PURCHASE.shown(copy.copy(row), side)
+        shown = PURCHASE.shown(_as_read(row), side)
         if shown is not None and row.status == Purchase.Status.ACTIVE:
             rows[row.pk] = shown
     return [rows[pk] for pk in sorted(rows)]
+
+
+def _as_read(row: Purchase) -> Purchase:
+    """A new instance of ``row`` with its stored values as a read gives them (a choice
+    as its text, not its enum member): the record's memo key (``_record_key``) is the
+    one a read of the same rows makes."""
+    values = [v.value if isinstance(v, Enum) else v for v in _STORED(row)]
+    return Purchase.from_db(DEFAULT_DB_ALIAS, None, values)
 
 
 # The record's lines per everything they are computed from (``record_lines``): the
