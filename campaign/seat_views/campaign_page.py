@@ -282,10 +282,12 @@ class CampaignView:
 
     @cached_property
     def purchases(self) -> list[Purchase]:
+        # The seat read first: where the read returns no row to say the revision, the
+        # log's read after it does (``_log_and_thread``), and the purchases were read
+        # between the two.
+        revision = self.seat.revision
         rows = visible_purchases(self.campaign, self.viewer, at_revision=True)
-        # Kept where the read says the seat's revision (or, read empty, where the log's
-        # read after it does: ``_log_and_thread``).
-        if rows and getattr(rows[0], "at_revision", None) == self.seat.revision:
+        if rows and getattr(rows[0], "at_revision", None) == revision:
             SHOWN_PURCHASES.put((self.campaign.pk, self.viewer, self.seat.revision), tuple(rows))
         return rows
 
