@@ -61,11 +61,15 @@ class Change:
     (the ``Kept`` its kind of secret declares), or, for a change whose audience is a
     side without a log line, that side; None: every seat may see it.  ``logged``:
     the log lines the change recorded, oldest first (None: not said, and a page
-    reads the log again).  ``revision``: the revision its commit gave the seats it
-    renewed (set by ``writes.commit``; None before)."""
+    reads the log again).  ``purchases``: the purchase rows the change wrote, as
+    stored (a line added, a line cancelled), each a ``Purchase`` not read through the
+    gate: what each seat reads of it is the gate's to say (``PURCHASE.shown``); None:
+    not said, and a page reads the purchases again.  ``revision``: the revision its
+    commit gave the seats it renewed (set by ``writes.commit``; None before)."""
 
     kept: Kept | str | None = None
     logged: tuple[LogLine, ...] | None = field(default=None, compare=False)
+    purchases: tuple[Any, ...] | None = field(default=None, compare=False)
     revision: uuid.UUID | None = field(default=None, compare=False)
 
     kind: ClassVar[str]

@@ -215,8 +215,11 @@ def campaign_fragments(
     ``token``: the CSRF token to put in the forms (by default the request's; none
     without a request).  ``changes``: the action's own, just committed (its answer):
     the log is the one the seat was shown before them with their lines added
-    (``CampaignView.log_after``), where it can be, not read again."""
+    (``CampaignView.log_after``), the purchases those it was shown with the rows they
+    wrote (``CampaignView.purchases_after_changes``), where they can be, not read again."""
     wanted = set(parts)
+    if changes:
+        view.purchases_after_changes(changes)
     if Part.LOG in wanted and changes:
         view.log_after(changes)
     token = _token(request, token)

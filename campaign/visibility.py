@@ -126,6 +126,45 @@ class Disclosure:
         """Of the rows ``side`` may read, those whose part kept apart (``apart``) it may not."""
         return ~Q(**{self.owner: side}) & Q(**{self.apart: True})
 
+    # ------------------------------------------------------------ in memory
+    # The same rules for one row held in memory (a row this transaction wrote, which an
+    # action's answer adds to what its seat was shown): each reads the fields the
+    # declaration names, as the Q above does.  ``tests/test_visibility_twin.py`` holds
+    # each to the SQL gate's answer over every combination of those fields.
+
+    def admits(self, row: Any, side: str) -> bool:
+        """``visible``, of one row: whether ``side``'s seat may read it."""
+        if self.former:
+            raise TypeError(f"{self.name}: a row with a former state is read through the gate")
+        shown = _field(row, self.owner) == side or self._revealed(row)
+        return shown or any(_matches(row, name, value) for name, value in self.open)
+
+    def outcome_admits(self, row: Any, side: str) -> bool:
+        """``outcome_visible``, of one row ``side`` may read."""
+        revealed = _field(row, self.revealed) is not None and not _field(row, self.held)
+        shown = _field(row, self.owner) == side or revealed
+        return shown or any(_matches(row, name, value) for name, value in self.open)
+
+    def apart_admits(self, row: Any, side: str) -> bool:
+        """Not ``apart_hidden``, of one row ``side`` may read."""
+        return _field(row, self.owner) == side or _field(row, self.apart) is not True
+
+    def shown(self, row: Any, side: str) -> Any | None:
+        """``SecretQuerySet.visible_to``, of one model instance held in memory: the row
+        marked as the gate marks it (``outcome_shown``, ``apart_shown``), or None
+        where ``side``'s seat may not read it."""
+        if not self.admits(row, side):
+            return None
+        if self.apart:
+            row.apart_shown = self.apart_admits(row, side)
+        if self.held:
+            row.outcome_shown = self.outcome_admits(row, side)
+        return row
+
+    def _revealed(self, row: Any) -> bool:
+        revealed = _field(row, self.revealed) is not None
+        return revealed and not (self.withheld and _field(row, self.withheld))
+
     def outcome_visible(self, side: Side) -> Q:
         """Of the rows ``side`` may read, those whose held part (``held``) it may read too."""
         revealed = Q(**{f"{self.revealed}__isnull": False}) & Q(**{self.held: False})
@@ -133,6 +172,26 @@ class Disclosure:
         for name, value in self.open:
             shown |= Q(**{name: value})
         return shown
+
+
+def _field(row: Any, path: str) -> Any:
+    """The value a gate's lookup ``path`` reads of a row in memory: a field, a related
+    row's field (``purchase__revealed_at``) or a JSON key (``details__hex_held``,
+    missing: None)."""
+    value = row
+    for name in path.split("__"):
+        if isinstance(value, dict):
+            value = value.get(name)
+        elif value is not None:
+            value = getattr(value, name)
+    return value
+
+
+def _matches(row: Any, lookup: str, value: Any) -> bool:
+    """One of ``open``'s lookups (``field=value``, ``field__isnull=flag``) of a row."""
+    if lookup.endswith("__isnull"):
+        return (_field(row, lookup.removesuffix("__isnull")) is None) is bool(value)
+    return bool(_field(row, lookup) == value)
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,12 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from campaign import changes as ch
-from campaign.fragments import CAMPAIGN_MEMO, SHOWN_MEMO, Part
+from campaign.fragments import CAMPAIGN_MEMO, SHOWN_MEMO, TABLE_MEMO, Part
 from campaign.live_pages import CAMPAIGN, ROSTER
+from campaign.memo import Memo
 from campaign.models import Campaign, EventKind, Purchase, Seat
-from campaign.seat_views.campaign_page import SHOWN_LOGS
+from campaign.seat_views.campaign_page import SHOWN_LOGS, SHOWN_PURCHASES
+from campaign.seat_views.common import RECORD_LINES
 from campaign.seat_views.roster import ROSTER_VIEWS
 from campaign.services import events, messages, purchases, steps
 from campaign.views.pages import PAGE_MEMO, SHELLS
@@ -85,10 +87,10 @@ def _page(client, url: str) -> str:
     return _TOKEN.sub("", response.content.decode())
 
 
-def _fresh(client, url: str) -> str:
+def _fresh(client, url: str, *more: Memo) -> str:
     """The page as read and rendered with no memo of any earlier revision: the
-    revision-keyed memos emptied for the render, then put back."""
-    memos = (CAMPAIGN_MEMO, ROSTER_VIEWS, PAGE_MEMO, SHELLS)
+    revision-keyed memos (and ``more``) emptied for the render, then put back."""
+    memos = (CAMPAIGN_MEMO, ROSTER_VIEWS, PAGE_MEMO, SHELLS, *more)
     kept = [dict(memo._entries) for memo in memos]
     for memo in memos:
         memo.clear()
@@ -225,6 +227,39 @@ def _log_read(ctx: CaptureQueriesContext) -> bool:
     )
 
 
+# Buys and cancels answered to the Axis's page (a cancel: of its first active line).
+_BUYS_AND_CANCELS = (
+    ("buy", {"group": "M1"}),
+    ("cancel", {}),
+    ("buy", {"group": "M1"}),
+    ("buy", {"group": "I4"}),
+)
+
+
+def _answering(users):
+    """Sicily at 3.617 (RGs bought secretly), the Axis player's client and page, and
+    ``post``: an action answered to that page as to one whose socket is down (its
+    HTML, CSRF tokens cut out, and the statements it ran)."""
+    players, _ = campaign_at("sicily", "i", "jul14pm", users)
+    cid = players.campaign_id
+    client = Client()
+    client.force_login(players.users["axis"])
+    at = f"{players.campaign.cycle}.{players.campaign.step_index}"
+
+    def post(action: str, **data: str) -> tuple[str, CaptureQueriesContext]:
+        if action == "cancel":
+            active = Purchase.objects.filter(campaign_id=cid, side="axis", status="active")
+            data = {"purchase": active[0].ref}
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.post(
+                f"/campaigns/{cid}/act/{action}/", {**data, "at": at}, HTTP_HX_REQUEST="true"
+            )
+        assert response.status_code == 200, response.content[:300]
+        return _TOKEN.sub("", response.content.decode()), ctx
+
+    return players, client, f"/campaigns/{cid}/", post
+
+
 @pytest.mark.django_db
 def test_an_answer_adds_its_changes_lines_to_the_log_its_seat_was_shown_3_617(modules, users):
     """A buy's and a cancel's answer to a page whose socket is down (3.617: RGs bought
@@ -233,55 +268,27 @@ def test_an_answer_adds_its_changes_lines_to_the_log_its_seat_was_shown_3_617(mo
     seat was shown at the revision before it, without reading the log; the same part
     as a fresh render.  After a change of the opponent's the seat was not shown (his
     message), the log is read as before."""
-    players, _ = campaign_at("sicily", "i", "jul14pm", users)
-    cid = players.campaign_id
-    client = Client()
-    client.force_login(players.users["axis"])
-    page = f"/campaigns/{cid}/"
-    at = f"{players.campaign.cycle}.{players.campaign.step_index}"
+    players, client, page, post = _answering(users)
 
     def answer(action: str, **data: str) -> tuple[str, bool]:
-        with CaptureQueriesContext(connection) as ctx:
-            response = client.post(
-                f"/campaigns/{cid}/act/{action}/", {**data, "at": at}, HTTP_HX_REQUEST="true"
-            )
-        assert response.status_code == 200, response.content[:300]
-        return _TOKEN.sub("", response.content.decode()), _log_read(ctx)
-
-    def active() -> str:
-        return Purchase.objects.filter(campaign_id=cid, side="axis", status="active")[0].ref
+        html, ctx = post(action, **data)
+        return html, _log_read(ctx)
 
     def fresh_log() -> tuple[str, str]:
         """The log part of a fresh render, nothing it memoises kept."""
-        kept = [dict(memo._entries) for memo in (SHOWN_LOGS, SHOWN_MEMO)]
-        SHOWN_LOGS.clear()
-        SHOWN_MEMO.clear()
-        try:
-            return _log_part(_fresh(client, page))
-        finally:
-            for memo, entries in zip((SHOWN_LOGS, SHOWN_MEMO), kept, strict=True):
-                memo.clear()
-                for key, value in entries.items():
-                    memo.put(key, value)
+        return _log_part(_fresh(client, page, SHOWN_LOGS, SHOWN_MEMO))
 
     _page(client, page)  # the log the seat is shown
-    for step, (action, data) in enumerate(
-        [
-            ("buy", {"group": "M1"}),
-            ("cancel", {}),
-            ("buy", {"group": "M1"}),
-            ("buy", {"group": "I4"}),
-        ]
-    ):
-        html, read = answer(action, **(data or {"purchase": active()}))
+    for step, (action, data) in enumerate(_BUYS_AND_CANCELS):
+        html, read = answer(action, **data)
         assert not read, f"{action} #{step}: the log was read"
         assert "bought M1" in html or "cancelled M1" in html
         assert _log_part(html) == fresh_log(), f"{action} #{step}"
-    messages.send_message(campaign_id=cid, user=players.users["british"], text="Hi")
-    html, read = answer("cancel", purchase=active())
+    messages.send_message(campaign_id=players.campaign_id, user=players.users["british"], text="Hi")
+    html, read = answer("cancel")
     assert read, "a change the seat was not shown since: the log is read"
     assert _log_part(html) == fresh_log()
-    html, read = answer("cancel", purchase=active())
+    html, read = answer("cancel")
     assert not read
     assert _log_part(html) == fresh_log()
 
@@ -302,3 +309,53 @@ def test_each_line_a_transaction_records_is_said_by_one_change(modules, users):
     line("three")
     assert [entry.text for entry in events.logged(campaign)] == ["three"]
     assert events.logged(campaign) == ()
+
+
+_STAMP = re.compile(r'<section data-part="([a-z-]+)" data-fp="([0-9a-f]{8})"')
+
+
+def _purchases_read(ctx: CaptureQueriesContext) -> bool:
+    """Whether the purchases were read through the gate (``visible_purchases``)."""
+    return any(
+        '"campaign_purchase"' in q["sql"] and '"outcome_shown"' in q["sql"]
+        for q in ctx.captured_queries
+    )
+
+
+@pytest.mark.django_db
+def test_an_answer_adds_the_rows_its_change_wrote_to_the_purchases_its_seat_was_shown_3_617(
+    modules, users
+):
+    """A buy's and a cancel's answer to a page whose socket is down (3.617: RGs bought
+    secretly) takes the purchases from the change: the row it wrote (``Change.purchases``)
+    through the gate in memory (``PURCHASE.shown``), added to or taken out of those the
+    seat was shown at the revision before it, without reading them; each part it
+    carries (the step, the sides, the RG Purchase Records, the log) is a fresh render's.
+    After a change of the opponent's the seat was not shown (his message), they are
+    read as before."""
+    players, client, page, post = _answering(users)
+    memos = (SHOWN_LOGS, SHOWN_MEMO, SHOWN_PURCHASES, RECORD_LINES, TABLE_MEMO)
+
+    def answer(action: str, **data: str) -> tuple[dict[str, str], bool]:
+        html, ctx = post(action, **data)
+        parts = dict(_STAMP.findall(html))
+        assert {"step", "sides", "record", "log"} <= parts.keys(), parts
+        return parts, _purchases_read(ctx)
+
+    def fresh(parts: dict[str, str]) -> dict[str, str]:
+        """The same parts of a fresh render, nothing they memoise kept."""
+        shown = dict(_STAMP.findall(_fresh(client, page, *memos)))
+        return {part: shown[part] for part in parts}
+
+    _page(client, page)  # the purchases the seat is shown
+    for step, (action, data) in enumerate([*_BUYS_AND_CANCELS, ("cancel", {})]):
+        parts, read = answer(action, **data)
+        assert not read, f"{action} #{step}: the purchases were read"
+        assert parts == fresh(parts), f"{action} #{step}"
+    messages.send_message(campaign_id=players.campaign_id, user=players.users["british"], text="Hi")
+    parts, read = answer("cancel")
+    assert read, "a change the seat was not shown since: the purchases are read"
+    assert parts == fresh(parts)
+    parts, read = answer("buy", group="M1")
+    assert not read
+    assert parts == fresh(parts)

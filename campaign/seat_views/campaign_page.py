@@ -4,14 +4,15 @@ renders only some parts reads only what those parts need."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import groupby
 from operator import attrgetter
 from typing import Any
+from uuid import UUID
 
-from django.db.models import Case, F, IntegerField, Q, Subquery, Value, When
+from django.db.models import Case, F, IntegerField, Q, Value, When
 from django.http import Http404
 
 from campaign.changes import Change, renewals
@@ -38,7 +39,9 @@ from campaign.seat_views.common import (
     event_views,
     plain,
     previous_winner_moves_first,
+    purchases_after,
     record_lines,
+    seat_revision,
     status_for,
     visible_purchases,
     your_move,
@@ -210,9 +213,7 @@ _LOG_AND_THREAD = PreparedRead(
             thread_at=Case(When(THREAD, then=F("created_at")), default=None),
             # The seat's revision, in the same statement (one snapshot): the log read
             # is the one of that revision (``SHOWN_LOGS``).
-            at_revision=Subquery(
-                Seat.objects.filter(campaign_id=CAMPAIGN, side=SIDE).values("revision")[:1]
-            ),
+            at_revision=seat_revision(),
         )
         .order_by("-id")
         .values_list(
@@ -235,6 +236,12 @@ _LOG_AND_THREAD = PreparedRead(
 # instead of reading the log again (``CampaignView.log_after``).  About two revisions
 # of each of 32 seats.
 SHOWN_LOGS: Memo[tuple[EventView, ...]] = Memo(size=64)
+# The purchases each seat was shown at a revision (``CampaignView.purchases``: kept
+# where the read also read the seat's revision), so that an action's answer adds the
+# rows its change wrote to them instead of reading them again
+# (``CampaignView.purchases_after_changes``).  The rows are shared: nothing sets a
+# field of a purchase read for a page.
+SHOWN_PURCHASES: Memo[tuple[Purchase, ...]] = Memo(size=64)
 
 
 class CampaignView:
@@ -275,7 +282,34 @@ class CampaignView:
 
     @cached_property
     def purchases(self) -> list[Purchase]:
-        return visible_purchases(self.campaign, self.viewer)
+        # The seat read first: where the read returns no row to say the revision, the
+        # log's read after it does (``_log_and_thread``), and the purchases were read
+        # between the two.
+        revision = self.seat.revision
+        rows = visible_purchases(self.campaign, self.viewer, at_revision=True)
+        if rows and getattr(rows[0], "at_revision", None) == revision:
+            SHOWN_PURCHASES.put((self.campaign.pk, self.viewer, self.seat.revision), tuple(rows))
+        return rows
+
+    def purchases_after_changes(self, changes: Sequence[Change]) -> None:
+        """The purchases after ``changes`` (the action's, just committed), without
+        reading them: those the seat was shown at the revision before them
+        (``SHOWN_PURCHASES``) with the rows they wrote (``Change.purchases``) as the
+        gate shows them to the seat (``common.purchases_after``), where nothing else
+        reached the seat since (``_before``); else they are read as ever."""
+        if "purchases" in self.__dict__:
+            return
+        found = self._before(changes, attrgetter("purchases"))
+        if found is None:
+            return
+        heard, earlier = found
+        before = SHOWN_PURCHASES.get((self.campaign.pk, self.viewer, earlier))
+        if before is None:
+            return
+        written = [row for c in heard for row in c.purchases or ()]
+        rows = purchases_after(before, written, self.viewer)
+        self.__dict__["purchases"] = rows
+        SHOWN_PURCHASES.put((self.campaign.pk, self.viewer, self.seat.revision), tuple(rows))
 
     @cached_property
     def owed_rolls(self) -> tuple[tuple[str, str], ...]:
@@ -649,10 +683,16 @@ class CampaignView:
             if in_thread
         ][:MESSAGES_SHOWN]
         full = len(rows) == _LOG_AND_THREAD_WINDOW
+        at_seat = bool(rows) and rows[0][-1] == self.seat.revision
+        key = (self.campaign.pk, self.viewer, self.seat.revision)
         if full and len(log) < LOG_WINDOW:  # messages cut the log short
             log = event_views(self.campaign, self.viewer, self.module)
-        elif rows and rows[0][-1] == self.seat.revision:  # the log of the seat's revision
-            SHOWN_LOGS.put((self.campaign.pk, self.viewer, self.seat.revision), tuple(log))
+        elif at_seat:  # the log of the seat's revision
+            SHOWN_LOGS.put(key, tuple(log))
+        if at_seat and "purchases" in self.__dict__:
+            # Read after the seat and before this statement, both at the seat's revision
+            # (a revision is never given twice): at that revision too, even if none.
+            SHOWN_PURCHASES.put(key, tuple(self.purchases))
         if full and len(thread) < MESSAGES_SHOWN:  # the log cut the thread short
             thread = list(_MESSAGES(side=self.viewer, campaign=self.campaign_id))
         return log, thread
@@ -660,6 +700,27 @@ class CampaignView:
     @cached_property
     def events(self) -> list[EventView]:
         return self._log_and_thread[0]
+
+    def _before(
+        self, changes: Sequence[Change], said: Callable[[Change], object]
+    ) -> tuple[list[Change], UUID] | None:
+        """The ``changes`` the seat heard and the revision it had before them, where
+        what it was shown then is what it is shown now but for them: the seat's
+        revision is the one the last of them gave it, its renewals since that earlier
+        revision are theirs alone (``Seat.renewed_by``: a seat is shown another change
+        only at a change that renews it), and each says what ``said`` reads of it."""
+        seat = self.seat
+        heard = [c for c in changes if c.reaches(self.viewer)]
+        if not heard or heard[-1].revision != seat.revision:
+            return None
+        since = renewals(seat.renewed_by)
+        if (
+            any(said(c) is None for c in heard)
+            or len(since) < len(heard)
+            or since[len(heard) - 1][1] != {type(c) for c in heard}
+        ):
+            return None
+        return heard, since[len(heard) - 1][0]
 
     def log_after(self, changes: Sequence[Change]) -> None:
         """The log after ``changes`` (the action's, just committed), without reading
@@ -672,18 +733,12 @@ class CampaignView:
         if "events" in self.__dict__:
             return
         seat, viewer = self.seat, self.viewer
-        heard = [c for c in changes if c.reaches(viewer)]
-        if not heard or heard[-1].revision != seat.revision:
+        found = self._before(changes, attrgetter("logged"))
+        if found is None:
             return
+        heard, earlier = found
         lines = [line for c in heard for line in c.logged or ()]
-        since = renewals(seat.renewed_by)
-        if (
-            any(c.logged is None for c in heard)
-            or len(since) < len(heard)
-            or since[len(heard) - 1][1] != {type(c) for c in heard}
-        ):
-            return
-        before = SHOWN_LOGS.get((self.campaign.pk, viewer, since[len(heard) - 1][0]))
+        before = SHOWN_LOGS.get((self.campaign.pk, viewer, earlier))
         if before is None:
             return
         labels = [d.label for d in self.module.dates]

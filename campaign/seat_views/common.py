@@ -8,9 +8,11 @@ import operator
 import pickle
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, is_dataclass
+from enum import Enum
 from typing import Any
 
-from django.db.models import IntegerField, TextChoices
+from django.db import DEFAULT_DB_ALIAS
+from django.db.models import IntegerField, QuerySet, Subquery, TextChoices
 from django.http import Http404
 
 from campaign.memo import Memo
@@ -27,6 +29,7 @@ from campaign.models import (
 )
 from campaign.prepared import CAMPAIGN, SIDE, Param, PreparedRead
 from campaign.selectors import DEFERRED, as_uuid
+from campaign.visibility import PURCHASE
 from rules import availability
 from rules.purchase import (
     Addition,
@@ -292,17 +295,60 @@ def _claims(
     return known[key]
 
 
-_VISIBLE_PURCHASES = PreparedRead(
-    lambda: (
+def seat_revision() -> Subquery:
+    """The reading seat's revision, read in the statement that reads what it is shown
+    (one snapshot): what was read is what the seat was shown at that revision."""
+    return Subquery(Seat.objects.filter(campaign_id=CAMPAIGN, side=SIDE).values("revision")[:1])
+
+
+def _visible_active() -> QuerySet[Purchase]:
+    return (
         Purchase.objects.visible_to(SIDE)
         .filter(campaign_id=CAMPAIGN, status=Purchase.Status.ACTIVE)
         .order_by("id")
     )
+
+
+_VISIBLE_PURCHASES = PreparedRead(_visible_active)
+# The same read, each row with the seat's revision (``at_revision``): what a campaign
+# page's view keeps per revision (``campaign_page.SHOWN_PURCHASES``).
+_VISIBLE_PURCHASES_AT = PreparedRead(
+    lambda: _visible_active().annotate(at_revision=seat_revision())
 )
 
 
-def visible_purchases(campaign: Campaign, side: str) -> list[Purchase]:
+def visible_purchases(
+    campaign: Campaign, side: str, *, at_revision: bool = False
+) -> list[Purchase]:
+    """The active purchases ``side``'s seat may read, through the gate, in order;
+    ``at_revision``: each with the seat's revision read in the same statement."""
+    if at_revision:
+        return list(_VISIBLE_PURCHASES_AT(side=side, campaign=campaign.pk))
     return _VISIBLE_PURCHASES(side=side, campaign=campaign.pk)
+
+
+def purchases_after(
+    purchases: Sequence[Purchase], written: Iterable[Purchase], side: str
+) -> list[Purchase]:
+    """``purchases`` (what ``visible_purchases`` gave ``side``'s seat) after the rows
+    ``written`` (as stored, each a line added or changed), without reading them again:
+    each through the gate in memory (``PURCHASE.shown``, the twin of the read's
+    ``visible_to``), kept while active, in the read's order."""
+    rows = {p.pk: p for p in purchases}
+    for row in written:
+        rows.pop(row.pk, None)
+        shown = PURCHASE.shown(_as_read(row), side)
+        if shown is not None and row.status == Purchase.Status.ACTIVE:
+            rows[row.pk] = shown
+    return [rows[pk] for pk in sorted(rows)]
+
+
+def _as_read(row: Purchase) -> Purchase:
+    """A new instance of ``row`` with its stored values as a read gives them (a choice
+    as its text, not its enum member): the record's memo key (``_record_key``) is the
+    one a read of the same rows makes."""
+    values = [v.value if isinstance(v, Enum) else v for v in _STORED(row)]
+    return Purchase.from_db(DEFAULT_DB_ALIAS, None, values)
 
 
 # The record's lines per everything they are computed from (``record_lines``): the

@@ -211,7 +211,8 @@ def purchase_rg(
     )
     if where and group.records_hex is not None:
         _log_hex(turn, purchase, f"{group.records_hex.label} {where} ({group.records_hex.rule})")
-    commit(c.pk, PurchaseAdded(kept=kept, logged=logged(c)), saving=_spent(seat))
+    added = PurchaseAdded(kept=kept, logged=logged(c), purchases=(purchase,))
+    commit(c.pk, added, saving=_spent(seat))
     return purchase
 
 
@@ -316,7 +317,9 @@ def cancel_purchase(
         text=f"{turn.side_name()} cancelled {purchase.group_id}; {purchase.cost} {code} "
         f"refunded{owed}.",
     )
-    cancelled = PurchaseCancelled(kept=kept_secret(turn, purchase), logged=logged(turn.campaign))
+    cancelled = PurchaseCancelled(
+        kept=kept_secret(turn, purchase), logged=logged(turn.campaign), purchases=(purchase,)
+    )
     commit(turn.campaign.pk, cancelled, saving=_spent(seat))
 
 
