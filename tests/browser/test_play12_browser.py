@@ -118,26 +118,30 @@ def test_copy_link_without_a_clipboard_selects_the_link_and_says_so(
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.locator("body[data-live]").wait_for(state="attached")  # the page's script ran
     button = page.get_by_role("button", name="Copy link")
-    said = page.locator("#invite-copied")
     # Under load, the part holding the link may be re-drawn by the socket's first
-    # frame just after a click (its status then empty again): the player clicks again.
+    # frame just after a click (its status and selection then gone): the player clicks
+    # again.  What the click said and selected is read in one step, as it stood.
+    read_back = """() => {
+        const said = document.getElementById('invite-copied');
+        const url = document.getElementById('invite-url');
+        if (!said || !url || !said.innerText.trim()) return null;
+        return [said.innerText.trim(), url.value.substring(url.selectionStart, url.selectionEnd),
+                url.value];
+    }"""
     for attempt in range(3):
         button.click()
         try:
-            said.wait_for(timeout=5000)
-            break
+            text, selected, link = page.wait_for_function(read_back, timeout=5000).json_value()
+            if text == "Copied." or selected == link:
+                break
         except PlaywrightTimeoutError:
             if attempt == 2:
                 raise
-    assert said.inner_text() in (
+    assert text in (
         "Copied.",
         "Your browser did not let the page copy it: the link is selected, copy it.",
-    ), said.inner_text()
-    selected = page.evaluate(
-        "() => { const e = document.getElementById('invite-url');"
-        " return e.value.substring(e.selectionStart, e.selectionEnd); }"
-    )
-    assert selected == page.locator("#invite-url").input_value()
+    ), text
+    assert selected == link
     assert not errors, errors
 
 

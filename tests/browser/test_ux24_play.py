@@ -64,7 +64,13 @@ def test_the_host_on_a_phone_finds_the_invitation_first_and_every_control_is_a_t
     invite = page.locator("#invite-url")
     # (its part may be re-drawn by the socket's first frame just after the load)
     invite.wait_for(state="visible")
-    box = invite.bounding_box(timeout=5000)
+    # ... so its box is read in one step, where it stands once drawn.
+    box = page.wait_for_function(
+        """() => { const e = document.getElementById('invite-url');
+            const r = e && e.getBoundingClientRect();
+            return r && r.height > 0 ? {y: r.top, height: r.height} : null; }""",
+        timeout=5000,
+    ).json_value()
     assert box is not None and box["y"] + 44 < PHONE["height"], box
     link = page.locator("#campaign-header").get_by_role("link", name="send the invitation link")
     assert link.get_attribute("href") == "#invitation"
