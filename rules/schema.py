@@ -2737,12 +2737,16 @@ class Module(Strict):
                 errors.append("setup_areas: enemy_area and enemy_area_rule go together")
             if self.setup_areas.overlap_rule is None:
                 errors.append("setup_areas.step needs overlap_rule (an ID both sides list)")
+            listed_at = self.setup_areas.step
+
+            def before_lists(step_id: str) -> bool:
+                """``step_id`` is no step at or after the one the lists are made at."""
+                if listed_at not in steps or step_id not in steps:
+                    return True
+                return steps.index(step_id) < steps.index(listed_at)
+
             cap = self.setup_areas.captures
-            if cap is not None and (
-                cap.step not in steps or steps.index(cap.step) < steps.index(self.setup_areas.step)
-                if self.setup_areas.step in steps
-                else True
-            ):
+            if cap is not None and before_lists(cap.step):
                 errors.append(
                     f"setup_areas.captures.step: '{cap.step}' is no step at or after "
                     "setup_areas.step"
@@ -2750,11 +2754,7 @@ class Module(Strict):
             if cap is not None and cap.units.in_enemy_setup_area is not None:
                 errors.append("setup_areas.captures.units: in_enemy_setup_area is implied")
             hid = self.setup_areas.hidden_fortifications
-            if hid is not None and (
-                hid.step not in steps or steps.index(hid.step) < steps.index(self.setup_areas.step)
-                if self.setup_areas.step in steps
-                else True
-            ):
+            if hid is not None and before_lists(hid.step):
                 errors.append(
                     f"setup_areas.hidden_fortifications.step: '{hid.step}' is no step at or "
                     "after setup_areas.step"

@@ -365,3 +365,19 @@ def test_validatemodule_refuses_a_row_no_roll_can_reach(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "strength: row ≥12 can never come up (a final 1..6" in err
     assert re.search(r"bad\.yaml:\d+:\d+: strength: row ≥12", err), err  # where it is
+
+
+SICILY = yaml.safe_load((Path(__file__).parent.parent / "rules/modules/sicily.yaml").read_text())
+
+
+@pytest.mark.parametrize("part", ["captures", "hidden_fortifications"])
+def test_a_setup_area_step_before_the_lists_are_made_is_refused(part):
+    """Sicily 3.6071 and 3.6073 act on the 3.605 lists: a module placing either at a step
+    before them, or at no step, is refused with the part it names."""
+    for step in ("3.601", "T9.9"):
+        data = copy.deepcopy(SICILY)
+        data["setup_areas"][part]["step"] = step
+        module, errors = validate_data(data, "bad.yaml")
+        assert module is None
+        said = f"setup_areas.{part}.step: '{step}' is no step at or after setup_areas.step"
+        assert any(said in str(e) for e in errors), errors
